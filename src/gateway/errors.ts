@@ -1,0 +1,135 @@
+import { GraphQLError } from 'graphql';
+
+/** Every code an error of the gateway can carry in `extensions.code`. */
+export const ERROR_CODES = [
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'PRECONDITION_FAILED',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+  'INTERNAL_SERVER_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Removes credentials embedded in URLs (`https://user:token@host`) and bearer tokens from a text. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*(?::[^/\s@]*)?@/gi, '$1***@')
+    .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1***');
+}
+
+/**
+ * Base of every error the gateway reports. Being a GraphQLError, it reaches the client
+ * unmasked, with its code (and the upstream status when the upstream answered).
+ */
+export class GatewayError extends GraphQLError {
+  readonly code: ErrorCode;
+  readonly upstreamStatus: number | undefined;
+  readonly field: string[] | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { upstreamStatus?: number; field?: string[]; cause?: unknown } = {},
+  ) {
+    const extensions: Record<string, unknown> = { code };
+    if (options.upstreamStatus !== undefined) extensions.upstreamStatus = options.upstreamStatus;
+    if (options.field !== undefined) extensions.field = options.field;
+    super(redactSecrets(message), { extensions, originalError: undefined });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.upstreamStatus = options.upstreamStatus;
+    this.field = options.field;
+  }
+}
+
+export class NotFoundError extends GatewayError {
+  constructor(message: string, upstreamStatus?: number) {
+    super('NOT_FOUND', message, { upstreamStatus });
+  }
+}
+
+export class BadUserInputError extends GatewayError {
+  constructor(message: string, field?: string[], upstreamStatus?: number) {
+    super('BAD_USER_INPUT', message, { field, upstreamStatus });
+  }
+}
+
+export class UpstreamUnavailableError extends GatewayError {
+  constructor(message: string, upstreamStatus?: number) {
+    super('UPSTREAM_UNAVAILABLE', message, { upstreamStatus });
+  }
+}
+
+export class UpstreamTimeoutError extends GatewayError {
+  constructor(message: string, upstreamStatus?: number) {
+    super('UPSTREAM_TIMEOUT', message, { upstreamStatus });
+  }
+}
+
+/** The upstream answered with a body that does not match the documented shape. */
+export class UpstreamContractError extends GatewayError {
+  constructor(message: string) {
+    super('INTERNAL_SERVER_ERROR', message);
+  }
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'BAD_USER_INPUT',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
+  422: 'BAD_USER_INPUT',
+  429: 'RATE_LIMITED',
+  504: 'UPSTREAM_TIMEOUT',
+};
+
+/** Maps an upstream HTTP status to the gateway's error code: the one place this happens. */
+export function codeForStatus(status: number): ErrorCode {
+  const known = STATUS_CODES[status];
+  if (known) return known;
+  if (status >= 500) return 'UPSTREAM_UNAVAILABLE';
+  if (status >= 400) return 'BAD_USER_INPUT';
+  return 'INTERNAL_SERVER_ERROR';
+}
+
+/**
+ * Builds the error for a failed upstream response. The message is the upstream's own
+ * (`{ error: { message } }`) when it sent one, with secrets removed.
+ */
+export function errorFromResponse(status: number, body: unknown, method: string, path: string): GatewayError {
+  const code = codeForStatus(status);
+  const upstreamMessage = extractMessage(body);
+  const route = `${method} ${redactPath(path)}`;
+  const message = upstreamMessage ?? `${route} answered ${status}`;
+  return new GatewayError(code, message, { upstreamStatus: status });
+}
+
+function extractMessage(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'error' in body) {
+    const error = (body as { error: unknown }).error;
+    if (error && typeof error === 'object' && 'message' in error) {
+      const message = (error as { message: unknown }).message;
+      if (typeof message === 'string' && message.length > 0) return message;
+    }
+  }
+  return undefined;
+}
+
+/** Drops the query string, which may carry share keys or visitor tokens. */
+function redactPath(path: string): string {
+  const index = path.indexOf('?');
+  return index === -1 ? path : path.slice(0, index);
+}
+
+/** Is this error one the gateway already described (as opposed to a bug)? */
+export function isGatewayError(error: unknown): error is GatewayError {
+  return error instanceof GatewayError;
+}

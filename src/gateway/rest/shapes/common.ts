@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** Member and permission levels, from most to least privileged. */
+export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+export const role = z.enum(ROLES);
+export type Role = z.infer<typeof role>;
+/** A role where `null` means a guest. */
+export const roleOrGuest = role.nullable();
+
+export const TEAM_ROLES = ['owner', 'member'] as const;
+export const teamRole = z.enum(TEAM_ROLES);
+export type TeamRole = z.infer<typeof teamRole>;
+
+export const VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
+export const visibility = z.enum(VISIBILITIES);
+
+export const EDIT_MODES = ['live', 'locked'] as const;
+export const editMode = z.enum(EDIT_MODES);
+
+export const dateTime = z.string();
+
+/** A page of results: `{ next?: { page }, count, items }`. */
+export function page<T extends z.ZodType>(item: T) {
+  return z.object({
+    next: z.object({ page: z.string() }).nullish(),
+    count: z.number().int().nonnegative(),
+    items: z.array(item),
+  });
+}
+export type Page<T> = { next?: { page: string } | null | undefined; count: number; items: T[] };
+
+export const user = z.object({
+  object: z.literal('user').optional(),
+  id: z.string(),
+  displayName: z.string(),
+  email: z.string().nullish(),
+  photoURL: z.string().nullish(),
+  urls: z.object({ location: z.string().nullish() }).nullish(),
+});
+export type User = z.infer<typeof user>;
+
+export const mergeRules = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('inherit') }),
+  z.object({ type: z.literal('none') }),
+  z.object({
+    type: z.literal('rules'),
+    rules: z.array(
+      z.object({ rule: z.string(), users: z.array(z.string()).optional() }),
+    ),
+  }),
+]);
+export type MergeRules = z.infer<typeof mergeRules>;
+
+/** Rich text: the JSON document shape. Nodes are kept as they come. */
+export const document = z.object({
+  object: z.literal('document'),
+  data: z.record(z.string(), z.unknown()),
+  nodes: z.array(z.unknown()),
+  meta: z.object({ token: z.string().optional() }).passthrough().optional(),
+});
+export type JsonDocument = z.infer<typeof document>;
+
+/** Answers without a body (204, 205). */
+export const empty = z.undefined();

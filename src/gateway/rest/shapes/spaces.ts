@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { dateTime, editMode, mergeRules, role, visibility } from './common.js';
+
+export const space = z.object({
+  object: z.literal('space'),
+  id: z.string(),
+  title: z.string(),
+  emoji: z.string().nullish(),
+  visibility,
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  deletedAt: dateTime.nullish(),
+  editMode: editMode.nullish(),
+  mergeRules: mergeRules.nullish(),
+  urls: z.object({
+    location: z.string().nullish(),
+    app: z.string().nullish(),
+    published: z.string().nullish(),
+    public: z.string().nullish(),
+    icon: z.string().nullish(),
+  }),
+  organization: z.string(),
+  parent: z.string().nullish(),
+  language: z.string().nullish(),
+  gitSync: z
+    .object({
+      repoName: z.string().nullish(),
+      installationProvider: z.string().nullish(),
+      integration: z.string().nullish(),
+      url: z.string().nullish(),
+      updatedAt: dateTime.nullish(),
+    })
+    .nullish(),
+  visitorAuth: z.object({ backend: z.string().nullish() }).nullish(),
+  revision: z.string(),
+  defaultLevel: z.union([role, z.literal('inherit')]).nullish(),
+  comments: z.number().int().default(0),
+  changeRequests: z.number().int().default(0),
+  changeRequestsOpen: z.number().int().default(0),
+  changeRequestsDraft: z.number().int().default(0),
+  permissions: z
+    .object({
+      view: z.boolean(),
+      access: z.boolean(),
+      admin: z.boolean(),
+      viewInviteLinks: z.boolean(),
+      edit: z.boolean(),
+      triggerGitSync: z.boolean(),
+      comment: z.boolean(),
+      merge: z.boolean(),
+      review: z.boolean(),
+      installIntegration: z.boolean(),
+    })
+    .partial(),
+});
+export type Space = z.infer<typeof space>;

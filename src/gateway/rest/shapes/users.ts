@@ -1,0 +1,1 @@
+export { user, type User } from './common.js';

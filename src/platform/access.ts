@@ -1,0 +1,182 @@
+import type { Db } from './store/db.js';
+import { forbidden, notFound } from './http.js';
+import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, UserRow } from './rows.js';
+
+export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+export type Role = (typeof ROLES)[number];
+
+const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
+
+/** Does `role` grant at least `min`? A null role (guest, or no access) grants nothing. */
+export function atLeast(role: Role | null | undefined, min: Role): boolean {
+  return role != null && RANK[role] >= RANK[min];
+}
+
+export function higher(a: Role | null, b: Role | null): Role | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+/** A deleted space stays restorable, and visible to its admins, for this long. */
+export const RESTORE_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function isExpired(space: Pick<SpaceRow, 'deleted_at'>, at = Date.now()): boolean {
+  return space.deleted_at !== null && at - Date.parse(space.deleted_at) > RESTORE_WINDOW_MS;
+}
+
+/**
+ * Decides what one user may see and do. One instance per request: the answers are memoized,
+ * since a listing asks the same questions for many items.
+ */
+export class Access {
+  private readonly memberships = new Map<string, MemberRow | null>();
+  private readonly teamIds = new Map<string, string[]>();
+  private readonly collectionRoles = new Map<string, Role | null>();
+
+  constructor(
+    readonly db: Db,
+    readonly user: UserRow,
+  ) {}
+
+  membership(orgId: string): MemberRow | null {
+    let member = this.memberships.get(orgId);
+    if (member === undefined) {
+      member =
+        (this.db
+          .prepare('SELECT * FROM members WHERE org_id = ? AND user_id = ?')
+          .get(orgId, this.user.id) as MemberRow | undefined) ?? null;
+      this.memberships.set(orgId, member);
+    }
+    return member;
+  }
+
+  /** Organization role of the user: a Role, `null` for a guest, `undefined` for a non-member. */
+  orgRole(orgId: string): Role | null | undefined {
+    const member = this.membership(orgId);
+    if (!member || member.disabled) return undefined;
+    return member.role as Role | null;
+  }
+
+  /**
+   * Loads an organization the user belongs to. A missing organization, or one the user is not
+   * a member of, is a 404; `min` demands an organization role (guests have none): 403.
+   */
+  requireOrg(orgId: string, min?: Role): OrganizationRow {
+    const org = this.db.prepare('SELECT * FROM organizations WHERE id = ?').get(orgId) as OrganizationRow | undefined;
+    const role = org ? this.orgRole(orgId) : undefined;
+    if (!org || role === undefined) throw notFound('Organization');
+    if (min && !atLeast(role, min)) throw forbidden(`This needs the ${min} role in the organization`);
+    return org;
+  }
+
+  /** Requires a non-guest member: guests cannot list members or teams. */
+  requireOrgMember(orgId: string): OrganizationRow {
+    return this.requireOrg(orgId, 'read');
+  }
+
+  private userTeams(orgId: string): string[] {
+    let ids = this.teamIds.get(orgId);
+    if (!ids) {
+      ids = (
+        this.db
+          .prepare(
+            'SELECT tm.team_id AS id FROM team_members tm JOIN teams t ON t.id = tm.team_id WHERE t.org_id = ? AND tm.user_id = ?',
+          )
+          .all(orgId, this.user.id) as Array<{ id: string }>
+      ).map((row) => row.id);
+      this.teamIds.set(orgId, ids);
+    }
+    return ids;
+  }
+
+  /** The best role granted directly on one item, to the user or to one of their teams. */
+  private directGrant(kind: 'collection' | 'space', id: string, orgId: string): Role | null {
+    const teams = this.userTeams(orgId);
+    const placeholders = teams.map(() => '?').join(',');
+    const rows = this.db
+      .prepare(
+        `SELECT role FROM content_permissions WHERE content_type = ? AND content_id = ?
+         AND ((principal_type = 'user' AND principal_id = ?)${teams.length ? ` OR (principal_type = 'team' AND principal_id IN (${placeholders}))` : ''})`,
+      )
+      .all(kind, id, this.user.id, ...teams) as Array<{ role: Role }>;
+    return rows.reduce<Role | null>((best, row) => higher(best, row.role), null);
+  }
+
+  /**
+   * Effective role on a collection: organization admins administrate everything; otherwise the
+   * best of the grants on the collection and its ancestors, and of the nearest explicit
+   * `defaultLevel` (or the organization role when all levels inherit), which applies to
+   * members but not to guests.
+   */
+  collectionRole(collection: CollectionRow): Role | null {
+    const cached = this.collectionRoles.get(collection.id);
+    if (cached !== undefined) return cached;
+    const role = this.contentRole('collection', collection);
+    this.collectionRoles.set(collection.id, role);
+    return role;
+  }
+
+  /** Effective role on a space; same rules as collections, through the parent chain. */
+  spaceRole(space: SpaceRow): Role | null {
+    return this.contentRole('space', space);
+  }
+
+  private contentRole(kind: 'collection' | 'space', item: CollectionRow | SpaceRow): Role | null {
+    const orgRole = this.orgRole(item.org_id);
+    if (orgRole === undefined) return null;
+    if (orgRole === 'admin') return 'admin';
+    let granted = this.directGrant(kind, item.id, item.org_id);
+    let level: string | null = item.default_level === 'inherit' ? null : item.default_level;
+    let parentId = item.parent_id;
+    const seen = new Set<string>();
+    while (parentId && !seen.has(parentId)) {
+      seen.add(parentId);
+      const parent = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(parentId) as CollectionRow | undefined;
+      if (!parent) break;
+      granted = higher(granted, this.directGrant('collection', parent.id, parent.org_id));
+      if (level === null && parent.default_level !== 'inherit') level = parent.default_level;
+      parentId = parent.parent_id;
+    }
+    const base: Role | null = orgRole === null ? null : ((level ?? orgRole) as Role | null);
+    return higher(base, granted);
+  }
+
+  /**
+   * Can the user read the space? Members with a role can; anyone authenticated can read a
+   * `public` or `unlisted` space, and a `share-link` space with its share key.
+   */
+  canViewSpace(space: SpaceRow, role: Role | null, shareKey?: string): boolean {
+    if (role !== null) return true;
+    if (space.visibility === 'public' || space.visibility === 'unlisted') return true;
+    return space.visibility === 'share-link' && shareKey !== undefined && shareKey === space.share_key;
+  }
+
+  /** Loads a collection the user can see, else 404. */
+  requireCollection(id: string): { collection: CollectionRow; role: Role } {
+    const collection = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow | undefined;
+    const role = collection ? this.collectionRole(collection) : null;
+    if (!collection || role === null) throw notFound('Collection');
+    return { collection, role };
+  }
+
+  /**
+   * Loads a space the user can see, else 404. Deleted spaces are found only with
+   * `includeDeleted`, and never once the restore window has passed.
+   */
+  requireSpace(
+    id: string,
+    options: { shareKey?: string; includeDeleted?: boolean } = {},
+  ): { space: SpaceRow; role: Role | null } {
+    const space = this.db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow | undefined;
+    if (!space || isExpired(space) || (space.deleted_at && !options.includeDeleted)) throw notFound('Space');
+    const role = this.spaceRole(space);
+    if (!this.canViewSpace(space, role, options.shareKey)) throw notFound('Space');
+    return { space, role };
+  }
+}
+
+/** Throws 403 unless the role is at least `min`. */
+export function demand(role: Role | null | undefined, min: Role, what: string): void {
+  if (!atLeast(role, min)) throw forbidden(`${what} needs the ${min} role`);
+}

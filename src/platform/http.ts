@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+
+/** An expected failure of a platform route; answered as `{ error: { code, message } }`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, message);
+export const forbidden = (message = 'You do not have permission to do this') => new ApiError(403, message);
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+export const conflict = (message: string) => new ApiError(409, message);
+export const preconditionFailed = (message: string) => new ApiError(412, message);
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A new opaque identifier (20 random base62 characters). */
+export function newId(length = 20): string {
+  const bytes = randomBytes(length);
+  let id = '';
+  for (const byte of bytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
+  return id;
+}
+
+export const now = () => new Date().toISOString();
+
+/** Describes the first zod issue as "`field`: message", the field written as a dotted path. */
+export function describeIssue(error: z.ZodError, where: 'body' | 'query'): string {
+  const issue = error.issues[0];
+  if (!issue) return `Invalid ${where}`;
+  const field = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return `Invalid ${where}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  }
+  return field ? `Invalid ${where} field "${field}": ${issue.message}` : `Invalid ${where}: ${issue.message}`;
+}
+
+/** Parses a request body with zod; a failure is a 400 naming the field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw badRequest(describeIssue(parsed.error, 'body'));
+  return parsed.data;
+}
+
+/** Parses a query string object with zod; a failure is a 400 naming the parameter. */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  const parsed = schema.safeParse(query ?? {});
+  if (!parsed.success) throw badRequest(describeIssue(parsed.error, 'query'));
+  return parsed.data;
+}
+
+/** A boolean query parameter: `true`/`false` (also `1`/`0`). */
+export const booleanParam = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+const PAGE_TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** The `page` and `limit` parameters of every list endpoint. */
+export const pageParams = {
+  page: z.string().regex(PAGE_TOKEN, 'is not a page token from a previous answer').optional(),
+  limit: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .optional(),
+};
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+export interface PageWindow {
+  offset: number;
+  limit: number;
+}
+
+/** Decodes `page`/`limit` into an offset window; an unreadable token is a 400. */
+export function pageWindow(params: { page?: string | undefined; limit?: number | undefined }): PageWindow {
+  const limit = params.limit ?? DEFAULT_PAGE_SIZE;
+  if (!params.page) return { offset: 0, limit };
+  try {
+    const decoded = JSON.parse(Buffer.from(params.page, 'base64url').toString('utf8')) as { o?: unknown };
+    if (typeof decoded.o === 'number' && Number.isInteger(decoded.o) && decoded.o >= 0) {
+      return { offset: decoded.o, limit };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw badRequest('Invalid query field "page": is not a page token from a previous answer');
+}
+
+export function pageToken(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset }), 'utf8').toString('base64url');
+}
+
+export interface PageOfResults<T> {
+  next?: { page: string };
+  count: number;
+  items: T[];
+}
+
+/** Builds a page of results from the items of one window and the total count. */
+export function pageOf<T>(items: T[], count: number, window: PageWindow): PageOfResults<T> {
+  const end = window.offset + items.length;
+  return end < count ? { next: { page: pageToken(end) }, count, items } : { count, items };
+}
+
+/** Cuts one window out of a full list (for lists computed in memory). */
+export function pageFromArray<T>(all: T[], window: PageWindow): PageOfResults<T> {
+  return pageOf(all.slice(window.offset, window.offset + window.limit), all.length, window);
+}
+
+/** Answers a delete: 205 when something was deleted, 204 when there was nothing to delete. */
+export function sendDeleted(reply: FastifyReply, deleted: boolean): FastifyReply {
+  return reply.code(deleted ? 205 : 204).send();
+}
+
+/** JSON columns. */
+export const json = {
+  parse<T>(text: string | null | undefined, fallback: T): T {
+    if (text === null || text === undefined) return fallback;
+    return JSON.parse(text) as T;
+  },
+  stringify(value: unknown): string | null {
+    return value === undefined || value === null ? null : JSON.stringify(value);
+  },
+};

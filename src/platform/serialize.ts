@@ -1,0 +1,188 @@
+import { atLeast, type Role } from './access.js';
+import { json } from './http.js';
+import type { Db } from './store/db.js';
+import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, TeamRow, UserRow } from './rows.js';
+
+/** Base URLs of the answering server, taken from the request. */
+export interface Links {
+  /** `http://host:port/v1` */
+  api: string;
+  /** `http://host:port/app`: where the web app would show a resource. */
+  app: string;
+  /** `http://host:port/published`: where published content would be served. */
+  published: string;
+}
+
+export function userJson(user: UserRow, links: Links) {
+  return {
+    object: 'user' as const,
+    id: user.id,
+    displayName: user.display_name,
+    email: user.email,
+    ...(user.photo_url ? { photoURL: user.photo_url } : {}),
+    urls: { location: `${links.api}/users/${user.id}` },
+  };
+}
+
+/**
+ * An organization as seen by a member whose role is `role` (`null`: guest). Permissions
+ * follow the rules documented in the README.
+ */
+export function organizationJson(org: OrganizationRow, role: Role | null, links: Links) {
+  const admin = role === 'admin';
+  const member = role !== null;
+  return {
+    object: 'organization' as const,
+    id: org.id,
+    title: org.title,
+    createdAt: org.created_at,
+    emailDomains: json.parse<string[]>(org.email_domains, []),
+    ...(org.hostname ? { hostname: org.hostname } : {}),
+    type: org.type,
+    ...(org.use_case ? { useCase: org.use_case } : {}),
+    ...(org.community_type ? { communityType: org.community_type } : {}),
+    defaultRole: org.default_role,
+    ...(org.default_content ? { defaultContent: JSON.parse(org.default_content) } : {}),
+    sso: org.sso === 1,
+    ai: org.ai === 1,
+    inviteLinks: org.invite_links === 1,
+    plan: org.plan,
+    mergeRules: JSON.parse(org.merge_rules),
+    urls: {
+      location: `${links.api}/orgs/${org.id}`,
+      app: `${links.app}/o/${org.id}`,
+      ...(org.logo ? { logo: org.logo } : {}),
+    },
+    trial: { status: 'none' },
+    permissions: {
+      view: true,
+      admin,
+      ownTeam: admin,
+      createContent: atLeast(role, 'create'),
+      createOpenAPISpec: atLeast(role, 'create'),
+      ingestConversations: admin,
+      viewBilling: admin,
+      listMembers: member,
+      listTeams: member,
+      listIntegrations: true,
+      listInstallations: admin,
+      installIntegration: admin,
+    },
+  };
+}
+
+export function memberJson(db: Db, member: MemberRow, user: UserRow, links: Links) {
+  const spaces = db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM content_permissions cp JOIN spaces s ON s.id = cp.content_id
+       WHERE cp.content_type = 'space' AND cp.principal_type = 'user' AND cp.principal_id = ?
+       AND s.org_id = ? AND s.deleted_at IS NULL`,
+    )
+    .get(member.user_id, member.org_id) as { n: number };
+  const teams = db
+    .prepare(
+      'SELECT COUNT(*) AS n FROM team_members tm JOIN teams t ON t.id = tm.team_id WHERE tm.user_id = ? AND t.org_id = ?',
+    )
+    .get(member.user_id, member.org_id) as { n: number };
+  return {
+    object: 'member' as const,
+    id: member.user_id,
+    role: member.role as Role | null,
+    user: userJson(user, links),
+    disabled: member.disabled === 1,
+    joinedAt: member.joined_at,
+    ...(member.last_seen_at ? { lastSeenAt: member.last_seen_at } : {}),
+    sso: member.sso === 1,
+    spaces: spaces.n,
+    teams: teams.n,
+  };
+}
+
+/** A team; `canManage` is true for organization admins and owners of the team. */
+export function teamJson(db: Db, team: TeamRow, canManage: boolean) {
+  const members = db.prepare('SELECT COUNT(*) AS n FROM team_members WHERE team_id = ?').get(team.id) as { n: number };
+  const spaces = db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM content_permissions cp JOIN spaces s ON s.id = cp.content_id
+       WHERE cp.content_type = 'space' AND cp.principal_type = 'team' AND cp.principal_id = ? AND s.deleted_at IS NULL`,
+    )
+    .get(team.id) as { n: number };
+  return {
+    object: 'team' as const,
+    id: team.id,
+    title: team.title,
+    members: members.n,
+    spaces: spaces.n,
+    createdAt: team.created_at,
+    permissions: { admin: canManage, view: true },
+  };
+}
+
+/** A collection as seen by a user whose effective role on it is `role`. */
+export function collectionJson(collection: CollectionRow, role: Role | null, links: Links) {
+  return {
+    object: 'collection' as const,
+    id: collection.id,
+    title: collection.title,
+    ...(collection.description !== null ? { description: collection.description } : {}),
+    organization: collection.org_id,
+    ...(collection.parent_id ? { parent: collection.parent_id } : {}),
+    defaultLevel: collection.default_level,
+    urls: {
+      location: `${links.api}/collections/${collection.id}`,
+      app: `${links.app}/o/${collection.org_id}/c/${collection.id}`,
+    },
+    permissions: {
+      view: role !== null,
+      admin: atLeast(role, 'admin'),
+      viewInviteLinks: atLeast(role, 'admin'),
+      create: atLeast(role, 'create'),
+    },
+  };
+}
+
+/** A space as seen by a user whose effective role on it is `role` (`null`: public reader). */
+export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
+  const published = `${links.published}/${space.id}`;
+  return {
+    object: 'space' as const,
+    id: space.id,
+    title: space.title,
+    ...(space.emoji ? { emoji: space.emoji } : {}),
+    visibility: space.visibility,
+    createdAt: space.created_at,
+    updatedAt: space.updated_at,
+    ...(space.deleted_at ? { deletedAt: space.deleted_at } : {}),
+    editMode: space.edit_mode,
+    mergeRules: JSON.parse(space.merge_rules),
+    urls: {
+      location: `${links.api}/spaces/${space.id}`,
+      app: `${links.app}/s/${space.id}`,
+      published,
+      ...(space.visibility === 'public' || space.visibility === 'unlisted' ? { public: published } : {}),
+    },
+    organization: space.org_id,
+    ...(space.parent_id ? { parent: space.parent_id } : {}),
+    ...(space.language ? { language: space.language } : {}),
+    ...(space.git_sync ? { gitSync: JSON.parse(space.git_sync) } : {}),
+    ...(space.visitor_auth ? { visitorAuth: JSON.parse(space.visitor_auth) } : {}),
+    revision: space.revision,
+    defaultLevel: space.default_level,
+    comments: 0,
+    changeRequests: 0,
+    changeRequestsOpen: 0,
+    changeRequestsDraft: 0,
+    permissions: {
+      view: true,
+      access: role !== null,
+      admin: atLeast(role, 'admin'),
+      viewInviteLinks: atLeast(role, 'admin'),
+      edit: atLeast(role, 'edit') && space.edit_mode === 'live',
+      triggerGitSync: atLeast(role, 'edit'),
+      comment: atLeast(role, 'comment'),
+      merge: atLeast(role, 'review'),
+      review: atLeast(role, 'review'),
+      installIntegration: atLeast(role, 'admin'),
+    },
+  };
+}

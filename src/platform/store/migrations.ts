@@ -1,0 +1,135 @@
+/**
+ * Schema migrations, applied in order at start. Entry N moves the database from
+ * `user_version` N to N + 1. Never edit an entry that has shipped: append a new one.
+ */
+export const migrations: string[] = [
+  `
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    display_name TEXT NOT NULL,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    photo_url TEXT,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE api_tokens (
+    token TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE organizations (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    email_domains TEXT NOT NULL DEFAULT '[]',
+    hostname TEXT UNIQUE,
+    type TEXT NOT NULL DEFAULT 'business',
+    use_case TEXT,
+    community_type TEXT,
+    default_role TEXT,
+    default_content TEXT,
+    sso INTEGER NOT NULL DEFAULT 0,
+    ai INTEGER NOT NULL DEFAULT 1,
+    invite_links INTEGER NOT NULL DEFAULT 1,
+    plan TEXT NOT NULL DEFAULT 'free',
+    merge_rules TEXT NOT NULL DEFAULT '{"type":"rules","rules":[]}',
+    logo TEXT
+  );
+
+  CREATE TABLE members (
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    role TEXT,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    sso INTEGER NOT NULL DEFAULT 0,
+    joined_at TEXT NOT NULL,
+    last_seen_at TEXT,
+    PRIMARY KEY (org_id, user_id)
+  );
+  CREATE INDEX members_by_user ON members(user_id);
+
+  CREATE TABLE link_invites (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    role TEXT,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE agent_instructions (
+    org_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+    instructions TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    updated_by TEXT
+  );
+
+  CREATE TABLE teams (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    title TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX teams_by_org ON teams(org_id);
+
+  CREATE TABLE team_members (
+    team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (team_id, user_id)
+  );
+  CREATE INDEX team_members_by_user ON team_members(user_id);
+
+  CREATE TABLE collections (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    parent_id TEXT REFERENCES collections(id) ON DELETE CASCADE,
+    title TEXT NOT NULL,
+    description TEXT,
+    default_level TEXT NOT NULL DEFAULT 'inherit',
+    position REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX collections_by_org ON collections(org_id, parent_id);
+
+  CREATE TABLE spaces (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    parent_id TEXT REFERENCES collections(id) ON DELETE SET NULL,
+    title TEXT NOT NULL,
+    emoji TEXT,
+    visibility TEXT NOT NULL DEFAULT 'private',
+    edit_mode TEXT NOT NULL DEFAULT 'live',
+    merge_rules TEXT NOT NULL DEFAULT '{"type":"inherit"}',
+    language TEXT,
+    default_level TEXT NOT NULL DEFAULT 'inherit',
+    revision TEXT NOT NULL,
+    share_key TEXT NOT NULL,
+    git_sync TEXT,
+    visitor_auth TEXT,
+    position REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    deleted_at TEXT
+  );
+  CREATE INDEX spaces_by_org ON spaces(org_id, parent_id);
+
+  -- Direct grants on a collection or a space, to a user or a team.
+  CREATE TABLE content_permissions (
+    content_type TEXT NOT NULL CHECK (content_type IN ('collection', 'space')),
+    content_id TEXT NOT NULL,
+    principal_type TEXT NOT NULL CHECK (principal_type IN ('user', 'team')),
+    principal_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (content_type, content_id, principal_type, principal_id)
+  );
+  CREATE INDEX content_permissions_by_principal ON content_permissions(principal_type, principal_id);
+
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];
