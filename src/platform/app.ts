@@ -1,0 +1,141 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Access } from './access.js';
+import { ApiError } from './http.js';
+import type { UserRow } from './rows.js';
+import type { Links } from './serialize.js';
+import type { Db } from './store/db.js';
+import { collectionRoutes } from './routes/collections.js';
+import { memberRoutes } from './routes/members.js';
+import { organizationRoutes } from './routes/organizations.js';
+import { spaceRoutes } from './routes/spaces.js';
+import { teamRoutes } from './routes/teams.js';
+import { userRoutes } from './routes/users.js';
+
+/** What a route handler knows about the caller. */
+export interface RequestContext {
+  db: Db;
+  user: UserRow;
+  access: Access;
+  links: Links;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+  interface FastifyInstance {
+    /** Requests answered since start (or the last `resetStats`), for tests and benchmarks. */
+    stats: PlatformStats;
+  }
+}
+
+export interface PlatformStats {
+  /** Number of requests received. */
+  count: number;
+  /** `METHOD /path?query` of each request, in arrival order. */
+  requests: string[];
+  reset(): void;
+}
+
+export interface CreatePlatformOptions {
+  /** Open database (see `openDatabase`). */
+  db: Db;
+  /**
+   * Fastify logger setting.
+   * @default false
+   */
+  logger?: FastifyServerOptions['logger'];
+  /**
+   * Milliseconds every request waits before it is handled, to imitate a remote API.
+   * @default 0
+   */
+  delayMs?: number;
+}
+
+/** Builds the embedded platform: the REST API of `platform-api.md` under `/v1`. Does not listen. */
+export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatformOptions): FastifyInstance {
+  const app = Fastify({
+    logger,
+    // Query strings are parsed with URLSearchParams semantics; repeated keys keep the last value.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    bodyLimit: 5 * 1024 * 1024,
+  });
+
+  const stats: PlatformStats = {
+    count: 0,
+    requests: [],
+    reset() {
+      stats.count = 0;
+      stats.requests = [];
+    },
+  };
+  app.decorate('stats', stats);
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+
+  // Bodies may be empty even with a JSON content type (for example POST .../restore).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, 'Invalid body: not valid JSON'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    stats.count += 1;
+    stats.requests.push(`${request.method} ${request.url}`);
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+  });
+
+  const findToken = db.prepare(
+    'SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?',
+  );
+
+  app.addHook('preHandler', async (request) => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw new ApiError(401, 'Missing authorization: send "Authorization: Bearer <token>"');
+    const user = findToken.get(match[1]) as UserRow | undefined;
+    if (!user) throw new ApiError(401, 'Invalid or revoked API token');
+    const origin = `${request.protocol}://${request.host}`;
+    request.ctx = {
+      db,
+      user,
+      access: new Access(db, user),
+      links: { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published` },
+    };
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).send({ error: { code: error.status, message: error.message } });
+    }
+    const { statusCode: status, message } = error as { statusCode?: number; message?: string };
+    if (status && status >= 400 && status < 500) {
+      return reply.code(status).send({ error: { code: status, message: message ?? 'Bad request' } });
+    }
+    request.log.error({ err: error }, 'unhandled platform error');
+    return reply.code(500).send({ error: { code: 500, message: 'Internal error' } });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { code: 404, message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
+  );
+
+  app.register(
+    async (v1) => {
+      organizationRoutes(v1);
+      memberRoutes(v1);
+      teamRoutes(v1);
+      collectionRoutes(v1);
+      spaceRoutes(v1);
+      userRoutes(v1);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,3 @@
+import type { FastifyInstance } from 'fastify';
+
+export function collectionRoutes(_app: FastifyInstance): void {}

@@ -1,0 +1,3 @@
+import type { FastifyInstance } from 'fastify';
+
+export function memberRoutes(_app: FastifyInstance): void {}

@@ -1,0 +1,198 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Role } from '../access.js';
+import {
+  badRequest,
+  json,
+  notFound,
+  now,
+  pageOf,
+  pageParams,
+  pageWindow,
+  parseBody,
+  parseQuery,
+  sendDeleted,
+} from '../http.js';
+import type { OrganizationRow } from '../rows.js';
+import { organizationJson } from '../serialize.js';
+import { documentSchema, domainSchema, roleOrGuestSchema } from './schemas.js';
+
+const updateOrganizationBody = z
+  .strictObject({
+    title: z.string().trim().min(2, 'must be 2 to 255 characters').max(255, 'must be 2 to 255 characters'),
+    emailDomains: z.array(domainSchema).max(50, 'must list at most 50 domains'),
+    hostname: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, 'must be 3 to 32 lowercase letters, digits or dashes'),
+    defaultRole: roleOrGuestSchema,
+    defaultContent: z.strictObject({ type: z.literal('site'), site: z.string().min(1) }).nullable(),
+    logo: z.url('must be a URL').max(2048).nullable(),
+    sso: z.boolean(),
+    ai: z.boolean(),
+    inviteLinks: z.boolean(),
+    mergeRules: z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('none') }),
+      z.strictObject({
+        type: z.literal('rules'),
+        rules: z.array(
+          z.strictObject({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1)).min(1) }),
+        ),
+      }),
+    ]),
+  })
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, 'must set at least one field');
+
+/** Organizations group: list, get, update, invites, join, agent instructions, e-mail domains. */
+export function organizationRoutes(app: FastifyInstance): void {
+  app.get('/orgs', async (request) => {
+    const { db, user, links } = request.ctx;
+    const window = pageWindow(parseQuery(z.object(pageParams), request.query));
+    const where = 'FROM organizations o JOIN members m ON m.org_id = o.id WHERE m.user_id = ? AND m.disabled = 0';
+    const { n } = db.prepare(`SELECT COUNT(*) AS n ${where}`).get(user.id) as { n: number };
+    const rows = db
+      .prepare(`SELECT o.*, m.role AS member_role ${where} ORDER BY o.created_at, o.id LIMIT ? OFFSET ?`)
+      .all(user.id, window.limit, window.offset) as Array<OrganizationRow & { member_role: Role | null }>;
+    return pageOf(
+      rows.map((row) => organizationJson(row, row.member_role, links)),
+      n,
+      window,
+    );
+  });
+
+  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId', async (request) => {
+    const { access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId);
+    return organizationJson(org, access.orgRole(org.id) ?? null, links);
+  });
+
+  app.patch<{ Params: { organizationId: string } }>('/orgs/:organizationId', async (request) => {
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId, 'admin');
+    const body = parseBody(updateOrganizationBody, request.body);
+    if (body.defaultContent) {
+      // Sites are served by a later part of the platform; until then no site can be the default.
+      const site = db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sites'")
+        .get()
+        ? db.prepare('SELECT 1 FROM sites WHERE id = ? AND org_id = ?').get(body.defaultContent.site, org.id)
+        : undefined;
+      if (!site) throw badRequest(`Invalid body field "defaultContent.site": no site ${body.defaultContent.site} in this organization`);
+    }
+    if (body.hostname && body.hostname !== org.hostname) {
+      const taken = db.prepare('SELECT 1 FROM organizations WHERE hostname = ? AND id != ?').get(body.hostname, org.id);
+      if (taken) throw badRequest('Invalid body field "hostname": already used by another organization');
+    }
+    if (body.mergeRules?.type === 'rules') {
+      for (const rule of body.mergeRules.rules) {
+        for (const userId of rule.users) {
+          if (!db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(org.id, userId)) {
+            throw badRequest(`Invalid body field "mergeRules.rules": user ${userId} is not a member`);
+          }
+        }
+      }
+    }
+    const columns: Record<string, unknown> = {
+      title: body.title,
+      email_domains: body.emailDomains && JSON.stringify([...new Set(body.emailDomains.map((d) => d.toLowerCase()))]),
+      hostname: body.hostname,
+      default_role: body.defaultRole,
+      default_content: body.defaultContent === undefined ? undefined : json.stringify(body.defaultContent),
+      logo: body.logo,
+      sso: body.sso === undefined ? undefined : Number(body.sso),
+      ai: body.ai === undefined ? undefined : Number(body.ai),
+      invite_links: body.inviteLinks === undefined ? undefined : Number(body.inviteLinks),
+      merge_rules: body.mergeRules && JSON.stringify(body.mergeRules),
+    };
+    const set = Object.entries(columns).filter(([, value]) => value !== undefined);
+    db.prepare(`UPDATE organizations SET ${set.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+      ...set.map(([, value]) => value),
+      org.id,
+    );
+    const updated = db.prepare('SELECT * FROM organizations WHERE id = ?').get(org.id) as OrganizationRow;
+    return organizationJson(updated, 'admin', links);
+  });
+
+  app.delete<{ Params: { organizationId: string; inviteId: string } }>(
+    '/orgs/:organizationId/link-invites/:inviteId',
+    async (request, reply) => {
+      const { db, access } = request.ctx;
+      const org = access.requireOrg(request.params.organizationId, 'admin');
+      const result = db.prepare('DELETE FROM link_invites WHERE id = ? AND org_id = ?').run(request.params.inviteId, org.id);
+      return sendDeleted(reply, result.changes > 0);
+    },
+  );
+
+  app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/join', async (request, reply) => {
+    const { db, user } = request.ctx;
+    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(request.params.organizationId) as
+      | OrganizationRow
+      | undefined;
+    if (!org) throw notFound('Organization');
+    const existing = db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(org.id, user.id);
+    if (!existing) {
+      const domain = user.email.split('@')[1]?.toLowerCase() ?? '';
+      const allowed = json.parse<string[]>(org.email_domains, []);
+      if (!allowed.includes(domain)) {
+        throw badRequest(`Your e-mail domain "${domain}" is not allowed to join this organization`);
+      }
+      db.prepare('INSERT INTO members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)').run(
+        org.id,
+        user.id,
+        org.default_role,
+        now(),
+      );
+    }
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/agent-instructions', async (request) => {
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrgMember(request.params.organizationId);
+    return agentInstructionsJson(db.prepare('SELECT * FROM agent_instructions WHERE org_id = ?').get(org.id), org, links.api);
+  });
+
+  app.put<{ Params: { organizationId: string } }>('/orgs/:organizationId/agent-instructions', async (request) => {
+    const { db, access, user, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId, 'admin');
+    const body = parseBody(z.strictObject({ instructions: documentSchema }), request.body);
+    db.prepare(
+      `INSERT INTO agent_instructions (org_id, instructions, updated_at, updated_by) VALUES (?, ?, ?, ?)
+       ON CONFLICT (org_id) DO UPDATE SET instructions = excluded.instructions, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+    ).run(org.id, JSON.stringify(body.instructions), now(), user.id);
+    return agentInstructionsJson(db.prepare('SELECT * FROM agent_instructions WHERE org_id = ?').get(org.id), org, links.api);
+  });
+
+  // Lists the organizations a user of that e-mail domain may join; callers outside the domain
+  // get an empty list, so the endpoint cannot be used to discover organizations.
+  app.get<{ Params: { emailDomain: string } }>('/email-domains/:emailDomain/orgs', async (request) => {
+    const { db, user, access, links } = request.ctx;
+    const domain = request.params.emailDomain.toLowerCase();
+    if (user.email.split('@')[1]?.toLowerCase() !== domain) return { organizations: [] };
+    const rows = db
+      .prepare(
+        'SELECT o.* FROM organizations o, json_each(o.email_domains) d WHERE lower(d.value) = ? ORDER BY o.created_at, o.id',
+      )
+      .all(domain) as OrganizationRow[];
+    return { organizations: rows.map((row) => organizationJson(row, access.orgRole(row.id) ?? null, links)) };
+  });
+}
+
+interface AgentInstructionsRow {
+  instructions: string;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+function agentInstructionsJson(row: unknown, org: OrganizationRow, api: string) {
+  const stored = row as AgentInstructionsRow | undefined;
+  return {
+    object: 'agent-instructions' as const,
+    instructions: stored
+      ? JSON.parse(stored.instructions)
+      : { object: 'document', data: { schemaVersion: 1 }, nodes: [] },
+    updatedAt: stored?.updated_at ?? org.created_at,
+    ...(stored?.updated_by ? { updatedBy: stored.updated_by } : {}),
+    urls: { location: `${api}/orgs/${org.id}/agent-instructions` },
+  };
+}

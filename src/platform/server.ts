@@ -1,0 +1,57 @@
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { createPlatform } from './app.js';
+import { seedDemoData, type DemoTokens } from './demo-data.js';
+import { openDatabase, type Db } from './store/db.js';
+
+export interface StartPlatformOptions {
+  /** Folder of the SQLite file (`platform.sqlite`) and of `demo-tokens.json`. */
+  dataDir: string;
+  /** @default 127.0.0.1 */
+  host?: string;
+  /** 0 picks a free port. @default 4010 */
+  port?: number;
+  /** Seed the demo data set when the database has never been seeded. @default true */
+  seed?: boolean;
+  /** Delay before each request is handled, in milliseconds. @default 0 */
+  delayMs?: number;
+  /** @default false */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface RunningPlatform {
+  app: FastifyInstance;
+  db: Db;
+  /** Base URL of the API, ending in `/v1`. */
+  url: string;
+  /** Demo tokens by e-mail (empty when not seeded). The first is an admin of every demo organization. */
+  tokens: DemoTokens;
+  close(): Promise<void>;
+}
+
+/** Opens (or creates) the database in `dataDir`, seeds it once, and listens. */
+export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const db = openDatabase({ file: join(options.dataDir, 'platform.sqlite') });
+  const tokens = options.seed === false ? {} : seedDemoData(db);
+  if (Object.keys(tokens).length > 0) {
+    writeFileSync(join(options.dataDir, 'demo-tokens.json'), `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
+  }
+  const app = createPlatform({ db, delayMs: options.delayMs ?? 0, logger: options.logger ?? false });
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 4010 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    app,
+    db,
+    url: `http://${urlHost}:${port}/v1`,
+    tokens,
+    async close() {
+      await app.close();
+      db.close();
+    },
+  };
+}
