@@ -1,0 +1,112 @@
+import { BadUserInputError } from './errors.js';
+import type { Page } from './rest/shapes/common.js';
+
+/** Arguments every connection field takes. */
+export interface ConnectionArgs {
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  last?: number | null | undefined;
+  before?: string | null | undefined;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+/**
+ * Fetches one REST page: `page` is an opaque token from a previous `next.page` (undefined for
+ * the start), `limit` 1 to 1000.
+ */
+export type PageFetcher<T> = (page: string | undefined, limit: number) => Promise<Page<T>>;
+
+export interface ConnectionResult<T> {
+  edges: Array<{ cursor: string; node: T }>;
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number;
+}
+
+// A cursor names the REST page an item came from (its token, null for the first page) and the
+// item's index in it. REST page tokens mark where a page starts, whatever its limit, so asking
+// for that page again with a larger limit and skipping index + 1 items resumes right after it.
+interface Cursor {
+  p: string | null;
+  i: number;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(value: string): Cursor {
+  try {
+    const cursor = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<Cursor>;
+    if (
+      (cursor.p === null || typeof cursor.p === 'string') &&
+      typeof cursor.i === 'number' &&
+      Number.isInteger(cursor.i) &&
+      cursor.i >= 0 &&
+      cursor.i < MAX_PAGE_SIZE
+    ) {
+      return { p: cursor.p, i: cursor.i };
+    }
+  } catch {
+    // reported below
+  }
+  throw new BadUserInputError('`after` is not a cursor of this connection', ['after']);
+}
+
+/** Checks the paging arguments: forward paging only, `first` from 0 to 1000. */
+export function pageSize(args: ConnectionArgs): number {
+  if (args.last != null || args.before != null) {
+    throw new BadUserInputError(
+      'Backward paging (`last`/`before`) is not supported: the platform pages forward only; use `first`/`after`',
+      [args.last != null ? 'last' : 'before'],
+    );
+  }
+  const first = args.first ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw new BadUserInputError(`\`first\` must be between 0 and ${MAX_PAGE_SIZE}`, ['first']);
+  }
+  return first;
+}
+
+/**
+ * Resolves a relay connection over a REST list: fetches as few pages as `first`/`after`
+ * need (following `next.page` when a page is short), and reports the REST `count` as
+ * `totalCount`.
+ */
+export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFetcher<T>): Promise<ConnectionResult<T>> {
+  const first = pageSize(args);
+  const start = args.after ? decodeCursor(args.after) : { p: null, i: -1 };
+  const edges: ConnectionResult<T>['edges'] = [];
+  let token = start.p;
+  let skip = start.i + 1;
+  let totalCount = 0;
+  let hasNextPage = false;
+  let fetched = false;
+  while (!fetched || edges.length < first) {
+    const wanted = Math.min(MAX_PAGE_SIZE, skip + Math.max(1, first - edges.length));
+    const page = await fetchPage(token ?? undefined, wanted);
+    if (!fetched) totalCount = page.count;
+    fetched = true;
+    const items = page.items.slice(skip);
+    const take = Math.min(items.length, first - edges.length);
+    for (let index = 0; index < take; index += 1) {
+      edges.push({ cursor: encodeCursor({ p: token, i: skip + index }), node: items[index]! });
+    }
+    const leftInPage = items.length > take;
+    hasNextPage = leftInPage || Boolean(page.next);
+    if (leftInPage || !page.next || edges.length >= first) break;
+    token = page.next.page;
+    skip = 0;
+  }
+  return {
+    edges,
+    totalCount,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: Boolean(args.after),
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { BadUserInputError } from './errors.js';
+
+/**
+ * Reads an id given by a client, which may be the global ID of a `typename` node or the
+ * platform's own id. Returns the platform id (for nodes with parents, the encoded key).
+ */
+export function platformKey(value: string, typename: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length === 0) throw new BadUserInputError(`An id of a ${typename} cannot be empty`);
+  try {
+    const decoded = decodeGlobalID(trimmed);
+    if (decoded.typename === typename && decoded.id.length > 0) return decoded.id;
+  } catch {
+    // not a global ID: a platform id
+  }
+  return trimmed;
+}
+
+/** Joins the parts of a composite key (`organizationId` + `teamId`); parts are URI-encoded. */
+export function compositeKey(...parts: string[]): string {
+  return parts.map(encodeURIComponent).join('/');
+}
+
+/** Splits a composite key made by `compositeKey`; throws BAD_USER_INPUT when malformed. */
+export function splitKey(key: string, size: number, typename: string): string[] {
+  const parts = key.split('/').map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return '';
+    }
+  });
+  if (parts.length !== size || parts.some((part) => part.length === 0)) {
+    throw new BadUserInputError(`Not an id of a ${typename}`);
+  }
+  return parts;
+}

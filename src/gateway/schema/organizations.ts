@@ -1,0 +1,534 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { restConnection } from '../connections.js';
+import { BadUserInputError } from '../errors.js';
+import { platformKey } from '../ids.js';
+import { selectsOnlyKeys } from '../links.js';
+import { route } from '../rest/client.js';
+import { page, ROLES, type MergeRules } from '../rest/shapes/common.js';
+import {
+  agentInstructions as agentInstructionsShape,
+  organization as organizationShape,
+  organizationsByEmailDomain,
+  type AgentInstructions,
+  type Organization,
+} from '../rest/shapes/organizations.js';
+import { builder } from './builder.js';
+import { registerLoadable } from './loaders.js';
+import {
+  DocumentInput,
+  DocumentType,
+  documentInput,
+  idInput,
+  loadEach,
+  mutate,
+  payloadType,
+  RoleEnum,
+} from './shared.js';
+import { UserNode, userLink } from './users.js';
+
+export const OrganizationNode = registerLoadable(
+  builder.loadableNodeRef('Organization', {
+  id: { resolve: (org) => org.id },
+  load: (ids: string[], ctx: GatewayContext) =>
+    loadEach(ids, (id) => ctx.api.get(route`/orgs/${id}`, organizationShape)),
+  }),
+);
+
+/** Puts organizations that arrived in a list into the by-id loader. */
+export function primeOrganizations(ctx: GatewayContext, orgs: Iterable<Organization>): void {
+  const loader = OrganizationNode.getDataloader(ctx);
+  for (const org of orgs) loader.prime(org.id, org);
+}
+
+/** Resolves a field holding an organization id (a stub when only keys are selected). */
+export function organizationLink(id: string | null | undefined, info: GraphQLResolveInfo): Organization | string | null {
+  if (!id) return null;
+  return selectsOnlyKeys(info) ? ({ id } as Organization) : id;
+}
+
+// --- Merge rules (organizations and spaces) -----------------------------------------------------
+
+export const MergeRulesTypeEnum = builder.enumType('MergeRulesType', {
+  description: 'How change requests must be approved before they can be merged.',
+  values: {
+    INHERIT: { value: 'inherit', description: 'Follows the rules of the organization.' },
+    NONE: { value: 'none', description: 'Change requests can be merged without review.' },
+    RULES: { value: 'rules', description: 'Every rule in `rules` must pass.' },
+  },
+});
+
+export const MergeRuleKindEnum = builder.enumType('MergeRuleKind', {
+  description: 'A kind of merge rule.',
+  values: {
+    REQUIRE_SPECIFIC_REVIEWERS: {
+      value: 'require_specific_reviewers',
+      description: 'One of the listed users must approve the change request.',
+    },
+  },
+});
+
+type MergeRuleShape = { rule: string; users?: string[] | undefined };
+
+const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
+  description: 'One rule a change request must pass before it can be merged.',
+  fields: (t) => ({
+    rule: t.field({
+      type: MergeRuleKindEnum,
+      description: 'Kind of rule.',
+      resolve: (rule) => rule.rule as 'require_specific_reviewers',
+    }),
+    reviewers: t.field({
+      type: [UserNode],
+      description: 'Users whose approval the rule requires.',
+      resolve: (rule, _args, _ctx, info) =>
+        (rule.users ?? []).map((id) => userLink(id, info)).filter((user) => user !== null),
+    }),
+  }),
+});
+
+export const MergeRulesType = builder.objectRef<MergeRules>('MergeRules').implement({
+  description: 'Approval rules for merging change requests.',
+  fields: (t) => ({
+    type: t.field({ type: MergeRulesTypeEnum, description: 'Which kind of configuration applies.', resolve: (m) => m.type }),
+    rules: t.field({
+      type: [MergeRule],
+      description: 'The rules, when `type` is RULES; empty otherwise.',
+      resolve: (m) => (m.type === 'rules' ? m.rules : []),
+    }),
+  }),
+});
+
+export const MergeRulesInput = builder.inputType('MergeRulesInput', {
+  description: 'Approval rules: a type, plus reviewers when the type is RULES.',
+  fields: (t) => ({
+    type: t.field({ type: MergeRulesTypeEnum, required: true, description: 'Kind of configuration.' }),
+    requiredReviewers: t.idList({
+      description: 'With RULES: users (ids or global IDs) of whom one must approve. Leave empty for no rule.',
+    }),
+  }),
+});
+
+/** Zod for MergeRulesInput; `allowInherit` is false for organizations, which have nothing to inherit from. */
+export function mergeRulesInput(allowInherit: boolean) {
+  return z
+    .object({
+      type: z.enum(['inherit', 'none', 'rules']),
+      requiredReviewers: z.array(idInput('User')).max(100).nullish(),
+    })
+    .superRefine((value, ctx) => {
+      if (value.type === 'inherit' && !allowInherit) {
+        ctx.addIssue({ code: 'custom', path: ['type'], message: 'an organization cannot inherit merge rules' });
+      }
+      if (value.type !== 'rules' && value.requiredReviewers?.length) {
+        ctx.addIssue({ code: 'custom', path: ['requiredReviewers'], message: 'only allowed with type RULES' });
+      }
+    })
+    .transform((value): MergeRules =>
+      value.type === 'rules'
+        ? {
+            type: 'rules',
+            rules: value.requiredReviewers?.length
+              ? [{ rule: 'require_specific_reviewers', users: value.requiredReviewers }]
+              : [],
+          }
+        : { type: value.type },
+    );
+}
+
+// --- Organization ------------------------------------------------------------------------------
+
+const Permissions = builder.objectRef<Organization['permissions']>('OrganizationPermissions').implement({
+  description: 'What you may do in the organization.',
+  fields: (t) => {
+    const flag = (name: keyof Organization['permissions'], description: string) =>
+      t.boolean({ description, resolve: (p) => p[name] ?? false });
+    return {
+      view: flag('view', 'Can see the organization.'),
+      admin: flag('admin', 'Can administrate the organization.'),
+      ownTeam: flag('ownTeam', 'Can create and own teams.'),
+      createContent: flag('createContent', 'Can create spaces and collections.'),
+      createOpenAPISpec: flag('createOpenAPISpec', 'Can add OpenAPI specifications.'),
+      ingestConversations: flag('ingestConversations', 'Can ingest conversations.'),
+      viewBilling: flag('viewBilling', 'Can see billing.'),
+      listMembers: flag('listMembers', 'Can list the members.'),
+      listTeams: flag('listTeams', 'Can list the teams.'),
+      listIntegrations: flag('listIntegrations', 'Can list integrations.'),
+      listInstallations: flag('listInstallations', 'Can list integration installations.'),
+      installIntegration: flag('installIntegration', 'Can install integrations.'),
+    };
+  },
+});
+
+const Urls = builder.objectRef<Organization['urls']>('OrganizationUrls').implement({
+  description: 'Addresses of the organization.',
+  fields: (t) => ({
+    location: t.string({ nullable: true, description: 'URL in the REST API.', resolve: (u) => u.location ?? null }),
+    app: t.string({ nullable: true, description: 'URL in the web app.', resolve: (u) => u.app ?? null }),
+    logo: t.string({ nullable: true, description: 'URL of the logo.', resolve: (u) => u.logo ?? null }),
+  }),
+});
+
+type Billing = NonNullable<Organization['billing']>;
+type Price = { monthly?: number | null | undefined; yearly?: number | null | undefined };
+
+const PriceType = builder.objectRef<{ name: string; price: Price }>('PlanPrice').implement({
+  description: 'Price of one plan.',
+  fields: (t) => ({
+    plan: t.exposeString('name', { description: 'Name of the plan (for example `pro_2024`).' }),
+    monthly: t.float({ nullable: true, description: 'Monthly price.', resolve: (p) => p.price.monthly ?? null }),
+    yearly: t.float({ nullable: true, description: 'Yearly price.', resolve: (p) => p.price.yearly ?? null }),
+  }),
+});
+
+const prices = (record: Record<string, Price> | null | undefined) =>
+  Object.entries(record ?? {}).map(([name, price]) => ({ name, price }));
+
+const BillingType = builder.objectRef<Billing>('OrganizationBilling').implement({
+  description: 'Billing state of the organization (visible to admins).',
+  fields: (t) => ({
+    interval: t.string({ nullable: true, description: 'Billing interval (for example `monthly`).', resolve: (b) => b.interval ?? null }),
+    endDate: t.field({ type: 'DateTime', nullable: true, description: 'End of the current period.', resolve: (b) => b.endDate ?? null }),
+    hasPaymentFailed: t.boolean({ description: 'True when the last payment failed.', resolve: (b) => b.hasPaymentFailed ?? false }),
+    isScheduledToCancel: t.boolean({ description: 'True when the subscription ends at `endDate`.', resolve: (b) => b.isScheduledToCancel ?? false }),
+    memberPrices: t.field({ type: [PriceType], description: 'Per-member prices by plan.', resolve: (b) => prices(b.pricing?.members) }),
+    sitePrices: t.field({ type: [PriceType], description: 'Per-site prices by plan.', resolve: (b) => prices(b.pricing?.sites) }),
+    enabledAddons: t.stringList({
+      description: 'Names of the usage add-ons that are enabled.',
+      resolve: (b) => Object.entries(b.usageAddons ?? {}).filter(([, a]) => a.enabled).map(([name]) => name),
+    }),
+    minUsers: t.int({ nullable: true, description: 'Minimum billed users.', resolve: (b) => b.minUsers ?? null }),
+    maxUsers: t.int({ nullable: true, description: 'Maximum billed users.', resolve: (b) => b.maxUsers ?? null }),
+    paidMembers: t.int({ nullable: true, description: 'Members paid for.', resolve: (b) => b.paidMembers ?? null }),
+  }),
+});
+
+const TrialType = builder.objectRef<NonNullable<Organization['trial']>>('OrganizationTrial').implement({
+  description: 'Trial state of the organization.',
+  fields: (t) => ({
+    status: t.string({ nullable: true, description: 'Trial status as the platform reports it.', resolve: (x) => x.status ?? null }),
+    count: t.int({ nullable: true, description: 'Number of trials taken.', resolve: (x) => x.count ?? null }),
+    endDate: t.field({ type: 'DateTime', nullable: true, description: 'End of the trial.', resolve: (x) => x.endDate ?? null }),
+    decision: t.string({ nullable: true, description: 'Decision taken at the end of the trial.', resolve: (x) => x.decision ?? null }),
+  }),
+});
+
+const BlockedType = builder.objectRef<NonNullable<Organization['blocked']>>('OrganizationBlock').implement({
+  description: 'Why the organization is blocked.',
+  fields: (t) => ({
+    source: t.string({ nullable: true, description: 'Who blocked it.', resolve: (x) => x.source ?? null }),
+    reason: t.string({ nullable: true, description: 'Why it was blocked.', resolve: (x) => x.reason ?? null }),
+  }),
+});
+
+const DefaultContentType = builder.objectRef<NonNullable<Organization['defaultContent']>>('OrganizationDefaultContent').implement({
+  description: 'What visitors of the organization hostname see first.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'Kind of content (`site`).' }),
+    siteId: t.string({ nullable: true, description: 'Platform id of the docs site.', resolve: (x) => x.site ?? null }),
+  }),
+});
+
+export const AgentInstructionsType = builder.objectRef<AgentInstructions & { organizationId: string }>('AgentInstructions').implement({
+  description: 'Instructions given to the AI agents of an organization.',
+  fields: (t) => ({
+    instructions: t.field({ type: DocumentType, description: 'The instructions.', resolve: (a) => a.instructions }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When they last changed.', resolve: (a) => a.updatedAt }),
+    updatedBy: t.field({
+      type: UserNode,
+      nullable: true,
+      description: 'Who last changed them.',
+      resolve: (a, _args, _ctx, info) => userLink(a.updatedBy, info),
+    }),
+    organization: t.field({
+      type: OrganizationNode,
+      description: 'The organization they belong to.',
+      resolve: (a, _args, _ctx, info) => organizationLink(a.organizationId, info)!,
+    }),
+  }),
+});
+
+OrganizationNode.implement({
+  description: 'An organization: owns members, teams, collections, spaces and sites.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the organization on the platform.' }),
+    title: t.exposeString('title', { description: 'Name of the organization.' }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (o) => o.createdAt }),
+    emailDomains: t.exposeStringList('emailDomains', {
+      description: 'Users with a verified e-mail in one of these domains may join.',
+    }),
+    hostname: t.string({ nullable: true, description: 'Default hostname of its public content.', resolve: (o) => o.hostname ?? null }),
+    type: t.string({ nullable: true, description: 'Kind of organization, as the platform names it.', resolve: (o) => o.type ?? null }),
+    useCase: t.string({ nullable: true, description: 'What the organization uses the platform for.', resolve: (o) => o.useCase ?? null }),
+    communityType: t.string({ nullable: true, description: 'Kind of community, for community organizations.', resolve: (o) => o.communityType ?? null }),
+    defaultRole: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'Role given to people who join; null means they join as guests.',
+      resolve: (o) => o.defaultRole ?? null,
+    }),
+    defaultContent: t.field({
+      type: DefaultContentType,
+      nullable: true,
+      description: 'The content shown on the organization hostname.',
+      resolve: (o) => o.defaultContent ?? null,
+    }),
+    sso: t.boolean({ description: 'True when SSO is enforced for every member.', resolve: (o) => o.sso ?? false }),
+    ai: t.boolean({ description: 'True when AI features are enabled.', resolve: (o) => o.ai ?? false }),
+    inviteLinks: t.boolean({ description: 'True when invite links are enabled.', resolve: (o) => o.inviteLinks ?? false }),
+    plan: t.string({ nullable: true, description: 'Product plan.', resolve: (o) => o.plan ?? null }),
+    billing: t.field({ type: BillingType, nullable: true, description: 'Billing state.', resolve: (o) => o.billing ?? null }),
+    mergeRules: t.field({
+      type: MergeRulesType,
+      nullable: true,
+      description: 'Approval rules for change requests in the organization.',
+      resolve: (o) => o.mergeRules ?? null,
+    }),
+    urls: t.field({ type: Urls, description: 'Addresses of the organization.', resolve: (o) => o.urls }),
+    trial: t.field({ type: TrialType, nullable: true, description: 'Trial state.', resolve: (o) => o.trial ?? null }),
+    customHostname: t.string({ nullable: true, description: 'Custom hostname.', resolve: (o) => o.customHostname ?? null }),
+    blocked: t.field({ type: BlockedType, nullable: true, description: 'Set when the organization is blocked.', resolve: (o) => o.blocked ?? null }),
+    permissions: t.field({ type: Permissions, description: 'What you may do here.', resolve: (o) => o.permissions }),
+    agentInstructions: t.field({
+      type: AgentInstructionsType,
+      description: 'Instructions given to the AI agents of the organization.',
+      resolve: async (o, _args, ctx) => ({
+        ...(await ctx.api.get(route`/orgs/${o.id}/agent-instructions`, agentInstructionsShape)),
+        organizationId: o.id,
+      }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  organizations: t.connection({
+    type: OrganizationNode,
+    description: 'The organizations you are a member of.',
+    resolve: async (_root, args, ctx) => {
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get('/orgs', page(organizationShape), { page: pageToken, limit }),
+      );
+      primeOrganizations(ctx, connection.edges.map((edge) => edge.node));
+      return connection;
+    },
+  }),
+  organization: t.field({
+    type: OrganizationNode,
+    nullable: true,
+    description: 'An organization by id (platform id or global ID); null with NOT_FOUND when it is not visible to you.',
+    args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }) },
+    resolve: (_root, args) => platformKey(String(args.id), 'Organization'),
+  }),
+  organizationsByEmailDomain: t.field({
+    type: [OrganizationNode],
+    description: 'Organizations that people with an e-mail address in `domain` may join.',
+    args: { domain: t.arg.string({ required: true, description: 'An e-mail domain, such as `example.com`.' }) },
+    resolve: async (_root, args, ctx) => {
+      const { organizations } = await ctx.api.get(
+        route`/email-domains/${args.domain.trim().toLowerCase()}/orgs`,
+        organizationsByEmailDomain,
+      );
+      primeOrganizations(ctx, organizations);
+      return organizations;
+    },
+  }),
+}));
+
+// --- Mutations ---------------------------------------------------------------------------------
+
+const OrganizationPayload = (name: string, description: string) =>
+  payloadType<{ organization: Organization }>(name, description, (t) => ({
+    organization: t.field({
+      type: OrganizationNode,
+      nullable: true,
+      description: 'The organization after the change.',
+      resolve: (p) => p.organization ?? null,
+    }),
+  }));
+
+const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
+  description: 'Changes to an organization; fields left out stay as they are.',
+  fields: (t) => ({
+    organizationId: t.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+    title: t.string({ description: 'New name, 2 to 255 characters.' }),
+    emailDomains: t.stringList({ description: 'E-mail domains whose users may join (replaces the list).' }),
+    hostname: t.string({ description: 'Default hostname, 3 to 32 lowercase letters, digits or dashes.' }),
+    defaultRole: t.field({ type: RoleEnum, description: 'Role of people who join; null makes them guests.' }),
+    defaultContentSiteId: t.string({ description: 'Docs site shown on the organization hostname; null removes it.' }),
+    logo: t.string({ description: 'URL of the logo; null removes it.' }),
+    sso: t.boolean({ description: 'Enforce SSO for every member.' }),
+    ai: t.boolean({ description: 'Enable AI features.' }),
+    inviteLinks: t.boolean({ description: 'Enable invite links.' }),
+    mergeRules: t.field({ type: MergeRulesInput, description: 'Approval rules (NONE or RULES).' }),
+  }),
+});
+
+const updateOrganizationSchema = z
+  .object({
+    organizationId: idInput('Organization'),
+    title: z.string().trim().min(2, 'must be 2 to 255 characters').max(255, 'must be 2 to 255 characters').nullish(),
+    emailDomains: z
+      .array(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain such as example.com'),
+      )
+      .max(50)
+      .nullish(),
+    hostname: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, 'must be 3 to 32 lowercase letters, digits or dashes')
+      .nullish(),
+    defaultRole: z.enum(ROLES).nullish(),
+    defaultContentSiteId: z.string().min(1).nullish(),
+    logo: z.url('must be a URL').max(2048).nullish(),
+    sso: z.boolean().nullish(),
+    ai: z.boolean().nullish(),
+    inviteLinks: z.boolean().nullish(),
+    mergeRules: mergeRulesInput(false).nullish(),
+  })
+  .superRefine((value, ctx) => {
+    for (const key of ['title', 'emailDomains', 'hostname', 'sso', 'ai', 'inviteLinks', 'mergeRules'] as const) {
+      if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
+    }
+  });
+
+builder.mutationFields((t) => ({
+  updateOrganization: t.field({
+    type: OrganizationPayload('UpdateOrganizationPayload', 'Result of updateOrganization.'),
+    description: 'Changes the settings of an organization (admins).',
+    args: { input: t.arg({ type: UpdateOrganizationInput, required: true, description: 'What to change.' }) },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        updateOrganizationSchema,
+        input,
+        async (i) => {
+          const body: Record<string, unknown> = {};
+          if (i.title != null) body.title = i.title;
+          if (i.emailDomains != null) body.emailDomains = i.emailDomains;
+          if (i.hostname != null) body.hostname = i.hostname;
+          if (i.defaultRole !== undefined) body.defaultRole = i.defaultRole;
+          if (i.defaultContentSiteId !== undefined) {
+            body.defaultContent = i.defaultContentSiteId === null ? null : { type: 'site', site: i.defaultContentSiteId };
+          }
+          if (i.logo !== undefined) body.logo = i.logo;
+          if (i.sso != null) body.sso = i.sso;
+          if (i.ai != null) body.ai = i.ai;
+          if (i.inviteLinks != null) body.inviteLinks = i.inviteLinks;
+          if (i.mergeRules != null) body.mergeRules = i.mergeRules;
+          if (Object.keys(body).length === 0) {
+            throw new BadUserInputError('Give at least one field to change');
+          }
+          const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}`, {
+            body,
+            schema: organizationShape,
+          });
+          primeOrganizations(ctx, [data]);
+          return { organization: data };
+        },
+        ctx,
+      ),
+  }),
+  deleteOrganizationInvite: t.field({
+    type: payloadType<{ deleted: boolean }>('DeleteOrganizationInvitePayload', 'Result of deleteOrganizationInvite.', (p) => ({
+      deleted: p.boolean({
+        description: 'True when the invite link was deleted, false when it did not exist.',
+        resolve: (x) => x.deleted ?? false,
+      }),
+    })),
+    description: 'Revokes an invite link of an organization (admins).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('DeleteOrganizationInviteInput', {
+          description: 'The invite link to revoke.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+            inviteId: f.string({ required: true, description: 'Id of the invite link.' }),
+          }),
+        }),
+        required: true,
+        description: 'The invite link to revoke.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({ organizationId: idInput('Organization'), inviteId: z.string().trim().min(1, 'is required') }),
+        input,
+        async (i) => {
+          const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/link-invites/${i.inviteId}`);
+          return { deleted: status === 205 };
+        },
+        ctx,
+      ),
+  }),
+  joinOrganization: t.field({
+    type: OrganizationPayload('JoinOrganizationPayload', 'Result of joinOrganization.'),
+    description: 'Joins an organization that accepts your verified e-mail domain.',
+    args: {
+      input: t.arg({
+        type: builder.inputType('JoinOrganizationInput', {
+          description: 'The organization to join.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+          }),
+        }),
+        required: true,
+        description: 'The organization to join.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({ organizationId: idInput('Organization') }),
+        input,
+        async (i) => {
+          await ctx.api.send('POST', route`/orgs/${i.organizationId}/join`);
+          return { organization: await ctx.api.get(route`/orgs/${i.organizationId}`, organizationShape) };
+        },
+        ctx,
+      ),
+  }),
+  updateAgentInstructions: t.field({
+    type: payloadType<{ agentInstructions: AgentInstructions & { organizationId: string } }>(
+      'UpdateAgentInstructionsPayload',
+      'Result of updateAgentInstructions.',
+      (p) => ({
+        agentInstructions: p.field({
+          type: AgentInstructionsType,
+          nullable: true,
+          description: 'The instructions after the change.',
+          resolve: (x) => x.agentInstructions ?? null,
+        }),
+      }),
+    ),
+    description: 'Replaces the instructions given to the AI agents of an organization (admins).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('UpdateAgentInstructionsInput', {
+          description: 'The new instructions.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+            instructions: f.field({ type: DocumentInput, required: true, description: 'The instructions.' }),
+          }),
+        }),
+        required: true,
+        description: 'The new instructions.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({ organizationId: idInput('Organization'), instructions: documentInput }),
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/agent-instructions`, {
+            body: { instructions: i.instructions },
+            schema: agentInstructionsShape,
+          });
+          return { agentInstructions: { ...data, organizationId: i.organizationId } };
+        },
+        ctx,
+      ),
+  }),
+}));

@@ -1,0 +1,294 @@
+import type { FieldMap, SchemaTypes } from '@pothos/core';
+import { GraphQLError, Kind } from 'graphql';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { isGatewayError, type ErrorCode } from '../errors.js';
+import { platformKey } from '../ids.js';
+import { builder } from './builder.js';
+
+builder.queryType({ description: 'Everything you can read through the gateway.' });
+builder.mutationType({ description: 'Every change you can make through the gateway, one per platform operation.' });
+
+builder.scalarType('DateTime', {
+  description: 'A date and time in ISO 8601 (for example `2026-01-31T09:30:00.000Z`).',
+  serialize: (value) => String(value),
+  parseValue: (value) => {
+    if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
+      throw new GraphQLError('DateTime must be an ISO 8601 date-time string');
+    }
+    return value;
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value (used for rich-text documents and free-form configuration).',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: function parse(ast): unknown {
+    switch (ast.kind) {
+      case Kind.STRING:
+      case Kind.BOOLEAN:
+        return ast.value;
+      case Kind.INT:
+      case Kind.FLOAT:
+        return Number(ast.value);
+      case Kind.NULL:
+        return null;
+      case Kind.LIST:
+        return ast.values.map((value) => parse(value));
+      case Kind.OBJECT:
+        return Object.fromEntries(ast.fields.map((field) => [field.name.value, parse(field.value)]));
+      default:
+        throw new GraphQLError('Variables inside JSON literals are not supported; pass the whole value as a variable');
+    }
+  },
+});
+
+/** Declares a GraphQL enum over REST values: `share-link` becomes `SHARE_LINK`. */
+export function restEnum<const V extends string>(
+  name: string,
+  description: string,
+  values: Record<V, string>,
+) {
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(
+      Object.entries<string>(values).map(([value, valueDescription]) => [
+        value.toUpperCase().replace(/[^A-Z0-9]+/g, '_'),
+        { value, description: valueDescription },
+      ]),
+    ) as Record<string, { value: V; description: string }>,
+  });
+}
+
+export const ROLE_DESCRIPTIONS = {
+  admin: 'Administrates content: creates and deletes spaces, manages permissions.',
+  create: 'Creates content.',
+  review: 'Reviews content and merges change requests.',
+  edit: 'Edits live content or change requests.',
+  comment: 'Accesses content and takes part in discussions.',
+  read: 'Reads only.',
+} as const;
+
+export const RoleEnum = restEnum(
+  'Role',
+  'Level of access of a member or of a permission, from most to least privileged. Where a role is nullable, null means a guest.',
+  ROLE_DESCRIPTIONS,
+);
+
+export const DefaultLevelEnum = restEnum(
+  'DefaultLevel',
+  'Level of access every member of the organization gets on a piece of content.',
+  { inherit: 'Inherits the level of the parent collection, or the organization role at the top.', ...ROLE_DESCRIPTIONS },
+);
+
+export const TeamRoleEnum = restEnum('TeamRole', 'Role of a member inside a team.', {
+  owner: 'Can manage the members of the team.',
+  member: 'Belongs to the team.',
+});
+
+export const OrderEnum = restEnum('SortOrder', 'Direction of an ordering.', {
+  asc: 'Ascending: oldest or smallest first.',
+  desc: 'Descending: newest or largest first.',
+});
+
+// ---------------------------------------------------------------------------------------------
+// Mutations: payloads carry `userErrors` for every expected failure.
+
+const USER_ERROR_CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'PRECONDITION_FAILED'] as const;
+type UserErrorCode = (typeof USER_ERROR_CODES)[number];
+
+export const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
+  description: 'Why a mutation could not be carried out.',
+  values: {
+    BAD_USER_INPUT: { description: 'The input is invalid: `field` names the culprit when known.' },
+    NOT_FOUND: { description: 'A resource named by the input does not exist or is not visible to you.' },
+    FORBIDDEN: { description: 'Your role does not allow this change.' },
+    CONFLICT: { description: 'The change conflicts with the current state (for example: nothing to update).' },
+    PRECONDITION_FAILED: { description: 'The resource is not in a state that allows this change.' },
+  },
+});
+
+export interface UserErrorShape {
+  message: string;
+  code: UserErrorCode;
+  field: string[] | null;
+  upstreamStatus: number | null;
+}
+
+export const UserError = builder.objectRef<UserErrorShape>('UserError').implement({
+  description: 'An expected failure of a mutation: nothing was changed by the failing step.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'What went wrong, for people.' }),
+    code: t.field({ type: UserErrorCodeEnum, description: 'What went wrong, for programs.', resolve: (e) => e.code }),
+    field: t.exposeStringList('field', {
+      nullable: true,
+      description: 'Path of the input field at fault, from the root of `input` (for example `["title"]`).',
+    }),
+    upstreamStatus: t.exposeInt('upstreamStatus', {
+      nullable: true,
+      description: 'HTTP status of the platform when the platform refused the change.',
+    }),
+  }),
+});
+
+/** The SchemaTypes of the builder, for helpers typed over field builders. */
+export type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
+
+/** The fields every payload has; `T` adds the affected objects. */
+export type Payload<T> = Partial<T> & { userErrors: UserErrorShape[] };
+
+/**
+ * Declares a mutation payload type: `fields` for the affected objects plus `userErrors`.
+ * The affected-object fields must be nullable: they are null when the mutation failed.
+ */
+export function payloadType<T extends object>(
+  name: string,
+  description: string,
+  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T>>) => FieldMap,
+) {
+  const ref = builder.objectRef<Payload<T>>(name);
+  ref.implement({
+    description,
+    fields: (t) => ({
+      ...fields(t),
+      userErrors: t.field({
+        type: [UserError],
+        description: 'Expected failures; empty when the mutation succeeded.',
+        resolve: (payload) => payload.userErrors,
+      }),
+    }),
+  });
+  return ref;
+}
+
+const EXPECTED: ReadonlySet<ErrorCode> = new Set(USER_ERROR_CODES);
+
+/**
+ * Runs a mutation: parses `input` with `schema` (failures become userErrors naming the field,
+ * before any upstream call), then `run`; expected upstream failures (400, 403, 404, 409, 412)
+ * become userErrors too. Other failures (auth, upstream down) are thrown as GraphQL errors.
+ */
+export async function mutate<S extends z.ZodType, R extends object>(
+  schema: S,
+  input: unknown,
+  run: (input: z.infer<S>, ctx: GatewayContext) => Promise<R>,
+  ctx: GatewayContext,
+): Promise<Payload<R>> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    return {
+      userErrors: parsed.error.issues.map((issue) => ({
+        message: issue.message,
+        code: 'BAD_USER_INPUT' as const,
+        field: issue.path.map(String),
+        upstreamStatus: null,
+      })),
+    } as Payload<R>;
+  }
+  try {
+    return { ...(await run(parsed.data, ctx)), userErrors: [] };
+  } catch (error) {
+    if (isGatewayError(error) && EXPECTED.has(error.code)) {
+      return {
+        userErrors: [
+          {
+            message: error.message,
+            code: error.code as UserErrorCode,
+            field: error.field ?? null,
+            upstreamStatus: error.upstreamStatus ?? null,
+          },
+        ],
+      } as Payload<R>;
+    }
+    throw error;
+  }
+}
+
+/** A zod field for an id given as a global ID of `typename` or as a platform id. */
+export function idInput(typename: string) {
+  return z
+    .string({ message: `must be the id of a ${typename}` })
+    .trim()
+    .min(1, `must be the id of a ${typename}`)
+    .transform((value) => platformKey(value, typename));
+}
+
+/** Loads each key independently, reporting a failed key as an Error in its place. */
+export function loadEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promise<Array<V | Error>> {
+  return Promise.all(keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+}
+
+/** Plain text of a rich-text document: the text of its leaves, one line per block. */
+export function documentText(node: unknown): string {
+  if (!node || typeof node !== 'object') return '';
+  const value = node as { object?: string; text?: unknown; leaves?: unknown[]; nodes?: unknown[] };
+  if (typeof value.text === 'string') return value.text;
+  if (Array.isArray(value.leaves)) return value.leaves.map(documentText).join('');
+  if (!Array.isArray(value.nodes)) return '';
+  const parts = value.nodes.map(documentText);
+  return value.object === 'block' || value.object === 'document' ? parts.filter(Boolean).join('\n') : parts.join('');
+}
+
+export const DocumentType = builder.objectRef<{ object: 'document'; data: Record<string, unknown>; nodes: unknown[] }>('Document').implement({
+  description: 'A rich-text document (descriptions, instructions, summaries).',
+  fields: (t) => ({
+    json: t.field({
+      type: 'JSON',
+      description: 'The document as the platform stores it: `{ object: "document", data, nodes }`.',
+      resolve: (doc) => doc,
+    }),
+    text: t.string({
+      description: 'The plain text of the document, one line per block.',
+      resolve: (doc) => documentText(doc),
+    }),
+  }),
+});
+
+export const DocumentInput = builder.inputType('DocumentInput', {
+  description: 'A rich-text document: give either `text` (plain text, one paragraph per line) or `json`.',
+  fields: (t) => ({
+    text: t.string({ description: 'Plain text; each line becomes a paragraph.' }),
+    json: t.field({ type: 'JSON', description: 'A full document `{ object: "document", data, nodes }`.' }),
+  }),
+});
+
+const documentJson = z.object({
+  object: z.literal('document', { message: 'must be a document: { object: "document", data, nodes }' }),
+  data: z.record(z.string(), z.unknown()),
+  nodes: z.array(z.unknown()),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Zod for DocumentInput: exactly one of `text` or `json`, turned into a platform document. */
+export const documentInput = z
+  .object({ text: z.string().max(100_000).nullish(), json: z.unknown().optional() })
+  .superRefine((value, ctx) => {
+    const given = (value.text != null ? 1 : 0) + (value.json != null ? 1 : 0);
+    if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of text or json' });
+  })
+  .transform((value, ctx) => {
+    if (value.text != null) return textDocument(value.text);
+    const parsed = documentJson.safeParse(value.json);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['json', ...issue.path] } as never);
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+
+/** A document of one paragraph per line of `text`. */
+export function textDocument(text: string) {
+  return {
+    object: 'document' as const,
+    data: { schemaVersion: 1 },
+    nodes: text.split('\n').map((line, index) => ({
+      object: 'block',
+      type: 'paragraph',
+      key: `p${index}`,
+      isVoid: false,
+      data: { align: 'start' },
+      nodes: [{ object: 'text', leaves: [{ text: line, marks: [] }] }],
+    })),
+  };
+}

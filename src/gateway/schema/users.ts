@@ -1,0 +1,69 @@
+import { route } from '../rest/client.js';
+import { user as userShape, type User } from '../rest/shapes/users.js';
+import { platformKey } from '../ids.js';
+import { selectsOnlyKeys } from '../links.js';
+import { builder } from './builder.js';
+import { registerLoadable } from './loaders.js';
+import { loadEach } from './shared.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { GatewayContext } from '../context.js';
+
+export const UserNode = registerLoadable(
+  builder.loadableNodeRef('User', {
+    id: { resolve: (user) => user.id },
+    load: (ids: string[], ctx: GatewayContext) => loadEach(ids, (id) => ctx.api.get(route`/users/${id}`, userShape)),
+  }),
+);
+
+UserNode.implement({
+  description: 'A person with an account on the platform.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the user on the platform.' }),
+    displayName: t.exposeString('displayName', { description: 'Full name.' }),
+    email: t.string({
+      nullable: true,
+      description: 'E-mail address, when the platform shares it with you.',
+      resolve: (user) => user.email ?? null,
+    }),
+    photoURL: t.string({ nullable: true, description: 'URL of the profile picture.', resolve: (user) => user.photoURL ?? null }),
+    apiUrl: t.string({
+      nullable: true,
+      description: 'URL of this user in the REST API.',
+      resolve: (user) => user.urls?.location ?? null,
+    }),
+  }),
+});
+
+/** Puts users that arrived inside other answers into the by-id loader. */
+export function primeUsers(ctx: GatewayContext, users: Iterable<User>): void {
+  const loader = UserNode.getDataloader(ctx);
+  for (const user of users) loader.prime(user.id, user);
+}
+
+/**
+ * Resolves a field holding a user id: a stub when only `id`/`platformId` are selected,
+ * otherwise the id, which the loader fetches.
+ */
+export function userLink(id: string | null | undefined, info: GraphQLResolveInfo): User | string | null {
+  if (!id) return null;
+  return selectsOnlyKeys(info) ? ({ id, displayName: '' } as User) : id;
+}
+
+builder.queryFields((t) => ({
+  viewer: t.field({
+    type: UserNode,
+    description: 'The user whose token authorizes this request.',
+    resolve: async (_root, _args, ctx) => {
+      const viewer = await ctx.api.get('/user', userShape);
+      primeUsers(ctx, [viewer]);
+      return viewer;
+    },
+  }),
+  user: t.field({
+    type: UserNode,
+    nullable: true,
+    description: 'A user by id (platform id or global ID); null with NOT_FOUND when not visible to you.',
+    args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the user.' }) },
+    resolve: (_root, args) => platformKey(String(args.id), 'User'),
+  }),
+}));

@@ -1,0 +1,82 @@
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { GraphQLError } from 'graphql';
+import { createContext, type GatewayContext } from './context.js';
+import { GatewayError, redactSecrets } from './errors.js';
+import { RestClient, type RestClientOptions } from './rest/client.js';
+import { schema } from './schema/index.js';
+import { clearLoaders } from './schema/loaders.js';
+
+export interface GatewayOptions {
+  /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
+  upstreamUrl?: string;
+  /** A REST client to use instead of one built from `upstreamUrl` (tests, benchmarks). */
+  client?: RestClient;
+  /** Options of the REST client built from `upstreamUrl`. */
+  clientOptions?: Omit<RestClientOptions, 'baseUrl'>;
+  /**
+   * Serve GraphiQL at `/graphql`; `defaultToken` prefills its Authorization header.
+   * @default { enabled: true }
+   */
+  graphiql?: { enabled: boolean; defaultToken?: string };
+  /** Logger for unexpected errors. @default console */
+  logger?: Pick<Console, 'error' | 'info'>;
+}
+
+export interface Gateway {
+  yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  client: RestClient;
+  /** Closes the upstream connections. */
+  close(): Promise<void>;
+}
+
+/** Builds the gateway (yoga at `/graphql`) without listening: call `yoga.fetch` or mount it in a server. */
+export function createGateway(options: GatewayOptions): Gateway {
+  if (!options.client && !options.upstreamUrl) throw new Error('createGateway needs upstreamUrl or client');
+  const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, ...options.clientOptions });
+  const logger = options.logger ?? console;
+  const graphiql = options.graphiql ?? { enabled: true };
+  const yoga = createYoga<Record<string, never>, GatewayContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    context: ({ request }) => {
+      const ctx = createContext(client, request);
+      ctx.api.onInvalidate(() => clearLoaders(ctx));
+      return ctx;
+    },
+    graphiql: graphiql.enabled
+      ? {
+          title: 'Documentation platform GraphQL gateway',
+          headers: graphiql.defaultToken
+            ? JSON.stringify({ Authorization: `Bearer ${graphiql.defaultToken}` }, null, 2)
+            : undefined,
+          defaultQuery: DEFAULT_QUERY,
+        }
+      : false,
+    maskedErrors: {
+      maskError(error, message) {
+        const original = (error as GraphQLError).originalError;
+        if (error instanceof GatewayError || original instanceof GatewayError) return error as Error;
+        if ((error as GraphQLError).extensions?.code && !original) return error as Error;
+        logger.error(redactSecrets(String((original as Error | undefined)?.stack ?? error)));
+        return new GatewayError('INTERNAL_SERVER_ERROR', message);
+      },
+    },
+    logging: false,
+  });
+  return { yoga, client, close: () => client.close() };
+}
+
+const DEFAULT_QUERY = `# Everything the platform manages, in one graph. Try:
+query Dashboard {
+  viewer { displayName email }
+  organizations(first: 5) {
+    totalCount
+    nodes {
+      title
+      members(first: 3) { totalCount nodes { role user { displayName } } }
+      spaces(first: 5) { totalCount nodes { title visibility parent { title } } }
+    }
+  }
+}
+`;

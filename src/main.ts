@@ -1,0 +1,58 @@
+import { createServer } from 'node:http';
+import { loadConfig } from './config.js';
+import { redactSecrets } from './gateway/errors.js';
+import { createGateway } from './gateway/server.js';
+import { startPlatform, type RunningPlatform } from './platform/server.js';
+
+/**
+ * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform
+ * (started here, with demo data on first start).
+ */
+const config = loadConfig();
+const quiet = config.LOG_LEVEL === 'silent';
+
+let platform: RunningPlatform | undefined;
+let upstreamUrl = config.UPSTREAM_URL;
+if (!upstreamUrl) {
+  platform = await startPlatform({
+    dataDir: config.DATA_DIR,
+    host: config.PLATFORM_HOST,
+    port: config.PLATFORM_PORT,
+    logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
+  });
+  upstreamUrl = platform.url;
+}
+
+const [adminEmail, adminToken] = Object.entries(platform?.tokens ?? {})[0] ?? [];
+const gateway = createGateway({
+  upstreamUrl,
+  clientOptions: { timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: config.UPSTREAM_CONNECTIONS },
+  graphiql: { enabled: true, ...(adminToken ? { defaultToken: adminToken } : {}) },
+});
+
+const server = createServer(gateway.yoga);
+await new Promise<void>((resolve, reject) => {
+  server.once('error', reject);
+  server.listen(config.PORT, config.HOST, resolve);
+});
+
+const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+if (!quiet) {
+  console.log(`GraphQL gateway: http://${host}:${config.PORT}/graphql (GraphiQL in a browser)`);
+  console.log(`Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ' (embedded platform)' : ''}`);
+  if (adminToken) {
+    console.log(`Demo admin ${adminEmail} token: ${adminToken}`);
+    console.log(`All demo tokens: ${config.DATA_DIR}/demo-tokens.json`);
+  }
+}
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    if (closing) return;
+    closing = true;
+    server.close();
+    server.closeAllConnections();
+    void Promise.all([gateway.close(), platform?.close()]).then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,159 @@
+import type { Access } from '../access.js';
+import { demand } from '../access.js';
+import { badRequest, notFound } from '../http.js';
+import type { CollectionRow, SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+import { pointerId, type MovePosition } from './schemas.js';
+
+/**
+ * Collections and spaces share one ordering per parent: the siblings of an item are the
+ * collections and the non-deleted spaces with the same organization and parent collection
+ * (`null`: the organization's root).
+ */
+export interface Sibling {
+  kind: 'collection' | 'space';
+  id: string;
+  position: number;
+}
+
+const sameItem = (a: Pick<Sibling, 'kind' | 'id'>, b: Pick<Sibling, 'kind' | 'id'>) => a.kind === b.kind && a.id === b.id;
+
+function byPosition<T extends { position: number; created_at: string; id: string }>(a: T, b: T): number {
+  return a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+}
+
+/** The siblings under `parentId` (`null`: root) of an organization, in display order. */
+export function siblingsOf(db: Db, orgId: string, parentId: string | null): Sibling[] {
+  const rows = db
+    .prepare(
+      `SELECT 'collection' AS kind, id, position, created_at FROM collections WHERE org_id = ? AND parent_id IS ?
+       UNION ALL
+       SELECT 'space' AS kind, id, position, created_at FROM spaces WHERE org_id = ? AND parent_id IS ? AND deleted_at IS NULL`,
+    )
+    .all(orgId, parentId, orgId, parentId) as Array<Sibling & { created_at: string }>;
+  return rows.sort(byPosition).map(({ kind, id, position }) => ({ kind, id, position }));
+}
+
+/** The position that puts a new item after every existing sibling (deleted spaces included). */
+export function endPosition(db: Db, orgId: string, parentId: string | null): number {
+  const { max } = db
+    .prepare(
+      `SELECT MAX(position) AS max FROM (
+         SELECT position FROM collections WHERE org_id = ? AND parent_id IS ?
+         UNION ALL SELECT position FROM spaces WHERE org_id = ? AND parent_id IS ?)`,
+    )
+    .get(orgId, parentId, orgId, parentId) as { max: number | null };
+  return max === null ? 1 : Math.floor(max) + 1;
+}
+
+export interface Placement {
+  /** The siblings of the target parent in their new order, the moved item included. */
+  order: Sibling[];
+  /** False when the item already sits at that place under that parent. */
+  changed: boolean;
+}
+
+/**
+ * Where `item` lands under `parentId`: next to the sibling named by `position`, or last.
+ * A pointer that is the item itself, or not one of the target parent's children, is a 400.
+ */
+export function planPlacement(
+  db: Db,
+  orgId: string,
+  parentId: string | null,
+  item: Pick<Sibling, 'kind' | 'id'>,
+  position?: MovePosition,
+): Placement {
+  const current = siblingsOf(db, orgId, parentId);
+  const others = current.filter((sibling) => !sameItem(sibling, item));
+  const moved: Sibling = { ...item, position: 0 };
+  let index = others.length;
+  if (position) {
+    const pointer = pointerId(position);
+    if (pointer.id === item.id) {
+      throw badRequest(`Invalid body field "position.${pointer.placement}": cannot place an item next to itself`);
+    }
+    const at = others.findIndex((sibling) => sibling.id === pointer.id);
+    if (at < 0) {
+      throw badRequest(
+        `Invalid body field "position.${pointer.placement}": ${pointer.id} is not a space or collection of the target parent`,
+      );
+    }
+    index = pointer.placement === 'before' ? at : at + 1;
+  }
+  const order = [...others.slice(0, index), moved, ...others.slice(index)];
+  const unchanged =
+    current.length === order.length && current.every((sibling, i) => sameItem(sibling, order[i]!));
+  return { order, changed: !unchanged };
+}
+
+/** Writes positions 1..n for an ordered sibling list (only the rows whose position changes). */
+export function applyOrder(db: Db, order: Sibling[]): void {
+  const setCollection = db.prepare('UPDATE collections SET position = ? WHERE id = ?');
+  const setSpace = db.prepare('UPDATE spaces SET position = ? WHERE id = ?');
+  order.forEach((sibling, i) => {
+    const position = i + 1;
+    if (sibling.position === position) return;
+    (sibling.kind === 'collection' ? setCollection : setSpace).run(position, sibling.id);
+  });
+}
+
+/**
+ * Loads the collection new content is put in: it must belong to `orgId` and be visible to the
+ * caller (else 404), who needs at least `create` on it (else 403).
+ */
+export function requireTargetCollection(access: Access, orgId: string, collectionId: string): CollectionRow {
+  const collection = access.db
+    .prepare('SELECT * FROM collections WHERE id = ? AND org_id = ?')
+    .get(collectionId, orgId) as CollectionRow | undefined;
+  const role = collection ? access.collectionRole(collection) : null;
+  if (!collection || role === null) throw notFound('Parent collection');
+  demand(role, 'create', 'Adding content to this collection');
+  return collection;
+}
+
+/**
+ * Every collection and non-deleted space of an organization in tree order: the children of
+ * each parent by position, each collection followed by its own content (depth first).
+ */
+export function treeOrder(db: Db, orgId: string): { collections: CollectionRow[]; spaces: SpaceRow[] } {
+  const collections = db.prepare('SELECT * FROM collections WHERE org_id = ?').all(orgId) as CollectionRow[];
+  const spaces = db
+    .prepare('SELECT * FROM spaces WHERE org_id = ? AND deleted_at IS NULL')
+    .all(orgId) as SpaceRow[];
+  type Node = { kind: 'collection'; row: CollectionRow } | { kind: 'space'; row: SpaceRow };
+  const children = new Map<string | null, Node[]>();
+  const add = (node: Node) => {
+    const list = children.get(node.row.parent_id) ?? [];
+    list.push(node);
+    children.set(node.row.parent_id, list);
+  };
+  for (const row of collections) add({ kind: 'collection', row });
+  for (const row of spaces) add({ kind: 'space', row });
+  const result = { collections: [] as CollectionRow[], spaces: [] as SpaceRow[] };
+  const walk = (parentId: string | null) => {
+    const nodes = (children.get(parentId) ?? []).sort((a, b) => byPosition(a.row, b.row));
+    for (const node of nodes) {
+      if (node.kind === 'space') {
+        result.spaces.push(node.row);
+      } else {
+        result.collections.push(node.row);
+        walk(node.row.id);
+      }
+    }
+  };
+  walk(null);
+  return result;
+}
+
+/** Ids of a collection and of every collection nested in it, at any depth. */
+export function collectionSubtree(db: Db, collectionId: string): string[] {
+  const rows = db
+    .prepare(
+      `WITH RECURSIVE tree(id) AS (
+         SELECT ? UNION SELECT c.id FROM collections c JOIN tree t ON c.parent_id = t.id)
+       SELECT id FROM tree`,
+    )
+    .all(collectionId) as Array<{ id: string }>;
+  return rows.map((row) => row.id);
+}

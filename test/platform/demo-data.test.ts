@@ -1,0 +1,321 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
+import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
+import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
+import { openDatabase, type Db } from '../../src/platform/store/db.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+const demoEmails = Object.values(DEMO.users);
+
+function rowCounts(db: Db): Record<string, number> {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as Array<{ name: string }>;
+  return Object.fromEntries(
+    tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]),
+  );
+}
+
+function userByEmail(db: Db, email: string): UserRow {
+  return db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow;
+}
+
+function spaceByTitle(db: Db, title: string): SpaceRow {
+  const rows = db.prepare('SELECT * FROM spaces WHERE title = ?').all(title) as SpaceRow[];
+  expect(rows, `space "${title}"`).toHaveLength(1);
+  return rows[0]!;
+}
+
+function collection(db: Db, id: string): CollectionRow {
+  return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow;
+}
+
+describe('seedDemoData', () => {
+  let db: Db;
+  let tokens: Record<string, string>;
+
+  beforeAll(() => {
+    db = openDatabase({ file: ':memory:' });
+    tokens = seedDemoData(db);
+  });
+  afterAll(() => db.close());
+
+  it('returns one distinct url-safe token per demo user, in DEMO.users order, ada first', () => {
+    expect(Object.keys(tokens)).toEqual(demoEmails);
+    expect(Object.keys(tokens)[0]).toBe(DEMO.users.ada);
+    const values = Object.values(tokens);
+    expect(new Set(values).size).toBe(values.length);
+    for (const token of values) expect(token).toMatch(/^[A-Za-z0-9_-]{40}$/);
+    for (const [email, token] of Object.entries(tokens)) {
+      const owner = db
+        .prepare('SELECT u.email FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?')
+        .get(token) as { email: string };
+      expect(owner.email).toBe(email);
+    }
+  });
+
+  it('seeds only once: a second call returns the same tokens and adds no row', () => {
+    const before = rowCounts(db);
+    expect(seedDemoData(db)).toEqual(tokens);
+    expect(seedDemoData(db)).toEqual(tokens);
+    expect(rowCounts(db)).toEqual(before);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'demo_seeded'").get()).toEqual({
+      value: JSON.stringify(demoEmails),
+    });
+  });
+
+  it('remembers it was seeded after the database file is closed and reopened', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'demo-seed-'));
+    try {
+      const file = join(dir, 'platform.sqlite');
+      const first = openDatabase({ file });
+      const seeded = seedDemoData(first);
+      const counts = rowCounts(first);
+      first.close();
+      const second = openDatabase({ file });
+      expect(seedDemoData(second)).toEqual(seeded);
+      expect(rowCounts(second)).toEqual(counts);
+      second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('draws random tokens and space ids for each new database', () => {
+    const other = openDatabase({ file: ':memory:' });
+    const otherTokens = seedDemoData(other);
+    const ids = (d: Db) => (d.prepare('SELECT id FROM spaces').all() as Array<{ id: string }>).map((r) => r.id);
+    expect(Object.values(otherTokens).some((token) => Object.values(tokens).includes(token))).toBe(false);
+    expect(ids(other).some((id) => ids(db).includes(id))).toBe(false);
+    other.close();
+  });
+
+  it('has the demo users, two organizations and every role plus a guest in Acme', () => {
+    expect(rowCounts(db).users).toBe(demoEmails.length);
+    const orgs = db.prepare('SELECT * FROM organizations ORDER BY created_at').all() as Array<Record<string, unknown>>;
+    expect(orgs.map((o) => o.id)).toEqual([DEMO.orgs.acme, DEMO.orgs.globex]);
+    expect(orgs[0]).toMatchObject({ title: 'Acme Docs', hostname: 'acme-docs', plan: 'pro', default_role: 'read', email_domains: '["acme.test"]' });
+    expect(orgs[1]).toMatchObject({ title: 'Globex', hostname: 'globex', plan: 'free', default_role: null, email_domains: '["globex.test"]' });
+
+    const members = db
+      .prepare('SELECT m.*, u.email FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?')
+      .all(DEMO.orgs.acme) as Array<{ email: string; role: Role | null; sso: number; last_seen_at: string | null }>;
+    const roleOf = Object.fromEntries(members.map((m) => [m.email, m.role]));
+    expect(roleOf).toEqual({
+      [DEMO.users.ada]: 'admin',
+      [DEMO.users.ben]: 'create',
+      [DEMO.users.cy]: 'review',
+      [DEMO.users.dee]: 'edit',
+      [DEMO.users.eve]: 'comment',
+      [DEMO.users.finn]: 'read',
+      [DEMO.users.gus]: null,
+    });
+    expect(new Set(Object.values(roleOf))).toEqual(new Set([...ROLES, null]));
+    expect(members.filter((m) => m.sso === 1)).toHaveLength(1);
+    expect(members.some((m) => m.last_seen_at === null)).toBe(true);
+    expect(members.some((m) => m.last_seen_at !== null)).toBe(true);
+
+    const globex = db
+      .prepare('SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? ORDER BY u.email')
+      .all(DEMO.orgs.globex);
+    expect(globex).toEqual([
+      { email: DEMO.users.ada, role: 'admin' },
+      { email: DEMO.users.hana, role: 'edit' },
+    ]);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM members WHERE user_id = ?').get(userByEmail(db, DEMO.users.ivy).id)).toEqual({ n: 0 });
+  });
+
+  it('has the teams with their owners and members', () => {
+    const rows = db
+      .prepare('SELECT tm.team_id, tm.role, u.email FROM team_members tm JOIN users u ON u.id = tm.user_id ORDER BY tm.team_id, u.email')
+      .all() as Array<{ team_id: string; role: string; email: string }>;
+    const byTeam = (id: string) => rows.filter((r) => r.team_id === id).map((r) => `${r.email}:${r.role}`);
+    expect(byTeam(DEMO.teams.writers)).toEqual([`${DEMO.users.ben}:owner`, `${DEMO.users.dee}:member`, `${DEMO.users.eve}:member`]);
+    expect(byTeam(DEMO.teams.reviewers)).toEqual([`${DEMO.users.cy}:owner`, `${DEMO.users.finn}:member`]);
+    expect(byTeam(DEMO.teams.platform)).toEqual([`${DEMO.users.dee}:owner`]);
+    expect(db.prepare('SELECT DISTINCT org_id FROM teams').all()).toEqual([{ org_id: DEMO.orgs.acme }]);
+  });
+
+  it('nests the collections as DEMO describes', () => {
+    const C = DEMO.collections;
+    expect(collection(db, C.product)).toMatchObject({ org_id: 'acme', parent_id: null });
+    expect(collection(db, C.guides)).toMatchObject({ org_id: 'acme', parent_id: C.product });
+    expect(collection(db, C.advanced)).toMatchObject({ org_id: 'acme', parent_id: C.guides });
+    expect(collection(db, C.engineering)).toMatchObject({ org_id: 'acme', parent_id: null, default_level: 'read' });
+    expect(collection(db, C.internal)).toMatchObject({ org_id: 'acme', parent_id: null, default_level: 'inherit' });
+    expect(collection(db, C.globexHandbook)).toMatchObject({ org_id: 'globex', parent_id: null });
+    const top = db
+      .prepare("SELECT id FROM collections WHERE org_id = 'acme' AND parent_id IS NULL ORDER BY position")
+      .all()
+      .map((r) => (r as { id: string }).id);
+    expect(top).toEqual([C.product, C.engineering, C.internal]);
+  });
+
+  it('has at least 25 spaces with varied settings', () => {
+    const spaces = db.prepare('SELECT * FROM spaces').all() as SpaceRow[];
+    const live = spaces.filter((s) => s.deleted_at === null);
+    expect(live.length).toBeGreaterThanOrEqual(25);
+    expect(spaces.filter((s) => s.org_id === 'acme').length).toBeGreaterThanOrEqual(17);
+    expect(spaces.filter((s) => s.org_id === 'globex').length).toBeGreaterThanOrEqual(5);
+    expect(new Set(spaces.map((s) => s.visibility))).toEqual(
+      new Set(['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private']),
+    );
+    for (const s of spaces.filter((s) => s.visibility === 'in-collection')) expect(s.parent_id).not.toBeNull();
+    expect(new Set(spaces.map((s) => s.edit_mode))).toEqual(new Set(['live', 'locked']));
+    expect(spaces.filter((s) => s.edit_mode === 'live').length).toBeGreaterThan(spaces.length / 2);
+    expect(new Set(spaces.map((s) => s.language))).toEqual(new Set(['en', 'fr', 'de', null]));
+    expect(new Set(spaces.map((s) => JSON.parse(s.merge_rules).type))).toEqual(new Set(['inherit', 'none', 'rules']));
+    expect(spaces.filter((s) => s.parent_id === null && s.org_id === 'acme').length).toBeGreaterThan(0);
+    const ids = spaces.flatMap((s) => [s.id, s.revision, s.share_key]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const s of spaces) expect(Date.parse(s.created_at)).toBeLessThanOrEqual(Date.parse(s.updated_at));
+
+    const rules = JSON.parse(spaceByTitle(db, DEMO.spaces.visitorAuth).merge_rules);
+    expect(rules).toEqual({ type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userByEmail(db, DEMO.users.cy).id] }] });
+    expect(JSON.parse(spaceByTitle(db, DEMO.spaces.visitorAuth).visitor_auth!)).toEqual({ backend: 'custom' });
+
+    const synced = spaces.filter((s) => s.git_sync !== null);
+    expect(synced).toHaveLength(1);
+    expect(synced[0]!.title).toBe(DEMO.spaces.gitSynced);
+    expect(JSON.parse(synced[0]!.git_sync!)).toEqual({
+      repoName: 'acme/handbook',
+      installationProvider: 'github',
+      integration: 'github',
+      url: 'https://github.test/acme/handbook',
+      updatedAt: expect.any(String),
+    });
+  });
+
+  it('has one space deleted inside the restore window and one outside it', () => {
+    const deleted = spaceByTitle(db, DEMO.spaces.deleted);
+    const expired = spaceByTitle(db, DEMO.spaces.expired);
+    const age = (s: SpaceRow) => Date.now() - Date.parse(s.deleted_at!);
+    expect(age(deleted)).toBeGreaterThan(1.9 * DAY);
+    expect(age(deleted)).toBeLessThan(RESTORE_WINDOW_MS);
+    expect(isExpired(deleted)).toBe(false);
+    expect(age(expired)).toBeGreaterThan(9.9 * DAY);
+    expect(isExpired(expired)).toBe(true);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM spaces WHERE deleted_at IS NOT NULL').get()).toEqual({ n: 2 });
+  });
+
+  it('gives each user the access the DEMO comments promise', () => {
+    const access = (email: string) => new Access(db, userByEmail(db, email));
+    const C = DEMO.collections;
+    const gus = access(DEMO.users.gus);
+    expect(gus.orgRole('acme')).toBeNull();
+    expect(gus.collectionRole(collection(db, C.guides))).toBe('read');
+    expect(gus.collectionRole(collection(db, C.advanced))).toBe('read');
+    expect(gus.collectionRole(collection(db, C.product))).toBeNull();
+    expect(gus.collectionRole(collection(db, C.engineering))).toBeNull();
+    expect(gus.spaceRole(spaceByTitle(db, DEMO.spaces.guestComment))).toBe('comment');
+    expect(gus.spaceRole(spaceByTitle(db, DEMO.spaces.userGrant))).toBeNull();
+
+    expect(access(DEMO.users.ben).collectionRole(collection(db, C.engineering))).toBe('edit');
+    expect(access(DEMO.users.eve).collectionRole(collection(db, C.engineering))).toBe('edit');
+    expect(access(DEMO.users.cy).collectionRole(collection(db, C.engineering))).toBe('read');
+    expect(access(DEMO.users.finn).collectionRole(collection(db, C.engineering))).toBe('read');
+    expect(access(DEMO.users.finn).spaceRole(spaceByTitle(db, DEMO.spaces.userGrant))).toBe('edit');
+    expect(access(DEMO.users.finn).collectionRole(collection(db, C.internal))).toBe('review');
+    expect(access(DEMO.users.eve).collectionRole(collection(db, C.internal))).toBe('comment');
+    expect(access(DEMO.users.dee).spaceRole(spaceByTitle(db, DEMO.spaces.teamGrant))).toBe('edit');
+    expect(access(DEMO.users.cy).spaceRole(spaceByTitle(db, DEMO.spaces.teamGrant))).toBe('read');
+    expect(access(DEMO.users.ada).spaceRole(spaceByTitle(db, 'Handbuch'))).toBe('admin');
+    expect(access(DEMO.users.hana).orgRole('acme')).toBeUndefined();
+    expect(access(DEMO.users.hana).collectionRole(collection(db, C.globexHandbook))).toBe('edit');
+  });
+
+  it('has a link invite and agent instructions for Acme', () => {
+    expect(db.prepare('SELECT org_id, role FROM link_invites').all()).toEqual([{ org_id: 'acme', role: 'comment' }]);
+    const row = db.prepare('SELECT * FROM agent_instructions').get() as { org_id: string; instructions: string; updated_by: string };
+    expect(row.org_id).toBe('acme');
+    expect(row.updated_by).toBe(userByEmail(db, DEMO.users.ada).id);
+    expect(JSON.parse(row.instructions)).toMatchObject({
+      object: 'document',
+      data: { schemaVersion: 1 },
+      nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Answer in a friendly tone.' }] }] }],
+    });
+  });
+});
+
+describe('demo data through the API', () => {
+  let p: TestPlatform;
+
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  it('writes demo-tokens.json in the data folder, the admin first', () => {
+    const file = JSON.parse(readFileSync(join(p.dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
+    expect(file).toEqual(p.tokens);
+    expect(Object.keys(file)).toEqual(demoEmails);
+    expect(Object.keys(file)[0]).toBe(DEMO.users.ada);
+    expect(seedDemoData(p.db)).toEqual(p.tokens);
+  });
+
+  it('answers GET /v1/user with the owner of each token', async () => {
+    for (const email of demoEmails) {
+      const { status, body } = await p.api('GET', '/user', { token: p.token(email) });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ object: 'user', email, id: userByEmail(p.db, email).id });
+    }
+    expect((await p.api('GET', '/user', { token: `${p.adminToken}x` })).status).toBe(401);
+  });
+
+  it('makes the first token an admin of every organization', async () => {
+    const orgs = await p.api('GET', '/orgs');
+    expect(orgs.status).toBe(200);
+    expect(orgs.body.items.map((o: { id: string }) => o.id)).toEqual([DEMO.orgs.acme, DEMO.orgs.globex]);
+    for (const org of Object.values(DEMO.orgs)) {
+      const { status, body } = await p.api('GET', `/orgs/${org}`);
+      expect(status).toBe(200);
+      expect(body.permissions.admin).toBe(true);
+    }
+    const acme = await p.api('GET', '/orgs/acme');
+    expect(acme.body).toMatchObject({ title: 'Acme Docs', emailDomains: ['acme.test'], hostname: 'acme-docs', plan: 'pro', defaultRole: 'read' });
+    const globex = await p.api('GET', '/orgs/globex');
+    expect(globex.body).toMatchObject({ title: 'Globex', emailDomains: ['globex.test'], defaultRole: null });
+  });
+
+  it('shows Acme to its guest without member listing, and hides it from hana', async () => {
+    const gus = await p.api('GET', '/orgs/acme', { token: p.token(DEMO.users.gus) });
+    expect(gus.status).toBe(200);
+    expect(gus.body.permissions).toMatchObject({ admin: false, listMembers: false, listTeams: false });
+    expect((await p.api('GET', '/orgs/acme', { token: p.token(DEMO.users.hana) })).status).toBe(404);
+  });
+
+  it('returns the seeded agent instructions', async () => {
+    const { status, body } = await p.api('GET', '/orgs/acme/agent-instructions');
+    expect(status).toBe(200);
+    expect(body.instructions.nodes[0].nodes[0].leaves[0].text).toBe('Answer in a friendly tone.');
+    expect(body.updatedBy).toBe(userByEmail(p.db, DEMO.users.ada).id);
+  });
+
+  it('lets ivy join Acme by e-mail domain with its default role, but not hana', async () => {
+    const ivy = p.token(DEMO.users.ivy);
+    expect((await p.api('GET', '/orgs/acme', { token: ivy })).status).toBe(404);
+    expect((await p.api('GET', '/orgs', { token: ivy })).body.items).toEqual([]);
+
+    const joined = await p.api('POST', '/orgs/acme/join', { token: ivy });
+    expect(joined.status).toBe(204);
+    const org = await p.api('GET', '/orgs/acme', { token: ivy });
+    expect(org.status).toBe(200);
+    expect(org.body.permissions).toMatchObject({ admin: false, listMembers: true, createContent: false });
+    const member = p.db
+      .prepare('SELECT role FROM members WHERE org_id = ? AND user_id = ?')
+      .get('acme', userByEmail(p.db, DEMO.users.ivy).id) as { role: string | null };
+    expect(member.role).toBe('read');
+    expect(member.role).toBe(org.body.defaultRole);
+
+    const hana = await p.api('POST', '/orgs/acme/join', { token: p.token(DEMO.users.hana) });
+    expect(hana.status).toBe(400);
+    expect(hana.body.error.code).toBe(400);
+    expect((await p.api('GET', '/orgs/acme', { token: p.token(DEMO.users.hana) })).status).toBe(404);
+  });
+});
