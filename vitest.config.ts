@@ -1,6 +1,14 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // Node loads graphql's CommonJS build for the project and its dependencies alike; tests
+    // must use the same copy, or graphql sees two realms.
+    alias: { graphql: require.resolve('graphql') },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Each file starts its own platform on a temporary SQLite file; two workers fit two cores.

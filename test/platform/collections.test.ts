@@ -172,7 +172,7 @@ describe('POST /orgs/{organizationId}/collections', () => {
     expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.hana), body: { title: 'No' } })).status).toBe(404);
     const ben = await createCollection({ title: 'Ben at root' }, U.ben);
     expect(ben.permissions).toMatchObject({ view: true, admin: false, create: true });
-    // Engineering's defaultLevel (read) overrides ben's create role there.
+    // Engineering's defaultLevel (read) replaces ben's create role there; his team only adds edit.
     const underEngineering = await p.api('POST', '/orgs/acme/collections', {
       ...as(U.ben),
       body: { title: 'No', parent: C.engineering },
@@ -317,7 +317,13 @@ describe('POST /collections/{collectionId}/move', () => {
       body: { position: { before: { type: 'space', space: spaceId('Company handbook') } } },
     });
     expect(beforeSpace.status).toBe(200);
-    expect((await rootOrder()).at(-1)).toBe(moving.id);
+    const order2 = await rootOrder();
+    expect(order2.indexOf(moving.id)).toBe(order2.indexOf(C.internal) + 1);
+    const positionOf = (table: string, id: string) =>
+      (p.db.prepare(`SELECT position FROM ${table} WHERE id = ?`).get(id) as { position: number }).position;
+    expect(positionOf('collections', C.internal)).toBeLessThan(positionOf('collections', moving.id));
+    expect(positionOf('collections', moving.id)).toBeLessThan(positionOf('spaces', spaceId('Company handbook')));
+    expect(positionOf('spaces', spaceId('Company handbook'))).toBeLessThan(positionOf('spaces', spaceId('Status page')));
   });
 
   it('moves into another parent, at the end or at a position', async () => {
@@ -354,7 +360,8 @@ describe('POST /collections/{collectionId}/move', () => {
     });
     expect(same.status).toBe(409);
     expect(same.body.error.code).toBe(409);
-    const sameParent = await p.api('POST', `/collections/${C.advanced}/move`, { body: { parent: C.guides } });
+    const tail = await createCollection({ title: 'Tail', parent: C.internal });
+    const sameParent = await p.api('POST', `/collections/${tail.id}/move`, { body: { parent: C.internal } });
     expect(sameParent.status).toBe(409);
   });
 
@@ -375,7 +382,8 @@ describe('POST /collections/{collectionId}/move', () => {
       const answer = await p.api('POST', `/collections/${id}/move`, { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
     }
-    expect(ids(await p.api('GET', '/orgs/acme/collections')).slice(0, 3)).toContain(C.guides);
+    expect((await p.api('GET', `/collections/${C.product}`)).body.parent).toBeUndefined();
+    expect((await p.api('GET', `/collections/${C.advanced}`)).body.parent).toBe(C.guides);
   });
 
   it('is a 404 for unknown collections and parents, 403 below admin', async () => {
@@ -542,7 +550,7 @@ describe('collection permissions', () => {
     expect(engineering.status).toBe(200);
     expect(engineering.body.items.map((item: any) => [item.user.displayName, item.permission])).toEqual([
       ['Ada Lovelace', 'admin'],
-      ['Ben Okafor', 'read'],
+      ['Ben Okafor', 'edit'],
       ['Cy Tanaka', 'read'],
       ['Dee Alvarez', 'edit'],
       ['Eve Martin', 'edit'],

@@ -47,16 +47,17 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    nodesOnConnection: true,
+    nodesOnConnection: { description: 'The items of this page, without their cursors.' },
     edgesFieldOptions: { nullable: false, description: 'The items of this page, each with its cursor.' },
     nodeFieldOptions: { nullable: false, description: 'The item at the end of this edge.' },
     nodeQueryOptions: {
       description:
         'Fetches any object by its global ID (the `id` field of every node). Null, with a NOT_FOUND error, when it does not exist or is not visible to you.',
-      args: {},
+      args: { id: { description: 'Global ID of the object (the `id` field of any node).' } },
     },
     nodesQueryOptions: {
       description: 'Fetches several objects by their global IDs, in the same order; a missing one is null with an error.',
+      args: { ids: { description: 'Global IDs of the objects.' } },
     },
     nodeTypeOptions: { description: 'An object with a global ID that `node(id:)` can fetch again.' },
     idFieldOptions: {

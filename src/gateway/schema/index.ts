@@ -2,6 +2,10 @@ import { builder } from './builder.js';
 import './shared.js';
 import './users.js';
 import './organizations.js';
+import './collections.js';
+import './spaces.js';
+import './teams.js';
+import './members.js';
 
 /** The whole schema, built from every domain module. */
 export const schema = builder.toSchema();

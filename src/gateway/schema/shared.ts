@@ -292,3 +292,10 @@ export function textDocument(text: string) {
     })),
   };
 }
+
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    description: 'Number of items in the whole list (all pages), as the platform counts them.',
+    resolve: (connection) => connection.totalCount,
+  }),
+);

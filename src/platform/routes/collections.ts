@@ -126,7 +126,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     const role = collection ? access.collectionRole(collection) : null;
     if (!collection || role === null) return sendDeleted(reply, false);
     demand(role, 'admin', 'Deleting a collection');
-    deleteCollectionTree(db, collection.id);
+    deleteCollectionTree(db, collection);
     return sendDeleted(reply, true);
   });
 
@@ -369,16 +369,23 @@ function setGrant(
  * Deletes a collection and every collection nested in it; the spaces inside are soft-deleted
  * (restorable for the usual window) and the grants on the removed collections go with them.
  */
-function deleteCollectionTree(db: Db, collectionId: string): void {
+function deleteCollectionTree(db: Db, collection: CollectionRow): void {
   db.transaction(() => {
-    const ids = collectionSubtree(db, collectionId);
+    const ids = collectionSubtree(db, collection.id);
     const marks = ids.map(() => '?').join(',');
     const at = now();
     db.prepare(`UPDATE spaces SET deleted_at = ? WHERE parent_id IN (${marks}) AND deleted_at IS NULL`).run(at, ...ids);
+    // Their collection is gone: a restored space comes back at the end of the organization root.
+    const spaces = db
+      .prepare(`SELECT id FROM spaces WHERE parent_id IN (${marks}) ORDER BY position, created_at, id`)
+      .all(...ids) as Array<{ id: string }>;
+    let position = endPosition(db, collection.org_id, null);
+    const toRoot = db.prepare('UPDATE spaces SET parent_id = NULL, position = ? WHERE id = ?');
+    for (const space of spaces) toRoot.run(position++, space.id);
     db.prepare(`DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id IN (${marks})`).run(
       ...ids,
     );
-    // parent_id cascades to the nested collections and is set to NULL on the spaces.
-    db.prepare('DELETE FROM collections WHERE id = ?').run(collectionId);
+    // Nested collections go through the parent_id cascade.
+    db.prepare('DELETE FROM collections WHERE id = ?').run(collection.id);
   })();
 }

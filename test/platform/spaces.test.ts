@@ -1,0 +1,575 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+const C = DEMO.collections;
+const U = DEMO.users;
+const S = DEMO.spaces;
+const DAY = 24 * 60 * 60 * 1000;
+
+let p: TestPlatform;
+
+beforeAll(async () => {
+  p = await startTestPlatform();
+});
+
+afterAll(async () => {
+  await p?.destroy();
+});
+
+const as = (email: string) => ({ token: p.token(email) });
+const userId = (email: string) => (p.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+const spaceRow = (title: string) =>
+  p.db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(title) as {
+    id: string;
+    share_key: string;
+    revision: string;
+    position: number;
+    deleted_at: string | null;
+  };
+const spaceId = (title: string) => spaceRow(title).id;
+const titles = (items: Array<{ title: string }>) => items.map((item) => item.title);
+const setDeletedAt = (id: string, msAgo: number | null) =>
+  p.db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(msAgo === null ? null : new Date(Date.now() - msAgo).toISOString(), id);
+
+async function createSpace(body: Record<string, unknown> = {}, email: string = U.ada): Promise<any> {
+  const answer = await p.api('POST', '/orgs/acme/spaces', { ...as(email), body });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body;
+}
+
+const collectionSpaces = async (collectionId: string) =>
+  titles((await p.api('GET', `/collections/${collectionId}/spaces`)).body.items);
+
+const ACME_TREE = [
+  'Performance tuning',
+  'Security hardening',
+  'Getting started',
+  'Tutorials',
+  'Guide de démarrage',
+  'Erste Schritte',
+  'Product overview',
+  'Release notes',
+  'Roadmap',
+  'Pricing FAQ',
+  'API reference',
+  'Architecture decisions',
+  'Runbooks',
+  'Onboarding checklist',
+  'Incident postmortems',
+  'Company handbook',
+  'Status page',
+  'Brand guidelines',
+];
+
+describe('GET /orgs/{organizationId}/spaces', () => {
+  it('lists the non-deleted spaces in tree order', async () => {
+    const answer = await p.api('GET', '/orgs/acme/spaces');
+    expect(answer.status).toBe(200);
+    expect(answer.body.count).toBe(18);
+    expect(titles(answer.body.items)).toEqual(ACME_TREE);
+    expect(answer.body.items.find((s: any) => s.title === S.gitSynced)).toMatchObject({
+      object: 'space',
+      organization: 'acme',
+      visibility: 'private',
+      editMode: 'live',
+      gitSync: { repoName: 'acme/handbook', url: 'https://github.test/acme/handbook' },
+      permissions: { view: true, access: true, admin: true, edit: true },
+    });
+  });
+
+  it('walks the pages with limit=2', async () => {
+    const seen: string[] = [];
+    let page: string | undefined;
+    let pages = 0;
+    do {
+      const answer = await p.api('GET', '/orgs/acme/spaces', { query: { limit: 2, ...(page ? { page } : {}) } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.count).toBe(18);
+      expect(answer.body.items).toHaveLength(2);
+      seen.push(...titles(answer.body.items));
+      page = answer.body.next?.page;
+      pages += 1;
+    } while (page);
+    expect(pages).toBe(9);
+    expect(seen).toEqual(ACME_TREE);
+  });
+
+  it('validates page and limit', async () => {
+    for (const query of [{ limit: 0 }, { limit: 1001 }, { limit: 2.5 }, { page: '***' }]) {
+      expect((await p.api('GET', '/orgs/acme/spaces', { query })).status, JSON.stringify(query)).toBe(400);
+    }
+  });
+
+  it('shows a guest only what was granted, and is a 404 outside the organization', async () => {
+    const gus = await p.api('GET', '/orgs/acme/spaces', as(U.gus));
+    expect(gus.status).toBe(200);
+    expect(titles(gus.body.items)).toEqual(ACME_TREE.slice(0, 6));
+    expect((await p.api('GET', '/orgs/acme/spaces', as(U.hana))).status).toBe(404);
+    expect((await p.api('GET', '/orgs/acme/spaces', as(U.ivy))).status).toBe(404);
+    expect((await p.api('GET', '/orgs/globex/spaces', as(U.hana))).body.count).toBe(7);
+  });
+});
+
+describe('POST /orgs/{organizationId}/spaces', () => {
+  it('creates a private space at the end of the root', async () => {
+    const created = await createSpace({ title: 'Fresh space' });
+    expect(created).toMatchObject({
+      object: 'space',
+      title: 'Fresh space',
+      visibility: 'private',
+      editMode: 'live',
+      organization: 'acme',
+      defaultLevel: 'inherit',
+      mergeRules: { type: 'inherit' },
+    });
+    expect(created.parent).toBeUndefined();
+    expect(created.deletedAt).toBeUndefined();
+    expect(created.revision).toMatch(/^[A-Za-z0-9]{20}$/);
+    const row = spaceRow('Fresh space');
+    expect(row.share_key).toMatch(/^[A-Za-z0-9]{24}$/);
+    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items).at(-1)).toBe('Fresh space');
+  });
+
+  it('accepts every documented field and defaults the title', async () => {
+    expect((await createSpace({})).title).toBe('Untitled');
+    const full = await createSpace({
+      title: 'x'.repeat(50),
+      emoji: '🧪',
+      parent: C.guides,
+      language: 'fr',
+      editMode: 'locked',
+      visibility: 'in-collection',
+    });
+    expect(full).toMatchObject({ emoji: '🧪', parent: C.guides, language: 'fr', editMode: 'locked', visibility: 'in-collection' });
+    expect(full.permissions.edit).toBe(false);
+    expect((await collectionSpaces(C.guides)).at(-1)).toBe('x'.repeat(50));
+  });
+
+  it('enforces the limits', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ title: 'x'.repeat(51) }, 'title'],
+      [{ emoji: 'x'.repeat(51) }, 'emoji'],
+      [{ visibility: 'in-collection' }, 'visibility'],
+      [{ visibility: 'secret' }, 'visibility'],
+      [{ language: 'klingon' }, 'language'],
+      [{ editMode: 'open' }, 'editMode'],
+      [{ title: 'A', template: 'x' }, 'template'],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await p.api('POST', '/orgs/acme/spaces', { body });
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error.message).toContain(field);
+    }
+  });
+
+  it('needs create in the organization and on the parent', async () => {
+    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.finn), body: {} })).status).toBe(403);
+    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.gus), body: { parent: C.guides } })).status).toBe(403);
+    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.hana), body: {} })).status).toBe(404);
+    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.ben), body: { parent: C.engineering } })).status).toBe(403);
+    expect((await p.api('POST', '/orgs/acme/spaces', { body: { parent: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', '/orgs/acme/spaces', { body: { parent: C.globexHandbook } })).status).toBe(404);
+    const ben = await createSpace({ title: 'By ben', parent: C.product }, U.ben);
+    expect(ben.permissions).toMatchObject({ access: true, admin: false, edit: true, review: true });
+  });
+});
+
+describe('GET /spaces/{spaceId}', () => {
+  it('returns the space with permissions for the caller role', async () => {
+    const finn = await p.api('GET', `/spaces/${spaceId(S.userGrant)}`, as(U.finn));
+    expect(finn.status).toBe(200);
+    expect(finn.body).toMatchObject({ title: S.userGrant, parent: C.engineering, visibility: 'private' });
+    expect(finn.body.permissions).toMatchObject({ view: true, access: true, edit: true, review: false, admin: false });
+    expect(finn.body.urls.location).toMatch(new RegExp(`/v1/spaces/${spaceId(S.userGrant)}$`));
+    expect((await p.api('GET', '/spaces/nope')).status).toBe(404);
+  });
+
+  it('lets any authenticated user read public and unlisted spaces, nothing else', async () => {
+    for (const title of [S.public, 'Status page', 'Brand guidelines', 'Guide de démarrage']) {
+      const answer = await p.api('GET', `/spaces/${spaceId(title)}`, as(U.hana));
+      expect(answer.status, title).toBe(200);
+      expect(answer.body.permissions).toEqual({
+        view: true,
+        access: false,
+        admin: false,
+        viewInviteLinks: false,
+        edit: false,
+        triggerGitSync: false,
+        comment: false,
+        merge: false,
+        review: false,
+        installIntegration: false,
+      });
+    }
+    for (const title of [S.gitSynced, S.userGrant, 'Roadmap', S.visitorAuth]) {
+      expect((await p.api('GET', `/spaces/${spaceId(title)}`, as(U.hana))).status, title).toBe(404);
+    }
+    expect((await p.api('GET', `/spaces/${spaceId(S.public)}`, as(U.ivy))).status).toBe(200);
+  });
+
+  it('opens a share-link space with its share key only', async () => {
+    const row = spaceRow(S.shareLink);
+    expect((await p.api('GET', `/spaces/${row.id}`, as(U.hana))).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${row.id}`, { ...as(U.hana), query: { shareKey: 'wrong' } })).status).toBe(404);
+    const opened = await p.api('GET', `/spaces/${row.id}`, { ...as(U.hana), query: { shareKey: row.share_key } });
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({ title: S.shareLink, language: 'de', visibility: 'share-link' });
+    expect(opened.body.permissions.access).toBe(false);
+    const other = spaceRow('Pricing FAQ');
+    expect((await p.api('GET', `/spaces/${other.id}`, { ...as(U.hana), query: { shareKey: row.share_key } })).status).toBe(404);
+  });
+
+  it('follows inheritance for a guest', async () => {
+    const tutorials = await p.api('GET', `/spaces/${spaceId(S.guestComment)}`, as(U.gus));
+    expect(tutorials.status).toBe(200);
+    expect(tutorials.body.permissions).toMatchObject({ access: true, comment: true, edit: false });
+    expect((await p.api('GET', `/spaces/${spaceId(S.locked)}`, as(U.gus))).status).toBe(200);
+    expect((await p.api('GET', `/spaces/${spaceId(S.gitSynced)}`, as(U.gus))).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${spaceId(S.userGrant)}`, as(U.gus))).status).toBe(404);
+  });
+
+  it('shows deleted spaces within the window to their admins only', async () => {
+    const deleted = await p.api('GET', `/spaces/${spaceId(S.deleted)}`);
+    expect(deleted.status).toBe(200);
+    expect(Date.now() - Date.parse(deleted.body.deletedAt)).toBeGreaterThan(DAY);
+    expect((await p.api('GET', `/spaces/${spaceId(S.deleted)}`, as(U.dee))).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${spaceId(S.expired)}`)).status).toBe(404);
+  });
+});
+
+describe('PATCH /spaces/{spaceId}', () => {
+  it('updates the fields and bumps updatedAt', async () => {
+    const created = await createSpace({ title: 'Patch me', emoji: '🙂' });
+    const answer = await p.api('PATCH', `/spaces/${created.id}`, {
+      body: {
+        title: 'Patched',
+        emoji: '🚀',
+        language: 'ja',
+        editMode: 'locked',
+        defaultLevel: 'comment',
+        mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userId(U.cy)] }] },
+      },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      title: 'Patched',
+      emoji: '🚀',
+      language: 'ja',
+      editMode: 'locked',
+      defaultLevel: 'comment',
+      mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userId(U.cy)] }] },
+    });
+    expect(Date.parse(answer.body.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
+    const noEmoji = await p.api('PATCH', `/spaces/${created.id}`, { body: { emoji: null } });
+    expect(noEmoji.status).toBe(200);
+    expect(noEmoji.body.emoji).toBeUndefined();
+    expect((await p.api('GET', `/spaces/${created.id}`)).body).toMatchObject({ title: 'Patched', editMode: 'locked' });
+  });
+
+  it('validates the body', async () => {
+    const id = spaceId(S.gitSynced);
+    const bodies = [
+      {},
+      { title: 'x'.repeat(51) },
+      { emoji: 'x'.repeat(51) },
+      { visibility: 'public' },
+      { editMode: 'frozen' },
+      { defaultLevel: 'owner' },
+      { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['nobody'] }] } },
+    ];
+    for (const body of bodies) {
+      expect((await p.api('PATCH', `/spaces/${id}`, { body })).status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('needs edit for title/emoji/language and admin for settings', async () => {
+    const releaseNotes = spaceId(S.public);
+    const finn = await p.api('PATCH', `/spaces/${releaseNotes}`, { ...as(U.finn), body: { title: 'Nope' } });
+    expect(finn.status).toBe(403);
+    expect(finn.body.error.code).toBe(403);
+    const runbooks = spaceId(S.userGrant);
+    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.finn), body: { language: 'fr' } })).status).toBe(200);
+    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.finn), body: { editMode: 'locked' } })).status).toBe(403);
+    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.dee), body: { defaultLevel: 'read' } })).status).toBe(403);
+    expect((await p.api('PATCH', `/spaces/${releaseNotes}`, { ...as(U.hana), body: { title: 'Nope' } })).status).toBe(403);
+    expect((await p.api('PATCH', `/spaces/${spaceId(S.gitSynced)}`, { ...as(U.hana), body: { title: 'Nope' } })).status).toBe(404);
+    expect((await p.api('PATCH', `/spaces/${spaceId(S.deleted)}`, { body: { title: 'Nope' } })).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${releaseNotes}`)).body.title).toBe(S.public);
+  });
+});
+
+describe('DELETE /spaces/{spaceId} and POST /spaces/{spaceId}/restore', () => {
+  it('deletes (205), then answers 204, and restores within the window', async () => {
+    const created = await createSpace({ title: 'Short-lived', parent: C.internal });
+    const deleted = await p.api('DELETE', `/spaces/${created.id}`);
+    expect(deleted.status).toBe(205);
+    expect(deleted.body).toBeUndefined();
+    expect((await p.api('DELETE', `/spaces/${created.id}`)).status).toBe(204);
+    expect(await collectionSpaces(C.internal)).not.toContain('Short-lived');
+    expect((await p.api('GET', `/spaces/${created.id}`)).body.deletedAt).toEqual(expect.any(String));
+
+    const restored = await p.api('POST', `/spaces/${created.id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body.deletedAt).toBeUndefined();
+    expect(restored.body.parent).toBe(C.internal);
+    expect(await collectionSpaces(C.internal)).toContain('Short-lived');
+  });
+
+  it('restores the space deleted 2 days ago, not the one deleted 10 days ago', async () => {
+    const restored = await p.api('POST', `/spaces/${spaceId(S.deleted)}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ title: S.deleted, parent: C.engineering });
+    expect(restored.body.deletedAt).toBeUndefined();
+    expect(await collectionSpaces(C.engineering)).toContain(S.deleted);
+    expect((await p.api('POST', `/spaces/${spaceId(S.expired)}/restore`)).status).toBe(404);
+  });
+
+  it('honours the 7-day edge and answers 409 for a space that is not deleted', async () => {
+    const inside = await createSpace({ title: 'Almost 7 days' });
+    setDeletedAt(inside.id, 7 * DAY - 60_000);
+    expect((await p.api('POST', `/spaces/${inside.id}/restore`)).status).toBe(200);
+    const outside = await createSpace({ title: 'Just over 7 days' });
+    setDeletedAt(outside.id, 7 * DAY + 60_000);
+    expect((await p.api('POST', `/spaces/${outside.id}/restore`)).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${outside.id}`)).status).toBe(404);
+    expect((await p.api('DELETE', `/spaces/${outside.id}`)).status).toBe(204);
+
+    const notDeleted = await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/restore`);
+    expect(notDeleted.status).toBe(409);
+    expect(notDeleted.body.error.message).toBe('Space is not deleted');
+    expect((await p.api('POST', '/spaces/nope/restore')).status).toBe(404);
+  });
+
+  it('needs admin', async () => {
+    const created = await createSpace({ title: 'Guarded', parent: C.engineering });
+    expect((await p.api('DELETE', `/spaces/${created.id}`, as(U.dee))).status).toBe(403);
+    expect((await p.api('DELETE', `/spaces/${spaceId(S.gitSynced)}`, as(U.ben))).status).toBe(403);
+    expect((await p.api('DELETE', `/spaces/${spaceId(S.gitSynced)}`, as(U.hana))).status).toBe(204);
+    expect((await p.api('DELETE', `/spaces/${spaceId(S.public)}`, as(U.hana))).status).toBe(403);
+    expect((await p.api('DELETE', '/spaces/nope')).status).toBe(204);
+    expect((await p.api('GET', `/spaces/${spaceId(S.gitSynced)}`)).body.deletedAt).toBeUndefined();
+
+    await p.api('DELETE', `/spaces/${created.id}`);
+    expect((await p.api('POST', `/spaces/${created.id}/restore`, as(U.dee))).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${spaceId(S.public)}/restore`, as(U.finn))).status).toBe(403);
+  });
+
+  it('puts an in-collection space whose collection is gone back as private', async () => {
+    const holder = await p.api('POST', '/orgs/acme/collections', { body: { title: 'Holder' } });
+    const space = await createSpace({ title: 'Orphan', parent: holder.body.id, visibility: 'in-collection' });
+    expect((await p.api('DELETE', `/collections/${holder.body.id}`)).status).toBe(205);
+    const restored = await p.api('POST', `/spaces/${space.id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body.parent).toBeUndefined();
+    expect(restored.body.visibility).toBe('private');
+    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items).at(-1)).toBe('Orphan');
+  });
+});
+
+describe('POST /spaces/{spaceId}/duplicate', () => {
+  it('copies a space next to the original with new ids', async () => {
+    const original = spaceRow(S.public);
+    const answer = await p.api('POST', `/spaces/${original.id}/duplicate`);
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({
+      title: `${S.public} (copy)`,
+      parent: C.product,
+      visibility: 'public',
+      emoji: '📣',
+      language: 'en',
+      editMode: 'live',
+      organization: 'acme',
+    });
+    expect(answer.body.id).not.toBe(original.id);
+    expect(answer.body.revision).not.toBe(original.revision);
+    const copy = p.db.prepare('SELECT share_key FROM spaces WHERE id = ?').get(answer.body.id) as { share_key: string };
+    expect(copy.share_key).not.toBe(original.share_key);
+    const order = await collectionSpaces(C.product);
+    expect(order.indexOf(`${S.public} (copy)`)).toBe(order.indexOf(S.public) + 1);
+    expect(order.indexOf('Roadmap')).toBe(order.indexOf(S.public) + 2);
+  });
+
+  it('copies the settings and the direct grants', async () => {
+    const answer = await p.api('POST', `/spaces/${spaceId(S.teamGrant)}/duplicate`);
+    expect(answer.status).toBe(201);
+    expect(answer.body.mergeRules).toEqual({ type: 'none' });
+    const grants = p.db
+      .prepare("SELECT principal_type, principal_id, role FROM content_permissions WHERE content_type = 'space' AND content_id = ?")
+      .all(answer.body.id);
+    expect(grants).toEqual([{ principal_type: 'team', principal_id: DEMO.teams.platform, role: 'edit' }]);
+
+    const runbooksCopy = await p.api('POST', `/spaces/${spaceId(S.userGrant)}/duplicate`);
+    const finnSees = await p.api('GET', `/spaces/${runbooksCopy.body.id}`, as(U.finn));
+    expect(finnSees.status).toBe(200);
+    expect(finnSees.body.permissions.edit).toBe(true);
+
+    const long = await createSpace({ title: 'y'.repeat(50) });
+    const longCopy = await p.api('POST', `/spaces/${long.id}/duplicate`);
+    expect(longCopy.status).toBe(201);
+    expect(longCopy.body.title.length).toBeLessThanOrEqual(50);
+    expect(longCopy.body.title.endsWith(' (copy)')).toBe(true);
+  });
+
+  it('needs read on the space and create where the copy goes', async () => {
+    const ben = await p.api('POST', `/spaces/${spaceId(S.public)}/duplicate`, as(U.ben));
+    expect(ben.status).toBe(201);
+    expect(ben.body.permissions.admin).toBe(false);
+    expect((await p.api('POST', `/spaces/${spaceId(S.public)}/duplicate`, as(U.finn))).status).toBe(403);
+    expect((await p.api('POST', `/spaces/${spaceId(S.visitorAuth)}/duplicate`, as(U.ben))).status).toBe(403);
+    expect((await p.api('POST', `/spaces/${spaceId(S.public)}/duplicate`, as(U.hana))).status).toBe(403);
+    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, as(U.hana))).status).toBe(404);
+    expect((await p.api('POST', '/spaces/nope/duplicate')).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, { body: { title: 'x' } })).status).toBe(400);
+  });
+});
+
+describe('POST /spaces/{spaceId}/move', () => {
+  it('reorders spaces inside a collection', async () => {
+    const holder = await p.api('POST', '/orgs/acme/collections', { body: { title: 'Shelf' } });
+    const shelf = holder.body.id as string;
+    const a = await createSpace({ title: 'Shelf A', parent: shelf });
+    const b = await createSpace({ title: 'Shelf B', parent: shelf });
+    const c = await createSpace({ title: 'Shelf C', parent: shelf });
+    expect(await collectionSpaces(shelf)).toEqual(['Shelf A', 'Shelf B', 'Shelf C']);
+
+    const first = await p.api('POST', `/spaces/${c.id}/move`, { body: { position: { before: { type: 'space', space: a.id } } } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: c.id, parent: shelf });
+    expect(await collectionSpaces(shelf)).toEqual(['Shelf C', 'Shelf A', 'Shelf B']);
+
+    const second = await p.api('POST', `/spaces/${c.id}/move`, { body: { position: { after: { type: 'space', space: a.id } } } });
+    expect(second.status).toBe(200);
+    expect(await collectionSpaces(shelf)).toEqual(['Shelf A', 'Shelf C', 'Shelf B']);
+
+    const again = await p.api('POST', `/spaces/${c.id}/move`, { body: { position: { after: { type: 'space', space: a.id } } } });
+    expect(again.status).toBe(409);
+    expect((await p.api('POST', `/spaces/${b.id}/move`, { body: { parent: shelf } })).status).toBe(409);
+    expect((await p.api('POST', `/spaces/${a.id}/move`, { body: { parent: shelf } })).status).toBe(200);
+    expect(await collectionSpaces(shelf)).toEqual(['Shelf C', 'Shelf B', 'Shelf A']);
+  });
+
+  it('moves between collections and to the root', async () => {
+    const created = await createSpace({ title: 'Wanderer', parent: C.product });
+    const toInternal = await p.api('POST', `/spaces/${created.id}/move`, {
+      body: { parent: C.internal, position: { before: { type: 'space', space: spaceId('Onboarding checklist') } } },
+    });
+    expect(toInternal.status).toBe(200);
+    expect(toInternal.body.parent).toBe(C.internal);
+    expect((await collectionSpaces(C.internal))[0]).toBe('Wanderer');
+    expect(await collectionSpaces(C.product)).not.toContain('Wanderer');
+
+    const toRoot = await p.api('POST', `/spaces/${created.id}/move`, { body: { parent: null } });
+    expect(toRoot.status).toBe(200);
+    expect(toRoot.body.parent).toBeUndefined();
+    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items).at(-1)).toBe('Wanderer');
+
+    const beforeCollection = await p.api('POST', `/spaces/${created.id}/move`, {
+      body: { position: { before: { type: 'space', space: C.product } } },
+    });
+    expect(beforeCollection.status).toBe(200);
+    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items)[0]).toBe('Wanderer');
+  });
+
+  it('rejects invalid positions and moves (400)', async () => {
+    const roadmap = spaceId('Roadmap');
+    const overview = spaceId('Product overview');
+    const bodies: Array<[string, unknown]> = [
+      [overview, { position: { before: { type: 'space', space: overview } } }],
+      [overview, { position: { before: { type: 'space', space: spaceId(S.gitSynced) } } }],
+      [overview, { parent: C.internal, position: { before: { type: 'space', space: roadmap } } }],
+      [overview, { position: { after: { type: 'space', space: 'nope' } } }],
+      [overview, { position: { before: { type: 'space', space: roadmap }, after: { type: 'space', space: roadmap } } }],
+      [overview, {}],
+      [overview, { parent: C.internal, title: 'x' }],
+      [roadmap, { parent: null }],
+    ];
+    for (const [id, body] of bodies) {
+      expect((await p.api('POST', `/spaces/${id}/move`, { body })).status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await p.api('GET', `/spaces/${roadmap}`)).body.parent).toBe(C.product);
+  });
+
+  it('answers 404 for unknown or invisible spaces and parents, 403 below admin', async () => {
+    const overview = spaceId('Product overview');
+    expect((await p.api('POST', '/spaces/nope/move', { body: { parent: null } })).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: C.globexHandbook } })).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/move`, { ...as(U.hana), body: { parent: null } })).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${overview}/move`, { ...as(U.ben), body: { parent: null } })).status).toBe(403);
+    expect((await p.api('POST', `/spaces/${overview}/move`, { ...as(U.hana), body: { parent: null } })).status).toBe(403);
+  });
+});
+
+describe('POST /spaces/{spaceId}/transfer', () => {
+  it('transfers to another organization and drops team grants', async () => {
+    const created = await createSpace({ title: 'Emigrant', parent: C.product });
+    p.db
+      .prepare(
+        "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'team', ?, 'admin', ?), ('space', ?, 'user', ?, 'edit', ?)",
+      )
+      .run(created.id, DEMO.teams.writers, new Date().toISOString(), created.id, userId(U.hana), new Date().toISOString());
+    const answer = await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: created.id, organization: 'globex', title: 'Emigrant' });
+    expect(answer.body.parent).toBeUndefined();
+    const grants = p.db
+      .prepare("SELECT principal_type FROM content_permissions WHERE content_type = 'space' AND content_id = ?")
+      .all(created.id);
+    expect(grants).toEqual([{ principal_type: 'user' }]);
+    expect(titles((await p.api('GET', '/orgs/globex/spaces')).body.items).at(-1)).toBe('Emigrant');
+    expect((await p.api('GET', `/spaces/${created.id}`, as(U.hana))).status).toBe(200);
+    expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(409);
+  });
+
+  it('transfers into a collection of the target, or within the organization', async () => {
+    const created = await createSpace({ title: 'Into handbook' });
+    const answer = await p.api('POST', `/spaces/${created.id}/transfer`, {
+      body: { organization: 'globex', parent: C.globexHandbook },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ organization: 'globex', parent: C.globexHandbook });
+    expect((await collectionSpaces(C.globexHandbook)).at(-1)).toBe('Into handbook');
+
+    const local = await createSpace({ title: 'Local move' });
+    const inOrg = await p.api('POST', `/spaces/${local.id}/transfer`, { body: { parent: C.internal } });
+    expect(inOrg.status).toBe(200);
+    expect(inOrg.body).toMatchObject({ organization: 'acme', parent: C.internal });
+    expect((await p.api('POST', `/spaces/${local.id}/transfer`, { body: { organization: 'acme', parent: C.internal } })).status).toBe(409);
+    expect((await p.api('POST', `/spaces/${local.id}/transfer`, { body: { parent: C.internal } })).status).toBe(409);
+  });
+
+  it('answers 400, 404 and 412 as documented', async () => {
+    const created = await createSpace({ title: 'Picky' });
+    const path = `/spaces/${created.id}/transfer`;
+    expect((await p.api('POST', path, { body: {} })).status).toBe(400);
+    expect((await p.api('POST', path, { body: { organization: 'globex', extra: true } })).status).toBe(400);
+    expect((await p.api('POST', path, { body: { organization: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', path, { body: { organization: 'globex', parent: C.product } })).status).toBe(404);
+    expect((await p.api('POST', path, { body: { organization: 'globex', parent: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', '/spaces/nope/transfer', { body: { organization: 'globex' } })).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${spaceId('Roadmap')}/transfer`, { body: { organization: 'globex' } })).status).toBe(400);
+
+    p.db
+      .prepare(
+        "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'user', ?, 'admin', ?)",
+      )
+      .run(created.id, userId(U.ben), new Date().toISOString());
+    expect((await p.api('POST', path, { ...as(U.ben), body: { organization: 'globex' } })).status).toBe(404);
+    p.db
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, 'create', ?)")
+      .run(userId(U.ben), new Date().toISOString());
+    const notAdmin = await p.api('POST', path, { ...as(U.ben), body: { organization: 'globex' } });
+    expect(notAdmin.status).toBe(412);
+    expect(notAdmin.body.error.message).toContain('cannot be moved');
+    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/transfer`, { ...as(U.dee), body: { organization: 'globex' } })).status).toBe(403);
+
+    const trashed = await createSpace({ title: 'Trashed' });
+    await p.api('DELETE', `/spaces/${trashed.id}`);
+    const deleted = await p.api('POST', `/spaces/${trashed.id}/transfer`, { body: { organization: 'globex' } });
+    expect(deleted.status).toBe(412);
+    expect(deleted.body.error.message).toContain('cannot be moved');
+    expect((await p.api('GET', `/spaces/${created.id}`)).body.organization).toBe('acme');
+  });
+});
