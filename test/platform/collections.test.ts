@@ -86,7 +86,8 @@ describe('GET /orgs/{organizationId}/collections', () => {
   });
 
   it('rejects invalid page, limit and nested values', async () => {
-    for (const query of [{ limit: 0 }, { limit: 1001 }, { limit: 'many' }, { page: 'not a token!' }, { nested: 'maybe' }]) {
+    const queries: Array<Record<string, string | number>> = [{ limit: 0 }, { limit: 1001 }, { limit: 'many' }, { page: 'not a token!' }, { nested: 'maybe' }];
+    for (const query of queries) {
       const answer = await p.api('GET', '/orgs/acme/collections', { query });
       expect(answer.status, JSON.stringify(query)).toBe(400);
       expect(answer.body.error.code).toBe(400);

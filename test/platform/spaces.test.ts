@@ -96,7 +96,8 @@ describe('GET /orgs/{organizationId}/spaces', () => {
   });
 
   it('validates page and limit', async () => {
-    for (const query of [{ limit: 0 }, { limit: 1001 }, { limit: 2.5 }, { page: '***' }]) {
+    const queries: Array<Record<string, string | number>> = [{ limit: 0 }, { limit: 1001 }, { limit: 2.5 }, { page: '***' }];
+    for (const query of queries) {
       expect((await p.api('GET', '/orgs/acme/spaces', { query })).status, JSON.stringify(query)).toBe(400);
     }
   });

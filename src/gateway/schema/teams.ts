@@ -1,1 +1,457 @@
-export {};
+import type { GraphQLResolveInfo } from 'graphql';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { restConnection } from '../connections.js';
+import { BadUserInputError } from '../errors.js';
+import { compositeKey, platformKey, splitKey } from '../ids.js';
+import { selectsOnlyKeys } from '../links.js';
+import { route } from '../rest/client.js';
+import { page, TEAM_ROLES } from '../rest/shapes/common.js';
+import { team as teamShape, type Team } from '../rest/shapes/teams.js';
+import { builder } from './builder.js';
+import { registerLoadable } from './loaders.js';
+import { OrganizationNode, organizationLink } from './organizations.js';
+import { idInput, loadEach, mutate, payloadType, TeamRoleEnum } from './shared.js';
+
+/** A team as the gateway holds it: the REST team plus the organization it was read from. */
+export type TeamModel = Team & { organizationId: string };
+
+export const TeamNode = registerLoadable(
+  builder.loadableNodeRef('Team', {
+    id: { resolve: (team) => compositeKey(team.organizationId, team.id) },
+    load: (keys: string[], ctx: GatewayContext) =>
+      loadEach(keys, async (key): Promise<TeamModel> => {
+        const [organizationId, teamId] = splitKey(key, 2, 'Team') as [string, string];
+        const team = await ctx.api.get(route`/orgs/${organizationId}/teams/${teamId}`, teamShape);
+        return { ...team, organizationId };
+      }),
+  }),
+);
+
+/** Puts teams that arrived in a list (or a write answer) of `organizationId` into the by-key loader. */
+export function primeTeams(ctx: GatewayContext, organizationId: string, teams: Iterable<Team>): TeamModel[] {
+  const loader = TeamNode.getDataloader(ctx);
+  const models: TeamModel[] = [];
+  for (const team of teams) {
+    const model = { ...team, organizationId };
+    loader.prime(compositeKey(organizationId, team.id), model);
+    models.push(model);
+  }
+  return models;
+}
+
+/**
+ * Resolves a reference to a team of an organization: a stub when only `id`/`platformId` are
+ * selected, otherwise the key the loader fetches.
+ */
+export function teamLink(organizationId: string, teamId: string, info: GraphQLResolveInfo): TeamModel | string {
+  return selectsOnlyKeys(info)
+    ? ({ id: teamId, organizationId } as TeamModel)
+    : compositeKey(organizationId, teamId);
+}
+
+/**
+ * Reads a team reference given by a client: `teamId` as a Team global ID, or a platform team id
+ * with `organizationId`. Returns the loader key; throws BAD_USER_INPUT naming the faulty argument.
+ */
+export function teamKey(teamId: string, organizationId: string | null | undefined): string {
+  const target = teamTarget(teamId, organizationId);
+  if ('error' in target) throw new BadUserInputError(target.error.message, target.error.field);
+  return compositeKey(target.organizationId, target.teamId);
+}
+
+type TeamTarget = { organizationId: string; teamId: string } | { error: { message: string; field: string[] } };
+
+function teamTarget(teamId: string, organizationId: string | null | undefined): TeamTarget {
+  const raw = teamId.trim();
+  const org = organizationId?.trim() ? platformKey(organizationId, 'Organization') : undefined;
+  const key = raw ? platformKey(raw, 'Team') : '';
+  if (!raw) return { error: { message: 'must be the id of a Team', field: ['teamId'] } };
+  if (key !== raw) {
+    let parts: string[];
+    try {
+      parts = splitKey(key, 2, 'Team');
+    } catch {
+      return { error: { message: 'is not the global ID of a Team', field: ['teamId'] } };
+    }
+    const [fromId, id] = parts as [string, string];
+    if (org !== undefined && org !== fromId) {
+      return { error: { message: 'is not the organization of the team named by teamId', field: ['organizationId'] } };
+    }
+    return { organizationId: fromId, teamId: id };
+  }
+  if (org === undefined) {
+    return { error: { message: 'is required when teamId is a platform team id', field: ['organizationId'] } };
+  }
+  return { organizationId: org, teamId: raw };
+}
+
+/** Zod fields naming a team in a mutation input; pair with `resolveTeam` in a transform. */
+export const teamInputFields = {
+  organizationId: z.string().nullish(),
+  teamId: z.string({ message: 'must be the id of a Team' }),
+};
+
+/**
+ * Zod transform step: replaces `organizationId`/`teamId` of an input with the team they name,
+ * or reports the faulty field.
+ */
+export function resolveTeam<T extends { organizationId?: string | null | undefined; teamId: string }>(
+  value: T,
+  ctx: z.core.$RefinementCtx<T>,
+): Omit<T, 'organizationId' | 'teamId'> & { organizationId: string; teamId: string } {
+  const target = teamTarget(value.teamId, value.organizationId);
+  if ('error' in target) {
+    ctx.addIssue({ code: 'custom', message: target.error.message, path: target.error.field });
+    return z.NEVER;
+  }
+  return { ...value, ...target };
+}
+
+const TeamPermissions = builder.objectRef<TeamModel['permissions']>('TeamPermissions').implement({
+  description: 'What you may do with a team.',
+  fields: (t) => ({
+    view: t.boolean({ description: 'Can see the team.', resolve: (p) => p.view ?? false }),
+    admin: t.boolean({
+      description: 'Can rename and delete the team and manage its members (organization admins and team owners).',
+      resolve: (p) => p.admin ?? false,
+    }),
+  }),
+});
+
+TeamNode.implement({
+  description: 'A group of members of an organization; content can be shared with a whole team.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the team on the platform.' }),
+    title: t.exposeString('title', { description: 'Name of the team, 1 to 64 characters.' }),
+    memberCount: t.exposeInt('members', { description: 'Number of members of the team.' }),
+    spaceCount: t.exposeInt('spaces', { description: 'Number of spaces shared with the team.' }),
+    createdAt: t.field({ type: 'DateTime', description: 'When the team was created.', resolve: (team) => team.createdAt }),
+    permissions: t.field({ type: TeamPermissions, description: 'What you may do with the team.', resolve: (team) => team.permissions }),
+    organization: t.field({
+      type: OrganizationNode,
+      description: 'The organization the team belongs to.',
+      resolve: (team, _args, _ctx, info) => organizationLink(team.organizationId, info)!,
+    }),
+  }),
+});
+
+builder.objectFields(OrganizationNode, (t) => ({
+  teams: t.connection({
+    type: TeamNode,
+    description: 'Teams of the organization, by title (guests may not list them: FORBIDDEN).',
+    args: {
+      owner: t.arg.id({
+        description:
+          'Only the teams this member can manage (user id or User global ID): all of them for an organization admin, the teams they own otherwise.',
+      }),
+      title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
+    },
+    resolve: async (org, args, ctx) => {
+      const owner = args.owner == null ? undefined : platformKey(String(args.owner), 'User');
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/orgs/${org.id}/teams`, page(teamShape), {
+          page: pageToken,
+          limit,
+          owner,
+          title: args.title ?? undefined,
+        }),
+      );
+      const nodes = primeTeams(ctx, org.id, connection.edges.map((edge) => edge.node));
+      return { ...connection, edges: connection.edges.map((edge, index) => ({ ...edge, node: nodes[index]! })) };
+    },
+  }),
+}));
+
+builder.queryFields((t) => ({
+  team: t.field({
+    type: TeamNode,
+    nullable: true,
+    description: 'A team by id; null with NOT_FOUND when it does not exist or is not visible to you.',
+    args: {
+      organizationId: t.arg.id({
+        description: 'Platform id or global ID of the organization; required unless `id` is a Team global ID.',
+      }),
+      id: t.arg.id({ required: true, description: 'Platform id of the team, or its global ID.' }),
+    },
+    resolve: (_root, args) => teamKey(String(args.id), args.organizationId == null ? null : String(args.organizationId)),
+  }),
+}));
+
+// --- Mutations ---------------------------------------------------------------------------------
+
+const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64, 'must be 1 to 64 characters');
+
+const TeamPayload = (name: string) =>
+  payloadType<{ team: TeamModel }>(name, `Result of ${name.charAt(0).toLowerCase()}${name.slice(1, -'Payload'.length)}.`, (t) => ({
+    team: t.field({
+      type: TeamNode,
+      nullable: true,
+      description: 'The team after the change.',
+      resolve: (p) => p.team ?? null,
+    }),
+  }));
+
+const DeletedPayload = (name: string, description: string, deleted: string) =>
+  payloadType<{ deleted: boolean }>(name, description, (t) => ({
+    deleted: t.boolean({ description: deleted, resolve: (p) => p.deleted ?? false }),
+  }));
+
+const TEAM_ID_DESCRIPTION = 'Global ID of the team, or its platform id together with `organizationId`.';
+const TEAM_ORG_DESCRIPTION = 'Platform id or global ID of the organization; required when `teamId` is a platform id.';
+
+/** Reads the team after a write that answers no body, and primes the loader with it. */
+async function refetchTeam(ctx: GatewayContext, organizationId: string, teamId: string): Promise<TeamModel> {
+  const team = await ctx.api.get(route`/orgs/${organizationId}/teams/${teamId}`, teamShape);
+  return primeTeams(ctx, organizationId, [team])[0]!;
+}
+
+const userRef = z
+  .string({ message: 'must be a user id, e-mail address or User global ID' })
+  .trim()
+  .min(1, 'must be a user id, e-mail address or User global ID')
+  .transform((value) => platformKey(value, 'User'));
+
+const userRefs = z.array(userRef).max(1000, 'must list at most 1000 users');
+
+const TeamMembershipInput = builder.inputType('TeamMembershipInput', {
+  description: 'A user and the role to give them in a team.',
+  fields: (t) => ({
+    user: t.string({ required: true, description: 'User id, e-mail address or User global ID of a member of the organization.' }),
+    role: t.field({ type: TeamRoleEnum, required: true, description: 'Role to give them in the team.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createTeam: t.field({
+    type: TeamPayload('CreateTeamPayload'),
+    description: 'Creates a team in an organization (organization admins).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('CreateTeamInput', {
+          description: 'The team to create.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+            title: f.string({ required: true, description: 'Name of the team, 1 to 64 characters (trimmed).' }),
+            memberIds: f.idList({
+              description: 'Members to put in the team right away (user ids or User global IDs, at most 1000).',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'The team to create.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({
+          organizationId: idInput('Organization'),
+          title: teamTitle,
+          memberIds: z.array(idInput('User')).max(1000, 'must list at most 1000 members').nullish(),
+        }),
+        input,
+        async (i) => {
+          const body: { title: string; members?: string[] } = { title: i.title };
+          if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];
+          const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams`, { body, schema: teamShape });
+          return { team: primeTeams(ctx, i.organizationId, [data])[0]! };
+        },
+        ctx,
+      ),
+  }),
+  updateTeam: t.field({
+    type: TeamPayload('UpdateTeamPayload'),
+    description: 'Renames a team (organization admins and team owners).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('UpdateTeamInput', {
+          description: 'The team and its new title.',
+          fields: (f) => ({
+            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
+            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            title: f.string({ required: true, description: 'New name, 1 to 64 characters (trimmed).' }),
+          }),
+        }),
+        required: true,
+        description: 'The team and its new title.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({ ...teamInputFields, title: teamTitle }).transform(resolveTeam),
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/teams/${i.teamId}`, {
+            body: { title: i.title },
+            schema: teamShape,
+          });
+          return { team: primeTeams(ctx, i.organizationId, [data])[0]! };
+        },
+        ctx,
+      ),
+  }),
+  deleteTeam: t.field({
+    type: DeletedPayload(
+      'DeleteTeamPayload',
+      'Result of deleteTeam.',
+      'True when the team was deleted, false when it did not exist.',
+    ),
+    description: 'Deletes a team and the access it granted (organization admins and team owners).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('DeleteTeamInput', {
+          description: 'The team to delete.',
+          fields: (f) => ({
+            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
+            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+          }),
+        }),
+        required: true,
+        description: 'The team to delete.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object(teamInputFields).transform(resolveTeam),
+        input,
+        async (i) => {
+          const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/teams/${i.teamId}`);
+          return { deleted: status === 205 };
+        },
+        ctx,
+      ),
+  }),
+  updateTeamMembers: t.field({
+    type: TeamPayload('UpdateTeamMembersPayload'),
+    description:
+      'Adds, removes and changes the role of several members of a team at once (organization admins and team owners). A user both added and removed ends up removed.',
+    args: {
+      input: t.arg({
+        type: builder.inputType('UpdateTeamMembersInput', {
+          description: 'The team and the changes to its members; give at least one change.',
+          fields: (f) => ({
+            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
+            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            add: f.stringList({
+              description: 'Users to add as plain members: user ids, e-mail addresses or User global IDs (at most 1000).',
+            }),
+            remove: f.stringList({
+              description: 'Users to remove: user ids, e-mail addresses or User global IDs (at most 1000).',
+            }),
+            memberships: f.field({
+              type: [TeamMembershipInput],
+              description: 'Users to add or keep with a given role (at most 1000, each user once).',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'The team and the changes to its members.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z
+          .object({
+            ...teamInputFields,
+            add: userRefs.nullish(),
+            remove: userRefs.nullish(),
+            memberships: z
+              .array(z.object({ user: userRef, role: z.enum(TEAM_ROLES) }))
+              .max(1000, 'must list at most 1000 users')
+              .nullish(),
+          })
+          .superRefine((value, issues) => {
+            const changes = (value.add?.length ?? 0) + (value.remove?.length ?? 0) + (value.memberships?.length ?? 0);
+            if (changes === 0) issues.addIssue({ code: 'custom', message: 'give at least one of add, remove or memberships' });
+            const seen = new Set<string>();
+            value.memberships?.forEach((membership, index) => {
+              if (seen.has(membership.user)) {
+                issues.addIssue({ code: 'custom', path: ['memberships', index, 'user'], message: 'is listed twice' });
+              }
+              seen.add(membership.user);
+            });
+          })
+          .transform(resolveTeam),
+        input,
+        async (i) => {
+          const body: { add?: string[]; remove?: string[]; memberships?: Record<string, { role: string }> } = {};
+          if (i.add?.length) body.add = i.add;
+          if (i.remove?.length) body.remove = i.remove;
+          if (i.memberships?.length) {
+            body.memberships = Object.fromEntries(i.memberships.map((m) => [m.user, { role: m.role }]));
+          }
+          await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members`, { body });
+          return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
+        },
+        ctx,
+      ),
+  }),
+  setTeamMember: t.field({
+    type: TeamPayload('SetTeamMemberPayload'),
+    description: 'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('SetTeamMemberInput', {
+          description: 'The team, the user and their role.',
+          fields: (f) => ({
+            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
+            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            userId: f.id({ required: true, description: 'User id, e-mail address or User global ID of a member of the organization.' }),
+            role: f.field({ type: TeamRoleEnum, defaultValue: 'member', description: 'Role in the team (default MEMBER).' }),
+          }),
+        }),
+        required: true,
+        description: 'The team, the user and their role.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z
+          .object({ ...teamInputFields, userId: userRef, role: z.enum(TEAM_ROLES).nullish() })
+          .transform(resolveTeam),
+        input,
+        async (i) => {
+          await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`, {
+            body: { role: i.role ?? 'member' },
+          });
+          return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
+        },
+        ctx,
+      ),
+  }),
+  removeTeamMember: t.field({
+    type: DeletedPayload(
+      'RemoveTeamMemberPayload',
+      'Result of removeTeamMember.',
+      'True when the user was removed from the team, false when they were not in it.',
+    ),
+    description: 'Removes a user from a team (organization admins and team owners).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('RemoveTeamMemberInput', {
+          description: 'The team and the user to remove from it.',
+          fields: (f) => ({
+            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
+            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            userId: f.id({ required: true, description: 'User id, e-mail address or User global ID.' }),
+          }),
+        }),
+        required: true,
+        description: 'The team and the user to remove from it.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({ ...teamInputFields, userId: userRef }).transform(resolveTeam),
+        input,
+        async (i) => {
+          const { status } = await ctx.api.send(
+            'DELETE',
+            route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`,
+          );
+          return { deleted: status === 205 };
+        },
+        ctx,
+      ),
+  }),
+}));
