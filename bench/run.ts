@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { createGateway } from '../src/gateway/server.js';
+import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
+import { startPlatform } from '../src/platform/server.js';
+
+/**
+ * `npm run bench`: the gateway on the embedded platform (demo data, temporary database).
+ *
+ * 1. Nested dashboard queries with a delay injected before every upstream request
+ *    (BENCH_DELAY_MS, default 20): upstream requests, depth of the dependency chain, latency
+ *    p50/p99 next to depth × delay.
+ * 2. Overhead without delay: a one-object query through the gateway against the same REST
+ *    call made directly (p50, p99, requests/s at BENCH_CONCURRENCY, default 8).
+ *
+ * Every answer is checked, so a fast wrong answer fails the run.
+ */
+const DELAY = Number(process.env.BENCH_DELAY_MS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
+const OVERHEAD_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+interface Running {
+  graphqlUrl: string;
+  restUrl: string;
+  token: string;
+  exchanges: Exchange[];
+  close(): Promise<void>;
+}
+
+async function start(delayMs: number): Promise<Running> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const platform = await startPlatform({ dataDir, port: 0, delayMs });
+  const exchanges: Exchange[] = [];
+  const client = new RestClient({ baseUrl: platform.url, onExchange: (exchange) => exchanges.push(exchange) });
+  const gateway = createGateway({ client, graphiql: { enabled: false } });
+  const server = createServer(gateway.yoga);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    graphqlUrl: `http://127.0.0.1:${port}/graphql`,
+    restUrl: platform.url,
+    token: Object.values(platform.tokens)[0]!,
+    exchanges,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await gateway.close();
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function graphql(run: Running, query: string, variables: Record<string, unknown> = {}) {
+  const response = await request(run.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${run.token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.body.json()) as { data?: any; errors?: unknown[] };
+  assert.equal(response.statusCode, 200);
+  assert.equal(body.errors, undefined, `errors: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+/** Longest chain of upstream requests where each starts only after the previous one ended. */
+function dependencyDepth(exchanges: Exchange[]): number {
+  const sorted = [...exchanges].sort((a, b) => a.startedAt - b.startedAt);
+  const depth: number[] = [];
+  sorted.forEach((exchange, index) => {
+    let best = 0;
+    for (let before = 0; before < index; before += 1) {
+      if (sorted[before]!.endedAt <= exchange.startedAt) best = Math.max(best, depth[before]!);
+    }
+    depth[index] = best + 1;
+  });
+  return Math.max(0, ...depth);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const ms = (value: number) => value.toFixed(1);
+
+interface Scenario {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  check(data: any): void;
+}
+
+async function scenarios(run: Running): Promise<Scenario[]> {
+  const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 50) { nodes { platformId title parent { platformId } } } } }');
+  const nested = seed.organization.spaces.nodes.find((s: { parent: { platformId: string } | null }) => s.parent !== null);
+  assert.ok(nested, 'a demo space inside a collection');
+  return [
+    {
+      name: 'viewer home (orgs → spaces)',
+      query: `{ viewer { displayName } organizations(first: 10) { totalCount nodes { title spaces(first: 10) { totalCount nodes { title visibility } } } } }`,
+      check: (data) => {
+        assert.equal(data.viewer.displayName, 'Ada Lovelace');
+        assert.equal(data.organizations.totalCount, 2);
+        assert.ok(data.organizations.nodes.every((o: any) => o.spaces.totalCount > 0));
+      },
+    },
+    {
+      name: 'space page (space → org, collection → parent)',
+      query: `query ($id: ID!) { space(id: $id) { title organization { title } parent { title parent { title } } } }`,
+      variables: { id: nested.platformId },
+      check: (data) => {
+        assert.equal(data.space.title, nested.title);
+        assert.equal(data.space.organization.title, 'Acme Docs');
+        assert.ok(data.space.parent.title);
+      },
+    },
+    {
+      name: 'org dashboard (members, teams → members, collections, spaces → parent)',
+      query: `{ organization(id: "acme") {
+          title
+          members(first: 50) { totalCount nodes { role user { displayName } } }
+          teams(first: 20) { nodes { title members(first: 20) { nodes { role member { user { displayName } } } } } }
+          collections(first: 50) { totalCount nodes { title parent { title } } }
+          spaces(first: 50) { totalCount nodes { title parent { title } organization { platformId } } }
+        } }`,
+      check: (data) => {
+        assert.equal(data.organization.title, 'Acme Docs');
+        assert.ok(data.organization.members.totalCount >= 7);
+        assert.equal(data.organization.teams.nodes.length, 3);
+        assert.ok(data.organization.spaces.totalCount >= 15);
+      },
+    },
+  ];
+}
+
+async function nestedQueries(): Promise<void> {
+  const run = await start(DELAY);
+  try {
+    console.log(`\n## Nested queries, ${DELAY} ms injected per upstream request, ${ROUNDS} rounds each\n`);
+    console.log('| query | upstream requests | depth | p50 ms | p99 ms | depth × delay ms |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const scenario of await scenarios(run)) {
+      const latencies: number[] = [];
+      let requests = 0;
+      let depth = 0;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        run.exchanges.length = 0;
+        const started = performance.now();
+        scenario.check(await graphql(run, scenario.query, scenario.variables));
+        latencies.push(performance.now() - started);
+        if (round === 0) {
+          requests = run.exchanges.length;
+          depth = dependencyDepth(run.exchanges);
+        } else {
+          assert.equal(run.exchanges.length, requests, `${scenario.name}: same number of upstream requests every time`);
+        }
+      }
+      console.log(
+        `| ${scenario.name} | ${requests} | ${depth} | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${depth * DELAY} |`,
+      );
+    }
+  } finally {
+    await run.close();
+  }
+}
+
+async function load(total: number, concurrency: number, once: () => Promise<void>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next += 1;
+        const t0 = performance.now();
+        await once();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: total / seconds };
+}
+
+async function overhead(): Promise<void> {
+  const run = await start(0);
+  try {
+    const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 1) { nodes { platformId title } } } }');
+    const space = seed.organization.spaces.nodes[0];
+    const query = `query ($id: ID!) { space(id: $id) { platformId title visibility } }`;
+    const viaGateway = async () => {
+      const data = await graphql(run, query, { id: space.platformId });
+      assert.equal(data.space.title, space.title);
+    };
+    const direct = async () => {
+      const response = await request(`${run.restUrl}/spaces/${space.platformId}`, {
+        headers: { authorization: `Bearer ${run.token}` },
+      });
+      const body = (await response.body.json()) as { title: string };
+      assert.equal(response.statusCode, 200);
+      assert.equal(body.title, space.title);
+    };
+    await load(300, CONCURRENCY, viaGateway);
+    await load(300, CONCURRENCY, direct);
+    const rest = await load(OVERHEAD_REQUESTS, CONCURRENCY, direct);
+    const gql = await load(OVERHEAD_REQUESTS, CONCURRENCY, viaGateway);
+    console.log(`\n## One-object query, no delay, ${OVERHEAD_REQUESTS} requests at concurrency ${CONCURRENCY}\n`);
+    console.log('| path | p50 ms | p99 ms | requests/s |');
+    console.log('|---|---:|---:|---:|');
+    console.log(`| REST GET /v1/spaces/{id} directly | ${ms(rest.p50)} | ${ms(rest.p99)} | ${rest.rps.toFixed(0)} |`);
+    console.log(`| GraphQL space(id) through the gateway | ${ms(gql.p50)} | ${ms(gql.p99)} | ${gql.rps.toFixed(0)} |`);
+    console.log(`| gateway overhead | ${ms(gql.p50 - rest.p50)} | ${ms(gql.p99 - rest.p99)} | |`);
+  } finally {
+    await run.close();
+  }
+}
+
+await nestedQueries();
+await overhead();
