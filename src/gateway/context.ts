@@ -1,5 +1,7 @@
-import type { z } from 'zod';
-import { queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
+import { z } from 'zod';
+import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
+
+const ANY = z.unknown();
 
 /**
  * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
@@ -7,7 +9,7 @@ import { queryString, type HttpMethod, type Query, type RestClient } from './res
  * A write clears what was read before it, so the answer of a mutation reflects the write.
  */
 export class RequestApi {
-  private readonly reads = new Map<string, Map<z.ZodType, Promise<unknown>>>();
+  private readonly reads = new Map<string, { raw: Promise<unknown>; parsed: WeakMap<z.ZodType, Promise<unknown>> }>();
   private readonly onWrite: Array<() => void> = [];
 
   constructor(
@@ -18,19 +20,22 @@ export class RequestApi {
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
   get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
     const key = path + queryString(query);
-    let bySchema = this.reads.get(key);
-    if (!bySchema) {
-      bySchema = new Map();
-      this.reads.set(key, bySchema);
+    let read = this.reads.get(key);
+    if (!read) {
+      read = {
+        raw: this.client
+          .request({ method: 'GET', path, query, schema: ANY, authorization: this.authorization })
+          .then((response) => response.data),
+        parsed: new WeakMap(),
+      };
+      this.reads.set(key, read);
     }
-    let pending = bySchema.get(schema);
-    if (!pending) {
-      pending = this.client
-        .request({ method: 'GET', path, query, schema, authorization: this.authorization })
-        .then((response) => response.data);
-      bySchema.set(schema, pending);
+    let parsed = read.parsed.get(schema);
+    if (!parsed) {
+      parsed = read.raw.then((json) => parseBody(schema, json, 'GET', path));
+      read.parsed.set(schema, parsed);
     }
-    return pending as Promise<z.infer<S>>;
+    return parsed as Promise<z.infer<S>>;
   }
 
   /**

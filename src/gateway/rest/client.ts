@@ -148,15 +148,7 @@ export class RestClient {
       const json = parseJson(text);
       if (status >= 400) throw errorFromResponse(status, json, method, path);
       if (!schema) return { status, data: undefined as never };
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-        throw new UpstreamContractError(
-          `${method} ${path} answered a body that does not match the API${where}: ${issue?.message ?? 'invalid'}`,
-        );
-      }
-      return { status, data: parsed.data as never };
+      return { status, data: parseBody(schema, json, method, path) as never };
     } catch (error) {
       throw toGatewayError(error, method, path);
     } finally {
@@ -168,6 +160,20 @@ export class RestClient {
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/**
+ * Parses a successful body with its zod schema; a mismatch is an UpstreamContractError naming
+ * the first field at fault (values are not repeated: they may be secrets).
+ */
+export function parseBody<S extends z.ZodType>(schema: S, json: unknown, method: string, path: string): z.infer<S> {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  throw new UpstreamContractError(
+    `${method} ${path} answered a body that does not match the API${where}: ${issue?.message ?? 'invalid'}`,
+  );
 }
 
 function parseJson(text: string): unknown {

@@ -1,0 +1,214 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { createGateway } from '../../src/gateway/server.js';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+let g: TestGateway;
+beforeAll(async () => {
+  g = await startTestGateway();
+});
+afterAll(() => g.destroy());
+
+describe('organizations', () => {
+  it('lists the viewer organizations as a connection with totalCount and cursors', async () => {
+    const first = await g.gql(`{ organizations(first: 1) { totalCount edges { cursor node { platformId title } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`);
+    expect(first.errors).toBeUndefined();
+    expect(first.data.organizations.totalCount).toBe(2);
+    expect(first.data.organizations.edges.map((e: any) => e.node)).toEqual([{ platformId: 'acme', title: 'Acme Docs' }]);
+    expect(first.data.organizations.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const after = first.data.organizations.pageInfo.endCursor;
+    const second = await g.gql(`query ($after: String) { organizations(first: 5, after: $after) { nodes { platformId } pageInfo { hasNextPage hasPreviousPage } } }`, { after });
+    expect(second.data.organizations).toEqual({
+      nodes: [{ platformId: 'globex' }],
+      pageInfo: { hasNextPage: false, hasPreviousPage: true },
+    });
+    expect(second.upstream).toBe(1);
+  });
+
+  it('rejects backward paging, oversized pages and foreign cursors before calling upstream', async () => {
+    const result = await g.gql(`{ a: organizations(last: 1) { totalCount } }`);
+    expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['last'] } });
+    const big = await g.gql(`{ organizations(first: 1001) { totalCount } }`);
+    expect(big.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['first'] } });
+    const cursor = await g.gql(`{ organizations(after: "not-a-cursor") { totalCount } }`);
+    expect(cursor.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: ['after'] } });
+    expect(result.upstream + big.upstream + cursor.upstream).toBe(0);
+  });
+
+  it('answers a lookup with the platform id or the global ID, and null + NOT_FOUND for a missing one', async () => {
+    const globalId = encodeGlobalID('Organization', 'globex');
+    const result = await g.gql(
+      `query ($g: ID!) { byId: organization(id: "acme") { id title } byGlobal: organization(id: $g) { platformId } missing: organization(id: "nope") { title } }`,
+      { g: globalId },
+    );
+    expect(result.data).toEqual({
+      byId: { id: encodeGlobalID('Organization', 'acme'), title: 'Acme Docs' },
+      byGlobal: { platformId: 'globex' },
+      missing: null,
+    });
+    expect(result.errors).toEqual([
+      expect.objectContaining({ path: ['missing'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }),
+    ]);
+    expect(result.upstream).toBe(3);
+  });
+
+  it('makes each distinct GET once across aliases and reuses objects from lists', async () => {
+    const result = await g.gql(`{
+      a: organization(id: "acme") { title }
+      b: organization(id: "acme") { plan }
+      organizations { nodes { platformId } }
+      again: organizations { totalCount }
+    }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.a.title).toBe('Acme Docs');
+    expect(result.upstreamRequests.sort()).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs?limit=50']);
+
+    const primed = await g.gql(`{ organizations { nodes { platformId } } }`);
+    expect(primed.upstream).toBe(1);
+  });
+
+  it('fetches any node again through node(id:) and nodes(ids:)', async () => {
+    const result = await g.gql(`query ($a: ID!, $u: ID!, $x: ID!) {
+      node(id: $a) { __typename id ... on Organization { title } }
+      nodes(ids: [$u, $x]) { __typename ... on User { displayName } }
+    }`, {
+      a: encodeGlobalID('Organization', 'acme'),
+      u: (await g.gql('{ viewer { id } }')).data.viewer.id,
+      x: encodeGlobalID('Organization', 'missing'),
+    });
+    expect(result.data.node).toEqual({ __typename: 'Organization', id: encodeGlobalID('Organization', 'acme'), title: 'Acme Docs' });
+    expect(result.data.nodes).toEqual([{ __typename: 'User', displayName: 'Ada Lovelace' }, null]);
+    expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
+  });
+
+  it('finds organizations by e-mail domain for people of that domain', async () => {
+    const ivy = g.platform.token(DEMO.users.ivy);
+    const result = await g.gql(`{ organizationsByEmailDomain(domain: "ACME.test") { platformId title } }`, {}, { token: ivy });
+    expect(result.data).toEqual({ organizationsByEmailDomain: [{ platformId: 'acme', title: 'Acme Docs' }] });
+  });
+
+  it('resolves merge-rule reviewers and agent instructions with their author', async () => {
+    const result = await g.gql(`{ organization(id: "acme") {
+      permissions { admin listMembers createContent }
+      agentInstructions { instructions { text } updatedBy { displayName } organization { platformId } }
+      urls { location }
+    } }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.organization.permissions).toEqual({ admin: true, listMembers: true, createContent: true });
+    expect(result.data.organization.agentInstructions).toEqual({
+      instructions: { text: 'Answer in a friendly tone.' },
+      updatedBy: { displayName: 'Ada Lovelace' },
+      organization: { platformId: 'acme' },
+    });
+    expect(result.data.organization.urls.location).toMatch(/\/v1\/orgs\/acme$/);
+    expect(result.upstream).toBe(3);
+  });
+});
+
+describe('organization mutations', () => {
+  it('updates settings, validating input before any upstream call', async () => {
+    const bad = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", title: "x", emailDomains: ["not a domain"] }) { organization { title } userErrors { code field message } } }`);
+    expect(bad.data.updateOrganization).toEqual({
+      organization: null,
+      userErrors: [
+        { code: 'BAD_USER_INPUT', field: ['title'], message: 'must be 2 to 255 characters' },
+        { code: 'BAD_USER_INPUT', field: ['emailDomains', '0'], message: 'must be a domain such as example.com' },
+      ],
+    });
+    expect(bad.upstream).toBe(0);
+
+    const empty = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme" }) { userErrors { code message } } }`);
+    expect(empty.data.updateOrganization.userErrors).toEqual([{ code: 'BAD_USER_INPUT', message: 'Give at least one field to change' }]);
+    expect(empty.upstream).toBe(0);
+
+    const ok = await g.gql(`mutation {
+      updateOrganization(input: { organizationId: "acme", title: "Acme Documentation", defaultRole: COMMENT,
+        mergeRules: { type: RULES, requiredReviewers: ["${(await g.gql('{ viewer { platformId } }')).data.viewer.platformId}"] } }) {
+        organization { title defaultRole mergeRules { type rules { rule reviewers { displayName } } } }
+        userErrors { code }
+      } }`);
+    expect(ok.data.updateOrganization).toEqual({
+      organization: {
+        title: 'Acme Documentation',
+        defaultRole: 'COMMENT',
+        mergeRules: { type: 'RULES', rules: [{ rule: 'REQUIRE_SPECIFIC_REVIEWERS', reviewers: [{ displayName: 'Ada Lovelace' }] }] },
+      },
+      userErrors: [],
+    });
+    const reread = await g.gql(`{ organization(id: "acme") { title defaultRole } }`);
+    expect(reread.data.organization).toEqual({ title: 'Acme Documentation', defaultRole: 'COMMENT' });
+  });
+
+  it('reports a read member changing settings as FORBIDDEN and a stranger as NOT_FOUND', async () => {
+    const finn = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { organization { ai } userErrors { code upstreamStatus } } }`, {}, { token: g.platform.token(DEMO.users.finn) });
+    expect(finn.data.updateOrganization).toEqual({ organization: null, userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }] });
+    const hana = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { userErrors { code } } }`, {}, { token: g.platform.token(DEMO.users.hana) });
+    expect(hana.data.updateOrganization.userErrors).toEqual([{ code: 'NOT_FOUND' }]);
+  });
+
+  it('replaces agent instructions from plain text', async () => {
+    const result = await g.gql(`mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "Be brief.\\nCite sources." } }) {
+      agentInstructions { instructions { text } updatedBy { displayName } } userErrors { code } } }`);
+    expect(result.data.updateAgentInstructions).toEqual({
+      agentInstructions: { instructions: { text: 'Be brief.\nCite sources.' }, updatedBy: { displayName: 'Ada Lovelace' } },
+      userErrors: [],
+    });
+    const both = await g.gql(`mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "a", json: {} } }) { userErrors { code field message } } }`);
+    expect(both.data.updateAgentInstructions.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['instructions'], message: 'give exactly one of text or json' }]);
+    expect(both.upstream).toBe(0);
+  });
+
+  it('joins an organization by e-mail domain, and refuses other domains', async () => {
+    const ivy = await g.gql(`mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId permissions { view admin } } userErrors { code } } }`, {}, { token: g.platform.token(DEMO.users.ivy) });
+    expect(ivy.data.joinOrganization).toEqual({ organization: { platformId: 'acme', permissions: { view: true, admin: false } }, userErrors: [] });
+    const hana = await g.gql(`mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code upstreamStatus } } }`, {}, { token: g.platform.token(DEMO.users.hana) });
+    expect(hana.data.joinOrganization).toEqual({ organization: null, userErrors: [{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }] });
+  });
+
+  it('revokes an invite link: deleted, then nothing to delete', async () => {
+    const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as { id: string };
+    const query = `mutation ($id: String!) { deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $id }) { deleted userErrors { code } } }`;
+    expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({ deleted: true, userErrors: [] });
+    expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({ deleted: false, userErrors: [] });
+  });
+});
+
+describe('transport failures', () => {
+  it('answers UNAUTHENTICATED without a token or with an unknown one', async () => {
+    const none = await g.gql(`{ organization(id: "acme") { title } }`, {}, { token: null });
+    expect(none.errors?.[0]?.extensions).toEqual({ code: 'UNAUTHENTICATED', upstreamStatus: 401 });
+    const bad = await g.gql(`{ organization(id: "acme") { title } }`, {}, { token: 'made-up' });
+    expect(bad.errors?.[0]?.extensions).toEqual({ code: 'UNAUTHENTICATED', upstreamStatus: 401 });
+  });
+
+  it('answers UPSTREAM_UNAVAILABLE when the upstream cannot be reached, without leaking credentials', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address ? address.port : 1));
+      });
+    });
+    const down = createGateway({ upstreamUrl: `http://user:hunter2@127.0.0.1:${port}/v1`, graphiql: { enabled: false } });
+    const response = await down.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: JSON.stringify({ query: '{ viewer { displayName } }' }),
+    });
+    const text = await response.text();
+    await down.close();
+    expect(JSON.parse(text).errors[0].extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(text).not.toContain('hunter2');
+  });
+
+  it('refuses operations that are too deep before calling upstream', async () => {
+    let deep = 'title';
+    for (let level = 0; level < 8; level += 1) deep = `agentInstructions { organization { ${deep} } }`;
+    deep = `{ organization(id: "acme") { ${deep} } }`;
+    const result = await g.gql(deep);
+    expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    expect(result.errors?.[0]?.message).toMatch(/^Query too deep/);
+    expect(result.upstream).toBe(0);
+  });
+});
