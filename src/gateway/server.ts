@@ -1,3 +1,4 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLError } from 'graphql';
 import { createContext, type GatewayContext } from './context.js';
@@ -39,6 +40,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // GraphiQL's assets are bundled, so it works without network.
+    renderGraphiQL: memoized(renderGraphiQL),
     context: ({ request }) => {
       const ctx = createContext(client, request);
       ctx.api.onInvalidate(() => clearLoaders(ctx));
@@ -65,6 +68,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     logging: false,
   });
   return { yoga, client, close: () => client.close() };
+}
+
+function memoized<O>(render: (options?: O) => string): (options?: O) => string {
+  const pages = new Map<string, string>();
+  return (options) => {
+    const key = JSON.stringify(options ?? null);
+    let page = pages.get(key);
+    if (page === undefined) {
+      page = render(options);
+      pages.set(key, page);
+    }
+    return page;
+  };
 }
 
 const DEFAULT_QUERY = `# Everything the platform manages, in one graph. Try:
