@@ -47,8 +47,9 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    nodesOnConnection: { description: 'The items of this page, without their cursors.' },
-    edgesFieldOptions: { nullable: false, description: 'The items of this page, each with its cursor.' },
+    nodesOnConnection: { description: 'The items of this page, without their cursors.', complexity: { field: 1, multiplier: 1 } },
+    // The connection field already multiplies by `first`; its lists must not multiply again.
+    edgesFieldOptions: { nullable: false, description: 'The items of this page, each with its cursor.', complexity: { field: 1, multiplier: 1 } },
     nodeFieldOptions: { nullable: false, description: 'The item at the end of this edge.' },
     nodeQueryOptions: {
       description:

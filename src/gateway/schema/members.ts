@@ -1,1 +1,477 @@
-export {};
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { restConnection } from '../connections.js';
+import { BadUserInputError } from '../errors.js';
+import { compositeKey, platformKey, splitKey } from '../ids.js';
+import { route } from '../rest/client.js';
+import { page, ROLES } from '../rest/shapes/common.js';
+import {
+  member as memberShape,
+  memberSpacePermission as memberSpacePermissionShape,
+  memberTeam as memberTeamShape,
+  teamMember as teamMemberShape,
+  type Member,
+  type MemberSpacePermission as MemberSpacePermissionModel,
+  type TeamMember,
+} from '../rest/shapes/members.js';
+import { pingResult } from '../rest/shapes/organizations.js';
+import { user as userShape } from '../rest/shapes/users.js';
+import type { TeamRole } from '../rest/shapes/common.js';
+import { builder } from './builder.js';
+import { registerLoadable } from './loaders.js';
+import { OrganizationNode, organizationLink } from './organizations.js';
+import { idInput, loadEach, mutate, OrderEnum, payloadType, restEnum, ROLE_DESCRIPTIONS, RoleEnum, TeamRoleEnum } from './shared.js';
+import { primeTeams, TeamNode, type TeamModel } from './teams.js';
+import { primeSpaces, SpaceNode } from './spaces.js';
+import { primeUsers, UserNode } from './users.js';
+
+/** A member as the gateway holds it: the REST member plus the organization it was read from. */
+export type MemberModel = Member & { organizationId: string };
+
+export const MemberNode = registerLoadable(
+  builder.loadableNodeRef('Member', {
+    id: { resolve: (member) => compositeKey(member.organizationId, member.id) },
+    load: (keys: string[], ctx: GatewayContext) =>
+      loadEach(keys, async (key): Promise<MemberModel> => {
+        const [organizationId, userId] = splitKey(key, 2, 'Member') as [string, string];
+        const member = await ctx.api.get(route`/orgs/${organizationId}/members/${userId}`, memberShape);
+        primeUsers(ctx, [member.user]);
+        return { ...member, organizationId };
+      }),
+  }),
+);
+
+/** Puts members of `organizationId` that arrived in a list (and their users) into the loaders. */
+export function primeMembers(ctx: GatewayContext, organizationId: string, members: Iterable<Member>): MemberModel[] {
+  const loader = MemberNode.getDataloader(ctx);
+  const models: MemberModel[] = [];
+  for (const member of members) {
+    const model = { ...member, organizationId };
+    loader.prime(compositeKey(organizationId, member.id), model);
+    models.push(model);
+  }
+  primeUsers(ctx, models.map((model) => model.user));
+  return models;
+}
+
+/** The loader key of a member, from an organization and a user given by a client (ids or global IDs). */
+function memberKey(organizationId: string, userId: string): string {
+  return compositeKey(platformKey(organizationId, 'Organization'), platformKey(userId, 'User'));
+}
+
+export const MemberRoleFilterEnum = restEnum(
+  'MemberRoleFilter',
+  'Which members to list, by organization role.',
+  { ...ROLE_DESCRIPTIONS, guest: 'Guests: people with no organization role, who only see what was shared with them.' },
+);
+
+export const MemberSortEnum = builder.enumType('MemberSort', {
+  description: 'What members are ordered by.',
+  values: {
+    JOINED_AT: { value: 'joinedAt', description: 'When they joined the organization.' },
+    LAST_SEEN_AT: { value: 'lastSeenAt', description: 'When they were last active; members never seen are left out.' },
+    NAME: { value: 'name', description: 'Their display name.' },
+  },
+} as const);
+
+MemberNode.implement({
+  description: 'Membership of a user in an organization, with their organization role.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the member on the platform: the id of the user.' }),
+    role: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'Organization role; null for a guest.',
+      resolve: (member) => member.role,
+    }),
+    isGuest: t.boolean({
+      description: 'True for a guest: no organization role, access only to what was shared with them.',
+      resolve: (member) => member.role === null,
+    }),
+    disabled: t.exposeBoolean('disabled', { description: 'True when the membership is disabled.' }),
+    joinedAt: t.field({ type: 'DateTime', description: 'When they joined the organization.', resolve: (m) => m.joinedAt }),
+    lastSeenAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When they were last active in the organization; null if never.',
+      resolve: (m) => m.lastSeenAt ?? null,
+    }),
+    sso: t.exposeBoolean('sso', { description: 'True when they joined through single sign-on.' }),
+    spaceCount: t.exposeInt('spaces', { description: 'Number of spaces shared with them directly.' }),
+    teamCount: t.exposeInt('teams', { description: 'Number of teams of the organization they belong to.' }),
+    user: t.field({
+      type: UserNode,
+      description: 'The user (comes with the member: costs no extra request).',
+      resolve: (member, _args, ctx) => {
+        primeUsers(ctx, [member.user]);
+        return member.user;
+      },
+    }),
+    organization: t.field({
+      type: OrganizationNode,
+      description: 'The organization.',
+      resolve: (member, _args, _ctx, info) => organizationLink(member.organizationId, info)!,
+    }),
+  }),
+});
+
+type MemberTeamModel = { role: TeamRole; team: TeamModel };
+
+const MemberTeamMembership = builder.objectRef<MemberTeamModel>('MemberTeamMembership').implement({
+  description: 'A team a member belongs to, with their role in it.',
+  fields: (t) => ({
+    role: t.field({ type: TeamRoleEnum, description: 'Role of the member in the team.', resolve: (m) => m.role }),
+    team: t.field({ type: TeamNode, description: 'The team.', resolve: (m) => m.team }),
+  }),
+});
+
+const MemberSpacePermission = builder.objectRef<MemberSpacePermissionModel>('MemberSpacePermission').implement({
+  description: 'A space a member can access, with their effective role on it.',
+  fields: (t) => ({
+    role: t.field({
+      type: RoleEnum,
+      description: 'Effective role of the member on the space, however it was obtained.',
+      resolve: (p) => p.permission,
+    }),
+    space: t.field({ type: SpaceNode, description: 'The space.', resolve: (p) => p.space }),
+  }),
+});
+
+builder.objectFields(MemberNode, (t) => ({
+  spaces: t.connection({
+    type: MemberSpacePermission,
+    nullable: true,
+    description:
+      'Spaces of the organization the member can access, by creation date (admins, or yourself; otherwise FORBIDDEN).',
+    args: {
+      order: t.arg({ type: OrderEnum, description: 'Direction of the ordering by creation date (default DESC: newest first).' }),
+    },
+    resolve: async (member, args, ctx) => {
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/orgs/${member.organizationId}/members/${member.id}/spaces`, page(memberSpacePermissionShape), {
+          page: pageToken,
+          limit,
+          order: args.order ?? undefined,
+        }),
+      );
+      primeSpaces(ctx, connection.edges.map((edge) => edge.node.space));
+      return connection;
+    },
+  }),
+  teams: t.connection({
+    type: MemberTeamMembership,
+    nullable: true,
+    description: 'Teams of the organization the member belongs to, by title (guests may not list them: FORBIDDEN).',
+    args: {
+      title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
+    },
+    resolve: async (member, args, ctx) => {
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/orgs/${member.organizationId}/members/${member.id}/teams`, page(memberTeamShape), {
+          page: pageToken,
+          limit,
+          title: args.title ?? undefined,
+        }),
+      );
+      const teams = primeTeams(ctx, member.organizationId, connection.edges.map((edge) => edge.node.team));
+      return {
+        ...connection,
+        edges: connection.edges.map((edge, index) => ({
+          ...edge,
+          node: { role: edge.node.member.role, team: teams[index]! },
+        })),
+      };
+    },
+  }),
+}));
+
+type TeamMembershipModel = { role: TeamRole; member: MemberModel; permissions: TeamMember['permissions'] };
+
+const TeamMembershipPermissions = builder
+  .objectRef<TeamMember['permissions']>('TeamMembershipPermissions')
+  .implement({
+    description: 'What you may do with a membership of a team.',
+    fields: (t) => ({
+      view: t.boolean({ description: 'Can see the membership.', resolve: (p) => p.view ?? false }),
+    }),
+  });
+
+const TeamMembership = builder.objectRef<TeamMembershipModel>('TeamMembership').implement({
+  description: 'A member of a team, with their role in it.',
+  fields: (t) => ({
+    role: t.field({ type: TeamRoleEnum, description: 'Role in the team.', resolve: (m) => m.role }),
+    member: t.field({ type: MemberNode, description: 'The organization member.', resolve: (m) => m.member }),
+    permissions: t.field({
+      type: TeamMembershipPermissions,
+      description: 'What you may do with this membership.',
+      resolve: (m) => m.permissions,
+    }),
+  }),
+});
+
+builder.objectFields(TeamNode, (t) => ({
+  members: t.connection({
+    type: TeamMembership,
+    nullable: true,
+    description: 'Members of the team, by display name.',
+    resolve: async (team, args, ctx) => {
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/orgs/${team.organizationId}/teams/${team.id}/members`, page(teamMemberShape), {
+          page: pageToken,
+          limit,
+        }),
+      );
+      const members = primeMembers(ctx, team.organizationId, connection.edges.map((edge) => edge.node.organization));
+      return {
+        ...connection,
+        edges: connection.edges.map((edge, index) => ({
+          ...edge,
+          node: { role: edge.node.team.role, member: members[index]!, permissions: edge.node.permissions },
+        })),
+      };
+    },
+  }),
+}));
+
+const MAX_SEARCH = 512;
+
+builder.objectFields(OrganizationNode, (t) => ({
+  members: t.connection({
+    type: MemberNode,
+    nullable: true,
+    description: 'Members of the organization, guests included (guests may not list them: FORBIDDEN).',
+    args: {
+      role: t.arg({ type: MemberRoleFilterEnum, description: 'Only members with this role (GUEST: only guests).' }),
+      search: t.arg.string({
+        description: `Only members whose display name or e-mail contains this text (case-insensitive, at most ${MAX_SEARCH} characters).`,
+      }),
+      sort: t.arg({
+        type: MemberSortEnum,
+        description: 'What to order by (default JOINED_AT). LAST_SEEN_AT leaves out members never seen.',
+      }),
+      order: t.arg({ type: OrderEnum, description: 'Direction of the ordering (default DESC).' }),
+    },
+    resolve: async (org, args, ctx) => {
+      if (args.search != null && args.search.length > MAX_SEARCH) {
+        throw new BadUserInputError(`\`search\` must be at most ${MAX_SEARCH} characters`, ['search']);
+      }
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/orgs/${org.id}/members`, page(memberShape), {
+          page: pageToken,
+          limit,
+          role: args.role ?? undefined,
+          search: args.search ?? undefined,
+          sort: args.sort ?? undefined,
+          order: args.order ?? undefined,
+        }),
+      );
+      const members = primeMembers(ctx, org.id, connection.edges.map((edge) => edge.node));
+      return { ...connection, edges: connection.edges.map((edge, index) => ({ ...edge, node: members[index]! })) };
+    },
+  }),
+  viewerMembership: t.field({
+    type: MemberNode,
+    nullable: true,
+    description: 'Your own membership of the organization.',
+    resolve: async (org, _args, ctx) => {
+      const viewer = await ctx.api.get('/user', userShape);
+      primeUsers(ctx, [viewer]);
+      return compositeKey(org.id, viewer.id);
+    },
+  }),
+}));
+
+builder.queryFields((t) => ({
+  member: t.field({
+    type: MemberNode,
+    nullable: true,
+    description: 'A member of an organization; null with NOT_FOUND when they are not a member or it is not visible to you.',
+    args: {
+      organizationId: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+      userId: t.arg.id({ required: true, description: 'User id or User global ID of the member.' }),
+    },
+    resolve: (_root, args) => memberKey(String(args.organizationId), String(args.userId)),
+  }),
+}));
+
+// --- Mutations ---------------------------------------------------------------------------------
+
+const MemberPayload = (name: string, description: string) =>
+  payloadType<{ member: MemberModel }>(name, description, (t) => ({
+    member: t.field({
+      type: MemberNode,
+      nullable: true,
+      description: 'The member after the change.',
+      resolve: (p) => p.member ?? null,
+    }),
+  }));
+
+const memberTarget = { organizationId: idInput('Organization'), userId: idInput('User') };
+
+const MemberTargetFields = {
+  organizationId: 'Platform id or global ID of the organization.',
+  userId: 'User id or User global ID of the member.',
+} as const;
+
+builder.mutationFields((t) => ({
+  updateMember: t.field({
+    type: MemberPayload('UpdateMemberPayload', 'Result of updateMember.'),
+    description:
+      'Changes the organization role of a member, or makes them a guest with `role: null` (admins). The last admin cannot be demoted (CONFLICT).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('UpdateMemberInput', {
+          description: 'The member and their new role.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
+            userId: f.id({ required: true, description: MemberTargetFields.userId }),
+            role: f.field({
+              type: RoleEnum,
+              description: 'The new role; must be given: null explicitly makes the member a guest.',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'The member and their new role.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({
+          ...memberTarget,
+          role: z.enum(ROLES, { error: 'must be given: a role, or null to make the member a guest' }).nullable(),
+        }),
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/members/${i.userId}`, {
+            body: { role: i.role },
+            schema: memberShape,
+          });
+          return { member: primeMembers(ctx, i.organizationId, [data])[0]! };
+        },
+        ctx,
+      ),
+  }),
+  removeMember: t.field({
+    type: payloadType<{ deleted: boolean; removalRequested: boolean }>(
+      'RemoveMemberPayload',
+      'Result of removeMember.',
+      (p) => ({
+        deleted: p.boolean({
+          description: 'True when the member was removed, false when they were not a member.',
+          resolve: (x) => x.deleted ?? false,
+        }),
+        removalRequested: p.boolean({
+          description: 'True when the platform did not remove the member but sent the request to the organization admins.',
+          resolve: (x) => x.removalRequested ?? false,
+        }),
+      }),
+    ),
+    description:
+      'Removes a member from an organization, with their team memberships and direct grants (admins; anyone may remove themselves). The last admin cannot be removed (CONFLICT).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('RemoveMemberInput', {
+          description: 'The member to remove.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
+            userId: f.id({ required: true, description: MemberTargetFields.userId }),
+          }),
+        }),
+        required: true,
+        description: 'The member to remove.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object(memberTarget),
+        input,
+        async (i) => {
+          const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/members/${i.userId}`);
+          return { deleted: status === 205, removalRequested: status === 202 };
+        },
+        ctx,
+      ),
+  }),
+  pingOrganization: t.field({
+    type: payloadType<{ serviceVisitorClaims: string | null; organizationId: string }>(
+      'PingOrganizationPayload',
+      'Result of pingOrganization.',
+      (p) => ({
+        serviceVisitorClaims: p.string({
+          nullable: true,
+          description: 'A token the platform may hand out to attach to the user (visitor claims, a JWT); null when none.',
+          resolve: (x) => x.serviceVisitorClaims ?? null,
+        }),
+        member: p.field({
+          type: MemberNode,
+          nullable: true,
+          description: 'Your membership after the ping (fetched only when selected).',
+          resolve: async (x, _args, ctx) => {
+            if (!x.organizationId) return null;
+            const viewer = await ctx.api.get('/user', userShape);
+            primeUsers(ctx, [viewer]);
+            return compositeKey(x.organizationId, viewer.id);
+          },
+        }),
+      }),
+    ),
+    description: 'Records that you are active in an organization now (updates your `lastSeenAt`).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('PingOrganizationInput', {
+          description: 'The organization you are active in.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
+          }),
+        }),
+        required: true,
+        description: 'The organization you are active in.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({ organizationId: idInput('Organization') }),
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/ping`, { schema: pingResult });
+          // The user's document names the field `serviceVisitorClaims`, the official spec `gitbookVisitorClaims`.
+          return {
+            serviceVisitorClaims: data?.serviceVisitorClaims ?? data?.gitbookVisitorClaims ?? null,
+            organizationId: i.organizationId,
+          };
+        },
+        ctx,
+      ),
+  }),
+  setMemberSso: t.field({
+    type: MemberPayload('SetMemberSsoPayload', 'Result of setMemberSso.'),
+    description:
+      'Makes a user an SSO member of an organization, adding them with the default role when they are not a member yet (admins).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('SetMemberSsoInput', {
+          description: 'The organization and the user.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
+            userId: f.id({ required: true, description: 'User id or User global ID.' }),
+          }),
+        }),
+        required: true,
+        description: 'The organization and the user.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object(memberTarget),
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/members/${i.userId}/sso`, {
+            schema: memberShape,
+          });
+          return { member: primeMembers(ctx, i.organizationId, [data])[0]! };
+        },
+        ctx,
+      ),
+  }),
+}));

@@ -139,6 +139,7 @@ TeamNode.implement({
 builder.objectFields(OrganizationNode, (t) => ({
   teams: t.connection({
     type: TeamNode,
+    nullable: true,
     description: 'Teams of the organization, by title (guests may not list them: FORBIDDEN).',
     args: {
       owner: t.arg.id({
