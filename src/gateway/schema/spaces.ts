@@ -1,1 +1,530 @@
-export {};
+import type { GraphQLResolveInfo } from 'graphql';
+import { z } from 'zod';
+import { restConnection } from '../connections.js';
+import type { GatewayContext } from '../context.js';
+import { BadUserInputError, redactSecrets } from '../errors.js';
+import { platformKey } from '../ids.js';
+import { selectsOnlyKeys } from '../links.js';
+import { route } from '../rest/client.js';
+import { EDIT_MODES, page, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
+import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
+import { builder } from './builder.js';
+import { CollectionNode, collectionLink, MovePositionInput, movePositionInput } from './collections.js';
+import { registerLoadable } from './loaders.js';
+import { MergeRulesInput, mergeRulesInput, MergeRulesType, OrganizationNode, organizationLink } from './organizations.js';
+import { DefaultLevelEnum, idInput, loadEach, mutate, payloadType, restEnum } from './shared.js';
+
+export const SpaceNode = registerLoadable(
+  builder.loadableNodeRef('Space', {
+    id: { resolve: (space) => space.id },
+    load: (ids: string[], ctx: GatewayContext) => loadEach(ids, (id) => ctx.api.get(route`/spaces/${id}`, spaceShape)),
+  }),
+);
+
+/**
+ * Puts spaces that arrived in a list or a write answer into the by-id loader. A list item has
+ * the shape of GET /spaces/{id} for the same caller, so it stands in for that request.
+ */
+export function primeSpaces(ctx: GatewayContext, spaces: Iterable<Space>): void {
+  const loader = SpaceNode.getDataloader(ctx);
+  for (const space of spaces) loader.prime(space.id, space);
+}
+
+/** Resolves a field holding a space id (a stub when only keys are selected). */
+export function spaceLink(id: string | null | undefined, info: GraphQLResolveInfo): Space | string | null {
+  if (!id) return null;
+  return selectsOnlyKeys(info) ? ({ id } as Space) : id;
+}
+
+export const SpaceVisibilityEnum = restEnum('SpaceVisibility', 'Who can read a space.', {
+  public: 'Anyone; indexed by search engines.',
+  unlisted: 'Anyone with the address; not indexed.',
+  'share-link': 'Anyone with the secret share link.',
+  'visitor-auth': 'Visitors authenticated through a JWT from your own backend.',
+  'in-collection': 'Anyone who can access the parent collection (only for spaces in a collection).',
+  private: 'Only the members you authorize.',
+} satisfies Record<(typeof VISIBILITIES)[number], string>);
+
+export const SpaceEditModeEnum = restEnum('SpaceEditMode', 'Whether the live content of a space can be edited.', {
+  live: 'Members who can edit change the content directly.',
+  locked: 'Every edit is locked.',
+} satisfies Record<(typeof EDIT_MODES)[number], string>);
+
+const SpaceUrls = builder.objectRef<Space['urls']>('SpaceUrls').implement({
+  description: 'Addresses of a space.',
+  fields: (t) => ({
+    location: t.string({ nullable: true, description: 'URL in the REST API.', resolve: (u) => u.location ?? null }),
+    app: t.string({ nullable: true, description: 'URL in the web app.', resolve: (u) => u.app ?? null }),
+    published: t.string({ nullable: true, description: 'URL of the published content.', resolve: (u) => u.published ?? null }),
+    public: t.string({
+      nullable: true,
+      description: 'Public URL, for public and unlisted spaces; null otherwise.',
+      resolve: (u) => u.public ?? null,
+    }),
+    icon: t.string({ nullable: true, description: 'URL of the icon.', resolve: (u) => u.icon ?? null }),
+  }),
+});
+
+const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('SpaceGitSync').implement({
+  description: 'The Git repository a space is synchronized with.',
+  fields: (t) => ({
+    repoName: t.string({ nullable: true, description: 'Name of the repository (`owner/name`).', resolve: (g) => g.repoName ?? null }),
+    installationProvider: t.string({
+      nullable: true,
+      description: 'Git provider of the installation (for example `github`).',
+      resolve: (g) => g.installationProvider ?? null,
+    }),
+    integration: t.string({ nullable: true, description: 'Integration doing the synchronization.', resolve: (g) => g.integration ?? null }),
+    url: t.string({
+      nullable: true,
+      description: 'URL of the repository, with any embedded credentials masked as `***`.',
+      resolve: (g) => (g.url == null ? null : redactSecrets(g.url)),
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the synchronization last ran.',
+      resolve: (g) => g.updatedAt ?? null,
+    }),
+  }),
+});
+
+const SpaceVisitorAuth = builder.objectRef<NonNullable<Space['visitorAuth']>>('SpaceVisitorAuth').implement({
+  description: 'How visitors of a `VISITOR_AUTH` space authenticate.',
+  fields: (t) => ({
+    backend: t.string({ nullable: true, description: 'Kind of backend issuing the JWT (for example `custom`).', resolve: (v) => v.backend ?? null }),
+  }),
+});
+
+const SpaceCounts = builder.objectRef<Space>('SpaceCounts').implement({
+  description: 'Numbers of discussions and change requests of a space.',
+  fields: (t) => ({
+    comments: t.exposeInt('comments', { description: 'Open comments.' }),
+    changeRequests: t.exposeInt('changeRequests', { description: 'Change requests, in any state.' }),
+    changeRequestsOpen: t.exposeInt('changeRequestsOpen', { description: 'Open change requests.' }),
+    changeRequestsDraft: t.exposeInt('changeRequestsDraft', { description: 'Draft change requests.' }),
+  }),
+});
+
+const SpacePermissions = builder.objectRef<Space['permissions']>('SpacePermissions').implement({
+  description: 'What you may do with a space.',
+  fields: (t) => {
+    const flag = (name: keyof Space['permissions'], description: string) =>
+      t.boolean({ description, resolve: (p) => p[name] ?? false });
+    return {
+      view: flag('view', 'Can read the published content.'),
+      access: flag('access', 'Can open the space in the app.'),
+      admin: flag('admin', 'Can change its settings, move, transfer, delete and restore it.'),
+      viewInviteLinks: flag('viewInviteLinks', 'Can see its invite links.'),
+      edit: flag('edit', 'Can edit the live content (false while the space is locked).'),
+      triggerGitSync: flag('triggerGitSync', 'Can run the Git synchronization.'),
+      comment: flag('comment', 'Can comment.'),
+      merge: flag('merge', 'Can merge change requests.'),
+      review: flag('review', 'Can review change requests.'),
+      installIntegration: flag('installIntegration', 'Can install integrations on it.'),
+    };
+  },
+});
+
+SpaceNode.implement({
+  description: 'A space: a body of content (pages, files) kept as revisions, edited directly or through change requests.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the space on the platform.' }),
+    title: t.exposeString('title', { description: 'Title of the space (at most 50 characters).' }),
+    emoji: t.string({ nullable: true, description: 'Emoji shown as its icon; null when there is none.', resolve: (s) => s.emoji ?? null }),
+    visibility: t.field({ type: SpaceVisibilityEnum, description: 'Who can read it.', resolve: (s) => s.visibility }),
+    editMode: t.field({
+      type: SpaceEditModeEnum,
+      nullable: true,
+      description: 'Whether its live content can be edited.',
+      resolve: (s) => s.editMode ?? null,
+    }),
+    mergeRules: t.field({
+      type: MergeRulesType,
+      nullable: true,
+      description: 'Approval rules for merging its change requests (INHERIT follows the organization).',
+      resolve: (s) => s.mergeRules ?? null,
+    }),
+    language: t.string({ nullable: true, description: 'Language code of its content (for example `en`).', resolve: (s) => s.language ?? null }),
+    defaultLevel: t.field({
+      type: DefaultLevelEnum,
+      nullable: true,
+      description: 'Level of access every member of the organization gets on it.',
+      resolve: (s) => s.defaultLevel ?? null,
+    }),
+    urls: t.field({ type: SpaceUrls, description: 'Addresses of the space.', resolve: (s) => s.urls }),
+    gitSync: t.field({
+      type: SpaceGitSync,
+      nullable: true,
+      description: 'The Git repository it is synchronized with; null when it is not.',
+      resolve: (s) => s.gitSync ?? null,
+    }),
+    visitorAuth: t.field({
+      type: SpaceVisitorAuth,
+      nullable: true,
+      description: 'Visitor authentication settings; null when not configured.',
+      resolve: (s) => s.visitorAuth ?? null,
+    }),
+    revisionId: t.exposeString('revision', { description: 'Id of the active revision of its content.' }),
+    counts: t.field({ type: SpaceCounts, description: 'Numbers of comments and change requests.', resolve: (s) => s }),
+    permissions: t.field({ type: SpacePermissions, description: 'What you may do with the space.', resolve: (s) => s.permissions }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (s) => s.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (s) => s.updatedAt }),
+    deletedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was deleted (it stays restorable for 7 days); null for a live space.',
+      resolve: (s) => s.deletedAt ?? null,
+    }),
+    organization: t.field({
+      type: OrganizationNode,
+      description: 'The organization that owns the space.',
+      resolve: (s, _args, _ctx, info) => organizationLink(s.organization, info)!,
+    }),
+    parent: t.field({
+      type: CollectionNode,
+      nullable: true,
+      description: 'The collection the space is in; null at the top level of the organization.',
+      resolve: (s, _args, _ctx, info) => collectionLink(s.parent, info),
+    }),
+  }),
+});
+
+builder.objectFields(OrganizationNode, (t) => ({
+  spaces: t.connection({
+    type: SpaceNode,
+    description: 'Spaces of the organization visible to you, in tree order (deleted spaces are left out).',
+    resolve: async (org, args, ctx) => {
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/orgs/${org.id}/spaces`, page(spaceShape), { page: pageToken, limit }),
+      );
+      primeSpaces(ctx, connection.edges.map((edge) => edge.node));
+      return connection;
+    },
+  }),
+}));
+
+builder.objectFields(CollectionNode, (t) => ({
+  spaces: t.connection({
+    type: SpaceNode,
+    description: 'Spaces directly in this collection visible to you, in display order (not those of nested collections).',
+    resolve: async (collection, args, ctx) => {
+      const connection = await restConnection(args, (pageToken, limit) =>
+        ctx.api.get(route`/collections/${collection.id}/spaces`, page(spaceShape), { page: pageToken, limit }),
+      );
+      primeSpaces(ctx, connection.edges.map((edge) => edge.node));
+      return connection;
+    },
+  }),
+}));
+
+builder.queryFields((t) => ({
+  space: t.field({
+    type: SpaceNode,
+    nullable: true,
+    description:
+      'A space by id (platform id or global ID); null with NOT_FOUND when it is not visible to you. Its admins also find it for 7 days after its deletion.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Platform id or global ID of the space.' }),
+      shareKey: t.arg.string({
+        description: 'Share key of a `SHARE_LINK` space, which lets people outside it read it.',
+      }),
+    },
+    resolve: (_root, args, ctx) => {
+      const id = platformKey(String(args.id), 'Space');
+      // What a share key reveals is not what the caller sees without it: kept out of the loader.
+      if (args.shareKey != null) return ctx.api.get(route`/spaces/${id}`, spaceShape, { shareKey: args.shareKey });
+      return id;
+    },
+  }),
+}));
+
+// --- Mutations ---------------------------------------------------------------------------------
+
+const SpacePayload = (mutation: string, description = 'The space after the change.') =>
+  payloadType<{ space: Space }>(`${mutation[0]!.toUpperCase()}${mutation.slice(1)}Payload`, `Result of ${mutation}.`, (t) => ({
+    space: t.field({ type: SpaceNode, nullable: true, description, resolve: (p) => p.space ?? null }),
+  }));
+
+const spaceTitle = z
+  .string({ message: 'must be 1 to 50 characters' })
+  .trim()
+  .min(1, 'must be 1 to 50 characters')
+  .max(50, 'must be 1 to 50 characters');
+const emoji = z.string().trim().min(1, 'must be an emoji').max(50, 'must be an emoji');
+const language = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/, 'must be a language code such as en or pt-br');
+
+const noNull = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  for (const key of keys) {
+    if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
+  }
+};
+
+const spaceIdInput = (description: string) =>
+  builder.inputType(`${description}Input`, {
+    description: `The space to ${description.replace(/Space$/, '').toLowerCase()}.`,
+    fields: (f) => ({ spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }) }),
+  });
+
+const createSpaceSchema = z
+  .object({
+    organizationId: idInput('Organization'),
+    title: spaceTitle.nullish(),
+    emoji: emoji.nullish(),
+    parentId: idInput('Collection').nullish(),
+    language: language.nullish(),
+    editMode: z.enum(EDIT_MODES).nullish(),
+    visibility: z.enum(VISIBILITIES).nullish(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.visibility === 'in-collection' && value.parentId == null) {
+      ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'IN_COLLECTION needs a parentId' });
+    }
+  });
+
+const updateSpaceSchema = z
+  .object({
+    spaceId: idInput('Space'),
+    editMode: z.enum(EDIT_MODES).nullish(),
+    title: spaceTitle.nullish(),
+    defaultLevel: z.enum(['inherit', ...ROLES]).nullish(),
+    language: language.nullish(),
+    mergeRules: mergeRulesInput(true).nullish(),
+    emoji: emoji.nullish(),
+  })
+  .superRefine(noNull(['editMode', 'title', 'defaultLevel', 'language', 'mergeRules']));
+
+const spaceIdSchema = z.object({ spaceId: idInput('Space') });
+
+builder.mutationFields((t) => ({
+  createSpace: t.field({
+    type: SpacePayload('createSpace', 'The new space.'),
+    description: 'Creates a space in an organization, at the top level or in a collection (create role).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('CreateSpaceInput', {
+          description: 'The space to create.',
+          fields: (f) => ({
+            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+            title: f.string({ description: 'Title, 1 to 50 characters (default `Untitled`).' }),
+            emoji: f.string({ description: 'Emoji shown as its icon.' }),
+            parentId: f.id({ description: 'Collection to create it in (platform id or global ID); top level when left out.' }),
+            language: f.string({ description: 'Language code of its content (for example `en`).' }),
+            editMode: f.field({ type: SpaceEditModeEnum, description: 'Whether the live content can be edited (default LIVE).' }),
+            visibility: f.field({
+              type: SpaceVisibilityEnum,
+              description: 'Who can read it (default PRIVATE; IN_COLLECTION needs a parentId).',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'The space to create.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        createSpaceSchema,
+        input,
+        async (i) => {
+          const body: Record<string, unknown> = {};
+          if (i.title != null) body.title = i.title;
+          if (i.emoji != null) body.emoji = i.emoji;
+          if (i.parentId != null) body.parent = i.parentId;
+          if (i.language != null) body.language = i.language;
+          if (i.editMode != null) body.editMode = i.editMode;
+          if (i.visibility != null) body.visibility = i.visibility;
+          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/spaces`, { body, schema: spaceShape });
+          primeSpaces(ctx, [data]);
+          return { space: data };
+        },
+        ctx,
+      ),
+  }),
+  updateSpace: t.field({
+    type: SpacePayload('updateSpace'),
+    description:
+      'Changes a space: title, emoji and language need the edit role; edit mode, default level and merge rules need admin.',
+    args: {
+      input: t.arg({
+        type: builder.inputType('UpdateSpaceInput', {
+          description: 'Changes to a space; fields left out stay as they are.',
+          fields: (f) => ({
+            spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
+            editMode: f.field({ type: SpaceEditModeEnum, description: 'LOCKED locks every edit; LIVE allows them again.' }),
+            title: f.string({ description: 'New title, 1 to 50 characters.' }),
+            defaultLevel: f.field({
+              type: DefaultLevelEnum,
+              description: 'Level of access every member gets on it (INHERIT follows the parent).',
+            }),
+            language: f.string({ description: 'Language code of its content (for example `en`).' }),
+            mergeRules: f.field({ type: MergeRulesInput, description: 'Approval rules (INHERIT, NONE or RULES).' }),
+            emoji: f.string({ description: 'New emoji; null removes it.' }),
+          }),
+        }),
+        required: true,
+        description: 'What to change.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        updateSpaceSchema,
+        input,
+        async (i) => {
+          const body: Record<string, unknown> = {};
+          if (i.editMode != null) body.editMode = i.editMode;
+          if (i.title != null) body.title = i.title;
+          if (i.defaultLevel != null) body.defaultLevel = i.defaultLevel;
+          if (i.language != null) body.language = i.language;
+          if (i.mergeRules != null) body.mergeRules = i.mergeRules;
+          if (i.emoji !== undefined) body.emoji = i.emoji;
+          if (Object.keys(body).length === 0) throw new BadUserInputError('Give at least one field to change');
+          const { data } = await ctx.api.send('PATCH', route`/spaces/${i.spaceId}`, { body, schema: spaceShape });
+          primeSpaces(ctx, [data]);
+          return { space: data };
+        },
+        ctx,
+      ),
+  }),
+  deleteSpace: t.field({
+    type: payloadType<{ deleted: boolean }>('DeleteSpacePayload', 'Result of deleteSpace.', (p) => ({
+      deleted: p.boolean({
+        description: 'True when the space was deleted, false when it did not exist or was already deleted.',
+        resolve: (x) => x.deleted ?? false,
+      }),
+    })),
+    description: 'Deletes a space; it stays restorable with restoreSpace for 7 days (admins of the space).',
+    args: { input: t.arg({ type: spaceIdInput('DeleteSpace'), required: true, description: 'The space to delete.' }) },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        spaceIdSchema,
+        input,
+        async (i) => {
+          const { status } = await ctx.api.send('DELETE', route`/spaces/${i.spaceId}`);
+          return { deleted: status === 205 };
+        },
+        ctx,
+      ),
+  }),
+  restoreSpace: t.field({
+    type: SpacePayload('restoreSpace', 'The space, live again.'),
+    description: 'Brings back a space deleted in the last 7 days (admins of the space).',
+    args: { input: t.arg({ type: spaceIdInput('RestoreSpace'), required: true, description: 'The space to restore.' }) },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        spaceIdSchema,
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/restore`, { schema: spaceShape });
+          primeSpaces(ctx, [data]);
+          return { space: data };
+        },
+        ctx,
+      ),
+  }),
+  duplicateSpace: t.field({
+    type: SpacePayload('duplicateSpace', 'The copy, placed right after the original.'),
+    description: 'Copies a space, with its settings and direct grants, next to the original (create role).',
+    args: { input: t.arg({ type: spaceIdInput('DuplicateSpace'), required: true, description: 'The space to duplicate.' }) },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        spaceIdSchema,
+        input,
+        async (i) => {
+          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/duplicate`, { schema: spaceShape });
+          primeSpaces(ctx, [data]);
+          return { space: data };
+        },
+        ctx,
+      ),
+  }),
+  moveSpace: t.field({
+    type: SpacePayload('moveSpace'),
+    description: 'Moves a space into a collection or to the top level, and/or next to a sibling (admins of the space).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('MoveSpaceInput', {
+          description: 'Where to move the space: give `parentId`, `position` or both.',
+          fields: (f) => ({
+            spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
+            parentId: f.id({
+              description:
+                'New parent collection (platform id or global ID); null moves it to the top level; left out keeps the parent.',
+            }),
+            position: f.field({
+              type: MovePositionInput,
+              description: 'Sibling to put it next to, under the (new) parent; last when left out.',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'Where to move the space.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({
+          spaceId: idInput('Space'),
+          parentId: idInput('Collection').nullish(),
+          position: movePositionInput.nullish(),
+        }),
+        input,
+        async (i) => {
+          const body: Record<string, unknown> = {};
+          if (i.parentId !== undefined) body.parent = i.parentId;
+          if (i.position != null) body.position = i.position;
+          if (Object.keys(body).length === 0) throw new BadUserInputError('Give parentId, position or both');
+          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/move`, { body, schema: spaceShape });
+          primeSpaces(ctx, [data]);
+          return { space: data };
+        },
+        ctx,
+      ),
+  }),
+  transferSpace: t.field({
+    type: SpacePayload('transferSpace'),
+    description:
+      'Moves a space to another organization, another collection, or both (admins of the space and of the target organization). Team grants do not follow.',
+    args: {
+      input: t.arg({
+        type: builder.inputType('TransferSpaceInput', {
+          description: 'Where to transfer the space: give `organizationId`, `parentId` or both.',
+          fields: (f) => ({
+            spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
+            organizationId: f.id({
+              description: 'Target organization (platform id or global ID); left out keeps the current one.',
+            }),
+            parentId: f.id({
+              description:
+                'Collection of the target organization to put it in; null for the top level; left out: the top level when the organization changes, else the current collection.',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'Where to transfer the space.',
+      }),
+    },
+    resolve: (_root, { input }, ctx) =>
+      mutate(
+        z.object({
+          spaceId: idInput('Space'),
+          organizationId: idInput('Organization').nullish(),
+          parentId: idInput('Collection').nullish(),
+        }),
+        input,
+        async (i) => {
+          const body: Record<string, unknown> = {};
+          if (i.organizationId != null) body.organization = i.organizationId;
+          if (i.parentId !== undefined) body.parent = i.parentId;
+          if (Object.keys(body).length === 0) throw new BadUserInputError('Give organizationId, parentId or both');
+          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/transfer`, { body, schema: spaceShape });
+          primeSpaces(ctx, [data]);
+          return { space: data };
+        },
+        ctx,
+      ),
+  }),
+}));
