@@ -34,6 +34,8 @@ export interface PlatformStats {
   count: number;
   /** `METHOD /path?query` of each request, in arrival order. */
   requests: string[];
+  /** Every answered request with its status, in answer order. */
+  answers: Array<{ method: string; url: string; status: number }>;
   reset(): void;
 }
 
@@ -64,9 +66,11 @@ export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatfo
   const stats: PlatformStats = {
     count: 0,
     requests: [],
+    answers: [],
     reset() {
       stats.count = 0;
       stats.requests = [];
+      stats.answers = [];
     },
   };
   app.decorate('stats', stats);
@@ -88,6 +92,12 @@ export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatfo
     stats.count += 1;
     stats.requests.push(`${request.method} ${request.url}`);
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+  });
+
+  // Recorded before the answer leaves, so a client that got its answer finds it here.
+  app.addHook('onSend', async (request, reply, payload) => {
+    stats.answers.push({ method: request.method, url: request.url, status: reply.statusCode });
+    return payload;
   });
 
   const findToken = db.prepare(
