@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
-import { startPlatform } from '../src/platform/server.js';
 
 /**
- * `npm run bench`: the gateway on the embedded platform (demo data, temporary database).
+ * `npm run bench`: the gateway on the embedded platform (demo data, temporary database),
+ * each in its own process, as in production where the API is remote.
  *
  * 1. Nested dashboard queries with a delay injected before every upstream request
  *    (BENCH_DELAY_MS, default 20): upstream requests, depth of the dependency chain, latency
@@ -32,9 +34,49 @@ interface Running {
   close(): Promise<void>;
 }
 
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** The embedded platform in a process of its own, as a remote API would be. */
+async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PLATFORM_HOST: '127.0.0.1',
+      PLATFORM_PORT: String(port),
+      PLATFORM_DELAY_MS: String(delayMs),
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`platform exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Platform API on')) resolve();
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 async function start(delayMs: number): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
-  const platform = await startPlatform({ dataDir, port: 0, delayMs });
+  const platform = await startPlatformProcess(dataDir, delayMs);
+  const tokens = JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
   const exchanges: Exchange[] = [];
   const client = new RestClient({ baseUrl: platform.url, onExchange: (exchange) => exchanges.push(exchange) });
   const gateway = createGateway({ client, graphiql: { enabled: false } });
@@ -45,13 +87,13 @@ async function start(delayMs: number): Promise<Running> {
   return {
     graphqlUrl: `http://127.0.0.1:${port}/graphql`,
     restUrl: platform.url,
-    token: Object.values(platform.tokens)[0]!,
+    token: Object.values(tokens)[0]!,
     exchanges,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await gateway.close();
-      await platform.close();
+      await platform.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -69,18 +111,28 @@ async function graphql(run: Running, query: string, variables: Record<string, un
   return body.data;
 }
 
-/** Longest chain of upstream requests where each starts only after the previous one ended. */
-function dependencyDepth(exchanges: Exchange[]): number {
+/**
+ * The dependency chain of one GraphQL request's upstream exchanges: `depth` is the longest
+ * chain where each request starts only after the previous one ended; `busy` is the time that
+ * chain spent waiting on the upstream (the rest of the latency is the gateway's own work).
+ */
+function criticalPath(exchanges: Exchange[]): { depth: number; busy: number } {
   const sorted = [...exchanges].sort((a, b) => a.startedAt - b.startedAt);
   const depth: number[] = [];
+  const busy: number[] = [];
   sorted.forEach((exchange, index) => {
-    let best = 0;
+    let bestDepth = 0;
+    let bestBusy = 0;
     for (let before = 0; before < index; before += 1) {
-      if (sorted[before]!.endedAt <= exchange.startedAt) best = Math.max(best, depth[before]!);
+      if (sorted[before]!.endedAt <= exchange.startedAt) {
+        bestDepth = Math.max(bestDepth, depth[before]!);
+        bestBusy = Math.max(bestBusy, busy[before]!);
+      }
     }
-    depth[index] = best + 1;
+    depth[index] = bestDepth + 1;
+    busy[index] = bestBusy + (exchange.endedAt - exchange.startedAt);
   });
-  return Math.max(0, ...depth);
+  return { depth: Math.max(0, ...depth), busy: Math.max(0, ...busy) };
 }
 
 function percentile(values: number[], p: number): number {
@@ -144,26 +196,30 @@ async function nestedQueries(): Promise<void> {
   const run = await start(DELAY);
   try {
     console.log(`\n## Nested queries, ${DELAY} ms injected per upstream request, ${ROUNDS} rounds each\n`);
-    console.log('| query | upstream requests | depth | p50 ms | p99 ms | depth × delay ms |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('| query | upstream requests | depth | p50 ms | p99 ms | depth × delay ms | upstream time on the chain, p50 ms |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const scenario of await scenarios(run)) {
       const latencies: number[] = [];
       let requests = 0;
       let depth = 0;
+      const chainBusy: number[] = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         run.exchanges.length = 0;
         const started = performance.now();
         scenario.check(await graphql(run, scenario.query, scenario.variables));
         latencies.push(performance.now() - started);
+        const path = criticalPath(run.exchanges);
+        chainBusy.push(path.busy);
         if (round === 0) {
           requests = run.exchanges.length;
-          depth = dependencyDepth(run.exchanges);
+          depth = path.depth;
         } else {
+          assert.equal(path.depth, depth, `${scenario.name}: same dependency depth every time`);
           assert.equal(run.exchanges.length, requests, `${scenario.name}: same number of upstream requests every time`);
         }
       }
       console.log(
-        `| ${scenario.name} | ${requests} | ${depth} | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${depth * DELAY} |`,
+        `| ${scenario.name} | ${requests} | ${depth} | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${depth * DELAY} | ${ms(percentile(chainBusy, 50))} |`,
       );
     }
   } finally {

@@ -30,6 +30,8 @@ export const configSchema = z.object({
   PLATFORM_PORT: port.default(4010),
   /** Interface the embedded platform listens on. @default 127.0.0.1 */
   PLATFORM_HOST: host.default('127.0.0.1'),
+  /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
+  PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */

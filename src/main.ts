@@ -18,6 +18,7 @@ if (!upstreamUrl) {
     dataDir: config.DATA_DIR,
     host: config.PLATFORM_HOST,
     port: config.PLATFORM_PORT,
+    delayMs: config.PLATFORM_DELAY_MS,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   });
   upstreamUrl = platform.url;

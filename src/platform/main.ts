@@ -7,6 +7,7 @@ const platform = await startPlatform({
   dataDir: config.DATA_DIR,
   host: config.PLATFORM_HOST,
   port: config.PLATFORM_PORT,
+  delayMs: config.PLATFORM_DELAY_MS,
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });
 const [adminEmail, adminToken] = Object.entries(platform.tokens)[0] ?? [];
