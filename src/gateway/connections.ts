@@ -83,6 +83,7 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
   let totalCount = 0;
   let hasNextPage = false;
   let fetched = false;
+  const seen = new Set<string | null>([token]);
   while (!fetched || edges.length < first) {
     const wanted = Math.min(MAX_PAGE_SIZE, skip + Math.max(1, first - edges.length));
     const page = await fetchPage(token ?? undefined, wanted);
@@ -96,6 +97,9 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
     const leftInPage = items.length > take;
     hasNextPage = leftInPage || Boolean(page.next);
     if (leftInPage || !page.next || edges.length >= first) break;
+    // An upstream that answers an empty page, or the same token again, would page forever.
+    if (page.items.length === 0 || seen.has(page.next.page)) break;
+    seen.add(page.next.page);
     token = page.next.page;
     skip = 0;
   }

@@ -18,9 +18,13 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Removes credentials embedded in URLs (`https://user:token@host`) and bearer tokens from a text. */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*(?::[^/\s@]*)?@/gi, '$1***@')
-    .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1***');
+  return (
+    text
+      // Everything up to the last `@` before the host is user info (passwords may contain `@`).
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@')
+      .replace(/([?&](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature|shareKey|visitorAuthToken)=)[^&#\s]*/gi, '$1***')
+      .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1***')
+  );
 }
 
 /**
@@ -45,12 +49,6 @@ export class GatewayError extends GraphQLError {
     this.code = code;
     this.upstreamStatus = options.upstreamStatus;
     this.field = options.field;
-  }
-}
-
-export class NotFoundError extends GatewayError {
-  constructor(message: string, upstreamStatus?: number) {
-    super('NOT_FOUND', message, { upstreamStatus });
   }
 }
 

@@ -1,8 +1,7 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { GraphQLError } from 'graphql';
 import { createContext, type GatewayContext } from './context.js';
-import { GatewayError, redactSecrets } from './errors.js';
+import { maskExecutionError, useErrorPolicy } from './error-policy.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
 import { schema } from './schema/index.js';
 import { clearLoaders } from './schema/loaders.js';
@@ -56,15 +55,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           defaultQuery: DEFAULT_QUERY,
         }
       : false,
-    maskedErrors: {
-      maskError(error, message) {
-        const original = (error as GraphQLError).originalError;
-        if (error instanceof GatewayError || original instanceof GatewayError) return error as Error;
-        if ((error as GraphQLError).extensions?.code && !original) return error as Error;
-        logger.error(redactSecrets(String((original as Error | undefined)?.stack ?? error)));
-        return new GatewayError('INTERNAL_SERVER_ERROR', message);
-      },
-    },
+    maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
+    plugins: [useErrorPolicy()],
     logging: false,
   });
   return { yoga, client, close: () => client.close() };

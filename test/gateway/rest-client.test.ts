@@ -165,3 +165,12 @@ describe('helpers', () => {
     );
   });
 });
+
+describe('redactSecrets', () => {
+  it('removes the whole user info, even when a password holds an @, and secret query parameters', () => {
+    expect(redactSecrets('https://user:p@ss@github.test/a')).toBe('https://***@github.test/a');
+    expect(redactSecrets('https://git.test/a?access_token=ghp_abc&ref=main')).toBe('https://git.test/a?access_token=***&ref=main');
+    expect(redactSecrets('GET /spaces/x?shareKey=s3cret')).toBe('GET /spaces/x?shareKey=***');
+    expect(redactSecrets('mail me at ada@acme.test')).toBe('mail me at ada@acme.test');
+  });
+});

@@ -81,7 +81,8 @@ const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
     }),
     reviewers: t.field({
       type: [UserNode],
-      description: 'Users whose approval the rule requires.',
+      nullable: { list: false, items: true },
+      description: 'Users whose approval the rule requires; an entry is null (with an error) when that user is no longer visible.',
       resolve: (rule, _args, _ctx, info) =>
         (rule.users ?? []).map((id) => userLink(id, info)).filter((user) => user !== null),
     }),
@@ -292,7 +293,9 @@ OrganizationNode.implement({
     permissions: t.field({ type: Permissions, description: 'What you may do here.', resolve: (o) => o.permissions }),
     agentInstructions: t.field({
       type: AgentInstructionsType,
-      description: 'Instructions given to the AI agents of the organization.',
+      nullable: true,
+      description:
+        'Instructions given to the AI agents of the organization; null with FORBIDDEN for guests, who cannot read them.',
       resolve: async (o, _args, ctx) => ({
         ...(await ctx.api.get(route`/orgs/${o.id}/agent-instructions`, agentInstructionsShape)),
         organizationId: o.id,
@@ -329,7 +332,8 @@ builder.queryFields((t) => ({
         route`/email-domains/${args.domain.trim().toLowerCase()}/orgs`,
         organizationsByEmailDomain,
       );
-      primeOrganizations(ctx, organizations);
+      // Not primed: these organizations are described as a non-member sees them, and
+      // GET /orgs/{id} may well refuse them to the same caller.
       return organizations;
     },
   }),

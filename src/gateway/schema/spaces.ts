@@ -178,8 +178,10 @@ SpaceNode.implement({
     }),
     organization: t.field({
       type: OrganizationNode,
-      description: 'The organization that owns the space.',
-      resolve: (s, _args, _ctx, info) => organizationLink(s.organization, info)!,
+      nullable: true,
+      description:
+        'The organization that owns the space; null (with NOT_FOUND) for readers of a public or shared space who are not members of it.',
+      resolve: (s, _args, _ctx, info) => organizationLink(s.organization, info),
     }),
     parent: t.field({
       type: CollectionNode,

@@ -398,7 +398,10 @@ builder.mutationFields((t) => ({
             organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
             teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
             userId: f.id({ required: true, description: 'User id, e-mail address or User global ID of a member of the organization.' }),
-            role: f.field({ type: TeamRoleEnum, defaultValue: 'member', description: 'Role in the team (default MEMBER).' }),
+            role: f.field({
+              type: TeamRoleEnum,
+              description: 'Role in the team; left out, a new member joins as MEMBER and an existing one keeps their role.',
+            }),
           }),
         }),
         required: true,
@@ -413,7 +416,7 @@ builder.mutationFields((t) => ({
         input,
         async (i) => {
           await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`, {
-            body: { role: i.role ?? 'member' },
+            body: i.role ? { role: i.role } : {},
           });
           return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
         },

@@ -1,0 +1,72 @@
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { ERROR_CODES, GatewayError, redactSecrets, type ErrorCode } from './errors.js';
+
+const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/**
+ * Decides what a client sees of an error raised while executing: the gateway's own errors as
+ * they are; input errors found by GraphQL or Pothos (variables that do not coerce, malformed
+ * global IDs) as BAD_USER_INPUT; anything else, which would be a bug, as INTERNAL_SERVER_ERROR
+ * with a generic message, logged for the operators.
+ */
+export function maskExecutionError(error: unknown, log: (message: string) => void): Error {
+  const graphqlError = error instanceof GraphQLError ? error : undefined;
+  const original = graphqlError?.originalError;
+  if (error instanceof GatewayError || original instanceof GatewayError) return error as Error;
+  if (graphqlError && (!original || original instanceof GraphQLError || original.name === 'GraphQLError')) {
+    return asCode(graphqlError, 'BAD_USER_INPUT');
+  }
+  if (graphqlError && original?.name === 'PothosValidationError') {
+    return asCode(graphqlError, 'BAD_USER_INPUT', original.message);
+  }
+  log(redactSecrets(String((original ?? (error as Error))?.stack ?? error)));
+  return new GatewayError('INTERNAL_SERVER_ERROR', 'Unexpected error.');
+}
+
+/**
+ * Gives every error of every answer a code of the gateway's list and strips what it should not
+ * carry: parse and validation failures and malformed requests become BAD_USER_INPUT (the
+ * GraphQL code stays in `extensions.reason`), messages lose embedded credentials, and nothing
+ * of the original error (which may echo the request body) is kept.
+ */
+export function useErrorPolicy(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result)) setResult(result.map(normalizeResult));
+      else if (!isAsyncIterable(result)) setResult(normalizeResult(result));
+    },
+  };
+}
+
+function normalizeResult<R extends ExecutionResult>(result: R): R {
+  if (!result.errors?.length) return result;
+  return { ...result, errors: result.errors.map(normalizeError) };
+}
+
+function normalizeError(error: GraphQLError): GraphQLError {
+  const code = error.extensions?.code;
+  if (typeof code === 'string' && KNOWN.has(code) && !('originalError' in (error.extensions ?? {}))) {
+    return error;
+  }
+  return asCode(error, typeof code === 'string' && KNOWN.has(code) ? (code as ErrorCode) : 'BAD_USER_INPUT');
+}
+
+function asCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
+  const extensions: Record<string, unknown> = { code };
+  const reason = error.extensions?.code;
+  if (typeof reason === 'string' && reason !== code) extensions.reason = reason;
+  if (error.extensions?.http) extensions.http = error.extensions.http;
+  for (const key of ['field', 'upstreamStatus']) if (key in (error.extensions ?? {})) extensions[key] = error.extensions[key];
+  return new GraphQLError(redactSecrets(message), {
+    ...(error.nodes ? { nodes: error.nodes } : {}),
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.positions ? { positions: error.positions } : {}),
+    ...(error.path ? { path: error.path } : {}),
+    extensions,
+  });
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
