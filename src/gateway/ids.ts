@@ -1,4 +1,4 @@
-import { decodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { BadUserInputError } from './errors.js';
 
 /**
@@ -8,11 +8,12 @@ import { BadUserInputError } from './errors.js';
 export function platformKey(value: string, typename: string): string {
   const trimmed = value.trim();
   if (trimmed.length === 0) throw new BadUserInputError(`An id of a ${typename} cannot be empty`);
-  try {
-    const decoded = decodeGlobalID(trimmed);
-    if (decoded.typename === typename && decoded.id.length > 0) return decoded.id;
-  } catch {
-    // not a global ID: a platform id
+  // Decoded by hand and checked by re-encoding: most inputs are platform ids, and letting the
+  // relay decoder throw on each of them costs more than the rest of a simple query.
+  const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
+  if (decoded.startsWith(`${typename}:`)) {
+    const id = decoded.slice(typename.length + 1);
+    if (id.length > 0 && encodeGlobalID(typename, id) === trimmed) return id;
   }
   return trimmed;
 }
