@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
+import { criticalPath } from '../src/gateway/rest/critical-path.js';
 
 /**
  * `npm run bench`: the gateway on the embedded platform (demo data, temporary database),
@@ -109,30 +110,6 @@ async function graphql(run: Running, query: string, variables: Record<string, un
   assert.equal(response.statusCode, 200);
   assert.equal(body.errors, undefined, `errors: ${JSON.stringify(body.errors)}`);
   return body.data;
-}
-
-/**
- * The dependency chain of one GraphQL request's upstream exchanges: `depth` is the longest
- * chain where each request starts only after the previous one ended; `busy` is the time that
- * chain spent waiting on the upstream (the rest of the latency is the gateway's own work).
- */
-function criticalPath(exchanges: Exchange[]): { depth: number; busy: number } {
-  const sorted = [...exchanges].sort((a, b) => a.startedAt - b.startedAt);
-  const depth: number[] = [];
-  const busy: number[] = [];
-  sorted.forEach((exchange, index) => {
-    let bestDepth = 0;
-    let bestBusy = 0;
-    for (let before = 0; before < index; before += 1) {
-      if (sorted[before]!.endedAt <= exchange.startedAt) {
-        bestDepth = Math.max(bestDepth, depth[before]!);
-        bestBusy = Math.max(bestBusy, busy[before]!);
-      }
-    }
-    depth[index] = bestDepth + 1;
-    busy[index] = bestBusy + (exchange.endedAt - exchange.startedAt);
-  });
-  return { depth: Math.max(0, ...depth), busy: Math.max(0, ...busy) };
 }
 
 function percentile(values: number[], p: number): number {
