@@ -25,6 +25,18 @@ export function isExpired(space: Pick<SpaceRow, 'deleted_at'>, at = Date.now()):
   return space.deleted_at !== null && at - Date.parse(space.deleted_at) > RESTORE_WINDOW_MS;
 }
 
+/** The membership row of a user in an organization (disabled members included). */
+export function findMember(db: Db, orgId: string, userId: string): MemberRow | undefined {
+  return db.prepare('SELECT * FROM members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
+    | MemberRow
+    | undefined;
+}
+
+/** Does the user belong to the organization, in any role (guests and disabled members included)? */
+export function isOrgMember(db: Db, orgId: string, userId: string): boolean {
+  return findMember(db, orgId, userId) !== undefined;
+}
+
 /**
  * Decides what one user may see and do. One instance per request: the answers are memoized,
  * since a listing asks the same questions for many items.
@@ -42,10 +54,7 @@ export class Access {
   membership(orgId: string): MemberRow | null {
     let member = this.memberships.get(orgId);
     if (member === undefined) {
-      member =
-        (this.db
-          .prepare('SELECT * FROM members WHERE org_id = ? AND user_id = ?')
-          .get(orgId, this.user.id) as MemberRow | undefined) ?? null;
+      member = findMember(this.db, orgId, this.user.id) ?? null;
       this.memberships.set(orgId, member);
     }
     return member;

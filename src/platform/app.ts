@@ -58,7 +58,8 @@ export interface CreatePlatformOptions {
 export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
     logger,
-    // Query strings are parsed with URLSearchParams semantics; repeated keys keep the last value.
+    // A repeated query key arrives as an array of its values; parseQuery answers 400 naming the
+    // parameter unless the endpoint takes a list, and endpoints ignore parameters they do not read.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     bodyLimit: 5 * 1024 * 1024,
   });

@@ -31,6 +31,16 @@ export function newId(length = 20): string {
 
 export const now = () => new Date().toISOString();
 
+/**
+ * An update stamp strictly after `previous`, so clients comparing `updatedAt` see a change even
+ * for two writes within the same millisecond.
+ */
+export function laterThan(previous: string): string {
+  const at = Date.now();
+  const before = Date.parse(previous);
+  return new Date(Number.isNaN(before) || at > before ? at : before + 1).toISOString();
+}
+
 /** Describes the first zod issue as "`field`: message", the field written as a dotted path. */
 export function describeIssue(error: z.ZodError, where: 'body' | 'query'): string {
   const issue = error.issues[0];
@@ -49,11 +59,23 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   return parsed.data;
 }
 
-/** Parses a query string object with zod; a failure is a 400 naming the parameter. */
+/**
+ * Parses a query string object with zod; a failure is a 400 naming the parameter. A repeated
+ * key arrives as an array: unless the parameter takes a list, the 400 says it was given more than once.
+ */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
-  const parsed = schema.safeParse(query ?? {});
-  if (!parsed.success) throw badRequest(describeIssue(parsed.error, 'query'));
-  return parsed.data;
+  const raw = (query ?? {}) as Record<string, unknown>;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) {
+    const name = issue.path[0];
+    if (typeof name !== 'string' || !Object.hasOwn(raw, name)) continue;
+    const value = raw[name];
+    if (Array.isArray(value)) {
+      throw badRequest(`Invalid query field "${name}": must be given once, not ${value.length} times`);
+    }
+  }
+  throw badRequest(describeIssue(parsed.error, 'query'));
 }
 
 /** A boolean query parameter: `true`/`false` (also `1`/`0`). */
@@ -76,6 +98,9 @@ export const pageParams = {
 
 export const DEFAULT_PAGE_SIZE = 50;
 
+/** The largest offset a page token may carry; beyond it SQLite would refuse the OFFSET. */
+export const MAX_PAGE_OFFSET = 1_000_000_000;
+
 export interface PageWindow {
   offset: number;
   limit: number;
@@ -87,8 +112,9 @@ export function pageWindow(params: { page?: string | undefined; limit?: number |
   if (!params.page) return { offset: 0, limit };
   try {
     const decoded = JSON.parse(Buffer.from(params.page, 'base64url').toString('utf8')) as { o?: unknown };
-    if (typeof decoded.o === 'number' && Number.isInteger(decoded.o) && decoded.o >= 0) {
-      return { offset: decoded.o, limit };
+    const offset = decoded.o;
+    if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 && offset <= MAX_PAGE_OFFSET) {
+      return { offset, limit };
     }
   } catch {
     // fall through to the error below
@@ -112,9 +138,12 @@ export function pageOf<T>(items: T[], count: number, window: PageWindow): PageOf
   return end < count ? { next: { page: pageToken(end) }, count, items } : { count, items };
 }
 
-/** Cuts one window out of a full list (for lists computed in memory). */
-export function pageFromArray<T>(all: T[], window: PageWindow): PageOfResults<T> {
-  return pageOf(all.slice(window.offset, window.offset + window.limit), all.length, window);
+/** Cuts one window out of a full list (for lists computed in memory), serializing its items with `map`. */
+export function pageFromArray<T>(all: T[], window: PageWindow): PageOfResults<T>;
+export function pageFromArray<T, U>(all: T[], window: PageWindow, map: (item: T) => U): PageOfResults<U>;
+export function pageFromArray<T, U>(all: T[], window: PageWindow, map?: (item: T) => U): PageOfResults<T | U> {
+  const items = all.slice(window.offset, window.offset + window.limit);
+  return pageOf<T | U>(map ? items.map(map) : items, all.length, window);
 }
 
 /** Answers a delete: 205 when something was deleted, 204 when there was nothing to delete. */

@@ -166,6 +166,16 @@ describe('POST /orgs/{organizationId}/collections', () => {
     expect((await p.api('POST', '/orgs/acme/collections', { body: { title: 5 } })).status).toBe(400);
   });
 
+  it('needs a title of 1 to 50 characters after trimming', async () => {
+    for (const title of ['', ' ', '\t\n ', 'x'.repeat(51), ` ${'x'.repeat(51)} `]) {
+      const answer = await p.api('POST', '/orgs/acme/collections', { body: { title } });
+      expect(answer.status, JSON.stringify(title)).toBe(400);
+      expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
+    }
+    expect((await createCollection({ title: '  Padded  ' })).title).toBe('Padded');
+    expect((await createCollection({ title: `  ${'y'.repeat(50)}  ` })).title).toBe('y'.repeat(50));
+  });
+
   it('needs the create role in the organization and on the parent', async () => {
     expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.finn), body: { title: 'No' } })).status).toBe(403);
     expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.dee), body: { title: 'No' } })).status).toBe(403);
@@ -221,6 +231,38 @@ describe('PATCH /collections/{collectionId}', () => {
     expect(description.body.error.message).toContain('"description"');
     expect((await p.api('PATCH', path, { body: { defaultLevel: 'owner' } })).status).toBe(400);
     expect((await p.api('PATCH', path, { body: { parent: null } })).status).toBe(400);
+  });
+
+  it('refuses empty and blank titles', async () => {
+    const created = await createCollection({ title: 'Keeps its title' });
+    for (const title of ['', '   ', 'x'.repeat(51)]) {
+      const answer = await p.api('PATCH', `/collections/${created.id}`, { body: { title } });
+      expect(answer.status, JSON.stringify(title)).toBe(400);
+      expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
+    }
+    expect((await p.api('GET', `/collections/${created.id}`)).body.title).toBe('Keeps its title');
+    expect((await p.api('PATCH', `/collections/${created.id}`, { body: { title: ' Trimmed ' } })).body.title).toBe('Trimmed');
+  });
+
+  it('answers the permissions of the role after the update', async () => {
+    const created = await createCollection({ title: 'Self demotion' });
+    await p.api('PATCH', `/collections/${created.id}`, { body: { defaultLevel: 'admin' } });
+    expect((await p.api('GET', `/collections/${created.id}`, as(U.cy))).body.permissions.admin).toBe(true);
+    const lowered = await p.api('PATCH', `/collections/${created.id}`, { ...as(U.cy), body: { defaultLevel: 'read' } });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body.defaultLevel).toBe('read');
+    expect(lowered.body.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+    expect(lowered.body.permissions).toEqual((await p.api('GET', `/collections/${created.id}`, as(U.cy))).body.permissions);
+  });
+
+  it('bumps updatedAt strictly, even for writes within one millisecond', async () => {
+    const created = await createCollection({ title: 'Stamped' });
+    const future = new Date(Date.now() + 60_000).toISOString();
+    p.db.prepare('UPDATE collections SET updated_at = ? WHERE id = ?').run(future, created.id);
+    const answer = await p.api('PATCH', `/collections/${created.id}`, { body: { title: 'Stamped again' } });
+    expect(answer.status).toBe(200);
+    const stored = p.db.prepare('SELECT updated_at FROM collections WHERE id = ?').get(created.id) as { updated_at: string };
+    expect(Date.parse(stored.updated_at)).toBeGreaterThan(Date.parse(future));
   });
 
   it('needs admin on the collection', async () => {
@@ -429,6 +471,38 @@ describe('POST /collections/{collectionId}/transfer', () => {
 
     const again = await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } });
     expect(again.status).toBe(409);
+  });
+
+  it('drops the user grants of people who are not members of the target organization', async () => {
+    const outer = await createCollection({ title: 'Emigrant with guests' });
+    const inner = await createCollection({ title: 'Emigrant inner', parent: outer.id });
+    const space = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Emigrant space', parent: inner.id } });
+    const [eve, hana, finn] = [userId(U.eve), userId(U.hana), userId(U.finn)];
+    // hana (Globex) joins Acme as a guest through her grant; eve and finn are only in Acme.
+    await p.api('POST', `/collections/${outer.id}/permissions`, { body: { role: 'edit', users: [eve, hana] } });
+    await p.api('POST', `/collections/${inner.id}/permissions`, { body: { role: 'admin', users: [finn, hana] } });
+    p.db
+      .prepare(
+        "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'user', ?, 'edit', ?), ('space', ?, 'user', ?, 'edit', ?)",
+      )
+      .run(space.body.id, eve, new Date().toISOString(), space.body.id, hana, new Date().toISOString());
+
+    expect((await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(200);
+    const grants = p.db
+      .prepare(
+        "SELECT content_id, principal_id FROM content_permissions WHERE principal_type = 'user' AND content_id IN (?, ?, ?) ORDER BY content_id, principal_id",
+      )
+      .all(outer.id, inner.id, space.body.id);
+    const expected = [
+      { content_id: outer.id, principal_id: hana },
+      { content_id: inner.id, principal_id: hana },
+      { content_id: space.body.id, principal_id: hana },
+    ].sort((a, b) => (a.content_id < b.content_id ? -1 : a.content_id > b.content_id ? 1 : 0));
+    expect(grants).toEqual(expected);
+    // Joining Globex later does not bring the old grants back.
+    p.db.prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)").run(finn, new Date().toISOString());
+    expect((await p.api('GET', `/collections/${inner.id}`, as(U.finn))).status).toBe(404);
+    p.db.prepare("DELETE FROM members WHERE org_id = 'globex' AND user_id = ?").run(finn);
   });
 
   it('answers 404, 409 and 412 as documented', async () => {

@@ -416,4 +416,33 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
     expect((await p.api('DELETE', path('hana'))).status).toBe(204);
     expect((await p.api('DELETE', `/orgs/nope/members/${ids.ben}`)).status).toBe(404);
   });
+
+  it('takes the removed member out of the merge rules of the organization and its spaces', async () => {
+    const reviewers = (...keys: Array<keyof typeof U>) => ({ rule: 'require_specific_reviewers', users: keys.map((key) => ids[key]) });
+    const patched = await p.api('PATCH', `/orgs/${acme}`, {
+      body: { mergeRules: { type: 'rules', rules: [reviewers('dee', 'ben'), reviewers('dee')] } },
+    });
+    expect(patched.status).toBe(200);
+    const space = (title: string) => p.db.prepare('SELECT id FROM spaces WHERE title = ?').get(title) as { id: string };
+    const postmortems = space('Incident postmortems').id;
+    const onlyDee = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Reviewed by dee' } })).body.id;
+    const deleted = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Deleted, reviewed by dee' } })).body.id;
+    for (const id of [onlyDee, deleted]) {
+      const answer = await p.api('PATCH', `/spaces/${id}`, { body: { mergeRules: { type: 'rules', rules: [reviewers('dee')] } } });
+      expect(answer.status).toBe(200);
+    }
+    expect((await p.api('DELETE', `/spaces/${deleted}`)).status).toBe(205);
+    const globexRules = JSON.stringify({ type: 'rules', rules: [reviewers('dee')] });
+    p.db.prepare("UPDATE organizations SET merge_rules = ? WHERE id = 'globex'").run(globexRules);
+    const untouched = p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as { merge_rules: string };
+
+    expect((await p.api('DELETE', path('dee'))).status).toBe(205);
+    expect((await p.api('GET', `/orgs/${acme}`)).body.mergeRules).toEqual({ type: 'rules', rules: [reviewers('ben')] });
+    expect((await p.api('GET', `/spaces/${postmortems}`)).body.mergeRules).toEqual({ type: 'rules', rules: [reviewers('cy')] });
+    expect((await p.api('GET', `/spaces/${onlyDee}`)).body.mergeRules).toEqual({ type: 'rules', rules: [] });
+    const deletedRules = p.db.prepare('SELECT merge_rules FROM spaces WHERE id = ?').get(deleted) as { merge_rules: string };
+    expect(JSON.parse(deletedRules.merge_rules)).toEqual({ type: 'rules', rules: [] });
+    expect((p.db.prepare("SELECT merge_rules FROM organizations WHERE id = 'globex'").get() as { merge_rules: string }).merge_rules).toBe(globexRules);
+    expect((p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as { merge_rules: string }).merge_rules).toBe(untouched.merge_rules);
+  });
 });

@@ -164,6 +164,16 @@ describe('POST /orgs/{organizationId}/spaces', () => {
     }
   });
 
+  it('needs a title of 1 to 50 characters after trimming', async () => {
+    for (const title of ['', ' ', '\t\n ', 'x'.repeat(51), ` ${'x'.repeat(51)} `]) {
+      const answer = await p.api('POST', '/orgs/acme/spaces', { body: { title } });
+      expect(answer.status, JSON.stringify(title)).toBe(400);
+      expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
+    }
+    expect((await createSpace({ title: '  Padded  ' })).title).toBe('Padded');
+    expect((await createSpace({ title: `  ${'y'.repeat(50)}  ` })).title).toBe('y'.repeat(50));
+  });
+
   it('needs create in the organization and on the parent', async () => {
     expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.finn), body: {} })).status).toBe(403);
     expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.gus), body: { parent: C.guides } })).status).toBe(403);
@@ -282,6 +292,27 @@ describe('PATCH /spaces/{spaceId}', () => {
     for (const body of bodies) {
       expect((await p.api('PATCH', `/spaces/${id}`, { body })).status, JSON.stringify(body)).toBe(400);
     }
+  });
+
+  it('refuses empty and blank titles', async () => {
+    const created = await createSpace({ title: 'Keeps its title' });
+    for (const title of ['', '   ', 'x'.repeat(51)]) {
+      const answer = await p.api('PATCH', `/spaces/${created.id}`, { body: { title } });
+      expect(answer.status, JSON.stringify(title)).toBe(400);
+      expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
+    }
+    expect((await p.api('PATCH', `/spaces/${created.id}`, { body: { title: ' Trimmed ' } })).body.title).toBe('Trimmed');
+  });
+
+  it('answers the permissions of the role after the update', async () => {
+    const created = await createSpace({ title: 'Self demotion' });
+    await p.api('PATCH', `/spaces/${created.id}`, { body: { defaultLevel: 'admin' } });
+    const before = await p.api('GET', `/spaces/${created.id}`, as(U.cy));
+    expect(before.body.permissions.admin).toBe(true);
+    const lowered = await p.api('PATCH', `/spaces/${created.id}`, { ...as(U.cy), body: { defaultLevel: 'read' } });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body.permissions).toMatchObject({ admin: false, edit: false, comment: false, access: true });
+    expect(lowered.body.permissions).toEqual((await p.api('GET', `/spaces/${created.id}`, as(U.cy))).body.permissions);
   });
 
   it('needs edit for title/emoji/language and admin for settings', async () => {
@@ -522,6 +553,36 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.hana))).status).toBe(200);
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).status).toBe(404);
     expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(409);
+  });
+
+  it('drops the user grants and reviewers who are not members of the target organization', async () => {
+    const created = await createSpace({ title: 'Emigrant with guests' });
+    const [eve, hana, dee] = [userId(U.eve), userId(U.hana), userId(U.dee)];
+    const grant = p.db.prepare(
+      "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'user', ?, 'edit', ?)",
+    );
+    for (const user of [eve, hana, dee]) grant.run(created.id, user, new Date().toISOString());
+    const reviewers = (...users: string[]) => ({ rule: 'require_specific_reviewers', users });
+    const [cy, ada] = [userId(U.cy), userId(U.ada)];
+    p.db
+      .prepare('UPDATE spaces SET merge_rules = ? WHERE id = ?')
+      .run(JSON.stringify({ type: 'rules', rules: [reviewers(cy), reviewers(ada, cy)] }), created.id);
+    // dee is a Globex member too (a guest): her grant keeps its effect.
+    p.db.prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)").run(dee, new Date().toISOString());
+    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(200);
+    const grantees = p.db
+      .prepare("SELECT principal_id FROM content_permissions WHERE content_type = 'space' AND content_id = ? AND principal_type = 'user'")
+      .all(created.id)
+      .map((row: any) => row.principal_id)
+      .sort();
+    expect(grantees).toEqual([hana, dee].sort());
+    // Merge rules keep only the reviewers who are members of Globex.
+    expect((await p.api('GET', `/spaces/${created.id}`)).body.mergeRules).toEqual({ type: 'rules', rules: [reviewers(ada)] });
+    expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).body.permissions.edit).toBe(true);
+    // eve joining Globex later does not bring her old grant back.
+    p.db.prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)").run(eve, new Date().toISOString());
+    expect((await p.api('GET', `/spaces/${created.id}`, as(U.eve))).status).toBe(404);
+    p.db.prepare("DELETE FROM members WHERE org_id = 'globex' AND user_id IN (?, ?)").run(eve, dee);
   });
 
   it('transfers into a collection of the target, or within the organization', async () => {

@@ -317,9 +317,20 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members/{userId}', () => {
     expect(teamRoles(T.reviewers)[ids.eve]).toBe('member');
     expect((await p.api('PUT', path(T.reviewers, ids.eve), { token: token('cy'), body: { role: 'owner' } })).status).toBe(204);
     expect(teamRoles(T.reviewers)[ids.eve]).toBe('owner');
-    expect((await p.api('PUT', path(T.reviewers, ids.eve), { body: {} })).status).toBe(204);
+    expect((await p.api('PUT', path(T.reviewers, ids.eve), { body: { role: 'member' } })).status).toBe(204);
     expect(teamRoles(T.reviewers)[ids.eve]).toBe('member');
     expect((await p.api('GET', teamPath(T.reviewers))).body.members).toBe(3);
+  });
+
+  it('keeps the role of an existing member when the body has no role', async () => {
+    expect(teamRoles(T.reviewers)[ids.cy]).toBe('owner');
+    expect((await p.api('PUT', path(T.reviewers, ids.cy), { body: {} })).status).toBe(204);
+    expect((await p.api('PUT', path(T.reviewers, ids.cy))).status).toBe(204);
+    expect((await p.api('PUT', path(T.reviewers, U.cy), { token: token('cy') })).status).toBe(204);
+    expect(teamRoles(T.reviewers)[ids.cy]).toBe('owner');
+    expect(teamRoles(T.reviewers)[ids.finn]).toBe('member');
+    expect((await p.api('PUT', path(T.reviewers, ids.finn), { body: {} })).status).toBe(204);
+    expect(teamRoles(T.reviewers)[ids.finn]).toBe('member');
   });
 
   it('is a 400 for non-members of the organization and a 404 for unknown users', async () => {

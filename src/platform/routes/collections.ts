@@ -5,6 +5,7 @@ import {
   badRequest,
   booleanParam,
   conflict,
+  laterThan,
   notFound,
   now,
   newId,
@@ -17,19 +18,20 @@ import {
   sendDeleted,
 } from '../http.js';
 import type { CollectionRow, OrganizationRow, SpaceRow, UserRow } from '../rows.js';
-import { collectionJson, spaceJson, userJson } from '../serialize.js';
+import { collectionJson, spaceJson, userJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
+import { updateRow } from '../store/update.js';
 import {
-  applyOrder,
   collectionSubtree,
   endPosition,
-  planPlacement,
+  moveItem,
   requireTargetCollection,
   treeOrder,
 } from './positions.js';
 import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from './schemas.js';
+import { settleTransferredContent } from './transfer.js';
 
-const collectionTitle = z.string().max(50, 'must be at most 50 characters');
+const collectionTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 
 const createCollectionBody = z.strictObject({
   title: collectionTitle.optional(),
@@ -92,8 +94,7 @@ export function collectionRoutes(app: FastifyInstance): void {
       .collections.filter((collection) => nested || collection.parent_id === null)
       .map((collection) => ({ collection, role: access.collectionRole(collection) }))
       .filter((entry) => entry.role !== null);
-    const page = pageFromArray(visible, window);
-    return { ...page, items: page.items.map(({ collection, role }) => collectionJson(collection, role, links)) };
+    return pageFromArray(visible, window, ({ collection, role }) => collectionJson(collection, role, links));
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {
@@ -131,20 +132,17 @@ export function collectionRoutes(app: FastifyInstance): void {
   });
 
   app.patch<CollectionParams>('/collections/:collectionId', async (request) => {
-    const { db, access, links } = request.ctx;
+    const { db, access, user, links } = request.ctx;
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Updating a collection');
     const body = parseBody(updateCollectionBody, request.body);
-    const columns: Record<string, unknown> = {
+    updateRow(db, 'collections', collection.id, {
       title: body.title,
       description: body.description,
       default_level: body.defaultLevel,
-    };
-    const set = Object.entries(columns).filter(([, value]) => value !== undefined);
-    db.prepare(
-      `UPDATE collections SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
-    ).run(...set.map(([, value]) => value), now(), collection.id);
-    return collectionJson(loadCollection(db, collection.id), role, links);
+      updated_at: laterThan(collection.updated_at),
+    });
+    return collectionAnswer(db, user, collection.id, links);
   });
 
   app.get<CollectionParams>('/collections/:collectionId/spaces', async (request) => {
@@ -157,8 +155,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     const visible = spaces
       .map((space) => ({ space, role: access.spaceRole(space) }))
       .filter(({ space, role }) => access.canViewSpace(space, role));
-    const page = pageFromArray(visible, window);
-    return { ...page, items: page.items.map(({ space, role }) => spaceJson(space, role, links)) };
+    return pageFromArray(visible, window, ({ space, role }) => spaceJson(space, role, links));
   });
 
   app.post<CollectionParams>('/collections/:collectionId/move', async (request) => {
@@ -179,20 +176,8 @@ export function collectionRoutes(app: FastifyInstance): void {
         parentId = target.id;
       }
     }
-    const placement = planPlacement(
-      db,
-      collection.org_id,
-      parentId,
-      { kind: 'collection', id: collection.id },
-      body.position,
-    );
-    if (!placement.changed) throw conflict('The collection is already at that place: nothing to update');
-    db.transaction(() => {
-      db.prepare('UPDATE collections SET parent_id = ?, updated_at = ? WHERE id = ?').run(parentId, now(), collection.id);
-      applyOrder(db, placement.order);
-    })();
-    const moved = loadCollection(db, collection.id);
-    return collectionJson(moved, new Access(db, user).collectionRole(moved), links);
+    moveItem(db, 'collection', collection, parentId, body.position);
+    return collectionAnswer(db, user, collection.id, links);
   });
 
   app.post<CollectionParams>('/collections/:collectionId/transfer', async (request) => {
@@ -218,23 +203,18 @@ export function collectionRoutes(app: FastifyInstance): void {
       db.prepare(`UPDATE collections SET org_id = ? WHERE id IN (${marks})`).run(target.id, ...ids);
       db.prepare('UPDATE collections SET parent_id = NULL, position = ?, updated_at = ? WHERE id = ?').run(
         position,
-        now(),
+        laterThan(collection.updated_at),
         collection.id,
       );
       if (spaceIds.length) {
-        const spaceMarks = spaceIds.map(() => '?').join(',');
-        db.prepare(`UPDATE spaces SET org_id = ? WHERE id IN (${spaceMarks})`).run(target.id, ...spaceIds);
-        db.prepare(
-          `DELETE FROM content_permissions WHERE content_type = 'space' AND principal_type = 'team' AND content_id IN (${spaceMarks})`,
-        ).run(...spaceIds);
+        db.prepare(`UPDATE spaces SET org_id = ? WHERE id IN (${spaceIds.map(() => '?').join(',')})`).run(
+          target.id,
+          ...spaceIds,
+        );
       }
-      // Teams belong to one organization, so their grants cannot follow the content.
-      db.prepare(
-        `DELETE FROM content_permissions WHERE content_type = 'collection' AND principal_type = 'team' AND content_id IN (${marks})`,
-      ).run(...ids);
+      settleTransferredContent(db, target.id, { collections: ids, spaces: spaceIds });
     })();
-    const moved = loadCollection(db, collection.id);
-    return collectionJson(moved, new Access(db, user).collectionRole(moved), links);
+    return collectionAnswer(db, user, collection.id, links);
   });
 
   /**
@@ -276,11 +256,10 @@ export function collectionRoutes(app: FastifyInstance): void {
          ORDER BY u.display_name COLLATE NOCASE, u.id`,
       )
       .all(collection.id) as Array<UserRow & { grant_role: Role }>;
-    const page = pageFromArray(rows, window);
-    return {
-      ...page,
-      items: page.items.map(({ grant_role, ...row }) => ({ permission: grant_role, user: userJson(row, links) })),
-    };
+    return pageFromArray(rows, window, ({ grant_role, ...row }) => ({
+      permission: grant_role,
+      user: userJson(row, links),
+    }));
   });
 
   app.delete<CollectionUserParams>('/collections/:collectionId/permissions/users/:userId', async (request, reply) => {
@@ -322,16 +301,21 @@ export function collectionRoutes(app: FastifyInstance): void {
       .map((member) => ({ member, permission: new Access(db, member).collectionRole(collection) }))
       .filter((entry): entry is { member: UserRow; permission: Role } => entry.permission !== null)
       .filter((entry) => !query.role || entry.permission === query.role);
-    const page = pageFromArray(entries, window);
-    return {
-      ...page,
-      items: page.items.map(({ member, permission }) => ({ permission, user: userJson(member, links) })),
-    };
+    return pageFromArray(entries, window, ({ member, permission }) => ({ permission, user: userJson(member, links) }));
   });
 }
 
 function loadCollection(db: Db, id: string): CollectionRow {
   return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow;
+}
+
+/**
+ * A collection as the caller sees it after a write, with a fresh `Access`: the request's one
+ * memoized the caller's role from before the write.
+ */
+function collectionAnswer(db: Db, user: UserRow, id: string, links: Links) {
+  const collection = loadCollection(db, id);
+  return collectionJson(collection, new Access(db, user).collectionRole(collection), links);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Access, ROLES, isExpired } from '../access.js';
+import { Access, ROLES, findMember, isExpired } from '../access.js';
 import type { RequestContext } from '../app.js';
 import {
   conflict,
@@ -18,6 +18,7 @@ import {
 import type { MemberRow, SpaceRow, TeamRow, UserRow } from '../rows.js';
 import { memberJson, spaceJson, teamJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
+import { removeReviewer } from './merge-rules.js';
 import { roleOrGuestSchema } from './schemas.js';
 import { canManageTeam } from './teams.js';
 
@@ -35,12 +36,6 @@ const SORT_COLUMNS = { joinedAt: 'm.joined_at', lastSeenAt: 'm.last_seen_at', na
 
 type Params = { organizationId: string };
 type MemberParams = Params & { userId: string };
-
-function findMember(db: Db, orgId: string, userId: string): MemberRow | undefined {
-  return db.prepare('SELECT * FROM members WHERE org_id = ? AND user_id = ?').get(orgId, userId) as
-    | MemberRow
-    | undefined;
-}
 
 function userRow(db: Db, userId: string): UserRow {
   return db.prepare('SELECT * FROM users WHERE id = ?').get(userId) as UserRow;
@@ -143,6 +138,7 @@ export function memberRoutes(app: FastifyInstance): void {
            (content_type = 'space' AND content_id IN (SELECT id FROM spaces WHERE org_id = ?))
            OR (content_type = 'collection' AND content_id IN (SELECT id FROM collections WHERE org_id = ?)))`,
       ).run(targetId, org.id, org.id);
+      removeReviewer(db, org.id, targetId);
       db.prepare('DELETE FROM members WHERE org_id = ? AND user_id = ?').run(org.id, targetId);
     })();
     return sendDeleted(reply, true);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Role } from '../access.js';
+import { isOrgMember, type Role } from '../access.js';
 import {
   badRequest,
   json,
@@ -15,7 +15,9 @@ import {
 } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import { organizationJson } from '../serialize.js';
-import { documentSchema, domainSchema, roleOrGuestSchema } from './schemas.js';
+import { updateRow } from '../store/update.js';
+import { requireReviewersInOrg } from './merge-rules.js';
+import { documentSchema, domainSchema, organizationMergeRulesSchema, roleOrGuestSchema } from './schemas.js';
 
 const updateOrganizationBody = z
   .strictObject({
@@ -30,15 +32,7 @@ const updateOrganizationBody = z
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),
-    mergeRules: z.discriminatedUnion('type', [
-      z.strictObject({ type: z.literal('none') }),
-      z.strictObject({
-        type: z.literal('rules'),
-        rules: z.array(
-          z.strictObject({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1)).min(1) }),
-        ),
-      }),
-    ]),
+    mergeRules: organizationMergeRulesSchema,
   })
   .partial()
   .refine((body) => Object.keys(body).length > 0, 'must set at least one field');
@@ -83,16 +77,8 @@ export function organizationRoutes(app: FastifyInstance): void {
       const taken = db.prepare('SELECT 1 FROM organizations WHERE hostname = ? AND id != ?').get(body.hostname, org.id);
       if (taken) throw badRequest('Invalid body field "hostname": already used by another organization');
     }
-    if (body.mergeRules?.type === 'rules') {
-      for (const rule of body.mergeRules.rules) {
-        for (const userId of rule.users) {
-          if (!db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(org.id, userId)) {
-            throw badRequest(`Invalid body field "mergeRules.rules": user ${userId} is not a member`);
-          }
-        }
-      }
-    }
-    const columns: Record<string, unknown> = {
+    requireReviewersInOrg(db, org.id, body.mergeRules);
+    updateRow(db, 'organizations', org.id, {
       title: body.title,
       email_domains: body.emailDomains && JSON.stringify([...new Set(body.emailDomains.map((d) => d.toLowerCase()))]),
       hostname: body.hostname,
@@ -103,12 +89,7 @@ export function organizationRoutes(app: FastifyInstance): void {
       ai: body.ai === undefined ? undefined : Number(body.ai),
       invite_links: body.inviteLinks === undefined ? undefined : Number(body.inviteLinks),
       merge_rules: body.mergeRules && JSON.stringify(body.mergeRules),
-    };
-    const set = Object.entries(columns).filter(([, value]) => value !== undefined);
-    db.prepare(`UPDATE organizations SET ${set.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
-      ...set.map(([, value]) => value),
-      org.id,
-    );
+    });
     const updated = db.prepare('SELECT * FROM organizations WHERE id = ?').get(org.id) as OrganizationRow;
     return organizationJson(updated, 'admin', links);
   });
@@ -129,8 +110,7 @@ export function organizationRoutes(app: FastifyInstance): void {
       | OrganizationRow
       | undefined;
     if (!org) throw notFound('Organization');
-    const existing = db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(org.id, user.id);
-    if (!existing) {
+    if (!isOrgMember(db, org.id, user.id)) {
       const domain = user.email.split('@')[1]?.toLowerCase() ?? '';
       const allowed = json.parse<string[]>(org.email_domains, []);
       if (!allowed.includes(domain)) {

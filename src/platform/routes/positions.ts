@@ -1,6 +1,6 @@
 import type { Access } from '../access.js';
 import { demand } from '../access.js';
-import { badRequest, notFound } from '../http.js';
+import { badRequest, conflict, laterThan, notFound } from '../http.js';
 import type { CollectionRow, SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { pointerId, type MovePosition } from './schemas.js';
@@ -96,6 +96,30 @@ export function applyOrder(db: Db, order: Sibling[]): void {
     if (sibling.position === position) return;
     (sibling.kind === 'collection' ? setCollection : setSpace).run(position, sibling.id);
   });
+}
+
+/**
+ * Moves a collection or space of `orgId` under `parentId` (`null`: root), next to the sibling
+ * named by `position` or last, and bumps its `updated_at`. A move that changes nothing is a 409.
+ */
+export function moveItem(
+  db: Db,
+  kind: Sibling['kind'],
+  item: { id: string; org_id: string; updated_at: string },
+  parentId: string | null,
+  position?: MovePosition,
+): void {
+  const placement = planPlacement(db, item.org_id, parentId, { kind, id: item.id }, position);
+  if (!placement.changed) throw conflict(`The ${kind} is already at that place: nothing to update`);
+  const table = kind === 'collection' ? 'collections' : 'spaces';
+  db.transaction(() => {
+    db.prepare(`UPDATE ${table} SET parent_id = ?, updated_at = ? WHERE id = ?`).run(
+      parentId,
+      laterThan(item.updated_at),
+      item.id,
+    );
+    applyOrder(db, placement.order);
+  })();
 }
 
 /**

@@ -31,9 +31,8 @@ export const LANGUAGES = [
 ] as const;
 export const languageSchema = z.enum(LANGUAGES, { message: 'must be a supported language code such as en or fr' });
 
-/** Merge rules of a space: inherit from the organization, none, or explicit rules. */
-export const spaceMergeRulesSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('inherit') }),
+/** Merge rules of an organization: none, or explicit rules. */
+export const organizationMergeRulesSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
   z.strictObject({
     type: z.literal('rules'),
@@ -42,6 +41,14 @@ export const spaceMergeRulesSchema = z.discriminatedUnion('type', [
     ),
   }),
 ]);
+
+/** Merge rules of a space: those of an organization, or `inherit` (from the organization). */
+export const spaceMergeRulesSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('inherit') }),
+  ...organizationMergeRulesSchema.options,
+]);
+
+export type SpaceMergeRules = z.infer<typeof spaceMergeRulesSchema>;
 
 /**
  * A sibling to move next to. The documented form is `{ type: 'space', space: <id> }` for

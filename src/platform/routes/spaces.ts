@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { demand, type Access } from '../access.js';
+import { Access, demand } from '../access.js';
 import {
   badRequest,
   conflict,
+  laterThan,
   newId,
   notFound,
   now,
@@ -15,15 +16,18 @@ import {
   preconditionFailed,
   sendDeleted,
 } from '../http.js';
-import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { spaceJson } from '../serialize.js';
+import type { OrganizationRow, SpaceRow, UserRow } from '../rows.js';
+import { spaceJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { applyOrder, endPosition, planPlacement, requireTargetCollection, treeOrder } from './positions.js';
+import { updateRow } from '../store/update.js';
+import { requireReviewersInOrg } from './merge-rules.js';
+import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection, treeOrder } from './positions.js';
 import { defaultLevelSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
+import { settleTransferredContent } from './transfer.js';
 
 const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 
-const spaceTitle = z.string().max(50, 'must be at most 50 characters');
+const spaceTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 const emoji = z.string().min(1, 'must not be empty').max(50, 'must be at most 50 characters');
 const editMode = z.enum(['live', 'locked'], { message: 'must be live or locked' });
 const parentId = z.string().min(1, 'must be a collection id');
@@ -73,8 +77,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     const visible = treeOrder(db, org.id)
       .spaces.map((space) => ({ space, role: access.spaceRole(space) }))
       .filter((entry) => entry.role !== null);
-    const page = pageFromArray(visible, window);
-    return { ...page, items: page.items.map(({ space, role }) => spaceJson(space, role, links)) };
+    return pageFromArray(visible, window, ({ space, role }) => spaceJson(space, role, links));
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/spaces', async (request, reply) => {
@@ -130,7 +133,7 @@ export function spaceRoutes(app: FastifyInstance): void {
   });
 
   app.patch<SpaceParams>('/spaces/:spaceId', async (request) => {
-    const { db, access, links } = request.ctx;
+    const { db, access, user, links } = request.ctx;
     const { space, role } = access.requireSpace(request.params.spaceId);
     const body = parseBody(updateSpaceBody, request.body);
     if (body.title !== undefined || body.emoji !== undefined || body.language !== undefined) {
@@ -139,29 +142,17 @@ export function spaceRoutes(app: FastifyInstance): void {
     if (body.editMode !== undefined || body.defaultLevel !== undefined || body.mergeRules !== undefined) {
       demand(role, 'admin', 'Changing the edit mode, default level or merge rules of a space');
     }
-    if (body.mergeRules?.type === 'rules') {
-      for (const userId of body.mergeRules.rules.flatMap((rule) => rule.users)) {
-        if (!db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(space.org_id, userId)) {
-          throw badRequest(`Invalid body field "mergeRules.rules": user ${userId} is not a member of the organization`);
-        }
-      }
-    }
-    const columns: Record<string, unknown> = {
+    requireReviewersInOrg(db, space.org_id, body.mergeRules);
+    updateRow(db, 'spaces', space.id, {
       edit_mode: body.editMode,
       title: body.title,
       default_level: body.defaultLevel,
       language: body.language,
       merge_rules: body.mergeRules && JSON.stringify(body.mergeRules),
       emoji: body.emoji,
-    };
-    const set = Object.entries(columns).filter(([, value]) => value !== undefined);
-    db.prepare(`UPDATE spaces SET ${set.map(([column]) => `${column} = ?`).join(', ')}, updated_at = ? WHERE id = ?`).run(
-      ...set.map(([, value]) => value),
-      laterThan(space.updated_at),
-      space.id,
-    );
-    const updated = loadSpace(db, space.id)!;
-    return spaceJson(updated, access.spaceRole(updated), links);
+      updated_at: laterThan(space.updated_at),
+    });
+    return spaceAnswer(db, user, space.id, links);
   });
 
   app.post<SpaceParams>('/spaces/:spaceId/duplicate', async (request, reply) => {
@@ -231,7 +222,7 @@ export function spaceRoutes(app: FastifyInstance): void {
   });
 
   app.post<SpaceParams>('/spaces/:spaceId/move', async (request) => {
-    const { db, access, links } = request.ctx;
+    const { db, access, user, links } = request.ctx;
     const { space, role } = access.requireSpace(request.params.spaceId);
     demand(role, 'admin', 'Moving a space');
     const body = parseBody(moveSpaceBody, request.body);
@@ -245,22 +236,12 @@ export function spaceRoutes(app: FastifyInstance): void {
     if (parent === null && space.visibility === 'in-collection') {
       throw badRequest('Invalid body field "parent": a space with in-collection visibility must stay in a collection');
     }
-    const placement = planPlacement(db, space.org_id, parent, { kind: 'space', id: space.id }, body.position);
-    if (!placement.changed) throw conflict('The space is already at that place: nothing to update');
-    db.transaction(() => {
-      db.prepare('UPDATE spaces SET parent_id = ?, updated_at = ? WHERE id = ?').run(
-        parent,
-        laterThan(space.updated_at),
-        space.id,
-      );
-      applyOrder(db, placement.order);
-    })();
-    const moved = loadSpace(db, space.id)!;
-    return spaceJson(moved, access.spaceRole(moved), links);
+    moveItem(db, 'space', space, parent, body.position);
+    return spaceAnswer(db, user, space.id, links);
   });
 
   app.post<SpaceParams>('/spaces/:spaceId/transfer', async (request) => {
-    const { db, access, links } = request.ctx;
+    const { db, access, user, links } = request.ctx;
     const { space, role } = findSpace(access, request.params.spaceId, { includeDeleted: true });
     demand(role, 'admin', 'Transferring a space');
     const body = parseBody(transferSpaceBody, request.body);
@@ -290,15 +271,9 @@ export function spaceRoutes(app: FastifyInstance): void {
         laterThan(space.updated_at),
         space.id,
       );
-      // Teams belong to one organization, so their grants cannot follow the space.
-      if (orgChanges) {
-        db.prepare(
-          "DELETE FROM content_permissions WHERE content_type = 'space' AND content_id = ? AND principal_type = 'team'",
-        ).run(space.id);
-      }
+      if (orgChanges) settleTransferredContent(db, target.id, { spaces: [space.id] });
     })();
-    const moved = loadSpace(db, space.id)!;
-    return spaceJson(moved, access.spaceRole(moved), links);
+    return spaceAnswer(db, user, space.id, links);
   });
 }
 
@@ -323,10 +298,11 @@ function findSpace(
   return found;
 }
 
-// An update stamp strictly after the previous one, so clients comparing updatedAt see a change
-// even for two writes within the same millisecond.
-function laterThan(previous: string): string {
-  const at = Date.now();
-  const before = Date.parse(previous);
-  return new Date(Number.isNaN(before) || at > before ? at : before + 1).toISOString();
+/**
+ * A space as the caller sees it after a write, with a fresh `Access`, so that no role memoized
+ * before the write shows through.
+ */
+function spaceAnswer(db: Db, user: UserRow, id: string, links: Links) {
+  const space = loadSpace(db, id)!;
+  return spaceJson(space, new Access(db, user).spaceRole(space), links);
 }

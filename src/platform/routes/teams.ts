@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { findMember, isOrgMember } from '../access.js';
 import type { RequestContext } from '../app.js';
 import {
   badRequest,
@@ -41,6 +42,7 @@ const updateMembersBody = z
   );
 
 type Params = { organizationId: string };
+type TeamRole = z.infer<typeof teamRoleSchema>;
 type TeamParams = Params & { teamId: string };
 
 /**
@@ -70,15 +72,36 @@ function requireManage(ctx: RequestContext, team: TeamRow): void {
   if (!canManageTeam(ctx, team)) throw forbidden('Managing this team needs the admin role or team ownership');
 }
 
-function isMember(db: Db, orgId: string, userId: string): boolean {
-  return db.prepare('SELECT 1 FROM members WHERE org_id = ? AND user_id = ?').get(orgId, userId) !== undefined;
+/**
+ * Puts a user in a team with `role`. Without a role a newcomer joins as a member and someone
+ * already in the team keeps their role: adding an owner again must not demote them.
+ */
+function putTeamMember(db: Db, teamId: string, userId: string, role: TeamRole | undefined, at: string): void {
+  if (role === undefined) {
+    db.prepare(
+      "INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, 'member', ?) ON CONFLICT DO NOTHING",
+    ).run(teamId, userId, at);
+    return;
+  }
+  db.prepare(
+    `INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role`,
+  ).run(teamId, userId, role, at);
+}
+
+/** Loads a team of an organization the caller belongs to (else 404) and can manage (else 403). */
+function requireManagedTeam(ctx: RequestContext, params: TeamParams): TeamRow {
+  const org = ctx.access.requireOrgMember(params.organizationId);
+  const team = requireTeam(ctx.db, org.id, params.teamId);
+  requireManage(ctx, team);
+  return team;
 }
 
 /** Resolves a body entry (user id or e-mail) to a member of the organization, else a 400 naming the entry. */
 function resolveMember(db: Db, orgId: string, ref: string, field: string): string {
   const user = findUser(db, ref);
   if (!user) throw badRequest(`Invalid body field "${field}": unknown user ${ref}`);
-  if (!isMember(db, orgId, user.id)) {
+  if (!isOrgMember(db, orgId, user.id)) {
     throw badRequest(`Invalid body field "${field}": ${ref} is not a member of the organization`);
   }
   return user.id;
@@ -103,9 +126,7 @@ export function teamRoutes(app: FastifyInstance): void {
     }
     if (query.owner !== undefined) {
       // The spec's `owner` filter keeps the teams that member can manage: all of them for an organization admin.
-      const owner = db.prepare('SELECT * FROM members WHERE org_id = ? AND user_id = ?').get(org.id, query.owner) as
-        | MemberRow
-        | undefined;
+      const owner = findMember(db, org.id, query.owner);
       if (!owner || owner.disabled) {
         conditions.push('0');
       } else if (owner.role !== 'admin') {
@@ -133,7 +154,7 @@ export function teamRoutes(app: FastifyInstance): void {
     const body = parseBody(createTeamBody, request.body);
     const memberIds = [...new Set(body.members ?? [])];
     for (const userId of memberIds) {
-      if (!isMember(db, org.id, userId)) {
+      if (!isOrgMember(db, org.id, userId)) {
         throw badRequest(`Invalid body field "members": user ${userId} is not a member of the organization`);
       }
     }
@@ -177,11 +198,8 @@ export function teamRoutes(app: FastifyInstance): void {
   });
 
   app.patch<{ Params: TeamParams }>('/orgs/:organizationId/teams/:teamId', async (request) => {
-    const ctx = request.ctx;
-    const { db } = ctx;
-    const org = ctx.access.requireOrgMember(request.params.organizationId);
-    const team = requireTeam(db, org.id, request.params.teamId);
-    requireManage(ctx, team);
+    const { db } = request.ctx;
+    const team = requireManagedTeam(request.ctx, request.params);
     const body = parseBody(z.strictObject({ title: teamTitle }), request.body);
     db.prepare('UPDATE teams SET title = ? WHERE id = ?').run(body.title, team.id);
     return teamJson(db, { ...team, title: body.title }, true);
@@ -220,30 +238,20 @@ export function teamRoutes(app: FastifyInstance): void {
   });
 
   app.put<{ Params: TeamParams }>('/orgs/:organizationId/teams/:teamId/members', async (request, reply) => {
-    const ctx = request.ctx;
-    const { db } = ctx;
-    const org = ctx.access.requireOrgMember(request.params.organizationId);
-    const team = requireTeam(db, org.id, request.params.teamId);
-    requireManage(ctx, team);
+    const { db } = request.ctx;
+    const team = requireManagedTeam(request.ctx, request.params);
     const body = parseBody(updateMembersBody, request.body);
-    const add = (body.add ?? []).map((ref) => resolveMember(db, org.id, ref, 'add'));
+    const add = (body.add ?? []).map((ref) => resolveMember(db, team.org_id, ref, 'add'));
     const memberships = Object.entries(body.memberships ?? {}).map(
-      ([ref, { role }]) => [resolveMember(db, org.id, ref, `memberships.${ref}`), role] as const,
+      ([ref, { role }]) => [resolveMember(db, team.org_id, ref, `memberships.${ref}`), role] as const,
     );
-    const remove = (body.remove ?? []).map((ref) => resolveMember(db, org.id, ref, 'remove'));
+    const remove = (body.remove ?? []).map((ref) => resolveMember(db, team.org_id, ref, 'remove'));
     const at = now();
-    const insert = db.prepare(
-      "INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, 'member', ?) ON CONFLICT DO NOTHING",
-    );
-    const upsert = db.prepare(
-      `INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role`,
-    );
     const del = db.prepare('DELETE FROM team_members WHERE team_id = ? AND user_id = ?');
     // Removals run last, so a user listed in both add and remove ends up removed.
     db.transaction(() => {
-      for (const userId of add) insert.run(team.id, userId, at);
-      for (const [userId, role] of memberships) upsert.run(team.id, userId, role, at);
+      for (const userId of add) putTeamMember(db, team.id, userId, undefined, at);
+      for (const [userId, role] of memberships) putTeamMember(db, team.id, userId, role, at);
       for (const userId of remove) del.run(team.id, userId);
     })();
     return reply.code(204).send();
@@ -252,19 +260,15 @@ export function teamRoutes(app: FastifyInstance): void {
   app.put<{ Params: TeamParams & { userId: string } }>(
     '/orgs/:organizationId/teams/:teamId/members/:userId',
     async (request, reply) => {
-      const ctx = request.ctx;
-      const { db } = ctx;
-      const org = ctx.access.requireOrgMember(request.params.organizationId);
-      const team = requireTeam(db, org.id, request.params.teamId);
-      requireManage(ctx, team);
+      const { db } = request.ctx;
+      const team = requireManagedTeam(request.ctx, request.params);
       const body = parseBody(z.strictObject({ role: teamRoleSchema.optional() }), request.body);
       const user = findUser(db, request.params.userId);
       if (!user) throw notFound('User');
-      if (!isMember(db, org.id, user.id)) throw badRequest(`User ${request.params.userId} is not a member of the organization`);
-      db.prepare(
-        `INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role`,
-      ).run(team.id, user.id, body.role ?? 'member', now());
+      if (!isOrgMember(db, team.org_id, user.id)) {
+        throw badRequest(`User ${request.params.userId} is not a member of the organization`);
+      }
+      putTeamMember(db, team.id, user.id, body.role, now());
       return reply.code(204).send();
     },
   );
@@ -272,11 +276,8 @@ export function teamRoutes(app: FastifyInstance): void {
   app.delete<{ Params: TeamParams & { userId: string } }>(
     '/orgs/:organizationId/teams/:teamId/members/:userId',
     async (request, reply) => {
-      const ctx = request.ctx;
-      const { db } = ctx;
-      const org = ctx.access.requireOrgMember(request.params.organizationId);
-      const team = requireTeam(db, org.id, request.params.teamId);
-      requireManage(ctx, team);
+      const { db } = request.ctx;
+      const team = requireManagedTeam(request.ctx, request.params);
       const user = findUser(db, request.params.userId);
       const result = user
         ? db.prepare('DELETE FROM team_members WHERE team_id = ? AND user_id = ?').run(team.id, user.id)
