@@ -1,5 +1,8 @@
+import type { z } from 'zod';
+import type { GatewayContext } from './context.js';
 import { BadUserInputError } from './errors.js';
-import type { Page } from './rest/shapes/common.js';
+import type { Query } from './rest/client.js';
+import { page, type Page } from './rest/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {
@@ -113,4 +116,29 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
       endCursor: edges.at(-1)?.cursor ?? null,
     },
   };
+}
+
+/**
+ * The same page with its nodes replaced, in order, by what `map` makes of all of them at once
+ * (so they can be primed together).
+ */
+export function mapNodes<T, U>(connection: ConnectionResult<T>, map: (nodes: T[]) => U[]): ConnectionResult<U> {
+  const nodes = map(connection.edges.map((edge) => edge.node));
+  return { ...connection, edges: connection.edges.map((edge, index) => ({ ...edge, node: nodes[index]! })) };
+}
+
+/**
+ * A connection over the REST list at `path`: items parsed with `item`, `filters` sent as query
+ * parameters next to the paging ones (`page`, `limit`).
+ */
+export function restList<S extends z.ZodType>(
+  ctx: GatewayContext,
+  args: ConnectionArgs,
+  path: string,
+  item: S,
+  filters: Query = {},
+): Promise<ConnectionResult<z.infer<S>>> {
+  return restConnection(args, (pageToken, limit) =>
+    ctx.api.get(path, page(item), { ...filters, page: pageToken, limit }) as Promise<Page<z.infer<S>>>,
+  );
 }

@@ -1,11 +1,7 @@
-import { decodeGlobalID } from '@pothos/plugin-relay';
-import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import { restConnection } from '../connections.js';
+import { restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { BadUserInputError } from '../errors.js';
-import { platformKey, splitKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
+import { platformKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import {
   collection as collectionShape,
@@ -13,32 +9,30 @@ import {
   type Collection,
   type UserPermission,
 } from '../rest/shapes/collections.js';
-import { page, ROLES } from '../rest/shapes/common.js';
+import { ROLES } from '../rest/shapes/common.js';
 import { builder } from './builder.js';
-import { registerLoadable } from './loaders.js';
-import { OrganizationNode, organizationLink } from './organizations.js';
-import { DefaultLevelEnum, idInput, loadEach, mutate, payloadType, RoleEnum } from './shared.js';
-import { primeUsers, UserNode } from './users.js';
+import { linkTo, loadableNode, prime } from './loaders.js';
+import { OrganizationNode } from './organizations.js';
+import {
+  DefaultLevelEnum,
+  deletedPayload,
+  idInput,
+  mutate,
+  noNull,
+  objectPayload,
+  payloadType,
+  permissionsType,
+  readTeamId,
+  restBody,
+  RoleEnum,
+  sendDelete,
+  type SchemaTypesOf,
+} from './shared.js';
+import { UserNode } from './users.js';
 
-export const CollectionNode = registerLoadable(
-  builder.loadableNodeRef('Collection', {
-    id: { resolve: (collection) => collection.id },
-    load: (ids: string[], ctx: GatewayContext) =>
-      loadEach(ids, (id) => ctx.api.get(route`/collections/${id}`, collectionShape)),
-  }),
-);
-
-/** Puts collections that arrived in a list or a write answer into the by-id loader. */
-export function primeCollections(ctx: GatewayContext, collections: Iterable<Collection>): void {
-  const loader = CollectionNode.getDataloader(ctx);
-  for (const collection of collections) loader.prime(collection.id, collection);
-}
-
-/** Resolves a field holding a collection id (a stub when only keys are selected). */
-export function collectionLink(id: string | null | undefined, info: GraphQLResolveInfo): Collection | string | null {
-  if (!id) return null;
-  return selectsOnlyKeys(info) ? ({ id } as Collection) : id;
-}
+export const CollectionNode = loadableNode<Collection>('Collection', {
+  load: (id, ctx) => ctx.api.get(route`/collections/${id}`, collectionShape),
+});
 
 const CollectionUrls = builder.objectRef<Collection['urls']>('CollectionUrls').implement({
   description: 'Addresses of a collection.',
@@ -48,19 +42,16 @@ const CollectionUrls = builder.objectRef<Collection['urls']>('CollectionUrls').i
   }),
 });
 
-const CollectionPermissions = builder.objectRef<Collection['permissions']>('CollectionPermissions').implement({
-  description: 'What you may do with a collection.',
-  fields: (t) => {
-    const flag = (name: keyof Collection['permissions'], description: string) =>
-      t.boolean({ description, resolve: (p) => p[name] ?? false });
-    return {
-      view: flag('view', 'Can see the collection and its content.'),
-      admin: flag('admin', 'Can change, move, transfer and delete the collection and manage its permissions.'),
-      viewInviteLinks: flag('viewInviteLinks', 'Can see the invite links of the collection.'),
-      create: flag('create', 'Can create spaces and collections inside it.'),
-    };
+const CollectionPermissions = permissionsType<Collection['permissions']>(
+  'CollectionPermissions',
+  'What you may do with a collection.',
+  {
+    view: 'Can see the collection and its content.',
+    admin: 'Can change, move, transfer and delete the collection and manage its permissions.',
+    viewInviteLinks: 'Can see the invite links of the collection.',
+    create: 'Can create spaces and collections inside it.',
   },
-});
+);
 
 /** A `{ permission, user }` item of the collection permission lists. */
 export const CollectionUserPermission = builder.objectRef<UserPermission>('CollectionUserPermission').implement({
@@ -101,22 +92,20 @@ CollectionNode.implement({
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization that owns the collection.',
-      resolve: (c, _args, _ctx, info) => organizationLink(c.organization, info)!,
+      resolve: (c, _args, _ctx, info) => linkTo(OrganizationNode, c.organization, info),
     }),
     parent: t.field({
       type: CollectionNode,
       nullable: true,
       description: 'The collection this one is nested in; null at the top level of the organization.',
-      resolve: (c, _args, _ctx, info) => collectionLink(c.parent, info),
+      resolve: (c, _args, _ctx, info) => linkTo(CollectionNode, c.parent, info),
     }),
     users: t.connection({
       type: CollectionUserPermission,
       description: 'Users granted access directly on this collection, with their role (by display name).',
       resolve: async (c, args, ctx) => {
-        const connection = await restConnection(args, (pageToken, limit) =>
-          ctx.api.get(route`/collections/${c.id}/permissions/users`, page(userPermissionShape), { page: pageToken, limit }),
-        );
-        primeUsers(ctx, connection.edges.map((edge) => edge.node.user));
+        const connection = await restList(ctx, args, route`/collections/${c.id}/permissions/users`, userPermissionShape);
+        prime(UserNode, ctx, connection.edges.map((edge) => edge.node.user));
         return connection;
       },
     }),
@@ -128,14 +117,9 @@ CollectionNode.implement({
         role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
       },
       resolve: async (c, args, ctx) => {
-        const connection = await restConnection(args, (pageToken, limit) =>
-          ctx.api.get(route`/collections/${c.id}/permissions/aggregate`, page(userPermissionShape), {
-            page: pageToken,
-            limit,
-            role: args.role ?? undefined,
-          }),
-        );
-        primeUsers(ctx, connection.edges.map((edge) => edge.node.user));
+        const path = route`/collections/${c.id}/permissions/aggregate`;
+        const connection = await restList(ctx, args, path, userPermissionShape, { role: args.role ?? undefined });
+        prime(UserNode, ctx, connection.edges.map((edge) => edge.node.user));
         return connection;
       },
     }),
@@ -153,14 +137,10 @@ builder.objectFields(OrganizationNode, (t) => ({
       }),
     },
     resolve: async (org, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${org.id}/collections`, page(collectionShape), {
-          page: pageToken,
-          limit,
-          nested: args.nested ?? true,
-        }),
-      );
-      primeCollections(ctx, connection.edges.map((edge) => edge.node));
+      const connection = await restList(ctx, args, route`/orgs/${org.id}/collections`, collectionShape, {
+        nested: args.nested ?? true,
+      });
+      prime(CollectionNode, ctx, connection.edges.map((edge) => edge.node));
       return connection;
     },
   }),
@@ -191,22 +171,7 @@ export const MovePositionInput = builder.inputType('MovePositionInput', {
   }),
 });
 
-/** Reads the id of a space or collection given as a global ID of either or as a platform id. */
-function contentId(value: string): string {
-  try {
-    const decoded = decodeGlobalID(value);
-    if ((decoded.typename === 'Space' || decoded.typename === 'Collection') && decoded.id.length > 0) return decoded.id;
-  } catch {
-    // not a global ID: a platform id
-  }
-  return value;
-}
-
-const siblingId = z
-  .string({ message: 'must be the id of a space or collection' })
-  .trim()
-  .min(1, 'must be the id of a space or collection')
-  .transform(contentId);
+const siblingId = idInput(['Space', 'Collection'], 'must be the id of a space or collection');
 
 /**
  * Zod for MovePositionInput: exactly one of `before`/`after`, turned into the REST move
@@ -221,6 +186,29 @@ export const movePositionInput = z
       : { after: { type: 'space' as const, space: p.after! } },
   );
 
+/** Input fields of a move: the GraphQL side of `moveTarget`. */
+export const moveTargetFields = (f: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
+  parentId: f.id({
+    description:
+      'New parent collection (platform id or global ID); null moves it to the top level; left out keeps the parent.',
+  }),
+  position: f.field({
+    type: MovePositionInput,
+    description: 'Sibling to put it next to, under the (new) parent; last when left out.',
+  }),
+});
+
+/** Zod fields of a move: the new parent collection (null: the top level) and the position. */
+export const moveTarget = { parentId: idInput('Collection').nullish(), position: movePositionInput.nullish() };
+
+/** The REST body of a move of a space or collection; BAD_USER_INPUT when it moves nothing. */
+export function moveBody(input: { parentId?: string | null; position?: z.infer<typeof movePositionInput> | null }) {
+  return restBody(
+    { parent: input.parentId, position: input.position },
+    { clearable: ['parent'], required: 'Give parentId, position or both' },
+  );
+}
+
 // --- Mutations ---------------------------------------------------------------------------------
 
 const collectionTitle = z
@@ -234,45 +222,22 @@ const teamId = z
   .trim()
   .min(1, 'must be the id of a team')
   .transform((value, ctx) => {
-    let decoded: { typename: string; id: string } | undefined;
-    try {
-      decoded = decodeGlobalID(value);
-    } catch {
-      // not a global ID: a platform id
-    }
-    if (decoded?.typename !== 'Team') return value;
-    try {
-      // A Team's global ID holds `organizationId/teamId`: the REST body wants the team id.
-      return splitKey(decoded.id, 2, 'Team')[1]!;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
-      return z.NEVER;
-    }
+    // The REST body wants the team id, whatever organization a Team global ID names.
+    const team = readTeamId(value);
+    if (team) return team.teamId;
+    ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
+    return z.NEVER;
   });
 
-const payloadName = (mutation: string) => `${mutation[0]!.toUpperCase()}${mutation.slice(1)}Payload`;
-
-/** Payload of a mutation named `mutation`: `<Mutation>Payload`, with the collection. */
 const CollectionPayload = (mutation: string) =>
-  payloadType<{ collection: Collection | string }>(payloadName(mutation), `Result of ${mutation}.`, (t) => ({
-    collection: t.field({
-      type: CollectionNode,
-      nullable: true,
-      description: 'The collection after the change.',
-      resolve: (p) => p.collection ?? null,
-    }),
-  }));
+  objectPayload(mutation, 'collection', CollectionNode, 'The collection after the change.');
 
-const DeletedPayload = (mutation: string, description: string) =>
-  payloadType<{ deleted: boolean }>(payloadName(mutation), `Result of ${mutation}.`, (t) => ({
-    deleted: t.boolean({ description, resolve: (p) => p.deleted ?? false }),
-  }));
-
-const noNull = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
-  for (const key of keys) {
-    if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
-  }
-};
+/** Sends a write that answers the collection, and primes the loader with it. */
+async function sendCollection(ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body: unknown) {
+  const { data } = await ctx.api.send(method, path, { body, schema: collectionShape });
+  prime(CollectionNode, ctx, [data]);
+  return { collection: data };
+}
 
 const createCollectionSchema = z.object({
   organizationId: idInput('Organization'),
@@ -289,11 +254,7 @@ const updateCollectionSchema = z
   })
   .superRefine(noNull(['title', 'defaultLevel']));
 
-const moveCollectionSchema = z.object({
-  collectionId: idInput('Collection'),
-  parentId: idInput('Collection').nullish(),
-  position: movePositionInput.nullish(),
-});
+const moveCollectionSchema = z.object({ collectionId: idInput('Collection'), ...moveTarget });
 
 const inviteToCollectionSchema = z
   .object({
@@ -332,17 +293,13 @@ builder.mutationFields((t) => ({
       mutate(
         createCollectionSchema,
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.title != null) body.title = i.title;
-          if (i.parentId != null) body.parent = i.parentId;
-          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/collections`, {
-            body,
-            schema: collectionShape,
-          });
-          primeCollections(ctx, [data]);
-          return { collection: data };
-        },
+        async (i) =>
+          sendCollection(
+            ctx,
+            'POST',
+            route`/orgs/${i.organizationId}/collections`,
+            restBody({ title: i.title, parent: i.parentId }),
+          ),
         ctx,
       ),
   }),
@@ -371,24 +328,18 @@ builder.mutationFields((t) => ({
       mutate(
         updateCollectionSchema,
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.title != null) body.title = i.title;
-          if (i.description !== undefined) body.description = i.description;
-          if (i.defaultLevel != null) body.defaultLevel = i.defaultLevel;
-          if (Object.keys(body).length === 0) throw new BadUserInputError('Give at least one field to change');
-          const { data } = await ctx.api.send('PATCH', route`/collections/${i.collectionId}`, {
-            body,
-            schema: collectionShape,
-          });
-          primeCollections(ctx, [data]);
-          return { collection: data };
-        },
+        async ({ collectionId, ...changes }) =>
+          sendCollection(
+            ctx,
+            'PATCH',
+            route`/collections/${collectionId}`,
+            restBody(changes, { clearable: ['description'], required: 'Give at least one field to change' }),
+          ),
         ctx,
       ),
   }),
   deleteCollection: t.field({
-    type: DeletedPayload('deleteCollection', 'True when the collection was deleted, false when it did not exist.'),
+    type: deletedPayload('deleteCollection', 'True when the collection was deleted, false when it did not exist.'),
     description:
       'Deletes a collection and the collections nested in it; their spaces are deleted too and stay restorable for 7 days (admins).',
     args: {
@@ -407,10 +358,7 @@ builder.mutationFields((t) => ({
       mutate(
         z.object({ collectionId: idInput('Collection') }),
         input,
-        async (i) => {
-          const { status } = await ctx.api.send('DELETE', route`/collections/${i.collectionId}`);
-          return { deleted: status === 205 };
-        },
+        async (i) => sendDelete(ctx, route`/collections/${i.collectionId}`),
         ctx,
       ),
   }),
@@ -424,14 +372,7 @@ builder.mutationFields((t) => ({
           description: 'Where to move the collection: give `parentId`, `position` or both.',
           fields: (f) => ({
             collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection to move.' }),
-            parentId: f.id({
-              description:
-                'New parent collection (platform id or global ID); null moves it to the top level; left out keeps the parent.',
-            }),
-            position: f.field({
-              type: MovePositionInput,
-              description: 'Sibling to put it next to, under the (new) parent; last when left out.',
-            }),
+            ...moveTargetFields(f),
           }),
         }),
         required: true,
@@ -442,18 +383,7 @@ builder.mutationFields((t) => ({
       mutate(
         moveCollectionSchema,
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.parentId !== undefined) body.parent = i.parentId;
-          if (i.position != null) body.position = i.position;
-          if (Object.keys(body).length === 0) throw new BadUserInputError('Give parentId, position or both');
-          const { data } = await ctx.api.send('POST', route`/collections/${i.collectionId}/move`, {
-            body,
-            schema: collectionShape,
-          });
-          primeCollections(ctx, [data]);
-          return { collection: data };
-        },
+        async (i) => sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/move`, moveBody(i)),
         ctx,
       ),
   }),
@@ -478,14 +408,8 @@ builder.mutationFields((t) => ({
       mutate(
         z.object({ collectionId: idInput('Collection'), organizationId: idInput('Organization') }),
         input,
-        async (i) => {
-          const { data } = await ctx.api.send('POST', route`/collections/${i.collectionId}/transfer`, {
-            body: { organization: i.organizationId },
-            schema: collectionShape,
-          });
-          primeCollections(ctx, [data]);
-          return { collection: data };
-        },
+        async (i) =>
+          sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/transfer`, { organization: i.organizationId }),
         ctx,
       ),
   }),
@@ -527,19 +451,15 @@ builder.mutationFields((t) => ({
       ),
   }),
   updateCollectionUserPermission: t.field({
-    type: payloadType<{ collection: string; user: string }>(
-      'UpdateCollectionUserPermissionPayload',
-      'Result of updateCollectionUserPermission.',
-      (p) => ({
-        collection: p.field({
-          type: CollectionNode,
-          nullable: true,
-          description: 'The collection.',
-          resolve: (x) => x.collection ?? null,
-        }),
-        user: p.field({ type: UserNode, nullable: true, description: 'The user.', resolve: (x) => x.user ?? null }),
+    type: payloadType<{ collection: string; user: string }>('updateCollectionUserPermission', (p) => ({
+      collection: p.field({
+        type: CollectionNode,
+        nullable: true,
+        description: 'The collection.',
+        resolve: (x) => x.collection ?? null,
       }),
-    ),
+      user: p.field({ type: UserNode, nullable: true, description: 'The user.', resolve: (x) => x.user ?? null }),
+    })),
     description:
       'Sets the role a user is granted directly on a collection; null removes the grant (admins of the collection).',
     args: {
@@ -572,7 +492,7 @@ builder.mutationFields((t) => ({
       ),
   }),
   removeCollectionUser: t.field({
-    type: DeletedPayload(
+    type: deletedPayload(
       'removeCollectionUser',
       'True when the direct grant was removed, false when the user had none on the collection.',
     ),
@@ -595,13 +515,7 @@ builder.mutationFields((t) => ({
       mutate(
         collectionUserSchema,
         input,
-        async (i) => {
-          const { status } = await ctx.api.send(
-            'DELETE',
-            route`/collections/${i.collectionId}/permissions/users/${i.userId}`,
-          );
-          return { deleted: status === 205 };
-        },
+        async (i) => sendDelete(ctx, route`/collections/${i.collectionId}/permissions/users/${i.userId}`),
         ctx,
       ),
   }),

@@ -1,18 +1,108 @@
+import type DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { compositeKey, splitKey } from '../ids.js';
+import { selectsOnlyKeys } from '../links.js';
+import { builder } from './builder.js';
 
-interface Clearable {
-  getDataloader(ctx: GatewayContext): { clearAll(): unknown };
+/** A node with a per-request loader by key, as `loadableNode` declares it. */
+export interface Loadable<Shape> {
+  getDataloader(ctx: GatewayContext): DataLoader<string, Shape, string>;
+  /** The loader key of a node: its platform id, or the composite key of a node with a parent. */
+  keyOf(node: Shape): string;
 }
 
-const loadables: Clearable[] = [];
+const loadables: Array<{ getDataloader(ctx: GatewayContext): { clearAll(): unknown } }> = [];
 
-/** Registers a loadable node so its per-request loader is cleared after every write. */
-export function registerLoadable<T extends Clearable>(ref: T): T {
-  loadables.push(ref);
-  return ref;
+/**
+ * Declares a node fetched through a per-request loader: `load` reads one node by its key (each
+ * key on its own, a failed one reported in its place), `key` gives the key of a node (the
+ * platform id by default) and is also its global ID. The loader is cleared after every write.
+ */
+export function loadableNode<Shape extends { id: string }>(
+  name: string,
+  options: { key?: (node: Shape) => string; load: (key: string, ctx: GatewayContext) => Promise<Shape> },
+) {
+  const keyOf = options.key ?? ((node: Shape) => node.id);
+  const ref = builder.loadableNodeRef<Shape | Error, string, string, string, Shape>(name, {
+    id: { resolve: (node) => keyOf(node) },
+    load: (keys: string[], ctx: GatewayContext) => loadEach(keys, (key) => options.load(key, ctx)),
+  });
+  const node = Object.assign(ref, { keyOf });
+  loadables.push(node);
+  return node;
+}
+
+/** A node that belongs to an organization as the gateway holds it: the REST object plus its organization. */
+export type InOrganization<T> = T & { organizationId: string };
+
+/**
+ * Declares a node that belongs to an organization (a team, a member): its key and global ID are
+ * `organizationId/id`, and `load` reads one by its organization and its own id.
+ */
+export function organizationNode<T extends { id: string }>(
+  name: string,
+  load: (organizationId: string, id: string, ctx: GatewayContext) => Promise<T>,
+) {
+  return loadableNode<InOrganization<T>>(name, {
+    key: (node) => compositeKey(node.organizationId, node.id),
+    load: async (key, ctx) => {
+      const [organizationId, id] = splitKey(key, 2, name) as [string, string];
+      return { ...(await load(organizationId, id, ctx)), organizationId };
+    },
+  });
+}
+
+/** Primes nodes of `organizationId` that arrived in a list or a write answer; returns them as held. */
+export function primeInOrganization<T>(
+  ref: Loadable<InOrganization<T>>,
+  ctx: GatewayContext,
+  organizationId: string,
+  items: Iterable<T>,
+): Array<InOrganization<T>> {
+  const nodes = Array.from(items, (item) => ({ ...item, organizationId }));
+  prime(ref, ctx, nodes);
+  return nodes;
+}
+
+/** Loads each key independently, reporting a failed key as an Error in its place. */
+function loadEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promise<Array<V | Error>> {
+  return Promise.all(keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
 }
 
 /** Forgets everything the loaders of one request hold. */
 export function clearLoaders(ctx: GatewayContext): void {
   for (const ref of loadables) ref.getDataloader(ctx).clearAll();
+}
+
+/**
+ * Puts nodes that arrived inside other answers (list items, write answers) into the loader of
+ * `ref`, so that a link to one of them costs no request. A list item has the shape the by-key
+ * GET answers for the same caller, so it stands in for that request.
+ */
+export function prime<Shape>(ref: Loadable<Shape>, ctx: GatewayContext, nodes: Iterable<Shape>): void {
+  const loader = ref.getDataloader(ctx);
+  for (const node of nodes) loader.prime(ref.keyOf(node), node);
+}
+
+/**
+ * Resolves a field that refers to a node of `ref` by its key: when only `id`, `platformId` or
+ * `__typename` are selected, a stub that costs no upstream call (`{ id: key }` unless `stub`
+ * builds it, as composite-key nodes need); otherwise the key, which the loader fetches.
+ */
+export function linkTo<Shape>(ref: Loadable<Shape>, key: string, info: GraphQLResolveInfo, stub?: () => Shape): Shape | string;
+export function linkTo<Shape>(
+  ref: Loadable<Shape>,
+  key: string | null | undefined,
+  info: GraphQLResolveInfo,
+  stub?: () => Shape,
+): Shape | string | null;
+export function linkTo<Shape>(
+  _ref: Loadable<Shape>,
+  key: string | null | undefined,
+  info: GraphQLResolveInfo,
+  stub: () => Shape = () => ({ id: key }) as Shape,
+): Shape | string | null {
+  if (!key) return null;
+  return selectsOnlyKeys(info) ? stub() : key;
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { restConnection } from '../connections.js';
+import { mapNodes, restList } from '../connections.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey, platformKey, splitKey } from '../ids.js';
+import { compositeKey, platformKey } from '../ids.js';
 import { route } from '../rest/client.js';
-import { page, ROLES } from '../rest/shapes/common.js';
+import { ROLES } from '../rest/shapes/common.js';
 import {
   member as memberShape,
   memberSpacePermission as memberSpacePermissionShape,
@@ -18,40 +18,46 @@ import { pingResult } from '../rest/shapes/organizations.js';
 import { user as userShape } from '../rest/shapes/users.js';
 import type { TeamRole } from '../rest/shapes/common.js';
 import { builder } from './builder.js';
-import { registerLoadable } from './loaders.js';
-import { OrganizationNode, organizationLink } from './organizations.js';
-import { idInput, loadEach, mutate, OrderEnum, payloadType, restEnum, ROLE_DESCRIPTIONS, RoleEnum, TeamRoleEnum } from './shared.js';
+import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './loaders.js';
+import { OrganizationNode } from './organizations.js';
+import {
+  deletedPayload,
+  idInput,
+  mutate,
+  objectPayload,
+  OrderEnum,
+  payloadType,
+  permissionsType,
+  restEnum,
+  ROLE_DESCRIPTIONS,
+  RoleEnum,
+  TeamRoleEnum,
+} from './shared.js';
 import { primeTeams, TeamNode, type TeamModel } from './teams.js';
-import { primeSpaces, SpaceNode } from './spaces.js';
-import { primeUsers, UserNode } from './users.js';
+import { SpaceNode } from './spaces.js';
+import { UserNode } from './users.js';
 
 /** A member as the gateway holds it: the REST member plus the organization it was read from. */
-export type MemberModel = Member & { organizationId: string };
+export type MemberModel = InOrganization<Member>;
 
-export const MemberNode = registerLoadable(
-  builder.loadableNodeRef('Member', {
-    id: { resolve: (member) => compositeKey(member.organizationId, member.id) },
-    load: (keys: string[], ctx: GatewayContext) =>
-      loadEach(keys, async (key): Promise<MemberModel> => {
-        const [organizationId, userId] = splitKey(key, 2, 'Member') as [string, string];
-        const member = await ctx.api.get(route`/orgs/${organizationId}/members/${userId}`, memberShape);
-        primeUsers(ctx, [member.user]);
-        return { ...member, organizationId };
-      }),
-  }),
-);
+export const MemberNode = organizationNode('Member', async (organizationId, userId, ctx) => {
+  const member = await ctx.api.get(route`/orgs/${organizationId}/members/${userId}`, memberShape);
+  prime(UserNode, ctx, [member.user]);
+  return member;
+});
 
 /** Puts members of `organizationId` that arrived in a list (and their users) into the loaders. */
 export function primeMembers(ctx: GatewayContext, organizationId: string, members: Iterable<Member>): MemberModel[] {
-  const loader = MemberNode.getDataloader(ctx);
-  const models: MemberModel[] = [];
-  for (const member of members) {
-    const model = { ...member, organizationId };
-    loader.prime(compositeKey(organizationId, member.id), model);
-    models.push(model);
-  }
-  primeUsers(ctx, models.map((model) => model.user));
+  const models = primeInOrganization(MemberNode, ctx, organizationId, members);
+  prime(UserNode, ctx, models.map((model) => model.user));
   return models;
+}
+
+/** The loader key of your own membership of `organizationId` (reads who you are). */
+async function viewerMemberKey(ctx: GatewayContext, organizationId: string): Promise<string> {
+  const viewer = await ctx.api.get('/user', userShape);
+  prime(UserNode, ctx, [viewer]);
+  return compositeKey(organizationId, viewer.id);
 }
 
 /** The loader key of a member, from an organization and a user given by a client (ids or global IDs). */
@@ -103,14 +109,14 @@ MemberNode.implement({
       type: UserNode,
       description: 'The user (comes with the member: costs no extra request).',
       resolve: (member, _args, ctx) => {
-        primeUsers(ctx, [member.user]);
+        prime(UserNode, ctx, [member.user]);
         return member.user;
       },
     }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization.',
-      resolve: (member, _args, _ctx, info) => organizationLink(member.organizationId, info)!,
+      resolve: (member, _args, _ctx, info) => linkTo(OrganizationNode, member.organizationId, info),
     }),
   }),
 });
@@ -147,14 +153,9 @@ builder.objectFields(MemberNode, (t) => ({
       order: t.arg({ type: OrderEnum, description: 'Direction of the ordering by creation date (default DESC: newest first).' }),
     },
     resolve: async (member, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${member.organizationId}/members/${member.id}/spaces`, page(memberSpacePermissionShape), {
-          page: pageToken,
-          limit,
-          order: args.order ?? undefined,
-        }),
-      );
-      primeSpaces(ctx, connection.edges.map((edge) => edge.node.space));
+      const path = route`/orgs/${member.organizationId}/members/${member.id}/spaces`;
+      const connection = await restList(ctx, args, path, memberSpacePermissionShape, { order: args.order ?? undefined });
+      prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node.space));
       return connection;
     },
   }),
@@ -166,35 +167,23 @@ builder.objectFields(MemberNode, (t) => ({
       title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
     },
     resolve: async (member, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${member.organizationId}/members/${member.id}/teams`, page(memberTeamShape), {
-          page: pageToken,
-          limit,
-          title: args.title ?? undefined,
-        }),
-      );
-      const teams = primeTeams(ctx, member.organizationId, connection.edges.map((edge) => edge.node.team));
-      return {
-        ...connection,
-        edges: connection.edges.map((edge, index) => ({
-          ...edge,
-          node: { role: edge.node.member.role, team: teams[index]! },
-        })),
-      };
+      const path = route`/orgs/${member.organizationId}/members/${member.id}/teams`;
+      const connection = await restList(ctx, args, path, memberTeamShape, { title: args.title ?? undefined });
+      return mapNodes(connection, (nodes) => {
+        const teams = primeTeams(ctx, member.organizationId, nodes.map((node) => node.team));
+        return nodes.map((node, index) => ({ role: node.member.role, team: teams[index]! }));
+      });
     },
   }),
 }));
 
 type TeamMembershipModel = { role: TeamRole; member: MemberModel; permissions: TeamMember['permissions'] };
 
-const TeamMembershipPermissions = builder
-  .objectRef<TeamMember['permissions']>('TeamMembershipPermissions')
-  .implement({
-    description: 'What you may do with a membership of a team.',
-    fields: (t) => ({
-      view: t.boolean({ description: 'Can see the membership.', resolve: (p) => p.view ?? false }),
-    }),
-  });
+const TeamMembershipPermissions = permissionsType<TeamMember['permissions']>(
+  'TeamMembershipPermissions',
+  'What you may do with a membership of a team.',
+  { view: 'Can see the membership.' },
+);
 
 const TeamMembership = builder.objectRef<TeamMembershipModel>('TeamMembership').implement({
   description: 'A member of a team, with their role in it.',
@@ -215,20 +204,15 @@ builder.objectFields(TeamNode, (t) => ({
     nullable: true,
     description: 'Members of the team, by display name.',
     resolve: async (team, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${team.organizationId}/teams/${team.id}/members`, page(teamMemberShape), {
-          page: pageToken,
-          limit,
-        }),
-      );
-      const members = primeMembers(ctx, team.organizationId, connection.edges.map((edge) => edge.node.organization));
-      return {
-        ...connection,
-        edges: connection.edges.map((edge, index) => ({
-          ...edge,
-          node: { role: edge.node.team.role, member: members[index]!, permissions: edge.node.permissions },
-        })),
-      };
+      const connection = await restList(ctx, args, route`/orgs/${team.organizationId}/teams/${team.id}/members`, teamMemberShape);
+      return mapNodes(connection, (nodes) => {
+        const members = primeMembers(ctx, team.organizationId, nodes.map((node) => node.organization));
+        return nodes.map((node, index) => ({
+          role: node.team.role,
+          member: members[index]!,
+          permissions: node.permissions,
+        }));
+      });
     },
   }),
 }));
@@ -255,29 +239,20 @@ builder.objectFields(OrganizationNode, (t) => ({
       if (args.search != null && args.search.length > MAX_SEARCH) {
         throw new BadUserInputError(`\`search\` must be at most ${MAX_SEARCH} characters`, ['search']);
       }
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${org.id}/members`, page(memberShape), {
-          page: pageToken,
-          limit,
-          role: args.role ?? undefined,
-          search: args.search ?? undefined,
-          sort: args.sort ?? undefined,
-          order: args.order ?? undefined,
-        }),
-      );
-      const members = primeMembers(ctx, org.id, connection.edges.map((edge) => edge.node));
-      return { ...connection, edges: connection.edges.map((edge, index) => ({ ...edge, node: members[index]! })) };
+      const connection = await restList(ctx, args, route`/orgs/${org.id}/members`, memberShape, {
+        role: args.role ?? undefined,
+        search: args.search ?? undefined,
+        sort: args.sort ?? undefined,
+        order: args.order ?? undefined,
+      });
+      return mapNodes(connection, (members) => primeMembers(ctx, org.id, members));
     },
   }),
   viewerMembership: t.field({
     type: MemberNode,
     nullable: true,
     description: 'Your own membership of the organization.',
-    resolve: async (org, _args, ctx) => {
-      const viewer = await ctx.api.get('/user', userShape);
-      primeUsers(ctx, [viewer]);
-      return compositeKey(org.id, viewer.id);
-    },
+    resolve: (org, _args, ctx) => viewerMemberKey(ctx, org.id),
   }),
 }));
 
@@ -296,15 +271,20 @@ builder.queryFields((t) => ({
 
 // --- Mutations ---------------------------------------------------------------------------------
 
-const MemberPayload = (name: string, description: string) =>
-  payloadType<{ member: MemberModel }>(name, description, (t) => ({
-    member: t.field({
-      type: MemberNode,
-      nullable: true,
-      description: 'The member after the change.',
-      resolve: (p) => p.member ?? null,
-    }),
-  }));
+const MemberPayload = (mutation: string) =>
+  objectPayload(mutation, 'member', MemberNode, 'The member after the change.');
+
+/** Sends a write that answers a member of `organizationId`, and primes the loaders with it. */
+async function sendMember(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  organizationId: string,
+  path: string,
+  body?: unknown,
+) {
+  const { data } = await ctx.api.send(method, path, { body, schema: memberShape });
+  return { member: primeMembers(ctx, organizationId, [data])[0]! };
+}
 
 const memberTarget = { organizationId: idInput('Organization'), userId: idInput('User') };
 
@@ -315,7 +295,7 @@ const MemberTargetFields = {
 
 builder.mutationFields((t) => ({
   updateMember: t.field({
-    type: MemberPayload('UpdateMemberPayload', 'Result of updateMember.'),
+    type: MemberPayload('updateMember'),
     description:
       'Changes the organization role of a member, or makes them a guest with `role: null` (admins). The last admin cannot be demoted (CONFLICT).',
     args: {
@@ -342,25 +322,16 @@ builder.mutationFields((t) => ({
           role: z.enum(ROLES, { error: 'must be given: a role, or null to make the member a guest' }).nullable(),
         }),
         input,
-        async (i) => {
-          const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/members/${i.userId}`, {
-            body: { role: i.role },
-            schema: memberShape,
-          });
-          return { member: primeMembers(ctx, i.organizationId, [data])[0]! };
-        },
+        async (i) =>
+          sendMember(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}`, { role: i.role }),
         ctx,
       ),
   }),
   removeMember: t.field({
-    type: payloadType<{ deleted: boolean; removalRequested: boolean }>(
-      'RemoveMemberPayload',
-      'Result of removeMember.',
+    type: deletedPayload<{ removalRequested: boolean }>(
+      'removeMember',
+      'True when the member was removed, false when they were not a member.',
       (p) => ({
-        deleted: p.boolean({
-          description: 'True when the member was removed, false when they were not a member.',
-          resolve: (x) => x.deleted ?? false,
-        }),
         removalRequested: p.boolean({
           description: 'True when the platform did not remove the member but sent the request to the organization admins.',
           resolve: (x) => x.removalRequested ?? false,
@@ -394,28 +365,19 @@ builder.mutationFields((t) => ({
       ),
   }),
   pingOrganization: t.field({
-    type: payloadType<{ serviceVisitorClaims: string | null; organizationId: string }>(
-      'PingOrganizationPayload',
-      'Result of pingOrganization.',
-      (p) => ({
-        serviceVisitorClaims: p.string({
-          nullable: true,
-          description: 'A token the platform may hand out to attach to the user (visitor claims, a JWT); null when none.',
-          resolve: (x) => x.serviceVisitorClaims ?? null,
-        }),
-        member: p.field({
-          type: MemberNode,
-          nullable: true,
-          description: 'Your membership after the ping (fetched only when selected).',
-          resolve: async (x, _args, ctx) => {
-            if (!x.organizationId) return null;
-            const viewer = await ctx.api.get('/user', userShape);
-            primeUsers(ctx, [viewer]);
-            return compositeKey(x.organizationId, viewer.id);
-          },
-        }),
+    type: payloadType<{ serviceVisitorClaims: string | null; organizationId: string }>('pingOrganization', (p) => ({
+      serviceVisitorClaims: p.string({
+        nullable: true,
+        description: 'A token the platform may hand out to attach to the user (visitor claims, a JWT); null when none.',
+        resolve: (x) => x.serviceVisitorClaims ?? null,
       }),
-    ),
+      member: p.field({
+        type: MemberNode,
+        nullable: true,
+        description: 'Your membership after the ping (fetched only when selected).',
+        resolve: (x, _args, ctx) => (x.organizationId ? viewerMemberKey(ctx, x.organizationId) : null),
+      }),
+    })),
     description: 'Records that you are active in an organization now (updates your `lastSeenAt`).',
     args: {
       input: t.arg({
@@ -445,7 +407,7 @@ builder.mutationFields((t) => ({
       ),
   }),
   setMemberSso: t.field({
-    type: MemberPayload('SetMemberSsoPayload', 'Result of setMemberSso.'),
+    type: MemberPayload('setMemberSso'),
     description:
       'Makes a user an SSO member of an organization, adding them with the default role when they are not a member yet (admins).',
     args: {
@@ -465,12 +427,7 @@ builder.mutationFields((t) => ({
       mutate(
         z.object(memberTarget),
         input,
-        async (i) => {
-          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/members/${i.userId}/sso`, {
-            schema: memberShape,
-          });
-          return { member: primeMembers(ctx, i.organizationId, [data])[0]! };
-        },
+        async (i) => sendMember(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}/sso`),
         ctx,
       ),
   }),

@@ -1,12 +1,8 @@
-import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import type { GatewayContext } from '../context.js';
-import { restConnection } from '../connections.js';
-import { BadUserInputError } from '../errors.js';
+import { restList } from '../connections.js';
 import { platformKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
 import { route } from '../rest/client.js';
-import { page, ROLES, type MergeRules } from '../rest/shapes/common.js';
+import { ROLES, type MergeRules } from '../rest/shapes/common.js';
 import {
   agentInstructions as agentInstructionsShape,
   organization as organizationShape,
@@ -15,38 +11,26 @@ import {
   type Organization,
 } from '../rest/shapes/organizations.js';
 import { builder } from './builder.js';
-import { registerLoadable } from './loaders.js';
+import { linkTo, loadableNode, prime } from './loaders.js';
 import {
+  deletedPayload,
   DocumentInput,
   DocumentType,
   documentInput,
   idInput,
-  loadEach,
   mutate,
-  payloadType,
+  noNull,
+  objectPayload,
+  permissionsType,
+  restBody,
   RoleEnum,
+  sendDelete,
 } from './shared.js';
-import { UserNode, userLink } from './users.js';
+import { UserNode } from './users.js';
 
-export const OrganizationNode = registerLoadable(
-  builder.loadableNodeRef('Organization', {
-  id: { resolve: (org) => org.id },
-  load: (ids: string[], ctx: GatewayContext) =>
-    loadEach(ids, (id) => ctx.api.get(route`/orgs/${id}`, organizationShape)),
-  }),
-);
-
-/** Puts organizations that arrived in a list into the by-id loader. */
-export function primeOrganizations(ctx: GatewayContext, orgs: Iterable<Organization>): void {
-  const loader = OrganizationNode.getDataloader(ctx);
-  for (const org of orgs) loader.prime(org.id, org);
-}
-
-/** Resolves a field holding an organization id (a stub when only keys are selected). */
-export function organizationLink(id: string | null | undefined, info: GraphQLResolveInfo): Organization | string | null {
-  if (!id) return null;
-  return selectsOnlyKeys(info) ? ({ id } as Organization) : id;
-}
+export const OrganizationNode = loadableNode<Organization>('Organization', {
+  load: (id, ctx) => ctx.api.get(route`/orgs/${id}`, organizationShape),
+});
 
 // --- Merge rules (organizations and spaces) -----------------------------------------------------
 
@@ -84,7 +68,7 @@ const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
       nullable: { list: false, items: true },
       description: 'Users whose approval the rule requires; an entry is null (with an error) when that user is no longer visible.',
       resolve: (rule, _args, _ctx, info) =>
-        (rule.users ?? []).map((id) => userLink(id, info)).filter((user) => user !== null),
+        (rule.users ?? []).filter((id) => id !== '').map((id) => linkTo(UserNode, id, info)),
     }),
   }),
 });
@@ -140,27 +124,24 @@ export function mergeRulesInput(allowInherit: boolean) {
 
 // --- Organization ------------------------------------------------------------------------------
 
-const Permissions = builder.objectRef<Organization['permissions']>('OrganizationPermissions').implement({
-  description: 'What you may do in the organization.',
-  fields: (t) => {
-    const flag = (name: keyof Organization['permissions'], description: string) =>
-      t.boolean({ description, resolve: (p) => p[name] ?? false });
-    return {
-      view: flag('view', 'Can see the organization.'),
-      admin: flag('admin', 'Can administrate the organization.'),
-      ownTeam: flag('ownTeam', 'Can create and own teams.'),
-      createContent: flag('createContent', 'Can create spaces and collections.'),
-      createOpenAPISpec: flag('createOpenAPISpec', 'Can add OpenAPI specifications.'),
-      ingestConversations: flag('ingestConversations', 'Can ingest conversations.'),
-      viewBilling: flag('viewBilling', 'Can see billing.'),
-      listMembers: flag('listMembers', 'Can list the members.'),
-      listTeams: flag('listTeams', 'Can list the teams.'),
-      listIntegrations: flag('listIntegrations', 'Can list integrations.'),
-      listInstallations: flag('listInstallations', 'Can list integration installations.'),
-      installIntegration: flag('installIntegration', 'Can install integrations.'),
-    };
+const Permissions = permissionsType<Organization['permissions']>(
+  'OrganizationPermissions',
+  'What you may do in the organization.',
+  {
+    view: 'Can see the organization.',
+    admin: 'Can administrate the organization.',
+    ownTeam: 'Can create and own teams.',
+    createContent: 'Can create spaces and collections.',
+    createOpenAPISpec: 'Can add OpenAPI specifications.',
+    ingestConversations: 'Can ingest conversations.',
+    viewBilling: 'Can see billing.',
+    listMembers: 'Can list the members.',
+    listTeams: 'Can list the teams.',
+    listIntegrations: 'Can list integrations.',
+    listInstallations: 'Can list integration installations.',
+    installIntegration: 'Can install integrations.',
   },
-});
+);
 
 const Urls = builder.objectRef<Organization['urls']>('OrganizationUrls').implement({
   description: 'Addresses of the organization.',
@@ -240,12 +221,12 @@ export const AgentInstructionsType = builder.objectRef<AgentInstructions & { org
       type: UserNode,
       nullable: true,
       description: 'Who last changed them.',
-      resolve: (a, _args, _ctx, info) => userLink(a.updatedBy, info),
+      resolve: (a, _args, _ctx, info) => linkTo(UserNode, a.updatedBy, info),
     }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization they belong to.',
-      resolve: (a, _args, _ctx, info) => organizationLink(a.organizationId, info)!,
+      resolve: (a, _args, _ctx, info) => linkTo(OrganizationNode, a.organizationId, info),
     }),
   }),
 });
@@ -309,10 +290,8 @@ builder.queryFields((t) => ({
     type: OrganizationNode,
     description: 'The organizations you are a member of.',
     resolve: async (_root, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get('/orgs', page(organizationShape), { page: pageToken, limit }),
-      );
-      primeOrganizations(ctx, connection.edges.map((edge) => edge.node));
+      const connection = await restList(ctx, args, '/orgs', organizationShape);
+      prime(OrganizationNode, ctx, connection.edges.map((edge) => edge.node));
       return connection;
     },
   }),
@@ -341,15 +320,8 @@ builder.queryFields((t) => ({
 
 // --- Mutations ---------------------------------------------------------------------------------
 
-const OrganizationPayload = (name: string, description: string) =>
-  payloadType<{ organization: Organization }>(name, description, (t) => ({
-    organization: t.field({
-      type: OrganizationNode,
-      nullable: true,
-      description: 'The organization after the change.',
-      resolve: (p) => p.organization ?? null,
-    }),
-  }));
+const OrganizationPayload = (mutation: string) =>
+  objectPayload(mutation, 'organization', OrganizationNode, 'The organization after the change.');
 
 const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
   description: 'Changes to an organization; fields left out stay as they are.',
@@ -394,55 +366,34 @@ const updateOrganizationSchema = z
     inviteLinks: z.boolean().nullish(),
     mergeRules: mergeRulesInput(false).nullish(),
   })
-  .superRefine((value, ctx) => {
-    for (const key of ['title', 'emailDomains', 'hostname', 'sso', 'ai', 'inviteLinks', 'mergeRules'] as const) {
-      if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
-    }
-  });
+  .superRefine(noNull(['title', 'emailDomains', 'hostname', 'sso', 'ai', 'inviteLinks', 'mergeRules']));
 
 builder.mutationFields((t) => ({
   updateOrganization: t.field({
-    type: OrganizationPayload('UpdateOrganizationPayload', 'Result of updateOrganization.'),
+    type: OrganizationPayload('updateOrganization'),
     description: 'Changes the settings of an organization (admins).',
     args: { input: t.arg({ type: UpdateOrganizationInput, required: true, description: 'What to change.' }) },
     resolve: (_root, { input }, ctx) =>
       mutate(
         updateOrganizationSchema,
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.title != null) body.title = i.title;
-          if (i.emailDomains != null) body.emailDomains = i.emailDomains;
-          if (i.hostname != null) body.hostname = i.hostname;
-          if (i.defaultRole !== undefined) body.defaultRole = i.defaultRole;
-          if (i.defaultContentSiteId !== undefined) {
-            body.defaultContent = i.defaultContentSiteId === null ? null : { type: 'site', site: i.defaultContentSiteId };
-          }
-          if (i.logo !== undefined) body.logo = i.logo;
-          if (i.sso != null) body.sso = i.sso;
-          if (i.ai != null) body.ai = i.ai;
-          if (i.inviteLinks != null) body.inviteLinks = i.inviteLinks;
-          if (i.mergeRules != null) body.mergeRules = i.mergeRules;
-          if (Object.keys(body).length === 0) {
-            throw new BadUserInputError('Give at least one field to change');
-          }
-          const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}`, {
-            body,
-            schema: organizationShape,
-          });
-          primeOrganizations(ctx, [data]);
+        async ({ organizationId, defaultContentSiteId, ...changes }) => {
+          const body = restBody(
+            {
+              ...changes,
+              defaultContent: defaultContentSiteId == null ? defaultContentSiteId : { type: 'site', site: defaultContentSiteId },
+            },
+            { clearable: ['defaultRole', 'defaultContent', 'logo'], required: 'Give at least one field to change' },
+          );
+          const { data } = await ctx.api.send('PATCH', route`/orgs/${organizationId}`, { body, schema: organizationShape });
+          prime(OrganizationNode, ctx, [data]);
           return { organization: data };
         },
         ctx,
       ),
   }),
   deleteOrganizationInvite: t.field({
-    type: payloadType<{ deleted: boolean }>('DeleteOrganizationInvitePayload', 'Result of deleteOrganizationInvite.', (p) => ({
-      deleted: p.boolean({
-        description: 'True when the invite link was deleted, false when it did not exist.',
-        resolve: (x) => x.deleted ?? false,
-      }),
-    })),
+    type: deletedPayload('deleteOrganizationInvite', 'True when the invite link was deleted, false when it did not exist.'),
     description: 'Revokes an invite link of an organization (admins).',
     args: {
       input: t.arg({
@@ -461,15 +412,12 @@ builder.mutationFields((t) => ({
       mutate(
         z.object({ organizationId: idInput('Organization'), inviteId: z.string().trim().min(1, 'is required') }),
         input,
-        async (i) => {
-          const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/link-invites/${i.inviteId}`);
-          return { deleted: status === 205 };
-        },
+        async (i) => sendDelete(ctx, route`/orgs/${i.organizationId}/link-invites/${i.inviteId}`),
         ctx,
       ),
   }),
   joinOrganization: t.field({
-    type: OrganizationPayload('JoinOrganizationPayload', 'Result of joinOrganization.'),
+    type: OrganizationPayload('joinOrganization'),
     description: 'Joins an organization that accepts your verified e-mail domain.',
     args: {
       input: t.arg({
@@ -495,17 +443,11 @@ builder.mutationFields((t) => ({
       ),
   }),
   updateAgentInstructions: t.field({
-    type: payloadType<{ agentInstructions: AgentInstructions & { organizationId: string } }>(
-      'UpdateAgentInstructionsPayload',
-      'Result of updateAgentInstructions.',
-      (p) => ({
-        agentInstructions: p.field({
-          type: AgentInstructionsType,
-          nullable: true,
-          description: 'The instructions after the change.',
-          resolve: (x) => x.agentInstructions ?? null,
-        }),
-      }),
+    type: objectPayload(
+      'updateAgentInstructions',
+      'agentInstructions',
+      AgentInstructionsType,
+      'The instructions after the change.',
     ),
     description: 'Replaces the instructions given to the AI agents of an organization (admins).',
     args: {

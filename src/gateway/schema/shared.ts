@@ -1,9 +1,9 @@
-import type { FieldMap, SchemaTypes } from '@pothos/core';
+import type { FieldMap, ObjectParam, OutputShape, SchemaTypes } from '@pothos/core';
 import { GraphQLError, Kind } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { isGatewayError, type ErrorCode } from '../errors.js';
-import { platformKey } from '../ids.js';
+import { BadUserInputError, isGatewayError, type ErrorCode } from '../errors.js';
+import { platformKey, splitKey } from '../ids.js';
 import { builder } from './builder.js';
 
 builder.queryType({ description: 'Everything you can read through the gateway.' });
@@ -138,18 +138,21 @@ export type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuild
 /** The fields every payload has; `T` adds the affected objects. */
 export type Payload<T> = Partial<T> & { userErrors: UserErrorShape[] };
 
+/** `createSpace` → `CreateSpacePayload`. */
+const payloadName = (mutation: string) => `${mutation.charAt(0).toUpperCase()}${mutation.slice(1)}Payload`;
+
 /**
- * Declares a mutation payload type: `fields` for the affected objects plus `userErrors`.
- * The affected-object fields must be nullable: they are null when the mutation failed.
+ * Declares the payload of the mutation named `mutation`: the type `<Mutation>Payload`, with
+ * `fields` for the affected objects plus `userErrors`. The affected-object fields must be
+ * nullable: they are null when the mutation failed.
  */
 export function payloadType<T extends object>(
-  name: string,
-  description: string,
+  mutation: string,
   fields: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T>>) => FieldMap,
 ) {
-  const ref = builder.objectRef<Payload<T>>(name);
+  const ref = builder.objectRef<Payload<T>>(payloadName(mutation));
   ref.implement({
-    description,
+    description: `Result of ${mutation}.`,
     fields: (t) => ({
       ...fields(t),
       userErrors: t.field({
@@ -160,6 +163,45 @@ export function payloadType<T extends object>(
     }),
   });
   return ref;
+}
+
+/** Payload of `mutation` with one affected object: the nullable field `field` of type `type`. */
+export function objectPayload<F extends string, Type extends ObjectParam<SchemaTypesOf>>(
+  mutation: string,
+  field: F,
+  type: Type,
+  description: string,
+) {
+  return payloadType<Record<F, OutputShape<SchemaTypesOf, Type>>>(mutation, (t) => ({
+    [field]: t.field({
+      type,
+      nullable: true,
+      description,
+      // Pothos cannot follow a generic field type; the payload holds exactly its shape.
+      resolve: (payload) => (payload[field] ?? null) as never,
+    }),
+  }));
+}
+
+/**
+ * Payload of a delete: `deleted: Boolean!` (as `sendDelete` answers it), whose meaning
+ * `description` spells out, plus any `fields` of `T`.
+ */
+export function deletedPayload<T extends object = object>(
+  mutation: string,
+  description: string,
+  fields?: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T & { deleted: boolean }>>) => FieldMap,
+) {
+  return payloadType<T & { deleted: boolean }>(mutation, (t) => ({
+    deleted: t.boolean({ description, resolve: (payload) => payload.deleted ?? false }),
+    ...fields?.(t),
+  }));
+}
+
+/** Sends a DELETE: `deleted` is true when the platform answered 205 (it deleted something). */
+export async function sendDelete(ctx: GatewayContext, path: string): Promise<{ deleted: boolean }> {
+  const { status } = await ctx.api.send('DELETE', path);
+  return { deleted: status === 205 };
 }
 
 const EXPECTED: ReadonlySet<ErrorCode> = new Set(USER_ERROR_CODES);
@@ -205,18 +247,82 @@ export async function mutate<S extends z.ZodType, R extends object>(
   }
 }
 
-/** A zod field for an id given as a global ID of `typename` or as a platform id. */
-export function idInput(typename: string) {
+/**
+ * A zod field for an id given as a global ID of `typename` (or of one of several typenames) or as
+ * a platform id; `message` when it is missing or empty.
+ */
+export function idInput(
+  typename: string | readonly string[],
+  message = `must be the id of a ${typeof typename === 'string' ? typename : typename.join(' or ')}`,
+) {
   return z
-    .string({ message: `must be the id of a ${typename}` })
+    .string({ message })
     .trim()
-    .min(1, `must be the id of a ${typename}`)
+    .min(1, message)
     .transform((value) => platformKey(value, typename));
 }
 
-/** Loads each key independently, reporting a failed key as an Error in its place. */
-export function loadEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promise<Array<V | Error>> {
-  return Promise.all(keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+/**
+ * Reads a team id given by a client: a Team global ID holds `organizationId/teamId`; anything
+ * else is a platform team id, whose organization must come from elsewhere. Null when a Team
+ * global ID holds no valid key.
+ */
+export function readTeamId(value: string): { teamId: string; organizationId?: string } | null {
+  const trimmed = value.trim();
+  const key = platformKey(trimmed, 'Team');
+  if (key === trimmed) return { teamId: trimmed };
+  try {
+    const [organizationId, teamId] = splitKey(key, 2, 'Team') as [string, string];
+    return { organizationId, teamId };
+  } catch {
+    return null;
+  }
+}
+
+/** Zod refinement: each of `keys` may be left out but not given as null (nothing to clear). */
+export const noNull = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  for (const key of keys) {
+    if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
+  }
+};
+
+/**
+ * The REST body of a write, from the input fields that were given: an entry left out
+ * (`undefined`) is dropped, and so is a null one unless its key is `clearable` (null clears that
+ * field on the platform). With `required`, an empty body is refused with that message.
+ */
+export function restBody(
+  fields: Record<string, unknown>,
+  options: { clearable?: readonly string[]; required?: string } = {},
+): Record<string, unknown> {
+  const body = Object.fromEntries(
+    Object.entries(fields).filter(
+      ([key, value]) => value !== undefined && (value !== null || options.clearable?.includes(key)),
+    ),
+  );
+  if (options.required !== undefined && Object.keys(body).length === 0) throw new BadUserInputError(options.required);
+  return body;
+}
+
+/**
+ * Declares an object of permission flags: a `Boolean!` field per entry of `flags` (flag name →
+ * description), false when the platform leaves the flag out.
+ */
+export function permissionsType<P extends Partial<Record<string, boolean>>>(
+  name: string,
+  description: string,
+  flags: { [K in keyof P & string]?: string },
+) {
+  return builder.objectRef<P>(name).implement({
+    description,
+    fields: (t) =>
+      Object.fromEntries(
+        Object.entries(flags).map(([flag, flagDescription]) => [
+          flag,
+          t.boolean({ description: flagDescription as string, resolve: (p) => p[flag] ?? false }),
+        ]),
+      ),
+  });
 }
 
 /** Plain text of a rich-text document: the text of its leaves, one line per block. */

@@ -1,40 +1,31 @@
-import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import { restConnection } from '../connections.js';
+import { restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { BadUserInputError, redactSecrets } from '../errors.js';
+import { redactSecrets } from '../errors.js';
 import { platformKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
 import { route } from '../rest/client.js';
-import { EDIT_MODES, page, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
+import { EDIT_MODES, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
 import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
 import { builder } from './builder.js';
-import { CollectionNode, collectionLink, MovePositionInput, movePositionInput } from './collections.js';
-import { registerLoadable } from './loaders.js';
-import { MergeRulesInput, mergeRulesInput, MergeRulesType, OrganizationNode, organizationLink } from './organizations.js';
-import { DefaultLevelEnum, idInput, loadEach, mutate, payloadType, restEnum } from './shared.js';
+import { CollectionNode, moveBody, moveTarget, moveTargetFields } from './collections.js';
+import { linkTo, loadableNode, prime } from './loaders.js';
+import { MergeRulesInput, mergeRulesInput, MergeRulesType, OrganizationNode } from './organizations.js';
+import {
+  DefaultLevelEnum,
+  deletedPayload,
+  idInput,
+  mutate,
+  noNull,
+  objectPayload,
+  permissionsType,
+  restBody,
+  restEnum,
+  sendDelete,
+} from './shared.js';
 
-export const SpaceNode = registerLoadable(
-  builder.loadableNodeRef('Space', {
-    id: { resolve: (space) => space.id },
-    load: (ids: string[], ctx: GatewayContext) => loadEach(ids, (id) => ctx.api.get(route`/spaces/${id}`, spaceShape)),
-  }),
-);
-
-/**
- * Puts spaces that arrived in a list or a write answer into the by-id loader. A list item has
- * the shape of GET /spaces/{id} for the same caller, so it stands in for that request.
- */
-export function primeSpaces(ctx: GatewayContext, spaces: Iterable<Space>): void {
-  const loader = SpaceNode.getDataloader(ctx);
-  for (const space of spaces) loader.prime(space.id, space);
-}
-
-/** Resolves a field holding a space id (a stub when only keys are selected). */
-export function spaceLink(id: string | null | undefined, info: GraphQLResolveInfo): Space | string | null {
-  if (!id) return null;
-  return selectsOnlyKeys(info) ? ({ id } as Space) : id;
-}
+export const SpaceNode = loadableNode<Space>('Space', {
+  load: (id, ctx) => ctx.api.get(route`/spaces/${id}`, spaceShape),
+});
 
 export const SpaceVisibilityEnum = restEnum('SpaceVisibility', 'Who can read a space.', {
   public: 'Anyone; indexed by search engines.',
@@ -106,24 +97,17 @@ const SpaceCounts = builder.objectRef<Space>('SpaceCounts').implement({
   }),
 });
 
-const SpacePermissions = builder.objectRef<Space['permissions']>('SpacePermissions').implement({
-  description: 'What you may do with a space.',
-  fields: (t) => {
-    const flag = (name: keyof Space['permissions'], description: string) =>
-      t.boolean({ description, resolve: (p) => p[name] ?? false });
-    return {
-      view: flag('view', 'Can read the published content.'),
-      access: flag('access', 'Can open the space in the app.'),
-      admin: flag('admin', 'Can change its settings, move, transfer, delete and restore it.'),
-      viewInviteLinks: flag('viewInviteLinks', 'Can see its invite links.'),
-      edit: flag('edit', 'Can edit the live content (false while the space is locked).'),
-      triggerGitSync: flag('triggerGitSync', 'Can run the Git synchronization.'),
-      comment: flag('comment', 'Can comment.'),
-      merge: flag('merge', 'Can merge change requests.'),
-      review: flag('review', 'Can review change requests.'),
-      installIntegration: flag('installIntegration', 'Can install integrations on it.'),
-    };
-  },
+const SpacePermissions = permissionsType<Space['permissions']>('SpacePermissions', 'What you may do with a space.', {
+  view: 'Can read the published content.',
+  access: 'Can open the space in the app.',
+  admin: 'Can change its settings, move, transfer, delete and restore it.',
+  viewInviteLinks: 'Can see its invite links.',
+  edit: 'Can edit the live content (false while the space is locked).',
+  triggerGitSync: 'Can run the Git synchronization.',
+  comment: 'Can comment.',
+  merge: 'Can merge change requests.',
+  review: 'Can review change requests.',
+  installIntegration: 'Can install integrations on it.',
 });
 
 SpaceNode.implement({
@@ -181,13 +165,13 @@ SpaceNode.implement({
       nullable: true,
       description:
         'The organization that owns the space; null (with NOT_FOUND) for readers of a public or shared space who are not members of it.',
-      resolve: (s, _args, _ctx, info) => organizationLink(s.organization, info),
+      resolve: (s, _args, _ctx, info) => linkTo(OrganizationNode, s.organization, info),
     }),
     parent: t.field({
       type: CollectionNode,
       nullable: true,
       description: 'The collection the space is in; null at the top level of the organization.',
-      resolve: (s, _args, _ctx, info) => collectionLink(s.parent, info),
+      resolve: (s, _args, _ctx, info) => linkTo(CollectionNode, s.parent, info),
     }),
   }),
 });
@@ -197,10 +181,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     type: SpaceNode,
     description: 'Spaces of the organization visible to you, in tree order (deleted spaces are left out).',
     resolve: async (org, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${org.id}/spaces`, page(spaceShape), { page: pageToken, limit }),
-      );
-      primeSpaces(ctx, connection.edges.map((edge) => edge.node));
+      const connection = await restList(ctx, args, route`/orgs/${org.id}/spaces`, spaceShape);
+      prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));
       return connection;
     },
   }),
@@ -211,10 +193,8 @@ builder.objectFields(CollectionNode, (t) => ({
     type: SpaceNode,
     description: 'Spaces directly in this collection visible to you, in display order (not those of nested collections).',
     resolve: async (collection, args, ctx) => {
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/collections/${collection.id}/spaces`, page(spaceShape), { page: pageToken, limit }),
-      );
-      primeSpaces(ctx, connection.edges.map((edge) => edge.node));
+      const connection = await restList(ctx, args, route`/collections/${collection.id}/spaces`, spaceShape);
+      prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));
       return connection;
     },
   }),
@@ -244,9 +224,14 @@ builder.queryFields((t) => ({
 // --- Mutations ---------------------------------------------------------------------------------
 
 const SpacePayload = (mutation: string, description = 'The space after the change.') =>
-  payloadType<{ space: Space }>(`${mutation[0]!.toUpperCase()}${mutation.slice(1)}Payload`, `Result of ${mutation}.`, (t) => ({
-    space: t.field({ type: SpaceNode, nullable: true, description, resolve: (p) => p.space ?? null }),
-  }));
+  objectPayload(mutation, 'space', SpaceNode, description);
+
+/** Sends a write that answers the space, and primes the loader with it. */
+async function sendSpace(ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body?: unknown) {
+  const { data } = await ctx.api.send(method, path, { body, schema: spaceShape });
+  prime(SpaceNode, ctx, [data]);
+  return { space: data };
+}
 
 const spaceTitle = z
   .string({ message: 'must be 1 to 50 characters' })
@@ -259,12 +244,6 @@ const language = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/, 'must be a language code such as en or pt-br');
-
-const noNull = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
-  for (const key of keys) {
-    if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
-  }
-};
 
 const spaceIdInput = (description: string) =>
   builder.inputType(`${description}Input`, {
@@ -331,18 +310,8 @@ builder.mutationFields((t) => ({
       mutate(
         createSpaceSchema,
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.title != null) body.title = i.title;
-          if (i.emoji != null) body.emoji = i.emoji;
-          if (i.parentId != null) body.parent = i.parentId;
-          if (i.language != null) body.language = i.language;
-          if (i.editMode != null) body.editMode = i.editMode;
-          if (i.visibility != null) body.visibility = i.visibility;
-          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/spaces`, { body, schema: spaceShape });
-          primeSpaces(ctx, [data]);
-          return { space: data };
-        },
+        async ({ organizationId, parentId, ...fields }) =>
+          sendSpace(ctx, 'POST', route`/orgs/${organizationId}/spaces`, restBody({ ...fields, parent: parentId })),
         ctx,
       ),
   }),
@@ -375,39 +344,28 @@ builder.mutationFields((t) => ({
       mutate(
         updateSpaceSchema,
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.editMode != null) body.editMode = i.editMode;
-          if (i.title != null) body.title = i.title;
-          if (i.defaultLevel != null) body.defaultLevel = i.defaultLevel;
-          if (i.language != null) body.language = i.language;
-          if (i.mergeRules != null) body.mergeRules = i.mergeRules;
-          if (i.emoji !== undefined) body.emoji = i.emoji;
-          if (Object.keys(body).length === 0) throw new BadUserInputError('Give at least one field to change');
-          const { data } = await ctx.api.send('PATCH', route`/spaces/${i.spaceId}`, { body, schema: spaceShape });
-          primeSpaces(ctx, [data]);
-          return { space: data };
-        },
+        async ({ spaceId, ...changes }) =>
+          sendSpace(
+            ctx,
+            'PATCH',
+            route`/spaces/${spaceId}`,
+            restBody(changes, { clearable: ['emoji'], required: 'Give at least one field to change' }),
+          ),
         ctx,
       ),
   }),
   deleteSpace: t.field({
-    type: payloadType<{ deleted: boolean }>('DeleteSpacePayload', 'Result of deleteSpace.', (p) => ({
-      deleted: p.boolean({
-        description: 'True when the space was deleted, false when it did not exist or was already deleted.',
-        resolve: (x) => x.deleted ?? false,
-      }),
-    })),
+    type: deletedPayload(
+      'deleteSpace',
+      'True when the space was deleted, false when it did not exist or was already deleted.',
+    ),
     description: 'Deletes a space; it stays restorable with restoreSpace for 7 days (admins of the space).',
     args: { input: t.arg({ type: spaceIdInput('DeleteSpace'), required: true, description: 'The space to delete.' }) },
     resolve: (_root, { input }, ctx) =>
       mutate(
         spaceIdSchema,
         input,
-        async (i) => {
-          const { status } = await ctx.api.send('DELETE', route`/spaces/${i.spaceId}`);
-          return { deleted: status === 205 };
-        },
+        async (i) => sendDelete(ctx, route`/spaces/${i.spaceId}`),
         ctx,
       ),
   }),
@@ -419,11 +377,7 @@ builder.mutationFields((t) => ({
       mutate(
         spaceIdSchema,
         input,
-        async (i) => {
-          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/restore`, { schema: spaceShape });
-          primeSpaces(ctx, [data]);
-          return { space: data };
-        },
+        async (i) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/restore`),
         ctx,
       ),
   }),
@@ -435,11 +389,7 @@ builder.mutationFields((t) => ({
       mutate(
         spaceIdSchema,
         input,
-        async (i) => {
-          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/duplicate`, { schema: spaceShape });
-          primeSpaces(ctx, [data]);
-          return { space: data };
-        },
+        async (i) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/duplicate`),
         ctx,
       ),
   }),
@@ -452,14 +402,7 @@ builder.mutationFields((t) => ({
           description: 'Where to move the space: give `parentId`, `position` or both.',
           fields: (f) => ({
             spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
-            parentId: f.id({
-              description:
-                'New parent collection (platform id or global ID); null moves it to the top level; left out keeps the parent.',
-            }),
-            position: f.field({
-              type: MovePositionInput,
-              description: 'Sibling to put it next to, under the (new) parent; last when left out.',
-            }),
+            ...moveTargetFields(f),
           }),
         }),
         required: true,
@@ -468,21 +411,9 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { input }, ctx) =>
       mutate(
-        z.object({
-          spaceId: idInput('Space'),
-          parentId: idInput('Collection').nullish(),
-          position: movePositionInput.nullish(),
-        }),
+        z.object({ spaceId: idInput('Space'), ...moveTarget }),
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.parentId !== undefined) body.parent = i.parentId;
-          if (i.position != null) body.position = i.position;
-          if (Object.keys(body).length === 0) throw new BadUserInputError('Give parentId, position or both');
-          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/move`, { body, schema: spaceShape });
-          primeSpaces(ctx, [data]);
-          return { space: data };
-        },
+        async (i) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/move`, moveBody(i)),
         ctx,
       ),
   }),
@@ -517,15 +448,16 @@ builder.mutationFields((t) => ({
           parentId: idInput('Collection').nullish(),
         }),
         input,
-        async (i) => {
-          const body: Record<string, unknown> = {};
-          if (i.organizationId != null) body.organization = i.organizationId;
-          if (i.parentId !== undefined) body.parent = i.parentId;
-          if (Object.keys(body).length === 0) throw new BadUserInputError('Give organizationId, parentId or both');
-          const { data } = await ctx.api.send('POST', route`/spaces/${i.spaceId}/transfer`, { body, schema: spaceShape });
-          primeSpaces(ctx, [data]);
-          return { space: data };
-        },
+        async (i) =>
+          sendSpace(
+            ctx,
+            'POST',
+            route`/spaces/${i.spaceId}/transfer`,
+            restBody(
+              { organization: i.organizationId, parent: i.parentId },
+              { clearable: ['parent'], required: 'Give organizationId, parentId or both' },
+            ),
+          ),
         ctx,
       ),
   }),

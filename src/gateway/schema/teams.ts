@@ -1,43 +1,37 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { restConnection } from '../connections.js';
+import { mapNodes, restList } from '../connections.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey, platformKey, splitKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
+import { compositeKey, platformKey } from '../ids.js';
 import { route } from '../rest/client.js';
-import { page, TEAM_ROLES } from '../rest/shapes/common.js';
+import { TEAM_ROLES } from '../rest/shapes/common.js';
 import { team as teamShape, type Team } from '../rest/shapes/teams.js';
 import { builder } from './builder.js';
-import { registerLoadable } from './loaders.js';
-import { OrganizationNode, organizationLink } from './organizations.js';
-import { idInput, loadEach, mutate, payloadType, TeamRoleEnum } from './shared.js';
+import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
+import { OrganizationNode } from './organizations.js';
+import {
+  deletedPayload,
+  idInput,
+  mutate,
+  objectPayload,
+  permissionsType,
+  readTeamId,
+  sendDelete,
+  TeamRoleEnum,
+  type SchemaTypesOf,
+} from './shared.js';
 
 /** A team as the gateway holds it: the REST team plus the organization it was read from. */
-export type TeamModel = Team & { organizationId: string };
+export type TeamModel = InOrganization<Team>;
 
-export const TeamNode = registerLoadable(
-  builder.loadableNodeRef('Team', {
-    id: { resolve: (team) => compositeKey(team.organizationId, team.id) },
-    load: (keys: string[], ctx: GatewayContext) =>
-      loadEach(keys, async (key): Promise<TeamModel> => {
-        const [organizationId, teamId] = splitKey(key, 2, 'Team') as [string, string];
-        const team = await ctx.api.get(route`/orgs/${organizationId}/teams/${teamId}`, teamShape);
-        return { ...team, organizationId };
-      }),
-  }),
+export const TeamNode = organizationNode('Team', (organizationId, teamId, ctx) =>
+  ctx.api.get(route`/orgs/${organizationId}/teams/${teamId}`, teamShape),
 );
 
 /** Puts teams that arrived in a list (or a write answer) of `organizationId` into the by-key loader. */
 export function primeTeams(ctx: GatewayContext, organizationId: string, teams: Iterable<Team>): TeamModel[] {
-  const loader = TeamNode.getDataloader(ctx);
-  const models: TeamModel[] = [];
-  for (const team of teams) {
-    const model = { ...team, organizationId };
-    loader.prime(compositeKey(organizationId, team.id), model);
-    models.push(model);
-  }
-  return models;
+  return primeInOrganization(TeamNode, ctx, organizationId, teams);
 }
 
 /**
@@ -45,9 +39,7 @@ export function primeTeams(ctx: GatewayContext, organizationId: string, teams: I
  * selected, otherwise the key the loader fetches.
  */
 export function teamLink(organizationId: string, teamId: string, info: GraphQLResolveInfo): TeamModel | string {
-  return selectsOnlyKeys(info)
-    ? ({ id: teamId, organizationId } as TeamModel)
-    : compositeKey(organizationId, teamId);
+  return linkTo(TeamNode, compositeKey(organizationId, teamId), info, () => ({ id: teamId, organizationId }) as TeamModel);
 }
 
 /**
@@ -63,27 +55,20 @@ export function teamKey(teamId: string, organizationId: string | null | undefine
 type TeamTarget = { organizationId: string; teamId: string } | { error: { message: string; field: string[] } };
 
 function teamTarget(teamId: string, organizationId: string | null | undefined): TeamTarget {
-  const raw = teamId.trim();
+  if (!teamId.trim()) return { error: { message: 'must be the id of a Team', field: ['teamId'] } };
   const org = organizationId?.trim() ? platformKey(organizationId, 'Organization') : undefined;
-  const key = raw ? platformKey(raw, 'Team') : '';
-  if (!raw) return { error: { message: 'must be the id of a Team', field: ['teamId'] } };
-  if (key !== raw) {
-    let parts: string[];
-    try {
-      parts = splitKey(key, 2, 'Team');
-    } catch {
-      return { error: { message: 'is not the global ID of a Team', field: ['teamId'] } };
+  const team = readTeamId(teamId);
+  if (!team) return { error: { message: 'is not the global ID of a Team', field: ['teamId'] } };
+  if (team.organizationId === undefined) {
+    if (org === undefined) {
+      return { error: { message: 'is required when teamId is a platform team id', field: ['organizationId'] } };
     }
-    const [fromId, id] = parts as [string, string];
-    if (org !== undefined && org !== fromId) {
-      return { error: { message: 'is not the organization of the team named by teamId', field: ['organizationId'] } };
-    }
-    return { organizationId: fromId, teamId: id };
+    return { organizationId: org, teamId: team.teamId };
   }
-  if (org === undefined) {
-    return { error: { message: 'is required when teamId is a platform team id', field: ['organizationId'] } };
+  if (org !== undefined && org !== team.organizationId) {
+    return { error: { message: 'is not the organization of the team named by teamId', field: ['organizationId'] } };
   }
-  return { organizationId: org, teamId: raw };
+  return { organizationId: team.organizationId, teamId: team.teamId };
 }
 
 /** Zod fields naming a team in a mutation input; pair with `resolveTeam` in a transform. */
@@ -108,15 +93,9 @@ export function resolveTeam<T extends { organizationId?: string | null | undefin
   return { ...value, ...target };
 }
 
-const TeamPermissions = builder.objectRef<TeamModel['permissions']>('TeamPermissions').implement({
-  description: 'What you may do with a team.',
-  fields: (t) => ({
-    view: t.boolean({ description: 'Can see the team.', resolve: (p) => p.view ?? false }),
-    admin: t.boolean({
-      description: 'Can rename and delete the team and manage its members (organization admins and team owners).',
-      resolve: (p) => p.admin ?? false,
-    }),
-  }),
+const TeamPermissions = permissionsType<TeamModel['permissions']>('TeamPermissions', 'What you may do with a team.', {
+  view: 'Can see the team.',
+  admin: 'Can rename and delete the team and manage its members (organization admins and team owners).',
 });
 
 TeamNode.implement({
@@ -131,7 +110,7 @@ TeamNode.implement({
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization the team belongs to.',
-      resolve: (team, _args, _ctx, info) => organizationLink(team.organizationId, info)!,
+      resolve: (team, _args, _ctx, info) => linkTo(OrganizationNode, team.organizationId, info),
     }),
   }),
 });
@@ -150,16 +129,11 @@ builder.objectFields(OrganizationNode, (t) => ({
     },
     resolve: async (org, args, ctx) => {
       const owner = args.owner == null ? undefined : platformKey(String(args.owner), 'User');
-      const connection = await restConnection(args, (pageToken, limit) =>
-        ctx.api.get(route`/orgs/${org.id}/teams`, page(teamShape), {
-          page: pageToken,
-          limit,
-          owner,
-          title: args.title ?? undefined,
-        }),
-      );
-      const nodes = primeTeams(ctx, org.id, connection.edges.map((edge) => edge.node));
-      return { ...connection, edges: connection.edges.map((edge, index) => ({ ...edge, node: nodes[index]! })) };
+      const connection = await restList(ctx, args, route`/orgs/${org.id}/teams`, teamShape, {
+        owner,
+        title: args.title ?? undefined,
+      });
+      return mapNodes(connection, (teams) => primeTeams(ctx, org.id, teams));
     },
   }),
 }));
@@ -183,23 +157,27 @@ builder.queryFields((t) => ({
 
 const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64, 'must be 1 to 64 characters');
 
-const TeamPayload = (name: string) =>
-  payloadType<{ team: TeamModel }>(name, `Result of ${name.charAt(0).toLowerCase()}${name.slice(1, -'Payload'.length)}.`, (t) => ({
-    team: t.field({
-      type: TeamNode,
-      nullable: true,
-      description: 'The team after the change.',
-      resolve: (p) => p.team ?? null,
-    }),
-  }));
+const TeamPayload = (mutation: string) => objectPayload(mutation, 'team', TeamNode, 'The team after the change.');
 
-const DeletedPayload = (name: string, description: string, deleted: string) =>
-  payloadType<{ deleted: boolean }>(name, description, (t) => ({
-    deleted: t.boolean({ description: deleted, resolve: (p) => p.deleted ?? false }),
-  }));
+/** Input fields naming a team: the GraphQL side of `teamInputFields`. */
+const teamTargetFields = (f: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
+  organizationId: f.id({
+    description: 'Platform id or global ID of the organization; required when `teamId` is a platform id.',
+  }),
+  teamId: f.id({ required: true, description: 'Global ID of the team, or its platform id together with `organizationId`.' }),
+});
 
-const TEAM_ID_DESCRIPTION = 'Global ID of the team, or its platform id together with `organizationId`.';
-const TEAM_ORG_DESCRIPTION = 'Platform id or global ID of the organization; required when `teamId` is a platform id.';
+/** Sends a write that answers a team of `organizationId`, and primes the loader with it. */
+async function sendTeam(
+  ctx: GatewayContext,
+  method: 'PUT' | 'PATCH',
+  organizationId: string,
+  path: string,
+  body: unknown,
+) {
+  const { data } = await ctx.api.send(method, path, { body, schema: teamShape });
+  return { team: primeTeams(ctx, organizationId, [data])[0]! };
+}
 
 /** Reads the team after a write that answers no body, and primes the loader with it. */
 async function refetchTeam(ctx: GatewayContext, organizationId: string, teamId: string): Promise<TeamModel> {
@@ -207,11 +185,7 @@ async function refetchTeam(ctx: GatewayContext, organizationId: string, teamId: 
   return primeTeams(ctx, organizationId, [team])[0]!;
 }
 
-const userRef = z
-  .string({ message: 'must be a user id, e-mail address or User global ID' })
-  .trim()
-  .min(1, 'must be a user id, e-mail address or User global ID')
-  .transform((value) => platformKey(value, 'User'));
+const userRef = idInput('User', 'must be a user id, e-mail address or User global ID');
 
 const userRefs = z.array(userRef).max(1000, 'must list at most 1000 users');
 
@@ -225,7 +199,7 @@ const TeamMembershipInput = builder.inputType('TeamMembershipInput', {
 
 builder.mutationFields((t) => ({
   createTeam: t.field({
-    type: TeamPayload('CreateTeamPayload'),
+    type: TeamPayload('createTeam'),
     description: 'Creates a team in an organization (organization admins).',
     args: {
       input: t.arg({
@@ -254,22 +228,20 @@ builder.mutationFields((t) => ({
         async (i) => {
           const body: { title: string; members?: string[] } = { title: i.title };
           if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];
-          const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams`, { body, schema: teamShape });
-          return { team: primeTeams(ctx, i.organizationId, [data])[0]! };
+          return sendTeam(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/teams`, body);
         },
         ctx,
       ),
   }),
   updateTeam: t.field({
-    type: TeamPayload('UpdateTeamPayload'),
+    type: TeamPayload('updateTeam'),
     description: 'Renames a team (organization admins and team owners).',
     args: {
       input: t.arg({
         type: builder.inputType('UpdateTeamInput', {
           description: 'The team and its new title.',
           fields: (f) => ({
-            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
-            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            ...teamTargetFields(f),
             title: f.string({ required: true, description: 'New name, 1 to 64 characters (trimmed).' }),
           }),
         }),
@@ -281,31 +253,19 @@ builder.mutationFields((t) => ({
       mutate(
         z.object({ ...teamInputFields, title: teamTitle }).transform(resolveTeam),
         input,
-        async (i) => {
-          const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/teams/${i.teamId}`, {
-            body: { title: i.title },
-            schema: teamShape,
-          });
-          return { team: primeTeams(ctx, i.organizationId, [data])[0]! };
-        },
+        async (i) =>
+          sendTeam(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/teams/${i.teamId}`, { title: i.title }),
         ctx,
       ),
   }),
   deleteTeam: t.field({
-    type: DeletedPayload(
-      'DeleteTeamPayload',
-      'Result of deleteTeam.',
-      'True when the team was deleted, false when it did not exist.',
-    ),
+    type: deletedPayload('deleteTeam', 'True when the team was deleted, false when it did not exist.'),
     description: 'Deletes a team and the access it granted (organization admins and team owners).',
     args: {
       input: t.arg({
         type: builder.inputType('DeleteTeamInput', {
           description: 'The team to delete.',
-          fields: (f) => ({
-            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
-            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
-          }),
+          fields: teamTargetFields,
         }),
         required: true,
         description: 'The team to delete.',
@@ -315,15 +275,12 @@ builder.mutationFields((t) => ({
       mutate(
         z.object(teamInputFields).transform(resolveTeam),
         input,
-        async (i) => {
-          const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/teams/${i.teamId}`);
-          return { deleted: status === 205 };
-        },
+        async (i) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}`),
         ctx,
       ),
   }),
   updateTeamMembers: t.field({
-    type: TeamPayload('UpdateTeamMembersPayload'),
+    type: TeamPayload('updateTeamMembers'),
     description:
       'Adds, removes and changes the role of several members of a team at once (organization admins and team owners). A user both added and removed ends up removed.',
     args: {
@@ -331,8 +288,7 @@ builder.mutationFields((t) => ({
         type: builder.inputType('UpdateTeamMembersInput', {
           description: 'The team and the changes to its members; give at least one change.',
           fields: (f) => ({
-            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
-            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            ...teamTargetFields(f),
             add: f.stringList({
               description: 'Users to add as plain members: user ids, e-mail addresses or User global IDs (at most 1000).',
             }),
@@ -388,15 +344,14 @@ builder.mutationFields((t) => ({
       ),
   }),
   setTeamMember: t.field({
-    type: TeamPayload('SetTeamMemberPayload'),
+    type: TeamPayload('setTeamMember'),
     description: 'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
     args: {
       input: t.arg({
         type: builder.inputType('SetTeamMemberInput', {
           description: 'The team, the user and their role.',
           fields: (f) => ({
-            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
-            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            ...teamTargetFields(f),
             userId: f.id({ required: true, description: 'User id, e-mail address or User global ID of a member of the organization.' }),
             role: f.field({
               type: TeamRoleEnum,
@@ -424,9 +379,8 @@ builder.mutationFields((t) => ({
       ),
   }),
   removeTeamMember: t.field({
-    type: DeletedPayload(
-      'RemoveTeamMemberPayload',
-      'Result of removeTeamMember.',
+    type: deletedPayload(
+      'removeTeamMember',
       'True when the user was removed from the team, false when they were not in it.',
     ),
     description: 'Removes a user from a team (organization admins and team owners).',
@@ -435,8 +389,7 @@ builder.mutationFields((t) => ({
         type: builder.inputType('RemoveTeamMemberInput', {
           description: 'The team and the user to remove from it.',
           fields: (f) => ({
-            organizationId: f.id({ description: TEAM_ORG_DESCRIPTION }),
-            teamId: f.id({ required: true, description: TEAM_ID_DESCRIPTION }),
+            ...teamTargetFields(f),
             userId: f.id({ required: true, description: 'User id, e-mail address or User global ID.' }),
           }),
         }),
@@ -448,13 +401,7 @@ builder.mutationFields((t) => ({
       mutate(
         z.object({ ...teamInputFields, userId: userRef }).transform(resolveTeam),
         input,
-        async (i) => {
-          const { status } = await ctx.api.send(
-            'DELETE',
-            route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`,
-          );
-          return { deleted: status === 205 };
-        },
+        async (i) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`),
         ctx,
       ),
   }),

@@ -1,19 +1,12 @@
 import { route } from '../rest/client.js';
 import { user as userShape, type User } from '../rest/shapes/users.js';
 import { platformKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
 import { builder } from './builder.js';
-import { registerLoadable } from './loaders.js';
-import { loadEach } from './shared.js';
-import type { GraphQLResolveInfo } from 'graphql';
-import type { GatewayContext } from '../context.js';
+import { loadableNode, prime } from './loaders.js';
 
-export const UserNode = registerLoadable(
-  builder.loadableNodeRef('User', {
-    id: { resolve: (user) => user.id },
-    load: (ids: string[], ctx: GatewayContext) => loadEach(ids, (id) => ctx.api.get(route`/users/${id}`, userShape)),
-  }),
-);
+export const UserNode = loadableNode<User>('User', {
+  load: (id, ctx) => ctx.api.get(route`/users/${id}`, userShape),
+});
 
 UserNode.implement({
   description: 'A person with an account on the platform.',
@@ -34,28 +27,13 @@ UserNode.implement({
   }),
 });
 
-/** Puts users that arrived inside other answers into the by-id loader. */
-export function primeUsers(ctx: GatewayContext, users: Iterable<User>): void {
-  const loader = UserNode.getDataloader(ctx);
-  for (const user of users) loader.prime(user.id, user);
-}
-
-/**
- * Resolves a field holding a user id: a stub when only `id`/`platformId` are selected,
- * otherwise the id, which the loader fetches.
- */
-export function userLink(id: string | null | undefined, info: GraphQLResolveInfo): User | string | null {
-  if (!id) return null;
-  return selectsOnlyKeys(info) ? ({ id, displayName: '' } as User) : id;
-}
-
 builder.queryFields((t) => ({
   viewer: t.field({
     type: UserNode,
     description: 'The user whose token authorizes this request.',
     resolve: async (_root, _args, ctx) => {
       const viewer = await ctx.api.get('/user', userShape);
-      primeUsers(ctx, [viewer]);
+      prime(UserNode, ctx, [viewer]);
       return viewer;
     },
   }),
