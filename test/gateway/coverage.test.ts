@@ -1,7 +1,9 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { OPERATIONS } from '../fixtures/operations.js';
+import { graphql } from '../graphql/index.js';
 
 /**
  * Drives every REST operation of the served groups through GraphQL, and checks at the
@@ -15,15 +17,15 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-/** Runs an operation, fails on any error or userError, and keeps what the platform answered. */
-async function run(query: string, variables: Record<string, unknown> = {}, token?: string) {
-  const result = await g.gql(query, variables, token ? { token } : {});
+/** Runs a typed operation, fails on any error or userError, and keeps what the platform answered. */
+async function run<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables?: V, token?: string): Promise<R> {
+  const result = await g.typed(document, variables, token ? { token } : {});
   answered.push(...g.platform.app.stats.answers);
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
   for (const value of Object.values(result.data ?? {})) {
     if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
   }
-  return result.data;
+  return result.data!;
 }
 
 function matcher(path: string): RegExp {
@@ -33,17 +35,16 @@ function matcher(path: string): RegExp {
 describe('every REST operation of the served groups is reachable through GraphQL', () => {
   it('reaches all of them with a success status', async () => {
     const ivyToken = g.platform.token(DEMO.users.ivy);
-    const people = await run(`{
+    const people = await run(graphql(`query CoveragePeople {
       viewer { platformId }
       organizations { nodes { platformId } }
       organizationsByEmailDomain(domain: "acme.test") { platformId }
       organization(id: "acme") { members(first: 50) { nodes { platformId user { email } } } }
-    }`);
-    const userId = (email: string) =>
-      people.organization.members.nodes.find((m: { user: { email: string } }) => m.user.email === email).platformId;
-    await run(`query ($id: ID!) { user(id: $id) { displayName } }`, { id: userId(DEMO.users.ben) });
+    }`));
+    const userId = (email: string) => people.organization!.members!.nodes.find((m) => m.user.email === email)!.platformId;
+    await run(graphql(`query CoverageUser($id: ID!) { user(id: $id) { displayName } }`), { id: userId(DEMO.users.ben) });
 
-    const reads = await run(`query ($ben: ID!) {
+    const reads = await run(graphql(`query CoverageReads($ben: ID!, $team: ID!, $collection: ID!) {
       organization(id: "acme") {
         agentInstructions { updatedAt }
         members(first: 2) { nodes { spaces(first: 2) { totalCount } teams { totalCount } } }
@@ -52,64 +53,64 @@ describe('every REST operation of the served groups is reachable through GraphQL
         spaces(first: 50) { nodes { platformId title } }
       }
       member(organizationId: "acme", userId: $ben) { role }
-      team(organizationId: "acme", id: "${DEMO.teams.writers}") { title }
-      collection(id: "${DEMO.collections.product}") { title }
-    }`, { ben: userId(DEMO.users.ben) });
-    const someSpace = reads.organization.spaces.nodes[0].platformId;
-    await run(`query ($id: ID!) { space(id: $id) { title } }`, { id: someSpace });
+      team(organizationId: "acme", id: $team) { title }
+      collection(id: $collection) { title }
+    }`), { ben: userId(DEMO.users.ben), team: DEMO.teams.writers, collection: DEMO.collections.product });
+    const someSpace = reads.organization!.spaces.nodes[0]!.platformId;
+    await run(graphql(`query CoverageSpace($id: ID!) { space(id: $id) { title } }`), { id: someSpace });
 
-    await run(`mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code } } }`, {}, ivyToken);
-    await run(`mutation { pingOrganization(input: { organizationId: "acme" }) { userErrors { code } } }`, {}, ivyToken);
-    const joined = await run(`{ organization(id: "acme") { members(search: "ivy") { nodes { platformId } } } }`);
-    const ivy = joined.organization.members.nodes[0].platformId;
+    await run(graphql(`mutation CoverageJoin { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code } } }`), undefined, ivyToken);
+    await run(graphql(`mutation CoveragePing { pingOrganization(input: { organizationId: "acme" }) { userErrors { code } } }`), undefined, ivyToken);
+    const joined = await run(graphql(`query CoverageJoined { organization(id: "acme") { members(search: "ivy") { nodes { platformId } } } }`));
+    const ivy = joined.organization!.members!.nodes[0]!.platformId;
     const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as { id: string };
-    await run(`mutation ($ivy: ID!, $invite: String!) {
+    await run(graphql(`mutation CoverageOrganizationWrites($ivy: ID!, $invite: String!) {
       updateOrganization(input: { organizationId: "acme", ai: true }) { userErrors { code } }
       deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $invite }) { deleted userErrors { code } }
       updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "Be kind." } }) { userErrors { code } }
       setMemberSso(input: { organizationId: "acme", userId: $ivy }) { userErrors { code } }
       updateMember(input: { organizationId: "acme", userId: $ivy, role: EDIT }) { userErrors { code } }
-    }`, { ivy, invite: invite.id });
+    }`), { ivy, invite: invite.id });
 
-    const team = await run(`mutation ($ivy: ID!) { createTeam(input: { organizationId: "acme", title: "Coverage", memberIds: [$ivy] }) { team { id } userErrors { code } } }`, { ivy });
-    const teamId = team.createTeam.team.id;
-    await run(`mutation ($team: ID!, $ivy: ID!, $finn: String!) {
+    const team = await run(graphql(`mutation CoverageCreateTeam($ivy: ID!) { createTeam(input: { organizationId: "acme", title: "Coverage", memberIds: [$ivy] }) { team { id } userErrors { code } } }`), { ivy });
+    const teamId = team.createTeam.team!.id;
+    await run(graphql(`mutation CoverageTeamWrites($team: ID!, $ivy: ID!, $finn: String!) {
       updateTeam(input: { teamId: $team, title: "Coverage team" }) { userErrors { code } }
       updateTeamMembers(input: { teamId: $team, add: [$finn] }) { userErrors { code } }
       setTeamMember(input: { teamId: $team, userId: $ivy, role: OWNER }) { userErrors { code } }
       removeTeamMember(input: { teamId: $team, userId: $ivy }) { deleted userErrors { code } }
       deleteTeam(input: { teamId: $team }) { deleted userErrors { code } }
-    }`, { team: teamId, ivy, finn: DEMO.users.finn });
+    }`), { team: teamId, ivy, finn: DEMO.users.finn });
 
-    const collections = await run(`mutation {
+    const collections = await run(graphql(`mutation CoverageCreateCollections {
       a: createCollection(input: { organizationId: "acme", title: "Coverage A" }) { collection { platformId } userErrors { code } }
       b: createCollection(input: { organizationId: "acme", title: "Coverage B" }) { collection { platformId } userErrors { code } }
-    }`);
-    const a = collections.a.collection.platformId;
-    const b = collections.b.collection.platformId;
-    await run(`mutation ($a: ID!, $b: ID!, $ivy: ID!) {
+    }`));
+    const a = collections.a.collection!.platformId;
+    const b = collections.b.collection!.platformId;
+    await run(graphql(`mutation CoverageCollectionWrites($a: ID!, $b: ID!, $ivy: ID!) {
       updateCollection(input: { collectionId: $a, description: "For the coverage test" }) { userErrors { code } }
       moveCollection(input: { collectionId: $b, parentId: $a }) { userErrors { code } }
       inviteToCollection(input: { collectionId: $a, role: READ, userIds: [$ivy] }) { userErrors { code } }
       updateCollectionUserPermission(input: { collectionId: $a, userId: $ivy, role: EDIT }) { userErrors { code } }
       removeCollectionUser(input: { collectionId: $a, userId: $ivy }) { deleted userErrors { code } }
-    }`, { a, b, ivy });
+    }`), { a, b, ivy });
 
-    const space = await run(`mutation ($a: ID!) { createSpace(input: { organizationId: "acme", title: "Coverage space", parentId: $a }) { space { platformId } userErrors { code } } }`, { a });
-    const spaceId = space.createSpace.space.platformId;
-    const copy = await run(`mutation ($s: ID!) {
+    const space = await run(graphql(`mutation CoverageCreateSpace($a: ID!) { createSpace(input: { organizationId: "acme", title: "Coverage space", parentId: $a }) { space { platformId } userErrors { code } } }`), { a });
+    const spaceId = space.createSpace.space!.platformId;
+    const copy = await run(graphql(`mutation CoverageSpaceWrites($s: ID!) {
       updateSpace(input: { spaceId: $s, title: "Coverage space 2" }) { userErrors { code } }
       duplicateSpace(input: { spaceId: $s }) { space { platformId } userErrors { code } }
       moveSpace(input: { spaceId: $s, parentId: null }) { userErrors { code } }
-    }`, { s: spaceId });
-    await run(`mutation ($s: ID!, $copy: ID!, $a: ID!) {
+    }`), { s: spaceId });
+    await run(graphql(`mutation CoverageTransfers($s: ID!, $copy: ID!, $a: ID!) {
       transferSpace(input: { spaceId: $copy, organizationId: "globex" }) { userErrors { code } }
       deleteSpace(input: { spaceId: $s }) { deleted userErrors { code } }
       restoreSpace(input: { spaceId: $s }) { space { platformId } userErrors { code } }
       transferCollection(input: { collectionId: $a, organizationId: "globex" }) { userErrors { code } }
       deleteCollection(input: { collectionId: $a }) { deleted userErrors { code } }
-    }`, { s: spaceId, copy: copy.duplicateSpace.space.platformId, a });
-    await run(`mutation ($ivy: ID!) { removeMember(input: { organizationId: "acme", userId: $ivy }) { deleted userErrors { code } } }`, { ivy });
+    }`), { s: spaceId, copy: copy.duplicateSpace.space!.platformId, a });
+    await run(graphql(`mutation CoverageRemoveMember($ivy: ID!) { removeMember(input: { organizationId: "acme", userId: $ivy }) { deleted userErrors { code } } }`), { ivy });
 
     const unreached = OPERATIONS.filter(
       (operation) =>
