@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { MockAgent, request } from 'undici';
 import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
 import { criticalPath } from '../src/gateway/rest/critical-path.js';
@@ -19,6 +19,9 @@ import { criticalPath } from '../src/gateway/rest/critical-path.js';
  *    p50/p99 next to depth × delay.
  * 2. Overhead without delay: a one-object query through the gateway against the same REST
  *    call made directly (p50, p99, requests/s at BENCH_CONCURRENCY, default 8).
+ *
+ * 3. The gateway alone: the same query with upstream answers served from memory (undici
+ *    MockAgent), one request at a time, so only the gateway's own work is measured.
  *
  * Every answer is checked, so a fast wrong answer fails the run.
  */
@@ -255,5 +258,41 @@ async function overhead(): Promise<void> {
   }
 }
 
+/** The gateway alone: upstream answers come from memory (undici MockAgent), one request at a time. */
+async function gatewayAlone(): Promise<void> {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const space = {
+    object: 'space', id: 's1', title: 'Getting started', visibility: 'public', createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z', mergeRules: { type: 'inherit' }, urls: { location: 'http://upstream.test/v1/spaces/s1' },
+    organization: 'o1', revision: 'r1', permissions: { view: true },
+  };
+  agent.get('http://upstream.test').intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, space).persist();
+  const gateway = createGateway({
+    client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
+    graphiql: { enabled: false },
+  });
+  const body = JSON.stringify({ query: 'query ($id: ID!) { space(id: $id) { platformId title visibility } }', variables: { id: 's1' } });
+  const once = async () => {
+    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body,
+    });
+    const result = (await response.json()) as { data?: { space: { title: string } }; errors?: unknown };
+    assert.equal(result.errors, undefined);
+    assert.equal(result.data?.space.title, 'Getting started');
+  };
+  await load(500, 1, once);
+  const alone = await load(OVERHEAD_REQUESTS, 1, once);
+  await gateway.close();
+  await agent.close();
+  console.log(`\n## The gateway alone, upstream in memory, ${OVERHEAD_REQUESTS} requests one at a time\n`);
+  console.log('| query | p50 ms | p99 ms | requests/s |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| space(id) { platformId title visibility } | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.rps.toFixed(0)} |`);
+}
+
 await nestedQueries();
 await overhead();
+await gatewayAlone();
