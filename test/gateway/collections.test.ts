@@ -16,12 +16,9 @@ beforeAll(async () => {
 
 afterAll(() => g?.destroy());
 
-const userId = (email: string) =>
-  (g.platform.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
-const spaceId = (title: string) =>
-  (g.platform.db.prepare('SELECT id FROM spaces WHERE title = ?').get(title) as { id: string }).id;
-const collectionIdByTitle = (title: string) =>
-  (g.platform.db.prepare('SELECT id FROM collections WHERE title = ?').get(title) as { id: string }).id;
+const userId = (email: string) => g.platform.userId(email);
+const spaceId = (title: string) => g.platform.spaceId(title);
+const collectionIdByTitle = (title: string) => g.platform.collectionId(title);
 const as = (email: string) => ({ token: g.platform.token(email) });
 
 /** The parts of an answer a test asserts as a whole: data, errors without locations, upstream count. */

@@ -14,7 +14,7 @@ const memberGlobalId = (org: string, user: UserKey) => encodeGlobalID('Member', 
 beforeAll(async () => {
   g = await startTestGateway();
   for (const [key, email] of Object.entries(U)) {
-    ids[key as UserKey] = (g.platform.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+    ids[key as UserKey] = g.platform.userId(email);
   }
 });
 

@@ -31,8 +31,7 @@ const row = (title: string) =>
     deleted_at: string | null;
   };
 const spaceId = (title: string) => row(title).id;
-const userId = (email: string) =>
-  (g.platform.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+const userId = (email: string) => g.platform.userId(email);
 const as = (email: string) => ({ token: g.platform.token(email) });
 const gid = (id: string) => encodeGlobalID('Space', id);
 

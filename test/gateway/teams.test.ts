@@ -15,7 +15,7 @@ const teamGlobalId = (teamId: string, org = 'acme') => encodeGlobalID('Team', `$
 beforeAll(async () => {
   g = await startTestGateway();
   for (const [key, email] of Object.entries(U)) {
-    ids[key as UserKey] = (g.platform.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+    ids[key as UserKey] = g.platform.userId(email);
   }
 });
 

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 const as = (email: string) => ({ token: p.token(email) });
-const userId = (email: string) => (p.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+const userId = (email: string) => p.userId(email);
 const spaceId = (title: string) =>
   (p.db.prepare('SELECT id FROM spaces WHERE title = ?').get(title) as { id: string }).id;
 const ids = (answer: ApiAnswer) => (answer.body.items as Array<{ id: string }>).map((item) => item.id);

@@ -8,7 +8,7 @@ let spaceId: string;
 
 beforeAll(async () => {
   p = await startTestPlatform();
-  ada = (p.db.prepare('SELECT id FROM users WHERE email = ?').get(DEMO.users.ada) as { id: string }).id;
+  ada = p.userId(DEMO.users.ada);
   spaceId = (p.db.prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL LIMIT 1").get() as { id: string }).id;
 });
 

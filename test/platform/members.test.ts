@@ -26,7 +26,7 @@ async function walk(path: string, query: Record<string, string | number>, as = p
 beforeAll(async () => {
   p = await startTestPlatform();
   for (const [key, email] of Object.entries(U)) {
-    ids[key as keyof typeof U] = (p.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+    ids[key as keyof typeof U] = p.userId(email);
   }
 });
 

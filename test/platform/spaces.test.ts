@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const as = (email: string) => ({ token: p.token(email) });
-const userId = (email: string) => (p.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+const userId = (email: string) => p.userId(email);
 const spaceRow = (title: string) =>
   p.db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(title) as {
     id: string;

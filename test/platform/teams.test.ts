@@ -39,7 +39,7 @@ function teamRoles(teamId: string): Record<string, string> {
 beforeAll(async () => {
   p = await startTestPlatform();
   for (const [key, email] of Object.entries(U)) {
-    ids[key as keyof typeof U] = (p.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+    ids[key as keyof typeof U] = p.userId(email);
   }
 });
 
