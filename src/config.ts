@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(0).max(65535);
+const port = z.coerce
+  .number({ message: 'must be a port number from 0 to 65535' })
+  .int('must be a port number from 0 to 65535')
+  .min(0, 'must be a port number from 0 to 65535')
+  .max(65535, 'must be a port number from 0 to 65535');
 const host = z.string().min(1);
 
 /**

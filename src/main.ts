@@ -8,7 +8,23 @@ import { startPlatform, type RunningPlatform } from './platform/server.js';
  * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform
  * (started here, with demo data on first start).
  */
-const config = loadConfig();
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+})();
+
+/** Ends the start with a readable line instead of a stack when a port is taken or refused. */
+function failStart(what: string, port: number, error: unknown): never {
+  const code = (error as { code?: string }).code;
+  const reason =
+    code === 'EADDRINUSE' ? `port ${port} is already in use` : code === 'EACCES' ? `port ${port} is not allowed` : redactSecrets(String(error));
+  console.error(`Cannot start the ${what}: ${reason}. Choose another port with ${what === 'gateway' ? 'PORT' : 'PLATFORM_PORT'}.`);
+  process.exit(1);
+}
 const quiet = config.LOG_LEVEL === 'silent';
 
 let platform: RunningPlatform | undefined;
@@ -20,7 +36,7 @@ if (!upstreamUrl) {
     port: config.PLATFORM_PORT,
     delayMs: config.PLATFORM_DELAY_MS,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
-  });
+  }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;
 }
 
@@ -35,7 +51,7 @@ const server = createServer(gateway.yoga);
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.PORT, config.HOST, resolve);
-});
+}).catch((error: unknown) => failStart('gateway', config.PORT, error));
 
 const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 if (!quiet) {
