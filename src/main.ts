@@ -17,6 +17,10 @@ const config = (() => {
   }
 })();
 
+function isLoopback(host: string): boolean {
+  return /^127\./.test(host) || host === '::1' || host === 'localhost';
+}
+
 /** Ends the start with a readable line instead of a stack when a port is taken or refused. */
 function failStart(what: string, port: number, error: unknown): never {
   const code = (error as { code?: string }).code;
@@ -44,7 +48,9 @@ const [adminEmail, adminToken] = Object.entries(platform?.tokens ?? {})[0] ?? []
 const gateway = createGateway({
   upstreamUrl,
   clientOptions: { timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: config.UPSTREAM_CONNECTIONS },
-  graphiql: { enabled: true, ...(adminToken ? { defaultToken: adminToken } : {}) },
+  // The page is served to anyone who can reach the gateway: prefill the admin token only when
+  // that is this machine alone.
+  graphiql: { enabled: true, ...(adminToken && isLoopback(config.HOST) ? { defaultToken: adminToken } : {}) },
 });
 
 const server = createServer(gateway.yoga);

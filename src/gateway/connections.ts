@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { GatewayContext } from './context.js';
-import { BadUserInputError } from './errors.js';
+import { BadUserInputError, isGatewayError } from './errors.js';
 import type { Query } from './rest/client.js';
 import { page, type Page } from './rest/shapes/common.js';
 
@@ -89,7 +89,13 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
   const seen = new Set<string | null>([token]);
   while (!fetched || edges.length < first) {
     const wanted = Math.min(MAX_PAGE_SIZE, skip + Math.max(1, first - edges.length));
-    const page = await fetchPage(token ?? undefined, wanted);
+    const page = await fetchPage(token ?? undefined, wanted).catch((error: unknown) => {
+      // A page token the platform refuses can only have come from a forged or foreign cursor.
+      if (args.after && isGatewayError(error) && error.code === 'BAD_USER_INPUT' && /"page"/.test(error.message)) {
+        throw new BadUserInputError('`after` is not a cursor of this connection', ['after'], error.upstreamStatus);
+      }
+      throw error;
+    });
     if (!fetched) totalCount = page.count;
     fetched = true;
     const items = page.items.slice(skip);

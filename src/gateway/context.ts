@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { GatewayError } from './errors.js';
 import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
 
 const ANY = z.unknown();
+
+/** Most upstream requests one GraphQL request may make; past it, each further one fails. */
+export const MAX_UPSTREAM_REQUESTS = 1000;
 
 /**
  * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
@@ -11,6 +15,7 @@ const ANY = z.unknown();
 export class RequestApi {
   private readonly reads = new Map<string, { raw: Promise<unknown>; parsed: WeakMap<z.ZodType, Promise<unknown>> }>();
   private readonly onWrite: Array<() => void> = [];
+  private requests = 0;
 
   constructor(
     private readonly client: RestClient,
@@ -22,6 +27,8 @@ export class RequestApi {
     const key = path + queryString(query);
     let read = this.reads.get(key);
     if (!read) {
+      const refused = this.count();
+      if (refused) return Promise.reject(refused);
       read = {
         raw: this.client
           .request({ method: 'GET', path, query, schema: ANY, authorization: this.authorization })
@@ -47,11 +54,23 @@ export class RequestApi {
     path: string,
     options: { body?: unknown; query?: Query; schema?: S } = {},
   ): Promise<{ status: number; data: S extends z.ZodType ? z.infer<S> : undefined }> {
+    const refused = this.count();
+    if (refused) throw refused;
     try {
       return await this.client.request({ method, path, authorization: this.authorization, ...options });
     } finally {
       this.invalidate();
     }
+  }
+
+  /** Counts one more upstream request; the error to report instead when the budget is spent. */
+  private count(): GatewayError | undefined {
+    this.requests += 1;
+    if (this.requests <= MAX_UPSTREAM_REQUESTS) return undefined;
+    return new GatewayError(
+      'BAD_USER_INPUT',
+      `This operation needs more than ${MAX_UPSTREAM_REQUESTS} requests to the platform: ask for fewer items per connection`,
+    );
   }
 
   /** Registers a cache to clear after every write (the per-request loaders). */

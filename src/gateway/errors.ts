@@ -16,15 +16,26 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** Removes credentials embedded in URLs (`https://user:token@host`) and bearer tokens from a text. */
+const USER_INFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
+const TOKEN_PARAMS = /([?&#](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature)=)[^&#\s]*/gi;
+const SHARE_PARAMS = /([?&#](?:shareKey|visitorAuthToken)=)[^&#\s]*/gi;
+const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+
+/**
+ * Removes secrets from a text bound for an error or a log: credentials embedded in URLs
+ * (`https://user:token@host`: everything up to the last `@` before the host, since passwords
+ * may contain `@`), token-like query parameters, share keys and visitor tokens, bearer tokens.
+ */
 export function redactSecrets(text: string): string {
-  return (
-    text
-      // Everything up to the last `@` before the host is user info (passwords may contain `@`).
-      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@')
-      .replace(/([?&](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature|shareKey|visitorAuthToken)=)[^&#\s]*/gi, '$1***')
-      .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1***')
-  );
+  return text.replace(USER_INFO, '$1***@').replace(TOKEN_PARAMS, '$1***').replace(SHARE_PARAMS, '$1***').replace(BEARER, '$1***');
+}
+
+/**
+ * Removes credentials from a URL the platform answered (a logo, a Git remote): user info and
+ * token-like parameters. Share keys stay: the platform shows them to the admins who share them.
+ */
+export function redactUrlCredentials(url: string): string {
+  return url.replace(USER_INFO, '$1***@').replace(TOKEN_PARAMS, '$1***');
 }
 
 /**
@@ -121,10 +132,11 @@ function extractMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Drops the query string, which may carry share keys or visitor tokens. */
+/** Drops the query string, which may carry share keys or visitor tokens, and cuts long paths. */
 function redactPath(path: string): string {
   const index = path.indexOf('?');
-  return index === -1 ? path : path.slice(0, index);
+  const bare = index === -1 ? path : path.slice(0, index);
+  return bare.length > 120 ? `${bare.slice(0, 117)}...` : bare;
 }
 
 /** Is this error one the gateway already described (as opposed to a bug)? */

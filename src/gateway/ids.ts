@@ -1,24 +1,50 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { BadUserInputError } from './errors.js';
 
+/** Longest id accepted from a client; platform ids are far shorter. */
+export const MAX_ID_LENGTH = 512;
+
+const nodeTypes = new Set<string>();
+
+/** Records a node type, so that its global IDs are recognized where another type is expected. */
+export function registerNodeType(typename: string): void {
+  nodeTypes.add(typename);
+}
+
+/** Decodes `value` as a global ID of a known node type, or returns undefined. */
+export function decodeKnownGlobalId(value: string): { typename: string; id: string } | undefined {
+  // Decoded by hand and checked by re-encoding: most inputs are platform ids, and letting the
+  // relay decoder throw on each of them costs more than the rest of a simple query.
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  const typename = decoded.slice(0, colon);
+  const id = decoded.slice(colon + 1);
+  if (!nodeTypes.has(typename) || id.length === 0 || encodeGlobalID(typename, id) !== value) return undefined;
+  return { typename, id };
+}
+
+const article = (typename: string) => (/^[AEIOU]/.test(typename) ? 'an' : 'a');
+
 /**
  * Reads an id given by a client, which may be the global ID of a `typename` node (or of one of
  * several typenames) or the platform's own id. Returns the platform id (for nodes with parents,
- * the encoded key).
+ * the encoded key). The global ID of another node type is refused with BAD_USER_INPUT, except a
+ * Member's where a User is expected (a member is a user in an organization).
  */
 export function platformKey(value: string, typename: string | readonly string[]): string {
   const typenames = typeof typename === 'string' ? [typename] : typename;
+  const wanted = typenames.map((name) => `${article(name)} ${name}`).join(' or ');
   const trimmed = value.trim();
-  if (trimmed.length === 0) throw new BadUserInputError(`An id of a ${typenames.join(' or ')} cannot be empty`);
-  // Decoded by hand and checked by re-encoding: most inputs are platform ids, and letting the
-  // relay decoder throw on each of them costs more than the rest of a simple query.
-  const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
-  for (const name of typenames) {
-    if (!decoded.startsWith(`${name}:`)) continue;
-    const id = decoded.slice(name.length + 1);
-    if (id.length > 0 && encodeGlobalID(name, id) === trimmed) return id;
+  if (trimmed.length === 0) throw new BadUserInputError(`An id of ${wanted} cannot be empty`);
+  if (trimmed.length > MAX_ID_LENGTH) {
+    throw new BadUserInputError(`An id of ${wanted} has at most ${MAX_ID_LENGTH} characters`);
   }
-  return trimmed;
+  const global = decodeKnownGlobalId(trimmed);
+  if (!global) return trimmed;
+  if (typenames.includes(global.typename)) return global.id;
+  if (global.typename === 'Member' && typenames.includes('User')) return splitKey(global.id, 2, 'Member')[1]!;
+  throw new BadUserInputError(`Expected the id of ${wanted}, got the global ID of ${article(global.typename)} ${global.typename}`);
 }
 
 /** Joins the parts of a composite key (`organizationId` + `teamId`); parts are URI-encoded. */

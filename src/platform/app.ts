@@ -54,10 +54,33 @@ export interface CreatePlatformOptions {
   delayMs?: number;
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header, else a 401 that says what is wrong
+ * without repeating the header, which may hold a credential.
+ */
+export function bearerToken(header: string | string[] | undefined): string {
+  const value = typeof header === 'string' ? header.trim() : '';
+  if (value === '') throw new ApiError(401, 'Missing authorization: send "Authorization: Bearer <token>"');
+  const [scheme = '', ...rest] = value.split(/\s+/);
+  if (scheme.toLowerCase() !== 'bearer') {
+    throw new ApiError(401, 'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"');
+  }
+  if (rest.length !== 1) {
+    throw new ApiError(401, 'Malformed authorization: send "Authorization: Bearer <token>" with a single token');
+  }
+  return rest[0]!;
+}
+
+function requestForLog(request: { method: string; url: string }) {
+  const index = request.url.indexOf('?');
+  return { method: request.method, url: index === -1 ? request.url : `${request.url.slice(0, index)}?…` };
+}
+
 /** Builds the embedded platform: the REST API of `platform-api.md` under `/v1`. Does not listen. */
 export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
-    logger,
+    // Query strings may carry share keys and visitor tokens: logs show the path only.
+    logger: logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
     // A repeated query key arrives as an array of its values; parseQuery answers 400 naming the
     // parameter unless the endpoint takes a list, and endpoints ignore parameters they do not read.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -106,10 +129,7 @@ export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatfo
   );
 
   app.addHook('preHandler', async (request) => {
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new ApiError(401, 'Missing authorization: send "Authorization: Bearer <token>"');
-    const user = findToken.get(match[1]) as UserRow | undefined;
+    const user = findToken.get(bearerToken(request.headers.authorization)) as UserRow | undefined;
     if (!user) throw new ApiError(401, 'Invalid or revoked API token');
     const origin = `${request.protocol}://${request.host}`;
     request.ctx = {
@@ -122,6 +142,7 @@ export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatfo
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
+      if (error.status === 401) reply.header('www-authenticate', 'Bearer');
       return reply.code(error.status).send({ error: { code: error.status, message: error.message } });
     }
     const { statusCode: status, message } = error as { statusCode?: number; message?: string };

@@ -16,6 +16,14 @@ export class ApiError extends Error {
 export const badRequest = (message: string) => new ApiError(400, message);
 export const forbidden = (message = 'You do not have permission to do this') => new ApiError(403, message);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+/**
+ * A 404 for a reference given in the request body, naming the field and, when given, the value:
+ * `User not found: body field "users.0" ("u-123")`.
+ */
+export function notFoundInBody(what: string, field: string, value?: string): ApiError {
+  const shown = value === undefined ? '' : ` (${JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)})`;
+  return new ApiError(404, `${what} not found: body field "${field}"${shown}`);
+}
 export const conflict = (message: string) => new ApiError(409, message);
 export const preconditionFailed = (message: string) => new ApiError(412, message);
 
@@ -41,14 +49,21 @@ export function laterThan(previous: string): string {
   return new Date(Number.isNaN(before) || at > before ? at : before + 1).toISOString();
 }
 
-/** Describes the first zod issue as "`field`: message", the field written as a dotted path. */
+/**
+ * Describes the first zod issue as `Invalid body field "<dotted.path>": <reason>` (or `query`),
+ * so that clients can read the field out of the message; an unknown field is named the same way.
+ * Only issues about the whole body (`must set at least one field`) read `Invalid body: <reason>`.
+ */
 export function describeIssue(error: z.ZodError, where: 'body' | 'query'): string {
   const issue = error.issues[0];
   if (!issue) return `Invalid ${where}`;
-  const field = issue.path.map(String).join('.');
+  const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
-    return `Invalid ${where}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    const [first, ...others] = issue.keys;
+    const more = others.length ? ` (nor ${others.map((k) => `"${[...path, k].join('.')}"`).join(', ')})` : '';
+    return `Invalid ${where} field "${[...path, first].join('.')}": is not a known field${more}`;
   }
+  const field = path.join('.');
   return field ? `Invalid ${where} field "${field}": ${issue.message}` : `Invalid ${where}: ${issue.message}`;
 }
 

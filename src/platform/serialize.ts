@@ -26,9 +26,9 @@ export function userJson(user: UserRow, links: Links) {
 
 /**
  * An organization as seen by a member whose role is `role` (`null`: guest). Permissions
- * follow the rules documented in the README.
+ * follow the rules documented in the README; only admins (`viewBilling`) get `billing`.
  */
-export function organizationJson(org: OrganizationRow, role: Role | null, links: Links) {
+export function organizationJson(db: Db, org: OrganizationRow, role: Role | null, links: Links) {
   const admin = role === 'admin';
   const member = role !== null;
   return {
@@ -47,6 +47,7 @@ export function organizationJson(org: OrganizationRow, role: Role | null, links:
     ai: org.ai === 1,
     inviteLinks: org.invite_links === 1,
     plan: org.plan,
+    ...(admin ? { billing: billingJson(db, org) } : {}),
     mergeRules: JSON.parse(org.merge_rules),
     urls: {
       location: `${links.api}/orgs/${org.id}`,
@@ -68,6 +69,84 @@ export function organizationJson(org: OrganizationRow, role: Role | null, links:
       listInstallations: admin,
       installIntegration: admin,
     },
+  };
+}
+
+interface PlanTerms {
+  paid: boolean;
+  minUsers: number;
+  maxUsers: number;
+  saml: boolean;
+}
+
+const FREE_TERMS: PlanTerms = { paid: false, minUsers: 1, maxUsers: 10, saml: false };
+
+/** Seat limits of each plan (`_2024` products share the terms of their name without suffix). */
+const PLAN_TERMS: Record<string, PlanTerms> = {
+  free: FREE_TERMS,
+  community: { paid: false, minUsers: 1, maxUsers: 1000, saml: false },
+  plus: { paid: true, minUsers: 1, maxUsers: 200, saml: false },
+  pro: { paid: true, minUsers: 1, maxUsers: 1000, saml: false },
+  enterprise: { paid: true, minUsers: 25, maxUsers: 100_000, saml: true },
+  internal: { paid: false, minUsers: 1, maxUsers: 100_000, saml: true },
+};
+
+/** List prices in USD per month, for monthly billing and for yearly billing. */
+const PRICING = {
+  members: { plus_2024: { monthly: 10, yearly: 8 }, pro_2024: { monthly: 15, yearly: 12 } },
+  sites: { premium: { monthly: 79, yearly: 65 }, ultimate: { monthly: 299, yearly: 249 } },
+};
+
+/**
+ * The next monthly renewal after `at` of a subscription that started at `start`, on the same
+ * day of the month (the last day for shorter months).
+ */
+export function nextMonthlyRenewal(start: string, at = new Date()): string {
+  const from = new Date(start);
+  const day = from.getUTCDate();
+  let months = (at.getUTCFullYear() - from.getUTCFullYear()) * 12 + at.getUTCMonth() - from.getUTCMonth();
+  for (;;) {
+    const year = from.getUTCFullYear();
+    const month = from.getUTCMonth() + months;
+    const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+    const renewal = new Date(
+      Date.UTC(year, month, Math.min(day, lastDay), from.getUTCHours(), from.getUTCMinutes(), from.getUTCSeconds()),
+    );
+    if (renewal > at) return renewal.toISOString();
+    months += 1;
+  }
+}
+
+/**
+ * Billing of an organization, derived from its plan: a monthly subscription renewing on the day
+ * the organization was created (paid plans), list prices, seat limits, and `paidMembers`
+ * counting the enabled non-guest members.
+ */
+export function billingJson(db: Db, org: OrganizationRow) {
+  const terms = PLAN_TERMS[org.plan.replace(/_2024$/, '')] ?? FREE_TERMS;
+  const { n } = db
+    .prepare('SELECT COUNT(*) AS n FROM members WHERE org_id = ? AND role IS NOT NULL AND disabled = 0')
+    .get(org.id) as { n: number };
+  const ai = terms.paid && org.ai === 1;
+  return {
+    interval: 'monthly' as const,
+    endDate: terms.paid ? nextMonthlyRenewal(org.created_at) : null,
+    hasPaymentFailed: false,
+    canCheckout: true,
+    isScheduledToCancel: false,
+    pricing: PRICING,
+    usageAddons: {
+      ai_responses: { enabled: ai },
+      ai_agent_responses: { enabled: ai },
+      translation_words: { enabled: false },
+    },
+    minUsers: terms.minUsers,
+    maxUsers: terms.maxUsers,
+    paidMembers: n,
+    canChangeInterval: terms.paid,
+    canUseSAML: terms.saml,
+    creditsBundle: terms.paid ? ('none' as const) : null,
+    aiCreditAlertThreshold: null,
   };
 }
 
@@ -141,9 +220,17 @@ export function collectionJson(collection: CollectionRow, role: Role | null, lin
   };
 }
 
-/** A space as seen by a user whose effective role on it is `role` (`null`: public reader). */
+/**
+ * A space as seen by a user whose effective role on it is `role` (`null`: public reader). For
+ * its admins, the published URL of a `share-link` space carries the `shareKey` that opens it.
+ */
 export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
   const published = `${links.published}/${space.id}`;
+  // The share key is the secret of a share-link space: only its admins are given it.
+  const sharedLink =
+    space.visibility === 'share-link' && atLeast(role, 'admin')
+      ? `${published}?shareKey=${encodeURIComponent(space.share_key)}`
+      : published;
   return {
     object: 'space' as const,
     id: space.id,
@@ -158,7 +245,7 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     urls: {
       location: `${links.api}/spaces/${space.id}`,
       app: `${links.app}/s/${space.id}`,
-      published,
+      published: sharedLink,
       ...(space.visibility === 'public' || space.visibility === 'unlisted' ? { public: published } : {}),
     },
     organization: space.org_id,

@@ -206,7 +206,7 @@ describe('Organization.collections', () => {
   it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
     const tooMany = await run(`query CollectionsTooMany { organization(id: "acme") { collections(first: 1001) { totalCount } } }`);
     expect(tooMany).toEqual({
-      data: { organization: null },
+      data: { organization: { collections: null } },
       errors: [
         {
           message: '`first` must be between 0 and 1000',
@@ -688,7 +688,7 @@ describe('collection mutations', () => {
       failure(
         'Invalid body field "position.before": col-guides is not a space or collection of the target parent',
         'BAD_USER_INPUT',
-        null,
+        ['position', 'before'],
         400,
         1,
       ),
@@ -706,7 +706,7 @@ describe('collection mutations', () => {
       failure(
         'Invalid body field "parent": cannot move a collection into itself or one of its descendants',
         'BAD_USER_INPUT',
-        null,
+        ['parentId'],
         400,
         1,
       ),
@@ -762,7 +762,14 @@ describe('collection mutations', () => {
       data: {
         transferCollection: {
           collection: null,
-          userErrors: [{ message: 'Target organization not found', code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+          userErrors: [
+            {
+              message: 'Target organization not found: body field "organization" ("initech")',
+              code: 'NOT_FOUND',
+              field: ['organizationId'],
+              upstreamStatus: 404,
+            },
+          ],
         },
       },
       upstream: 1,
@@ -874,7 +881,14 @@ describe('collection permissions', () => {
       data: {
         inviteToCollection: {
           collection: null,
-          userErrors: [{ message: 'Team team-nobody not found', code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+          userErrors: [
+            {
+              message: 'Team not found: body field "teams.0" ("team-nobody")',
+              code: 'NOT_FOUND',
+              field: ['teamIds', '0'],
+              upstreamStatus: 404,
+            },
+          ],
         },
       },
       upstream: 1,

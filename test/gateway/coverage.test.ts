@@ -56,7 +56,7 @@ describe('every REST operation of the served groups is reachable through GraphQL
       team(organizationId: "acme", id: $team) { title }
       collection(id: $collection) { title }
     }`), { ben: userId(DEMO.users.ben), team: DEMO.teams.writers, collection: DEMO.collections.product });
-    const someSpace = reads.organization!.spaces.nodes[0]!.platformId;
+    const someSpace = reads.organization!.spaces!.nodes[0]!.platformId;
     await run(graphql(`query CoverageSpace($id: ID!) { space(id: $id) { title } }`), { id: someSpace });
 
     await run(graphql(`mutation CoverageJoin { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code } } }`), undefined, ivyToken);

@@ -1,5 +1,9 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restConnection } from '../../src/gateway/connections.js';
+import { MAX_UPSTREAM_REQUESTS } from '../../src/gateway/context.js';
+import { RestClient } from '../../src/gateway/rest/client.js';
 import { createGateway } from '../../src/gateway/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
@@ -44,7 +48,7 @@ describe('errors clients cause', () => {
       { code: 'BAD_USER_INPUT' },
       { code: 'BAD_USER_INPUT' },
     ]);
-    expect(cases[3]!.body.errors[0].message).toBe('Invalid global ID: garbage');
+    expect(cases[3]!.body.errors[0].message).toBe('"garbage" is not a global ID (the `id` field of a node)');
     expect(logged).toEqual([]);
   });
 
@@ -97,5 +101,117 @@ describe('restConnection', () => {
     });
     expect(repeating.edges.map((edge) => edge.node)).toEqual(['start', 'again']);
     expect(calls).toBe(2);
+  });
+});
+
+describe('ids from clients', () => {
+  it('nodes(ids:) answers each id on its own, and a bad one does not take the rest down', async () => {
+    const result = await g.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } viewer { displayName } }`, {
+      ids: [encodeGlobalID('Organization', 'acme'), 'bad', encodeGlobalID('Nope', 'x'), encodeGlobalID('Organization', 'missing')],
+    });
+    expect(result.data).toEqual({
+      nodes: [{ __typename: 'Organization', id: encodeGlobalID('Organization', 'acme') }, null, null, null],
+      viewer: { displayName: 'Ada Lovelace' },
+    });
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['nodes', 1], 'BAD_USER_INPUT'],
+      [['nodes', 2], 'BAD_USER_INPUT'],
+      [['nodes', 3], 'NOT_FOUND'],
+    ]);
+  });
+
+  it('refuses the global ID of another type, names the field, and calls nothing upstream', async () => {
+    const spaceGlobalId = encodeGlobalID('Space', spaceIds[DEMO.spaces.public]!);
+    const result = await g.gql(`mutation ($id: ID!) { deleteCollection(input: { collectionId: $id }) { deleted userErrors { code field message } } }`, { id: spaceGlobalId });
+    expect(result.data.deleteCollection).toEqual({
+      deleted: false,
+      userErrors: [{ code: 'BAD_USER_INPUT', field: ['collectionId'], message: 'Expected the id of a Collection, got the global ID of a Space' }],
+    });
+    expect(result.upstream).toBe(0);
+    const lookup = await g.gql(`query ($id: ID!) { collection(id: $id) { title } }`, { id: spaceGlobalId });
+    expect(lookup.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    expect(lookup.upstream).toBe(0);
+  });
+
+  it('takes a Member global ID where a user id is expected', async () => {
+    const members = await g.gql(`{ organization(id: "acme") { members(search: "finn") { nodes { id platformId } } } }`);
+    const finn = members.data.organization.members.nodes[0];
+    const result = await g.gql(`query ($id: ID!) { member(organizationId: "acme", userId: $id) { platformId } user(id: $id) { displayName } }`, { id: finn.id });
+    expect(result.data).toEqual({ member: { platformId: finn.platformId }, user: { displayName: 'Finn Larsen' } });
+  });
+
+  it('refuses ids too long to be ids before calling upstream', async () => {
+    const result = await g.gql(`query ($id: ID!) { space(id: $id) { title } }`, { id: 'a'.repeat(5000) });
+    expect(result.errors?.[0]).toMatchObject({ message: 'An id of a Space has at most 512 characters', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(result.upstream).toBe(0);
+  });
+
+  it('reports a cursor the platform refuses as a bad `after`', async () => {
+    const forged = Buffer.from(JSON.stringify({ p: 'abc', i: 1 })).toString('base64url');
+    const result = await g.gql(`query ($after: String) { organizations(after: $after) { totalCount } }`, { after: forged });
+    expect(result.errors?.[0]).toMatchObject({
+      message: '`after` is not a cursor of this connection',
+      extensions: { code: 'BAD_USER_INPUT', field: ['after'], upstreamStatus: 400 },
+    });
+  });
+
+  it('keeps the answer of an outsider who lists the content of organizations found by e-mail domain', async () => {
+    const result = await g.gql(`{ viewer { displayName } organizationsByEmailDomain(domain: "acme.test") { title spaces { totalCount } collections { totalCount } } }`, {}, { token: g.platform.token(DEMO.users.ivy) });
+    expect(result.data).toEqual({
+      viewer: { displayName: expect.any(String) },
+      organizationsByEmailDomain: [{ title: 'Acme Docs', spaces: null, collections: null }],
+    });
+  });
+});
+
+describe('what the platform answers', () => {
+  const organization = {
+    object: 'organization', id: 'o1', title: 'Mock', createdAt: '2026-01-01T00:00:00.000Z', emailDomains: [], type: 'business',
+    inviteLinks: true, plan: 'free', mergeRules: { type: 'none' }, trial: {}, permissions: { view: true },
+    urls: { location: 'http://upstream.test/v1/orgs/o1', app: 'http://app.test/o/o1', logo: 'https://bot:hunter2@cdn.test/logo.png?token=abc&size=2' },
+  };
+
+  async function mockGateway(reply: (path: string) => unknown) {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent.get('http://upstream.test').intercept({ path: /.*/, method: 'GET' }).reply((options) => ({ statusCode: 200, data: JSON.stringify(reply(options.path)) })).persist();
+    const gateway = createGateway({ client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }), graphiql: { enabled: false } });
+    return {
+      async run(query: string) {
+        const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+          body: JSON.stringify({ query }),
+        });
+        return (await response.json()) as { data?: any; errors?: Array<{ path?: unknown[]; extensions?: Record<string, unknown> }> };
+      },
+      async close() {
+        await gateway.close();
+        await agent.close();
+      },
+    };
+  }
+
+  it('never carries credentials embedded in the URLs it holds', async () => {
+    const mock = await mockGateway(() => organization);
+    const result = await mock.run('{ organization(id: "o1") { urls { logo location } } }');
+    await mock.close();
+    expect(result.data.organization.urls).toEqual({
+      logo: 'https://***@cdn.test/logo.png?token=***&size=2',
+      location: 'http://upstream.test/v1/orgs/o1',
+    });
+  });
+
+  it(`stops one operation at ${MAX_UPSTREAM_REQUESTS} upstream requests`, async () => {
+    const mock = await mockGateway((path) => ({ ...organization, id: path.split('/').pop() }));
+    const aliases = Array.from({ length: 11 }, (_, a) => {
+      const ids = Array.from({ length: 100 }, (_, i) => `"${encodeGlobalID('Organization', `o${a}-${i}`)}"`).join(', ');
+      return `a${a}: nodes(ids: [${ids}]) { id }`;
+    });
+    const result = await mock.run(`{ ${aliases.join('\n')} }`);
+    await mock.close();
+    const refused = (result.errors ?? []).filter((e) => e.extensions?.code === 'BAD_USER_INPUT');
+    expect(refused.length).toBe(11 * 100 - MAX_UPSTREAM_REQUESTS);
+    expect(result.errors?.length).toBe(refused.length);
   });
 });

@@ -119,6 +119,10 @@ describe('organization mutations', () => {
     });
     expect(bad.upstream).toBe(0);
 
+    const script = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", logo: "javascript:alert(1)" }) { userErrors { code field message } } }`);
+    expect(script.data.updateOrganization.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['logo'], message: 'must be an http(s) URL' }]);
+    expect(script.upstream).toBe(0);
+
     const empty = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme" }) { userErrors { code message } } }`);
     expect(empty.data.updateOrganization.userErrors).toEqual([{ code: 'BAD_USER_INPUT', message: 'Give at least one field to change' }]);
     expect(empty.upstream).toBe(0);

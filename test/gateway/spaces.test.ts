@@ -129,7 +129,7 @@ describe('Organization.spaces', () => {
 
   it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
     expect(await run(`query SpacesTooMany { organization(id: "acme") { title spaces(first: 1001) { totalCount } } }`)).toEqual({
-      data: { organization: null },
+      data: { organization: { title: 'Acme Docs', spaces: null } },
       errors: [
         {
           message: '`first` must be between 0 and 1000',
@@ -140,7 +140,7 @@ describe('Organization.spaces', () => {
       upstream: 1,
     });
     expect(await run(`query SpacesBackwards { organization(id: "acme") { spaces(last: 1) { totalCount } } }`)).toEqual({
-      data: { organization: null },
+      data: { organization: { spaces: null } },
       errors: [
         {
           message:
@@ -754,7 +754,7 @@ describe('space mutations', () => {
         userError(
           `Invalid body field "position.after": ${statusPage} is not a space or collection of the target parent`,
           'BAD_USER_INPUT',
-          null,
+          ['position', 'after'],
           400,
         ),
         1,
@@ -776,7 +776,7 @@ describe('space mutations', () => {
         userError(
           'Invalid body field "parent": a space with in-collection visibility must stay in a collection',
           'BAD_USER_INPUT',
-          null,
+          ['parentId'],
           400,
         ),
         1,

@@ -388,17 +388,17 @@ describe('team mutations', () => {
     expect(empty.upstream + twice.upstream).toBe(0);
   });
 
-  it('updateTeamMembers reports an unknown user from the platform (400)', async () => {
+  it('updateTeamMembers reports an unknown user from the platform (404), naming the entry', async () => {
     const result = await g.gql(updateTeamMembers, { input: { teamId: created.id, add: ['nobody@nowhere.test'] } });
     expect(result.data).toEqual({
       updateTeamMembers: {
         team: null,
         userErrors: [
           {
-            message: 'Invalid body field "add": unknown user nobody@nowhere.test',
-            code: 'BAD_USER_INPUT',
-            field: null,
-            upstreamStatus: 400,
+            message: 'User not found: body field "add.0" ("nobody@nowhere.test")',
+            code: 'NOT_FOUND',
+            field: ['add', '0'],
+            upstreamStatus: 404,
           },
         ],
       },

@@ -107,3 +107,162 @@ describe('repeated query parameters', () => {
     expect(answer.body.items).toHaveLength(1);
   });
 });
+
+describe('authorization header', () => {
+  const call = (authorization?: string) =>
+    fetch(`${p.url}/user`, { headers: authorization === undefined ? {} : { authorization } });
+
+  it('answers 401 saying only Bearer tokens are accepted, without echoing the header', async () => {
+    for (const header of ['Basic abc', 'Basic YWRhOnNlY3JldA==', 'Token s3cr3t-value', 'Digest username="ada"', 's3cr3t-value']) {
+      const answer = await call(header);
+      expect(answer.status, header).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+      const text = await answer.text();
+      const body = JSON.parse(text);
+      expect(body.error).toEqual({
+        code: 401,
+        message: 'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"',
+      });
+      for (const part of header.split(/\s+/)) expect(text, header).not.toContain(part);
+    }
+  });
+
+  it('tells a missing, a malformed and an unknown Bearer token apart', async () => {
+    const missing = await call();
+    expect(missing.status).toBe(401);
+    expect((await missing.json()).error.message).toBe('Missing authorization: send "Authorization: Bearer <token>"');
+    for (const header of ['Bearer', 'Bearer a b', 'bearer   ']) {
+      const answer = await call(header);
+      expect(answer.status, header).toBe(401);
+      expect((await answer.json()).error.message, header).toMatch(/^(Malformed|Missing) authorization: /);
+    }
+    const unknown = await call('Bearer not-a-real-token');
+    expect(unknown.status).toBe(401);
+    const text = await unknown.text();
+    expect(JSON.parse(text).error.message).toBe('Invalid or revoked API token');
+    expect(text).not.toContain('not-a-real-token');
+    expect((await call(`bearer ${p.adminToken}`)).status).toBe(200);
+  });
+});
+
+describe('field errors', () => {
+  const FIELD_ERROR = /^Invalid (body|query) field "([^"]+)": \S.*$/s;
+
+  it('names the field of every 400 about a body or query field as `Invalid body|query field "<path>": <reason>`', async () => {
+    const space = p.spaceId('Status page');
+    const cases: Array<[method: string, path: string, body: unknown, where: 'body' | 'query', field: string]> = [
+      ['PUT', `/orgs/${DEMO.orgs.acme}/teams`, { title: 'A', extra: true }, 'body', 'extra'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { title: 'Acme', a: 1, b: 2 }, 'body', 'a'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'none', x: 1 } }, 'body', 'mergeRules.x'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'weird' } }, 'body', 'mergeRules.type'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { hostname: 'globex' }, 'body', 'hostname'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { logo: 'javascript:alert(1)' }, 'body', 'logo'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [p.userId(DEMO.users.hana)] }] } }, 'body', 'mergeRules.rules.0.users.0'],
+      ['POST', `/spaces/${space}/move`, { position: { before: { type: 'space', space: 'x', extra: 1 } } }, 'body', 'position.before.extra'],
+      ['POST', `/spaces/${space}/move`, { position: { before: { type: 'space', space } } }, 'body', 'position.before'],
+      ['POST', `/spaces/${space}/move`, { position: { after: { type: 'space', space: 'elsewhere' } } }, 'body', 'position.after'],
+      ['POST', `/spaces/${space}/move`, { position: {} }, 'body', 'position'],
+      ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { visibility: 'in-collection' }, 'body', 'visibility'],
+      ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { emoji: 'not an emoji at all' }, 'body', 'emoji'],
+      ['POST', `/collections/${DEMO.collections.product}/move`, { parent: DEMO.collections.advanced }, 'body', 'parent'],
+      ['POST', `/collections/${DEMO.collections.product}/permissions`, { role: 'read', users: [''] }, 'body', 'users.0'],
+      ['PUT', `/orgs/${DEMO.orgs.acme}/teams`, { title: 'A', members: [ada, p.userId(DEMO.users.hana)] }, 'body', 'members.1'],
+      ['PUT', `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`, { remove: [p.userId(DEMO.users.hana)] }, 'body', 'remove.0'],
+      ['GET', `/orgs/${DEMO.orgs.acme}/members?role=owner`, undefined, 'query', 'role'],
+      ['GET', `/orgs/${DEMO.orgs.acme}/members?limit=0`, undefined, 'query', 'limit'],
+      ['GET', `/orgs/${DEMO.orgs.acme}/collections?nested=maybe`, undefined, 'query', 'nested'],
+    ];
+    for (const [method, path, body, where, field] of cases) {
+      const answer = await p.api(method, path, { body });
+      const label = `${method} ${path} ${JSON.stringify(body)}`;
+      expect(answer.status, label).toBe(400);
+      const match = FIELD_ERROR.exec(answer.body.error.message);
+      expect(match, `${label}: ${answer.body.error.message}`).not.toBeNull();
+      expect([match![1], match![2]], label).toEqual([where, field]);
+    }
+  });
+
+  it('names every unknown field, nested ones by their dotted path', async () => {
+    const answer = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body: { title: 'Acme', a: 1, b: 2 } });
+    expect(answer.body.error.message).toBe('Invalid body field "a": is not a known field (nor "b")');
+    const nested = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body: { mergeRules: { type: 'none', x: 1 } } });
+    expect(nested.body.error.message).toBe('Invalid body field "mergeRules.x": is not a known field');
+  });
+
+  it('keeps `Invalid body: <reason>` for problems of the body as a whole', async () => {
+    for (const body of [{}, [1], 'text']) {
+      const answer = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body });
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error.message, JSON.stringify(body)).toMatch(/^Invalid body: /);
+    }
+    const broken = await fetch(`${p.url}/orgs/${DEMO.orgs.acme}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${p.adminToken}`, 'content-type': 'application/json' },
+      body: '{"title":',
+    });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.message).toBe('Invalid body: not valid JSON');
+  });
+});
+
+describe('references in a body that do not exist', () => {
+  it('answer 404 `<What> not found: body field "<path>"`, naming the value', async () => {
+    const space = p.spaceId('Status page');
+    const cases: Array<[method: string, path: string, body: unknown, message: string]> = [
+      ['POST', `/orgs/${DEMO.orgs.acme}/collections`, { parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
+      ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { parent: DEMO.collections.globexHandbook }, `Parent collection not found: body field "parent" ("${DEMO.collections.globexHandbook}")`],
+      ['POST', `/collections/${DEMO.collections.internal}/move`, { parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
+      ['POST', `/spaces/${space}/move`, { parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
+      ['POST', `/spaces/${space}/transfer`, { organization: 'nope' }, 'Target organization not found: body field "organization" ("nope")'],
+      ['POST', `/spaces/${space}/transfer`, { organization: DEMO.orgs.globex, parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
+      ['POST', `/collections/${DEMO.collections.internal}/transfer`, { organization: 'nope' }, 'Target organization not found: body field "organization" ("nope")'],
+      ['POST', `/collections/${DEMO.collections.internal}/permissions`, { role: 'read', users: [ada, 'ghost'] }, 'User not found: body field "users.1" ("ghost")'],
+      ['POST', `/collections/${DEMO.collections.internal}/permissions`, { role: 'read', teams: ['team-nobody'] }, 'Team not found: body field "teams.0" ("team-nobody")'],
+      ['PUT', `/orgs/${DEMO.orgs.acme}/teams`, { title: 'Ghosts', members: ['ghost'] }, 'User not found: body field "members.0" ("ghost")'],
+      ['PUT', `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`, { add: ['ghost@acme.test'] }, 'User not found: body field "add.0" ("ghost@acme.test")'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['ghost'] }] } }, 'User not found: body field "mergeRules.rules.0.users.0" ("ghost")'],
+      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { defaultContent: { type: 'site', site: 'nope' } }, 'Site not found: body field "defaultContent.site" ("nope")'],
+    ];
+    for (const [method, path, body, message] of cases) {
+      const answer = await p.api(method, path, { body });
+      const label = `${method} ${path} ${JSON.stringify(body)}`;
+      expect(answer.status, label).toBe(404);
+      expect(answer.body.error, label).toEqual({ code: 404, message });
+    }
+    expect((await p.api('GET', `/spaces/${space}`)).body.organization).toBe(DEMO.orgs.acme);
+    expect((await p.api('GET', `/orgs/${DEMO.orgs.acme}/teams`, { query: { title: 'Ghosts' } })).body.count).toBe(0);
+  });
+});
+
+describe('logs', () => {
+  it('show request paths without their query strings, which may carry share keys', async () => {
+    const lines: string[] = [];
+    const { createPlatform } = await import('../../src/platform/app.js');
+    const app = createPlatform({
+      db: p.db,
+      logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+    });
+    const response = await app.inject({
+      method: 'GET',
+      url: `/v1/spaces/${spaceId}?shareKey=very-secret-key`,
+      headers: { authorization: `Bearer ${p.adminToken}` },
+    });
+    await app.close();
+    expect(response.statusCode).toBe(200);
+    expect(lines.join('\n')).toContain(`/v1/spaces/${spaceId}?…`);
+    expect(lines.join('\n')).not.toContain('very-secret-key');
+    expect(lines.join('\n')).not.toContain(p.adminToken);
+  });
+});
+
+describe('guests', () => {
+  it('cannot list who has access to a collection shared with them', async () => {
+    const gus = { token: p.token(DEMO.users.gus) };
+    expect((await p.api('GET', `/collections/${DEMO.collections.guides}`, gus)).status).toBe(200);
+    for (const path of ['permissions/users', 'permissions/aggregate']) {
+      const answer = await p.api('GET', `/collections/${DEMO.collections.guides}/${path}`, gus);
+      expect(answer).toEqual({ status: 403, body: { error: { code: 403, message: 'Guests cannot list who has access to a collection' } } });
+    }
+    expect((await p.api('GET', `/collections/${DEMO.collections.guides}/permissions/aggregate`, { token: p.token(DEMO.users.finn) })).status).toBe(200);
+  });
+});

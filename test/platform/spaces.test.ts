@@ -231,6 +231,33 @@ describe('GET /spaces/{spaceId}', () => {
     expect((await p.api('GET', `/spaces/${other.id}`, { ...as(U.hana), query: { shareKey: row.share_key } })).status).toBe(404);
   });
 
+  it('gives the admins of a share-link space its share key in urls.published, and that URL opens it', async () => {
+    const row = spaceRow(S.shareLink);
+    const base = `${new URL(p.url).origin}/published`;
+    const admin = await p.api('GET', `/spaces/${row.id}`);
+    const published = new URL(admin.body.urls.published);
+    expect(`${published.origin}${published.pathname}`).toBe(`${base}/${row.id}`);
+    expect(published.searchParams.get('shareKey')).toBe(row.share_key);
+    expect(admin.body.urls.public).toBeUndefined();
+    const listed = (await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.items.find(
+      (space: { id: string }) => space.id === row.id,
+    );
+    expect(listed.urls.published).toBe(admin.body.urls.published);
+
+    const opened = await p.api('GET', `/spaces/${row.id}`, { ...as(U.hana), query: { shareKey: published.searchParams.get('shareKey')! } });
+    expect(opened.status).toBe(200);
+    expect(opened.body.urls.published).toBe(`${base}/${row.id}`);
+    const reader = await p.api('GET', `/spaces/${row.id}`, as(U.ben));
+    expect(reader.status).toBe(200);
+    expect(reader.body.permissions.admin).toBe(false);
+    expect(reader.body.urls.published).toBe(`${base}/${row.id}`);
+
+    const plain = await p.api('GET', `/spaces/${spaceId(S.gitSynced)}`);
+    expect(plain.body.urls.published).toBe(`${base}/${spaceId(S.gitSynced)}`);
+    const pub = await p.api('GET', `/spaces/${spaceId(S.public)}`);
+    expect(pub.body.urls).toMatchObject({ published: `${base}/${spaceId(S.public)}`, public: `${base}/${spaceId(S.public)}` });
+  });
+
   it('follows inheritance for a guest', async () => {
     const tutorials = await p.api('GET', `/spaces/${spaceId(S.guestComment)}`, as(U.gus));
     expect(tutorials.status).toBe(200);
@@ -287,11 +314,16 @@ describe('PATCH /spaces/{spaceId}', () => {
       { visibility: 'public' },
       { editMode: 'frozen' },
       { defaultLevel: 'owner' },
-      { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['nobody'] }] } },
+      { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userId(U.hana)] }] } },
     ];
     for (const body of bodies) {
       expect((await p.api('PATCH', `/spaces/${id}`, { body })).status, JSON.stringify(body)).toBe(400);
     }
+    const unknownReviewer = await p.api('PATCH', `/spaces/${id}`, {
+      body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userId(U.cy), 'nobody'] }] } },
+    });
+    expect(unknownReviewer.status).toBe(404);
+    expect(unknownReviewer.body.error.message).toBe('User not found: body field "mergeRules.rules.0.users.1" ("nobody")');
   });
 
   it('refuses empty and blank titles', async () => {
@@ -453,6 +485,70 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
     expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, as(U.hana))).status).toBe(404);
     expect((await p.api('POST', '/spaces/nope/duplicate')).status).toBe(404);
     expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, { body: { title: 'x' } })).status).toBe(400);
+  });
+
+  it('names the missing create role and where it is missing (403)', async () => {
+    const inOrg = "Duplicating a space needs the create role in the space's organization";
+    for (const [title, email] of [
+      [S.public, U.hana],
+      [S.public, U.finn],
+      [S.guestComment, U.gus],
+    ] as const) {
+      const answer = await p.api('POST', `/spaces/${spaceId(title)}/duplicate`, as(email));
+      expect(answer.status, `${title} ${email}`).toBe(403);
+      expect(answer.body.error.message, `${title} ${email}`).toBe(inOrg);
+    }
+    const shelf = (await p.api('POST', '/orgs/acme/collections', { body: { title: 'Read-only shelf' } })).body.id as string;
+    expect((await p.api('PATCH', `/collections/${shelf}`, { body: { defaultLevel: 'read' } })).status).toBe(200);
+    const inShelf = await createSpace({ title: 'On the shelf', parent: shelf });
+    const ben = await p.api('POST', `/spaces/${inShelf.id}/duplicate`, as(U.ben));
+    expect(ben.status).toBe(403);
+    expect(ben.body.error.message).toBe("Duplicating a space needs the create role in the space's collection");
+    expect((await p.api('GET', `/collections/${shelf}/spaces`)).body.count).toBe(1);
+  });
+});
+
+describe('space emoji', () => {
+  const demoEmojis = () =>
+    (p.db.prepare('SELECT DISTINCT emoji FROM spaces WHERE emoji IS NOT NULL').all() as Array<{ emoji: string }>).map((row) => row.emoji);
+  const accepted = ['😀', '👍🏽', '👩‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇩🇪', '🏴󠁧󠁢󠁳󠁣󠁴󠁿', '#️⃣', '❤️', '✈️', '🚀🚀', '1f600', '1F680', '1f1e9-1f1ea', '1f469-200d-1f4bb'];
+  const refused = ['not an emoji at all', 'x', 'A', 'a😀', '😀 ', ' ', '', '🇩', '1', '#', '41', '110000', 'zz', '1f600-', '\u200D', '<img src=x>', '😀'.repeat(51)];
+
+  it('accepts the demo emojis, emoji sequences and hex code points, on create and update', async () => {
+    const emojis = demoEmojis();
+    expect(emojis.length).toBeGreaterThan(15);
+    const box = (await p.api('POST', '/orgs/acme/collections', { body: { title: 'Emoji box' } })).body.id as string;
+    const target = await createSpace({ title: 'Emoji target', parent: box });
+    for (const emoji of [...emojis, ...accepted]) {
+      const created = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Emoji', emoji, parent: box } });
+      expect(created.status, emoji).toBe(201);
+      expect(created.body.emoji).toBe(emoji);
+      const patched = await p.api('PATCH', `/spaces/${target.id}`, { body: { emoji } });
+      expect(patched.status, emoji).toBe(200);
+      expect(patched.body.emoji).toBe(emoji);
+    }
+    // Keeps the organization's space listing as the later tests expect it.
+    expect((await p.api('DELETE', `/collections/${box}`)).status).toBe(205);
+  });
+
+  it('refuses anything else with a 400 naming emoji, on create and update', async () => {
+    const target = await createSpace({ title: 'Emoji kept', emoji: '🧪' });
+    const before = (await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.count;
+    for (const emoji of [...refused, 42]) {
+      for (const [method, path] of [
+        ['POST', '/orgs/acme/spaces'],
+        ['PATCH', `/spaces/${target.id}`],
+      ] as const) {
+        const answer = await p.api(method, path, { body: { emoji } });
+        expect(answer.status, `${method} ${JSON.stringify(emoji)}`).toBe(400);
+        expect(answer.body.error.message).toMatch(/^Invalid body field "emoji": /);
+      }
+    }
+    expect((await p.api('POST', '/orgs/acme/spaces', { body: { emoji: 'not an emoji at all' } })).body.error.message).toBe(
+      'Invalid body field "emoji": must be an emoji such as 😀 or its code point in hex such as 1f600',
+    );
+    expect((await p.api('GET', `/spaces/${target.id}`)).body.emoji).toBe('🧪');
+    expect((await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.count).toBe(before);
   });
 });
 

@@ -193,14 +193,15 @@ describe('PUT /orgs/{organizationId}/teams', () => {
     }
   });
 
-  it('refuses members outside the organization, naming them', async () => {
+  it('refuses members outside the organization (400) and unknown users (404), naming the entry', async () => {
     const before = (await p.api('GET', teamsPath)).body.count;
     const outsider = await p.api('PUT', teamsPath, { body: { title: 'Mixed', members: [ids.ben, ids.hana] } });
     expect(outsider.status).toBe(400);
     expect(outsider.body.error.message).toContain(ids.hana);
-    const unknown = await p.api('PUT', teamsPath, { body: { title: 'Mixed', members: ['ghost-user'] } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.error.message).toContain('ghost-user');
+    expect(outsider.body.error.message).toMatch(/^Invalid body field "members\.1": /);
+    const unknown = await p.api('PUT', teamsPath, { body: { title: 'Mixed', members: [ids.ben, 'ghost-user'] } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toBe('User not found: body field "members.1" ("ghost-user")');
     expect((await p.api('GET', teamsPath)).body.count).toBe(before);
   });
 
@@ -273,17 +274,25 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members', () => {
     expect(teamRoles(T.platform)[ids.eve]).toBeUndefined();
   });
 
-  it('refuses unknown users and non-members, naming them, and changes nothing', async () => {
+  it('refuses unknown users (404) and non-members (400), naming the entry, and changes nothing', async () => {
     const before = teamRoles(T.platform);
     const unknown = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn], remove: ['nobody@acme.test'] } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.error.message).toContain('nobody@acme.test');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toBe('User not found: body field "remove.0" ("nobody@acme.test")');
+    const unknownAdd = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn, 'ghost'] } });
+    expect(unknownAdd.status).toBe(404);
+    expect(unknownAdd.body.error.message).toBe('User not found: body field "add.1" ("ghost")');
+    const unknownMembership = await p.api('PUT', membersPath(T.platform), { body: { memberships: { ghost: { role: 'owner' } } } });
+    expect(unknownMembership.status).toBe(404);
+    expect(unknownMembership.body.error.message).toBe('User not found: body field "memberships.ghost" ("ghost")');
     const outsider = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn, U.hana] } });
     expect(outsider.status).toBe(400);
-    expect(outsider.body.error.message).toContain(U.hana);
+    expect(outsider.body.error.message).toBe(`Invalid body field "add.1": ${U.hana} is not a member of the organization`);
     const membership = await p.api('PUT', membersPath(T.platform), { body: { memberships: { [ids.hana]: { role: 'owner' } } } });
     expect(membership.status).toBe(400);
-    expect(membership.body.error.message).toContain(ids.hana);
+    expect(membership.body.error.message).toBe(
+      `Invalid body field "memberships.${ids.hana}": ${ids.hana} is not a member of the organization`,
+    );
     expect(teamRoles(T.platform)).toEqual(before);
   });
 

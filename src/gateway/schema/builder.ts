@@ -38,9 +38,13 @@ export const builder = new SchemaBuilder<{
           : kind === 'Breadth'
             ? [result.breadth, result.maxBreadth]
             : [result.complexity, result.maxComplexity];
+      const hint =
+        kind === 'Depth'
+          ? 'nest fewer levels'
+          : 'give nested connections a smaller `first` (each counts its `first`, 50 when left out, times what it selects)';
       return new GatewayError(
         'BAD_USER_INPUT',
-        `Query too ${kind === 'Depth' ? 'deep' : 'large'}: its ${kind.toLowerCase()} is ${actual}, the limit is ${max}`,
+        `Query too ${kind === 'Depth' ? 'deep' : 'large'}: its ${kind.toLowerCase()} is ${actual}, the limit is ${max}; ${hint}`,
       );
     },
   },
@@ -51,15 +55,9 @@ export const builder = new SchemaBuilder<{
     // The connection field already multiplies by `first`; its lists must not multiply again.
     edgesFieldOptions: { nullable: false, description: 'The items of this page, each with its cursor.', complexity: { field: 1, multiplier: 1 } },
     nodeFieldOptions: { nullable: false, description: 'The item at the end of this edge.' },
-    nodeQueryOptions: {
-      description:
-        'Fetches any object by its global ID (the `id` field of every node). Null, with a NOT_FOUND error, when it does not exist or is not visible to you.',
-      args: { id: { description: 'Global ID of the object (the `id` field of any node).' } },
-    },
-    nodesQueryOptions: {
-      description: 'Fetches several objects by their global IDs, in the same order; a missing one is null with an error.',
-      args: { ids: { description: 'Global IDs of the objects.' } },
-    },
+    // node and nodes are declared in schema/nodes.ts: one bad id must not fail the others.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
     nodeTypeOptions: { description: 'An object with a global ID that `node(id:)` can fetch again.' },
     idFieldOptions: {
       description: 'Global ID of this object: opaque, stable, accepted by `node(id:)` and by every lookup and input.',

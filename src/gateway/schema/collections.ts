@@ -129,7 +129,9 @@ CollectionNode.implement({
 builder.objectFields(OrganizationNode, (t) => ({
   collections: t.connection({
     type: CollectionNode,
-    description: 'Collections of the organization visible to you, in tree order (each followed by its nested ones).',
+    nullable: true,
+    description:
+      'Collections of the organization visible to you, in tree order (each followed by its nested ones); null with NOT_FOUND when you are not a member.',
     args: {
       nested: t.arg.boolean({
         defaultValue: true,

@@ -6,6 +6,7 @@ import './collections.js';
 import './spaces.js';
 import './teams.js';
 import './members.js';
+import './nodes.js';
 
 /** The whole schema, built from every domain module. */
 export const schema = builder.toSchema();

@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
-import { compositeKey, splitKey } from '../ids.js';
+import { compositeKey, registerNodeType, splitKey } from '../ids.js';
 import { selectsOnlyKeys } from '../links.js';
 import { builder } from './builder.js';
 
@@ -30,7 +30,16 @@ export function loadableNode<Shape extends { id: string }>(
   });
   const node = Object.assign(ref, { keyOf });
   loadables.push(node);
+  byTypename.set(name, node);
+  registerNodeType(name);
   return node;
+}
+
+const byTypename = new Map<string, Loadable<unknown>>();
+
+/** The loadable node declared under `typename`, if any (for `node(id:)`). */
+export function loadableByTypename(typename: string): Loadable<unknown> | undefined {
+  return byTypename.get(typename);
 }
 
 /** A node that belongs to an organization as the gateway holds it: the REST object plus its organization. */

@@ -304,7 +304,9 @@ builder.queryFields((t) => ({
   }),
   organizationsByEmailDomain: t.field({
     type: [OrganizationNode],
-    description: 'Organizations that people with an e-mail address in `domain` may join.',
+    nullable: { list: false, items: true },
+    description:
+      'Organizations that people with an e-mail address in `domain` may join (empty unless your own e-mail is in that domain). Until you join, their content is not visible to you.',
     args: { domain: t.arg.string({ required: true, description: 'An e-mail domain, such as `example.com`.' }) },
     resolve: async (_root, args, ctx) => {
       const { organizations } = await ctx.api.get(
@@ -360,7 +362,10 @@ const updateOrganizationSchema = z
       .nullish(),
     defaultRole: z.enum(ROLES).nullish(),
     defaultContentSiteId: z.string().min(1).nullish(),
-    logo: z.url('must be a URL').max(2048).nullish(),
+    logo: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+      .max(2048, 'must be at most 2048 characters')
+      .nullish(),
     sso: z.boolean().nullish(),
     ai: z.boolean().nullish(),
     inviteLinks: z.boolean().nullish(),

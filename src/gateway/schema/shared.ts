@@ -217,18 +217,18 @@ export async function mutate<S extends z.ZodType, R extends object>(
   run: (input: z.infer<S>, ctx: GatewayContext) => Promise<R>,
   ctx: GatewayContext,
 ): Promise<Payload<R>> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    return {
-      userErrors: parsed.error.issues.map((issue) => ({
-        message: issue.message,
-        code: 'BAD_USER_INPUT' as const,
-        field: issue.path.map(String),
-        upstreamStatus: null,
-      })),
-    } as Payload<R>;
-  }
   try {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      return {
+        userErrors: parsed.error.issues.map((issue) => ({
+          message: issue.message,
+          code: 'BAD_USER_INPUT' as const,
+          field: issue.path.map(String),
+          upstreamStatus: null,
+        })),
+      } as Payload<R>;
+    }
     return { ...(await run(parsed.data, ctx)), userErrors: [] };
   } catch (error) {
     if (isGatewayError(error) && EXPECTED.has(error.code)) {
@@ -237,7 +237,7 @@ export async function mutate<S extends z.ZodType, R extends object>(
           {
             message: error.message,
             code: error.code as UserErrorCode,
-            field: error.field ?? null,
+            field: error.field ?? inputPathOf(error.message, input),
             upstreamStatus: error.upstreamStatus ?? null,
           },
         ],
@@ -245,6 +245,21 @@ export async function mutate<S extends z.ZodType, R extends object>(
     }
     throw error;
   }
+}
+
+/**
+ * The input field a platform refusal is about. The platform names REST fields
+ * (`Invalid body field "position.before"`, `Team not found: body field "teams.0"`); the input
+ * names them the GraphQL way: the same name, or `parent` → `parentId`, `teams` → `teamIds`.
+ */
+function inputPathOf(message: string, input: unknown): string[] | null {
+  const match = /(?:body|query) field "([^"]+)"/.exec(message);
+  if (!match || !input || typeof input !== 'object') return null;
+  const [head, ...rest] = match[1]!.split('.');
+  const keys = new Set(Object.keys(input));
+  if (keys.has(head!)) return [head!, ...rest];
+  for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`]) if (keys.has(candidate)) return [candidate, ...rest];
+  return null;
 }
 
 /**
@@ -259,7 +274,14 @@ export function idInput(
     .string({ message })
     .trim()
     .min(1, message)
-    .transform((value) => platformKey(value, typename));
+    .transform((value, ctx) => {
+      try {
+        return platformKey(value, typename);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
 }
 
 /**

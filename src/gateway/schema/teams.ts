@@ -222,7 +222,15 @@ builder.mutationFields((t) => ({
         z.object({
           organizationId: idInput('Organization'),
           title: teamTitle,
-          memberIds: z.array(idInput('User')).max(1000, 'must list at most 1000 members').nullish(),
+          memberIds: z
+            .array(
+              z
+                .string()
+                .refine((value) => !value.includes('@'), 'takes user ids; add people by e-mail with updateTeamMembers')
+                .pipe(idInput('User')),
+            )
+            .max(1000, 'must list at most 1000 members')
+            .nullish(),
         }),
         input,
         async (i) => {

@@ -5,8 +5,10 @@ import {
   badRequest,
   booleanParam,
   conflict,
+  forbidden,
   laterThan,
   notFound,
+  notFoundInBody,
   now,
   newId,
   pageFromArray,
@@ -188,7 +190,9 @@ export function collectionRoutes(app: FastifyInstance): void {
     const target = db.prepare('SELECT * FROM organizations WHERE id = ?').get(body.organization) as
       | OrganizationRow
       | undefined;
-    if (!target || access.orgRole(target.id) === undefined) throw notFound('Target organization');
+    if (!target || access.orgRole(target.id) === undefined) {
+      throw notFoundInBody('Target organization', 'organization', body.organization);
+    }
     if (target.id === collection.org_id) throw conflict('The collection already belongs to that organization');
     if (access.orgRole(target.id) !== 'admin') {
       throw preconditionFailed('The collection cannot be moved: you must be an admin of the target organization');
@@ -226,20 +230,18 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Managing collection permissions');
     const body = parseBody(inviteBody, request.body);
-    const users = [...new Set(body.users ?? [])].map((id) => {
-      const found = db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
-      if (!found) throw notFound(`User ${id}`);
-      return found;
+    const findUser = db.prepare('SELECT id FROM users WHERE id = ?');
+    const findTeam = db.prepare('SELECT id FROM teams WHERE id = ? AND org_id = ?');
+    const users = [...new Set(body.users ?? [])];
+    const teams = [...new Set(body.teams ?? [])];
+    (body.users ?? []).forEach((id, i) => {
+      if (!findUser.get(id)) throw notFoundInBody('User', `users.${i}`, id);
     });
-    const teams = [...new Set(body.teams ?? [])].map((id) => {
-      const found = db.prepare('SELECT id FROM teams WHERE id = ? AND org_id = ?').get(id, collection.org_id) as
-        | { id: string }
-        | undefined;
-      if (!found) throw notFound(`Team ${id}`);
-      return found.id;
+    (body.teams ?? []).forEach((id, i) => {
+      if (!findTeam.get(id, collection.org_id)) throw notFoundInBody('Team', `teams.${i}`, id);
     });
     db.transaction(() => {
-      for (const found of users) setGrant(db, collection, 'user', found.id, body.role);
+      for (const userId of users) setGrant(db, collection, 'user', userId, body.role);
       for (const teamId of teams) setGrant(db, collection, 'team', teamId, body.role);
     })();
     return reply.code(204).send();
@@ -248,6 +250,7 @@ export function collectionRoutes(app: FastifyInstance): void {
   app.get<CollectionParams>('/collections/:collectionId/permissions/users', async (request) => {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
+    requireNotGuest(access, collection.org_id);
     const window = pageWindow(parseQuery(z.object(pageParams), request.query));
     const rows = db
       .prepare(
@@ -289,6 +292,7 @@ export function collectionRoutes(app: FastifyInstance): void {
   app.get<CollectionParams>('/collections/:collectionId/permissions/aggregate', async (request) => {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
+    requireNotGuest(access, collection.org_id);
     const query = parseQuery(aggregateQuery, request.query);
     const window = pageWindow(query);
     const members = db
@@ -372,4 +376,9 @@ function deleteCollectionTree(db: Db, collection: CollectionRow): void {
     // Nested collections go through the parent_id cascade.
     db.prepare('DELETE FROM collections WHERE id = ?').run(collection.id);
   })();
+}
+
+/** Guests see what is shared with them, not who else the organization's content is shared with. */
+function requireNotGuest(access: Access, orgId: string): void {
+  if (access.orgRole(orgId) === null) throw forbidden('Guests cannot list who has access to a collection');
 }

@@ -1,5 +1,5 @@
 import { isOrgMember } from '../access.js';
-import { badRequest, laterThan } from '../http.js';
+import { badRequest, laterThan, notFoundInBody } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { SpaceMergeRules } from './schemas.js';
 
@@ -9,14 +9,22 @@ interface StoredSpaceRules {
   updated_at: string;
 }
 
-/** Throws a 400 naming the first reviewer of `mergeRules` who is not a member of the organization. */
+/**
+ * Checks the reviewers of `mergeRules` in the body: the first unknown user is a 404, the first
+ * user outside the organization a 400, both naming the entry (`mergeRules.rules.0.users.1`).
+ */
 export function requireReviewersInOrg(db: Db, orgId: string, mergeRules: SpaceMergeRules | undefined): void {
   if (mergeRules?.type !== 'rules') return;
-  for (const userId of mergeRules.rules.flatMap((rule) => rule.users)) {
-    if (!isOrgMember(db, orgId, userId)) {
-      throw badRequest(`Invalid body field "mergeRules.rules": user ${userId} is not a member of the organization`);
-    }
-  }
+  const userExists = db.prepare('SELECT 1 FROM users WHERE id = ?');
+  mergeRules.rules.forEach((rule, r) => {
+    rule.users.forEach((userId, u) => {
+      const field = `mergeRules.rules.${r}.users.${u}`;
+      if (!userExists.get(userId)) throw notFoundInBody('User', field, userId);
+      if (!isOrgMember(db, orgId, userId)) {
+        throw badRequest(`Invalid body field "${field}": user ${userId} is not a member of the organization`);
+      }
+    });
+  });
 }
 
 /**

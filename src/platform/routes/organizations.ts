@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { isOrgMember, type Role } from '../access.js';
+import { findMember, type Role } from '../access.js';
 import {
   badRequest,
   json,
   notFound,
+  notFoundInBody,
   now,
   pageOf,
   pageParams,
@@ -17,7 +18,13 @@ import type { OrganizationRow } from '../rows.js';
 import { organizationJson } from '../serialize.js';
 import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from './merge-rules.js';
-import { documentSchema, domainSchema, organizationMergeRulesSchema, roleOrGuestSchema } from './schemas.js';
+import {
+  documentSchema,
+  domainSchema,
+  httpUrlSchema,
+  organizationMergeRulesSchema,
+  roleOrGuestSchema,
+} from './schemas.js';
 
 const updateOrganizationBody = z
   .strictObject({
@@ -28,7 +35,7 @@ const updateOrganizationBody = z
       .regex(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, 'must be 3 to 32 lowercase letters, digits or dashes'),
     defaultRole: roleOrGuestSchema,
     defaultContent: z.strictObject({ type: z.literal('site'), site: z.string().min(1) }).nullable(),
-    logo: z.url('must be a URL').max(2048).nullable(),
+    logo: httpUrlSchema.nullable(),
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),
@@ -48,16 +55,16 @@ export function organizationRoutes(app: FastifyInstance): void {
       .prepare(`SELECT o.*, m.role AS member_role ${where} ORDER BY o.created_at, o.id LIMIT ? OFFSET ?`)
       .all(user.id, window.limit, window.offset) as Array<OrganizationRow & { member_role: Role | null }>;
     return pageOf(
-      rows.map((row) => organizationJson(row, row.member_role, links)),
+      rows.map((row) => organizationJson(db, row, row.member_role, links)),
       n,
       window,
     );
   });
 
   app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId', async (request) => {
-    const { access, links } = request.ctx;
+    const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId);
-    return organizationJson(org, access.orgRole(org.id) ?? null, links);
+    return organizationJson(db, org, access.orgRole(org.id) ?? null, links);
   });
 
   app.patch<{ Params: { organizationId: string } }>('/orgs/:organizationId', async (request) => {
@@ -71,7 +78,7 @@ export function organizationRoutes(app: FastifyInstance): void {
         .get()
         ? db.prepare('SELECT 1 FROM sites WHERE id = ? AND org_id = ?').get(body.defaultContent.site, org.id)
         : undefined;
-      if (!site) throw badRequest(`Invalid body field "defaultContent.site": no site ${body.defaultContent.site} in this organization`);
+      if (!site) throw notFoundInBody('Site', 'defaultContent.site', body.defaultContent.site);
     }
     if (body.hostname && body.hostname !== org.hostname) {
       const taken = db.prepare('SELECT 1 FROM organizations WHERE hostname = ? AND id != ?').get(body.hostname, org.id);
@@ -91,7 +98,7 @@ export function organizationRoutes(app: FastifyInstance): void {
       merge_rules: body.mergeRules && JSON.stringify(body.mergeRules),
     });
     const updated = db.prepare('SELECT * FROM organizations WHERE id = ?').get(org.id) as OrganizationRow;
-    return organizationJson(updated, 'admin', links);
+    return organizationJson(db, updated, 'admin', links);
   });
 
   app.delete<{ Params: { organizationId: string; inviteId: string } }>(
@@ -110,12 +117,19 @@ export function organizationRoutes(app: FastifyInstance): void {
       | OrganizationRow
       | undefined;
     if (!org) throw notFound('Organization');
-    if (!isOrgMember(db, org.id, user.id)) {
-      const domain = user.email.split('@')[1]?.toLowerCase() ?? '';
-      const allowed = json.parse<string[]>(org.email_domains, []);
-      if (!allowed.includes(domain)) {
-        throw badRequest(`Your e-mail domain "${domain}" is not allowed to join this organization`);
-      }
+    const member = findMember(db, org.id, user.id);
+    // Members with a role, and disabled members, stay as they are; joining changes nothing for them.
+    if (member && (member.role !== null || member.disabled)) return reply.code(204).send();
+    const domain = user.email.split('@')[1]?.toLowerCase() ?? '';
+    const allowed = json.parse<string[]>(org.email_domains, []);
+    if (!allowed.includes(domain)) {
+      // A guest stays a guest: they belong to the organization already, so this is no failure.
+      if (member) return reply.code(204).send();
+      throw badRequest(`Your e-mail domain "${domain}" is not allowed to join this organization`);
+    }
+    if (member) {
+      db.prepare('UPDATE members SET role = ? WHERE org_id = ? AND user_id = ?').run(org.default_role, org.id, user.id);
+    } else {
       db.prepare('INSERT INTO members (org_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)').run(
         org.id,
         user.id,
@@ -154,7 +168,7 @@ export function organizationRoutes(app: FastifyInstance): void {
         'SELECT o.* FROM organizations o, json_each(o.email_domains) d WHERE lower(d.value) = ? ORDER BY o.created_at, o.id',
       )
       .all(domain) as OrganizationRow[];
-    return { organizations: rows.map((row) => organizationJson(row, access.orgRole(row.id) ?? null, links)) };
+    return { organizations: rows.map((row) => organizationJson(db, row, access.orgRole(row.id) ?? null, links)) };
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Access } from '../access.js';
 import { demand } from '../access.js';
-import { badRequest, conflict, laterThan, notFound } from '../http.js';
+import { badRequest, conflict, laterThan, notFoundInBody } from '../http.js';
 import type { CollectionRow, SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { pointerId, type MovePosition } from './schemas.js';
@@ -123,15 +123,20 @@ export function moveItem(
 }
 
 /**
- * Loads the collection new content is put in: it must belong to `orgId` and be visible to the
- * caller (else 404), who needs at least `create` on it (else 403).
+ * Loads the collection new content is put in, named by the body field `field`: it must belong to
+ * `orgId` and be visible to the caller (else 404), who needs at least `create` on it (else 403).
  */
-export function requireTargetCollection(access: Access, orgId: string, collectionId: string): CollectionRow {
+export function requireTargetCollection(
+  access: Access,
+  orgId: string,
+  collectionId: string,
+  field = 'parent',
+): CollectionRow {
   const collection = access.db
     .prepare('SELECT * FROM collections WHERE id = ? AND org_id = ?')
     .get(collectionId, orgId) as CollectionRow | undefined;
   const role = collection ? access.collectionRole(collection) : null;
-  if (!collection || role === null) throw notFound('Parent collection');
+  if (!collection || role === null) throw notFoundInBody('Parent collection', field, collectionId);
   demand(role, 'create', 'Adding content to this collection');
   return collection;
 }

@@ -12,6 +12,50 @@ export const defaultLevelSchema = z.union([z.literal('inherit'), roleSchema], {
   message: `must be inherit or one of ${ROLES.join(', ')}`,
 });
 
+const HTTP_URL_MAX = 2048;
+
+/** An absolute `http:` or `https:` URL of at most 2048 characters, without whitespace or control characters. */
+export const httpUrlSchema = z
+  .string()
+  .max(HTTP_URL_MAX, `must be an http or https URL of at most ${HTTP_URL_MAX} characters`)
+  .refine(isHttpUrl, `must be an http or https URL of at most ${HTTP_URL_MAX} characters`);
+
+function isHttpUrl(value: string): boolean {
+  // The URL parser forgives what the stored text must not hold: whitespace and control characters
+  // (dropped or trimmed), and backslashes or extra slashes after the scheme (`https:///x`, `https:\\x`).
+  if (/[\s\p{Cc}]/u.test(value) || !/^https?:\/\/[^/\\]/i.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+// One emoji: a flag (pair of regional indicators), a keycap, or a pictographic character with an
+// optional variation selector, skin-tone modifier and tag sequence (subdivision flags).
+const EMOJI_PIECE = String.raw`(?:\p{RI}\p{RI}|[0-9#*]\uFE0F?\u20E3|\p{Extended_Pictographic}[\uFE0E\uFE0F]?\p{Emoji_Modifier}?(?:[\u{E0020}-\u{E007E}]+\u{E007F})?)`;
+const EMOJI_SEQUENCE = new RegExp(`^${EMOJI_PIECE}(?:\\u200D?${EMOJI_PIECE})*$`, 'u');
+const HEX_CODE_POINTS = /^[0-9a-f]{1,6}(?:-[0-9a-f]{1,6})*$/i;
+
+/**
+ * Is `value` an emoji: one or more emoji characters (ZWJ sequences, variation selectors,
+ * skin tones and flags included), or their code points in hex (`1f600`, `1f1e9-1f1ea`)?
+ */
+export function isEmoji(value: string): boolean {
+  if (EMOJI_SEQUENCE.test(value)) return true;
+  if (!HEX_CODE_POINTS.test(value)) return false;
+  const codePoints = value.split('-').map((hex) => Number.parseInt(hex, 16));
+  if (codePoints.some((cp) => cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))) return false;
+  return EMOJI_SEQUENCE.test(String.fromCodePoint(...codePoints));
+}
+
+/** A space emoji: the character(s) of an emoji or its code point in hex, at most 50 characters. */
+export const emojiSchema = z
+  .string()
+  .max(50, 'must be at most 50 characters')
+  .refine(isEmoji, 'must be an emoji such as 😀 or its code point in hex such as 1f600');
+
 export const domainSchema = z
   .string()
   .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name such as example.com');

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Access, demand } from '../access.js';
+import { Access, atLeast, demand } from '../access.js';
 import {
   badRequest,
   conflict,
+  forbidden,
   laterThan,
   newId,
   notFound,
+  notFoundInBody,
   now,
   pageFromArray,
   pageParams,
@@ -16,25 +18,24 @@ import {
   preconditionFailed,
   sendDeleted,
 } from '../http.js';
-import type { OrganizationRow, SpaceRow, UserRow } from '../rows.js';
+import type { CollectionRow, OrganizationRow, SpaceRow, UserRow } from '../rows.js';
 import { spaceJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from './merge-rules.js';
 import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection, treeOrder } from './positions.js';
-import { defaultLevelSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
+import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 
 const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 
 const spaceTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
-const emoji = z.string().min(1, 'must not be empty').max(50, 'must be at most 50 characters');
 const editMode = z.enum(['live', 'locked'], { message: 'must be live or locked' });
 const parentId = z.string().min(1, 'must be a collection id');
 
 const createSpaceBody = z.strictObject({
   title: spaceTitle.optional(),
-  emoji: emoji.optional(),
+  emoji: emojiSchema.optional(),
   parent: parentId.optional(),
   language: languageSchema.optional(),
   editMode: editMode.optional(),
@@ -48,7 +49,7 @@ const updateSpaceBody = z
     defaultLevel: defaultLevelSchema,
     language: languageSchema,
     mergeRules: spaceMergeRulesSchema,
-    emoji: emoji.nullable(),
+    emoji: emojiSchema.nullable(),
   })
   .partial()
   .refine((body) => Object.keys(body).length > 0, 'must set at least one field');
@@ -157,11 +158,9 @@ export function spaceRoutes(app: FastifyInstance): void {
 
   app.post<SpaceParams>('/spaces/:spaceId/duplicate', async (request, reply) => {
     const { db, access, links } = request.ctx;
-    const { space, role } = access.requireSpace(request.params.spaceId);
-    demand(role, 'read', 'Duplicating a space');
+    const { space } = access.requireSpace(request.params.spaceId);
     parseBody(z.strictObject({}), request.body);
-    access.requireOrg(space.org_id, 'create');
-    if (space.parent_id) requireTargetCollection(access, space.org_id, space.parent_id);
+    requireDuplicateTarget(access, space);
     const id = newId();
     const at = now();
     // Keeps the copy within the 50-character title limit.
@@ -247,7 +246,9 @@ export function spaceRoutes(app: FastifyInstance): void {
     const body = parseBody(transferSpaceBody, request.body);
     const targetId = body.organization ?? space.org_id;
     const target = db.prepare('SELECT * FROM organizations WHERE id = ?').get(targetId) as OrganizationRow | undefined;
-    if (!target || access.orgRole(target.id) === undefined) throw notFound('Target organization');
+    if (!target || access.orgRole(target.id) === undefined) {
+      throw notFoundInBody('Target organization', 'organization', targetId);
+    }
     if (space.deleted_at) throw preconditionFailed('The space cannot be moved: it is deleted');
     if (access.orgRole(target.id) !== 'admin') {
       throw preconditionFailed('The space cannot be moved: you must be an admin of the target organization');
@@ -275,6 +276,24 @@ export function spaceRoutes(app: FastifyInstance): void {
     })();
     return spaceAnswer(db, user, space.id, links);
   });
+}
+
+/**
+ * The copy of a duplicated space lands next to it: whoever can read the space (public readers
+ * included) also needs the create role in its organization and, for a space in a collection,
+ * on that collection. Both refusals are 403s, since the space itself is visible.
+ */
+function requireDuplicateTarget(access: Access, space: SpaceRow): void {
+  if (!atLeast(access.orgRole(space.org_id), 'create')) {
+    throw forbidden("Duplicating a space needs the create role in the space's organization");
+  }
+  if (!space.parent_id) return;
+  const parent = access.db.prepare('SELECT * FROM collections WHERE id = ?').get(space.parent_id) as
+    | CollectionRow
+    | undefined;
+  if (!parent || !atLeast(access.collectionRole(parent), 'create')) {
+    throw forbidden("Duplicating a space needs the create role in the space's collection");
+  }
 }
 
 function loadSpace(db: Db, id: string): SpaceRow | undefined {

@@ -7,6 +7,7 @@ import {
   forbidden,
   newId,
   notFound,
+  notFoundInBody,
   now,
   pageOf,
   pageParams,
@@ -97,10 +98,13 @@ function requireManagedTeam(ctx: RequestContext, params: TeamParams): TeamRow {
   return team;
 }
 
-/** Resolves a body entry (user id or e-mail) to a member of the organization, else a 400 naming the entry. */
+/**
+ * Resolves the body entry at `field` (user id or e-mail) to a member of the organization: an
+ * unknown user is a 404, a user outside the organization a 400, both naming the entry.
+ */
 function resolveMember(db: Db, orgId: string, ref: string, field: string): string {
   const user = findUser(db, ref);
-  if (!user) throw badRequest(`Invalid body field "${field}": unknown user ${ref}`);
+  if (!user) throw notFoundInBody('User', field, ref);
   if (!isOrgMember(db, orgId, user.id)) {
     throw badRequest(`Invalid body field "${field}": ${ref} is not a member of the organization`);
   }
@@ -153,11 +157,13 @@ export function teamRoutes(app: FastifyInstance): void {
     const org = access.requireOrg(request.params.organizationId, 'admin');
     const body = parseBody(createTeamBody, request.body);
     const memberIds = [...new Set(body.members ?? [])];
-    for (const userId of memberIds) {
+    const userExists = db.prepare('SELECT 1 FROM users WHERE id = ?');
+    (body.members ?? []).forEach((userId, i) => {
+      if (!userExists.get(userId)) throw notFoundInBody('User', `members.${i}`, userId);
       if (!isOrgMember(db, org.id, userId)) {
-        throw badRequest(`Invalid body field "members": user ${userId} is not a member of the organization`);
+        throw badRequest(`Invalid body field "members.${i}": user ${userId} is not a member of the organization`);
       }
-    }
+    });
     const team: TeamRow = { id: newId(), org_id: org.id, title: body.title, created_at: now() };
     const insertMember = db.prepare(
       "INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, 'member', ?)",
@@ -241,11 +247,11 @@ export function teamRoutes(app: FastifyInstance): void {
     const { db } = request.ctx;
     const team = requireManagedTeam(request.ctx, request.params);
     const body = parseBody(updateMembersBody, request.body);
-    const add = (body.add ?? []).map((ref) => resolveMember(db, team.org_id, ref, 'add'));
+    const add = (body.add ?? []).map((ref, i) => resolveMember(db, team.org_id, ref, `add.${i}`));
     const memberships = Object.entries(body.memberships ?? {}).map(
       ([ref, { role }]) => [resolveMember(db, team.org_id, ref, `memberships.${ref}`), role] as const,
     );
-    const remove = (body.remove ?? []).map((ref) => resolveMember(db, team.org_id, ref, 'remove'));
+    const remove = (body.remove ?? []).map((ref, i) => resolveMember(db, team.org_id, ref, `remove.${i}`));
     const at = now();
     const del = db.prepare('DELETE FROM team_members WHERE team_id = ? AND user_id = ?');
     // Removals run last, so a user listed in both add and remove ends up removed.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { role, roleOrGuest, user } from './common.js';
+import { role, roleOrGuest, user, url } from './common.js';
 
 export const collection = z.object({
   object: z.literal('collection'),
@@ -9,7 +9,7 @@ export const collection = z.object({
   organization: z.string(),
   parent: z.string().nullish(),
   defaultLevel: z.union([role, z.literal('inherit')]).nullish(),
-  urls: z.object({ location: z.string().nullish(), app: z.string().nullish() }),
+  urls: z.object({ location: url.nullish(), app: url.nullish() }),
   permissions: z
     .object({ view: z.boolean(), admin: z.boolean(), viewInviteLinks: z.boolean(), create: z.boolean() })
     .partial(),

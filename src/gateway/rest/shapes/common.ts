@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redactUrlCredentials } from '../../errors.js';
 
 /** Member and permission levels, from most to least privileged. */
 export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
@@ -19,6 +20,9 @@ export const editMode = z.enum(EDIT_MODES);
 
 export const dateTime = z.string();
 
+/** A URL from the platform, with any credentials it embeds removed as it is parsed. */
+export const url = z.string().transform(redactUrlCredentials);
+
 /** A page of results: `{ next?: { page }, count, items }`. */
 export function page<T extends z.ZodType>(item: T) {
   return z.object({
@@ -34,8 +38,8 @@ export const user = z.object({
   id: z.string(),
   displayName: z.string(),
   email: z.string().nullish(),
-  photoURL: z.string().nullish(),
-  urls: z.object({ location: z.string().nullish() }).nullish(),
+  photoURL: url.nullish(),
+  urls: z.object({ location: url.nullish() }).nullish(),
 });
 export type User = z.infer<typeof user>;
 

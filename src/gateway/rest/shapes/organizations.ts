@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, document, mergeRules, roleOrGuest } from './common.js';
+import { dateTime, document, mergeRules, roleOrGuest, url } from './common.js';
 
 const pricePair = z.object({ monthly: z.number().nullish(), yearly: z.number().nullish() }).partial();
 
@@ -39,9 +39,9 @@ export const organization = z.object({
     .nullish(),
   mergeRules: mergeRules.nullish(),
   urls: z.object({
-    location: z.string().nullish(),
-    app: z.string().nullish(),
-    logo: z.string().nullish(),
+    location: url.nullish(),
+    app: url.nullish(),
+    logo: url.nullish(),
   }),
   trial: z
     .object({
@@ -79,7 +79,7 @@ export const agentInstructions = z.object({
   instructions: document,
   updatedAt: dateTime,
   updatedBy: z.string().nullish(),
-  urls: z.object({ location: z.string().nullish() }).nullish(),
+  urls: z.object({ location: url.nullish() }).nullish(),
 });
 export type AgentInstructions = z.infer<typeof agentInstructions>;
 

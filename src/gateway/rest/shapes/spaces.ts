@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, editMode, mergeRules, role, visibility } from './common.js';
+import { dateTime, editMode, mergeRules, role, visibility, url } from './common.js';
 
 export const space = z.object({
   object: z.literal('space'),
@@ -13,11 +13,11 @@ export const space = z.object({
   editMode: editMode.nullish(),
   mergeRules: mergeRules.nullish(),
   urls: z.object({
-    location: z.string().nullish(),
-    app: z.string().nullish(),
-    published: z.string().nullish(),
-    public: z.string().nullish(),
-    icon: z.string().nullish(),
+    location: url.nullish(),
+    app: url.nullish(),
+    published: url.nullish(),
+    public: url.nullish(),
+    icon: url.nullish(),
   }),
   organization: z.string(),
   parent: z.string().nullish(),
@@ -27,7 +27,7 @@ export const space = z.object({
       repoName: z.string().nullish(),
       installationProvider: z.string().nullish(),
       integration: z.string().nullish(),
-      url: z.string().nullish(),
+      url: url.nullish(),
       updatedAt: dateTime.nullish(),
     })
     .nullish(),
