@@ -308,7 +308,7 @@ describe('team mutations', () => {
         updateTeam: {
           team: null,
           userErrors: [
-            { message: 'is required when teamId is a platform team id', code: 'BAD_USER_INPUT', field: ['organizationId'], upstreamStatus: null },
+            { message: 'organizationId is required when teamId is the platform id of a team (a Team global ID carries it)', code: 'BAD_USER_INPUT', field: ['organizationId'], upstreamStatus: null },
           ],
         },
       },
@@ -317,7 +317,7 @@ describe('team mutations', () => {
           team: null,
           userErrors: [
             {
-              message: 'is not the organization of the team named by teamId',
+              message: 'organizationId is not the organization of the team named by teamId',
               code: 'BAD_USER_INPUT',
               field: ['organizationId'],
               upstreamStatus: null,

@@ -46,27 +46,34 @@ export function teamLink(organizationId: string, teamId: string, info: GraphQLRe
  * Reads a team reference given by a client: `teamId` as a Team global ID, or a platform team id
  * with `organizationId`. Returns the loader key; throws BAD_USER_INPUT naming the faulty argument.
  */
-export function teamKey(teamId: string, organizationId: string | null | undefined): string {
-  const target = teamTarget(teamId, organizationId);
+export function teamKey(teamId: string, organizationId: string | null | undefined, idField = 'teamId'): string {
+  const target = teamTarget(teamId, organizationId, idField);
   if ('error' in target) throw new BadUserInputError(target.error.message, target.error.field);
   return compositeKey(target.organizationId, target.teamId);
 }
 
 type TeamTarget = { organizationId: string; teamId: string } | { error: { message: string; field: string[] } };
 
-function teamTarget(teamId: string, organizationId: string | null | undefined): TeamTarget {
-  if (!teamId.trim()) return { error: { message: 'must be the id of a Team', field: ['teamId'] } };
+function teamTarget(teamId: string, organizationId: string | null | undefined, idField = 'teamId'): TeamTarget {
+  if (!teamId.trim()) return { error: { message: 'must be the id of a Team', field: [idField] } };
   const org = organizationId?.trim() ? platformKey(organizationId, 'Organization') : undefined;
   const team = readTeamId(teamId);
-  if (!team) return { error: { message: 'is not the global ID of a Team', field: ['teamId'] } };
+  if (!team) return { error: { message: 'is not the global ID of a Team', field: [idField] } };
   if (team.organizationId === undefined) {
     if (org === undefined) {
-      return { error: { message: 'is required when teamId is a platform team id', field: ['organizationId'] } };
+      return {
+        error: {
+          message: `organizationId is required when ${idField} is the platform id of a team (a Team global ID carries it)`,
+          field: ['organizationId'],
+        },
+      };
     }
     return { organizationId: org, teamId: team.teamId };
   }
   if (org !== undefined && org !== team.organizationId) {
-    return { error: { message: 'is not the organization of the team named by teamId', field: ['organizationId'] } };
+    return {
+      error: { message: `organizationId is not the organization of the team named by ${idField}`, field: ['organizationId'] },
+    };
   }
   return { organizationId: team.organizationId, teamId: team.teamId };
 }
@@ -149,7 +156,7 @@ builder.queryFields((t) => ({
       }),
       id: t.arg.id({ required: true, description: 'Platform id of the team, or its global ID.' }),
     },
-    resolve: (_root, args) => teamKey(String(args.id), args.organizationId == null ? null : String(args.organizationId)),
+    resolve: (_root, args) => teamKey(String(args.id), args.organizationId == null ? null : String(args.organizationId), 'id'),
   }),
 }));
 
