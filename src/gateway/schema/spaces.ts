@@ -175,6 +175,12 @@ SpaceNode.implement({
   }),
 });
 
+/** One connection type for every list of spaces, so clients can share fragments across them. */
+const SpaceConnection = builder.connectionObject(
+  { type: SpaceNode, name: 'SpaceConnection', description: 'A page of spaces, with the size of the whole list.' },
+  { name: 'SpaceEdge', description: 'A space of a list, with its cursor.' },
+);
+
 builder.objectFields(OrganizationNode, (t) => ({
   spaces: t.connection({
     type: SpaceNode,
@@ -186,7 +192,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));
       return connection;
     },
-  }),
+  }, SpaceConnection),
 }));
 
 builder.objectFields(CollectionNode, (t) => ({
@@ -198,7 +204,7 @@ builder.objectFields(CollectionNode, (t) => ({
       prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));
       return connection;
     },
-  }),
+  }, SpaceConnection),
 }));
 
 builder.queryFields((t) => ({
