@@ -5,6 +5,7 @@ import { createContext } from '../../src/gateway/context.js';
 import { schema } from '../../src/gateway/schema/index.js';
 import { clearLoaders } from '../../src/gateway/schema/loaders.js';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { ACME_SPACES_IN_TREE_ORDER } from '../fixtures/demo-order.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const C = DEMO.collections;
@@ -59,26 +60,7 @@ const userError = (message: string, code: string, field: string[] | null = null,
   upstreamStatus,
 });
 
-const ACME_SPACES = [
-  'Performance tuning',
-  'Security hardening',
-  'Getting started',
-  'Tutorials',
-  'Guide de démarrage',
-  'Erste Schritte',
-  'Product overview',
-  'Release notes',
-  'Roadmap',
-  'Pricing FAQ',
-  'API reference',
-  'Architecture decisions',
-  'Runbooks',
-  'Onboarding checklist',
-  'Incident postmortems',
-  'Company handbook',
-  'Status page',
-  'Brand guidelines',
-];
+const ACME_SPACES = ACME_SPACES_IN_TREE_ORDER;
 
 describe('Organization.spaces', () => {
   it('lists the live spaces in tree order', async () => {

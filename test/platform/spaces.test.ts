@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { ACME_SPACES_IN_TREE_ORDER } from '../fixtures/demo-order.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const C = DEMO.collections;
@@ -41,26 +42,7 @@ async function createSpace(body: Record<string, unknown> = {}, email: string = U
 const collectionSpaces = async (collectionId: string) =>
   titles((await p.api('GET', `/collections/${collectionId}/spaces`)).body.items);
 
-const ACME_TREE = [
-  'Performance tuning',
-  'Security hardening',
-  'Getting started',
-  'Tutorials',
-  'Guide de démarrage',
-  'Erste Schritte',
-  'Product overview',
-  'Release notes',
-  'Roadmap',
-  'Pricing FAQ',
-  'API reference',
-  'Architecture decisions',
-  'Runbooks',
-  'Onboarding checklist',
-  'Incident postmortems',
-  'Company handbook',
-  'Status page',
-  'Brand guidelines',
-];
+const ACME_TREE = ACME_SPACES_IN_TREE_ORDER;
 
 describe('GET /orgs/{organizationId}/spaces', () => {
   it('lists the non-deleted spaces in tree order', async () => {
