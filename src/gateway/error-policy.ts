@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ERROR_CODES, GatewayError, redactSecrets, type ErrorCode } from './errors.js';
+import { ERROR_CODES, GatewayError, boundMessage, redactSecrets, type ErrorCode } from './errors.js';
 
 const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
 
@@ -58,7 +58,7 @@ function asCode(error: GraphQLError, code: ErrorCode, message = error.message): 
   if (typeof reason === 'string' && reason !== code) extensions.reason = reason;
   if (error.extensions?.http) extensions.http = error.extensions.http;
   for (const key of ['field', 'upstreamStatus']) if (key in (error.extensions ?? {})) extensions[key] = error.extensions[key];
-  return new GraphQLError(redactSecrets(message), {
+  return new GraphQLError(boundMessage(message), {
     ...(error.nodes ? { nodes: error.nodes } : {}),
     ...(error.source ? { source: error.source } : {}),
     ...(error.positions ? { positions: error.positions } : {}),

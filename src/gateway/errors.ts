@@ -16,7 +16,9 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-const USER_INFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
+// The scheme may only start where no scheme character precedes it: otherwise every position of a
+// long word would start a scan to its end, and the redaction would be quadratic in the text.
+const USER_INFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
 const TOKEN_PARAMS = /([?&#](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature)=)[^&#\s]*/gi;
 const SHARE_PARAMS = /([?&#](?:shareKey|visitorAuthToken)=)[^&#\s]*/gi;
 const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
@@ -28,6 +30,21 @@ const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
  */
 export function redactSecrets(text: string): string {
   return text.replace(USER_INFO, '$1***@').replace(TOKEN_PARAMS, '$1***').replace(SHARE_PARAMS, '$1***').replace(BEARER, '$1***');
+}
+
+/** Longest quoted value a message repeats; longer ones are cut with `…`. */
+export const MAX_ECHOED_VALUE = 100;
+/** Longest message an error carries. */
+export const MAX_MESSAGE_LENGTH = 1000;
+const QUOTED = new RegExp(`"([^"]{${MAX_ECHOED_VALUE}})[^"]*"`, 'g');
+
+/**
+ * Bounds what a message repeats of the request (a token, a variable's value): quoted values are
+ * cut to 100 characters, the whole message to 1000, and secrets removed.
+ */
+export function boundMessage(text: string): string {
+  const cut = text.replace(QUOTED, '"$1…"');
+  return redactSecrets(cut.length > MAX_MESSAGE_LENGTH ? `${cut.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : cut);
 }
 
 /**
@@ -55,7 +72,7 @@ export class GatewayError extends GraphQLError {
     const extensions: Record<string, unknown> = { code };
     if (options.upstreamStatus !== undefined) extensions.upstreamStatus = options.upstreamStatus;
     if (options.field !== undefined) extensions.field = options.field;
-    super(redactSecrets(message), { extensions, originalError: undefined });
+    super(boundMessage(message), { extensions, originalError: undefined });
     this.name = 'GatewayError';
     this.code = code;
     this.upstreamStatus = options.upstreamStatus;

@@ -2,6 +2,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext } from './context.js';
 import { maskExecutionError, useErrorPolicy } from './error-policy.js';
+import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
 import { schema } from './schema/index.js';
 import { clearLoaders } from './schema/loaders.js';
@@ -18,6 +19,8 @@ export interface GatewayOptions {
    * @default { enabled: true }
    */
   graphiql?: { enabled: boolean; defaultToken?: string };
+  /** Bounds on requests and operations; each left out takes its default (`DEFAULT_LIMITS`). */
+  limits?: Partial<GatewayLimits>;
   /** Logger for unexpected errors. @default console */
   logger?: Pick<Console, 'error' | 'info'>;
 }
@@ -35,6 +38,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
+  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -56,7 +60,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
-    plugins: [useErrorPolicy()],
+    plugins: [useInputLimits(limits), useErrorPolicy()],
     logging: false,
   });
   return { yoga, client, close: () => client.close() };
