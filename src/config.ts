@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { GatewayLimits } from './gateway/limits.js';
 
 const port = z.coerce
   .number({ message: 'must be a port number from 0 to 65535' })
@@ -38,11 +39,38 @@ export const configSchema = z.object({
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
+  /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */
+  MAX_REQUEST_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Most tokens the GraphQL parser reads in one document. @default 10000 */
+  MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(10_000),
+  /** Most objects an operation's answer may hold, counted before it runs. @default 500000 */
+  MAX_QUERY_NODES: z.coerce.number().int().positive().default(500_000),
+  /** Deepest nesting of fields in an operation. @default 15 */
+  MAX_QUERY_DEPTH: z.coerce.number().int().min(2).default(15),
+  /** Most aliased fields in an operation. @default 100 */
+  MAX_QUERY_ALIASES: z.coerce.number().int().min(0).default(100),
+  /** Most root fields in an operation. @default 50 */
+  MAX_ROOT_FIELDS: z.coerce.number().int().positive().default(50),
+  /** Most upstream requests one operation makes; further ones fail alone. @default 1000 */
+  MAX_UPSTREAM_REQUESTS: z.coerce.number().int().positive().default(1000),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** The gateway's limits as the settings give them. */
+export function limitsFromConfig(config: Config): GatewayLimits {
+  return {
+    maxRequestBytes: config.MAX_REQUEST_BYTES,
+    maxTokens: config.MAX_QUERY_TOKENS,
+    maxNodes: config.MAX_QUERY_NODES,
+    maxDepth: config.MAX_QUERY_DEPTH,
+    maxAliases: config.MAX_QUERY_ALIASES,
+    maxRootFields: config.MAX_ROOT_FIELDS,
+    maxUpstreamRequests: config.MAX_UPSTREAM_REQUESTS,
+  };
+}
 
 /** Parses the environment; throws one readable error naming every bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { loadConfig } from './config.js';
+import { limitsFromConfig, loadConfig } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
 import { createGateway } from './gateway/server.js';
 import { startPlatform, type RunningPlatform } from './platform/server.js';
@@ -48,6 +48,7 @@ const [adminEmail, adminToken] = Object.entries(platform?.tokens ?? {})[0] ?? []
 const gateway = createGateway({
   upstreamUrl,
   clientOptions: { timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: config.UPSTREAM_CONNECTIONS },
+  limits: limitsFromConfig(config),
   // The page is served to anyone who can reach the gateway: prefill the admin token only when
   // that is this machine alone.
   graphiql: { enabled: true, ...(adminToken && isLoopback(config.HOST) ? { defaultToken: adminToken } : {}) },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { limitsFromConfig, loadConfig } from '../src/config.js';
+import { DEFAULT_LIMITS } from '../src/gateway/limits.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -13,7 +14,15 @@ describe('configuration', () => {
       PLATFORM_DELAY_MS: 0,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
+      MAX_REQUEST_BYTES: 1_048_576,
+      MAX_QUERY_TOKENS: 10_000,
+      MAX_QUERY_NODES: 500_000,
+      MAX_QUERY_DEPTH: 15,
+      MAX_QUERY_ALIASES: 100,
+      MAX_ROOT_FIELDS: 50,
+      MAX_UPSTREAM_REQUESTS: 1000,
     });
+    expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);
   });
 
   it('reads every setting and treats empty values as unset', () => {

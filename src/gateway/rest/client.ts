@@ -18,8 +18,11 @@ export interface Exchange {
   /** Path without the query string. */
   path: string;
   status: number | undefined;
+  /** `performance.now()` when the first try started and when the last one ended. */
   startedAt: number;
   endedAt: number;
+  /** Tries after the first one (retries of an idempotent read). */
+  retries: number;
 }
 
 export interface RestClientOptions {
@@ -54,6 +57,8 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   authorization?: string | undefined;
   /** Schema of a successful body; leave out for answers without a body (204/205). */
   schema?: S;
+  /** Called once when this request is over (after its last try), successful or not. */
+  onExchange?: ((exchange: Exchange) => void) | undefined;
 }
 
 export interface RestResponse<T> {
@@ -152,7 +157,9 @@ export class RestClient {
     } catch (error) {
       throw toGatewayError(error, method, path);
     } finally {
-      this.onExchange?.({ method, path, status, startedAt, endedAt: performance.now() });
+      const exchange: Exchange = { method, path, status, startedAt, endedAt: performance.now(), retries: 0 };
+      this.onExchange?.(exchange);
+      request.onExchange?.(exchange);
     }
   }
 
