@@ -135,7 +135,8 @@ export function mapNodes<T, U>(connection: ConnectionResult<T>, map: (nodes: T[]
 
 /**
  * A connection over the REST list at `path`: items parsed with `item`, `filters` sent as query
- * parameters next to the paging ones (`page`, `limit`).
+ * parameters next to the paging ones (`page`, `limit`). Asked for no item (`first: 0`, as for a
+ * `totalCount`-only selection), it reads a page of one item, or shares a first page read anyway.
  */
 export function restList<S extends z.ZodType>(
   ctx: GatewayContext,
@@ -144,7 +145,10 @@ export function restList<S extends z.ZodType>(
   item: S,
   filters: Query = {},
 ): Promise<ConnectionResult<z.infer<S>>> {
+  const countOnly = args.first === 0 && !args.after;
   return restConnection(args, (pageToken, limit) =>
-    ctx.api.get(path, page(item), { ...filters, page: pageToken, limit }) as Promise<Page<z.infer<S>>>,
+    (countOnly && pageToken === undefined
+      ? ctx.api.getFirstPage(path, page(item), filters)
+      : ctx.api.get(path, page(item), { ...filters, page: pageToken, limit })) as Promise<Page<z.infer<S>>>,
   );
 }

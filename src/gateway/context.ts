@@ -1,11 +1,42 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { GatewayError } from './errors.js';
+import { DEFAULT_LIMITS } from './limits.js';
 import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
+import { Trace } from './trace.js';
 
 const ANY = z.unknown();
 
-/** Most upstream requests one GraphQL request may make; past it, each further one fails. */
-export const MAX_UPSTREAM_REQUESTS = 1000;
+/** Most upstream requests one GraphQL request makes by default; past it, each further one fails. */
+export const MAX_UPSTREAM_REQUESTS = DEFAULT_LIMITS.maxUpstreamRequests;
+
+/** What one GraphQL request asked of the upstream, for `extensions.cost`. */
+export class UpstreamUsage {
+  /** Requests sent. */
+  sent = 0;
+  /** GETs answered from this request's cache instead of being sent again. */
+  sharedReads = 0;
+  /** Keys asked of the per-request loaders, and how many of them the loaders had to fetch. */
+  loads = 0;
+  loaderFetches = 0;
+
+  /** Requests the per-request caches saved: repeated GETs, and loads answered by a loader's cache. */
+  get deduped(): number {
+    return this.sharedReads + Math.max(0, this.loads - this.loaderFetches);
+  }
+}
+
+const currentContext = new AsyncLocalStorage<GatewayContext>();
+
+/** Runs `fn` (an operation's execution) so that `contextOfExecution` finds `ctx` anywhere inside it. */
+export function runWithContext<T>(ctx: GatewayContext, fn: () => T): T {
+  return currentContext.run(ctx, fn);
+}
+
+/** The context of the operation being executed, where no resolver argument carries it (loader options). */
+export function contextOfExecution(): GatewayContext | undefined {
+  return currentContext.getStore();
+}
 
 /**
  * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
@@ -13,29 +44,51 @@ export const MAX_UPSTREAM_REQUESTS = 1000;
  * A write clears what was read before it, so the answer of a mutation reflects the write.
  */
 export class RequestApi {
-  private readonly reads = new Map<string, { raw: Promise<unknown>; parsed: WeakMap<z.ZodType, Promise<unknown>> }>();
+  private readonly reads = new Map<string, Read>();
+  /** Key of a read of the first page of a list, by the list's path and filters (any `limit`). */
+  private readonly firstPages = new Map<string, { path: string; query: Query }>();
   private readonly onWrite: Array<() => void> = [];
   private requests = 0;
+  /** What this request asked of the upstream so far. */
+  readonly usage = new UpstreamUsage();
 
   constructor(
     private readonly client: RestClient,
     private readonly authorization: string | undefined,
+    private readonly maxRequests: number = MAX_UPSTREAM_REQUESTS,
+    /** Set when the request is explained (`x-explain: 1`). */
+    readonly trace?: Trace,
   ) {}
 
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
   get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
     const key = path + queryString(query);
     let read = this.reads.get(key);
-    if (!read) {
+    if (read) {
+      this.usage.sharedReads += 1;
+      if (read.traced) this.trace?.share(read.traced);
+    } else {
       const refused = this.count();
       if (refused) return Promise.reject(refused);
+      const traced = this.trace?.start('GET', key);
       read = {
         raw: this.client
-          .request({ method: 'GET', path, query, schema: ANY, authorization: this.authorization })
+          .request({
+            method: 'GET',
+            path,
+            query,
+            schema: ANY,
+            authorization: this.authorization,
+            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+          })
           .then((response) => response.data),
         parsed: new WeakMap(),
+        traced,
       };
       this.reads.set(key, read);
+      if (query && query.page == null && query.limit != null) {
+        this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
+      }
     }
     let parsed = read.parsed.get(schema);
     if (!parsed) {
@@ -43,6 +96,18 @@ export class RequestApi {
       read.parsed.set(schema, parsed);
     }
     return parsed as Promise<z.infer<S>>;
+  }
+
+  /**
+   * Reads the first page of the list at `path` for a caller that needs only its `count` (and
+   * whether it has items): a first page of the same list that this request reads anyway, at any
+   * `limit`, serves it; otherwise a page of one item is read. Sibling fields start their reads
+   * first, whatever their order in the document.
+   */
+  async getFirstPage<S extends z.ZodType>(path: string, schema: S, filters: Query): Promise<z.infer<S>> {
+    await Promise.resolve();
+    const known = this.firstPages.get(path + queryString(filters));
+    return known ? this.get(known.path, schema, known.query) : this.get(path, schema, { ...filters, limit: 1 });
   }
 
   /**
@@ -56,8 +121,15 @@ export class RequestApi {
   ): Promise<{ status: number; data: S extends z.ZodType ? z.infer<S> : undefined }> {
     const refused = this.count();
     if (refused) throw refused;
+    const traced = this.trace?.start(method, path + queryString(options.query));
     try {
-      return await this.client.request({ method, path, authorization: this.authorization, ...options });
+      return await this.client.request({
+        method,
+        path,
+        authorization: this.authorization,
+        ...options,
+        onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+      });
     } finally {
       this.invalidate();
     }
@@ -66,10 +138,13 @@ export class RequestApi {
   /** Counts one more upstream request; the error to report instead when the budget is spent. */
   private count(): GatewayError | undefined {
     this.requests += 1;
-    if (this.requests <= MAX_UPSTREAM_REQUESTS) return undefined;
+    if (this.requests <= this.maxRequests) {
+      this.usage.sent += 1;
+      return undefined;
+    }
     return new GatewayError(
       'BAD_USER_INPUT',
-      `This operation needs more than ${MAX_UPSTREAM_REQUESTS} requests to the platform: ask for fewer items per connection`,
+      `This operation needs more than ${this.maxRequests} requests to the platform: ask for fewer items per connection`,
     );
   }
 
@@ -80,16 +155,38 @@ export class RequestApi {
 
   private invalidate(): void {
     this.reads.clear();
+    this.firstPages.clear();
     for (const clear of this.onWrite) clear();
   }
+}
+
+interface Read {
+  raw: Promise<unknown>;
+  parsed: WeakMap<z.ZodType, Promise<unknown>>;
+  traced: ReturnType<Trace['start']> | undefined;
 }
 
 /** Per-request context of every resolver. */
 export interface GatewayContext {
   api: RequestApi;
+  /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
+  trace?: Trace | undefined;
 }
 
-/** Builds the context of one GraphQL request: its own caches, the caller's credentials. */
-export function createContext(client: RestClient, request: Request): GatewayContext {
-  return { api: new RequestApi(client, request.headers.get('authorization') ?? undefined) };
+/** Options of `createContext`. */
+export interface ContextOptions {
+  /** Most upstream requests of the operation. @default 1000 */
+  maxUpstreamRequests?: number;
+  /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
+  startedAt?: number;
+}
+
+/**
+ * Builds the context of one GraphQL request: its own caches, the caller's credentials, and a
+ * trace when the request asks for `explain` with the header `x-explain: 1`.
+ */
+export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
+  const trace = request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
+  const api = new RequestApi(client, request.headers.get('authorization') ?? undefined, options.maxUpstreamRequests, trace);
+  return { api, trace };
 }

@@ -1,4 +1,4 @@
-import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 
 /** Fields of a node that need nothing but its key. */
 const KEY_FIELDS = new Set(['id', 'platformId', '__typename']);
@@ -9,14 +9,15 @@ const KEY_FIELDS = new Set(['id', 'platformId', '__typename']);
  * key instead of fetching the object.
  */
 export function selectsOnlyKeys(info: GraphQLResolveInfo, keyFields: ReadonlySet<string> = KEY_FIELDS): boolean {
-  return info.fieldNodes.every((node) => onlyKeys(node.selectionSet, info, keyFields, new Set()));
+  return info.fieldNodes.every((node) => onlyKeys(node.selectionSet, info.fragments, keyFields));
 }
 
-function onlyKeys(
+/** True when `selectionSet` selects nothing but key fields, looking through fragments. */
+export function onlyKeys(
   selectionSet: SelectionSetNode | undefined,
-  info: GraphQLResolveInfo,
-  keyFields: ReadonlySet<string>,
-  seen: Set<string>,
+  fragments: Record<string, FragmentDefinitionNode>,
+  keyFields: ReadonlySet<string> = KEY_FIELDS,
+  seen: Set<string> = new Set(),
 ): boolean {
   if (!selectionSet) return true;
   return selectionSet.selections.every((selection) => {
@@ -24,13 +25,13 @@ function onlyKeys(
       case 'Field':
         return keyFields.has((selection as FieldNode).name.value);
       case 'InlineFragment':
-        return onlyKeys(selection.selectionSet, info, keyFields, seen);
+        return onlyKeys(selection.selectionSet, fragments, keyFields, seen);
       case 'FragmentSpread': {
         const name = selection.name.value;
         if (seen.has(name)) return true;
         seen.add(name);
-        const fragment = info.fragments[name];
-        return fragment ? onlyKeys(fragment.selectionSet, info, keyFields, seen) : false;
+        const fragment = fragments[name];
+        return fragment ? onlyKeys(fragment.selectionSet, fragments, keyFields, seen) : false;
       }
       default:
         return false;

@@ -1,11 +1,13 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext } from './context.js';
+import { useOperationCost } from './cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from './error-policy.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
 import { schema } from './schema/index.js';
 import { clearLoaders } from './schema/loaders.js';
+import { instrumentSchema } from './trace.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -39,14 +41,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const cost = useOperationCost(limits);
   const yoga = createYoga<Record<string, never>, GatewayContext>({
-    schema,
+    schema: instrumentSchema(schema),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network.
     renderGraphiQL: memoized(renderGraphiQL),
     context: ({ request }) => {
-      const ctx = createContext(client, request);
+      const ctx = createContext(client, request, {
+        maxUpstreamRequests: limits.maxUpstreamRequests,
+        startedAt: cost.startedAt(request),
+      });
       ctx.api.onInvalidate(() => clearLoaders(ctx));
       return ctx;
     },
@@ -60,7 +66,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
-    plugins: [useInputLimits(limits), useErrorPolicy()],
+    plugins: [useInputLimits(limits), cost, useErrorPolicy()],
     logging: false,
   });
   return { yoga, client, close: () => client.close() };

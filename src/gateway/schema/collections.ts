@@ -10,6 +10,7 @@ import {
   type UserPermission,
 } from '../rest/shapes/collections.js';
 import { ROLES } from '../rest/shapes/common.js';
+import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { OrganizationNode } from './organizations.js';
@@ -92,12 +93,14 @@ CollectionNode.implement({
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization that owns the collection.',
+      extensions: upstream.link,
       resolve: (c, _args, _ctx, info) => linkTo(OrganizationNode, c.organization, info),
     }),
     parent: t.field({
       type: CollectionNode,
       nullable: true,
       description: 'The collection this one is nested in; null at the top level of the organization.',
+      extensions: upstream.link,
       resolve: (c, _args, _ctx, info) => linkTo(CollectionNode, c.parent, info),
     }),
     users: t.connection({
@@ -458,9 +461,10 @@ builder.mutationFields((t) => ({
         type: CollectionNode,
         nullable: true,
         description: 'The collection.',
+        extensions: upstream.link,
         resolve: (x) => x.collection ?? null,
       }),
-      user: p.field({ type: UserNode, nullable: true, description: 'The user.', resolve: (x) => x.user ?? null }),
+      user: p.field({ type: UserNode, nullable: true, description: 'The user.', extensions: upstream.link, resolve: (x) => x.user ?? null }),
     })),
     description:
       'Sets the role a user is granted directly on a collection; null removes the grant (admins of the collection).',

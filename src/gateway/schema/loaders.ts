@@ -1,6 +1,6 @@
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { GatewayContext } from '../context.js';
+import { contextOfExecution, type GatewayContext } from '../context.js';
 import { compositeKey, registerNodeType, splitKey } from '../ids.js';
 import { selectsOnlyKeys } from '../links.js';
 import { builder } from './builder.js';
@@ -26,7 +26,18 @@ export function loadableNode<Shape extends { id: string }>(
   const keyOf = options.key ?? ((node: Shape) => node.id);
   const ref = builder.loadableNodeRef<Shape | Error, string, string, string, Shape>(name, {
     id: { resolve: (node) => keyOf(node) },
-    load: (keys: string[], ctx: GatewayContext) => loadEach(keys, (key) => options.load(key, ctx)),
+    // Called on every load of a key, cached or not: what the loader saves is counted from it.
+    loaderOptions: {
+      cacheKeyFn: (key: string) => {
+        if (!priming) noteLoad(`${name}:${key}`);
+        return key;
+      },
+    },
+    load: (keys: string[], ctx: GatewayContext) =>
+      loadEach(keys, (key) => {
+        ctx.api.usage.loaderFetches += 1;
+        return ctx.trace ? ctx.trace.runLoad(`${name}:${key}`, () => options.load(key, ctx)) : options.load(key, ctx);
+      }),
   });
   const node = Object.assign(ref, { keyOf });
   loadables.push(node);
@@ -36,6 +47,16 @@ export function loadableNode<Shape extends { id: string }>(
 }
 
 const byTypename = new Map<string, Loadable<unknown>>();
+
+/** True while `prime` fills a loader: priming is not a load. */
+let priming = false;
+
+function noteLoad(key: string): void {
+  const ctx = contextOfExecution();
+  if (!ctx) return;
+  ctx.api.usage.loads += 1;
+  ctx.trace?.noteLoad(key);
+}
 
 /** The loadable node declared under `typename`, if any (for `node(id:)`). */
 export function loadableByTypename(typename: string): Loadable<unknown> | undefined {
@@ -91,7 +112,12 @@ export function clearLoaders(ctx: GatewayContext): void {
  */
 export function prime<Shape>(ref: Loadable<Shape>, ctx: GatewayContext, nodes: Iterable<Shape>): void {
   const loader = ref.getDataloader(ctx);
-  for (const node of nodes) loader.prime(ref.keyOf(node), node);
+  priming = true;
+  try {
+    for (const node of nodes) loader.prime(ref.keyOf(node), node);
+  } finally {
+    priming = false;
+  }
 }
 
 /**

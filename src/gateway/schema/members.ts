@@ -17,6 +17,7 @@ import {
 import { pingResult } from '../rest/shapes/organizations.js';
 import { user as userShape } from '../rest/shapes/users.js';
 import type { TeamRole } from '../rest/shapes/common.js';
+import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './loaders.js';
 import { OrganizationNode } from './organizations.js';
@@ -116,6 +117,7 @@ MemberNode.implement({
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization.',
+      extensions: upstream.link,
       resolve: (member, _args, _ctx, info) => linkTo(OrganizationNode, member.organizationId, info),
     }),
   }),
@@ -252,6 +254,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     type: MemberNode,
     nullable: true,
     description: 'Your own membership of the organization.',
+    // Who you are, then your membership.
+    extensions: upstream.fetch(2),
     resolve: (org, _args, ctx) => viewerMemberKey(ctx, org.id),
   }),
 }));
@@ -375,6 +379,7 @@ builder.mutationFields((t) => ({
         type: MemberNode,
         nullable: true,
         description: 'Your membership after the ping (fetched only when selected).',
+        extensions: upstream.fetch(2),
         resolve: (x, _args, ctx) => (x.organizationId ? viewerMemberKey(ctx, x.organizationId) : null),
       }),
     })),

@@ -1,6 +1,7 @@
 import { brandWithType } from '@pothos/core';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.js';
+import { upstream } from '../cost.js';
 import { BadUserInputError } from '../errors.js';
 import { MAX_ID_LENGTH } from '../ids.js';
 import { builder } from './builder.js';
@@ -38,6 +39,7 @@ builder.queryFields((t) => ({
     description:
       'Fetches any object by its global ID (the `id` field of every node). Null, with NOT_FOUND, when it does not exist or is not visible to you; with BAD_USER_INPUT when the ID is malformed.',
     args: { id: t.arg.id({ required: true, description: 'Global ID of the object (the `id` field of any node).' }) },
+    extensions: upstream.fetch(1),
     resolve: (_root, args, ctx) => loadNode(String(args.id), ctx) as never,
   }),
   nodes: t.field({
@@ -45,8 +47,8 @@ builder.queryFields((t) => ({
     nullable: { list: false, items: true },
     description: `Fetches several objects by their global IDs (at most ${MAX_NODES}), in the same order; an ID that is missing, invisible or malformed gives null at its place, with an error for that place only.`,
     args: { ids: t.arg.idList({ required: true, description: 'Global IDs of the objects.' }) },
-    // Each id may cost an upstream request, like a field of its own.
-    complexity: (args) => ({ field: Math.max(1, args.ids.length), multiplier: Math.max(1, args.ids.length) }),
+    // Each id may cost an upstream request, and holds one object.
+    extensions: { upstream: { requests: 1, perItem: true, items: (args: Record<string, unknown>) => (Array.isArray(args.ids) ? args.ids.length : 1) } },
     resolve: (_root, args, ctx) => {
       if (args.ids.length > MAX_NODES) {
         throw new BadUserInputError(`nodes takes at most ${MAX_NODES} ids, got ${args.ids.length}`, ['ids']);

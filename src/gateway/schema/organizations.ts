@@ -10,6 +10,7 @@ import {
   type AgentInstructions,
   type Organization,
 } from '../rest/shapes/organizations.js';
+import { DEFAULT_LIST_ITEMS, upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
 import {
@@ -67,6 +68,7 @@ const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
       type: [UserNode],
       nullable: { list: false, items: true },
       description: 'Users whose approval the rule requires; an entry is null (with an error) when that user is no longer visible.',
+      extensions: upstream.links(DEFAULT_LIST_ITEMS),
       resolve: (rule, _args, _ctx, info) =>
         (rule.users ?? []).filter((id) => id !== '').map((id) => linkTo(UserNode, id, info)),
     }),
@@ -221,11 +223,13 @@ export const AgentInstructionsType = builder.objectRef<AgentInstructions & { org
       type: UserNode,
       nullable: true,
       description: 'Who last changed them.',
+      extensions: upstream.link,
       resolve: (a, _args, _ctx, info) => linkTo(UserNode, a.updatedBy, info),
     }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization they belong to.',
+      extensions: upstream.link,
       resolve: (a, _args, _ctx, info) => linkTo(OrganizationNode, a.organizationId, info),
     }),
   }),
@@ -277,6 +281,7 @@ OrganizationNode.implement({
       nullable: true,
       description:
         'Instructions given to the AI agents of the organization; null with FORBIDDEN for guests, who cannot read them.',
+      extensions: upstream.fetch(1),
       resolve: async (o, _args, ctx) => ({
         ...(await ctx.api.get(route`/orgs/${o.id}/agent-instructions`, agentInstructionsShape)),
         organizationId: o.id,
@@ -424,6 +429,7 @@ builder.mutationFields((t) => ({
   joinOrganization: t.field({
     type: OrganizationPayload('joinOrganization'),
     description: 'Joins an organization that accepts your verified e-mail domain.',
+    extensions: upstream.fetch(2),
     args: {
       input: t.arg({
         type: builder.inputType('JoinOrganizationInput', {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { BadUserInputError, isGatewayError, type ErrorCode } from '../errors.js';
 import { platformKey, splitKey } from '../ids.js';
+import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 
 builder.queryType({ description: 'Everything you can read through the gateway.' });
@@ -177,6 +178,8 @@ export function objectPayload<F extends string, Type extends ObjectParam<SchemaT
       type,
       nullable: true,
       description,
+      // The object is usually at hand (primed from the write's answer), else loaded by its key.
+      extensions: upstream.link,
       // Pothos cannot follow a generic field type; the payload holds exactly its shape.
       resolve: (payload) => (payload[field] ?? null) as never,
     }),

@@ -5,6 +5,7 @@ import { platformKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import { EDIT_MODES, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
 import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
+import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { CollectionNode, moveBody, moveTarget, moveTargetFields } from './collections.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
@@ -164,12 +165,14 @@ SpaceNode.implement({
       nullable: true,
       description:
         'The organization that owns the space; null (with NOT_FOUND) for readers of a public or shared space who are not members of it.',
+      extensions: upstream.link,
       resolve: (s, _args, _ctx, info) => linkTo(OrganizationNode, s.organization, info),
     }),
     parent: t.field({
       type: CollectionNode,
       nullable: true,
       description: 'The collection the space is in; null at the top level of the organization.',
+      extensions: upstream.link,
       resolve: (s, _args, _ctx, info) => linkTo(CollectionNode, s.parent, info),
     }),
   }),

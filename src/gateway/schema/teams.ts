@@ -7,6 +7,7 @@ import { compositeKey, platformKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import { TEAM_ROLES } from '../rest/shapes/common.js';
 import { team as teamShape, type Team } from '../rest/shapes/teams.js';
+import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { OrganizationNode } from './organizations.js';
@@ -117,6 +118,7 @@ TeamNode.implement({
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization the team belongs to.',
+      extensions: upstream.link,
       resolve: (team, _args, _ctx, info) => linkTo(OrganizationNode, team.organizationId, info),
     }),
   }),
@@ -298,6 +300,8 @@ builder.mutationFields((t) => ({
     type: TeamPayload('updateTeamMembers'),
     description:
       'Adds, removes and changes the role of several members of a team at once (organization admins and team owners). A user both added and removed ends up removed.',
+    // The write, then the team as it is after it.
+    extensions: upstream.fetch(2),
     args: {
       input: t.arg({
         type: builder.inputType('UpdateTeamMembersInput', {
@@ -361,6 +365,7 @@ builder.mutationFields((t) => ({
   setTeamMember: t.field({
     type: TeamPayload('setTeamMember'),
     description: 'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
+    extensions: upstream.fetch(2),
     args: {
       input: t.arg({
         type: builder.inputType('SetTeamMemberInput', {

@@ -1,0 +1,70 @@
+import type { ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { runWithContext, type GatewayContext } from './context.js';
+import { exceededLimit, operationCost, type OperationCost } from './cost.js';
+import type { GatewayLimits } from './limits.js';
+
+/** `extensions.cost` of every answer. */
+export interface CostReport {
+  /** Upper bound of the objects the answer could hold, computed before it ran. */
+  nodes: number;
+  /** Upper bound of the upstream requests, computed before it ran. */
+  maxUpstreamRequests: number;
+  /** Upstream requests actually sent. */
+  upstreamRequests: number;
+  /** Requests the per-request caches saved (repeated reads, loads of objects already at hand). */
+  dedupedRequests: number;
+  /** Time the gateway spent on the request, from its arrival to its answer, in milliseconds. */
+  durationMs: number;
+}
+
+const NO_COST: OperationCost = { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0 };
+
+/**
+ * The cost model of the gateway, as a yoga plugin: before an operation runs, its cost is computed
+ * from the document and the variables, and an operation over a limit is refused without any
+ * upstream request; every answer then carries `extensions.cost`, and a request with
+ * `x-explain: 1` also `extensions.explain` (each upstream request and the fields it served).
+ */
+export function useOperationCost(limits: GatewayLimits): Plugin & { startedAt(request: Request): number } {
+  const arrivals = new WeakMap<Request, number>();
+  const contexts = new WeakMap<Request, GatewayContext & { cost?: OperationCost }>();
+  return {
+    startedAt: (request) => arrivals.get(request) ?? performance.now(),
+    onRequest({ request }) {
+      arrivals.set(request, performance.now());
+    },
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const ctx = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
+      contexts.set(ctx.request, ctx);
+      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown>);
+      if (!cost) return;
+      ctx.cost = cost;
+      const refused = exceededLimit(cost, limits);
+      if (refused) {
+        setResultAndStopExecution({ errors: [refused] });
+        return;
+      }
+      setExecuteFn((executionArgs) => runWithContext(ctx, () => executeFn(executionArgs)));
+    },
+    onResultProcess({ request, result, setResult }) {
+      if (Array.isArray(result) || !isResult(result)) return;
+      const ctx = contexts.get(request);
+      const cost = ctx?.cost ?? NO_COST;
+      const report: CostReport = {
+        nodes: cost.nodes,
+        maxUpstreamRequests: cost.maxUpstreamRequests,
+        upstreamRequests: ctx?.api.usage.sent ?? 0,
+        dedupedRequests: ctx?.api.usage.deduped ?? 0,
+        durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,
+      };
+      const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
+      if (ctx?.trace) extensions.explain = ctx.trace.report();
+      setResult({ ...result, extensions });
+    },
+  };
+}
+
+function isResult(value: unknown): value is ExecutionResult {
+  return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);
+}

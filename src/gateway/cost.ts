@@ -1,0 +1,345 @@
+import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+  type DocumentNode,
+} from 'graphql';
+import { DEFAULT_PAGE_SIZE } from './connections.js';
+import { GatewayError } from './errors.js';
+import type { GatewayLimits } from './limits.js';
+import { onlyKeys } from './links.js';
+
+/**
+ * What a field costs the upstream, declared on the field as `extensions: { upstream }` (see
+ * `upstream`). Fields without it cost nothing (they read their parent's body), except
+ * connections (one page per parent object) and root fields (one request).
+ */
+export interface UpstreamCost {
+  /** Upstream requests per parent object (per item with `perItem`), at most; a function of the field's arguments. */
+  requests: number | ((args: Record<string, unknown>) => number);
+  /** For a list field: `requests` is per item of the list, not per resolution of the field. */
+  perItem?: boolean;
+  /** A link by id: free when only `id`, `platformId` or `__typename` are selected of the target. */
+  link?: boolean;
+  /**
+   * Items of a list field, at most, when the field returns a list (its items each cost
+   * `requests`, and multiply what is selected in them); a function of the arguments.
+   */
+  items?: number | ((args: Record<string, unknown>) => number);
+}
+
+/** The `extensions` of a field, as the cost analysis reads them. */
+export interface CostExtensions {
+  upstream?: UpstreamCost;
+}
+
+/** Field `extensions` declaring the upstream cost of a field. */
+export const upstream = {
+  /** A link to another node by id: at most one request per parent, none for keys only. */
+  link: { upstream: { requests: 1, link: true } } satisfies CostExtensions,
+  /** A list of links by id, each like `link`. */
+  links: (items: number) => ({ upstream: { requests: 1, link: true, perItem: true, items } }) satisfies CostExtensions,
+  /** A field that makes `requests` requests per parent object. */
+  fetch: (requests: number) => ({ upstream: { requests } }) satisfies CostExtensions,
+  /** A field that makes no upstream request (a root field served without the platform). */
+  free: { upstream: { requests: 0 } } satisfies CostExtensions,
+};
+
+/**
+ * Items assumed for a list field that is neither a connection nor declares `items`: such lists
+ * come inside their parent's body, so they cost no request themselves and are not counted in
+ * `nodes`; this only multiplies what their items select.
+ */
+export const DEFAULT_LIST_ITEMS = 10;
+
+/** What an operation may cost, computed from its document and variables before it runs. */
+export interface OperationCost {
+  /** Upper bound of the objects the answer can hold: each connection's `first` times its parent's bound. */
+  nodes: number;
+  /** Upper bound of the upstream requests (links deduplicate at run time, so fewer are usually made). */
+  maxUpstreamRequests: number;
+  /** Deepest nesting of fields. */
+  depth: number;
+  /** Fields with an alias. */
+  aliases: number;
+  /** Fields at the root of the operation. */
+  rootFields: number;
+}
+
+interface Walk {
+  schema: GraphQLSchema;
+  fragments: Record<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+  cost: OperationCost;
+}
+
+/**
+ * Computes the cost of the operation `operationName` of a valid document. Returns undefined when
+ * the document holds no such operation (execution reports that itself).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): OperationCost | undefined {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  let operation: OperationDefinitionNode | undefined;
+  let operations = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+    else if (definition.kind === Kind.OPERATION_DEFINITION) {
+      operations += 1;
+      if (operationName ? definition.name?.value === operationName : operations === 1) operation = definition;
+    }
+  }
+  if (!operation || (!operationName && operations > 1)) return undefined;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return undefined;
+  const walk: Walk = {
+    schema,
+    fragments,
+    variables: variables ?? {},
+    cost: { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0 },
+  };
+  walk.cost.rootFields = countFields(operation.selectionSet, walk, new Set());
+  visit(operation.selectionSet, root, 1, 1, true, walk, new Set());
+  return walk.cost;
+}
+
+/** The error refusing an operation whose cost exceeds a limit; undefined when it fits. */
+export function exceededLimit(cost: OperationCost, limits: GatewayLimits): GatewayError | undefined {
+  const refuse = (limit: string, value: number, max: number, message: string) => {
+    const error = new GatewayError('BAD_USER_INPUT', message);
+    Object.assign(error.extensions, { limit, value, max });
+    return error;
+  };
+  if (cost.depth > limits.maxDepth) {
+    return refuse('depth', cost.depth, limits.maxDepth, `Query too deep: its depth is ${cost.depth}, the limit is ${limits.maxDepth}; nest fewer levels`);
+  }
+  if (cost.rootFields > limits.maxRootFields) {
+    return refuse(
+      'rootFields',
+      cost.rootFields,
+      limits.maxRootFields,
+      `Too many root fields: ${cost.rootFields}, the limit is ${limits.maxRootFields}; split the operation in several`,
+    );
+  }
+  if (cost.aliases > limits.maxAliases) {
+    return refuse(
+      'aliases',
+      cost.aliases,
+      limits.maxAliases,
+      `Too many aliases: ${cost.aliases}, the limit is ${limits.maxAliases}; use fewer aliased fields or split the operation`,
+    );
+  }
+  if (cost.nodes > limits.maxNodes) {
+    return refuse(
+      'nodes',
+      cost.nodes,
+      limits.maxNodes,
+      `Query too large: it can return up to ${cost.nodes} objects (each connection counts its \`first\`, 50 when left out, times the objects above it), the limit is ${limits.maxNodes}; give nested connections a smaller \`first\``,
+    );
+  }
+  return undefined;
+}
+
+/** Number of fields a selection set selects directly (through fragments), for root fields. */
+function countFields(selectionSet: SelectionSetNode, walk: Walk, seen: Set<string>): number {
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (!included(selection.directives, walk)) continue;
+    if (selection.kind === Kind.FIELD) count += 1;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countFields(selection.selectionSet, walk, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = walk.fragments[selection.name.value];
+      if (fragment) count += countFields(fragment.selectionSet, walk, seen);
+    }
+  }
+  return count;
+}
+
+/**
+ * Adds what `selectionSet`, selected on `type` once for each of `multiplier` objects at `depth`,
+ * costs. `root` marks the operation's root selection.
+ */
+function visit(
+  selectionSet: SelectionSetNode,
+  type: GraphQLCompositeType,
+  multiplier: number,
+  depth: number,
+  root: boolean,
+  walk: Walk,
+  fragmentsInPath: Set<string>,
+): void {
+  for (const selection of selectionSet.selections) {
+    if (!included(selection.directives, walk)) continue;
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const narrowed = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : type;
+      visit(selection.selectionSet, (narrowed ?? type) as GraphQLCompositeType, multiplier, depth, root, walk, fragmentsInPath);
+      continue;
+    }
+    if (selection.kind === Kind.FRAGMENT_SPREAD) {
+      const name = selection.name.value;
+      const fragment = walk.fragments[name];
+      // Validation refuses cycles; the guard only keeps a bad document from looping here.
+      if (!fragment || fragmentsInPath.has(name)) continue;
+      const narrowed = walk.schema.getType(fragment.typeCondition.name.value) ?? type;
+      visit(fragment.selectionSet, narrowed as GraphQLCompositeType, multiplier, depth, root, walk, new Set(fragmentsInPath).add(name));
+      continue;
+    }
+    visitField(selection, type, multiplier, depth, root, walk, fragmentsInPath);
+  }
+}
+
+function visitField(
+  node: FieldNode,
+  parent: GraphQLCompositeType,
+  multiplier: number,
+  depth: number,
+  root: boolean,
+  walk: Walk,
+  fragmentsInPath: Set<string>,
+): void {
+  const { cost } = walk;
+  if (node.alias && node.alias.value !== node.name.value) cost.aliases += 1;
+  cost.depth = Math.max(cost.depth, depth);
+  if (node.name.value.startsWith('__')) return;
+  const field = 'getFields' in parent ? parent.getFields()[node.name.value] : undefined;
+  if (!field) return;
+  const args = argumentValues(field, node, walk.variables);
+  const declared = (field.extensions as CostExtensions | undefined)?.upstream;
+  const target = getNamedType(field.type);
+  const connection = isConnectionType(target);
+
+  let requests = root ? 1 : 0;
+  if (connection) requests = args.after ? 2 : 1;
+  if (declared) {
+    requests = declared.link && onlyKeys(node.selectionSet, walk.fragments) ? 0 : evaluate(declared.requests, args);
+  }
+  const list = isListType(getNullableType(field.type));
+  const sized = list && declared?.items !== undefined;
+  const items = list ? (sized ? evaluate(declared.items!, args) : DEFAULT_LIST_ITEMS) : 1;
+  cost.maxUpstreamRequests += multiplier * requests * (declared?.perItem ? items : 1);
+  if (sized && node.selectionSet) cost.nodes += multiplier * items;
+  if (!node.selectionSet) return;
+
+  if (connection) {
+    const first = typeof args.first === 'number' ? Math.max(0, args.first) : DEFAULT_PAGE_SIZE;
+    visitConnection(node.selectionSet, target as GraphQLCompositeType, multiplier, first, depth + 1, walk, fragmentsInPath);
+    return;
+  }
+  visit(node.selectionSet, target as GraphQLCompositeType, multiplier * items, depth + 1, false, walk, fragmentsInPath);
+}
+
+/**
+ * A connection's own fields: `edges` and `nodes` hold `first` objects (counted once, whichever
+ * are selected), `pageInfo` and `totalCount` one.
+ */
+function visitConnection(
+  selectionSet: SelectionSetNode,
+  type: GraphQLCompositeType,
+  multiplier: number,
+  first: number,
+  depth: number,
+  walk: Walk,
+  fragmentsInPath: Set<string>,
+): void {
+  const { cost } = walk;
+  const fields = (type as { getFields(): Record<string, GraphQLField<unknown, unknown>> }).getFields();
+  let itemsCounted = false;
+  const eachField = (set: SelectionSetNode, seen: Set<string>) => {
+    for (const selection of set.selections) {
+      if (!included(selection.directives, walk)) continue;
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        eachField(selection.selectionSet, seen);
+        continue;
+      }
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = walk.fragments[selection.name.value];
+        if (fragment && !seen.has(selection.name.value)) eachField(fragment.selectionSet, new Set(seen).add(selection.name.value));
+        continue;
+      }
+      if (selection.alias && selection.alias.value !== selection.name.value) cost.aliases += 1;
+      cost.depth = Math.max(cost.depth, depth);
+      const name = selection.name.value;
+      if ((name !== 'edges' && name !== 'nodes') || !selection.selectionSet) continue;
+      if (!itemsCounted) cost.nodes += multiplier * first;
+      itemsCounted = true;
+      const itemType = getNamedType(fields[name]!.type) as GraphQLCompositeType;
+      visit(selection.selectionSet, itemType, multiplier * first, depth + 1, false, walk, fragmentsInPath);
+    }
+  };
+  eachField(selectionSet, new Set());
+}
+
+/** A connection type: a page with `edges` and `pageInfo`. */
+export function isConnectionType(type: GraphQLNamedType): boolean {
+  if (!isObjectType(type)) return false;
+  const fields = type.getFields();
+  return 'edges' in fields && 'pageInfo' in fields;
+}
+
+function evaluate(value: number | ((args: Record<string, unknown>) => number), args: Record<string, unknown>): number {
+  const result = typeof value === 'function' ? value(args) : value;
+  return Number.isFinite(result) && result > 0 ? result : 0;
+}
+
+/** True unless `@skip(if: true)` or `@include(if: false)` leaves the selection out. */
+function included(directives: FieldNode['directives'], walk: Walk): boolean {
+  if (!directives) return true;
+  for (const directive of directives) {
+    const name = directive.name.value;
+    if (name !== 'skip' && name !== 'include') continue;
+    const argument = directive.arguments?.find((arg) => arg.name.value === 'if');
+    const value = argument ? literal(argument.value, walk.variables) : undefined;
+    if (name === 'skip' && value === true) return false;
+    if (name === 'include' && value === false) return false;
+  }
+  return true;
+}
+
+/** The arguments of a field as far as the cost needs them: literals, variables and defaults. */
+function argumentValues(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const arg of field.args) if (arg.defaultValue !== undefined) values[arg.name] = arg.defaultValue;
+  for (const arg of node.arguments ?? []) {
+    const value = literal(arg.value, variables);
+    if (value !== undefined) values[arg.name.value] = value;
+  }
+  return values;
+}
+
+function literal(value: ValueNode, variables: Record<string, unknown>): unknown {
+  switch (value.kind) {
+    case Kind.VARIABLE:
+      return variables[value.name.value];
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(value.value);
+    case Kind.STRING:
+    case Kind.ENUM:
+    case Kind.BOOLEAN:
+      return value.value;
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return value.values.map((item) => literal(item, variables));
+    case Kind.OBJECT:
+      return Object.fromEntries(value.fields.map((field) => [field.name.value, literal(field.value, variables)]));
+    default:
+      return undefined;
+  }
+}

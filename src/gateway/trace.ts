@@ -1,0 +1,231 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  isObjectType,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from 'graphql';
+import { MAX_PAGE_SIZE } from './connections.js';
+import { isConnectionType } from './cost.js';
+import { redactSecrets } from './errors.js';
+import type { Exchange, HttpMethod } from './rest/client.js';
+
+/**
+ * The response paths (`organizations.nodes.0.spaces`) a piece of work is done for. A field's
+ * resolver runs with its own; a loader key collects those of every field that loaded it.
+ */
+type Sink = Set<string>;
+
+const currentSink = new AsyncLocalStorage<Sink>();
+
+/** Most field paths listed for one request in `explain` (`shared` still counts them all). */
+const MAX_LISTED_FIELDS = 20;
+
+/** One upstream request as `explain` shows it. */
+export interface ExplainedRequest {
+  method: HttpMethod;
+  /** Path below the API's base, with its query string; secret values masked. */
+  path: string;
+  status: number | null;
+  /** Milliseconds from the start of the GraphQL request to the first try. */
+  startMs: number;
+  durationMs: number;
+  retries: number;
+  /** Response paths this request served (at most 20). */
+  fields: string[];
+  /** How many field resolutions this request served. */
+  shared: number;
+}
+
+interface TracedRequest {
+  method: HttpMethod;
+  path: string;
+  sinks: Sink[];
+  exchange?: Exchange;
+}
+
+/**
+ * Everything `x-explain: 1` reports of one GraphQL request: each upstream request, in start
+ * order, with the fields it served, and the longest chain of requests waiting on each other.
+ */
+export class Trace {
+  private readonly records: TracedRequest[] = [];
+  private readonly keySinks = new Map<string, Sink>();
+
+  constructor(private readonly startedAt: number) {}
+
+  /** Notes an upstream request starting for the current field; returns its handle. */
+  start(method: HttpMethod, path: string): TracedRequest {
+    const record: TracedRequest = { method, path, sinks: [] };
+    this.share(record);
+    this.records.push(record);
+    return record;
+  }
+
+  /** Notes that the current field is served by a request already made. */
+  share(record: TracedRequest): void {
+    const sink = currentSink.getStore();
+    if (sink && !record.sinks.includes(sink)) record.sinks.push(sink);
+  }
+
+  /** Notes the end of a request. */
+  finish(record: TracedRequest, exchange: Exchange): void {
+    record.exchange = exchange;
+  }
+
+  /** Notes that the current field loads `key` (of a per-request loader). */
+  noteLoad(key: string): void {
+    const sink = currentSink.getStore();
+    if (!sink) return;
+    const keySink = this.keySink(key);
+    for (const path of sink) keySink.add(path);
+  }
+
+  /** Runs the loading of `key` so that its requests serve every field that loads it. */
+  runLoad<T>(key: string, load: () => T): T {
+    return currentSink.run(this.keySink(key), load);
+  }
+
+  private keySink(key: string): Sink {
+    let sink = this.keySinks.get(key);
+    if (!sink) {
+      sink = new Set();
+      this.keySinks.set(key, sink);
+    }
+    return sink;
+  }
+
+  /** The `extensions.explain` of the answer. */
+  report(): { requests: ExplainedRequest[]; depth: number } {
+    const records = [...this.records].sort((a, b) => (a.exchange?.startedAt ?? 0) - (b.exchange?.startedAt ?? 0));
+    const fieldsOf = records.map((record) => {
+      const fields = new Set<string>();
+      for (const sink of record.sinks) for (const path of sink) fields.add(path);
+      return fields;
+    });
+    const requests = records.map((record, index) => {
+      const exchange = record.exchange;
+      const fields = fieldsOf[index]!;
+      return {
+        method: record.method,
+        path: redactSecrets(record.path),
+        status: exchange?.status ?? null,
+        startMs: round(exchange ? exchange.startedAt - this.startedAt : 0),
+        durationMs: round(exchange ? exchange.endedAt - exchange.startedAt : 0),
+        retries: exchange?.retries ?? 0,
+        fields: [...fields].slice(0, MAX_LISTED_FIELDS),
+        shared: fields.size,
+      };
+    });
+    return { requests, depth: causalDepth(records, fieldsOf) };
+  }
+}
+
+/**
+ * The longest chain of requests each waiting on the previous: a request waits on the one that
+ * served the parent object of a field it serves (`organizations.nodes.0` for
+ * `organizations.nodes.0.spaces`), and on an earlier request of the same field that ended
+ * before it started (a write, then a read of its result).
+ */
+function causalDepth(records: TracedRequest[], fieldsOf: Array<Set<string>>): number {
+  const servedBy = new Map<string, number[]>();
+  fieldsOf.forEach((fields, index) => {
+    for (const path of fields) servedBy.set(path, [...(servedBy.get(path) ?? []), index]);
+  });
+  const depths = new Map<number, number>();
+  const depthOf = (index: number, visiting: Set<number>): number => {
+    const known = depths.get(index);
+    if (known !== undefined) return known;
+    if (visiting.has(index)) return 0;
+    visiting.add(index);
+    const exchange = records[index]!.exchange;
+    let before = 0;
+    for (const path of fieldsOf[index]!) {
+      for (const other of servedBy.get(path) ?? []) {
+        const ended = records[other]!.exchange?.endedAt;
+        if (other !== index && exchange && ended !== undefined && ended <= exchange.startedAt) before = Math.max(before, depthOf(other, visiting));
+      }
+      for (let cut = path.lastIndexOf('.'); cut > 0; cut = path.lastIndexOf('.', cut - 1)) {
+        const parents = servedBy.get(path.slice(0, cut));
+        if (!parents) continue;
+        for (const other of parents) if (other !== index) before = Math.max(before, depthOf(other, visiting));
+        break;
+      }
+    }
+    visiting.delete(index);
+    depths.set(index, before + 1);
+    return before + 1;
+  };
+  let depth = 0;
+  for (let index = 0; index < records.length; index += 1) depth = Math.max(depth, depthOf(index, new Set()));
+  return depth;
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** `organizations.nodes.0.spaces`: the response path of a field. */
+function responsePath(info: GraphQLResolveInfo): string {
+  const keys: Array<string | number> = [];
+  for (let path: GraphQLResolveInfo['path'] | undefined = info.path; path; path = path.prev) keys.push(path.key);
+  return keys.reverse().join('.');
+}
+
+const pageSelections = new WeakMap<readonly unknown[], boolean>();
+
+/** Whether a connection field's selection asks for items or paging, not just `totalCount`. */
+function selectsPage(info: GraphQLResolveInfo): boolean {
+  // Sibling objects of a list share their field nodes: decided once for all of them.
+  let known = pageSelections.get(info.fieldNodes);
+  if (known === undefined) {
+    known = findsPage(info);
+    pageSelections.set(info.fieldNodes, known);
+  }
+  return known;
+}
+
+function findsPage(info: GraphQLResolveInfo): boolean {
+  const seen = new Set<string>();
+  const visit = (set: { selections: readonly unknown[] } | undefined): boolean =>
+    (set?.selections ?? []).some((selection) => {
+      const node = selection as { kind: string; name: { value: string }; selectionSet?: { selections: readonly unknown[] } };
+      if (node.kind === 'Field') return node.name.value !== 'totalCount' && node.name.value !== '__typename';
+      if (node.kind === 'InlineFragment') return visit(node.selectionSet);
+      if (seen.has(node.name.value)) return false;
+      seen.add(node.name.value);
+      return visit(info.fragments[node.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((node) => visit(node.selectionSet));
+}
+
+const inPageRange = (first: unknown) => first == null || (typeof first === 'number' && first >= 0 && first <= MAX_PAGE_SIZE);
+
+const instrumented = new WeakSet<GraphQLSchema>();
+
+/**
+ * Wraps the resolvers of `schema` (once) with what every field needs from the gateway:
+ * a connection asked only for its `totalCount` fetches a page of one item, whatever its
+ * `first`; and, in a request traced for `explain`, each resolver runs with its response path,
+ * so the upstream requests it causes are attributed to it.
+ */
+export function instrumentSchema(schema: GraphQLSchema): GraphQLSchema {
+  if (instrumented.has(schema)) return schema;
+  instrumented.add(schema);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve: GraphQLFieldResolver<unknown, { trace?: Trace }> = field.resolve ?? defaultFieldResolver;
+      const connection = isConnectionType(getNamedType(field.type));
+      if (!connection && !field.resolve) continue;
+      field.resolve = (parent, args, ctx, info) => {
+        // An out-of-range `first` stays, so that the connection reports it.
+        const countOnly = connection && !selectsPage(info) && inPageRange(args.first);
+        const resolveArgs = countOnly ? { ...args, first: 0 } : args;
+        if (!ctx.trace) return resolve(parent, resolveArgs, ctx, info);
+        return currentSink.run(new Set([responsePath(info)]), () => resolve(parent, resolveArgs, ctx, info));
+      };
+    }
+  }
+  return schema;
+}
