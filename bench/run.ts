@@ -5,7 +5,10 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'graphql';
 import { MockAgent, request } from 'undici';
+import { operationCost } from '../src/gateway/cost.js';
+import { schema } from '../src/gateway/schema/index.js';
 import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
 import { criticalPath } from '../src/gateway/rest/critical-path.js';
@@ -22,6 +25,8 @@ import { criticalPath } from '../src/gateway/rest/critical-path.js';
  *
  * 3. The gateway alone: the same query with upstream answers served from memory (undici
  *    MockAgent), one request at a time, so only the gateway's own work is measured.
+ * 4. The cost model: the time to compute `extensions.cost` of the dashboard query, next to
+ *    the gateway's CPU time for the whole request (it must stay under 5 %).
  *
  * Every answer is checked, so a fast wrong answer fails the run.
  */
@@ -293,6 +298,58 @@ async function gatewayAlone(): Promise<void> {
   console.log(`| space(id) { platformId title visibility } | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.rps.toFixed(0)} |`);
 }
 
+/** The dashboard of the cost model: 50 organizations, 100 spaces each with two links, 20 members. */
+const COST_DASHBOARD = `{
+  organizations(first: 50) {
+    nodes {
+      title
+      spaces(first: 100) { nodes { title organization { title } parent { title } } }
+      members(first: 20) { nodes { role user { displayName } } }
+    }
+  }
+}`;
+
+/**
+ * The share of the gateway's time spent computing the cost of an operation: the analysis alone
+ * (on the parsed document, as the gateway runs it), against the CPU time of the gateway process
+ * per dashboard request (platform in its own process, no delay).
+ */
+async function costModel(): Promise<void> {
+  const document = parse(COST_DASHBOARD);
+  const cost = operationCost(schema, document, undefined, {});
+  assert.deepEqual(cost, { nodes: 6050, maxUpstreamRequests: 10101, depth: 6, aliases: 0, rootFields: 1 });
+  const iterations = 20_000;
+  for (let index = 0; index < 2000; index += 1) operationCost(schema, document, undefined, {});
+  const started = performance.now();
+  for (let index = 0; index < iterations; index += 1) operationCost(schema, document, undefined, {});
+  const analysisMs = (performance.now() - started) / iterations;
+
+  const run = await start(0);
+  try {
+    const check = (data: any) => {
+      assert.equal(data.organizations.nodes.length, 2);
+      assert.ok(data.organizations.nodes[0].spaces.nodes.length >= 15);
+    };
+    for (let index = 0; index < 50; index += 1) check(await graphql(run, COST_DASHBOARD));
+    const requests = 300;
+    const cpu = process.cpuUsage();
+    for (let index = 0; index < requests; index += 1) check(await graphql(run, COST_DASHBOARD));
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000 / requests;
+    const share = (analysisMs / cpuMs) * 100;
+    console.log(`\n## The cost model on the dashboard (orgs 50 → spaces 100 with 2 links, members 20)\n`);
+    console.log('| measure | value |');
+    console.log('|---|---:|');
+    console.log(`| computing nodes and maxUpstreamRequests, per request | ${(analysisMs * 1000).toFixed(1)} µs |`);
+    console.log(`| gateway process CPU per dashboard request | ${ms(cpuMs)} ms |`);
+    console.log(`| share of the cost model | ${share.toFixed(2)} % (target < 5 %) |`);
+    assert.ok(share < 5, `the cost model takes ${share.toFixed(2)} % of the gateway's time`);
+  } finally {
+    await run.close();
+  }
+}
+
 await nestedQueries();
 await overhead();
 await gatewayAlone();
+await costModel();
