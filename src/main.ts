@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { limitsFromConfig, loadConfig } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
 import { createGateway } from './gateway/server.js';
-import { startPlatform, type RunningPlatform } from './platform/server.js';
+import type { RunningPlatform } from './platform/server.js';
 
 /**
  * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform
@@ -34,6 +34,8 @@ const quiet = config.LOG_LEVEL === 'silent';
 let platform: RunningPlatform | undefined;
 let upstreamUrl = config.UPSTREAM_URL;
 if (!upstreamUrl) {
+  // Loaded only here: a gateway in front of another API never loads Fastify or SQLite.
+  const { startPlatform } = await import('./platform/server.js');
   platform = await startPlatform({
     dataDir: config.DATA_DIR,
     host: config.PLATFORM_HOST,
