@@ -1,4 +1,3 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext } from './context.js';
 import { useOperationCost } from './cost-plugin.js';
@@ -46,8 +45,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     schema: instrumentSchema(schema),
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    // GraphiQL's assets are bundled, so it works without network.
-    renderGraphiQL: memoized(renderGraphiQL),
+    // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
+    // memory, loaded with the first page asked for.
+    renderGraphiQL: memoized(async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions)),
     context: ({ request }) => {
       const ctx = createContext(client, request, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
@@ -72,8 +72,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   return { yoga, client, close: () => client.close() };
 }
 
-function memoized<O>(render: (options?: O) => string): (options?: O) => string {
-  const pages = new Map<string, string>();
+function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) => Promise<string> {
+  const pages = new Map<string, Promise<string>>();
   return (options) => {
     const key = JSON.stringify(options ?? null);
     let page = pages.get(key);
