@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ const DELAY = Number(process.env.BENCH_DELAY_MS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const OVERHEAD_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+// BENCH_ONLY=runtime,costModel runs those sections alone.
 
 interface Running {
   graphqlUrl: string;
@@ -349,7 +351,101 @@ async function costModel(): Promise<void> {
   }
 }
 
-await nestedQueries();
-await overhead();
-await gatewayAlone();
-await costModel();
+/** Resident memory of a process, in MB (Linux). */
+function residentMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? 0) / 1024;
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The compiled gateway (`npm start` without the platform) in a process of its own, in front of `upstreamUrl`. */
+async function startGatewayProcess(upstreamUrl: string): Promise<{ url: string; pid: number; readyMs: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), '--enable-source-maps', 'dist/main.js'], {
+    env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    const answered = await request(`${url}/health`).then(
+      async (response) => {
+        await response.body.dump();
+        return response.statusCode === 200;
+      },
+      () => false,
+    );
+    if (answered) break;
+    if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return {
+    url: `${url}/graphql`,
+    pid: child.pid!,
+    readyMs: performance.now() - started,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * The production runtime: the compiled gateway alone in its process (as `npm start` runs it in
+ * front of a remote API), with the platform in another. Ready time, resident memory idle and
+ * after 10,000 and 20,000 one-object reads, and the gateway process's CPU per request.
+ */
+async function runtime(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const platform = await startPlatformProcess(dataDir, 0);
+  const token = Object.values(JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>)[0]!;
+  const readies: number[] = [];
+  for (let attempt = 0; attempt < 4; attempt += 1) {
+    const probe = await startGatewayProcess(platform.url);
+    readies.push(probe.readyMs);
+    await probe.stop();
+  }
+  const gateway = await startGatewayProcess(platform.url);
+  try {
+    const run: Running = { graphqlUrl: gateway.url, restUrl: platform.url, token, exchanges: [], close: async () => undefined };
+    const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 1) { nodes { platformId title } } } }');
+    const space = seed.organization.spaces.nodes[0];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const idle = residentMb(gateway.pid);
+    const query = `query ($id: ID!) { space(id: $id) { platformId title visibility } }`;
+    const once = async () => {
+      const data = await graphql(run, query, { id: space.platformId });
+      assert.equal(data.space.title, space.title);
+    };
+    const total = 20_000;
+    const cpuBefore = cpuMs(gateway.pid);
+    const first = await load(total / 2, 16, once);
+    const atHalf = residentMb(gateway.pid);
+    const second = await load(total / 2, 16, once);
+    const atEnd = residentMb(gateway.pid);
+    const cpuPerRequest = (cpuMs(gateway.pid) - cpuBefore) / total;
+    console.log(`\n## Production runtime: the compiled gateway alone, in its own process\n`);
+    console.log('| measure | value | target |');
+    console.log('|---|---:|---:|');
+    console.log(`| ready after start (spawn to first /health answer), median of 5 | ${ms(percentile([...readies, gateway.readyMs], 50))} ms | ≤ 1000 ms |`);
+    console.log(`| resident memory, idle | ${idle.toFixed(0)} MB | ≤ 120 MB |`);
+    console.log(`| resident memory after 10,000 requests | ${atHalf.toFixed(0)} MB | |`);
+    console.log(`| resident memory after 20,000 requests | ${atEnd.toFixed(0)} MB | ≤ 160 MB, no growth after 10,000 |`);
+    console.log(`| gateway CPU per one-object read (concurrency 16) | ${cpuPerRequest.toFixed(3)} ms | ≤ 0.30 ms |`);
+    console.log(`| throughput at concurrency 16, second half | ${second.rps.toFixed(0)} requests/s (first half ${first.rps.toFixed(0)}) | |`);
+  } finally {
+    await gateway.stop();
+    await platform.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const only = process.env.BENCH_ONLY?.split(',');
+const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime };
+for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();

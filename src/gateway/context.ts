@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { initContextCache } from '@pothos/core';
 import { z } from 'zod';
 import { GatewayError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -16,26 +16,15 @@ export class UpstreamUsage {
   sent = 0;
   /** GETs answered from this request's cache instead of being sent again. */
   sharedReads = 0;
-  /** Keys asked of the per-request loaders, and how many of them the loaders had to fetch. */
-  loads = 0;
+  /** Keys the per-request loaders had to fetch. */
   loaderFetches = 0;
+  /** Keys asked of the per-request loaders so far, cached or not (set by the loaders' owner). */
+  loads: () => number = () => 0;
 
   /** Requests the per-request caches saved: repeated GETs, and loads answered by a loader's cache. */
   get deduped(): number {
-    return this.sharedReads + Math.max(0, this.loads - this.loaderFetches);
+    return this.sharedReads + Math.max(0, this.loads() - this.loaderFetches);
   }
-}
-
-const currentContext = new AsyncLocalStorage<GatewayContext>();
-
-/** Runs `fn` (an operation's execution) so that `contextOfExecution` finds `ctx` anywhere inside it. */
-export function runWithContext<T>(ctx: GatewayContext, fn: () => T): T {
-  return currentContext.run(ctx, fn);
-}
-
-/** The context of the operation being executed, where no resolver argument carries it (loader options). */
-export function contextOfExecution(): GatewayContext | undefined {
-  return currentContext.getStore();
 }
 
 /**
@@ -188,5 +177,7 @@ export interface ContextOptions {
 export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
   const trace = request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const api = new RequestApi(client, request.headers.get('authorization') ?? undefined, options.maxUpstreamRequests, trace);
-  return { api, trace };
+  // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
+  // the loaders must be the same whichever copy asks (clearing them after a write included).
+  return { ...initContextCache(), api, trace };
 }

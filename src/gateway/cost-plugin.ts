@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { runWithContext, type GatewayContext } from './context.js';
+import type { GatewayContext } from './context.js';
 import { exceededLimit, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
 
@@ -34,7 +34,7 @@ export function useOperationCost(limits: GatewayLimits): Plugin & { startedAt(re
     onRequest({ request }) {
       arrivals.set(request, performance.now());
     },
-    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
       contexts.set(ctx.request, ctx);
       const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown>);
@@ -43,9 +43,7 @@ export function useOperationCost(limits: GatewayLimits): Plugin & { startedAt(re
       const refused = exceededLimit(cost, limits);
       if (refused) {
         setResultAndStopExecution({ errors: [refused] });
-        return;
       }
-      setExecuteFn((executionArgs) => runWithContext(ctx, () => executeFn(executionArgs)));
     },
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !isResult(result)) return;

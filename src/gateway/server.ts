@@ -5,7 +5,7 @@ import { maskExecutionError, useErrorPolicy } from './error-policy.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
 import { schema } from './schema/index.js';
-import { clearLoaders } from './schema/loaders.js';
+import { clearLoaders, countLoads } from './schema/loaders.js';
 import { instrumentSchema } from './trace.js';
 
 export interface GatewayOptions {
@@ -54,6 +54,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         startedAt: cost.startedAt(request),
       });
       ctx.api.onInvalidate(() => clearLoaders(ctx));
+      ctx.api.usage.loads = () => countLoads(ctx);
       return ctx;
     },
     graphiql: graphiql.enabled

@@ -16,9 +16,19 @@ import type { Exchange, HttpMethod } from './rest/client.js';
  * The response paths (`organizations.nodes.0.spaces`) a piece of work is done for. A field's
  * resolver runs with its own; a loader key collects those of every field that loaded it.
  */
-type Sink = Set<string>;
+interface Sink {
+  trace: Trace;
+  paths: Set<string>;
+}
 
+// Only traced requests run inside it, so untraced ones pay nothing for async context tracking.
 const currentSink = new AsyncLocalStorage<Sink>();
+
+/** Notes that the current field of a traced request loads `key` (called by the per-request loaders). */
+export function noteTracedLoad(key: string): void {
+  const sink = currentSink.getStore();
+  if (sink) sink.trace.noteLoad(sink, key);
+}
 
 /** Most field paths listed for one request in `explain` (`shared` still counts them all). */
 const MAX_LISTED_FIELDS = 20;
@@ -67,7 +77,7 @@ export class Trace {
   /** Notes that the current field is served by a request already made. */
   share(record: TracedRequest): void {
     const sink = currentSink.getStore();
-    if (sink && !record.sinks.includes(sink)) record.sinks.push(sink);
+    if (sink && sink.trace === this && !record.sinks.includes(sink)) record.sinks.push(sink);
   }
 
   /** Notes the end of a request. */
@@ -75,12 +85,10 @@ export class Trace {
     record.exchange = exchange;
   }
 
-  /** Notes that the current field loads `key` (of a per-request loader). */
-  noteLoad(key: string): void {
-    const sink = currentSink.getStore();
-    if (!sink) return;
+  /** Notes that the field of `sink` loads `key` (of a per-request loader). */
+  noteLoad(sink: Sink, key: string): void {
     const keySink = this.keySink(key);
-    for (const path of sink) keySink.add(path);
+    for (const path of sink.paths) keySink.paths.add(path);
   }
 
   /** Runs the loading of `key` so that its requests serve every field that loads it. */
@@ -91,7 +99,7 @@ export class Trace {
   private keySink(key: string): Sink {
     let sink = this.keySinks.get(key);
     if (!sink) {
-      sink = new Set();
+      sink = { trace: this, paths: new Set() };
       this.keySinks.set(key, sink);
     }
     return sink;
@@ -102,7 +110,7 @@ export class Trace {
     const records = [...this.records].sort((a, b) => (a.exchange?.startedAt ?? 0) - (b.exchange?.startedAt ?? 0));
     const fieldsOf = records.map((record) => {
       const fields = new Set<string>();
-      for (const sink of record.sinks) for (const path of sink) fields.add(path);
+      for (const sink of record.sinks) for (const path of sink.paths) fields.add(path);
       return fields;
     });
     const requests = records.map((record, index) => {
@@ -223,7 +231,8 @@ export function instrumentSchema(schema: GraphQLSchema): GraphQLSchema {
         const countOnly = connection && !selectsPage(info) && inPageRange(args.first);
         const resolveArgs = countOnly ? { ...args, first: 0 } : args;
         if (!ctx.trace) return resolve(parent, resolveArgs, ctx, info);
-        return currentSink.run(new Set([responsePath(info)]), () => resolve(parent, resolveArgs, ctx, info));
+        const sink: Sink = { trace: ctx.trace, paths: new Set([responsePath(info)]) };
+        return currentSink.run(sink, () => resolve(parent, resolveArgs, ctx, info));
       };
     }
   }

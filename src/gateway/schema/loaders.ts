@@ -1,8 +1,9 @@
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
-import { contextOfExecution, type GatewayContext } from '../context.js';
+import type { GatewayContext } from '../context.js';
 import { compositeKey, registerNodeType, splitKey } from '../ids.js';
 import { selectsOnlyKeys } from '../links.js';
+import { noteTracedLoad } from '../trace.js';
 import { builder } from './builder.js';
 
 /** A node with a per-request loader by key, as `loadableNode` declares it. */
@@ -26,10 +27,14 @@ export function loadableNode<Shape extends { id: string }>(
   const keyOf = options.key ?? ((node: Shape) => node.id);
   const ref = builder.loadableNodeRef<Shape | Error, string, string, string, Shape>(name, {
     id: { resolve: (node) => keyOf(node) },
-    // Called on every load of a key, cached or not: what the loader saves is counted from it.
+    // Called on every load of a key, cached or not, with the loader as `this`: what the loader
+    // saves is counted from it.
     loaderOptions: {
-      cacheKeyFn: (key: string) => {
-        if (!priming) noteLoad(`${name}:${key}`);
+      cacheKeyFn(this: object, key: string) {
+        if (!priming) {
+          loadCounts.set(this, (loadCounts.get(this) ?? 0) + 1);
+          noteTracedLoad(`${name}:${key}`);
+        }
         return key;
       },
     },
@@ -51,11 +56,14 @@ const byTypename = new Map<string, Loadable<unknown>>();
 /** True while `prime` fills a loader: priming is not a load. */
 let priming = false;
 
-function noteLoad(key: string): void {
-  const ctx = contextOfExecution();
-  if (!ctx) return;
-  ctx.api.usage.loads += 1;
-  ctx.trace?.noteLoad(key);
+/** Loads asked of each per-request loader. */
+const loadCounts = new WeakMap<object, number>();
+
+/** Keys asked of the loaders of one request, cached or not. */
+export function countLoads(ctx: GatewayContext): number {
+  let count = 0;
+  for (const ref of loadables) count += loadCounts.get(ref.getDataloader(ctx)) ?? 0;
+  return count;
 }
 
 /** The loadable node declared under `typename`, if any (for `node(id:)`). */
