@@ -27,8 +27,12 @@ export const configSchema = z.object({
       message: 'UPSTREAM_URL must be an absolute http(s) URL ending in /v1',
     })
     .optional(),
-  /** Milliseconds before an upstream request is abandoned. @default 10000 */
+  /** Milliseconds one upstream request may take, its retries and their waits included. @default 10000 */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Failed upstream tries in a row (connection errors, timeouts, 5xx) that open the circuit breaker. @default 5 */
+  UPSTREAM_BREAKER_THRESHOLD: z.coerce.number().int().positive().default(5),
+  /** Milliseconds the open circuit breaker fails requests fast before letting one probe through. @default 5000 */
+  UPSTREAM_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(5_000),
   /** Keep-alive connections per upstream origin. @default 64 */
   UPSTREAM_CONNECTIONS: z.coerce.number().int().positive().default(64),
   /** Port of the embedded platform. @default 4010 */

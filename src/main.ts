@@ -49,7 +49,14 @@ if (!upstreamUrl) {
 const [adminEmail, adminToken] = Object.entries(platform?.tokens ?? {})[0] ?? [];
 const gateway = createGateway({
   upstreamUrl,
-  clientOptions: { timeoutMs: config.UPSTREAM_TIMEOUT_MS, connections: config.UPSTREAM_CONNECTIONS },
+  clientOptions: {
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    connections: config.UPSTREAM_CONNECTIONS,
+    breakerThreshold: config.UPSTREAM_BREAKER_THRESHOLD,
+    breakerCooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
+    // Invalid upstream answers are warnings: shown at LOG_LEVEL warn and below.
+    logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
+  },
   limits: limitsFromConfig(config),
   // The page is served to anyone who can reach the gateway: prefill the admin token only when
   // that is this machine alone.

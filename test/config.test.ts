@@ -8,6 +8,8 @@ describe('configuration', () => {
       PORT: 4000,
       HOST: '127.0.0.1',
       UPSTREAM_TIMEOUT_MS: 10_000,
+      UPSTREAM_BREAKER_THRESHOLD: 5,
+      UPSTREAM_BREAKER_COOLDOWN_MS: 5_000,
       UPSTREAM_CONNECTIONS: 64,
       PLATFORM_PORT: 4010,
       PLATFORM_HOST: '127.0.0.1',

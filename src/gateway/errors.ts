@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_TIMEOUT',
+  'UPSTREAM_INVALID_RESPONSE',
   'INTERNAL_SERVER_ERROR',
 ] as const;
 
@@ -57,26 +58,30 @@ export function redactUrlCredentials(url: string): string {
 
 /**
  * Base of every error the gateway reports. Being a GraphQLError, it reaches the client
- * unmasked, with its code (and the upstream status when the upstream answered).
+ * unmasked, with its code (and the upstream status when the upstream answered; and, for
+ * RATE_LIMITED, `retryAfter`: whole seconds to wait before trying again, when the upstream said).
  */
 export class GatewayError extends GraphQLError {
   readonly code: ErrorCode;
   readonly upstreamStatus: number | undefined;
   readonly field: string[] | undefined;
+  readonly retryAfter: number | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { upstreamStatus?: number; field?: string[]; cause?: unknown } = {},
+    options: { upstreamStatus?: number | undefined; field?: string[] | undefined; retryAfter?: number | undefined; cause?: unknown } = {},
   ) {
     const extensions: Record<string, unknown> = { code };
     if (options.upstreamStatus !== undefined) extensions.upstreamStatus = options.upstreamStatus;
     if (options.field !== undefined) extensions.field = options.field;
+    if (options.retryAfter !== undefined) extensions.retryAfter = options.retryAfter;
     super(boundMessage(message), { extensions, originalError: undefined });
     this.name = 'GatewayError';
     this.code = code;
     this.upstreamStatus = options.upstreamStatus;
     this.field = options.field;
+    this.retryAfter = options.retryAfter;
   }
 }
 
@@ -98,10 +103,17 @@ export class UpstreamTimeoutError extends GatewayError {
   }
 }
 
-/** The upstream answered with a body that does not match the documented shape. */
+/**
+ * The upstream answered a success whose body is not the documented shape (malformed JSON, or a
+ * field of the wrong type): UPSTREAM_INVALID_RESPONSE. `bodyPath` is the first field at fault
+ * (`items.3.title`; empty for the whole body), kept apart from the message for logs.
+ */
 export class UpstreamContractError extends GatewayError {
-  constructor(message: string) {
-    super('INTERNAL_SERVER_ERROR', message);
+  readonly bodyPath: string;
+
+  constructor(message: string, bodyPath = '') {
+    super('UPSTREAM_INVALID_RESPONSE', message);
+    this.bodyPath = bodyPath;
   }
 }
 
@@ -128,14 +140,22 @@ export function codeForStatus(status: number): ErrorCode {
 
 /**
  * Builds the error for a failed upstream response. The message is the upstream's own
- * (`{ error: { message } }`) when it sent one, with secrets removed.
+ * (`{ error: { message } }`) when it sent one, with secrets removed. `retryAfter` (seconds, from
+ * the answer's `Retry-After`) is carried by a RATE_LIMITED error, rounded up to whole seconds.
  */
-export function errorFromResponse(status: number, body: unknown, method: string, path: string): GatewayError {
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  method: string,
+  path: string,
+  options: { retryAfter?: number | undefined } = {},
+): GatewayError {
   const code = codeForStatus(status);
   const upstreamMessage = extractMessage(body);
   const route = `${method} ${redactPath(path)}`;
   const message = upstreamMessage ?? `${route} answered ${status}`;
-  return new GatewayError(code, message, { upstreamStatus: status });
+  const retryAfter = code === 'RATE_LIMITED' && options.retryAfter !== undefined ? Math.max(0, Math.ceil(options.retryAfter)) : undefined;
+  return new GatewayError(code, message, { upstreamStatus: status, retryAfter });
 }
 
 function extractMessage(body: unknown): string | undefined {

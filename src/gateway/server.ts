@@ -2,6 +2,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext } from './context.js';
 import { useOperationCost } from './cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from './error-policy.js';
+import { useHealth } from './health.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
 import { schema } from './schema/index.js';
@@ -67,7 +68,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
-    plugins: [useInputLimits(limits), cost, useErrorPolicy()],
+    plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client)],
     logging: false,
   });
   return { yoga, client, close: () => client.close() };

@@ -1,8 +1,8 @@
 import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { GatewayError, redactSecrets } from '../../src/gateway/errors.js';
-import { RestClient, route, queryString, type Exchange } from '../../src/gateway/rest/client.js';
+import { RestClient, parseBody, parseRetryAfter, route, queryString, type Exchange } from '../../src/gateway/rest/client.js';
 
 const ORIGIN = 'http://upstream.test';
 const item = z.object({ id: z.string(), count: z.number() });
@@ -10,23 +10,32 @@ const item = z.object({ id: z.string(), count: z.number() });
 let agent: MockAgent;
 let client: RestClient;
 let exchanges: Exchange[];
+let warnings: string[];
 
 beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
   exchanges = [];
+  warnings = [];
   client = new RestClient({
     baseUrl: `${ORIGIN}/v1`,
     dispatcher: agent,
     timeoutMs: 200,
+    // Waits below 1, 2 ms: retried tests do not depend on the draw.
+    retryBaseDelayMs: 1,
     onExchange: (exchange) => exchanges.push(exchange),
+    logger: { warn: (message) => warnings.push(message) },
   });
 });
 
 afterEach(async () => {
+  vi.useRealTimers();
   agent.assertNoPendingInterceptors();
   await agent.close();
 });
+
+const refused = () => Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:80'), { code: 'ECONNREFUSED' });
+const reset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
 async function failure(promise: Promise<unknown>): Promise<GatewayError> {
   const error = await promise.then(
@@ -96,28 +105,34 @@ describe('RestClient', () => {
     [503, 'UPSTREAM_UNAVAILABLE'],
     [504, 'UPSTREAM_TIMEOUT'],
   ] as const)('maps status %i to %s with the upstream message', async (status, code) => {
+    // A GET answered 502, 503 or 504 is tried twice more before the answer is reported.
+    const tries = [502, 503, 504].includes(status) ? 3 : 1;
     agent
       .get(ORIGIN)
       .intercept({ path: '/v1/orgs/o1', method: 'GET' })
-      .reply(status, { error: { code: status, message: `upstream says ${status}` } });
+      .reply(status, { error: { code: status, message: `upstream says ${status}` } })
+      .times(tries);
     const error = await failure(client.request({ method: 'GET', path: '/orgs/o1', schema: item }));
     expect(error.code).toBe(code);
     expect(error.message).toBe(`upstream says ${status}`);
     expect(error.extensions).toEqual({ code, upstreamStatus: status });
+    expect(exchanges).toEqual([expect.objectContaining({ status, retries: tries - 1 })]);
   });
 
   it('describes a failure without a JSON body by its route, without the query string', async () => {
-    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1?shareKey=hidden', method: 'GET' }).reply(502, '<html>bad gateway</html>');
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1?shareKey=hidden', method: 'GET' }).reply(502, '<html>bad gateway</html>').times(3);
     const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', query: { shareKey: 'hidden' }, schema: item }));
     expect(error.message).toBe('GET /spaces/s1 answered 502');
     expect(error.message).not.toContain('hidden');
   });
 
-  it('reports a body that breaks the documented shape as INTERNAL_SERVER_ERROR naming the field', async () => {
+  it('reports a body that breaks the documented shape as UPSTREAM_INVALID_RESPONSE naming the field, not the value', async () => {
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 'three' });
     const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item }));
-    expect(error.code).toBe('INTERNAL_SERVER_ERROR');
-    expect(error.message).toMatch(/^GET \/spaces\/s1 answered a body that does not match the API at count:/);
+    expect(error.code).toBe('UPSTREAM_INVALID_RESPONSE');
+    expect(error.message).toBe('GET /spaces/s1 answered a body that does not match the API at count: Invalid input: expected number, received string');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_INVALID_RESPONSE' });
+    expect(warnings).toEqual([`Invalid upstream answer (logged once per operation and field): ${error.message}`]);
   });
 
   it('gives up after the timeout with UPSTREAM_TIMEOUT', async () => {
@@ -128,13 +143,11 @@ describe('RestClient', () => {
   });
 
   it('reports an unreachable upstream as UPSTREAM_UNAVAILABLE', async () => {
-    agent
-      .get(ORIGIN)
-      .intercept({ path: '/v1/down', method: 'GET' })
-      .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    agent.get(ORIGIN).intercept({ path: '/v1/down', method: 'GET' }).replyWithError(refused()).times(3);
     const error = await failure(client.request({ method: 'GET', path: '/down', schema: item }));
     expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(error.message).toBe('GET /down could not be reached (ECONNREFUSED)');
+    expect(exchanges).toEqual([expect.objectContaining({ status: undefined, retries: 2 })]);
   });
 
   it('never lets credentials embedded in URLs or bearer tokens through an error message', async () => {
@@ -146,6 +159,273 @@ describe('RestClient', () => {
       client.request({ method: 'POST', path: '/spaces/s1/git/import', body: { url: 'https://bot:ghp_SECRET@git.test/acme/docs.git' } }),
     );
     expect(error.message).toBe('cannot clone https://***@git.test/acme/docs.git (Bearer ***)');
+  });
+});
+
+describe('RestClient retries', () => {
+  it('retries a GET after a 503 and a reset connection, and reports one exchange with its retries', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(503, { error: { code: 503, message: 'busy' } });
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).replyWithError(reset());
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
+    const own: Exchange[] = [];
+    const before = performance.now();
+    const response = await client.request({ method: 'GET', path: '/spaces/s1', schema: item, onExchange: (e) => own.push(e) });
+    expect(response).toEqual({ status: 200, data: { id: 's1', count: 1 } });
+    expect(exchanges).toEqual([{ method: 'GET', path: '/spaces/s1', status: 200, retries: 2, startedAt: expect.any(Number), endedAt: expect.any(Number) }]);
+    expect(own).toEqual(exchanges);
+    expect(exchanges[0]!.startedAt).toBeGreaterThanOrEqual(before);
+    expect(exchanges[0]!.endedAt).toBeGreaterThan(exchanges[0]!.startedAt);
+  });
+
+  it('retries a GET after "other side closed" (a keep-alive connection the upstream closed)', async () => {
+    const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).replyWithError(closed);
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
+    expect((await client.request({ method: 'GET', path: '/spaces/s1', schema: item })).data).toEqual({ id: 's1', count: 1 });
+    expect(exchanges[0]?.retries).toBe(1);
+  });
+
+  it('gives up after two retries with the last answer', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).replyWithError(reset());
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(504, '').times(2);
+    const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item }));
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', upstreamStatus: 504 });
+    expect(exchanges).toEqual([expect.objectContaining({ status: 504, retries: 2 })]);
+  });
+
+  it('does not retry a GET answered 500 or 4xx', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/a', method: 'GET' }).reply(500, '');
+    agent.get(ORIGIN).intercept({ path: '/v1/b', method: 'GET' }).reply(404, '');
+    expect((await failure(client.request({ method: 'GET', path: '/a' }))).code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((await failure(client.request({ method: 'GET', path: '/b' }))).code).toBe('NOT_FOUND');
+    expect(exchanges.map((e) => e.retries)).toEqual([0, 0]);
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)('never sends a %s twice once it went out', async (method) => {
+    agent.get(ORIGIN).intercept({ path: '/v1/w/503', method }).reply(503, '');
+    agent.get(ORIGIN).intercept({ path: '/v1/w/reset', method }).replyWithError(reset());
+    expect((await failure(client.request({ method, path: '/w/503', body: {} }))).extensions).toEqual({
+      code: 'UPSTREAM_UNAVAILABLE',
+      upstreamStatus: 503,
+    });
+    expect((await failure(client.request({ method, path: '/w/reset', body: {} }))).message).toBe(`${method} /w/reset could not be reached (ECONNRESET)`);
+    expect(exchanges.map((e) => [e.status, e.retries])).toEqual([
+      [503, 0],
+      [undefined, 0],
+    ]);
+  });
+
+  it('sends a write again when its connection was refused, since nothing went out', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces', method: 'POST' }).replyWithError(refused());
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces', method: 'POST', body: '{"title":"T"}' }).reply(201, { id: 's9', count: 0 });
+    const response = await client.request({ method: 'POST', path: '/spaces', body: { title: 'T' }, schema: item });
+    expect(response).toEqual({ status: 201, data: { id: 's9', count: 0 } });
+    expect(exchanges[0]?.retries).toBe(1);
+  });
+
+  it('keeps every try and wait within timeoutMs, and starts no try it has no time for', async () => {
+    // Each answer takes 120 ms of the 200 ms budget: the second try has 80 ms left and times out.
+    agent.get(ORIGIN).intercept({ path: '/v1/slow', method: 'GET' }).reply(503, '').delay(120).persist();
+    const started = performance.now();
+    const error = await failure(client.request({ method: 'GET', path: '/slow' }));
+    const elapsed = performance.now() - started;
+    expect(error.code).toBe('UPSTREAM_TIMEOUT');
+    expect(error.message).toBe('GET /slow did not answer within 200 ms (2 tries)');
+    expect(elapsed).toBeGreaterThanOrEqual(195);
+    expect(elapsed).toBeLessThan(450);
+    expect(exchanges).toEqual([expect.objectContaining({ status: undefined, retries: 1 })]);
+  });
+});
+
+describe('RestClient and 429', () => {
+  it('waits a Retry-After that fits in the budget and tries a GET once more', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '0' } });
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 2 });
+    expect((await client.request({ method: 'GET', path: '/spaces/s1', schema: item })).data).toEqual({ id: 's1', count: 2 });
+    expect(exchanges[0]).toMatchObject({ status: 200, retries: 1 });
+  });
+
+  it('waits for a Retry-After only once', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '0' } }).times(2);
+    const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item }));
+    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 0 });
+    expect(exchanges[0]).toMatchObject({ status: 429, retries: 1 });
+  });
+
+  it('fails at once with RATE_LIMITED and retryAfter in seconds when the wait does not fit', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/a', method: 'GET' }).reply(429, { error: { code: 429, message: 'slow down' } }, { headers: { 'retry-after': '120' } });
+    const inThirty = new Date(Date.now() + 30_000).toUTCString();
+    agent.get(ORIGIN).intercept({ path: '/v1/b', method: 'GET' }).reply(429, '', { headers: { 'retry-after': inThirty } });
+    agent.get(ORIGIN).intercept({ path: '/v1/c', method: 'POST' }).reply(429, '', { headers: { 'retry-after': '0' } });
+    agent.get(ORIGIN).intercept({ path: '/v1/d', method: 'GET' }).reply(429, '');
+    const a = await failure(client.request({ method: 'GET', path: '/a' }));
+    expect(a.message).toBe('slow down');
+    expect(a.extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 120 });
+    const b = await failure(client.request({ method: 'GET', path: '/b' }));
+    expect(b.extensions.retryAfter).toBeGreaterThanOrEqual(29);
+    expect(b.extensions.retryAfter).toBeLessThanOrEqual(30);
+    // A write is never sent twice, whatever the upstream says.
+    expect((await failure(client.request({ method: 'POST', path: '/c' }))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 0 });
+    expect((await failure(client.request({ method: 'GET', path: '/d' }))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429 });
+    expect(exchanges.map((e) => e.retries)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('parseRetryAfter reads delay-seconds and HTTP dates', () => {
+    const now = Date.parse('2025-01-01T12:00:00Z');
+    expect(parseRetryAfter('5', now)).toBe(5000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 12:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    for (const bad of ['', 'soon', '-1', '1.5', 'Wed, 99 Foo 2025']) expect(parseRetryAfter(bad, now)).toBeUndefined();
+  });
+});
+
+describe('RestClient circuit breaker', () => {
+  let breaking: RestClient;
+  const T0 = Date.parse('2025-01-01T12:00:00Z');
+
+  beforeEach(() => {
+    // Only Date is faked: the breaker's clock moves on command, undici's timers stay real.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    breaking = new RestClient({
+      baseUrl: `${ORIGIN}/v1`,
+      dispatcher: agent,
+      timeoutMs: 200,
+      maxRetries: 0,
+      breakerThreshold: 2,
+      breakerCooldownMs: 1000,
+      onExchange: (exchange) => exchanges.push(exchange),
+    });
+  });
+
+  it('opens after the threshold of failures in a row, fails fast, and closes after a successful probe', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(503, '');
+    pool.intercept({ path: '/v1/a', method: 'GET' }).replyWithError(reset());
+    expect((await failure(breaking.request({ method: 'GET', path: '/a' }))).upstreamStatus).toBe(503);
+    expect(breaking.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 1, reopensAt: undefined });
+    await failure(breaking.request({ method: 'GET', path: '/a' }));
+    expect(breaking.breakerStatus()).toEqual({ state: 'open', consecutiveFailures: 2, reopensAt: T0 + 1000 });
+
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(200, { id: 'a', count: 1 });
+    const fast = await failure(breaking.request({ method: 'POST', path: '/a' }));
+    expect(fast.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(fast.message).toBe(
+      'The platform is failing (2 failed requests in a row), so POST /a was not sent: it will be tried again at 2025-01-01T12:00:01.000Z (in 1.0 s)',
+    );
+    expect(agent.pendingInterceptors()).toHaveLength(1);
+    expect(exchanges.at(-1)).toMatchObject({ method: 'POST', status: undefined, retries: 0 });
+
+    vi.setSystemTime(T0 + 1000);
+    expect(breaking.breakerStatus().state).toBe('half-open');
+    expect((await breaking.request({ method: 'GET', path: '/a', schema: item })).data).toEqual({ id: 'a', count: 1 });
+    expect(breaking.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 0, reopensAt: undefined });
+  });
+
+  it('reopens when the probe fails, and refuses other requests while the probe is out', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(502, '').times(2);
+    await failure(breaking.request({ method: 'GET', path: '/a' }));
+    await failure(breaking.request({ method: 'GET', path: '/a' }));
+    vi.setSystemTime(T0 + 1500);
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(503, '').delay(30);
+    const probe = failure(breaking.request({ method: 'GET', path: '/a' }));
+    const meanwhile = await failure(breaking.request({ method: 'GET', path: '/a' }));
+    expect(meanwhile.message).toBe(
+      'The platform is failing (2 failed requests in a row), so GET /a was not sent: a trial request is under way, and it will be tried again once that one answers',
+    );
+    expect((await probe).upstreamStatus).toBe(503);
+    expect(breaking.breakerStatus()).toEqual({ state: 'open', consecutiveFailures: 3, reopensAt: T0 + 2500 });
+  });
+
+  it('does not count 4xx answers as failures, and a success resets the count', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(503, '');
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(404, '');
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(429, '');
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(500, '');
+    for (let i = 0; i < 4; i += 1) await failure(breaking.request({ method: 'GET', path: '/a' }));
+    expect(breaking.breakerStatus()).toEqual({ state: 'closed', consecutiveFailures: 1, reopensAt: undefined });
+  });
+
+  it('counts timeouts and lets the base URL ping be its probe', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/a', method: 'GET' }).reply(200, {}).delay(1000).times(2);
+    await failure(breaking.request({ method: 'GET', path: '/a' }));
+    await failure(breaking.request({ method: 'GET', path: '/a' }));
+    expect(breaking.breakerStatus().state).toBe('open');
+    expect(await breaking.ping()).toEqual({ reachable: false, durationMs: 0, reason: 'the circuit breaker is open' });
+    vi.setSystemTime(T0 + 1000);
+    pool.intercept({ path: '/v1', method: 'GET' }).reply(404, '');
+    expect(await breaking.ping()).toEqual({ reachable: true, status: 404, durationMs: expect.any(Number) });
+    expect(breaking.breakerStatus().state).toBe('closed');
+  });
+});
+
+describe('RestClient ping', () => {
+  it('finds the upstream reachable when its base URL answers below 500', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1', method: 'GET' }).reply(401, '');
+    agent.get(ORIGIN).intercept({ path: '/v1', method: 'GET' }).reply(503, '');
+    agent.get(ORIGIN).intercept({ path: '/v1', method: 'GET' }).replyWithError(refused());
+    expect(await client.ping()).toMatchObject({ reachable: true, status: 401 });
+    expect(await client.ping()).toMatchObject({ reachable: false, status: 503, reason: 'GET /v1 answered 503' });
+    expect(await client.ping()).toMatchObject({ reachable: false, reason: 'GET /v1 could not be reached (ECONNREFUSED)' });
+    expect(exchanges).toEqual([]);
+  });
+});
+
+describe('RestClient and invalid answers', () => {
+  const list = z.object({ items: z.array(item) });
+
+  it('reports malformed JSON and bodies that are not objects as UPSTREAM_INVALID_RESPONSE, without retrying', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, '{"id": "s1", "count":');
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s2', method: 'GET' }).reply(200, '"s2"');
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s3', method: 'GET' }).reply(200, '');
+    const malformed = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item }));
+    expect(malformed.extensions).toEqual({ code: 'UPSTREAM_INVALID_RESPONSE' });
+    expect(malformed.message).toBe('GET /spaces/s1 answered a body that is not JSON');
+    expect((await failure(client.request({ method: 'GET', path: '/spaces/s2', schema: item }))).message).toBe(
+      'GET /spaces/s2 answered a body that is not a JSON object',
+    );
+    expect((await failure(client.request({ method: 'GET', path: '/spaces/s3', schema: item }))).message).toBe('GET /spaces/s3 answered no body');
+    expect(exchanges.map((e) => [e.status, e.retries])).toEqual([
+      [200, 0],
+      [200, 0],
+      [200, 0],
+    ]);
+    expect(client.breakerStatus().consecutiveFailures).toBe(0);
+  });
+
+  it('logs an invalid operation and field once, whatever the ids and list positions', async () => {
+    const broken = (at: number) => ({ items: Array.from({ length: 10 }, (_, i) => ({ id: `i${i}`, count: i === at ? 'secret-value' : i })) });
+    agent.get(ORIGIN).intercept({ path: '/v1/orgs/AbC123/spaces', method: 'GET' }).reply(200, broken(3));
+    agent.get(ORIGIN).intercept({ path: '/v1/orgs/XyZ789/spaces', method: 'GET' }).reply(200, broken(7));
+    agent.get(ORIGIN).intercept({ path: '/v1/orgs/XyZ789/spaces', method: 'GET' }).reply(200, { items: [{ id: 1, count: 1 }] });
+    const first = await failure(client.request({ method: 'GET', path: '/orgs/AbC123/spaces', schema: list }));
+    expect(first.message).toBe('GET /orgs/AbC123/spaces answered a body that does not match the API at items.3.count: Invalid input: expected number, received string');
+    expect(first.message).not.toContain('secret-value');
+    expect((await failure(client.request({ method: 'GET', path: '/orgs/XyZ789/spaces', schema: list }))).message).toContain('at items.7.count');
+    expect((await failure(client.request({ method: 'GET', path: '/orgs/XyZ789/spaces', schema: list }))).message).toContain('at items.0.id');
+    expect(warnings).toEqual([
+      `Invalid upstream answer (logged once per operation and field): ${first.message}`,
+      expect.stringContaining('GET /orgs/XyZ789/spaces answered a body that does not match the API at items.0.id'),
+    ]);
+  });
+
+  it('logs through the client when a body it returned is parsed later (as the per-request cache does)', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1' });
+    const { data } = await client.request({ method: 'GET', path: '/spaces/s1', schema: z.unknown() });
+    expect(() => parseBody(item, data, 'GET', '/spaces/s1')).toThrow(
+      expect.objectContaining({ code: 'UPSTREAM_INVALID_RESPONSE', message: 'GET /spaces/s1 answered a body that does not match the API at count: Invalid input: expected number, received undefined' }),
+    );
+    expect(() => parseBody(item, data, 'GET', '/spaces/s1')).toThrow();
+    expect(warnings).toHaveLength(1);
+    // A body that did not come from a client is still refused, with nobody to log it.
+    expect(() => parseBody(item, { id: 1 }, 'GET', '/x')).toThrow(expect.objectContaining({ code: 'UPSTREAM_INVALID_RESPONSE' }));
+    expect(warnings).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
@@ -6,6 +7,7 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
   errorFromResponse,
+  redactSecrets,
 } from '../errors.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
@@ -29,7 +31,8 @@ export interface RestClientOptions {
   /** Base URL of the REST API, ending in `/v1` (for example `http://127.0.0.1:4010/v1`). */
   baseUrl: string;
   /**
-   * Milliseconds before a request (connection, headers and body) is abandoned.
+   * Milliseconds one request may take, every try and every wait between tries included
+   * (connection, headers and body); past it the request fails with UPSTREAM_TIMEOUT.
    * @default 10000
    */
   timeoutMs?: number;
@@ -43,8 +46,56 @@ export interface RestClientOptions {
    * The client does not close a dispatcher it was given.
    */
   dispatcher?: Dispatcher;
-  /** Called after every upstream exchange, successful or not. */
+  /** Called once per request, after its last try, successful or not. */
   onExchange?: (exchange: Exchange) => void;
+  /**
+   * Retries of a GET answered 502, 503 or 504 or whose connection was reset or refused, each
+   * after a random wait below `retryBaseDelayMs` doubled per retry, all within `timeoutMs`.
+   * Writes are retried only when the connection was refused: then nothing was sent.
+   * @default 2
+   */
+  maxRetries?: number;
+  /** Longest wait before the first retry; it doubles with each further retry. @default 50 */
+  retryBaseDelayMs?: number;
+  /**
+   * Failed tries in a row (connection errors, timeouts, 5xx answers; 4xx answers are not
+   * failures) that open the circuit breaker: requests then fail fast with UPSTREAM_UNAVAILABLE
+   * for `breakerCooldownMs`, after which one probe request is let through.
+   * @default 5
+   */
+  breakerThreshold?: number;
+  /** Milliseconds an open circuit breaker fails requests fast before letting a probe through. @default 5000 */
+  breakerCooldownMs?: number;
+  /**
+   * Where answers of the wrong shape (UPSTREAM_INVALID_RESPONSE) are reported: once per
+   * operation and field at fault, values never included.
+   * @default console
+   */
+  logger?: Pick<Console, 'warn'>;
+}
+
+/** The circuit breaker of the upstream origin, as health checks show it. */
+export interface BreakerStatus {
+  /**
+   * `closed`: requests go out; `open`: they fail fast; `half-open`: the cool-down is over and
+   * the next request (or the one under way) is the probe that closes or reopens it.
+   */
+  state: 'closed' | 'open' | 'half-open';
+  /** Failed tries in a row; a success resets it. */
+  consecutiveFailures: number;
+  /** When an open breaker lets a probe through (epoch milliseconds); undefined when closed. */
+  reopensAt: number | undefined;
+}
+
+/** What `RestClient.ping` found. */
+export interface PingResult {
+  /** The upstream answered a status below 500 in time. */
+  reachable: boolean;
+  /** The status it answered, if it answered. */
+  status?: number;
+  durationMs: number;
+  /** Why it is not reachable (no URL, no credentials). */
+  reason?: string;
 }
 
 export interface RestRequest<S extends z.ZodType | undefined> {
@@ -103,6 +154,12 @@ export class RestClient {
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
   private readonly onExchange: ((exchange: Exchange) => void) | undefined;
+  private readonly maxRetries: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly breaker: CircuitBreaker;
+  private readonly logger: Pick<Console, 'warn'>;
+  /** Operations and fields already logged as invalid, oldest first. */
+  private readonly reportedInvalid = new Set<string>();
 
   constructor(options: RestClientOptions) {
     const url = new URL(options.baseUrl);
@@ -110,6 +167,10 @@ export class RestClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.onExchange = options.onExchange;
+    this.maxRetries = options.maxRetries ?? 2;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
+    this.breaker = new CircuitBreaker(options.breakerThreshold ?? 5, options.breakerCooldownMs ?? 5_000);
+    this.logger = options.logger ?? console;
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
       this.ownsDispatcher = false;
@@ -126,6 +187,11 @@ export class RestClient {
     }
   }
 
+  /**
+   * Sends one request: retried as `maxRetries` says, within `timeoutMs` in all, refused at once
+   * while the circuit breaker is open. Resolves to the status and the body parsed with
+   * `schema`; rejects with a coded GatewayError.
+   */
   async request<S extends z.ZodType | undefined = undefined>(
     request: RestRequest<S>,
   ): Promise<RestResponse<S extends z.ZodType ? z.infer<S> : undefined>> {
@@ -137,30 +203,173 @@ export class RestClient {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    const startedAt = performance.now();
+    const deadline = performance.now() + this.timeoutMs;
+    let startedAt: number | undefined;
+    let endedAt: number | undefined;
     let status: number | undefined;
+    let tries = 0;
+    let waitedForRateLimit = false;
+    let failure: GatewayError | undefined;
     try {
-      const response = await this.dispatcher.request({
-        origin: this.origin,
-        path: this.basePath + path + queryString(query),
-        method,
-        headers,
-        body: payload,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      status = response.statusCode;
-      const text = await response.body.text();
-      const json = parseJson(text);
-      if (status >= 400) throw errorFromResponse(status, json, method, path);
-      if (!schema) return { status, data: undefined as never };
-      return { status, data: parseBody(schema, json, method, path) as never };
-    } catch (error) {
-      throw toGatewayError(error, method, path);
+      for (;;) {
+        const ticket = this.breaker.admit();
+        // A retry refused by the breaker reports what actually happened to this request.
+        if (!ticket) throw failure ?? this.breakerError(method, path);
+        startedAt ??= performance.now();
+        tries += 1;
+        const outcome = await this.tryOnce(method, this.basePath + path + queryString(query), headers, payload, deadline);
+        endedAt = performance.now();
+        let retryable = false;
+        let waitMs: number | undefined;
+        if ('error' in outcome) {
+          this.breaker.failed(ticket);
+          status = undefined;
+          const connection = outcome.timedOut ? undefined : connectionFailure(outcome.error);
+          failure = outcome.timedOut
+            ? new UpstreamTimeoutError(`${method} ${path} did not answer within ${this.timeoutMs} ms${tries > 1 ? ` (${tries} tries)` : ''}`)
+            : toGatewayError(outcome.error, method, path);
+          // A refused connection carried nothing, so even a write may go again.
+          retryable = connection === 'reset' ? method === 'GET' : connection === 'refused';
+        } else {
+          status = outcome.status;
+          if (status >= 500) this.breaker.failed(ticket);
+          else this.breaker.succeeded(ticket);
+          if (status < 400) {
+            if (!schema) return { status, data: undefined as never };
+            return { status, data: this.parseSuccess(schema, outcome.text, method, path) as never };
+          }
+          const retryAfter = status === 429 ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
+          failure = errorFromResponse(status, parseJson(outcome.text), method, path, {
+            retryAfter: retryAfter === undefined ? undefined : retryAfter / 1000,
+          });
+          if (method === 'GET' && RETRIED_STATUSES.has(status)) retryable = true;
+          else if (method === 'GET' && status === 429 && retryAfter !== undefined && !waitedForRateLimit) {
+            retryable = true;
+            waitMs = retryAfter;
+            waitedForRateLimit = true;
+          }
+        }
+        if (!retryable || tries > this.maxRetries) throw failure;
+        const wait = waitMs ?? Math.random() * this.retryBaseDelayMs * 2 ** (tries - 1);
+        if (performance.now() + wait >= deadline) throw failure;
+        await sleep(wait);
+      }
     } finally {
-      const exchange: Exchange = { method, path, status, startedAt, endedAt: performance.now(), retries: 0 };
+      const now = performance.now();
+      const exchange: Exchange = {
+        method,
+        path,
+        status,
+        startedAt: startedAt ?? now,
+        endedAt: endedAt ?? now,
+        retries: Math.max(0, tries - 1),
+      };
       this.onExchange?.(exchange);
       request.onExchange?.(exchange);
     }
+  }
+
+  /**
+   * Whether the upstream answers at all: a GET of the base URL without credentials, answered
+   * below 500 within `timeoutMs` (default: the request timeout, at most 2 s). It counts for the
+   * circuit breaker like any request (it is the probe when the cool-down is over, and is refused
+   * while the breaker is open), is never retried and is not reported to `onExchange`.
+   */
+  async ping(timeoutMs = Math.min(2_000, this.timeoutMs)): Promise<PingResult> {
+    const started = performance.now();
+    const ticket = this.breaker.admit();
+    if (!ticket) return { reachable: false, durationMs: 0, reason: 'the circuit breaker is open' };
+    const path = this.basePath || '/';
+    const outcome = await this.tryOnce('GET', path, { accept: 'application/json' }, undefined, started + timeoutMs);
+    const durationMs = performance.now() - started;
+    if ('error' in outcome) {
+      this.breaker.failed(ticket);
+      const reason = outcome.timedOut ? `GET ${path} did not answer within ${timeoutMs} ms` : toGatewayError(outcome.error, 'GET', path).message;
+      return { reachable: false, durationMs, reason };
+    }
+    if (outcome.status >= 500) {
+      this.breaker.failed(ticket);
+      return { reachable: false, status: outcome.status, durationMs, reason: `GET ${path} answered ${outcome.status}` };
+    }
+    this.breaker.succeeded(ticket);
+    return { reachable: true, status: outcome.status, durationMs };
+  }
+
+  /** The state of the circuit breaker of the upstream origin. */
+  breakerStatus(): BreakerStatus {
+    return this.breaker.status();
+  }
+
+  /** One try, never rejecting: the answer read in full, or why there is none. */
+  private async tryOnce(
+    method: HttpMethod,
+    requestPath: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    deadline: number,
+  ): Promise<TryOutcome> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), Math.max(1, deadline - performance.now()));
+    try {
+      const response = await this.dispatcher.request({
+        origin: this.origin,
+        path: requestPath,
+        method,
+        headers,
+        body: payload,
+        signal: controller.signal,
+      });
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      return { error, timedOut: controller.signal.aborted || isTimeout(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Parses a successful answer that should have a JSON body. */
+  private parseSuccess(schema: z.ZodType, text: string, method: HttpMethod, path: string): unknown {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      const error = new UpstreamContractError(`${method} ${path} answered ${text.length === 0 ? 'no body' : 'a body that is not JSON'}`);
+      this.reportInvalid(error, method, path);
+      throw error;
+    }
+    if (typeof json !== 'object' || json === null) {
+      // Every body of the API is a JSON object: callers that parse later (context.ts) could not log this one.
+      const error = new UpstreamContractError(`${method} ${path} answered a body that is not a JSON object`);
+      this.reportInvalid(error, method, path);
+      throw error;
+    }
+    receivers.set(json, (error) => this.reportInvalid(error, method, path));
+    return parseBody(schema, json, method, path);
+  }
+
+  /** Logs an invalid answer once per operation (ids left out) and field (list indexes left out). */
+  private reportInvalid(error: UpstreamContractError, method: string, path: string): void {
+    const key = `${method} ${operationOf(path)} ${error.bodyPath.replace(/(^|\.)\d+(?=\.|$)/g, '[]')}`;
+    if (this.reportedInvalid.has(key)) return;
+    if (this.reportedInvalid.size >= MAX_REPORTED_INVALID) {
+      const oldest = this.reportedInvalid.values().next().value;
+      if (oldest !== undefined) this.reportedInvalid.delete(oldest);
+    }
+    this.reportedInvalid.add(key);
+    this.logger.warn(redactSecrets(`Invalid upstream answer (logged once per operation and field): ${error.message}`));
+  }
+
+  private breakerError(method: string, path: string): UpstreamUnavailableError {
+    const { consecutiveFailures, reopensAt } = this.breaker.status();
+    const wait = reopensAt === undefined ? 0 : reopensAt - Date.now();
+    const next =
+      wait > 0
+        ? `it will be tried again at ${new Date(reopensAt!).toISOString()} (in ${(wait / 1000).toFixed(1)} s)`
+        : 'a trial request is under way, and it will be tried again once that one answers';
+    return new UpstreamUnavailableError(
+      `The platform is failing (${consecutiveFailures} failed requests in a row), so ${method} ${path} was not sent: ${next}`,
+    );
   }
 
   /** Closes the connections this client opened. */
@@ -170,17 +379,55 @@ export class RestClient {
 }
 
 /**
- * Parses a successful body with its zod schema; a mismatch is an UpstreamContractError naming
- * the first field at fault (values are not repeated: they may be secrets).
+ * Parses a successful body with its zod schema; a mismatch is an UpstreamContractError
+ * (UPSTREAM_INVALID_RESPONSE) naming the operation and the first field at fault (values are not
+ * repeated: they may be secrets). When the body came from a RestClient, that client logs it.
  */
 export function parseBody<S extends z.ZodType>(schema: S, json: unknown, method: string, path: string): z.infer<S> {
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-  throw new UpstreamContractError(
-    `${method} ${path} answered a body that does not match the API${where}: ${issue?.message ?? 'invalid'}`,
+  const at = issue ? issue.path.map(String).join('.') : '';
+  const operation = `${method} ${path.split('?')[0]}`;
+  const error = new UpstreamContractError(
+    `${operation} answered a body that does not match the API${at ? ` at ${at}` : ''}: ${describeIssue(issue)}`,
+    at,
   );
+  // context.ts parses a GET's body outside the client (one read serves several schemas): the
+  // client that received the body is found through it.
+  if (typeof json === 'object' && json !== null) receivers.get(json)?.(error);
+  throw error;
+}
+
+/** What is wrong, without the value at fault: zod's own messages name types, never values. */
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return 'invalid';
+  // Messages of refinements are written by hand and could repeat the value.
+  if (issue.code === 'custom') return 'fails a documented constraint';
+  return issue.message;
+}
+
+/** Bodies handed out by a client, with the function that logs them when they turn out invalid. */
+const receivers = new WeakMap<object, (error: UpstreamContractError) => void>();
+
+/** Most distinct operation and field pairs a client remembers having logged. */
+const MAX_REPORTED_INVALID = 1000;
+
+/** Path segments that are always followed by an id. */
+const COLLECTIONS = new Set(['orgs', 'spaces', 'collections', 'users', 'teams', 'members', 'link-invites', 'email-domains']);
+
+/**
+ * The operation a path belongs to, ids replaced by `{id}` (`/spaces/{id}`), so that a broken
+ * answer read for many ids is logged once. A segment is an id when it follows a collection name
+ * or does not look like a word (the platform's ids are random base62).
+ */
+function operationOf(path: string): string {
+  const segments = (path.split('?')[0] ?? '').split('/');
+  return segments
+    .map((segment, index) =>
+      index > 0 && segment && (COLLECTIONS.has(segments[index - 1] ?? '') || !/^[a-z]+(?:-[a-z]+)*$/.test(segment)) ? '{id}' : segment,
+    )
+    .join('/');
 }
 
 function parseJson(text: string): unknown {
@@ -192,19 +439,118 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Milliseconds to wait that a `Retry-After` value asks for: delay-seconds or an HTTP date
+ * (`Wed, 21 Oct 2015 07:28:00 GMT`; 0 when past). Undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Date.parse reads many formats; only an HTTP date (IMF-fixdate and its obsolete forms) names a weekday or a month.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Statuses after which a GET is tried again: the upstream or a proxy in front of it failed. */
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+
+type TryOutcome =
+  | { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { error: unknown; timedOut: boolean };
+
+/**
+ * Whether a failed try lost its connection: `refused` (no connection, so nothing was sent) or
+ * `reset` (the connection broke while the request was out); undefined for anything else.
+ */
+function connectionFailure(error: unknown): 'refused' | 'reset' | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    const { code, message, errors } = current as { code?: unknown; message?: unknown; errors?: unknown };
+    if (code === 'ECONNREFUSED') return 'refused';
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset';
+    if (typeof message === 'string' && /other side closed/i.test(message)) return 'reset';
+    // Connecting to a name with several addresses fails with one error per address.
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => connectionFailure(e) === 'refused')) return 'refused';
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+function isTimeout(error: unknown): boolean {
+  const err = error as { name?: string; code?: string } | undefined;
+  return err?.name === 'TimeoutError' || (err?.code !== undefined && TIMEOUT_CODES.has(err.code));
+}
+
 function toGatewayError(error: unknown, method: string, path: string): GatewayError {
   if (error instanceof GatewayError) return error;
-  const err = error as { name?: string; code?: string };
-  if (err?.name === 'TimeoutError' || (err?.code && TIMEOUT_CODES.has(err.code))) {
-    return new UpstreamTimeoutError(`${method} ${path} did not answer in time`);
-  }
+  const err = error as { code?: string } | undefined;
+  if (isTimeout(error)) return new UpstreamTimeoutError(`${method} ${path} did not answer in time`);
   return new UpstreamUnavailableError(
     `${method} ${path} could not be reached${err?.code ? ` (${err.code})` : ''}`,
   );
+}
+
+/** Permission for one try; the probe is the one try let through when an open breaker cools down. */
+interface Ticket {
+  probe: boolean;
+}
+
+/**
+ * Counts failed tries in a row against one origin; at the threshold it opens: tries are refused
+ * for the cool-down, then one probe goes out, whose success closes it and failure reopens it.
+ * Wall-clock time, so that `reopensAt` can be shown.
+ */
+class CircuitBreaker {
+  private failures = 0;
+  private openUntil: number | undefined;
+  private probing = false;
+
+  constructor(
+    private readonly threshold: number,
+    private readonly cooldownMs: number,
+  ) {}
+
+  status(): BreakerStatus {
+    const state = this.openUntil === undefined ? 'closed' : Date.now() < this.openUntil ? 'open' : 'half-open';
+    return { state, consecutiveFailures: this.failures, reopensAt: this.openUntil };
+  }
+
+  /** A ticket for one try, or undefined when the breaker refuses it. */
+  admit(): Ticket | undefined {
+    if (this.openUntil === undefined) return { probe: false };
+    if (this.probing || Date.now() < this.openUntil) return undefined;
+    this.probing = true;
+    return { probe: true };
+  }
+
+  succeeded(ticket: Ticket): void {
+    // A try admitted before the breaker opened proves less than the probe: only the probe closes it.
+    if (this.openUntil !== undefined && !ticket.probe) return;
+    this.failures = 0;
+    this.openUntil = undefined;
+    this.probing = false;
+  }
+
+  failed(ticket: Ticket): void {
+    this.failures += 1;
+    if (ticket.probe) {
+      this.probing = false;
+      this.openUntil = Date.now() + this.cooldownMs;
+    } else if (this.openUntil === undefined && this.failures >= this.threshold) {
+      this.openUntil = Date.now() + this.cooldownMs;
+    }
+  }
 }

@@ -1,0 +1,86 @@
+import type { Plugin } from 'graphql-yoga';
+import { redactSecrets } from './errors.js';
+import type { BreakerStatus, PingResult, RestClient } from './rest/client.js';
+
+/** Options of `useHealth`. */
+export interface HealthOptions {
+  /**
+   * Milliseconds `/ready` waits for the upstream's answer.
+   * @default the client's timeout, at most 2000
+   */
+  readyTimeoutMs?: number;
+}
+
+/** The body of a `/ready` answer. */
+export interface Readiness {
+  /** `ready` (200) or `unavailable` (503). */
+  status: 'ready' | 'unavailable';
+  /** Why the gateway is not ready; absent when it is. */
+  reason?: string;
+  upstream: { reachable: boolean; status?: number; durationMs: number; reason?: string };
+  breaker: { state: BreakerStatus['state']; consecutiveFailures: number; reopensAt?: string };
+}
+
+/**
+ * Health endpoints of the gateway:
+ * - `GET /health`: the process is up; always 200 `{"status":"ok"}` (it replaces the empty
+ *   answer of yoga's built-in health check).
+ * - `GET /ready`: 200 `{"status":"ready", upstream, breaker}` when the upstream answers a GET of
+ *   its base URL below 500 within a short timeout and the circuit breaker is closed; otherwise
+ *   503 `{"status":"unavailable", reason, upstream, breaker}`. The upstream's URL is never shown.
+ */
+export function useHealth(client: RestClient, options: HealthOptions = {}): Plugin {
+  return {
+    onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== '/ready' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+      return readiness(client, options.readyTimeoutMs).then((body) =>
+        endResponse(json(fetchAPI, body, body.status === 'ready' ? 200 : 503)),
+      );
+    },
+    // yoga's built-in check answers `/health` before any plugin sees the request, with an empty
+    // body; its answer is replaced here.
+    onResponse({ request, setResponse, fetchAPI }) {
+      if (new URL(request.url, 'http://localhost').pathname === '/health') setResponse(json(fetchAPI, { status: 'ok' }, 200));
+    },
+  };
+}
+
+/** Pings the upstream (which also serves as the breaker's probe once its cool-down is over). */
+export async function readiness(client: RestClient, timeoutMs?: number): Promise<Readiness> {
+  const ping: PingResult = await client.ping(timeoutMs);
+  const breaker = client.breakerStatus();
+  const upstream: Readiness['upstream'] = {
+    reachable: ping.reachable,
+    ...(ping.status !== undefined ? { status: ping.status } : {}),
+    durationMs: Math.round(ping.durationMs * 10) / 10,
+    ...(ping.reason !== undefined ? { reason: redactSecrets(ping.reason) } : {}),
+  };
+  const shownBreaker: Readiness['breaker'] = {
+    state: breaker.state,
+    consecutiveFailures: breaker.consecutiveFailures,
+    ...(breaker.reopensAt !== undefined ? { reopensAt: new Date(breaker.reopensAt).toISOString() } : {}),
+  };
+  if (breaker.state !== 'closed') {
+    const now =
+      breaker.state === 'open'
+        ? `requests fail fast until ${shownBreaker.reopensAt}`
+        : 'a trial request is under way, and requests fail fast until it answers';
+    return {
+      status: 'unavailable',
+      reason: `The platform is failing: the circuit breaker opened after ${breaker.consecutiveFailures} failed requests in a row; ${now}`,
+      upstream,
+      breaker: shownBreaker,
+    };
+  }
+  if (!ping.reachable) {
+    return { status: 'unavailable', reason: `The platform is not reachable: ${upstream.reason ?? 'no answer'}`, upstream, breaker: shownBreaker };
+  }
+  return { status: 'ready', upstream, breaker: shownBreaker };
+}
+
+function json(fetchAPI: { Response: typeof Response }, body: unknown, status: number): Response {
+  return new fetchAPI.Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  });
+}
