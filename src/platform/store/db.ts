@@ -22,7 +22,33 @@ export function openDatabase({ file }: OpenDatabaseOptions): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  cacheStatements(db);
   return db;
+}
+
+/** Most compiled statements kept (texts with `IN (?, ?, …)` lists vary with the list's length). */
+const MAX_CACHED_STATEMENTS = 1000;
+
+/**
+ * Makes `db.prepare` compile each distinct SQL text once: the routes prepare their statements
+ * where they use them, and compiling is most of the cost of a small query. The least recently
+ * used statements are dropped past MAX_CACHED_STATEMENTS. A statement whose mode is changed
+ * (`pluck`, `raw`, `expand`) keeps it, so such callers must set the mode they want on every use.
+ */
+function cacheStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const statements = new Map<string, ReturnType<Db['prepare']>>();
+  db.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (statement) {
+      statements.delete(source);
+    } else {
+      statement = prepare(source);
+      if (statements.size >= MAX_CACHED_STATEMENTS) statements.delete(statements.keys().next().value!);
+    }
+    statements.set(source, statement);
+    return statement;
+  }) as Db['prepare'];
 }
 
 function migrate(db: Db): void {
