@@ -52,6 +52,25 @@ export interface CreatePlatformOptions {
    * @default 0
    */
   delayMs?: number;
+  /**
+   * Called with every answer just before it is sent (errors, 404s and bodiless answers
+   * included), for tests that check answers against the API description. Must not throw.
+   */
+  onAnswer?: (answer: PlatformAnswer) => void;
+}
+
+/** One answer of the platform, as `CreatePlatformOptions.onAnswer` sees it. */
+export interface PlatformAnswer {
+  method: string;
+  /** Path and query as requested. */
+  url: string;
+  /** Route pattern that handled the request (`/v1/orgs/:organizationId`); undefined when no route matched. */
+  route: string | undefined;
+  status: number;
+  /** The `content-type` header of the answer, if any. */
+  contentType: string | undefined;
+  /** The body as sent; undefined when there is none. */
+  body: string | undefined;
 }
 
 /**
@@ -77,7 +96,7 @@ function requestForLog(request: { method: string; url: string }) {
 }
 
 /** Builds the embedded platform: the REST API of `platform-api.md` under `/v1`. Does not listen. */
-export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatformOptions): FastifyInstance {
+export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
     // Query strings may carry share keys and visitor tokens: logs show the path only.
     logger: logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
@@ -121,6 +140,17 @@ export function createPlatform({ db, logger = false, delayMs = 0 }: CreatePlatfo
   // Recorded before the answer leaves, so a client that got its answer finds it here.
   app.addHook('onSend', async (request, reply, payload) => {
     stats.answers.push({ method: request.method, url: request.url, status: reply.statusCode });
+    if (onAnswer) {
+      const type = reply.getHeader('content-type');
+      onAnswer({
+        method: request.method,
+        url: request.url,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        contentType: typeof type === 'string' ? type : undefined,
+        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined,
+      });
+    }
     return payload;
   });
 

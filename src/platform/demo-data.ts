@@ -203,11 +203,11 @@ function insertDemoData(db: Db): DemoTokens {
   }
 
   const insertOrg = db.prepare(
-    `INSERT INTO organizations (id, title, created_at, email_domains, hostname, type, use_case, default_role, plan)
-     VALUES (?, ?, ?, ?, ?, 'business', ?, ?, ?)`,
+    `INSERT INTO organizations (id, title, created_at, email_domains, hostname, type, use_case, default_role, plan, created_by)
+     VALUES (?, ?, ?, ?, ?, 'business', ?, ?, ?, ?)`,
   );
-  insertOrg.run(acme, 'Acme Docs', ago(420), JSON.stringify(['acme.test']), 'acme-docs', 'productDocs', 'read', 'pro');
-  insertOrg.run(globex, 'Globex', ago(210), JSON.stringify(['globex.test']), 'globex', 'internalDocs', null, 'free');
+  insertOrg.run(acme, 'Acme Docs', ago(420), JSON.stringify(['acme.test']), 'acme-docs', 'productDocs', 'read', 'pro', userIds.ada);
+  insertOrg.run(globex, 'Globex', ago(210), JSON.stringify(['globex.test']), 'globex', 'internalDocs', null, 'free', userIds.ada);
 
   const insertMember = db.prepare(
     'INSERT INTO members (org_id, user_id, role, sso, joined_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -340,7 +340,7 @@ function insertDemoData(db: Db): DemoTokens {
         key: 'p1',
         isVoid: false,
         data: { align: 'start' },
-        nodes: [{ object: 'text', leaves: [{ text: 'Answer in a friendly tone.' }] }],
+        nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Answer in a friendly tone.', marks: [] }] }],
       },
     ],
   };

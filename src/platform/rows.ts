@@ -25,6 +25,8 @@ export interface OrganizationRow {
   plan: string;
   merge_rules: string;
   logo: string | null;
+  /** The user who created the organization (migration 2; null only if that user is gone). */
+  created_by: string | null;
 }
 
 export interface MemberRow {

@@ -25,12 +25,13 @@ export function userJson(user: UserRow, links: Links) {
 }
 
 /**
- * An organization as seen by a member whose role is `role` (`null`: guest). Permissions
- * follow the rules documented in the README; only admins (`viewBilling`) get `billing`.
+ * An organization as seen by a member whose role is `role` (`null`: guest; `undefined`: someone
+ * outside it, who finds it by e-mail domain). Permissions follow the rules documented in the
+ * README; only admins (`viewBilling`) get `billing`.
  */
-export function organizationJson(db: Db, org: OrganizationRow, role: Role | null, links: Links) {
+export function organizationJson(db: Db, org: OrganizationRow, role: Role | null | undefined, links: Links) {
   const admin = role === 'admin';
-  const member = role !== null;
+  const member = role !== null && role !== undefined;
   return {
     object: 'organization' as const,
     id: org.id,
@@ -54,9 +55,12 @@ export function organizationJson(db: Db, org: OrganizationRow, role: Role | null
       app: `${links.app}/o/${org.id}`,
       ...(org.logo ? { logo: org.logo } : {}),
     },
-    trial: { status: 'none' },
+    // The platform offers no trials: none was ever started.
+    trial: { status: 'none', count: 0 },
     permissions: {
       view: true,
+      // Members and guests open the organization in the app; those outside it only see it listed.
+      access: role !== undefined,
       admin,
       ownTeam: admin,
       createContent: atLeast(role, 'create'),
@@ -174,6 +178,8 @@ export function memberJson(db: Db, member: MemberRow, user: UserRow, links: Link
     sso: member.sso === 1,
     spaces: spaces.n,
     teams: teams.n,
+    // Docs sites are not served yet, so no member has access to any; count them once they are.
+    sites: 0,
   };
 }
 
@@ -251,7 +257,7 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     organization: space.org_id,
     ...(space.parent_id ? { parent: space.parent_id } : {}),
     ...(space.language ? { language: space.language } : {}),
-    ...(space.git_sync ? { gitSync: JSON.parse(space.git_sync) } : {}),
+    ...(space.git_sync ? { gitSync: gitSyncJson(space) } : {}),
     ...(space.visitor_auth ? { visitorAuth: JSON.parse(space.visitor_auth) } : {}),
     revision: space.revision,
     defaultLevel: space.default_level,
@@ -271,5 +277,18 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
       review: atLeast(role, 'review'),
       installIntegration: atLeast(role, 'admin'),
     },
+  };
+}
+
+/**
+ * The Git Sync state of a space. A space has at most one Git Sync installation, so the space
+ * identifies it; the platform runs no authorization flow, so a configured installation is active.
+ * What the stored state says wins.
+ */
+function gitSyncJson(space: SpaceRow) {
+  return {
+    installationId: `git-${space.id}`,
+    installationStatus: 'active',
+    ...json.parse<Record<string, unknown>>(space.git_sync, {}),
   };
 }

@@ -1,7 +1,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { createPlatform } from './app.js';
+import { createPlatform, type CreatePlatformOptions } from './app.js';
 import { seedDemoData, type DemoTokens } from './demo-data.js';
 import { openDatabase, type Db } from './store/db.js';
 
@@ -18,6 +18,8 @@ export interface StartPlatformOptions {
   delayMs?: number;
   /** @default false */
   logger?: FastifyServerOptions['logger'];
+  /** See `CreatePlatformOptions.onAnswer`. */
+  onAnswer?: CreatePlatformOptions['onAnswer'];
 }
 
 export interface RunningPlatform {
@@ -38,7 +40,12 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   if (Object.keys(tokens).length > 0) {
     writeFileSync(join(options.dataDir, 'demo-tokens.json'), `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
   }
-  const app = createPlatform({ db, delayMs: options.delayMs ?? 0, logger: options.logger ?? false });
+  const app = createPlatform({
+    db,
+    delayMs: options.delayMs ?? 0,
+    logger: options.logger ?? false,
+    onAnswer: options.onAnswer,
+  });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 4010 });
   const address = app.server.address();

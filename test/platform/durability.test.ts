@@ -91,7 +91,7 @@ function instructions(text: string) {
     object: 'document',
     data: { schemaVersion: 1 },
     nodes: [
-      { object: 'block', type: 'paragraph', key: 'p1', isVoid: false, data: { align: 'start' }, nodes: [{ object: 'text', leaves: [{ text }] }] },
+      { object: 'block', type: 'paragraph', key: 'p1', isVoid: false, data: { align: 'start' }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] },
     ],
   };
 }

@@ -22,6 +22,7 @@ import {
   documentSchema,
   domainSchema,
   httpUrlSchema,
+  normalizedDocument,
   organizationMergeRulesSchema,
   roleOrGuestSchema,
 } from './schemas.js';
@@ -168,7 +169,7 @@ export function organizationRoutes(app: FastifyInstance): void {
         'SELECT o.* FROM organizations o, json_each(o.email_domains) d WHERE lower(d.value) = ? ORDER BY o.created_at, o.id',
       )
       .all(domain) as OrganizationRow[];
-    return { organizations: rows.map((row) => organizationJson(db, row, access.orgRole(row.id) ?? null, links)) };
+    return { organizations: rows.map((row) => organizationJson(db, row, access.orgRole(row.id), links)) };
   });
 }
 
@@ -178,15 +179,20 @@ interface AgentInstructionsRow {
   updated_by: string | null;
 }
 
+/**
+ * Agent instructions of an organization. Until someone writes them they are the empty document
+ * the organization started with, so they were last updated when, and by whom, it was created.
+ */
 function agentInstructionsJson(row: unknown, org: OrganizationRow, api: string) {
   const stored = row as AgentInstructionsRow | undefined;
+  const updatedBy = stored?.updated_by ?? org.created_by;
   return {
     object: 'agent-instructions' as const,
     instructions: stored
-      ? JSON.parse(stored.instructions)
+      ? normalizedDocument(JSON.parse(stored.instructions))
       : { object: 'document', data: { schemaVersion: 1 }, nodes: [] },
     updatedAt: stored?.updated_at ?? org.created_at,
-    ...(stored?.updated_by ? { updatedBy: stored.updated_by } : {}),
+    ...(updatedBy ? { updatedBy } : {}),
     urls: { location: `${api}/orgs/${org.id}/agent-instructions` },
   };
 }

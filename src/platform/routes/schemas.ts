@@ -60,13 +60,65 @@ export const domainSchema = z
   .string()
   .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name such as example.com');
 
-/** A rich-text document. */
+/** A node of a rich-text document: a block, an inline or a text (after `documentSchema`). */
+type DocumentNode =
+  | { object: 'block' | 'inline'; type: string; nodes?: DocumentNode[] | undefined; [key: string]: unknown }
+  | { object: 'text'; leaves: DocumentLeaf[]; [key: string]: unknown };
+
+interface DocumentLeaf {
+  object: 'leaf';
+  text: string;
+  marks: Array<{ object: 'mark'; type: string; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
+const nodeType = z
+  .string({ message: 'is required: the type of the node, such as paragraph' })
+  .min(1, 'is required: the type of the node, such as paragraph');
+
+// `object` of a leaf and of a mark can only be `leaf` and `mark`: clients may leave them out, and
+// a leaf without marks has none; answers always carry both, as the API description requires.
+const markSchema = z.looseObject({ object: z.literal('mark').default('mark'), type: nodeType });
+const leafSchema = z.looseObject({
+  object: z.literal('leaf').default('leaf'),
+  text: z.string({ message: 'must be a string' }),
+  marks: z.array(markSchema).default([]),
+});
+const textNodeSchema = z.looseObject({ object: z.literal('text'), leaves: z.array(leafSchema) });
+
+const childNodes: z.ZodType<DocumentNode[]> = z.lazy(() => z.array(nodeSchema));
+const blockNodeSchema = z.looseObject({ object: z.literal('block'), type: nodeType, nodes: childNodes.optional() });
+const inlineNodeSchema = z.looseObject({ object: z.literal('inline'), type: nodeType, nodes: childNodes.optional() });
+const nodeSchema = z.discriminatedUnion('object', [blockNodeSchema, inlineNodeSchema, textNodeSchema], {
+  message: 'must be a node whose object is block, inline or text',
+});
+
+/**
+ * A rich-text document: blocks at the top, every block and inline node with its `type`, text
+ * nodes with their leaves. Node-specific fields pass through unchanged; leaves and marks get
+ * their implied `object` (and leaves their `marks`) filled in.
+ */
 export const documentSchema = z.object({
   object: z.literal('document'),
   data: z.record(z.string(), z.unknown()),
-  nodes: z.array(z.unknown()),
+  nodes: z.array(
+    z.looseObject({
+      object: z.literal('block', { message: 'must be block: the top level of a document holds blocks' }),
+      type: nodeType,
+      nodes: childNodes.optional(),
+    }),
+  ),
   meta: z.record(z.string(), z.unknown()).optional(),
 });
+
+/**
+ * A stored document in the form answers carry (see `documentSchema`); one stored before that
+ * form was enforced is completed the same way, and anything unreadable is returned as stored.
+ */
+export function normalizedDocument(stored: unknown): unknown {
+  const parsed = documentSchema.safeParse(stored);
+  return parsed.success ? parsed.data : stored;
+}
 
 export const LANGUAGES = [
   'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr',

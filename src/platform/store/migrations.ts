@@ -132,4 +132,13 @@ export const migrations: string[] = [
     value TEXT NOT NULL
   );
   `,
+  // Version 2: who created each organization, the author of its first (empty) agent
+  // instructions. Organizations created before get their earliest admin.
+  `
+  ALTER TABLE organizations ADD COLUMN created_by TEXT REFERENCES users(id) ON DELETE SET NULL;
+  UPDATE organizations SET created_by = (
+    SELECT m.user_id FROM members m WHERE m.org_id = organizations.id AND m.role = 'admin'
+    ORDER BY m.joined_at, m.user_id LIMIT 1
+  );
+  `,
 ];
