@@ -37,6 +37,9 @@ export function isOrgMember(db: Db, orgId: string, userId: string): boolean {
   return findMember(db, orgId, userId) !== undefined;
 }
 
+/** What the access rules read of a collection or a space. */
+export type AccessFields = Pick<CollectionRow & SpaceRow, 'id' | 'org_id' | 'parent_id' | 'default_level'>;
+
 /**
  * Decides what one user may see and do. One instance per request: the answers are memoized,
  * since a listing asks the same questions for many items.
@@ -45,6 +48,10 @@ export class Access {
   private readonly memberships = new Map<string, MemberRow | null>();
   private readonly teamIds = new Map<string, string[]>();
   private readonly collectionRoles = new Map<string, Role | null>();
+  /** Best role granted directly to the user or their teams, by `kind:id`, per organization. */
+  private readonly grants = new Map<string, Map<string, Role>>();
+  /** What a collection passes down to its content, by collection id. */
+  private readonly inherited = new Map<string, { granted: Role | null; level: string | null }>();
 
   constructor(
     readonly db: Db,
@@ -99,17 +106,50 @@ export class Access {
     return ids;
   }
 
-  /** The best role granted directly on one item, to the user or to one of their teams. */
+  /**
+   * The best role granted directly on one item, to the user or to one of their teams. Every
+   * grant of the user in the organization is read at once, since a listing asks for each item.
+   */
   private directGrant(kind: 'collection' | 'space', id: string, orgId: string): Role | null {
-    const teams = this.userTeams(orgId);
-    const placeholders = teams.map(() => '?').join(',');
-    const rows = this.db
-      .prepare(
-        `SELECT role FROM content_permissions WHERE content_type = ? AND content_id = ?
-         AND ((principal_type = 'user' AND principal_id = ?)${teams.length ? ` OR (principal_type = 'team' AND principal_id IN (${placeholders}))` : ''})`,
-      )
-      .all(kind, id, this.user.id, ...teams) as Array<{ role: Role }>;
-    return rows.reduce<Role | null>((best, row) => higher(best, row.role), null);
+    let grants = this.grants.get(orgId);
+    if (!grants) {
+      const teams = this.userTeams(orgId);
+      const rows = this.db
+        .prepare(
+          `SELECT content_type AS kind, content_id AS id, role FROM content_permissions
+           WHERE (principal_type = 'user' AND principal_id = ?)
+              OR (principal_type = 'team' AND principal_id IN (SELECT value FROM json_each(?)))`,
+        )
+        .all(this.user.id, JSON.stringify(teams)) as Array<{ kind: string; id: string; role: Role }>;
+      grants = new Map();
+      for (const row of rows) {
+        const key = `${row.kind}:${row.id}`;
+        grants.set(key, higher(grants.get(key) ?? null, row.role)!);
+      }
+      this.grants.set(orgId, grants);
+    }
+    return grants.get(`${kind}:${id}`) ?? null;
+  }
+
+  /**
+   * What a collection passes down to what it contains: the best grant on it and its ancestors,
+   * and the nearest explicit `defaultLevel` up the chain (null when every level inherits).
+   */
+  private inheritedFrom(collectionId: string, seen: Set<string> = new Set()): { granted: Role | null; level: string | null } {
+    const known = this.inherited.get(collectionId);
+    if (known) return known;
+    const collection = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(collectionId) as CollectionRow | undefined;
+    let result: { granted: Role | null; level: string | null } = { granted: null, level: null };
+    if (collection && !seen.has(collectionId)) {
+      seen.add(collectionId);
+      const above = collection.parent_id ? this.inheritedFrom(collection.parent_id, seen) : { granted: null, level: null };
+      result = {
+        granted: higher(this.directGrant('collection', collection.id, collection.org_id), above.granted),
+        level: collection.default_level !== 'inherit' ? collection.default_level : above.level,
+      };
+    }
+    this.inherited.set(collectionId, result);
+    return result;
   }
 
   /**
@@ -118,7 +158,7 @@ export class Access {
    * `defaultLevel` (or the organization role when all levels inherit), which applies to
    * members but not to guests.
    */
-  collectionRole(collection: CollectionRow): Role | null {
+  collectionRole(collection: AccessFields): Role | null {
     const cached = this.collectionRoles.get(collection.id);
     if (cached !== undefined) return cached;
     const role = this.contentRole('collection', collection);
@@ -127,26 +167,17 @@ export class Access {
   }
 
   /** Effective role on a space; same rules as collections, through the parent chain. */
-  spaceRole(space: SpaceRow): Role | null {
+  spaceRole(space: AccessFields): Role | null {
     return this.contentRole('space', space);
   }
 
-  private contentRole(kind: 'collection' | 'space', item: CollectionRow | SpaceRow): Role | null {
+  private contentRole(kind: 'collection' | 'space', item: AccessFields): Role | null {
     const orgRole = this.orgRole(item.org_id);
     if (orgRole === undefined) return null;
     if (orgRole === 'admin') return 'admin';
-    let granted = this.directGrant(kind, item.id, item.org_id);
-    let level: string | null = item.default_level === 'inherit' ? null : item.default_level;
-    let parentId = item.parent_id;
-    const seen = new Set<string>();
-    while (parentId && !seen.has(parentId)) {
-      seen.add(parentId);
-      const parent = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(parentId) as CollectionRow | undefined;
-      if (!parent) break;
-      granted = higher(granted, this.directGrant('collection', parent.id, parent.org_id));
-      if (level === null && parent.default_level !== 'inherit') level = parent.default_level;
-      parentId = parent.parent_id;
-    }
+    const above = item.parent_id ? this.inheritedFrom(item.parent_id) : { granted: null, level: null };
+    const granted = higher(this.directGrant(kind, item.id, item.org_id), above.granted);
+    const level = item.default_level === 'inherit' ? above.level : item.default_level;
     const base: Role | null = orgRole === null ? null : ((level ?? orgRole) as Role | null);
     return higher(base, granted);
   }

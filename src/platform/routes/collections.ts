@@ -28,6 +28,7 @@ import {
   endPosition,
   moveItem,
   requireTargetCollection,
+  rowsById,
   treeOrder,
 } from './positions.js';
 import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from './schemas.js';
@@ -96,7 +97,9 @@ export function collectionRoutes(app: FastifyInstance): void {
       .collections.filter((collection) => nested || collection.parent_id === null)
       .map((collection) => ({ collection, role: access.collectionRole(collection) }))
       .filter((entry) => entry.role !== null);
-    return pageFromArray(visible, window, ({ collection, role }) => collectionJson(collection, role, links));
+    const page = pageFromArray(visible, window);
+    const rows = rowsById<CollectionRow>(db, 'collections', page.items.map((entry) => entry.collection.id));
+    return { ...page, items: page.items.map(({ collection, role }) => collectionJson(rows.get(collection.id)!, role, links)) };
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {

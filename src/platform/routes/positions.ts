@@ -18,8 +18,14 @@ export interface Sibling {
 
 const sameItem = (a: Pick<Sibling, 'kind' | 'id'>, b: Pick<Sibling, 'kind' | 'id'>) => a.kind === b.kind && a.id === b.id;
 
+// One collator for every comparison: `localeCompare` builds one per call.
+const collate = new Intl.Collator().compare;
+
 function byPosition<T extends { position: number; created_at: string; id: string }>(a: T, b: T): number {
-  return a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+  if (a.position !== b.position) return a.position - b.position;
+  // Timestamps are ISO 8601 in one format: their text sorts as their time.
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return collate(a.id, b.id);
 }
 
 /** The siblings under `parentId` (`null`: root) of an organization, in display order. */
@@ -145,12 +151,16 @@ export function requireTargetCollection(
  * Every collection and non-deleted space of an organization in tree order: the children of
  * each parent by position, each collection followed by its own content (depth first).
  */
-export function treeOrder(db: Db, orgId: string): { collections: CollectionRow[]; spaces: SpaceRow[] } {
-  const collections = db.prepare('SELECT * FROM collections WHERE org_id = ?').all(orgId) as CollectionRow[];
+export function treeOrder(db: Db, orgId: string): { collections: TreeRow[]; spaces: TreeRow[] } {
+  // Only what ordering and the access rules read: whole rows cost several times as much, and a
+  // page needs them for its own items alone (see `rowsById`).
+  const collections = db
+    .prepare(`SELECT ${TREE_COLUMNS} FROM collections WHERE org_id = ?`)
+    .all(orgId) as TreeRow[];
   const spaces = db
-    .prepare('SELECT * FROM spaces WHERE org_id = ? AND deleted_at IS NULL')
-    .all(orgId) as SpaceRow[];
-  type Node = { kind: 'collection'; row: CollectionRow } | { kind: 'space'; row: SpaceRow };
+    .prepare(`SELECT ${TREE_COLUMNS} FROM spaces WHERE org_id = ? AND deleted_at IS NULL`)
+    .all(orgId) as TreeRow[];
+  type Node = { kind: 'collection'; row: TreeRow } | { kind: 'space'; row: TreeRow };
   const children = new Map<string | null, Node[]>();
   const add = (node: Node) => {
     const list = children.get(node.row.parent_id) ?? [];
@@ -159,7 +169,7 @@ export function treeOrder(db: Db, orgId: string): { collections: CollectionRow[]
   };
   for (const row of collections) add({ kind: 'collection', row });
   for (const row of spaces) add({ kind: 'space', row });
-  const result = { collections: [] as CollectionRow[], spaces: [] as SpaceRow[] };
+  const result = { collections: [] as TreeRow[], spaces: [] as TreeRow[] };
   const walk = (parentId: string | null) => {
     const nodes = (children.get(parentId) ?? []).sort((a, b) => byPosition(a.row, b.row));
     for (const node of nodes) {
@@ -173,6 +183,17 @@ export function treeOrder(db: Db, orgId: string): { collections: CollectionRow[]
   };
   walk(null);
   return result;
+}
+
+const TREE_COLUMNS = 'id, org_id, parent_id, default_level, position, created_at';
+
+/** What `treeOrder` reads of a collection or a space. */
+export type TreeRow = Pick<CollectionRow & SpaceRow, 'id' | 'org_id' | 'parent_id' | 'default_level' | 'position' | 'created_at'>;
+
+/** Whole rows of `table` by id, for the items of one page. */
+export function rowsById<R extends { id: string }>(db: Db, table: 'collections' | 'spaces', ids: readonly string[]): Map<string, R> {
+  const rows = db.prepare(`SELECT * FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as R[];
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** Ids of a collection and of every collection nested in it, at any depth. */

@@ -23,7 +23,7 @@ import { spaceJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from './merge-rules.js';
-import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection, treeOrder } from './positions.js';
+import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection, rowsById, treeOrder } from './positions.js';
 import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 
@@ -78,7 +78,9 @@ export function spaceRoutes(app: FastifyInstance): void {
     const visible = treeOrder(db, org.id)
       .spaces.map((space) => ({ space, role: access.spaceRole(space) }))
       .filter((entry) => entry.role !== null);
-    return pageFromArray(visible, window, ({ space, role }) => spaceJson(space, role, links));
+    const page = pageFromArray(visible, window);
+    const rows = rowsById<SpaceRow>(db, 'spaces', page.items.map((entry) => entry.space.id));
+    return { ...page, items: page.items.map(({ space, role }) => spaceJson(rows.get(space.id)!, role, links)) };
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/spaces', async (request, reply) => {
