@@ -241,7 +241,8 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     object: 'space' as const,
     id: space.id,
     title: space.title,
-    ...(space.emoji ? { emoji: space.emoji } : {}),
+    // The description's value for "no emoji" is "".
+    emoji: space.emoji ?? '',
     visibility: space.visibility,
     createdAt: space.created_at,
     updatedAt: space.updated_at,

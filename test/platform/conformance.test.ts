@@ -376,8 +376,9 @@ describe('the validator', () => {
       const [method = '', path = ''] = entry.operation.split(' ');
       expect(checker.findOperation(method, `/v1${path}`)?.name).toBe(entry.operation);
     }
-    // Pending: a space without emoji stands for the description's "" until the gateway is ready.
-    expect(checker.check(answer('GET /v1/spaces/:spaceId', 200, space))).toBeUndefined();
+    // A space must carry its emoji, "" for none.
+    expect(checker.check(answer('GET /v1/spaces/:spaceId', 200, { ...space, emoji: '' }))).toBeUndefined();
+    expect(checker.check(answer('GET /v1/spaces/:spaceId', 200, space))?.messages).toEqual(["/emoji: must have required property 'emoji'"]);
     expect(checker.check(answer('GET /v1/spaces/:spaceId', 200, { ...space, emoji: 5 }))?.messages).toEqual(['/emoji: must be string']);
   });
 });

@@ -283,7 +283,8 @@ describe('PATCH /spaces/{spaceId}', () => {
     expect(Date.parse(answer.body.updatedAt)).toBeGreaterThan(Date.parse(created.updatedAt));
     const noEmoji = await p.api('PATCH', `/spaces/${created.id}`, { body: { emoji: null } });
     expect(noEmoji.status).toBe(200);
-    expect(noEmoji.body.emoji).toBeUndefined();
+    // Removed: "", the description's value for no emoji.
+    expect(noEmoji.body.emoji).toBe('');
     expect((await p.api('GET', `/spaces/${created.id}`)).body).toMatchObject({ title: 'Patched', editMode: 'locked' });
   });
 

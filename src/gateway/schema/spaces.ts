@@ -115,7 +115,7 @@ SpaceNode.implement({
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the space on the platform.' }),
     title: t.exposeString('title', { description: 'Title of the space (at most 50 characters).' }),
-    emoji: t.string({ nullable: true, description: 'Emoji shown as its icon; null when there is none.', resolve: (s) => s.emoji ?? null }),
+    emoji: t.string({ nullable: true, description: 'Emoji shown as its icon; null when there is none.', resolve: (s) => s.emoji || null }),
     visibility: t.field({ type: SpaceVisibilityEnum, description: 'Who can read it.', resolve: (s) => s.visibility }),
     editMode: t.field({
       type: SpaceEditModeEnum,
