@@ -24,17 +24,51 @@ export function maskExecutionError(error: unknown, log: (message: string) => voi
   return new GatewayError('INTERNAL_SERVER_ERROR', 'Unexpected error.');
 }
 
+/** What the answers yoga sends without a body mean, by status. */
+const BODILESS: Record<number, { code: ErrorCode; reason: string; message: string }> = {
+  404: { code: 'NOT_FOUND', reason: 'NOT_FOUND', message: 'Nothing is served at this path: send GraphQL requests to the GraphQL endpoint' },
+  406: {
+    code: 'BAD_USER_INPUT',
+    reason: 'NOT_ACCEPTABLE',
+    message: 'The Accept header allows none of the formats of the answer: accept application/json, application/graphql-response+json or text/event-stream',
+  },
+  415: {
+    code: 'BAD_USER_INPUT',
+    reason: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Unsupported content type: send the request as application/json (or application/graphql, application/x-www-form-urlencoded, multipart/form-data)',
+  },
+};
+
+/**
+ * The refusal yoga answers without a body (an unknown path, an unsupported content type, an
+ * Accept header it cannot satisfy), given a JSON body with a coded error like every other answer;
+ * undefined for any other response.
+ */
+export function describeBodilessRefusal(response: Response): Response | undefined {
+  if (response.status < 400 || response.body !== null) return undefined;
+  const known = BODILESS[response.status] ?? { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST', message: `The request was refused (HTTP ${response.status})` };
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json; charset=utf-8');
+  const body = { errors: [{ message: known.message, extensions: { code: known.code, reason: known.reason } }] };
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+}
+
 /**
  * Gives every error of every answer a code of the gateway's list and strips what it should not
  * carry: parse and validation failures and malformed requests become BAD_USER_INPUT (the
  * GraphQL code stays in `extensions.reason`), messages lose embedded credentials, and nothing
- * of the original error (which may echo the request body) is kept.
+ * of the original error (which may echo the request body) is kept. Refusals that yoga answers
+ * without a body get one.
  */
 export function useErrorPolicy(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result)) setResult(result.map(normalizeResult));
       else if (!isAsyncIterable(result)) setResult(normalizeResult(result));
+    },
+    onResponse({ response, setResponse }) {
+      const described = describeBodilessRefusal(response);
+      if (described) setResponse(described);
     },
   };
 }

@@ -1,5 +1,18 @@
-import { parse } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  Lexer,
+  parse,
+  Source,
+  TokenKind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { GatewayError } from './errors.js';
 
 /** The bounds the gateway puts on every request, before and while it runs. */
 export interface GatewayLimits {
@@ -42,6 +55,18 @@ function tooLarge(limit: number): Response {
   return new Response(JSON.stringify(body), { status: 413, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
+/** A refusal of the request itself: BAD_USER_INPUT, status 400, with what it is and any `details`. */
+function refusal(message: string, reason: string, details: Record<string, unknown> = {}): GatewayError {
+  const error = new GatewayError('BAD_USER_INPUT', message);
+  Object.assign(error.extensions, { reason, ...details, http: { status: 400 } });
+  return error;
+}
+
+/** The error for `variables` or `extensions` parameters (of a GET or a form) that are not JSON. */
+function invalidParameterJson(): GatewayError {
+  return refusal('The "variables" and "extensions" parameters must be JSON objects: one is not valid JSON', 'BAD_REQUEST');
+}
+
 /**
  * Reads a request body up to `limit` bytes; undefined when it is larger (reading stops there,
  * so a huge body costs no more than the limit).
@@ -70,25 +95,152 @@ async function readBounded(request: Request, limit: number): Promise<Uint8Array<
 }
 
 /**
+ * Deepest nesting of brackets (`{`, `[`, `(`) the parser accepts. The parser, the validation and
+ * the cost analysis recurse once (or more) per level, so a document nested thousands of levels
+ * deep would overflow the stack; no real operation comes near this (fields nest at most 15 deep).
+ */
+export const MAX_NESTING = 500;
+
+const OPENING: ReadonlySet<string> = new Set([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING: ReadonlySet<string> = new Set([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/**
+ * Deepest bracket nesting of the first `maxTokens` tokens of a document, read with the lexer
+ * (without recursion, so any depth is measured safely). A lexical error ends the count: the
+ * parser reports it.
+ */
+export function nestingDepth(source: Source, maxTokens: number): number {
+  const lexer = new Lexer(source);
+  let depth = 0;
+  let deepest = 0;
+  try {
+    for (let read = 0; read <= maxTokens; read += 1) {
+      const token = lexer.advance();
+      if (token.kind === TokenKind.EOF) break;
+      if (OPENING.has(token.kind)) deepest = Math.max(deepest, (depth += 1));
+      else if (CLOSING.has(token.kind)) depth -= 1;
+    }
+  } catch {
+    // A lexical error: left to the parser, which reports it with its position.
+  }
+  return deepest;
+}
+
+/**
+ * Parses with the token limit, after refusing documents nested deeper than `MAX_NESTING` with a
+ * syntax error.
+ */
+function boundedParse(source: string | Source, options: Parameters<typeof parse>[1], maxTokens: number) {
+  const text = typeof source === 'string' ? new Source(source) : source;
+  const depth = nestingDepth(text, maxTokens);
+  if (depth > MAX_NESTING) {
+    throw refusal(`Syntax Error: the document nests ${depth} levels of brackets, the limit is ${MAX_NESTING}.`, 'GRAPHQL_PARSE_FAILED', {
+      limit: 'nesting',
+      value: depth,
+      max: MAX_NESTING,
+    });
+  }
+  return parse(text, { ...options, maxTokens });
+}
+
+/**
+ * Fields an operation selects once its fragments are expanded, counting each field once per
+ * place it is reached from (a fragment spread twice counts twice). Linear in the document's size,
+ * however the fragments multiply: each fragment is counted once and remembered. A spread of itself
+ * (a cycle, which validation reports anyway) adds nothing.
+ */
+export function expandedFieldCount(document: DocumentNode): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const counted = new Map<string, number>();
+  const expanding = new Set<string>();
+  const count = (selectionSet: SelectionSetNode): number => {
+    let fields = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) fields += 1 + (selection.selectionSet ? count(selection.selectionSet) : 0);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) fields += count(selection.selectionSet);
+      else fields += fragmentCount(selection.name.value);
+    }
+    return fields;
+  };
+  const fragmentCount = (name: string): number => {
+    const known = counted.get(name);
+    if (known !== undefined) return known;
+    const fragment = fragments.get(name);
+    if (!fragment || expanding.has(name)) return 0;
+    expanding.add(name);
+    const fields = count(fragment.selectionSet);
+    expanding.delete(name);
+    counted.set(name, fields);
+    return fields;
+  };
+  let largest = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) largest = Math.max(largest, count(definition.selectionSet));
+  }
+  return largest;
+}
+
+/**
+ * A validation rule refusing a document whose operation, fragments expanded, selects more than
+ * `max` fields. Fragments that spread others several times multiply a small document into an
+ * exponential number of fields, which every walk of the operation (the cost analysis first) would
+ * pay for; without fragments, a document within the token limit never comes near this bound.
+ */
+export function maxExpandedFieldsRule(max: number): ValidationRule {
+  return (context: ValidationContext) => {
+    const fields = expandedFieldCount(context.getDocument());
+    if (fields > max) {
+      const value = Number.isFinite(fields) ? fields : Number.MAX_VALUE;
+      context.reportError(
+        new GraphQLError(
+          `Query too large: with its fragments expanded it selects ${value > 1e15 ? 'more than 10^15' : value} fields, the limit is ${max}; spread fewer fragments in one another`,
+          { extensions: { code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED', limit: 'expandedFields', value, max } },
+        ),
+      );
+    }
+    return {};
+  };
+}
+
+/**
  * Bounds what a request can make the gateway do before any resolver runs: the body size (413
- * with a coded error, without reading past the limit) and the number of tokens the parser reads.
+ * with a coded error, without reading past the limit), the number of tokens the parser reads, how
+ * deep brackets nest (`MAX_NESTING`), and the number of fields an operation selects with its
+ * fragments expanded (twice what `maxTokens` tokens can select without fragments). Parameters of
+ * a GET or a form that are not JSON are refused as bad input, not failed as internal errors.
  */
 export function useInputLimits(limits: Pick<GatewayLimits, 'maxRequestBytes' | 'maxTokens'>): Plugin {
   const { maxRequestBytes, maxTokens } = limits;
+  const expandedFields = maxExpandedFieldsRule(2 * maxTokens);
   return {
     onRequestParse({ request, requestParser, setRequestParser, endResponse }) {
       const declared = Number(request.headers.get('content-length') ?? Number.NaN);
       if (declared > maxRequestBytes) return endResponse(tooLarge(maxRequestBytes));
+      if (!requestParser) return;
       // A declared length is enforced by the HTTP framing; a body without one is read with a bound.
-      if (!request.body || !Number.isNaN(declared) || !requestParser) return;
+      const bounded = !request.body || !Number.isNaN(declared);
       setRequestParser(async (incoming) => {
-        const body = await readBounded(incoming, maxRequestBytes);
-        if (!body) return tooLarge(maxRequestBytes);
-        return requestParser(new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
+        try {
+          if (bounded) return await requestParser(incoming);
+          const body = await readBounded(incoming, maxRequestBytes);
+          if (!body) return tooLarge(maxRequestBytes);
+          return await requestParser(new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
+        } catch (error) {
+          // yoga reads `variables` and `extensions` of a query string or a form with a bare
+          // JSON.parse: its SyntaxError would be answered as an internal error.
+          if (error instanceof SyntaxError) throw invalidParameterJson();
+          throw error;
+        }
       });
     },
     onParse({ setParseFn }) {
-      setParseFn((source, options) => parse(source, { ...options, maxTokens }));
+      setParseFn((source, options) => boundedParse(source, options, maxTokens));
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(expandedFields);
     },
   };
 }
