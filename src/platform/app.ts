@@ -1,4 +1,4 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type ConnectionError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { Access } from './access.js';
@@ -123,7 +123,7 @@ const MAX_PARAM_LENGTH = 500;
 
 /** Node's refusals of requests it cannot read, by error code: status and what to tell the client. */
 const CLIENT_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request header fields too large: the request line and headers may take at most 16 KB'],
+  HPE_HEADER_OVERFLOW: [431, `Request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes`],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout: the request did not arrive in time'],
   HPE_INVALID_METHOD: [400, 'Malformed request: invalid method'],
