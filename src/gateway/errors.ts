@@ -22,7 +22,8 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 const USER_INFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
 const TOKEN_PARAMS = /([?&#](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature)=)[^&#\s]*/gi;
 const SHARE_PARAMS = /([?&#](?:shareKey|visitorAuthToken)=)[^&#\s]*/gi;
-const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+// "Bearer tokens" and the like are prose, not a credential: left as they are.
+const BEARER = /(bearer\s+)(?!(?:tokens?|scheme|authentication|authorization)\b)[A-Za-z0-9._~+/=-]+/gi;
 
 /**
  * Removes secrets from a text bound for an error or a log: credentials embedded in URLs

@@ -40,6 +40,9 @@ export function platformKey(value: string, typename: string | readonly string[])
   if (trimmed.length > MAX_ID_LENGTH) {
     throw new BadUserInputError(`An id of ${wanted} has at most ${MAX_ID_LENGTH} characters`);
   }
+  if (LONE_SURROGATE.test(trimmed)) {
+    throw new BadUserInputError(`An id of ${wanted} must be well-formed text: it holds half of a UTF-16 surrogate pair`);
+  }
   const global = decodeKnownGlobalId(trimmed);
   if (!global) return trimmed;
   if (typenames.includes(global.typename)) return global.id;
@@ -47,9 +50,24 @@ export function platformKey(value: string, typename: string | readonly string[])
   throw new BadUserInputError(`Expected the id of ${wanted}, got the global ID of ${article(global.typename)} ${global.typename}`);
 }
 
+/** Half of a UTF-16 surrogate pair standing alone: such text has no URI encoding. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * URI-encodes one part of an id or a path; text that has no encoding (a lone surrogate) is
+ * BAD_USER_INPUT, not a crash.
+ */
+export function encodePart(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    throw new BadUserInputError('An id must be well-formed text: it holds half of a UTF-16 surrogate pair');
+  }
+}
+
 /** Joins the parts of a composite key (`organizationId` + `teamId`); parts are URI-encoded. */
 export function compositeKey(...parts: string[]): string {
-  return parts.map(encodeURIComponent).join('/');
+  return parts.map(encodePart).join('/');
 }
 
 /** Splits a composite key made by `compositeKey`; throws BAD_USER_INPUT when malformed. */

@@ -453,4 +453,13 @@ describe('redactSecrets', () => {
     expect(redactSecrets('GET /spaces/x?shareKey=s3cret')).toBe('GET /spaces/x?shareKey=***');
     expect(redactSecrets('mail me at ada@acme.test')).toBe('mail me at ada@acme.test');
   });
+
+  it('masks bearer tokens but leaves prose about them alone', () => {
+    expect(redactSecrets('sent Authorization: Bearer D7XyqB37fR7o1zHF8XMK')).toBe('sent Authorization: Bearer ***');
+    expect(redactSecrets('bearer abc.def-ghi')).toBe('bearer ***');
+    expect(redactSecrets('Unsupported authorization scheme: only Bearer tokens are accepted')).toBe(
+      'Unsupported authorization scheme: only Bearer tokens are accepted',
+    );
+    expect(redactSecrets('Bearer tokenABC123')).toBe('Bearer ***');
+  });
 });

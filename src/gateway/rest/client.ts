@@ -9,6 +9,7 @@ import {
   errorFromResponse,
   redactSecrets,
 } from '../errors.js';
+import { encodePart } from '../ids.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
@@ -119,12 +120,12 @@ export interface RestResponse<T> {
 
 /**
  * Builds a path with every interpolated value URI-encoded, so ids can never change the route:
- * route`/orgs/${id}/members` → `/orgs/a%2Fb/members`.
+ * route`/orgs/${id}/members` → `/orgs/a%2Fb/members`. A value with no encoding is BAD_USER_INPUT.
  */
 export function route(strings: TemplateStringsArray, ...values: Array<string | number>): string {
   return strings.reduce(
     (path, part, index) =>
-      path + part + (index < values.length ? encodeURIComponent(String(values[index])) : ''),
+      path + part + (index < values.length ? encodePart(String(values[index])) : ''),
     '',
   );
 }
