@@ -173,7 +173,9 @@ function countFields(selectionSet: SelectionSetNode, walk: Walk, seen: Set<strin
 
 /**
  * Adds what `selectionSet`, selected on `type` once for each of `multiplier` objects at `depth`,
- * costs. `root` marks the operation's root selection.
+ * costs. `root` marks the operation's root selection. `expanded` holds the fragments already
+ * expanded for these objects: as in execution, a fragment spread twice on the same objects
+ * selects its fields once (which also keeps the walk linear in the document).
  */
 function visit(
   selectionSet: SelectionSetNode,
@@ -182,25 +184,25 @@ function visit(
   depth: number,
   root: boolean,
   walk: Walk,
-  fragmentsInPath: Set<string>,
+  expanded: Set<string>,
 ): void {
   for (const selection of selectionSet.selections) {
     if (!included(selection.directives, walk)) continue;
     if (selection.kind === Kind.INLINE_FRAGMENT) {
       const narrowed = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : type;
-      visit(selection.selectionSet, (narrowed ?? type) as GraphQLCompositeType, multiplier, depth, root, walk, fragmentsInPath);
+      visit(selection.selectionSet, (narrowed ?? type) as GraphQLCompositeType, multiplier, depth, root, walk, expanded);
       continue;
     }
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
       const name = selection.name.value;
       const fragment = walk.fragments[name];
-      // Validation refuses cycles; the guard only keeps a bad document from looping here.
-      if (!fragment || fragmentsInPath.has(name)) continue;
+      if (!fragment || expanded.has(name)) continue;
+      expanded.add(name);
       const narrowed = walk.schema.getType(fragment.typeCondition.name.value) ?? type;
-      visit(fragment.selectionSet, narrowed as GraphQLCompositeType, multiplier, depth, root, walk, new Set(fragmentsInPath).add(name));
+      visit(fragment.selectionSet, narrowed as GraphQLCompositeType, multiplier, depth, root, walk, expanded);
       continue;
     }
-    visitField(selection, type, multiplier, depth, root, walk, fragmentsInPath);
+    visitField(selection, type, multiplier, depth, root, walk);
   }
 }
 
@@ -211,7 +213,6 @@ function visitField(
   depth: number,
   root: boolean,
   walk: Walk,
-  fragmentsInPath: Set<string>,
 ): void {
   const { cost } = walk;
   if (node.alias && node.alias.value !== node.name.value) cost.aliases += 1;
@@ -238,10 +239,10 @@ function visitField(
 
   if (connection) {
     const first = typeof args.first === 'number' ? Math.max(0, args.first) : DEFAULT_PAGE_SIZE;
-    visitConnection(node.selectionSet, target as GraphQLCompositeType, multiplier, first, depth + 1, walk, fragmentsInPath);
+    visitConnection(node.selectionSet, target as GraphQLCompositeType, multiplier, first, depth + 1, walk);
     return;
   }
-  visit(node.selectionSet, target as GraphQLCompositeType, multiplier * items, depth + 1, false, walk, fragmentsInPath);
+  visit(node.selectionSet, target as GraphQLCompositeType, multiplier * items, depth + 1, false, walk, new Set());
 }
 
 /**
@@ -255,21 +256,24 @@ function visitConnection(
   first: number,
   depth: number,
   walk: Walk,
-  fragmentsInPath: Set<string>,
 ): void {
   const { cost } = walk;
   const fields = (type as { getFields(): Record<string, GraphQLField<unknown, unknown>> }).getFields();
   let itemsCounted = false;
-  const eachField = (set: SelectionSetNode, seen: Set<string>) => {
+  const expanded = new Set<string>();
+  const eachField = (set: SelectionSetNode) => {
     for (const selection of set.selections) {
       if (!included(selection.directives, walk)) continue;
       if (selection.kind === Kind.INLINE_FRAGMENT) {
-        eachField(selection.selectionSet, seen);
+        eachField(selection.selectionSet);
         continue;
       }
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = walk.fragments[selection.name.value];
-        if (fragment && !seen.has(selection.name.value)) eachField(fragment.selectionSet, new Set(seen).add(selection.name.value));
+        if (fragment && !expanded.has(selection.name.value)) {
+          expanded.add(selection.name.value);
+          eachField(fragment.selectionSet);
+        }
         continue;
       }
       if (selection.alias && selection.alias.value !== selection.name.value) cost.aliases += 1;
@@ -279,10 +283,10 @@ function visitConnection(
       if (!itemsCounted) cost.nodes += multiplier * first;
       itemsCounted = true;
       const itemType = getNamedType(fields[name]!.type) as GraphQLCompositeType;
-      visit(selection.selectionSet, itemType, multiplier * first, depth + 1, false, walk, fragmentsInPath);
+      visit(selection.selectionSet, itemType, multiplier * first, depth + 1, false, walk, new Set());
     }
   };
-  eachField(selectionSet, new Set());
+  eachField(selectionSet);
 }
 
 /** A connection type: a page with `edges` and `pageInfo`. */

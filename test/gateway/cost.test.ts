@@ -124,6 +124,15 @@ describe('extensions.cost', () => {
     expect(costOf(result)).toMatchObject({ nodes: 3, maxUpstreamRequests: 3, upstreamRequests: 1, dedupedRequests: 2 });
   });
 
+  it('counts a fragment spread twice on the same objects once, as execution merges it', async () => {
+    const result = await g.gql(`
+      { organizations(first: 10) { nodes { ...Spaces ... on Organization { ...Spaces } } } }
+      fragment Spaces on Organization { spaces(first: 5) { nodes { title } } }
+    `);
+    expect(result.errors).toBeUndefined();
+    expect(costOf(result)).toMatchObject({ nodes: 10 + 10 * 5, maxUpstreamRequests: 1 + 10, upstreamRequests: 3 });
+  });
+
   it('is on every answer, a refused or unparsable one included', async () => {
     const broken = await g.gql(`{ organizations { nodes { title }`);
     expect(broken.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
