@@ -54,7 +54,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The embedded platform in a process of its own, as a remote API would be. */
-async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
     env: {
@@ -75,6 +75,7 @@ async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{
   });
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
         child.removeAllListeners('exit');
@@ -180,6 +181,10 @@ async function scenarios(run: Running): Promise<Scenario[]> {
 }
 
 async function nestedQueries(): Promise<void> {
+  for (const delay of [DELAY, 0]) await nestedQueriesAt(delay);
+}
+
+async function nestedQueriesAt(DELAY: number): Promise<void> {
   const run = await start(DELAY);
   try {
     console.log(`\n## Nested queries, ${DELAY} ms injected per upstream request, ${ROUNDS} rounds each\n`);
@@ -452,6 +457,39 @@ async function runtime(): Promise<void> {
     console.log(`| resident memory after 20,000 requests | ${atEnd.toFixed(0)} MB | ≤ 160 MB, no growth after 10,000 |`);
     console.log(`| gateway CPU per one-object read (concurrency 16, after 2,000 to warm up) | ${cpuPerRequest.toFixed(3)} ms | ≤ 0.30 ms |`);
     console.log(`| throughput at concurrency 16, second half | ${second.rps.toFixed(0)} requests/s (first half ${first.rps.toFixed(0)}) | |`);
+
+    // The org dashboard, one at a time: the gateway's CPU for a whole nested query.
+    const dashboard = (await scenarios(run)).find((scenario) => scenario.name.startsWith('org dashboard'))!;
+    for (let index = 0; index < 100; index += 1) dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
+    const dashboards = 500;
+    const dashboardCpu = cpuMs(gateway.pid);
+    for (let index = 0; index < dashboards; index += 1) dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
+    console.log(`| gateway CPU per org dashboard (8 upstream requests, one at a time) | ${((cpuMs(gateway.pid) - dashboardCpu) / dashboards).toFixed(2)} ms | half the figure before |`);
+
+    // The platform's own time for a page of 100 spaces, as a reader (roles computed per space).
+    for (let index = 0; index < 100; index += 1) {
+      const created = await request(`${platform.url}/orgs/acme/spaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Bench space ${index}` }),
+      });
+      assert.equal(created.statusCode, 201);
+      await created.body.dump();
+    }
+    const reader = Object.entries(JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>).find(
+      ([email]) => email.startsWith('finn@'),
+    )![1];
+    const list = async () => {
+      const response = await request(`${platform.url}/orgs/acme/spaces?limit=100`, { headers: { authorization: `Bearer ${reader}` } });
+      const body = (await response.body.json()) as { items: unknown[] };
+      assert.equal(response.statusCode, 200);
+      assert.equal(body.items.length, 100);
+    };
+    for (let index = 0; index < 100; index += 1) await list();
+    const lists = 500;
+    const platformCpu = cpuMs(platform.pid);
+    for (let index = 0; index < lists; index += 1) await list();
+    console.log(`| platform CPU per page of 100 spaces (a reader: roles per space) | ${((cpuMs(platform.pid) - platformCpu) / lists).toFixed(2)} ms | ≤ 1 ms |`);
   } finally {
     await gateway.stop();
     await platform.stop();
