@@ -10,6 +10,7 @@ import { parse } from 'graphql';
 import { MockAgent, request } from 'undici';
 import { operationCost } from '../src/gateway/cost.js';
 import { schema } from '../src/gateway/schema/index.js';
+import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
 import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
 import { criticalPath } from '../src/gateway/rest/critical-path.js';
@@ -304,17 +305,6 @@ async function gatewayAlone(): Promise<void> {
   console.log('|---|---:|---:|---:|');
   console.log(`| space(id) { platformId title visibility } | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.rps.toFixed(0)} |`);
 }
-
-/** The dashboard of the cost model: 50 organizations, 100 spaces each with two links, 20 members. */
-const COST_DASHBOARD = `{
-  organizations(first: 50) {
-    nodes {
-      title
-      spaces(first: 100) { nodes { title organization { title } parent { title } } }
-      members(first: 20) { nodes { role user { displayName } } }
-    }
-  }
-}`;
 
 /**
  * The share of the gateway's time spent computing the cost of an operation: the analysis alone

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/server.js';
+import { COST_DASHBOARD } from '../fixtures/dashboards.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 let g: TestGateway;
@@ -22,17 +23,6 @@ interface Cost {
 
 const costOf = (result: { extensions?: Record<string, unknown> }) => result.extensions?.cost as Cost;
 
-/** The dashboard of the issue that the old complexity rule refused (complexity 66354). */
-const DASHBOARD = `{
-  organizations(first: 50) {
-    nodes {
-      title
-      spaces(first: 100) { nodes { title organization { title } parent { title } } }
-      members(first: 20) { nodes { role user { displayName } } }
-    }
-  }
-}`;
-
 interface DashboardData {
   organizations: {
     nodes: Array<{
@@ -45,7 +35,7 @@ interface DashboardData {
 
 describe('extensions.cost', () => {
   it('runs the dashboard with its exact upstream count and cost', async () => {
-    const result = await g.gql<DashboardData>(DASHBOARD);
+    const result = await g.gql<DashboardData>(COST_DASHBOARD);
     expect(result.errors).toBeUndefined();
     const organizations = result.data!.organizations.nodes;
     expect(organizations.map((org) => org.title)).toEqual(['Acme Docs', 'Globex']);
@@ -206,7 +196,7 @@ describe('limits', () => {
 
 describe('x-explain: 1', () => {
   it('lists exactly the requests the platform received, with the fields each served', async () => {
-    const result = await g.gql<DashboardData>(DASHBOARD, undefined, { headers: { 'x-explain': '1' } });
+    const result = await g.gql<DashboardData>(COST_DASHBOARD, undefined, { headers: { 'x-explain': '1' } });
     expect(result.errors).toBeUndefined();
     const explain = result.extensions?.explain as {
       requests: Array<{ method: string; path: string; status: number; startMs: number; durationMs: number; retries: number; fields: string[]; shared: number }>;
