@@ -25,6 +25,19 @@ export const url = z.string().transform(redactUrlCredentials);
 
 /** A page of results: `{ next?: { page }, count, items }`. */
 export function page<T extends z.ZodType>(item: T) {
+  let schema = pages.get(item) as ReturnType<typeof pageOf<T>> | undefined;
+  if (!schema) {
+    schema = pageOf(item);
+    pages.set(item, schema);
+  }
+  return schema;
+}
+
+// One page schema per item schema: zod compiles a schema on its first use, and the per-request
+// cache of parsed answers is keyed by schema.
+const pages = new WeakMap<z.ZodType, z.ZodType>();
+
+function pageOf<T extends z.ZodType>(item: T) {
   return z.object({
     next: z.object({ page: z.string() }).nullish(),
     count: z.number().int().nonnegative(),
