@@ -93,7 +93,7 @@ async function start(delayMs: number): Promise<Running> {
   const exchanges: Exchange[] = [];
   const client = new RestClient({ baseUrl: platform.url, onExchange: (exchange) => exchanges.push(exchange) });
   const gateway = createGateway({ client, graphiql: { enabled: false } });
-  const server = createServer(gateway.yoga);
+  const server = createServer(gateway.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -63,7 +63,7 @@ const gateway = createGateway({
   graphiql: { enabled: true, ...(adminToken && isLoopback(config.HOST) ? { defaultToken: adminToken } : {}) },
 });
 
-const server = createServer(gateway.yoga);
+const server = createServer(gateway.handle);
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.PORT, config.HOST, resolve);

@@ -26,7 +26,14 @@ const NO_COST: OperationCost = { nodes: 0, maxUpstreamRequests: 0, depth: 0, ali
  * upstream request; every answer then carries `extensions.cost`, and a request with
  * `x-explain: 1` also `extensions.explain` (each upstream request and the fields it served).
  */
-export function useOperationCost(limits: GatewayLimits): Plugin & { startedAt(request: Request): number } {
+export function useOperationCost(limits: GatewayLimits): Plugin & {
+  /** When `request` arrived (now when it was not recorded). */
+  startedAt(request: Request): number;
+  /** Records when `request` arrived, for a request that did not pass through yoga's `onRequest`. */
+  arrived(request: Request, at: number): void;
+  /** `result` with `extensions.cost` (and `extensions.explain` when asked), as every answer has them. */
+  withCost(request: Request, result: ExecutionResult): ExecutionResult;
+} {
   const arrivals = new WeakMap<Request, number>();
   const contexts = new WeakMap<Request, GatewayContext & { cost?: OperationCost }>();
   return {
@@ -47,20 +54,28 @@ export function useOperationCost(limits: GatewayLimits): Plugin & { startedAt(re
     },
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !isResult(result)) return;
-      const ctx = contexts.get(request);
-      const cost = ctx?.cost ?? NO_COST;
-      const report: CostReport = {
-        nodes: cost.nodes,
-        maxUpstreamRequests: cost.maxUpstreamRequests,
-        upstreamRequests: ctx?.api.usage.sent ?? 0,
-        dedupedRequests: ctx?.api.usage.deduped ?? 0,
-        durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,
-      };
-      const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
-      if (ctx?.trace) extensions.explain = ctx.trace.report();
-      setResult({ ...result, extensions });
+      setResult(withCost(request, result));
     },
+    arrived(request, at) {
+      arrivals.set(request, at);
+    },
+    withCost,
   };
+
+  function withCost(request: Request, result: ExecutionResult): ExecutionResult {
+    const ctx = contexts.get(request);
+    const cost = ctx?.cost ?? NO_COST;
+    const report: CostReport = {
+      nodes: cost.nodes,
+      maxUpstreamRequests: cost.maxUpstreamRequests,
+      upstreamRequests: ctx?.api.usage.sent ?? 0,
+      dedupedRequests: ctx?.api.usage.deduped ?? 0,
+      durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,
+    };
+    const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
+    if (ctx?.trace) extensions.explain = ctx.trace.report();
+    return { ...result, extensions };
+  }
 }
 
 function isResult(value: unknown): value is ExecutionResult {

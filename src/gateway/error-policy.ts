@@ -73,7 +73,8 @@ export function useErrorPolicy(): Plugin {
   };
 }
 
-function normalizeResult<R extends ExecutionResult>(result: R): R {
+/** `result` with every error given a code of the gateway's list (see `useErrorPolicy`). */
+export function normalizeResult<R extends ExecutionResult>(result: R): R {
   if (!result.errors?.length) return result;
   return { ...result, errors: result.errors.map(normalizeError) };
 }

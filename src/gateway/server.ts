@@ -1,8 +1,9 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext } from './context.js';
 import { useOperationCost } from './cost-plugin.js';
-import { maskExecutionError, useErrorPolicy } from './error-policy.js';
+import { maskExecutionError, normalizeResult, useErrorPolicy } from './error-policy.js';
 import { useHealth } from './health.js';
+import { createHttpFront, type HttpFront } from './http.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
 import { schema } from './schema/index.js';
@@ -28,13 +29,20 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
+  /** Node's request listener of the gateway: `createServer(gateway.handle)`. */
+  handle: HttpFront['handle'];
+  /** The same dispatch for a fetch-API request (tests, embedding). */
+  fetch: HttpFront['fetch'];
+  /** Requests answered by the direct lane and by yoga (see `http.ts`). */
+  served: HttpFront['served'];
+  /** The yoga server behind the front: GraphiQL, GET, forms and every unusual request. */
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   client: RestClient;
   /** Closes the upstream connections. */
   close(): Promise<void>;
 }
 
-/** Builds the gateway (yoga at `/graphql`) without listening: call `yoga.fetch` or mount it in a server. */
+/** Builds the gateway (GraphQL at `/graphql`) without listening: call `fetch`, or mount `handle` in a Node server. */
 export function createGateway(options: GatewayOptions): Gateway {
   if (!options.client && !options.upstreamUrl) throw new Error('createGateway needs upstreamUrl or client');
   const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, ...options.clientOptions });
@@ -71,7 +79,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client)],
     logging: false,
   });
-  return { yoga, client, close: () => client.close() };
+  const front = createHttpFront({
+    yoga,
+    maxRequestBytes: limits.maxRequestBytes,
+    arrived: cost.arrived,
+    finish: (request, result) => normalizeResult(cost.withCost(request, result)),
+    log: (message) => logger.error(message),
+  });
+  return { handle: front.handle, fetch: front.fetch, served: front.served, yoga, client, close: () => client.close() };
 }
 
 function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) => Promise<string> {

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 async function roundTrips(query: string, variables: Record<string, unknown> = {}) {
   exchanges.length = 0;
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+  const response = await gateway.fetch('http://gateway.test/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
     body: JSON.stringify({ query, variables }),

@@ -179,7 +179,7 @@ describe('limits', () => {
     const strict = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxNodes: 100 } });
     try {
       const ask = async (first: number) => {
-        const response = await strict.yoga.fetch('http://gateway.test/graphql', {
+        const response = await strict.fetch('http://gateway.test/graphql', {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${g.platform.adminToken}` },
           body: JSON.stringify({ query: `{ organizations(first: ${first}) { nodes { title } } }` }),

@@ -23,7 +23,7 @@ async function post(body: string, logged: string[] = []) {
     graphiql: { enabled: false },
     logger: { error: (message: string) => logged.push(message), info: () => {} },
   });
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+  const response = await gateway.fetch('http://gateway.test/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${g.platform.adminToken}` },
     body,
@@ -178,7 +178,7 @@ describe('what the platform answers', () => {
     const gateway = createGateway({ client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }), graphiql: { enabled: false } });
     return {
       async run(query: string) {
-        const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+        const response = await gateway.fetch('http://gateway.test/graphql', {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
           body: JSON.stringify({ query }),

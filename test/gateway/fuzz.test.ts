@@ -66,7 +66,7 @@ interface Answer {
   json: unknown;
 }
 
-/** Sends one request through `yoga.fetch`, measures it, and records every rule it breaks. */
+/** Sends one request through the gateway's `fetch`, measures it, and records every rule it breaks. */
 async function send(request: Sent): Promise<Answer> {
   const headers: Record<string, string> =
     request.defaults === false ? {} : { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` };
@@ -83,12 +83,12 @@ async function send(request: Sent): Promise<Answer> {
   let text = '';
   let contentType = '';
   try {
-    const response = await gateway.yoga.fetch(url, { method, headers, body: request.body ?? null, ...(request.body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+    const response = await gateway.fetch(url, { method, headers, body: request.body ?? null, ...(request.body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
     status = response.status;
     contentType = response.headers.get('content-type') ?? '';
     text = await response.text();
   } catch (error) {
-    problems.push(`${request.label}: yoga.fetch threw ${String(error)}`);
+    problems.push(`${request.label}: gateway.fetch threw ${String(error)}`);
     return { status, ms: 0, text, json: undefined };
   }
   const ms = performance.now() - started;
@@ -559,7 +559,7 @@ describe('the gateway under hostile input', () => {
     const times: number[] = [];
     for (let i = 0; i < 5; i += 1) {
       const started = performance.now();
-      const response = await gateway.yoga.fetch(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await gateway.fetch(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const answer = (await response.json()) as { errors: Array<{ extensions: { code: string } }> };
       times.push(performance.now() - started);
       expect(response.status).toBe(413);
@@ -570,7 +570,7 @@ describe('the gateway under hostile input', () => {
   });
 
   it('still answers a normal query correctly afterwards', async () => {
-    const response = await gateway.yoga.fetch(ENDPOINT, {
+    const response = await gateway.fetch(ENDPOINT, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
       body: JSON.stringify({ query: '{ viewer { displayName } organization(id: "acme") { platformId } }' }),

@@ -195,7 +195,7 @@ describe('transport failures', () => {
       });
     });
     const down = createGateway({ upstreamUrl: `http://user:hunter2@127.0.0.1:${port}/v1`, graphiql: { enabled: false } });
-    const response = await down.yoga.fetch('http://gateway.test/graphql', {
+    const response = await down.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
       body: JSON.stringify({ query: '{ viewer { displayName } }' }),

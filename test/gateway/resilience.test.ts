@@ -59,7 +59,7 @@ function gatewayThroughProxy(options: Omit<RestClientOptions, 'baseUrl'> = {}, u
 
 async function gql(gateway: Gateway, query: string, headers: Record<string, string> = {}) {
   const started = performance.now();
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+  const response = await gateway.fetch('http://gateway.test/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}`, ...headers },
     body: JSON.stringify({ query }),
@@ -69,7 +69,7 @@ async function gql(gateway: Gateway, query: string, headers: Record<string, stri
 }
 
 async function get(gateway: Gateway, path: string) {
-  const response = await gateway.yoga.fetch(`http://gateway.test${path}`);
+  const response = await gateway.fetch(`http://gateway.test${path}`);
   return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as any };
 }
 
