@@ -57,7 +57,7 @@ async function freePort(): Promise<number> {
 /** The embedded platform in a process of its own, as a remote API would be. */
 async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/platform/main.js'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

@@ -111,6 +111,9 @@ export const pageParams = {
     .optional(),
 };
 
+/** The query of a list endpoint that takes nothing but a page. */
+export const pageQuery = z.object(pageParams);
+
 export const DEFAULT_PAGE_SIZE = 50;
 
 /** The largest offset a page token may carry; beyond it SQLite would refuse the OFFSET. */

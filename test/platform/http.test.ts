@@ -255,6 +255,25 @@ describe('logs', () => {
   });
 });
 
+describe('request statistics', () => {
+  it('keep the latest requests, not every request since the start', async () => {
+    const { createPlatform } = await import('../../src/platform/app.js');
+    const app = createPlatform({ db: p.db });
+    for (let index = 0; index < 2100; index += 1) {
+      const response = await app.inject({ method: 'GET', url: `/v1/orgs/${DEMO.orgs.acme}?n=${index}`, headers: { authorization: `Bearer ${p.adminToken}` } });
+      expect(response.statusCode).toBe(200);
+    }
+    const { stats } = app;
+    await app.close();
+    expect(stats.count).toBe(2100);
+    expect(stats.requests.length).toBeGreaterThanOrEqual(1000);
+    expect(stats.requests.length).toBeLessThanOrEqual(2000);
+    expect(stats.requests.at(-1)).toBe(`GET /v1/orgs/${DEMO.orgs.acme}?n=2099`);
+    expect(stats.answers.length).toBeLessThanOrEqual(2000);
+    expect(stats.answers.at(-1)).toEqual({ method: 'GET', url: `/v1/orgs/${DEMO.orgs.acme}?n=2099`, status: 200 });
+  });
+});
+
 describe('guests', () => {
   it('cannot list who has access to a collection shared with them', async () => {
     const gus = { token: p.token(DEMO.users.gus) };

@@ -13,6 +13,7 @@ import {
   newId,
   pageFromArray,
   pageParams,
+  pageQuery,
   pageWindow,
   parseBody,
   parseQuery,
@@ -153,7 +154,7 @@ export function collectionRoutes(app: FastifyInstance): void {
   app.get<CollectionParams>('/collections/:collectionId/spaces', async (request) => {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
-    const window = pageWindow(parseQuery(z.object(pageParams), request.query));
+    const window = pageWindow(parseQuery(pageQuery, request.query));
     const spaces = db
       .prepare('SELECT * FROM spaces WHERE parent_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id')
       .all(collection.id) as SpaceRow[];
@@ -254,7 +255,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
     requireNotGuest(access, collection.org_id);
-    const window = pageWindow(parseQuery(z.object(pageParams), request.query));
+    const window = pageWindow(parseQuery(pageQuery, request.query));
     const rows = db
       .prepare(
         `SELECT u.*, cp.role AS grant_role FROM content_permissions cp JOIN users u ON u.id = cp.principal_id

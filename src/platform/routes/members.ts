@@ -23,6 +23,9 @@ import { roleOrGuestSchema } from './schemas.js';
 import { canManageTeam } from './teams.js';
 
 const orderParam = z.enum(['asc', 'desc'], { message: 'must be asc or desc' }).default('desc');
+const memberRoleBody = z.strictObject({ role: roleOrGuestSchema });
+const userSpacesQuery = z.object({ ...pageParams, order: orderParam });
+const userTeamsQuery = z.object({ ...pageParams, title: z.string().optional() });
 
 const listMembersQuery = z.object({
   ...pageParams,
@@ -148,7 +151,7 @@ export function memberRoutes(app: FastifyInstance): void {
     const ctx = request.ctx;
     const { db, access } = ctx;
     const org = access.requireOrg(request.params.organizationId, 'admin');
-    const body = parseBody(z.strictObject({ role: roleOrGuestSchema }), request.body);
+    const body = parseBody(memberRoleBody, request.body);
     const member = requireMember(db, org.id, request.params.userId);
     if (body.role !== 'admin' && isLastAdmin(db, member)) {
       throw conflict('The last admin of an organization cannot be demoted');
@@ -183,7 +186,7 @@ export function memberRoutes(app: FastifyInstance): void {
     if (request.params.userId !== user.id && access.orgRole(org.id) !== 'admin') {
       throw forbidden("Listing another member's spaces needs the admin role");
     }
-    const query = parseQuery(z.object({ ...pageParams, order: orderParam }), request.query);
+    const query = parseQuery(userSpacesQuery, request.query);
     const window = pageWindow(query);
     const member = requireMember(db, org.id, request.params.userId);
     const targetAccess = member.user_id === user.id ? access : new Access(db, userRow(db, member.user_id));
@@ -207,7 +210,7 @@ export function memberRoutes(app: FastifyInstance): void {
     const ctx = request.ctx;
     const { db, access } = ctx;
     const org = access.requireOrgMember(request.params.organizationId);
-    const query = parseQuery(z.object({ ...pageParams, title: z.string().optional() }), request.query);
+    const query = parseQuery(userTeamsQuery, request.query);
     const window = pageWindow(query);
     const member = requireMember(db, org.id, request.params.userId);
     const conditions = ['t.org_id = ?', 'tm.user_id = ?'];

@@ -8,7 +8,7 @@ import {
   notFoundInBody,
   now,
   pageOf,
-  pageParams,
+  pageQuery,
   pageWindow,
   parseBody,
   parseQuery,
@@ -26,6 +26,8 @@ import {
   organizationMergeRulesSchema,
   roleOrGuestSchema,
 } from './schemas.js';
+
+const instructionsBody = z.strictObject({ instructions: documentSchema });
 
 const updateOrganizationBody = z
   .strictObject({
@@ -49,7 +51,7 @@ const updateOrganizationBody = z
 export function organizationRoutes(app: FastifyInstance): void {
   app.get('/orgs', async (request) => {
     const { db, user, links } = request.ctx;
-    const window = pageWindow(parseQuery(z.object(pageParams), request.query));
+    const window = pageWindow(parseQuery(pageQuery, request.query));
     const where = 'FROM organizations o JOIN members m ON m.org_id = o.id WHERE m.user_id = ? AND m.disabled = 0';
     const { n } = db.prepare(`SELECT COUNT(*) AS n ${where}`).get(user.id) as { n: number };
     const rows = db
@@ -150,7 +152,7 @@ export function organizationRoutes(app: FastifyInstance): void {
   app.put<{ Params: { organizationId: string } }>('/orgs/:organizationId/agent-instructions', async (request) => {
     const { db, access, user, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId, 'admin');
-    const body = parseBody(z.strictObject({ instructions: documentSchema }), request.body);
+    const body = parseBody(instructionsBody, request.body);
     db.prepare(
       `INSERT INTO agent_instructions (org_id, instructions, updated_at, updated_by) VALUES (?, ?, ?, ?)
        ON CONFLICT (org_id) DO UPDATE SET instructions = excluded.instructions, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,

@@ -11,7 +11,7 @@ import {
   notFoundInBody,
   now,
   pageFromArray,
-  pageParams,
+  pageQuery,
   pageWindow,
   parseBody,
   parseQuery,
@@ -64,6 +64,9 @@ const transferSpaceBody = z
   .partial()
   .refine((body) => Object.keys(body).length > 0, 'must set organization or parent');
 
+const getSpaceQuery = z.object({ shareKey: z.string().optional() });
+const emptyBody = z.strictObject({});
+
 type SpaceParams = { Params: { spaceId: string } };
 
 /**
@@ -74,7 +77,7 @@ export function spaceRoutes(app: FastifyInstance): void {
   app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/spaces', async (request) => {
     const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId);
-    const window = pageWindow(parseQuery(z.object(pageParams), request.query));
+    const window = pageWindow(parseQuery(pageQuery, request.query));
     const visible = treeOrder(db, org.id)
       .spaces.map((space) => ({ space, role: access.spaceRole(space) }))
       .filter((entry) => entry.role !== null);
@@ -119,7 +122,7 @@ export function spaceRoutes(app: FastifyInstance): void {
 
   app.get<SpaceParams>('/spaces/:spaceId', async (request) => {
     const { access, links } = request.ctx;
-    const { shareKey } = parseQuery(z.object({ shareKey: z.string().optional() }), request.query);
+    const { shareKey } = parseQuery(getSpaceQuery, request.query);
     const { space, role } = findSpace(access, request.params.spaceId, { shareKey, includeDeleted: true });
     return spaceJson(space, role, links);
   });
@@ -161,7 +164,7 @@ export function spaceRoutes(app: FastifyInstance): void {
   app.post<SpaceParams>('/spaces/:spaceId/duplicate', async (request, reply) => {
     const { db, access, links } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId);
-    parseBody(z.strictObject({}), request.body);
+    parseBody(emptyBody, request.body);
     requireDuplicateTarget(access, space);
     const id = newId();
     const at = now();
@@ -207,7 +210,7 @@ export function spaceRoutes(app: FastifyInstance): void {
 
   app.post<SpaceParams>('/spaces/:spaceId/restore', async (request) => {
     const { db, access, links } = request.ctx;
-    parseBody(z.strictObject({}), request.body);
+    parseBody(emptyBody, request.body);
     const { space, role } = findSpace(access, request.params.spaceId, { includeDeleted: true });
     demand(role, 'admin', 'Restoring a space');
     if (!space.deleted_at) throw conflict('Space is not deleted');

@@ -11,6 +11,7 @@ import {
   now,
   pageOf,
   pageParams,
+  pageQuery,
   pageWindow,
   parseBody,
   parseQuery,
@@ -41,6 +42,10 @@ const updateMembersBody = z
       (body.add?.length ?? 0) + (body.remove?.length ?? 0) + Object.keys(body.memberships ?? {}).length > 0,
     'must set at least one of add, remove or memberships',
   );
+
+const renameTeamBody = z.strictObject({ title: teamTitle });
+const teamMemberBody = z.strictObject({ role: teamRoleSchema.optional() });
+const listTeamsQuery = z.object({ ...pageParams, owner: z.string().min(1).optional(), title: z.string().optional() });
 
 type Params = { organizationId: string };
 type TeamRole = z.infer<typeof teamRoleSchema>;
@@ -117,10 +122,7 @@ export function teamRoutes(app: FastifyInstance): void {
     const ctx = request.ctx;
     const { db, access } = ctx;
     const org = access.requireOrgMember(request.params.organizationId);
-    const query = parseQuery(
-      z.object({ ...pageParams, owner: z.string().min(1).optional(), title: z.string().optional() }),
-      request.query,
-    );
+    const query = parseQuery(listTeamsQuery, request.query);
     const window = pageWindow(query);
     const conditions = ['t.org_id = ?'];
     const args: unknown[] = [org.id];
@@ -206,7 +208,7 @@ export function teamRoutes(app: FastifyInstance): void {
   app.patch<{ Params: TeamParams }>('/orgs/:organizationId/teams/:teamId', async (request) => {
     const { db } = request.ctx;
     const team = requireManagedTeam(request.ctx, request.params);
-    const body = parseBody(z.strictObject({ title: teamTitle }), request.body);
+    const body = parseBody(renameTeamBody, request.body);
     db.prepare('UPDATE teams SET title = ? WHERE id = ?').run(body.title, team.id);
     return teamJson(db, { ...team, title: body.title }, true);
   });
@@ -215,7 +217,7 @@ export function teamRoutes(app: FastifyInstance): void {
     const { db, access, links } = request.ctx;
     const org = access.requireOrgMember(request.params.organizationId);
     const team = requireTeam(db, org.id, request.params.teamId);
-    const window = pageWindow(parseQuery(z.object(pageParams), request.query));
+    const window = pageWindow(parseQuery(pageQuery, request.query));
     const from = `FROM team_members tm JOIN members m ON m.org_id = ? AND m.user_id = tm.user_id
       JOIN users u ON u.id = tm.user_id WHERE tm.team_id = ?`;
     const { n } = db.prepare(`SELECT COUNT(*) AS n ${from}`).get(org.id, team.id) as { n: number };
@@ -268,7 +270,7 @@ export function teamRoutes(app: FastifyInstance): void {
     async (request, reply) => {
       const { db } = request.ctx;
       const team = requireManagedTeam(request.ctx, request.params);
-      const body = parseBody(z.strictObject({ role: teamRoleSchema.optional() }), request.body);
+      const body = parseBody(teamMemberBody, request.body);
       const user = findUser(db, request.params.userId);
       if (!user) throw notFound('User');
       if (!isOrgMember(db, team.org_id, user.id)) {

@@ -26,6 +26,17 @@ export function openDatabase({ file }: OpenDatabaseOptions): Db {
   return db;
 }
 
+/**
+ * A value that changes whenever anything is written to the database, through this connection
+ * (rows changed, counted by SQLite, rolled back or not) or committed by another: what is
+ * derived from the data may be kept while it stays the same.
+ */
+export function writeVersion(db: Db): string {
+  const changes = db.prepare('SELECT total_changes()').pluck(true).get() as number;
+  const others = db.prepare('PRAGMA data_version').pluck(true).get() as number;
+  return `${changes}:${others}`;
+}
+
 /** Most compiled statements kept (texts with `IN (?, ?, …)` lists vary with the list's length). */
 const MAX_CACHED_STATEMENTS = 1000;
 
