@@ -1,4 +1,5 @@
 import type { Db } from './store/db.js';
+import { treeOrder } from './tree.js';
 import { forbidden, notFound } from './http.js';
 import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, UserRow } from './rows.js';
 
@@ -52,6 +53,8 @@ export class Access {
   private readonly grants = new Map<string, Map<string, Role>>();
   /** What a collection passes down to its content, by collection id. */
   private readonly inherited = new Map<string, { granted: Role | null; level: string | null }>();
+  /** Collections by id, per organization. */
+  private readonly collections = new Map<string, Map<string, AccessFields>>();
 
   constructor(
     readonly db: Db,
@@ -131,18 +134,32 @@ export class Access {
     return grants.get(`${kind}:${id}`) ?? null;
   }
 
+  /** The collections of an organization by id, from its tree (kept across requests until a write). */
+  private collectionsOf(orgId: string): Map<string, AccessFields> {
+    let byId = this.collections.get(orgId);
+    if (!byId) {
+      byId = new Map(treeOrder(this.db, orgId).collections.map((collection) => [collection.id, collection]));
+      this.collections.set(orgId, byId);
+    }
+    return byId;
+  }
+
   /**
    * What a collection passes down to what it contains: the best grant on it and its ancestors,
    * and the nearest explicit `defaultLevel` up the chain (null when every level inherits).
    */
-  private inheritedFrom(collectionId: string, seen: Set<string> = new Set()): { granted: Role | null; level: string | null } {
+  private inheritedFrom(
+    orgId: string,
+    collectionId: string,
+    seen: Set<string> = new Set(),
+  ): { granted: Role | null; level: string | null } {
     const known = this.inherited.get(collectionId);
     if (known) return known;
-    const collection = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(collectionId) as CollectionRow | undefined;
+    const collection = this.collectionsOf(orgId).get(collectionId);
     let result: { granted: Role | null; level: string | null } = { granted: null, level: null };
     if (collection && !seen.has(collectionId)) {
       seen.add(collectionId);
-      const above = collection.parent_id ? this.inheritedFrom(collection.parent_id, seen) : { granted: null, level: null };
+      const above = collection.parent_id ? this.inheritedFrom(orgId, collection.parent_id, seen) : { granted: null, level: null };
       result = {
         granted: higher(this.directGrant('collection', collection.id, collection.org_id), above.granted),
         level: collection.default_level !== 'inherit' ? collection.default_level : above.level,
@@ -175,7 +192,7 @@ export class Access {
     const orgRole = this.orgRole(item.org_id);
     if (orgRole === undefined) return null;
     if (orgRole === 'admin') return 'admin';
-    const above = item.parent_id ? this.inheritedFrom(item.parent_id) : { granted: null, level: null };
+    const above = item.parent_id ? this.inheritedFrom(item.org_id, item.parent_id) : { granted: null, level: null };
     const granted = higher(this.directGrant(kind, item.id, item.org_id), above.granted);
     const level = item.default_level === 'inherit' ? above.level : item.default_level;
     const base: Role | null = orgRole === null ? null : ((level ?? orgRole) as Role | null);

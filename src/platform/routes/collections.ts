@@ -29,9 +29,8 @@ import {
   endPosition,
   moveItem,
   requireTargetCollection,
-  rowsById,
-  treeOrder,
 } from './positions.js';
+import { rowsById, treeOrder } from '../tree.js';
 import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 

@@ -23,7 +23,8 @@ import { spaceJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from './merge-rules.js';
-import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection, rowsById, treeOrder } from './positions.js';
+import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection } from './positions.js';
+import { rowsById, treeOrder } from '../tree.js';
 import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 
