@@ -54,6 +54,8 @@ export function boundMessage(text: string): string {
  * token-like parameters. Share keys stay: the platform shows them to the admins who share them.
  */
 export function redactUrlCredentials(url: string): string {
+  // Most URLs hold neither user info (`@`) nor parameters (`=`): no pattern to run.
+  if (!url.includes('@') && !url.includes('=')) return url;
   return url.replace(USER_INFO, '$1***@').replace(TOKEN_PARAMS, '$1***');
 }
 
