@@ -1,0 +1,534 @@
+/**
+ * Full-text search of page sections over SQLite FTS5.
+ *
+ * What is indexed: one row per section of every page that is not `noIndex` (a section is a
+ * heading and the text under it; the text before the first heading is a section with no anchor),
+ * or one row for a page that has no section. Each row carries its page's title and description
+ * too, so a query can match words spread over a page's title and one of its sections.
+ *
+ * Storage: the rows live once in the plain table `search_rows`; two FTS5 indexes read their text
+ * from it (external content) and are kept in step by triggers:
+ * - `search_stem` (`porter unicode61 remove_diacritics 2`): whole words, stemmed, so
+ *   "installing" finds "install" and "permissions" finds "permission";
+ * - `search_raw` (`unicode61 remove_diacritics 2`, prefix indexes for 2 and 3 characters):
+ *   words as written, for prefixes. Porter cannot serve prefixes: it stems the typed fragment and
+ *   the indexed word differently ("configura" → "configura" but "configuration" → "configur";
+ *   "deploy" → "deploi" but "deployment" → "deploy"), so search-as-you-type would lose results
+ *   at some keystrokes and find them again at the next.
+ * A query runs on both; a row found by both keeps its better score. Both fold case and remove
+ * diacritics ("cafe" finds "café", also when written with a combining accent).
+ *
+ * Ranking: bm25 with column weights page title 10, section title 5, page description 2,
+ * section body 1, given as a positive `score` (higher is better). A page scores as its best
+ * section. Pages are ordered by score, then by space id and their order in the space's tree; `rank` is the
+ * one-based position of a page in the whole ranked result, across spaces and windows.
+ *
+ * Query: the user's text is never FTS5 syntax. It is cut at white space into terms; each term is
+ * quoted (a term like `built-in` or `col:term` becomes the phrase "built in" / "col term"), terms
+ * without any letter or digit are dropped, and at most MAX_QUERY_TERMS are kept. All terms must
+ * match; the last one may be the start of a word (2 characters or more). When no row contains all
+ * the terms, rows containing any of them are returned instead (bm25 favours rows with more of them).
+ *
+ * Excerpts: a section's `body` is an excerpt of about EXCERPT_TOKENS words around the best match
+ * (the start of the section when only the page matched), as an HTML fragment: the text is
+ * escaped (`&`, `<`, `>`, `"`, `'`) and each match is wrapped in `<mark>…</mark>`; a cut is shown
+ * as `…`. Runs of white space are collapsed into one space.
+ */
+import type { Db } from '../store/db.js';
+import { pageToken, type PageOfResults, type PageWindow } from '../http.js';
+
+/** DDL of the search index, for one migration entry (it runs once). */
+export const SEARCH_SCHEMA = `
+  CREATE TABLE search_spaces (
+    space_id TEXT PRIMARY KEY,
+    revision_id TEXT NOT NULL,
+    indexed_at TEXT NOT NULL
+  );
+
+  CREATE TABLE search_rows (
+    rowid INTEGER PRIMARY KEY,
+    space_id TEXT NOT NULL,
+    page_id TEXT NOT NULL,
+    page_position INTEGER NOT NULL,
+    section_position INTEGER NOT NULL,
+    page_title TEXT NOT NULL,
+    section_title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    page_description TEXT NOT NULL,
+    page_path TEXT NOT NULL,
+    section_id TEXT,
+    ancestors TEXT NOT NULL
+  );
+  CREATE INDEX search_rows_by_space ON search_rows (space_id);
+
+  CREATE VIRTUAL TABLE search_stem USING fts5 (
+    page_title, section_title, body, page_description,
+    content = 'search_rows', content_rowid = 'rowid',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE VIRTUAL TABLE search_raw USING fts5 (
+    page_title, section_title, body, page_description,
+    content = 'search_rows', content_rowid = 'rowid',
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+  );
+
+  CREATE TRIGGER search_rows_insert AFTER INSERT ON search_rows BEGIN
+    INSERT INTO search_stem (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+    INSERT INTO search_raw (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+  END;
+  CREATE TRIGGER search_rows_delete AFTER DELETE ON search_rows BEGIN
+    INSERT INTO search_stem (search_stem, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_raw (search_raw, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+  END;
+  CREATE TRIGGER search_rows_update AFTER UPDATE ON search_rows BEGIN
+    INSERT INTO search_stem (search_stem, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_raw (search_raw, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_stem (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+    INSERT INTO search_raw (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+  END;
+`;
+
+/** A page as given to the index: its searchable text and what a result shows of it. */
+export interface IndexedPage {
+  id: string;
+  title: string;
+  /** Path of the page in the space (`getting-started/install`), without a leading slash. */
+  path: string;
+  description?: string | null;
+  /** Titles of the ancestors, from the top level to the direct parent. */
+  ancestors: string[];
+  /** A page with `noIndex` is not indexed at all (its descendants are, unless flagged too). */
+  noIndex: boolean;
+  /** In document order; `id` is the heading's anchor, null for the text before the first heading. */
+  sections: IndexedSection[];
+}
+
+export interface IndexedSection {
+  id: string | null;
+  /** The heading's text; empty for the text before the first heading (shown with the page title). */
+  title: string;
+  /** Plain text of the section. */
+  body: string;
+}
+
+export type SearchResultType = 'page' | 'section';
+
+export interface SearchSectionHit {
+  /** The heading's anchor; null for the text before the first heading. */
+  id: string | null;
+  title: string;
+  /** The page's path, plus `#anchor` when the section has one. */
+  path: string;
+  score: number;
+  /** `section` when the query matched the section's own title or text; `page` when it is shown
+   * only because its page matched. */
+  resultType: SearchResultType;
+  /** Excerpt: escaped HTML text with matches in `<mark>…</mark>`. */
+  body: string;
+}
+
+export interface SearchPageHit {
+  id: string;
+  title: string;
+  description: string;
+  path: string;
+  score: number;
+  /** One-based position of the page in the whole ranked result (across windows and spaces). */
+  rank: number;
+  /** `page` when a term matched the page's title or description, `section` otherwise. */
+  resultType: SearchResultType;
+  sections: SearchSectionHit[];
+  ancestors: Array<{ title: string }>;
+}
+
+export interface SearchSpaceHit {
+  spaceId: string;
+  /** The score of the space's best page in the whole result. */
+  score: number;
+  pages: SearchPageHit[];
+}
+
+/** Terms kept from a query; the rest is ignored. */
+export const MAX_QUERY_TERMS = 32;
+/** Pages ranked per query, best first; matching pages beyond them are neither counted nor returned. */
+export const MAX_RANKED_PAGES = 10_000;
+/** Sections listed under a page, best first. */
+export const MAX_SECTIONS_PER_PAGE = 5;
+/** Length of an excerpt, in words (FTS5 tokens). */
+export const EXCERPT_TOKENS = 32;
+
+/** Column weights for bm25, in the order of the FTS5 columns. */
+const WEIGHTS = { pageTitle: 10, sectionTitle: 5, body: 1, pageDescription: 2 };
+
+// ---------------------------------------------------------------------------------------------
+// Indexing
+
+/** The revision a space's index was built from, if it has one. */
+export function indexedRevision(db: Db, spaceId: string): string | undefined {
+  const row = db.prepare('SELECT revision_id FROM search_spaces WHERE space_id = ?').get(spaceId) as
+    | { revision_id: string }
+    | undefined;
+  return row?.revision_id;
+}
+
+/**
+ * Replaces everything indexed for a space by the given pages (in the space's tree order, which
+ * breaks ties between equal scores). Runs in the caller's transaction when there is one.
+ */
+export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, pages: IndexedPage[]): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM search_rows WHERE space_id = ?').run(spaceId);
+    const insert = db.prepare(
+      `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
+         body, page_description, page_path, section_id, ancestors)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    pages.forEach((page, pagePosition) => {
+      if (page.noIndex) return;
+      const title = clean(page.title);
+      const description = clean(page.description ?? '');
+      const path = page.path;
+      const ancestors = JSON.stringify(page.ancestors.map(clean));
+      const row = (position: number, sectionId: string | null, sectionTitle: string, body: string) =>
+        insert.run(spaceId, page.id, pagePosition, position, title, sectionTitle, body, description, path, sectionId, ancestors);
+      if (page.sections.length === 0) {
+        row(-1, null, '', '');
+      } else {
+        page.sections.forEach((section, position) => row(position, section.id, clean(section.title), clean(section.body)));
+      }
+    });
+    db.prepare(
+      `INSERT INTO search_spaces (space_id, revision_id, indexed_at) VALUES (?, ?, ?)
+       ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id, indexed_at = excluded.indexed_at`,
+    ).run(spaceId, revisionId, new Date().toISOString());
+  })();
+}
+
+/** Removes everything indexed for a space (when it is deleted). */
+export function removeSpaceIndex(db: Db, spaceId: string): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM search_rows WHERE space_id = ?').run(spaceId);
+    db.prepare('DELETE FROM search_spaces WHERE space_id = ?').run(spaceId);
+  })();
+}
+
+// Control characters are separators for the tokenizer; they are removed so that the excerpt
+// markers (\u0001, \u0002) can only come from FTS5.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+function clean(text: string): string {
+  return String(text ?? '').normalize('NFC').replace(CONTROL, ' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries
+
+export interface SearchQuery {
+  /** The terms, as typed (no FTS5 syntax is interpreted); each becomes a quoted phrase. */
+  terms: string[];
+  /** Whether the last term is matched as the start of a word. */
+  lastIsPrefix: boolean;
+}
+
+const TOKEN_CHARACTER = /[\p{L}\p{N}\p{Co}]/u;
+const TOKENS = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
+
+/** Cuts user text into terms; never throws. An empty `terms` means there is nothing to search. */
+export function parseSearchQuery(query: string): SearchQuery {
+  const text = typeof query === 'string' ? query.normalize('NFC').replace(CONTROL, ' ') : '';
+  const terms = text
+    .split(/\s+/u)
+    .filter((term) => TOKEN_CHARACTER.test(term))
+    .slice(0, MAX_QUERY_TERMS);
+  const lastTokens = terms.length ? terms[terms.length - 1]!.match(TOKENS) : null;
+  const lastToken = lastTokens?.[lastTokens.length - 1]?.replace(/\p{M}/gu, '') ?? '';
+  return { terms, lastIsPrefix: [...lastToken].length >= 2 };
+}
+
+/**
+ * The FTS5 MATCH expression for a query: every term a quoted string (double quotes doubled), so
+ * that nothing in it is syntax; `prefix` puts `*` after the last term; `any` joins with OR.
+ * Null when there is no term.
+ */
+export function matchExpression(query: SearchQuery, options: { prefix: boolean; any: boolean }): string | null {
+  if (query.terms.length === 0) return null;
+  const quoted = query.terms.map((term) => `"${term.replaceAll('"', '""')}"`);
+  if (options.prefix && query.lastIsPrefix) quoted[quoted.length - 1] += '*';
+  return quoted.join(options.any ? ' OR ' : ' AND ');
+}
+
+type Index = 'search_stem' | 'search_raw';
+const INDEXES: Index[] = ['search_stem', 'search_raw'];
+
+/** The two MATCH expressions of a query: stemmed whole words, and words as written with a prefix. */
+function expressions(query: SearchQuery, any: boolean): Record<Index, string> {
+  return {
+    search_stem: matchExpression(query, { prefix: false, any })!,
+    search_raw: matchExpression(query, { prefix: true, any })!,
+  };
+}
+
+/** A page of the ranked result. */
+interface RankedPage {
+  spaceId: string;
+  pageId: string;
+  score: number;
+}
+
+/** A matched row of a page in the window. */
+interface MatchedRow {
+  rowid: number;
+  spaceId: string;
+  pageId: string;
+  sectionPosition: number;
+  score: number;
+  /** Part of the score from the page's title and description. */
+  pageScore: number;
+  /** Part of the score from the section's title and body. */
+  sectionScore: number;
+  index: Index;
+}
+
+const W = WEIGHTS;
+const score = (index: Index, w: typeof WEIGHTS) =>
+  `max(0, -bm25(${index}, ${w.pageTitle}, ${w.sectionTitle}, ${w.body}, ${w.pageDescription}))`;
+const TOTAL = (index: Index) => score(index, W);
+const PAGE_PART = (index: Index) => score(index, { ...W, sectionTitle: 0, body: 0 });
+const SECTION_PART = (index: Index) => score(index, { ...W, pageTitle: 0, pageDescription: 0 });
+
+// The space filter sits inside each arm (CROSS JOIN keeps FTS5 in the lead) so that bm25 is
+// only computed for rows of the spaces searched.
+const arm = (index: Index, match: string) => `
+  SELECT r.space_id AS spaceId, r.page_id AS pageId, r.page_position AS pagePosition, ${TOTAL(index)} AS score
+  FROM ${index} CROSS JOIN search_rows r ON r.rowid = ${index}.rowid
+  WHERE ${index} MATCH ${match} AND r.space_id IN (SELECT value FROM json_each(@spaces))`;
+const RANK_SQL = `
+  SELECT spaceId, pageId, max(score) AS score, min(pagePosition) AS pagePosition
+  FROM (${arm('search_stem', '@stem')} UNION ALL ${arm('search_raw', '@raw')})
+  GROUP BY spaceId, pageId
+  ORDER BY score DESC, spaceId, pagePosition, pageId
+  LIMIT ${MAX_RANKED_PAGES}`;
+
+/** Every matching page of the given spaces (up to MAX_RANKED_PAGES), best first. */
+function rankPages(db: Db, spaceIds: string[], query: SearchQuery): { pages: RankedPage[]; any: boolean } {
+  const spaces = JSON.stringify([...new Set(spaceIds.filter((id) => typeof id === 'string'))]);
+  if (spaces === '[]' || query.terms.length === 0) return { pages: [], any: false };
+  const run = (any: boolean): RankedPage[] => {
+    const match = expressions(query, any);
+    try {
+      return db.prepare(RANK_SQL).all({ stem: match.search_stem, raw: match.search_raw, spaces }) as RankedPage[];
+    } catch {
+      // The expressions are only quoted strings; should FTS5 still refuse one, nothing matches.
+      return [];
+    }
+  };
+  const pages = run(false);
+  if (pages.length === 0 && query.terms.length > 1) return { pages: run(true), any: true };
+  return { pages, any: false };
+}
+
+const rowsSql = (index: Index) => `
+  SELECT r.rowid AS rowid, r.space_id AS spaceId, r.page_id AS pageId, r.section_position AS sectionPosition,
+    ${TOTAL(index)} AS score, ${PAGE_PART(index)} AS pageScore, ${SECTION_PART(index)} AS sectionScore
+  FROM ${index} CROSS JOIN search_rows r ON r.rowid = ${index}.rowid
+  WHERE ${index} MATCH ? AND r.space_id IN (SELECT value FROM json_each(?))
+    AND r.page_id IN (SELECT value FROM json_each(?))`;
+
+/** The matched rows of the given pages, each with the index that scored it best. */
+function pageRows(db: Db, query: SearchQuery, any: boolean, pages: RankedPage[]): Map<string, MatchedRow[]> {
+  const key = (spaceId: string, pageId: string) => JSON.stringify([spaceId, pageId]);
+  const byPage = new Map<string, MatchedRow[]>(pages.map((page) => [key(page.spaceId, page.pageId), []]));
+  const spaces = JSON.stringify([...new Set(pages.map((page) => page.spaceId))]);
+  const pageIds = JSON.stringify([...new Set(pages.map((page) => page.pageId))]);
+  const match = expressions(query, any);
+  const best = new Map<number, MatchedRow>();
+  for (const index of INDEXES) {
+    let rows: Omit<MatchedRow, 'index'>[];
+    try {
+      rows = db.prepare(rowsSql(index)).all(match[index], spaces, pageIds) as Omit<MatchedRow, 'index'>[];
+    } catch {
+      rows = [];
+    }
+    for (const row of rows) {
+      const seen = best.get(row.rowid);
+      if (!seen || row.score > seen.score) best.set(row.rowid, { ...row, index });
+    }
+  }
+  // A page id may exist in another of the spaces: rows are kept only for the pages asked for.
+  for (const row of best.values()) byPage.get(key(row.spaceId, row.pageId))?.push(row);
+  return byPage;
+}
+
+/** The rows shown under a page: its best sections matched on their own content, or its first. */
+function shownRows(rows: MatchedRow[]): Array<{ row: MatchedRow; resultType: SearchResultType }> {
+  const sections = rows.filter((row) => row.sectionPosition >= 0);
+  const own = sections
+    .filter((row) => row.sectionScore > 0)
+    .sort((a, b) => b.score - a.score || a.sectionPosition - b.sectionPosition)
+    .slice(0, MAX_SECTIONS_PER_PAGE);
+  if (own.length) return own.map((row) => ({ row, resultType: 'section' }));
+  const first = sections.sort((a, b) => a.sectionPosition - b.sectionPosition)[0];
+  return first ? [{ row: first, resultType: 'page' }] : [];
+}
+
+interface StoredRow {
+  rowid: number;
+  pageTitle: string;
+  pagePath: string;
+  pageDescription: string;
+  ancestors: string;
+  sectionId: string | null;
+  sectionTitle: string;
+  excerpt: string;
+}
+
+const detailSql = (index: Index) => `
+  SELECT r.rowid AS rowid, r.page_title AS pageTitle, r.page_path AS pagePath, r.page_description AS pageDescription,
+    r.ancestors AS ancestors, r.section_id AS sectionId, r.section_title AS sectionTitle,
+    snippet(${index}, 2, char(1), char(2), '…', ${EXCERPT_TOKENS}) AS excerpt
+  FROM ${index} CROSS JOIN search_rows r ON r.rowid = ${index}.rowid
+  WHERE ${index} MATCH ? AND ${index}.rowid IN (SELECT value FROM json_each(?))`;
+
+const detailByRowSql = `
+  SELECT r.rowid AS rowid, r.page_title AS pageTitle, r.page_path AS pagePath, r.page_description AS pageDescription,
+    r.ancestors AS ancestors, r.section_id AS sectionId, r.section_title AS sectionTitle,
+    substr(r.body, 1, 200) AS excerpt
+  FROM search_rows r WHERE r.rowid IN (SELECT value FROM json_each(?))`;
+
+/** Reads the sections, titles, paths and excerpts of the pages of one window. */
+function describe(db: Db, query: SearchQuery, any: boolean, pages: RankedPage[], firstRank: number): SearchPageHit[] {
+  const rowsByPage = [...pageRows(db, query, any, pages).values()];
+  const shown = rowsByPage.map(shownRows);
+  const wanted = new Map<Index, number[]>(INDEXES.map((index) => [index, []]));
+  shown.forEach((rows, i) => {
+    for (const { row } of rows) wanted.get(row.index)!.push(row.rowid);
+    // A page without sections is described from its page row.
+    const pageRow = rowsByPage[i]![0];
+    if (rows.length === 0 && pageRow) wanted.get(pageRow.index)!.push(pageRow.rowid);
+  });
+  const stored = new Map<number, StoredRow>();
+  const match = expressions(query, any);
+  for (const [index, rowids] of wanted) {
+    if (rowids.length === 0) continue;
+    let found: StoredRow[];
+    try {
+      found = db.prepare(detailSql(index)).all(match[index], JSON.stringify(rowids)) as StoredRow[];
+    } catch {
+      found = [];
+    }
+    for (const row of found) stored.set(row.rowid, row);
+    const missing = rowids.filter((rowid) => !stored.has(rowid));
+    if (missing.length) {
+      for (const row of db.prepare(detailByRowSql).all(JSON.stringify(missing)) as StoredRow[]) stored.set(row.rowid, row);
+    }
+  }
+
+  return pages.map((page, i) => {
+    const rows = shown[i]!;
+    const pageRows = rowsByPage[i]!;
+    const info = stored.get((rows[0]?.row ?? pageRows[0])?.rowid ?? -1);
+    return {
+      id: page.pageId,
+      title: info?.pageTitle ?? '',
+      description: info?.pageDescription ?? '',
+      path: info?.pagePath ?? '',
+      score: page.score,
+      rank: firstRank + i,
+      resultType: pageRows.some((row) => row.pageScore > 0) ? 'page' : 'section',
+      sections: rows.map(({ row, resultType }) => {
+        const section = stored.get(row.rowid)!;
+        return {
+          id: section.sectionId,
+          title: section.sectionTitle || section.pageTitle,
+          path: section.sectionId ? `${section.pagePath}#${section.sectionId}` : section.pagePath,
+          score: row.score,
+          resultType,
+          body: excerptHtml(section.excerpt),
+        };
+      }),
+      ancestors: parseAncestors(info?.ancestors ?? '[]'),
+    };
+  });
+}
+
+function parseAncestors(text: string): Array<{ title: string }> {
+  try {
+    const titles = JSON.parse(text) as unknown;
+    return Array.isArray(titles) ? titles.map((title) => ({ title: String(title) })) : [];
+  } catch {
+    return [];
+  }
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes an FTS5 snippet (markers \u0001 … \u0002) into HTML with `<mark>` around matches. */
+export function excerptHtml(snippet: string): string {
+  return snippet
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!)
+    .replaceAll('\u0001', '<mark>')
+    .replaceAll('\u0002', '</mark>');
+}
+
+function safeWindow(window: PageWindow): PageWindow {
+  const offset = Number.isSafeInteger(window.offset) && window.offset > 0 ? window.offset : 0;
+  const limit = Number.isSafeInteger(window.limit) && window.limit > 0 ? window.limit : 1;
+  return { offset, limit };
+}
+
+/**
+ * Searches one space: its matching pages, best first, in one window of the ranked result.
+ * `count` is the number of matching pages; `next` is there when more follow. The caller adds `urls`.
+ */
+export function searchSpace(db: Db, spaceId: string, query: string, window: PageWindow): PageOfResults<SearchPageHit> {
+  const { offset, limit } = safeWindow(window);
+  const parsed = parseSearchQuery(query);
+  const { pages: ranked, any } = rankPages(db, [spaceId], parsed);
+  const slice = ranked.slice(offset, offset + limit);
+  const items = slice.length ? describe(db, parsed, any, slice, offset + 1) : [];
+  const end = offset + items.length;
+  return end < ranked.length ? { next: { page: pageToken(end) }, count: ranked.length, items } : { count: ranked.length, items };
+}
+
+/**
+ * Searches several spaces (only those given: the caller passes the spaces the user may read).
+ * The window cuts the ranked list of pages, as in `searchSpace` (`count` is the number of
+ * matching pages, `rank` stays global); the pages of the window are then grouped by space, the
+ * spaces in the order of their first page. The caller adds each space's `title` and `type`.
+ */
+export function searchSpaces(
+  db: Db,
+  spaceIds: string[],
+  query: string,
+  window: PageWindow,
+): PageOfResults<SearchSpaceHit> {
+  const { offset, limit } = safeWindow(window);
+  const parsed = parseSearchQuery(query);
+  const { pages: ranked, any } = rankPages(db, Array.isArray(spaceIds) ? spaceIds : [], parsed);
+  const best = new Map<string, number>();
+  for (const page of ranked) if (!best.has(page.spaceId)) best.set(page.spaceId, page.score);
+  const slice = ranked.slice(offset, offset + limit);
+  const hits = slice.length ? describe(db, parsed, any, slice, offset + 1) : [];
+  const groups = new Map<string, SearchSpaceHit>();
+  slice.forEach((page, i) => {
+    let group = groups.get(page.spaceId);
+    if (!group) {
+      group = { spaceId: page.spaceId, score: best.get(page.spaceId)!, pages: [] };
+      groups.set(page.spaceId, group);
+    }
+    group.pages.push(hits[i]!);
+  });
+  const items = [...groups.values()];
+  const end = offset + slice.length;
+  return end < ranked.length ? { next: { page: pageToken(end) }, count: ranked.length, items } : { count: ranked.length, items };
+}
