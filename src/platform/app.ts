@@ -10,6 +10,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
 import { memberRoutes } from './routes/members.js';
 import { organizationRoutes } from './routes/organizations.js';
+import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './routes/content.js';
 import { spaceRoutes } from './routes/spaces.js';
 import { teamRoutes } from './routes/teams.js';
 import { userRoutes } from './routes/users.js';
@@ -277,7 +278,8 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
   );
 
   app.addHook('preHandler', async (request) => {
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '')) return;
+    // Health checks and signed downloads need no token.
+    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE) return;
     const user = findToken.get(bearerToken(request.headers.authorization)) as UserRow | undefined;
     if (!user) throw new ApiError(401, 'Invalid or revoked API token');
     const origin = `${request.protocol}://${request.host}`;
@@ -285,7 +287,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
       db,
       user,
       access: new Access(db, user),
-      links: { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published` },
+      links: { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files` },
     };
   });
 
@@ -307,6 +309,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
   );
 
   healthRoutes(app, db);
+  downloadRoutes(app, db);
 
   app.register(
     async (v1) => {
@@ -315,6 +318,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
       teamRoutes(v1);
       collectionRoutes(v1);
       spaceRoutes(v1);
+      contentRoutes(v1);
       userRoutes(v1);
     },
     { prefix: '/v1' },

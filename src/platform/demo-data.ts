@@ -1,3 +1,4 @@
+import { storeFirstRevision } from './content/revisions.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -273,6 +274,7 @@ function insertDemoData(db: Db): DemoTokens {
   );
   for (const space of SPACES) {
     const id = newId();
+    const revision = newId();
     spaceIds.set(space.title, id);
     const mergeRules =
       space.mergeRules === undefined
@@ -300,7 +302,7 @@ function insertDemoData(db: Db): DemoTokens {
       JSON.stringify(mergeRules),
       space.language ?? null,
       space.defaultLevel ?? 'inherit',
-      newId(),
+      revision,
       newId(24),
       gitSync && JSON.stringify(gitSync),
       space.visitorAuth ? JSON.stringify({ backend: 'custom' }) : null,
@@ -309,6 +311,7 @@ function insertDemoData(db: Db): DemoTokens {
       ago(space.updatedDaysAgo),
       space.deletedDaysAgo === undefined ? null : ago(space.deletedDaysAgo),
     );
+    storeFirstRevision(db, id, revision, ago(space.createdDaysAgo));
   }
 
   const insertGrant = db.prepare(

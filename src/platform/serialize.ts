@@ -11,6 +11,8 @@ export interface Links {
   app: string;
   /** `http://host:port/published`: where published content would be served. */
   published: string;
+  /** `http://host:port/files`: where files are downloaded, by signed URL. */
+  files: string;
 }
 
 export function userJson(user: UserRow, links: Links) {

@@ -3,6 +3,7 @@ import { createPlatform } from '../../src/platform/app.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { openDatabase } from '../../src/platform/store/db.js';
 import { conformance, NOT_IN_SPEC, OVERRIDES, PENDING, type Answer } from '../fixtures/conformance.js';
+import { commitContent, sampleContent, type SampleContent } from '../fixtures/content.js';
 import { startTestPlatform, type ApiAnswer, type TestPlatform } from '../fixtures/platform.js';
 
 // Every operation of the served groups, driven once with a success status and with the error
@@ -31,11 +32,13 @@ async function call(
   options: { token?: string | null; body?: unknown; query?: Record<string, string | number | boolean> } = {},
 ): Promise<ApiAnswer> {
   const [method = '', pattern = ''] = route.split(' ');
-  const path = pattern.replace(/:(\w+)/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`No value for :${name} of ${route}`);
-    return encodeURIComponent(value);
-  });
+  const path = pattern
+    .replace(/:(\w+)/g, (_, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new Error(`No value for :${name} of ${route}`);
+      return encodeURIComponent(value);
+    })
+    .replace(/\*$/, () => params['*'] ?? '');
   const answer = await p.api(method, path.replace(/^\/v1/, ''), options);
   expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(status);
   if (status < 300) succeeded.add(route);
@@ -203,6 +206,60 @@ describe('Spaces', () => {
     await call('DELETE /v1/spaces/:spaceId', { spaceId }, 205);
     await call('DELETE /v1/spaces/:spaceId', { spaceId }, 204);
     await call('POST /v1/spaces/:spaceId/restore', { spaceId }, 200);
+  });
+});
+
+describe('Space content', () => {
+  let spaceId: string;
+  let revisionId: string;
+  let firstRevision: string;
+  let ids: SampleContent['ids'];
+
+  beforeAll(() => {
+    spaceId = p.spaceId(DEMO.spaces.userGrant);
+    firstRevision = p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+    const sample = sampleContent(p.db, spaceId);
+    ids = sample.ids;
+    revisionId = commitContent(p.db, spaceId, sample.content);
+  });
+
+  it('reads the current revision, a revision by id and their page trees', async () => {
+    await call('GET /v1/spaces/:spaceId/content', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId', { spaceId, revisionId }, 200, { query: { metadata: false } });
+    await call('GET /v1/spaces/:spaceId/content/pages', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/pages', { spaceId, revisionId: firstRevision }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId', { spaceId, revisionId: 'missing' }, 404);
+    await call('GET /v1/spaces/:spaceId/content', { spaceId }, 404, as(U.gus));
+  });
+
+  it('reads pages by id and by path, with and without their documents', async () => {
+    const { install, group, api, status } = ids;
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: install }, 200);
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: install }, 200, { query: { format: 'document' } });
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: status }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/page/:pageId', { spaceId, revisionId, pageId: group }, 200);
+    await call('GET /v1/spaces/:spaceId/content/path/*', { spaceId, '*': 'getting-started/install' }, 200, { query: { format: 'document' } });
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/path/*', { spaceId, revisionId, '*': 'getting-started' }, 200);
+    await call('GET /v1/spaces/:spaceId/content/path', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/path', { spaceId, revisionId }, 200);
+    await call('GET /v1/spaces/:spaceId/content/path/*', { spaceId, '*': 'nowhere' }, 404);
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: 'missing' }, 404);
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: api }, 400, { query: { format: 'html' } });
+  });
+
+  it('reads documents, meta links, files and semantic changes', async () => {
+    const page = await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: ids.api }, 200);
+    await call('GET /v1/spaces/:spaceId/documents/:documentId', { spaceId, documentId: page.body.documentId }, 200);
+    await call('GET /v1/spaces/:spaceId/documents/:documentId', { spaceId, documentId: 'missing' }, 404);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', { spaceId, revisionId, pageId: ids.api }, 200);
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId/meta-links', { spaceId, pageId: ids.api }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', { spaceId, revisionId, pageId: ids.linux }, 200);
+    await call('GET /v1/spaces/:spaceId/content/files', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/files', { spaceId, revisionId }, 200, { query: { limit: 1 } });
+    await call('GET /v1/spaces/:spaceId/content/files/:fileId', { spaceId, fileId: ids.image }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/files/:fileId', { spaceId, revisionId, fileId: ids.text }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/files/:fileId', { spaceId, revisionId: firstRevision, fileId: ids.text }, 404);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/changes', { spaceId, revisionId }, 200, { query: { limit: 3 } });
   });
 });
 

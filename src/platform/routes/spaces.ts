@@ -25,6 +25,7 @@ import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from './merge-rules.js';
 import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection } from './positions.js';
 import { rowsById, treeOrder } from '../tree.js';
+import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
 import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 
@@ -96,26 +97,30 @@ export function spaceRoutes(app: FastifyInstance): void {
     }
     const parent = body.parent ? requireTargetCollection(access, org.id, body.parent) : null;
     const id = newId();
+    const revision = newId();
     const at = now();
-    db.prepare(
-      `INSERT INTO spaces (id, org_id, parent_id, title, emoji, visibility, edit_mode, language, revision, share_key,
-         position, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      org.id,
-      parent?.id ?? null,
-      body.title ?? 'Untitled',
-      body.emoji ?? null,
-      body.visibility ?? 'private',
-      body.editMode ?? 'live',
-      body.language ?? null,
-      newId(),
-      newId(24),
-      endPosition(db, org.id, parent?.id ?? null),
-      at,
-      at,
-    );
+    db.transaction(() => {
+      db.prepare(
+        `INSERT INTO spaces (id, org_id, parent_id, title, emoji, visibility, edit_mode, language, revision, share_key,
+           position, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        org.id,
+        parent?.id ?? null,
+        body.title ?? 'Untitled',
+        body.emoji ?? null,
+        body.visibility ?? 'private',
+        body.editMode ?? 'live',
+        body.language ?? null,
+        revision,
+        newId(24),
+        endPosition(db, org.id, parent?.id ?? null),
+        at,
+        at,
+      );
+      storeFirstRevision(db, id, revision, at);
+    })();
     const created = loadSpace(db, id)!;
     reply.code(201).header('location', `${links.api}/spaces/${id}`);
     return spaceJson(created, access.spaceRole(created), links);
@@ -171,6 +176,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     const at = now();
     // Keeps the copy within the 50-character title limit.
     const title = `${space.title.length > 43 ? space.title.slice(0, 43) : space.title} (copy)`;
+    const copyRevision = newId();
     db.transaction(() => {
       db.prepare(
         `INSERT INTO spaces (id, org_id, parent_id, title, emoji, visibility, edit_mode, merge_rules, language,
@@ -187,7 +193,7 @@ export function spaceRoutes(app: FastifyInstance): void {
         space.merge_rules,
         space.language,
         space.default_level,
-        newId(),
+        copyRevision,
         newId(24),
         space.visitor_auth,
         endPosition(db, space.org_id, space.parent_id),
@@ -203,6 +209,10 @@ export function spaceRoutes(app: FastifyInstance): void {
          SELECT 'space', ?, principal_type, principal_id, role, ? FROM content_permissions
          WHERE content_type = 'space' AND content_id = ?`,
       ).run(id, at, space.id);
+      // The copy starts with the content of its source: the same stored nodes, nothing copied
+      // but the list of documents it may read.
+      storeFirstRevision(db, id, copyRevision, at, revisionRoot(db, space.revision));
+      db.prepare('INSERT INTO documents (space_id, id, hash) SELECT ?, id, hash FROM documents WHERE space_id = ?').run(id, space.id);
     })();
     const created = loadSpace(db, id)!;
     reply.code(201).header('location', `${links.api}/spaces/${id}`);

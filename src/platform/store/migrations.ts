@@ -141,4 +141,38 @@ export const migrations: string[] = [
     ORDER BY m.joined_at, m.user_id LIMIT 1
   );
   `,
+  // Version 3: space content. Bytes (documents, page and tree nodes, files) are stored once by
+  // their SHA-256; a revision names the root node of its content (NULL: empty content), so a new
+  // revision stores only the nodes that changed. Every existing space gets its first revision,
+  // empty, under the id it already names.
+  `
+  CREATE TABLE blobs (
+    hash TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL
+  );
+
+  CREATE TABLE revisions (
+    id TEXT PRIMARY KEY,
+    space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    parents TEXT NOT NULL DEFAULT '[]',
+    root TEXT REFERENCES blobs(hash),
+    git TEXT,
+    merged_from TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX revisions_by_space ON revisions(space_id, created_at);
+
+  -- A document belongs to the spaces whose content used it; its id is derived from its bytes.
+  CREATE TABLE documents (
+    space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    hash TEXT NOT NULL REFERENCES blobs(hash),
+    PRIMARY KEY (space_id, id)
+  );
+
+  INSERT INTO revisions (id, space_id, type, parents, root, created_at)
+    SELECT revision, id, 'edits', '[]', NULL, created_at FROM spaces;
+  `,
 ];

@@ -1,0 +1,55 @@
+import type { Links } from '../serialize.js';
+import type { Db } from '../store/db.js';
+import { getBlob, putBlob } from './blobs.js';
+import type { ContentFile } from './revisions.js';
+import { sign, verify } from './signing.js';
+
+/**
+ * Files of a revision: bytes stored once by hash, described by name, type and size (and the
+ * dimensions of an image), downloaded from the platform by a signed URL that needs no token.
+ */
+
+/** Stores a file's bytes and returns its description (dimensions read from an image's header). */
+export function storeFile(
+  db: Db,
+  file: { id: string; name: string; contentType: string; bytes: Uint8Array; dimensions?: { width: number; height: number } },
+): ContentFile {
+  const hash = putBlob(db, file.bytes);
+  return {
+    id: file.id,
+    name: file.name,
+    contentType: file.contentType,
+    size: file.bytes.length,
+    hash,
+    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
+  };
+}
+
+/** The signed download URL of a file: valid as long as the bytes exist, for this name and type. */
+export function downloadUrl(db: Db, links: Pick<Links, 'files'>, file: Pick<ContentFile, 'hash' | 'name' | 'contentType'>): string {
+  const signature = sign(db, ['file', file.hash, file.name, file.contentType]);
+  const query = new URLSearchParams({ type: file.contentType, sig: signature });
+  return `${links.files}/${file.hash}/${encodeURIComponent(file.name)}?${query.toString()}`;
+}
+
+/** The bytes a download URL names, or undefined when its signature does not match. */
+export function signedDownload(
+  db: Db,
+  request: { hash: string; name: string; type: string | undefined; sig: string | undefined },
+): Buffer | undefined {
+  if (request.type === undefined || !verify(db, ['file', request.hash, request.name, request.type], request.sig)) return undefined;
+  return getBlob(db, request.hash);
+}
+
+/** The JSON of a file (`RevisionFile`). */
+export function fileJson(db: Db, links: Pick<Links, 'files'>, file: ContentFile, metadata: boolean): Record<string, unknown> {
+  return {
+    id: file.id,
+    name: file.name,
+    contentType: file.contentType,
+    downloadURL: downloadUrl(db, links, file),
+    size: file.size,
+    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
+    ...(metadata && file.git ? { git: file.git } : {}),
+  };
+}

@@ -1,0 +1,279 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
+import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type Revision } from '../content/revisions.js';
+import { semanticChanges, type SemanticChange } from '../content/changes.js';
+import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
+import { booleanParam, notFound, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
+import type { SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+
+/** A document with no content: the body of a page that has none. */
+const EMPTY_DOCUMENT = Object.freeze({ object: 'document', data: {}, nodes: [] });
+
+const contentQuery = z.object({
+  metadata: booleanParam.optional(),
+  computed: booleanParam.optional(),
+  shareKey: z.string().optional(),
+});
+
+const pageQuery = contentQuery.extend({
+  format: z.enum(['document'], { message: 'must be document' }).optional(),
+  'format.markdown.refs': z.enum(['relative', 'stable'], { message: 'must be relative or stable' }).optional(),
+  evaluated: z.enum(['true', 'false', 'deterministic-only'], { message: 'must be true, false or deterministic-only' }).optional(),
+  dereferenced: z.enum(['true', 'false', 'reusable-contents'], { message: 'must be true, false or reusable-contents' }).optional(),
+  cachedMetadata: booleanParam.optional(),
+});
+
+const filesQuery = contentQuery.extend(pageParams);
+
+const downloadQuery = z.object({ type: z.string().optional(), sig: z.string().optional() });
+
+const changesQuery = contentQuery.extend({
+  limit: z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').optional(),
+});
+
+const documentQuery = z.object({
+  evaluated: pageQuery.shape.evaluated,
+  dereferenced: pageQuery.shape.dereferenced,
+  schema: z.enum(['current', 'next'], { message: 'must be current or next' }).optional(),
+  shareKey: z.string().optional(),
+});
+
+type SpaceParams = { spaceId: string };
+type RevisionParams = SpaceParams & { revisionId: string };
+type PageParams = SpaceParams & { pageId: string };
+type RevisionPageParams = RevisionParams & { pageId: string };
+
+/**
+ * Space content: the current revision and revisions by id, their pages (tree, by id, by path),
+ * page documents and meta links, documents by id. Readable by whoever can read the space
+ * (a `share-link` space with its `shareKey`).
+ */
+export function contentRoutes(app: FastifyInstance): void {
+  /** The space (readable by the caller) and the revision asked for: the current one without `revisionId`. */
+  function revisionOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string }, shareKey?: string) {
+    const { db, access } = request.ctx;
+    const { space } = access.requireSpace(params.spaceId, shareKey !== undefined ? { shareKey } : {});
+    const revision = loadRevision(db, space.id, params.revisionId ?? space.revision);
+    if (!revision) throw notFound('Revision');
+    return { space, revision };
+  }
+
+  function revisionAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    return revisionJson(revision, space, {
+      links: request.ctx.links,
+      metadata: query.metadata ?? true,
+      fileJson: (file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true),
+    });
+  }
+
+  function pagesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const index = pageIndex(revision.content);
+    const options = { spaceId: space.id, links: request.ctx.links, metadata: query.metadata ?? true };
+    return { pages: revision.content.pages.map((page) => pageJson(index.byId.get(page.id)!, index, options)) };
+  }
+
+  function pageAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }, find: (revision: Revision) => PlacedPage | undefined) {
+    const query = parseQuery(pageQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const placed = find(revision);
+    if (!placed) throw notFound('Page');
+    const index = pageIndex(revision.content);
+    return pageJson(placed, index, {
+      spaceId: space.id,
+      links: request.ctx.links,
+      metadata: query.metadata ?? true,
+      body: query.format === 'document' ? (page) => ({ document: pageDocument(request, space, page) }) : undefined,
+    });
+  }
+
+  function pageDocument(request: FastifyRequest, space: SpaceRow, page: ContentPage): unknown {
+    if (!page.documentId) return EMPTY_DOCUMENT;
+    const document = getDocument(request.ctx.db, space.id, page.documentId);
+    if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
+    return document;
+  }
+
+  function documentOfPage(request: FastifyRequest, params: RevisionPageParams) {
+    const query = parseQuery(documentQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const placed = pageIndex(revision.content).byId.get(params.pageId);
+    if (!placed || placed.page.type !== 'document') throw notFound('Page');
+    return pageDocument(request, space, placed.page);
+  }
+
+  function metaLinks(request: FastifyRequest, params: SpaceParams & { revisionId?: string; pageId: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { revision } = revisionOf(request, params, query.shareKey);
+    const placed = pageIndex(revision.content).byId.get(params.pageId);
+    if (!placed || placed.page.type !== 'document') throw notFound('Page');
+    return { alternates: [], ...placed.page.metaLinks };
+  }
+
+  function filesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
+    const query = parseQuery(filesQuery, request.query);
+    const { revision } = revisionOf(request, params, query.shareKey);
+    const page = pageFromArray(revision.content.files, pageWindow(query));
+    return { ...page, items: page.items.map((file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true)) };
+  }
+
+  function fileAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; fileId: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { revision } = revisionOf(request, params, query.shareKey);
+    const file = revision.content.files.find((candidate) => candidate.id === params.fileId);
+    if (!file) throw notFound('File');
+    return fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true);
+  }
+
+  const byId = (pageId: string) => (revision: Revision) => pageIndex(revision.content).byId.get(pageId);
+  const byPath = (path: string) => (revision: Revision) => {
+    const placed = pageByPath(pageIndex(revision.content), decodeURIComponent(path));
+    // Links and computed pages have no path; only documents and groups are found by one.
+    return placed && (placed.page.type === 'document' || placed.page.type === 'group') ? placed : undefined;
+  };
+
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', async (request) => revisionAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', async (request) =>
+    revisionAnswer(request, request.params),
+  );
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', async (request) => pagesAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/pages', async (request) =>
+    pagesAnswer(request, request.params),
+  );
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', async (request) =>
+    pageAnswer(request, request.params, byId(request.params.pageId)),
+  );
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId', async (request) =>
+    pageAnswer(request, request.params, byId(request.params.pageId)),
+  );
+  app.get<{ Params: SpaceParams & { '*': string } }>('/spaces/:spaceId/content/path/*', async (request) =>
+    pageAnswer(request, request.params, byPath(request.params['*'])),
+  );
+  app.get<{ Params: RevisionParams & { '*': string } }>('/spaces/:spaceId/revisions/:revisionId/path/*', async (request) =>
+    pageAnswer(request, request.params, byPath(request.params['*'])),
+  );
+  // The landing page by its empty path: with trailing slashes ignored, `…/path/` has no segment left.
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', async (request) => pageAnswer(request, request.params, byPath('')));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/path', async (request) =>
+    pageAnswer(request, request.params, byPath('')),
+  );
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', async (request) =>
+    documentOfPage(request, request.params),
+  );
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/meta-links', async (request) =>
+    metaLinks(request, request.params),
+  );
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', async (request) =>
+    metaLinks(request, request.params),
+  );
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', async (request) => filesAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/files', async (request) =>
+    filesAnswer(request, request.params),
+  );
+  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId', async (request) =>
+    fileAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', async (request) =>
+    fileAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', async (request) => {
+    const query = parseQuery(changesQuery, request.query);
+    const { revision } = revisionOf(request, request.params, query.shareKey);
+    const parentId = revision.parents[0];
+    const parent = parentId ? loadRevision(request.ctx.db, revision.spaceId, parentId) : undefined;
+    const changes = semanticChanges(parent?.content ?? EMPTY_CONTENT, revision.content);
+    const limit = query.limit ?? 10;
+    const { db, links } = request.ctx;
+    return {
+      changes: changes.slice(0, limit).map((change) => changeJson(change, (file) => downloadUrl(db, links, file))),
+      more: Math.max(0, changes.length - limit),
+    };
+  });
+  app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {
+    const query = parseQuery(documentQuery, request.query);
+    const { db, access } = request.ctx;
+    const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
+    const document = getDocument(db, space.id, request.params.documentId);
+    if (!document) throw notFound('Document');
+    return document;
+  });
+}
+
+/** The route of file downloads (outside the API, without a token: the URL is signed). */
+export const DOWNLOAD_ROUTE = '/files/:hash/:name';
+
+/** Serves the bytes of a signed download URL (`downloadURL` of a file); 403 when the URL was altered. */
+export function downloadRoutes(app: FastifyInstance, db: Db): void {
+  app.get<{ Params: { hash: string; name: string } }>(DOWNLOAD_ROUTE, async (request, reply) => {
+    const query = parseQuery(downloadQuery, request.query);
+    const bytes = signedDownload(db, { ...request.params, type: query.type, sig: query.sig });
+    if (!bytes) {
+      return reply.code(403).send({ error: { code: 403, message: 'This download URL is not valid: ask the API for the file again' } });
+    }
+    return reply
+      .header('content-type', query.type!)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(request.params.name)}`)
+      .send(bytes);
+  });
+}
+
+/** The JSON of a semantic change (`RevisionSemanticChange`). */
+function changeJson(change: SemanticChange, url: (file: ContentFile) => string): Record<string, unknown> {
+  const page = (placed: PlacedPage) => ({
+    id: placed.page.id,
+    type: placed.page.type,
+    title: placed.page.title,
+    ...(placed.path !== undefined ? { path: placed.path } : {}),
+  });
+  const file = (item: ContentFile) => ({ id: item.id, name: item.name, contentType: item.contentType, downloadURL: url(item) });
+  switch (change.type) {
+    case 'page_created':
+    case 'page_deleted':
+      return { type: change.type, page: page(change.page) };
+    case 'page_edited':
+      return { type: change.type, page: page(change.page), attributes: change.attributes };
+    case 'page_moved':
+      return {
+        type: change.type,
+        page: page(change.page),
+        parent: {
+          ...(change.parent.before ? { before: page(change.parent.before) } : {}),
+          ...(change.parent.after ? { after: page(change.parent.after) } : {}),
+        },
+      };
+    case 'file_created':
+    case 'file_deleted':
+      return { type: change.type, file: file(change.file) };
+    case 'file_edited': {
+      const { downloadURL, ...attributes } = change.attributes;
+      return {
+        type: change.type,
+        file: file(change.file),
+        attributes: {
+          ...attributes,
+          ...(downloadURL
+            ? { downloadURL: { before: url(downloadURL.before as ContentFile), after: url(downloadURL.after as ContentFile) } }
+            : {}),
+        },
+      };
+    }
+    case 'reusable_content_created':
+    case 'reusable_content_deleted':
+    case 'reusable_content_edited': {
+      const item = change.reusableContent;
+      return {
+        type: change.type,
+        reusableContent: { id: item.id, title: item.title, ...(item.documentId ? { document: item.documentId } : {}) },
+        ...('attributes' in change ? { attributes: change.attributes } : {}),
+      };
+    }
+    case 'variables_edited':
+      return { type: change.type, variables: change.variables };
+  }
+}

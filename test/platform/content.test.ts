@@ -1,0 +1,308 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putDocument, storedBytes } from '../../src/platform/content/revisions.js';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { commitContent, pngImage, sampleContent, textDocument } from '../fixtures/content.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+const U = DEMO.users;
+const S = DEMO.spaces;
+
+let p: TestPlatform;
+let spaceId: string;
+let firstRevision: string;
+let revision: string;
+let ids: ReturnType<typeof sampleContent>['ids'];
+
+const spaceRow = (title: string) =>
+  p.db.prepare('SELECT id, revision, share_key FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(title) as {
+    id: string;
+    revision: string;
+    share_key: string;
+  };
+
+beforeAll(async () => {
+  p = await startTestPlatform();
+  const space = spaceRow(S.userGrant);
+  spaceId = space.id;
+  firstRevision = space.revision;
+  const sample = sampleContent(p.db, spaceId);
+  ids = sample.ids;
+  revision = commitContent(p.db, spaceId, sample.content);
+});
+
+afterAll(async () => {
+  await p?.destroy();
+});
+
+const get = (path: string, options: Parameters<TestPlatform['api']>[2] = {}) => p.api('GET', path, options);
+
+describe('revisions', () => {
+  it('gives every space a first revision, empty, under the id the space names', async () => {
+    const created = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Fresh space' } });
+    const answer = await get(`/spaces/${(created.body as { id: string }).id}/content`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      object: 'revision',
+      id: (created.body as { revision: string }).revision,
+      type: 'edits',
+      parents: [],
+      pages: [],
+      files: [],
+      reusableContents: [],
+      variables: {},
+    });
+  });
+
+  it('serves the current revision with its page tree, paths and variables', async () => {
+    const answer = await get(`/spaces/${spaceId}/content`);
+    expect(answer.status).toBe(200);
+    const body = answer.body as any;
+    expect(body.id).toBe(revision);
+    expect(body.parents).toEqual([firstRevision]);
+    expect(body.variables).toEqual({ product: 'Acme Docs', version: 3 });
+    expect(body.urls.app).toContain(`/s/${spaceId}/~/revisions/${revision}`);
+    expect(body.urls.published).toBeUndefined();
+    const [group, api, status] = body.pages;
+    expect(group).toMatchObject({ id: ids.group, type: 'group', kind: 'group', slug: 'getting-started', path: 'getting-started' });
+    expect(group.pages.map((page: any) => [page.title, page.path])).toEqual([
+      ['Introduction', 'getting-started/introduction'],
+      ['Install', 'getting-started/install'],
+    ]);
+    expect(group.pages[1].pages[0]).toMatchObject({ id: ids.linux, path: 'getting-started/install/linux', emoji: '🐧' });
+    expect(api).toMatchObject({ type: 'document', kind: 'sheet', path: 'api', hidden: true, tags: [] });
+    expect(api.layout.width).toBe('default');
+    expect(status).toMatchObject({ type: 'link', target: { kind: 'url', url: 'https://status.example.test' } });
+    expect(status.path).toBeUndefined();
+  });
+
+  it('serves an older revision by id, unchanged by what came after', async () => {
+    const answer = await get(`/spaces/${spaceId}/revisions/${firstRevision}`);
+    expect(answer.status).toBe(200);
+    expect((answer.body as any).pages).toEqual([]);
+    expect((await get(`/spaces/${spaceId}/revisions/${firstRevision}/pages`)).body).toEqual({ pages: [] });
+  });
+
+  it('answers 404 for a revision of another space or none', async () => {
+    const other = spaceRow(S.teamGrant);
+    expect((await get(`/spaces/${spaceId}/revisions/${other.revision}`)).status).toBe(404);
+    expect((await get(`/spaces/${spaceId}/revisions/nope`)).status).toBe(404);
+  });
+
+  it('lists the page tree alone', async () => {
+    const answer = await get(`/spaces/${spaceId}/content/pages`);
+    expect((answer.body as any).pages.map((page: any) => page.id)).toEqual([ids.group, ids.api, ids.status]);
+  });
+});
+
+describe('pages', () => {
+  it('finds a page by id, with its document when asked', async () => {
+    const plain = await get(`/spaces/${spaceId}/content/page/${ids.install}`);
+    expect(plain.status).toBe(200);
+    expect(plain.body).toMatchObject({ id: ids.install, description: 'Set it up in five minutes', path: 'getting-started/install' });
+    expect((plain.body as any).document).toBeUndefined();
+    const withDocument = await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.install}`, { query: { format: 'document' } });
+    const document = (withDocument.body as any).document;
+    expect(document.object).toBe('document');
+    expect(document.nodes[0].nodes[0].leaves[0].text).toBe('Install: download and run the installer');
+  });
+
+  it('finds pages by path: nested, a group, and the landing page at ""', async () => {
+    expect((await get(`/spaces/${spaceId}/content/path/getting-started/install/linux`)).body).toMatchObject({ id: ids.linux });
+    expect((await get(`/spaces/${spaceId}/content/path/getting-started`)).body).toMatchObject({ id: ids.group, type: 'group' });
+    // The first document page, inside the group, is the landing page; its own path still works.
+    expect((await get(`/spaces/${spaceId}/content/path/`)).body).toMatchObject({ id: ids.introduction });
+    expect((await get(`/spaces/${spaceId}/revisions/${revision}/path/getting-started/introduction`)).body).toMatchObject({
+      id: ids.introduction,
+    });
+    expect((await get(`/spaces/${spaceId}/content/path/nowhere`)).status).toBe(404);
+    expect((await get(`/spaces/${spaceId}/revisions/${firstRevision}/path/api`)).status).toBe(404);
+  });
+
+  it('serves page documents, documents by id and meta links', async () => {
+    const page = (await get(`/spaces/${spaceId}/content/page/${ids.api}`)).body as { documentId: string };
+    const byPage = await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.api}/document`);
+    const byId = await get(`/spaces/${spaceId}/documents/${page.documentId}`);
+    expect(byPage.status).toBe(200);
+    expect(byId.body).toEqual(byPage.body);
+    expect(byId.body).toEqual(textDocument([[0, 'API reference: every endpoint'], [1, 'Details'], [0, 'More about api reference.']]));
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/meta-links`)).body).toEqual({ alternates: [] });
+    expect((await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.status}/document`)).status).toBe(404);
+  });
+
+  it('keeps documents to the spaces that hold them', async () => {
+    const page = (await get(`/spaces/${spaceId}/content/page/${ids.api}`)).body as { documentId: string };
+    const other = spaceRow(S.teamGrant).id;
+    expect((await get(`/spaces/${other}/documents/${page.documentId}`)).status).toBe(404);
+  });
+
+  it('refuses bad query values with the field named', async () => {
+    const answer = await get(`/spaces/${spaceId}/content/page/${ids.api}`, { query: { format: 'pdf' } });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('format');
+  });
+});
+
+describe('access', () => {
+  it('lets readers of the space read its content, and nobody else', async () => {
+    expect((await get(`/spaces/${spaceId}/content`, { token: p.token(U.finn) })).status).toBe(200);
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}`, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await get(`/spaces/${spaceId}/content`, { token: null })).status).toBe(401);
+  });
+
+  it('opens a share-link space with its share key', async () => {
+    const shared = spaceRow(S.shareLink);
+    expect((await get(`/spaces/${shared.id}/content`, { token: p.token(U.hana) })).status).toBe(404);
+    const opened = await get(`/spaces/${shared.id}/content`, { token: p.token(U.hana), query: { shareKey: shared.share_key } });
+    expect(opened.status).toBe(200);
+  });
+});
+
+describe('storage', () => {
+  it('shares what did not change: a one-paragraph edit of a 200-page space stores a tiny part of it', async () => {
+    const created = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Big space' } });
+    const big = (created.body as { id: string }).id;
+    const before = storedBytes(p.db);
+    const chapters = Array.from({ length: 20 }, (_, chapter) => ({
+      id: `ch${chapter}`,
+      type: 'document' as const,
+      title: `Chapter ${chapter}`,
+      slug: `chapter-${chapter}`,
+      pages: Array.from({ length: 9 }, (_, section) => ({
+        id: `ch${chapter}s${section}`,
+        type: 'document' as const,
+        title: `Section ${chapter}.${section}`,
+        slug: `section-${section}`,
+        pages: [],
+      })),
+    }));
+    const bodyOf = (id: string, edit = '') =>
+      textDocument(Array.from({ length: 12 }, (_, index) => [index % 4 === 0 ? 2 : 0, `${id} paragraph ${index}${index === 5 ? edit : ''} `.repeat(6)]));
+    const withDocuments = (edit: string) => ({
+      pages: chapters.map((chapter) => ({
+        ...chapter,
+        documentId: putDocumentFor(big, bodyOf(chapter.id)),
+        pages: chapter.pages.map((section) => ({
+          ...section,
+          documentId: putDocumentFor(big, bodyOf(section.id, section.id === 'ch7s3' ? edit : '')),
+        })),
+      })),
+      files: [],
+      reusableContents: [],
+      variables: {},
+    });
+    commitContent(p.db, big, withDocuments(''));
+    const spaceBytes = storedBytes(p.db) - before;
+    commitContent(p.db, big, withDocuments(' (edited)'));
+    const editBytes = storedBytes(p.db) - before - spaceBytes;
+    console.log(`200-page space: ${spaceBytes} bytes stored; a one-paragraph edit: ${editBytes} bytes`);
+    expect(chapters.length * 10).toBe(200);
+    expect(editBytes).toBeGreaterThan(0);
+    expect(editBytes).toBeLessThan(spaceBytes / 50);
+  });
+
+  it('gives a duplicated space the content of its source without copying it', async () => {
+    const before = storedBytes(p.db);
+    const copy = await p.api('POST', `/spaces/${spaceId}/duplicate`);
+    expect(copy.status).toBe(201);
+    const pages = await get(`/spaces/${(copy.body as { id: string }).id}/content/pages`);
+    expect((pages.body as any).pages.map((page: any) => page.id)).toEqual([ids.group, ids.api, ids.status]);
+    const page = (await get(`/spaces/${(copy.body as { id: string }).id}/content/page/${ids.api}`)).body as { documentId: string };
+    expect((await get(`/spaces/${(copy.body as { id: string }).id}/documents/${page.documentId}`)).status).toBe(200);
+    expect(storedBytes(p.db)).toBe(before);
+  });
+});
+
+function putDocumentFor(space: string, document: unknown): string {
+  // Through the store, as the content writers (change requests, Git sync) will.
+  return putDocument(p.db, space, document);
+}
+
+describe('files', () => {
+  it('lists the files of a revision with their size and a download URL that serves the bytes without a token', async () => {
+    const answer = await get(`/spaces/${spaceId}/content/files`);
+    expect(answer.status).toBe(200);
+    const body = answer.body as { count: number; items: Array<Record<string, any>> };
+    expect(body.count).toBe(2);
+    const [image, text] = body.items;
+    expect(image).toMatchObject({ id: ids.image, name: 'architecture diagram.png', contentType: 'image/png', size: pngImage(40, 30).length });
+    expect(text).toMatchObject({ id: ids.text, name: 'notes.txt', contentType: 'text/plain', size: 14 });
+    const download = await fetch(text!.downloadURL);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('text/plain');
+    expect(await download.text()).toBe('Release notes\n');
+    const png = await fetch(image!.downloadURL);
+    expect(Buffer.from(await png.arrayBuffer()).equals(pngImage(40, 30))).toBe(true);
+  });
+
+  it('refuses a download URL that was altered', async () => {
+    const file = (await get(`/spaces/${spaceId}/content/files/${ids.text}`)).body as { downloadURL: string };
+    const url = new URL(file.downloadURL);
+    const otherType = new URL(url);
+    otherType.searchParams.set('type', 'text/html');
+    expect((await fetch(otherType)).status).toBe(403);
+    const otherSignature = new URL(url);
+    otherSignature.searchParams.set('sig', 'x'.repeat(43));
+    expect((await fetch(otherSignature)).status).toBe(403);
+    const otherName = new URL(url.href.replace('notes.txt', 'secrets.txt'));
+    expect((await fetch(otherName)).status).toBe(403);
+  });
+
+  it('finds a file of a revision by id, and pages through files', async () => {
+    const byId = await get(`/spaces/${spaceId}/revisions/${revision}/files/${ids.image}`);
+    expect(byId.body).toMatchObject({ id: ids.image });
+    expect((await get(`/spaces/${spaceId}/revisions/${firstRevision}/files/${ids.image}`)).status).toBe(404);
+    const first = await get(`/spaces/${spaceId}/revisions/${revision}/files`, { query: { limit: 1 } });
+    const next = (first.body as { next: { page: string } }).next.page;
+    const second = await get(`/spaces/${spaceId}/revisions/${revision}/files`, { query: { limit: 1, page: next } });
+    expect((second.body as { items: Array<{ id: string }> }).items.map((file) => file.id)).toEqual([ids.text]);
+  });
+});
+
+describe('semantic changes', () => {
+  it('compares a revision with its first parent: pages, files, variables', async () => {
+    const space = spaceRow(S.teamGrant).id;
+    const base = sampleContent(p.db, space);
+    const baseRevision = commitContent(p.db, space, base.content);
+    const [group, api, status] = base.content.pages as [any, any, any];
+    const install = group.pages[1];
+    const edited = {
+      ...base.content,
+      pages: [
+        // Introduction deleted; Install renamed and given a new body; Linux moved to the top level.
+        { ...group, pages: [{ ...install, title: 'Installation', pages: [], documentId: putDocument(p.db, space, textDocument([[0, 'New body']])) }] },
+        { ...install.pages[0] },
+        api,
+        status,
+        { id: 'pg-new', type: 'document', title: 'What is new', slug: 'new', pages: [] },
+      ],
+      files: base.content.files.slice(0, 1),
+      variables: { product: 'Acme Docs', version: 4, channel: 'beta' },
+    };
+    const next = commitContent(p.db, space, edited as any);
+    const answer = await get(`/spaces/${space}/revisions/${next}/changes`, { query: { limit: 100 } });
+    expect(answer.status).toBe(200);
+    const { changes, more } = answer.body as { changes: any[]; more: number };
+    expect(more).toBe(0);
+    const summary = changes.map((change) => `${change.type} ${change.page?.id ?? change.file?.id ?? Object.keys(change.variables ?? {}).join(',')}`);
+    expect(summary).toEqual([
+      `page_edited ${base.ids.install}`,
+      `page_moved ${base.ids.linux}`,
+      'page_created pg-new',
+      `page_deleted ${base.ids.introduction}`,
+      `file_deleted ${base.ids.text}`,
+      'variables_edited version,channel',
+    ]);
+    const edit = changes[0];
+    expect(Object.keys(edit.attributes).sort()).toEqual(['document', 'title']);
+    expect(edit.attributes.title).toEqual({ before: 'Install', after: 'Installation' });
+    expect(changes[1].parent).toEqual({ before: { id: base.ids.install, type: 'document', title: 'Install', path: 'getting-started/install' } });
+    expect(changes[5].variables).toEqual({ version: { before: 3, after: 4 }, channel: { after: 'beta' } });
+
+    const limited = await get(`/spaces/${space}/revisions/${next}/changes`, { query: { limit: 2 } });
+    expect((limited.body as any).changes).toHaveLength(2);
+    expect((limited.body as any).more).toBe(4);
+    // The first revision of the sample, against the empty one before it: everything was created.
+    const first = await get(`/spaces/${space}/revisions/${baseRevision}/changes`, { query: { limit: 100 } });
+    expect((first.body as any).changes.filter((change: any) => change.type === 'page_created')).toHaveLength(6);
+  });
+});
