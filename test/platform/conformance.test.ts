@@ -261,6 +261,15 @@ describe('Space content', () => {
     await call('GET /v1/spaces/:spaceId/revisions/:revisionId/files/:fileId', { spaceId, revisionId: firstRevision, fileId: ids.text }, 404);
     await call('GET /v1/spaces/:spaceId/revisions/:revisionId/changes', { spaceId, revisionId }, 200, { query: { limit: 3 } });
   });
+
+  it('reads link reports and backlinks', async () => {
+    await call('GET /v1/spaces/:spaceId/links', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/links', { spaceId }, 400, { query: { status: 'dead' } });
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId/links', { spaceId, pageId: ids.introduction }, 200, { query: { status: 'broken' } });
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId/backlinks', { spaceId, pageId: ids.install }, 200);
+    await call('GET /v1/spaces/:spaceId/content/files/:fileId/backlinks', { spaceId, fileId: ids.text }, 200);
+    await call('GET /v1/spaces/:spaceId/content/files/:fileId/backlinks', { spaceId, fileId: 'missing' }, 404);
+  });
 });
 
 describe('Users', () => {

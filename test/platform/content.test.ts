@@ -25,7 +25,7 @@ beforeAll(async () => {
   const space = spaceRow(S.userGrant);
   spaceId = space.id;
   firstRevision = space.revision;
-  const sample = sampleContent(p.db, spaceId);
+  const sample = sampleContent(p.db, spaceId, '', p.url.replace(/\/v1$/, '/app'));
   ids = sample.ids;
   revision = commitContent(p.db, spaceId, sample.content);
 });
@@ -304,5 +304,41 @@ describe('semantic changes', () => {
     // The first revision of the sample, against the empty one before it: everything was created.
     const first = await get(`/spaces/${space}/revisions/${baseRevision}/changes`, { query: { limit: 100 } });
     expect((first.body as any).changes.filter((change: any) => change.type === 'page_created')).toHaveLength(6);
+  });
+});
+
+describe('links', () => {
+  it('reports the links of a space by target, with their status and the pages holding them', async () => {
+    const answer = await get(`/spaces/${spaceId}/links`);
+    expect(answer.status).toBe(200);
+    const body = answer.body as { count: number; stats: any; items: any[] };
+    const summary = body.items.map((item) => [item.status, item.targetReference?.page?.id ?? item.targetReference?.file?.id ?? item.targetReference?.url ?? null, item.locationReferences.map((location: any) => location.page.id)]);
+    expect(summary).toEqual([
+      ['ok', ids.install, [ids.introduction]],
+      ['ok', ids.linux, [ids.introduction]],
+      ['broken', null, [ids.introduction]],
+      ['in-app', `${p.url.replace(/\/v1$/, '/app')}/s/elsewhere`, [ids.introduction]],
+      ['ok', 'https://example.test/', [ids.introduction]],
+      ['ok', ids.text, [ids.introduction]],
+    ]);
+    expect(body.stats).toEqual({ total: 6, broken: { total: 1 } });
+    const location = body.items[0].locationReferences[0];
+    expect(location).toMatchObject({ kind: 'page', organization: { id: 'acme' }, space: { id: spaceId }, versionContext: { type: 'revision', revision: { id: revision } } });
+    const broken = await get(`/spaces/${spaceId}/links`, { query: { status: 'broken' } });
+    expect((broken.body as any).items).toHaveLength(1);
+  });
+
+  it('finds the links of one page, and the backlinks of a page and of a file', async () => {
+    const ofPage = await get(`/spaces/${spaceId}/content/page/${ids.introduction}/links`);
+    expect((ofPage.body as any).items).toHaveLength(6);
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/links`)).body).toMatchObject({ items: [], stats: { total: 0 } });
+    const toInstall = await get(`/spaces/${spaceId}/content/page/${ids.install}/backlinks`);
+    expect((toInstall.body as any).items.map((item: any) => item.page.id)).toEqual([ids.introduction]);
+    const toLinux = await get(`/spaces/${spaceId}/content/page/${ids.linux}/backlinks`);
+    expect((toLinux.body as any).count).toBe(1);
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/backlinks`)).body).toMatchObject({ count: 0, items: [] });
+    const toFile = await get(`/spaces/${spaceId}/content/files/${ids.text}/backlinks`);
+    expect((toFile.body as any).items.map((item: any) => item.page.id)).toEqual([ids.introduction]);
+    expect((await get(`/spaces/${spaceId}/content/files/nope/backlinks`)).status).toBe(404);
   });
 });

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
-import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type Revision } from '../content/revisions.js';
+import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type ContentRef, type Revision } from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
+import { backlinks, contentLinks, linkTargets } from '../content/links.js';
 import { booleanParam, notFound, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
-import type { SpaceRow } from '../rows.js';
+import type { OrganizationRow, SpaceRow } from '../rows.js';
+import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
 
 /** A document with no content: the body of a page that has none. */
@@ -32,6 +34,13 @@ const downloadQuery = z.object({ type: z.string().optional(), sig: z.string().op
 const changesQuery = contentQuery.extend({
   limit: z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').optional(),
 });
+
+const linksQuery = contentQuery.extend({
+  ...pageParams,
+  status: z.enum(['ok', 'broken', 'in-app'], { message: 'must be ok, broken or in-app' }).optional(),
+});
+
+const backlinksQuery = contentQuery.extend(pageParams);
 
 const documentQuery = z.object({
   evaluated: pageQuery.shape.evaluated,
@@ -194,6 +203,107 @@ export function contentRoutes(app: FastifyInstance): void {
       more: Math.max(0, changes.length - limit),
     };
   });
+  /** Where a page or a file of this revision lives (`ContentLocation`), as link reports and backlinks show it. */
+  function locations(request: FastifyRequest, space: SpaceRow, revision: Revision) {
+    const { db, access, links } = request.ctx;
+    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(space.org_id) as OrganizationRow;
+    const context = {
+      organization: organizationJson(db, org, access.orgRole(org.id) ?? null, links),
+      space: spaceJson(space, access.spaceRole(space), links),
+      versionContext: {
+        type: 'revision',
+        revision: revisionJson(revision, space, { links, metadata: true, fileJson: (file) => fileJson(db, links, file, true) }),
+      },
+    };
+    const index = pageIndex(revision.content);
+    const pageOptions = { spaceId: space.id, links, metadata: true, children: false };
+    return {
+      page: (placed: PlacedPage) => ({ kind: 'page', ...context, page: pageJson(placed, index, pageOptions) }),
+      file: (file: ContentFile) => ({ kind: 'file', ...context, file: fileJson(db, links, file, true) }),
+      /** The location of a reference's target, when it is one of this revision's pages or files, or a URL. */
+      target: (ref: ContentRef): Record<string, unknown> | undefined => {
+        if (typeof ref.space === 'string' && ref.space !== space.id) return undefined;
+        if (ref.kind === 'page' || (ref.kind === 'anchor' && ref.page !== undefined)) {
+          const placed = index.byId.get(String(ref.page));
+          return placed && { kind: 'page', ...context, page: pageJson(placed, index, pageOptions) };
+        }
+        if (ref.kind === 'file') {
+          const file = revision.content.files.find((item) => item.id === ref.file);
+          return file && { kind: 'file', ...context, file: fileJson(db, links, file, true) };
+        }
+        if (ref.kind === 'url') return { kind: 'url', url: ref.url };
+        return undefined;
+      },
+    };
+  }
+
+  function linkReport(request: FastifyRequest, params: SpaceParams & { pageId?: string }) {
+    const query = parseQuery(linksQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const { db, links } = request.ctx;
+    let found = contentLinks(db, space.id, revision.content);
+    if (params.pageId !== undefined) {
+      const placed = pageIndex(revision.content).byId.get(params.pageId);
+      if (!placed || placed.page.type !== 'document') throw notFound('Page');
+      found = found.filter((link) => link.from === placed);
+    }
+    const targets = linkTargets(found, revision.content, {
+      db,
+      spaceId: space.id,
+      appUrl: links.app,
+      spaceExists: (id) => db.prepare('SELECT 1 FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) !== undefined,
+      pageInSpace: (id, pageId) => {
+        const other = db.prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL').pluck(true).get(id) as string | undefined;
+        const content = other ? loadRevision(db, id, other)?.content : undefined;
+        return content ? pageIndex(content).byId.has(pageId) : false;
+      },
+    });
+    const usages = targets.reduce((total, target) => total + target.from.length, 0);
+    const broken = targets.filter((target) => target.status === 'broken').reduce((total, target) => total + target.from.length, 0);
+    const listed = query.status ? targets.filter((target) => target.status === query.status) : targets;
+    const page = pageFromArray(listed, pageWindow(query));
+    const where = locations(request, space, revision);
+    return {
+      ...page,
+      stats: { total: usages, broken: { total: broken } },
+      items: page.items.map((target) => {
+        const targetReference = target.status === 'broken' ? undefined : where.target(target.ref);
+        return {
+          status: target.status,
+          relation: 'reference',
+          ...(targetReference ? { targetReference } : {}),
+          locationReferences: target.from.map(where.page),
+        };
+      }),
+    };
+  }
+
+  /** The pages pointing at what `target` finds in the revision (it throws a 404 when there is no such thing). */
+  function backlinkList(request: FastifyRequest, params: SpaceParams, target: (revision: Revision) => { page: string } | { file: ContentFile }) {
+    const query = parseQuery(backlinksQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const pages = backlinks(request.ctx.db, space.id, revision.content, target(revision));
+    const page = pageFromArray(pages, pageWindow(query));
+    const where = locations(request, space, revision);
+    return { ...page, items: page.items.map(where.page) };
+  }
+
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', async (request) => linkReport(request, request.params));
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', async (request) => linkReport(request, request.params));
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/backlinks', async (request) =>
+    backlinkList(request, request.params, (revision) => {
+      const placed = pageIndex(revision.content).byId.get(request.params.pageId);
+      if (!placed) throw notFound('Page');
+      return { page: placed.page.id };
+    }),
+  );
+  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId/backlinks', async (request) =>
+    backlinkList(request, request.params, (revision) => {
+      const file = revision.content.files.find((item) => item.id === request.params.fileId);
+      if (!file) throw notFound('File');
+      return { file };
+    }),
+  );
   app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {
     const query = parseQuery(documentQuery, request.query);
     const { db, access } = request.ctx;
