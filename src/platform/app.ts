@@ -10,7 +10,8 @@ import { collectionRoutes } from './routes/collections.js';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
 import { memberRoutes } from './routes/members.js';
 import { organizationRoutes } from './routes/organizations.js';
-import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './routes/content.js';
+import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes, PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './routes/content.js';
+import { searchRoutes } from './routes/search.js';
 import { spaceRoutes } from './routes/spaces.js';
 import { teamRoutes } from './routes/teams.js';
 import { userRoutes } from './routes/users.js';
@@ -279,7 +280,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
 
   app.addHook('preHandler', async (request) => {
     // Health checks and signed downloads need no token.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE) return;
+    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE) return;
     const user = findToken.get(bearerToken(request.headers.authorization)) as UserRow | undefined;
     if (!user) throw new ApiError(401, 'Invalid or revoked API token');
     const origin = `${request.protocol}://${request.host}`;
@@ -287,7 +288,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
       db,
       user,
       access: new Access(db, user),
-      links: { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files` },
+      links: { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf` },
     };
   });
 
@@ -310,6 +311,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
 
   healthRoutes(app, db);
   downloadRoutes(app, db);
+  pdfDownloadRoutes(app, db);
 
   app.register(
     async (v1) => {
@@ -319,6 +321,8 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
       collectionRoutes(v1);
       spaceRoutes(v1);
       contentRoutes(v1);
+      searchRoutes(v1);
+      pdfRoutes(v1);
       userRoutes(v1);
     },
     { prefix: '/v1' },

@@ -13,6 +13,8 @@ export interface Links {
   published: string;
   /** `http://host:port/files`: where files are downloaded, by signed URL. */
   files: string;
+  /** `http://host:port/pdf`: where PDF exports are served, by signed URL. */
+  pdf: string;
 }
 
 export function userJson(user: UserRow, links: Links) {

@@ -1,3 +1,4 @@
+import { catchUpSearchIndex } from './content/current.js';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -37,6 +38,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   mkdirSync(options.dataDir, { recursive: true });
   const db = openDatabase({ file: join(options.dataDir, 'platform.sqlite') });
   const tokens = options.seed === false ? {} : seedDemoData(db);
+  catchUpSearchIndex(db);
   if (Object.keys(tokens).length > 0) {
     writeFileSync(join(options.dataDir, 'demo-tokens.json'), `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
   }

@@ -270,6 +270,17 @@ describe('Space content', () => {
     await call('GET /v1/spaces/:spaceId/content/files/:fileId/backlinks', { spaceId, fileId: ids.text }, 200);
     await call('GET /v1/spaces/:spaceId/content/files/:fileId/backlinks', { spaceId, fileId: 'missing' }, 404);
   });
+
+  it('searches a space and an organization', async () => {
+    await call('GET /v1/spaces/:spaceId/search', { spaceId }, 200, { query: { query: 'installer' } });
+    await call('GET /v1/spaces/:spaceId/search', { spaceId }, 400, { query: { query: '' } });
+    await call('GET /v1/orgs/:organizationId/search', { organizationId: acme }, 200, { query: { query: 'install', limit: 1 } });
+  });
+
+  it('exports a space as a PDF', async () => {
+    await call('GET /v1/spaces/:spaceId/pdf', { spaceId }, 200, { query: { page: ids.install, only: true } });
+    await call('GET /v1/spaces/:spaceId/pdf', { spaceId }, 404, { query: { page: 'missing' } });
+  });
 });
 
 describe('Users', () => {

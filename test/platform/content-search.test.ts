@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  SEARCH_SCHEMA,
   indexedRevision,
   matchExpression,
   parseSearchQuery,
@@ -115,7 +114,8 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'content-search-'));
   db = openDatabase({ file: join(dir, 'platform.db') });
   expect(db.prepare("SELECT sqlite_compileoption_used('ENABLE_FTS5')").pluck(true).get()).toBe(1);
-  db.exec(SEARCH_SCHEMA);
+  // The migrations create the index (SEARCH_SCHEMA is migration 4).
+  expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'search_rows'").pluck(true).get()).toBe('search_rows');
   replaceSpaceIndex(db, 'space-docs', 'rev-1', DOCS);
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from '../../src/platform/content/document.js';
 import { putDocument, storedBytes } from '../../src/platform/content/revisions.js';
+import { sign } from '../../src/platform/content/signing.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { commitContent, pngImage, sampleContent, textDocument } from '../fixtures/content.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -124,7 +126,9 @@ describe('pages', () => {
     const byId = await get(`/spaces/${spaceId}/documents/${page.documentId}`);
     expect(byPage.status).toBe(200);
     expect(byId.body).toEqual(byPage.body);
-    expect(byId.body).toEqual(textDocument([[0, 'API reference: every endpoint'], [1, 'Details'], [0, 'More about api reference.']]));
+    // Stored documents are completed (a heading gets its anchor in `meta.id`).
+    expect(byId.body).toEqual(parseDocument(textDocument([[0, 'API reference: every endpoint'], [1, 'Details'], [0, 'More about api reference.']])));
+    expect((byId.body as any).nodes[1].meta).toEqual({ id: 'details' });
     expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/meta-links`)).body).toEqual({ alternates: [] });
     expect((await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.status}/document`)).status).toBe(404);
   });
@@ -224,7 +228,14 @@ describe('files', () => {
     const body = answer.body as { count: number; items: Array<Record<string, any>> };
     expect(body.count).toBe(2);
     const [image, text] = body.items;
-    expect(image).toMatchObject({ id: ids.image, name: 'architecture diagram.png', contentType: 'image/png', size: pngImage(40, 30).length });
+    expect(image).toMatchObject({
+      id: ids.image,
+      name: 'architecture diagram.png',
+      contentType: 'image/png',
+      size: pngImage(40, 30).length,
+      dimensions: { width: 40, height: 30 },
+    });
+    expect(text!.dimensions).toBeUndefined();
     expect(text).toMatchObject({ id: ids.text, name: 'notes.txt', contentType: 'text/plain', size: 14 });
     const download = await fetch(text!.downloadURL);
     expect(download.status).toBe(200);
@@ -340,5 +351,144 @@ describe('links', () => {
     const toFile = await get(`/spaces/${spaceId}/content/files/${ids.text}/backlinks`);
     expect((toFile.body as any).items.map((item: any) => item.page.id)).toEqual([ids.introduction]);
     expect((await get(`/spaces/${spaceId}/content/files/nope/backlinks`)).status).toBe(404);
+  });
+});
+
+describe('search', () => {
+  it('finds a word of a page in its space, ranked, with a highlighted excerpt and the section', async () => {
+    const answer = await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } });
+    expect(answer.status).toBe(200);
+    const body = answer.body as { count: number; items: any[] };
+    // "installation" in the introduction matches too (stemmed), below the page about installing.
+    expect(body.items.map((item) => item.id)).toEqual([ids.install, ids.introduction]);
+    const [hit] = body.items;
+    expect(hit).toMatchObject({ id: ids.install, title: 'Install', path: 'getting-started/install', rank: 1, ancestors: [{ title: 'Getting started' }] });
+    expect(hit.score).toBeGreaterThan(0);
+    expect(hit.sections[0].body).toContain('<mark>installer</mark>');
+    expect(hit.urls.app).toContain(`/s/${spaceId}/getting-started/install`);
+  });
+
+  it('leaves noIndex pages out, follows the current revision, and searches an organization by space', async () => {
+    const space = spaceRow(S.teamGrant).id;
+    const { content } = sampleContent(p.db, space);
+    const hidden = {
+      id: 'pg-secret',
+      type: 'document' as const,
+      title: 'Internal notes',
+      slug: 'internal',
+      noIndex: true,
+      documentId: putDocument(p.db, space, textDocument([[0, 'The codeword is xylophone.']])),
+      pages: [],
+    };
+    const visible = { ...hidden, id: 'pg-open', slug: 'open', noIndex: false, title: 'Open notes', documentId: putDocument(p.db, space, textDocument([[0, 'Tuning the zeppelin engine.']])) };
+    commitContent(p.db, space, { ...content, pages: [...content.pages, hidden, visible] });
+    expect((await get(`/spaces/${space}/search`, { query: { query: 'xylophone' } })).body).toMatchObject({ count: 0, items: [] });
+    expect((await get(`/spaces/${space}/search`, { query: { query: 'zeppelin' } })).body).toMatchObject({ count: 1 });
+
+    const org = await get('/orgs/acme/search', { query: { query: 'zeppelin' } });
+    expect(org.status).toBe(200);
+    expect((org.body as any).items).toEqual([
+      expect.objectContaining({ type: 'space', id: space, title: S.teamGrant, pages: [expect.objectContaining({ id: 'pg-open', rank: 1 })] }),
+    ]);
+    // A member who cannot read the space finds nothing of it.
+    expect((await get('/orgs/acme/search', { token: p.token(U.gus), query: { query: 'zeppelin' } })).body).toMatchObject({ count: 0 });
+
+    commitContent(p.db, space, content);
+    expect((await get(`/spaces/${space}/search`, { query: { query: 'zeppelin' } })).body).toMatchObject({ count: 0 });
+  });
+
+  it('refuses an empty or overlong query, and survives hostile ones', async () => {
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: '   ' } })).status).toBe(400);
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'x'.repeat(513) } })).status).toBe(400);
+    expect((await get(`/spaces/${spaceId}/search`)).status).toBe(400);
+    for (const hostile of ['"', 'NEAR(', 'a OR', '-x', 'body:install', '*', '🐧']) {
+      expect((await get(`/spaces/${spaceId}/search`, { query: { query: hostile } })).status, hostile).toBe(200);
+    }
+  });
+});
+
+describe('markdown', () => {
+  it('serves a page as markdown, with references relative to its file or stable', async () => {
+    const relative = await get(`/spaces/${spaceId}/content/page/${ids.introduction}`, { query: { format: 'markdown' } });
+    expect(relative.status).toBe(200);
+    const markdown = (relative.body as { markdown: string }).markdown;
+    expect(markdown.startsWith('# Introduction\n')).toBe(true);
+    expect(markdown).toContain('[the installation](install/README.md)');
+    expect(markdown).toContain('[Linux](install/linux.md#packages)');
+    expect(markdown).toContain('../.gitbook/assets/notes.txt');
+    expect((relative.body as { document?: unknown }).document).toBeUndefined();
+    const stable = await get(`/spaces/${spaceId}/content/page/${ids.introduction}`, { query: { format: 'markdown', 'format.markdown.refs': 'stable' } });
+    expect((stable.body as { markdown: string }).markdown).toContain('[the installation](/pages/pg-install)');
+    const install = await get(`/spaces/${spaceId}/content/path/getting-started/install`, { query: { format: 'markdown' } });
+    const text = (install.body as { markdown: string; pages: Array<{ markdown?: string }> });
+    expect(text.markdown).toMatch(/^---\ndescription: Set it up in five minutes\n---\n\n# Install\n\nInstall: download and run the installer\n\n## Details\n/);
+    // The body is the asked page's alone.
+    expect(text.pages[0]!.markdown).toBeUndefined();
+  });
+});
+
+/** The text of a PDF, page by page (pdf.js, as a reader would extract it). */
+async function pdfText(bytes: Uint8Array): Promise<string[]> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const pdf = await getDocument({ data: bytes, disableFontFace: true, useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+  const pages: string[] = [];
+  for (let number = 1; number <= pdf.numPages; number += 1) {
+    const content = await (await pdf.getPage(number)).getTextContent();
+    pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' ').replace(/\s+/g, ' '));
+  }
+  await pdf.destroy();
+  return pages;
+}
+
+describe('PDF', () => {
+  it('gives a URL, valid an hour, that serves the whole space as a PDF whose text extracts', async () => {
+    const answer = await get(`/spaces/${spaceId}/pdf`);
+    expect(answer.status).toBe(200);
+    const { url } = answer.body as { url: string };
+    const expires = Number(new URL(url).searchParams.get('expires')) * 1000;
+    expect(expires - Date.now()).toBeGreaterThan(59 * 60 * 1000);
+    expect(expires - Date.now()).toBeLessThanOrEqual(60 * 60 * 1000);
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    expect(Buffer.from(bytes.slice(0, 5)).toString()).toBe('%PDF-');
+    const pages = await pdfText(bytes);
+    // One PDF page per document page at least (Introduction, Install, On Linux, API reference).
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    const text = pages.join('\n');
+    for (const words of ['Introduction', 'Install: download and run the installer', 'On Linux', 'API reference: every endpoint', 'Details']) {
+      expect(text).toContain(words);
+    }
+  });
+
+  it('exports one page alone, or a page with what is under it', async () => {
+    const only = (await get(`/spaces/${spaceId}/pdf`, { query: { page: ids.install, only: true } })).body as { url: string };
+    const alone = (await pdfText(new Uint8Array(await (await fetch(only.url)).arrayBuffer()))).join('\n');
+    expect(alone).toContain('Install: download and run the installer');
+    expect(alone).not.toContain('On Linux: use the package manager');
+    const tree = (await get(`/spaces/${spaceId}/pdf`, { query: { page: ids.install } })).body as { url: string };
+    const withChildren = (await pdfText(new Uint8Array(await (await fetch(tree.url)).arrayBuffer()))).join('\n');
+    expect(withChildren).toContain('On Linux: use the package manager');
+    expect(withChildren).not.toContain('API reference: every endpoint');
+    expect((await get(`/spaces/${spaceId}/pdf`, { query: { page: 'missing' } })).status).toBe(404);
+  });
+
+  it('refuses an altered or expired URL, and keeps serving the revision it was made for', async () => {
+    const { url } = (await get(`/spaces/${spaceId}/pdf`)).body as { url: string };
+    const altered = new URL(url);
+    altered.searchParams.set('only', '1');
+    expect((await fetch(altered)).status).toBe(403);
+    const later = new URL(url);
+    later.searchParams.set('expires', String(Number(later.searchParams.get('expires')) + 3600));
+    expect((await fetch(later)).status).toBe(403);
+    const past = String(Math.floor(Date.now() / 1000) - 1);
+    const parts = ['pdf', spaceId, String(new URL(url).searchParams.get('revision')), '', '0', past];
+    const expired = new URL(url);
+    expired.searchParams.set('expires', past);
+    expired.searchParams.set('sig', sign(p.db, parts));
+    const answer = await fetch(expired);
+    expect(answer.status).toBe(403);
+    expect(await answer.text()).toContain('expired');
   });
 });

@@ -1,3 +1,4 @@
+import { imageSize } from 'image-size';
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { getBlob, putBlob } from './blobs.js';
@@ -9,20 +10,28 @@ import { sign, verify } from './signing.js';
  * dimensions of an image), downloaded from the platform by a signed URL that needs no token.
  */
 
-/** Stores a file's bytes and returns its description (dimensions read from an image's header). */
-export function storeFile(
-  db: Db,
-  file: { id: string; name: string; contentType: string; bytes: Uint8Array; dimensions?: { width: number; height: number } },
-): ContentFile {
+/** Stores a file's bytes and returns its description (an image's dimensions read from its header). */
+export function storeFile(db: Db, file: { id: string; name: string; contentType: string; bytes: Uint8Array }): ContentFile {
   const hash = putBlob(db, file.bytes);
+  const dimensions = file.contentType.startsWith('image/') ? imageDimensions(file.bytes) : undefined;
   return {
     id: file.id,
     name: file.name,
     contentType: file.contentType,
     size: file.bytes.length,
     hash,
-    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
+    ...(dimensions ? { dimensions } : {}),
   };
+}
+
+/** Width and height of an image (PNG, JPEG, GIF, WebP, SVG, …), or undefined when they cannot be read. */
+export function imageDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
+  try {
+    const { width, height } = imageSize(bytes);
+    return width && height ? { width, height } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The signed download URL of a file: valid as long as the bytes exist, for this name and type. */

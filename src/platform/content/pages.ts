@@ -68,7 +68,7 @@ export interface PageJsonOptions {
   links: Links;
   /** Include Git metadata (`metadata=false` leaves it out). */
   metadata: boolean;
-  /** The body of a document page to add (`format=document` or `format=markdown`), if asked. */
+  /** The body of the page asked for (`format=document` or `format=markdown`), if asked; not of its children. */
   body?: ((page: ContentPage, path: string) => Record<string, unknown>) | undefined;
   /** Children are included (false for the pages listed in semantic changes). */
   children?: boolean;
@@ -77,8 +77,10 @@ export interface PageJsonOptions {
 /** The JSON of a page and its children (`RevisionPage`). */
 export function pageJson(placed: PlacedPage, index: PageIndex, options: PageJsonOptions): Record<string, unknown> {
   const { page } = placed;
+  // A body is the asked page's alone: its children are listed without theirs.
+  const childOptions = options.body ? { ...options, body: undefined } : options;
   const children = (options.children ?? true)
-    ? page.pages.map((child) => pageJson(index.byId.get(child.id)!, index, options))
+    ? page.pages.map((child) => pageJson(index.byId.get(child.id)!, index, childOptions))
     : [];
   const base: Record<string, unknown> = { id: page.id, title: page.title };
   if (page.linkTitle) base.linkTitle = page.linkTitle;

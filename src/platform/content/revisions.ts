@@ -1,6 +1,7 @@
 import { newId } from '../http.js';
 import type { Db } from '../store/db.js';
 import { canonicalJson, getJson, putBlob, putJson } from './blobs.js';
+import { parseDocument } from './document.js';
 
 /**
  * The revision store. A revision is immutable: its content is a tree of nodes stored by hash
@@ -278,11 +279,13 @@ export function loadRevision(db: Db, spaceId: string, revisionId: string): Revis
 }
 
 /**
- * Stores a document (JSON) for a space and returns its id, derived from its bytes: storing the
- * same document again gives the same id and stores nothing.
+ * Stores a document (JSON, validated and completed by `parseDocument`, which throws on an invalid
+ * one) for a space and returns its id, derived from its bytes: storing the same document again
+ * gives the same id and stores nothing.
  */
 export function putDocument(db: Db, spaceId: string, document: unknown): string {
-  const text = canonicalJson(document);
+  // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
+  const text = canonicalJson(parseDocument(document));
   const hash = putBlob(db, text);
   const id = documentIdOf(hash);
   db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(spaceId, id, hash);

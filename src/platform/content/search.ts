@@ -37,7 +37,7 @@
 import type { Db } from '../store/db.js';
 import { pageToken, type PageOfResults, type PageWindow } from '../http.js';
 
-/** DDL of the search index, for one migration entry (it runs once). */
+/** DDL of the search index: migration 4 (store/migrations.ts). It has shipped: change the index with a new migration, never here. */
 export const SEARCH_SCHEMA = `
   CREATE TABLE search_spaces (
     space_id TEXT PRIMARY KEY,

@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
 import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type ContentRef, type Revision } from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
+import type { ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
+import { pageMarkdown } from '../content/page-markdown.js';
+import { renderPdf } from '../content/pdf.js';
+import { sign, verify } from '../content/signing.js';
+import { getBlob } from '../content/blobs.js';
 import { backlinks, contentLinks, linkTargets } from '../content/links.js';
 import { booleanParam, notFound, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
@@ -20,7 +25,7 @@ const contentQuery = z.object({
 });
 
 const pageQuery = contentQuery.extend({
-  format: z.enum(['document'], { message: 'must be document' }).optional(),
+  format: z.enum(['document', 'markdown'], { message: 'must be document or markdown' }).optional(),
   'format.markdown.refs': z.enum(['relative', 'stable'], { message: 'must be relative or stable' }).optional(),
   evaluated: z.enum(['true', 'false', 'deterministic-only'], { message: 'must be true, false or deterministic-only' }).optional(),
   dereferenced: z.enum(['true', 'false', 'reusable-contents'], { message: 'must be true, false or reusable-contents' }).optional(),
@@ -97,7 +102,14 @@ export function contentRoutes(app: FastifyInstance): void {
       spaceId: space.id,
       links: request.ctx.links,
       metadata: query.metadata ?? true,
-      body: query.format === 'document' ? (page) => ({ document: pageDocument(request, space, page) }) : undefined,
+      body:
+        query.format === 'document'
+          ? (page) => ({ document: pageDocument(request, space, page) })
+          : query.format === 'markdown'
+            ? (page) => ({
+                markdown: pageMarkdown(placed, pageDocument(request, space, page) as JSONDocument, index, revision.content, query['format.markdown.refs'] ?? 'relative'),
+              })
+            : undefined,
     });
   }
 
@@ -385,5 +397,120 @@ function changeJson(change: SemanticChange, url: (file: ContentFile) => string):
     }
     case 'variables_edited':
       return { type: change.type, variables: change.variables };
+  }
+}
+
+/** How long a PDF URL works. */
+export const PDF_URL_VALIDITY_MS = 60 * 60 * 1000;
+
+/** The route of PDF exports (outside the API, without a token: the URL is signed and expires). */
+export const PDF_ROUTE = '/pdf/:spaceId';
+
+const pdfQuery = z.object({
+  page: z.string().min(1, 'must be a page id').optional(),
+  only: booleanParam.optional(),
+  shareKey: z.string().optional(),
+});
+
+const pdfDownloadQuery = z.object({
+  revision: z.string().optional(),
+  page: z.string().optional(),
+  only: z.string().optional(),
+  expires: z.string().optional(),
+  sig: z.string().optional(),
+});
+
+/** `GET /spaces/{spaceId}/pdf`: a URL, valid one hour, that serves the space (or one page) as a PDF. */
+export function pdfRoutes(app: FastifyInstance): void {
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', async (request) => {
+    const query = parseQuery(pdfQuery, request.query);
+    const { db, access, links } = request.ctx;
+    const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
+    if (query.page !== undefined) {
+      const revision = loadRevision(db, space.id, space.revision);
+      const placed = revision && pageIndex(revision.content).byId.get(query.page);
+      if (!placed || placed.page.type !== 'document') throw notFound('Page');
+    }
+    const expires = String(Math.floor((Date.now() + PDF_URL_VALIDITY_MS) / 1000));
+    const only = query.only ? '1' : '0';
+    const parts = ['pdf', space.id, space.revision, query.page ?? '', only, expires];
+    const url = new URL(`${links.pdf}/${encodeURIComponent(space.id)}`);
+    url.searchParams.set('revision', space.revision);
+    if (query.page !== undefined) url.searchParams.set('page', query.page);
+    url.searchParams.set('only', only);
+    url.searchParams.set('expires', expires);
+    url.searchParams.set('sig', sign(db, parts));
+    return { url: url.href };
+  });
+}
+
+/** Serves a signed PDF URL: the revision it names, rendered; 403 when it was altered or has expired. */
+export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
+  app.get<{ Params: SpaceParams }>(PDF_ROUTE, async (request, reply) => {
+    const query = parseQuery(pdfDownloadQuery, request.query);
+    const parts = ['pdf', request.params.spaceId, query.revision ?? '', query.page ?? '', query.only ?? '', query.expires ?? ''];
+    if (!verify(db, parts, query.sig)) {
+      return reply.code(403).send({ error: { code: 403, message: 'This PDF URL is not valid: ask the API for a new one' } });
+    }
+    if (!(Number(query.expires) * 1000 > Date.now())) {
+      return reply.code(403).send({ error: { code: 403, message: 'This PDF URL has expired: ask the API for a new one' } });
+    }
+    const revision = loadRevision(db, request.params.spaceId, query.revision!);
+    if (!revision) throw notFound('Revision');
+    const title = (db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(request.params.spaceId) as string | undefined) ?? '';
+    const index = pageIndex(revision.content);
+    let placedPages = index.ordered.filter((placed) => placed.page.type === 'document');
+    if (query.page) {
+      const root = index.byId.get(query.page);
+      if (!root) throw notFound('Page');
+      const within = (placed: PlacedPage): boolean => placed === root || (placed.parent !== undefined && within(placed.parent));
+      placedPages = query.only === '1' ? [root] : placedPages.filter(within);
+    }
+    const rootDepth = (placed: PlacedPage) => {
+      let depth = 0;
+      for (let parent = placed.parent; parent; parent = parent.parent) if (parent.page.type !== 'group') depth += 1;
+      return depth;
+    };
+    const pdf = await renderPdf(
+      placedPages.map((placed) => ({
+        title: placed.page.title,
+        depth: rootDepth(placed),
+        document: placed.page.documentId ? getDocument<JSONDocument>(db, revision.spaceId, placed.page.documentId) : undefined,
+      })),
+      {
+        title: query.page && placedPages[0] ? placedPages[0].page.title : title,
+        image: (ref) => {
+          if (ref.kind !== 'file' || (typeof ref.space === 'string' && ref.space !== revision.spaceId)) return undefined;
+          const file = revision.content.files.find((item) => item.id === ref.file);
+          return file && /^image\/(png|jpeg)$/.test(file.contentType) ? getBlob(db, file.hash) : undefined;
+        },
+        label: (ref) => refLabel(ref, revision),
+      },
+    );
+    const name = `${(query.page && placedPages[0] ? placedPages[0].page.title : title) || 'export'}.pdf`;
+    return reply
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`)
+      .header('cache-control', 'private, max-age=3600')
+      .send(pdf);
+  });
+}
+
+/** The text shown for a reference in an export: a page's title, a file's name, a URL. */
+function refLabel(ref: DocumentRef, revision: Revision): string {
+  const pageTitle = (id: string | undefined) => (id === undefined ? undefined : pageIndex(revision.content).byId.get(id)?.page.title);
+  switch (ref.kind) {
+    case 'page':
+      return pageTitle(ref.page) ?? ref.page;
+    case 'anchor':
+      return pageTitle(ref.page) ?? ref.anchor;
+    case 'file':
+      return revision.content.files.find((file) => file.id === ref.file)?.name ?? ref.file;
+    case 'url':
+      return ref.url;
+    case 'reusable-content':
+      return revision.content.reusableContents.find((item) => item.id === ref.reusableContent)?.title ?? ref.reusableContent;
+    default:
+      return ref.kind;
   }
 }

@@ -1,3 +1,5 @@
+import { SEARCH_SCHEMA } from '../content/search.js';
+
 /**
  * Schema migrations, applied in order at start. Entry N moves the database from
  * `user_version` N to N + 1. Never edit an entry that has shipped: append a new one.
@@ -175,4 +177,7 @@ export const migrations: string[] = [
   INSERT INTO revisions (id, space_id, type, parents, root, created_at)
     SELECT revision, id, 'edits', '[]', NULL, created_at FROM spaces;
   `,
+  // Version 4: the full-text search index of page sections (content/search.ts). The platform
+  // builds it for every space at start (`catchUpSearchIndex`).
+  SEARCH_SCHEMA,
 ];

@@ -1,0 +1,65 @@
+import { now } from '../http.js';
+import type { Db } from '../store/db.js';
+import type { JSONDocument } from './document.js';
+import { pageIndex } from './pages.js';
+import { getDocument, loadRevision, type RevisionContent } from './revisions.js';
+import { indexedRevision, replaceSpaceIndex, type IndexedPage } from './search.js';
+import { documentSections } from './text.js';
+
+/**
+ * The current revision of a space and what follows it: moving the pointer reindexes the space
+ * for search in the same transaction, so search never shows content the space does not have.
+ */
+
+/** Makes `revisionId` the current revision of a space (and reindexes it), in one transaction. */
+export function setCurrentRevision(db: Db, spaceId: string, revisionId: string): void {
+  db.transaction(() => {
+    db.prepare('UPDATE spaces SET revision = ?, updated_at = ? WHERE id = ?').run(revisionId, now(), spaceId);
+    reindexSpace(db, spaceId, revisionId);
+  })();
+}
+
+/** Indexes a revision of a space for search (replacing what was indexed for the space). */
+export function reindexSpace(db: Db, spaceId: string, revisionId: string): void {
+  const revision = loadRevision(db, spaceId, revisionId);
+  if (!revision) throw new Error(`Revision ${revisionId} of space ${spaceId} is missing`);
+  replaceSpaceIndex(db, spaceId, revisionId, indexedPages(db, spaceId, revision.content));
+}
+
+/**
+ * Brings the search index of every space up to its current revision: after a migration, or
+ * when a crash came between a write and its reindexing (they share a transaction, so only an
+ * index built by an older release can be behind).
+ */
+export function catchUpSearchIndex(db: Db): number {
+  const spaces = db.prepare('SELECT id, revision FROM spaces').all() as Array<{ id: string; revision: string }>;
+  let reindexed = 0;
+  for (const space of spaces) {
+    if (indexedRevision(db, space.id) === space.revision) continue;
+    db.transaction(() => reindexSpace(db, space.id, space.revision))();
+    reindexed += 1;
+  }
+  return reindexed;
+}
+
+/** The document pages of a content as the search index takes them: sections, ancestors, noIndex. */
+export function indexedPages(db: Db, spaceId: string, content: RevisionContent): IndexedPage[] {
+  const pages: IndexedPage[] = [];
+  for (const placed of pageIndex(content).ordered) {
+    const { page } = placed;
+    if (page.type !== 'document') continue;
+    const ancestors: string[] = [];
+    for (let parent = placed.parent; parent; parent = parent.parent) ancestors.unshift(parent.page.title);
+    const document = page.documentId ? getDocument<JSONDocument>(db, spaceId, page.documentId) : undefined;
+    pages.push({
+      id: page.id,
+      title: page.title,
+      path: placed.path ?? '',
+      description: page.description ?? null,
+      ancestors,
+      noIndex: page.noIndex ?? false,
+      sections: document ? documentSections(document) : [],
+    });
+  }
+  return pages;
+}

@@ -1,0 +1,104 @@
+import { posix } from 'node:path';
+import type { ContentRef, JSONDocument } from './document.js';
+import { documentToMarkdown, stableRefs, type RefResolver } from './markdown.js';
+import type { PageIndex, PlacedPage } from './pages.js';
+import type { ContentPage, RevisionContent } from './revisions.js';
+
+/**
+ * Pages as markdown files, laid out as Git Sync lays them out: a page is `<path>.md`, or
+ * `<path>/README.md` when it has children; files are `.gitbook/assets/<name>`, reusable contents
+ * `.gitbook/includes/<id>.md`. References are
+ * written relative to the page's own file (`format.markdown.refs=relative`, the default) or as
+ * stable ids (`stable`: `/pages/<id>`, `/files/<id>`).
+ */
+
+/** The file of a page in the repository layout (no leading slash). */
+export function pageFile(placed: PlacedPage): string {
+  const path = placed.path ?? placed.page.id;
+  return placed.page.pages.length > 0 ? `${path}/README.md` : `${path}.md`;
+}
+
+const ASSETS = '.gitbook/assets';
+const INCLUDES = '.gitbook/includes';
+
+/** References relative to the file of `from`, resolved against the pages and files of `content`. */
+export function relativeRefs(index: PageIndex, content: RevisionContent, from: PlacedPage): RefResolver {
+  const here = posix.dirname(pageFile(from));
+  const relative = (target: string) => {
+    const path = posix.relative(here, target);
+    return path === '' ? posix.basename(target) : path;
+  };
+  const filesByName = new Map(content.files.map((file) => [file.name, file]));
+  const pagesByFile = new Map(index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [pageFile(placed), placed]));
+  return {
+    toHref(ref: ContentRef): string {
+      const inThisSpace = !('space' in ref) || ref.space === undefined;
+      if (inThisSpace && ref.kind === 'page') {
+        const target = index.byId.get(ref.page);
+        if (target?.path !== undefined) return encodeURI(relative(pageFile(target)));
+      }
+      if (inThisSpace && ref.kind === 'anchor') {
+        if (ref.page === undefined || ref.page === from.page.id) return `#${ref.anchor}`;
+        const target = index.byId.get(ref.page);
+        if (target?.path !== undefined) return `${encodeURI(relative(pageFile(target)))}#${ref.anchor}`;
+      }
+      if (inThisSpace && ref.kind === 'file') {
+        const file = content.files.find((item) => item.id === ref.file);
+        if (file) return encodeURI(relative(`${ASSETS}/${file.name}`));
+      }
+      if (inThisSpace && ref.kind === 'reusable-content' && content.reusableContents.some((item) => item.id === ref.reusableContent)) {
+        return encodeURI(relative(`${INCLUDES}/${ref.reusableContent}.md`));
+      }
+      return stableRefs.toHref(ref);
+    },
+    fromHref(href: string): ContentRef {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/')) return stableRefs.fromHref(href);
+      const [rawPath = '', anchor] = href.split('#', 2);
+      if (rawPath === '') return anchor ? { kind: 'anchor', anchor, page: from.page.id } : stableRefs.fromHref(href);
+      let path: string;
+      try {
+        path = posix.normalize(posix.join(here, decodeURI(rawPath)));
+      } catch {
+        return stableRefs.fromHref(href);
+      }
+      if (path.startsWith(`${INCLUDES}/`) && path.endsWith('.md')) {
+        const id = path.slice(INCLUDES.length + 1, -3);
+        if (content.reusableContents.some((item) => item.id === id)) return { kind: 'reusable-content', reusableContent: id };
+      }
+      if (path.startsWith(`${ASSETS}/`)) {
+        const file = filesByName.get(path.slice(ASSETS.length + 1));
+        if (file) return { kind: 'file', file: file.id };
+      }
+      const page = pagesByFile.get(path) ?? pagesByFile.get(path.replace(/\.md$/, '/README.md'));
+      if (page) return anchor ? { kind: 'anchor', anchor, page: page.page.id } : { kind: 'page', page: page.page.id };
+      return stableRefs.fromHref(href);
+    },
+  };
+}
+
+/** The front matter of a page's markdown: its metadata that is not the title or the body. */
+export function pageFrontMatter(page: ContentPage): Record<string, unknown> {
+  const front: Record<string, unknown> = {};
+  if (page.description) front.description = page.description;
+  if (page.icon) front.icon = page.icon;
+  if (page.hidden) front.hidden = true;
+  if (page.noIndex) front.noIndex = true;
+  if (page.noRobotsIndex) front.noRobotsIndex = true;
+  if (page.variables && Object.keys(page.variables).length) front.vars = page.variables;
+  return front;
+}
+
+/** The markdown of a document page: front matter, `# Title`, body, references as asked. */
+export function pageMarkdown(
+  placed: PlacedPage,
+  document: JSONDocument,
+  index: PageIndex,
+  content: RevisionContent,
+  refs: 'relative' | 'stable',
+): string {
+  return documentToMarkdown(document, {
+    title: placed.page.title,
+    frontMatter: pageFrontMatter(placed.page),
+    refs: refs === 'stable' ? stableRefs : relativeRefs(index, content, placed),
+  });
+}
