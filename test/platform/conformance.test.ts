@@ -3,7 +3,8 @@ import { createPlatform } from '../../src/platform/app.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { openDatabase } from '../../src/platform/store/db.js';
 import { conformance, NOT_IN_SPEC, OVERRIDES, PENDING, type Answer } from '../fixtures/conformance.js';
-import { commitContent, sampleContent, type SampleContent } from '../fixtures/content.js';
+import { loadRevision, putDocument } from '../../src/platform/content/revisions.js';
+import { commitContent, sampleContent, textDocument, type SampleContent } from '../fixtures/content.js';
 import { startTestPlatform, type ApiAnswer, type TestPlatform } from '../fixtures/platform.js';
 
 // Every operation of the served groups, driven once with a success status and with the error
@@ -275,6 +276,20 @@ describe('Space content', () => {
     await call('GET /v1/spaces/:spaceId/search', { spaceId }, 200, { query: { query: 'installer' } });
     await call('GET /v1/spaces/:spaceId/search', { spaceId }, 400, { query: { query: '' } });
     await call('GET /v1/orgs/:organizationId/search', { organizationId: acme }, 200, { query: { query: 'install', limit: 1 } });
+  });
+
+  it('reads reusable contents', async () => {
+    const snippet = putDocument(p.db, spaceId, textDocument([[0, 'Contact support.']]));
+    const current = p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+    const content = loadRevision(p.db, spaceId, current)!.content;
+    const withReusable = commitContent(p.db, spaceId, { ...content, reusableContents: [{ id: 'rc-contact', title: 'Contact', documentId: snippet }] });
+    const reusableContentId = 'rc-contact';
+    await call('GET /v1/spaces/:spaceId/content/reusable-contents/:reusableContentId', { spaceId, reusableContentId }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId', { spaceId, revisionId: withReusable, reusableContentId }, 200);
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId/document', { spaceId, revisionId: withReusable, reusableContentId }, 200, {
+      query: { dereferenced: 'true' },
+    });
+    await call('GET /v1/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId', { spaceId, revisionId, reusableContentId }, 404);
   });
 
   it('exports a space as a PDF', async () => {

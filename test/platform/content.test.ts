@@ -492,3 +492,39 @@ describe('PDF', () => {
     expect(await answer.text()).toContain('expired');
   });
 });
+
+describe('reusable contents', () => {
+  it('reads a reusable content and its document, and expands it in a page when asked', async () => {
+    const space = spaceRow(S.teamGrant).id;
+    const { content } = sampleContent(p.db, space);
+    const snippet = putDocument(p.db, space, textDocument([[0, 'Write to support@acme.test, we answer within a day.']]));
+    const usesIt = putDocument(p.db, space, {
+      object: 'document',
+      data: {},
+      nodes: [
+        ...(textDocument([[0, 'Before the snippet.']]) as { nodes: unknown[] }).nodes,
+        { object: 'block', type: 'reusable-content', key: 'rc', data: { ref: { kind: 'reusable-content', reusableContent: 'rc-support' } }, isVoid: true },
+      ],
+    });
+    const page = { id: 'pg-help', type: 'document' as const, title: 'Help', slug: 'help', documentId: usesIt, pages: [] };
+    const revisionId = commitContent(p.db, space, {
+      ...content,
+      pages: [...content.pages, page],
+      reusableContents: [{ id: 'rc-support', title: 'Support contact', documentId: snippet }],
+    });
+    const reusable = await get(`/spaces/${space}/content/reusable-contents/rc-support`);
+    expect(reusable.body).toEqual({ id: 'rc-support', title: 'Support contact', document: snippet });
+    expect((await get(`/spaces/${space}/revisions/${revisionId}/reusable-contents/rc-support`)).body).toEqual(reusable.body);
+    const document = await get(`/spaces/${space}/revisions/${revisionId}/reusable-contents/rc-support/document`);
+    expect(JSON.stringify(document.body)).toContain('we answer within a day');
+    expect((await get(`/spaces/${space}/content/reusable-contents/nope`)).status).toBe(404);
+
+    const plain = await get(`/spaces/${space}/revisions/${revisionId}/page/pg-help/document`);
+    expect((plain.body as any).nodes.map((node: any) => node.type)).toEqual(['paragraph', 'reusable-content']);
+    const expanded = await get(`/spaces/${space}/revisions/${revisionId}/page/pg-help/document`, { query: { dereferenced: 'reusable-contents' } });
+    expect((expanded.body as any).nodes.map((node: any) => node.type)).toEqual(['paragraph', 'paragraph']);
+    const markdown = await get(`/spaces/${space}/content/page/pg-help`, { query: { format: 'markdown' } });
+    // help.md sits at the root, next to .gitbook/.
+    expect((markdown.body as { markdown: string }).markdown).toContain('{% include ".gitbook/includes/rc-support.md" %}');
+  });
+});

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
 import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type ContentRef, type Revision } from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
-import type { ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
+import type { Block, ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
 import { pageMarkdown } from '../content/page-markdown.js';
 import { renderPdf } from '../content/pdf.js';
@@ -104,20 +104,44 @@ export function contentRoutes(app: FastifyInstance): void {
       metadata: query.metadata ?? true,
       body:
         query.format === 'document'
-          ? (page) => ({ document: pageDocument(request, space, page) })
+          ? (page) => ({ document: pageDocument(request, space, page, revision, query.dereferenced) })
           : query.format === 'markdown'
             ? (page) => ({
-                markdown: pageMarkdown(placed, pageDocument(request, space, page) as JSONDocument, index, revision.content, query['format.markdown.refs'] ?? 'relative'),
+                markdown: pageMarkdown(
+                  placed,
+                  pageDocument(request, space, page, revision, query.dereferenced) as JSONDocument,
+                  index,
+                  revision.content,
+                  query['format.markdown.refs'] ?? 'relative',
+                ),
               })
             : undefined,
     });
   }
 
-  function pageDocument(request: FastifyRequest, space: SpaceRow, page: ContentPage): unknown {
+  function pageDocument(request: FastifyRequest, space: SpaceRow, page: ContentPage, revision?: Revision, dereferenced?: string): unknown {
     if (!page.documentId) return EMPTY_DOCUMENT;
-    const document = getDocument(request.ctx.db, space.id, page.documentId);
+    const document = getDocument<JSONDocument>(request.ctx.db, space.id, page.documentId);
     if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
-    return document;
+    return revision ? dereference(request, space, revision, document, dereferenced) : document;
+  }
+
+  /**
+   * With `dereferenced` (`true` or `reusable-contents`), each reusable-content block of this
+   * space is replaced by the blocks of its document, as the revision has it.
+   */
+  function dereference(request: FastifyRequest, space: SpaceRow, revision: Revision, document: JSONDocument, dereferenced?: string): JSONDocument {
+    if (dereferenced !== 'true' && dereferenced !== 'reusable-contents') return document;
+    const expand = (blocks: readonly Block[], depth: number): Block[] =>
+      blocks.flatMap((block) => {
+        if (block.type !== 'reusable-content' || depth > 5) return [block];
+        const ref = block.data.ref;
+        if (ref.space !== undefined && ref.space !== space.id) return [block];
+        const reusable = revision.content.reusableContents.find((item) => item.id === ref.reusableContent);
+        const inner = reusable?.documentId ? getDocument<JSONDocument>(request.ctx.db, space.id, reusable.documentId) : undefined;
+        return inner ? expand(inner.nodes, depth + 1) : [block];
+      });
+    return { ...document, nodes: expand(document.nodes, 0) as JSONDocument['nodes'] };
   }
 
   function documentOfPage(request: FastifyRequest, params: RevisionPageParams) {
@@ -125,7 +149,7 @@ export function contentRoutes(app: FastifyInstance): void {
     const { space, revision } = revisionOf(request, params, query.shareKey);
     const placed = pageIndex(revision.content).byId.get(params.pageId);
     if (!placed || placed.page.type !== 'document') throw notFound('Page');
-    return pageDocument(request, space, placed.page);
+    return pageDocument(request, space, placed.page, revision, query.dereferenced);
   }
 
   function metaLinks(request: FastifyRequest, params: SpaceParams & { revisionId?: string; pageId: string }) {
@@ -315,6 +339,43 @@ export function contentRoutes(app: FastifyInstance): void {
       if (!file) throw notFound('File');
       return { file };
     }),
+  );
+  function reusableOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; reusableContentId: string }, shareKey?: string) {
+    const { space, revision } = revisionOf(request, params, shareKey);
+    const reusable = revision.content.reusableContents.find((item) => item.id === params.reusableContentId);
+    if (!reusable) throw notFound('Reusable content');
+    return { space, revision, reusable };
+  }
+
+  function reusableAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; reusableContentId: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { reusable } = reusableOf(request, params, query.shareKey);
+    return {
+      id: reusable.id,
+      title: reusable.title,
+      ...(reusable.documentId ? { document: reusable.documentId } : {}),
+      ...((query.metadata ?? true) && reusable.git ? { git: reusable.git } : {}),
+    };
+  }
+
+  type ReusableParams = SpaceParams & { reusableContentId: string };
+  app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', async (request) =>
+    reusableAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId',
+    async (request) => reusableAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId/document',
+    async (request) => {
+      const query = parseQuery(documentQuery, request.query);
+      const { space, revision, reusable } = reusableOf(request, request.params, query.shareKey);
+      if (!reusable.documentId) return EMPTY_DOCUMENT;
+      const document = getDocument<JSONDocument>(request.ctx.db, space.id, reusable.documentId);
+      if (!document) throw new Error(`Document ${reusable.documentId} of reusable content ${reusable.id} is missing`);
+      return dereference(request, space, revision, document, query.dereferenced);
+    },
   );
   app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {
     const query = parseQuery(documentQuery, request.query);
