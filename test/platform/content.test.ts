@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catchUpSearchIndex } from '../../src/platform/content/current.js';
 import { parseDocument } from '../../src/platform/content/document.js';
 import { putDocument, storedBytes } from '../../src/platform/content/revisions.js';
 import { sign } from '../../src/platform/content/signing.js';
@@ -526,5 +527,18 @@ describe('reusable contents', () => {
     const markdown = await get(`/spaces/${space}/content/page/pg-help`, { query: { format: 'markdown' } });
     // help.md sits at the root, next to .gitbook/.
     expect((markdown.body as { markdown: string }).markdown).toContain('{% include ".gitbook/includes/rc-support.md" %}');
+  });
+});
+
+describe('search index at start', () => {
+  it('is rebuilt for a space whose index is missing or behind its current revision', async () => {
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({ count: 2 });
+    p.db.prepare('DELETE FROM search_rows WHERE space_id = ?').run(spaceId);
+    p.db.prepare('DELETE FROM search_spaces WHERE space_id = ?').run(spaceId);
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({ count: 0 });
+    // This space, and the spaces created through the API in these tests, which were never indexed (empty).
+    expect(catchUpSearchIndex(p.db)).toBeGreaterThanOrEqual(1);
+    expect(catchUpSearchIndex(p.db)).toBe(0);
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({ count: 2 });
   });
 });
