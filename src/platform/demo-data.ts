@@ -1,4 +1,5 @@
 import { storeFirstRevision } from './content/revisions.js';
+import { seedDemoContent } from './demo-content/seed.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -353,6 +354,9 @@ function insertDemoData(db: Db): DemoTokens {
     ago(15),
     userIds.ada,
   );
+
+  // Real documentation in three spaces, with three revisions each.
+  seedDemoContent(db, spaceIds, ago);
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -154,6 +154,8 @@ export interface Images {
   key: string;
   data: { align?: 'center' | 'left' | 'right'; fullWidth?: boolean; withFrame?: boolean };
   nodes: Image[];
+  /** Required by the API description (`false`): images hold their image blocks. */
+  isVoid: false;
 }
 /** A file; `fragments` holds an optional `caption` (as for images; the API description lists none). */
 export interface FileBlock { object: 'block'; type: 'file'; key: string; data: { ref: ContentRefFile }; fragments: Array<Fragment<Paragraph>>; isVoid: true }
@@ -393,7 +395,7 @@ export function image(ref: ContentRefUrl | ContentRefFile, options: { alt?: stri
 
 /** An images block. */
 export function images(items: Image[], data: Images['data'] = {}): Images {
-  return { object: 'block', type: 'images', key: newKey(), data, nodes: items };
+  return { object: 'block', type: 'images', key: newKey(), data, nodes: items, isVoid: false };
 }
 
 /** A file block with an optional caption. */
@@ -745,7 +747,7 @@ const flowBlockSchema = z.discriminatedUnion('type', [
   block('math', { data: z.object({ formula: z.string() }), isVoid: voidFlag }),
   block('images', {
     data: z.object({ align: z.enum(['center', 'left', 'right']).optional(), fullWidth: z.boolean().optional(), withFrame: z.boolean().optional() }).default({}),
-    isVoid: nonVoid,
+    isVoid: z.literal(false).default(false),
     nodes: z.array(imageSchema),
   }),
   block('file', {

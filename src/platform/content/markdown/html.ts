@@ -89,7 +89,7 @@ export function readFigures(html: string, ctx: ReadContext): Images | undefined 
   if (!figures.length || !blank(nodes) || figures.some((f) => f.tagName !== 'figure')) return undefined;
   const images = figures.map((f) => readFigure(f, ctx));
   if (images.some((i) => !i)) return undefined;
-  return { object: 'block', type: 'images', key: '', data, nodes: images as Image[] };
+  return { object: 'block', type: 'images', key: '', data, nodes: images as Image[], isVoid: false };
 }
 
 /** Writes an images block as `<figure>`s on one line. */

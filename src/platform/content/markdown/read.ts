@@ -43,7 +43,15 @@ type Token =
 
 function tokenize(nodes: RootContent[], ctx: ReadContext): Token[] {
   const tokens: Token[] = [];
-  for (const node of nodes) {
+  for (let index = 0; index < nodes.length; index += 1) {
+    let node = nodes[index]!;
+    // `<details>` and its `<summary>` separated by a blank line (as some exports write them)
+    // are two HTML nodes: read them as one.
+    const next = nodes[index + 1];
+    if (node.type === 'html' && /^<details(\s+open)?\s*>$/i.test(node.value.trim()) && next?.type === 'html' && /^<summary>/i.test(next.value.trim())) {
+      node = { ...node, value: `${node.value.trim()}\n${next.value}` };
+      index += 1;
+    }
     if (node.type === 'gitbookTagLine') {
       const parts = readTagLine(node.value);
       const known = parts.every((p) => p.kind === 'text' || CONTAINERS.has(p.name) || (p.name === 'include' && !p.end));
@@ -256,7 +264,7 @@ function readImages(node: MdParagraph, ctx: ReadContext): Block | undefined {
     const caption: Array<Fragment<Paragraph>> = image.title ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: [literalParagraph(image.title)] }] : [];
     return { object: 'block', type: 'image', key: '', data, fragments: caption, isVoid: true };
   });
-  return { object: 'block', type: 'images', key: '', data: {}, nodes: images };
+  return { object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false };
 }
 
 const ANCHOR = /^<a\s[^>]*\bid="([^"]+)"[^>]*>$/i;

@@ -67,7 +67,7 @@ function writeBlock(block: Block, ctx: WriteContext): Flow[] {
     case 'images':
       return [{ type: 'html', value: writeFigures(block, ctx) }];
     case 'image':
-      return [{ type: 'html', value: writeFigures({ object: 'block', type: 'images', key: '', data: {}, nodes: [block] }, ctx) }];
+      return [{ type: 'html', value: writeFigures({ object: 'block', type: 'images', key: '', data: {}, nodes: [block], isVoid: false }, ctx) }];
     case 'file':
       return withCaption('file', openTag('file', { src: ctx.refs.toHref(block.data.ref) }), captionOf(block.fragments), ctx);
     case 'embed':
