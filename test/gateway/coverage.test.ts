@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { commitContent, sampleContent } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { OPERATIONS } from '../fixtures/operations.js';
 import { graphql } from '../graphql/index.js';
@@ -58,6 +59,22 @@ describe('every REST operation of the served groups is reachable through GraphQL
     }`), { ben: userId(DEMO.users.ben), team: DEMO.teams.writers, collection: DEMO.collections.product });
     const someSpace = reads.organization!.spaces!.nodes[0]!.platformId;
     await run(graphql(`query CoverageSpace($id: ID!) { space(id: $id) { title } }`), { id: someSpace });
+
+    const contentSpace = g.platform.spaceId(DEMO.spaces.userGrant);
+    commitContent(g.platform.db, contentSpace, sampleContent(g.platform.db, contentSpace, ' (coverage)').content);
+    await run(graphql(`query CoverageContent($id: ID!) {
+      space(id: $id) {
+        links(first: 1) { totalCount }
+        search(query: "installer") { totalCount }
+        pdf { url }
+        content {
+          changes { more }
+          files(first: 1) { nodes { backlinks { totalCount } } }
+          page(path: "") { ... on DocumentPage { markdown document { text } links { totalCount } backlinks { totalCount } } }
+        }
+      }
+      organization(id: "acme") { search(query: "installer") { totalCount } }
+    }`), { id: contentSpace });
 
     await run(graphql(`mutation CoverageJoin { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code } } }`), undefined, ivyToken);
     await run(graphql(`mutation CoveragePing { pingOrganization(input: { organizationId: "acme" }) { userErrors { code } } }`), undefined, ivyToken);
@@ -123,6 +140,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(49);
+    expect(OPERATIONS.length).toBe(60);
   });
 });

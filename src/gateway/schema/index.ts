@@ -4,6 +4,7 @@ import './users.js';
 import './organizations.js';
 import './collections.js';
 import './spaces.js';
+import './content/index.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

@@ -1,0 +1,186 @@
+import { brandWithType } from '@pothos/core';
+import { restConnection, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
+import { upstream } from '../../cost.js';
+import { BadUserInputError } from '../../errors.js';
+import { compositeKey } from '../../ids.js';
+import type { ReusableContent } from '../../rest/shapes/content.js';
+import { builder } from '../builder.js';
+import { linkTo, loadableNode } from '../loaders.js';
+import { DocumentType } from '../shared.js';
+import { SpaceNode } from '../spaces.js';
+import { heldDocument, readDocument } from './document.js';
+import {
+  GitBlob,
+  indexOf,
+  notFound,
+  readRevision,
+  revisionIndex,
+  RevisionNode,
+  revisionPartId,
+  revisionStub,
+  splitRevisionKey,
+  type FileHeld,
+  type RevisionHeld,
+} from './revision.js';
+
+/**
+ * Files and reusable contents of a revision. Both come with the revision's answer, so listing
+ * them, or finding one by id, costs nothing once the revision is read.
+ */
+
+/**
+ * A relay connection over a list the gateway already holds, paged like a REST list (a page token
+ * is the offset where the page starts), so cursors behave like every other connection's.
+ */
+export function heldConnection<T>(args: ConnectionArgs, items: readonly T[]): Promise<ConnectionResult<T>> {
+  return restConnection(args, async (token, limit) => {
+    const start = token === undefined ? 0 : Number(token);
+    if (!Number.isInteger(start) || start < 0) throw new BadUserInputError('`after` is not a cursor of this connection', ['after']);
+    const end = start + limit;
+    return { count: items.length, items: items.slice(start, end), next: end < items.length ? { page: String(end) } : null };
+  });
+}
+
+export const FileNode = loadableNode<FileHeld>('File', {
+  key: (file) => compositeKey(file.spaceId, file.revisionId, file.id),
+  load: async (key, ctx) => {
+    const [spaceId, revisionId, fileId] = splitRevisionKey(key, 'File');
+    const file = (await indexOf(ctx, spaceId, revisionId)).files.get(fileId);
+    if (!file) throw notFound('File', fileId);
+    return file;
+  },
+});
+
+const Dimensions = builder.objectRef<{ width: number; height: number }>('ImageDimensions').implement({
+  description: 'Size of an image, in pixels.',
+  fields: (t) => ({
+    width: t.exposeFloat('width', { description: 'Width in pixels.' }),
+    height: t.exposeFloat('height', { description: 'Height in pixels.' }),
+  }),
+});
+
+FileNode.implement({
+  description: 'A file of a revision (an image, an attachment, …), with a download URL.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the file on the platform.' }),
+    name: t.exposeString('name', { description: 'Name of the file.' }),
+    contentType: t.exposeString('contentType', { description: 'Media type of the file (for example `image/png`).' }),
+    downloadURL: t.exposeString('downloadURL', {
+      description: 'URL that serves the bytes of the file; it is signed and needs no token.',
+    }),
+    size: t.int({ description: 'Size of the file in bytes.', resolve: (f) => f.size }),
+    dimensions: t.field({
+      type: Dimensions,
+      nullable: true,
+      description: 'Size of an image; null for other files.',
+      resolve: (f) => f.dimensions ?? null,
+    }),
+    git: t.field({
+      type: GitBlob,
+      nullable: true,
+      description: 'Where the file lives in the synchronized Git repository; null without Git Sync.',
+      resolve: (f) => f.git ?? null,
+    }),
+    revision: t.field({
+      type: RevisionNode,
+      description: 'The revision holding the file.',
+      extensions: upstream.link,
+      resolve: (f, _args, _ctx, info) =>
+        f.revision ?? linkTo(RevisionNode, compositeKey(f.spaceId, f.revisionId), info, revisionStub(f.spaceId, f.revisionId)),
+    }),
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space holding the file.',
+      extensions: upstream.link,
+      resolve: (f, _args, _ctx, info) => linkTo(SpaceNode, f.spaceId, info),
+    }),
+  }),
+});
+
+const FileConnection = builder.connectionObject(
+  { type: FileNode, name: 'FileConnection', description: 'A page of files, with the size of the whole list.' },
+  { name: 'FileEdge', description: 'A file of a list, with its cursor.' },
+);
+
+/** A reusable content of a revision. */
+export type ReusableContentHeld = ReusableContent & { spaceId: string; revisionId: string; revision: RevisionHeld };
+
+const reusableContentOf = (revision: RevisionHeld, item: ReusableContent): ReusableContentHeld => {
+  const held = { ...item, spaceId: revision.spaceId, revisionId: revision.id, revision };
+  brandWithType(held, 'ReusableContent' as never);
+  return held;
+};
+
+export const ReusableContentNode = loadableNode<ReusableContentHeld>('ReusableContent', {
+  key: (item) => compositeKey(item.spaceId, item.revisionId, item.id),
+  load: async (key, ctx) => {
+    const [spaceId, revisionId, id] = splitRevisionKey(key, 'ReusableContent');
+    const revision = await readRevision(ctx, spaceId, revisionId);
+    const item = revision.reusableContents.find((candidate) => candidate.id === id);
+    if (!item) throw notFound('Reusable content', id);
+    return reusableContentOf(revision, item);
+  },
+});
+
+ReusableContentNode.implement({
+  description: 'A block of content written once and used in several pages.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the reusable content on the platform.' }),
+    title: t.exposeString('title', { description: 'Title of the reusable content.' }),
+    document: t.field({
+      type: DocumentType,
+      nullable: true,
+      description: 'Its body as a JSON document; null when it is empty. One request per reusable content.',
+      extensions: upstream.fetch(1),
+      resolve: async (item, _args, ctx) => (item.document ? heldDocument(await readDocument(ctx, item.spaceId, item.document)) : null),
+    }),
+    git: t.field({
+      type: GitBlob,
+      nullable: true,
+      description: 'Where it lives in the synchronized Git repository; null without Git Sync.',
+      resolve: (item) => item.git ?? null,
+    }),
+    revision: t.field({ type: RevisionNode, description: 'The revision holding it.', resolve: (item) => item.revision }),
+  }),
+});
+
+builder.objectFields(RevisionNode, (t) => ({
+  files: t.connection(
+    {
+      type: FileNode,
+      description: 'Files of the revision, in order. They come with the revision: no request of their own.',
+      extensions: upstream.free,
+      resolve: (r, args) => heldConnection(args, [...revisionIndex(r).files.values()]),
+    },
+    FileConnection,
+  ),
+  file: t.field({
+    type: FileNode,
+    nullable: true,
+    description: 'A file of the revision by id; null with NOT_FOUND when there is none.',
+    args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the file.' }) },
+    resolve: (r, args) => {
+      const id = revisionPartId(String(args.id), 'File');
+      const file = revisionIndex(r).files.get(id);
+      if (!file) throw notFound('File', id);
+      return file;
+    },
+  }),
+  reusableContents: t.field({
+    type: [ReusableContentNode],
+    description: 'Reusable contents of the revision.',
+    resolve: (r) => r.reusableContents.map((item) => reusableContentOf(r, item)),
+  }),
+  reusableContent: t.field({
+    type: ReusableContentNode,
+    nullable: true,
+    description: 'A reusable content of the revision by id; null with NOT_FOUND when there is none.',
+    args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the reusable content.' }) },
+    resolve: (r, args) => {
+      const id = revisionPartId(String(args.id), 'ReusableContent');
+      const item = r.reusableContents.find((candidate) => candidate.id === id);
+      if (!item) throw notFound('Reusable content', id);
+      return reusableContentOf(r, item);
+    },
+  }),
+}));

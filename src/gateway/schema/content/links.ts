@@ -1,0 +1,349 @@
+import { brandWithType } from '@pothos/core';
+import { restConnection, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
+import type { GatewayContext } from '../../context.js';
+import { upstream } from '../../cost.js';
+import { compositeKey } from '../../ids.js';
+import { route } from '../../rest/client.js';
+import {
+  backlinksPage,
+  LINK_STATUSES,
+  linkReportPage,
+  type ContentLocation,
+  type ContentRef,
+  type ContentReferenceUsage,
+  type LinkStats,
+} from '../../rest/shapes/content.js';
+import type { Space } from '../../rest/shapes/spaces.js';
+import { builder } from '../builder.js';
+import { linkTo, prime } from '../loaders.js';
+import { restEnum } from '../shared.js';
+import { SpaceNode } from '../spaces.js';
+import { FileNode } from './file.js';
+import { ComputedPageNode, DocumentPageNode, GroupPageNode, LinkPageNode, PageInterface, refPage } from './page.js';
+import {
+  detachedPage,
+  indexOf,
+  keepRevision,
+  RevisionNode,
+  revisionStub,
+  type FileHeld,
+  type PageHeld,
+} from './revision.js';
+
+/**
+ * Link reports (every target the content links to, with its status and the pages holding the
+ * links), backlinks (the pages linking to a page or a file) and meta links. Every location in
+ * these answers carries the whole revision it is in: the gateway keeps it, so the pages and files
+ * they name resolve from its tree without another request.
+ */
+
+export const LinkStatusEnum = restEnum('LinkStatus', 'Health of a link target.', {
+  ok: 'The target exists.',
+  broken: 'The target does not exist in the revision (or in the space it names).',
+  'in-app': 'A URL into the app itself, which should be a content reference instead.',
+} satisfies Record<(typeof LINK_STATUSES)[number], string>);
+
+const LinkRelationEnum = builder.enumType('LinkRelation', {
+  description: 'How the content depends on a link target.',
+  values: {
+    REFERENCE: { value: 'reference', description: 'A soft reference: a link, a mention.' },
+    DEPENDS_ON: { value: 'dependsOn', description: 'The content is built from the target (for example reusable content).' },
+  },
+});
+
+/** A URL a link points at. */
+interface UrlTarget {
+  url: string;
+}
+
+const UrlLinkTarget = builder.objectRef<UrlTarget>('UrlLinkTarget').implement({
+  description: 'A link target outside the content: a URL.',
+  fields: (t) => ({ url: t.exposeString('url', { description: 'The URL.' }) }),
+});
+
+type Target = PageHeld | FileHeld | Space | UrlTarget;
+
+const LinkTargetUnion = builder.unionType('LinkTarget', {
+  description: 'What a link points at: a page, a file, a space or a URL.',
+  types: [DocumentPageNode, GroupPageNode, LinkPageNode, ComputedPageNode, FileNode, SpaceNode, UrlLinkTarget],
+});
+
+/** The locations of an answer resolved against the revisions they carry. */
+interface Resolver {
+  location(location: ContentLocation | undefined): Promise<Target | null>;
+  page(location: ContentLocation): Promise<PageHeld | null>;
+}
+
+/**
+ * Keeps the revisions and spaces that `locations` carry (each revision is parsed once per
+ * request), and resolves each location to what it names.
+ */
+function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentLocation | undefined>): Resolver {
+  const kept = new Set<string>();
+  for (const location of locations) {
+    if (!location?.space) continue;
+    const revision = location.versionContext?.revision;
+    if (revision && keepRevision(ctx, location.space.id, revision)) kept.add(compositeKey(location.space.id, revision.id));
+    prime(SpaceNode, ctx, [location.space]);
+  }
+  const indexFor = (location: ContentLocation) => {
+    const revisionId = location.versionContext?.revision?.id;
+    if (!location.space || !revisionId || !kept.has(compositeKey(location.space.id, revisionId))) return undefined;
+    return indexOf(ctx, location.space.id, revisionId);
+  };
+  const page = async (location: ContentLocation): Promise<PageHeld | null> => {
+    if (!location.page || !location.space) return null;
+    const index = await indexFor(location);
+    return index?.byId.get(location.page.id) ?? detachedPage(location.page, location.space.id, location.space.revision);
+  };
+  return {
+    page,
+    async location(location) {
+      if (!location) return null;
+      switch (location.kind) {
+        case 'page':
+          return page(location);
+        case 'file': {
+          if (!location.file || !location.space) return null;
+          const index = await indexFor(location);
+          const known = index?.files.get(location.file.id);
+          if (known) return known;
+          const held: FileHeld = { ...location.file, spaceId: location.space.id, revisionId: location.space.revision, revision: undefined };
+          brandWithType(held, 'File' as never);
+          return held;
+        }
+        case 'space': {
+          if (!location.space) return null;
+          const space = { ...location.space };
+          brandWithType(space, 'Space' as never);
+          return space;
+        }
+        case 'url': {
+          if (location.url === undefined) return null;
+          const target = { url: location.url };
+          brandWithType(target, 'UrlLinkTarget' as never);
+          return target;
+        }
+        default:
+          return null;
+      }
+    },
+  };
+}
+
+/** A link target of a report, with the pages holding links to it. */
+interface ContentLinkHeld {
+  status: ContentReferenceUsage['status'];
+  relation: ContentReferenceUsage['relation'];
+  target: Target | null;
+  locations: PageHeld[];
+}
+
+const ContentLink = builder.objectRef<ContentLinkHeld>('ContentLink').implement({
+  description: 'A target the content links to, with its health and the pages holding the links.',
+  fields: (t) => ({
+    status: t.field({ type: LinkStatusEnum, description: 'Health of the target.', resolve: (l) => l.status }),
+    relation: t.field({ type: LinkRelationEnum, description: 'How the content depends on the target.', resolve: (l) => l.relation }),
+    target: t.field({
+      type: LinkTargetUnion,
+      nullable: true,
+      description: 'What the links point at; null for a broken link (its target does not exist).',
+      resolve: (l) => l.target as never,
+    }),
+    pages: t.field({ type: [PageInterface], description: 'The pages holding links to the target.', resolve: (l) => l.locations }),
+  }),
+});
+
+const LinkStatsType = builder.objectRef<LinkStats>('LinkStats').implement({
+  description: 'Numbers of links of a whole report (every page of it, whatever the status filter).',
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'Links, counted once per page holding them.' }),
+    broken: t.int({ description: 'Broken links, counted once per page holding them.', resolve: (s) => s.broken.total }),
+  }),
+});
+
+type LinkReportHeld = ConnectionResult<ContentLinkHeld> & { stats: LinkStats };
+
+const LinkReport = builder.connectionObject(
+  {
+    type: ContentLink,
+    name: 'LinkReport',
+    description: 'The link targets of some content, a page of them at a time, with the stats of the whole report.',
+    fields: (t) => ({
+      stats: t.field({
+        type: LinkStatsType,
+        description: 'Numbers of links and of broken links in the whole report.',
+        resolve: (report) => (report as unknown as LinkReportHeld).stats,
+      }),
+    }),
+  },
+  { name: 'LinkReportEdge', description: 'A link target of a report, with its cursor.' },
+);
+
+/** A link report over the REST list at `path`. */
+async function linkReport(
+  ctx: GatewayContext,
+  args: ConnectionArgs & { status?: string | null | undefined },
+  path: string,
+): Promise<LinkReportHeld> {
+  let stats: LinkStats | undefined;
+  const connection = await restConnection(args, async (page, limit) => {
+    const answer = await ctx.api.get(path, linkReportPage, { status: args.status ?? undefined, page, limit });
+    stats ??= answer.stats;
+    return answer;
+  });
+  const usages = connection.edges.map((edge) => edge.node);
+  const resolver = resolveLocations(ctx, usages.flatMap((usage) => [usage.targetReference, ...usage.locationReferences]));
+  const edges = await Promise.all(
+    connection.edges.map(async ({ cursor, node }) => ({
+      cursor,
+      node: {
+        status: node.status,
+        relation: node.relation,
+        target: node.status === 'broken' ? null : await resolver.location(node.targetReference),
+        locations: (await Promise.all(node.locationReferences.map((location) => resolver.page(location)))).filter(
+          (page): page is PageHeld => page !== null,
+        ),
+      },
+    })),
+  );
+  return { ...connection, edges, stats: stats ?? { total: 0, broken: { total: 0 } } };
+}
+
+/** A page linking to a page or a file. */
+interface BacklinkHeld {
+  page: PageHeld;
+}
+
+const Backlink = builder.objectRef<BacklinkHeld>('Backlink').implement({
+  description: 'A page holding a link to a page or a file.',
+  fields: (t) => ({
+    page: t.field({ type: PageInterface, description: 'The page holding the link.', resolve: (b) => b.page }),
+    revision: t.field({
+      type: RevisionNode,
+      description: 'The revision the page is in.',
+      extensions: upstream.link,
+      resolve: (b, _args, _ctx, info) =>
+        b.page.revision ??
+        linkTo(RevisionNode, compositeKey(b.page.spaceId, b.page.revisionId), info, revisionStub(b.page.spaceId, b.page.revisionId)),
+    }),
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space the page is in.',
+      extensions: upstream.link,
+      resolve: (b, _args, _ctx, info) => linkTo(SpaceNode, b.page.spaceId, info),
+    }),
+  }),
+});
+
+const BacklinkConnection = builder.connectionObject(
+  { type: Backlink, name: 'BacklinkConnection', description: 'A page of backlinks, with the size of the whole list.' },
+  { name: 'BacklinkEdge', description: 'A backlink of a list, with its cursor.' },
+);
+
+/** Backlinks over the REST list at `path`. */
+async function backlinkList(ctx: GatewayContext, args: ConnectionArgs, path: string): Promise<ConnectionResult<BacklinkHeld>> {
+  const connection = await restConnection(args, (page, limit) => ctx.api.get(path, backlinksPage, { page, limit }));
+  const resolver = resolveLocations(ctx, connection.edges.map((edge) => edge.node));
+  const pages = await Promise.all(connection.edges.map((edge) => resolver.page(edge.node)));
+  return {
+    ...connection,
+    edges: connection.edges.flatMap((edge, index) => (pages[index] ? [{ cursor: edge.cursor, node: { page: pages[index] } }] : [])),
+  };
+}
+
+builder.objectFields(SpaceNode, (t) => ({
+  links: t.connection(
+    {
+      type: ContentLink,
+      nullable: true,
+      description: 'The link report of the current content: every link target with its health and the pages holding links to it.',
+      args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
+      resolve: (space, args, ctx) => linkReport(ctx, args, route`/spaces/${space.id}/links`) as never,
+    },
+    LinkReport,
+  ),
+}));
+
+/** Meta links of a page: where its canonical version and its alternates live. */
+interface MetaLinkHeld {
+  from: PageHeld;
+  ref: ContentRef;
+}
+
+const MetaLink = builder.objectRef<MetaLinkHeld>('MetaLink').implement({
+  description: 'A meta link of a page: a page of the content or a URL.',
+  fields: (t) => ({
+    reference: t.field({ type: 'JSON', description: 'The content reference (`{ kind: "url", url }` or `{ kind: "page", page }`).', resolve: (m) => m.ref }),
+    url: t.string({
+      nullable: true,
+      description: 'The URL, when the link is a URL.',
+      resolve: (m) => (m.ref.kind === 'url' && typeof m.ref.url === 'string' ? m.ref.url : null),
+    }),
+    page: t.field({
+      type: PageInterface,
+      nullable: true,
+      description: 'The page of the same revision, when the link is a page of it.',
+      resolve: (m) => refPage(m.from, m.ref),
+    }),
+  }),
+});
+
+const PageMetaLinks = builder.objectRef<{ from: PageHeld }>('PageMetaLinks').implement({
+  description: 'Meta links of a page (`<link rel="canonical">` and `rel="alternate"`).',
+  fields: (t) => ({
+    canonical: t.field({
+      type: MetaLink,
+      nullable: true,
+      description: 'Where the canonical version of the page lives; null when it is the page itself.',
+      resolve: ({ from }) => (from.page.metaLinks?.canonical ? { from, ref: from.page.metaLinks.canonical } : null),
+    }),
+    alternates: t.field({
+      type: [MetaLink],
+      description: 'Alternate versions of the page.',
+      resolve: ({ from }) => (from.page.metaLinks?.alternates ?? []).map((ref) => ({ from, ref })),
+    }),
+  }),
+});
+
+builder.objectFields(DocumentPageNode, (t) => ({
+  links: t.connection(
+    {
+      type: ContentLink,
+      nullable: true,
+      description:
+        'The link report of this page in the current content of its space; null with NOT_FOUND when the current content has no such page.',
+      args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
+      resolve: (page, args, ctx) => linkReport(ctx, args, route`/spaces/${page.spaceId}/content/page/${page.id}/links`) as never,
+    },
+    LinkReport,
+  ),
+  backlinks: t.connection(
+    {
+      type: Backlink,
+      nullable: true,
+      description:
+        'The pages linking to this page in the current content of its space; null with NOT_FOUND when the current content has no such page.',
+      resolve: (page, args, ctx) => backlinkList(ctx, args, route`/spaces/${page.spaceId}/content/page/${page.id}/backlinks`),
+    },
+    BacklinkConnection,
+  ),
+  metaLinks: t.field({
+    type: PageMetaLinks,
+    description: 'Meta links of the page (canonical, alternates); they come with the page.',
+    resolve: (from) => ({ from }),
+  }),
+}));
+
+builder.objectFields(FileNode, (t) => ({
+  backlinks: t.connection(
+    {
+      type: Backlink,
+      nullable: true,
+      description:
+        'The pages linking to this file in the current content of its space; null with NOT_FOUND when the current content has no such file.',
+      resolve: (file, args, ctx) => backlinkList(ctx, args, route`/spaces/${file.spaceId}/content/files/${file.id}/backlinks`),
+    },
+    BacklinkConnection,
+  ),
+}));

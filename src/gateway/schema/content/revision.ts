@@ -1,0 +1,306 @@
+import { brandWithType } from '@pothos/core';
+import type { GatewayContext } from '../../context.js';
+import { upstream } from '../../cost.js';
+import { GatewayError } from '../../errors.js';
+import { compositeKey, platformKey, splitKey } from '../../ids.js';
+import { route } from '../../rest/client.js';
+import {
+  REVISION_TYPES,
+  revision as revisionShape,
+  type Revision,
+  type RevisionFile,
+  type RevisionPage,
+} from '../../rest/shapes/content.js';
+import { builder } from '../builder.js';
+import { linkTo, loadableNode, prime } from '../loaders.js';
+import { restEnum } from '../shared.js';
+import { SpaceNode } from '../spaces.js';
+
+/**
+ * Revisions of a space's content, as the gateway holds them. A revision never changes once
+ * written, so whatever is read under a revision id (the revision, its page tree, a page's
+ * markdown, a document by id, its changes) is kept for the rest of the request, writes included.
+ */
+
+/** A revision with the space it belongs to (its REST paths need both). */
+export type RevisionHeld = Revision & { spaceId: string };
+
+/** A page of a revision, placed in its tree. */
+export interface PageHeld {
+  /** The page's platform id. */
+  id: string;
+  page: RevisionPage;
+  spaceId: string;
+  revisionId: string;
+  /** The revision holding it, when the gateway read it (always, except for detached pages). */
+  revision: RevisionHeld | undefined;
+  parent: PageHeld | undefined;
+  children: PageHeld[];
+}
+
+/** A file of a revision. */
+export type FileHeld = RevisionFile & { spaceId: string; revisionId: string; revision: RevisionHeld | undefined };
+
+/** The pages of a revision by id and by path, in tree order, and its landing page. */
+export interface RevisionIndex {
+  top: PageHeld[];
+  byId: Map<string, PageHeld>;
+  byPath: Map<string, PageHeld>;
+  /** The first document page (links and computed pages skipped, groups entered): path `""`. */
+  landing: PageHeld | undefined;
+  files: Map<string, FileHeld>;
+}
+
+/** GraphQL type of each page variant. */
+export const PAGE_TYPENAMES = {
+  document: 'DocumentPage',
+  group: 'GroupPage',
+  link: 'LinkPage',
+  computed: 'ComputedPage',
+} as const;
+
+const indexes = new WeakMap<RevisionHeld, RevisionIndex>();
+
+/** The index of a revision's pages and files, built once per revision object. */
+export function revisionIndex(revision: RevisionHeld): RevisionIndex {
+  let index = indexes.get(revision);
+  if (index) return index;
+  index = { top: [], byId: new Map(), byPath: new Map(), landing: undefined, files: new Map() };
+  const built = index;
+  const walk = (pages: readonly RevisionPage[], parent: PageHeld | undefined): PageHeld[] =>
+    pages.map((page) => {
+      const held = placePage(page, revision.spaceId, revision.id, revision, parent);
+      built.byId.set(page.id, held);
+      if ((page.type === 'document' || page.type === 'group') && page.path !== undefined && !built.byPath.has(page.path)) {
+        built.byPath.set(page.path, held);
+      }
+      if (!built.landing && page.type === 'document') built.landing = held;
+      held.children = walk(page.pages ?? [], held);
+      return held;
+    });
+  index.top = walk(revision.pages, undefined);
+  for (const file of revision.files) {
+    const held = { ...file, spaceId: revision.spaceId, revisionId: revision.id, revision };
+    brandWithType(held, 'File' as never);
+    index.files.set(file.id, held);
+  }
+  indexes.set(revision, index);
+  return index;
+}
+
+/** A page as held, branded with its GraphQL type (pages are read through the `Page` interface). */
+export function placePage(
+  page: RevisionPage,
+  spaceId: string,
+  revisionId: string,
+  revision: RevisionHeld | undefined,
+  parent: PageHeld | undefined,
+): PageHeld {
+  const held: PageHeld = { id: page.id, page, spaceId, revisionId, revision, parent, children: [] };
+  brandWithType(held, PAGE_TYPENAMES[page.type] as never);
+  return held;
+}
+
+/** A page outside any tree the gateway read (from a location without its revision): its own children only. */
+export function detachedPage(page: RevisionPage, spaceId: string, revisionId: string): PageHeld {
+  const held = placePage(page, spaceId, revisionId, undefined, undefined);
+  held.children = (page.pages ?? []).map((child) => {
+    const placed = detachedPage(child, spaceId, revisionId);
+    placed.parent = held;
+    return placed;
+  });
+  return held;
+}
+
+/** The page at `path` (leading and trailing slashes ignored): `""` is the landing page. */
+export function pageAtPath(index: RevisionIndex, path: string): PageHeld | undefined {
+  const normalized = path.replace(/^\/+|\/+$/g, '');
+  return normalized === '' ? index.landing : index.byPath.get(normalized);
+}
+
+/** The NOT_FOUND error of something missing from a revision the gateway read. */
+export function notFound(what: string, id: string): GatewayError {
+  return new GatewayError('NOT_FOUND', `${what} not found: ${JSON.stringify(id.slice(0, 100))}`);
+}
+
+// --- The per-request cache of immutable reads -----------------------------------------------------
+
+const immutableReads = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Reads what never changes under `key` once per request: later asks share the first read, even
+ * after a write (which clears the other per-request caches). Failures are kept too.
+ */
+export function readOnce<T>(ctx: GatewayContext, key: string, read: () => Promise<T>): Promise<T> {
+  let reads = immutableReads.get(ctx.api);
+  if (!reads) {
+    reads = new Map();
+    immutableReads.set(ctx.api, reads);
+  }
+  const known = reads.get(key);
+  if (known) {
+    ctx.api.usage.sharedReads += 1;
+    return known as Promise<T>;
+  }
+  const promise = read();
+  reads.set(key, promise);
+  return promise;
+}
+
+/**
+ * Keeps a revision of `spaceId` that arrived inside another answer (`raw`, not parsed yet), as if
+ * it had been read by id; true when the request holds that revision (kept now or read before).
+ */
+export function keepRevision(ctx: GatewayContext, spaceId: string, raw: { id: string }): boolean {
+  let reads = immutableReads.get(ctx.api);
+  if (!reads) {
+    reads = new Map();
+    immutableReads.set(ctx.api, reads);
+  }
+  const key = `revision:${compositeKey(spaceId, raw.id)}`;
+  if (reads.has(key)) return true;
+  const parsed = revisionShape.safeParse(raw);
+  if (!parsed.success) return false;
+  const revision: RevisionHeld = { ...parsed.data, spaceId };
+  reads.set(key, Promise.resolve(revision));
+  prime(RevisionNode, ctx, [revision]);
+  return true;
+}
+
+/** A revision of a space by id: one request per request, whatever asks for it. */
+export function readRevision(ctx: GatewayContext, spaceId: string, revisionId: string): Promise<RevisionHeld> {
+  return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}`, async () => ({
+    ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)),
+    spaceId,
+  }));
+}
+
+/** The index of a revision read by id. */
+export async function indexOf(ctx: GatewayContext, spaceId: string, revisionId: string): Promise<RevisionIndex> {
+  return revisionIndex(await readRevision(ctx, spaceId, revisionId));
+}
+
+/** Splits the key of a node of a revision (`spaceId/revisionId/id`). */
+export function splitRevisionKey(key: string, typename: string): [spaceId: string, revisionId: string, id: string] {
+  return splitKey(key, 3, typename) as [string, string, string];
+}
+
+/**
+ * Reads an id given by a client for something of a revision: a global ID of one of `typenames`
+ * (its last key part) or a platform id.
+ */
+export function revisionPartId(value: string, typenames: string | readonly string[]): string {
+  const key = platformKey(value, typenames);
+  if (key === value.trim()) return key;
+  const parts = key.split('/');
+  return decodeURIComponent(parts.at(-1) ?? '');
+}
+
+// --- Revision ------------------------------------------------------------------------------------
+
+export const RevisionNode = loadableNode<RevisionHeld>('Revision', {
+  key: (revision) => compositeKey(revision.spaceId, revision.id),
+  load: (key, ctx) => {
+    const [spaceId, revisionId] = splitKey(key, 2, 'Revision') as [string, string];
+    return readRevision(ctx, spaceId, revisionId);
+  },
+});
+
+/** A stub of a revision for links that select only its keys. */
+export const revisionStub = (spaceId: string, revisionId: string) => () => ({ id: revisionId, spaceId }) as RevisionHeld;
+
+export const RevisionTypeEnum = restEnum('RevisionType', 'How a revision came to be.', {
+  edits: 'Created by editing the content.',
+  merge: 'Created by merging a change request into the main content.',
+  rollback: 'Created by rolling back to a previous revision.',
+  update: 'Created by updating a change request with changes of the main content.',
+  computed: 'Virtual: computed from a source revision.',
+} satisfies Record<(typeof REVISION_TYPES)[number], string>);
+
+const GitCommit = builder.objectRef<NonNullable<Revision['git']>>('GitCommit').implement({
+  description: 'The Git commit a revision was synchronized from or exported to.',
+  fields: (t) => ({
+    oid: t.exposeString('oid', { description: 'SHA of the commit.' }),
+    message: t.exposeString('message', { description: 'Message of the commit.' }),
+    createdByGitBook: t.boolean({
+      description: 'True when the platform made the commit (an export), false when it came from the repository.',
+      resolve: (c) => c.createdByGitBook ?? false,
+    }),
+    url: t.string({ nullable: true, description: 'URL of the commit at the Git provider.', resolve: (c) => c.url ?? null }),
+    ref: t.string({ nullable: true, description: 'Name of the ref the commit came from.', resolve: (c) => c.ref ?? null }),
+  }),
+});
+
+export const GitBlob = builder.objectRef<{ oid: string; path: string }>('GitBlob').implement({
+  description: 'Where a page, file or reusable content lives in the synchronized Git repository.',
+  fields: (t) => ({
+    oid: t.exposeString('oid', { description: 'SHA of the blob.' }),
+    path: t.exposeString('path', { description: 'Path of the blob in the Git tree.' }),
+  }),
+});
+
+const RevisionUrls = builder.objectRef<Revision['urls']>('RevisionUrls').implement({
+  description: 'Addresses of a revision.',
+  fields: (t) => ({
+    app: t.exposeString('app', { description: 'URL of the revision in the web app.' }),
+    published: t.string({
+      nullable: true,
+      description: 'URL of the published content; null for private spaces.',
+      resolve: (u) => u.published ?? null,
+    }),
+    public: t.string({ nullable: true, description: 'Public URL, for public spaces; null otherwise.', resolve: (u) => u.public ?? null }),
+  }),
+});
+
+RevisionNode.implement({
+  description:
+    'A revision of the content of a space: an immutable snapshot of its pages, files, reusable contents and variables. Everything read under a revision is read once per request.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the revision on the platform.' }),
+    type: t.field({ type: RevisionTypeEnum, description: 'How the revision came to be.', resolve: (r) => r.type }),
+    parents: t.field({
+      type: [RevisionNode],
+      description: 'The revisions it was made from: one, two for a merge, none for the first revision of a space.',
+      extensions: upstream.links(2),
+      resolve: (r, _args, _ctx, info) =>
+        r.parents.map((parent) => linkTo(RevisionNode, compositeKey(r.spaceId, parent), info, revisionStub(r.spaceId, parent))),
+    }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (r) => r.createdAt }),
+    git: t.field({
+      type: GitCommit,
+      nullable: true,
+      description: 'The Git commit it corresponds to; null when the space is not synchronized with Git.',
+      resolve: (r) => r.git ?? null,
+    }),
+    urls: t.field({ type: RevisionUrls, description: 'Addresses of the revision.', resolve: (r) => r.urls }),
+    variables: t.field({
+      type: 'JSON',
+      description: 'Variables of the content: an object of names to values (text, numbers or booleans).',
+      resolve: (r) => r.variables ?? {},
+    }),
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space the revision belongs to.',
+      extensions: upstream.link,
+      resolve: (r, _args, _ctx, info) => linkTo(SpaceNode, r.spaceId, info),
+    }),
+  }),
+});
+
+builder.objectFields(SpaceNode, (t) => ({
+  content: t.field({
+    type: RevisionNode,
+    description: 'The current revision of the content: its page tree, files and variables.',
+    extensions: upstream.link,
+    resolve: (space, _args, _ctx, info) =>
+      linkTo(RevisionNode, compositeKey(space.id, space.revision), info, revisionStub(space.id, space.revision)),
+  }),
+  revision: t.field({
+    type: RevisionNode,
+    nullable: true,
+    description: 'A revision of the content by id, current or older; null with NOT_FOUND when the space has no such revision.',
+    args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the revision.' }) },
+    extensions: upstream.fetch(1),
+    resolve: (space, args) => compositeKey(space.id, revisionPartId(String(args.id), 'Revision')),
+  }),
+}));

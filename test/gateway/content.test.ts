@@ -1,0 +1,581 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { putDocument } from '../../src/platform/content/revisions.js';
+import { commitContent, sampleContent, textDocument } from '../fixtures/content.js';
+import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+const U = DEMO.users;
+
+let g: TestGateway;
+let spaceId: string;
+let firstRevision: string;
+let revision: string;
+let ids: ReturnType<typeof sampleContent>['ids'];
+
+beforeAll(async () => {
+  g = await startTestGateway();
+  spaceId = g.platform.spaceId(DEMO.spaces.userGrant);
+  firstRevision = g.platform.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+  const sample = sampleContent(g.platform.db, spaceId, '', g.platform.url.replace(/\/v1$/, '/app'));
+  ids = sample.ids;
+  revision = commitContent(g.platform.db, spaceId, sample.content);
+});
+afterAll(() => g?.destroy());
+
+const as = (email: string) => ({ token: g.platform.token(email) });
+const key = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
+const revisionGid = (id = revision) => encodeGlobalID('Revision', key(spaceId, id));
+const pageGid = (typename: string, pageId: string) => encodeGlobalID(typename, key(spaceId, revision, pageId));
+const fileGid = (fileId: string) => encodeGlobalID('File', key(spaceId, revision, fileId));
+
+/** The parts of an answer a test asserts as a whole: data, errors without locations, upstream requests. */
+async function run(query: string, variables?: Record<string, unknown>, options?: { token?: string }) {
+  const result = await g.gql(query, variables, options);
+  return {
+    data: result.data,
+    errors: result.errors?.map(({ message, path, extensions }) => ({ message, path, extensions })),
+    upstream: result.upstream,
+    requests: result.upstreamRequests.map((request) => request.replace(/^GET \/v1/, '').replaceAll(spaceId, 'S').replaceAll(revision, 'R')),
+  };
+}
+
+describe('Space.content: the page tree', () => {
+  it('reads the tree of the current revision in one request, with paths, kinds and nesting', async () => {
+    const answer = await run(
+      `query Tree($id: ID!) {
+        space(id: $id) {
+          content {
+            id platformId type createdAt variables
+            parents { platformId }
+            urls { app }
+            pages {
+              __typename platformId title type hidden
+              ... on GroupPage { path slug }
+              ... on DocumentPage { path slug }
+              ... on LinkPage { url }
+              children {
+                __typename title ... on DocumentPage { path description }
+                children { title emoji ... on DocumentPage { path } }
+              }
+            }
+          }
+        }
+      }`,
+      { id: spaceId },
+    );
+    expect(answer.errors).toBeUndefined();
+    const content = answer.data!.space.content;
+    expect(content).toMatchObject({
+      id: revisionGid(),
+      platformId: revision,
+      type: 'EDITS',
+      variables: { product: 'Acme Docs', version: 3 },
+      parents: [{ platformId: firstRevision }],
+    });
+    expect(content.urls.app).toContain(`/s/${spaceId}/~/revisions/${revision}`);
+    expect(content.pages).toEqual([
+      {
+        __typename: 'GroupPage',
+        platformId: ids.group,
+        title: 'Getting started',
+        type: 'GROUP',
+        hidden: false,
+        path: 'getting-started',
+        slug: 'getting-started',
+        children: [
+          { __typename: 'DocumentPage', title: 'Introduction', path: 'getting-started/introduction', description: null, children: [] },
+          {
+            __typename: 'DocumentPage',
+            title: 'Install',
+            path: 'getting-started/install',
+            description: 'Set it up in five minutes',
+            children: [{ title: 'On Linux', emoji: '🐧', path: 'getting-started/install/linux' }],
+          },
+        ],
+      },
+      { __typename: 'DocumentPage', platformId: ids.api, title: 'API reference', type: 'DOCUMENT', hidden: true, path: 'api', slug: 'api', children: [] },
+      { __typename: 'LinkPage', platformId: ids.status, title: 'Status', type: 'LINK', hidden: false, url: 'https://status.example.test', children: [] },
+    ]);
+    expect(answer.requests).toEqual(['/spaces/S', '/spaces/S/revisions/R']);
+  });
+
+  it('answers pages, page(id:), page(path:), parent and children from that one read of the tree', async () => {
+    const answer = await run(
+      `query Lookups($id: ID!, $linux: ID!, $install: ID!) {
+        space(id: $id) {
+          content {
+            pages { title }
+            landing: page(path: "") { title ... on DocumentPage { path } }
+            byPath: page(path: "/getting-started/install/linux/") { platformId parent { title parent { title parent { title } } } }
+            byId: page(id: $linux) { title }
+            byGlobalId: page(id: $install) { title children { title parent { title } } }
+            group: page(path: "getting-started") { __typename children { title } }
+          }
+        }
+      }`,
+      { id: spaceId, linux: ids.linux, install: pageGid('DocumentPage', ids.install) },
+    );
+    expect(answer).toEqual({
+      data: {
+        space: {
+          content: {
+            pages: [{ title: 'Getting started' }, { title: 'API reference' }, { title: 'Status' }],
+            landing: { title: 'Introduction', path: 'getting-started/introduction' },
+            byPath: { platformId: ids.linux, parent: { title: 'Install', parent: { title: 'Getting started', parent: null } } },
+            byId: { title: 'On Linux' },
+            byGlobalId: { title: 'Install', children: [{ title: 'On Linux', parent: { title: 'Install' } }] },
+            group: { __typename: 'GroupPage', children: [{ title: 'Introduction' }, { title: 'Install' }] },
+          },
+        },
+      },
+      errors: undefined,
+      upstream: 2,
+      requests: ['/spaces/S', '/spaces/S/revisions/R'],
+    });
+  });
+
+  it('reads a revision by its global ID in exactly one request, tree lookups included', async () => {
+    const answer = await run(
+      `query ByNode($id: ID!) {
+        node(id: $id) {
+          ... on Revision {
+            pages { title children { title } }
+            a: page(path: "") { title }
+            b: page(path: "api") { title parent { title } }
+            c: page(id: "${ids.linux}") { parent { title } }
+          }
+        }
+      }`,
+      { id: revisionGid() },
+    );
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data!.node.b).toEqual({ title: 'API reference', parent: null });
+    expect(answer.data!.node.c).toEqual({ parent: { title: 'Install' } });
+    expect(answer.requests).toEqual(['/spaces/S/revisions/R']);
+  });
+
+  it('gives a missing page null with NOT_FOUND and the rest of the answer', async () => {
+    const answer = await run(
+      `query Missing($id: ID!) { space(id: $id) { content { a: page(id: "nope") { title } b: page(path: "no/such/page") { title } c: page(path: "api") { title } } } }`,
+      { id: spaceId },
+    );
+    expect(answer.data).toEqual({ space: { content: { a: null, b: null, c: { title: 'API reference' } } } });
+    expect(answer.errors).toEqual([
+      { message: 'Page not found: "nope"', path: ['space', 'content', 'a'], extensions: { code: 'NOT_FOUND' } },
+      { message: 'Page at path not found: "no/such/page"', path: ['space', 'content', 'b'], extensions: { code: 'NOT_FOUND' } },
+    ]);
+  });
+
+  it('costs nothing for Space.content when only its id is asked', async () => {
+    const answer = await run(`query ContentId($id: ID!) { space(id: $id) { content { id platformId } } }`, { id: spaceId });
+    expect(answer).toMatchObject({ data: { space: { content: { id: revisionGid(), platformId: revision } } }, upstream: 1 });
+  });
+});
+
+describe('revisions', () => {
+  it('reads an older revision by id, unchanged by what came after, and follows parents', async () => {
+    const answer = await run(
+      `query Older($id: ID!, $first: ID!) {
+        space(id: $id) {
+          older: revision(id: $first) { platformId parents { id } pages { title } }
+          content { parents { platformId pages { title } } }
+        }
+      }`,
+      { id: spaceId, first: firstRevision },
+    );
+    expect(answer).toEqual({
+      data: {
+        space: {
+          older: { platformId: firstRevision, parents: [], pages: [] },
+          content: { parents: [{ platformId: firstRevision, pages: [] }] },
+        },
+      },
+      errors: undefined,
+      upstream: 3,
+      requests: ['/spaces/S', `/spaces/S/revisions/${firstRevision}`, '/spaces/S/revisions/R'],
+    });
+  });
+
+  it('gives a revision the space does not have null with NOT_FOUND', async () => {
+    const answer = await run(`query NoRevision($id: ID!) { space(id: $id) { title revision(id: "nope") { platformId } } }`, { id: spaceId });
+    expect(answer.data).toEqual({ space: { title: DEMO.spaces.userGrant, revision: null } });
+    expect(answer.errors).toEqual([
+      expect.objectContaining({ path: ['space', 'revision'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }),
+    ]);
+  });
+
+  it('lets a reader of the space read its content, and answers NOT_FOUND to someone outside it', async () => {
+    const query = `query AsUser($id: ID!) { space(id: $id) { content { pages { title } } } }`;
+    const reader = await run(query, { id: spaceId }, as(U.finn));
+    expect(reader.errors).toBeUndefined();
+    expect(reader.data!.space.content.pages).toHaveLength(3);
+    const outsider = await run(query, { id: spaceId }, as(U.ivy));
+    expect(outsider.data).toEqual({ space: null });
+    expect(outsider.errors).toEqual([expect.objectContaining({ path: ['space'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } })]);
+    const byNode = await run(`query PageAsOutsider($id: ID!) { node(id: $id) { id } }`, { id: pageGid('DocumentPage', ids.api) }, as(U.ivy));
+    expect(byNode).toMatchObject({ data: { node: null }, errors: [{ extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }], upstream: 1 });
+  });
+
+  it('lists what a revision changed as a union of change kinds', async () => {
+    const answer = await run(
+      `query Changes($id: ID!) {
+        space(id: $id) {
+          content {
+            changes(limit: 100) {
+              more
+              changes {
+                __typename
+                ... on PageCreatedChange { page { __typename title parent { title } } }
+                ... on FileCreatedChange { file { name size } }
+                ... on VariablesEditedChange { variables { name before after } }
+              }
+            }
+          }
+        }
+      }`,
+      { id: spaceId },
+    );
+    expect(answer.errors).toBeUndefined();
+    const { changes, more } = answer.data!.space.content.changes;
+    expect(more).toBe(0);
+    expect(changes.filter((change: any) => change.__typename === 'PageCreatedChange').map((change: any) => change.page)).toEqual([
+      { __typename: 'GroupPage', title: 'Getting started', parent: null },
+      { __typename: 'DocumentPage', title: 'Introduction', parent: { title: 'Getting started' } },
+      { __typename: 'DocumentPage', title: 'Install', parent: { title: 'Getting started' } },
+      { __typename: 'DocumentPage', title: 'On Linux', parent: { title: 'Install' } },
+      { __typename: 'DocumentPage', title: 'API reference', parent: null },
+      { __typename: 'LinkPage', title: 'Status', parent: null },
+    ]);
+    expect(changes.filter((change: any) => change.__typename === 'FileCreatedChange')).toEqual([
+      { __typename: 'FileCreatedChange', file: { name: 'architecture diagram.png', size: 81 } },
+      { __typename: 'FileCreatedChange', file: { name: 'notes.txt', size: 14 } },
+    ]);
+    expect(changes.find((change: any) => change.__typename === 'VariablesEditedChange').variables).toEqual([
+      { name: 'product', before: null, after: 'Acme Docs' },
+      { name: 'version', before: null, after: 3 },
+    ]);
+    // The pages and files of the changes come from the revision's tree: space, revision, changes.
+    expect(answer.requests).toEqual(['/spaces/S', '/spaces/S/revisions/R', '/spaces/S/revisions/R/changes?limit=100']);
+  });
+
+  it('resolves deleted pages from the parent revision, read once', async () => {
+    const space = g.platform.spaceId(DEMO.spaces.teamGrant);
+    const { content } = sampleContent(g.platform.db, space);
+    commitContent(g.platform.db, space, content);
+    commitContent(g.platform.db, space, { ...content, pages: content.pages.slice(1) });
+    const answer = await run(
+      `query Deleted($id: ID!) {
+        space(id: $id) {
+          content { changes { changes { __typename ... on PageDeletedChange { page { title children { title } revision { id } } } } } }
+        }
+      }`,
+      { id: space },
+    );
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data!.space.content.changes.changes).toEqual([
+      expect.objectContaining({ __typename: 'PageDeletedChange', page: expect.objectContaining({ title: 'Getting started', children: [{ title: 'Introduction' }, { title: 'Install' }] }) }),
+      ...Array.from({ length: 3 }, () => expect.objectContaining({ __typename: 'PageDeletedChange' })),
+    ]);
+    expect(answer.upstream).toBe(4);
+  });
+});
+
+describe('documents', () => {
+  const documents = `query Documents($id: ID!) {
+    space(id: $id) {
+      content {
+        a: page(path: "getting-started/install") { ... on DocumentPage { document { text } } }
+        b: page(path: "getting-started/install/linux") { ... on DocumentPage { document { text } } }
+        c: page(path: "api") { ... on DocumentPage { document { json } } }
+        again: page(path: "api") { ... on DocumentPage { document { text } } }
+      }
+    }
+  }`;
+
+  it('costs one request per page body, shared when asked twice, with the text computed from the JSON', async () => {
+    const answer = await run(documents, { id: spaceId });
+    expect(answer.errors).toBeUndefined();
+    const content = answer.data!.space.content;
+    expect(content.a.document.text).toBe('Install: download and run the installer\n\nDetails\n\nMore about install.');
+    expect(content.b.document.text).toBe('On Linux: use the package manager\n\nDetails\n\nMore about on linux.');
+    expect(content.again.document.text).toBe('API reference: every endpoint\n\nDetails\n\nMore about api reference.');
+    expect(content.c.document.json).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph' }, { type: 'heading-1' }, { type: 'paragraph' }] });
+    expect(Object.keys(content.c.document.json)).toEqual(['object', 'data', 'nodes']);
+    expect(answer.upstream).toBe(2 + 3);
+    expect(answer.requests.filter((request) => request.includes('/documents/'))).toHaveLength(3);
+  });
+
+  it('walks the leaves of links inside paragraphs, and paragraphs are separated by blank lines', async () => {
+    const answer = await run(`query Intro($id: ID!) { node(id: $id) { ... on DocumentPage { document { text } } } }`, {
+      id: pageGid('DocumentPage', ids.introduction),
+    });
+    expect(answer.data!.node.document.text).toBe(
+      'Introduction: start with the installation, then Linux.\n\nSee the old guide and the dashboard.\n\nRead the website or the install guide again.',
+    );
+    expect(answer.upstream).toBe(2);
+  });
+
+  it('gives the markdown of a page: one request per page, shared by DocumentPage.markdown and Document.markdown', async () => {
+    const answer = await run(
+      `query Markdown($id: ID!) { node(id: $id) { ... on DocumentPage { markdown document { markdown } } } }`,
+      { id: pageGid('DocumentPage', ids.install) },
+    );
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data!.node.markdown).toContain('Install: download and run the installer');
+    expect(answer.data!.node.document.markdown).toBe(answer.data!.node.markdown);
+    expect(answer.requests).toEqual(['/spaces/S/revisions/R', expect.stringMatching(/^\/spaces\/S\/revisions\/R\/page\/pg-install\?format=markdown$/), expect.stringMatching(/\/documents\//)]);
+  });
+});
+
+describe('reusable contents', () => {
+  it('lists them with the revision, finds one by id or global ID, and reads its document', async () => {
+    const space = g.platform.spaceId(DEMO.spaces.gitSynced);
+    const { content } = sampleContent(g.platform.db, space);
+    const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Contact support at any time.'], [0, 'We answer within a day.']]));
+    const reusable = commitContent(g.platform.db, space, { ...content, reusableContents: [{ id: 'rc-support', title: 'Support', documentId }] });
+    const gid = encodeGlobalID('ReusableContent', key(space, reusable, 'rc-support'));
+    const answer = await run(
+      `query Reusable($id: ID!, $gid: ID!) {
+        space(id: $id) { content { reusableContents { id title } reusableContent(id: "rc-support") { document { text } } missing: reusableContent(id: "nope") { title } } }
+        node(id: $gid) { ... on ReusableContent { platformId revision { platformId } } }
+      }`,
+      { id: space, gid },
+    );
+    expect(answer.data).toEqual({
+      space: {
+        content: {
+          reusableContents: [{ id: gid, title: 'Support' }],
+          reusableContent: { document: { text: 'Contact support at any time.\n\nWe answer within a day.' } },
+          missing: null,
+        },
+      },
+      node: { platformId: 'rc-support', revision: { platformId: reusable } },
+    });
+    expect(answer.errors).toEqual([{ message: 'Reusable content not found: "nope"', path: ['space', 'content', 'missing'], extensions: { code: 'NOT_FOUND' } }]);
+    // The space, its revision (shared by the node), the document.
+    expect(answer.upstream).toBe(3);
+  });
+});
+
+describe('node(id:)', () => {
+  it('refetches a page, a file and a revision from their global IDs, one read of the revision for all', async () => {
+    const answer = await run(
+      `query Nodes($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Page { title } ... on File { name } ... on Revision { platformId } } }`,
+      { ids: [pageGid('DocumentPage', ids.linux), pageGid('GroupPage', ids.group), fileGid(ids.image), revisionGid()] },
+    );
+    expect(answer).toEqual({
+      data: {
+        nodes: [
+          { __typename: 'DocumentPage', id: pageGid('DocumentPage', ids.linux), title: 'On Linux' },
+          { __typename: 'GroupPage', id: pageGid('GroupPage', ids.group), title: 'Getting started' },
+          { __typename: 'File', id: fileGid(ids.image), name: 'architecture diagram.png' },
+          { __typename: 'Revision', id: revisionGid(), platformId: revision },
+        ],
+      },
+      errors: undefined,
+      upstream: 1,
+      requests: ['/spaces/S/revisions/R'],
+    });
+  });
+
+  it('refuses a page ID of the wrong kind with NOT_FOUND', async () => {
+    const answer = await run(`query WrongKind($id: ID!) { node(id: $id) { id } }`, { id: pageGid('GroupPage', ids.linux) });
+    expect(answer.errors).toEqual([{ message: 'Page not found: "pg-linux"', path: ['node'], extensions: { code: 'NOT_FOUND' } }]);
+  });
+});
+
+describe('files', () => {
+  it('lists files with download URLs that serve the bytes, pages them, and finds one by id', async () => {
+    const answer = await run(
+      `query Files($id: ID!, $file: ID!) {
+        space(id: $id) {
+          content {
+            files(first: 1) { totalCount pageInfo { hasNextPage endCursor } nodes { platformId name contentType size dimensions { width height } downloadURL } }
+            file(id: $file) { name size dimensions { width } }
+          }
+        }
+      }`,
+      { id: spaceId, file: fileGid(ids.text) },
+    );
+    expect(answer.errors).toBeUndefined();
+    const { files, file } = answer.data!.space.content;
+    expect(files).toMatchObject({
+      totalCount: 2,
+      pageInfo: { hasNextPage: true },
+      nodes: [{ platformId: ids.image, name: 'architecture diagram.png', contentType: 'image/png', size: 81, dimensions: { width: 40, height: 30 } }],
+    });
+    expect(file).toEqual({ name: 'notes.txt', size: 14, dimensions: null });
+    expect(answer.upstream).toBe(2);
+    const download = await fetch(files.nodes[0].downloadURL);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('image/png');
+    expect((await download.arrayBuffer()).byteLength).toBe(81);
+
+    const next = await run(`query NextFiles($id: ID!, $after: String) { node(id: $id) { ... on Revision { files(after: $after) { pageInfo { hasNextPage } nodes { name } } } } }`, {
+      id: revisionGid(),
+      after: files.pageInfo.endCursor,
+    });
+    expect(next.data).toEqual({ node: { files: { pageInfo: { hasNextPage: false }, nodes: [{ name: 'notes.txt' }] } } });
+    expect(next.upstream).toBe(1);
+  });
+});
+
+describe('links', () => {
+  it('reports the links of a space with stats, targets resolved to pages, files and URLs at no extra cost', async () => {
+    const answer = await run(
+      `query Links($id: ID!) {
+        space(id: $id) {
+          links {
+            totalCount
+            stats { total broken }
+            nodes {
+              status relation
+              target {
+                __typename
+                ... on Page { title parent { title } }
+                ... on File { name }
+                ... on UrlLinkTarget { url }
+              }
+              pages { title ... on DocumentPage { path } }
+            }
+          }
+        }
+      }`,
+      { id: spaceId },
+    );
+    expect(answer.errors).toBeUndefined();
+    const introduction = [{ title: 'Introduction', path: 'getting-started/introduction' }];
+    const app = g.platform.url.replace(/\/v1$/, '/app');
+    expect(answer.data!.space.links).toEqual({
+      totalCount: 6,
+      stats: { total: 6, broken: 1 },
+      nodes: [
+        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'DocumentPage', title: 'Install', parent: { title: 'Getting started' } }, pages: introduction },
+        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'DocumentPage', title: 'On Linux', parent: { title: 'Install' } }, pages: introduction },
+        { status: 'BROKEN', relation: 'REFERENCE', target: null, pages: introduction },
+        { status: 'IN_APP', relation: 'REFERENCE', target: { __typename: 'UrlLinkTarget', url: `${app}/s/elsewhere` }, pages: introduction },
+        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'UrlLinkTarget', url: 'https://example.test/' }, pages: introduction },
+        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'File', name: 'notes.txt' }, pages: introduction },
+      ],
+    });
+    // The report carries the revision its pages are in: their tree is not read.
+    expect(answer.requests).toEqual(['/spaces/S', '/spaces/S/links?limit=50']);
+
+    // With the tree read by the same query, the targets are its pages, read once.
+    const withTree = await run(
+      `query LinksAndTree($id: ID!) {
+        space(id: $id) { content { pages { id } } links(first: 2) { nodes { target { ... on Page { id title } } pages { id } } } }
+      }`,
+      { id: spaceId },
+    );
+    expect(withTree.data!.space.links.nodes).toEqual([
+      { target: { id: pageGid('DocumentPage', ids.install), title: 'Install' }, pages: [{ id: pageGid('DocumentPage', ids.introduction) }] },
+      { target: { id: pageGid('DocumentPage', ids.linux), title: 'On Linux' }, pages: [{ id: pageGid('DocumentPage', ids.introduction) }] },
+    ]);
+    expect(withTree.requests.sort()).toEqual(['/spaces/S', '/spaces/S/links?limit=2', '/spaces/S/revisions/R']);
+  });
+
+  it('filters by status, and reports the links of one page', async () => {
+    const answer = await run(
+      `query PageLinks($id: ID!) {
+        node(id: $id) {
+          ... on DocumentPage {
+            broken: links(status: BROKEN) { totalCount stats { total broken } }
+            links(first: 2) { totalCount pageInfo { hasNextPage } nodes { target { ... on Page { id } } } }
+          }
+        }
+      }`,
+      { id: pageGid('DocumentPage', ids.introduction) },
+    );
+    expect(answer).toMatchObject({
+      data: {
+        node: {
+          broken: { totalCount: 1, stats: { total: 6, broken: 1 } },
+          links: {
+            totalCount: 6,
+            pageInfo: { hasNextPage: true },
+            nodes: [{ target: { id: pageGid('DocumentPage', ids.install) } }, { target: { id: pageGid('DocumentPage', ids.linux) } }],
+          },
+        },
+      },
+      upstream: 3,
+    });
+  });
+
+  it('finds the backlinks of a page and of a file', async () => {
+    const answer = await run(
+      `query Backlinks($install: ID!, $file: ID!, $api: ID!) {
+        install: node(id: $install) { ... on DocumentPage { backlinks { totalCount nodes { page { title } space { platformId } revision { platformId } } } } }
+        api: node(id: $api) { ... on DocumentPage { backlinks { totalCount } } }
+        file: node(id: $file) { ... on File { backlinks { nodes { page { ... on DocumentPage { path } } } } } }
+      }`,
+      { install: pageGid('DocumentPage', ids.install), api: pageGid('DocumentPage', ids.api), file: fileGid(ids.text) },
+    );
+    expect(answer).toEqual({
+      data: {
+        install: { backlinks: { totalCount: 1, nodes: [{ page: { title: 'Introduction' }, space: { platformId: spaceId }, revision: { platformId: revision } }] } },
+        api: { backlinks: { totalCount: 0 } },
+        file: { backlinks: { nodes: [{ page: { path: 'getting-started/introduction' } }] } },
+      },
+      errors: undefined,
+      upstream: 4,
+      requests: [
+        '/spaces/S/revisions/R',
+        '/spaces/S/content/page/pg-install/backlinks?limit=50',
+        '/spaces/S/content/page/pg-api/backlinks?limit=1',
+        '/spaces/S/content/files/file-notes/backlinks?limit=50',
+      ],
+    });
+  });
+
+  it('gives the meta links of a page from its tree', async () => {
+    const answer = await run(`query Meta($id: ID!) { node(id: $id) { ... on DocumentPage { metaLinks { canonical { url } alternates { url } } } } }`, {
+      id: pageGid('DocumentPage', ids.api),
+    });
+    expect(answer).toMatchObject({ data: { node: { metaLinks: { canonical: null, alternates: [] } } }, upstream: 1 });
+  });
+});
+
+describe('search and PDF', () => {
+  it('searches a space and an organization, with results linked to pages and spaces', async () => {
+    const answer = await run(
+      `query Search($id: ID!) {
+        space(id: $id) {
+          search(query: "installer") { totalCount nodes { title path rank ancestors sections { body } page { __typename platformId } } }
+        }
+        organization(id: "acme") { search(query: "installer", first: 5) { nodes { title space { platformId } pages { title } } } }
+      }`,
+      { id: spaceId },
+    );
+    expect(answer.errors).toBeUndefined();
+    const [hit] = answer.data!.space.search.nodes;
+    expect(answer.data!.space.search.totalCount).toBe(answer.data!.space.search.nodes.length);
+    expect(hit).toMatchObject({ title: 'Install', path: 'getting-started/install', rank: 1, ancestors: ['Getting started'], page: { __typename: 'DocumentPage', platformId: ids.install } });
+    expect(hit.sections[0].body).toContain('<mark>installer</mark>');
+    const inSpace = answer.data!.organization.search.nodes.find((node: any) => node.space.platformId === spaceId);
+    expect(inSpace).toMatchObject({ title: DEMO.spaces.userGrant, pages: expect.arrayContaining([{ title: 'Install' }]) });
+    // The pages of the results resolve from one read of the current revision.
+    expect(answer.requests).toEqual(
+      expect.arrayContaining(['/spaces/S', '/orgs/acme', '/orgs/acme/search?limit=5&query=installer', '/spaces/S/search?limit=50&query=installer', '/spaces/S/revisions/R']),
+    );
+    expect(answer.requests.filter((request) => request.includes('/revisions/'))).toEqual(['/spaces/S/revisions/R']);
+  });
+
+  it('refuses an empty query before asking the platform', async () => {
+    const answer = await run(`query EmptySearch($id: ID!) { space(id: $id) { search(query: "  ") { totalCount } } }`, { id: spaceId });
+    expect(answer.errors).toEqual([{ message: '`query` must not be empty', path: ['space', 'search'], extensions: { code: 'BAD_USER_INPUT', field: ['query'] } }]);
+    expect(answer.upstream).toBe(1);
+  });
+
+  it('gives a temporary URL of a PDF of the space or of one page', async () => {
+    const answer = await run(`query Pdf($id: ID!, $page: ID!) { space(id: $id) { all: pdf { url } one: pdf(pageId: $page, only: true) { url } } }`, {
+      id: spaceId,
+      page: pageGid('DocumentPage', ids.install),
+    });
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data!.space.all.url).toMatch(/^http/);
+    expect(new URL(answer.data!.space.one.url).searchParams.get('page')).toBe(ids.install);
+    expect(answer.upstream).toBe(3);
+  });
+});
