@@ -297,33 +297,34 @@ describe('documents', () => {
     const answer = await run(documents, { id: spaceId });
     expect(answer.errors).toBeUndefined();
     const content = answer.data!.space.content;
-    expect(content.a.document.text).toBe('Install: download and run the installer\n\nDetails\n\nMore about install.');
-    expect(content.b.document.text).toBe('On Linux: use the package manager\n\nDetails\n\nMore about on linux.');
-    expect(content.again.document.text).toBe('API reference: every endpoint\n\nDetails\n\nMore about api reference.');
+    expect(content.a.document.text).toBe('Install: download and run the installer\nDetails\nMore about install.');
+    expect(content.b.document.text).toBe('On Linux: use the package manager\nDetails\nMore about on linux.');
+    expect(content.again.document.text).toBe('API reference: every endpoint\nDetails\nMore about api reference.');
     expect(content.c.document.json).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph' }, { type: 'heading-1' }, { type: 'paragraph' }] });
     expect(Object.keys(content.c.document.json)).toEqual(['object', 'data', 'nodes']);
     expect(answer.upstream).toBe(2 + 3);
     expect(answer.requests.filter((request) => request.includes('/documents/'))).toHaveLength(3);
   });
 
-  it('walks the leaves of links inside paragraphs, and paragraphs are separated by blank lines', async () => {
+  it('walks the leaves of links inside paragraphs, one line per paragraph', async () => {
     const answer = await run(`query Intro($id: ID!) { node(id: $id) { ... on DocumentPage { document { text } } } }`, {
       id: pageGid('DocumentPage', ids.introduction),
     });
     expect(answer.data!.node.document.text).toBe(
-      'Introduction: start with the installation, then Linux.\n\nSee the old guide and the dashboard.\n\nRead the website or the install guide again.',
+      'Introduction: start with the installation, then Linux.\nSee the old guide and the dashboard.\nRead the website or the install guide again.',
     );
     expect(answer.upstream).toBe(2);
   });
 
-  it('gives the markdown of a page: one request per page, shared by DocumentPage.markdown and Document.markdown', async () => {
+  it("gives a page's markdown (one request) and a document's (converted here, free)", async () => {
     const answer = await run(
       `query Markdown($id: ID!) { node(id: $id) { ... on DocumentPage { markdown document { markdown } } } }`,
       { id: pageGid('DocumentPage', ids.install) },
     );
     expect(answer.errors).toBeUndefined();
-    expect(answer.data!.node.markdown).toContain('Install: download and run the installer');
-    expect(answer.data!.node.document.markdown).toBe(answer.data!.node.markdown);
+    // The page's markdown: front matter, title, body; the document's: the body alone.
+    expect(answer.data!.node.markdown).toMatch(/^---\ndescription: Set it up in five minutes\n---\n\n# Install\n\nInstall: download and run the installer\n/);
+    expect(answer.data!.node.document.markdown).toBe('Install: download and run the installer\n\n## Details\n\nMore about install.\n');
     expect(answer.requests).toEqual(['/spaces/S/revisions/R', expect.stringMatching(/^\/spaces\/S\/revisions\/R\/page\/pg-install\?format=markdown$/), expect.stringMatching(/\/documents\//)]);
   });
 });
@@ -346,7 +347,7 @@ describe('reusable contents', () => {
       space: {
         content: {
           reusableContents: [{ id: gid, title: 'Support' }],
-          reusableContent: { document: { text: 'Contact support at any time.\n\nWe answer within a day.' } },
+          reusableContent: { document: { text: 'Contact support at any time.\nWe answer within a day.' } },
           missing: null,
         },
       },

@@ -350,15 +350,37 @@ export function permissionsType<P extends Partial<Record<string, boolean>>>(
   });
 }
 
-/** Plain text of a rich-text document: the text of its leaves, one line per block. */
-export function documentText(node: unknown): string {
-  if (!node || typeof node !== 'object') return '';
-  const value = node as { object?: string; text?: unknown; leaves?: unknown[]; nodes?: unknown[] };
-  if (typeof value.text === 'string') return value.text;
-  if (Array.isArray(value.leaves)) return value.leaves.map(documentText).join('');
-  if (!Array.isArray(value.nodes)) return '';
-  const parts = value.nodes.map(documentText);
-  return value.object === 'block' || value.object === 'document' ? parts.filter(Boolean).join('\n') : parts.join('');
+type TextNode = { object?: string; type?: string; text?: unknown; leaves?: TextNode[]; nodes?: TextNode[]; fragments?: TextNode[] };
+
+/** The text of inline content: its leaves, concatenated. */
+function inlineText(node: TextNode): string {
+  if (Array.isArray(node.leaves)) return node.leaves.map((leaf) => (typeof leaf.text === 'string' ? leaf.text : '')).join('');
+  return Array.isArray(node.nodes) ? node.nodes.map(inlineText).join('') : '';
+}
+
+/**
+ * Plain text of a rich-text document: the text of each block that holds text (its leaves and
+ * inlines joined), one line per block (so that the text of a `DocumentInput` comes back as it
+ * was written), each line of a code block on its own; captions, tab and expandable contents
+ * included, void blocks without text left out.
+ */
+export function documentText(document: unknown): string {
+  const blocks: string[] = [];
+  const block = (node: TextNode) => {
+    const children = Array.isArray(node.nodes) ? node.nodes : [];
+    if (node.type === 'code') {
+      blocks.push(children.map(inlineText).join('\n'));
+    } else if (children.some((child) => child.object === 'text' || child.object === 'inline')) {
+      const text = children.map(inlineText).join('');
+      if (text.trim() !== '') blocks.push(text);
+    } else {
+      children.forEach(block);
+    }
+    if (Array.isArray(node.fragments)) node.fragments.forEach(block);
+  };
+  const nodes = (document as { nodes?: unknown } | null | undefined)?.nodes;
+  if (Array.isArray(nodes)) (nodes as TextNode[]).forEach(block);
+  return blocks.join('\n');
 }
 
 export const DocumentType = builder.objectRef<{ object: 'document'; data: Record<string, unknown>; nodes: unknown[] }>('Document').implement({
@@ -370,7 +392,7 @@ export const DocumentType = builder.objectRef<{ object: 'document'; data: Record
       resolve: (doc) => doc,
     }),
     text: t.string({
-      description: 'The plain text of the document, one line per block.',
+      description: 'The plain text of the document, without markup: one line per block.',
       resolve: (doc) => documentText(doc),
     }),
   }),

@@ -11,15 +11,13 @@ import { DocumentPageNode } from './page.js';
 import { readOnce, type PageHeld } from './revision.js';
 
 /**
- * Bodies of pages: the JSON document (one request per page, by document id), its text (computed
- * here from the JSON, for free) and its markdown (the page read with `format=markdown`).
+ * Bodies of pages: the JSON document (one request per page, by document id); its text and its
+ * markdown are computed here from the JSON, at no cost; the page's own markdown (title, front
+ * matter, relative links) is the page read with `format=markdown`.
  */
 
 /** The body of a page that has none. */
 const EMPTY_DOCUMENT = { object: 'document' as const, data: {}, nodes: [] };
-
-/** The page each document handed out belongs to, so `Document.markdown` knows what to ask. */
-const documentPages = new WeakMap<object, PageHeld>();
 
 /** A document of a space by id: documents are stored by content, so one id always names the same document. */
 export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<JsonDocument> {
@@ -40,64 +38,31 @@ export function readPageMarkdown(ctx: GatewayContext, page: Pick<PageHeld, 'spac
   });
 }
 
-type Node = { object?: string; type?: string; text?: unknown; leaves?: Node[]; nodes?: Node[]; fragments?: Node[] };
-
-/** The text of inline content: its leaves, concatenated. */
-function inlineText(node: Node): string {
-  if (Array.isArray(node.leaves)) return node.leaves.map((leaf) => (typeof leaf.text === 'string' ? leaf.text : '')).join('');
-  return Array.isArray(node.nodes) ? node.nodes.map(inlineText).join('') : '';
-}
-
-/**
- * The plain text of a JSON document: the leaves of each block of text, blocks separated by a
- * blank line (the lines of a code block by a line break); void blocks have none.
- */
-export function plainText(document: { nodes?: unknown }): string {
-  const blocks: string[] = [];
-  const block = (node: Node) => {
-    const children = Array.isArray(node.nodes) ? node.nodes : [];
-    if (node.type === 'code') {
-      blocks.push(children.map(inlineText).join('\n'));
-    } else if (children.some((child) => child.object === 'text' || child.object === 'inline')) {
-      const text = children.map(inlineText).join('');
-      if (text.trim() !== '') blocks.push(text);
-    } else {
-      children.forEach(block);
-    }
-    if (Array.isArray(node.fragments)) node.fragments.forEach(block);
-  };
-  if (Array.isArray(document.nodes)) (document.nodes as Node[]).forEach(block);
-  return blocks.join('\n\n');
-}
-
-/**
- * A content document as the `Document` type holds it: an object of its own for each page (or
- * reusable content) it is the body of, so that `Document.markdown` knows which page to ask.
- */
-export function heldDocument(document: JsonDocument, page?: PageHeld): JsonDocument {
-  const held = { ...document };
-  // `Document.text` (shared with other documents) returns a `text` property when the object has
-  // one. Set here, hidden from the JSON: the leaves of each block, blocks separated by a blank line.
-  Object.defineProperty(held, 'text', { enumerable: false, get: () => plainText(document) });
-  if (page) documentPages.set(held, page);
-  return held;
-}
-
 /** The document of a page. */
 async function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument> {
   const documentId = (page.page as RevisionPage).documentId;
-  return heldDocument(documentId ? await readDocument(ctx, page.spaceId, documentId) : EMPTY_DOCUMENT, page);
+  return documentId ? readDocument(ctx, page.spaceId, documentId) : EMPTY_DOCUMENT;
 }
 
 builder.objectFields(DocumentType, (t) => ({
   markdown: t.string({
     description:
-      'The document in markdown, as the platform writes it (links relative to the page). Available for the documents of pages: one request per page; other documents fail with BAD_USER_INPUT.',
-    extensions: upstream.fetch(1),
-    resolve: (document, _args, ctx) => {
-      const page = documentPages.get(document);
-      if (!page) throw new GatewayError('BAD_USER_INPUT', 'Markdown is available for the documents of pages only');
-      return readPageMarkdown(ctx, page);
+      "The document in the platform's markdown (GFM with its block tags: hints, tabs, code titles, files, embeds, content references), references written as stable ids (`/pages/<id>`, `/files/<id>`). Converted here, at no upstream cost; a page's own markdown, with its title, front matter and relative links, is `DocumentPage.markdown`.",
+    extensions: upstream.free,
+    resolve: async (document) => {
+      // Loaded with the first document converted: the converter and its emoji table stay out of
+      // the gateway's start and idle memory.
+      const [{ documentToMarkdown }, { parseDocument }] = await Promise.all([
+        import('../../../platform/content/markdown.js'),
+        import('../../../platform/content/document.js'),
+      ]);
+      let parsed;
+      try {
+        parsed = parseDocument(document);
+      } catch (error) {
+        throw new GatewayError('UPSTREAM_INVALID_RESPONSE', `The platform answered a document that cannot be converted to markdown: ${(error as Error).message}`);
+      }
+      return documentToMarkdown(parsed);
     },
   }),
 }));

@@ -8,7 +8,7 @@ import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { DocumentType } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
-import { heldDocument, readDocument } from './document.js';
+import { readDocument } from './document.js';
 import {
   GitBlob,
   indexOf,
@@ -132,7 +132,7 @@ ReusableContentNode.implement({
       nullable: true,
       description: 'Its body as a JSON document; null when it is empty. One request per reusable content.',
       extensions: upstream.fetch(1),
-      resolve: async (item, _args, ctx) => (item.document ? heldDocument(await readDocument(ctx, item.spaceId, item.document)) : null),
+      resolve: (item, _args, ctx) => (item.document ? readDocument(ctx, item.spaceId, item.document) : null),
     }),
     git: t.field({
       type: GitBlob,
