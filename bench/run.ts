@@ -487,6 +487,134 @@ async function runtime(): Promise<void> {
   }
 }
 
+/**
+ * Content: what a revision costs to store (a one-paragraph edit of a 200-page space, in a
+ * database of its own), and content queries through the gateway on the demo documentation
+ * (the page tree with a page's document and markdown, a search, a PDF export), no delay.
+ */
+async function content(): Promise<void> {
+  const { openDatabase } = await import('../src/platform/store/db.js');
+  const { seedDemoData } = await import('../src/platform/demo-data.js');
+  const { putDocument, storeRevision, storedBytes } = await import('../src/platform/content/revisions.js');
+  const { setCurrentRevision } = await import('../src/platform/content/current.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-content-'));
+  const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
+  seedDemoData(db);
+  const spaceId = db.prepare("SELECT id FROM spaces WHERE title = 'Runbooks'").pluck(true).get() as string;
+  const paragraph = (text: string, key: string) => ({
+    object: 'block',
+    type: 'paragraph',
+    key,
+    data: {},
+    nodes: [{ object: 'text', key: `${key}t`, leaves: [{ object: 'leaf', text, marks: [] }] }],
+  });
+  const body = (page: string, edit: string) => ({
+    object: 'document',
+    data: {},
+    nodes: Array.from({ length: 12 }, (_, index) => paragraph(`${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12)}`, `p${index}`)),
+  });
+  const tree = (edit: string) => ({
+    pages: Array.from({ length: 20 }, (_, chapter) => ({
+      id: `ch${chapter}`,
+      type: 'document' as const,
+      title: `Chapter ${chapter}`,
+      slug: `chapter-${chapter}`,
+      documentId: putDocument(db, spaceId, body(`ch${chapter}`, '')),
+      pages: Array.from({ length: 9 }, (_, section) => ({
+        id: `ch${chapter}s${section}`,
+        type: 'document' as const,
+        title: `Section ${chapter}.${section}`,
+        slug: `section-${section}`,
+        documentId: putDocument(db, spaceId, body(`ch${chapter}s${section}`, chapter === 7 && section === 3 ? edit : '')),
+        pages: [],
+      })),
+    })),
+    files: [],
+    reusableContents: [],
+    variables: {},
+  });
+  const commit = (edit: string) => {
+    const parent = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+    const id = storeRevision(db, { spaceId, type: 'edits', parents: [parent], content: tree(edit), createdAt: new Date().toISOString() });
+    setCurrentRevision(db, spaceId, id);
+  };
+  const before = storedBytes(db);
+  commit('');
+  const spaceBytes = storedBytes(db) - before;
+  const editBytes: number[] = [];
+  for (let edit = 1; edit <= 5; edit += 1) {
+    const was = storedBytes(db);
+    commit(` (edit ${edit})`);
+    editBytes.push(storedBytes(db) - was);
+  }
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  console.log(`\n## Content\n`);
+  console.log('| measure | value |');
+  console.log('|---|---:|');
+  console.log(`| bytes stored for a 200-page space (12 paragraphs a page) | ${spaceBytes.toLocaleString('en')} |`);
+  console.log(`| bytes stored per revision of a one-paragraph edit (median of 5) | ${percentile(editBytes, 50).toLocaleString('en')} |`);
+  assert.ok(percentile(editBytes, 50) < spaceBytes / 50, 'an edit stores more than a fiftieth of the space');
+
+  const run = await start(0);
+  try {
+    const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 100) { nodes { platformId title } } } }');
+    const space = seed.organization.spaces.nodes.find((item: { title: string }) => item.title === 'Getting started');
+    const pageQuery = `query ($id: ID!) { space(id: $id) { content { pages { title children { title children { title } } }
+      page(path: "installation/self-hosted/docker") { title ... on DocumentPage { document { text } markdown } } } } }`;
+    const queries = [
+      {
+        name: 'page tree and one page with its document and markdown',
+        query: pageQuery,
+        check: (data: any) => {
+          assert.ok(data.space.content.pages.length >= 8);
+          assert.match(data.space.content.page.document.text, /docker/i);
+          assert.match(data.space.content.page.markdown, /^# |\n# /);
+        },
+      },
+      {
+        name: 'search of the space',
+        query: `query ($id: ID!) { space(id: $id) { search(query: "kubernetes", first: 10) { totalCount nodes { title } } } }`,
+        check: (data: any) => assert.ok(data.space.search.totalCount >= 1),
+      },
+      {
+        name: 'PDF export URL',
+        query: `query ($id: ID!) { space(id: $id) { pdf { url } } }`,
+        check: (data: any) => assert.match(data.space.pdf.url, /\/pdf\//),
+      },
+    ];
+    console.log('\n| content query (demo "Getting started", no delay, one at a time) | upstream requests | p50 ms | p99 ms |');
+    console.log('|---|---:|---:|---:|');
+    for (const item of queries) {
+      const latencies: number[] = [];
+      let requests = 0;
+      for (let round = 0; round < 100; round += 1) {
+        run.exchanges.length = 0;
+        const started = performance.now();
+        item.check(await graphql(run, item.query, { id: space.platformId }));
+        latencies.push(performance.now() - started);
+        requests = run.exchanges.length;
+      }
+      console.log(`| ${item.name} | ${requests} | ${ms(percentile(latencies.slice(10), 50))} | ${ms(percentile(latencies.slice(10), 99))} |`);
+    }
+    const { url } = (await graphql(run, queries[2]!.query, { id: space.platformId })).space.pdf;
+    const renders: number[] = [];
+    let size = 0;
+    for (let round = 0; round < 10; round += 1) {
+      const started = performance.now();
+      const response = await request(url);
+      const bytes = Buffer.from(await response.body.arrayBuffer());
+      assert.equal(response.statusCode, 200);
+      assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+      size = bytes.length;
+      renders.push(performance.now() - started);
+    }
+    console.log(`| rendering the PDF of the space (${Math.round(size / 1024)} KB), platform | | ${ms(percentile(renders, 50))} | ${ms(percentile(renders, 99))} |`);
+  } finally {
+    await run.close();
+  }
+}
+
 const only = process.env.BENCH_ONLY?.split(',');
-const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime };
+const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content };
 for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();
