@@ -38,3 +38,40 @@ export function onlyKeys(
     }
   });
 }
+
+/** Names of the fields the current field's selection asks for, at its top level, looking through fragments. */
+export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode | undefined) => {
+    for (const selection of selectionSet?.selections ?? []) {
+      if (selection.kind === 'Field') names.add(selection.name.value);
+      else if (selection.kind === 'InlineFragment') visit(selection.selectionSet);
+      else if (selection.kind === 'FragmentSpread' && !seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        visit(info.fragments[selection.name.value]?.selectionSet);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet);
+  return names;
+}
+
+/** The field nodes named `name` in the current field's selection, at its top level, looking through fragments. */
+export function selectedFields(info: GraphQLResolveInfo, name: string): FieldNode[] {
+  const found: FieldNode[] = [];
+  const seen = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode | undefined) => {
+    for (const selection of selectionSet?.selections ?? []) {
+      if (selection.kind === 'Field') {
+        if (selection.name.value === name) found.push(selection);
+      } else if (selection.kind === 'InlineFragment') visit(selection.selectionSet);
+      else if (selection.kind === 'FragmentSpread' && !seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        visit(info.fragments[selection.name.value]?.selectionSet);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet);
+  return found;
+}

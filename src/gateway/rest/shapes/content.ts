@@ -129,6 +129,13 @@ export type Revision = z.infer<typeof revision>;
 /** A page with a body, as `…/page/{pageId}?format=markdown` answers it. */
 export const markdownPage = z.object({ id: z.string(), markdown: z.string() });
 
+/** `GET …/page/{pageId}/meta-links`. */
+export const pageMetaLinks = z.object({ canonical: contentRef.optional(), alternates: z.array(contentRef).optional() });
+export type PageMetaLinksAnswer = z.infer<typeof pageMetaLinks>;
+
+/** `GET …/pages`: the page tree of a revision alone. */
+export const revisionPages = z.object({ pages: z.array(revisionPage) });
+
 // --- Semantic changes ----------------------------------------------------------------------------
 
 const before = <T extends z.ZodType>(value: T) => z.object({ before: value.optional(), after: value.optional() });

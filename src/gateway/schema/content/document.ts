@@ -7,17 +7,15 @@ import { jsonDocument, markdownPage, type RevisionPage } from '../../rest/shapes
 import type { JsonDocument } from '../../rest/shapes/common.js';
 import { builder } from '../builder.js';
 import { DocumentType } from '../shared.js';
+import { SpaceNode } from '../spaces.js';
 import { DocumentPageNode } from './page.js';
-import { readOnce, type PageHeld } from './revision.js';
+import { readOnce, revisionRoute, type PageHeld } from './revision.js';
 
 /**
  * Bodies of pages: the JSON document (one request per page, by document id); its text and its
  * markdown are computed here from the JSON, at no cost; the page's own markdown (title, front
  * matter, relative links) is the page read with `format=markdown`.
  */
-
-/** The body of a page that has none. */
-const EMPTY_DOCUMENT = { object: 'document' as const, data: {}, nodes: [] };
 
 /** A document of a space by id: documents are stored by content, so one id always names the same document. */
 export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<JsonDocument> {
@@ -26,22 +24,28 @@ export function readDocument(ctx: GatewayContext, spaceId: string, documentId: s
   );
 }
 
-/** The markdown of a page of a revision (`…/page/{pageId}?format=markdown`), once per request. */
-export function readPageMarkdown(ctx: GatewayContext, page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id'>): Promise<string> {
+/**
+ * The markdown of a page (`…/page/{pageId}?format=markdown`: under the current content for a
+ * page reached through it, else under its revision), once per request.
+ */
+export function readPageMarkdown(ctx: GatewayContext, page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id' | 'revision'>): Promise<string> {
   return readOnce(ctx, `markdown:${compositeKey(page.spaceId, page.revisionId, page.id)}`, async () => {
-    const answer = await ctx.api.get(
-      route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}`,
-      markdownPage,
-      { format: 'markdown' },
-    );
+    const revision = { spaceId: page.spaceId, id: page.revisionId, current: page.revision?.current ?? false };
+    const answer = await ctx.api.get(revisionRoute(revision, route`/page/${page.id}`), markdownPage, { format: 'markdown' });
     return answer.markdown;
   });
 }
 
-/** The document of a page. */
-async function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument> {
+/**
+ * The document of a page: by its id (documents are shared between revisions, so one id is read
+ * once), or, for a page that names none, by the page (`…/page/{pageId}/document`).
+ */
+function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument> {
   const documentId = (page.page as RevisionPage).documentId;
-  return documentId ? readDocument(ctx, page.spaceId, documentId) : EMPTY_DOCUMENT;
+  if (documentId) return readDocument(ctx, page.spaceId, documentId);
+  return readOnce(ctx, `page-document:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
+    ctx.api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument),
+  );
 }
 
 builder.objectFields(DocumentType, (t) => ({
@@ -71,7 +75,7 @@ builder.objectFields(DocumentPageNode, (t) => ({
   document: t.field({
     type: DocumentType,
     nullable: true,
-    description: 'The body of the page as a JSON document (empty for a page without a body): one request per page.',
+    description: 'The body of the page as a JSON document (empty for a page without a body): one request per page, by the document id it names (shared by every page and revision naming the same document).',
     extensions: upstream.fetch(1),
     resolve: (page, _args, ctx) => pageDocument(ctx, page),
   }),
@@ -80,5 +84,17 @@ builder.objectFields(DocumentPageNode, (t) => ({
     description: 'The body of the page in markdown, as the platform writes it (links relative to the page): one request per page.',
     extensions: upstream.fetch(1),
     resolve: (page, _args, ctx) => readPageMarkdown(ctx, page),
+  }),
+}));
+
+builder.objectFields(SpaceNode, (t) => ({
+  document: t.field({
+    type: DocumentType,
+    nullable: true,
+    description:
+      'A document of the space by id (as `DocumentPage` and the `document` attributes of revision changes name them); null with NOT_FOUND when the space holds no such document. One request, shared by every field asking the same id.',
+    args: { id: t.arg.id({ required: true, description: 'Id of the document on the platform.' }) },
+    extensions: upstream.fetch(1),
+    resolve: (space, args, ctx) => readDocument(ctx, space.id, String(args.id)),
   }),
 }));

@@ -1,20 +1,29 @@
 import { brandWithType } from '@pothos/core';
-import { restConnection, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
+import { mapNodes, restConnection, restList, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
+import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import type { ReusableContent } from '../../rest/shapes/content.js';
+import { route } from '../../rest/client.js';
+import {
+  jsonDocument,
+  revisionFile,
+  reusableContent as reusableContentShape,
+  type ReusableContent,
+  type RevisionFile,
+} from '../../rest/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { DocumentType } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
-import { readDocument } from './document.js';
 import {
   GitBlob,
-  indexOf,
+  heldRevision,
+  lightRevision,
   notFound,
-  readRevision,
+  readOnce,
   revisionIndex,
+  revisionRoute,
   RevisionNode,
   revisionPartId,
   revisionStub,
@@ -25,7 +34,8 @@ import {
 
 /**
  * Files and reusable contents of a revision. Both come with the revision's answer, so listing
- * them, or finding one by id, costs nothing once the revision is read.
+ * them, or finding one by id, costs nothing once the revision is read; a revision asked for
+ * nothing else (and a refetch by global ID) reads them by the narrow operations instead.
  */
 
 /**
@@ -41,13 +51,30 @@ export function heldConnection<T>(args: ConnectionArgs, items: readonly T[]): Pr
   });
 }
 
-export const FileNode = loadableNode<FileHeld>('File', {
-  key: (file) => compositeKey(file.spaceId, file.revisionId, file.id),
-  load: async (key, ctx) => {
-    const [spaceId, revisionId, fileId] = splitRevisionKey(key, 'File');
-    const file = (await indexOf(ctx, spaceId, revisionId)).files.get(fileId);
+/** A file read on its own (`…/files/{fileId}`), branded as a `File`. */
+function fileHeld(file: RevisionFile, revision: RevisionHeld): FileHeld {
+  const held: FileHeld = { ...file, spaceId: revision.spaceId, revisionId: revision.id, revision: revision.light ? undefined : revision };
+  brandWithType(held, 'File' as never);
+  return held;
+}
+
+/** One file of a revision by id: from the revision when it was read, else `…/files/{fileId}`. */
+async function fileOf(ctx: GatewayContext, revision: RevisionHeld, fileId: string): Promise<FileHeld> {
+  if (!revision.light) {
+    const file = revisionIndex(revision).files.get(fileId);
     if (!file) throw notFound('File', fileId);
     return file;
+  }
+  return fileHeld(await ctx.api.get(revisionRoute(revision, route`/files/${fileId}`), revisionFile), revision);
+}
+
+export const FileNode = loadableNode<FileHeld>('File', {
+  key: (file) => compositeKey(file.spaceId, file.revisionId, file.id),
+  // A refetch reads the file alone, unless the request holds its revision already.
+  load: async (key, ctx) => {
+    const [spaceId, revisionId, fileId] = splitRevisionKey(key, 'File');
+    const held = heldRevision(ctx, spaceId, revisionId);
+    return fileOf(ctx, held ? await held : lightRevision(spaceId, revisionId, false), fileId);
   },
 });
 
@@ -111,14 +138,23 @@ const reusableContentOf = (revision: RevisionHeld, item: ReusableContent): Reusa
   return held;
 };
 
-export const ReusableContentNode = loadableNode<ReusableContentHeld>('ReusableContent', {
-  key: (item) => compositeKey(item.spaceId, item.revisionId, item.id),
-  load: async (key, ctx) => {
-    const [spaceId, revisionId, id] = splitRevisionKey(key, 'ReusableContent');
-    const revision = await readRevision(ctx, spaceId, revisionId);
+/** One reusable content of a revision by id: from the revision when it was read, else `…/reusable-contents/{id}`. */
+async function reusableOf(ctx: GatewayContext, revision: RevisionHeld, id: string): Promise<ReusableContentHeld> {
+  if (!revision.light) {
     const item = revision.reusableContents.find((candidate) => candidate.id === id);
     if (!item) throw notFound('Reusable content', id);
     return reusableContentOf(revision, item);
+  }
+  return reusableContentOf(revision, await ctx.api.get(revisionRoute(revision, route`/reusable-contents/${id}`), reusableContentShape));
+}
+
+export const ReusableContentNode = loadableNode<ReusableContentHeld>('ReusableContent', {
+  key: (item) => compositeKey(item.spaceId, item.revisionId, item.id),
+  // A refetch reads the reusable content alone, unless the request holds its revision already.
+  load: async (key, ctx) => {
+    const [spaceId, revisionId, id] = splitRevisionKey(key, 'ReusableContent');
+    const held = heldRevision(ctx, spaceId, revisionId);
+    return reusableOf(ctx, held ? await held : lightRevision(spaceId, revisionId, false), id);
   },
 });
 
@@ -132,7 +168,12 @@ ReusableContentNode.implement({
       nullable: true,
       description: 'Its body as a JSON document; null when it is empty. One request per reusable content.',
       extensions: upstream.fetch(1),
-      resolve: (item, _args, ctx) => (item.document ? readDocument(ctx, item.spaceId, item.document) : null),
+      resolve: (item, _args, ctx) =>
+        item.document
+          ? readOnce(ctx, `reusable-document:${compositeKey(item.spaceId, item.revisionId, item.id)}`, () =>
+              ctx.api.get(route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`, jsonDocument),
+            )
+          : null,
     }),
     git: t.field({
       type: GitBlob,
@@ -148,9 +189,13 @@ builder.objectFields(RevisionNode, (t) => ({
   files: t.connection(
     {
       type: FileNode,
-      description: 'Files of the revision, in order. They come with the revision: no request of their own.',
-      extensions: upstream.free,
-      resolve: (r, args) => heldConnection(args, [...revisionIndex(r).files.values()]),
+      description:
+        'Files of the revision, in order. They come with the revision; when the revision is asked for nothing else, the list of files is read page by page.',
+      extensions: upstream.fetch(1),
+      resolve: async (r, args, ctx) => {
+        if (!r.light) return heldConnection(args, [...revisionIndex(r).files.values()]);
+        return mapNodes(await restList(ctx, args, revisionRoute(r, '/files'), revisionFile), (files) => files.map((file) => fileHeld(file, r)));
+      },
     },
     FileConnection,
   ),
@@ -159,12 +204,8 @@ builder.objectFields(RevisionNode, (t) => ({
     nullable: true,
     description: 'A file of the revision by id; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the file.' }) },
-    resolve: (r, args) => {
-      const id = revisionPartId(String(args.id), 'File');
-      const file = revisionIndex(r).files.get(id);
-      if (!file) throw notFound('File', id);
-      return file;
-    },
+    extensions: upstream.fetch(1),
+    resolve: (r, args, ctx) => fileOf(ctx, r, revisionPartId(String(args.id), 'File')),
   }),
   reusableContents: t.field({
     type: [ReusableContentNode],
@@ -176,11 +217,7 @@ builder.objectFields(RevisionNode, (t) => ({
     nullable: true,
     description: 'A reusable content of the revision by id; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the reusable content.' }) },
-    resolve: (r, args) => {
-      const id = revisionPartId(String(args.id), 'ReusableContent');
-      const item = r.reusableContents.find((candidate) => candidate.id === id);
-      if (!item) throw notFound('Reusable content', id);
-      return reusableContentOf(r, item);
-    },
+    extensions: upstream.fetch(1),
+    resolve: (r, args, ctx) => reusableOf(ctx, r, revisionPartId(String(args.id), 'ReusableContent')),
   }),
 }));

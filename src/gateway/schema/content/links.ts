@@ -8,7 +8,9 @@ import {
   backlinksPage,
   LINK_STATUSES,
   linkReportPage,
+  pageMetaLinks,
   type ContentLocation,
+  type PageMetaLinksAnswer,
   type ContentRef,
   type ContentReferenceUsage,
   type LinkStats,
@@ -24,7 +26,9 @@ import {
   detachedPage,
   indexOf,
   keepRevision,
+  readOnce,
   RevisionNode,
+  revisionRoute,
   revisionStub,
   type FileHeld,
   type PageHeld,
@@ -289,19 +293,19 @@ const MetaLink = builder.objectRef<MetaLinkHeld>('MetaLink').implement({
   }),
 });
 
-const PageMetaLinks = builder.objectRef<{ from: PageHeld }>('PageMetaLinks').implement({
+const PageMetaLinks = builder.objectRef<{ from: PageHeld; metaLinks: PageMetaLinksAnswer }>('PageMetaLinks').implement({
   description: 'Meta links of a page (`<link rel="canonical">` and `rel="alternate"`).',
   fields: (t) => ({
     canonical: t.field({
       type: MetaLink,
       nullable: true,
       description: 'Where the canonical version of the page lives; null when it is the page itself.',
-      resolve: ({ from }) => (from.page.metaLinks?.canonical ? { from, ref: from.page.metaLinks.canonical } : null),
+      resolve: ({ from, metaLinks }) => (metaLinks.canonical ? { from, ref: metaLinks.canonical } : null),
     }),
     alternates: t.field({
       type: [MetaLink],
       description: 'Alternate versions of the page.',
-      resolve: ({ from }) => (from.page.metaLinks?.alternates ?? []).map((ref) => ({ from, ref })),
+      resolve: ({ from, metaLinks }) => (metaLinks.alternates ?? []).map((ref) => ({ from, ref })),
     }),
   }),
 });
@@ -330,8 +334,15 @@ builder.objectFields(DocumentPageNode, (t) => ({
   ),
   metaLinks: t.field({
     type: PageMetaLinks,
-    description: 'Meta links of the page (canonical, alternates); they come with the page.',
-    resolve: (from) => ({ from }),
+    description: 'Meta links of the page (canonical, alternates): one request per page, to the operation that serves them.',
+    extensions: upstream.fetch(1),
+    resolve: async (from, _args, ctx) => {
+      const revision = { spaceId: from.spaceId, id: from.revisionId, current: from.revision?.current ?? false };
+      const metaLinks = await readOnce(ctx, `meta-links:${compositeKey(from.spaceId, from.revisionId, from.id)}`, () =>
+        ctx.api.get(revisionRoute(revision, route`/page/${from.id}/meta-links`), pageMetaLinks),
+      );
+      return { from, metaLinks };
+    },
   }),
 }));
 

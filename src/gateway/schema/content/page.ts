@@ -2,7 +2,8 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import { PAGE_TYPES, type ContentRef } from '../../rest/shapes/content.js';
+import { route } from '../../rest/client.js';
+import { PAGE_TYPES, revisionPage, type ContentRef } from '../../rest/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { restEnum } from '../shared.js';
@@ -14,6 +15,10 @@ import {
   PAGE_TYPENAMES,
   pageAtPath,
   revisionIndex,
+  revisionRoute,
+  treeIndex,
+  lightRevision,
+  detachedPage,
   RevisionNode,
   revisionPartId,
   revisionStub,
@@ -94,8 +99,15 @@ PageInterface.implement({
     parent: t.field({
       type: PageInterface,
       nullable: true,
-      description: 'The page it is nested in (a document or a group); null at the top level.',
-      resolve: (p) => p.parent ?? null,
+      description:
+        "The page it is nested in (a document or a group); null at the top level. Free when the revision's tree was read; for a page read alone, the tree is read once.",
+      extensions: upstream.fetch(1),
+      resolve: async (p, _args, ctx) => {
+        if (!p.detached) return p.parent ?? null;
+        // The tree of the page's revision: from the revision when the request holds it, else read alone.
+        const held = p.revision && !p.revision.light ? p.revision : lightRevision(p.spaceId, p.revisionId, p.revision?.current ?? false);
+        return (await treeIndex(ctx, held)).byId.get(p.id)?.parent ?? null;
+      },
     }),
     children: t.field({
       type: [PageInterface],
@@ -220,8 +232,10 @@ ComputedPageNode.implement({
 builder.objectFields(RevisionNode, (t) => ({
   pages: t.field({
     type: [PageInterface],
-    description: 'The page tree: the top-level pages, each with its `children`.',
-    resolve: (r) => revisionIndex(r).top,
+    description:
+      'The page tree: the top-level pages, each with its `children`. Comes with the revision; when the revision is asked for nothing else, its tree alone is read (one request, shared with `page`).',
+    extensions: upstream.fetch(1),
+    resolve: async (r, _args, ctx) => (await treeIndex(ctx, r)).top,
   }),
   page: t.field({
     type: PageInterface,
@@ -232,9 +246,18 @@ builder.objectFields(RevisionNode, (t) => ({
       id: t.arg.id({ description: 'Platform id or global ID of the page.' }),
       path: t.arg.string({ description: 'Path of the page (`getting-started/install`); "" for the landing page.' }),
     },
-    resolve: (r, args) => {
+    extensions: upstream.fetch(1),
+    resolve: async (r, args, ctx) => {
       if ((args.id == null) === (args.path == null)) throw new BadUserInputError('Give exactly one of id or path', ['id']);
-      const index = revisionIndex(r);
+      if (r.onePage) {
+        // Asked alone and without its parent: the page is read by itself.
+        const suffix =
+          args.id != null
+            ? route`/page/${revisionPartId(String(args.id), PAGE_NODE_TYPENAMES)}`
+            : `/path${args.path!.replace(/^\/+|\/+$/g, '') ? `/${args.path!.replace(/^\/+|\/+$/g, '').split('/').map(encodeURIComponent).join('/')}` : ''}`;
+        return detachedPage(await ctx.api.get(revisionRoute(r, suffix), revisionPage), r.spaceId, r.id, r);
+      }
+      const index = await treeIndex(ctx, r);
       if (args.id != null) {
         const id = revisionPartId(String(args.id), PAGE_NODE_TYPENAMES);
         const page = index.byId.get(id);

@@ -1,4 +1,6 @@
 import { brandWithType } from '@pothos/core';
+import type { FieldNode, GraphQLResolveInfo } from 'graphql';
+import { selectedFieldNames, selectedFields, selectsOnlyKeys } from '../../links.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError } from '../../errors.js';
@@ -6,6 +8,7 @@ import { compositeKey, platformKey, splitKey } from '../../ids.js';
 import { route } from '../../rest/client.js';
 import {
   REVISION_TYPES,
+  revisionPages,
   revision as revisionShape,
   type Revision,
   type RevisionFile,
@@ -22,8 +25,14 @@ import { SpaceNode } from '../spaces.js';
  * markdown, a document by id, its changes) is kept for the rest of the request, writes included.
  */
 
-/** A revision with the space it belongs to (its REST paths need both). */
-export type RevisionHeld = Revision & { spaceId: string };
+/**
+ * A revision with the space it belongs to (its REST paths need both). `current`: reached as the
+ * current content of its space, so its parts are read under `/spaces/{id}/content`. `light`: only
+ * its address is known (the query asked nothing of it but its tree, files or single items, which
+ * are then read by the narrow operations instead of the whole revision). `onePage`: of a light
+ * revision, one page is asked, without its parent: it is read alone, by id or by path.
+ */
+export type RevisionHeld = Revision & { spaceId: string; current?: boolean; light?: boolean; onePage?: boolean };
 
 /** A page of a revision, placed in its tree. */
 export interface PageHeld {
@@ -36,6 +45,8 @@ export interface PageHeld {
   revision: RevisionHeld | undefined;
   parent: PageHeld | undefined;
   children: PageHeld[];
+  /** Read outside its revision's tree: its parent is not known without reading the tree. */
+  detached?: boolean;
 }
 
 /** A file of a revision. */
@@ -101,12 +112,17 @@ export function placePage(
   return held;
 }
 
-/** A page outside any tree the gateway read (from a location without its revision): its own children only. */
-export function detachedPage(page: RevisionPage, spaceId: string, revisionId: string): PageHeld {
-  const held = placePage(page, spaceId, revisionId, undefined, undefined);
+/**
+ * A page outside any tree the gateway read (read alone, or from a location): its own children
+ * only; its parent, when asked, is found in the revision's tree (read then).
+ */
+export function detachedPage(page: RevisionPage, spaceId: string, revisionId: string, revision?: RevisionHeld): PageHeld {
+  const held = placePage(page, spaceId, revisionId, revision, undefined);
+  held.detached = true;
   held.children = (page.pages ?? []).map((child) => {
-    const placed = detachedPage(child, spaceId, revisionId);
+    const placed = detachedPage(child, spaceId, revisionId, revision);
     placed.parent = held;
+    placed.detached = false;
     return placed;
   });
   return held;
@@ -173,6 +189,98 @@ export function readRevision(ctx: GatewayContext, spaceId: string, revisionId: s
     ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)),
     spaceId,
   }));
+}
+
+/** The REST path of a revision, or of something in it: the current content, or a revision by id. */
+export function revisionRoute(revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current'>, suffix = ''): string {
+  return (revision.current ? route`/spaces/${revision.spaceId}/content` : route`/spaces/${revision.spaceId}/revisions/${revision.id}`) + suffix;
+}
+
+/** Fields of a revision that need nothing of it but its address. */
+const ADDRESS_FIELDS: ReadonlySet<string> = new Set(['id', 'platformId', '__typename', 'space']);
+
+/** Fields of a revision that a narrow read answers, by read: its tree, its files, one file, one reusable content. */
+const NARROW_READS: Readonly<Record<string, string>> = { pages: 'tree', page: 'tree', files: 'files', file: 'file', reusableContent: 'reusable' };
+
+/**
+ * True when what is asked of a revision takes one narrow read at most: cheaper than the whole
+ * revision. Two narrow reads or more, or anything else, and the whole revision is read once.
+ */
+function takesOneNarrowRead(info: GraphQLResolveInfo): boolean {
+  const reads = new Set<string>();
+  for (const name of selectedFieldNames(info)) {
+    if (ADDRESS_FIELDS.has(name)) continue;
+    const read = NARROW_READS[name];
+    if (!read) return false;
+    reads.add(read);
+  }
+  return reads.size <= 1;
+}
+
+/** True when `field`'s selection asks for `name` at any depth (through fragments). */
+function selectsField(field: FieldNode, info: GraphQLResolveInfo, name: string): boolean {
+  const seen = new Set<string>();
+  const visit = (selectionSet: FieldNode['selectionSet']): boolean =>
+    (selectionSet?.selections ?? []).some((selection) => {
+      if (selection.kind === 'Field') return selection.name.value === name || visit(selection.selectionSet);
+      if (selection.kind === 'InlineFragment') return visit(selection.selectionSet);
+      if (seen.has(selection.name.value)) return false;
+      seen.add(selection.name.value);
+      return visit(info.fragments[selection.name.value]?.selectionSet);
+    });
+  return visit(field.selectionSet);
+}
+
+/** The revision this request is reading or has read, if any: what holds it answers for free. */
+export function heldRevision(ctx: GatewayContext, spaceId: string, revisionId: string): Promise<RevisionHeld> | undefined {
+  return immutableReads.get(ctx.api)?.get(`revision:${compositeKey(spaceId, revisionId)}`) as Promise<RevisionHeld> | undefined;
+}
+
+/** A revision known by its address only (see `RevisionHeld.light`). */
+export function lightRevision(spaceId: string, revisionId: string, current: boolean): RevisionHeld {
+  return { id: revisionId, spaceId, current, light: true } as RevisionHeld;
+}
+
+/**
+ * The revision a field hands out, read as little as the query needs: a stub for its keys, its
+ * address when what is asked of it takes one narrow read (its tree, its files, one file or one
+ * reusable content), otherwise the whole revision (the current content by `/content`, an older
+ * one by id through the loader).
+ */
+export function revisionFor(
+  ctx: GatewayContext,
+  info: GraphQLResolveInfo,
+  spaceId: string,
+  revisionId: string,
+  current: boolean,
+): RevisionHeld | string | Promise<RevisionHeld> {
+  // The current revision exists; a revision asked by id is read to know it does.
+  if (selectsOnlyKeys(info)) return current ? { ...revisionStub(spaceId, revisionId)(), current } : compositeKey(spaceId, revisionId);
+  if (takesOneNarrowRead(info)) {
+    const light = lightRevision(spaceId, revisionId, current);
+    const pages = selectedFields(info, 'page');
+    // One page without its parent is one narrow read of its own; more, or a parent, take the tree.
+    if (pages.length === 1 && selectedFields(info, 'pages').length === 0) light.onePage = !selectsField(pages[0]!, info, 'parent');
+    return light;
+  }
+  if (!current) return compositeKey(spaceId, revisionId);
+  return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}`, async () => {
+    const revision: RevisionHeld = { ...(await ctx.api.get(route`/spaces/${spaceId}/content`, revisionShape)), spaceId, current: true };
+    prime(RevisionNode, ctx, [revision]);
+    return revision;
+  });
+}
+
+/**
+ * The index of a revision's pages: from the revision when it was read, otherwise from its page
+ * tree alone (`…/pages`), read once per request.
+ */
+export function treeIndex(ctx: GatewayContext, revision: RevisionHeld): RevisionIndex | Promise<RevisionIndex> {
+  if (!revision.light) return revisionIndex(revision);
+  return readOnce(ctx, `tree:${compositeKey(revision.spaceId, revision.id)}`, async () => {
+    const { pages } = await ctx.api.get(revisionRoute(revision, '/pages'), revisionPages);
+    return revisionIndex({ ...revision, pages, files: [], reusableContents: [] });
+  });
 }
 
 /** The index of a revision read by id. */
@@ -290,17 +398,18 @@ RevisionNode.implement({
 builder.objectFields(SpaceNode, (t) => ({
   content: t.field({
     type: RevisionNode,
-    description: 'The current revision of the content: its page tree, files and variables.',
+    description:
+      'The current revision of the content: its page tree, files and variables. Asked only for its pages, files or single items, it reads just those; otherwise the whole revision, once.',
     extensions: upstream.link,
-    resolve: (space, _args, _ctx, info) =>
-      linkTo(RevisionNode, compositeKey(space.id, space.revision), info, revisionStub(space.id, space.revision)),
+    resolve: (space, _args, ctx, info) => revisionFor(ctx, info, space.id, space.revision, true),
   }),
   revision: t.field({
     type: RevisionNode,
     nullable: true,
-    description: 'A revision of the content by id, current or older; null with NOT_FOUND when the space has no such revision.',
+    description:
+      'A revision of the content by id, current or older; null with NOT_FOUND when the space has no such revision. Asked only for its pages, files or single items, it reads just those (and a revision that does not exist then fails in them with NOT_FOUND).',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the revision.' }) },
     extensions: upstream.fetch(1),
-    resolve: (space, args) => compositeKey(space.id, revisionPartId(String(args.id), 'Revision')),
+    resolve: (space, args, ctx, info) => revisionFor(ctx, info, space.id, revisionPartId(String(args.id), 'Revision'), false),
   }),
 }));
