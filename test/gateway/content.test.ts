@@ -583,3 +583,39 @@ describe('search and PDF', () => {
     expect(answer.upstream).toBe(3);
   });
 });
+
+describe('narrow reads', () => {
+  it('reads a page alone (by path or id) when nothing else of the revision is asked, its parent from the tree', async () => {
+    const alone = await run(`query ($id: ID!) { space(id: $id) { content { page(path: "getting-started/install") { title children { title } } } } }`, { id: spaceId });
+    expect(alone.data!.space.content.page).toEqual({ title: 'Install', children: [{ title: 'On Linux' }] });
+    expect(alone.requests).toEqual(['/spaces/S', '/spaces/S/content/path/getting-started/install']);
+
+    const withParent = await run(`query ($id: ID!) { space(id: $id) { content { page(id: "pg-linux") { title parent { title } } } } }`, { id: spaceId });
+    expect(withParent.data!.space.content.page).toEqual({ title: 'On Linux', parent: { title: 'Install' } });
+    expect(withParent.requests).toEqual(['/spaces/S', '/spaces/S/content/pages']);
+
+    const landing = await run(`query ($id: ID!) { space(id: $id) { content { page(path: "") { title } } } }`, { id: spaceId });
+    expect(landing.data!.space.content.page).toEqual({ title: 'Introduction' });
+    expect(landing.requests).toEqual(['/spaces/S', '/spaces/S/content/path']);
+  });
+
+  it('reads the files alone, or one file, and the whole revision once when more is asked', async () => {
+    const files = await run(`query ($id: ID!) { space(id: $id) { content { files(first: 1) { totalCount nodes { name } } } } }`, { id: spaceId });
+    expect(files.data!.space.content.files).toEqual({ totalCount: 2, nodes: [{ name: 'architecture diagram.png' }] });
+    expect(files.requests).toEqual(['/spaces/S', '/spaces/S/content/files?limit=1']);
+
+    const file = await run(`query ($id: ID!) { space(id: $id) { content { file(id: "${ids.text}") { name size } } } }`, { id: spaceId });
+    expect(file.data!.space.content.file).toEqual({ name: 'notes.txt', size: 14 });
+    expect(file.requests).toEqual(['/spaces/S', `/spaces/S/content/files/${ids.text}`]);
+
+    const both = await run(`query ($id: ID!) { space(id: $id) { content { createdAt pages { title } files { totalCount } file(id: "${ids.text}") { name } } } }`, { id: spaceId });
+    expect(both.errors).toBeUndefined();
+    expect(both.requests).toEqual(['/spaces/S', '/spaces/S/content']);
+  });
+
+  it('fails the fields of a revision asked by id that does not exist, when it was read narrowly', async () => {
+    const missing = await run(`query ($id: ID!) { space(id: $id) { revision(id: "nope") { pages { title } } checked: revision(id: "nope") { platformId } } }`, { id: spaceId });
+    expect(missing.data!.space.checked).toBeNull();
+    expect(missing.errors!.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND', 'NOT_FOUND']);
+  });
+});
