@@ -362,7 +362,7 @@ describe('reusable contents', () => {
 });
 
 describe('node(id:)', () => {
-  it('refetches a page, a file and a revision from their global IDs, one read of the revision for all', async () => {
+  it('refetches pages and their revision with one read of it, and a file alone, from their global IDs', async () => {
     const answer = await run(
       `query Nodes($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Page { title } ... on File { name } ... on Revision { platformId } } }`,
       { ids: [pageGid('DocumentPage', ids.linux), pageGid('GroupPage', ids.group), fileGid(ids.image), revisionGid()] },
@@ -377,8 +377,8 @@ describe('node(id:)', () => {
         ],
       },
       errors: undefined,
-      upstream: 1,
-      requests: ['/spaces/S/revisions/R'],
+      upstream: 2,
+      requests: ['/spaces/S/revisions/R', '/spaces/S/revisions/R/files/file-diagram'],
     });
   });
 
@@ -522,9 +522,11 @@ describe('links', () => {
         file: { backlinks: { nodes: [{ page: { path: 'getting-started/introduction' } }] } },
       },
       errors: undefined,
-      upstream: 4,
+      // The pages' revision once; the file, refetched by its global ID, alone.
+      upstream: 5,
       requests: [
         '/spaces/S/revisions/R',
+        '/spaces/S/revisions/R/files/file-notes',
         '/spaces/S/content/page/pg-install/backlinks?limit=50',
         '/spaces/S/content/page/pg-api/backlinks?limit=1',
         '/spaces/S/content/files/file-notes/backlinks?limit=50',
@@ -611,6 +613,26 @@ describe('narrow reads', () => {
     const both = await run(`query ($id: ID!) { space(id: $id) { content { createdAt pages { title } files { totalCount } file(id: "${ids.text}") { name } } } }`, { id: spaceId });
     expect(both.errors).toBeUndefined();
     expect(both.requests).toEqual(['/spaces/S', '/spaces/S/content']);
+  });
+
+  it('hands out whole revisions from pages and files read narrowly, never the narrow read itself', async () => {
+    const answer = await run(
+      `query ($id: ID!) { space(id: $id) { content { pages { revision { createdAt type } } page(id: "${ids.linux}") { revision { platformId } } } } }`,
+      { id: spaceId },
+    );
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data!.space.content.pages[0].revision.type).toBe('EDITS');
+    expect(typeof answer.data!.space.content.pages[0].revision.createdAt).toBe('string');
+    expect(answer.requests).toEqual(['/spaces/S', '/spaces/S/content/pages', '/spaces/S/revisions/R']);
+    const file = await run(`query ($id: ID!) { space(id: $id) { content { file(id: "${ids.text}") { revision { createdAt } } } } }`, { id: spaceId });
+    expect(file.errors).toBeUndefined();
+    expect(typeof file.data!.space.content.file.revision.createdAt).toBe('string');
+  });
+
+  it('answers null with NOT_FOUND for a revision by id that does not exist, asked nothing narrow', async () => {
+    const answer = await run(`query ($id: ID!) { space(id: $id) { revision(id: "nope") { __typename space { platformId } } } }`, { id: spaceId });
+    expect(answer.data!.space.revision).toBeNull();
+    expect(answer.errors!.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 
   it('fails the fields of a revision asked by id that does not exist, when it was read narrowly', async () => {

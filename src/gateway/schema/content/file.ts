@@ -18,11 +18,11 @@ import { DocumentType } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
 import {
   GitBlob,
-  heldRevision,
   lightRevision,
   notFound,
   readOnce,
   revisionIndex,
+  revisionOfPart,
   revisionRoute,
   RevisionNode,
   revisionPartId,
@@ -70,11 +70,10 @@ async function fileOf(ctx: GatewayContext, revision: RevisionHeld, fileId: strin
 
 export const FileNode = loadableNode<FileHeld>('File', {
   key: (file) => compositeKey(file.spaceId, file.revisionId, file.id),
-  // A refetch reads the file alone, unless the request holds its revision already.
-  load: async (key, ctx) => {
+  // A refetch reads the file alone (whatever else the request reads: the count does not depend on order).
+  load: (key, ctx) => {
     const [spaceId, revisionId, fileId] = splitRevisionKey(key, 'File');
-    const held = heldRevision(ctx, spaceId, revisionId);
-    return fileOf(ctx, held ? await held : lightRevision(spaceId, revisionId, false), fileId);
+    return fileOf(ctx, lightRevision(spaceId, revisionId, false), fileId);
   },
 });
 
@@ -112,8 +111,7 @@ FileNode.implement({
       type: RevisionNode,
       description: 'The revision holding the file.',
       extensions: upstream.link,
-      resolve: (f, _args, _ctx, info) =>
-        f.revision ?? linkTo(RevisionNode, compositeKey(f.spaceId, f.revisionId), info, revisionStub(f.spaceId, f.revisionId)),
+      resolve: (f, _args, _ctx, info) => revisionOfPart(f, info),
     }),
     space: t.field({
       type: SpaceNode,
@@ -150,11 +148,10 @@ async function reusableOf(ctx: GatewayContext, revision: RevisionHeld, id: strin
 
 export const ReusableContentNode = loadableNode<ReusableContentHeld>('ReusableContent', {
   key: (item) => compositeKey(item.spaceId, item.revisionId, item.id),
-  // A refetch reads the reusable content alone, unless the request holds its revision already.
-  load: async (key, ctx) => {
+  // A refetch reads the reusable content alone (whatever else the request reads).
+  load: (key, ctx) => {
     const [spaceId, revisionId, id] = splitRevisionKey(key, 'ReusableContent');
-    const held = heldRevision(ctx, spaceId, revisionId);
-    return reusableOf(ctx, held ? await held : lightRevision(spaceId, revisionId, false), id);
+    return reusableOf(ctx, lightRevision(spaceId, revisionId, false), id);
   },
 });
 
@@ -181,7 +178,12 @@ ReusableContentNode.implement({
       description: 'Where it lives in the synchronized Git repository; null without Git Sync.',
       resolve: (item) => item.git ?? null,
     }),
-    revision: t.field({ type: RevisionNode, description: 'The revision holding it.', resolve: (item) => item.revision }),
+    revision: t.field({
+      type: RevisionNode,
+      description: 'The revision holding it.',
+      extensions: upstream.link,
+      resolve: (item, _args, _ctx, info) => revisionOfPart(item, info),
+    }),
   }),
 });
 

@@ -288,7 +288,7 @@ const MetaLink = builder.objectRef<MetaLinkHeld>('MetaLink').implement({
       type: PageInterface,
       nullable: true,
       description: 'The page of the same revision, when the link is a page of it.',
-      resolve: (m) => refPage(m.from, m.ref),
+      resolve: (m, _args, ctx) => refPage(ctx, m.from, m.ref),
     }),
   }),
 });

@@ -15,6 +15,7 @@ import {
   PAGE_TYPENAMES,
   pageAtPath,
   revisionIndex,
+  revisionOfPart,
   revisionRoute,
   treeIndex,
   lightRevision,
@@ -118,8 +119,7 @@ PageInterface.implement({
       type: RevisionNode,
       description: 'The revision holding the page.',
       extensions: upstream.link,
-      resolve: (p, _args, _ctx, info) =>
-        p.revision ?? linkTo(RevisionNode, compositeKey(p.spaceId, p.revisionId), info, revisionStub(p.spaceId, p.revisionId)),
+      resolve: (p, _args, _ctx, info) => revisionOfPart(p, info),
     }),
     space: t.field({
       type: SpaceNode,
@@ -192,10 +192,10 @@ GroupPageNode.implement({
 const refUrl = (ref: ContentRef | undefined): string | null => (ref?.kind === 'url' && typeof ref.url === 'string' ? ref.url : null);
 
 /** The page of the same revision a reference names, if any. */
-export function refPage(from: PageHeld, ref: ContentRef | undefined): PageHeld | null {
+export async function refPage(ctx: GatewayContext, from: PageHeld, ref: ContentRef | undefined): Promise<PageHeld | null> {
   if (!ref || !from.revision || (ref.kind !== 'page' && ref.kind !== 'anchor') || typeof ref.page !== 'string') return null;
   if (typeof ref.space === 'string' && ref.space !== from.spaceId) return null;
-  return revisionIndex(from.revision).byId.get(ref.page) ?? null;
+  return (await treeIndex(ctx, from.revision)).byId.get(ref.page) ?? null;
 }
 
 LinkPageNode.implement({
@@ -216,7 +216,7 @@ LinkPageNode.implement({
       type: PageInterface,
       nullable: true,
       description: 'The page of the same revision it points at; null when it points elsewhere.',
-      resolve: (p) => refPage(p, p.page.target),
+      resolve: (p, _args, ctx) => refPage(ctx, p, p.page.target),
     }),
   }),
 });

@@ -191,6 +191,19 @@ export function readRevision(ctx: GatewayContext, spaceId: string, revisionId: s
   }));
 }
 
+/**
+ * The revision a page, file or reusable content hands out as its `revision`: the one the request
+ * holds when it was read whole, else a link by key (read whole if more than its keys is asked).
+ * A light revision is never handed out: it lacks all but its address.
+ */
+export function revisionOfPart(
+  part: { spaceId: string; revisionId: string; revision?: RevisionHeld | undefined },
+  info: GraphQLResolveInfo,
+): RevisionHeld | string {
+  if (part.revision && !part.revision.light) return part.revision;
+  return linkTo(RevisionNode, compositeKey(part.spaceId, part.revisionId), info, revisionStub(part.spaceId, part.revisionId));
+}
+
 /** The REST path of a revision, or of something in it: the current content, or a revision by id. */
 export function revisionRoute(revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current'>, suffix = ''): string {
   return (revision.current ? route`/spaces/${revision.spaceId}/content` : route`/spaces/${revision.spaceId}/revisions/${revision.id}`) + suffix;
@@ -203,18 +216,18 @@ const ADDRESS_FIELDS: ReadonlySet<string> = new Set(['id', 'platformId', '__type
 const NARROW_READS: Readonly<Record<string, string>> = { pages: 'tree', page: 'tree', files: 'files', file: 'file', reusableContent: 'reusable' };
 
 /**
- * True when what is asked of a revision takes one narrow read at most: cheaper than the whole
- * revision. Two narrow reads or more, or anything else, and the whole revision is read once.
+ * How many narrow reads what is asked of a revision takes (Infinity when something needs the
+ * whole revision). One is cheaper than the whole revision; two or more, and it is read whole once.
  */
-function takesOneNarrowRead(info: GraphQLResolveInfo): boolean {
+function narrowReads(info: GraphQLResolveInfo): number {
   const reads = new Set<string>();
   for (const name of selectedFieldNames(info)) {
     if (ADDRESS_FIELDS.has(name)) continue;
     const read = NARROW_READS[name];
-    if (!read) return false;
+    if (!read) return Infinity;
     reads.add(read);
   }
-  return reads.size <= 1;
+  return reads.size;
 }
 
 /** True when `field`'s selection asks for `name` at any depth (through fragments). */
@@ -231,10 +244,6 @@ function selectsField(field: FieldNode, info: GraphQLResolveInfo, name: string):
   return visit(field.selectionSet);
 }
 
-/** The revision this request is reading or has read, if any: what holds it answers for free. */
-export function heldRevision(ctx: GatewayContext, spaceId: string, revisionId: string): Promise<RevisionHeld> | undefined {
-  return immutableReads.get(ctx.api)?.get(`revision:${compositeKey(spaceId, revisionId)}`) as Promise<RevisionHeld> | undefined;
-}
 
 /** A revision known by its address only (see `RevisionHeld.light`). */
 export function lightRevision(spaceId: string, revisionId: string, current: boolean): RevisionHeld {
@@ -256,7 +265,10 @@ export function revisionFor(
 ): RevisionHeld | string | Promise<RevisionHeld> {
   // The current revision exists; a revision asked by id is read to know it does.
   if (selectsOnlyKeys(info)) return current ? { ...revisionStub(spaceId, revisionId)(), current } : compositeKey(spaceId, revisionId);
-  if (takesOneNarrowRead(info)) {
+  // A revision asked by id is read narrowly only when a narrow read is asked (which fails with
+  // NOT_FOUND for a revision that does not exist): asked nothing, it is read to know it exists.
+  const reads = narrowReads(info);
+  if (current ? reads <= 1 : reads === 1) {
     const light = lightRevision(spaceId, revisionId, current);
     const pages = selectedFields(info, 'page');
     // One page without its parent is one narrow read of its own; more, or a parent, take the tree.
@@ -265,7 +277,13 @@ export function revisionFor(
   }
   if (!current) return compositeKey(spaceId, revisionId);
   return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}`, async () => {
-    const revision: RevisionHeld = { ...(await ctx.api.get(route`/spaces/${spaceId}/content`, revisionShape)), spaceId, current: true };
+    const answer = await ctx.api.get(route`/spaces/${spaceId}/content`, revisionShape);
+    // The content moved since the space was read: its revision is read by id, so that what is
+    // kept under that id is that revision.
+    const revision: RevisionHeld =
+      answer.id === revisionId
+        ? { ...answer, spaceId, current: true }
+        : { ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)), spaceId };
     prime(RevisionNode, ctx, [revision]);
     return revision;
   });
@@ -301,7 +319,11 @@ export function revisionPartId(value: string, typenames: string | readonly strin
   const key = platformKey(value, typenames);
   if (key === value.trim()) return key;
   const parts = key.split('/');
-  return decodeURIComponent(parts.at(-1) ?? '');
+  try {
+    return decodeURIComponent(parts.at(-1) ?? '');
+  } catch {
+    throw new GatewayError('BAD_USER_INPUT', `Not a valid id of a ${[typenames].flat().join(' or ')}: ${JSON.stringify(value.slice(0, 100))}`);
+  }
 }
 
 // --- Revision ------------------------------------------------------------------------------------
