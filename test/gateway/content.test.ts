@@ -641,3 +641,16 @@ describe('narrow reads', () => {
     expect(missing.errors!.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND', 'NOT_FOUND']);
   });
 });
+
+describe('ids of pages, files and reusable contents', () => {
+  it('refuses, as bad input, the global ID of something of another space', async () => {
+    const other = g.platform.spaceId(DEMO.spaces.teamGrant);
+    const answer = await run(`query ($id: ID!, $page: ID!) { space(id: $id) { content { page(id: $page) { title } } } }`, {
+      id: other,
+      page: pageGid('DocumentPage', ids.install),
+    });
+    expect(answer.data!.space.content.page).toBeNull();
+    expect(answer.errors!.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    expect(answer.upstream).toBe(1);
+  });
+});

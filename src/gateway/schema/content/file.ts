@@ -207,7 +207,7 @@ builder.objectFields(RevisionNode, (t) => ({
     description: 'A file of the revision by id; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the file.' }) },
     extensions: upstream.fetch(1),
-    resolve: (r, args, ctx) => fileOf(ctx, r, revisionPartId(String(args.id), 'File')),
+    resolve: (r, args, ctx) => fileOf(ctx, r, revisionPartId(String(args.id), 'File', r.spaceId)),
   }),
   reusableContents: t.field({
     type: [ReusableContentNode],
@@ -220,6 +220,6 @@ builder.objectFields(RevisionNode, (t) => ({
     description: 'A reusable content of the revision by id; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the reusable content.' }) },
     extensions: upstream.fetch(1),
-    resolve: (r, args, ctx) => reusableOf(ctx, r, revisionPartId(String(args.id), 'ReusableContent')),
+    resolve: (r, args, ctx) => reusableOf(ctx, r, revisionPartId(String(args.id), 'ReusableContent', r.spaceId)),
   }),
 }));

@@ -28,9 +28,10 @@ import {
 } from './revision.js';
 
 /**
- * Pages of a revision: the `Page` interface and its four variants. Every page is read from its
- * revision's tree, which the gateway reads once per request: the tree, a page by id or path, a
- * page's parent and children cost nothing more.
+ * Pages of a revision: the `Page` interface and its four variants. Pages come from their
+ * revision's tree, read once per request (the tree, a page by id or path, a page's parent and
+ * children then cost nothing more), or, for one page asked alone without its parent, from a read
+ * of that page (its parent, if asked, then reads the tree).
  */
 
 export const PageTypeEnum = restEnum('PageType', 'Kind of a page of the content.', {
@@ -67,7 +68,7 @@ export const PageInterface = builder.interfaceRef<PageHeld>('Page');
 
 PageInterface.implement({
   description:
-    'A page of a revision: a document, a group, a link or computed pages. Pages are read from their revision’s tree, which is read once per request.',
+    'A page of a revision: a document, a group, a link or computed pages. Pages come from their revision’s tree, read once per request; one page asked alone is read by itself.',
   interfaces: [builder.nodeInterfaceRef()],
   resolveType: (page) => PAGE_TYPENAMES[page.page.type],
   fields: (t) => ({
@@ -253,13 +254,13 @@ builder.objectFields(RevisionNode, (t) => ({
         // Asked alone and without its parent: the page is read by itself.
         const suffix =
           args.id != null
-            ? route`/page/${revisionPartId(String(args.id), PAGE_NODE_TYPENAMES)}`
+            ? route`/page/${revisionPartId(String(args.id), PAGE_NODE_TYPENAMES, r.spaceId)}`
             : `/path${args.path!.replace(/^\/+|\/+$/g, '') ? `/${args.path!.replace(/^\/+|\/+$/g, '').split('/').map(encodeURIComponent).join('/')}` : ''}`;
         return detachedPage(await ctx.api.get(revisionRoute(r, suffix), revisionPage), r.spaceId, r.id, r);
       }
       const index = await treeIndex(ctx, r);
       if (args.id != null) {
-        const id = revisionPartId(String(args.id), PAGE_NODE_TYPENAMES);
+        const id = revisionPartId(String(args.id), PAGE_NODE_TYPENAMES, r.spaceId);
         const page = index.byId.get(id);
         if (!page) throw notFound('Page', id);
         return page;

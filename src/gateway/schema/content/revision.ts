@@ -313,17 +313,24 @@ export function splitRevisionKey(key: string, typename: string): [spaceId: strin
 
 /**
  * Reads an id given by a client for something of a revision: a global ID of one of `typenames`
- * (its last key part) or a platform id.
+ * (its last key part: the same thing in another revision of the space is this one's) or a
+ * platform id. With `spaceId`, a global ID of something of another space is bad input.
  */
-export function revisionPartId(value: string, typenames: string | readonly string[]): string {
+export function revisionPartId(value: string, typenames: string | readonly string[], spaceId?: string): string {
   const key = platformKey(value, typenames);
   if (key === value.trim()) return key;
   const parts = key.split('/');
+  let decoded: string[];
   try {
-    return decodeURIComponent(parts.at(-1) ?? '');
+    decoded = parts.map((part) => decodeURIComponent(part));
   } catch {
     throw new GatewayError('BAD_USER_INPUT', `Not a valid id of a ${[typenames].flat().join(' or ')}: ${JSON.stringify(value.slice(0, 100))}`);
   }
+  // Ids stay the same across revisions, not across spaces: a global ID of another space is no id here.
+  if (spaceId !== undefined && decoded.length > 1 && decoded[0] !== spaceId) {
+    throw new GatewayError('BAD_USER_INPUT', `${JSON.stringify(value.slice(0, 100))} is the id of something of another space`);
+  }
+  return decoded.at(-1) ?? '';
 }
 
 // --- Revision ------------------------------------------------------------------------------------
@@ -432,6 +439,6 @@ builder.objectFields(SpaceNode, (t) => ({
       'A revision of the content by id, current or older; null with NOT_FOUND when the space has no such revision. Asked only for its pages, files or single items, it reads just those (and a revision that does not exist then fails in them with NOT_FOUND).',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the revision.' }) },
     extensions: upstream.fetch(1),
-    resolve: (space, args, ctx, info) => revisionFor(ctx, info, space.id, revisionPartId(String(args.id), 'Revision'), false),
+    resolve: (space, args, ctx, info) => revisionFor(ctx, info, space.id, revisionPartId(String(args.id), 'Revision', space.id), false),
   }),
 }));
