@@ -654,3 +654,20 @@ describe('ids of pages, files and reusable contents', () => {
     expect(answer.upstream).toBe(1);
   });
 });
+
+describe('changes of reusable contents', () => {
+  it('gives a deleted reusable content as it was, from the revision before', async () => {
+    const space = g.platform.spaceId(DEMO.spaces.locked);
+    const { content } = sampleContent(g.platform.db, space);
+    const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Old snippet text.']]));
+    commitContent(g.platform.db, space, { ...content, reusableContents: [{ id: 'rc-old', title: 'Old snippet', documentId }] });
+    commitContent(g.platform.db, space, content);
+    const answer = await g.gql(
+      `query ($id: ID!) { space(id: $id) { content { changes { changes { __typename ... on ReusableContentDeletedChange { reusableContent { title document { text } } } } } } } }`,
+      { id: space },
+    );
+    expect(answer.errors).toBeUndefined();
+    const deleted = answer.data.space.content.changes.changes.find((change: { __typename: string }) => change.__typename === 'ReusableContentDeletedChange');
+    expect(deleted.reusableContent).toEqual({ title: 'Old snippet', document: { text: 'Old snippet text.' } });
+  });
+});

@@ -12,6 +12,7 @@ import {
   indexOf,
   placePage,
   readOnce,
+  readRevision,
   RevisionNode,
   revisionIndex,
   type FileHeld,
@@ -46,7 +47,10 @@ async function changedPage(
   const found = index?.byId.get(page.id);
   if (found) return found;
   const { revision } = change;
-  return placePage({ ...page, pages: [] }, revision.spaceId, before ? (revision.parents[0] ?? revision.id) : revision.id, undefined, undefined);
+  const held = placePage({ ...page, pages: [] }, revision.spaceId, before ? (revision.parents[0] ?? revision.id) : revision.id, undefined, undefined);
+  // Outside the tree read: its parent, if asked, is looked up in its revision's tree.
+  held.detached = true;
+  return held;
 }
 
 /** A file a change names, from the right tree. */
@@ -60,14 +64,21 @@ async function changedFile(
   const found = index?.files.get(file.id);
   if (found) return found;
   const { revision } = change;
-  const held: FileHeld = { ...file, size: 0, spaceId: revision.spaceId, revisionId: revision.id, revision: undefined };
+  const revisionId = before ? (revision.parents[0] ?? revision.id) : revision.id;
+  const held: FileHeld = { ...file, size: 0, spaceId: revision.spaceId, revisionId, revision: undefined };
   brandWithType(held, 'File' as never);
   return held;
 }
 
-/** A reusable content a change names. */
-function changedReusable(change: { revision: RevisionHeld }, item: { id: string; title: string; document?: string | undefined }): ReusableContentHeld {
-  const { revision } = change;
+/** A reusable content a change names: from the revision, or, deleted, from its first parent (read once per request). */
+async function changedReusable(
+  ctx: GatewayContext,
+  change: { revision: RevisionHeld },
+  item: { id: string; title: string; document?: string | undefined },
+  before: boolean,
+): Promise<ReusableContentHeld> {
+  const parent = change.revision.parents[0];
+  const revision = before && parent ? await readRevision(ctx, change.revision.spaceId, parent) : change.revision;
   const known = revision.reusableContents.find((candidate) => candidate.id === item.id);
   const held: ReusableContentHeld = { ...(known ?? item), spaceId: revision.spaceId, revisionId: revision.id, revision };
   brandWithType(held, 'ReusableContent' as never);
@@ -181,7 +192,10 @@ const reusableField = (description: string) => ({ type: ReusableContentNode, des
 const ReusableContentCreatedChange = builder.objectRef<Change<'reusable_content_created'>>('ReusableContentCreatedChange').implement({
   description: 'A reusable content was created.',
   fields: (t) => ({
-    reusableContent: t.field({ ...reusableField('The new reusable content.'), resolve: (c) => changedReusable(c, c.reusableContent) }),
+    reusableContent: t.field({
+      ...reusableField('The new reusable content.'),
+      resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, false),
+    }),
   }),
 });
 
@@ -189,8 +203,9 @@ const ReusableContentDeletedChange = builder.objectRef<Change<'reusable_content_
   description: 'A reusable content was deleted.',
   fields: (t) => ({
     reusableContent: t.field({
-      ...reusableField('The reusable content as the change describes it (id, title, document).'),
-      resolve: (c) => changedReusable(c, c.reusableContent),
+      ...reusableField('The reusable content as it was before it was deleted (from the previous revision, read once).'),
+      extensions: upstream.fetch(1),
+      resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, true),
     }),
   }),
 });
@@ -198,7 +213,10 @@ const ReusableContentDeletedChange = builder.objectRef<Change<'reusable_content_
 const ReusableContentEditedChange = builder.objectRef<Change<'reusable_content_edited'>>('ReusableContentEditedChange').implement({
   description: 'A reusable content was edited.',
   fields: (t) => ({
-    reusableContent: t.field({ ...reusableField('The reusable content after the change.'), resolve: (c) => changedReusable(c, c.reusableContent) }),
+    reusableContent: t.field({
+      ...reusableField('The reusable content after the change.'),
+      resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, false),
+    }),
     attributes: t.field({ type: [AttributeChangeType], description: 'What changed.', resolve: (c) => attributeList(c.attributes) }),
   }),
 });
