@@ -98,7 +98,13 @@ function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentL
   const page = async (location: ContentLocation): Promise<PageHeld | null> => {
     if (!location.page || !location.space) return null;
     const index = await indexFor(location);
-    return index?.byId.get(location.page.id) ?? detachedPage(location.page, location.space.id, location.space.revision);
+    // Outside a revision the request holds: the revision the location names (else the space's current one).
+    const revisionId = location.versionContext?.revision?.id ?? location.space.revision;
+    const known = index?.byId.get(location.page.id);
+    if (known) return known;
+    const held = detachedPage(location.page, location.space.id, revisionId);
+    held.childrenUnknown = true;
+    return held;
   };
   return {
     page,
@@ -112,7 +118,8 @@ function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentL
           const index = await indexFor(location);
           const known = index?.files.get(location.file.id);
           if (known) return known;
-          const held: FileHeld = { ...location.file, spaceId: location.space.id, revisionId: location.space.revision, revision: undefined };
+          const revisionId = location.versionContext?.revision?.id ?? location.space.revision;
+          const held: FileHeld = { ...location.file, spaceId: location.space.id, revisionId, revision: undefined };
           brandWithType(held, 'File' as never);
           return held;
         }

@@ -113,8 +113,13 @@ PageInterface.implement({
     }),
     children: t.field({
       type: [PageInterface],
-      description: 'The pages nested in it, in order.',
-      resolve: (p) => p.children,
+      description: "The pages nested in it, in order. Free, but for a page from a link report or backlink, whose revision's tree is then read once.",
+      extensions: upstream.fetch(1),
+      resolve: async (p, _args, ctx) => {
+        if (!p.childrenUnknown) return p.children;
+        const held = p.revision && !p.revision.light ? p.revision : lightRevision(p.spaceId, p.revisionId, false);
+        return (await treeIndex(ctx, held)).byId.get(p.id)?.children ?? [];
+      },
     }),
     revision: t.field({
       type: RevisionNode,

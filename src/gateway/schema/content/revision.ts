@@ -47,6 +47,8 @@ export interface PageHeld {
   children: PageHeld[];
   /** Read outside its revision's tree: its parent is not known without reading the tree. */
   detached?: boolean;
+  /** Its children were left out of the answer it came in (a link report's locations): the tree has them. */
+  childrenUnknown?: boolean;
 }
 
 /** A file of a revision. */
