@@ -39,34 +39,15 @@ export function onlyKeys(
   });
 }
 
-/** Names of the fields the current field's selection asks for, at its top level, looking through fragments. */
-export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
-  const names = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (selectionSet: SelectionSetNode | undefined) => {
-    for (const selection of selectionSet?.selections ?? []) {
-      if (selection.kind === 'Field') names.add(selection.name.value);
-      else if (selection.kind === 'InlineFragment') visit(selection.selectionSet);
-      else if (selection.kind === 'FragmentSpread' && !seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        visit(info.fragments[selection.name.value]?.selectionSet);
-      }
-    }
-  };
-  for (const node of info.fieldNodes) visit(node.selectionSet);
-  return names;
-}
-
-/** The field nodes named `name` in the current field's selection, at its top level, looking through fragments. */
-export function selectedFields(info: GraphQLResolveInfo, name: string): FieldNode[] {
+/** The field nodes of the current field's selection, at its top level, looking through fragments. */
+export function selectedFieldNodes(info: GraphQLResolveInfo): FieldNode[] {
   const found: FieldNode[] = [];
   const seen = new Set<string>();
   const visit = (selectionSet: SelectionSetNode | undefined) => {
     for (const selection of selectionSet?.selections ?? []) {
-      if (selection.kind === 'Field') {
-        if (selection.name.value === name) found.push(selection);
-      } else if (selection.kind === 'InlineFragment') visit(selection.selectionSet);
-      else if (selection.kind === 'FragmentSpread' && !seen.has(selection.name.value)) {
+      if (selection.kind === 'Field') found.push(selection);
+      else if (selection.kind === 'InlineFragment') visit(selection.selectionSet);
+      else if (!seen.has(selection.name.value)) {
         seen.add(selection.name.value);
         visit(info.fragments[selection.name.value]?.selectionSet);
       }
@@ -74,4 +55,14 @@ export function selectedFields(info: GraphQLResolveInfo, name: string): FieldNod
   };
   for (const node of info.fieldNodes) visit(node.selectionSet);
   return found;
+}
+
+/** Names of the fields the current field's selection asks for, at its top level. */
+export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> {
+  return new Set(selectedFieldNodes(info).map((field) => field.name.value));
+}
+
+/** The field nodes named `name` in the current field's selection, at its top level. */
+export function selectedFields(info: GraphQLResolveInfo, name: string): FieldNode[] {
+  return selectedFieldNodes(info).filter((field) => field.name.value === name);
 }
