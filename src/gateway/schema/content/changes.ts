@@ -10,6 +10,7 @@ import { FileNode, ReusableContentNode, type ReusableContentHeld } from './file.
 import { PageInterface } from './page.js';
 import {
   indexOf,
+  placeFile,
   placePage,
   readOnce,
   readRevision,
@@ -65,9 +66,7 @@ async function changedFile(
   if (found) return found;
   const { revision } = change;
   const revisionId = before ? (revision.parents[0] ?? revision.id) : revision.id;
-  const held: FileHeld = { ...file, size: 0, spaceId: revision.spaceId, revisionId, revision: undefined };
-  brandWithType(held, 'File' as never);
-  return held;
+  return placeFile(file, revision.spaceId, revisionId, undefined);
 }
 
 /** A reusable content a change names: from the revision, or, deleted, from its first parent (read once per request). */

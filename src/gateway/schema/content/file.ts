@@ -20,6 +20,7 @@ import {
   GitBlob,
   lightRevision,
   notFound,
+  placeFile,
   readOnce,
   revisionIndex,
   revisionOfPart,
@@ -51,12 +52,8 @@ export function heldConnection<T>(args: ConnectionArgs, items: readonly T[]): Pr
   });
 }
 
-/** A file read on its own (`…/files/{fileId}`), branded as a `File`. */
-function fileHeld(file: RevisionFile, revision: RevisionHeld): FileHeld {
-  const held: FileHeld = { ...file, spaceId: revision.spaceId, revisionId: revision.id, revision: revision.light ? undefined : revision };
-  brandWithType(held, 'File' as never);
-  return held;
-}
+/** A file read on its own (`…/files/{fileId}`). */
+const fileHeld = (file: RevisionFile, revision: RevisionHeld): FileHeld => placeFile(file, revision.spaceId, revision.id, revision);
 
 /** One file of a revision by id: from the revision when it was read, else `…/files/{fileId}`. */
 async function fileOf(ctx: GatewayContext, revision: RevisionHeld, fileId: string): Promise<FileHeld> {

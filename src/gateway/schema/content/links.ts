@@ -26,6 +26,7 @@ import {
   detachedPage,
   indexOf,
   keepRevision,
+  placeFile,
   readOnce,
   RevisionNode,
   revisionRoute,
@@ -119,9 +120,7 @@ function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentL
           const known = index?.files.get(location.file.id);
           if (known) return known;
           const revisionId = location.versionContext?.revision?.id ?? location.space.revision;
-          const held: FileHeld = { ...location.file, spaceId: location.space.id, revisionId, revision: undefined };
-          brandWithType(held, 'File' as never);
-          return held;
+          return placeFile(location.file, location.space.id, revisionId, undefined);
         }
         case 'space': {
           if (!location.space) return null;

@@ -92,13 +92,21 @@ export function revisionIndex(revision: RevisionHeld): RevisionIndex {
       return held;
     });
   index.top = walk(revision.pages, undefined);
-  for (const file of revision.files) {
-    const held = { ...file, spaceId: revision.spaceId, revisionId: revision.id, revision };
-    brandWithType(held, 'File' as never);
-    index.files.set(file.id, held);
-  }
+  for (const file of revision.files) index.files.set(file.id, placeFile(file, revision.spaceId, revision.id, revision));
   indexes.set(revision, index);
   return index;
+}
+
+/** A file as held, branded as a `File`; `revision` only when the request read it whole. */
+export function placeFile(
+  file: Omit<RevisionFile, 'size'> & { size?: number },
+  spaceId: string,
+  revisionId: string,
+  revision: RevisionHeld | undefined,
+): FileHeld {
+  const held: FileHeld = { size: 0, ...file, spaceId, revisionId, revision: revision && !revision.light ? revision : undefined };
+  brandWithType(held, 'File' as never);
+  return held;
 }
 
 /** A page as held, branded with its GraphQL type (pages are read through the `Page` interface). */
@@ -149,12 +157,18 @@ const immutableReads = new WeakMap<object, Map<string, Promise<unknown>>>();
  * Reads what never changes under `key` once per request: later asks share the first read, even
  * after a write (which clears the other per-request caches). Failures are kept too.
  */
-export function readOnce<T>(ctx: GatewayContext, key: string, read: () => Promise<T>): Promise<T> {
+/** The immutable reads of a request, by key. */
+function readsOf(ctx: GatewayContext): Map<string, Promise<unknown>> {
   let reads = immutableReads.get(ctx.api);
   if (!reads) {
     reads = new Map();
     immutableReads.set(ctx.api, reads);
   }
+  return reads;
+}
+
+export function readOnce<T>(ctx: GatewayContext, key: string, read: () => Promise<T>): Promise<T> {
+  const reads = readsOf(ctx);
   const known = reads.get(key);
   if (known) {
     ctx.api.usage.sharedReads += 1;
@@ -170,11 +184,7 @@ export function readOnce<T>(ctx: GatewayContext, key: string, read: () => Promis
  * it had been read by id; true when the request holds that revision (kept now or read before).
  */
 export function keepRevision(ctx: GatewayContext, spaceId: string, raw: { id: string }): boolean {
-  let reads = immutableReads.get(ctx.api);
-  if (!reads) {
-    reads = new Map();
-    immutableReads.set(ctx.api, reads);
-  }
+  const reads = readsOf(ctx);
   const key = `revision:${compositeKey(spaceId, raw.id)}`;
   if (reads.has(key)) return true;
   const parsed = revisionShape.safeParse(raw);
