@@ -10,6 +10,12 @@ export interface CostReport {
   nodes: number;
   /** Upper bound of the upstream requests, computed before it ran. */
   maxUpstreamRequests: number;
+  /**
+   * Present and true when `maxUpstreamRequests` assumed 10 items for a list whose length only the
+   * answer tells (a revision's pages, a page's children, …) and whose items make requests: a
+   * longer list can make more.
+   */
+  estimated?: true;
   /** Upstream requests actually sent. */
   upstreamRequests: number;
   /** Requests the per-request caches saved (repeated reads, loads of objects already at hand). */
@@ -18,7 +24,7 @@ export interface CostReport {
   durationMs: number;
 }
 
-const NO_COST: OperationCost = { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0 };
+const NO_COST: OperationCost = { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0, estimated: false };
 
 /**
  * The cost model of the gateway, as a yoga plugin: before an operation runs, its cost is computed
@@ -68,6 +74,7 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
     const report: CostReport = {
       nodes: cost.nodes,
       maxUpstreamRequests: cost.maxUpstreamRequests,
+      ...(cost.estimated ? { estimated: true as const } : {}),
       upstreamRequests: ctx?.api.usage.sent ?? 0,
       dedupedRequests: ctx?.api.usage.deduped ?? 0,
       durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,

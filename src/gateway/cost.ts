@@ -75,6 +75,12 @@ export interface OperationCost {
   aliases: number;
   /** Fields at the root of the operation. */
   rootFields: number;
+  /**
+   * True when `maxUpstreamRequests` counts a list whose length only the answer tells (a
+   * revision's pages, a page's children, …) as `DEFAULT_LIST_ITEMS` items while its items make
+   * requests: the bound then holds for lists up to that length and is an estimate beyond.
+   */
+  estimated: boolean;
 }
 
 interface Walk {
@@ -111,7 +117,7 @@ export function operationCost(
     schema,
     fragments,
     variables: variables ?? {},
-    cost: { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0 },
+    cost: { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0, estimated: false },
   };
   walk.cost.rootFields = countFields(operation.selectionSet, walk, new Set());
   visit(operation.selectionSet, root, 1, 1, true, walk, new Set());
@@ -233,16 +239,23 @@ function visitField(
   const list = isListType(getNullableType(field.type));
   const sized = list && declared?.items !== undefined;
   const items = list ? (sized ? evaluate(declared.items!, args) : DEFAULT_LIST_ITEMS) : 1;
+  const before = cost.maxUpstreamRequests;
   cost.maxUpstreamRequests += multiplier * requests * (declared?.perItem ? items : 1);
   if (sized && node.selectionSet) cost.nodes += multiplier * items;
-  if (!node.selectionSet) return;
+  if (!node.selectionSet) {
+    if (list && !sized && declared?.perItem && cost.maxUpstreamRequests > before) cost.estimated = true;
+    return;
+  }
 
   if (connection) {
     const first = typeof args.first === 'number' ? Math.max(0, args.first) : DEFAULT_PAGE_SIZE;
     visitConnection(node.selectionSet, target as GraphQLCompositeType, multiplier, first, depth + 1, walk);
     return;
   }
+  const beforeItems = cost.maxUpstreamRequests;
   visit(node.selectionSet, target as GraphQLCompositeType, multiplier * items, depth + 1, false, walk, new Set());
+  const itemsRequest = cost.maxUpstreamRequests > beforeItems || (declared?.perItem && cost.maxUpstreamRequests > before);
+  if (list && !sized && itemsRequest) cost.estimated = true;
 }
 
 /**

@@ -123,6 +123,20 @@ describe('extensions.cost', () => {
     expect(costOf(result)).toMatchObject({ nodes: 10 + 10 * 5, maxUpstreamRequests: 1 + 10, upstreamRequests: 3 });
   });
 
+  it('says the bound is an estimate when items of a list of unknown length make requests', async () => {
+    const spaceId = g.platform.spaceId('Getting started');
+    const tree = await g.gql(`query ($id: ID!) { space(id: $id) { content { pages { title kind: __typename } } } }`, { id: spaceId });
+    expect(tree.errors).toBeUndefined();
+    // The tree comes in one answer: its lists cost nothing, whatever their length.
+    expect(costOf(tree)).not.toHaveProperty('estimated');
+    const documents = await g.gql(`query ($id: ID!) { space(id: $id) { content { pages { ... on DocumentPage { document { text } } } } } }`, {
+      id: spaceId,
+    });
+    expect(documents.errors).toBeUndefined();
+    // The space, its revision, its tree, then one document per page: counted for 10 pages.
+    expect(costOf(documents)).toMatchObject({ estimated: true, maxUpstreamRequests: 1 + 1 + 1 + 10 });
+  });
+
   it('is on every answer, a refused or unparsable one included', async () => {
     const broken = await g.gql(`{ organizations { nodes { title }`);
     expect(broken.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');

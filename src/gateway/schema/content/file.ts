@@ -190,7 +190,6 @@ builder.objectFields(RevisionNode, (t) => ({
       type: FileNode,
       description:
         'Files of the revision, in order. They come with the revision; when the revision is asked for nothing else, the list of files is read page by page.',
-      extensions: upstream.fetch(1),
       resolve: async (r, args, ctx) => {
         if (!r.light) return heldConnection(args, [...revisionIndex(r).files.values()]);
         return mapNodes(await restList(ctx, args, revisionRoute(r, '/files'), revisionFile), (files) => files.map((file) => fileHeld(file, r)));
