@@ -41,6 +41,11 @@ export const configSchema = z.object({
   PLATFORM_HOST: host.default('127.0.0.1'),
   /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /**
+   * Let the embedded platform fetch files from private and loopback addresses (`1`): for local
+   * demos whose files are served on this machine. @default 0
+   */
+  PLATFORM_ALLOW_PRIVATE_URLS: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */

@@ -41,6 +41,7 @@ if (!upstreamUrl) {
     host: config.PLATFORM_HOST,
     port: config.PLATFORM_PORT,
     delayMs: config.PLATFORM_DELAY_MS,
+    allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;

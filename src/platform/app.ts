@@ -12,6 +12,8 @@ import { memberRoutes } from './routes/members.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes, PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './routes/content.js';
 import { searchRoutes } from './routes/search.js';
+import { changeRequestRoutes } from './routes/change-requests.js';
+import { changeRequestContentRoutes } from './routes/change-request-content.js';
 import { spaceRoutes } from './routes/spaces.js';
 import { teamRoutes } from './routes/teams.js';
 import { userRoutes } from './routes/users.js';
@@ -65,6 +67,12 @@ export interface CreatePlatformOptions {
    * @default 0
    */
   delayMs?: number;
+  /**
+   * Let callers make the platform fetch from private and loopback addresses (files inserted by
+   * URL): for demo and test runs, where every server is local. Never in production.
+   * @default false
+   */
+  allowPrivateUrls?: boolean;
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -182,7 +190,7 @@ function requestForLog(request: { method: string; url: string }) {
 }
 
 /** Builds the embedded platform: the REST API of `platform-api.md` under `/v1`. Does not listen. */
-export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: CreatePlatformOptions): FastifyInstance {
+export function createPlatform({ db, logger = false, delayMs = 0, allowPrivateUrls = false, onAnswer }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
     // Query strings may carry share keys and visitor tokens: logs show the path only.
     logger: logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
@@ -321,6 +329,8 @@ export function createPlatform({ db, logger = false, delayMs = 0, onAnswer }: Cr
       collectionRoutes(v1);
       spaceRoutes(v1);
       contentRoutes(v1);
+      changeRequestRoutes(v1);
+      changeRequestContentRoutes(v1, { allowPrivateUrls });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

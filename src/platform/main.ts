@@ -8,6 +8,7 @@ const platform = await startPlatform({
   host: config.PLATFORM_HOST,
   port: config.PLATFORM_PORT,
   delayMs: config.PLATFORM_DELAY_MS,
+  allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });
 const [adminEmail, adminToken] = Object.entries(platform.tokens)[0] ?? [];

@@ -81,6 +81,9 @@ export interface SpaceRow {
   git_sync: string | null;
   visitor_auth: string | null;
   position: number;
+  change_requests: number;
+  change_requests_open: number;
+  change_requests_draft: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

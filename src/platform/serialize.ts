@@ -267,9 +267,9 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     revision: space.revision,
     defaultLevel: space.default_level,
     comments: 0,
-    changeRequests: 0,
-    changeRequestsOpen: 0,
-    changeRequestsDraft: 0,
+    changeRequests: space.change_requests,
+    changeRequestsOpen: space.change_requests_open,
+    changeRequestsDraft: space.change_requests_draft,
     permissions: {
       view: true,
       access: role !== null,

@@ -19,6 +19,8 @@ export interface StartPlatformOptions {
   delayMs?: number;
   /** @default false */
   logger?: FastifyServerOptions['logger'];
+  /** See `CreatePlatformOptions.allowPrivateUrls`. @default false */
+  allowPrivateUrls?: boolean;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -46,6 +48,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     db,
     delayMs: options.delayMs ?? 0,
     logger: options.logger ?? false,
+    allowPrivateUrls: options.allowPrivateUrls ?? false,
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';

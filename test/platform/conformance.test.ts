@@ -298,6 +298,87 @@ describe('Space content', () => {
   });
 });
 
+describe('Change requests', () => {
+  let spaceId: string;
+  let cr: string;
+  let pageId: string;
+  let fileId: string;
+  const R = '/v1/spaces/:spaceId/change-requests/:changeRequestId';
+
+  beforeAll(async () => {
+    spaceId = p.spaceId(DEMO.spaces.teamGrant);
+  });
+
+  it('creates, lists, reads and updates change requests', async () => {
+    const created = await call('POST /v1/spaces/:spaceId/change-requests', { spaceId }, 201, { body: { subject: 'Conformance' } });
+    cr = created.body.id;
+    await call('POST /v1/spaces/:spaceId/change-requests', { spaceId }, 201, { body: { subject: 'From a template', template: { id: 'api-reference' } } });
+    await call('GET /v1/spaces/:spaceId/change-requests', { spaceId }, 200, { query: { status: 'draft', orderBy: 'createdAt' } });
+    await call('GET /v1/orgs/:organizationId/change-requests', { organizationId: acme }, 200, { query: { status: 'draft' } });
+    await call(`GET ${R}`, { spaceId, changeRequestId: String(created.body.number) }, 200);
+    await call(`PATCH ${R}`, { spaceId, changeRequestId: cr }, 200, { body: { status: 'open', description: textDocument([[0, 'Why.']]) } });
+    await call(`PATCH ${R}`, { spaceId, changeRequestId: cr }, 400, { body: { status: 'merged' } });
+    await call(`GET ${R}`, { spaceId, changeRequestId: 'missing' }, 404);
+  });
+
+  it('edits, reads and exports the content of a change request', async () => {
+    const edited = await call(`POST ${R}/content`, { spaceId, changeRequestId: cr }, 200, {
+      query: { compat: false },
+      body: {
+        changes: [
+          { operation: 'insert_page', ref: 'new', document: { markdown: '# New page\n\nSee [the file](./notes).\n' } },
+          { operation: 'insert_files', files: [{ name: 'notes.txt', ref: 'notes', contentType: 'text/plain', base64: 'aGVsbG8=' }] },
+        ],
+      },
+    });
+    pageId = edited.body.changes[0].page.id;
+    fileId = edited.body.insertedFiles[0].id;
+    const params = { spaceId, changeRequestId: cr };
+    await call(`GET ${R}/content`, params, 200);
+    await call(`GET ${R}/content/pages`, params, 200);
+    await call(`GET ${R}/content/files`, params, 200);
+    await call(`GET ${R}/content/files/:fileId`, { ...params, fileId }, 200);
+    await call(`GET ${R}/content/files/:fileId/backlinks`, { ...params, fileId }, 200);
+    await call(`GET ${R}/content/page/:pageId`, { ...params, pageId }, 200, { query: { format: 'markdown' } });
+    await call(`GET ${R}/content/page/:pageId/links`, { ...params, pageId }, 200);
+    await call(`GET ${R}/content/page/:pageId/backlinks`, { ...params, pageId }, 200);
+    await call(`GET ${R}/content/page/:pageId/meta-links`, { ...params, pageId }, 200);
+    await call(`GET ${R}/content/path/*`, { ...params, '*': 'new-page' }, 200);
+    await call(`GET ${R}/content/path`, params, 200);
+    await call(`GET ${R}/pdf`, params, 200);
+    await call(`POST ${R}/content`, params, 400, { body: { changes: [] } });
+    const snippet = putDocument(p.db, spaceId, textDocument([[0, 'Shared.']]));
+    const request = p.db.prepare('SELECT revision FROM change_requests WHERE id = ?').pluck(true).get(cr) as string;
+    const content = loadRevision(p.db, spaceId, request)!.content;
+    const withReusable = commitContent(p.db, spaceId, { ...content, reusableContents: [{ id: 'rc-cr', title: 'Shared', documentId: snippet }] });
+    p.db.prepare('UPDATE change_requests SET revision = ? WHERE id = ?').run(withReusable, cr);
+    // commitContent moved the live content too: put it back where the request started.
+    const initial = p.db.prepare('SELECT revision_initial FROM change_requests WHERE id = ?').pluck(true).get(cr) as string;
+    p.db.prepare('UPDATE spaces SET revision = ? WHERE id = ?').run(initial, spaceId);
+    await call(`GET ${R}/content/reusable-contents/:reusableContentId`, { ...params, reusableContentId: 'rc-cr' }, 200);
+  });
+
+  it('requests reviews, reviews, lists contributors, updates and merges', async () => {
+    const params = { spaceId, changeRequestId: cr };
+    await call(`POST ${R}/requested-reviewers`, params, 200, { body: { users: [p.userId(U.cy), p.userId(U.finn)] } });
+    await call(`GET ${R}/requested-reviewers`, params, 200);
+    await call(`DELETE ${R}/requested-reviewers/:userId`, { ...params, userId: p.userId(U.finn) }, 205);
+    await call(`DELETE ${R}/requested-reviewers/:userId`, { ...params, userId: p.userId(U.finn) }, 204);
+    const review = await call(`POST ${R}/reviews`, params, 201, { ...as(U.cy), body: { status: 'approved', comment: textDocument([[0, 'Fine.']]) } });
+    await call(`GET ${R}/reviews`, params, 200);
+    await call(`GET ${R}/reviews/:reviewId`, { ...params, reviewId: review.body.id }, 200);
+    await call(`GET ${R}/contributors`, params, 200);
+    await call(`POST ${R}/update`, params, 200);
+    await call(`POST ${R}/merge`, params, 200);
+    await call(`POST ${R}/merge`, params, 409);
+  });
+
+  it('applies a template to the live content', async () => {
+    await call('POST /v1/spaces/:spaceId/content/template', { spaceId }, 201, { body: { id: 'changelog' } });
+    await call('POST /v1/spaces/:spaceId/content/template', { spaceId }, 400, { body: { id: 'unknown' } });
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

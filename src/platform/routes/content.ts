@@ -14,6 +14,7 @@ import { booleanParam, notFound, pageFromArray, pageParams, pageWindow, parseQue
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
+import { changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
 
 /** A document with no content: the body of a page that has none. */
 const EMPTY_DOCUMENT = Object.freeze({ object: 'document', data: {}, nodes: [] });
@@ -66,10 +67,16 @@ type RevisionPageParams = RevisionParams & { pageId: string };
  */
 export function contentRoutes(app: FastifyInstance): void {
   /** The space (readable by the caller) and the revision asked for: the current one without `revisionId`. */
-  function revisionOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string }, shareKey?: string) {
+  function revisionOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string }, shareKey?: string) {
     const { db, access } = request.ctx;
-    const { space } = access.requireSpace(params.spaceId, shareKey !== undefined ? { shareKey } : {});
-    const revision = loadRevision(db, space.id, params.revisionId ?? space.revision);
+    const { space, role } = access.requireSpace(params.spaceId, shareKey !== undefined ? { shareKey } : {});
+    let revisionId = params.revisionId ?? space.revision;
+    if (params.changeRequestId !== undefined) {
+      // Change requests are shown to members of the space only, never to public readers.
+      if (role === null) throw notFound('Space');
+      revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
+    }
+    const revision = loadRevision(db, space.id, revisionId);
     if (!revision) throw notFound('Revision');
     return { space, revision };
   }
@@ -77,11 +84,14 @@ export function contentRoutes(app: FastifyInstance): void {
   function revisionAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
     const query = parseQuery(contentQuery, request.query);
     const { space, revision } = revisionOf(request, params, query.shareKey);
-    return revisionJson(revision, space, {
+    const json = revisionJson(revision, space, {
       links: request.ctx.links,
       metadata: query.metadata ?? true,
       fileJson: (file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true),
     });
+    // A merge revision names the change request it merged.
+    const merged = revision.type === 'merge' && revision.mergedFrom ? findChangeRequest(request.ctx.db, space.id, revision.mergedFrom) : undefined;
+    return merged ? { ...json, mergedFrom: changeRequestJson(request.ctx.db, merged, space, request.ctx.links) } : json;
   }
 
   function pagesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
@@ -340,14 +350,45 @@ export function contentRoutes(app: FastifyInstance): void {
       return { file };
     }),
   );
-  function reusableOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; reusableContentId: string }, shareKey?: string) {
+  // The same reads on the content of a change request.
+  const CR = '/spaces/:spaceId/change-requests/:changeRequestId/content';
+  type CrParams = SpaceParams & { changeRequestId: string };
+  app.get<{ Params: CrParams }>(CR, async (request) => revisionAnswer(request, request.params));
+  app.get<{ Params: CrParams }>(`${CR}/pages`, async (request) => pagesAnswer(request, request.params));
+  app.get<{ Params: CrParams }>(`${CR}/files`, async (request) => filesAnswer(request, request.params));
+  app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId`, async (request) => fileAnswer(request, request.params));
+  app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId/backlinks`, async (request) =>
+    backlinkList(request, request.params, (revision) => {
+      const file = revision.content.files.find((item) => item.id === request.params.fileId);
+      if (!file) throw notFound('File');
+      return { file };
+    }),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId`, async (request) =>
+    pageAnswer(request, request.params, byId(request.params.pageId)),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/links`, async (request) => linkReport(request, request.params));
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/backlinks`, async (request) =>
+    backlinkList(request, request.params, (revision) => {
+      const placed = pageIndex(revision.content).byId.get(request.params.pageId);
+      if (!placed) throw notFound('Page');
+      return { page: placed.page.id };
+    }),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/meta-links`, async (request) => metaLinks(request, request.params));
+  app.get<{ Params: CrParams & { '*': string } }>(`${CR}/path/*`, async (request) =>
+    pageAnswer(request, request.params, byPath(request.params['*'])),
+  );
+  app.get<{ Params: CrParams }>(`${CR}/path`, async (request) => pageAnswer(request, request.params, byPath('')));
+
+  function reusableOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string }, shareKey?: string) {
     const { space, revision } = revisionOf(request, params, shareKey);
     const reusable = revision.content.reusableContents.find((item) => item.id === params.reusableContentId);
     if (!reusable) throw notFound('Reusable content');
     return { space, revision, reusable };
   }
 
-  function reusableAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; reusableContentId: string }) {
+  function reusableAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string }) {
     const query = parseQuery(contentQuery, request.query);
     const { reusable } = reusableOf(request, params, query.shareKey);
     return {
@@ -360,6 +401,9 @@ export function contentRoutes(app: FastifyInstance): void {
 
   type ReusableParams = SpaceParams & { reusableContentId: string };
   app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', async (request) =>
+    reusableAnswer(request, request.params),
+  );
+  app.get<{ Params: CrParams & { reusableContentId: string } }>(`${CR}/reusable-contents/:reusableContentId`, async (request) =>
     reusableAnswer(request, request.params),
   );
   app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
@@ -483,26 +527,35 @@ const pdfDownloadQuery = z.object({
 
 /** `GET /spaces/{spaceId}/pdf`: a URL, valid one hour, that serves the space (or one page) as a PDF. */
 export function pdfRoutes(app: FastifyInstance): void {
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', async (request) => {
+  const answer = (request: FastifyRequest, params: SpaceParams & { changeRequestId?: string }) => {
     const query = parseQuery(pdfQuery, request.query);
     const { db, access, links } = request.ctx;
-    const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
+    const { space, role } = access.requireSpace(params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
+    let revisionId = space.revision;
+    if (params.changeRequestId !== undefined) {
+      if (role === null) throw notFound('Space');
+      revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
+    }
     if (query.page !== undefined) {
-      const revision = loadRevision(db, space.id, space.revision);
+      const revision = loadRevision(db, space.id, revisionId);
       const placed = revision && pageIndex(revision.content).byId.get(query.page);
       if (!placed || placed.page.type !== 'document') throw notFound('Page');
     }
     const expires = String(Math.floor((Date.now() + PDF_URL_VALIDITY_MS) / 1000));
     const only = query.only ? '1' : '0';
-    const parts = ['pdf', space.id, space.revision, query.page ?? '', only, expires];
+    const parts = ['pdf', space.id, revisionId, query.page ?? '', only, expires];
     const url = new URL(`${links.pdf}/${encodeURIComponent(space.id)}`);
-    url.searchParams.set('revision', space.revision);
+    url.searchParams.set('revision', revisionId);
     if (query.page !== undefined) url.searchParams.set('page', query.page);
     url.searchParams.set('only', only);
     url.searchParams.set('expires', expires);
     url.searchParams.set('sig', sign(db, parts));
     return { url: url.href };
-  });
+  };
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', async (request) => answer(request, request.params));
+  app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/pdf', async (request) =>
+    answer(request, request.params),
+  );
 }
 
 /** Serves a signed PDF URL: the revision it names, rendered; 403 when it was altered or has expired. */

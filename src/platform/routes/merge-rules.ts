@@ -17,6 +17,7 @@ export function requireReviewersInOrg(db: Db, orgId: string, mergeRules: SpaceMe
   if (mergeRules?.type !== 'rules') return;
   const userExists = db.prepare('SELECT 1 FROM users WHERE id = ?');
   mergeRules.rules.forEach((rule, r) => {
+    if (!('users' in rule)) return;
     rule.users.forEach((userId, u) => {
       const field = `mergeRules.rules.${r}.users.${u}`;
       if (!userExists.get(userId)) throw notFoundInBody('User', field, userId);
@@ -33,10 +34,10 @@ export function requireReviewersInOrg(db: Db, orgId: string, mergeRules: SpaceMe
  */
 function pruned(stored: string, keep: (userId: string) => boolean): string | null {
   const mergeRules = JSON.parse(stored) as SpaceMergeRules;
-  if (mergeRules.type !== 'rules' || mergeRules.rules.every((rule) => rule.users.every(keep))) return null;
+  if (mergeRules.type !== 'rules' || mergeRules.rules.every((rule) => !('users' in rule) || rule.users.every(keep))) return null;
   const rules = mergeRules.rules
-    .map((rule) => ({ ...rule, users: rule.users.filter(keep) }))
-    .filter((rule) => rule.users.length > 0);
+    .map((rule) => ('users' in rule ? { ...rule, users: rule.users.filter(keep) } : rule))
+    .filter((rule) => !('users' in rule) || rule.users.length > 0);
   return JSON.stringify({ ...mergeRules, rules });
 }
 

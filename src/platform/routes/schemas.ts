@@ -127,15 +127,39 @@ export const LANGUAGES = [
 ] as const;
 export const languageSchema = z.enum(LANGUAGES, { message: 'must be a supported language code such as en or fr' });
 
+/** Merge rules that name users: who must review, one of whom must review, who may bypass. */
+export const USER_MERGE_RULES = ['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass'] as const;
+
+/** Merge rules that stand alone. */
+export const PLAIN_MERGE_RULES = [
+  'require_at_least_one_review',
+  'require_at_least_one_approved_review',
+  'require_all_reviews_approved',
+  'require_up_to_date_change_request',
+  'require_change_request_subject',
+  'require_change_request_description',
+  'require_author_to_merge',
+] as const;
+
+/**
+ * One merge rule. The platform evaluates every kind it accepts; agent reviews and custom
+ * expressions are refused (there is no review agent, and expressions are not evaluated).
+ */
+export const mergeRuleSchema = z.union([
+  z.strictObject({ rule: z.enum(USER_MERGE_RULES), users: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({
+    rule: z.enum(PLAIN_MERGE_RULES, {
+      message: `must be one of ${[...USER_MERGE_RULES, ...PLAIN_MERGE_RULES].join(', ')}`,
+    }),
+  }),
+]);
+
+export type MergeRule = z.infer<typeof mergeRuleSchema>;
+
 /** Merge rules of an organization: none, or explicit rules. */
 export const organizationMergeRulesSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
-  z.strictObject({
-    type: z.literal('rules'),
-    rules: z.array(
-      z.strictObject({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1)).min(1) }),
-    ),
-  }),
+  z.strictObject({ type: z.literal('rules'), rules: z.array(mergeRuleSchema).max(50, 'must list at most 50 rules') }),
 ]);
 
 /** Merge rules of a space: those of an organization, or `inherit` (from the organization). */

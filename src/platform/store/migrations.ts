@@ -180,4 +180,66 @@ export const migrations: string[] = [
   // Version 4: the full-text search index of page sections (content/search.ts). The platform
   // builds it for every space at start (`catchUpSearchIndex`).
   SEARCH_SCHEMA,
+  // Version 5: change requests, their reviews, requested reviewers and contributors. A space
+  // keeps its change request counts beside it, updated with every change request write.
+  `
+  CREATE TABLE change_requests (
+    id TEXT PRIMARY KEY,
+    space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'open', 'archived', 'merged')),
+    subject TEXT NOT NULL DEFAULT '',
+    description TEXT,
+    created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    merged_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+    merged_at TEXT,
+    revision TEXT NOT NULL,
+    revision_initial TEXT NOT NULL,
+    revision_merged_ancestor TEXT,
+    revision_merged TEXT,
+    cluster_id TEXT,
+    UNIQUE (space_id, number)
+  );
+  CREATE INDEX change_requests_by_space ON change_requests(space_id, status, updated_at);
+
+  CREATE TABLE change_request_reviews (
+    id TEXT PRIMARY KEY,
+    change_request_id TEXT NOT NULL REFERENCES change_requests(id) ON DELETE CASCADE,
+    revision TEXT NOT NULL,
+    reviewer_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    requested_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+    status TEXT NOT NULL CHECK (status IN ('approved', 'changes-requested')),
+    comment TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX change_request_reviews_by_request ON change_request_reviews(change_request_id, created_at);
+
+  CREATE TABLE change_request_reviewers (
+    change_request_id TEXT NOT NULL REFERENCES change_requests(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    requested_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+    revision TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (change_request_id, user_id)
+  );
+  CREATE INDEX change_request_reviewers_by_user ON change_request_reviewers(user_id);
+
+  CREATE TABLE change_request_contributors (
+    change_request_id TEXT NOT NULL REFERENCES change_requests(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    action_type TEXT NOT NULL CHECK (action_type IN ('edit', 'comment')),
+    count INTEGER NOT NULL DEFAULT 1,
+    first_at TEXT NOT NULL,
+    last_at TEXT NOT NULL,
+    PRIMARY KEY (change_request_id, user_id, action_type)
+  );
+  CREATE INDEX change_request_contributors_by_user ON change_request_contributors(user_id);
+
+  ALTER TABLE spaces ADD COLUMN change_requests INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE spaces ADD COLUMN change_requests_open INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE spaces ADD COLUMN change_requests_draft INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { demand } from '../access.js';
+import { booleanParam, conflict, now, parseBody, parseQuery } from '../http.js';
+import { setCurrentRevision } from '../content/current.js';
+import { fileJson } from '../content/files.js';
+import { loadRevision, storeRevision } from '../content/revisions.js';
+import { applyContentChanges, contentChangesBody, prepareFiles } from '../change-requests/edits.js';
+import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from '../change-requests/merging.js';
+import { baseRevision, changeRequestJson, recordContribution, requireNotMerged, updateChangeRequest } from '../change-requests/store.js';
+import { applyTemplateToRequest, requireTemplate, templateRevision } from '../change-requests/templates.js';
+import { requestOf } from './change-requests.js';
+
+type RequestParams = { spaceId: string; changeRequestId: string };
+
+const contentQuery = z.object({ compat: booleanParam.optional() });
+
+const templateBody = z.strictObject({
+  id: z.string().min(1, 'must not be empty'),
+  params: z.record(z.string(), z.unknown()).optional(),
+  changeRequestId: z.string().min(1, 'must not be empty').optional(),
+});
+
+/** Options of the routes that reach the network on a caller's behalf. */
+export interface ContentEditOptions {
+  /** Allow files inserted by URL from private and loopback addresses (demo and test runs). */
+  allowPrivateUrls: boolean;
+}
+
+/**
+ * Writes to the content of change requests: batches of content changes, merges, updates from the
+ * main content, and templates (on a change request or the live content).
+ */
+export function changeRequestContentRoutes(app: FastifyInstance, options: ContentEditOptions): void {
+  app.post<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId/content', async (request) => {
+    const query = parseQuery(contentQuery, request.query);
+    const body = parseBody(contentChangesBody, request.body ?? {});
+    const { space, changeRequest } = requestOf(request, request.params, 'edit');
+    requireNotMerged(changeRequest);
+    // Network reads first, outside the transaction; then the whole batch or nothing.
+    const files = await prepareFiles(body.changes, options.allowPrivateUrls);
+    const { db, user, links } = request.ctx;
+    const { updated, result } = db.transaction(() => {
+      // The request as it is now: another batch may have landed while the files were read.
+      const fresh = requestOf(request, request.params, 'edit').changeRequest;
+      requireNotMerged(fresh);
+      const current = loadRevision(db, space.id, fresh.revision);
+      if (!current) throw new Error(`Revision ${fresh.revision} of change request ${fresh.id} is missing`);
+      const at = now();
+      const applied = applyContentChanges(body.changes, {
+        db,
+        spaceId: space.id,
+        content: current.content,
+        baseRevision: baseRevision(fresh),
+        revisionContent: (id) => loadRevision(db, space.id, id)?.content,
+        files,
+        at,
+      });
+      const revision = storeRevision(db, { spaceId: space.id, type: 'edits', parents: [fresh.revision], content: applied.content, createdAt: at });
+      recordContribution(db, fresh.id, user.id, 'edit');
+      return { updated: updateChangeRequest(db, fresh, { revision }), result: applied };
+    })();
+    const json = changeRequestJson(db, updated, space, links);
+    if (query.compat ?? true) return json;
+    const pageUrl = (id: string) => `${links.api}/spaces/${space.id}/change-requests/${updated.id}/content/page/${id}`;
+    return {
+      changeRequest: json,
+      changes: result.outcomes.map((outcome) =>
+        outcome.object === 'deleted_page'
+          ? outcome
+          : { ...outcome, page: { object: 'page' as const, id: outcome.page, urls: { location: pageUrl(outcome.page) } } },
+      ),
+      insertedFiles: result.insertedFiles.map((file) => fileJson(db, links, file, true)),
+    };
+  });
+
+  const mergeAnswer = (answer: MergeAnswer) => ({
+    revision: answer.revision,
+    result: answer.result,
+    ...(answer.conflicts.length ? { conflicts: answer.conflicts } : {}),
+  });
+
+  app.post<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId/merge', async (request) => {
+    const { space, changeRequest } = requestOf(request, request.params, 'review');
+    return mergeAnswer(mergeChangeRequest(request.ctx.db, space.id, changeRequest.id, request.ctx.user));
+  });
+
+  app.post<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId/update', async (request) => {
+    const { space, changeRequest } = requestOf(request, request.params, 'edit');
+    const answer = updateChangeRequestFromMain(request.ctx.db, space.id, changeRequest.id);
+    if (answer.revision !== changeRequest.revision) recordContribution(request.ctx.db, changeRequest.id, request.ctx.user.id, 'edit');
+    return mergeAnswer(answer);
+  });
+
+  app.post<{ Params: { spaceId: string } }>('/spaces/:spaceId/content/template', async (request: FastifyRequest<{ Params: { spaceId: string } }>, reply) => {
+    const body = parseBody(templateBody, request.body ?? {});
+    const { db, access, user } = request.ctx;
+    const template = requireTemplate(body.id, 'id');
+    if (body.changeRequestId !== undefined) {
+      const { space, changeRequest } = requestOf(request, { spaceId: request.params.spaceId, changeRequestId: body.changeRequestId }, 'edit');
+      requireNotMerged(changeRequest);
+      db.transaction(() => applyTemplateToRequest(db, space, changeRequest, user, template))();
+      return reply.code(201).send();
+    }
+    const { space, role } = access.requireSpace(request.params.spaceId);
+    demand(role, 'edit', 'Editing the live content');
+    if (space.edit_mode === 'locked') throw conflict('The space is locked: its live content changes through change requests only');
+    db.transaction(() => setCurrentRevision(db, space.id, templateRevision(db, space, template)))();
+    return reply.code(201).send();
+  });
+}

@@ -1,0 +1,465 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { fetchUrl, OutboundError } from '../../src/platform/outbound.js';
+import { pngImage } from '../fixtures/content.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+const U = DEMO.users;
+
+let p: TestPlatform;
+let files: Server;
+let filesUrl: string;
+
+beforeAll(async () => {
+  p = await startTestPlatform();
+  files = createServer((request, response) => {
+    if (request.url === '/logo.png') {
+      response.writeHead(200, { 'content-type': 'image/png' });
+      response.end(pngImage(4, 3));
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => files?.close(resolve));
+  await p?.destroy();
+});
+
+const as = (email: string) => ({
+  get: (path: string, query?: Record<string, string | number | boolean>) => p.api('GET', path, { token: p.token(email), ...(query ? { query } : {}) }),
+  post: (path: string, body?: unknown, query?: Record<string, string | number | boolean>) =>
+    p.api('POST', path, { token: p.token(email), body: body ?? {}, ...(query ? { query } : {}) }),
+  patch: (path: string, body: unknown) => p.api('PATCH', path, { token: p.token(email), body }),
+  delete: (path: string) => p.api('DELETE', path, { token: p.token(email) }),
+});
+const ada = as(U.ada);
+const dee = as(U.dee);
+const cy = as(U.cy);
+
+/** A fresh space of Acme with one page ("Guide", three paragraphs), merge rules `none`. */
+async function freshSpace(title: string): Promise<{ spaceId: string; pageId: string; keys: string[] }> {
+  const space = (await ada.post('/orgs/acme/spaces', { title })).body as { id: string };
+  await ada.patch(`/spaces/${space.id}`, { mergeRules: { type: 'none' } });
+  const cr = await openRequest(space.id, 'Seed');
+  const edit = await ada.post(`/spaces/${space.id}/change-requests/${cr}/content`, {
+    changes: [{ operation: 'insert_page', document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }],
+  });
+  expect(edit.status).toBe(200);
+  expect((await ada.post(`/spaces/${space.id}/change-requests/${cr}/merge`)).body).toMatchObject({ result: 'merge' });
+  const pages = (await ada.get(`/spaces/${space.id}/content/pages`)).body.pages as Array<{ id: string }>;
+  const document = (await ada.get(`/spaces/${space.id}/content/page/${pages[0]!.id}`, { format: 'document' })).body.document;
+  return { spaceId: space.id, pageId: pages[0]!.id, keys: document.nodes.map((node: { key: string }) => node.key) };
+}
+
+async function openRequest(spaceId: string, subject: string, who = ada): Promise<string> {
+  const created = await who.post(`/spaces/${spaceId}/change-requests`, { subject });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+}
+
+const paragraph = (text: string, key: string) => ({
+  object: 'block',
+  type: 'paragraph',
+  key,
+  data: {},
+  nodes: [{ object: 'text', key: `${key}-t`, leaves: [{ object: 'leaf', text, marks: [] }] }],
+});
+
+async function pageText(spaceId: string, pageId: string, changeRequestId?: string): Promise<string[]> {
+  const base = changeRequestId ? `/spaces/${spaceId}/change-requests/${changeRequestId}/content` : `/spaces/${spaceId}/content`;
+  const answer = await ada.get(`${base}/page/${pageId}`, { format: 'document' });
+  expect(answer.status).toBe(200);
+  return answer.body.document.nodes.map((node: { nodes: Array<{ leaves?: Array<{ text: string }> }> }) =>
+    node.nodes.map((child) => (child.leaves ?? []).map((leaf) => leaf.text).join('')).join(''),
+  );
+}
+
+describe('change request lifecycle', () => {
+  it('creates drafts numbered per space, found by id or number, and keeps the space counts true', async () => {
+    const space = (await ada.post('/orgs/acme/spaces', { title: 'CR lifecycle' })).body as { id: string; revision: string };
+    const first = await dee.post(`/spaces/${space.id}/change-requests`, { subject: 'Fix typos' });
+    const second = await dee.post(`/spaces/${space.id}/change-requests`, { subject: 'New guide' });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      object: 'change-request',
+      number: 1,
+      status: 'draft',
+      subject: 'Fix typos',
+      space: space.id,
+      revision: space.revision,
+      revisionInitial: space.revision,
+      outdated: false,
+      createdBy: { id: p.userId(U.dee) },
+    });
+    expect(second.body.number).toBe(2);
+    expect((await ada.get(`/spaces/${space.id}/change-requests/2`)).body.id).toBe(second.body.id);
+    expect((await ada.get(`/spaces/${space.id}/change-requests/${first.body.id}`)).body.number).toBe(1);
+    expect((await ada.get(`/spaces/${space.id}/change-requests/3`)).status).toBe(404);
+
+    await dee.patch(`/spaces/${space.id}/change-requests/2`, { status: 'open' });
+    expect((await ada.get(`/spaces/${space.id}`)).body).toMatchObject({ changeRequests: 2, changeRequestsOpen: 1, changeRequestsDraft: 1 });
+
+    // The list shows open requests unless asked otherwise.
+    const open = await ada.get(`/spaces/${space.id}/change-requests`);
+    expect(open.body.items.map((item: { number: number }) => item.number)).toEqual([2]);
+    const drafts = await ada.get(`/spaces/${space.id}/change-requests`, { status: 'draft', creator: p.userId(U.dee) });
+    expect(drafts.body.items.map((item: { number: number }) => item.number)).toEqual([1]);
+    const org = await ada.get('/orgs/acme/change-requests', { status: 'open' });
+    expect(org.body.items.some((item: { id: string }) => item.id === second.body.id)).toBe(true);
+
+    // Archive and reopen; merged cannot be set.
+    expect((await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'archived' })).body.status).toBe('archived');
+    expect((await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'open' })).body.status).toBe('open');
+    const merged = await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'merged' });
+    expect(merged.status).toBe(400);
+    expect(merged.body.error.message).toMatch(/status/);
+    expect((await dee.patch(`/spaces/${space.id}/change-requests/1`, { subject: 'x'.repeat(101) })).status).toBe(400);
+  });
+
+  it('lets only editors create change requests, and shows them to members only', async () => {
+    const spaceId = p.spaceId('Getting started');
+    expect((await as(U.eve).post(`/spaces/${spaceId}/change-requests`, { subject: 'No' })).status).toBe(403);
+    // A public space is readable by anyone; its change requests are not.
+    expect((await as(U.hana).get(`/spaces/${spaceId}`)).status).toBe(200);
+    expect((await as(U.hana).get(`/spaces/${spaceId}/change-requests`)).status).toBe(404);
+    expect((await as(U.hana).get(`/spaces/${spaceId}/change-requests/1/content`)).status).toBe(404);
+  });
+});
+
+describe('change request content', () => {
+  it('applies a batch as one revision: markdown titles, front matter, refs between new pages and files, unresolved links as text', async () => {
+    const { spaceId, pageId } = await freshSpace('CR edits');
+    const cr = await openRequest(spaceId, 'Edits');
+    const before = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision as string;
+    const answer = await dee.post(
+      `/spaces/${spaceId}/change-requests/${cr}/content`,
+      {
+        changes: [
+          {
+            operation: 'insert_page',
+            ref: 'setup',
+            title: 'Ignored title',
+            document: {
+              markdown: '---\ndescription: How to set it up\nhidden: true\n---\n\n# Setup\n\nSee [the FAQ](./faq.md), [the guide](/pages/guide.md), ![logo](./logo) and [nowhere](./missing.md).\n',
+            },
+          },
+          { operation: 'insert_page', ref: 'faq', into: pageId, document: { markdown: '# FAQ\n\nBack to [setup](./setup.md).\n' } },
+          { operation: 'insert_files', files: [{ name: 'logo.png', ref: 'logo', url: `${filesUrl}/logo.png` }] },
+        ],
+      },
+      { compat: false },
+    );
+    expect(answer.status).toBe(200);
+    const { changeRequest, changes, insertedFiles } = answer.body;
+    expect(changeRequest.revision).not.toBe(before);
+    expect(changes.map((change: { object: string; ref?: string }) => [change.object, change.ref])).toEqual([
+      ['created_page', 'setup'],
+      ['created_page', 'faq'],
+    ]);
+    expect(insertedFiles).toMatchObject([{ name: 'logo.png', contentType: 'image/png', size: pngImage(4, 3).length, dimensions: { width: 4, height: 3 } }]);
+    const setupId = changes[0].page.id as string;
+    const faqId = changes[1].page.id as string;
+
+    const setup = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${setupId}`, { format: 'document' })).body;
+    expect(setup).toMatchObject({ title: 'Setup', slug: 'setup', description: 'How to set it up', hidden: true });
+    const inlines = setup.document.nodes[0].nodes as Array<{ type?: string; object: string; data?: { ref: unknown }; leaves?: Array<{ text: string }> }>;
+    const refs = inlines.filter((node) => node.object === 'inline').map((node) => node.data?.ref);
+    expect(refs).toEqual([
+      { kind: 'page', page: faqId },
+      { kind: 'page', page: pageId },
+      { kind: 'file', file: insertedFiles[0].id },
+    ]);
+    // The unresolved link is its text.
+    expect(JSON.stringify(inlines)).toContain('nowhere');
+    expect(JSON.stringify(inlines)).not.toContain('missing.md');
+    const faq = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${faqId}`, { format: 'markdown' })).body;
+    expect(faq.path).toBe('guide/faq');
+    expect(faq.markdown).toContain('[setup](../setup.md)');
+
+    // The live content is untouched; the request's content reads like the space's.
+    expect((await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages).toHaveLength(1);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages).toHaveLength(2);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/path/guide/faq`)).body.id).toBe(faqId);
+    const contributors = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/contributors`)).body.items;
+    expect(contributors).toMatchObject([{ user: { id: p.userId(U.dee) }, actionType: 'edit', count: 1 }]);
+  });
+
+  it('rejects a whole batch with one bad change, naming the change and field, and writes nothing', async () => {
+    const { spaceId, pageId } = await freshSpace('CR atomic');
+    const cr = await openRequest(spaceId, 'Atomic');
+    const before = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision;
+    const bad = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'update_page', page: pageId, title: 'Renamed' },
+        { operation: 'delete_page', page: 'no-such-page' },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/"changes\.1\.page"/);
+    const slug = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', slug: 'guide', document: { markdown: 'Body' } }],
+    });
+    expect(slug.status).toBe(400);
+    expect(slug.body.error.message).toMatch(/"changes\.0\.slug".*already has the slug "guide"/);
+    const shape = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'rename_page' }] });
+    expect(shape.status).toBe(400);
+    const tooMany = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: Array.from({ length: 51 }, () => ({ operation: 'delete_page', page: pageId })),
+    });
+    expect(tooMany.status).toBe(400);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision).toBe(before);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`)).body.title).toBe('Guide');
+  });
+
+  it('keeps the keys of the blocks a markdown update left alone', async () => {
+    const { spaceId, pageId, keys } = await freshSpace('CR keys');
+    const cr = await openRequest(spaceId, 'Keys');
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta, rewritten.\n\nGamma paragraph.\n' } }],
+    });
+    const document = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { format: 'document' })).body.document;
+    const after = document.nodes.map((node: { key: string }) => node.key);
+    expect(after[0]).toBe(keys[0]);
+    expect(after[2]).toBe(keys[2]);
+    expect(await pageText(spaceId, pageId, cr)).toEqual(['Alpha paragraph.', 'Beta, rewritten.', 'Gamma paragraph.']);
+  });
+
+  it('reverts a page, or some of its blocks, to the base revision', async () => {
+    const { spaceId, pageId, keys } = await freshSpace('CR revert');
+    const cr = await openRequest(spaceId, 'Revert');
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'update_page', page: pageId, title: 'Changed', document: { markdown: '# Changed\n\nAlpha, edited.\n\nGamma paragraph.\n\nDelta, new.\n' } },
+      ],
+    });
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'revert_page', page: pageId, block: [keys[1]!] }],
+    });
+    expect(await pageText(spaceId, pageId, cr)).toEqual(['Alpha, edited.', 'Beta paragraph.', 'Gamma paragraph.', 'Delta, new.']);
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'revert_page', page: pageId }] });
+    expect(await pageText(spaceId, pageId, cr)).toEqual(['Alpha paragraph.', 'Beta paragraph.', 'Gamma paragraph.']);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`)).body.title).toBe('Guide');
+  });
+
+  it('inserts files from base64, and refuses bad ones naming the file', async () => {
+    const { spaceId } = await freshSpace('CR files');
+    const cr = await openRequest(spaceId, 'Files');
+    const ok = await ada.post(
+      `/spaces/${spaceId}/change-requests/${cr}/content`,
+      { changes: [{ operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: Buffer.from('hello').toString('base64') }] }] },
+      { compat: false },
+    );
+    expect(ok.status).toBe(200);
+    const file = ok.body.insertedFiles[0];
+    expect(file).toMatchObject({ name: 'notes.txt', contentType: 'text/plain', size: 5 });
+    const download = await fetch(file.downloadURL);
+    expect(await download.text()).toBe('hello');
+    const missing = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_files', files: [{ name: 'a.png', url: `${filesUrl}/nothing.png` }] }],
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toMatch(/"changes\.0\.files\.0\.url".*answered 404/);
+    const both = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_files', files: [{ name: 'a.png', contentType: 'image/png', base64: 'AA==', url: `${filesUrl}/logo.png` }] }],
+    });
+    expect(both.status).toBe(400);
+  });
+
+  it('refuses private and loopback targets outside demo and test runs', async () => {
+    await expect(fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: false, maxBytes: 1000 })).rejects.toThrow(OutboundError);
+    await expect(fetchUrl('http://user:secret@127.0.0.1:1/x', { allowPrivate: false, maxBytes: 1000 })).rejects.toThrow(/^http:\/\/127\.0\.0\.1:1\/x is a private/);
+    await expect(fetchUrl('file:///etc/passwd', { allowPrivate: true, maxBytes: 1000 })).rejects.toThrow(/http or https/);
+    const fetched = await fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: true, maxBytes: 1000 });
+    expect(fetched.contentType).toBe('image/png');
+    await expect(fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: true, maxBytes: 10 })).rejects.toThrow(/larger than 10 bytes/);
+  });
+});
+
+describe('reviews and merges', () => {
+  it('runs the whole cycle: edit with markdown, request a review, approve, merge; the page is live and found by search', async () => {
+    const { spaceId } = await freshSpace('CR cycle');
+    const cr = await openRequest(spaceId, 'Add the glossary', dee);
+    await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Glossary\n\nA zygomorphic flower has one plane of symmetry.\n' } }],
+    });
+    const requested = await dee.post(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`, { users: [p.userId(U.cy)] });
+    expect(requested.status).toBe(200);
+    expect(requested.body.users).toMatchObject([{ object: 'change-request-requested-reviewer', kind: 'user', user: { id: p.userId(U.cy) } }]);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.status).toBe('open');
+    const inbox = await ada.get(`/spaces/${spaceId}/change-requests`, { requestedReviewer: p.userId(U.cy) });
+    expect(inbox.body.items.map((item: { id: string }) => item.id)).toEqual([cr]);
+
+    expect((await dee.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'approved' })).status).toBe(403);
+    const review = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, {
+      status: 'approved',
+      comment: { object: 'document', data: {}, nodes: [paragraph('Looks good', 'c1')] },
+    });
+    expect(review.status).toBe(201);
+    expect(review.body).toMatchObject({ status: 'approved', reviewer: { id: p.userId(U.cy) }, requestedBy: { id: p.userId(U.dee) }, outdated: false });
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/reviews`)).body.items).toHaveLength(1);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`)).body.items).toHaveLength(0);
+    const contributors = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/contributors`)).body.items;
+    expect(contributors.map((item: { actionType: string }) => item.actionType).sort()).toEqual(['comment', 'edit']);
+
+    const merged = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);
+    expect(merged.status).toBe(200);
+    expect(merged.body).toEqual({ revision: expect.any(String), result: 'merge' });
+    const space = (await ada.get(`/spaces/${spaceId}`)).body;
+    expect(space.revision).toBe(merged.body.revision);
+    const request = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body;
+    expect(request).toMatchObject({ status: 'merged', revisionMerged: merged.body.revision, mergedBy: { id: p.userId(U.cy) }, outdated: false });
+    const revision = (await ada.get(`/spaces/${spaceId}/revisions/${merged.body.revision}`)).body;
+    expect(revision).toMatchObject({ type: 'merge', parents: [request.revisionInitial, request.revision] });
+    const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages.map((page: { title: string }) => page.title);
+    expect(pages).toEqual(['Guide', 'Glossary']);
+    const found = await ada.get(`/spaces/${spaceId}/search`, { query: 'zygomorphic' });
+    expect(found.body.items.map((item: { title: string }) => item.title)).toEqual(['Glossary']);
+
+    expect((await dee.patch(`/spaces/${spaceId}/change-requests/${cr}`, { subject: 'Again' })).status).toBe(409);
+    expect((await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', document: {} }] })).status).toBe(409);
+    expect((await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)).status).toBe(409);
+  });
+
+  it('merges edits to different blocks of one page cleanly', async () => {
+    const { spaceId, pageId, keys } = await freshSpace('CR clean merge');
+    const first = await openRequest(spaceId, 'First');
+    const second = await openRequest(spaceId, 'Second');
+    await ada.post(`/spaces/${spaceId}/change-requests/${first}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, document: { markdown: '# Guide\n\nAlpha, by the first.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }],
+    });
+    await ada.post(`/spaces/${spaceId}/change-requests/${second}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma, by the second.\n' } }],
+    });
+    expect((await ada.post(`/spaces/${spaceId}/change-requests/${first}/merge`)).body.result).toBe('merge');
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body.outdated).toBe(true);
+    expect((await ada.post(`/spaces/${spaceId}/change-requests/${second}/merge`)).body.result).toBe('merge');
+    expect(await pageText(spaceId, pageId)).toEqual(['Alpha, by the first.', 'Beta paragraph.', 'Gamma, by the second.']);
+    const live = (await ada.get(`/spaces/${spaceId}/content/page/${pageId}`, { format: 'document' })).body.document;
+    expect(live.nodes.map((node: { key: string }) => node.key)).toEqual(keys);
+  });
+
+  it('reports a conflict without changing anything live; an update puts both versions in the request; once resolved it merges', async () => {
+    const { spaceId, pageId, keys } = await freshSpace('CR conflict');
+    const first = await openRequest(spaceId, 'First');
+    const second = await openRequest(spaceId, 'Second');
+    const edit = (cr: string, text: string) =>
+      ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+        changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Guide\n\nAlpha paragraph.\n\n${text}\n\nGamma paragraph.\n` } }],
+      });
+    await edit(first, 'Beta by the first.');
+    await edit(second, 'Beta by the second.');
+    expect((await ada.post(`/spaces/${spaceId}/change-requests/${first}/merge`)).body.result).toBe('merge');
+    const live = (await ada.get(`/spaces/${spaceId}`)).body.revision;
+    const secondRevision = (await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body.revision;
+
+    const refused = await ada.post(`/spaces/${spaceId}/change-requests/${second}/merge`);
+    expect(refused.status).toBe(200);
+    expect(refused.body).toEqual({ revision: secondRevision, result: 'conflicts', conflicts: [{ page: pageId, block: keys[1] }] });
+    expect((await ada.get(`/spaces/${spaceId}`)).body.revision).toBe(live);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body.status).toBe('draft');
+
+    const updated = await ada.post(`/spaces/${spaceId}/change-requests/${second}/update`);
+    expect(updated.body).toMatchObject({ result: 'conflicts', conflicts: [{ page: pageId, block: keys[1] }] });
+    const request = (await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body;
+    expect(request).toMatchObject({ revision: updated.body.revision, revisionMergedAncestor: live, outdated: false });
+    expect((await ada.get(`/spaces/${spaceId}/revisions/${updated.body.revision}`)).body.type).toBe('update');
+    expect(await pageText(spaceId, pageId, second)).toEqual(['Alpha paragraph.', 'Beta by the second.', 'Beta by the first.', 'Gamma paragraph.']);
+
+    // The author keeps one version, then the merge is clean.
+    await edit(second, 'Beta by both.');
+    expect((await ada.post(`/spaces/${spaceId}/change-requests/${second}/merge`)).body.result).toBe('merge');
+    expect(await pageText(spaceId, pageId)).toEqual(['Alpha paragraph.', 'Beta by both.', 'Gamma paragraph.']);
+  });
+
+  it('serializes concurrent merges into one space: the second merges against the first', async () => {
+    const { spaceId, pageId } = await freshSpace('CR concurrent');
+    const requests = await Promise.all(['One', 'Two', 'Three'].map((subject) => openRequest(spaceId, subject)));
+    for (const [i, cr] of requests.entries()) {
+      await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+        changes: [{ operation: 'insert_page', into: pageId, document: { markdown: `# Part ${i + 1}\n\nText ${i + 1}.\n` } }],
+      });
+    }
+    const answers = await Promise.all(requests.map((cr) => ada.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)));
+    expect(answers.map((answer) => answer.body.result)).toEqual(['merge', 'merge', 'merge']);
+    const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages[0].pages.map((page: { title: string }) => page.title);
+    expect([...pages].sort()).toEqual(['Part 1', 'Part 2', 'Part 3']);
+    // Each merge revision has the one before as its first parent: a chain, nothing merged over.
+    const revisions = await Promise.all(answers.map((answer) => ada.get(`/spaces/${spaceId}/revisions/${answer.body.revision}`)));
+    const ids = new Set(answers.map((answer) => answer.body.revision));
+    const chained = revisions.filter((revision) => ids.has(revision.body.parents[0]));
+    expect(chained).toHaveLength(2);
+  });
+
+  it('enforces merge rules with a 412 naming the rule, and lets a bypass user through', async () => {
+    const { spaceId } = await freshSpace('CR rules');
+    await ada.patch(`/spaces/${spaceId}`, {
+      mergeRules: {
+        type: 'rules',
+        rules: [
+          { rule: 'require_change_request_subject' },
+          { rule: 'require_specific_reviewers', users: [p.userId(U.cy)] },
+          { rule: 'allow_bypass', users: [p.userId(U.ada)] },
+        ],
+      },
+    });
+    const cr = await openRequest(spaceId, '', dee);
+    await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', document: { markdown: '# Rules\n' } }] });
+    const noSubject = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);
+    expect(noSubject.status).toBe(412);
+    expect(noSubject.body.error.message).toMatch(/require_change_request_subject/);
+    await dee.patch(`/spaces/${spaceId}/change-requests/${cr}`, { subject: 'Rules page' });
+    const noReview = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);
+    expect(noReview.status).toBe(412);
+    expect(noReview.body.error.message).toMatch(/Merge rule require_specific_reviewers is not met: it needs the approval of/);
+    await cy.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'changes-requested' });
+    expect((await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)).status).toBe(412);
+    await cy.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'approved' });
+    expect((await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)).body.result).toBe('merge');
+
+    const bypassed = await openRequest(spaceId, '', dee);
+    expect((await ada.post(`/spaces/${spaceId}/change-requests/${bypassed}/merge`)).body.result).toBe('merge');
+    const unknownRule = await ada.patch(`/spaces/${spaceId}`, { mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] } });
+    expect(unknownRule.status).toBe(400);
+  });
+});
+
+describe('templates and PDF', () => {
+  it('applies a template to a new change request and to the live content, as new pages', async () => {
+    const { spaceId } = await freshSpace('CR templates');
+    const created = await ada.post(`/spaces/${spaceId}/change-requests`, { subject: 'Changelog', template: { id: 'changelog' } });
+    expect(created.status).toBe(201);
+    const pages = (await ada.get(`/spaces/${spaceId}/change-requests/${created.body.id}/content/pages`)).body.pages;
+    expect(pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Changelog']);
+    expect(pages[1].pages.map((page: { title: string }) => page.title)).toEqual(['Version 1.1', 'Version 1.0']);
+
+    const applied = await ada.post(`/spaces/${spaceId}/content/template`, { id: 'getting-started' });
+    expect(applied.status).toBe(201);
+    const live = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages;
+    expect(live.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Introduction', 'Quickstart', 'Core concepts']);
+    const intro = (await ada.get(`/spaces/${spaceId}/content/page/${live[1].id}`, { format: 'document' })).body.document;
+    expect(JSON.stringify(intro)).toContain(JSON.stringify({ kind: 'page', page: live[2].id }));
+    const unknown = await ada.post(`/spaces/${spaceId}/content/template`, { id: 'nope' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/"id".*getting-started, api-reference, changelog/);
+  });
+
+  it('exports a change request as a PDF of its own content', async () => {
+    const { spaceId } = await freshSpace('CR pdf');
+    const cr = await openRequest(spaceId, 'PDF');
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Printed\n\nOnly in the request.\n' } }],
+    });
+    const answer = await ada.get(`/spaces/${spaceId}/change-requests/${cr}/pdf`);
+    expect(answer.status).toBe(200);
+    const pdf = await fetch(answer.body.url);
+    expect(pdf.status).toBe(200);
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(new URL(answer.body.url).searchParams.get('revision')).toBe((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision);
+  });
+});
