@@ -13,12 +13,12 @@ import { ROLES } from '../rest/shapes/common.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
-import { OrganizationNode } from './organizations.js';
+import { declareMutation, inputField, inputObject } from './mutations.js';
+import { organizationIdField, OrganizationNode } from './organizations.js';
 import {
   DefaultLevelEnum,
   deletedPayload,
   idInput,
-  mutate,
   noNull,
   objectPayload,
   payloadType,
@@ -27,7 +27,6 @@ import {
   restBody,
   RoleEnum,
   sendDelete,
-  type SchemaTypesOf,
 } from './shared.js';
 import { UserNode } from './users.js';
 
@@ -163,51 +162,53 @@ builder.queryFields((t) => ({
 
 // --- Inputs shared with spaces ------------------------------------------------------------------
 
-export const MovePositionInput = builder.inputType('MovePositionInput', {
-  description:
-    'Where to put an item among the spaces and collections of its (new) parent: give exactly one of `before` or `after`.',
-  fields: (t) => ({
-    before: t.id({
-      description: 'Put the item right before this sibling space or collection (global ID or platform id).',
-    }),
-    after: t.id({
-      description: 'Put the item right after this sibling space or collection (global ID or platform id).',
-    }),
-  }),
-});
-
 const siblingId = idInput(['Space', 'Collection'], 'must be the id of a space or collection');
 
 /**
- * Zod for MovePositionInput: exactly one of `before`/`after`, turned into the REST move
- * position (`{ before: { type: 'space', space: id } }`, `type` being `space` for collections too).
+ * MovePositionInput: exactly one of `before`/`after`, turned into the REST move position
+ * (`{ before: { type: 'space', space: id } }`, `type` being `space` for collections too).
  */
-export const movePositionInput = z
-  .object({ before: siblingId.nullish(), after: siblingId.nullish() })
-  .refine((p) => (p.before != null) !== (p.after != null), 'give exactly one of before or after')
-  .transform((p) =>
-    p.before != null
-      ? { before: { type: 'space' as const, space: p.before } }
-      : { after: { type: 'space' as const, space: p.after! } },
-  );
-
-/** Input fields of a move: the GraphQL side of `moveTarget`. */
-export const moveTargetFields = (f: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
-  parentId: f.id({
-    description:
-      'New parent collection (platform id or global ID); null moves it to the top level; left out keeps the parent.',
-  }),
-  position: f.field({
-    type: MovePositionInput,
-    description: 'Sibling to put it next to, under the (new) parent; last when left out.',
-  }),
+const movePosition = inputObject('MovePositionInput', {
+  description:
+    'Where to put an item among the spaces and collections of its (new) parent: give exactly one of `before` or `after`.',
+  fields: {
+    before: inputField(
+      'ID',
+      'Put the item right before this sibling space or collection (global ID or platform id).',
+      siblingId.nullish(),
+    ),
+    after: inputField(
+      'ID',
+      'Put the item right after this sibling space or collection (global ID or platform id).',
+      siblingId.nullish(),
+    ),
+  },
+  check: (position) =>
+    position
+      .refine((p) => (p.before != null) !== (p.after != null), 'give exactly one of before or after')
+      .transform((p) =>
+        p.before != null
+          ? { before: { type: 'space' as const, space: p.before } }
+          : { after: { type: 'space' as const, space: p.after! } },
+      ),
 });
 
-/** Zod fields of a move: the new parent collection (null: the top level) and the position. */
-export const moveTarget = { parentId: idInput('Collection').nullish(), position: movePositionInput.nullish() };
+/** Input fields of a move: the new parent collection (null: the top level) and the position. */
+export const moveTarget = {
+  parentId: inputField(
+    'ID',
+    'New parent collection (platform id or global ID); null moves it to the top level; left out keeps the parent.',
+    idInput('Collection').nullish(),
+  ),
+  position: inputField(
+    movePosition.type,
+    'Sibling to put it next to, under the (new) parent; last when left out.',
+    movePosition.schema.nullish(),
+  ),
+};
 
 /** The REST body of a move of a space or collection; BAD_USER_INPUT when it moves nothing. */
-export function moveBody(input: { parentId?: string | null; position?: z.infer<typeof movePositionInput> | null }) {
+export function moveBody(input: { parentId?: string | null; position?: z.infer<typeof movePosition.schema> | null }) {
   return restBody(
     { parent: input.parentId, position: input.position },
     { clearable: ['parent'], required: 'Give parentId, position or both' },
@@ -244,219 +245,148 @@ async function sendCollection(ctx: GatewayContext, method: 'POST' | 'PATCH', pat
   return { collection: data };
 }
 
-const createCollectionSchema = z.object({
-  organizationId: idInput('Organization'),
-  title: collectionTitle.nullish(),
-  parentId: idInput('Collection').nullish(),
+const collectionId = inputField('ID', 'Platform id or global ID of the collection.', idInput('Collection'));
+
+const collectionUser = {
+  collectionId,
+  userId: inputField('ID', 'Platform id or global ID of the user.', idInput('User')),
+};
+
+declareMutation('createCollection', {
+  description: 'Creates a collection in an organization, at the top level or inside another collection (create role).',
+  input: 'The collection to create.',
+  fields: {
+    organizationId: organizationIdField,
+    title: inputField('String', 'Name, 1 to 50 characters (default `Untitled`).', collectionTitle.nullish()),
+    parentId: inputField(
+      'ID',
+      'Collection to create it in (platform id or global ID); top level when left out.',
+      idInput('Collection').nullish(),
+    ),
+  },
+  payload: CollectionPayload,
+  run: (i, ctx) =>
+    sendCollection(ctx, 'POST', route`/orgs/${i.organizationId}/collections`, restBody({ title: i.title, parent: i.parentId })),
 });
 
-const updateCollectionSchema = z
-  .object({
-    collectionId: idInput('Collection'),
-    title: collectionTitle.nullish(),
-    description: z.string().trim().max(100, 'must be at most 100 characters').nullish(),
-    defaultLevel: z.enum(['inherit', ...ROLES]).nullish(),
-  })
-  .superRefine(noNull(['title', 'defaultLevel']));
+declareMutation('updateCollection', {
+  description: 'Changes the title, description or default level of a collection (admins of the collection).',
+  input: 'Changes to a collection; fields left out stay as they are.',
+  argument: 'What to change.',
+  fields: {
+    collectionId,
+    title: inputField('String', 'New name, 1 to 50 characters.', collectionTitle.nullish()),
+    description: inputField(
+      'String',
+      'New description, at most 100 characters; null removes it.',
+      z.string().trim().max(100, 'must be at most 100 characters').nullish(),
+    ),
+    defaultLevel: inputField(
+      DefaultLevelEnum,
+      'Level of access every member gets on it (INHERIT follows the parent).',
+      z.enum(['inherit', ...ROLES]).nullish(),
+    ),
+  },
+  check: (input) => input.superRefine(noNull(['title', 'defaultLevel'])),
+  payload: CollectionPayload,
+  run: ({ collectionId, ...changes }, ctx) =>
+    sendCollection(
+      ctx,
+      'PATCH',
+      route`/collections/${collectionId}`,
+      restBody(changes, { clearable: ['description'], required: 'Give at least one field to change' }),
+    ),
+});
 
-const moveCollectionSchema = z.object({ collectionId: idInput('Collection'), ...moveTarget });
+declareMutation('deleteCollection', {
+  description:
+    'Deletes a collection and the collections nested in it; their spaces are deleted too and stay restorable for 7 days (admins).',
+  input: 'The collection to delete.',
+  fields: { collectionId },
+  payload: (name) => deletedPayload(name, 'True when the collection was deleted, false when it did not exist.'),
+  run: (i, ctx) => sendDelete(ctx, route`/collections/${i.collectionId}`),
+});
 
-const inviteToCollectionSchema = z
-  .object({
-    collectionId: idInput('Collection'),
-    role: z.enum(ROLES, { message: 'is required: a role, or null to remove the direct grants' }).nullable(),
-    userIds: z.array(idInput('User')).max(100, 'at most 100 users at once').nullish(),
-    teamIds: z.array(teamId).max(100, 'at most 100 teams at once').nullish(),
-  })
-  .superRefine((value, ctx) => {
-    if (!value.userIds?.length && !value.teamIds?.length) {
-      ctx.addIssue({ code: 'custom', path: ['userIds'], message: 'give at least one user or team' });
-    }
-  });
+declareMutation('moveCollection', {
+  description:
+    'Moves a collection into another collection or to the top level, and/or next to a sibling (admins of the collection).',
+  input: 'Where to move the collection: give `parentId`, `position` or both.',
+  argument: 'Where to move the collection.',
+  fields: {
+    collectionId: inputField('ID', 'Platform id or global ID of the collection to move.', idInput('Collection')),
+    ...moveTarget,
+  },
+  payload: CollectionPayload,
+  run: (i, ctx) => sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/move`, moveBody(i)),
+});
 
-const collectionUserSchema = z.object({ collectionId: idInput('Collection'), userId: idInput('User') });
+declareMutation('transferCollection', {
+  description:
+    'Moves a collection, with its nested collections and spaces, to the top level of another organization (admins of both). Team grants do not follow.',
+  input: 'The collection and its new organization.',
+  fields: {
+    collectionId,
+    organizationId: inputField('ID', 'Platform id or global ID of the target organization.', idInput('Organization')),
+  },
+  payload: CollectionPayload,
+  run: (i, ctx) =>
+    sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/transfer`, { organization: i.organizationId }),
+});
 
-builder.mutationFields((t) => ({
-  createCollection: t.field({
-    type: CollectionPayload('createCollection'),
-    description: 'Creates a collection in an organization, at the top level or inside another collection (create role).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('CreateCollectionInput', {
-          description: 'The collection to create.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-            title: f.string({ description: 'Name, 1 to 50 characters (default `Untitled`).' }),
-            parentId: f.id({ description: 'Collection to create it in (platform id or global ID); top level when left out.' }),
-          }),
-        }),
-        required: true,
-        description: 'The collection to create.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        createCollectionSchema,
-        input,
-        async (i) =>
-          sendCollection(
-            ctx,
-            'POST',
-            route`/orgs/${i.organizationId}/collections`,
-            restBody({ title: i.title, parent: i.parentId }),
-          ),
-        ctx,
-      ),
-  }),
-  updateCollection: t.field({
-    type: CollectionPayload('updateCollection'),
-    description: 'Changes the title, description or default level of a collection (admins of the collection).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateCollectionInput', {
-          description: 'Changes to a collection; fields left out stay as they are.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection.' }),
-            title: f.string({ description: 'New name, 1 to 50 characters.' }),
-            description: f.string({ description: 'New description, at most 100 characters; null removes it.' }),
-            defaultLevel: f.field({
-              type: DefaultLevelEnum,
-              description: 'Level of access every member gets on it (INHERIT follows the parent).',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'What to change.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        updateCollectionSchema,
-        input,
-        async ({ collectionId, ...changes }) =>
-          sendCollection(
-            ctx,
-            'PATCH',
-            route`/collections/${collectionId}`,
-            restBody(changes, { clearable: ['description'], required: 'Give at least one field to change' }),
-          ),
-        ctx,
-      ),
-  }),
-  deleteCollection: t.field({
-    type: deletedPayload('deleteCollection', 'True when the collection was deleted, false when it did not exist.'),
-    description:
-      'Deletes a collection and the collections nested in it; their spaces are deleted too and stay restorable for 7 days (admins).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('DeleteCollectionInput', {
-          description: 'The collection to delete.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection.' }),
-          }),
-        }),
-        required: true,
-        description: 'The collection to delete.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ collectionId: idInput('Collection') }),
-        input,
-        async (i) => sendDelete(ctx, route`/collections/${i.collectionId}`),
-        ctx,
-      ),
-  }),
-  moveCollection: t.field({
-    type: CollectionPayload('moveCollection'),
-    description:
-      'Moves a collection into another collection or to the top level, and/or next to a sibling (admins of the collection).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('MoveCollectionInput', {
-          description: 'Where to move the collection: give `parentId`, `position` or both.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection to move.' }),
-            ...moveTargetFields(f),
-          }),
-        }),
-        required: true,
-        description: 'Where to move the collection.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        moveCollectionSchema,
-        input,
-        async (i) => sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/move`, moveBody(i)),
-        ctx,
-      ),
-  }),
-  transferCollection: t.field({
-    type: CollectionPayload('transferCollection'),
-    description:
-      'Moves a collection, with its nested collections and spaces, to the top level of another organization (admins of both). Team grants do not follow.',
-    args: {
-      input: t.arg({
-        type: builder.inputType('TransferCollectionInput', {
-          description: 'The collection and its new organization.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection.' }),
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the target organization.' }),
-          }),
-        }),
-        required: true,
-        description: 'The collection and its new organization.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ collectionId: idInput('Collection'), organizationId: idInput('Organization') }),
-        input,
-        async (i) =>
-          sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/transfer`, { organization: i.organizationId }),
-        ctx,
-      ),
-  }),
-  inviteToCollection: t.field({
-    type: CollectionPayload('inviteToCollection'),
-    description:
-      'Grants users and teams a role directly on a collection, or with a null role removes their direct grants (admins of the collection). Users outside the organization join it as guests.',
-    args: {
-      input: t.arg({
-        type: builder.inputType('InviteToCollectionInput', {
-          description: 'Who gets which role: at least one user or team.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection.' }),
-            role: f.field({
-              type: RoleEnum,
-              description: 'Role to grant; required, null removes the direct grants of the listed users and teams.',
-            }),
-            userIds: f.idList({ description: 'Users (platform ids or global IDs), at most 100.' }),
-            teamIds: f.idList({ description: 'Teams of the organization (platform ids or global IDs), at most 100.' }),
-          }),
-        }),
-        required: true,
-        description: 'Who gets which role.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        inviteToCollectionSchema,
-        input,
-        async (i) => {
-          const body: Record<string, unknown> = { role: i.role };
-          if (i.userIds?.length) body.users = i.userIds;
-          if (i.teamIds?.length) body.teams = i.teamIds;
-          await ctx.api.send('POST', route`/collections/${i.collectionId}/permissions`, { body });
-          // The platform answers 204: the collection is read again only when selected.
-          return { collection: i.collectionId };
-        },
-        ctx,
-      ),
-  }),
-  updateCollectionUserPermission: t.field({
-    type: payloadType<{ collection: string; user: string }>('updateCollectionUserPermission', (p) => ({
+declareMutation('inviteToCollection', {
+  description:
+    'Grants users and teams a role directly on a collection, or with a null role removes their direct grants (admins of the collection). Users outside the organization join it as guests.',
+  input: 'Who gets which role: at least one user or team.',
+  argument: 'Who gets which role.',
+  fields: {
+    collectionId,
+    role: inputField(
+      RoleEnum,
+      'Role to grant; required, null removes the direct grants of the listed users and teams.',
+      z.enum(ROLES, { message: 'is required: a role, or null to remove the direct grants' }).nullable(),
+    ),
+    userIds: inputField(
+      ['ID'],
+      'Users (platform ids or global IDs), at most 100.',
+      z.array(idInput('User')).max(100, 'at most 100 users at once').nullish(),
+    ),
+    teamIds: inputField(
+      ['ID'],
+      'Teams of the organization (platform ids or global IDs), at most 100.',
+      z.array(teamId).max(100, 'at most 100 teams at once').nullish(),
+    ),
+  },
+  check: (input) =>
+    input.superRefine((value, ctx) => {
+      if (!value.userIds?.length && !value.teamIds?.length) {
+        ctx.addIssue({ code: 'custom', path: ['userIds'], message: 'give at least one user or team' });
+      }
+    }),
+  payload: CollectionPayload,
+  run: async (i, ctx) => {
+    const body: Record<string, unknown> = { role: i.role };
+    if (i.userIds?.length) body.users = i.userIds;
+    if (i.teamIds?.length) body.teams = i.teamIds;
+    await ctx.api.send('POST', route`/collections/${i.collectionId}/permissions`, { body });
+    // The platform answers 204: the collection is read again only when selected.
+    return { collection: i.collectionId };
+  },
+});
+
+declareMutation('updateCollectionUserPermission', {
+  description:
+    'Sets the role a user is granted directly on a collection; null removes the grant (admins of the collection).',
+  input: 'The user and their new role.',
+  fields: {
+    ...collectionUser,
+    role: inputField(
+      RoleEnum,
+      'The role to grant; required, null removes the direct grant.',
+      z.enum(ROLES, { message: 'is required: a role, or null to remove the direct grant' }).nullable(),
+    ),
+  },
+  payload: (name) =>
+    payloadType<{ collection: string; user: string }>(name, (p) => ({
       collection: p.field({
         type: CollectionNode,
         nullable: true,
@@ -466,63 +396,20 @@ builder.mutationFields((t) => ({
       }),
       user: p.field({ type: UserNode, nullable: true, description: 'The user.', extensions: upstream.link, resolve: (x) => x.user ?? null }),
     })),
-    description:
-      'Sets the role a user is granted directly on a collection; null removes the grant (admins of the collection).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateCollectionUserPermissionInput', {
-          description: 'The user and their new role.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection.' }),
-            userId: f.id({ required: true, description: 'Platform id or global ID of the user.' }),
-            role: f.field({ type: RoleEnum, description: 'The role to grant; required, null removes the direct grant.' }),
-          }),
-        }),
-        required: true,
-        description: 'The user and their new role.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        collectionUserSchema.extend({
-          role: z.enum(ROLES, { message: 'is required: a role, or null to remove the direct grant' }).nullable(),
-        }),
-        input,
-        async (i) => {
-          await ctx.api.send('PATCH', route`/collections/${i.collectionId}/permissions/users/${i.userId}`, {
-            body: { role: i.role },
-          });
-          return { collection: i.collectionId, user: i.userId };
-        },
-        ctx,
-      ),
-  }),
-  removeCollectionUser: t.field({
-    type: deletedPayload(
-      'removeCollectionUser',
-      'True when the direct grant was removed, false when the user had none on the collection.',
-    ),
-    description:
-      'Removes the role a user is granted directly on a collection; they keep what they inherit (admins of the collection).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('RemoveCollectionUserInput', {
-          description: 'The collection and the user.',
-          fields: (f) => ({
-            collectionId: f.id({ required: true, description: 'Platform id or global ID of the collection.' }),
-            userId: f.id({ required: true, description: 'Platform id or global ID of the user.' }),
-          }),
-        }),
-        required: true,
-        description: 'The collection and the user.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        collectionUserSchema,
-        input,
-        async (i) => sendDelete(ctx, route`/collections/${i.collectionId}/permissions/users/${i.userId}`),
-        ctx,
-      ),
-  }),
-}));
+  run: async (i, ctx) => {
+    await ctx.api.send('PATCH', route`/collections/${i.collectionId}/permissions/users/${i.userId}`, {
+      body: { role: i.role },
+    });
+    return { collection: i.collectionId, user: i.userId };
+  },
+});
+
+declareMutation('removeCollectionUser', {
+  description:
+    'Removes the role a user is granted directly on a collection; they keep what they inherit (admins of the collection).',
+  input: 'The collection and the user.',
+  fields: collectionUser,
+  payload: (name) =>
+    deletedPayload(name, 'True when the direct grant was removed, false when the user had none on the collection.'),
+  run: (i, ctx) => sendDelete(ctx, route`/collections/${i.collectionId}/permissions/users/${i.userId}`),
+});

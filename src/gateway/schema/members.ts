@@ -20,11 +20,11 @@ import type { TeamRole } from '../rest/shapes/common.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './loaders.js';
-import { OrganizationNode } from './organizations.js';
+import { declareMutation, inputField } from './mutations.js';
+import { organizationIdField, OrganizationNode } from './organizations.js';
 import {
   deletedPayload,
   idInput,
-  mutate,
   objectPayload,
   OrderEnum,
   payloadType,
@@ -290,50 +290,36 @@ async function sendMember(
   return { member: primeMembers(ctx, organizationId, [data])[0]! };
 }
 
-const memberTarget = { organizationId: idInput('Organization'), userId: idInput('User') };
+const memberTarget = {
+  organizationId: organizationIdField,
+  userId: inputField('ID', 'User id or User global ID of the member.', idInput('User')),
+};
 
-const MemberTargetFields = {
-  organizationId: 'Platform id or global ID of the organization.',
-  userId: 'User id or User global ID of the member.',
-} as const;
+declareMutation('updateMember', {
+  description:
+    'Changes the organization role of a member, or makes them a guest with `role: null` (admins). The last admin cannot be demoted (CONFLICT).',
+  input: 'The member and their new role.',
+  fields: {
+    ...memberTarget,
+    role: inputField(
+      RoleEnum,
+      'The new role; must be given: null explicitly makes the member a guest.',
+      z.enum(ROLES, { error: 'must be given: a role, or null to make the member a guest' }).nullable(),
+    ),
+  },
+  payload: MemberPayload,
+  run: (i, ctx) =>
+    sendMember(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}`, { role: i.role }),
+});
 
-builder.mutationFields((t) => ({
-  updateMember: t.field({
-    type: MemberPayload('updateMember'),
-    description:
-      'Changes the organization role of a member, or makes them a guest with `role: null` (admins). The last admin cannot be demoted (CONFLICT).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateMemberInput', {
-          description: 'The member and their new role.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
-            userId: f.id({ required: true, description: MemberTargetFields.userId }),
-            role: f.field({
-              type: RoleEnum,
-              description: 'The new role; must be given: null explicitly makes the member a guest.',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'The member and their new role.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({
-          ...memberTarget,
-          role: z.enum(ROLES, { error: 'must be given: a role, or null to make the member a guest' }).nullable(),
-        }),
-        input,
-        async (i) =>
-          sendMember(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}`, { role: i.role }),
-        ctx,
-      ),
-  }),
-  removeMember: t.field({
-    type: deletedPayload<{ removalRequested: boolean }>(
-      'removeMember',
+declareMutation('removeMember', {
+  description:
+    'Removes a member from an organization, with their team memberships and direct grants (admins; anyone may remove themselves). The last admin cannot be removed (CONFLICT).',
+  input: 'The member to remove.',
+  fields: memberTarget,
+  payload: (name) =>
+    deletedPayload<{ removalRequested: boolean }>(
+      name,
       'True when the member was removed, false when they were not a member.',
       (p) => ({
         removalRequested: p.boolean({
@@ -342,34 +328,18 @@ builder.mutationFields((t) => ({
         }),
       }),
     ),
-    description:
-      'Removes a member from an organization, with their team memberships and direct grants (admins; anyone may remove themselves). The last admin cannot be removed (CONFLICT).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('RemoveMemberInput', {
-          description: 'The member to remove.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
-            userId: f.id({ required: true, description: MemberTargetFields.userId }),
-          }),
-        }),
-        required: true,
-        description: 'The member to remove.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object(memberTarget),
-        input,
-        async (i) => {
-          const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/members/${i.userId}`);
-          return { deleted: status === 205, removalRequested: status === 202 };
-        },
-        ctx,
-      ),
-  }),
-  pingOrganization: t.field({
-    type: payloadType<{ serviceVisitorClaims: string | null; organizationId: string }>('pingOrganization', (p) => ({
+  run: async (i, ctx) => {
+    const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/members/${i.userId}`);
+    return { deleted: status === 205, removalRequested: status === 202 };
+  },
+});
+
+declareMutation('pingOrganization', {
+  description: 'Records that you are active in an organization now (updates your `lastSeenAt`).',
+  input: 'The organization you are active in.',
+  fields: { organizationId: organizationIdField },
+  payload: (name) =>
+    payloadType<{ serviceVisitorClaims: string | null; organizationId: string }>(name, (p) => ({
       serviceVisitorClaims: p.string({
         nullable: true,
         description: 'A token the platform may hand out to attach to the user (visitor claims, a JWT); null when none.',
@@ -383,57 +353,24 @@ builder.mutationFields((t) => ({
         resolve: (x, _args, ctx) => (x.organizationId ? viewerMemberKey(ctx, x.organizationId) : null),
       }),
     })),
-    description: 'Records that you are active in an organization now (updates your `lastSeenAt`).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('PingOrganizationInput', {
-          description: 'The organization you are active in.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
-          }),
-        }),
-        required: true,
-        description: 'The organization you are active in.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ organizationId: idInput('Organization') }),
-        input,
-        async (i) => {
-          const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/ping`, { schema: pingResult });
-          // The user's document names the field `serviceVisitorClaims`, the official spec `gitbookVisitorClaims`.
-          return {
-            serviceVisitorClaims: data?.serviceVisitorClaims ?? data?.gitbookVisitorClaims ?? null,
-            organizationId: i.organizationId,
-          };
-        },
-        ctx,
-      ),
-  }),
-  setMemberSso: t.field({
-    type: MemberPayload('setMemberSso'),
-    description:
-      'Makes a user an SSO member of an organization, adding them with the default role when they are not a member yet (admins).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('SetMemberSsoInput', {
-          description: 'The organization and the user.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: MemberTargetFields.organizationId }),
-            userId: f.id({ required: true, description: 'User id or User global ID.' }),
-          }),
-        }),
-        required: true,
-        description: 'The organization and the user.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object(memberTarget),
-        input,
-        async (i) => sendMember(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}/sso`),
-        ctx,
-      ),
-  }),
-}));
+  run: async (i, ctx) => {
+    const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/ping`, { schema: pingResult });
+    // The user's document names the field `serviceVisitorClaims`, the official spec `gitbookVisitorClaims`.
+    return {
+      serviceVisitorClaims: data?.serviceVisitorClaims ?? data?.gitbookVisitorClaims ?? null,
+      organizationId: i.organizationId,
+    };
+  },
+});
+
+declareMutation('setMemberSso', {
+  description:
+    'Makes a user an SSO member of an organization, adding them with the default role when they are not a member yet (admins).',
+  input: 'The organization and the user.',
+  fields: {
+    organizationId: organizationIdField,
+    userId: inputField('ID', 'User id or User global ID.', idInput('User')),
+  },
+  payload: MemberPayload,
+  run: (i, ctx) => sendMember(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}/sso`),
+});

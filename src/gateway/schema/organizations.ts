@@ -13,13 +13,13 @@ import {
 import { DEFAULT_LIST_ITEMS, upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
+import { declareMutation, inputField, inputObject } from './mutations.js';
 import {
   deletedPayload,
   DocumentInput,
   DocumentType,
   documentInput,
   idInput,
-  mutate,
   noNull,
   objectPayload,
   permissionsType,
@@ -87,23 +87,23 @@ export const MergeRulesType = builder.objectRef<MergeRules>('MergeRules').implem
   }),
 });
 
-export const MergeRulesInput = builder.inputType('MergeRulesInput', {
+const mergeRules = inputObject('MergeRulesInput', {
   description: 'Approval rules: a type, plus reviewers when the type is RULES.',
-  fields: (t) => ({
-    type: t.field({ type: MergeRulesTypeEnum, required: true, description: 'Kind of configuration.' }),
-    requiredReviewers: t.idList({
-      description: 'With RULES: users (ids or global IDs) of whom one must approve. Leave empty for no rule.',
-    }),
-  }),
+  fields: {
+    type: inputField(MergeRulesTypeEnum, 'Kind of configuration.', z.enum(['inherit', 'none', 'rules'])),
+    requiredReviewers: inputField(
+      ['ID'],
+      'With RULES: users (ids or global IDs) of whom one must approve. Leave empty for no rule.',
+      z.array(idInput('User')).max(100).nullish(),
+    ),
+  },
 });
+
+export const MergeRulesInput = mergeRules.type;
 
 /** Zod for MergeRulesInput; `allowInherit` is false for organizations, which have nothing to inherit from. */
 export function mergeRulesInput(allowInherit: boolean) {
-  return z
-    .object({
-      type: z.enum(['inherit', 'none', 'rules']),
-      requiredReviewers: z.array(idInput('User')).max(100).nullish(),
-    })
+  return mergeRules.schema
     .superRefine((value, ctx) => {
       if (value.type === 'inherit' && !allowInherit) {
         ctx.addIssue({ code: 'custom', path: ['type'], message: 'an organization cannot inherit merge rules' });
@@ -330,162 +330,118 @@ builder.queryFields((t) => ({
 const OrganizationPayload = (mutation: string) =>
   objectPayload(mutation, 'organization', OrganizationNode, 'The organization after the change.');
 
-const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
-  description: 'Changes to an organization; fields left out stay as they are.',
-  fields: (t) => ({
-    organizationId: t.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-    title: t.string({ description: 'New name, 2 to 255 characters.' }),
-    emailDomains: t.stringList({ description: 'E-mail domains whose users may join (replaces the list).' }),
-    hostname: t.string({ description: 'Default hostname, 3 to 32 lowercase letters, digits or dashes.' }),
-    defaultRole: t.field({ type: RoleEnum, description: 'Role of people who join; null makes them guests.' }),
-    defaultContentSiteId: t.string({ description: 'Docs site shown on the organization hostname; null removes it.' }),
-    logo: t.string({ description: 'URL of the logo; null removes it.' }),
-    sso: t.boolean({ description: 'Enforce SSO for every member.' }),
-    ai: t.boolean({ description: 'Enable AI features.' }),
-    inviteLinks: t.boolean({ description: 'Enable invite links.' }),
-    mergeRules: t.field({ type: MergeRulesInput, description: 'Approval rules (NONE or RULES).' }),
-  }),
+/** The `organizationId` field of a mutation input naming an organization. */
+export const organizationIdField = inputField(
+  'ID',
+  'Platform id or global ID of the organization.',
+  idInput('Organization'),
+);
+
+declareMutation('updateOrganization', {
+  description: 'Changes the settings of an organization (admins).',
+  input: 'Changes to an organization; fields left out stay as they are.',
+  argument: 'What to change.',
+  fields: {
+    organizationId: organizationIdField,
+    title: inputField(
+      'String',
+      'New name, 2 to 255 characters.',
+      z.string().trim().min(2, 'must be 2 to 255 characters').max(255, 'must be 2 to 255 characters').nullish(),
+    ),
+    emailDomains: inputField(
+      ['String'],
+      'E-mail domains whose users may join (replaces the list).',
+      z
+        .array(
+          z
+            .string()
+            .trim()
+            .toLowerCase()
+            .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain such as example.com'),
+        )
+        .max(50)
+        .nullish(),
+    ),
+    hostname: inputField(
+      'String',
+      'Default hostname, 3 to 32 lowercase letters, digits or dashes.',
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, 'must be 3 to 32 lowercase letters, digits or dashes')
+        .nullish(),
+    ),
+    defaultRole: inputField(RoleEnum, 'Role of people who join; null makes them guests.', z.enum(ROLES).nullish()),
+    defaultContentSiteId: inputField(
+      'String',
+      'Docs site shown on the organization hostname; null removes it.',
+      z.string().min(1).nullish(),
+    ),
+    logo: inputField(
+      'String',
+      'URL of the logo; null removes it.',
+      z
+        .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+        .max(2048, 'must be at most 2048 characters')
+        .nullish(),
+    ),
+    sso: inputField('Boolean', 'Enforce SSO for every member.', z.boolean().nullish()),
+    ai: inputField('Boolean', 'Enable AI features.', z.boolean().nullish()),
+    inviteLinks: inputField('Boolean', 'Enable invite links.', z.boolean().nullish()),
+    mergeRules: inputField(MergeRulesInput, 'Approval rules (NONE or RULES).', mergeRulesInput(false).nullish()),
+  },
+  check: (input) =>
+    input.superRefine(noNull(['title', 'emailDomains', 'hostname', 'sso', 'ai', 'inviteLinks', 'mergeRules'])),
+  payload: OrganizationPayload,
+  run: async ({ organizationId, defaultContentSiteId, ...changes }, ctx) => {
+    const body = restBody(
+      {
+        ...changes,
+        defaultContent: defaultContentSiteId == null ? defaultContentSiteId : { type: 'site', site: defaultContentSiteId },
+      },
+      { clearable: ['defaultRole', 'defaultContent', 'logo'], required: 'Give at least one field to change' },
+    );
+    const { data } = await ctx.api.send('PATCH', route`/orgs/${organizationId}`, { body, schema: organizationShape });
+    prime(OrganizationNode, ctx, [data]);
+    return { organization: data };
+  },
 });
 
-const updateOrganizationSchema = z
-  .object({
-    organizationId: idInput('Organization'),
-    title: z.string().trim().min(2, 'must be 2 to 255 characters').max(255, 'must be 2 to 255 characters').nullish(),
-    emailDomains: z
-      .array(
-        z
-          .string()
-          .trim()
-          .toLowerCase()
-          .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain such as example.com'),
-      )
-      .max(50)
-      .nullish(),
-    hostname: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, 'must be 3 to 32 lowercase letters, digits or dashes')
-      .nullish(),
-    defaultRole: z.enum(ROLES).nullish(),
-    defaultContentSiteId: z.string().min(1).nullish(),
-    logo: z
-      .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-      .max(2048, 'must be at most 2048 characters')
-      .nullish(),
-    sso: z.boolean().nullish(),
-    ai: z.boolean().nullish(),
-    inviteLinks: z.boolean().nullish(),
-    mergeRules: mergeRulesInput(false).nullish(),
-  })
-  .superRefine(noNull(['title', 'emailDomains', 'hostname', 'sso', 'ai', 'inviteLinks', 'mergeRules']));
+declareMutation('deleteOrganizationInvite', {
+  description: 'Revokes an invite link of an organization (admins).',
+  input: 'The invite link to revoke.',
+  fields: {
+    organizationId: organizationIdField,
+    inviteId: inputField('String', 'Id of the invite link.', z.string().trim().min(1, 'is required')),
+  },
+  payload: (name) => deletedPayload(name, 'True when the invite link was deleted, false when it did not exist.'),
+  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/link-invites/${i.inviteId}`),
+});
 
-builder.mutationFields((t) => ({
-  updateOrganization: t.field({
-    type: OrganizationPayload('updateOrganization'),
-    description: 'Changes the settings of an organization (admins).',
-    args: { input: t.arg({ type: UpdateOrganizationInput, required: true, description: 'What to change.' }) },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        updateOrganizationSchema,
-        input,
-        async ({ organizationId, defaultContentSiteId, ...changes }) => {
-          const body = restBody(
-            {
-              ...changes,
-              defaultContent: defaultContentSiteId == null ? defaultContentSiteId : { type: 'site', site: defaultContentSiteId },
-            },
-            { clearable: ['defaultRole', 'defaultContent', 'logo'], required: 'Give at least one field to change' },
-          );
-          const { data } = await ctx.api.send('PATCH', route`/orgs/${organizationId}`, { body, schema: organizationShape });
-          prime(OrganizationNode, ctx, [data]);
-          return { organization: data };
-        },
-        ctx,
-      ),
-  }),
-  deleteOrganizationInvite: t.field({
-    type: deletedPayload('deleteOrganizationInvite', 'True when the invite link was deleted, false when it did not exist.'),
-    description: 'Revokes an invite link of an organization (admins).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('DeleteOrganizationInviteInput', {
-          description: 'The invite link to revoke.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-            inviteId: f.string({ required: true, description: 'Id of the invite link.' }),
-          }),
-        }),
-        required: true,
-        description: 'The invite link to revoke.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ organizationId: idInput('Organization'), inviteId: z.string().trim().min(1, 'is required') }),
-        input,
-        async (i) => sendDelete(ctx, route`/orgs/${i.organizationId}/link-invites/${i.inviteId}`),
-        ctx,
-      ),
-  }),
-  joinOrganization: t.field({
-    type: OrganizationPayload('joinOrganization'),
-    description: 'Joins an organization that accepts your verified e-mail domain.',
-    extensions: upstream.fetch(2),
-    args: {
-      input: t.arg({
-        type: builder.inputType('JoinOrganizationInput', {
-          description: 'The organization to join.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-          }),
-        }),
-        required: true,
-        description: 'The organization to join.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ organizationId: idInput('Organization') }),
-        input,
-        async (i) => {
-          await ctx.api.send('POST', route`/orgs/${i.organizationId}/join`);
-          return { organization: await ctx.api.get(route`/orgs/${i.organizationId}`, organizationShape) };
-        },
-        ctx,
-      ),
-  }),
-  updateAgentInstructions: t.field({
-    type: objectPayload(
-      'updateAgentInstructions',
-      'agentInstructions',
-      AgentInstructionsType,
-      'The instructions after the change.',
-    ),
-    description: 'Replaces the instructions given to the AI agents of an organization (admins).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateAgentInstructionsInput', {
-          description: 'The new instructions.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-            instructions: f.field({ type: DocumentInput, required: true, description: 'The instructions.' }),
-          }),
-        }),
-        required: true,
-        description: 'The new instructions.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ organizationId: idInput('Organization'), instructions: documentInput }),
-        input,
-        async (i) => {
-          const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/agent-instructions`, {
-            body: { instructions: i.instructions },
-            schema: agentInstructionsShape,
-          });
-          return { agentInstructions: { ...data, organizationId: i.organizationId } };
-        },
-        ctx,
-      ),
-  }),
-}));
+declareMutation('joinOrganization', {
+  description: 'Joins an organization that accepts your verified e-mail domain.',
+  extensions: upstream.fetch(2),
+  input: 'The organization to join.',
+  fields: { organizationId: organizationIdField },
+  payload: OrganizationPayload,
+  run: async (i, ctx) => {
+    await ctx.api.send('POST', route`/orgs/${i.organizationId}/join`);
+    return { organization: await ctx.api.get(route`/orgs/${i.organizationId}`, organizationShape) };
+  },
+});
+
+declareMutation('updateAgentInstructions', {
+  description: 'Replaces the instructions given to the AI agents of an organization (admins).',
+  input: 'The new instructions.',
+  fields: {
+    organizationId: organizationIdField,
+    instructions: inputField(DocumentInput, 'The instructions.', documentInput),
+  },
+  payload: (name) => objectPayload(name, 'agentInstructions', AgentInstructionsType, 'The instructions after the change.'),
+  run: async (i, ctx) => {
+    const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/agent-instructions`, {
+      body: { instructions: i.instructions },
+      schema: agentInstructionsShape,
+    });
+    return { agentInstructions: { ...data, organizationId: i.organizationId } };
+  },
+});

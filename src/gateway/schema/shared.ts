@@ -2,7 +2,7 @@ import type { FieldMap, ObjectParam, OutputShape, SchemaTypes } from '@pothos/co
 import { GraphQLError, Kind } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { BadUserInputError, isGatewayError, type ErrorCode } from '../errors.js';
+import { BadUserInputError } from '../errors.js';
 import { platformKey, splitKey } from '../ids.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
@@ -96,8 +96,8 @@ export const OrderEnum = restEnum('SortOrder', 'Direction of an ordering.', {
 // ---------------------------------------------------------------------------------------------
 // Mutations: payloads carry `userErrors` for every expected failure.
 
-const USER_ERROR_CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'PRECONDITION_FAILED'] as const;
-type UserErrorCode = (typeof USER_ERROR_CODES)[number];
+export const USER_ERROR_CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'PRECONDITION_FAILED'] as const;
+export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
 
 export const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
   description: 'Why a mutation could not be carried out.',
@@ -139,8 +139,9 @@ export type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuild
 /** The fields every payload has; `T` adds the affected objects. */
 export type Payload<T> = Partial<T> & { userErrors: UserErrorShape[] };
 
-/** `createSpace` → `CreateSpacePayload`. */
-const payloadName = (mutation: string) => `${mutation.charAt(0).toUpperCase()}${mutation.slice(1)}Payload`;
+/** The name of the input or payload type of `mutation`: `createSpace` → `CreateSpaceInput`. */
+export const mutationTypeName = (mutation: string, suffix: 'Input' | 'Payload') =>
+  `${mutation.charAt(0).toUpperCase()}${mutation.slice(1)}${suffix}`;
 
 /**
  * Declares the payload of the mutation named `mutation`: the type `<Mutation>Payload`, with
@@ -151,7 +152,7 @@ export function payloadType<T extends object>(
   mutation: string,
   fields: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T>>) => FieldMap,
 ) {
-  const ref = builder.objectRef<Payload<T>>(payloadName(mutation));
+  const ref = builder.objectRef<Payload<T>>(mutationTypeName(mutation, 'Payload'));
   ref.implement({
     description: `Result of ${mutation}.`,
     fields: (t) => ({
@@ -205,64 +206,6 @@ export function deletedPayload<T extends object = object>(
 export async function sendDelete(ctx: GatewayContext, path: string): Promise<{ deleted: boolean }> {
   const { status } = await ctx.api.send('DELETE', path);
   return { deleted: status === 205 };
-}
-
-const EXPECTED: ReadonlySet<ErrorCode> = new Set(USER_ERROR_CODES);
-
-/**
- * Runs a mutation: parses `input` with `schema` (failures become userErrors naming the field,
- * before any upstream call), then `run`; expected upstream failures (400, 403, 404, 409, 412)
- * become userErrors too. Other failures (auth, upstream down) are thrown as GraphQL errors.
- */
-export async function mutate<S extends z.ZodType, R extends object>(
-  schema: S,
-  input: unknown,
-  run: (input: z.infer<S>, ctx: GatewayContext) => Promise<R>,
-  ctx: GatewayContext,
-): Promise<Payload<R>> {
-  try {
-    const parsed = schema.safeParse(input);
-    if (!parsed.success) {
-      return {
-        userErrors: parsed.error.issues.map((issue) => ({
-          message: issue.message,
-          code: 'BAD_USER_INPUT' as const,
-          field: issue.path.map(String),
-          upstreamStatus: null,
-        })),
-      } as Payload<R>;
-    }
-    return { ...(await run(parsed.data, ctx)), userErrors: [] };
-  } catch (error) {
-    if (isGatewayError(error) && EXPECTED.has(error.code)) {
-      return {
-        userErrors: [
-          {
-            message: error.message,
-            code: error.code as UserErrorCode,
-            field: error.field ?? inputPathOf(error.message, input),
-            upstreamStatus: error.upstreamStatus ?? null,
-          },
-        ],
-      } as Payload<R>;
-    }
-    throw error;
-  }
-}
-
-/**
- * The input field a platform refusal is about. The platform names REST fields
- * (`Invalid body field "position.before"`, `Team not found: body field "teams.0"`); the input
- * names them the GraphQL way: the same name, or `parent` → `parentId`, `teams` → `teamIds`.
- */
-function inputPathOf(message: string, input: unknown): string[] | null {
-  const match = /(?:body|query) field "([^"]+)"/.exec(message);
-  if (!match || !input || typeof input !== 'object') return null;
-  const [head, ...rest] = match[1]!.split('.');
-  const keys = new Set(Object.keys(input));
-  if (keys.has(head!)) return [head!, ...rest];
-  for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`]) if (keys.has(candidate)) return [candidate, ...rest];
-  return null;
 }
 
 /**

@@ -7,14 +7,20 @@ import { EDIT_MODES, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
 import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
-import { CollectionNode, moveBody, moveTarget, moveTargetFields } from './collections.js';
+import { CollectionNode, moveBody, moveTarget } from './collections.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
-import { MergeRulesInput, mergeRulesInput, MergeRulesType, OrganizationNode } from './organizations.js';
+import { declareMutation, inputField } from './mutations.js';
+import {
+  MergeRulesInput,
+  mergeRulesInput,
+  MergeRulesType,
+  organizationIdField,
+  OrganizationNode,
+} from './organizations.js';
 import {
   DefaultLevelEnum,
   deletedPayload,
   idInput,
-  mutate,
   noNull,
   objectPayload,
   permissionsType,
@@ -255,220 +261,137 @@ const language = z
   .toLowerCase()
   .regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/, 'must be a language code such as en or pt-br');
 
-const spaceIdInput = (description: string) =>
-  builder.inputType(`${description}Input`, {
-    description: `The space to ${description.replace(/Space$/, '').toLowerCase()}.`,
-    fields: (f) => ({ spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }) }),
-  });
+const spaceId = inputField('ID', 'Platform id or global ID of the space.', idInput('Space'));
 
-const createSpaceSchema = z
-  .object({
-    organizationId: idInput('Organization'),
-    title: spaceTitle.nullish(),
-    emoji: emoji.nullish(),
-    parentId: idInput('Collection').nullish(),
-    language: language.nullish(),
-    editMode: z.enum(EDIT_MODES).nullish(),
-    visibility: z.enum(VISIBILITIES).nullish(),
-  })
-  .superRefine((value, ctx) => {
-    if (value.visibility === 'in-collection' && value.parentId == null) {
-      ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'IN_COLLECTION needs a parentId' });
-    }
-  });
-
-const updateSpaceSchema = z
-  .object({
-    spaceId: idInput('Space'),
-    editMode: z.enum(EDIT_MODES).nullish(),
-    title: spaceTitle.nullish(),
-    defaultLevel: z.enum(['inherit', ...ROLES]).nullish(),
-    language: language.nullish(),
-    mergeRules: mergeRulesInput(true).nullish(),
-    emoji: emoji.nullish(),
-  })
-  .superRefine(noNull(['editMode', 'title', 'defaultLevel', 'language', 'mergeRules']));
-
-const spaceIdSchema = z.object({ spaceId: idInput('Space') });
-
-builder.mutationFields((t) => ({
-  createSpace: t.field({
-    type: SpacePayload('createSpace', 'The new space.'),
-    description: 'Creates a space in an organization, at the top level or in a collection (create role).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('CreateSpaceInput', {
-          description: 'The space to create.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-            title: f.string({ description: 'Title, 1 to 50 characters (default `Untitled`).' }),
-            emoji: f.string({ description: 'Emoji shown as its icon.' }),
-            parentId: f.id({ description: 'Collection to create it in (platform id or global ID); top level when left out.' }),
-            language: f.string({ description: 'Language code of its content (for example `en`).' }),
-            editMode: f.field({ type: SpaceEditModeEnum, description: 'Whether the live content can be edited (default LIVE).' }),
-            visibility: f.field({
-              type: SpaceVisibilityEnum,
-              description: 'Who can read it (default PRIVATE; IN_COLLECTION needs a parentId).',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'The space to create.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        createSpaceSchema,
-        input,
-        async ({ organizationId, parentId, ...fields }) =>
-          sendSpace(ctx, 'POST', route`/orgs/${organizationId}/spaces`, restBody({ ...fields, parent: parentId })),
-        ctx,
-      ),
-  }),
-  updateSpace: t.field({
-    type: SpacePayload('updateSpace'),
-    description:
-      'Changes a space: title, emoji and language need the edit role; edit mode, default level and merge rules need admin.',
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateSpaceInput', {
-          description: 'Changes to a space; fields left out stay as they are.',
-          fields: (f) => ({
-            spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
-            editMode: f.field({ type: SpaceEditModeEnum, description: 'LOCKED locks every edit; LIVE allows them again.' }),
-            title: f.string({ description: 'New title, 1 to 50 characters.' }),
-            defaultLevel: f.field({
-              type: DefaultLevelEnum,
-              description: 'Level of access every member gets on it (INHERIT follows the parent).',
-            }),
-            language: f.string({ description: 'Language code of its content (for example `en`).' }),
-            mergeRules: f.field({ type: MergeRulesInput, description: 'Approval rules (INHERIT, NONE or RULES).' }),
-            emoji: f.string({ description: 'New emoji; null removes it.' }),
-          }),
-        }),
-        required: true,
-        description: 'What to change.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        updateSpaceSchema,
-        input,
-        async ({ spaceId, ...changes }) =>
-          sendSpace(
-            ctx,
-            'PATCH',
-            route`/spaces/${spaceId}`,
-            restBody(changes, { clearable: ['emoji'], required: 'Give at least one field to change' }),
-          ),
-        ctx,
-      ),
-  }),
-  deleteSpace: t.field({
-    type: deletedPayload(
-      'deleteSpace',
-      'True when the space was deleted, false when it did not exist or was already deleted.',
+declareMutation('createSpace', {
+  description: 'Creates a space in an organization, at the top level or in a collection (create role).',
+  input: 'The space to create.',
+  fields: {
+    organizationId: organizationIdField,
+    title: inputField('String', 'Title, 1 to 50 characters (default `Untitled`).', spaceTitle.nullish()),
+    emoji: inputField('String', 'Emoji shown as its icon.', emoji.nullish()),
+    parentId: inputField(
+      'ID',
+      'Collection to create it in (platform id or global ID); top level when left out.',
+      idInput('Collection').nullish(),
     ),
-    description: 'Deletes a space; it stays restorable with restoreSpace for 7 days (admins of the space).',
-    args: { input: t.arg({ type: spaceIdInput('DeleteSpace'), required: true, description: 'The space to delete.' }) },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        spaceIdSchema,
-        input,
-        async (i) => sendDelete(ctx, route`/spaces/${i.spaceId}`),
-        ctx,
+    language: inputField('String', 'Language code of its content (for example `en`).', language.nullish()),
+    editMode: inputField(
+      SpaceEditModeEnum,
+      'Whether the live content can be edited (default LIVE).',
+      z.enum(EDIT_MODES).nullish(),
+    ),
+    visibility: inputField(
+      SpaceVisibilityEnum,
+      'Who can read it (default PRIVATE; IN_COLLECTION needs a parentId).',
+      z.enum(VISIBILITIES).nullish(),
+    ),
+  },
+  check: (input) =>
+    input.superRefine((value, ctx) => {
+      if (value.visibility === 'in-collection' && value.parentId == null) {
+        ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'IN_COLLECTION needs a parentId' });
+      }
+    }),
+  payload: (name) => SpacePayload(name, 'The new space.'),
+  run: ({ organizationId, parentId, ...fields }, ctx) =>
+    sendSpace(ctx, 'POST', route`/orgs/${organizationId}/spaces`, restBody({ ...fields, parent: parentId })),
+});
+
+declareMutation('updateSpace', {
+  description:
+    'Changes a space: title, emoji and language need the edit role; edit mode, default level and merge rules need admin.',
+  input: 'Changes to a space; fields left out stay as they are.',
+  argument: 'What to change.',
+  fields: {
+    spaceId,
+    editMode: inputField(
+      SpaceEditModeEnum,
+      'LOCKED locks every edit; LIVE allows them again.',
+      z.enum(EDIT_MODES).nullish(),
+    ),
+    title: inputField('String', 'New title, 1 to 50 characters.', spaceTitle.nullish()),
+    defaultLevel: inputField(
+      DefaultLevelEnum,
+      'Level of access every member gets on it (INHERIT follows the parent).',
+      z.enum(['inherit', ...ROLES]).nullish(),
+    ),
+    language: inputField('String', 'Language code of its content (for example `en`).', language.nullish()),
+    mergeRules: inputField(MergeRulesInput, 'Approval rules (INHERIT, NONE or RULES).', mergeRulesInput(true).nullish()),
+    emoji: inputField('String', 'New emoji; null removes it.', emoji.nullish()),
+  },
+  check: (input) => input.superRefine(noNull(['editMode', 'title', 'defaultLevel', 'language', 'mergeRules'])),
+  payload: SpacePayload,
+  run: ({ spaceId, ...changes }, ctx) =>
+    sendSpace(
+      ctx,
+      'PATCH',
+      route`/spaces/${spaceId}`,
+      restBody(changes, { clearable: ['emoji'], required: 'Give at least one field to change' }),
+    ),
+});
+
+declareMutation('deleteSpace', {
+  description: 'Deletes a space; it stays restorable with restoreSpace for 7 days (admins of the space).',
+  input: 'The space to delete.',
+  fields: { spaceId },
+  payload: (name) =>
+    deletedPayload(name, 'True when the space was deleted, false when it did not exist or was already deleted.'),
+  run: (i, ctx) => sendDelete(ctx, route`/spaces/${i.spaceId}`),
+});
+
+declareMutation('restoreSpace', {
+  description: 'Brings back a space deleted in the last 7 days (admins of the space).',
+  input: 'The space to restore.',
+  fields: { spaceId },
+  payload: (name) => SpacePayload(name, 'The space, live again.'),
+  run: (i, ctx) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/restore`),
+});
+
+declareMutation('duplicateSpace', {
+  description: 'Copies a space, with its settings and direct grants, next to the original (create role).',
+  input: 'The space to duplicate.',
+  fields: { spaceId },
+  payload: (name) => SpacePayload(name, 'The copy, placed right after the original.'),
+  run: (i, ctx) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/duplicate`),
+});
+
+declareMutation('moveSpace', {
+  description: 'Moves a space into a collection or to the top level, and/or next to a sibling (admins of the space).',
+  input: 'Where to move the space: give `parentId`, `position` or both.',
+  argument: 'Where to move the space.',
+  fields: { spaceId, ...moveTarget },
+  payload: SpacePayload,
+  run: (i, ctx) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/move`, moveBody(i)),
+});
+
+declareMutation('transferSpace', {
+  description:
+    'Moves a space to another organization, another collection, or both (admins of the space and of the target organization). Team grants do not follow.',
+  input: 'Where to transfer the space: give `organizationId`, `parentId` or both.',
+  argument: 'Where to transfer the space.',
+  fields: {
+    spaceId,
+    organizationId: inputField(
+      'ID',
+      'Target organization (platform id or global ID); left out keeps the current one.',
+      idInput('Organization').nullish(),
+    ),
+    parentId: inputField(
+      'ID',
+      'Collection of the target organization to put it in; null for the top level; left out: the top level when the organization changes, else the current collection.',
+      idInput('Collection').nullish(),
+    ),
+  },
+  payload: SpacePayload,
+  run: (i, ctx) =>
+    sendSpace(
+      ctx,
+      'POST',
+      route`/spaces/${i.spaceId}/transfer`,
+      restBody(
+        { organization: i.organizationId, parent: i.parentId },
+        { clearable: ['parent'], required: 'Give organizationId, parentId or both' },
       ),
-  }),
-  restoreSpace: t.field({
-    type: SpacePayload('restoreSpace', 'The space, live again.'),
-    description: 'Brings back a space deleted in the last 7 days (admins of the space).',
-    args: { input: t.arg({ type: spaceIdInput('RestoreSpace'), required: true, description: 'The space to restore.' }) },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        spaceIdSchema,
-        input,
-        async (i) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/restore`),
-        ctx,
-      ),
-  }),
-  duplicateSpace: t.field({
-    type: SpacePayload('duplicateSpace', 'The copy, placed right after the original.'),
-    description: 'Copies a space, with its settings and direct grants, next to the original (create role).',
-    args: { input: t.arg({ type: spaceIdInput('DuplicateSpace'), required: true, description: 'The space to duplicate.' }) },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        spaceIdSchema,
-        input,
-        async (i) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/duplicate`),
-        ctx,
-      ),
-  }),
-  moveSpace: t.field({
-    type: SpacePayload('moveSpace'),
-    description: 'Moves a space into a collection or to the top level, and/or next to a sibling (admins of the space).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('MoveSpaceInput', {
-          description: 'Where to move the space: give `parentId`, `position` or both.',
-          fields: (f) => ({
-            spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
-            ...moveTargetFields(f),
-          }),
-        }),
-        required: true,
-        description: 'Where to move the space.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ spaceId: idInput('Space'), ...moveTarget }),
-        input,
-        async (i) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/move`, moveBody(i)),
-        ctx,
-      ),
-  }),
-  transferSpace: t.field({
-    type: SpacePayload('transferSpace'),
-    description:
-      'Moves a space to another organization, another collection, or both (admins of the space and of the target organization). Team grants do not follow.',
-    args: {
-      input: t.arg({
-        type: builder.inputType('TransferSpaceInput', {
-          description: 'Where to transfer the space: give `organizationId`, `parentId` or both.',
-          fields: (f) => ({
-            spaceId: f.id({ required: true, description: 'Platform id or global ID of the space.' }),
-            organizationId: f.id({
-              description: 'Target organization (platform id or global ID); left out keeps the current one.',
-            }),
-            parentId: f.id({
-              description:
-                'Collection of the target organization to put it in; null for the top level; left out: the top level when the organization changes, else the current collection.',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'Where to transfer the space.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({
-          spaceId: idInput('Space'),
-          organizationId: idInput('Organization').nullish(),
-          parentId: idInput('Collection').nullish(),
-        }),
-        input,
-        async (i) =>
-          sendSpace(
-            ctx,
-            'POST',
-            route`/spaces/${i.spaceId}/transfer`,
-            restBody(
-              { organization: i.organizationId, parent: i.parentId },
-              { clearable: ['parent'], required: 'Give organizationId, parentId or both' },
-            ),
-          ),
-        ctx,
-      ),
-  }),
-}));
+    ),
+});

@@ -10,17 +10,16 @@ import { team as teamShape, type Team } from '../rest/shapes/teams.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
-import { OrganizationNode } from './organizations.js';
+import { declareMutation, inputField, inputObject } from './mutations.js';
+import { organizationIdField, OrganizationNode } from './organizations.js';
 import {
   deletedPayload,
   idInput,
-  mutate,
   objectPayload,
   permissionsType,
   readTeamId,
   sendDelete,
   TeamRoleEnum,
-  type SchemaTypesOf,
 } from './shared.js';
 
 /** A team as the gateway holds it: the REST team plus the organization it was read from. */
@@ -79,10 +78,18 @@ function teamTarget(teamId: string, organizationId: string | null | undefined, i
   return { organizationId: team.organizationId, teamId: team.teamId };
 }
 
-/** Zod fields naming a team in a mutation input; pair with `resolveTeam` in a transform. */
-export const teamInputFields = {
-  organizationId: z.string().nullish(),
-  teamId: z.string({ message: 'must be the id of a Team' }),
+/** Input fields naming a team in a mutation; pair with `resolveTeam` in the mutation's `check`. */
+export const teamTargetFields = {
+  organizationId: inputField(
+    'ID',
+    'Platform id or global ID of the organization; required when `teamId` is a platform id.',
+    z.string().nullish(),
+  ),
+  teamId: inputField(
+    'ID',
+    'Global ID of the team, or its platform id together with `organizationId`.',
+    z.string({ message: 'must be the id of a Team' }),
+  ),
 };
 
 /**
@@ -168,14 +175,6 @@ const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64,
 
 const TeamPayload = (mutation: string) => objectPayload(mutation, 'team', TeamNode, 'The team after the change.');
 
-/** Input fields naming a team: the GraphQL side of `teamInputFields`. */
-const teamTargetFields = (f: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
-  organizationId: f.id({
-    description: 'Platform id or global ID of the organization; required when `teamId` is a platform id.',
-  }),
-  teamId: f.id({ required: true, description: 'Global ID of the team, or its platform id together with `organizationId`.' }),
-});
-
 /** Sends a write that answers a team of `organizationId`, and primes the loader with it. */
 async function sendTeam(
   ctx: GatewayContext,
@@ -198,231 +197,141 @@ const userRef = idInput('User', 'must be a user id, e-mail address or User globa
 
 const userRefs = z.array(userRef).max(1000, 'must list at most 1000 users');
 
-const TeamMembershipInput = builder.inputType('TeamMembershipInput', {
+const teamMembership = inputObject('TeamMembershipInput', {
   description: 'A user and the role to give them in a team.',
-  fields: (t) => ({
-    user: t.string({ required: true, description: 'User id, e-mail address or User global ID of a member of the organization.' }),
-    role: t.field({ type: TeamRoleEnum, required: true, description: 'Role to give them in the team.' }),
-  }),
+  fields: {
+    user: inputField('String', 'User id, e-mail address or User global ID of a member of the organization.', userRef),
+    role: inputField(TeamRoleEnum, 'Role to give them in the team.', z.enum(TEAM_ROLES)),
+  },
 });
 
-builder.mutationFields((t) => ({
-  createTeam: t.field({
-    type: TeamPayload('createTeam'),
-    description: 'Creates a team in an organization (organization admins).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('CreateTeamInput', {
-          description: 'The team to create.',
-          fields: (f) => ({
-            organizationId: f.id({ required: true, description: 'Platform id or global ID of the organization.' }),
-            title: f.string({ required: true, description: 'Name of the team, 1 to 64 characters (trimmed).' }),
-            memberIds: f.idList({
-              description: 'Members to put in the team right away (user ids or User global IDs, at most 1000).',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'The team to create.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({
-          organizationId: idInput('Organization'),
-          title: teamTitle,
-          memberIds: z
-            .array(
-              z
-                .string()
-                .refine((value) => !value.includes('@'), 'takes user ids; add people by e-mail with updateTeamMembers')
-                .pipe(idInput('User')),
-            )
-            .max(1000, 'must list at most 1000 members')
-            .nullish(),
-        }),
-        input,
-        async (i) => {
-          const body: { title: string; members?: string[] } = { title: i.title };
-          if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];
-          return sendTeam(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/teams`, body);
-        },
-        ctx,
-      ),
-  }),
-  updateTeam: t.field({
-    type: TeamPayload('updateTeam'),
-    description: 'Renames a team (organization admins and team owners).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateTeamInput', {
-          description: 'The team and its new title.',
-          fields: (f) => ({
-            ...teamTargetFields(f),
-            title: f.string({ required: true, description: 'New name, 1 to 64 characters (trimmed).' }),
-          }),
-        }),
-        required: true,
-        description: 'The team and its new title.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ ...teamInputFields, title: teamTitle }).transform(resolveTeam),
-        input,
-        async (i) =>
-          sendTeam(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/teams/${i.teamId}`, { title: i.title }),
-        ctx,
-      ),
-  }),
-  deleteTeam: t.field({
-    type: deletedPayload('deleteTeam', 'True when the team was deleted, false when it did not exist.'),
-    description: 'Deletes a team and the access it granted (organization admins and team owners).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('DeleteTeamInput', {
-          description: 'The team to delete.',
-          fields: teamTargetFields,
-        }),
-        required: true,
-        description: 'The team to delete.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object(teamInputFields).transform(resolveTeam),
-        input,
-        async (i) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}`),
-        ctx,
-      ),
-  }),
-  updateTeamMembers: t.field({
-    type: TeamPayload('updateTeamMembers'),
-    description:
-      'Adds, removes and changes the role of several members of a team at once (organization admins and team owners). A user both added and removed ends up removed.',
-    // The write, then the team as it is after it.
-    extensions: upstream.fetch(2),
-    args: {
-      input: t.arg({
-        type: builder.inputType('UpdateTeamMembersInput', {
-          description: 'The team and the changes to its members; give at least one change.',
-          fields: (f) => ({
-            ...teamTargetFields(f),
-            add: f.stringList({
-              description: 'Users to add as plain members: user ids, e-mail addresses or User global IDs (at most 1000).',
-            }),
-            remove: f.stringList({
-              description: 'Users to remove: user ids, e-mail addresses or User global IDs (at most 1000).',
-            }),
-            memberships: f.field({
-              type: [TeamMembershipInput],
-              description: 'Users to add or keep with a given role (at most 1000, each user once).',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'The team and the changes to its members.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z
-          .object({
-            ...teamInputFields,
-            add: userRefs.nullish(),
-            remove: userRefs.nullish(),
-            memberships: z
-              .array(z.object({ user: userRef, role: z.enum(TEAM_ROLES) }))
-              .max(1000, 'must list at most 1000 users')
-              .nullish(),
-          })
-          .superRefine((value, issues) => {
-            const changes = (value.add?.length ?? 0) + (value.remove?.length ?? 0) + (value.memberships?.length ?? 0);
-            if (changes === 0) issues.addIssue({ code: 'custom', message: 'give at least one of add, remove or memberships' });
-            const seen = new Set<string>();
-            value.memberships?.forEach((membership, index) => {
-              if (seen.has(membership.user)) {
-                issues.addIssue({ code: 'custom', path: ['memberships', index, 'user'], message: 'is listed twice' });
-              }
-              seen.add(membership.user);
-            });
-          })
-          .transform(resolveTeam),
-        input,
-        async (i) => {
-          const body: { add?: string[]; remove?: string[]; memberships?: Record<string, { role: string }> } = {};
-          if (i.add?.length) body.add = i.add;
-          if (i.remove?.length) body.remove = i.remove;
-          if (i.memberships?.length) {
-            body.memberships = Object.fromEntries(i.memberships.map((m) => [m.user, { role: m.role }]));
-          }
-          await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members`, { body });
-          return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
-        },
-        ctx,
-      ),
-  }),
-  setTeamMember: t.field({
-    type: TeamPayload('setTeamMember'),
-    description: 'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
-    extensions: upstream.fetch(2),
-    args: {
-      input: t.arg({
-        type: builder.inputType('SetTeamMemberInput', {
-          description: 'The team, the user and their role.',
-          fields: (f) => ({
-            ...teamTargetFields(f),
-            userId: f.id({ required: true, description: 'User id, e-mail address or User global ID of a member of the organization.' }),
-            role: f.field({
-              type: TeamRoleEnum,
-              description: 'Role in the team; left out, a new member joins as MEMBER and an existing one keeps their role.',
-            }),
-          }),
-        }),
-        required: true,
-        description: 'The team, the user and their role.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z
-          .object({ ...teamInputFields, userId: userRef, role: z.enum(TEAM_ROLES).nullish() })
-          .transform(resolveTeam),
-        input,
-        async (i) => {
-          await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`, {
-            body: i.role ? { role: i.role } : {},
-          });
-          return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
-        },
-        ctx,
-      ),
-  }),
-  removeTeamMember: t.field({
-    type: deletedPayload(
-      'removeTeamMember',
-      'True when the user was removed from the team, false when they were not in it.',
+declareMutation('createTeam', {
+  description: 'Creates a team in an organization (organization admins).',
+  input: 'The team to create.',
+  fields: {
+    organizationId: organizationIdField,
+    title: inputField('String', 'Name of the team, 1 to 64 characters (trimmed).', teamTitle),
+    memberIds: inputField(
+      ['ID'],
+      'Members to put in the team right away (user ids or User global IDs, at most 1000).',
+      z
+        .array(
+          z
+            .string()
+            .refine((value) => !value.includes('@'), 'takes user ids; add people by e-mail with updateTeamMembers')
+            .pipe(idInput('User')),
+        )
+        .max(1000, 'must list at most 1000 members')
+        .nullish(),
     ),
-    description: 'Removes a user from a team (organization admins and team owners).',
-    args: {
-      input: t.arg({
-        type: builder.inputType('RemoveTeamMemberInput', {
-          description: 'The team and the user to remove from it.',
-          fields: (f) => ({
-            ...teamTargetFields(f),
-            userId: f.id({ required: true, description: 'User id, e-mail address or User global ID.' }),
-          }),
-        }),
-        required: true,
-        description: 'The team and the user to remove from it.',
-      }),
-    },
-    resolve: (_root, { input }, ctx) =>
-      mutate(
-        z.object({ ...teamInputFields, userId: userRef }).transform(resolveTeam),
-        input,
-        async (i) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`),
-        ctx,
-      ),
-  }),
-}));
+  },
+  payload: TeamPayload,
+  run: (i, ctx) => {
+    const body: { title: string; members?: string[] } = { title: i.title };
+    if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];
+    return sendTeam(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/teams`, body);
+  },
+});
+
+declareMutation('updateTeam', {
+  description: 'Renames a team (organization admins and team owners).',
+  input: 'The team and its new title.',
+  fields: { ...teamTargetFields, title: inputField('String', 'New name, 1 to 64 characters (trimmed).', teamTitle) },
+  check: (input) => input.transform(resolveTeam),
+  payload: TeamPayload,
+  run: (i, ctx) =>
+    sendTeam(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/teams/${i.teamId}`, { title: i.title }),
+});
+
+declareMutation('deleteTeam', {
+  description: 'Deletes a team and the access it granted (organization admins and team owners).',
+  input: 'The team to delete.',
+  fields: teamTargetFields,
+  check: (input) => input.transform(resolveTeam),
+  payload: (name) => deletedPayload(name, 'True when the team was deleted, false when it did not exist.'),
+  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}`),
+});
+
+declareMutation('updateTeamMembers', {
+  description:
+    'Adds, removes and changes the role of several members of a team at once (organization admins and team owners). A user both added and removed ends up removed.',
+  // The write, then the team as it is after it.
+  extensions: upstream.fetch(2),
+  input: 'The team and the changes to its members; give at least one change.',
+  argument: 'The team and the changes to its members.',
+  fields: {
+    ...teamTargetFields,
+    add: inputField(
+      ['String'],
+      'Users to add as plain members: user ids, e-mail addresses or User global IDs (at most 1000).',
+      userRefs.nullish(),
+    ),
+    remove: inputField(
+      ['String'],
+      'Users to remove: user ids, e-mail addresses or User global IDs (at most 1000).',
+      userRefs.nullish(),
+    ),
+    memberships: inputField(
+      [teamMembership.type],
+      'Users to add or keep with a given role (at most 1000, each user once).',
+      z.array(teamMembership.schema).max(1000, 'must list at most 1000 users').nullish(),
+    ),
+  },
+  check: (input) =>
+    input
+      .superRefine((value, issues) => {
+        const changes = (value.add?.length ?? 0) + (value.remove?.length ?? 0) + (value.memberships?.length ?? 0);
+        if (changes === 0) issues.addIssue({ code: 'custom', message: 'give at least one of add, remove or memberships' });
+        const seen = new Set<string>();
+        value.memberships?.forEach((membership, index) => {
+          if (seen.has(membership.user)) {
+            issues.addIssue({ code: 'custom', path: ['memberships', index, 'user'], message: 'is listed twice' });
+          }
+          seen.add(membership.user);
+        });
+      })
+      .transform(resolveTeam),
+  payload: TeamPayload,
+  run: async (i, ctx) => {
+    const body: { add?: string[]; remove?: string[]; memberships?: Record<string, { role: string }> } = {};
+    if (i.add?.length) body.add = i.add;
+    if (i.remove?.length) body.remove = i.remove;
+    if (i.memberships?.length) {
+      body.memberships = Object.fromEntries(i.memberships.map((m) => [m.user, { role: m.role }]));
+    }
+    await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members`, { body });
+    return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
+  },
+});
+
+declareMutation('setTeamMember', {
+  description: 'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
+  extensions: upstream.fetch(2),
+  input: 'The team, the user and their role.',
+  fields: {
+    ...teamTargetFields,
+    userId: inputField('ID', 'User id, e-mail address or User global ID of a member of the organization.', userRef),
+    role: inputField(
+      TeamRoleEnum,
+      'Role in the team; left out, a new member joins as MEMBER and an existing one keeps their role.',
+      z.enum(TEAM_ROLES).nullish(),
+    ),
+  },
+  check: (input) => input.transform(resolveTeam),
+  payload: TeamPayload,
+  run: async (i, ctx) => {
+    await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`, {
+      body: i.role ? { role: i.role } : {},
+    });
+    return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
+  },
+});
+
+declareMutation('removeTeamMember', {
+  description: 'Removes a user from a team (organization admins and team owners).',
+  input: 'The team and the user to remove from it.',
+  fields: { ...teamTargetFields, userId: inputField('ID', 'User id, e-mail address or User global ID.', userRef) },
+  check: (input) => input.transform(resolveTeam),
+  payload: (name) => deletedPayload(name, 'True when the user was removed from the team, false when they were not in it.'),
+  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`),
+});

@@ -1,0 +1,226 @@
+import type { InputObjectRef, InputTypeParam, ObjectParam, OutputShape } from '@pothos/core';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { isGatewayError, type ErrorCode } from '../errors.js';
+import { builder } from './builder.js';
+import { mutationTypeName, USER_ERROR_CODES, type Payload, type SchemaTypesOf, type UserErrorCode } from './shared.js';
+
+/** One field of an input object: its GraphQL type, its description and the zod check of its value. */
+export interface InputField<C extends z.ZodType = z.ZodType> {
+  /** GraphQL type: a scalar name (`'ID'`), an enum or input object ref, or a list of one (`['ID']`). */
+  readonly type: InputTypeParam<SchemaTypesOf>;
+  /** Description of the field in the schema. */
+  readonly description: string;
+  /** Zod check of the value; also decides whether the field is non-null (see `inputField`). */
+  readonly check: C;
+}
+
+/** The fields of an input object, by name. */
+export type InputFields = Record<string, InputField>;
+
+/** The zod shape of `F`: each field's check under its name. */
+export type ChecksOf<F extends InputFields> = { [K in keyof F]: F[K]['check'] };
+
+/**
+ * Declares an input field once for GraphQL and zod. The field is non-null in GraphQL exactly when
+ * `check` refuses both a missing value and null: `.nullish()`, `.nullable()` or `.optional()` make
+ * it nullable; a check that accepts null but not a missing value (`.nullable()`) makes clients
+ * name the field, even as null.
+ */
+export function inputField<C extends z.ZodType>(
+  type: InputTypeParam<SchemaTypesOf>,
+  description: string,
+  check: C,
+): InputField<C> {
+  return { type, description, check };
+}
+
+/** What `inputObject` declares: the GraphQL input type and the zod schema of its values. */
+export interface InputObject<S extends z.ZodType> {
+  /** The input object type, to use as the `type` of an `inputField`. */
+  type: InputObjectRef<SchemaTypesOf, unknown>;
+  /** The checks of the fields as one object, after `check` when one was given. */
+  schema: S;
+}
+
+/** Options of `inputObject`. */
+export interface InputObjectOptions<F extends InputFields, S extends z.ZodType> {
+  /** Description of the type in the schema. */
+  description: string;
+  /** The fields, each with its type, description and check. */
+  fields: F;
+  /**
+   * Checks and transforms across fields, applied to the object of the field checks: for
+   * example `(object) => object.superRefine(noNull(['title']))` or `.transform(resolveTeam)`.
+   * Called once, when the schema is built.
+   * @default the object of the field checks as it is
+   */
+  check?: (object: z.ZodObject<ChecksOf<F>>) => S;
+}
+
+/** Declares an input object type and the zod schema of its values from one list of fields. */
+export function inputObject<F extends InputFields, S extends z.ZodType = z.ZodObject<ChecksOf<F>>>(
+  name: string,
+  options: InputObjectOptions<F, S>,
+): InputObject<S> {
+  const entries = Object.entries(options.fields);
+  const type = builder.inputType(name, {
+    description: options.description,
+    fields: (t) =>
+      Object.fromEntries(
+        entries.map(([key, field]) => [
+          key,
+          t.field({ type: field.type, required: isRequired(field.check), description: field.description }),
+        ]),
+      ),
+  });
+  const object = z.object(Object.fromEntries(entries.map(([key, field]) => [key, field.check])) as ChecksOf<F>);
+  return { type, schema: options.check ? options.check(object) : (object as unknown as S) };
+}
+
+function isRequired(check: z.ZodType): boolean {
+  const accepts = (value: unknown) => {
+    try {
+      return check.safeParse(value).success;
+    } catch {
+      // A transform that throws on this value does not accept it either.
+      return false;
+    }
+  };
+  return !accepts(undefined) && !accepts(null);
+}
+
+/** The data a mutation answers for the payload type `P`: its fields other than `userErrors`. */
+export type PayloadData<P extends ObjectParam<SchemaTypesOf>> = Omit<OutputShape<SchemaTypesOf, P>, 'userErrors'>;
+
+/** Options of `declareMutation`. */
+export interface MutationOptions<F extends InputFields, S extends z.ZodType, P extends ObjectParam<SchemaTypesOf>> {
+  /** Description of the mutation: what it does and who may do it. */
+  description: string;
+  /** Description of its input type, `<Name>Input`. */
+  input: string;
+  /**
+   * Description of its `input` argument.
+   * @default the description of the input type
+   */
+  argument?: string;
+  /** The input fields, each with its type, description and check (see `inputField`). */
+  fields: F;
+  /**
+   * Checks and transforms across fields, as in `inputObject`; `run` gets what it outputs.
+   * @default the object of the field checks as it is
+   */
+  check?: (object: z.ZodObject<ChecksOf<F>>) => S;
+  /**
+   * The payload type, made from the name of the mutation: for example
+   * `(name) => deletedPayload(name, 'True when …')`, or `objectPayload`, `payloadType`.
+   */
+  payload: (mutation: string) => P;
+  /**
+   * The upstream call, run only with a valid input: answers the fields of the payload other
+   * than `userErrors`. An expected GatewayError it throws becomes a user error.
+   */
+  run: (input: z.output<S>, ctx: GatewayContext) => Promise<PayloadData<P>>;
+  /** Extensions of the mutation field, such as its upstream cost (`upstream.fetch(2)`). */
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * Declares the mutation `name(input: NameInput!): NamePayload!`. The input type and its zod
+ * schema come from `fields` (and `check`), built once with the schema. Each call checks the input
+ * first: zod issues become `BAD_USER_INPUT` user errors naming the field, before any upstream
+ * call; then `run`, whose expected failures (bad input, not found, forbidden, conflict,
+ * precondition failed) become user errors too. Other failures (auth, upstream down) are thrown
+ * as GraphQL errors.
+ *
+ * @example
+ * declareMutation('deleteCollection', {
+ *   description: 'Deletes a collection (admins).',
+ *   input: 'The collection to delete.',
+ *   fields: { collectionId: inputField('ID', 'Platform id or global ID of the collection.', idInput('Collection')) },
+ *   payload: (name) => deletedPayload(name, 'True when the collection was deleted.'),
+ *   run: (i, ctx) => sendDelete(ctx, route`/collections/${i.collectionId}`),
+ * });
+ */
+export function declareMutation<
+  F extends InputFields,
+  P extends ObjectParam<SchemaTypesOf>,
+  S extends z.ZodType = z.ZodObject<ChecksOf<F>>,
+>(name: string, options: MutationOptions<F, S, P>): void {
+  const input = inputObject(mutationTypeName(name, 'Input'), {
+    description: options.input,
+    fields: options.fields,
+    ...(options.check && { check: options.check }),
+  });
+  const payload = options.payload(name);
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: payload,
+      description: options.description,
+      ...(options.extensions && { extensions: options.extensions }),
+      args: {
+        input: t.arg({ type: input.type, required: true, description: options.argument ?? options.input }),
+      },
+      // Pothos cannot follow the generic payload type; `mutate` answers exactly its shape.
+      resolve: (_root, args, ctx) => mutate(input.schema as S, args.input, options.run, ctx) as never,
+    }),
+  );
+}
+
+const EXPECTED: ReadonlySet<ErrorCode> = new Set(USER_ERROR_CODES);
+
+/**
+ * Runs a mutation: parses `input` with `schema` (failures become userErrors naming the field,
+ * before any upstream call), then `run`; expected upstream failures (400, 403, 404, 409, 412)
+ * become userErrors too. Other failures (auth, upstream down) are thrown as GraphQL errors.
+ */
+async function mutate<S extends z.ZodType, R extends object>(
+  schema: S,
+  input: unknown,
+  run: (input: z.infer<S>, ctx: GatewayContext) => Promise<R>,
+  ctx: GatewayContext,
+): Promise<Payload<R>> {
+  try {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      return {
+        userErrors: parsed.error.issues.map((issue) => ({
+          message: issue.message,
+          code: 'BAD_USER_INPUT' as const,
+          field: issue.path.map(String),
+          upstreamStatus: null,
+        })),
+      } as Payload<R>;
+    }
+    return { ...(await run(parsed.data, ctx)), userErrors: [] };
+  } catch (error) {
+    if (isGatewayError(error) && EXPECTED.has(error.code)) {
+      return {
+        userErrors: [
+          {
+            message: error.message,
+            code: error.code as UserErrorCode,
+            field: error.field ?? inputPathOf(error.message, input),
+            upstreamStatus: error.upstreamStatus ?? null,
+          },
+        ],
+      } as Payload<R>;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The input field a platform refusal is about. The platform names REST fields
+ * (`Invalid body field "position.before"`, `Team not found: body field "teams.0"`); the input
+ * names them the GraphQL way: the same name, or `parent` → `parentId`, `teams` → `teamIds`.
+ */
+function inputPathOf(message: string, input: unknown): string[] | null {
+  const match = /(?:body|query) field "([^"]+)"/.exec(message);
+  if (!match || !input || typeof input !== 'object') return null;
+  const [head, ...rest] = match[1]!.split('.');
+  const keys = new Set(Object.keys(input));
+  if (keys.has(head!)) return [head!, ...rest];
+  for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`]) if (keys.has(candidate)) return [candidate, ...rest];
+  return null;
+}
