@@ -12,6 +12,7 @@ import {
   listUnordered,
   paragraph,
   parseDocument,
+  table,
   type Block,
   type JSONDocument,
   type Paragraph,
@@ -367,6 +368,31 @@ describe('mergeContents: documents', () => {
     expect((mergedCode as { nodes: Block[] }).nodes.map(textIn)).toEqual(['ONE', 'two', 'THREE']);
   });
 
+  it('merges edits to different cells of a table, and reports rows added on both sides as one conflict', () => {
+    const store = documentStore();
+    const grid = { ...table(['Name', 'Value'], [['one', '1'], ['two', '2']]), key: 'grid' };
+    const base = documentOf([grid]);
+    const cell = (document: JSONDocument, value: string) => allBlocks(document.nodes).find((block) => block.type === 'paragraph' && textIn(block) === value)!;
+    const baseContent = content([page('p', { documentId: store.put(base) })]);
+    const at = (document: JSONDocument) => content([page('p', { documentId: store.put(document) })]);
+    const live = at(edited(base, (d) => setText(cell(d, '1'), '1 from live')));
+    const request = at(edited(base, (d) => setText(cell(d, 'two'), 'two from request')));
+    const outcome = store.merge(baseContent, live, request, 'merge');
+    expect(outcome.conflicts).toEqual([]);
+    const [merged] = store.get(outcome.content.pages[0]!.documentId).nodes;
+    expect(merged!.data).toEqual(grid.data);
+    expect(allBlocks([merged!]).slice(1).map(textIn)).toEqual(['one', '1 from live', 'two from request', '2']);
+
+    // Rows are the table's own data: a row added on each side is a conflict on the table.
+    const addRow = (name: string) => (d: JSONDocument) => {
+      const own = find(d, 'grid') as typeof grid;
+      own.data.records[name] = { orderIndex: 'z', values: {} };
+    };
+    expect(store.merge(baseContent, at(edited(base, addRow('x'))), at(edited(base, addRow('y'))), 'merge').conflicts).toEqual([
+      { page: 'p', block: 'grid' },
+    ]);
+  });
+
   it('takes a document changed on one side only whole, storing nothing', () => {
     const { store, base, baseContent, withDocument } = onePage();
     const live = withDocument(edited(base, (d) => setText(find(d, 'A'), 'a from live')));
@@ -481,6 +507,41 @@ describe('mergeContents: pages', () => {
     const live = content([page('b', {}, [page('a')])]);
     const request = content([page('a', {}, [page('b')])]);
     expect(store.merge(base, live, request, 'update')).toEqual({ content: request, conflicts: [{ page: 'a', property: 'parent' }] });
+  });
+
+  it('merges a page created on both sides under one id as if its base had nothing set', () => {
+    const store = documentStore();
+    const base = content([page('a')]);
+    const live = content([page('a'), page('n', { title: 'Live', emoji: '1f600' })]);
+    const request = content([page('a'), page('n', { title: 'Request', description: 'Text' })]);
+    expect(store.merge(base, live, request, 'update')).toEqual({
+      content: content([page('a'), page('n', { title: 'Request', emoji: '1f600', description: 'Text' })]),
+      conflicts: [{ page: 'n', property: 'title' }],
+    });
+  });
+
+  it('reports a document removed on one side and edited on the other', () => {
+    const { store, base, baseContent, withDocument } = onePage();
+    const live = content([page('p', { type: 'link', slug: undefined, href: 'https://example.com' })]);
+    const request = withDocument(edited(base, (d) => setText(find(d, 'A'), 'a from request')));
+    // Type, slug and href changed on live only: no conflict. The document is one.
+    const conflicts = [{ page: 'p', property: 'document' }];
+    expect(store.merge(baseContent, live, request, 'merge')).toEqual({ content: live, conflicts });
+    expect(store.merge(baseContent, live, request, 'update')).toEqual({
+      content: content([{ id: 'p', type: 'link', title: 'P', href: 'https://example.com', documentId: request.pages[0]!.documentId, pages: [] }]),
+      conflicts,
+    });
+  });
+
+  it('deletes a page deleted on both sides, and keeps the version of the side that changed a page the other deleted', () => {
+    const store = documentStore();
+    const base = content([page('a'), page('b'), page('c')]);
+    const live = content([page('a', { title: 'A, live' }), page('c')]);
+    const request = content([page('c', { emoji: '1f600' })]);
+    expect(store.merge(base, live, request, 'update')).toEqual({
+      content: content([page('a', { title: 'A, live' }), page('c', { emoji: '1f600' })]),
+      conflicts: [{ page: 'a' }],
+    });
   });
 
   it('merges page properties three-way', () => {
@@ -719,6 +780,65 @@ describe('mergeContents: the whole content', () => {
     // Heading anchors are recomputed on the merged document: unique.
     const anchors = document.nodes.filter((block) => block.type.startsWith('heading')).map((block) => (block as { meta: { id: string } }).meta.id);
     expect(anchors).toEqual(['title', 'title-2', 'title-3']);
+  });
+});
+
+describe('mergeContents: disjoint changes, many times over', () => {
+  /** A small deterministic pseudo-random generator (the same numbers on every run). */
+  function random(seed: number) {
+    let state = seed >>> 0;
+    return (below: number) => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state % below;
+    };
+  }
+
+  it('lands every edit, deletion, insertion and move made on one side only, without conflicts', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const next = random(seed);
+      const store = documentStore();
+      const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+      const base = documentOf(keys.map((key) => para(key, key)));
+      // Each block belongs to one side, which may edit, delete or move it.
+      const owner = new Map(keys.map((key) => [key, next(2) === 0 ? 'live' : 'request']));
+      const expectedText = new Map(keys.map((key) => [key, key]));
+      const deleted = new Set<string>();
+      const inserted: string[] = [];
+      const sideDocument = (side: 'live' | 'request') =>
+        edited(base, (d) => {
+          for (const key of keys) {
+            if (owner.get(key) !== side) continue;
+            const action = next(4);
+            const index = d.nodes.findIndex((block) => block.key === key);
+            if (action === 0) {
+              setText(d.nodes[index]!, `${key} by ${side}`);
+              expectedText.set(key, `${key} by ${side}`);
+            } else if (action === 1) {
+              d.nodes.splice(index, 1);
+              deleted.add(key);
+            } else if (action === 2) {
+              const [moved] = d.nodes.splice(index, 1);
+              d.nodes.splice(next(d.nodes.length + 1), 0, moved!);
+            }
+          }
+          const key = `${side}-new-${next(1000)}`;
+          d.nodes.splice(next(d.nodes.length + 1), 0, para(key, key));
+          inserted.push(key);
+        });
+      const live = content([page('p', { documentId: store.put(sideDocument('live')) })]);
+      const request = content([page('p', { documentId: store.put(sideDocument('request')) })]);
+      const baseContent = content([page('p', { documentId: store.put(base) })]);
+      const outcome = store.merge(baseContent, live, request, 'merge');
+      expect(outcome.conflicts, `seed ${seed}`).toEqual([]);
+      const nodes = store.get(outcome.content.pages[0]!.documentId).nodes;
+      const merged = new Map(nodes.map((block) => [block.key, textIn(block)]));
+      expect(nodes.length, `seed ${seed}`).toBe(merged.size);
+      const expected = new Map([
+        ...keys.filter((key) => !deleted.has(key)).map((key) => [key, expectedText.get(key)!] as const),
+        ...inserted.map((key) => [key, key] as const),
+      ]);
+      expect(new Map([...merged].sort()), `seed ${seed}`).toEqual(new Map([...expected].sort()));
+    }
   });
 });
 

@@ -38,8 +38,9 @@ import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variab
  *   one that `document` cannot find, is a conflict `{ page, property: 'document' }` (the
  *   request's wins), as is a conflicting change to the document's own `data` or `meta`.
  * - Slugs stay unique among siblings: a page that has its slug under the same parent in live
- *   keeps it, the others keep theirs in sibling order while it is free, and a page whose slug
- *   is already taken gets the first free `-2`, `-3`… suffix. This is not a conflict.
+ *   keeps it (it is never renamed), the others keep theirs in sibling order while it is free,
+ *   and a page whose slug is already taken gets the first free `-2`, `-3`… suffix (so of two
+ *   pages added with one slug under one parent, the later one). This is not a conflict.
  * - `createdAt` is live's (else the request's); `updatedAt` is live's when the merged page's
  *   own fields (properties and document) equal live's, and otherwise the newer of live's and
  *   the request's.
@@ -255,8 +256,10 @@ interface Part<T> {
   build(): T[];
 }
 
+/** A part taken as it is from one side. */
 const plainPart = <T>(items: T[]): Part<T> => ({ conflicts: [], build: () => items });
 
+/** The id of a chosen document (a merged one once stored). */
 const documentIdOf = (choice: DocumentChoice): string | undefined => ('pending' in choice ? choice.pending.id : choice.id);
 
 /**
@@ -575,6 +578,7 @@ function blockNodes(block: Block): Block[] | undefined {
   return block.nodes as Block[];
 }
 
+/** The fragments of a block, if it has any. */
 function fragmentsOf(block: Block): Fragment[] | undefined {
   return 'fragments' in block && Array.isArray(block.fragments) ? block.fragments : undefined;
 }
@@ -790,6 +794,7 @@ interface Tree {
   order: string[];
 }
 
+/** Indexes a page tree (a page id met twice keeps its first place). */
 function indexTree(pages: readonly ContentPage[]): Tree {
   const tree: Tree = { pages: new Map(), parent: new Map(), children: new Map(), order: [] };
   const walk = (list: readonly ContentPage[], parent: string | null) => {
@@ -814,7 +819,7 @@ function pageFields(page: ContentPage): Record<string, unknown> {
   return fields;
 }
 
-/** What one side did to the pages of base. */
+/** What one side did to the pages of base (answers are kept per page). */
 class SideChanges {
   private readonly beneath = new Map<string, boolean>();
 
@@ -1047,16 +1052,16 @@ function newest(a: string | undefined, b: string | undefined): string | undefine
 
 /**
  * Makes the slugs of siblings unique (in place): pages that `established` says hold their slug
- * there already keep it first, then the others in order while their slug is free; a taken slug
- * gets the first free `-2`, `-3`… suffix.
+ * there already (in live) keep it, then the others keep theirs in order while it is free; a
+ * taken slug gets the first free `-2`, `-3`… suffix. (Established pages are never renamed, even
+ * if live itself repeats a slug: the merge only settles what it brings together.)
  */
 function uniqueSlugs(ids: readonly string[], fields: Array<Record<string, unknown>>, established: (id: string, slug: string) => boolean): void {
   const slugged = ids.map((id, index) => ({ id, fields: fields[index]! })).filter((page) => typeof page.fields.slug === 'string');
   const wanted = new Set(slugged.map((page) => page.fields.slug as string));
-  const taken = new Set<string>();
   const first = slugged.filter((page) => established(page.id, page.fields.slug as string));
-  const rest = slugged.filter((page) => !first.includes(page));
-  for (const page of [...first, ...rest]) {
+  const taken = new Set(first.map((page) => page.fields.slug as string));
+  for (const page of slugged.filter((candidate) => !first.includes(candidate))) {
     const slug = page.fields.slug as string;
     if (!taken.has(slug)) {
       taken.add(slug);
