@@ -1,5 +1,6 @@
 import { storeFirstRevision } from './content/revisions.js';
 import { seedDemoContent } from './demo-content/seed.js';
+import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -357,6 +358,8 @@ function insertDemoData(db: Db): DemoTokens {
 
   // Real documentation in three spaces, with three revisions each.
   seedDemoContent(db, spaceIds, ago);
+  // Change requests in every state on top of it.
+  seedDemoChangeRequests(db, spaceIds, userIds);
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -463,3 +463,27 @@ describe('templates and PDF', () => {
     expect(new URL(answer.body.url).searchParams.get('revision')).toBe((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision);
   });
 });
+
+describe('demo change requests', () => {
+  it('shows change requests in every state on "Getting started": merged, outdated, conflicting, reviewed, draft, archived', async () => {
+    const spaceId = p.spaceId('Getting started');
+    const all = await Promise.all(
+      (['draft', 'open', 'archived', 'merged'] as const).map(async (status) => (await ada.get(`/spaces/${spaceId}/change-requests`, { status })).body.items),
+    );
+    const [drafts, open, archived, merged] = all as Array<Array<{ id: string; subject: string; outdated: boolean; conversationsIssuesCluster?: string }>>;
+    expect(drafts!.length).toBeGreaterThanOrEqual(1);
+    expect(archived!.length).toBeGreaterThanOrEqual(1);
+    expect(merged!.length).toBeGreaterThanOrEqual(1);
+    expect(open!.filter((item) => item.outdated).length).toBeGreaterThanOrEqual(2);
+    expect(open!.some((item) => item.conversationsIssuesCluster)).toBe(true);
+    const space = (await ada.get(`/spaces/${spaceId}`)).body;
+    expect(space.changeRequests).toBe(drafts!.length + open!.length + archived!.length + merged!.length);
+
+    // One of the outdated requests conflicts with what was merged; merging it changes nothing.
+    const outcomes = await Promise.all(open!.filter((item) => item.outdated).map((item) => ada.post(`/spaces/${spaceId}/change-requests/${item.id}/update`)));
+    expect(outcomes.map((outcome) => outcome.body.result).sort()).toEqual(['conflicts', 'update']);
+    const reviewed = open!.find((item) => item.conversationsIssuesCluster)!;
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/reviews`)).body.items).toMatchObject([{ status: 'approved' }]);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/requested-reviewers`)).body.items).toHaveLength(1);
+  });
+});
