@@ -288,6 +288,15 @@ describe('reviews and merges', () => {
     await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [{ operation: 'insert_page', document: { markdown: '# Glossary\n\nA zygomorphic flower has one plane of symmetry.\n' } }],
     });
+    await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Index\n\nEvery term.\n' } }],
+    });
+    // Its changes are everything it did since it branched, not its last batch alone.
+    const changes = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/changes`)).body.changes;
+    expect(changes.map((change: { type: string; page?: { title: string } }) => [change.type, change.page?.title])).toEqual([
+      ['page_created', 'Glossary'],
+      ['page_created', 'Index'],
+    ]);
     const requested = await dee.post(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`, { users: [p.userId(U.cy)] });
     expect(requested.status).toBe(200);
     expect(requested.body.users).toMatchObject([{ object: 'change-request-requested-reviewer', kind: 'user', user: { id: p.userId(U.cy) } }]);
@@ -317,7 +326,7 @@ describe('reviews and merges', () => {
     const revision = (await ada.get(`/spaces/${spaceId}/revisions/${merged.body.revision}`)).body;
     expect(revision).toMatchObject({ type: 'merge', parents: [request.revisionInitial, request.revision] });
     const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages.map((page: { title: string }) => page.title);
-    expect(pages).toEqual(['Guide', 'Glossary']);
+    expect(pages).toEqual(['Guide', 'Glossary', 'Index']);
     const found = await ada.get(`/spaces/${spaceId}/search`, { query: 'zygomorphic' });
     expect(found.body.items.map((item: { title: string }) => item.title)).toEqual(['Glossary']);
 

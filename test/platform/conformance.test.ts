@@ -346,6 +346,7 @@ describe('Change requests', () => {
     await call(`GET ${R}/content/path/*`, { ...params, '*': 'new-page' }, 200);
     await call(`GET ${R}/content/path`, params, 200);
     await call(`GET ${R}/pdf`, params, 200);
+    await call(`GET ${R}/changes`, params, 200);
     await call(`POST ${R}/content`, params, 400, { body: { changes: [] } });
     const snippet = putDocument(p.db, spaceId, textDocument([[0, 'Shared.']]));
     const request = p.db.prepare('SELECT revision FROM change_requests WHERE id = ?').pluck(true).get(cr) as string;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
-import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type ContentRef, type Revision } from '../content/revisions.js';
+import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type ContentRef, type Revision, type RevisionContent } from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
 import type { Block, ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
@@ -14,7 +14,7 @@ import { booleanParam, notFound, pageFromArray, pageParams, pageWindow, parseQue
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
+import { baseRevision, changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
 
 /** A document with no content: the body of a page that has none. */
 const EMPTY_DOCUMENT = Object.freeze({ object: 'document', data: {}, nodes: [] });
@@ -236,18 +236,31 @@ export function contentRoutes(app: FastifyInstance): void {
   app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', async (request) =>
     fileAnswer(request, request.params),
   );
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', async (request) => {
-    const query = parseQuery(changesQuery, request.query);
-    const { revision } = revisionOf(request, request.params, query.shareKey);
-    const parentId = revision.parents[0];
-    const parent = parentId ? loadRevision(request.ctx.db, revision.spaceId, parentId) : undefined;
-    const changes = semanticChanges(parent?.content ?? EMPTY_CONTENT, revision.content);
-    const limit = query.limit ?? 10;
+  /** The semantic changes from `before` to `after`, the first `limit` of them. */
+  function changesAnswer(request: FastifyRequest, before: RevisionContent, after: RevisionContent, limit: number) {
+    const changes = semanticChanges(before, after);
     const { db, links } = request.ctx;
     return {
       changes: changes.slice(0, limit).map((change) => changeJson(change, (file) => downloadUrl(db, links, file))),
       more: Math.max(0, changes.length - limit),
     };
+  }
+
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', async (request) => {
+    const query = parseQuery(changesQuery, request.query);
+    const { revision } = revisionOf(request, request.params, query.shareKey);
+    const parentId = revision.parents[0];
+    const parent = parentId ? loadRevision(request.ctx.db, revision.spaceId, parentId) : undefined;
+    return changesAnswer(request, parent?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
+  });
+
+  // A change request's changes: from the live revision it is based on to its content.
+  app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/changes', async (request) => {
+    const query = parseQuery(changesQuery, request.query);
+    const { space, revision } = revisionOf(request, request.params);
+    const changeRequest = requireChangeRequest(request.ctx.db, space.id, request.params.changeRequestId);
+    const base = loadRevision(request.ctx.db, space.id, baseRevision(changeRequest));
+    return changesAnswer(request, base?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
   });
   /** Where a page or a file of this revision lives (`ContentLocation`), as link reports and backlinks show it. */
   function locations(request: FastifyRequest, space: SpaceRow, revision: Revision) {
