@@ -14,6 +14,7 @@ describe('configuration', () => {
       PLATFORM_PORT: 4010,
       PLATFORM_HOST: '127.0.0.1',
       PLATFORM_DELAY_MS: 0,
+      PLATFORM_ALLOW_PRIVATE_URLS: false,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
       MAX_REQUEST_BYTES: 1_048_576,
