@@ -5,6 +5,7 @@ import './organizations.js';
 import './collections.js';
 import './spaces.js';
 import './content/index.js';
+import './change-requests.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

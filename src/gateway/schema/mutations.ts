@@ -56,6 +56,12 @@ export interface InputObjectOptions<F extends InputFields, S extends z.ZodType> 
    * @default the object of the field checks as it is
    */
   check?: (object: z.ZodObject<ChecksOf<F>>) => S;
+  /**
+   * A `@oneOf` input: clients set exactly one of its fields (GraphQL validates it). Every field
+   * must then be nullable.
+   * @default false
+   */
+  oneOf?: boolean;
 }
 
 /** Declares an input object type and the zod schema of its values from one list of fields. */
@@ -66,6 +72,7 @@ export function inputObject<F extends InputFields, S extends z.ZodType = z.ZodOb
   const entries = Object.entries(options.fields);
   const type = builder.inputType(name, {
     description: options.description,
+    ...(options.oneOf ? { isOneOf: true as const } : {}),
     fields: (t) =>
       Object.fromEntries(
         entries.map(([key, field]) => [

@@ -263,13 +263,14 @@ const RevisionChange = builder.unionType('RevisionChange', {
   resolveType: (change) => CHANGE_TYPENAMES[change.type],
 });
 
-interface RevisionChangesHeld {
+export interface RevisionChangesHeld {
   changes: Array<SemanticChange & { revision: RevisionHeld }>;
   more: number;
 }
 
-const RevisionChanges = builder.objectRef<RevisionChangesHeld>('RevisionChanges').implement({
-  description: 'What a revision changed compared with its first parent (everything, for the first revision of a space).',
+export const RevisionChanges = builder.objectRef<RevisionChangesHeld>('RevisionChanges').implement({
+  description:
+    'What a revision changed compared with its first parent (everything, for the first revision of a space), or what a change request changed since the live content it is based on.',
   fields: (t) => ({
     changes: t.field({ type: [RevisionChange], description: 'The changes, by kind, up to `limit`.', resolve: (c) => c.changes as never }),
     more: t.int({ description: 'How many more changes there are beyond `limit`.', resolve: (c) => c.more }),

@@ -131,12 +131,43 @@ const SearchSpaceConnection = builder.connectionObject(
   { name: 'SearchSpaceResultEdge', description: 'A space with results, with its cursor.' },
 );
 
-const PdfExport = builder.objectRef<{ url: string }>('PdfExport').implement({
+/** A PDF URL as the platform answers it, with when it was asked. */
+export interface PdfExportHeld {
+  url: string;
+  askedAt: number;
+}
+
+/** The PDF URLs of the platform are valid one hour. */
+const PDF_URL_VALIDITY_MS = 60 * 60 * 1000;
+
+export const PdfExport = builder.objectRef<PdfExportHeld>('PdfExport').implement({
   description: 'A PDF of content, to download.',
   fields: (t) => ({
     url: t.exposeString('url', { description: 'Temporary URL (valid one hour, signed: no token needed) that serves the PDF.' }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      description: 'When the URL stops working: the expiry it carries, or one hour after it was asked for.',
+      resolve: (pdf) => {
+        const carried = Number(new URL(pdf.url).searchParams.get('expires'));
+        return new Date(Number.isFinite(carried) && carried > 0 ? carried * 1000 : pdf.askedAt + PDF_URL_VALIDITY_MS).toISOString();
+      },
+    }),
   }),
 });
+
+/** Asks the platform for a PDF URL at `path`. */
+export async function pdfExportAt(ctx: GatewayContext, path: string, query: { page?: string | undefined; only?: boolean | undefined }): Promise<PdfExportHeld> {
+  const askedAt = Date.now();
+  const answer = await ctx.api.get(path, pdfExport, query);
+  return { url: answer.url, askedAt };
+}
+
+/** The `pageId` argument of a PDF export as a platform page id. */
+export function pdfPage(pageId: string | null | undefined, spaceId: string): string | undefined {
+  const page = pageId == null ? undefined : revisionPartId(String(pageId), PAGE_NODE_TYPENAMES, spaceId);
+  if (page === '') throw notFound('Page', String(pageId));
+  return page;
+}
 
 builder.objectFields(SpaceNode, (t) => ({
   search: t.connection(
@@ -154,18 +185,13 @@ builder.objectFields(SpaceNode, (t) => ({
   ),
   pdf: t.field({
     type: PdfExport,
-    nullable: true,
     description: 'A PDF of the current content of the space, or of one page (with or without the pages nested in it).',
     args: {
       pageId: t.arg.id({ description: 'Platform id or global ID of a document page to print instead of the whole space.' }),
       only: t.arg.boolean({ description: 'With `pageId`: print that page alone, without the pages nested in it.' }),
     },
     extensions: upstream.fetch(1),
-    resolve: (space, args, ctx) => {
-      const page = args.pageId == null ? undefined : revisionPartId(String(args.pageId), PAGE_NODE_TYPENAMES);
-      if (page === '') throw notFound('Page', String(args.pageId));
-      return ctx.api.get(route`/spaces/${space.id}/pdf`, pdfExport, { page, only: args.only ?? undefined });
-    },
+    resolve: (space, args, ctx) => pdfExportAt(ctx, route`/spaces/${space.id}/pdf`, { page: pdfPage(args.pageId, space.id), only: args.only ?? undefined }),
   }),
 }));
 
