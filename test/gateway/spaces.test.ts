@@ -576,6 +576,57 @@ describe('space mutations', () => {
     });
   });
 
+  it('updateSpace sets merge rules of every kind, in order, and refuses users on rules that name none', async () => {
+    const id = await restSpace({ title: 'Rules of every kind' });
+    const mutation = `mutation UpdateSpaceRules($input: UpdateSpaceInput!) {
+      updateSpace(input: $input) { space { mergeRules { type rules { rule reviewers { platformId } } } } userErrors { message code field upstreamStatus } }
+    }`;
+    const answer = await run(mutation, {
+      input: {
+        spaceId: id,
+        mergeRules: {
+          type: 'RULES',
+          rules: [
+            { kind: 'REQUIRE_AT_LEAST_ONE_APPROVED_REVIEW' },
+            { kind: 'REQUIRE_ONE_OF_SPECIFIC_REVIEWERS', reviewerIds: [userId(U.cy), userId(U.dee)] },
+            { kind: 'ALLOW_BYPASS', reviewerIds: [encodeGlobalID('User', userId(U.ada))] },
+          ],
+        },
+      },
+    });
+    expect(answer.data.updateSpace).toEqual({
+      space: {
+        mergeRules: {
+          type: 'RULES',
+          rules: [
+            { rule: 'REQUIRE_AT_LEAST_ONE_APPROVED_REVIEW', reviewers: [] },
+            { rule: 'REQUIRE_ONE_OF_SPECIFIC_REVIEWERS', reviewers: [{ platformId: userId(U.cy) }, { platformId: userId(U.dee) }] },
+            { rule: 'ALLOW_BYPASS', reviewers: [{ platformId: userId(U.ada) }] },
+          ],
+        },
+      },
+      userErrors: [],
+    });
+    const refused = await run(mutation, {
+      input: { spaceId: id, mergeRules: { type: 'RULES', rules: [{ kind: 'REQUIRE_AUTHOR_TO_MERGE', reviewerIds: [userId(U.cy)] }, { kind: 'ALLOW_BYPASS' }] } },
+    });
+    expect(refused).toMatchObject({
+      data: {
+        updateSpace: {
+          space: null,
+          userErrors: [
+            { code: 'BAD_USER_INPUT', field: ['mergeRules', 'rules', '0', 'reviewerIds'] },
+            { code: 'BAD_USER_INPUT', field: ['mergeRules', 'rules', '1', 'reviewerIds'] },
+          ],
+        },
+      },
+      upstream: 0,
+    });
+    // Rules the embedded platform cannot evaluate are refused by it, not silently stored.
+    const custom = await run(mutation, { input: { spaceId: id, mergeRules: { type: 'RULES', rules: [{ kind: 'CUSTOM' }] } } });
+    expect(custom.data.updateSpace.userErrors).toMatchObject([{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }]);
+  });
+
   it('updateSpace rejects bad input without a request, and a reader with FORBIDDEN', async () => {
     const mutation = `mutation UpdateSpaceFails($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { title } userErrors { message code field upstreamStatus } } }`;
     const id = spaceId(S.public);

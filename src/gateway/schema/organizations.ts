@@ -44,14 +44,30 @@ export const MergeRulesTypeEnum = builder.enumType('MergeRulesType', {
   },
 });
 
+/** The kinds of merge rules, with what each requires. */
+const MERGE_RULE_KINDS = {
+  require_specific_reviewers: 'Every listed user must approve the change request.',
+  require_one_of_specific_reviewers: 'At least one of the listed users must approve the change request.',
+  allow_bypass: 'The listed users may merge whatever the other rules say.',
+  require_at_least_one_review: 'The change request needs at least one review.',
+  require_at_least_one_approved_review: 'The change request needs at least one approval.',
+  require_all_reviews_approved: 'Every review given (not those only requested) must be an approval.',
+  require_up_to_date_change_request: 'The change request must be up to date with the live content.',
+  require_change_request_subject: 'The change request must have a subject.',
+  require_change_request_description: 'The change request must have a description.',
+  require_author_to_merge: 'Only the author of the change request may merge it.',
+  require_agent_review: 'An automated review must pass (not evaluated by the embedded platform, which refuses it).',
+  custom: 'A custom expression must hold (not evaluated by the embedded platform, which refuses it).',
+} as const;
+
+/** Merge rules that name users. */
+const USER_RULES: ReadonlySet<string> = new Set(['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass']);
+
 export const MergeRuleKindEnum = builder.enumType('MergeRuleKind', {
   description: 'A kind of merge rule.',
-  values: {
-    REQUIRE_SPECIFIC_REVIEWERS: {
-      value: 'require_specific_reviewers',
-      description: 'One of the listed users must approve the change request.',
-    },
-  },
+  values: Object.fromEntries(
+    Object.entries(MERGE_RULE_KINDS).map(([value, description]) => [value.toUpperCase(), { value, description }]),
+  ) as { [K in keyof typeof MERGE_RULE_KINDS as Uppercase<K>]: { value: K; description: string } },
 });
 
 type MergeRuleShape = { rule: string; users?: string[] | undefined };
@@ -62,12 +78,12 @@ const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
     rule: t.field({
       type: MergeRuleKindEnum,
       description: 'Kind of rule.',
-      resolve: (rule) => rule.rule as 'require_specific_reviewers',
+      resolve: (rule) => rule.rule as keyof typeof MERGE_RULE_KINDS,
     }),
     reviewers: t.field({
       type: [UserNode],
       nullable: { list: false, items: true },
-      description: 'Users whose approval the rule requires; an entry is null (with an error) when that user is no longer visible.',
+      description: 'Users the rule names (reviewers, or who may bypass the rules); empty for rules that name none. An entry is null (with an error) when that user is no longer visible.',
       extensions: upstream.links(DEFAULT_LIST_ITEMS),
       resolve: (rule, _args, _ctx, info) =>
         (rule.users ?? []).filter((id) => id !== '').map((id) => linkTo(UserNode, id, info)),
@@ -87,15 +103,36 @@ export const MergeRulesType = builder.objectRef<MergeRules>('MergeRules').implem
   }),
 });
 
+const mergeRule = inputObject('MergeRuleInput', {
+  description: 'One merge rule: its kind, and the users it names for the kinds that name users.',
+  fields: {
+    kind: inputField(MergeRuleKindEnum, 'Kind of rule.', z.enum(Object.keys(MERGE_RULE_KINDS) as [keyof typeof MERGE_RULE_KINDS])),
+    reviewerIds: inputField(
+      ['ID'],
+      'Users (ids or global IDs) the rule names: required for REQUIRE_SPECIFIC_REVIEWERS, REQUIRE_ONE_OF_SPECIFIC_REVIEWERS and ALLOW_BYPASS, refused for the others.',
+      z.array(idInput('User')).max(100).nullish(),
+    ),
+  },
+  check: (object) =>
+    object
+      .superRefine((value, ctx) => {
+        const named = USER_RULES.has(value.kind);
+        if (named && !value.reviewerIds?.length) ctx.addIssue({ code: 'custom', path: ['reviewerIds'], message: 'this kind of rule needs at least one user' });
+        if (!named && value.reviewerIds?.length) ctx.addIssue({ code: 'custom', path: ['reviewerIds'], message: 'this kind of rule names no users' });
+      })
+      .transform((value) => (USER_RULES.has(value.kind) ? { rule: value.kind, users: value.reviewerIds! } : { rule: value.kind })),
+});
+
 const mergeRules = inputObject('MergeRulesInput', {
-  description: 'Approval rules: a type, plus reviewers when the type is RULES.',
+  description: 'Approval rules: a type, plus the rules when the type is RULES (as `rules`, or the shorthand `requiredReviewers`).',
   fields: {
     type: inputField(MergeRulesTypeEnum, 'Kind of configuration.', z.enum(['inherit', 'none', 'rules'])),
     requiredReviewers: inputField(
       ['ID'],
-      'With RULES: users (ids or global IDs) of whom one must approve. Leave empty for no rule.',
+      'With RULES: users (ids or global IDs) who must all approve, as one REQUIRE_SPECIFIC_REVIEWERS rule. Leave empty for no such rule.',
       z.array(idInput('User')).max(100).nullish(),
     ),
+    rules: inputField([mergeRule.type], 'With RULES: the rules, in order (all must pass; a bypass rule lets its users through).', z.array(mergeRule.schema).max(50).nullish()),
   },
 });
 
@@ -111,14 +148,18 @@ export function mergeRulesInput(allowInherit: boolean) {
       if (value.type !== 'rules' && value.requiredReviewers?.length) {
         ctx.addIssue({ code: 'custom', path: ['requiredReviewers'], message: 'only allowed with type RULES' });
       }
+      if (value.type !== 'rules' && value.rules?.length) {
+        ctx.addIssue({ code: 'custom', path: ['rules'], message: 'only allowed with type RULES' });
+      }
     })
     .transform((value): MergeRules =>
       value.type === 'rules'
         ? {
             type: 'rules',
-            rules: value.requiredReviewers?.length
-              ? [{ rule: 'require_specific_reviewers', users: value.requiredReviewers }]
-              : [],
+            rules: [
+              ...(value.requiredReviewers?.length ? [{ rule: 'require_specific_reviewers', users: value.requiredReviewers }] : []),
+              ...(value.rules ?? []),
+            ],
           }
         : { type: value.type },
     );
