@@ -547,6 +547,7 @@ async function content(): Promise<void> {
     commit(` (edit ${edit})`);
     editBytes.push(storedBytes(db) - was);
   }
+  const merges = await mergeRounds(db, spaceId, (text) => body('ch3s1', text));
   db.close();
   rmSync(dataDir, { recursive: true, force: true });
   console.log(`\n## Content\n`);
@@ -555,8 +556,65 @@ async function content(): Promise<void> {
   console.log(`| bytes stored for a 200-page space (12 paragraphs a page) | ${spaceBytes.toLocaleString('en')} |`);
   console.log(`| bytes stored per revision of a one-paragraph edit (median of 5) | ${percentile(editBytes, 50).toLocaleString('en')} |`);
   assert.ok(percentile(editBytes, 50) < spaceBytes / 50, 'an edit stores more than a fiftieth of the space');
+  console.log(`| change request batch: one page rewritten as markdown, 200-page space, p50 / p99 ms | ${ms(percentile(merges.edit, 50))} / ${ms(percentile(merges.edit, 99))} |`);
+  console.log(`| merge of that change request after a live edit elsewhere (three-way), p50 / p99 ms | ${ms(percentile(merges.merge, 50))} / ${ms(percentile(merges.merge, 99))} |`);
+  console.log(`| bytes stored by such a merge (median) | ${percentile(merges.bytes, 50).toLocaleString('en')} |`);
 
   for (const delay of [0, DELAY]) await contentQueriesAt(delay);
+}
+
+/**
+ * Change requests on the 200-page space: each round opens one, rewrites a page of it as markdown
+ * (timed), moves the live content on elsewhere, then merges it (timed, a three-way merge since the
+ * live content moved), checking that both edits are live.
+ */
+async function mergeRounds(db: import('../src/platform/store/db.js').Db, spaceId: string, pageBody: (text: string) => unknown) {
+  const { createChangeRequest, baseRevision } = await import('../src/platform/change-requests/store.js');
+  const { applyContentChanges } = await import('../src/platform/change-requests/edits.js');
+  const { mergeChangeRequest } = await import('../src/platform/change-requests/merging.js');
+  const { getDocument, loadRevision, putDocument, storeRevision, storedBytes } = await import('../src/platform/content/revisions.js');
+  const { setCurrentRevision } = await import('../src/platform/content/current.js');
+  const { updateChangeRequest } = await import('../src/platform/change-requests/store.js');
+  const user = db.prepare("SELECT * FROM users WHERE email = 'ada@acme.test'").get() as import('../src/platform/rows.js').UserRow;
+  const space = () => db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as import('../src/platform/rows.js').SpaceRow;
+  const times = { edit: [] as number[], merge: [] as number[], bytes: [] as number[] };
+  for (let round = 0; round < 20; round += 1) {
+    const request = createChangeRequest(db, space(), user, { subject: `Round ${round}` });
+    const markdown = `# Section 3.1\n\n${Array.from({ length: 12 }, (_, index) => `Paragraph ${index}${index === 2 ? `, rewritten in round ${round}` : ''}.`).join('\n\n')}\n`;
+    let started = performance.now();
+    db.transaction(() => {
+      const current = loadRevision(db, spaceId, request.revision)!;
+      const applied = applyContentChanges([{ operation: 'update_page', page: 'ch3s1', document: { markdown } }], {
+        db,
+        spaceId,
+        content: current.content,
+        baseRevision: baseRevision(request),
+        revisionContent: (id) => loadRevision(db, spaceId, id)?.content,
+        files: new Map(),
+        at: new Date().toISOString(),
+      });
+      const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content: applied.content, createdAt: new Date().toISOString() });
+      updateChangeRequest(db, request, { revision });
+    })();
+    times.edit.push(performance.now() - started);
+    // The live content moves on: another page changes.
+    const live = loadRevision(db, spaceId, space().revision)!;
+    const pages = live.content.pages.map((chapter) =>
+      chapter.id === 'ch9' ? { ...chapter, documentId: putDocument(db, spaceId, pageBody(`live edit ${round}`)) } : chapter,
+    );
+    setCurrentRevision(db, spaceId, storeRevision(db, { spaceId, type: 'edits', parents: [live.id], content: { ...live.content, pages }, createdAt: new Date().toISOString() }));
+    const before = storedBytes(db);
+    started = performance.now();
+    const answer = mergeChangeRequest(db, spaceId, request.id, user);
+    times.merge.push(performance.now() - started);
+    times.bytes.push(storedBytes(db) - before);
+    assert.equal(answer.result, 'merge');
+    const merged = loadRevision(db, spaceId, space().revision)!;
+    const section = merged.content.pages.find((chapter) => chapter.id === 'ch3')!.pages.find((page) => page.id === 'ch3s1')!;
+    assert.match(JSON.stringify(getDocument(db, spaceId, section.documentId!)), new RegExp(`rewritten in round ${round}`));
+    assert.equal(merged.content.pages.find((chapter) => chapter.id === 'ch9')!.documentId, pages.find((chapter) => chapter.id === 'ch9')!.documentId);
+  }
+  return times;
 }
 
 /** Content queries on the demo "Getting started" space, `delayMs` injected per upstream request. */
