@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { pngImage } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const U = DEMO.users;
@@ -237,5 +238,435 @@ describe('change requests through the graph', () => {
     expect(data.space.drafts.totalCount).toBeGreaterThanOrEqual(1);
     expect(data.space.merged.nodes[0].revisionMerged.platformId).toEqual(expect.any(String));
     expect(data.organization.changeRequests.totalCount).toBeGreaterThanOrEqual(data.space.open.totalCount);
+  });
+});
+
+/** The paths the platform received for the last operation, with `spaceId` written `S`. */
+const pathsOf = (result: { upstreamRequests: string[] }, spaceId: string) =>
+  result.upstreamRequests.map((request) => request.split(spaceId).join('S'));
+
+describe('upstream requests of change request reads', () => {
+  const GETTING_STARTED = 'Getting started';
+
+  it('lists the change requests of a space in two requests: createdBy is embedded, the space id free', async () => {
+    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const result = await g.gql(
+      `query ($id: ID!) { space(id: $id) { id changeRequests { nodes { number subject createdBy { displayName } space { id } } } } }`,
+      { id: spaceId },
+    );
+    expect(result.errors).toBeUndefined();
+    const { space } = result.data;
+    // The open ones of the demo: the outdated one, the conflicting one, the reviewed one (newest first).
+    expect(space.changeRequests.nodes).toEqual([
+      { number: 4, subject: 'Explain the most common install errors', createdBy: { displayName: 'Dee Alvarez' }, space: { id: space.id } },
+      { number: 3, subject: 'Shorter quickstart introduction', createdBy: { displayName: 'Dee Alvarez' }, space: { id: space.id } },
+      { number: 2, subject: 'Document the log level setting', createdBy: { displayName: 'Dee Alvarez' }, space: { id: space.id } },
+    ]);
+    // The space (`space(id:)` reads it), then the list: each change request embeds its creator,
+    // and a link that asks only the key of its space reads nothing.
+    expect(pathsOf(result, spaceId)).toEqual(['GET /v1/spaces/S', 'GET /v1/spaces/S/change-requests?limit=50']);
+    expect(result.upstream).toBe(2);
+  });
+
+  it("reads a change request's page titles in three requests: the space, the change request, its revision's tree", async () => {
+    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const result = await g.gql(
+      `query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { content { pages { title } } } } }`,
+      { id: spaceId },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data.space.changeRequest.content.pages.map((page: { title: string }) => page.title)).toContain('Quickstart');
+    const { revision } = (await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { revision { platformId } } } }`, { id: spaceId })).space.changeRequest;
+    // Asked only for its pages, the content reads the tree of the revision alone (not the whole
+    // revision, not the change request's `…/content` routes: it is a revision of the space).
+    expect(pathsOf(result, spaceId)).toEqual([
+      'GET /v1/spaces/S',
+      'GET /v1/spaces/S/change-requests/1',
+      `GET /v1/spaces/S/revisions/${revision.platformId}/pages`,
+    ]);
+    expect(result.upstream).toBe(3);
+  });
+
+  it('hands out the revisions of a change request as links: asked only their keys, they cost nothing', async () => {
+    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequests(status: MERGED) { nodes { id platformId } } } }`, { id: spaceId });
+    const merged = listed.space.changeRequests.nodes[0];
+    const result = await g.gql(
+      `query ($id: ID!) {
+        node(id: $id) {
+          ... on ChangeRequest { revision { id platformId } revisionInitial { platformId } revisionMerged { platformId } revisionMergedAncestor { platformId } }
+        }
+      }`,
+      { id: merged.id },
+    );
+    expect(result.errors).toBeUndefined();
+    const node = result.data.node;
+    expect(node).toEqual({
+      revision: { id: expect.any(String), platformId: expect.any(String) },
+      revisionInitial: { platformId: expect.any(String) },
+      revisionMerged: { platformId: expect.any(String) },
+      revisionMergedAncestor: null,
+    });
+    expect(new Set([node.revision.platformId, node.revisionInitial.platformId, node.revisionMerged.platformId]).size).toBe(3);
+    // The change request only: every revision is its key.
+    expect(pathsOf(result, spaceId)).toEqual([`GET /v1/spaces/S/change-requests/${merged.platformId}`]);
+    expect(result.upstream).toBe(1);
+  });
+
+  it('refetches a change request by its global ID in one request', async () => {
+    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId } } }`, { id: spaceId });
+    const result = await g.gql(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { subject } } }`, { id: listed.space.changeRequest.id });
+    expect(result.errors).toBeUndefined();
+    expect(result.data.node).toEqual({ subject: 'Explain the most common install errors' });
+    // The global ID carries the space: no read of the space first.
+    expect(pathsOf(result, spaceId)).toEqual([`GET /v1/spaces/S/change-requests/${listed.space.changeRequest.platformId}`]);
+    expect(result.upstream).toBe(1);
+  });
+
+  it('reads the changes of a change request in two requests more: the changes and its revision', async () => {
+    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId revision { platformId } } } }`, { id: spaceId });
+    const { id, platformId, revision } = listed.space.changeRequest;
+    const result = await g.gql(
+      `query ($id: ID!) {
+        node(id: $id) {
+          ... on ChangeRequest {
+            changes {
+              more
+              changes { __typename ... on PageCreatedChange { page { title parent { title } } } }
+            }
+          }
+        }
+      }`,
+      { id },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data.node.changes).toEqual({
+      more: 0,
+      changes: [{ __typename: 'PageCreatedChange', page: { title: 'Common install errors', parent: { title: 'Installation' } } }],
+    });
+    // The change request (node), then together its changes and its revision (read whole, once:
+    // the pages of the changes and their parents are in it).
+    expect(pathsOf(result, spaceId)).toEqual([
+      `GET /v1/spaces/S/change-requests/${platformId}`,
+      `GET /v1/spaces/S/change-requests/${platformId}/changes?limit=10`,
+      `GET /v1/spaces/S/revisions/${revision.platformId}`,
+    ]);
+    expect(result.upstream).toBe(3);
+  });
+
+  it('reads the space of a list of change requests once, however many there are', async () => {
+    const { spaceGlobalId, spaceId } = await freshSpace('Counted requests');
+    const N = 4;
+    for (let index = 1; index <= N; index++) await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: `Request ${index}` }, as(U.dee));
+    const node = { createdBy: { displayName: 'Dee Alvarez' }, space: { title: 'Counted requests' } };
+
+    const ofSpace = await g.gql(
+      `query ($id: ID!) { space(id: $id) { changeRequests(status: DRAFT) { nodes { createdBy { displayName } space { title } } } } }`,
+      { id: spaceGlobalId },
+    );
+    expect(ofSpace.errors).toBeUndefined();
+    expect(ofSpace.data.space.changeRequests.nodes).toEqual(Array.from({ length: N }, () => node));
+    // The space read by `space(id:)` is the one each change request links to: two requests for N.
+    expect(pathsOf(ofSpace, spaceId)).toEqual(['GET /v1/spaces/S', 'GET /v1/spaces/S/change-requests?limit=50&status=draft']);
+    expect(ofSpace.upstream).toBe(2);
+
+    const ofOrganization = await g.gql(
+      `query { organization(id: "acme") { changeRequests(status: DRAFT) { nodes { createdBy { displayName } space { id title } } } } }`,
+    );
+    expect(ofOrganization.errors).toBeUndefined();
+    const nodes = ofOrganization.data.organization.changeRequests.nodes as Array<{ space: { id: string; title: string } }>;
+    expect(nodes.filter((item) => item.space.id === spaceGlobalId)).toHaveLength(N);
+    const spaces = new Set(nodes.map((item) => item.space.id));
+    expect(nodes.length).toBeGreaterThan(spaces.size);
+    // The organization, the list, then each distinct space once (not once per change request).
+    expect(ofOrganization.upstream).toBe(2 + spaces.size);
+    expect(ofOrganization.upstreamRequests.filter((request) => request === `GET /v1/spaces/${spaceId}`)).toHaveLength(1);
+  });
+});
+
+/** The titles of a page tree, nested pages after their parent's title. */
+type Titled = { title: string; children?: Titled[] };
+const titles = (pages: Titled[]): unknown[] =>
+  pages.map((page) => (page.children && page.children.length > 0 ? [page.title, titles(page.children)] : page.title));
+
+const TREE = `pages { title children { title children { title } } }`;
+
+describe('more change request behaviour through the graph', () => {
+  it('applies a template to the live content, and to a change request only', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL templates');
+    const live = await ok(
+      `mutation ($s: ID!) {
+        applySpaceTemplate(input: { spaceId: $s, templateId: "changelog" }) {
+          space { title content { ${TREE} } }
+          changeRequest { id }
+          userErrors { message code field }
+        }
+      }`,
+      { s: spaceGlobalId },
+    );
+    expect(live.applySpaceTemplate.changeRequest).toBeNull();
+    expect(live.applySpaceTemplate.space.title).toBe('GraphQL templates');
+    expect(titles(live.applySpaceTemplate.space.content.pages)).toEqual(['Guide', ['Changelog', ['Version 1.1', 'Version 1.0']]]);
+
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'API docs' })).createChangeRequest.changeRequest;
+    const onRequest = await ok(
+      `mutation ($s: ID!, $cr: ID!) {
+        applySpaceTemplate(input: { spaceId: $s, changeRequestId: $cr, templateId: "api-reference" }) {
+          changeRequest { id number content { ${TREE} } }
+          userErrors { message code field }
+        }
+      }`,
+      { s: spaceGlobalId, cr: cr.id },
+    );
+    expect(onRequest.applySpaceTemplate.changeRequest).toMatchObject({ id: cr.id, number: cr.number });
+    expect(titles(onRequest.applySpaceTemplate.changeRequest.content.pages)).toEqual([
+      'Guide',
+      ['Changelog', ['Version 1.1', 'Version 1.0']],
+      'API overview',
+      'Authentication',
+      'Errors',
+      ['Resources', ['Users']],
+    ]);
+    // The live content is as the first template left it.
+    const after = await ok(`query ($s: ID!) { space(id: $s) { content { ${TREE} } } }`, { s: spaceGlobalId });
+    expect(titles(after.space.content.pages)).toEqual(['Guide', ['Changelog', ['Version 1.1', 'Version 1.0']]]);
+  });
+
+  it('gives a PDF of the content of a change request at a signed URL that works for about one hour', async () => {
+    const { spaceGlobalId, pageId } = await freshSpace('GraphQL PDF');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Printed' })).createChangeRequest.changeRequest;
+    await ok(EDIT, { id: cr.id, changes: rewrite(pageId, 'Beta, as the change request has it.') });
+    const asked = Date.now();
+    const data = await ok(
+      `query ($id: ID!, $page: ID!) {
+        node(id: $id) {
+          ... on ChangeRequest { revision { platformId } pdf { url expiresAt } one: pdf(pageId: $page, only: true) { url } }
+        }
+      }`,
+      { id: cr.id, page: pageId },
+    );
+    const answered = Date.now();
+    const { revision, pdf, one } = data.node;
+    const url = new URL(pdf.url);
+    // The change request's revision is printed, not the live content.
+    expect(url.searchParams.get('revision')).toBe(revision.platformId);
+    expect(new URL(one.url).searchParams.get('page')).toBe(pageId);
+    const expiresAt = Date.parse(pdf.expiresAt);
+    expect(expiresAt).toBe(Number(url.searchParams.get('expires')) * 1000);
+    expect(expiresAt).toBeGreaterThanOrEqual(asked + 3600_000 - 1000);
+    expect(expiresAt).toBeLessThanOrEqual(answered + 3600_000);
+
+    const download = await fetch(pdf.url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await download.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('withdraws a review request: deleted, then nothing left to delete', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL reviewers');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Reviewed' })).createChangeRequest.changeRequest;
+    const cy = g.platform.userId(U.cy);
+    const requested = await ok(
+      `mutation ($id: ID!, $cy: ID!) {
+        requestChangeRequestReviewers(input: { changeRequestId: $id, userIds: [$cy] }) {
+          changeRequest { status requestedReviewers { totalCount nodes { user { email } } } }
+          userErrors { message }
+        }
+      }`,
+      { id: cr.id, cy },
+    );
+    expect(requested.requestChangeRequestReviewers.changeRequest).toEqual({
+      status: 'OPEN',
+      requestedReviewers: { totalCount: 1, nodes: [{ user: { email: U.cy } }] },
+    });
+    const REMOVE = `mutation ($id: ID!, $cy: ID!) {
+      removeChangeRequestReviewer(input: { changeRequestId: $id, userId: $cy }) { deleted userErrors { message code field } }
+    }`;
+    expect((await ok(REMOVE, { id: cr.id, cy })).removeChangeRequestReviewer).toEqual({ deleted: true, userErrors: [] });
+    expect((await ok(REMOVE, { id: cr.id, cy })).removeChangeRequestReviewer).toEqual({ deleted: false, userErrors: [] });
+    const read = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { requestedReviewers { totalCount } } } }`, { id: cr.id });
+    expect(read.node.requestedReviewers.totalCount).toBe(0);
+  });
+
+  it('inserts a file from base64 and a page showing it by its batch ref', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL files');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Brand' })).createChangeRequest.changeRequest;
+    const png = pngImage(5, 2);
+    const edited = await ok(
+      `mutation ($id: ID!, $changes: [ContentChangeInput!]!) {
+        editChangeRequestContent(input: { changeRequestId: $id, changes: $changes }) {
+          insertedFiles { platformId name contentType size dimensions { width height } downloadURL }
+          edits { kind ref pageId page { title ... on DocumentPage { document { json } } } }
+          userErrors { message code field }
+        }
+      }`,
+      {
+        id: cr.id,
+        changes: [
+          { insertFiles: { files: [{ name: 'logo.png', ref: 'logo', contentType: 'image/png', base64: png.toString('base64') }] } },
+          { insertPage: { ref: 'brand', markdown: '# Brand\n\nOur logo:\n\n![logo](./logo)\n' } },
+        ],
+      },
+    );
+    const { insertedFiles, edits } = edited.editChangeRequestContent;
+    expect(insertedFiles).toEqual([
+      { platformId: expect.any(String), name: 'logo.png', contentType: 'image/png', size: png.length, dimensions: { width: 5, height: 2 }, downloadURL: expect.any(String) },
+    ]);
+    const file = insertedFiles[0];
+    expect(Buffer.from(await (await fetch(file.downloadURL)).arrayBuffer()).equals(png)).toBe(true);
+    expect(edits).toEqual([{ kind: 'CREATED_PAGE', ref: 'brand', pageId: expect.any(String), page: { title: 'Brand', document: { json: expect.any(Object) } } }]);
+    // The ref became a reference to the inserted file.
+    const refs: unknown[] = [];
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (node && typeof node === 'object') {
+        const ref = (node as { data?: { ref?: unknown } }).data?.ref;
+        if (ref) refs.push(ref);
+        Object.values(node).forEach(collect);
+      }
+    };
+    collect(edits[0].page.document.json);
+    expect(refs).toEqual([{ kind: 'file', file: file.platformId }]);
+    // The content of the change request has the file; the live content does not.
+    const read = await ok(
+      `query ($id: ID!, $space: ID!, $file: ID!) {
+        node(id: $id) { ... on ChangeRequest { content { file(id: $file) { name } } } }
+        space(id: $space) { content { files { totalCount } } }
+      }`,
+      { id: cr.id, space: spaceGlobalId, file: file.platformId },
+    );
+    expect(read).toEqual({ node: { content: { file: { name: 'logo.png' } } }, space: { content: { files: { totalCount: 0 } } } });
+  });
+
+  it('reverts some blocks of a page to the content the change request is based on', async () => {
+    const { spaceGlobalId, pageId } = await freshSpace('GraphQL revert');
+    const PAGE = `query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { page(id: "${pageId}") { ... on DocumentPage { document { text json } } } } } } }`;
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Revert' })).createChangeRequest.changeRequest;
+    const before = (await ok(PAGE, { id: cr.id })).node.content.page.document;
+    const keys = (before.json as { nodes: Array<{ key: string }> }).nodes.map((node) => node.key);
+    expect(keys).toHaveLength(3);
+    await ok(EDIT, { id: cr.id, changes: [{ updatePage: { pageId, markdown: '# Guide\n\nAlpha, edited.\n\nBeta, edited.\n\nGamma paragraph.\n' } }] });
+    expect((await ok(PAGE, { id: cr.id })).node.content.page.document.text).toBe('Alpha, edited.\nBeta, edited.\nGamma paragraph.');
+
+    const reverted = await ok(
+      `mutation ($id: ID!, $page: ID!, $blocks: [String!]) {
+        editChangeRequestContent(input: { changeRequestId: $id, changes: [{ revertPage: { pageId: $page, blocks: $blocks } }] }) {
+          edits { kind pageId page { ... on DocumentPage { document { text } } } }
+          userErrors { message code field }
+        }
+      }`,
+      { id: cr.id, page: pageId, blocks: [keys[1]] },
+    );
+    expect(reverted.editChangeRequestContent.edits).toEqual([
+      { kind: 'UPDATED_PAGE', pageId, page: { document: { text: 'Alpha, edited.\nBeta paragraph.\nGamma paragraph.' } } },
+    ]);
+  });
+
+  it('archives and reopens a change request, and refuses MERGED as a user error', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL status');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Status' })).createChangeRequest.changeRequest;
+    const UPDATE = `mutation ($id: ID!, $status: ChangeRequestStatus!) {
+      updateChangeRequest(input: { changeRequestId: $id, status: $status }) { changeRequest { id status } userErrors { message code field } }
+    }`;
+    expect((await ok(UPDATE, { id: cr.id, status: 'ARCHIVED' })).updateChangeRequest.changeRequest).toEqual({ id: cr.id, status: 'ARCHIVED' });
+    const archived = await ok(`query ($s: ID!) { space(id: $s) { changeRequests(status: ARCHIVED) { nodes { id } } } }`, { s: spaceGlobalId });
+    expect(archived.space.changeRequests.nodes).toEqual([{ id: cr.id }]);
+    expect((await ok(UPDATE, { id: cr.id, status: 'OPEN' })).updateChangeRequest.changeRequest).toEqual({ id: cr.id, status: 'OPEN' });
+
+    const refused = await g.gql(UPDATE, { id: cr.id, status: 'MERGED' });
+    expect(refused.errors).toBeUndefined();
+    expect(refused.data.updateChangeRequest).toEqual({
+      changeRequest: null,
+      userErrors: [{ message: expect.stringMatching(/mergeChangeRequest/), code: 'BAD_USER_INPUT', field: ['status'] }],
+    });
+    // Refused before the platform is asked: it is still open.
+    expect(refused.upstream).toBe(0);
+    const read = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { status mergedAt } } }`, { id: cr.id });
+    expect(read.node).toEqual({ status: 'OPEN', mergedAt: null });
+  });
+
+  it('reads a change request by its global ID through node(id:)', async () => {
+    const spaceId = g.platform.spaceId('Getting started');
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { id changeRequest(id: "#4") { id } } }`, { id: spaceId });
+    const data = await ok(
+      `query ($id: ID!) {
+        node(id: $id) {
+          __typename id
+          ... on ChangeRequest { number subject status conversationsIssuesCluster createdBy { email } space { id title } reviews { nodes { status reviewer { email } } } }
+        }
+      }`,
+      { id: listed.space.changeRequest.id },
+    );
+    expect(data.node).toEqual({
+      __typename: 'ChangeRequest',
+      id: listed.space.changeRequest.id,
+      number: 4,
+      subject: 'Explain the most common install errors',
+      status: 'OPEN',
+      conversationsIssuesCluster: 'cluster-install-errors',
+      createdBy: { email: U.dee },
+      space: { id: listed.space.id, title: 'Getting started' },
+      reviews: { nodes: [{ status: 'APPROVED', reviewer: { email: U.cy } }] },
+    });
+  });
+
+  it('refuses a change request global ID of another space in Space.changeRequest(id:)', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL other space');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Elsewhere' })).createChangeRequest.changeRequest;
+    const own = await ok(`query ($s: ID!, $cr: ID!) { space(id: $s) { changeRequest(id: $cr) { id subject } } }`, { s: spaceGlobalId, cr: cr.id });
+    expect(own.space.changeRequest).toEqual({ id: cr.id, subject: 'Elsewhere' });
+
+    const other = g.platform.spaceId('Getting started');
+    const result = await g.gql(`query ($s: ID!, $cr: ID!) { space(id: $s) { title changeRequest(id: $cr) { id subject } } }`, { s: other, cr: cr.id });
+    expect(result.data).toEqual({ space: { title: 'Getting started', changeRequest: null } });
+    expect(result.errors).toEqual([
+      {
+        message: expect.stringMatching(/is a change request of another space$/),
+        locations: expect.any(Array),
+        path: ['space', 'changeRequest'],
+        extensions: { code: 'BAD_USER_INPUT', field: ['id'] },
+      },
+    ]);
+    // Only the space was read: the change request was not asked for in the wrong space.
+    expect(pathsOf(result, other)).toEqual(['GET /v1/spaces/S']);
+  });
+
+  it('merges two change requests that edited different blocks of one page: both edits are live', async () => {
+    const { spaceGlobalId, pageId } = await freshSpace('GraphQL clean merge');
+    const first = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Alpha' })).createChangeRequest.changeRequest;
+    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Gamma' })).createChangeRequest.changeRequest;
+    await ok(EDIT, { id: first.id, changes: [{ updatePage: { pageId, markdown: '# Guide\n\nAlpha by the first.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }] });
+    await ok(EDIT, { id: second.id, changes: [{ updatePage: { pageId, markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma by the second.\n' } }] });
+    expect((await ok(MERGE, { id: first.id })).mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED' }, conflicts: [] });
+    // The second is based on content that changed since, elsewhere in the page: it merges cleanly.
+    const before = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { outdated } } }`, { id: second.id });
+    expect(before.node.outdated).toBe(true);
+    expect((await ok(MERGE, { id: second.id })).mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED' }, conflicts: [] });
+    const live = await ok(`query ($s: ID!) { space(id: $s) { content { page(id: "${pageId}") { ... on DocumentPage { document { text } } } } } }`, { s: spaceGlobalId });
+    expect(live.space.content.page.document.text).toBe('Alpha by the first.\nBeta paragraph.\nGamma by the second.');
+  });
+
+  it('runs two merges into one space in one operation, in order: both merged, both pages live', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL two merges');
+    const one = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'One' })).createChangeRequest.changeRequest;
+    const two = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Two' })).createChangeRequest.changeRequest;
+    await ok(EDIT, { id: one.id, changes: [{ insertPage: { markdown: '# One\n\nThe first page.\n' } }] });
+    await ok(EDIT, { id: two.id, changes: [{ insertPage: { markdown: '# Two\n\nThe second page.\n' } }] });
+    const merged = await ok(
+      `mutation ($one: ID!, $two: ID!, $s: ID!) {
+        one: mergeChangeRequest(input: { changeRequestId: $one }) { result changeRequest { status } conflicts { pageId } userErrors { message } }
+        two: mergeChangeRequest(input: { changeRequestId: $two }) { result changeRequest { status } conflicts { pageId } userErrors { message } }
+        after: updateSpace(input: { spaceId: $s, title: "GraphQL two merges" }) { space { content { pages { title } } } }
+      }`,
+      { one: one.id, two: two.id, s: spaceGlobalId },
+    );
+    const done = { result: 'MERGED', changeRequest: { status: 'MERGED' }, conflicts: [], userErrors: [] };
+    expect(merged.one).toEqual(done);
+    expect(merged.two).toEqual(done);
+    expect(merged.after.space.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'One', 'Two']);
+    const live = await ok(`query ($s: ID!) { space(id: $s) { content { pages { title } } changeRequests(status: MERGED) { totalCount } } }`, { s: spaceGlobalId });
+    expect(live.space).toEqual({ content: { pages: [{ title: 'Guide' }, { title: 'One' }, { title: 'Two' }] }, changeRequests: { totalCount: 3 } });
   });
 });

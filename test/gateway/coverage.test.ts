@@ -162,6 +162,58 @@ describe('every REST operation of the served groups is reachable through GraphQL
     }`), { s: spaceId, copy: copy.duplicateSpace.space!.platformId, a });
     await run(graphql(`mutation CoverageRemoveMember($ivy: ID!) { removeMember(input: { organizationId: "acme", userId: $ivy }) { deleted userErrors { code } } }`), { ivy });
 
+    // Change requests, on a space of their own without merge rules: one is created, edited, given
+    // a template, asked for reviews (one withdrawn), updated from the live content the template
+    // changed, approved, read with all its lists and its PDF, then merged.
+    const crSpace = await run(graphql(`mutation CoverageChangeRequestSpace {
+      createSpace(input: { organizationId: "acme", title: "Coverage change requests" }) { space { id } userErrors { code } }
+    }`));
+    const crSpaceId = crSpace.createSpace.space!.id;
+    await run(graphql(`mutation CoverageChangeRequestRules($s: ID!) { updateSpace(input: { spaceId: $s, mergeRules: { type: NONE } }) { userErrors { code } } }`), { s: crSpaceId });
+    const createdRequest = await run(graphql(`mutation CoverageCreateChangeRequest($s: ID!) {
+      createChangeRequest(input: { spaceId: $s, subject: "Coverage" }) { changeRequest { id status } userErrors { code } }
+    }`), { s: crSpaceId });
+    expect(createdRequest.createChangeRequest.changeRequest!.status).toBe('DRAFT');
+    const cr = createdRequest.createChangeRequest.changeRequest!.id;
+    const crWrites = await run(graphql(`mutation CoverageChangeRequestWrites($s: ID!, $cr: ID!, $cy: ID!, $finn: ID!) {
+      updateChangeRequest(input: { changeRequestId: $cr, subject: "Coverage request" }) { changeRequest { subject } userErrors { code } }
+      editChangeRequestContent(input: { changeRequestId: $cr, changes: [{ insertPage: { markdown: "# Coverage page" } }] }) { edits { kind } userErrors { code } }
+      applySpaceTemplate(input: { spaceId: $s, templateId: "changelog" }) { userErrors { code } }
+      requestChangeRequestReviewers(input: { changeRequestId: $cr, userIds: [$cy, $finn] }) { changeRequest { status } userErrors { code } }
+      removeChangeRequestReviewer(input: { changeRequestId: $cr, userId: $finn }) { deleted userErrors { code } }
+      updateChangeRequestFromMain(input: { changeRequestId: $cr }) { result userErrors { code } }
+    }`), { s: crSpaceId, cr, cy: userId(DEMO.users.cy), finn: userId(DEMO.users.finn) });
+    expect(crWrites).toMatchObject({
+      updateChangeRequest: { changeRequest: { subject: 'Coverage request' } },
+      editChangeRequestContent: { edits: [{ kind: 'CREATED_PAGE' }] },
+      requestChangeRequestReviewers: { changeRequest: { status: 'OPEN' } },
+      removeChangeRequestReviewer: { deleted: true },
+      updateChangeRequestFromMain: { result: 'UPDATED' },
+    });
+    await run(graphql(`mutation CoverageReviewChangeRequest($cr: ID!) {
+      submitChangeRequestReview(input: { changeRequestId: $cr, status: APPROVED }) { review { status } userErrors { code } }
+    }`), { cr }, g.platform.token(DEMO.users.cy));
+    const crReads = await run(graphql(`query CoverageChangeRequestReads($s: ID!, $cr: ID!) {
+      space(id: $s) {
+        changeRequests { totalCount }
+        changeRequest(id: $cr) {
+          pdf { url }
+          changes { changes { __typename } }
+          reviews { totalCount }
+          requestedReviewers { totalCount }
+          contributors { totalCount }
+        }
+      }
+      organization(id: "acme") { changeRequests { totalCount } }
+    }`), { s: crSpaceId, cr });
+    expect(crReads.space!.changeRequests.totalCount).toBe(1);
+    expect(crReads.space!.changeRequest!.reviews.totalCount).toBe(1);
+    expect(crReads.space!.changeRequest!.changes.changes).toEqual([{ __typename: 'PageCreatedChange' }]);
+    const merged = await run(graphql(`mutation CoverageMergeChangeRequest($cr: ID!) {
+      mergeChangeRequest(input: { changeRequestId: $cr }) { result changeRequest { status } userErrors { code } }
+    }`), { cr });
+    expect(merged.mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED' } });
+
     const unreached = OPERATIONS.filter(
       (operation) =>
         !answered.some(
@@ -173,6 +225,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(76);
+    expect(OPERATIONS.length).toBe(93);
   });
 });
