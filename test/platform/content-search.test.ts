@@ -361,6 +361,41 @@ describe('search of page sections', () => {
     db.exec("INSERT INTO search_raw (search_raw) VALUES ('integrity-check')");
   });
 
+  it('updates an index page by page: the same results as an index built from scratch, only changed pages rewritten', () => {
+    const before = [
+      page('a', 'Alpha', { sections: [{ id: 'x', title: 'Xylophone', body: 'quokka numbat' }] }),
+      page('b', 'Beta', { sections: [{ id: 'y', title: 'Yodel', body: 'quokka wombat' }] }),
+      page('c', 'Gamma', { ancestors: ['Alpha'], sections: [{ id: 'z', title: 'Zither', body: 'numbat' }] }),
+      page('d', 'Delta', { sections: [] }),
+    ];
+    const after = [
+      page('c', 'Gamma', { path: 'moved/c', ancestors: [], sections: [{ id: 'z', title: 'Zither', body: 'numbat' }] }),
+      page('a', 'Alpha', { sections: [{ id: 'x', title: 'Xylophone', body: 'quokka only' }] }),
+      page('e', 'Epsilon', { sections: [{ id: 'w', title: 'Walrus', body: 'numbat quokka' }] }),
+      page('d', 'Delta', { noIndex: true }),
+    ];
+    replaceSpaceIndex(db, 'space-incremental', 'rev-1', before);
+    const rowids = () =>
+      new Map(
+        (db.prepare("SELECT page_id, rowid FROM search_rows WHERE space_id = 'space-incremental'").all() as Array<{ page_id: string; rowid: number }>).map(
+          (row) => [row.page_id, row.rowid],
+        ),
+      );
+    const kept = rowids();
+    replaceSpaceIndex(db, 'space-incremental', 'rev-2', after);
+    replaceSpaceIndex(db, 'space-scratch', 'rev-2', after);
+    // Gamma only moved: its row (and its full-text entry) stayed; Alpha's text changed: rewritten.
+    expect(rowids().get('c')).toBe(kept.get('c'));
+    expect(rowids().get('a')).not.toBe(kept.get('a'));
+    expect([...rowids().keys()].sort()).toEqual(['a', 'c', 'e']);
+    for (const query of ['quokka', 'numbat', 'wombat', 'zither', 'delta', 'gamma']) {
+      expect(searchSpace(db, 'space-incremental', query, ALL).items, query).toEqual(searchSpace(db, 'space-scratch', query, ALL).items);
+    }
+    expect(searchSpace(db, 'space-incremental', 'numbat', ALL).items.find((hit) => hit.id === 'c')).toMatchObject({ path: 'moved/c', ancestors: [] });
+    db.exec("INSERT INTO search_stem (search_stem) VALUES ('integrity-check')");
+    db.exec("INSERT INTO search_raw (search_raw) VALUES ('integrity-check')");
+  });
+
   it('searches several spaces, grouped by space, only those given', () => {
     replaceSpaceIndex(db, 'space-ops', 'rev-1', [
       page('runbook', 'Install runbook', {

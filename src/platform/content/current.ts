@@ -50,7 +50,6 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent):
     if (page.type !== 'document') continue;
     const ancestors: string[] = [];
     for (let parent = placed.parent; parent; parent = parent.parent) ancestors.unshift(parent.page.title);
-    const document = page.documentId ? getDocument<JSONDocument>(db, spaceId, page.documentId) : undefined;
     pages.push({
       id: page.id,
       title: page.title,
@@ -58,8 +57,28 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent):
       description: page.description ?? null,
       ancestors,
       noIndex: page.noIndex ?? false,
-      sections: document ? documentSections(document) : [],
+      sections: page.documentId ? sectionsOf(db, spaceId, page.documentId) : [],
     });
   }
   return pages;
+}
+
+/** Sections of documents by id: a document never changes, and most pages keep theirs from one revision to the next. */
+const sectionCache = new WeakMap<Db, Map<string, ReturnType<typeof documentSections>>>();
+const MAX_CACHED_SECTIONS = 5000;
+
+function sectionsOf(db: Db, spaceId: string, documentId: string): ReturnType<typeof documentSections> {
+  let cache = sectionCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    sectionCache.set(db, cache);
+  }
+  const key = `${spaceId}/${documentId}`;
+  const known = cache.get(key);
+  if (known) return known;
+  const document = getDocument<JSONDocument>(db, spaceId, documentId);
+  const sections = document ? documentSections(document) : [];
+  if (cache.size >= MAX_CACHED_SECTIONS) cache.delete(cache.keys().next().value!);
+  cache.set(key, sections);
+  return sections;
 }

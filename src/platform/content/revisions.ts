@@ -155,11 +155,33 @@ interface StoredRoot {
 
 type StoredPage = Omit<ContentPage, 'pages'> & { pages: string[] };
 
+/**
+ * Hashes of the page nodes read from or written to a store, by page object: a page read from a
+ * revision is frozen, and a new revision hands most of them on as they are (an edit, a merge), so
+ * their nodes are neither serialized nor hashed again. Only frozen pages are kept: a mutable one
+ * could change after it was stored.
+ */
+const pageHashes = new WeakMap<Db, WeakMap<ContentPage, string>>();
+
+function hashesOf(db: Db): WeakMap<ContentPage, string> {
+  let hashes = pageHashes.get(db);
+  if (!hashes) {
+    hashes = new WeakMap();
+    pageHashes.set(db, hashes);
+  }
+  return hashes;
+}
+
 /** Stores a page and its descendants; returns the hash of its node. */
 function storePage(db: Db, page: ContentPage): string {
+  const hashes = hashesOf(db);
+  const known = hashes.get(page);
+  if (known) return known;
   const { pages, ...fields } = page;
   const stored: StoredPage = { ...fields, pages: pages.map((child) => storePage(db, child)) };
-  return putJson(db, stored);
+  const hash = putJson(db, stored);
+  if (Object.isFrozen(page) && Object.isFrozen(page.pages)) hashes.set(page, hash);
+  return hash;
 }
 
 /** Stores `content` and returns the hash of its root node (null for empty content). */
@@ -211,7 +233,9 @@ export function loadContent(db: Db, root: string | null): RevisionContent {
 function loadPage(db: Db, hash: string): ContentPage {
   const stored = getJson<StoredPage>(db, hash);
   if (!stored) throw new Error(`Page node ${hash} is missing from the store`);
-  return Object.freeze({ ...stored, pages: Object.freeze(stored.pages.map((child) => loadPage(db, child))) as ContentPage[] });
+  const page = Object.freeze({ ...stored, pages: Object.freeze(stored.pages.map((child) => loadPage(db, child))) as ContentPage[] });
+  hashesOf(db).set(page, hash);
+  return page;
 }
 
 /** Stores a new revision of a space and returns its id (the space's pointer is not moved). */

@@ -179,32 +179,110 @@ export function indexedRevision(db: Db, spaceId: string): string | undefined {
   return row?.revision_id;
 }
 
+/** DDL of migration 6: changing where a row is shown (position, path, ancestors) does not reindex its text. */
+export const SEARCH_UPDATE_TRIGGER = `
+  DROP TRIGGER search_rows_update;
+  CREATE TRIGGER search_rows_update AFTER UPDATE OF page_title, section_title, body, page_description ON search_rows BEGIN
+    INSERT INTO search_stem (search_stem, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_raw (search_raw, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_stem (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+    INSERT INTO search_raw (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+  END;
+`;
+
+/** One row of the index as stored: a section of a page (or a page without sections). */
+interface IndexRow {
+  rowid?: number;
+  page_id: string;
+  page_position: number;
+  section_position: number;
+  page_title: string;
+  section_title: string;
+  body: string;
+  page_description: string;
+  page_path: string;
+  section_id: string | null;
+  ancestors: string;
+}
+
+/** The rows of a page, in section order. */
+function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
+  const common = {
+    page_id: page.id,
+    page_position: pagePosition,
+    page_title: clean(page.title),
+    page_description: clean(page.description ?? ''),
+    page_path: page.path,
+    ancestors: JSON.stringify(page.ancestors.map(clean)),
+  };
+  if (page.sections.length === 0) return [{ ...common, section_position: -1, section_title: '', body: '', section_id: null }];
+  return page.sections.map((section, position) => ({
+    ...common,
+    section_position: position,
+    section_title: clean(section.title),
+    body: clean(section.body),
+    section_id: section.id,
+  }));
+}
+
+/** What of a row the full-text index holds: rows equal on it keep their index entries. */
+const textOf = (row: IndexRow) => `${row.page_title}\u0000${row.section_title}\u0000${row.body}\u0000${row.page_description}`;
+
 /**
- * Replaces everything indexed for a space by the given pages (in the space's tree order, which
- * breaks ties between equal scores). Runs in the caller's transaction when there is one.
+ * Makes what is indexed for a space the given pages (in the space's tree order, which breaks ties
+ * between equal scores). Only what changed is written: rows whose text is unchanged stay in the
+ * full-text index and at most get their position, path or ancestors updated, so moving the
+ * current revision of a large space after a one-page edit reindexes that page alone. Runs in the
+ * caller's transaction when there is one.
  */
 export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, pages: IndexedPage[]): void {
   db.transaction(() => {
-    db.prepare('DELETE FROM search_rows WHERE space_id = ?').run(spaceId);
+    const stored = db
+      .prepare(
+        `SELECT rowid, page_id, page_position, section_position, page_title, section_title, body, page_description, page_path,
+           section_id, ancestors
+         FROM search_rows WHERE space_id = ? ORDER BY page_id, section_position`,
+      )
+      .all(spaceId) as IndexRow[];
+    const storedByPage = new Map<string, IndexRow[]>();
+    for (const row of stored) {
+      const list = storedByPage.get(row.page_id);
+      if (list) list.push(row);
+      else storedByPage.set(row.page_id, [row]);
+    }
     const insert = db.prepare(
       `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
          body, page_description, page_path, section_id, ancestors)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
+    const place = db.prepare('UPDATE search_rows SET page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
     pages.forEach((page, pagePosition) => {
       if (page.noIndex) return;
-      const title = clean(page.title);
-      const description = clean(page.description ?? '');
-      const path = page.path;
-      const ancestors = JSON.stringify(page.ancestors.map(clean));
-      const row = (position: number, sectionId: string | null, sectionTitle: string, body: string) =>
-        insert.run(spaceId, page.id, pagePosition, position, title, sectionTitle, body, description, path, sectionId, ancestors);
-      if (page.sections.length === 0) {
-        row(-1, null, '', '');
-      } else {
-        page.sections.forEach((section, position) => row(position, section.id, clean(section.title), clean(section.body)));
+      const wanted = rowsOf(page, pagePosition);
+      const old = storedByPage.get(page.id) ?? [];
+      storedByPage.delete(page.id);
+      const sameText = old.length === wanted.length && old.every((row, index) => textOf(row) === textOf(wanted[index]!));
+      if (sameText) {
+        old.forEach((row, index) => {
+          const next = wanted[index]!;
+          if (row.page_position !== next.page_position || row.page_path !== next.page_path || row.section_id !== next.section_id || row.ancestors !== next.ancestors) {
+            place.run(next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
+          }
+        });
+        return;
+      }
+      for (const row of old) remove.run(row.rowid);
+      for (const row of wanted) {
+        insert.run(spaceId, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
       }
     });
+    // Pages gone (or now left out of search).
+    for (const rows of storedByPage.values()) for (const row of rows) remove.run(row.rowid);
     db.prepare(
       `INSERT INTO search_spaces (space_id, revision_id, indexed_at) VALUES (?, ?, ?)
        ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id, indexed_at = excluded.indexed_at`,

@@ -1,4 +1,4 @@
-import { SEARCH_SCHEMA } from '../content/search.js';
+import { SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER } from '../content/search.js';
 
 /**
  * Schema migrations, applied in order at start. Entry N moves the database from
@@ -242,4 +242,7 @@ export const migrations: string[] = [
   ALTER TABLE spaces ADD COLUMN change_requests_open INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE spaces ADD COLUMN change_requests_draft INTEGER NOT NULL DEFAULT 0;
   `,
+  // Version 6: the search index is updated page by page (content/search.ts), and moving a row
+  // (its position, path or ancestors) no longer reindexes its text.
+  SEARCH_UPDATE_TRIGGER,
 ];
