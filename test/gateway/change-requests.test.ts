@@ -324,7 +324,7 @@ describe('upstream requests of change request reads', () => {
     expect(result.upstream).toBe(1);
   });
 
-  it('reads the changes of a change request in two requests more: the changes and its revision', async () => {
+  it('reads the changes of a change request in two requests more: the changes and its page tree', async () => {
     const spaceId = g.platform.spaceId(GETTING_STARTED);
     const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId revision { platformId } } } }`, { id: spaceId });
     const { id, platformId, revision } = listed.space.changeRequest;
@@ -346,14 +346,19 @@ describe('upstream requests of change request reads', () => {
       more: 0,
       changes: [{ __typename: 'PageCreatedChange', page: { title: 'Common install errors', parent: { title: 'Installation' } } }],
     });
-    // The change request (node), then together its changes and its revision (read whole, once:
-    // the pages of the changes and their parents are in it).
-    expect(pathsOf(result, spaceId)).toEqual([
-      `GET /v1/spaces/S/change-requests/${platformId}`,
+    // The change request (node), then together its changes and its page tree (the pages of the
+    // changes and their parents are in it).
+    const [first, ...together] = pathsOf(result, spaceId);
+    expect(first).toBe(`GET /v1/spaces/S/change-requests/${platformId}`);
+    expect(together.sort()).toEqual([
       `GET /v1/spaces/S/change-requests/${platformId}/changes?limit=10`,
-      `GET /v1/spaces/S/revisions/${revision.platformId}`,
+      `GET /v1/spaces/S/revisions/${revision.platformId}/pages`,
     ]);
     expect(result.upstream).toBe(3);
+    // Asked only how many, or of what kind, the changes need no tree.
+    const kinds = await g.gql(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { changes { more changes { __typename } } } } }`, { id });
+    expect(kinds.data.node.changes).toEqual({ more: 0, changes: [{ __typename: 'PageCreatedChange' }] });
+    expect(kinds.upstream).toBe(2);
   });
 
   it('reads the space of a list of change requests once, however many there are', async () => {
@@ -668,5 +673,30 @@ describe('more change request behaviour through the graph', () => {
     expect(merged.after.space.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'One', 'Two']);
     const live = await ok(`query ($s: ID!) { space(id: $s) { content { pages { title } } changeRequests(status: MERGED) { totalCount } } }`, { s: spaceGlobalId });
     expect(live.space).toEqual({ content: { pages: [{ title: 'Guide' }, { title: 'One' }, { title: 'Two' }] }, changeRequests: { totalCount: 3 } });
+  });
+});
+
+describe('upstream requests of change request writes', () => {
+  it('reads the change request after a write only when the payload asks for more than its keys', async () => {
+    const { spaceGlobalId } = await freshSpace('Counted writes');
+    const first = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Keys only' })).createChangeRequest.changeRequest;
+    const keysOnly = await g.gql(`mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result changeRequest { id } userErrors { code } } }`, {
+      id: first.id,
+    });
+    expect(keysOnly.data.mergeChangeRequest).toEqual({ result: 'MERGED', changeRequest: { id: first.id }, userErrors: [] });
+    // The merge alone.
+    expect(keysOnly.upstream).toBe(1);
+
+    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Read after' })).createChangeRequest.changeRequest;
+    const read = await g.gql(`mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result changeRequest { status mergedAt } } }`, { id: second.id });
+    expect(read.data.mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED', mergedAt: expect.any(String) } });
+    // The merge, then the change request as it is after it.
+    expect(read.upstream).toBe(2);
+
+    const template = await g.gql(`mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "changelog" }) { space { id } userErrors { code } } }`, {
+      space: spaceGlobalId,
+    });
+    expect(template.data.applySpaceTemplate).toEqual({ space: { id: spaceGlobalId }, userErrors: [] });
+    expect(template.upstream).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError } from '../errors.js';
 import { compositeKey, platformKey, splitKey } from '../ids.js';
+import { onlyKeys, selectedFields } from '../links.js';
 import { route } from '../rest/client.js';
 import {
   changeRequest as changeRequestShape,
@@ -26,14 +27,14 @@ import { FileNode } from './content/file.js';
 import { PageInterface, PAGE_NODE_TYPENAMES } from './content/page.js';
 import { pdfExportAt, PdfExport, pdfPage } from './content/search.js';
 import {
-  indexOf,
   placeFile,
+  lightRevision,
   readOnce,
-  readRevision,
   revisionFor,
   revisionPartId,
   RevisionNode,
   revisionStub,
+  treeIndex,
   type FileHeld,
   type PageHeld,
 } from './content/revision.js';
@@ -178,6 +179,8 @@ const ContributorConnection = builder.connectionObject(
   { name: 'ChangeRequestContributorEdge', description: 'A contributor, with its cursor.' },
 );
 
+const TYPENAME_ONLY: ReadonlySet<string> = new Set(['__typename']);
+
 /** The REST path of a change request. */
 const requestPath = (request: Pick<ChangeRequest, 'space' | 'id'>, suffix = '') =>
   `${route`/spaces/${request.space}/change-requests/${request.id}`}${suffix}`;
@@ -262,17 +265,21 @@ ChangeRequestNode.implement({
         limit: t.arg.int({ defaultValue: 10, description: 'Most changes to return, 1 to 1000 (default 10); `more` counts the others.' }),
       },
       extensions: upstream.fetch(2),
-      resolve: async (r, args, ctx) => {
+      resolve: async (r, args, ctx, info) => {
         const limit = args.limit ?? 10;
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new BadUserInputError('`limit` must be between 1 and 1000', ['limit']);
-        const [answer, content] = await Promise.all([
+        // What was there before a change is in the live revision the request is based on.
+        const revision = { ...lightRevision(r.space, r.revision, false), parents: [r.revisionMergedAncestor ?? r.revisionInitial] };
+        // The tree holds the pages the changes name: read beside the changes when they are asked
+        // for more than their kind, not at all otherwise.
+        const items = selectedFields(info, 'changes');
+        const tree = items.some((item) => !onlyKeys(item.selectionSet, info.fragments, TYPENAME_ONLY)) ? treeIndex(ctx, revision) : undefined;
+        const [answer] = await Promise.all([
           readOnce(ctx, `request-changes:${compositeKey(r.space, r.revision)}:${limit}`, () =>
             ctx.api.get(requestPath(r, '/changes'), semanticChanges, { limit }),
           ),
-          readRevision(ctx, r.space, r.revision),
+          tree,
         ]);
-        // What was there before a change is in the live revision the request is based on.
-        const revision = { ...content, parents: [r.revisionMergedAncestor ?? r.revisionInitial] };
         return { changes: answer.changes.map((change) => ({ ...change, revision })), more: answer.more ?? 0 };
       },
     }),
@@ -463,11 +470,41 @@ async function sendRequest(ctx: GatewayContext, method: 'POST' | 'PATCH', path: 
   return data;
 }
 
-/** Reads a change request after a write that did not answer it. */
-async function refetchRequest(ctx: GatewayContext, spaceId: string, id: string): Promise<ChangeRequest> {
-  const data = await ctx.api.get(route`/spaces/${spaceId}/change-requests/${id}`, changeRequestShape);
-  prime(ChangeRequestNode, ctx, [data]);
-  return data;
+/**
+ * A change request after a write that did not answer it: its address, read (once) only if the
+ * payload asks for more than its keys. The write cleared what the request held, so it is read as
+ * it is now.
+ */
+interface RequestAfter {
+  spaceId: string;
+  id: string;
+}
+
+const afterWrite = (spaceId: string, id: string): RequestAfter => ({ spaceId, id });
+
+/** The payload field of a change request after a write: held, or by its address (see `afterWrite`). */
+function requestField(description: string) {
+  return {
+    ...ChangeRequestPayloadField(description),
+    resolve: (
+      p: { changeRequest?: ChangeRequest | RequestAfter | null | undefined },
+      _args: object,
+      ctx: GatewayContext,
+      info: Parameters<typeof linkTo>[2],
+    ) => {
+      const held = p.changeRequest;
+      if (!held) return null;
+      if ('number' in held) return held;
+      const stub = () => ({ id: held.id, space: held.spaceId }) as ChangeRequest;
+      const link = linkTo(ChangeRequestNode, compositeKey(held.spaceId, held.id), info, stub);
+      if (typeof link !== 'string') return link;
+      // By number or id, as the write took it: read by its path and kept under its real key.
+      return ctx.api.get(route`/spaces/${held.spaceId}/change-requests/${held.id}`, changeRequestShape).then((data) => {
+        prime(ChangeRequestNode, ctx, [data]);
+        return data;
+      });
+    },
+  };
 }
 
 const requestPayload = (name: string, description: string) =>
@@ -730,7 +767,7 @@ const ContentEdit = builder.objectRef<ContentEditHeld>('ContentEdit').implement(
       extensions: upstream.fetch(1),
       resolve: async (e, _a, ctx): Promise<PageHeld | null> => {
         if (e.kind === 'deleted_page') return null;
-        return (await indexOf(ctx, e.spaceId, e.revisionId)).byId.get(e.pageId) ?? null;
+        return (await treeIndex(ctx, lightRevision(e.spaceId, e.revisionId, false))).byId.get(e.pageId) ?? null;
       },
     }),
   }),
@@ -813,7 +850,8 @@ const MergeConflictType = builder.objectRef<MergeConflict & { spaceId: string; r
       nullable: true,
       description: 'The page in conflict, as the change request has it (null when it has no such page). Reads its tree once.',
       extensions: upstream.fetch(1),
-      resolve: async (c, _a, ctx) => (c.page ? ((await indexOf(ctx, c.spaceId, c.revisionId)).byId.get(c.page) ?? null) : null),
+      resolve: async (c, _a, ctx) =>
+        c.page ? ((await treeIndex(ctx, lightRevision(c.spaceId, c.revisionId, false))).byId.get(c.page) ?? null) : null,
     }),
     blockKey: t.string({ nullable: true, description: 'Key of the block in conflict, in the page or reusable content.', resolve: (c) => c.block ?? null }),
     property: t.string({ nullable: true, description: 'The page property in conflict (`title`, `parent`, `document`, …).', resolve: (c) => c.property ?? null }),
@@ -827,8 +865,10 @@ interface MergeHeld {
   result: 'merge' | 'update' | 'conflicts';
   revisionId: string;
   spaceId: string;
-  changeRequest: ChangeRequest;
+  changeRequest: RequestAfter;
   conflicts: MergeConflict[];
+  /** The revision whose tree the conflicting pages are found in: the change request's after the write. */
+  conflictRevision: string;
 }
 
 const mergePayload = (name: string, resultType: typeof MergeResultEnum | typeof UpdateResultEnum, revision: string) =>
@@ -842,20 +882,27 @@ const mergePayload = (name: string, resultType: typeof MergeResultEnum | typeof 
       resolve: (p, _a, _ctx, info) =>
         p.revisionId ? linkTo(RevisionNode, compositeKey(p.spaceId!, p.revisionId), info, revisionStub(p.spaceId!, p.revisionId)) : null,
     }),
-    changeRequest: t.field({ ...ChangeRequestPayloadField('The change request after it.'), resolve: (p) => p.changeRequest ?? null }),
+    changeRequest: t.field(requestField('The change request after it.')),
     conflicts: t.field({
       type: [MergeConflictType],
       nullable: true,
       description: 'What both sides changed differently; empty when there were no conflicts.',
-      resolve: (p) => (p.conflicts ?? []).map((conflict) => ({ ...conflict, spaceId: p.spaceId!, revisionId: p.changeRequest?.revision ?? p.revisionId! })),
+      resolve: (p) => (p.conflicts ?? []).map((conflict) => ({ ...conflict, spaceId: p.spaceId!, revisionId: p.conflictRevision! })),
     }),
   }));
 
 async function mergeOrUpdate(ctx: GatewayContext, spaceId: string, changeRequestId: string, action: 'merge' | 'update'): Promise<MergeHeld> {
   const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/${action}`, { schema: mergeResult });
-  // The write cleared what the request held; the change request is read as it is now.
-  const changeRequest = await refetchRequest(ctx, spaceId, changeRequestId);
-  return { result: data.result, revisionId: data.revision, spaceId, changeRequest, conflicts: data.conflicts };
+  // A merge with conflicts answers the request's revision; an update, the one it wrote: the
+  // conflicting pages are in that revision's tree either way.
+  return {
+    result: data.result,
+    revisionId: data.revision,
+    spaceId,
+    changeRequest: afterWrite(spaceId, changeRequestId),
+    conflicts: data.conflicts,
+    conflictRevision: data.revision,
+  };
 }
 
 declareMutation('mergeChangeRequest', {
@@ -865,7 +912,6 @@ declareMutation('mergeChangeRequest', {
   fields: targetFields,
   check: (input) => input.transform(resolveTarget),
   payload: (name) => mergePayload(name, MergeResultEnum, 'The live revision the merge made; with conflicts, the content of the change request.'),
-  extensions: upstream.fetch(2),
   run: ({ spaceId, changeRequestId }, ctx) => mergeOrUpdate(ctx, spaceId, changeRequestId, 'merge'),
 });
 
@@ -876,7 +922,6 @@ declareMutation('updateChangeRequestFromMain', {
   fields: targetFields,
   check: (input) => input.transform(resolveTarget),
   payload: (name) => mergePayload(name, UpdateResultEnum, 'The content of the change request after the update.'),
-  extensions: upstream.fetch(2),
   run: ({ spaceId, changeRequestId }, ctx) => mergeOrUpdate(ctx, spaceId, changeRequestId, 'update'),
 });
 
@@ -892,17 +937,16 @@ declareMutation('submitChangeRequestReview', {
   },
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
-    payloadType<{ review: Review & { space: string }; changeRequest: ChangeRequest }>(name, (t) => ({
+    payloadType<{ review: Review & { space: string }; changeRequest: RequestAfter }>(name, (t) => ({
       review: t.field({ type: ChangeRequestReview, nullable: true, description: 'The review.', resolve: (p) => p.review ?? null }),
-      changeRequest: t.field({ ...ChangeRequestPayloadField('The change request reviewed.'), resolve: (p) => p.changeRequest ?? null }),
+      changeRequest: t.field(requestField('The change request reviewed.')),
     })),
-  extensions: upstream.fetch(2),
   run: async ({ spaceId, changeRequestId, status, comment }, ctx) => {
     const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/reviews`, {
       body: { status, ...(comment ? { comment } : {}) },
       schema: reviewShape,
     });
-    return { review: { ...data, space: spaceId }, changeRequest: await refetchRequest(ctx, spaceId, changeRequestId) };
+    return { review: { ...data, space: spaceId }, changeRequest: afterWrite(spaceId, changeRequestId) };
   },
 });
 
@@ -915,16 +959,15 @@ declareMutation('requestChangeRequestReviewers', {
   },
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
-    payloadType<{ requestedReviewers: Array<RequestedReviewer & { space: string }>; changeRequest: ChangeRequest }>(name, (t) => ({
+    payloadType<{ requestedReviewers: Array<RequestedReviewer & { space: string }>; changeRequest: RequestAfter }>(name, (t) => ({
       requestedReviewers: t.field({
         type: [RequestedReviewerType],
         nullable: true,
         description: 'The review requests made.',
         resolve: (p) => p.requestedReviewers ?? null,
       }),
-      changeRequest: t.field({ ...ChangeRequestPayloadField('The change request after the request.'), resolve: (p) => p.changeRequest ?? null }),
+      changeRequest: t.field(requestField('The change request after the request.')),
     })),
-  extensions: upstream.fetch(2),
   run: async ({ spaceId, changeRequestId, userIds }, ctx) => {
     const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers`, {
       body: { users: userIds },
@@ -932,7 +975,7 @@ declareMutation('requestChangeRequestReviewers', {
     });
     return {
       requestedReviewers: data.users.map((item) => ({ ...item, space: spaceId })),
-      changeRequest: await refetchRequest(ctx, spaceId, changeRequestId),
+      changeRequest: afterWrite(spaceId, changeRequestId),
     };
   },
 });
@@ -973,23 +1016,22 @@ declareMutation('applySpaceTemplate', {
     ),
   },
   payload: (name) =>
-    payloadType<{ space: unknown; changeRequest: ChangeRequest | null }>(name, (t) => ({
+    payloadType<{ spaceId: string; changeRequest: RequestAfter | null }>(name, (t) => ({
       space: t.field({
         type: SpaceNode,
         nullable: true,
         description: 'The space after it (its content has the new pages when applied live).',
         extensions: upstream.link,
-        resolve: (p) => (p.space ?? null) as never,
+        resolve: (p, _a, _ctx, info) => (p.spaceId ? linkTo(SpaceNode, p.spaceId, info) : null),
       }),
-      changeRequest: t.field({ ...ChangeRequestPayloadField('The change request it was applied to; null when applied live.'), resolve: (p) => p.changeRequest ?? null }),
+      changeRequest: t.field(requestField('The change request it was applied to; null when applied live.')),
     })),
-  extensions: upstream.fetch(2),
   run: async ({ spaceId, templateId, changeRequestId }, ctx) => {
     const ref = changeRequestId ? changeRequestRef(changeRequestId) : undefined;
     if (ref?.spaceId && ref.spaceId !== spaceId) throw new GatewayError('BAD_USER_INPUT', 'changeRequestId is a change request of another space', { field: ['changeRequestId'] });
     await ctx.api.send('POST', route`/spaces/${spaceId}/content/template`, {
       body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}) },
     });
-    return { space: spaceId, changeRequest: ref ? await refetchRequest(ctx, spaceId, ref.id) : null };
+    return { spaceId, changeRequest: ref ? afterWrite(spaceId, ref.id) : null };
   },
 });

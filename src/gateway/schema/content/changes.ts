@@ -15,7 +15,7 @@ import {
   readOnce,
   readRevision,
   RevisionNode,
-  revisionIndex,
+  treeIndex,
   type FileHeld,
   type PageHeld,
   type RevisionHeld,
@@ -32,7 +32,8 @@ type Change<T extends SemanticChange['type']> = Extract<SemanticChange, { type: 
 /** The revision whose tree holds what a change names: the revision itself, or its first parent. */
 async function treeOf(ctx: GatewayContext, change: { revision: RevisionHeld }, before: boolean) {
   const { revision } = change;
-  if (!before) return revisionIndex(revision);
+  // A light revision (a change request's changes) reads its tree once, only when a change asks for it.
+  if (!before) return treeIndex(ctx, revision);
   const parent = revision.parents[0];
   return parent ? indexOf(ctx, revision.spaceId, parent) : undefined;
 }
