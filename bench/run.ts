@@ -569,12 +569,11 @@ async function content(): Promise<void> {
  * live content moved), checking that both edits are live.
  */
 async function mergeRounds(db: import('../src/platform/store/db.js').Db, spaceId: string, pageBody: (text: string) => unknown) {
-  const { createChangeRequest, baseRevision } = await import('../src/platform/change-requests/store.js');
-  const { applyContentChanges } = await import('../src/platform/change-requests/edits.js');
+  const { createChangeRequest } = await import('../src/platform/change-requests/store.js');
+  const { editRequestContent } = await import('../src/platform/change-requests/edits.js');
   const { mergeChangeRequest } = await import('../src/platform/change-requests/merging.js');
   const { getDocument, loadRevision, putDocument, storeRevision, storedBytes } = await import('../src/platform/content/revisions.js');
   const { setCurrentRevision } = await import('../src/platform/content/current.js');
-  const { updateChangeRequest } = await import('../src/platform/change-requests/store.js');
   const user = db.prepare("SELECT * FROM users WHERE email = 'ada@acme.test'").get() as import('../src/platform/rows.js').UserRow;
   const space = () => db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as import('../src/platform/rows.js').SpaceRow;
   const times = { edit: [] as number[], merge: [] as number[], bytes: [] as number[] };
@@ -582,20 +581,7 @@ async function mergeRounds(db: import('../src/platform/store/db.js').Db, spaceId
     const request = createChangeRequest(db, space(), user, { subject: `Round ${round}` });
     const markdown = `# Section 3.1\n\n${Array.from({ length: 12 }, (_, index) => `Paragraph ${index}${index === 2 ? `, rewritten in round ${round}` : ''}.`).join('\n\n')}\n`;
     let started = performance.now();
-    db.transaction(() => {
-      const current = loadRevision(db, spaceId, request.revision)!;
-      const applied = applyContentChanges([{ operation: 'update_page', page: 'ch3s1', document: { markdown } }], {
-        db,
-        spaceId,
-        content: current.content,
-        baseRevision: baseRevision(request),
-        revisionContent: (id) => loadRevision(db, spaceId, id)?.content,
-        files: new Map(),
-        at: new Date().toISOString(),
-      });
-      const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content: applied.content, createdAt: new Date().toISOString() });
-      updateChangeRequest(db, request, { revision });
-    })();
+    db.transaction(() => editRequestContent(db, request, user.id, [{ operation: 'update_page', page: 'ch3s1', document: { markdown } }]))();
     times.edit.push(performance.now() - started);
     // The live content moves on: another page changes.
     const live = loadRevision(db, spaceId, space().revision)!;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { restList } from '../connections.js';
+import { restList, type ConnectionArgs } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError } from '../errors.js';
@@ -41,7 +41,7 @@ import {
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode } from './organizations.js';
-import { DocumentInput, DocumentType, documentInput, idInput, payloadType, restEnum, sendDelete } from './shared.js';
+import { DocumentInput, DocumentType, documentInput, idInput, payloadType, restEnum, sendDelete, type SchemaTypesOf } from './shared.js';
 import { SpaceNode } from './spaces.js';
 import { UserNode } from './users.js';
 
@@ -333,33 +333,50 @@ const ChangeRequestConnection = builder.connectionObject(
 );
 
 /** A user filter argument (platform id, e-mail or global ID) as a platform id. */
-const userFilter = (value: string | null | undefined) => (value == null ? undefined : platformKey(String(value), 'User'));
+const userFilter = (value: string | number | null | undefined) => (value == null ? undefined : platformKey(String(value), 'User'));
+
+/** The filters of a list of change requests, as connection arguments. */
+function listFilters(t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, unknown>) {
+  return {
+    status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }),
+    creator: t.arg.id({ description: 'Only those created by this user (platform id or global ID).' }),
+    contributor: t.arg.id({ description: 'Only those this user edited or commented on.' }),
+    requestedReviewer: t.arg.id({ description: 'Only those whose review is asked of this user.' }),
+    conversationsIssuesCluster: t.arg.string({ description: 'Only those linked to this issue cluster.' }),
+    orderBy: t.arg({ type: ChangeRequestOrderEnum, description: 'Newest first by this date (default UPDATED_AT).' }),
+  };
+}
+
+type ListFilterArgs = {
+  status?: ChangeRequest['status'] | null;
+  creator?: string | number | null;
+  contributor?: string | number | null;
+  requestedReviewer?: string | number | null;
+  conversationsIssuesCluster?: string | null;
+  orderBy?: 'updatedAt' | 'createdAt' | null;
+};
+
+/** Reads a page of change requests at `path` with the filters of `args`, and keeps them for links. */
+async function listRequests(ctx: GatewayContext, args: ListFilterArgs & ConnectionArgs, path: string) {
+  const list = await restList(ctx, args, path, changeRequestShape, {
+    status: args.status ?? undefined,
+    creator: userFilter(args.creator),
+    contributor: userFilter(args.contributor),
+    requestedReviewer: userFilter(args.requestedReviewer),
+    conversationsIssuesCluster: args.conversationsIssuesCluster ?? undefined,
+    orderBy: args.orderBy ?? undefined,
+  });
+  prime(ChangeRequestNode, ctx, list.edges.map((edge) => edge.node));
+  return list;
+}
 
 builder.objectFields(SpaceNode, (t) => ({
   changeRequests: t.connection(
     {
       type: ChangeRequestNode,
       description: 'Change requests of the space (open ones unless `status` says otherwise), newest first. Members of the space only.',
-      args: {
-        status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }),
-        creator: t.arg.id({ description: 'Only those created by this user (platform id or global ID).' }),
-        contributor: t.arg.id({ description: 'Only those this user edited or commented on.' }),
-        requestedReviewer: t.arg.id({ description: 'Only those whose review is asked of this user.' }),
-        conversationsIssuesCluster: t.arg.string({ description: 'Only those linked to this issue cluster.' }),
-        orderBy: t.arg({ type: ChangeRequestOrderEnum, description: 'Newest first by this date (default UPDATED_AT).' }),
-      },
-      resolve: async (space, args, ctx) => {
-        const list = await restList(ctx, args, route`/spaces/${space.id}/change-requests`, changeRequestShape, {
-          status: args.status ?? undefined,
-          creator: userFilter(args.creator),
-          contributor: userFilter(args.contributor),
-          requestedReviewer: userFilter(args.requestedReviewer),
-          conversationsIssuesCluster: args.conversationsIssuesCluster ?? undefined,
-          orderBy: args.orderBy ?? undefined,
-        });
-        prime(ChangeRequestNode, ctx, list.edges.map((edge) => edge.node));
-        return list;
-      },
+      args: listFilters(t),
+      resolve: (space, args, ctx) => listRequests(ctx, args, route`/spaces/${space.id}/change-requests`),
     },
     ChangeRequestConnection,
   ),
@@ -388,26 +405,8 @@ builder.objectFields(OrganizationNode, (t) => ({
       nullable: true,
       description:
         'Change requests of every space of the organization you can read (open ones unless `status` says otherwise), newest first; null with NOT_FOUND when you are not a member.',
-      args: {
-        status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }),
-        creator: t.arg.id({ description: 'Only those created by this user (platform id or global ID).' }),
-        contributor: t.arg.id({ description: 'Only those this user edited or commented on.' }),
-        requestedReviewer: t.arg.id({ description: 'Only those whose review is asked of this user.' }),
-        conversationsIssuesCluster: t.arg.string({ description: 'Only those linked to this issue cluster.' }),
-        orderBy: t.arg({ type: ChangeRequestOrderEnum, description: 'Newest first by this date (default UPDATED_AT).' }),
-      },
-      resolve: async (org, args, ctx) => {
-        const list = await restList(ctx, args, route`/orgs/${org.id}/change-requests`, changeRequestShape, {
-          status: args.status ?? undefined,
-          creator: userFilter(args.creator),
-          contributor: userFilter(args.contributor),
-          requestedReviewer: userFilter(args.requestedReviewer),
-          conversationsIssuesCluster: args.conversationsIssuesCluster ?? undefined,
-          orderBy: args.orderBy ?? undefined,
-        });
-        prime(ChangeRequestNode, ctx, list.edges.map((edge) => edge.node));
-        return list;
-      },
+      args: listFilters(t),
+      resolve: (org, args, ctx) => listRequests(ctx, args, route`/orgs/${org.id}/change-requests`),
     },
     ChangeRequestConnection,
   ),

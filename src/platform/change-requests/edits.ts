@@ -18,7 +18,8 @@ import { storeFile } from '../content/files.js';
 import { markdownToDocument, stableRefs, type RefResolver } from '../content/markdown.js';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
-import { getDocument, putDocument, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
+import { baseRevision, recordContribution, updateChangeRequest, type ChangeRequestRow } from './store.js';
 import { fetchUrl, OutboundError } from '../outbound.js';
 
 /**
@@ -614,6 +615,36 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     outcomes: [...outcomes.values()],
     insertedFiles,
   };
+}
+
+/**
+ * Applies a batch to a change request as one new `edits` revision of it, by `authorId` (recorded
+ * as a contributor); returns the request after it and what the batch did. Call it inside a
+ * transaction: an invalid change throws, and nothing the batch stored must stay.
+ */
+export function editRequestContent(
+  db: Db,
+  request: ChangeRequestRow,
+  authorId: string,
+  changes: readonly ContentChange[],
+  files: ReadonlyMap<FileInput, PreparedFile> = new Map(),
+): { changeRequest: ChangeRequestRow; result: EditResult } {
+  const spaceId = request.space_id;
+  const current = loadRevision(db, spaceId, request.revision);
+  if (!current) throw new Error(`Revision ${request.revision} of change request ${request.id} is missing`);
+  const at = new Date().toISOString();
+  const result = applyContentChanges(changes, {
+    db,
+    spaceId,
+    content: current.content,
+    baseRevision: baseRevision(request),
+    revisionContent: (id) => loadRevision(db, spaceId, id)?.content,
+    files,
+    at,
+  });
+  const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content: result.content, createdAt: at });
+  recordContribution(db, request.id, authorId, 'edit');
+  return { changeRequest: updateChangeRequest(db, request, { revision }), result };
 }
 
 /** The document a page has at this point of the batch (pending JSON or its stored one). */

@@ -2,8 +2,8 @@ import { badRequest, now } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { loadRevision, storeRevision, type RevisionContent } from '../content/revisions.js';
-import { applyContentChanges, type ContentChange } from './edits.js';
-import { baseRevision, recordContribution, updateChangeRequest, type ChangeRequestRow } from './store.js';
+import { applyContentChanges, editRequestContent, type ContentChange } from './edits.js';
+import type { ChangeRequestRow } from './store.js';
 
 /**
  * Built-in space templates: sets of pages (markdown, nested by `parent`) that a template adds to
@@ -234,19 +234,8 @@ function withTemplate(db: Db, space: SpaceRow, content: RevisionContent, base: s
 }
 
 /** Adds a template's pages to a change request as a new revision of it (call inside a transaction). */
-export function applyTemplateToRequest(db: Db, space: SpaceRow, request: ChangeRequestRow, user: UserRow, template: SpaceTemplate): ChangeRequestRow {
-  const current = loadRevision(db, space.id, request.revision);
-  if (!current) throw new Error(`Revision ${request.revision} of change request ${request.id} is missing`);
-  const at = now();
-  const revision = storeRevision(db, {
-    spaceId: space.id,
-    type: 'edits',
-    parents: [request.revision],
-    content: withTemplate(db, space, current.content, baseRevision(request), template, at),
-    createdAt: at,
-  });
-  recordContribution(db, request.id, user.id, 'edit');
-  return updateChangeRequest(db, request, { revision });
+export function applyTemplateToRequest(db: Db, request: ChangeRequestRow, user: UserRow, template: SpaceTemplate): ChangeRequestRow {
+  return editRequestContent(db, request, user.id, templateChanges(template)).changeRequest;
 }
 
 /** Adds a template's pages to the live content: a new revision that becomes current. Returns its id. */

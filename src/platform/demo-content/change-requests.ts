@@ -1,11 +1,11 @@
 import { now } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { applyContentChanges, type ContentChange } from '../change-requests/edits.js';
+import { editRequestContent, type ContentChange } from '../change-requests/edits.js';
 import { mergeChangeRequest } from '../change-requests/merging.js';
-import { baseRevision, createChangeRequest, recordContribution, updateChangeRequest, type ChangeRequestRow } from '../change-requests/store.js';
+import { createChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../change-requests/store.js';
 import type { JSONDocument, Paragraph } from '../content/document.js';
-import { getDocument, loadRevision, storeRevision } from '../content/revisions.js';
+import { getDocument, loadRevision } from '../content/revisions.js';
 
 /**
  * Change requests of the demo "Getting started" space, in every state: merged, open and
@@ -29,22 +29,8 @@ export function seedDemoChangeRequests(db: Db, spaceIds: ReadonlyMap<string, str
   const dee = user('dee');
   const ben = user('ben');
 
-  const edit = (request: ChangeRequestRow, author: UserRow, changes: ContentChange[]): ChangeRequestRow => {
-    const current = loadRevision(db, spaceId, request.revision)!;
-    const at = now();
-    const { content } = applyContentChanges(changes, {
-      db,
-      spaceId,
-      content: current.content,
-      baseRevision: baseRevision(request),
-      revisionContent: (id) => loadRevision(db, spaceId, id)?.content,
-      files: new Map(),
-      at,
-    });
-    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content, createdAt: at });
-    recordContribution(db, request.id, author.id, 'edit');
-    return updateChangeRequest(db, request, { revision });
-  };
+  const edit = (request: ChangeRequestRow, author: UserRow, changes: ContentChange[]): ChangeRequestRow =>
+    editRequestContent(db, request, author.id, changes).changeRequest;
 
   /** The live document of a page with the text of its first paragraph replaced. */
   const rewriteFirstParagraph = (pageId: string, text: string): ContentChange => {

@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { demand } from '../access.js';
-import { booleanParam, conflict, now, parseBody, parseQuery } from '../http.js';
+import { booleanParam, conflict, parseBody, parseQuery } from '../http.js';
 import { setCurrentRevision } from '../content/current.js';
 import { fileJson } from '../content/files.js';
-import { loadRevision, storeRevision } from '../content/revisions.js';
-import { applyContentChanges, contentChangesBody, prepareFiles } from '../change-requests/edits.js';
+import { contentChangesBody, editRequestContent, prepareFiles } from '../change-requests/edits.js';
 import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from '../change-requests/merging.js';
-import { baseRevision, changeRequestJson, recordContribution, requireNotMerged, updateChangeRequest } from '../change-requests/store.js';
+import { changeRequestJson, recordContribution, requireNotMerged } from '../change-requests/store.js';
 import { applyTemplateToRequest, requireTemplate, templateRevision } from '../change-requests/templates.js';
 import { requestOf } from './change-requests.js';
 
@@ -40,25 +39,11 @@ export function changeRequestContentRoutes(app: FastifyInstance, options: Conten
     // Network reads first, outside the transaction; then the whole batch or nothing.
     const files = await prepareFiles(body.changes, options.allowPrivateUrls);
     const { db, user, links } = request.ctx;
-    const { updated, result } = db.transaction(() => {
+    const { changeRequest: updated, result } = db.transaction(() => {
       // The request as it is now: another batch may have landed while the files were read.
       const fresh = requestOf(request, request.params, 'edit').changeRequest;
       requireNotMerged(fresh);
-      const current = loadRevision(db, space.id, fresh.revision);
-      if (!current) throw new Error(`Revision ${fresh.revision} of change request ${fresh.id} is missing`);
-      const at = now();
-      const applied = applyContentChanges(body.changes, {
-        db,
-        spaceId: space.id,
-        content: current.content,
-        baseRevision: baseRevision(fresh),
-        revisionContent: (id) => loadRevision(db, space.id, id)?.content,
-        files,
-        at,
-      });
-      const revision = storeRevision(db, { spaceId: space.id, type: 'edits', parents: [fresh.revision], content: applied.content, createdAt: at });
-      recordContribution(db, fresh.id, user.id, 'edit');
-      return { updated: updateChangeRequest(db, fresh, { revision }), result: applied };
+      return editRequestContent(db, fresh, user.id, body.changes, files);
     })();
     const json = changeRequestJson(db, updated, space, links);
     if (query.compat ?? true) return json;
@@ -99,7 +84,7 @@ export function changeRequestContentRoutes(app: FastifyInstance, options: Conten
     if (body.changeRequestId !== undefined) {
       const { space, changeRequest } = requestOf(request, { spaceId: request.params.spaceId, changeRequestId: body.changeRequestId }, 'edit');
       requireNotMerged(changeRequest);
-      db.transaction(() => applyTemplateToRequest(db, space, changeRequest, user, template))();
+      db.transaction(() => applyTemplateToRequest(db, changeRequest, user, template))();
       return reply.code(201).send();
     }
     const { space, role } = access.requireSpace(request.params.spaceId);

@@ -157,7 +157,7 @@ export function changeRequestRoutes(app: FastifyInstance): void {
         description: body.description,
         clusterId: body.conversationsIssuesCluster,
       });
-      return template ? applyTemplateToRequest(db, space, created, user, template) : created;
+      return template ? applyTemplateToRequest(db, created, user, template) : created;
     })();
     const json = answer(request, changeRequest, space);
     return reply.code(201).header('location', json.urls.location).send(json);
