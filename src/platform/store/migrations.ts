@@ -245,4 +245,23 @@ export const migrations: string[] = [
   // Version 6: the search index is updated page by page (content/search.ts), and moving a row
   // (its position, path or ancestors) no longer reindexes its text.
   SEARCH_UPDATE_TRIGGER,
+  // Version 7: the job queue (jobs.ts): background work that survives a restart.
+  `
+  CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    max_attempts INTEGER NOT NULL DEFAULT 1,
+    run_after INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    ended_at TEXT,
+    error TEXT
+  );
+  CREATE INDEX jobs_pending ON jobs(state, run_after);
+  CREATE INDEX jobs_by_key ON jobs(key, state);
+  `,
 ];
