@@ -46,6 +46,15 @@ export const configSchema = z.object({
    * demos whose files are served on this machine. @default 0
    */
   PLATFORM_ALLOW_PRIVATE_URLS: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
+  /**
+   * Let Git Sync of the embedded platform use `file://` and `http://` URLs and local paths (`1`):
+   * for local demos and tests. Otherwise only `https://` repositories. @default 0
+   */
+  GIT_ALLOW_LOCAL: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
+  /** Author name of the commits Git Sync exports. @default Docs platform */
+  GIT_AUTHOR_NAME: z.string().min(1).max(200).default('Docs platform'),
+  /** Author e-mail of the commits Git Sync exports. @default docs-platform@localhost */
+  GIT_AUTHOR_EMAIL: z.string().min(3).max(200).default('docs-platform@localhost'),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */

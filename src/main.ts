@@ -42,6 +42,8 @@ if (!upstreamUrl) {
     port: config.PLATFORM_PORT,
     delayMs: config.PLATFORM_DELAY_MS,
     allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
+    gitAllowLocal: config.GIT_ALLOW_LOCAL,
+    gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;

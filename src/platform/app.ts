@@ -14,6 +14,9 @@ import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes, PDF_ROUTE, pdfDownloadRo
 import { searchRoutes } from './routes/search.js';
 import { changeRequestRoutes } from './routes/change-requests.js';
 import { changeRequestContentRoutes } from './routes/change-request-content.js';
+import { gitRoutes } from './routes/git.js';
+import { registerGitSync } from './git/sync.js';
+import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
 import { teamRoutes } from './routes/teams.js';
 import { userRoutes } from './routes/users.js';
@@ -33,6 +36,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Requests answered since start (or the last `resetStats`), for tests and benchmarks. */
     stats: PlatformStats;
+    /** The queue of background work (Git sync…); tests wait for it with `jobs.drain()`. */
+    jobs: JobQueue;
   }
 }
 
@@ -73,6 +78,14 @@ export interface CreatePlatformOptions {
    * @default false
    */
   allowPrivateUrls?: boolean;
+  /**
+   * Let Git Sync use `file://` and `http://` URLs and local paths (demo and test runs, whose
+   * repositories are on this machine); otherwise only `https://`.
+   * @default false
+   */
+  gitAllowLocal?: boolean;
+  /** Author and committer of the commits Git Sync exports. @default Docs platform <docs-platform@localhost> */
+  gitAuthor?: { name: string; email: string };
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -189,8 +202,19 @@ function requestForLog(request: { method: string; url: string }) {
   return { method: request.method, url: index === -1 ? request.url : `${request.url.slice(0, index)}?…` };
 }
 
+/** Author and committer of exported commits unless configured. */
+export const DEFAULT_GIT_AUTHOR = { name: 'Docs platform', email: 'docs-platform@localhost' };
+
 /** Builds the embedded platform: the REST API of `platform-api.md` under `/v1`. Does not listen. */
-export function createPlatform({ db, logger = false, delayMs = 0, allowPrivateUrls = false, onAnswer }: CreatePlatformOptions): FastifyInstance {
+export function createPlatform({
+  db,
+  logger = false,
+  delayMs = 0,
+  allowPrivateUrls = false,
+  gitAllowLocal = false,
+  gitAuthor = DEFAULT_GIT_AUTHOR,
+  onAnswer,
+}: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
     // Query strings may carry share keys and visitor tokens: logs show the path only.
     logger: logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
@@ -317,6 +341,13 @@ export function createPlatform({ db, logger = false, delayMs = 0, allowPrivateUr
     reply.code(404).send({ error: { code: 404, message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
   );
 
+  // Background work: started once the server is ready, stopped (running jobs finished) on close.
+  const jobs = new JobQueue(db);
+  registerGitSync(jobs, { author: gitAuthor });
+  app.decorate('jobs', jobs);
+  app.addHook('onReady', async () => jobs.start());
+  app.addHook('onClose', async () => jobs.stop());
+
   healthRoutes(app, db);
   downloadRoutes(app, db);
   pdfDownloadRoutes(app, db);
@@ -331,6 +362,7 @@ export function createPlatform({ db, logger = false, delayMs = 0, allowPrivateUr
       contentRoutes(v1);
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });
+      gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -159,6 +159,11 @@ export function seedDemoData(db: Db): DemoTokens {
   return db.transaction(() => storedTokens(db) ?? insertDemoData(db)).immediate();
 }
 
+/** True once the demo data was seeded in this database. */
+export function isSeeded(db: Db): boolean {
+  return db.prepare('SELECT 1 FROM meta WHERE key = ?').get(SEEDED_KEY) !== undefined;
+}
+
 function storedTokens(db: Db): DemoTokens | undefined {
   const marker = db.prepare('SELECT value FROM meta WHERE key = ?').get(SEEDED_KEY) as { value: string } | undefined;
   if (!marker) return undefined;

@@ -9,6 +9,8 @@ const platform = await startPlatform({
   port: config.PLATFORM_PORT,
   delayMs: config.PLATFORM_DELAY_MS,
   allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
+  gitAllowLocal: config.GIT_ALLOW_LOCAL,
+  gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });
 const [adminEmail, adminToken] = Object.entries(platform.tokens)[0] ?? [];

@@ -1,5 +1,6 @@
 import { atLeast, type Role } from './access.js';
 import { json } from './http.js';
+import { gitSyncState } from './git/sync.js';
 import type { Db } from './store/db.js';
 import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, TeamRow, UserRow } from './rows.js';
 
@@ -262,7 +263,7 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     organization: space.org_id,
     ...(space.parent_id ? { parent: space.parent_id } : {}),
     ...(space.language ? { language: space.language } : {}),
-    ...(space.git_sync ? { gitSync: gitSyncJson(space) } : {}),
+    ...(space.git_sync ? { gitSync: gitSyncState(space) } : {}),
     ...(space.visitor_auth ? { visitorAuth: JSON.parse(space.visitor_auth) } : {}),
     revision: space.revision,
     defaultLevel: space.default_level,
@@ -285,15 +286,3 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
   };
 }
 
-/**
- * The Git Sync state of a space. A space has at most one Git Sync installation, so the space
- * identifies it; the platform runs no authorization flow, so a configured installation is active.
- * What the stored state says wins.
- */
-function gitSyncJson(space: SpaceRow) {
-  return {
-    installationId: `git-${space.id}`,
-    installationStatus: 'active',
-    ...json.parse<Record<string, unknown>>(space.git_sync, {}),
-  };
-}

@@ -2,8 +2,9 @@ import { catchUpSearchIndex } from './content/current.js';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { createPlatform, type CreatePlatformOptions } from './app.js';
-import { seedDemoData, type DemoTokens } from './demo-data.js';
+import { seedDemoRepository } from './git/demo.js';
+import { createPlatform, DEFAULT_GIT_AUTHOR, type CreatePlatformOptions } from './app.js';
+import { isSeeded, seedDemoData, type DemoTokens } from './demo-data.js';
 import { openDatabase, type Db } from './store/db.js';
 
 export interface StartPlatformOptions {
@@ -21,6 +22,10 @@ export interface StartPlatformOptions {
   logger?: FastifyServerOptions['logger'];
   /** See `CreatePlatformOptions.allowPrivateUrls`. @default false */
   allowPrivateUrls?: boolean;
+  /** See `CreatePlatformOptions.gitAllowLocal`. @default false */
+  gitAllowLocal?: boolean;
+  /** See `CreatePlatformOptions.gitAuthor`. */
+  gitAuthor?: { name: string; email: string };
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -39,16 +44,25 @@ export interface RunningPlatform {
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
   mkdirSync(options.dataDir, { recursive: true });
   const db = openDatabase({ file: join(options.dataDir, 'platform.sqlite') });
+  const freshSeed = options.seed !== false && !isSeeded(db);
   const tokens = options.seed === false ? {} : seedDemoData(db);
   catchUpSearchIndex(db);
   if (Object.keys(tokens).length > 0) {
     writeFileSync(join(options.dataDir, 'demo-tokens.json'), `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
+  }
+  if (freshSeed) {
+    // The demo handbook lives in a local repository too; without git, it keeps its example remote.
+    await seedDemoRepository(db, options.dataDir, options.gitAuthor ?? DEFAULT_GIT_AUTHOR).catch((error: unknown) => {
+      process.emitWarning(`The demo Git repository was not created: ${(error as Error).message}`);
+    });
   }
   const app = createPlatform({
     db,
     delayMs: options.delayMs ?? 0,
     logger: options.logger ?? false,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
+    gitAllowLocal: options.gitAllowLocal ?? false,
+    ...(options.gitAuthor ? { gitAuthor: options.gitAuthor } : {}),
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';

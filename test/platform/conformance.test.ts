@@ -380,6 +380,28 @@ describe('Change requests', () => {
   });
 });
 
+describe('Git', () => {
+  it('imports, exports, reads the state of and removes the Git Sync of a space', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { execFileSync } = await import('node:child_process');
+    const bare = join(mkdtempSync(join(tmpdir(), 'conformance-git-')), 'repo.git');
+    execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
+    const spaceId = p.spaceId(DEMO.spaces.teamGrant);
+    await call('GET /v1/spaces/:spaceId/git/info', { spaceId }, 404);
+    await call('POST /v1/spaces/:spaceId/git/export', { spaceId }, 204, { body: { url: bare, ref: 'refs/heads/main', commitMessage: 'Export' } });
+    await p.app.jobs.drain();
+    await call('POST /v1/spaces/:spaceId/git/import', { spaceId }, 204, { body: { url: bare, ref: 'refs/heads/main', timestamp: '2026-02-01T00:00:00Z' } });
+    await p.app.jobs.drain();
+    const info = await call('GET /v1/spaces/:spaceId/git/info', { spaceId }, 200);
+    expect(info.body.operation).toMatchObject({ state: 'success', direction: 'import' });
+    await call('POST /v1/spaces/:spaceId/git/import', { spaceId }, 400, { body: { url: bare, ref: 'main' } });
+    await call('DELETE /v1/spaces/:spaceId/git/legacy-installation', { spaceId }, 205);
+    await call('DELETE /v1/spaces/:spaceId/git/legacy-installation', { spaceId }, 204);
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

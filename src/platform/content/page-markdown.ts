@@ -21,26 +21,29 @@ export function pageFile(placed: PlacedPage): string {
 const ASSETS = '.gitbook/assets';
 const INCLUDES = '.gitbook/includes';
 
-/** References relative to the file of `from`, resolved against the pages and files of `content`. */
-export function relativeRefs(index: PageIndex, content: RevisionContent, from: PlacedPage): RefResolver {
-  const here = posix.dirname(pageFile(from));
+/**
+ * References relative to the file of `from`, resolved against the pages and files of `content`.
+ * `fileOf` gives the file of each page (default: its place in the tree, `pageFile`).
+ */
+export function relativeRefs(index: PageIndex, content: RevisionContent, from: PlacedPage, fileOf: (placed: PlacedPage) => string = pageFile): RefResolver {
+  const here = posix.dirname(fileOf(from));
   const relative = (target: string) => {
     const path = posix.relative(here, target);
     return path === '' ? posix.basename(target) : path;
   };
   const filesByName = new Map(content.files.map((file) => [file.name, file]));
-  const pagesByFile = new Map(index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [pageFile(placed), placed]));
+  const pagesByFile = new Map(index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [fileOf(placed), placed]));
   return {
     toHref(ref: ContentRef): string {
       const inThisSpace = !('space' in ref) || ref.space === undefined;
       if (inThisSpace && ref.kind === 'page') {
         const target = index.byId.get(ref.page);
-        if (target?.path !== undefined) return encodeURI(relative(pageFile(target)));
+        if (target?.path !== undefined) return encodeURI(relative(fileOf(target)));
       }
       if (inThisSpace && ref.kind === 'anchor') {
         if (ref.page === undefined || ref.page === from.page.id) return `#${ref.anchor}`;
         const target = index.byId.get(ref.page);
-        if (target?.path !== undefined) return `${encodeURI(relative(pageFile(target)))}#${ref.anchor}`;
+        if (target?.path !== undefined) return `${encodeURI(relative(fileOf(target)))}#${ref.anchor}`;
       }
       if (inThisSpace && ref.kind === 'file') {
         const file = content.files.find((item) => item.id === ref.file);

@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * The system `git`, run with arguments (never through a shell) in throwaway repositories. System
+ * git rather than a JavaScript implementation: it speaks every transport (smart HTTP, file, SSH)
+ * the way users' servers expect, handles large repositories, and is what `git http-backend` in the
+ * tests serves. Nothing it prints reaches a client without `redact`: URLs may carry credentials.
+ */
+
+/** A repository URL as it may be stored, shown or logged: without user name or password. */
+export function maskUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@');
+}
+
+/** Removes credentials from any text git printed (URLs with user info). */
+export function redact(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1***@');
+}
+
+/** A failed git command, its message redacted and cut to something readable. */
+export class GitError extends Error {
+  override readonly name = 'GitError';
+}
+
+/** Where a repository is, checked: `https://` always; `http://`, `file://` and local paths only when local repositories are allowed. */
+export function checkRepositoryUrl(url: string, allowLocal: boolean): string | undefined {
+  if (/^https:\/\//i.test(url)) return undefined;
+  if (!allowLocal) return 'must be an https:// URL';
+  if (/^(http|file):\/\//i.test(url)) return undefined;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return 'must be an https://, http://, file:// URL or a local path';
+  if (!isAbsolute(url)) return 'a local path must be absolute';
+  return undefined;
+}
+
+/** A URL git can fetch from: local paths become `file://` URLs. */
+export function fetchableUrl(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `file://${resolve(url)}`;
+}
+
+export interface GitOptions {
+  cwd: string;
+  /** @default 120000 */
+  timeoutMs?: number;
+  /** Author and committer of commits. */
+  author?: { name: string; email: string };
+  /** Date of commits (ISO 8601); now when left out. */
+  date?: string;
+}
+
+/** Runs `git <args>` and returns what it printed on stdout. */
+export function git(args: readonly string[], options: GitOptions): Promise<string> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    // No prompt for credentials, no user or system configuration, no hooks from the machine.
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'echo',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    HOME: options.cwd,
+    LANG: 'C',
+    ...(options.author
+      ? {
+          GIT_AUTHOR_NAME: options.author.name,
+          GIT_AUTHOR_EMAIL: options.author.email,
+          GIT_COMMITTER_NAME: options.author.name,
+          GIT_COMMITTER_EMAIL: options.author.email,
+        }
+      : {}),
+    ...(options.date ? { GIT_AUTHOR_DATE: options.date, GIT_COMMITTER_DATE: options.date } : {}),
+  };
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      'git',
+      ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.allow=always', '-c', 'credential.helper=', ...args],
+      { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' },
+      (error, stdout, stderr) => {
+        if (error) {
+          const printed = redact(Buffer.from(stderr).toString('utf8')).trim().split('\n').filter(Boolean);
+          const why = (error as { killed?: boolean }).killed ? 'git did not finish in time' : (printed.at(-1) ?? redact(error.message));
+          reject(new GitError(why.replace(/^fatal: /, '').slice(0, 500)));
+          return;
+        }
+        resolvePromise(Buffer.from(stdout).toString('utf8'));
+      },
+    );
+  });
+}
+
+/** Runs `git <args>` and returns stdout as bytes (for blobs). */
+export function gitBytes(args: readonly string[], cwd: string): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: cwd }, maxBuffer: 256 * 1024 * 1024, encoding: 'buffer' },
+      (error, stdout) => (error ? reject(new GitError(redact(error.message).slice(0, 500))) : resolvePromise(Buffer.from(stdout))),
+    );
+  });
+}
+
+/** A scratch repository, removed by `dispose`. */
+export interface Scratch {
+  dir: string;
+  dispose(): void;
+}
+
+/** An empty repository in a temporary folder. */
+export async function scratchRepository(): Promise<Scratch> {
+  const dir = mkdtempSync(join(tmpdir(), 'git-sync-'));
+  await git(['init', '--quiet', '--initial-branch=main', dir], { cwd: dir });
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Is `path` a directory? */
+export const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();

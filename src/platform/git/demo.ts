@@ -1,0 +1,69 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+import { getBlob } from '../content/blobs.js';
+import type { JSONDocument } from '../content/document.js';
+import { getDocument, loadRevision } from '../content/revisions.js';
+import { git, scratchRepository } from './command.js';
+import { contentToFiles } from './layout.js';
+import type { GitSyncStored } from './sync.js';
+
+/** The demo space kept in a local repository. */
+export const DEMO_REPOSITORY_SPACE = 'Company handbook';
+
+/**
+ * Creates the demo repository under `dataDir` (`demo-repos/handbook.git`, a bare repository): one
+ * commit per revision of the demo handbook, dated as the revision, and links the space to it. Git
+ * Sync of the demo uses it when the platform runs with `GIT_ALLOW_LOCAL=1`. Returns its path.
+ */
+export async function seedDemoRepository(db: Db, dataDir: string, author: { name: string; email: string }): Promise<string> {
+  const space = db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(DEMO_REPOSITORY_SPACE) as SpaceRow | undefined;
+  if (!space) throw new Error(`No demo space "${DEMO_REPOSITORY_SPACE}"`);
+  const bare = join(dataDir, 'demo-repos', 'handbook.git');
+  rmSync(bare, { recursive: true, force: true });
+  mkdirSync(dirname(bare), { recursive: true });
+  await git(['init', '--quiet', '--bare', '--initial-branch=main', bare], { cwd: dataDir });
+  const revisions = db
+    .prepare("SELECT id, created_at FROM revisions WHERE space_id = ? AND root IS NOT NULL AND type = 'edits' ORDER BY created_at, rowid")
+    .all(space.id) as Array<{ id: string; created_at: string }>;
+  const scratch = await scratchRepository();
+  let commit = '';
+  try {
+    for (const [index, row] of revisions.entries()) {
+      const revision = loadRevision(db, space.id, row.id)!;
+      const files = contentToFiles(revision.content, {
+        document: (id) => getDocument<JSONDocument>(db, space.id, id),
+        file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
+      });
+      await git(['rm', '-r', '-q', '--ignore-unmatch', '.'], { cwd: scratch.dir });
+      for (const [path, bytes] of files) {
+        mkdirSync(dirname(join(scratch.dir, path)), { recursive: true });
+        writeFileSync(join(scratch.dir, path), bytes);
+      }
+      await git(['add', '--all'], { cwd: scratch.dir });
+      const message = index === 0 ? 'Handbook: first version' : `Handbook: revision ${index + 1}`;
+      await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author, date: row.created_at });
+      commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
+      db.prepare('UPDATE revisions SET git = ? WHERE id = ?').run(
+        JSON.stringify({ oid: commit, message, createdByGitBook: true, url: `file://${bare}`, ref: 'refs/heads/main' }),
+        row.id,
+      );
+    }
+    await git(['push', '--quiet', `file://${bare}`, 'HEAD:refs/heads/main'], { cwd: scratch.dir });
+  } finally {
+    scratch.dispose();
+  }
+  const state: GitSyncStored = {
+    repoName: 'acme/handbook',
+    installationProvider: 'github',
+    url: `file://${bare}`,
+    ref: 'refs/heads/main',
+    repoProjectDirectory: '',
+    lastCommit: commit,
+    lastRevision: space.revision,
+    updatedAt: new Date().toISOString(),
+  };
+  db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(state), space.id);
+  return bare;
+}

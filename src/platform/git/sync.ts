@@ -1,0 +1,371 @@
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { newId } from '../http.js';
+import { PermanentJobError, type JobQueue } from '../jobs.js';
+import type { SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+import { setCurrentRevision } from '../content/current.js';
+import type { JSONDocument } from '../content/document.js';
+import { storeFile } from '../content/files.js';
+import { getBlob } from '../content/blobs.js';
+import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { fetchableUrl, git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
+import { contentToFiles, filesToContent, LayoutError, type RepoFile } from './layout.js';
+
+/**
+ * Git Sync of a space: import (repository → a revision of the space) and export (the space's
+ * current content → a commit pushed to the repository), each a job of the queue, one at a time per
+ * space in the order asked. The state users see (`git/info`, the space's `gitSync`) is kept on
+ * the space: the repository (its URL without credentials), the ref and project directory, the
+ * last operation with its stage, and what was last synchronized. Credentials in a URL are used
+ * for that operation only: they are kept in memory, never written anywhere, so an operation that a
+ * restart interrupts (or that waited across one) fails and asks to be run again.
+ */
+
+export const GIT_JOB = 'git-sync';
+/** Largest file an import reads. */
+export const MAX_GIT_FILE_BYTES = 100 * 1024 * 1024;
+/** How long an operation may run. */
+export const OPERATION_TIMEOUT_MS = 10 * 60 * 1000;
+
+export type Direction = 'import' | 'export';
+export type Stage = 'repo_fetch' | 'config_check' | 'content_process' | 'finalize';
+
+export interface GitOperation {
+  state: 'running' | 'success' | 'failure' | 'timeout';
+  direction: Direction;
+  stage: Stage;
+  startedAt: string;
+  updatedAt: string;
+  completedAt?: string;
+  endedAt?: string;
+  error?: string;
+}
+
+/** What the space keeps of its Git Sync (the `git_sync` column). */
+export interface GitSyncStored {
+  repoName?: string;
+  installationProvider?: string;
+  url?: string;
+  ref?: string;
+  repoProjectDirectory?: string;
+  operation?: GitOperation;
+  /** The newest `timestamp` of an operation applied. */
+  lastTimestamp?: string;
+  /** The commit and revision of the last successful operation: what both sides last agreed on. */
+  lastCommit?: string;
+  lastRevision?: string;
+  updatedAt?: string;
+}
+
+export interface GitJob {
+  spaceId: string;
+  direction: Direction;
+  /** The URL without credentials. */
+  url: string;
+  /** Key of the URL with its credentials in `secrets`, when it has some. */
+  secret?: string;
+  ref: string;
+  directory: string;
+  force: boolean;
+  standalone: boolean;
+  timestamp?: string;
+  commitMessage?: string;
+}
+
+/** URLs with credentials of queued operations, by key: in memory only. */
+const secrets = new Map<string, string>();
+
+/** Options of Git Sync on this platform. */
+export interface GitSyncOptions {
+  /** Author and committer of exported commits. */
+  author: { name: string; email: string };
+}
+
+const stored = (space: Pick<SpaceRow, 'git_sync'>): GitSyncStored => (space.git_sync ? (JSON.parse(space.git_sync) as GitSyncStored) : {});
+
+function writeState(db: Db, spaceId: string, change: (state: GitSyncStored) => GitSyncStored): void {
+  const row = db.prepare('SELECT git_sync FROM spaces WHERE id = ?').get(spaceId) as Pick<SpaceRow, 'git_sync'> | undefined;
+  if (!row) return;
+  db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(change(stored(row))), spaceId);
+}
+
+/** Provider and repository name shown for a URL. */
+function describe(url: string): { installationProvider: string; repoName: string } {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/\.git$/, '').replace(/^\/+|\/+$/g, '');
+  return { installationProvider: /gitlab/i.test(url) ? 'gitlab' : 'github', repoName: path.split('/').slice(-2).join('/') || path };
+}
+
+/**
+ * Records a new operation on the space (running, at its first stage) and queues it. Call inside
+ * the transaction of the request that asks for it.
+ */
+export function queueOperation(db: Db, queue: JobQueue, job: Omit<GitJob, 'url' | 'secret'> & { url: string }): void {
+  const masked = maskUrl(job.url);
+  let secret: string | undefined;
+  if (masked !== job.url) {
+    secret = newId();
+    secrets.set(secret, job.url);
+  }
+  const at = new Date().toISOString();
+  writeState(db, job.spaceId, (state) => ({
+    ...state,
+    ...describe(masked),
+    url: masked,
+    ref: job.ref,
+    repoProjectDirectory: job.directory,
+    operation: { state: 'running', direction: job.direction, stage: 'repo_fetch', startedAt: at, updatedAt: at },
+    updatedAt: at,
+  }));
+  queue.enqueue(GIT_JOB, { ...job, url: masked, ...(secret ? { secret } : {}) } satisfies GitJob, { key: `space:${job.spaceId}` });
+}
+
+/** Registers the Git Sync job on the queue. */
+export function registerGitSync(queue: JobQueue, options: GitSyncOptions): void {
+  queue.register<GitJob>(GIT_JOB, {
+    interrupted: 'fail',
+    run: (job, { db }) => runOperation(db, job, options),
+    failed(job, reason, { db }) {
+      if (job.secret) secrets.delete(job.secret);
+      const at = new Date().toISOString();
+      writeState(db, job.spaceId, (state) => ({
+        ...state,
+        operation: { ...(state.operation ?? { direction: job.direction, stage: 'repo_fetch', startedAt: at }), state: 'failure', updatedAt: at, endedAt: at, error: reason } as GitOperation,
+      }));
+    },
+  });
+}
+
+async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promise<void> {
+  const url = job.secret ? secrets.get(job.secret) : job.url;
+  if (!url) throw new PermanentJobError('the platform restarted before the operation ran, and credentials are never kept: run it again');
+  const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(job.spaceId) as SpaceRow | undefined;
+  if (!space || space.deleted_at) throw new PermanentJobError('the space no longer exists');
+  const state = stored(space);
+  if (job.timestamp && state.lastTimestamp && job.timestamp < state.lastTimestamp) {
+    throw new PermanentJobError(`skipped: its timestamp ${job.timestamp} is older than that of the last operation applied (${state.lastTimestamp})`);
+  }
+  const stage = (next: Stage) => {
+    const at = new Date().toISOString();
+    writeState(db, job.spaceId, (current) => ({ ...current, operation: { ...current.operation!, stage: next, updatedAt: at } }));
+  };
+  const scratch = await scratchRepository();
+  try {
+    const outcome = job.direction === 'import' ? await importRepository(db, space, state, job, url, scratch, stage) : await exportSpace(db, space, state, job, url, scratch, stage, options);
+    const at = new Date().toISOString();
+    writeState(db, job.spaceId, (current) => ({
+      ...current,
+      operation: { ...current.operation!, state: 'success', stage: 'finalize', updatedAt: at, completedAt: at, endedAt: at },
+      ...(job.timestamp && (!current.lastTimestamp || job.timestamp > current.lastTimestamp) ? { lastTimestamp: job.timestamp } : {}),
+      ...(job.standalone ? {} : { lastCommit: outcome.commit, lastRevision: outcome.revision }),
+    }));
+  } catch (error) {
+    if (error instanceof GitError || error instanceof LayoutError) throw new PermanentJobError(error.message);
+    throw error;
+  } finally {
+    scratch.dispose();
+    if (job.secret) secrets.delete(job.secret);
+  }
+}
+
+/** Fetches `ref`; undefined when the repository has no such branch. */
+async function fetchRef(scratch: Scratch, url: string, ref: string): Promise<string | undefined> {
+  try {
+    await git(['fetch', '--quiet', '--no-tags', '--depth=1', fetchableUrl(url), `${ref}:refs/sync/tip`], { cwd: scratch.dir });
+  } catch (error) {
+    if (error instanceof GitError && /couldn't find remote ref/i.test(error.message)) return undefined;
+    throw new GitError(`could not read the repository: ${(error as Error).message}`);
+  }
+  return (await git(['rev-parse', 'refs/sync/tip'], { cwd: scratch.dir })).trim();
+}
+
+/** The files of a commit under `directory`, by path relative to it. */
+async function readTree(scratch: Scratch, commit: string, directory: string): Promise<Map<string, RepoFile>> {
+  const listing = await git(['ls-tree', '-r', '-l', '-z', commit], { cwd: scratch.dir });
+  const prefix = directory ? `${directory}/` : '';
+  const entries: Array<{ oid: string; size: number; path: string }> = [];
+  for (const line of listing.split('\0')) {
+    const match = /^\d+ blob ([0-9a-f]+)\s+(\d+|-)\t(.*)$/s.exec(line);
+    if (!match) continue;
+    const [, oid, size, path] = match as unknown as [string, string, string, string];
+    if (!path.startsWith(prefix)) continue;
+    if (Number(size) > MAX_GIT_FILE_BYTES) throw new LayoutError(`${path} is larger than 100 MB`);
+    entries.push({ oid, size: Number(size), path: path.slice(prefix.length) });
+  }
+  await git(['checkout', '--quiet', commit], { cwd: scratch.dir });
+  const files = new Map<string, RepoFile>();
+  for (const entry of entries) files.set(entry.path, { oid: entry.oid, bytes: readFileSync(join(scratch.dir, prefix, entry.path)) });
+  return files;
+}
+
+async function importRepository(
+  db: Db,
+  space: SpaceRow,
+  state: GitSyncStored,
+  job: GitJob,
+  url: string,
+  scratch: Scratch,
+  stage: (stage: Stage) => void,
+): Promise<{ commit: string; revision: string }> {
+  const commit = await fetchRef(scratch, url, job.ref);
+  if (!commit) throw new LayoutError(`the repository has no branch ${job.ref}`);
+  stage('config_check');
+  const files = await readTree(scratch, commit, job.directory);
+  const message = (await git(['log', '-1', '--format=%B', commit], { cwd: scratch.dir })).trim();
+  stage('content_process');
+  const current = loadRevision(db, space.id, space.revision)!;
+  const imported = filesToContent(files, current.content, (id) => getDocument<JSONDocument>(db, space.id, id));
+  stage('finalize');
+  return db.transaction(() => {
+    // Read again: the space may have changed while the repository was read.
+    const now = db.prepare('SELECT * FROM spaces WHERE id = ?').get(space.id) as SpaceRow;
+    const edited = !job.force && !job.standalone && state.lastRevision !== undefined && now.revision !== state.lastRevision;
+    if (edited) {
+      throw new PermanentJobError('the space changed since its last sync: export it first, or import with force to replace its content');
+    }
+    const withDocuments = (pages: ContentPage[]): ContentPage[] =>
+      pages.map((page) => {
+        const document = imported.documents.get(page.id);
+        const { documentId: _old, ...rest } = page;
+        return { ...rest, ...(document ? { documentId: putDocument(db, space.id, document) } : {}), pages: withDocuments(page.pages) };
+      });
+    const content: RevisionContent = {
+      pages: withDocuments(imported.content.pages),
+      files: imported.content.files.map((file) => ({
+        ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0) }),
+        git: file.git!,
+      })),
+      reusableContents: imported.content.reusableContents.map((item) => {
+        const document = imported.documents.get(item.id);
+        return { ...item, ...(document ? { documentId: putDocument(db, space.id, document) } : {}) };
+      }),
+      variables: imported.content.variables,
+    };
+    const revision = storeRevision(db, {
+      spaceId: space.id,
+      type: 'edits',
+      parents: [now.revision],
+      content,
+      createdAt: new Date().toISOString(),
+      git: { oid: commit, message, createdByGitBook: false, url: job.url, ref: job.ref },
+    });
+    if (!job.standalone) setCurrentRevision(db, space.id, revision);
+    return { commit, revision };
+  })();
+}
+
+async function exportSpace(
+  db: Db,
+  space: SpaceRow,
+  state: GitSyncStored,
+  job: GitJob,
+  url: string,
+  scratch: Scratch,
+  stage: (stage: Stage) => void,
+  options: GitSyncOptions,
+): Promise<{ commit: string; revision: string }> {
+  const tip = await fetchRef(scratch, url, job.ref);
+  const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
+  if (tip) {
+    await git(['checkout', '--quiet', '-B', 'sync', tip], { cwd: scratch.dir });
+    // The repository moved since the last sync: exporting over it would drop what was committed there.
+    if (!job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
+      throw new PermanentJobError('the branch changed since the last sync: import it first, or export with force to overwrite it');
+    }
+  } else {
+    await git(['checkout', '--quiet', '--orphan', 'sync'], { cwd: scratch.dir });
+  }
+  stage('content_process');
+  const revision = loadRevision(db, space.id, space.revision)!;
+  const files = contentToFiles(revision.content, {
+    document: (id) => getDocument<JSONDocument>(db, space.id, id),
+    file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
+  });
+  clearProjectFiles(base);
+  for (const [path, bytes] of files) {
+    const target = join(base, ...path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, bytes);
+  }
+  stage('finalize');
+  await git(['add', '--all', '--', job.directory || '.'], { cwd: scratch.dir });
+  const changed = await git(['status', '--porcelain'], { cwd: scratch.dir });
+  let commit = tip;
+  if (changed.trim() || !tip) {
+    const message = job.commitMessage?.trim() || 'Update from the docs platform';
+    await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author: options.author });
+    commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
+    try {
+      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), fetchableUrl(url), `HEAD:${job.ref}`], { cwd: scratch.dir });
+    } catch (error) {
+      throw new GitError(`could not push to the repository: ${(error as Error).message}`);
+    }
+    db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND git IS NULL').run(
+      JSON.stringify({ oid: commit, message, createdByGitBook: true, url: job.url, ref: job.ref }),
+      revision.id,
+    );
+  }
+  return { commit: commit!, revision: revision.id };
+}
+
+/** True when the commit holds files in the project directory. */
+async function hasProjectFiles(scratch: Scratch, commit: string, directory: string): Promise<boolean> {
+  const listing = await git(['ls-tree', '--name-only', commit, '--', directory || '.'], { cwd: scratch.dir });
+  return listing.trim() !== '';
+}
+
+/** Removes what an export writes from the project directory: markdown files and `.gitbook/`. */
+function clearProjectFiles(base: string): void {
+  const visit = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.name === '.git') continue;
+      if (entry.isDirectory()) {
+        if (entry.name === '.gitbook') rmSync(path, { recursive: true, force: true });
+        else visit(path);
+      } else if (entry.name.endsWith('.md') || entry.name === '.gitbook.yaml') {
+        rmSync(path, { force: true });
+      }
+    }
+  };
+  visit(base);
+}
+
+/** The GitSyncState of the API, from what the space keeps; undefined when it has no Git Sync. */
+export function gitSyncState(space: SpaceRow): Record<string, unknown> | undefined {
+  if (!space.git_sync) return undefined;
+  const state = stored(space);
+  return {
+    ...(state.repoName ? { repoName: state.repoName } : {}),
+    installationStatus: 'active',
+    installationProvider: state.installationProvider ?? 'github',
+    installationId: `git-${space.id}`,
+    ...((state as { integration?: string }).integration ? { integration: (state as { integration?: string }).integration } : {}),
+    // Stored without credentials; masked again in case an older release stored them.
+    ...(state.url ? { url: maskUrl(state.url) } : {}),
+    ...(state.operation
+      ? {
+          operation: {
+            state: state.operation.state,
+            direction: state.operation.direction,
+            startedAt: state.operation.startedAt,
+            ...(state.operation.endedAt ? { endedAt: state.operation.endedAt } : {}),
+            ...(state.operation.error ? { error: state.operation.error } : {}),
+          },
+        }
+      : {}),
+    operationTimeout: OPERATION_TIMEOUT_MS,
+    ...(state.updatedAt ? { updatedAt: state.updatedAt } : {}),
+  };
+}
+
+/** The last operation with its stage (`GitSyncSpaceOperation`), for the space's `gitSync`. */
+export function storedOperation(space: SpaceRow): GitOperation | undefined {
+  return stored(space).operation;
+}

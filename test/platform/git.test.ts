@@ -1,0 +1,400 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+let p: TestPlatform;
+let work: string;
+
+beforeAll(async () => {
+  p = await startTestPlatform();
+  work = mkdtempSync(join(tmpdir(), 'git-test-'));
+});
+
+afterAll(async () => {
+  await p?.destroy();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const run = (args: string[], cwd?: string) =>
+  execFileSync('git', args, { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: work, GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 't@test', GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 't@test' } }).toString();
+
+let repos = 0;
+function bareRepository(): string {
+  const path = join(work, `repo-${(repos += 1)}.git`);
+  run(['init', '--bare', '--quiet', '--initial-branch=main', path]);
+  return path;
+}
+
+/** A repository with these files committed on `main`; returns its bare path. */
+function repositoryWith(files: Record<string, string | Buffer>, message = 'Docs'): string {
+  const bare = bareRepository();
+  const tree = join(work, `tree-${repos}`);
+  mkdirSync(tree);
+  run(['init', '--quiet', '--initial-branch=main'], tree);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(tree, path)), { recursive: true });
+    writeFileSync(join(tree, path), content);
+  }
+  run(['add', '--all'], tree);
+  run(['commit', '--quiet', '-m', message], tree);
+  run(['push', '--quiet', bare, 'main'], tree);
+  return bare;
+}
+
+const show = (bare: string, path: string, ref = 'main') => run(['--git-dir', bare, 'show', `${ref}:${path}`]);
+const listFiles = (bare: string, ref = 'main') => run(['--git-dir', bare, 'ls-tree', '-r', '--name-only', ref]).trim().split('\n');
+
+async function newSpace(title: string): Promise<string> {
+  return (await p.api('POST', '/orgs/acme/spaces', { body: { title } })).body.id as string;
+}
+
+async function sync(spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>) {
+  const answer = await p.api('POST', `/spaces/${spaceId}/git/${direction}`, { body });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(204);
+  await p.app.jobs.drain();
+  return (await p.api('GET', `/spaces/${spaceId}/git/info`)).body;
+}
+
+/** A page tree as types, titles, slugs and children. */
+const shape = (pages: any[]): unknown => pages.map((page) => [page.type, page.title, page.slug ?? page.href ?? null, shape(page.pages ?? [])]);
+
+/**
+ * The documents of a space by page path, without keys and anchors, and with the ids of pages,
+ * files and reusable contents of the space replaced by their paths, names and titles (another
+ * space has other ids): what a round trip must keep block for block.
+ */
+async function allDocuments(spaceId: string): Promise<Record<string, unknown>> {
+  const content = (await p.api('GET', `/spaces/${spaceId}/content`)).body;
+  const names = new Map<string, string>();
+  const pages: Array<{ id: string; path: string }> = [];
+  const index = (list: any[], prefix: string) => {
+    for (const page of list) {
+      const path = `${prefix}/${page.slug ?? page.title}`;
+      names.set(page.id, `page:${path}`);
+      if (page.type === 'document') pages.push({ id: page.id, path });
+      index(page.pages ?? [], path);
+    }
+  };
+  index(content.pages, '');
+  for (const file of content.files) names.set(file.id, `file:${file.name}`);
+  for (const item of content.reusableContents) names.set(item.id, `reusable:${item.title}`);
+  const found: Record<string, unknown> = {};
+  for (const page of pages) {
+    const document = (await p.api('GET', `/spaces/${spaceId}/content/page/${page.id}`, { query: { format: 'document' } })).body.document;
+    found[page.path] = JSON.parse(JSON.stringify(document), (key, value) => {
+      if (key === 'key' || key === 'meta') return undefined;
+      if ((key === 'page' || key === 'file' || key === 'reusableContent') && typeof value === 'string') return names.get(value) ?? value;
+      return value;
+    });
+  }
+  return found;
+}
+
+describe('Git sync', () => {
+  it('exports a demo space and imports it back into an empty space: the same tree, documents, files, reusable contents and variables', async () => {
+    const source = p.spaceId('Getting started');
+    const bare = bareRepository();
+    const exported = await sync(source, 'export', { url: `file://${bare}`, ref: 'refs/heads/docs', commitMessage: 'Export the guide' });
+    expect(exported.operation).toMatchObject({ state: 'success', direction: 'export' });
+    // The branch did not exist: the export created it.
+    expect(listFiles(bare, 'docs')).toEqual(expect.arrayContaining(['SUMMARY.md', '.gitbook.yaml', '.gitbook/vars.yaml', 'installation/README.md', 'installation/self-hosted/docker.md']));
+    expect(run(['--git-dir', bare, 'log', '-1', '--format=%an <%ae>%n%s', 'docs']).trim()).toBe('Docs platform <docs-platform@localhost>\nExport the guide');
+    expect(show(bare, 'SUMMARY.md', 'docs')).toContain('## Guides <a href="#guides" id="guides"></a>');
+    const live = (await p.api('GET', `/spaces/${source}/content`)).body;
+    expect(live.git).toMatchObject({ createdByGitBook: true, ref: 'refs/heads/docs', message: 'Export the guide' });
+
+    const target = await newSpace('Imported guide');
+    const imported = await sync(target, 'import', { url: bare, ref: 'refs/heads/docs' });
+    expect(imported.operation).toMatchObject({ state: 'success', direction: 'import' });
+    const before = live;
+    const after = (await p.api('GET', `/spaces/${target}/content`)).body;
+    expect(shape(after.pages)).toEqual(shape(before.pages));
+    expect(after.git).toMatchObject({ createdByGitBook: false, ref: 'refs/heads/docs', message: 'Export the guide', oid: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(after.pages[0].git).toEqual({ oid: expect.stringMatching(/^[0-9a-f]{40}$/), path: 'welcome.md' });
+    expect(after.variables).toEqual(before.variables);
+    expect(after.reusableContents.map((item: any) => item.title)).toEqual(before.reusableContents.map((item: any) => item.title));
+    expect(await allDocuments(target)).toEqual(await allDocuments(source));
+    for (const file of before.files) {
+      const copy = after.files.find((item: any) => item.name === file.name);
+      expect(copy, file.name).toMatchObject({ contentType: file.contentType, size: file.size });
+      const [a, b] = await Promise.all([fetch(file.downloadURL), fetch(copy.downloadURL)]);
+      expect(Buffer.from(await b.arrayBuffer()).equals(Buffer.from(await a.arrayBuffer()))).toBe(true);
+    }
+    // Searchable at once: the import moved the current revision with its index.
+    const search = await p.api('GET', `/spaces/${target}/search`, { query: { query: 'kubernetes' } });
+    expect(search.body.items.length).toBeGreaterThan(0);
+  });
+
+  it('imports a hand-written repository with every markdown extension; its export is the normalized form, which imports identically', async () => {
+    const bare = repositoryWith({
+      'docs/.gitbook.yaml': 'root: ./\nstructure:\n  readme: intro.md\n  summary: SUMMARY.md\n',
+      'docs/SUMMARY.md': [
+        '# Summary',
+        '',
+        '* [Introduction](intro.md)',
+        '* [Blocks](blocks.md "All blocks")',
+        '  * [Nested](blocks/nested.md)',
+        '',
+        '## Reference',
+        '',
+        '* [API](reference/api.md)',
+        '* [Status page](https://status.example.test)',
+        '',
+      ].join('\n'),
+      'docs/intro.md': '---\ndescription: Start here\n---\n\n# Introduction\n\nSee the [blocks](blocks.md) and the [API](reference/api.md).\n',
+      'docs/blocks.md': [
+        '# Blocks',
+        '',
+        '{% hint style="warning" %}',
+        'Careful **now**.',
+        '{% endhint %}',
+        '',
+        '{% tabs %}',
+        '{% tab title="Linux" %}',
+        '```bash',
+        'apt install acme',
+        '```',
+        '{% endtab %}',
+        '',
+        '{% tab title="macOS" %}',
+        'Use _Homebrew_.',
+        '{% endtab %}',
+        '{% endtabs %}',
+        '',
+        '<details>',
+        '',
+        '<summary>More</summary>',
+        '',
+        'Hidden text.',
+        '',
+        '</details>',
+        '',
+        '{% embed url="https://video.example.test/v/1" %}',
+        '',
+        '{% file src=".gitbook/assets/notes.txt" %}',
+        'The notes',
+        '{% endfile %}',
+        '',
+        '{% content-ref url="reference/api.md" %}',
+        '[api.md](reference/api.md)',
+        '{% endcontent-ref %}',
+        '',
+        '{% include ".gitbook/includes/support.md" %}',
+        '',
+        '| Name | Value |',
+        '| --- | --- |',
+        '| a | 1 |',
+        '',
+        '$$',
+        'e = mc^2',
+        '$$',
+        '',
+        '* one',
+        '* two',
+        '',
+        '- [x] done',
+        '- [ ] todo',
+        '',
+        '> A quote',
+        '',
+        '***',
+        '',
+        '![A diagram](.gitbook/assets/diagram.png)',
+        '',
+      ].join('\n'),
+      'docs/blocks/nested.md': '# Nested\n\nDeep page.\n',
+      'docs/reference/api.md': '# API\n\n## Endpoints\n\nBack to the [introduction](../intro.md).\n',
+      'docs/.gitbook/assets/notes.txt': 'notes',
+      'docs/.gitbook/assets/diagram.png': Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
+      'docs/.gitbook/includes/support.md': '---\ntitle: Support\n---\n\nWrite to support.\n',
+      'docs/.gitbook/vars.yaml': 'product: Acme\nversion: 3\n',
+      'README.md': 'The repository readme, outside the project directory.\n',
+    });
+    const first = await newSpace('Hand written');
+    const imported = await sync(first, 'import', { url: bare, ref: 'refs/heads/main', repoProjectDirectory: 'docs' });
+    expect(imported.operation, JSON.stringify(imported)).toMatchObject({ state: 'success' });
+    const content = (await p.api('GET', `/spaces/${first}/content`)).body;
+    expect(shape(content.pages)).toEqual([
+      ['document', 'Introduction', 'intro', []],
+      ['document', 'Blocks', 'blocks', [['document', 'Nested', 'nested', []]]],
+      ['group', 'Reference', 'reference', [['document', 'API', 'api', []], ['link', 'Status page', 'https://status.example.test', []]]],
+    ]);
+    expect(content.pages[1].linkTitle).toBe('All blocks');
+    expect(content.pages[0].description).toBe('Start here');
+    expect(content.variables).toEqual({ product: 'Acme', version: 3 });
+    expect(content.reusableContents).toMatchObject([{ title: 'Support' }]);
+    const types = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })).body.document.nodes.map(
+      (node: any) => node.type,
+    );
+    expect(types).toEqual([
+      'hint', 'tabs', 'expandable', 'embed', 'file', 'content-ref', 'reusable-content', 'table', 'math', 'list-unordered', 'list-tasks', 'blockquote', 'divider', 'images',
+    ]);
+    const intro = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[0].id}`, { query: { format: 'document' } })).body.document;
+    expect(JSON.stringify(intro)).toContain(JSON.stringify({ kind: 'page', page: content.pages[1].id }));
+
+    const exportTo = bareRepository();
+    await sync(first, 'export', { url: exportTo, ref: 'refs/heads/main', commitMessage: 'Normalized' });
+    const normalized = show(exportTo, 'blocks.md');
+    expect(normalized).toContain('{% hint style="warning" %}\nCareful **now**.\n{% endhint %}');
+    expect(normalized).toContain('{% include ".gitbook/includes/');
+    expect(normalized).toContain('* one\n* two');
+    const second = await newSpace('Hand written, again');
+    await sync(second, 'import', { url: exportTo, ref: 'refs/heads/main' });
+    expect(await allDocuments(second)).toEqual(await allDocuments(first));
+    const again = (await p.api('GET', `/spaces/${second}/content`)).body;
+    expect(shape(again.pages)).toEqual(shape(content.pages));
+    // Exporting what was imported from the export writes the same files.
+    const exportAgain = bareRepository();
+    await sync(second, 'export', { url: exportAgain, ref: 'refs/heads/main', commitMessage: 'Again' });
+    for (const path of listFiles(exportTo)) expect(show(exportAgain, path), path).toBe(show(exportTo, path));
+  });
+
+  it('ends in failure with a readable error, and changes nothing, for a repository it cannot read or a bad configuration', async () => {
+    const spaceId = await newSpace('Stays as it is');
+    const revision = (await p.api('GET', `/spaces/${spaceId}`)).body.revision;
+    const missing = await sync(spaceId, 'import', { url: join(work, 'nothing-here.git'), ref: 'refs/heads/main' });
+    expect(missing.operation).toMatchObject({ state: 'failure', direction: 'import', error: expect.stringMatching(/could not read the repository/) });
+    const noBranch = await sync(spaceId, 'import', { url: repositoryWith({ 'README.md': '# Hi\n' }), ref: 'refs/heads/nope' });
+    expect(noBranch.operation.error).toBe('the repository has no branch refs/heads/nope');
+    const badYaml = await sync(spaceId, 'import', { url: repositoryWith({ '.gitbook.yaml': 'root: [unclosed\n', 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
+    expect(badYaml.operation.error).toMatch(/^\.gitbook\.yaml is not valid YAML/);
+    const escape = await sync(spaceId, 'import', { url: repositoryWith({ '.gitbook.yaml': 'root: ../../etc\n', 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
+    expect(escape.operation.error).toBe('.gitbook.yaml: root leaves the project directory');
+    expect((await p.api('GET', `/spaces/${spaceId}`)).body.revision).toBe(revision);
+
+    const refused = await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: join(work, 'any.git'), ref: 'refs/heads/main', repoProjectDirectory: '../outside' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/"repoProjectDirectory"/);
+    expect((await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: 'ssh://host/x.git', ref: 'refs/heads/main' } })).status).toBe(400);
+    expect((await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: 'https://h/x.git', ref: 'main' } })).status).toBe(400);
+  });
+
+  it('refuses to export over a branch that changed since the last sync unless forced, and skips an older timestamp', async () => {
+    const spaceId = await newSpace('Diverging');
+    const bare = repositoryWith({ 'README.md': '# Home\n\nWritten in Git.\n', 'SUMMARY.md': '# Summary\n\n* [Home](README.md)\n' });
+    expect((await sync(spaceId, 'import', { url: bare, ref: 'refs/heads/main', timestamp: '2026-01-02T00:00:00Z' })).operation.state).toBe('success');
+    // Someone commits in Git; the space has not seen it.
+    const clone = join(work, 'diverging-clone');
+    run(['clone', '--quiet', bare, clone]);
+    writeFileSync(join(clone, 'README.md'), '# Home\n\nChanged in Git.\n');
+    run(['commit', '--quiet', '-am', 'Edit in Git'], clone);
+    run(['push', '--quiet'], clone);
+    const refused = await sync(spaceId, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Over it' });
+    expect(refused.operation).toMatchObject({ state: 'failure', error: expect.stringMatching(/changed since the last sync/) });
+    expect(show(bare, 'README.md')).toContain('Changed in Git.');
+    const stale = await sync(spaceId, 'import', { url: bare, ref: 'refs/heads/main', timestamp: '2026-01-01T00:00:00Z' });
+    expect(stale.operation.error).toMatch(/^skipped: its timestamp 2026-01-01T00:00:00.000Z is older/);
+    const forced = await sync(spaceId, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Forced', force: true });
+    expect(forced.operation.state).toBe('success');
+    expect(show(bare, 'README.md')).toContain('Written in Git.');
+  });
+
+  it('never stores, shows or logs the credentials of a URL (smart HTTP with basic auth)', async () => {
+    const bare = repositoryWith({ 'README.md': '# Private\n\nBehind a password.\n' });
+    const secret = 's3cr3t-t0ken-value';
+    const server = await gitHttpServer(dirname(bare), 'bot', secret);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const repoName = bare.split('/').at(-1);
+    try {
+      const spaceId = await newSpace('Behind a password');
+      const ok = await sync(spaceId, 'import', { url: `http://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main' });
+      expect(ok.operation.state, JSON.stringify(ok)).toBe('success');
+      expect(ok.url).toBe(`http://***@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`);
+      const wrong = await sync(spaceId, 'import', { url: `${base.replace('//', `//bot:wrong-${secret}@`)}/${repoName}`, ref: 'refs/heads/main' });
+      expect(wrong.operation.state).toBe('failure');
+      const exported = await sync(spaceId, 'export', { url: `http://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main', commitMessage: 'Push with a token' });
+      expect(exported.operation.state, JSON.stringify(exported)).toBe('success');
+      const everything = JSON.stringify([
+        ok,
+        wrong,
+        exported,
+        (await p.api('GET', `/spaces/${spaceId}`)).body,
+        (await p.api('GET', `/spaces/${spaceId}/content`)).body,
+        p.db.prepare('SELECT payload, error FROM jobs').all(),
+        p.db.prepare('SELECT git_sync FROM spaces').all(),
+        p.db.prepare('SELECT git FROM revisions WHERE git IS NOT NULL').all(),
+      ]);
+      expect(everything).not.toContain(secret);
+      expect(readFileSync(join(p.dataDir, 'platform.sqlite')).includes(Buffer.from(secret))).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+/** A loopback smart-HTTP Git server (`git http-backend`) over the repositories of `root`, with basic auth. */
+function gitHttpServer(root: string, user: string, password: string): Promise<Server> {
+  const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const backend = join(run(['--exec-path']).trim(), 'git-http-backend');
+  const server = createServer((request, response) => {
+    if (request.headers.authorization !== expected) {
+      response.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
+      return;
+    }
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const child = spawn(backend, [], {
+      env: {
+        PATH: process.env.PATH,
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        REMOTE_USER: user,
+        REQUEST_METHOD: request.method ?? 'GET',
+        PATH_INFO: decodeURIComponent(url.pathname),
+        QUERY_STRING: url.search.slice(1),
+        CONTENT_TYPE: request.headers['content-type'] ?? '',
+        CONTENT_LENGTH: request.headers['content-length'] ?? '',
+        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
+        GIT_CONFIG_NOSYSTEM: '1',
+        HOME: root,
+      },
+    });
+    request.pipe(child.stdin);
+    let head = Buffer.alloc(0);
+    let started = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (started) {
+        response.write(chunk);
+        return;
+      }
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      started = true;
+      let status = 200;
+      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
+        const colon = line.indexOf(':');
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+        else if (name) response.setHeader(name, value);
+      }
+      response.writeHead(status);
+      response.write(head.subarray(end + 4));
+    });
+    child.on('close', () => response.end());
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+describe('demo repository', () => {
+  it('keeps the demo handbook in a local repository with its history, linked to the space, and imports from it', async () => {
+    const { seedDemoRepository } = await import('../../src/platform/git/demo.js');
+    const bare = await seedDemoRepository(p.db, work, { name: 'Docs platform', email: 'docs-platform@localhost' });
+    const history = run(['--git-dir', bare, 'log', '--format=%s', 'main']).trim().split('\n');
+    expect(history).toEqual(['Handbook: revision 3', 'Handbook: revision 2', 'Handbook: first version']);
+    const spaceId = p.spaceId('Company handbook');
+    const info = (await p.api('GET', `/spaces/${spaceId}/git/info`)).body;
+    expect(info).toMatchObject({ repoName: 'acme/handbook', url: `file://${bare}` });
+    const current = (await p.api('GET', `/spaces/${spaceId}/content`)).body;
+    expect(current.git).toMatchObject({ message: 'Handbook: revision 3', createdByGitBook: true });
+    // Nothing changed on either side since: an import brings the same tree back.
+    const imported = await sync(spaceId, 'import', { url: `file://${bare}`, ref: 'refs/heads/main' });
+    expect(imported.operation.state).toBe('success');
+    expect(shape((await p.api('GET', `/spaces/${spaceId}/content`)).body.pages)).toEqual(shape(current.pages));
+  });
+});
