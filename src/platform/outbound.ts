@@ -31,8 +31,9 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
+  ['::', 96],
   ['::1', 128],
+  ['::ffff:0:0:0', 96],
   ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['100::', 64],

@@ -700,3 +700,30 @@ describe('upstream requests of change request writes', () => {
     expect(template.upstream).toBe(1);
   });
 });
+
+describe('writes naming a change request by its number', () => {
+  it('answers the change request with its real id, and creates one with its description in one request', async () => {
+    const { spaceGlobalId, spaceId } = await freshSpace('By number');
+    const created = await g.gql(
+      `mutation ($space: ID!) {
+        createChangeRequest(input: { spaceId: $space, subject: "Described", description: { text: "Why it matters" } }) {
+          changeRequest { platformId number description { text } }
+          userErrors { code }
+        }
+      }`,
+      { space: spaceGlobalId },
+    );
+    expect(created.data.createChangeRequest).toMatchObject({ changeRequest: { description: { text: 'Why it matters' } }, userErrors: [] });
+    expect(created.upstream).toBe(1);
+    const { platformId, number } = created.data.createChangeRequest.changeRequest;
+    const updated = await g.gql(
+      `mutation ($space: ID!, $number: ID!) {
+        updateChangeRequestFromMain(input: { spaceId: $space, changeRequestId: $number }) { result changeRequest { id platformId } userErrors { code } }
+      }`,
+      { space: spaceId, number: String(number) },
+    );
+    expect(updated.data.updateChangeRequestFromMain.changeRequest.platformId).toBe(platformId);
+    const refetched = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { platformId } } }`, { id: updated.data.updateChangeRequestFromMain.changeRequest.id });
+    expect(refetched.node.platformId).toBe(platformId);
+  });
+});

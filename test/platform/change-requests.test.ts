@@ -496,3 +496,90 @@ describe('demo change requests', () => {
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/requested-reviewers`)).body.items).toHaveLength(1);
   });
 });
+
+describe('hostile and awkward input', () => {
+  it('refuses markdown nested too deeply with a 400 naming the field, quickly', async () => {
+    const { spaceId, pageId } = await freshSpace('CR deep markdown');
+    const cr = await openRequest(spaceId, 'Deep');
+    for (const markdown of ['>'.repeat(2000) + ' hi', `${'['.repeat(8000)}x${'](y)'.repeat(8000)}`, `${'  '.repeat(100)}* deep`]) {
+      const answer = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+        changes: [{ operation: 'update_page', page: pageId, document: { markdown } }],
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toMatch(/"changes\.0\.document\.markdown": markdown .*nested more than 32 levels/);
+    }
+    // Ordinary brackets, however many, are fine.
+    const fine = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Guide\n\n${'a[i] '.repeat(500)}\n\n${'[unclosed '.repeat(40)}\n` } }],
+    });
+    expect(fine.status).toBe(200);
+  });
+
+  it('answers 400, not 500, for an invalid JSON document reverted in the same batch', async () => {
+    const { spaceId, pageId, keys } = await freshSpace('CR invalid then revert');
+    const cr = await openRequest(spaceId, 'Invalid');
+    const answer = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'update_page', page: pageId, document: { document: { object: 'document', nodes: 'nope' } } },
+        { operation: 'revert_page', page: pageId, block: [keys[0]] },
+      ],
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toMatch(/"changes\.0\.document\.document"/);
+  });
+
+  it('keeps slugs unique among siblings when a revert brings an old slug back', async () => {
+    const { spaceId, pageId } = await freshSpace('CR revert slug');
+    const cr = await openRequest(spaceId, 'Slugs');
+    const answer = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'update_page', page: pageId, slug: 'moved' },
+        { operation: 'insert_page', slug: 'guide', document: { markdown: '# Another guide\n' } },
+        { operation: 'revert_page', page: pageId },
+      ],
+    });
+    expect(answer.status).toBe(200);
+    const slugs = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages.map((page: { slug: string }) => page.slug);
+    expect(slugs).toEqual(['guide-2', 'guide']);
+  });
+
+  it('limits the files of one batch, and serves uploaded files that are not images as attachments', async () => {
+    const { spaceId } = await freshSpace('CR file limits');
+    const cr = await openRequest(spaceId, 'Files');
+    const file = (n: number) => ({ name: `f${n}.txt`, contentType: 'text/plain', base64: Buffer.from(`file ${n}`).toString('base64') });
+    const tooMany = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'insert_files', files: Array.from({ length: 20 }, (_, n) => file(n)) },
+        { operation: 'insert_files', files: [file(20)] },
+      ],
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.message).toMatch(/at most 20 files, this one inserts 21/);
+    const html = await ada.post(
+      `/spaces/${spaceId}/change-requests/${cr}/content`,
+      { changes: [{ operation: 'insert_files', files: [{ name: 'page.html', contentType: 'text/html', base64: Buffer.from('<script>alert(1)</script>').toString('base64') }] }] },
+      { compat: false },
+    );
+    const download = await fetch(html.body.insertedFiles[0].downloadURL);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment;/);
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(download.headers.get('content-security-policy')).toContain('sandbox');
+  });
+
+  it('hides the revisions of change requests, and whom a merge came from, from readers outside the space', async () => {
+    const spaceId = (await ada.post('/orgs/acme/spaces', { title: 'CR public history', visibility: 'public' })).body.id as string;
+    await ada.patch(`/spaces/${spaceId}`, { mergeRules: { type: 'none' } });
+    const cr = await openRequest(spaceId, 'Secret plan');
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', document: { markdown: '# Draft\n' } }] });
+    const draft = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision;
+    const outsider = as(U.hana);
+    expect((await outsider.get(`/spaces/${spaceId}/revisions/${draft}`)).status).toBe(404);
+    expect((await ada.get(`/spaces/${spaceId}/revisions/${draft}`)).status).toBe(200);
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);
+    const live = await outsider.get(`/spaces/${spaceId}/content`);
+    expect(live.status).toBe(200);
+    expect(live.body.type).toBe('merge');
+    expect(JSON.stringify(live.body)).not.toContain('Secret plan');
+    expect((await ada.get(`/spaces/${spaceId}/content`)).body.mergedFrom).toMatchObject({ subject: 'Secret plan' });
+  });
+});

@@ -485,6 +485,8 @@ const afterWrite = (spaceId: string, id: string): RequestAfter => ({ spaceId, id
 function requestField(description: string) {
   return {
     ...ChangeRequestPayloadField(description),
+    // One read at most: even keys alone are read when the write named the request by its number.
+    extensions: upstream.fetch(1),
     resolve: (
       p: { changeRequest?: ChangeRequest | RequestAfter | null | undefined },
       _args: object,
@@ -494,8 +496,10 @@ function requestField(description: string) {
       const held = p.changeRequest;
       if (!held) return null;
       if ('number' in held) return held;
+      // A request named by its number has its real id in the platform's answer only: read it.
+      const byNumber = /^#?\d{1,10}$/.test(held.id);
       const stub = () => ({ id: held.id, space: held.spaceId }) as ChangeRequest;
-      const link = linkTo(ChangeRequestNode, compositeKey(held.spaceId, held.id), info, stub);
+      const link = byNumber ? compositeKey(held.spaceId, held.id) : linkTo(ChangeRequestNode, compositeKey(held.spaceId, held.id), info, stub);
       if (typeof link !== 'string') return link;
       // By number or id, as the write took it: read by its path and kept under its real key.
       return ctx.api.get(route`/spaces/${held.spaceId}/change-requests/${held.id}`, changeRequestShape).then((data) => {
@@ -525,17 +529,14 @@ declareMutation('createChangeRequest', {
     ),
   },
   payload: (name) => requestPayload(name, 'The new change request.'),
-  run: async ({ spaceId, subject: title, description, templateId }, ctx) => {
-    const created = await sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
+  run: async ({ spaceId, subject: title, description, templateId }, ctx) => ({
+    changeRequest: await sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
       subject: title ?? '',
+      // Beside the documented fields, the create operation takes any property: the description too.
+      ...(description ? { description } : {}),
       ...(templateId ? { template: { id: templateId } } : {}),
-    });
-    // The create operation takes no description: it is set right after.
-    const changeRequest = description
-      ? await sendRequest(ctx, 'PATCH', requestPath(created), { description })
-      : created;
-    return { changeRequest };
-  },
+    }),
+  }),
 });
 
 declareMutation('updateChangeRequest', {

@@ -15,7 +15,7 @@ import {
   type JSONDocument,
 } from '../content/document.js';
 import { storeFile } from '../content/files.js';
-import { markdownToDocument, stableRefs, type RefResolver } from '../content/markdown.js';
+import { markdownToDocument, MarkdownTooDeepError, stableRefs, type RefResolver } from '../content/markdown.js';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
@@ -36,6 +36,12 @@ import { fetchUrl, OutboundError } from '../outbound.js';
 const MAX_DOCUMENT_CHARS = 1024 * 1024;
 /** Largest file inserted, as base64 (decoded) or fetched. */
 export const MAX_FILE_BYTES = 1024 * 1024;
+/** Most files one batch inserts, and their weight together. */
+export const MAX_BATCH_FILES = 20;
+export const MAX_BATCH_FILE_BYTES = 10 * 1024 * 1024;
+/** Files fetched at the same time, and the time all the fetches of a batch may take. */
+const FETCH_CONCURRENCY = 4;
+const BATCH_FETCH_DEADLINE_MS = 30_000;
 
 const slugSchema = z
   .string()
@@ -151,29 +157,38 @@ const invalid = (field: string, reason: string) => badRequest(`Invalid body fiel
  */
 export async function prepareFiles(changes: readonly ContentChange[], allowPrivate: boolean): Promise<Map<FileInput, PreparedFile>> {
   const prepared = new Map<FileInput, PreparedFile>();
-  for (const [c, change] of changes.entries()) {
-    if (change.operation !== 'insert_files') continue;
-    for (const [f, file] of change.files.entries()) {
-      const field = `changes.${c}.files.${f}`;
-      if (file.base64 !== undefined) {
-        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64.replace(/\s+/g, ''))) throw invalid(`${field}.base64`, 'is not base64');
-        const bytes = Buffer.from(file.base64, 'base64');
-        if (bytes.length > MAX_FILE_BYTES) throw invalid(`${field}.base64`, `must decode to at most ${MAX_FILE_BYTES} bytes`);
-        prepared.set(file, { input: file, bytes, contentType: file.contentType! });
-        continue;
+  const all = changes.flatMap((change, c) => (change.operation === 'insert_files' ? change.files.map((file, f) => ({ file, field: `changes.${c}.files.${f}` })) : []));
+  if (all.length > MAX_BATCH_FILES) throw badRequest(`Invalid body field "changes": a batch may insert at most ${MAX_BATCH_FILES} files, this one inserts ${all.length}`);
+  let total = 0;
+  const count = (bytes: Buffer, field: string) => {
+    total += bytes.length;
+    if (total > MAX_BATCH_FILE_BYTES) throw invalid(field, `the files of a batch may weigh at most ${MAX_BATCH_FILE_BYTES} bytes together`);
+  };
+  for (const { file, field } of all) {
+    if (file.base64 === undefined) continue;
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64.replace(/\s+/g, ''))) throw invalid(`${field}.base64`, 'is not base64');
+    const bytes = Buffer.from(file.base64, 'base64');
+    if (bytes.length > MAX_FILE_BYTES) throw invalid(`${field}.base64`, `must decode to at most ${MAX_FILE_BYTES} bytes`);
+    count(bytes, `${field}.base64`);
+    prepared.set(file, { input: file, bytes, contentType: file.contentType! });
+  }
+  // URLs a few at a time, within one deadline for the batch.
+  const deadline = Date.now() + BATCH_FETCH_DEADLINE_MS;
+  const byUrl = all.filter(({ file }) => file.url !== undefined);
+  for (let start = 0; start < byUrl.length; start += FETCH_CONCURRENCY) {
+    const slice = byUrl.slice(start, start + FETCH_CONCURRENCY);
+    const fetched = await Promise.allSettled(
+      slice.map(({ file }) => fetchUrl(file.url!, { allowPrivate, maxBytes: MAX_FILE_BYTES, timeoutMs: Math.max(1, Math.min(10_000, deadline - Date.now())) })),
+    );
+    fetched.forEach((outcome, index) => {
+      const { file, field } = slice[index]!;
+      if (outcome.status === 'rejected') {
+        if (outcome.reason instanceof OutboundError) throw invalid(`${field}.url`, outcome.reason.message);
+        throw outcome.reason;
       }
-      try {
-        const fetched = await fetchUrl(file.url!, { allowPrivate, maxBytes: MAX_FILE_BYTES, timeoutMs: 10_000 });
-        prepared.set(file, {
-          input: file,
-          bytes: fetched.bytes,
-          contentType: file.contentType ?? fetched.contentType ?? 'application/octet-stream',
-        });
-      } catch (error) {
-        if (error instanceof OutboundError) throw invalid(`${field}.url`, error.message);
-        throw error;
-      }
-    }
+      count(outcome.value.bytes, `${field}.url`);
+      prepared.set(file, { input: file, bytes: outcome.value.bytes, contentType: file.contentType ?? outcome.value.contentType ?? 'application/octet-stream' });
+    });
   }
   return prepared;
 }
@@ -433,7 +448,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
   }
 
   const readMarkdownMeta = (markdown: string, field: string) => {
-    const { title, frontMatter } = markdownToDocument(markdown);
+    const { title, frontMatter } = readMarkdown(markdown, field);
     const fromFront = typeof frontMatter.title === 'string' && frontMatter.title.trim() ? frontMatter.title.trim() : undefined;
     return { title: fromFront ?? title, fields: frontMatterFields(frontMatter, field) };
   };
@@ -554,6 +569,8 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
           const kept = { id: now.page.id, pages: now.page.pages };
           for (const key of Object.keys(now.page)) delete (now.page as unknown as Record<string, unknown>)[key];
           Object.assign(now.page, fields, kept, { updatedAt: options.at });
+          // Its old slug may have been taken by a sibling since.
+          if (now.page.slug !== undefined) now.page.slug = uniqueSlug(now.siblings, now.page.slug, now.page);
           pending.delete(now.page.id);
           touch(now.page.id, { object: 'updated_page', page: now.page.id });
           break;
@@ -597,7 +614,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     if (document.kind === 'markdown') {
       const previous = document.previous ? getDocument<JSONDocument>(db, spaceId, document.previous) : undefined;
       const resolver = editRefs(index, structure, index.byId.get(pageId)!, refs);
-      parsed = dropUnresolved(markdownToDocument(document.markdown, { refs: resolver, ...(previous ? { previous } : {}) }).document);
+      parsed = dropUnresolved(readMarkdown(document.markdown, document.field, { refs: resolver, ...(previous ? { previous } : {}) }).document);
     } else {
       try {
         parsed = parseDocument(document.document);
@@ -642,15 +659,32 @@ export function editRequestContent(
     files,
     at,
   });
-  const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content: result.content, createdAt: at });
+  const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content: result.content, createdAt: at, changeRequest: request.id });
   recordContribution(db, request.id, authorId, 'edit');
   return { changeRequest: updateChangeRequest(db, request, { revision }), result };
+}
+
+/** Converts markdown of a change; markdown too deeply nested is a 400 naming `field`. */
+function readMarkdown(markdown: string, field: string, options?: Parameters<typeof markdownToDocument>[1]) {
+  try {
+    return markdownToDocument(markdown, options);
+  } catch (error) {
+    if (error instanceof MarkdownTooDeepError || error instanceof RangeError) throw invalid(field, error instanceof RangeError ? 'markdown nested too deeply' : error.message);
+    throw error;
+  }
 }
 
 /** The document a page has at this point of the batch (pending JSON or its stored one). */
 function currentDocument(db: Db, spaceId: string, page: WorkPage, pending: ReadonlyMap<string, PendingDocument>, field: string): JSONDocument {
   const waiting = pending.get(page.id);
-  if (waiting?.kind === 'json') return parseDocument(waiting.document);
+  if (waiting?.kind === 'json') {
+    try {
+      return parseDocument(waiting.document);
+    } catch (error) {
+      if (error instanceof DocumentValidationError) throw invalid(waiting.field, error.message);
+      throw error;
+    }
+  }
   if (waiting?.kind === 'markdown') throw invalid(field, 'revert the blocks of a page before rewriting it with markdown in the same batch');
   if (waiting?.kind === 'empty' || !page.documentId) return { object: 'document', data: {}, nodes: [] };
   return structuredClone(getDocument<JSONDocument>(db, spaceId, page.documentId) ?? { object: 'document', data: {}, nodes: [] });

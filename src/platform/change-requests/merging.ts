@@ -151,6 +151,7 @@ export function updateChangeRequestFromMain(db: Db, spaceId: string, requestId: 
       parents: [request.revision, live],
       content: outcome.content,
       createdAt: now(),
+      changeRequest: request.id,
     });
     updateChangeRequest(db, request, { revision, revision_merged_ancestor: live });
     return { revision, result: outcome.conflicts.length ? 'conflicts' : 'update', conflicts: outcome.conflicts };

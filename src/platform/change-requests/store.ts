@@ -191,7 +191,7 @@ export function listChangeRequests(
     params.push(filter.conversationsIssuesCluster);
   }
   const clause = where.join(' AND ');
-  const order = filter.orderBy === 'createdAt' ? 'created_at DESC, number DESC' : 'updated_at DESC, number DESC';
+  const order = filter.orderBy === 'createdAt' ? 'created_at DESC, number DESC, id' : 'updated_at DESC, number DESC, id';
   const count = db.prepare(`SELECT COUNT(*) FROM change_requests WHERE ${clause}`).pluck(true).get(...params) as number;
   const rows = db
     .prepare(`SELECT * FROM change_requests WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
@@ -236,7 +236,7 @@ export function changeRequestJson(db: Db, request: ChangeRequestRow, space: Spac
   };
 }
 
-/** Reviews of a change request, oldest first; a review is outdated once the same reviewer reviewed again or the content changed. */
+/** Reviews of a change request, oldest first. */
 export function reviewsOf(db: Db, request: ChangeRequestRow): ReviewRow[] {
   return db.prepare('SELECT * FROM change_request_reviews WHERE change_request_id = ? ORDER BY created_at, id').all(request.id) as ReviewRow[];
 }

@@ -139,12 +139,63 @@ function readFrontMatter(value: string): Record<string, unknown> {
   }
 }
 
+/** Deepest nesting of quotes, lists and brackets `markdownToDocument` reads. */
+export const MAX_MARKDOWN_NESTING = 32;
+
+/** Markdown nested deeper than the converter reads (its parse would take too long or overflow the stack). */
+export class MarkdownTooDeepError extends Error {
+  override readonly name = 'MarkdownTooDeepError';
+}
+
+/**
+ * Refuses markdown nested deeper than `MAX_MARKDOWN_NESTING`: quote markers and list
+ * indentation at the start of a line, and open brackets (whose labels the parser matches in time
+ * that grows with the square of their depth). Linear in the text.
+ */
+function checkNesting(markdown: string): void {
+  let brackets = 0;
+  let lineStart = true;
+  let quotes = 0;
+  let indent = 0;
+  for (let i = 0; i < markdown.length; i += 1) {
+    const char = markdown[i]!;
+    if (char === '\n') {
+      // A blank line ends every paragraph: no link label spans it.
+      if (lineStart && quotes === 0) brackets = 0;
+      lineStart = true;
+      quotes = 0;
+      indent = 0;
+      continue;
+    }
+    if (lineStart) {
+      if (char === '>') quotes += 1;
+      else if (char === ' ') indent += 1;
+      else if (char === '\t') indent += 4;
+      else lineStart = false;
+      if (quotes > MAX_MARKDOWN_NESTING || indent > MAX_MARKDOWN_NESTING * 4) {
+        throw new MarkdownTooDeepError(`markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (quotes or list indentation)`);
+      }
+    }
+    if (char === '\\') {
+      i += 1;
+    } else if (char === '[') {
+      brackets += 1;
+    } else if (char === ']' && brackets > 0) {
+      // Only brackets that close are nested labels: stray openings cost the parser nothing.
+      if (brackets > MAX_MARKDOWN_NESTING) throw new MarkdownTooDeepError(`markdown with brackets nested more than ${MAX_MARKDOWN_NESTING} levels deep`);
+      brackets -= 1;
+    }
+  }
+}
+
 /**
  * Reads markdown into a document: front matter into a plain object, a leading `# H1` into the
- * title, the rest into blocks (`##` is heading-1). Never throws: what it cannot read stays as
- * literal text. Keys are derived from the content, or carried over from `previous`.
+ * title, the rest into blocks (`##` is heading-1). What it cannot read stays as literal text; it
+ * throws only `MarkdownTooDeepError`, for markdown nested deeper than `MAX_MARKDOWN_NESTING`.
+ * Keys are derived from the content, or carried over from `previous`.
  */
 export function markdownToDocument(markdown: string, options: FromMarkdownOptions = {}): MarkdownPage {
+  checkNesting(markdown);
   const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map());
   let nodes = root.children;
   let frontMatter: Record<string, unknown> = {};

@@ -131,6 +131,7 @@ export interface RevisionRow {
   root: string | null;
   git: string | null;
   merged_from: string | null;
+  change_request: string | null;
   created_at: string;
 }
 
@@ -143,6 +144,8 @@ export interface Revision {
   createdAt: string;
   git: Record<string, unknown> | null;
   mergedFrom: string | null;
+  /** The change request it was written for (its edits and updates); null for the space's own history. */
+  changeRequest: string | null;
   content: RevisionContent;
 }
 
@@ -250,13 +253,15 @@ export function storeRevision(
     id?: string;
     git?: Record<string, unknown> | null;
     mergedFrom?: string | null;
+    /** The change request the revision is written for. */
+    changeRequest?: string | null;
   },
 ): string {
   const id = options.id ?? newId();
   const root = storeContent(db, options.content);
   db.prepare(
-    `INSERT INTO revisions (id, space_id, type, parents, root, git, merged_from, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO revisions (id, space_id, type, parents, root, git, merged_from, change_request, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     options.spaceId,
@@ -265,6 +270,7 @@ export function storeRevision(
     root,
     options.git ? JSON.stringify(options.git) : null,
     options.mergedFrom ?? null,
+    options.changeRequest ?? null,
     options.createdAt,
   );
   return id;
@@ -298,6 +304,7 @@ export function loadRevision(db: Db, spaceId: string, revisionId: string): Revis
     createdAt: row.created_at,
     git: row.git ? (JSON.parse(row.git) as Record<string, unknown>) : null,
     mergedFrom: row.merged_from,
+    changeRequest: row.change_request,
     content: loadContent(db, row.root),
   };
 }

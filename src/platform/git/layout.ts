@@ -4,7 +4,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../http.js';
 import { slugify, type ContentRef, type JSONDocument } from '../content/document.js';
-import { documentToMarkdown, markdownToDocument, stableRefs, type RefResolver } from '../content/markdown.js';
+import { documentToMarkdown, markdownToDocument as convert, stableRefs, type RefResolver } from '../content/markdown.js';
 import { pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PlacedPage } from '../content/pages.js';
 import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../content/revisions.js';
@@ -142,6 +142,15 @@ export class LayoutError extends Error {
   override readonly name = 'LayoutError';
 }
 
+/** Converts the markdown of a file; markdown the converter refuses fails the import, naming the file. */
+function markdownToDocument(markdown: string, options?: Parameters<typeof convert>[1], file?: string) {
+  try {
+    return convert(markdown, options);
+  } catch (error) {
+    throw new LayoutError(`${file ?? 'a file'}: ${error instanceof RangeError ? 'markdown nested too deeply' : (error as Error).message}`);
+  }
+}
+
 interface GitbookConfig {
   root: string;
   readme: string;
@@ -248,7 +257,7 @@ export function filesToContent(
     const known = previous.reusableContents.find((item) => item.git?.path === path);
     const id = known?.id ?? (/^[A-Za-z0-9_-]{1,100}$/.test(base) && !reusables.some((item) => item.id === base) ? base : newId());
     const markdown = file.bytes.toString('utf8');
-    const { frontMatter } = markdownToDocument(markdown);
+    const { frontMatter } = markdownToDocument(markdown, undefined, path);
     reusables.push({ id, title: typeof frontMatter.title === 'string' ? frontMatter.title : base, git: { oid: file.oid, path } });
     reusableByPath.set(path, id);
     pendingReusable.push({ id, path, markdown });
@@ -259,7 +268,7 @@ export function filesToContent(
   const pagesByFile = new Map<string, string>();
   const makePage = (file: string | undefined, linkText: string, linkTitle: string | undefined, siblings: readonly ContentPage[]): ContentPage => {
     const markdown = file ? text(file) : undefined;
-    const read = markdown !== undefined ? markdownToDocument(markdown) : undefined;
+    const read = markdown !== undefined ? markdownToDocument(markdown, undefined, file) : undefined;
     const title = read?.title || (typeof read?.frontMatter.title === 'string' ? read.frontMatter.title : '') || linkText || 'Untitled';
     const base = file ? (posix.basename(file).toLowerCase() === 'readme.md' ? posix.basename(posix.dirname(file)) : posix.basename(file, '.md')) : '';
     let slug = base && base !== '.' && !(file && file === config.readme && posix.basename(file).toLowerCase() === 'readme.md') ? base : slugify(title) || 'page';
@@ -303,11 +312,11 @@ export function filesToContent(
     if (!file) continue;
     const before = byGitPath.get(file)?.documentId;
     const previousDoc = before ? previousDocument(before) : undefined;
-    const { document } = markdownToDocument(text(file) ?? '', { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) });
+    const { document } = markdownToDocument(text(file) ?? '', { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) }, file);
     if (document.nodes.length) documents.set(page.id, document);
   }
   for (const item of pendingReusable) {
-    const { document } = markdownToDocument(item.markdown, { refs: resolverFor(item.path) });
+    const { document } = markdownToDocument(item.markdown, { refs: resolverFor(item.path) }, item.path);
     if (document.nodes.length) documents.set(item.id, document);
   }
 

@@ -16,6 +16,9 @@ import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { baseRevision, changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
 
+/** Types a download shows inline; everything else is an attachment. */
+const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
+
 /** A document with no content: the body of a page that has none. */
 const EMPTY_DOCUMENT = Object.freeze({ object: 'document', data: {}, nodes: [] });
 
@@ -77,20 +80,22 @@ export function contentRoutes(app: FastifyInstance): void {
       revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
     }
     const revision = loadRevision(db, space.id, revisionId);
-    if (!revision) throw notFound('Revision');
-    return { space, revision };
+    // The revisions of change requests are shown to members of the space only.
+    if (!revision || (revision.changeRequest && role === null)) throw notFound('Revision');
+    return { space, role, revision };
   }
 
   function revisionAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
     const query = parseQuery(contentQuery, request.query);
-    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const { space, role, revision } = revisionOf(request, params, query.shareKey);
     const json = revisionJson(revision, space, {
       links: request.ctx.links,
       metadata: query.metadata ?? true,
       fileJson: (file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true),
     });
     // A merge revision names the change request it merged.
-    const merged = revision.type === 'merge' && revision.mergedFrom ? findChangeRequest(request.ctx.db, space.id, revision.mergedFrom) : undefined;
+    const merged =
+      revision.type === 'merge' && revision.mergedFrom && role !== null ? findChangeRequest(request.ctx.db, space.id, revision.mergedFrom) : undefined;
     return merged ? { ...json, mergedFrom: changeRequestJson(request.ctx.db, merged, space, request.ctx.links) } : json;
   }
 
@@ -458,7 +463,10 @@ export function downloadRoutes(app: FastifyInstance, db: Db): void {
     return reply
       .header('content-type', query.type!)
       .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(request.params.name)}`)
+      // Uploaded bytes never run as a page of the platform: only images and PDFs are shown inline.
+      .header('content-disposition', `${INLINE_TYPES.test(query.type!) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(request.params.name)}`)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox")
       .send(bytes);
   });
 }

@@ -264,4 +264,12 @@ export const migrations: string[] = [
   CREATE INDEX jobs_pending ON jobs(state, run_after);
   CREATE INDEX jobs_by_key ON jobs(key, state);
   `,
+  // Version 8: the change request a revision was written for (its edits and updates): only
+  // members of the space read those; public readers read the space's own history.
+  `
+  ALTER TABLE revisions ADD COLUMN change_request TEXT;
+  UPDATE revisions SET change_request = (
+    SELECT c.id FROM change_requests c WHERE c.revision = revisions.id AND c.revision <> c.revision_initial
+  );
+  `,
 ];
