@@ -51,6 +51,8 @@ export const configSchema = z.object({
    * for local demos and tests. Otherwise only `https://` repositories. @default 0
    */
   GIT_ALLOW_LOCAL: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
+  /** A PEM file of certificates Git Sync trusts for https remotes besides the system's (a private CA). */
+  GIT_SSL_CA_FILE: z.string().min(1).optional(),
   /** Author name of the commits Git Sync exports. @default Docs platform */
   GIT_AUTHOR_NAME: z.string().min(1).max(200).default('Docs platform'),
   /** Author e-mail of the commits Git Sync exports. @default docs-platform@localhost */

@@ -43,6 +43,7 @@ if (!upstreamUrl) {
     delayMs: config.PLATFORM_DELAY_MS,
     allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
     gitAllowLocal: config.GIT_ALLOW_LOCAL,
+    gitCaFile: config.GIT_SSL_CA_FILE,
     gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));

@@ -86,6 +86,8 @@ export interface CreatePlatformOptions {
   gitAllowLocal?: boolean;
   /** Author and committer of the commits Git Sync exports. @default Docs platform <docs-platform@localhost> */
   gitAuthor?: { name: string; email: string };
+  /** Certificates (a PEM file) Git Sync trusts for https remotes besides the system's: a private CA. */
+  gitCaFile?: string | undefined;
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -213,6 +215,7 @@ export function createPlatform({
   allowPrivateUrls = false,
   gitAllowLocal = false,
   gitAuthor = DEFAULT_GIT_AUTHOR,
+  gitCaFile,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
@@ -343,7 +346,7 @@ export function createPlatform({
 
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
   const jobs = new JobQueue(db);
-  registerGitSync(jobs, { author: gitAuthor });
+  registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile });
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());

@@ -10,6 +10,7 @@ const platform = await startPlatform({
   delayMs: config.PLATFORM_DELAY_MS,
   allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
   gitAllowLocal: config.GIT_ALLOW_LOCAL,
+  gitCaFile: config.GIT_SSL_CA_FILE,
   gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });

@@ -26,6 +26,8 @@ export interface StartPlatformOptions {
   gitAllowLocal?: boolean;
   /** See `CreatePlatformOptions.gitAuthor`. */
   gitAuthor?: { name: string; email: string };
+  /** See `CreatePlatformOptions.gitCaFile`. */
+  gitCaFile?: string | undefined;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -63,6 +65,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     allowPrivateUrls: options.allowPrivateUrls ?? false,
     gitAllowLocal: options.gitAllowLocal ?? false,
     ...(options.gitAuthor ? { gitAuthor: options.gitAuthor } : {}),
+    gitCaFile: options.gitCaFile,
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';

@@ -214,6 +214,28 @@ describe('every REST operation of the served groups is reachable through GraphQL
     }`), { cr });
     expect(merged.mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED' } });
 
+    // Git Sync: export to a local repository, import it back, read the state, remove the link.
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const bare = join(mkdtempSync(join(tmpdir(), 'coverage-git-')), 'repo.git');
+    execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
+    await run(graphql(`mutation CoverageExportToGit($s: ID!, $url: String!) {
+      exportToGit(input: { spaceId: $s, url: $url, ref: "refs/heads/main", commitMessage: "Coverage" }) { operation { state } userErrors { code } }
+    }`), { s: crSpaceId, url: bare });
+    await g.platform.app.jobs.drain();
+    await run(graphql(`mutation CoverageImportFromGit($s: ID!, $url: String!) {
+      importFromGit(input: { spaceId: $s, url: $url, ref: "refs/heads/main" }) { operation { state } userErrors { code } }
+    }`), { s: crSpaceId, url: bare });
+    await g.platform.app.jobs.drain();
+    const git = await run(graphql(`query CoverageGitInfo($s: ID!) { space(id: $s) { gitInfo { operation { state direction } } } }`), { s: crSpaceId });
+    expect(git.space!.gitInfo!.operation).toEqual({ state: 'SUCCESS', direction: 'IMPORT' });
+    const removed = await run(graphql(`mutation CoverageRemoveGit($s: ID!) { removeLegacyGitInstallation(input: { spaceId: $s }) { deleted userErrors { code } } }`), {
+      s: crSpaceId,
+    });
+    expect(removed.removeLegacyGitInstallation.deleted).toBe(true);
+
     const unreached = OPERATIONS.filter(
       (operation) =>
         !answered.some(
@@ -225,6 +247,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(93);
+    expect(OPERATIONS.length).toBe(97);
   });
 });

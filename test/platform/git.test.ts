@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -294,20 +295,20 @@ describe('Git sync', () => {
     expect(show(bare, 'README.md')).toContain('Written in Git.');
   });
 
-  it('never stores, shows or logs the credentials of a URL (smart HTTP with basic auth)', async () => {
+  it('never stores, shows or logs the credentials of a URL (smart HTTP over https, with basic auth)', async () => {
     const bare = repositoryWith({ 'README.md': '# Private\n\nBehind a password.\n' });
     const secret = 's3cr3t-t0ken-value';
     const server = await gitHttpServer(dirname(bare), 'bot', secret);
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const repoName = bare.split('/').at(-1);
     try {
       const spaceId = await newSpace('Behind a password');
-      const ok = await sync(spaceId, 'import', { url: `http://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main' });
+      const ok = await sync(spaceId, 'import', { url: `https://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main' });
       expect(ok.operation.state, JSON.stringify(ok)).toBe('success');
-      expect(ok.url).toBe(`http://***@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`);
+      expect(ok.url).toBe(`https://***@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`);
       const wrong = await sync(spaceId, 'import', { url: `${base.replace('//', `//bot:wrong-${secret}@`)}/${repoName}`, ref: 'refs/heads/main' });
       expect(wrong.operation.state).toBe('failure');
-      const exported = await sync(spaceId, 'export', { url: `http://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main', commitMessage: 'Push with a token' });
+      const exported = await sync(spaceId, 'export', { url: `https://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main', commitMessage: 'Push with a token' });
       expect(exported.operation.state, JSON.stringify(exported)).toBe('success');
       const everything = JSON.stringify([
         ok,
@@ -327,11 +328,16 @@ describe('Git sync', () => {
   });
 });
 
-/** A loopback smart-HTTP Git server (`git http-backend`) over the repositories of `root`, with basic auth. */
+/**
+ * A loopback smart-HTTP Git server (`git http-backend`) over the repositories of `root`, over TLS
+ * with the test certificate of 127.0.0.1 (`test/fixtures/tls`, which the test platform trusts),
+ * with basic auth.
+ */
 function gitHttpServer(root: string, user: string, password: string): Promise<Server> {
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   const backend = join(run(['--exec-path']).trim(), 'git-http-backend');
-  const server = createServer((request, response) => {
+  const tls = { key: readFileSync(new URL('../fixtures/tls/loopback-key.pem', import.meta.url)), cert: readFileSync(new URL('../fixtures/tls/loopback-cert.pem', import.meta.url)) };
+  const server = createServer(tls, (request: IncomingMessage, response: ServerResponse) => {
     if (request.headers.authorization !== expected) {
       response.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
       return;
@@ -378,7 +384,7 @@ function gitHttpServer(root: string, user: string, password: string): Promise<Se
     });
     child.on('close', () => response.end());
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server as unknown as Server)));
 }
 
 describe('demo repository', () => {

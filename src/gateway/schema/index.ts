@@ -6,6 +6,7 @@ import './collections.js';
 import './spaces.js';
 import './content/index.js';
 import './change-requests.js';
+import './git.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

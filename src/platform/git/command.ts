@@ -48,6 +48,8 @@ export interface GitOptions {
   author?: { name: string; email: string };
   /** Date of commits (ISO 8601); now when left out. */
   date?: string;
+  /** Certificates (PEM) trusted for https remotes besides the system's: a private CA. */
+  caFile?: string | undefined;
 }
 
 /** Runs `git <args>` and returns what it printed on stdout. */
@@ -74,7 +76,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
   return new Promise((resolvePromise, reject) => {
     execFile(
       'git',
-      ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.allow=always', '-c', 'credential.helper=', ...args],
+      ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.allow=always', '-c', 'credential.helper=', ...(options.caFile ? ['-c', `http.sslCAInfo=${options.caFile}`] : []), ...args],
       { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' },
       (error, stdout, stderr) => {
         if (error) {

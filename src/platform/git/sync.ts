@@ -80,6 +80,8 @@ const secrets = new Map<string, string>();
 export interface GitSyncOptions {
   /** Author and committer of exported commits. */
   author: { name: string; email: string };
+  /** Certificates (PEM) trusted for https remotes besides the system's. */
+  caFile?: string | undefined;
 }
 
 const stored = (space: Pick<SpaceRow, 'git_sync'>): GitSyncStored => (space.git_sync ? (JSON.parse(space.git_sync) as GitSyncStored) : {});
@@ -151,7 +153,10 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
   };
   const scratch = await scratchRepository();
   try {
-    const outcome = job.direction === 'import' ? await importRepository(db, space, state, job, url, scratch, stage) : await exportSpace(db, space, state, job, url, scratch, stage, options);
+    const outcome =
+      job.direction === 'import'
+        ? await importRepository(db, space, state, job, url, scratch, stage, options)
+        : await exportSpace(db, space, state, job, url, scratch, stage, options);
     const at = new Date().toISOString();
     writeState(db, job.spaceId, (current) => ({
       ...current,
@@ -169,9 +174,9 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
 }
 
 /** Fetches `ref`; undefined when the repository has no such branch. */
-async function fetchRef(scratch: Scratch, url: string, ref: string): Promise<string | undefined> {
+async function fetchRef(scratch: Scratch, url: string, ref: string, caFile: string | undefined): Promise<string | undefined> {
   try {
-    await git(['fetch', '--quiet', '--no-tags', '--depth=1', fetchableUrl(url), `${ref}:refs/sync/tip`], { cwd: scratch.dir });
+    await git(['fetch', '--quiet', '--no-tags', '--depth=1', fetchableUrl(url), `${ref}:refs/sync/tip`], { cwd: scratch.dir, caFile });
   } catch (error) {
     if (error instanceof GitError && /couldn't find remote ref/i.test(error.message)) return undefined;
     throw new GitError(`could not read the repository: ${(error as Error).message}`);
@@ -206,8 +211,9 @@ async function importRepository(
   url: string,
   scratch: Scratch,
   stage: (stage: Stage) => void,
+  options: GitSyncOptions,
 ): Promise<{ commit: string; revision: string }> {
-  const commit = await fetchRef(scratch, url, job.ref);
+  const commit = await fetchRef(scratch, url, job.ref, options.caFile);
   if (!commit) throw new LayoutError(`the repository has no branch ${job.ref}`);
   stage('config_check');
   const files = await readTree(scratch, commit, job.directory);
@@ -264,7 +270,7 @@ async function exportSpace(
   stage: (stage: Stage) => void,
   options: GitSyncOptions,
 ): Promise<{ commit: string; revision: string }> {
-  const tip = await fetchRef(scratch, url, job.ref);
+  const tip = await fetchRef(scratch, url, job.ref, options.caFile);
   const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
   if (tip) {
     await git(['checkout', '--quiet', '-B', 'sync', tip], { cwd: scratch.dir });
@@ -296,7 +302,7 @@ async function exportSpace(
     await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author: options.author });
     commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
     try {
-      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), fetchableUrl(url), `HEAD:${job.ref}`], { cwd: scratch.dir });
+      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), fetchableUrl(url), `HEAD:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile });
     } catch (error) {
       throw new GitError(`could not push to the repository: ${(error as Error).message}`);
     }
