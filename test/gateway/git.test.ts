@@ -38,7 +38,7 @@ const IMPORT = `mutation ($space: ID!, $url: String!) {
 const INFO = `query ($space: ID!) {
   space(id: $space) {
     gitSync { repoName url }
-    gitInfo { repoName installationStatus url operation { state direction error endedAt } }
+    gitInfo { repoName installationStatus url operation { state direction stage error endedAt } }
     content { git { oid message createdByGitBook ref } pages { title } }
   }
 }`;
@@ -57,7 +57,7 @@ describe('Git Sync through the graph', () => {
     expect(exported.upstream).toBe(2);
     await g.platform.app.jobs.drain();
     const afterExport = await g.gql(INFO, { space: source });
-    expect(afterExport.data.space.gitInfo).toMatchObject({ installationStatus: 'ACTIVE', operation: { state: 'SUCCESS', direction: 'EXPORT', error: null } });
+    expect(afterExport.data.space.gitInfo).toMatchObject({ installationStatus: 'ACTIVE', operation: { state: 'SUCCESS', direction: 'EXPORT', stage: 'FINALIZE', error: null } });
     expect(afterExport.data.space.content.git).toMatchObject({ createdByGitBook: true, message: 'From the graph', ref: 'refs/heads/main' });
 
     const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "From Git" }) { space { id } } }`);

@@ -56,6 +56,9 @@ const page = (id: string): ContentRef => ({ kind: 'page', page: id });
 const file = (id: string) => ({ kind: 'file' as const, file: id });
 const url = (href: string) => ({ kind: 'url' as const, url: href });
 
+/** A document without keys and anchors. */
+const strip = (document: unknown) => JSON.parse(JSON.stringify(document, (key, value) => (key === 'key' || key === 'meta' ? undefined : value)));
+
 describe('round trip of each block and inline', () => {
   const cases: Array<[string, Block[]]> = [
     ['paragraph', [paragraph('Hello world.')]],
@@ -284,8 +287,63 @@ describe('bad input', () => {
   });
 
   it('keeps unknown tags, stray closing tags and stray HTML as literal paragraphs', () => {
-    const nodes = body('{% swagger method="get" %}\nBody\n{% endswagger %}\n\n{% endhint %}\n\n<div class="x">raw</div>\n\n</details>\n\n<!-- comment -->\n');
-    expect(nodes.map(literal)).toEqual(['{% swagger method="get" %}', 'Body', '{% endswagger %}', '{% endhint %}', '<div class="x">raw</div>', '</details>', '<!-- comment -->']);
+    const nodes = body('{% carousel speed="fast" %}\nBody\n{% endcarousel %}\n\n{% endhint %}\n\n<div class="x">raw</div>\n\n</details>\n\n<!-- comment -->\n');
+    expect(nodes.map(literal)).toEqual(['{% carousel speed="fast" %}', 'Body', '{% endcarousel %}', '{% endhint %}', '<div class="x">raw</div>', '</details>', '<!-- comment -->']);
+  });
+
+  it('keeps steppers, columns, updates, conditions, prompts and OpenAPI blocks as blocks, written back as they were', () => {
+    const markdown = [
+      '{% stepper %}',
+      '{% step %}',
+      'First',
+      '{% endstep %}',
+      '',
+      '{% step %}',
+      'Second',
+      '{% endstep %}',
+      '{% endstepper %}',
+      '',
+      '{% columns %}',
+      '{% column %}',
+      'Left',
+      '{% endcolumn %}',
+      '{% endcolumns %}',
+      '',
+      '{% updates format="full" %}',
+      '{% update date="2026-01-01" tags="a,b" %}',
+      'News',
+      '{% endupdate %}',
+      '{% endupdates %}',
+      '',
+      '{% if visitor.claims.unsigned.beta && space.vars.x == "y" %}',
+      'Beta only',
+      '{% endif %}',
+      '',
+      '{% prompt description="Ask" %}',
+      '```',
+      'hello',
+      '```',
+      '{% endprompt %}',
+      '',
+      '{% openapi-operation spec="petstore" path="/pet" method="post" %}',
+      'OpenAPI petstore',
+      '{% endopenapi-operation %}',
+      '',
+    ].join('\n');
+    const nodes = body(markdown);
+    expect(nodes.map((node) => node.type)).toEqual(['stepper', 'columns', 'updates', 'if', 'prompt', 'openapi-operation']);
+    expect(nodes[0]).toMatchObject({ nodes: [{ type: 'stepper-step' }, { type: 'stepper-step' }] });
+    expect(nodes[2]).toMatchObject({
+      data: { format: 'full' },
+      nodes: [{ type: 'update', data: { date: '2026-01-01T00:00:00.000Z', tags: [{ kind: 'tag', tag: 'a' }, { kind: 'tag', tag: 'b' }] } }],
+    });
+    expect(nodes[3]).toMatchObject({ data: { expression: 'visitor.claims.unsigned.beta && space.vars.x == "y"' } });
+    expect(nodes[4]).toMatchObject({ data: { description: 'Ask' }, nodes: [{ type: 'code' }] });
+    expect(nodes[5]).toMatchObject({ data: { ref: { kind: 'openapi', spec: 'petstore' }, path: '/pet', method: 'post' }, isVoid: true });
+    const document = markdownToDocument(markdown).document;
+    const written = documentToMarkdown(document);
+    expect(written).toBe(`${markdown.trimEnd()}\n`);
+    expect(strip(markdownToDocument(written).document)).toEqual(strip(document));
   });
 
   it('reads a tag without its end as a void block when it can be one', () => {

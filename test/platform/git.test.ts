@@ -207,6 +207,42 @@ describe('Git sync', () => {
         '',
         '![A diagram](.gitbook/assets/diagram.png)',
         '',
+        '{% code title="install.sh" lineNumbers="true" %}',
+        '```bash',
+        'curl -fsSL https://get.example.test | sh',
+        '```',
+        '{% endcode %}',
+        '',
+        '## Details <a href="#details" id="details"></a>',
+        '',
+        'Press <kbd>K</kbd>, see <mark style="color:orange;">this</mark>, :tada: and $$x^2$$.',
+        '',
+        '{% stepper %}',
+        '{% step %}',
+        'First step',
+        '{% endstep %}',
+        '{% endstepper %}',
+        '',
+        '{% columns %}',
+        '{% column %}',
+        'Left column',
+        '{% endcolumn %}',
+        '{% endcolumns %}',
+        '',
+        '{% updates format="full" %}',
+        '{% update date="2026-01-01" %}',
+        'First update',
+        '{% endupdate %}',
+        '{% endupdates %}',
+        '',
+        '{% if visitor.claims.unsigned.beta %}',
+        'Beta only',
+        '{% endif %}',
+        '',
+        '{% openapi-operation spec="petstore" path="/pet" method="post" %}',
+        'OpenAPI petstore',
+        '{% endopenapi-operation %}',
+        '',
       ].join('\n'),
       'docs/blocks/nested.md': '# Nested\n\nDeep page.\n',
       'docs/reference/api.md': '# API\n\n## Endpoints\n\nBack to the [introduction](../intro.md).\n',
@@ -234,6 +270,7 @@ describe('Git sync', () => {
     );
     expect(types).toEqual([
       'hint', 'tabs', 'expandable', 'embed', 'file', 'content-ref', 'reusable-content', 'table', 'math', 'list-unordered', 'list-tasks', 'blockquote', 'divider', 'images',
+      'code', 'heading-1', 'paragraph', 'stepper', 'columns', 'updates', 'if', 'openapi-operation',
     ]);
     const intro = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[0].id}`, { query: { format: 'document' } })).body.document;
     expect(JSON.stringify(intro)).toContain(JSON.stringify({ kind: 'page', page: content.pages[1].id }));
@@ -244,6 +281,8 @@ describe('Git sync', () => {
     expect(normalized).toContain('{% hint style="warning" %}\nCareful **now**.\n{% endhint %}');
     expect(normalized).toContain('{% include ".gitbook/includes/');
     expect(normalized).toContain('* one\n* two');
+    expect(normalized).toContain('{% if visitor.claims.unsigned.beta %}\nBeta only\n{% endif %}');
+    expect(normalized).toContain('{% code title="install.sh" lineNumbers="true" %}');
     const second = await newSpace('Hand written, again');
     await sync(second, 'import', { url: exportTo, ref: 'refs/heads/main' });
     expect(await allDocuments(second)).toEqual(await allDocuments(first));

@@ -20,6 +20,7 @@ import { SpaceNode } from './spaces.js';
 const operationShape = z.object({
   state: z.enum(['running', 'failure', 'success', 'timeout']),
   direction: z.enum(['import', 'export']),
+  stage: z.enum(['repo_fetch', 'config_check', 'content_process', 'finalize']).nullish(),
   startedAt: dateTime,
   endedAt: dateTime.nullish(),
   error: z.string().nullish(),
@@ -50,6 +51,13 @@ const DirectionEnum = restEnum('GitSyncDirection', 'Which way a Git Sync operati
   export: 'From the space into the repository.',
 });
 
+const StageEnum = restEnum('GitSyncOperationStage', 'The step a Git Sync operation is at (or ended at).', {
+  repo_fetch: 'Fetching the repository.',
+  config_check: 'Reading and checking its configuration (`.gitbook.yaml`, file sizes).',
+  content_process: 'Turning files into content, or content into files.',
+  finalize: 'Writing the revision, or committing and pushing.',
+});
+
 const InstallationStatusEnum = restEnum('GitSyncInstallationStatus', 'State of the Git Sync installation of a space.', {
   active: 'Working.',
   pending: 'Being set up.',
@@ -61,6 +69,7 @@ const GitSyncOperation = builder.objectRef<GitOperation>('GitSyncOperation').imp
   fields: (t) => ({
     state: t.field({ type: OperationStateEnum, description: 'Where it is.', resolve: (o) => o.state }),
     direction: t.field({ type: DirectionEnum, description: 'Which way it goes.', resolve: (o) => o.direction }),
+    stage: t.field({ type: StageEnum, nullable: true, description: 'The step it is at, or ended at.', resolve: (o) => o.stage ?? null }),
     startedAt: t.field({ type: 'DateTime', description: 'When it was asked for.', resolve: (o) => o.startedAt }),
     endedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it ended; null while it runs.', resolve: (o) => o.endedAt ?? null }),
     error: t.string({ nullable: true, description: 'Why it failed, readable; null unless it failed.', resolve: (o) => o.error ?? null }),

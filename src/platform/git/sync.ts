@@ -360,6 +360,7 @@ export function gitSyncState(space: SpaceRow): Record<string, unknown> | undefin
           operation: {
             state: state.operation.state,
             direction: state.operation.direction,
+            stage: state.operation.stage,
             startedAt: state.operation.startedAt,
             ...(state.operation.endedAt ? { endedAt: state.operation.endedAt } : {}),
             ...(state.operation.error ? { error: state.operation.error } : {}),

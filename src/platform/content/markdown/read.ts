@@ -26,10 +26,11 @@ import type { ReadContext } from './context.js';
 import { isDetailsEnd, readDetailsHead, readFigures, type DetailsHead } from './html.js';
 import { imageRef, literalParagraph, readInlines, readParagraph, sourceOf } from './inline-read.js';
 import { readTable } from './table.js';
+import { keptBlock, KEPT_TAGS } from './kept.js';
 import { booleanAttr, readTagLine, type TagToken } from './tags.js';
 
 /** Tags that wrap content (`{% name %}…{% endname %}`). */
-const CONTAINERS = new Set(['hint', 'tabs', 'tab', 'code', 'embed', 'file', 'content-ref', 'page-ref']);
+const CONTAINERS = new Set(['hint', 'tabs', 'tab', 'code', 'embed', 'file', 'content-ref', 'page-ref', ...Object.keys(KEPT_TAGS)]);
 /** Tags that stand alone when no end follows. */
 const VOIDABLE = new Set(['embed', 'file', 'content-ref', 'page-ref']);
 const HINT_STYLES: readonly HintStyle[] = ['info', 'warning', 'danger', 'success'];
@@ -182,7 +183,16 @@ function readContainer(token: Extract<Token, { kind: 'open' }>, children: Block[
       if (href === undefined) return [literalParagraph(token.raw), ...children];
       return [{ object: 'block', type: 'content-ref', key: '', data: { ref: ctx.refs.fromHref(href) }, isVoid: true }];
     }
+    case 'details':
+      break;
     default: {
+      // Tags kept as blocks of their own; one that lacks what its block needs stays text.
+      const kept = keptBlock(token.name, attrs, token.raw, children.length ? children : [literalParagraph('')]);
+      return kept ? [kept] : [literalParagraph(token.raw), ...children, literalParagraph(`{% end${token.name} %}`)];
+    }
+  }
+  // `<details>`: an expandable.
+  {
       const head = token.details as DetailsHead;
       const title: Paragraph = { object: 'block', type: 'paragraph', key: '', data: {}, nodes: head.title };
       return [
@@ -199,7 +209,6 @@ function readContainer(token: Extract<Token, { kind: 'open' }>, children: Block[
           isVoid: true,
         },
       ];
-    }
   }
 }
 

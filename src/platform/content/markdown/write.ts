@@ -10,6 +10,7 @@ import { writeDetailsHead, writeFigures } from './html.js';
 import { writeInlines } from './inline-write.js';
 import type { GitbookTagLine } from './syntax.js';
 import { writeTable } from './table.js';
+import { keptTag } from './kept.js';
 import { closeTag, openTag } from './tags.js';
 
 type Flow = BlockContent | DefinitionContent;
@@ -94,9 +95,15 @@ function writeBlock(block: Block, ctx: WriteContext): Flow[] {
     }
     case 'reusable-content':
       return [tag(openTag('include', {}, [ctx.refs.toHref(block.data.ref)]), 'void')];
-    default:
+    default: {
+      const kept = keptTag(block);
+      if (kept) {
+        const inner = block.isVoid ? [{ type: 'paragraph' as const, children: [{ type: 'text' as const, value: kept.name === 'openapi-operation' || kept.name === 'openapi-schemas' ? `OpenAPI ${String(kept.attrs.spec ?? '')}` : '' }] }] : writeFlow(block.nodes ?? [], ctx);
+        return [tag(kept.open ?? openTag(kept.name, kept.attrs)), ...inner, end(kept.name)];
+      }
       // Blocks the converter does not model: their content, without them.
       return [...writeFlow(block.nodes ?? [], ctx), ...(block.fragments ?? []).flatMap((f) => writeFlow(f.nodes, ctx))];
+    }
   }
 }
 
