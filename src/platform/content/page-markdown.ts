@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { ContentRef, JSONDocument } from './document.js';
 import { documentToMarkdown, stableRefs, type RefResolver } from './markdown.js';
 import type { PageIndex, PlacedPage } from './pages.js';
-import type { ContentPage, RevisionContent } from './revisions.js';
+import { DEFAULT_LAYOUT, type ContentPage, type PageLayout, type RevisionContent } from './revisions.js';
 
 /**
  * Pages as markdown files, laid out as Git Sync lays them out: a page is `<path>.md`, or
@@ -79,8 +79,16 @@ export function relativeRefs(index: PageIndex, content: RevisionContent, from: P
   };
 }
 
-/** The front matter of a page's markdown: its metadata that is not the title or the body. */
-export function pageFrontMatter(page: ContentPage): Record<string, unknown> {
+/** The layout options written as `{ visible }` in front matter. */
+const LAYOUT_SWITCHES = ['title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata', 'tags', 'actions'] as const;
+
+/**
+ * The front matter of a page's markdown: its metadata that is not the title or the body, in Git
+ * Sync's keys (`description`, `icon`, `hidden`, `noIndex`, `noRobotsIndex`, `vars`, `cover` with
+ * `coverY` and `coverHeight`, and `layout` when it is not the default). `refs` writes the cover's
+ * reference (a file or a URL).
+ */
+export function pageFrontMatter(page: ContentPage, refs: RefResolver = stableRefs): Record<string, unknown> {
   const front: Record<string, unknown> = {};
   if (page.description) front.description = page.description;
   if (page.icon) front.icon = page.icon;
@@ -88,7 +96,45 @@ export function pageFrontMatter(page: ContentPage): Record<string, unknown> {
   if (page.noIndex) front.noIndex = true;
   if (page.noRobotsIndex) front.noRobotsIndex = true;
   if (page.variables && Object.keys(page.variables).length) front.vars = page.variables;
+  const cover = page.cover as { ref?: ContentRef; yPos?: number; height?: number } | undefined;
+  if (cover?.ref) {
+    front.cover = refs.toHref(cover.ref);
+    if (typeof cover.yPos === 'number') front.coverY = cover.yPos;
+    if (typeof cover.height === 'number') front.coverHeight = cover.height;
+  }
+  const layout = page.layout;
+  if (layout && (Object.keys(DEFAULT_LAYOUT) as Array<keyof PageLayout>).some((key) => layout[key] !== DEFAULT_LAYOUT[key])) {
+    const written: Record<string, unknown> = { width: layout.width, cover: { visible: layout.cover, size: layout.coverSize, mask: layout.coverMask } };
+    for (const key of LAYOUT_SWITCHES) written[key] = { visible: layout[key] };
+    front.layout = written;
+  }
   return front;
+}
+
+/** Page metadata read from Git Sync front matter: `layout` and `cover` (`refs` reads the cover's path). */
+export function layoutAndCover(front: Record<string, unknown>, refs: RefResolver): Partial<Pick<ContentPage, 'layout' | 'cover'>> {
+  const fields: Partial<Pick<ContentPage, 'layout' | 'cover'>> = {};
+  if (typeof front.cover === 'string' && front.cover) {
+    const cover: Record<string, unknown> = { ref: refs.fromHref(front.cover) };
+    if (typeof front.coverY === 'number') cover.yPos = front.coverY;
+    if (typeof front.coverHeight === 'number') cover.height = front.coverHeight;
+    fields.cover = cover;
+  }
+  const layout = front.layout;
+  if (layout && typeof layout === 'object' && !Array.isArray(layout)) {
+    const given = layout as Record<string, unknown>;
+    const visible = (value: unknown, fallback: boolean) =>
+      value && typeof value === 'object' && typeof (value as { visible?: unknown }).visible === 'boolean' ? ((value as { visible: boolean }).visible) : fallback;
+    const cover = (given.cover ?? {}) as { visible?: unknown; size?: unknown; mask?: unknown };
+    const result: PageLayout = { ...DEFAULT_LAYOUT };
+    if (given.width === 'wide' || given.width === 'default') result.width = given.width;
+    result.cover = typeof cover.visible === 'boolean' ? cover.visible : result.cover;
+    if (cover.size === 'hero' || cover.size === 'full' || cover.size === 'background') result.coverSize = cover.size;
+    if (cover.mask === 'none' || cover.mask === 'radial') result.coverMask = cover.mask;
+    for (const key of LAYOUT_SWITCHES) result[key] = visible(given[key], result[key]);
+    fields.layout = result;
+  }
+  return fields;
 }
 
 /** The markdown of a document page: front matter, `# Title`, body, references as asked. */
@@ -99,9 +145,6 @@ export function pageMarkdown(
   content: RevisionContent,
   refs: 'relative' | 'stable',
 ): string {
-  return documentToMarkdown(document, {
-    title: placed.page.title,
-    frontMatter: pageFrontMatter(placed.page),
-    refs: refs === 'stable' ? stableRefs : relativeRefs(index, content, placed),
-  });
+  const resolver = refs === 'stable' ? stableRefs : relativeRefs(index, content, placed);
+  return documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, resolver), refs: resolver });
 }

@@ -5,7 +5,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../http.js';
 import { slugify, type ContentRef, type JSONDocument } from '../content/document.js';
 import { documentToMarkdown, markdownToDocument as convert, stableRefs, type RefResolver } from '../content/markdown.js';
-import { pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
+import { layoutAndCover, pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PlacedPage } from '../content/pages.js';
 import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../content/revisions.js';
 
@@ -53,7 +53,8 @@ export function contentToFiles(
   for (const placed of index.ordered) {
     if (placed.page.type !== 'document') continue;
     const document = (placed.page.documentId && read.document(placed.page.documentId)) || empty;
-    text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page), refs: relativeRefs(index, content, placed, fileOf) }));
+    const refs = relativeRefs(index, content, placed, fileOf);
+    text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }));
   }
   for (const file of content.files) files.set(`${ASSETS_DIR}/${file.name}`, read.file(file));
   for (const item of content.reusableContents) {
@@ -310,6 +311,7 @@ export function filesToContent(
   });
   for (const { page, file } of pending) {
     if (!file) continue;
+    Object.assign(page, layoutAndCover(markdownToDocument(text(file) ?? '', undefined, file).frontMatter, resolverFor(file)));
     const before = byGitPath.get(file)?.documentId;
     const previousDoc = before ? previousDocument(before) : undefined;
     const { document } = markdownToDocument(text(file) ?? '', { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) }, file);
