@@ -583,3 +583,23 @@ describe('hostile and awkward input', () => {
     expect((await ada.get(`/spaces/${spaceId}/content`)).body.mergedFrom).toMatchObject({ subject: 'Secret plan' });
   });
 });
+
+describe('adaptive content conditions of pages', () => {
+  it('sets a page condition by field or by front matter `if`, removes it with an empty string, and exports it as `if`', async () => {
+    const { spaceId, pageId } = await freshSpace('CR conditions');
+    const cr = await openRequest(spaceId, 'Conditions');
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [
+        { operation: 'update_page', page: pageId, condition: 'visitor.claims.unsigned.beta' },
+        { operation: 'insert_page', document: { markdown: '---\nif: visitor.claims.plan == "pro"\n---\n# Pro only\n' } },
+      ],
+    });
+    const pages = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages;
+    expect(pages.map((page: { condition?: string }) => page.condition)).toEqual(['visitor.claims.unsigned.beta', 'visitor.claims.plan == "pro"']);
+    const markdown = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pages[1].id}`, { format: 'markdown' })).body.markdown;
+    expect(markdown).toMatch(/^---\nif: visitor.claims.plan == "pro"\n---/);
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'update_page', page: pageId, condition: '' }] });
+    const after = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`)).body;
+    expect(after).not.toHaveProperty('condition');
+  });
+});

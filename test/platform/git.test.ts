@@ -148,7 +148,7 @@ describe('Git sync', () => {
         '',
       ].join('\n'),
       'docs/intro.md':
-        '---\ndescription: Start here\ncover: .gitbook/assets/diagram.png\ncoverY: 12\nlayout:\n  width: wide\n  title:\n    visible: false\n---\n\n# Introduction\n\nSee the [blocks](blocks.md) and the [API](reference/api.md).\n',
+        '---\ndescription: Start here\nif: visitor.claims.unsigned.beta\ncover: .gitbook/assets/diagram.png\ncoverY: 12\nlayout:\n  width: wide\n  title:\n    visible: false\n---\n\n# Introduction\n\nSee the [blocks](blocks.md) and the [API](reference/api.md).\n',
       'docs/blocks.md': [
         '# Blocks',
         '',
@@ -267,6 +267,7 @@ describe('Git sync', () => {
     const diagram = content.files.find((file: { name: string }) => file.name === 'diagram.png');
     expect(content.pages[0].cover).toEqual({ ref: { kind: 'file', file: diagram.id }, yPos: 12 });
     expect(content.pages[0].layout).toMatchObject({ width: 'wide', title: false, description: true });
+    expect(content.pages[0].condition).toBe('visitor.claims.unsigned.beta');
     expect(content.variables).toEqual({ product: 'Acme', version: 3 });
     expect(content.reusableContents).toMatchObject([{ title: 'Support' }]);
     const types = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })).body.document.nodes.map(
@@ -281,7 +282,7 @@ describe('Git sync', () => {
 
     const exportTo = bareRepository();
     await sync(first, 'export', { url: exportTo, ref: 'refs/heads/main', commitMessage: 'Normalized' });
-    expect(show(exportTo, 'intro.md')).toContain('cover: .gitbook/assets/diagram.png\ncoverY: 12\nlayout:\n  width: wide');
+    expect(show(exportTo, 'intro.md')).toContain('if: visitor.claims.unsigned.beta\ncover: .gitbook/assets/diagram.png\ncoverY: 12\nlayout:\n  width: wide');
     const normalized = show(exportTo, 'blocks.md');
     expect(normalized).toContain('{% hint style="warning" %}\nCareful **now**.\n{% endhint %}');
     expect(normalized).toContain('{% include ".gitbook/includes/');

@@ -596,6 +596,7 @@ const pageMetadataFields = {
   hidden: inputField('Boolean', 'Hidden from the navigation (still reachable).', z.boolean().nullish()),
   noIndex: inputField('Boolean', 'Left out of search.', z.boolean().nullish()),
   noRobotsIndex: inputField('Boolean', 'Not indexed by search engines.', z.boolean().nullish()),
+  condition: inputField('String', 'Adaptive-content condition deciding whether the page shows; an empty string removes it.', z.string().max(1024).nullish()),
   markdown: inputField(
     'String',
     "The page's document as markdown (the platform's flavour: hints, tabs, front matter…). Links may name pages by id, path, file path or the `ref` of a page inserted in the same batch.",
@@ -617,7 +618,7 @@ function restDocument(value: { markdown?: string | null | undefined; json?: unkn
 
 function restMetadata(value: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const key of ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex']) {
+  for (const key of ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition']) {
     if (value[key] != null) body[key] = value[key];
   }
   return body;

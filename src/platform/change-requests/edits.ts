@@ -67,6 +67,7 @@ const pageFields = {
   hidden: z.boolean().optional(),
   noIndex: z.boolean().optional(),
   noRobotsIndex: z.boolean().optional(),
+  condition: z.string().max(1024, 'must be at most 1024 characters').optional(),
 };
 
 const at = z.number().int('must be a whole number').min(0, 'must be at least 0');
@@ -229,6 +230,8 @@ function frontMatterFields(front: Record<string, unknown>, field: string): Parti
     const value = flag(key);
     if (value !== undefined) fields[key] = value;
   }
+  const condition = text('if', 1024);
+  if (condition !== undefined && condition.trim()) fields.condition = condition.trim();
   if (front.vars !== undefined) {
     const vars = front.vars;
     if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) throw invalid(field, 'front matter "vars" must be a map of names to values');
@@ -464,6 +467,9 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     if (change.icon !== undefined) page.icon = change.icon || undefined;
     if (change.description !== undefined) page.description = change.description || undefined;
     for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (change[key] !== undefined) page[key] = change[key];
+    // An empty condition removes it.
+    if (change.condition !== undefined) page.condition = change.condition.trim() || undefined;
+    if (page.condition === undefined) delete page.condition;
   };
 
   for (const [c, change] of changes.entries()) {

@@ -95,6 +95,7 @@ export function pageFrontMatter(page: ContentPage, refs: RefResolver = stableRef
   if (page.hidden) front.hidden = true;
   if (page.noIndex) front.noIndex = true;
   if (page.noRobotsIndex) front.noRobotsIndex = true;
+  if (page.condition) front.if = page.condition;
   if (page.variables && Object.keys(page.variables).length) front.vars = page.variables;
   const cover = page.cover as { ref?: ContentRef; yPos?: number; height?: number } | undefined;
   if (cover?.ref) {

@@ -86,6 +86,7 @@ export function pageJson(placed: PlacedPage, index: PageIndex, options: PageJson
   if (page.linkTitle) base.linkTitle = page.linkTitle;
   if (page.emoji) base.emoji = page.emoji;
   if (page.icon) base.icon = page.icon;
+  if (page.condition) base.condition = page.condition;
   if (page.createdAt) base.createdAt = page.createdAt;
   if (page.updatedAt) base.updatedAt = page.updatedAt;
   switch (page.type) {

@@ -80,6 +80,8 @@ export interface ContentPage {
   hidden?: boolean;
   noIndex?: boolean;
   noRobotsIndex?: boolean;
+  /** Adaptive-content condition: an expression on the visitor's claims deciding whether the page shows. */
+  condition?: string;
   layout?: PageLayout;
   cover?: Record<string, unknown>;
   variables?: Variables;

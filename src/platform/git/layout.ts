@@ -432,6 +432,7 @@ function frontMatterFields(front: Record<string, unknown>): Partial<ContentPage>
   if (typeof front.icon === 'string') fields.icon = front.icon;
   if (typeof front.emoji === 'string') fields.emoji = front.emoji;
   for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof front[key] === 'boolean') fields[key] = front[key] as boolean;
+  if (typeof front.if === 'string' && front.if.trim()) fields.condition = front.if.trim();
   if (front.vars && typeof front.vars === 'object' && !Array.isArray(front.vars)) {
     fields.variables = Object.fromEntries(
       Object.entries(front.vars as Record<string, unknown>).filter((entry): entry is [string, string | number | boolean] =>

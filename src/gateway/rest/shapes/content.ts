@@ -39,6 +39,7 @@ export interface RevisionPage {
   hidden?: boolean | undefined;
   noIndex?: boolean | undefined;
   noRobotsIndex?: boolean | undefined;
+  condition?: string | undefined;
   layout?: Record<string, unknown> | undefined;
   cover?: Record<string, unknown> | undefined;
   variables?: Record<string, string | number | boolean> | undefined;
@@ -69,6 +70,7 @@ export const revisionPage: z.ZodType<RevisionPage> = z.lazy(() =>
     hidden: z.boolean().optional(),
     noIndex: z.boolean().optional(),
     noRobotsIndex: z.boolean().optional(),
+    condition: z.string().optional(),
     layout: z.record(z.string(), z.unknown()).optional(),
     cover: z.record(z.string(), z.unknown()).optional(),
     variables: variables.optional(),

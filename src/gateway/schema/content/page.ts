@@ -159,6 +159,11 @@ DocumentPageNode.implement({
       description: 'True when search engines are asked not to index the page.',
       resolve: (p) => p.page.noRobotsIndex ?? false,
     }),
+    condition: t.string({
+      nullable: true,
+      description: 'Adaptive-content condition: an expression on the visitor’s claims that decides whether the page shows; null when it always shows.',
+      resolve: (p) => p.page.condition ?? null,
+    }),
     layout: t.field({
       type: 'JSON',
       nullable: true,
