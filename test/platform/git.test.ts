@@ -449,3 +449,32 @@ describe('demo repository', () => {
     expect(shape((await p.api('GET', `/spaces/${spaceId}/content`)).body.pages)).toEqual(shape(current.pages));
   });
 });
+
+describe('Git Sync across a restart', () => {
+  it('ends an operation the restart interrupted in failure, saying so, and never half-applies it', async () => {
+    const { startTestPlatform: start } = await import('../fixtures/platform.js');
+    const dataDir = mkdtempSync(join(tmpdir(), 'git-restart-'));
+    const first = await start({ dataDir });
+    const spaceId = (await first.api('POST', '/orgs/acme/spaces', { body: { title: 'Interrupted' } })).body.id as string;
+    const revision = (await first.api('GET', `/spaces/${spaceId}`)).body.revision;
+    // Stop the worker first, so the operation is still queued when the process "dies".
+    await first.app.jobs.stop();
+    const queued = await first.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: `https://bot:t0ken@127.0.0.1:1/x.git`, ref: 'refs/heads/main' } });
+    expect(queued.status).toBe(204);
+    expect((await first.api('GET', `/spaces/${spaceId}/git/info`)).body.operation).toMatchObject({ state: 'running' });
+    // As if it had started when the process stopped.
+    first.db.prepare("UPDATE jobs SET state = 'running' WHERE kind = 'git-sync'").run();
+    await first.close();
+
+    const second = await start({ dataDir });
+    try {
+      await second.app.jobs.drain();
+      const info = (await second.api('GET', `/spaces/${spaceId}/git/info`)).body;
+      expect(info.operation).toMatchObject({ state: 'failure', error: 'interrupted by a restart of the platform' });
+      expect(info.url).toBe('https://***@127.0.0.1:1/x.git');
+      expect((await second.api('GET', `/spaces/${spaceId}`)).body.revision).toBe(revision);
+    } finally {
+      await second.destroy();
+    }
+  });
+});
