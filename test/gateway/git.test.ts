@@ -37,7 +37,7 @@ const IMPORT = `mutation ($space: ID!, $url: String!) {
 }`;
 const INFO = `query ($space: ID!) {
   space(id: $space) {
-    gitSync { repoName url }
+    gitSync { repoName url operation { state direction } }
     gitInfo { repoName installationStatus url operation { state direction stage error endedAt } }
     content { git { oid message createdByGitBook ref } pages { title } }
   }
@@ -58,6 +58,7 @@ describe('Git Sync through the graph', () => {
     await g.platform.app.jobs.drain();
     const afterExport = await g.gql(INFO, { space: source });
     expect(afterExport.data.space.gitInfo).toMatchObject({ installationStatus: 'ACTIVE', operation: { state: 'SUCCESS', direction: 'EXPORT', stage: 'FINALIZE', error: null } });
+    expect(afterExport.data.space.gitSync.operation).toEqual({ state: 'SUCCESS', direction: 'EXPORT' });
     expect(afterExport.data.space.content.git).toMatchObject({ createdByGitBook: true, message: 'From the graph', ref: 'refs/heads/main' });
 
     const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "From Git" }) { space { id } } }`);

@@ -9,7 +9,7 @@ import { builder } from './builder.js';
 import { linkTo } from './loaders.js';
 import { declareMutation, inputField } from './mutations.js';
 import { deletedPayload, idInput, payloadType, restEnum, sendDelete } from './shared.js';
-import { SpaceNode } from './spaces.js';
+import { SpaceGitSync, SpaceNode } from './spaces.js';
 
 /**
  * Git Sync of a space: its state (`git/info`), and the import, export and removal of the
@@ -99,6 +99,22 @@ const GitSyncState = builder.objectRef<GitInfo>('GitSyncState').implement({
     updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it last changed.', resolve: (g) => g.updatedAt ?? null }),
   }),
 });
+
+builder.objectFields(SpaceGitSync, (t) => ({
+  installationStatus: t.field({
+    type: InstallationStatusEnum,
+    nullable: true,
+    description: 'State of the installation.',
+    resolve: (g) => g.installationStatus ?? null,
+  }),
+  installationId: t.string({ nullable: true, description: 'Id of the installation.', resolve: (g) => g.installationId ?? null }),
+  operation: t.field({
+    type: GitSyncOperation,
+    nullable: true,
+    description: 'The last import or export, as the space was read; `Space.gitInfo` reads it afresh.',
+    resolve: (g) => g.operation ?? null,
+  }),
+}));
 
 /** The Git Sync state of a space; null when it has none (the platform answers 404). */
 async function readGitInfo(ctx: GatewayContext, spaceId: string): Promise<GitInfo | null> {

@@ -62,7 +62,7 @@ const SpaceUrls = builder.objectRef<Space['urls']>('SpaceUrls').implement({
   }),
 });
 
-const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('SpaceGitSync').implement({
+export const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('SpaceGitSync').implement({
   description: 'The Git repository a space is synchronized with.',
   fields: (t) => ({
     repoName: t.string({ nullable: true, description: 'Name of the repository (`owner/name`).', resolve: (g) => g.repoName ?? null }),

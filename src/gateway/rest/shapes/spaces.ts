@@ -29,6 +29,18 @@ export const space = z.object({
       integration: z.string().nullish(),
       url: url.nullish(),
       updatedAt: dateTime.nullish(),
+      installationStatus: z.enum(['unauthenticated', 'active', 'pending']).nullish(),
+      installationId: z.string().nullish(),
+      operation: z
+        .object({
+          state: z.enum(['running', 'failure', 'success', 'timeout']),
+          direction: z.enum(['import', 'export']),
+          stage: z.enum(['repo_fetch', 'config_check', 'content_process', 'finalize']).nullish(),
+          startedAt: dateTime,
+          endedAt: dateTime.nullish(),
+          error: z.string().nullish(),
+        })
+        .nullish(),
     })
     .nullish(),
   visitorAuth: z.object({ backend: z.string().nullish() }).nullish(),
