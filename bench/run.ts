@@ -672,6 +672,59 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
   }
 }
 
+/**
+ * Git Sync on the embedded platform, in this process: export of the demo "Getting started" space
+ * (15 pages, files, includes) to a local bare repository, then import of that repository into an
+ * empty space, each from the request to the end of the background operation; every round checks
+ * that the operation succeeded and the imported tree has the pages.
+ */
+async function gitSync(): Promise<void> {
+  const { startPlatform } = await import('../src/platform/server.js');
+  const { execFileSync } = await import('node:child_process');
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-git-'));
+  const platform = await startPlatform({ dataDir, port: 0, gitAllowLocal: true });
+  const token = Object.values(platform.tokens)[0]!;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await request(`${platform.url}${path}`, {
+      method: method as 'GET',
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return response.statusCode === 204 ? undefined : ((await response.body.json()) as any);
+  };
+  try {
+    const spaces = (await api('GET', '/orgs/acme/spaces?limit=100')).items as Array<{ id: string; title: string }>;
+    const source = spaces.find((space) => space.title === 'Getting started')!;
+    const pages = (await api('GET', `/spaces/${source.id}/content`)).pages.length as number;
+    const exports: number[] = [];
+    const imports: number[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      const bare = join(dataDir, `bench-${round}.git`);
+      execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
+      let started = performance.now();
+      await api('POST', `/spaces/${source.id}/git/export`, { url: bare, ref: 'refs/heads/main', commitMessage: `Round ${round}`, force: true });
+      await platform.app.jobs.drain();
+      exports.push(performance.now() - started);
+      assert.equal((await api('GET', `/spaces/${source.id}/git/info`)).operation.state, 'success');
+      const target = await api('POST', '/orgs/acme/spaces', { title: `Imported ${round}` });
+      started = performance.now();
+      await api('POST', `/spaces/${target.id}/git/import`, { url: bare, ref: 'refs/heads/main' });
+      await platform.app.jobs.drain();
+      imports.push(performance.now() - started);
+      assert.equal((await api('GET', `/spaces/${target.id}/git/info`)).operation.state, 'success');
+      assert.equal((await api('GET', `/spaces/${target.id}/content`)).pages.length, pages);
+    }
+    console.log('\n## Git Sync (the demo "Getting started" space, with its files and reusable content; local bare repository)\n');
+    console.log('| operation, request to end of the background job | p50 ms | p99 ms |');
+    console.log('|---|---:|---:|');
+    console.log(`| export (fetch, write files, commit, push) | ${ms(percentile(exports, 50))} | ${ms(percentile(exports, 99))} |`);
+    console.log(`| import (fetch, read files, convert markdown, store, reindex) | ${ms(percentile(imports, 50))} | ${ms(percentile(imports, 99))} |`);
+  } finally {
+    await platform.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const only = process.env.BENCH_ONLY?.split(',');
-const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content };
+const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content, gitSync };
 for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();
