@@ -4,7 +4,7 @@ import { upstream } from '../cost.js';
 import { isGatewayError } from '../errors.js';
 import { route } from '../rest/client.js';
 import { dateTime, url } from '../rest/shapes/common.js';
-import type { Space } from '../rest/shapes/spaces.js';
+import { gitSyncOperation, type Space } from '../rest/shapes/spaces.js';
 import { builder } from './builder.js';
 import { linkTo } from './loaders.js';
 import { declareMutation, inputField } from './mutations.js';
@@ -17,27 +17,18 @@ import { SpaceGitSync, SpaceNode } from './spaces.js';
  * the operation as `git/info` reports it right after it was queued; `Space.gitInfo` follows it.
  */
 
-const operationShape = z.object({
-  state: z.enum(['running', 'failure', 'success', 'timeout']),
-  direction: z.enum(['import', 'export']),
-  stage: z.enum(['repo_fetch', 'config_check', 'content_process', 'finalize']).nullish(),
-  startedAt: dateTime,
-  endedAt: dateTime.nullish(),
-  error: z.string().nullish(),
-});
-
 const gitInfoShape = z.object({
   repoName: z.string().nullish(),
   installationStatus: z.enum(['unauthenticated', 'active', 'pending']).nullish(),
   installationProvider: z.string().nullish(),
   installationId: z.string().nullish(),
   url: url.nullish(),
-  operation: operationShape.nullish(),
+  operation: gitSyncOperation.nullish(),
   operationTimeout: z.number().nullish(),
   updatedAt: dateTime.nullish(),
 });
 type GitInfo = z.infer<typeof gitInfoShape>;
-type GitOperation = z.infer<typeof operationShape>;
+type GitOperation = z.infer<typeof gitSyncOperation>;
 
 const OperationStateEnum = restEnum('GitSyncOperationState', 'Where a Git Sync operation is.', {
   running: 'Queued or running.',

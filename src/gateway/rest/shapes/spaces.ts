@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { dateTime, editMode, mergeRules, role, visibility, url } from './common.js';
 
+/** The last import or export of a space's Git Sync. */
+export const gitSyncOperation = z.object({
+  state: z.enum(['running', 'failure', 'success', 'timeout']),
+  direction: z.enum(['import', 'export']),
+  stage: z.enum(['repo_fetch', 'config_check', 'content_process', 'finalize']).nullish(),
+  startedAt: dateTime,
+  endedAt: dateTime.nullish(),
+  error: z.string().nullish(),
+});
+
 export const space = z.object({
   object: z.literal('space'),
   id: z.string(),
@@ -31,16 +41,7 @@ export const space = z.object({
       updatedAt: dateTime.nullish(),
       installationStatus: z.enum(['unauthenticated', 'active', 'pending']).nullish(),
       installationId: z.string().nullish(),
-      operation: z
-        .object({
-          state: z.enum(['running', 'failure', 'success', 'timeout']),
-          direction: z.enum(['import', 'export']),
-          stage: z.enum(['repo_fetch', 'config_check', 'content_process', 'finalize']).nullish(),
-          startedAt: dateTime,
-          endedAt: dateTime.nullish(),
-          error: z.string().nullish(),
-        })
-        .nullish(),
+      operation: gitSyncOperation.nullish(),
     })
     .nullish(),
   visitorAuth: z.object({ backend: z.string().nullish() }).nullish(),
