@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DocumentValidationError,
   blockquote,
+  button,
   code,
   contentRefBlock,
   divider,
@@ -10,11 +11,14 @@ import {
   embed,
   emoji,
   expandable,
+  expression,
   fileBlock,
   heading,
   hint,
+  icon,
   image,
   images,
+  inlineImage,
   inlineMath,
   leaf,
   link,
@@ -34,18 +38,19 @@ import {
   text,
   type Block,
   type ContentRef,
+  type Inline,
   type JSONDocument,
   type Table,
 } from '../../src/platform/content/document.js';
-import { documentToMarkdown, markdownToDocument, stableRefs } from '../../src/platform/content/markdown.js';
+import { documentToMarkdown, markdownToDocument, stableRefs, type RefResolver } from '../../src/platform/content/markdown.js';
 import { documentSections, documentText } from '../../src/platform/content/text.js';
 
 /** Markdown → document → markdown keeps the document (keys included) and is a fixed point. */
-function expectRoundTrip(doc: JSONDocument): string {
-  const markdown = documentToMarkdown(doc);
-  const back = markdownToDocument(markdown, { previous: doc }).document;
+function expectRoundTrip(doc: JSONDocument, refs: RefResolver = stableRefs): string {
+  const markdown = documentToMarkdown(doc, { refs });
+  const back = markdownToDocument(markdown, { previous: doc, refs }).document;
   expect(back).toEqual(doc);
-  const again = documentToMarkdown(markdownToDocument(markdown).document);
+  const again = documentToMarkdown(markdownToDocument(markdown, { refs }).document, { refs });
   expect(again).toBe(markdown);
   expect(documentSchema.safeParse(back).success).toBe(true);
   return markdown;
@@ -193,7 +198,7 @@ describe('exported syntax', () => {
         'x^2',
         '$$',
         '',
-        '$$y$$ :tada: [page](/pages/p1) [/pages/p2](/pages/p2 "mention")',
+        '$$y$$ :tada: [page](/pages/p1) [p2](/pages/p2 "mention")',
         '',
         '{% include "/reusable-content/rc1" %}',
         '',
@@ -588,5 +593,199 @@ describe('documentSchema', () => {
     expect(reject(doc([para([{ object: 'inline', type: 'link', data: { ref: { kind: 'page' } }, nodes: [] }])]))).toMatch(/nodes\[0\]\(paragraph\)\.nodes\[0\]\(link\)\.data\.ref\.page/);
     expect(reject({ object: 'document', nodes: 'x' })).toMatch(/^Invalid document at nodes: /);
     expect(reject(null)).toMatch(/^Invalid document at \(root\): /);
+  });
+});
+
+describe('inline extensions: expressions, icons, buttons, inline images and mentions', () => {
+  /** Pages as `<id>.md` files (as Git Sync addresses them), everything else as stable refs. */
+  const mdRefs: RefResolver = {
+    toHref: (ref) => (ref.kind === 'page' ? `${ref.page}.md` : stableRefs.toHref(ref)),
+    fromHref: (href) => (/^[\w-]+\.md$/.test(href) ? { kind: 'page', page: href.slice(0, -3) } : stableRefs.fromHref(href)),
+  };
+  const read = (markdown: string): Block[] => strip(markdownToDocument(markdown, { refs: mdRefs }).document.nodes);
+  const write = (blocks: Block[]): string => documentToMarkdown(documentOf(blocks), { refs: mdRefs });
+  const plain = (value: string) => ({ object: 'text', leaves: [{ object: 'leaf', text: value, marks: [] }] });
+  const para = (...nodes: unknown[]) => ({ object: 'block', type: 'paragraph', data: {}, nodes });
+
+  const cases: Array<[string, string, Inline, object]> = [
+    ['an expression', '<code class="expression">space.vars.product</code>', expression('space.vars.product'), { type: 'expression', data: { expression: 'space.vars.product' } }],
+    [
+      'an expression with characters markdown and HTML would read',
+      '<code class="expression">price &#x2A; 2 > 1 &amp;&amp; name == "a_b" &#x7C;&#x7C; &#x60;x&#x60; &#x24;&#x24;</code>',
+      expression('price * 2 > 1 && name == "a_b" || `x` $$'),
+      { type: 'expression', data: { expression: 'price * 2 > 1 && name == "a_b" || `x` $$' } },
+    ],
+    ['an icon', '<i class="fa-check">:check:</i>', icon('check'), { type: 'icon', data: { icon: 'check' } }],
+    ['an icon named like an emoji', '<i class="fa-x">:x:</i>', icon('x'), { type: 'icon', data: { icon: 'x' } }],
+    [
+      'a colored icon',
+      '<mark style="color:orange;"><i class="fa-shield-halved">:shield-halved:</i></mark>',
+      icon('shield-halved', 'orange'),
+      { type: 'icon', data: { icon: 'shield-halved', color: 'orange' } },
+    ],
+    [
+      'a primary button to a URL with an icon',
+      '<a href="https://example.com/start?a=1&amp;b=2" class="button primary" data-icon="rocket">Get started</a>',
+      button('Get started', url('https://example.com/start?a=1&b=2'), { icon: 'rocket' }),
+      { type: 'button', data: { label: 'Get started', kind: 'primary', icon: 'rocket', ref: url('https://example.com/start?a=1&b=2') } },
+    ],
+    [
+      'a secondary button to a page',
+      '<a href="guide.md" class="button secondary">Read the guide</a>',
+      button('Read the guide', page('guide'), { kind: 'secondary' }),
+      { type: 'button', data: { label: 'Read the guide', kind: 'secondary', ref: page('guide') } },
+    ],
+    [
+      'a button with an action and a size',
+      '<a class="button primary" data-action="ask" data-query="How do I start?" data-size="large">Ask</a>',
+      button('Ask', { action: 'ask', query: 'How do I start?' }, { size: 'large' }),
+      { type: 'button', data: { label: 'Ask', kind: 'primary', size: 'large', action: { action: 'ask', query: 'How do I start?' } } },
+    ],
+    [
+      'an inline image the height of a line',
+      '<img src="/files/f1" alt="Logo" data-size="line">',
+      inlineImage(file('f1'), { alt: 'Logo', size: 'line' }),
+      { type: 'inline-image', data: { ref: file('f1'), alt: 'Logo', size: 'line' } },
+    ],
+    [
+      'an inline image of its own size',
+      '<img src="https://example.com/a.png" alt="" data-size="original">',
+      inlineImage(url('https://example.com/a.png'), { size: 'original' }),
+      { type: 'inline-image', data: { ref: url('https://example.com/a.png'), size: 'original' } },
+    ],
+    [
+      'an inline image with a dark variant and a caption',
+      '<picture><source srcset="/files/dark" media="(prefers-color-scheme: dark)"><img src="/files/light" alt="Logo" title="Our logo" data-size="line"></picture>',
+      inlineImage(file('light'), { refDark: file('dark'), alt: 'Logo', caption: 'Our logo', size: 'line' }),
+      { type: 'inline-image', data: { ref: file('light'), refDark: file('dark'), alt: 'Logo', caption: 'Our logo', size: 'line' } },
+    ],
+    ['a mention', '[guide.md](guide.md "mention")', mention(page('guide')), { type: 'mention', data: { ref: page('guide') } }],
+  ];
+
+  describe.each(cases)('%s', (_name, syntax, inline, expected) => {
+    const markdown = `Before ${syntax} after.\n`;
+    const whole = { object: 'inline', key: undefined, isVoid: true, ...expected };
+
+    it('is read as the inline with its data', () => {
+      expect(read(markdown)).toEqual([para(plain('Before '), whole, plain(' after.'))]);
+    });
+
+    it('is written in the same syntax', () => {
+      expect(write([paragraph('Before ', inline, ' after.')])).toBe(markdown);
+    });
+
+    it('round-trips both ways', () => {
+      expectRoundTrip(documentOf([paragraph('Before ', inline, ' after.')]), mdRefs);
+      expectRoundTrip(documentOf([paragraph(inline)]), mdRefs);
+      expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(markdown);
+    });
+  });
+
+  it('keeps the text and marks around them', () => {
+    const markdown =
+      '**Set** <code class="expression">space.vars.a</code>_, then_ <i class="fa-check">:check:</i>~~x~~ <a href="guide.md" class="button primary">Go</a>: <img src="/files/i" alt="" data-size="line">`code` [guide.md](guide.md "mention") :tada: end\n';
+    const [block] = markdownToDocument(markdown, { refs: mdRefs }).document.nodes;
+    expect(strip(block)).toEqual(
+      para(
+        { object: 'text', leaves: [leaf('Set', 'bold'), leaf(' ')] },
+        { object: 'inline', type: 'expression', data: { expression: 'space.vars.a' }, isVoid: true },
+        { object: 'text', leaves: [leaf(', then', 'italic'), leaf(' ')] },
+        { object: 'inline', type: 'icon', data: { icon: 'check' }, isVoid: true },
+        { object: 'text', leaves: [leaf('x', 'strikethrough'), leaf(' ')] },
+        { object: 'inline', type: 'button', data: { label: 'Go', kind: 'primary', ref: page('guide') }, isVoid: true },
+        plain(': '),
+        { object: 'inline', type: 'inline-image', data: { ref: file('i'), size: 'line' }, isVoid: true },
+        { object: 'text', leaves: [leaf('code', 'code'), leaf(' ')] },
+        { object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true },
+        plain(' '),
+        { object: 'inline', type: 'emoji', data: { code: '1f389' }, isVoid: true },
+        plain(' end'),
+      ),
+    );
+    expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(markdown);
+  });
+
+  it('reads mentions written as <a data-mention>, and writes them as GitBook does: `[file](href "mention")`, `<a data-mention>` in HTML', () => {
+    expect(read('See <a data-mention href="guide.md">The guide</a>.\n')).toEqual([para(plain('See '), { object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true }, plain('.'))]);
+    expect(read('[Anything](guide.md "mention")')).toEqual([para({ object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true })]);
+    expect(write([paragraph(mention({ kind: 'anchor', anchor: 'setup', page: 'p1' }), ' ', mention({ kind: 'user', user: 'u1' }))])).toBe(
+      '[#setup](/pages/p1#setup "mention") [u1](/users/u1 "mention")\n',
+    );
+    const doc = documentOf([images([image(file('i1'), { caption: ['See ', mention(page('guide')), '.'] })])]);
+    expect(expectRoundTrip(doc, mdRefs)).toBe('<figure><img src="/files/i1" alt=""><figcaption><p>See <a data-mention href="guide.md">guide.md</a>.</p></figcaption></figure>\n');
+    const markdown = '<figure><img src="/files/i1" alt=""><figcaption><p>See <a data-mention href="guide.md">guide.md</a>.</p></figcaption></figure>\n';
+    expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(markdown);
+  });
+
+  it('reads and writes them in captions, summaries, headings, table cells and lists', () => {
+    const all = (): Inline[] => [
+      expression('a | b'),
+      icon('check', 'green'),
+      button('Go', page('guide'), { kind: 'secondary', icon: 'arrow-right' }),
+      inlineImage(file('i'), { alt: 'I', size: 'line' }),
+      mention(page('guide')),
+    ];
+    const doc = documentOf([
+      images([image(file('i1'), { caption: ['Caption ', ...all()] })]),
+      expandable(['Title ', ...all()], ['Body.']),
+      heading(2, ['Heading ', ...all()]),
+      table(['A'], [[[paragraph('Cell ', ...all())]]]),
+      listUnordered([listItem([paragraph('Item ', ...all())])]),
+    ]);
+    const markdown = expectRoundTrip(doc, mdRefs);
+    expect(markdown).toContain(
+      '<figcaption><p>Caption <code class="expression">a &#x7C; b</code><mark style="color:green;"><i class="fa-check">:check:</i></mark><a href="guide.md" class="button secondary" data-icon="arrow-right">Go</a><img src="/files/i" alt="I" data-size="line"><a data-mention href="guide.md">guide.md</a></p></figcaption>',
+    );
+    expect(markdown).toContain(
+      '| Cell <code class="expression">a &#x7C; b</code><mark style="color:green;"><i class="fa-check">:check:</i></mark><a href="guide.md" class="button secondary" data-icon="arrow-right">Go</a><img src="/files/i" alt="I" data-size="line">[guide.md](guide.md "mention") |',
+    );
+  });
+
+  it('reads an inline image on a line of its own (an HTML block to CommonMark) as a paragraph', () => {
+    const alone = documentOf([paragraph(inlineImage(file('i'), { size: 'line' }))]);
+    expect(expectRoundTrip(alone)).toBe('<img src="/files/i" alt="" data-size="line">\n');
+    const lines = documentOf([paragraph(inlineImage(file('a'), { size: 'line' }), '\n', inlineImage(file('b'), { size: 'original' }), '\nthen **text**', inlineImage(file('c'), { size: 'line' }))]);
+    expect(expectRoundTrip(lines)).toBe('<img src="/files/a" alt="" data-size="line">\n<img src="/files/b" alt="" data-size="original">\nthen \\*\\*text\\*\\*<img src="/files/c" alt="" data-size="line">\n');
+    expect(read('<img src="/files/a" alt="" data-size="line">\n# Not a heading\n')).toEqual([para(plain('<img src="/files/a" alt="" data-size="line">\n# Not a heading'))]);
+  });
+
+  it('writes an inline image without size or dark variant as a markdown image, its caption as the title', () => {
+    const doc = documentOf([paragraph('A ', inlineImage(file('i'), { alt: 'Alt', caption: 'Cap' }), ' b')]);
+    expect(expectRoundTrip(doc)).toBe('A ![Alt](/files/i "Cap") b\n');
+  });
+
+  it('keeps other HTML as it was: plain <i>, <code> and <a>, and tags without their end', () => {
+    expect(read('<i>it</i> <code>c</code> <code class="other">d</code>')).toEqual([para({ object: 'text', leaves: [leaf('it', 'italic'), leaf(' '), leaf('c', 'code'), leaf(' '), leaf('d', 'code')] })]);
+    expect(read('<a href="x">y</a> <code class="expression">never closed')).toEqual([para(plain('<a href="x">y</a> <code class="expression">never closed'))]);
+    expect(read('<i class="fa-solid fa-check"></i> <i class="fa-">empty</i> <a class="button primary">no target</a>')).toEqual([
+      para({ object: 'text', leaves: [leaf(' '), leaf('empty', 'italic'), leaf(' <a class="button primary">no target</a>')] }),
+    ]);
+  });
+
+  it('escapes what would pair with markdown outside the HTML', () => {
+    const doc = documentOf([paragraph(button('*a _b `c', url('https://e.com/x_y')), text(leaf('d* e_ f`', 'bold'), leaf(' ')), expression('g\\'), ' h\nnext')]);
+    expect(expectRoundTrip(doc)).toBe('<a href="https://e.com/x_y" class="button primary">&#x2A;a &#x5F;b &#x60;c</a>**d\\* e\\_ f\\`** <code class="expression">g&#x5C;</code> h\nnext\n');
+    // Same-name tags do not nest in the syntax: the innermost pair is the icon, the rest italics.
+    expect(read('<i class="fa-a"><i class="fa-b">:b:</i></i>')).toEqual([para({ object: 'inline', type: 'icon', data: { icon: 'b' }, isVoid: true })]);
+  });
+
+  it('validates their data against the API description', () => {
+    const withInline = (inline: unknown) => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [inline] }] });
+    const ok = (inline: unknown) => documentSchema.safeParse(withInline(inline)).success;
+    expect(ok({ object: 'inline', type: 'expression', data: { expression: 'x' }, isVoid: true })).toBe(true);
+    expect(ok({ object: 'inline', type: 'expression', data: { expression: 1 }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check', color: 'green' }, isVoid: true })).toBe(true);
+    expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check', color: 'chartreuse' }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'icon', data: {}, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'icon', data: { icon: 'two words' }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'secondary', ref: page('p') }, isVoid: true })).toBe(true);
+    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'primary', action: { action: 'select', slug: 'x' } }, isVoid: true })).toBe(true);
+    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'tertiary', ref: page('p') }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'primary' }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: file('f'), size: 'line' }, isVoid: true })).toBe(true);
+    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: page('p') }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: file('f'), size: 'huge' }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check' } })).toBe(false);
+    expect(ok({ object: 'inline', type: 'link', data: { ref: url('u') }, nodes: [{ object: 'inline', type: 'inline-image', data: { ref: file('f') }, isVoid: true }] })).toBe(true);
   });
 });

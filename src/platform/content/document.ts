@@ -73,9 +73,33 @@ export interface LinkInline { object: 'inline'; type: 'link'; key: string; data:
 export interface EmojiInline { object: 'inline'; type: 'emoji'; key: string; data: { code: string }; isVoid: true }
 export interface MathInline { object: 'inline'; type: 'inline-math'; key: string; data: { formula: string }; isVoid: true }
 export interface MentionInline { object: 'inline'; type: 'mention'; key: string; data: { ref: ContentRef }; isVoid: true }
+/** A variable or other expression shown inline (`space.vars.product`). */
+export interface ExpressionInline { object: 'inline'; type: 'expression'; key: string; data: { expression: string }; isVoid: true }
+/** An icon of the icon set by name (`check`), optionally in a color. */
+export interface IconInline { object: 'inline'; type: 'icon'; key: string; data: { icon: string; color?: TextColor }; isVoid: true }
+/** What a button without a link does: open search or the assistant (prefilled), or a selection. */
+export type DocumentAction = { action: 'search'; query?: string } | { action: 'ask'; query?: string } | { action: 'select'; slug: string };
+interface ButtonBase {
+  label: string;
+  kind: 'primary' | 'secondary';
+  size?: 'small' | 'medium' | 'large';
+  /** An icon name, shown before the label. */
+  icon?: string;
+}
+/** A button: a link (`ref`) or an action. */
+export type ButtonData = ButtonBase & ({ ref: ContentRef; action?: never } | { action: DocumentAction; ref?: never });
+export interface ButtonInline { object: 'inline'; type: 'button'; key: string; data: ButtonData; isVoid: true }
+/** An image in the flow of text: `size` `line` is the height of a line, `original` its own size. */
+export interface InlineImage {
+  object: 'inline';
+  type: 'inline-image';
+  key: string;
+  data: { ref: ContentRefUrl | ContentRefFile; refDark?: ContentRefUrl | ContentRefFile; caption?: string; alt?: string; size?: 'original' | 'line' };
+  isVoid: true;
+}
 
 /** Inline types of the API description that the converter does not model (kept as they are). */
-export const OTHER_INLINE_TYPES = ['icon', 'expression', 'inline-image', 'annotation', 'button'] as const;
+export const OTHER_INLINE_TYPES = ['annotation'] as const;
 export interface OtherInline {
   object: 'inline';
   type: (typeof OTHER_INLINE_TYPES)[number];
@@ -86,7 +110,7 @@ export interface OtherInline {
   isVoid?: boolean;
 }
 
-export type Inline = LinkInline | EmojiInline | MathInline | MentionInline | OtherInline;
+export type Inline = LinkInline | EmojiInline | MathInline | MentionInline | ExpressionInline | IconInline | ButtonInline | InlineImage | OtherInline;
 /** What paragraphs and headings hold. */
 export type InlineContent = Text | Inline;
 
@@ -465,6 +489,28 @@ export function mention(ref: ContentRef): MentionInline {
   return { object: 'inline', type: 'mention', key: newKey(), data: { ref }, isVoid: true };
 }
 
+/** An expression inline (`space.vars.product`). */
+export function expression(value: string): ExpressionInline {
+  return { object: 'inline', type: 'expression', key: newKey(), data: { expression: value }, isVoid: true };
+}
+
+/** An icon inline by name (`check`), optionally in a color. */
+export function icon(name: string, color?: TextColor): IconInline {
+  return { object: 'inline', type: 'icon', key: newKey(), data: color ? { icon: name, color } : { icon: name }, isVoid: true };
+}
+
+/** A button inline to a reference or doing an action; primary unless `options.kind` says otherwise. */
+export function button(label: string, target: ContentRef | DocumentAction, options: { kind?: ButtonData['kind']; size?: ButtonData['size']; icon?: string } = {}): ButtonInline {
+  const base = { label, kind: options.kind ?? 'primary', ...(options.size ? { size: options.size } : {}), ...(options.icon ? { icon: options.icon } : {}) };
+  const data: ButtonData = 'action' in target ? { ...base, action: target } : { ...base, ref: target };
+  return { object: 'inline', type: 'button', key: newKey(), data, isVoid: true };
+}
+
+/** An inline image. */
+export function inlineImage(ref: ContentRefUrl | ContentRefFile, options: Omit<InlineImage['data'], 'ref'> = {}): InlineImage {
+  return { object: 'inline', type: 'inline-image', key: newKey(), data: { ref, ...options }, isVoid: true };
+}
+
 /**
  * A grid table of text columns: `header` gives the column titles, `rows` the cells (a string
  * is one paragraph). IDs of columns, records and cell fragments are new random keys.
@@ -568,6 +614,8 @@ const lazyAnyBlock: z.ZodType = z.lazy(() => anyBlockSchema);
 const lazyParagraph: z.ZodType = z.lazy(() => paragraphSchema);
 const lazyInlineContent: z.ZodType = z.lazy(() => inlineContentSchema);
 const lazyOtherInline: z.ZodType = z.lazy(() => otherInline);
+const lazyInlineImage: z.ZodType = z.lazy(() => inlineImageSchema);
+const lazyExpression: z.ZodType = z.lazy(() => expressionSchema);
 const key = z.string().min(1, 'must be a non-empty string').optional();
 const textColor = z.enum(TEXT_COLORS);
 const plainMark = z.object({ object: z.literal('mark').default('mark'), type: z.enum(['bold', 'italic', 'code', 'keyboard', 'strikethrough', 'superscript', 'subscript']) });
@@ -618,7 +666,7 @@ const linkInline = z.object({
   key,
   data: z.object({ ref: contentRefSchema }),
   isVoid: nonVoid,
-  nodes: z.array(z.union([textSchema, lazyOtherInline])),
+  nodes: z.array(z.union([textSchema, lazyInlineImage, lazyOtherInline])),
 });
 const otherInline = z.object({
   object: z.literal('inline'),
@@ -629,11 +677,32 @@ const otherInline = z.object({
   nodes: z.array(lazyInlineContent).optional(),
   fragments: z.array(fragment(lazyAnyBlock)).optional(),
 });
+const expressionSchema = inline('expression', z.object({ expression: z.string() }));
+const inlineImageSchema = inline(
+  'inline-image',
+  z.object({ ref: imageRef, refDark: imageRef.optional(), caption: z.string().optional(), alt: z.string().optional(), size: z.enum(['original', 'line']).optional() }),
+);
+const documentAction = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('search'), query: z.string().optional() }),
+  z.object({ action: z.literal('ask'), query: z.string().optional() }),
+  z.object({ action: z.literal('select'), slug: z.string() }),
+]);
+const buttonBase = {
+  label: z.string(),
+  kind: z.enum(['primary', 'secondary']),
+  size: z.enum(['small', 'medium', 'large']).optional(),
+  icon: z.string().min(1).max(50).optional(),
+};
 const inlineSchema = z.discriminatedUnion('type', [
   linkInline,
   inline('emoji', z.object({ code: z.string().min(1) })),
   inline('inline-math', z.object({ formula: z.string() })),
   inline('mention', z.object({ ref: contentRefSchema })),
+  expressionSchema,
+  // The name is written in a class attribute (`<i class="fa-NAME">`): one word.
+  inline('icon', z.object({ icon: z.string().regex(/^\S+$/, 'must be an icon name, without spaces'), color: textColor.optional() })),
+  inline('button', z.union([z.object({ ...buttonBase, ref: contentRefSchema }), z.object({ ...buttonBase, action: documentAction })])),
+  inlineImageSchema,
   otherInline,
 ]);
 const inlineContentSchema = z.discriminatedUnion('object', [textSchema, inlineSchema]);
@@ -663,7 +732,7 @@ const listNodes = {
 const codeLineSchema = block('code-line', {
   data: z.object({ highlighted: z.boolean().optional() }).default({}),
   isVoid: nonVoid,
-  nodes: z.array(z.union([textSchema, lazyOtherInline])),
+  nodes: z.array(z.union([textSchema, lazyExpression, lazyOtherInline])),
 });
 const imageSchema = block('image', {
   data: z.object({ ref: imageRef, refDark: imageRef.optional(), width: length.optional(), height: length.optional(), alt: z.string().optional() }),

@@ -1,15 +1,17 @@
 /**
  * The HTML forms of blocks: images as `<figure>` (optionally in a `<div>` carrying the images
  * block's `align`, `data-full-width` and `data-with-frame`, and with a `<picture>` for a dark
- * variant), and the `<details>`/`<summary>` head of an expandable. HTML is read with
- * hast-util-from-html; anything that does not have the expected shape is not read here (the
- * caller keeps it as literal text).
+ * variant), and the `<details>`/`<summary>` head of an expandable; also a paragraph that starts
+ * with an inline image on a line of its own, which CommonMark reads as an HTML block. HTML is
+ * read with hast-util-from-html; anything that does not have the expected shape is not read here
+ * (the caller keeps it as literal text).
  */
 import type { Element, ElementContent, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
+import type { PhrasingContent } from 'mdast';
 import type { Image, Images, InlineContent, Length, Paragraph } from '../document.js';
 import type { ReadContext, WriteContext } from './context.js';
-import { imageRef, readHtmlInlines } from './inline-read.js';
+import { imageRef, readHtmlInlines, readInlines } from './inline-read.js';
 import { escapeHtml, writeHtmlInlines } from './inline-write.js';
 
 const elements = (nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent>): Element[] =>
@@ -71,8 +73,46 @@ function readFigure(figure: Element, ctx: ReadContext): Image | undefined {
   return { object: 'block', type: 'image', key: '', data, fragments, isVoid: true };
 }
 
-/** Reads `<figure>`s (optionally in one `<div>`) into an images block; `undefined` for other HTML. */
-export function readFigures(html: string, ctx: ReadContext): Images | undefined {
+/**
+ * Reads an HTML block: `<figure>`s (optionally in one `<div>`) into an images block, or lines
+ * that start with inline images (see `readImageLines`) into a paragraph; `undefined` for other HTML.
+ */
+export function readFigures(html: string, ctx: ReadContext): Images | Paragraph | undefined {
+  return readFigureBlock(html, ctx) ?? readImageLines(html, ctx);
+}
+
+const IMAGE_LINE = /^(<img\s[^>]*>)([ \t]*)$/i;
+
+/**
+ * A paragraph whose first lines are each one inline image (`<img … data-size>`): CommonMark
+ * reads such a line, and the lines after it up to a blank line, as an HTML block. The lines
+ * after the images must make one paragraph.
+ */
+function readImageLines(html: string, ctx: ReadContext): Paragraph | undefined {
+  const lines = html.replace(/\n+$/, '').split('\n');
+  const phrasing: PhrasingContent[] = [];
+  let line = 0;
+  for (; line < lines.length; line++) {
+    const match = IMAGE_LINE.exec(lines[line] ?? '');
+    if (!match) break;
+    const img = fromHtml(match[1] ?? '', { fragment: true }).children[0];
+    if (img?.type !== 'element' || img.tagName !== 'img' || attr(img, 'dataSize') === undefined) return undefined;
+    if (line) phrasing.push({ type: 'text', value: '\n' });
+    phrasing.push({ type: 'html', value: match[1] ?? '' }, ...(match[2] ? [{ type: 'text' as const, value: match[2] }] : []));
+  }
+  if (!line) return undefined;
+  let inner = ctx;
+  if (line < lines.length) {
+    const rest = ctx.fragment(lines.slice(line).join('\n'));
+    const [paragraph] = rest.nodes;
+    if (rest.nodes.length !== 1 || paragraph?.type !== 'paragraph') return undefined;
+    phrasing.push({ type: 'text', value: '\n' }, ...paragraph.children);
+    inner = rest.ctx;
+  }
+  return { object: 'block', type: 'paragraph', key: '', data: {}, nodes: readInlines(phrasing, inner) };
+}
+
+function readFigureBlock(html: string, ctx: ReadContext): Images | undefined {
   const root = fromHtml(html, { fragment: true });
   let nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent> = root.children;
   const data: Images['data'] = {};

@@ -3,17 +3,25 @@
  * texts and inlines. Marks come from emphasis, strong, delete and inline code, and from the
  * inline HTML pairs `<kbd>`, `<mark style="color:…;background-color:…;">`, `<sup>`, `<sub>`
  * (also `<strong>`, `<em>`, `<s>`…). An HTML tag without its pair is kept as literal text.
+ *
+ * The platform's inline HTML reads into inlines: `<code class="expression">` an expression,
+ * `<i class="fa-NAME">:NAME:</i>` an icon (colored by a `<mark style="color:…">` around it),
+ * `<a href class="button primary|secondary" data-icon>` a button, `<img src alt data-size>` (or a
+ * `<picture>` with a dark variant) an inline image, `<a data-mention href>` a mention.
  */
 import type { Element, ElementContent } from 'hast';
+import { fromHtml } from 'hast-util-from-html';
 import type { PhrasingContent } from 'mdast';
 import {
   TEXT_COLORS,
   emojiChar,
   leaf,
   sortMarks,
+  type ButtonData,
   type ContentRef,
   type ContentRefFile,
   type ContentRefUrl,
+  type DocumentAction,
   type InlineContent,
   type Leaf,
   type Mark,
@@ -69,12 +77,14 @@ function htmlMark(name: string, style: string | undefined): Mark | undefined {
 
 const styleOf = (attrs: string): string | undefined => /\sstyle\s*=\s*"([^"]*)"/i.exec(attrs)?.[1];
 
-/** Indices of inline HTML tags that open or close a mark and have their pair among siblings. */
-function pairedHtml(nodes: PhrasingContent[]): Map<number, Mark | 'close'> {
+/** Indices of inline HTML tags that open or close a mark and have their pair among siblings (outside `spans`). */
+function pairedHtml(nodes: PhrasingContent[], spans: Map<number, HtmlSpan>): Map<number, Mark | 'close'> {
   const paired = new Map<number, Mark | 'close'>();
   const open: Array<{ index: number; name: string; mark: Mark }> = [];
+  const inSpan = new Set<number>();
+  for (const [start, span] of spans) for (let i = start; i <= span.end; i++) inSpan.add(i);
   nodes.forEach((node, index) => {
-    if (node.type !== 'html') return;
+    if (node.type !== 'html' || inSpan.has(index)) return;
     const opening = OPEN_TAG.exec(node.value);
     const mark = opening ? htmlMark(opening[1] ?? '', styleOf(opening[2] ?? '')) : undefined;
     if (opening && mark) open.push({ index, name: (opening[1] ?? '').toLowerCase(), mark });
@@ -95,9 +105,148 @@ function withMark(marks: Mark[], mark: Mark): Mark[] {
   return sortMarks([...marks.filter((m) => m.type !== mark.type), mark]);
 }
 
+const attr = (node: Element, name: string): string | undefined => {
+  const value = node.properties[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : typeof value === 'number' ? String(value) : undefined;
+};
+const classes = (node: Element): string[] => (attr(node, 'className') ?? '').split(/\s+/).filter(Boolean);
+const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined => (allowed as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
+
+function textContent(nodes: ElementContent[]): string {
+  return nodes.map((n) => (n.type === 'text' ? n.value : n.type === 'element' ? (n.tagName === 'br' ? '\n' : textContent(n.children)) : '')).join('');
+}
+
+function readButtonAction(node: Element): DocumentAction | undefined {
+  const action = attr(node, 'dataAction');
+  const query = attr(node, 'dataQuery');
+  if (action === 'search' || action === 'ask') return query === undefined ? { action } : { action, query };
+  const slug = attr(node, 'dataSlug');
+  return action === 'select' && slug !== undefined ? { action, slug } : undefined;
+}
+
+function readInlineImage(node: Element, ctx: ReadContext): Piece | undefined {
+  let img = node;
+  let dark: string | undefined;
+  if (node.tagName === 'picture') {
+    const children = node.children.filter((c): c is Element => c.type === 'element');
+    const found = children.find((c) => c.tagName === 'img');
+    if (!found || children.some((c) => c.tagName !== 'img' && c.tagName !== 'source')) return undefined;
+    img = found;
+    dark = attr(children.find((c) => c.tagName === 'source' && /dark/.test(attr(c, 'media') ?? '')) ?? img, 'srcSet');
+  }
+  const src = attr(img, 'src');
+  if (img.tagName !== 'img' || src === undefined) return undefined;
+  const alt = attr(img, 'alt');
+  const caption = attr(img, 'title');
+  const size = oneOf(attr(img, 'dataSize'), ['original', 'line'] as const);
+  return {
+    object: 'inline',
+    type: 'inline-image',
+    key: '',
+    data: { ref: imageRef(src, ctx), ...(dark !== undefined ? { refDark: imageRef(dark, ctx) } : {}), ...(caption ? { caption } : {}), ...(alt ? { alt } : {}), ...(size ? { size } : {}) },
+    isVoid: true,
+  };
+}
+
+/** An icon in the text color of `marks` (the color of a `<mark>` around it), other pieces as they are. */
+function colored(piece: Piece, marks: Mark[]): Piece {
+  const color = marks.find((m) => m.type === 'color')?.data.text;
+  return piece.object === 'inline' && piece.type === 'icon' && color && color !== 'default' ? { ...piece, data: { ...piece.data, color } } : piece;
+}
+
+/**
+ * The inline an HTML element of the platform's inline syntax stands for (see the module
+ * comment), or `undefined` for other elements. An icon has no color here (see `colored`).
+ */
+function readHtmlInline(node: Element, ctx: ReadContext): Piece | undefined {
+  switch (node.tagName) {
+    case 'code':
+      return classes(node).includes('expression') ? { object: 'inline', type: 'expression', key: '', data: { expression: textContent(node.children) }, isVoid: true } : undefined;
+    case 'i': {
+      const [name, ...others] = classes(node);
+      const icon = others.length ? undefined : /^fa-(.+)$/.exec(name ?? '')?.[1];
+      return icon ? { object: 'inline', type: 'icon', key: '', data: { icon }, isVoid: true } : undefined;
+    }
+    case 'a': {
+      const href = attr(node, 'href');
+      if (node.properties.dataMention !== undefined && href !== undefined) return { object: 'inline', type: 'mention', key: '', data: { ref: ctx.refs.fromHref(href) }, isVoid: true };
+      const names = classes(node);
+      if (!names.includes('button')) return undefined;
+      const action = readButtonAction(node);
+      if (!action && href === undefined) return undefined;
+      const size = oneOf(attr(node, 'dataSize'), ['small', 'medium', 'large'] as const);
+      const icon = attr(node, 'dataIcon');
+      const base = { label: textContent(node.children), kind: names.includes('secondary') ? ('secondary' as const) : ('primary' as const), ...(size ? { size } : {}), ...(icon ? { icon } : {}) };
+      const data: ButtonData = action ? { ...base, action } : { ...base, ref: ctx.refs.fromHref(href ?? '') };
+      return { object: 'inline', type: 'button', key: '', data, isVoid: true };
+    }
+    case 'img':
+    case 'picture':
+      return readInlineImage(node, ctx);
+    default:
+      return undefined;
+  }
+}
+
+/** Inline HTML among siblings that is one element of the platform's inline syntax. */
+interface HtmlSpan {
+  /** The index of the last sibling of the element (its closing tag). */
+  end: number;
+  piece: Piece;
+}
+
+const SPAN_TAGS = new Set(['code', 'i', 'a', 'picture']);
+
+/** The element of HTML that is exactly one element, if so. */
+function singleElement(html: string): Element | undefined {
+  const root = fromHtml(html, { fragment: true });
+  const [only] = root.children;
+  return root.children.length === 1 && only?.type === 'element' ? only : undefined;
+}
+
+/**
+ * The spans of siblings that are an expression, icon, button, mention or inline image: an
+ * opening tag, what follows up to its closing tag, read as one piece of HTML (its markdown
+ * source, so that `:name:` in an icon is not an emoji); an `<img>` alone. Linear in the nodes.
+ */
+function htmlSpans(nodes: PhrasingContent[], ctx: ReadContext): Map<number, HtmlSpan> {
+  // The syntax never nests a tag in one of its name: a closing tag pairs with the last opening
+  // tag of its name, which keeps the spans of one name apart (each node is parsed a few times at most).
+  const closing = new Map<number, number>();
+  const lastOpen = new Map<string, number>();
+  nodes.forEach((node, index) => {
+    if (node.type !== 'html') return;
+    const open = OPEN_TAG.exec(node.value)?.[1]?.toLowerCase();
+    if (open && SPAN_TAGS.has(open)) lastOpen.set(open, index);
+    const close = CLOSE_TAG.exec(node.value)?.[1]?.toLowerCase();
+    const start = close === undefined ? undefined : lastOpen.get(close);
+    if (close !== undefined && start !== undefined) {
+      closing.set(start, index);
+      lastOpen.delete(close);
+    }
+  });
+  const spans = new Map<number, HtmlSpan>();
+  for (let index = 0; index < nodes.length; index++) {
+    const node = nodes[index] as PhrasingContent;
+    if (node.type !== 'html') continue;
+    const end = closing.get(index) ?? (OPEN_TAG.exec(node.value)?.[1]?.toLowerCase() === 'img' ? index : undefined);
+    if (end === undefined) continue;
+    const last = nodes[end] as PhrasingContent;
+    const html = end === index ? node.value : sourceOf({ position: node.position && last.position && { start: node.position.start, end: last.position.end } }, ctx);
+    const element = singleElement(html);
+    const piece = element && readHtmlInline(element, ctx);
+    if (piece) {
+      spans.set(index, { end, piece });
+      index = end;
+    }
+  }
+  return spans;
+}
+
 function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], inLink: boolean): Piece[] {
   const pieces: Piece[] = [];
-  const paired = pairedHtml(nodes);
+  const spans = inLink ? new Map<number, HtmlSpan>() : htmlSpans(nodes, ctx);
+  const paired = pairedHtml(nodes, spans);
   const stack: Mark[][] = [outer];
   const marks = (): Mark[] => stack[stack.length - 1] ?? outer;
   const textPieces = (value: string, at: Mark[]): void => {
@@ -109,8 +258,16 @@ function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], i
       pieces.push(typeof part === 'string' ? leaf(part, ...at) : { object: 'inline', type: 'emoji', key: '', data: { code: part.code }, isVoid: true });
     }
   };
+  let skipTo = -1;
   nodes.forEach((node, index) => {
+    if (index <= skipTo) return;
     const current = marks();
+    const span = spans.get(index);
+    if (span) {
+      pieces.push(colored(span.piece, current));
+      skipTo = span.end;
+      return;
+    }
     switch (node.type) {
       case 'text':
         textPieces(node.value, current);
@@ -151,7 +308,10 @@ function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], i
       case 'imageReference': {
         const url = node.type === 'image' ? node.url : ctx.definitions.get(node.identifier)?.url;
         if (url === undefined || inLink) textPieces(sourceOf(node, ctx), current);
-        else pieces.push({ object: 'inline', type: 'inline-image', key: '', data: { ref: imageRef(url, ctx), ...(node.alt ? { alt: node.alt } : {}) }, isVoid: true });
+        else {
+          const caption = node.type === 'image' ? node.title : ctx.definitions.get(node.identifier)?.title;
+          pieces.push({ object: 'inline', type: 'inline-image', key: '', data: { ref: imageRef(url, ctx), ...(caption ? { caption } : {}), ...(node.alt ? { alt: node.alt } : {}) }, isVoid: true });
+        }
         return;
       }
       case 'html': {
@@ -228,9 +388,10 @@ function readHtmlPieces(nodes: ElementContent[], ctx: ReadContext, marks: Mark[]
 
 function readHtmlElement(node: Element, ctx: ReadContext, marks: Mark[], inLink: boolean): Piece[] {
   if (node.tagName === 'br') return [leaf('\n', ...marks)];
+  const inline = inLink ? undefined : readHtmlInline(node, ctx);
+  if (inline) return [colored(inline, marks)];
   if (node.tagName === 'a' && typeof node.properties.href === 'string' && !inLink) {
     const ref = ctx.refs.fromHref(node.properties.href);
-    if (node.properties.dataMention !== undefined) return [{ object: 'inline', type: 'mention', key: '', data: { ref }, isVoid: true }];
     const texts = group(readHtmlPieces(node.children, ctx, marks, true)).filter((n): n is Text => n.object === 'text');
     return [{ object: 'inline', type: 'link', key: '', data: { ref }, nodes: texts.length ? texts : [{ object: 'text', key: '', leaves: [leaf('')] }] }];
   }

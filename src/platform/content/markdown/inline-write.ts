@@ -1,9 +1,12 @@
 /**
  * Writing a document's texts and inlines as mdast phrasing content (and as HTML, for captions
  * and summaries). Leaves that share a mark are wrapped once: `**a _b_**`, not `**a**_**b**_`.
+ *
+ * Expressions, icons, buttons and sized inline images are written as the platform's inline
+ * HTML (see inline-read.ts); mentions as `[name](href "mention")`, or `<a data-mention>` in HTML.
  */
 import type { Html, PhrasingContent } from 'mdast';
-import { emojiChar, inlinePlainText, type InlineContent, type Leaf, type Mark } from '../document.js';
+import { emojiChar, inlinePlainText, type ButtonInline, type IconInline, type InlineContent, type InlineImage, type Leaf, type Mark } from '../document.js';
 import type { WriteContext } from './context.js';
 import { emojiName } from './emoji.js';
 
@@ -70,6 +73,89 @@ function writeLeaves(leaves: Leaf[]): PhrasingContent[] {
   );
 }
 
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const entity = (char: string): string => ENTITIES[char] ?? `&#x${(char.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
+const wordChar = (char: string | undefined): boolean => char !== undefined && /[\p{L}\p{N}]/u.test(char);
+
+/**
+ * Escapes text or an attribute value (`attribute`) of the inline HTML written in markdown.
+ * Markdown parses the text between tags before the HTML is read, so what could pair with
+ * markdown outside the tags is escaped too: backticks, `*`, `~`, `_` but between letters, `$$`,
+ * a final backslash. Everywhere: line ends (which could start a block) and `|` (a table cell's end).
+ */
+export function escapeInlineHtml(value: string, attribute = false): string {
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const char = value[i] as string;
+    const before = value[i - 1];
+    const after = value[i + 1];
+    const escape =
+      '&<|\n\r'.includes(char) ||
+      (attribute
+        ? char === '"' || char === '>'
+        : '`*~'.includes(char) || (char === '_' && !(wordChar(before) && wordChar(after))) || (char === '$' && (before === '$' || after === '$')) || (char === '\\' && after === undefined));
+    out += escape ? entity(char) : char;
+  }
+  return out;
+}
+
+/**
+ * The label GitBook gives a mention in markdown: the `#anchor` of an href to an anchor, else its
+ * last path segment (`../guide/setup.md` → `setup.md`, `../guide/` → `guide`), else the href.
+ */
+export function mentionLabel(href: string): string {
+  const hash = href.indexOf('#');
+  if (hash >= 0 && hash < href.length - 1) return href.slice(hash);
+  const segment = href.replace(/[?#].*$/s, '').replace(/\/+$/, '').split('/').pop() ?? '';
+  return segment && segment !== '.' && segment !== '..' && !segment.endsWith(':') ? segment : href;
+}
+
+function iconHtml(node: IconInline): string {
+  const { icon, color } = node.data;
+  const html = `<i class="fa-${escapeInlineHtml(icon, true)}">:${escapeInlineHtml(icon)}:</i>`;
+  return color ? `<mark style="color:${color};">${html}</mark>` : html;
+}
+
+function buttonHtml(node: ButtonInline, ctx: WriteContext): string {
+  const { label, kind, size, icon } = node.data;
+  let attrs = '';
+  if (node.data.ref) attrs += ` href="${escapeInlineHtml(ctx.refs.toHref(node.data.ref), true)}"`;
+  attrs += ` class="button ${kind}"`;
+  const action = node.data.action;
+  if (action) {
+    attrs += ` data-action="${action.action}"`;
+    if (action.action === 'select') attrs += ` data-slug="${escapeInlineHtml(action.slug, true)}"`;
+    else if (action.query !== undefined) attrs += ` data-query="${escapeInlineHtml(action.query, true)}"`;
+  }
+  if (size) attrs += ` data-size="${size}"`;
+  if (icon) attrs += ` data-icon="${escapeInlineHtml(icon, true)}"`;
+  return `<a${attrs}>${escapeInlineHtml(label)}</a>`;
+}
+
+function imageHtml(node: InlineImage, ctx: WriteContext): string {
+  const { ref, refDark, alt, caption, size } = node.data;
+  const title = caption ? ` title="${escapeInlineHtml(caption, true)}"` : '';
+  const img = `<img src="${escapeInlineHtml(ctx.refs.toHref(ref), true)}" alt="${escapeInlineHtml(alt ?? '', true)}"${title}${size ? ` data-size="${size}"` : ''}>`;
+  if (!refDark) return img;
+  return `<picture><source srcset="${escapeInlineHtml(ctx.refs.toHref(refDark), true)}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+}
+
+/** The HTML of an expression, icon, button or inline image; `undefined` for other inlines. */
+function inlineHtml(node: Exclude<InlineContent, { object: 'text' }>, ctx: WriteContext): string | undefined {
+  switch (node.type) {
+    case 'expression':
+      return `<code class="expression">${escapeInlineHtml(node.data.expression)}</code>`;
+    case 'icon':
+      return iconHtml(node);
+    case 'button':
+      return buttonHtml(node, ctx);
+    case 'inline-image':
+      return imageHtml(node, ctx);
+    default:
+      return undefined;
+  }
+}
+
 /** Writes texts and inlines as phrasing content. */
 export function writeInlines(nodes: InlineContent[], ctx: WriteContext): PhrasingContent[] {
   const out: PhrasingContent[] = [];
@@ -90,7 +176,7 @@ export function writeInlines(nodes: InlineContent[], ctx: WriteContext): Phrasin
         break;
       case 'mention': {
         const href = ctx.refs.toHref(node.data.ref);
-        out.push({ type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: href }] });
+        out.push({ type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: mentionLabel(href) }] });
         break;
       }
       case 'emoji': {
@@ -102,12 +188,16 @@ export function writeInlines(nodes: InlineContent[], ctx: WriteContext): Phrasin
         out.push({ type: 'inlineMath', value: node.data.formula });
         break;
       case 'inline-image': {
-        const { ref, alt } = node.data as { ref?: Parameters<WriteContext['refs']['toHref']>[0]; alt?: unknown };
-        if (ref) out.push({ type: 'image', url: ctx.refs.toHref(ref), alt: typeof alt === 'string' ? alt : '' });
+        // Markdown has no size nor dark variant for an image: those need the HTML.
+        const { ref, alt, caption, size, refDark } = node.data;
+        if (size || refDark) out.push(html(imageHtml(node, ctx)));
+        else out.push({ type: 'image', url: ctx.refs.toHref(ref), alt: alt ?? '', title: caption ?? null });
         break;
       }
-      default:
-        out.push({ type: 'text', value: inlinePlainText([node]) });
+      default: {
+        const value = inlineHtml(node, ctx);
+        out.push(value === undefined ? { type: 'text', value: inlinePlainText([node]) } : html(value));
+      }
     }
   }
   flush();
@@ -146,11 +236,11 @@ export function writeHtmlInlines(nodes: InlineContent[], ctx: WriteContext): str
     flush();
     if (node.type === 'link') out += `<a href="${escapeHtml(ctx.refs.toHref(node.data.ref))}">${htmlLeaves(node.nodes.flatMap((t) => t.leaves)).join('')}</a>`;
     else if (node.type === 'mention') {
-      const href = escapeHtml(ctx.refs.toHref(node.data.ref));
-      out += `<a href="${href}" data-mention>${href}</a>`;
+      const href = ctx.refs.toHref(node.data.ref);
+      out += `<a data-mention href="${escapeInlineHtml(href, true)}">${escapeInlineHtml(mentionLabel(href))}</a>`;
     } else if (node.type === 'emoji') out += emojiChar(node.data.code);
     else if (node.type === 'inline-math') out += escapeHtml(`$$${node.data.formula}$$`);
-    else out += escapeHtml(inlinePlainText([node]));
+    else out += inlineHtml(node, ctx) ?? escapeHtml(inlinePlainText([node]));
   }
   flush();
   return out;
