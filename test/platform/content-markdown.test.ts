@@ -789,3 +789,31 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
     expect(ok({ object: 'inline', type: 'link', data: { ref: url('u') }, nodes: [{ object: 'inline', type: 'inline-image', data: { ref: file('f') }, isVoid: true }] })).toBe(true);
   });
 });
+
+describe('code lines holding expressions', () => {
+  it('writes an expression inside a code line as its text instead of failing', () => {
+    const document = parseDocument({
+      object: 'document',
+      data: {},
+      nodes: [
+        {
+          object: 'block',
+          type: 'code',
+          data: { syntax: 'bash' },
+          nodes: [
+            {
+              object: 'block',
+              type: 'code-line',
+              data: {},
+              nodes: [
+                { object: 'text', leaves: [{ object: 'leaf', text: 'npm install ', marks: [] }] },
+                { object: 'inline', type: 'expression', data: { expression: 'space.vars.package' }, isVoid: true },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(documentToMarkdown(document)).toBe('```bash\nnpm install space.vars.package\n```\n');
+  });
+});

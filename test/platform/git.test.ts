@@ -218,6 +218,10 @@ describe('Git sync', () => {
         '',
         'Press <kbd>K</kbd>, see <mark style="color:orange;">this</mark>, :tada: and $$x^2$$.',
         '',
+        'Install <code class="expression">space.vars.product</code> <i class="fa-check">:check:</i>, then <a href="https://app.example.test" class="button primary" data-icon="rocket">Open the app</a>.',
+        '',
+        'Read [api.md](reference/api.md "mention") next.',
+        '',
         '{% stepper %}',
         '{% step %}',
         'First step',
@@ -275,8 +279,12 @@ describe('Git sync', () => {
     );
     expect(types).toEqual([
       'hint', 'tabs', 'expandable', 'embed', 'file', 'content-ref', 'reusable-content', 'table', 'math', 'list-unordered', 'list-tasks', 'blockquote', 'divider', 'images',
-      'code', 'heading-1', 'paragraph', 'stepper', 'columns', 'updates', 'if', 'openapi-operation',
+      'code', 'heading-1', 'paragraph', 'paragraph', 'paragraph', 'stepper', 'columns', 'updates', 'if', 'openapi-operation',
     ]);
+    const blocksPage = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })).body.document;
+    const inlineTypes = blocksPage.nodes[17].nodes.filter((node: any) => node.object === 'inline').map((node: any) => node.type);
+    expect(inlineTypes).toEqual(['expression', 'icon', 'button']);
+    expect(blocksPage.nodes[18].nodes.find((node: any) => node.object === 'inline')).toMatchObject({ type: 'mention', data: { ref: { kind: 'page', page: content.pages[2].pages[0].id } } });
     const intro = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[0].id}`, { query: { format: 'document' } })).body.document;
     expect(JSON.stringify(intro)).toContain(JSON.stringify({ kind: 'page', page: content.pages[1].id }));
 
@@ -289,6 +297,8 @@ describe('Git sync', () => {
     expect(normalized).toContain('* one\n* two');
     expect(normalized).toContain('{% if visitor.claims.unsigned.beta %}\nBeta only\n{% endif %}');
     expect(normalized).toContain('{% code title="install.sh" lineNumbers="true" %}');
+    expect(normalized).toContain('<code class="expression">space.vars.product</code> <i class="fa-check">:check:</i>');
+    expect(normalized).toContain('<a href="https://app.example.test" class="button primary" data-icon="rocket">Open the app</a>');
     const second = await newSpace('Hand written, again');
     await sync(second, 'import', { url: exportTo, ref: 'refs/heads/main' });
     expect(await allDocuments(second)).toEqual(await allDocuments(first));

@@ -56,13 +56,13 @@ function writeBlock(block: Block, ctx: WriteContext): Flow[] {
       return [tag(openTag('hint', { style: block.data.style, icon: block.data.icon })), ...writeFlow(block.nodes, ctx), end('hint')];
     case 'code': {
       const { syntax, title, overflow, lineNumbers, expandable, fullWidth, collapsedLineCount } = block.data;
-      const fence: Flow = { type: 'code', lang: syntax || null, value: block.nodes.map((line) => line.nodes.flatMap((t) => t.leaves).map((l) => l.text).join('')).join('\n') };
+      const fence: Flow = { type: 'code', lang: syntax || null, value: block.nodes.map((line) => codeLineText(line.nodes)).join('\n') };
       const attrs = { title, overflow, lineNumbers, expandable, fullWidth, collapsedLineCount };
       if (Object.values(attrs).every((v) => v === undefined)) return [fence];
       return [tag(openTag('code', attrs)), fence, end('code')];
     }
     case 'code-line':
-      return [{ type: 'code', value: block.nodes.flatMap((t) => t.leaves).map((l) => l.text).join('') }];
+      return [{ type: 'code', value: codeLineText(block.nodes) }];
     case 'math':
       return [{ type: 'math', value: block.data.formula }];
     case 'images':
@@ -105,6 +105,21 @@ function writeBlock(block: Block, ctx: WriteContext): Flow[] {
       return [...writeFlow(block.nodes ?? [], ctx), ...(block.fragments ?? []).flatMap((f) => writeFlow(f.nodes, ctx))];
     }
   }
+}
+
+/**
+ * The text of a code line: its texts, and an expression or annotation inside it as its own text
+ * (a fence holds text only).
+ */
+function codeLineText(nodes: ReadonlyArray<unknown>): string {
+  return nodes
+    .map((node) => {
+      const value = node as { leaves?: Array<{ text: string }>; data?: { expression?: unknown }; nodes?: unknown[] };
+      if (Array.isArray(value.leaves)) return value.leaves.map((leaf) => leaf.text).join('');
+      if (typeof value.data?.expression === 'string') return value.data.expression;
+      return Array.isArray(value.nodes) ? codeLineText(value.nodes) : '';
+    })
+    .join('');
 }
 
 function writeItem(item: ListItem, task: boolean, ctx: WriteContext): MdListItem {
