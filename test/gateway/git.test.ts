@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { gitHttpServer } from '../fixtures/git-server.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 let g: TestGateway;
@@ -108,5 +110,29 @@ describe('Git Sync through the graph', () => {
     });
     expect(wrongType.errors?.length).toBeGreaterThan(0);
     expect(JSON.stringify([queued, info, badRef, escape, reader, wrongType])).not.toContain(secret);
+  });
+
+  it('imports from and exports to an https repository with credentials, which appear nowhere', async () => {
+    const bare = bareRepository();
+    const secret = 'gl-pat-S3cret';
+    const server = await gitHttpServer(work, 'deploy', secret);
+    const url = `https://deploy:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').at(-1)}`;
+    try {
+      const source = g.platform.spaceId('API reference');
+      const exported = await g.gql(EXPORT, { space: source, url });
+      await g.platform.app.jobs.drain();
+      const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "Over https" }) { space { id } } }`);
+      const target = created.data.createSpace.space.id;
+      const imported = await g.gql(IMPORT, { space: target, url });
+      await g.platform.app.jobs.drain();
+      const info = await g.gql(INFO, { space: target });
+      expect(info.data.space.gitInfo).toMatchObject({ url: `https://***@127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').at(-1)}`, operation: { state: 'SUCCESS', direction: 'IMPORT' } });
+      const sourceInfo = await g.gql(INFO, { space: source });
+      expect(sourceInfo.data.space.gitInfo.operation).toMatchObject({ state: 'SUCCESS', direction: 'EXPORT' });
+      expect(info.data.space.content.pages.map((page: { title: string }) => page.title)).toEqual(sourceInfo.data.space.content.pages.map((page: { title: string }) => page.title));
+      expect(JSON.stringify([exported, imported, info, sourceInfo])).not.toContain(secret);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,11 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitHttpServer } from '../fixtures/git-server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let p: TestPlatform;
@@ -383,64 +382,6 @@ describe('Git sync', () => {
   });
 });
 
-/**
- * A loopback smart-HTTP Git server (`git http-backend`) over the repositories of `root`, over TLS
- * with the test certificate of 127.0.0.1 (`test/fixtures/tls`, which the test platform trusts),
- * with basic auth.
- */
-function gitHttpServer(root: string, user: string, password: string): Promise<Server> {
-  const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-  const backend = join(run(['--exec-path']).trim(), 'git-http-backend');
-  const tls = { key: readFileSync(new URL('../fixtures/tls/loopback-key.pem', import.meta.url)), cert: readFileSync(new URL('../fixtures/tls/loopback-cert.pem', import.meta.url)) };
-  const server = createServer(tls, (request: IncomingMessage, response: ServerResponse) => {
-    if (request.headers.authorization !== expected) {
-      response.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
-      return;
-    }
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const child = spawn(backend, [], {
-      env: {
-        PATH: process.env.PATH,
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REMOTE_USER: user,
-        REQUEST_METHOD: request.method ?? 'GET',
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        CONTENT_LENGTH: request.headers['content-length'] ?? '',
-        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-        GIT_CONFIG_NOSYSTEM: '1',
-        HOME: root,
-      },
-    });
-    request.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    let started = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (started) {
-        response.write(chunk);
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      started = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else if (name) response.setHeader(name, value);
-      }
-      response.writeHead(status);
-      response.write(head.subarray(end + 4));
-    });
-    child.on('close', () => response.end());
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server as unknown as Server)));
-}
 
 describe('demo repository', () => {
   it('keeps the demo handbook in a local repository with its history, linked to the space, and imports from it', async () => {
