@@ -197,6 +197,8 @@ export interface ImportedContent {
 interface Pending {
   page: ContentPage;
   file?: string;
+  /** The file's front matter, as read for the page's metadata. */
+  front?: Record<string, unknown>;
 }
 
 const MIME: Record<string, string> = {
@@ -281,7 +283,7 @@ export function filesToContent(
       page.git = { oid: files.get(file)?.oid ?? '', path: file };
       pagesByFile.set(file, page.id);
     }
-    pending.push(file ? { page, file } : { page });
+    pending.push(file ? { page, file, ...(read ? { front: read.frontMatter } : {}) } : { page });
     return page;
   };
 
@@ -309,9 +311,9 @@ export function filesToContent(
       return stableRefs.fromHref(href);
     },
   });
-  for (const { page, file } of pending) {
+  for (const { page, file, front } of pending) {
     if (!file) continue;
-    Object.assign(page, layoutAndCover(markdownToDocument(text(file) ?? '', undefined, file).frontMatter, resolverFor(file)));
+    if (front) Object.assign(page, layoutAndCover(front, resolverFor(file)));
     const before = byGitPath.get(file)?.documentId;
     const previousDoc = before ? previousDocument(before) : undefined;
     const { document } = markdownToDocument(text(file) ?? '', { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) }, file);
