@@ -8,6 +8,7 @@ import {
   divider,
   documentOf,
   documentSchema,
+  drawing,
   embed,
   emoji,
   expandable,
@@ -41,6 +42,7 @@ import {
   type Inline,
   type JSONDocument,
   type Table,
+  orderIndex,
 } from '../../src/platform/content/document.js';
 import { documentToMarkdown, markdownToDocument, stableRefs, type RefResolver } from '../../src/platform/content/markdown.js';
 import { documentSections, documentText } from '../../src/platform/content/text.js';
@@ -815,5 +817,171 @@ describe('code lines holding expressions', () => {
       ],
     });
     expect(documentToMarkdown(document)).toBe('```bash\nnpm install space.vars.package\n```\n');
+  });
+});
+
+describe('block extensions: image frames, drawings and tables of cards', () => {
+  /** Pages as `<id>.md` and files as `.gitbook/assets/<id>` (as Git Sync addresses them). */
+  const syncRefs: RefResolver = {
+    toHref: (ref) => (ref.kind === 'page' ? `${ref.page}.md` : ref.kind === 'file' ? `.gitbook/assets/${ref.file}` : stableRefs.toHref(ref)),
+    fromHref: (href) =>
+      /^[\w-]+\.md$/.test(href) ? { kind: 'page', page: href.slice(0, -3) } : href.startsWith('.gitbook/assets/') ? { kind: 'file', file: href.slice('.gitbook/assets/'.length) } : stableRefs.fromHref(href),
+  };
+  const read = (markdown: string): Block[] => strip(markdownToDocument(markdown, { refs: syncRefs }).document.nodes);
+  const write = (blocks: Block[]): string => documentToMarkdown(documentOf(blocks), { refs: syncRefs });
+  const rewrite = (markdown: string): string => documentToMarkdown(markdownToDocument(markdown, { refs: syncRefs }).document, { refs: syncRefs });
+  const plain = (value: string, ...marks: string[]) => ({ object: 'text', leaves: [{ object: 'leaf', text: value, marks: marks.map((type) => ({ object: 'mark', type })) }] });
+  const para = (...nodes: unknown[]) => ({ object: 'block', type: 'paragraph', data: {}, nodes });
+  const framedImage = (caption?: string) => ({
+    object: 'block',
+    type: 'images',
+    data: { withFrame: true },
+    nodes: [{ object: 'block', type: 'image', data: { ref: file('shot.png'), alt: 'Screen' }, fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [para(plain(caption))] }] : [], isVoid: true }],
+    isVoid: false,
+  });
+
+  describe('image frames', () => {
+    const markdown = '<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"><figcaption><p>The editor</p></figcaption></figure></div>\n';
+    const block = () => images([image(file('shot.png'), { alt: 'Screen', caption: 'The editor' })], { withFrame: true });
+
+    it('reads a framed figure into an images block with withFrame', () => {
+      expect(read(markdown)).toEqual([framedImage('The editor')]);
+    });
+
+    it('reads a markdown image or a bare <img> in the framed div, on its line or apart by blank lines', () => {
+      expect(read('<div data-with-frame="true">![Screen](.gitbook/assets/shot.png)</div>\n')).toEqual([framedImage()]);
+      expect(read('<div data-with-frame="true">\n\n![Screen](.gitbook/assets/shot.png)\n\n</div>\n')).toEqual([framedImage()]);
+      expect(read('<div data-with-frame="true"><img src=".gitbook/assets/shot.png" alt="Screen"></div>\n')).toEqual([framedImage()]);
+      expect(read('<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"><figcaption></figcaption></figure></div>\n')).toEqual([framedImage()]);
+      expect(rewrite('<div data-with-frame="true">![Screen](.gitbook/assets/shot.png)</div>\n')).toBe('<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"></figure></div>\n');
+    });
+
+    it('leaves other HTML in a div as it was', () => {
+      expect(read('<div data-with-frame="true">Some *text*</div>\n')).toEqual([para(plain('<div data-with-frame="true">Some *text*</div>'))]);
+      expect(read('<div data-with-frame="true">\n\nSome text\n\n</div>\n')).toEqual([para(plain('<div data-with-frame="true">')), para(plain('Some text')), para(plain('</div>'))]);
+    });
+
+    it('is written as GitBook writes it', () => {
+      expect(write([block()])).toBe(markdown);
+    });
+
+    it('round-trips both ways', () => {
+      expect(rewrite(markdown)).toBe(markdown);
+      expect(expectRoundTrip(documentOf([block()]), syncRefs)).toBe(markdown);
+    });
+  });
+
+  describe('drawings', () => {
+    const markdown = '<img src=".gitbook/assets/flow.drawing.svg" class="gitbook-drawing">\n';
+    const expected = { object: 'block', type: 'drawing', data: { ref: file('flow.drawing.svg') }, isVoid: true };
+
+    it('reads the drawing image, alone or in a figure, into a drawing block', () => {
+      expect(read(markdown)).toEqual([expected]);
+      expect(read('<figure><img src=".gitbook/assets/flow.drawing.svg" alt="" class="gitbook-drawing"><figcaption></figcaption></figure>\n')).toEqual([expected]);
+    });
+
+    it('reads an image of another class, or whose source is no file, as before', () => {
+      expect(read('<figure><img src="https://example.com/d.svg" class="gitbook-drawing"></figure>\n')).toEqual([
+        { object: 'block', type: 'images', data: {}, nodes: [{ object: 'block', type: 'image', data: { ref: url('https://example.com/d.svg') }, fragments: [], isVoid: true }], isVoid: false },
+      ]);
+      expect(read('<img src=".gitbook/assets/flow.drawing.svg" class="other">\n')).toEqual([para(plain('<img src=".gitbook/assets/flow.drawing.svg" class="other">'))]);
+    });
+
+    it('is written as an image of the class gitbook-drawing', () => {
+      expect(write([drawing(file('flow.drawing.svg'))])).toBe(markdown);
+    });
+
+    it('round-trips both ways, and validates against the API description', () => {
+      expect(rewrite(markdown)).toBe(markdown);
+      expect(expectRoundTrip(documentOf([paragraph('Before.'), drawing(file('flow.drawing.svg')), paragraph('After.')]), syncRefs)).toBe(`Before.\n\n${markdown}\nAfter.\n`);
+      const ok = (data: unknown) => documentSchema.safeParse({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'drawing', data, isVoid: true }] }).success;
+      expect(ok({ ref: file('d') })).toBe(true);
+      expect(ok({})).toBe(true);
+      expect(ok({ ref: url('https://example.com/d.svg') })).toBe(false);
+    });
+  });
+
+  describe('tables of cards', () => {
+    const markdown =
+      '<table data-view="cards" data-card-size="large"><thead><tr><th>Name</th><th data-hidden data-card-target data-type="content-ref"></th><th data-hidden data-card-cover data-type="files"></th></tr></thead>' +
+      '<tbody><tr><td><strong>Guide</strong></td><td><a href="guide.md">guide.md</a></td><td><a href=".gitbook/assets/cover.png">cover.png</a></td></tr>' +
+      '<tr><td><p>Two</p><p>lines</p></td><td><a href="https://example.com/">https://example.com/</a></td><td></td></tr></tbody></table>\n';
+    const definition = {
+      col1: { id: 'col1', title: 'Name', type: 'text', textAlignment: 'left' },
+      col2: { id: 'col2', title: '', type: 'content-ref' },
+      col3: { id: 'col3', title: '', type: 'files' },
+    } as const;
+    const cardsTable = (): Table => ({
+      object: 'block',
+      type: 'table',
+      key: 'cards',
+      data: {
+        view: { type: 'cards', cardSize: 'large', columns: ['col1'], targetDefinition: 'col2', coverDefinition: 'col3' },
+        records: {
+          row1: { orderIndex: orderIndex(0), values: { col1: 'cell1x1', col2: page('guide'), col3: ['cover.png'] } },
+          row2: { orderIndex: orderIndex(1), values: { col1: 'cell2x1', col2: url('https://example.com/') } },
+        },
+        definition: structuredClone(definition) as Table['data']['definition'],
+      },
+      fragments: [
+        { object: 'fragment', key: 'f1', fragment: 'cell1x1', nodes: [paragraph(text(leaf('Guide', 'bold')))] },
+        { object: 'fragment', key: 'f2', fragment: 'cell2x1', nodes: [paragraph('Two'), paragraph('lines')] },
+      ],
+      isVoid: true,
+    });
+
+    it('reads <table data-view="cards"> into a table with a cards view, targets as content refs and covers as files', () => {
+      expect(read(markdown)).toEqual([
+        {
+          object: 'block',
+          type: 'table',
+          data: {
+            view: { type: 'cards', cardSize: 'large', columns: ['col1'], targetDefinition: 'col2', coverDefinition: 'col3' },
+            records: {
+              row1: { orderIndex: 'a0000', values: { col1: 'cell1x1', col2: page('guide'), col3: ['cover.png'] } },
+              row2: { orderIndex: 'a0001', values: { col1: 'cell2x1', col2: url('https://example.com/') } },
+            },
+            definition,
+          },
+          fragments: [
+            { object: 'fragment', fragment: 'cell1x1', nodes: [para(plain('Guide', 'bold'))] },
+            { object: 'fragment', fragment: 'cell2x1', nodes: [para(plain('Two')), para(plain('lines'))] },
+          ],
+          isVoid: true,
+        },
+      ]);
+    });
+
+    it('reads medium cards, text columns without a type and the example of the platform', () => {
+      const [block] = read(
+        '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target data-type="content-ref"></th><th data-hidden data-card-cover data-type="files"></th></tr></thead><tbody><tr><td>Start</td><td><a href="page.md">page.md</a></td><td><a href=".gitbook/assets/cover.png">cover.png</a></td></tr></tbody></table>\n',
+      ) as Table[];
+      expect(block?.data.view).toEqual({ type: 'cards', cardSize: 'medium', columns: ['col1'], targetDefinition: 'col2', coverDefinition: 'col3' });
+      expect(block?.data.records).toEqual({ row1: { orderIndex: 'a0000', values: { col1: 'cell1x1', col2: page('page'), col3: ['cover.png'] } } });
+    });
+
+    it('leaves a table that is not of cards, or whose covers are not files, as it was', () => {
+      const grid = '<table><thead><tr><th>A</th></tr></thead><tbody><tr><td>x</td></tr></tbody></table>';
+      expect(read(`${grid}\n`)).toEqual([para(plain(grid))]);
+      const notFiles = '<table data-view="cards"><thead><tr><th data-type="files"></th></tr></thead><tbody><tr><td><a href="https://example.com/x.png">x</a></td></tr></tbody></table>';
+      expect(read(`${notFiles}\n`)).toEqual([para(plain(notFiles))]);
+    });
+
+    it('is written as GitBook writes it', () => {
+      expect(write([cardsTable()])).toBe(markdown);
+    });
+
+    it('round-trips both ways, and validates against the API description', () => {
+      expect(rewrite(markdown)).toBe(markdown);
+      expect(expectRoundTrip(documentOf([heading(1, 'Start here'), cardsTable(), paragraph('More.')]), syncRefs)).toBe(`## Start here\n\n${markdown}\nMore.\n`);
+      const withView = (view: unknown) => {
+        const block = cardsTable() as unknown as { data: { view: unknown } };
+        block.data.view = view;
+        return documentSchema.safeParse({ object: 'document', data: {}, nodes: [block] }).success;
+      };
+      expect(withView({ type: 'cards', cardSize: 'medium', columns: [], hideColumnTitle: true, wrap: false, coverDefinitionDark: 'col3' })).toBe(true);
+      expect(withView({ type: 'cards', cardSize: 'huge', columns: [] })).toBe(false);
+      expect(withView({ type: 'cards', cardSize: 'medium', columns: [], targetDefinition: 2 })).toBe(false);
+    });
   });
 });

@@ -198,6 +198,16 @@ export interface Expandable {
   isVoid: true;
 }
 export interface ContentRefBlock { object: 'block'; type: 'content-ref'; key: string; data: { ref: ContentRef }; isVoid: true }
+/** A drawing made in the editor, stored as an SVG file (the API description leaves `ref` optional). */
+export interface Drawing {
+  object: 'block';
+  type: 'drawing';
+  key: string;
+  data: { ref?: ContentRefFile };
+  // Never present: declared so that code reading `nodes` of the blocks it does not list type-checks.
+  nodes?: never;
+  isVoid: true;
+}
 export interface ReusableContent { object: 'block'; type: 'reusable-content'; key: string; data: { ref: ContentRefReusableContent }; isVoid: true }
 
 /** A table column (`DocumentTableDefinition`); the converter writes `text` columns. */
@@ -220,7 +230,21 @@ export interface TableGridView {
   stickyFirstColumn?: boolean;
   useNewSizing?: boolean;
 }
-export interface TableCardsView { type: 'cards'; cardSize: 'medium' | 'large'; columns: string[]; [field: string]: unknown }
+/** Cards (`DocumentTableViewCards`): one card per record, showing the `columns`. */
+export interface TableCardsView {
+  type: 'cards';
+  cardSize: 'medium' | 'large';
+  /** Definition IDs shown on each card, in order. */
+  columns: string[];
+  /** The column whose value (a content reference) each card links to. */
+  targetDefinition?: string;
+  /** The column whose value (files or an image) is each card's cover. */
+  coverDefinition?: string;
+  coverDefinitionDark?: string;
+  hideColumnTitle?: boolean;
+  /** Whether cards wrap onto several rows (the default) or scroll in one. */
+  wrap?: boolean;
+}
 /**
  * A table: `data.definition` holds the columns, `data.records` the rows (ordered by
  * `orderIndex`), and the value of a `text` column in a record is the name of the fragment in
@@ -244,7 +268,7 @@ export interface Table {
 
 /** Block types of the API description that the converter does not model (kept as they are). */
 export const OTHER_BLOCK_TYPES = [
-  'prompt', 'drawing', 'swagger', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'integration',
+  'prompt', 'swagger', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'integration',
   'stepper', 'stepper-step', 'if', 'columns', 'column', 'updates', 'update',
 ] as const;
 export interface OtherBlock {
@@ -281,6 +305,7 @@ export type Block =
   | Table
   | ContentRefBlock
   | ReusableContent
+  | Drawing
   | OtherBlock;
 export type BlockType = Block['type'];
 
@@ -457,6 +482,11 @@ export function expandable(title: string | Array<InlineContent | string>, body: 
     meta: { id: '' },
     isVoid: true,
   };
+}
+
+/** A drawing block of an SVG file. */
+export function drawing(ref: ContentRefFile): Drawing {
+  return { object: 'block', type: 'drawing', key: newKey(), data: { ref }, isVoid: true };
 }
 
 /** A content-ref (page link card) block. */
@@ -762,7 +792,16 @@ const tableSchema = block('table', {
         stickyFirstColumn: z.boolean().optional(),
         useNewSizing: z.boolean().optional(),
       }),
-      z.looseObject({ type: z.literal('cards'), cardSize: z.enum(['medium', 'large']), columns: z.array(z.string()) }),
+      z.object({
+        type: z.literal('cards'),
+        cardSize: z.enum(['medium', 'large']),
+        columns: z.array(z.string()),
+        targetDefinition: z.string().optional(),
+        coverDefinition: z.string().optional(),
+        coverDefinitionDark: z.string().optional(),
+        hideColumnTitle: z.boolean().optional(),
+        wrap: z.boolean().optional(),
+      }),
     ]),
     records: z.record(z.string(), z.object({ orderIndex: z.string(), values: z.record(z.string(), z.unknown()) })),
     definition: z.record(z.string(), tableDefinition),
@@ -847,6 +886,7 @@ const flowBlockSchema = z.discriminatedUnion('type', [
     meta: z.object({ token: z.string().optional() }).optional(),
     isVoid: voidFlag,
   }),
+  block('drawing', { data: z.object({ ref: refFile.optional() }).default({}), isVoid: voidFlag }),
   otherBlock,
 ]);
 /** Any block, child-only ones included (for blocks this module does not model). */

@@ -1,24 +1,28 @@
 /**
  * The HTML forms of blocks: images as `<figure>` (optionally in a `<div>` carrying the images
  * block's `align`, `data-full-width` and `data-with-frame`, and with a `<picture>` for a dark
- * variant), and the `<details>`/`<summary>` head of an expandable; also a paragraph that starts
- * with an inline image on a line of its own, which CommonMark reads as an HTML block. HTML is
+ * variant; in the `<div>`, GitBook may also write a bare `<img>` or markdown images), drawings
+ * as `<img class="gitbook-drawing">`, and the `<details>`/`<summary>` head of an expandable;
+ * also a paragraph that starts with an inline image on a line of its own, which CommonMark reads as an HTML block. HTML is
  * read with hast-util-from-html; anything that does not have the expected shape is not read here
  * (the caller keeps it as literal text).
  */
 import type { Element, ElementContent, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
-import type { PhrasingContent } from 'mdast';
-import type { Image, Images, InlineContent, Length, Paragraph } from '../document.js';
+import type { Paragraph as MdParagraph, PhrasingContent } from 'mdast';
+import type { ContentRefFile, Drawing, Fragment, Image, Images, InlineContent, Length, Paragraph } from '../document.js';
 import type { ReadContext, WriteContext } from './context.js';
-import { imageRef, readHtmlInlines, readInlines } from './inline-read.js';
+import { imageRef, literalParagraph, readHtmlInlines, readInlines } from './inline-read.js';
 import { escapeHtml, writeHtmlInlines } from './inline-write.js';
 
-const elements = (nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent>): Element[] =>
+/** The elements among HTML nodes. */
+export const elements = (nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent>): Element[] =>
   nodes.filter((n): n is Element => n.type === 'element');
-const blank = (nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent>): boolean =>
+/** Whether HTML nodes hold nothing but elements, comments and white space. */
+export const blank = (nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent>): boolean =>
   nodes.every((n) => n.type === 'element' || n.type === 'comment' || (n.type === 'text' && n.value.trim() === ''));
-const attr = (node: Element, name: string): string | undefined => {
+/** An attribute of an element by its hast property name (`dataWithFrame`), as a string. */
+export const attr = (node: Element, name: string): string | undefined => {
   const value = node.properties[name];
   return typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : typeof value === 'number' ? String(value) : undefined;
 };
@@ -29,7 +33,7 @@ const lengthOf = (value: string | undefined): Length | undefined => {
 };
 
 /** Paragraphs of HTML content: one per `<p>`, loose inline content as one more. */
-function readHtmlParagraphs(nodes: ElementContent[], ctx: ReadContext): Paragraph[] {
+export function readHtmlParagraphs(nodes: ElementContent[], ctx: ReadContext): Paragraph[] {
   const out: Paragraph[] = [];
   let loose: ElementContent[] = [];
   const flush = (): void => {
@@ -74,11 +78,81 @@ function readFigure(figure: Element, ctx: ReadContext): Image | undefined {
 }
 
 /**
- * Reads an HTML block: `<figure>`s (optionally in one `<div>`) into an images block, or lines
- * that start with inline images (see `readImageLines`) into a paragraph; `undefined` for other HTML.
+ * Reads an HTML block: a drawing (see `readDrawing`), `<figure>`s (optionally in one `<div>`)
+ * into an images block, or lines that start with inline images (see `readImageLines`) into a
+ * paragraph; `undefined` for other HTML.
  */
-export function readFigures(html: string, ctx: ReadContext): Images | Paragraph | undefined {
-  return readFigureBlock(html, ctx) ?? readImageLines(html, ctx);
+export function readFigures(html: string, ctx: ReadContext): Drawing | Images | Paragraph | undefined {
+  return readDrawing(html, ctx) ?? readFigureBlock(html, ctx) ?? readImageLines(html, ctx);
+}
+
+const DRAWING_CLASS = /(?:^|\s)gitbook-drawing(?:\s|$)/;
+
+/**
+ * A drawing: `<img src="…" class="gitbook-drawing">`, alone or in a `<figure>` without a
+ * caption, whose `src` the resolver reads as a file.
+ */
+function readDrawing(html: string, ctx: ReadContext): Drawing | undefined {
+  const root = fromHtml(html, { fragment: true });
+  let nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent> = root.children;
+  let top = elements(nodes);
+  if (top.length === 1 && top[0]?.tagName === 'figure' && blank(nodes)) {
+    nodes = top[0].children;
+    // GitBook writes an empty `<figcaption>` in figures without a caption.
+    nodes = nodes.filter((n) => !(n.type === 'element' && n.tagName === 'figcaption' && blank(n.children) && !elements(n.children).length));
+    top = elements(nodes);
+  }
+  const img = top[0];
+  if (top.length !== 1 || !blank(nodes) || img?.tagName !== 'img' || !DRAWING_CLASS.test(attr(img, 'className') ?? '')) return undefined;
+  const src = attr(img, 'src');
+  const ref = src === undefined ? undefined : ctx.refs.fromHref(src);
+  if (ref?.kind !== 'file') return undefined;
+  return { object: 'block', type: 'drawing', key: '', data: { ref }, isVoid: true };
+}
+
+/** Writes a drawing as `<img src="…" class="gitbook-drawing">` (nothing without its file). */
+export function writeDrawing(block: Drawing, ctx: WriteContext): string | undefined {
+  const ref: ContentRefFile | undefined = block.data.ref;
+  return ref ? `<img src="${escapeHtml(ctx.refs.toHref(ref))}" class="gitbook-drawing">` : undefined;
+}
+
+/** A paragraph of markdown images only (`![alt](src "caption")`) as an images block. */
+export function readMarkdownImages(node: MdParagraph, ctx: ReadContext): Images | undefined {
+  const content = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
+  if (!content.length || !content.every((c) => c.type === 'image')) return undefined;
+  const images = content.map((c): Image => {
+    const image = c as Extract<PhrasingContent, { type: 'image' }>;
+    const data: Image['data'] = { ref: imageRef(image.url, ctx) };
+    if (image.alt) data.alt = image.alt;
+    const caption: Array<Fragment<Paragraph>> = image.title ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: [literalParagraph(image.title)] }] : [];
+    return { object: 'block', type: 'image', key: '', data, fragments: caption, isVoid: true };
+  });
+  return { object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false };
+}
+
+/** The images block data of a `<div>`'s attributes (`align`, `data-full-width`, `data-with-frame`). */
+function divData(div: Element): Images['data'] {
+  const data: Images['data'] = {};
+  const align = attr(div, 'align');
+  if (align === 'left' || align === 'right' || align === 'center') data.align = align;
+  if (attr(div, 'dataFullWidth') === 'true') data.fullWidth = true;
+  if (attr(div, 'dataWithFrame') === 'true') data.withFrame = true;
+  return data;
+}
+
+/**
+ * The data of an images block from a `<div …>` opening tag standing alone (the markdown images
+ * inside it follow after a blank line); `undefined` if the HTML is not one such tag.
+ */
+export function readImagesDivOpen(html: string): Images['data'] | undefined {
+  if (!/^<div(?:\s[^<>]*)?>$/i.test(html.trim())) return undefined;
+  const [div] = elements(fromHtml(`${html.trim()}</div>`, { fragment: true }).children);
+  return div?.tagName === 'div' ? divData(div) : undefined;
+}
+
+/** Whether HTML is a closing `</div>`. */
+export function isDivEnd(html: string): boolean {
+  return /^<\/div\s*>$/i.test(html.trim());
 }
 
 const IMAGE_LINE = /^(<img\s[^>]*>)([ \t]*)$/i;
@@ -115,21 +189,33 @@ function readImageLines(html: string, ctx: ReadContext): Paragraph | undefined {
 function readFigureBlock(html: string, ctx: ReadContext): Images | undefined {
   const root = fromHtml(html, { fragment: true });
   let nodes: ReadonlyArray<HastRoot['children'][number] | ElementContent> = root.children;
-  const data: Images['data'] = {};
+  let data: Images['data'] = {};
   const top = elements(nodes);
-  if (top.length === 1 && top[0]?.tagName === 'div' && blank(nodes)) {
-    const div = top[0];
-    const align = attr(div, 'align');
-    if (align === 'left' || align === 'right' || align === 'center') data.align = align;
-    if (attr(div, 'dataFullWidth') === 'true') data.fullWidth = true;
-    if (attr(div, 'dataWithFrame') === 'true') data.withFrame = true;
+  const div = top.length === 1 && top[0]?.tagName === 'div' && blank(nodes) ? top[0] : undefined;
+  if (div) {
+    data = divData(div);
     nodes = div.children;
+    if (!elements(nodes).length) return readDivMarkdown(html, div, data, ctx);
   }
   const figures = elements(nodes);
-  if (!figures.length || !blank(nodes) || figures.some((f) => f.tagName !== 'figure')) return undefined;
-  const images = figures.map((f) => readFigure(f, ctx));
+  // In a `<div>`, GitBook may write an image without a caption as a bare `<img>`.
+  const figureOf = (e: Element): Element | undefined => (e.tagName === 'figure' ? e : div && e.tagName === 'img' ? { ...e, tagName: 'figure', properties: {}, children: [e] } : undefined);
+  if (!figures.length || !blank(nodes) || figures.some((f) => !figureOf(f))) return undefined;
+  const images = figures.map((f) => readFigure(figureOf(f) as Element, ctx));
   if (images.some((i) => !i)) return undefined;
   return { object: 'block', type: 'images', key: '', data, nodes: images as Image[], isVoid: false };
+}
+
+/** Markdown images written inside a `<div>` on its line (`<div data-with-frame="true">![](…)</div>`). */
+function readDivMarkdown(html: string, div: Element, data: Images['data'], ctx: ReadContext): Images | undefined {
+  const first = div.children[0]?.position?.start.offset;
+  const last = div.children[div.children.length - 1]?.position?.end.offset;
+  if (first === undefined || last === undefined) return undefined;
+  const inner = ctx.fragment(html.slice(first, last));
+  const [paragraph] = inner.nodes;
+  if (inner.nodes.length !== 1 || paragraph?.type !== 'paragraph') return undefined;
+  const images = readMarkdownImages(paragraph, inner.ctx);
+  return images && { ...images, data };
 }
 
 /** Writes an images block as `<figure>`s on one line. */

@@ -7,7 +7,7 @@
  * like a closing tag without its start and any unknown tag. Literal text is a paragraph of
  * what was written (written back escaped, so it stays text).
  */
-import type { Heading as MdHeading, List, ListItem as MdListItem, Paragraph as MdParagraph, PhrasingContent, RootContent } from 'mdast';
+import type { Heading as MdHeading, List, ListItem as MdListItem, PhrasingContent, RootContent } from 'mdast';
 import {
   slugify,
   type Block,
@@ -18,14 +18,13 @@ import {
   type Fragment,
   type Heading,
   type HintStyle,
-  type Image,
   type Paragraph,
   type TabsItem,
 } from '../document.js';
 import type { ReadContext } from './context.js';
-import { isDetailsEnd, readDetailsHead, readFigures, type DetailsHead } from './html.js';
-import { imageRef, literalParagraph, readInlines, readParagraph, sourceOf } from './inline-read.js';
-import { readTable } from './table.js';
+import { isDetailsEnd, isDivEnd, readDetailsHead, readFigures, readImagesDivOpen, readMarkdownImages, type DetailsHead } from './html.js';
+import { literalParagraph, readInlines, readParagraph, sourceOf } from './inline-read.js';
+import { readCardsTable, readTable } from './table.js';
 import { keptBlock, KEPT_TAGS } from './kept.js';
 import { booleanAttr, readTagLine, type TagToken } from './tags.js';
 
@@ -37,6 +36,7 @@ const HINT_STYLES: readonly HintStyle[] = ['info', 'warning', 'danger', 'success
 
 type Token =
   | { kind: 'node'; node: RootContent; ctx: ReadContext }
+  | { kind: 'block'; block: Block }
   | { kind: 'literal'; text: string }
   | { kind: 'include'; tag: TagToken }
   | { kind: 'open'; name: string; tag?: TagToken; details?: DetailsHead; raw: string }
@@ -52,6 +52,17 @@ function tokenize(nodes: RootContent[], ctx: ReadContext): Token[] {
     if (node.type === 'html' && /^<details(\s+open)?\s*>$/i.test(node.value.trim()) && next?.type === 'html' && /^<summary>/i.test(next.value.trim())) {
       node = { ...node, value: `${node.value.trim()}\n${next.value}` };
       index += 1;
+    }
+    // `<div data-with-frame="true">`, markdown images and `</div>`, apart by blank lines: one images block.
+    const divData = node.type === 'html' ? readImagesDivOpen(node.value) : undefined;
+    const after = nodes[index + 2];
+    if (divData && next?.type === 'paragraph' && after?.type === 'html' && isDivEnd(after.value)) {
+      const images = readMarkdownImages(next, ctx);
+      if (images) {
+        tokens.push({ kind: 'block', block: { ...images, data: divData } });
+        index += 2;
+        continue;
+      }
     }
     if (node.type === 'gitbookTagLine') {
       const parts = readTagLine(node.value);
@@ -113,6 +124,7 @@ function build(tokens: Token[], partners: Map<number, number>, from: number, to:
   for (let i = from; i < to; i++) {
     const token = tokens[i] as Token;
     if (token.kind === 'node') out.push(...readNode(token.node, token.ctx));
+    else if (token.kind === 'block') out.push(token.block);
     else if (token.kind === 'literal' || token.kind === 'close') out.push(literalParagraph(token.kind === 'literal' ? token.text : token.raw));
     else if (token.kind === 'include') out.push(readInclude(token.tag, ctx));
     else {
@@ -236,7 +248,7 @@ function readInclude(tag: TagToken, ctx: ReadContext): Block {
 function readNode(node: RootContent, ctx: ReadContext): Block[] {
   switch (node.type) {
     case 'paragraph':
-      return [readImages(node, ctx) ?? readParagraph(node.children, ctx)];
+      return [readMarkdownImages(node, ctx) ?? readParagraph(node.children, ctx)];
     case 'heading':
       return [readHeading(node, ctx)];
     case 'thematicBreak':
@@ -254,26 +266,12 @@ function readNode(node: RootContent, ctx: ReadContext): Block[] {
     case 'table':
       return [readTable(node, ctx)];
     case 'html':
-      return [readFigures(node.value, ctx) ?? literalParagraph(node.value)];
+      return [readFigures(node.value, ctx) ?? readCardsTable(node.value, ctx) ?? literalParagraph(node.value)];
     case 'definition':
       return [];
     default:
       return [literalParagraph(sourceOf(node, ctx))];
   }
-}
-
-/** A paragraph of images only (`![alt](src "caption")`) is an images block. */
-function readImages(node: MdParagraph, ctx: ReadContext): Block | undefined {
-  const content = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
-  if (!content.length || !content.every((c) => c.type === 'image')) return undefined;
-  const images = content.map((c): Image => {
-    const image = c as Extract<PhrasingContent, { type: 'image' }>;
-    const data: Image['data'] = { ref: imageRef(image.url, ctx) };
-    if (image.alt) data.alt = image.alt;
-    const caption: Array<Fragment<Paragraph>> = image.title ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: [literalParagraph(image.title)] }] : [];
-    return { object: 'block', type: 'image', key: '', data, fragments: caption, isVoid: true };
-  });
-  return { object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false };
 }
 
 const ANCHOR = /^<a\s[^>]*\bid="([^"]+)"[^>]*>$/i;

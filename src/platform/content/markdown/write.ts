@@ -1,15 +1,16 @@
 /**
  * Writing blocks as mdast flow content. Tag blocks become `gitbookTagLine` nodes around their
  * content (`{% hint style="info" %}`, children, `{% endhint %}`), expandables `<details>` HTML
- * around theirs, images `<figure>` HTML; the rest map to plain mdast nodes.
+ * around theirs, images `<figure>` HTML, drawings `<img class="gitbook-drawing">` and tables of
+ * cards `<table data-view="cards">` HTML; the rest map to plain mdast nodes.
  */
 import type { BlockContent, DefinitionContent, List, ListItem as MdListItem, RootContent } from 'mdast';
 import type { Block, Fragment, ListItem, Paragraph } from '../document.js';
 import type { WriteContext } from './context.js';
-import { writeDetailsHead, writeFigures } from './html.js';
+import { writeDetailsHead, writeDrawing, writeFigures } from './html.js';
 import { writeInlines } from './inline-write.js';
 import type { GitbookTagLine } from './syntax.js';
-import { writeTable } from './table.js';
+import { writeCardsTable, writeTable } from './table.js';
 import { keptTag } from './kept.js';
 import { closeTag, openTag } from './tags.js';
 
@@ -88,7 +89,11 @@ function writeBlock(block: Block, ctx: WriteContext): Flow[] {
       ];
     }
     case 'table':
-      return [writeTable(block, ctx)];
+      return [block.data.view.type === 'cards' ? { type: 'html', value: writeCardsTable(block, ctx) } : writeTable(block, ctx)];
+    case 'drawing': {
+      const html = writeDrawing(block, ctx);
+      return html === undefined ? [] : [{ type: 'html', value: html }];
+    }
     case 'content-ref': {
       const href = ctx.refs.toHref(block.data.ref);
       return [tag(openTag('content-ref', { url: href })), { type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] }, end('content-ref')];
