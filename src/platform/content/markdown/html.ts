@@ -3,9 +3,9 @@
  * block's `align`, `data-full-width` and `data-with-frame`, and with a `<picture>` for a dark
  * variant; in the `<div>`, GitBook may also write a bare `<img>` or markdown images), drawings
  * as `<img class="gitbook-drawing">`, and the `<details>`/`<summary>` head of an expandable;
- * also a paragraph that starts with an inline image on a line of its own, which CommonMark reads as an HTML block. HTML is
- * read with hast-util-from-html; anything that does not have the expected shape is not read here
- * (the caller keeps it as literal text).
+ * also a paragraph that starts with an inline image on a line of its own, which CommonMark
+ * reads as an HTML block. HTML is read with hast-util-from-html; anything that does not have the
+ * expected shape is not read here (the caller keeps it as literal text).
  */
 import type { Element, ElementContent, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
