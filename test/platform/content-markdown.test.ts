@@ -983,5 +983,21 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
       expect(withView({ type: 'cards', cardSize: 'huge', columns: [] })).toBe(false);
       expect(withView({ type: 'cards', cardSize: 'medium', columns: [], targetDefinition: 2 })).toBe(false);
     });
+
+    it('keeps the ids of its hidden target and cover columns when markdown of it is read back over it', () => {
+      const named = cardsTable();
+      const rename: Record<string, string> = { col1: 'title', col2: 'target', col3: 'cover' };
+      named.data.definition = Object.fromEntries(Object.entries(named.data.definition).map(([id, column]) => [rename[id]!, { ...column, id: rename[id]! }]));
+      named.data.view = { ...named.data.view, columns: ['title'], targetDefinition: 'target', coverDefinition: 'cover' } as Table['data']['view'];
+      for (const record of Object.values(named.data.records)) {
+        record.values = Object.fromEntries(Object.entries(record.values).map(([id, value]) => [rename[id]!, value]));
+      }
+      const document = parseDocument(documentOf([named]));
+      const again = markdownToDocument(documentToMarkdown(document, { refs: syncRefs }), { refs: syncRefs, previous: document }).document;
+      const table = again.nodes[0] as Table;
+      expect(Object.keys(table.data.definition)).toEqual(['title', 'target', 'cover']);
+      expect(table.data.view).toMatchObject({ columns: ['title'], targetDefinition: 'target', coverDefinition: 'cover' });
+      expect(Object.keys(Object.values(table.data.records)[0]!.values)).toEqual(['title', 'target', 'cover']);
+    });
   });
 });

@@ -221,6 +221,12 @@ describe('Git sync', () => {
         '',
         'Read [api.md](reference/api.md "mention") next.',
         '',
+        '<div data-with-frame="true"><figure><img src=".gitbook/assets/diagram.png" alt="Framed"><figcaption><p>In a frame</p></figcaption></figure></div>',
+        '',
+        '<img src=".gitbook/assets/sketch.drawing.svg" class="gitbook-drawing">',
+        '',
+        '<table data-view="cards"><thead><tr><th>Name</th><th data-hidden data-card-target data-type="content-ref"></th></tr></thead><tbody><tr><td>The API</td><td><a href="reference/api.md">reference/api.md</a></td></tr></tbody></table>',
+        '',
         '{% stepper %}',
         '{% step %}',
         'First step',
@@ -251,6 +257,7 @@ describe('Git sync', () => {
       'docs/blocks/nested.md': '# Nested\n\nDeep page.\n',
       'docs/reference/api.md': '# API\n\n## Endpoints\n\nBack to the [introduction](../intro.md).\n',
       'docs/.gitbook/assets/notes.txt': 'notes',
+      'docs/.gitbook/assets/sketch.drawing.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>',
       'docs/.gitbook/assets/diagram.png': Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
       'docs/.gitbook/includes/support.md': '---\ntitle: Support\n---\n\nWrite to support.\n',
       'docs/.gitbook/vars.yaml': 'product: Acme\nversion: 3\n',
@@ -278,7 +285,7 @@ describe('Git sync', () => {
     );
     expect(types).toEqual([
       'hint', 'tabs', 'expandable', 'embed', 'file', 'content-ref', 'reusable-content', 'table', 'math', 'list-unordered', 'list-tasks', 'blockquote', 'divider', 'images',
-      'code', 'heading-1', 'paragraph', 'paragraph', 'paragraph', 'stepper', 'columns', 'updates', 'if', 'openapi-operation',
+      'code', 'heading-1', 'paragraph', 'paragraph', 'paragraph', 'images', 'drawing', 'table', 'stepper', 'columns', 'updates', 'if', 'openapi-operation',
     ]);
     const blocksPage = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })).body.document;
     const inlineTypes = blocksPage.nodes[17].nodes.filter((node: any) => node.object === 'inline').map((node: any) => node.type);
@@ -298,6 +305,9 @@ describe('Git sync', () => {
     expect(normalized).toContain('{% code title="install.sh" lineNumbers="true" %}');
     expect(normalized).toContain('<code class="expression">space.vars.product</code> <i class="fa-check">:check:</i>');
     expect(normalized).toContain('<a href="https://app.example.test" class="button primary" data-icon="rocket">Open the app</a>');
+    expect(normalized).toContain('<div data-with-frame="true"><figure><img src=".gitbook/assets/diagram.png" alt="Framed">');
+    expect(normalized).toContain('<img src=".gitbook/assets/sketch.drawing.svg" class="gitbook-drawing">');
+    expect(normalized).toContain('<table data-view="cards">');
     const second = await newSpace('Hand written, again');
     await sync(second, 'import', { url: exportTo, ref: 'refs/heads/main' });
     expect(await allDocuments(second)).toEqual(await allDocuments(first));

@@ -226,7 +226,10 @@ function keepTableIds(next: Table, prev: Table): void {
   };
   const nextRecords = sortedRecords(next);
   const prevRecords = sortedRecords(prev);
-  const columns = rename(next.data.view.columns.map((id, i) => [id, prev.data.view.columns[i]]));
+  // Visible columns in order, then the hidden ones (a card's target and cover) in definition order.
+  const allColumns = (table: Table) => [...table.data.view.columns, ...Object.keys(table.data.definition).filter((id) => !table.data.view.columns.includes(id))];
+  const prevColumns = allColumns(prev);
+  const columns = rename(allColumns(next).map((id, i) => [id, prevColumns[i]]));
   const records = rename(nextRecords.map(([id], i) => [id, prevRecords[i]?.[0]]));
   const cellPairs: Array<[string, string | undefined]> = [];
   nextRecords.forEach(([, record], r) => {
@@ -254,7 +257,12 @@ function keepTableIds(next: Table, prev: Table): void {
   });
   next.data.definition = definition;
   next.data.records = recordsOut;
-  next.data.view = { ...next.data.view, columns: next.data.view.columns.map((id) => columns.get(id) ?? id) };
+  const view = { ...next.data.view, columns: next.data.view.columns.map((id) => columns.get(id) ?? id) } as Table['data']['view'] & Record<string, unknown>;
+  for (const field of ['targetDefinition', 'coverDefinition', 'coverDefinitionDark']) {
+    const id = view[field];
+    if (typeof id === 'string') view[field] = columns.get(id) ?? id;
+  }
+  next.data.view = view;
   for (const fragment of next.fragments) fragment.fragment = cells.get(fragment.fragment) ?? fragment.fragment;
 }
 
