@@ -439,3 +439,24 @@ describe('Git Sync across a restart', () => {
     }
   });
 });
+
+describe('standalone operations', () => {
+  it('imports a standalone revision without moving the content, and snapshots to another repository without relinking the space', async () => {
+    const spaceId = await newSpace('Standalone');
+    const linked = repositoryWith({ 'README.md': '# Linked\n' });
+    await sync(spaceId, 'import', { url: linked, ref: 'refs/heads/main' });
+    const revision = (await p.api('GET', `/spaces/${spaceId}`)).body.revision;
+    const other = repositoryWith({ 'README.md': '# Other\n' });
+    const info = await sync(spaceId, 'import', { url: other, ref: 'refs/heads/main', standalone: true });
+    expect(info.operation.state).toBe('success');
+    expect((await p.api('GET', `/spaces/${spaceId}`)).body.revision).toBe(revision);
+    const standalone = p.db.prepare("SELECT id FROM revisions WHERE space_id = ? AND git LIKE '%Docs%' ORDER BY created_at DESC LIMIT 1").pluck(true).get(spaceId) as string;
+    const pages = (await p.api('GET', `/spaces/${spaceId}/revisions/${standalone}/pages`)).body.pages;
+    expect(pages.map((page: { title: string }) => page.title)).toEqual(['Other']);
+    const snapshot = bareRepository();
+    const after = await sync(spaceId, 'export', { url: snapshot, ref: 'refs/heads/main', commitMessage: 'Snapshot', standalone: true });
+    expect(after.operation.state).toBe('success');
+    expect(after.url).toBe(linked);
+    expect(show(snapshot, 'SUMMARY.md')).toContain('[Linked]');
+  });
+});

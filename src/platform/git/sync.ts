@@ -112,10 +112,8 @@ export function queueOperation(db: Db, queue: JobQueue, job: Omit<GitJob, 'url' 
   const at = new Date().toISOString();
   writeState(db, job.spaceId, (state) => ({
     ...state,
-    ...describe(masked),
-    url: masked,
-    ref: job.ref,
-    repoProjectDirectory: job.directory,
+    // A standalone operation (a snapshot) does not link the space to its repository.
+    ...(job.standalone && state.url ? {} : { ...describe(masked), url: masked, ref: job.ref, repoProjectDirectory: job.directory }),
     operation: { state: 'running', direction: job.direction, stage: 'repo_fetch', startedAt: at, updatedAt: at },
     updatedAt: at,
   }));
