@@ -19,7 +19,7 @@ import {
   type Text,
 } from '../../src/platform/content/document.js';
 import { mergeContents, mergeSequence, type MergeMode, type MergeOutcome } from '../../src/platform/content/merge.js';
-import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../../src/platform/content/revisions.js';
+import { DEFAULT_LAYOUT, type ContentFile, type ContentPage, type ContentReusable, type RevisionContent, type Variables } from '../../src/platform/content/revisions.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -550,12 +550,12 @@ describe('mergeContents: pages', () => {
     // Live: title, description, emoji, noIndex. Request: title, description (the same), hidden
     // removed, layout, noIndex.
     const live = content([page('p', { title: 'Live title', description: 'same', emoji: '1f600', hidden: false, noIndex: true })]);
-    const request = content([page('p', { title: 'Request title', description: 'same', layout: { ...DEFAULTS, width: 'wide' }, noIndex: false })]);
+    const request = content([page('p', { title: 'Request title', description: 'same', layout: { ...DEFAULT_LAYOUT, width: 'wide' as const }, noIndex: false })]);
     const conflicts = [{ page: 'p', property: 'title' }, { page: 'p', property: 'noIndex' }];
     expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts });
     expect(store.merge(base, live, request, 'update')).toEqual({
       content: content([
-        page('p', { title: 'Request title', description: 'same', emoji: '1f600', layout: { ...DEFAULTS, width: 'wide' }, noIndex: false }),
+        page('p', { title: 'Request title', description: 'same', emoji: '1f600', layout: { ...DEFAULT_LAYOUT, width: 'wide' as const }, noIndex: false }),
       ]),
       conflicts,
     });
@@ -593,21 +593,7 @@ describe('mergeContents: pages', () => {
   });
 });
 
-const DEFAULTS = {
-  width: 'default',
-  cover: true,
-  coverSize: 'hero',
-  coverMask: 'none',
-  title: true,
-  description: true,
-  tableOfContents: true,
-  outline: true,
-  pagination: true,
-  metadata: true,
-  tags: true,
-  actions: true,
-  anchors: true,
-} as const;
+
 
 // ---------------------------------------------------------------------------------------------
 // Files, reusable contents, variables

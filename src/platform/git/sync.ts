@@ -153,8 +153,8 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
   try {
     const outcome =
       job.direction === 'import'
-        ? await importRepository(db, space, state, job, url, scratch, stage, options)
-        : await exportSpace(db, space, state, job, url, scratch, stage, options);
+        ? await importRepository({ db, space, state, job, url, scratch, stage, options })
+        : await exportSpace({ db, space, state, job, url, scratch, stage, options });
     const at = new Date().toISOString();
     writeState(db, job.spaceId, (current) => ({
       ...current,
@@ -201,16 +201,23 @@ async function readTree(scratch: Scratch, commit: string, directory: string): Pr
   return files;
 }
 
-async function importRepository(
-  db: Db,
-  space: SpaceRow,
-  state: GitSyncStored,
-  job: GitJob,
-  url: string,
-  scratch: Scratch,
-  stage: (stage: Stage) => void,
-  options: GitSyncOptions,
-): Promise<{ commit: string; revision: string }> {
+/** What an import or an export works with. */
+interface Operation {
+  db: Db;
+  space: SpaceRow;
+  /** The space's Git Sync as it was when the operation started. */
+  state: GitSyncStored;
+  job: GitJob;
+  /** The URL with its credentials, if it has some. */
+  url: string;
+  scratch: Scratch;
+  /** Records the stage the operation reached. */
+  stage: (stage: Stage) => void;
+  options: GitSyncOptions;
+}
+
+async function importRepository(operation: Operation): Promise<{ commit: string; revision: string }> {
+  const { db, space, state, job, url, scratch, stage, options } = operation;
   const commit = await fetchRef(scratch, url, job.ref, options.caFile);
   if (!commit) throw new LayoutError(`the repository has no branch ${job.ref}`);
   stage('config_check');
@@ -258,16 +265,8 @@ async function importRepository(
   })();
 }
 
-async function exportSpace(
-  db: Db,
-  space: SpaceRow,
-  state: GitSyncStored,
-  job: GitJob,
-  url: string,
-  scratch: Scratch,
-  stage: (stage: Stage) => void,
-  options: GitSyncOptions,
-): Promise<{ commit: string; revision: string }> {
+async function exportSpace(operation: Operation): Promise<{ commit: string; revision: string }> {
+  const { db, space, state, job, url, scratch, stage, options } = operation;
   const tip = await fetchRef(scratch, url, job.ref, options.caFile);
   const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
   if (tip) {
