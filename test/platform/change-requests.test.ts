@@ -598,6 +598,16 @@ describe('adaptive content conditions of pages', () => {
     expect(pages.map((page: { condition?: string }) => page.condition)).toEqual(['visitor.claims.unsigned.beta', 'visitor.claims.plan == "pro"']);
     const markdown = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pages[1].id}`, { format: 'markdown' })).body.markdown;
     expect(markdown).toMatch(/^---\nif: visitor.claims.plan == "pro"\n---/);
+    const hostile = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, condition: 'visitor.constructor.constructor("return process")()' }],
+    });
+    expect(hostile.status).toBe(400);
+    expect(hostile.body.error.message).toMatch(/"changes\.0\.condition": is not a condition the platform can evaluate: "constructor" cannot be read/);
+    const frontMatter = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '---\nif: visitor.claims.list.includes("x")\n---\n# Nope\n' } }],
+    });
+    expect(frontMatter.status).toBe(400);
+    expect(frontMatter.body.error.message).toMatch(/front matter "if" is not a condition the platform can evaluate: calls are not allowed/);
     await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'update_page', page: pageId, condition: '' }] });
     const after = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`)).body;
     expect(after).not.toHaveProperty('condition');

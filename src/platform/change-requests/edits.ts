@@ -21,6 +21,7 @@ import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js'
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
 import { baseRevision, recordContribution, updateChangeRequest, type ChangeRequestRow } from './store.js';
 import { fetchUrl, OutboundError } from '../outbound.js';
+import { ExpressionError, parseExpression } from '../adaptive/expression.js';
 
 /**
  * Content edits of a change request: a batch of 1–50 changes (`insert_page`, `update_page`,
@@ -67,7 +68,19 @@ const pageFields = {
   hidden: z.boolean().optional(),
   noIndex: z.boolean().optional(),
   noRobotsIndex: z.boolean().optional(),
-  condition: z.string().max(1024, 'must be at most 1024 characters').optional(),
+  condition: z
+    .string()
+    .max(1024, 'must be at most 1024 characters')
+    .superRefine((value, context) => {
+      if (value.trim() === '') return;
+      try {
+        parseExpression(value);
+      } catch (error) {
+        if (!(error instanceof ExpressionError)) throw error;
+        context.addIssue({ code: 'custom', message: `is not a condition the platform can evaluate: ${error.message}` });
+      }
+    })
+    .optional(),
 };
 
 const at = z.number().int('must be a whole number').min(0, 'must be at least 0');
@@ -231,7 +244,15 @@ function frontMatterFields(front: Record<string, unknown>, field: string): Parti
     if (value !== undefined) fields[key] = value;
   }
   const condition = text('if', 1024);
-  if (condition !== undefined && condition.trim()) fields.condition = condition.trim();
+  if (condition !== undefined && condition.trim()) {
+    try {
+      parseExpression(condition);
+    } catch (error) {
+      if (error instanceof ExpressionError) throw invalid(field, `front matter "if" is not a condition the platform can evaluate: ${error.message}`);
+      throw error;
+    }
+    fields.condition = condition.trim();
+  }
   if (front.vars !== undefined) {
     const vars = front.vars;
     if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) throw invalid(field, 'front matter "vars" must be a map of names to values');
