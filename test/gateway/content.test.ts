@@ -671,3 +671,30 @@ describe('changes of reusable contents', () => {
     expect(deleted.reusableContent).toEqual({ title: 'Old snippet', document: { text: 'Old snippet text.' } });
   });
 });
+
+describe('evaluated documents through the graph', () => {
+  it('resolves conditional blocks and expressions when asked, in one request', async () => {
+    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { putDocument } = await import('../../src/platform/content/revisions.js');
+    const { commitContent } = await import('../fixtures/content.js');
+    const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "Evaluated in the graph" }) { space { platformId } } }`);
+    const spaceId = created.data.createSpace.space.platformId;
+    const documentId = putDocument(
+      g.platform.db,
+      spaceId,
+      markdownToDocument('Hello <code class="expression">space.vars.product</code>.\n\n{% if space.vars.tier == "pro" %}\nPro.\n{% endif %}\n').document,
+    );
+    commitContent(g.platform.db, spaceId, {
+      pages: [{ id: 'pg-graph-eval', type: 'document', title: 'Home', slug: 'home', documentId, pages: [] }],
+      files: [],
+      reusableContents: [],
+      variables: { product: 'Acme', tier: 'pro' },
+    });
+    const result = await g.gql(
+      `query ($id: ID!) { space(id: $id) { content { page(id: "pg-graph-eval") { ... on DocumentPage { raw: document { text } evaluated: document(evaluated: ALL) { text } } } } } }`,
+      { id: spaceId },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data.space.content.page).toEqual({ raw: { text: 'Hello .\nPro.' }, evaluated: { text: 'Hello Acme.\nPro.' } });
+  });
+});

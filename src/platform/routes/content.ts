@@ -15,6 +15,7 @@ import type { OrganizationRow, SpaceRow } from '../rows.js';
 import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { baseRevision, changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
+import { evaluateDocument } from '../adaptive/evaluate-document.js';
 
 /** Types a download shows inline; everything else is an attachment. */
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
@@ -119,12 +120,12 @@ export function contentRoutes(app: FastifyInstance): void {
       metadata: query.metadata ?? true,
       body:
         query.format === 'document'
-          ? (page) => ({ document: pageDocument(request, space, page, revision, query.dereferenced) })
+          ? (page) => ({ document: pageDocument(request, space, page, revision, query.dereferenced, query.evaluated) })
           : query.format === 'markdown'
             ? (page) => ({
                 markdown: pageMarkdown(
                   placed,
-                  pageDocument(request, space, page, revision, query.dereferenced) as JSONDocument,
+                  pageDocument(request, space, page, revision, query.dereferenced, query.evaluated) as JSONDocument,
                   index,
                   revision.content,
                   query['format.markdown.refs'] ?? 'relative',
@@ -134,11 +135,29 @@ export function contentRoutes(app: FastifyInstance): void {
     });
   }
 
-  function pageDocument(request: FastifyRequest, space: SpaceRow, page: ContentPage, revision?: Revision, dereferenced?: string): unknown {
+  function pageDocument(
+    request: FastifyRequest,
+    space: SpaceRow,
+    page: ContentPage,
+    revision?: Revision,
+    dereferenced?: string,
+    evaluated?: string,
+  ): unknown {
     if (!page.documentId) return EMPTY_DOCUMENT;
     const document = getDocument<JSONDocument>(request.ctx.db, space.id, page.documentId);
     if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
-    return revision ? dereference(request, space, revision, document, dereferenced) : document;
+    if (!revision) return document;
+    return evaluatedFor(dereference(request, space, revision, document, dereferenced), evaluated, revision, page);
+  }
+
+  /**
+   * With `evaluated` (`true` or `deterministic-only`), conditional blocks and expressions are
+   * resolved against the variables of the space and the page; an API reader is a visitor without
+   * claims.
+   */
+  function evaluatedFor(document: JSONDocument, evaluated: string | undefined, revision: Revision, page?: ContentPage): JSONDocument {
+    if (evaluated !== 'true' && evaluated !== 'deterministic-only') return document;
+    return evaluateDocument(document, evaluated, { space: { vars: revision.content.variables }, page: { vars: page?.variables ?? {} }, visitor: { claims: {} } });
   }
 
   /**
@@ -164,7 +183,7 @@ export function contentRoutes(app: FastifyInstance): void {
     const { space, revision } = revisionOf(request, params, query.shareKey);
     const placed = pageIndex(revision.content).byId.get(params.pageId);
     if (!placed || placed.page.type !== 'document') throw notFound('Page');
-    return pageDocument(request, space, placed.page, revision, query.dereferenced);
+    return pageDocument(request, space, placed.page, revision, query.dereferenced, query.evaluated);
   }
 
   function metaLinks(request: FastifyRequest, params: SpaceParams & { revisionId?: string; pageId: string }) {
@@ -436,7 +455,7 @@ export function contentRoutes(app: FastifyInstance): void {
       if (!reusable.documentId) return EMPTY_DOCUMENT;
       const document = getDocument<JSONDocument>(request.ctx.db, space.id, reusable.documentId);
       if (!document) throw new Error(`Document ${reusable.documentId} of reusable content ${reusable.id} is missing`);
-      return dereference(request, space, revision, document, query.dereferenced);
+      return evaluatedFor(dereference(request, space, revision, document, query.dereferenced), query.evaluated, revision);
     },
   );
   app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {

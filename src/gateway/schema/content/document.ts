@@ -71,13 +71,33 @@ builder.objectFields(DocumentType, (t) => ({
   }),
 }));
 
+/** How conditional blocks and expressions of a document are resolved when it is read. */
+const EvaluationEnum = builder.enumType('DocumentEvaluation', {
+  description: 'How conditional blocks (`if`) and expressions of a document are resolved when it is read.',
+  values: {
+    NONE: { value: 'false', description: 'Not at all: the document as written.' },
+    DETERMINISTIC_ONLY: {
+      value: 'deterministic-only',
+      description: 'Those that read only variables of the space and the page; those that read the visitor stay as written.',
+    },
+    ALL: { value: 'true', description: 'All of them, for a visitor without claims (an API reader).' },
+  } as const,
+});
+
 builder.objectFields(DocumentPageNode, (t) => ({
   document: t.field({
     type: DocumentType,
     nullable: true,
-    description: 'The body of the page as a JSON document (empty for a page without a body): one request per page, by the document id it names (shared by every page and revision naming the same document).',
+    description:
+      'The body of the page as a JSON document (empty for a page without a body): one request per page, by the document id it names (shared by every page and revision naming the same document). With `evaluated`, read from the page with its conditions and expressions resolved.',
+    args: { evaluated: t.arg({ type: EvaluationEnum, description: 'Resolve conditional blocks and expressions (default NONE).' }) },
     extensions: upstream.fetch(1),
-    resolve: (page, _args, ctx) => pageDocument(ctx, page),
+    resolve: (page, args, ctx) => {
+      if (!args.evaluated || args.evaluated === 'false') return pageDocument(ctx, page);
+      return readOnce(ctx, `page-document:${args.evaluated}:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
+        ctx.api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument, { evaluated: args.evaluated ?? undefined }),
+      );
+    },
   }),
   markdown: t.string({
     nullable: true,
