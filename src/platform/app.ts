@@ -15,6 +15,7 @@ import { searchRoutes } from './routes/search.js';
 import { changeRequestRoutes } from './routes/change-requests.js';
 import { changeRequestContentRoutes } from './routes/change-request-content.js';
 import { gitRoutes } from './routes/git.js';
+import { siteRoutes } from './routes/sites.js';
 import { registerGitSync } from './git/sync.js';
 import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
@@ -366,6 +367,7 @@ export function createPlatform({
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
+      siteRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -1,6 +1,7 @@
 import { storeFirstRevision } from './content/revisions.js';
 import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
+import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -89,6 +90,8 @@ export const DEMO = {
     /** Acme, in Internal, deleted 10 days ago: outside the 7-day restore window. */
     expired: 'Meeting notes 2023',
   },
+  /** Docs sites by title (see `sites/demo.ts`). */
+  sites: DEMO_SITES,
 } as const;
 
 const SEEDED_KEY = 'demo_seeded';
@@ -365,6 +368,8 @@ function insertDemoData(db: Db): DemoTokens {
   seedDemoContent(db, spaceIds, ago);
   // Change requests in every state on top of it.
   seedDemoChangeRequests(db, spaceIds, userIds);
+  // Docs sites publishing some of them.
+  seedDemoSites(db, { acme, globex }, spaceIds);
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

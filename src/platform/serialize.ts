@@ -183,8 +183,8 @@ export function memberJson(db: Db, member: MemberRow, user: UserRow, links: Link
     sso: member.sso === 1,
     spaces: spaces.n,
     teams: teams.n,
-    // Docs sites are not served yet, so no member has access to any; count them once they are.
-    sites: 0,
+    // Members (not guests) read every site of the organization.
+    sites: member.role === null ? 0 : (db.prepare('SELECT COUNT(*) FROM sites WHERE org_id = ?').pluck(true).get(member.org_id) as number),
   };
 }
 

@@ -103,7 +103,8 @@ describe('Organization members', () => {
   it('lists and reads members, with every count', async () => {
     await call('GET /v1/orgs/:organizationId/members', { organizationId: acme }, 200);
     const { body } = await call('GET /v1/orgs/:organizationId/members/:userId', { organizationId: acme, userId: p.userId(U.ben) }, 200);
-    expect(body).toMatchObject({ spaces: expect.any(Number), teams: 1, sites: 0 });
+    // Every member reads the four demo sites of Acme.
+    expect(body).toMatchObject({ spaces: expect.any(Number), teams: 1, sites: 4 });
   });
 
   it('changes a role, pings, and adds an SSO member', async () => {
@@ -399,6 +400,59 @@ describe('Git', () => {
     await call('POST /v1/spaces/:spaceId/git/import', { spaceId }, 400, { body: { url: bare, ref: 'main' } });
     await call('DELETE /v1/spaces/:spaceId/git/legacy-installation', { spaceId }, 205);
     await call('DELETE /v1/spaces/:spaceId/git/legacy-installation', { spaceId }, 204);
+  });
+});
+
+describe('Docs sites', () => {
+  it('creates, lists, reads, updates, publishes, unpublishes and deletes sites', async () => {
+    const org = { organizationId: acme };
+    const created = await call('POST /v1/orgs/:organizationId/sites', org, 201, { body: { title: 'Conformance site', spaces: [p.spaceId(DEMO.spaces.public)] } });
+    const site = { ...org, siteId: created.body.id };
+    await call('GET /v1/orgs/:organizationId/sites', org, 200, { query: { published: false } });
+    await call('GET /v1/orgs/:organizationId/sites/:siteId', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId', site, 200, { body: { basename: 'conformance', proxy: 'example.com/docs' } });
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/publish', site, 200);
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/unpublish', site, 200);
+    await call('GET /v1/orgs/:organizationId/sites/:siteId', { ...org, siteId: 'missing' }, 404);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId', site, 205);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId', site, 204);
+  });
+
+  it('manages site spaces, sections, section groups and their order', async () => {
+    const org = { organizationId: acme };
+    const created = await call('POST /v1/orgs/:organizationId/sites', org, 201, { body: { title: 'Structure site', spaces: [p.spaceId(DEMO.spaces.public)] } });
+    const site = { ...org, siteId: created.body.id };
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/publish', site, 200);
+    const added = await call('POST /v1/orgs/:organizationId/sites/:siteId/site-spaces', site, 201, { body: { spaceId: p.spaceId(DEMO.spaces.teamGrant), path: 'adr' } });
+    const siteSpace = { ...site, siteSpaceId: added.body.id };
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/site-spaces', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId', siteSpace, 200, { body: { condition: 'visitor.claims.beta', hidden: true } });
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move', siteSpace, 200, { body: {} });
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/structure', site, 200);
+    const section = await call('POST /v1/orgs/:organizationId/sites/:siteId/sections', site, 201, { body: { spaceId: p.spaceId(DEMO.spaces.userGrant), title: 'Runbooks', icon: 'book' } });
+    const siteSection = { ...site, siteSectionId: section.body.id };
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/sections', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId', siteSection, 200, { body: { description: 'Operations', condition: 'visitor.claims.ops' } });
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId/move', siteSection, 200, { body: {} });
+    const group = await call('POST /v1/orgs/:organizationId/sites/:siteId/section-groups', site, 201, { body: { title: 'More', sections: [section.body.id] } });
+    const siteSectionGroup = { ...site, siteSectionGroupId: group.body.id };
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/section-groups', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId', siteSectionGroup, 200, { body: { icon: 'folder' } });
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/move', siteSectionGroup, 200, {});
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/structure', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/structure/sort', site, 200, { body: { item: { type: 'site-section-group', id: group.body.id } } });
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/structure/sort', site, 400, {
+      body: { item: { type: 'site-section-group', id: group.body.id }, position: { before: { type: 'site-section', id: section.body.id } } },
+    });
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/structure/sort', site, 404, { body: { item: { type: 'site-section', id: 'missing' } } });
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move', { ...siteSpace, siteSpaceId: 'missing' }, 404, { body: {} });
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId', siteSectionGroup, 205);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId', siteSectionGroup, 204);
+    const moved = (await call('GET /v1/orgs/:organizationId/sites/:siteId/site-spaces', site, 200)).body.items.find((item: { path: string }) => item.path === 'adr');
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId', { ...siteSpace, siteSpaceId: moved.id }, 205);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId', { ...siteSpace, siteSpaceId: moved.id }, 204);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId', siteSection, 205);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId', siteSection, 204);
   });
 });
 

@@ -75,12 +75,7 @@ export function organizationRoutes(app: FastifyInstance): void {
     const org = access.requireOrg(request.params.organizationId, 'admin');
     const body = parseBody(updateOrganizationBody, request.body);
     if (body.defaultContent) {
-      // Sites are served by a later part of the platform; until then no site can be the default.
-      const site = db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sites'")
-        .get()
-        ? db.prepare('SELECT 1 FROM sites WHERE id = ? AND org_id = ?').get(body.defaultContent.site, org.id)
-        : undefined;
+      const site = db.prepare('SELECT 1 FROM sites WHERE id = ? AND org_id = ?').get(body.defaultContent.site, org.id);
       if (!site) throw notFoundInBody('Site', 'defaultContent.site', body.defaultContent.site);
     }
     if (body.hostname && body.hostname !== org.hostname) {

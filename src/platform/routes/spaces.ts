@@ -26,6 +26,7 @@ import { requireReviewersInOrg } from './merge-rules.js';
 import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection } from './positions.js';
 import { rowsById, treeOrder } from '../tree.js';
 import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
+import { insertSpace } from '../spaces/create.js';
 import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 
@@ -96,31 +97,15 @@ export function spaceRoutes(app: FastifyInstance): void {
       throw badRequest('Invalid body field "visibility": in-collection is only possible for a space with a parent collection');
     }
     const parent = body.parent ? requireTargetCollection(access, org.id, body.parent) : null;
-    const id = newId();
-    const revision = newId();
-    const at = now();
-    db.transaction(() => {
-      db.prepare(
-        `INSERT INTO spaces (id, org_id, parent_id, title, emoji, visibility, edit_mode, language, revision, share_key,
-           position, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        org.id,
-        parent?.id ?? null,
-        body.title ?? 'Untitled',
-        body.emoji ?? null,
-        body.visibility ?? 'private',
-        body.editMode ?? 'live',
-        body.language ?? null,
-        revision,
-        newId(24),
-        endPosition(db, org.id, parent?.id ?? null),
-        at,
-        at,
-      );
-      storeFirstRevision(db, id, revision, at);
-    })();
+    const id = insertSpace(db, {
+      orgId: org.id,
+      parentId: parent?.id ?? null,
+      title: body.title,
+      emoji: body.emoji,
+      visibility: body.visibility,
+      editMode: body.editMode,
+      language: body.language,
+    });
     const created = loadSpace(db, id)!;
     reply.code(201).header('location', `${links.api}/spaces/${id}`);
     return spaceJson(created, access.spaceRole(created), links);

@@ -272,4 +272,77 @@ export const migrations: string[] = [
     SELECT c.id FROM change_requests c WHERE c.revision = revisions.id AND c.revision <> c.revision_initial
   );
   `,
+  // Version 9: docs sites and their structure (sites/): site spaces at the top level or in
+  // sections, sections at the top level or in (nested) section groups. Sections and groups share
+  // one order per parent; site spaces one order per section (or the site's root).
+  `
+  CREATE TABLE sites (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    title TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    hostname TEXT UNIQUE,
+    basename TEXT NOT NULL,
+    proxy TEXT,
+    default_level TEXT NOT NULL DEFAULT 'inherit',
+    published INTEGER NOT NULL DEFAULT 0,
+    adaptive_content INTEGER NOT NULL DEFAULT 0,
+    default_site_space TEXT,
+    default_site_section TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX sites_by_org ON sites(org_id, created_at);
+  CREATE UNIQUE INDEX sites_by_basename ON sites(org_id, lower(basename));
+
+  CREATE TABLE site_section_groups (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    parent_id TEXT REFERENCES site_section_groups(id) ON DELETE SET NULL,
+    title TEXT NOT NULL,
+    localized_title TEXT,
+    icon TEXT,
+    draft INTEGER NOT NULL DEFAULT 0,
+    position INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX site_section_groups_by_site ON site_section_groups(site_id);
+
+  CREATE TABLE site_sections (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    group_id TEXT REFERENCES site_section_groups(id) ON DELETE SET NULL,
+    title TEXT NOT NULL,
+    localized_title TEXT,
+    description TEXT,
+    localized_description TEXT,
+    path TEXT NOT NULL,
+    icon TEXT,
+    condition TEXT,
+    draft INTEGER NOT NULL DEFAULT 0,
+    default_site_space TEXT,
+    position INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX site_sections_by_site ON site_sections(site_id);
+  CREATE UNIQUE INDEX site_sections_by_path ON site_sections(site_id, lower(path));
+
+  CREATE TABLE site_spaces (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    section_id TEXT REFERENCES site_sections(id) ON DELETE CASCADE,
+    space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    condition TEXT,
+    hidden INTEGER NOT NULL DEFAULT 0,
+    draft INTEGER NOT NULL DEFAULT 0,
+    page_id TEXT,
+    position INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX site_spaces_by_site ON site_spaces(site_id);
+  CREATE INDEX site_spaces_by_space ON site_spaces(space_id);
+  CREATE UNIQUE INDEX site_spaces_by_path ON site_spaces(site_id, ifnull(section_id, ''), lower(path));
+  `,
 ];

@@ -1,0 +1,71 @@
+import type { SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+import { insertSite, reloadSite, type SiteRow } from './store.js';
+import { addGroup, addSection, addSiteSpace, loadStructure, reloadStructure, requireSection, updateSection, updateSiteSpace, variantsOf } from './structure.js';
+
+/** The demo sites, by title. */
+export const DEMO_SITES = {
+  /** Acme, public, published, Acme's default content: sections, a group, an English and a French variant. */
+  docs: 'Acme Docs',
+  /** Acme, share-link, published. */
+  partners: 'Acme Partner Portal',
+  /** Acme, visitor-auth, published on the custom hostname `api.acme-docs.test`, with a conditional beta variant. */
+  api: 'Acme API',
+  /** Acme, unpublished draft. */
+  draft: 'Acme Labs',
+  /** Globex, public, published on the custom hostname `developers.globex.test`. */
+  globex: 'Globex Developers',
+} as const;
+
+/** Seeds the demo sites on top of the demo spaces (`spaceIds` by title). */
+export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, spaceIds: Map<string, string>): void {
+  const space = (title: string) => db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceIds.get(title)) as SpaceRow;
+  const publish = (site: SiteRow, hostname?: string) =>
+    db.prepare('UPDATE sites SET published = 1, hostname = ? WHERE id = ?').run(hostname ?? null, site.id);
+
+  // A site with sections: "Getting started" in English (default) and French, the product
+  // documentation, and a group of resources.
+  const docs = insertSite(db, orgs.acme, { title: DEMO_SITES.docs, type: 'premium' });
+  db.prepare("UPDATE sites SET basename = 'docs' WHERE id = ?").run(docs.id);
+  let s = loadStructure(db, reloadSite(db, docs.id));
+  const start = addSection(db, s, { space: space('Getting started'), title: 'Getting started', icon: 'rocket' });
+  s = reloadStructure(db, s);
+  addSiteSpace(db, s, { space: space('Guide de démarrage'), sectionId: start, path: 'fr' });
+  s = reloadStructure(db, s);
+  const [english] = variantsOf(s, start);
+  updateSiteSpace(db, s, english!, { path: 'en' });
+  updateSection(db, s, requireSection(s, start), { localizedTitle: { fr: 'Premiers pas' } });
+  s = reloadStructure(db, s);
+  addSection(db, s, { space: space('Product overview'), title: 'Product', icon: 'box' });
+  s = reloadStructure(db, s);
+  const notes = addSection(db, s, { space: space('Release notes'), title: 'Release notes', icon: 'megaphone' });
+  s = reloadStructure(db, s);
+  const status = addSection(db, s, { space: space('Status page'), title: 'Status', icon: 'signal' });
+  s = reloadStructure(db, s);
+  addGroup(db, s, { title: 'Resources', icon: 'folder', sections: [notes, status] });
+  publish(docs);
+  db.prepare('UPDATE organizations SET default_content = ? WHERE id = ?').run(JSON.stringify({ type: 'site', site: docs.id }), orgs.acme);
+
+  const partners = insertSite(db, orgs.acme, { title: DEMO_SITES.partners, visibility: 'share-link' });
+  s = loadStructure(db, partners);
+  addSiteSpace(db, s, { space: space('Pricing FAQ') });
+  addSiteSpace(db, reloadStructure(db, s), { space: space('Erste Schritte'), path: 'de' });
+  publish(partners);
+
+  const api = insertSite(db, orgs.acme, { title: DEMO_SITES.api, visibility: 'visitor-auth', type: 'ultimate' });
+  s = loadStructure(db, api);
+  addSiteSpace(db, s, { space: space('API reference'), path: 'reference' });
+  s = reloadStructure(db, s);
+  addSiteSpace(db, s, { space: space('Runbooks'), path: 'beta' });
+  s = reloadStructure(db, s);
+  updateSiteSpace(db, s, variantsOf(s, null)[1]!, { condition: 'visitor.claims.betaAccess == true' });
+  db.prepare('UPDATE sites SET adaptive_content = 1 WHERE id = ?').run(api.id);
+  publish(api, 'api.acme-docs.test');
+
+  const draft = insertSite(db, orgs.acme, { title: DEMO_SITES.draft });
+  addSiteSpace(db, loadStructure(db, draft), { space: space('Roadmap') });
+
+  const globex = insertSite(db, orgs.globex, { title: DEMO_SITES.globex });
+  addSiteSpace(db, loadStructure(db, globex), { space: space('Developer portal') });
+  publish(globex, 'developers.globex.test');
+}

@@ -1,0 +1,157 @@
+import { atLeast, type Access, type Role } from '../access.js';
+import { badRequest, conflict, laterThan, newId, notFound, now } from '../http.js';
+import type { OrganizationRow, SpaceRow } from '../rows.js';
+import type { Links } from '../serialize.js';
+import type { Db } from '../store/db.js';
+import { slugify } from '../content/document.js';
+
+/**
+ * Docs sites as stored. A site is created unpublished, of type `basic`, with a basename derived
+ * from its title and unique in its organization; its structure (site spaces, sections, section
+ * groups) lives in `structure.ts`.
+ */
+
+export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
+export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
+
+export interface SiteRow {
+  id: string;
+  org_id: string;
+  type: (typeof SITE_TYPES)[number];
+  title: string;
+  visibility: (typeof SITE_VISIBILITIES)[number];
+  hostname: string | null;
+  basename: string;
+  proxy: string | null;
+  default_level: string;
+  published: number;
+  adaptive_content: number;
+  default_site_space: string | null;
+  default_site_section: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A site of an organization, or a 404. */
+export function requireSite(db: Db, orgId: string, siteId: string): SiteRow {
+  const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(siteId, orgId) as SiteRow | undefined;
+  if (!site) throw notFound('Site');
+  return site;
+}
+
+export function reloadSite(db: Db, siteId: string): SiteRow {
+  return db.prepare('SELECT * FROM sites WHERE id = ?').get(siteId) as SiteRow;
+}
+
+/** A basename of the organization no other site has, from `wanted` (`-2`, `-3`, … appended). */
+export function freeBasename(db: Db, orgId: string, wanted: string): string {
+  const taken = new Set((db.prepare('SELECT lower(basename) FROM sites WHERE org_id = ?').pluck(true).all(orgId) as string[]));
+  const base = (slugify(wanted) || 'site').slice(0, 90);
+  let name = base;
+  for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${base}-${n}`;
+  return name;
+}
+
+/** Refuses a basename another site of the organization has (compared without case, as URLs are). */
+export function requireFreeBasename(db: Db, orgId: string, basename: string, except: string): void {
+  const other = db.prepare('SELECT id FROM sites WHERE org_id = ? AND lower(basename) = lower(?) AND id <> ?').get(orgId, basename, except);
+  if (other) throw conflict(`Another site of the organization already has the basename "${basename}"`);
+}
+
+/** Creates an unpublished site; returns its row. */
+export function insertSite(db: Db, orgId: string, fields: { type?: SiteRow['type']; title?: string; visibility?: SiteRow['visibility'] }): SiteRow {
+  const at = now();
+  const id = newId();
+  const title = fields.title ?? 'Untitled site';
+  db.prepare(
+    `INSERT INTO sites (id, org_id, type, title, visibility, basename, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, orgId, fields.type ?? 'basic', title, fields.visibility ?? 'public', freeBasename(db, orgId, title), at, at);
+  return reloadSite(db, id);
+}
+
+/** Deletes a site; an organization whose default content it was no longer has one. */
+export function deleteSite(db: Db, orgId: string, siteId: string): boolean {
+  return db.transaction(() => {
+    const { changes } = db.prepare('DELETE FROM sites WHERE id = ? AND org_id = ?').run(siteId, orgId);
+    if (changes > 0) {
+      db.prepare("UPDATE organizations SET default_content = NULL WHERE id = ? AND json_extract(default_content, '$.site') = ?").run(orgId, siteId);
+    }
+    return changes > 0;
+  })();
+}
+
+export function touchSite(db: Db, siteId: string): void {
+  const at = db.prepare('SELECT updated_at FROM sites WHERE id = ?').pluck(true).get(siteId) as string | undefined;
+  if (at) db.prepare('UPDATE sites SET updated_at = ? WHERE id = ?').run(laterThan(at), siteId);
+}
+
+/** The stored proxy of a site: the public origin and the address the platform serves it from. */
+export function proxyOf(site: Pick<SiteRow, 'proxy'>): { origin: string; target: string } | null {
+  return site.proxy ? (JSON.parse(site.proxy) as { origin: string; target: string }) : null;
+}
+
+/**
+ * The root address of a site as readers reach it, ending with `/`: its custom hostname, its proxy
+ * origin, or the organization's published address with the site's basename.
+ */
+export function siteRootUrl(site: SiteRow, org: OrganizationRow, links: Links): string {
+  if (site.hostname) return `https://${site.hostname}/`;
+  const proxy = proxyOf(site);
+  if (proxy) return `https://${proxy.origin}/`;
+  return `${links.published}/${encodeURIComponent(org.hostname ?? org.id)}/${encodeURIComponent(site.basename)}/`;
+}
+
+/** What a member with `role` in the organization may do with sites. */
+function sitePermissions(role: Role | null | undefined) {
+  return {
+    view: role !== undefined,
+    access: role !== undefined && role !== null,
+    edit: atLeast(role, 'edit'),
+    create: atLeast(role, 'create'),
+    admin: atLeast(role, 'admin'),
+    installIntegration: atLeast(role, 'admin'),
+    viewAdaptiveSchema: atLeast(role, 'edit'),
+    editAdaptiveSchema: atLeast(role, 'admin'),
+  };
+}
+
+export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role | null | undefined, links: Links) {
+  const count = db
+    .prepare('SELECT COUNT(*) FROM site_spaces ss JOIN spaces s ON s.id = ss.space_id WHERE ss.site_id = ? AND s.deleted_at IS NULL')
+    .pluck(true)
+    .get(site.id) as number;
+  const proxy = proxyOf(site);
+  return {
+    object: 'site' as const,
+    id: site.id,
+    type: site.type,
+    appliedType: site.type,
+    title: site.title,
+    ...(site.hostname ? { hostname: site.hostname } : {}),
+    basename: site.basename,
+    ...(proxy ? { proxy } : {}),
+    visibility: site.visibility,
+    defaultLevel: site.default_level === 'inherit' ? ('inherit' as const) : site.default_level === 'guest' ? null : site.default_level,
+    permissions: sitePermissions(role),
+    published: site.published === 1,
+    siteSpaces: count,
+    createdAt: site.created_at,
+    adaptiveContent: { enabled: site.adaptive_content === 1 },
+    features: [],
+    urls: {
+      location: `${links.api}/orgs/${org.id}/sites/${site.id}`,
+      app: `${links.app}/o/${org.id}/sites/${site.id}`,
+      preview: `${links.app}/o/${org.id}/sites/${site.id}/preview`,
+      ...(site.published === 1 ? { published: siteRootUrl(site, org, links) } : {}),
+    },
+  };
+}
+
+/** A space of the organization the caller can read, or a 400 naming `field`. */
+export function requireOrgSpace(db: Db, access: Access, orgId: string, spaceId: string, field: string): SpaceRow {
+  const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(spaceId) as SpaceRow | undefined;
+  if (!space || space.org_id !== orgId || access.spaceRole(space) === null) {
+    throw badRequest(`Invalid body field "${field}": no space ${spaceId} in the organization`);
+  }
+  return space;
+}
