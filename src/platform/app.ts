@@ -16,6 +16,8 @@ import { changeRequestRoutes } from './routes/change-requests.js';
 import { changeRequestContentRoutes } from './routes/change-request-content.js';
 import { gitRoutes } from './routes/git.js';
 import { siteRoutes } from './routes/sites.js';
+import { siteAccessRoutes } from './routes/site-access.js';
+import { urlRoutes } from './routes/urls.js';
 import { registerGitSync } from './git/sync.js';
 import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
@@ -368,6 +370,8 @@ export function createPlatform({
       changeRequestContentRoutes(v1, { allowPrivateUrls });
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
+      siteAccessRoutes(v1);
+      urlRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -456,6 +456,42 @@ describe('Docs sites', () => {
   });
 });
 
+describe('Docs site access and URLs', () => {
+  it('manages share links, visitor authentication and the adaptive schema, and reads the published profile', async () => {
+    const org = { organizationId: acme };
+    const created = await call('POST /v1/orgs/:organizationId/sites', org, 201, { body: { title: 'Access site', visibility: 'share-link', spaces: [p.spaceId(DEMO.spaces.public)] } });
+    const site = { ...org, siteId: created.body.id };
+    const link = await call('POST /v1/orgs/:organizationId/sites/:siteId/share-links', site, 201, { body: { name: 'Partners' } });
+    const shareLink = { ...site, shareLinkId: link.body.id };
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/share-links', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId', shareLink, 200, { body: { active: false } });
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId', shareLink, 205);
+    await call('DELETE /v1/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId', shareLink, 204);
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/publishing/auth', site, 200);
+    await call('PATCH /v1/orgs/:organizationId/sites/:siteId/publishing/auth', site, 200, { body: { backend: 'custom', fallbackURL: 'https://login.example.com/' } });
+    await call('POST /v1/orgs/:organizationId/sites/:siteId/publishing/auth/regenerate', site, 200);
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/adaptive-schema', site, 404);
+    const jsonSchema = { type: 'object', properties: { beta: { type: 'boolean', description: 'Beta tester' } }, additionalProperties: false };
+    await call('PUT /v1/orgs/:organizationId/sites/:siteId/adaptive-schema', site, 200, { body: { jsonSchema } });
+    await call('PUT /v1/orgs/:organizationId/sites/:siteId/adaptive-schema', site, 400, { body: { jsonSchema: { type: 'array' } } });
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/adaptive-schema', site, 200);
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/adaptive-schema/template-conditions', site, 200);
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/published', site, 200);
+    await call('GET /v1/orgs/:organizationId/sites/:siteId/published', { ...site, siteId: 'missing' }, 404);
+  });
+
+  it('resolves published, content and embed URLs', async () => {
+    const published = `${p.url.replace(/\/v1$/, '')}/published/acme-docs`;
+    await call('POST /v1/urls/published', {}, 200, { body: { url: `${published}/docs/getting-started/fr` } });
+    await call('GET /v1/urls/published', {}, 200, { query: { url: `${published}/product` } });
+    await call('POST /v1/urls/published', {}, 404, { body: { url: 'https://nothing.example.com/' } });
+    await call('POST /v1/urls/published', {}, 400, { body: { url: 'not a url' } });
+    const space = await call('GET /v1/spaces/:spaceId', { spaceId: p.spaceId('Getting started') }, 200);
+    await call('GET /v1/urls/content', {}, 200, { query: { url: space.body.urls.app } });
+    await call('GET /v1/urls/embed', {}, 200, { query: { url: published } });
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Role } from '../access.js';
-import { badRequest, booleanParam, pageFromArray, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import { badRequest, booleanParam, notFound, pageFromArray, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import { ExpressionError, parseExpression } from '../adaptive/expression.js';
 import { insertSpace } from '../spaces/create.js';
@@ -44,7 +44,9 @@ import {
   type ItemPointer,
   type JsonContext,
   type Structure,
+  withoutDrafts,
 } from '../sites/structure.js';
+import { readableWithoutMembership } from '../sites/visitors.js';
 
 const title = z.string().trim().min(2, 'must be 2 to 128 characters').max(128, 'must be 2 to 128 characters');
 const visibility = z.enum(SITE_VISIBILITIES, { message: `must be one of ${SITE_VISIBILITIES.join(', ')}` });
@@ -239,6 +241,20 @@ export function siteRoutes(app: FastifyInstance): void {
     const site = requireSite(request.ctx.db, org.id, params.siteId);
     return { org, role, site, s: loadStructure(request.ctx.db, site) };
   };
+  /**
+   * A site for reading its structure: members read every site of their organization; anyone
+   * authenticated reads a published public or unlisted site, and a published share-link site
+   * with the key of an active share link. Those readers do not see drafts.
+   */
+  const readerSiteOf = (request: FastifyRequest, params: SiteParams, shareKey: string | undefined) => {
+    const { db, access } = request.ctx;
+    const role = access.orgRole(params.organizationId);
+    if (role !== undefined && role !== null) return siteOf(request, params);
+    const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(params.siteId, params.organizationId) as SiteRow | undefined;
+    if (!site || !readableWithoutMembership(db, site, shareKey)) throw notFound('Site');
+    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
+    return { org, role: null, site, s: withoutDrafts(loadStructure(db, site)) };
+  };
   const contextOf = (request: FastifyRequest, org: OrganizationRow): JsonContext => ({ access: request.ctx.access, org, links: request.ctx.links });
   const answerSite = (request: FastifyRequest, site: SiteRow, org: OrganizationRow, role: Role | null) =>
     siteJson(request.ctx.db, site, org, role, request.ctx.links);
@@ -343,8 +359,8 @@ export function siteRoutes(app: FastifyInstance): void {
   // --- Structure -------------------------------------------------------------------------------
 
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/structure', async (request) => {
-    parseQuery(structureQuery, request.query);
-    const { org, s } = siteOf(request, request.params);
+    const query = parseQuery(structureQuery, request.query);
+    const { org, s } = readerSiteOf(request, request.params, query.shareKey);
     return structureJson(s, contextOf(request, org));
   });
 
@@ -370,7 +386,7 @@ export function siteRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/site-spaces', async (request) => {
     const query = parseQuery(siteSpacesQuery, request.query);
-    const { org, s } = siteOf(request, request.params);
+    const { org, s } = readerSiteOf(request, request.params, query.shareKey);
     const context = contextOf(request, org);
     // Sections first, in their order, then each section's variants.
     const ordered = s.sections.length ? orderedSections(s).flatMap((section) => s.siteSpaces.filter((row) => row.section_id === section.id)) : s.siteSpaces;
@@ -427,7 +443,7 @@ export function siteRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/sections', async (request) => {
     const query = parseQuery(sectionsQuery, request.query);
-    const { org, s } = siteOf(request, request.params);
+    const { org, s } = readerSiteOf(request, request.params, query.shareKey);
     const context = contextOf(request, org);
     return pageFromArray(orderedSections(s), pageWindow(query), (row) => sectionJson(s, row, context));
   });

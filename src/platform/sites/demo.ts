@@ -1,3 +1,4 @@
+import { newId } from '../http.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { insertSite, reloadSite, type SiteRow } from './store.js';
@@ -16,6 +17,34 @@ export const DEMO_SITES = {
   /** Globex, public, published on the custom hostname `developers.globex.test`. */
   globex: 'Globex Developers',
 } as const;
+
+/**
+ * The demo's fixed secrets, so the README can give working examples: the key of the partner
+ * portal's share link, the visitor-token signing key of "Acme API", and a visitor token signed
+ * with it (claims `betaAccess: true`, `plan: "pro"`; it expires in 2100).
+ */
+export const DEMO_SITE_SECRETS = {
+  shareKey: 'partners-demo-key',
+  visitorSigningKey: 'acme-api-demo-visitor-signing-key',
+  visitorToken:
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZW1vLXZpc2l0b3IiLCJiZXRhQWNjZXNzIjp0cnVlLCJwbGFuIjoicHJvIiwiaWF0IjoxNzk1MDAwMDAwLCJleHAiOjQxMDI0NDQ4MDB9.FZq3enHVYoi7u43wF4rdG62RET-oF_bDqDGUZkDkWCU',
+} as const;
+
+/** The adaptive schema of the demo "Acme API" site. */
+const API_SCHEMA = {
+  type: 'object',
+  properties: {
+    betaAccess: { type: 'boolean', description: 'Has access to beta features' },
+    plan: { type: 'string', enum: ['free', 'pro', 'enterprise'], description: 'Subscription plan' },
+    unsigned: {
+      type: 'object',
+      description: 'Unsigned claims of the site visitor.',
+      properties: { newsletter: { type: 'boolean', description: 'Reads the newsletter' } },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+};
 
 /** Seeds the demo sites on top of the demo spaces (`spaceIds` by title). */
 export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, spaceIds: Map<string, string>): void {
@@ -50,6 +79,12 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   s = loadStructure(db, partners);
   addSiteSpace(db, s, { space: space('Pricing FAQ') });
   addSiteSpace(db, reloadStructure(db, s), { space: space('Erste Schritte'), path: 'de' });
+  db.prepare("INSERT INTO site_share_links (id, site_id, key, name, active, created_at) VALUES (?, ?, ?, 'Partners', 1, ?)").run(
+    newId(),
+    partners.id,
+    DEMO_SITE_SECRETS.shareKey,
+    partners.created_at,
+  );
   publish(partners);
 
   const api = insertSite(db, orgs.acme, { title: DEMO_SITES.api, visibility: 'visitor-auth', type: 'ultimate' });
@@ -59,7 +94,12 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   addSiteSpace(db, s, { space: space('Runbooks'), path: 'beta' });
   s = reloadStructure(db, s);
   updateSiteSpace(db, s, variantsOf(s, null)[1]!, { condition: 'visitor.claims.betaAccess == true' });
-  db.prepare('UPDATE sites SET adaptive_content = 1 WHERE id = ?').run(api.id);
+  db.prepare('UPDATE sites SET adaptive_content = 1, adaptive_schema = ?, adaptive_schema_updated_at = ?, auth_private_key = ? WHERE id = ?').run(
+    JSON.stringify(API_SCHEMA),
+    api.created_at,
+    DEMO_SITE_SECRETS.visitorSigningKey,
+    api.id,
+  );
   publish(api, 'api.acme-docs.test');
 
   const draft = insertSite(db, orgs.acme, { title: DEMO_SITES.draft });

@@ -30,6 +30,13 @@ export interface SiteRow {
   default_site_section: string | null;
   created_at: string;
   updated_at: string;
+  auth_backend: 'custom' | 'integration';
+  auth_private_key: string | null;
+  auth_public_key: string | null;
+  auth_fallback_url: string | null;
+  auth_logout_url: string | null;
+  adaptive_schema: string | null;
+  adaptive_schema_updated_at: string | null;
 }
 
 /** A site of an organization, or a 404. */

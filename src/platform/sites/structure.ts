@@ -731,3 +731,14 @@ function setColumns(db: Db, table: string, id: string, columns: Record<string, u
   if (entries.length === 0) return;
   db.prepare(`UPDATE ${table} SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, value]) => value), id);
 }
+
+/** The structure as readers of the published site see it: without draft items. */
+export function withoutDrafts(s: Structure): Structure {
+  const groups = s.groups.filter((row) => row.draft === 0);
+  const kept = new Set(groups.map((row) => row.id));
+  const groupShown = (id: string | null): boolean => id === null || (kept.has(id) && groupShown(s.groups.find((row) => row.id === id)!.parent_id));
+  const sections = s.sections.filter((row) => row.draft === 0 && groupShown(row.group_id));
+  const sectionIds = new Set(sections.map((row) => row.id));
+  const siteSpaces = s.siteSpaces.filter((row) => row.draft === 0 && (row.section_id === null || sectionIds.has(row.section_id)));
+  return { ...s, groups: groups.filter((row) => groupShown(row.id)), sections, siteSpaces };
+}

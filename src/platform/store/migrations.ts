@@ -345,4 +345,25 @@ export const migrations: string[] = [
   CREATE INDEX site_spaces_by_space ON site_spaces(space_id);
   CREATE UNIQUE INDEX site_spaces_by_path ON site_spaces(site_id, ifnull(section_id, ''), lower(path));
   `,
+  // Version 10: who may read a published site (share links, visitor authentication) and what
+  // its visitors' claims may hold (the adaptive schema).
+  `
+  ALTER TABLE sites ADD COLUMN auth_backend TEXT NOT NULL DEFAULT 'custom';
+  ALTER TABLE sites ADD COLUMN auth_private_key TEXT;
+  ALTER TABLE sites ADD COLUMN auth_public_key TEXT;
+  ALTER TABLE sites ADD COLUMN auth_fallback_url TEXT;
+  ALTER TABLE sites ADD COLUMN auth_logout_url TEXT;
+  ALTER TABLE sites ADD COLUMN adaptive_schema TEXT;
+  ALTER TABLE sites ADD COLUMN adaptive_schema_updated_at TEXT;
+
+  CREATE TABLE site_share_links (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    key TEXT NOT NULL UNIQUE,
+    name TEXT,
+    active INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX site_share_links_by_site ON site_share_links(site_id, created_at);
+  `,
 ];

@@ -1,0 +1,397 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+const { acme } = DEMO.orgs;
+const U = DEMO.users;
+const S = DEMO.spaces;
+
+let p: TestPlatform;
+/** The platform's published address: `<pub>/<organization hostname>/<basename>/…`. */
+let pub: string;
+const ids = {} as Record<'portal' | 'apiSection' | 'v1' | 'v2' | 'guidesSection' | 'shareLink' | 'key' | 'docs' | 'api' | 'labs', string>;
+
+async function ok(method: string, path: string, options: Parameters<TestPlatform['api']>[2] = {}, status = 200) {
+  const answer = await p.api(method, path, options);
+  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(status);
+  return answer.body;
+}
+
+/** Resolves a published URL as `token`'s user (the admin by default). */
+async function resolve(url: string, visitor?: Record<string, unknown>, options: { redirectOnError?: boolean; token?: string } = {}) {
+  return p.api('POST', '/urls/published', { token: options.token, body: { url, ...(visitor ? { visitor } : {}), ...(options.redirectOnError ? { redirectOnError: true } : {}) } });
+}
+
+async function resolved(url: string, visitor?: Record<string, unknown>) {
+  const answer = await resolve(url, visitor);
+  expect(answer.status, `${url}: ${JSON.stringify(answer.body)}`).toBe(200);
+  return answer.body;
+}
+
+const siteByTitle = async (title: string) => (await ok('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).items.find((item: any) => item.title === title);
+
+/** A visitor token for the site, signed with its key (HS256) unless another key is given. */
+async function visitorToken(siteId: string, claims: Record<string, unknown>, options: { expiresIn?: string; key?: string } = {}) {
+  const key = options.key ?? (await ok('GET', `/orgs/${acme}/sites/${siteId}/publishing/auth`)).privateKey;
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '1h')
+    .sign(new TextEncoder().encode(key));
+}
+
+beforeAll(async () => {
+  p = await startTestPlatform();
+  pub = `${p.url.replace(/\/v1$/, '')}/published`;
+  // The worked example: a share-link site with a default section and an `api` section whose
+  // non-default variant `v2` shows a space.
+  const portal = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Portal', visibility: 'share-link', spaces: [p.spaceId(S.public)] } }, 201);
+  ids.portal = portal.id;
+  await ok('PATCH', `/orgs/${acme}/sites/${portal.id}`, { body: { basename: 'portal' } });
+  const api = await ok('POST', `/orgs/${acme}/sites/${portal.id}/sections`, { body: { spaceId: p.spaceId(S.userGrant), title: 'API' } }, 201);
+  ids.apiSection = api.id;
+  ids.v1 = api.siteSpaces[0].id;
+  await ok('PATCH', `/orgs/${acme}/sites/${portal.id}/site-spaces/${ids.v1}`, { body: { path: 'v1' } });
+  const v2 = await ok('POST', `/orgs/${acme}/sites/${portal.id}/site-spaces`, { body: { spaceId: p.spaceId(S.gitSynced), sectionId: api.id, path: 'v2' } }, 201);
+  ids.v2 = v2.id;
+  const sections = (await ok('GET', `/orgs/${acme}/sites/${portal.id}/sections`)).items;
+  ids.guidesSection = sections[0].id;
+  await ok('PATCH', `/orgs/${acme}/sites/${portal.id}/sections/${ids.guidesSection}`, { body: { path: 'guides' } });
+  await ok('POST', `/orgs/${acme}/sites/${portal.id}/publish`);
+  const link = await ok('POST', `/orgs/${acme}/sites/${portal.id}/share-links`, { body: { name: 'Partners' } }, 201);
+  ids.shareLink = link.id;
+  ids.key = new URL(link.urls.published).pathname.split('/').filter(Boolean).pop()!;
+  ids.docs = (await siteByTitle(DEMO.sites.docs)).id;
+  ids.api = (await siteByTitle(DEMO.sites.api)).id;
+  ids.labs = (await siteByTitle(DEMO.sites.draft)).id;
+});
+
+afterAll(async () => {
+  await p?.destroy();
+});
+
+describe('demo sites', () => {
+  it('resolves the README’s examples: the partner portal’s share key and the demo visitor token', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const { DEMO_SITE_SECRETS } = await import('../../src/platform/sites/demo.js');
+    expect(readme).toContain(DEMO_SITE_SECRETS.visitorToken);
+    expect(readme).toContain(DEMO_SITE_SECRETS.shareKey);
+    const partners = await resolved(`${pub}/acme-docs/acme-partner-portal/${DEMO_SITE_SECRETS.shareKey}/de`);
+    expect(partners).toMatchObject({ space: p.spaceId(S.shareLink), shareKey: DEMO_SITE_SECRETS.shareKey });
+    const beta = await resolved('https://api.acme-docs.test/beta', { jwtToken: DEMO_SITE_SECRETS.visitorToken });
+    expect(beta.space).toBe(p.spaceId(S.userGrant));
+    expect(decodeJwt(beta.apiToken).claims).toEqual({ sub: 'demo-visitor', betaAccess: true, plan: 'pro' });
+  });
+});
+
+describe('published URLs', () => {
+  it('resolves the worked example: share key, section, variant, page path', async () => {
+    const url = `${pub}/acme-docs/portal/${ids.key}/api/v2/guides/intro`;
+    const body = await resolved(url);
+    expect(body).toMatchObject({
+      site: ids.portal,
+      siteSection: ids.apiSection,
+      siteSpace: ids.v2,
+      space: p.spaceId(S.gitSynced),
+      organization: acme,
+      shareKey: ids.key,
+      siteBasePath: `/published/acme-docs/portal/${ids.key}/`,
+      basePath: `/published/acme-docs/portal/${ids.key}/api/v2/`,
+      pathname: 'guides/intro',
+      complete: true,
+      canonicalUrl: url,
+    });
+    expect(body.preview).toBeUndefined();
+    const token = decodeJwt(body.apiToken);
+    expect(token).toMatchObject({ kind: 'site', site: ids.portal, siteSection: ids.apiSection, siteSpace: ids.v2, space: p.spaceId(S.gitSynced), spaces: [p.spaceId(S.gitSynced)], organization: acme, claims: {} });
+    expect(token.exp! - token.iat!).toBe(3600);
+  });
+
+  it('falls back to the default section and variant, and says when more site segments could follow', async () => {
+    const intro = await resolved(`${pub}/acme-docs/portal/${ids.key}/guides-page/intro`);
+    expect(intro).toMatchObject({ siteSection: ids.guidesSection, space: p.spaceId(S.public), pathname: 'guides-page/intro', complete: true, basePath: `/published/acme-docs/portal/${ids.key}/` });
+    const root = await resolved(`${pub}/acme-docs/portal/${ids.key}`);
+    expect(root).toMatchObject({ siteSection: ids.guidesSection, pathname: '', complete: false });
+    const section = await resolved(`${pub}/acme-docs/portal/${ids.key}/api`);
+    expect(section).toMatchObject({ siteSection: ids.apiSection, siteSpace: ids.v1, pathname: '', complete: false, canonicalUrl: `${pub}/acme-docs/portal/${ids.key}/api` });
+    const variant = await resolved(`${pub}/acme-docs/portal/${ids.key}/api/v2`);
+    expect(variant).toMatchObject({ siteSpace: ids.v2, pathname: '', complete: true });
+  });
+
+  it('redirects a URL that names a default the canonical URL leaves out, keeping its query', async () => {
+    const defaults = await resolve(`${pub}/acme-docs/portal/${ids.key}/guides/intro?tab=2`);
+    expect(defaults.body).toEqual({ target: 'content', redirect: `${pub}/acme-docs/portal/${ids.key}/intro?tab=2` });
+    const defaultVariant = await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v1/reference`);
+    expect(defaultVariant.body).toEqual({ target: 'content', redirect: `${pub}/acme-docs/portal/${ids.key}/api/reference` });
+  });
+
+  it('normalizes: repeated and trailing slashes, case, percent-encoding; refuses malformed and overlong URLs', async () => {
+    const body = await resolved(`${pub}//acme-docs/PORTAL/${ids.key}//API/v2/guides%2Fmore//`);
+    expect(body).toMatchObject({ siteSpace: ids.v2, pathname: 'guides/more' });
+    const encoded = await resolved(`${pub}/acme-docs/portal/${ids.key}/%61pi/v2`);
+    expect(encoded.siteSpace).toBe(ids.v2);
+    for (const url of [`${pub}/acme-docs/portal/%E0%A4%A`, `${pub}/acme-docs/portal/${'a'.repeat(2050)}`, 'not a url', 'ftp://example.com/docs']) {
+      const answer = await resolve(url);
+      expect(answer.status, url).toBe(400);
+    }
+  });
+
+  it('resolves the organization’s default site under its hostname, sections by path, and language variants', async () => {
+    const landing = await resolved(`${pub}/acme-docs`);
+    expect(landing).toMatchObject({ site: ids.docs, siteBasePath: '/published/acme-docs/', pathname: '' });
+    const product = await resolved(`${pub}/acme-docs/product/overview`);
+    expect(product).toMatchObject({ site: ids.docs, space: p.spaceId('Product overview'), pathname: 'overview' });
+    const french = await resolved(`${pub}/acme-docs/docs/getting-started/fr/installation`);
+    expect(french).toMatchObject({ site: ids.docs, space: p.spaceId('Guide de démarrage'), pathname: 'installation', canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr/installation` });
+    // The French variant without its section's path still resolves, to its canonical URL.
+    const short = await resolved(`${pub}/acme-docs/docs/fr`);
+    expect(short).toMatchObject({ space: p.spaceId('Guide de démarrage'), canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr` });
+    // Sections inside groups resolve like the others.
+    const grouped = await resolved(`${pub}/acme-docs/docs/status`);
+    expect(grouped.space).toBe(p.spaceId('Status page'));
+  });
+
+  it('previews change requests and revisions of the resolved space', async () => {
+    const space = p.spaceId('Getting started');
+    const request = (await ok('GET', `/spaces/${space}/change-requests`, { query: { status: 'open' } })).items[0];
+    const byNumber = await resolved(`${pub}/acme-docs/docs/~/changes/${request.number}/install`);
+    expect(byNumber).toMatchObject({ space, changeRequest: request.id, basePath: `/published/acme-docs/docs/~/changes/${request.number}/`, pathname: 'install' });
+    expect((await resolved(`${pub}/acme-docs/docs/~/changes/${request.id}`)).changeRequest).toBe(request.id);
+    const revision = (await ok('GET', `/spaces/${space}`)).revision;
+    expect((await resolved(`${pub}/acme-docs/docs/~/revisions/${revision}/install`)).revision).toBe(revision);
+    expect((await resolve(`${pub}/acme-docs/docs/~/changes/99999`)).status).toBe(404);
+    expect((await resolve(`${pub}/acme-docs/docs/~/revisions/nope`)).status).toBe(404);
+  });
+
+  it('answers 404 for unknown hosts and organizations, and for unpublished sites to people outside the organization', async () => {
+    expect((await resolve('https://unknown.example.com/docs')).status).toBe(404);
+    expect((await resolve(`${pub}/no-such-org/docs`)).status).toBe(404);
+    expect((await resolve(`${pub}/globex/nothing-here`)).status).toBe(404);
+    const labs = `${pub}/acme-docs/acme-labs/some-page`;
+    expect((await resolved(labs)).preview).toBe(true);
+    expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).status).toBe(404);
+    await ok('POST', `/orgs/${acme}/sites/${ids.portal}/unpublish`);
+    try {
+      expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(404);
+    } finally {
+      await ok('POST', `/orgs/${acme}/sites/${ids.portal}/publish`);
+    }
+    // Published, it resolves for anyone with the key.
+    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(200);
+  });
+
+  it('needs an active share key for a share-link site', async () => {
+    const missing = await resolve(`${pub}/acme-docs/portal/api/v2`);
+    expect(missing.status).toBe(403);
+    expect(missing.body.error.message).toBe('Authentication missing to access this content');
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: false } });
+    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v2`)).status).toBe(403);
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: true } });
+    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v2`)).status).toBe(200);
+  });
+
+  it('resolves the GET form like the POST one', async () => {
+    const url = `${pub}/acme-docs/portal/${ids.key}/api/v2/x`;
+    const answer = await ok('GET', '/urls/published', { query: { url } });
+    expect(answer).toMatchObject({ siteSpace: ids.v2, pathname: 'x' });
+  });
+});
+
+describe('visitor authentication', () => {
+  const apiUrl = 'https://api.acme-docs.test/getting-started/authentication';
+
+  it('resolves a custom hostname with a token signed with the site’s key', async () => {
+    const body = await resolved(apiUrl, { jwtToken: await visitorToken(ids.api, { email: 'reader@partner.test' }) });
+    expect(body).toMatchObject({ site: ids.api, space: p.spaceId(S.visitorAuth), siteBasePath: '/', basePath: '/', pathname: 'getting-started/authentication', canonicalUrl: apiUrl });
+    expect(body.contextId).toEqual(expect.any(String));
+    expect(decodeJwt(body.apiToken).claims).toEqual({ email: 'reader@partner.test' });
+  });
+
+  it('refuses a missing, expired or wrongly signed token: 401, or a redirect with redirectOnError', async () => {
+    const none = await resolve(apiUrl);
+    expect(none.status).toBe(401);
+    const expired = await resolve(apiUrl, { jwtToken: await visitorToken(ids.api, {}, { expiresIn: '-2m' }) });
+    expect(expired.status).toBe(401);
+    expect(expired.body.error.message).toBe('Error while validating the JWT token. Reason: The token has expired.');
+    const forged = await resolve(apiUrl, { jwtToken: await visitorToken(ids.api, {}, { key: 'not-the-site-key' }) });
+    expect(forged.status).toBe(401);
+    expect(forged.body.error.message).toBe('Error while validating the JWT token. Reason: The token signature is invalid.');
+    expect((await resolve(apiUrl, { jwtToken: 'garbage' })).status).toBe(401);
+
+    const toApp = await resolve(apiUrl, { jwtToken: 'garbage' }, { redirectOnError: true });
+    expect(toApp.status).toBe(200);
+    expect(toApp.body.target).toBe('application');
+    expect(new URL(toApp.body.redirect).searchParams.get('location')).toBe('/getting-started/authentication');
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', fallbackURL: 'https://login.partner.test/oauth2' } });
+    const external = await resolve(apiUrl, undefined, { redirectOnError: true });
+    expect(external.body).toEqual({ target: 'external', site: ids.api, redirect: 'https://login.partner.test/oauth2?location=%2Fgetting-started%2Fauthentication' });
+  });
+
+  it('verifies RS256 tokens with the public key the settings hold, and stops trusting a regenerated key', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const rs256 = await new SignJWT({ plan: 'pro' }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('5m').sign(privateKey);
+    expect((await resolve(apiUrl, { jwtToken: rs256 })).status).toBe(401);
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const bad = await p.api('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', publicKey: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('publicKey');
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', publicKey: pem } });
+    expect(decodeJwt((await resolved(apiUrl, { jwtToken: rs256 })).apiToken).claims).toEqual({ plan: 'pro' });
+
+    const old = await visitorToken(ids.api, {});
+    await ok('POST', `/orgs/${acme}/sites/${ids.api}/publishing/auth/regenerate`);
+    expect((await resolve(apiUrl, { jwtToken: old })).status).toBe(401);
+    expect((await resolve(apiUrl, { jwtToken: await visitorToken(ids.api, {}) })).status).toBe(200);
+  });
+
+  it('keeps the signing key from everyone but admins', async () => {
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { token: p.token(U.ben) })).status).toBe(403);
+    const settings = await ok('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`);
+    expect(settings).toMatchObject({ object: 'publishing-auth', backend: 'custom', privateKey: expect.any(String) });
+    const resolvedBody = await resolved(apiUrl, { jwtToken: await visitorToken(ids.api, {}) });
+    expect(JSON.stringify(resolvedBody)).not.toContain(settings.privateKey);
+  });
+});
+
+describe('adaptive content', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      betaAccess: { type: 'boolean', description: 'Can see beta features' },
+      plan: { type: 'string', enum: ['free', 'pro'], description: 'Subscription plan' },
+      unsigned: {
+        type: 'object',
+        description: 'Unsigned claims of the site visitor.',
+        properties: { newsletter: { type: 'boolean', description: 'Reads the newsletter' } },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  };
+
+  it('stores a valid schema, refuses others naming the problem, and derives template conditions', async () => {
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/adaptive-schema`)).status).toBe(404);
+    for (const [jsonSchema, message] of [
+      [{ type: 'object', properties: { beta: { type: 'boolean' } }, additionalProperties: false }, 'jsonSchema'],
+      [{ type: 'object', properties: {}, additionalProperties: true }, 'additionalProperties'],
+      [{ type: 'object', properties: { 'bad-name': { type: 'boolean', description: 'x' } }, additionalProperties: false }, 'property name'],
+      [{ type: 'object', properties: { unsigned: { type: 'object', description: 'Other', properties: {}, additionalProperties: false } }, additionalProperties: false }, 'unsigned'],
+    ] as const) {
+      const answer = await p.api('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { body: { jsonSchema } });
+      expect(answer.status, JSON.stringify(jsonSchema)).toBe(400);
+      expect(answer.body.error.message).toContain(message);
+    }
+    const stored = await ok('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { body: { jsonSchema: schema } });
+    expect(stored).toMatchObject({ object: 'site-adaptive-schema', jsonSchema: schema });
+    expect((await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: p.token(U.dee) })).jsonSchema).toEqual(schema);
+    expect((await p.api('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: p.token(U.dee), body: { jsonSchema: schema } })).status).toBe(403);
+    const templates = await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema/template-conditions`);
+    expect(templates.items).toEqual([
+      { description: 'Can see beta features', condition: 'visitor.claims.betaAccess == true' },
+      { description: 'Subscription plan: free', condition: 'visitor.claims.plan == "free"' },
+      { description: 'Subscription plan: pro', condition: 'visitor.claims.plan == "pro"' },
+      { description: 'Reads the newsletter', condition: 'visitor.claims.unsigned.newsletter == true' },
+    ]);
+  });
+
+  it('resolves the same URL to different site spaces for two visitors’ claims', async () => {
+    const url = 'https://api.acme-docs.test/beta/overview';
+    const beta = await resolved(url, { jwtToken: await visitorToken(ids.api, { betaAccess: true }) });
+    const regular = await resolved(url, { jwtToken: await visitorToken(ids.api, { betaAccess: false }) });
+    expect(beta).toMatchObject({ space: p.spaceId(S.userGrant), pathname: 'overview' });
+    expect(regular).toMatchObject({ space: p.spaceId(S.visitorAuth), pathname: 'beta/overview' });
+    expect(beta.siteSpace).not.toBe(regular.siteSpace);
+  });
+
+  it('uses unsigned claims that fit the schema and refuses those that do not', async () => {
+    const sites = `/orgs/${acme}/sites/${ids.api}/site-spaces`;
+    const beta = (await ok('GET', sites)).items.find((item: any) => item.path === 'beta');
+    await ok('PATCH', `${sites}/${beta.id}`, { body: { condition: 'visitor.claims.betaAccess == true || visitor.claims.unsigned.newsletter' } });
+    const jwtToken = await visitorToken(ids.api, {});
+    const url = 'https://api.acme-docs.test/beta';
+    expect((await resolved(url, { jwtToken, unsignedClaims: { newsletter: true } })).siteSpace).toBe(beta.id);
+    expect((await resolved(url, { jwtToken, unsignedClaims: { newsletter: false } })).siteSpace).not.toBe(beta.id);
+    for (const unsignedClaims of [{ newsletter: 'yes' }, { other: true }]) {
+      const answer = await resolve(url, { jwtToken, unsignedClaims });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toContain('visitor.unsignedClaims');
+    }
+  });
+});
+
+describe('share links', () => {
+  it('creates, lists, finds, updates and deletes share links; admins only', async () => {
+    const base = `/orgs/${acme}/sites/${ids.portal}/share-links`;
+    const created = await ok('POST', base, { body: { name: 'Press' } }, 201);
+    expect(created).toMatchObject({ object: 'share-link', name: 'Press', active: true });
+    const key = new URL(created.urls.published).pathname.split('/').filter(Boolean).pop();
+    expect((await ok('GET', base, { query: { search: 'pre' } })).items.map((item: any) => item.id)).toEqual([created.id]);
+    expect((await ok('GET', base, { query: { search: key! } })).items.map((item: any) => item.id)).toEqual([created.id]);
+    expect((await ok('PATCH', `${base}/${created.id}`, { body: { name: 'Press kit' } })).name).toBe('Press kit');
+    expect((await p.api('PATCH', `${base}/${created.id}`, { body: {} })).status).toBe(400);
+    expect((await p.api('POST', base, { token: p.token(U.ben), body: { name: 'x' } })).status).toBe(403);
+    expect((await p.api('DELETE', `${base}/${created.id}`)).status).toBe(205);
+    expect((await p.api('DELETE', `${base}/${created.id}`)).status).toBe(204);
+    expect((await resolve(`${pub}/acme-docs/portal/${key}`)).status).toBe(403);
+  });
+
+  it('lets anyone with a key read the structure and profile of a share-link site', async () => {
+    const outsider = p.token(U.ivy);
+    const structure = `/orgs/${acme}/sites/${ids.portal}/structure`;
+    expect((await p.api('GET', structure, { token: outsider })).status).toBe(404);
+    expect((await p.api('GET', structure, { token: outsider, query: { shareKey: ids.key } })).status).toBe(200);
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/site-spaces`, { token: outsider, query: { shareKey: ids.key } })).body.count).toBe(3);
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/published`, { token: outsider, query: { shareKey: ids.key } })).status).toBe(200);
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: outsider })).status).toBe(404);
+  });
+});
+
+describe('published profile', () => {
+  it('answers the site, its published structure, default customizations for the site and each site space, and scripts', async () => {
+    const draft = await ok('POST', `/orgs/${acme}/sites/${ids.docs}/site-spaces`, { body: { spaceId: p.spaceId(S.teamGrant), draft: true } }, 201);
+    const profile = await ok('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token: p.token(U.ivy) });
+    expect(profile.object).toBe('published-content-site');
+    expect(profile.site).toMatchObject({ id: ids.docs, published: true });
+    expect(profile.structure.type).toBe('sections');
+    expect(profile.customizations.site).toMatchObject({ title: DEMO.sites.docs, themes: { default: 'light', toggeable: true } });
+    const variants = (await ok('GET', `/orgs/${acme}/sites/${ids.docs}/site-spaces`)).items.filter((item: any) => !item.draft);
+    expect(Object.keys(profile.customizations.siteSpaces).sort()).toEqual(variants.map((item: any) => item.id).sort());
+    expect(profile.customizations.siteSpaces[draft.id]).toBeUndefined();
+    const french = variants.find((item: any) => item.path === 'fr');
+    expect(profile.customizations.siteSpaces[french.id].internationalization).toEqual({ locale: 'fr' });
+    expect(profile.scripts).toEqual([]);
+  });
+});
+
+describe('content and embed URLs', () => {
+  it('resolves app URLs of collections, spaces, change requests and pages', async () => {
+    const space = await ok('GET', `/spaces/${p.spaceId('Getting started')}`);
+    const collection = await ok('GET', `/collections/${DEMO.collections.product}`);
+    expect(await ok('GET', '/urls/content', { query: { url: collection.urls.app } })).toEqual({ collection });
+    const bySpace = await ok('GET', '/urls/content', { query: { url: space.urls.app } });
+    expect(bySpace.space.id).toBe(space.id);
+    expect(bySpace.page.path).toBe((await ok('GET', `/spaces/${space.id}/content/path`)).path);
+    const page = (await ok('GET', `/spaces/${space.id}/content`)).pages.find((item: any) => item.type === 'document' && item.path !== '');
+    const byPage = await ok('GET', '/urls/content', { query: { url: page.urls.app } });
+    expect(byPage.page.id).toBe(page.id);
+    const request = (await ok('GET', `/spaces/${space.id}/change-requests`)).items[0];
+    const byRequest = await ok('GET', '/urls/content', { query: { url: request.urls.app } });
+    expect(byRequest.changeRequest.id).toBe(request.id);
+    expect((await p.api('GET', '/urls/content', { query: { url: `${space.urls.app.replace(space.id, 'nope')}` } })).status).toBe(404);
+    expect((await p.api('GET', '/urls/content', { token: p.token(U.ivy), query: { url: collection.urls.app } })).status).toBe(404);
+  });
+
+  it('resolves a published URL to its space and page, and embeds a published page', async () => {
+    const url = `${pub}/acme-docs/docs/getting-started/fr`;
+    const content = await ok('GET', '/urls/content', { query: { url } });
+    expect(content.space.id).toBe(p.spaceId('Guide de démarrage'));
+    const gettingStarted = `${pub}/acme-docs`;
+    const landing = await ok('GET', `/spaces/${p.spaceId('Getting started')}/content/path`);
+    const embed = await ok('GET', '/urls/embed', { query: { url: gettingStarted } });
+    expect(embed).toEqual({ type: 'link', title: landing.title, site: DEMO.sites.docs, ...(landing.emoji ? { icon: landing.emoji } : { icon: expect.any(String) }) });
+    expect((await p.api('GET', '/urls/embed', { query: { url: `${gettingStarted}/no-such-page` } })).status).toBe(404);
+  });
+});
