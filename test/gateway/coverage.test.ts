@@ -236,6 +236,61 @@ describe('every REST operation of the served groups is reachable through GraphQL
     });
     expect(removed.removeLegacyGitInstallation.deleted).toBe(true);
 
+    // Docs sites: a site is created with a space, read with its lists and structure, configured,
+    // published and unpublished; its structure grows a site space, a section and a group, each
+    // updated and moved (with the deprecated moves and with structure/sort); then all is deleted.
+    const createdSite = await run(graphql(`mutation CoverageCreateSite($space: ID!) {
+      createSite(input: { organizationId: "acme", title: "Coverage site", spaceIds: [$space] }) { site { id } userErrors { code } }
+    }`), { space: g.platform.spaceId('Release notes') });
+    const site = createdSite.createSite.site!.id;
+    const siteReads = await run(graphql(`query CoverageSiteReads($site: ID!) {
+      organization(id: "acme") { sites(title: "coverage") { totalCount } }
+      node(id: $site) {
+        ... on Site { siteSpaces { totalCount } sections { totalCount } sectionGroups { totalCount } structure { __typename } }
+      }
+    }`), { site });
+    expect(siteReads.organization!.sites!.totalCount).toBe(1);
+    await run(graphql(`mutation CoverageSiteWrites($site: ID!) {
+      updateSite(input: { siteId: $site, title: "Coverage site 2" }) { site { title } userErrors { code } }
+      publishSite(input: { siteId: $site }) { site { published } userErrors { code } }
+      unpublishSite(input: { siteId: $site }) { site { published } userErrors { code } }
+    }`), { site });
+    const addedSpace = await run(graphql(`mutation CoverageAddSpaceToSite($site: ID!, $space: ID!) {
+      addSpaceToSite(input: { siteId: $site, spaceId: $space }) { siteSpace { id } userErrors { code } }
+    }`), { site, space: g.platform.spaceId('Runbooks') });
+    const siteSpace = addedSpace.addSpaceToSite.siteSpace!.id;
+    await run(graphql(`mutation CoverageSiteSpaceWrites($siteSpace: ID!) {
+      updateSiteSpace(input: { siteSpaceId: $siteSpace, hidden: true }) { siteSpace { hidden } userErrors { code } }
+      moveSiteSpace(input: { siteSpaceId: $siteSpace }) { siteSpace { path } userErrors { code } }
+    }`), { siteSpace });
+    const addedSection = await run(graphql(`mutation CoverageCreateSiteSection($site: ID!, $space: ID!) {
+      createSiteSection(input: { siteId: $site, spaceId: $space }) { siteSection { id } userErrors { code } }
+    }`), { site, space: g.platform.spaceId('Company handbook') });
+    const section = addedSection.createSiteSection.siteSection!.id;
+    const addedGroup = await run(graphql(`mutation CoverageCreateSiteSectionGroup($site: ID!, $section: ID!) {
+      createSiteSectionGroup(input: { siteId: $site, title: "Coverage group", siteSectionIds: [$section] }) { siteSectionGroup { id } userErrors { code } }
+    }`), { site, section });
+    const group = addedGroup.createSiteSectionGroup.siteSectionGroup!.id;
+    await run(graphql(`mutation CoverageSiteSectionWrites($section: ID!, $group: ID!, $siteSpace: ID!) {
+      updateSiteSection(input: { siteSectionId: $section, description: "Covered" }) { siteSection { description } userErrors { code } }
+      moveSiteSection(input: { siteSectionId: $section }) { siteSection { path } userErrors { code } }
+      updateSiteSectionGroup(input: { siteSectionGroupId: $group, icon: "folder" }) { siteSectionGroup { icon } userErrors { code } }
+      moveSiteSectionGroup(input: { siteSectionGroupId: $group }) { siteSectionGroup { title } userErrors { code } }
+      sortSiteStructure(input: { itemId: $siteSpace }) { siteSpace { path } userErrors { code } }
+    }`), { section, group, siteSpace });
+    const siteDeletes = await run(graphql(`mutation CoverageSiteDeletes($site: ID!, $section: ID!, $group: ID!, $siteSpace: ID!) {
+      deleteSiteSpace(input: { siteSpaceId: $siteSpace }) { deleted userErrors { code } }
+      deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted userErrors { code } }
+      deleteSiteSection(input: { siteSectionId: $section }) { deleted userErrors { code } }
+      deleteSite(input: { siteId: $site }) { deleted userErrors { code } }
+    }`), { site, section, group, siteSpace });
+    expect(siteDeletes).toEqual({
+      deleteSiteSpace: { deleted: true, userErrors: [] },
+      deleteSiteSectionGroup: { deleted: true, userErrors: [] },
+      deleteSiteSection: { deleted: true, userErrors: [] },
+      deleteSite: { deleted: true, userErrors: [] },
+    });
+
     const unreached = OPERATIONS.filter(
       (operation) =>
         !answered.some(
@@ -247,6 +302,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(97);
+    expect(OPERATIONS.length).toBe(121);
   });
 });

@@ -7,6 +7,7 @@ import './spaces.js';
 import './content/index.js';
 import './change-requests.js';
 import './git.js';
+import './sites/index.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

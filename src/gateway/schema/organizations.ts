@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { restList } from '../connections.js';
-import { platformKey } from '../ids.js';
+import { platformKey, splitKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import { ROLES, type MergeRules } from '../rest/shapes/common.js';
 import {
@@ -247,7 +247,10 @@ const BlockedType = builder.objectRef<NonNullable<Organization['blocked']>>('Org
   }),
 });
 
-const DefaultContentType = builder.objectRef<NonNullable<Organization['defaultContent']>>('OrganizationDefaultContent').implement({
+/** The default content of an organization, with the organization it belongs to (for its links). */
+export type DefaultContent = NonNullable<Organization['defaultContent']> & { organizationId: string };
+
+export const DefaultContentType = builder.objectRef<DefaultContent>('OrganizationDefaultContent').implement({
   description: 'What visitors of the organization hostname see first.',
   fields: (t) => ({
     type: t.exposeString('type', { description: 'Kind of content (`site`).' }),
@@ -299,7 +302,7 @@ OrganizationNode.implement({
       type: DefaultContentType,
       nullable: true,
       description: 'The content shown on the organization hostname.',
-      resolve: (o) => o.defaultContent ?? null,
+      resolve: (o) => (o.defaultContent ? { ...o.defaultContent, organizationId: o.id } : null),
     }),
     sso: t.boolean({ description: 'True when SSO is enforced for every member.', resolve: (o) => o.sso ?? false }),
     ai: t.boolean({ description: 'True when AI features are enabled.', resolve: (o) => o.ai ?? false }),
@@ -414,8 +417,22 @@ declareMutation('updateOrganization', {
     defaultRole: inputField(RoleEnum, 'Role of people who join; null makes them guests.', z.enum(ROLES).nullish()),
     defaultContentSiteId: inputField(
       'String',
-      'Docs site shown on the organization hostname; null removes it.',
-      z.string().min(1).nullish(),
+      'Docs site shown on the organization hostname (platform id or Site global ID); null removes it.',
+      z
+        .string()
+        .trim()
+        .min(1)
+        .transform((value, ctx) => {
+          // A Site global ID carries its organization: the REST body wants the site's own id.
+          try {
+            const key = platformKey(value, 'Site');
+            return key === value ? value : splitKey(key, 2, 'Site')[1]!;
+          } catch (error) {
+            ctx.addIssue({ code: 'custom', message: (error as Error).message });
+            return z.NEVER;
+          }
+        })
+        .nullish(),
     ),
     logo: inputField(
       'String',

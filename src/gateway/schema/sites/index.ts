@@ -1,0 +1,44 @@
+/**
+ * Docs sites in the graph: the `Site` node and its fields (`site.ts`), its structure of site
+ * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`).
+ * Other modules add fields to these types with `builder.objectFields(SiteRef, …)`.
+ */
+import './site.js';
+import './structure.js';
+import './mutations.js';
+
+export {
+  primeSites,
+  readSiteRef,
+  SiteConnection,
+  siteKey,
+  siteLink,
+  sitePath,
+  SiteRef,
+  SiteRefValue,
+  SiteTypeEnum,
+  SiteVisibilityEnum,
+  type SiteHeld,
+} from './site.js';
+export {
+  placeGroup,
+  placeSection,
+  placeSectionLevel,
+  placeSiteSpace,
+  placeStructure,
+  primeSiteItems,
+  readSiteStructure,
+  siteItemKey,
+  SiteSectionGroupRef,
+  SiteSectionRef,
+  SiteSpaceRef,
+  SiteStructureItemUnion,
+  SiteStructureUnion,
+  type InSite,
+  type SectionLevelHeld,
+  type SiteExternalLinkHeld,
+  type SiteSectionGroupHeld,
+  type SiteSectionHeld,
+  type SiteSpaceHeld,
+  type SiteStructureHeld,
+} from './structure.js';
