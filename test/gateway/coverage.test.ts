@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, sampleContent, textDocument } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
@@ -278,6 +279,30 @@ describe('every REST operation of the served groups is reachable through GraphQL
       moveSiteSectionGroup(input: { siteSectionGroupId: $group }) { siteSectionGroup { title } userErrors { code } }
       sortSiteStructure(input: { itemId: $siteSpace }) { siteSpace { path } userErrors { code } }
     }`), { section, group, siteSpace });
+    // Who may read it: share links, visitor authentication, the adaptive schema, the profile; and URLs.
+    await run(graphql(`query CoverageSiteAccessReads($site: ID!) {
+      node(id: $site) { ... on Site { shareLinks { totalCount } visitorAuth { backend } publishedProfile { scripts { url } } } }
+    }`), { site });
+    const accessWrites = await run(graphql(`mutation CoverageSiteAccessWrites($site: ID!, $schema: JSON!) {
+      createSiteShareLink(input: { siteId: $site, name: "Coverage" }) { shareLink { id } userErrors { code } }
+      updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, logoutUrl: "https://example.com/logout" }) { visitorAuth { logoutUrl } userErrors { code } }
+      regenerateSiteVisitorAuthKey(input: { siteId: $site }) { visitorAuth { backend } userErrors { code } }
+      updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: $schema }) { adaptiveSchema { templateConditions { condition } } userErrors { code } }
+    }`), { site, schema: { type: 'object', properties: { beta: { type: 'boolean', description: 'Beta' } }, additionalProperties: false } });
+    const shareLink = accessWrites.createSiteShareLink.shareLink!.id;
+    await run(graphql(`query CoverageAdaptiveSchema($site: ID!) { node(id: $site) { ... on Site { adaptiveSchema { updatedAt } } } }`), { site });
+    await run(graphql(`mutation CoverageShareLinkWrites($link: ID!) {
+      updateSiteShareLink(input: { shareLinkId: $link, name: "Covered" }) { shareLink { name } userErrors { code } }
+      deleteSiteShareLink(input: { shareLinkId: $link }) { deleted userErrors { code } }
+    }`), { link: shareLink });
+    const published = `${new URL(g.platform.url).origin}/published/acme-docs`;
+    await run(graphql(`query CoverageUrls($published: String!, $app: String!, $token: String!) {
+      anonymous: resolveUrl(url: $published) { __typename }
+      visitor: resolveUrl(url: "https://api.acme-docs.test/", visitor: { jwtToken: $token }) { __typename }
+      app: resolveUrl(url: $app) { __typename }
+      embedUrl(url: $published) { title }
+    }`), { published, app: `${new URL(g.platform.url).origin}/app/s/${g.platform.spaceId('Release notes')}`, token: DEMO_SITE_SECRETS.visitorToken });
+
     const siteDeletes = await run(graphql(`mutation CoverageSiteDeletes($site: ID!, $section: ID!, $group: ID!, $siteSpace: ID!) {
       deleteSiteSpace(input: { siteSpaceId: $siteSpace }) { deleted userErrors { code } }
       deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted userErrors { code } }
@@ -302,6 +327,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(121);
+    expect(OPERATIONS.length).toBe(136);
   });
 });

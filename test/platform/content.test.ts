@@ -118,6 +118,8 @@ describe('pages', () => {
       id: ids.introduction,
     });
     expect((await get(`/spaces/${spaceId}/content/path/nowhere`)).status).toBe(404);
+    // A lone percent sign (decoded once by the router) finds nothing, and is no server error.
+    expect((await get(`/spaces/${spaceId}/content/path/100%25`)).status).toBe(404);
     expect((await get(`/spaces/${spaceId}/revisions/${firstRevision}/path/api`)).status).toBe(404);
   });
 

@@ -8,6 +8,7 @@ import './content/index.js';
 import './change-requests.js';
 import './git.js';
 import './sites/index.js';
+import './urls.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

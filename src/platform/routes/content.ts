@@ -211,7 +211,15 @@ export function contentRoutes(app: FastifyInstance): void {
 
   const byId = (pageId: string) => (revision: Revision) => pageIndex(revision.content).byId.get(pageId);
   const byPath = (path: string) => (revision: Revision) => {
-    const placed = pageByPath(pageIndex(revision.content), decodeURIComponent(path));
+    // The router decodes the path once; a path still holding escapes is decoded again, and one
+    // with a lone `%` (no page path has one) is looked up as it is, to find nothing.
+    let decoded = path;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      // kept as it is
+    }
+    const placed = pageByPath(pageIndex(revision.content), decoded);
     // Links and computed pages have no path; only documents and groups are found by one.
     return placed && (placed.page.type === 'document' || placed.page.type === 'group') ? placed : undefined;
   };

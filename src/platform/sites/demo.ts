@@ -108,4 +108,11 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   const globex = insertSite(db, orgs.globex, { title: DEMO_SITES.globex });
   addSiteSpace(db, loadStructure(db, globex), { space: space('Developer portal') });
   publish(globex, 'developers.globex.test');
+
+  // Created in this order, days apart, so that lists (ordered by creation) are stable.
+  const DAY = 24 * 60 * 60 * 1000;
+  [docs, partners, api, draft, globex].forEach((site, index) => {
+    const at = new Date(Date.now() - (60 - index * 10) * DAY).toISOString();
+    db.prepare('UPDATE sites SET created_at = ?, updated_at = ? WHERE id = ?').run(at, at, site.id);
+  });
 }

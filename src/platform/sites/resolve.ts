@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Access } from '../access.js';
-import { ApiError, badRequest, notFound } from '../http.js';
+import { ApiError, badRequest } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';

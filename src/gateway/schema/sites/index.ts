@@ -6,6 +6,7 @@
 import './site.js';
 import './structure.js';
 import './mutations.js';
+import './access.js';
 
 export {
   primeSites,

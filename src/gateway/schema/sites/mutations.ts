@@ -43,7 +43,7 @@ import {
 // --- Ids ---------------------------------------------------------------------------------------
 
 /** Zod of an id of one of `typenames` (global ID or platform id), read as a `SiteRefValue`. */
-function siteRefInput(typenames: SiteTypename | readonly SiteTypename[]) {
+export function siteRefInput(typenames: SiteTypename | readonly SiteTypename[]) {
   const message = `must be the id of a ${[typenames].flat().join(' or ')}`;
   return z
     .string({ message })
@@ -66,7 +66,7 @@ type SiteResolved<T> = Omit<T, 'organizationId' | 'siteId'> & { organizationId: 
  * `siteId` and the global IDs of its other ids (which must all agree), and reports the field at
  * fault otherwise.
  */
-function inSite<T extends { organizationId?: string | null | undefined; siteId?: SiteRefValue | null | undefined }>(
+export function inSite<T extends { organizationId?: string | null | undefined; siteId?: SiteRefValue | null | undefined }>(
   value: T,
   ctx: z.core.$RefinementCtx<T>,
 ): SiteResolved<T> {
@@ -114,7 +114,7 @@ const organizationField = inputField(
 );
 
 /** The fields naming a site. */
-const siteTarget = {
+export const siteTarget = {
   organizationId: organizationField,
   siteId: inputField('ID', 'The site: its global ID, or its platform id together with `organizationId`.', siteRefInput('Site')),
 };
@@ -166,7 +166,7 @@ const restType = (ref: SiteRefValue, fallback: StructureTypename) => REST_TYPES[
  * Runs a write whose refusals name REST body fields that the input calls otherwise (`sectionId` →
  * `siteSectionId`), so that the user error names the input field.
  */
-async function naming<T>(names: Record<string, string>, write: () => Promise<T>): Promise<T> {
+export async function naming<T>(names: Record<string, string>, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
@@ -236,13 +236,13 @@ const SiteSpacePayload = (name: string, description = 'The site space after the 
 const SectionPayload = (name: string, description = 'The section after the change.') => objectPayload(name, 'siteSection', SiteSectionRef, description);
 const GroupPayload = (name: string, description = 'The section group after the change.') => objectPayload(name, 'siteSectionGroup', SiteSectionGroupRef, description);
 
-interface SiteAddress {
+export interface SiteAddress {
   organizationId: string;
   siteId: string;
 }
 
 /** The `site` field of a payload that names its site: read after the write when asked more than its keys. */
-const siteAfter = (description: string) => ({
+export const siteAfter = (description: string) => ({
   type: SiteRef,
   nullable: true as const,
   description,

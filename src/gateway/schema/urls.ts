@@ -1,0 +1,294 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { upstream } from '../cost.js';
+import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
+import { compositeKey } from '../ids.js';
+import { selectedFieldNames } from '../links.js';
+import { route } from '../rest/client.js';
+import { revisionPage } from '../rest/shapes/content.js';
+import {
+  contentLookup,
+  embed as embedShape,
+  publishedLookup,
+  type ContentRedirect,
+  type Embed,
+  type PublishedContent,
+} from '../rest/shapes/site-access.js';
+import type { ChangeRequest } from '../rest/shapes/change-requests.js';
+import type { Collection } from '../rest/shapes/collections.js';
+import type { RevisionPage } from '../rest/shapes/content.js';
+import type { Space } from '../rest/shapes/spaces.js';
+import { builder } from './builder.js';
+import { ChangeRequestNode } from './change-requests.js';
+import { CollectionNode } from './collections.js';
+import { PageInterface } from './content/page.js';
+import { detachedPage, lightRevision, readOnce, revisionRoute, revisionStub, RevisionNode, type PageHeld } from './content/revision.js';
+import { linkTo, prime } from './loaders.js';
+import { restEnum } from './shared.js';
+import { readSiteStructure, siteKey, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
+import { SpaceNode } from './spaces.js';
+
+/**
+ * URLs back to what they show: `resolveUrl` takes a published URL (as a visitor, with their
+ * token and claims) or an app URL of the platform, and answers the site, section, site space,
+ * space, change request and page it shows, so one query goes from a URL to a page's markdown;
+ * `embedUrl` answers the embed of a published page.
+ */
+
+// --- Inputs --------------------------------------------------------------------------------------
+
+const VisitorTypeEnum = restEnum('VisitorType', 'Who visits a published site.', {
+  human: 'A person (the default).',
+  agent: 'An AI agent or another program.',
+});
+
+const VisitorInput = builder.inputType('VisitorInput', {
+  description: 'Who resolves a published URL: the visitor’s signed token and the claims they state themselves.',
+  fields: (t) => ({
+    jwtToken: t.string({ description: 'A visitor token (JWT) signed for the site: required by `VISITOR_AUTH` sites, and the signed claims of adaptive content.' }),
+    unsignedClaims: t.field({ type: 'JSON', description: 'Claims the visitor states without signing them; they must fit the `unsigned` part of the site’s adaptive schema.' }),
+    type: t.field({ type: VisitorTypeEnum, description: 'Who visits (default HUMAN).' }),
+  }),
+});
+
+const plainClaims = z.record(z.string(), z.unknown(), { message: 'must be an object of claims' });
+const urlArg = z.string().trim().min(1, 'is required').max(2048, 'must be at most 2048 characters');
+
+// --- Results -------------------------------------------------------------------------------------
+
+type PublishedHeld = PublishedContent & { __typename: 'PublishedContent' };
+type RedirectHeld = ContentRedirect & { __typename: 'ContentRedirect' };
+type SpaceContentHeld = { __typename: 'SpaceContent'; space: Space; changeRequest?: ChangeRequest | null | undefined; page?: RevisionPage | null | undefined };
+type CollectionContentHeld = { __typename: 'CollectionContent'; collection: Collection };
+type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | CollectionContentHeld;
+
+/** The page a published URL shows: at `pathname` in the content it previews (or the live one), or the site space's home page. */
+async function publishedPage(ctx: GatewayContext, found: PublishedContent, info: GraphQLResolveInfo): Promise<PageHeld | null> {
+  // The revision shown (the space's current one, or the previewed change request's) and, for a
+  // site space's root, its custom home page (in the site's structure), read side by side.
+  const [shown, homePage] = await Promise.all([
+    found.revision
+      ? { revisionId: found.revision, current: false }
+      : found.changeRequest
+        ? ChangeRequestNode.getDataloader(ctx)
+            .load(compositeKey(found.space, found.changeRequest))
+            .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
+        : SpaceNode.getDataloader(ctx)
+            .load(found.space)
+            .then((space) => ({ revisionId: (space as Space).revision, current: true })),
+    found.pathname === ''
+      ? readSiteStructure(ctx, found.organization, found.site).then(
+          (structure) => (structure.byKey.get(`site-space:${found.siteSpace}`) as { pageId?: string | null } | undefined)?.pageId ?? null,
+        )
+      : null,
+  ]);
+  const { revisionId, current } = shown;
+  const revision = lightRevision(found.space, revisionId, current);
+  const suffix = homePage
+    ? route`/page/${homePage}`
+    : found.pathname === ''
+      ? '/path'
+      : `/path/${found.pathname.split('/').map(encodeURIComponent).join('/')}`;
+  // The markdown, when asked, comes with the page in one read.
+  const withMarkdown = selectedFieldNames(info).has('markdown');
+  const page = await ctx.api.get(revisionRoute(revision, suffix), revisionPage.and(z.object({ markdown: z.string().optional() })), withMarkdown ? { format: 'markdown' } : {});
+  const held = detachedPage(page, found.space, revisionId, revision);
+  if (withMarkdown && page.markdown !== undefined) void readOnce(ctx, `markdown:${compositeKey(found.space, revisionId, page.id)}`, async () => page.markdown!);
+  return held;
+}
+
+const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent').implement({
+  description: 'What a published URL shows a visitor: the site, section, site space, space and page, with the parts of the URL.',
+  fields: (t) => ({
+    site: t.field({
+      type: SiteRef,
+      description: 'The site.',
+      extensions: upstream.link,
+      resolve: (c, _args, _ctx, info) => linkTo(SiteRef, siteKey(c.organization, c.site), info, () => ({ id: c.site, organizationId: c.organization }) as SiteHeld),
+    }),
+    section: t.field({
+      type: SiteSectionRef,
+      nullable: true,
+      description: 'The section, on a site with sections.',
+      extensions: upstream.link,
+      resolve: (c, _args, _ctx, info) =>
+        c.siteSection ? linkTo(SiteSectionRef, compositeKey(c.organization, c.site, c.siteSection), info, () => ({ id: c.siteSection, organizationId: c.organization, siteId: c.site }) as never) : null,
+    }),
+    siteSpace: t.field({
+      type: SiteSpaceRef,
+      description: 'The site space (variant).',
+      extensions: upstream.link,
+      resolve: (c, _args, _ctx, info) => linkTo(SiteSpaceRef, compositeKey(c.organization, c.site, c.siteSpace), info, () => ({ id: c.siteSpace, organizationId: c.organization, siteId: c.site }) as never),
+    }),
+    space: t.field({ type: SpaceNode, description: 'The space it shows.', extensions: upstream.link, resolve: (c, _args, _ctx, info) => linkTo(SpaceNode, c.space, info) }),
+    changeRequest: t.field({
+      type: ChangeRequestNode,
+      nullable: true,
+      description: 'The change request the URL previews (`~/changes/…`).',
+      extensions: upstream.link,
+      resolve: (c, _args, _ctx, info) => (c.changeRequest ? linkTo(ChangeRequestNode, compositeKey(c.space, c.changeRequest), info, () => ({ id: c.changeRequest, space: c.space }) as never) : null),
+    }),
+    revision: t.field({
+      type: RevisionNode,
+      nullable: true,
+      description: 'The revision the URL previews (`~/revisions/…`).',
+      extensions: upstream.link,
+      resolve: (c, _args, _ctx, info) => (c.revision ? linkTo(RevisionNode, compositeKey(c.space, c.revision), info, revisionStub(c.space, c.revision)) : null),
+    }),
+    page: t.field({
+      type: PageInterface,
+      nullable: true,
+      description:
+        'The page at `pathname` in the content shown (the site space’s home page, or the landing page, for ""); null with NOT_FOUND when no page has that path. Its markdown, when asked, comes in the same read.',
+      // The space or change request (for the revision), the site's structure (for a home page), the page.
+      extensions: upstream.fetch(3),
+      resolve: (c, _args, ctx, info) => publishedPage(ctx, c, info),
+    }),
+    pathname: t.exposeString('pathname', { description: 'Path of the page inside the site space ("" for its home).' }),
+    basePath: t.exposeString('basePath', { description: 'Path of the URL up to the site space (with a trailing slash).' }),
+    siteBasePath: t.exposeString('siteBasePath', { description: 'Path of the URL up to the site (and its share key).' }),
+    canonicalUrl: t.exposeString('canonicalUrl', { description: 'The canonical URL of what it shows.' }),
+    complete: t.exposeBoolean('complete', { description: 'False while another path segment could still pick a section or site space.' }),
+    shareKey: t.string({ nullable: true, description: 'Share key the URL carries, for a share-link site.', resolve: (c) => c.shareKey ?? null }),
+    preview: t.boolean({ description: 'True for a site that is not published (members only).', resolve: (c) => c.preview ?? false }),
+    contextId: t.string({ nullable: true, description: 'Changes when the verified visitor’s claims change (for caches).', resolve: (c) => c.contextId ?? null }),
+    apiToken: t.exposeString('apiToken', { description: 'Short-lived token (one hour) the platform signs for this visitor and content, with their claims.' }),
+  }),
+});
+
+const RedirectTargetEnum = restEnum('ContentRedirectTarget', 'Where a redirect of a published URL goes.', {
+  content: 'Another URL of the same content: its canonical URL.',
+  application: 'The platform’s app (sign in to preview).',
+  external: 'Outside the platform: the site’s sign-in or fallback URL.',
+});
+
+const ContentRedirectType = builder.objectRef<RedirectHeld>('ContentRedirect').implement({
+  description: 'A published URL that leads elsewhere: the canonical URL, or sign-in for a visitor without a valid token (with `redirectOnError`).',
+  fields: (t) => ({
+    target: t.field({ type: RedirectTargetEnum, description: 'What kind of place it leads to.', resolve: (r) => r.target }),
+    url: t.exposeString('redirect', { description: 'Where to go.' }),
+    siteId: t.string({ nullable: true, description: 'Platform id of the site, for an external redirect.', resolve: (r) => r.site ?? null }),
+  }),
+});
+
+const SpaceContentType = builder.objectRef<SpaceContentHeld>('SpaceContent').implement({
+  description: 'What an app URL of a space shows: the space, the change request it is in, the page.',
+  fields: (t) => ({
+    space: t.field({ type: SpaceNode, description: 'The space.', resolve: (c, _args, ctx) => (prime(SpaceNode, ctx, [c.space]), c.space) }),
+    changeRequest: t.field({
+      type: ChangeRequestNode,
+      nullable: true,
+      description: 'The change request the URL is in (`~/changes/…`).',
+      resolve: (c, _args, ctx) => (c.changeRequest ? (prime(ChangeRequestNode, ctx, [c.changeRequest]), c.changeRequest) : null),
+    }),
+    page: t.field({
+      type: PageInterface,
+      nullable: true,
+      description: 'The page the URL shows, if it names one.',
+      resolve: (c) => {
+        if (!c.page) return null;
+        const revisionId = c.changeRequest?.revision ?? c.space.revision;
+        return detachedPage(c.page, c.space.id, revisionId, lightRevision(c.space.id, revisionId, !c.changeRequest));
+      },
+    }),
+  }),
+});
+
+const CollectionContentType = builder.objectRef<CollectionContentHeld>('CollectionContent').implement({
+  description: 'What an app URL of a collection shows.',
+  fields: (t) => ({
+    collection: t.field({ type: CollectionNode, description: 'The collection.', resolve: (c, _args, ctx) => (prime(CollectionNode, ctx, [c.collection]), c.collection) }),
+  }),
+});
+
+const UrlResolution = builder.unionType('UrlResolution', {
+  description: 'What a URL shows: published content, a redirect, the content of a space, or a collection.',
+  types: [PublishedContentType, ContentRedirectType, SpaceContentType, CollectionContentType],
+  resolveType: (value) => value.__typename,
+});
+
+const EmbedTypeEnum = restEnum('EmbedType', 'How an embed is shown.', {
+  link: 'A link card: title, site, icon.',
+  rich: 'HTML to insert.',
+  integration: 'A block an integration renders.',
+});
+
+const EmbedType = builder.objectRef<Embed>('Embed').implement({
+  description: 'How to embed a published page elsewhere.',
+  fields: (t) => ({
+    type: t.field({ type: EmbedTypeEnum, description: 'How it is shown.', resolve: (e) => e.type }),
+    title: t.exposeString('title', { description: 'Title of the page.' }),
+    site: t.exposeString('site', { description: 'Title of the site.' }),
+    icon: t.string({ nullable: true, description: 'Icon (an emoji) of the page or its space.', resolve: (e) => e.icon ?? null }),
+    html: t.string({ nullable: true, description: 'HTML to insert, for RICH embeds.', resolve: (e) => e.html ?? null }),
+  }),
+});
+
+// --- Root fields ---------------------------------------------------------------------------------
+
+/** The published lookup's refusals of the visitor, told as such (not as the caller's own auth). */
+function visitorFailure(error: unknown): never {
+  if (isGatewayError(error) && error.upstreamStatus === 401) throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 401, field: ['visitor', 'jwtToken'] });
+  if (isGatewayError(error) && error.upstreamStatus === 400 && /visitor\.unsignedClaims/.test(error.message)) {
+    throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 400, field: ['visitor', 'unsignedClaims'] });
+  }
+  throw error;
+}
+
+builder.queryFields((t) => ({
+  resolveUrl: t.field({
+    type: UrlResolution,
+    nullable: true,
+    description:
+      'What a URL shows. A published URL is resolved as the visitor given (their token and claims decide what they see; without `visitor`, an anonymous visitor); an app URL of the platform (a collection, space, change request or page) as you. Null with NOT_FOUND when it shows nothing you may see. A refused visitor token is BAD_USER_INPUT on `visitor.jwtToken`, unless `redirectOnError` asks for the sign-in redirect.',
+    args: {
+      url: t.arg.string({ required: true, description: 'The URL (http or https, at most 2048 characters).' }),
+      visitor: t.arg({ type: VisitorInput, description: 'Who visits a published URL.' }),
+      redirectOnError: t.arg.boolean({ description: 'A visitor without a valid token gets a redirect to sign in instead of an error.' }),
+    },
+    extensions: upstream.fetch(2),
+    resolve: async (_root, args, ctx): Promise<ResolutionHeld> => {
+      const url = urlArg.safeParse(args.url);
+      if (!url.success) throw new BadUserInputError(`url ${url.error.issues[0]?.message ?? 'is invalid'}`, ['url']);
+      const claims = args.visitor?.unsignedClaims == null ? undefined : plainClaims.safeParse(args.visitor.unsignedClaims);
+      if (claims && !claims.success) throw new BadUserInputError('visitor.unsignedClaims must be an object of claims', ['visitor', 'unsignedClaims']);
+      const visitor = args.visitor
+        ? {
+            ...(args.visitor.jwtToken != null ? { jwtToken: args.visitor.jwtToken } : {}),
+            ...(claims?.success ? { unsignedClaims: claims.data } : {}),
+            ...(args.visitor.type != null ? { type: args.visitor.type } : {}),
+          }
+        : undefined;
+      try {
+        // Without a visitor, the cacheable GET form; a visitor's token never goes into a URL.
+        const data = visitor
+          ? (
+              await ctx.api.send('POST', '/urls/published', {
+                body: { url: url.data, visitor, ...(args.redirectOnError ? { redirectOnError: true } : {}) },
+                schema: publishedLookup,
+              })
+            ).data
+          : await ctx.api.get('/urls/published', publishedLookup, { url: url.data, redirectOnError: args.redirectOnError ?? undefined });
+        return 'target' in data ? { ...(data as ContentRedirect), __typename: 'ContentRedirect' } : { ...(data as PublishedContent), __typename: 'PublishedContent' };
+      } catch (error) {
+        if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) visitorFailure(error);
+      }
+      // Not a published URL: an app URL of the platform, resolved for the caller.
+      const found = await ctx.api.get('/urls/content', contentLookup, { url: url.data });
+      return 'collection' in found ? { collection: found.collection, __typename: 'CollectionContent' } : { ...found, __typename: 'SpaceContent' };
+    },
+  }),
+  embedUrl: t.field({
+    type: EmbedType,
+    nullable: true,
+    description: 'How to embed the published page at a URL (as an anonymous visitor); null with NOT_FOUND when it shows no page.',
+    args: { url: t.arg.string({ required: true, description: 'The published URL of a page.' }) },
+    extensions: upstream.fetch(1),
+    resolve: (_root, args, ctx) => {
+      const url = urlArg.safeParse(args.url);
+      if (!url.success) throw new BadUserInputError(`url ${url.error.issues[0]?.message ?? 'is invalid'}`, ['url']);
+      return ctx.api.get('/urls/embed', embedShape, { url: url.data });
+    },
+  }),
+}));

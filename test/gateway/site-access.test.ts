@@ -1,0 +1,259 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
+import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+const U = DEMO.users;
+const SITES = DEMO.sites;
+
+let g: TestGateway;
+/** The platform's published address. */
+let pub: string;
+
+beforeAll(async () => {
+  g = await startTestGateway();
+  pub = `${new URL(g.platform.url).origin}/published`;
+});
+afterAll(() => g.destroy());
+
+const siteId = (title: string) => (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
+const siteGid = (title: string) => encodeGlobalID('Site', `acme/${siteId(title)}`);
+
+async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
+  const result = await g.gql<T>(query, variables, options);
+  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+  for (const value of Object.values(result.data as Record<string, unknown>)) {
+    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
+  }
+  return result.data as T;
+}
+
+/** A visitor token of the demo "Acme API" site, signed with its demo key. */
+const visitorToken = (claims: Record<string, unknown>, expiresIn = '1h') =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresIn).sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+
+const RESOLVE = `query Resolve($url: String!, $visitor: VisitorInput, $redirectOnError: Boolean) {
+  resolveUrl(url: $url, visitor: $visitor, redirectOnError: $redirectOnError) {
+    __typename
+    ... on PublishedContent {
+      pathname basePath siteBasePath canonicalUrl complete shareKey preview
+      site { title } section { title path } siteSpace { path } space { title }
+    }
+    ... on ContentRedirect { target url siteId }
+    ... on SpaceContent { space { title } changeRequest { number } page { title } }
+    ... on CollectionContent { collection { title } }
+  }
+}`;
+
+describe('resolveUrl', () => {
+  it("goes from a published URL to the page's markdown: the lookup, the space and the page with its markdown, each once", async () => {
+    const spaceId = g.platform.spaceId('Getting started');
+    const landing = await g.platform.api('GET', `/spaces/${spaceId}/content/path`, { query: { format: 'markdown' } });
+    expect(landing.body.markdown.length).toBeGreaterThan(100);
+    const url = `${pub}/acme-docs`;
+    const result = await g.gql<any>(
+      `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname page { title ... on DocumentPage { markdown } } } } }`,
+      { url },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data.resolveUrl).toEqual({ pathname: '', page: { title: landing.body.title, markdown: landing.body.markdown } });
+    // The site's structure is read for the site space's custom home page, which a URL of its root shows.
+    expect(result.upstreamRequests.sort()).toEqual(
+      [
+        `GET /v1/urls/published?url=${encodeURIComponent(url)}`,
+        `GET /v1/spaces/${spaceId}`,
+        `GET /v1/orgs/acme/sites/${siteId(SITES.docs)}/structure`,
+        `GET /v1/spaces/${spaceId}/content/path?format=markdown`,
+      ].sort(),
+    );
+    const tree = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body;
+    const second = tree.pages.filter((item: { type: string }) => item.type === 'document')[1];
+    const page = await g.gql<any>(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { title ... on DocumentPage { markdown } } } } }`, {
+      url: `${pub}/acme-docs/${second.path}`,
+    });
+    expect(page.errors).toBeUndefined();
+    expect(page.data.resolveUrl.page.title).toBe(second.title);
+    // A page below the root: no home page to look for.
+    expect(page.upstreamRequests).toEqual([expect.stringMatching(/^GET \/v1\/urls\/published\?url=/), `GET /v1/spaces/${spaceId}`, expect.stringMatching(/\/content\/path\/.+\?format=markdown$/)]);
+  });
+
+  it("shows a site space's custom home page at its root", async () => {
+    const spaceId = g.platform.spaceId('Getting started');
+    const tree = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body;
+    const second = tree.pages.filter((item: { type: string }) => item.type === 'document')[1];
+    const variant = (await g.platform.api('GET', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces`)).body.items.find((item: { path: string }) => item.path === 'en');
+    await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, { body: { pageId: second.id } });
+    try {
+      const data = await ok(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { id title } } } }`, { url: `${pub}/acme-docs` });
+      expect(data.resolveUrl.page.title).toBe(second.title);
+    } finally {
+      await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, { body: { pageId: null } });
+    }
+  });
+
+  it('resolves the site, section, site space and space of a published URL, as objects', async () => {
+    const result = await g.gql<any>(RESOLVE, { url: `${pub}/acme-docs/product` });
+    expect(result.errors).toBeUndefined();
+    expect(result.data.resolveUrl).toMatchObject({
+      __typename: 'PublishedContent',
+      pathname: '',
+      basePath: '/published/acme-docs/product/',
+      siteBasePath: '/published/acme-docs/',
+      canonicalUrl: `${pub}/acme-docs/docs/product`,
+      complete: true,
+      shareKey: null,
+      preview: false,
+      site: { title: SITES.docs },
+      section: { title: 'Product', path: 'product' },
+      space: { title: 'Product overview' },
+    });
+  });
+
+  it('answers null with NOT_FOUND for a page path no page has, and the rest still resolves', async () => {
+    const result = await g.gql<any>(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname space { title } page { title } } } }`, {
+      url: `${pub}/acme-docs/no-such-page`,
+    });
+    expect(result.data.resolveUrl).toEqual({ pathname: 'no-such-page', page: null, space: { title: 'Getting started' } });
+    expect(result.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['resolveUrl', 'page'], 'NOT_FOUND']]);
+  });
+
+  it('resolves the same URL to different site spaces for two visitors, and refuses a bad token on visitor.jwtToken', async () => {
+    const url = 'https://api.acme-docs.test/beta/overview';
+    const beta = await ok(RESOLVE, { url, visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken } });
+    const regular = await ok(RESOLVE, { url, visitor: { jwtToken: await visitorToken({ betaAccess: false }) } });
+    expect(beta.resolveUrl).toMatchObject({ siteSpace: { path: 'beta' }, pathname: 'overview', space: { title: DEMO.spaces.userGrant } });
+    expect(regular.resolveUrl).toMatchObject({ siteSpace: { path: 'reference' }, pathname: 'beta/overview', space: { title: DEMO.spaces.visitorAuth } });
+
+    const expired = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: await visitorToken({}, '-5m') } });
+    expect(expired.data.resolveUrl).toBeNull();
+    expect(expired.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['visitor', 'jwtToken'], upstreamStatus: 401 });
+    expect(expired.errors?.[0]?.message).toContain('expired');
+    const redirected = await ok(RESOLVE, { url, redirectOnError: true });
+    expect(redirected.resolveUrl).toMatchObject({ __typename: 'ContentRedirect', target: 'APPLICATION' });
+    const claims = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken, unsignedClaims: { newsletter: 'yes' } } });
+    expect(claims.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['visitor', 'unsignedClaims'] });
+  });
+
+  it('answers a content redirect for a URL that names a default', async () => {
+    const data = await ok(RESOLVE, { url: `${pub}/acme-docs/docs/getting-started/en/install` });
+    expect(data.resolveUrl).toEqual({ __typename: 'ContentRedirect', target: 'CONTENT', url: `${pub}/acme-docs/docs/install`, siteId: null });
+  });
+
+  it('resolves app URLs of spaces, pages, change requests and collections as the caller', async () => {
+    const spaceId = g.platform.spaceId('Getting started');
+    const space = (await g.platform.api('GET', `/spaces/${spaceId}`)).body;
+    const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`)).body.items[0];
+    const collection = (await g.platform.api('GET', `/collections/${DEMO.collections.product}`)).body;
+    const bySpace = await g.gql<any>(RESOLVE, { url: space.urls.app });
+    expect(bySpace.data.resolveUrl).toMatchObject({ __typename: 'SpaceContent', space: { title: 'Getting started' }, changeRequest: null });
+    expect(bySpace.data.resolveUrl.page.title).toEqual(expect.any(String));
+    expect(bySpace.upstreamRequests).toEqual([expect.stringMatching(/^GET \/v1\/urls\/published\?url=/), expect.stringMatching(/^GET \/v1\/urls\/content\?url=/)]);
+    expect((await ok(RESOLVE, { url: request.urls.app })).resolveUrl).toMatchObject({ __typename: 'SpaceContent', changeRequest: { number: request.number } });
+    expect((await ok(RESOLVE, { url: collection.urls.app })).resolveUrl).toEqual({ __typename: 'CollectionContent', collection: { title: collection.title } });
+    const outsider = await g.gql<any>(RESOLVE, { url: collection.urls.app }, { token: g.platform.token(U.ivy) });
+    expect(outsider.data.resolveUrl).toBeNull();
+    expect(outsider.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('refuses a malformed URL before any upstream call, and a URL the platform cannot read with its reason', async () => {
+    const long = await g.gql<any>(RESOLVE, { url: `https://x.test/${'a'.repeat(2100)}` });
+    expect(long.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['url'] });
+    expect(long.upstream).toBe(0);
+    const malformed = await g.gql<any>(RESOLVE, { url: 'not a url' });
+    expect(malformed.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('embeds a published page', async () => {
+    const data = await ok(`query($url: String!) { embedUrl(url: $url) { type title site icon } }`, { url: `${pub}/acme-docs` });
+    expect(data.embedUrl).toMatchObject({ type: 'LINK', site: SITES.docs, title: expect.any(String) });
+  });
+});
+
+describe('share links, visitor authentication, adaptive schema, published profile', () => {
+  it('lists, creates, renames, turns off and deletes share links; refetches them by global ID', async () => {
+    const site = siteGid(SITES.partners);
+    const listed = await ok(`query($id: ID!) { node(id: $id) { ... on Site { shareLinks { totalCount nodes { id name active url } } } } }`, { id: site });
+    expect(listed.node.shareLinks.totalCount).toBe(1);
+    expect(listed.node.shareLinks.nodes[0]).toMatchObject({ name: 'Partners', active: true, url: expect.stringContaining(DEMO_SITE_SECRETS.shareKey) });
+
+    const created = await ok(`mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "Press" }) { shareLink { id name url site { title } } userErrors { code } } }`, { site });
+    const link = created.createSiteShareLink.shareLink;
+    expect(link).toMatchObject({ name: 'Press', site: { title: SITES.partners } });
+    const refetched = await ok(`query($id: ID!) { node(id: $id) { ... on SiteShareLink { name active } } }`, { id: link.id });
+    expect(refetched.node).toEqual({ name: 'Press', active: true });
+    const updated = await ok(`mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id, active: false }) { shareLink { active } userErrors { code } } }`, { id: link.id });
+    expect(updated.updateSiteShareLink.shareLink.active).toBe(false);
+    const nothing = await g.gql<any>(`mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id }) { userErrors { code field } } }`, { id: link.id });
+    expect(nothing.data.updateSiteShareLink.userErrors[0].code).toBe('BAD_USER_INPUT');
+    expect(nothing.upstream).toBe(0);
+    const deleted = await ok(`mutation($id: ID!) { deleteSiteShareLink(input: { shareLinkId: $id }) { deleted userErrors { code } } }`, { id: link.id });
+    expect(deleted.deleteSiteShareLink.deleted).toBe(true);
+    const denied = await g.gql<any>(`mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "x" }) { userErrors { code } } }`, { site }, { token: g.platform.token(U.ben) });
+    expect(denied.data.createSiteShareLink.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
+  });
+
+  it('shows the visitor-authentication settings to admins only, changes them and regenerates the key', async () => {
+    const site = siteGid(SITES.api);
+    const read = await ok(`query($id: ID!) { node(id: $id) { ... on Site { visibility visitorAuth { backend signingKey fallbackUrl publicKey } } } }`, { id: site });
+    expect(read.node).toEqual({ visibility: 'VISITOR_AUTH', visitorAuth: { backend: 'CUSTOM', signingKey: DEMO_SITE_SECRETS.visitorSigningKey, fallbackUrl: null, publicKey: null } });
+    const other = await g.gql<any>(`query($id: ID!) { node(id: $id) { ... on Site { title visitorAuth { signingKey } } } }`, { id: site }, { token: g.platform.token(U.ben) });
+    expect(other.data.node).toEqual({ title: SITES.api, visitorAuth: null });
+    expect(other.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+
+    const updated = await ok(
+      `mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, fallbackUrl: "https://login.acme.test/" }) { visitorAuth { fallbackUrl } userErrors { code } } }`,
+      { site },
+    );
+    expect(updated.updateSiteVisitorAuth.visitorAuth.fallbackUrl).toBe('https://login.acme.test/');
+    const badKey = await g.gql<any>(`mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, publicKey: "nope" }) { userErrors { code field } } }`, { site });
+    expect(badKey.data.updateSiteVisitorAuth.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['publicKey'] }]);
+    const badUrl = await g.gql<any>(`mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, fallbackUrl: "ftp://x" }) { userErrors { code field } } }`, { site });
+    expect(badUrl.data.updateSiteVisitorAuth.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['fallbackUrl'] }]);
+    expect(badUrl.upstream).toBe(0);
+
+    const regenerated = await ok(`mutation($site: ID!) { regenerateSiteVisitorAuthKey(input: { siteId: $site }) { visitorAuth { signingKey } userErrors { code } } }`, { site });
+    expect(regenerated.regenerateSiteVisitorAuthKey.visitorAuth.signingKey).not.toBe(DEMO_SITE_SECRETS.visitorSigningKey);
+    // The demo token no longer opens the site; give the demo key back for the other tests.
+    const refused = await g.gql<any>(RESOLVE, { url: 'https://api.acme-docs.test/', visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken } });
+    expect(refused.errors?.[0]?.extensions?.field).toEqual(['visitor', 'jwtToken']);
+    g.platform.db.prepare('UPDATE sites SET auth_private_key = ? WHERE id = ?').run(DEMO_SITE_SECRETS.visitorSigningKey, siteId(SITES.api));
+  });
+
+  it('reads and replaces the adaptive schema with its template conditions; a bad schema is a user error on jsonSchema', async () => {
+    const site = siteGid(SITES.api);
+    const read = await ok(`query($id: ID!) { node(id: $id) { ... on Site { adaptiveSchema { jsonSchema templateConditions { condition } } } } }`, { id: site });
+    expect(read.node.adaptiveSchema.templateConditions.map((item: { condition: string }) => item.condition)).toContain('visitor.claims.betaAccess == true');
+    const none = await ok(`query($id: ID!) { node(id: $id) { ... on Site { adaptiveSchema { updatedAt } } } }`, { id: siteGid(SITES.docs) });
+    expect(none.node.adaptiveSchema).toBeNull();
+    const jsonSchema = { type: 'object', properties: { partner: { type: 'boolean', description: 'Is a partner' } }, additionalProperties: false };
+    const replaced = await ok(
+      `mutation($site: ID!, $schema: JSON!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: $schema }) { adaptiveSchema { jsonSchema templateConditions { description condition } } userErrors { code } } }`,
+      { site: siteGid(SITES.docs), schema: jsonSchema },
+    );
+    expect(replaced.updateSiteAdaptiveSchema.adaptiveSchema).toEqual({ jsonSchema, templateConditions: [{ description: 'Is a partner', condition: 'visitor.claims.partner == true' }] });
+    const bad = await g.gql<any>(`mutation($site: ID!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: { type: "array" } }) { userErrors { code field } } }`, { site });
+    expect(bad.data.updateSiteAdaptiveSchema.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['jsonSchema'] }]);
+  });
+
+  it('reads the published profile, with a share key for someone outside the organization', async () => {
+    const query = `query($org: String!, $id: String!, $key: String) { site(organizationId: $org, id: $id) { publishedProfile(shareKey: $key) {
+      site { title } structure { __typename ... on SiteSpacesStructure { siteSpaces { path } } }
+      customization { title defaultTheme styling { theme font } pageActions }
+      siteSpaceCustomizations { siteSpace { path } customization { locale } }
+      scripts { url }
+    } } }`;
+    const member = await ok(query, { org: 'acme', id: siteId(SITES.partners) });
+    expect(member.site.publishedProfile).toEqual({
+      site: { title: SITES.partners },
+      structure: { __typename: 'SiteSpacesStructure', siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },
+      customization: { title: SITES.partners, defaultTheme: 'light', styling: { theme: 'clean', font: 'Inter' }, pageActions: ['markdown', 'pdf'] },
+      siteSpaceCustomizations: [
+        { siteSpace: { path: 'pricing-faq' }, customization: { locale: 'en' } },
+        { siteSpace: { path: 'de' }, customization: { locale: 'de' } },
+      ],
+      scripts: [],
+    });
+  });
+});
