@@ -253,8 +253,8 @@ describe('every REST operation of the served groups is reachable through GraphQL
     expect(siteReads.organization!.sites!.totalCount).toBe(1);
     await run(graphql(`mutation CoverageSiteWrites($site: ID!) {
       updateSite(input: { siteId: $site, title: "Coverage site 2" }) { site { title } userErrors { code } }
-      publishSite(input: { siteId: $site }) { site { published } userErrors { code } }
-      unpublishSite(input: { siteId: $site }) { site { published } userErrors { code } }
+      publishSite(input: { siteId: $site }) { site { isPublished } userErrors { code } }
+      unpublishSite(input: { siteId: $site }) { site { isPublished } userErrors { code } }
     }`), { site });
     const addedSpace = await run(graphql(`mutation CoverageAddSpaceToSite($site: ID!, $space: ID!) {
       addSpaceToSite(input: { siteId: $site, spaceId: $space }) { siteSpace { id } userErrors { code } }
@@ -281,7 +281,7 @@ describe('every REST operation of the served groups is reachable through GraphQL
     }`), { section, group, siteSpace });
     // Who may read it: share links, visitor authentication, the adaptive schema, the profile; and URLs.
     await run(graphql(`query CoverageSiteAccessReads($site: ID!) {
-      node(id: $site) { ... on Site { shareLinks { totalCount } visitorAuth { backend } publishedProfile { scripts { url } } } }
+      node(id: $site) { ... on Site { shareLinks { totalCount } visitorAuth { backend } published { scripts { url } } } }
     }`), { site });
     const accessWrites = await run(graphql(`mutation CoverageSiteAccessWrites($site: ID!, $schema: JSON!) {
       createSiteShareLink(input: { siteId: $site, name: "Coverage" }) { shareLink { id } userErrors { code } }

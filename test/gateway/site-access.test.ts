@@ -165,6 +165,23 @@ describe('resolveUrl', () => {
     expect(malformed.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('resolves a site on the custom hostname updateSite gives it; a taken hostname is a CONFLICT', async () => {
+    const site = siteGid(SITES.docs);
+    const set = await ok(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "Docs.Acme.test" }) { site { hostname urls { published } } userErrors { code } } }`, { site });
+    expect(set.updateSite.site).toEqual({ hostname: 'docs.acme.test', urls: { published: 'https://docs.acme.test/' } });
+    try {
+      const data = await ok(RESOLVE, { url: 'https://docs.acme.test/product' });
+      expect(data.resolveUrl).toMatchObject({ site: { title: SITES.docs }, section: { path: 'product' }, canonicalUrl: 'https://docs.acme.test/product' });
+      const taken = await g.gql<any>(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "api.acme-docs.test" }) { userErrors { code field } } }`, { site });
+      expect(taken.data.updateSite.userErrors).toEqual([{ code: 'CONFLICT', field: null }]);
+      const bad = await g.gql<any>(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "docs" }) { userErrors { code field } } }`, { site });
+      expect(bad.data.updateSite.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['hostname'] }]);
+      expect(bad.upstream).toBe(0);
+    } finally {
+      await ok(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: null }) { userErrors { code } } }`, { site });
+    }
+  });
+
   it('embeds a published page', async () => {
     const data = await ok(`query($url: String!) { embedUrl(url: $url) { type title site icon } }`, { url: `${pub}/acme-docs` });
     expect(data.embedUrl).toMatchObject({ type: 'LINK', site: SITES.docs, title: expect.any(String) });
@@ -238,14 +255,14 @@ describe('share links, visitor authentication, adaptive schema, published profil
   });
 
   it('reads the published profile, with a share key for someone outside the organization', async () => {
-    const query = `query($org: String!, $id: String!, $key: String) { site(organizationId: $org, id: $id) { publishedProfile(shareKey: $key) {
+    const query = `query($org: String!, $id: String!, $key: String) { site(organizationId: $org, id: $id) { published(shareKey: $key) {
       site { title } structure { __typename ... on SiteSpacesStructure { siteSpaces { path } } }
       customization { title defaultTheme styling { theme font } pageActions }
       siteSpaceCustomizations { siteSpace { path } customization { locale } }
       scripts { url }
     } } }`;
     const member = await ok(query, { org: 'acme', id: siteId(SITES.partners) });
-    expect(member.site.publishedProfile).toEqual({
+    expect(member.site.published).toEqual({
       site: { title: SITES.partners },
       structure: { __typename: 'SiteSpacesStructure', siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },
       customization: { title: SITES.partners, defaultTheme: 'light', styling: { theme: 'clean', font: 'Inter' }, pageActions: ['markdown', 'pdf'] },

@@ -56,7 +56,7 @@ describe('reading sites', () => {
       organization(id: "acme") {
         sites {
           totalCount
-          nodes { title type visibility published hostname basename siteSpaceCount defaultLevel adaptiveContent { enabled } urls { published } ${STRUCTURE} }
+          nodes { title type visibility isPublished hostname basename siteSpaceCount defaultLevel adaptiveContent { enabled } urls { published } ${STRUCTURE} }
         }
       }
     }`);
@@ -83,7 +83,7 @@ describe('reading sites', () => {
                 "basename": "acme-api",
                 "defaultLevel": "INHERIT",
                 "hostname": "api.acme-docs.test",
-                "published": true,
+                "isPublished": true,
                 "siteSpaceCount": 2,
                 "structure": {
                   "__typename": "SiteSpacesStructure",
@@ -120,7 +120,7 @@ describe('reading sites', () => {
                 "basename": "docs",
                 "defaultLevel": "INHERIT",
                 "hostname": null,
-                "published": true,
+                "isPublished": true,
                 "siteSpaceCount": 5,
                 "structure": {
                   "__typename": "SiteSectionsStructure",
@@ -217,7 +217,7 @@ describe('reading sites', () => {
                 "basename": "acme-labs",
                 "defaultLevel": "INHERIT",
                 "hostname": null,
-                "published": false,
+                "isPublished": false,
                 "siteSpaceCount": 1,
                 "structure": {
                   "__typename": "SiteSpacesStructure",
@@ -246,7 +246,7 @@ describe('reading sites', () => {
                 "basename": "acme-partner-portal",
                 "defaultLevel": "INHERIT",
                 "hostname": null,
-                "published": true,
+                "isPublished": true,
                 "siteSpaceCount": 2,
                 "structure": {
                   "__typename": "SiteSpacesStructure",
@@ -293,8 +293,8 @@ describe('reading sites', () => {
       site: { id: siteGid(SITES.docs), platformId: siteId(SITES.docs) },
     });
     expect(keys.upstream).toBe(1);
-    const full = await g.gql(`{ organization(id: "acme") { defaultContent { site { title published organization { id } } } } }`);
-    expect(full.data.organization.defaultContent.site).toEqual({ title: SITES.docs, published: true, organization: { id: encodeGlobalID('Organization', 'acme') } });
+    const full = await g.gql(`{ organization(id: "acme") { defaultContent { site { title isPublished organization { id } } } } }`);
+    expect(full.data.organization.defaultContent.site).toEqual({ title: SITES.docs, isPublished: true, organization: { id: encodeGlobalID('Organization', 'acme') } });
     expect(full.upstream).toBe(2);
   });
 
@@ -326,8 +326,8 @@ describe('reading sites', () => {
   });
 
   it('lists the sites that publish a space', async () => {
-    const result = await g.gql(`query ($id: ID!) { space(id: $id) { title sites { totalCount nodes { title published } } } }`, { id: g.platform.spaceId('Getting started') });
-    expect(result.data.space).toEqual({ title: 'Getting started', sites: { totalCount: 1, nodes: [{ title: SITES.docs, published: true }] } });
+    const result = await g.gql(`query ($id: ID!) { space(id: $id) { title sites { totalCount nodes { title isPublished } } } }`, { id: g.platform.spaceId('Getting started') });
+    expect(result.data.space).toEqual({ title: 'Getting started', sites: { totalCount: 1, nodes: [{ title: SITES.docs, isPublished: true }] } });
     expect(result.upstream).toBe(2);
   });
 
@@ -723,7 +723,7 @@ describe('writing sites', () => {
     const created = await g.gql(
       `mutation ($spaces: [ID!]) {
         createSite(input: { organizationId: "acme", title: "Handbook", visibility: UNLISTED, spaceIds: $spaces }) {
-          site { title type visibility published basename siteSpaceCount urls { published } ${OUTLINE} }
+          site { title type visibility isPublished basename siteSpaceCount urls { published } ${OUTLINE} }
           userErrors { code }
         }
       } ${ITEM}`,
@@ -735,7 +735,7 @@ describe('writing sites', () => {
         title: 'Handbook',
         type: 'BASIC',
         visibility: 'UNLISTED',
-        published: false,
+        isPublished: false,
         basename: 'handbook',
         siteSpaceCount: 2,
         urls: { published: null },
@@ -767,17 +767,17 @@ describe('writing sites', () => {
     );
     expect(cleared.updateSite.site).toEqual({ proxy: null, defaultLevel: null });
 
-    const published = await g.gql(`mutation ($site: ID!) { publishSite(input: { siteId: $site }) { site { published urls { published } } checkoutSessionId userErrors { code } } }`, { site });
+    const published = await g.gql(`mutation ($site: ID!) { publishSite(input: { siteId: $site }) { site { isPublished urls { published } } checkoutSessionId userErrors { code } } }`, { site });
     expect(stable(published.data.publishSite)).toEqual({
-      site: { published: true, urls: { published: 'http://platform/published/acme-docs/handbook-site/' } },
+      site: { isPublished: true, urls: { published: 'http://platform/published/acme-docs/handbook-site/' } },
       checkoutSessionId: null,
       userErrors: [],
     });
     expect(published.upstream).toBe(1);
     const listed = await ok(`{ organization(id: "acme") { sites(title: "handbook", published: true) { nodes { id } } } }`);
     expect(listed.organization.sites.nodes).toEqual([{ id: site }]);
-    const unpublished = await ok(`mutation ($site: ID!) { unpublishSite(input: { siteId: $site }) { site { published urls { published } } userErrors { code } } }`, { site });
-    expect(unpublished.unpublishSite.site).toEqual({ published: false, urls: { published: null } });
+    const unpublished = await ok(`mutation ($site: ID!) { unpublishSite(input: { siteId: $site }) { site { isPublished urls { published } } userErrors { code } } }`, { site });
+    expect(unpublished.unpublishSite.site).toEqual({ isPublished: false, urls: { published: null } });
 
     const deleted = await g.gql(`mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted userErrors { code } } }`, { site });
     expect(deleted.data.deleteSite).toEqual({ deleted: true, userErrors: [] });

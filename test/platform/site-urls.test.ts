@@ -306,6 +306,20 @@ describe('adaptive content', () => {
     expect(beta.siteSpace).not.toBe(regular.siteSpace);
   });
 
+  it('does not resolve a section whose condition is false for the visitor', async () => {
+    const section = `/orgs/${acme}/sites/${ids.portal}/sections/${ids.apiSection}`;
+    await ok('PATCH', section, { body: { condition: 'visitor.claims.partner == true' } });
+    try {
+      const url = `${pub}/acme-docs/portal/${ids.key}/api/v2`;
+      const anonymous = await resolved(url);
+      expect(anonymous).toMatchObject({ siteSection: ids.guidesSection, pathname: 'api/v2' });
+      const partner = await resolved(url, { jwtToken: await visitorToken(ids.portal, { partner: true }) });
+      expect(partner).toMatchObject({ siteSection: ids.apiSection, siteSpace: ids.v2, pathname: '' });
+    } finally {
+      await ok('PATCH', section, { body: { condition: null } });
+    }
+  });
+
   it('uses unsigned claims that fit the schema and refuses those that do not', async () => {
     const sites = `/orgs/${acme}/sites/${ids.api}/site-spaces`;
     const beta = (await ok('GET', sites)).items.find((item: any) => item.path === 'beta');

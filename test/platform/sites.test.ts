@@ -125,13 +125,26 @@ describe('sites', () => {
       [{ basename: 'a/b' }, 'basename'],
       [{ proxy: 'example.com' }, 'proxy'],
       [{ visibility: 'secret' }, 'visibility'],
-      [{ hostname: 'docs.example.com' }, 'hostname'],
+      [{ hostname: 'docs' }, 'hostname'],
     ] as const) {
       const answer = await p.api('PATCH', site(other.id), { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.error.message).toContain(field);
     }
     expect((await p.api('PATCH', site(other.id), { body: {} })).status).toBe(400);
+  });
+
+  it('takes a custom hostname, unique among all sites, and publishes there', async () => {
+    const created = await newSite('Hostname site');
+    const updated = await ok('PATCH', site(created.id), { body: { hostname: 'Help.Example.com' } });
+    expect(updated.hostname).toBe('help.example.com');
+    expect((await ok('POST', `${site(created.id)}/publish`)).urls.published).toBe('https://help.example.com/');
+    const other = await newSite('Other hostname site');
+    expect((await p.api('PATCH', site(other.id), { body: { hostname: 'help.example.com' } })).status).toBe(409);
+    const bad = await p.api('PATCH', site(other.id), { body: { hostname: 'localhost' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('hostname');
+    expect((await ok('PATCH', site(created.id), { body: { hostname: null } })).hostname).toBeUndefined();
   });
 
   it('lets members read sites, and only admins create, change, publish and delete them', async () => {

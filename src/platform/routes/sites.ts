@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Role } from '../access.js';
-import { badRequest, booleanParam, notFound, pageFromArray, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import { badRequest, booleanParam, conflict, notFound, pageFromArray, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import { ExpressionError, parseExpression } from '../adaptive/expression.js';
 import { insertSpace } from '../spaces/create.js';
@@ -93,6 +93,14 @@ const updateBody = z
     title: title.optional(),
     visibility: visibility.optional(),
     basename: segment.optional(),
+    /** Beyond the description (which sets it through custom-hostname operations): a custom hostname; null removes it. */
+    hostname: z
+      .string()
+      .max(512, 'must be at most 512 characters')
+      .transform((value) => value.toLowerCase())
+      .pipe(z.string().regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a hostname of three labels or more, such as docs.example.com'))
+      .nullable()
+      .optional(),
     adaptiveContent: z.strictObject({ enabled: z.boolean() }).optional(),
     defaultLevel: defaultLevel.optional(),
     defaultSiteSpace: z.string().min(1).optional(),
@@ -315,12 +323,16 @@ export function siteRoutes(app: FastifyInstance): void {
     const { org, role, site, s } = siteOf(request, request.params, 'admin');
     const { db } = request.ctx;
     if (body.basename !== undefined) requireFreeBasename(db, org.id, body.basename, site.id);
+    if (body.hostname && db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(body.hostname, site.id)) {
+      throw conflict(`Another site already has the hostname "${body.hostname}"`);
+    }
     db.transaction(() => {
       setSiteDefaults(db, s, body);
       const columns: Record<string, unknown> = {
         title: body.title,
         visibility: body.visibility,
         basename: body.basename,
+        hostname: body.hostname,
         adaptive_content: body.adaptiveContent === undefined ? undefined : Number(body.adaptiveContent.enabled),
         default_level: body.defaultLevel === undefined ? undefined : (body.defaultLevel ?? 'guest'),
         // The platform serves a proxied site under its own address; the reader's proxy forwards to it.

@@ -268,11 +268,11 @@ builder.objectFields(SiteRef, (t) => ({
       return schema && { ...schema, organizationId: s.organizationId, siteId: s.id };
     },
   }),
-  publishedProfile: t.field({
+  published: t.field({
     type: PublishedSiteProfile,
     nullable: true,
     description:
-      'The site as its readers get it (`GET …/published`). Members read it even unpublished; others only when they could visit the site (public or unlisted, or share-link with `shareKey`). Named so because `published` is whether the site is live.',
+      'The site as its readers get it (`GET …/published`): its published profile. Members read it even unpublished; others only when they could visit the site (public or unlisted, or share-link with `shareKey`). Whether it is live is `isPublished`.',
     args: { shareKey: t.arg.string({ description: 'Key of an active share link, to read a share-link site as its readers do.' }) },
     extensions: upstream.fetch(1),
     resolve: async (s, args, ctx) => {

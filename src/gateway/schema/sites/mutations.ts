@@ -312,6 +312,17 @@ declareMutation('updateSite', {
     title: inputField('String', 'New title, 2 to 128 characters.', siteTitle.nullish()),
     visibility: inputField(SiteVisibilityEnum, 'Who can read it once published.', z.enum(SITE_VISIBILITIES).nullish()),
     basename: inputField('String', 'Its path under the organization address: one segment of 1 to 100 characters, unique in the organization.', segment.nullish()),
+    hostname: inputField(
+      'String',
+      'A custom hostname to serve it on (`docs.example.com`: three labels or more, unique among all sites); null removes it.',
+      z
+        .string()
+        .trim()
+        .max(512, 'must be at most 512 characters')
+        .transform((value) => value.toLowerCase())
+        .pipe(z.string().regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a hostname of three labels or more, such as docs.example.com'))
+        .nullish(),
+    ),
     adaptiveContent: inputField('Boolean', 'Turns adaptive content on or off.', z.boolean().nullish()),
     defaultLevel: inputField(
       DefaultLevelEnum,
@@ -339,13 +350,14 @@ declareMutation('updateSite', {
         title: i.title,
         visibility: i.visibility,
         basename: i.basename,
+        hostname: i.hostname,
         adaptiveContent: i.adaptiveContent == null ? undefined : { enabled: i.adaptiveContent },
         defaultLevel: i.defaultLevel,
         defaultSiteSpace: i.defaultSiteSpaceId?.id,
         defaultSiteSection: i.defaultSiteSectionId?.id,
         proxy: i.proxy,
       },
-      { clearable: ['defaultLevel', 'proxy'], ...CHANGES_REQUIRED },
+      { clearable: ['defaultLevel', 'proxy', 'hostname'], ...CHANGES_REQUIRED },
     );
     return sendSite(ctx, 'PATCH', i.organizationId, sitePath(i.organizationId, i.siteId), body);
   },

@@ -157,7 +157,7 @@ SiteRef.implement({
       resolve: (s) => s.appliedType ?? null,
     }),
     visibility: t.field({ type: SiteVisibilityEnum, description: 'Who can read it once published.', resolve: (s) => s.visibility }),
-    published: t.exposeBoolean('published', { description: 'True when it is live for the audience its visibility names.' }),
+    isPublished: t.exposeBoolean('published', { description: 'True when it is live for the audience its visibility names (REST `published`; `published(shareKey:)` is what its readers get).' }),
     hostname: t.string({ nullable: true, description: 'Its custom hostname; null when it has none.', resolve: (s) => s.hostname ?? null }),
     basename: t.string({
       nullable: true,
