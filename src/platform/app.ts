@@ -16,6 +16,8 @@ import { changeRequestRoutes } from './routes/change-requests.js';
 import { changeRequestContentRoutes } from './routes/change-request-content.js';
 import { gitRoutes } from './routes/git.js';
 import { siteRoutes } from './routes/sites.js';
+import { readSiteToken } from './sites/visitors.js';
+import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
 import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
 import { registerGitSync } from './git/sync.js';
@@ -30,6 +32,11 @@ export interface RequestContext {
   user: UserRow;
   access: Access;
   links: Links;
+  /**
+   * Set when the bearer is a visitor of a published site, with the API token a resolved URL gave
+   * them: their site and claims (which evaluated content reads).
+   */
+  visitor?: { site: string; organization: string; claims: Record<string, unknown> };
 }
 
 declare module 'fastify' {
@@ -319,15 +326,20 @@ export function createPlatform({
   app.addHook('preHandler', async (request) => {
     // Health checks and signed downloads need no token.
     if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE) return;
-    const user = findToken.get(bearerToken(request.headers.authorization)) as UserRow | undefined;
-    if (!user) throw new ApiError(401, 'Invalid or revoked API token');
+    const token = bearerToken(request.headers.authorization);
+    const user = findToken.get(token) as UserRow | undefined;
     const origin = `${request.protocol}://${request.host}`;
-    request.ctx = {
-      db,
-      user,
-      access: new Access(db, user),
-      links: { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf` },
-    };
+    const links = { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf` };
+    if (user) {
+      request.ctx = { db, user, access: new Access(db, user), links };
+      return;
+    }
+    // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).
+    const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
+    if (!site) throw new ApiError(401, 'Invalid or revoked API token');
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError(403, 'A site visitor token reads published content only');
+    const visitor = visitorUser(site, new Date().toISOString());
+    request.ctx = { db, user: visitor, access: new SiteVisitorAccess(db, visitor, site), links, visitor: { site: site.site, organization: site.organization, claims: site.claims ?? {} } };
   });
 
   app.setErrorHandler((error, request, reply) => {

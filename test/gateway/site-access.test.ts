@@ -188,6 +188,30 @@ describe('resolveUrl', () => {
   });
 });
 
+describe('the API token of a resolved URL', () => {
+  it("reads the page as the visitor through the graph: their claims decide what the evaluated document holds", async () => {
+    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { putDocument } = await import('../../src/platform/content/revisions.js');
+    const { commitContent } = await import('../fixtures/content.js');
+    const spaceId = g.platform.spaceId(DEMO.spaces.userGrant);
+    const markdown = ['Everyone sees this.', '', '{% if visitor.claims.plan == "pro" %}', 'Pro readers see this.', '{% endif %}', ''].join('\n');
+    const documentId = putDocument(g.platform.db, spaceId, markdownToDocument(markdown).document);
+    commitContent(g.platform.db, spaceId, { pages: [{ id: 'pg-pro', type: 'document', title: 'Overview', slug: 'overview', documentId, pages: [] }], files: [], reusableContents: [], variables: {} });
+    const resolved = await ok(`query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken pathname space { id } } } }`, {
+      url: 'https://api.acme-docs.test/beta/overview',
+      token: DEMO_SITE_SECRETS.visitorToken,
+    });
+    const { apiToken, pathname, space } = resolved.resolveUrl;
+    const page = `query($id: ID!, $path: String!) { node(id: $id) { ... on Space { content { page(path: $path) { ... on DocumentPage { document(evaluated: ALL) { text } } } } } } }`;
+    const asVisitor = await ok(page, { id: space.id, path: pathname }, { token: apiToken });
+    expect(asVisitor.node.content.page.document.text).toContain('Pro readers see this.');
+    const asAdmin = await ok(page, { id: space.id, path: pathname });
+    expect(asAdmin.node.content.page.document.text).not.toContain('Pro readers see this.');
+    const write = await g.gql<any>(`mutation($id: ID!) { updateSpace(input: { spaceId: $id, title: "Nope" }) { userErrors { code } } }`, { id: space.id }, { token: apiToken });
+    expect(write.data.updateSpace.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
+  });
+});
+
 describe('share links, visitor authentication, adaptive schema, published profile', () => {
   it('lists, creates, renames, turns off and deletes share links; refetches them by global ID', async () => {
     const site = siteGid(SITES.partners);

@@ -409,3 +409,39 @@ describe('content and embed URLs', () => {
     expect((await p.api('GET', '/urls/embed', { query: { url: `${gettingStarted}/no-such-page` } })).status).toBe(404);
   });
 });
+
+describe('the API token of a resolved URL', () => {
+  it('reads the resolved space’s content as the visitor, claims included, and nothing else', async () => {
+    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { putDocument } = await import('../../src/platform/content/revisions.js');
+    const { commitContent } = await import('../fixtures/content.js');
+    const spaceId = p.spaceId(S.userGrant);
+    const markdown = ['Everyone sees this.', '', '{% if visitor.claims.betaAccess %}', 'Beta testers see this.', '{% endif %}', ''].join('\n');
+    const documentId = putDocument(p.db, spaceId, markdownToDocument(markdown).document);
+    commitContent(p.db, spaceId, {
+      pages: [{ id: 'pg-beta', type: 'document', title: 'Overview', slug: 'overview', documentId, pages: [] }],
+      files: [],
+      reusableContents: [],
+      variables: {},
+    });
+    const { apiToken, space, pathname } = await resolved('https://api.acme-docs.test/beta/overview', { jwtToken: await visitorToken(ids.api, { betaAccess: true }) });
+    const token = apiToken as string;
+    const page = await p.api('GET', `/spaces/${space}/content/path/${pathname}`, { token, query: { format: 'markdown', evaluated: 'true' } });
+    expect(page.status).toBe(200);
+    expect(page.body.markdown).toContain('Beta testers see this.');
+    // An API reader is a visitor without claims.
+    const asAdmin = await ok('GET', `/spaces/${space}/content/path/${pathname}`, { query: { format: 'markdown', evaluated: 'true' } });
+    expect(asAdmin.markdown).toContain('Everyone sees this.');
+    expect(asAdmin.markdown).not.toContain('Beta testers see this.');
+    // The visitor reads the profile of the site, not another space, not the organization, and writes nothing.
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token })).status).toBe(200);
+    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token })).status).toBe(200);
+    expect((await p.api('GET', `/spaces/${p.spaceId(S.teamGrant)}`, { token })).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${space}`, { token })).status).toBe(200);
+    expect((await p.api('GET', `/orgs/${acme}`, { token })).status).toBe(404);
+    expect((await p.api('PATCH', `/spaces/${space}`, { token, body: { title: 'Nope' } })).status).toBe(403);
+    // A token the platform did not sign is no token.
+    const forged = `${token.split('.').slice(0, 2).join('.')}.${'A'.repeat(43)}`;
+    expect((await p.api('GET', `/spaces/${space}`, { token: forged })).status).toBe(401);
+  });
+});

@@ -147,17 +147,18 @@ export function contentRoutes(app: FastifyInstance): void {
     const document = getDocument<JSONDocument>(request.ctx.db, space.id, page.documentId);
     if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
     if (!revision) return document;
-    return evaluatedFor(dereference(request, space, revision, document, dereferenced), evaluated, revision, page);
+    return evaluatedFor(request, dereference(request, space, revision, document, dereferenced), evaluated, revision, page);
   }
 
   /**
    * With `evaluated` (`true` or `deterministic-only`), conditional blocks and expressions are
-   * resolved against the variables of the space and the page; an API reader is a visitor without
-   * claims.
+   * resolved against the variables of the space and the page, and the claims of the visitor: a
+   * site visitor's (from the API token of a resolved URL), or none for an API reader.
    */
-  function evaluatedFor(document: JSONDocument, evaluated: string | undefined, revision: Revision, page?: ContentPage): JSONDocument {
+  function evaluatedFor(request: FastifyRequest, document: JSONDocument, evaluated: string | undefined, revision: Revision, page?: ContentPage): JSONDocument {
     if (evaluated !== 'true' && evaluated !== 'deterministic-only') return document;
-    return evaluateDocument(document, evaluated, { space: { vars: revision.content.variables }, page: { vars: page?.variables ?? {} }, visitor: { claims: {} } });
+    const claims = request.ctx.visitor?.claims ?? {};
+    return evaluateDocument(document, evaluated, { space: { vars: revision.content.variables }, page: { vars: page?.variables ?? {} }, visitor: { claims } });
   }
 
   /**
@@ -463,7 +464,7 @@ export function contentRoutes(app: FastifyInstance): void {
       if (!reusable.documentId) return EMPTY_DOCUMENT;
       const document = getDocument<JSONDocument>(request.ctx.db, space.id, reusable.documentId);
       if (!document) throw new Error(`Document ${reusable.documentId} of reusable content ${reusable.id} is missing`);
-      return evaluatedFor(dereference(request, space, revision, document, query.dereferenced), query.evaluated, revision);
+      return evaluatedFor(request, dereference(request, space, revision, document, query.dereferenced), query.evaluated, revision);
     },
   );
   app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {

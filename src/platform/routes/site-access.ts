@@ -201,7 +201,7 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     const member = role !== undefined && role !== null;
     const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(request.params.siteId, request.params.organizationId) as SiteRow | undefined;
     // Members see their sites' profiles even unpublished; others only what they could visit.
-    if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey))) throw notFound('Site');
+    if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey, request.ctx.visitor?.site))) throw notFound('Site');
     const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
     const s = withoutDrafts(loadStructure(db, site));
     const customization = defaultCustomization(site);

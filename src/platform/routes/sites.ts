@@ -259,7 +259,7 @@ export function siteRoutes(app: FastifyInstance): void {
     const role = access.orgRole(params.organizationId);
     if (role !== undefined && role !== null) return siteOf(request, params);
     const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(params.siteId, params.organizationId) as SiteRow | undefined;
-    if (!site || !readableWithoutMembership(db, site, shareKey)) throw notFound('Site');
+    if (!site || !readableWithoutMembership(db, site, shareKey, request.ctx.visitor?.site)) throw notFound('Site');
     const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
     return { org, role: null, site, s: withoutDrafts(loadStructure(db, site)) };
   };

@@ -160,10 +160,13 @@ export async function readSiteToken(db: Db, token: string): Promise<SiteTokenCla
 
 /**
  * Whether someone outside the site's organization may read it: a published public or unlisted
- * site, or a published share-link site with the key of one of its active share links.
+ * site, a published share-link site with the key of one of its active share links, or any
+ * published site for a visitor holding its API token.
  */
-export function readableWithoutMembership(db: Db, site: SiteRow, shareKey: string | undefined): boolean {
+export function readableWithoutMembership(db: Db, site: SiteRow, shareKey: string | undefined, visitorOf?: string): boolean {
   if (site.published !== 1) return false;
+  // The bearer of an API token the platform gave for this site (a resolved URL) is its reader.
+  if (visitorOf === site.id) return true;
   if (site.visibility === 'public' || site.visibility === 'unlisted') return true;
   return site.visibility === 'share-link' && activeShareLink(db, site.id, shareKey) !== undefined;
 }

@@ -80,7 +80,7 @@ const EvaluationEnum = builder.enumType('DocumentEvaluation', {
       value: 'deterministic-only',
       description: 'Those that read only variables of the space and the page; those that read the visitor stay as written.',
     },
-    ALL: { value: 'true', description: 'All of them, for a visitor without claims (an API reader).' },
+    ALL: { value: 'true', description: 'All of them, for the reader: a visitor with the claims of their token (the `apiToken` of a resolved URL), else a visitor without claims.' },
   } as const,
 });
 
