@@ -673,6 +673,62 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
 }
 
 /**
+ * Docs sites through the gateway: from a published URL to the page's markdown, the same as a
+ * visitor with a token, and an organization's sites with their structures; with no delay and
+ * with the upstream delay. Every answer is checked.
+ */
+async function sites(): Promise<void> {
+  const { DEMO_SITE_SECRETS } = await import('../src/platform/sites/demo.js');
+  for (const delayMs of [0, DELAY]) {
+    const run = await start(delayMs);
+    try {
+      const published = `${new URL(run.restUrl).origin}/published/acme-docs`;
+      const queries = [
+        {
+          name: 'resolveUrl of a page to its markdown',
+          query: `query ($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname siteSpace { path } page { title ... on DocumentPage { markdown } } } } }`,
+          variables: { url: `${published}/installation/self-hosted/docker` },
+          check: (data: any) => {
+            assert.equal(data.resolveUrl.pathname, 'installation/self-hosted/docker');
+            assert.match(data.resolveUrl.page.markdown, /^# |\n# /);
+          },
+        },
+        {
+          name: 'resolveUrl as a visitor with a token (adaptive content)',
+          query: `query ($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { siteSpace { path } space { title } } } }`,
+          variables: { url: 'https://api.acme-docs.test/beta', token: DEMO_SITE_SECRETS.visitorToken },
+          check: (data: any) => assert.equal(data.resolveUrl.siteSpace.path, 'beta'),
+        },
+        {
+          name: "an organization's sites with their structures",
+          query: `{ organization(id: "acme") { sites { nodes { title structure { ... on SiteSectionsStructure { sections { title siteSpaces { path space { title } } } } ... on SiteSpacesStructure { siteSpaces { path space { title } } } } } } } }`,
+          variables: {},
+          check: (data: any) => assert.equal(data.organization.sites.nodes.length, 4),
+        },
+      ];
+      const rounds = delayMs ? 40 : 100;
+      const label = delayMs ? `${delayMs} ms delay per upstream request` : 'no delay';
+      console.log(`\n| sites query (${label}, one at a time) | upstream requests | p50 ms | p99 ms |`);
+      console.log('|---|---:|---:|---:|');
+      for (const item of queries) {
+        const latencies: number[] = [];
+        let requests = 0;
+        for (let round = 0; round < rounds; round += 1) {
+          run.exchanges.length = 0;
+          const started = performance.now();
+          item.check(await graphql(run, item.query, item.variables));
+          latencies.push(performance.now() - started);
+          requests = run.exchanges.length;
+        }
+        console.log(`| ${item.name} | ${requests} | ${ms(percentile(latencies.slice(10), 50))} | ${ms(percentile(latencies.slice(10), 99))} |`);
+      }
+    } finally {
+      await run.close();
+    }
+  }
+}
+
+/**
  * Git Sync on the embedded platform, in this process: export of the demo "Getting started" space
  * (15 pages, files, includes) to a local bare repository, then import of that repository into an
  * empty space, each from the request to the end of the background operation; every round checks
@@ -726,5 +782,5 @@ async function gitSync(): Promise<void> {
 }
 
 const only = process.env.BENCH_ONLY?.split(',');
-const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content, gitSync };
+const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content, gitSync, sites };
 for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();

@@ -76,7 +76,20 @@ describe('resolveUrl', () => {
     expect(page.errors).toBeUndefined();
     expect(page.data.resolveUrl.page.title).toBe(second.title);
     // A page below the root: no home page to look for.
-    expect(page.upstreamRequests).toEqual([expect.stringMatching(/^GET \/v1\/urls\/published\?url=/), `GET /v1/spaces/${spaceId}`, expect.stringMatching(/\/content\/path\/.+\?format=markdown$/)]);
+    // The space (for the page's revision) and the page are read side by side, after the lookup.
+    expect(page.upstreamRequests).toHaveLength(3);
+    expect(page.upstreamRequests[0]).toMatch(/^GET \/v1\/urls\/published\?url=/);
+    expect(page.upstreamRequests.slice(1).sort()).toEqual([`GET /v1/spaces/${spaceId}`, `GET /v1/spaces/${spaceId}/content/path/${second.path}?format=markdown`].sort());
+  });
+
+  it('reads the page of a change request a URL previews, in its content', async () => {
+    const spaceId = g.platform.spaceId('Getting started');
+    const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`, { query: { status: 'open' } })).body.items[0];
+    const landing = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests/${request.id}/content/path`)).body;
+    const data = await ok(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { changeRequest { number } page { id title } } } }`, {
+      url: `${pub}/acme-docs/~/changes/${request.number}`,
+    });
+    expect(data.resolveUrl).toEqual({ changeRequest: { number: request.number }, page: { id: expect.any(String), title: landing.title } });
   });
 
   it("shows a site space's custom home page at its root", async () => {

@@ -23,7 +23,7 @@ import { builder } from './builder.js';
 import { ChangeRequestNode } from './change-requests.js';
 import { CollectionNode } from './collections.js';
 import { PageInterface } from './content/page.js';
-import { detachedPage, lightRevision, readOnce, revisionRoute, revisionStub, RevisionNode, type PageHeld } from './content/revision.js';
+import { detachedPage, lightRevision, readOnce, revisionStub, RevisionNode, type PageHeld } from './content/revision.js';
 import { linkTo, prime } from './loaders.js';
 import { restEnum } from './shared.js';
 import { readSiteStructure, siteKey, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
@@ -65,35 +65,39 @@ type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | Collecti
 
 /** The page a published URL shows: at `pathname` in the content it previews (or the live one), or the site space's home page. */
 async function publishedPage(ctx: GatewayContext, found: PublishedContent, info: GraphQLResolveInfo): Promise<PageHeld | null> {
-  // The revision shown (the space's current one, or the previewed change request's) and, for a
-  // site space's root, its custom home page (in the site's structure), read side by side.
-  const [shown, homePage] = await Promise.all([
-    found.revision
-      ? { revisionId: found.revision, current: false }
-      : found.changeRequest
-        ? ChangeRequestNode.getDataloader(ctx)
-            .load(compositeKey(found.space, found.changeRequest))
-            .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
-        : SpaceNode.getDataloader(ctx)
-            .load(found.space)
-            .then((space) => ({ revisionId: (space as Space).revision, current: true })),
+  // The revision shown (the space's current one, or the previewed change request's), for the
+  // page's identity; read alongside the page itself, whose address needs no revision id except
+  // for a revision preview.
+  const shown: Promise<{ revisionId: string; current: boolean }> = found.revision
+    ? Promise.resolve({ revisionId: found.revision, current: false })
+    : found.changeRequest
+      ? ChangeRequestNode.getDataloader(ctx)
+          .load(compositeKey(found.space, found.changeRequest))
+          .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
+      : SpaceNode.getDataloader(ctx)
+          .load(found.space)
+          .then((space) => ({ revisionId: (space as Space).revision, current: true }));
+  // At a site space's root, its custom home page if it has one (in the site's structure).
+  const homePage =
     found.pathname === ''
       ? readSiteStructure(ctx, found.organization, found.site).then(
           (structure) => (structure.byKey.get(`site-space:${found.siteSpace}`) as { pageId?: string | null } | undefined)?.pageId ?? null,
         )
-      : null,
-  ]);
-  const { revisionId, current } = shown;
-  const revision = lightRevision(found.space, revisionId, current);
-  const suffix = homePage
-    ? route`/page/${homePage}`
-    : found.pathname === ''
-      ? '/path'
-      : `/path/${found.pathname.split('/').map(encodeURIComponent).join('/')}`;
+      : Promise.resolve(null);
   // The markdown, when asked, comes with the page in one read.
   const withMarkdown = selectedFieldNames(info).has('markdown');
-  const page = await ctx.api.get(revisionRoute(revision, suffix), revisionPage.and(z.object({ markdown: z.string().optional() })), withMarkdown ? { format: 'markdown' } : {});
-  const held = detachedPage(page, found.space, revisionId, revision);
+  const readPage = async () => {
+    const home = await homePage;
+    const suffix = home ? route`/page/${home}` : found.pathname === '' ? '/path' : `/path/${found.pathname.split('/').map(encodeURIComponent).join('/')}`;
+    const base = found.revision
+      ? route`/spaces/${found.space}/revisions/${found.revision}`
+      : found.changeRequest
+        ? route`/spaces/${found.space}/change-requests/${found.changeRequest}/content`
+        : route`/spaces/${found.space}/content`;
+    return ctx.api.get(base + suffix, revisionPage.and(z.object({ markdown: z.string().optional() })), withMarkdown ? { format: 'markdown' } : {});
+  };
+  const [{ revisionId, current }, page] = await Promise.all([shown, readPage()]);
+  const held = detachedPage(page, found.space, revisionId, lightRevision(found.space, revisionId, current));
   if (withMarkdown && page.markdown !== undefined) void readOnce(ctx, `markdown:${compositeKey(found.space, revisionId, page.id)}`, async () => page.markdown!);
   return held;
 }
