@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { badRequest, newId } from '../http.js';
-import { emojiSchema } from '../routes/schemas.js';
+import { conditionSchema, emojiSchema } from '../routes/schemas.js';
 import type { Db } from '../store/db.js';
 import {
   DocumentValidationError,
@@ -68,18 +68,7 @@ const pageFields = {
   hidden: z.boolean().optional(),
   noIndex: z.boolean().optional(),
   noRobotsIndex: z.boolean().optional(),
-  condition: z
-    .string()
-    .max(1024, 'must be at most 1024 characters')
-    .superRefine((value, context) => {
-      if (value.trim() === '') return;
-      try {
-        parseExpression(value);
-      } catch (error) {
-        if (!(error instanceof ExpressionError)) throw error;
-        context.addIssue({ code: 'custom', message: `is not a condition the platform can evaluate: ${error.message}` });
-      }
-    })
+  condition: conditionSchema
     .optional(),
 };
 

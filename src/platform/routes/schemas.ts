@@ -1,3 +1,4 @@
+import { ExpressionError, parseExpression } from '../adaptive/expression.js';
 import { z } from 'zod';
 import { ROLES } from '../access.js';
 
@@ -190,3 +191,17 @@ export function pointerId(position: MovePosition): { id: string; placement: 'bef
   const pointer = (position.before ?? position.after)!;
   return { id: 'space' in pointer ? pointer.space : pointer.collection, placement: position.before ? 'before' : 'after' };
 }
+
+/** A condition (of a page, site space or section): at most 1024 characters, in the language the platform evaluates. */
+export const conditionSchema = z
+  .string()
+  .max(1024, 'must be at most 1024 characters')
+  .superRefine((value, context) => {
+    if (value.trim() === '') return;
+    try {
+      parseExpression(value);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      context.addIssue({ code: 'custom', message: `is not a condition the platform can evaluate: ${error.message}` });
+    }
+  });

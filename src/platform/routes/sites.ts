@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Role } from '../access.js';
 import { badRequest, booleanParam, conflict, notFound, pageFromArray, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
-import { ExpressionError, parseExpression } from '../adaptive/expression.js';
+import { conditionSchema } from './schemas.js';
 import { insertSpace } from '../spaces/create.js';
 import {
   deleteSite,
@@ -42,6 +42,7 @@ import {
   updateSection,
   updateSiteSpace,
   type ItemPointer,
+  type ItemPosition,
   type JsonContext,
   type Structure,
   withoutDrafts,
@@ -64,20 +65,6 @@ const localizedString = (max: number) =>
     z.string().max(max, `must be at most ${max} characters`),
   );
 const draft = z.boolean();
-
-/** A condition: at most 1024 characters, in the language the platform evaluates. */
-const condition = z
-  .string()
-  .max(1024, 'must be at most 1024 characters')
-  .superRefine((value, context) => {
-    if (value.trim() === '') return;
-    try {
-      parseExpression(value);
-    } catch (error) {
-      if (!(error instanceof ExpressionError)) throw error;
-      context.addIssue({ code: 'custom', message: `is not a condition the platform can evaluate: ${error.message}` });
-    }
-  });
 
 const atLeastOne = (body: Record<string, unknown>) => Object.values(body).some((value) => value !== undefined);
 
@@ -142,7 +129,7 @@ const addSiteSpaceBody = z
 const updateSiteSpaceBody = z
   .strictObject({
     path: segment.optional(),
-    condition: condition.nullable().optional(),
+    condition: conditionSchema.nullable().optional(),
     pageId: z.string().min(1).nullable().optional(),
     hidden: z.boolean().optional(),
     spaceId: z.string().min(1).optional(),
@@ -167,7 +154,7 @@ const updateSectionBody = z
     localizedTitle: localizedString(128).optional(),
     path: segment.optional(),
     defaultSiteSpace: z.string().min(1).optional(),
-    condition: condition.nullable().optional(),
+    condition: conditionSchema.nullable().optional(),
     icon: icon.nullable().optional(),
     draft: draft.optional(),
     description: z.string().max(256, 'must be at most 256 characters').nullable().optional(),
@@ -267,6 +254,12 @@ export function siteRoutes(app: FastifyInstance): void {
   const answerSite = (request: FastifyRequest, site: SiteRow, org: OrganizationRow, role: Role | null) =>
     siteJson(request.ctx.db, site, org, role, request.ctx.links);
   const reread = (request: FastifyRequest, s: Structure) => loadStructure(request.ctx.db, reloadSite(request.ctx.db, s.site.id));
+  /** The deprecated moves: the item among its siblings, answered as it is after. */
+  const moveAndAnswer = (request: FastifyRequest<{ Params: SiteParams }>, item: ItemPointer, position: ItemPosition) => {
+    const { org, s } = siteOf(request, request.params, 'create');
+    moveItem(request.ctx.db, s, item, position);
+    return structureItemJson(reread(request, s), item, contextOf(request, org));
+  };
 
   // --- Sites -----------------------------------------------------------------------------------
 
@@ -443,12 +436,8 @@ export function siteRoutes(app: FastifyInstance): void {
 
   app.post<{ Params: SiteSpaceParams }>('/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move', async (request) => {
     const body = parseBody(moveSiteSpaceBody, request.body ?? undefined);
-    const { org, s } = siteOf(request, request.params, 'create');
-    const item: ItemPointer = { type: 'site-space', id: request.params.siteSpaceId };
     const to = (p?: { siteSpace: string }) => p && ({ type: 'site-space', id: p.siteSpace }) as const;
-    moveItem(request.ctx.db, s, item, { before: to(body?.position?.before), after: to(body?.position?.after) });
-    const after = reread(request, s);
-    return siteSpaceJson(after, requireSiteSpace(after, item.id), contextOf(request, org));
+    return moveAndAnswer(request, { type: 'site-space', id: request.params.siteSpaceId }, { before: to(body?.position?.before), after: to(body?.position?.after) });
   });
 
   // --- Sections --------------------------------------------------------------------------------
@@ -493,12 +482,8 @@ export function siteRoutes(app: FastifyInstance): void {
 
   app.post<{ Params: SectionParams }>('/orgs/:organizationId/sites/:siteId/sections/:siteSectionId/move', async (request) => {
     const body = parseBody(moveSectionBody, request.body ?? undefined);
-    const { org, s } = siteOf(request, request.params, 'create');
-    const item: ItemPointer = { type: 'site-section', id: request.params.siteSectionId };
     const to = (p?: { siteSection: string }) => p && ({ type: 'site-section', id: p.siteSection }) as const;
-    moveItem(request.ctx.db, s, item, { before: to(body?.position?.before), after: to(body?.position?.after) });
-    const after = reread(request, s);
-    return sectionJson(after, requireSection(after, item.id), contextOf(request, org));
+    return moveAndAnswer(request, { type: 'site-section', id: request.params.siteSectionId }, { before: to(body?.position?.before), after: to(body?.position?.after) });
   });
 
   // --- Section groups --------------------------------------------------------------------------
@@ -544,10 +529,6 @@ export function siteRoutes(app: FastifyInstance): void {
 
   app.post<{ Params: GroupParams }>('/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/move', async (request) => {
     const body = parseBody(moveGroupBody, request.body ?? undefined);
-    const { org, s } = siteOf(request, request.params, 'create');
-    const item: ItemPointer = { type: 'site-section-group', id: request.params.siteSectionGroupId };
-    moveItem(request.ctx.db, s, item, body?.position);
-    const after = reread(request, s);
-    return groupJson(after, requireGroup(after, item.id), contextOf(request, org));
+    return moveAndAnswer(request, { type: 'site-section-group', id: request.params.siteSectionGroupId }, body?.position ?? {});
   });
 }
