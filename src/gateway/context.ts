@@ -51,7 +51,20 @@ export class RequestApi {
 
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
   get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
-    const key = path + queryString(query);
+    return this.read(path, schema, query, this.authorization);
+  }
+
+  /**
+   * GETs `path` with another bearer token than the caller's (the short-lived token a resolved
+   * URL gave its visitor, to read what that visitor sees). Shared like `get`, apart from the
+   * caller's reads; the token itself is kept out of traces.
+   */
+  getAs<S extends z.ZodType>(token: string, path: string, schema: S, query?: Query): Promise<z.infer<S>> {
+    return this.read(path, schema, query, `Bearer ${token}`);
+  }
+
+  private read<S extends z.ZodType>(path: string, schema: S, query: Query | undefined, authorization: string | undefined): Promise<z.infer<S>> {
+    const key = (authorization === this.authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
     let read = this.reads.get(key);
     if (read) {
       this.usage.sharedReads += 1;
@@ -59,7 +72,7 @@ export class RequestApi {
     } else {
       const refused = this.count();
       if (refused) return Promise.reject(refused);
-      const traced = this.trace?.start('GET', key);
+      const traced = this.trace?.start('GET', path + queryString(query));
       read = {
         raw: this.client
           .request({
@@ -67,7 +80,7 @@ export class RequestApi {
             path,
             query,
             schema: ANY,
-            authorization: this.authorization,
+            authorization,
             onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
           })
           .then((response) => response.data),
@@ -75,7 +88,7 @@ export class RequestApi {
         traced,
       };
       this.reads.set(key, read);
-      if (query && query.page == null && query.limit != null) {
+      if (authorization === this.authorization && query && query.page == null && query.limit != null) {
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
       }
     }

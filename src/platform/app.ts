@@ -16,7 +16,7 @@ import { changeRequestRoutes } from './routes/change-requests.js';
 import { changeRequestContentRoutes } from './routes/change-request-content.js';
 import { gitRoutes } from './routes/git.js';
 import { siteRoutes } from './routes/sites.js';
-import { readSiteToken } from './sites/visitors.js';
+import { readSiteToken, siteTokenHolds } from './sites/visitors.js';
 import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
 import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
@@ -337,6 +337,7 @@ export function createPlatform({
     // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).
     const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
     if (!site) throw new ApiError(401, 'Invalid or revoked API token');
+    if (!siteTokenHolds(db, site)) throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError(403, 'A site visitor token reads published content only');
     const visitor = visitorUser(site, new Date().toISOString());
     request.ctx = { db, user: visitor, access: new SiteVisitorAccess(db, visitor, site), links, visitor: { site: site.site, organization: site.organization, claims: site.claims ?? {} } };

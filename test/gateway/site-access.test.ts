@@ -59,12 +59,12 @@ describe('resolveUrl', () => {
     );
     expect(result.errors).toBeUndefined();
     expect(result.data.resolveUrl).toEqual({ pathname: '', page: { title: landing.body.title, markdown: landing.body.markdown } });
-    // The site's structure is read for the site space's custom home page, which a URL of its root shows.
+    // The site's published profile is read for the site space's custom home page, which a URL of its root shows.
     expect(result.upstreamRequests.sort()).toEqual(
       [
         `GET /v1/urls/published?url=${encodeURIComponent(url)}`,
         `GET /v1/spaces/${spaceId}`,
-        `GET /v1/orgs/acme/sites/${siteId(SITES.docs)}/structure`,
+        `GET /v1/orgs/acme/sites/${siteId(SITES.docs)}/published`,
         `GET /v1/spaces/${spaceId}/content/path?format=markdown`,
       ].sort(),
     );
@@ -144,9 +144,27 @@ describe('resolveUrl', () => {
     expect(expired.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['visitor', 'jwtToken'], upstreamStatus: 401 });
     expect(expired.errors?.[0]?.message).toContain('expired');
     const redirected = await ok(RESOLVE, { url, redirectOnError: true });
-    expect(redirected.resolveUrl).toMatchObject({ __typename: 'ContentRedirect', target: 'APPLICATION' });
+    expect(redirected.resolveUrl).toMatchObject({ __typename: 'ContentRedirect', target: 'EXTERNAL', url: expect.stringContaining('https://api.acme-docs.test/~gitbook/auth/login?location=') });
     const claims = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken, unsignedClaims: { newsletter: 'yes' } } });
     expect(claims.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['visitor', 'unsignedClaims'] });
+  });
+
+  it('serves readers outside the organization: a visitor-auth page to its markdown, and a share-link site’s profile', async () => {
+    const hana = g.platform.token(U.hana);
+    const data = await ok(
+      `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent {
+        site { title } siteSpace { path } space { title } page { title ... on DocumentPage { markdown } } } } }`,
+      { url: 'https://api.acme-docs.test/', token: DEMO_SITE_SECRETS.visitorToken },
+      { token: hana },
+    );
+    expect(data.resolveUrl).toMatchObject({ site: { title: SITES.api }, siteSpace: { path: 'reference' }, space: { title: DEMO.spaces.visitorAuth } });
+    expect(data.resolveUrl.page.markdown.length).toBeGreaterThan(50);
+    const profile = `query($id: String!, $key: String) { publishedSite(organizationId: "acme", siteId: $id, shareKey: $key) { site { title } structure { ... on SiteSpacesStructure { siteSpaces { path } } } } }`;
+    const withKey = await ok(profile, { id: siteId(SITES.partners), key: DEMO_SITE_SECRETS.shareKey }, { token: hana });
+    expect(withKey.publishedSite).toEqual({ site: { title: SITES.partners }, structure: { siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] } });
+    const withoutKey = await g.gql<any>(profile, { id: siteId(SITES.partners) }, { token: hana });
+    expect(withoutKey.data.publishedSite).toBeNull();
+    expect(withoutKey.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
   it('answers a content redirect for a URL that names a default', async () => {

@@ -171,13 +171,14 @@ describe('published URLs', () => {
     expect((await resolve(`${pub}/no-such-org/docs`)).status).toBe(404);
     expect((await resolve(`${pub}/globex/nothing-here`)).status).toBe(404);
     const labs = `${pub}/acme-docs/acme-labs/some-page`;
-    expect((await resolved(labs)).preview).toBe(true);
-    expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).status).toBe(404);
-    await ok('POST', `/orgs/${acme}/sites/${ids.portal}/unpublish`);
+    expect(await resolved(labs)).toMatchObject({ site: ids.labs, preview: true });
+    // Outside the organization, an unpublished site's basename is only a path of the default site.
+    expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).body).toMatchObject({ site: ids.docs, pathname: 'acme-labs/some-page' });
+    await ok('POST', `/orgs/${acme}/sites/${ids.api}/unpublish`);
     try {
-      expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(404);
+      expect((await resolve('https://api.acme-docs.test/reference', undefined, { token: p.token(U.ivy) })).status).toBe(404);
     } finally {
-      await ok('POST', `/orgs/${acme}/sites/${ids.portal}/publish`);
+      await ok('POST', `/orgs/${acme}/sites/${ids.api}/publish`);
     }
     // Published, it resolves for anyone with the key.
     expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(200);
@@ -221,10 +222,9 @@ describe('visitor authentication', () => {
     expect(forged.body.error.message).toBe('Error while validating the JWT token. Reason: The token signature is invalid.');
     expect((await resolve(apiUrl, { jwtToken: 'garbage' })).status).toBe(401);
 
-    const toApp = await resolve(apiUrl, { jwtToken: 'garbage' }, { redirectOnError: true });
-    expect(toApp.status).toBe(200);
-    expect(toApp.body.target).toBe('application');
-    expect(new URL(toApp.body.redirect).searchParams.get('location')).toBe('/getting-started/authentication');
+    const toLogin = await resolve(apiUrl, { jwtToken: 'garbage' }, { redirectOnError: true });
+    expect(toLogin.status).toBe(200);
+    expect(toLogin.body).toEqual({ target: 'external', site: ids.api, redirect: 'https://api.acme-docs.test/~gitbook/auth/login?location=%2Fgetting-started%2Fauthentication' });
     await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', fallbackURL: 'https://login.partner.test/oauth2' } });
     const external = await resolve(apiUrl, undefined, { redirectOnError: true });
     expect(external.body).toEqual({ target: 'external', site: ids.api, redirect: 'https://login.partner.test/oauth2?location=%2Fgetting-started%2Fauthentication' });
@@ -443,5 +443,123 @@ describe('the API token of a resolved URL', () => {
     // A token the platform did not sign is no token.
     const forged = `${token.split('.').slice(0, 2).join('.')}.${'A'.repeat(43)}`;
     expect((await p.api('GET', `/spaces/${space}`, { token: forged })).status).toBe(401);
+  });
+});
+
+describe('review cases', () => {
+  it('resolves a proxied site by its origin and by the proxy target, compares hosts exactly, and keeps origins unique', async () => {
+    const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Proxied', spaces: [p.spaceId(S.public)] } }, 201);
+    await ok('PATCH', `/orgs/${acme}/sites/${site.id}`, { body: { proxy: 'example.com/docs' } });
+    await ok('POST', `/orgs/${acme}/sites/${site.id}/publish`);
+    const viaOrigin = await resolved('https://EXAMPLE.com/Docs/intro');
+    expect(viaOrigin).toMatchObject({ site: site.id, siteBasePath: '/Docs/', pathname: 'intro', canonicalUrl: 'https://example.com/docs/intro' });
+    const viaTarget = await resolved(`${pub}/proxy/${site.id}/intro`);
+    expect(viaTarget).toMatchObject({ site: site.id, pathname: 'intro' });
+    expect((await resolve('https://exampl_.com/docs/intro')).status).toBe(404);
+    expect((await resolve('https://example.com/other')).status).toBe(404);
+    const other = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Proxied twice' } }, 201);
+    expect((await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'Example.com/Docs' } })).status).toBe(409);
+    expect((await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'api.acme-docs.test/docs' } })).status).toBe(409);
+    await ok('DELETE', `/orgs/${acme}/sites/${other.id}`, {}, 205);
+    await ok('DELETE', `/orgs/${acme}/sites/${site.id}`, {}, 205);
+  });
+
+  it('refuses a basename that would hide a path of the default site', async () => {
+    const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Shadow' } }, 201);
+    const answer = await p.api('PATCH', `/orgs/${acme}/sites/${site.id}`, { body: { basename: 'Product' } });
+    expect(answer.status).toBe(409);
+    expect(answer.body.error.message).toContain(DEMO.sites.docs);
+    await ok('DELETE', `/orgs/${acme}/sites/${site.id}`, {}, 205);
+  });
+
+  it('shows previews of change requests to members only', async () => {
+    const space = p.spaceId('Getting started');
+    const request = (await ok('GET', `/spaces/${space}/change-requests`, { query: { status: 'open' } })).items[0];
+    const url = `${pub}/acme-docs/docs/~/changes/${request.number}/install`;
+    expect((await resolve(url, undefined, { token: p.token(U.ivy) })).status).toBe(404);
+    const redirect = await resolve(url, undefined, { token: p.token(U.ivy), redirectOnError: true });
+    expect(redirect.body.target).toBe('application');
+    expect((await resolved(url)).changeRequest).toBe(request.id);
+  });
+
+  it('ends an API token when what it was given for no longer holds', async () => {
+    const space = p.spaceId(S.userGrant);
+    const first = await resolved(`${pub}/acme-docs/portal/${ids.key}/api/v2`);
+    expect((await p.api('GET', `/spaces/${first.space}`, { token: first.apiToken })).status).toBe(200);
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: false } });
+    try {
+      expect((await p.api('GET', `/spaces/${first.space}`, { token: first.apiToken })).status).toBe(401);
+    } finally {
+      await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: true } });
+    }
+    await ok('POST', `/orgs/${acme}/sites/${ids.portal}/unpublish`);
+    try {
+      expect((await p.api('GET', `/spaces/${first.space}`, { token: first.apiToken })).status).toBe(401);
+    } finally {
+      await ok('POST', `/orgs/${acme}/sites/${ids.portal}/publish`);
+    }
+    expect((await p.api('GET', `/spaces/${first.space}`, { token: first.apiToken })).status).toBe(200);
+
+    const short = await visitorToken(ids.api, { betaAccess: true }, { expiresIn: '2m' });
+    const visitor = await resolved('https://api.acme-docs.test/beta', { jwtToken: short });
+    const token = decodeJwt(visitor.apiToken);
+    expect(token.exp).toBe(decodeJwt(short).exp);
+    expect(visitor.space).toBe(space);
+    await ok('POST', `/orgs/${acme}/sites/${ids.api}/publishing/auth/regenerate`);
+    expect((await p.api('GET', `/spaces/${space}`, { token: visitor.apiToken })).status).toBe(401);
+  });
+
+  it('hides pages whose condition is false from a visitor, and filters the profile by their claims', async () => {
+    const { putDocument } = await import('../../src/platform/content/revisions.js');
+    const { commitContent } = await import('../fixtures/content.js');
+    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const space = p.spaceId(S.visitorAuth);
+    const documentId = putDocument(p.db, space, markdownToDocument('Text.\n').document);
+    commitContent(p.db, space, {
+      pages: [
+        { id: 'pg-open', type: 'document', title: 'Open', slug: 'open', documentId, pages: [] },
+        { id: 'pg-pro', type: 'document', title: 'Pro', slug: 'pro', documentId, condition: 'visitor.claims.plan == "pro"', pages: [] },
+      ],
+      files: [],
+      reusableContents: [],
+      variables: {},
+    });
+    const free = await resolved('https://api.acme-docs.test/pro', { jwtToken: await visitorToken(ids.api, { plan: 'free' }) });
+    const pro = await resolved('https://api.acme-docs.test/pro', { jwtToken: await visitorToken(ids.api, { plan: 'pro' }) });
+    expect((await p.api('GET', `/spaces/${space}/content/path/pro`, { token: free.apiToken })).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${space}/content/path/pro`, { token: pro.apiToken })).status).toBe(200);
+    const tree = await p.api('GET', `/spaces/${space}/content`, { token: free.apiToken });
+    expect(tree.body.pages.map((page: any) => page.title)).toEqual(['Open']);
+    expect((await p.api('GET', '/urls/content', { token: free.apiToken, query: { url: 'https://api.acme-docs.test/pro' } })).body.page).toBeUndefined();
+    // The profile, read with the API token, shows the beta variant only to beta visitors.
+    const profile = await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: free.apiToken });
+    expect(profile.body.structure.structure.map((item: any) => item.path)).toEqual(['reference']);
+    const beta = await resolved('https://api.acme-docs.test/', { jwtToken: await visitorToken(ids.api, { betaAccess: true }) });
+    const betaProfile = await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: beta.apiToken });
+    expect(betaProfile.body.structure.structure.map((item: any) => item.path)).toEqual(['reference', 'beta']);
+  });
+
+  it('reads the content of a public space at its app URL for someone outside the organization', async () => {
+    const space = await ok('GET', `/spaces/${p.spaceId('Getting started')}`);
+    const answer = await p.api('GET', '/urls/content', { token: p.token(U.ivy), query: { url: space.urls.app } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.space.id).toBe(space.id);
+  });
+
+  it('falls back to the next section with something to show when the default section’s space is deleted', async () => {
+    const created = await ok('POST', `/spaces`.replace('/spaces', `/orgs/${acme}/spaces`), { body: { title: 'Soon deleted' } }, 201);
+    const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Fallback', spaces: [created.id] } }, 201);
+    await ok('POST', `/orgs/${acme}/sites/${site.id}/sections`, { body: { spaceId: p.spaceId(S.public), title: 'Notes' } }, 201);
+    await ok('POST', `/orgs/${acme}/sites/${site.id}/publish`);
+    await ok('DELETE', `/spaces/${created.id}`, {}, 205);
+    const root = await resolved(`${pub}/acme-docs/fallback`);
+    expect(root.space).toBe(p.spaceId(S.public));
+    const structure = await p.api('GET', `/orgs/${acme}/sites/${site.id}/structure`, { token: p.token(U.ivy) });
+    expect(structure.body.structure.map((item: any) => item.path)).toEqual(['notes']);
+  });
+
+  it('gives visitor-auth sites their sign-in and sign-out addresses', async () => {
+    const site = await ok('GET', `/orgs/${acme}/sites/${ids.api}`);
+    expect(site.urls).toMatchObject({ login: 'https://api.acme-docs.test/~gitbook/auth/login', logout: expect.any(String) });
   });
 });

@@ -4,11 +4,12 @@ import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from '../ids.js';
-import { selectedFieldNames } from '../links.js';
+import { selectedFieldNames, selectsOnlyKeys } from '../links.js';
 import { route } from '../rest/client.js';
 import { revisionPage } from '../rest/shapes/content.js';
 import {
   contentLookup,
+  publishedSite,
   embed as embedShape,
   publishedLookup,
   type ContentRedirect,
@@ -18,7 +19,7 @@ import {
 import type { ChangeRequest } from '../rest/shapes/change-requests.js';
 import type { Collection } from '../rest/shapes/collections.js';
 import type { RevisionPage } from '../rest/shapes/content.js';
-import type { Space } from '../rest/shapes/spaces.js';
+import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
 import { builder } from './builder.js';
 import { ChangeRequestNode } from './change-requests.js';
 import { CollectionNode } from './collections.js';
@@ -26,7 +27,7 @@ import { PageInterface } from './content/page.js';
 import { detachedPage, lightRevision, readOnce, revisionStub, RevisionNode, type PageHeld } from './content/revision.js';
 import { linkTo, prime } from './loaders.js';
 import { restEnum } from './shared.js';
-import { readSiteStructure, siteKey, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
+import { placeStructure, sitePath, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -64,6 +65,21 @@ type CollectionContentHeld = { __typename: 'CollectionContent'; collection: Coll
 type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | CollectionContentHeld;
 
 /** The page a published URL shows: at `pathname` in the content it previews (or the live one), or the site space's home page. */
+/**
+ * What a published URL shows is read as its visitor sees it, with the API token the lookup gave
+ * them, so that readers outside the organization get it too: the site's published profile (the
+ * site and the structure they see), the space, the page. A preview (`~/changes/…`,
+ * `~/revisions/…`, members only) is read as the caller.
+ */
+const asVisitor = <S extends z.ZodType>(ctx: GatewayContext, found: PublishedContent, path: string, schema: S, query?: Record<string, string>) =>
+  found.changeRequest || found.revision ? ctx.api.get(path, schema, query) : ctx.api.getAs(found.apiToken, path, schema, query);
+
+/** The site's published profile as the visitor sees it, with its structure placed. */
+async function profileOf(ctx: GatewayContext, found: PublishedContent) {
+  const profile = await ctx.api.getAs(found.apiToken, sitePath(found.organization, found.site, '/published'), publishedSite);
+  return { profile, structure: placeStructure(profile.structure, found.organization, found.site) };
+}
+
 async function publishedPage(ctx: GatewayContext, found: PublishedContent, info: GraphQLResolveInfo): Promise<PageHeld | null> {
   // The revision shown (the space's current one, or the previewed change request's), for the
   // page's identity; read alongside the page itself, whose address needs no revision id except
@@ -74,15 +90,11 @@ async function publishedPage(ctx: GatewayContext, found: PublishedContent, info:
       ? ChangeRequestNode.getDataloader(ctx)
           .load(compositeKey(found.space, found.changeRequest))
           .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
-      : SpaceNode.getDataloader(ctx)
-          .load(found.space)
-          .then((space) => ({ revisionId: (space as Space).revision, current: true }));
+      : asVisitor(ctx, found, route`/spaces/${found.space}`, spaceShape).then((space) => ({ revisionId: space.revision, current: true }));
   // At a site space's root, its custom home page if it has one (in the site's structure).
   const homePage =
     found.pathname === ''
-      ? readSiteStructure(ctx, found.organization, found.site).then(
-          (structure) => (structure.byKey.get(`site-space:${found.siteSpace}`) as { pageId?: string | null } | undefined)?.pageId ?? null,
-        )
+      ? profileOf(ctx, found).then(({ structure }) => (structure.byKey.get(`site-space:${found.siteSpace}`) as { pageId?: string | null } | undefined)?.pageId ?? null)
       : Promise.resolve(null);
   // The markdown, when asked, comes with the page in one read.
   const withMarkdown = selectedFieldNames(info).has('markdown');
@@ -94,7 +106,7 @@ async function publishedPage(ctx: GatewayContext, found: PublishedContent, info:
       : found.changeRequest
         ? route`/spaces/${found.space}/change-requests/${found.changeRequest}/content`
         : route`/spaces/${found.space}/content`;
-    return ctx.api.get(base + suffix, revisionPage.and(z.object({ markdown: z.string().optional() })), withMarkdown ? { format: 'markdown' } : {});
+    return asVisitor(ctx, found, base + suffix, revisionPage.and(z.object({ markdown: z.string().optional() })), withMarkdown ? { format: 'markdown' } : undefined);
   };
   const [{ revisionId, current }, page] = await Promise.all([shown, readPage()]);
   const held = detachedPage(page, found.space, revisionId, lightRevision(found.space, revisionId, current));
@@ -107,25 +119,43 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
   fields: (t) => ({
     site: t.field({
       type: SiteRef,
-      description: 'The site.',
-      extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) => linkTo(SiteRef, siteKey(c.organization, c.site), info, () => ({ id: c.site, organizationId: c.organization }) as SiteHeld),
+      description: 'The site, as the visitor sees it (its published profile).',
+      extensions: upstream.fetch(1),
+      resolve: async (c, _args, ctx, info) => {
+        if (selectsOnlyKeys(info)) return { id: c.site, organizationId: c.organization } as SiteHeld;
+        const { profile } = await profileOf(ctx, c);
+        return { ...profile.site, organizationId: c.organization } as SiteHeld;
+      },
     }),
     section: t.field({
       type: SiteSectionRef,
       nullable: true,
-      description: 'The section, on a site with sections.',
-      extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) =>
-        c.siteSection ? linkTo(SiteSectionRef, compositeKey(c.organization, c.site, c.siteSection), info, () => ({ id: c.siteSection, organizationId: c.organization, siteId: c.site }) as never) : null,
+      description: 'The section, on a site with sections, as the visitor sees it.',
+      extensions: upstream.fetch(1),
+      resolve: async (c, _args, ctx, info) => {
+        if (!c.siteSection) return null;
+        if (selectsOnlyKeys(info)) return { id: c.siteSection, organizationId: c.organization, siteId: c.site } as never;
+        return ((await profileOf(ctx, c)).structure.byKey.get(`site-section:${c.siteSection}`) ?? null) as never;
+      },
     }),
     siteSpace: t.field({
       type: SiteSpaceRef,
-      description: 'The site space (variant).',
-      extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) => linkTo(SiteSpaceRef, compositeKey(c.organization, c.site, c.siteSpace), info, () => ({ id: c.siteSpace, organizationId: c.organization, siteId: c.site }) as never),
+      description: 'The site space (variant), as the visitor sees it.',
+      extensions: upstream.fetch(1),
+      resolve: async (c, _args, ctx, info) => {
+        if (selectsOnlyKeys(info)) return { id: c.siteSpace, organizationId: c.organization, siteId: c.site } as never;
+        const found = (await profileOf(ctx, c)).structure.byKey.get(`site-space:${c.siteSpace}`);
+        if (!found) throw new GatewayError('NOT_FOUND', `No site space ${c.siteSpace} in the site`);
+        return found as never;
+      },
     }),
-    space: t.field({ type: SpaceNode, description: 'The space it shows.', extensions: upstream.link, resolve: (c, _args, _ctx, info) => linkTo(SpaceNode, c.space, info) }),
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space it shows, as the visitor sees it.',
+      extensions: upstream.fetch(1),
+      resolve: (c, _args, ctx, info) =>
+        selectsOnlyKeys(info) ? ({ id: c.space } as Space) : asVisitor(ctx, c, route`/spaces/${c.space}`, spaceShape),
+    }),
     changeRequest: t.field({
       type: ChangeRequestNode,
       nullable: true,

@@ -1,3 +1,4 @@
+import { contentForVisitor } from '../adaptive/page-conditions.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
@@ -80,9 +81,12 @@ export function contentRoutes(app: FastifyInstance): void {
       if (role === null) throw notFound('Space');
       revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
     }
-    const revision = loadRevision(db, space.id, revisionId);
+    const loaded = loadRevision(db, space.id, revisionId);
     // The revisions of change requests are shown to members of the space only.
-    if (!revision || (revision.changeRequest && role === null)) throw notFound('Revision');
+    if (!loaded || (loaded.changeRequest && role === null)) throw notFound('Revision');
+    // A site visitor does not see the pages whose condition is false for their claims.
+    const visitor = request.ctx.visitor;
+    const revision = visitor ? { ...loaded, content: contentForVisitor(loaded.content, visitor.claims) } : loaded;
     return { space, role, revision };
   }
 

@@ -7,6 +7,7 @@ import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type Adap
 import { defaultCustomization } from '../sites/customization.js';
 import { reloadSite, requireSite, siteJson, siteRootUrl, touchSite, type SiteRow } from '../sites/store.js';
 import { loadStructure, structureJson, withoutDrafts } from '../sites/structure.js';
+import { readerView } from '../sites/resolve.js';
 import {
   createShareLink,
   publicKeyProblem,
@@ -203,7 +204,8 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     // Members see their sites' profiles even unpublished; others only what they could visit.
     if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey, request.ctx.visitor?.site))) throw notFound('Site');
     const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
-    const s = withoutDrafts(loadStructure(db, site));
+    // Members see every published item; other readers what their claims (none without a token) show.
+    const s = member ? withoutDrafts(loadStructure(db, site)) : readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {});
     const customization = defaultCustomization(site);
     return {
       object: 'published-content-site' as const,

@@ -45,8 +45,8 @@ import {
   type ItemPosition,
   type JsonContext,
   type Structure,
-  withoutDrafts,
 } from '../sites/structure.js';
+import { readerView } from '../sites/resolve.js';
 import { readableWithoutMembership } from '../sites/visitors.js';
 
 const title = z.string().trim().min(2, 'must be 2 to 128 characters').max(128, 'must be 2 to 128 characters');
@@ -239,7 +239,9 @@ export function siteRoutes(app: FastifyInstance): void {
   /**
    * A site for reading its structure: members read every site of their organization; anyone
    * authenticated reads a published public or unlisted site, and a published share-link site
-   * with the key of an active share link. Those readers do not see drafts.
+   * with the key of an active share link, and the visitor holding an API token of the site. Those
+   * readers see what a visitor with their claims (none without a token) sees: no drafts, nothing
+   * whose condition is false for them.
    */
   const readerSiteOf = (request: FastifyRequest, params: SiteParams, shareKey: string | undefined) => {
     const { db, access } = request.ctx;
@@ -248,7 +250,7 @@ export function siteRoutes(app: FastifyInstance): void {
     const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(params.siteId, params.organizationId) as SiteRow | undefined;
     if (!site || !readableWithoutMembership(db, site, shareKey, request.ctx.visitor?.site)) throw notFound('Site');
     const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
-    return { org, role: null, site, s: withoutDrafts(loadStructure(db, site)) };
+    return { org, role: null, site, s: readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {}) };
   };
   const contextOf = (request: FastifyRequest, org: OrganizationRow): JsonContext => ({ access: request.ctx.access, org, links: request.ctx.links });
   const answerSite = (request: FastifyRequest, site: SiteRow, org: OrganizationRow, role: Role | null) =>
@@ -318,6 +320,27 @@ export function siteRoutes(app: FastifyInstance): void {
     if (body.basename !== undefined) requireFreeBasename(db, org.id, body.basename, site.id);
     if (body.hostname && db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(body.hostname, site.id)) {
       throw conflict(`Another site already has the hostname "${body.hostname}"`);
+    }
+    if (body.proxy) {
+      const origin = body.proxy.toLowerCase();
+      if (db.prepare("SELECT 1 FROM sites WHERE lower(json_extract(proxy, '$.origin')) = ? AND id <> ?").get(origin, site.id)) {
+        throw conflict(`Another site is already served at ${body.proxy}`);
+      }
+      if (db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(origin.split('/')[0], site.id)) {
+        throw conflict(`Invalid body field "proxy": ${origin.split('/')[0]} is the custom hostname of another site`);
+      }
+    }
+    if (body.basename !== undefined) {
+      // Under the organization's address, a basename must not hide a path of its default site.
+      const fallback = org.default_content ? (JSON.parse(org.default_content) as { site?: string }).site : undefined;
+      const other = fallback && fallback !== site.id ? (db.prepare('SELECT * FROM sites WHERE id = ?').get(fallback) as SiteRow | undefined) : undefined;
+      if (other) {
+        const structure = loadStructure(db, other);
+        const paths = [...structure.sections.map((row) => row.path), ...structure.siteSpaces.filter((row) => row.section_id === null).map((row) => row.path)];
+        if (paths.some((path) => path.toLowerCase() === body.basename!.toLowerCase())) {
+          throw conflict(`The basename "${body.basename}" is a path of the organization's default site, ${other.title}`);
+        }
+      }
     }
     db.transaction(() => {
       setSiteDefaults(db, s, body);

@@ -7,6 +7,7 @@ import { changeRequestJson, findChangeRequest } from '../change-requests/store.j
 import { loadRevision } from '../content/revisions.js';
 import { pageByPath, pageIndex, pageJson } from '../content/pages.js';
 import { parseUrl, resolvePublishedUrl, urlSegments, type ResolveInput } from '../sites/resolve.js';
+import { contentForVisitor } from '../adaptive/page-conditions.js';
 
 const urlParam = z.string({ message: 'is required' }).min(1, 'is required');
 const contentQuery = z.object({ url: urlParam });
@@ -42,7 +43,7 @@ export function urlRoutes(app: FastifyInstance): void {
 
   app.post('/urls/published', async (request) => {
     const body = parseBody(publishedBody, request.body);
-    return resolve(request, body as ResolveInput);
+    return resolve(request, { ...(body as ResolveInput), from: 'body' });
   });
 
   /** The space, change request and page a published URL shows, for the caller. */
@@ -51,7 +52,7 @@ export function urlRoutes(app: FastifyInstance): void {
     if (!('space' in found)) return undefined;
     const { db, access } = request.ctx;
     const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(found.space) as SpaceRow | undefined;
-    if (!space || access.spaceRole(space) === null) return undefined;
+    if (!space || !access.canViewSpace(space, access.spaceRole(space))) return undefined;
     const siteSpace = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as string | null;
     return { space, changeRequest: found.changeRequest, revision: found.revision, path: found.pathname, homePage: siteSpace ?? undefined };
   };
@@ -75,7 +76,7 @@ export function urlRoutes(app: FastifyInstance): void {
       }
       if (kind !== 's' || !id) throw notFound('Content for the URL');
       const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as SpaceRow | undefined;
-      if (!space || access.spaceRole(space) === null) throw notFound('Content for the URL');
+      if (!space || !access.canViewSpace(space, access.spaceRole(space))) throw notFound('Content for the URL');
       let pathParts = rest;
       let changeRequest: string | undefined;
       let revision: string | undefined;
@@ -103,8 +104,10 @@ export function urlRoutes(app: FastifyInstance): void {
     const requestRow = target.changeRequest ? findChangeRequest(db, space.id, target.changeRequest) : undefined;
     const revisionId = target.revision ?? requestRow?.revision ?? space.revision;
     const revision = loadRevision(db, space.id, revisionId);
-    if (!revision) throw notFound('Content for the URL');
-    const index = pageIndex(revision.content);
+    // Change requests and their revisions are for members of the space.
+    if (!revision || ((requestRow || revision.changeRequest) && access.spaceRole(space) === null)) throw notFound('Content for the URL');
+    const visitor = request.ctx.visitor;
+    const index = pageIndex(visitor ? contentForVisitor(revision.content, visitor.claims) : revision.content);
     const placed = path === '' && target.homePage ? index.byId.get(target.homePage) : pageByPath(index, path.toLowerCase()) ?? pageByPath(index, path);
     // A path that names no page still resolves to the space (the URL may predate a move).
     const page = placed && (placed.page.type === 'document' || placed.page.type === 'group') ? pageJson(placed, index, { spaceId: space.id, links, metadata: true }) : undefined;
@@ -122,8 +125,10 @@ export function urlRoutes(app: FastifyInstance): void {
     const { db } = request.ctx;
     const site = db.prepare('SELECT title FROM sites WHERE id = ?').pluck(true).get(found.site) as string;
     const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(found.space) as SpaceRow;
-    const revision = loadRevision(db, space.id, found.revision ?? space.revision);
-    const index = revision ? pageIndex(revision.content) : undefined;
+    const changeRequest = found.changeRequest ? findChangeRequest(db, space.id, found.changeRequest) : undefined;
+    const revision = loadRevision(db, space.id, found.revision ?? changeRequest?.revision ?? space.revision);
+    // Embeds are what an anonymous visitor sees: conditional pages are left out.
+    const index = revision ? pageIndex(contentForVisitor(revision.content, request.ctx.visitor?.claims ?? {})) : undefined;
     const homePage = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as string | null;
     const placed = index && (found.pathname === '' && homePage ? index.byId.get(homePage) : pageByPath(index, found.pathname.toLowerCase()));
     if (!placed || placed.page.type !== 'document') throw notFound('Page for the URL');

@@ -6,7 +6,7 @@ import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { holds } from '../adaptive/expression.js';
 import { unsignedClaimsProblem, type AdaptiveSchema } from './adaptive.js';
-import { proxyOf, siteRootUrl, type SiteRow } from './store.js';
+import { proxyOf, siteLoginUrl, siteRootUrl, type SiteRow } from './store.js';
 import {
   defaultSection,
   defaultVariant,
@@ -18,7 +18,7 @@ import {
   type SiteSpaceRow,
   type Structure,
 } from './structure.js';
-import { activeShareLink, signSiteToken, verifyVisitorToken, VisitorTokenError } from './visitors.js';
+import { activeShareLink, keyFingerprint, signSiteToken, verifyVisitorToken, VisitorTokenError } from './visitors.js';
 
 /**
  * Published URL → (site, section, site space, space) for a visitor, step by step:
@@ -48,6 +48,8 @@ export interface VisitorPayload {
 }
 
 export interface ResolveInput {
+  /** Where the URL came from, for error messages. */
+  from?: 'query' | 'body';
   url: string;
   visitor?: VisitorPayload;
   redirectOnError?: boolean;
@@ -107,29 +109,30 @@ export function urlSegments(url: URL): string[] {
     .filter((segment) => segment !== '');
 }
 
-export function parseUrl(raw: string): URL {
+export function parseUrl(raw: string, where: 'query' | 'body' = 'query'): URL {
   if (raw.length > MAX_URL_LENGTH) throw badRequest(`URL is too long (more than ${MAX_URL_LENGTH} characters)`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw badRequest('Invalid query field "url": is not an absolute URL');
+    throw badRequest(`Invalid ${where} field "url": is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('Invalid query field "url": must be an http or https URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest(`Invalid ${where} field "url": must be an http or https URL`);
   return url;
 }
 
 const lower = (value: string) => value.toLowerCase();
 
 /** Finds the site a URL points at, or undefined. */
-function locate(db: Db, links: Links, url: URL): Located | undefined {
+function locate(db: Db, links: Links, url: URL, member: (orgId: string) => boolean): Located | undefined {
   const host = lower(url.hostname);
   const segments = urlSegments(url);
   const byHostname = db.prepare('SELECT * FROM sites WHERE hostname = ?').get(host) as SiteRow | undefined;
   const orgOf = (site: SiteRow) => db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
   if (byHostname) return { site: byHostname, org: orgOf(byHostname), base: [], rest: segments };
 
-  const proxied = db.prepare("SELECT * FROM sites WHERE proxy IS NOT NULL AND lower(json_extract(proxy, '$.origin')) LIKE ? ").all(`${host}/%`) as SiteRow[];
+  // Proxy origins whose host is this one (compared exactly: a host may hold `_` or `%`).
+  const proxied = (db.prepare("SELECT * FROM sites WHERE proxy IS NOT NULL AND instr(lower(json_extract(proxy, '$.origin')), ?) = 1").all(`${host}/`) as SiteRow[]);
   for (const site of proxied.sort((a, b) => proxyOf(b)!.origin.length - proxyOf(a)!.origin.length)) {
     const prefix = proxyOf(site)!.origin.split('/').slice(1).map(lower);
     if (prefix.every((segment, index) => lower(segments[index] ?? '') === segment)) {
@@ -151,7 +154,8 @@ function locate(db: Db, links: Links, url: URL): Located | undefined {
   if (!org) return undefined;
   if (second) {
     const site = db.prepare('SELECT * FROM sites WHERE org_id = ? AND lower(basename) = ?').get(org.id, lower(second)) as SiteRow | undefined;
-    if (site) return { site, org, base: [...mount, first, second], rest: after };
+    // A site the reader cannot see (unpublished, not a member) leaves the path to the default site.
+    if (site && (site.published === 1 || member(org.id))) return { site, org, base: [...mount, first, second], rest: after };
   }
   const fallback = org.default_content ? (JSON.parse(org.default_content) as { site?: string }).site : undefined;
   const site = fallback ? (db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(fallback, org.id) as SiteRow | undefined) : undefined;
@@ -174,31 +178,48 @@ function visibleTo(s: Structure, claims: Record<string, unknown>, preview: boole
     const group = s.groups.find((row) => row.id === groupId);
     return !!group && (group.draft === 0 || preview) && groupShown(group.parent_id);
   };
-  const sections = orderedSections(s).filter((row) => shown(row) && groupShown(row.group_id));
   const variants = (sectionId: string | null) => variantsOf(s, sectionId).filter(shown);
-  return { sections, variants };
+  // A section shows only with something to show: one of its site spaces (whose space may be deleted).
+  const sections = orderedSections(s).filter((row) => shown(row) && groupShown(row.group_id) && variants(row.id).length > 0);
+  return { sections, variants, groupShown };
+}
+
+/**
+ * The structure as one reader sees it: without drafts (unless `preview`), without sections and
+ * site spaces whose condition is false for their claims, without sections left empty, and
+ * without groups left with nothing in them.
+ */
+export function readerView(s: Structure, claims: Record<string, unknown>, preview = false): Structure {
+  const visible = visibleTo(s, claims, preview);
+  const sections = s.sections.filter((row) => visible.sections.some((shown) => shown.id === row.id));
+  const siteSpaces = [...(sections.length || s.groups.length ? [] : visible.variants(null)), ...sections.flatMap((row) => visible.variants(row.id))];
+  const keptGroups = new Set<string>();
+  for (const section of sections) {
+    for (let at = section.group_id; at; at = s.groups.find((group) => group.id === at)?.parent_id ?? null) keptGroups.add(at);
+  }
+  const groups = s.groups.filter((row) => keptGroups.has(row.id) && visible.groupShown(row.id));
+  return { ...s, sections, groups, siteSpaces: s.siteSpaces.filter((row) => siteSpaces.some((shown) => shown.id === row.id)) };
 }
 
 function fail(error: ApiError, input: ResolveInput, located: Located, links: Links, reason: 'auth' | 'share'): Resolution {
   if (!input.redirectOnError || reason === 'share') throw error;
-  const location = `/${located.rest.join('/')}`;
-  if (located.site.auth_fallback_url) {
-    const target = new URL(located.site.auth_fallback_url);
-    target.searchParams.set('location', location);
-    return { target: 'external', site: located.site.id, redirect: target.toString() };
-  }
-  const signIn = new URL(`${links.app}/o/${located.org.id}/sites/${located.site.id}/auth`);
-  signIn.searchParams.set('location', location);
-  return { target: 'application', redirect: signIn.toString() };
+  // To the site's fallback URL, else to its sign-in, with where the visitor was going.
+  const target = new URL(located.site.auth_fallback_url ?? siteLoginUrl(located.site, located.org, links));
+  target.searchParams.set('location', `/${located.rest.join('/')}`);
+  return { target: 'external', site: located.site.id, redirect: target.toString() };
 }
 
 /** Resolves a published URL for a visitor (see the steps above). */
 export async function resolvePublishedUrl(db: Db, links: Links, access: Access, input: ResolveInput): Promise<Resolution> {
-  const url = parseUrl(input.url);
-  const located = locate(db, links, url);
+  const url = parseUrl(input.url, input.from ?? 'query');
+  const isMember = (orgId: string) => {
+    const role = access.orgRole(orgId);
+    return role !== undefined && role !== null;
+  };
+  const located = locate(db, links, url, isMember);
   if (!located) throw new ApiError(404, 'No content found for the URL.');
   const { site, org } = located;
-  const member = access.orgRole(org.id) !== undefined && access.orgRole(org.id) !== null;
+  const member = isMember(org.id);
   if (site.published !== 1 && !member) throw new ApiError(404, 'No content found for the URL.');
   const preview = site.published !== 1;
 
@@ -213,10 +234,11 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
 
   let claims: Record<string, unknown> = {};
   let authenticated = false;
+  let notAfter: number | undefined;
   const token = input.visitor?.jwtToken;
   if (token) {
     try {
-      claims = await verifyVisitorToken(db, site, token);
+      ({ claims, exp: notAfter } = await verifyVisitorToken(db, site, token));
       authenticated = true;
     } catch (error) {
       if (!(error instanceof VisitorTokenError)) throw error;
@@ -278,6 +300,13 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
 
   let changeRequest: string | undefined;
   let revision: string | undefined;
+  // Previews of change requests and revisions are for members: others sign in to the app first.
+  if (previewOf && !member) {
+    if (!input.redirectOnError) throw new ApiError(404, 'No content found for the URL.');
+    const signIn = new URL(`${links.app}/o/${org.id}/sites/${site.id}/preview/auth`);
+    signIn.searchParams.set('location', `/${rest.join('/')}`);
+    return { target: 'application', redirect: signIn.toString() };
+  }
   if (previewOf?.kind === 'changes') {
     const row = db
       .prepare('SELECT id FROM change_requests WHERE space_id = ? AND (id = ? OR CAST(number AS TEXT) = ?)')
@@ -322,7 +351,9 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
     visitorType: input.visitor?.type ?? 'human',
     claims,
     ...(shareKey ? { shareKey } : {}),
-  });
+    ...(authenticated ? { keys: keyFingerprint(site) } : {}),
+    ...(preview ? { preview: true } : {}),
+  }, notAfter);
   return {
     site: site.id,
     ...(section ? { siteSection: section.id } : {}),

@@ -108,6 +108,11 @@ export function siteRootUrl(site: SiteRow, org: OrganizationRow, links: Links): 
   return `${links.published}/${encodeURIComponent(org.hostname ?? org.id)}/${encodeURIComponent(site.basename)}/`;
 }
 
+/** Where a visitor of a visitor-auth site signs in (and out): under the site's own address. */
+export function siteLoginUrl(site: SiteRow, org: OrganizationRow, links: Links, action: 'login' | 'logout' = 'login'): string {
+  return `${siteRootUrl(site, org, links)}~gitbook/auth/${action}`;
+}
+
 /** What a member with `role` in the organization may do with sites. */
 function sitePermissions(role: Role | null | undefined) {
   return {
@@ -150,6 +155,9 @@ export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role
       app: `${links.app}/o/${org.id}/sites/${site.id}`,
       preview: `${links.app}/o/${org.id}/sites/${site.id}/preview`,
       ...(site.published === 1 ? { published: siteRootUrl(site, org, links) } : {}),
+      ...(site.published === 1 && site.visibility === 'visitor-auth'
+        ? { login: siteLoginUrl(site, org, links), logout: site.auth_logout_url ?? siteLoginUrl(site, org, links, 'logout') }
+        : {}),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { errors as joseErrors, importSPKI, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { newId, now } from '../http.js';
 import type { Db } from '../store/db.js';
@@ -78,7 +78,7 @@ const REGISTERED = new Set(['exp', 'iat', 'nbf', 'iss', 'aud', 'jti']);
  * The claims of a visitor token signed for the site: HS256 with the site's signing key, or RS256
  * with the public key its settings hold. `exp` and `nbf` are honoured (30 s of clock tolerance).
  */
-export async function verifyVisitorToken(db: Db, site: SiteRow, token: string): Promise<Record<string, unknown>> {
+export async function verifyVisitorToken(db: Db, site: SiteRow, token: string): Promise<{ claims: Record<string, unknown>; exp?: number }> {
   let payload: JWTPayload;
   try {
     if (site.auth_public_key && /^eyJ[^.]*\./.test(token) && headerAlg(token) === 'RS256') {
@@ -90,7 +90,13 @@ export async function verifyVisitorToken(db: Db, site: SiteRow, token: string): 
   } catch (error) {
     throw new VisitorTokenError(`Error while validating the JWT token. Reason: ${tokenFailure(error)}`);
   }
-  return Object.fromEntries(Object.entries(payload).filter(([name]) => !REGISTERED.has(name)));
+  const claims = Object.fromEntries(Object.entries(payload).filter(([name]) => !REGISTERED.has(name)));
+  return { claims, ...(typeof payload.exp === 'number' ? { exp: payload.exp } : {}) };
+}
+
+/** A fingerprint of the keys a site verifies visitor tokens with: it changes when they do. */
+export function keyFingerprint(site: Pick<SiteRow, 'auth_private_key' | 'auth_public_key'>): string {
+  return createHash('sha256').update(`${site.auth_private_key ?? ''}\n${site.auth_public_key ?? ''}`).digest('base64url').slice(0, 16);
 }
 
 function headerAlg(token: string): string | undefined {
@@ -133,19 +139,38 @@ export interface SiteTokenClaims {
   spaces: string[];
   visitorType: 'human' | 'agent';
   claims: Record<string, unknown>;
+  /** The share key the URL carried: the token works while that share link is active. */
   shareKey?: string;
+  /** The fingerprint of the site's keys when a visitor token was verified: a new key ends the token. */
+  keys?: string;
+  /** Given to a member for an unpublished site. */
+  preview?: boolean;
 }
 
-/** Lifetime of the API token given with a resolved URL. */
+/** Lifetime of the API token given with a resolved URL (shorter when the visitor's own token ends sooner). */
 export const SITE_TOKEN_SECONDS = 60 * 60;
 
-export async function signSiteToken(db: Db, claims: SiteTokenClaims): Promise<string> {
+export async function signSiteToken(db: Db, claims: SiteTokenClaims, notAfter?: number): Promise<string> {
+  const exp = Math.min(Math.floor(Date.now() / 1000) + SITE_TOKEN_SECONDS, notAfter ?? Infinity);
   return new SignJWT({ ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuedAt()
-    .setExpirationTime(`${SITE_TOKEN_SECONDS}s`)
+    .setExpirationTime(exp)
     .setIssuer('docs-platform')
     .sign(platformSecret(db));
+}
+
+/**
+ * Whether what the API token of a resolved URL was given for still holds: the site exists and is
+ * published (unless the token was a member's preview), still publishes the space, its share link
+ * is still active, and its visitor keys are the ones that verified the visitor.
+ */
+export function siteTokenHolds(db: Db, token: SiteTokenClaims): boolean {
+  const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(token.site, token.organization) as SiteRow | undefined;
+  if (!site || (site.published !== 1 && !token.preview)) return false;
+  if (!db.prepare('SELECT 1 FROM site_spaces WHERE site_id = ? AND space_id = ?').get(site.id, token.space)) return false;
+  if (token.shareKey && !activeShareLink(db, site.id, token.shareKey)) return false;
+  return !token.keys || token.keys === keyFingerprint(site);
 }
 
 /** The claims of an API token the platform gave, or undefined when it is not one or expired. */

@@ -275,13 +275,30 @@ builder.objectFields(SiteRef, (t) => ({
       'The site as its readers get it (`GET …/published`): its published profile. Members read it even unpublished; others only when they could visit the site (public or unlisted, or share-link with `shareKey`). Whether it is live is `isPublished`.',
     args: { shareKey: t.arg.string({ description: 'Key of an active share link, to read a share-link site as its readers do.' }) },
     extensions: upstream.fetch(1),
-    resolve: async (s, args, ctx) => {
-      const profile = await ctx.api.get(sitePath(s.organizationId, s.id, '/published'), publishedSite, { shareKey: args.shareKey ?? undefined });
-      const at = { organizationId: s.organizationId, siteId: s.id };
-      // Not primed: readers with a share key see less than members, and the site's structure
-      // field is the member's view.
-      return { ...profile, ...at, structureHeld: placeStructure(profile.structure, at.organizationId, at.siteId) };
+    resolve: (s, args, ctx) => readProfile(ctx, { organizationId: s.organizationId, siteId: s.id }, args.shareKey),
+  }),
+}));
+
+/** The published profile of a site, as the caller (with a share key, or a site visitor's token) may read it. */
+async function readProfile(ctx: GatewayContext, at: SiteAddress, shareKey: string | null | undefined): Promise<ProfileHeld> {
+  const profile = await ctx.api.get(sitePath(at.organizationId, at.siteId, '/published'), publishedSite, { shareKey: shareKey ?? undefined });
+  // Not primed: other readers see less than members, and the site's structure field is the member's view.
+  return { ...profile, ...at, structureHeld: placeStructure(profile.structure, at.organizationId, at.siteId) };
+}
+
+builder.queryFields((t) => ({
+  publishedSite: t.field({
+    type: PublishedSiteProfile,
+    nullable: true,
+    description:
+      'A site as its readers get it, for readers outside its organization too: a published public or unlisted site, a share-link site with `shareKey`, any published site with the API token of one of its resolved URLs. Null with NOT_FOUND otherwise.',
+    args: {
+      organizationId: t.arg.string({ required: true, description: 'Platform id of the organization.' }),
+      siteId: t.arg.string({ required: true, description: 'Platform id of the site.' }),
+      shareKey: t.arg.string({ description: 'Key of an active share link of a share-link site.' }),
     },
+    extensions: upstream.fetch(1),
+    resolve: (_root, args, ctx) => readProfile(ctx, { organizationId: args.organizationId, siteId: args.siteId }, args.shareKey),
   }),
 }));
 
