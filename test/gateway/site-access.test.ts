@@ -260,8 +260,8 @@ describe('share links, visitor authentication, adaptive schema, published profil
     const nothing = await g.gql<any>(`mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id }) { userErrors { code field } } }`, { id: link.id });
     expect(nothing.data.updateSiteShareLink.userErrors[0].code).toBe('BAD_USER_INPUT');
     expect(nothing.upstream).toBe(0);
-    const deleted = await ok(`mutation($id: ID!) { deleteSiteShareLink(input: { shareLinkId: $id }) { deleted userErrors { code } } }`, { id: link.id });
-    expect(deleted.deleteSiteShareLink.deleted).toBe(true);
+    const deleted = await ok(`mutation($id: ID!) { deleteSiteShareLink(input: { shareLinkId: $id }) { deleted site { title } userErrors { code } } }`, { id: link.id });
+    expect(deleted.deleteSiteShareLink).toMatchObject({ deleted: true, site: { title: SITES.partners } });
     const denied = await g.gql<any>(`mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "x" }) { userErrors { code } } }`, { site }, { token: g.platform.token(U.ben) });
     expect(denied.data.createSiteShareLink.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
   });
@@ -301,9 +301,10 @@ describe('share links, visitor authentication, adaptive schema, published profil
     expect(none.node.adaptiveSchema).toBeNull();
     const jsonSchema = { type: 'object', properties: { partner: { type: 'boolean', description: 'Is a partner' } }, additionalProperties: false };
     const replaced = await ok(
-      `mutation($site: ID!, $schema: JSON!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: $schema }) { adaptiveSchema { jsonSchema templateConditions { description condition } } userErrors { code } } }`,
+      `mutation($site: ID!, $schema: JSON!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: $schema }) { adaptiveSchema { jsonSchema templateConditions { description condition } } site { title } userErrors { code } } }`,
       { site: siteGid(SITES.docs), schema: jsonSchema },
     );
+    expect(replaced.updateSiteAdaptiveSchema.site).toEqual({ title: SITES.docs });
     expect(replaced.updateSiteAdaptiveSchema.adaptiveSchema).toEqual({ jsonSchema, templateConditions: [{ description: 'Is a partner', condition: 'visitor.claims.partner == true' }] });
     const bad = await g.gql<any>(`mutation($site: ID!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: { type: "array" } }) { userErrors { code field } } }`, { site });
     expect(bad.data.updateSiteAdaptiveSchema.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['jsonSchema'] }]);

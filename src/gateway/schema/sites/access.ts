@@ -22,7 +22,7 @@ import { builder } from '../builder.js';
 import { linkTo, loadableNode, prime } from '../loaders.js';
 import { declareMutation, inputField } from '../mutations.js';
 import { deletedPayload, objectPayload, payloadType, restBody, restEnum, sendDelete } from '../shared.js';
-import { inSite, naming, siteRefInput, siteTarget, type SiteAddress } from './mutations.js';
+import { inSite, naming, siteAfter, siteRefInput, siteTarget, type SiteAddress } from './mutations.js';
 import { SiteRef, primeSites, sitePath, siteKey, type SiteHeld } from './site.js';
 import { placeStructure, SiteSpaceRef, SiteStructureUnion, type SiteStructureHeld } from './structure.js';
 
@@ -384,10 +384,11 @@ declareMutation('deleteSiteShareLink', {
   input: 'The share link to delete.',
   fields: shareLinkTarget,
   check: (input) => input.transform(linkInSite as never),
-  payload: (name) => deletedPayload(name, 'True when the link was deleted, false when it did not exist.'),
-  run: (input, ctx) => {
+  payload: (name) =>
+    deletedPayload<{ at: SiteAddress }>(name, 'True when the link was deleted, false when it did not exist.', (t) => ({ site: t.field(siteAfter('The site.')) })),
+  run: async (input, ctx) => {
     const i = input as { organizationId: string; siteId: string; shareLinkId: { id: string } };
-    return sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`));
+    return { ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`))), at: { organizationId: i.organizationId, siteId: i.siteId } };
   },
 });
 
@@ -410,15 +411,16 @@ declareMutation('updateSiteVisitorAuth', {
   },
   check: (input) => input.transform(inSite),
   payload: (name) =>
-    payloadType<{ visitorAuth: PublishingAuth }>(name, (t) => ({
+    payloadType<{ visitorAuth: PublishingAuth; at: SiteAddress }>(name, (t) => ({
       visitorAuth: t.field({ type: SiteVisitorAuth, nullable: true, description: 'The settings after the change.', resolve: (p) => p.visitorAuth ?? null }),
+      site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => {
     const body = restBody({ backend: i.backend, fallbackURL: i.fallbackUrl, logoutURL: i.logoutUrl, publicKey: i.publicKey }, { clearable: ['fallbackURL', 'logoutURL', 'publicKey'] });
     const { data } = await naming({ fallbackURL: 'fallbackUrl', logoutURL: 'logoutUrl' }, () =>
       ctx.api.send('PATCH', sitePath(i.organizationId, i.siteId, '/publishing/auth'), { body, schema: publishingAuth }),
     );
-    return { visitorAuth: data };
+    return { visitorAuth: data, at: i };
   },
 });
 
@@ -428,11 +430,13 @@ declareMutation('regenerateSiteVisitorAuthKey', {
   fields: siteTarget,
   check: (input) => input.transform(inSite),
   payload: (name) =>
-    payloadType<{ visitorAuth: PublishingAuth }>(name, (t) => ({
+    payloadType<{ visitorAuth: PublishingAuth; at: SiteAddress }>(name, (t) => ({
       visitorAuth: t.field({ type: SiteVisitorAuth, nullable: true, description: 'The settings with the new key.', resolve: (p) => p.visitorAuth ?? null }),
+      site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => ({
     visitorAuth: (await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publishing/auth/regenerate'), { schema: publishingAuth })).data,
+    at: i,
   }),
 });
 
@@ -449,11 +453,12 @@ declareMutation('updateSiteAdaptiveSchema', {
   },
   check: (input) => input.transform(inSite),
   payload: (name) =>
-    payloadType<{ adaptiveSchema: AdaptiveHeld }>(name, (t) => ({
+    payloadType<{ adaptiveSchema: AdaptiveHeld; at: SiteAddress }>(name, (t) => ({
       adaptiveSchema: t.field({ type: SiteAdaptiveSchema, nullable: true, description: 'The schema after the change.', resolve: (p) => p.adaptiveSchema ?? null }),
+      site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => {
     const { data } = await ctx.api.send('PUT', sitePath(i.organizationId, i.siteId, '/adaptive-schema'), { body: { jsonSchema: i.jsonSchema }, schema: adaptiveSchemaShape });
-    return { adaptiveSchema: { ...data, organizationId: i.organizationId, siteId: i.siteId } };
+    return { adaptiveSchema: { ...data, organizationId: i.organizationId, siteId: i.siteId }, at: i };
   },
 });
