@@ -20,6 +20,7 @@ import { readSiteToken, siteTokenHolds } from './sites/visitors.js';
 import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
 import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
+import { samlRoutes } from './routes/saml.js';
 import { registerGitSync } from './git/sync.js';
 import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
@@ -385,6 +386,7 @@ export function createPlatform({
       siteRoutes(v1);
       siteAccessRoutes(v1);
       urlRoutes(v1);
+      samlRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

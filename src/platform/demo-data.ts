@@ -2,6 +2,7 @@ import { storeFirstRevision } from './content/revisions.js';
 import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
+import { seedDemoSaml } from './sso/saml.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -370,6 +371,8 @@ function insertDemoData(db: Db): DemoTokens {
   seedDemoChangeRequests(db, spaceIds, userIds);
   // Docs sites publishing some of them.
   seedDemoSites(db, { acme, globex }, spaceIds);
+  // SAML providers of Acme: one active, one pending.
+  seedDemoSaml(db, acme, ago(40));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

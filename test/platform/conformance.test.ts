@@ -492,6 +492,24 @@ describe('Docs site access and URLs', () => {
   });
 });
 
+describe('SAML and SSO', () => {
+  it('creates, lists, reads, updates and deletes SAML providers, and lists the SSO logins', async () => {
+    const { readFileSync } = await import('node:fs');
+    const certificate = readFileSync(new URL('../fixtures/saml/idp.pem', import.meta.url), 'utf8');
+    const org = { organizationId: globex };
+    const created = await call('POST /v1/orgs/:organizationId/saml', org, 201, { body: { label: 'Conformance' } });
+    const provider = { ...org, samlProviderId: created.body.id };
+    await call('GET /v1/orgs/:organizationId/saml', org, 200);
+    await call('GET /v1/orgs/:organizationId/saml/:samlProviderId', provider, 200);
+    await call('PATCH /v1/orgs/:organizationId/saml/:samlProviderId', provider, 200, { body: { ssoURL: 'https://idp.example.com/sso', entityID: 'urn:idp', certificate } });
+    await call('PATCH /v1/orgs/:organizationId/saml/:samlProviderId', provider, 400, { body: { certificate: 'nope' } });
+    await call('GET /v1/orgs/:organizationId/sso', org, 200);
+    await call('GET /v1/orgs/:organizationId/saml/:samlProviderId', { ...org, samlProviderId: 'missing' }, 404);
+    await call('DELETE /v1/orgs/:organizationId/saml/:samlProviderId', provider, 205);
+    await call('DELETE /v1/orgs/:organizationId/saml/:samlProviderId', provider, 204);
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

@@ -21,6 +21,7 @@ import type { Db } from '../store/db.js';
 import { removeReviewer } from './merge-rules.js';
 import { roleOrGuestSchema } from './schemas.js';
 import { canManageTeam } from './teams.js';
+import { activeProvider } from '../sso/saml.js';
 
 const orderParam = z.enum(['asc', 'desc'], { message: 'must be asc or desc' }).default('desc');
 const memberRoleBody = z.strictObject({ role: roleOrGuestSchema });
@@ -173,10 +174,18 @@ export function memberRoutes(app: FastifyInstance): void {
     const org = access.requireOrg(request.params.organizationId, 'admin');
     const target = db.prepare('SELECT * FROM users WHERE id = ?').get(request.params.userId) as UserRow | undefined;
     if (!target) throw notFound('User');
-    db.prepare(
-      `INSERT INTO members (org_id, user_id, role, sso, joined_at) VALUES (?, ?, ?, 1, ?)
-       ON CONFLICT (org_id, user_id) DO UPDATE SET sso = 1`,
-    ).run(org.id, target.id, org.default_role, now());
+    // A newcomer gets the role (and team) of the organization's active SAML provider, else its default role.
+    const provider = activeProvider(db, org.id);
+    const role = provider ? (provider.default_role === 'guest' ? null : provider.default_role) : org.default_role;
+    db.transaction(() => {
+      const { changes } = db
+        .prepare('INSERT INTO members (org_id, user_id, role, sso, joined_at) VALUES (?, ?, ?, 1, ?) ON CONFLICT (org_id, user_id) DO NOTHING')
+        .run(org.id, target.id, role, now());
+      if (changes === 0) db.prepare('UPDATE members SET sso = 1 WHERE org_id = ? AND user_id = ?').run(org.id, target.id);
+      else if (provider?.default_team) {
+        db.prepare("INSERT OR IGNORE INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, 'member', ?)").run(provider.default_team, target.id, now());
+      }
+    })();
     return memberJson(db, findMember(db, org.id, target.id)!, target, ctx.links);
   });
 

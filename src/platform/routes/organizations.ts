@@ -12,6 +12,7 @@ import {
   pageWindow,
   parseBody,
   parseQuery,
+  preconditionFailed,
   sendDeleted,
 } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
@@ -26,6 +27,7 @@ import {
   organizationMergeRulesSchema,
   roleOrGuestSchema,
 } from './schemas.js';
+import { activeProvider } from '../sso/saml.js';
 
 const instructionsBody = z.strictObject({ instructions: documentSchema });
 
@@ -77,6 +79,9 @@ export function organizationRoutes(app: FastifyInstance): void {
     if (body.defaultContent) {
       const site = db.prepare('SELECT 1 FROM sites WHERE id = ? AND org_id = ?').get(body.defaultContent.site, org.id);
       if (!site) throw notFoundInBody('Site', 'defaultContent.site', body.defaultContent.site);
+    }
+    if (body.sso === true && !activeProvider(db, org.id)) {
+      throw preconditionFailed('Enforcing SSO needs an active SAML provider: set its sign-on URL, entity ID and certificate first');
     }
     if (body.hostname && body.hostname !== org.hostname) {
       const taken = db.prepare('SELECT 1 FROM organizations WHERE hostname = ? AND id != ?').get(body.hostname, org.id);

@@ -366,4 +366,19 @@ export const migrations: string[] = [
   );
   CREATE INDEX site_share_links_by_site ON site_share_links(site_id, created_at);
   `,
+  // Version 11: SAML identity providers of organizations (sso/saml.ts).
+  `
+  CREATE TABLE saml_providers (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    sso_url TEXT,
+    entity_id TEXT,
+    certificate TEXT,
+    default_team TEXT REFERENCES teams(id) ON DELETE SET NULL,
+    default_role TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX saml_providers_by_org ON saml_providers(org_id, created_at);
+  `,
 ];
