@@ -303,6 +303,18 @@ describe('every REST operation of the served groups is reachable through GraphQL
       embedUrl(url: $published) { title }
     }`), { published, app: `${new URL(g.platform.url).origin}/app/s/${g.platform.spaceId('Release notes')}`, token: DEMO_SITE_SECRETS.visitorToken });
 
+    // SAML: a provider created, read alone and in the list, updated and deleted; the SSO logins.
+    const saml = await run(graphql(`mutation CoverageCreateSaml { createSamlProvider(input: { organizationId: "globex", label: "Coverage" }) { provider { id } userErrors { code } } }`));
+    const provider = saml.createSamlProvider.provider!.id;
+    await run(graphql(`query CoverageSamlReads($id: ID!) {
+      organization(id: "globex") { samlProviders { totalCount } ssoProviders { label } }
+      node(id: $id) { ... on SamlProvider { label } }
+    }`), { id: provider });
+    await run(graphql(`mutation CoverageSamlWrites($id: ID!) {
+      updateSamlProvider(input: { providerId: $id, label: "Covered" }) { provider { label } userErrors { code } }
+      deleteSamlProvider(input: { providerId: $id }) { deleted userErrors { code } }
+    }`), { id: provider });
+
     const siteDeletes = await run(graphql(`mutation CoverageSiteDeletes($site: ID!, $section: ID!, $group: ID!, $siteSpace: ID!) {
       deleteSiteSpace(input: { siteSpaceId: $siteSpace }) { deleted userErrors { code } }
       deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted userErrors { code } }
@@ -327,6 +339,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(136);
+    expect(OPERATIONS.length).toBe(142);
   });
 });

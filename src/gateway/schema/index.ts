@@ -9,6 +9,7 @@ import './change-requests.js';
 import './git.js';
 import './sites/index.js';
 import './urls.js';
+import './saml.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+const U = DEMO.users;
+const certificate = readFileSync(new URL('../fixtures/saml/idp.pem', import.meta.url), 'utf8');
+const expired = readFileSync(new URL('../fixtures/saml/expired.pem', import.meta.url), 'utf8');
+
+let g: TestGateway;
+
+beforeAll(async () => {
+  g = await startTestGateway();
+});
+afterAll(() => g.destroy());
+
+async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
+  const result = await g.gql<T>(query, variables, options);
+  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+  for (const value of Object.values(result.data as Record<string, unknown>)) {
+    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
+  }
+  return result.data as T;
+}
+
+describe('SAML providers', () => {
+  it('lists the providers of an organization and its SSO logins, in one request each', async () => {
+    const result = await g.gql<any>(`{ organization(id: "acme") {
+      samlProviders { totalCount nodes { label status ssoUrl defaultRole defaultTeam { title } service { acsUrl startUrl entityId } } }
+      ssoProviders { label startUrl }
+    } }`);
+    expect(result.errors).toBeUndefined();
+    const { samlProviders, ssoProviders } = result.data.organization;
+    expect(samlProviders.nodes.map((node: any) => [node.label, node.status, node.ssoUrl, node.defaultRole])).toEqual([
+      ['Acme Login', 'ACTIVE', 'https://login.acme-docs.test/saml/sso', 'READ'],
+      ['Partner IdP', 'PENDING', null, null],
+    ]);
+    expect(ssoProviders).toEqual([{ label: 'Acme Login', startUrl: samlProviders.nodes[0].service.startUrl }]);
+    expect(result.upstreamRequests.sort()).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs/acme/saml?limit=50', 'GET /v1/orgs/acme/sso'].sort());
+  });
+
+  it('creates a pending provider, activates it, links its default team, refetches it, and deletes it', async () => {
+    const team = g.platform.db.prepare("SELECT id FROM teams WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as string | undefined;
+    const created = await ok(`mutation { createSamlProvider(input: { organizationId: "globex", label: "Globex Okta", defaultRole: null }) {
+      provider { id platformId status defaultRole } userErrors { code } } }`);
+    const provider = created.createSamlProvider.provider;
+    expect(provider).toMatchObject({ status: 'PENDING', defaultRole: null });
+    const updated = await ok(
+      `mutation($id: ID!, $cert: String!, $team: ID) { updateSamlProvider(input: { providerId: $id, ssoUrl: "https://okta.globex.test/sso", entityId: "urn:globex", certificate: $cert, defaultTeamId: $team, defaultRole: EDIT }) {
+        provider { status defaultRole defaultTeam { platformId } organization { platformId } } userErrors { code } } }`,
+      { id: provider.id, cert: certificate, team: team ?? null },
+    );
+    expect(updated.updateSamlProvider.provider).toMatchObject({ status: 'ACTIVE', defaultRole: 'EDIT', organization: { platformId: 'globex' } });
+    if (team) expect(updated.updateSamlProvider.provider.defaultTeam).toEqual({ platformId: team });
+    const node = await ok(`query($id: ID!) { node(id: $id) { ... on SamlProvider { label status } } }`, { id: provider.id });
+    expect(node.node).toEqual({ label: 'Globex Okta', status: 'ACTIVE' });
+    const deleted = await ok(`mutation($id: ID!) { deleteSamlProvider(input: { providerId: $id }) { deleted userErrors { code } } }`, { id: provider.id });
+    expect(deleted.deleteSamlProvider.deleted).toBe(true);
+    const again = await ok(`mutation($id: ID!) { deleteSamlProvider(input: { organizationId: "globex", providerId: $id }) { deleted userErrors { code } } }`, { id: provider.platformId });
+    expect(again.deleteSamlProvider.deleted).toBe(false);
+  });
+
+  it('answers user errors: an expired certificate (from the platform), bad input before any request, a team of another organization, a non-admin', async () => {
+    const expiredResult = await g.gql<any>(`mutation($cert: String!) { createSamlProvider(input: { organizationId: "globex", label: "Old", certificate: $cert }) { provider { id } userErrors { code field message } } }`, { cert: expired });
+    expect(expiredResult.data.createSamlProvider.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['certificate'], message: expect.stringContaining('expired') }]);
+    const bad = await g.gql<any>(`mutation { createSamlProvider(input: { organizationId: "globex", label: "${'x'.repeat(31)}", ssoUrl: "ftp://x", certificate: "nope" }) { userErrors { code field } } }`);
+    expect(bad.data.createSamlProvider.userErrors.map((error: any) => error.field)).toEqual([['label'], ['ssoUrl'], ['certificate']]);
+    expect(bad.upstream).toBe(0);
+    const acmeTeam = encodeGlobalID('Team', `acme/${DEMO.teams.writers}`);
+    const foreign = await g.gql<any>(`mutation($team: ID!) { createSamlProvider(input: { organizationId: "globex", label: "X", defaultTeamId: $team }) { userErrors { code field } } }`, { team: acmeTeam });
+    expect(foreign.data.createSamlProvider.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['defaultTeamId'] }]);
+    expect(foreign.upstream).toBe(0);
+    const unknownTeam = await g.gql<any>(`mutation { createSamlProvider(input: { organizationId: "globex", label: "X", defaultTeamId: "nope" }) { userErrors { code field } } }`);
+    expect(unknownTeam.data.createSamlProvider.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['defaultTeamId'] }]);
+    const denied = await g.gql<any>(`mutation { createSamlProvider(input: { organizationId: "acme", label: "X" }) { userErrors { code } } }`, {}, { token: g.platform.token(U.ben) });
+    expect(denied.data.createSamlProvider.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
+    const hidden = await g.gql<any>(`{ organization(id: "acme") { samlProviders { totalCount } ssoProviders { label } } }`, {}, { token: g.platform.token(U.ben) });
+    expect(hidden.data.organization).toEqual({ samlProviders: null, ssoProviders: [{ label: 'Acme Login' }] });
+    expect(hidden.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});
