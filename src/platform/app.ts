@@ -21,6 +21,7 @@ import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
 import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
 import { samlRoutes } from './routes/saml.js';
+import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
 import { registerGitSync } from './git/sync.js';
 import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
@@ -325,8 +326,8 @@ export function createPlatform({
   );
 
   app.addHook('preHandler', async (request) => {
-    // Health checks and signed downloads need no token.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE) return;
+    // Health checks, signed downloads and signed uploads need no token.
+    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE) return;
     const token = bearerToken(request.headers.authorization);
     const user = findToken.get(token) as UserRow | undefined;
     const origin = `${request.protocol}://${request.host}`;
@@ -371,6 +372,7 @@ export function createPlatform({
   healthRoutes(app, db);
   downloadRoutes(app, db);
   pdfDownloadRoutes(app, db);
+  uploadRoutes(app, db);
 
   app.register(
     async (v1) => {
@@ -387,6 +389,7 @@ export function createPlatform({
       siteAccessRoutes(v1);
       urlRoutes(v1);
       samlRoutes(v1);
+      fontRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -3,6 +3,7 @@ import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
 import { seedDemoSaml } from './sso/saml.js';
+import { seedDemoFonts } from './fonts/store.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -373,6 +374,7 @@ function insertDemoData(db: Db): DemoTokens {
   seedDemoSites(db, { acme, globex }, spaceIds);
   // SAML providers of Acme: one active, one pending.
   seedDemoSaml(db, acme, ago(40));
+  seedDemoFonts(db, acme, ago(35));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -510,6 +510,35 @@ describe('SAML and SSO', () => {
   });
 });
 
+describe('Custom fonts', () => {
+  it('uploads font files, then creates, lists, reads, updates and deletes a font', async () => {
+    const { minimalWoff2 } = await import('../../src/platform/fonts/woff.js');
+    const org = { organizationId: globex };
+    const upload = async (weight: number) => {
+      const bytes = minimalWoff2('Conformance', weight);
+      const { body } = await call('POST /v1/orgs/:organizationId/storage/upload', org, 201, {
+        body: { file: { name: `conformance-${weight}.woff2`, type: 'font/woff2', size: bytes.length }, kind: 'customization_font' },
+      });
+      const put = await fetch(body.url, { method: 'PUT', headers: { 'content-type': 'font/woff2' }, body: new Uint8Array(bytes) });
+      expect(put.status).toBe(200);
+      return body.key as string;
+    };
+    const regular = await upload(400);
+    const bold = await upload(700);
+    await call('POST /v1/orgs/:organizationId/storage/upload', org, 400, { body: { file: { name: 'x', type: 'font', size: 1 }, kind: 'customization_font' } });
+    const created = await call('PUT /v1/orgs/:organizationId/fonts', org, 201, { body: { fontFamily: 'Conformance', fontFaces: [{ weight: 400, storageKey: regular }] } });
+    await call('PUT /v1/orgs/:organizationId/fonts', org, 412, { body: { fontFamily: 'Bold only', fontFaces: [{ weight: 700, storageKey: bold }] } });
+    const font = { ...org, fontId: created.body.id };
+    await call('GET /v1/orgs/:organizationId/fonts', org, 200);
+    await call('GET /v1/orgs/:organizationId/fonts/:fontId', font, 200);
+    await call('POST /v1/orgs/:organizationId/fonts/:fontId', font, 201, { body: { fontFaces: [{ weight: 700, storageKey: bold }] } });
+    await call('POST /v1/orgs/:organizationId/fonts/:fontId', font, 412, { body: { fontFaces: [{ weight: 400, storageKey: null }] } });
+    await call('GET /v1/orgs/:organizationId/fonts/:fontId', { ...org, fontId: 'missing' }, 404);
+    await call('DELETE /v1/orgs/:organizationId/fonts/:fontId', font, 205);
+    await call('DELETE /v1/orgs/:organizationId/fonts/:fontId', font, 204);
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

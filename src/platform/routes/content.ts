@@ -492,6 +492,8 @@ export function downloadRoutes(app: FastifyInstance, db: Db): void {
     if (!bytes) {
       return reply.code(403).send({ error: { code: 403, message: 'This download URL is not valid: ask the API for the file again' } });
     }
+    // Fonts are loaded across origins by the sites that use them (CSS `@font-face` needs CORS).
+    if (query.type!.startsWith('font/')) reply.header('access-control-allow-origin', '*');
     return reply
       .header('content-type', query.type!)
       .header('cache-control', 'public, max-age=31536000, immutable')

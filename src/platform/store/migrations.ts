@@ -381,4 +381,36 @@ export const migrations: string[] = [
   );
   CREATE INDEX saml_providers_by_org ON saml_providers(org_id, created_at);
   `,
+  // Version 12: uploaded files (fonts/store.ts) and custom fonts with a file per weight.
+  `
+  CREATE TABLE storage_files (
+    key TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT,
+    created_at TEXT NOT NULL,
+    uploaded_at TEXT
+  );
+  CREATE INDEX storage_files_by_org ON storage_files(org_id);
+
+  CREATE TABLE custom_fonts (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    font_family TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX custom_fonts_by_org ON custom_fonts(org_id, created_at);
+
+  CREATE TABLE font_faces (
+    font_id TEXT NOT NULL REFERENCES custom_fonts(id) ON DELETE CASCADE,
+    weight INTEGER NOT NULL,
+    storage_key TEXT NOT NULL REFERENCES storage_files(key),
+    format TEXT NOT NULL,
+    PRIMARY KEY (font_id, weight)
+  );
+  `,
 ];
