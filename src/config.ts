@@ -61,6 +61,7 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */
   MAX_REQUEST_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024 + 64 * 1024),
   /** Most tokens the GraphQL parser reads in one document. @default 10000 */
   MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(10_000),
   /** Most objects an operation's answer may hold, counted before it runs. @default 500000 */
@@ -83,6 +84,7 @@ export type Config = z.infer<typeof configSchema>;
 export function limitsFromConfig(config: Config): GatewayLimits {
   return {
     maxRequestBytes: config.MAX_REQUEST_BYTES,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
     maxTokens: config.MAX_QUERY_TOKENS,
     maxNodes: config.MAX_QUERY_NODES,
     maxDepth: config.MAX_QUERY_DEPTH,

@@ -21,6 +21,7 @@ describe('configuration', () => {
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
       MAX_REQUEST_BYTES: 1_048_576,
+      MAX_UPLOAD_BYTES: 10_551_296,
       MAX_QUERY_TOKENS: 10_000,
       MAX_QUERY_NODES: 500_000,
       MAX_QUERY_DEPTH: 15,

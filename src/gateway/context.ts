@@ -137,6 +137,24 @@ export class RequestApi {
     }
   }
 
+  /** Sends a file's bytes to an upload URL the platform signed (see `RestClient.upload`); counts as one request. */
+  async upload(url: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    const refused = this.count();
+    if (refused) throw refused;
+    const traced = this.trace?.start('PUT', '/storage/upload');
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      await this.client.upload(url, bytes, contentType);
+      status = 200;
+    } catch (error) {
+      status = error instanceof GatewayError ? error.upstreamStatus : undefined;
+      throw error;
+    } finally {
+      if (traced) this.trace!.finish(traced, { method: 'PUT', path: '/storage/upload', status, startedAt: started, endedAt: performance.now(), retries: 0 });
+    }
+  }
+
   /** Counts one more upstream request; the error to report instead when the budget is spent. */
   private count(): GatewayError | undefined {
     this.requests += 1;

@@ -18,6 +18,11 @@ import { GatewayError } from './errors.js';
 export interface GatewayLimits {
   /** Largest request body, in bytes; a larger one is answered 413. @default 1048576 */
   maxRequestBytes: number;
+  /**
+   * Largest body of a multipart request (GraphQL multipart uploads, see `uploadFile`), in bytes;
+   * a larger one is answered 413. @default 10551296 (10 MiB of file and 64 KiB of the rest)
+   */
+  maxUploadBytes: number;
   /** Most lexical tokens of a GraphQL document (graphql-js `maxTokens`). @default 10000 */
   maxTokens: number;
   /** Most objects an answer may hold, counted before it runs (connections by their `first`). @default 500000 */
@@ -34,6 +39,7 @@ export interface GatewayLimits {
 
 export const DEFAULT_LIMITS: GatewayLimits = {
   maxRequestBytes: 1024 * 1024,
+  maxUploadBytes: 10 * 1024 * 1024 + 64 * 1024,
   maxTokens: 10_000,
   maxNodes: 500_000,
   maxDepth: 15,
@@ -212,11 +218,14 @@ export function maxExpandedFieldsRule(max: number): ValidationRule {
  * fragments expanded (twice what `maxTokens` tokens can select without fragments). Parameters of
  * a GET or a form that are not JSON are refused as bad input, not failed as internal errors.
  */
-export function useInputLimits(limits: Pick<GatewayLimits, 'maxRequestBytes' | 'maxTokens'>): Plugin {
-  const { maxRequestBytes, maxTokens } = limits;
+export function useInputLimits(limits: Pick<GatewayLimits, 'maxRequestBytes' | 'maxUploadBytes' | 'maxTokens'>): Plugin {
+  const { maxTokens } = limits;
   const expandedFields = maxExpandedFieldsRule(2 * maxTokens);
   return {
     onRequestParse({ request, requestParser, setRequestParser, endResponse }) {
+      // Multipart requests carry files (uploads): they have their own, larger, bound.
+      const multipart = /^multipart\/form-data\b/i.test(request.headers.get('content-type') ?? '');
+      const maxRequestBytes = multipart ? limits.maxUploadBytes : limits.maxRequestBytes;
       const declared = Number(request.headers.get('content-length') ?? Number.NaN);
       if (declared > maxRequestBytes) return endResponse(tooLarge(maxRequestBytes));
       if (!requestParser) return;

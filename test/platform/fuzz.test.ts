@@ -274,7 +274,7 @@ describe('the platform under hostile input', () => {
     problems = [];
     const before = sent;
     const rng = createRng(SEED);
-    const routes = [...OPERATIONS.map(({ method, path }) => ({ method, path })), { method: 'GET', path: '/health' }, { method: 'GET', path: '/ready' }];
+    const routes = [...OPERATIONS.map(({ method, path }) => ({ method, path })), { method: 'GET', path: '/health' }, { method: 'GET', path: '/ready' }, { method: 'PUT', path: '/storage/upload' }];
     const tokens = [adminToken, tokenOf(DEMO.users.gus), tokenOf(DEMO.users.ivy)];
     for (let i = 0; i < ROUTE_CASES; i += 1) {
       const route = rng.pick(routes);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type Dispatcher } from 'undici';
+import { Pool, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   GatewayError,
@@ -299,6 +299,38 @@ export class RestClient {
   /** The state of the circuit breaker of the upstream origin. */
   breakerStatus(): BreakerStatus {
     return this.breaker.status();
+  }
+
+  /**
+   * PUTs bytes to an upload URL the platform signed (`POST /orgs/{id}/storage/upload`): no
+   * credentials, no retry (the URL takes one upload), within `timeoutMs`. The URL is a credential
+   * itself, so no error names it. Through the platform's connections when it is on its origin.
+   */
+  async upload(url: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError('The platform gave an upload URL that is not http or https');
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      const options = { method: 'PUT' as const, headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) }, body: bytes, signal: controller.signal };
+      const response =
+        target.origin === this.origin
+          ? await this.dispatcher.request({ ...options, origin: this.origin, path: target.pathname + target.search })
+          : await undiciRequest(target, { ...options, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      status = response.statusCode;
+      const text = await response.body.text();
+      if (status >= 300) throw errorFromResponse(status, parseJson(text), 'PUT', 'the upload URL');
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      if (controller.signal.aborted || isTimeout(error)) throw new UpstreamTimeoutError(`The upload did not finish within ${this.timeoutMs} ms`);
+      throw new UpstreamUnavailableError('The upload URL could not be reached');
+    } finally {
+      clearTimeout(timer);
+      const now = performance.now();
+      this.onExchange?.({ method: 'PUT', path: '/storage/upload', status, startedAt: started, endedAt: now, retries: 0 });
+    }
   }
 
   /** One try, never rejecting: the answer read in full, or why there is none. */

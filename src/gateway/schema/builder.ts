@@ -13,6 +13,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: string; Output: string };
     JSON: { Input: unknown; Output: unknown };
+    Upload: { Input: unknown; Output: never };
   };
 }>({
   plugins: [DataloaderPlugin, RelayPlugin],

@@ -10,6 +10,7 @@ import './git.js';
 import './sites/index.js';
 import './urls.js';
 import './saml.js';
+import './fonts.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

@@ -3,6 +3,7 @@ import { mapNodes, restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
+import { organizationTarget } from './targets.js';
 import { route } from '../rest/client.js';
 import { ROLES } from '../rest/shapes/common.js';
 import { samlProvider as providerShape, ssoLogins, type SamlProvider, type SsoLogin } from '../rest/shapes/saml.js';
@@ -173,33 +174,7 @@ async function sendProvider(ctx: GatewayContext, method: 'POST' | 'PATCH', organ
 const ProviderPayload = (name: string, description = 'The provider after the change.') => objectPayload(name, 'provider', SamlProviderNode, description);
 
 /** The fields naming a provider: its global ID, or its platform id with `organizationId`. */
-const providerTarget = {
-  organizationId: inputField('ID', 'Platform id or global ID of the organization; required when `providerId` is a platform id.', z.string().trim().min(1).nullish()),
-  providerId: inputField('ID', 'The provider: its global ID, or its platform id with `organizationId`.', z.string().trim().min(1, 'must be the id of a SamlProvider')),
-};
-
-function resolveProvider<T extends { organizationId?: string | null; providerId: string }>(value: T, ctx: z.RefinementCtx): Omit<T, 'organizationId' | 'providerId'> & { organizationId: string; providerId: string } {
-  try {
-    const key = platformKey(value.providerId, 'SamlProvider');
-    const org = value.organizationId ? platformKey(value.organizationId, 'Organization') : undefined;
-    if (key !== value.providerId && decodeKnownGlobalId(value.providerId)) {
-      const [organizationId, providerId] = splitKey(key, 2, 'SamlProvider') as [string, string];
-      if (org !== undefined && org !== organizationId) {
-        ctx.addIssue({ code: 'custom', path: ['organizationId'], message: 'is not the organization of the provider' });
-        return z.NEVER;
-      }
-      return { ...value, organizationId, providerId };
-    }
-    if (org === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['organizationId'], message: 'is required when providerId is a platform id' });
-      return z.NEVER;
-    }
-    return { ...value, organizationId: org, providerId: value.providerId };
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', path: ['providerId'], message: (error as Error).message });
-    return z.NEVER;
-  }
-}
+const { fields: providerTarget, resolve: resolveProvider } = organizationTarget('SamlProvider', 'providerId', 'The provider: its global ID, or its platform id with `organizationId`.');
 
 declareMutation('createSamlProvider', {
   description: 'Adds a SAML identity provider to an organization (admins): pending until its sign-on URL, entity ID and certificate are all set.',
