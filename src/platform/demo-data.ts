@@ -70,7 +70,10 @@ export const DEMO = {
     /** Globex "Handbook", top level. */
     globexHandbook: 'col-globex-handbook',
   },
-  /** Titles of the spaces with something particular about them (27 spaces in all). */
+  /**
+   * Titles of the spaces with something particular about them (28 spaces in all: the 27 of
+   * `SPACES`, and "Getting started (FR)", the result space of the demo translation).
+   */
   spaces: {
     /** Acme root, private, Git-synchronized with `https://github.test/acme/handbook`. */
     gitSynced: 'Company handbook',

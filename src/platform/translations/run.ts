@@ -5,6 +5,7 @@ import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage
 import { newId, now } from '../http.js';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
+import { applyOrder, planPlacement } from '../routes/positions.js';
 import { insertSpace } from '../spaces/create.js';
 import type { Db } from '../store/db.js';
 import { documentSlots, TextSlots, wordCount } from './extract.js';
@@ -148,17 +149,21 @@ export function applyRun(db: Db, plan: RunPlan, translated: readonly string[]): 
     if (!translation) return;
     let resultSpace = liveResultSpace(db, translation);
     if (!resultSpace) {
+      // The source as it is now: it may have moved since the run started.
+      const source = db.prepare('SELECT * FROM spaces WHERE id = ?').get(plan.source.id) as SpaceRow;
       // Private until its admins publish it: it is a machine translation. Locked: it is written
       // by the translation only (edits would be overwritten by the next run).
       const id = insertSpace(db, {
-        orgId: plan.source.org_id,
-        parentId: plan.source.parent_id,
-        title: resultTitle(plan.source, translation.language),
-        emoji: plan.source.emoji,
+        orgId: source.org_id,
+        parentId: source.parent_id,
+        title: resultTitle(source, translation.language),
+        emoji: source.emoji,
         visibility: 'private',
         editMode: 'locked',
         language: translation.language,
       });
+      // Right after its source, as a duplicate is.
+      applyOrder(db, planPlacement(db, source.org_id, source.parent_id, { kind: 'space', id }, { after: { type: 'space', space: source.id } }).order);
       resultSpace = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow;
     }
     const spaceId = resultSpace.id;
