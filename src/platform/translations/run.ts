@@ -102,7 +102,7 @@ export function prepareRun(db: Db, translationId: string, translator: Pick<Trans
 
   const slots = new TextSlots();
   const items = new Map<string, PlannedItem>();
-  const plan = (kind: ItemKind, id: string, fields: Omit<TranslatedFields, 'documentId'>, documentId: string | undefined) => {
+  const planItem = (kind: ItemKind, id: string, fields: Omit<TranslatedFields, 'documentId'>, documentId: string | undefined) => {
     const hash = hashOf(canonicalJson({ settings, ...fields, documentId: documentId ?? null }));
     const stored = cached.get(itemKey(kind, id));
     if (stored && stored.source_hash === hash) {
@@ -125,9 +125,9 @@ export function prepareRun(db: Db, translationId: string, translator: Pick<Trans
     items.set(itemKey(kind, id), { kind, id, hash, fresh: { fields: translated, document, words } });
   };
   for (const page of flattenPages(revision.content.pages)) {
-    plan('page', page.id, { title: page.title, ...(page.description ? { description: page.description } : {}), ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}) }, page.documentId);
+    planItem('page', page.id, { title: page.title, ...(page.description ? { description: page.description } : {}), ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}) }, page.documentId);
   }
-  for (const reusable of revision.content.reusableContents) plan('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
+  for (const reusable of revision.content.reusableContents) planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
   return { translation, source, sourceRevision: revision.id, content: revision.content, items, slots, instructions, startedAt };
 }
 
