@@ -57,6 +57,16 @@ export const configSchema = z.object({
   GIT_AUTHOR_NAME: z.string().min(1).max(200).default('Docs platform'),
   /** Author e-mail of the commits Git Sync exports. @default docs-platform@localhost */
   GIT_AUTHOR_EMAIL: z.string().min(3).max(200).default('docs-platform@localhost'),
+  /**
+   * Base URL of a LibreTranslate-compatible service for translation runs of the embedded
+   * platform (`POST {url}/translate`). Unset: runs pseudo-localize, offline.
+   */
+  TRANSLATOR_URL: z
+    .url({ message: 'TRANSLATOR_URL must be an absolute http(s) URL' })
+    .refine((value) => /^https?:/.test(value), { message: 'TRANSLATOR_URL must be an absolute http(s) URL' })
+    .optional(),
+  /** API key sent to the translation service, if it needs one. */
+  TRANSLATOR_API_KEY: z.string().min(1).max(500).optional(),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */

@@ -45,6 +45,8 @@ if (!upstreamUrl) {
     gitAllowLocal: config.GIT_ALLOW_LOCAL,
     gitCaFile: config.GIT_SSL_CA_FILE,
     gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
+    translatorUrl: config.TRANSLATOR_URL,
+    translatorApiKey: config.TRANSLATOR_API_KEY,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;

@@ -23,6 +23,10 @@ import { urlRoutes } from './routes/urls.js';
 import { samlRoutes } from './routes/saml.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
 import { registerGitSync } from './git/sync.js';
+import { translationRoutes } from './routes/translations.js';
+import { registerTranslations } from './translations/run.js';
+import { watchTranslationSources } from './translations/store.js';
+import { createTranslator } from './translations/translator.js';
 import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
 import { teamRoutes } from './routes/teams.js';
@@ -100,6 +104,15 @@ export interface CreatePlatformOptions {
   gitAuthor?: { name: string; email: string };
   /** Certificates (a PEM file) Git Sync trusts for https remotes besides the system's: a private CA. */
   gitCaFile?: string | undefined;
+  /**
+   * Base URL of a LibreTranslate-compatible service that translation runs call
+   * (`POST {url}/translate`); without it, runs pseudo-localize (offline).
+   */
+  translatorUrl?: string | undefined;
+  /** API key sent to that service, if it needs one. Never logged nor shown in errors. */
+  translatorApiKey?: string | undefined;
+  /** Time one request to the translator may take, in milliseconds. @default 30000 */
+  translatorTimeoutMs?: number | undefined;
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -228,6 +241,9 @@ export function createPlatform({
   gitAllowLocal = false,
   gitAuthor = DEFAULT_GIT_AUTHOR,
   gitCaFile,
+  translatorUrl,
+  translatorApiKey,
+  translatorTimeoutMs,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
@@ -365,9 +381,16 @@ export function createPlatform({
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
   const jobs = new JobQueue(db);
   registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile });
+  registerTranslations(jobs, createTranslator({ url: translatorUrl, apiKey: translatorApiKey, timeoutMs: translatorTimeoutMs }));
+  // A new revision of a translation's source runs it, from the start (runs asked before
+  // start wait in the queue).
+  const stopWatching = watchTranslationSources(db, jobs);
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
-  app.addHook('onClose', async () => jobs.stop());
+  app.addHook('onClose', async () => {
+    stopWatching();
+    await jobs.stop();
+  });
 
   healthRoutes(app, db);
   downloadRoutes(app, db);
@@ -390,6 +413,7 @@ export function createPlatform({
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);
+      translationRoutes(v1, { queue: jobs });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -4,6 +4,7 @@ import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
 import { seedDemoSaml } from './sso/saml.js';
 import { seedDemoFonts } from './fonts/store.js';
+import { seedDemoTranslations } from './translations/run.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -69,7 +70,10 @@ export const DEMO = {
     /** Globex "Handbook", top level. */
     globexHandbook: 'col-globex-handbook',
   },
-  /** Titles of the spaces with something particular about them (27 spaces in all). */
+  /**
+   * Titles of the spaces with something particular about them (28 spaces in all: the 27 of
+   * `SPACES`, and "Getting started (FR)", the result space of the demo translation).
+   */
   spaces: {
     /** Acme root, private, Git-synchronized with `https://github.test/acme/handbook`. */
     gitSynced: 'Company handbook',
@@ -375,6 +379,9 @@ function insertDemoData(db: Db): DemoTokens {
   // SAML providers of Acme: one active, one pending.
   seedDemoSaml(db, acme, ago(40));
   seedDemoFonts(db, acme, ago(35));
+  // "Getting started" translated into French (pseudo-localized), one run completed: its result
+  // is the space "Getting started (FR)".
+  seedDemoTranslations(db, acme, space('Getting started'), ago(4));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

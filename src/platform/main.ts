@@ -12,6 +12,8 @@ const platform = await startPlatform({
   gitAllowLocal: config.GIT_ALLOW_LOCAL,
   gitCaFile: config.GIT_SSL_CA_FILE,
   gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
+  translatorUrl: config.TRANSLATOR_URL,
+  translatorApiKey: config.TRANSLATOR_API_KEY,
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });
 const [adminEmail, adminToken] = Object.entries(platform.tokens)[0] ?? [];

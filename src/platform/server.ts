@@ -28,6 +28,12 @@ export interface StartPlatformOptions {
   gitAuthor?: { name: string; email: string };
   /** See `CreatePlatformOptions.gitCaFile`. */
   gitCaFile?: string | undefined;
+  /** See `CreatePlatformOptions.translatorUrl`. */
+  translatorUrl?: string | undefined;
+  /** See `CreatePlatformOptions.translatorApiKey`. */
+  translatorApiKey?: string | undefined;
+  /** See `CreatePlatformOptions.translatorTimeoutMs`. */
+  translatorTimeoutMs?: number | undefined;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -66,6 +72,9 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     gitAllowLocal: options.gitAllowLocal ?? false,
     ...(options.gitAuthor ? { gitAuthor: options.gitAuthor } : {}),
     gitCaFile: options.gitCaFile,
+    translatorUrl: options.translatorUrl,
+    translatorApiKey: options.translatorApiKey,
+    translatorTimeoutMs: options.translatorTimeoutMs,
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';

@@ -292,8 +292,10 @@ describe('Member.spaces', () => {
       member: {
         spaceCount: 1,
         spaces: {
-          totalCount: 6,
+          totalCount: 7,
           nodes: [
+            // The demo translation's result space (in Guides), made when the demo was seeded.
+            space('READ', 'Getting started (FR)'),
             space('READ', 'Erste Schritte'),
             space('READ', 'Guide de démarrage'),
             space('READ', 'Security hardening'),

@@ -328,7 +328,7 @@ describe('GET /collections/{collectionId}/spaces', () => {
   it('follows the caller visibility', async () => {
     const gus = await p.api('GET', `/collections/${C.guides}/spaces`, as(U.gus));
     expect(gus.status).toBe(200);
-    expect(gus.body.items.map((s: any) => s.title)).toEqual(['Getting started', 'Tutorials', 'Guide de démarrage', 'Erste Schritte']);
+    expect(gus.body.items.map((s: any) => s.title)).toEqual(['Getting started', 'Getting started (FR)', 'Tutorials', 'Guide de démarrage', 'Erste Schritte']);
     expect((await p.api('GET', `/collections/${C.product}/spaces`, as(U.gus))).status).toBe(404);
     expect((await p.api('GET', `/collections/${C.product}/spaces`, as(U.hana))).status).toBe(404);
   });

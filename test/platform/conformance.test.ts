@@ -539,6 +539,32 @@ describe('Custom fonts', () => {
   });
 });
 
+describe('Translations', () => {
+  it('creates, lists, reads, updates, runs and deletes a translation', async () => {
+    const org = { organizationId: globex };
+    const source = p.spaceId('Developer portal');
+    const created = await call('POST /v1/orgs/:organizationId/translations', org, 201, { body: { language: 'de', source: { space: source, language: 'en' } } });
+    await call('POST /v1/orgs/:organizationId/translations', org, 409, { body: { language: 'de', source: { space: source, language: 'en' } } });
+    await call('POST /v1/orgs/:organizationId/translations', org, 400, { body: { language: 'en', source: { space: source } } });
+    const translation = { ...org, translationId: created.body.id };
+    await call('GET /v1/orgs/:organizationId/translations', org, 200);
+    await call('GET /v1/orgs/:organizationId/translations/:translationId', translation, 200);
+    await call('PUT /v1/orgs/:organizationId/translations/:translationId', translation, 200, {
+      body: { instructions: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Du, not Sie.' }] }] }] } },
+    });
+    await call('PUT /v1/orgs/:organizationId/translations/:translationId', translation, 400, { body: { instructions: null } });
+    await call('POST /v1/orgs/:organizationId/translations/:translationId/run', translation, 204);
+    await p.app.jobs.drain();
+    // With its result now.
+    expect((await call('GET /v1/orgs/:organizationId/translations/:translationId', translation, 200)).body.result).toMatchObject({ language: 'de' });
+    await call('GET /v1/orgs/:organizationId/translations/:translationId', { ...org, translationId: 'missing' }, 404);
+    await call('POST /v1/orgs/:organizationId/translations/:translationId/run', { ...org, translationId: 'missing' }, 404);
+    await call('GET /v1/orgs/:organizationId/translations', { organizationId: acme }, 403, as(U.ben));
+    await call('DELETE /v1/orgs/:organizationId/translations/:translationId', translation, 205);
+    await call('DELETE /v1/orgs/:organizationId/translations/:translationId', translation, 204);
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

@@ -48,7 +48,7 @@ describe('GET /orgs/{organizationId}/spaces', () => {
   it('lists the non-deleted spaces in tree order', async () => {
     const answer = await p.api('GET', '/orgs/acme/spaces');
     expect(answer.status).toBe(200);
-    expect(answer.body.count).toBe(18);
+    expect(answer.body.count).toBe(ACME_TREE.length);
     expect(titles(answer.body.items)).toEqual(ACME_TREE);
     expect(answer.body.items.find((s: any) => s.title === S.gitSynced)).toMatchObject({
       object: 'space',
@@ -67,13 +67,14 @@ describe('GET /orgs/{organizationId}/spaces', () => {
     do {
       const answer = await p.api('GET', '/orgs/acme/spaces', { query: { limit: 2, ...(page ? { page } : {}) } });
       expect(answer.status).toBe(200);
-      expect(answer.body.count).toBe(18);
-      expect(answer.body.items).toHaveLength(2);
+      expect(answer.body.count).toBe(ACME_TREE.length);
+      // Two at a time; the last page holds what is left.
+      expect(answer.body.items).toHaveLength(Math.min(2, ACME_TREE.length - seen.length));
       seen.push(...titles(answer.body.items));
       page = answer.body.next?.page;
       pages += 1;
     } while (page);
-    expect(pages).toBe(9);
+    expect(pages).toBe(Math.ceil(ACME_TREE.length / 2));
     expect(seen).toEqual(ACME_TREE);
   });
 
@@ -87,7 +88,8 @@ describe('GET /orgs/{organizationId}/spaces', () => {
   it('shows a guest only what was granted, and is a 404 outside the organization', async () => {
     const gus = await p.api('GET', '/orgs/acme/spaces', as(U.gus));
     expect(gus.status).toBe(200);
-    expect(titles(gus.body.items)).toEqual(ACME_TREE.slice(0, 6));
+    // Guides (read) holds the demo translation's result space too.
+    expect(titles(gus.body.items)).toEqual(ACME_TREE.slice(0, 7));
     expect((await p.api('GET', '/orgs/acme/spaces', as(U.hana))).status).toBe(404);
     expect((await p.api('GET', '/orgs/acme/spaces', as(U.ivy))).status).toBe(404);
     expect((await p.api('GET', '/orgs/globex/spaces', as(U.hana))).body.count).toBe(7);

@@ -11,11 +11,34 @@ import { documentSections } from './text.js';
  * for search in the same transaction, so search never shows content the space does not have.
  */
 
+/** Called in the transaction that moved a space's current revision. */
+export type CurrentRevisionListener = (spaceId: string, revisionId: string) => void;
+
+const listeners = new WeakMap<Db, Set<CurrentRevisionListener>>();
+
+/**
+ * Calls `listener` whenever a space of `db` gets a new current revision (a merge, a Git import,
+ * a template, a translation run…), inside the transaction that moves it, so what it writes (a
+ * job to enqueue) commits or rolls back with the move. Returns the function that stops it.
+ */
+export function onCurrentRevision(db: Db, listener: CurrentRevisionListener): () => void {
+  let set = listeners.get(db);
+  if (!set) {
+    set = new Set();
+    listeners.set(db, set);
+  }
+  set.add(listener);
+  return () => {
+    listeners.get(db)?.delete(listener);
+  };
+}
+
 /** Makes `revisionId` the current revision of a space (and reindexes it), in one transaction. */
 export function setCurrentRevision(db: Db, spaceId: string, revisionId: string): void {
   db.transaction(() => {
     db.prepare('UPDATE spaces SET revision = ?, updated_at = ? WHERE id = ?').run(revisionId, now(), spaceId);
     reindexSpace(db, spaceId, revisionId);
+    for (const listener of listeners.get(db) ?? []) listener(spaceId, revisionId);
   })();
 }
 

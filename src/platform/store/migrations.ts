@@ -413,4 +413,44 @@ export const migrations: string[] = [
     PRIMARY KEY (font_id, weight)
   );
   `,
+  // Version 13: translations of spaces (translations/): one per source space and target
+  // language, with the space their runs write to and their statistics; and, per translated page
+  // (or reusable content), the fingerprint of the source it was translated from and the
+  // translation kept, so a run translates only what changed since the last one.
+  `
+  CREATE TABLE translations (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    source_space TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+    source_language TEXT NOT NULL,
+    language TEXT NOT NULL,
+    instructions TEXT NOT NULL,
+    result_space TEXT REFERENCES spaces(id) ON DELETE SET NULL,
+    result_revision TEXT,
+    source_revision TEXT,
+    runs INTEGER NOT NULL DEFAULT 0,
+    total_words INTEGER NOT NULL DEFAULT 0,
+    total_duration_ms INTEGER NOT NULL DEFAULT 0,
+    latest_duration_ms INTEGER NOT NULL DEFAULT 0,
+    latest_pages INTEGER NOT NULL DEFAULT 0,
+    latest_words INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    last_error_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (source_space, language)
+  );
+  CREATE INDEX translations_by_org ON translations(org_id, created_at);
+
+  CREATE TABLE translation_items (
+    translation_id TEXT NOT NULL REFERENCES translations(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('page', 'reusable')),
+    item_id TEXT NOT NULL,
+    source_hash TEXT NOT NULL,
+    result_space TEXT NOT NULL,
+    translated TEXT NOT NULL,
+    translated_at TEXT NOT NULL,
+    PRIMARY KEY (translation_id, kind, item_id)
+  );
+  `,
 ];

@@ -1,0 +1,296 @@
+import { canonicalJson, hashOf } from '../content/blobs.js';
+import { setCurrentRevision } from '../content/current.js';
+import type { JSONDocument } from '../content/document.js';
+import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { newId, now } from '../http.js';
+import { PermanentJobError, type JobQueue } from '../jobs.js';
+import type { SpaceRow } from '../rows.js';
+import { applyOrder, planPlacement } from '../routes/positions.js';
+import { insertSpace } from '../spaces/create.js';
+import type { Db } from '../store/db.js';
+import { documentSlots, TextSlots, wordCount } from './extract.js';
+import { EMPTY_INSTRUCTIONS, findTranslation, TRANSLATION_JOB, type TranslationRow } from './store.js';
+import { pseudoLocalize, pseudoTranslator, TranslatorError, type Translator } from './translator.js';
+
+/**
+ * A translation run: the source space's current content, translated, becomes a new revision of
+ * the result space (created by the first run: a locked space in the source's collection, in the
+ * target language). Pages keep their ids, order, nesting and settings; titles, descriptions, link
+ * titles and document text are translated (code, formulas, URLs and references are not). Each
+ * page and reusable content keeps the fingerprint of what it was translated from: a later run
+ * translates only those whose text changed (or that are new), reuses the stored translation of
+ * the others, and follows pages added, removed and moved. A run is prepared (what to translate),
+ * translated (the only asynchronous step) and applied in one transaction.
+ */
+
+type ItemKind = 'page' | 'reusable';
+
+/** The texts of a page or reusable content that are translated. */
+interface TranslatedFields {
+  title: string;
+  description?: string;
+  linkTitle?: string;
+  /** Id of the translated document in `resultSpace`. */
+  documentId?: string;
+}
+
+interface CachedItem {
+  source_hash: string;
+  result_space: string;
+  translated: string;
+}
+
+interface PlannedItem {
+  kind: ItemKind;
+  id: string;
+  /** Fingerprint of the source texts and of the translation settings. */
+  hash: string;
+  /** A translation kept from an earlier run, with the space its document is in. */
+  kept?: { fields: TranslatedFields; resultSpace: string };
+  /** Texts to translate: filled in by `slots.apply`. */
+  fresh?: { fields: Omit<TranslatedFields, 'documentId'>; document: JSONDocument | undefined; words: number };
+}
+
+/** What a run translates. */
+export interface RunPlan {
+  translation: TranslationRow;
+  source: SpaceRow;
+  sourceRevision: string;
+  content: RevisionContent;
+  items: Map<string, PlannedItem>;
+  /** Every text to translate, in one list for the translator. */
+  slots: TextSlots;
+  instructions: JSONDocument;
+  startedAt: number;
+}
+
+const itemKey = (kind: ItemKind, id: string) => `${kind}:${id}`;
+
+/** The result space of a translation if it is still a live space. */
+function liveResultSpace(db: Db, row: TranslationRow): SpaceRow | undefined {
+  if (!row.result_space) return undefined;
+  return db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(row.result_space) as SpaceRow | undefined;
+}
+
+function flattenPages(pages: readonly ContentPage[]): ContentPage[] {
+  return pages.flatMap((page) => [page, ...flattenPages(page.pages)]);
+}
+
+/**
+ * What a run of the translation must translate now; undefined when the translation is gone.
+ * The source must be a live space (else the run fails for good).
+ */
+export function prepareRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): RunPlan | undefined {
+  const startedAt = Date.now();
+  const translation = findTranslation(db, translationId);
+  if (!translation) return undefined;
+  const source = db.prepare('SELECT * FROM spaces WHERE id = ?').get(translation.source_space) as SpaceRow | undefined;
+  if (!source || source.deleted_at) throw new PermanentJobError('the source space is deleted: restore it to run the translation');
+  const revision = loadRevision(db, source.id, source.revision);
+  if (!revision) throw new Error(`Revision ${source.revision} of space ${source.id} is missing`);
+  const instructions = JSON.parse(translation.instructions) as JSONDocument;
+  // What decides a translation beyond the source texts: changing any translates everything again.
+  const settings = hashOf(canonicalJson({ translator: translator.id, from: translation.source_language, to: translation.language, instructions }));
+  const target = liveResultSpace(db, translation)?.id;
+  const cached = new Map(
+    (
+      db.prepare('SELECT kind, item_id, source_hash, result_space, translated FROM translation_items WHERE translation_id = ?').all(translation.id) as Array<
+        CachedItem & { kind: ItemKind; item_id: string }
+      >
+    ).map((row) => [itemKey(row.kind, row.item_id), row]),
+  );
+
+  const slots = new TextSlots();
+  const items = new Map<string, PlannedItem>();
+  const planItem = (kind: ItemKind, id: string, fields: Omit<TranslatedFields, 'documentId'>, documentId: string | undefined) => {
+    const hash = hashOf(canonicalJson({ settings, ...fields, documentId: documentId ?? null }));
+    const stored = cached.get(itemKey(kind, id));
+    if (stored && stored.source_hash === hash) {
+      const kept = JSON.parse(stored.translated) as TranslatedFields;
+      // Its document is read from the space it was written to when the result space changed.
+      if (!kept.documentId || stored.result_space === target || getDocument(db, stored.result_space, kept.documentId)) {
+        items.set(itemKey(kind, id), { kind, id, hash, kept: { fields: kept, resultSpace: stored.result_space } });
+        return;
+      }
+    }
+    const first = slots.texts.length;
+    const translated: Omit<TranslatedFields, 'documentId'> = { ...fields };
+    for (const field of ['title', 'description', 'linkTitle'] as const) {
+      const text = fields[field];
+      if (text !== undefined) slots.add(text, (value) => (translated[field] = value));
+    }
+    const body = documentId ? getDocument<JSONDocument>(db, source.id, documentId) : undefined;
+    const document = body ? documentSlots(body, slots) : undefined;
+    const words = slots.texts.slice(first).reduce((sum, text) => sum + wordCount(text), 0);
+    items.set(itemKey(kind, id), { kind, id, hash, fresh: { fields: translated, document, words } });
+  };
+  for (const page of flattenPages(revision.content.pages)) {
+    planItem('page', page.id, { title: page.title, ...(page.description ? { description: page.description } : {}), ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}) }, page.documentId);
+  }
+  for (const reusable of revision.content.reusableContents) planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
+  return { translation, source, sourceRevision: revision.id, content: revision.content, items, slots, instructions, startedAt };
+}
+
+/** Keeps a space title within the 50 characters of the API. */
+function resultTitle(source: SpaceRow, language: string): string {
+  const suffix = ` (${language.toUpperCase()})`;
+  return `${source.title.slice(0, 50 - suffix.length).trimEnd()}${suffix}`;
+}
+
+/**
+ * Writes a run's outcome: the translations (`translated`, one per `plan.slots.texts`) are put in
+ * place, the result space gets a new current revision, the kept translations and statistics are
+ * updated. Does nothing when the translation was deleted meanwhile.
+ */
+export function applyRun(db: Db, plan: RunPlan, translated: readonly string[]): void {
+  plan.slots.apply(translated);
+  db.transaction(() => {
+    const translation = findTranslation(db, plan.translation.id);
+    if (!translation) return;
+    let resultSpace = liveResultSpace(db, translation);
+    if (!resultSpace) {
+      // The source as it is now: it may have moved since the run started.
+      const source = db.prepare('SELECT * FROM spaces WHERE id = ?').get(plan.source.id) as SpaceRow;
+      // Private until its admins publish it: it is a machine translation. Locked: it is written
+      // by the translation only (edits would be overwritten by the next run).
+      const id = insertSpace(db, {
+        orgId: source.org_id,
+        parentId: source.parent_id,
+        title: resultTitle(source, translation.language),
+        emoji: source.emoji,
+        visibility: 'private',
+        editMode: 'locked',
+        language: translation.language,
+      });
+      // Right after its source, as a duplicate is.
+      applyOrder(db, planPlacement(db, source.org_id, source.parent_id, { kind: 'space', id }, { after: { type: 'space', space: source.id } }).order);
+      resultSpace = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow;
+    }
+    const spaceId = resultSpace.id;
+    const at = now();
+    const save = db.prepare(
+      `INSERT INTO translation_items (translation_id, kind, item_id, source_hash, result_space, translated, translated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (translation_id, kind, item_id) DO UPDATE SET
+         source_hash = excluded.source_hash, result_space = excluded.result_space, translated = excluded.translated, translated_at = excluded.translated_at`,
+    );
+    const moveKept = db.prepare('UPDATE translation_items SET result_space = ?, translated = ? WHERE translation_id = ? AND kind = ? AND item_id = ?');
+    const final = new Map<string, TranslatedFields>();
+    let pages = 0;
+    let words = 0;
+    for (const [key, item] of plan.items) {
+      if (item.kept) {
+        let fields = item.kept.fields;
+        if (item.kept.resultSpace !== spaceId && fields.documentId) {
+          // The result space was replaced: its documents move to the new one.
+          fields = { ...fields, documentId: putDocument(db, spaceId, getDocument(db, item.kept.resultSpace, fields.documentId)) };
+          moveKept.run(spaceId, JSON.stringify(fields), translation.id, item.kind, item.id);
+        }
+        final.set(key, fields);
+        continue;
+      }
+      const fresh = item.fresh!;
+      const fields: TranslatedFields = { ...fresh.fields, ...(fresh.document ? { documentId: putDocument(db, spaceId, fresh.document) } : {}) };
+      save.run(translation.id, item.kind, item.id, item.hash, spaceId, JSON.stringify(fields), at);
+      final.set(key, fields);
+      if (item.kind === 'page') pages += 1;
+      words += fresh.words;
+    }
+    const translatePage = (page: ContentPage): ContentPage => {
+      const { git: _git, pages: children, documentId: _document, description: _description, linkTitle: _linkTitle, ...rest } = page;
+      const fields = final.get(itemKey('page', page.id))!;
+      return {
+        ...rest,
+        title: fields.title,
+        ...(fields.description !== undefined ? { description: fields.description } : {}),
+        ...(fields.linkTitle !== undefined ? { linkTitle: fields.linkTitle } : {}),
+        ...(fields.documentId ? { documentId: fields.documentId } : {}),
+        pages: children.map(translatePage),
+      };
+    };
+    const content: RevisionContent = {
+      pages: plan.content.pages.map(translatePage),
+      // Files are shared (stored by hash); Git locations belong to the source's repository.
+      files: plan.content.files.map(({ git: _git, ...file }) => file),
+      reusableContents: plan.content.reusableContents.map(({ git: _git, documentId: _document, ...reusable }) => {
+        const fields = final.get(itemKey('reusable', reusable.id))!;
+        return { ...reusable, title: fields.title, ...(fields.documentId ? { documentId: fields.documentId } : {}) };
+      }),
+      variables: plan.content.variables,
+    };
+    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [resultSpace.revision], content, createdAt: at });
+    setCurrentRevision(db, spaceId, revision);
+    const duration = Math.max(0, Date.now() - plan.startedAt);
+    db.prepare(
+      `UPDATE translations SET result_space = ?, result_revision = ?, source_revision = ?, runs = runs + 1,
+         total_words = total_words + ?, total_duration_ms = total_duration_ms + ?, latest_duration_ms = ?,
+         latest_pages = ?, latest_words = ?, last_error = NULL, last_error_at = NULL, updated_at = ?
+       WHERE id = ?`,
+    ).run(spaceId, revision, plan.sourceRevision, words, duration, duration, pages, words, at, translation.id);
+  })();
+}
+
+/** A queued run. */
+export interface TranslationJob {
+  translation: string;
+}
+
+/**
+ * Registers translation runs on the queue. A run interrupted by a restart runs again; a run whose
+ * translator fails is retried (see `RUN_ATTEMPTS`), and one that fails for good leaves the
+ * translation as it was (its last result, `completed`, or `pending` before any) with the reason
+ * in `lastRunError`.
+ */
+export function registerTranslations(queue: JobQueue, translator: Translator): void {
+  queue.register<TranslationJob>(TRANSLATION_JOB, {
+    interrupted: 'resume',
+    async run({ translation }, { db }) {
+      const plan = prepareRun(db, translation, translator);
+      if (!plan) return;
+      let translated: string[] = [];
+      if (plan.slots.texts.length > 0) {
+        try {
+          translated = await translator.translate({
+            texts: plan.slots.texts,
+            source: plan.translation.source_language,
+            target: plan.translation.language,
+            instructions: plan.instructions,
+          });
+        } catch (error) {
+          if (error instanceof TranslatorError && !error.retryable) throw new PermanentJobError(error.message);
+          throw error;
+        }
+      }
+      applyRun(db, plan, translated);
+    },
+    failed({ translation }, reason, { db }) {
+      db.prepare('UPDATE translations SET last_error = ?, last_error_at = ? WHERE id = ?').run(reason, now(), translation);
+    },
+  });
+}
+
+/**
+ * The demo translation: Acme's "Getting started" (English) into French, with one completed run,
+ * made at seed time, synchronously, with pseudo-localization.
+ */
+export function seedDemoTranslations(db: Db, orgId: string, sourceSpaceId: string, createdAt: string): void {
+  const id = newId();
+  const instructions = {
+    ...EMPTY_INSTRUCTIONS,
+    nodes: [
+      {
+        object: 'block',
+        type: 'paragraph',
+        key: 'tr-instructions',
+        data: {},
+        nodes: [{ object: 'text', key: 'tr-instructions-text', leaves: [{ object: 'leaf', text: 'Keep product names in English and address readers formally ("vous").', marks: [] }] }],
+      },
+    ],
+  };
+  db.prepare(
+    `INSERT INTO translations (id, org_id, source_space, source_language, language, instructions, created_at, updated_at)
+     VALUES (?, ?, ?, 'en', 'fr', ?, ?, ?)`,
+  ).run(id, orgId, sourceSpaceId, JSON.stringify(instructions), createdAt, createdAt);
+  const plan = prepareRun(db, id, pseudoTranslator)!;
+  applyRun(db, plan, plan.slots.texts.map(pseudoLocalize));
+}
