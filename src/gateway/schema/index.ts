@@ -11,6 +11,7 @@ import './sites/index.js';
 import './urls.js';
 import './saml.js';
 import './fonts.js';
+import './translations.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

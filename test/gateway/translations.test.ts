@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+const U = DEMO.users;
+
+let g: TestGateway;
+
+beforeAll(async () => {
+  g = await startTestGateway();
+});
+afterAll(() => g.destroy());
+
+async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
+  const result = await g.gql<T>(query, variables, options);
+  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+  for (const value of Object.values(result.data as Record<string, unknown>)) {
+    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
+  }
+  return result.data as T;
+}
+
+const CREATE_SPACE = `mutation ($title: String!) {
+  createSpace(input: { organizationId: "acme", title: $title, language: "en" }) { space { id platformId } userErrors { message } }
+}`;
+const SET_NO_RULES = `mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } userErrors { message } } }`;
+const CREATE_CR = `mutation ($spaceId: ID!) { createChangeRequest(input: { spaceId: $spaceId, subject: "Edit" }) { changeRequest { id } userErrors { message } } }`;
+const EDIT = `mutation ($id: ID!, $changes: [ContentChangeInput!]!) {
+  editChangeRequestContent(input: { changeRequestId: $id, changes: $changes }) { edits { pageId } userErrors { message } }
+}`;
+const MERGE = `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result userErrors { message } } }`;
+
+/** Applies `changes` to the live content of a space through a merged change request; answers the edited page ids. */
+async function mergeEdit(spaceId: string, changes: unknown[]): Promise<string[]> {
+  const { createChangeRequest } = await ok(CREATE_CR, { spaceId });
+  const { editChangeRequestContent } = await ok(EDIT, { id: createChangeRequest.changeRequest.id, changes });
+  await ok(MERGE, { id: createChangeRequest.changeRequest.id });
+  return editChangeRequestContent.edits.map((edit: { pageId: string }) => edit.pageId);
+}
+
+const TRANSLATION = `
+  id platformId status language
+  source { spaceId language space { title } }
+  result { spaceId language space { title language } revision { platformId } }
+  instructions { text }
+  stats { runs totalPages totalWords latestPages latestWords totalDuration latestRunDuration }
+`;
+
+/** Titles and markdown of the pages of a space's current content, by title order of the tree. */
+async function pagesOf(spaceId: string): Promise<Array<{ title: string; markdown: string }>> {
+  const data = await ok(`query ($id: ID!) { space(id: $id) { content { pages { title ... on DocumentPage { markdown } } } } }`, { id: spaceId });
+  return data.space.content.pages;
+}
+
+describe('translations', () => {
+  it('lists the demo translation with its source and result, linked', async () => {
+    const result = await g.gql<any>(`{ organization(id: "acme") { translations { totalCount nodes { ${TRANSLATION} organization { platformId } } } } }`);
+    expect(result.errors).toBeUndefined();
+    const [demo] = result.data.organization.translations.nodes;
+    expect(result.data.organization.translations.totalCount).toBe(1);
+    expect(demo).toMatchObject({
+      status: 'COMPLETED',
+      language: 'fr',
+      source: { language: 'en', space: { title: 'Getting started' } },
+      result: { language: 'fr', space: { language: 'fr' }, revision: { platformId: expect.any(String) } },
+      stats: { runs: 1 },
+      organization: { platformId: 'acme' },
+    });
+    expect(demo.stats.totalPages).toBeGreaterThan(5);
+    // Non-admins cannot see translations.
+    const member = await g.gql<any>(`{ organization(id: "acme") { translations { totalCount } } }`, {}, { token: g.platform.token(U.ben) });
+    expect(member.data.organization.translations).toBeNull();
+    expect(member.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('runs into a space in the target language, then translates only the page a merge changed', async () => {
+    const { createSpace } = await ok(CREATE_SPACE, { title: 'Field guide' });
+    const space = createSpace.space;
+    await ok(SET_NO_RULES, { id: space.id });
+    const [setup, usage] = await mergeEdit(space.id, [
+      { insertPage: { markdown: '# Setup\n\nInstall the agent on the server.\n\n```sh\nagent install --now\n```\n' } },
+      { insertPage: { markdown: '# Usage\n\nStart the agent and open the dashboard.\n' } },
+    ]);
+
+    const created = await ok(`mutation ($space: ID!) {
+      createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" }, instructions: { text: "Keep the word agent." } }) {
+        translation { ${TRANSLATION} } userErrors { code }
+      }
+    }`, { space: space.id });
+    const translation = created.createTranslation.translation;
+    expect(translation).toMatchObject({ status: 'PENDING', result: null, instructions: { text: 'Keep the word agent.' }, stats: { runs: 0 } });
+
+    const started = await ok(`mutation ($id: ID!) { runTranslation(input: { translationId: $id }) { translation { status } userErrors { code } } }`, { id: translation.id });
+    // The run is in the background: queued, running, or (the offline translator is quick) already done.
+    expect(['PENDING', 'RUNNING', 'COMPLETED']).toContain(started.runTranslation.translation.status);
+    await g.platform.app.jobs.drain();
+
+    const first = (await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { ${TRANSLATION} } } }`, { id: translation.id })).node;
+    expect(first).toMatchObject({ status: 'COMPLETED', result: { language: 'fr', space: { language: 'fr' } }, stats: { runs: 1, latestPages: 2, totalPages: 2 } });
+    expect(first.result.space.title).toContain('Field guide');
+    const translated = await pagesOf(first.result.spaceId);
+    expect(translated).toHaveLength(2);
+    // Pseudo-localized: not the source text, accented look-alikes; code stays as written.
+    expect(translated[0]!.title).not.toBe('Setup');
+    expect(translated[0]!.title).toMatch(/[À-ÿ]/);
+    expect(translated[0]!.markdown).toContain('agent install --now');
+    expect(translated[0]!.markdown).not.toContain('Install the agent on the server.');
+
+    // Edit one page of the source and merge: the merge runs the translation, which touches that page only.
+    await mergeEdit(space.id, [{ updatePage: { pageId: setup, markdown: '# Setup\n\nInstall the agent on every server.\n' } }]);
+    await g.platform.app.jobs.drain();
+    const second = (await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { ${TRANSLATION} } } }`, { id: translation.id })).node;
+    expect(second.stats).toMatchObject({ runs: 2, latestPages: 1, totalPages: 2 });
+    expect(second.result.revision.platformId).not.toBe(first.result.revision.platformId);
+    const after = await pagesOf(first.result.spaceId);
+    expect(after[0]!.markdown).not.toBe(translated[0]!.markdown);
+    expect(after[1]).toEqual(translated[1]);
+    expect(usage).toBeDefined();
+  });
+
+  it('refuses duplicates, the source language, non-admins, and changes and deletes', async () => {
+    const gettingStarted = g.platform.spaceId('Getting started');
+    const duplicate = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" } }) { translation { id } userErrors { code upstreamStatus } } }`, { space: gettingStarted });
+    expect(duplicate.data.createTranslation.userErrors).toEqual([{ code: 'CONFLICT', upstreamStatus: 409 }]);
+    const same = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "en", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`, { space: gettingStarted });
+    expect(same.upstream).toBe(0);
+    expect(same.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
+    const unknown = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "xx", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`, { space: gettingStarted });
+    expect(unknown.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
+    const member = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { userErrors { code } } }`, { space: gettingStarted }, { token: g.platform.token(U.ben) });
+    expect(member.data.createTranslation.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
+
+    const created = await ok(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { translation { id platformId } userErrors { code } } }`, { space: gettingStarted });
+    const { id, platformId } = created.createTranslation.translation;
+    const updated = await ok(`mutation ($org: ID!, $id: ID!) { updateTranslation(input: { organizationId: $org, translationId: $id, instructions: { text: "Formal tone." } }) { translation { instructions { text } } userErrors { code } } }`, { org: 'acme', id: platformId });
+    expect(updated.updateTranslation.translation.instructions.text).toBe('Formal tone.');
+    const noOrg = await g.gql<any>(`mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { userErrors { code field } } }`, { id: platformId });
+    expect(noOrg.data.deleteTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['organizationId'] }]);
+    const deleted = await ok(`mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { deleted userErrors { code } } }`, { id });
+    expect(deleted.deleteTranslation.deleted).toBe(true);
+    const again = await ok(`mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { deleted userErrors { code } } }`, { id });
+    expect(again.deleteTranslation.deleted).toBe(false);
+  });
+});
