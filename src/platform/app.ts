@@ -22,6 +22,9 @@ import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
 import { samlRoutes } from './routes/saml.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
+import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './routes/openapi.js';
+import { computedRoutes } from './routes/computed.js';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_REFRESH_HOURS, registerOpenAPI, type OpenAPIRefresher } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { JobQueue } from './jobs.js';
 import { spaceRoutes } from './routes/spaces.js';
@@ -50,6 +53,8 @@ declare module 'fastify' {
     stats: PlatformStats;
     /** The queue of background work (Git sync…); tests wait for it with `jobs.drain()`. */
     jobs: JobQueue;
+    /** The schedule of OpenAPI URL checks; tests enqueue the checks due with `openapiRefresher.checkDue(at)`. */
+    openapiRefresher: OpenAPIRefresher;
   }
 }
 
@@ -100,6 +105,16 @@ export interface CreatePlatformOptions {
   gitAuthor?: { name: string; email: string };
   /** Certificates (a PEM file) Git Sync trusts for https remotes besides the system's: a private CA. */
   gitCaFile?: string | undefined;
+  /**
+   * Hours between two checks of an OpenAPI specification's URL source (fractions allowed).
+   * @default 6
+   */
+  openapiRefreshHours?: number;
+  /**
+   * Milliseconds an OpenAPI URL source has to answer before its processing fails with `FETCH_TIMEOUT`.
+   * @default 30000
+   */
+  openapiFetchTimeoutMs?: number;
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -228,6 +243,8 @@ export function createPlatform({
   gitAllowLocal = false,
   gitAuthor = DEFAULT_GIT_AUTHOR,
   gitCaFile,
+  openapiRefreshHours = DEFAULT_REFRESH_HOURS,
+  openapiFetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
@@ -327,11 +344,11 @@ export function createPlatform({
 
   app.addHook('preHandler', async (request) => {
     // Health checks, signed downloads and signed uploads need no token.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE) return;
+    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE || request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE) return;
     const token = bearerToken(request.headers.authorization);
     const user = findToken.get(token) as UserRow | undefined;
     const origin = `${request.protocol}://${request.host}`;
-    const links = { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf` };
+    const links = { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf`, openapi: `${origin}/openapi` };
     if (user) {
       request.ctx = { db, user, access: new Access(db, user), links };
       return;
@@ -365,14 +382,27 @@ export function createPlatform({
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
   const jobs = new JobQueue(db);
   registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile });
+  const openapiRefresher = registerOpenAPI(jobs, db, {
+    allowPrivateUrls,
+    fetchTimeoutMs: openapiFetchTimeoutMs,
+    refreshMs: openapiRefreshHours * 60 * 60 * 1000,
+  });
   app.decorate('jobs', jobs);
-  app.addHook('onReady', async () => jobs.start());
-  app.addHook('onClose', async () => jobs.stop());
+  app.decorate('openapiRefresher', openapiRefresher);
+  app.addHook('onReady', async () => {
+    jobs.start();
+    openapiRefresher.start();
+  });
+  app.addHook('onClose', async () => {
+    openapiRefresher.stop();
+    await jobs.stop();
+  });
 
   healthRoutes(app, db);
   downloadRoutes(app, db);
   pdfDownloadRoutes(app, db);
   uploadRoutes(app, db);
+  openAPIDownloadRoutes(app, db);
 
   app.register(
     async (v1) => {
@@ -390,6 +420,8 @@ export function createPlatform({
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);
+      openAPIRoutes(v1, { queue: jobs });
+      computedRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -4,6 +4,7 @@ import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
 import { seedDemoSaml } from './sso/saml.js';
 import { seedDemoFonts } from './fonts/store.js';
+import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -69,7 +70,7 @@ export const DEMO = {
     /** Globex "Handbook", top level. */
     globexHandbook: 'col-globex-handbook',
   },
-  /** Titles of the spaces with something particular about them (27 spaces in all). */
+  /** Titles of the spaces with something particular about them (28 spaces in all). */
   spaces: {
     /** Acme root, private, Git-synchronized with `https://github.test/acme/handbook`. */
     gitSynced: 'Company handbook',
@@ -91,6 +92,8 @@ export const DEMO = {
     deleted: 'SDK changelog',
     /** Acme, in Internal, deleted 10 days ago: outside the 7-day restore window. */
     expired: 'Meeting notes 2023',
+    /** Acme root, public: an overview and an API reference computed from the OpenAPI specification `acme-petstore`. */
+    openapi: DEMO_SPEC_SPACE,
   },
   /** Docs sites by title (see `sites/demo.ts`). */
   sites: DEMO_SITES,
@@ -145,6 +148,7 @@ const SPACES: DemoSpace[] = [
   { title: 'Onboarding checklist', org: acme, parent: C.internal, emoji: '✅', visibility: 'in-collection', defaultLevel: 'comment', createdDaysAgo: 310, updatedDaysAgo: 45 },
   { title: 'Incident postmortems', org: acme, parent: C.internal, emoji: '🚒', visibility: 'private', locked: true, mergeRules: { reviewers: ['cy', 'dee'] }, createdDaysAgo: 230, updatedDaysAgo: 11 },
   { title: S.expired, org: acme, parent: C.internal, emoji: '🗒️', visibility: 'private', deletedDaysAgo: 10, createdDaysAgo: 400, updatedDaysAgo: 10 },
+  { title: S.openapi, org: acme, emoji: '🐾', visibility: 'public', language: 'en', createdDaysAgo: 60, updatedDaysAgo: 40 },
   { title: 'Employee handbook', org: globex, parent: C.globexHandbook, emoji: '📗', visibility: 'in-collection', language: 'en', createdDaysAgo: 190, updatedDaysAgo: 6 },
   { title: 'Benefits', org: globex, parent: C.globexHandbook, emoji: '🎁', visibility: 'private', language: 'en', createdDaysAgo: 185, updatedDaysAgo: 50 },
   { title: 'Travel policy', org: globex, parent: C.globexHandbook, emoji: '✈️', visibility: 'private', locked: true, createdDaysAgo: 170, updatedDaysAgo: 75 },
@@ -375,6 +379,8 @@ function insertDemoData(db: Db): DemoTokens {
   // SAML providers of Acme: one active, one pending.
   seedDemoSaml(db, acme, ago(40));
   seedDemoFonts(db, acme, ago(35));
+  // The OpenAPI specification of Acme (two versions) and the space computing its reference.
+  seedDemoOpenAPI(db, acme, space(S.openapi), ago(60));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -28,6 +28,10 @@ export interface StartPlatformOptions {
   gitAuthor?: { name: string; email: string };
   /** See `CreatePlatformOptions.gitCaFile`. */
   gitCaFile?: string | undefined;
+  /** See `CreatePlatformOptions.openapiRefreshHours`. @default 6 */
+  openapiRefreshHours?: number;
+  /** See `CreatePlatformOptions.openapiFetchTimeoutMs`. @default 30000 */
+  openapiFetchTimeoutMs?: number;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -66,6 +70,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     gitAllowLocal: options.gitAllowLocal ?? false,
     ...(options.gitAuthor ? { gitAuthor: options.gitAuthor } : {}),
     gitCaFile: options.gitCaFile,
+    ...(options.openapiRefreshHours !== undefined ? { openapiRefreshHours: options.openapiRefreshHours } : {}),
+    ...(options.openapiFetchTimeoutMs !== undefined ? { openapiFetchTimeoutMs: options.openapiFetchTimeoutMs } : {}),
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';
