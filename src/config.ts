@@ -57,6 +57,11 @@ export const configSchema = z.object({
   GIT_AUTHOR_NAME: z.string().min(1).max(200).default('Docs platform'),
   /** Author e-mail of the commits Git Sync exports. @default docs-platform@localhost */
   GIT_AUTHOR_EMAIL: z.string().min(3).max(200).default('docs-platform@localhost'),
+  /**
+   * Hours between two checks of an OpenAPI specification whose source is a URL, in the embedded
+   * platform (fractions allowed). @default 6
+   */
+  OPENAPI_REFRESH_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive('must be more than 0').max(24 * 365, 'must be at most a year').default(6),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */

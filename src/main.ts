@@ -45,6 +45,7 @@ if (!upstreamUrl) {
     gitAllowLocal: config.GIT_ALLOW_LOCAL,
     gitCaFile: config.GIT_SSL_CA_FILE,
     gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
+    openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;

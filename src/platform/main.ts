@@ -12,6 +12,7 @@ const platform = await startPlatform({
   gitAllowLocal: config.GIT_ALLOW_LOCAL,
   gitCaFile: config.GIT_SSL_CA_FILE,
   gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
+  openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });
 const [adminEmail, adminToken] = Object.entries(platform.tokens)[0] ?? [];
