@@ -452,6 +452,38 @@ describe('computed content', () => {
   });
 });
 
+describe('templates', () => {
+  it('makes the reference of the api-reference template a computed page of the specification its params name', async () => {
+    const space = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Template with a spec' } })).body;
+    const params = { contentRefs: { spec: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } };
+    expect((await p.api('POST', `/spaces/${space.id}/content/template`, { body: { id: 'api-reference', params } })).status).toBe(201);
+    const raw = (await p.api('GET', `/spaces/${space.id}/content/pages`, { query: { computed: false } })).body.pages;
+    expect(raw.map((page: any) => [page.type, page.title])).toEqual([
+      ['document', 'API overview'],
+      ['document', 'Authentication'],
+      ['document', 'Errors'],
+      ['computed', 'Endpoints'],
+    ]);
+    expect(raw[3].computed).toEqual({ type: 'builtin:openapi', props: { models: true }, dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } } });
+    const expanded = (await p.api('GET', `/spaces/${space.id}/content/pages`)).body.pages;
+    expect(expanded.map((page: any) => page.title).slice(3)).toContain('Pets');
+
+    // In a change request, the same; without a specification, the skeleton pages.
+    const request = await p.api('POST', `/spaces/${space.id}/change-requests`, { body: { subject: 'Reference', template: { id: 'api-reference', params } } });
+    expect(request.status).toBe(201);
+    const inRequest = (await p.api('GET', `/spaces/${space.id}/change-requests/${request.body.id}/content/pages`, { query: { computed: false } })).body.pages;
+    expect(inRequest.filter((page: any) => page.type === 'computed')).toHaveLength(2);
+    const plain = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Template without a spec' } })).body;
+    await p.api('POST', `/spaces/${plain.id}/content/template`, { body: { id: 'api-reference' } });
+    const skeleton = (await p.api('GET', `/spaces/${plain.id}/content/pages`)).body.pages;
+    expect(skeleton.map((page: any) => page.title)).toEqual(['API overview', 'Authentication', 'Errors', 'Resources']);
+
+    const unknown = await p.api('POST', `/spaces/${space.id}/content/template`, { body: { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'nope' } } } } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toBe('OpenAPI specification not found: body field "params.contentRefs.spec.spec" ("nope")');
+  });
+});
+
 describe('restarts', () => {
   it('resumes a processing that a restart interrupted or that was still queued', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'openapi-restart-'));
