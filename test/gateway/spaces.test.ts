@@ -68,7 +68,7 @@ describe('Organization.spaces', () => {
       query SpacesOfAcme { organization(id: "acme") { spaces { totalCount nodes { title } } } }
     `);
     expect(answer).toEqual({
-      data: { organization: { spaces: { totalCount: 18, nodes: ACME_SPACES.map((title) => ({ title })) } } },
+      data: { organization: { spaces: { totalCount: 19, nodes: ACME_SPACES.map((title) => ({ title })) } } },
       upstream: 2,
     });
   });
@@ -103,9 +103,9 @@ describe('Organization.spaces', () => {
       after = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
     } while (after);
     expect(pages).toEqual([
-      { totalCount: 18, hasNextPage: true, hasPreviousPage: false, titles: ACME_SPACES.slice(0, 7) },
-      { totalCount: 18, hasNextPage: true, hasPreviousPage: true, titles: ACME_SPACES.slice(7, 14) },
-      { totalCount: 18, hasNextPage: false, hasPreviousPage: true, titles: ACME_SPACES.slice(14) },
+      { totalCount: 19, hasNextPage: true, hasPreviousPage: false, titles: ACME_SPACES.slice(0, 7) },
+      { totalCount: 19, hasNextPage: true, hasPreviousPage: true, titles: ACME_SPACES.slice(7, 14) },
+      { totalCount: 19, hasNextPage: false, hasPreviousPage: true, titles: ACME_SPACES.slice(14) },
     ]);
   });
 

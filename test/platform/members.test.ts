@@ -187,7 +187,7 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
   it('lets a member list their own spaces, deleted ones excluded', async () => {
     const { status, body } = await p.api('GET', path('finn'), { token: token('finn') });
     expect(status).toBe(200);
-    expect(body.count).toBe(18);
+    expect(body.count).toBe(19);
     const titles = body.items.map((item: any) => item.space.title);
     expect(titles).not.toContain(DEMO.spaces.deleted);
     expect(titles).not.toContain(DEMO.spaces.expired);
@@ -203,7 +203,7 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
   it('orders by creation date, newest first by default', async () => {
     const desc = await p.api('GET', path('ada'));
     const asc = await p.api('GET', path('ada'), { query: { order: 'asc' } });
-    expect(desc.body.count).toBe(18);
+    expect(desc.body.count).toBe(19);
     expect(desc.body.items.every((item: any) => item.permission === 'admin')).toBe(true);
     const created = desc.body.items.map((item: any) => item.space.createdAt);
     expect(created).toEqual([...created].sort().reverse());
