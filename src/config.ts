@@ -67,6 +67,11 @@ export const configSchema = z.object({
     .optional(),
   /** API key sent to the translation service, if it needs one. */
   TRANSLATOR_API_KEY: z.string().min(1).max(500).optional(),
+  /**
+   * Hours between two checks of an OpenAPI specification whose source is a URL, in the embedded
+   * platform (fractions allowed). @default 6
+   */
+  OPENAPI_REFRESH_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive('must be more than 0').max(24 * 365, 'must be at most a year').default(6),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */

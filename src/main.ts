@@ -47,6 +47,7 @@ if (!upstreamUrl) {
     gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
     translatorUrl: config.TRANSLATOR_URL,
     translatorApiKey: config.TRANSLATOR_API_KEY,
+    openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;

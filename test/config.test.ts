@@ -18,6 +18,7 @@ describe('configuration', () => {
       GIT_ALLOW_LOCAL: false,
       GIT_AUTHOR_NAME: 'Docs platform',
       GIT_AUTHOR_EMAIL: 'docs-platform@localhost',
+      OPENAPI_REFRESH_HOURS: 6,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
       MAX_REQUEST_BYTES: 1_048_576,
@@ -33,8 +34,8 @@ describe('configuration', () => {
   });
 
   it('reads every setting and treats empty values as unset', () => {
-    const config = loadConfig({ PORT: '8080', UPSTREAM_URL: 'https://api.example.test/v1', LOG_LEVEL: 'debug', HOST: '' });
-    expect(config).toMatchObject({ PORT: 8080, UPSTREAM_URL: 'https://api.example.test/v1', LOG_LEVEL: 'debug', HOST: '127.0.0.1' });
+    const config = loadConfig({ PORT: '8080', UPSTREAM_URL: 'https://api.example.test/v1', LOG_LEVEL: 'debug', HOST: '', OPENAPI_REFRESH_HOURS: '0.5' });
+    expect(config).toMatchObject({ PORT: 8080, UPSTREAM_URL: 'https://api.example.test/v1', LOG_LEVEL: 'debug', HOST: '127.0.0.1', OPENAPI_REFRESH_HOURS: 0.5 });
   });
 
   it('names every bad setting in one error', () => {

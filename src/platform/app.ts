@@ -22,6 +22,9 @@ import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
 import { samlRoutes } from './routes/saml.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
+import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './routes/openapi.js';
+import { computedRoutes } from './routes/computed.js';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_REFRESH_HOURS, registerOpenAPI, type OpenAPIRefresher } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './routes/translations.js';
 import { registerTranslations } from './translations/run.js';
@@ -54,6 +57,8 @@ declare module 'fastify' {
     stats: PlatformStats;
     /** The queue of background work (Git sync…); tests wait for it with `jobs.drain()`. */
     jobs: JobQueue;
+    /** The schedule of OpenAPI URL checks; tests enqueue the checks due with `openapiRefresher.checkDue(at)`. */
+    openapiRefresher: OpenAPIRefresher;
   }
 }
 
@@ -113,6 +118,16 @@ export interface CreatePlatformOptions {
   translatorApiKey?: string | undefined;
   /** Time one request to the translator may take, in milliseconds. @default 30000 */
   translatorTimeoutMs?: number | undefined;
+  /**
+   * Hours between two checks of an OpenAPI specification's URL source (fractions allowed).
+   * @default 6
+   */
+  openapiRefreshHours?: number;
+  /**
+   * Milliseconds an OpenAPI URL source has to answer before its processing fails with `FETCH_TIMEOUT`.
+   * @default 30000
+   */
+  openapiFetchTimeoutMs?: number;
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -244,6 +259,8 @@ export function createPlatform({
   translatorUrl,
   translatorApiKey,
   translatorTimeoutMs,
+  openapiRefreshHours = DEFAULT_REFRESH_HOURS,
+  openapiFetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
@@ -343,11 +360,11 @@ export function createPlatform({
 
   app.addHook('preHandler', async (request) => {
     // Health checks, signed downloads and signed uploads need no token.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE) return;
+    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE || request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE) return;
     const token = bearerToken(request.headers.authorization);
     const user = findToken.get(token) as UserRow | undefined;
     const origin = `${request.protocol}://${request.host}`;
-    const links = { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf` };
+    const links = { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf`, openapi: `${origin}/openapi` };
     if (user) {
       request.ctx = { db, user, access: new Access(db, user), links };
       return;
@@ -385,10 +402,20 @@ export function createPlatform({
   // A new revision of a translation's source runs it, from the start (runs asked before
   // start wait in the queue).
   const stopWatching = watchTranslationSources(db, jobs);
+  const openapiRefresher = registerOpenAPI(jobs, db, {
+    allowPrivateUrls,
+    fetchTimeoutMs: openapiFetchTimeoutMs,
+    refreshMs: openapiRefreshHours * 60 * 60 * 1000,
+  });
   app.decorate('jobs', jobs);
-  app.addHook('onReady', async () => jobs.start());
+  app.decorate('openapiRefresher', openapiRefresher);
+  app.addHook('onReady', async () => {
+    jobs.start();
+    openapiRefresher.start();
+  });
   app.addHook('onClose', async () => {
     stopWatching();
+    openapiRefresher.stop();
     await jobs.stop();
   });
 
@@ -396,6 +423,7 @@ export function createPlatform({
   downloadRoutes(app, db);
   pdfDownloadRoutes(app, db);
   uploadRoutes(app, db);
+  openAPIDownloadRoutes(app, db);
 
   app.register(
     async (v1) => {
@@ -414,6 +442,8 @@ export function createPlatform({
       samlRoutes(v1);
       fontRoutes(v1);
       translationRoutes(v1, { queue: jobs });
+      openAPIRoutes(v1, { queue: jobs });
+      computedRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

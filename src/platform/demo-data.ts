@@ -5,6 +5,7 @@ import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
 import { seedDemoSaml } from './sso/saml.js';
 import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslations } from './translations/run.js';
+import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -71,7 +72,7 @@ export const DEMO = {
     globexHandbook: 'col-globex-handbook',
   },
   /**
-   * Titles of the spaces with something particular about them (28 spaces in all: the 27 of
+   * Titles of the spaces with something particular about them (29 spaces in all: the 28 of
    * `SPACES`, and "Getting started (FR)", the result space of the demo translation).
    */
   spaces: {
@@ -95,6 +96,8 @@ export const DEMO = {
     deleted: 'SDK changelog',
     /** Acme, in Internal, deleted 10 days ago: outside the 7-day restore window. */
     expired: 'Meeting notes 2023',
+    /** Acme root, public: an overview and an API reference computed from the OpenAPI specification `acme-petstore`. */
+    openapi: DEMO_SPEC_SPACE,
   },
   /** Docs sites by title (see `sites/demo.ts`). */
   sites: DEMO_SITES,
@@ -149,6 +152,7 @@ const SPACES: DemoSpace[] = [
   { title: 'Onboarding checklist', org: acme, parent: C.internal, emoji: '✅', visibility: 'in-collection', defaultLevel: 'comment', createdDaysAgo: 310, updatedDaysAgo: 45 },
   { title: 'Incident postmortems', org: acme, parent: C.internal, emoji: '🚒', visibility: 'private', locked: true, mergeRules: { reviewers: ['cy', 'dee'] }, createdDaysAgo: 230, updatedDaysAgo: 11 },
   { title: S.expired, org: acme, parent: C.internal, emoji: '🗒️', visibility: 'private', deletedDaysAgo: 10, createdDaysAgo: 400, updatedDaysAgo: 10 },
+  { title: S.openapi, org: acme, emoji: '🐾', visibility: 'public', language: 'en', createdDaysAgo: 60, updatedDaysAgo: 40 },
   { title: 'Employee handbook', org: globex, parent: C.globexHandbook, emoji: '📗', visibility: 'in-collection', language: 'en', createdDaysAgo: 190, updatedDaysAgo: 6 },
   { title: 'Benefits', org: globex, parent: C.globexHandbook, emoji: '🎁', visibility: 'private', language: 'en', createdDaysAgo: 185, updatedDaysAgo: 50 },
   { title: 'Travel policy', org: globex, parent: C.globexHandbook, emoji: '✈️', visibility: 'private', locked: true, createdDaysAgo: 170, updatedDaysAgo: 75 },
@@ -382,6 +386,8 @@ function insertDemoData(db: Db): DemoTokens {
   // "Getting started" translated into French (pseudo-localized), one run completed: its result
   // is the space "Getting started (FR)".
   seedDemoTranslations(db, acme, space('Getting started'), ago(4));
+  // The OpenAPI specification of Acme (two versions) and the space computing its reference.
+  seedDemoOpenAPI(db, acme, space(S.openapi), ago(60));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -14,6 +14,7 @@ const platform = await startPlatform({
   gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
   translatorUrl: config.TRANSLATOR_URL,
   translatorApiKey: config.TRANSLATOR_API_KEY,
+  openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
   logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
 });
 const [adminEmail, adminToken] = Object.entries(platform.tokens)[0] ?? [];

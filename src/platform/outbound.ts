@@ -55,6 +55,14 @@ export function isPrivateAddress(address: string): boolean {
 /** Why an outbound request failed, in words a caller can act on (never with credentials of the URL). */
 export class OutboundError extends Error {
   override readonly name = 'OutboundError';
+
+  constructor(
+    message: string,
+    /** True when the target did not answer in the time allowed. */
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -78,6 +86,15 @@ function publicLookup(hostname: string, options: { all?: boolean }, callback: Lo
 const publicAgent = new Agent({ connect: { lookup: publicLookup as never }, connections: 8 });
 const anyAgent = new Agent({ connections: 8 });
 
+/** A percent-encoded URL part decoded, or as it is when it is not valid percent-encoding. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** A URL as it may be shown: without user, password, query or fragment. */
 export function displayUrl(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
@@ -95,7 +112,8 @@ export interface FetchOptions {
 /**
  * GETs an http(s) URL and returns its bytes and content type. Refuses other schemes, private
  * targets (unless allowed), redirects, answers other than 2xx and bodies over `maxBytes`, with an
- * `OutboundError` that names the URL without its credentials.
+ * `OutboundError` that names the URL without its credentials. A user name and password in the URL
+ * are sent as HTTP Basic authentication.
  */
 export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ bytes: Buffer; contentType: string | undefined }> {
   let url: URL;
@@ -110,6 +128,13 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
   if (!options.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
     throw new OutboundError(`${shown} is a private or reserved address`);
   }
+  const headers: Record<string, string> = { 'user-agent': 'docs-platform/1 (+file fetch)', accept: '*/*' };
+  if (url.username || url.password) {
+    const credentials = `${decoded(url.username)}:${decoded(url.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
   const timeout = options.timeoutMs ?? 10_000;
   const signal = AbortSignal.timeout(timeout);
   let response;
@@ -120,12 +145,12 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
       signal,
       headersTimeout: timeout,
       bodyTimeout: timeout,
-      headers: { 'user-agent': 'docs-platform/1 (+file fetch)', accept: '*/*' },
+      headers,
     });
   } catch (error) {
     const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
     if (code === 'EPRIVATE') throw new OutboundError(`${shown} resolves to a private or reserved address`);
-    if (signal.aborted) throw new OutboundError(`${shown} did not answer within ${timeout} ms`);
+    if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT') throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);
     throw new OutboundError(`${shown} could not be reached`);
   }
   if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -150,7 +175,8 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
     }
   } catch (error) {
     if (error instanceof OutboundError) throw error;
-    throw new OutboundError(signal.aborted ? `${shown} did not answer within ${timeout} ms` : `${shown} broke off its answer`);
+    const bodyTimeout = (error as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT';
+    throw signal.aborted || bodyTimeout ? new OutboundError(`${shown} did not answer within ${timeout} ms`, true) : new OutboundError(`${shown} broke off its answer`);
   }
   const type = response.headers['content-type'];
   return { bytes: Buffer.concat(chunks), contentType: typeof type === 'string' ? type.split(';')[0]!.trim() : undefined };

@@ -16,6 +16,8 @@ export interface Links {
   files: string;
   /** `http://host:port/pdf`: where PDF exports are served, by signed URL. */
   pdf: string;
+  /** `http://host:port/openapi`: where versions of OpenAPI specifications are served, by signed URL. */
+  openapi: string;
 }
 
 export function userJson(user: UserRow, links: Links) {

@@ -34,6 +34,10 @@ export interface StartPlatformOptions {
   translatorApiKey?: string | undefined;
   /** See `CreatePlatformOptions.translatorTimeoutMs`. */
   translatorTimeoutMs?: number | undefined;
+  /** See `CreatePlatformOptions.openapiRefreshHours`. @default 6 */
+  openapiRefreshHours?: number;
+  /** See `CreatePlatformOptions.openapiFetchTimeoutMs`. @default 30000 */
+  openapiFetchTimeoutMs?: number;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -75,6 +79,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     translatorUrl: options.translatorUrl,
     translatorApiKey: options.translatorApiKey,
     translatorTimeoutMs: options.translatorTimeoutMs,
+    ...(options.openapiRefreshHours !== undefined ? { openapiRefreshHours: options.openapiRefreshHours } : {}),
+    ...(options.openapiFetchTimeoutMs !== undefined ? { openapiFetchTimeoutMs: options.openapiFetchTimeoutMs } : {}),
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';

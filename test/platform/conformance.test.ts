@@ -565,6 +565,53 @@ describe('Translations', () => {
   });
 });
 
+describe('OpenAPI specifications', () => {
+  it('creates, lists, reads, updates, publishes and deletes a specification and reads its versions', async () => {
+    const org = { organizationId: acme };
+    const text = (title: string) => `openapi: 3.1.0\ninfo:\n  title: ${title}\n  version: '1'\npaths:\n  /things:\n    get:\n      tags: [things]\n      responses:\n        '200':\n          description: ok\n`;
+    const created = await call('POST /v1/orgs/:organizationId/openapi', org, 201, { body: { slug: 'conformance', source: { text: text('Conformance') } } });
+    await call('POST /v1/orgs/:organizationId/openapi', org, 409, { body: { slug: 'conformance', source: { text: text('Again') } } });
+    await call('POST /v1/orgs/:organizationId/openapi', org, 400, { body: { slug: 'not a slug', source: { text: text('x') } } });
+    await p.app.jobs.drain();
+    const spec = { ...org, specSlug: created.body.slug };
+    await call('GET /v1/orgs/:organizationId/openapi', org, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug', spec, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug', { ...org, specSlug: 'missing' }, 404);
+    await call('PUT /v1/orgs/:organizationId/openapi/:specSlug', spec, 200, { body: { source: { text: text('Conformance, v2') } } });
+    await call('PUT /v1/orgs/:organizationId/openapi/:specSlug', { ...org, specSlug: 'conformance-put' }, 201, { body: { source: { url: 'http://127.0.0.1:9/openapi.yaml' } } });
+    await call('PUT /v1/orgs/:organizationId/openapi/:specSlug', spec, 400, { body: { source: { url: 'nope' } } });
+    await call('PATCH /v1/orgs/:organizationId/openapi/:specSlug', spec, 200, { body: { visibility: 'public' } });
+    await call('PATCH /v1/orgs/:organizationId/openapi/:specSlug', spec, 400, { body: { visibility: 'everyone' } });
+    await p.app.jobs.drain();
+    const versions = await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions', spec, 200);
+    const version = { ...spec, versionId: versions.body.items[1].id };
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest', spec, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content', spec, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw', spec, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId', version, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId/content', version, 200);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId', { ...spec, versionId: 'missing' }, 404);
+    await call('GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest', { ...org, specSlug: 'conformance-put' }, 404);
+    await call('DELETE /v1/orgs/:organizationId/openapi/:specSlug', spec, 205);
+    await call('DELETE /v1/orgs/:organizationId/openapi/:specSlug', spec, 204);
+  });
+
+  it('computes documents and revisions of builtin:openapi sources, and expands computed pages', async () => {
+    const spaceId = p.spaceId(DEMO.spaces.openapi);
+    const source = (props: Record<string, unknown>) => ({ type: 'builtin:openapi', props, dependencies: { spec: { ref: { kind: 'openapi', spec: 'acme-petstore' } } } });
+    await call('POST /v1/spaces/:spaceId/content/computed/revision', { spaceId }, 200, { body: { source: source({ models: true }), seed: 'conformance' } });
+    await call('POST /v1/spaces/:spaceId/content/computed/revision', { spaceId }, 200, { body: { source: source({ models: false, grouping: 'by-operation' }), seed: 'conformance' } });
+    await call('POST /v1/spaces/:spaceId/content/computed/document', { spaceId }, 200, { body: { source: source({ doc: 'operations', page: 'pets' }), seed: 'conformance' } });
+    await call('POST /v1/spaces/:spaceId/content/computed/document', { spaceId }, 200, { body: { source: source({ doc: 'models' }), seed: 'conformance' }, query: { schema: 'current' } });
+    await call('POST /v1/spaces/:spaceId/content/computed/document', { spaceId }, 400, { body: { source: source({ doc: 'models' }) } });
+    const pages = await call('GET /v1/spaces/:spaceId/content/pages', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/content/pages', { spaceId }, 200, { query: { computed: false } });
+    await call('GET /v1/spaces/:spaceId/content', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/content', { spaceId }, 200, { query: { computed: false } });
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: pages.body.pages[1].id }, 200, { query: { format: 'document' } });
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

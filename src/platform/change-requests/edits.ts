@@ -661,6 +661,8 @@ export function editRequestContent(
   authorId: string,
   changes: readonly ContentChange[],
   files: ReadonlyMap<FileInput, PreparedFile> = new Map(),
+  /** Changes the content the batch produced before it is stored (what no content change can say, such as a computed page). */
+  adjust?: (content: RevisionContent) => RevisionContent,
 ): { changeRequest: ChangeRequestRow; result: EditResult } {
   const spaceId = request.space_id;
   const current = loadRevision(db, spaceId, request.revision);
@@ -675,7 +677,8 @@ export function editRequestContent(
     files,
     at,
   });
-  const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content: result.content, createdAt: at, changeRequest: request.id });
+  const content = adjust ? adjust(result.content) : result.content;
+  const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content, createdAt: at, changeRequest: request.id });
   recordContribution(db, request.id, authorId, 'edit');
   return { changeRequest: updateChangeRequest(db, request, { revision }), result };
 }

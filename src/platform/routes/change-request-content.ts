@@ -7,7 +7,7 @@ import { fileJson } from '../content/files.js';
 import { contentChangesBody, editRequestContent, prepareFiles } from '../change-requests/edits.js';
 import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from '../change-requests/merging.js';
 import { changeRequestJson, recordContribution, requireNotMerged } from '../change-requests/store.js';
-import { applyTemplateToRequest, requireTemplate, templateRevision } from '../change-requests/templates.js';
+import { applyTemplateToRequest, requireTemplate, templateRevision, templateSpec } from '../change-requests/templates.js';
 import { requestOf } from './change-requests.js';
 
 type RequestParams = { spaceId: string; changeRequestId: string };
@@ -84,13 +84,15 @@ export function changeRequestContentRoutes(app: FastifyInstance, options: Conten
     if (body.changeRequestId !== undefined) {
       const { space, changeRequest } = requestOf(request, { spaceId: request.params.spaceId, changeRequestId: body.changeRequestId }, 'edit');
       requireNotMerged(changeRequest);
-      db.transaction(() => applyTemplateToRequest(db, changeRequest, user, template))();
+      const spec = templateSpec(db, space.org_id, body.params, 'params');
+      db.transaction(() => applyTemplateToRequest(db, changeRequest, user, template, spec))();
       return reply.code(201).send();
     }
     const { space, role } = access.requireSpace(request.params.spaceId);
     demand(role, 'edit', 'Editing the live content');
     if (space.edit_mode === 'locked') throw conflict('The space is locked: its live content changes through change requests only');
-    db.transaction(() => setCurrentRevision(db, space.id, templateRevision(db, space, template)))();
+    const spec = templateSpec(db, space.org_id, body.params, 'params');
+    db.transaction(() => setCurrentRevision(db, space.id, templateRevision(db, space, template, spec)))();
     return reply.code(201).send();
   });
 }

@@ -37,7 +37,7 @@ import {
   type ChangeRequestRow,
   type RequestedReviewerRow,
 } from '../change-requests/store.js';
-import { applyTemplateToRequest, requireTemplate } from '../change-requests/templates.js';
+import { applyTemplateToRequest, requireTemplate, templateSpec } from '../change-requests/templates.js';
 
 const subject = z.string().max(100, 'must be at most 100 characters');
 
@@ -151,13 +151,14 @@ export function changeRequestRoutes(app: FastifyInstance): void {
     demand(role, 'edit', 'Creating a change request');
     const template = body.template ? requireTemplate(body.template.id, 'template.id') : undefined;
     const { db, user } = request.ctx;
+    const spec = body.template ? templateSpec(db, space.org_id, body.template.params, 'template.params') : undefined;
     const changeRequest = db.transaction(() => {
       const created = createChangeRequest(db, space, user, {
         subject: body.subject ?? '',
         description: body.description,
         clusterId: body.conversationsIssuesCluster,
       });
-      return template ? applyTemplateToRequest(db, created, user, template) : created;
+      return template ? applyTemplateToRequest(db, created, user, template, spec) : created;
     })();
     const json = answer(request, changeRequest, space);
     return reply.code(201).header('location', json.urls.location).send(json);

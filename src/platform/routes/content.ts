@@ -17,6 +17,7 @@ import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { baseRevision, changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
 import { evaluateDocument } from '../adaptive/evaluate-document.js';
+import { expandComputed, generatedPageDocument } from '../openapi/computed.js';
 
 /** Types a download shows inline; everything else is an attachment. */
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
@@ -71,8 +72,12 @@ type RevisionPageParams = RevisionParams & { pageId: string };
  * (a `share-link` space with its `shareKey`).
  */
 export function contentRoutes(app: FastifyInstance): void {
-  /** The space (readable by the caller) and the revision asked for: the current one without `revisionId`. */
-  function revisionOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string }, shareKey?: string) {
+  /**
+   * The space (readable by the caller) and the revision asked for: the current one without
+   * `revisionId`. Its computed pages are expanded into the pages they generate unless `computed`
+   * is false.
+   */
+  function revisionOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string }, shareKey?: string, computed = true) {
     const { db, access } = request.ctx;
     const { space, role } = access.requireSpace(params.spaceId, shareKey !== undefined ? { shareKey } : {});
     let revisionId = params.revisionId ?? space.revision;
@@ -86,13 +91,15 @@ export function contentRoutes(app: FastifyInstance): void {
     if (!loaded || (loaded.changeRequest && role === null)) throw notFound('Revision');
     // A site visitor does not see the pages whose condition is false for their claims.
     const visitor = request.ctx.visitor;
-    const revision = visitor ? { ...loaded, content: contentForVisitor(loaded.content, visitor.claims) } : loaded;
+    const visible = visitor ? { ...loaded, content: contentForVisitor(loaded.content, visitor.claims) } : loaded;
+    const expanded = computed ? expandComputed(db, space.org_id, visible.content) : visible.content;
+    const revision = expanded === visible.content ? visible : { ...visible, content: expanded };
     return { space, role, revision };
   }
 
   function revisionAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
     const query = parseQuery(contentQuery, request.query);
-    const { space, role, revision } = revisionOf(request, params, query.shareKey);
+    const { space, role, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const json = revisionJson(revision, space, {
       links: request.ctx.links,
       metadata: query.metadata ?? true,
@@ -106,7 +113,7 @@ export function contentRoutes(app: FastifyInstance): void {
 
   function pagesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
     const query = parseQuery(contentQuery, request.query);
-    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const index = pageIndex(revision.content);
     const options = { spaceId: space.id, links: request.ctx.links, metadata: query.metadata ?? true };
     return { pages: revision.content.pages.map((page) => pageJson(index.byId.get(page.id)!, index, options)) };
@@ -114,7 +121,7 @@ export function contentRoutes(app: FastifyInstance): void {
 
   function pageAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }, find: (revision: Revision) => PlacedPage | undefined) {
     const query = parseQuery(pageQuery, request.query);
-    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const placed = find(revision);
     if (!placed) throw notFound('Page');
     const index = pageIndex(revision.content);
@@ -147,6 +154,8 @@ export function contentRoutes(app: FastifyInstance): void {
     dereferenced?: string,
     evaluated?: string,
   ): unknown {
+    const generated = generatedPageDocument(request.ctx.db, space.org_id, page);
+    if (generated) return revision ? evaluatedFor(request, generated, evaluated, revision, page) : generated;
     if (!page.documentId) return EMPTY_DOCUMENT;
     const document = getDocument<JSONDocument>(request.ctx.db, space.id, page.documentId);
     if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
@@ -193,7 +202,7 @@ export function contentRoutes(app: FastifyInstance): void {
 
   function metaLinks(request: FastifyRequest, params: SpaceParams & { revisionId?: string; pageId: string }) {
     const query = parseQuery(contentQuery, request.query);
-    const { revision } = revisionOf(request, params, query.shareKey);
+    const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const placed = pageIndex(revision.content).byId.get(params.pageId);
     if (!placed || placed.page.type !== 'document') throw notFound('Page');
     return { alternates: [], ...placed.page.metaLinks };
@@ -201,14 +210,14 @@ export function contentRoutes(app: FastifyInstance): void {
 
   function filesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
     const query = parseQuery(filesQuery, request.query);
-    const { revision } = revisionOf(request, params, query.shareKey);
+    const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const page = pageFromArray(revision.content.files, pageWindow(query));
     return { ...page, items: page.items.map((file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true)) };
   }
 
   function fileAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; fileId: string }) {
     const query = parseQuery(contentQuery, request.query);
-    const { revision } = revisionOf(request, params, query.shareKey);
+    const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const file = revision.content.files.find((candidate) => candidate.id === params.fileId);
     if (!file) throw notFound('File');
     return fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true);
@@ -285,7 +294,8 @@ export function contentRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', async (request) => {
     const query = parseQuery(changesQuery, request.query);
-    const { revision } = revisionOf(request, request.params, query.shareKey);
+    // Changes are between stored revisions: computed pages compare as the pages they are.
+    const { revision } = revisionOf(request, request.params, query.shareKey, false);
     const parentId = revision.parents[0];
     const parent = parentId ? loadRevision(request.ctx.db, revision.spaceId, parentId) : undefined;
     return changesAnswer(request, parent?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
@@ -294,7 +304,7 @@ export function contentRoutes(app: FastifyInstance): void {
   // A change request's changes: from the live revision it is based on to its content.
   app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/changes', async (request) => {
     const query = parseQuery(changesQuery, request.query);
-    const { space, revision } = revisionOf(request, request.params);
+    const { space, revision } = revisionOf(request, request.params, undefined, false);
     const changeRequest = requireChangeRequest(request.ctx.db, space.id, request.params.changeRequestId);
     const base = loadRevision(request.ctx.db, space.id, baseRevision(changeRequest));
     return changesAnswer(request, base?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
@@ -335,7 +345,7 @@ export function contentRoutes(app: FastifyInstance): void {
 
   function linkReport(request: FastifyRequest, params: SpaceParams & { pageId?: string }) {
     const query = parseQuery(linksQuery, request.query);
-    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const { db, links } = request.ctx;
     let found = contentLinks(db, space.id, revision.content);
     if (params.pageId !== undefined) {
@@ -377,7 +387,7 @@ export function contentRoutes(app: FastifyInstance): void {
   /** The pages pointing at what `target` finds in the revision (it throws a 404 when there is no such thing). */
   function backlinkList(request: FastifyRequest, params: SpaceParams, target: (revision: Revision) => { page: string } | { file: ContentFile }) {
     const query = parseQuery(backlinksQuery, request.query);
-    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const pages = backlinks(request.ctx.db, space.id, revision.content, target(revision));
     const page = pageFromArray(pages, pageWindow(query));
     const where = locations(request, space, revision);

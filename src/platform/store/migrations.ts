@@ -453,4 +453,40 @@ export const migrations: string[] = [
     PRIMARY KEY (translation_id, kind, item_id)
   );
   `,
+  // Version 14: OpenAPI specifications of organizations (openapi/store.ts): the current source
+  // (a URL, which may hold credentials and is never shown as given, or a text), the state of its
+  // processing, and its versions (each the text a processing found, stored once per change).
+  `
+  CREATE TABLE openapi_specs (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    slug TEXT NOT NULL,
+    source_url TEXT,
+    source_text TEXT,
+    generation INTEGER NOT NULL DEFAULT 1,
+    visibility TEXT NOT NULL DEFAULT 'private',
+    processing_state TEXT NOT NULL,
+    last_version TEXT,
+    last_processed_at TEXT,
+    error_code TEXT,
+    errors TEXT,
+    error_count INTEGER NOT NULL DEFAULT 0,
+    next_check_at INTEGER,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (org_id, slug)
+  );
+  CREATE INDEX openapi_specs_due ON openapi_specs(next_check_at) WHERE next_check_at IS NOT NULL;
+
+  CREATE TABLE openapi_spec_versions (
+    id TEXT PRIMARY KEY,
+    spec_id TEXT NOT NULL REFERENCES openapi_specs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    format TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (spec_id, seq)
+  );
+  `,
 ];
