@@ -34,6 +34,7 @@ export class UpstreamUsage {
  */
 export class RequestApi {
   private readonly reads = new Map<string, Read>();
+  private readonly downloads = new Map<string, Promise<{ text: string; contentType: string | undefined }>>();
   /** Key of a read of the first page of a list, by the list's path and filters (any `limit`). */
   private readonly firstPages = new Map<string, { path: string; query: Query }>();
   private readonly onWrite: Array<() => void> = [];
@@ -137,6 +138,56 @@ export class RequestApi {
     }
   }
 
+  /**
+   * POSTs a request that only reads (computed content): shared like `get` by path and body
+   * within the request, and nothing read before is forgotten.
+   */
+  postRead<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>> {
+    const key = `POST\u0000${path}\u0000${JSON.stringify(body)}`;
+    let read = this.reads.get(key);
+    if (read) {
+      this.usage.sharedReads += 1;
+      if (read.traced) this.trace?.share(read.traced);
+    } else {
+      const refused = this.count();
+      if (refused) return Promise.reject(refused);
+      const traced = this.trace?.start('POST', path);
+      read = {
+        raw: this.client
+          .request({ method: 'POST', path, body, schema: ANY, authorization: this.authorization, onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)) })
+          .then((response) => response.data),
+        parsed: new WeakMap(),
+        traced,
+      };
+      this.reads.set(key, read);
+    }
+    let parsed = read.parsed.get(schema);
+    if (!parsed) {
+      parsed = read.raw.then((json) => parseBody(schema, json, 'POST', path));
+      read.parsed.set(schema, parsed);
+    }
+    return parsed as Promise<z.infer<S>>;
+  }
+
+  /** Reads the text at a download URL the platform gave (see `RestClient.download`), once per request; counts as one request. */
+  download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
+    const key = `DOWNLOAD\u0000${url}`;
+    let done = this.downloads.get(key);
+    if (done) {
+      this.usage.sharedReads += 1;
+      return done;
+    }
+    const refused = this.count();
+    if (refused) return Promise.reject(refused);
+    const traced = this.trace?.start('GET', '/download');
+    const started = performance.now();
+    done = this.client.download(url, maxBytes).finally(() => {
+      if (traced) this.trace!.finish(traced, { method: 'GET', path: '/download', status: undefined, startedAt: started, endedAt: performance.now(), retries: 0 });
+    });
+    this.downloads.set(key, done);
+    return done;
+  }
+
   /** Sends a file's bytes to an upload URL the platform signed (see `RestClient.upload`); counts as one request. */
   async upload(url: string, bytes: Uint8Array, contentType: string): Promise<void> {
     const refused = this.count();
@@ -175,6 +226,7 @@ export class RequestApi {
 
   private invalidate(): void {
     this.reads.clear();
+    this.downloads.clear();
     this.firstPages.clear();
     for (const clear of this.onWrite) clear();
   }

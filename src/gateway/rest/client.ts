@@ -333,6 +333,49 @@ export class RestClient {
     }
   }
 
+  /**
+   * GETs the text at a URL the platform gave (a signed download URL, such as an OpenAPI
+   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes`. Through the
+   * platform's connections when it is on its origin. The URL may be signed, so no error names it.
+   */
+  async download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError('The platform gave a download URL that is not http or https');
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      const options = { method: 'GET' as const, signal: controller.signal };
+      const response =
+        target.origin === this.origin
+          ? await this.dispatcher.request({ ...options, origin: this.origin, path: target.pathname + target.search })
+          : await undiciRequest(target, { ...options, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      status = response.statusCode;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) {
+          controller.abort();
+          throw new UpstreamContractError(`The file at the download URL is larger than ${maxBytes} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (status >= 300) throw errorFromResponse(status, parseJson(text), 'GET', 'the download URL');
+      const type = response.headers['content-type'];
+      return { text, contentType: Array.isArray(type) ? type[0] : type };
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      if (controller.signal.aborted || isTimeout(error)) throw new UpstreamTimeoutError(`The download did not finish within ${this.timeoutMs} ms`);
+      throw new UpstreamUnavailableError('The download URL could not be reached');
+    } finally {
+      clearTimeout(timer);
+      this.onExchange?.({ method: 'GET', path: '/download', status, startedAt: started, endedAt: performance.now(), retries: 0 });
+    }
+  }
+
   /** One try, never rejecting: the answer read in full, or why there is none. */
   private async tryOnce(
     method: HttpMethod,

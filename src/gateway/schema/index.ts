@@ -12,6 +12,7 @@ import './urls.js';
 import './saml.js';
 import './fonts.js';
 import './translations.js';
+import './openapi.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';
