@@ -196,6 +196,19 @@ describe('computed API references', () => {
     expect(unknown.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['source', 'openApi', 'page'] });
   });
 
+  it('builds the api-reference template of a new space from a specification', async () => {
+    const { createSpace } = await ok(`mutation { createSpace(input: { organizationId: "acme", title: "Pet API docs" }) { space { id } userErrors { code } } }`);
+    const space = createSpace.space.id;
+    await ok(`mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "acme-petstore" }) { space { id } userErrors { code } } }`, { space });
+    const content = await ok(`query ($space: ID!) { space(id: $space) { content { pages { title ... on DocumentPage { openApiSpec { slug } } } } } }`, { space });
+    const generated = content.space.content.pages.filter((page: any) => page.openApiSpec);
+    expect(generated.map((page: any) => page.title)).toEqual(expect.arrayContaining(['Pets', 'Models']));
+    const unknown = await g.gql<any>(`mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "no-such-spec" }) { userErrors { code } } }`, { space });
+    expect(unknown.data.applySpaceTemplate.userErrors).toEqual([{ code: 'NOT_FOUND' }]);
+    const alone = await g.gql<any>(`mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, openApiSpec: "acme-petstore" }) { userErrors { code field } } }`, { space });
+    expect(alone.data.createChangeRequest.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['openApiSpec'] }]);
+  });
+
   it('expands the computed page of the demo space into the reference of its specification', async () => {
     const space = g.platform.spaceId('Petstore API');
     const result = await ok(`query ($space: ID!) { space(id: $space) { content { pages { __typename title ... on DocumentPage { markdown computedSource openApiSpec { slug } } } } } }`, { space });

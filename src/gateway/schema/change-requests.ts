@@ -527,14 +527,20 @@ declareMutation('createChangeRequest', {
       'A template whose pages it starts with: `getting-started`, `api-reference` or `changelog` on the embedded platform.',
       z.string().trim().min(1, 'must be a template id').nullish(),
     ),
+    openApiSpec: inputField(
+      'String',
+      'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
+      z.string().trim().min(1, 'must be the slug of an OpenAPI specification').max(100, 'must be at most 100 characters').nullish(),
+    ),
   },
+  check: (input) => input.refine((value) => value.openApiSpec == null || value.templateId != null, { message: 'goes with a templateId', path: ['openApiSpec'] }),
   payload: (name) => requestPayload(name, 'The new change request.'),
-  run: async ({ spaceId, subject: title, description, templateId }, ctx) => ({
+  run: async ({ spaceId, subject: title, description, templateId, openApiSpec }, ctx) => ({
     changeRequest: await sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
       subject: title ?? '',
       // Beside the documented fields, the create operation takes any property: the description too.
       ...(description ? { description } : {}),
-      ...(templateId ? { template: { id: templateId } } : {}),
+      ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
     }),
   }),
 });
@@ -999,6 +1005,11 @@ declareMutation('removeChangeRequestReviewer', {
 
 // --- Templates ---------------------------------------------------------------------------------
 
+/** Template params naming an OpenAPI specification (a content reference of kind `openapi`). */
+function templateParams(spec: string | null | undefined): { params?: { contentRefs: { openapi: { kind: 'openapi'; spec: string } } } } {
+  return spec ? { params: { contentRefs: { openapi: { kind: 'openapi', spec } } } } : {};
+}
+
 declareMutation('applySpaceTemplate', {
   description:
     'Adds the pages of a template after the existing ones: to the live content (edit role, space not locked), or to a change request.',
@@ -1015,6 +1026,11 @@ declareMutation('applySpaceTemplate', {
       'A change request of the space to apply it to (id, number or global ID); the live content when left out.',
       z.string().trim().min(1).nullish(),
     ),
+    openApiSpec: inputField(
+      'String',
+      'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
+      z.string().trim().min(1, 'must be the slug of an OpenAPI specification').max(100, 'must be at most 100 characters').nullish(),
+    ),
   },
   payload: (name) =>
     payloadType<{ spaceId: string; changeRequest: RequestAfter | null }>(name, (t) => ({
@@ -1027,11 +1043,11 @@ declareMutation('applySpaceTemplate', {
       }),
       changeRequest: t.field(requestField('The change request it was applied to; null when applied live.')),
     })),
-  run: async ({ spaceId, templateId, changeRequestId }, ctx) => {
+  run: async ({ spaceId, templateId, changeRequestId, openApiSpec }, ctx) => {
     const ref = changeRequestId ? changeRequestRef(changeRequestId) : undefined;
     if (ref?.spaceId && ref.spaceId !== spaceId) throw new GatewayError('BAD_USER_INPUT', 'changeRequestId is a change request of another space', { field: ['changeRequestId'] });
     await ctx.api.send('POST', route`/spaces/${spaceId}/content/template`, {
-      body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}) },
+      body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}), ...templateParams(openApiSpec) },
     });
     return { spaceId, changeRequest: ref ? afterWrite(spaceId, ref.id) : null };
   },
