@@ -66,6 +66,24 @@ export class RequestApi {
 
   private read<S extends z.ZodType>(path: string, schema: S, query: Query | undefined, authorization: string | undefined): Promise<z.infer<S>> {
     const key = (authorization === this.authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
+    return this.shared(key, { method: 'GET', path, query, authorization }, schema, () => {
+      if (authorization === this.authorization && query && query.page == null && query.limit != null) {
+        this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
+      }
+    });
+  }
+
+  /**
+   * A read made once per request under `key`: later asks share it (each schema parses the body
+   * once); `onFirst` runs when it is sent.
+   */
+  private shared<S extends z.ZodType>(
+    key: string,
+    request: { method: 'GET' | 'POST'; path: string; query?: Query | undefined; body?: unknown; authorization: string | undefined },
+    schema: S,
+    onFirst?: () => void,
+  ): Promise<z.infer<S>> {
+    const { method, path, query } = request;
     let read = this.reads.get(key);
     if (read) {
       this.usage.sharedReads += 1;
@@ -73,29 +91,20 @@ export class RequestApi {
     } else {
       const refused = this.count();
       if (refused) return Promise.reject(refused);
-      const traced = this.trace?.start('GET', path + queryString(query));
+      const traced = this.trace?.start(method, path + queryString(query));
       read = {
         raw: this.client
-          .request({
-            method: 'GET',
-            path,
-            query,
-            schema: ANY,
-            authorization,
-            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
-          })
+          .request({ ...request, schema: ANY, onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)) })
           .then((response) => response.data),
         parsed: new WeakMap(),
         traced,
       };
       this.reads.set(key, read);
-      if (authorization === this.authorization && query && query.page == null && query.limit != null) {
-        this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
-      }
+      onFirst?.();
     }
     let parsed = read.parsed.get(schema);
     if (!parsed) {
-      parsed = read.raw.then((json) => parseBody(schema, json, 'GET', path));
+      parsed = read.raw.then((json) => parseBody(schema, json, method, path));
       read.parsed.set(schema, parsed);
     }
     return parsed as Promise<z.infer<S>>;
@@ -143,30 +152,7 @@ export class RequestApi {
    * within the request, and nothing read before is forgotten.
    */
   postRead<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>> {
-    const key = `POST\u0000${path}\u0000${JSON.stringify(body)}`;
-    let read = this.reads.get(key);
-    if (read) {
-      this.usage.sharedReads += 1;
-      if (read.traced) this.trace?.share(read.traced);
-    } else {
-      const refused = this.count();
-      if (refused) return Promise.reject(refused);
-      const traced = this.trace?.start('POST', path);
-      read = {
-        raw: this.client
-          .request({ method: 'POST', path, body, schema: ANY, authorization: this.authorization, onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)) })
-          .then((response) => response.data),
-        parsed: new WeakMap(),
-        traced,
-      };
-      this.reads.set(key, read);
-    }
-    let parsed = read.parsed.get(schema);
-    if (!parsed) {
-      parsed = read.raw.then((json) => parseBody(schema, json, 'POST', path));
-      read.parsed.set(schema, parsed);
-    }
-    return parsed as Promise<z.infer<S>>;
+    return this.shared(`POST\u0000${path}\u0000${JSON.stringify(body)}`, { method: 'POST', path, body, authorization: this.authorization }, schema);
   }
 
   /** Reads the text at a download URL the platform gave (see `RestClient.download`), once per request; counts as one request. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { checkFontFile, minimalWoff2 } from '../../src/platform/fonts/woff.js';
 import { createGateway } from '../../src/gateway/server.js';
-import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const U = DEMO.users;
 
@@ -13,14 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
-  const result = await g.gql<T>(query, variables, options);
-  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
-  for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
-  }
-  return result.data as T;
-}
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
 
 const UPLOAD = `mutation Upload($org: ID!, $kind: StorageUploadKind!, $file: Upload!) {
   uploadFile(input: { organizationId: $org, kind: $kind, file: $file }) { file { key name contentType size } userErrors { code message field } }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const U = DEMO.users;
 
@@ -33,14 +33,7 @@ afterAll(async () => {
   await g?.destroy();
 });
 
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
-  const result = await g.gql<T>(query, variables, options);
-  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
-  for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
-  }
-  return result.data as T;
-}
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
 
 /** An OpenAPI 3.1 document in YAML with one tagged operation per entry of `paths`. */
 function spec(title: string, paths: Array<[path: string, tag: string]>): string {

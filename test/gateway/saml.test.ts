@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const U = DEMO.users;
 const certificate = readFileSync(new URL('../fixtures/saml/idp.pem', import.meta.url), 'utf8');
@@ -15,14 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
-  const result = await g.gql<T>(query, variables, options);
-  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
-  for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
-  }
-  return result.data as T;
-}
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
 
 describe('SAML providers', () => {
   it('lists the providers of an organization and its SSO logins, in one request each', async () => {

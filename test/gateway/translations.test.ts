@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const U = DEMO.users;
 
@@ -11,14 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
-  const result = await g.gql<T>(query, variables, options);
-  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
-  for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
-  }
-  return result.data as T;
-}
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
 
 const CREATE_SPACE = `mutation ($title: String!) {
   createSpace(input: { organizationId: "acme", title: $title, language: "en" }) { space { id platformId } userErrors { message } }
