@@ -58,7 +58,7 @@ describe('OpenAPI specifications', () => {
       slug visibility processingState lastProcessErrorCode permissions { edit } organization { platformId }
       lastVersion { platformId createdAt }
       document format publicDocumentUrl
-      versions { totalCount nodes { platformId format document content spec { slug } } }
+      versions { totalCount nodes { id platformId format document content spec { slug } } }
     } } } }`);
     expect(result.errors).toBeUndefined();
     const [demo] = result.data.organization.openApiSpecs.nodes;
@@ -74,6 +74,8 @@ describe('OpenAPI specifications', () => {
     expect(oldest.document).not.toMatch(/delete:/);
     expect(newest.document).toMatch(/^openapi: 3\.1/);
     expect(JSON.stringify(newest.content)).toContain('Acme Petstore');
+    const again = await ok(`query ($id: ID!) { node(id: $id) { ... on OpenApiSpecVersion { platformId spec { slug } } } }`, { id: newest.id });
+    expect(again.node).toEqual({ platformId: newest.platformId, spec: { slug: 'acme-petstore' } });
     // One request per version text (signed URLs, no token), the content read once per version.
     expect(result.upstreamRequests.filter((request) => request.startsWith('GET /openapi/'))).toHaveLength(2);
   });
