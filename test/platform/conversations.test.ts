@@ -105,6 +105,11 @@ describe('ingesting conversations', () => {
     expect(after[0].conversation.source).toBe('email');
     expect((await p.api('GET', `/orgs/${globex}/conversations-clusters/${oldCluster}`)).status).toBe(404);
     expect((await p.api('GET', `/orgs/${globex}/conversations`, { query: { source: 'email' } })).body.items.map((item: { id: string }) => item.id)).toContain('update-1');
+
+    // Twice in one batch with other text: the later one wins.
+    expect((await ingest(globex, [chat('update-2', ['The editor freezes when pasting a table.']), chat('update-2', ['Invoices show the wrong company address.'])])).status).toBe(204);
+    const batch = (await p.api('GET', `/orgs/${globex}/conversations-issues`, { query: { conversation: 'update-2' } })).body.items;
+    expect(batch.map((item: { issue: { title: string; cluster: string } }) => [item.issue.title, typeof item.issue.cluster])).toEqual([['Invoices show the wrong company address.', 'string']]);
   });
 
   it('clusters similar complaints together across ingests, and counts them per source and week', async () => {

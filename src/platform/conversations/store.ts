@@ -180,7 +180,9 @@ export function ingestConversations(db: Db, orgId: string, inputs: readonly Conv
     }
 
     const vectors = fresh.length > 0 || touched.size > 0 ? issueVectors(db, orgId) : undefined;
-    if (vectors && fresh.length > 0) for (const cluster of clusterNewIssues(db, orgId, fresh, vectors, at)) touched.add(cluster);
+    // A conversation given twice in one batch with other text replaced the issues of the first.
+    const kept = fresh.filter((id) => vectors?.has(id));
+    if (vectors && kept.length > 0) for (const cluster of clusterNewIssues(db, orgId, kept, vectors, at)) touched.add(cluster);
     if (vectors) for (const cluster of [...touched].sort()) refreshCluster(db, cluster, vectors, at);
     return result;
   })();
