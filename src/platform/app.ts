@@ -24,6 +24,7 @@ import { samlRoutes } from './routes/saml.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
 import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './routes/openapi.js';
 import { computedRoutes } from './routes/computed.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_REFRESH_HOURS, registerOpenAPI, type OpenAPIRefresher } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './routes/translations.js';
@@ -444,6 +445,7 @@ export function createPlatform({
       translationRoutes(v1, { queue: jobs });
       openAPIRoutes(v1, { queue: jobs });
       computedRoutes(v1);
+      conversationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -6,6 +6,7 @@ import { seedDemoSaml } from './sso/saml.js';
 import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslations } from './translations/run.js';
 import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
+import { seedDemoConversations } from './conversations/demo.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -376,6 +377,9 @@ function insertDemoData(db: Db): DemoTokens {
 
   // Real documentation in three spaces, with three revisions each.
   seedDemoContent(db, spaceIds, ago);
+  // Support conversations of Acme over the last thirteen weeks, split into issues and clustered
+  // (before change requests: one of them addresses the installer-errors cluster).
+  seedDemoConversations(db, acme, start);
   // Change requests in every state on top of it.
   seedDemoChangeRequests(db, spaceIds, userIds);
   // Docs sites publishing some of them.

@@ -612,6 +612,41 @@ describe('OpenAPI specifications', () => {
   });
 });
 
+describe('Conversations', () => {
+  it('ingests conversations, lists and reads them, their issues and clusters, and mutes a cluster', async () => {
+    const org = { organizationId: globex };
+    const conversation = {
+      id: 'conformance-1',
+      subject: 'Search finds nothing',
+      metadata: { url: 'https://support.example.test/c/1', attributes: { plan: 'free' }, createdAt: '2025-02-01T09:00:00Z' },
+      parts: [
+        { type: 'message', role: 'user', body: 'The search of our docs site returns no results for words that are on the page.' },
+        { type: 'message', role: 'assistant', body: 'Thanks, we are looking into it.' },
+      ],
+    };
+    await call('POST /v1/orgs/:organizationId/conversations', org, 204, { body: conversation });
+    await call('POST /v1/orgs/:organizationId/conversations', org, 204, { body: [conversation, { ...conversation, id: 'conformance-2' }] });
+    await call('POST /v1/orgs/:organizationId/conversations', org, 400, { body: { id: 'conformance-3', parts: [] } });
+    await call('POST /v1/orgs/:organizationId/conversations', { organizationId: acme }, 403, { ...as(U.ben), body: conversation });
+    await call('GET /v1/orgs/:organizationId/conversations', org, 200);
+    await call('GET /v1/orgs/:organizationId/conversations', org, 200, { query: { source: 'api' } });
+    await call('GET /v1/orgs/:organizationId/conversations/:conversationId', { ...org, conversationId: 'conformance-1' }, 200);
+    await call('GET /v1/orgs/:organizationId/conversations/:conversationId', { ...org, conversationId: 'missing' }, 404);
+    const issues = await call('GET /v1/orgs/:organizationId/conversations-issues', org, 200, { query: { conversation: 'conformance-1' } });
+    const { issue } = issues.body.items[0];
+    await call('GET /v1/orgs/:organizationId/conversations-issues', org, 200, { query: { cluster: issue.cluster } });
+    await call('GET /v1/orgs/:organizationId/conversations-issues/:issueId', { ...org, issueId: issue.id }, 200);
+    await call('GET /v1/orgs/:organizationId/conversations-issues/:issueId', { ...org, issueId: 'missing' }, 404);
+    const cluster = { ...org, clusterId: issue.cluster };
+    await call('GET /v1/orgs/:organizationId/conversations-clusters', org, 200, { query: { order: 'asc', orderBy: 'createdAt' } });
+    await call('GET /v1/orgs/:organizationId/conversations-clusters', org, 400, { query: { orderBy: 'nope' } });
+    await call('GET /v1/orgs/:organizationId/conversations-clusters/:clusterId', cluster, 200);
+    await call('GET /v1/orgs/:organizationId/conversations-clusters/:clusterId', { ...org, clusterId: 'missing' }, 404);
+    await call('PATCH /v1/orgs/:organizationId/conversations-clusters/:clusterId', cluster, 200, { body: { muted: true } });
+    await call('PATCH /v1/orgs/:organizationId/conversations-clusters/:clusterId', cluster, 400, { body: { muted: null } });
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

@@ -6,6 +6,8 @@ import { mergeChangeRequest } from '../change-requests/merging.js';
 import { createChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../change-requests/store.js';
 import type { JSONDocument, Paragraph } from '../content/document.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
+// The conversation issue cluster a demo change request points at (seeded before change requests).
+import { DEMO_CLUSTER_ID } from '../conversations/demo.js';
 
 /**
  * Change requests of the demo "Getting started" space, in every state: merged, open and
@@ -17,8 +19,7 @@ import { getDocument, loadRevision } from '../content/revisions.js';
 const SPACE = 'Getting started';
 const QUICKSTART = 'pg-gs-quickstart';
 const CONFIGURATION = 'pg-gs-configuration';
-/** The id of the conversation issue cluster a demo change request points at. */
-export const DEMO_CLUSTER_ID = 'cluster-install-errors';
+export { DEMO_CLUSTER_ID };
 
 export function seedDemoChangeRequests(db: Db, spaceIds: ReadonlyMap<string, string>, userIds: Readonly<Record<string, string>>): void {
   const spaceId = spaceIds.get(SPACE);

@@ -38,6 +38,7 @@ import {
   type RequestedReviewerRow,
 } from '../change-requests/store.js';
 import { applyTemplateToRequest, requireTemplate, templateSpec } from '../change-requests/templates.js';
+import { requireClusterForChangeRequest } from '../conversations/store.js';
 
 const subject = z.string().max(100, 'must be at most 100 characters');
 
@@ -67,8 +68,13 @@ const updateBody = z
     subject: subject.optional(),
     description: documentInput.optional(),
     status: z.enum(['draft', 'open', 'archived'], { message: 'must be draft, open or archived (a request is merged by merging it)' }).optional(),
+    // Beside the documented fields: the issue cluster the request addresses (null unlinks it).
+    conversationsIssuesCluster: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullable().optional(),
   })
-  .refine((body) => body.subject !== undefined || body.description !== undefined || body.status !== undefined, 'must set at least one of subject, description or status');
+  .refine(
+    (body) => body.subject !== undefined || body.description !== undefined || body.status !== undefined || body.conversationsIssuesCluster !== undefined,
+    'must set at least one of subject, description, status or conversationsIssuesCluster',
+  );
 
 const listFilters = {
   ...pageParams,
@@ -151,6 +157,7 @@ export function changeRequestRoutes(app: FastifyInstance): void {
     demand(role, 'edit', 'Creating a change request');
     const template = body.template ? requireTemplate(body.template.id, 'template.id') : undefined;
     const { db, user } = request.ctx;
+    if (body.conversationsIssuesCluster) requireClusterForChangeRequest(db, space.org_id, body.conversationsIssuesCluster, 'conversationsIssuesCluster');
     const spec = body.template ? templateSpec(db, space.org_id, body.template.params, 'template.params') : undefined;
     const changeRequest = db.transaction(() => {
       const created = createChangeRequest(db, space, user, {
@@ -173,10 +180,13 @@ export function changeRequestRoutes(app: FastifyInstance): void {
     const body = parseBody(updateBody, request.body ?? {});
     const { space, changeRequest } = requestOf(request, request.params, 'edit');
     requireNotMerged(changeRequest);
+    const cluster = body.conversationsIssuesCluster;
+    if (cluster && cluster !== changeRequest.cluster_id) requireClusterForChangeRequest(request.ctx.db, space.org_id, cluster, 'conversationsIssuesCluster');
     const updated = updateChangeRequest(request.ctx.db, changeRequest, {
       subject: body.subject,
       description: body.description === undefined ? undefined : JSON.stringify(body.description),
       status: body.status,
+      cluster_id: cluster,
     });
     if (/\breturn=minimal\b/.test(String(request.headers.prefer ?? ''))) {
       return reply.code(204).header('preference-applied', 'return=minimal').send();

@@ -489,4 +489,64 @@ export const migrations: string[] = [
     UNIQUE (spec_id, seq)
   );
   `,
+  // Version 16: conversations ingested into organizations, the issues found in them and the
+  // clusters of those issues (conversations/store.ts). A conversation's id is the client's, unique
+  // in its organization; an issue keeps its term counts (the clustering's input) and its words
+  // (for cluster labels); a cluster keeps what describes it and its counts, refreshed whenever its
+  // issues change. A cluster's id may change (the demo names its clusters): issues follow it.
+  `
+  CREATE TABLE conversations (
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    subject TEXT,
+    url TEXT,
+    attributes TEXT NOT NULL,
+    metadata_created_at TEXT,
+    parts TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    impact TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    ingested_at TEXT NOT NULL,
+    processed_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (org_id, id)
+  );
+  CREATE INDEX conversations_by_date ON conversations(org_id, created_at);
+
+  CREATE TABLE conversation_clusters (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    icon TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    impact TEXT NOT NULL,
+    muted INTEGER NOT NULL DEFAULT 0,
+    issue_count INTEGER NOT NULL DEFAULT 0,
+    conversation_count INTEGER NOT NULL DEFAULT 0,
+    sources TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX conversation_clusters_by_org ON conversation_clusters(org_id, updated_at);
+
+  CREATE TABLE conversation_issues (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    cluster_id TEXT REFERENCES conversation_clusters(id) ON UPDATE CASCADE ON DELETE SET NULL,
+    title TEXT NOT NULL,
+    details TEXT NOT NULL,
+    impact TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    ingested_at TEXT NOT NULL,
+    FOREIGN KEY (org_id, conversation_id) REFERENCES conversations(org_id, id) ON DELETE CASCADE
+  );
+  CREATE INDEX conversation_issues_by_org ON conversation_issues(org_id, created_at);
+  CREATE INDEX conversation_issues_by_conversation ON conversation_issues(org_id, conversation_id, position);
+  CREATE INDEX conversation_issues_by_cluster ON conversation_issues(cluster_id, created_at);
+  `,
 ];

@@ -1,0 +1,505 @@
+import { createHash } from 'node:crypto';
+import { badRequest, json, laterThan, newId, notFound, notFoundInBody, type PageWindow } from '../http.js';
+import type { Links } from '../serialize.js';
+import type { Db } from '../store/db.js';
+import { documentOf, paragraph, type JSONDocument } from '../content/document.js';
+import { agglomerate, clusterCentroid, nearestCluster, type Clusterable } from './text/cluster.js';
+import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from './text/describe.js';
+import { clusterImpact, maxImpact, type Impact } from './text/impact.js';
+import { splitIssues } from './text/split.js';
+import { Corpus } from './text/vectors.js';
+import { pulseStart, weeklyPulse } from './pulse.js';
+
+/**
+ * Conversations of an organization (support chats, tickets, feedback sent by other tools), the
+ * issues found in them and the clusters of those issues. Ingesting a conversation splits it
+ * into issues at once (text/split.ts); the new issues of an ingest then join the existing
+ * cluster they are most similar to, and those that join none are clustered among themselves
+ * (text/cluster.ts), each group a new cluster. A conversation ingested again under the same id
+ * replaces the first: unchanged text keeps its issues, changed text is split again. Clusters
+ * whose issues changed get their label, icon, summary, impact and counts again; a cluster left
+ * without issues is deleted, unless a change request names it. Plain functions over the store;
+ * the routes parse, authorize and call them.
+ */
+
+/** Most conversations one ingest takes. */
+export const MAX_INGEST_BATCH = 100;
+
+/** The source of conversations ingested without one. */
+export const DEFAULT_SOURCE = 'api';
+
+export interface ConversationRow {
+  org_id: string;
+  id: string;
+  source: string;
+  subject: string | null;
+  url: string | null;
+  /** JSON map of strings. */
+  attributes: string;
+  /** `metadata.createdAt` as given, if given. */
+  metadata_created_at: string | null;
+  /** JSON array of `{ type, role, body }`. */
+  parts: string;
+  /** Hash of what issues are made of (subject and parts): unchanged text is not split again. */
+  fingerprint: string;
+  impact: Impact;
+  created_at: string;
+  ingested_at: string;
+  processed_at: string;
+  updated_at: string;
+}
+
+export interface IssueRow {
+  id: string;
+  org_id: string;
+  conversation_id: string;
+  position: number;
+  cluster_id: string | null;
+  title: string;
+  /** JSON of a Document. */
+  details: string;
+  impact: Impact;
+  /** JSON `[[term, count], …]`. */
+  terms: string;
+  /** The issue's sentences as written, for cluster labels. */
+  body: string;
+  created_at: string;
+  ingested_at: string;
+}
+
+export interface ClusterRow {
+  id: string;
+  org_id: string;
+  label: string;
+  icon: string;
+  /** JSON of a Document. */
+  summary: string;
+  impact: Impact;
+  muted: 0 | 1;
+  issue_count: number;
+  conversation_count: number;
+  /** JSON map from source to number of conversations. */
+  sources: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A conversation as an ingest gives it (validated by the route). */
+export interface ConversationInput {
+  id: string;
+  subject?: string | undefined;
+  source?: string | undefined;
+  metadata?: { url?: string | undefined; attributes?: Record<string, string> | undefined; createdAt?: string | undefined } | undefined;
+  parts: Array<{ type: 'message'; role: string; body: string }>;
+}
+
+export interface IngestResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+/** A document of one paragraph per text. */
+function textDocument(texts: readonly string[]): JSONDocument {
+  const document = documentOf(texts.map((text) => paragraph(text)));
+  document.data = { schemaVersion: 1 };
+  return document;
+}
+
+function fingerprintOf(input: ConversationInput): string {
+  const material = JSON.stringify([input.subject ?? null, input.parts.map((part) => [part.role, part.body])]);
+  return createHash('sha256').update(material).digest('hex');
+}
+
+function readTerms(row: Pick<IssueRow, 'terms'>): Map<string, number> {
+  return new Map(JSON.parse(row.terms) as Array<[string, number]>);
+}
+
+/**
+ * Ingests conversations into an organization at `at` (one transaction): each is created, or
+ * replaces the one of the same id; new issues are clustered. Conversations of one batch are
+ * taken in order, so a later one of the same id wins.
+ */
+export function ingestConversations(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): IngestResult {
+  return db.transaction(() => {
+    const result: IngestResult = { created: 0, updated: 0, unchanged: 0 };
+    /** Clusters whose issues (or their conversations' sources) changed. */
+    const touched = new Set<string>();
+    const fresh: string[] = [];
+    const clustersOf = (conversationId: string) =>
+      db.prepare('SELECT DISTINCT cluster_id FROM conversation_issues WHERE org_id = ? AND conversation_id = ? AND cluster_id IS NOT NULL').pluck(true).all(orgId, conversationId) as string[];
+
+    for (const input of inputs) {
+      const existing = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, input.id) as ConversationRow | undefined;
+      const fingerprint = fingerprintOf(input);
+      const createdAt = input.metadata?.createdAt ? new Date(input.metadata.createdAt).toISOString() : (existing?.created_at ?? at);
+      const source = input.source ?? input.metadata?.attributes?.source ?? DEFAULT_SOURCE;
+      const metadata = [source, input.metadata?.url ?? null, JSON.stringify(input.metadata?.attributes ?? {}), input.metadata?.createdAt ?? null, createdAt] as const;
+
+      if (existing && existing.fingerprint === fingerprint) {
+        db.prepare('UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND id = ?').run(
+          ...metadata,
+          at,
+          orgId,
+          input.id,
+        );
+        db.prepare('UPDATE conversation_issues SET created_at = ? WHERE org_id = ? AND conversation_id = ?').run(createdAt, orgId, input.id);
+        if (existing.source !== source) for (const cluster of clustersOf(input.id)) touched.add(cluster);
+        result.unchanged += 1;
+        continue;
+      }
+
+      const drafts = splitIssues({ subject: input.subject, parts: input.parts });
+      const impact = maxImpact(drafts.map((draft) => draft.impact));
+      if (existing) {
+        for (const cluster of clustersOf(input.id)) touched.add(cluster);
+        db.prepare('DELETE FROM conversation_issues WHERE org_id = ? AND conversation_id = ?').run(orgId, input.id);
+        db.prepare(
+          `UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?,
+             subject = ?, parts = ?, fingerprint = ?, impact = ?, processed_at = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
+        ).run(...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, orgId, input.id);
+        result.updated += 1;
+      } else {
+        db.prepare(
+          `INSERT INTO conversations (org_id, id, source, url, attributes, metadata_created_at, created_at, subject, parts, fingerprint,
+             impact, ingested_at, processed_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(orgId, input.id, ...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, at);
+        result.created += 1;
+      }
+      const insertIssue = db.prepare(
+        `INSERT INTO conversation_issues (id, org_id, conversation_id, position, title, details, impact, terms, body, created_at, ingested_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      drafts.forEach((draft, position) => {
+        const id = newId();
+        const details = textDocument(draft.paragraphs.map((sentences) => sentences.join(' ')));
+        insertIssue.run(id, orgId, input.id, position, draft.title, JSON.stringify(details), draft.impact, JSON.stringify([...draft.terms]), draft.text, createdAt, at);
+        fresh.push(id);
+      });
+    }
+
+    const vectors = fresh.length > 0 || touched.size > 0 ? issueVectors(db, orgId) : undefined;
+    // A conversation given twice in one batch with other text replaced the issues of the first.
+    const kept = fresh.filter((id) => vectors?.has(id));
+    if (vectors && kept.length > 0) for (const cluster of clusterNewIssues(db, orgId, kept, vectors, at)) touched.add(cluster);
+    if (vectors) for (const cluster of [...touched].sort()) refreshCluster(db, cluster, vectors, at);
+    return result;
+  })();
+}
+
+interface IssueVector extends Clusterable {
+  clusterId: string | null;
+  title: string;
+  body: string;
+}
+
+/** Every issue of an organization with its TF-IDF vector over all of them (the corpus). */
+function issueVectors(db: Db, orgId: string): Map<string, IssueVector> {
+  const rows = db.prepare('SELECT id, cluster_id, terms, title, body FROM conversation_issues WHERE org_id = ? ORDER BY id').all(orgId) as Array<
+    Pick<IssueRow, 'id' | 'cluster_id' | 'terms' | 'title' | 'body'>
+  >;
+  const counts = rows.map(readTerms);
+  const corpus = new Corpus(counts);
+  return new Map(rows.map((row, index) => [row.id, { id: row.id, clusterId: row.cluster_id, title: row.title, body: row.body, vector: corpus.vector(counts[index]!) }]));
+}
+
+/**
+ * Puts new issues in clusters: each joins the existing cluster nearest to it (as the clusters
+ * were before this ingest, so the order of the new issues does not matter), or else is
+ * clustered with the other new issues that joined none, each group a new cluster. Answers the
+ * clusters that changed.
+ */
+function clusterNewIssues(db: Db, orgId: string, fresh: readonly string[], vectors: Map<string, IssueVector>, at: string): Set<string> {
+  const changed = new Set<string>();
+  const members = new Map<string, IssueVector[]>();
+  for (const issue of vectors.values()) {
+    if (issue.clusterId) members.set(issue.clusterId, [...(members.get(issue.clusterId) ?? []), issue]);
+  }
+  const centroids = [...members.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, items]) => ({ id, centroid: clusterCentroid(items) }));
+  const assign = db.prepare('UPDATE conversation_issues SET cluster_id = ? WHERE id = ?');
+  const alone: IssueVector[] = [];
+  for (const id of [...fresh].sort()) {
+    const issue = vectors.get(id)!;
+    const nearest = nearestCluster(issue.vector, centroids);
+    if (!nearest) {
+      alone.push(issue);
+      continue;
+    }
+    assign.run(nearest.id, id);
+    issue.clusterId = nearest.id;
+    changed.add(nearest.id);
+  }
+  for (const group of agglomerate(alone)) {
+    const clusterId = newId();
+    db.prepare(
+      `INSERT INTO conversation_clusters (id, org_id, label, icon, summary, impact, muted, issue_count, conversation_count, sources, created_at, updated_at)
+       VALUES (?, ?, '', '', '{}', 'low', 0, 0, 0, '{}', ?, ?)`,
+    ).run(clusterId, orgId, at, at);
+    for (const id of group) {
+      assign.run(clusterId, id);
+      vectors.get(id)!.clusterId = clusterId;
+    }
+    changed.add(clusterId);
+  }
+  return changed;
+}
+
+/** `at`, or just after `previous` when `at` is not later (updates stay in order). */
+function after(previous: string, at: string): string {
+  const before = Date.parse(previous);
+  return Date.parse(at) > before ? at : new Date(before + 1).toISOString();
+}
+
+/** Describes a cluster again from its issues; deletes it when it has none and no change request names it. */
+function refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVector>, at: string): void {
+  const cluster = db.prepare('SELECT * FROM conversation_clusters WHERE id = ?').get(clusterId) as ClusterRow | undefined;
+  if (!cluster) return;
+  const issues = db.prepare('SELECT * FROM conversation_issues WHERE cluster_id = ? ORDER BY id').all(clusterId) as IssueRow[];
+  const updatedAt = after(cluster.updated_at, at);
+  if (issues.length === 0) {
+    if (db.prepare('SELECT 1 FROM change_requests WHERE cluster_id = ?').get(clusterId)) {
+      db.prepare("UPDATE conversation_clusters SET issue_count = 0, conversation_count = 0, sources = '{}', updated_at = ? WHERE id = ?").run(updatedAt, clusterId);
+    } else {
+      db.prepare('DELETE FROM conversation_clusters WHERE id = ?').run(clusterId);
+    }
+    return;
+  }
+  const items = issues.map((issue) => vectors.get(issue.id)!);
+  const centroid = clusterCentroid(items);
+  const central = byCentrality(items, centroid);
+  const forms: WordForms = new Map();
+  for (const item of items) addWords(forms, `${item.title}\n${item.body}`);
+  // An extractive summary: the most central issue, and how the next ones put it.
+  const others = [...new Set(central.slice(1).map((item) => item.title))].filter((title) => title !== central[0]!.title).slice(0, 2);
+  const summary = textDocument([central[0]!.title, ...(others.length ? [`Also reported as: ${others.map((title) => `“${title}”`).join('; ')}.`] : [])]);
+  const sources = db
+    .prepare(
+      `SELECT c.source AS source, COUNT(DISTINCT c.id) AS count FROM conversations c
+       WHERE c.org_id = ? AND c.id IN (SELECT conversation_id FROM conversation_issues WHERE cluster_id = ?)
+       GROUP BY c.source ORDER BY c.source`,
+    )
+    .all(cluster.org_id, clusterId) as Array<{ source: string; count: number }>;
+  db.prepare(
+    `UPDATE conversation_clusters SET label = ?, icon = ?, summary = ?, impact = ?, issue_count = ?, conversation_count = ?, sources = ?, updated_at = ?
+     WHERE id = ?`,
+  ).run(
+    clusterLabel(centroid, forms, central[0]!.title),
+    clusterIcon(centroid),
+    JSON.stringify(summary),
+    clusterImpact(issues.map((issue) => issue.impact)),
+    issues.length,
+    sources.reduce((sum, row) => sum + row.count, 0),
+    JSON.stringify(Object.fromEntries(sources.map((row) => [row.source, row.count]))),
+    updatedAt,
+    clusterId,
+  );
+}
+
+// --- Reads ----------------------------------------------------------------------------------------
+
+export function requireConversation(db: Db, orgId: string, id: string): ConversationRow {
+  const row = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, id) as ConversationRow | undefined;
+  if (!row) throw notFound('Conversation');
+  return row;
+}
+
+export function requireIssue(db: Db, orgId: string, id: string): IssueRow {
+  const row = db.prepare('SELECT * FROM conversation_issues WHERE org_id = ? AND id = ?').get(orgId, id) as IssueRow | undefined;
+  if (!row) throw notFound('Conversation issue');
+  return row;
+}
+
+export function requireCluster(db: Db, orgId: string, id: string): ClusterRow {
+  const row = db.prepare('SELECT * FROM conversation_clusters WHERE org_id = ? AND id = ?').get(orgId, id) as ClusterRow | undefined;
+  if (!row) throw notFound('Issue cluster');
+  return row;
+}
+
+/**
+ * The cluster a change request names in its body `field`: a 404 naming the field when the
+ * organization has no such cluster, a 400 when it is muted (muted clusters are left out of
+ * change request creation).
+ */
+export function requireClusterForChangeRequest(db: Db, orgId: string, id: string, field: string): ClusterRow {
+  const row = db.prepare('SELECT * FROM conversation_clusters WHERE org_id = ? AND id = ?').get(orgId, id) as ClusterRow | undefined;
+  if (!row) throw notFoundInBody('Issue cluster', field, id);
+  if (row.muted) throw badRequest(`Invalid body field "${field}": the issue cluster ${id} is muted: unmute it to link change requests to it`);
+  return row;
+}
+
+export function listConversations(db: Db, orgId: string, filter: { source?: string | undefined }, window: PageWindow): { rows: ConversationRow[]; count: number } {
+  const where = ['org_id = ?'];
+  const params: unknown[] = [orgId];
+  if (filter.source) {
+    where.push('source = ?');
+    params.push(filter.source);
+  }
+  const clause = where.join(' AND ');
+  const count = db.prepare(`SELECT COUNT(*) FROM conversations WHERE ${clause}`).pluck(true).get(...params) as number;
+  const rows = db
+    .prepare(`SELECT * FROM conversations WHERE ${clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`)
+    .all(...params, window.limit, window.offset) as ConversationRow[];
+  return { rows, count };
+}
+
+export function listIssues(
+  db: Db,
+  orgId: string,
+  filter: { cluster?: string | undefined; conversation?: string | undefined },
+  window: PageWindow,
+): { rows: IssueRow[]; count: number } {
+  const where = ['org_id = ?'];
+  const params: unknown[] = [orgId];
+  if (filter.cluster) {
+    where.push('cluster_id = ?');
+    params.push(filter.cluster);
+  }
+  if (filter.conversation) {
+    where.push('conversation_id = ?');
+    params.push(filter.conversation);
+  }
+  const clause = where.join(' AND ');
+  const count = db.prepare(`SELECT COUNT(*) FROM conversation_issues WHERE ${clause}`).pluck(true).get(...params) as number;
+  const rows = db
+    .prepare(`SELECT * FROM conversation_issues WHERE ${clause} ORDER BY created_at DESC, conversation_id, position LIMIT ? OFFSET ?`)
+    .all(...params, window.limit, window.offset) as IssueRow[];
+  return { rows, count };
+}
+
+export const CLUSTER_ORDER_BY = ['updatedAt', 'createdAt', 'issues', 'conversations', 'impact'] as const;
+export type ClusterOrderBy = (typeof CLUSTER_ORDER_BY)[number];
+
+const CLUSTER_SORT: Record<ClusterOrderBy, string> = {
+  updatedAt: 'updated_at',
+  createdAt: 'created_at',
+  issues: 'issue_count',
+  conversations: 'conversation_count',
+  impact: "CASE impact WHEN 'high' THEN 2 WHEN 'medium' THEN 1 ELSE 0 END",
+};
+
+export function listClusters(
+  db: Db,
+  orgId: string,
+  filter: { order?: 'asc' | 'desc' | undefined; orderBy?: ClusterOrderBy | undefined; muted?: boolean | undefined },
+  window: PageWindow,
+): { rows: ClusterRow[]; count: number } {
+  const where = ['org_id = ?'];
+  const params: unknown[] = [orgId];
+  if (filter.muted !== undefined) {
+    where.push('muted = ?');
+    params.push(filter.muted ? 1 : 0);
+  }
+  const clause = where.join(' AND ');
+  const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
+  // Ties (same count, same impact) fall back to the most recently updated, then to the id.
+  const order = `${CLUSTER_SORT[filter.orderBy ?? 'updatedAt']} ${direction}, updated_at ${direction}, id`;
+  const count = db.prepare(`SELECT COUNT(*) FROM conversation_clusters WHERE ${clause}`).pluck(true).get(...params) as number;
+  const rows = db
+    .prepare(`SELECT * FROM conversation_clusters WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    .all(...params, window.limit, window.offset) as ClusterRow[];
+  return { rows, count };
+}
+
+/** Mutes or unmutes a cluster; answers the row after. */
+export function setClusterMuted(db: Db, cluster: ClusterRow, muted: boolean): ClusterRow {
+  if (Boolean(cluster.muted) !== muted) {
+    db.prepare('UPDATE conversation_clusters SET muted = ?, updated_at = ? WHERE id = ?').run(muted ? 1 : 0, laterThan(cluster.updated_at), cluster.id);
+  }
+  return requireCluster(db, cluster.org_id, cluster.id);
+}
+
+// --- Answers ----------------------------------------------------------------------------------------
+
+const base = (links: Links, orgId: string) => `${links.api}/orgs/${orgId}`;
+
+/** The API shape of a conversation. */
+export function conversationJson(row: ConversationRow, links: Links) {
+  return {
+    object: 'conversation' as const,
+    id: row.id,
+    ...(row.subject !== null ? { subject: row.subject } : {}),
+    createdAt: row.created_at,
+    processedAt: row.processed_at,
+    source: row.source,
+    impact: row.impact,
+    urls: {
+      location: `${base(links, row.org_id)}/conversations/${encodeURIComponent(row.id)}`,
+      ...(row.url ? { source: row.url } : {}),
+    },
+  };
+}
+
+/** A conversation with its messages and metadata. */
+export function conversationDetailJson(row: ConversationRow, links: Links) {
+  return {
+    conversation: conversationJson(row, links),
+    parts: JSON.parse(row.parts) as ConversationInput['parts'],
+    metadata: {
+      ...(row.url ? { url: row.url } : {}),
+      attributes: json.parse<Record<string, string>>(row.attributes, {}),
+      ...(row.metadata_created_at ? { createdAt: row.metadata_created_at } : {}),
+    },
+  };
+}
+
+/** The API shape of an issue. */
+export function issueJson(row: IssueRow, links: Links) {
+  return {
+    object: 'conversation-issue' as const,
+    id: row.id,
+    title: row.title,
+    details: JSON.parse(row.details) as JSONDocument,
+    impact: row.impact,
+    createdAt: row.created_at,
+    ingestedAt: row.ingested_at,
+    conversation: row.conversation_id,
+    ...(row.cluster_id ? { cluster: row.cluster_id } : {}),
+    urls: { location: `${base(links, row.org_id)}/conversations-issues/${row.id}` },
+  };
+}
+
+/** An issue with its conversation (the item of issue lists and reads). */
+export function issueWithConversationJson(db: Db, row: IssueRow, links: Links) {
+  return { issue: issueJson(row, links), conversation: conversationJson(requireConversation(db, row.org_id, row.conversation_id), links) };
+}
+
+/** The API shape of a cluster; its weekly pulse is counted up to `now`. */
+export function clusterJson(db: Db, row: ClusterRow, links: Links, now = Date.now()) {
+  const dates = db.prepare('SELECT created_at FROM conversation_issues WHERE cluster_id = ? AND created_at >= ?').pluck(true).all(row.id, pulseStart(now)) as string[];
+  return {
+    object: 'issues-cluster' as const,
+    id: row.id,
+    label: row.label,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    icon: row.icon,
+    summary: JSON.parse(row.summary) as JSONDocument,
+    muted: row.muted === 1,
+    impact: row.impact,
+    weeklyPulse: weeklyPulse(dates, now),
+    sources: json.parse<Record<string, number>>(row.sources, {}),
+    stats: { issues: row.issue_count, conversations: row.conversation_count },
+    urls: { location: `${base(links, row.org_id)}/conversations-clusters/${row.id}` },
+  };
+}
+
+/**
+ * Gives a cluster another id (the demo data names its clusters), its issues and change requests
+ * following; a 404 when there is no such cluster.
+ */
+export function renameCluster(db: Db, orgId: string, id: string, newClusterId: string): void {
+  requireCluster(db, orgId, id);
+  db.transaction(() => {
+    db.prepare('UPDATE conversation_clusters SET id = ? WHERE id = ?').run(newClusterId, id);
+    db.prepare('UPDATE change_requests SET cluster_id = ? WHERE cluster_id = ?').run(newClusterId, id);
+  })();
+}
+
+/** The cluster an issue of a conversation is in (the first issue unless `position` is given). */
+export function clusterOfConversation(db: Db, orgId: string, conversationId: string, position = 0): string | undefined {
+  return db
+    .prepare('SELECT cluster_id FROM conversation_issues WHERE org_id = ? AND conversation_id = ? AND position = ?')
+    .pluck(true)
+    .get(orgId, conversationId, position) as string | undefined;
+}
