@@ -489,7 +489,7 @@ export const migrations: string[] = [
     UNIQUE (spec_id, seq)
   );
   `,
-  // Version 16: conversations ingested into organizations, the issues found in them and the
+  // Version 15: conversations ingested into organizations, the issues found in them and the
   // clusters of those issues (conversations/store.ts). A conversation's id is the client's, unique
   // in its organization; an issue keeps its term counts (the clustering's input) and its words
   // (for cluster labels); a cluster keeps what describes it and its counts, refreshed whenever its
