@@ -226,7 +226,7 @@ describe('change requests through the graph', () => {
     const data = await ok(
       `query ($id: ID!) {
         space(id: $id) {
-          open: changeRequests { totalCount nodes { number outdated conversationsIssuesCluster } }
+          open: changeRequests { totalCount nodes { number outdated conversationsIssuesClusterId } }
           drafts: changeRequests(status: DRAFT) { totalCount }
           merged: changeRequests(status: MERGED, orderBy: CREATED_AT) { nodes { mergedAt revisionMerged { platformId } } }
         }
@@ -599,7 +599,7 @@ describe('more change request behaviour through the graph', () => {
       `query ($id: ID!) {
         node(id: $id) {
           __typename id
-          ... on ChangeRequest { number subject status conversationsIssuesCluster createdBy { email } space { id title } reviews { nodes { status reviewer { email } } } }
+          ... on ChangeRequest { number subject status conversationsIssuesClusterId createdBy { email } space { id title } reviews { nodes { status reviewer { email } } } }
         }
       }`,
       { id: listed.space.changeRequest.id },
@@ -610,7 +610,7 @@ describe('more change request behaviour through the graph', () => {
       number: 4,
       subject: 'Explain the most common install errors',
       status: 'OPEN',
-      conversationsIssuesCluster: 'cluster-install-errors',
+      conversationsIssuesClusterId: 'cluster-install-errors',
       createdBy: { email: U.dee },
       space: { id: listed.space.id, title: 'Getting started' },
       reviews: { nodes: [{ status: 'APPROVED', reviewer: { email: U.cy } }] },

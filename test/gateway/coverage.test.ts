@@ -381,6 +381,32 @@ describe('every REST operation of the served groups is reachable through GraphQL
     }`), { text: 'openapi: 3.1.0\ninfo: { title: C, version: "2" }\npaths: {}\n' });
     await g.platform.app.jobs.drain();
 
+    // Conversations: ingested, listed and read with their issues and clusters; a cluster muted.
+    await run(graphql(`mutation CoverageIngest {
+      ingestConversations(input: { organizationId: "acme", conversations: [{ id: "coverage-1", source: "coverage", parts: [{ role: "user", body: "The installer fails with permission denied." }] }] }) { ingested userErrors { code } }
+    }`));
+    const conversations = await run(graphql(`query CoverageConversations {
+      organization(id: "acme") {
+        conversations(source: "coverage") { nodes { id parts { body } } }
+        conversationIssues(first: 1) { nodes { id title } }
+        issuesClusters(first: 1) { nodes { id platformId } }
+      }
+    }`));
+    const coverageOrg = conversations.organization!;
+    await run(graphql(`query CoverageConversationNodes($conversation: ID!, $issue: ID!, $cluster: ID!) {
+      conversation: node(id: $conversation) { ... on Conversation { metadata { attributes } } }
+      issue: node(id: $issue) { ... on ConversationIssue { impact } }
+      cluster: node(id: $cluster) { ... on IssuesCluster { label } }
+    }`), {
+      conversation: coverageOrg.conversations!.nodes[0]!.id,
+      issue: coverageOrg.conversationIssues!.nodes[0]!.id,
+      cluster: coverageOrg.issuesClusters!.nodes[0]!.id,
+    });
+    await run(graphql(`mutation CoverageMute($id: ID!) {
+      mute: setIssuesClusterMuted(input: { clusterId: $id, muted: true }) { cluster { muted } userErrors { code } }
+    }`), { id: coverageOrg.issuesClusters!.nodes[0]!.id });
+    await run(graphql(`mutation CoverageUnmute($id: ID!) { setIssuesClusterMuted(input: { clusterId: $id, muted: false }) { cluster { muted } userErrors { code } } }`), { id: coverageOrg.issuesClusters!.nodes[0]!.id });
+
     const siteDeletes = await run(graphql(`mutation CoverageSiteDeletes($site: ID!, $section: ID!, $group: ID!, $siteSpace: ID!) {
       deleteSiteSpace(input: { siteSpaceId: $siteSpace }) { deleted userErrors { code } }
       deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted userErrors { code } }
@@ -405,6 +431,6 @@ describe('every REST operation of the served groups is reachable through GraphQL
         ),
     ).map((operation) => `${operation.method} ${operation.path}`);
     expect(unreached).toEqual([]);
-    expect(OPERATIONS.length).toBe(168);
+    expect(OPERATIONS.length).toBe(176);
   });
 });

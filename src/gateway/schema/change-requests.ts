@@ -213,9 +213,9 @@ ChangeRequestNode.implement({
       resolve: (r, _a, ctx) => (r.mergedBy ? embeddedUser(ctx, r.mergedBy) : null),
     }),
     mergedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was merged; null unless merged.', resolve: (r) => r.mergedAt ?? null }),
-    conversationsIssuesCluster: t.string({
+    conversationsIssuesClusterId: t.string({
       nullable: true,
-      description: 'Id of the issue cluster (of support conversations) it addresses, if any.',
+      description: 'Platform id of the issue cluster (of support conversations) it addresses, if any; `conversationsIssuesCluster` is the cluster.',
       resolve: (r) => r.conversationsIssuesCluster ?? null,
     }),
     urls: t.field({ type: ChangeRequestUrls, description: 'Addresses of the change request.', resolve: (r) => r.urls }),
@@ -327,7 +327,7 @@ ChangeRequestNode.implement({
 });
 
 /** One connection type for every list of change requests. */
-const ChangeRequestConnection = builder.connectionObject(
+export const ChangeRequestConnection = builder.connectionObject(
   { type: ChangeRequestNode, name: 'ChangeRequestConnection', description: 'A page of change requests, newest first, with the size of the whole list.' },
   { name: 'ChangeRequestEdge', description: 'A change request of a list, with its cursor.' },
 );
@@ -357,7 +357,7 @@ type ListFilterArgs = {
 };
 
 /** Reads a page of change requests at `path` with the filters of `args`, and keeps them for links. */
-async function listRequests(ctx: GatewayContext, args: ListFilterArgs & ConnectionArgs, path: string) {
+export async function listRequests(ctx: GatewayContext, args: ListFilterArgs & ConnectionArgs, path: string) {
   const list = await restList(ctx, args, path, changeRequestShape, {
     status: args.status ?? undefined,
     creator: userFilter(args.creator),
@@ -515,6 +515,22 @@ const requestPayload = (name: string, description: string) =>
     changeRequest: t.field({ ...ChangeRequestPayloadField(description), resolve: (p) => p.changeRequest ?? null }),
   }));
 
+/** An issue cluster named by a client: its platform id, or an IssuesCluster global ID (its own id kept). */
+const clusterIdInput = z
+  .string()
+  .trim()
+  .min(1, 'must be the id of an IssuesCluster')
+  .max(512, 'must be at most 512 characters')
+  .transform((value, ctx) => {
+    try {
+      const key = platformKey(value, 'IssuesCluster');
+      return key.includes('/') ? decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)) : key;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
 declareMutation('createChangeRequest', {
   description: 'Opens a change request on a space, as a draft branching from its live content (edit role).',
   input: 'The change request to create.',
@@ -532,15 +548,21 @@ declareMutation('createChangeRequest', {
       'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
       z.string().trim().min(1, 'must be the slug of an OpenAPI specification').max(100, 'must be at most 100 characters').nullish(),
     ),
+    conversationsIssuesClusterId: inputField(
+      'ID',
+      'The issue cluster (of support conversations) it addresses: platform id or IssuesCluster global ID; not a muted one.',
+      clusterIdInput.nullish(),
+    ),
   },
   check: (input) => input.refine((value) => value.openApiSpec == null || value.templateId != null, { message: 'goes with a templateId', path: ['openApiSpec'] }),
   payload: (name) => requestPayload(name, 'The new change request.'),
-  run: async ({ spaceId, subject: title, description, templateId, openApiSpec }, ctx) => ({
+  run: async ({ spaceId, subject: title, description, templateId, openApiSpec, conversationsIssuesClusterId }, ctx) => ({
     changeRequest: await sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
       subject: title ?? '',
       // Beside the documented fields, the create operation takes any property: the description too.
       ...(description ? { description } : {}),
       ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
+      ...(conversationsIssuesClusterId != null ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
     }),
   }),
 });
@@ -560,19 +582,25 @@ declareMutation('updateChangeRequest', {
         .refine((value) => value !== 'merged', 'cannot be MERGED: merge the change request with mergeChangeRequest')
         .nullish(),
     ),
+    conversationsIssuesClusterId: inputField(
+      'ID',
+      'The issue cluster (of support conversations) it addresses: platform id or IssuesCluster global ID; not a muted one; null unlinks it.',
+      clusterIdInput.nullish(),
+    ),
   },
   check: (input) =>
     input.transform(resolveTarget).superRefine((value, ctx) => {
-      if (value.subject == null && value.description == null && value.status == null) {
-        ctx.addIssue({ code: 'custom', message: 'set at least one of subject, description or status', path: [] });
+      if (value.subject == null && value.description == null && value.status == null && value.conversationsIssuesClusterId === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'set at least one of subject, description, status or conversationsIssuesClusterId', path: [] });
       }
     }),
   payload: (name) => requestPayload(name, 'The change request after the change.'),
-  run: async ({ spaceId, changeRequestId, subject: title, description, status }, ctx) => ({
+  run: async ({ spaceId, changeRequestId, subject: title, description, status, conversationsIssuesClusterId }, ctx) => ({
     changeRequest: await sendRequest(ctx, 'PATCH', route`/spaces/${spaceId}/change-requests/${changeRequestId}`, {
       ...(title != null ? { subject: title } : {}),
       ...(description != null ? { description } : {}),
       ...(status != null ? { status } : {}),
+      ...(conversationsIssuesClusterId !== undefined ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
     }),
   }),
 });

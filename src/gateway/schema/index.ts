@@ -13,6 +13,7 @@ import './saml.js';
 import './fonts.js';
 import './translations.js';
 import './openapi.js';
+import './conversations.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';
