@@ -781,6 +781,414 @@ async function gitSync(): Promise<void> {
   }
 }
 
+/**
+ * A generated OpenAPI 3.1 document in YAML: `paths` paths of two operations each (a GET with a
+ * query parameter and two answers, a PUT with a request body; all referring to schemas), spread
+ * over `tags` declared tags, and a schema per path plus two shared ones (about 2 KB a path).
+ */
+function benchOpenApiYaml(paths: number, tags: number): string {
+  const words = 'the resource as stored, with its identifier, its name, its state and the time it last changed';
+  const lines = [
+    'openapi: 3.1.0',
+    'info:',
+    '  title: Bench API',
+    "  version: '1'",
+    `  description: A generated API of ${paths} paths.`,
+    'tags:',
+  ];
+  for (let tag = 0; tag < tags; tag += 1) {
+    lines.push(`  - name: group-${tag}`, `    x-displayName: Group ${tag}`, `    description: Resources of group ${tag}, ${words}.`);
+  }
+  lines.push('paths:');
+  for (let index = 0; index < paths; index += 1) {
+    const tag = `group-${index % tags}`;
+    const schema = `'#/components/schemas/Resource${index}'`;
+    lines.push(
+      `  /${tag}/resources-${index}/{id}:`,
+      '    parameters:',
+      '      - name: id',
+      '        in: path',
+      '        required: true',
+      `        description: Identifier of resource ${index}.`,
+      '        schema:',
+      '          type: string',
+      '          pattern: ^[a-z0-9-]+$',
+      '    get:',
+      `      tags: [${tag}]`,
+      `      operationId: getResource${index}`,
+      `      summary: Get resource ${index}`,
+      `      description: Answers resource ${index} (${words}). Fields not asked for are left out.`,
+      '      parameters:',
+      '        - name: expand',
+      '          in: query',
+      '          schema:',
+      '            type: boolean',
+      '      responses:',
+      "        '200':",
+      `          description: Resource ${index}.`,
+      '          content:',
+      '            application/json:',
+      '              schema:',
+      `                $ref: ${schema}`,
+      "        '404':",
+      '          description: No such resource.',
+      '          content:',
+      '            application/json:',
+      '              schema:',
+      "                $ref: '#/components/schemas/Error'",
+      '    put:',
+      `      tags: [${tag}]`,
+      `      operationId: updateResource${index}`,
+      `      summary: Update resource ${index}`,
+      `      description: Replaces resource ${index} (${words}). The identifier cannot change.`,
+      '      requestBody:',
+      '        required: true',
+      '        content:',
+      '          application/json:',
+      '            schema:',
+      `              $ref: ${schema}`,
+      '      responses:',
+      "        '200':",
+      `          description: Resource ${index}, updated.`,
+      '          content:',
+      '            application/json:',
+      '              schema:',
+      `                $ref: ${schema}`,
+    );
+  }
+  lines.push(
+    'components:',
+    '  schemas:',
+    '    Error:',
+    '      type: object',
+    '      required: [code, message]',
+    '      properties:',
+    '        code:',
+    '          type: integer',
+    '        message:',
+    '          type: string',
+    '    Owner:',
+    '      type: object',
+    '      properties:',
+    '        id:',
+    '          type: string',
+    '        displayName:',
+    '          type: string',
+  );
+  for (let index = 0; index < paths; index += 1) {
+    lines.push(
+      `    Resource${index}:`,
+      '      type: object',
+      `      description: Resource ${index}, ${words}.`,
+      '      required: [id, name]',
+      '      properties:',
+      '        id:',
+      '          type: string',
+      '          readOnly: true',
+      '        name:',
+      '          type: string',
+      '          maxLength: 100',
+      `          description: Name of resource ${index}.`,
+      '        state:',
+      '          type: string',
+      '          enum: [draft, active, archived]',
+      '        count:',
+      '          type: integer',
+      '          minimum: 0',
+      '        labels:',
+      '          type: array',
+      '          items:',
+      '            type: string',
+      '        updatedAt:',
+      '          type: string',
+      '          format: date-time',
+      '        owner:',
+      "          $ref: '#/components/schemas/Owner'",
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Background work of organization resources on the embedded platform, in this process (jobs
+ * awaited with `drain()`), every result checked:
+ * - OpenAPI processing of a large generated document (~1 MB of YAML) created from text, request
+ *   to end of the job; the same text sent again (no new version); the computed reference of it
+ *   (a page per tag and the models page), first (the version's text parsed) and again (cached);
+ * - translation runs (pseudo-localization) of a 200-page space: the first full run, then runs
+ *   after one page edited through a merged change request;
+ * - custom fonts: upload URL, the WOFF2 bytes, the font, per font, checking its file is served.
+ */
+async function orgResources(): Promise<void> {
+  const { startPlatform } = await import('../src/platform/server.js');
+  const { minimalWoff2 } = await import('../src/platform/fonts/woff.js');
+  const { pseudoLocalize } = await import('../src/platform/translations/translator.js');
+  /** A word as pseudo-localization writes it, without the markers and padding. */
+  const accented = (word: string) => [...pseudoLocalize(word)].slice(1, 1 + word.length).join('');
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-org-'));
+  const platform = await startPlatform({ dataDir, port: 0 });
+  const token = Object.values(platform.tokens)[0]!;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await request(`${platform.url}${path}`, {
+      method: method as 'GET',
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, body: text ? (JSON.parse(text) as any) : undefined };
+  };
+  const ok = async (method: string, path: string, body: unknown, status: number) => {
+    const answer = await api(method, path, body);
+    assert.equal(answer.status, status, `${method} ${path}: ${JSON.stringify(answer.body)?.slice(0, 500)}`);
+    return answer.body;
+  };
+  /** Duration of the last job of `key`, from its row (start to end of the handler). */
+  const jobMs = (key: string) => {
+    const row = platform.db.prepare('SELECT started_at, ended_at, state FROM jobs WHERE key = ? ORDER BY id DESC LIMIT 1').get(key) as
+      | { started_at: string; ended_at: string; state: string }
+      | undefined;
+    assert.equal(row?.state, 'done', `job ${key}`);
+    return Date.parse(row!.ended_at) - Date.parse(row!.started_at);
+  };
+  const line = (label: string, values: number[]) => `| ${label} | ${ms(percentile(values, 50))} | ${ms(Math.max(...values))} |`;
+  /**
+   * Runs `work` while reading the organization (`GET /orgs/acme`) again and again, 5 ms apart,
+   * and answers the longest such read, in ms: what a client waits while the job runs (the
+   * platform handles requests and jobs on one thread).
+   */
+  const stalled = async (work: () => Promise<void>) => {
+    let done = false;
+    let longest = 0;
+    const reader = (async () => {
+      while (!done) {
+        const started = performance.now();
+        const answer = await api('GET', '/orgs/acme');
+        assert.equal(answer.status, 200);
+        longest = Math.max(longest, performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    try {
+      await work();
+    } finally {
+      done = true;
+      await reader;
+    }
+    return longest;
+  };
+  try {
+    // --- OpenAPI processing ------------------------------------------------------------------
+    const PATHS = 500;
+    const TAGS = 20;
+    const yamlText = benchOpenApiYaml(PATHS, TAGS);
+    const bytes = Buffer.byteLength(yamlText);
+    const spaceId = (await ok('GET', '/orgs/acme/spaces?limit=100', undefined, 200)).items.find((space: { title: string }) => space.title === 'Getting started').id as string;
+    const openapi = {
+      create: [] as number[],
+      createJob: [] as number[],
+      createStall: [] as number[],
+      same: [] as number[],
+      sameJob: [] as number[],
+      computed: [] as number[],
+      computedAgain: [] as number[],
+    };
+    const ROUNDS_OPENAPI = 5;
+    for (let round = 0; round < ROUNDS_OPENAPI; round += 1) {
+      const slug = `bench-api-${round}`;
+      let started = performance.now();
+      const created = await ok('POST', '/orgs/acme/openapi', { slug, source: { text: yamlText } }, 201);
+      assert.equal(created.processingState, 'pending');
+      await platform.app.jobs.drain();
+      openapi.create.push(performance.now() - started);
+      openapi.createJob.push(jobMs(`openapi:${created.id}`));
+      const spec = await ok('GET', `/orgs/acme/openapi/${slug}`, undefined, 200);
+      assert.equal(spec.processingState, 'complete');
+      assert.equal(spec.lastProcessErrorCode, undefined, JSON.stringify(spec.lastProcessedErrors));
+      assert.equal(typeof spec.lastVersion, 'string');
+
+      started = performance.now();
+      await ok('PUT', `/orgs/acme/openapi/${slug}`, { source: { text: yamlText } }, 200);
+      await platform.app.jobs.drain();
+      openapi.same.push(performance.now() - started);
+      openapi.sameJob.push(jobMs(`openapi:${created.id}`));
+      const same = await ok('GET', `/orgs/acme/openapi/${slug}`, undefined, 200);
+      assert.equal(same.processingState, 'complete');
+      assert.equal(same.lastProcessErrorCode, undefined);
+      assert.equal(same.lastVersion, spec.lastVersion, 'the same text makes no new version');
+      assert.equal((await ok('GET', `/orgs/acme/openapi/${slug}/versions`, undefined, 200)).count, 1);
+
+      const computedBody = {
+        source: { type: 'builtin:openapi', props: { models: true }, dependencies: { spec: { ref: { kind: 'openapi', spec: slug } } } },
+        seed: `bench-${round}`,
+      };
+      for (const times of [openapi.computed, openapi.computedAgain]) {
+        started = performance.now();
+        const reference = await ok('POST', `/spaces/${spaceId}/content/computed/revision`, computedBody, 200);
+        times.push(performance.now() - started);
+        const titles = reference.pages.map((page: { title: string }) => page.title);
+        assert.equal(reference.pages.length, TAGS + 1, 'a page per tag and the models page');
+        assert.deepEqual(titles, [...Array.from({ length: TAGS }, (_, tag) => `Group ${tag}`), 'Models']);
+      }
+
+      // Untimed: a changed text processed while a client keeps reading the API.
+      openapi.createStall.push(
+        await stalled(async () => {
+          await ok('PUT', `/orgs/acme/openapi/${slug}`, { source: { text: yamlText.replace("version: '1'", "version: '2'") } }, 200);
+          await platform.app.jobs.drain();
+        }),
+      );
+      const changed = await ok('GET', `/orgs/acme/openapi/${slug}`, undefined, 200);
+      assert.equal(changed.lastProcessErrorCode, undefined);
+      assert.notEqual(changed.lastVersion, spec.lastVersion, 'a changed text makes a version');
+    }
+    console.log(`\n## Organization resources (embedded platform in this process)\n`);
+    console.log(`| OpenAPI: ${PATHS} paths × 2 operations, ${TAGS} tags, ${PATHS + 2} schemas, ${(bytes / 1024).toFixed(0)} KB of YAML; ${ROUNDS_OPENAPI} rounds | median ms | max ms |`);
+    console.log('|---|---:|---:|');
+    console.log(line('create from text, request to end of the job (parse, validate, version)', openapi.create));
+    console.log(line('… of which the job', openapi.createJob));
+    console.log(line('… longest wait of a `GET /orgs/acme` made meanwhile (one thread for requests and jobs)', openapi.createStall));
+    console.log(line('the same text again (PUT by slug), request to end of the job: no new version', openapi.same));
+    console.log(line('… of which the job', openapi.sameJob));
+    console.log(line(`computed reference (${TAGS + 1} pages), first after the version`, openapi.computed));
+    console.log(line('computed reference again (same version)', openapi.computedAgain));
+
+    // --- Translation runs --------------------------------------------------------------------
+    const CHAPTERS = 20;
+    const SECTIONS = 9;
+    const paragraphs = (page: string, edit = '') =>
+      Array.from({ length: 12 }, (_, index) => `${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12).trim()}.`).join('\n\n');
+    const languages = ['de', 'es', 'it'];
+    const EDITS = 5;
+    const translation = { full: [] as number[], fullJob: [] as number[], fullStall: [] as number[], incremental: [] as number[], incrementalJob: [] as number[], pages: 0, words: 0, editWords: 0 };
+    for (const [round, language] of languages.entries()) {
+      // A 200-page source space (20 chapters of 9 sections), made through a merged change request.
+      const space = await ok('POST', '/orgs/acme/spaces', { title: `Bench translation ${round}`, language: 'en' }, 201);
+      await ok('PATCH', `/spaces/${space.id}`, { mergeRules: { type: 'none' } }, 200);
+      const seedRequest = (await ok('POST', `/spaces/${space.id}/change-requests`, { subject: 'Seed' }, 201)).id as string;
+      const pageIds: string[] = [];
+      for (let batch = 0; batch < CHAPTERS / 5; batch += 1) {
+        const changes = Array.from({ length: 5 }, (_, offset) => {
+          const chapter = batch * 5 + offset;
+          return [
+            { operation: 'insert_page', ref: `ch${chapter}`, document: { markdown: `# Chapter ${chapter}\n\n${paragraphs(`Chapter ${chapter}`)}\n` } },
+            ...Array.from({ length: SECTIONS }, (_, section) => ({
+              operation: 'insert_page',
+              into: `ch${chapter}`,
+              document: { markdown: `# Section ${chapter}.${section}\n\n${paragraphs(`Section ${chapter}.${section}`)}\n` },
+            })),
+          ];
+        }).flat();
+        const edit = await ok('POST', `/spaces/${space.id}/change-requests/${seedRequest}/content?compat=false`, { changes }, 200);
+        pageIds.push(...edit.changes.map((change: { page: { id: string } }) => change.page.id));
+      }
+      assert.equal(pageIds.length, CHAPTERS * (SECTIONS + 1));
+      assert.equal((await ok('POST', `/spaces/${space.id}/change-requests/${seedRequest}/merge`, {}, 200)).result, 'merge');
+      await platform.app.jobs.drain();
+
+      const created = await ok('POST', '/orgs/acme/translations', { language, source: { space: space.id, language: 'en' } }, 201);
+      let started = performance.now();
+      await ok('POST', `/orgs/acme/translations/${created.id}/run`, {}, 204);
+      await platform.app.jobs.drain();
+      translation.full.push(performance.now() - started);
+      translation.fullJob.push(jobMs(created.id));
+      const first = await ok('GET', `/orgs/acme/translations/${created.id}`, undefined, 200);
+      assert.equal(first.status, 'completed');
+      assert.equal(first.lastRunError, undefined);
+      assert.equal(first.stats.latestPages, CHAPTERS * (SECTIONS + 1));
+      assert.equal(first.stats.runs, 1);
+      translation.pages = first.stats.latestPages;
+      translation.words = first.stats.latestWords;
+      const resultPages = (await ok('GET', `/spaces/${first.result.space}/content/pages`, undefined, 200)).pages as Array<{ title: string; pages: unknown[] }>;
+      assert.equal(resultPages.length, CHAPTERS);
+      assert.match(resultPages[0]!.title, /^⟦.*⟧$/u, 'pseudo-localized titles');
+
+      // One page edited through a merged change request: the merge queues the run itself.
+      for (let edit = 0; edit < EDITS; edit += 1) {
+        const page = pageIds[1 + ((edit * 7) % pageIds.length)]!;
+        const changeRequest = (await ok('POST', `/spaces/${space.id}/change-requests`, { subject: `Edit ${edit}` }, 201)).id as string;
+        await ok(
+          'POST',
+          `/spaces/${space.id}/change-requests/${changeRequest}/content?compat=false`,
+          { changes: [{ operation: 'update_page', page, document: { markdown: `# Edited ${edit}\n\n${paragraphs(`Edited page ${edit}`, ', rewritten')}\n` } }] },
+          200,
+        );
+        started = performance.now();
+        assert.equal((await ok('POST', `/spaces/${space.id}/change-requests/${changeRequest}/merge`, {}, 200)).result, 'merge');
+        await platform.app.jobs.drain();
+        translation.incremental.push(performance.now() - started);
+        translation.incrementalJob.push(jobMs(created.id));
+        const again = await ok('GET', `/orgs/acme/translations/${created.id}`, undefined, 200);
+        assert.equal(again.status, 'completed');
+        assert.equal(again.stats.runs, edit + 2);
+        assert.equal(again.stats.latestPages, 1, 'only the edited page is translated again');
+        translation.editWords = again.stats.latestWords;
+        const translated = await ok('GET', `/spaces/${first.result.space}/content/page/${page}?format=markdown`, undefined, 200);
+        assert.ok(translated.markdown.includes(accented('rewritten')) && !translated.markdown.includes('rewritten'), 'the edit is translated');
+      }
+
+      // Untimed: new instructions translate every page again, while a client keeps reading the API.
+      const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Use a formal tone.' }] }] }] };
+      await ok('PUT', `/orgs/acme/translations/${created.id}`, { instructions }, 200);
+      translation.fullStall.push(
+        await stalled(async () => {
+          await ok('POST', `/orgs/acme/translations/${created.id}/run`, {}, 204);
+          await platform.app.jobs.drain();
+        }),
+      );
+      const rerun = await ok('GET', `/orgs/acme/translations/${created.id}`, undefined, 200);
+      assert.equal(rerun.stats.runs, EDITS + 2);
+      assert.equal(rerun.stats.latestPages, CHAPTERS * (SECTIONS + 1), 'new instructions translate every page again');
+    }
+    const perSecond = (count: number, values: number[]) => ((count / percentile(values, 50)) * 1000).toFixed(0);
+    console.log(
+      `\n| Translation (pseudo-localization) of a ${translation.pages}-page space, ${translation.words.toLocaleString('en')} words; ${languages.length} translations, ${EDITS} edits each | median ms | max ms | pages/s | words/s |`,
+    );
+    console.log('|---|---:|---:|---:|---:|');
+    console.log(`${line('first run, request to end of the job', translation.full)} ${perSecond(translation.pages, translation.full)} | ${perSecond(translation.words, translation.full)} |`);
+    console.log(`${line('… of which the job', translation.fullJob)} ${perSecond(translation.pages, translation.fullJob)} | ${perSecond(translation.words, translation.fullJob)} |`);
+    console.log(`${line('… longest wait of a `GET /orgs/acme` made meanwhile', translation.fullStall)} | |`);
+    console.log(
+      `${line(`one page edited (${translation.editWords} words): merge request to end of the run`, translation.incremental)} ${perSecond(1, translation.incremental)} | ${perSecond(translation.editWords, translation.incremental)} |`,
+    );
+    console.log(`${line('… of which the run (job)', translation.incrementalJob)} ${perSecond(1, translation.incrementalJob)} | ${perSecond(translation.editWords, translation.incrementalJob)} |`);
+
+    // --- Font uploads ------------------------------------------------------------------------
+    const fonts = { reserve: [] as number[], upload: [] as number[], create: [] as number[], total: [] as number[] };
+    const FONTS = 50;
+    for (let round = 0; round < FONTS; round += 1) {
+      const file = minimalWoff2(`Bench ${round}`, 400);
+      const t0 = performance.now();
+      const signed = await ok('POST', '/orgs/acme/storage/upload', { file: { name: `bench-${round}.woff2`, type: 'font/woff2', size: file.length }, kind: 'customization_font' }, 201);
+      const t1 = performance.now();
+      const put = await request(signed.url, { method: 'PUT', headers: { 'content-type': 'font/woff2' }, body: file });
+      await put.body.dump();
+      assert.equal(put.statusCode, 200);
+      const t2 = performance.now();
+      const font = await ok('PUT', '/orgs/acme/fonts', { fontFamily: `Bench ${round}`, fontFaces: [{ weight: 400, storageKey: signed.key }] }, 201);
+      const t3 = performance.now();
+      fonts.reserve.push(t1 - t0);
+      fonts.upload.push(t2 - t1);
+      fonts.create.push(t3 - t2);
+      fonts.total.push(t3 - t0);
+      const source = font.fontFaces[0].sources[0] as { url: string; format: string };
+      assert.equal(source.format, 'woff2');
+      const served = await request(source.url);
+      assert.equal(served.statusCode, 200);
+      assert.equal(served.headers['content-type'], 'font/woff2');
+      assert.ok(Buffer.from(await served.body.arrayBuffer()).equals(file), 'the source URL serves the uploaded file');
+    }
+    console.log(`\n| Custom font (a ${minimalWoff2('Bench 0', 400).length}-byte WOFF2), ${FONTS} fonts one after the other | median ms | max ms |`);
+    console.log('|---|---:|---:|');
+    console.log(line('`POST …/storage/upload` (signed URL)', fonts.reserve));
+    console.log(line('`PUT` of the bytes to the signed URL', fonts.upload));
+    console.log(line('`PUT …/fonts` (file checked as a font)', fonts.create));
+    console.log(line('the three, per font', fonts.total));
+  } finally {
+    await platform.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const only = process.env.BENCH_ONLY?.split(',');
-const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content, gitSync, sites };
+const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content, gitSync, sites, orgResources };
 for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();
