@@ -6,6 +6,7 @@ import { seedDemoSaml } from './sso/saml.js';
 import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslations } from './translations/run.js';
 import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
+import { DEMO_INTEGRATIONS, seedDemoIntegrations } from './integrations/demo.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -101,6 +102,8 @@ export const DEMO = {
   },
   /** Docs sites by title (see `sites/demo.ts`). */
   sites: DEMO_SITES,
+  /** Integrations by name (see `integrations/demo.ts`). */
+  integrations: DEMO_INTEGRATIONS,
 } as const;
 
 const SEEDED_KEY = 'demo_seeded';
@@ -388,6 +391,10 @@ function insertDemoData(db: Db): DemoTokens {
   seedDemoTranslations(db, acme, space('Getting started'), ago(4));
   // The OpenAPI specification of Acme (two versions) and the space computing its reference.
   seedDemoOpenAPI(db, acme, space(S.openapi), ago(60));
+  // Two integrations of Acme, installed, with their events: "Video embeds" (public, enabled on
+  // "Release notes") and "Acme analytics" (private, enabled on the Acme Docs site).
+  const docsSite = db.prepare('SELECT id FROM sites WHERE org_id = ? AND title = ?').pluck(true).get(acme, DEMO_SITES.docs) as string;
+  seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite);
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;
