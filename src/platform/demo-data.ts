@@ -181,9 +181,10 @@ export function isSeeded(db: Db): boolean {
 }
 
 function storedTokens(db: Db): DemoTokens | undefined {
-  const marker = db.prepare('SELECT value FROM meta WHERE key = ?').get(SEEDED_KEY) as { value: string } | undefined;
-  if (!marker) return undefined;
-  const emails = JSON.parse(marker.value) as string[];
+  // The statement is shared with other readers of `meta` that pluck (the signing key): set the mode.
+  const marker = db.prepare('SELECT value FROM meta WHERE key = ?').pluck(true).get(SEEDED_KEY) as string | undefined;
+  if (marker === undefined) return undefined;
+  const emails = JSON.parse(marker) as string[];
   const tokenOf = db.prepare(
     `SELECT t.token FROM api_tokens t JOIN users u ON u.id = t.user_id
      WHERE u.email = ? ORDER BY t.created_at, t.rowid LIMIT 1`,

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { atLeast, type Access } from '../access.js';
 import { sign, verify } from '../content/signing.js';
-import { badRequest, conflict, forbidden, laterThan, newId, notFound, now } from '../http.js';
+import { badRequest, conflict, forbidden, laterThan, newId, notFound, notFoundInBody, now } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import { organizationJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
@@ -369,7 +369,7 @@ export function publishingOrganization(db: Db, access: Access, reference: string
   const org = db.prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1').get(reference, reference, reference) as
     | OrganizationRow
     | undefined;
-  if (!org || access.orgRole(org.id) === undefined) throw notFound('Organization could not be found for the given id or subdomain: organization');
+  if (!org || access.orgRole(org.id) === undefined) throw notFoundInBody('Organization', 'organization', reference);
   if (access.orgRole(org.id) !== 'admin') throw forbidden('Publishing an integration needs the admin role in the organization');
   return org;
 }
