@@ -72,6 +72,16 @@ export const configSchema = z.object({
    * platform (fractions allowed). @default 6
    */
   OPENAPI_REFRESH_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive('must be more than 0').max(24 * 365, 'must be at most a year').default(6),
+  /**
+   * Milliseconds one delivery of an event to an integration's endpoint may take, in the embedded
+   * platform. @default 10000
+   */
+  INTEGRATION_DELIVERY_TIMEOUT_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int('must be a whole number').min(100, 'must be at least 100').max(300_000, 'must be at most 300000').default(10_000),
+  /**
+   * Milliseconds before the second attempt at delivering an event to an integration's endpoint
+   * (the third waits twice as long), in the embedded platform. @default 2000
+   */
+  INTEGRATION_DELIVERY_RETRY_BASE_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int('must be a whole number').min(1, 'must be at least 1').max(3_600_000, 'must be at most an hour').default(2_000),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */

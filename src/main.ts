@@ -48,6 +48,8 @@ if (!upstreamUrl) {
     translatorUrl: config.TRANSLATOR_URL,
     translatorApiKey: config.TRANSLATOR_API_KEY,
     openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
+    deliveryTimeoutMs: config.INTEGRATION_DELIVERY_TIMEOUT_MS,
+    deliveryRetryBaseMs: config.INTEGRATION_DELIVERY_RETRY_BASE_MS,
     logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
   }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
   upstreamUrl = platform.url;

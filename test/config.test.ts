@@ -19,6 +19,8 @@ describe('configuration', () => {
       GIT_AUTHOR_NAME: 'Docs platform',
       GIT_AUTHOR_EMAIL: 'docs-platform@localhost',
       OPENAPI_REFRESH_HOURS: 6,
+      INTEGRATION_DELIVERY_TIMEOUT_MS: 10_000,
+      INTEGRATION_DELIVERY_RETRY_BASE_MS: 2_000,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
       MAX_REQUEST_BYTES: 1_048_576,

@@ -4,7 +4,7 @@ import Fastify, { type ConnectionError, type FastifyInstance, type FastifyReply,
 import { Access } from './access.js';
 import { ApiError } from './http.js';
 import type { UserRow } from './rows.js';
-import type { Links } from './serialize.js';
+import { linksFor, type Links } from './serialize.js';
 import type { Db } from './store/db.js';
 import { collectionRoutes } from './routes/collections.js';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
@@ -28,6 +28,9 @@ import { conversationRoutes } from './routes/conversations.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_REFRESH_HOURS, registerOpenAPI, type OpenAPIRefresher } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './routes/translations.js';
+import { integrationAssetRoutes, integrationRoutes } from './routes/integrations.js';
+import { ASSET_ROUTE } from './integrations/store.js';
+import { DEFAULT_DELIVERY_RETRY_BASE_MS, DEFAULT_DELIVERY_TIMEOUT_MS, registerIntegrations } from './integrations/delivery.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -129,6 +132,16 @@ export interface CreatePlatformOptions {
    * @default 30000
    */
   openapiFetchTimeoutMs?: number;
+  /**
+   * Milliseconds one delivery of an event to an integration's endpoint may take.
+   * @default 10000
+   */
+  deliveryTimeoutMs?: number;
+  /**
+   * Milliseconds before the second attempt at delivering an event (the third waits twice as long).
+   * @default 2000
+   */
+  deliveryRetryBaseMs?: number;
   /**
    * Called with every answer just before it is sent (errors, 404s and bodiless answers
    * included), for tests that check answers against the API description. Must not throw.
@@ -262,6 +275,8 @@ export function createPlatform({
   translatorTimeoutMs,
   openapiRefreshHours = DEFAULT_REFRESH_HOURS,
   openapiFetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS,
+  deliveryTimeoutMs = DEFAULT_DELIVERY_TIMEOUT_MS,
+  deliveryRetryBaseMs = DEFAULT_DELIVERY_RETRY_BASE_MS,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
@@ -361,11 +376,11 @@ export function createPlatform({
 
   app.addHook('preHandler', async (request) => {
     // Health checks, signed downloads and signed uploads need no token.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE || request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE) return;
+    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE || request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE || request.routeOptions.url === ASSET_ROUTE) return;
     const token = bearerToken(request.headers.authorization);
     const user = findToken.get(token) as UserRow | undefined;
     const origin = `${request.protocol}://${request.host}`;
-    const links = { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf`, openapi: `${origin}/openapi` };
+    const links = linksFor(origin);
     if (user) {
       request.ctx = { db, user, access: new Access(db, user), links };
       return;
@@ -408,6 +423,18 @@ export function createPlatform({
     fetchTimeoutMs: openapiFetchTimeoutMs,
     refreshMs: openapiRefreshHours * 60 * 60 * 1000,
   });
+  // Events of integrations, delivered to their endpoints with the URLs of this server.
+  const stopIntegrations = registerIntegrations(jobs, db, {
+    allowPrivateUrls,
+    timeoutMs: deliveryTimeoutMs,
+    retryBaseMs: deliveryRetryBaseMs,
+    origin: () => {
+      const address = app.server.address();
+      if (!address || typeof address === 'string') return 'http://localhost';
+      const host = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return `http://${host}:${address.port}`;
+    },
+  });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
   app.addHook('onReady', async () => {
@@ -416,6 +443,7 @@ export function createPlatform({
   });
   app.addHook('onClose', async () => {
     stopWatching();
+    stopIntegrations();
     openapiRefresher.stop();
     await jobs.stop();
   });
@@ -425,6 +453,7 @@ export function createPlatform({
   pdfDownloadRoutes(app, db);
   uploadRoutes(app, db);
   openAPIDownloadRoutes(app, db);
+  integrationAssetRoutes(app, db);
 
   app.register(
     async (v1) => {
@@ -446,6 +475,7 @@ export function createPlatform({
       openAPIRoutes(v1, { queue: jobs });
       computedRoutes(v1);
       conversationRoutes(v1);
+      integrationRoutes(v1, { allowPrivateUrls });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

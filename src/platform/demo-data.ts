@@ -7,6 +7,7 @@ import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslations } from './translations/run.js';
 import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
 import { seedDemoConversations } from './conversations/demo.js';
+import { DEMO_INTEGRATIONS, seedDemoIntegrations } from './integrations/demo.js';
 import { newId } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -102,6 +103,8 @@ export const DEMO = {
   },
   /** Docs sites by title (see `sites/demo.ts`). */
   sites: DEMO_SITES,
+  /** Integrations by name (see `integrations/demo.ts`). */
+  integrations: DEMO_INTEGRATIONS,
 } as const;
 
 const SEEDED_KEY = 'demo_seeded';
@@ -179,9 +182,10 @@ export function isSeeded(db: Db): boolean {
 }
 
 function storedTokens(db: Db): DemoTokens | undefined {
-  const marker = db.prepare('SELECT value FROM meta WHERE key = ?').get(SEEDED_KEY) as { value: string } | undefined;
-  if (!marker) return undefined;
-  const emails = JSON.parse(marker.value) as string[];
+  // The statement is shared with other readers of `meta` that pluck (the signing key): set the mode.
+  const marker = db.prepare('SELECT value FROM meta WHERE key = ?').pluck(true).get(SEEDED_KEY) as string | undefined;
+  if (marker === undefined) return undefined;
+  const emails = JSON.parse(marker) as string[];
   const tokenOf = db.prepare(
     `SELECT t.token FROM api_tokens t JOIN users u ON u.id = t.user_id
      WHERE u.email = ? ORDER BY t.created_at, t.rowid LIMIT 1`,
@@ -392,6 +396,10 @@ function insertDemoData(db: Db): DemoTokens {
   seedDemoTranslations(db, acme, space('Getting started'), ago(4));
   // The OpenAPI specification of Acme (two versions) and the space computing its reference.
   seedDemoOpenAPI(db, acme, space(S.openapi), ago(60));
+  // Two integrations of Acme, installed, with their events: "Video embeds" (public, enabled on
+  // "Release notes") and "Acme analytics" (private, enabled on the Acme Docs site).
+  const docsSite = db.prepare('SELECT id FROM sites WHERE org_id = ? AND title = ?').pluck(true).get(acme, DEMO_SITES.docs) as string;
+  seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite);
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -47,6 +47,8 @@ export interface JobKind<P> {
   failed?(payload: P, reason: string, context: JobContext): void;
   /** What to do with a job found running at start: run it again, or fail it. @default 'fail' */
   interrupted?: 'resume' | 'fail';
+  /** Wait before the attempt after attempt `n` failed, in milliseconds. @default the queue's backoff */
+  backoff?: (attempt: number) => number;
 }
 
 /** A failure that retrying cannot fix (bad input, a missing repository…): the job fails at once. */
@@ -200,7 +202,7 @@ export class JobQueue {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (!(error instanceof PermanentJobError) && job.attempts < job.max_attempts) {
-        this.db.prepare("UPDATE jobs SET state = 'queued', run_after = ?, error = ? WHERE id = ?").run(Date.now() + this.backoff(job.attempts), reason, job.id);
+        this.db.prepare("UPDATE jobs SET state = 'queued', run_after = ?, error = ? WHERE id = ?").run(Date.now() + (kind.backoff ?? this.backoff)(job.attempts), reason, job.id);
       } else {
         this.fail(job, reason);
       }

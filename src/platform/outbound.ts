@@ -181,3 +181,55 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
   const type = response.headers['content-type'];
   return { bytes: Buffer.concat(chunks), contentType: typeof type === 'string' ? type.split(';')[0]!.trim() : undefined };
 }
+
+export interface PostOptions {
+  /** Allow private and loopback targets (demo and test runs only). */
+  allowPrivate: boolean;
+  /** Time allowed for the whole exchange, in milliseconds. @default 10000 */
+  timeoutMs?: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * POSTs a body to an http(s) URL and returns the status of the answer (its body is read and
+ * dropped). Refuses other schemes and private targets (unless allowed) and does not follow
+ * redirects; a target that cannot be reached or does not answer in time is an `OutboundError`
+ * naming the URL without its credentials. Answers of any status are returned, not thrown.
+ */
+export async function postUrl(raw: string, options: PostOptions): Promise<{ status: number }> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundError('is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
+  const shown = displayUrl(url);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+    throw new OutboundError(`${shown} is a private or reserved address`);
+  }
+  const timeout = options.timeoutMs ?? 10_000;
+  const signal = AbortSignal.timeout(timeout);
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      dispatcher: options.allowPrivate ? anyAgent : publicAgent,
+      signal,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      headers: { 'user-agent': 'docs-platform/1 (+event delivery)', ...options.headers },
+      body: options.body,
+    });
+    await response.body.dump().catch(() => undefined);
+    return { status: response.statusCode };
+  } catch (error) {
+    const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+    if (code === 'EPRIVATE') throw new OutboundError(`${shown} resolves to a private or reserved address`);
+    if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);
+    }
+    throw new OutboundError(`${shown} could not be reached`);
+  }
+}

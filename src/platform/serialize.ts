@@ -20,6 +20,11 @@ export interface Links {
   openapi: string;
 }
 
+/** The links of a server answering at `origin` (`http://host:port`). */
+export function linksFor(origin: string): Links {
+  return { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf`, openapi: `${origin}/openapi` };
+}
+
 export function userJson(user: UserRow, links: Links) {
   return {
     object: 'user' as const,

@@ -38,6 +38,10 @@ export interface StartPlatformOptions {
   openapiRefreshHours?: number;
   /** See `CreatePlatformOptions.openapiFetchTimeoutMs`. @default 30000 */
   openapiFetchTimeoutMs?: number;
+  /** See `CreatePlatformOptions.deliveryTimeoutMs`. @default 10000 */
+  deliveryTimeoutMs?: number;
+  /** See `CreatePlatformOptions.deliveryRetryBaseMs`. @default 2000 */
+  deliveryRetryBaseMs?: number;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
 }
@@ -81,6 +85,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     translatorTimeoutMs: options.translatorTimeoutMs,
     ...(options.openapiRefreshHours !== undefined ? { openapiRefreshHours: options.openapiRefreshHours } : {}),
     ...(options.openapiFetchTimeoutMs !== undefined ? { openapiFetchTimeoutMs: options.openapiFetchTimeoutMs } : {}),
+    ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
+    ...(options.deliveryRetryBaseMs !== undefined ? { deliveryRetryBaseMs: options.deliveryRetryBaseMs } : {}),
     onAnswer: options.onAnswer,
   });
   const host = options.host ?? '127.0.0.1';

@@ -647,6 +647,96 @@ describe('Conversations', () => {
   });
 });
 
+describe('Integrations', () => {
+  it('publishes, lists, reads, installs on an organization, a space and a site, configures, reads events, uninstalls and unpublishes', async () => {
+    const named = { integrationName: 'conformance-hooks' };
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    const publication = {
+      organization: acme,
+      title: 'Conformance hooks',
+      description: 'Every field of a publication',
+      summary: '# Hooks',
+      icon: png,
+      previewImages: [png],
+      visibility: 'public',
+      target: 'all',
+      scopes: ['space:content:read', 'site:views:read'],
+      categories: ['other'],
+      blocks: [{ id: 'card', title: 'Card', description: 'A card', urlUnfurl: ['https://cards.example.com/**'], markdown: { codeblock: 'card', body: '{{url}}' } }],
+      contentSources: [{ id: 'source', title: 'Source', configuration: { componentId: 'configure' } }],
+      externalLinks: [{ url: 'https://example.com/docs', label: 'Docs' }],
+      configurations: {
+        account: { properties: { token: { type: 'string', title: 'Token', description: 'An API token' }, level: { type: 'number', default: 1 } }, required: ['token'] },
+        space: { properties: { notify: { type: 'boolean', default: false }, refresh: { type: 'button', title: 'Refresh', callback_url: '/refresh', button_text: 'Refresh' } } },
+        site: { componentId: 'site-settings' },
+      },
+      contentSecurityPolicy: { 'script-src': "'self'" },
+      script: 'export default {};',
+      secrets: { KEY: 'value' },
+    };
+    await call('POST /v1/integrations/:integrationName', named, 200, { body: publication });
+    await call('POST /v1/integrations/:integrationName', named, 200, { body: { ...publication, contentSecurityPolicy: "default-src 'self'" } });
+    await call('POST /v1/integrations/:integrationName', named, 400, { body: { ...publication, title: 'x' } });
+    await call('POST /v1/integrations/:integrationName', named, 403, { ...as(U.ben), body: publication });
+    await call('POST /v1/integrations/:integrationName', named, 404, { body: { ...publication, organization: 'nope' } });
+    await call('POST /v1/integrations/:integrationName', named, 409, { body: { ...publication, organization: globex } });
+    await call('GET /v1/integrations', {}, 200);
+    await call('GET /v1/integrations', {}, 200, { query: { blocks: true, contentSources: true, blockDomain: 'example.com', category: 'other', scope: 'site:views:read', target: 'space', owner: acme, search: 'conformance' } });
+    await call('GET /v1/integrations', {}, 400, { query: { target: 'planet' } });
+    await call('GET /v1/integrations/:integrationName', named, 200);
+    await call('GET /v1/integrations/:integrationName', named, 200, as(U.hana));
+    await call('GET /v1/integrations/:integrationName', { integrationName: 'missing' }, 404);
+
+    const installed = await call('POST /v1/integrations/:integrationName/installations', named, 201, { body: { organization: globex } });
+    await call('POST /v1/integrations/:integrationName/installations', named, 409, { body: { organization: globex } });
+    await call('POST /v1/integrations/:integrationName/installations', named, 403, { ...as(U.hana), body: { organization: globex } });
+    const installation = { ...named, installationId: installed.body.id };
+    await call('GET /v1/integrations/:integrationName/installations', named, 200);
+    await call('GET /v1/integrations/:integrationName/installations/:installationId', installation, 200);
+    await call('GET /v1/integrations/:integrationName/installations/:installationId', { ...named, installationId: 'missing' }, 404);
+    await call('PATCH /v1/integrations/:integrationName/installations/:installationId', installation, 200, { body: { configuration: { token: 't', level: 2 }, externalIds: ['e1'] } });
+    await call('PATCH /v1/integrations/:integrationName/installations/:installationId', installation, 400, { body: { configuration: { level: 2 } } });
+    await call('GET /v1/integrations/:integrationName/installations/:installationId/signing-secret', installation, 200);
+
+    const spaceId = p.spaceId('Developer portal');
+    const onSpace = { ...installation, spaceId };
+    await call('POST /v1/integrations/:integrationName/installations/:installationId/spaces', installation, 201, { body: { space: spaceId } });
+    await call('POST /v1/integrations/:integrationName/installations/:installationId/spaces', installation, 409, { body: { space: spaceId } });
+    await call('POST /v1/integrations/:integrationName/installations/:installationId/spaces', installation, 404, { body: { space: 'missing' } });
+    await call('GET /v1/integrations/:integrationName/installations/:installationId/spaces', installation, 200, { query: { extended: true } });
+    await call('GET /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 200);
+    await call('PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 200, { body: { configuration: { notify: true } }, query: { extended: true } });
+    await call('PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 400, { body: { configuration: { notify: 'yes' } } });
+    await call('GET /v1/integrations/:integrationName/spaces', named, 200);
+    await call('GET /v1/integrations/:integrationName/spaces', named, 200, { query: { extended: true, externalId: 'none' } });
+
+    const siteId = p.db.prepare("SELECT id FROM sites WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as string;
+    const onSite = { ...installation, siteId };
+    await call('POST /v1/integrations/:integrationName/installations/:installationId/sites', installation, 201, { body: { siteId }, query: { extended: true } });
+    await call('GET /v1/integrations/:integrationName/installations/:installationId/sites', installation, 200);
+    await call('GET /v1/integrations/:integrationName/installations/:installationId/sites/:siteId', onSite, 200, { query: { extended: true } });
+    await call('PATCH /v1/integrations/:integrationName/installations/:installationId/sites/:siteId', onSite, 200, { body: { externalIds: ['site-1'] } });
+    await call('GET /v1/integrations/:integrationName/sites', named, 200, { query: { extended: true } });
+    await call('GET /v1/integrations/:integrationName/installations/:installationId/sites/:siteId', { ...installation, siteId: 'missing' }, 404);
+
+    const events = await call('GET /v1/integrations/:integrationName/events', named, 200);
+    expect(events.body.items.length).toBeGreaterThanOrEqual(6);
+    await call('GET /v1/integrations/:integrationName/events/:eventId', { ...named, eventId: events.body.items[0].id }, 200);
+    await call('GET /v1/integrations/:integrationName/events/:eventId', { ...named, eventId: 'missing' }, 404);
+    await call('GET /v1/integrations/:integrationName/events', named, 403, as(U.hana));
+
+    await call('DELETE /v1/integrations/:integrationName/installations/:installationId/sites/:siteId', onSite, 205);
+    await call('DELETE /v1/integrations/:integrationName/installations/:installationId/sites/:siteId', onSite, 204);
+    await call('DELETE /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 205);
+    await call('DELETE /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 204);
+    await call('DELETE /v1/integrations/:integrationName/installations/:installationId', installation, 205);
+    await call('DELETE /v1/integrations/:integrationName/installations/:installationId', installation, 204);
+    await call('DELETE /v1/integrations/:integrationName', named, 403, as(U.ben));
+    await call('DELETE /v1/integrations/:integrationName', named, 205);
+    await call('DELETE /v1/integrations/:integrationName', named, 204);
+  });
+});
+
 describe('Users', () => {
   it('reads the caller and another user', async () => {
     await call('GET /v1/user', {}, 200);

@@ -31,6 +31,15 @@ export function sign(db: Db, parts: readonly string[]): string {
   return createHmac('sha256', signingKey(db)).update(JSON.stringify(parts)).digest('base64url');
 }
 
+/**
+ * A 32-byte key for one `purpose` (encrypting integration secrets, signing event deliveries…),
+ * derived from the platform's stored key: one secret to keep, and no key serves two purposes.
+ */
+export function derivedKey(db: Db, purpose: string): Buffer {
+  // Signatures cover a JSON array (it starts with "["): a derivation never collides with one.
+  return createHmac('sha256', signingKey(db)).update(`derived-key:${purpose}`).digest();
+}
+
 /** True when `signature` is the signature of `parts`. */
 export function verify(db: Db, parts: readonly string[], signature: string | undefined): boolean {
   if (typeof signature !== 'string') return false;

@@ -9,6 +9,7 @@ import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { recordSpaceEvents } from '../integrations/events.js';
 import { fetchableUrl, git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
 import { contentToFiles, filesToContent, LayoutError, type RepoFile } from './layout.js';
 
@@ -132,6 +133,9 @@ export function registerGitSync(queue: JobQueue, options: GitSyncOptions): void 
         ...state,
         operation: { ...(state.operation ?? { direction: job.direction, stage: 'repo_fetch', startedAt: at }), state: 'failure', updatedAt: at, endedAt: at, error: reason } as GitOperation,
       }));
+      // The commit of a failed operation is not kept: the event names none.
+      const revision = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(job.spaceId) as string | undefined;
+      if (revision) recordSpaceEvents(db, job.spaceId, { type: 'space_gitsync_completed', state: 'failure', revisionId: revision, commitId: '' });
     },
   });
 }
@@ -156,12 +160,15 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
         ? await importRepository({ db, space, state, job, url, scratch, stage, options })
         : await exportSpace({ db, space, state, job, url, scratch, stage, options });
     const at = new Date().toISOString();
-    writeState(db, job.spaceId, (current) => ({
-      ...current,
-      operation: { ...current.operation!, state: 'success', stage: 'finalize', updatedAt: at, completedAt: at, endedAt: at },
-      ...(job.timestamp && (!current.lastTimestamp || job.timestamp > current.lastTimestamp) ? { lastTimestamp: job.timestamp } : {}),
-      ...(job.standalone ? {} : { lastCommit: outcome.commit, lastRevision: outcome.revision }),
-    }));
+    db.transaction(() => {
+      writeState(db, job.spaceId, (current) => ({
+        ...current,
+        operation: { ...current.operation!, state: 'success', stage: 'finalize', updatedAt: at, completedAt: at, endedAt: at },
+        ...(job.timestamp && (!current.lastTimestamp || job.timestamp > current.lastTimestamp) ? { lastTimestamp: job.timestamp } : {}),
+        ...(job.standalone ? {} : { lastCommit: outcome.commit, lastRevision: outcome.revision }),
+      }));
+      recordSpaceEvents(db, job.spaceId, { type: 'space_gitsync_completed', state: 'success', revisionId: outcome.revision, commitId: outcome.commit });
+    })();
   } catch (error) {
     if (error instanceof GitError || error instanceof LayoutError) throw new PermanentJobError(error.message);
     throw error;
@@ -169,6 +176,15 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
     scratch.dispose();
     if (job.secret) secrets.delete(job.secret);
   }
+}
+
+/**
+ * Records `space_gitsync_started` for the integrations installed on the space, once the branch
+ * was read: with the commit imported (or the tip an export commits onto, '' for a new branch)
+ * and the space's current revision.
+ */
+function gitSyncStarted(db: Db, space: SpaceRow, commit: string): void {
+  db.transaction(() => recordSpaceEvents(db, space.id, { type: 'space_gitsync_started', revisionId: space.revision, commitId: commit }))();
 }
 
 /** Fetches `ref`; undefined when the repository has no such branch. */
@@ -220,6 +236,7 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   const { db, space, state, job, url, scratch, stage, options } = operation;
   const commit = await fetchRef(scratch, url, job.ref, options.caFile);
   if (!commit) throw new LayoutError(`the repository has no branch ${job.ref}`);
+  gitSyncStarted(db, space, commit);
   stage('config_check');
   const files = await readTree(scratch, commit, job.directory);
   const message = (await git(['log', '-1', '--format=%B', commit], { cwd: scratch.dir })).trim();
@@ -268,6 +285,7 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
 async function exportSpace(operation: Operation): Promise<{ commit: string; revision: string }> {
   const { db, space, state, job, url, scratch, stage, options } = operation;
   const tip = await fetchRef(scratch, url, job.ref, options.caFile);
+  gitSyncStarted(db, space, tip ?? '');
   const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
   if (tip) {
     await git(['checkout', '--quiet', '-B', 'sync', tip], { cwd: scratch.dir });

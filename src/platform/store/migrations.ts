@@ -549,4 +549,87 @@ export const migrations: string[] = [
   CREATE INDEX conversation_issues_by_conversation ON conversation_issues(org_id, conversation_id, position);
   CREATE INDEX conversation_issues_by_cluster ON conversation_issues(cluster_id, created_at);
   `,
+  // Version 16: integrations (integrations/): each published integration (its current version's
+  // definition, script, images and secrets encrypted at rest), its installations on
+  // organizations and their space and site installations, and the events they record, each
+  // with its delivery status and the trace of its delivery attempts.
+  `
+  CREATE TABLE integrations (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    owner_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    runtime TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    target TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    script TEXT NOT NULL,
+    secrets TEXT,
+    endpoint TEXT,
+    verified INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX integrations_by_owner ON integrations(owner_id);
+
+  CREATE TABLE integration_assets (
+    integration_id TEXT NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    bytes BLOB NOT NULL,
+    PRIMARY KEY (integration_id, name)
+  );
+
+  CREATE TABLE integration_installations (
+    id TEXT PRIMARY KEY,
+    integration_id TEXT NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
+    org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    space_selection TEXT NOT NULL DEFAULT 'selected',
+    site_selection TEXT NOT NULL DEFAULT 'selected',
+    configuration TEXT NOT NULL DEFAULT '{}',
+    external_ids TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (integration_id, org_id)
+  );
+  CREATE INDEX integration_installations_by_org ON integration_installations(org_id);
+
+  CREATE TABLE integration_space_installations (
+    installation_id TEXT NOT NULL REFERENCES integration_installations(id) ON DELETE CASCADE,
+    space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    configuration TEXT NOT NULL DEFAULT '{}',
+    external_ids TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (installation_id, space_id)
+  );
+  CREATE INDEX integration_space_installations_by_space ON integration_space_installations(space_id);
+
+  CREATE TABLE integration_site_installations (
+    installation_id TEXT NOT NULL REFERENCES integration_installations(id) ON DELETE CASCADE,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    configuration TEXT NOT NULL DEFAULT '{}',
+    external_ids TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (installation_id, site_id)
+  );
+  CREATE INDEX integration_site_installations_by_site ON integration_site_installations(site_id);
+
+  CREATE TABLE integration_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    integration_id TEXT NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
+    installation_id TEXT,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'success', 'failed')),
+    trace TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX integration_events_by_integration ON integration_events(integration_id, seq);
+  `,
 ];

@@ -1,0 +1,476 @@
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+const { acme, globex } = DEMO.orgs;
+const U = DEMO.users;
+
+/** A 1×1 PNG, base64. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const SECRET_VALUE = 'super-secret-value-1234';
+
+/** A publish body with every required field; `extra` adds or replaces fields. */
+const publication = (extra: Record<string, unknown> = {}) => ({
+  organization: acme,
+  title: 'Test hooks',
+  description: 'Receives events',
+  script: 'export default {};',
+  scopes: ['space:content:read'],
+  ...extra,
+});
+
+/** A receiver of deliveries on loopback: records each request, answers the statuses queued (200 once they run out). */
+interface Receiver {
+  url: string;
+  requests: Array<{ headers: IncomingHttpHeaders; body: Buffer }>;
+  statuses: number[];
+  close(): Promise<void>;
+}
+
+async function receiver(): Promise<Receiver> {
+  const requests: Receiver['requests'] = [];
+  const statuses: number[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      requests.push({ headers: request.headers, body: Buffer.concat(chunks) });
+      response.statusCode = statuses.shift() ?? 200;
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hooks`, requests, statuses, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The fields of a multipart delivery, parsed as a receiver would. */
+async function fields(delivery: { headers: IncomingHttpHeaders; body: Buffer }): Promise<{ event: any; environment: any }> {
+  const form = await new Response(new Uint8Array(delivery.body), { headers: { 'content-type': String(delivery.headers['content-type']) } }).formData();
+  return { event: JSON.parse(String(form.get('event'))), environment: JSON.parse(String(form.get('environment'))) };
+}
+
+/** Checks `X-GitBook-Signature` as a receiver does. */
+function signatureHolds(delivery: { headers: IncomingHttpHeaders; body: Buffer }, secret: string): boolean {
+  const header = String(delivery.headers['x-gitbook-signature']);
+  const { t, v1 } = Object.fromEntries(header.split(',').map((part) => part.split('=') as [string, string]));
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(delivery.body).digest('hex');
+  return v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) < 300;
+}
+
+describe('publishing and reading integrations', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  it('publishes an integration, then new versions of it, owned by the organization, for its admins only', async () => {
+    const first = await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: 'acme-docs', icon: PNG, previewImages: [PNG, PNG] }) });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({
+      object: 'integration',
+      name: 'test-hooks',
+      version: 1,
+      title: 'Test hooks',
+      visibility: 'private',
+      target: 'all',
+      verified: false,
+      scopes: ['space:content:read'],
+      categories: [],
+      externalLinks: [],
+      owner: { id: acme },
+      permissions: { admin: true },
+    });
+    expect(first.body.previewImages).toHaveLength(2);
+    const second = await p.api('POST', '/integrations/test-hooks', { body: publication({ title: 'Test hooks v2', visibility: 'public' }) });
+    expect(second.body).toMatchObject({ version: 2, title: 'Test hooks v2', visibility: 'public', previewImages: [] });
+    // Another organization cannot take the name; a member who is not an admin cannot publish.
+    expect((await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: globex }) })).status).toBe(409);
+    expect((await p.api('POST', '/integrations/other', { token: p.token(U.ben), body: publication() })).status).toBe(403);
+    expect((await p.api('POST', '/integrations/other', { token: p.token(U.hana), body: publication() })).status).toBe(404);
+    expect((await p.api('POST', '/integrations/other', { body: publication({ organization: 'nope' }) })).status).toBe(404);
+  });
+
+  it('refuses what the limits forbid, naming the field', async () => {
+    const refusal = async (name: string, extra: Record<string, unknown>) => {
+      const answer = await p.api('POST', `/integrations/${name}`, { body: publication(extra) });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      return answer.body.error.message as string;
+    };
+    expect(await refusal('bad name!', {})).toContain('"integrationName"');
+    expect(await refusal('x', { title: 'T' })).toContain('"title"');
+    expect(await refusal('x', { description: 'd'.repeat(101) })).toContain('"description"');
+    expect(await refusal('x', { summary: 's'.repeat(2049) })).toContain('"summary"');
+    expect(await refusal('x', { previewImages: [PNG, PNG, PNG, PNG] })).toContain('"previewImages"');
+    expect(await refusal('x', { icon: 'bm90IGFuIGltYWdl' })).toContain('"icon"');
+    expect(await refusal('x', { scopes: ['space:everything'] })).toContain('"scopes.0"');
+    expect(await refusal('x', { categories: ['games'] })).toContain('"categories.0"');
+    const secrets = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`KEY_${i}`, SECRET_VALUE]));
+    const tooMany = await refusal('x', { secrets });
+    expect(tooMany).toContain('"secrets"');
+    expect(tooMany).not.toContain(SECRET_VALUE);
+    expect(await refusal('x', { configurations: { account: { properties: { a: { type: 'string' } }, required: ['b'] } } })).toContain('"configurations.account.required.0"');
+    expect(await refusal('x', { endpoint: 'ftp://example.com/hooks' })).toContain('"endpoint"');
+    expect(await refusal('x', { endpoint: 'https://user:pass@example.com/hooks' })).not.toContain('pass');
+    expect(await refusal('x', { script: undefined })).toContain('"script"');
+  });
+
+  it('keeps secrets encrypted and answers them nowhere', async () => {
+    const answer = await p.api('POST', '/integrations/secretive', { body: publication({ secrets: { API_KEY: SECRET_VALUE } }) });
+    expect(answer.status).toBe(200);
+    expect(JSON.stringify(answer.body)).not.toContain(SECRET_VALUE);
+    expect(JSON.stringify((await p.api('GET', '/integrations/secretive')).body)).not.toContain(SECRET_VALUE);
+    const stored = p.db.prepare("SELECT secrets FROM integrations WHERE name = 'secretive'").pluck(true).get() as string;
+    expect(stored).toMatch(/^v1\./);
+    expect(stored).not.toContain(SECRET_VALUE);
+    // Publishing again without secrets keeps them.
+    await p.api('POST', '/integrations/secretive', { body: publication() });
+    expect(p.db.prepare("SELECT secrets FROM integrations WHERE name = 'secretive'").pluck(true).get()).not.toBeNull();
+  });
+
+  it('lets visibility decide who reads, and lists with filters', async () => {
+    // acme-analytics is private to Acme: hana (Globex only) does not find it.
+    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.finn) })).status).toBe(200);
+    const names = async (query: Record<string, string | number | boolean>, token = p.adminToken) =>
+      ((await p.api('GET', '/integrations', { token, query })).body.items as Array<{ name: string }>).map((item) => item.name);
+    expect(await names({}, p.token(U.hana))).not.toContain(DEMO.integrations.private);
+    expect(await names({})).toEqual(expect.arrayContaining([DEMO.integrations.public, DEMO.integrations.private]));
+    expect(await names({ blocks: true })).toEqual([DEMO.integrations.public]);
+    expect(await names({ blockDomain: 'videos.acme.test' })).toEqual([DEMO.integrations.public]);
+    expect(await names({ category: 'analytics' })).toEqual([DEMO.integrations.private]);
+    expect(await names({ scope: 'site:views:read' })).toEqual([DEMO.integrations.private]);
+    expect(await names({ target: 'site' })).toContain(DEMO.integrations.private);
+    expect(await names({ target: 'space' })).not.toContain(DEMO.integrations.private);
+    expect(await names({ search: 'VIDEO' })).toEqual([DEMO.integrations.public]);
+    expect(await names({ owner: globex })).toEqual([]);
+    expect((await p.api('GET', '/integrations', { query: { category: 'games' } })).status).toBe(400);
+  });
+
+  it('serves the icon at a signed URL', async () => {
+    const { body } = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
+    const icon = await fetch(body.urls.icon);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/png');
+    expect((await fetch(body.urls.icon.replace(/sig=./, 'sig=x'))).status).toBe(403);
+  });
+
+  it('unpublishes: the integration goes, with its installations and events', async () => {
+    await p.api('POST', '/integrations/short-lived', { body: publication({ visibility: 'public' }) });
+    await p.api('POST', '/integrations/short-lived/installations', { body: { organization: acme } });
+    expect((await p.api('DELETE', '/integrations/short-lived', { token: p.token(U.ben) })).status).toBe(403);
+    expect((await p.api('DELETE', '/integrations/short-lived')).status).toBe(205);
+    expect((await p.api('DELETE', '/integrations/short-lived')).status).toBe(204);
+    expect((await p.api('GET', '/integrations/short-lived')).status).toBe(404);
+    expect(p.db.prepare('SELECT COUNT(*) FROM integration_events e WHERE NOT EXISTS (SELECT 1 FROM integrations i WHERE i.id = e.integration_id)').pluck(true).get()).toBe(0);
+  });
+});
+
+describe('installations and their events', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  const configurations = {
+    account: { properties: { token: { type: 'string', title: 'Token' }, level: { type: 'string', enum: ['low', 'high'] } }, required: ['token'] },
+    space: { properties: { notify: { type: 'boolean' } } },
+    site: { properties: { code: { type: 'string' } }, required: ['code'] },
+  };
+
+  it('installs, configures, enables on a space and a site, and uninstalls, each with its event', async () => {
+    await p.api('POST', '/integrations/lifecycle', { body: publication({ configurations, visibility: 'public' }) });
+    const base = '/integrations/lifecycle/installations';
+    const installed = await p.api('POST', base, { body: { organization: globex } });
+    expect(installed.status).toBe(201);
+    expect(installed.headers?.get('location')).toBe(installed.body.urls.location);
+    // The account configuration requires a token: pending until it has one.
+    expect(installed.body).toMatchObject({ status: 'pending', space_selection: 'selected', site_selection: 'selected', spaces: 0, configuration: {}, target: { organization: globex } });
+    const installation = `${base}/${installed.body.id}`;
+    expect((await p.api('POST', base, { body: { organization: globex } })).status).toBe(409);
+    expect((await p.api('POST', base, { token: p.token(U.hana), body: { organization: acme } })).status).toBe(404);
+
+    const refused = await p.api('PATCH', installation, { body: { configuration: { token: 3 } } });
+    expect(refused.body.error.message).toContain('"configuration.token"');
+    expect((await p.api('PATCH', installation, { body: { configuration: { token: 't', level: 'medium' } } })).body.error.message).toContain('"configuration.level"');
+    expect((await p.api('PATCH', installation, { body: { externalIds: ['1', '2', '3', '4', '5', '6'] } })).status).toBe(400);
+    const configured = await p.api('PATCH', installation, { body: { configuration: { token: 't' }, externalIds: ['ext-1'] } });
+    expect(configured.body).toMatchObject({ status: 'active', configuration: { token: 't' }, externalIds: ['ext-1'] });
+    expect((await p.api('GET', base, { query: { externalId: 'ext-1' } })).body.items).toHaveLength(1);
+    expect((await p.api('GET', base, { query: { externalId: 'nope' } })).body.items).toHaveLength(0);
+    // hana edits in Globex but is no admin there.
+    expect((await p.api('PATCH', installation, { token: p.token(U.hana), body: { externalIds: [] } })).status).toBe(404);
+
+    const spaceId = p.spaceId('Developer portal');
+    const onSpace = await p.api('POST', `${installation}/spaces`, { body: { space: spaceId }, query: { extended: true } });
+    expect(onSpace.status, JSON.stringify(onSpace.body)).toBe(201);
+    expect(onSpace.body).toMatchObject({ integration: 'lifecycle', installation: installed.body.id, status: 'active', configuration: {}, space: { id: spaceId, object: 'space' } });
+    expect((await p.api('POST', `${installation}/spaces`, { body: { space: p.spaceId('Release notes') } })).status).toBe(404);
+    const spaceItem = await p.api('PATCH', `${installation}/spaces/${spaceId}`, { body: { configuration: { notify: true } } });
+    expect(spaceItem.body).toMatchObject({ configuration: { notify: true }, space: spaceId });
+    expect((await p.api('GET', '/integrations/lifecycle/spaces')).body.items).toHaveLength(1);
+    expect((await p.api('GET', installation)).body.spaces).toBe(1);
+
+    const siteId = p.db.prepare("SELECT id FROM sites WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as string;
+    const onSite = await p.api('POST', `${installation}/sites`, { body: { siteId } });
+    expect(onSite.body).toMatchObject({ status: 'pending', site: siteId });
+    await p.api('PATCH', `${installation}/sites/${siteId}`, { body: { configuration: { code: 'G-1' } } });
+    expect((await p.api('GET', `${installation}/sites/${siteId}`)).body).toMatchObject({ status: 'active', configuration: { code: 'G-1' } });
+    expect((await p.api('DELETE', `${installation}/sites/${siteId}`)).status).toBe(205);
+    expect((await p.api('DELETE', `${installation}/sites/${siteId}`)).status).toBe(204);
+
+    // With every space selected, the installation covers every space of Globex.
+    const all = await p.api('PATCH', installation, { body: { space_selection: 'all' } });
+    const globexSpaces = p.db.prepare("SELECT COUNT(*) FROM spaces WHERE org_id = 'globex' AND deleted_at IS NULL").pluck(true).get();
+    expect(all.body.spaces).toBe(globexSpaces);
+
+    expect((await p.api('DELETE', installation)).status).toBe(205);
+    expect((await p.api('DELETE', installation)).status).toBe(204);
+
+    const events = (await p.api('GET', '/integrations/lifecycle/events')).body.items as Array<{ id: string; payload: any; status: string }>;
+    expect(events.map((event) => event.payload.type)).toEqual([
+      'installation_deleted',
+      'installation_setup',
+      'site_installation_deleted',
+      'site_installation_setup',
+      'site_installation_setup',
+      'space_installation_setup',
+      'space_installation_setup',
+      'installation_setup',
+      'installation_setup',
+    ]);
+    expect(events.every((event) => event.status === 'success')).toBe(true);
+    expect(events[0]!.payload).toEqual({ eventId: events[0]!.id, type: 'installation_deleted', installationId: installed.body.id, previous: { configuration: { token: 't' } } });
+    expect(events[7]!.payload).toMatchObject({ type: 'installation_setup', status: 'active', previous: { status: 'pending', configuration: {} } });
+    expect(events[5]!.payload).toMatchObject({ type: 'space_installation_setup', spaceId, status: 'active', previous: { status: 'active', configuration: {} } });
+    const one = await p.api('GET', `/integrations/lifecycle/events/${events[0]!.id}`);
+    expect(one.body.event).toEqual(events[0]);
+    expect(one.body.trace.logs.map((entry: { level: string }) => entry.level)).toEqual(['debug', 'info']);
+    // Events are for the developers of the integration.
+    expect((await p.api('GET', '/integrations/lifecycle/events', { token: p.token(U.hana) })).status).toBe(403);
+    expect((await p.api('GET', '/integrations/lifecycle/events/nope')).status).toBe(404);
+  });
+
+  it('refuses to install on a target the integration does not serve', async () => {
+    await p.api('POST', '/integrations/sites-only', { body: publication({ target: 'site' }) });
+    const installed = await p.api('POST', '/integrations/sites-only/installations', { body: { organization: acme } });
+    const onSpace = await p.api('POST', `/integrations/sites-only/installations/${installed.body.id}/spaces`, { body: { space: p.spaceId('Release notes') } });
+    expect(onSpace.status).toBe(400);
+    expect(onSpace.body.error.message).toContain('target is site');
+  });
+
+  it('records space_content_updated when a change request is merged into a space where it is installed', async () => {
+    const spaceId = p.spaceId('Runbooks');
+    await p.api('POST', '/integrations/watcher', { body: publication() });
+    const installed = await p.api('POST', '/integrations/watcher/installations', { body: { organization: acme } });
+    await p.api('POST', `/integrations/watcher/installations/${installed.body.id}/spaces`, { body: { space: spaceId } });
+    // dee edits in Engineering (finn has an edit grant on Runbooks): dee opens and edits, ada merges.
+    const cr = (await p.api('POST', `/spaces/${spaceId}/change-requests`, { body: { subject: 'Watched' } })).body.id;
+    const edit = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/content`, {
+      token: p.token(U.finn),
+      body: { changes: [{ operation: 'insert_page', document: { markdown: '# Watched page\n\nText.\n' } }] },
+    });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    const merged = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/merge`, { body: {} });
+    expect(merged.body.result).toBe('merge');
+    const [latest] = (await p.api('GET', '/integrations/watcher/events')).body.items;
+    const revision = (await p.api('GET', `/spaces/${spaceId}`)).body.revision;
+    expect(latest.payload).toMatchObject({ type: 'space_content_updated', installationId: installed.body.id, spaceId, revisionId: revision });
+    expect(latest.payload.updatedBy.map((user: { email: string }) => user.email)).toEqual([U.finn]);
+  });
+
+  it('records the start and end of a Git Sync of a space where it is installed', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'integration-git-'));
+    try {
+      const git = (args: string[], cwd?: string) =>
+        execFileSync('git', args, { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: work, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@test' } }).toString();
+      const bare = join(work, 'repo.git');
+      const tree = join(work, 'tree');
+      git(['init', '--bare', '--quiet', '--initial-branch=main', bare]);
+      mkdirSync(tree);
+      git(['init', '--quiet', '--initial-branch=main'], tree);
+      writeFileSync(join(tree, 'README.md'), '# Synced\n\nFrom Git.\n');
+      git(['add', '--all'], tree);
+      git(['commit', '--quiet', '-m', 'Docs'], tree);
+      git(['push', '--quiet', bare, 'main'], tree);
+      const commit = git(['rev-parse', 'HEAD'], tree).trim();
+
+      const space = (await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Synced space' } })).body.id as string;
+      await p.api('POST', '/integrations/git-watcher', { body: publication() });
+      const installed = await p.api('POST', '/integrations/git-watcher/installations', { body: { organization: acme } });
+      await p.api('POST', `/integrations/git-watcher/installations/${installed.body.id}/spaces`, { body: { space } });
+      expect((await p.api('POST', `/spaces/${space}/git/import`, { body: { url: bare, ref: 'refs/heads/main' } })).status).toBe(204);
+      await p.app.jobs.drain();
+      const events = ((await p.api('GET', '/integrations/git-watcher/events')).body.items as Array<{ payload: any }>).map((event) => event.payload);
+      const revision = (await p.api('GET', `/spaces/${space}`)).body.revision;
+      expect(events.slice(0, 3)).toMatchObject([
+        { type: 'space_gitsync_completed', state: 'success', commitId: commit, revisionId: revision, spaceId: space },
+        { type: 'space_content_updated', revisionId: revision },
+        { type: 'space_gitsync_started', commitId: commit, spaceId: space },
+      ]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('delivery to an endpoint', () => {
+  let p: TestPlatform;
+  let hooks: Receiver;
+  beforeAll(async () => {
+    p = await startTestPlatform({ deliveryRetryBaseMs: 20, deliveryTimeoutMs: 2000 });
+    hooks = await receiver();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+    await hooks?.close();
+  });
+
+  it('posts each event as multipart form data, signed with the installation secret', async () => {
+    const published = await p.api('POST', '/integrations/delivered', { body: publication({ endpoint: hooks.url, secrets: { API_KEY: SECRET_VALUE } }) });
+    expect(published.body.urls.publicEndpoint).toBe(hooks.url);
+    const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: acme } });
+    await p.app.jobs.drain();
+    expect(hooks.requests).toHaveLength(1);
+    const [delivery] = hooks.requests;
+    const secret = (await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`)).body.secret as string;
+    expect(signatureHolds(delivery!, secret)).toBe(true);
+    expect(signatureHolds(delivery!, 'another secret')).toBe(false);
+    expect(delivery!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    const { event, environment } = await fields(delivery!);
+    expect(event).toMatchObject({ type: 'installation_setup', installationId: installed.body.id, status: 'active' });
+    expect(environment).toMatchObject({ integration: { name: 'delivered' }, installation: { id: installed.body.id }, secrets: { API_KEY: SECRET_VALUE } });
+    expect(environment.apiEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    // The secret of the delivery is for the developers of the integration alone.
+    expect((await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`, { token: p.token(U.ben) })).status).toBe(403);
+
+    const answer = await p.api('GET', `/integrations/delivered/events/${event.eventId}`);
+    expect(answer.body.event.status).toBe('success');
+    const messages = answer.body.trace.logs.map((entry: { message: string }) => entry.message);
+    expect(messages[1]).toMatch(/^Attempt 1 of 3: delivered to http:\/\/127\.0\.0\.1:\d+\/hooks, answered 200 in \d+ ms$/);
+    expect(JSON.stringify(answer.body)).not.toContain(SECRET_VALUE);
+    expect(JSON.stringify(answer.body)).not.toContain(secret);
+  });
+
+  it('retries a failing endpoint with a growing wait, then records the event as failed', async () => {
+    hooks.requests.length = 0;
+    hooks.statuses.push(500, 502, 503);
+    const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: globex } });
+    await p.app.jobs.drain();
+    expect(hooks.requests).toHaveLength(3);
+    const [latest] = (await p.api('GET', '/integrations/delivered/events')).body.items;
+    expect(latest).toMatchObject({ installationId: installed.body.id, status: 'failed' });
+    const { trace } = (await p.api('GET', `/integrations/delivered/events/${latest.id}`)).body;
+    const messages = trace.logs.map((entry: { message: string }) => entry.message.replace(/\d+ ms/g, 'N ms').replace(/:\d+\//, ':PORT/'));
+    expect(messages).toEqual([
+      'Event installation_setup recorded',
+      'Attempt 1 of 3 failed: http://127.0.0.1:PORT/hooks answered 500 in N ms; next attempt in N ms',
+      'Attempt 2 of 3 failed: http://127.0.0.1:PORT/hooks answered 502 in N ms; next attempt in N ms',
+      'Attempt 3 of 3 failed: http://127.0.0.1:PORT/hooks answered 503 in N ms',
+      'Delivery failed: the event was not delivered',
+    ]);
+    expect(trace.logs[1].message).toContain('next attempt in 20 ms');
+    expect(trace.logs[2].message).toContain('next attempt in 40 ms');
+    expect(trace.logs.map((entry: { level: string }) => entry.level)).toEqual(['debug', 'warn', 'warn', 'error', 'error']);
+  });
+
+  it('records an unreachable endpoint as failed too', async () => {
+    const closed = await receiver();
+    await closed.close();
+    await p.api('POST', '/integrations/unreachable', { body: publication({ endpoint: closed.url }) });
+    await p.api('POST', '/integrations/unreachable/installations', { body: { organization: acme } });
+    await p.app.jobs.drain();
+    const [event] = (await p.api('GET', '/integrations/unreachable/events')).body.items;
+    expect(event.status).toBe('failed');
+    const { trace } = (await p.api('GET', `/integrations/unreachable/events/${event.id}`)).body;
+    expect(trace.logs[1].message).toMatch(/could not be reached/);
+  });
+});
+
+describe('delivery across a restart', () => {
+  it('delivers what was pending when the platform stopped, once', async () => {
+    const hooks = await receiver();
+    const dataDir = mkdtempSync(join(tmpdir(), 'integration-restart-'));
+    try {
+      // A long wait before retries: the first attempt fails, and the platform stops while the
+      // retry and the events after it wait in the queue.
+      const before = await startTestPlatform({ dataDir, deliveryRetryBaseMs: 300 });
+      await before.api('POST', '/integrations/restarted', { body: publication({ endpoint: hooks.url }) });
+      hooks.statuses.push(500);
+      const installed = await before.api('POST', '/integrations/restarted/installations', { body: { organization: acme } });
+      const installation = `/integrations/restarted/installations/${installed.body.id}`;
+      await before.api('PATCH', installation, { body: { externalIds: ['a'] } });
+      await before.api('PATCH', installation, { body: { externalIds: ['b'] } });
+      await expect.poll(() => hooks.requests.length).toBe(1);
+      const waiting = before.db.prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'integration-delivery' AND state = 'queued'").pluck(true).get();
+      expect(waiting).toBe(3);
+      await before.destroy();
+
+      const after = await startTestPlatform({ dataDir, deliveryRetryBaseMs: 300 });
+      try {
+        await after.app.jobs.drain();
+        // One failed attempt, then each of the three events once, in their order.
+        const delivered = await Promise.all(hooks.requests.map(fields));
+        expect(delivered.map(({ event }) => event.type)).toEqual(['installation_setup', 'installation_setup', 'installation_setup', 'installation_setup']);
+        const ids = delivered.slice(1).map(({ event }) => event.eventId);
+        expect(new Set(ids).size).toBe(3);
+        expect(delivered[0]!.event.eventId).toBe(ids[0]);
+        const events = (await after.api('GET', '/integrations/restarted/events')).body.items as Array<{ status: string }>;
+        expect(events.map((event) => event.status)).toEqual(['success', 'success', 'success']);
+      } finally {
+        await after.destroy();
+      }
+    } finally {
+      await hooks.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('demo integrations', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  it('are published, installed, and have events with traces', async () => {
+    const video = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
+    expect(video.body).toMatchObject({ visibility: 'public', blocks: [{ id: 'video' }], configurations: { account: { required: ['channel'] } } });
+    const installations = (await p.api('GET', `/integrations/${DEMO.integrations.public}/installations`)).body.items;
+    expect(installations.map((item: { target: { organization: string }; status: string }) => [item.target.organization, item.status])).toEqual([
+      [acme, 'active'],
+      [globex, 'pending'],
+    ]);
+    const spaces = (await p.api('GET', `/integrations/${DEMO.integrations.public}/spaces`, { query: { extended: true } })).body.items;
+    expect(spaces).toMatchObject([{ configuration: { quality: 'hd' }, space: { title: DEMO.spaces.public } }]);
+    const events = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events`)).body.items;
+    expect(events.map((event: { payload: { type: string } }) => event.payload.type)).toEqual([
+      'installation_setup',
+      'space_content_updated',
+      'space_installation_setup',
+      'space_installation_setup',
+      'installation_setup',
+      'installation_setup',
+    ]);
+    const trace = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events/${events[0].id}`)).body.trace;
+    expect(trace.logs.length).toBeGreaterThan(0);
+    const sites = (await p.api('GET', `/integrations/${DEMO.integrations.private}/sites`)).body.items;
+    expect(sites).toMatchObject([{ status: 'active', configuration: { trackingId: 'ACME-0001' } }]);
+  });
+});
