@@ -268,7 +268,7 @@ describe('upstream requests of change request reads', () => {
     expect(result.upstream).toBe(2);
   });
 
-  it("reads a change request's page titles in three requests: the space, the change request, its revision's tree", async () => {
+  it("reads a change request's page titles in three requests: the space, the change request, its content's tree", async () => {
     const spaceId = g.platform.spaceId(GETTING_STARTED);
     const result = await g.gql(
       `query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { content { pages { title } } } } }`,
@@ -276,13 +276,13 @@ describe('upstream requests of change request reads', () => {
     );
     expect(result.errors).toBeUndefined();
     expect(result.data.space.changeRequest.content.pages.map((page: { title: string }) => page.title)).toContain('Quickstart');
-    const { revision } = (await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { revision { platformId } } } }`, { id: spaceId })).space.changeRequest;
-    // Asked only for its pages, the content reads the tree of the revision alone (not the whole
-    // revision, not the change request's `…/content` routes: it is a revision of the space).
+    const { platformId } = (await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { platformId } } }`, { id: spaceId })).space.changeRequest;
+    // Asked only for its pages, the content reads its tree alone (not the whole revision), through
+    // the change request's `…/content` routes.
     expect(pathsOf(result, spaceId)).toEqual([
       'GET /v1/spaces/S',
       'GET /v1/spaces/S/change-requests/1',
-      `GET /v1/spaces/S/revisions/${revision.platformId}/pages`,
+      `GET /v1/spaces/S/change-requests/${platformId}/content/pages`,
     ]);
     expect(result.upstream).toBe(3);
   });

@@ -254,9 +254,9 @@ ChangeRequestNode.implement({
     content: t.field({
       type: RevisionNode,
       description:
-        'Its content: page tree, files, reusable contents, variables. Asked only for its pages, files or single items, it reads just those; otherwise the whole revision, once.',
+        'Its content, read through the change request: page tree, files, reusable contents, variables, and its pages’ links and backlinks. Asked only for its pages, files or single items, it reads just those; otherwise the whole revision, once.',
       extensions: upstream.link,
-      resolve: (r, _a, ctx, info) => revisionFor(ctx, info, r.space, r.revision, false),
+      resolve: (r, _a, ctx, info) => revisionFor(ctx, info, r.space, r.revision, false, r.id),
     }),
     changes: t.field({
       type: RevisionChanges,

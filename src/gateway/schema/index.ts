@@ -14,6 +14,7 @@ import './fonts.js';
 import './translations.js';
 import './openapi.js';
 import './conversations.js';
+import './integrations.js';
 import './teams.js';
 import './members.js';
 import './nodes.js';

@@ -34,6 +34,7 @@ import {
   type FileHeld,
   type PageHeld,
 } from './revision.js';
+import type { RevisionHeld } from './revision.js';
 
 /**
  * Link reports (every target the content links to, with its status and the pages holding the
@@ -316,15 +317,24 @@ const PageMetaLinks = builder.objectRef<{ from: PageHeld; metaLinks: PageMetaLin
   }),
 });
 
+/**
+ * The path of a link report or backlinks of a page or file: under its change request's content
+ * when it was reached through one, else under the current content of its space.
+ */
+function liveOrRequest(item: { spaceId: string; revision: RevisionHeld | undefined; changeRequest?: string | undefined }, suffix: string): string {
+  const changeRequest = item.changeRequest ?? item.revision?.changeRequest;
+  return (changeRequest ? route`/spaces/${item.spaceId}/change-requests/${changeRequest}/content` : route`/spaces/${item.spaceId}/content`) + suffix;
+}
+
 builder.objectFields(DocumentPageNode, (t) => ({
   links: t.connection(
     {
       type: ContentLink,
       nullable: true,
       description:
-        'The link report of this page in the current content of its space; null with NOT_FOUND when the current content has no such page.',
+        'The link report of this page in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such page.',
       args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
-      resolve: (page, args, ctx) => linkReport(ctx, args, route`/spaces/${page.spaceId}/content/page/${page.id}/links`) as never,
+      resolve: (page, args, ctx) => linkReport(ctx, args, liveOrRequest(page, route`/page/${page.id}/links`)) as never,
     },
     LinkReport,
   ),
@@ -333,8 +343,8 @@ builder.objectFields(DocumentPageNode, (t) => ({
       type: Backlink,
       nullable: true,
       description:
-        'The pages linking to this page in the current content of its space; null with NOT_FOUND when the current content has no such page.',
-      resolve: (page, args, ctx) => backlinkList(ctx, args, route`/spaces/${page.spaceId}/content/page/${page.id}/backlinks`),
+        'The pages linking to this page in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such page.',
+      resolve: (page, args, ctx) => backlinkList(ctx, args, liveOrRequest(page, route`/page/${page.id}/backlinks`)),
     },
     BacklinkConnection,
   ),
@@ -343,8 +353,9 @@ builder.objectFields(DocumentPageNode, (t) => ({
     description: 'Meta links of the page (canonical, alternates): one request per page, to the operation that serves them.',
     extensions: upstream.fetch(1),
     resolve: async (from, _args, ctx) => {
-      const revision = { spaceId: from.spaceId, id: from.revisionId, current: from.revision?.current ?? false };
-      const metaLinks = await readOnce(ctx, `meta-links:${compositeKey(from.spaceId, from.revisionId, from.id)}`, () =>
+      const changeRequest = from.revision?.changeRequest;
+      const revision = { spaceId: from.spaceId, id: from.revisionId, current: from.revision?.current ?? false, ...(changeRequest ? { changeRequest } : {}) };
+      const metaLinks = await readOnce(ctx, `meta-links:${compositeKey(from.spaceId, from.revisionId, from.id)}${changeRequest ? `:${changeRequest}` : ''}`, () =>
         ctx.api.get(revisionRoute(revision, route`/page/${from.id}/meta-links`), pageMetaLinks),
       );
       return { from, metaLinks };
@@ -358,8 +369,8 @@ builder.objectFields(FileNode, (t) => ({
       type: Backlink,
       nullable: true,
       description:
-        'The pages linking to this file in the current content of its space; null with NOT_FOUND when the current content has no such file.',
-      resolve: (file, args, ctx) => backlinkList(ctx, args, route`/spaces/${file.spaceId}/content/files/${file.id}/backlinks`),
+        'The pages linking to this file in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such file.',
+      resolve: (file, args, ctx) => backlinkList(ctx, args, liveOrRequest(file, route`/files/${file.id}/backlinks`)),
     },
     BacklinkConnection,
   ),

@@ -31,8 +31,10 @@ import { SpaceNode } from '../spaces.js';
  * its address is known (the query asked nothing of it but its tree, files or single items, which
  * are then read by the narrow operations instead of the whole revision). `onePage`: of a light
  * revision, one page is asked, without its parent: it is read alone, by id or by path.
+ * `changeRequest`: reached as the content of that change request, so its parts are read under
+ * `/spaces/{id}/change-requests/{changeRequestId}/content`.
  */
-export type RevisionHeld = Revision & { spaceId: string; current?: boolean; light?: boolean; onePage?: boolean };
+export type RevisionHeld = Revision & { spaceId: string; current?: boolean; light?: boolean; onePage?: boolean; changeRequest?: string };
 
 /** A page of a revision, placed in its tree. */
 export interface PageHeld {
@@ -52,7 +54,7 @@ export interface PageHeld {
 }
 
 /** A file of a revision. */
-export type FileHeld = RevisionFile & { spaceId: string; revisionId: string; revision: RevisionHeld | undefined };
+export type FileHeld = RevisionFile & { spaceId: string; revisionId: string; revision: RevisionHeld | undefined; changeRequest?: string | undefined };
 
 /** The pages of a revision by id and by path, in tree order, and its landing page. */
 export interface RevisionIndex {
@@ -105,6 +107,8 @@ export function placeFile(
   revision: RevisionHeld | undefined,
 ): FileHeld {
   const held: FileHeld = { size: 0, ...file, spaceId, revisionId, revision: revision && !revision.light ? revision : undefined };
+  // Reached through a change request: what is read of it is read through the change request too.
+  if (revision?.changeRequest) held.changeRequest = revision.changeRequest;
   brandWithType(held, 'File' as never);
   return held;
 }
@@ -217,7 +221,8 @@ export function revisionOfPart(
 }
 
 /** The REST path of a revision, or of something in it: the current content, or a revision by id. */
-export function revisionRoute(revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current'>, suffix = ''): string {
+export function revisionRoute(revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current' | 'changeRequest'>, suffix = ''): string {
+  if (revision.changeRequest) return route`/spaces/${revision.spaceId}/change-requests/${revision.changeRequest}/content` + suffix;
   return (revision.current ? route`/spaces/${revision.spaceId}/content` : route`/spaces/${revision.spaceId}/revisions/${revision.id}`) + suffix;
 }
 
@@ -258,8 +263,8 @@ function selectsField(field: FieldNode, info: GraphQLResolveInfo, name: string):
 
 
 /** A revision known by its address only (see `RevisionHeld.light`). */
-export function lightRevision(spaceId: string, revisionId: string, current: boolean): RevisionHeld {
-  return { id: revisionId, spaceId, current, light: true } as RevisionHeld;
+export function lightRevision(spaceId: string, revisionId: string, current: boolean, changeRequest?: string): RevisionHeld {
+  return { id: revisionId, spaceId, current, light: true, ...(changeRequest ? { changeRequest } : {}) } as RevisionHeld;
 }
 
 /**
@@ -274,18 +279,28 @@ export function revisionFor(
   spaceId: string,
   revisionId: string,
   current: boolean,
+  changeRequest?: string,
 ): RevisionHeld | string | Promise<RevisionHeld> {
-  // The current revision exists; a revision asked by id is read to know it does.
-  if (selectsOnlyKeys(info)) return current ? { ...revisionStub(spaceId, revisionId)(), current } : compositeKey(spaceId, revisionId);
+  // The current revision (and a change request's) exists; a revision asked by id is read to know it does.
+  const known = current || changeRequest !== undefined;
+  if (selectsOnlyKeys(info)) return known ? { ...revisionStub(spaceId, revisionId)(), current, ...(changeRequest ? { changeRequest } : {}) } : compositeKey(spaceId, revisionId);
   // A revision asked by id is read narrowly only when a narrow read is asked (which fails with
   // NOT_FOUND for a revision that does not exist): asked nothing, it is read to know it exists.
   const reads = narrowReads(info);
-  if (current ? reads <= 1 : reads === 1) {
-    const light = lightRevision(spaceId, revisionId, current);
+  if (known ? reads <= 1 : reads === 1) {
+    const light = lightRevision(spaceId, revisionId, current, changeRequest);
     const pages = selectedFields(info, 'page');
     // One page without its parent is one narrow read of its own; more, or a parent, take the tree.
     if (pages.length === 1 && selectedFields(info, 'pages').length === 0) light.onePage = !selectsField(pages[0]!, info, 'parent');
     return light;
+  }
+  if (changeRequest) {
+    return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}:${changeRequest}`, async () => {
+      const answer = await ctx.api.get(route`/spaces/${spaceId}/change-requests/${changeRequest}/content`, revisionShape);
+      const revision: RevisionHeld = { ...answer, spaceId, changeRequest };
+      prime(RevisionNode, ctx, [revision]);
+      return revision;
+    });
   }
   if (!current) return compositeKey(spaceId, revisionId);
   return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}`, async () => {

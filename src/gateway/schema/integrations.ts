@@ -1,0 +1,736 @@
+import { z } from 'zod';
+import { mapNodes, restList } from '../connections.js';
+import type { GatewayContext } from '../context.js';
+import { upstream } from '../cost.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
+import { route } from '../rest/client.js';
+import {
+  EVENT_TYPES,
+  eventWithTrace,
+  installation as installationShape,
+  integration as integrationShape,
+  integrationEvent as eventShape,
+  INTEGRATION_TARGETS,
+  INTEGRATION_VISIBILITIES,
+  siteInstallation as siteInstallationShape,
+  spaceInstallation as spaceInstallationShape,
+  type Installation,
+  type Integration,
+  type IntegrationEvent,
+  type SiteInstallation,
+  type SpaceInstallation,
+} from '../rest/shapes/integrations.js';
+import type { Site } from '../rest/shapes/sites.js';
+import type { Space } from '../rest/shapes/spaces.js';
+import { builder } from './builder.js';
+import { linkTo, loadableNode, prime } from './loaders.js';
+import { declareMutation, inputField, inputObject } from './mutations.js';
+import { OrganizationNode, organizationIdField } from './organizations.js';
+import { deletedPayload, idInput, objectPayload, payloadType, restEnum } from './shared.js';
+import { primeSites, SiteRef, siteLink, type SiteHeld } from './sites/site.js';
+import { SpaceNode } from './spaces.js';
+
+/**
+ * Integrations (found by name), their installations on organizations and on spaces and sites,
+ * and the events they receive with the trace of their delivery. An installation's and an
+ * event's global IDs carry the integration's name.
+ */
+
+type InstallationHeld = Installation & { integrationName: string };
+type EventHeld = IntegrationEvent & { integrationName: string; trace?: Array<{ message: string; timestamp?: string | undefined; level?: string | undefined }> };
+
+export const IntegrationNode = loadableNode<Integration & { id: string }>('Integration', {
+  key: (integration) => integration.name,
+  load: async (name, ctx) => ({ ...(await ctx.api.get(route`/integrations/${name}`, integrationShape)), id: name }),
+});
+
+export const IntegrationInstallationNode = loadableNode<InstallationHeld>('IntegrationInstallation', {
+  key: (held) => compositeKey(held.integrationName, held.id),
+  load: async (key, ctx) => {
+    const [integrationName, id] = splitKey(key, 2, 'IntegrationInstallation') as [string, string];
+    return { ...(await ctx.api.get(route`/integrations/${integrationName}/installations/${id}`, installationShape)), integrationName };
+  },
+});
+
+export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', {
+  key: (held) => compositeKey(held.integrationName, held.id),
+  load: async (key, ctx) => {
+    const [integrationName, id] = splitKey(key, 2, 'IntegrationEvent') as [string, string];
+    const answer = await ctx.api.get(route`/integrations/${integrationName}/events/${id}`, eventWithTrace);
+    return { ...answer.event, integrationName, trace: answer.trace.logs };
+  },
+});
+
+const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
+  const held = Array.from(items, (item) => ({ ...item, id: item.name }));
+  prime(IntegrationNode, ctx, held);
+  return held;
+};
+const primeInstallations = (ctx: GatewayContext, integrationName: string, items: Iterable<Installation>) => {
+  const held = Array.from(items, (item) => ({ ...item, integrationName }));
+  prime(IntegrationInstallationNode, ctx, held);
+  return held;
+};
+
+const TargetEnum = restEnum('IntegrationTarget', 'What an integration can be installed on.', {
+  all: 'Organizations, and their spaces and sites.',
+  site: 'Sites.',
+  space: 'Spaces.',
+  organization: 'Organizations alone.',
+});
+
+const VisibilityEnum = restEnum('IntegrationVisibility', 'Who can find and install an integration.', {
+  public: 'Anyone, listed in the marketplace.',
+  unlisted: 'Anyone who knows its name; not listed.',
+  private: 'Members of the organization that publishes it.',
+});
+
+const InstallationStatusEnum = restEnum('IntegrationInstallationStatus', 'Whether an installation works.', {
+  active: 'Configured and working.',
+  pending: 'Waiting for configuration the integration requires.',
+  paused: 'Paused.',
+});
+
+const SelectionEnum = restEnum('IntegrationContentSelection', 'Which spaces or sites an installation covers.', {
+  all: 'Every one of the organization.',
+  selected: 'Those it is enabled on.',
+});
+
+const EventStatusEnum = restEnum('IntegrationEventStatus', 'Where the delivery of an event stands.', {
+  pending: 'Not delivered yet (waiting, or between two tries).',
+  success: 'Delivered: the integration answered with a success status.',
+  failed: 'Not delivered after every try (or the integration has no endpoint to deliver to).',
+});
+
+const EventTypeEnum = builder.enumType('IntegrationEventType', {
+  description: 'What happened, as an event an integration receives.',
+  values: Object.fromEntries(
+    EVENT_TYPES.map((type) => [type.toUpperCase(), { value: type, description: `The \`${type}\` event.` }]),
+  ) as Record<string, { value: (typeof EVENT_TYPES)[number]; description: string }>,
+});
+
+const IntegrationBlock = builder.objectRef<NonNullable<Integration['blocks']>[number]>('IntegrationBlock').implement({
+  description: 'A block an integration adds to the editor.',
+  fields: (t) => ({
+    id: t.string({ description: 'Id of the block in the integration.', resolve: (b) => b.id }),
+    title: t.string({ description: 'Title shown in the editor.', resolve: (b) => b.title }),
+    description: t.string({ nullable: true, description: 'What it does.', resolve: (b) => b.description ?? null }),
+    icon: t.string({ nullable: true, description: 'Its icon.', resolve: (b) => b.icon ?? null }),
+    urlUnfurl: t.field({ type: ['String'], description: 'URL patterns it turns into the block when pasted.', resolve: (b) => b.urlUnfurl ?? [] }),
+  }),
+});
+
+const ExternalLink = builder.objectRef<Integration['externalLinks'][number]>('IntegrationExternalLink').implement({
+  description: 'A link about an integration (documentation, support).',
+  fields: (t) => ({
+    url: t.exposeString('url', { description: 'Where it points.' }),
+    label: t.exposeString('label', { description: 'Its text.' }),
+  }),
+});
+
+const InstallationConnection = builder.connectionObject(
+  { type: IntegrationInstallationNode, name: 'IntegrationInstallationConnection', description: 'A page of installations, with the size of the whole list.' },
+  { name: 'IntegrationInstallationEdge', description: 'An installation of a list, with its cursor.' },
+);
+const EventConnection = builder.connectionObject(
+  { type: IntegrationEventNode, name: 'IntegrationEventConnection', description: 'A page of events, newest first, with the size of the whole list.' },
+  { name: 'IntegrationEventEdge', description: 'An event of a list, with its cursor.' },
+);
+
+type SpaceItem = SpaceInstallation & { organizationId?: string | undefined };
+type SiteItem = SiteInstallation & { organizationId?: string | undefined };
+
+const SpaceInstallationType = builder.objectRef<SpaceItem>('IntegrationSpaceInstallation');
+const SiteInstallationType = builder.objectRef<SiteItem>('IntegrationSiteInstallation');
+
+const SpaceInstallationConnection = builder.connectionObject(
+  { type: SpaceInstallationType, name: 'IntegrationSpaceInstallationConnection', description: 'A page of installations on spaces, with the size of the whole list.' },
+  { name: 'IntegrationSpaceInstallationEdge', description: 'An installation on a space, with its cursor.' },
+);
+const SiteInstallationConnection = builder.connectionObject(
+  { type: SiteInstallationType, name: 'IntegrationSiteInstallationConnection', description: 'A page of installations on sites, with the size of the whole list.' },
+  { name: 'IntegrationSiteInstallationEdge', description: 'An installation on a site, with its cursor.' },
+);
+
+/** The organization a site of an answer belongs to: its API location names it (`…/orgs/{org}/sites/{id}`). */
+function organizationOfSite(site: Site): string | undefined {
+  const match = /\/orgs\/([^/]+)\/sites\/[^/]+$/.exec(site.urls.location ?? '');
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+/** Reads space installations (extended: the spaces come with them) and primes the spaces. */
+async function listSpaceItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string) {
+  const connection = await restList(ctx, args, path, spaceInstallationShape, { extended: true });
+  prime(SpaceNode, ctx, connection.edges.flatMap((edge) => (typeof edge.node.space === 'string' ? [] : [edge.node.space as Space])));
+  return connection;
+}
+
+async function listSiteItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string, organizationId?: string) {
+  const connection = await restList(ctx, args, path, siteInstallationShape, { extended: true });
+  for (const edge of connection.edges) {
+    const site = edge.node.site;
+    if (typeof site === 'string') continue;
+    const org = organizationOfSite(site) ?? organizationId;
+    if (org) primeSites(ctx, org, [site]);
+  }
+  return mapNodes(connection, (items) => items.map((item) => ({ ...item, organizationId })));
+}
+
+IntegrationNode.implement({
+  description: 'An integration of the marketplace (or a private one of your organization), found by its name.',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Its unique name (letters, digits, "-", "_", ".").' }),
+    version: t.exposeInt('version', { description: 'Number of its current version: each publication makes a new one.' }),
+    title: t.exposeString('title', { description: 'Its title.' }),
+    description: t.exposeString('description', { description: 'What it does, in a sentence.' }),
+    summary: t.string({ nullable: true, description: 'A longer presentation (markdown).', resolve: (i) => i.summary ?? null }),
+    iconUrl: t.string({ nullable: true, description: 'Its icon (a signed URL).', resolve: (i) => (i.urls.icon as string | undefined) ?? null }),
+    previewImages: t.field({ type: ['String'], description: 'URLs of its preview images (signed).', resolve: (i) => i.previewImages }),
+    target: t.field({ type: TargetEnum, description: 'What it can be installed on.', resolve: (i) => i.target }),
+    visibility: t.field({ type: VisibilityEnum, description: 'Who can find and install it.', resolve: (i) => i.visibility }),
+    verified: t.exposeBoolean('verified', { description: 'Whether the platform verified it.' }),
+    scopes: t.field({ type: ['String'], description: 'What it may access (`space:content:read`, …).', resolve: (i) => i.scopes }),
+    categories: t.field({ type: ['String'], description: 'Its marketplace categories.', resolve: (i) => i.categories }),
+    blocks: t.field({ type: [IntegrationBlock], description: 'Blocks it adds to the editor.', resolve: (i) => i.blocks ?? [] }),
+    contentSources: t.field({ type: 'JSON', description: 'Content sources it provides (computed content).', resolve: (i) => i.contentSources ?? [] }),
+    configurations: t.field({ type: 'JSON', nullable: true, description: 'What its installations are configured with: `account`, `space` and `site` configurations.', resolve: (i) => i.configurations ?? null }),
+    externalLinks: t.field({ type: [ExternalLink], description: 'Links about it.', resolve: (i) => i.externalLinks }),
+    appUrl: t.string({ nullable: true, description: 'Its page in the app.', resolve: (i) => (i.urls.app as string | undefined) ?? null }),
+    canAdmin: t.boolean({ description: 'Whether you may publish new versions, unpublish it and read its events (admins of its owner).', resolve: (i) => i.permissions.admin === true }),
+    owner: t.field({
+      type: OrganizationNode,
+      description: 'The organization that publishes it.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(OrganizationNode, i.owner.id, info),
+    }),
+    installations: t.connection(
+      {
+        type: IntegrationInstallationNode,
+        description: 'Its installations you can see: every one for admins of its owner, those of your organizations otherwise.',
+        args: { externalId: t.arg.string({ description: 'Only the installation with this external id.' }) },
+        resolve: async (i, args, ctx) => {
+          const connection = await restList(ctx, args, route`/integrations/${i.name}/installations`, installationShape, { externalId: args.externalId ?? undefined });
+          return mapNodes(connection, (items) => primeInstallations(ctx, i.name, items));
+        },
+      },
+      InstallationConnection,
+    ),
+    spaceInstallations: t.connection(
+      {
+        type: SpaceInstallationType,
+        description: 'The spaces it is enabled on, across the installations you can see (the spaces come with them).',
+        resolve: (i, args, ctx) => listSpaceItems(ctx, args, route`/integrations/${i.name}/spaces`),
+      },
+      SpaceInstallationConnection,
+    ),
+    siteInstallations: t.connection(
+      {
+        type: SiteInstallationType,
+        description: 'The sites it is enabled on, across the installations you can see (the sites come with them).',
+        resolve: (i, args, ctx) => listSiteItems(ctx, args, route`/integrations/${i.name}/sites`),
+      },
+      SiteInstallationConnection,
+    ),
+    events: t.connection(
+      {
+        type: IntegrationEventNode,
+        nullable: true,
+        description: 'Events it received, newest first (admins of its owner; FORBIDDEN for others).',
+        resolve: async (i, args, ctx) => {
+          const connection = await restList(ctx, args, route`/integrations/${i.name}/events`, eventShape, {});
+          return mapNodes(connection, (items) => {
+            const held = items.map((item) => ({ ...item, integrationName: i.name }));
+            prime(IntegrationEventNode, ctx, held);
+            return held;
+          });
+        },
+      },
+      EventConnection,
+    ),
+  }),
+});
+
+IntegrationInstallationNode.implement({
+  description: 'An integration installed on an organization; it can then be enabled on its spaces and sites.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the installation on the platform.' }),
+    status: t.field({ type: InstallationStatusEnum, description: 'Whether it works.', resolve: (i) => i.status }),
+    spaceSelection: t.field({ type: SelectionEnum, description: 'Which spaces it covers.', resolve: (i) => i.space_selection }),
+    siteSelection: t.field({ type: SelectionEnum, description: 'Which sites it covers.', resolve: (i) => i.site_selection }),
+    spaceCount: t.exposeInt('spaces', { description: 'Number of spaces it covers.' }),
+    configuration: t.field({ type: 'JSON', description: 'Its account configuration.', resolve: (i) => i.configuration }),
+    externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was installed.', resolve: (i) => i.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it last changed.', resolve: (i) => i.updatedAt ?? null }),
+    organization: t.field({
+      type: OrganizationNode,
+      description: 'The organization it is installed on.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(OrganizationNode, i.target.organization, info),
+    }),
+    integration: t.field({
+      type: IntegrationNode,
+      description: 'The integration installed.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integrationName, info, () => ({ id: i.integrationName, name: i.integrationName }) as never),
+    }),
+    spaceInstallations: t.connection(
+      {
+        type: SpaceInstallationType,
+        description: 'The spaces it is enabled on (the spaces come with them).',
+        resolve: (i, args, ctx) => listSpaceItems(ctx, args, route`/integrations/${i.integrationName}/installations/${i.id}/spaces`),
+      },
+      SpaceInstallationConnection,
+    ),
+    spaceInstallation: t.field({
+      type: SpaceInstallationType,
+      nullable: true,
+      description: 'Its installation on one space; null with NOT_FOUND when it is not enabled there.',
+      args: { spaceId: t.arg.id({ required: true, description: 'Platform id or global ID of the space.' }) },
+      extensions: upstream.fetch(1),
+      resolve: async (i, args, ctx) => {
+        const spaceId = platformKey(String(args.spaceId), 'Space');
+        const item = await ctx.api.get(route`/integrations/${i.integrationName}/installations/${i.id}/spaces/${spaceId}`, spaceInstallationShape, { extended: true });
+        if (typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
+        return item;
+      },
+    }),
+    siteInstallation: t.field({
+      type: SiteInstallationType,
+      nullable: true,
+      description: 'Its installation on one site; null with NOT_FOUND when it is not enabled there.',
+      args: { siteId: t.arg.id({ required: true, description: 'Platform id or global ID of the site.' }) },
+      extensions: upstream.fetch(1),
+      resolve: async (i, args, ctx) => {
+        const key = platformKey(String(args.siteId), 'Site');
+        const siteId = key.includes('/') ? (splitKey(key, 2, 'Site')[1] as string) : key;
+        const item = await ctx.api.get(route`/integrations/${i.integrationName}/installations/${i.id}/sites/${siteId}`, siteInstallationShape, { extended: true });
+        return { ...item, organizationId: i.target.organization };
+      },
+    }),
+    siteInstallations: t.connection(
+      {
+        type: SiteInstallationType,
+        description: 'The sites it is enabled on (the sites come with them).',
+        resolve: (i, args, ctx) => listSiteItems(ctx, args, route`/integrations/${i.integrationName}/installations/${i.id}/sites`, i.target.organization),
+      },
+      SiteInstallationConnection,
+    ),
+  }),
+});
+
+SpaceInstallationType.implement({
+  description: 'An installation of an integration enabled on a space.',
+  fields: (t) => ({
+    status: t.field({ type: InstallationStatusEnum, description: 'Whether it works on the space.', resolve: (i) => i.status }),
+    configuration: t.field({ type: 'JSON', description: 'Its configuration on the space.', resolve: (i) => i.configuration }),
+    externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
+    spaceId: t.string({ description: 'Platform id of the space.', resolve: (i) => (typeof i.space === 'string' ? i.space : i.space.id) }),
+    space: t.field({
+      type: SpaceNode,
+      nullable: true,
+      description: 'The space (comes with the installation when you may read it).',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => (typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : (i.space as Space)),
+    }),
+    installation: t.field({
+      type: IntegrationInstallationNode,
+      description: 'The installation on the organization.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(IntegrationInstallationNode, compositeKey(i.integration, i.installation), info, () => ({ id: i.installation, integrationName: i.integration }) as InstallationHeld),
+    }),
+    integration: t.field({
+      type: IntegrationNode,
+      description: 'The integration.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
+    }),
+  }),
+});
+
+SiteInstallationType.implement({
+  description: 'An installation of an integration enabled on a site.',
+  fields: (t) => ({
+    status: t.field({ type: InstallationStatusEnum, description: 'Whether it works on the site.', resolve: (i) => i.status }),
+    configuration: t.field({ type: 'JSON', description: 'Its configuration on the site.', resolve: (i) => i.configuration }),
+    externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
+    siteId: t.string({ description: 'Platform id of the site.', resolve: (i) => (typeof i.site === 'string' ? i.site : i.site.id) }),
+    site: t.field({
+      type: SiteRef,
+      nullable: true,
+      description: 'The site (comes with the installation when you may read it).',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => {
+        if (typeof i.site !== 'string') {
+          const org = organizationOfSite(i.site) ?? i.organizationId;
+          return org ? ({ ...i.site, organizationId: org } as SiteHeld) : null;
+        }
+        return i.organizationId ? siteLink(i.organizationId, i.site, info) : null;
+      },
+    }),
+    installation: t.field({
+      type: IntegrationInstallationNode,
+      description: 'The installation on the organization.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(IntegrationInstallationNode, compositeKey(i.integration, i.installation), info, () => ({ id: i.installation, integrationName: i.integration }) as InstallationHeld),
+    }),
+    integration: t.field({
+      type: IntegrationNode,
+      description: 'The integration.',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
+    }),
+  }),
+});
+
+const TraceLog = builder.objectRef<NonNullable<EventHeld['trace']>[number]>('IntegrationEventLog').implement({
+  description: 'A line of the trace of an event: an attempt to deliver it, say.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'What happened (a status and a duration, or an error).' }),
+    level: t.string({ nullable: true, description: 'Its level (`info`, `error`).', resolve: (l) => l.level ?? null }),
+    timestamp: t.field({ type: 'DateTime', nullable: true, description: 'When.', resolve: (l) => l.timestamp ?? null }),
+  }),
+});
+
+IntegrationEventNode.implement({
+  description: 'Something an integration was told about (an installation, content merged, a Git sync), with its delivery.',
+  fields: (t) => ({
+    platformId: t.exposeString('id', { description: 'Id of the event on the platform.' }),
+    type: t.field({
+      type: EventTypeEnum,
+      nullable: true,
+      description: 'What happened (the payload’s `type`); null for a type this gateway does not know.',
+      resolve: (e) => ((EVENT_TYPES as readonly string[]).includes(e.payload.type) ? (e.payload.type as (typeof EVENT_TYPES)[number]) : null),
+    }),
+    status: t.field({ type: EventStatusEnum, nullable: true, description: 'Where its delivery stands.', resolve: (e) => e.status ?? null }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (e) => e.createdAt }),
+    payload: t.field({ type: 'JSON', description: 'What the integration receives.', resolve: (e) => e.payload }),
+    trace: t.field({
+      type: [TraceLog],
+      description: 'The log of its delivery, an entry per attempt (read with the event: one request for an event of a list).',
+      extensions: upstream.fetch(1),
+      resolve: async (e, _args, ctx) =>
+        e.trace ?? (await ctx.api.get(route`/integrations/${e.integrationName}/events/${e.id}`, eventWithTrace)).trace.logs,
+    }),
+    installation: t.field({
+      type: IntegrationInstallationNode,
+      nullable: true,
+      description: 'The installation it concerns.',
+      extensions: upstream.link,
+      resolve: (e, _args, _ctx, info) =>
+        e.installationId
+          ? linkTo(IntegrationInstallationNode, compositeKey(e.integrationName, e.installationId), info, () => ({ id: e.installationId!, integrationName: e.integrationName }) as InstallationHeld)
+          : null,
+    }),
+    integration: t.field({
+      type: IntegrationNode,
+      description: 'The integration that received it.',
+      extensions: upstream.link,
+      resolve: (e, _args, _ctx, info) => linkTo(IntegrationNode, e.integrationName, info, () => ({ id: e.integrationName, name: e.integrationName }) as never),
+    }),
+  }),
+});
+
+const IntegrationConnection = builder.connectionObject(
+  { type: IntegrationNode, name: 'IntegrationConnection', description: 'A page of integrations, with the size of the whole list.' },
+  { name: 'IntegrationEdge', description: 'An integration of a list, with its cursor.' },
+);
+
+builder.queryFields((t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationNode,
+      description: 'Integrations you can find: the public ones and those of your organizations.',
+      args: {
+        search: t.arg.string({ description: 'Only those whose title, name or description has these words.' }),
+        category: t.arg.string({ description: 'Only those of this category (`analytics`, `content`, …).' }),
+        blockDomain: t.arg.string({ description: 'Only those with a block unfurling links of this domain.' }),
+        blocks: t.arg.boolean({ description: 'Only those with blocks (true) or without (false).' }),
+        contentSources: t.arg.boolean({ description: 'Only those with content sources (true) or without (false).' }),
+        owner: t.arg.id({ description: 'Only those published by this organization (platform id or global ID).' }),
+        scope: t.arg.string({ description: 'Only those with this scope (`space:content:read`, …).' }),
+        target: t.arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
+      },
+      resolve: async (_root, args, ctx) => {
+        const connection = await restList(ctx, args, '/integrations', integrationShape, {
+          search: args.search ?? undefined,
+          category: args.category ?? undefined,
+          blockDomain: args.blockDomain ?? undefined,
+          blocks: args.blocks ?? undefined,
+          contentSources: args.contentSources ?? undefined,
+          owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
+          scope: args.scope ?? undefined,
+          target: args.target ?? undefined,
+        });
+        return mapNodes(connection, (items) => primeIntegrations(ctx, items));
+      },
+    },
+    IntegrationConnection,
+  ),
+  integration: t.field({
+    type: IntegrationNode,
+    nullable: true,
+    description: 'An integration by name; null with NOT_FOUND when there is none you can see.',
+    args: { name: t.arg.string({ required: true, description: 'Its name.' }) },
+    extensions: upstream.fetch(1),
+    resolve: async (_root, args, ctx) => {
+      const found = await IntegrationNode.getDataloader(ctx).load(args.name);
+      if (found instanceof Error) throw found;
+      return found;
+    },
+  }),
+}));
+
+// --- Mutations ---------------------------------------------------------------------------------
+
+const integrationName = z
+  .string()
+  .trim()
+  .min(1, 'must be 1 to 100 characters')
+  .max(100, 'must be 1 to 100 characters')
+  .transform((value, ctx) => {
+    try {
+      return platformKey(value, 'Integration');
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  })
+  .refine((value) => /^[a-zA-Z0-9-_.]+$/.test(value), 'must be letters, digits, "-", "_" or "."');
+
+const ConfigurationsInput = inputObject('IntegrationConfigurationsInput', {
+  description: 'What installations of an integration are configured with, at each level: a `{ properties, required }` schema or a `{ componentId }`.',
+  fields: {
+    account: inputField('JSON', 'Configuration of an installation on an organization.', z.record(z.string(), z.unknown()).nullish()),
+    space: inputField('JSON', 'Configuration on a space.', z.record(z.string(), z.unknown()).nullish()),
+    site: inputField('JSON', 'Configuration on a site.', z.record(z.string(), z.unknown()).nullish()),
+  },
+});
+
+const ExternalLinkInput = inputObject('IntegrationExternalLinkInput', {
+  description: 'A link about an integration.',
+  fields: {
+    url: inputField('String', 'Where it points (http or https).', z.string().url('must be an absolute URL').refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL')),
+    label: inputField('String', 'Its text, 1 to 100 characters.', z.string().min(1, 'must be 1 to 100 characters').max(100, 'must be 1 to 100 characters')),
+  },
+});
+
+const VISIBILITY_VALUES = INTEGRATION_VISIBILITIES;
+const TARGET_VALUES = INTEGRATION_TARGETS;
+
+/** Drops the keys of `value` that are null or undefined. */
+const defined = (value: Record<string, unknown>) => Object.fromEntries(Object.entries(value).filter(([, v]) => v != null));
+
+declareMutation('publishIntegration', {
+  description:
+    'Publishes an integration, or a new version of it (admins of the owner organization). Secrets are stored encrypted and never answered; left out on a new version, the stored ones stay.',
+  input: 'The integration: its name, owner, presentation, script and what it may access.',
+  fields: {
+    name: inputField('String', 'Its unique name: letters, digits, "-", "_" or ".", at most 100 characters.', integrationName),
+    organizationId: organizationIdField,
+    title: inputField('String', 'Its title, 2 to 30 characters.', z.string().min(2, 'must be 2 to 30 characters').max(30, 'must be 2 to 30 characters')),
+    description: inputField('String', 'What it does, at most 100 characters.', z.string().max(100, 'must be at most 100 characters')),
+    summary: inputField('String', 'A longer presentation (markdown), at most 2048 characters.', z.string().max(2048, 'must be at most 2048 characters').nullish()),
+    script: inputField('String', 'Its code (JavaScript), at most 5 MiB.', z.string().min(1, 'must not be empty').max(5 * 1024 * 1024, 'must be at most 5 MiB')),
+    scopes: inputField(['String'], 'What it may access (`space:content:read`, `site:metadata:read`, …).', z.array(z.string().min(1)).max(50)),
+    categories: inputField(['String'], 'Its marketplace categories (`analytics`, `collaboration`, `content`, `marketing`, `visitor-auth`, `other`).', z.array(z.string().min(1)).max(10).nullish()),
+    visibility: inputField(VisibilityEnum, 'Who can find and install it (default PRIVATE).', z.enum(VISIBILITY_VALUES).nullish()),
+    target: inputField(TargetEnum, 'What it can be installed on (default ALL).', z.enum(TARGET_VALUES).nullish()),
+    runtime: inputField('String', 'Runtime of its script: `v1` (default) or `v2`.', z.enum(['v1', 'v2'], { message: 'must be v1 or v2' }).nullish()),
+    icon: inputField('String', 'Its icon: a base64 PNG, JPEG, GIF or WebP image, at most 250 KB.', z.string().max(400_000, 'must be at most 250 KB').nullish()),
+    previewImages: inputField(['String'], 'Up to 3 preview images, base64 PNG, JPEG, GIF or WebP, at most 1 MB each.', z.array(z.string()).max(3, 'must have at most 3 images').nullish()),
+    blocks: inputField('JSON', 'Blocks it adds to the editor: `[{ id, title, description, icon, urlUnfurl, markdown }]`.', z.array(z.record(z.string(), z.unknown())).max(50).nullish()),
+    contentSources: inputField('JSON', 'Content sources it provides: `[{ id, title, description, configuration: { componentId } }]`.', z.array(z.record(z.string(), z.unknown())).max(50).nullish()),
+    configurations: inputField(ConfigurationsInput.type, 'What its installations are configured with.', ConfigurationsInput.schema.nullish()),
+    externalLinks: inputField([ExternalLinkInput.type], 'Up to 5 links about it.', z.array(ExternalLinkInput.schema).max(5, 'must have at most 5 links').nullish()),
+    secrets: inputField('JSON', 'Secrets its script reads, as a map of strings (at most 20); stored encrypted, never answered.', z.record(z.string(), z.string()).refine((s) => Object.keys(s).length <= 20, 'must have at most 20 secrets').nullish()),
+    contentSecurityPolicy: inputField('JSON', 'Content security policy of what it renders: a string or an object of directives.', z.union([z.string(), z.record(z.string(), z.string())]).nullish()),
+    endpoint: inputField('String', 'Where its events are delivered (an https URL; the platform signs each delivery).', z.string().max(2048, 'must be at most 2048 characters').nullish()),
+  },
+  payload: (name) => objectPayload(name, 'integration', IntegrationNode, 'The integration as published.'),
+  run: async (i, ctx) => {
+    const { name, organizationId, configurations, ...rest } = i;
+    const body = { ...defined(rest), organization: organizationId, ...(configurations ? { configurations: defined(configurations) } : {}), categories: rest.categories ?? [] };
+    const { data } = await ctx.api.send('POST', route`/integrations/${name}`, { body, schema: integrationShape });
+    return { integration: primeIntegrations(ctx, [data])[0]! };
+  },
+});
+
+declareMutation('unpublishIntegration', {
+  description: 'Unpublishes an integration (admins of its owner): it is deleted with its installations and events.',
+  input: 'The integration to unpublish.',
+  fields: { name: inputField('String', 'Its name (or Integration global ID).', integrationName) },
+  payload: (name) => deletedPayload(name, 'True when it was unpublished, false when there was none.'),
+  run: async (i, ctx) => {
+    const { status } = await ctx.api.send('DELETE', route`/integrations/${i.name}`);
+    return { deleted: status === 205 };
+  },
+});
+
+const InstallationPayload = (name: string, description = 'The installation after the change.') => objectPayload(name, 'installation', IntegrationInstallationNode, description);
+
+declareMutation('installIntegration', {
+  description: 'Installs an integration on an organization (its admins); PENDING until it is given the configuration it requires. A second installation is CONFLICT.',
+  input: 'The integration and the organization.',
+  fields: {
+    integrationName: inputField('String', 'Name of the integration (or Integration global ID).', integrationName),
+    organizationId: organizationIdField,
+  },
+  payload: (name) => InstallationPayload(name, 'The new installation.'),
+  run: async (i, ctx) => {
+    const { data } = await ctx.api.send('POST', route`/integrations/${i.integrationName}/installations`, { body: { organization: i.organizationId }, schema: installationShape });
+    return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
+  },
+});
+
+/** The fields naming an installation: its global ID, or its platform id with `integrationName`. */
+const installationTarget = {
+  integrationName: inputField('String', 'Name of the integration; required when `installationId` is a platform id.', z.string().trim().min(1).nullish()),
+  installationId: inputField('ID', 'The installation: its global ID, or its platform id with `integrationName`.', z.string().trim().min(1, 'must be the id of an IntegrationInstallation')),
+};
+
+function resolveInstallation<T extends { integrationName?: string | null; installationId: string }>(
+  value: T,
+  ctx: z.RefinementCtx,
+): Omit<T, 'integrationName' | 'installationId'> & { integrationName: string; installationId: string } {
+  if (decodeKnownGlobalId(value.installationId)) {
+    try {
+      const [integrationName, installationId] = splitKey(platformKey(value.installationId, 'IntegrationInstallation'), 2, 'IntegrationInstallation') as [string, string];
+      if (value.integrationName != null && value.integrationName !== integrationName) {
+        ctx.addIssue({ code: 'custom', path: ['integrationName'], message: 'is not the integration of the installation' });
+        return z.NEVER;
+      }
+      return { ...value, integrationName, installationId };
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['installationId'], message: (error as Error).message });
+      return z.NEVER;
+    }
+  }
+  if (value.integrationName == null) {
+    ctx.addIssue({ code: 'custom', path: ['integrationName'], message: 'is required when installationId is not a global ID' });
+    return z.NEVER;
+  }
+  return { ...value, integrationName: value.integrationName, installationId: value.installationId };
+}
+
+const externalIds = z.array(z.string().min(1).max(200)).max(5, 'must have at most 5 ids');
+
+declareMutation('updateIntegrationInstallation', {
+  description: 'Changes an installation (admins of its organization): its configuration (checked against what the integration requires), external ids, and which spaces and sites it covers.',
+  input: 'The installation and what to change; fields left out stay.',
+  fields: {
+    ...installationTarget,
+    configuration: inputField('JSON', 'Its new account configuration (replaces the old one).', z.record(z.string(), z.unknown()).nullish()),
+    externalIds: inputField(['String'], 'Ids it has in the integration’s own service (at most 5).', externalIds.nullish()),
+    spaceSelection: inputField(SelectionEnum, 'Which spaces it covers.', z.enum(['all', 'selected']).nullish()),
+    siteSelection: inputField(SelectionEnum, 'Which sites it covers.', z.enum(['all', 'selected']).nullish()),
+  },
+  check: (input) =>
+    input.transform(resolveInstallation).superRefine((value, ctx) => {
+      if (value.configuration == null && value.externalIds == null && value.spaceSelection == null && value.siteSelection == null) {
+        ctx.addIssue({ code: 'custom', path: ['configuration'], message: 'Give configuration, externalIds, spaceSelection or siteSelection to change' });
+      }
+    }),
+  payload: InstallationPayload,
+  run: async (i, ctx) => {
+    const body = defined({ configuration: i.configuration, externalIds: i.externalIds, space_selection: i.spaceSelection, site_selection: i.siteSelection });
+    const { data } = await ctx.api.send('PATCH', route`/integrations/${i.integrationName}/installations/${i.installationId}`, { body, schema: installationShape });
+    return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
+  },
+});
+
+declareMutation('uninstallIntegration', {
+  description: 'Uninstalls an integration from an organization (its admins), with its installations on spaces and sites.',
+  input: 'The installation to remove.',
+  fields: installationTarget,
+  check: (input) => input.transform(resolveInstallation),
+  payload: (name) => deletedPayload(name, 'True when it was uninstalled, false when there was no such installation.'),
+  run: async (i, ctx) => {
+    const { status } = await ctx.api.send('DELETE', route`/integrations/${i.integrationName}/installations/${i.installationId}`);
+    return { deleted: status === 205 };
+  },
+});
+
+/** A site named by a client: its platform id, or a Site global ID (organization and site). */
+const siteIdInput = z
+  .string()
+  .trim()
+  .min(1, 'must be the id of a Site')
+  .transform((value, ctx) => {
+    try {
+      const key = platformKey(value, 'Site');
+      return key.includes('/') ? (splitKey(key, 2, 'Site')[1] as string) : key;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+// Installations on spaces and sites: enable, change and disable, the same way for both.
+for (const kind of ['space', 'site'] as const) {
+  const Kind = kind === 'space' ? 'Space' : 'Site';
+  const plural = `${kind}s`;
+  const idField = `${kind}Id` as const;
+  const type = kind === 'space' ? SpaceInstallationType : SiteInstallationType;
+  const shape = kind === 'space' ? spaceInstallationShape : siteInstallationShape;
+  const target = {
+    ...installationTarget,
+    [idField]: inputField('ID', `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`, kind === 'space' ? idInput('Space') : siteIdInput),
+  } as typeof installationTarget & Record<typeof idField, ReturnType<typeof inputField>>;
+  const payload = (name: string, description: string) =>
+    payloadType<{ item: SpaceItem | SiteItem }>(name, (t) => ({
+      [`${kind}Installation`]: t.field({ type: type as never, nullable: true, description, resolve: (p: { item?: unknown }) => (p.item ?? null) as never }),
+    }));
+  const send = async (ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body: unknown) => {
+    const { data } = await ctx.api.send(method, path, { body, query: { extended: true }, schema: shape });
+    const item = data as SpaceItem | SiteItem;
+    if (kind === 'space' && typeof (item as SpaceItem).space !== 'string') prime(SpaceNode, ctx, [(item as SpaceItem).space as Space]);
+    return { item };
+  };
+
+  declareMutation(`installIntegrationOn${Kind}`, {
+    description: `Enables an installation on a ${kind} (${kind === 'space' ? 'admins of the space' : 'admins of the organization'}); PENDING until it has the ${kind} configuration the integration requires.`,
+    input: `The installation and the ${kind}.`,
+    fields: target,
+    check: (input) => input.transform(resolveInstallation as never),
+    payload: (name) => payload(name, `The installation on the ${kind}.`),
+    run: (input, ctx) => {
+      const i = input as Record<string, string>;
+      return send(ctx, 'POST', route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}`, { [kind === 'space' ? 'space' : 'siteId']: i[idField] });
+    },
+  });
+
+  declareMutation(`updateIntegration${Kind}Installation`, {
+    description: `Changes the configuration or external ids of an installation on a ${kind}.`,
+    input: `The installation, the ${kind}, and what to change.`,
+    fields: {
+      ...target,
+      configuration: inputField('JSON', `Its new configuration on the ${kind} (replaces the old one).`, z.record(z.string(), z.unknown()).nullish()),
+      externalIds: inputField(['String'], 'Ids it has in the integration’s own service (at most 5).', externalIds.nullish()),
+    },
+    check: (input) =>
+      input.transform(resolveInstallation as never).superRefine((raw, ctx) => {
+        const value = raw as { configuration?: unknown; externalIds?: unknown };
+        if (value.configuration == null && value.externalIds == null) ctx.addIssue({ code: 'custom', path: ['configuration'], message: 'Give configuration or externalIds to change' });
+      }),
+    payload: (name) => payload(name, `The installation on the ${kind} after the change.`),
+    run: (input, ctx) => {
+      const i = input as Record<string, unknown>;
+      return send(ctx, 'PATCH', route`/integrations/${i.integrationName as string}/installations/${i.installationId as string}/${plural}/${i[idField] as string}`, defined({ configuration: i.configuration, externalIds: i.externalIds }));
+    },
+  });
+
+  declareMutation(`uninstallIntegrationFrom${Kind}`, {
+    description: `Disables an installation on a ${kind}.`,
+    input: `The installation and the ${kind}.`,
+    fields: target,
+    check: (input) => input.transform(resolveInstallation as never),
+    payload: (name) => deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
+    run: async (input, ctx) => {
+      const i = input as Record<string, string>;
+      const { status } = await ctx.api.send('DELETE', route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}/${i[idField]!}`);
+      return { deleted: status === 205 };
+    },
+  });
+}
+
