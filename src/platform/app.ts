@@ -35,6 +35,7 @@ import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
 import { JobQueue } from './jobs.js';
+import { SpecReader } from './openapi/reader.js';
 import { spaceRoutes } from './routes/spaces.js';
 import { teamRoutes } from './routes/teams.js';
 import { userRoutes } from './routes/users.js';
@@ -63,6 +64,8 @@ declare module 'fastify' {
     jobs: JobQueue;
     /** The schedule of OpenAPI URL checks; tests enqueue the checks due with `openapiRefresher.checkDue(at)`. */
     openapiRefresher: OpenAPIRefresher;
+    /** Where OpenAPI texts are parsed and validated (a worker thread); tests count its `readings`. */
+    openapiReader: SpecReader;
   }
 }
 
@@ -418,8 +421,11 @@ export function createPlatform({
   // A new revision of a translation's source runs it, from the start (runs asked before
   // start wait in the queue).
   const stopWatching = watchTranslationSources(db, jobs);
+  // OpenAPI texts are read in a worker thread, started at the first one and stopped on close.
+  const openapiReader = new SpecReader();
   const openapiRefresher = registerOpenAPI(jobs, db, {
     allowPrivateUrls,
+    reader: openapiReader,
     fetchTimeoutMs: openapiFetchTimeoutMs,
     refreshMs: openapiRefreshHours * 60 * 60 * 1000,
   });
@@ -437,6 +443,7 @@ export function createPlatform({
   });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
+  app.decorate('openapiReader', openapiReader);
   app.addHook('onReady', async () => {
     jobs.start();
     openapiRefresher.start();
@@ -446,6 +453,7 @@ export function createPlatform({
     stopIntegrations();
     openapiRefresher.stop();
     await jobs.stop();
+    await openapiReader.close();
   });
 
   healthRoutes(app, db);

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { DEMO_SPEC_SLUG, DEMO_SPEC_V1, DEMO_SPEC_V2 } from '../../src/platform/openapi/demo.js';
+import { hasDocument } from '../../src/platform/openapi/documents.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -172,6 +174,99 @@ describe('specifications from text', () => {
     await p.api('PUT', `${specs}/evolving`, { body: { source: { text: 'openapi: 3.1.0' } } });
     await p.app.jobs.drain();
     expect((await p.api('GET', `${specs}/evolving`)).body).toMatchObject({ lastVersion: changed.lastVersion, lastProcessErrorCode: 'PARSE_ERROR' });
+  });
+});
+
+/** A valid OpenAPI 3.1 document of `paths` paths (a GET and a POST each) and a schema per path, in YAML. */
+function largeYaml(paths: number, version = '1'): string {
+  const lines = ['openapi: 3.1.0', 'info:', '  title: Large API', `  version: '${version}'`, 'tags:'];
+  for (let tag = 0; tag < 10; tag += 1) lines.push(`  - name: group-${tag}`, `    description: Resources of group ${tag}.`);
+  lines.push('paths:');
+  for (let path = 0; path < paths; path += 1) {
+    lines.push(
+      `  /resources-${path}/{id}:`,
+      '    parameters:',
+      '      - { name: id, in: path, required: true, schema: { type: string } }',
+      ...['get', 'post'].flatMap((method) => [
+        `    ${method}:`,
+        `      tags: [group-${path % 10}]`,
+        `      operationId: ${method}Resource${path}`,
+        `      summary: ${method === 'get' ? 'Read' : 'Change'} resource ${path}`,
+        '      responses:',
+        "        '200':",
+        '          description: The resource.',
+        '          content:',
+        '            application/json:',
+        `              schema: { $ref: '#/components/schemas/Resource${path}' }`,
+      ]),
+    );
+  }
+  lines.push('components:', '  schemas:');
+  for (let path = 0; path < paths; path += 1) {
+    lines.push(`    Resource${path}:`, '      type: object', '      required: [id]', '      properties:', '        id: { type: string }', '        name: { type: string, description: The name of the resource as shown. }', '        count: { type: integer, minimum: 0 }');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe('processing in a worker thread', () => {
+  it('reads texts in a worker thread, and not at all a text that is the latest version\'s', async () => {
+    const reader = p.app.openapiReader;
+    expect(reader.inWorker).toBe(true);
+    const before = reader.readings;
+    const spec = await processed('read-once', { text: yaml31('Read once') });
+    expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+    expect(reader.readings).toBe(before + 1);
+
+    // The same text again: complete, the same version, and nothing parsed.
+    await p.api('PUT', `${specs}/read-once`, { body: { source: { text: yaml31('Read once') } } });
+    await p.app.jobs.drain();
+    expect((await p.api('GET', `${specs}/read-once`)).body).toMatchObject({ processingState: 'complete', lastVersion: spec.lastVersion, lastProcessedErrorCount: 0 });
+    expect(reader.readings).toBe(before + 1);
+
+    // A failing text is read; the latest version's text afterwards clears its errors without a reading.
+    await p.api('PUT', `${specs}/read-once`, { body: { source: { text: 'openapi: 3.1.0\ninfo: [unclosed\n' } } });
+    await p.app.jobs.drain();
+    expect((await p.api('GET', `${specs}/read-once`)).body).toMatchObject({ lastProcessErrorCode: 'PARSE_ERROR', lastVersion: spec.lastVersion });
+    expect(reader.readings).toBe(before + 2);
+    await p.api('PUT', `${specs}/read-once`, { body: { source: { text: yaml31('Read once') } } });
+    await p.app.jobs.drain();
+    const cleared = (await p.api('GET', `${specs}/read-once`)).body;
+    expect(cleared).toMatchObject({ processingState: 'complete', lastVersion: spec.lastVersion, lastProcessedErrors: [], lastProcessedErrorCount: 0 });
+    expect(cleared.lastProcessErrorCode).toBeUndefined();
+    expect(reader.readings).toBe(before + 2);
+    expect((await p.api('GET', `${specs}/read-once/versions`)).body.count).toBe(1);
+
+    // A changed text is read, and its version's document is kept parsed for computed content.
+    await p.api('PUT', `${specs}/read-once`, { body: { source: { text: yaml31('Read once, v2') } } });
+    await p.app.jobs.drain();
+    const changed = (await p.api('GET', `${specs}/read-once`)).body;
+    expect(changed.lastVersion).not.toBe(spec.lastVersion);
+    expect(reader.readings).toBe(before + 3);
+    expect(hasDocument(changed.lastVersion)).toBe(true);
+    const content = await p.api('GET', `${specs}/read-once/versions/latest/content`);
+    expect(content.body.filesystem.files['read-once.yaml']).toMatchObject({ info: { title: 'Read once, v2' } });
+  });
+
+  it('answers API reads while a large document is being read', async () => {
+    const reader = p.app.openapiReader;
+    const text = largeYaml(300);
+    expect(text.length).toBeGreaterThan(250_000);
+    const order: string[] = [];
+    const started = once(reader, 'start');
+    const ended = once(reader, 'end').then(() => order.push('reading ended'));
+    const created = await p.api('POST', specs, { body: { slug: 'large', source: { text } } });
+    expect(created.status).toBe(201);
+    // The worker has the text: a read made now is answered before the reading ends.
+    await started;
+    const read = p.api('GET', `/orgs/${acme}`).then((answer) => {
+      expect(answer.status).toBe(200);
+      order.push('read answered');
+    });
+    await Promise.all([read, ended, p.app.jobs.drain()]);
+    expect(order).toEqual(['read answered', 'reading ended']);
+    const spec = (await p.api('GET', `${specs}/large`)).body;
+    expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+    expect(hasDocument(spec.lastVersion)).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { base62, slugify, type Block, type JSONDocument, type Paragraph } from '../content/document.js';
 import type { ContentPage, RevisionContent } from '../content/revisions.js';
 import type { Db } from '../store/db.js';
-import { readText } from './parse.js';
+import { versionDocument } from './documents.js';
 import { findSpec, latestVersion, type OpenAPISpecRow, type OpenAPIVersionRow } from './store.js';
 
 /**
@@ -54,25 +54,6 @@ export const UNTAGGED = 'default';
 // Reading the specification
 // ---------------------------------------------------------------------------------------------
 
-/** Parsed documents of recent versions (versions never change): the computations of one read share them. */
-const parsed = new Map<string, Record<string, unknown>>();
-const PARSED_KEPT = 16;
-
-function documentOf(version: OpenAPIVersionRow): Record<string, unknown> {
-  const known = parsed.get(version.id);
-  if (known) {
-    // Most recently used last.
-    parsed.delete(version.id);
-    parsed.set(version.id, known);
-    return known;
-  }
-  const read = readText(version.text);
-  const value = 'value' in read && read.value && typeof read.value === 'object' ? (read.value as Record<string, unknown>) : {};
-  parsed.set(version.id, value);
-  if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
-  return value;
-}
-
 /**
  * The specification of `slug` in the organization at `versionId` (its latest version when not
  * given, or when that version is gone): undefined when there is no such specification, `null`
@@ -86,7 +67,8 @@ export function specSnapshot(db: Db, orgId: string, slug: string, versionId?: st
     : undefined;
   const version = pinned ?? latestVersion(db, spec);
   if (!version) return null;
-  return { spec, version, document: documentOf(version) };
+  // Parsed once per version (see `documents.ts`); the processing that made it usually did.
+  return { spec, version, document: versionDocument(version) ?? {} };
 }
 
 interface Operation {

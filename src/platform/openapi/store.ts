@@ -5,18 +5,23 @@ import type { JobQueue } from '../jobs.js';
 import { fetchUrl, OutboundError } from '../outbound.js';
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { MAX_PROBLEMS, readSpec, readText, textHash, type SpecFormat, type SpecProblem } from './parse.js';
+import { rememberDocument, versionDocument } from './documents.js';
+import { MAX_PROBLEMS, textHash, type SpecFormat, type SpecProblem } from './parse.js';
+import { SpecReaderError, type SpecReader } from './reader.js';
 
 /**
  * OpenAPI specifications of an organization. A specification has a slug (unique in its
  * organization) and a source: a URL, fetched by the platform, or a text. Every write of the
  * source makes it `pending` and enqueues its processing (a job of the queue, in the same
  * transaction): the job marks it `progress`, reads the source (a URL with a timeout, a size limit
- * and no private targets), parses and validates it, and ends in `complete`, with either a new
- * version (when the text differs from the latest version's) or the error code and the problems
- * found. URL sources are checked again on a schedule (`next_check_at`, kept with the
- * specification, so the schedule survives restarts). A URL may carry credentials: it is kept as
- * given, for fetching, and shown without them (`sourceURL`, messages use `displayUrl`).
+ * and no private targets) and ends in `complete`, with either a new version or the error code
+ * and the problems found. A text that is the latest version's is not read again (its hash is
+ * compared first); another is parsed and validated in a worker thread (`SpecReader`), so the
+ * platform keeps answering requests meanwhile, and its document fills the cache of parsed
+ * versions (`documents.ts`) when it makes a version. URL sources are checked again on a
+ * schedule (`next_check_at`, kept with the specification, so the schedule survives restarts). A
+ * URL may carry credentials: it is kept as given, for fetching, and shown without them
+ * (`sourceURL`, messages use `displayUrl`).
  */
 
 export const OPENAPI_JOB = 'openapi-process';
@@ -193,10 +198,9 @@ export function versionJson(db: Db, spec: OpenAPISpecRow, version: OpenAPIVersio
  */
 export function contentJson(db: Db, spec: OpenAPISpecRow, version: OpenAPIVersionRow, links: Links) {
   const name = versionFileName(spec, version);
-  const read = readText(version.text);
   const url = versionUrl(db, spec, version, links);
   return {
-    filesystem: { entrypoint: name, files: { [name]: 'value' in read ? read.value : null } },
+    filesystem: { entrypoint: name, files: { [name]: versionDocument(version) } },
     urls: { source: url, public: spec.visibility === 'public' ? url : null },
   };
 }
@@ -275,15 +279,21 @@ export interface OpenAPIProcessingOptions {
   fetchTimeoutMs?: number;
   /** Time between two checks of a URL source, in milliseconds. @default 6 hours */
   refreshMs?: number;
+  /** Where texts are parsed and validated (a worker thread); the platform closes it. */
+  reader: SpecReader;
 }
 
 /** What one processing found. */
 type Outcome =
-  | { ok: true; text: string; format: SpecFormat }
+  | { ok: true; unchanged: true; text: string }
+  | { ok: true; unchanged: false; text: string; format: SpecFormat; document: Record<string, unknown> }
   | { ok: false; code: ProcessingErrorCode; problems: SpecProblem[]; count: number };
 
-/** Reads a source and validates it; never throws for what the source holds. */
-async function readSource(row: OpenAPISpecRow, options: OpenAPIProcessingOptions): Promise<Outcome> {
+/**
+ * Reads a source and, unless its text is the latest version's (then there is nothing to parse),
+ * parses and validates it in the reader's worker; never throws for what the source holds.
+ */
+async function readSource(db: Db, row: OpenAPISpecRow, options: OpenAPIProcessingOptions): Promise<Outcome> {
   let text: string;
   if (row.source_url !== null) {
     try {
@@ -302,20 +312,29 @@ async function readSource(row: OpenAPISpecRow, options: OpenAPIProcessingOptions
     text = row.source_text ?? '';
   }
   if (text.trim() === '') return { ok: false, code: 'PARSE_ERROR', problems: [{ message: 'The document is empty' }], count: 1 };
-  const reading = await readSpec(text);
+  // The latest version's text was valid when it was read, and reading is deterministic.
+  if (latestVersion(db, row)?.hash === textHash(text)) return { ok: true, unchanged: true, text };
+  let reading;
+  try {
+    reading = await options.reader.read(text);
+  } catch (error) {
+    // The reader stopped (timeout, out of memory…): this text is not read, the next one starts a new reader.
+    if (!(error instanceof SpecReaderError) || error.reason === 'closed') throw error;
+    return { ok: false, code: 'PARSE_ERROR', problems: [{ message: error.message }], count: 1 };
+  }
   if (!reading.ok) return { ok: false, code: 'PARSE_ERROR', problems: reading.problems, count: reading.problemCount };
-  return { ok: true, text, format: reading.format };
+  return { ok: true, unchanged: false, text, format: reading.format, document: reading.document };
 }
 
 /**
  * Records what a processing found, unless the specification was deleted or given another source
  * meanwhile: a new version when the text differs from the latest one, else the errors; then the
- * next check of a URL source.
+ * next check of a URL source. Answers the id of the version it made, if it made one.
  */
-function recordOutcome(db: Db, job: ProcessJob, outcome: Outcome, refreshMs: number): void {
-  db.transaction(() => {
+function recordOutcome(db: Db, job: ProcessJob, outcome: Outcome, refreshMs: number): string | undefined {
+  return db.transaction((): string | undefined => {
     const row = db.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(job.specId) as OpenAPISpecRow | undefined;
-    if (!row || row.generation !== job.generation) return;
+    if (!row || row.generation !== job.generation) return undefined;
     const at = now();
     const nextCheck = row.source_url !== null ? Date.now() + refreshMs : null;
     if (!outcome.ok) {
@@ -323,14 +342,16 @@ function recordOutcome(db: Db, job: ProcessJob, outcome: Outcome, refreshMs: num
         `UPDATE openapi_specs SET processing_state = 'complete', last_processed_at = ?, error_code = ?, errors = ?, error_count = ?, next_check_at = ?
          WHERE id = ?`,
       ).run(at, outcome.code, JSON.stringify(outcome.problems.slice(0, MAX_PROBLEMS)), outcome.count, nextCheck, row.id);
-      return;
+      return undefined;
     }
     const hash = textHash(outcome.text);
     const latest = latestVersion(db, row);
     let versionId = row.last_version;
     let updatedAt = row.updated_at;
-    if (!latest || latest.hash !== hash) {
-      versionId = newId();
+    let made: string | undefined;
+    // An unchanged outcome found the latest version's text; a changed one may still meet it (a version made meanwhile).
+    if (!outcome.unchanged && (!latest || latest.hash !== hash)) {
+      versionId = made = newId();
       db.prepare('INSERT INTO openapi_spec_versions (id, spec_id, seq, text, format, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
         versionId,
         row.id,
@@ -346,6 +367,7 @@ function recordOutcome(db: Db, job: ProcessJob, outcome: Outcome, refreshMs: num
       `UPDATE openapi_specs SET processing_state = 'complete', last_processed_at = ?, last_version = ?, error_code = NULL, errors = NULL,
          error_count = 0, next_check_at = ?, updated_at = ? WHERE id = ?`,
     ).run(at, versionId, nextCheck, updatedAt, row.id);
+    return made;
   })();
 }
 
@@ -363,7 +385,10 @@ export function registerOpenAPI(queue: JobQueue, db: Db, options: OpenAPIProcess
       const row = jobDb.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(job.specId) as OpenAPISpecRow | undefined;
       if (!row || row.generation !== job.generation) return;
       jobDb.prepare("UPDATE openapi_specs SET processing_state = 'progress' WHERE id = ? AND generation = ?").run(row.id, job.generation);
-      recordOutcome(jobDb, job, await readSource(row, options), refreshMs);
+      const outcome = await readSource(jobDb, row, options);
+      const made = recordOutcome(jobDb, job, outcome, refreshMs);
+      // The version's first readers (computed content) find its document already parsed.
+      if (made && outcome.ok && !outcome.unchanged) rememberDocument(made, outcome.text.length, outcome.document);
       refresher.schedule();
     },
     failed(job, _reason, { db: jobDb }) {
