@@ -26,7 +26,7 @@ import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, idInput, objectPayload, payloadType, restEnum } from './shared.js';
+import { deletedPayload, idInput, objectPayload, payloadType, restEnum, type SchemaTypesOf } from './shared.js';
 import { primeSites, SiteRef, siteLink, type SiteHeld } from './sites/site.js';
 import { SpaceNode } from './spaces.js';
 
@@ -319,20 +319,12 @@ IntegrationInstallationNode.implement({
   }),
 });
 
-SpaceInstallationType.implement({
-  description: 'An installation of an integration enabled on a space.',
-  fields: (t) => ({
-    status: t.field({ type: InstallationStatusEnum, description: 'Whether it works on the space.', resolve: (i) => i.status }),
-    configuration: t.field({ type: 'JSON', description: 'Its configuration on the space.', resolve: (i) => i.configuration }),
+/** The fields installations on spaces and on sites share. */
+function contentItemFields<T extends SpaceItem | SiteItem>(t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, T>, kind: 'space' | 'site') {
+  return {
+    status: t.field({ type: InstallationStatusEnum, description: `Whether it works on the ${kind}.`, resolve: (i) => i.status }),
+    configuration: t.field({ type: 'JSON', description: `Its configuration on the ${kind}.`, resolve: (i) => i.configuration }),
     externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
-    spaceId: t.string({ description: 'Platform id of the space.', resolve: (i) => (typeof i.space === 'string' ? i.space : i.space.id) }),
-    space: t.field({
-      type: SpaceNode,
-      nullable: true,
-      description: 'The space (comes with the installation when you may read it).',
-      extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => (typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : (i.space as Space)),
-    }),
     installation: t.field({
       type: IntegrationInstallationNode,
       description: 'The installation on the organization.',
@@ -345,15 +337,28 @@ SpaceInstallationType.implement({
       extensions: upstream.link,
       resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
     }),
+  };
+}
+
+SpaceInstallationType.implement({
+  description: 'An installation of an integration enabled on a space.',
+  fields: (t) => ({
+    ...contentItemFields(t, 'space'),
+    spaceId: t.string({ description: 'Platform id of the space.', resolve: (i) => (typeof i.space === 'string' ? i.space : i.space.id) }),
+    space: t.field({
+      type: SpaceNode,
+      nullable: true,
+      description: 'The space (comes with the installation when you may read it).',
+      extensions: upstream.link,
+      resolve: (i, _args, _ctx, info) => (typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : (i.space as Space)),
+    }),
   }),
 });
 
 SiteInstallationType.implement({
   description: 'An installation of an integration enabled on a site.',
   fields: (t) => ({
-    status: t.field({ type: InstallationStatusEnum, description: 'Whether it works on the site.', resolve: (i) => i.status }),
-    configuration: t.field({ type: 'JSON', description: 'Its configuration on the site.', resolve: (i) => i.configuration }),
-    externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
+    ...contentItemFields(t, 'site'),
     siteId: t.string({ description: 'Platform id of the site.', resolve: (i) => (typeof i.site === 'string' ? i.site : i.site.id) }),
     site: t.field({
       type: SiteRef,
@@ -367,18 +372,6 @@ SiteInstallationType.implement({
         }
         return i.organizationId ? siteLink(i.organizationId, i.site, info) : null;
       },
-    }),
-    installation: t.field({
-      type: IntegrationInstallationNode,
-      description: 'The installation on the organization.',
-      extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => linkTo(IntegrationInstallationNode, compositeKey(i.integration, i.installation), info, () => ({ id: i.installation, integrationName: i.integration }) as InstallationHeld),
-    }),
-    integration: t.field({
-      type: IntegrationNode,
-      description: 'The integration.',
-      extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
     }),
   }),
 });
