@@ -49,16 +49,21 @@ export const DEFAULT_LIMITS: GatewayLimits = {
 };
 
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */
-function tooLarge(limit: number): Response {
+function tooLarge(limit: number, message = `The request body is larger than ${limit} bytes: send a smaller query or fewer variables`): Response {
   const body = {
     errors: [
       {
-        message: `The request body is larger than ${limit} bytes: send a smaller query or fewer variables`,
+        message,
         extensions: { code: 'BAD_USER_INPUT', reason: 'PAYLOAD_TOO_LARGE', limit },
       },
     ],
   };
   return new Response(JSON.stringify(body), { status: 413, headers: { 'content-type': 'application/json; charset=utf-8' } });
+}
+
+/** Bytes of the JSON of parsed request parameters, files (Blobs) counted as nothing. */
+function operationBytes(params: unknown): number {
+  return Buffer.byteLength(JSON.stringify(params, (_key, value: unknown) => (value instanceof Blob ? null : value)) ?? '', 'utf8');
 }
 
 /** A refusal of the request itself: BAD_USER_INPUT, status 400, with what it is and any `details`. */
@@ -231,12 +236,20 @@ export function useInputLimits(limits: Pick<GatewayLimits, 'maxRequestBytes' | '
       if (!requestParser) return;
       // A declared length is enforced by the HTTP framing; a body without one is read with a bound.
       const bounded = !request.body || !Number.isNaN(declared);
+      // The operation of a multipart request (its parts other than files) has the usual bound.
+      const withinOperationLimit = <P>(params: P): P | Response =>
+        multipart && operationBytes(params) > limits.maxRequestBytes
+          ? tooLarge(
+              limits.maxRequestBytes,
+              `The operation of this multipart request (everything but its files) is larger than ${limits.maxRequestBytes} bytes: send a smaller query or fewer variables`,
+            )
+          : params;
       setRequestParser(async (incoming) => {
         try {
-          if (bounded) return await requestParser(incoming);
+          if (bounded) return withinOperationLimit(await requestParser(incoming)) as never;
           const body = await readBounded(incoming, maxRequestBytes);
           if (!body) return tooLarge(maxRequestBytes);
-          return await requestParser(new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
+          return withinOperationLimit(await requestParser(new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }))) as never;
         } catch (error) {
           // yoga reads `variables` and `extensions` of a query string or a form with a bare
           // JSON.parse: its SyntaxError would be answered as an internal error.

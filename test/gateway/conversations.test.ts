@@ -65,6 +65,14 @@ describe('conversations and issue clusters', () => {
     const conversation = await ok(`query ($id: ID!) { node(id: $id) { ... on Conversation { platformId issues { totalCount } } } }`, { id: again.issue.conversation.id });
     expect(conversation.node.platformId).toBe(issue.conversation.platformId);
     expect(conversation.node.issues.totalCount).toBeGreaterThanOrEqual(1);
+    // Lookups by id: the real ids even when only they are asked, NOT_FOUND for none.
+    const byId = await ok(`query ($c: ID!) { organization(id: "acme") { a: issuesCluster(id: "cluster-install-errors") { id platformId } b: issuesCluster(id: $c) { platformId } } }`, { c: cluster.id });
+    expect(byId.organization).toEqual({ a: { id: cluster.id, platformId: 'cluster-install-errors' }, b: { platformId: 'cluster-install-errors' } });
+    const none = await g.gql<any>(`{ organization(id: "acme") { issuesCluster(id: "no-such-cluster") { id } } }`);
+    expect(none.data.organization.issuesCluster).toBeNull();
+    expect(none.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
+    const open = await ok(`query ($c: ID!) { organization(id: "acme") { issuesCluster(id: $c) { changeRequests(status: OPEN) { totalCount } } } }`, { c: cluster.id });
+    expect(open.organization.issuesCluster.changeRequests.totalCount).toBe(1);
     // The issues of a cluster are the issues of the organization filtered by it.
     const filtered = await ok(`query ($c: ID!) { organization(id: "acme") { conversationIssues(clusterId: $c) { totalCount } } }`, { c: cluster.id });
     expect(filtered.organization.conversationIssues.totalCount).toBe(11);
@@ -96,8 +104,15 @@ describe('conversations and issue clusters', () => {
     expect(labels.some((label: string) => /429|limit|rate|api/i.test(label))).toBe(true);
 
     await ok(INGEST, { conversations: [{ ...conversations[0], subject: 'Installer fails (reopened)' }] });
+    // An id with characters that need encoding is found by its global ID too.
+    const odd = await ok(INGEST, { conversations: [{ id: 'ticket#1:é', source: 'gateway-test', parts: [{ role: 'user', body: 'The search finds nothing for my query.' }] }] });
+    const oddId = (await ok(`{ organization(id: "acme") { conversations(source: "gateway-test", first: 1) { nodes { id platformId } } } }`)).organization.conversations.nodes[0];
+    expect(oddId.platformId).toBe('ticket#1:é');
+    const byGlobalId = await ok(`query ($id: ID!) { organization(id: "acme") { conversation(id: $id) { platformId } conversationIssues(conversationId: $id) { totalCount } } }`, { id: oddId.id });
+    expect(byGlobalId.organization).toEqual({ conversation: { platformId: 'ticket#1:é' }, conversationIssues: { totalCount: 1 } });
+    expect(odd.ingestConversations.ingested).toBe(1);
     const listed = await ok(`{ organization(id: "acme") { conversations(source: "gateway-test") { totalCount nodes { platformId subject } } } }`);
-    expect(listed.organization.conversations.totalCount).toBe(2);
+    expect(listed.organization.conversations.totalCount).toBe(3);
     expect(listed.organization.conversations.nodes.find((c: any) => c.platformId === 'gw-ticket-1').subject).toBe('Installer fails (reopened)');
   });
 

@@ -116,6 +116,10 @@ describe('custom fonts', () => {
     expect(asJson.data.uploadFile.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/multipart upload/) }]);
     const member = await multipart(minimalWoff2('No', 400), { org: 'acme', token: g.platform.token(U.ben) });
     expect(member.body.data.uploadFile).toEqual({ file: null, userErrors: [{ code: 'FORBIDDEN', field: null, message: expect.any(String) }] });
+    // An empty file is refused before any request.
+    const empty = await multipart(new Uint8Array(0), { name: 'empty.woff2' });
+    expect(empty.upstream).toEqual([]);
+    expect(empty.body.data.uploadFile.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/1 to/) }]);
     // An editor may store other files.
     const other = await multipart(new TextEncoder().encode('notes'), { org: 'acme', kind: 'ORGANIZATION_FILE', name: 'notes.txt', type: 'text/plain', token: g.platform.token(U.dee) });
     expect(other.body.data.uploadFile.file).toMatchObject({ name: 'notes.txt', contentType: 'text/plain', size: 5 });
@@ -129,6 +133,25 @@ describe('custom fonts', () => {
       const tooBig = await multipart(new Uint8Array(8192), { fetch: small.fetch });
       expect(tooBig.status).toBe(413);
       expect(tooBig.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'PAYLOAD_TOO_LARGE', limit: 4096 });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('bounds the operation of a multipart request by MAX_REQUEST_BYTES, files aside', async () => {
+    const small = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxRequestBytes: 2048 } });
+    try {
+      const form = new FormData();
+      const variables = { org: 'globex', kind: 'CUSTOMIZATION_FONT', file: null, padding: 'x'.repeat(4000) };
+      form.append('operations', JSON.stringify({ query: UPLOAD, variables }));
+      form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+      form.append('0', new Blob([new Uint8Array(minimalWoff2('Big', 400))], { type: 'font/woff2' }), 'big.woff2');
+      const response = await small.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${g.platform.adminToken}` }, body: form });
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as any).errors[0].message).toMatch(/everything but its files/);
+      // The same file with a small operation passes: the file does not count.
+      const fine = await multipart(new Uint8Array(minimalWoff2('Big', 400)), { fetch: small.fetch });
+      expect(fine.body.data.uploadFile.userErrors).toEqual([]);
     } finally {
       await small.close();
     }

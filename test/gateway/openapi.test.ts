@@ -156,9 +156,20 @@ describe('OpenAPI specifications', () => {
     expect(deleted.deleteOpenApiSpec.deleted).toBe(true);
     const again = await ok(`mutation { deleteOpenApiSpec(input: { organizationId: "acme", slug: "inventory" }) { deleted userErrors { code } } }`);
     expect(again.deleteOpenApiSpec.deleted).toBe(false);
-    const gone = await g.gql<any>(`{ organization(id: "acme") { openApiSpec(slug: "inventory") { slug } } }`);
+    const gone = await g.gql<any>(`{ organization(id: "acme") { openApiSpec(slug: "inventory") { id } } }`);
     expect(gone.data.organization.openApiSpec).toBeNull();
     expect(gone.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('lookups', () => {
+  it('reads a specification by slug, its real ids even when only they are asked', async () => {
+    const keys = await ok(`{ organization(id: "acme") { openApiSpec(slug: "acme-petstore") { id platformId lastVersion { id platformId } } } }`);
+    const full = await ok(`{ organization(id: "acme") { openApiSpecs { nodes { id platformId slug } } } }`);
+    const listed = full.organization.openApiSpecs.nodes.find((node: any) => node.slug === 'acme-petstore');
+    expect(keys.organization.openApiSpec).toMatchObject({ id: listed.id, platformId: listed.platformId });
+    const version = await ok(`query ($id: ID!) { node(id: $id) { ... on OpenApiSpecVersion { platformId spec { platformId } } } }`, { id: keys.organization.openApiSpec.lastVersion.id });
+    expect(version.node).toEqual({ platformId: keys.organization.openApiSpec.lastVersion.platformId, spec: { platformId: listed.platformId } });
   });
 });
 
@@ -185,6 +196,10 @@ describe('computed API references', () => {
     const after = (await ok(query, { space })).space;
     expect(after.computedRevision.map((page: any) => page.title)).toEqual(['orders', 'customers', 'Models']);
 
+    // A specification that does not exist fails the field alone, not the space.
+    const missing = await g.gql<any>(`query ($space: ID!) { space(id: $space) { title computedRevision(source: { openApi: { spec: "no-such-spec" } }, seed: "s") { title } } }`, { space });
+    expect(missing.data.space).toEqual({ title: 'Petstore API', computedRevision: null });
+    expect(missing.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
     const unknown = await g.gql<any>(`query ($space: ID!) { space(id: $space) { computedDocument(source: { openApi: { spec: "nope", doc: TAG } }, seed: "s") { json } } }`, { space });
     // The space is read; the source, missing its page, is refused before the platform computes anything.
     expect(unknown.upstreamRequests).toEqual([`GET /v1/spaces/${space}`]);
@@ -198,8 +213,10 @@ describe('computed API references', () => {
     const content = await ok(`query ($space: ID!) { space(id: $space) { content { pages { title ... on DocumentPage { openApiSpec { slug } } } } } }`, { space });
     const generated = content.space.content.pages.filter((page: any) => page.openApiSpec);
     expect(generated.map((page: any) => page.title)).toEqual(expect.arrayContaining(['Pets', 'Models']));
-    const unknown = await g.gql<any>(`mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "no-such-spec" }) { userErrors { code } } }`, { space });
-    expect(unknown.data.applySpaceTemplate.userErrors).toEqual([{ code: 'NOT_FOUND' }]);
+    const unknown = await g.gql<any>(`mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "no-such-spec" }) { userErrors { code field } } }`, { space });
+    expect(unknown.data.applySpaceTemplate.userErrors).toEqual([{ code: 'NOT_FOUND', field: ['openApiSpec'] }]);
+    const unknownOnCreate = await g.gql<any>(`mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "no-such-spec" }) { userErrors { code field } } }`, { space });
+    expect(unknownOnCreate.data.createChangeRequest.userErrors).toEqual([{ code: 'NOT_FOUND', field: ['openApiSpec'] }]);
     const alone = await g.gql<any>(`mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, openApiSpec: "acme-petstore" }) { userErrors { code field } } }`, { space });
     expect(alone.data.createChangeRequest.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['openApiSpec'] }]);
   });

@@ -341,6 +341,8 @@ export class RestClient {
   async download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
     const target = new URL(url);
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError('The platform gave a download URL that is not http or https');
+    // Credentials are never sent to, or taken from, a URL of an answer.
+    if (target.username || target.password) throw new UpstreamContractError('The platform gave a download URL with credentials in it');
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const started = performance.now();

@@ -524,6 +524,7 @@ const clusterIdInput = z
   .transform((value, ctx) => {
     try {
       const key = platformKey(value, 'IssuesCluster');
+      if (!key.includes('/') && key.length > 100) throw new Error('must be at most 100 characters');
       return key.includes('/') ? decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)) : key;
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: (error as Error).message });
@@ -546,7 +547,12 @@ declareMutation('createChangeRequest', {
     openApiSpec: inputField(
       'String',
       'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
-      z.string().trim().min(1, 'must be the slug of an OpenAPI specification').max(100, 'must be at most 100 characters').nullish(),
+      z
+        .string()
+        .trim()
+        .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be the slug of an OpenAPI specification')
+        .max(100, 'must be at most 100 characters')
+        .nullish(),
     ),
     conversationsIssuesClusterId: inputField(
       'ID',
@@ -557,13 +563,13 @@ declareMutation('createChangeRequest', {
   check: (input) => input.refine((value) => value.openApiSpec == null || value.templateId != null, { message: 'goes with a templateId', path: ['openApiSpec'] }),
   payload: (name) => requestPayload(name, 'The new change request.'),
   run: async ({ spaceId, subject: title, description, templateId, openApiSpec, conversationsIssuesClusterId }, ctx) => ({
-    changeRequest: await sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
+    changeRequest: await templateSpecErrors(() => sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
       subject: title ?? '',
       // Beside the documented fields, the create operation takes any property: the description too.
       ...(description ? { description } : {}),
       ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
       ...(conversationsIssuesClusterId != null ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
-    }),
+    })),
   }),
 });
 
@@ -1033,6 +1039,18 @@ declareMutation('removeChangeRequestReviewer', {
 
 // --- Templates ---------------------------------------------------------------------------------
 
+/** A refusal of the template's specification (`…contentRefs.openapi.spec`), named as the input names it. */
+async function templateSpecErrors<T>(send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (error instanceof GatewayError && /contentRefs\.openapi/.test(error.message)) {
+      throw new GatewayError(error.code, error.message, { upstreamStatus: error.upstreamStatus, field: ['openApiSpec'] });
+    }
+    throw error;
+  }
+}
+
 /** Template params naming an OpenAPI specification (a content reference of kind `openapi`). */
 function templateParams(spec: string | null | undefined): { params?: { contentRefs: { openapi: { kind: 'openapi'; spec: string } } } } {
   return spec ? { params: { contentRefs: { openapi: { kind: 'openapi', spec } } } } : {};
@@ -1057,7 +1075,12 @@ declareMutation('applySpaceTemplate', {
     openApiSpec: inputField(
       'String',
       'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
-      z.string().trim().min(1, 'must be the slug of an OpenAPI specification').max(100, 'must be at most 100 characters').nullish(),
+      z
+        .string()
+        .trim()
+        .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be the slug of an OpenAPI specification')
+        .max(100, 'must be at most 100 characters')
+        .nullish(),
     ),
   },
   payload: (name) =>
@@ -1074,9 +1097,11 @@ declareMutation('applySpaceTemplate', {
   run: async ({ spaceId, templateId, changeRequestId, openApiSpec }, ctx) => {
     const ref = changeRequestId ? changeRequestRef(changeRequestId) : undefined;
     if (ref?.spaceId && ref.spaceId !== spaceId) throw new GatewayError('BAD_USER_INPUT', 'changeRequestId is a change request of another space', { field: ['changeRequestId'] });
-    await ctx.api.send('POST', route`/spaces/${spaceId}/content/template`, {
-      body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}), ...templateParams(openApiSpec) },
-    });
+    await templateSpecErrors(() =>
+      ctx.api.send('POST', route`/spaces/${spaceId}/content/template`, {
+        body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}), ...templateParams(openApiSpec) },
+      }),
+    );
     return { spaceId, changeRequest: ref ? afterWrite(spaceId, ref.id) : null };
   },
 });

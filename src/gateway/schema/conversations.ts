@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { mapNodes, restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
-import { compositeKey, platformKey } from '../ids.js';
+import { BadUserInputError } from '../errors.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import {
   CLUSTER_ORDER_BY,
@@ -16,8 +17,8 @@ import {
   type IssuesCluster,
 } from '../rest/shapes/conversations.js';
 import { builder } from './builder.js';
-import { ChangeRequestConnection, ChangeRequestNode, listRequests } from './change-requests.js';
-import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
+import { ChangeRequestConnection, ChangeRequestNode, ChangeRequestStatusEnum, listRequests } from './change-requests.js';
+import { linkTo, loadOrThrow, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { DocumentType, objectPayload, OrderEnum, payloadType, restEnum } from './shared.js';
@@ -109,12 +110,14 @@ ConversationNode.implement({
     sourceUrl: t.string({ nullable: true, description: 'The conversation in its source.', resolve: (c) => c.urls.source ?? null }),
     parts: t.field({
       type: [ConversationPart],
+      nullable: true,
       description: 'Its messages, in order (read with the conversation; one request for a conversation of a list).',
       extensions: upstream.fetch(1),
       resolve: async (c, _args, ctx) => (await detailOf(ctx, c)).parts,
     }),
     metadata: t.field({
       type: ConversationMetadata,
+      nullable: true,
       description: 'What its source said about it.',
       extensions: upstream.fetch(1),
       resolve: async (c, _args, ctx) => (await detailOf(ctx, c)).metadata,
@@ -213,10 +216,10 @@ IssuesClusterNode.implement({
     changeRequests: t.connection(
       {
         type: ChangeRequestNode,
+        nullable: true,
         description: 'Change requests of the organization that address it (open ones unless `status` says otherwise), newest first.',
-        args: { status: t.arg.string({ description: 'Only those in this state: draft, open, merged or archived (default open).' }) },
-        resolve: (c, args, ctx) =>
-          listRequests(ctx, { ...args, status: (args.status as never) ?? undefined, conversationsIssuesCluster: c.id }, route`/orgs/${c.organizationId}/change-requests`),
+        args: { status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }) },
+        resolve: (c, args, ctx) => listRequests(ctx, { ...args, conversationsIssuesCluster: c.id }, route`/orgs/${c.organizationId}/change-requests`),
       },
       ChangeRequestConnection,
     ),
@@ -269,11 +272,17 @@ const ClusterOrderByEnum = builder.enumType('IssuesClusterOrderBy', {
   } satisfies Record<string, { value: (typeof CLUSTER_ORDER_BY)[number]; description: string }>,
 });
 
-/** A filter argument naming a node of the organization by global ID or platform id: the platform id. */
-function idFilter(value: string | null | undefined, typename: string): string | undefined {
+/**
+ * An argument naming a node of organization `organizationId` by global ID or platform id: the
+ * platform id. A global ID of another organization's node is BAD_USER_INPUT naming `argument`.
+ */
+function idFilter(value: string | null | undefined, typename: string, organizationId: string, argument: string): string | undefined {
   if (value == null) return undefined;
   const key = platformKey(value, typename);
-  return key.includes('/') ? key.slice(key.lastIndexOf('/') + 1) : key;
+  if (key === value.trim() || !decodeKnownGlobalId(value.trim())) return key;
+  const [org, id] = splitKey(key, 2, typename) as [string, string];
+  if (org !== organizationId) throw new BadUserInputError(`\`${argument}\` is the id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'} of another organization`, [argument]);
+  return id;
 }
 
 builder.objectFields(OrganizationNode, (t) => ({
@@ -295,8 +304,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     nullable: true,
     description: 'A conversation by the id it was ingested with; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Id of the conversation in its source, or its global ID.' }) },
-    extensions: upstream.link,
-    resolve: (org, args, _ctx, info) => linkTo(ConversationNode, compositeKey(org.id, idFilter(String(args.id), 'Conversation')!), info),
+    extensions: upstream.fetch(1),
+    resolve: (org, args, ctx) => loadOrThrow(ConversationNode, ctx, compositeKey(org.id, idFilter(String(args.id), 'Conversation', org.id, 'id')!)),
   }),
   conversationIssues: t.connection(
     {
@@ -308,7 +317,10 @@ builder.objectFields(OrganizationNode, (t) => ({
         conversationId: t.arg.id({ description: 'Only those of this conversation (its id or global ID).' }),
       },
       resolve: (org, args, ctx) =>
-        listIssues(ctx, org.id, args, { cluster: idFilter(args.clusterId as string | null, 'IssuesCluster'), conversation: idFilter(args.conversationId as string | null, 'Conversation') }),
+        listIssues(ctx, org.id, args, {
+          cluster: idFilter(args.clusterId as string | null, 'IssuesCluster', org.id, 'clusterId'),
+          conversation: idFilter(args.conversationId as string | null, 'Conversation', org.id, 'conversationId'),
+        }),
     },
     IssueConnection,
   ),
@@ -338,8 +350,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     nullable: true,
     description: 'An issue cluster by id; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the cluster.' }) },
-    extensions: upstream.link,
-    resolve: (org, args, _ctx, info) => linkTo(IssuesClusterNode, compositeKey(org.id, idFilter(String(args.id), 'IssuesCluster')!), info),
+    extensions: upstream.fetch(1),
+    resolve: (org, args, ctx) => loadOrThrow(IssuesClusterNode, ctx, compositeKey(org.id, idFilter(String(args.id), 'IssuesCluster', org.id, 'id')!)),
   }),
 }));
 
@@ -357,7 +369,14 @@ const ConversationMetadataInput = inputObject('ConversationMetadataInput', {
   description: 'What the source says about a conversation.',
   fields: {
     url: inputField('String', 'The conversation in its source (http or https).', z.string().url('must be an absolute URL').refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL').nullish()),
-    attributes: inputField('JSON', 'Attributes as a map of strings (at most 50).', z.record(z.string(), z.string()).refine((a) => Object.keys(a).length <= 50, 'must have at most 50 attributes').nullish()),
+    attributes: inputField(
+      'JSON',
+      'Attributes as a map of strings (at most 50; keys of 1 to 100 characters, values of at most 1000).',
+      z
+        .record(z.string().min(1, 'must have non-empty keys').max(100, 'must have keys of at most 100 characters'), z.string().max(1000, 'must be at most 1000 characters'))
+        .refine((a) => Object.keys(a).length <= 50, 'must have at most 50 attributes')
+        .nullish(),
+    ),
     createdAt: inputField('DateTime', 'When it started in its source.', z.iso.datetime({ offset: true, message: 'must be a date-time such as 2025-01-31T12:00:00Z' }).nullish()),
   },
 });

@@ -178,19 +178,21 @@ builder.scalarType('Upload', {
   parseValue: (value) => value,
 });
 
-const uploadedFile = z.custom<UploadedFile>(
-  (value) => typeof value === 'object' && value !== null && typeof (value as UploadedFile).arrayBuffer === 'function' && typeof (value as UploadedFile).name === 'string',
-  'must be a file sent as a multipart upload (see the GraphQL multipart request specification)',
-);
+/** Largest file `uploadFile` takes (the platform's limit). */
+export const MAX_UPLOAD_FILE_BYTES = 10 * 1024 * 1024;
+
+const uploadedFile = z
+  .custom<UploadedFile>(
+    (value) => typeof value === 'object' && value !== null && typeof (value as UploadedFile).arrayBuffer === 'function' && typeof (value as UploadedFile).name === 'string',
+    'must be a file sent as a multipart upload (see the GraphQL multipart request specification)',
+  )
+  .refine((file) => file.size >= 1 && file.size <= MAX_UPLOAD_FILE_BYTES, `must be 1 to ${MAX_UPLOAD_FILE_BYTES} bytes`);
 
 const StorageKindEnum = restEnum('StorageUploadKind', 'What an uploaded file is for.', {
   customization_font: 'A font file (WOFF or WOFF2) for a custom font; admins only.',
   import_file: 'A file to import content from; needs the create role.',
   organization_file: 'Any other file of the organization; needs the edit role.',
 });
-
-/** Largest file `uploadFile` takes (the platform's limit). */
-export const MAX_UPLOAD_FILE_BYTES = 10 * 1024 * 1024;
 
 interface UploadedModel {
   key: string;

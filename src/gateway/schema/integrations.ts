@@ -7,6 +7,8 @@ import { route } from '../rest/client.js';
 import {
   EVENT_TYPES,
   eventWithTrace,
+  INTEGRATION_CATEGORIES,
+  INTEGRATION_SCOPES,
   installation as installationShape,
   integration as integrationShape,
   integrationEvent as eventShape,
@@ -23,7 +25,7 @@ import {
 import type { Site } from '../rest/shapes/sites.js';
 import type { Space } from '../rest/shapes/spaces.js';
 import { builder } from './builder.js';
-import { linkTo, loadableNode, prime } from './loaders.js';
+import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { deletedPayload, idInput, objectPayload, payloadType, restEnum, type SchemaTypesOf } from './shared.js';
@@ -400,6 +402,7 @@ IntegrationEventNode.implement({
     payload: t.field({ type: 'JSON', description: 'What the integration receives.', resolve: (e) => e.payload }),
     trace: t.field({
       type: [TraceLog],
+      nullable: true,
       description: 'The log of its delivery, an entry per attempt (read with the event: one request for an event of a list).',
       extensions: upstream.fetch(1),
       resolve: async (e, _args, ctx) =>
@@ -464,13 +467,9 @@ builder.queryFields((t) => ({
     type: IntegrationNode,
     nullable: true,
     description: 'An integration by name; null with NOT_FOUND when there is none you can see.',
-    args: { name: t.arg.string({ required: true, description: 'Its name.' }) },
+    args: { name: t.arg.string({ required: true, description: 'Its name (or its global ID).' }) },
     extensions: upstream.fetch(1),
-    resolve: async (_root, args, ctx) => {
-      const found = await IntegrationNode.getDataloader(ctx).load(args.name);
-      if (found instanceof Error) throw found;
-      return found;
-    },
+    resolve: (_root, args, ctx) => loadOrThrow(IntegrationNode, ctx, platformKey(args.name, 'Integration')),
   }),
 }));
 
@@ -525,8 +524,8 @@ declareMutation('publishIntegration', {
     description: inputField('String', 'What it does, at most 100 characters.', z.string().max(100, 'must be at most 100 characters')),
     summary: inputField('String', 'A longer presentation (markdown), at most 2048 characters.', z.string().max(2048, 'must be at most 2048 characters').nullish()),
     script: inputField('String', 'Its code (JavaScript), at most 5 MiB.', z.string().min(1, 'must not be empty').max(5 * 1024 * 1024, 'must be at most 5 MiB')),
-    scopes: inputField(['String'], 'What it may access (`space:content:read`, `site:metadata:read`, …).', z.array(z.string().min(1)).max(50)),
-    categories: inputField(['String'], 'Its marketplace categories (`analytics`, `collaboration`, `content`, `marketing`, `visitor-auth`, `other`).', z.array(z.string().min(1)).max(10).nullish()),
+    scopes: inputField(['String'], `What it may access: ${INTEGRATION_SCOPES.join(', ')}.`, z.array(z.enum(INTEGRATION_SCOPES, { message: `must be one of ${INTEGRATION_SCOPES.join(', ')}` })).max(INTEGRATION_SCOPES.length)),
+    categories: inputField(['String'], `Its marketplace categories: ${INTEGRATION_CATEGORIES.join(', ')}.`, z.array(z.enum(INTEGRATION_CATEGORIES, { message: `must be one of ${INTEGRATION_CATEGORIES.join(', ')}` })).max(INTEGRATION_CATEGORIES.length).nullish()),
     visibility: inputField(VisibilityEnum, 'Who can find and install it (default PRIVATE).', z.enum(VISIBILITY_VALUES).nullish()),
     target: inputField(TargetEnum, 'What it can be installed on (default ALL).', z.enum(TARGET_VALUES).nullish()),
     runtime: inputField('String', 'Runtime of its script: `v1` (default) or `v2`.', z.enum(['v1', 'v2'], { message: 'must be v1 or v2' }).nullish()),
@@ -536,9 +535,25 @@ declareMutation('publishIntegration', {
     contentSources: inputField('JSON', 'Content sources it provides: `[{ id, title, description, configuration: { componentId } }]`.', z.array(z.record(z.string(), z.unknown())).max(50).nullish()),
     configurations: inputField(ConfigurationsInput.type, 'What its installations are configured with.', ConfigurationsInput.schema.nullish()),
     externalLinks: inputField([ExternalLinkInput.type], 'Up to 5 links about it.', z.array(ExternalLinkInput.schema).max(5, 'must have at most 5 links').nullish()),
-    secrets: inputField('JSON', 'Secrets its script reads, as a map of strings (at most 20); stored encrypted, never answered.', z.record(z.string(), z.string()).refine((s) => Object.keys(s).length <= 20, 'must have at most 20 secrets').nullish()),
+    secrets: inputField(
+      'JSON',
+      'Secrets its script reads, as a map of strings (at most 20; names of 1 to 100 letters, digits, "_", "." or "-"; values of at most 10000 characters); stored encrypted, never answered.',
+      z
+        .record(z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'names secrets with 1 to 100 letters, digits, "_", "." or "-"'), z.string().max(10_000, 'must be at most 10000 characters'))
+        .refine((s) => Object.keys(s).length <= 20, 'must have at most 20 secrets')
+        .nullish(),
+    ),
     contentSecurityPolicy: inputField('JSON', 'Content security policy of what it renders: a string or an object of directives.', z.union([z.string(), z.record(z.string(), z.string())]).nullish()),
-    endpoint: inputField('String', 'Where its events are delivered (an https URL; the platform signs each delivery).', z.string().max(2048, 'must be at most 2048 characters').nullish()),
+    endpoint: inputField(
+      'String',
+      'Where its events are delivered: an https URL without credentials (the platform signs each delivery).',
+      z
+        .string()
+        .max(2048, 'must be at most 2048 characters')
+        .url('must be an absolute URL')
+        .refine((v) => /^https?:\/\//i.test(v) && !/^https?:\/\/[^/?#]*@/i.test(v), 'must be an https URL without credentials')
+        .nullish(),
+    ),
   },
   payload: (name) => objectPayload(name, 'integration', IntegrationNode, 'The integration as published.'),
   run: async (i, ctx) => {

@@ -149,3 +149,10 @@ export function linkTo<Shape>(
   if (!key) return null;
   return selectsOnlyKeys(info) ? stub() : key;
 }
+
+/** Loads the node of `key` through its per-request loader; a failed load is thrown (NOT_FOUND and the like). */
+export async function loadOrThrow<Shape>(ref: Loadable<Shape>, ctx: GatewayContext, key: string): Promise<Shape> {
+  const loaded = (await ref.getDataloader(ctx).load(key)) as Shape | Error;
+  if (loaded instanceof Error) throw loaded;
+  return loaded;
+}

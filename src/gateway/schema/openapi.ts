@@ -21,7 +21,7 @@ import {
 } from '../rest/shapes/openapi.js';
 import { builder } from './builder.js';
 import { ComputedPageNode, DocumentPageNode } from './content/page.js';
-import { linkTo, loadableNode, prime, type InOrganization } from './loaders.js';
+import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { deletedPayload, DocumentType, objectPayload, payloadType, permissionsType, restEnum } from './shared.js';
@@ -171,11 +171,11 @@ OpenApiSpecNode.implement({
       nullable: true,
       description: 'One of its versions by platform id or global ID; null with NOT_FOUND when there is none.',
       args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the version.' }) },
-      extensions: upstream.link,
-      resolve: (s, args, _ctx, info) => {
+      extensions: upstream.fetch(1),
+      resolve: (s, args, ctx) => {
         const id = platformKey(String(args.id), 'OpenApiSpecVersion');
         const key = id.includes('/') ? id : compositeKey(s.organizationId, s.slug, id);
-        return linkTo(OpenApiSpecVersionNode, key, info);
+        return loadOrThrow(OpenApiSpecVersionNode, ctx, key);
       },
     }),
     permissions: t.field({ type: SpecPermissions, description: 'What you may do with it.', resolve: (s) => s.permissions }),
@@ -197,9 +197,14 @@ OpenApiSpecVersionNode.implement({
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the version on the platform.' }),
     createdAt: t.field({ type: 'DateTime', nullable: true, description: 'When this version was found.', resolve: (v) => v.createdAt ?? null }),
-    url: t.string({ description: 'Where the text of this version is served (no token needed: the URL is signed).', extensions: upstream.link, resolve: async (v, _args, ctx) => (await loaded(ctx, v)).url }),
+    url: t.string({
+      description: 'Where the text of this version is served (no token needed: the URL is signed; credentials in it are never shown).',
+      extensions: upstream.link,
+      resolve: async (v, _args, ctx) => withoutUserInfo((await loaded(ctx, v)).url),
+    }),
     document: t.string({
-      description: 'The text of the specification, exactly as it was submitted or fetched (JSON or YAML).',
+      nullable: true,
+      description: 'The text of the specification, exactly as it was submitted or fetched (JSON or YAML); null with an error when it cannot be read.',
       extensions: upstream.fetch(2),
       resolve: async (v, _args, ctx) => (await ctx.api.download((await loaded(ctx, v)).url, MAX_DOCUMENT_BYTES)).text,
     }),
@@ -228,8 +233,8 @@ OpenApiSpecVersionNode.implement({
     spec: t.field({
       type: OpenApiSpecNode,
       description: 'The specification it is a version of.',
-      extensions: upstream.link,
-      resolve: (v, _args, _ctx, info) => linkTo(OpenApiSpecNode, compositeKey(v.organizationId, v.slug), info),
+      extensions: upstream.fetch(1),
+      resolve: (v, _args, ctx) => loadOrThrow(OpenApiSpecNode, ctx, compositeKey(v.organizationId, v.slug)),
     }),
   }),
 });
@@ -241,6 +246,19 @@ const SpecFormatEnum = restEnum('OpenApiSpecFormat', 'Format of the text of a sp
 
 const latestRaw = (ctx: GatewayContext, s: SpecHeld) => ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content/raw`, openApiSpecRaw);
 const latestContent = (ctx: GatewayContext, s: SpecHeld) => ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content`, openApiSpecContent);
+
+/** A URL with any `user:password@` removed (a signed query is kept: it is the URL's permission). */
+function withoutUserInfo(value: string): string {
+  try {
+    const url = new URL(value);
+    if (!url.username && !url.password) return value;
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return value;
+  }
+}
 
 /** A version in full: a link stub holds its keys only. */
 async function loaded(ctx: GatewayContext, version: VersionHeld): Promise<VersionHeld> {
@@ -271,8 +289,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     nullable: true,
     description: 'An OpenAPI specification of the organization by slug; null with NOT_FOUND when there is none.',
     args: { slug: t.arg.string({ required: true, description: 'Slug of the specification.' }) },
-    extensions: upstream.link,
-    resolve: (org, args, _ctx, info) => linkTo(OpenApiSpecNode, compositeKey(org.id, args.slug), info),
+    extensions: upstream.fetch(1),
+    resolve: (org, args, ctx) => loadOrThrow(OpenApiSpecNode, ctx, compositeKey(org.id, args.slug)),
   }),
 }));
 
@@ -372,8 +390,12 @@ const OpenApiDocumentInput = inputObject('OpenApiDocumentSourceInput', {
   fields: {
     spec: inputField('String', 'Slug of the specification.', slugCheck),
     doc: inputField(DocumentKindEnum, 'Which part to show.', z.enum(['models', 'operations', 'info', 'tag', 'operation'])),
-    page: inputField('String', 'The tag (or, for OPERATION, the path) the document is about; not for MODELS.', z.string().min(1).nullish()),
-    method: inputField('String', 'HTTP method of the operation (OPERATION only), for example `get`.', z.string().min(1).nullish()),
+    page: inputField('String', 'The tag (or, for OPERATION, the path) the document is about; not for MODELS. At most 1000 characters.', z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').nullish()),
+    method: inputField(
+      'String',
+      'HTTP method of the operation (OPERATION only): get, put, post, delete, options, head, patch, trace, or hook for a webhook.',
+      z.enum(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'hook'], { message: 'must be get, put, post, delete, options, head, patch, trace or hook' }).nullish(),
+    ),
   },
   check: (object) =>
     object.superRefine((value, ctx) => {
@@ -452,6 +474,7 @@ GeneratedPage.implement({
 builder.objectFields(SpaceNode, (t) => ({
   computedRevision: t.field({
     type: [GeneratedPage],
+    nullable: true,
     description: 'The pages a computed source generates in this space (an API reference from an OpenAPI specification), as they would be now; nothing is stored.',
     args: {
       source: t.arg({ type: ComputedRevisionSourceInput.type, required: true, description: 'What generates the pages.' }),
@@ -467,6 +490,7 @@ builder.objectFields(SpaceNode, (t) => ({
   }),
   computedDocument: t.field({
     type: DocumentType,
+    nullable: true,
     description: 'The document a computed source generates in this space (one operation of an OpenAPI specification, say), as it would be now.',
     args: {
       source: t.arg({ type: ComputedDocumentSourceInput.type, required: true, description: 'What generates the document.' }),

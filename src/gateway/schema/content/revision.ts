@@ -297,7 +297,12 @@ export function revisionFor(
   if (changeRequest) {
     return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}:${changeRequest}`, async () => {
       const answer = await ctx.api.get(route`/spaces/${spaceId}/change-requests/${changeRequest}/content`, revisionShape);
-      const revision: RevisionHeld = { ...answer, spaceId, changeRequest };
+      // The change request moved on since it was read: its revision is read by id, so that what
+      // is kept under that id is that revision.
+      const revision: RevisionHeld =
+        answer.id === revisionId
+          ? { ...answer, spaceId, changeRequest }
+          : { ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)), spaceId };
       prime(RevisionNode, ctx, [revision]);
       return revision;
     });
@@ -322,7 +327,7 @@ export function revisionFor(
  */
 export function treeIndex(ctx: GatewayContext, revision: RevisionHeld): RevisionIndex | Promise<RevisionIndex> {
   if (!revision.light) return revisionIndex(revision);
-  return readOnce(ctx, `tree:${compositeKey(revision.spaceId, revision.id)}`, async () => {
+  return readOnce(ctx, `tree:${compositeKey(revision.spaceId, revision.id)}${revision.changeRequest ? `:${revision.changeRequest}` : ''}`, async () => {
     const { pages } = await ctx.api.get(revisionRoute(revision, '/pages'), revisionPages);
     return revisionIndex({ ...revision, pages, files: [], reusableContents: [] });
   });
