@@ -65,8 +65,12 @@ describe('integrations', () => {
     const outsider = await g.gql<any>(`{ integration(name: "acme-analytics") { name } }`, {}, { token: g.platform.token(U.ivy) });
     expect(outsider.data.integration).toBeNull();
     expect(outsider.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
-    const listed = await ok(`{ integrations(search: "video") { totalCount nodes { name } } }`, {}, { token: g.platform.token(U.ivy) });
-    expect(listed.integrations.nodes.map((node: any) => node.name)).toEqual(['video-embeds']);
+    const listed = await g.gql<any>(`{ integrations(search: "video") { totalCount nodes { name owner { title } } } }`, {}, { token: g.platform.token(U.ivy) });
+    expect(listed.data.integrations.nodes).toEqual([{ name: 'video-embeds', owner: { title: expect.any(String) } }]);
+    // The owner comes with the integration.
+    expect(listed.upstreamRequests).toEqual(['GET /v1/integrations?limit=50&search=video']);
+    const byExternalId = await ok(`{ integration(name: "video-embeds") { spaceInstallations(externalId: "no-such-id") { totalCount } } }`);
+    expect(byExternalId.integration.spaceInstallations.totalCount).toBe(0);
   });
 
   it('publishes, installs on an organization, a space and a site, and delivers each event signed', async () => {

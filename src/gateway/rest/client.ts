@@ -321,6 +321,8 @@ export class RestClient {
           : await undiciRequest(target, { ...options, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
       status = response.statusCode;
       const text = await response.body.text();
+      // The platform signed this URL a moment ago: a refusal of it is the platform's fault, not the caller's.
+      if (status === 401 || status === 403) throw new UpstreamContractError('The platform refused the upload URL it had just signed');
       if (status >= 300) throw errorFromResponse(status, parseJson(text), 'PUT', 'the upload URL');
     } catch (error) {
       if (error instanceof GatewayError) throw error;
@@ -365,6 +367,7 @@ export class RestClient {
         chunks.push(chunk as Buffer);
       }
       const text = Buffer.concat(chunks).toString('utf8');
+      if (status === 401 || status === 403) throw new UpstreamContractError('The platform refused the download URL it had signed');
       if (status >= 300) throw errorFromResponse(status, parseJson(text), 'GET', 'the download URL');
       const type = response.headers['content-type'];
       return { text, contentType: Array.isArray(type) ? type[0] : type };

@@ -22,6 +22,7 @@ import {
   type SiteInstallation,
   type SpaceInstallation,
 } from '../rest/shapes/integrations.js';
+import { organization as organizationShape } from '../rest/shapes/organizations.js';
 import type { Site } from '../rest/shapes/sites.js';
 import type { Space } from '../rest/shapes/spaces.js';
 import { builder } from './builder.js';
@@ -63,9 +64,14 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
   },
 });
 
+/** Primes integrations, and their owners when the answer embeds them whole. */
 const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
   const held = Array.from(items, (item) => ({ ...item, id: item.name }));
   prime(IntegrationNode, ctx, held);
+  prime(OrganizationNode, ctx, held.flatMap((item) => {
+    const owner = organizationShape.safeParse(item.owner);
+    return owner.success ? [owner.data] : [];
+  }));
   return held;
 };
 const primeInstallations = (ctx: GatewayContext, integrationName: string, items: Iterable<Installation>) => {
@@ -161,14 +167,14 @@ function organizationOfSite(site: Site): string | undefined {
 }
 
 /** Reads space installations (extended: the spaces come with them) and primes the spaces. */
-async function listSpaceItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string) {
-  const connection = await restList(ctx, args, path, spaceInstallationShape, { extended: true });
+async function listSpaceItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string, externalId?: string) {
+  const connection = await restList(ctx, args, path, spaceInstallationShape, { extended: true, externalId });
   prime(SpaceNode, ctx, connection.edges.flatMap((edge) => (typeof edge.node.space === 'string' ? [] : [edge.node.space as Space])));
   return connection;
 }
 
-async function listSiteItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string, organizationId?: string) {
-  const connection = await restList(ctx, args, path, siteInstallationShape, { extended: true });
+async function listSiteItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string, organizationId?: string, externalId?: string) {
+  const connection = await restList(ctx, args, path, siteInstallationShape, { extended: true, externalId });
   for (const edge of connection.edges) {
     const site = edge.node.site;
     if (typeof site === 'string') continue;
@@ -221,7 +227,8 @@ IntegrationNode.implement({
       {
         type: SpaceInstallationType,
         description: 'The spaces it is enabled on, across the installations you can see (the spaces come with them).',
-        resolve: (i, args, ctx) => listSpaceItems(ctx, args, route`/integrations/${i.name}/spaces`),
+        args: { externalId: t.arg.string({ description: 'Only the installation on a space with this external id.' }) },
+        resolve: (i, args, ctx) => listSpaceItems(ctx, args, route`/integrations/${i.name}/spaces`, args.externalId ?? undefined),
       },
       SpaceInstallationConnection,
     ),
@@ -229,7 +236,8 @@ IntegrationNode.implement({
       {
         type: SiteInstallationType,
         description: 'The sites it is enabled on, across the installations you can see (the sites come with them).',
-        resolve: (i, args, ctx) => listSiteItems(ctx, args, route`/integrations/${i.name}/sites`),
+        args: { externalId: t.arg.string({ description: 'Only the installation on a site with this external id.' }) },
+        resolve: (i, args, ctx) => listSiteItems(ctx, args, route`/integrations/${i.name}/sites`, undefined, args.externalId ?? undefined),
       },
       SiteInstallationConnection,
     ),

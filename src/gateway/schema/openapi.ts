@@ -214,7 +214,11 @@ OpenApiSpecVersionNode.implement({
       description: 'Format of the text.',
       extensions: upstream.fetch(2),
       resolve: async (v, _args, ctx) => {
-        const { contentType } = await ctx.api.download((await loaded(ctx, v)).url, MAX_DOCUMENT_BYTES);
+        const url = (await loaded(ctx, v)).url;
+        // The name of the file says it, when it has one; else what it is served as.
+        const extension = /\.(json|ya?ml)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
+        if (extension) return extension === 'json' ? ('json' as const) : ('yaml' as const);
+        const { contentType } = await ctx.api.download(url, MAX_DOCUMENT_BYTES);
         return contentType?.includes('json') ? ('json' as const) : contentType?.includes('yaml') ? ('yaml' as const) : null;
       },
     }),
