@@ -86,6 +86,7 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */
   MAX_REQUEST_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Largest multipart GraphQL request (a file upload) in bytes; its operation alone stays within MAX_REQUEST_BYTES. @default 10551296 */
   MAX_UPLOAD_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024 + 64 * 1024),
   /** Most tokens the GraphQL parser reads in one document. @default 10000 */
   MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(10_000),
