@@ -18,6 +18,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      if (request.url === '/failing') return void response.writeHead(500).end('down');
       deliveries.push({ headers: request.headers, body: Buffer.concat(chunks) });
       response.writeHead(200).end('ok');
     });
@@ -133,6 +134,20 @@ describe('integrations', () => {
     expect(uninstalled.uninstallIntegration.deleted).toBe(true);
     const unpublished = await ok(`mutation { unpublishIntegration(input: { name: "gw-hooks" }) { deleted userErrors { code } } }`);
     expect(unpublished.unpublishIntegration.deleted).toBe(true);
+  });
+
+  it('records a delivery that fails every try as FAILED, each attempt in its trace', async () => {
+    const failing = endpoint.replace(/\/events$/, '/failing');
+    await ok(`mutation ($endpoint: String!) {
+      publishIntegration(input: { name: "gw-failing", organizationId: "globex", title: "Failing", description: "Never up.", script: "export default {}", scopes: [], endpoint: $endpoint }) { integration { name } userErrors { code } }
+    }`, { endpoint: failing });
+    await ok(`mutation { installIntegration(input: { integrationName: "gw-failing", organizationId: "globex" }) { installation { id } userErrors { code } } }`);
+    await g.platform.app.jobs.drain();
+    const events = await ok(`{ integration(name: "gw-failing") { events { nodes { type status trace { message level } } } } }`);
+    const [event] = events.integration.events.nodes;
+    expect(event).toMatchObject({ type: 'INSTALLATION_SETUP', status: 'FAILED' });
+    expect(event.trace.filter((line: any) => /500/.test(line.message))).toHaveLength(3);
+    await ok(`mutation { unpublishIntegration(input: { name: "gw-failing" }) { deleted userErrors { code } } }`);
   });
 
   it('checks what it can before any request, and leaves the rest to the platform', async () => {
