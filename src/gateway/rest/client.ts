@@ -303,54 +303,42 @@ export class RestClient {
 
   /**
    * PUTs bytes to an upload URL the platform signed (`POST /orgs/{id}/storage/upload`): no
-   * credentials, no retry (the URL takes one upload), within `timeoutMs`. The URL is a credential
-   * itself, so no error names it. Through the platform's connections when it is on its origin.
+   * credentials, no retry (the URL takes one upload), within `timeoutMs`.
    */
   async upload(url: string, bytes: Uint8Array, contentType: string): Promise<void> {
-    const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError('The platform gave an upload URL that is not http or https');
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const started = performance.now();
-    let status: number | undefined;
-    try {
-      const options = { method: 'PUT' as const, headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) }, body: bytes, signal: controller.signal };
-      const response =
-        target.origin === this.origin
-          ? await this.dispatcher.request({ ...options, origin: this.origin, path: target.pathname + target.search })
-          : await undiciRequest(target, { ...options, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
-      status = response.statusCode;
-      const text = await response.body.text();
-      // The platform signed this URL a moment ago: a refusal of it is the platform's fault, not the caller's.
-      if (status === 401 || status === 403) throw new UpstreamContractError('The platform refused the upload URL it had just signed');
-      if (status >= 300) throw errorFromResponse(status, parseJson(text), 'PUT', 'the upload URL');
-    } catch (error) {
-      if (error instanceof GatewayError) throw error;
-      if (controller.signal.aborted || isTimeout(error)) throw new UpstreamTimeoutError(`The upload did not finish within ${this.timeoutMs} ms`);
-      throw new UpstreamUnavailableError('The upload URL could not be reached');
-    } finally {
-      clearTimeout(timer);
-      const now = performance.now();
-      this.onExchange?.({ method: 'PUT', path: '/storage/upload', status, startedAt: started, endedAt: now, retries: 0 });
-    }
+    await this.signedUrl('upload', url, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) }, body: bytes }, 64 * 1024);
   }
 
   /**
    * GETs the text at a URL the platform gave (a signed download URL, such as an OpenAPI
-   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes`. Through the
-   * platform's connections when it is on its origin. The URL may be signed, so no error names it.
+   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes`.
    */
   async download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
+    return this.signedUrl('download', url, { method: 'GET' }, maxBytes);
+  }
+
+  /**
+   * One exchange with a URL the platform gave (signed: it is its own permission, so no error
+   * names it and no credentials go with it), through the platform's connections when it is on
+   * its origin, within `timeoutMs`, its answer read up to `maxBytes`. A refusal of the signed URL
+   * is the platform's fault, not the caller's.
+   */
+  private async signedUrl(
+    what: 'upload' | 'download',
+    url: string,
+    request: { method: 'GET' | 'PUT'; headers?: Record<string, string>; body?: Uint8Array },
+    maxBytes: number,
+  ): Promise<{ text: string; contentType: string | undefined }> {
     const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError('The platform gave a download URL that is not http or https');
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError(`The platform gave a ${what} URL that is not http or https`);
     // Credentials are never sent to, or taken from, a URL of an answer.
-    if (target.username || target.password) throw new UpstreamContractError('The platform gave a download URL with credentials in it');
+    if (target.username || target.password) throw new UpstreamContractError(`The platform gave a ${what} URL with credentials in it`);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const started = performance.now();
     let status: number | undefined;
     try {
-      const options = { method: 'GET' as const, signal: controller.signal };
+      const options = { ...request, signal: controller.signal };
       const response =
         target.origin === this.origin
           ? await this.dispatcher.request({ ...options, origin: this.origin, path: target.pathname + target.search })
@@ -362,22 +350,22 @@ export class RestClient {
         size += (chunk as Buffer).length;
         if (size > maxBytes) {
           controller.abort();
-          throw new UpstreamContractError(`The file at the download URL is larger than ${maxBytes} bytes`);
+          throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
         }
         chunks.push(chunk as Buffer);
       }
       const text = Buffer.concat(chunks).toString('utf8');
-      if (status === 401 || status === 403) throw new UpstreamContractError('The platform refused the download URL it had signed');
-      if (status >= 300) throw errorFromResponse(status, parseJson(text), 'GET', 'the download URL');
+      if (status === 401 || status === 403) throw new UpstreamContractError(`The platform refused the ${what} URL it had signed`);
+      if (status >= 300) throw errorFromResponse(status, parseJson(text), request.method, `the ${what} URL`);
       const type = response.headers['content-type'];
       return { text, contentType: Array.isArray(type) ? type[0] : type };
     } catch (error) {
       if (error instanceof GatewayError) throw error;
-      if (controller.signal.aborted || isTimeout(error)) throw new UpstreamTimeoutError(`The download did not finish within ${this.timeoutMs} ms`);
-      throw new UpstreamUnavailableError('The download URL could not be reached');
+      if (controller.signal.aborted || isTimeout(error)) throw new UpstreamTimeoutError(`The ${what} did not finish within ${this.timeoutMs} ms`);
+      throw new UpstreamUnavailableError(`The ${what} URL could not be reached`);
     } finally {
       clearTimeout(timer);
-      this.onExchange?.({ method: 'GET', path: '/download', status, startedAt: started, endedAt: performance.now(), retries: 0 });
+      this.onExchange?.({ method: request.method, path: what === 'upload' ? '/storage/upload' : '/download', status, startedAt: started, endedAt: performance.now(), retries: 0 });
     }
   }
 

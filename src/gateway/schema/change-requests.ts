@@ -41,7 +41,7 @@ import {
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode } from './organizations.js';
-import { DocumentInput, DocumentType, documentInput, idInput, payloadType, restEnum, sendDelete, type SchemaTypesOf } from './shared.js';
+import { DocumentInput, DocumentType, documentInput, idInput, ownedIdInput, payloadType, restEnum, sendDelete, type SchemaTypesOf } from './shared.js';
 import { SpaceNode } from './spaces.js';
 import { UserNode } from './users.js';
 
@@ -516,21 +516,7 @@ const requestPayload = (name: string, description: string) =>
   }));
 
 /** An issue cluster named by a client: its platform id, or an IssuesCluster global ID (its own id kept). */
-const clusterIdInput = z
-  .string()
-  .trim()
-  .min(1, 'must be the id of an IssuesCluster')
-  .max(512, 'must be at most 512 characters')
-  .transform((value, ctx) => {
-    try {
-      const key = platformKey(value, 'IssuesCluster');
-      if (!key.includes('/') && key.length > 100) throw new Error('must be at most 100 characters');
-      return key.includes('/') ? decodeURIComponent(key.slice(key.lastIndexOf('/') + 1)) : key;
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+const clusterIdInput = ownedIdInput('IssuesCluster', 100);
 
 declareMutation('createChangeRequest', {
   description: 'Opens a change request on a space, as a draft branching from its live content (edit role).',

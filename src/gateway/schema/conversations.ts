@@ -3,7 +3,7 @@ import { mapNodes, restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
+import { compositeKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import {
   CLUSTER_ORDER_BY,
@@ -21,7 +21,7 @@ import { ChangeRequestConnection, ChangeRequestNode, ChangeRequestStatusEnum, li
 import { linkTo, loadOrThrow, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { DocumentType, objectPayload, OrderEnum, payloadType, restEnum } from './shared.js';
+import { DocumentType, objectPayload, OrderEnum, payloadType, readOwnedId, restEnum } from './shared.js';
 import { SpaceNode } from './spaces.js';
 import { organizationTarget } from './targets.js';
 
@@ -278,9 +278,9 @@ const ClusterOrderByEnum = builder.enumType('IssuesClusterOrderBy', {
  */
 function idFilter(value: string | null | undefined, typename: string, organizationId: string, argument: string): string | undefined {
   if (value == null) return undefined;
-  const key = platformKey(value, typename);
-  if (key === value.trim() || !decodeKnownGlobalId(value.trim())) return key;
-  const [org, id] = splitKey(key, 2, typename) as [string, string];
+  const read = readOwnedId(value, typename);
+  if (!read) throw new BadUserInputError(`\`${argument}\` is not a valid id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'}`, [argument]);
+  const { id, organizationId: org = organizationId } = read;
   if (org !== organizationId) throw new BadUserInputError(`\`${argument}\` is the id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'} of another organization`, [argument]);
   return id;
 }

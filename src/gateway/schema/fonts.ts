@@ -8,7 +8,7 @@ import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, noNull, objectPayload, payloadType, restEnum } from './shared.js';
+import { deletedPayload, noNull, objectPayload, payloadType, restEnum, sendDelete } from './shared.js';
 import { organizationTarget } from './targets.js';
 
 /**
@@ -153,10 +153,7 @@ declareMutation('deleteCustomFont', {
   fields: fontTarget,
   check: (input) => input.transform(resolveFont),
   payload: (name) => deletedPayload(name, 'True when the font was deleted, false when it did not exist.'),
-  run: async (i, ctx) => {
-    const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/fonts/${i.fontId}`);
-    return { deleted: status === 205 };
-  },
+  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/fonts/${i.fontId}`),
 });
 
 // --- Uploads -----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import { builder } from './builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, idInput, objectPayload, payloadType, restEnum, type SchemaTypesOf } from './shared.js';
+import { deletedPayload, idInput, objectPayload, ownedIdInput, restBody, sendDelete, payloadType, restEnum, type SchemaTypesOf } from './shared.js';
 import { primeSites, SiteRef, siteLink, type SiteHeld } from './sites/site.js';
 import { SpaceNode } from './spaces.js';
 
@@ -518,9 +518,6 @@ const ExternalLinkInput = inputObject('IntegrationExternalLinkInput', {
 const VISIBILITY_VALUES = INTEGRATION_VISIBILITIES;
 const TARGET_VALUES = INTEGRATION_TARGETS;
 
-/** Drops the keys of `value` that are null or undefined. */
-const defined = (value: Record<string, unknown>) => Object.fromEntries(Object.entries(value).filter(([, v]) => v != null));
-
 declareMutation('publishIntegration', {
   description:
     'Publishes an integration, or a new version of it (admins of the owner organization). Secrets are stored encrypted and never answered; left out on a new version, the stored ones stay.',
@@ -566,7 +563,7 @@ declareMutation('publishIntegration', {
   payload: (name) => objectPayload(name, 'integration', IntegrationNode, 'The integration as published.'),
   run: async (i, ctx) => {
     const { name, organizationId, configurations, ...rest } = i;
-    const body = { ...defined(rest), organization: organizationId, ...(configurations ? { configurations: defined(configurations) } : {}), categories: rest.categories ?? [] };
+    const body = { ...restBody(rest), organization: organizationId, ...(configurations ? { configurations: restBody(configurations) } : {}), categories: rest.categories ?? [] };
     const { data } = await ctx.api.send('POST', route`/integrations/${name}`, { body, schema: integrationShape });
     return { integration: primeIntegrations(ctx, [data])[0]! };
   },
@@ -577,10 +574,7 @@ declareMutation('unpublishIntegration', {
   input: 'The integration to unpublish.',
   fields: { name: inputField('String', 'Its name (or Integration global ID).', integrationName) },
   payload: (name) => deletedPayload(name, 'True when it was unpublished, false when there was none.'),
-  run: async (i, ctx) => {
-    const { status } = await ctx.api.send('DELETE', route`/integrations/${i.name}`);
-    return { deleted: status === 205 };
-  },
+  run: (i, ctx) => sendDelete(ctx, route`/integrations/${i.name}`),
 });
 
 const InstallationPayload = (name: string, description = 'The installation after the change.') => objectPayload(name, 'installation', IntegrationInstallationNode, description);
@@ -649,7 +643,7 @@ declareMutation('updateIntegrationInstallation', {
     }),
   payload: InstallationPayload,
   run: async (i, ctx) => {
-    const body = defined({ configuration: i.configuration, externalIds: i.externalIds, space_selection: i.spaceSelection, site_selection: i.siteSelection });
+    const body = restBody({ configuration: i.configuration, externalIds: i.externalIds, space_selection: i.spaceSelection, site_selection: i.siteSelection });
     const { data } = await ctx.api.send('PATCH', route`/integrations/${i.integrationName}/installations/${i.installationId}`, { body, schema: installationShape });
     return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
   },
@@ -661,26 +655,11 @@ declareMutation('uninstallIntegration', {
   fields: installationTarget,
   check: (input) => input.transform(resolveInstallation),
   payload: (name) => deletedPayload(name, 'True when it was uninstalled, false when there was no such installation.'),
-  run: async (i, ctx) => {
-    const { status } = await ctx.api.send('DELETE', route`/integrations/${i.integrationName}/installations/${i.installationId}`);
-    return { deleted: status === 205 };
-  },
+  run: (i, ctx) => sendDelete(ctx, route`/integrations/${i.integrationName}/installations/${i.installationId}`),
 });
 
 /** A site named by a client: its platform id, or a Site global ID (organization and site). */
-const siteIdInput = z
-  .string()
-  .trim()
-  .min(1, 'must be the id of a Site')
-  .transform((value, ctx) => {
-    try {
-      const key = platformKey(value, 'Site');
-      return key.includes('/') ? (splitKey(key, 2, 'Site')[1] as string) : key;
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+const siteIdInput = ownedIdInput('Site');
 
 // Installations on spaces and sites: enable, change and disable, the same way for both.
 for (const kind of ['space', 'site'] as const) {
@@ -732,7 +711,7 @@ for (const kind of ['space', 'site'] as const) {
     payload: (name) => payload(name, `The installation on the ${kind} after the change.`),
     run: (input, ctx) => {
       const i = input as Record<string, unknown>;
-      return send(ctx, 'PATCH', route`/integrations/${i.integrationName as string}/installations/${i.installationId as string}/${plural}/${i[idField] as string}`, defined({ configuration: i.configuration, externalIds: i.externalIds }));
+      return send(ctx, 'PATCH', route`/integrations/${i.integrationName as string}/installations/${i.installationId as string}/${plural}/${i[idField] as string}`, restBody({ configuration: i.configuration, externalIds: i.externalIds }));
     },
   });
 
@@ -742,10 +721,9 @@ for (const kind of ['space', 'site'] as const) {
     fields: target,
     check: (input) => input.transform(resolveInstallation as never),
     payload: (name) => deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
-    run: async (input, ctx) => {
+    run: (input, ctx) => {
       const i = input as Record<string, string>;
-      const { status } = await ctx.api.send('DELETE', route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}/${i[idField]!}`);
-      return { deleted: status === 205 };
+      return sendDelete(ctx, route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}/${i[idField]!}`);
     },
   });
 }

@@ -24,7 +24,7 @@ import { ComputedPageNode, DocumentPageNode } from './content/page.js';
 import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, DocumentType, objectPayload, payloadType, permissionsType, restEnum } from './shared.js';
+import { deletedPayload, DocumentType, objectPayload, payloadType, permissionsType, restEnum, sendDelete } from './shared.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -622,9 +622,6 @@ declareMutation('deleteOpenApiSpec', {
   fields: specTarget,
   check: (input) => input.transform(resolveSpec),
   payload: (name) => deletedPayload(name, 'True when the specification was deleted, false when it did not exist.'),
-  run: async (i, ctx) => {
-    const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/openapi/${i.slug}`);
-    return { deleted: status === 205 };
-  },
+  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/openapi/${i.slug}`),
 });
 

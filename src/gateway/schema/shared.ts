@@ -3,7 +3,7 @@ import { GraphQLError, Kind } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { BadUserInputError } from '../errors.js';
-import { platformKey, splitKey } from '../ids.js';
+import { MAX_ID_LENGTH, platformKey, splitKey } from '../ids.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 
@@ -231,20 +231,50 @@ export function idInput(
 }
 
 /**
- * Reads a team id given by a client: a Team global ID holds `organizationId/teamId`; anything
- * else is a platform team id, whose organization must come from elsewhere. Null when a Team
- * global ID holds no valid key.
+ * Reads the id of a node that lives inside an organization (a team, a cluster, a site), given by
+ * a client: its global ID holds `organizationId/id`; anything else is its platform id, whose
+ * organization must come from elsewhere. Null when such a global ID holds no valid key; the
+ * global ID of another type is BAD_USER_INPUT (thrown by `platformKey`).
  */
-export function readTeamId(value: string): { teamId: string; organizationId?: string } | null {
+export function readOwnedId(value: string, typename: string): { id: string; organizationId?: string } | null {
   const trimmed = value.trim();
-  const key = platformKey(trimmed, 'Team');
-  if (key === trimmed) return { teamId: trimmed };
+  const key = platformKey(trimmed, typename);
+  if (key === trimmed) return { id: trimmed };
   try {
-    const [organizationId, teamId] = splitKey(key, 2, 'Team') as [string, string];
-    return { organizationId, teamId };
+    const [organizationId, id] = splitKey(key, 2, typename) as [string, string];
+    return { organizationId, id };
   } catch {
     return null;
   }
+}
+
+/**
+ * A zod field for the id of a node inside an organization (`readOwnedId`): its own platform id,
+ * from a global ID or given as is (at most `maxLength` characters then).
+ */
+export function ownedIdInput(typename: string, maxLength = MAX_ID_LENGTH) {
+  const message = `must be the id of ${/^[AEIOU]/.test(typename) ? 'an' : 'a'} ${typename}`;
+  return z
+    .string({ message })
+    .trim()
+    .min(1, message)
+    .transform((value, ctx) => {
+      try {
+        const read = readOwnedId(value, typename);
+        if (!read) throw new Error(message);
+        if (read.organizationId === undefined && read.id.length > maxLength) throw new Error(`must be at most ${maxLength} characters`);
+        return read.id;
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+/** `readOwnedId` for a Team. */
+export function readTeamId(value: string): { teamId: string; organizationId?: string } | null {
+  const read = readOwnedId(value, 'Team');
+  return read && { teamId: read.id, ...(read.organizationId !== undefined ? { organizationId: read.organizationId } : {}) };
 }
 
 /** Zod refinement: each of `keys` may be left out but not given as null (nothing to clear). */

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { dateTime, url } from './common.js';
+import { dateTime, document, url } from './common.js';
 
 /** Shapes of support conversations, the issues found in them, and the clusters of issues. */
 
 export const IMPACTS = ['low', 'medium', 'high'] as const;
 export const CLUSTER_ORDER_BY = ['updatedAt', 'createdAt', 'issues', 'conversations', 'impact'] as const;
-
-const documentJson = z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()).default({}), nodes: z.array(z.unknown()) });
 
 export const conversation = z.object({
   object: z.literal('conversation'),
@@ -33,7 +31,7 @@ export const conversationIssue = z.object({
   object: z.literal('conversation-issue'),
   id: z.string(),
   title: z.string(),
-  details: documentJson,
+  details: document,
   impact: z.enum(IMPACTS),
   createdAt: dateTime,
   ingestedAt: dateTime.optional(),
@@ -53,7 +51,7 @@ export const issuesCluster = z.object({
   createdAt: dateTime,
   updatedAt: dateTime,
   icon: z.string().optional(),
-  summary: documentJson.optional(),
+  summary: document.optional(),
   muted: z.boolean(),
   impact: z.enum(IMPACTS),
   weeklyPulse: z.array(z.number()),

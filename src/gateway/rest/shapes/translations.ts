@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, url } from './common.js';
+import { dateTime, document, url } from './common.js';
 
 /** Shapes of translations: a source space translated into a result space, run after run. */
 
@@ -11,15 +11,13 @@ export const TRANSLATION_LANGUAGES = [
   'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
 ] as const;
 
-const documentJson = z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()).default({}), nodes: z.array(z.unknown()) });
-
 export const translation = z.object({
   object: z.literal('translation'),
   id: z.string(),
   status: z.enum(TRANSLATION_STATUSES),
   source: z.object({ space: z.string(), language: z.string() }),
   language: z.string(),
-  instructions: documentJson.nullish(),
+  instructions: document.nullish(),
   /** Absent until the first run completed. */
   result: z.object({ space: z.string(), revision: z.string(), language: z.string().nullish() }).nullish(),
   createdAt: dateTime,
