@@ -110,12 +110,10 @@ export interface FetchOptions {
 }
 
 /**
- * GETs an http(s) URL and returns its bytes and content type. Refuses other schemes, private
- * targets (unless allowed), redirects, answers other than 2xx and bodies over `maxBytes`, with an
- * `OutboundError` that names the URL without its credentials. A user name and password in the URL
- * are sent as HTTP Basic authentication.
+ * The URL an outbound request goes to, and how errors show it (without its credentials): an
+ * http(s) URL, not a private or reserved address unless `allowPrivate`; an `OutboundError` otherwise.
  */
-export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ bytes: Buffer; contentType: string | undefined }> {
+function outboundTarget(raw: string, allowPrivate: boolean | undefined): { url: URL; shown: string } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -125,9 +123,20 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
   const shown = displayUrl(url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
     throw new OutboundError(`${shown} is a private or reserved address`);
   }
+  return { url, shown };
+}
+
+/**
+ * GETs an http(s) URL and returns its bytes and content type. Refuses other schemes, private
+ * targets (unless allowed), redirects, answers other than 2xx and bodies over `maxBytes`, with an
+ * `OutboundError` that names the URL without its credentials. A user name and password in the URL
+ * are sent as HTTP Basic authentication.
+ */
+export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ bytes: Buffer; contentType: string | undefined }> {
+  const { url, shown } = outboundTarget(raw, options.allowPrivate);
   const headers: Record<string, string> = { 'user-agent': 'docs-platform/1 (+file fetch)', accept: '*/*' };
   if (url.username || url.password) {
     const credentials = `${decoded(url.username)}:${decoded(url.password)}`;
@@ -198,18 +207,7 @@ export interface PostOptions {
  * naming the URL without its credentials. Answers of any status are returned, not thrown.
  */
 export async function postUrl(raw: string, options: PostOptions): Promise<{ status: number }> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new OutboundError('is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
-  const shown = displayUrl(url);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-    throw new OutboundError(`${shown} is a private or reserved address`);
-  }
+  const { url, shown } = outboundTarget(raw, options.allowPrivate);
   const timeout = options.timeoutMs ?? 10_000;
   const signal = AbortSignal.timeout(timeout);
   try {

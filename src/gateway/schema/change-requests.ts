@@ -21,6 +21,7 @@ import {
   type Review,
 } from '../rest/shapes/change-requests.js';
 import { semanticChanges } from '../rest/shapes/content.js';
+import { specSlug } from '../rest/shapes/openapi.js';
 import { builder } from './builder.js';
 import { RevisionChanges } from './content/changes.js';
 import { FileNode } from './content/file.js';
@@ -515,6 +516,13 @@ const requestPayload = (name: string, description: string) =>
     changeRequest: t.field({ ...ChangeRequestPayloadField(description), resolve: (p) => p.changeRequest ?? null }),
   }));
 
+/** The OpenAPI specification a template builds its reference from (`api-reference`). */
+const openApiSpecField = inputField(
+  'String',
+  'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
+  specSlug.nullish(),
+);
+
 /** An issue cluster named by a client: its platform id, or an IssuesCluster global ID (its own id kept). */
 const clusterIdInput = ownedIdInput('IssuesCluster', 100);
 
@@ -530,16 +538,7 @@ declareMutation('createChangeRequest', {
       'A template whose pages it starts with: `getting-started`, `api-reference` or `changelog` on the embedded platform.',
       z.string().trim().min(1, 'must be a template id').nullish(),
     ),
-    openApiSpec: inputField(
-      'String',
-      'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
-      z
-        .string()
-        .trim()
-        .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be the slug of an OpenAPI specification')
-        .max(100, 'must be at most 100 characters')
-        .nullish(),
-    ),
+    openApiSpec: openApiSpecField,
     conversationsIssuesClusterId: inputField(
       'ID',
       'The issue cluster (of support conversations) it addresses: platform id or IssuesCluster global ID; not a muted one.',
@@ -1058,16 +1057,7 @@ declareMutation('applySpaceTemplate', {
       'A change request of the space to apply it to (id, number or global ID); the live content when left out.',
       z.string().trim().min(1).nullish(),
     ),
-    openApiSpec: inputField(
-      'String',
-      'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
-      z
-        .string()
-        .trim()
-        .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be the slug of an OpenAPI specification')
-        .max(100, 'must be at most 100 characters')
-        .nullish(),
-    ),
+    openApiSpec: openApiSpecField,
   },
   payload: (name) =>
     payloadType<{ spaceId: string; changeRequest: RequestAfter | null }>(name, (t) => ({

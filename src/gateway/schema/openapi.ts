@@ -16,6 +16,7 @@ import {
   openApiSpecVersion as versionShape,
   PROCESS_ERROR_CODES,
   SPEC_VISIBILITIES,
+  specSlug,
   type OpenApiSpec,
   type OpenApiSpecVersion,
 } from '../rest/shapes/openapi.js';
@@ -345,11 +346,7 @@ function specSlugOf(source: Record<string, unknown> | undefined): string | undef
 
 // --- Computed content --------------------------------------------------------------------------
 
-const slugCheck = z
-  .string()
-  .min(1, 'must be 1 to 100 characters')
-  .max(100, 'must be 1 to 100 characters')
-  .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be letters and digits in groups joined by single "-"');
+const slugCheck = specSlug;
 
 const GroupingEnum = builder.enumType('OpenApiPageGrouping', {
   description: 'How an API reference lays out its pages.',

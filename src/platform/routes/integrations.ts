@@ -129,6 +129,14 @@ const cspSchema = z.union(
   { message: 'must be a policy string or an object of CSP directives' },
 );
 
+/** What blocks and content sources of an integration both have. */
+const itemBase = {
+  id: z.string().min(1).max(100),
+  title: z.string().min(2, 'must be 2 to 40 characters').max(40, 'must be 2 to 40 characters'),
+  description: z.string().max(150, 'must be at most 150 characters').optional(),
+  icon: z.string().max(2048).optional(),
+};
+
 const publishBody = z.strictObject({
   runtime: enumOf(INTEGRATION_RUNTIMES).optional(),
   icon: imageSchema(MAX_ICON_BYTES, '250 KB').optional(),
@@ -143,10 +151,7 @@ const publishBody = z.strictObject({
   blocks: z
     .array(
       z.strictObject({
-        id: z.string().min(1).max(100),
-        title: z.string().min(2, 'must be 2 to 40 characters').max(40, 'must be 2 to 40 characters'),
-        description: z.string().max(150, 'must be at most 150 characters').optional(),
-        icon: z.string().max(2048).optional(),
+        ...itemBase,
         urlUnfurl: z.array(z.string().min(1).max(2048)).max(50).optional(),
         markdown: z.strictObject({ codeblock: z.string().min(1).max(100), body: z.string().max(10_000) }).optional(),
       }),
@@ -156,10 +161,7 @@ const publishBody = z.strictObject({
   contentSources: z
     .array(
       z.strictObject({
-        id: z.string().min(1).max(100),
-        title: z.string().min(2, 'must be 2 to 40 characters').max(40, 'must be 2 to 40 characters'),
-        description: z.string().max(150, 'must be at most 150 characters').optional(),
-        icon: z.string().max(2048).optional(),
+        ...itemBase,
         configuration: z.strictObject({ componentId: z.string().min(1).max(100) }),
       }),
     )

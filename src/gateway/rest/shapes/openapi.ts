@@ -4,6 +4,13 @@ import { revisionPage } from './content.js';
 
 /** Shapes of OpenAPI specifications, their versions, and the content computed from them. */
 
+/** What the API takes as the slug of a specification: letters and digits in groups joined by single "-", 1 to 100 characters. */
+export const specSlug = z
+  .string()
+  .min(1, 'must be 1 to 100 characters')
+  .max(100, 'must be 1 to 100 characters')
+  .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be letters and digits in groups joined by single "-"');
+
 export const PROCESSING_STATES = ['pending', 'progress', 'complete'] as const;
 export const SPEC_VISIBILITIES = ['private', 'public'] as const;
 export const PROCESS_ERROR_CODES = ['FETCH_TIMEOUT', 'FETCH_ERROR', 'PARSE_ERROR'] as const;
