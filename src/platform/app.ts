@@ -416,7 +416,7 @@ export function createPlatform({
 
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
   const jobs = new JobQueue(db);
-  registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile });
+  registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile, allowLocal: gitAllowLocal });
   registerTranslations(jobs, createTranslator({ url: translatorUrl, apiKey: translatorApiKey, timeoutMs: translatorTimeoutMs }));
   // A new revision of a translation's source runs it, from the start (runs asked before
   // start wait in the queue).

@@ -1,17 +1,19 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, request } from 'undici';
 
 /**
- * Requests the platform makes to the outside world on a caller's behalf (files inserted by URL,
- * and later OpenAPI sources and event deliveries). A caller must not be able to make the platform
- * reach its own network: unless private targets are allowed (demo and test runs, where every
- * server is on loopback), the host name is resolved and every private, loopback, link-local or
- * reserved address is refused, at connection time, so a DNS answer that changes between a check
- * and the connection cannot slip through.
+ * The outbound guard: every connection the platform makes on a caller's behalf (files inserted by
+ * URL, OpenAPI sources, integration deliveries, Git Sync remotes) goes through it. A caller must
+ * not be able to make the platform reach its own network: unless private targets are allowed
+ * (demo and test runs, where every server is on loopback), loopback names are refused, the host
+ * name is resolved and every address it stands for is checked, and the connection is made to an
+ * address that was checked (at connection time for HTTP requests, pinned for Git), so a DNS answer
+ * that changes between a check and the connection cannot slip through. Redirects are not followed.
  */
 
-const blocked = new BlockList();
+/** IPv4 ranges that are not the public internet (RFC 6890 and its updates). */
+const privateIPv4 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -21,6 +23,7 @@ for (const [network, prefix] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -28,29 +31,83 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 96],
-  ['::1', 128],
-  ['::ffff:0:0:0', 96],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+  privateIPv4.addSubnet(network, prefix, 'ipv4');
 }
 
-/** True for an address the platform must not reach on a caller's behalf. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/**
+ * Reserved IPv6 ranges inside global unicast (2000::/3; everything outside it is refused):
+ * protocol assignments (2001::/23, apart from Teredo, judged by its IPv4) and documentation.
+ */
+const reservedIPv6 = new BlockList();
+for (const [network, prefix] of [
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+] as const) {
+  reservedIPv6.addSubnet(network, prefix, 'ipv6');
 }
+
+/** The eight 16-bit groups of an IPv6 address; undefined for anything else (or an address with a zone). */
+function ipv6Groups(address: string): number[] | undefined {
+  if (isIP(address) !== 6 || address.includes('%')) return undefined;
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
+  const [head = '', tail] = text.split('::');
+  if (tail === undefined) return groups(head);
+  const left = groups(head);
+  const right = groups(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/** The IPv4 address of two 16-bit groups. */
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 address reaches through: IPv4-mapped (::ffff:0:0/96), NAT64
+ * (64:ff9b::/96), 6to4 (2002::/16) and Teredo (2001::/32: its server, and its client stored
+ * inverted). Undefined for an address that carries none.
+ */
+function embeddedIPv4(groups: readonly number[]): string[] | undefined {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const zerosThrough = (end: number) => groups.slice(0, end).every((group) => group === 0);
+  if (zerosThrough(5) && g5 === 0xffff) return [ipv4Of(g6, g7)];
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return [ipv4Of(g6, g7)];
+  if (g0 === 0x2002) return [ipv4Of(g1, g2)];
+  if (g0 === 0x2001 && g1 === 0) return [ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff)];
+  return undefined;
+}
+
+/**
+ * True for an address the platform must not reach on a caller's behalf: private, loopback,
+ * link-local, multicast, documentation or otherwise reserved, in IPv4 or IPv6, including an IPv6
+ * address that leads to such an IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo). Anything that is
+ * not an address is refused too.
+ */
+export function isPrivateAddress(address: string): boolean {
+  if (isIP(address) === 4) return privateIPv4.check(address, 'ipv4');
+  const groups = ipv6Groups(address);
+  if (!groups) return true;
+  const embedded = embeddedIPv4(groups);
+  if (embedded) return embedded.some((ipv4) => privateIPv4.check(ipv4, 'ipv4'));
+  // Outside global unicast: unspecified, loopback, IPv4-compatible, local NAT64, discard,
+  // unique local, link-local, site-local, multicast, and ranges not yet allocated.
+  if ((groups[0]! & 0xe000) !== 0x2000) return true;
+  return reservedIPv6.check(address, 'ipv6');
+}
+
+/** Names that are loopback by definition (RFC 6761), whatever a resolver says of them. */
+export function isLoopbackName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** The host of a URL as an address or a name: without the brackets of an IPv6 address. */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /** Why an outbound request failed, in words a caller can act on (never with credentials of the URL). */
 export class OutboundError extends Error {
@@ -65,22 +122,53 @@ export class OutboundError extends Error {
   }
 }
 
+/** Resolves a host name to all its addresses. */
+export type Resolver = (host: string) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (host) => dns.lookup(host, { all: true, verbatim: true });
+
+/** Time a host name has to resolve. */
+export const RESOLVE_TIMEOUT_MS = 5_000;
+
+/**
+ * The addresses the platform may connect to for `host` (a URL's host, IPv6 without brackets): a
+ * literal address as it is, a name resolved to every address it has. An `OutboundError` when one
+ * of them is not public, when the name is a loopback name, or when it does not resolve: a name
+ * that does not resolve is refused in the same words as a private one, so that answers do not
+ * tell which internal names exist.
+ */
+export async function publicAddresses(host: string, resolve: Resolver = systemResolver): Promise<LookupAddress[]> {
+  const family = isIP(host);
+  if (family !== 0) {
+    if (isPrivateAddress(host)) throw new OutboundError(`${host} is a private or reserved address`);
+    return [{ address: host, family }];
+  }
+  if (isLoopbackName(host)) throw new OutboundError(`${host} is a loopback name`);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), RESOLVE_TIMEOUT_MS);
+  });
+  const addresses = await Promise.race([resolve(host), late])
+    .catch(() => [] as LookupAddress[])
+    .finally(() => clearTimeout(timer));
+  if (addresses.length === 0 || addresses.some((entry) => isPrivateAddress(entry.address))) {
+    throw new OutboundError(`${host} does not resolve to public addresses only`);
+  }
+  return addresses;
+}
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** `dns.lookup` that refuses private addresses. */
+/** `dns.lookup` for undici's connections: only public addresses, checked by `publicAddresses`. */
 function publicLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const list = addresses as LookupAddress[];
-    const refused = list.find((entry) => isPrivateAddress(entry.address));
-    if (refused || list.length === 0) {
-      const denial = new Error(`${hostname} resolves to a private or reserved address`) as NodeJS.ErrnoException;
+  publicAddresses(hostname).then(
+    (list) => (options.all ? callback(null, list) : callback(null, list[0]!.address, list[0]!.family)),
+    (error: Error) => {
+      const denial = new Error(error.message) as NodeJS.ErrnoException;
       denial.code = 'EPRIVATE';
-      return callback(denial, []);
-    }
-    if (options.all) return callback(null, list);
-    return callback(null, list[0]!.address, list[0]!.family);
-  });
+      callback(denial, []);
+    },
+  );
 }
 
 const publicAgent = new Agent({ connect: { lookup: publicLookup as never }, connections: 8 });
@@ -122,10 +210,9 @@ function outboundTarget(raw: string, allowPrivate: boolean | undefined): { url: 
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
   const shown = displayUrl(url);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-    throw new OutboundError(`${shown} is a private or reserved address`);
-  }
+  const host = hostOf(url);
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) throw new OutboundError(`${shown} is a private or reserved address`);
+  if (!allowPrivate && isLoopbackName(host)) throw new OutboundError(`${shown} is on a loopback name`);
   return { url, shown };
 }
 
@@ -158,7 +245,7 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
     });
   } catch (error) {
     const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-    if (code === 'EPRIVATE') throw new OutboundError(`${shown} resolves to a private or reserved address`);
+    if (code === 'EPRIVATE') throw new OutboundError(`${shown} does not resolve to public addresses only`);
     if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT') throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);
     throw new OutboundError(`${shown} could not be reached`);
   }
@@ -224,7 +311,7 @@ export async function postUrl(raw: string, options: PostOptions): Promise<{ stat
     return { status: response.statusCode };
   } catch (error) {
     const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-    if (code === 'EPRIVATE') throw new OutboundError(`${shown} resolves to a private or reserved address`);
+    if (code === 'EPRIVATE') throw new OutboundError(`${shown} does not resolve to public addresses only`);
     if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);
     }

@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { hostname as osHostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPrivateAddress } from '../../src/platform/outbound.js';
 import { gitHttpServer } from '../fixtures/git-server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -388,6 +391,129 @@ describe('Git sync', () => {
       expect(readFileSync(join(p.dataDir, 'platform.sqlite')).includes(Buffer.from(secret))).toBe(false);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('says the same of every repository it cannot reach, whether the port is closed, open or not a Git server', async () => {
+    const spaceId = await newSpace('Unreachable');
+    const closed = await listener(() => undefined);
+    await closed.close();
+    const garbage = await listener((socket) => socket.end('not TLS, not HTTP\r\n'));
+    const plainHttp = createHttpServer((_request, response) => response.writeHead(500).end('no'));
+    await new Promise<void>((resolve) => plainHttp.listen(0, '127.0.0.1', resolve));
+    const bare = repositoryWith({ 'README.md': '# Private\n' });
+    const secret = 'an0ther-s3cret';
+    const git = await gitHttpServer(dirname(bare), 'bot', secret);
+    const gitPort = (git.address() as AddressInfo).port;
+    try {
+      const errors = [];
+      for (const url of [
+        `https://127.0.0.1:${closed.port}/r.git`,
+        `https://bot:${secret}@127.0.0.1:${garbage.port}/r.git`,
+        `https://127.0.0.1:${(plainHttp.address() as AddressInfo).port}/r.git`,
+        'https://nowhere.invalid/r.git',
+      ]) {
+        errors.push((await sync(spaceId, 'import', { url, ref: 'refs/heads/main' })).operation.error);
+      }
+      expect(errors).toEqual(Array(4).fill('could not read the repository: it could not be reached, or did not answer as a Git server'));
+      // What is about the repository itself is said.
+      const wrong = await sync(spaceId, 'import', { url: `https://bot:wrong-${secret}@127.0.0.1:${gitPort}/${bare.split('/').at(-1)}`, ref: 'refs/heads/main' });
+      expect(wrong.operation.error).toBe('could not read the repository: authentication failed: check the credentials in the URL');
+      const missing = await sync(spaceId, 'import', { url: `https://bot:${secret}@127.0.0.1:${gitPort}/missing.git`, ref: 'refs/heads/main' });
+      expect(missing.operation.error).toBe('could not read the repository: repository not found');
+      const pushed = await sync(spaceId, 'export', { url: `https://bot:wrong-${secret}@127.0.0.1:${gitPort}/${bare.split('/').at(-1)}`, ref: 'refs/heads/main', commitMessage: 'No' });
+      expect(pushed.operation.error).toBe('could not read the repository: authentication failed: check the credentials in the URL');
+      expect(JSON.stringify([errors, wrong, missing, pushed])).not.toContain(secret);
+    } finally {
+      await garbage.close();
+      await new Promise((resolve) => plainHttp.close(resolve));
+      await new Promise((resolve) => git.close(resolve));
+    }
+  });
+});
+
+/** A loopback TCP listener that counts connections and hands each to `answer`. */
+async function listener(answer: (socket: Socket) => void, host = '127.0.0.1') {
+  const sockets = new Set<Socket>();
+  const counted = { connections: 0 };
+  const server = createNetServer((socket) => {
+    counted.connections += 1;
+    sockets.add(socket.on('close', () => sockets.delete(socket)));
+    // The client gives up in its own way (a reset, most often): nothing to report.
+    socket.on('error', () => undefined);
+    answer(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return Object.assign(counted, {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
+
+describe('Git Sync outside demo and test runs (GIT_ALLOW_LOCAL off)', () => {
+  let guarded: TestPlatform;
+  let v4: Awaited<ReturnType<typeof listener>>;
+  let v6: Awaited<ReturnType<typeof listener>>;
+  beforeAll(async () => {
+    guarded = await startTestPlatform({ gitAllowLocal: false });
+    v4 = await listener((socket) => socket.end());
+    v6 = await listener((socket) => socket.end(), '::1');
+  });
+  afterAll(async () => {
+    await Promise.all([guarded?.destroy(), v4?.close(), v6?.close()]);
+  });
+
+  const ask = async (direction: 'import' | 'export', body: Record<string, unknown>) => {
+    const spaceId = guarded.spaceId('Company handbook');
+    return guarded.api('POST', `/spaces/${spaceId}/git/${direction}`, { body: { ref: 'refs/heads/main', ...(direction === 'export' ? { commitMessage: 'Out' } : {}), ...body } });
+  };
+
+  it('refuses loopback, private and link-local repositories, and names that resolve to them, with no connection made', async () => {
+    const hostname = osHostname();
+    // The machine's own name resolves to one of its addresses: private or loopback on any test machine.
+    const ownAddresses = (await lookup(hostname, { all: true }).catch(() => [])).map((entry) => entry.address);
+    const urls = [
+      [`https://127.0.0.1:${v4.port}/r.git`, 'must be on a public address (127.0.0.1 is a private or reserved address)'],
+      [`https://localhost:${v4.port}/r.git`, 'must be on a public address (localhost is a loopback name)'],
+      [`https://localhost.:${v4.port}/r.git`, 'must be on a public address (localhost. is a loopback name)'],
+      [`https://u:pw@127.0.0.1:${v4.port}/r.git`, 'must be on a public address (127.0.0.1 is a private or reserved address)'],
+      [`https://2130706433:${v4.port}/r.git`, 'must be on a public address (127.0.0.1 is a private or reserved address)'],
+      [`https://[::1]:${v6.port}/r.git`, 'must be on a public address (::1 is a private or reserved address)'],
+      [`https://[::ffff:127.0.0.1]:${v4.port}/r.git`, 'must be on a public address (::ffff:7f00:1 is a private or reserved address)'],
+      [`https://[2002:7f00:1::]:${v4.port}/r.git`, 'must be on a public address (2002:7f00:1:: is a private or reserved address)'],
+      ['https://169.254.169.254/latest/meta-data.git', 'must be on a public address (169.254.169.254 is a private or reserved address)'],
+      ['https://10.0.0.1/r.git', 'must be on a public address (10.0.0.1 is a private or reserved address)'],
+      [`http://127.0.0.1:${v4.port}/r.git`, 'must be an https:// URL'],
+      [`file:///etc`, 'must be an https:// URL'],
+      ...(ownAddresses.length > 0 && ownAddresses.every(isPrivateAddress)
+        ? [[`https://${hostname}:${v4.port}/r.git`, `must be on a public address (${hostname.toLowerCase()} does not resolve to public addresses only)`]]
+        : []),
+    ];
+    for (const direction of ['import', 'export'] as const) {
+      for (const [url, reason] of urls) {
+        const answer = await ask(direction, { url });
+        expect([url, answer.status, answer.body]).toEqual([url, 400, { error: { code: 400, message: `Invalid body field "url": ${reason}` } }]);
+      }
+    }
+    await guarded.app.jobs.drain();
+    expect(guarded.db.prepare("SELECT count(*) FROM jobs WHERE kind = 'git-sync'").pluck().get()).toBe(0);
+    expect([v4.connections, v6.connections]).toEqual([0, 0]);
+  });
+
+  it('refuses a ref git would refuse, naming the field', async () => {
+    for (const [ref, reason] of [
+      ['refs/heads/../../etc', 'must not contain ".."'],
+      ['refs/heads/a@{1}', 'must not contain "@{"'],
+      ['refs/heads/main.lock', 'must not have a part ending with ".lock"'],
+      ['refs/heads/-f', 'must not name a branch starting with "-"'],
+      ['refs/heads/a\u0000b', 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\'],
+      ['main', 'must be a branch ref such as refs/heads/main'],
+    ]) {
+      const answer = await ask('import', { url: 'https://git.example.test/r.git', ref });
+      expect([ref, answer.status, answer.body.error?.message]).toEqual([ref, 400, `Invalid body field "ref": ${reason}`]);
     }
   });
 });

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname as osHostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { isPrivateAddress } from '../../src/platform/outbound.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const { acme, globex } = DEMO.orgs;
@@ -397,6 +399,43 @@ describe('delivery to an endpoint', () => {
     expect(event.status).toBe('failed');
     const { trace } = (await p.api('GET', `/integrations/unreachable/events/${event.id}`)).body;
     expect(trace.logs[1].message).toMatch(/could not be reached/);
+  });
+});
+
+describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform({ allowPrivateUrls: false });
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  it('refuses at publishing an endpoint on a loopback name, a private address or a name that resolves to one', async () => {
+    const hostname = osHostname();
+    // The machine's own name resolves to one of its addresses: private or loopback on any test machine.
+    const ownAddresses = (await lookup(hostname, { all: true }).catch(() => [])).map((entry) => entry.address);
+    const endpoints = [
+      ['https://localhost.:4722/h', 'must not be a private or loopback address'],
+      ['https://api.localhost/h', 'must not be a private or loopback address'],
+      ['https://127.0.0.1:4722/h', 'must not be a private or loopback address'],
+      ['https://[::1]/h', 'must not be a private or loopback address'],
+      ['https://10.1.2.3/h', 'must not be a private or loopback address'],
+      ['https://169.254.169.254/latest', 'must not be a private or loopback address'],
+      ['https://[::ffff:192.168.0.1]/h', 'must not be a private or loopback address'],
+      ['https://[2002:c0a8:1::1]/h', 'must not be a private or loopback address'],
+      ['https://[2001:0:808:808::f5ff:fffe]/h', 'must not be a private or loopback address'],
+      ['http://127.0.0.1:4722/h', 'must be an https URL'],
+      ['https://nowhere.invalid/h', 'must be on a public address (nowhere.invalid does not resolve to public addresses only)'],
+      ...(ownAddresses.length > 0 && ownAddresses.every(isPrivateAddress)
+        ? [[`https://${hostname}/h`, `must be on a public address (${hostname.toLowerCase()} does not resolve to public addresses only)`]]
+        : []),
+    ];
+    for (const [endpoint, reason] of endpoints) {
+      const answer = await p.api('POST', '/integrations/guarded', { body: publication({ endpoint }) });
+      expect([endpoint, answer.status, answer.body]).toEqual([endpoint, 400, { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } }]);
+    }
+    expect((await p.api('GET', '/integrations/guarded')).status).toBe(404);
   });
 });
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * The system `git`, run with arguments (never through a shell) in throwaway repositories. System
@@ -25,16 +25,6 @@ export class GitError extends Error {
   override readonly name = 'GitError';
 }
 
-/** Where a repository is, checked: `https://` always; `http://`, `file://` and local paths only when local repositories are allowed. */
-export function checkRepositoryUrl(url: string, allowLocal: boolean): string | undefined {
-  if (/^https:\/\//i.test(url)) return undefined;
-  if (!allowLocal) return 'must be an https:// URL';
-  if (/^(http|file):\/\//i.test(url)) return undefined;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return 'must be an https://, http://, file:// URL or a local path';
-  if (!isAbsolute(url)) return 'a local path must be absolute';
-  return undefined;
-}
-
 /** A URL git can fetch from: local paths become `file://` URLs. */
 export function fetchableUrl(url: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `file://${resolve(url)}`;
@@ -50,6 +40,8 @@ export interface GitOptions {
   date?: string;
   /** Certificates (PEM) trusted for https remotes besides the system's: a private CA. */
   caFile?: string | undefined;
+  /** More `key=value` settings, given last (they win): those of a `Remote`. */
+  config?: readonly string[];
 }
 
 /** Runs `git <args>` and returns what it printed on stdout. */
@@ -76,7 +68,10 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
   return new Promise((resolvePromise, reject) => {
     execFile(
       'git',
-      ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.allow=always', '-c', 'credential.helper=', ...(options.caFile ? ['-c', `http.sslCAInfo=${options.caFile}`] : []), ...args],
+      [
+        ...['core.hooksPath=/dev/null', 'protocol.allow=always', 'credential.helper=', ...(options.caFile ? [`http.sslCAInfo=${options.caFile}`] : []), ...(options.config ?? [])].flatMap((setting) => ['-c', setting]),
+        ...args,
+      ],
       { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' },
       (error, stdout, stderr) => {
         if (error) {

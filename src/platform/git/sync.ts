@@ -10,7 +10,8 @@ import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
-import { fetchableUrl, git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
+import { git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
+import { openRemote, remoteFailure, type Remote } from './remote.js';
 import { contentToFiles, filesToContent, LayoutError, type RepoFile } from './layout.js';
 
 /**
@@ -83,6 +84,8 @@ export interface GitSyncOptions {
   author: { name: string; email: string };
   /** Certificates (PEM) trusted for https remotes besides the system's. */
   caFile?: string | undefined;
+  /** Accept `file://`, `http://` URLs, local paths and private addresses (demo and test runs). */
+  allowLocal: boolean;
 }
 
 const stored = (space: Pick<SpaceRow, 'git_sync'>): GitSyncStored => (space.git_sync ? (JSON.parse(space.git_sync) as GitSyncStored) : {});
@@ -155,10 +158,12 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
   };
   const scratch = await scratchRepository();
   try {
+    // Checked again now, and pinned: the name may resolve elsewhere than when it was asked for.
+    const remote = await openRemote(url, options.allowLocal);
     const outcome =
       job.direction === 'import'
-        ? await importRepository({ db, space, state, job, url, scratch, stage, options })
-        : await exportSpace({ db, space, state, job, url, scratch, stage, options });
+        ? await importRepository({ db, space, state, job, remote, scratch, stage, options })
+        : await exportSpace({ db, space, state, job, remote, scratch, stage, options });
     const at = new Date().toISOString();
     db.transaction(() => {
       writeState(db, job.spaceId, (current) => ({
@@ -188,12 +193,13 @@ function gitSyncStarted(db: Db, space: SpaceRow, commit: string): void {
 }
 
 /** Fetches `ref`; undefined when the repository has no such branch. */
-async function fetchRef(scratch: Scratch, url: string, ref: string, caFile: string | undefined): Promise<string | undefined> {
+async function fetchRef(scratch: Scratch, remote: Remote, ref: string, caFile: string | undefined): Promise<string | undefined> {
   try {
-    await git(['fetch', '--quiet', '--no-tags', '--depth=1', fetchableUrl(url), `${ref}:refs/sync/tip`], { cwd: scratch.dir, caFile });
+    await git(['fetch', '--quiet', '--no-tags', '--depth=1', remote.url, `${ref}:refs/sync/tip`], { cwd: scratch.dir, caFile, config: remote.config });
   } catch (error) {
-    if (error instanceof GitError && /couldn't find remote ref/i.test(error.message)) return undefined;
-    throw new GitError(`could not read the repository: ${(error as Error).message}`);
+    if (!(error instanceof GitError)) throw error;
+    if (/couldn't find remote ref/i.test(error.message)) return undefined;
+    throw new GitError(remoteFailure(error, 'read'));
   }
   return (await git(['rev-parse', 'refs/sync/tip'], { cwd: scratch.dir })).trim();
 }
@@ -224,8 +230,8 @@ interface Operation {
   /** The space's Git Sync as it was when the operation started. */
   state: GitSyncStored;
   job: GitJob;
-  /** The URL with its credentials, if it has some. */
-  url: string;
+  /** The repository, with the credentials of its URL, if it has some. */
+  remote: Remote;
   scratch: Scratch;
   /** Records the stage the operation reached. */
   stage: (stage: Stage) => void;
@@ -233,8 +239,8 @@ interface Operation {
 }
 
 async function importRepository(operation: Operation): Promise<{ commit: string; revision: string }> {
-  const { db, space, state, job, url, scratch, stage, options } = operation;
-  const commit = await fetchRef(scratch, url, job.ref, options.caFile);
+  const { db, space, state, job, remote, scratch, stage, options } = operation;
+  const commit = await fetchRef(scratch, remote, job.ref, options.caFile);
   if (!commit) throw new LayoutError(`the repository has no branch ${job.ref}`);
   gitSyncStarted(db, space, commit);
   stage('config_check');
@@ -283,8 +289,8 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
 }
 
 async function exportSpace(operation: Operation): Promise<{ commit: string; revision: string }> {
-  const { db, space, state, job, url, scratch, stage, options } = operation;
-  const tip = await fetchRef(scratch, url, job.ref, options.caFile);
+  const { db, space, state, job, remote, scratch, stage, options } = operation;
+  const tip = await fetchRef(scratch, remote, job.ref, options.caFile);
   gitSyncStarted(db, space, tip ?? '');
   const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
   if (tip) {
@@ -317,9 +323,9 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
     await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author: options.author });
     commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
     try {
-      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), fetchableUrl(url), `HEAD:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile });
+      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), remote.url, `HEAD:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile, config: remote.config });
     } catch (error) {
-      throw new GitError(`could not push to the repository: ${(error as Error).message}`);
+      throw error instanceof GitError ? new GitError(remoteFailure(error, 'push to')) : error;
     }
     db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND git IS NULL').run(
       JSON.stringify({ oid: commit, message, createdByGitBook: true, url: job.url, ref: job.ref }),

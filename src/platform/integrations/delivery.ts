@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
-import { displayUrl, isPrivateAddress, OutboundError, postUrl } from '../outbound.js';
+import { displayUrl, hostOf, isLoopbackName, isPrivateAddress, OutboundError, postUrl, publicAddresses } from '../outbound.js';
 import { linksFor, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { appendTrace, findEvent, log, payloadJson, setDispatcher, watchSpaceContent, type EventRow } from './events.js';
@@ -48,10 +48,8 @@ interface DeliveryJob {
   eventId: string;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
-
 function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || (isIP(host) === 4 && host.startsWith('127.'));
+  return isLoopbackName(host) || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 /**
@@ -66,13 +64,30 @@ export function endpointProblem(raw: string, allowPrivate: boolean): string | un
   } catch {
     return 'must be an absolute https URL';
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   if (url.username || url.password) return 'must not contain credentials: the platform signs every delivery instead';
   if (url.hash) return 'must not contain a fragment';
   if (url.protocol === 'http:' && allowPrivate && isLoopbackHost(host)) return undefined;
   if (url.protocol !== 'https:') return allowPrivate ? 'must be an https URL, or an http URL on loopback' : 'must be an https URL';
   if (!allowPrivate && (isLoopbackHost(host) || (isIP(host) !== 0 && isPrivateAddress(host)))) return 'must not be a private or loopback address';
   return undefined;
+}
+
+/**
+ * `endpointProblem`, then (unless private URLs are allowed) the addresses the endpoint's host
+ * resolves to, checked by the outbound guard: at publishing, a clear refusal beats deliveries that
+ * fail later. Deliveries check again the address they connect to.
+ */
+export async function publishedEndpointProblem(raw: string, allowPrivate: boolean): Promise<string | undefined> {
+  const problem = endpointProblem(raw, allowPrivate);
+  if (problem || allowPrivate) return problem;
+  try {
+    await publicAddresses(hostOf(new URL(raw)));
+    return undefined;
+  } catch (error) {
+    if (error instanceof OutboundError) return `must be on a public address (${error.message})`;
+    throw error;
+  }
 }
 
 /** A `multipart/form-data` body of JSON fields, with its boundary. */

@@ -3,14 +3,17 @@ import { z } from 'zod';
 import { demand } from '../access.js';
 import { badRequest, notFound, parseBody, sendDeleted } from '../http.js';
 import type { JobQueue } from '../jobs.js';
-import { checkRepositoryUrl } from '../git/command.js';
+import { refProblem, repositoryProblem } from '../git/remote.js';
 import { gitSyncState, queueOperation, type Direction } from '../git/sync.js';
 
 type SpaceParams = { spaceId: string };
 
 const common = {
   url: z.string().min(1, 'must be a repository URL').max(2048, 'must be at most 2048 characters'),
-  ref: z.string().regex(/^refs\/heads\/[^\s~^:?*[\\]+$/, 'must be a branch ref such as refs/heads/main'),
+  ref: z.string().superRefine((ref, context) => {
+    const problem = refProblem(ref);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  }),
   repoProjectDirectory: z.string().max(512, 'must be at most 512 characters').optional(),
   timestamp: z.string().datetime({ offset: true, message: 'must be a date-time such as 2026-01-31T12:00:00Z' }).optional(),
   force: z.boolean().optional(),
@@ -50,7 +53,8 @@ export function gitRoutes(app: FastifyInstance, options: GitRouteOptions): void 
     const { db, access } = request.ctx;
     const { space, role } = access.requireSpace(request.params.spaceId);
     demand(role, 'edit', 'Running the Git synchronization');
-    const problem = checkRepositoryUrl(body.url, options.allowLocal);
+    // After the permission check: only editors make the platform resolve a repository's host.
+    const problem = await repositoryProblem(body.url, options.allowLocal);
     if (problem) throw badRequest(`Invalid body field "url": ${problem}`);
     const directory = projectDirectory(body.repoProjectDirectory);
     db.transaction(() =>

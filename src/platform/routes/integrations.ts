@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { badRequest, booleanParam, forbidden, notFound, notFoundInBody, pageFromArray, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { endpointProblem } from '../integrations/delivery.js';
+import { publishedEndpointProblem } from '../integrations/delivery.js';
 import { eventJson, eventsPage, findEvent, traceJson } from '../integrations/events.js';
 import {
   canSeeInstallation,
@@ -237,12 +237,13 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
       throw badRequest('Invalid path parameter "integrationName": must be 1 to 100 letters, digits, "-", "_" or "."');
     }
     const body = parseBody(publishBody, request.body);
-    if (body.endpoint !== undefined) {
-      const problem = endpointProblem(body.endpoint, options.allowPrivateUrls);
-      if (problem) throw badRequest(`Invalid body field "endpoint": ${problem}`);
-    }
     const { db, access, links } = request.ctx;
     const org = publishingOrganization(db, access, body.organization);
+    // After the permission check: resolving the endpoint's host is work done for publishers only.
+    if (body.endpoint !== undefined) {
+      const problem = await publishedEndpointProblem(body.endpoint, options.allowPrivateUrls);
+      if (problem) throw badRequest(`Invalid body field "endpoint": ${problem}`);
+    }
     const { row } = publishIntegration(db, org, name, {
       runtime: body.runtime ?? 'v1',
       visibility: body.visibility ?? 'private',
