@@ -47,8 +47,9 @@ export const configSchema = z.object({
    */
   PLATFORM_ALLOW_PRIVATE_URLS: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
   /**
-   * Let Git Sync of the embedded platform use `file://` and `http://` URLs and local paths (`1`):
-   * for local demos and tests. Otherwise only `https://` repositories. @default 0
+   * Let Git Sync of the embedded platform use `file://` and `http://` URLs, local paths and
+   * private or loopback addresses (`1`): for local demos and tests. Otherwise only `https://`
+   * repositories on public addresses, through the outbound guard. @default 0
    */
   GIT_ALLOW_LOCAL: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
   /** A PEM file of certificates Git Sync trusts for https remotes besides the system's (a private CA). */

@@ -101,6 +101,9 @@ describe('Git Sync through the graph', () => {
       { space },
     );
     expect(escape.data.importFromGit.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['repoProjectDirectory'], upstreamStatus: 400 }]);
+    // Refs are checked as git check-ref-format does, by the platform.
+    const dotted = await g.gql(`mutation ($space: ID!) { importFromGit(input: { spaceId: $space, url: "https://x.test/r.git", ref: "refs/heads/../../etc" }) { userErrors { message code field upstreamStatus } } }`, { space });
+    expect(dotted.data.importFromGit.userErrors).toEqual([{ message: 'Invalid body field "ref": must not contain ".."', code: 'BAD_USER_INPUT', field: ['ref'], upstreamStatus: 400 }]);
     const reader = await g.gql(EXPORT, { space, url: `https://bot:${secret}@x.test/r.git` }, { token: g.platform.token(DEMO.users.finn) });
     expect(reader.data.exportToGit.userErrors[0]).toMatchObject({ code: 'FORBIDDEN' });
     // A variable of the wrong type is echoed in the error: without its credentials.
