@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { git, GitError } from '../../src/platform/git/command.js';
 import { openRemote, refProblem, remoteFailure, repositoryProblem } from '../../src/platform/git/remote.js';
-import { isPrivateAddress, OutboundError, publicAddresses, type Resolver } from '../../src/platform/outbound.js';
+import { isPrivateAddress, OutboundError, publicAddresses, RESOLVE_TIMEOUT_MS, type Resolver } from '../../src/platform/outbound.js';
 
 /** A resolver answering from a table, counting the names it was asked. */
 function table(answers: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -93,6 +93,20 @@ describe('the address guard', () => {
       await expect(publicAddresses(host, resolve)).rejects.toThrow(`${host} is a loopback name`);
     }
     expect(resolve.asked).toEqual(['public.example', 'internal.example', 'mixed.example', 'mapped.example', 'sixtofour.example', 'missing.example']);
+  });
+
+  it('gives a name RESOLVE_TIMEOUT_MS to resolve', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const silent: Resolver = () => new Promise(() => undefined);
+      const refused = publicAddresses('slow.example', silent).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(RESOLVE_TIMEOUT_MS - 1);
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await refused).toEqual(new OutboundError('slow.example does not resolve to public addresses only'));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
