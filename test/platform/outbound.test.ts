@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { git, GitError } from '../../src/platform/git/command.js';
 import { openRemote, refProblem, remoteFailure, repositoryProblem } from '../../src/platform/git/remote.js';
-import { isPrivateAddress, OutboundError, publicAddresses, RESOLVE_TIMEOUT_MS, type Resolver } from '../../src/platform/outbound.js';
+import { fetchUrl, isPrivateAddress, OutboundError, postUrl, publicAddresses, RESOLVE_TIMEOUT_MS, type Resolver } from '../../src/platform/outbound.js';
 
 /** A resolver answering from a table, counting the names it was asked. */
 function table(answers: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -107,6 +109,48 @@ describe('the address guard', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('HTTP requests behind the guard', () => {
+  let target: Server;
+  let redirector: HttpServer;
+  let connections = 0;
+  let redirectorUrl: string;
+  beforeAll(async () => {
+    target = createServer((socket) => {
+      connections += 1;
+      socket.on('error', () => undefined).end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const targetPort = (target.address() as { port: number }).port;
+    redirector = createHttpServer((_request, response) => response.writeHead(302, { location: `http://127.0.0.1:${targetPort}/inside` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    redirectorUrl = `http://127.0.0.1:${(redirector.address() as { port: number }).port}/`;
+  });
+  afterAll(async () => {
+    redirector.closeAllConnections();
+    await Promise.all([new Promise((resolve) => target.close(resolve)), new Promise((resolve) => redirector.close(resolve))]);
+  });
+
+  it('follows no redirect, and refuses a name that resolves to a private address when connecting', async () => {
+    // Loopback allowed for the first hop, as in tests: the redirect is an answer, not followed.
+    await expect(fetchUrl(redirectorUrl, { allowPrivate: true, maxBytes: 100 })).rejects.toThrow(`${redirectorUrl} answered 302`);
+    expect(await postUrl(redirectorUrl, { allowPrivate: true, headers: {}, body: Buffer.from('{}') })).toEqual({ status: 302 });
+    const port = (target.address() as { port: number }).port;
+    for (const url of [`http://localhost.:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://[2002:7f00:1::]:${port}/`]) {
+      await expect(fetchUrl(url, { allowPrivate: false, maxBytes: 100 })).rejects.toBeInstanceOf(OutboundError);
+      await expect(postUrl(url, { allowPrivate: false, headers: {}, body: Buffer.from('{}') })).rejects.toBeInstanceOf(OutboundError);
+    }
+    // The machine's own name resolves to one of its addresses: checked when connecting.
+    const machine = hostname();
+    const own = await lookup(machine, { all: true }).catch(() => []);
+    if (own.length > 0 && own.every((entry) => isPrivateAddress(entry.address))) {
+      await expect(fetchUrl(`http://${machine}:${port}/`, { allowPrivate: false, maxBytes: 100 })).rejects.toThrow(
+        `http://${machine.toLowerCase()}:${port}/ does not resolve to public addresses only`,
+      );
+    }
+    expect(connections).toBe(0);
   });
 });
 
