@@ -184,7 +184,7 @@ function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[
   for (const cluster of yield* clusterPendingIssues(db, orgId, vectors, at)) touched.add(cluster);
   for (const cluster of [...touched].sort()) {
     yield;
-    db.transaction(() => refreshCluster(db, cluster, vectors, at))();
+    yield* refreshCluster(db, cluster, vectors, at);
   }
   return result;
 }
@@ -326,7 +326,7 @@ function after(previous: string, at: string): string {
 }
 
 /** Describes a cluster again from its issues; deletes it when it has none and no change request names it. */
-function refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVector>, at: string): void {
+function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVector>, at: string): Steps<void> {
   const cluster = db.prepare('SELECT * FROM conversation_clusters WHERE id = ?').get(clusterId) as ClusterRow | undefined;
   if (!cluster) return;
   // Not the issues' details: a large cluster's would take longer to read than all the rest.
@@ -342,11 +342,16 @@ function refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVec
   }
   const items = issues.map((issue) => vectors.get(issue.id)!);
   const centroid = clusterCentroid(items);
+  yield;
   const central = byCentrality(items, centroid);
   // Spellings from the most central issues: reading the words of every issue again would cost
   // each ingest time in proportion to the clusters it touches, however small the ingest.
   const forms: WordForms = new Map();
-  for (const item of central.slice(0, LABEL_SAMPLE)) addWords(forms, `${item.title}\n${item.body}`);
+  for (const item of central.slice(0, LABEL_SAMPLE)) {
+    yield;
+    addWords(forms, `${item.title}\n${item.body}`);
+  }
+  yield;
   // An extractive summary: the most central issue, and how the next ones put it.
   const others = [...new Set(central.slice(1).map((item) => item.title))].filter((title) => title !== central[0]!.title).slice(0, 2);
   const summary = textDocument([central[0]!.title, ...(others.length ? [`Also reported as: ${others.map((title) => `“${title}”`).join('; ')}.`] : [])]);
