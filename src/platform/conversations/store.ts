@@ -147,14 +147,10 @@ const ingestsUnderWay = new WeakMap<Db, Map<string, Promise<unknown>>>();
  * one organization run one after the other.
  */
 export function ingestConversationsInSlices(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): Promise<IngestResult> {
-  let byOrg = ingestsUnderWay.get(db);
-  if (!byOrg) ingestsUnderWay.set(db, (byOrg = new Map()));
-  const queue = byOrg;
-  const previous = queue.get(orgId) ?? Promise.resolve();
-  const run = previous.then(
-    () => runInSlices(ingestSteps(db, orgId, inputs, at)),
-    () => runInSlices(ingestSteps(db, orgId, inputs, at)),
-  );
+  let queue = ingestsUnderWay.get(db);
+  if (!queue) ingestsUnderWay.set(db, (queue = new Map()));
+  const ingest = () => runInSlices(ingestSteps(db, orgId, inputs, at));
+  const run = (queue.get(orgId) ?? Promise.resolve()).then(ingest, ingest);
   queue.set(orgId, run);
   const forget = () => {
     if (queue.get(orgId) === run) queue.delete(orgId);
@@ -167,7 +163,7 @@ export function ingestConversationsInSlices(db: Db, orgId: string, inputs: reado
  * An ingest in steps: each conversation is split and written in a transaction of its own; then
  * the issues of the organization that have no cluster yet (those just written, and any an
  * interrupted ingest left) are clustered; then the clusters that changed are described again,
- * each in a transaction of its own.
+ * one after the other.
  */
 function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): Steps<IngestResult> {
   const result: IngestResult = { created: 0, updated: 0, unchanged: 0 };
