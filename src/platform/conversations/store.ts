@@ -244,25 +244,35 @@ function writeConversation(db: Db, orgId: string, input: ConversationInput, at: 
 
 interface IssueVector extends Clusterable {
   clusterId: string | null;
-  title: string;
-  body: string;
 }
 
-/** Every issue of an organization with its TF-IDF vector over all of them (the corpus). */
+/** Issues read at a time: the organization's are read a page at a time, between pauses. */
+const ISSUE_PAGE = 500;
+
+/**
+ * Every issue of an organization with its TF-IDF vector over all of them (the corpus). Only ids,
+ * clusters and term counts are read: the issues' text stays in the database until a cluster's
+ * description needs it.
+ */
 function* issueVectors(db: Db, orgId: string): Steps<Map<string, IssueVector>> {
-  const rows = db.prepare('SELECT id, cluster_id, terms, title, body FROM conversation_issues WHERE org_id = ? ORDER BY id').all(orgId) as Array<
-    Pick<IssueRow, 'id' | 'cluster_id' | 'terms' | 'title' | 'body'>
-  >;
+  const page = db.prepare('SELECT id, cluster_id, terms FROM conversation_issues WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?');
+  const rows: Array<Pick<IssueRow, 'id' | 'cluster_id'>> = [];
   const counts: Array<Map<string, number>> = [];
-  for (const row of rows) {
-    if (counts.length % 100 === 0) yield;
-    counts.push(readTerms(row));
+  for (let after = ''; ; ) {
+    yield;
+    const found = page.all(orgId, after, ISSUE_PAGE) as Array<Pick<IssueRow, 'id' | 'cluster_id' | 'terms'>>;
+    for (const row of found) {
+      rows.push({ id: row.id, cluster_id: row.cluster_id });
+      counts.push(readTerms(row));
+    }
+    if (found.length < ISSUE_PAGE) break;
+    after = found[found.length - 1]!.id;
   }
   const corpus = new Corpus(counts);
   const vectors = new Map<string, IssueVector>();
   for (const [index, row] of rows.entries()) {
-    if (index % 100 === 0) yield;
-    vectors.set(row.id, { id: row.id, clusterId: row.cluster_id, title: row.title, body: row.body, vector: corpus.vector(counts[index]!) });
+    if (index % ISSUE_PAGE === 0) yield;
+    vectors.set(row.id, { id: row.id, clusterId: row.cluster_id, vector: corpus.vector(counts[index]!) });
   }
   return vectors;
 }
@@ -340,17 +350,27 @@ function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVe
   const centroid = clusterCentroid(items);
   yield;
   const central = byCentrality(items, centroid);
+  const textOf = db.prepare('SELECT title, body FROM conversation_issues WHERE id = ?');
+  // An issue gone since (its organization deleted meanwhile) describes nothing.
+  const text = (item: IssueVector) => (textOf.get(item.id) as Pick<IssueRow, 'title' | 'body'> | undefined) ?? { title: '', body: '' };
   // Spellings from the most central issues: reading the words of every issue again would cost
   // each ingest time in proportion to the clusters it touches, however small the ingest.
   const forms: WordForms = new Map();
   for (const item of central.slice(0, LABEL_SAMPLE)) {
     yield;
-    addWords(forms, `${item.title}\n${item.body}`);
+    const { title, body } = text(item);
+    addWords(forms, `${title}\n${body}`);
   }
   yield;
   // An extractive summary: the most central issue, and how the next ones put it.
-  const others = [...new Set(central.slice(1).map((item) => item.title))].filter((title) => title !== central[0]!.title).slice(0, 2);
-  const summary = textDocument([central[0]!.title, ...(others.length ? [`Also reported as: ${others.map((title) => `“${title}”`).join('; ')}.`] : [])]);
+  const title = text(central[0]!).title;
+  const others = new Set<string>();
+  for (const item of central.slice(1)) {
+    if (others.size === 2) break;
+    const other = text(item).title;
+    if (other !== title) others.add(other);
+  }
+  const summary = textDocument([title, ...(others.size ? [`Also reported as: ${[...others].map((other) => `“${other}”`).join('; ')}.`] : [])]);
   const sources = db
     .prepare(
       `SELECT c.source AS source, COUNT(DISTINCT c.id) AS count FROM conversations c
@@ -362,7 +382,7 @@ function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVe
     `UPDATE conversation_clusters SET label = ?, icon = ?, summary = ?, impact = ?, issue_count = ?, conversation_count = ?, sources = ?, updated_at = ?
      WHERE id = ?`,
   ).run(
-    clusterLabel(centroid, forms, central[0]!.title),
+    clusterLabel(centroid, forms, title),
     clusterIcon(centroid),
     JSON.stringify(summary),
     clusterImpact(issues.map((issue) => issue.impact)),
