@@ -4,7 +4,7 @@ import { runInSlices, type Steps } from '../../src/platform/conversations/text/s
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from '../../src/platform/conversations/text/describe.js';
 import { clusterImpact, impactOf, impactSignals } from '../../src/platform/conversations/text/impact.js';
 import { sentences, shorten } from '../../src/platform/conversations/text/sentences.js';
-import { splitIssues } from '../../src/platform/conversations/text/split.js';
+import { splitIssues, splitIssuesSteps } from '../../src/platform/conversations/text/split.js';
 import { termCounts, tokenize } from '../../src/platform/conversations/text/terms.js';
 import { Corpus, cosine } from '../../src/platform/conversations/text/vectors.js';
 import { weeklyPulse } from '../../src/platform/conversations/pulse.js';
@@ -234,6 +234,8 @@ describe('work in steps', () => {
       vector: new Map(text.split(' ').map((term) => [term, 1 / Math.sqrt(3)])),
     }));
     expect(await runInSlices(agglomerateSteps(items))).toEqual(agglomerate(items));
+    const conversation = { subject: 'SSO', parts: [{ role: 'user', body: 'The SAML login fails with an error. Also, the PDF export is blank since Monday.' }] };
+    expect(await runInSlices(splitIssuesSteps(conversation))).toEqual(splitIssues(conversation));
 
     let turns = 0;
     const counting = setInterval(() => (turns += 1), 0);

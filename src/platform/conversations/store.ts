@@ -6,7 +6,7 @@ import { documentOf, paragraph, type JSONDocument } from '../content/document.js
 import { agglomerateSteps, clusterCentroid, nearestCluster, type Clusterable } from './text/cluster.js';
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from './text/describe.js';
 import { clusterImpact, maxImpact, type Impact } from './text/impact.js';
-import { splitIssues } from './text/split.js';
+import { splitIssuesSteps } from './text/split.js';
 import { runAtOnce, runInSlices, type Steps } from './text/steps.js';
 import { Corpus } from './text/vectors.js';
 import { pulseStart, weeklyPulse } from './pulse.js';
@@ -171,7 +171,7 @@ function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[
   const touched = new Set<string>();
   for (const input of inputs) {
     yield;
-    const written = writeConversation(db, orgId, input, at);
+    const written = yield* writeConversation(db, orgId, input, at);
     result[written.outcome] += 1;
     for (const cluster of written.touched) touched.add(cluster);
   }
@@ -186,11 +186,12 @@ function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[
 }
 
 /**
- * Writes one conversation (one transaction): created, updated with its issues found again, or
- * unchanged (its metadata only). Its new issues have no cluster yet. Answers what happened and
- * the clusters of its former issues.
+ * Splits and writes one conversation (the write one transaction): created, updated with its
+ * issues found again, or unchanged (its metadata only). Its new issues have no cluster yet.
+ * Answers what happened and the clusters of its former issues. What it read before splitting
+ * still holds when it writes: ingests of an organization run one after the other.
  */
-function writeConversation(db: Db, orgId: string, input: ConversationInput, at: string): { outcome: keyof IngestResult; touched: string[] } {
+function* writeConversation(db: Db, orgId: string, input: ConversationInput, at: string): Steps<{ outcome: keyof IngestResult; touched: string[] }> {
   const existing = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, input.id) as ConversationRow | undefined;
   const fingerprint = fingerprintOf(input);
   const createdAt = input.metadata?.createdAt ? new Date(input.metadata.createdAt).toISOString() : (existing?.created_at ?? at);
@@ -212,7 +213,7 @@ function writeConversation(db: Db, orgId: string, input: ConversationInput, at: 
     })();
   }
 
-  const drafts = splitIssues({ subject: input.subject, parts: input.parts });
+  const drafts = yield* splitIssuesSteps({ subject: input.subject, parts: input.parts });
   const impact = maxImpact(drafts.map((draft) => draft.impact));
   return db.transaction(() => {
     let touched: string[] = [];
