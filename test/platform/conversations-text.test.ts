@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { agglomerate, clusterCentroid, nearestCluster, SIMILARITY_THRESHOLD, type Clusterable } from '../../src/platform/conversations/text/cluster.js';
+import { agglomerate, agglomerateSteps, clusterCentroid, nearestCluster, SIMILARITY_THRESHOLD, type Clusterable } from '../../src/platform/conversations/text/cluster.js';
+import { runInSlices, type Steps } from '../../src/platform/conversations/text/steps.js';
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from '../../src/platform/conversations/text/describe.js';
 import { clusterImpact, impactOf, impactSignals } from '../../src/platform/conversations/text/impact.js';
 import { sentences, shorten } from '../../src/platform/conversations/text/sentences.js';
-import { splitIssues } from '../../src/platform/conversations/text/split.js';
+import { splitIssues, splitIssuesSteps } from '../../src/platform/conversations/text/split.js';
 import { termCounts, tokenize } from '../../src/platform/conversations/text/terms.js';
 import { Corpus, cosine } from '../../src/platform/conversations/text/vectors.js';
 import { weeklyPulse } from '../../src/platform/conversations/pulse.js';
@@ -223,5 +224,35 @@ describe('weekly pulse', () => {
     expect(weeklyPulse([daysAgo(0), daysAgo(6.9), daysAgo(7), daysAgo(90), daysAgo(91), daysAgo(200), daysAgo(-1), 'not a date'], now)).toEqual([
       1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3,
     ]);
+  });
+});
+
+describe('work in steps', () => {
+  it('runs the same clustering a slice at a time, giving the event loop turns between slices', async () => {
+    const items: Clusterable[] = ['login sso saml', 'login saml error', 'pdf export broken', 'export pdf blank', 'invoice email'].map((text, index) => ({
+      id: `i${index}`,
+      vector: new Map(text.split(' ').map((term) => [term, 1 / Math.sqrt(3)])),
+    }));
+    expect(await runInSlices(agglomerateSteps(items))).toEqual(agglomerate(items));
+    const conversation = { subject: 'SSO', parts: [{ role: 'user', body: 'The SAML login fails with an error. Also, the PDF export is blank since Monday.' }] };
+    expect(await runInSlices(splitIssuesSteps(conversation))).toEqual(splitIssues(conversation));
+
+    let turns = 0;
+    const counting = setInterval(() => (turns += 1), 0);
+    function* busy(): Steps<number> {
+      for (let step = 0; step < 20; step += 1) {
+        const until = performance.now() + 2;
+        while (performance.now() < until);
+        yield;
+      }
+      return 20;
+    }
+    try {
+      expect(await runInSlices(busy(), 5)).toBe(20);
+    } finally {
+      clearInterval(counting);
+    }
+    // 40 ms of work in slices of 5 ms: other callbacks ran in between.
+    expect(turns).toBeGreaterThan(0);
   });
 });

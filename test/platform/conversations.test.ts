@@ -163,8 +163,52 @@ describe('ingesting conversations', () => {
     expect(await bad([])).toMatch(/^Invalid body: must be a conversation or an array/);
     expect(await bad(Array.from({ length: 101 }, (_, index) => chat(`many-${index}`, ['x'])))).toMatch(/at most 100 conversations/);
     expect(await bad('text')).toMatch(/^Invalid body/);
+    // Budgets of text: per conversation, and per ingest.
+    const long = (id: string, parts: number) => ({ id, parts: Array.from({ length: parts }, () => ({ type: 'message', role: 'user', body: 'x'.repeat(20_000) })) });
+    expect(await bad(long('long', 6))).toBe(
+      'Invalid body field "parts": the subject and messages hold 120000 characters, more than one conversation may (limit "conversation characters": 120000, at most 100000)',
+    );
+    expect(await bad(Array.from({ length: 21 }, (_, index) => long(`heavy-${index}`, 5)))).toBe(
+      'Invalid body: the conversations hold 2100000 characters, more than one ingest may (limit "ingest characters": 2100000, at most 2000000); send the others in further requests',
+    );
     // Nothing of a refused batch was ingested.
     expect((await p.api('GET', `/orgs/${globex}/conversations/ok`)).status).toBe(404);
+  });
+});
+
+/** `count` conversations of about 10 KB each, of varied sentences about the same product. */
+function largeBatch(prefix: string, count: number) {
+  const topics = ['the SSO login', 'the PDF export', 'the Git sync', 'the search index', 'the invoice email', 'the custom domain', 'the API token', 'the page editor'];
+  const symptoms = ['fails with an error', 'is very slow since Monday', 'shows nothing at all', 'times out after a minute', 'rejects our admin user', 'loses the last changes'];
+  return Array.from({ length: count }, (_, index) => {
+    const parts = [];
+    for (let message = 0, size = 0; size < 10_000; message += 1) {
+      const sentences = Array.from({ length: 12 }, (_, k) => `Why does ${topics[(index + message + k) % topics.length]} keep failing: it ${symptoms[(index * 7 + message + k) % symptoms.length]} for team ${k}?`);
+      const body = sentences.join(' ');
+      parts.push({ type: 'message', role: message % 2 === 0 ? 'user' : 'agent', body });
+      size += body.length;
+    }
+    return { id: `${prefix}-${index}`, subject: `${topics[index % topics.length]} problem`, parts };
+  });
+}
+
+describe('large ingests', () => {
+  it('ingests 100 conversations of 10 KB (1 MB) and clusters every issue, two such ingests at once', async () => {
+    const before = (await p.api('GET', `/orgs/${globex}/conversations`, { query: { limit: 1 } })).body.count as number;
+    const [first, second] = [largeBatch('large-a', 100), largeBatch('large-b', 100)];
+    expect(JSON.stringify(first).length).toBeGreaterThan(1_000_000);
+    const answers = await Promise.all([ingest(globex, first), ingest(globex, second)]);
+    expect(answers.map((answer) => answer.status)).toEqual([204, 204]);
+    expect((await p.api('GET', `/orgs/${globex}/conversations`, { query: { limit: 1 } })).body.count).toBe(before + 200);
+    const count = (sql: string) => p.db.prepare(sql).pluck(true).get(globex) as number;
+    const issues = count("SELECT COUNT(*) FROM conversation_issues WHERE org_id = ? AND conversation_id LIKE 'large-%'");
+    expect(issues).toBeGreaterThanOrEqual(200);
+    expect(count("SELECT COUNT(DISTINCT conversation_id) FROM conversation_issues WHERE org_id = ? AND conversation_id LIKE 'large-%'")).toBe(200);
+    // Every issue in a cluster, and every cluster's count its issues'.
+    expect(count('SELECT COUNT(*) FROM conversation_issues WHERE org_id = ? AND cluster_id IS NULL')).toBe(0);
+    expect(count('SELECT COUNT(*) FROM conversation_issues WHERE org_id = ?')).toBe(count('SELECT SUM(issue_count) FROM conversation_clusters WHERE org_id = ?'));
+    const read = await p.api('GET', `/orgs/${globex}/conversations/large-b-99`);
+    expect(read.body.parts.length).toBe(second[99]!.parts.length);
   });
 });
 

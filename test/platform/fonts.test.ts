@@ -1,7 +1,7 @@
-import { deflateSync } from 'node:zlib';
+import { brotliCompressSync, constants, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { checkFontFile, FontFileError, minimalWoff2 } from '../../src/platform/fonts/woff.js';
+import { checkFontFile, FontFileError, MAX_FONT_EXPANSION, MAX_FONT_TABLE_BYTES, minimalWoff2 } from '../../src/platform/fonts/woff.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const { acme, globex } = DEMO.orgs;
@@ -33,6 +33,39 @@ function woff1(): Buffer {
   header.writeUInt32BE(compressed.length, 52);
   header.writeUInt32BE(64, 56);
   return Buffer.concat([header, compressed]);
+}
+
+/** 64 MiB of zeros: compressed, a few kilobytes that inflate to far more than any font. */
+const BOMB_BYTES = 64 * 1024 * 1024;
+
+/** A WOFF 1.0 file whose one table is `BOMB_BYTES` of zeros deflated, declaring `declared` bytes. */
+function woff1Bomb(declared: number): Buffer {
+  const compressed = deflateSync(Buffer.alloc(BOMB_BYTES), { level: 9 });
+  const header = Buffer.alloc(44 + 20);
+  header.write('wOFF', 0, 'latin1');
+  header.writeUInt32BE(0x00010000, 4);
+  header.writeUInt32BE(header.length + compressed.length, 8);
+  header.writeUInt16BE(1, 12);
+  header.write('name', 44, 'latin1');
+  header.writeUInt32BE(64, 48);
+  header.writeUInt32BE(compressed.length, 52);
+  header.writeUInt32BE(declared, 56);
+  return Buffer.concat([header, compressed]);
+}
+
+/** A WOFF2 file whose one table ("name") is `BOMB_BYTES` of zeros under Brotli, declaring `declared` bytes. */
+function woff2Bomb(declared: number): Buffer {
+  const compressed = brotliCompressSync(Buffer.alloc(BOMB_BYTES), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
+  const length = [declared & 0x7f];
+  for (let rest = Math.floor(declared / 128); rest > 0; rest = Math.floor(rest / 128)) length.unshift((rest & 0x7f) | 0x80);
+  const directory = Buffer.from([5 /* "name", untransformed */, ...length]);
+  const header = Buffer.alloc(48);
+  header.write('wOF2', 0, 'latin1');
+  header.writeUInt32BE(0x00010000, 4);
+  header.writeUInt32BE(header.length + directory.length + compressed.length, 8);
+  header.writeUInt16BE(1, 12);
+  header.writeUInt32BE(compressed.length, 20);
+  return Buffer.concat([header, directory, compressed]);
 }
 
 /** Asks for an upload URL and sends `bytes` to it; answers the storage key. */
@@ -70,6 +103,33 @@ describe('font files', () => {
     const badTable = woff1();
     badTable.fill(0, 64, 70);
     expect(fail(badTable)).toMatch(/inflate/);
+  });
+});
+
+describe('decompression bombs', () => {
+  it('refuses fonts that inflate past their budgets before decompressing more than they declare', async () => {
+    const refusal = async (bytes: Buffer, name: string) => {
+      const key = await upload(bytes, { name, type: name.endsWith('.woff') ? 'font/woff' : 'font/woff2' });
+      const answer = await p.api('PUT', `/orgs/${globex}/fonts`, { body: { fontFamily: 'Bomb', fontFaces: [{ weight: 400, storageKey: key }] } });
+      expect(answer.status).toBe(400);
+      return answer.body.error.message as string;
+    };
+    // Declaring the whole 64 MiB: over the bytes a font may have, refused before inflating.
+    for (const [bytes, name] of [[woff2Bomb(BOMB_BYTES), 'true.woff2'], [woff1Bomb(BOMB_BYTES), 'true.woff']] as const) {
+      expect(await refusal(bytes, name)).toBe(
+        `Invalid body field "fontFaces.0.storageKey": the file declares ${BOMB_BYTES} bytes of tables, more than a font may have (limit "font table bytes": ${BOMB_BYTES}, at most ${MAX_FONT_TABLE_BYTES})`,
+      );
+    }
+    // Declaring 16 MiB, under that budget, for a few kilobytes: over the expansion a font may have.
+    const woff2 = woff2Bomb(16 * 1024 * 1024);
+    const compressed = woff2.length - 48 - 5;
+    expect(await refusal(woff2, 'ratio.woff2')).toBe(
+      `Invalid body field "fontFaces.0.storageKey": the file declares ${16 * 1024 * 1024} bytes of tables for ${compressed} compressed, more than ${MAX_FONT_EXPANSION} times as many (limit "font expansion": ${16 * 1024 * 1024}, at most ${1024 * 1024})`,
+    );
+    // Declaring little (WOFF 1.0: no less than the compressed table): decompression stops past it.
+    expect(await refusal(woff2Bomb(100), 'lie.woff2')).toBe('Invalid body field "fontFaces.0.storageKey": the file has compressed tables larger than the 100 bytes declared once decompressed');
+    expect(await refusal(woff1Bomb(200_000), 'lie.woff')).toBe('Invalid body field "fontFaces.0.storageKey": the file has a table "name" larger than the 200000 bytes declared once decompressed');
+    expect((await p.api('GET', `/orgs/${globex}/fonts`)).body.items.map((font: { fontFamily: string }) => font.fontFamily)).not.toContain('Bomb');
   });
 });
 

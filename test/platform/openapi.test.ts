@@ -208,6 +208,42 @@ function largeYaml(paths: number, version = '1'): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A 3.0 document of `depth` schemas, each referring twice to the next: 2^depth values written out. */
+function doublingRefs(depth: number, title = 'Doubling'): string {
+  const schemas = Object.fromEntries(
+    Array.from({ length: depth }, (_, i) => [
+      `S${i}`,
+      i === depth - 1 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/components/schemas/S${i + 1}` }, b: { $ref: `#/components/schemas/S${i + 1}` } } },
+    ]),
+  );
+  const response = { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } };
+  return JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: { '/x': { get: { responses: { '200': response } } } }, components: { schemas } });
+}
+
+describe('budgets of a document', () => {
+  it('refuses references that write out exponentially as a coded problem, several at once, and still reads the next documents', async () => {
+    const bombs = ['doubling-1', 'doubling-2', 'doubling-3', 'doubling-4'];
+    for (const [index, slug] of bombs.entries()) {
+      expect((await p.api('POST', specs, { body: { slug, source: { text: doublingRefs(40, `Doubling ${index}`) } } })).status).toBe(201);
+    }
+    // Circular references stay references: a tree of nodes is a valid document.
+    const node = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, parent: { $ref: '#/components/schemas/Node' } } };
+    const tree = JSON.stringify({ ...JSON.parse(json30), info: { title: 'Tree', version: '1' }, components: { schemas: { Node: node } } });
+    expect((await p.api('POST', specs, { body: { slug: 'tree', source: { text: tree } } })).status).toBe(201);
+    await p.app.jobs.drain();
+
+    for (const slug of bombs) {
+      const spec = (await p.api('GET', `${specs}/${slug}`)).body;
+      expect(spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrorCount: 1 });
+      expect(spec.lastProcessedErrors).toEqual([
+        { code: 'LIMIT_EXCEEDED', message: expect.stringMatching(/^The document's \$ref references write out to at least \d+ values: .* \(limit "expandedNodes": \d+, at most 2000000\)$/) },
+      ]);
+      expect(spec.lastVersion).toBeUndefined();
+    }
+    expect((await p.api('GET', `${specs}/tree`)).body).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+  });
+});
+
 describe('processing in a worker thread', () => {
   it('reads texts in a worker thread, and not at all a text that is the latest version\'s', async () => {
     const reader = p.app.openapiReader;

@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { pdfReadyImage } from './png.js';
 import type { Block, ContentRef, Fragment, InlineContent, JSONDocument, Leaf, Table } from './document.js';
 
 /**
@@ -134,7 +135,7 @@ class Writer {
         for (const image of block.nodes) this.block(image, indent);
         return;
       case 'image': {
-        const bytes = this.options.image(block.data.ref);
+        const bytes = pdfReadyImage(this.options.image(block.data.ref));
         if (bytes) {
           try {
             pdf.image(bytes, MARGIN + indent, pdf.y, { fit: [this.width - indent, 320] });

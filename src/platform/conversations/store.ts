@@ -3,10 +3,11 @@ import { badRequest, json, laterThan, newId, notFound, notFoundInBody, type Page
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { documentOf, paragraph, type JSONDocument } from '../content/document.js';
-import { agglomerate, clusterCentroid, nearestCluster, type Clusterable } from './text/cluster.js';
+import { agglomerateSteps, clusterCentroid, nearestCluster, type Clusterable } from './text/cluster.js';
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from './text/describe.js';
 import { clusterImpact, maxImpact, type Impact } from './text/impact.js';
-import { splitIssues } from './text/split.js';
+import { splitIssuesSteps } from './text/split.js';
+import { runAtOnce, runInSlices, type Steps } from './text/steps.js';
 import { Corpus } from './text/vectors.js';
 import { pulseStart, weeklyPulse } from './pulse.js';
 
@@ -18,12 +19,20 @@ import { pulseStart, weeklyPulse } from './pulse.js';
  * (text/cluster.ts), each group a new cluster. A conversation ingested again under the same id
  * replaces the first: unchanged text keeps its issues, changed text is split again. Clusters
  * whose issues changed get their label, icon, summary, impact and counts again; a cluster left
- * without issues is deleted, unless a change request names it. Plain functions over the store;
- * the routes parse, authorize and call them.
+ * without issues is deleted, unless a change request names it. An ingest runs in steps
+ * (`ingestConversationsInSlices`): a megabyte of text takes seconds to split and cluster, which
+ * must not hold the platform's other requests. Plain functions over the store; the routes
+ * parse, authorize and call them.
  */
 
 /** Most conversations one ingest takes. */
 export const MAX_INGEST_BATCH = 100;
+/** Characters of text (subject and messages) one conversation may hold. */
+export const MAX_CONVERSATION_CHARS = 100_000;
+/** Characters of text (subjects and messages) one ingest may hold, all its conversations together. */
+export const MAX_INGEST_CHARS = 2_000_000;
+/** Most central issues of a cluster whose words spell its label (the others only weigh in its terms). */
+export const LABEL_SAMPLE = 10;
 
 /** The source of conversations ingested without one. */
 export const DEFAULT_SOURCE = 'api';
@@ -115,133 +124,205 @@ function readTerms(row: Pick<IssueRow, 'terms'>): Map<string, number> {
   return new Map(JSON.parse(row.terms) as Array<[string, number]>);
 }
 
+/** Characters of text a conversation holds: its subject and its messages. */
+export function conversationChars(input: Pick<ConversationInput, 'subject' | 'parts'>): number {
+  return (input.subject?.length ?? 0) + input.parts.reduce((sum, part) => sum + part.body.length, 0);
+}
+
 /**
- * Ingests conversations into an organization at `at` (one transaction): each is created, or
- * replaces the one of the same id; new issues are clustered. Conversations of one batch are
+ * Ingests conversations into an organization at `at`, all at once (demo data). Each is created,
+ * or replaces the one of the same id; new issues are clustered. Conversations of one batch are
  * taken in order, so a later one of the same id wins.
  */
 export function ingestConversations(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): IngestResult {
-  return db.transaction(() => {
-    const result: IngestResult = { created: 0, updated: 0, unchanged: 0 };
-    /** Clusters whose issues (or their conversations' sources) changed. */
-    const touched = new Set<string>();
-    const fresh: string[] = [];
-    const clustersOf = (conversationId: string) =>
-      db.prepare('SELECT DISTINCT cluster_id FROM conversation_issues WHERE org_id = ? AND conversation_id = ? AND cluster_id IS NOT NULL').pluck(true).all(orgId, conversationId) as string[];
+  return runAtOnce(ingestSteps(db, orgId, inputs, at));
+}
 
-    for (const input of inputs) {
-      const existing = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, input.id) as ConversationRow | undefined;
-      const fingerprint = fingerprintOf(input);
-      const createdAt = input.metadata?.createdAt ? new Date(input.metadata.createdAt).toISOString() : (existing?.created_at ?? at);
-      const source = input.source ?? input.metadata?.attributes?.source ?? DEFAULT_SOURCE;
-      const metadata = [source, input.metadata?.url ?? null, JSON.stringify(input.metadata?.attributes ?? {}), input.metadata?.createdAt ?? null, createdAt] as const;
+/** Ingests under way, by database and organization: the next one of an organization waits for them. */
+const ingestsUnderWay = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
-      if (existing && existing.fingerprint === fingerprint) {
-        db.prepare('UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND id = ?').run(
-          ...metadata,
-          at,
-          orgId,
-          input.id,
-        );
-        db.prepare('UPDATE conversation_issues SET created_at = ? WHERE org_id = ? AND conversation_id = ?').run(createdAt, orgId, input.id);
-        if (existing.source !== source) for (const cluster of clustersOf(input.id)) touched.add(cluster);
-        result.unchanged += 1;
-        continue;
-      }
+/**
+ * `ingestConversations` a slice of time at a time, so that the seconds a megabyte of text takes
+ * (splitting it, clustering its issues) leave the platform answering other requests. Ingests of
+ * one organization run one after the other.
+ */
+export function ingestConversationsInSlices(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): Promise<IngestResult> {
+  let queue = ingestsUnderWay.get(db);
+  if (!queue) ingestsUnderWay.set(db, (queue = new Map()));
+  const ingest = () => runInSlices(ingestSteps(db, orgId, inputs, at));
+  const run = (queue.get(orgId) ?? Promise.resolve()).then(ingest, ingest);
+  queue.set(orgId, run);
+  const forget = () => {
+    if (queue.get(orgId) === run) queue.delete(orgId);
+  };
+  run.then(forget, forget);
+  return run;
+}
 
-      const drafts = splitIssues({ subject: input.subject, parts: input.parts });
-      const impact = maxImpact(drafts.map((draft) => draft.impact));
-      if (existing) {
-        for (const cluster of clustersOf(input.id)) touched.add(cluster);
-        db.prepare('DELETE FROM conversation_issues WHERE org_id = ? AND conversation_id = ?').run(orgId, input.id);
-        db.prepare(
-          `UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?,
-             subject = ?, parts = ?, fingerprint = ?, impact = ?, processed_at = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
-        ).run(...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, orgId, input.id);
-        result.updated += 1;
-      } else {
-        db.prepare(
-          `INSERT INTO conversations (org_id, id, source, url, attributes, metadata_created_at, created_at, subject, parts, fingerprint,
-             impact, ingested_at, processed_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(orgId, input.id, ...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, at);
-        result.created += 1;
-      }
-      const insertIssue = db.prepare(
-        `INSERT INTO conversation_issues (id, org_id, conversation_id, position, title, details, impact, terms, body, created_at, ingested_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+/**
+ * An ingest in steps: each conversation is split and written in a transaction of its own; then
+ * the issues of the organization that have no cluster yet (those just written, and any an
+ * interrupted ingest left) are clustered; then the clusters that changed are described again,
+ * one after the other.
+ */
+function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): Steps<IngestResult> {
+  const result: IngestResult = { created: 0, updated: 0, unchanged: 0 };
+  /** Clusters whose issues (or their conversations' sources) changed. */
+  const touched = new Set<string>();
+  for (const input of inputs) {
+    yield;
+    const written = yield* writeConversation(db, orgId, input, at);
+    result[written.outcome] += 1;
+    for (const cluster of written.touched) touched.add(cluster);
+  }
+  yield;
+  const vectors = yield* issueVectors(db, orgId);
+  for (const cluster of yield* clusterPendingIssues(db, orgId, vectors, at)) touched.add(cluster);
+  for (const cluster of [...touched].sort()) {
+    yield;
+    yield* refreshCluster(db, cluster, vectors, at);
+  }
+  return result;
+}
+
+/**
+ * Splits and writes one conversation (the write one transaction): created, updated with its
+ * issues found again, or unchanged (its metadata only). Its new issues have no cluster yet.
+ * Answers what happened and the clusters of its former issues. What it read before splitting
+ * still holds when it writes: ingests of an organization run one after the other.
+ */
+function* writeConversation(db: Db, orgId: string, input: ConversationInput, at: string): Steps<{ outcome: keyof IngestResult; touched: string[] }> {
+  const existing = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, input.id) as ConversationRow | undefined;
+  const fingerprint = fingerprintOf(input);
+  const createdAt = input.metadata?.createdAt ? new Date(input.metadata.createdAt).toISOString() : (existing?.created_at ?? at);
+  const source = input.source ?? input.metadata?.attributes?.source ?? DEFAULT_SOURCE;
+  const metadata = [source, input.metadata?.url ?? null, JSON.stringify(input.metadata?.attributes ?? {}), input.metadata?.createdAt ?? null, createdAt] as const;
+  const clustersOf = () =>
+    db.prepare('SELECT DISTINCT cluster_id FROM conversation_issues WHERE org_id = ? AND conversation_id = ? AND cluster_id IS NOT NULL').pluck(true).all(orgId, input.id) as string[];
+
+  if (existing && existing.fingerprint === fingerprint) {
+    return db.transaction(() => {
+      db.prepare('UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND id = ?').run(
+        ...metadata,
+        at,
+        orgId,
+        input.id,
       );
-      drafts.forEach((draft, position) => {
-        const id = newId();
-        const details = textDocument(draft.paragraphs.map((sentences) => sentences.join(' ')));
-        insertIssue.run(id, orgId, input.id, position, draft.title, JSON.stringify(details), draft.impact, JSON.stringify([...draft.terms]), draft.text, createdAt, at);
-        fresh.push(id);
-      });
-    }
+      db.prepare('UPDATE conversation_issues SET created_at = ? WHERE org_id = ? AND conversation_id = ?').run(createdAt, orgId, input.id);
+      return { outcome: 'unchanged' as const, touched: existing.source !== source ? clustersOf() : [] };
+    })();
+  }
 
-    const vectors = fresh.length > 0 || touched.size > 0 ? issueVectors(db, orgId) : undefined;
-    // A conversation given twice in one batch with other text replaced the issues of the first.
-    const kept = fresh.filter((id) => vectors?.has(id));
-    if (vectors && kept.length > 0) for (const cluster of clusterNewIssues(db, orgId, kept, vectors, at)) touched.add(cluster);
-    if (vectors) for (const cluster of [...touched].sort()) refreshCluster(db, cluster, vectors, at);
-    return result;
+  const drafts = yield* splitIssuesSteps({ subject: input.subject, parts: input.parts });
+  const impact = maxImpact(drafts.map((draft) => draft.impact));
+  return db.transaction(() => {
+    let touched: string[] = [];
+    if (existing) {
+      touched = clustersOf();
+      db.prepare('DELETE FROM conversation_issues WHERE org_id = ? AND conversation_id = ?').run(orgId, input.id);
+      db.prepare(
+        `UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?,
+           subject = ?, parts = ?, fingerprint = ?, impact = ?, processed_at = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
+      ).run(...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, orgId, input.id);
+    } else {
+      db.prepare(
+        `INSERT INTO conversations (org_id, id, source, url, attributes, metadata_created_at, created_at, subject, parts, fingerprint,
+           impact, ingested_at, processed_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(orgId, input.id, ...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, at);
+    }
+    const insertIssue = db.prepare(
+      `INSERT INTO conversation_issues (id, org_id, conversation_id, position, title, details, impact, terms, body, created_at, ingested_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    drafts.forEach((draft, position) => {
+      const details = textDocument(draft.paragraphs.map((sentences) => sentences.join(' ')));
+      insertIssue.run(newId(), orgId, input.id, position, draft.title, JSON.stringify(details), draft.impact, JSON.stringify([...draft.terms]), draft.text, createdAt, at);
+    });
+    return { outcome: existing ? ('updated' as const) : ('created' as const), touched };
   })();
 }
 
 interface IssueVector extends Clusterable {
   clusterId: string | null;
-  title: string;
-  body: string;
 }
 
-/** Every issue of an organization with its TF-IDF vector over all of them (the corpus). */
-function issueVectors(db: Db, orgId: string): Map<string, IssueVector> {
-  const rows = db.prepare('SELECT id, cluster_id, terms, title, body FROM conversation_issues WHERE org_id = ? ORDER BY id').all(orgId) as Array<
-    Pick<IssueRow, 'id' | 'cluster_id' | 'terms' | 'title' | 'body'>
-  >;
-  const counts = rows.map(readTerms);
+/** Issues read at a time: the organization's are read a page at a time, between pauses. */
+const ISSUE_PAGE = 500;
+
+/**
+ * Every issue of an organization with its TF-IDF vector over all of them (the corpus). Only ids,
+ * clusters and term counts are read: the issues' text stays in the database until a cluster's
+ * description needs it.
+ */
+function* issueVectors(db: Db, orgId: string): Steps<Map<string, IssueVector>> {
+  const page = db.prepare('SELECT id, cluster_id, terms FROM conversation_issues WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?');
+  const rows: Array<Pick<IssueRow, 'id' | 'cluster_id'>> = [];
+  const counts: Array<Map<string, number>> = [];
+  for (let after = ''; ; ) {
+    yield;
+    const found = page.all(orgId, after, ISSUE_PAGE) as Array<Pick<IssueRow, 'id' | 'cluster_id' | 'terms'>>;
+    for (const row of found) {
+      rows.push({ id: row.id, cluster_id: row.cluster_id });
+      counts.push(readTerms(row));
+    }
+    if (found.length < ISSUE_PAGE) break;
+    after = found[found.length - 1]!.id;
+  }
   const corpus = new Corpus(counts);
-  return new Map(rows.map((row, index) => [row.id, { id: row.id, clusterId: row.cluster_id, title: row.title, body: row.body, vector: corpus.vector(counts[index]!) }]));
+  const vectors = new Map<string, IssueVector>();
+  for (const [index, row] of rows.entries()) {
+    if (index % ISSUE_PAGE === 0) yield;
+    vectors.set(row.id, { id: row.id, clusterId: row.cluster_id, vector: corpus.vector(counts[index]!) });
+  }
+  return vectors;
 }
 
 /**
- * Puts new issues in clusters: each joins the existing cluster nearest to it (as the clusters
- * were before this ingest, so the order of the new issues does not matter), or else is
- * clustered with the other new issues that joined none, each group a new cluster. Answers the
- * clusters that changed.
+ * Puts the issues without a cluster in clusters: each joins the existing cluster nearest to it
+ * (as the clusters were before, so the order of the new issues does not matter), or else is
+ * clustered with the other new issues that joined none, each group a new cluster (written in one
+ * transaction). Answers the clusters that changed.
  */
-function clusterNewIssues(db: Db, orgId: string, fresh: readonly string[], vectors: Map<string, IssueVector>, at: string): Set<string> {
+function* clusterPendingIssues(db: Db, orgId: string, vectors: Map<string, IssueVector>, at: string): Steps<Set<string>> {
   const changed = new Set<string>();
   const members = new Map<string, IssueVector[]>();
+  const pending: IssueVector[] = [];
   for (const issue of vectors.values()) {
     if (issue.clusterId) members.set(issue.clusterId, [...(members.get(issue.clusterId) ?? []), issue]);
+    else pending.push(issue);
   }
+  if (pending.length === 0) return changed;
   const centroids = [...members.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, items]) => ({ id, centroid: clusterCentroid(items) }));
-  const assign = db.prepare('UPDATE conversation_issues SET cluster_id = ? WHERE id = ?');
+  yield;
+  const joining: Array<[issue: IssueVector, clusterId: string]> = [];
   const alone: IssueVector[] = [];
-  for (const id of [...fresh].sort()) {
-    const issue = vectors.get(id)!;
+  for (const issue of pending.sort((a, b) => (a.id < b.id ? -1 : 1))) {
     const nearest = nearestCluster(issue.vector, centroids);
-    if (!nearest) {
-      alone.push(issue);
-      continue;
-    }
-    assign.run(nearest.id, id);
-    issue.clusterId = nearest.id;
-    changed.add(nearest.id);
+    if (nearest) joining.push([issue, nearest.id]);
+    else alone.push(issue);
   }
-  for (const group of agglomerate(alone)) {
-    const clusterId = newId();
-    db.prepare(
-      `INSERT INTO conversation_clusters (id, org_id, label, icon, summary, impact, muted, issue_count, conversation_count, sources, created_at, updated_at)
-       VALUES (?, ?, '', '', '{}', 'low', 0, 0, 0, '{}', ?, ?)`,
-    ).run(clusterId, orgId, at, at);
-    for (const id of group) {
-      assign.run(clusterId, id);
-      vectors.get(id)!.clusterId = clusterId;
+  const groups = yield* agglomerateSteps(alone);
+  db.transaction(() => {
+    const assign = db.prepare('UPDATE conversation_issues SET cluster_id = ? WHERE id = ?');
+    for (const [issue, clusterId] of joining) {
+      assign.run(clusterId, issue.id);
+      issue.clusterId = clusterId;
+      changed.add(clusterId);
     }
-    changed.add(clusterId);
-  }
+    for (const group of groups) {
+      const clusterId = newId();
+      db.prepare(
+        `INSERT INTO conversation_clusters (id, org_id, label, icon, summary, impact, muted, issue_count, conversation_count, sources, created_at, updated_at)
+         VALUES (?, ?, '', '', '{}', 'low', 0, 0, 0, '{}', ?, ?)`,
+      ).run(clusterId, orgId, at, at);
+      for (const id of group) {
+        assign.run(clusterId, id);
+        vectors.get(id)!.clusterId = clusterId;
+      }
+      changed.add(clusterId);
+    }
+  })();
   return changed;
 }
 
@@ -252,10 +333,11 @@ function after(previous: string, at: string): string {
 }
 
 /** Describes a cluster again from its issues; deletes it when it has none and no change request names it. */
-function refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVector>, at: string): void {
+function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVector>, at: string): Steps<void> {
   const cluster = db.prepare('SELECT * FROM conversation_clusters WHERE id = ?').get(clusterId) as ClusterRow | undefined;
   if (!cluster) return;
-  const issues = db.prepare('SELECT * FROM conversation_issues WHERE cluster_id = ? ORDER BY id').all(clusterId) as IssueRow[];
+  // Not the issues' details: a large cluster's would take longer to read than all the rest.
+  const issues = db.prepare('SELECT id, impact FROM conversation_issues WHERE cluster_id = ? ORDER BY id').all(clusterId) as Array<Pick<IssueRow, 'id' | 'impact'>>;
   const updatedAt = after(cluster.updated_at, at);
   if (issues.length === 0) {
     if (db.prepare('SELECT 1 FROM change_requests WHERE cluster_id = ?').get(clusterId)) {
@@ -267,12 +349,29 @@ function refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVec
   }
   const items = issues.map((issue) => vectors.get(issue.id)!);
   const centroid = clusterCentroid(items);
+  yield;
   const central = byCentrality(items, centroid);
+  const textOf = db.prepare('SELECT title, body FROM conversation_issues WHERE id = ?');
+  // An issue gone since (its organization deleted meanwhile) describes nothing.
+  const text = (item: IssueVector) => (textOf.get(item.id) as Pick<IssueRow, 'title' | 'body'> | undefined) ?? { title: '', body: '' };
+  // Spellings from the most central issues: reading the words of every issue again would cost
+  // each ingest time in proportion to the clusters it touches, however small the ingest.
   const forms: WordForms = new Map();
-  for (const item of items) addWords(forms, `${item.title}\n${item.body}`);
+  for (const item of central.slice(0, LABEL_SAMPLE)) {
+    yield;
+    const { title, body } = text(item);
+    addWords(forms, `${title}\n${body}`);
+  }
+  yield;
   // An extractive summary: the most central issue, and how the next ones put it.
-  const others = [...new Set(central.slice(1).map((item) => item.title))].filter((title) => title !== central[0]!.title).slice(0, 2);
-  const summary = textDocument([central[0]!.title, ...(others.length ? [`Also reported as: ${others.map((title) => `“${title}”`).join('; ')}.`] : [])]);
+  const title = text(central[0]!).title;
+  const others = new Set<string>();
+  for (const item of central.slice(1)) {
+    if (others.size === 2) break;
+    const other = text(item).title;
+    if (other !== title) others.add(other);
+  }
+  const summary = textDocument([title, ...(others.size ? [`Also reported as: ${[...others].map((other) => `“${other}”`).join('; ')}.`] : [])]);
   const sources = db
     .prepare(
       `SELECT c.source AS source, COUNT(DISTINCT c.id) AS count FROM conversations c
@@ -284,7 +383,7 @@ function refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVec
     `UPDATE conversation_clusters SET label = ?, icon = ?, summary = ?, impact = ?, issue_count = ?, conversation_count = ?, sources = ?, updated_at = ?
      WHERE id = ?`,
   ).run(
-    clusterLabel(centroid, forms, central[0]!.title),
+    clusterLabel(centroid, forms, title),
     clusterIcon(centroid),
     JSON.stringify(summary),
     clusterImpact(issues.map((issue) => issue.impact)),

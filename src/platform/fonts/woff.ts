@@ -4,6 +4,11 @@ import { brotliCompressSync, brotliDecompressSync, constants, inflateSync } from
  * Web font files: checking that bytes are a real WOFF or WOFF2 font (signature, header, table
  * directory, and the compressed tables inflating to what the directory says), and writing a
  * minimal WOFF2 font (the demo's fonts are generated, not shipped).
+ *
+ * Decompression is bounded before it allocates: the directory declares each table's size, the
+ * declared sizes must fit the budgets below, and the tables are inflated with at most their
+ * declared size as output, so a small file that inflates to gigabytes (a "bomb") is refused after
+ * at most its declared size, never more.
  */
 
 export type FontFormat = 'woff' | 'woff2';
@@ -11,6 +16,16 @@ export type FontFormat = 'woff' | 'woff2';
 export const FONT_CONTENT_TYPES: Record<FontFormat, string> = { woff: 'font/woff', woff2: 'font/woff2' };
 
 const FLAVORS = new Set([0x00010000, 0x4f54544f /* OTTO */, 0x74727565 /* true */]);
+
+/** Bytes of tables a font may declare, in all (the largest real fonts, CJK ones, take about 20 MB). */
+export const MAX_FONT_TABLE_BYTES = 32 * 1024 * 1024;
+/**
+ * How many times its compressed size a font's tables may declare, beyond `MIN_FONT_EXPANSION_BYTES`:
+ * real fonts compress two to five times; a bomb, thousands of times.
+ */
+export const MAX_FONT_EXPANSION = 50;
+/** Tables any font may declare whatever its compressed size (small fonts compress well). */
+const MIN_FONT_EXPANSION_BYTES = 1024 * 1024;
 
 /** Thrown for bytes that are not a usable web font, with what is wrong. */
 export class FontFileError extends Error {
@@ -37,25 +52,55 @@ function commonHeader(data: Buffer): { numTables: number } {
   return { numTables };
 }
 
+/**
+ * Refuses tables declaring more bytes than a font may have, in all or for their compressed size,
+ * before anything is decompressed.
+ */
+function checkDeclaredSize(declared: number, compressed: number): void {
+  if (declared > MAX_FONT_TABLE_BYTES) {
+    throw new FontFileError(`declares ${declared} bytes of tables, more than a font may have (limit "font table bytes": ${declared}, at most ${MAX_FONT_TABLE_BYTES})`);
+  }
+  const expansion = Math.max(MIN_FONT_EXPANSION_BYTES, compressed * MAX_FONT_EXPANSION);
+  if (declared > expansion) {
+    throw new FontFileError(
+      `declares ${declared} bytes of tables for ${compressed} compressed, more than ${MAX_FONT_EXPANSION} times as many (limit "font expansion": ${declared}, at most ${expansion})`,
+    );
+  }
+}
+
+/**
+ * Decompresses at most `declared` bytes (one more is an error: Node stops and throws as soon as
+ * the output would pass `maxOutputLength`, without allocating the rest); `what` names the data
+ * in errors.
+ */
+function decompressBounded(decompress: typeof inflateSync, input: Buffer, declared: number, what: string, method: string): Buffer {
+  try {
+    return decompress(input, { maxOutputLength: Math.max(1, declared) });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new FontFileError(`has ${what} larger than the ${declared} bytes declared once decompressed`);
+    throw new FontFileError(`has ${what} that cannot be decompressed (${method})`);
+  }
+}
+
 function checkWoff(data: Buffer): FontFormat {
   const { numTables } = commonHeader(data);
   if (data.length < 44 + numTables * 20) throw new FontFileError('is cut short in its table directory');
-  for (let index = 0; index < numTables; index += 1) {
+  const tables = Array.from({ length: numTables }, (_, index) => {
     const at = 44 + index * 20;
-    const offset = data.readUInt32BE(at + 4);
-    const compLength = data.readUInt32BE(at + 8);
-    const origLength = data.readUInt32BE(at + 12);
-    const tag = data.toString('latin1', at, at + 4);
-    if (offset + compLength > data.length || compLength > origLength) throw new FontFileError(`has a table "${tag}" outside the file or larger compressed than whole`);
-    if (compLength < origLength) {
-      let inflated: Buffer;
-      try {
-        inflated = inflateSync(data.subarray(offset, offset + compLength));
-      } catch {
-        throw new FontFileError(`has a table "${tag}" that does not inflate`);
-      }
-      if (inflated.length !== origLength) throw new FontFileError(`has a table "${tag}" that inflates to ${inflated.length} bytes, not ${origLength}`);
+    const table = { tag: data.toString('latin1', at, at + 4), offset: data.readUInt32BE(at + 4), compLength: data.readUInt32BE(at + 8), origLength: data.readUInt32BE(at + 12) };
+    if (table.offset + table.compLength > data.length || table.compLength > table.origLength) {
+      throw new FontFileError(`has a table "${table.tag}" outside the file or larger compressed than whole`);
     }
+    return table;
+  });
+  checkDeclaredSize(
+    tables.reduce((sum, table) => sum + table.origLength, 0),
+    tables.reduce((sum, table) => sum + table.compLength, 0),
+  );
+  for (const { tag, offset, compLength, origLength } of tables) {
+    if (compLength === origLength) continue;
+    const inflated = decompressBounded(inflateSync, data.subarray(offset, offset + compLength), origLength, `a table "${tag}"`, 'zlib inflate');
+    if (inflated.length !== origLength) throw new FontFileError(`has a table "${tag}" that inflates to ${inflated.length} bytes, not ${origLength}`);
   }
   return 'woff';
 }
@@ -97,12 +142,8 @@ function checkWoff2(data: Buffer): FontFormat {
   }
   if (data.readUInt16BE(4) === 0x7474 /* ttcf collection */) throw new FontFileError('is a font collection, which is not supported');
   if (at + totalCompressedSize > data.length) throw new FontFileError('says its compressed tables are longer than the file');
-  let tables: Buffer;
-  try {
-    tables = brotliDecompressSync(data.subarray(at, at + totalCompressedSize));
-  } catch {
-    throw new FontFileError('has compressed tables that do not decompress (Brotli)');
-  }
+  checkDeclaredSize(expected, totalCompressedSize);
+  const tables = decompressBounded(brotliDecompressSync, data.subarray(at, at + totalCompressedSize), expected, 'compressed tables', 'Brotli');
   if (tables.length !== expected) throw new FontFileError(`has tables of ${tables.length} bytes where its directory says ${expected}`);
   return 'woff2';
 }

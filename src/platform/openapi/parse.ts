@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
 import { parseDocument as parseYamlDocument } from 'yaml';
+import { overBudget } from './budget.js';
 
 /**
  * Reading an OpenAPI document from its text: JSON or YAML (the `yaml` package), then validated
  * against the Swagger 2.0, OpenAPI 3.0 or OpenAPI 3.1 specification by `@readme/openapi-parser`
  * (schemas of the specifications plus checks they cannot express, such as duplicate operation
- * ids). Knows neither HTTP nor SQL. Only references inside the document are followed: external
- * `$ref`s (other files, URLs) are never fetched, so reading a document reaches no network and no
- * file.
+ * ids), once the document is known to fit its budgets (`budget.ts`). Knows neither HTTP nor SQL.
+ * Only references inside the document are followed: external `$ref`s (other files, URLs) are
+ * never fetched, so reading a document reaches no network and no file.
  */
 
 export type SpecFormat = 'json' | 'yaml';
@@ -85,6 +86,9 @@ export async function readSpec(text: string): Promise<SpecReading> {
   if (typeof document.openapi !== 'string' && document.swagger === undefined) {
     return { ok: false, format, problems: [{ message: 'The document has neither an "openapi" nor a "swagger" field: it is not an OpenAPI document' }], problemCount: 1 };
   }
+  // The validator's work grows with the document's references written out: bounded first.
+  const over = overBudget(document);
+  if (over) return { ok: false, format, problems: [{ message: over.message, code: 'LIMIT_EXCEEDED' }], problemCount: 1 };
   let result;
   try {
     // The validator dereferences what it is given in place: it gets a copy.

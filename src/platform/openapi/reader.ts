@@ -38,7 +38,10 @@ export class SpecReaderError extends Error {
 }
 
 export interface SpecReaderOptions {
-  /** Longest a reading may take in the worker (from the moment the worker gets the text). @default 60000 */
+  /**
+   * Longest a reading may take in the worker (from the moment the worker gets the text), whatever
+   * its size; a smaller text has less (`readTimeoutMs`). @default 60000
+   */
   timeoutMs?: number;
   /** Time without work after which the worker is stopped (a next reading starts another). @default 60000 */
   idleMs?: number;
@@ -49,6 +52,19 @@ export interface SpecReaderOptions {
 }
 
 export const DEFAULT_READ_TIMEOUT_MS = 60_000;
+/** Time any reading has, however small its text. */
+const BASE_READ_MS = 10_000;
+/** Time a reading has for each MiB of its text, on top of `BASE_READ_MS`. */
+const READ_MS_PER_MIB = 5_000;
+
+/**
+ * Time a reading of a text of `chars` characters has, at most `maxMs`: the budgets of `budget.ts`
+ * keep a document's reading within seconds, so a small text that is still being read long after
+ * is stopped early instead of holding the worker, and the texts waiting behind it, for a minute.
+ */
+export function readTimeoutMs(chars: number, maxMs = DEFAULT_READ_TIMEOUT_MS): number {
+  return Math.min(maxMs, BASE_READ_MS + Math.ceil((chars / (1024 * 1024)) * READ_MS_PER_MIB));
+}
 
 interface Task {
   id: number;
@@ -147,10 +163,11 @@ export class SpecReader extends EventEmitter {
     // Busy, the worker keeps the process alive, like any work under way; idle, it does not.
     worker.ref();
     this.current = task;
+    const timeoutMs = readTimeoutMs(task.text.length, this.timeoutMs);
     this.timeout = setTimeout(() => {
-      const seconds = this.timeoutMs / 1000;
-      this.fail(worker, new SpecReaderError('timeout', `The document could not be read within ${seconds < 1 ? `${this.timeoutMs} ms` : `${seconds} s`}`));
-    }, this.timeoutMs);
+      const seconds = timeoutMs / 1000;
+      this.fail(worker, new SpecReaderError('timeout', `The document could not be read within ${seconds < 1 ? `${timeoutMs} ms` : `${seconds} s`}`));
+    }, timeoutMs);
     this.emit('start');
     worker.postMessage({ id: task.id, text: task.text } satisfies ReadRequest);
   }

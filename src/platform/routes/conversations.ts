@@ -6,12 +6,15 @@ import {
   clusterJson,
   conversationDetailJson,
   conversationJson,
-  ingestConversations,
+  conversationChars,
+  ingestConversationsInSlices,
   issueWithConversationJson,
   listClusters,
   listConversations,
   listIssues,
+  MAX_CONVERSATION_CHARS,
   MAX_INGEST_BATCH,
+  MAX_INGEST_CHARS,
   requireCluster,
   requireConversation,
   requireIssue,
@@ -60,6 +63,15 @@ const conversationBody = z.strictObject({
     )
     .min(1, 'must hold at least one message')
     .max(MAX_PARTS, `must hold at most ${MAX_PARTS} messages`),
+}).superRefine((conversation, context) => {
+  const chars = conversationChars(conversation);
+  if (chars > MAX_CONVERSATION_CHARS) {
+    context.addIssue({
+      code: 'custom',
+      path: ['parts'],
+      message: `the subject and messages hold ${chars} characters, more than one conversation may (limit "conversation characters": ${chars}, at most ${MAX_CONVERSATION_CHARS})`,
+    });
+  }
 });
 
 const listConversationsQuery = z.object({ ...pageParams, source: sourceName.optional() });
@@ -82,6 +94,12 @@ function parseIngestBody(body: unknown) {
   if (body.length > MAX_INGEST_BATCH) throw badRequest(`Invalid body: at most ${MAX_INGEST_BATCH} conversations in one ingest; send the others in further requests`);
   const parsed = z.array(conversationBody).safeParse(body);
   if (!parsed.success) throw badRequest(describeIssue(parsed.error, 'body'));
+  const chars = parsed.data.reduce((sum, conversation) => sum + conversationChars(conversation), 0);
+  if (chars > MAX_INGEST_CHARS) {
+    throw badRequest(
+      `Invalid body: the conversations hold ${chars} characters, more than one ingest may (limit "ingest characters": ${chars}, at most ${MAX_INGEST_CHARS}); send the others in further requests`,
+    );
+  }
   return parsed.data;
 }
 
@@ -106,7 +124,7 @@ export function conversationRoutes(app: FastifyInstance): void {
     const conversations = parseIngestBody(request.body);
     const { db, access } = request.ctx;
     const org = access.requireOrg(request.params.organizationId, 'admin');
-    ingestConversations(db, org.id, conversations, now());
+    await ingestConversationsInSlices(db, org.id, conversations, now());
     return reply.code(204).send();
   });
 

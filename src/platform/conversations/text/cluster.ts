@@ -1,3 +1,4 @@
+import { runAtOnce, type Steps } from './steps.js';
 import { centroid, dot, type SparseVector } from './vectors.js';
 
 /**
@@ -36,10 +37,16 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
  * when it merged), fine for the thousand issues of one ingest.
  */
 export function agglomerate(items: readonly Clusterable[], threshold = SIMILARITY_THRESHOLD): string[][] {
+  return runAtOnce(agglomerateSteps(items, threshold));
+}
+
+/** `agglomerate` in steps (see `steps.ts`): a pause after each row of similarities and each merge. */
+export function* agglomerateSteps(items: readonly Clusterable[], threshold = SIMILARITY_THRESHOLD): Steps<string[][]> {
   const sorted = [...items].sort(byId);
   const n = sorted.length;
   const sim = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
+    yield;
     for (let j = i + 1; j < n; j++) {
       const s = dot(sorted[i]!.vector, sorted[j]!.vector);
       sim[i * n + j] = s;
@@ -68,6 +75,7 @@ export function agglomerate(items: readonly Clusterable[], threshold = SIMILARIT
   for (let i = 0; i < n; i++) refresh(i);
 
   for (;;) {
+    yield;
     let a = -1;
     for (let i = 0; i < n; i++) if (active[i] && best[i]! >= 0 && (a < 0 || bestSim[i]! > bestSim[a]!)) a = i;
     if (a < 0 || bestSim[a]! < threshold) break;

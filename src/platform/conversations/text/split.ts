@@ -1,5 +1,6 @@
 import { impactOf, impactSignals, type Impact, type ImpactSignals } from './impact.js';
 import { sentences, shorten } from './sentences.js';
+import { runAtOnce, type Steps } from './steps.js';
 import { fold, tokenize } from './terms.js';
 import { cosine } from './vectors.js';
 
@@ -101,13 +102,21 @@ function addCounts(into: Map<string, number>, from: ReadonlyMap<string, number>)
 
 /** The issues of a conversation, in the order they were first raised (none when nothing informative was said). */
 export function splitIssues(conversation: ConversationInput): IssueDraft[] {
+  return runAtOnce(splitIssuesSteps(conversation));
+}
+
+/** `splitIssues` in steps (see `steps.ts`): a pause after each sentence read. */
+export function* splitIssuesSteps(conversation: ConversationInput): Steps<IssueDraft[]> {
   const parts = conversation.parts.some((part) => part.role.toLowerCase() === 'user')
     ? conversation.parts.filter((part) => part.role.toLowerCase() === 'user')
     : conversation.parts;
   const units: Unit[] = [];
-  parts.forEach((part, message) => {
-    for (const text of sentences(part.body)) units.push({ message, text, terms: counts(text) });
-  });
+  for (const [message, part] of parts.entries()) {
+    for (const text of sentences(part.body)) {
+      units.push({ message, text, terms: counts(text) });
+      yield;
+    }
+  }
 
   const groups: Group[] = [];
   let pending: Unit[] = [];
