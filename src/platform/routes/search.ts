@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { searchSpace, searchSpaces, type SearchPageHit } from '../content/search.js';
+import { searchSpaces, type SearchPageHit } from '../content/search.js';
 import { pageParams, pageWindow, parseQuery } from '../http.js';
 import type { Links } from '../serialize.js';
 import { treeOrder } from '../tree.js';
@@ -22,9 +22,10 @@ const searchQuery = z.object({
 export function searchRoutes(app: FastifyInstance): void {
   app.get<{ Params: { spaceId: string } }>('/spaces/:spaceId/search', async (request) => {
     const query = parseQuery(searchQuery, request.query);
-    const { db, access, links } = request.ctx;
+    const { access, links, content } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
-    const found = searchSpace(db, space.id, query.query, pageWindow(query));
+    // A site visitor searches their view: pages and blocks their claims hide are not found.
+    const found = content.search(space, query.query, pageWindow(query));
     return { ...found, items: found.items.map((page) => pageHitJson(page, space.id, links)) };
   });
 

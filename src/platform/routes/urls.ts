@@ -103,11 +103,10 @@ export function urlRoutes(app: FastifyInstance): void {
     const { space, path } = target;
     const requestRow = target.changeRequest ? findChangeRequest(db, space.id, target.changeRequest) : undefined;
     const revisionId = target.revision ?? requestRow?.revision ?? space.revision;
-    const revision = loadRevision(db, space.id, revisionId);
+    const revision = request.ctx.content.revision(space.id, revisionId);
     // Change requests and their revisions are for members of the space.
     if (!revision || ((requestRow || revision.changeRequest) && access.spaceRole(space) === null)) throw notFound('Content for the URL');
-    const visitor = request.ctx.visitor;
-    const index = pageIndex(visitor ? contentForVisitor(revision.content, visitor.claims) : revision.content);
+    const index = pageIndex(revision.content);
     const placed = path === '' && target.homePage ? index.byId.get(target.homePage) : pageByPath(index, path.toLowerCase()) ?? pageByPath(index, path);
     // A path that names no page still resolves to the space (the URL may predate a move).
     const page = placed && (placed.page.type === 'document' || placed.page.type === 'group') ? pageJson(placed, index, { spaceId: space.id, links, metadata: true }) : undefined;

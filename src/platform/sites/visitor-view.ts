@@ -1,0 +1,197 @@
+import Database from 'better-sqlite3';
+import { evaluateForVisitor } from '../adaptive/evaluate-document.js';
+import { contentForVisitor } from '../adaptive/page-conditions.js';
+import { canonicalJson } from '../content/blobs.js';
+import { indexedPages } from '../content/current.js';
+import type { JSONDocument } from '../content/document.js';
+import { documentRefs } from '../content/links.js';
+import { pageIndex } from '../content/pages.js';
+import type { ContentReader } from '../content/reader.js';
+import { getDocument, loadRevision, type ContentPage, type Revision, type RevisionContent, type Variables } from '../content/revisions.js';
+import { replaceSpaceIndex, SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER, searchSpace } from '../content/search.js';
+import { documentSections } from '../content/text.js';
+import type { Db } from '../store/db.js';
+
+/**
+ * The one place that decides what a site visitor (the bearer of a resolved URL's API token) sees
+ * of a revision, for their claims:
+ * - pages: those whose condition holds (a page hidden hides its children);
+ * - documents: the bodies of those pages and of the reusable contents they use, evaluated for
+ *   the claims (conditional blocks resolved, a condition that does not parse hiding its block);
+ *   no other document of the space;
+ * - files and reusable contents: those the visible documents (and page covers) use;
+ * - search: over that view only, so a hidden page or block is neither found nor excerpted.
+ * Every route reads through the request's `ContentReader`, which for a visitor is this view.
+ */
+
+type Claims = Record<string, unknown>;
+
+/** A revision as one visitor sees it. */
+interface VisitorView {
+  revision: Revision;
+  /** Readable documents, with the variables of the page they are the body of (none for reusable contents). */
+  documents: Map<string, Variables>;
+  /** Documents of visible pages in which the visitor's claims hide something. */
+  narrowed: Map<string, JSONDocument>;
+  /** Whether the visitor sees less of the pages than the space's search index holds. */
+  hidesIndexedText: boolean;
+  /** Text of the visible pages, in characters (what a search index of the view costs). */
+  textLength: number;
+}
+
+/** Views kept per database, most recently used last: a view is read by every request of its visitor. */
+const MAX_VIEWS = 64;
+/** Search indexes of views kept per database, and the text they may hold together. */
+const MAX_VIEW_INDEXES = 8;
+const MAX_VIEW_INDEX_CHARACTERS = 16 * 1024 * 1024;
+
+const views = new WeakMap<Db, Map<string, VisitorView>>();
+const viewIndexes = new WeakMap<Db, Map<string, { index: Db; characters: number }>>();
+
+function remembered<T>(cache: Map<string, T>, key: string): T | undefined {
+  const value = cache.get(key);
+  if (value !== undefined) {
+    cache.delete(key);
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/** The visitor's view of a revision (computed once per revision and claims, then kept). */
+function viewOf(db: Db, revision: Revision, claims: Claims): VisitorView {
+  let cache = views.get(db);
+  if (!cache) {
+    cache = new Map();
+    views.set(db, cache);
+  }
+  const key = `${revision.spaceId}\u0000${revision.id}\u0000${canonicalJson(claims)}`;
+  const known = remembered(cache, key);
+  if (known) return known;
+  const view = computeView(db, revision, claims);
+  if (cache.size >= MAX_VIEWS) cache.delete(cache.keys().next().value!);
+  cache.set(key, view);
+  return view;
+}
+
+function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
+  const stored = revision.content;
+  const pages = contentForVisitor(stored, claims);
+  const documents = new Map<string, Variables>();
+  const narrowed = new Map<string, JSONDocument>();
+  const files = new Set<string>();
+  const reusables = new Set<string>();
+  let textLength = 0;
+  const ownSpace = (ref: Record<string, unknown>) => typeof ref.space !== 'string' || ref.space === revision.spaceId;
+
+  const use = (document: unknown): void => {
+    for (const ref of documentRefs(document)) {
+      if (!ownSpace(ref)) continue;
+      if (ref.kind === 'file') files.add(String(ref.file));
+      if (ref.kind === 'reusable-content' && !reusables.has(String(ref.reusableContent))) {
+        reusables.add(String(ref.reusableContent));
+        const reusable = stored.reusableContents.find((item) => item.id === ref.reusableContent);
+        if (reusable?.documentId) read(reusable.documentId, {}, false);
+      }
+    }
+  };
+  const read = (documentId: string, vars: Variables, pageBody: boolean): void => {
+    if (documents.has(documentId)) return;
+    documents.set(documentId, vars);
+    const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
+    if (!raw) return;
+    const { document, hidden } = evaluateForVisitor(raw, { space: { vars: stored.variables }, page: { vars }, visitor: { claims } });
+    if (pageBody) {
+      if (hidden > 0) narrowed.set(documentId, document);
+      for (const section of documentSections(document)) textLength += section.title.length + section.body.length;
+    }
+    use(document);
+  };
+  for (const { page } of pageIndex(pages).ordered) {
+    // A cover is a reference like those of documents.
+    if (page.cover) use({ nodes: [{ data: page.cover }] });
+    if (page.type === 'document' && page.documentId) read(page.documentId, page.variables ?? {}, true);
+  }
+  const content: RevisionContent = {
+    ...pages,
+    files: stored.files.filter((file) => files.has(file.id)),
+    reusableContents: stored.reusableContents.filter((item) => reusables.has(item.id)),
+  };
+  return { revision: { ...revision, content }, documents, narrowed, hidesIndexedText: pages !== stored || narrowed.size > 0, textLength };
+}
+
+/**
+ * A search index of the visitor's view of a space's current revision: the pages they see,
+ * their narrowed documents as they read them. Built in memory with the schema of the store's
+ * index, so that search ranks and excerpts exactly as it does for members; kept for the next
+ * searches of the same view, within a budget of text.
+ */
+function viewIndex(db: Db, view: VisitorView, key: string): Db {
+  let cache = viewIndexes.get(db);
+  if (!cache) {
+    cache = new Map();
+    viewIndexes.set(db, cache);
+  }
+  const known = remembered(cache, key);
+  if (known) return known.index;
+  const index = new Database(':memory:');
+  index.exec(SEARCH_SCHEMA);
+  index.exec(SEARCH_UPDATE_TRIGGER);
+  const { revision } = view;
+  const placed = pageIndex(revision.content).byId;
+  const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
+    const documentId = placed.get(page.id)?.page.documentId;
+    const narrowed = documentId ? view.narrowed.get(documentId) : undefined;
+    return narrowed ? { ...page, sections: documentSections(narrowed) } : page;
+  });
+  replaceSpaceIndex(index, revision.spaceId, revision.id, pages);
+  let characters = [...cache.values()].reduce((total, entry) => total + entry.characters, 0);
+  while (cache.size > 0 && (cache.size >= MAX_VIEW_INDEXES || characters + view.textLength > MAX_VIEW_INDEX_CHARACTERS)) {
+    const [oldest, entry] = cache.entries().next().value!;
+    cache.delete(oldest);
+    entry.index.close();
+    characters -= entry.characters;
+  }
+  cache.set(key, { index, characters: view.textLength });
+  return index;
+}
+
+/** The reader of a site visitor with these claims: every read is of their view. */
+export function visitorContentReader(db: Db, claims: Claims): ContentReader {
+  const view = (revision: Revision) => viewOf(db, revision, claims);
+  const context = (revision: Revision, vars: Variables) => ({ space: { vars: revision.content.variables }, page: { vars }, visitor: { claims } });
+  return {
+    revision(spaceId, revisionId) {
+      const stored = loadRevision(db, spaceId, revisionId);
+      return stored && view(stored).revision;
+    },
+    document(revision, documentId, page) {
+      // The revision given is a view (from `revision` above); its stored self holds the documents.
+      const stored = loadRevision(db, revision.spaceId, revision.id);
+      const vars = stored && view(stored).documents.get(documentId);
+      if (!stored || vars === undefined) return undefined;
+      const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
+      return raw && evaluateForVisitor(raw, context(stored, page?.variables ?? vars)).document;
+    },
+    shown(revision, document, page?: ContentPage) {
+      return evaluateForVisitor(document, context(revision, page?.variables ?? {})).document;
+    },
+    search(space, query, window) {
+      const stored = loadRevision(db, space.id, space.revision);
+      if (!stored) return { count: 0, items: [] };
+      const seen = view(stored);
+      if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
+      return searchSpace(viewIndex(db, seen, `${space.id}\u0000${stored.id}\u0000${canonicalJson(claims)}`), space.id, query, window);
+    },
+    signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
+  };
+}
+
+/** The reader a signed URL's `view` stands for (see `ContentReader.signedView`); undefined when it is not one. */
+export function signedViewReader(db: Db, signedView: string): ContentReader | undefined {
+  try {
+    const claims = JSON.parse(Buffer.from(signedView, 'base64url').toString('utf8')) as unknown;
+    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? visitorContentReader(db, claims as Claims) : undefined;
+  } catch {
+    return undefined;
+  }
+}
