@@ -397,7 +397,10 @@ export function createPlatform({
     const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
     if (!site) throw new ApiError(401, 'Invalid or revoked API token');
     if (!siteTokenHolds(db, site)) throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
-    if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError(403, 'A site visitor token reads published content only');
+    // Only the routes that read through the visitor's view serve them (see OPEN_TO_VISITORS).
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config.visitors !== true) {
+      throw new ApiError(403, 'A site visitor token reads published content only');
+    }
     const visitor = visitorUser(site, new Date().toISOString());
     const claims = site.claims ?? {};
     request.ctx = {

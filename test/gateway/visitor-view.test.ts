@@ -75,6 +75,6 @@ describe('a site visitor through the graph', () => {
 
   it('does not print a hidden page by id', async () => {
     const result = await g.gql<any>(`query($id: ID!, $page: ID!) { space(id: $id) { pdf(pageId: $page) { url } } }`, { id: spaceId, page: seeded.hidden.page }, { token: apiToken });
-    expect(result.errors?.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['NOT_FOUND']);
+    expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 });

@@ -19,6 +19,7 @@ import { evaluateDocument } from '../adaptive/evaluate-document.js';
 import { expandComputed, generatedPageDocument } from '../openapi/computed.js';
 import { storedContentReader } from '../content/reader.js';
 import { signedViewReader } from '../sites/visitor-view.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 /** Types a download shows inline; everything else is an attachment. */
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
@@ -237,48 +238,48 @@ export function contentRoutes(app: FastifyInstance): void {
     return placed && (placed.page.type === 'document' || placed.page.type === 'group') ? placed : undefined;
   };
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', async (request) => revisionAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', OPEN_TO_VISITORS, async (request) => revisionAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', OPEN_TO_VISITORS, async (request) =>
     revisionAnswer(request, request.params),
   );
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', async (request) => pagesAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/pages', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', OPEN_TO_VISITORS, async (request) => pagesAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/pages', OPEN_TO_VISITORS, async (request) =>
     pagesAnswer(request, request.params),
   );
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', async (request) =>
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId', async (request) =>
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: SpaceParams & { '*': string } }>('/spaces/:spaceId/content/path/*', async (request) =>
+  app.get<{ Params: SpaceParams & { '*': string } }>('/spaces/:spaceId/content/path/*', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath(request.params['*'])),
   );
-  app.get<{ Params: RevisionParams & { '*': string } }>('/spaces/:spaceId/revisions/:revisionId/path/*', async (request) =>
+  app.get<{ Params: RevisionParams & { '*': string } }>('/spaces/:spaceId/revisions/:revisionId/path/*', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath(request.params['*'])),
   );
   // The landing page by its empty path: with trailing slashes ignored, `…/path/` has no segment left.
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', async (request) => pageAnswer(request, request.params, byPath('')));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/path', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', OPEN_TO_VISITORS, async (request) => pageAnswer(request, request.params, byPath('')));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/path', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath('')),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', async (request) =>
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', OPEN_TO_VISITORS, async (request) =>
     documentOfPage(request, request.params),
   );
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/meta-links', async (request) =>
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/meta-links', OPEN_TO_VISITORS, async (request) =>
     metaLinks(request, request.params),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', async (request) =>
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', OPEN_TO_VISITORS, async (request) =>
     metaLinks(request, request.params),
   );
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', async (request) => filesAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/files', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', OPEN_TO_VISITORS, async (request) => filesAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/files', OPEN_TO_VISITORS, async (request) =>
     filesAnswer(request, request.params),
   );
-  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId', async (request) =>
+  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId', OPEN_TO_VISITORS, async (request) =>
     fileAnswer(request, request.params),
   );
-  app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', async (request) =>
+  app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', OPEN_TO_VISITORS, async (request) =>
     fileAnswer(request, request.params),
   );
   /** The semantic changes from `before` to `after`, the first `limit` of them. */
@@ -291,7 +292,7 @@ export function contentRoutes(app: FastifyInstance): void {
     };
   }
 
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', async (request) => {
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(changesQuery, request.query);
     // Changes are between stored revisions: computed pages compare as the pages they are.
     const { revision } = revisionOf(request, request.params, query.shareKey, false);
@@ -397,16 +398,16 @@ export function contentRoutes(app: FastifyInstance): void {
     return { ...page, items: page.items.map(where.page) };
   }
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', async (request) => linkReport(request, request.params));
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', async (request) => linkReport(request, request.params));
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/backlinks', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', OPEN_TO_VISITORS, async (request) => linkReport(request, request.params));
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', OPEN_TO_VISITORS, async (request) => linkReport(request, request.params));
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/backlinks', OPEN_TO_VISITORS, async (request) =>
     backlinkList(request, request.params, (revision) => {
       const placed = pageIndex(revision.content).byId.get(request.params.pageId);
       if (!placed) throw notFound('Page');
       return { page: placed.page.id };
     }),
   );
-  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId/backlinks', async (request) =>
+  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId/backlinks', OPEN_TO_VISITORS, async (request) =>
     backlinkList(request, request.params, (revision) => {
       const file = revision.content.files.find((item) => item.id === request.params.fileId);
       if (!file) throw notFound('File');
@@ -463,7 +464,7 @@ export function contentRoutes(app: FastifyInstance): void {
   }
 
   type ReusableParams = SpaceParams & { reusableContentId: string };
-  app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', async (request) =>
+  app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', OPEN_TO_VISITORS, async (request) =>
     reusableAnswer(request, request.params),
   );
   app.get<{ Params: CrParams & { reusableContentId: string } }>(`${CR}/reusable-contents/:reusableContentId`, async (request) =>
@@ -471,10 +472,12 @@ export function contentRoutes(app: FastifyInstance): void {
   );
   app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
     '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId',
+    OPEN_TO_VISITORS,
     async (request) => reusableAnswer(request, request.params),
   );
   app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
     '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId/document',
+    OPEN_TO_VISITORS,
     async (request) => {
       const query = parseQuery(documentQuery, request.query);
       const { space, revision, reusable } = reusableOf(request, request.params, query.shareKey);
@@ -484,7 +487,7 @@ export function contentRoutes(app: FastifyInstance): void {
       return evaluatedFor(request, dereference(request, space, revision, document, query.dereferenced), query.evaluated, revision);
     },
   );
-  app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {
+  app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(documentQuery, request.query);
     const { access, content } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
@@ -626,7 +629,7 @@ export function pdfRoutes(app: FastifyInstance): void {
     url.searchParams.set('sig', sign(db, parts));
     return { url: url.href };
   };
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', async (request) => answer(request, request.params));
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', OPEN_TO_VISITORS, async (request) => answer(request, request.params));
   app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/pdf', async (request) =>
     answer(request, request.params),
   );

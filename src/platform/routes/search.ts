@@ -4,6 +4,7 @@ import { searchSpaces, type SearchPageHit } from '../content/search.js';
 import { pageParams, pageWindow, parseQuery } from '../http.js';
 import type { Links } from '../serialize.js';
 import { treeOrder } from '../tree.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 const searchQuery = z.object({
   ...pageParams,
@@ -20,7 +21,7 @@ const searchQuery = z.object({
  * one-based position of a page in the whole result, whatever page of results it is on.
  */
 export function searchRoutes(app: FastifyInstance): void {
-  app.get<{ Params: { spaceId: string } }>('/spaces/:spaceId/search', async (request) => {
+  app.get<{ Params: { spaceId: string } }>('/spaces/:spaceId/search', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(searchQuery, request.query);
     const { access, links, content } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});

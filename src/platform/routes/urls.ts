@@ -8,6 +8,7 @@ import { loadRevision } from '../content/revisions.js';
 import { pageByPath, pageIndex, pageJson } from '../content/pages.js';
 import { parseUrl, resolvePublishedUrl, urlSegments, type ResolveInput } from '../sites/resolve.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 const urlParam = z.string({ message: 'is required' }).min(1, 'is required');
 const contentQuery = z.object({ url: urlParam });
@@ -36,7 +37,7 @@ const publishedBody = z.strictObject({
 export function urlRoutes(app: FastifyInstance): void {
   const resolve = (request: FastifyRequest, input: ResolveInput) => resolvePublishedUrl(request.ctx.db, request.ctx.links, request.ctx.access, input);
 
-  app.get('/urls/published', async (request) => {
+  app.get('/urls/published', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(publishedQuery, request.query);
     return resolve(request, { url: query.url, redirectOnError: query.redirectOnError, visitor: query.visitorAuthToken ? { jwtToken: query.visitorAuthToken } : undefined });
   });
@@ -57,7 +58,7 @@ export function urlRoutes(app: FastifyInstance): void {
     return { space, changeRequest: found.changeRequest, revision: found.revision, path: found.pathname, homePage: siteSpace ?? undefined };
   };
 
-  app.get('/urls/content', async (request) => {
+  app.get('/urls/content', OPEN_TO_VISITORS, async (request) => {
     const { url: raw } = parseQuery(contentQuery, request.query);
     const url = parseUrl(raw);
     const { db, access, links } = request.ctx;
@@ -117,7 +118,7 @@ export function urlRoutes(app: FastifyInstance): void {
     };
   });
 
-  app.get('/urls/embed', async (request) => {
+  app.get('/urls/embed', OPEN_TO_VISITORS, async (request) => {
     const { url } = parseQuery(contentQuery, request.query);
     const found = await resolve(request, { url });
     if (!('space' in found)) throw notFound('Embeddable content for the URL');
