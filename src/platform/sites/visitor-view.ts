@@ -157,30 +157,34 @@ function viewIndex(db: Db, view: VisitorView, key: string): Db {
 
 /** The reader of a site visitor with these claims: every read is of their view. */
 export function visitorContentReader(db: Db, claims: Claims): ContentReader {
-  const view = (revision: Revision) => viewOf(db, revision, claims);
+  // The views this reader (one request) has read, by space and revision id.
+  const read = new Map<string, VisitorView | undefined>();
+  const view = (spaceId: string, revisionId: string): VisitorView | undefined => {
+    const key = `${spaceId}\u0000${revisionId}`;
+    if (!read.has(key)) {
+      const stored = loadRevision(db, spaceId, revisionId);
+      read.set(key, stored && viewOf(db, stored, claims));
+    }
+    return read.get(key);
+  };
   const context = (revision: Revision, vars: Variables) => ({ space: { vars: revision.content.variables }, page: { vars }, visitor: { claims } });
   return {
-    revision(spaceId, revisionId) {
-      const stored = loadRevision(db, spaceId, revisionId);
-      return stored && view(stored).revision;
-    },
+    revision: (spaceId, revisionId) => view(spaceId, revisionId)?.revision,
     document(revision, documentId, page) {
-      // The revision given is a view (from `revision` above); its stored self holds the documents.
-      const stored = loadRevision(db, revision.spaceId, revision.id);
-      const vars = stored && view(stored).documents.get(documentId);
-      if (!stored || vars === undefined) return undefined;
+      // The revision given is a view (from `revision` above, perhaps with computed pages added): the view says what it holds.
+      const vars = view(revision.spaceId, revision.id)?.documents.get(documentId);
+      if (vars === undefined) return undefined;
       const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
-      return raw && evaluateForVisitor(raw, context(stored, page?.variables ?? vars)).document;
+      return raw && evaluateForVisitor(raw, context(revision, page?.variables ?? vars)).document;
     },
     shown(revision, document, page?: ContentPage) {
       return evaluateForVisitor(document, context(revision, page?.variables ?? {})).document;
     },
     search(space, query, window) {
-      const stored = loadRevision(db, space.id, space.revision);
-      if (!stored) return { count: 0, items: [] };
-      const seen = view(stored);
+      const seen = view(space.id, space.revision);
+      if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      return searchSpace(viewIndex(db, seen, `${space.id}\u0000${stored.id}\u0000${canonicalJson(claims)}`), space.id, query, window);
+      return searchSpace(viewIndex(db, seen, `${space.id}\u0000${space.revision}\u0000${canonicalJson(claims)}`), space.id, query, window);
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
