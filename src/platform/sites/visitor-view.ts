@@ -7,7 +7,7 @@ import type { JSONDocument } from '../content/document.js';
 import { documentRefs } from '../content/links.js';
 import { pageIndex } from '../content/pages.js';
 import type { ContentReader } from '../content/reader.js';
-import { getDocument, loadRevision, type ContentPage, type Revision, type RevisionContent, type Variables } from '../content/revisions.js';
+import { getDocument, loadRevision, type ContentPage, type ContentRef, type Revision, type RevisionContent, type Variables } from '../content/revisions.js';
 import { replaceSpaceIndex, SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER, searchSpace } from '../content/search.js';
 import { documentSections } from '../content/text.js';
 import type { Db } from '../store/db.js';
@@ -35,8 +35,6 @@ interface VisitorView {
   narrowed: Map<string, JSONDocument>;
   /** Whether the visitor sees less of the pages than the space's search index holds. */
   hidesIndexedText: boolean;
-  /** Text of the visible pages, in characters (what a search index of the view costs). */
-  textLength: number;
 }
 
 /** Views kept per database, most recently used last: a view is read by every request of its visitor. */
@@ -46,7 +44,7 @@ const MAX_VIEW_INDEXES = 8;
 const MAX_VIEW_INDEX_CHARACTERS = 16 * 1024 * 1024;
 
 const views = new WeakMap<Db, Map<string, VisitorView>>();
-const viewIndexes = new WeakMap<Db, Map<string, { index: Db; characters: number }>>();
+const viewIndexes = new WeakMap<Db, Map<string, { index: Db; revision: string; characters: number }>>();
 
 function remembered<T>(cache: Map<string, T>, key: string): T | undefined {
   const value = cache.get(key);
@@ -73,6 +71,38 @@ function viewOf(db: Db, revision: Revision, claims: Claims): VisitorView {
   return view;
 }
 
+/** What a visitor's view needs of a stored document, whoever reads it (documents never change). */
+interface DocumentFacts {
+  /** Its conditional blocks: the document must be evaluated for each visitor. */
+  conditional: boolean;
+  /** Its references, when it has no conditional block. */
+  refs: ContentRef[];
+}
+
+const MAX_FACTS = 20_000;
+const facts = new WeakMap<Db, Map<string, DocumentFacts | null>>();
+
+function hasConditional(nodes: unknown): boolean {
+  if (!Array.isArray(nodes)) return false;
+  return nodes.some((node: { type?: unknown; nodes?: unknown; fragments?: unknown }) => node?.type === 'if' || hasConditional(node?.nodes) || hasConditional(node?.fragments));
+}
+
+function factsOf(db: Db, spaceId: string, documentId: string, document: () => JSONDocument | undefined): DocumentFacts | null {
+  let cache = facts.get(db);
+  if (!cache) {
+    cache = new Map();
+    facts.set(db, cache);
+  }
+  const key = `${spaceId}\u0000${documentId}`;
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const raw = document();
+  const found = raw ? (hasConditional(raw.nodes) ? { conditional: true, refs: [] } : { conditional: false, refs: documentRefs(raw) }) : null;
+  if (cache.size >= MAX_FACTS) cache.delete(cache.keys().next().value!);
+  cache.set(key, found);
+  return found;
+}
+
 function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
   const stored = revision.content;
   const pages = contentForVisitor(stored, claims);
@@ -80,11 +110,10 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
   const narrowed = new Map<string, JSONDocument>();
   const files = new Set<string>();
   const reusables = new Set<string>();
-  let textLength = 0;
   const ownSpace = (ref: Record<string, unknown>) => typeof ref.space !== 'string' || ref.space === revision.spaceId;
 
-  const use = (document: unknown): void => {
-    for (const ref of documentRefs(document)) {
+  const use = (refs: readonly ContentRef[]): void => {
+    for (const ref of refs) {
       if (!ownSpace(ref)) continue;
       if (ref.kind === 'file') files.add(String(ref.file));
       if (ref.kind === 'reusable-content' && !reusables.has(String(ref.reusableContent))) {
@@ -94,21 +123,21 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
       }
     }
   };
+  // Only documents with conditional blocks are evaluated for the claims; the others are read once for everyone.
   const read = (documentId: string, vars: Variables, pageBody: boolean): void => {
     if (documents.has(documentId)) return;
     documents.set(documentId, vars);
-    const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
-    if (!raw) return;
-    const { document, hidden } = evaluateForVisitor(raw, { space: { vars: stored.variables }, page: { vars }, visitor: { claims } });
-    if (pageBody) {
-      if (hidden > 0) narrowed.set(documentId, document);
-      for (const section of documentSections(document)) textLength += section.title.length + section.body.length;
-    }
-    use(document);
+    const raw = () => getDocument<JSONDocument>(db, revision.spaceId, documentId);
+    const known = factsOf(db, revision.spaceId, documentId, raw);
+    if (!known) return;
+    if (!known.conditional) return use(known.refs);
+    const { document, hidden } = evaluateForVisitor(raw()!, { space: { vars: stored.variables }, page: { vars }, visitor: { claims } });
+    if (pageBody && hidden > 0) narrowed.set(documentId, document);
+    use(documentRefs(document));
   };
   for (const { page } of pageIndex(pages).ordered) {
     // A cover is a reference like those of documents.
-    if (page.cover) use({ nodes: [{ data: page.cover }] });
+    if (page.cover) use(documentRefs({ nodes: [{ data: page.cover }] }));
     if (page.type === 'document' && page.documentId) read(page.documentId, page.variables ?? {}, true);
   }
   const content: RevisionContent = {
@@ -116,14 +145,16 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
     files: stored.files.filter((file) => files.has(file.id)),
     reusableContents: stored.reusableContents.filter((item) => reusables.has(item.id)),
   };
-  return { revision: { ...revision, content }, documents, narrowed, hidesIndexedText: pages !== stored || narrowed.size > 0, textLength };
+  return { revision: { ...revision, content }, documents, narrowed, hidesIndexedText: pages !== stored || narrowed.size > 0 };
 }
 
 /**
  * A search index of the visitor's view of a space's current revision: the pages they see,
  * their narrowed documents as they read them. Built in memory with the schema of the store's
- * index, so that search ranks and excerpts exactly as it does for members; kept for the next
- * searches of the same view, within a budget of text.
+ * index, so that search ranks and excerpts exactly as it does for members (bm25 statistics
+ * included: hidden text weighs on no score). Kept per space and claims within a budget of
+ * text; a new revision updates it as the store's index is updated, rewriting only the pages
+ * that changed.
  */
 function viewIndex(db: Db, view: VisitorView, key: string): Db {
   let cache = viewIndexes.get(db);
@@ -131,27 +162,35 @@ function viewIndex(db: Db, view: VisitorView, key: string): Db {
     cache = new Map();
     viewIndexes.set(db, cache);
   }
-  const known = remembered(cache, key);
-  if (known) return known.index;
-  const index = new Database(':memory:');
-  index.exec(SEARCH_SCHEMA);
-  index.exec(SEARCH_UPDATE_TRIGGER);
   const { revision } = view;
+  const known = remembered(cache, key);
+  if (known?.revision === revision.id) return known.index;
   const placed = pageIndex(revision.content).byId;
   const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
     const documentId = placed.get(page.id)?.page.documentId;
     const narrowed = documentId ? view.narrowed.get(documentId) : undefined;
     return narrowed ? { ...page, sections: documentSections(narrowed) } : page;
   });
-  replaceSpaceIndex(index, revision.spaceId, revision.id, pages);
-  let characters = [...cache.values()].reduce((total, entry) => total + entry.characters, 0);
-  while (cache.size > 0 && (cache.size >= MAX_VIEW_INDEXES || characters + view.textLength > MAX_VIEW_INDEX_CHARACTERS)) {
-    const [oldest, entry] = cache.entries().next().value!;
+  const size = pages.reduce((total, page) => total + page.sections.reduce((sum, section) => sum + section.title.length + section.body.length, 0), 0);
+  const entry = known ?? { index: newSearchIndex(), revision: revision.id, characters: size };
+  cache.delete(key);
+  let characters = [...cache.values()].reduce((total, other) => total + other.characters, 0);
+  while (cache.size > 0 && (cache.size >= MAX_VIEW_INDEXES || characters + size > MAX_VIEW_INDEX_CHARACTERS)) {
+    const [oldest, evicted] = cache.entries().next().value!;
     cache.delete(oldest);
-    entry.index.close();
-    characters -= entry.characters;
+    evicted.index.close();
+    characters -= evicted.characters;
   }
-  cache.set(key, { index, characters: view.textLength });
+  replaceSpaceIndex(entry.index, revision.spaceId, revision.id, pages);
+  cache.set(key, { ...entry, revision: revision.id, characters: size });
+  return entry.index;
+}
+
+/** An empty search index in memory, with the store's schema. */
+function newSearchIndex(): Db {
+  const index = new Database(':memory:');
+  index.exec(SEARCH_SCHEMA);
+  index.exec(SEARCH_UPDATE_TRIGGER);
   return index;
 }
 
@@ -184,7 +223,7 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
       const seen = view(space.id, space.revision);
       if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      return searchSpace(viewIndex(db, seen, `${space.id}\u0000${space.revision}\u0000${canonicalJson(claims)}`), space.id, query, window);
+      return searchSpace(viewIndex(db, seen, `${space.id}\u0000${canonicalJson(claims)}`), space.id, query, window);
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
