@@ -203,4 +203,18 @@ describe('what a site visitor reads', () => {
     expect(both.body.items.map((item: { id: string }) => item.id)).toEqual([seeded.visible.page]);
     expect(JSON.stringify(both.body).toLowerCase()).not.toContain(MARKERS.hiddenBlock);
   });
+
+  it('searches the new revision once the space has one, still without what the claims hide', async () => {
+    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { loadRevision, putDocument } = await import('../../src/platform/content/revisions.js');
+    const { commitContent } = await import('../fixtures/content.js');
+    const current = loadRevision(p.db, space, p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(space) as string)!.content;
+    const documentId = putDocument(p.db, space, markdownToDocument('The wombatnew page.\n\n{% if visitor.claims.betaAccess == false %}\nThe wombatnew narwhalbeta aside.\n{% endif %}\n').document);
+    commitContent(p.db, space, { ...current, pages: [...current.pages, { id: 'pg-wombat', type: 'document', title: 'Wombat', slug: 'wombat', documentId, pages: [] }] });
+    const found = await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: 'wombatnew' } });
+    expect(found.body.items.map((item: { id: string }) => item.id)).toEqual(['pg-wombat']);
+    expect(JSON.stringify(found.body).toLowerCase()).not.toContain(MARKERS.hiddenBlock);
+    expect((await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: MARKERS.hiddenBlock } })).body.count).toBe(0);
+    expect((await p.api('GET', `/spaces/${space}/search`, { query: { query: MARKERS.hiddenBlock } })).body.count).toBe(2);
+  });
 });

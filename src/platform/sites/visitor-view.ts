@@ -31,8 +31,8 @@ interface VisitorView {
   revision: Revision;
   /** Readable documents, with the variables of the page they are the body of (none for reusable contents). */
   documents: Map<string, Variables>;
-  /** Documents of visible pages in which the visitor's claims hide something. */
-  narrowed: Map<string, JSONDocument>;
+  /** Documents of visible pages in which the visitor's claims hide something (re-evaluated when indexed, not kept). */
+  narrowed: Set<string>;
   /** Whether the visitor sees less of the pages than the space's search index holds. */
   hidesIndexedText: boolean;
 }
@@ -41,7 +41,7 @@ interface VisitorView {
 const MAX_VIEWS = 64;
 /** Search indexes of views kept per database, and the text they may hold together. */
 const MAX_VIEW_INDEXES = 8;
-const MAX_VIEW_INDEX_CHARACTERS = 16 * 1024 * 1024;
+const MAX_VIEW_INDEX_CHARACTERS = 8 * 1024 * 1024;
 
 const views = new WeakMap<Db, Map<string, VisitorView>>();
 const viewIndexes = new WeakMap<Db, Map<string, { index: Db; revision: string; characters: number }>>();
@@ -107,7 +107,7 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
   const stored = revision.content;
   const pages = contentForVisitor(stored, claims);
   const documents = new Map<string, Variables>();
-  const narrowed = new Map<string, JSONDocument>();
+  const narrowed = new Set<string>();
   const files = new Set<string>();
   const reusables = new Set<string>();
   const ownSpace = (ref: Record<string, unknown>) => typeof ref.space !== 'string' || ref.space === revision.spaceId;
@@ -132,7 +132,7 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
     if (!known) return;
     if (!known.conditional) return use(known.refs);
     const { document, hidden } = evaluateForVisitor(raw()!, { space: { vars: stored.variables }, page: { vars }, visitor: { claims } });
-    if (pageBody && hidden > 0) narrowed.set(documentId, document);
+    if (pageBody && hidden > 0) narrowed.add(documentId);
     use(documentRefs(document));
   };
   for (const { page } of pageIndex(pages).ordered) {
@@ -156,7 +156,7 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
  * text; a new revision updates it as the store's index is updated, rewriting only the pages
  * that changed.
  */
-function viewIndex(db: Db, view: VisitorView, key: string): Db {
+function viewIndex(db: Db, view: VisitorView, claims: Claims, key: string): Db {
   let cache = viewIndexes.get(db);
   if (!cache) {
     cache = new Map();
@@ -168,8 +168,10 @@ function viewIndex(db: Db, view: VisitorView, key: string): Db {
   const placed = pageIndex(revision.content).byId;
   const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
     const documentId = placed.get(page.id)?.page.documentId;
-    const narrowed = documentId ? view.narrowed.get(documentId) : undefined;
-    return narrowed ? { ...page, sections: documentSections(narrowed) } : page;
+    const raw = documentId && view.narrowed.has(documentId) ? getDocument<JSONDocument>(db, revision.spaceId, documentId) : undefined;
+    if (!raw) return page;
+    const context = { space: { vars: revision.content.variables }, page: { vars: view.documents.get(documentId!) ?? {} }, visitor: { claims } };
+    return { ...page, sections: documentSections(evaluateForVisitor(raw, context).document) };
   });
   const size = pages.reduce((total, page) => total + page.sections.reduce((sum, section) => sum + section.title.length + section.body.length, 0), 0);
   const entry = known ?? { index: newSearchIndex(), revision: revision.id, characters: size };
@@ -223,7 +225,7 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
       const seen = view(space.id, space.revision);
       if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      return searchSpace(viewIndex(db, seen, `${space.id}\u0000${canonicalJson(claims)}`), space.id, query, window);
+      return searchSpace(viewIndex(db, seen, claims, `${space.id}\u0000${canonicalJson(claims)}`), space.id, query, window);
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
