@@ -204,6 +204,20 @@ describe('what a site visitor reads', () => {
     expect(JSON.stringify(both.body).toLowerCase()).not.toContain(MARKERS.hiddenBlock);
   });
 
+  it('gives each view its own search: other claims that hide the same things share it, others do not', async () => {
+    const tokenFor = async (claims: Record<string, unknown>) => {
+      const jwtToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+      return (await p.api('POST', '/urls/published', { body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } } })).body.apiToken as string;
+    };
+    const count = async (token: string, query: string) => (await p.api('GET', `/spaces/${space}/search`, { token, query: { query } })).body.count as number;
+    const alike = await tokenFor({ plan: 'free', betaAccess: true, email: 'someone@example.com' });
+    expect([await count(alike, MARKERS.hiddenPage), await count(alike, MARKERS.hiddenBlock), await count(alike, MARKERS.visible)]).toEqual([0, 0, 1]);
+    const enterprise = await tokenFor({ plan: 'enterprise', betaAccess: true });
+    expect([await count(enterprise, MARKERS.hiddenPage), await count(enterprise, MARKERS.hiddenBlock)]).toEqual([1, 0]);
+    const noBeta = await tokenFor({ plan: 'pro', betaAccess: false });
+    expect([await count(noBeta, MARKERS.hiddenPage), await count(noBeta, MARKERS.hiddenBlock)]).toEqual([0, 1]);
+  });
+
   it('searches the new revision once the space has one, still without what the claims hide', async () => {
     const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
     const { loadRevision, putDocument } = await import('../../src/platform/content/revisions.js');

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { evaluateForVisitor } from '../adaptive/evaluate-document.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
-import { canonicalJson } from '../content/blobs.js';
+import { canonicalJson, hashOf } from '../content/blobs.js';
 import { indexedPages } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
 import { documentRefs } from '../content/links.js';
@@ -31,10 +31,18 @@ interface VisitorView {
   revision: Revision;
   /** Readable documents, with the variables of the page they are the body of (none for reusable contents). */
   documents: Map<string, Variables>;
-  /** Documents of visible pages in which the visitor's claims hide something (re-evaluated when indexed, not kept). */
-  narrowed: Set<string>;
+  /**
+   * Documents of visible pages in which the visitor's claims hide something, with the hash of
+   * what the visitor reads of them (re-evaluated when indexed, not kept).
+   */
+  narrowed: Map<string, string>;
   /** Whether the visitor sees less of the pages than the space's search index holds. */
   hidesIndexedText: boolean;
+  /**
+   * What the visitor's search index depends on: the pages hidden from them and what they read
+   * of the narrowed documents. Visitors whose claims differ but hide the same things share it.
+   */
+  indexKey: string;
 }
 
 /** Views kept per database, most recently used last: a view is read by every request of its visitor. */
@@ -107,7 +115,7 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
   const stored = revision.content;
   const pages = contentForVisitor(stored, claims);
   const documents = new Map<string, Variables>();
-  const narrowed = new Set<string>();
+  const narrowed = new Map<string, string>();
   const files = new Set<string>();
   const reusables = new Set<string>();
   const ownSpace = (ref: Record<string, unknown>) => typeof ref.space !== 'string' || ref.space === revision.spaceId;
@@ -132,7 +140,7 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
     if (!known) return;
     if (!known.conditional) return use(known.refs);
     const { document, hidden } = evaluateForVisitor(raw()!, { space: { vars: stored.variables }, page: { vars }, visitor: { claims } });
-    if (pageBody && hidden > 0) narrowed.add(documentId);
+    if (pageBody && hidden > 0) narrowed.set(documentId, hashOf(canonicalJson(document)));
     use(documentRefs(document));
   };
   for (const { page } of pageIndex(pages).ordered) {
@@ -145,18 +153,27 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
     files: stored.files.filter((file) => files.has(file.id)),
     reusableContents: stored.reusableContents.filter((item) => reusables.has(item.id)),
   };
-  return { revision: { ...revision, content }, documents, narrowed, hidesIndexedText: pages !== stored || narrowed.size > 0 };
+  const visible = new Set(pageIndex(pages).ordered.map((placed) => placed.page.id));
+  const hiddenPages = pageIndex(stored).ordered.filter((placed) => !visible.has(placed.page.id)).map((placed) => placed.page.id);
+  return {
+    revision: { ...revision, content },
+    documents,
+    narrowed,
+    hidesIndexedText: pages !== stored || narrowed.size > 0,
+    indexKey: hashOf(JSON.stringify([revision.spaceId, hiddenPages, [...narrowed]])),
+  };
 }
 
 /**
  * A search index of the visitor's view of a space's current revision: the pages they see,
  * their narrowed documents as they read them. Built in memory with the schema of the store's
  * index, so that search ranks and excerpts exactly as it does for members (bm25 statistics
- * included: hidden text weighs on no score). Kept per space and claims within a budget of
- * text; a new revision updates it as the store's index is updated, rewriting only the pages
- * that changed.
+ * included: hidden text weighs on no score). Kept per view (`indexKey`: visitors who are
+ * hidden the same things share one) within a budget of text; a new revision that hides the
+ * same things updates it as the store's index is updated, rewriting only the pages that changed.
  */
-function viewIndex(db: Db, view: VisitorView, claims: Claims, key: string): Db {
+function viewIndex(db: Db, view: VisitorView, claims: Claims): Db {
+  const key = view.indexKey;
   let cache = viewIndexes.get(db);
   if (!cache) {
     cache = new Map();
@@ -168,7 +185,7 @@ function viewIndex(db: Db, view: VisitorView, claims: Claims, key: string): Db {
   const placed = pageIndex(revision.content).byId;
   const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
     const documentId = placed.get(page.id)?.page.documentId;
-    const raw = documentId && view.narrowed.has(documentId) ? getDocument<JSONDocument>(db, revision.spaceId, documentId) : undefined;
+    const raw = documentId !== undefined && view.narrowed.has(documentId) ? getDocument<JSONDocument>(db, revision.spaceId, documentId) : undefined;
     if (!raw) return page;
     const context = { space: { vars: revision.content.variables }, page: { vars: view.documents.get(documentId!) ?? {} }, visitor: { claims } };
     return { ...page, sections: documentSections(evaluateForVisitor(raw, context).document) };
@@ -225,7 +242,7 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
       const seen = view(space.id, space.revision);
       if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      return searchSpace(viewIndex(db, seen, claims, `${space.id}\u0000${canonicalJson(claims)}`), space.id, query, window);
+      return searchSpace(viewIndex(db, seen, claims), space.id, query, window);
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
