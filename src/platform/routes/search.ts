@@ -26,7 +26,7 @@ export function searchRoutes(app: FastifyInstance): void {
     const { access, links, content } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
     // A site visitor searches their view: pages and blocks their claims hide are not found.
-    const found = content.search(space, query.query, pageWindow(query));
+    const found = await content.search(space, query.query, pageWindow(query));
     return { ...found, items: found.items.map((page) => pageHitJson(page, space.id, links)) };
   });
 

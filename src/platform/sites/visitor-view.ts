@@ -171,8 +171,9 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
  * included: hidden text weighs on no score). Kept per view (`indexKey`: visitors who are
  * hidden the same things share one) within a budget of text; a new revision that hides the
  * same things updates it as the store's index is updated, rewriting only the pages that changed.
+ * A first build indexes INDEX_CHUNK_PAGES pages at a time and lets other requests run between.
  */
-function viewIndex(db: Db, view: VisitorView, claims: Claims): Db {
+async function viewIndex(db: Db, view: VisitorView, claims: Claims): Promise<Db> {
   const key = view.indexKey;
   let cache = viewIndexes.get(db);
   if (!cache) {
@@ -182,6 +183,34 @@ function viewIndex(db: Db, view: VisitorView, claims: Claims): Db {
   const { revision } = view;
   const known = remembered(cache, key);
   if (known?.revision === revision.id) return known.index;
+  let builds = building.get(db);
+  if (!builds) {
+    builds = new Map();
+    building.set(db, builds);
+  }
+  const pending = builds.get(key);
+  if (pending?.revision === revision.id) return pending.index;
+  const build = { revision: revision.id, index: buildViewIndex(db, view, claims, known, cache) };
+  builds.set(key, build);
+  try {
+    return await build.index;
+  } finally {
+    if (builds.get(key) === build) builds.delete(key);
+  }
+}
+
+/** Pages a first build of a view's index writes before it lets other requests run. */
+const INDEX_CHUNK_PAGES = 50;
+const building = new WeakMap<Db, Map<string, { revision: string; index: Promise<Db> }>>();
+
+async function buildViewIndex(
+  db: Db,
+  view: VisitorView,
+  claims: Claims,
+  known: { index: Db; revision: string; characters: number } | undefined,
+  cache: Map<string, { index: Db; revision: string; characters: number }>,
+): Promise<Db> {
+  const { revision } = view;
   const placed = pageIndex(revision.content).byId;
   const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
     const documentId = placed.get(page.id)?.page.documentId;
@@ -191,8 +220,24 @@ function viewIndex(db: Db, view: VisitorView, claims: Claims): Db {
     return { ...page, sections: documentSections(evaluateForVisitor(raw, context).document) };
   });
   const size = pages.reduce((total, page) => total + page.sections.reduce((sum, section) => sum + section.title.length + section.body.length, 0), 0);
-  const entry = known ?? { index: newSearchIndex(), revision: revision.id, characters: size };
+  let index: Db;
+  if (known) {
+    // An update rewrites only the pages that changed: one step.
+    index = known.index;
+    replaceSpaceIndex(index, revision.spaceId, revision.id, pages);
+  } else {
+    index = newSearchIndex();
+    // Growing prefixes: what an earlier step wrote is unchanged and stays.
+    for (let end = INDEX_CHUNK_PAGES; ; end += INDEX_CHUNK_PAGES) {
+      replaceSpaceIndex(index, revision.spaceId, revision.id, pages.slice(0, end));
+      if (end >= pages.length) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  const key = view.indexKey;
+  const replaced = cache.get(key);
   cache.delete(key);
+  if (replaced && replaced.index !== index) replaced.index.close();
   let characters = [...cache.values()].reduce((total, other) => total + other.characters, 0);
   while (cache.size > 0 && (cache.size >= MAX_VIEW_INDEXES || characters + size > MAX_VIEW_INDEX_CHARACTERS)) {
     const [oldest, evicted] = cache.entries().next().value!;
@@ -200,9 +245,8 @@ function viewIndex(db: Db, view: VisitorView, claims: Claims): Db {
     evicted.index.close();
     characters -= evicted.characters;
   }
-  replaceSpaceIndex(entry.index, revision.spaceId, revision.id, pages);
-  cache.set(key, { ...entry, revision: revision.id, characters: size });
-  return entry.index;
+  cache.set(key, { index, revision: revision.id, characters: size });
+  return index;
 }
 
 /** An empty search index in memory, with the store's schema. */
@@ -238,11 +282,11 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
     shown(revision, document, page?: ContentPage) {
       return evaluateForVisitor(document, context(revision, page?.variables ?? {})).document;
     },
-    search(space, query, window) {
+    async search(space, query, window) {
       const seen = view(space.id, space.revision);
       if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      return searchSpace(viewIndex(db, seen, claims), space.id, query, window);
+      return searchSpace(await viewIndex(db, seen, claims), space.id, query, window);
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
