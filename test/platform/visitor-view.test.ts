@@ -204,6 +204,23 @@ describe('what a site visitor reads', () => {
     expect(JSON.stringify(both.body).toLowerCase()).not.toContain(MARKERS.hiddenBlock);
   });
 
+  it('ranks and pages the visitor’s search as one list, with the pages a member finds that the visitor may read', async () => {
+    const all = await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: 'token', limit: 100 } });
+    const member = await p.api('GET', `/spaces/${space}/search`, { query: { query: 'token', limit: 100 } });
+    const ids = all.body.items.map((item: { id: string }) => item.id);
+    expect(ids.length).toBeGreaterThan(3);
+    expect(new Set(ids)).toEqual(new Set(member.body.items.map((item: { id: string }) => item.id).filter((id: string) => id !== seeded.hidden.page)));
+    expect(all.body.items.map((item: { rank: number }) => item.rank)).toEqual(ids.map((_: string, index: number) => index + 1));
+    const paged: string[] = [];
+    for (let page: string | undefined = '', guard = 0; page !== undefined && guard < 50; guard += 1) {
+      const answer = await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: 'token', limit: 2, ...(page ? { page } : {}) } });
+      expect(answer.body.count).toBe(ids.length);
+      paged.push(...answer.body.items.map((item: { id: string }) => item.id));
+      page = answer.body.next?.page;
+    }
+    expect(paged).toEqual(ids);
+  });
+
   it('gives each view its own search: other claims that hide the same things share it, others do not', async () => {
     const tokenFor = async (claims: Record<string, unknown>) => {
       const jwtToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));

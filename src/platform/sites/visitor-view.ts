@@ -8,7 +8,7 @@ import { documentRefs } from '../content/links.js';
 import { pageIndex } from '../content/pages.js';
 import type { ContentReader } from '../content/reader.js';
 import { getDocument, loadRevision, type ContentPage, type ContentRef, type Revision, type RevisionContent, type Variables } from '../content/revisions.js';
-import { replaceSpaceIndex, SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER, searchSpace } from '../content/search.js';
+import { replaceSpaceIndex, SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER, searchSpace, searchSpaces } from '../content/search.js';
 import { documentSections } from '../content/text.js';
 import type { Db } from '../store/db.js';
 
@@ -171,7 +171,10 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
  * included: hidden text weighs on no score). Kept per view (`indexKey`: visitors who are
  * hidden the same things share one) within a budget of text; a new revision that hides the
  * same things updates it as the store's index is updated, rewriting only the pages that changed.
- * A first build indexes INDEX_CHUNK_PAGES pages at a time and lets other requests run between.
+ * The index holds the space's pages in INDEX_PARTS parts (each page in the part its id hashes
+ * to, indexed as a space of its own): a first build writes one part at a time and lets other
+ * requests run between, and each part is replaced as a whole space would be. bm25 statistics
+ * are the whole index's, whatever the parts.
  */
 async function viewIndex(db: Db, view: VisitorView, claims: Claims): Promise<Db> {
   const key = view.indexKey;
@@ -199,10 +202,19 @@ async function viewIndex(db: Db, view: VisitorView, claims: Claims): Promise<Db>
   }
 }
 
-/** Pages a first build of a view's index writes before it lets other requests run. */
-const INDEX_CHUNK_PAGES = 50;
+/** Parts of a view's index: a first build writes one, then lets other requests run. */
+const INDEX_PARTS = 32;
 const building = new WeakMap<Db, Map<string, { revision: string; index: Promise<Db> }>>();
 
+/** The ids under which the parts of a space's view index are stored, in order. */
+const partIds = (spaceId: string): string[] => Array.from({ length: INDEX_PARTS }, (_, part) => `${spaceId}\u0000${String(part).padStart(2, '0')}`);
+
+/** The part of a page: FNV-1a of its id, so that a page stays in its part from one revision to the next. */
+function partOf(pageId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < pageId.length; i += 1) hash = Math.imul(hash ^ pageId.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % INDEX_PARTS;
+}
 async function buildViewIndex(
   db: Db,
   view: VisitorView,
@@ -220,19 +232,13 @@ async function buildViewIndex(
     return { ...page, sections: documentSections(evaluateForVisitor(raw, context).document) };
   });
   const size = pages.reduce((total, page) => total + page.sections.reduce((sum, section) => sum + section.title.length + section.body.length, 0), 0);
-  let index: Db;
-  if (known) {
-    // An update rewrites only the pages that changed: one step.
-    index = known.index;
-    replaceSpaceIndex(index, revision.spaceId, revision.id, pages);
-  } else {
-    index = newSearchIndex();
-    // Growing prefixes: what an earlier step wrote is unchanged and stays.
-    for (let end = INDEX_CHUNK_PAGES; ; end += INDEX_CHUNK_PAGES) {
-      replaceSpaceIndex(index, revision.spaceId, revision.id, pages.slice(0, end));
-      if (end >= pages.length) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  const parts = partIds(revision.spaceId).map((id) => ({ id, pages: [] as typeof pages }));
+  for (const page of pages) parts[partOf(page.id)]!.pages.push(page);
+  // An update rewrites only the pages that changed, at once; a first build yields between parts.
+  const index = known?.index ?? newSearchIndex();
+  for (const part of parts) {
+    replaceSpaceIndex(index, part.id, revision.id, part.pages);
+    if (!known) await new Promise((resolve) => setImmediate(resolve));
   }
   const key = view.indexKey;
   const replaced = cache.get(key);
@@ -286,7 +292,9 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
       const seen = view(space.id, space.revision);
       if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      return searchSpace(await viewIndex(db, seen, claims), space.id, query, window);
+      // The parts are searched together and ranked as one space; their groups are undone.
+      const found = searchSpaces(await viewIndex(db, seen, claims), partIds(space.id), query, window);
+      return { ...found, items: found.items.flatMap((part) => part.pages).sort((a, b) => a.rank - b.rank) };
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
