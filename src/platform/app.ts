@@ -18,6 +18,8 @@ import { gitRoutes } from './routes/git.js';
 import { siteRoutes } from './routes/sites.js';
 import { readSiteToken, siteTokenHolds } from './sites/visitors.js';
 import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
+import { visitorContentReader } from './sites/visitor-view.js';
+import { storedContentReader, type ContentReader } from './content/reader.js';
 import { siteAccessRoutes } from './routes/site-access.js';
 import { urlRoutes } from './routes/urls.js';
 import { samlRoutes } from './routes/saml.js';
@@ -46,6 +48,8 @@ export interface RequestContext {
   user: UserRow;
   access: Access;
   links: Links;
+  /** What the caller reads of content: the stored content, or a site visitor's view of it. */
+  content: ContentReader;
   /**
    * Set when the bearer is a visitor of a published site, with the API token a resolved URL gave
    * them: their site and claims (which evaluated content reads).
@@ -377,6 +381,7 @@ export function createPlatform({
     'SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?',
   );
 
+  const storedContent = storedContentReader(db);
   app.addHook('preHandler', async (request) => {
     // Health checks, signed downloads and signed uploads need no token.
     if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE || request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE || request.routeOptions.url === ASSET_ROUTE) return;
@@ -385,16 +390,27 @@ export function createPlatform({
     const origin = `${request.protocol}://${request.host}`;
     const links = linksFor(origin);
     if (user) {
-      request.ctx = { db, user, access: new Access(db, user), links };
+      request.ctx = { db, user, access: new Access(db, user), links, content: storedContent };
       return;
     }
     // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).
     const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
     if (!site) throw new ApiError(401, 'Invalid or revoked API token');
     if (!siteTokenHolds(db, site)) throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
-    if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError(403, 'A site visitor token reads published content only');
+    // Only the routes that read through the visitor's view serve them (see OPEN_TO_VISITORS).
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config.visitors !== true) {
+      throw new ApiError(403, 'A site visitor token reads published content only');
+    }
     const visitor = visitorUser(site, new Date().toISOString());
-    request.ctx = { db, user: visitor, access: new SiteVisitorAccess(db, visitor, site), links, visitor: { site: site.site, organization: site.organization, claims: site.claims ?? {} } };
+    const claims = site.claims ?? {};
+    request.ctx = {
+      db,
+      user: visitor,
+      access: new SiteVisitorAccess(db, visitor, site),
+      links,
+      content: visitorContentReader(db, claims),
+      visitor: { site: site.site, organization: site.organization, claims },
+    };
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -438,7 +438,8 @@ describe('the API token of a resolved URL', () => {
     expect((await p.api('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token })).status).toBe(200);
     expect((await p.api('GET', `/spaces/${p.spaceId(S.teamGrant)}`, { token })).status).toBe(404);
     expect((await p.api('GET', `/spaces/${space}`, { token })).status).toBe(200);
-    expect((await p.api('GET', `/orgs/${acme}`, { token })).status).toBe(404);
+    // Routes that do not read through the visitor's view are closed to them.
+    expect((await p.api('GET', `/orgs/${acme}`, { token })).status).toBe(403);
     expect((await p.api('PATCH', `/spaces/${space}`, { token, body: { title: 'Nope' } })).status).toBe(403);
     // A token the platform did not sign is no token.
     const forged = `${token.split('.').slice(0, 2).join('.')}.${'A'.repeat(43)}`;

@@ -1,6 +1,6 @@
 import type { Db } from '../store/db.js';
 import { pageIndex, type PlacedPage } from './pages.js';
-import { getDocument, type ContentFile, type ContentRef, type RevisionContent } from './revisions.js';
+import type { ContentFile, ContentPage, ContentRef, RevisionContent } from './revisions.js';
 
 /**
  * The links of a revision's documents: every content reference a page holds (links, mentions,
@@ -71,13 +71,18 @@ function isContentRef(value: unknown): value is ContentRef {
 /** The links of every document page of a content, kept per content (which never changes). */
 const found = new WeakMap<RevisionContent, FoundLink[]>();
 
-export function contentLinks(db: Db, spaceId: string, content: RevisionContent): FoundLink[] {
+/**
+ * The links of a content's document pages, whose bodies `documentOf` reads (as the caller sees
+ * them: a site visitor's links are those of their view).
+ */
+export function contentLinks(content: RevisionContent, documentOf: (page: ContentPage & { documentId: string }) => unknown): FoundLink[] {
   const known = found.get(content);
   if (known) return known;
   const links: FoundLink[] = [];
   for (const placed of pageIndex(content).ordered) {
-    if (placed.page.type !== 'document' || !placed.page.documentId) continue;
-    const document = getDocument(db, spaceId, placed.page.documentId);
+    const { page } = placed;
+    if (page.type !== 'document' || !page.documentId) continue;
+    const document = documentOf({ ...page, documentId: page.documentId });
     for (const ref of documentRefs(document)) links.push({ from: placed, ref });
   }
   found.set(content, links);
@@ -146,13 +151,13 @@ export function linkTargets(links: readonly FoundLink[], content: RevisionConten
 
 /** The pages of a content that reference a page (or a file) of the same space, in tree order. */
 export function backlinks(
-  db: Db,
   spaceId: string,
   content: RevisionContent,
   target: { page: string } | { file: ContentFile },
+  documentOf: Parameters<typeof contentLinks>[1],
 ): PlacedPage[] {
   const pages: PlacedPage[] = [];
-  for (const link of contentLinks(db, spaceId, content)) {
+  for (const link of contentLinks(content, documentOf)) {
     const { ref } = link;
     if (typeof ref.space === 'string' && ref.space !== spaceId) continue;
     const hit =

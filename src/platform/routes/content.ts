@@ -1,8 +1,7 @@
-import { contentForVisitor } from '../adaptive/page-conditions.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
-import { EMPTY_CONTENT, getDocument, loadRevision, type ContentFile, type ContentPage, type ContentRef, type Revision, type RevisionContent } from '../content/revisions.js';
+import { EMPTY_CONTENT, type ContentFile, type ContentPage, type ContentRef, type Revision, type RevisionContent } from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
 import type { Block, ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
@@ -18,6 +17,9 @@ import type { Db } from '../store/db.js';
 import { baseRevision, changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
 import { evaluateDocument } from '../adaptive/evaluate-document.js';
 import { expandComputed, generatedPageDocument } from '../openapi/computed.js';
+import { storedContentReader } from '../content/reader.js';
+import { signedViewReader } from '../sites/visitor-view.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 /** Types a download shows inline; everything else is an attachment. */
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
@@ -86,12 +88,10 @@ export function contentRoutes(app: FastifyInstance): void {
       if (role === null) throw notFound('Space');
       revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
     }
-    const loaded = loadRevision(db, space.id, revisionId);
+    // A site visitor's reader gives their view: the pages, files and documents their claims show.
+    const visible = request.ctx.content.revision(space.id, revisionId);
     // The revisions of change requests are shown to members of the space only.
-    if (!loaded || (loaded.changeRequest && role === null)) throw notFound('Revision');
-    // A site visitor does not see the pages whose condition is false for their claims.
-    const visitor = request.ctx.visitor;
-    const visible = visitor ? { ...loaded, content: contentForVisitor(loaded.content, visitor.claims) } : loaded;
+    if (!visible || (visible.changeRequest && role === null)) throw notFound('Revision');
     const expanded = computed ? expandComputed(db, space.org_id, visible.content) : visible.content;
     const revision = expanded === visible.content ? visible : { ...visible, content: expanded };
     return { space, role, revision };
@@ -150,16 +150,16 @@ export function contentRoutes(app: FastifyInstance): void {
     request: FastifyRequest,
     space: SpaceRow,
     page: ContentPage,
-    revision?: Revision,
+    revision: Revision,
     dereferenced?: string,
     evaluated?: string,
   ): unknown {
+    const { content } = request.ctx;
     const generated = generatedPageDocument(request.ctx.db, space.org_id, page);
-    if (generated) return revision ? evaluatedFor(request, generated, evaluated, revision, page) : generated;
+    if (generated) return evaluatedFor(request, content.shown(revision, generated, page), evaluated, revision, page);
     if (!page.documentId) return EMPTY_DOCUMENT;
-    const document = getDocument<JSONDocument>(request.ctx.db, space.id, page.documentId);
+    const document = content.document(revision, page.documentId, page);
     if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
-    if (!revision) return document;
     return evaluatedFor(request, dereference(request, space, revision, document, dereferenced), evaluated, revision, page);
   }
 
@@ -186,7 +186,7 @@ export function contentRoutes(app: FastifyInstance): void {
         const ref = block.data.ref;
         if (ref.space !== undefined && ref.space !== space.id) return [block];
         const reusable = revision.content.reusableContents.find((item) => item.id === ref.reusableContent);
-        const inner = reusable?.documentId ? getDocument<JSONDocument>(request.ctx.db, space.id, reusable.documentId) : undefined;
+        const inner = reusable?.documentId ? request.ctx.content.document(revision, reusable.documentId) : undefined;
         return inner ? expand(inner.nodes, depth + 1) : [block];
       });
     return { ...document, nodes: expand(document.nodes, 0) as JSONDocument['nodes'] };
@@ -238,48 +238,48 @@ export function contentRoutes(app: FastifyInstance): void {
     return placed && (placed.page.type === 'document' || placed.page.type === 'group') ? placed : undefined;
   };
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', async (request) => revisionAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', OPEN_TO_VISITORS, async (request) => revisionAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', OPEN_TO_VISITORS, async (request) =>
     revisionAnswer(request, request.params),
   );
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', async (request) => pagesAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/pages', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', OPEN_TO_VISITORS, async (request) => pagesAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/pages', OPEN_TO_VISITORS, async (request) =>
     pagesAnswer(request, request.params),
   );
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', async (request) =>
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId', async (request) =>
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: SpaceParams & { '*': string } }>('/spaces/:spaceId/content/path/*', async (request) =>
+  app.get<{ Params: SpaceParams & { '*': string } }>('/spaces/:spaceId/content/path/*', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath(request.params['*'])),
   );
-  app.get<{ Params: RevisionParams & { '*': string } }>('/spaces/:spaceId/revisions/:revisionId/path/*', async (request) =>
+  app.get<{ Params: RevisionParams & { '*': string } }>('/spaces/:spaceId/revisions/:revisionId/path/*', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath(request.params['*'])),
   );
   // The landing page by its empty path: with trailing slashes ignored, `…/path/` has no segment left.
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', async (request) => pageAnswer(request, request.params, byPath('')));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/path', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', OPEN_TO_VISITORS, async (request) => pageAnswer(request, request.params, byPath('')));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/path', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath('')),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', async (request) =>
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', OPEN_TO_VISITORS, async (request) =>
     documentOfPage(request, request.params),
   );
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/meta-links', async (request) =>
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/meta-links', OPEN_TO_VISITORS, async (request) =>
     metaLinks(request, request.params),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', async (request) =>
+  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', OPEN_TO_VISITORS, async (request) =>
     metaLinks(request, request.params),
   );
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', async (request) => filesAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/files', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', OPEN_TO_VISITORS, async (request) => filesAnswer(request, request.params));
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/files', OPEN_TO_VISITORS, async (request) =>
     filesAnswer(request, request.params),
   );
-  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId', async (request) =>
+  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId', OPEN_TO_VISITORS, async (request) =>
     fileAnswer(request, request.params),
   );
-  app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', async (request) =>
+  app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', OPEN_TO_VISITORS, async (request) =>
     fileAnswer(request, request.params),
   );
   /** The semantic changes from `before` to `after`, the first `limit` of them. */
@@ -292,12 +292,12 @@ export function contentRoutes(app: FastifyInstance): void {
     };
   }
 
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', async (request) => {
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(changesQuery, request.query);
     // Changes are between stored revisions: computed pages compare as the pages they are.
     const { revision } = revisionOf(request, request.params, query.shareKey, false);
     const parentId = revision.parents[0];
-    const parent = parentId ? loadRevision(request.ctx.db, revision.spaceId, parentId) : undefined;
+    const parent = parentId ? request.ctx.content.revision(revision.spaceId, parentId) : undefined;
     return changesAnswer(request, parent?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
   });
 
@@ -306,9 +306,13 @@ export function contentRoutes(app: FastifyInstance): void {
     const query = parseQuery(changesQuery, request.query);
     const { space, revision } = revisionOf(request, request.params, undefined, false);
     const changeRequest = requireChangeRequest(request.ctx.db, space.id, request.params.changeRequestId);
-    const base = loadRevision(request.ctx.db, space.id, baseRevision(changeRequest));
+    const base = request.ctx.content.revision(space.id, baseRevision(changeRequest));
     return changesAnswer(request, base?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
   });
+  /** Reads the body of a page of the revision as the caller sees it (for links and backlinks). */
+  const bodyOf = (request: FastifyRequest, revision: Revision) => (page: ContentPage & { documentId: string }) =>
+    request.ctx.content.document(revision, page.documentId, page);
+
   /** Where a page or a file of this revision lives (`ContentLocation`), as link reports and backlinks show it. */
   function locations(request: FastifyRequest, space: SpaceRow, revision: Revision) {
     const { db, access, links } = request.ctx;
@@ -347,7 +351,7 @@ export function contentRoutes(app: FastifyInstance): void {
     const query = parseQuery(linksQuery, request.query);
     const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const { db, links } = request.ctx;
-    let found = contentLinks(db, space.id, revision.content);
+    let found = contentLinks(revision.content, bodyOf(request, revision));
     if (params.pageId !== undefined) {
       const placed = pageIndex(revision.content).byId.get(params.pageId);
       if (!placed || placed.page.type !== 'document') throw notFound('Page');
@@ -360,7 +364,7 @@ export function contentRoutes(app: FastifyInstance): void {
       spaceExists: (id) => db.prepare('SELECT 1 FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) !== undefined,
       pageInSpace: (id, pageId) => {
         const other = db.prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL').pluck(true).get(id) as string | undefined;
-        const content = other ? loadRevision(db, id, other)?.content : undefined;
+        const content = other ? request.ctx.content.revision(id, other)?.content : undefined;
         return content ? pageIndex(content).byId.has(pageId) : false;
       },
     });
@@ -388,22 +392,22 @@ export function contentRoutes(app: FastifyInstance): void {
   function backlinkList(request: FastifyRequest, params: SpaceParams, target: (revision: Revision) => { page: string } | { file: ContentFile }) {
     const query = parseQuery(backlinksQuery, request.query);
     const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
-    const pages = backlinks(request.ctx.db, space.id, revision.content, target(revision));
+    const pages = backlinks(space.id, revision.content, target(revision), bodyOf(request, revision));
     const page = pageFromArray(pages, pageWindow(query));
     const where = locations(request, space, revision);
     return { ...page, items: page.items.map(where.page) };
   }
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', async (request) => linkReport(request, request.params));
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', async (request) => linkReport(request, request.params));
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/backlinks', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', OPEN_TO_VISITORS, async (request) => linkReport(request, request.params));
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', OPEN_TO_VISITORS, async (request) => linkReport(request, request.params));
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/backlinks', OPEN_TO_VISITORS, async (request) =>
     backlinkList(request, request.params, (revision) => {
       const placed = pageIndex(revision.content).byId.get(request.params.pageId);
       if (!placed) throw notFound('Page');
       return { page: placed.page.id };
     }),
   );
-  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId/backlinks', async (request) =>
+  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId/backlinks', OPEN_TO_VISITORS, async (request) =>
     backlinkList(request, request.params, (revision) => {
       const file = revision.content.files.find((item) => item.id === request.params.fileId);
       if (!file) throw notFound('File');
@@ -460,7 +464,7 @@ export function contentRoutes(app: FastifyInstance): void {
   }
 
   type ReusableParams = SpaceParams & { reusableContentId: string };
-  app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', async (request) =>
+  app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', OPEN_TO_VISITORS, async (request) =>
     reusableAnswer(request, request.params),
   );
   app.get<{ Params: CrParams & { reusableContentId: string } }>(`${CR}/reusable-contents/:reusableContentId`, async (request) =>
@@ -468,24 +472,28 @@ export function contentRoutes(app: FastifyInstance): void {
   );
   app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
     '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId',
+    OPEN_TO_VISITORS,
     async (request) => reusableAnswer(request, request.params),
   );
   app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
     '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId/document',
+    OPEN_TO_VISITORS,
     async (request) => {
       const query = parseQuery(documentQuery, request.query);
       const { space, revision, reusable } = reusableOf(request, request.params, query.shareKey);
       if (!reusable.documentId) return EMPTY_DOCUMENT;
-      const document = getDocument<JSONDocument>(request.ctx.db, space.id, reusable.documentId);
+      const document = request.ctx.content.document(revision, reusable.documentId);
       if (!document) throw new Error(`Document ${reusable.documentId} of reusable content ${reusable.id} is missing`);
       return evaluatedFor(request, dereference(request, space, revision, document, query.dereferenced), query.evaluated, revision);
     },
   );
-  app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', async (request) => {
+  app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(documentQuery, request.query);
-    const { db, access } = request.ctx;
+    const { access, content } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
-    const document = getDocument(db, space.id, request.params.documentId);
+    // Documents are read as of the current revision: a visitor reads those of their view only.
+    const current = content.revision(space.id, space.revision);
+    const document = current && content.document(current, request.params.documentId);
     if (!document) throw notFound('Document');
     return document;
   });
@@ -584,6 +592,7 @@ const pdfQuery = z.object({
 
 const pdfDownloadQuery = z.object({
   revision: z.string().optional(),
+  view: z.string().optional(),
   page: z.string().optional(),
   only: z.string().optional(),
   expires: z.string().optional(),
@@ -594,7 +603,7 @@ const pdfDownloadQuery = z.object({
 export function pdfRoutes(app: FastifyInstance): void {
   const answer = (request: FastifyRequest, params: SpaceParams & { changeRequestId?: string }) => {
     const query = parseQuery(pdfQuery, request.query);
-    const { db, access, links } = request.ctx;
+    const { db, access, links, content } = request.ctx;
     const { space, role } = access.requireSpace(params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
     let revisionId = space.revision;
     if (params.changeRequestId !== undefined) {
@@ -602,39 +611,49 @@ export function pdfRoutes(app: FastifyInstance): void {
       revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
     }
     if (query.page !== undefined) {
-      const revision = loadRevision(db, space.id, revisionId);
+      const revision = content.revision(space.id, revisionId);
       const placed = revision && pageIndex(revision.content).byId.get(query.page);
       if (!placed || placed.page.type !== 'document') throw notFound('Page');
     }
     const expires = String(Math.floor((Date.now() + PDF_URL_VALIDITY_MS) / 1000));
     const only = query.only ? '1' : '0';
-    const parts = ['pdf', space.id, revisionId, query.page ?? '', only, expires];
+    // A visitor's URL carries their view, signed with the rest: the PDF shows what they may read.
+    const view = content.signedView;
+    const parts = pdfUrlParts(space.id, revisionId, query.page ?? '', only, expires, view);
     const url = new URL(`${links.pdf}/${encodeURIComponent(space.id)}`);
     url.searchParams.set('revision', revisionId);
+    if (view !== undefined) url.searchParams.set('view', view);
     if (query.page !== undefined) url.searchParams.set('page', query.page);
     url.searchParams.set('only', only);
     url.searchParams.set('expires', expires);
     url.searchParams.set('sig', sign(db, parts));
     return { url: url.href };
   };
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', async (request) => answer(request, request.params));
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', OPEN_TO_VISITORS, async (request) => answer(request, request.params));
   app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/pdf', async (request) =>
     answer(request, request.params),
   );
+}
+
+/** What a PDF URL's signature covers: a visitor's view (their claims) joins the parts when there is one. */
+function pdfUrlParts(spaceId: string, revisionId: string, page: string, only: string, expires: string, view: string | undefined): string[] {
+  const parts = ['pdf', spaceId, revisionId, page, only, expires];
+  return view === undefined ? parts : [...parts, view];
 }
 
 /** Serves a signed PDF URL: the revision it names, rendered; 403 when it was altered or has expired. */
 export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
   app.get<{ Params: SpaceParams }>(PDF_ROUTE, async (request, reply) => {
     const query = parseQuery(pdfDownloadQuery, request.query);
-    const parts = ['pdf', request.params.spaceId, query.revision ?? '', query.page ?? '', query.only ?? '', query.expires ?? ''];
-    if (!verify(db, parts, query.sig)) {
+    const parts = pdfUrlParts(request.params.spaceId, query.revision ?? '', query.page ?? '', query.only ?? '', query.expires ?? '', query.view);
+    const reader = query.view === undefined ? storedContentReader(db) : signedViewReader(db, query.view);
+    if (!reader || !verify(db, parts, query.sig)) {
       return reply.code(403).send({ error: { code: 403, message: 'This PDF URL is not valid: ask the API for a new one' } });
     }
     if (!(Number(query.expires) * 1000 > Date.now())) {
       return reply.code(403).send({ error: { code: 403, message: 'This PDF URL has expired: ask the API for a new one' } });
     }
-    const revision = loadRevision(db, request.params.spaceId, query.revision!);
+    const revision = reader.revision(request.params.spaceId, query.revision!);
     if (!revision) throw notFound('Revision');
     const title = (db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(request.params.spaceId) as string | undefined) ?? '';
     const index = pageIndex(revision.content);
@@ -654,7 +673,7 @@ export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
       placedPages.map((placed) => ({
         title: placed.page.title,
         depth: rootDepth(placed),
-        document: placed.page.documentId ? getDocument<JSONDocument>(db, revision.spaceId, placed.page.documentId) : undefined,
+        document: placed.page.documentId ? reader.document(revision, placed.page.documentId, placed.page) : undefined,
       })),
       {
         title: query.page && placedPages[0] ? placedPages[0].page.title : title,

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { searchSpace, searchSpaces, type SearchPageHit } from '../content/search.js';
+import { searchSpaces, type SearchPageHit } from '../content/search.js';
 import { pageParams, pageWindow, parseQuery } from '../http.js';
 import type { Links } from '../serialize.js';
 import { treeOrder } from '../tree.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 const searchQuery = z.object({
   ...pageParams,
@@ -20,11 +21,12 @@ const searchQuery = z.object({
  * one-based position of a page in the whole result, whatever page of results it is on.
  */
 export function searchRoutes(app: FastifyInstance): void {
-  app.get<{ Params: { spaceId: string } }>('/spaces/:spaceId/search', async (request) => {
+  app.get<{ Params: { spaceId: string } }>('/spaces/:spaceId/search', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(searchQuery, request.query);
-    const { db, access, links } = request.ctx;
+    const { access, links, content } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
-    const found = searchSpace(db, space.id, query.query, pageWindow(query));
+    // A site visitor searches their view: pages and blocks their claims hide are not found.
+    const found = await content.search(space, query.query, pageWindow(query));
     return { ...found, items: found.items.map((page) => pageHitJson(page, space.id, links)) };
   });
 

@@ -8,6 +8,7 @@ import { defaultCustomization } from '../sites/customization.js';
 import { reloadSite, requireSite, siteJson, siteRootUrl, touchSite, type SiteRow } from '../sites/store.js';
 import { loadStructure, structureJson, withoutDrafts } from '../sites/structure.js';
 import { readerView } from '../sites/resolve.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 import {
   createShareLink,
   publicKeyProblem,
@@ -195,7 +196,7 @@ export function siteAccessRoutes(app: FastifyInstance): void {
 
   // --- Published profile -------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/published', async (request) => {
+  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/published', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(publishedQuery, request.query);
     const { db, access, links } = request.ctx;
     const role = access.orgRole(request.params.organizationId);

@@ -29,6 +29,7 @@ import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
 import { insertSpace } from '../spaces/create.js';
 import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 
@@ -111,7 +112,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     return spaceJson(created, access.spaceRole(created), links);
   });
 
-  app.get<SpaceParams>('/spaces/:spaceId', async (request) => {
+  app.get<SpaceParams>('/spaces/:spaceId', OPEN_TO_VISITORS, async (request) => {
     const { access, links } = request.ctx;
     const { shareKey } = parseQuery(getSpaceQuery, request.query);
     const { space, role } = findSpace(access, request.params.spaceId, { shareKey, includeDeleted: true });

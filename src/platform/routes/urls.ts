@@ -8,6 +8,7 @@ import { loadRevision } from '../content/revisions.js';
 import { pageByPath, pageIndex, pageJson } from '../content/pages.js';
 import { parseUrl, resolvePublishedUrl, urlSegments, type ResolveInput } from '../sites/resolve.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 const urlParam = z.string({ message: 'is required' }).min(1, 'is required');
 const contentQuery = z.object({ url: urlParam });
@@ -36,7 +37,7 @@ const publishedBody = z.strictObject({
 export function urlRoutes(app: FastifyInstance): void {
   const resolve = (request: FastifyRequest, input: ResolveInput) => resolvePublishedUrl(request.ctx.db, request.ctx.links, request.ctx.access, input);
 
-  app.get('/urls/published', async (request) => {
+  app.get('/urls/published', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(publishedQuery, request.query);
     return resolve(request, { url: query.url, redirectOnError: query.redirectOnError, visitor: query.visitorAuthToken ? { jwtToken: query.visitorAuthToken } : undefined });
   });
@@ -57,7 +58,7 @@ export function urlRoutes(app: FastifyInstance): void {
     return { space, changeRequest: found.changeRequest, revision: found.revision, path: found.pathname, homePage: siteSpace ?? undefined };
   };
 
-  app.get('/urls/content', async (request) => {
+  app.get('/urls/content', OPEN_TO_VISITORS, async (request) => {
     const { url: raw } = parseQuery(contentQuery, request.query);
     const url = parseUrl(raw);
     const { db, access, links } = request.ctx;
@@ -103,11 +104,10 @@ export function urlRoutes(app: FastifyInstance): void {
     const { space, path } = target;
     const requestRow = target.changeRequest ? findChangeRequest(db, space.id, target.changeRequest) : undefined;
     const revisionId = target.revision ?? requestRow?.revision ?? space.revision;
-    const revision = loadRevision(db, space.id, revisionId);
+    const revision = request.ctx.content.revision(space.id, revisionId);
     // Change requests and their revisions are for members of the space.
     if (!revision || ((requestRow || revision.changeRequest) && access.spaceRole(space) === null)) throw notFound('Content for the URL');
-    const visitor = request.ctx.visitor;
-    const index = pageIndex(visitor ? contentForVisitor(revision.content, visitor.claims) : revision.content);
+    const index = pageIndex(revision.content);
     const placed = path === '' && target.homePage ? index.byId.get(target.homePage) : pageByPath(index, path.toLowerCase()) ?? pageByPath(index, path);
     // A path that names no page still resolves to the space (the URL may predate a move).
     const page = placed && (placed.page.type === 'document' || placed.page.type === 'group') ? pageJson(placed, index, { spaceId: space.id, links, metadata: true }) : undefined;
@@ -118,7 +118,7 @@ export function urlRoutes(app: FastifyInstance): void {
     };
   });
 
-  app.get('/urls/embed', async (request) => {
+  app.get('/urls/embed', OPEN_TO_VISITORS, async (request) => {
     const { url } = parseQuery(contentQuery, request.query);
     const found = await resolve(request, { url });
     if (!('space' in found)) throw notFound('Embeddable content for the URL');

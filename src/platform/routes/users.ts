@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { notFound } from '../http.js';
 import type { UserRow } from '../rows.js';
 import { userJson } from '../serialize.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 /** GET /user and GET /users/{userId}. */
 export function userRoutes(app: FastifyInstance): void {
-  app.get('/user', async (request) => userJson(request.ctx.user, request.ctx.links));
+  app.get('/user', OPEN_TO_VISITORS, async (request) => userJson(request.ctx.user, request.ctx.links));
 
   // A user is visible to themselves and to anyone sharing an organization with them.
   app.get<{ Params: { userId: string } }>('/users/:userId', async (request) => {
