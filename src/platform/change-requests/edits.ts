@@ -1,9 +1,11 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { badRequest, newId } from '../http.js';
+import { badRequest, newId, overLimit } from '../http.js';
 import { conditionSchema, emojiSchema } from '../routes/schemas.js';
 import type { Db } from '../store/db.js';
 import {
+  checkDocumentLimits,
+  ContentLimitError,
   DocumentValidationError,
   inlinePlainText,
   parseDocument,
@@ -15,7 +17,7 @@ import {
   type JSONDocument,
 } from '../content/document.js';
 import { storeFile } from '../content/files.js';
-import { markdownToDocument, MarkdownTooDeepError, stableRefs, type RefResolver } from '../content/markdown.js';
+import { markdownMetadata, markdownToDocument, stableRefs, type RefResolver } from '../content/markdown.js';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
@@ -33,8 +35,6 @@ import { ExpressionError, parseExpression } from '../adaptive/expression.js';
  * markdown keeps the keys of the blocks the edit left alone, so such edits merge block by block.
  */
 
-/** Largest markdown or JSON document of one change. */
-const MAX_DOCUMENT_CHARS = 1024 * 1024;
 /** Largest file inserted, as base64 (decoded) or fetched. */
 export const MAX_FILE_BYTES = 1024 * 1024;
 /** Most files one batch inserts, and their weight together. */
@@ -52,7 +52,8 @@ const slugSchema = z
 
 const documentInput = z.union(
   [
-    z.strictObject({ markdown: z.string().max(MAX_DOCUMENT_CHARS, 'must be at most 1 MiB') }),
+    // Their budgets (MARKDOWN_LIMITS, DOCUMENT_LIMITS) are checked as they are read: 413 naming the budget.
+    z.strictObject({ markdown: z.string() }),
     z.strictObject({ document: z.unknown() }),
     z.strictObject({}),
   ],
@@ -461,7 +462,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
   }
 
   const readMarkdownMeta = (markdown: string, field: string) => {
-    const { title, frontMatter } = readMarkdown(markdown, field);
+    const { title, frontMatter } = withinLimits(field, () => markdownMetadata(markdown));
     const fromFront = typeof frontMatter.title === 'string' && frontMatter.title.trim() ? frontMatter.title.trim() : undefined;
     return { title: fromFront ?? title, fields: frontMatterFields(frontMatter, field) };
   };
@@ -632,12 +633,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
       const resolver = editRefs(index, structure, index.byId.get(pageId)!, refs);
       parsed = dropUnresolved(readMarkdown(document.markdown, document.field, { refs: resolver, ...(previous ? { previous } : {}) }).document);
     } else {
-      try {
-        parsed = parseDocument(document.document);
-      } catch (error) {
-        if (error instanceof DocumentValidationError) throw invalid(document.field, error.message);
-        throw error;
-      }
+      parsed = readJsonDocument(document.document, document.field);
     }
     page.documentId = parsed.nodes.length ? putDocument(db, spaceId, parsed) : undefined;
     if (!page.documentId) delete page.documentId;
@@ -683,27 +679,42 @@ export function editRequestContent(
   return { changeRequest: updateChangeRequest(db, request, { revision }), result };
 }
 
-/** Converts markdown of a change; markdown too deeply nested is a 400 naming `field`. */
-function readMarkdown(markdown: string, field: string, options?: Parameters<typeof markdownToDocument>[1]) {
+/**
+ * Runs `read` on the content of `field`: content over a budget is a 413 naming the field and the
+ * budget, content nested too deeply for the stack a 400.
+ */
+function withinLimits<T>(field: string, read: () => T): T {
   try {
-    return markdownToDocument(markdown, options);
+    return read();
   } catch (error) {
-    if (error instanceof MarkdownTooDeepError || error instanceof RangeError) throw invalid(field, error instanceof RangeError ? 'markdown nested too deeply' : error.message);
+    if (error instanceof ContentLimitError) throw overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
+    if (error instanceof RangeError) throw invalid(field, 'nested too deeply');
     throw error;
   }
+}
+
+/** Converts markdown of a change (see `withinLimits`). */
+function readMarkdown(markdown: string, field: string, options?: Parameters<typeof markdownToDocument>[1]) {
+  return withinLimits(field, () => markdownToDocument(markdown, options));
+}
+
+/** Validates a JSON document of a change, within `DOCUMENT_LIMITS`; an invalid one is a 400 naming `field`. */
+function readJsonDocument(input: unknown, field: string): JSONDocument {
+  return withinLimits(field, () => {
+    checkDocumentLimits(input);
+    try {
+      return parseDocument(input);
+    } catch (error) {
+      if (error instanceof DocumentValidationError) throw invalid(field, error.message);
+      throw error;
+    }
+  });
 }
 
 /** The document a page has at this point of the batch (pending JSON or its stored one). */
 function currentDocument(db: Db, spaceId: string, page: WorkPage, pending: ReadonlyMap<string, PendingDocument>, field: string): JSONDocument {
   const waiting = pending.get(page.id);
-  if (waiting?.kind === 'json') {
-    try {
-      return parseDocument(waiting.document);
-    } catch (error) {
-      if (error instanceof DocumentValidationError) throw invalid(waiting.field, error.message);
-      throw error;
-    }
-  }
+  if (waiting?.kind === 'json') return readJsonDocument(waiting.document, waiting.field);
   if (waiting?.kind === 'markdown') throw invalid(field, 'revert the blocks of a page before rewriting it with markdown in the same batch');
   if (waiting?.kind === 'empty' || !page.documentId) return { object: 'document', data: {}, nodes: [] };
   return structuredClone(getDocument<JSONDocument>(db, spaceId, page.documentId) ?? { object: 'document', data: {}, nodes: [] });
