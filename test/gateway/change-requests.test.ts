@@ -221,6 +221,22 @@ describe('change requests through the graph', () => {
     expect(page.node.content.page.title).toBe('Guide');
   });
 
+  it('takes a page of 25,000 paragraphs, answers one past the markdown budget with a user error naming it, and keeps answering', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL many paragraphs');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Many' })).createChangeRequest.changeRequest;
+    const inserted = await ok(EDIT, { id: cr.id, changes: [{ insertPage: { title: 'Long', markdown: 'a\n\n'.repeat(25_000) } }] });
+    expect(inserted.editChangeRequestContent.edits).toMatchObject([{ kind: 'CREATED_PAGE', page: { title: 'Long' } }]);
+    const refused = await g.gql(EDIT, { id: cr.id, changes: [{ insertPage: { title: 'Longer', markdown: 'a\n\n'.repeat(30_000) } }] });
+    expect(refused.errors).toBeUndefined();
+    expect(refused.data.editChangeRequestContent).toMatchObject({
+      changeRequest: null,
+      userErrors: [{ code: 'BAD_USER_INPUT', message: expect.stringMatching(/more than 50000 nodes .*the limit is 50000/) }],
+    });
+    const pages = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { pages { title } } } } }`, { id: cr.id });
+    expect(pages.node.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Long']);
+    expect((await ok('{ viewer { id } }')).viewer.id).toEqual(expect.any(String));
+  }, 60_000);
+
   it('lists change requests of a space and of an organization with one connection type and filters', async () => {
     const spaceId = g.platform.spaceId('Getting started');
     const data = await ok(

@@ -188,9 +188,8 @@ function endsCleanly(children: readonly RootContent[], stretch: Segment, next: S
  * between items aside, which are one list again with `spread` of either half).
  */
 export function parseMarkdown(markdown: string, { head = false, segmentChars = SEGMENT_CHARS } = {}): Root {
-  const all = markdownSegments(markdown, segmentChars);
   // The head of a page (front matter and title) is in its first segment.
-  const segments = head ? all.slice(0, 1) : all;
+  const segments = markdownSegments(markdown, segmentChars, head ? 1 : Infinity);
   const parse = (extensions: Extension[]): { root: Root; definitions: Definitions } => {
     const children: RootContent[] = [];
     const definitions: Definitions = { links: [], footnotes: [] };

@@ -59,9 +59,9 @@ function frontMatterEnd(markdown: string): number {
 
 /**
  * Cuts `markdown` into segments of about `target` characters or more (a segment is never cut
- * inside front matter, and one block longer than `target` stays whole).
+ * inside front matter, and one block longer than `target` stays whole); the first `limit` only.
  */
-export function markdownSegments(markdown: string, target: number): Segment[] {
+export function markdownSegments(markdown: string, target: number, limit = Infinity): Segment[] {
   const segments: Segment[] = [];
   let segment: Segment = { start: 0, end: 0, line: 0, contentEnd: 0, join: 'start' };
   let position = frontMatterEnd(markdown);
@@ -80,6 +80,7 @@ export function markdownSegments(markdown: string, target: number): Segment[] {
         previousBlank && startsAtMargin(text) ? 'blank' : marker !== undefined && marker === previousMarker && !previousBlank ? 'item' : undefined;
       if (join) {
         segments.push({ ...segment, end: position });
+        if (segments.length >= limit) return segments;
         segment = { start: position, end: position, line, contentEnd: position, join };
       }
     }
