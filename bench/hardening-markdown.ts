@@ -231,7 +231,11 @@ try {
       }
     })();
     const started = performance.now();
-    const outcome = await Promise.race([run(), service.exited.then((why): Outcome => ({ status: 'died', detail: why }))]);
+    const died = (why: string): Outcome => ({ status: 'died', detail: why });
+    const outcome = await Promise.race([
+      run().catch(async (error: unknown) => died(await Promise.race([service.exited, new Promise<string>((done) => setTimeout(() => done(String(error)), 3000))]))),
+      service.exited.then(died),
+    ]);
     const time = performance.now() - started;
     reading = false;
     sampling = false;

@@ -17,7 +17,8 @@ import {
   type JSONDocument,
 } from '../content/document.js';
 import { storeFile } from '../content/files.js';
-import { markdownMetadata, markdownToDocument, stableRefs, type RefResolver } from '../content/markdown.js';
+import { markdownMetadata, markdownToDocument, parseMarkdownOffThread, stableRefs, type RefResolver } from '../content/markdown.js';
+import type { Root } from 'mdast';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
@@ -197,6 +198,25 @@ export async function prepareFiles(changes: readonly ContentChange[], allowPriva
   return prepared;
 }
 
+/** The markdown of a batch parsed ahead, by the `document` object of its change. */
+export type PreparedMarkdown = ReadonlyMap<object, Root>;
+
+/**
+ * Parses the markdown of every change of the batch in the parse worker, before the batch is
+ * applied (the parse is what takes time; the conversion that follows needs the final page tree
+ * and stays in the transaction). Markdown over a budget rejects the batch with a 413 naming it.
+ */
+export async function prepareMarkdown(changes: readonly ContentChange[]): Promise<PreparedMarkdown> {
+  const trees = new Map<object, Root>();
+  for (const [c, change] of changes.entries()) {
+    if ((change.operation !== 'insert_page' && change.operation !== 'update_page') || !change.document || !('markdown' in change.document)) continue;
+    const document = change.document;
+    const field = `changes.${c}.document.markdown`;
+    trees.set(document, await parseMarkdownOffThread(document.markdown).catch((error: unknown) => Promise.reject(readingError(error, field))));
+  }
+  return trees;
+}
+
 /** A mutable page while the batch is applied. */
 interface WorkPage extends Omit<ContentPage, 'pages'> {
   pages: WorkPage[];
@@ -204,7 +224,7 @@ interface WorkPage extends Omit<ContentPage, 'pages'> {
 
 /** A document to convert once the tree is final. */
 type PendingDocument =
-  | { kind: 'markdown'; markdown: string; field: string; previous: string | undefined }
+  | { kind: 'markdown'; markdown: string; field: string; previous: string | undefined; tree: Root | undefined }
   | { kind: 'json'; document: unknown; field: string }
   | { kind: 'empty' };
 
@@ -376,6 +396,8 @@ export interface ApplyOptions {
   baseRevision: string;
   /** Files read by `prepareFiles`. */
   files: ReadonlyMap<FileInput, PreparedFile>;
+  /** Markdown parsed by `prepareMarkdown`, by the `document` of its change. */
+  trees?: PreparedMarkdown;
   at: string;
 }
 
@@ -461,14 +483,16 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     }
   }
 
-  const readMarkdownMeta = (markdown: string, field: string) => {
-    const { title, frontMatter } = withinLimits(field, () => markdownMetadata(markdown));
+  /** The title and fields a change's markdown sets (undefined for a change without markdown). */
+  const readMarkdownMeta = (input: z.infer<typeof documentInput> | undefined, field: string) => {
+    if (!input || !('markdown' in input)) return undefined;
+    const { title, frontMatter } = withinLimits(field, () => markdownMetadata(input.markdown, options.trees?.get(input)));
     const fromFront = typeof frontMatter.title === 'string' && frontMatter.title.trim() ? frontMatter.title.trim() : undefined;
     return { title: fromFront ?? title, fields: frontMatterFields(frontMatter, field) };
   };
 
   const pendingOf = (input: z.infer<typeof documentInput>, field: string, previous: string | undefined): PendingDocument => {
-    if ('markdown' in input) return { kind: 'markdown', markdown: input.markdown, field: `${field}.markdown`, previous };
+    if ('markdown' in input) return { kind: 'markdown', markdown: input.markdown, field: `${field}.markdown`, previous, tree: options.trees?.get(input) };
     if ('document' in input) return { kind: 'json', document: input.document, field: `${field}.document` };
     return { kind: 'empty' };
   };
@@ -488,7 +512,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     switch (change.operation) {
       case 'insert_page': {
         const { list } = childrenOf(change.into, `${base}.into`);
-        const meta = 'markdown' in change.document ? readMarkdownMeta(change.document.markdown, `${base}.document.markdown`) : undefined;
+        const meta = readMarkdownMeta(change.document, `${base}.document.markdown`);
         const title = meta?.title ?? change.title ?? 'Untitled';
         const id = (refs.get(`\u0000page:${c}`) as { page: string } | undefined)?.page ?? newId();
         const page: WorkPage = { id, type: 'document', title, pages: [], createdAt: options.at, updatedAt: options.at };
@@ -524,7 +548,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
           place(target.list, page, position, `${base}.at`);
           siblings = target.list;
         }
-        const meta = change.document && 'markdown' in change.document ? readMarkdownMeta(change.document.markdown, `${base}.document.markdown`) : undefined;
+        const meta = readMarkdownMeta(change.document, `${base}.document.markdown`);
         const title = meta?.title ?? change.title;
         if (title !== undefined) page.title = title;
         applyFields(page, change);
@@ -631,7 +655,8 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     if (document.kind === 'markdown') {
       const previous = document.previous ? getDocument<JSONDocument>(db, spaceId, document.previous) : undefined;
       const resolver = editRefs(index, structure, index.byId.get(pageId)!, refs);
-      parsed = dropUnresolved(readMarkdown(document.markdown, document.field, { refs: resolver, ...(previous ? { previous } : {}) }).document);
+      const options = { refs: resolver, ...(previous ? { previous } : {}), ...(document.tree ? { tree: document.tree } : {}) };
+      parsed = dropUnresolved(readMarkdown(document.markdown, document.field, options).document);
     } else {
       parsed = readJsonDocument(document.document, document.field);
     }
@@ -659,6 +684,8 @@ export function editRequestContent(
   files: ReadonlyMap<FileInput, PreparedFile> = new Map(),
   /** Changes the content the batch produced before it is stored (what no content change can say, such as a computed page). */
   adjust?: (content: RevisionContent) => RevisionContent,
+  /** The batch's markdown parsed by `prepareMarkdown` (what is missing is parsed here). */
+  trees?: PreparedMarkdown,
 ): { changeRequest: ChangeRequestRow; result: EditResult } {
   const spaceId = request.space_id;
   const current = loadRevision(db, spaceId, request.revision);
@@ -671,6 +698,7 @@ export function editRequestContent(
     baseRevision: baseRevision(request),
     revisionContent: (id) => loadRevision(db, spaceId, id)?.content,
     files,
+    ...(trees ? { trees } : {}),
     at,
   });
   const content = adjust ? adjust(result.content) : result.content;
@@ -680,16 +708,21 @@ export function editRequestContent(
 }
 
 /**
- * Runs `read` on the content of `field`: content over a budget is a 413 naming the field and the
- * budget, content nested too deeply for the stack a 400.
+ * The error to answer for one met reading the content of `field`: content over a budget is a 413
+ * (400 when nested too deeply) naming the field and the budget; the stack running out, a 400.
  */
+function readingError(error: unknown, field: string): unknown {
+  if (error instanceof ContentLimitError) return overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
+  if (error instanceof RangeError) return invalid(field, 'nested too deeply');
+  return error;
+}
+
+/** Runs `read` on the content of `field`, answering its errors with `readingError`. */
 function withinLimits<T>(field: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof ContentLimitError) throw overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
-    if (error instanceof RangeError) throw invalid(field, 'nested too deeply');
-    throw error;
+    throw readingError(error, field);
   }
 }
 

@@ -935,13 +935,13 @@ export const DOCUMENT_LIMITS = {
 /** Content over one of its budgets: names the budget (`documentNodes`…), the value and the maximum. */
 export class ContentLimitError extends Error {
   override readonly name: string = 'ContentLimitError';
-  /** The HTTP status that answers it: 413 for content too large. */
-  readonly status: 400 | 413 = 413;
   constructor(
     readonly limit: string,
     readonly value: number,
     readonly max: number,
     message: string,
+    /** The HTTP status that answers it: 413 for content too large, 400 for content nested too deeply. */
+    readonly status: 400 | 413 = 413,
   ) {
     super(message);
   }

@@ -46,6 +46,7 @@ import { stableRefs, type RefResolver } from './markdown/refs.js';
 import { gitbookSyntax, gitbookToMarkdown } from './markdown/syntax.js';
 import { joinTags, writeFlow } from './markdown/write.js';
 import { markdownSegments, type Segment } from './markdown/segments.js';
+import { TaskWorker, TaskWorkerError } from '../task-worker.js';
 import type { Construct, Extension, TokenizeContext } from 'micromark-util-types';
 
 export { stableRefs, type RefResolver } from './markdown/refs.js';
@@ -66,6 +67,8 @@ export interface FromMarkdownOptions {
   refs?: RefResolver;
   /** The document the markdown was written from: unchanged blocks keep its keys. */
   previous?: JSONDocument;
+  /** The markdown's tree, when it was parsed already (`parseMarkdownOffThread`). */
+  tree?: Root;
 }
 
 /** What `markdownToDocument` reads. */
@@ -283,8 +286,8 @@ const writeOptions: ToMarkdownOptions = {
   handlers: { list },
 };
 
-function readContext(markdown: string, refs: RefResolver, definitions: ReadContext['definitions'], head = false): { root: Root; ctx: ReadContext } {
-  const root = parseMarkdown(markdown, { head });
+function readContext(markdown: string, refs: RefResolver, definitions: ReadContext['definitions'], { head = false, tree }: { head?: boolean; tree?: Root } = {}): { root: Root; ctx: ReadContext } {
+  const root = tree ?? parseMarkdown(markdown, { head });
   const visit = (node: Root | RootContent): void => {
     if (node.type === 'definition' && !definitions.has(node.identifier)) definitions.set(node.identifier, node);
     if ('children' in node) for (const child of node.children) visit(child);
@@ -317,10 +320,9 @@ export const MAX_MARKDOWN_NESTING = 32;
 /** Markdown nested deeper than the converter reads (its parse would take too long or overflow the stack). */
 export class MarkdownTooDeepError extends MarkdownLimitError {
   override readonly name = 'MarkdownTooDeepError';
-  /** A structural refusal, as for other input nested too deeply: 400. */
-  override readonly status = 400;
   constructor(value: number, what: string) {
-    super('markdownNesting', value, MAX_MARKDOWN_NESTING, `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`);
+    // A structural refusal, as for other input nested too deeply: 400.
+    super('markdownNesting', value, MAX_MARKDOWN_NESTING, `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`, 400);
   }
 }
 
@@ -374,6 +376,52 @@ export function checkMarkdownSize(markdown: string): void {
   }
 }
 
+/** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
+export type ParsedMarkdown = { root: Root } | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
+
+/** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
+export function parseMarkdownTree(markdown: string): ParsedMarkdown {
+  try {
+    checkMarkdownSize(markdown);
+    checkNesting(markdown);
+    return { root: parseMarkdown(markdown) };
+  } catch (error) {
+    if (error instanceof RangeError) {
+      // The stack ran out: nesting `checkNesting` does not see.
+      const max = MAX_MARKDOWN_NESTING;
+      return { over: { limit: 'markdownNesting', value: max + 1, max, message: `markdown nested too deeply to read, the limit is ${max}`, status: 400 } };
+    }
+    if (!(error instanceof ContentLimitError)) throw error;
+    const { limit, value, max, message, status } = error;
+    return { over: { limit, value, max, message, status } };
+  }
+}
+
+/** Longest a page's parse may take, and the heap it may use, in the parse worker. */
+export const MARKDOWN_PARSE_LIMITS = { timeoutMs: 30_000, maxHeapMb: 256 } as const;
+
+const parser = new TaskWorker<string, ParsedMarkdown>({ from: import.meta.url, name: 'markdown/parse-worker', fallback: parseMarkdownTree, ...MARKDOWN_PARSE_LIMITS });
+
+/**
+ * Parses a page's markdown in the parse worker (the seconds a large page takes leave the event
+ * loop free), for `markdownToDocument(markdown, { tree })`. Throws a `MarkdownLimitError` for a
+ * budget passed, and for a parse that took longer than `MARKDOWN_PARSE_LIMITS.timeoutMs`
+ * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
+ */
+export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
+  let parsed: ParsedMarkdown;
+  try {
+    parsed = await parser.run(markdown);
+  } catch (error) {
+    if (!(error instanceof TaskWorkerError) || error.reason === 'closed') throw error;
+    const [limit, max] = error.reason === 'timeout' ? ['markdownParseMs', MARKDOWN_PARSE_LIMITS.timeoutMs] : ['markdownParseHeapMb', MARKDOWN_PARSE_LIMITS.maxHeapMb];
+    throw new MarkdownLimitError(limit, max, max, `the markdown could not be read: ${error.message}, the limit is ${max}`);
+  }
+  if ('root' in parsed) return parsed.root;
+  const { limit, value, max, message, status } = parsed.over;
+  throw new MarkdownLimitError(limit, value, max, message, status);
+}
+
 /** The front matter and leading `# H1` of parsed markdown, and the nodes after them. */
 function readHead(root: Root, ctx: ReadContext): { title?: string; frontMatter: Record<string, unknown>; body: RootContent[] } {
   let body = root.children;
@@ -388,13 +436,18 @@ function readHead(root: Root, ctx: ReadContext): { title?: string; frontMatter: 
 }
 
 /**
- * The title and front matter `markdownToDocument` would read, at the cost of the page's first
- * segment only (within the same budgets of size and nesting).
+ * The title and front matter `markdownToDocument` would read, from the page's tree when it was
+ * parsed already, else at the cost of the page's first segment only (within the same budgets of
+ * size and nesting).
  */
-export function markdownMetadata(markdown: string): Omit<MarkdownPage, 'document'> {
+export function markdownMetadata(markdown: string, tree?: Root): Omit<MarkdownPage, 'document'> {
+  if (tree) {
+    const { title, frontMatter } = readHead(tree, readContext(markdown, stableRefs, new Map(), { tree }).ctx);
+    return title === undefined ? { frontMatter } : { title, frontMatter };
+  }
   checkMarkdownSize(markdown);
   checkNesting(markdown);
-  const { root, ctx } = readContext(markdown, stableRefs, new Map(), true);
+  const { root, ctx } = readContext(markdown, stableRefs, new Map(), { head: true });
   const first = root.children.find((node) => node.type !== 'yaml');
   // A reference in the title may be defined further down: read the whole page then.
   if (first?.type === 'heading' && markdown.slice(first.position?.start.offset, first.position?.end.offset).includes('[')) {
@@ -414,9 +467,11 @@ export function markdownMetadata(markdown: string): Omit<MarkdownPage, 'document
  * Keys are derived from the content, or carried over from `previous`.
  */
 export function markdownToDocument(markdown: string, options: FromMarkdownOptions = {}): MarkdownPage {
-  checkMarkdownSize(markdown);
-  checkNesting(markdown);
-  const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map());
+  if (!options.tree) {
+    checkMarkdownSize(markdown);
+    checkNesting(markdown);
+  }
+  const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map(), options.tree ? { tree: options.tree } : {});
   const { title, frontMatter, body } = readHead(root, ctx);
   const document: JSONDocument = { object: 'document', data: options.previous ? structuredClone(options.previous.data) : {}, nodes: readFlow(body, ctx) };
   checkDocumentLimits(document, { bytes: false });
