@@ -80,6 +80,7 @@ async function startService(dataDir: string): Promise<Service> {
 
 /** CPU time a process has used so far (all its threads), in seconds (Linux). */
 function cpuSeconds(pid: number): number {
+  if (!existsSync(`/proc/${pid}/stat`)) return NaN;
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -254,7 +255,7 @@ try {
       service.exited.then(died),
     ]);
     const time = performance.now() - started;
-    const cpu = service.child.exitCode === null ? cpuSeconds(pid) - cpuBefore : NaN;
+    const cpu = cpuSeconds(pid) - cpuBefore;
     reading = false;
     sampling = false;
     await Promise.all([reader, sampler]);
