@@ -416,7 +416,7 @@ export function createPlatform({
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
       if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-      return reply.code(error.status).send({ error: { code: error.status, message: error.message } });
+      return reply.code(error.status).send({ error: { code: error.status, message: error.message, ...error.limit } });
     }
     const { statusCode: status, message } = error as { statusCode?: number; message?: string };
     if (status && status >= 400 && status < 500) {

@@ -2,16 +2,31 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 
-/** An expected failure of a platform route; answered as `{ error: { code, message } }`. */
+/** The budget an input went over, answered beside the message: `{ limit, value, max }`. */
+export interface LimitDetails {
+  limit: string;
+  value: number;
+  max: number;
+}
+
+/** An expected failure of a platform route; answered as `{ error: { code, message } }` (and `limit`, `value`, `max` when over a budget). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly limit?: LimitDetails,
   ) {
     super(message);
     this.name = 'ApiError';
   }
 }
+
+/**
+ * An input over one of its budgets (413, or 400 for one nested too deeply), naming the budget,
+ * the value and the maximum (as the gateway's query limits do). `value` may be where reading
+ * stopped, past the maximum, rather than the whole input's.
+ */
+export const overLimit = (message: string, { limit, value, max }: LimitDetails, status: 400 | 413 = 413) => new ApiError(status, message, { limit, value, max });
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const forbidden = (message = 'You do not have permission to do this') => new ApiError(403, message);

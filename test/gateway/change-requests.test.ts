@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { pngImage } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { createGateway } from '../../src/gateway/server.js';
 
 const U = DEMO.users;
 
@@ -220,6 +221,38 @@ describe('change requests through the graph', () => {
     const page = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { page(id: "${pageId}") { title } } } } }`, { id: cr.id });
     expect(page.node.content.page.title).toBe('Guide');
   });
+
+  it('takes a page of 25,000 paragraphs, answers one past the markdown budget with a user error naming it, and keeps answering', async () => {
+    const { spaceGlobalId } = await freshSpace('GraphQL many paragraphs');
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Many' })).createChangeRequest.changeRequest;
+    // A gateway that waits for the platform longer than the default 10 s: a loaded test machine
+    // may take that long over such a page.
+    const patient = createGateway({ upstreamUrl: g.platform.url, clientOptions: { timeoutMs: 60_000 }, graphiql: { enabled: false } });
+    const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+      const response = await patient.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${g.platform.adminToken}` },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as { data: any; errors?: unknown[] };
+    };
+    try {
+      const inserted = await gql(EDIT, { id: cr.id, changes: [{ insertPage: { title: 'Long', markdown: 'a\n\n'.repeat(25_000) } }] });
+      expect(inserted.errors).toBeUndefined();
+      expect(inserted.data.editChangeRequestContent).toMatchObject({ edits: [{ kind: 'CREATED_PAGE', page: { title: 'Long' } }], userErrors: [] });
+      const refused = await gql(EDIT, { id: cr.id, changes: [{ insertPage: { title: 'Longer', markdown: 'a\n\n'.repeat(30_000) } }] });
+      expect(refused.errors).toBeUndefined();
+      expect(refused.data.editChangeRequestContent).toMatchObject({
+        changeRequest: null,
+        userErrors: [{ code: 'BAD_USER_INPUT', message: expect.stringMatching(/more than 50000 nodes .*the limit is 50000/) }],
+      });
+    } finally {
+      await patient.close();
+    }
+    const pages = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { pages { title } } } } }`, { id: cr.id });
+    expect(pages.node.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Long']);
+    expect((await ok('{ viewer { id } }')).viewer.id).toEqual(expect.any(String));
+  }, 120_000);
 
   it('lists change requests of a space and of an organization with one connection type and filters', async () => {
     const spaceId = g.platform.spaceId('Getting started');

@@ -507,12 +507,59 @@ describe('hostile and awkward input', () => {
       });
       expect(answer.status).toBe(400);
       expect(answer.body.error.message).toMatch(/"changes\.0\.document\.markdown": markdown .*nested more than 32 levels/);
+      expect(answer.body.error).toMatchObject({ limit: 'markdownNesting', max: 32 });
     }
     // Ordinary brackets, however many, are fine.
     const fine = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Guide\n\n${'a[i] '.repeat(500)}\n\n${'[unclosed '.repeat(40)}\n` } }],
     });
     expect(fine.status).toBe(200);
+  });
+
+  it('takes a page of 25,000 paragraphs, refuses one past the node budget with a coded 413, and keeps answering', async () => {
+    const { spaceId } = await freshSpace('CR many paragraphs');
+    const cr = await openRequest(spaceId, 'Many');
+    const insert = (markdown: string) =>
+      ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', title: 'Long', document: { markdown } }] }, { compat: false });
+    // 25,000 paragraphs of one text each: 50,000 nodes, the budget exactly.
+    const accepted = await insert('a\n\n'.repeat(25_000));
+    expect(accepted.status).toBe(200);
+    const pageId = accepted.body.changes[0].page.id as string;
+    const page = await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { format: 'document' });
+    expect(page.body.document.nodes).toHaveLength(25_000);
+    // One more paragraph: past the budget by 2 nodes.
+    const refused = await insert('a\n\n'.repeat(25_001));
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toEqual({
+      code: 413,
+      message: 'Invalid body field "changes.0.document.markdown": the markdown parses into more than 50000 nodes (50002 in its first 75003 characters), the limit is 50000',
+      limit: 'markdownNodes',
+      value: 50_002,
+      max: 50_000,
+    });
+    const bytes = await insert('a'.repeat(1024 * 1024 + 1));
+    expect(bytes.status).toBe(413);
+    expect(bytes.body.error).toMatchObject({ code: 413, limit: 'markdownBytes', value: 1024 * 1024 + 1, max: 1024 * 1024 });
+    const pages = await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`);
+    expect(pages.body.pages.map((entry: { title: string }) => entry.title)).toEqual(['Guide', 'Long']);
+  }, 60_000);
+
+  it('refuses a JSON document over its node budget with a coded 413', async () => {
+    const { spaceId, pageId } = await freshSpace('CR big JSON');
+    const cr = await openRequest(spaceId, 'Big JSON');
+    const nodes = Array.from({ length: 50_001 }, () => ({ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'a' }] }] }));
+    const answer = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, document: { document: { object: 'document', nodes } } }],
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toEqual({
+      code: 413,
+      message: 'Invalid body field "changes.0.document.document": the document has more than 100000 nodes, the limit is 100000',
+      limit: 'documentNodes',
+      value: 100_001,
+      max: 100_000,
+    });
+    expect(await pageText(spaceId, pageId, cr)).toEqual(['Alpha paragraph.', 'Beta paragraph.', 'Gamma paragraph.']);
   });
 
   it('answers 400, not 500, for an invalid JSON document reverted in the same batch', async () => {

@@ -1,9 +1,11 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { badRequest, newId } from '../http.js';
+import { badRequest, newId, overLimit } from '../http.js';
 import { conditionSchema, emojiSchema } from '../routes/schemas.js';
 import type { Db } from '../store/db.js';
 import {
+  checkDocumentLimits,
+  ContentLimitError,
   DocumentValidationError,
   inlinePlainText,
   parseDocument,
@@ -15,7 +17,8 @@ import {
   type JSONDocument,
 } from '../content/document.js';
 import { storeFile } from '../content/files.js';
-import { markdownToDocument, MarkdownTooDeepError, stableRefs, type RefResolver } from '../content/markdown.js';
+import { markdownMetadata, markdownToDocument, parseMarkdownOffThread, stableRefs, type RefResolver } from '../content/markdown.js';
+import type { Root } from 'mdast';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
@@ -33,8 +36,6 @@ import { ExpressionError, parseExpression } from '../adaptive/expression.js';
  * markdown keeps the keys of the blocks the edit left alone, so such edits merge block by block.
  */
 
-/** Largest markdown or JSON document of one change. */
-const MAX_DOCUMENT_CHARS = 1024 * 1024;
 /** Largest file inserted, as base64 (decoded) or fetched. */
 export const MAX_FILE_BYTES = 1024 * 1024;
 /** Most files one batch inserts, and their weight together. */
@@ -52,7 +53,8 @@ const slugSchema = z
 
 const documentInput = z.union(
   [
-    z.strictObject({ markdown: z.string().max(MAX_DOCUMENT_CHARS, 'must be at most 1 MiB') }),
+    // Their budgets (MARKDOWN_LIMITS, DOCUMENT_LIMITS) are checked as they are read: 413 naming the budget.
+    z.strictObject({ markdown: z.string() }),
     z.strictObject({ document: z.unknown() }),
     z.strictObject({}),
   ],
@@ -196,6 +198,25 @@ export async function prepareFiles(changes: readonly ContentChange[], allowPriva
   return prepared;
 }
 
+/** The markdown of a batch parsed ahead, by the `document` object of its change. */
+export type PreparedMarkdown = ReadonlyMap<object, Root>;
+
+/**
+ * Parses the markdown of every change of the batch in the parse worker, before the batch is
+ * applied (the parse is what takes time; the conversion that follows needs the final page tree
+ * and stays in the transaction). Markdown over a budget rejects the batch with a 413 naming it.
+ */
+export async function prepareMarkdown(changes: readonly ContentChange[]): Promise<PreparedMarkdown> {
+  const trees = new Map<object, Root>();
+  for (const [c, change] of changes.entries()) {
+    if ((change.operation !== 'insert_page' && change.operation !== 'update_page') || !change.document || !('markdown' in change.document)) continue;
+    const document = change.document;
+    const field = `changes.${c}.document.markdown`;
+    trees.set(document, await parseMarkdownOffThread(document.markdown).catch((error: unknown) => Promise.reject(readingError(error, field))));
+  }
+  return trees;
+}
+
 /** A mutable page while the batch is applied. */
 interface WorkPage extends Omit<ContentPage, 'pages'> {
   pages: WorkPage[];
@@ -203,7 +224,7 @@ interface WorkPage extends Omit<ContentPage, 'pages'> {
 
 /** A document to convert once the tree is final. */
 type PendingDocument =
-  | { kind: 'markdown'; markdown: string; field: string; previous: string | undefined }
+  | { kind: 'markdown'; markdown: string; field: string; previous: string | undefined; tree: Root | undefined }
   | { kind: 'json'; document: unknown; field: string }
   | { kind: 'empty' };
 
@@ -375,6 +396,8 @@ export interface ApplyOptions {
   baseRevision: string;
   /** Files read by `prepareFiles`. */
   files: ReadonlyMap<FileInput, PreparedFile>;
+  /** Markdown parsed by `prepareMarkdown`, by the `document` of its change. */
+  trees?: PreparedMarkdown;
   at: string;
 }
 
@@ -460,14 +483,16 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     }
   }
 
-  const readMarkdownMeta = (markdown: string, field: string) => {
-    const { title, frontMatter } = readMarkdown(markdown, field);
+  /** The title and fields a change's markdown sets (undefined for a change without markdown). */
+  const readMarkdownMeta = (input: z.infer<typeof documentInput> | undefined, field: string) => {
+    if (!input || !('markdown' in input)) return undefined;
+    const { title, frontMatter } = withinLimits(field, () => markdownMetadata(input.markdown, options.trees?.get(input)));
     const fromFront = typeof frontMatter.title === 'string' && frontMatter.title.trim() ? frontMatter.title.trim() : undefined;
     return { title: fromFront ?? title, fields: frontMatterFields(frontMatter, field) };
   };
 
   const pendingOf = (input: z.infer<typeof documentInput>, field: string, previous: string | undefined): PendingDocument => {
-    if ('markdown' in input) return { kind: 'markdown', markdown: input.markdown, field: `${field}.markdown`, previous };
+    if ('markdown' in input) return { kind: 'markdown', markdown: input.markdown, field: `${field}.markdown`, previous, tree: options.trees?.get(input) };
     if ('document' in input) return { kind: 'json', document: input.document, field: `${field}.document` };
     return { kind: 'empty' };
   };
@@ -487,7 +512,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     switch (change.operation) {
       case 'insert_page': {
         const { list } = childrenOf(change.into, `${base}.into`);
-        const meta = 'markdown' in change.document ? readMarkdownMeta(change.document.markdown, `${base}.document.markdown`) : undefined;
+        const meta = readMarkdownMeta(change.document, `${base}.document.markdown`);
         const title = meta?.title ?? change.title ?? 'Untitled';
         const id = (refs.get(`\u0000page:${c}`) as { page: string } | undefined)?.page ?? newId();
         const page: WorkPage = { id, type: 'document', title, pages: [], createdAt: options.at, updatedAt: options.at };
@@ -523,7 +548,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
           place(target.list, page, position, `${base}.at`);
           siblings = target.list;
         }
-        const meta = change.document && 'markdown' in change.document ? readMarkdownMeta(change.document.markdown, `${base}.document.markdown`) : undefined;
+        const meta = readMarkdownMeta(change.document, `${base}.document.markdown`);
         const title = meta?.title ?? change.title;
         if (title !== undefined) page.title = title;
         applyFields(page, change);
@@ -630,14 +655,10 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     if (document.kind === 'markdown') {
       const previous = document.previous ? getDocument<JSONDocument>(db, spaceId, document.previous) : undefined;
       const resolver = editRefs(index, structure, index.byId.get(pageId)!, refs);
-      parsed = dropUnresolved(readMarkdown(document.markdown, document.field, { refs: resolver, ...(previous ? { previous } : {}) }).document);
+      const options = { refs: resolver, ...(previous ? { previous } : {}), ...(document.tree ? { tree: document.tree } : {}) };
+      parsed = dropUnresolved(readMarkdown(document.markdown, document.field, options).document);
     } else {
-      try {
-        parsed = parseDocument(document.document);
-      } catch (error) {
-        if (error instanceof DocumentValidationError) throw invalid(document.field, error.message);
-        throw error;
-      }
+      parsed = readJsonDocument(document.document, document.field);
     }
     page.documentId = parsed.nodes.length ? putDocument(db, spaceId, parsed) : undefined;
     if (!page.documentId) delete page.documentId;
@@ -663,6 +684,8 @@ export function editRequestContent(
   files: ReadonlyMap<FileInput, PreparedFile> = new Map(),
   /** Changes the content the batch produced before it is stored (what no content change can say, such as a computed page). */
   adjust?: (content: RevisionContent) => RevisionContent,
+  /** The batch's markdown parsed by `prepareMarkdown` (what is missing is parsed here). */
+  trees?: PreparedMarkdown,
 ): { changeRequest: ChangeRequestRow; result: EditResult } {
   const spaceId = request.space_id;
   const current = loadRevision(db, spaceId, request.revision);
@@ -675,6 +698,7 @@ export function editRequestContent(
     baseRevision: baseRevision(request),
     revisionContent: (id) => loadRevision(db, spaceId, id)?.content,
     files,
+    ...(trees ? { trees } : {}),
     at,
   });
   const content = adjust ? adjust(result.content) : result.content;
@@ -683,27 +707,47 @@ export function editRequestContent(
   return { changeRequest: updateChangeRequest(db, request, { revision }), result };
 }
 
-/** Converts markdown of a change; markdown too deeply nested is a 400 naming `field`. */
-function readMarkdown(markdown: string, field: string, options?: Parameters<typeof markdownToDocument>[1]) {
+/**
+ * The error to answer for one met reading the content of `field`: content over a budget is a 413
+ * (400 when nested too deeply) naming the field and the budget; the stack running out, a 400.
+ */
+function readingError(error: unknown, field: string): unknown {
+  if (error instanceof ContentLimitError) return overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
+  if (error instanceof RangeError) return invalid(field, 'nested too deeply');
+  return error;
+}
+
+/** Runs `read` on the content of `field`, answering its errors with `readingError`. */
+function withinLimits<T>(field: string, read: () => T): T {
   try {
-    return markdownToDocument(markdown, options);
+    return read();
   } catch (error) {
-    if (error instanceof MarkdownTooDeepError || error instanceof RangeError) throw invalid(field, error instanceof RangeError ? 'markdown nested too deeply' : error.message);
-    throw error;
+    throw readingError(error, field);
   }
+}
+
+/** Converts markdown of a change (see `withinLimits`). */
+function readMarkdown(markdown: string, field: string, options?: Parameters<typeof markdownToDocument>[1]) {
+  return withinLimits(field, () => markdownToDocument(markdown, options));
+}
+
+/** Validates a JSON document of a change, within `DOCUMENT_LIMITS`; an invalid one is a 400 naming `field`. */
+function readJsonDocument(input: unknown, field: string): JSONDocument {
+  return withinLimits(field, () => {
+    checkDocumentLimits(input);
+    try {
+      return parseDocument(input);
+    } catch (error) {
+      if (error instanceof DocumentValidationError) throw invalid(field, error.message);
+      throw error;
+    }
+  });
 }
 
 /** The document a page has at this point of the batch (pending JSON or its stored one). */
 function currentDocument(db: Db, spaceId: string, page: WorkPage, pending: ReadonlyMap<string, PendingDocument>, field: string): JSONDocument {
   const waiting = pending.get(page.id);
-  if (waiting?.kind === 'json') {
-    try {
-      return parseDocument(waiting.document);
-    } catch (error) {
-      if (error instanceof DocumentValidationError) throw invalid(waiting.field, error.message);
-      throw error;
-    }
-  }
+  if (waiting?.kind === 'json') return readJsonDocument(waiting.document, waiting.field);
   if (waiting?.kind === 'markdown') throw invalid(field, 'revert the blocks of a page before rewriting it with markdown in the same batch');
   if (waiting?.kind === 'empty' || !page.documentId) return { object: 'document', data: {}, nodes: [] };
   return structuredClone(getDocument<JSONDocument>(db, spaceId, page.documentId) ?? { object: 'document', data: {}, nodes: [] });

@@ -919,6 +919,65 @@ function fillKeys(document: JSONDocument): JSONDocument {
   return document;
 }
 
+/**
+ * Budgets of a document given as JSON (a page's `document`, a description), checked before it
+ * is validated. The markdown converter keeps its documents within `nodes` and `depth` too.
+ */
+export const DOCUMENT_LIMITS = {
+  /** Largest document, in bytes of JSON. */
+  bytes: 4 * 1024 * 1024,
+  /** Most nodes (blocks, inlines, texts, fragments). */
+  nodes: 100_000,
+  /** Deepest nesting of nodes in nodes (a list item in a list in a quote…). */
+  depth: 64,
+} as const;
+
+/** Content over one of its budgets: names the budget (`documentNodes`…), the value and the maximum. */
+export class ContentLimitError extends Error {
+  override readonly name: string = 'ContentLimitError';
+  constructor(
+    readonly limit: string,
+    readonly value: number,
+    readonly max: number,
+    message: string,
+    /** The HTTP status that answers it: 413 for content too large, 400 for content nested too deeply. */
+    readonly status: 400 | 413 = 413,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Refuses a document over `DOCUMENT_LIMITS` (nodes and depth; and bytes unless `bytes: false`,
+ * for documents the platform built itself). Counts without recursion and stops at the first
+ * budget passed, so a hostile input costs no more than the budget.
+ */
+export function checkDocumentLimits(input: unknown, { bytes = true } = {}): void {
+  const childrenOf = (node: unknown): unknown[] => {
+    if (node === null || typeof node !== 'object') return [];
+    const { nodes, fragments } = node as { nodes?: unknown; fragments?: unknown };
+    return [...(Array.isArray(nodes) ? nodes : []), ...(Array.isArray(fragments) ? fragments : [])];
+  };
+  let count = 0;
+  const stack: Array<{ node: unknown; depth: number }> = childrenOf(input).map((node) => ({ node, depth: 1 }));
+  while (stack.length) {
+    const { node, depth } = stack.pop()!;
+    count += 1;
+    if (count > DOCUMENT_LIMITS.nodes) {
+      throw new ContentLimitError('documentNodes', count, DOCUMENT_LIMITS.nodes, `the document has more than ${DOCUMENT_LIMITS.nodes} nodes, the limit is ${DOCUMENT_LIMITS.nodes}`);
+    }
+    if (depth > DOCUMENT_LIMITS.depth) {
+      throw new ContentLimitError('documentDepth', depth, DOCUMENT_LIMITS.depth, `the document nests nodes ${depth} levels deep, the limit is ${DOCUMENT_LIMITS.depth}`);
+    }
+    for (const child of childrenOf(node)) stack.push({ node: child, depth: depth + 1 });
+  }
+  if (!bytes) return;
+  const size = Buffer.byteLength(JSON.stringify(input) ?? '');
+  if (size > DOCUMENT_LIMITS.bytes) {
+    throw new ContentLimitError('documentBytes', size, DOCUMENT_LIMITS.bytes, `the document has ${size} bytes of JSON, the limit is ${DOCUMENT_LIMITS.bytes}`);
+  }
+}
+
 /** The error of a document that `documentSchema` rejected, with a message naming the node. */
 export class DocumentValidationError extends Error {
   override readonly name = 'DocumentValidationError';

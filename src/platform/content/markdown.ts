@@ -26,7 +26,7 @@
  * Headings are shifted: the page title is the leading `# Title`, editor headings 1 to 3 are
  * `##` to `####`. References (links, files, pages…) go through the caller's `RefResolver`.
  */
-import type { Root, RootContent } from 'mdast';
+import type { Nodes, Root, RootContent } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { frontmatterFromMarkdown, frontmatterToMarkdown } from 'mdast-util-frontmatter';
 import { gfmFromMarkdown, gfmToMarkdown } from 'mdast-util-gfm';
@@ -36,7 +36,7 @@ import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { math } from 'micromark-extension-math';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { inlinePlainText, withMetaIds, type JSONDocument } from './document.js';
+import { checkDocumentLimits, ContentLimitError, inlinePlainText, withMetaIds, type JSONDocument } from './document.js';
 import type { ReadContext, WriteContext } from './markdown/context.js';
 import { isEmojiName } from './markdown/emoji.js';
 import { readInlines } from './markdown/inline-read.js';
@@ -45,6 +45,9 @@ import { headingContent, readFlow } from './markdown/read.js';
 import { stableRefs, type RefResolver } from './markdown/refs.js';
 import { gitbookSyntax, gitbookToMarkdown } from './markdown/syntax.js';
 import { joinTags, writeFlow } from './markdown/write.js';
+import { markdownSegments, type Segment } from './markdown/segments.js';
+import { TaskWorker, TaskWorkerError } from '../task-worker.js';
+import type { Construct, Extension, TokenizeContext } from 'micromark-util-types';
 
 export { stableRefs, type RefResolver } from './markdown/refs.js';
 
@@ -64,6 +67,8 @@ export interface FromMarkdownOptions {
   refs?: RefResolver;
   /** The document the markdown was written from: unchanged blocks keep its keys. */
   previous?: JSONDocument;
+  /** The markdown's tree, when it was parsed already (`parseMarkdownOffThread`). */
+  tree?: Root;
 }
 
 /** What `markdownToDocument` reads. */
@@ -80,6 +85,176 @@ const parseOptions = {
   extensions: [gfm(), math({ singleDollarTextMath: false }), frontmatter(['yaml']), syntax.micromark],
   mdastExtensions: [gfmFromMarkdown(), mathFromMarkdown(), frontmatterFromMarkdown(['yaml']), syntax.fromMarkdown],
 };
+
+/**
+ * Budgets of one markdown text (a page's body), checked as it is read. A real page stays far
+ * below them; past one, `markdownToDocument` throws a `MarkdownLimitError` naming it.
+ */
+export const MARKDOWN_LIMITS = {
+  /** Largest markdown text, in UTF-8 bytes. */
+  bytes: 1024 * 1024,
+  /** Most nodes (paragraphs, texts, emphasis, list items…) the markdown parses into. */
+  nodes: 50_000,
+  /**
+   * Longest stretch that parses as one piece, in characters: a fenced code block, a table, a
+   * list whose items are apart from each other, a paragraph. The parser holds several kilobytes
+   * per line of such a stretch while it reads it.
+   */
+  blockChars: 256 * 1024,
+  /** Most link and footnote definitions (`[name]: url`, `[^note]: text`). */
+  definitions: 2_000,
+} as const;
+
+/**
+ * Markdown over one of `MARKDOWN_LIMITS` (`markdownBytes`, `markdownNodes`, `markdownBlockChars`,
+ * `markdownDefinitions`) or nested deeper than `MAX_MARKDOWN_NESTING` (`markdownNesting`).
+ */
+export class MarkdownLimitError extends ContentLimitError {
+  override readonly name: string = 'MarkdownLimitError';
+}
+
+/** Characters of markdown parsed at a time (see markdown/segments.ts). */
+const SEGMENT_CHARS = 8 * 1024;
+
+/** A label as micromark compares definitions and references (micromark-util-normalize-identifier). */
+const definitionId = (label: string) =>
+  label
+    .replace(/[\t\n\r ]+/g, ' ')
+    .replace(/^ | $/g, '')
+    .toLowerCase()
+    .toUpperCase();
+
+/**
+ * A micromark extension declaring the link and footnote definitions of the other segments of a
+ * page, so that a reference parses the same whatever segment its definition is in. It matches
+ * nothing: tried where a label may start, it only fills the parser's lists of definitions once.
+ */
+function knownDefinitions(links: readonly string[], footnotes: readonly string[]): Extension {
+  const seeded = new WeakSet<object>();
+  const seed: Construct = {
+    tokenize(this: TokenizeContext, _effects, _ok, nok) {
+      const parser = this.parser as TokenizeContext['parser'] & { gfmFootnotes?: string[] };
+      if (!seeded.has(parser)) {
+        seeded.add(parser);
+        parser.defined.push(...links);
+        (parser.gfmFootnotes ??= []).push(...footnotes);
+      }
+      return nok;
+    },
+  };
+  // `[` starts links and footnote calls, `!` images.
+  return { text: { 91: seed, 33: seed } };
+}
+
+interface Definitions {
+  links: string[];
+  footnotes: string[];
+}
+
+/**
+ * Moves the positions of a segment's nodes to where the segment is in the whole text; counts the
+ * nodes and collects the definitions.
+ */
+function placeNodes(nodes: readonly Nodes[], segment: Segment, definitions: Definitions): number {
+  let count = 0;
+  const visit = (node: Nodes) => {
+    count += 1;
+    if (node.type === 'definition') definitions.links.push(definitionId(node.label ?? node.identifier));
+    if (node.type === 'footnoteDefinition') definitions.footnotes.push(definitionId(node.label ?? node.identifier));
+    const position = node.position;
+    if (position) {
+      position.start.line += segment.line;
+      position.end.line += segment.line;
+      if (position.start.offset !== undefined) position.start.offset += segment.start;
+      if (position.end.offset !== undefined) position.end.offset += segment.start;
+    }
+    if ('children' in node) for (const child of node.children) visit(child as Nodes);
+  };
+  for (const node of nodes) visit(node);
+  return count;
+}
+
+/** Whether the parse of a stretch ends where the next segment may start (see markdown/segments.ts). */
+function endsCleanly(children: readonly RootContent[], stretch: Segment, next: Segment): boolean {
+  const last = children.at(-1);
+  const end = last?.position?.end.offset;
+  if (last === undefined || end === undefined) return next.join !== 'item';
+  // A node running into the trailing blank lines is one that blank lines do not end.
+  if (next.join === 'blank') return end - stretch.start <= stretch.contentEnd - stretch.start;
+  return last.type === 'list' && end - stretch.start >= stretch.contentEnd - stretch.start;
+}
+
+/**
+ * Parses markdown to mdast a segment at a time (markdown/segments.ts), within `MARKDOWN_LIMITS`
+ * (nodes, block length, definitions): the parser's memory is one segment's, and the work stops
+ * at the first budget passed. The tree is the one a parse of the whole text gives (lists cut
+ * between items aside, which are one list again with `spread` of either half).
+ */
+export function parseMarkdown(markdown: string, { head = false, segmentChars = SEGMENT_CHARS } = {}): Root {
+  // The head of a page (front matter and title) is in its first segment.
+  const segments = markdownSegments(markdown, segmentChars, head ? 1 : Infinity);
+  const parse = (extensions: Extension[]): { root: Root; definitions: Definitions } => {
+    const children: RootContent[] = [];
+    const definitions: Definitions = { links: [], footnotes: [] };
+    let nodes = 0;
+    let from = 0;
+    while (from < segments.length) {
+      let to = from + 1;
+      let parsed: RootContent[];
+      for (;;) {
+        const stretch: Segment = { ...segments[from]!, end: segments[to - 1]!.end, contentEnd: segments[to - 1]!.contentEnd };
+        const length = stretch.end - stretch.start;
+        if (length > MARKDOWN_LIMITS.blockChars) {
+          throw new MarkdownLimitError(
+            'markdownBlockChars',
+            length,
+            MARKDOWN_LIMITS.blockChars,
+            `the markdown holds a block that is read as one piece (a code block, table, list or paragraph) of ${length} characters or more, the limit is ${MARKDOWN_LIMITS.blockChars}`,
+          );
+        }
+        parsed = fromMarkdown(markdown.slice(stretch.start, stretch.end), { ...parseOptions, extensions: [...parseOptions.extensions, ...extensions] }).children;
+        const next = segments[to];
+        if (!next || endsCleanly(parsed, { ...stretch, start: 0, contentEnd: stretch.contentEnd - stretch.start }, { ...next, start: next.start - stretch.start })) {
+          nodes += placeNodes(parsed, stretch, definitions);
+          break;
+        }
+        // A block spans the cut: parse on to twice the length (linear however long the block).
+        const goal = stretch.start + 2 * length;
+        while (to < segments.length && segments[to - 1]!.end < goal) to += 1;
+      }
+      if (nodes > MARKDOWN_LIMITS.nodes) {
+        throw new MarkdownLimitError(
+          'markdownNodes',
+          nodes,
+          MARKDOWN_LIMITS.nodes,
+          `the markdown parses into more than ${MARKDOWN_LIMITS.nodes} nodes (${nodes} in its first ${segments[to - 1]!.end} characters), the limit is ${MARKDOWN_LIMITS.nodes}`,
+        );
+      }
+      const first = parsed[0];
+      const previous = children.at(-1);
+      // Two halves of one list, cut between items.
+      if (segments[from]!.join === 'item' && previous?.type === 'list' && first?.type === 'list' && previous.ordered === first.ordered) {
+        previous.children.push(...first.children);
+        previous.spread = previous.spread || first.spread;
+        if (previous.position && first.position) previous.position.end = first.position.end;
+        parsed = parsed.slice(1);
+      }
+      children.push(...parsed);
+      const value = definitions.links.length + definitions.footnotes.length;
+      if (value > MARKDOWN_LIMITS.definitions) {
+        throw new MarkdownLimitError('markdownDefinitions', value, MARKDOWN_LIMITS.definitions, `the markdown has more than ${MARKDOWN_LIMITS.definitions} link and footnote definitions, the limit is ${MARKDOWN_LIMITS.definitions}`);
+      }
+      from = to;
+    }
+    return { root: { type: 'root', children }, definitions };
+  };
+  const first = parse([]);
+  // A reference parses as one only if its definition is known: with definitions in several
+  // segments, parse again with all of them declared.
+  const { links, footnotes } = first.definitions;
+  if (segments.length === 1 || (links.length === 0 && footnotes.length === 0)) return first.root;
+  return parse([knownDefinitions(links, footnotes)]).root;
+}
 
 /** A task list's bullet is `-` (GitBook's style), other lists' `*`. */
 const list: Handle = (node: Extract<RootContent, { type: 'list' }>, parent, state, info) => {
@@ -111,8 +286,8 @@ const writeOptions: ToMarkdownOptions = {
   handlers: { list },
 };
 
-function readContext(markdown: string, refs: RefResolver, definitions: ReadContext['definitions']): { root: Root; ctx: ReadContext } {
-  const root = fromMarkdown(markdown, parseOptions);
+function readContext(markdown: string, refs: RefResolver, definitions: ReadContext['definitions'], { head = false, tree }: { head?: boolean; tree?: Root } = {}): { root: Root; ctx: ReadContext } {
+  const root = tree ?? parseMarkdown(markdown, { head });
   const visit = (node: Root | RootContent): void => {
     if (node.type === 'definition' && !definitions.has(node.identifier)) definitions.set(node.identifier, node);
     if ('children' in node) for (const child of node.children) visit(child);
@@ -143,8 +318,12 @@ function readFrontMatter(value: string): Record<string, unknown> {
 export const MAX_MARKDOWN_NESTING = 32;
 
 /** Markdown nested deeper than the converter reads (its parse would take too long or overflow the stack). */
-export class MarkdownTooDeepError extends Error {
+export class MarkdownTooDeepError extends MarkdownLimitError {
   override readonly name = 'MarkdownTooDeepError';
+  constructor(value: number, what: string) {
+    // A structural refusal, as for other input nested too deeply: 400.
+    super('markdownNesting', value, MAX_MARKDOWN_NESTING, `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`, 400);
+  }
 }
 
 /**
@@ -172,9 +351,8 @@ function checkNesting(markdown: string): void {
       else if (char === ' ') indent += 1;
       else if (char === '\t') indent += 4;
       else lineStart = false;
-      if (quotes > MAX_MARKDOWN_NESTING || indent > MAX_MARKDOWN_NESTING * 4) {
-        throw new MarkdownTooDeepError(`markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (quotes or list indentation)`);
-      }
+      if (quotes > MAX_MARKDOWN_NESTING) throw new MarkdownTooDeepError(quotes, 'quotes');
+      if (indent > MAX_MARKDOWN_NESTING * 4) throw new MarkdownTooDeepError(Math.ceil(indent / 4), 'list indentation');
     }
     if (char === '\\') {
       i += 1;
@@ -182,34 +360,121 @@ function checkNesting(markdown: string): void {
       brackets += 1;
     } else if (char === ']' && brackets > 0) {
       // Only brackets that close are nested labels: stray openings cost the parser nothing.
-      if (brackets > MAX_MARKDOWN_NESTING) throw new MarkdownTooDeepError(`markdown with brackets nested more than ${MAX_MARKDOWN_NESTING} levels deep`);
+      if (brackets > MAX_MARKDOWN_NESTING) throw new MarkdownTooDeepError(brackets, 'brackets');
       brackets -= 1;
     }
   }
 }
 
+/** Refuses markdown over `MARKDOWN_LIMITS.bytes`. */
+export function checkMarkdownSize(markdown: string): void {
+  // A character takes 1 to 3 bytes: measure only when the characters alone do not decide.
+  if (markdown.length * 3 <= MARKDOWN_LIMITS.bytes) return;
+  const bytes = Buffer.byteLength(markdown);
+  if (bytes > MARKDOWN_LIMITS.bytes) {
+    throw new MarkdownLimitError('markdownBytes', bytes, MARKDOWN_LIMITS.bytes, `the markdown has ${bytes} bytes, the limit is ${MARKDOWN_LIMITS.bytes}`);
+  }
+}
+
+/** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
+export type ParsedMarkdown = { root: Root } | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
+
+/** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
+export function parseMarkdownTree(markdown: string): ParsedMarkdown {
+  try {
+    checkMarkdownSize(markdown);
+    checkNesting(markdown);
+    return { root: parseMarkdown(markdown) };
+  } catch (error) {
+    if (error instanceof RangeError) {
+      // The stack ran out: nesting `checkNesting` does not see.
+      const max = MAX_MARKDOWN_NESTING;
+      return { over: { limit: 'markdownNesting', value: max + 1, max, message: `markdown nested too deeply to read, the limit is ${max}`, status: 400 } };
+    }
+    if (!(error instanceof ContentLimitError)) throw error;
+    const { limit, value, max, message, status } = error;
+    return { over: { limit, value, max, message, status } };
+  }
+}
+
+/** Longest a page's parse may take, and the heap it may use, in the parse worker. */
+export const MARKDOWN_PARSE_LIMITS = { timeoutMs: 30_000, maxHeapMb: 256 } as const;
+
+const parser = new TaskWorker<string, ParsedMarkdown>({ from: import.meta.url, name: 'markdown/parse-worker', fallback: parseMarkdownTree, ...MARKDOWN_PARSE_LIMITS });
+
+/**
+ * Parses a page's markdown in the parse worker (the seconds a large page takes leave the event
+ * loop free), for `markdownToDocument(markdown, { tree })`. Throws a `MarkdownLimitError` for a
+ * budget passed, and for a parse that took longer than `MARKDOWN_PARSE_LIMITS.timeoutMs`
+ * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
+ */
+export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
+  let parsed: ParsedMarkdown;
+  try {
+    parsed = await parser.run(markdown);
+  } catch (error) {
+    if (!(error instanceof TaskWorkerError) || error.reason === 'closed') throw error;
+    const [limit, max] = error.reason === 'timeout' ? ['markdownParseMs', MARKDOWN_PARSE_LIMITS.timeoutMs] : ['markdownParseHeapMb', MARKDOWN_PARSE_LIMITS.maxHeapMb];
+    throw new MarkdownLimitError(limit, max, max, `the markdown could not be read: ${error.message}, the limit is ${max}`);
+  }
+  if ('root' in parsed) return parsed.root;
+  const { limit, value, max, message, status } = parsed.over;
+  throw new MarkdownLimitError(limit, value, max, message, status);
+}
+
+/** The front matter and leading `# H1` of parsed markdown, and the nodes after them. */
+function readHead(root: Root, ctx: ReadContext): { title?: string; frontMatter: Record<string, unknown>; body: RootContent[] } {
+  let body = root.children;
+  let frontMatter: Record<string, unknown> = {};
+  if (body[0]?.type === 'yaml') {
+    frontMatter = readFrontMatter(body[0].value);
+    body = body.slice(1);
+  }
+  const first = body[0];
+  if (first?.type !== 'heading' || first.depth !== 1) return { frontMatter, body };
+  return { title: inlinePlainText(readInlines(headingContent(first).children, ctx)).trim(), frontMatter, body: body.slice(1) };
+}
+
+/**
+ * The title and front matter `markdownToDocument` would read, from the page's tree when it was
+ * parsed already, else at the cost of the page's first segment only (within the same budgets of
+ * size and nesting).
+ */
+export function markdownMetadata(markdown: string, tree?: Root): Omit<MarkdownPage, 'document'> {
+  if (tree) {
+    const { title, frontMatter } = readHead(tree, readContext(markdown, stableRefs, new Map(), { tree }).ctx);
+    return title === undefined ? { frontMatter } : { title, frontMatter };
+  }
+  checkMarkdownSize(markdown);
+  checkNesting(markdown);
+  const { root, ctx } = readContext(markdown, stableRefs, new Map(), { head: true });
+  const first = root.children.find((node) => node.type !== 'yaml');
+  // A reference in the title may be defined further down: read the whole page then.
+  if (first?.type === 'heading' && markdown.slice(first.position?.start.offset, first.position?.end.offset).includes('[')) {
+    const { title, frontMatter } = markdownToDocument(markdown);
+    return title === undefined ? { frontMatter } : { title, frontMatter };
+  }
+  const { title, frontMatter } = readHead(root, ctx);
+  return title === undefined ? { frontMatter } : { title, frontMatter };
+}
+
 /**
  * Reads markdown into a document: front matter into a plain object, a leading `# H1` into the
  * title, the rest into blocks (`##` is heading-1). What it cannot read stays as literal text; it
- * throws only `MarkdownTooDeepError`, for markdown nested deeper than `MAX_MARKDOWN_NESTING`.
+ * throws only `ContentLimitError`s: `MarkdownLimitError` for markdown over `MARKDOWN_LIMITS` or
+ * nested deeper than `MAX_MARKDOWN_NESTING`, and one for a document over `DOCUMENT_LIMITS` nodes
+ * or depth.
  * Keys are derived from the content, or carried over from `previous`.
  */
 export function markdownToDocument(markdown: string, options: FromMarkdownOptions = {}): MarkdownPage {
-  checkNesting(markdown);
-  const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map());
-  let nodes = root.children;
-  let frontMatter: Record<string, unknown> = {};
-  let title: string | undefined;
-  if (nodes[0]?.type === 'yaml') {
-    frontMatter = readFrontMatter(nodes[0].value);
-    nodes = nodes.slice(1);
+  if (!options.tree) {
+    checkMarkdownSize(markdown);
+    checkNesting(markdown);
   }
-  const first = nodes[0];
-  if (first?.type === 'heading' && first.depth === 1) {
-    title = inlinePlainText(readInlines(headingContent(first).children, ctx)).trim();
-    nodes = nodes.slice(1);
-  }
-  const document: JSONDocument = { object: 'document', data: options.previous ? structuredClone(options.previous.data) : {}, nodes: readFlow(nodes, ctx) };
+  const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map(), options.tree ? { tree: options.tree } : {});
+  const { title, frontMatter, body } = readHead(root, ctx);
+  const document: JSONDocument = { object: 'document', data: options.previous ? structuredClone(options.previous.data) : {}, nodes: readFlow(body, ctx) };
+  checkDocumentLimits(document, { bytes: false });
   deriveKeys(document);
   if (options.previous) reconcileKeys(document, options.previous);
   uniqueKeys(document);

@@ -4,7 +4,7 @@ import { demand } from '../access.js';
 import { booleanParam, conflict, parseBody, parseQuery } from '../http.js';
 import { setCurrentRevision } from '../content/current.js';
 import { fileJson } from '../content/files.js';
-import { contentChangesBody, editRequestContent, prepareFiles } from '../change-requests/edits.js';
+import { contentChangesBody, editRequestContent, prepareFiles, prepareMarkdown } from '../change-requests/edits.js';
 import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from '../change-requests/merging.js';
 import { changeRequestJson, recordContribution, requireNotMerged } from '../change-requests/store.js';
 import { applyTemplateToRequest, requireTemplate, templateRevision, templateSpec } from '../change-requests/templates.js';
@@ -36,14 +36,16 @@ export function changeRequestContentRoutes(app: FastifyInstance, options: Conten
     const body = parseBody(contentChangesBody, request.body ?? {});
     const { space, changeRequest } = requestOf(request, request.params, 'edit');
     requireNotMerged(changeRequest);
-    // Network reads first, outside the transaction; then the whole batch or nothing.
+    // Network reads and markdown parses first, outside the transaction (the parses in a worker
+    // thread); then the whole batch or nothing.
     const files = await prepareFiles(body.changes, options.allowPrivateUrls);
+    const trees = await prepareMarkdown(body.changes);
     const { db, user, links } = request.ctx;
     const { changeRequest: updated, result } = db.transaction(() => {
       // The request as it is now: another batch may have landed while the files were read.
       const fresh = requestOf(request, request.params, 'edit').changeRequest;
       requireNotMerged(fresh);
-      return editRequestContent(db, fresh, user.id, body.changes, files);
+      return editRequestContent(db, fresh, user.id, body.changes, files, undefined, trees);
     })();
     const json = changeRequestJson(db, updated, space, links);
     if (query.compat ?? true) return json;

@@ -8,6 +8,7 @@ import {
   notFound,
   notFoundInBody,
   now,
+  overLimit,
   pageFromArray,
   pageOf,
   pageParams,
@@ -19,7 +20,7 @@ import {
 } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import { userJson } from '../serialize.js';
-import { DocumentValidationError, parseDocument } from '../content/document.js';
+import { checkDocumentLimits, ContentLimitError, DocumentValidationError, parseDocument } from '../content/document.js';
 import {
   CHANGE_REQUEST_STATUSES,
   changeRequestJson,
@@ -42,11 +43,14 @@ import { requireClusterForChangeRequest } from '../conversations/store.js';
 
 const subject = z.string().max(100, 'must be at most 100 characters');
 
-/** A JSON document in a body, validated and completed like every stored document. */
+/** A JSON document in a body (`description`), within its budgets, validated and completed like every stored document. */
 const documentInput = z.unknown().transform((value, context) => {
   try {
+    checkDocumentLimits(value);
     return parseDocument(value);
   } catch (error) {
+    // Thrown through the body's parse: a 413 naming the budget.
+    if (error instanceof ContentLimitError) throw overLimit(`Invalid body field "description": ${error.message}`, error, error.status);
     if (!(error instanceof DocumentValidationError)) throw error;
     context.addIssue({ code: 'custom', message: error.message });
     return z.NEVER;

@@ -26,6 +26,10 @@ const CHARS = new RegExp(
   'gu',
 );
 
+const ASCII = /^[\x00-\x7f]*$/;
+/** Whether every emoji has a character beyond ASCII, so that ASCII text holds none. */
+const NO_ASCII_EMOJI = ![...codeByChar.keys()].some((char) => ASCII.test(char));
+
 /** Whether `name` is a known shortcode. */
 export function isEmojiName(name: string): boolean {
   return codeByName.has(name);
@@ -43,6 +47,8 @@ export function emojiName(code: string): string | undefined {
 
 /** Splits text into runs of text and emoji codes (for emoji characters typed in text). */
 export function splitEmoji(text: string): Array<string | { code: string }> {
+  // The alternation of every emoji is slow to try at each character: skip text that cannot hold one.
+  if (NO_ASCII_EMOJI && ASCII.test(text)) return text ? [text] : [];
   const out: Array<string | { code: string }> = [];
   let last = 0;
   for (const match of text.matchAll(CHARS)) {

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
+import type { DemoPage } from '../../src/platform/demo-content/types.js';
+import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/platform/content/document.js';
+import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/platform/content/markdown.js';
+
+/** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, inner) => (key === 'spread' ? undefined : inner)));
+
+const demoMarkdown = (): string[] => {
+  const bodies: string[] = [];
+  const walk = (pages: readonly DemoPage[]) => {
+    for (const page of pages) {
+      if (page.markdown) bodies.push(page.markdown);
+      walk(page.pages ?? []);
+    }
+  };
+  for (const space of DEMO_CONTENT) walk(space.pages);
+  return bodies;
+};
+
+/** Constructs that span blank lines, definitions used before they are defined, lists cut between items. */
+const TRICKY = [
+  '---\ntitle: Front\n\nlist: [a]\n---\n\n# Title\n\nSee [the docs][docs] and [^note].\n\n',
+  '```js\nconst a = 1;\n\nconst b = 2;\n\nplain line\n```\n\nAfter the code.\n\n',
+  '<!--\ncomment\n\nstill comment\n\nhere too\n-->\n\nText\n\n',
+  '$$\nx = 1\n\ny = 2\n$$\n\nMath done.\n\n',
+  '* one\n* two\n* three\n* four\n* five\n* six\n\nloose:\n\n- a\n\n- b\n\n- c\n\n',
+  '1. first\n2. second\n3. third\n4. fourth\n\n1) other\n2) kind\n\n',
+  '* item\n\n  continued in the item\n\n      indented code in it\n\nback at the margin\n\n',
+  '{% hint style="info" %}\nA hint\n\nwith two paragraphs\n{% endhint %}\n\n',
+  '> quote\n\n> another quote\n\n    indented code\n\n    more code\n\nText\n\n',
+  '| a | b |\n| - | - |\n| 1 | 2 |\n\n<details>\n<summary>More</summary>\n\nInside\n\n</details>\n\n',
+  '* ```\n  fenced in an item\n\n  still\n  ```\n\nmargin\n\n',
+  '```\nunclosed fence that runs\n\nto the end of the text\n\n* even\n\nthis\n',
+];
+const DEFINITIONS = '[docs]: https://example.com/docs "Docs"\n\n[^note]: A footnote\n\n    continued.\n';
+
+describe('markdown read a segment at a time', () => {
+  const cases = [...demoMarkdown(), TRICKY.join('') + DEFINITIONS, TRICKY.slice(0, -1).join('').repeat(3) + DEFINITIONS, ...TRICKY];
+  it.each([1, 16, 200])('gives the tree of a whole parse, segments of %i characters', (segmentChars) => {
+    for (const markdown of cases) {
+      const whole = parseMarkdown(markdown, { segmentChars: Infinity });
+      expect(plain(parseMarkdown(markdown, { segmentChars }))).toEqual(plain(whole));
+    }
+  });
+
+  it('reads the title and front matter from the first segment', () => {
+    const long = `---\ndescription: Long\n---\n\n# The title\n\n${'Paragraph.\n\n'.repeat(5000)}`;
+    expect(markdownMetadata(long)).toEqual({ title: 'The title', frontMatter: { description: 'Long' } });
+    expect(markdownMetadata('# [Linked][t]\n\nText\n\n' + 'b\n\n'.repeat(4000) + '[t]: /x\n').title).toBe('Linked');
+  });
+});
+
+describe('markdown budgets', () => {
+  const refusal = (markdown: string) => {
+    try {
+      markdownToDocument(markdown);
+    } catch (error) {
+      if (error instanceof ContentLimitError) return { limit: error.limit, value: error.value, max: error.max, status: error.status };
+      throw error;
+    }
+    return undefined;
+  };
+
+  it('refuses 1 MB of short paragraphs by their nodes, after reading past the limit only', () => {
+    const answer = refusal('a\n\n'.repeat(340_000));
+    expect(answer).toMatchObject({ limit: 'markdownNodes', max: MARKDOWN_LIMITS.nodes, status: 413 });
+    expect(answer!.value).toBeGreaterThan(MARKDOWN_LIMITS.nodes);
+    expect(answer!.value).toBeLessThan(MARKDOWN_LIMITS.nodes + 10_000);
+  });
+
+  it('refuses markdown over its bytes, a block too long to read apart and too many definitions', () => {
+    expect(refusal('é'.repeat(MARKDOWN_LIMITS.bytes / 2 + 1))).toEqual({ limit: 'markdownBytes', value: MARKDOWN_LIMITS.bytes + 2, max: MARKDOWN_LIMITS.bytes, status: 413 });
+    const code = '```\n' + 'x\n'.repeat(MARKDOWN_LIMITS.blockChars / 2) + '```\n';
+    expect(refusal(code)).toMatchObject({ limit: 'markdownBlockChars', max: MARKDOWN_LIMITS.blockChars, status: 413 });
+    const definitions = Array.from({ length: MARKDOWN_LIMITS.definitions + 1 }, (_, i) => `[d${i}]: /x${i}\n`).join('');
+    expect(refusal(definitions)).toEqual({ limit: 'markdownDefinitions', value: MARKDOWN_LIMITS.definitions + 1, max: MARKDOWN_LIMITS.definitions, status: 413 });
+    expect(refusal('>'.repeat(40) + ' deep')).toEqual({ limit: 'markdownNesting', value: 33, max: 32, status: 400 });
+  });
+
+  it('accepts a long page within the budgets: every paragraph read', () => {
+    expect(markdownToDocument('Some words in a paragraph.\n\n'.repeat(10_000)).document.nodes).toHaveLength(10_000);
+  });
+});
+
+describe('JSON document budgets', () => {
+  const paragraph = { object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'a' }] }] };
+  const limit = (input: unknown) => {
+    try {
+      checkDocumentLimits(input);
+    } catch (error) {
+      if (error instanceof ContentLimitError) return { limit: error.limit, value: error.value, max: error.max };
+      throw error;
+    }
+    return undefined;
+  };
+
+  it('counts nodes, depth and bytes, stopping at the first budget passed', () => {
+    const nodes = Array.from({ length: DOCUMENT_LIMITS.nodes / 2 }, () => paragraph);
+    expect(limit({ object: 'document', nodes: nodes.slice(0, 30_000) })).toBeUndefined();
+    expect(limit({ object: 'document', nodes: [...nodes, paragraph] })).toEqual({ limit: 'documentNodes', value: DOCUMENT_LIMITS.nodes + 1, max: DOCUMENT_LIMITS.nodes });
+    let deep: unknown = paragraph;
+    for (let i = 0; i < DOCUMENT_LIMITS.depth; i += 1) deep = { object: 'block', type: 'blockquote', nodes: [deep] };
+    expect(limit({ object: 'document', nodes: [deep] })).toEqual({ limit: 'documentDepth', value: DOCUMENT_LIMITS.depth + 1, max: DOCUMENT_LIMITS.depth });
+    const big = { object: 'document', nodes: [{ ...paragraph, nodes: [{ object: 'text', leaves: [{ text: 'x'.repeat(DOCUMENT_LIMITS.bytes) }] }] }] };
+    expect(limit(big)).toMatchObject({ limit: 'documentBytes', max: DOCUMENT_LIMITS.bytes });
+  });
+});
