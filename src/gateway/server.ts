@@ -2,7 +2,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext } from './context.js';
 import { useOperationCost } from './cost-plugin.js';
 import { maskExecutionError, normalizeResult, useErrorPolicy } from './error-policy.js';
-import { useHealth } from './health.js';
+import { useHealth, type HealthOptions } from './health.js';
 import { createHttpFront, type HttpFront } from './http.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
@@ -24,6 +24,8 @@ export interface GatewayOptions {
   graphiql?: { enabled: boolean; defaultToken?: string };
   /** Bounds on requests and operations; each left out takes its default (`DEFAULT_LIMITS`). */
   limits?: Partial<GatewayLimits>;
+  /** What the supervisor of the upstream's process knows of it, for `/ready` (see `HealthOptions`). */
+  upstreamProcess?: HealthOptions['upstreamProcess'];
   /** Logger for unexpected errors. @default console */
   logger?: Pick<Console, 'error' | 'info'>;
 }
@@ -76,7 +78,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
-    plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client)],
+    plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) })],
     logging: false,
   });
   const front = createHttpFront({

@@ -302,6 +302,15 @@ export class RestClient {
   }
 
   /**
+   * Closes the circuit breaker at once: for an owner that knows the upstream serves again (the
+   * supervisor of the embedded platform, when a restarted process is ready), so requests need
+   * not fail fast until the cool-down is over.
+   */
+  resetBreaker(): void {
+    this.breaker.reset();
+  }
+
+  /**
    * PUTs bytes to an upload URL the platform signed (`POST /orgs/{id}/storage/upload`): no
    * credentials, no retry (the URL takes one upload), within `timeoutMs`.
    */
@@ -603,6 +612,12 @@ class CircuitBreaker {
     if (this.probing || Date.now() < this.openUntil) return undefined;
     this.probing = true;
     return { probe: true };
+  }
+
+  reset(): void {
+    this.failures = 0;
+    this.openUntil = undefined;
+    this.probing = false;
   }
 
   succeeded(ticket: Ticket): void {
