@@ -105,6 +105,11 @@ export const configSchema = z.object({
   MAX_ROOT_FIELDS: z.coerce.number().int().positive().default(50),
   /** Most upstream requests one operation makes; further ones fail alone. @default 1000 */
   MAX_UPSTREAM_REQUESTS: z.coerce.number().int().positive().default(1000),
+  /**
+   * Most bytes of one GraphQL answer, and, apart, of the upstream bodies read for it (one body
+   * included); past either, the answer is one coded error. @default 16777216
+   */
+  MAX_RESPONSE_BYTES: z.coerce.number().int().min(64 * 1024).default(16 * 1024 * 1024),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });
@@ -122,6 +127,7 @@ export function limitsFromConfig(config: Config): GatewayLimits {
     maxAliases: config.MAX_QUERY_ALIASES,
     maxRootFields: config.MAX_ROOT_FIELDS,
     maxUpstreamRequests: config.MAX_UPSTREAM_REQUESTS,
+    maxResponseBytes: config.MAX_RESPONSE_BYTES,
   };
 }
 

@@ -1,4 +1,5 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { budgetAnswers } from './answer-size.js';
 import { createContext, type GatewayContext } from './context.js';
 import { useOperationCost } from './cost-plugin.js';
 import { maskExecutionError, normalizeResult, useErrorPolicy } from './error-policy.js';
@@ -47,13 +48,15 @@ export interface Gateway {
 /** Builds the gateway (GraphQL at `/graphql`) without listening: call `fetch`, or mount `handle` in a Node server. */
 export function createGateway(options: GatewayOptions): Gateway {
   if (!options.client && !options.upstreamUrl) throw new Error('createGateway needs upstreamUrl or client');
-  const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, ...options.clientOptions });
+  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // No upstream body may be larger than a whole answer's budget.
+  const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
-  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const cost = useOperationCost(limits);
   const yoga = createYoga<Record<string, never>, GatewayContext>({
-    schema: instrumentSchema(schema),
+    // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
+    schema: budgetAnswers(instrumentSchema(schema)),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
@@ -62,6 +65,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     context: ({ request }) => {
       const ctx = createContext(client, request, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
+        maxResponseBytes: limits.maxResponseBytes,
         startedAt: cost.startedAt(request),
       });
       ctx.api.onInvalidate(() => clearLoaders(ctx));
