@@ -107,9 +107,9 @@ export const configSchema = z.object({
   MAX_UPSTREAM_REQUESTS: z.coerce.number().int().positive().default(1000),
   /**
    * Most bytes of one GraphQL answer, and, apart, of the upstream bodies read for it (one body
-   * included); past either, the answer is one coded error. @default 16777216
+   * included); past either, the answer is one coded error. @default 8388608
    */
-  MAX_RESPONSE_BYTES: z.coerce.number().int().min(64 * 1024).default(16 * 1024 * 1024),
+  MAX_RESPONSE_BYTES: z.coerce.number().int().min(64 * 1024).default(8 * 1024 * 1024),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });

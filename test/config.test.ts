@@ -32,7 +32,7 @@ describe('configuration', () => {
       MAX_QUERY_ALIASES: 100,
       MAX_ROOT_FIELDS: 50,
       MAX_UPSTREAM_REQUESTS: 1000,
-      MAX_RESPONSE_BYTES: 16_777_216,
+      MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);
   });

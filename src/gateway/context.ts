@@ -264,7 +264,7 @@ export interface GatewayContext {
 export interface ContextOptions {
   /** Most upstream requests of the operation. @default 1000 */
   maxUpstreamRequests?: number;
-  /** Most bytes of the answer, and of the upstream bodies read for it. @default 16777216 */
+  /** Most bytes of the answer, and of the upstream bodies read for it. @default 8388608 */
   maxResponseBytes?: number;
   /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
   startedAt?: number;

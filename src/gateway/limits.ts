@@ -38,7 +38,7 @@ export interface GatewayLimits {
   /**
    * Most bytes of one answer (its JSON, counted as fields resolve), and, apart, of the upstream
    * bodies read for it; past either, the answer is one BAD_USER_INPUT error
-   * (`limit: responseBytes`). @default 16777216
+   * (`limit: responseBytes`). @default 8388608
    */
   maxResponseBytes: number;
 }
@@ -52,7 +52,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxAliases: 100,
   maxRootFields: 50,
   maxUpstreamRequests: 1000,
-  maxResponseBytes: 16 * 1024 * 1024,
+  maxResponseBytes: 8 * 1024 * 1024,
 };
 
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */

@@ -71,7 +71,7 @@ export interface RestClientOptions {
   /**
    * Largest upstream body read, in bytes; reading stops there and the request fails with
    * BAD_USER_INPUT (`limit: responseBytes`). A request may ask for a lower bound (`maxBytes`).
-   * @default 16777216
+   * @default 8388608
    */
   maxBodyBytes?: number;
   /**
@@ -130,7 +130,7 @@ export interface RestResponse<T> {
 }
 
 /** Largest upstream body a client reads by default (`RestClientOptions.maxBodyBytes`). */
-export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * Builds a path with every interpolated value URI-encoded, so ids can never change the route:
