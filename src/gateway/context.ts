@@ -173,10 +173,15 @@ export class RequestApi {
     if (refused) return Promise.reject(refused);
     const traced = this.trace?.start('GET', '/download');
     const started = performance.now();
-    done = this.client.download(url, Math.min(maxBytes, this.budget.upstreamLeft())).then((answer) => {
-      this.budget.addUpstream(Buffer.byteLength(answer.text));
-      return answer;
-    });
+    const left = this.budget.upstreamLeft();
+    done = this.client.download(url, Math.min(maxBytes, left)).then(
+      (answer) => {
+        this.budget.addUpstream(Buffer.byteLength(answer.text));
+        return answer;
+      },
+      // Refused for what was left of the request's budget rather than for the caller's bound: the budget's error.
+      (error: unknown) => (left < maxBytes ? this.budgetError(error) : Promise.reject(error)),
+    );
     done = done.finally(() => {
       if (traced) this.trace!.finish(traced, { method: 'GET', path: '/download', status: undefined, startedAt: started, endedAt: performance.now(), retries: 0 });
     });

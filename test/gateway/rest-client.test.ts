@@ -106,6 +106,13 @@ describe('RestClient', () => {
     expect(client.breakerStatus().state).toBe('closed');
   });
 
+  it('downloads a signed URL up to the bound asked for, and refuses a larger answer as too large for the caller', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/files/spec.json?sig=abc', method: 'GET' }).reply(200, 'x'.repeat(5_000), { headers: { 'content-type': 'application/json' } }).times(2);
+    expect(await client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 5_000)).toEqual({ text: 'x'.repeat(5_000), contentType: 'application/json' });
+    const error = await failure(client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 4_000));
+    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'responseBytes', max: 4_000 });
+  });
+
   it.each([
     [400, 'BAD_USER_INPUT'],
     [401, 'UNAUTHENTICATED'],

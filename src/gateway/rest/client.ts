@@ -347,7 +347,8 @@ export class RestClient {
 
   /**
    * GETs the text at a URL the platform gave (a signed download URL, such as an OpenAPI
-   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes`.
+   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes` (past it,
+   * BAD_USER_INPUT with `limit: responseBytes`).
    */
   async download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
     return this.signedUrl('download', url, { method: 'GET' }, maxBytes);
@@ -383,6 +384,8 @@ export class RestClient {
       const body = await readBody(response.body, maxBytes);
       if ('tooLarge' in body) {
         controller.abort();
+        // A download is what the caller asked for: too large for it is its limit, not the platform's fault.
+        if (what === 'download') throw new ResponseTooLargeError('upstream', body.tooLarge, maxBytes);
         throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
       }
       const { text } = body;
