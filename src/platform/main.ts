@@ -59,7 +59,30 @@ function startFailure(error: unknown): string {
   return `Cannot start the embedded platform: ${(error as Error)?.message ?? String(error)}`;
 }
 
-let platform: RunningPlatform;
+let platform: RunningPlatform | undefined;
+let closing = false;
+/** Closes the server and the database (the WAL is checkpointed), within 5 s, then exits. */
+function shutdown(): void {
+  if (closing) return;
+  closing = true;
+  setTimeout(() => process.exit(0), 5_000).unref();
+  void (platform?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+}
+
+// Set before the start, which may take a while (a first seed): an end meanwhile exits at once
+// (SQLite's transactions are atomic, and a seed is one transaction).
+process.once('SIGTERM', shutdown);
+if (supervised) {
+  // The gateway decides when this process ends: a Ctrl-C reaches both, and the gateway stops it.
+  process.on('SIGINT', () => {});
+  // The channel closes when the gateway ends, however it ends (kill -9, a crash): never outlive it.
+  process.once('disconnect', shutdown);
+  // It may have closed while the modules were loading, before anyone listened.
+  if (!process.connected) shutdown();
+} else {
+  process.once('SIGINT', shutdown);
+}
+
 try {
   platform = await startPlatform(platformOptions(config));
 } catch (error) {
@@ -73,23 +96,4 @@ if (supervised) {
 } else {
   console.log(`Platform API on ${platform.url}`);
   if (demoTokensFile) console.log(`Demo tokens (the first is an admin of every demo organization): ${demoTokensFile}`);
-}
-
-let closing = false;
-/** Closes the server and the database (the WAL is checkpointed), within 5 s, then exits. */
-function shutdown(): void {
-  if (closing) return;
-  closing = true;
-  setTimeout(() => process.exit(0), 5_000).unref();
-  void platform.close().finally(() => process.exit(0));
-}
-
-process.once('SIGTERM', shutdown);
-if (supervised) {
-  // The gateway decides when this process ends: a Ctrl-C reaches both, and the gateway stops it.
-  process.on('SIGINT', () => {});
-  // The channel closes when the gateway ends, however it ends (kill -9, a crash): never outlive it.
-  process.once('disconnect', shutdown);
-} else {
-  process.once('SIGINT', shutdown);
 }
