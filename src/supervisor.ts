@@ -24,7 +24,7 @@ export interface ProcessStatus {
   pid?: number;
   /** Restarts since the gateway started. */
   restarts: number;
-  /** How the last process ended (`killed by SIGKILL`, `exit code 1`, `… (heap limit)`), once one has. */
+  /** How the last process ended (`killed by SIGKILL`, `exit code 1`, `killed by SIGABRT, heap limit reached`), once one has. */
   lastExit?: string;
 }
 
@@ -173,5 +173,5 @@ function childExecArgv(entry: string, heapMb: number): string[] {
 /** How a process ended, as a log line tells it; V8 says on standard error when the heap limit was reached. */
 export function exitCause(code: number | null, signal: NodeJS.Signals | null, stderrTail = ''): string {
   const base = signal ? `killed by ${signal}` : `exit code ${code}`;
-  return /heap limit|heap out of memory/i.test(stderrTail) ? `${base} (heap limit reached)` : base;
+  return /heap limit|heap out of memory/i.test(stderrTail) ? `${base}, heap limit reached` : base;
 }

@@ -24,7 +24,7 @@ export interface UpstreamProcessStatus {
   pid?: number;
   /** Restarts since the gateway started. */
   restarts: number;
-  /** How the last process ended (`killed by SIGKILL`, `exit code 1 (heap limit reached)`). */
+  /** How the last process ended (`killed by SIGKILL`, `killed by SIGABRT, heap limit reached`). */
   lastExit?: string;
 }
 

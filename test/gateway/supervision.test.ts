@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/server.js';
+import type { UpstreamProcessStatus } from '../../src/gateway/health.js';
 import { catchUpSearchIndex } from '../../src/platform/content/current.js';
 import { seedDemoData } from '../../src/platform/demo-data.js';
 import { openDatabase } from '../../src/platform/store/db.js';
@@ -179,5 +181,30 @@ describe('the gateway supervises the embedded platform in a process of its own',
     // The platform sees its IPC channel close, and exits.
     for (let tries = 0; tries < 250 && alive(platform!.pid!); tries += 1) await sleep(20);
     expect(alive(platform!.pid!)).toBe(false);
+  });
+});
+
+describe('/ready with a supervised upstream process', () => {
+  it('answers 503 naming how the process ended while it restarts, without asking it', async () => {
+    let status: UpstreamProcessStatus = { state: 'restarting', restarts: 2, lastExit: 'killed by SIGABRT, heap limit reached' };
+    // Nothing listens there: a ping would fail differently.
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9/v1', graphiql: { enabled: false }, upstreamProcess: () => status });
+    try {
+      const restarting = await gateway.fetch('http://gateway.test/ready');
+      expect(restarting.status).toBe(503);
+      expect(await restarting.json()).toEqual({
+        status: 'unavailable',
+        reason: 'The platform is not running: its process ended (killed by SIGABRT, heap limit reached) and is restarting (restart 2)',
+        upstream: { reachable: false, durationMs: 0, reason: 'not asked: the process is not running' },
+        breaker: { state: 'closed', consecutiveFailures: 0 },
+        process: status,
+      });
+      status = { state: 'running', pid: 4242, restarts: 2, lastExit: 'killed by SIGABRT, heap limit reached' };
+      const running = await gateway.fetch('http://gateway.test/ready');
+      expect(running.status).toBe(503);
+      expect(await running.json()).toMatchObject({ reason: expect.stringMatching(/^The platform is not reachable: /), process: status });
+    } finally {
+      await gateway.close();
+    }
   });
 });
