@@ -39,6 +39,11 @@ export const configSchema = z.object({
   PLATFORM_PORT: port.default(4010),
   /** Interface the embedded platform listens on. @default 127.0.0.1 */
   PLATFORM_HOST: host.default('127.0.0.1'),
+  /**
+   * V8 old-space limit of the embedded platform's process, in MiB: past it, that process dies
+   * alone and the gateway restarts it. @default 512
+   */
+  PLATFORM_HEAP_MB: z.coerce.number({ message: 'must be a number of MiB' }).int('must be a whole number').min(64, 'must be at least 64').max(65_536, 'must be at most 65536').default(512),
   /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /**
@@ -101,6 +106,11 @@ export const configSchema = z.object({
   MAX_ROOT_FIELDS: z.coerce.number().int().positive().default(50),
   /** Most upstream requests one operation makes; further ones fail alone. @default 1000 */
   MAX_UPSTREAM_REQUESTS: z.coerce.number().int().positive().default(1000),
+  /**
+   * Most bytes of one GraphQL answer, and, apart, of the upstream bodies read for it (one body
+   * included); past either, the answer is one coded error. @default 8388608
+   */
+  MAX_RESPONSE_BYTES: z.coerce.number().int().min(64 * 1024).default(8 * 1024 * 1024),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });
@@ -118,6 +128,7 @@ export function limitsFromConfig(config: Config): GatewayLimits {
     maxAliases: config.MAX_QUERY_ALIASES,
     maxRootFields: config.MAX_ROOT_FIELDS,
     maxUpstreamRequests: config.MAX_UPSTREAM_REQUESTS,
+    maxResponseBytes: config.MAX_RESPONSE_BYTES,
   };
 }
 

@@ -1,12 +1,15 @@
 import { createServer } from 'node:http';
-import { limitsFromConfig, loadConfig } from './config.js';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { limitsFromConfig, loadConfig, type Config } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
 import { createGateway } from './gateway/server.js';
-import type { RunningPlatform } from './platform/server.js';
+import { Supervisor, type ReadyMessage } from './supervisor.js';
 
 /**
- * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform
- * (started here, with demo data on first start).
+ * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform,
+ * run in a process of its own (`src/platform/main.ts`) that this one supervises: restarted when
+ * it ends, stopped when this one ends.
  */
 const config = (() => {
   try {
@@ -22,40 +25,54 @@ function isLoopback(host: string): boolean {
 }
 
 /** Ends the start with a readable line instead of a stack when a port is taken or refused. */
-function failStart(what: string, port: number, error: unknown): never {
+function failStart(port: number, error: unknown): never {
   const code = (error as { code?: string }).code;
   const reason =
     code === 'EADDRINUSE' ? `port ${port} is already in use` : code === 'EACCES' ? `port ${port} is not allowed` : redactSecrets(String(error));
-  console.error(`Cannot start the ${what}: ${reason}. Choose another port with ${what === 'gateway' ? 'PORT' : 'PLATFORM_PORT'}.`);
+  console.error(`Cannot start the gateway: ${reason}. Choose another port with PORT.`);
   process.exit(1);
 }
 const quiet = config.LOG_LEVEL === 'silent';
+// Restarts of the platform are errors: shown at every level but fatal and silent.
+const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: string) => console.error(line);
 
-let platform: RunningPlatform | undefined;
-let upstreamUrl = config.UPSTREAM_URL;
-if (!upstreamUrl) {
-  // Loaded only here: a gateway in front of another API never loads Fastify or SQLite.
-  const { startPlatform } = await import('./platform/server.js');
-  platform = await startPlatform({
-    dataDir: config.DATA_DIR,
-    host: config.PLATFORM_HOST,
-    port: config.PLATFORM_PORT,
-    delayMs: config.PLATFORM_DELAY_MS,
-    allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
-    gitAllowLocal: config.GIT_ALLOW_LOCAL,
-    gitCaFile: config.GIT_SSL_CA_FILE,
-    gitAuthor: { name: config.GIT_AUTHOR_NAME, email: config.GIT_AUTHOR_EMAIL },
-    translatorUrl: config.TRANSLATOR_URL,
-    translatorApiKey: config.TRANSLATOR_API_KEY,
-    openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
-    deliveryTimeoutMs: config.INTEGRATION_DELIVERY_TIMEOUT_MS,
-    deliveryRetryBaseMs: config.INTEGRATION_DELIVERY_RETRY_BASE_MS,
-    logger: quiet || config.LOG_LEVEL === 'info' ? false : { level: config.LOG_LEVEL },
-  }).catch((error: unknown) => failStart('embedded platform', config.PLATFORM_PORT, error));
-  upstreamUrl = platform.url;
+/** What to do each time the platform's process is ready (set once the gateway exists). */
+let onPlatformReady: () => void = () => {};
+
+/**
+ * Supervises the embedded platform's process. It picks its port as `PLATFORM_PORT` says; a
+ * restart takes the port the first start got (so `PLATFORM_PORT=0` keeps one upstream URL).
+ */
+function superviseEmbeddedPlatform(settings: Config): Supervisor {
+  let port = String(settings.PLATFORM_PORT);
+  // Under tsx (`npm run dev`) this file is TypeScript, and so is the platform's entry beside it.
+  const entry = new URL(`./platform/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  return new Supervisor({
+    name: 'embedded platform',
+    entry,
+    env: () => ({ ...process.env, PLATFORM_PORT: port }),
+    heapMb: settings.PLATFORM_HEAP_MB,
+    log: logRestart,
+    onReady: (ready) => {
+      port = new URL(ready.url).port;
+      onPlatformReady();
+    },
+  });
 }
 
-const [adminEmail, adminToken] = Object.entries(platform?.tokens ?? {})[0] ?? [];
+let platform: Supervisor | undefined;
+let ready: ReadyMessage | undefined;
+let upstreamUrl = config.UPSTREAM_URL;
+if (!upstreamUrl) {
+  platform = superviseEmbeddedPlatform(config);
+  ready = await platform.start().catch((error: unknown) => {
+    console.error(redactSecrets((error as Error).message));
+    process.exit(1);
+  });
+  upstreamUrl = ready.url;
+}
+
+const supervisor = platform;
 const gateway = createGateway({
   upstreamUrl,
   clientOptions: {
@@ -67,25 +84,30 @@ const gateway = createGateway({
     logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
   },
   limits: limitsFromConfig(config),
+  ...(supervisor ? { upstreamProcess: () => supervisor.status() } : {}),
   // The page is served to anyone who can reach the gateway: prefill the admin token only when
   // that is this machine alone.
-  graphiql: { enabled: true, ...(adminToken && isLoopback(config.HOST) ? { defaultToken: adminToken } : {}) },
+  graphiql: { enabled: true, ...(ready?.adminToken && isLoopback(config.HOST) ? { defaultToken: ready.adminToken } : {}) },
 });
+
+// A new process serves: requests need not wait for the breaker's cool-down to find it out.
+onPlatformReady = () => gateway.client.resetBreaker();
 
 const server = createServer(gateway.handle);
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.PORT, config.HOST, resolve);
-}).catch((error: unknown) => failStart('gateway', config.PORT, error));
+}).catch(async (error: unknown) => {
+  await platform?.stop();
+  failStart(config.PORT, error);
+});
 
 const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 if (!quiet) {
   console.log(`GraphQL gateway: http://${host}:${config.PORT}/graphql (GraphiQL in a browser)`);
-  console.log(`Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ' (embedded platform)' : ''}`);
-  if (adminToken) {
-    console.log(`Demo admin ${adminEmail} token: ${adminToken}`);
-    console.log(`All demo tokens: ${config.DATA_DIR}/demo-tokens.json`);
-  }
+  console.log(`Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ` (embedded platform, process ${platform.status().pid})` : ''}`);
+  // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
+  if (ready?.demoTokensFile) console.log(`Demo tokens (the first is an admin of every demo organization): ${ready.demoTokensFile}`);
 }
 
 let closing = false;
@@ -95,6 +117,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     closing = true;
     server.close();
     server.closeAllConnections();
-    void Promise.all([gateway.close(), platform?.close()]).then(() => process.exit(0));
+    void Promise.all([gateway.close(), platform?.stop()]).then(() => process.exit(0));
   });
 }

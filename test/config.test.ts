@@ -13,6 +13,7 @@ describe('configuration', () => {
       UPSTREAM_CONNECTIONS: 64,
       PLATFORM_PORT: 4010,
       PLATFORM_HOST: '127.0.0.1',
+      PLATFORM_HEAP_MB: 512,
       PLATFORM_DELAY_MS: 0,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
       GIT_ALLOW_LOCAL: false,
@@ -31,6 +32,7 @@ describe('configuration', () => {
       MAX_QUERY_ALIASES: 100,
       MAX_ROOT_FIELDS: 50,
       MAX_UPSTREAM_REQUESTS: 1000,
+      MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);
   });

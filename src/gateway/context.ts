@@ -1,6 +1,7 @@
 import { initContextCache } from '@pothos/core';
 import { z } from 'zod';
-import { GatewayError } from './errors.js';
+import { ResponseBudget } from './answer-size.js';
+import { GatewayError, ResponseTooLargeError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
 import { Trace } from './trace.js';
@@ -48,6 +49,8 @@ export class RequestApi {
     private readonly maxRequests: number = MAX_UPSTREAM_REQUESTS,
     /** Set when the request is explained (`x-explain: 1`). */
     readonly trace?: Trace,
+    /** The request's byte budget: bodies are read within what is left of it, and counted. */
+    readonly budget: ResponseBudget = new ResponseBudget(DEFAULT_LIMITS.maxResponseBytes),
   ) {}
 
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
@@ -94,8 +97,8 @@ export class RequestApi {
       const traced = this.trace?.start(method, path + queryString(query));
       read = {
         raw: this.client
-          .request({ ...request, schema: ANY, onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)) })
-          .then((response) => response.data),
+          .request({ ...request, schema: ANY, maxBytes: this.budget.upstreamLeft(), onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)) })
+          .then((response) => this.counted(response).data, (error: unknown) => this.budgetError(error)),
         parsed: new WeakMap(),
         traced,
       };
@@ -135,13 +138,16 @@ export class RequestApi {
     if (refused) throw refused;
     const traced = this.trace?.start(method, path + queryString(options.query));
     try {
-      return await this.client.request({
-        method,
-        path,
-        authorization: this.authorization,
-        ...options,
-        onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
-      });
+      return this.counted(
+        await this.client.request({
+          method,
+          path,
+          authorization: this.authorization,
+          ...options,
+          maxBytes: this.budget.upstreamLeft(),
+          onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+        }).catch((error: unknown) => this.budgetError(error)),
+      );
     } finally {
       this.invalidate();
     }
@@ -167,7 +173,16 @@ export class RequestApi {
     if (refused) return Promise.reject(refused);
     const traced = this.trace?.start('GET', '/download');
     const started = performance.now();
-    done = this.client.download(url, maxBytes).finally(() => {
+    const left = this.budget.upstreamLeft();
+    done = this.client.download(url, Math.min(maxBytes, left)).then(
+      (answer) => {
+        this.budget.addUpstream(Buffer.byteLength(answer.text));
+        return answer;
+      },
+      // Refused for what was left of the request's budget rather than for the caller's bound: the budget's error.
+      (error: unknown) => (left < maxBytes ? this.budgetError(error) : Promise.reject(error)),
+    );
+    done = done.finally(() => {
       if (traced) this.trace!.finish(traced, { method: 'GET', path: '/download', status: undefined, startedAt: started, endedAt: performance.now(), retries: 0 });
     });
     this.downloads.set(key, done);
@@ -192,8 +207,25 @@ export class RequestApi {
     }
   }
 
-  /** Counts one more upstream request; the error to report instead when the budget is spent. */
+  /**
+   * A body the client refused for its size, told against the whole request's budget (the client
+   * knew only what was left of it); other errors as they are.
+   */
+  private budgetError(error: unknown): never {
+    if (!(error instanceof ResponseTooLargeError)) throw error;
+    throw this.budget.exceed(new ResponseTooLargeError('upstream', this.budget.upstreamBytes + error.value, this.budget.max));
+  }
+
+  /** Counts the bytes of an upstream answer against the byte budget; refuses it past the budget. */
+  private counted<R extends { bytes: number }>(response: R): R {
+    this.budget.addUpstream(response.bytes);
+    if (this.budget.exceeded) throw this.budget.exceeded;
+    return response;
+  }
+
+  /** Counts one more upstream request; the error to report instead when a budget is spent. */
   private count(): GatewayError | undefined {
+    if (this.budget.exceeded) return this.budget.exceeded;
     this.requests += 1;
     if (this.requests <= this.maxRequests) {
       this.usage.sent += 1;
@@ -227,6 +259,8 @@ interface Read {
 /** Per-request context of every resolver. */
 export interface GatewayContext {
   api: RequestApi;
+  /** The request's byte budget (its answer and the upstream bodies read for it). */
+  responseBudget: ResponseBudget;
   /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
   trace?: Trace | undefined;
 }
@@ -235,6 +269,8 @@ export interface GatewayContext {
 export interface ContextOptions {
   /** Most upstream requests of the operation. @default 1000 */
   maxUpstreamRequests?: number;
+  /** Most bytes of the answer, and of the upstream bodies read for it. @default 8388608 */
+  maxResponseBytes?: number;
   /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
   startedAt?: number;
 }
@@ -245,8 +281,9 @@ export interface ContextOptions {
  */
 export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
   const trace = request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
-  const api = new RequestApi(client, request.headers.get('authorization') ?? undefined, options.maxUpstreamRequests, trace);
+  const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
+  const api = new RequestApi(client, request.headers.get('authorization') ?? undefined, options.maxUpstreamRequests, trace, responseBudget);
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
-  return { ...initContextCache(), api, trace };
+  return { ...initContextCache(), api, trace, responseBudget };
 }

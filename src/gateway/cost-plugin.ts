@@ -29,7 +29,8 @@ const NO_COST: OperationCost = { nodes: 0, maxUpstreamRequests: 0, depth: 0, ali
 /**
  * The cost model of the gateway, as a yoga plugin: before an operation runs, its cost is computed
  * from the document and the variables, and an operation over a limit is refused without any
- * upstream request; every answer then carries `extensions.cost`, and a request with
+ * upstream request; an operation whose answer outgrows its byte budget while it runs (see
+ * `ResponseBudget`) is answered with that error alone; every answer then carries `extensions.cost`, and a request with
  * `x-explain: 1` also `extensions.explain` (each upstream request and the fields it served).
  */
 export function useOperationCost(limits: GatewayLimits): Plugin & {
@@ -81,6 +82,9 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
     };
     const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
     if (ctx?.trace) extensions.explain = ctx.trace.report();
+    // Past the byte budget, what resolved is dropped: the answer is the one error naming the limit.
+    const exceeded = ctx?.responseBudget?.exceeded;
+    if (exceeded) return { data: null, errors: [exceeded], extensions };
     return { ...result, extensions };
   }
 }

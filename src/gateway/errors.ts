@@ -107,6 +107,27 @@ export class UpstreamTimeoutError extends GatewayError {
 }
 
 /**
+ * An operation whose answer, or the upstream bodies read for it, would exceed the response
+ * budget (`MAX_RESPONSE_BYTES`): BAD_USER_INPUT with `extensions { limit: 'responseBytes', value,
+ * max }`, like the limits of the cost model. `value` is what was counted when it was refused.
+ */
+export class ResponseTooLargeError extends GatewayError {
+  constructor(
+    readonly what: 'answer' | 'upstream',
+    readonly value: number,
+    readonly max: number,
+  ) {
+    super(
+      'BAD_USER_INPUT',
+      what === 'answer'
+        ? `Answer too large: it reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`
+        : `Answer too large: the platform's answers this operation needs reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`,
+    );
+    Object.assign(this.extensions, { limit: 'responseBytes', value, max });
+  }
+}
+
+/**
  * The upstream answered a success whose body is not the documented shape (malformed JSON, or a
  * field of the wrong type): UPSTREAM_INVALID_RESPONSE. `bodyPath` is the first field at fault
  * (`items.3.title`; empty for the whole body), kept apart from the message for logs.

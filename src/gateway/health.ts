@@ -9,6 +9,23 @@ export interface HealthOptions {
    * @default the client's timeout, at most 2000
    */
   readyTimeoutMs?: number;
+  /**
+   * What the supervisor of the upstream's process knows of it (`npm start` runs the embedded
+   * platform in a process of its own): while it is not running, `/ready` answers 503 naming why,
+   * without a ping.
+   */
+  upstreamProcess?: () => UpstreamProcessStatus;
+}
+
+/** The upstream's process as its supervisor sees it (shown in `/ready` as `process`). */
+export interface UpstreamProcessStatus {
+  state: 'starting' | 'running' | 'restarting' | 'stopped';
+  /** Its process id, while one is alive. */
+  pid?: number;
+  /** Restarts since the gateway started. */
+  restarts: number;
+  /** How the last process ended (`killed by SIGKILL`, `killed by SIGABRT, heap limit reached`). */
+  lastExit?: string;
 }
 
 /** The body of a `/ready` answer. */
@@ -19,6 +36,8 @@ export interface Readiness {
   reason?: string;
   upstream: { reachable: boolean; status?: number; durationMs: number; reason?: string };
   breaker: { state: BreakerStatus['state']; consecutiveFailures: number; reopensAt?: string };
+  /** The upstream's process, when the gateway supervises it. */
+  process?: UpstreamProcessStatus;
 }
 
 /**
@@ -28,12 +47,14 @@ export interface Readiness {
  * - `GET /ready`: 200 `{"status":"ready", upstream, breaker}` when the upstream answers a GET of
  *   its base URL below 500 within a short timeout and the circuit breaker is closed; otherwise
  *   503 `{"status":"unavailable", reason, upstream, breaker}`. The upstream's URL is never shown.
+ *   With a supervised upstream process (`upstreamProcess`), the body also has `process`, and a
+ *   process that is not running makes it 503 without a ping.
  */
 export function useHealth(client: RestClient, options: HealthOptions = {}): Plugin {
   return {
     onRequest({ url, request, endResponse, fetchAPI }) {
       if (url.pathname !== '/ready' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
-      return readiness(client, options.readyTimeoutMs).then((body) =>
+      return readiness(client, options.readyTimeoutMs, options.upstreamProcess?.()).then((body) =>
         endResponse(json(fetchAPI, body, body.status === 'ready' ? 200 : 503)),
       );
     },
@@ -45,8 +66,12 @@ export function useHealth(client: RestClient, options: HealthOptions = {}): Plug
   };
 }
 
-/** Pings the upstream (which also serves as the breaker's probe once its cool-down is over). */
-export async function readiness(client: RestClient, timeoutMs?: number): Promise<Readiness> {
+/**
+ * Pings the upstream (which also serves as the breaker's probe once its cool-down is over),
+ * unless its supervised process is known not to run.
+ */
+export async function readiness(client: RestClient, timeoutMs?: number, process?: UpstreamProcessStatus): Promise<Readiness> {
+  if (process && process.state !== 'running') return processDown(client, process);
   const ping: PingResult = await client.ping(timeoutMs);
   const breaker = client.breakerStatus();
   const upstream: Readiness['upstream'] = {
@@ -55,11 +80,8 @@ export async function readiness(client: RestClient, timeoutMs?: number): Promise
     durationMs: Math.round(ping.durationMs * 10) / 10,
     ...(ping.reason !== undefined ? { reason: redactSecrets(ping.reason) } : {}),
   };
-  const shownBreaker: Readiness['breaker'] = {
-    state: breaker.state,
-    consecutiveFailures: breaker.consecutiveFailures,
-    ...(breaker.reopensAt !== undefined ? { reopensAt: new Date(breaker.reopensAt).toISOString() } : {}),
-  };
+  const shownBreaker = showBreaker(breaker);
+  const shownProcess = process ? { process } : {};
   if (breaker.state !== 'closed') {
     const now =
       breaker.state === 'open'
@@ -70,12 +92,38 @@ export async function readiness(client: RestClient, timeoutMs?: number): Promise
       reason: `The platform is failing: the circuit breaker opened after ${breaker.consecutiveFailures} failed requests in a row; ${now}`,
       upstream,
       breaker: shownBreaker,
+      ...shownProcess,
     };
   }
   if (!ping.reachable) {
-    return { status: 'unavailable', reason: `The platform is not reachable: ${upstream.reason ?? 'no answer'}`, upstream, breaker: shownBreaker };
+    return { status: 'unavailable', reason: `The platform is not reachable: ${upstream.reason ?? 'no answer'}`, upstream, breaker: shownBreaker, ...shownProcess };
   }
-  return { status: 'ready', upstream, breaker: shownBreaker };
+  return { status: 'ready', upstream, breaker: shownBreaker, ...shownProcess };
+}
+
+/** The answer while the upstream's process is starting, restarting or stopped. */
+function processDown(client: RestClient, process: UpstreamProcessStatus): Readiness {
+  const why =
+    process.state === 'restarting'
+      ? `its process ended (${process.lastExit ?? 'cause unknown'}) and is restarting (restart ${process.restarts})`
+      : process.state === 'starting'
+        ? 'its process is starting'
+        : 'its process is stopped';
+  return {
+    status: 'unavailable',
+    reason: `The platform is not running: ${why}`,
+    upstream: { reachable: false, durationMs: 0, reason: 'not asked: the process is not running' },
+    breaker: showBreaker(client.breakerStatus()),
+    process,
+  };
+}
+
+function showBreaker(breaker: BreakerStatus): Readiness['breaker'] {
+  return {
+    state: breaker.state,
+    consecutiveFailures: breaker.consecutiveFailures,
+    ...(breaker.reopensAt !== undefined ? { reopensAt: new Date(breaker.reopensAt).toISOString() } : {}),
+  };
 }
 
 function json(fetchAPI: { Response: typeof Response }, body: unknown, status: number): Response {

@@ -35,6 +35,12 @@ export interface GatewayLimits {
   maxRootFields: number;
   /** Most upstream requests one operation makes while it runs; further ones fail alone. @default 1000 */
   maxUpstreamRequests: number;
+  /**
+   * Most bytes of one answer (its JSON, counted as fields resolve), and, apart, of the upstream
+   * bodies read for it; past either, the answer is one BAD_USER_INPUT error
+   * (`limit: responseBytes`). @default 8388608
+   */
+  maxResponseBytes: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -46,6 +52,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxAliases: 100,
   maxRootFields: 50,
   maxUpstreamRequests: 1000,
+  maxResponseBytes: 8 * 1024 * 1024,
 };
 
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */

@@ -1,8 +1,9 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { budgetAnswers } from './answer-size.js';
 import { createContext, type GatewayContext } from './context.js';
 import { useOperationCost } from './cost-plugin.js';
 import { maskExecutionError, normalizeResult, useErrorPolicy } from './error-policy.js';
-import { useHealth } from './health.js';
+import { useHealth, type HealthOptions } from './health.js';
 import { createHttpFront, type HttpFront } from './http.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
 import { RestClient, type RestClientOptions } from './rest/client.js';
@@ -24,6 +25,8 @@ export interface GatewayOptions {
   graphiql?: { enabled: boolean; defaultToken?: string };
   /** Bounds on requests and operations; each left out takes its default (`DEFAULT_LIMITS`). */
   limits?: Partial<GatewayLimits>;
+  /** What the supervisor of the upstream's process knows of it, for `/ready` (see `HealthOptions`). */
+  upstreamProcess?: HealthOptions['upstreamProcess'];
   /** Logger for unexpected errors. @default console */
   logger?: Pick<Console, 'error' | 'info'>;
 }
@@ -45,13 +48,15 @@ export interface Gateway {
 /** Builds the gateway (GraphQL at `/graphql`) without listening: call `fetch`, or mount `handle` in a Node server. */
 export function createGateway(options: GatewayOptions): Gateway {
   if (!options.client && !options.upstreamUrl) throw new Error('createGateway needs upstreamUrl or client');
-  const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, ...options.clientOptions });
+  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  // No upstream body may be larger than a whole answer's budget.
+  const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
-  const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const cost = useOperationCost(limits);
   const yoga = createYoga<Record<string, never>, GatewayContext>({
-    schema: instrumentSchema(schema),
+    // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
+    schema: budgetAnswers(instrumentSchema(schema)),
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
@@ -60,6 +65,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     context: ({ request }) => {
       const ctx = createContext(client, request, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
+        maxResponseBytes: limits.maxResponseBytes,
         startedAt: cost.startedAt(request),
       });
       ctx.api.onInvalidate(() => clearLoaders(ctx));
@@ -76,7 +82,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
-    plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client)],
+    plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) })],
     logging: false,
   });
   const front = createHttpFront({

@@ -208,6 +208,57 @@ describe('limits', () => {
   });
 });
 
+describe('the byte budget of an answer', () => {
+  const ask = async (gateway: ReturnType<typeof createGateway>, query: string) => {
+    const response = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${g.platform.adminToken}` },
+      body: JSON.stringify({ query }),
+    });
+    return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } };
+  };
+
+  it('counts the answer as it resolves: repeating a small read past the budget is one coded error', async () => {
+    const strict = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxResponseBytes: 4096 } });
+    try {
+      const one = await ask(strict, '{ viewer { id displayName email } }');
+      expect(one.body.errors).toBeUndefined();
+      const fields = Array.from({ length: 50 }, (_, i) => `v${i}: viewer { id displayName email }`).join(' ');
+      const many = await ask(strict, `{ ${fields} }`);
+      expect(many.status).toBe(200);
+      expect(many.body.data).toBeNull();
+      expect(many.body.errors).toEqual([
+        {
+          message: expect.stringMatching(/^Answer too large: it reached \d+ bytes, the limit is 4096; /),
+          extensions: { code: 'BAD_USER_INPUT', limit: 'responseBytes', value: expect.any(Number), max: 4096 },
+        },
+      ]);
+      const full = await ask(g.gateway, `{ ${fields} }`);
+      expect(full.body.errors).toBeUndefined();
+      // The estimate counts at least what the answer holds.
+      expect(JSON.stringify(full.body.data).length).toBeGreaterThan(4096);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('reads upstream bodies within what is left of the budget', async () => {
+    const strict = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxResponseBytes: 4096 } });
+    try {
+      const spaces = await ask(strict, '{ organization(id: "acme") { spaces(first: 100) { nodes { id } } } }');
+      expect(spaces.body.errors).toEqual([
+        {
+          message: expect.stringMatching(/^Answer too large: the platform's answers this operation needs reached \d+ bytes, the limit is 4096; /),
+          extensions: { code: 'BAD_USER_INPUT', limit: 'responseBytes', value: expect.any(Number), max: 4096 },
+        },
+      ]);
+      expect(spaces.body.data).toBeNull();
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('x-explain: 1', () => {
   it('lists exactly the requests the platform received, with the fields each served', async () => {
     const result = await g.gql<DashboardData>(COST_DASHBOARD, undefined, { headers: { 'x-explain': '1' } });

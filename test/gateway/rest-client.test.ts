@@ -65,7 +65,7 @@ describe('RestClient', () => {
       authorization: 'Bearer secret-token',
       schema: item,
     });
-    expect(response).toEqual({ status: 200, data: { id: 's1', count: 3 } });
+    expect(response).toEqual({ status: 200, data: { id: 's1', count: 3 }, bytes: 39 });
     expect(exchanges).toEqual([
       expect.objectContaining({ method: 'GET', path: '/spaces/s1', status: 200 }),
     ]);
@@ -87,8 +87,30 @@ describe('RestClient', () => {
       id: 's1',
       count: 1,
     });
-    expect(await client.request({ method: 'DELETE', path: '/spaces/s1' })).toEqual({ status: 205, data: undefined });
-    expect(await client.request({ method: 'DELETE', path: '/spaces/s2' })).toEqual({ status: 204, data: undefined });
+    expect(await client.request({ method: 'DELETE', path: '/spaces/s1' })).toEqual({ status: 205, data: undefined, bytes: 0 });
+    expect(await client.request({ method: 'DELETE', path: '/spaces/s2' })).toEqual({ status: 204, data: undefined, bytes: 0 });
+  });
+
+  it('reads a body up to the request\'s bound and refuses a larger one with a coded error, not as a failure of the upstream', async () => {
+    const big = { id: 's1', count: 1, text: 'x'.repeat(10_000) };
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, big).times(6);
+    const within = await client.request({ method: 'GET', path: '/spaces/s1', schema: item, maxBytes: 10_100 });
+    expect(within.bytes).toBe(JSON.stringify(big).length);
+    for (let i = 0; i < 5; i += 1) {
+      const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item, maxBytes: 1_000 }));
+      expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'responseBytes', max: 1_000, value: expect.any(Number) });
+      expect(error.extensions.value as number).toBeGreaterThan(1_000);
+    }
+    // Five refusals in a row, yet the upstream answered every time: the breaker stays closed.
+    expect(client.breakerStatus().state).toBe('closed');
+  });
+
+  it('downloads a signed URL up to the bound asked for, and refuses a larger answer as too large for the caller', async () => {
+    agent.get(ORIGIN).intercept({ path: '/v1/files/spec.json?sig=abc', method: 'GET' }).reply(200, 'x'.repeat(5_000), { headers: { 'content-type': 'application/json' } }).times(2);
+    expect(await client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 5_000)).toEqual({ text: 'x'.repeat(5_000), contentType: 'application/json' });
+    const error = await failure(client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 4_000));
+    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'responseBytes', max: 4_000 });
   });
 
   it.each([
@@ -171,7 +193,7 @@ describe('RestClient retries', () => {
     const own: Exchange[] = [];
     const before = performance.now();
     const response = await client.request({ method: 'GET', path: '/spaces/s1', schema: item, onExchange: (e) => own.push(e) });
-    expect(response).toEqual({ status: 200, data: { id: 's1', count: 1 } });
+    expect(response).toEqual({ status: 200, data: { id: 's1', count: 1 }, bytes: expect.any(Number) });
     expect(exchanges).toEqual([{ method: 'GET', path: '/spaces/s1', status: 200, retries: 2, startedAt: expect.any(Number), endedAt: expect.any(Number) }]);
     expect(own).toEqual(exchanges);
     expect(exchanges[0]!.startedAt).toBeGreaterThanOrEqual(before);
@@ -220,7 +242,7 @@ describe('RestClient retries', () => {
     agent.get(ORIGIN).intercept({ path: '/v1/spaces', method: 'POST' }).replyWithError(refused());
     agent.get(ORIGIN).intercept({ path: '/v1/spaces', method: 'POST', body: '{"title":"T"}' }).reply(201, { id: 's9', count: 0 });
     const response = await client.request({ method: 'POST', path: '/spaces', body: { title: 'T' }, schema: item });
-    expect(response).toEqual({ status: 201, data: { id: 's9', count: 0 } });
+    expect(response).toEqual({ status: 201, data: { id: 's9', count: 0 }, bytes: expect.any(Number) });
     expect(exchanges[0]?.retries).toBe(1);
   });
 

@@ -3,6 +3,7 @@ import { Pool, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   GatewayError,
+  ResponseTooLargeError,
   UpstreamContractError,
   UpstreamTimeoutError,
   UpstreamUnavailableError,
@@ -68,6 +69,12 @@ export interface RestClientOptions {
   /** Milliseconds an open circuit breaker fails requests fast before letting a probe through. @default 5000 */
   breakerCooldownMs?: number;
   /**
+   * Largest upstream body read, in bytes; reading stops there and the request fails with
+   * BAD_USER_INPUT (`limit: responseBytes`). A request may ask for a lower bound (`maxBytes`).
+   * @default 8388608
+   */
+  maxBodyBytes?: number;
+  /**
    * Where answers of the wrong shape (UPSTREAM_INVALID_RESPONSE) are reported: once per
    * operation and field at fault, values never included.
    * @default console
@@ -111,12 +118,19 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   schema?: S;
   /** Called once when this request is over (after its last try), successful or not. */
   onExchange?: ((exchange: Exchange) => void) | undefined;
+  /** Most bytes of body to read (at most the client's `maxBodyBytes`): what is left of the GraphQL request's budget. */
+  maxBytes?: number | undefined;
 }
 
 export interface RestResponse<T> {
   status: number;
   data: T;
+  /** Bytes of the body read. */
+  bytes: number;
 }
+
+/** Largest upstream body a client reads by default (`RestClientOptions.maxBodyBytes`). */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * Builds a path with every interpolated value URI-encoded, so ids can never change the route:
@@ -159,6 +173,7 @@ export class RestClient {
   private readonly retryBaseDelayMs: number;
   private readonly breaker: CircuitBreaker;
   private readonly logger: Pick<Console, 'warn'>;
+  private readonly maxBodyBytes: number;
   /** Operations and fields already logged as invalid, oldest first. */
   private readonly reportedInvalid = new Set<string>();
 
@@ -172,6 +187,7 @@ export class RestClient {
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
     this.breaker = new CircuitBreaker(options.breakerThreshold ?? 5, options.breakerCooldownMs ?? 5_000);
     this.logger = options.logger ?? console;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
       this.ownsDispatcher = false;
@@ -218,10 +234,17 @@ export class RestClient {
         if (!ticket) throw failure ?? this.breakerError(method, path);
         startedAt ??= performance.now();
         tries += 1;
-        const outcome = await this.tryOnce(method, this.basePath + path + queryString(query), headers, payload, deadline);
+        const maxBytes = Math.min(this.maxBodyBytes, request.maxBytes ?? Number.POSITIVE_INFINITY);
+        const outcome = await this.tryOnce(method, this.basePath + path + queryString(query), headers, payload, deadline, maxBytes);
         endedAt = performance.now();
         let retryable = false;
         let waitMs: number | undefined;
+        if ('tooLarge' in outcome) {
+          // The upstream answered; the answer is larger than this request may read.
+          this.breaker.succeeded(ticket);
+          status = outcome.status;
+          throw new ResponseTooLargeError('upstream', outcome.tooLarge, maxBytes);
+        }
         if ('error' in outcome) {
           this.breaker.failed(ticket);
           status = undefined;
@@ -236,8 +259,8 @@ export class RestClient {
           if (status >= 500) this.breaker.failed(ticket);
           else this.breaker.succeeded(ticket);
           if (status < 400) {
-            if (!schema) return { status, data: undefined as never };
-            return { status, data: this.parseSuccess(schema, outcome.text, method, path) as never };
+            if (!schema) return { status, data: undefined as never, bytes: outcome.bytes };
+            return { status, data: this.parseSuccess(schema, outcome.text, method, path) as never, bytes: outcome.bytes };
           }
           const retryAfter = status === 429 ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
           failure = errorFromResponse(status, parseJson(outcome.text), method, path, {
@@ -281,8 +304,12 @@ export class RestClient {
     const ticket = this.breaker.admit();
     if (!ticket) return { reachable: false, durationMs: 0, reason: 'the circuit breaker is open' };
     const path = this.basePath || '/';
-    const outcome = await this.tryOnce('GET', path, { accept: 'application/json' }, undefined, started + timeoutMs);
+    const outcome = await this.tryOnce('GET', path, { accept: 'application/json' }, undefined, started + timeoutMs, 64 * 1024);
     const durationMs = performance.now() - started;
+    if ('tooLarge' in outcome) {
+      this.breaker.succeeded(ticket);
+      return { reachable: true, status: outcome.status, durationMs };
+    }
     if ('error' in outcome) {
       this.breaker.failed(ticket);
       const reason = outcome.timedOut ? `GET ${path} did not answer within ${timeoutMs} ms` : toGatewayError(outcome.error, 'GET', path).message;
@@ -302,6 +329,15 @@ export class RestClient {
   }
 
   /**
+   * Closes the circuit breaker at once: for an owner that knows the upstream serves again (the
+   * supervisor of the embedded platform, when a restarted process is ready), so requests need
+   * not fail fast until the cool-down is over.
+   */
+  resetBreaker(): void {
+    this.breaker.reset();
+  }
+
+  /**
    * PUTs bytes to an upload URL the platform signed (`POST /orgs/{id}/storage/upload`): no
    * credentials, no retry (the URL takes one upload), within `timeoutMs`.
    */
@@ -311,7 +347,8 @@ export class RestClient {
 
   /**
    * GETs the text at a URL the platform gave (a signed download URL, such as an OpenAPI
-   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes`.
+   * version's `url`): no credentials, within `timeoutMs`, at most `maxBytes` (past it,
+   * BAD_USER_INPUT with `limit: responseBytes`).
    */
   async download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
     return this.signedUrl('download', url, { method: 'GET' }, maxBytes);
@@ -344,17 +381,14 @@ export class RestClient {
           ? await this.dispatcher.request({ ...options, origin: this.origin, path: target.pathname + target.search })
           : await undiciRequest(target, { ...options, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
       status = response.statusCode;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          controller.abort();
-          throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
-        }
-        chunks.push(chunk as Buffer);
+      const body = await readBody(response.body, maxBytes);
+      if ('tooLarge' in body) {
+        controller.abort();
+        // A download is what the caller asked for: too large for it is its limit, not the platform's fault.
+        if (what === 'download') throw new ResponseTooLargeError('upstream', body.tooLarge, maxBytes);
+        throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
       }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const { text } = body;
       if (status === 401 || status === 403) throw new UpstreamContractError(`The platform refused the ${what} URL it had signed`);
       if (status >= 300) throw errorFromResponse(status, parseJson(text), request.method, `the ${what} URL`);
       const type = response.headers['content-type'];
@@ -376,6 +410,7 @@ export class RestClient {
     headers: Record<string, string>,
     payload: string | undefined,
     deadline: number,
+    maxBytes: number,
   ): Promise<TryOutcome> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), Math.max(1, deadline - performance.now()));
@@ -388,8 +423,12 @@ export class RestClient {
         body: payload,
         signal: controller.signal,
       });
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, text };
+      const body = await readBody(response.body, maxBytes);
+      if ('tooLarge' in body) {
+        controller.abort();
+        return { status: response.statusCode, tooLarge: body.tooLarge };
+      }
+      return { status: response.statusCode, headers: response.headers, text: body.text, bytes: body.bytes };
     } catch (error) {
       return { error, timedOut: controller.signal.aborted || isTimeout(error) };
     } finally {
@@ -531,8 +570,24 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
 const RETRIED_STATUSES = new Set([502, 503, 504]);
 
 type TryOutcome =
-  | { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { status: number; headers: Record<string, string | string[] | undefined>; text: string; bytes: number }
+  | { status: number; tooLarge: number }
   | { error: unknown; timedOut: boolean };
+
+/**
+ * Reads a body as UTF-8 text, up to `maxBytes`: past it, reading stops (so a huge body costs no
+ * more than the bound) and `tooLarge` tells how many bytes had arrived.
+ */
+async function readBody(body: AsyncIterable<Buffer | Uint8Array>, maxBytes: number): Promise<{ text: string; bytes: number } | { tooLarge: number }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) return { tooLarge: bytes };
+    chunks.push(chunk as Buffer);
+  }
+  return { text: Buffer.concat(chunks, bytes).toString('utf8'), bytes };
+}
 
 /**
  * Whether a failed try lost its connection: `refused` (no connection, so nothing was sent) or
@@ -603,6 +658,12 @@ class CircuitBreaker {
     if (this.probing || Date.now() < this.openUntil) return undefined;
     this.probing = true;
     return { probe: true };
+  }
+
+  reset(): void {
+    this.failures = 0;
+    this.openUntil = undefined;
+    this.probing = false;
   }
 
   succeeded(ticket: Ticket): void {

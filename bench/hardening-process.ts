@@ -1,0 +1,320 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catchUpSearchIndex } from '../src/platform/content/current.js';
+import type { ContentPage } from '../src/platform/content/revisions.js';
+import { putDocument } from '../src/platform/content/revisions.js';
+import { seedDemoData } from '../src/platform/demo-data.js';
+import { openDatabase, type Db } from '../src/platform/store/db.js';
+import { commitContent, textDocument } from '../test/fixtures/content.js';
+
+/**
+ * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js` with a
+ * 192 MiB heap, the platform in its own process), measured on:
+ *
+ * 1. The page tree of a 4,000-page space, and every page's markdown of a 2,000-page space (the
+ *    largest answers the limits admit), then 3 concurrent requests for 100 aliases of that tree
+ *    (`BENCH_PARALLEL`, `BENCH_ALIASES`; answers the byte budget refuses): time, the gateway's peak RSS during the operation, latency of a concurrent
+ *    `{ viewer { id } }`.
+ * 2. kill -9 of the platform's process during a stream of reads and writes: the gateway's
+ *    answers (no 5xx), the time until `/ready` is 200 again, every acknowledged write present.
+ * 3. A page of 50,000 short paragraphs inserted in a change request (`BENCH_PARAGRAPHS`): the
+ *    gateway's answer, whether the platform's process was restarted, and how it ended.
+ *
+ * `npm run build && npx tsx bench/hardening-process.ts` (MAX_RESPONSE_BYTES=1099511627776 runs
+ * the gateway without a byte budget, for comparison). Every answer is checked.
+ */
+const GATEWAY_HEAP_MB = Number(process.env.GATEWAY_HEAP_MB ?? 192);
+/** Aliases of the 4,000-page tree in the third operation (the limits admit 100). */
+const ALIASES = Number(process.env.BENCH_ALIASES ?? 100);
+/** Paragraphs of the hostile page (`BENCH_PARAGRAPHS`). */
+const PARAGRAPHS = Number(process.env.BENCH_PARAGRAPHS ?? 50_000);
+/** How many of those run at once (`BENCH_PARALLEL`). */
+const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A space of `count` document pages, in groups of 100 under top-level pages, each with its own document. */
+function bigSpace(db: Db, spaceId: string, count: number, paragraph: string): void {
+  const pages: ContentPage[] = [];
+  db.transaction(() => {
+    for (let top = 0; top * 100 < count; top += 1) {
+      const children: ContentPage[] = [];
+      for (let i = 1; i < 100 && top * 100 + i < count; i += 1) {
+        const n = top * 100 + i;
+        children.push({ id: `bp${n}`, type: 'document', title: `Page ${n} of the big space`, slug: `page-${n}`, pages: [], documentId: putDocument(db, spaceId, textDocument([[1, `Page ${n}`], [0, `${paragraph} ${n}`]])) });
+      }
+      const n = top * 100;
+      pages.push({ id: `bp${n}`, type: 'document', title: `Chapter ${top}`, slug: `chapter-${top}`, pages: children, documentId: putDocument(db, spaceId, textDocument([[0, `Chapter ${top}`]])) });
+    }
+  })();
+  commitContent(db, spaceId, { pages, files: [], reusableContents: [], variables: {} });
+}
+
+interface Gateway {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  stderr(): string;
+}
+
+async function startGateway(dataDir: string): Promise<Gateway> {
+  const [port, platformPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['--enable-source-maps', `--max-old-space-size=${GATEWAY_HEAP_MB}`, 'dist/main.js'], {
+    env: { ...process.env, PORT: String(port), PLATFORM_PORT: String(platformPort), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const gateway = { url: `http://127.0.0.1:${port}`, pid: child.pid!, child, stderr: () => stderr };
+  await waitReady(gateway, 30_000);
+  return gateway;
+}
+
+async function readiness(gateway: Gateway): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${gateway.url}/ready`);
+  return { status: response.status, body: await response.json() };
+}
+
+async function waitReady(gateway: Gateway, withinMs: number, unlikePid?: number): Promise<any> {
+  const deadline = performance.now() + withinMs;
+  while (performance.now() < deadline) {
+    const answer = await readiness(gateway).catch(() => undefined);
+    if (answer?.status === 200 && answer.body.process?.pid !== unlikePid) return answer.body;
+    await sleep(20);
+  }
+  throw new Error(`not ready within ${withinMs} ms\n${gateway.stderr()}`);
+}
+
+async function graphql(gateway: Gateway, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await response.text();
+  return { status: response.status, bytes: text.length, body: JSON.parse(text) as { data?: any; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> } };
+}
+
+/** Resident set of a process now, and its peak since the last reset, in MiB (Linux). */
+function rss(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+/** Resets a process's peak RSS (`VmHWM`) to its current RSS. */
+function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+const round = (n: number) => Math.round(n * 10) / 10;
+
+/** Runs `operation` while a reader sends `{ viewer { id } }` one after the other; measures both and the gateway's RSS. */
+async function measure<T>(gateway: Gateway, token: string, operation: () => Promise<T>) {
+  await sleep(200);
+  (globalThis as { gc?: () => void }).gc?.();
+  const idle = rss(gateway.pid).now;
+  resetPeak(gateway.pid);
+  let done = false;
+  const latencies: number[] = [];
+  const readErrors: string[] = [];
+  const reader = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const answer = await graphql(gateway, token, '{ viewer { id } }').catch(() => undefined);
+      // The gateway is gone (the operation measured reports it).
+      if (!answer) return;
+      latencies.push(performance.now() - started);
+      for (const error of answer.body.errors ?? []) readErrors.push(String(error.extensions?.code));
+    }
+  })();
+  const started = performance.now();
+  const result = await operation();
+  const ms = performance.now() - started;
+  done = true;
+  await reader;
+  const { peak } = gateway.child.exitCode === null && gateway.child.signalCode === null ? rss(gateway.pid) : { peak: Number.NaN };
+  return {
+    result,
+    figures: { ms: Math.round(ms), idleRssMiB: round(idle), peakRssMiB: round(peak), concurrentReads: latencies.length, readP50Ms: round(percentile(latencies, 50)), readP99Ms: round(percentile(latencies, 99)), ...(readErrors.length ? { readErrors } : {}) },
+  };
+}
+
+const TREE = `query ($id: ID!) { space(id: $id) { content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } } } }`;
+const MARKDOWN = `query ($id: ID!) { space(id: $id) { content { pages { ... on DocumentPage { markdown } children { ... on DocumentPage { markdown } } } } } }`;
+
+function countPages(pages: Array<{ children?: unknown[] }>): number {
+  return pages.reduce((sum, page) => sum + 1 + countPages((page.children ?? []) as Array<{ children?: unknown[] }>), 0);
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-process-'));
+  const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
+  const token = Object.values(seedDemoData(db))[0]!;
+  const spaces = db.prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL ORDER BY id LIMIT 2").pluck(true).all() as string[];
+  const [treeSpace, markdownSpace] = spaces as [string, string];
+  const seeding = performance.now();
+  bigSpace(db, treeSpace, 4_000, 'Short text.');
+  bigSpace(db, markdownSpace, 2_000, 'A paragraph of ordinary documentation text, about a hundred and fifty characters long, the size of most paragraphs of a guide, repeated on every page.');
+  catchUpSearchIndex(db);
+  db.close();
+  console.log(`seeded a 4,000-page and a 2,000-page space in ${Math.round(performance.now() - seeding)} ms`);
+
+  const gateway = await startGateway(dataDir);
+  const report: Record<string, unknown> = {};
+  try {
+    const tree = await measure(gateway, token, () => graphql(gateway, token, TREE, { id: treeSpace }));
+    assert.equal(tree.result.status, 200);
+    assert.equal(tree.result.body.errors, undefined, JSON.stringify(tree.result.body.errors?.[0]));
+    assert.equal(countPages(tree.result.body.data.space.content.pages), 4_000);
+    report.pageTree4000 = { ...tree.figures, answerBytes: tree.result.bytes };
+
+    const markdown = await measure(gateway, token, () => graphql(gateway, token, MARKDOWN, { id: markdownSpace }));
+    assert.equal(markdown.result.status, 200);
+    const pages = (markdown.result.body.data?.space?.content?.pages ?? []) as Array<{ markdown?: string | null; children: Array<{ markdown?: string | null }> }>;
+    const texts = pages.flatMap((page) => [page.markdown, ...page.children.map((child) => child.markdown)]).filter((text): text is string => typeof text === 'string');
+    const codes = new Map<string, number>();
+    for (const error of markdown.result.body.errors ?? []) codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
+    // The limits admit 1,000 upstream requests: the further pages fail alone, with a coded error.
+    assert.equal(texts.length + (codes.get('BAD_USER_INPUT') ?? 0), 2_000);
+    report.markdown2000 = { ...markdown.figures, answerBytes: markdown.result.bytes, pagesWithMarkdown: texts.length, refusedFields: Object.fromEntries(codes) };
+
+    const aliases = Array.from({ length: ALIASES }, (_, i) => `t${i}: content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } }`);
+    const aliasedQuery = `query ($id: ID!) { space(id: $id) { ${aliases.join(' ')} } }`;
+    const aliased = await measure(gateway, token, () =>
+      Promise.all(Array.from({ length: PARALLEL }, () => graphql(gateway, token, aliasedQuery, { id: treeSpace }))).catch((error: unknown) => error as Error),
+    );
+    const name = `pageTree4000x${ALIASES}Aliases${PARALLEL > 1 ? `x${PARALLEL}Concurrent` : ''}`;
+    if (aliased.result instanceof Error) {
+      // Without a byte budget, the gateway can run out of memory: report it and stop there.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      report[name] = { ...aliased.figures, peakRssMiB: null, gatewayDied: gateway.child.exitCode !== null || gateway.child.signalCode !== null, exit: gateway.child.signalCode ?? gateway.child.exitCode, stderrTail: gateway.stderr().split('\n').filter((line) => /FATAL|heap/.test(line)).slice(0, 2) };
+      console.log(JSON.stringify(report, null, 2));
+      return;
+    }
+    for (const answer of aliased.result) {
+      assert.equal(answer.status, 200);
+      const refused = answer.body.errors?.[0]?.extensions;
+      if (refused) assert.equal(refused.limit, 'responseBytes');
+      else assert.equal(countPages(answer.body.data.space.t0.pages), 4_000);
+    }
+    const first = aliased.result[0]!;
+    report[name] = { ...aliased.figures, answerBytes: first.bytes, refused: first.body.errors?.[0]?.extensions ?? false };
+
+    report.killPlatform = await killDuringStream(gateway, token);
+    report.hostilePage = await hostilePage(gateway, token);
+    assert.ok(rss(gateway.pid).now > 0, 'the gateway is alive');
+  } finally {
+    if (gateway.child.exitCode === null && gateway.child.signalCode === null) {
+      const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+      gateway.child.kill('SIGTERM');
+      await exited;
+    }
+    if (process.env.BENCH_KEEP_DATA) console.log(`data kept in ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(report, null, 2));
+}
+
+/**
+ * A page of `PARAGRAPHS` short paragraphs inserted in a change request (the input that once took
+ * the whole service down): whatever the platform does with it, the gateway answers, stays up,
+ * and is ready again.
+ */
+async function hostilePage(gateway: Gateway, token: string) {
+  const ok = async (query: string, variables: Record<string, unknown>) => {
+    const answer = await graphql(gateway, token, query, variables);
+    assert.equal(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
+    return answer.body.data;
+  };
+  const { createSpace } = await ok('mutation { createSpace(input: { organizationId: "acme", title: "Hostile" }) { space { id } } }', {});
+  const { createChangeRequest } = await ok('mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Big" }) { changeRequest { id } } }', { id: createSpace.space.id });
+  const before = await waitReady(gateway, 1_000);
+  const markdown = 'a\n\n'.repeat(PARAGRAPHS);
+  const edit = await measure(gateway, token, () =>
+    graphql(gateway, token, 'mutation ($id: ID!, $markdown: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $markdown } }] }) { edits { pageId } userErrors { code message } } }', {
+      id: createChangeRequest.changeRequest.id,
+      markdown,
+    }),
+  );
+  assert.ok(edit.result.status < 500, `HTTP ${edit.result.status}`);
+  // The platform may still be working on it after the gateway's time budget: give it 20 s to finish or die.
+  for (let waited = 0; waited < 20_000; waited += 200) {
+    const now = await readiness(gateway);
+    if (now.body.process?.restarts > before.process.restarts || (now.status === 200 && waited >= 2_000)) break;
+    await sleep(200);
+  }
+  const after = await waitReady(gateway, 30_000);
+  const errors = edit.result.body.errors ?? [];
+  return {
+    ...edit.figures,
+    markdownBytes: markdown.length,
+    answer: errors.length ? errors.map((error) => error.extensions?.code) : edit.result.body.data?.editChangeRequestContent?.userErrors?.length ? 'userErrors' : 'inserted',
+    platformRestarted: after.process.pid !== before.process.pid,
+    lastExit: after.process.lastExit,
+    gatewayAlive: gateway.child.exitCode === null && gateway.child.signalCode === null,
+  };
+}
+
+/** kill -9 of the platform during reads and writes: statuses, time to ready, acknowledged writes found. */
+async function killDuringStream(gateway: Gateway, token: string) {
+  const before = await waitReady(gateway, 1_000);
+  const statuses = new Map<number, number>();
+  const codes = new Map<string, number>();
+  const acknowledged: Array<{ id: string; title: string }> = [];
+  let running = true;
+  let n = 0;
+  const note = async (answer: Awaited<ReturnType<typeof graphql>>) => {
+    statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    for (const error of answer.body.errors ?? []) codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
+    if (answer.body.errors) await sleep(20);
+  };
+  const writer = async () => {
+    while (running) {
+      const title = `Bench ${(n += 1)}`;
+      const answer = await graphql(gateway, token, 'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId } userErrors { code } } }', { title });
+      await note(answer);
+      const space = answer.body.data?.createSpace?.space;
+      if (space && answer.body.data.createSpace.userErrors.length === 0) acknowledged.push({ id: space.platformId, title });
+    }
+  };
+  const reader = async () => {
+    while (running) await note(await graphql(gateway, token, '{ viewer { id } organization(id: "acme") { title } }'));
+  };
+  const stream = [writer(), writer(), reader(), reader()];
+  while (acknowledged.length < 20) await sleep(5);
+  const killedAt = performance.now();
+  process.kill(before.process.pid, 'SIGKILL');
+  const after = await waitReady(gateway, 30_000, before.process.pid);
+  const readyAfterMs = Math.round(performance.now() - killedAt);
+  const ackedAtReady = acknowledged.length;
+  while (acknowledged.length < ackedAtReady + 10) await sleep(5);
+  running = false;
+  await Promise.all(stream);
+  let found = 0;
+  for (const write of acknowledged) {
+    const answer = await graphql(gateway, token, 'query ($id: ID!) { space(id: $id) { title } }', { id: write.id });
+    if (answer.body.data?.space?.title === write.title) found += 1;
+  }
+  assert.equal(found, acknowledged.length, 'every acknowledged write is present');
+  assert.ok(![...statuses.keys()].some((status) => status >= 500), 'no 5xx');
+  return { readyAfterMs, restarts: after.process.restarts, lastExit: after.process.lastExit, statuses: Object.fromEntries(statuses), errorCodes: Object.fromEntries(codes), acknowledgedWrites: acknowledged.length, found };
+}
+
+await main();

@@ -1,0 +1,133 @@
+import {
+  defaultFieldResolver,
+  getNamedType,
+  getNullableType,
+  isLeafType,
+  isListType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+} from 'graphql';
+import { ResponseTooLargeError } from './errors.js';
+
+/**
+ * The byte budget of one GraphQL request (`MAX_RESPONSE_BYTES`), kept like its cost: the bodies
+ * read from the upstream (what the request holds in memory) and the answer itself, counted as its
+ * fields resolve (an alias repeating a large field counts each time). Past either, the request
+ * stops: no further upstream request, every further field fails, and the answer is the one coded
+ * error (`ResponseTooLargeError`) instead of a partial result.
+ */
+export class ResponseBudget {
+  /** Bytes of upstream bodies read so far. */
+  upstreamBytes = 0;
+  /** Bytes of the answer so far (its JSON, estimated as fields resolve). */
+  answerBytes = 0;
+  /** Set once the budget is spent: the error the whole answer becomes. */
+  exceeded: ResponseTooLargeError | undefined;
+
+  constructor(readonly max: number) {}
+
+  /** Bytes an upstream body may still have; throws once the budget is spent. */
+  upstreamLeft(): number {
+    if (this.exceeded) throw this.exceeded;
+    return this.max - this.upstreamBytes;
+  }
+
+  /** Counts an upstream body read. */
+  addUpstream(bytes: number): void {
+    this.upstreamBytes += bytes;
+    if (this.upstreamBytes > this.max) this.exceed(new ResponseTooLargeError('upstream', this.upstreamBytes, this.max));
+  }
+
+  /** Counts bytes of the answer; throws once the budget is spent. */
+  addAnswer(bytes: number): void {
+    if (this.exceeded) throw this.exceeded;
+    this.answerBytes += bytes;
+    if (this.answerBytes > this.max) throw this.exceed(new ResponseTooLargeError('answer', this.answerBytes, this.max));
+  }
+
+  /** Notes a refusal of the upstream (a body over the bound, read no further). */
+  exceed(error: ResponseTooLargeError): ResponseTooLargeError {
+    this.exceeded ??= error;
+    return this.exceeded;
+  }
+}
+
+/** A context that may carry a response budget. */
+interface BudgetedContext {
+  responseBudget?: ResponseBudget;
+}
+
+const budgeted = new WeakSet<GraphQLSchema>();
+
+/**
+ * Wraps every field's resolver so that what it adds to the answer is counted against the
+ * request's `ResponseBudget` (contexts without one are not counted): for a leaf, its key and its
+ * value as JSON (estimated, without serializing); for an object or a list, its key and brackets
+ * (the fields inside count themselves). Once the budget is spent, fields fail without running.
+ */
+export function budgetAnswers(schema: GraphQLSchema): GraphQLSchema {
+  if (budgeted.has(schema)) return schema;
+  budgeted.add(schema);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) field.resolve = budgetedResolver(field);
+  }
+  return schema;
+}
+
+function budgetedResolver(field: GraphQLField<unknown, unknown>): GraphQLFieldResolver<unknown, BudgetedContext> {
+  const resolve: GraphQLFieldResolver<unknown, BudgetedContext> = field.resolve ?? defaultFieldResolver;
+  const leaf = isLeafType(getNamedType(field.type));
+  const list = isListType(getNullableType(field.type));
+  const size = (value: unknown): number => (leaf ? jsonBytes(value) : list && Array.isArray(value) ? 2 + value.length : 2);
+  return (parent, args, ctx, info) => {
+    const budget = ctx?.responseBudget;
+    if (!budget) return resolve(parent, args, ctx, info);
+    if (budget.exceeded) throw budget.exceeded;
+    const key = 4 + String(info.path.key).length;
+    const value = resolve(parent, args, ctx, info);
+    if (isPromiseLike(value)) {
+      return Promise.resolve(value).then((resolved) => {
+        budget.addAnswer(key + size(resolved));
+        return resolved;
+      });
+    }
+    budget.addAnswer(key + size(value));
+    return value;
+  };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Bytes of `value` as JSON, estimated without serializing it (strings by their length, numbers
+ * as 8), walking objects and arrays (the `JSON` scalar). The walk stops past 2^31 bytes.
+ */
+export function jsonBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value === null || value === undefined) return 4;
+  if (typeof value !== 'object') return 8;
+  if (value instanceof Date) return 26;
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && bytes < 2 ** 31) {
+    const current = stack.pop();
+    if (Array.isArray(current)) {
+      bytes += 2 + current.length;
+      for (const item of current) stack.push(item);
+    } else if (typeof current === 'object' && current !== null && !(current instanceof Date)) {
+      bytes += 2;
+      for (const [name, item] of Object.entries(current)) {
+        bytes += name.length + 4;
+        stack.push(item);
+      }
+    } else {
+      bytes += jsonBytes(current);
+    }
+  }
+  return bytes;
+}

@@ -1,0 +1,177 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** What a supervised process sends its parent over IPC once it serves (or could not start). */
+export type ChildMessage =
+  | {
+      type: 'ready';
+      /** Base URL it serves, ending in `/v1`. */
+      url: string;
+      /** The demo admin's token, when the demo data is seeded (prefills GraphiQL; never printed). */
+      adminToken?: string;
+      /** Where every demo user's token is written, when the demo data is seeded. */
+      demoTokensFile?: string;
+    }
+  | { type: 'failed'; reason: string };
+
+export type ReadyMessage = Extract<ChildMessage, { type: 'ready' }>;
+
+/** The supervised process as health checks show it. */
+export interface ProcessStatus {
+  /** `starting` until the first ready message, `running` while it serves, `restarting` between an exit and the next ready message. */
+  state: 'starting' | 'running' | 'restarting' | 'stopped';
+  /** Its process id, while one is alive. */
+  pid?: number;
+  /** Restarts since the gateway started. */
+  restarts: number;
+  /** How the last process ended (`killed by SIGKILL`, `exit code 1`, `killed by SIGABRT, heap limit reached`), once one has. */
+  lastExit?: string;
+}
+
+export interface SupervisorOptions {
+  /** What the log lines call the process (`embedded platform`). */
+  name: string;
+  /** The module to run: a `.js` file runs under node, a `.ts` file through tsx (`npm run dev`). */
+  entry: URL;
+  /** The environment of each start (read again at each restart). */
+  env: () => NodeJS.ProcessEnv;
+  /** V8 old-space limit of the process, in MiB (`--max-old-space-size`). */
+  heapMb: number;
+  /** Receives one line per restart, naming how the process ended. */
+  log: (line: string) => void;
+  /** Called at every ready message: the first start and each restart. */
+  onReady?: (ready: ReadyMessage) => void;
+  /** Wait before the first restart after a crash, in milliseconds; it doubles with each crash in a row. @default 100 */
+  restartDelayMs?: number;
+  /** Longest wait before a restart. @default 10000 */
+  maxRestartDelayMs?: number;
+  /** A process that served this long ends a crash streak: the next restart waits `restartDelayMs` again. @default 30000 */
+  stableAfterMs?: number;
+}
+
+/** Bytes of a process's standard error kept to tell why it ended. */
+const STDERR_TAIL = 4096;
+/** How long a stopped process may take to close before it is killed. */
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * Runs a Node module in a child process of its own and keeps it running: it is restarted with
+ * backoff whenever it ends, and killed when this process ends (its IPC channel closes even when
+ * this process is killed, and the child exits then: see `src/platform/main.ts`). A fatal error
+ * of either process never ends the other.
+ */
+export class Supervisor {
+  private child: ChildProcess | undefined;
+  private state: ProcessStatus['state'] = 'stopped';
+  private restarts = 0;
+  private crashStreak = 0;
+  private lastExit: string | undefined;
+  private readySince: number | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private readonly killOnExit = () => this.child?.kill('SIGKILL');
+
+  constructor(private readonly options: SupervisorOptions) {}
+
+  /** Starts the process; resolves with its first ready message, rejects when it ends before sending one. */
+  start(): Promise<ReadyMessage> {
+    process.once('exit', this.killOnExit);
+    this.state = 'starting';
+    return new Promise((resolve, reject) => this.spawn({ resolve, reject }));
+  }
+
+  status(): ProcessStatus {
+    return {
+      state: this.state,
+      ...(this.child?.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null ? { pid: this.child.pid } : {}),
+      restarts: this.restarts,
+      ...(this.lastExit !== undefined ? { lastExit: this.lastExit } : {}),
+    };
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and restarts it no more. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.state = 'stopped';
+    clearTimeout(this.restartTimer);
+    process.removeListener('exit', this.killOnExit);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private spawn(first?: { resolve: (ready: ReadyMessage) => void; reject: (error: Error) => void }): void {
+    const entry = fileURLToPath(this.options.entry);
+    const child = fork(entry, [], {
+      env: this.options.env(),
+      execArgv: childExecArgv(entry, this.options.heapMb),
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
+    this.child = child;
+    let stderrTail = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    let failure: string | undefined;
+    child.on('message', (message: ChildMessage) => {
+      if (message?.type === 'failed') failure = message.reason;
+      if (message?.type !== 'ready') return;
+      this.state = 'running';
+      this.readySince = Date.now();
+      this.options.onReady?.(message);
+      first?.resolve(message);
+      first = undefined;
+    });
+    // A failed spawn (no such file, too many processes) also ends in `exit` or here.
+    child.once('error', (error) => {
+      if (child.exitCode === null && child.signalCode === null && child.pid === undefined) this.exited(child, `could not start: ${error.message}`, first);
+    });
+    child.once('exit', (code, signal) => this.exited(child, failure ?? exitCause(code, signal, stderrTail), first, failure !== undefined));
+  }
+
+  /** After an exit: rejects the first start, or schedules a restart. `told`: the process said why it failed. */
+  private exited(child: ChildProcess, cause: string, first?: { reject: (error: Error) => void }, told = false): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    this.lastExit = cause;
+    if (first) {
+      this.state = 'stopped';
+      process.removeListener('exit', this.killOnExit);
+      first.reject(new Error(told ? cause : `The ${this.options.name} ended before it was ready: ${cause}`));
+      return;
+    }
+    if (this.stopping) return;
+    const stable = this.readySince !== undefined && Date.now() - this.readySince >= (this.options.stableAfterMs ?? 30_000);
+    this.crashStreak = stable ? 1 : this.crashStreak + 1;
+    this.readySince = undefined;
+    this.restarts += 1;
+    this.state = 'restarting';
+    const delay = Math.min(this.options.maxRestartDelayMs ?? 10_000, (this.options.restartDelayMs ?? 100) * 2 ** (this.crashStreak - 1));
+    this.options.log(
+      `The ${this.options.name} (pid ${child.pid}) ended: ${cause}; restart ${this.restarts} in ${(delay / 1000).toFixed(1)} s`,
+    );
+    this.restartTimer = setTimeout(() => this.spawn(), delay);
+  }
+}
+
+/**
+ * Node options of the child: this process's own (source maps, the tsx loader under `npm run
+ * dev`) without its heap limit or debugger, then the child's heap limit; tsx is loaded for a
+ * `.ts` entry when this process was not started through it.
+ */
+function childExecArgv(entry: string, heapMb: number): string[] {
+  const inherited = process.execArgv.filter((arg) => !/^--(max-old-space-size|inspect)/.test(arg));
+  const tsx = entry.endsWith('.ts') && !inherited.some((arg) => arg.includes('tsx')) ? ['--import', 'tsx'] : [];
+  return [...inherited, ...tsx, `--max-old-space-size=${heapMb}`];
+}
+
+/** How a process ended, as a log line tells it; V8 says on standard error when the heap limit was reached. */
+export function exitCause(code: number | null, signal: NodeJS.Signals | null, stderrTail = ''): string {
+  const base = signal ? `killed by ${signal}` : `exit code ${code}`;
+  return /heap limit|heap out of memory/i.test(stderrTail) ? `${base}, heap limit reached` : base;
+}

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Supervisor, exitCause, type ReadyMessage } from '../src/supervisor.js';
+
+const entry = new URL('./fixtures/supervised-child.ts', import.meta.url);
+
+describe('the supervisor', () => {
+  let supervisor: Supervisor | undefined;
+  afterEach(async () => {
+    await supervisor?.stop();
+    supervisor = undefined;
+  });
+
+  it('tells a heap-limit death and restarts the process, one log line per restart', async () => {
+    const lines: string[] = [];
+    const ready: ReadyMessage[] = [];
+    let restarted!: () => void;
+    const second = new Promise<void>((resolve) => (restarted = resolve));
+    supervisor = new Supervisor({
+      name: 'test process',
+      entry,
+      env: () => ({ ...process.env, CHILD_MODE: ready.length === 0 ? 'leak' : 'wait' }),
+      heapMb: 64,
+      log: (line) => lines.push(line),
+      onReady: (message) => {
+        ready.push(message);
+        if (ready.length === 2) restarted();
+      },
+    });
+    const first = await supervisor.start();
+    const firstPid = supervisor.status().pid;
+    expect(first.url).toBe(`http://127.0.0.1:1/v1?pid=${firstPid}`);
+    await second;
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^The test process \\(pid ${firstPid}\\) ended: killed by SIGABRT, heap limit reached; restart 1 in 0\\.1 s$`))]);
+    expect(supervisor.status()).toEqual({ state: 'running', pid: expect.any(Number), restarts: 1, lastExit: 'killed by SIGABRT, heap limit reached' });
+    expect(supervisor.status().pid).not.toBe(firstPid);
+  });
+
+  it('names how a process ended', () => {
+    expect(exitCause(1, null)).toBe('exit code 1');
+    expect(exitCause(null, 'SIGKILL')).toBe('killed by SIGKILL');
+    expect(exitCause(null, 'SIGABRT', '\n<--- Last few GCs --->\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n')).toBe(
+      'killed by SIGABRT, heap limit reached',
+    );
+  });
+});
