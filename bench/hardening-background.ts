@@ -1,0 +1,206 @@
+/**
+ * Background work against the request thread, and memory against what was read:
+ *
+ * 1. Git export of a 4,000-page space to a local bare repository (`GIT_ALLOW_LOCAL`), timed from
+ *    the request to the end of its job, while a second client reads (one request at a time) and
+ *    records its latency: p50, p99 and max. The repository is checked: one markdown file per page,
+ *    the summary listing them.
+ * 2. A one-page edit of that space merged: the search rows it rewrites (counted in the index).
+ * 3. The platform's resident memory (RSS) idle, then after reading 10,000 distinct pages (their
+ *    documents and their markdown), and the peak (VmHWM) of the whole run.
+ *
+ * The platform runs in a process of its own (this file, started with `platform` as argument), so
+ * its memory and event loop are its own; the data (demo organization plus a 4,000-page and a
+ * 6,000-page space) is written through the store before it starts.
+ *
+ *   npx tsx bench/hardening-background.ts
+ *   BENCH_PLATFORM_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx bench/hardening-background.ts   # profile the platform
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setCurrentRevision } from '../src/platform/content/current.js';
+import { code, documentOf, heading, listUnordered, paragraph } from '../src/platform/content/document.js';
+import { putDocument, storeRevision, type ContentPage } from '../src/platform/content/revisions.js';
+import { seedDemoData } from '../src/platform/demo-data.js';
+import { startPlatform } from '../src/platform/server.js';
+import { insertSpace } from '../src/platform/spaces/create.js';
+import { openDatabase, type Db } from '../src/platform/store/db.js';
+
+const EXPORT_PAGES = Number(process.env.BENCH_EXPORT_PAGES ?? 4000);
+const READ_PAGES = Number(process.env.BENCH_READ_PAGES ?? 10_000);
+const READ_EVERY_MS = 10;
+
+
+/** About 1 KB of document: a heading, paragraphs, a list and a code block, with words unique to the page. */
+function pageDocument(n: number) {
+  const words = (salt: number) => Array.from({ length: 24 }, (_, i) => `word${(n * 31 + i * 7 + salt) % 997}`).join(' ');
+  return documentOf([
+    paragraph(`Page ${n} introduces marker${n} and explains ${words(1)}.`),
+    heading(2, `Setup of part ${n}`),
+    paragraph(`Before you start, ${words(2)}.`),
+    listUnordered([`first step ${words(3)}`, `second step ${n}`, `third step ${words(4)}`]),
+    code(`run --page ${n}\nexport VALUE=${n}`, { syntax: 'bash' }),
+    heading(2, 'Troubleshooting'),
+    paragraph(`If it fails, ${words(5)}.`),
+  ]);
+}
+
+/** A space of `count` document pages: 40 top-level pages, the rest as their children. Returns the page ids. */
+function fillSpace(db: Db, spaceId: string, count: number, first: number): string[] {
+  const ids: string[] = [];
+  const top: ContentPage[] = [];
+  db.transaction(() => {
+    for (let i = 0; i < count; i += 1) {
+      const n = first + i;
+      const page: ContentPage = { id: `p${n}`, type: 'document', title: `Page ${n}`, slug: `page-${n}`, documentId: putDocument(db, spaceId, pageDocument(n)), pages: [] };
+      ids.push(page.id);
+      if (top.length < 40) top.push(page);
+      else top[i % 40]!.pages.push(page);
+    }
+    const current = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [current], content: { pages: top, files: [], reusableContents: [], variables: {} }, createdAt: new Date().toISOString() });
+    setCurrentRevision(db, spaceId, revision);
+  })();
+  return ids;
+}
+
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+
+async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_PLATFORM_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', fileURLToPath(import.meta.url), 'platform', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('\n')) resolve(text.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the platform exited (${code})`)));
+  });
+  const { url, token } = JSON.parse(line) as { url: string; token: string };
+  return { child, url, token };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-background-'));
+  const bare = join(dataDir, 'export.git');
+  execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
+  let child: ChildProcess | undefined;
+  try {
+    const started = Date.now();
+    const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
+    seedDemoData(db);
+    const exportSpace = insertSpace(db, { orgId: 'acme', title: 'Export bench' });
+    const exportIds = fillSpace(db, exportSpace, EXPORT_PAGES, 0);
+    const readSpace = insertSpace(db, { orgId: 'acme', title: 'Read bench' });
+    const readIds = READ_PAGES > EXPORT_PAGES ? fillSpace(db, readSpace, READ_PAGES - EXPORT_PAGES, EXPORT_PAGES) : [];
+    db.close();
+    console.log(`data: ${EXPORT_PAGES} + ${readIds.length} pages written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const platform = await startChild(dataDir);
+    child = platform.child;
+    const api = async (method: string, path: string, body?: unknown) => {
+      const answer = await fetch(`${platform.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${platform.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await answer.text();
+      return { status: answer.status, body: text ? (JSON.parse(text) as any) : undefined };
+    };
+    // Warm up: the first answers compile statements and load the space.
+    for (let i = 0; i < 20; i += 1) await api('GET', `/spaces/${exportSpace}/content/page/${exportIds[i]}`);
+    const idle = memoryOf(child.pid!);
+    console.log(`platform idle: RSS ${idle.rssMb} MB`);
+
+    // 1. Export while another client reads.
+    // Reads start every READ_EVERY_MS whether the previous one answered or not, so a stall of the
+    // platform delays every read that falls in it (a client waiting for each answer would see one).
+    const latencies: number[] = [];
+    let exporting = true;
+    const reads: Array<Promise<void>> = [];
+    const reader = (async () => {
+      for (let i = 0; exporting; i += 1) {
+        const at = performance.now();
+        const path = i % 2 ? `/spaces/${exportSpace}` : `/spaces/${exportSpace}/content/page/${exportIds[(i * 37) % 20]}?format=document`;
+        reads.push(
+          api('GET', path).then((answer) => {
+            latencies.push(performance.now() - at);
+            if (answer.status !== 200) throw new Error(`read answered ${answer.status}`);
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
+      }
+    })();
+    const exportStart = performance.now();
+    const asked = await api('POST', `/spaces/${exportSpace}/git/export`, { url: bare, ref: 'refs/heads/main', commitMessage: 'Bench export' });
+    if (asked.status !== 204) throw new Error(`export answered ${asked.status}: ${JSON.stringify(asked.body)}`);
+    let peakDuring = 0;
+    let operation: any;
+    for (;;) {
+      peakDuring = Math.max(peakDuring, memoryOf(child.pid!).rssMb);
+      operation = (await api('GET', `/spaces/${exportSpace}/git/info`)).body.operation;
+      if (operation?.state !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const exportMs = performance.now() - exportStart;
+    exporting = false;
+    await reader;
+    await Promise.all(reads);
+    if (operation?.state !== 'success') throw new Error(`export ended ${JSON.stringify(operation)}`);
+    const files = execFileSync('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'main']).toString().trim().split('\n');
+    const markdown = files.filter((file) => file.endsWith('.md') && file !== 'SUMMARY.md');
+    if (markdown.length !== EXPORT_PAGES) throw new Error(`the repository holds ${markdown.length} page files, not ${EXPORT_PAGES}`);
+    const summary = execFileSync('git', ['--git-dir', bare, 'show', 'main:SUMMARY.md']).toString();
+    if ((summary.match(/^\s*\* \[/gm) ?? []).length !== EXPORT_PAGES) throw new Error('the summary does not list every page');
+    const sample = execFileSync('git', ['--git-dir', bare, 'show', `main:${markdown.find((file) => file.endsWith('page-41.md'))}`]).toString();
+    if (!sample.includes('marker41')) throw new Error('page 41 was not exported with its text');
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `export of ${EXPORT_PAGES} pages: ${(exportMs / 1000).toFixed(2)} s (${(exportMs / EXPORT_PAGES).toFixed(2)} ms per page), RSS up to ${peakDuring} MB; ` +
+        `concurrent reads: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
+    );
+
+    // 2. Read distinct pages: documents and markdown.
+    const all = [...exportIds, ...readIds];
+    const readStart = performance.now();
+    for (let i = 0; i < all.length; i += 1) {
+      const spaceId = i < exportIds.length ? exportSpace : readSpace;
+      const page = await api('GET', `/spaces/${spaceId}/content/page/${all[i]}?format=document`);
+      if (page.status !== 200 || !JSON.stringify(page.body.document).includes(`marker${i}`)) throw new Error(`page ${i} read wrong (${page.status})`);
+      if (i % 2 === 0) {
+        const asMarkdown = await api('GET', `/spaces/${spaceId}/content/page/${all[i]}?format=markdown`);
+        if (asMarkdown.status !== 200 || !String(asMarkdown.body.markdown).includes(`marker${i}`)) throw new Error(`markdown of page ${i} read wrong (${asMarkdown.status})`);
+      }
+    }
+    const afterReads = memoryOf(child.pid!);
+    console.log(
+      `after reading ${all.length} distinct pages (${((performance.now() - readStart) / 1000).toFixed(1)} s): RSS ${afterReads.rssMb} MB (idle ${idle.rssMb} MB), peak of the run ${afterReads.peakMb} MB`,
+    );
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill();
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'platform') {
+  // The platform's process: listens on a free port and says where.
+  const platform = await startPlatform({ dataDir: process.argv[3]!, port: 0, seed: true, gitAllowLocal: true });
+  process.stdout.write(`${JSON.stringify({ url: platform.url, token: Object.values(platform.tokens)[0] })}\n`);
+  // Exits on its own, so that a profile (`--cpu-prof`) is written.
+  process.once('SIGTERM', () => void platform.close().then(() => process.exit(0)));
+} else {
+  await main();
+}
