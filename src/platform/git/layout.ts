@@ -39,13 +39,24 @@ export interface RepoFile {
 
 // --- Writing ---------------------------------------------------------------------------------
 
-/** Everything the export writes, by path relative to the project directory. */
-export function contentToFiles(
+/**
+ * What an export owns in the project directory: markdown files, `.gitbook.yaml` and `.gitbook/`
+ * folders. An export replaces them all; anything else in the repository is kept.
+ */
+export function isExportedPath(path: string): boolean {
+  return path.endsWith('.md') || posix.basename(path) === '.gitbook.yaml' || path.split('/').slice(0, -1).includes('.gitbook');
+}
+
+/**
+ * Everything the export writes, by path relative to the project directory, one file at a time:
+ * the caller hands each on (to git) before the next is made, so a large space is never held
+ * whole, in files or in memory.
+ */
+export function* contentFiles(
   content: RevisionContent,
   read: { document(id: string): JSONDocument | undefined; file(file: ContentFile): Buffer },
-): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const text = (path: string, value: string) => files.set(path, Buffer.from(value, 'utf8'));
+): Generator<[path: string, bytes: Buffer]> {
+  const text = (path: string, value: string): [string, Buffer] => [path, Buffer.from(value, 'utf8')];
   const index = pageIndex(content);
   const empty: JSONDocument = { object: 'document', data: {}, nodes: [] };
   const fileOf = pageFiles(index);
@@ -54,21 +65,20 @@ export function contentToFiles(
     if (placed.page.type !== 'document') continue;
     const document = (placed.page.documentId && read.document(placed.page.documentId)) || empty;
     const refs = relativeRefs(index, content, placed, fileOf);
-    text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }));
+    yield text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }));
   }
-  for (const file of content.files) files.set(`${ASSETS_DIR}/${file.name}`, read.file(file));
+  for (const file of content.files) yield [`${ASSETS_DIR}/${file.name}`, read.file(file)];
   for (const item of content.reusableContents) {
     const document = (item.documentId && read.document(item.documentId)) || empty;
     // Written relative to the include's own file.
     const from: PlacedPage = { page: { id: item.id, type: 'document', title: item.title, pages: [] }, path: `${INCLUDES_DIR}/${item.id}`, parent: undefined };
     const includeFile = (placed: PlacedPage) => (placed === from ? `${INCLUDES_DIR}/${item.id}.md` : fileOf(placed));
-    text(`${INCLUDES_DIR}/${item.id}.md`, documentToMarkdown(document, { frontMatter: { title: item.title }, refs: relativeRefs(index, content, from, includeFile) }));
+    yield text(`${INCLUDES_DIR}/${item.id}.md`, documentToMarkdown(document, { frontMatter: { title: item.title }, refs: relativeRefs(index, content, from, includeFile) }));
   }
-  if (Object.keys(content.variables).length) text(VARS_FILE, stringifyYaml(content.variables));
-  text('SUMMARY.md', summaryOf(content, index, fileOf));
+  if (Object.keys(content.variables).length) yield text(VARS_FILE, stringifyYaml(content.variables));
+  yield text('SUMMARY.md', summaryOf(content, index, fileOf));
   const landing = index.landing ? fileOf(index.landing) : 'README.md';
-  text('.gitbook.yaml', stringifyYaml({ root: './', structure: { readme: landing, summary: 'SUMMARY.md' } }));
-  return files;
+  yield text('.gitbook.yaml', stringifyYaml({ root: './', structure: { readme: landing, summary: 'SUMMARY.md' } }));
 }
 
 /**

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { newId } from '../http.js';
-import { PermanentJobError, type JobQueue } from '../jobs.js';
+import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { setCurrentRevision } from '../content/current.js';
@@ -11,7 +11,8 @@ import { getBlob } from '../content/blobs.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { fetchableUrl, git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
-import { contentToFiles, filesToContent, LayoutError, type RepoFile } from './layout.js';
+import { commitWriter } from './fast-import.js';
+import { contentFiles, filesToContent, isExportedPath, LayoutError, type RepoFile } from './layout.js';
 
 /**
  * Git Sync of a space: import (repository → a revision of the space) and export (the space's
@@ -286,48 +287,49 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
   const { db, space, state, job, url, scratch, stage, options } = operation;
   const tip = await fetchRef(scratch, url, job.ref, options.caFile);
   gitSyncStarted(db, space, tip ?? '');
-  const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
-  if (tip) {
-    await git(['checkout', '--quiet', '-B', 'sync', tip], { cwd: scratch.dir });
-    // The repository moved since the last sync: exporting over it would drop what was committed there.
-    if (!job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
-      throw new PermanentJobError('the branch changed since the last sync: import it first, or export with force to overwrite it');
-    }
-  } else {
-    await git(['checkout', '--quiet', '--orphan', 'sync'], { cwd: scratch.dir });
+  // The repository moved since the last sync: exporting over it would drop what was committed there.
+  if (tip && !job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
+    throw new PermanentJobError('the branch changed since the last sync: import it first, or export with force to overwrite it');
   }
   stage('content_process');
   const revision = loadRevision(db, space.id, space.revision)!;
-  const files = contentToFiles(revision.content, {
-    document: (id) => getDocument<JSONDocument>(db, space.id, id),
-    file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
-  });
-  clearProjectFiles(base);
-  for (const [path, bytes] of files) {
-    const target = join(base, ...path.split('/'));
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, bytes);
-  }
-  stage('finalize');
-  await git(['add', '--all', '--', job.directory || '.'], { cwd: scratch.dir });
-  const changed = await git(['status', '--porcelain'], { cwd: scratch.dir });
-  let commit = tip;
-  if (changed.trim() || !tip) {
-    const message = job.commitMessage?.trim() || 'Update from the docs platform';
-    await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author: options.author });
-    commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
-    try {
-      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), fetchableUrl(url), `HEAD:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile });
-    } catch (error) {
-      throw new GitError(`could not push to the repository: ${(error as Error).message}`);
+  const inProject = (path: string) => (job.directory ? `${job.directory}/${path}` : path);
+  const message = job.commitMessage?.trim() || 'Update from the docs platform';
+  const writer = commitWriter({ cwd: scratch.dir, ref: SYNC_REF, from: tip, author: options.author, message });
+  let commit: string;
+  try {
+    // The commit starts from the branch's tree: what the export owns goes, the rest stays.
+    if (tip) for (const path of await exportedFiles(scratch, tip, job.directory)) await writer.remove(inProject(path));
+    const slice = timeSlices();
+    const files = contentFiles(revision.content, {
+      document: (id) => getDocument<JSONDocument>(db, space.id, id),
+      file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
+    });
+    for (const [path, bytes] of files) {
+      await writer.write(inProject(path), bytes);
+      await slice();
     }
-    db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND git IS NULL').run(
-      JSON.stringify({ oid: commit, message, createdByGitBook: true, url: job.url, ref: job.ref }),
-      revision.id,
-    );
+    stage('finalize');
+    commit = await writer.finish();
+  } catch (error) {
+    writer.abort();
+    throw error;
   }
-  return { commit: commit!, revision: revision.id };
+  if (tip && (await sameTree(scratch, commit, tip))) return { commit: tip, revision: revision.id };
+  try {
+    await git(['push', '--quiet', ...(job.force ? ['--force'] : []), fetchableUrl(url), `${SYNC_REF}:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile });
+  } catch (error) {
+    throw new GitError(`could not push to the repository: ${(error as Error).message}`);
+  }
+  db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND git IS NULL').run(
+    JSON.stringify({ oid: commit, message, createdByGitBook: true, url: job.url, ref: job.ref }),
+    revision.id,
+  );
+  return { commit, revision: revision.id };
 }
+
+/** The branch of the scratch repository an export commits on. */
+const SYNC_REF = 'refs/heads/sync';
 
 /** True when the commit holds files in the project directory. */
 async function hasProjectFiles(scratch: Scratch, commit: string, directory: string): Promise<boolean> {
@@ -335,27 +337,24 @@ async function hasProjectFiles(scratch: Scratch, commit: string, directory: stri
   return listing.trim() !== '';
 }
 
-/** Removes what an export writes from the project directory: markdown files and `.gitbook/`. */
-function clearProjectFiles(base: string): void {
-  const visit = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (entry.name === '.git') continue;
-      if (entry.isDirectory()) {
-        if (entry.name === '.gitbook') rmSync(path, { recursive: true, force: true });
-        else visit(path);
-      } else if (entry.name.endsWith('.md') || entry.name === '.gitbook.yaml') {
-        rmSync(path, { force: true });
-      }
-    }
-  };
-  visit(base);
+/** The files of a commit that an export replaces (`isExportedPath`), relative to the project directory. */
+async function exportedFiles(scratch: Scratch, commit: string, directory: string): Promise<string[]> {
+  const listing = await git(['ls-tree', '-r', '-z', '--full-tree', commit, ...(directory ? ['--', directory] : [])], { cwd: scratch.dir });
+  const prefix = directory ? `${directory}/` : '';
+  const paths: string[] = [];
+  for (const entry of listing.split('\0')) {
+    const match = /^\d+ blob [0-9a-f]+\t(.*)$/s.exec(entry);
+    if (!match || !match[1]!.startsWith(prefix)) continue;
+    const path = match[1]!.slice(prefix.length);
+    if (isExportedPath(path)) paths.push(path);
+  }
+  return paths;
+}
+
+/** True when two commits hold the same tree. */
+async function sameTree(scratch: Scratch, a: string, b: string): Promise<boolean> {
+  const [treeA, treeB] = (await git(['rev-parse', `${a}^{tree}`, `${b}^{tree}`], { cwd: scratch.dir })).trim().split('\n');
+  return treeA === treeB;
 }
 
 /** The GitSyncState of the API, from what the space keeps; undefined when it has no Git Sync. */
