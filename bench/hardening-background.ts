@@ -9,23 +9,23 @@
  * 3. The platform's resident memory (RSS) idle, then after reading 10,000 distinct pages (their
  *    documents and their markdown), and the peak (VmHWM) of the whole run.
  *
- * The platform runs in a process of its own (this file, started with `platform` as argument), so
- * its memory and event loop are its own; the data (demo organization plus a 4,000-page and a
+ * The platform runs in a process of its own, compiled as `npm start` runs it (the bench builds
+ * `dist/` first), so its memory and event loop are its own; the data (demo organization plus a 4,000-page and a
  * 6,000-page space) is written through the store before it starts.
  *
  *   npx tsx bench/hardening-background.ts
- *   BENCH_PLATFORM_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx bench/hardening-background.ts   # profile the platform
+ *   BENCH_PLATFORM_FLAGS='--max-old-space-size=192 --cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx bench/hardening-background.ts   # profile the platform
+ *   BENCH_MEMORY_DETAIL=1 BENCH_PLATFORM_FLAGS='--max-old-space-size=192 --expose-gc' …   # the platform's heap and cache after the reads
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setCurrentRevision } from '../src/platform/content/current.js';
 import { code, documentOf, heading, listUnordered, paragraph } from '../src/platform/content/document.js';
 import { putDocument, storeRevision, type ContentPage } from '../src/platform/content/revisions.js';
 import { seedDemoData } from '../src/platform/demo-data.js';
-import { startPlatform } from '../src/platform/server.js';
 import { insertSpace } from '../src/platform/spaces/create.js';
 import { openDatabase, type Db } from '../src/platform/store/db.js';
 
@@ -75,8 +75,32 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
+/**
+ * The platform's process, as `npm start` runs it: compiled (`dist/`, built first), without a
+ * TypeScript loader, which would add its own memory to what is measured. It listens on a free
+ * port, says where, and exits on its own (so that a `--cpu-prof` profile is written).
+ */
+const CHILD = `
+  const { startPlatform } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../dist/platform/server.js', import.meta.url))).href)});
+  const { loadConfig } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../dist/config.js', import.meta.url))).href)});
+  const platform = await startPlatform({ dataDir: process.argv[1], port: 0, seed: true, gitAllowLocal: true, cacheMb: loadConfig().PLATFORM_CACHE_MB });
+  process.stdout.write(JSON.stringify({ url: platform.url, token: Object.values(platform.tokens)[0] }) + '\\n');
+  process.once('SIGTERM', () => void platform.close().then(() => process.exit(0)));
+  const { cacheSize } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../dist/platform/cache.js', import.meta.url))).href)});
+  process.on('SIGUSR2', () => {
+    const mb = (n) => Math.round(n / 1048576);
+    const m = process.memoryUsage();
+    globalThis.gc?.();
+    const g = process.memoryUsage();
+    process.stderr.write('memory: rss ' + mb(m.rss) + ' heapUsed ' + mb(m.heapUsed) + ' heapTotal ' + mb(m.heapTotal) + ' external ' + mb(m.external) + ' | after gc heapUsed ' + mb(g.heapUsed) + ' rss ' + mb(g.rss) + ' | cache ' + JSON.stringify(cacheSize()) + '\\n');
+  });
+`;
+
 async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PLATFORM_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', fileURLToPath(import.meta.url), 'platform', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The heap limit `npm start` gives its process (GATEWAY_HEAP_MB): V8 grows an unlimited heap
+  // with its garbage, whatever is kept.
+  const flags = (process.env.BENCH_PLATFORM_FLAGS ?? '--max-old-space-size=192').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--enable-source-maps', '--input-type=module', '-e', CHILD, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -90,6 +114,7 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: 
 }
 
 async function main(): Promise<void> {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-background-'));
   const bare = join(dataDir, 'export.git');
   execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
@@ -182,6 +207,10 @@ async function main(): Promise<void> {
       }
     }
     const afterReads = memoryOf(child.pid!);
+    if (process.env.BENCH_MEMORY_DETAIL) {
+      child.kill('SIGUSR2');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     console.log(
       `after reading ${all.length} distinct pages (${((performance.now() - readStart) / 1000).toFixed(1)} s): RSS ${afterReads.rssMb} MB (idle ${idle.rssMb} MB), peak of the run ${afterReads.peakMb} MB`,
     );
@@ -195,12 +224,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'platform') {
-  // The platform's process: listens on a free port and says where.
-  const platform = await startPlatform({ dataDir: process.argv[3]!, port: 0, seed: true, gitAllowLocal: true });
-  process.stdout.write(`${JSON.stringify({ url: platform.url, token: Object.values(platform.tokens)[0] })}\n`);
-  // Exits on its own, so that a profile (`--cpu-prof`) is written.
-  process.once('SIGTERM', () => void platform.close().then(() => process.exit(0)));
-} else {
-  await main();
-}
+await main();

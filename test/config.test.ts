@@ -14,6 +14,7 @@ describe('configuration', () => {
       PLATFORM_PORT: 4010,
       PLATFORM_HOST: '127.0.0.1',
       PLATFORM_DELAY_MS: 0,
+      PLATFORM_CACHE_MB: 48,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
       GIT_ALLOW_LOCAL: false,
       GIT_AUTHOR_NAME: 'Docs platform',

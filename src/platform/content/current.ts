@@ -1,3 +1,4 @@
+import { cacheNamespace, textHeapBytes } from '../cache.js';
 import { now } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { JSONDocument } from './document.js';
@@ -87,21 +88,15 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent):
 }
 
 /** Sections of documents by id: a document never changes, and most pages keep theirs from one revision to the next. */
-const sectionCache = new WeakMap<Db, Map<string, ReturnType<typeof documentSections>>>();
-const MAX_CACHED_SECTIONS = 5000;
+const sectionCache = cacheNamespace<ReturnType<typeof documentSections>>('sections');
 
 function sectionsOf(db: Db, spaceId: string, documentId: string): ReturnType<typeof documentSections> {
-  let cache = sectionCache.get(db);
-  if (!cache) {
-    cache = new Map();
-    sectionCache.set(db, cache);
-  }
   const key = `${spaceId}/${documentId}`;
-  const known = cache.get(key);
+  const known = sectionCache.get(db, key);
   if (known) return known;
   const document = getDocument<JSONDocument>(db, spaceId, documentId);
   const sections = document ? documentSections(document) : [];
-  if (cache.size >= MAX_CACHED_SECTIONS) cache.delete(cache.keys().next().value!);
-  cache.set(key, sections);
+  const chars = sections.reduce((sum, section) => sum + section.title.length + section.body.length + (section.id?.length ?? 0), 0);
+  sectionCache.set(db, key, sections, textHeapBytes(chars, sections.length + 1));
   return sections;
 }
