@@ -3,8 +3,8 @@ import { now } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { JSONDocument } from './document.js';
 import { pageIndex } from './pages.js';
-import { getDocument, loadRevision, type RevisionContent } from './revisions.js';
-import { indexedRevision, replaceSpaceIndex, type IndexedPage } from './search.js';
+import { getDocument, loadRevision, type ContentPage, type RevisionContent } from './revisions.js';
+import { indexedRevision, replaceSpaceIndex, type IndexedPage, type IndexUpdate } from './search.js';
 import { documentSections } from './text.js';
 
 /**
@@ -34,22 +34,31 @@ export function onCurrentRevision(db: Db, listener: CurrentRevisionListener): ()
   };
 }
 
-/** Makes `revisionId` the current revision of a space (and reindexes it), in one transaction. */
-export function setCurrentRevision(db: Db, spaceId: string, revisionId: string): void {
-  db.transaction(() => {
+/**
+ * Makes `revisionId` the current revision of a space (and reindexes it), in one transaction;
+ * returns what the reindexing did.
+ */
+export function setCurrentRevision(db: Db, spaceId: string, revisionId: string): IndexUpdate {
+  return db.transaction(() => {
     db.prepare('UPDATE spaces SET revision = ?, updated_at = ? WHERE id = ?').run(revisionId, now(), spaceId);
-    reindexSpace(db, spaceId, revisionId);
+    const update = reindexSpace(db, spaceId, revisionId);
     for (const listener of listeners.get(db) ?? []) listener(spaceId, revisionId);
+    return update;
   })();
 }
 
-/** Indexes a revision of a space for search (replacing what was indexed for the space). */
-export function reindexSpace(db: Db, spaceId: string, revisionId: string): void {
+/**
+ * Indexes a revision of a space for search (replacing what was indexed for the space). Pages
+ * whose text is the same as in the revision indexed before (same title, description, document
+ * and noIndex) are not read again: an edit of one page reads one page, whatever the space's size.
+ */
+export function reindexSpace(db: Db, spaceId: string, revisionId: string): IndexUpdate {
   const revision = loadRevision(db, spaceId, revisionId);
   if (!revision) throw new Error(`Revision ${revisionId} of space ${spaceId} is missing`);
-  replaceSpaceIndex(db, spaceId, revisionId, indexedPages(db, spaceId, revision.content));
+  const before = indexedRevision(db, spaceId);
+  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
+  return replaceSpaceIndex(db, spaceId, revisionId, indexedPages(db, spaceId, revision.content, indexed));
 }
-
 /**
  * Brings the search index of every space up to its current revision: after a migration, or
  * when a crash came between a write and its reindexing (they share a transaction, so only an
@@ -66,8 +75,14 @@ export function catchUpSearchIndex(db: Db): number {
   return reindexed;
 }
 
-/** The document pages of a content as the search index takes them: sections, ancestors, noIndex. */
-export function indexedPages(db: Db, spaceId: string, content: RevisionContent): IndexedPage[] {
+/**
+ * The document pages of a content as the search index takes them: sections (read only when the
+ * index asks), ancestors, noIndex; pages whose text is that of the same page in `indexed` (the
+ * content the index holds) are marked `unchanged`.
+ */
+export function indexedPages(db: Db, spaceId: string, content: RevisionContent, indexed?: RevisionContent): IndexedPage[] {
+  const indexedText = new Map<string, string>();
+  if (indexed) for (const { page } of pageIndex(indexed).ordered) if (page.type === 'document') indexedText.set(page.id, textKey(page));
   const pages: IndexedPage[] = [];
   for (const placed of pageIndex(content).ordered) {
     const { page } = placed;
@@ -81,11 +96,15 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent):
       description: page.description ?? null,
       ancestors,
       noIndex: page.noIndex ?? false,
-      sections: page.documentId ? sectionsOf(db, spaceId, page.documentId) : [],
+      sections: () => (page.documentId ? sectionsOf(db, spaceId, page.documentId) : []),
+      unchanged: indexedText.get(page.id) === textKey(page),
     });
   }
   return pages;
 }
+
+/** What of a page its index rows are made of (its document by id: a document never changes). */
+const textKey = (page: ContentPage) => JSON.stringify([page.title, page.description ?? null, page.documentId ?? null, page.noIndex ?? false]);
 
 /** Sections of documents by id: a document never changes, and most pages keep theirs from one revision to the next. */
 const sectionCache = cacheNamespace<ReturnType<typeof documentSections>>('sections');
