@@ -5,7 +5,7 @@
  *    the request to the end of its job, while a second client reads (one request at a time) and
  *    records its latency: p50, p99 and max. The repository is checked: one markdown file per page,
  *    the summary listing them.
- * 2. A one-page edit of that space merged: the search rows it rewrites (counted in the index).
+ * 2. Import of that repository into an empty space, measured the same way, its pages counted.
  * 3. The platform's resident memory (RSS) idle, then after reading 10,000 distinct pages (their
  *    documents and their markdown), and the peak (VmHWM) of the whole run.
  *
@@ -65,6 +65,12 @@ function fillSpace(db: Db, spaceId: string, count: number, first: number): strin
     setCurrentRevision(db, spaceId, revision);
   })();
   return ids;
+}
+
+/** CPU time (user and system) the process has used, in milliseconds. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {
@@ -146,41 +152,56 @@ async function main(): Promise<void> {
     const idle = memoryOf(child.pid!);
     console.log(`platform idle: RSS ${idle.rssMb} MB`);
 
-    // 1. Export while another client reads.
-    // Reads start every READ_EVERY_MS whether the previous one answered or not, so a stall of the
-    // platform delays every read that falls in it (a client waiting for each answer would see one).
-    const latencies: number[] = [];
-    let exporting = true;
-    const reads: Array<Promise<void>> = [];
-    const reader = (async () => {
-      for (let i = 0; exporting; i += 1) {
-        const at = performance.now();
-        const path = i % 2 ? `/spaces/${exportSpace}` : `/spaces/${exportSpace}/content/page/${exportIds[(i * 37) % 20]}?format=document`;
-        reads.push(
-          api('GET', path).then((answer) => {
-            latencies.push(performance.now() - at);
-            if (answer.status !== 200) throw new Error(`read answered ${answer.status}`);
-          }),
-        );
-        await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
+    /**
+     * Runs a Git Sync operation of `spaceId` while another client reads; answers its duration,
+     * the platform's peak RSS meanwhile and the latencies of the reads. Reads start every
+     * READ_EVERY_MS whether the previous one answered or not, so a stall of the platform delays
+     * every read that falls in it (a client waiting for each answer would see one).
+     */
+    const syncWhileReading = async (spaceId: string, direction: 'export' | 'import', body: Record<string, unknown>) => {
+      const latencies: number[] = [];
+      let running = true;
+      const reads: Array<Promise<void>> = [];
+      const reader = (async () => {
+        for (let i = 0; running; i += 1) {
+          const at = performance.now();
+          const path = i % 2 ? `/spaces/${exportSpace}` : `/spaces/${exportSpace}/content/page/${exportIds[(i * 37) % 20]}?format=document`;
+          reads.push(
+            api('GET', path).then((answer) => {
+              latencies.push(performance.now() - at);
+              if (answer.status !== 200) throw new Error(`read answered ${answer.status}`);
+            }),
+          );
+          await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
+        }
+      })();
+      const cpuBefore = cpuMsOf(child!.pid!);
+      const start = performance.now();
+      const asked = await api('POST', `/spaces/${spaceId}/git/${direction}`, body);
+      if (asked.status !== 204) throw new Error(`${direction} answered ${asked.status}: ${JSON.stringify(asked.body)}`);
+      let peakMb = 0;
+      let operation: any;
+      for (;;) {
+        peakMb = Math.max(peakMb, memoryOf(child!.pid!).rssMb);
+        operation = (await api('GET', `/spaces/${spaceId}/git/info`)).body.operation;
+        if (operation?.state !== 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-    })();
-    const exportStart = performance.now();
-    const asked = await api('POST', `/spaces/${exportSpace}/git/export`, { url: bare, ref: 'refs/heads/main', commitMessage: 'Bench export' });
-    if (asked.status !== 204) throw new Error(`export answered ${asked.status}: ${JSON.stringify(asked.body)}`);
-    let peakDuring = 0;
-    let operation: any;
-    for (;;) {
-      peakDuring = Math.max(peakDuring, memoryOf(child.pid!).rssMb);
-      operation = (await api('GET', `/spaces/${exportSpace}/git/info`)).body.operation;
-      if (operation?.state !== 'running') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const exportMs = performance.now() - exportStart;
-    exporting = false;
-    await reader;
-    await Promise.all(reads);
-    if (operation?.state !== 'success') throw new Error(`export ended ${JSON.stringify(operation)}`);
+      const ms = performance.now() - start;
+      const cpuMs = cpuMsOf(child!.pid!) - cpuBefore;
+      running = false;
+      await reader;
+      await Promise.all(reads);
+      if (operation?.state !== 'success') throw new Error(`${direction} ended ${JSON.stringify(operation)}`);
+      latencies.sort((a, b) => a - b);
+      console.log(
+        `${direction} of ${EXPORT_PAGES} pages: ${(ms / 1000).toFixed(2)} s (${(ms / EXPORT_PAGES).toFixed(2)} ms per page; platform CPU ${(cpuMs / 1000).toFixed(2)} s), RSS up to ${peakMb} MB; ` +
+          `concurrent reads: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
+      );
+    };
+
+    // 1. Export while another client reads; the repository is checked.
+    await syncWhileReading(exportSpace, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Bench export' });
     const files = execFileSync('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'main']).toString().trim().split('\n');
     const markdown = files.filter((file) => file.endsWith('.md') && file !== 'SUMMARY.md');
     if (markdown.length !== EXPORT_PAGES) throw new Error(`the repository holds ${markdown.length} page files, not ${EXPORT_PAGES}`);
@@ -188,13 +209,15 @@ async function main(): Promise<void> {
     if ((summary.match(/^\s*\* \[/gm) ?? []).length !== EXPORT_PAGES) throw new Error('the summary does not list every page');
     const sample = execFileSync('git', ['--git-dir', bare, 'show', `main:${markdown.find((file) => file.endsWith('page-41.md'))}`]).toString();
     if (!sample.includes('marker41')) throw new Error('page 41 was not exported with its text');
-    latencies.sort((a, b) => a - b);
-    console.log(
-      `export of ${EXPORT_PAGES} pages: ${(exportMs / 1000).toFixed(2)} s (${(exportMs / EXPORT_PAGES).toFixed(2)} ms per page), RSS up to ${peakDuring} MB; ` +
-        `concurrent reads: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
-    );
 
-    // 2. Read distinct pages: documents and markdown.
+    // 2. Import of that repository into an empty space, while another client reads.
+    const imported = (await api('POST', '/orgs/acme/spaces', { title: 'Import bench' })).body.id as string;
+    await syncWhileReading(imported, 'import', { url: bare, ref: 'refs/heads/main' });
+    const count = (pages: Array<{ pages?: unknown[] }>): number => pages.reduce((sum, page) => sum + 1 + count((page.pages ?? []) as Array<{ pages?: unknown[] }>), 0);
+    const importedPages = count((await api('GET', `/spaces/${imported}/content`)).body.pages);
+    if (importedPages !== EXPORT_PAGES) throw new Error(`the import made ${importedPages} pages, not ${EXPORT_PAGES}`);
+
+    // 3. Read distinct pages: documents and markdown.
     const all = [...exportIds, ...readIds];
     const readStart = performance.now();
     for (let i = 0; i < all.length; i += 1) {

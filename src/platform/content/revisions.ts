@@ -1,8 +1,8 @@
 import { newId } from '../http.js';
 import type { Db } from '../store/db.js';
 import { cacheNamespace, jsonHeapBytes } from '../cache.js';
-import { canonicalJson, getJson, getSizedJson, putBlob, putJson } from './blobs.js';
-import { parseDocument } from './document.js';
+import { canonicalJson, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
+import { parseDocument, type JSONDocument } from './document.js';
 
 /**
  * The revision store. A revision is immutable: its content is a tree of nodes stored by hash
@@ -328,17 +328,39 @@ export function loadRevision(db: Db, spaceId: string, revisionId: string): Revis
 }
 
 /**
+ * A document validated, completed and serialized for `putDocument`: the costly part of storing
+ * it, which a job does before the transaction that stores it (in time slices), so that the
+ * transaction only writes.
+ */
+export class PreparedDocument {
+  /** Canonical JSON of the document. */
+  readonly text: string;
+  /** Hash of the text (the blob's). */
+  readonly hash: string;
+  /** The document's id in any space it is stored in. */
+  readonly id: string;
+  /** The completed document. */
+  readonly document: JSONDocument;
+
+  constructor(document: unknown) {
+    // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
+    this.document = parseDocument(document);
+    this.text = canonicalJson(this.document);
+    this.hash = hashOf(this.text);
+    this.id = documentIdOf(this.hash);
+  }
+}
+
+/**
  * Stores a document (JSON, validated and completed by `parseDocument`, which throws on an invalid
- * one) for a space and returns its id, derived from its bytes: storing the same document again
- * gives the same id and stores nothing.
+ * one, or already prepared) for a space and returns its id, derived from its bytes: storing the
+ * same document again gives the same id and stores nothing.
  */
 export function putDocument(db: Db, spaceId: string, document: unknown): string {
-  // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
-  const text = canonicalJson(parseDocument(document));
-  const hash = putBlob(db, text);
-  const id = documentIdOf(hash);
-  db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(spaceId, id, hash);
-  return id;
+  const prepared = document instanceof PreparedDocument ? document : new PreparedDocument(document);
+  putBlob(db, prepared.text);
+  db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(spaceId, prepared.id, prepared.hash);
+  return prepared.id;
 }
 
 /** A document of a space by id (frozen), or undefined. */

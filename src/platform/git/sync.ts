@@ -1,17 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { newId } from '../http.js';
 import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { setCurrentRevision } from '../content/current.js';
+import { prepareSections, setCurrentRevision } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
-import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, PreparedDocument, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { fetchableUrl, git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
-import { commitWriter } from './fast-import.js';
+import { commitWriter, readBlobs } from './objects.js';
 import { contentFiles, filesToContent, isExportedPath, LayoutError, type RepoFile } from './layout.js';
 
 /**
@@ -212,9 +210,9 @@ async function readTree(scratch: Scratch, commit: string, directory: string): Pr
     if (Number(size) > MAX_GIT_FILE_BYTES) throw new LayoutError(`${path} is larger than 100 MB`);
     entries.push({ oid, size: Number(size), path: path.slice(prefix.length) });
   }
-  await git(['checkout', '--quiet', commit], { cwd: scratch.dir });
+  const blobs = await readBlobs(scratch.dir, entries.map((entry) => entry.oid));
   const files = new Map<string, RepoFile>();
-  for (const entry of entries) files.set(entry.path, { oid: entry.oid, bytes: readFileSync(join(scratch.dir, prefix, entry.path)) });
+  for (const entry of entries) files.set(entry.path, { oid: entry.oid, bytes: blobs.get(entry.oid)! });
   return files;
 }
 
@@ -243,7 +241,17 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   const message = (await git(['log', '-1', '--format=%B', commit], { cwd: scratch.dir })).trim();
   stage('content_process');
   const current = loadRevision(db, space.id, space.revision)!;
-  const imported = filesToContent(files, current.content, (id) => getDocument<JSONDocument>(db, space.id, id));
+  const imported = await filesToContent(files, current.content, (id) => getDocument<JSONDocument>(db, space.id, id), timeSlices());
+  // What costs in storing the documents (validating, serializing, the search sections) is done
+  // here, in slices: the transaction below only writes.
+  const slice = timeSlices();
+  const documents = new Map<string, PreparedDocument>();
+  for (const [id, document] of imported.documents) {
+    const prepared = new PreparedDocument(document);
+    prepareSections(db, space.id, prepared);
+    documents.set(id, prepared);
+    await slice();
+  }
   stage('finalize');
   return db.transaction(() => {
     // Read again: the space may have changed while the repository was read.
@@ -254,7 +262,7 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     }
     const withDocuments = (pages: ContentPage[]): ContentPage[] =>
       pages.map((page) => {
-        const document = imported.documents.get(page.id);
+        const document = documents.get(page.id);
         const { documentId: _old, ...rest } = page;
         return { ...rest, ...(document ? { documentId: putDocument(db, space.id, document) } : {}), pages: withDocuments(page.pages) };
       });
@@ -265,7 +273,7 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
         git: file.git!,
       })),
       reusableContents: imported.content.reusableContents.map((item) => {
-        const document = imported.documents.get(item.id);
+        const document = documents.get(item.id);
         return { ...item, ...(document ? { documentId: putDocument(db, space.id, document) } : {}) };
       }),
       variables: imported.content.variables,

@@ -2,6 +2,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { git, GitError, redact } from './command.js';
 
+/*
+ * Git Sync's traffic with git's object store, streamed through one git process each way: files
+ * an export writes go in through `git fast-import`, files an import reads come out through
+ * `git cat-file --batch`. No work tree is written or read.
+ */
+
 /**
  * A commit written through `git fast-import`: files are streamed to git as they are made, into
  * the object store, with no work tree. An export of thousands of pages so writes no file to disk,
@@ -93,4 +99,58 @@ export function commitWriter(options: CommitOptions): CommitWriter {
       child.kill();
     },
   };
+}
+
+/**
+ * The bytes of blobs of the repository in `cwd`, by id, read through one `git cat-file --batch`:
+ * nothing is checked out or written to disk. Reading waits while git's output is not consumed, and
+ * the caller's event loop runs between the chunks git sends.
+ */
+export async function readBlobs(cwd: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
+  const blobs = new Map<string, Buffer>();
+  const wanted = [...new Set(oids)];
+  if (wanted.length === 0) return blobs;
+  const child = spawn('git', ['cat-file', '--batch'], {
+    cwd,
+    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: cwd, LANG: 'C' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    if (stderr.length < 4096) stderr += chunk;
+  });
+  child.stdin!.on('error', () => undefined);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('error', (error) => {
+      stderr += error.message;
+      resolve(-1);
+    });
+    child.once('close', resolve);
+  });
+  // Ids are written as git reads them; its answers are read meanwhile, so neither side blocks.
+  void (async () => {
+    for (const oid of wanted) if (!child.stdin!.write(`${oid}\n`)) await Promise.race([once(child.stdin!, 'drain'), exited]);
+    child.stdin!.end();
+  })();
+  let pending: Buffer = Buffer.alloc(0);
+  let index = 0;
+  for await (const chunk of child.stdout! as AsyncIterable<Buffer>) {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    for (;;) {
+      const eol = pending.indexOf(10);
+      if (eol < 0) break;
+      const header = pending.subarray(0, eol).toString('utf8');
+      const match = /^([0-9a-f]+) blob (\d+)$/.exec(header);
+      if (!match) throw new GitError(`git cat-file answered "${header.slice(0, 100)}" for ${wanted[index] ?? 'nothing asked'}`);
+      const size = Number(match[2]);
+      if (pending.length < eol + 1 + size + 1) break;
+      blobs.set(match[1]!, Buffer.from(pending.subarray(eol + 1, eol + 1 + size)));
+      pending = pending.subarray(eol + 1 + size + 1);
+      index += 1;
+    }
+  }
+  if ((await exited) !== 0 || index !== wanted.length) {
+    throw new GitError(redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git cat-file failed').replace(/^fatal: /, '').slice(0, 500));
+  }
+  return blobs;
 }
