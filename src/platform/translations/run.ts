@@ -1,9 +1,9 @@
 import { canonicalJson, hashOf } from '../content/blobs.js';
-import { setCurrentRevision } from '../content/current.js';
+import { prepareSections, setCurrentRevision } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
-import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, PreparedDocument, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { newId, now } from '../http.js';
-import { PermanentJobError, type JobQueue } from '../jobs.js';
+import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import { applyOrder, planPlacement } from '../routes/positions.js';
 import { insertSpace } from '../spaces/create.js';
@@ -47,8 +47,8 @@ interface PlannedItem {
   hash: string;
   /** A translation kept from an earlier run, with the space its document is in. */
   kept?: { fields: TranslatedFields; resultSpace: string };
-  /** Texts to translate: filled in by `slots.apply`. */
-  fresh?: { fields: Omit<TranslatedFields, 'documentId'>; document: JSONDocument | undefined; words: number };
+  /** Texts to translate: filled in by `slots.apply`; the document is prepared for storing by `prepareWrites`. */
+  fresh?: { fields: Omit<TranslatedFields, 'documentId'>; document: JSONDocument | PreparedDocument | undefined; words: number };
 }
 
 /** What a run translates. */
@@ -138,12 +138,30 @@ function resultTitle(source: SpaceRow, language: string): string {
 }
 
 /**
- * Writes a run's outcome: the translations (`translated`, one per `plan.slots.texts`) are put in
- * place, the result space gets a new current revision, the kept translations and statistics are
- * updated. Does nothing when the translation was deleted meanwhile.
+ * Puts the translations (`translated`, one per `plan.slots.texts`) in place and prepares the
+ * translated documents for storing (validated, serialized, their search sections read) in time
+ * slices, so that `applyRun`'s transaction only writes.
  */
-export function applyRun(db: Db, plan: RunPlan, translated: readonly string[]): void {
+export async function prepareWrites(db: Db, plan: RunPlan, translated: readonly string[]): Promise<void> {
   plan.slots.apply(translated);
+  const slice = timeSlices();
+  const resultSpace = liveResultSpace(db, plan.translation)?.id;
+  for (const item of plan.items.values()) {
+    if (!item.fresh?.document) continue;
+    const prepared = new PreparedDocument(item.fresh.document);
+    if (resultSpace) prepareSections(db, resultSpace, prepared);
+    item.fresh.document = prepared;
+    await slice();
+  }
+}
+
+/**
+ * Writes a run's outcome (translations put in place, by `prepareWrites` or by `translated`): the
+ * result space gets a new current revision, the kept translations and statistics are updated.
+ * Does nothing when the translation was deleted meanwhile.
+ */
+export function applyRun(db: Db, plan: RunPlan, translated?: readonly string[]): void {
+  if (translated) plan.slots.apply(translated);
   db.transaction(() => {
     const translation = findTranslation(db, plan.translation.id);
     if (!translation) return;
@@ -261,7 +279,8 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
           throw error;
         }
       }
-      applyRun(db, plan, translated);
+      await prepareWrites(db, plan, translated);
+      applyRun(db, plan);
     },
     failed({ translation }, reason, { db }) {
       db.prepare('UPDATE translations SET last_error = ?, last_error_at = ? WHERE id = ?').run(reason, now(), translation);
