@@ -81,6 +81,26 @@ function flattenPages(pages: readonly ContentPage[]): ContentPage[] {
  * The source must be a live space (else the run fails for good).
  */
 export function prepareRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): RunPlan | undefined {
+  const steps = planRun(db, translationId, translator);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** `prepareRun` in the time slices of a job: requests run between the pages it reads. */
+async function prepareRunInSlices(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Promise<RunPlan | undefined> {
+  const slice = timeSlices();
+  const steps = planRun(db, translationId, translator);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await slice();
+  }
+}
+
+/** The planning of a run, one page or reusable content per step. */
+function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Generator<void, RunPlan | undefined> {
   const startedAt = Date.now();
   const translation = findTranslation(db, translationId);
   if (!translation) return undefined;
@@ -126,8 +146,12 @@ export function prepareRun(db: Db, translationId: string, translator: Pick<Trans
   };
   for (const page of flattenPages(revision.content.pages)) {
     planItem('page', page.id, { title: page.title, ...(page.description ? { description: page.description } : {}), ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}) }, page.documentId);
+    yield;
   }
-  for (const reusable of revision.content.reusableContents) planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
+  for (const reusable of revision.content.reusableContents) {
+    planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
+    yield;
+  }
   return { translation, source, sourceRevision: revision.id, content: revision.content, items, slots, instructions, startedAt };
 }
 
@@ -263,7 +287,7 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
   queue.register<TranslationJob>(TRANSLATION_JOB, {
     interrupted: 'resume',
     async run({ translation }, { db }) {
-      const plan = prepareRun(db, translation, translator);
+      const plan = await prepareRunInSlices(db, translation, translator);
       if (!plan) return;
       let translated: string[] = [];
       if (plan.slots.texts.length > 0) {
