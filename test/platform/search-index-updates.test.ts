@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setCurrentRevision } from '../../src/platform/content/current.js';
+import { setCurrentRevision, stageIndex } from '../../src/platform/content/current.js';
 import { documentOf, paragraph } from '../../src/platform/content/document.js';
 import { putDocument, storeRevision, type ContentPage } from '../../src/platform/content/revisions.js';
 import { insertSpace } from '../../src/platform/spaces/create.js';
@@ -74,5 +74,23 @@ describe('search index updates', () => {
     expect(makeCurrent(content({ 57: 'Page 57 now says zebra.' }, [150]))).toEqual({ read: 0, written: 0, placed: PAGES - 151, removed: 1 });
     expect(await search('word150')).toEqual([]);
     expect(await search('word199')).toEqual(['page-199']);
+  });
+
+  it('takes over the rows a job wrote ahead of the move, leaving none behind', async () => {
+    const next = content({ 57: 'Page 57 now says zebra.', 58: 'Page 58 now says okapi.' }, [150]);
+    await stageIndex(p.db, spaceId, next, async () => undefined);
+    const rowsOf = (key: string) => p.db.prepare('SELECT page_id, rowid FROM search_rows WHERE space_id = ?').all(key) as Array<{ page_id: string; rowid: number }>;
+    // Only the page whose text changed is written ahead, under a key no search names.
+    const ahead = rowsOf(`staged:${spaceId}`);
+    expect(ahead.map((row) => row.page_id)).toEqual(['page-58']);
+    expect(await search('okapi')).toEqual([]);
+
+    expect(makeCurrent(next)).toEqual({ read: 1, written: 1, placed: 0, removed: 0 });
+    expect(rowsOf(spaceId).find((row) => row.page_id === 'page-58')?.rowid).toBe(ahead[0]!.rowid);
+    expect(rowsOf(`staged:${spaceId}`)).toEqual([]);
+    expect(await search('okapi')).toEqual(['page-58']);
+    expect(await search('word58')).toEqual([]);
+    p.db.exec("INSERT INTO search_stem (search_stem) VALUES ('integrity-check')");
+    p.db.exec("INSERT INTO search_raw (search_raw) VALUES ('integrity-check')");
   });
 });

@@ -4,7 +4,7 @@ import type { Db } from '../store/db.js';
 import type { JSONDocument } from './document.js';
 import { pageIndex } from './pages.js';
 import { getDocument, loadRevision, type ContentPage, type PreparedDocument, type RevisionContent } from './revisions.js';
-import { indexedRevision, replaceSpaceIndex, type IndexedPage, type IndexUpdate } from './search.js';
+import { clearStagedIndex, indexedRevision, replaceSpaceIndex, stageSpaceIndex, type IndexedPage, type IndexUpdate } from './search.js';
 import { documentSections } from './text.js';
 
 /**
@@ -65,6 +65,7 @@ export function reindexSpace(db: Db, spaceId: string, revisionId: string): Index
  * index built by an older release can be behind).
  */
 export function catchUpSearchIndex(db: Db): number {
+  clearStagedIndex(db);
   const spaces = db.prepare('SELECT id, revision FROM spaces').all() as Array<{ id: string; revision: string }>;
   let reindexed = 0;
   for (const space of spaces) {
@@ -113,13 +114,26 @@ function sectionsOf(db: Db, spaceId: string, documentId: string): ReturnType<typ
   const known = sectionCache.get(db, `${spaceId}/${documentId}`);
   if (known) return known;
   const document = getDocument<JSONDocument>(db, spaceId, documentId);
-  return keepSections(db, spaceId, documentId, document ? documentSections(document) : []);
+  // A document not stored (yet: see `stageIndex`) has no sections, and none are kept for it.
+  return document ? keepSections(db, spaceId, documentId, documentSections(document)) : [];
 }
 
 function keepSections(db: Db, spaceId: string, documentId: string, sections: ReturnType<typeof documentSections>): ReturnType<typeof documentSections> {
   const chars = sections.reduce((sum, section) => sum + section.title.length + section.body.length + (section.id?.length ?? 0), 0);
   sectionCache.set(db, `${spaceId}/${documentId}`, sections, textHeapBytes(chars, sections.length + 1));
   return sections;
+}
+
+/**
+ * Writes ahead, in the job's time slices, the search rows of the pages of `content` whose text
+ * the space's index does not hold, for the transaction that will make it the space's revision
+ * (see `stageSpaceIndex`). Their documents' sections must be ready (`prepareSections`): the
+ * documents themselves may not be stored yet.
+ */
+export async function stageIndex(db: Db, spaceId: string, content: RevisionContent, pause: () => Promise<void>): Promise<void> {
+  const before = indexedRevision(db, spaceId);
+  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
+  await stageSpaceIndex(db, spaceId, indexedPages(db, spaceId, content, indexed), pause);
 }
 
 /**

@@ -277,6 +277,8 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       else storedByPage.set(row.page_id, [row]);
     }
     const textOfRows = storedText(db, pages.filter((page) => !page.noIndex && !page.unchanged).flatMap((page) => storedByPage.get(page.id) ?? []));
+    const staged = stagedRows(db, spaceId);
+    const adopt = db.prepare('UPDATE search_rows SET space_id = ?, page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
     const insert = db.prepare(
       `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
          body, page_description, page_path, section_id, ancestors)
@@ -314,21 +316,92 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       }
       update.written += 1;
       for (const row of old) remove.run(row.rowid);
+      const ahead = staged.get(page.id);
+      staged.delete(page.id);
+      if (ahead && ahead.length === wanted.length && ahead.every((row, index) => row.text === textOf(wanted[index]!))) {
+        // Written ahead with this text: moving rows to the space leaves the full-text index alone.
+        ahead.forEach((row, index) => {
+          const next = wanted[index]!;
+          adopt.run(spaceId, next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
+        });
+        return;
+      }
+      if (ahead) for (const row of ahead) remove.run(row.rowid);
       for (const row of wanted) {
         insert.run(spaceId, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
       }
     });
-    // Pages gone (or now left out of search).
+    // Pages gone (or now left out of search), and rows written ahead that were not used.
     for (const rows of storedByPage.values()) {
       for (const row of rows) remove.run(row.rowid);
       update.removed += 1;
     }
+    for (const rows of staged.values()) for (const row of rows) remove.run(row.rowid);
     db.prepare(
       `INSERT INTO search_spaces (space_id, revision_id, indexed_at) VALUES (?, ?, ?)
        ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id, indexed_at = excluded.indexed_at`,
     ).run(spaceId, revisionId, new Date().toISOString());
     return update;
   })();
+}
+
+/**
+ * The key under which rows of a space are written ahead of the transaction that moves its
+ * revision (`stageSpaceIndex`): a key no search names, so these rows are never found.
+ */
+const stagingKey = (spaceId: string) => `${STAGED}${spaceId}`;
+/** Space ids are made of letters and digits: no space's key starts so. */
+const STAGED = 'staged:';
+
+/**
+ * Writes ahead the index rows of the pages whose text the index does not hold (not `unchanged`),
+ * a page per step, awaiting `pause` between steps, in transactions of their own: the costly part
+ * of indexing (the full-text index's writes) is then done before the transaction that moves the
+ * space's revision, whose `replaceSpaceIndex` only moves the rows to the space when their text
+ * is the one it wants (and writes the rest itself). Rows it does not use are removed then, or at
+ * the next start (`clearStagedIndex`) after a crash.
+ */
+export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPage[], pause: () => Promise<void>): Promise<void> {
+  const key = stagingKey(spaceId);
+  const previous = db.prepare('SELECT rowid FROM search_rows WHERE space_id = ?').pluck(true).all(key) as number[];
+  const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
+  db.transaction(() => {
+    for (const rowid of previous) remove.run(rowid);
+  })();
+  const insert = db.prepare(
+    `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
+       body, page_description, page_path, section_id, ancestors)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const page of pages) {
+    if (page.noIndex || page.unchanged) continue;
+    const rows = rowsOf(page, 0);
+    db.transaction(() => {
+      for (const row of rows) {
+        insert.run(key, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
+      }
+    })();
+    await pause();
+  }
+}
+
+/** Removes rows written ahead and never used (a crash came between): at start. */
+export function clearStagedIndex(db: Db): void {
+  db.prepare('DELETE FROM search_rows WHERE substr(space_id, 1, ?) = ?').run(STAGED.length, STAGED);
+}
+
+/** Rows written ahead for a space, with their text, by page. */
+function stagedRows(db: Db, spaceId: string): Map<string, Array<{ rowid: number; text: string }>> {
+  const rows = db
+    .prepare('SELECT rowid, page_id, page_title, section_title, body, page_description FROM search_rows WHERE space_id = ? ORDER BY page_id, section_position')
+    .all(stagingKey(spaceId)) as Array<Pick<IndexRow, 'page_id' | 'page_title' | 'section_title' | 'body' | 'page_description'> & { rowid: number }>;
+  const byPage = new Map<string, Array<{ rowid: number; text: string }>>();
+  for (const row of rows) {
+    const list = byPage.get(row.page_id) ?? [];
+    list.push({ rowid: row.rowid, text: textOf(row) });
+    byPage.set(row.page_id, list);
+  }
+  return byPage;
 }
 
 /** Where a stored row is shown: what `replaceSpaceIndex` reads of every row of a space. */

@@ -2,7 +2,7 @@ import { newId } from '../http.js';
 import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { prepareSections, setCurrentRevision } from '../content/current.js';
+import { prepareSections, setCurrentRevision, stageIndex } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
@@ -252,6 +252,15 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     documents.set(id, prepared);
     await slice();
   }
+  // Pages point at their documents by id, which the prepared documents know before they are stored.
+  const withDocuments = (pages: ContentPage[]): ContentPage[] =>
+    pages.map((page) => {
+      const document = documents.get(page.id);
+      const { documentId: _old, ...rest } = page;
+      return { ...rest, ...(document ? { documentId: document.id } : {}), pages: withDocuments(page.pages) };
+    });
+  const pages = withDocuments(imported.content.pages);
+  if (!job.standalone) await stageIndex(db, space.id, { ...imported.content, pages }, slice);
   stage('finalize');
   return db.transaction(() => {
     // Read again: the space may have changed while the repository was read.
@@ -260,21 +269,16 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     if (edited) {
       throw new PermanentJobError('the space changed since its last sync: export it first, or import with force to replace its content');
     }
-    const withDocuments = (pages: ContentPage[]): ContentPage[] =>
-      pages.map((page) => {
-        const document = documents.get(page.id);
-        const { documentId: _old, ...rest } = page;
-        return { ...rest, ...(document ? { documentId: putDocument(db, space.id, document) } : {}), pages: withDocuments(page.pages) };
-      });
+    for (const document of documents.values()) putDocument(db, space.id, document);
     const content: RevisionContent = {
-      pages: withDocuments(imported.content.pages),
+      pages,
       files: imported.content.files.map((file) => ({
         ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0) }),
         git: file.git!,
       })),
       reusableContents: imported.content.reusableContents.map((item) => {
         const document = documents.get(item.id);
-        return { ...item, ...(document ? { documentId: putDocument(db, space.id, document) } : {}) };
+        return { ...item, ...(document ? { documentId: document.id } : {}) };
       }),
       variables: imported.content.variables,
     };
