@@ -3,7 +3,7 @@ import { now } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { JSONDocument } from './document.js';
 import { pageIndex } from './pages.js';
-import { getDocument, loadRevision, type ContentPage, type PreparedDocument, type RevisionContent } from './revisions.js';
+import { getDocument, loadRevision, PreparedDocument, type ContentPage, type RevisionContent } from './revisions.js';
 import { clearStagedIndex, indexedRevision, replaceSpaceIndex, stageSpaceIndex, type IndexedPage, type IndexUpdate } from './search.js';
 import { documentSections } from './text.js';
 
@@ -137,10 +137,14 @@ export async function stageIndex(db: Db, spaceId: string, content: RevisionConte
 }
 
 /**
- * Reads the search sections of a document a job is about to store in a space, before the
- * transaction that stores it and moves the space's revision: the indexing in that transaction
- * then finds them ready instead of reading every new document on the request thread.
+ * Prepares a document a job is about to store in a space (`PreparedDocument`) and reads its
+ * search sections, before the transaction that stores it and moves the space's revision: the
+ * indexing in that transaction then finds them ready instead of reading every new document on
+ * the request thread. Without a space (not created yet), the sections are read then.
  */
-export function prepareSections(db: Db, spaceId: string, document: PreparedDocument): void {
-  if (!sectionCache.get(db, `${spaceId}/${document.id}`)) keepSections(db, spaceId, document.id, documentSections(document.document));
+export function prepareDocument(db: Db, spaceId: string | undefined, document: unknown): PreparedDocument {
+  let completed: JSONDocument | undefined;
+  const prepared = new PreparedDocument(document, (value) => (completed = value));
+  if (spaceId && !sectionCache.get(db, `${spaceId}/${prepared.id}`)) keepSections(db, spaceId, prepared.id, documentSections(completed!));
+  return prepared;
 }

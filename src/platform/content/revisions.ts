@@ -339,13 +339,13 @@ export class PreparedDocument {
   readonly hash: string;
   /** The document's id in any space it is stored in. */
   readonly id: string;
-  /** The completed document. */
-  readonly document: JSONDocument;
 
-  constructor(document: unknown) {
+  /** Prepares `document`; `completed` is given the document as it will be stored (not kept here: it weighs). */
+  constructor(document: unknown, completed?: (document: JSONDocument) => void) {
     // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
-    this.document = parseDocument(document);
-    this.text = canonicalJson(this.document);
+    const parsed = parseDocument(document);
+    completed?.(parsed);
+    this.text = canonicalJson(parsed);
     this.hash = hashOf(this.text);
     this.id = documentIdOf(this.hash);
   }

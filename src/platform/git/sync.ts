@@ -2,11 +2,11 @@ import { newId } from '../http.js';
 import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { prepareSections, setCurrentRevision, stageIndex } from '../content/current.js';
+import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
-import { getDocument, loadRevision, PreparedDocument, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { fetchableUrl, git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
 import { commitWriter, readBlobs } from './objects.js';
@@ -247,9 +247,9 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   const slice = timeSlices();
   const documents = new Map<string, PreparedDocument>();
   for (const [id, document] of imported.documents) {
-    const prepared = new PreparedDocument(document);
-    prepareSections(db, space.id, prepared);
-    documents.set(id, prepared);
+    documents.set(id, prepareDocument(db, space.id, document));
+    // Only the prepared text is kept from here on.
+    imported.documents.delete(id);
     await slice();
   }
   // Pages point at their documents by id, which the prepared documents know before they are stored.

@@ -1,7 +1,7 @@
 import { canonicalJson, hashOf } from '../content/blobs.js';
-import { prepareSections, setCurrentRevision } from '../content/current.js';
+import { prepareDocument, setCurrentRevision } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
-import { getDocument, loadRevision, PreparedDocument, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { newId, now } from '../http.js';
 import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
@@ -172,9 +172,7 @@ export async function prepareWrites(db: Db, plan: RunPlan, translated: readonly 
   const resultSpace = liveResultSpace(db, plan.translation)?.id;
   for (const item of plan.items.values()) {
     if (!item.fresh?.document) continue;
-    const prepared = new PreparedDocument(item.fresh.document);
-    if (resultSpace) prepareSections(db, resultSpace, prepared);
-    item.fresh.document = prepared;
+    item.fresh.document = prepareDocument(db, resultSpace, item.fresh.document);
     await slice();
   }
 }
