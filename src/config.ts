@@ -47,6 +47,11 @@ export const configSchema = z.object({
   /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /**
+   * MiB of memory the embedded platform keeps for values it derived from its database (decoded
+   * documents, revision contents, search sections), least recently used dropped first. @default 48
+   */
+  PLATFORM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(48),
+  /**
    * Let the embedded platform fetch files from private and loopback addresses (`1`): for local
    * demos whose files are served on this machine. @default 0
    */

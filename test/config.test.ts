@@ -15,6 +15,7 @@ describe('configuration', () => {
       PLATFORM_HOST: '127.0.0.1',
       PLATFORM_HEAP_MB: 512,
       PLATFORM_DELAY_MS: 0,
+      PLATFORM_CACHE_MB: 48,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
       GIT_ALLOW_LOCAL: false,
       GIT_AUTHOR_NAME: 'Docs platform',

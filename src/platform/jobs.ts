@@ -63,6 +63,24 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
+/** Work a job does on the platform's thread at a stretch, in milliseconds, before requests get their turn. */
+export const SLICE_MS = 10;
+
+/**
+ * Cuts a job's long loop into slices of at most `sliceMs` of work: the loop awaits the function
+ * returned between steps, and it gives way (`setImmediate`, after the requests and I/O waiting)
+ * whenever the slice is spent. Jobs run on the thread that answers requests: without it, a job
+ * over thousands of pages holds every request until it ends.
+ */
+export function timeSlices(sliceMs = SLICE_MS): () => Promise<void> {
+  let sliceStart = performance.now();
+  return async () => {
+    if (performance.now() - sliceStart < sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  };
+}
+
 /** Backoff before attempt `n + 1`: 1 s, 2 s, 4 s, … capped at a minute. */
 export const backoffMs = (attempt: number) => Math.min(60_000, 1000 * 2 ** (attempt - 1));
 

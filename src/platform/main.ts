@@ -26,6 +26,7 @@ function platformOptions(config: Config): StartPlatformOptions {
     host: config.PLATFORM_HOST,
     port: config.PLATFORM_PORT,
     delayMs: config.PLATFORM_DELAY_MS,
+    cacheMb: config.PLATFORM_CACHE_MB,
     allowPrivateUrls: config.PLATFORM_ALLOW_PRIVATE_URLS,
     gitAllowLocal: config.GIT_ALLOW_LOCAL,
     gitCaFile: config.GIT_SSL_CA_FILE,

@@ -1,3 +1,4 @@
+import { DEFAULT_CACHE_MB, setCacheBudget } from './cache.js';
 import { catchUpSearchIndex } from './content/current.js';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +45,8 @@ export interface StartPlatformOptions {
   deliveryRetryBaseMs?: number;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
+  /** MiB the platform's cache keeps (`cache.ts`). @default 48 */
+  cacheMb?: number;
 }
 
 export interface RunningPlatform {
@@ -59,6 +62,7 @@ export interface RunningPlatform {
 /** Opens (or creates) the database in `dataDir`, seeds it once, and listens. */
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
   mkdirSync(options.dataDir, { recursive: true });
+  setCacheBudget(options.cacheMb ?? DEFAULT_CACHE_MB);
   const db = openDatabase({ file: join(options.dataDir, 'platform.sqlite') });
   const freshSeed = options.seed !== false && !isSeeded(db);
   const tokens = options.seed === false ? {} : seedDemoData(db);

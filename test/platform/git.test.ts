@@ -362,6 +362,32 @@ describe('Git sync', () => {
     expect(show(bare, 'README.md')).toContain('Written in Git.');
   });
 
+  it('exports into a project directory: replaces its markdown and .gitbook/, keeps every other file, and commits nothing when nothing changed', async () => {
+    const spaceId = await newSpace('Project directory');
+    const source = repositoryWith({ 'docs/README.md': '# Welcome\n\nHello.\n', 'docs/guide.md': '# Guide\n\nSteps.\n' });
+    expect((await sync(spaceId, 'import', { url: source, ref: 'refs/heads/main', repoProjectDirectory: 'docs' })).operation.state).toBe('success');
+    const logo = Buffer.from('89504e470d0a1a0a', 'hex');
+    const target = repositoryWith({
+      'README.md': 'Outside the project directory.\n',
+      'docs/old.md': '# Old\n\nGone after the export.\n',
+      'docs/.gitbook/includes/old.md': 'Gone too.\n',
+      'docs/img/logo.png': logo,
+      'docs/nested/kept.txt': 'Not markdown: kept.\n',
+    });
+    const exported = await sync(spaceId, 'export', { url: target, ref: 'refs/heads/main', repoProjectDirectory: 'docs', force: true, commitMessage: 'Into docs' });
+    expect(exported.operation.state).toBe('success');
+    expect(listFiles(target).sort()).toEqual(['README.md', 'docs/.gitbook.yaml', 'docs/README.md', 'docs/SUMMARY.md', 'docs/guide.md', 'docs/img/logo.png', 'docs/nested/kept.txt']);
+    expect(show(target, 'docs/guide.md')).toContain('# Guide\n\nSteps.');
+    expect(run(['--git-dir', target, 'rev-parse', 'main:docs/img/logo.png'])).toBe(run(['--git-dir', target, 'rev-parse', 'main~1:docs/img/logo.png']));
+    const tip = run(['--git-dir', target, 'rev-parse', 'main']).trim();
+    expect(run(['--git-dir', target, 'log', '-1', '--format=%s', 'main']).trim()).toBe('Into docs');
+
+    // Nothing changed since: the export succeeds without a commit.
+    const again = await sync(spaceId, 'export', { url: target, ref: 'refs/heads/main', repoProjectDirectory: 'docs', commitMessage: 'Nothing new' });
+    expect(again.operation.state).toBe('success');
+    expect(run(['--git-dir', target, 'rev-parse', 'main']).trim()).toBe(tip);
+  });
+
   it('never stores, shows or logs the credentials of a URL (smart HTTP over https, with basic auth)', async () => {
     const bare = repositoryWith({ 'README.md': '# Private\n\nBehind a password.\n' });
     const secret = 's3cr3t-t0ken-value';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cacheNamespace, jsonHeapBytes } from '../cache.js';
 import type { Db } from '../store/db.js';
 
 /**
@@ -49,33 +50,27 @@ export function putJson(db: Db, value: unknown): string {
   return putBlob(db, canonicalJson(value));
 }
 
-/** Decoded JSON values kept by hash: they never change. */
-const MAX_DECODED = 20_000;
-const decoded = new WeakMap<Db, Map<string, unknown>>();
+/** Decoded JSON values by hash, with the size of their text: they never change. */
+const decoded = cacheNamespace<{ value: unknown; bytes: number }>('json');
 
 /**
  * The JSON value stored under `hash` (frozen, shared by every caller: never mutate it), or
- * undefined. Decoded values are kept, since a value under a hash never changes.
+ * undefined. Decoded values are kept in the platform's cache, since a value under a hash never
+ * changes.
  */
 export function getJson<T>(db: Db, hash: string): T | undefined {
-  let cache = decoded.get(db);
-  if (!cache) {
-    cache = new Map();
-    decoded.set(db, cache);
-  }
-  const known = cache.get(hash);
-  if (known !== undefined) {
-    // Most recently used last: the oldest entries are dropped first.
-    cache.delete(hash);
-    cache.set(hash, known);
-    return known as T;
-  }
+  return getSizedJson<T>(db, hash)?.value;
+}
+
+/** `getJson` with the size of the stored text, for callers that keep what they build from the value. */
+export function getSizedJson<T>(db: Db, hash: string): { value: T; bytes: number } | undefined {
+  const known = decoded.get(db, hash);
+  if (known) return known as { value: T; bytes: number };
   const bytes = getBlob(db, hash);
   if (!bytes) return undefined;
-  const value = deepFreeze(JSON.parse(bytes.toString('utf8')) as unknown);
-  if (cache.size >= MAX_DECODED) cache.delete(cache.keys().next().value!);
-  cache.set(hash, value);
-  return value as T;
+  const entry = { value: deepFreeze(JSON.parse(bytes.toString('utf8')) as unknown), bytes: bytes.length };
+  decoded.set(db, hash, entry, jsonHeapBytes(bytes.length));
+  return entry as { value: T; bytes: number };
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,9 +1,10 @@
+import { cacheNamespace, textHeapBytes } from '../cache.js';
 import { now } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { JSONDocument } from './document.js';
 import { pageIndex } from './pages.js';
-import { getDocument, loadRevision, type RevisionContent } from './revisions.js';
-import { indexedRevision, replaceSpaceIndex, type IndexedPage } from './search.js';
+import { getDocument, loadRevision, PreparedDocument, type ContentPage, type RevisionContent } from './revisions.js';
+import { clearStagedIndex, indexedRevision, replaceSpaceIndex, stageSpaceIndex, type IndexedPage, type IndexUpdate } from './search.js';
 import { documentSections } from './text.js';
 
 /**
@@ -33,28 +34,38 @@ export function onCurrentRevision(db: Db, listener: CurrentRevisionListener): ()
   };
 }
 
-/** Makes `revisionId` the current revision of a space (and reindexes it), in one transaction. */
-export function setCurrentRevision(db: Db, spaceId: string, revisionId: string): void {
-  db.transaction(() => {
+/**
+ * Makes `revisionId` the current revision of a space (and reindexes it), in one transaction;
+ * returns what the reindexing did.
+ */
+export function setCurrentRevision(db: Db, spaceId: string, revisionId: string): IndexUpdate {
+  return db.transaction(() => {
     db.prepare('UPDATE spaces SET revision = ?, updated_at = ? WHERE id = ?').run(revisionId, now(), spaceId);
-    reindexSpace(db, spaceId, revisionId);
+    const update = reindexSpace(db, spaceId, revisionId);
     for (const listener of listeners.get(db) ?? []) listener(spaceId, revisionId);
+    return update;
   })();
 }
 
-/** Indexes a revision of a space for search (replacing what was indexed for the space). */
-export function reindexSpace(db: Db, spaceId: string, revisionId: string): void {
+/**
+ * Indexes a revision of a space for search (replacing what was indexed for the space). Pages
+ * whose text is the same as in the revision indexed before (same title, description, document
+ * and noIndex) are not read again: an edit of one page reads one page, whatever the space's size.
+ */
+export function reindexSpace(db: Db, spaceId: string, revisionId: string): IndexUpdate {
   const revision = loadRevision(db, spaceId, revisionId);
   if (!revision) throw new Error(`Revision ${revisionId} of space ${spaceId} is missing`);
-  replaceSpaceIndex(db, spaceId, revisionId, indexedPages(db, spaceId, revision.content));
+  const before = indexedRevision(db, spaceId);
+  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
+  return replaceSpaceIndex(db, spaceId, revisionId, indexedPages(db, spaceId, revision.content, indexed));
 }
-
 /**
  * Brings the search index of every space up to its current revision: after a migration, or
  * when a crash came between a write and its reindexing (they share a transaction, so only an
  * index built by an older release can be behind).
  */
 export function catchUpSearchIndex(db: Db): number {
+  clearStagedIndex(db);
   const spaces = db.prepare('SELECT id, revision FROM spaces').all() as Array<{ id: string; revision: string }>;
   let reindexed = 0;
   for (const space of spaces) {
@@ -65,8 +76,14 @@ export function catchUpSearchIndex(db: Db): number {
   return reindexed;
 }
 
-/** The document pages of a content as the search index takes them: sections, ancestors, noIndex. */
-export function indexedPages(db: Db, spaceId: string, content: RevisionContent): IndexedPage[] {
+/**
+ * The document pages of a content as the search index takes them: sections (read only when the
+ * index asks), ancestors, noIndex; pages whose text is that of the same page in `indexed` (the
+ * content the index holds) are marked `unchanged`.
+ */
+export function indexedPages(db: Db, spaceId: string, content: RevisionContent, indexed?: RevisionContent): IndexedPage[] {
+  const indexedText = new Map<string, string>();
+  if (indexed) for (const { page } of pageIndex(indexed).ordered) if (page.type === 'document') indexedText.set(page.id, textKey(page));
   const pages: IndexedPage[] = [];
   for (const placed of pageIndex(content).ordered) {
     const { page } = placed;
@@ -80,28 +97,54 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent):
       description: page.description ?? null,
       ancestors,
       noIndex: page.noIndex ?? false,
-      sections: page.documentId ? sectionsOf(db, spaceId, page.documentId) : [],
+      sections: () => (page.documentId ? sectionsOf(db, spaceId, page.documentId) : []),
+      unchanged: indexedText.get(page.id) === textKey(page),
     });
   }
   return pages;
 }
 
+/** What of a page its index rows are made of (its document by id: a document never changes). */
+const textKey = (page: ContentPage) => JSON.stringify([page.title, page.description ?? null, page.documentId ?? null, page.noIndex ?? false]);
+
 /** Sections of documents by id: a document never changes, and most pages keep theirs from one revision to the next. */
-const sectionCache = new WeakMap<Db, Map<string, ReturnType<typeof documentSections>>>();
-const MAX_CACHED_SECTIONS = 5000;
+const sectionCache = cacheNamespace<ReturnType<typeof documentSections>>('sections');
 
 function sectionsOf(db: Db, spaceId: string, documentId: string): ReturnType<typeof documentSections> {
-  let cache = sectionCache.get(db);
-  if (!cache) {
-    cache = new Map();
-    sectionCache.set(db, cache);
-  }
-  const key = `${spaceId}/${documentId}`;
-  const known = cache.get(key);
+  const known = sectionCache.get(db, `${spaceId}/${documentId}`);
   if (known) return known;
   const document = getDocument<JSONDocument>(db, spaceId, documentId);
-  const sections = document ? documentSections(document) : [];
-  if (cache.size >= MAX_CACHED_SECTIONS) cache.delete(cache.keys().next().value!);
-  cache.set(key, sections);
+  // A document not stored (yet: see `stageIndex`) has no sections, and none are kept for it.
+  return document ? keepSections(db, spaceId, documentId, documentSections(document)) : [];
+}
+
+function keepSections(db: Db, spaceId: string, documentId: string, sections: ReturnType<typeof documentSections>): ReturnType<typeof documentSections> {
+  const chars = sections.reduce((sum, section) => sum + section.title.length + section.body.length + (section.id?.length ?? 0), 0);
+  sectionCache.set(db, `${spaceId}/${documentId}`, sections, textHeapBytes(chars, sections.length + 1));
   return sections;
+}
+
+/**
+ * Writes ahead, in the job's time slices, the search rows of the pages of `content` whose text
+ * the space's index does not hold, for the transaction that will make it the space's revision
+ * (see `stageSpaceIndex`). Their documents' sections must be ready (`prepareSections`): the
+ * documents themselves may not be stored yet.
+ */
+export async function stageIndex(db: Db, spaceId: string, content: RevisionContent, pause: () => Promise<void>): Promise<void> {
+  const before = indexedRevision(db, spaceId);
+  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
+  await stageSpaceIndex(db, spaceId, indexedPages(db, spaceId, content, indexed), pause);
+}
+
+/**
+ * Prepares a document a job is about to store in a space (`PreparedDocument`) and reads its
+ * search sections, before the transaction that stores it and moves the space's revision: the
+ * indexing in that transaction then finds them ready instead of reading every new document on
+ * the request thread. Without a space (not created yet), the sections are read then.
+ */
+export function prepareDocument(db: Db, spaceId: string | undefined, document: unknown): PreparedDocument {
+  let completed: JSONDocument | undefined;
+  const prepared = new PreparedDocument(document, (value) => (completed = value));
+  if (spaceId && !sectionCache.get(db, `${spaceId}/${prepared.id}`)) keepSections(db, spaceId, prepared.id, documentSections(completed!));
+  return prepared;
 }

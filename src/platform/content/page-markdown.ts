@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { ContentRef, JSONDocument } from './document.js';
 import { documentToMarkdown, stableRefs, type RefResolver } from './markdown.js';
 import type { PageIndex, PlacedPage } from './pages.js';
-import { DEFAULT_LAYOUT, type ContentPage, type PageLayout, type RevisionContent } from './revisions.js';
+import { DEFAULT_LAYOUT, type ContentFile, type ContentPage, type PageLayout, type RevisionContent } from './revisions.js';
 
 /**
  * Pages as markdown files, laid out as Git Sync lays them out: a page is `<path>.md`, or
@@ -31,8 +31,10 @@ export function relativeRefs(index: PageIndex, content: RevisionContent, from: P
     const path = posix.relative(here, target);
     return path === '' ? posix.basename(target) : path;
   };
-  const filesByName = new Map(content.files.map((file) => [file.name, file]));
-  const pagesByFile = new Map(index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [fileOf(placed), placed]));
+  // Built on first use: writing a page's markdown (one page of a read, every page of an export)
+  // never reads links back, and building them costs every page of the space.
+  let filesByName: Map<string, ContentFile> | undefined;
+  let pagesByFile: Map<string, PlacedPage> | undefined;
   return {
     toHref(ref: ContentRef): string {
       const inThisSpace = !('space' in ref) || ref.space === undefined;
@@ -69,9 +71,11 @@ export function relativeRefs(index: PageIndex, content: RevisionContent, from: P
         if (content.reusableContents.some((item) => item.id === id)) return { kind: 'reusable-content', reusableContent: id };
       }
       if (path.startsWith(`${ASSETS}/`)) {
+        filesByName ??= new Map(content.files.map((file) => [file.name, file]));
         const file = filesByName.get(path.slice(ASSETS.length + 1));
         if (file) return { kind: 'file', file: file.id };
       }
+      pagesByFile ??= new Map(index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [fileOf(placed), placed]));
       const page = pagesByFile.get(path) ?? pagesByFile.get(path.replace(/\.md$/, '/README.md'));
       if (page) return anchor ? { kind: 'anchor', anchor, page: page.page.id } : { kind: 'page', page: page.page.id };
       return stableRefs.fromHref(href);

@@ -1,7 +1,8 @@
 import { newId } from '../http.js';
 import type { Db } from '../store/db.js';
-import { canonicalJson, getJson, putBlob, putJson } from './blobs.js';
-import { parseDocument } from './document.js';
+import { cacheNamespace, jsonHeapBytes } from '../cache.js';
+import { canonicalJson, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
+import { parseDocument, type JSONDocument } from './document.js';
 
 /**
  * The revision store. A revision is immutable: its content is a tree of nodes stored by hash
@@ -213,39 +214,49 @@ export function storeContent(db: Db, content: RevisionContent): string | null {
   return putJson(db, root);
 }
 
-/** Content read from the store, by root hash, kept: it never changes. */
-const contents = new WeakMap<Db, Map<string, RevisionContent>>();
-const MAX_CONTENTS = 200;
+/** Contents read from the store, by root hash: they never change. */
+const contents = cacheNamespace<RevisionContent>('content');
 
 /** The content under a root hash (frozen: never mutate it). */
 export function loadContent(db: Db, root: string | null): RevisionContent {
   if (root === null) return EMPTY_CONTENT;
-  let cache = contents.get(db);
-  if (!cache) {
-    cache = new Map();
-    contents.set(db, cache);
-  }
-  const known = cache.get(root);
+  const known = contents.get(db, root);
   if (known) return known;
-  const stored = getJson<StoredRoot>(db, root);
+  const stored = getSizedJson<StoredRoot>(db, root);
   if (!stored) throw new Error(`Content root ${root} is missing from the store`);
+  // The content holds every page node it is made of: it weighs their text.
+  let bytes = stored.bytes;
+  const load = (hash: string): ContentPage => {
+    const page = loadPage(db, hash);
+    bytes += page.bytes;
+    return page.page;
+  };
+  const files = stored.value.files ? getSizedJson<ContentFile[]>(db, stored.value.files) : undefined;
+  const reusables = stored.value.reusableContents ? getSizedJson<ContentReusable[]>(db, stored.value.reusableContents) : undefined;
   const content: RevisionContent = Object.freeze({
-    pages: Object.freeze(stored.pages.map((hash) => loadPage(db, hash))) as ContentPage[],
-    files: stored.files ? (getJson<ContentFile[]>(db, stored.files) ?? []) : [],
-    reusableContents: stored.reusableContents ? (getJson<ContentReusable[]>(db, stored.reusableContents) ?? []) : [],
-    variables: stored.variables,
+    pages: Object.freeze(stored.value.pages.map(load)) as ContentPage[],
+    files: files?.value ?? [],
+    reusableContents: reusables?.value ?? [],
+    variables: stored.value.variables,
   });
-  if (cache.size >= MAX_CONTENTS) cache.delete(cache.keys().next().value!);
-  cache.set(root, content);
+  bytes += (files?.bytes ?? 0) + (reusables?.bytes ?? 0);
+  contents.set(db, root, content, jsonHeapBytes(bytes));
   return content;
 }
 
-function loadPage(db: Db, hash: string): ContentPage {
-  const stored = getJson<StoredPage>(db, hash);
+/** A page node and its descendants, with the size of their stored text. */
+function loadPage(db: Db, hash: string): { page: ContentPage; bytes: number } {
+  const stored = getSizedJson<StoredPage>(db, hash);
   if (!stored) throw new Error(`Page node ${hash} is missing from the store`);
-  const page = Object.freeze({ ...stored, pages: Object.freeze(stored.pages.map((child) => loadPage(db, child))) as ContentPage[] });
+  let bytes = stored.bytes;
+  const children = stored.value.pages.map((child) => {
+    const loaded = loadPage(db, child);
+    bytes += loaded.bytes;
+    return loaded.page;
+  });
+  const page = Object.freeze({ ...stored.value, pages: Object.freeze(children) as ContentPage[] });
   hashesOf(db).set(page, hash);
-  return page;
+  return { page, bytes };
 }
 
 /** Stores a new revision of a space and returns its id (the space's pointer is not moved). */
@@ -317,17 +328,39 @@ export function loadRevision(db: Db, spaceId: string, revisionId: string): Revis
 }
 
 /**
+ * A document validated, completed and serialized for `putDocument`: the costly part of storing
+ * it, which a job does before the transaction that stores it (in time slices), so that the
+ * transaction only writes.
+ */
+export class PreparedDocument {
+  /** Canonical JSON of the document. */
+  readonly text: string;
+  /** Hash of the text (the blob's). */
+  readonly hash: string;
+  /** The document's id in any space it is stored in. */
+  readonly id: string;
+
+  /** Prepares `document`; `completed` is given the document as it will be stored (not kept here: it weighs). */
+  constructor(document: unknown, completed?: (document: JSONDocument) => void) {
+    // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
+    const parsed = parseDocument(document);
+    completed?.(parsed);
+    this.text = canonicalJson(parsed);
+    this.hash = hashOf(this.text);
+    this.id = documentIdOf(this.hash);
+  }
+}
+
+/**
  * Stores a document (JSON, validated and completed by `parseDocument`, which throws on an invalid
- * one) for a space and returns its id, derived from its bytes: storing the same document again
- * gives the same id and stores nothing.
+ * one, or already prepared) for a space and returns its id, derived from its bytes: storing the
+ * same document again gives the same id and stores nothing.
  */
 export function putDocument(db: Db, spaceId: string, document: unknown): string {
-  // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
-  const text = canonicalJson(parseDocument(document));
-  const hash = putBlob(db, text);
-  const id = documentIdOf(hash);
-  db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(spaceId, id, hash);
-  return id;
+  const prepared = document instanceof PreparedDocument ? document : new PreparedDocument(document);
+  putBlob(db, prepared.text);
+  db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(spaceId, prepared.id, prepared.hash);
+  return prepared.id;
 }
 
 /** A document of a space by id (frozen), or undefined. */

@@ -107,8 +107,28 @@ export interface IndexedPage {
   ancestors: string[];
   /** A page with `noIndex` is not indexed at all (its descendants are, unless flagged too). */
   noIndex: boolean;
-  /** In document order; `id` is the heading's anchor, null for the text before the first heading. */
-  sections: IndexedSection[];
+  /**
+   * In document order; `id` is the heading's anchor, null for the text before the first heading.
+   * A function is called only when the page's text is read (not for an `unchanged` page).
+   */
+  sections: IndexedSection[] | (() => IndexedSection[]);
+  /**
+   * The caller knows that the page's text (title, description, sections, noIndex) is the one the
+   * index holds for it already: its rows are kept and at most placed again, its text not read.
+   */
+  unchanged?: boolean;
+}
+
+/** What an update of a space's index did, in pages. */
+export interface IndexUpdate {
+  /** Pages whose text was read and compared with what was indexed. */
+  read: number;
+  /** Pages whose rows were written: new pages, and pages whose text changed. */
+  written: number;
+  /** Pages whose rows only changed place (position, path, ancestors). */
+  placed: number;
+  /** Pages taken out of the index (gone, or now `noIndex`). */
+  removed: number;
 }
 
 export interface IndexedSection {
@@ -211,6 +231,7 @@ interface IndexRow {
 
 /** The rows of a page, in section order. */
 function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
+  const sections = typeof page.sections === 'function' ? page.sections() : page.sections;
   const common = {
     page_id: page.id,
     page_position: pagePosition,
@@ -219,8 +240,8 @@ function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
     page_path: page.path,
     ancestors: JSON.stringify(page.ancestors.map(clean)),
   };
-  if (page.sections.length === 0) return [{ ...common, section_position: -1, section_title: '', body: '', section_id: null }];
-  return page.sections.map((section, position) => ({
+  if (sections.length === 0) return [{ ...common, section_position: -1, section_title: '', body: '', section_id: null }];
+  return sections.map((section, position) => ({
     ...common,
     section_position: position,
     section_title: clean(section.title),
@@ -230,30 +251,34 @@ function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
 }
 
 /** What of a row the full-text index holds: rows equal on it keep their index entries. */
-const textOf = (row: IndexRow) => `${row.page_title}\u0000${row.section_title}\u0000${row.body}\u0000${row.page_description}`;
+const textOf = (row: Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'>) => `${row.page_title}\u0000${row.section_title}\u0000${row.body}\u0000${row.page_description}`;
 
 /**
  * Makes what is indexed for a space the given pages (in the space's tree order, which breaks ties
  * between equal scores). Only what changed is written: rows whose text is unchanged stay in the
- * full-text index and at most get their position, path or ancestors updated, so moving the
- * current revision of a large space after a one-page edit reindexes that page alone. Runs in the
- * caller's transaction when there is one.
+ * full-text index and at most get their position, path or ancestors updated. Pages the caller
+ * marks `unchanged` are not even read: after a one-page edit of a large space, that page alone is.
+ * Runs in the caller's transaction when there is one.
  */
-export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, pages: IndexedPage[]): void {
-  db.transaction(() => {
+export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, pages: IndexedPage[]): IndexUpdate {
+  return db.transaction(() => {
+    const update: IndexUpdate = { read: 0, written: 0, placed: 0, removed: 0 };
+    // Where the rows are, without their text: the text is read only for the pages that need it.
     const stored = db
       .prepare(
-        `SELECT rowid, page_id, page_position, section_position, page_title, section_title, body, page_description, page_path,
-           section_id, ancestors
+        `SELECT rowid, page_id, page_position, section_position, page_path, section_id, ancestors
          FROM search_rows WHERE space_id = ? ORDER BY page_id, section_position`,
       )
-      .all(spaceId) as IndexRow[];
-    const storedByPage = new Map<string, IndexRow[]>();
+      .all(spaceId) as PlacedRow[];
+    const storedByPage = new Map<string, PlacedRow[]>();
     for (const row of stored) {
       const list = storedByPage.get(row.page_id);
       if (list) list.push(row);
       else storedByPage.set(row.page_id, [row]);
     }
+    const textOfRows = storedText(db, pages.filter((page) => !page.noIndex && !page.unchanged).flatMap((page) => storedByPage.get(page.id) ?? []));
+    const staged = stagedRows(db, spaceId);
+    const adopt = db.prepare('UPDATE search_rows SET space_id = ?, page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
     const insert = db.prepare(
       `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
          body, page_description, page_path, section_id, ancestors)
@@ -261,33 +286,136 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
     );
     const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
     const place = db.prepare('UPDATE search_rows SET page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
+    const placeRows = (old: PlacedRow[], wanted: Array<Omit<PlacedRow, 'rowid' | 'page_id' | 'section_position'>>) => {
+      let moved = false;
+      old.forEach((row, index) => {
+        const next = wanted[index]!;
+        if (row.page_position !== next.page_position || row.page_path !== next.page_path || row.section_id !== next.section_id || row.ancestors !== next.ancestors) {
+          place.run(next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
+          moved = true;
+        }
+      });
+      if (moved) update.placed += 1;
+    };
     pages.forEach((page, pagePosition) => {
       if (page.noIndex) return;
-      const wanted = rowsOf(page, pagePosition);
       const old = storedByPage.get(page.id) ?? [];
       storedByPage.delete(page.id);
-      const sameText = old.length === wanted.length && old.every((row, index) => textOf(row) === textOf(wanted[index]!));
+      if (page.unchanged && old.length) {
+        // Same text, so the same sections and anchors: only the page's place may differ.
+        const where = { page_position: pagePosition, page_path: page.path, ancestors: JSON.stringify(page.ancestors.map(clean)) };
+        placeRows(old, old.map((row) => ({ ...where, section_id: row.section_id })));
+        return;
+      }
+      update.read += 1;
+      const wanted = rowsOf(page, pagePosition);
+      const sameText = old.length === wanted.length && old.every((row, index) => textOfRows.get(row.rowid) === textOf(wanted[index]!));
       if (sameText) {
-        old.forEach((row, index) => {
+        placeRows(old, wanted);
+        return;
+      }
+      update.written += 1;
+      for (const row of old) remove.run(row.rowid);
+      const ahead = staged.get(page.id);
+      staged.delete(page.id);
+      if (ahead && ahead.length === wanted.length && ahead.every((row, index) => row.text === textOf(wanted[index]!))) {
+        // Written ahead with this text: moving rows to the space leaves the full-text index alone.
+        ahead.forEach((row, index) => {
           const next = wanted[index]!;
-          if (row.page_position !== next.page_position || row.page_path !== next.page_path || row.section_id !== next.section_id || row.ancestors !== next.ancestors) {
-            place.run(next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
-          }
+          adopt.run(spaceId, next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
         });
         return;
       }
-      for (const row of old) remove.run(row.rowid);
+      if (ahead) for (const row of ahead) remove.run(row.rowid);
       for (const row of wanted) {
         insert.run(spaceId, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
       }
     });
-    // Pages gone (or now left out of search).
-    for (const rows of storedByPage.values()) for (const row of rows) remove.run(row.rowid);
+    // Pages gone (or now left out of search), and rows written ahead that were not used.
+    for (const rows of storedByPage.values()) {
+      for (const row of rows) remove.run(row.rowid);
+      update.removed += 1;
+    }
+    for (const rows of staged.values()) for (const row of rows) remove.run(row.rowid);
     db.prepare(
       `INSERT INTO search_spaces (space_id, revision_id, indexed_at) VALUES (?, ?, ?)
        ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id, indexed_at = excluded.indexed_at`,
     ).run(spaceId, revisionId, new Date().toISOString());
+    return update;
   })();
+}
+
+/**
+ * The key under which rows of a space are written ahead of the transaction that moves its
+ * revision (`stageSpaceIndex`): a key no search names, so these rows are never found.
+ */
+const stagingKey = (spaceId: string) => `${STAGED}${spaceId}`;
+/** Space ids are made of letters and digits: no space's key starts so. */
+const STAGED = 'staged:';
+
+/**
+ * Writes ahead the index rows of the pages whose text the index does not hold (not `unchanged`),
+ * a page per step, awaiting `pause` between steps, in transactions of their own: the costly part
+ * of indexing (the full-text index's writes) is then done before the transaction that moves the
+ * space's revision, whose `replaceSpaceIndex` only moves the rows to the space when their text
+ * is the one it wants (and writes the rest itself). Rows it does not use are removed then, or at
+ * the next start (`clearStagedIndex`) after a crash.
+ */
+export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPage[], pause: () => Promise<void>): Promise<void> {
+  const key = stagingKey(spaceId);
+  const previous = db.prepare('SELECT rowid FROM search_rows WHERE space_id = ?').pluck(true).all(key) as number[];
+  const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
+  db.transaction(() => {
+    for (const rowid of previous) remove.run(rowid);
+  })();
+  const insert = db.prepare(
+    `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
+       body, page_description, page_path, section_id, ancestors)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const page of pages) {
+    if (page.noIndex || page.unchanged) continue;
+    const rows = rowsOf(page, 0);
+    db.transaction(() => {
+      for (const row of rows) {
+        insert.run(key, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
+      }
+    })();
+    await pause();
+  }
+}
+
+/** Removes rows written ahead and never used (a crash came between): at start. */
+export function clearStagedIndex(db: Db): void {
+  db.prepare('DELETE FROM search_rows WHERE substr(space_id, 1, ?) = ?').run(STAGED.length, STAGED);
+}
+
+/** Rows written ahead for a space, with their text, by page. */
+function stagedRows(db: Db, spaceId: string): Map<string, Array<{ rowid: number; text: string }>> {
+  const rows = db
+    .prepare('SELECT rowid, page_id, page_title, section_title, body, page_description FROM search_rows WHERE space_id = ? ORDER BY page_id, section_position')
+    .all(stagingKey(spaceId)) as Array<Pick<IndexRow, 'page_id' | 'page_title' | 'section_title' | 'body' | 'page_description'> & { rowid: number }>;
+  const byPage = new Map<string, Array<{ rowid: number; text: string }>>();
+  for (const row of rows) {
+    const list = byPage.get(row.page_id) ?? [];
+    list.push({ rowid: row.rowid, text: textOf(row) });
+    byPage.set(row.page_id, list);
+  }
+  return byPage;
+}
+
+/** Where a stored row is shown: what `replaceSpaceIndex` reads of every row of a space. */
+type PlacedRow = Pick<IndexRow, 'page_id' | 'page_position' | 'section_position' | 'page_path' | 'section_id' | 'ancestors'> & { rowid: number };
+
+/** The indexed text (`textOf`) of stored rows, by rowid. */
+function storedText(db: Db, rows: PlacedRow[]): Map<number, string> {
+  const texts = new Map<number, string>();
+  if (rows.length === 0) return texts;
+  const found = db
+    .prepare('SELECT rowid, page_title, section_title, body, page_description FROM search_rows WHERE rowid IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(rows.map((row) => row.rowid))) as Array<Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'> & { rowid: number }>;
+  for (const row of found) texts.set(row.rowid, textOf(row));
+  return texts;
 }
 
 /** Removes everything indexed for a space (when it is deleted). */

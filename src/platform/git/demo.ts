@@ -6,7 +6,7 @@ import { getBlob } from '../content/blobs.js';
 import type { JSONDocument } from '../content/document.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
 import { git, scratchRepository } from './command.js';
-import { contentToFiles } from './layout.js';
+import { contentFiles } from './layout.js';
 import type { GitSyncStored } from './sync.js';
 
 /** The demo space kept in a local repository. */
@@ -32,7 +32,7 @@ export async function seedDemoRepository(db: Db, dataDir: string, author: { name
   try {
     for (const [index, row] of revisions.entries()) {
       const revision = loadRevision(db, space.id, row.id)!;
-      const files = contentToFiles(revision.content, {
+      const files = contentFiles(revision.content, {
         document: (id) => getDocument<JSONDocument>(db, space.id, id),
         file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
       });

@@ -39,13 +39,24 @@ export interface RepoFile {
 
 // --- Writing ---------------------------------------------------------------------------------
 
-/** Everything the export writes, by path relative to the project directory. */
-export function contentToFiles(
+/**
+ * What an export owns in the project directory: markdown files, `.gitbook.yaml` and `.gitbook/`
+ * folders. An export replaces them all; anything else in the repository is kept.
+ */
+export function isExportedPath(path: string): boolean {
+  return path.endsWith('.md') || posix.basename(path) === '.gitbook.yaml' || path.split('/').slice(0, -1).includes('.gitbook');
+}
+
+/**
+ * Everything the export writes, by path relative to the project directory, one file at a time:
+ * the caller hands each on (to git) before the next is made, so a large space is never held
+ * whole, in files or in memory.
+ */
+export function* contentFiles(
   content: RevisionContent,
   read: { document(id: string): JSONDocument | undefined; file(file: ContentFile): Buffer },
-): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const text = (path: string, value: string) => files.set(path, Buffer.from(value, 'utf8'));
+): Generator<[path: string, bytes: Buffer]> {
+  const text = (path: string, value: string): [string, Buffer] => [path, Buffer.from(value, 'utf8')];
   const index = pageIndex(content);
   const empty: JSONDocument = { object: 'document', data: {}, nodes: [] };
   const fileOf = pageFiles(index);
@@ -54,21 +65,20 @@ export function contentToFiles(
     if (placed.page.type !== 'document') continue;
     const document = (placed.page.documentId && read.document(placed.page.documentId)) || empty;
     const refs = relativeRefs(index, content, placed, fileOf);
-    text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }));
+    yield text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }));
   }
-  for (const file of content.files) files.set(`${ASSETS_DIR}/${file.name}`, read.file(file));
+  for (const file of content.files) yield [`${ASSETS_DIR}/${file.name}`, read.file(file)];
   for (const item of content.reusableContents) {
     const document = (item.documentId && read.document(item.documentId)) || empty;
     // Written relative to the include's own file.
     const from: PlacedPage = { page: { id: item.id, type: 'document', title: item.title, pages: [] }, path: `${INCLUDES_DIR}/${item.id}`, parent: undefined };
     const includeFile = (placed: PlacedPage) => (placed === from ? `${INCLUDES_DIR}/${item.id}.md` : fileOf(placed));
-    text(`${INCLUDES_DIR}/${item.id}.md`, documentToMarkdown(document, { frontMatter: { title: item.title }, refs: relativeRefs(index, content, from, includeFile) }));
+    yield text(`${INCLUDES_DIR}/${item.id}.md`, documentToMarkdown(document, { frontMatter: { title: item.title }, refs: relativeRefs(index, content, from, includeFile) }));
   }
-  if (Object.keys(content.variables).length) text(VARS_FILE, stringifyYaml(content.variables));
-  text('SUMMARY.md', summaryOf(content, index, fileOf));
+  if (Object.keys(content.variables).length) yield text(VARS_FILE, stringifyYaml(content.variables));
+  yield text('SUMMARY.md', summaryOf(content, index, fileOf));
   const landing = index.landing ? fileOf(index.landing) : 'README.md';
-  text('.gitbook.yaml', stringifyYaml({ root: './', structure: { readme: landing, summary: 'SUMMARY.md' } }));
-  return files;
+  yield text('.gitbook.yaml', stringifyYaml({ root: './', structure: { readme: landing, summary: 'SUMMARY.md' } }));
 }
 
 /**
@@ -211,13 +221,15 @@ const mimeOf = (name: string) => MIME[posix.extname(name).slice(1).toLowerCase()
 /**
  * Reads the files of a project directory into content. `previous` is the space's content: pages,
  * files and reusable contents found at the same Git path keep their ids (and unchanged blocks
- * their keys), so a re-import changes only what changed.
+ * their keys), so a re-import changes only what changed. Markdown is converted file by file,
+ * awaiting `pause` between files (a job's `timeSlices`), so that requests run meanwhile.
  */
-export function filesToContent(
+export async function filesToContent(
   files: ReadonlyMap<string, RepoFile>,
   previous: RevisionContent,
   previousDocument: (id: string) => JSONDocument | undefined,
-): ImportedContent {
+  pause: () => Promise<void> = async () => undefined,
+): Promise<ImportedContent> {
   const config = readConfig(files);
   const under = (path: string) => (config.root ? `${config.root}/${path}` : path);
   const text = (path: string) => files.get(path)?.bytes.toString('utf8');
@@ -261,9 +273,25 @@ export function filesToContent(
     const id = known?.id ?? (/^[A-Za-z0-9_-]{1,100}$/.test(base) && !reusables.some((item) => item.id === base) ? base : newId());
     const markdown = file.bytes.toString('utf8');
     const { frontMatter } = markdownToDocument(markdown, undefined, path);
+    await pause();
     reusables.push({ id, title: typeof frontMatter.title === 'string' ? frontMatter.title : base, git: { oid: file.oid, path } });
     reusableByPath.set(path, id);
     pendingReusable.push({ id, path, markdown });
+  }
+
+  // Titles and front matter of the markdown files, read before the tree is built (its pages need
+  // them), file by file. A file that cannot be read fails the import only if a page uses it.
+  const heads = new Map<string, { title?: string; frontMatter: Record<string, unknown> }>();
+  for (const [path, file] of files) {
+    if (!path.endsWith('.md') || path === config.summary || path.split('/').includes('.gitbook')) continue;
+    try {
+      // Only what the tree needs is kept: the documents are converted again, with their links.
+      const { title, frontMatter } = markdownToDocument(file.bytes.toString('utf8'), undefined, path);
+      heads.set(path, title === undefined ? { frontMatter } : { title, frontMatter });
+    } catch (error) {
+      if (!(error instanceof LayoutError)) throw error;
+    }
+    await pause();
   }
 
   // The tree: from the summary, or from the folders.
@@ -271,7 +299,7 @@ export function filesToContent(
   const pagesByFile = new Map<string, string>();
   const makePage = (file: string | undefined, linkText: string, linkTitle: string | undefined, siblings: readonly ContentPage[]): ContentPage => {
     const markdown = file ? text(file) : undefined;
-    const read = markdown !== undefined ? markdownToDocument(markdown, undefined, file) : undefined;
+    const read = file && markdown !== undefined ? (heads.get(file) ?? markdownToDocument(markdown, undefined, file)) : undefined;
     const title = read?.title || (typeof read?.frontMatter.title === 'string' ? read.frontMatter.title : '') || linkText || 'Untitled';
     const base = file ? (posix.basename(file).toLowerCase() === 'readme.md' ? posix.basename(posix.dirname(file)) : posix.basename(file, '.md')) : '';
     let slug = base && base !== '.' && !(file && file === config.readme && posix.basename(file).toLowerCase() === 'readme.md') ? base : slugify(title) || 'page';
@@ -318,10 +346,12 @@ export function filesToContent(
     const previousDoc = before ? previousDocument(before) : undefined;
     const { document } = markdownToDocument(text(file) ?? '', { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) }, file);
     if (document.nodes.length) documents.set(page.id, document);
+    await pause();
   }
   for (const item of pendingReusable) {
     const { document } = markdownToDocument(item.markdown, { refs: resolverFor(item.path) }, item.path);
     if (document.nodes.length) documents.set(item.id, document);
+    await pause();
   }
 
   const varsFile = text(under(VARS_FILE));

@@ -1,18 +1,17 @@
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { newId } from '../http.js';
-import { PermanentJobError, type JobQueue } from '../jobs.js';
+import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { setCurrentRevision } from '../content/current.js';
+import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
-import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
+import { commitWriter, readBlobs } from './objects.js';
 import { openRemote, remoteFailure, type Remote } from './remote.js';
-import { contentToFiles, filesToContent, LayoutError, type RepoFile } from './layout.js';
+import { contentFiles, filesToContent, isExportedPath, LayoutError, type RepoFile } from './layout.js';
 
 /**
  * Git Sync of a space: import (repository → a revision of the space) and export (the space's
@@ -217,9 +216,9 @@ async function readTree(scratch: Scratch, commit: string, directory: string): Pr
     if (Number(size) > MAX_GIT_FILE_BYTES) throw new LayoutError(`${path} is larger than 100 MB`);
     entries.push({ oid, size: Number(size), path: path.slice(prefix.length) });
   }
-  await git(['checkout', '--quiet', commit], { cwd: scratch.dir });
+  const blobs = await readBlobs(scratch.dir, entries.map((entry) => entry.oid));
   const files = new Map<string, RepoFile>();
-  for (const entry of entries) files.set(entry.path, { oid: entry.oid, bytes: readFileSync(join(scratch.dir, prefix, entry.path)) });
+  for (const entry of entries) files.set(entry.path, { oid: entry.oid, bytes: blobs.get(entry.oid)! });
   return files;
 }
 
@@ -248,7 +247,26 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   const message = (await git(['log', '-1', '--format=%B', commit], { cwd: scratch.dir })).trim();
   stage('content_process');
   const current = loadRevision(db, space.id, space.revision)!;
-  const imported = filesToContent(files, current.content, (id) => getDocument<JSONDocument>(db, space.id, id));
+  const imported = await filesToContent(files, current.content, (id) => getDocument<JSONDocument>(db, space.id, id), timeSlices());
+  // What costs in storing the documents (validating, serializing, the search sections) is done
+  // here, in slices: the transaction below only writes.
+  const slice = timeSlices();
+  const documents = new Map<string, PreparedDocument>();
+  for (const [id, document] of imported.documents) {
+    documents.set(id, prepareDocument(db, space.id, document));
+    // Only the prepared text is kept from here on.
+    imported.documents.delete(id);
+    await slice();
+  }
+  // Pages point at their documents by id, which the prepared documents know before they are stored.
+  const withDocuments = (pages: ContentPage[]): ContentPage[] =>
+    pages.map((page) => {
+      const document = documents.get(page.id);
+      const { documentId: _old, ...rest } = page;
+      return { ...rest, ...(document ? { documentId: document.id } : {}), pages: withDocuments(page.pages) };
+    });
+  const pages = withDocuments(imported.content.pages);
+  if (!job.standalone) await stageIndex(db, space.id, { ...imported.content, pages }, slice);
   stage('finalize');
   return db.transaction(() => {
     // Read again: the space may have changed while the repository was read.
@@ -257,21 +275,16 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     if (edited) {
       throw new PermanentJobError('the space changed since its last sync: export it first, or import with force to replace its content');
     }
-    const withDocuments = (pages: ContentPage[]): ContentPage[] =>
-      pages.map((page) => {
-        const document = imported.documents.get(page.id);
-        const { documentId: _old, ...rest } = page;
-        return { ...rest, ...(document ? { documentId: putDocument(db, space.id, document) } : {}), pages: withDocuments(page.pages) };
-      });
+    for (const document of documents.values()) putDocument(db, space.id, document);
     const content: RevisionContent = {
-      pages: withDocuments(imported.content.pages),
+      pages,
       files: imported.content.files.map((file) => ({
         ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0) }),
         git: file.git!,
       })),
       reusableContents: imported.content.reusableContents.map((item) => {
-        const document = imported.documents.get(item.id);
-        return { ...item, ...(document ? { documentId: putDocument(db, space.id, document) } : {}) };
+        const document = documents.get(item.id);
+        return { ...item, ...(document ? { documentId: document.id } : {}) };
       }),
       variables: imported.content.variables,
     };
@@ -292,48 +305,49 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
   const { db, space, state, job, remote, scratch, stage, options } = operation;
   const tip = await fetchRef(scratch, remote, job.ref, options.caFile);
   gitSyncStarted(db, space, tip ?? '');
-  const base = job.directory ? join(scratch.dir, job.directory) : scratch.dir;
-  if (tip) {
-    await git(['checkout', '--quiet', '-B', 'sync', tip], { cwd: scratch.dir });
-    // The repository moved since the last sync: exporting over it would drop what was committed there.
-    if (!job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
-      throw new PermanentJobError('the branch changed since the last sync: import it first, or export with force to overwrite it');
-    }
-  } else {
-    await git(['checkout', '--quiet', '--orphan', 'sync'], { cwd: scratch.dir });
+  // The repository moved since the last sync: exporting over it would drop what was committed there.
+  if (tip && !job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
+    throw new PermanentJobError('the branch changed since the last sync: import it first, or export with force to overwrite it');
   }
   stage('content_process');
   const revision = loadRevision(db, space.id, space.revision)!;
-  const files = contentToFiles(revision.content, {
-    document: (id) => getDocument<JSONDocument>(db, space.id, id),
-    file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
-  });
-  clearProjectFiles(base);
-  for (const [path, bytes] of files) {
-    const target = join(base, ...path.split('/'));
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, bytes);
-  }
-  stage('finalize');
-  await git(['add', '--all', '--', job.directory || '.'], { cwd: scratch.dir });
-  const changed = await git(['status', '--porcelain'], { cwd: scratch.dir });
-  let commit = tip;
-  if (changed.trim() || !tip) {
-    const message = job.commitMessage?.trim() || 'Update from the docs platform';
-    await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author: options.author });
-    commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
-    try {
-      await git(['push', '--quiet', ...(job.force ? ['--force'] : []), remote.url, `HEAD:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile, config: remote.config });
-    } catch (error) {
-      throw error instanceof GitError ? new GitError(remoteFailure(error, 'push to')) : error;
+  const inProject = (path: string) => (job.directory ? `${job.directory}/${path}` : path);
+  const message = job.commitMessage?.trim() || 'Update from the docs platform';
+  const writer = commitWriter({ cwd: scratch.dir, ref: SYNC_REF, from: tip, author: options.author, message });
+  let commit: string;
+  try {
+    // The commit starts from the branch's tree: what the export owns goes, the rest stays.
+    if (tip) for (const path of await exportedFiles(scratch, tip, job.directory)) await writer.remove(inProject(path));
+    const slice = timeSlices();
+    const files = contentFiles(revision.content, {
+      document: (id) => getDocument<JSONDocument>(db, space.id, id),
+      file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
+    });
+    for (const [path, bytes] of files) {
+      await writer.write(inProject(path), bytes);
+      await slice();
     }
-    db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND git IS NULL').run(
-      JSON.stringify({ oid: commit, message, createdByGitBook: true, url: job.url, ref: job.ref }),
-      revision.id,
-    );
+    stage('finalize');
+    commit = await writer.finish();
+  } catch (error) {
+    writer.abort();
+    throw error;
   }
-  return { commit: commit!, revision: revision.id };
+  if (tip && (await sameTree(scratch, commit, tip))) return { commit: tip, revision: revision.id };
+  try {
+    await git(['push', '--quiet', ...(job.force ? ['--force'] : []), remote.url, `${SYNC_REF}:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile, config: remote.config });
+  } catch (error) {
+    throw error instanceof GitError ? new GitError(remoteFailure(error, 'push to')) : error;
+  }
+  db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND git IS NULL').run(
+    JSON.stringify({ oid: commit, message, createdByGitBook: true, url: job.url, ref: job.ref }),
+    revision.id,
+  );
+  return { commit, revision: revision.id };
 }
+
+/** The branch of the scratch repository an export commits on. */
+const SYNC_REF = 'refs/heads/sync';
 
 /** True when the commit holds files in the project directory. */
 async function hasProjectFiles(scratch: Scratch, commit: string, directory: string): Promise<boolean> {
@@ -341,27 +355,24 @@ async function hasProjectFiles(scratch: Scratch, commit: string, directory: stri
   return listing.trim() !== '';
 }
 
-/** Removes what an export writes from the project directory: markdown files and `.gitbook/`. */
-function clearProjectFiles(base: string): void {
-  const visit = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (entry.name === '.git') continue;
-      if (entry.isDirectory()) {
-        if (entry.name === '.gitbook') rmSync(path, { recursive: true, force: true });
-        else visit(path);
-      } else if (entry.name.endsWith('.md') || entry.name === '.gitbook.yaml') {
-        rmSync(path, { force: true });
-      }
-    }
-  };
-  visit(base);
+/** The files of a commit that an export replaces (`isExportedPath`), relative to the project directory. */
+async function exportedFiles(scratch: Scratch, commit: string, directory: string): Promise<string[]> {
+  const listing = await git(['ls-tree', '-r', '-z', '--full-tree', commit, ...(directory ? ['--', directory] : [])], { cwd: scratch.dir });
+  const prefix = directory ? `${directory}/` : '';
+  const paths: string[] = [];
+  for (const entry of listing.split('\0')) {
+    const match = /^\d+ blob [0-9a-f]+\t(.*)$/s.exec(entry);
+    if (!match || !match[1]!.startsWith(prefix)) continue;
+    const path = match[1]!.slice(prefix.length);
+    if (isExportedPath(path)) paths.push(path);
+  }
+  return paths;
+}
+
+/** True when two commits hold the same tree. */
+async function sameTree(scratch: Scratch, a: string, b: string): Promise<boolean> {
+  const [treeA, treeB] = (await git(['rev-parse', `${a}^{tree}`, `${b}^{tree}`], { cwd: scratch.dir })).trim().split('\n');
+  return treeA === treeB;
 }
 
 /** The GitSyncState of the API, from what the space keeps; undefined when it has no Git Sync. */

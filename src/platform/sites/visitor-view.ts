@@ -227,7 +227,7 @@ async function buildViewIndex(
   const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
     const documentId = placed.get(page.id)?.page.documentId;
     const raw = documentId !== undefined && view.narrowed.has(documentId) ? getDocument<JSONDocument>(db, revision.spaceId, documentId) : undefined;
-    if (!raw) return page;
+    if (!raw) return { ...page, sections: typeof page.sections === 'function' ? page.sections() : page.sections };
     const context = { space: { vars: revision.content.variables }, page: { vars: view.documents.get(documentId!) ?? {} }, visitor: { claims } };
     return { ...page, sections: documentSections(evaluateForVisitor(raw, context).document) };
   });

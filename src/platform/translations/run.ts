@@ -1,9 +1,9 @@
 import { canonicalJson, hashOf } from '../content/blobs.js';
-import { setCurrentRevision } from '../content/current.js';
+import { prepareDocument, setCurrentRevision } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
-import { getDocument, loadRevision, putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { newId, now } from '../http.js';
-import { PermanentJobError, type JobQueue } from '../jobs.js';
+import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import { applyOrder, planPlacement } from '../routes/positions.js';
 import { insertSpace } from '../spaces/create.js';
@@ -47,8 +47,8 @@ interface PlannedItem {
   hash: string;
   /** A translation kept from an earlier run, with the space its document is in. */
   kept?: { fields: TranslatedFields; resultSpace: string };
-  /** Texts to translate: filled in by `slots.apply`. */
-  fresh?: { fields: Omit<TranslatedFields, 'documentId'>; document: JSONDocument | undefined; words: number };
+  /** Texts to translate: filled in by `slots.apply`; the document is prepared for storing by `prepareWrites`. */
+  fresh?: { fields: Omit<TranslatedFields, 'documentId'>; document: JSONDocument | PreparedDocument | undefined; words: number };
 }
 
 /** What a run translates. */
@@ -81,6 +81,26 @@ function flattenPages(pages: readonly ContentPage[]): ContentPage[] {
  * The source must be a live space (else the run fails for good).
  */
 export function prepareRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): RunPlan | undefined {
+  const steps = planRun(db, translationId, translator);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** `prepareRun` in the time slices of a job: requests run between the pages it reads. */
+async function prepareRunInSlices(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Promise<RunPlan | undefined> {
+  const slice = timeSlices();
+  const steps = planRun(db, translationId, translator);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await slice();
+  }
+}
+
+/** The planning of a run, one page or reusable content per step. */
+function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Generator<void, RunPlan | undefined> {
   const startedAt = Date.now();
   const translation = findTranslation(db, translationId);
   if (!translation) return undefined;
@@ -126,8 +146,12 @@ export function prepareRun(db: Db, translationId: string, translator: Pick<Trans
   };
   for (const page of flattenPages(revision.content.pages)) {
     planItem('page', page.id, { title: page.title, ...(page.description ? { description: page.description } : {}), ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}) }, page.documentId);
+    yield;
   }
-  for (const reusable of revision.content.reusableContents) planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
+  for (const reusable of revision.content.reusableContents) {
+    planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
+    yield;
+  }
   return { translation, source, sourceRevision: revision.id, content: revision.content, items, slots, instructions, startedAt };
 }
 
@@ -138,12 +162,28 @@ function resultTitle(source: SpaceRow, language: string): string {
 }
 
 /**
- * Writes a run's outcome: the translations (`translated`, one per `plan.slots.texts`) are put in
- * place, the result space gets a new current revision, the kept translations and statistics are
- * updated. Does nothing when the translation was deleted meanwhile.
+ * Puts the translations (`translated`, one per `plan.slots.texts`) in place and prepares the
+ * translated documents for storing (validated, serialized, their search sections read) in time
+ * slices, so that `applyRun`'s transaction only writes.
  */
-export function applyRun(db: Db, plan: RunPlan, translated: readonly string[]): void {
+export async function prepareWrites(db: Db, plan: RunPlan, translated: readonly string[]): Promise<void> {
   plan.slots.apply(translated);
+  const slice = timeSlices();
+  const resultSpace = liveResultSpace(db, plan.translation)?.id;
+  for (const item of plan.items.values()) {
+    if (!item.fresh?.document) continue;
+    item.fresh.document = prepareDocument(db, resultSpace, item.fresh.document);
+    await slice();
+  }
+}
+
+/**
+ * Writes a run's outcome (translations put in place, by `prepareWrites` or by `translated`): the
+ * result space gets a new current revision, the kept translations and statistics are updated.
+ * Does nothing when the translation was deleted meanwhile.
+ */
+export function applyRun(db: Db, plan: RunPlan, translated?: readonly string[]): void {
+  if (translated) plan.slots.apply(translated);
   db.transaction(() => {
     const translation = findTranslation(db, plan.translation.id);
     if (!translation) return;
@@ -245,7 +285,7 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
   queue.register<TranslationJob>(TRANSLATION_JOB, {
     interrupted: 'resume',
     async run({ translation }, { db }) {
-      const plan = prepareRun(db, translation, translator);
+      const plan = await prepareRunInSlices(db, translation, translator);
       if (!plan) return;
       let translated: string[] = [];
       if (plan.slots.texts.length > 0) {
@@ -261,7 +301,8 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
           throw error;
         }
       }
-      applyRun(db, plan, translated);
+      await prepareWrites(db, plan, translated);
+      applyRun(db, plan);
     },
     failed({ translation }, reason, { db }) {
       db.prepare('UPDATE translations SET last_error = ?, last_error_at = ? WHERE id = ?').run(reason, now(), translation);

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setCurrentRevision, stageIndex } from '../../src/platform/content/current.js';
+import { documentOf, paragraph } from '../../src/platform/content/document.js';
+import { putDocument, storeRevision, type ContentPage } from '../../src/platform/content/revisions.js';
+import { insertSpace } from '../../src/platform/spaces/create.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+/**
+ * Moving a space's current revision reindexes it for search in the same transaction; the pages
+ * whose text did not change since the revision indexed before are not read again (counted by the
+ * update `setCurrentRevision` returns), and search answers from the new text at once.
+ */
+let p: TestPlatform;
+let spaceId: string;
+
+beforeAll(async () => {
+  p = await startTestPlatform();
+  spaceId = insertSpace(p.db, { orgId: 'acme', title: 'Indexing' });
+});
+
+afterAll(async () => {
+  await p.destroy();
+});
+
+const PAGES = 200;
+
+/** The id of a document of one paragraph: the same for the same text (a document's id is its content's). */
+const documents = new Map<string, string>();
+function documentWith(text: string): string {
+  let id = documents.get(text);
+  if (!id) {
+    id = putDocument(p.db, spaceId, documentOf([paragraph(text)]));
+    documents.set(text, id);
+  }
+  return id;
+}
+
+/** 20 top-level pages of 9 children each; page `n` says `word<n>`, or what `texts` says. */
+function content(texts: Record<number, string> = {}, without: number[] = []): { pages: ContentPage[]; files: []; reusableContents: []; variables: {} } {
+  const top: ContentPage[] = [];
+  for (let n = 0; n < PAGES; n += 1) {
+    if (without.includes(n)) continue;
+    const documentId = documentWith(texts[n] ?? `Page ${n} says word${n}.`);
+    const page: ContentPage = { id: `page-${n}`, type: 'document', title: `Page ${n}`, slug: `page-${n}`, documentId, pages: [] };
+    if (n % 10 === 0) top.push(page);
+    else top.at(-1)!.pages.push(page);
+  }
+  return { pages: top, files: [], reusableContents: [], variables: {} };
+}
+
+function makeCurrent(pages: ReturnType<typeof content>) {
+  const current = p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+  const revision = storeRevision(p.db, { spaceId, type: 'edits', parents: [current], content: pages, createdAt: new Date().toISOString() });
+  return setCurrentRevision(p.db, spaceId, revision);
+}
+
+const search = async (query: string) =>
+  ((await p.api('GET', `/spaces/${spaceId}/search`, { query: { query } })).body.items as Array<{ id: string }>).map((item) => item.id);
+
+describe('search index updates', () => {
+  it('reads only the pages whose text changed', async () => {
+    expect(makeCurrent(content())).toEqual({ read: PAGES, written: PAGES, placed: 0, removed: 0 });
+    expect(await search('word57')).toEqual(['page-57']);
+
+    // One page edited: one page read and written.
+    expect(makeCurrent(content({ 57: 'Page 57 now says zebra.' }))).toEqual({ read: 1, written: 1, placed: 0, removed: 0 });
+    expect(await search('zebra')).toEqual(['page-57']);
+    expect(await search('word57')).toEqual([]);
+
+    // The same content in a new revision (a translation run that changed nothing): nothing read.
+    expect(makeCurrent(content({ 57: 'Page 57 now says zebra.' }))).toEqual({ read: 0, written: 0, placed: 0, removed: 0 });
+
+    // A page removed: the pages after it only move up.
+    expect(makeCurrent(content({ 57: 'Page 57 now says zebra.' }, [150]))).toEqual({ read: 0, written: 0, placed: PAGES - 151, removed: 1 });
+    expect(await search('word150')).toEqual([]);
+    expect(await search('word199')).toEqual(['page-199']);
+  });
+
+  it('takes over the rows a job wrote ahead of the move, leaving none behind', async () => {
+    const next = content({ 57: 'Page 57 now says zebra.', 58: 'Page 58 now says okapi.' }, [150]);
+    await stageIndex(p.db, spaceId, next, async () => undefined);
+    const rowsOf = (key: string) => p.db.prepare('SELECT page_id, rowid FROM search_rows WHERE space_id = ?').all(key) as Array<{ page_id: string; rowid: number }>;
+    // Only the page whose text changed is written ahead, under a key no search names.
+    const ahead = rowsOf(`staged:${spaceId}`);
+    expect(ahead.map((row) => row.page_id)).toEqual(['page-58']);
+    expect(await search('okapi')).toEqual([]);
+
+    expect(makeCurrent(next)).toEqual({ read: 1, written: 1, placed: 0, removed: 0 });
+    expect(rowsOf(spaceId).find((row) => row.page_id === 'page-58')?.rowid).toBe(ahead[0]!.rowid);
+    expect(rowsOf(`staged:${spaceId}`)).toEqual([]);
+    expect(await search('okapi')).toEqual(['page-58']);
+    expect(await search('word58')).toEqual([]);
+    p.db.exec("INSERT INTO search_stem (search_stem) VALUES ('integrity-check')");
+    p.db.exec("INSERT INTO search_raw (search_raw) VALUES ('integrity-check')");
+  });
+});
