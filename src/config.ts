@@ -41,9 +41,9 @@ export const configSchema = z.object({
   PLATFORM_HOST: host.default('127.0.0.1'),
   /**
    * V8 old-space limit of the embedded platform's process, in MiB: past it, that process dies
-   * alone and the gateway restarts it. @default 512
+   * alone and the gateway restarts it. @default 256
    */
-  PLATFORM_HEAP_MB: z.coerce.number({ message: 'must be a number of MiB' }).int('must be a whole number').min(64, 'must be at least 64').max(65_536, 'must be at most 65536').default(512),
+  PLATFORM_HEAP_MB: z.coerce.number({ message: 'must be a number of MiB' }).int('must be a whole number').min(64, 'must be at least 64').max(65_536, 'must be at most 65536').default(256),
   /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /**

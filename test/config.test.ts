@@ -13,7 +13,7 @@ describe('configuration', () => {
       UPSTREAM_CONNECTIONS: 64,
       PLATFORM_PORT: 4010,
       PLATFORM_HOST: '127.0.0.1',
-      PLATFORM_HEAP_MB: 512,
+      PLATFORM_HEAP_MB: 256,
       PLATFORM_DELAY_MS: 0,
       PLATFORM_CACHE_MB: 48,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
