@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 
 /**
  * `npx tsx bench/hardening-markdown.ts`: big page bodies against `npm start`'s setup (the gateway
- * and the embedded platform in one process, a 192 MB heap, demo data), each while a client reads
+ * with a 192 MB heap, the embedded platform in its own process with its default heap, demo data;
+ * CPU and RSS are the platform process's), each while a client reads
  * `{ viewer { id } }` through the gateway without pause:
  *
  * - `graphql-25k`: `editChangeRequestContent` inserting a page of 25,000 paragraphs (`a\n\n`, 75 KB);
@@ -40,10 +41,15 @@ interface Service {
   rest: string;
   token: string;
   exited: Promise<string>;
+  /** The process doing the platform's work, and how often it was restarted (from `/ready`). */
+  platform(): Promise<{ pid: number; restarts: number }>;
   stop(): Promise<void>;
 }
 
-/** `src/main.ts` as `npm start` runs it: gateway and embedded platform in one process. */
+/**
+ * `src/main.ts` as `npm start` runs it: the gateway, supervising the embedded platform in a process
+ * of its own (a checkout from before that split runs both in one process).
+ */
 async function startService(dataDir: string): Promise<Service> {
   const [port, platformPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(ROOT, 'src/main.ts')], {
@@ -69,6 +75,10 @@ async function startService(dataDir: string): Promise<Service> {
     rest: `http://127.0.0.1:${platformPort}/v1`,
     token,
     exited,
+    platform: async () => {
+      const ready = (await fetch(graphql.replace('/graphql', '/ready')).then((r) => r.json()).catch(() => ({}))) as { process?: { pid?: number; restarts: number } };
+      return { pid: ready.process?.pid ?? child.pid!, restarts: ready.process?.restarts ?? 0 };
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
@@ -222,7 +232,7 @@ try {
   for (const bench of CASES.filter((c) => !only || only.includes(c.name))) {
     const run = await bench.prepare(service);
     await new Promise((done) => setTimeout(done, 500));
-    const pid = service.child.pid!;
+    const { pid, restarts } = await service.platform();
     const idle = rss(pid).now;
     let peak = idle;
     let sampling = true;
@@ -259,7 +269,8 @@ try {
     reading = false;
     sampling = false;
     await Promise.all([reader, sampler]);
-    const alive = service.child.exitCode === null && (await gql(service, '{ viewer { id } }').catch(() => undefined))?.status === 200;
+    const answering = service.child.exitCode === null && (await gql(service, '{ viewer { id } }').catch(() => undefined))?.status === 200;
+    const alive = answering && (await service.platform()).restarts === restarts;
     console.log(
       `${bench.name.padEnd(15)} ${`${outcome.status} ${outcome.detail}`.slice(0, 78).padEnd(79)} ${(time / 1000).toFixed(2).padStart(6)} s ${cpu.toFixed(2).padStart(5)} s ${(peak - idle).toFixed(0).padStart(5)} MB  ` +
         `${percentile(latencies, 50).toFixed(0)}/${percentile(latencies, 99).toFixed(0)}/${Math.max(...latencies, 0).toFixed(0)} ms (${latencies.length})${alive ? '' : '  PROCESS DEAD'}`,
