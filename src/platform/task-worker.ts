@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +17,13 @@ import { Worker } from 'node:worker_threads';
  * tsx's loader in the worker (a worker thread does not inherit its parent's) and loads
  * `<name>.ts`. When neither can be used, `run` does the task on the calling thread with the
  * fallback given.
+ *
+ * Events: `start` (a task was handed to the worker, or runs in this thread) and `end` (its answer
+ * is known, or it failed).
  */
 
-export type TaskWorkerFailure = 'timeout' | 'crash' | 'closed';
+/** `memory`: the worker went over its heap limit; `crash`: it stopped for another reason. */
+export type TaskWorkerFailure = 'timeout' | 'memory' | 'crash' | 'closed';
 
 export class TaskWorkerError extends Error {
   override readonly name = 'TaskWorkerError';
@@ -35,14 +40,16 @@ export interface TaskWorkerOptions<Request, Answer> {
   from: string;
   /** The worker's file name without extension (`parse-worker`). */
   name: string;
-  /** Does a task on the calling thread, when no worker can be started. */
-  fallback(request: Request): Answer;
-  /** Longest a task may take in the worker. */
-  timeoutMs: number;
-  /** Limit of the worker's heap (V8 old generation), in MB. */
-  maxHeapMb: number;
+  /** Does a task on the calling thread, when no worker can be started (or `mode` is `thread`). */
+  fallback(request: Request): Answer | Promise<Answer>;
+  /** Longest a task may take in the worker, in milliseconds, or that time for a given task. */
+  timeoutMs: number | ((request: Request) => number);
+  /** Limit of the worker's heap (V8 old generation), in MB; unset, V8's default. */
+  maxHeapMb?: number;
   /** Time without work after which the worker is stopped. @default 30000 */
   idleMs?: number;
+  /** Where tasks run: `worker` (when the worker's file is found) or `thread` (the calling one). @default 'worker' */
+  mode?: 'worker' | 'thread';
 }
 
 /** A message the worker module receives, and the one it answers. */
@@ -76,7 +83,7 @@ function workerEntry(from: string, name: string): { url: URL; workerData?: { ent
   return { url: bootstrap, workerData: { entry: source.href } };
 }
 
-export class TaskWorker<Request, Answer> {
+export class TaskWorker<Request, Answer> extends EventEmitter {
   private readonly entry: ReturnType<typeof workerEntry>;
   private worker: Worker | undefined;
   private readonly waiting: Array<Task<Request, Answer>> = [];
@@ -87,7 +94,13 @@ export class TaskWorker<Request, Answer> {
   private closed = false;
 
   constructor(private readonly options: TaskWorkerOptions<Request, Answer>) {
-    this.entry = workerEntry(options.from, options.name);
+    super();
+    this.entry = options.mode === 'thread' ? undefined : workerEntry(options.from, options.name);
+  }
+
+  /** Whether `close()` was called: tasks are refused from then on. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** Whether tasks run in a worker thread (false: in the calling one). */
@@ -98,7 +111,12 @@ export class TaskWorker<Request, Answer> {
   /** Runs a task; rejects with a `TaskWorkerError` when the worker could not, or with the task's own error. */
   run(request: Request): Promise<Answer> {
     if (this.closed) return Promise.reject(new TaskWorkerError('closed', 'The worker is closed'));
-    if (!this.entry) return Promise.resolve().then(() => this.options.fallback(request));
+    if (!this.entry) {
+      this.emit('start');
+      return Promise.resolve()
+        .then(() => this.options.fallback(request))
+        .finally(() => this.emit('end'));
+    }
     return new Promise<Answer>((resolve, reject) => {
       this.waiting.push({ id: this.nextId++, request, resolve, reject });
       this.pump();
@@ -131,7 +149,10 @@ export class TaskWorker<Request, Answer> {
     // Busy, the worker keeps the process alive, like any work under way; idle, it does not.
     worker.ref();
     this.current = task;
-    this.timeout = setTimeout(() => this.fail(worker, new TaskWorkerError('timeout', `the work did not end within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    const { timeoutMs } = this.options;
+    const limit = typeof timeoutMs === 'function' ? timeoutMs(task.request) : timeoutMs;
+    this.timeout = setTimeout(() => this.fail(worker, new TaskWorkerError('timeout', `the work did not end within ${limit} ms`)), limit);
+    this.emit('start');
     worker.postMessage({ id: task.id, request: task.request } satisfies TaskMessage<Request>);
   }
 
@@ -139,7 +160,7 @@ export class TaskWorker<Request, Answer> {
     const worker = new Worker(this.entry!.url, {
       // Not the parent's options: under tsx or vitest they name loaders a worker cannot use.
       execArgv: process.execArgv.filter((arg) => arg === '--enable-source-maps'),
-      resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
+      ...(this.options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } } : {}),
       ...(this.entry!.workerData ? { workerData: this.entry!.workerData } : {}),
     });
     worker.on('message', (message: TaskAnswer<Answer>) => {
@@ -149,8 +170,11 @@ export class TaskWorker<Request, Answer> {
       this.pump();
     });
     worker.on('error', (error: Error & { code?: string }) => {
-      const message = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the work needed more than ${this.options.maxHeapMb} MB` : 'the worker stopped unexpectedly';
-      this.fail(worker, new TaskWorkerError('crash', message));
+      const failure =
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new TaskWorkerError('memory', `the work needed more than ${this.options.maxHeapMb ?? "V8's default"} MB`)
+          : new TaskWorkerError('crash', 'the worker stopped unexpectedly');
+      this.fail(worker, failure);
     });
     worker.on('exit', () => this.fail(worker, new TaskWorkerError('crash', 'the worker stopped unexpectedly')));
     this.worker = worker;
@@ -172,6 +196,7 @@ export class TaskWorker<Request, Answer> {
     this.timeout = undefined;
     this.current = undefined;
     settle();
+    this.emit('end');
   }
 
   /** Without work, the worker lets the process exit, and stops after `idleMs`. */

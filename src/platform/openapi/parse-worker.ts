@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { readSpec } from './parse.js';
+import type { TaskAnswer, TaskMessage } from '../task-worker.js';
+import { readSpec, type SpecReading } from './parse.js';
 
 /**
  * The worker thread that reads OpenAPI documents for `SpecReader` (`reader.ts`): it gets a text
@@ -8,19 +9,12 @@ import { readSpec } from './parse.js';
  * them from this thread's own heap and event loop, not from the platform's.
  */
 
-export interface ReadRequest {
-  id: number;
-  text: string;
-}
-
-export type ReadAnswer = { id: number; reading: Awaited<ReturnType<typeof readSpec>> } | { id: number; error: string };
-
 const port = parentPort;
 if (!port) throw new Error('parse-worker runs as a worker thread');
 
-port.on('message', (request: ReadRequest) => {
-  readSpec(request.text).then(
-    (reading) => port.postMessage({ id: request.id, reading } satisfies ReadAnswer),
-    (error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ReadAnswer),
+port.on('message', ({ id, request }: TaskMessage<string>) => {
+  readSpec(request).then(
+    (answer) => port.postMessage({ id, answer } satisfies TaskAnswer<SpecReading>),
+    (error: unknown) => port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies TaskAnswer<SpecReading>),
   );
 });
