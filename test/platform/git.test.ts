@@ -333,6 +333,10 @@ describe('Git sync', () => {
     expect(badYaml.operation.error).toMatch(/^\.gitbook\.yaml is not valid YAML/);
     const escape = await sync(spaceId, 'import', { url: repositoryWith({ '.gitbook.yaml': 'root: ../../etc\n', 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
     expect(escape.operation.error).toBe('.gitbook.yaml: root leaves the project directory');
+    // A summary is read within the budgets of a page's markdown, like the pages it lists.
+    const hugeSummary = `# Summary\n\n${'* [Page](README.md)\n'.repeat(60_000)}`;
+    const summary = await sync(spaceId, 'import', { url: repositoryWith({ 'SUMMARY.md': hugeSummary, 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
+    expect(summary.operation.error).toBe(`SUMMARY.md: the markdown has ${Buffer.byteLength(hugeSummary)} bytes, the limit is 1048576`);
     expect((await p.api('GET', `/spaces/${spaceId}`)).body.revision).toBe(revision);
 
     const refused = await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: join(work, 'any.git'), ref: 'refs/heads/main', repoProjectDirectory: '../outside' } });

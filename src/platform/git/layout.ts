@@ -1,10 +1,9 @@
 import { posix } from 'node:path';
 import type { Heading, List, ListItem, Root, RootContent } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../http.js';
 import { slugify, type ContentRef, type JSONDocument } from '../content/document.js';
-import { documentToMarkdown, markdownToDocument as convert, stableRefs, type RefResolver } from '../content/markdown.js';
+import { documentToMarkdown, markdownToDocument as convert, parseMarkdownTree, stableRefs, type RefResolver } from '../content/markdown.js';
 import { layoutAndCover, pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PlacedPage } from '../content/pages.js';
 import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../content/revisions.js';
@@ -375,7 +374,10 @@ type MakePage = (file: string | undefined, linkText: string, linkTitle: string |
 
 /** The tree a summary describes. */
 function treeFromSummary(summary: string, config: GitbookConfig, files: ReadonlyMap<string, RepoFile>, makePage: MakePage): ContentPage[] {
-  const root: Root = fromMarkdown(summary);
+  // Within the budgets of a page's markdown: a repository's summary is a caller's input too.
+  const parsed = parseMarkdownTree(summary);
+  if ('over' in parsed) throw new LayoutError(`${config.summary}: ${parsed.over.message}`);
+  const root: Root = parsed.root;
   const top: ContentPage[] = [];
   let group: ContentPage | undefined;
   const summaryDir = posix.dirname(config.summary) === '.' ? '' : posix.dirname(config.summary);
