@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import type { Heading, List, ListItem, Root, RootContent } from 'mdast';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../http.js';
-import { slugify, type ContentRef, type JSONDocument } from '../content/document.js';
-import { documentToMarkdown, markdownToDocument as convert, parseMarkdownTree, stableRefs, type RefResolver } from '../content/markdown.js';
+import { ContentLimitError, slugify, type ContentRef, type JSONDocument } from '../content/document.js';
+import { documentToMarkdown, markdownToDocument as convert, parseMarkdownOffThread, stableRefs, type RefResolver } from '../content/markdown.js';
 import { layoutAndCover, pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PlacedPage } from '../content/pages.js';
 import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../content/revisions.js';
@@ -315,7 +315,7 @@ export async function filesToContent(
   };
 
   const summary = text(config.summary);
-  const pages: ContentPage[] = summary !== undefined ? treeFromSummary(summary, config, files, makePage) : treeFromFolders(config, files, makePage);
+  const pages: ContentPage[] = summary !== undefined ? treeFromSummary(await readSummary(summary, config), config, files, makePage) : treeFromFolders(config, files, makePage);
 
   // Documents, once every page has its id: links resolve to the pages, files and includes read.
   const resolverFor = (file: string): RefResolver => ({
@@ -373,11 +373,21 @@ export async function filesToContent(
 type MakePage = (file: string | undefined, linkText: string, linkTitle: string | undefined, siblings: readonly ContentPage[]) => ContentPage;
 
 /** The tree a summary describes. */
-function treeFromSummary(summary: string, config: GitbookConfig, files: ReadonlyMap<string, RepoFile>, makePage: MakePage): ContentPage[] {
-  // Within the budgets of a page's markdown: a repository's summary is a caller's input too.
-  const parsed = parseMarkdownTree(summary);
-  if ('over' in parsed) throw new LayoutError(`${config.summary}: ${parsed.over.message}`);
-  const root: Root = parsed.root;
+/**
+ * The tree of a summary, parsed in the platform's task worker (a summary of thousands of pages
+ * takes a parse of half a second) and within the budgets of a page's markdown: a repository's
+ * summary is a caller's input too.
+ */
+async function readSummary(summary: string, config: GitbookConfig): Promise<Root> {
+  try {
+    return await parseMarkdownOffThread(summary);
+  } catch (error) {
+    if (error instanceof ContentLimitError) throw new LayoutError(`${config.summary}: ${error.message}`);
+    throw error;
+  }
+}
+
+function treeFromSummary(root: Root, config: GitbookConfig, files: ReadonlyMap<string, RepoFile>, makePage: MakePage): ContentPage[] {
   const top: ContentPage[] = [];
   let group: ContentPage | undefined;
   const summaryDir = posix.dirname(config.summary) === '.' ? '' : posix.dirname(config.summary);
