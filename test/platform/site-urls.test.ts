@@ -438,6 +438,10 @@ describe('the API token of a resolved URL', () => {
     expect((await p.api('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token })).status).toBe(200);
     expect((await p.api('GET', `/spaces/${p.spaceId(S.teamGrant)}`, { token })).status).toBe(404);
     expect((await p.api('GET', `/spaces/${space}`, { token })).status).toBe(200);
+    // The site's structure, sections and site spaces, as their claims show them.
+    for (const part of ['structure', 'sections', 'site-spaces']) {
+      expect([part, (await p.api('GET', `/orgs/${acme}/sites/${ids.api}/${part}`, { token })).status]).toEqual([part, 200]);
+    }
     // Routes that do not read through the visitor's view are closed to them.
     expect((await p.api('GET', `/orgs/${acme}`, { token })).status).toBe(403);
     expect((await p.api('PATCH', `/spaces/${space}`, { token, body: { title: 'Nope' } })).status).toBe(403);

@@ -161,7 +161,7 @@ describe('what a site visitor reads', () => {
     }
 
     // Routes that do not declare themselves open to visitors refuse them (they might read around the view).
-    const closed = answers.filter((answer) => answer.route === '/v1/orgs/:organizationId/sites/:siteId/structure' || answer.route === '/v1/orgs');
+    const closed = answers.filter((answer) => answer.route === '/v1/orgs/:organizationId/sites/:siteId' || answer.route === '/v1/orgs');
     expect(new Set(closed.map((answer) => answer.status))).toEqual(new Set([403]));
 
     const leaks = answers.filter((answer) => hiddenMarkers.some((marker) => answer.text.includes(marker)));

@@ -47,6 +47,7 @@ import {
   type Structure,
 } from '../sites/structure.js';
 import { readerView } from '../sites/resolve.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 import { readableWithoutMembership } from '../sites/visitors.js';
 
 const title = z.string().trim().min(2, 'must be 2 to 128 characters').max(128, 'must be 2 to 128 characters');
@@ -241,7 +242,7 @@ export function siteRoutes(app: FastifyInstance): void {
    * authenticated reads a published public or unlisted site, and a published share-link site
    * with the key of an active share link, and the visitor holding an API token of the site. Those
    * readers see what a visitor with their claims (none without a token) sees: no drafts, nothing
-   * whose condition is false for them.
+   * whose condition is false for them. The routes reading through it are open to visitors.
    */
   const readerSiteOf = (request: FastifyRequest, params: SiteParams, shareKey: string | undefined) => {
     const { db, access } = request.ctx;
@@ -386,7 +387,7 @@ export function siteRoutes(app: FastifyInstance): void {
 
   // --- Structure -------------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/structure', async (request) => {
+  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/structure', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(structureQuery, request.query);
     const { org, s } = readerSiteOf(request, request.params, query.shareKey);
     return structureJson(s, contextOf(request, org));
@@ -412,7 +413,7 @@ export function siteRoutes(app: FastifyInstance): void {
 
   // --- Site spaces -----------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/site-spaces', async (request) => {
+  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/site-spaces', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(siteSpacesQuery, request.query);
     const { org, s } = readerSiteOf(request, request.params, query.shareKey);
     const context = contextOf(request, org);
@@ -465,7 +466,7 @@ export function siteRoutes(app: FastifyInstance): void {
 
   // --- Sections --------------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/sections', async (request) => {
+  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/sections', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(sectionsQuery, request.query);
     const { org, s } = readerSiteOf(request, request.params, query.shareKey);
     const context = contextOf(request, org);
