@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { Supervisor, type ReadyMessage } from '../../src/supervisor.js';
-import { corpusClient, formatRuns, HOSTILE_CORPUS, prepareCorpus, runCorpus, startReader, type CaseRun, type CorpusContext, type Reader } from '../fixtures/hostile-corpus.js';
+import { corpusClient, formatRuns, HOSTILE_CORPUS, prepareCorpus, runCorpus, type CorpusContext } from '../fixtures/hostile-corpus.js';
 import { seededTemplate } from '../fixtures/platform.js';
 
 /**
@@ -36,7 +36,6 @@ describe('the hostile corpus against a running platform', () => {
   let ready: ReadyMessage;
   let pid: number;
   let context: CorpusContext;
-  let reader: Reader | undefined;
   const restarts: string[] = [];
 
   beforeAll(async () => {
@@ -65,20 +64,17 @@ describe('the hostile corpus against a running platform', () => {
   }, 30_000);
 
   afterAll(async () => {
-    await reader?.stop();
     await supervisor?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers every case with its exact outcome, in the same process, with bounded memory', async () => {
     const before = memory(pid);
-    reader = startReader(context.client);
     const alive: Array<[string, number | undefined, number]> = [];
-    const runs: CaseRun[] = await runCorpus(context, reader, {
+    const { runs, failedReads } = await runCorpus(context, {
       peakMb: () => memory(pid).peakMb,
       after: (run) => alive.push([run.name, supervisor.status().pid, supervisor.status().restarts]),
     });
-    await reader.stop();
     const after = memory(pid);
     const growth = after.peakMb - before.rssMb;
     console.log(
@@ -90,7 +86,7 @@ describe('the hostile corpus against a running platform', () => {
     expect(alive).toEqual(HOSTILE_CORPUS.map((testCase) => [testCase.name, pid, 0]));
     expect(supervisor.status()).toEqual({ state: 'running', pid, restarts: 0 });
     expect(restarts).toEqual([]);
-    expect(reader.failures).toBe(0);
+    expect(failedReads).toBe(0);
     expect(growth).toBeLessThan(MAX_RSS_GROWTH_MB);
   }, 60_000);
 });
