@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
+import { largeBatch } from '../fixtures/hostile-corpus.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 // Conversations over HTTP: ingest (one or many, idempotent by id), issues, clusters, muting,
@@ -175,22 +176,6 @@ describe('ingesting conversations', () => {
     expect((await p.api('GET', `/orgs/${globex}/conversations/ok`)).status).toBe(404);
   });
 });
-
-/** `count` conversations of about 10 KB each, of varied sentences about the same product. */
-function largeBatch(prefix: string, count: number) {
-  const topics = ['the SSO login', 'the PDF export', 'the Git sync', 'the search index', 'the invoice email', 'the custom domain', 'the API token', 'the page editor'];
-  const symptoms = ['fails with an error', 'is very slow since Monday', 'shows nothing at all', 'times out after a minute', 'rejects our admin user', 'loses the last changes'];
-  return Array.from({ length: count }, (_, index) => {
-    const parts = [];
-    for (let message = 0, size = 0; size < 10_000; message += 1) {
-      const sentences = Array.from({ length: 12 }, (_, k) => `Why does ${topics[(index + message + k) % topics.length]} keep failing: it ${symptoms[(index * 7 + message + k) % symptoms.length]} for team ${k}?`);
-      const body = sentences.join(' ');
-      parts.push({ type: 'message', role: message % 2 === 0 ? 'user' : 'agent', body });
-      size += body.length;
-    }
-    return { id: `${prefix}-${index}`, subject: `${topics[index % topics.length]} problem`, parts };
-  });
-}
 
 describe('large ingests', () => {
   it('ingests 100 conversations of 10 KB (1 MB) and clusters every issue, two such ingests at once', async () => {

@@ -1,7 +1,8 @@
-import { brotliCompressSync, constants, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { checkFontFile, FontFileError, MAX_FONT_EXPANSION, MAX_FONT_TABLE_BYTES, minimalWoff2 } from '../../src/platform/fonts/woff.js';
+import { BOMB_BYTES, woff1Bomb, woff2Bomb } from '../fixtures/hostile-corpus.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const { acme, globex } = DEMO.orgs;
@@ -33,39 +34,6 @@ function woff1(): Buffer {
   header.writeUInt32BE(compressed.length, 52);
   header.writeUInt32BE(64, 56);
   return Buffer.concat([header, compressed]);
-}
-
-/** 64 MiB of zeros: compressed, a few kilobytes that inflate to far more than any font. */
-const BOMB_BYTES = 64 * 1024 * 1024;
-
-/** A WOFF 1.0 file whose one table is `BOMB_BYTES` of zeros deflated, declaring `declared` bytes. */
-function woff1Bomb(declared: number): Buffer {
-  const compressed = deflateSync(Buffer.alloc(BOMB_BYTES), { level: 9 });
-  const header = Buffer.alloc(44 + 20);
-  header.write('wOFF', 0, 'latin1');
-  header.writeUInt32BE(0x00010000, 4);
-  header.writeUInt32BE(header.length + compressed.length, 8);
-  header.writeUInt16BE(1, 12);
-  header.write('name', 44, 'latin1');
-  header.writeUInt32BE(64, 48);
-  header.writeUInt32BE(compressed.length, 52);
-  header.writeUInt32BE(declared, 56);
-  return Buffer.concat([header, compressed]);
-}
-
-/** A WOFF2 file whose one table ("name") is `BOMB_BYTES` of zeros under Brotli, declaring `declared` bytes. */
-function woff2Bomb(declared: number): Buffer {
-  const compressed = brotliCompressSync(Buffer.alloc(BOMB_BYTES), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
-  const length = [declared & 0x7f];
-  for (let rest = Math.floor(declared / 128); rest > 0; rest = Math.floor(rest / 128)) length.unshift((rest & 0x7f) | 0x80);
-  const directory = Buffer.from([5 /* "name", untransformed */, ...length]);
-  const header = Buffer.alloc(48);
-  header.write('wOF2', 0, 'latin1');
-  header.writeUInt32BE(0x00010000, 4);
-  header.writeUInt32BE(header.length + directory.length + compressed.length, 8);
-  header.writeUInt16BE(1, 12);
-  header.writeUInt32BE(compressed.length, 20);
-  return Buffer.concat([header, directory, compressed]);
 }
 
 /** Asks for an upload URL and sends `bytes` to it; answers the storage key. */

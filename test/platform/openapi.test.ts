@@ -9,6 +9,7 @@ import { DEMO } from '../../src/platform/demo-data.js';
 import { DEMO_SPEC_SLUG, DEMO_SPEC_V1, DEMO_SPEC_V2 } from '../../src/platform/openapi/demo.js';
 import { hasDocument } from '../../src/platform/openapi/documents.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
+import { doublingRefs } from '../fixtures/hostile-corpus.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const { acme, globex } = DEMO.orgs;
@@ -206,18 +207,6 @@ function largeYaml(paths: number, version = '1'): string {
     lines.push(`    Resource${path}:`, '      type: object', '      required: [id]', '      properties:', '        id: { type: string }', '        name: { type: string, description: The name of the resource as shown. }', '        count: { type: integer, minimum: 0 }');
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** A 3.0 document of `depth` schemas, each referring twice to the next: 2^depth values written out. */
-function doublingRefs(depth: number, title = 'Doubling'): string {
-  const schemas = Object.fromEntries(
-    Array.from({ length: depth }, (_, i) => [
-      `S${i}`,
-      i === depth - 1 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/components/schemas/S${i + 1}` }, b: { $ref: `#/components/schemas/S${i + 1}` } } },
-    ]),
-  );
-  const response = { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } };
-  return JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: { '/x': { get: { responses: { '200': response } } } }, components: { schemas } });
 }
 
 describe('budgets of a document', () => {
