@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { documentOf, image } from '../../src/platform/content/document.js';
-import { renderPdf } from '../../src/platform/content/pdf.js';
+import { documentOf, image, paragraph } from '../../src/platform/content/document.js';
+import { PdfTooLargeError, renderPdf } from '../../src/platform/content/pdf.js';
 import { MAX_PDF_PNG_PIXEL_BYTES, pdfReadyImage } from '../../src/platform/content/png.js';
 
 // PNG images of the PDF export: those its library inflates in full are bounded first.
@@ -52,5 +52,32 @@ describe('pdfReadyImage', () => {
     const document = documentOf([image({ kind: 'file', file: 'f1' }, { alt: 'Broken diagram' })]);
     const pdf = await renderPdf([{ title: 'Page', depth: 0, document }], { title: 'Export', image: () => broken, label: () => 'diagram.png' });
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+});
+
+describe('renderPdf of a long page', () => {
+  const long = documentOf(Array.from({ length: 5_000 }, (_, n) => paragraph(`Paragraph ${n} of a long page.`)));
+  const options = { title: 'Export', image: () => undefined, label: () => '' };
+
+  it('lets other work run while it lays the page out', async () => {
+    let turns = 0;
+    let rendering = true;
+    const count = () => {
+      if (!rendering) return;
+      turns += 1;
+      setImmediate(count);
+    };
+    setImmediate(count);
+    const pdf = await renderPdf([{ title: 'Long', depth: 0, document: long }], options);
+    rendering = false;
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(turns).toBeGreaterThan(1);
+  });
+
+  it('refuses a PDF past its byte budget, naming it', async () => {
+    const refused = await renderPdf([{ title: 'Long', depth: 0, document: long }], { ...options, maxBytes: 20_000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PdfTooLargeError);
+    expect(refused).toMatchObject({ limit: 'pdfBytes', max: 20_000, status: 413 });
+    expect((refused as PdfTooLargeError).value).toBeGreaterThan(20_000);
   });
 });

@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { pdfReadyImage } from './png.js';
-import type { Block, ContentRef, Fragment, InlineContent, JSONDocument, Leaf, Table } from './document.js';
+import { timeSlices } from '../jobs.js';
+import { ContentLimitError, type Block, type ContentRef, type Fragment, type InlineContent, type JSONDocument, type Leaf, type Table } from './document.js';
 
 /**
  * A space (or one page) as a PDF, rendered from its documents with pdfkit: headings,
@@ -24,27 +25,54 @@ export interface PdfOptions {
   image(ref: ContentRef): Buffer | undefined;
   /** The text shown for a reference (a page's title, a file's name, a URL). */
   label(ref: ContentRef): string;
+  /** Largest PDF made, in bytes. @default MAX_PDF_BYTES */
+  maxBytes?: number;
 }
 
 const MARGIN = 56;
 const FONT = { regular: 'Helvetica', bold: 'Helvetica-Bold', italic: 'Helvetica-Oblique', boldItalic: 'Helvetica-BoldOblique', code: 'Courier' };
 const HINT_COLORS: Record<string, string> = { info: '#2f6fde', warning: '#c98a00', danger: '#c62828', success: '#2e7d32' };
 
-/** Renders the pages as one PDF. */
-export function renderPdf(pages: readonly PdfPage[], options: PdfOptions): Promise<Buffer> {
+/** Largest PDF an export may make, in bytes: past it, the export is refused rather than held in memory. */
+export const MAX_PDF_BYTES = 64 * 1024 * 1024;
+
+/** A PDF that would be larger than `MAX_PDF_BYTES` (`pdfBytes`). */
+export class PdfTooLargeError extends ContentLimitError {
+  override readonly name = 'PdfTooLargeError';
+}
+
+/**
+ * Renders the pages as one PDF, a block at a time with turns of the event loop between slices
+ * (a page of 25,000 paragraphs takes a few hundred milliseconds to lay out), within
+ * `MAX_PDF_BYTES`.
+ */
+export async function renderPdf(pages: readonly PdfPage[], options: PdfOptions): Promise<Buffer> {
   const pdf = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: latin1(options.title), Producer: 'Documentation platform' }, bufferPages: false });
   const chunks: Buffer[] = [];
+  let bytes = 0;
   const done = new Promise<Buffer>((resolve, reject) => {
-    pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
+    pdf.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      chunks.push(chunk);
+    });
     pdf.on('end', () => resolve(Buffer.concat(chunks)));
     pdf.on('error', reject);
   });
   const writer = new Writer(pdf, options);
-  pages.forEach((page, index) => {
+  const { maxBytes = MAX_PDF_BYTES } = options;
+  const slice = timeSlices();
+  for (const [index, page] of pages.entries()) {
     if (index > 0) pdf.addPage();
     writer.heading(page.title, page.depth === 0 ? 24 : 20);
-    if (page.document) writer.blocks(page.document.nodes, 0);
-  });
+    for (const block of page.document?.nodes ?? []) {
+      writer.blocks([block], 0);
+      if (bytes > maxBytes) {
+        pdf.end();
+        throw new PdfTooLargeError('pdfBytes', bytes, maxBytes, `the PDF would be larger than ${maxBytes} bytes: export fewer pages`);
+      }
+      await slice();
+    }
+  }
   pdf.end();
   return done;
 }

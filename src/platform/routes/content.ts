@@ -6,11 +6,11 @@ import { semanticChanges, type SemanticChange } from '../content/changes.js';
 import type { Block, ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
 import { pageMarkdown } from '../content/page-markdown.js';
-import { renderPdf } from '../content/pdf.js';
+import { PdfTooLargeError, renderPdf } from '../content/pdf.js';
 import { sign, verify } from '../content/signing.js';
 import { getBlob } from '../content/blobs.js';
 import { backlinks, contentLinks, linkTargets } from '../content/links.js';
-import { booleanParam, notFound, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
+import { booleanParam, notFound, overLimit, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import { organizationJson, spaceJson } from '../serialize.js';
 import type { Db } from '../store/db.js';
@@ -684,7 +684,9 @@ export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
         },
         label: (ref) => refLabel(ref, revision),
       },
-    );
+    ).catch((error: unknown) => {
+      throw error instanceof PdfTooLargeError ? overLimit(error.message, error) : error;
+    });
     const name = `${(query.page && placedPages[0] ? placedPages[0].page.title : title) || 'export'}.pdf`;
     return reply
       .header('content-type', 'application/pdf')
