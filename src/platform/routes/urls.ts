@@ -10,9 +10,11 @@ import { parseUrl, resolvePublishedUrl, urlSegments, type ResolveInput } from '.
 import { contentForVisitor } from '../adaptive/page-conditions.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
+/** Longest visitor token (a JWT) read: real ones hold a few hundred characters of claims. */
+const MAX_VISITOR_TOKEN_CHARS = 10_000;
 const urlParam = z.string({ message: 'is required' }).min(1, 'is required');
 const contentQuery = z.object({ url: urlParam });
-const publishedQuery = z.object({ url: urlParam, visitorAuthToken: z.string().max(10_000).optional(), redirectOnError: booleanParam.optional() });
+const publishedQuery = z.object({ url: urlParam, visitorAuthToken: z.string().max(MAX_VISITOR_TOKEN_CHARS, `must be at most ${MAX_VISITOR_TOKEN_CHARS} characters`).optional(), redirectOnError: booleanParam.optional() });
 
 /** A visitor's own claims: plain JSON (strings, numbers, booleans, objects and arrays of them), not too deep. */
 const plain: z.ZodType<unknown> = z.lazy(() => z.union([z.string().max(1000), z.number(), z.boolean(), z.array(plain).max(100), z.record(z.string().max(100), plain)]));
@@ -22,7 +24,7 @@ const publishedBody = z.strictObject({
   visitor: z
     .strictObject({
       type: z.enum(['human', 'agent'], { message: 'must be human or agent' }).optional(),
-      jwtToken: z.string().max(10_000).optional(),
+      jwtToken: z.string().max(MAX_VISITOR_TOKEN_CHARS, `must be at most ${MAX_VISITOR_TOKEN_CHARS} characters`).optional(),
       unsignedClaims: z.record(z.string().max(100), plain).optional(),
     })
     .optional(),
