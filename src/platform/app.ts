@@ -26,6 +26,7 @@ import { samlRoutes } from './routes/saml.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
 import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './routes/openapi.js';
 import { computedRoutes } from './routes/computed.js';
+import { registerConversations, queuePendingClustering } from './conversations/resume.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_REFRESH_HOURS, registerOpenAPI, type OpenAPIRefresher } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
@@ -433,6 +434,7 @@ export function createPlatform({
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
   const jobs = new JobQueue(db);
   registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile, allowLocal: gitAllowLocal });
+  registerConversations(jobs);
   registerTranslations(jobs, createTranslator({ url: translatorUrl, apiKey: translatorApiKey, timeoutMs: translatorTimeoutMs }));
   // A new revision of a translation's source runs it, from the start (runs asked before
   // start wait in the queue).
@@ -462,6 +464,7 @@ export function createPlatform({
   app.decorate('openapiReader', openapiReader);
   app.addHook('onReady', async () => {
     jobs.start();
+    queuePendingClustering(db, jobs);
     openapiRefresher.start();
   });
   app.addHook('onClose', async () => {

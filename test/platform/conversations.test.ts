@@ -1,8 +1,11 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
 import { largeBatch } from '../fixtures/hostile-corpus.js';
-import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { seededTemplate, startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 // Conversations over HTTP: ingest (one or many, idempotent by id), issues, clusters, muting,
 // who may do what, bad input, the demo data and change requests linked to clusters.
@@ -194,6 +197,35 @@ describe('large ingests', () => {
     expect(count('SELECT COUNT(*) FROM conversation_issues WHERE org_id = ?')).toBe(count('SELECT SUM(issue_count) FROM conversation_clusters WHERE org_id = ?'));
     const read = await p.api('GET', `/orgs/${globex}/conversations/large-b-99`);
     expect(read.body.parts.length).toBe(second[99]!.parts.length);
+  });
+});
+
+describe('an ingest a restart interrupted', () => {
+  it('has the issues it left without a cluster clustered at the next start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'conversations-restart-'));
+    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
+    const first = await startTestPlatform({ dataDir });
+    const count = (platform: TestPlatform, sql: string) => platform.db.prepare(sql).pluck(true).get(globex) as number;
+    try {
+      expect((await first.api('POST', `/orgs/${globex}/conversations`, { body: largeBatch('restart', 5) })).status).toBe(204);
+      // What a restart between an ingest's writes and its clustering leaves: issues without a cluster.
+      first.db.prepare("UPDATE conversation_issues SET cluster_id = NULL WHERE org_id = ? AND conversation_id LIKE 'restart-%'").run(globex);
+      first.db
+        .prepare('DELETE FROM conversation_clusters WHERE org_id = ? AND id NOT IN (SELECT cluster_id FROM conversation_issues WHERE org_id = ? AND cluster_id IS NOT NULL)')
+        .run(globex, globex);
+      expect(count(first, 'SELECT COUNT(*) FROM conversation_issues WHERE org_id = ? AND cluster_id IS NULL')).toBeGreaterThanOrEqual(5);
+    } finally {
+      await first.destroy();
+    }
+    const second = await startTestPlatform({ dataDir });
+    try {
+      await second.app.jobs.drain();
+      expect(count(second, 'SELECT COUNT(*) FROM conversation_issues WHERE org_id = ? AND cluster_id IS NULL')).toBe(0);
+      expect(count(second, 'SELECT COUNT(*) FROM conversation_issues WHERE org_id = ?')).toBe(count(second, 'SELECT SUM(issue_count) FROM conversation_clusters WHERE org_id = ?'));
+    } finally {
+      await second.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
