@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { pdfReadyImage } from './png.js';
 import { timeSlices } from '../jobs.js';
 import { ContentLimitError, type Block, type ContentRef, type Fragment, type InlineContent, type JSONDocument, type Leaf, type Table } from './document.js';
@@ -47,6 +46,8 @@ export class PdfTooLargeError extends ContentLimitError {
  * `MAX_PDF_BYTES`.
  */
 export async function renderPdf(pages: readonly PdfPage[], options: PdfOptions): Promise<Buffer> {
+  // Loaded at the first export, not at every start of the platform (a tenth of a second).
+  const { default: PDFDocument } = await import('pdfkit');
   const pdf = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: latin1(options.title), Producer: 'Documentation platform' }, bufferPages: false });
   const chunks: Buffer[] = [];
   let bytes = 0;

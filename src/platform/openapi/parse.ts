@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { validate } from '@readme/openapi-parser';
 import { parseDocument as parseYamlDocument } from 'yaml';
 import { overBudget } from './budget.js';
 
@@ -92,6 +91,8 @@ export async function readSpec(text: string): Promise<SpecReading> {
   let result;
   try {
     // The validator dereferences what it is given in place: it gets a copy.
+    // Loaded at the first reading (in the worker thread), not at every start of the platform.
+    const { validate } = await import('@readme/openapi-parser');
     result = await validate(structuredClone(document) as unknown as Parameters<typeof validate>[0], {
       resolve: { external: false, file: false },
       dereference: { circular: 'ignore' },
