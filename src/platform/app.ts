@@ -195,6 +195,9 @@ export function bearerToken(header: string | string[] | undefined): string {
  */
 const MAX_BODY_DEPTH = 256;
 
+/** Largest request body, in bytes (routes that take files set their own). */
+const BODY_LIMIT = 5 * 1024 * 1024;
+
 /** Whether JSON text nests arrays and objects deeper than `max` (strings skipped), without parsing it. */
 function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
@@ -293,7 +296,7 @@ export function createPlatform({
     // A repeated query key arrives as an array of its values; parseQuery answers 400 naming the
     // parameter unless the endpoint takes a list, and endpoints ignore parameters they do not read.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    bodyLimit: 5 * 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     // What Node and the router refuse before any route runs is answered in the error shape too.
     clientErrorHandler: answerClientError,
     frameworkErrors: (error, _request, reply) => {
@@ -419,7 +422,14 @@ export function createPlatform({
       if (error.status === 401) reply.header('www-authenticate', 'Bearer');
       return reply.code(error.status).send({ error: { code: error.status, message: error.message, ...error.limit } });
     }
-    const { statusCode: status, message } = error as { statusCode?: number; message?: string };
+    const { statusCode: status, message, code } = error as { statusCode?: number; message?: string; code?: string };
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Named like every other budget: the route's body limit, and the size the request announced.
+      const max = request.routeOptions.bodyLimit ?? BODY_LIMIT;
+      const announced = Number(request.headers['content-length']);
+      const value = Number.isFinite(announced) && announced > max ? announced : max + 1;
+      return reply.code(413).send({ error: { code: 413, message: `The request body is larger than ${max} bytes`, limit: 'requestBytes', value, max } });
+    }
     if (status && status >= 400 && status < 500) {
       return reply.code(status).send({ error: { code: status, message: message ?? 'Bad request' } });
     }

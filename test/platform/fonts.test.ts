@@ -112,7 +112,10 @@ describe('storage uploads', () => {
     // No API token is needed, but the signature must hold.
     url.searchParams.set('key', `${reserved.body.key}x`);
     expect((await fetch(url, { method: 'PUT', body: new Uint8Array(bytes) })).status).toBe(403);
-    expect((await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(Buffer.concat([bytes, bytes])) })).status).toBe(400);
+    // More bytes than announced: refused by their length, before they are read.
+    const tooMany = await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(Buffer.concat([bytes, bytes])) });
+    expect(tooMany.status).toBe(413);
+    expect((await tooMany.json()).error).toMatchObject({ limit: 'uploadBytes', value: 2 * bytes.length, max: bytes.length });
     expect((await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(bytes) })).status).toBe(200);
     const again = await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(bytes) });
     expect(again.status).toBe(409);

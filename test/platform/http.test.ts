@@ -203,6 +203,20 @@ describe('field errors', () => {
     expect(broken.status).toBe(400);
     expect((await broken.json()).error.message).toBe('Invalid body: not valid JSON');
   });
+
+  it('names the body limit, the size and the maximum of a body over it', async () => {
+    const max = 5 * 1024 * 1024;
+    const body = JSON.stringify({ title: 'x'.repeat(max) });
+    const answer = await fetch(`${p.url}/orgs/${DEMO.orgs.acme}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${p.adminToken}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(answer.status).toBe(413);
+    expect(await answer.json()).toEqual({
+      error: { code: 413, message: `The request body is larger than ${max} bytes`, limit: 'requestBytes', value: Buffer.byteLength(body), max },
+    });
+  });
 });
 
 describe('references in a body that do not exist', () => {

@@ -1,4 +1,4 @@
-import { badRequest, newId, notFound, now, preconditionFailed } from '../http.js';
+import { ApiError, badRequest, newId, notFound, now, overLimit, preconditionFailed } from '../http.js';
 import { getBlob, putBlob } from '../content/blobs.js';
 import { downloadUrl } from '../content/files.js';
 import { sign, verify } from '../content/signing.js';
@@ -48,17 +48,41 @@ export function reserveUpload(db: Db, orgId: string, origin: string, file: { nam
 }
 
 /** Stores the bytes sent to an upload URL; a message for what is wrong, or undefined when stored. */
-export function receiveUpload(db: Db, query: { key?: string; expires?: string; sig?: string }, bytes: Buffer): { status: number; message: string } | undefined {
-  if (!query.key || !query.expires || !verify(db, ['upload', query.key, query.expires], query.sig)) return { status: 403, message: 'This upload URL is not valid: ask the API for another one' };
-  if (Number(query.expires) * 1000 < Date.now()) return { status: 403, message: 'This upload URL has expired: ask the API for another one' };
-  const row = db.prepare('SELECT * FROM storage_files WHERE key = ?').get(query.key) as StorageFileRow | undefined;
-  if (!row) return { status: 404, message: 'No such upload' };
-  if (row.hash) return { status: 409, message: 'This file was already uploaded' };
-  if (bytes.length === 0 || bytes.length > row.size || bytes.length > MAX_UPLOAD_BYTES) {
-    return { status: 400, message: `The upload must be 1 to ${Math.min(row.size, MAX_UPLOAD_BYTES)} bytes, as announced; it has ${bytes.length}` };
+type UploadQuery = { key?: string; expires?: string; sig?: string };
+
+/** The announced file a signed upload URL names, still waiting for its bytes; an `ApiError` otherwise. */
+function uploadTarget(db: Db, query: UploadQuery): StorageFileRow {
+  if (!query.key || !query.expires || !verify(db, ['upload', query.key, query.expires], query.sig)) {
+    throw new ApiError(403, 'This upload URL is not valid: ask the API for another one');
   }
+  if (Number(query.expires) * 1000 < Date.now()) throw new ApiError(403, 'This upload URL has expired: ask the API for another one');
+  const row = db.prepare('SELECT * FROM storage_files WHERE key = ?').get(query.key) as StorageFileRow | undefined;
+  if (!row) throw notFound('Upload');
+  if (row.hash) throw new ApiError(409, 'This file was already uploaded');
+  return row;
+}
+
+/** Refuses an upload of `bytes` bytes to `row`: 400 when empty, 413 (`uploadBytes`) past its announced size. */
+function checkUploadSize(row: StorageFileRow, bytes: number): void {
+  const max = Math.min(row.size, MAX_UPLOAD_BYTES);
+  if (bytes === 0) throw badRequest(`The upload must be 1 to ${max} bytes, as announced; it is empty`);
+  if (bytes > max) throw overLimit(`The upload must be 1 to ${max} bytes, as announced; it has ${bytes}`, { limit: 'uploadBytes', value: bytes, max });
+}
+
+/**
+ * Checks an upload before its body is read, by its `content-length`: a body larger than the
+ * file announced is refused without being received.
+ */
+export function checkUploadAnnounced(db: Db, query: UploadQuery, contentLength: number | undefined): void {
+  const row = uploadTarget(db, query);
+  if (contentLength !== undefined && contentLength > 0) checkUploadSize(row, contentLength);
+}
+
+/** Stores the bytes of an announced upload, once. */
+export function receiveUpload(db: Db, query: UploadQuery, bytes: Buffer): void {
+  const row = uploadTarget(db, query);
+  checkUploadSize(row, bytes.length);
   db.prepare('UPDATE storage_files SET hash = ?, size = ?, uploaded_at = ? WHERE key = ?').run(putBlob(db, bytes), bytes.length, now(), row.key);
-  return undefined;
 }
 
 /** Stores bytes as an uploaded file directly (demo data). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ApiError, pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
-import { createFont, deleteFont, fontJson, fontsOf, MAX_UPLOAD_BYTES, receiveUpload, requireFont, reserveUpload, STORAGE_KINDS, updateFont } from '../fonts/store.js';
+import { pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import { checkUploadAnnounced, createFont, deleteFont, fontJson, fontsOf, MAX_UPLOAD_BYTES, receiveUpload, requireFont, reserveUpload, STORAGE_KINDS, updateFont } from '../fonts/store.js';
 import type { Db } from '../store/db.js';
 
 const fontFamily = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
@@ -99,11 +99,22 @@ export function uploadRoutes(app: FastifyInstance, db: Db): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) => done(null, body));
-    scope.put<{ Querystring: Record<string, string | undefined> }>(UPLOAD_ROUTE, { bodyLimit: MAX_UPLOAD_BYTES }, async (request, reply) => {
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const failure = receiveUpload(db, request.query, body);
-      if (failure) throw new ApiError(failure.status, failure.message);
-      return reply.code(200).send({ object: 'storage-file', key: request.query.key, size: body.length });
-    });
+    scope.put<{ Querystring: Record<string, string | undefined> }>(
+      UPLOAD_ROUTE,
+      {
+        bodyLimit: MAX_UPLOAD_BYTES,
+        // Before the body is read: a URL that takes nothing, or more bytes than announced, is refused unread.
+        preParsing: async (request, _reply, payload) => {
+          const length = request.headers['content-length'];
+          checkUploadAnnounced(db, request.query as Record<string, string | undefined>, length === undefined ? undefined : Number(length));
+          return payload;
+        },
+      },
+      async (request, reply) => {
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        receiveUpload(db, request.query, body);
+        return reply.code(200).send({ object: 'storage-file', key: request.query.key, size: body.length });
+      },
+    );
   });
 }
