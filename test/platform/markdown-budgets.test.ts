@@ -3,6 +3,7 @@ import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
 import type { DemoPage } from '../../src/platform/demo-content/types.js';
 import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/platform/content/document.js';
 import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/platform/content/markdown.js';
+import { blocksAtLeast } from '../../src/platform/content/markdown/segments.js';
 
 /** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, inner) => (key === 'spread' ? undefined : inner)));
@@ -63,11 +64,36 @@ describe('markdown budgets', () => {
     return undefined;
   };
 
-  it('refuses 1 MB of short paragraphs by their nodes, after reading past the limit only', () => {
-    const answer = refusal('a\n\n'.repeat(340_000));
+  it('refuses 1 MB of short paragraphs by their blocks, counted without parsing', () => {
+    expect(refusal('a\n\n'.repeat(340_000))).toEqual({ limit: 'markdownNodes', value: MARKDOWN_LIMITS.nodes + 1, max: MARKDOWN_LIMITS.nodes, status: 413 });
+  });
+
+  it('refuses markdown past its nodes that the count of blocks lets through, after reading past the limit only', () => {
+    // 25,001 paragraphs: fewer blocks than the budget, 50,002 nodes.
+    const answer = refusal('a\n\n'.repeat(25_001));
     expect(answer).toMatchObject({ limit: 'markdownNodes', max: MARKDOWN_LIMITS.nodes, status: 413 });
     expect(answer!.value).toBeGreaterThan(MARKDOWN_LIMITS.nodes);
     expect(answer!.value).toBeLessThan(MARKDOWN_LIMITS.nodes + 10_000);
+  });
+
+  it('counts blocks by lines, skipping what spans blank lines', () => {
+    expect(blocksAtLeast('a\n\nb\n\nc')).toBe(3);
+    expect(blocksAtLeast('a\nb\n\n\n\nc\n')).toBe(2);
+    expect(blocksAtLeast('```\nx\n\ny\n```\n\nz\n')).toBe(2);
+    expect(blocksAtLeast('~~~~\nx\n\n~~~\n\ny\n~~~~\n\nz\n')).toBe(2);
+    expect(blocksAtLeast('<!--\na\n\nb\n-->\n\nc\n')).toBe(2);
+    expect(blocksAtLeast('<pre>\na\n\nb</pre>\n\nc\n')).toBe(2);
+    expect(blocksAtLeast('$$\nx\n\ny\n$$\n\nz\n')).toBe(2);
+    expect(blocksAtLeast('    code\n\n    more code\n')).toBe(0);
+    expect(blocksAtLeast('---\na: 1\n\nb: 2\n---\n\nText\n')).toBe(1);
+    expect(blocksAtLeast('a\n\n'.repeat(100), 10)).toBe(11);
+  });
+
+  it('never counts more blocks than the markdown parses into nodes', () => {
+    const count = (node: { children?: unknown[] }): number => (node.children ?? []).reduce<number>((sum, child) => sum + 1 + count(child as { children?: unknown[] }), 0);
+    for (const markdown of [...demoMarkdown(), ...TRICKY, TRICKY.join('') + DEFINITIONS]) {
+      expect(blocksAtLeast(markdown), markdown.slice(0, 80)).toBeLessThanOrEqual(count(parseMarkdown(markdown)));
+    }
   });
 
   it('refuses markdown over its bytes, a block too long to read apart and too many definitions', () => {

@@ -45,7 +45,7 @@ import { headingContent, readFlow } from './markdown/read.js';
 import { stableRefs, type RefResolver } from './markdown/refs.js';
 import { gitbookSyntax, gitbookToMarkdown } from './markdown/syntax.js';
 import { joinTags, writeFlow } from './markdown/write.js';
-import { markdownSegments, type Segment } from './markdown/segments.js';
+import { blocksAtLeast, markdownSegments, type Segment } from './markdown/segments.js';
 import { TaskWorker, TaskWorkerError } from '../task-worker.js';
 import type { Construct, Extension, TokenizeContext } from 'micromark-util-types';
 
@@ -376,14 +376,35 @@ export function checkMarkdownSize(markdown: string): void {
   }
 }
 
+/**
+ * Refuses markdown that holds more blocks than `MARKDOWN_LIMITS.nodes` (each block is one node
+ * at least), by a scan of its lines: a megabyte of one-line paragraphs is refused in
+ * milliseconds, not after the seconds of parsing that reaching the node budget takes.
+ */
+export function checkMarkdownBlocks(markdown: string): void {
+  const max = MARKDOWN_LIMITS.nodes;
+  // Each line of a block takes two characters at least (text and its line end).
+  if (markdown.length / 2 <= max) return;
+  const blocks = blocksAtLeast(markdown, max);
+  if (blocks > max) {
+    throw new MarkdownLimitError('markdownNodes', blocks, max, `the markdown holds more than ${max} blocks, each a node at least, and may parse into ${max} nodes`);
+  }
+}
+
+/** The budgets markdown is checked against before it is parsed: bytes, blocks, nesting. */
+export function checkMarkdownBeforeParsing(markdown: string): void {
+  checkMarkdownSize(markdown);
+  checkMarkdownBlocks(markdown);
+  checkNesting(markdown);
+}
+
 /** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
 export type ParsedMarkdown = { root: Root } | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
 
 /** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
 export function parseMarkdownTree(markdown: string): ParsedMarkdown {
   try {
-    checkMarkdownSize(markdown);
-    checkNesting(markdown);
+    checkMarkdownBeforeParsing(markdown);
     return { root: parseMarkdown(markdown) };
   } catch (error) {
     if (error instanceof RangeError) {
@@ -409,6 +430,8 @@ const parser = new TaskWorker<string, ParsedMarkdown>({ from: import.meta.url, n
  * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
  */
 export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
+  // Linear and quick: a text over these budgets never goes to the worker.
+  checkMarkdownBeforeParsing(markdown);
   let parsed: ParsedMarkdown;
   try {
     parsed = await parser.run(markdown);
@@ -445,8 +468,7 @@ export function markdownMetadata(markdown: string, tree?: Root): Omit<MarkdownPa
     const { title, frontMatter } = readHead(tree, readContext(markdown, stableRefs, new Map(), { tree }).ctx);
     return title === undefined ? { frontMatter } : { title, frontMatter };
   }
-  checkMarkdownSize(markdown);
-  checkNesting(markdown);
+  checkMarkdownBeforeParsing(markdown);
   const { root, ctx } = readContext(markdown, stableRefs, new Map(), { head: true });
   const first = root.children.find((node) => node.type !== 'yaml');
   // A reference in the title may be defined further down: read the whole page then.
@@ -468,8 +490,7 @@ export function markdownMetadata(markdown: string, tree?: Root): Omit<MarkdownPa
  */
 export function markdownToDocument(markdown: string, options: FromMarkdownOptions = {}): MarkdownPage {
   if (!options.tree) {
-    checkMarkdownSize(markdown);
-    checkNesting(markdown);
+    checkMarkdownBeforeParsing(markdown);
   }
   const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map(), options.tree ? { tree: options.tree } : {});
   const { title, frontMatter, body } = readHead(root, ctx);

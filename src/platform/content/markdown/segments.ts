@@ -93,3 +93,59 @@ export function markdownSegments(markdown: string, target: number, limit = Infin
   segments.push({ ...segment, end: markdown.length });
   return segments;
 }
+
+/** Openings of raw HTML that may span blank lines, with what closes each (CommonMark's HTML blocks 1 to 5). */
+const SPANNING_HTML: ReadonlyArray<[RegExp, RegExp]> = [
+  [/^ {0,3}<(pre|script|style|textarea)(\s|>|$)/i, /<\/(pre|script|style|textarea)>/i],
+  [/^ {0,3}<!--/, /-->/],
+  [/^ {0,3}<\?/, /\?>/],
+  [/^ {0,3}<![A-Za-z]/, />/],
+  [/^ {0,3}<!\[CDATA\[/, /\]\]>/],
+];
+const CODE_FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const MATH_FENCE = /^ {0,3}\$\$/;
+
+/**
+ * A lower bound of the blocks `markdown` parses into, found by a scan of its lines, without
+ * parsing it: a line that is not indented as code and follows a blank line starts a block of its
+ * own, unless it is inside fenced code, math, raw HTML that spans blank lines, or front matter,
+ * which the scan skips whole (unclosed, to the end). Stops counting past `stopAfter`.
+ */
+export function blocksAtLeast(markdown: string, stopAfter = Infinity): number {
+  let position = frontMatterEnd(markdown);
+  let blocks = 0;
+  let previousBlank = true;
+  /** What closes the stretch the scan is inside, when it is inside one. */
+  let closing: ((line: string) => boolean) | undefined;
+  while (position < markdown.length && blocks <= stopAfter) {
+    const newline = markdown.indexOf('\n', position);
+    const end = newline < 0 ? markdown.length : newline;
+    const line = markdown.slice(position, end);
+    position = end + 1;
+    if (closing) {
+      if (closing(line)) closing = undefined;
+      previousBlank = false;
+      continue;
+    }
+    const blank = line.trim() === '';
+    if (!blank && previousBlank && !/^( {4}|\t)/.test(line)) blocks += 1;
+    previousBlank = blank;
+    closing = spanningBlockEnd(line);
+  }
+  return blocks;
+}
+
+/** When `line` opens a block that may span blank lines (and does not close on it), the test of its closing line. */
+function spanningBlockEnd(line: string): ((line: string) => boolean) | undefined {
+  const fence = CODE_FENCE.exec(line);
+  if (fence) {
+    const marker = fence[1]!;
+    const close = new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
+    return (next) => close.test(next);
+  }
+  if (MATH_FENCE.test(line)) return (next) => /^ {0,3}\$\$\s*$/.test(next);
+  for (const [open, close] of SPANNING_HTML) {
+    if (open.test(line)) return close.test(line.replace(open, '')) ? undefined : (next) => close.test(next);
+  }
+  return undefined;
+}
