@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { git, GitError } from '../../src/platform/git/command.js';
+import { configEnv, git, GitError } from '../../src/platform/git/command.js';
 import { openRemote, refProblem, remoteFailure, repositoryProblem } from '../../src/platform/git/remote.js';
 import { fetchUrl, isPrivateAddress, OutboundError, postUrl, publicAddresses, RESOLVE_TIMEOUT_MS, type Resolver } from '../../src/platform/outbound.js';
 
@@ -157,9 +157,16 @@ describe('HTTP requests behind the guard', () => {
 describe('Git remotes behind the guard', () => {
   it('pins git to the addresses checked, follows no redirect and speaks https only', async () => {
     const resolve = table({ 'git.example': ['93.184.216.34', '2606:2800:220:1::1'], 'inside.example': ['192.168.0.10'] });
+    // The URL's credentials go to a header setting, never on git's command line.
     expect(await openRemote('https://bot:t0ken@git.example/acme/docs.git', false, resolve)).toEqual({
-      url: 'https://bot:t0ken@git.example/acme/docs.git',
-      config: ['protocol.allow=never', 'protocol.https.allow=always', 'http.followRedirects=false', 'http.curloptResolve=git.example:443:93.184.216.34,[2606:2800:220:1::1]'],
+      url: 'https://git.example/acme/docs.git',
+      config: [
+        'protocol.allow=never',
+        'protocol.https.allow=always',
+        'http.followRedirects=false',
+        'http.curloptResolve=git.example:443:93.184.216.34,[2606:2800:220:1::1]',
+        `http.extraHeader=Authorization: Basic ${Buffer.from('bot:t0ken').toString('base64')}`,
+      ],
     });
     // A literal address is what git connects to: checked, not pinned. A numeric host is given in its dotted form.
     expect(await openRemote(`https://${173 * 2 ** 24 + 194 * 2 ** 16 + 1 * 2 ** 8 + 34}:8443/r.git`, false, resolve)).toEqual({
@@ -173,8 +180,22 @@ describe('Git remotes behind the guard', () => {
     await expect(openRemote('http://git.example/r.git', false, resolve)).rejects.toThrow('must be an https:// URL');
     // Local demos and tests: as given.
     expect(await openRemote('/srv/repo.git', true, resolve)).toEqual({ url: 'file:///srv/repo.git', config: [] });
+    expect(await openRemote('http://u%40x:p%3Aw@127.0.0.1:9/r.git', true, resolve)).toEqual({
+      url: 'http://127.0.0.1:9/r.git',
+      config: [`http.extraHeader=Authorization: Basic ${Buffer.from('u@x:p:w').toString('base64')}`],
+    });
     expect(await repositoryProblem('https://u:pw@inside.example/r.git', false, resolve)).toBe('must be on a public address (inside.example does not resolve to public addresses only)');
     expect(await repositoryProblem('https://git.example/r.git', false, resolve)).toBeUndefined();
+  });
+
+  it('gives git its settings in its environment, not on its command line', () => {
+    expect(configEnv(['http.extraHeader=Authorization: Basic eD15', 'core.hooksPath=/dev/null'])).toEqual({
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'http.extraHeader',
+      GIT_CONFIG_VALUE_0: 'Authorization: Basic eD15',
+      GIT_CONFIG_KEY_1: 'core.hooksPath',
+      GIT_CONFIG_VALUE_1: '/dev/null',
+    });
   });
 
   describe('what the git on this machine does with those settings', () => {

@@ -44,9 +44,26 @@ export interface GitOptions {
   config?: readonly string[];
 }
 
+/**
+ * Settings as git reads them from its environment (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`,
+ * `GIT_CONFIG_VALUE_<n>`), with the precedence of `-c`: unlike arguments, the environment of a
+ * process is not shown to other users of the machine (`ps`), and settings may hold credentials.
+ */
+export function configEnv(settings: readonly string[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach((setting, index) => {
+    const equals = setting.indexOf('=');
+    env[`GIT_CONFIG_KEY_${index}`] = setting.slice(0, equals);
+    env[`GIT_CONFIG_VALUE_${index}`] = setting.slice(equals + 1);
+  });
+  return env;
+}
+
 /** Runs `git <args>` and returns what it printed on stdout. */
 export function git(args: readonly string[], options: GitOptions): Promise<string> {
+  const settings = ['core.hooksPath=/dev/null', 'protocol.allow=always', 'credential.helper=', ...(options.caFile ? [`http.sslCAInfo=${options.caFile}`] : []), ...(options.config ?? [])];
   const env: NodeJS.ProcessEnv = {
+    ...configEnv(settings),
     PATH: process.env.PATH,
     // No prompt for credentials, no user or system configuration, no hooks from the machine.
     GIT_TERMINAL_PROMPT: '0',
@@ -68,10 +85,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
   return new Promise((resolvePromise, reject) => {
     execFile(
       'git',
-      [
-        ...['core.hooksPath=/dev/null', 'protocol.allow=always', 'credential.helper=', ...(options.caFile ? [`http.sslCAInfo=${options.caFile}`] : []), ...(options.config ?? [])].flatMap((setting) => ['-c', setting]),
-        ...args,
-      ],
+      args,
       { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' },
       (error, stdout, stderr) => {
         if (error) {

@@ -42,7 +42,7 @@ export async function repositoryProblem(url: string, allowLocal: boolean, resolv
 
 /** A repository as git is to reach it. */
 export interface Remote {
-  /** The URL git is given (with its credentials, if it has some). */
+  /** The URL git is given (without credentials: those are in `config`). */
   url: string;
   /** `key=value` settings git runs with (`-c`) to reach it. */
   config: string[];
@@ -55,6 +55,35 @@ export interface Remote {
  * when the URL is refused.
  */
 export async function openRemote(raw: string, allowLocal: boolean, resolve?: Resolver): Promise<Remote> {
+  const remote = await checkedRemote(raw, allowLocal, resolve);
+  return withCredentialsApart(remote);
+}
+
+/**
+ * The remote with the credentials of its URL moved into a setting (an `Authorization` header git
+ * sends): git's command line, which other users of the machine see, never holds them, and what
+ * git prints never shows them.
+ */
+function withCredentialsApart(remote: Remote): Remote {
+  if (!/^https?:/i.test(remote.url)) return remote;
+  const url = new URL(remote.url);
+  if (!url.username && !url.password) return remote;
+  const credentials = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
+  url.username = '';
+  url.password = '';
+  return { url: url.href, config: [...remote.config, `http.extraHeader=Authorization: Basic ${credentials}`] };
+}
+
+/** A percent-encoded URL part decoded, or as it is when it is not valid percent-encoding. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+async function checkedRemote(raw: string, allowLocal: boolean, resolve?: Resolver): Promise<Remote> {
   if (allowLocal) return { url: fetchableUrl(raw), config: [] };
   const problem = checkRepositoryUrl(raw, false);
   if (problem) throw new GitError(`the repository URL ${problem}`);
