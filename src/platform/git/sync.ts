@@ -1,12 +1,12 @@
 import { newId } from '../http.js';
-import { PermanentJobError, timeSlices, type JobQueue } from '../jobs.js';
+import { PermanentJobError, timeSlices, writeInSlices, type JobQueue } from '../jobs.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
-import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
 import { commitWriter, readBlobs } from './objects.js';
@@ -267,6 +267,14 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     });
   const pages = withDocuments(imported.content.pages);
   if (!job.standalone) await stageIndex(db, space.id, { ...imported.content, pages }, slice);
+  // Documents and files are stored by their hash, so they are written ahead, a slice at a time:
+  // nothing reads them until the revision below points at them.
+  await writeInSlices(db, documents.values(), (document) => putDocument(db, space.id, document));
+  const storedFiles: ContentFile[] = [];
+  await writeInSlices(db, imported.content.files, (file) => {
+    const bytes = files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0);
+    storedFiles.push({ ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes }), git: file.git! });
+  });
   stage('finalize');
   return db.transaction(() => {
     // Read again: the space may have changed while the repository was read.
@@ -275,13 +283,9 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     if (edited) {
       throw new PermanentJobError('the space changed since its last sync: export it first, or import with force to replace its content');
     }
-    for (const document of documents.values()) putDocument(db, space.id, document);
     const content: RevisionContent = {
       pages,
-      files: imported.content.files.map((file) => ({
-        ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0) }),
-        git: file.git!,
-      })),
+      files: storedFiles,
       reusableContents: imported.content.reusableContents.map((item) => {
         const document = documents.get(item.id);
         return { ...item, ...(document ? { documentId: document.id } : {}) };
