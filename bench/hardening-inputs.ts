@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Transform } from 'node:stream';
 import { createBrotliCompress, createDeflate, constants } from 'node:zlib';
+import { freePort } from '../test/fixtures/ports.js';
 
 /**
  * `npx tsx bench/hardening-inputs.ts`: small hostile inputs that cost the embedded platform far
@@ -38,13 +38,6 @@ interface Platform {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 async function startPlatform(): Promise<Platform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hardening-bench-'));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '../test/fixtures/ports.js';
 
 /**
  * `npx tsx bench/hardening-markdown.ts`: big page bodies against `npm start`'s setup (the gateway
@@ -27,13 +27,6 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(process.env.BENCH_ROOT ?? '.');
 const HEAP_MB = Number(process.env.GATEWAY_HEAP_MB ?? 192);
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 interface Service {
   child: ChildProcess;

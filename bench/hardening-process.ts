@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catchUpSearchIndex } from '../src/platform/content/current.js';
@@ -10,6 +9,7 @@ import { putDocument } from '../src/platform/content/revisions.js';
 import { seedDemoData } from '../src/platform/demo-data.js';
 import { openDatabase, type Db } from '../src/platform/store/db.js';
 import { commitContent, textDocument } from '../test/fixtures/content.js';
+import { freePort } from '../test/fixtures/ports.js';
 
 /**
  * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js` with a
@@ -35,13 +35,6 @@ const PARAGRAPHS = Number(process.env.BENCH_PARAGRAPHS ?? 50_000);
 /** How many of those run at once (`BENCH_PARALLEL`). */
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

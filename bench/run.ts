@@ -3,7 +3,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'graphql';
@@ -14,6 +13,7 @@ import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
 import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
 import { criticalPath } from '../src/gateway/rest/critical-path.js';
+import { freePort } from '../test/fixtures/ports.js';
 
 /**
  * `npm run bench`: the gateway on the embedded platform (demo data, temporary database),
@@ -46,13 +46,6 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 /** The embedded platform in a process of its own, as a remote API would be. */
 async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,19 +9,10 @@ import type { UpstreamProcessStatus } from '../../src/gateway/health.js';
 import { catchUpSearchIndex } from '../../src/platform/content/current.js';
 import { seedDemoData } from '../../src/platform/demo-data.js';
 import { openDatabase } from '../../src/platform/store/db.js';
+import { freePort } from '../fixtures/ports.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function alive(pid: number): boolean {
   try {

@@ -1,29 +1,11 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { documentOf, image, paragraph } from '../../src/platform/content/document.js';
 import { PdfTooLargeError, renderPdf } from '../../src/platform/content/pdf.js';
 import { MAX_PDF_PNG_PIXEL_BYTES, pdfReadyImage } from '../../src/platform/content/png.js';
+import { png } from '../fixtures/images.js';
 
 // PNG images of the PDF export: those its library inflates in full are bounded first.
-
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type, 'latin1'), body])), 0);
-  return Buffer.concat([head, body, crc]);
-}
-
-/** A PNG of 8-bit samples: its header says `width` × `height` of `colorType`, its data is `data` as given. */
-function png(width: number, height: number, colorType: number, data: Buffer): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8;
-  header[9] = colorType;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', data), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** Rows of zero pixels (filter byte, then samples), deflated. */
 const rows = (width: number, height: number, channels: number) => deflateSync(Buffer.alloc(height * (1 + width * channels)));
