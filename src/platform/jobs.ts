@@ -63,45 +63,6 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-/** Work a job does on the platform's thread at a stretch, in milliseconds, before requests get their turn. */
-export const SLICE_MS = 10;
-
-/**
- * Cuts a job's long loop into slices of at most `sliceMs` of work: the loop awaits the function
- * returned between steps, and it gives way (`setImmediate`, after the requests and I/O waiting)
- * whenever the slice is spent. Jobs run on the thread that answers requests: without it, a job
- * over thousands of pages holds every request until it ends.
- */
-export function timeSlices(sliceMs = SLICE_MS): () => Promise<void> {
-  let sliceStart = performance.now();
-  return async () => {
-    if (performance.now() - sliceStart < sliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    sliceStart = performance.now();
-  };
-}
-
-/**
- * Writes `items` in transactions of at most `sliceMs` of work each, with a turn of the event loop
- * between them: for rows that change nothing until something else points at them (content
- * addressed by hash), written ahead of the one short transaction that does. One transaction per
- * slice, not per row: each commit waits for the disk.
- */
-export async function writeInSlices<T>(db: Db, items: Iterable<T>, write: (item: T) => void, sliceMs = SLICE_MS): Promise<void> {
-  const iterator = items[Symbol.iterator]();
-  let next = iterator.next();
-  while (!next.done) {
-    const sliceStart = performance.now();
-    db.transaction(() => {
-      while (!next.done && performance.now() - sliceStart < sliceMs) {
-        write(next.value);
-        next = iterator.next();
-      }
-    })();
-    if (!next.done) await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
-
 /** Backoff before attempt `n + 1`: 1 s, 2 s, 4 s, … capped at a minute. */
 export const backoffMs = (attempt: number) => Math.min(60_000, 1000 * 2 ** (attempt - 1));
 

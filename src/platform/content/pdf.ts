@@ -1,5 +1,5 @@
 import { pdfReadyImage } from './png.js';
-import { timeSlices } from '../jobs.js';
+import { timeSlices } from '../slices.js';
 import { ContentLimitError, type Block, type ContentRef, type Fragment, type InlineContent, type JSONDocument, type Leaf, type Table } from './document.js';
 
 /**

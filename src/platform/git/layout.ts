@@ -221,7 +221,7 @@ const mimeOf = (name: string) => MIME[posix.extname(name).slice(1).toLowerCase()
  * Reads the files of a project directory into content. `previous` is the space's content: pages,
  * files and reusable contents found at the same Git path keep their ids (and unchanged blocks
  * their keys), so a re-import changes only what changed. Markdown is converted file by file,
- * awaiting `pause` between files (a job's `timeSlices`), so that requests run meanwhile.
+ * awaiting `pause` between files (`timeSlices` of slices.ts), so that requests run meanwhile.
  */
 export async function filesToContent(
   files: ReadonlyMap<string, RepoFile>,

@@ -1,5 +1,6 @@
 import { newId } from '../http.js';
-import { PermanentJobError, timeSlices, writeInSlices, type JobQueue } from '../jobs.js';
+import { PermanentJobError, type JobQueue } from '../jobs.js';
+import { timeSlices, writeInSlices } from '../slices.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
