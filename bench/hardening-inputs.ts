@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import type { Transform } from 'node:stream';
 import { createBrotliCompress, createDeflate, constants } from 'node:zlib';
 import { freePort } from '../test/fixtures/ports.js';
+import { doublingRefs, woff1File, woff2File } from '../test/fixtures/hostile-corpus.js';
+import { percentile } from '../test/fixtures/stats.js';
 
 /**
  * `npx tsx bench/hardening-inputs.ts`: small hostile inputs that cost the embedded platform far
@@ -92,12 +94,6 @@ function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 interface Measure {
   name: string;
   ms: number;
@@ -162,38 +158,16 @@ async function squeeze(stream: Transform, bytes: number): Promise<Buffer> {
 
 const GIB = 1024 * 1024 * 1024;
 
-function base128(value: number): number[] {
-  const bytes = [value & 0x7f];
-  for (let rest = Math.floor(value / 128); rest > 0; rest = Math.floor(rest / 128)) bytes.unshift((rest & 0x7f) | 0x80);
-  return bytes;
-}
-
 /** A WOFF2 font of one table ("name") whose Brotli stream inflates to 1 GiB, declaring `declared` bytes. */
 async function woff2Bomb(declared: number): Promise<Buffer> {
   const compressed = await squeeze(createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: 24 } }), GIB);
-  const directory = Buffer.from([5, ...base128(declared)]);
-  const header = Buffer.alloc(48);
-  header.write('wOF2', 0, 'latin1');
-  header.writeUInt32BE(0x00010000, 4);
-  header.writeUInt32BE(header.length + directory.length + compressed.length, 8);
-  header.writeUInt16BE(1, 12);
-  header.writeUInt32BE(compressed.length, 20);
-  return Buffer.concat([header, directory, compressed]);
+  return woff2File(compressed, declared);
 }
 
 /** A WOFF 1.0 font of one table whose zlib stream inflates to 1 GiB, declaring twice its compressed size. */
 async function woff1Bomb(): Promise<Buffer> {
   const compressed = await squeeze(createDeflate({ level: 9 }), GIB);
-  const header = Buffer.alloc(64);
-  header.write('wOFF', 0, 'latin1');
-  header.writeUInt32BE(0x00010000, 4);
-  header.writeUInt32BE(header.length + compressed.length, 8);
-  header.writeUInt16BE(1, 12);
-  header.write('name', 44, 'latin1');
-  header.writeUInt32BE(64, 48);
-  header.writeUInt32BE(compressed.length, 52);
-  header.writeUInt32BE(compressed.length * 2, 56);
-  return Buffer.concat([header, compressed]);
+  return woff1File(compressed, compressed.length * 2);
 }
 
 async function uploadFont(platform: Platform, bytes: Buffer, name: string): Promise<string> {
@@ -227,15 +201,6 @@ async function fonts(platform: Platform): Promise<Measure[]> {
 
 // --- OpenAPI --------------------------------------------------------------------------------------
 
-/** 40 schemas each referring twice to the next: 1.4 KB that write out to 2^40 values. */
-function doublingSpec(title: string): string {
-  const schemas: Record<string, unknown> = {};
-  for (let i = 0; i < 40; i += 1) {
-    schemas[`S${i}`] = i === 39 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/components/schemas/S${i + 1}` }, b: { $ref: `#/components/schemas/S${i + 1}` } } };
-  }
-  return JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: {}, components: { schemas } });
-}
-
 /** Waits until every spec of `slugs` ended its processing; answers them. */
 async function processed(platform: Platform, slugs: string[]): Promise<any[]> {
   const deadline = Date.now() + OPENAPI_WAIT_MS;
@@ -254,8 +219,8 @@ async function openapi(platform: Platform): Promise<Measure[]> {
     const slugs = Array.from({ length: count }, (_, index) => `doubling-${round}-${index}`);
     const when = round === 0 ? ', worker starting' : '';
     results.push(
-      await measure(platform, `openapi: ${count} × 40 doubling schemas (${doublingSpec('x').length} bytes each${when})`, async () => {
-        for (const slug of slugs) assert.equal((await api(platform, 'POST', `/orgs/${ORG}/openapi`, { slug, source: { text: doublingSpec(slug) } })).status, 201);
+      await measure(platform, `openapi: ${count} × 40 doubling schemas (${doublingRefs(40, 'x').length} bytes each${when})`, async () => {
+        for (const slug of slugs) assert.equal((await api(platform, 'POST', `/orgs/${ORG}/openapi`, { slug, source: { text: doublingRefs(40, slug) } })).status, 201);
         for (const spec of await processed(platform, slugs)) {
           assert.equal(spec.lastProcessErrorCode, 'PARSE_ERROR', JSON.stringify(spec));
           assert.equal(spec.lastVersion, undefined);

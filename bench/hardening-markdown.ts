@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../test/fixtures/ports.js';
+import { percentile } from '../test/fixtures/stats.js';
 
 /**
  * `npx tsx bench/hardening-markdown.ts`: big page bodies against `npm start`'s setup (the gateway
@@ -105,11 +106,6 @@ async function call(service: Service, method: string, url: string, body?: unknow
 }
 
 const gql = (service: Service, query: string, variables: Record<string, unknown> = {}) => call(service, 'POST', service.graphql, { query, variables });
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : NaN;
-};
 
 interface Outcome {
   status: number | 'died';

@@ -14,6 +14,7 @@ import { createGateway } from '../src/gateway/server.js';
 import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
 import { criticalPath } from '../src/gateway/rest/critical-path.js';
 import { freePort } from '../test/fixtures/ports.js';
+import { percentile } from '../test/fixtures/stats.js';
 
 /**
  * `npm run bench`: the gateway on the embedded platform (demo data, temporary database),
@@ -115,11 +116,6 @@ async function graphql(run: Running, query: string, variables: Record<string, un
   assert.equal(response.statusCode, 200);
   assert.equal(body.errors, undefined, `errors: ${JSON.stringify(body.errors)}`);
   return body.data;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 const ms = (value: number) => value.toFixed(1);
