@@ -1,6 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { redactSecrets } from './errors.js';
 import type { BreakerStatus, PingResult, RestClient } from './rest/client.js';
+import type { ProcessStatus } from '../supervisor.js';
 
 /** Options of `useHealth`. */
 export interface HealthOptions {
@@ -18,15 +19,7 @@ export interface HealthOptions {
 }
 
 /** The upstream's process as its supervisor sees it (shown in `/ready` as `process`). */
-export interface UpstreamProcessStatus {
-  state: 'starting' | 'running' | 'restarting' | 'stopped';
-  /** Its process id, while one is alive. */
-  pid?: number;
-  /** Restarts since the gateway started. */
-  restarts: number;
-  /** How the last process ended (`killed by SIGKILL`, `killed by SIGABRT, heap limit reached`). */
-  lastExit?: string;
-}
+export type UpstreamProcessStatus = ProcessStatus;
 
 /** The body of a `/ready` answer. */
 export interface Readiness {
