@@ -6,7 +6,9 @@
  *    records its latency: p50, p99 and max. The repository is checked: one markdown file per page,
  *    the summary listing them.
  * 2. Import of that repository into an empty space, measured the same way, its pages counted.
- * 3. The platform's resident memory (RSS) idle, then after reading 10,000 distinct pages (their
+ * 3. Translation runs of the 4,000-page space, measured the same way: the first (which creates the
+ *    result space) and one that translates every page again into it (new instructions).
+ * 4. The platform's resident memory (RSS) idle, then after reading 10,000 distinct pages (their
  *    documents and their markdown) in a platform started again, and its peak (VmHWM).
  *
  * The platform runs in a process of its own, compiled as `npm start` runs it (the bench builds
@@ -153,12 +155,13 @@ async function main(): Promise<void> {
     console.log(`platform idle: RSS ${idle.rssMb} MB`);
 
     /**
-     * Runs a Git Sync operation of `spaceId` while another client reads; answers its duration,
-     * the platform's peak RSS meanwhile and the latencies of the reads. Reads start every
+     * Runs background work while another client reads; prints its duration, the platform's CPU
+     * and peak RSS meanwhile and the latencies of the reads. `start` asks for the work, `state`
+     * answers `running` until it ends, then `success` or what went wrong. Reads start every
      * READ_EVERY_MS whether the previous one answered or not, so a stall of the platform delays
      * every read that falls in it (a client waiting for each answer would see one).
      */
-    const syncWhileReading = async (spaceId: string, direction: 'export' | 'import', body: Record<string, unknown>) => {
+    const whileReading = async (label: string, start: () => Promise<void>, state: () => Promise<string>) => {
       const latencies: number[] = [];
       let running = true;
       const reads: Array<Promise<void>> = [];
@@ -176,29 +179,53 @@ async function main(): Promise<void> {
         }
       })();
       const cpuBefore = cpuMsOf(child!.pid!);
-      const start = performance.now();
-      const asked = await api('POST', `/spaces/${spaceId}/git/${direction}`, body);
-      if (asked.status !== 204) throw new Error(`${direction} answered ${asked.status}: ${JSON.stringify(asked.body)}`);
+      const startedAt = performance.now();
+      await start();
       let peakMb = 0;
-      let operation: any;
+      let ended: string;
       for (;;) {
         peakMb = Math.max(peakMb, memoryOf(child!.pid!).rssMb);
-        operation = (await api('GET', `/spaces/${spaceId}/git/info`)).body.operation;
-        if (operation?.state !== 'running') break;
+        ended = await state();
+        if (ended !== 'running') break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const ms = performance.now() - start;
+      const ms = performance.now() - startedAt;
       const cpuMs = cpuMsOf(child!.pid!) - cpuBefore;
       running = false;
       await reader;
       await Promise.all(reads);
-      if (operation?.state !== 'success') throw new Error(`${direction} ended ${JSON.stringify(operation)}`);
+      if (ended !== 'success') throw new Error(`${label} ended ${ended}`);
       latencies.sort((a, b) => a - b);
       console.log(
-        `${direction} of ${EXPORT_PAGES} pages: ${(ms / 1000).toFixed(2)} s (${(ms / EXPORT_PAGES).toFixed(2)} ms per page; platform CPU ${(cpuMs / 1000).toFixed(2)} s), RSS up to ${peakMb} MB; ` +
+        `${label} of ${EXPORT_PAGES} pages: ${(ms / 1000).toFixed(2)} s (${(ms / EXPORT_PAGES).toFixed(2)} ms per page; platform CPU ${(cpuMs / 1000).toFixed(2)} s), RSS up to ${peakMb} MB; ` +
           `concurrent reads: ${latencies.length}, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
       );
     };
+    const asked = async (method: string, path: string, body: unknown, status: number) => {
+      const answer = await api(method, path, body);
+      if (answer.status !== status) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return answer.body;
+    };
+    const syncWhileReading = (spaceId: string, direction: 'export' | 'import', body: Record<string, unknown>) =>
+      whileReading(
+        direction,
+        () => asked('POST', `/spaces/${spaceId}/git/${direction}`, body, 204),
+        async () => {
+          const operation = (await api('GET', `/spaces/${spaceId}/git/info`)).body.operation;
+          return operation?.state === 'running' ? 'running' : operation?.state === 'success' ? 'success' : JSON.stringify(operation);
+        },
+      );
+    /** A translation run of the export space, which translates every page (pseudo-localization), while another client reads. */
+    const translationWhileReading = (label: string, translationId: string, runsBefore: number) =>
+      whileReading(
+        label,
+        () => asked('POST', `/orgs/acme/translations/${translationId}/run`, {}, 204),
+        async () => {
+          const translation = (await api('GET', `/orgs/acme/translations/${translationId}`)).body;
+          if (translation.lastRunError) return `with ${JSON.stringify(translation.lastRunError)}`;
+          return translation.stats.runs > runsBefore && translation.status === 'completed' ? 'success' : 'running';
+        },
+      );
 
     // 1. Export while another client reads; the repository is checked.
     await syncWhileReading(exportSpace, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Bench export' });
@@ -217,7 +244,15 @@ async function main(): Promise<void> {
     const importedPages = count((await api('GET', `/spaces/${imported}/content`)).body.pages);
     if (importedPages !== EXPORT_PAGES) throw new Error(`the import made ${importedPages} pages, not ${EXPORT_PAGES}`);
 
-    // 3. Read distinct pages (documents and markdown) in a platform started again: what it keeps
+    // 3. Translation runs of the export space: the first creates the result space, the second
+    // (new instructions) translates every page again into it.
+    const translation = (await asked('POST', '/orgs/acme/translations', { language: 'de', source: { space: exportSpace } }, 201)).id as string;
+    await translationWhileReading('first translation run', translation, 0);
+    const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Formal.', marks: [] }] }] }] };
+    await asked('PUT', `/orgs/acme/translations/${translation}`, { instructions }, 200);
+    await translationWhileReading('full translation run', translation, 1);
+
+    // 4. Read distinct pages (documents and markdown) in a platform started again: what it keeps
     // then comes from the reads alone.
     const stopped = new Promise((resolve) => child!.once('exit', resolve));
     child.kill();

@@ -44,3 +44,28 @@ export async function writeInSlices<T>(db: Db, items: Iterable<T>, write: (item:
     if (!next.done) await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * Work in steps: a generator that `yield`s wherever it may pause, run either at once
+ * (`runAtOnce`, for callers that need the answer synchronously, such as seeding) or a slice of
+ * time at a time (`runInSlices`), so that seconds of work never hold requests for more than a slice.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs every step now. */
+export function runAtOnce<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Runs the steps for at most `sliceMs` at a time, then lets the event loop run. */
+export async function runInSlices<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
+  const pause = timeSlices(sliceMs);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
+}

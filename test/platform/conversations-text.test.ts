@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agglomerate, agglomerateSteps, clusterCentroid, nearestCluster, SIMILARITY_THRESHOLD, type Clusterable } from '../../src/platform/conversations/text/cluster.js';
-import { runInSlices, type Steps } from '../../src/platform/conversations/text/steps.js';
+import { runInSlices, type Steps } from '../../src/platform/slices.js';
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from '../../src/platform/conversations/text/describe.js';
 import { clusterImpact, impactOf, impactSignals } from '../../src/platform/conversations/text/impact.js';
 import { sentences, shorten } from '../../src/platform/conversations/text/sentences.js';

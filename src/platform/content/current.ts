@@ -99,6 +99,7 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent, 
       noIndex: page.noIndex ?? false,
       sections: () => (page.documentId ? sectionsOf(db, spaceId, page.documentId) : []),
       unchanged: indexedText.get(page.id) === textKey(page),
+      textKey: textKey(page),
     });
   }
   return pages;
@@ -130,10 +131,10 @@ function keepSections(db: Db, spaceId: string, documentId: string, sections: Ret
  * (see `stageSpaceIndex`). Their documents' sections must be ready (`prepareSections`): the
  * documents themselves may not be stored yet.
  */
-export async function stageIndex(db: Db, spaceId: string, content: RevisionContent, pause: () => Promise<void>): Promise<void> {
+export async function stageIndex(db: Db, spaceId: string, content: RevisionContent): Promise<void> {
   const before = indexedRevision(db, spaceId);
   const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
-  await stageSpaceIndex(db, spaceId, indexedPages(db, spaceId, content, indexed), pause);
+  await stageSpaceIndex(db, spaceId, indexedPages(db, spaceId, content, indexed));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { newId } from '../http.js';
 import type { Db } from '../store/db.js';
 import { cacheNamespace, jsonHeapBytes } from '../cache.js';
+import { writeInSlices } from '../slices.js';
 import { canonicalJson, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
 import { parseDocument, type JSONDocument } from './document.js';
 
@@ -183,16 +184,44 @@ function hashesOf(db: Db): WeakMap<ContentPage, string> {
   return hashes;
 }
 
-/** Stores a page and its descendants; returns the hash of its node. */
-function storePage(db: Db, page: ContentPage): string {
+/** Stores a page and its descendants; returns the hash of its node. `written` counts the bytes of the nodes written. */
+function storePage(db: Db, page: ContentPage, written?: { bytes: number }): string {
   const hashes = hashesOf(db);
   const known = hashes.get(page);
   if (known) return known;
   const { pages, ...fields } = page;
-  const stored: StoredPage = { ...fields, pages: pages.map((child) => storePage(db, child)) };
-  const hash = putJson(db, stored);
+  const text = canonicalJson({ ...fields, pages: pages.map((child) => storePage(db, child, written)) } satisfies StoredPage);
+  const hash = putBlob(db, text);
+  if (written) written.bytes += text.length;
   if (Object.isFrozen(page) && Object.isFrozen(page.pages)) hashes.set(page, hash);
   return hash;
+}
+
+/**
+ * Writes ahead, a time slice at a time, the nodes of a content a job is about to make a revision
+ * of (stored by hash: nothing reads them until a revision points at them), and keeps the content
+ * as a read of it would: the transaction that stores the revision (`storeRevision` with the
+ * content returned, frozen) then writes only its root and row, and what reads the new revision
+ * in that transaction (the search reindexing) finds it in memory.
+ */
+export async function writeContentAhead(db: Db, content: RevisionContent): Promise<RevisionContent> {
+  const frozen: RevisionContent = Object.freeze({ ...content, pages: freezePages(content.pages) });
+  const written = { bytes: 0 };
+  // Children before their parents: each step stores one node, its children's hashes known.
+  const nodes: ContentPage[] = [];
+  const visit = (page: ContentPage) => {
+    page.pages.forEach(visit);
+    nodes.push(page);
+  };
+  frozen.pages.forEach(visit);
+  await writeInSlices(db, nodes, (page) => storePage(db, page, written));
+  const root = storeContent(db, frozen);
+  if (root !== null) contents.set(db, root, frozen, jsonHeapBytes(written.bytes));
+  return frozen;
+}
+
+function freezePages(pages: readonly ContentPage[]): ContentPage[] {
+  return Object.freeze(pages.map((page) => (Object.isFrozen(page) ? page : Object.freeze({ ...page, pages: freezePages(page.pages) })))) as ContentPage[];
 }
 
 /** Stores `content` and returns the hash of its root node (null for empty content). */

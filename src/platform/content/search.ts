@@ -36,6 +36,7 @@
  */
 import type { Db } from '../store/db.js';
 import { pageToken, type PageOfResults, type PageWindow } from '../http.js';
+import { writeInSlices } from '../slices.js';
 
 /** DDL of the search index: migration 4 (store/migrations.ts). It has shipped: change the index with a new migration, never here. */
 export const SEARCH_SCHEMA = `
@@ -117,6 +118,11 @@ export interface IndexedPage {
    * index holds for it already: its rows are kept and at most placed again, its text not read.
    */
   unchanged?: boolean;
+  /**
+   * What the page's text is made of (equal keys, equal text), when the caller can tell: rows
+   * written ahead with the same key and place are taken over without being read.
+   */
+  textKey?: string;
 }
 
 /** What an update of a space's index did, in pages. */
@@ -125,6 +131,8 @@ export interface IndexUpdate {
   read: number;
   /** Pages whose rows were written: new pages, and pages whose text changed. */
   written: number;
+  /** Pages whose rows a job wrote ahead (`stageSpaceIndex`) and the update took over. */
+  adopted: number;
   /** Pages whose rows only changed place (position, path, ancestors). */
   placed: number;
   /** Pages taken out of the index (gone, or now `noIndex`). */
@@ -258,11 +266,12 @@ const textOf = (row: Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'p
  * between equal scores). Only what changed is written: rows whose text is unchanged stay in the
  * full-text index and at most get their position, path or ancestors updated. Pages the caller
  * marks `unchanged` are not even read: after a one-page edit of a large space, that page alone is.
- * Runs in the caller's transaction when there is one.
+ * Pages a job wrote ahead (`stageSpaceIndex`) with the same text and place are taken over by one
+ * statement that leaves the full-text index alone. Runs in the caller's transaction when there is one.
  */
 export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, pages: IndexedPage[]): IndexUpdate {
   return db.transaction(() => {
-    const update: IndexUpdate = { read: 0, written: 0, placed: 0, removed: 0 };
+    const update: IndexUpdate = { read: 0, written: 0, adopted: 0, placed: 0, removed: 0 };
     // Where the rows are, without their text: the text is read only for the pages that need it.
     const stored = db
       .prepare(
@@ -276,16 +285,21 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       if (list) list.push(row);
       else storedByPage.set(row.page_id, [row]);
     }
-    const textOfRows = storedText(db, pages.filter((page) => !page.noIndex && !page.unchanged).flatMap((page) => storedByPage.get(page.id) ?? []));
-    const staged = stagedRows(db, spaceId);
-    const adopt = db.prepare('UPDATE search_rows SET space_id = ?, page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
+    const ahead = takeStaged(db, spaceId);
+    const writtenAhead = (page: IndexedPage, pagePosition: number) => {
+      const key = stagedKey(page, pagePosition);
+      return key !== undefined && ahead.pages.get(page.id) === key;
+    };
+    const adopted: string[] = [];
+    // The text of the rows of the pages to compare: neither unchanged nor written ahead.
+    const textOfRows = storedText(db, pages.flatMap((page, pagePosition) => (page.noIndex || page.unchanged || writtenAhead(page, pagePosition) ? [] : (storedByPage.get(page.id) ?? []))));
     const insert = db.prepare(
       `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
          body, page_description, page_path, section_id, ancestors)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
     const place = db.prepare('UPDATE search_rows SET page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
+    const gone: number[] = [];
     const placeRows = (old: PlacedRow[], wanted: Array<Omit<PlacedRow, 'rowid' | 'page_id' | 'section_position'>>) => {
       let moved = false;
       old.forEach((row, index) => {
@@ -307,6 +321,13 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
         placeRows(old, old.map((row) => ({ ...where, section_id: row.section_id })));
         return;
       }
+      if (writtenAhead(page, pagePosition)) {
+        // Written ahead with this text in this place: the rows only change hands.
+        for (const row of old) gone.push(row.rowid);
+        adopted.push(page.id);
+        update.adopted += 1;
+        return;
+      }
       update.read += 1;
       const wanted = rowsOf(page, pagePosition);
       const sameText = old.length === wanted.length && old.every((row, index) => textOfRows.get(row.rowid) === textOf(wanted[index]!));
@@ -315,34 +336,72 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
         return;
       }
       update.written += 1;
-      for (const row of old) remove.run(row.rowid);
-      const ahead = staged.get(page.id);
-      staged.delete(page.id);
-      if (ahead && ahead.length === wanted.length && ahead.every((row, index) => row.text === textOf(wanted[index]!))) {
-        // Written ahead with this text: moving rows to the space leaves the full-text index alone.
-        ahead.forEach((row, index) => {
-          const next = wanted[index]!;
-          adopt.run(spaceId, next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
-        });
-        return;
-      }
-      if (ahead) for (const row of ahead) remove.run(row.rowid);
+      for (const row of old) gone.push(row.rowid);
       for (const row of wanted) {
         insert.run(spaceId, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
       }
     });
-    // Pages gone (or now left out of search), and rows written ahead that were not used.
+    // Pages gone (or now left out of search).
     for (const rows of storedByPage.values()) {
-      for (const row of rows) remove.run(row.rowid);
+      for (const row of rows) gone.push(row.rowid);
       update.removed += 1;
     }
-    for (const rows of staged.values()) for (const row of rows) remove.run(row.rowid);
+    if (adopted.length) {
+      db.prepare('UPDATE search_rows SET space_id = ? WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))').run(spaceId, stagingKey(spaceId), JSON.stringify(adopted));
+    }
+    // Rows written ahead and not taken over go with the rows no page has any more.
+    if (ahead.written) db.prepare('UPDATE search_rows SET space_id = ? WHERE space_id = ?').run(RETIRED, stagingKey(spaceId));
+    removeRows(db, gone);
     db.prepare(
       `INSERT INTO search_spaces (space_id, revision_id, indexed_at) VALUES (?, ?, ?)
        ON CONFLICT (space_id) DO UPDATE SET revision_id = excluded.revision_id, indexed_at = excluded.indexed_at`,
     ).run(spaceId, revisionId, new Date().toISOString());
     return update;
   })();
+}
+
+/**
+ * Rows no page shows any more. A few are deleted at once; more are handed to the sweep
+ * (`sweepRetiredRows`): deleting a row costs the full-text index as much as writing it, and a
+ * job that replaced thousands of pages would hold the thread for as long as their indexing.
+ */
+const DELETE_AT_ONCE = 64;
+
+function removeRows(db: Db, rowids: number[]): void {
+  if (rowids.length === 0) return;
+  if (rowids.length <= DELETE_AT_ONCE) {
+    db.prepare('DELETE FROM search_rows WHERE rowid IN (SELECT value FROM json_each(?))').run(JSON.stringify(rowids));
+    return;
+  }
+  db.prepare('UPDATE search_rows SET space_id = ? WHERE rowid IN (SELECT value FROM json_each(?))').run(RETIRED, JSON.stringify(rowids));
+  sweepSoon(db);
+}
+
+/** The key of rows waiting to be deleted: a key no search names (space ids are letters and digits). */
+const RETIRED = 'retired:';
+
+const sweeping = new WeakSet<Db>();
+
+/** Deletes retired rows after the current transaction, in slices; at most one sweep per database. */
+function sweepSoon(db: Db): void {
+  if (sweeping.has(db)) return;
+  sweeping.add(db);
+  setImmediate(() => {
+    sweepRetiredRows(db)
+      .catch(() => undefined) // The database closed meanwhile: the next start clears them.
+      .finally(() => sweeping.delete(db));
+  });
+}
+
+/** Deletes the retired rows, a slice at a time (a rolled-back move leaves none to delete). */
+export async function sweepRetiredRows(db: Db): Promise<void> {
+  for (;;) {
+    if (!db.open) return;
+    const rowids = db.prepare('SELECT rowid FROM search_rows WHERE space_id = ? LIMIT 2000').pluck(true).all(RETIRED) as number[];
+    if (rowids.length === 0) return;
+    const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
+    await writeInSlices(db, rowids, (rowid) => remove.run(rowid));
+  }
 }
 
 /**
@@ -354,54 +413,69 @@ const stagingKey = (spaceId: string) => `${STAGED}${spaceId}`;
 const STAGED = 'staged:';
 
 /**
- * Writes ahead the index rows of the pages whose text the index does not hold (not `unchanged`),
- * a page per step, awaiting `pause` between steps, in transactions of their own: the costly part
- * of indexing (the full-text index's writes) is then done before the transaction that moves the
- * space's revision, whose `replaceSpaceIndex` only moves the rows to the space when their text
- * is the one it wants (and writes the rest itself). Rows it does not use are removed then, or at
- * the next start (`clearStagedIndex`) after a crash.
+ * What was written ahead, by space: for each page, the key of the text and place its rows were
+ * written with (`stagedKey`). Rows written ahead by an earlier process are cleared at start, so
+ * this process's memory tells what the staged rows hold without reading them.
  */
-export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPage[], pause: () => Promise<void>): Promise<void> {
-  const key = stagingKey(spaceId);
-  const previous = db.prepare('SELECT rowid FROM search_rows WHERE space_id = ?').pluck(true).all(key) as number[];
-  const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
-  db.transaction(() => {
-    for (const rowid of previous) remove.run(rowid);
-  })();
+const staging = new WeakMap<Db, Map<string, Map<string, string>>>();
+
+/** A page's rows are the same when their text (`textKey`) and their place are. */
+const stagedKey = (page: IndexedPage, pagePosition: number) =>
+  page.textKey === undefined ? undefined : JSON.stringify([page.textKey, pagePosition, page.path, page.ancestors]);
+
+/** What was written ahead for a space, forgotten as it is taken (the move takes it over or retires it). */
+function takeStaged(db: Db, spaceId: string): { pages: Map<string, string>; written: boolean } {
+  const spaces = staging.get(db);
+  const pages = spaces?.get(spaceId);
+  spaces?.delete(spaceId);
+  return { pages: pages ?? new Map(), written: pages !== undefined };
+}
+
+/**
+ * Writes ahead the index rows of the pages whose text the index does not hold (not `unchanged`),
+ * in the place they will have, in transactions of a slice each (`writeInSlices`): the costly part
+ * of indexing (the full-text index's writes) is then done before the transaction that moves the
+ * space's revision, whose `replaceSpaceIndex` takes the rows over in one statement when the page's
+ * text and place are the ones it wants (and writes the rest itself). Rows it does not take are
+ * retired then, or cleared at the next start (`clearStagedIndex`) after a crash.
+ */
+export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPage[]): Promise<void> {
+  takeStaged(db, spaceId);
+  db.prepare('UPDATE search_rows SET space_id = ? WHERE space_id = ?').run(RETIRED, stagingKey(spaceId));
+  sweepSoon(db);
+  const written = new Map<string, string>();
+  let spaces = staging.get(db);
+  if (!spaces) staging.set(db, (spaces = new Map()));
+  spaces.set(spaceId, written);
   const insert = db.prepare(
     `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
        body, page_description, page_path, section_id, ancestors)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const page of pages) {
-    if (page.noIndex || page.unchanged) continue;
-    const rows = rowsOf(page, 0);
-    db.transaction(() => {
-      for (const row of rows) {
-        insert.run(key, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
+  const ahead = pages.flatMap((page, pagePosition) => {
+    const key = stagedKey(page, pagePosition);
+    return page.noIndex || page.unchanged || key === undefined ? [] : [{ page, pagePosition, key }];
+  });
+  const stillStaging = () => staging.get(db)?.get(spaceId) === written;
+  try {
+    await writeInSlices(db, ahead, ({ page, pagePosition, key }) => {
+      // A move of the space's revision between two slices took (and retired) what was written.
+      if (!stillStaging()) return;
+      for (const row of rowsOf(page, pagePosition)) {
+        insert.run(stagingKey(spaceId), row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
       }
-    })();
-    await pause();
+      written.set(page.id, key);
+    });
+  } catch (error) {
+    // A slice rolled back: what its rows were is not known, so none is taken over.
+    if (stillStaging()) written.clear();
+    throw error;
   }
 }
 
-/** Removes rows written ahead and never used (a crash came between): at start. */
+/** Removes rows written ahead and never used (a crash came between), and retired rows: at start. */
 export function clearStagedIndex(db: Db): void {
-  db.prepare('DELETE FROM search_rows WHERE substr(space_id, 1, ?) = ?').run(STAGED.length, STAGED);
-}
-
-/** Rows written ahead for a space, with their text, by page. */
-function stagedRows(db: Db, spaceId: string): Map<string, Array<{ rowid: number; text: string }>> {
-  const rows = db
-    .prepare('SELECT rowid, page_id, page_title, section_title, body, page_description FROM search_rows WHERE space_id = ? ORDER BY page_id, section_position')
-    .all(stagingKey(spaceId)) as Array<Pick<IndexRow, 'page_id' | 'page_title' | 'section_title' | 'body' | 'page_description'> & { rowid: number }>;
-  const byPage = new Map<string, Array<{ rowid: number; text: string }>>();
-  for (const row of rows) {
-    const list = byPage.get(row.page_id) ?? [];
-    list.push({ rowid: row.rowid, text: textOf(row) });
-    byPage.set(row.page_id, list);
-  }
-  return byPage;
+  db.prepare('DELETE FROM search_rows WHERE substr(space_id, 1, ?) = ? OR space_id = ?').run(STAGED.length, STAGED, RETIRED);
 }
 
 /** Where a stored row is shown: what `replaceSpaceIndex` reads of every row of a space. */

@@ -7,7 +7,7 @@ import { agglomerateSteps, clusterCentroid, nearestCluster, type Clusterable } f
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from './text/describe.js';
 import { clusterImpact, maxImpact, type Impact } from './text/impact.js';
 import { splitIssuesSteps } from './text/split.js';
-import { runAtOnce, runInSlices, type Steps } from './text/steps.js';
+import { runAtOnce, runInSlices, type Steps } from '../slices.js';
 import { Corpus } from './text/vectors.js';
 import { pulseStart, weeklyPulse } from './pulse.js';
 

@@ -7,7 +7,7 @@ import { prepareDocument, setCurrentRevision, stageIndex } from '../content/curr
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
-import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, writeContentAhead, type ContentFile, type ContentPage } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
 import { commitWriter, readBlobs } from './objects.js';
@@ -267,7 +267,7 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
       return { ...rest, ...(document ? { documentId: document.id } : {}), pages: withDocuments(page.pages) };
     });
   const pages = withDocuments(imported.content.pages);
-  if (!job.standalone) await stageIndex(db, space.id, { ...imported.content, pages }, slice);
+  if (!job.standalone) await stageIndex(db, space.id, { ...imported.content, pages });
   // Documents and files are stored by their hash, so they are written ahead, a slice at a time:
   // nothing reads them until the revision below points at them.
   await writeInSlices(db, documents.values(), (document) => putDocument(db, space.id, document));
@@ -275,6 +275,15 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   await writeInSlices(db, imported.content.files, (file) => {
     const bytes = files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0);
     storedFiles.push({ ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes }), git: file.git! });
+  });
+  const content = await writeContentAhead(db, {
+    pages,
+    files: storedFiles,
+    reusableContents: imported.content.reusableContents.map((item) => {
+      const document = documents.get(item.id);
+      return { ...item, ...(document ? { documentId: document.id } : {}) };
+    }),
+    variables: imported.content.variables,
   });
   stage('finalize');
   return db.transaction(() => {
@@ -284,15 +293,6 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
     if (edited) {
       throw new PermanentJobError('the space changed since its last sync: export it first, or import with force to replace its content');
     }
-    const content: RevisionContent = {
-      pages,
-      files: storedFiles,
-      reusableContents: imported.content.reusableContents.map((item) => {
-        const document = documents.get(item.id);
-        return { ...item, ...(document ? { documentId: document.id } : {}) };
-      }),
-      variables: imported.content.variables,
-    };
     const revision = storeRevision(db, {
       spaceId: space.id,
       type: 'edits',

@@ -224,14 +224,19 @@ async function buildViewIndex(
 ): Promise<Db> {
   const { revision } = view;
   const placed = pageIndex(revision.content).byId;
+  // Sections are read as the index asks for them (a first build, a page that changed): a page
+  // whose document the view narrows is indexed as the visitor reads it.
   const pages = indexedPages(db, revision.spaceId, revision.content).map((page) => {
     const documentId = placed.get(page.id)?.page.documentId;
-    const raw = documentId !== undefined && view.narrowed.has(documentId) ? getDocument<JSONDocument>(db, revision.spaceId, documentId) : undefined;
-    if (!raw) return { ...page, sections: typeof page.sections === 'function' ? page.sections() : page.sections };
-    const context = { space: { vars: revision.content.variables }, page: { vars: view.documents.get(documentId!) ?? {} }, visitor: { claims } };
-    return { ...page, sections: documentSections(evaluateForVisitor(raw, context).document) };
+    if (documentId === undefined || !view.narrowed.has(documentId)) return page;
+    const sections = () => {
+      const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
+      if (!raw) return [];
+      const context = { space: { vars: revision.content.variables }, page: { vars: view.documents.get(documentId) ?? {} }, visitor: { claims } };
+      return documentSections(evaluateForVisitor(raw, context).document);
+    };
+    return { ...page, sections };
   });
-  const size = pages.reduce((total, page) => total + page.sections.reduce((sum, section) => sum + section.title.length + section.body.length, 0), 0);
   const parts = partIds(revision.spaceId).map((id) => ({ id, pages: [] as typeof pages }));
   for (const page of pages) parts[partOf(page.id)]!.pages.push(page);
   // An update rewrites only the pages that changed, at once; a first build yields between parts.
@@ -240,6 +245,7 @@ async function buildViewIndex(
     replaceSpaceIndex(index, part.id, revision.id, part.pages);
     if (!known) await new Promise((resolve) => setImmediate(resolve));
   }
+  const size = index.prepare('SELECT coalesce(sum(length(section_title) + length(body)), 0) FROM search_rows').pluck(true).get() as number;
   const key = view.indexKey;
   const replaced = cache.get(key);
   cache.delete(key);

@@ -1,10 +1,10 @@
 import { canonicalJson, hashOf } from '../content/blobs.js';
-import { prepareDocument, setCurrentRevision } from '../content/current.js';
+import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
-import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import { getDocument, loadRevision, PreparedDocument, putDocument, storeRevision, writeContentAhead, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import { newId, now } from '../http.js';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
-import { timeSlices } from '../slices.js';
+import { runAtOnce, runInSlices, writeInSlices, type Steps } from '../slices.js';
 import type { SpaceRow } from '../rows.js';
 import { applyOrder, planPlacement } from '../routes/positions.js';
 import { insertSpace } from '../spaces/create.js';
@@ -20,8 +20,11 @@ import { pseudoLocalize, pseudoTranslator, TranslatorError, type Translator } fr
  * titles and document text are translated (code, formulas, URLs and references are not). Each
  * page and reusable content keeps the fingerprint of what it was translated from: a later run
  * translates only those whose text changed (or that are new), reuses the stored translation of
- * the others, and follows pages added, removed and moved. A run is prepared (what to translate),
- * translated (the only asynchronous step) and applied in one transaction.
+ * the others, and follows pages added, removed and moved. A run is planned (what to translate),
+ * translated, written ahead (documents, content nodes, search rows: in time slices, nothing
+ * reads them yet) and applied in one short transaction that moves the result space's revision.
+ * A first run creates the result space before writing to it: empty, without a result until the
+ * run completes, and kept for the next run if this one fails.
  */
 
 type ItemKind = 'page' | 'reusable';
@@ -63,6 +66,8 @@ export interface RunPlan {
   slots: TextSlots;
   instructions: JSONDocument;
   startedAt: number;
+  /** Where `writeAhead` wrote the run's documents, content nodes and search rows, and the content. */
+  writtenAhead?: { spaceId: string; content: RevisionContent };
 }
 
 const itemKey = (kind: ItemKind, id: string) => `${kind}:${id}`;
@@ -82,26 +87,11 @@ function flattenPages(pages: readonly ContentPage[]): ContentPage[] {
  * The source must be a live space (else the run fails for good).
  */
 export function prepareRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): RunPlan | undefined {
-  const steps = planRun(db, translationId, translator);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** `prepareRun` in the time slices of a job: requests run between the pages it reads. */
-async function prepareRunInSlices(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Promise<RunPlan | undefined> {
-  const slice = timeSlices();
-  const steps = planRun(db, translationId, translator);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await slice();
-  }
+  return runAtOnce(planRun(db, translationId, translator));
 }
 
 /** The planning of a run, one page or reusable content per step. */
-function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Generator<void, RunPlan | undefined> {
+function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'id'>): Steps<RunPlan | undefined> {
   const startedAt = Date.now();
   const translation = findTranslation(db, translationId);
   if (!translation) return undefined;
@@ -162,104 +152,161 @@ function resultTitle(source: SpaceRow, language: string): string {
   return `${source.title.slice(0, 50 - suffix.length).trimEnd()}${suffix}`;
 }
 
-/**
- * Puts the translations (`translated`, one per `plan.slots.texts`) in place and prepares the
- * translated documents for storing (validated, serialized, their search sections read) in time
- * slices, so that `applyRun`'s transaction only writes.
- */
-export async function prepareWrites(db: Db, plan: RunPlan, translated: readonly string[]): Promise<void> {
-  plan.slots.apply(translated);
-  const slice = timeSlices();
-  const resultSpace = liveResultSpace(db, plan.translation)?.id;
-  for (const item of plan.items.values()) {
-    if (!item.fresh?.document) continue;
-    item.fresh.document = prepareDocument(db, resultSpace, item.fresh.document);
-    await slice();
-  }
+/** Creates the result space of a translation's first run (or of a run after it was deleted). */
+function createResultSpace(db: Db, translation: TranslationRow, sourceId: string): SpaceRow {
+  // The source as it is now: it may have moved since the run started.
+  const source = db.prepare('SELECT * FROM spaces WHERE id = ?').get(sourceId) as SpaceRow;
+  // Private until its admins publish it: it is a machine translation. Locked: it is written
+  // by the translation only (edits would be overwritten by the next run).
+  const id = insertSpace(db, {
+    orgId: source.org_id,
+    parentId: source.parent_id,
+    title: resultTitle(source, translation.language),
+    emoji: source.emoji,
+    visibility: 'private',
+    editMode: 'locked',
+    language: translation.language,
+  });
+  // Right after its source, as a duplicate is.
+  applyOrder(db, planPlacement(db, source.org_id, source.parent_id, { kind: 'space', id }, { after: { type: 'space', space: source.id } }).order);
+  // It has no result until a run completes in it.
+  db.prepare('UPDATE translations SET result_space = ?, result_revision = NULL WHERE id = ?').run(id, translation.id);
+  return db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow;
 }
 
 /**
- * Writes a run's outcome (translations put in place, by `prepareWrites` or by `translated`): the
+ * Puts the translations (`translated`, one per `plan.slots.texts`) in place and writes ahead, in
+ * time slices, everything `applyRun`'s transaction would otherwise do on the request thread: the
+ * result space (created empty on a first run: it has no result until the run completes), the
+ * translated documents (validated, serialized and stored by hash: nothing reads them until a
+ * revision points at them) and the result space's search rows (`stageIndex`).
+ */
+export async function writeAhead(db: Db, plan: RunPlan, translated: readonly string[]): Promise<void> {
+  plan.slots.apply(translated);
+  const resultSpace = db.transaction(() => {
+    const translation = findTranslation(db, plan.translation.id);
+    return translation && (liveResultSpace(db, translation) ?? createResultSpace(db, translation, plan.source.id));
+  })();
+  if (!resultSpace) return;
+  await runInSlices(prepareDocuments(db, plan, resultSpace.id));
+  const final = finalFields(plan);
+  const write = itemWriter(db, plan, resultSpace.id, final);
+  const stillThere = db.prepare('SELECT 1 FROM translations WHERE id = ?').pluck(true);
+  await writeInSlices(db, plan.items.entries(), ([key, item]) => {
+    // Deleted meanwhile: `applyRun` will do nothing, and nothing more is written.
+    if (stillThere.get(plan.translation.id)) write(key, item);
+  });
+  const content = await writeContentAhead(db, resultContent(plan, final));
+  await stageIndex(db, resultSpace.id, content);
+  plan.writtenAhead = { spaceId: resultSpace.id, content };
+}
+
+/**
+ * Writes an item of a run to the result space: its translated document (a kept one is copied
+ * when the result space was replaced) and what it was translated from. The latter is what later
+ * runs reuse, so it may be written ahead of the run's revision: it names documents the result
+ * space holds already.
+ */
+function itemWriter(db: Db, plan: RunPlan, spaceId: string, final: Map<string, TranslatedFields>): (key: string, item: PlannedItem) => void {
+  const at = now();
+  const save = db.prepare(
+    `INSERT INTO translation_items (translation_id, kind, item_id, source_hash, result_space, translated, translated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (translation_id, kind, item_id) DO UPDATE SET
+       source_hash = excluded.source_hash, result_space = excluded.result_space, translated = excluded.translated, translated_at = excluded.translated_at`,
+  );
+  const moveKept = db.prepare('UPDATE translation_items SET result_space = ? WHERE translation_id = ? AND kind = ? AND item_id = ?');
+  return (key, item) => {
+    const fields = final.get(key)!;
+    if (item.kept) {
+      if (item.kept.resultSpace === spaceId) return;
+      // The result space was replaced: its documents move to the new one.
+      if (fields.documentId) putDocument(db, spaceId, getDocument(db, item.kept.resultSpace, fields.documentId));
+      moveKept.run(spaceId, plan.translation.id, item.kind, item.id);
+      return;
+    }
+    if (item.fresh!.document) putDocument(db, spaceId, item.fresh!.document);
+    save.run(plan.translation.id, item.kind, item.id, item.hash, spaceId, JSON.stringify(fields), at);
+  };
+}
+
+/** Validates and serializes the translated documents for the result space, one per step. */
+function* prepareDocuments(db: Db, plan: RunPlan, resultSpace: string): Steps<void> {
+  for (const item of plan.items.values()) {
+    if (!item.fresh?.document) continue;
+    item.fresh.document = prepareDocument(db, resultSpace, item.fresh.document);
+    yield;
+  }
+}
+
+/** The texts of every page and reusable content once the run is applied (document ids are those of any space). */
+function finalFields(plan: RunPlan): Map<string, TranslatedFields> {
+  const final = new Map<string, TranslatedFields>();
+  for (const [key, item] of plan.items) {
+    if (item.kept) {
+      final.set(key, item.kept.fields);
+      continue;
+    }
+    const { fields, document } = item.fresh!;
+    final.set(key, { ...fields, ...(document ? { documentId: documentIdOf(document) } : {}) });
+  }
+  return final;
+}
+
+/** A document's id, prepared or not (the id derives from the bytes, whatever the space). */
+const documentIdOf = (document: JSONDocument | PreparedDocument) => (document instanceof PreparedDocument ? document : new PreparedDocument(document)).id;
+
+/** The result space's content: the source's, translated. */
+function resultContent(plan: RunPlan, final: Map<string, TranslatedFields>): RevisionContent {
+  const translatePage = (page: ContentPage): ContentPage => {
+    const { git: _git, pages: children, documentId: _document, description: _description, linkTitle: _linkTitle, ...rest } = page;
+    const fields = final.get(itemKey('page', page.id))!;
+    return {
+      ...rest,
+      title: fields.title,
+      ...(fields.description !== undefined ? { description: fields.description } : {}),
+      ...(fields.linkTitle !== undefined ? { linkTitle: fields.linkTitle } : {}),
+      ...(fields.documentId ? { documentId: fields.documentId } : {}),
+      pages: children.map(translatePage),
+    };
+  };
+  return {
+    pages: plan.content.pages.map(translatePage),
+    // Files are shared (stored by hash); Git locations belong to the source's repository.
+    files: plan.content.files.map(({ git: _git, ...file }) => file),
+    reusableContents: plan.content.reusableContents.map(({ git: _git, documentId: _document, ...reusable }) => {
+      const fields = final.get(itemKey('reusable', reusable.id))!;
+      return { ...reusable, title: fields.title, ...(fields.documentId ? { documentId: fields.documentId } : {}) };
+    }),
+    variables: plan.content.variables,
+  };
+}
+
+/**
+ * Writes a run's outcome (translations put in place, by `writeAhead` or by `translated`): the
  * result space gets a new current revision, the kept translations and statistics are updated.
- * Does nothing when the translation was deleted meanwhile.
+ * After `writeAhead`, its documents and search rows are written already and this only records
+ * them; otherwise (seeding, or a result space replaced meanwhile) it writes them itself. Does
+ * nothing when the translation was deleted meanwhile.
  */
 export function applyRun(db: Db, plan: RunPlan, translated?: readonly string[]): void {
   if (translated) plan.slots.apply(translated);
   db.transaction(() => {
     const translation = findTranslation(db, plan.translation.id);
     if (!translation) return;
-    let resultSpace = liveResultSpace(db, translation);
-    if (!resultSpace) {
-      // The source as it is now: it may have moved since the run started.
-      const source = db.prepare('SELECT * FROM spaces WHERE id = ?').get(plan.source.id) as SpaceRow;
-      // Private until its admins publish it: it is a machine translation. Locked: it is written
-      // by the translation only (edits would be overwritten by the next run).
-      const id = insertSpace(db, {
-        orgId: source.org_id,
-        parentId: source.parent_id,
-        title: resultTitle(source, translation.language),
-        emoji: source.emoji,
-        visibility: 'private',
-        editMode: 'locked',
-        language: translation.language,
-      });
-      // Right after its source, as a duplicate is.
-      applyOrder(db, planPlacement(db, source.org_id, source.parent_id, { kind: 'space', id }, { after: { type: 'space', space: source.id } }).order);
-      resultSpace = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow;
-    }
+    const resultSpace = liveResultSpace(db, translation) ?? createResultSpace(db, translation, plan.source.id);
     const spaceId = resultSpace.id;
-    const at = now();
-    const save = db.prepare(
-      `INSERT INTO translation_items (translation_id, kind, item_id, source_hash, result_space, translated, translated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (translation_id, kind, item_id) DO UPDATE SET
-         source_hash = excluded.source_hash, result_space = excluded.result_space, translated = excluded.translated, translated_at = excluded.translated_at`,
-    );
-    const moveKept = db.prepare('UPDATE translation_items SET result_space = ?, translated = ? WHERE translation_id = ? AND kind = ? AND item_id = ?');
-    const final = new Map<string, TranslatedFields>();
-    let pages = 0;
-    let words = 0;
-    for (const [key, item] of plan.items) {
-      if (item.kept) {
-        let fields = item.kept.fields;
-        if (item.kept.resultSpace !== spaceId && fields.documentId) {
-          // The result space was replaced: its documents move to the new one.
-          fields = { ...fields, documentId: putDocument(db, spaceId, getDocument(db, item.kept.resultSpace, fields.documentId)) };
-          moveKept.run(spaceId, JSON.stringify(fields), translation.id, item.kind, item.id);
-        }
-        final.set(key, fields);
-        continue;
-      }
-      const fresh = item.fresh!;
-      const fields: TranslatedFields = { ...fresh.fields, ...(fresh.document ? { documentId: putDocument(db, spaceId, fresh.document) } : {}) };
-      save.run(translation.id, item.kind, item.id, item.hash, spaceId, JSON.stringify(fields), at);
-      final.set(key, fields);
-      if (item.kind === 'page') pages += 1;
-      words += fresh.words;
+    const writtenAhead = plan.writtenAhead?.spaceId === spaceId;
+    const final = finalFields(plan);
+    if (!writtenAhead) {
+      const write = itemWriter(db, plan, spaceId, final);
+      for (const [key, item] of plan.items) write(key, item);
     }
-    const translatePage = (page: ContentPage): ContentPage => {
-      const { git: _git, pages: children, documentId: _document, description: _description, linkTitle: _linkTitle, ...rest } = page;
-      const fields = final.get(itemKey('page', page.id))!;
-      return {
-        ...rest,
-        title: fields.title,
-        ...(fields.description !== undefined ? { description: fields.description } : {}),
-        ...(fields.linkTitle !== undefined ? { linkTitle: fields.linkTitle } : {}),
-        ...(fields.documentId ? { documentId: fields.documentId } : {}),
-        pages: children.map(translatePage),
-      };
-    };
-    const content: RevisionContent = {
-      pages: plan.content.pages.map(translatePage),
-      // Files are shared (stored by hash); Git locations belong to the source's repository.
-      files: plan.content.files.map(({ git: _git, ...file }) => file),
-      reusableContents: plan.content.reusableContents.map(({ git: _git, documentId: _document, ...reusable }) => {
-        const fields = final.get(itemKey('reusable', reusable.id))!;
-        return { ...reusable, title: fields.title, ...(fields.documentId ? { documentId: fields.documentId } : {}) };
-      }),
-      variables: plan.content.variables,
-    };
-    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [resultSpace.revision], content, createdAt: at });
+    const fresh = [...plan.items.values()].flatMap((item) => (item.fresh ? [{ kind: item.kind, words: item.fresh.words }] : []));
+    const pages = fresh.filter((item) => item.kind === 'page').length;
+    const words = fresh.reduce((sum, item) => sum + item.words, 0);
+    const at = now();
+    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [resultSpace.revision], content: writtenAhead ? plan.writtenAhead!.content : resultContent(plan, final), createdAt: at });
     setCurrentRevision(db, spaceId, revision);
     const duration = Math.max(0, Date.now() - plan.startedAt);
     db.prepare(
@@ -286,7 +333,7 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
   queue.register<TranslationJob>(TRANSLATION_JOB, {
     interrupted: 'resume',
     async run({ translation }, { db }) {
-      const plan = await prepareRunInSlices(db, translation, translator);
+      const plan = await runInSlices(planRun(db, translation, translator));
       if (!plan) return;
       let translated: string[] = [];
       if (plan.slots.texts.length > 0) {
@@ -302,7 +349,7 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
           throw error;
         }
       }
-      await prepareWrites(db, plan, translated);
+      await writeAhead(db, plan, translated);
       applyRun(db, plan);
     },
     failed({ translation }, reason, { db }) {

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { JSONDocument } from '../content/document.js';
 import { displayUrl } from '../outbound.js';
+import { runInSlices, type Steps } from '../slices.js';
 
 /**
  * The translator behind translation runs: something that turns texts of one language into
@@ -75,8 +76,18 @@ export function pseudoLocalize(text: string): string {
 /** The offline translator: pseudo-localization, whatever the languages and instructions. */
 export const pseudoTranslator: Translator = {
   id: 'pseudo',
-  translate: async ({ texts }) => texts.map(pseudoLocalize),
+  // A run's texts can number tens of thousands: localized a slice of time at a time.
+  translate: ({ texts }) => runInSlices(localizeEach(texts)),
 };
+
+function* localizeEach(texts: readonly string[]): Steps<string[]> {
+  const localized: string[] = [];
+  for (const text of texts) {
+    localized.push(pseudoLocalize(text));
+    yield;
+  }
+  return localized;
+}
 
 // ---------------------------------------------------------------------------------------------
 // LibreTranslate

@@ -1,4 +1,4 @@
-import { runAtOnce, type Steps } from './steps.js';
+import { runAtOnce, type Steps } from '../../slices.js';
 import { centroid, dot, type SparseVector } from './vectors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { impactOf, impactSignals, type Impact, type ImpactSignals } from './impact.js';
 import { sentences, shorten } from './sentences.js';
-import { runAtOnce, type Steps } from './steps.js';
+import { runAtOnce, type Steps } from '../../slices.js';
 import { fold, tokenize } from './terms.js';
 import { cosine } from './vectors.js';
 
