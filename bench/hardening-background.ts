@@ -35,10 +35,10 @@ const EXPORT_PAGES = Number(process.env.BENCH_EXPORT_PAGES ?? 4000);
 const READ_PAGES = Number(process.env.BENCH_READ_PAGES ?? 10_000);
 const READ_EVERY_MS = 10;
 
-
 /** About 1 KB of document: a heading, paragraphs, a list and a code block, with words unique to the page. */
 function pageDocument(n: number) {
-  const words = (salt: number) => Array.from({ length: 24 }, (_, i) => `word${(n * 31 + i * 7 + salt) % 997}`).join(' ');
+  const words = (salt: number) =>
+    Array.from({ length: 24 }, (_, i) => `word${(n * 31 + i * 7 + salt) % 997}`).join(' ');
   return documentOf([
     paragraph(`Page ${n} introduces marker${n} and explains ${words(1)}.`),
     heading(2, `Setup of part ${n}`),
@@ -57,13 +57,26 @@ function fillSpace(db: Db, spaceId: string, count: number, first: number): strin
   db.transaction(() => {
     for (let i = 0; i < count; i += 1) {
       const n = first + i;
-      const page: ContentPage = { id: `p${n}`, type: 'document', title: `Page ${n}`, slug: `page-${n}`, documentId: putDocument(db, spaceId, pageDocument(n)), pages: [] };
+      const page: ContentPage = {
+        id: `p${n}`,
+        type: 'document',
+        title: `Page ${n}`,
+        slug: `page-${n}`,
+        documentId: putDocument(db, spaceId, pageDocument(n)),
+        pages: [],
+      };
       ids.push(page.id);
       if (top.length < 40) top.push(page);
       else top[i % 40]!.pages.push(page);
     }
     const current = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
-    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [current], content: { pages: top, files: [], reusableContents: [], variables: {} }, createdAt: new Date().toISOString() });
+    const revision = storeRevision(db, {
+      spaceId,
+      type: 'edits',
+      parents: [current],
+      content: { pages: top, files: [], reusableContents: [], variables: {} },
+      createdAt: new Date().toISOString(),
+    });
     setCurrentRevision(db, spaceId, revision);
   })();
   return ids;
@@ -81,7 +94,8 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 /**
  * The platform's process, as `npm start` runs it: compiled (`dist/`, built first), without a
@@ -108,7 +122,11 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: 
   // The heap limit `npm start` gives its process (GATEWAY_HEAP_MB): V8 grows an unlimited heap
   // with its garbage, whatever is kept.
   const flags = (process.env.BENCH_PLATFORM_FLAGS ?? '--max-old-space-size=192').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, '--enable-source-maps', '--input-type=module', '-e', CHILD, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...flags, '--enable-source-maps', '--input-type=module', '-e', CHILD, dataDir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -122,7 +140,10 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: 
 }
 
 async function main(): Promise<void> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: 'inherit',
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-background-'));
   const bare = join(dataDir, 'export.git');
   execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
@@ -136,7 +157,9 @@ async function main(): Promise<void> {
     const readSpace = insertSpace(db, { orgId: 'acme', title: 'Read bench' });
     const readIds = READ_PAGES > EXPORT_PAGES ? fillSpace(db, readSpace, READ_PAGES - EXPORT_PAGES, EXPORT_PAGES) : [];
     db.close();
-    console.log(`data: ${EXPORT_PAGES} + ${readIds.length} pages written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `data: ${EXPORT_PAGES} + ${readIds.length} pages written in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const platform = { ...(await startChild(dataDir)) };
     child = platform.child;
@@ -168,7 +191,10 @@ async function main(): Promise<void> {
       const reader = (async () => {
         for (let i = 0; running; i += 1) {
           const at = performance.now();
-          const path = i % 2 ? `/spaces/${exportSpace}` : `/spaces/${exportSpace}/content/page/${exportIds[(i * 37) % 20]}?format=document`;
+          const path =
+            i % 2
+              ? `/spaces/${exportSpace}`
+              : `/spaces/${exportSpace}/content/page/${exportIds[(i * 37) % 20]}?format=document`;
           reads.push(
             api('GET', path).then((answer) => {
               latencies.push(performance.now() - at);
@@ -203,7 +229,8 @@ async function main(): Promise<void> {
     };
     const asked = async (method: string, path: string, body: unknown, status: number) => {
       const answer = await api(method, path, body);
-      if (answer.status !== status) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== status)
+        throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       return answer.body;
     };
     const syncWhileReading = (spaceId: string, direction: 'export' | 'import', body: Record<string, unknown>) =>
@@ -212,7 +239,11 @@ async function main(): Promise<void> {
         () => asked('POST', `/spaces/${spaceId}/git/${direction}`, body, 204),
         async () => {
           const operation = (await api('GET', `/spaces/${spaceId}/git/info`)).body.operation;
-          return operation?.state === 'running' ? 'running' : operation?.state === 'success' ? 'success' : JSON.stringify(operation);
+          return operation?.state === 'running'
+            ? 'running'
+            : operation?.state === 'success'
+              ? 'success'
+              : JSON.stringify(operation);
         },
       );
     /** A translation run of the export space, which translates every page (pseudo-localization), while another client reads. */
@@ -229,26 +260,50 @@ async function main(): Promise<void> {
 
     // 1. Export while another client reads; the repository is checked.
     await syncWhileReading(exportSpace, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Bench export' });
-    const files = execFileSync('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'main']).toString().trim().split('\n');
+    const files = execFileSync('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'main'])
+      .toString()
+      .trim()
+      .split('\n');
     const markdown = files.filter((file) => file.endsWith('.md') && file !== 'SUMMARY.md');
-    if (markdown.length !== EXPORT_PAGES) throw new Error(`the repository holds ${markdown.length} page files, not ${EXPORT_PAGES}`);
+    if (markdown.length !== EXPORT_PAGES)
+      throw new Error(`the repository holds ${markdown.length} page files, not ${EXPORT_PAGES}`);
     const summary = execFileSync('git', ['--git-dir', bare, 'show', 'main:SUMMARY.md']).toString();
-    if ((summary.match(/^\s*\* \[/gm) ?? []).length !== EXPORT_PAGES) throw new Error('the summary does not list every page');
-    const sample = execFileSync('git', ['--git-dir', bare, 'show', `main:${markdown.find((file) => file.endsWith('page-41.md'))}`]).toString();
+    if ((summary.match(/^\s*\* \[/gm) ?? []).length !== EXPORT_PAGES)
+      throw new Error('the summary does not list every page');
+    const sample = execFileSync('git', [
+      '--git-dir',
+      bare,
+      'show',
+      `main:${markdown.find((file) => file.endsWith('page-41.md'))}`,
+    ]).toString();
     if (!sample.includes('marker41')) throw new Error('page 41 was not exported with its text');
 
     // 2. Import of that repository into an empty space, while another client reads.
     const imported = (await api('POST', '/orgs/acme/spaces', { title: 'Import bench' })).body.id as string;
     await syncWhileReading(imported, 'import', { url: bare, ref: 'refs/heads/main' });
-    const count = (pages: Array<{ pages?: unknown[] }>): number => pages.reduce((sum, page) => sum + 1 + count((page.pages ?? []) as Array<{ pages?: unknown[] }>), 0);
+    const count = (pages: Array<{ pages?: unknown[] }>): number =>
+      pages.reduce((sum, page) => sum + 1 + count((page.pages ?? []) as Array<{ pages?: unknown[] }>), 0);
     const importedPages = count((await api('GET', `/spaces/${imported}/content`)).body.pages);
     if (importedPages !== EXPORT_PAGES) throw new Error(`the import made ${importedPages} pages, not ${EXPORT_PAGES}`);
 
     // 3. Translation runs of the export space: the first creates the result space, the second
     // (new instructions) translates every page again into it.
-    const translation = (await asked('POST', '/orgs/acme/translations', { language: 'de', source: { space: exportSpace } }, 201)).id as string;
+    const translation = (
+      await asked('POST', '/orgs/acme/translations', { language: 'de', source: { space: exportSpace } }, 201)
+    ).id as string;
     await translationWhileReading('first translation run', translation, 0);
-    const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Formal.', marks: [] }] }] }] };
+    const instructions = {
+      object: 'document',
+      data: {},
+      nodes: [
+        {
+          object: 'block',
+          type: 'paragraph',
+          data: {},
+          nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Formal.', marks: [] }] }],
+        },
+      ],
+    };
     await asked('PUT', `/orgs/acme/translations/${translation}`, { instructions }, 200);
     await translationWhileReading('full translation run', translation, 1);
 
@@ -267,10 +322,12 @@ async function main(): Promise<void> {
     for (let i = 0; i < all.length; i += 1) {
       const spaceId = i < exportIds.length ? exportSpace : readSpace;
       const page = await api('GET', `/spaces/${spaceId}/content/page/${all[i]}?format=document`);
-      if (page.status !== 200 || !JSON.stringify(page.body.document).includes(`marker${i}`)) throw new Error(`page ${i} read wrong (${page.status})`);
+      if (page.status !== 200 || !JSON.stringify(page.body.document).includes(`marker${i}`))
+        throw new Error(`page ${i} read wrong (${page.status})`);
       if (i % 2 === 0) {
         const asMarkdown = await api('GET', `/spaces/${spaceId}/content/page/${all[i]}?format=markdown`);
-        if (asMarkdown.status !== 200 || !String(asMarkdown.body.markdown).includes(`marker${i}`)) throw new Error(`markdown of page ${i} read wrong (${asMarkdown.status})`);
+        if (asMarkdown.status !== 200 || !String(asMarkdown.body.markdown).includes(`marker${i}`))
+          throw new Error(`markdown of page ${i} read wrong (${asMarkdown.status})`);
       }
     }
     const afterReads = memoryOf(child.pid!);

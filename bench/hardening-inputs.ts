@@ -40,13 +40,18 @@ interface Platform {
   stop(): Promise<void>;
 }
 
-
 async function startPlatform(): Promise<Platform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hardening-bench-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
     cwd: SOURCE,
-    env: { ...process.env, DATA_DIR: dataDir, PLATFORM_HOST: '127.0.0.1', PLATFORM_PORT: String(port), LOG_LEVEL: 'silent' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PLATFORM_HOST: '127.0.0.1',
+      PLATFORM_PORT: String(port),
+      LOG_LEVEL: 'silent',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((ready, fail) => {
@@ -72,10 +77,18 @@ async function startPlatform(): Promise<Platform> {
   };
 }
 
-async function api(platform: Platform, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  platform: Platform,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(platform.url + path, {
     method,
-    headers: { authorization: `Bearer ${platform.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${platform.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -85,7 +98,8 @@ async function api(platform: Platform, method: string, path: string, body?: unkn
 /** Resident memory of a process, now and at its peak since the last reset, in MB. */
 function memory(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(/\d+/.exec(status.split('\n').find((line) => line.startsWith(name)) ?? '')?.[0] ?? 0) / 1024;
+  const field = (name: string) =>
+    Number(/\d+/.exec(status.split('\n').find((line) => line.startsWith(name)) ?? '')?.[0] ?? 0) / 1024;
   return { rss: field('VmRSS:'), peak: field('VmHWM:') };
 }
 
@@ -115,7 +129,9 @@ async function measure(platform: Platform, name: string, work: () => Promise<voi
   const reader = (async () => {
     while (reading) {
       const started = performance.now();
-      const answer = await fetch(`${platform.url}/orgs/${ORG}`, { headers: { authorization: `Bearer ${platform.token}` } });
+      const answer = await fetch(`${platform.url}/orgs/${ORG}`, {
+        headers: { authorization: `Bearer ${platform.token}` },
+      });
       await answer.arrayBuffer();
       assert.equal(answer.status, 200);
       latencies.push(performance.now() - started);
@@ -160,7 +176,10 @@ const GIB = 1024 * 1024 * 1024;
 
 /** A WOFF2 font of one table ("name") whose Brotli stream inflates to 1 GiB, declaring `declared` bytes. */
 async function woff2Bomb(declared: number): Promise<Buffer> {
-  const compressed = await squeeze(createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: 24 } }), GIB);
+  const compressed = await squeeze(
+    createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: 24 } }),
+    GIB,
+  );
   return woff2File(compressed, declared);
 }
 
@@ -171,9 +190,16 @@ async function woff1Bomb(): Promise<Buffer> {
 }
 
 async function uploadFont(platform: Platform, bytes: Buffer, name: string): Promise<string> {
-  const reserved = await api(platform, 'POST', `/orgs/${ORG}/storage/upload`, { file: { name, type: 'font/woff2', size: bytes.length }, kind: 'customization_font' });
+  const reserved = await api(platform, 'POST', `/orgs/${ORG}/storage/upload`, {
+    file: { name, type: 'font/woff2', size: bytes.length },
+    kind: 'customization_font',
+  });
   assert.equal(reserved.status, 201);
-  const put = await fetch(reserved.body.url, { method: 'PUT', headers: { 'content-type': 'font/woff2' }, body: new Uint8Array(bytes) });
+  const put = await fetch(reserved.body.url, {
+    method: 'PUT',
+    headers: { 'content-type': 'font/woff2' },
+    body: new Uint8Array(bytes),
+  });
   assert.equal(put.status, 200);
   return reserved.body.key as string;
 }
@@ -181,8 +207,20 @@ async function uploadFont(platform: Platform, bytes: Buffer, name: string): Prom
 async function fonts(platform: Platform): Promise<Measure[]> {
   const results: Measure[] = [];
   // Warm-up of the route: a file that is no font.
-  const notFont = await uploadFont(platform, Buffer.from('<html>not a font, but long enough to be read as one</html>'), 'page.woff2');
-  assert.equal((await api(platform, 'PUT', `/orgs/${ORG}/fonts`, { fontFamily: 'Page', fontFaces: [{ weight: 400, storageKey: notFont }] })).status, 400);
+  const notFont = await uploadFont(
+    platform,
+    Buffer.from('<html>not a font, but long enough to be read as one</html>'),
+    'page.woff2',
+  );
+  assert.equal(
+    (
+      await api(platform, 'PUT', `/orgs/${ORG}/fonts`, {
+        fontFamily: 'Page',
+        fontFaces: [{ weight: 400, storageKey: notFont }],
+      })
+    ).status,
+    400,
+  );
   for (const [name, bytes] of [
     ['WOFF2, Brotli to 1 GiB', await woff2Bomb(400)],
     ['WOFF 1.0, zlib to 1 GiB', await woff1Bomb()],
@@ -190,7 +228,10 @@ async function fonts(platform: Platform): Promise<Measure[]> {
     const key = await uploadFont(platform, bytes, 'bomb.woff2');
     results.push(
       await measure(platform, `font: ${name} (${bytes.length} bytes)`, async () => {
-        const answer = await api(platform, 'PUT', `/orgs/${ORG}/fonts`, { fontFamily: 'Bomb', fontFaces: [{ weight: 400, storageKey: key }] });
+        const answer = await api(platform, 'PUT', `/orgs/${ORG}/fonts`, {
+          fontFamily: 'Bomb',
+          fontFaces: [{ weight: 400, storageKey: key }],
+        });
         assert.equal(answer.status, 400, JSON.stringify(answer.body));
         assert.match(answer.body.error.message, /fontFaces\.0\.storageKey/);
       }),
@@ -205,7 +246,9 @@ async function fonts(platform: Platform): Promise<Measure[]> {
 async function processed(platform: Platform, slugs: string[]): Promise<any[]> {
   const deadline = Date.now() + OPENAPI_WAIT_MS;
   for (;;) {
-    const specs = await Promise.all(slugs.map(async (slug) => (await api(platform, 'GET', `/orgs/${ORG}/openapi/${slug}`)).body));
+    const specs = await Promise.all(
+      slugs.map(async (slug) => (await api(platform, 'GET', `/orgs/${ORG}/openapi/${slug}`)).body),
+    );
     if (specs.every((spec) => spec.processingState === 'complete')) return specs;
     assert.ok(Date.now() < deadline, `still processing after ${OPENAPI_WAIT_MS} ms`);
     await new Promise((done) => setTimeout(done, 20));
@@ -219,13 +262,22 @@ async function openapi(platform: Platform): Promise<Measure[]> {
     const slugs = Array.from({ length: count }, (_, index) => `doubling-${round}-${index}`);
     const when = round === 0 ? ', worker starting' : '';
     results.push(
-      await measure(platform, `openapi: ${count} × 40 doubling schemas (${doublingRefs(40, 'x').length} bytes each${when})`, async () => {
-        for (const slug of slugs) assert.equal((await api(platform, 'POST', `/orgs/${ORG}/openapi`, { slug, source: { text: doublingRefs(40, slug) } })).status, 201);
-        for (const spec of await processed(platform, slugs)) {
-          assert.equal(spec.lastProcessErrorCode, 'PARSE_ERROR', JSON.stringify(spec));
-          assert.equal(spec.lastVersion, undefined);
-        }
-      }),
+      await measure(
+        platform,
+        `openapi: ${count} × 40 doubling schemas (${doublingRefs(40, 'x').length} bytes each${when})`,
+        async () => {
+          for (const slug of slugs)
+            assert.equal(
+              (await api(platform, 'POST', `/orgs/${ORG}/openapi`, { slug, source: { text: doublingRefs(40, slug) } }))
+                .status,
+              201,
+            );
+          for (const spec of await processed(platform, slugs)) {
+            assert.equal(spec.lastProcessErrorCode, 'PARSE_ERROR', JSON.stringify(spec));
+            assert.equal(spec.lastVersion, undefined);
+          }
+        },
+      ),
     );
   }
   return results;
@@ -237,7 +289,16 @@ const WORDS =
   'account admin api billing browser cache change chart checkout client config dashboard data deploy domain editor email export feature file folder git header image import integration invoice language link login member menu mobile notification page password payment pdf permission plan preview project publish redirect report search session settings site space sso style table team template theme token upload user version webhook workspace'.split(
     ' ',
   );
-const OPENINGS = ['I cannot', 'We tried to', 'Why does the', 'The', 'Also, the', 'It fails when we', 'Nobody on our team can', 'How do I'];
+const OPENINGS = [
+  'I cannot',
+  'We tried to',
+  'Why does the',
+  'The',
+  'Also, the',
+  'It fails when we',
+  'Nobody on our team can',
+  'How do I',
+];
 const VERBS = ['open the', 'save the', 'sync the', 'load the', 'find the', 'update the', 'delete the', 'export the'];
 
 /** A deterministic pseudo-random sequence (mulberry32). */
@@ -255,7 +316,8 @@ function random(seed: number): () => number {
 function conversations(count: number, bytes: number) {
   const next = random(7);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
-  const sentence = () => `${pick(OPENINGS)} ${pick(VERBS)} ${pick(WORDS)} ${pick(WORDS)} in the ${pick(WORDS)} ${pick(WORDS)} since the last ${pick(WORDS)} change${next() < 0.3 ? '?' : '.'}`;
+  const sentence = () =>
+    `${pick(OPENINGS)} ${pick(VERBS)} ${pick(WORDS)} ${pick(WORDS)} in the ${pick(WORDS)} ${pick(WORDS)} since the last ${pick(WORDS)} change${next() < 0.3 ? '?' : '.'}`;
   return Array.from({ length: count }, (_, index) => {
     const parts: Array<{ type: 'message'; role: string; body: string }> = [];
     let size = 0;
@@ -273,10 +335,14 @@ async function ingest(platform: Platform): Promise<Measure[]> {
   const batch = conversations(100, 10_000);
   const before = (await api(platform, 'GET', `/orgs/${ORG}/conversations?limit=1`)).body.count as number;
   const size = JSON.stringify(batch).length;
-  const result = await measure(platform, `conversations: 100 × 10 KB in one ingest (${(size / 1e6).toFixed(2)} MB)`, async () => {
-    const answer = await api(platform, 'POST', `/orgs/${ORG}/conversations`, batch);
-    assert.ok(answer.status === 204 || answer.status === 202, JSON.stringify(answer.body));
-  });
+  const result = await measure(
+    platform,
+    `conversations: 100 × 10 KB in one ingest (${(size / 1e6).toFixed(2)} MB)`,
+    async () => {
+      const answer = await api(platform, 'POST', `/orgs/${ORG}/conversations`, batch);
+      assert.ok(answer.status === 204 || answer.status === 202, JSON.stringify(answer.body));
+    },
+  );
   // Ingested (at once, or by the time the queue ran it): every conversation, split into issues.
   const deadline = Date.now() + 60_000;
   while ((await api(platform, 'GET', `/orgs/${ORG}/conversations?limit=1`)).body.count !== before + 100) {
@@ -303,7 +369,9 @@ try {
   for (const [name, run] of Object.entries(CASES)) {
     if (ONLY && !ONLY.includes(name)) continue;
     for (const row of await run(platform)) {
-      console.log(`| ${row.name} | ${f(row.ms)} | ${f(row.peakMb)} | ${f(row.rssBeforeMb)} → ${f(row.rssAfterMb)} | ${row.reads} | ${f(row.readP50)} / ${f(row.readP99)} / ${f(row.readMax)} |`);
+      console.log(
+        `| ${row.name} | ${f(row.ms)} | ${f(row.peakMb)} | ${f(row.rssBeforeMb)} → ${f(row.rssAfterMb)} | ${row.reads} | ${f(row.readP50)} / ${f(row.readP99)} / ${f(row.readMax)} |`,
+      );
     }
   }
 } finally {

@@ -28,7 +28,6 @@ import { percentile } from '../test/fixtures/stats.js';
 const ROOT = resolve(process.env.BENCH_ROOT ?? '.');
 const HEAP_MB = Number(process.env.GATEWAY_HEAP_MB ?? 192);
 
-
 interface Service {
   child: ChildProcess;
   graphql: string;
@@ -46,23 +45,43 @@ interface Service {
  */
 async function startService(dataDir: string): Promise<Service> {
   const [port, platformPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PLATFORM_HOST: '127.0.0.1', PLATFORM_PORT: String(platformPort), LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(ROOT, 'src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PLATFORM_HOST: '127.0.0.1',
+        PLATFORM_PORT: String(platformPort),
+        LOG_LEVEL: 'silent',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exited = new Promise<string>((done) => child.once('exit', (code, signal) => done(`exit ${code ?? signal}: ${stderr.split('\n').filter(Boolean).slice(-2).join(' | ')}`)));
+  const exited = new Promise<string>((done) =>
+    child.once('exit', (code, signal) =>
+      done(`exit ${code ?? signal}: ${stderr.split('\n').filter(Boolean).slice(-2).join(' | ')}`),
+    ),
+  );
   const graphql = `http://127.0.0.1:${port}/graphql`;
   for (let i = 0; ; i += 1) {
     if (child.exitCode !== null) throw new Error(`the service did not start: ${await exited}`);
-    const ready = await fetch(graphql.replace('/graphql', '/ready')).then((r) => r.ok).catch(() => false);
+    const ready = await fetch(graphql.replace('/graphql', '/ready'))
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ready && existsSync(join(dataDir, 'demo-tokens.json'))) break;
     if (i > 600) throw new Error('the service did not start within 60 s');
     await new Promise((done) => setTimeout(done, 100));
   }
-  const token = Object.values(JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>)[0]!;
+  const token = Object.values(
+    JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
+  )[0]!;
   return {
     child,
     graphql,
@@ -70,7 +89,9 @@ async function startService(dataDir: string): Promise<Service> {
     token,
     exited,
     platform: async () => {
-      const ready = (await fetch(graphql.replace('/graphql', '/ready')).then((r) => r.json()).catch(() => ({}))) as { process?: { pid?: number; restarts: number } };
+      const ready = (await fetch(graphql.replace('/graphql', '/ready'))
+        .then((r) => r.json())
+        .catch(() => ({}))) as { process?: { pid?: number; restarts: number } };
       return { pid: ready.process?.pid ?? child.pid!, restarts: ready.process?.restarts ?? 0 };
     },
     stop: async () => {
@@ -96,7 +117,12 @@ function rss(pid: number): { now: number; peak: number } {
   return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-async function call(service: Service, method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  service: Service,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(url, {
     method,
     headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
@@ -105,7 +131,8 @@ async function call(service: Service, method: string, url: string, body?: unknow
   return { status: response.status, body: await response.json().catch(() => undefined) };
 }
 
-const gql = (service: Service, query: string, variables: Record<string, unknown> = {}) => call(service, 'POST', service.graphql, { query, variables });
+const gql = (service: Service, query: string, variables: Record<string, unknown> = {}) =>
+  call(service, 'POST', service.graphql, { query, variables });
 
 interface Outcome {
   status: number | 'died';
@@ -122,15 +149,25 @@ interface Case {
 
 async function openRequest(service: Service): Promise<{ spaceId: string; requestId: string; pageId: string }> {
   const space = await call(service, 'POST', `${service.rest}/orgs/acme/spaces`, { title: `Bench ${Math.random()}` });
-  const request = await call(service, 'POST', `${service.rest}/spaces/${space.body.id}/change-requests`, { subject: 'Big page' });
-  const seeded = await call(service, 'POST', `${service.rest}/spaces/${space.body.id}/change-requests/${request.body.id}/content?compat=false`, {
-    changes: [{ operation: 'insert_page', document: { markdown: '# Guide\n\nOne paragraph.\n' } }],
+  const request = await call(service, 'POST', `${service.rest}/spaces/${space.body.id}/change-requests`, {
+    subject: 'Big page',
   });
+  const seeded = await call(
+    service,
+    'POST',
+    `${service.rest}/spaces/${space.body.id}/change-requests/${request.body.id}/content?compat=false`,
+    {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Guide\n\nOne paragraph.\n' } }],
+    },
+  );
   assert.equal(seeded.status, 200);
   return { spaceId: space.body.id, requestId: request.body.id, pageId: seeded.body.changes[0].page.id };
 }
 
-const refusal = (body: any) => (body?.error ? `${body.error.limit ?? ''} ${body.error.value ?? ''}/${body.error.max ?? ''} ${String(body.error.message).slice(0, 90)}` : '');
+const refusal = (body: any) =>
+  body?.error
+    ? `${body.error.limit ?? ''} ${body.error.value ?? ''}/${body.error.max ?? ''} ${String(body.error.message).slice(0, 90)}`
+    : '';
 
 function restMarkdown(name: string, paragraphs: number): Case {
   return {
@@ -139,17 +176,27 @@ function restMarkdown(name: string, paragraphs: number): Case {
       const { spaceId, requestId } = await openRequest(service);
       const markdown = 'a\n\n'.repeat(paragraphs);
       return async () => {
-        const answer = await call(service, 'POST', `${service.rest}/spaces/${spaceId}/change-requests/${requestId}/content?compat=false`, {
-          changes: [{ operation: 'insert_page', title: 'Long', document: { markdown } }],
-        });
+        const answer = await call(
+          service,
+          'POST',
+          `${service.rest}/spaces/${spaceId}/change-requests/${requestId}/content?compat=false`,
+          {
+            changes: [{ operation: 'insert_page', title: 'Long', document: { markdown } }],
+          },
+        );
         if (answer.status !== 200) return { status: answer.status, detail: refusal(answer.body) };
-        const page = await call(service, 'GET', `${service.rest}/spaces/${spaceId}/change-requests/${requestId}/content/page/${answer.body.changes[0].page.id}?format=document`);
+        const page = await call(
+          service,
+          'GET',
+          `${service.rest}/spaces/${spaceId}/change-requests/${requestId}/content/page/${answer.body.changes[0].page.id}?format=document`,
+        );
         return { status: answer.status, detail: `${page.body.document.nodes.length} paragraphs stored` };
       };
     },
     check(outcome) {
       assert.ok(
-        (outcome.status === 200 && outcome.detail === `${paragraphs} paragraphs stored`) || ((outcome.status === 413 || outcome.status === 400) && /markdown/.test(outcome.detail)),
+        (outcome.status === 200 && outcome.detail === `${paragraphs} paragraphs stored`) ||
+          ((outcome.status === 413 || outcome.status === 400) && /markdown/.test(outcome.detail)),
         `${name}: ${outcome.status} ${outcome.detail}`,
       );
     },
@@ -160,10 +207,17 @@ const CASES: Case[] = [
   {
     name: 'graphql-25k',
     async prepare(service) {
-      const space = await gql(service, `mutation { createSpace(input: { organizationId: "acme", title: "Bench graph" }) { space { id } } }`);
-      const cr = await gql(service, `mutation ($s: ID!) { createChangeRequest(input: { spaceId: $s, subject: "Big" }) { changeRequest { id } userErrors { message } } }`, {
-        s: space.body.data.createSpace.space.id,
-      });
+      const space = await gql(
+        service,
+        `mutation { createSpace(input: { organizationId: "acme", title: "Bench graph" }) { space { id } } }`,
+      );
+      const cr = await gql(
+        service,
+        `mutation ($s: ID!) { createChangeRequest(input: { spaceId: $s, subject: "Big" }) { changeRequest { id } userErrors { message } } }`,
+        {
+          s: space.body.data.createSpace.space.id,
+        },
+      );
       const id = cr.body.data.createChangeRequest.changeRequest.id as string;
       const markdown = 'a\n\n'.repeat(25_000);
       return async () => {
@@ -182,7 +236,11 @@ const CASES: Case[] = [
       };
     },
     check(outcome) {
-      assert.ok(outcome.status === 200 && (outcome.detail === 'edits CREATED_PAGE' || outcome.detail.startsWith('BAD_USER_INPUT')), `graphql-25k: ${outcome.status} ${outcome.detail}`);
+      assert.ok(
+        outcome.status === 200 &&
+          (outcome.detail === 'edits CREATED_PAGE' || outcome.detail.startsWith('BAD_USER_INPUT')),
+        `graphql-25k: ${outcome.status} ${outcome.detail}`,
+      );
     },
   },
   restMarkdown('rest-10k', 10_000),
@@ -197,16 +255,30 @@ function jsonDocument(name: string, paragraphs: number): Case {
     name,
     async prepare(service) {
       const { spaceId, requestId, pageId } = await openRequest(service);
-      const nodes = Array.from({ length: paragraphs }, () => ({ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'a' }] }] }));
+      const nodes = Array.from({ length: paragraphs }, () => ({
+        object: 'block',
+        type: 'paragraph',
+        nodes: [{ object: 'text', leaves: [{ text: 'a' }] }],
+      }));
       return async () => {
-        const answer = await call(service, 'POST', `${service.rest}/spaces/${spaceId}/change-requests/${requestId}/content?compat=false`, {
-          changes: [{ operation: 'update_page', page: pageId, document: { document: { object: 'document', nodes } } }],
-        });
+        const answer = await call(
+          service,
+          'POST',
+          `${service.rest}/spaces/${spaceId}/change-requests/${requestId}/content?compat=false`,
+          {
+            changes: [
+              { operation: 'update_page', page: pageId, document: { document: { object: 'document', nodes } } },
+            ],
+          },
+        );
         return { status: answer.status, detail: answer.status === 200 ? 'stored' : refusal(answer.body) };
       };
     },
     check(outcome) {
-      assert.ok(outcome.status === 200 || (outcome.status === 413 && /document/.test(outcome.detail)), `${name}: ${outcome.status} ${outcome.detail}`);
+      assert.ok(
+        outcome.status === 200 || (outcome.status === 413 && /document/.test(outcome.detail)),
+        `${name}: ${outcome.status} ${outcome.detail}`,
+      );
     },
   };
 }
@@ -215,7 +287,9 @@ const only = process.env.BENCH_ONLY?.split(',');
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-markdown-'));
 let service = await startService(dataDir);
 console.log(`root ${ROOT}, heap ${HEAP_MB} MB, load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`);
-console.log('case            answer                                                                          time      CPU    RSS+     reads p50/p99/max (n)');
+console.log(
+  'case            answer                                                                          time      CPU    RSS+     reads p50/p99/max (n)',
+);
 const failures: string[] = [];
 try {
   for (const bench of CASES.filter((c) => !only || only.includes(c.name))) {
@@ -250,7 +324,14 @@ try {
     const started = performance.now();
     const died = (why: string): Outcome => ({ status: 'died', detail: why });
     const outcome = await Promise.race([
-      run().catch(async (error: unknown) => died(await Promise.race([service.exited, new Promise<string>((done) => setTimeout(() => done(String(error)), 3000))]))),
+      run().catch(async (error: unknown) =>
+        died(
+          await Promise.race([
+            service.exited,
+            new Promise<string>((done) => setTimeout(() => done(String(error)), 3000)),
+          ]),
+        ),
+      ),
       service.exited.then(died),
     ]);
     const time = performance.now() - started;
@@ -258,7 +339,9 @@ try {
     reading = false;
     sampling = false;
     await Promise.all([reader, sampler]);
-    const answering = service.child.exitCode === null && (await gql(service, '{ viewer { id } }').catch(() => undefined))?.status === 200;
+    const answering =
+      service.child.exitCode === null &&
+      (await gql(service, '{ viewer { id } }').catch(() => undefined))?.status === 200;
     const alive = answering && (await service.platform()).restarts === restarts;
     console.log(
       `${bench.name.padEnd(15)} ${`${outcome.status} ${outcome.detail}`.slice(0, 78).padEnd(79)} ${(time / 1000).toFixed(2).padStart(6)} s ${cpu.toFixed(2).padStart(5)} s ${(peak - idle).toFixed(0).padStart(5)} MB  ` +

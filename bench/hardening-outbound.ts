@@ -54,15 +54,26 @@ async function closedPort(): Promise<number> {
   return listener.port;
 }
 
-async function start(settings: { gitAllowLocal: boolean; allowPrivateUrls: boolean }): Promise<RunningPlatform & { dir: string; token: string; spaceId: string }> {
+async function start(settings: {
+  gitAllowLocal: boolean;
+  allowPrivateUrls: boolean;
+}): Promise<RunningPlatform & { dir: string; token: string; spaceId: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-outbound-'));
   const platform = await startPlatform({ dataDir: dir, port: 0, seed: true, ...settings });
   const token = Object.values(platform.tokens)[0]!;
-  const spaceId = platform.db.prepare("SELECT id FROM spaces WHERE deleted_at IS NULL ORDER BY created_at, id LIMIT 1").pluck().get() as string;
+  const spaceId = platform.db
+    .prepare('SELECT id FROM spaces WHERE deleted_at IS NULL ORDER BY created_at, id LIMIT 1')
+    .pluck()
+    .get() as string;
   return { ...platform, dir, token, spaceId };
 }
 
-async function call(platform: { url: string; token: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; ms: number }> {
+async function call(
+  platform: { url: string; token: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; ms: number }> {
   const started = performance.now();
   const response = await fetch(`${platform.url}${path}`, {
     method,
@@ -133,28 +144,61 @@ const refusalMs: number[] = [];
 for (let round = 0; round < ROUNDS; round += 1) {
   for (const direction of ['import', 'export'] as const) {
     for (const url of gitUrls) {
-      const answer = await call(guarded, 'POST', `/spaces/${guarded.spaceId}/git/${direction}`, { url, ref: 'refs/heads/main', ...(direction === 'export' ? { commitMessage: 'Out' } : {}) });
+      const answer = await call(guarded, 'POST', `/spaces/${guarded.spaceId}/git/${direction}`, {
+        url,
+        ref: 'refs/heads/main',
+        ...(direction === 'export' ? { commitMessage: 'Out' } : {}),
+      });
       refusalMs.push(answer.ms);
-      if (round === 0) console.log(`   ${direction} ${url.padEnd(48)} ${answer.status} in ${answer.ms.toFixed(1)} ms ${answer.body?.error?.message ?? ''}`);
-      expect(`${direction} ${url} refused`, answer.status === 400 && /^Invalid body field "url"/.test(answer.body.error.message));
+      if (round === 0)
+        console.log(
+          `   ${direction} ${url.padEnd(48)} ${answer.status} in ${answer.ms.toFixed(1)} ms ${answer.body?.error?.message ?? ''}`,
+        );
+      expect(
+        `${direction} ${url} refused`,
+        answer.status === 400 && /^Invalid body field "url"/.test(answer.body.error.message),
+      );
       expect(`${direction} ${url} shows no password`, !JSON.stringify(answer.body ?? '').includes('pw@'));
     }
   }
 }
 await guarded.app.jobs.drain();
-console.log(`   ${ROUNDS} rounds; connections received once the queue drained: 127.0.0.1 ${v4.connections}, ::1 ${v6.connections}`);
+console.log(
+  `   ${ROUNDS} rounds; connections received once the queue drained: 127.0.0.1 ${v4.connections}, ::1 ${v6.connections}`,
+);
 expect('no connection made', v4.connections + v6.connections === 0);
 
 console.log('2. Refs');
-for (const ref of ['refs/heads/../../etc', 'refs/heads/a@{1}', 'refs/heads/x.lock', 'refs/heads/-x', 'refs/heads/a\u0001b']) {
-  const answer = await call(guarded, 'POST', `/spaces/${guarded.spaceId}/git/import`, { url: 'https://git.example.test/r.git', ref });
+for (const ref of [
+  'refs/heads/../../etc',
+  'refs/heads/a@{1}',
+  'refs/heads/x.lock',
+  'refs/heads/-x',
+  'refs/heads/a\u0001b',
+]) {
+  const answer = await call(guarded, 'POST', `/spaces/${guarded.spaceId}/git/import`, {
+    url: 'https://git.example.test/r.git',
+    ref,
+  });
   console.log(`   ${JSON.stringify(ref).padEnd(26)} ${answer.status} ${answer.body?.error?.message ?? ''}`);
-  expect(`ref ${JSON.stringify(ref)} refused`, answer.status === 400 && /^Invalid body field "ref"/.test(answer.body.error.message));
+  expect(
+    `ref ${JSON.stringify(ref)} refused`,
+    answer.status === 400 && /^Invalid body field "ref"/.test(answer.body.error.message),
+  );
 }
 
 console.log('3. Integration endpoints, PLATFORM_ALLOW_PRIVATE_URLS off');
-const organization = guarded.db.prepare('SELECT id FROM organizations ORDER BY created_at, id LIMIT 1').pluck().get() as string;
-for (const endpoint of ['https://localhost.:4722/h', 'https://127.0.0.1:4722/h', `https://${machine}:4722/h`, 'https://[2002:a9fe:a9fe::]/h', 'https://[2001:0:808:808::80ff:fffe]/h']) {
+const organization = guarded.db
+  .prepare('SELECT id FROM organizations ORDER BY created_at, id LIMIT 1')
+  .pluck()
+  .get() as string;
+for (const endpoint of [
+  'https://localhost.:4722/h',
+  'https://127.0.0.1:4722/h',
+  `https://${machine}:4722/h`,
+  'https://[2002:a9fe:a9fe::]/h',
+  'https://[2001:0:808:808::80ff:fffe]/h',
+]) {
   const answer = await call(guarded, 'POST', '/integrations/bench-guard', {
     organization,
     title: 'Guarded',
@@ -164,7 +208,10 @@ for (const endpoint of ['https://localhost.:4722/h', 'https://127.0.0.1:4722/h',
     endpoint,
   });
   console.log(`   ${endpoint.padEnd(40)} ${answer.status} ${answer.body?.error?.message ?? ''}`);
-  expect(`endpoint ${endpoint} refused`, answer.status === 400 && /^Invalid body field "endpoint"/.test(answer.body.error.message));
+  expect(
+    `endpoint ${endpoint} refused`,
+    answer.status === 400 && /^Invalid body field "endpoint"/.test(answer.body.error.message),
+  );
 }
 const concurrent = await read.stop();
 await guarded.close();
@@ -174,7 +221,11 @@ rmSync(guarded.dir, { recursive: true, force: true });
 console.log('4. Git Sync, GIT_ALLOW_LOCAL on: operation errors');
 const local = await start({ gitAllowLocal: true, allowPrivateUrls: true });
 const errors: string[] = [];
-for (const url of [`https://127.0.0.1:${await closedPort()}/r.git`, `https://127.0.0.1:${v4.port}/r.git`, 'https://nowhere.invalid/r.git']) {
+for (const url of [
+  `https://127.0.0.1:${await closedPort()}/r.git`,
+  `https://127.0.0.1:${v4.port}/r.git`,
+  'https://nowhere.invalid/r.git',
+]) {
   await call(local, 'POST', `/spaces/${local.spaceId}/git/import`, { url, ref: 'refs/heads/main' });
   await local.app.jobs.drain();
   const error = (await call(local, 'GET', `/spaces/${local.spaceId}/git/info`)).body.operation.error as string;
@@ -196,4 +247,7 @@ console.log(
 if (problems.length > 0) console.log(`NOT HELD (${problems.length}):\n  ${problems.join('\n  ')}`);
 assert.deepEqual(problems, []);
 // At most 100 ms, or twice what the same reader got alone when the machine is busier than that.
-assert.ok(concurrent.p99 <= Math.max(100, 2 * idle.p99), `concurrent reads p99 ${concurrent.p99} ms (alone ${idle.p99} ms)`);
+assert.ok(
+  concurrent.p99 <= Math.max(100, 2 * idle.p99),
+  `concurrent reads p99 ${concurrent.p99} ms (alone ${idle.p99} ms)`,
+);

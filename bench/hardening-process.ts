@@ -35,7 +35,6 @@ const PARAGRAPHS = Number(process.env.BENCH_PARAGRAPHS ?? 50_000);
 /** How many of those run at once (`BENCH_PARALLEL`). */
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A space of `count` document pages, in groups of 100 under top-level pages, each with its own document. */
@@ -46,10 +45,31 @@ function bigSpace(db: Db, spaceId: string, count: number, paragraph: string): vo
       const children: ContentPage[] = [];
       for (let i = 1; i < 100 && top * 100 + i < count; i += 1) {
         const n = top * 100 + i;
-        children.push({ id: `bp${n}`, type: 'document', title: `Page ${n} of the big space`, slug: `page-${n}`, pages: [], documentId: putDocument(db, spaceId, textDocument([[1, `Page ${n}`], [0, `${paragraph} ${n}`]])) });
+        children.push({
+          id: `bp${n}`,
+          type: 'document',
+          title: `Page ${n} of the big space`,
+          slug: `page-${n}`,
+          pages: [],
+          documentId: putDocument(
+            db,
+            spaceId,
+            textDocument([
+              [1, `Page ${n}`],
+              [0, `${paragraph} ${n}`],
+            ]),
+          ),
+        });
       }
       const n = top * 100;
-      pages.push({ id: `bp${n}`, type: 'document', title: `Chapter ${top}`, slug: `chapter-${top}`, pages: children, documentId: putDocument(db, spaceId, textDocument([[0, `Chapter ${top}`]])) });
+      pages.push({
+        id: `bp${n}`,
+        type: 'document',
+        title: `Chapter ${top}`,
+        slug: `chapter-${top}`,
+        pages: children,
+        documentId: putDocument(db, spaceId, textDocument([[0, `Chapter ${top}`]])),
+      });
     }
   })();
   commitContent(db, spaceId, { pages, files: [], reusableContents: [], variables: {} });
@@ -64,10 +84,20 @@ interface Gateway {
 
 async function startGateway(dataDir: string): Promise<Gateway> {
   const [port, platformPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--enable-source-maps', `--max-old-space-size=${GATEWAY_HEAP_MB}`, 'dist/main.js'], {
-    env: { ...process.env, PORT: String(port), PLATFORM_PORT: String(platformPort), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', `--max-old-space-size=${GATEWAY_HEAP_MB}`, 'dist/main.js'],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PLATFORM_PORT: String(platformPort),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const gateway = { url: `http://127.0.0.1:${port}`, pid: child.pid!, child, stderr: () => stderr };
@@ -97,7 +127,11 @@ async function graphql(gateway: Gateway, token: string, query: string, variables
     body: JSON.stringify({ query, variables }),
   });
   const text = await response.text();
-  return { status: response.status, bytes: text.length, body: JSON.parse(text) as { data?: any; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> } };
+  return {
+    status: response.status,
+    bytes: text.length,
+    body: JSON.parse(text) as { data?: any; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> },
+  };
 }
 
 /** Resident set of a process now, and its peak since the last reset, in MiB (Linux). */
@@ -142,10 +176,19 @@ async function measure<T>(gateway: Gateway, token: string, operation: () => Prom
   const ms = performance.now() - started;
   done = true;
   await reader;
-  const { peak } = gateway.child.exitCode === null && gateway.child.signalCode === null ? rss(gateway.pid) : { peak: Number.NaN };
+  const { peak } =
+    gateway.child.exitCode === null && gateway.child.signalCode === null ? rss(gateway.pid) : { peak: Number.NaN };
   return {
     result,
-    figures: { ms: Math.round(ms), idleRssMiB: round(idle), peakRssMiB: round(peak), concurrentReads: latencies.length, readP50Ms: round(percentile(latencies, 50)), readP99Ms: round(percentile(latencies, 99)), ...(readErrors.length ? { readErrors } : {}) },
+    figures: {
+      ms: Math.round(ms),
+      idleRssMiB: round(idle),
+      peakRssMiB: round(peak),
+      concurrentReads: latencies.length,
+      readP50Ms: round(percentile(latencies, 50)),
+      readP99Ms: round(percentile(latencies, 99)),
+      ...(readErrors.length ? { readErrors } : {}),
+    },
   };
 }
 
@@ -160,11 +203,19 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-process-'));
   const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
   const token = Object.values(seedDemoData(db))[0]!;
-  const spaces = db.prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL ORDER BY id LIMIT 2").pluck(true).all() as string[];
+  const spaces = db
+    .prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL ORDER BY id LIMIT 2")
+    .pluck(true)
+    .all() as string[];
   const [treeSpace, markdownSpace] = spaces as [string, string];
   const seeding = performance.now();
   bigSpace(db, treeSpace, 4_000, 'Short text.');
-  bigSpace(db, markdownSpace, 2_000, 'A paragraph of ordinary documentation text, about a hundred and fifty characters long, the size of most paragraphs of a guide, repeated on every page.');
+  bigSpace(
+    db,
+    markdownSpace,
+    2_000,
+    'A paragraph of ordinary documentation text, about a hundred and fifty characters long, the size of most paragraphs of a guide, repeated on every page.',
+  );
   catchUpSearchIndex(db);
   db.close();
   console.log(`seeded a 4,000-page and a 2,000-page space in ${Math.round(performance.now() - seeding)} ms`);
@@ -180,24 +231,51 @@ async function main(): Promise<void> {
 
     const markdown = await measure(gateway, token, () => graphql(gateway, token, MARKDOWN, { id: markdownSpace }));
     assert.equal(markdown.result.status, 200);
-    const pages = (markdown.result.body.data?.space?.content?.pages ?? []) as Array<{ markdown?: string | null; children: Array<{ markdown?: string | null }> }>;
-    const texts = pages.flatMap((page) => [page.markdown, ...page.children.map((child) => child.markdown)]).filter((text): text is string => typeof text === 'string');
+    const pages = (markdown.result.body.data?.space?.content?.pages ?? []) as Array<{
+      markdown?: string | null;
+      children: Array<{ markdown?: string | null }>;
+    }>;
+    const texts = pages
+      .flatMap((page) => [page.markdown, ...page.children.map((child) => child.markdown)])
+      .filter((text): text is string => typeof text === 'string');
     const codes = new Map<string, number>();
-    for (const error of markdown.result.body.errors ?? []) codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
+    for (const error of markdown.result.body.errors ?? [])
+      codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
     // The limits admit 1,000 upstream requests: the further pages fail alone, with a coded error.
     assert.equal(texts.length + (codes.get('BAD_USER_INPUT') ?? 0), 2_000);
-    report.markdown2000 = { ...markdown.figures, answerBytes: markdown.result.bytes, pagesWithMarkdown: texts.length, refusedFields: Object.fromEntries(codes) };
+    report.markdown2000 = {
+      ...markdown.figures,
+      answerBytes: markdown.result.bytes,
+      pagesWithMarkdown: texts.length,
+      refusedFields: Object.fromEntries(codes),
+    };
 
-    const aliases = Array.from({ length: ALIASES }, (_, i) => `t${i}: content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } }`);
+    const aliases = Array.from(
+      { length: ALIASES },
+      (_, i) =>
+        `t${i}: content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } }`,
+    );
     const aliasedQuery = `query ($id: ID!) { space(id: $id) { ${aliases.join(' ')} } }`;
     const aliased = await measure(gateway, token, () =>
-      Promise.all(Array.from({ length: PARALLEL }, () => graphql(gateway, token, aliasedQuery, { id: treeSpace }))).catch((error: unknown) => error as Error),
+      Promise.all(
+        Array.from({ length: PARALLEL }, () => graphql(gateway, token, aliasedQuery, { id: treeSpace })),
+      ).catch((error: unknown) => error as Error),
     );
     const name = `pageTree4000x${ALIASES}Aliases${PARALLEL > 1 ? `x${PARALLEL}Concurrent` : ''}`;
     if (aliased.result instanceof Error) {
       // Without a byte budget, the gateway can run out of memory: report it and stop there.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      report[name] = { ...aliased.figures, peakRssMiB: null, gatewayDied: gateway.child.exitCode !== null || gateway.child.signalCode !== null, exit: gateway.child.signalCode ?? gateway.child.exitCode, stderrTail: gateway.stderr().split('\n').filter((line) => /FATAL|heap/.test(line)).slice(0, 2) };
+      report[name] = {
+        ...aliased.figures,
+        peakRssMiB: null,
+        gatewayDied: gateway.child.exitCode !== null || gateway.child.signalCode !== null,
+        exit: gateway.child.signalCode ?? gateway.child.exitCode,
+        stderrTail: gateway
+          .stderr()
+          .split('\n')
+          .filter((line) => /FATAL|heap/.test(line))
+          .slice(0, 2),
+      };
       console.log(JSON.stringify(report, null, 2));
       return;
     }
@@ -208,7 +286,11 @@ async function main(): Promise<void> {
       else assert.equal(countPages(answer.body.data.space.t0.pages), 4_000);
     }
     const first = aliased.result[0]!;
-    report[name] = { ...aliased.figures, answerBytes: first.bytes, refused: first.body.errors?.[0]?.extensions ?? false };
+    report[name] = {
+      ...aliased.figures,
+      answerBytes: first.bytes,
+      refused: first.body.errors?.[0]?.extensions ?? false,
+    };
 
     report.killPlatform = await killDuringStream(gateway, token);
     report.hostilePage = await hostilePage(gateway, token);
@@ -236,15 +318,26 @@ async function hostilePage(gateway: Gateway, token: string) {
     assert.equal(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
     return answer.body.data;
   };
-  const { createSpace } = await ok('mutation { createSpace(input: { organizationId: "acme", title: "Hostile" }) { space { id } } }', {});
-  const { createChangeRequest } = await ok('mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Big" }) { changeRequest { id } } }', { id: createSpace.space.id });
+  const { createSpace } = await ok(
+    'mutation { createSpace(input: { organizationId: "acme", title: "Hostile" }) { space { id } } }',
+    {},
+  );
+  const { createChangeRequest } = await ok(
+    'mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Big" }) { changeRequest { id } } }',
+    { id: createSpace.space.id },
+  );
   const before = await waitReady(gateway, 1_000);
   const markdown = 'a\n\n'.repeat(PARAGRAPHS);
   const edit = await measure(gateway, token, () =>
-    graphql(gateway, token, 'mutation ($id: ID!, $markdown: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $markdown } }] }) { edits { pageId } userErrors { code message } } }', {
-      id: createChangeRequest.changeRequest.id,
-      markdown,
-    }),
+    graphql(
+      gateway,
+      token,
+      'mutation ($id: ID!, $markdown: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $markdown } }] }) { edits { pageId } userErrors { code message } } }',
+      {
+        id: createChangeRequest.changeRequest.id,
+        markdown,
+      },
+    ),
   );
   assert.ok(edit.result.status < 500, `HTTP ${edit.result.status}`);
   // The platform may still be working on it after the gateway's time budget: give it 20 s to finish or die.
@@ -258,7 +351,11 @@ async function hostilePage(gateway: Gateway, token: string) {
   return {
     ...edit.figures,
     markdownBytes: markdown.length,
-    answer: errors.length ? errors.map((error) => error.extensions?.code) : edit.result.body.data?.editChangeRequestContent?.userErrors?.length ? 'userErrors' : 'inserted',
+    answer: errors.length
+      ? errors.map((error) => error.extensions?.code)
+      : edit.result.body.data?.editChangeRequestContent?.userErrors?.length
+        ? 'userErrors'
+        : 'inserted',
     platformRestarted: after.process.pid !== before.process.pid,
     lastExit: after.process.lastExit,
     gatewayAlive: gateway.child.exitCode === null && gateway.child.signalCode === null,
@@ -275,16 +372,24 @@ async function killDuringStream(gateway: Gateway, token: string) {
   let n = 0;
   const note = async (answer: Awaited<ReturnType<typeof graphql>>) => {
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-    for (const error of answer.body.errors ?? []) codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
+    for (const error of answer.body.errors ?? [])
+      codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
     if (answer.body.errors) await sleep(20);
   };
   const writer = async () => {
     while (running) {
-      const title = `Bench ${(n += 1)}`;
-      const answer = await graphql(gateway, token, 'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId } userErrors { code } } }', { title });
+      n += 1;
+      const title = `Bench ${n}`;
+      const answer = await graphql(
+        gateway,
+        token,
+        'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId } userErrors { code } } }',
+        { title },
+      );
       await note(answer);
       const space = answer.body.data?.createSpace?.space;
-      if (space && answer.body.data.createSpace.userErrors.length === 0) acknowledged.push({ id: space.platformId, title });
+      if (space && answer.body.data.createSpace.userErrors.length === 0)
+        acknowledged.push({ id: space.platformId, title });
     }
   };
   const reader = async () => {
@@ -307,7 +412,15 @@ async function killDuringStream(gateway: Gateway, token: string) {
   }
   assert.equal(found, acknowledged.length, 'every acknowledged write is present');
   assert.ok(![...statuses.keys()].some((status) => status >= 500), 'no 5xx');
-  return { readyAfterMs, restarts: after.process.restarts, lastExit: after.process.lastExit, statuses: Object.fromEntries(statuses), errorCodes: Object.fromEntries(codes), acknowledgedWrites: acknowledged.length, found };
+  return {
+    readyAfterMs,
+    restarts: after.process.restarts,
+    lastExit: after.process.lastExit,
+    statuses: Object.fromEntries(statuses),
+    errorCodes: Object.fromEntries(codes),
+    acknowledgedWrites: acknowledged.length,
+    found,
+  };
 }
 
 await main();

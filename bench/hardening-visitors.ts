@@ -29,7 +29,8 @@ import { addVisitorContent, MARKERS, VISITOR_CLAIMS } from '../test/fixtures/vis
 const PAGES = Number(process.env.BENCH_VISITOR_PAGES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
 
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const rss = () => process.memoryUsage().rss;
 
@@ -37,7 +38,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'bench-visitors-'));
 const platform = await startPlatform({ dataDir, port: 0 });
 try {
   const admin = Object.values(platform.tokens)[0]!;
-  const space = platform.db.prepare('SELECT id FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').pluck(true).get(DEMO.spaces.visitorAuth) as string;
+  const space = platform.db
+    .prepare('SELECT id FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1')
+    .pluck(true)
+    .get(DEMO.spaces.visitorAuth) as string;
   const seeded = addVisitorContent(platform.db, space);
 
   // A large space: three sections a page, one page in twenty with a block the visitor does not see.
@@ -46,16 +50,34 @@ try {
   const words = 'request token limit window retry header version resource cursor webhook'.split(' ');
   const pages: ContentPage[] = [];
   for (let i = 0; i < PAGES; i += 1) {
-    const section = (n: number) => `## Part ${n}\n\n${Array.from({ length: 40 }, (_, w) => words[(i + n + w) % words.length]).join(' ')} page${i}.`;
-    const hidden = i % 20 === 0 ? `\n\n{% if visitor.claims.betaAccess == false %}\nThe ${MARKERS.hiddenBlock} note of page ${i}.\n{% endif %}` : '';
-    const documentId = putDocument(platform.db, space, markdownToDocument(`${section(1)}\n\n${section(2)}${hidden}\n\n${section(3)}\n`).document);
-    pages.push({ id: `pg-bench-${i}`, type: 'document', title: `Bench page ${i}`, slug: `bench-${i}`, documentId, pages: [] });
+    const section = (n: number) =>
+      `## Part ${n}\n\n${Array.from({ length: 40 }, (_, w) => words[(i + n + w) % words.length]).join(' ')} page${i}.`;
+    const hidden =
+      i % 20 === 0
+        ? `\n\n{% if visitor.claims.betaAccess == false %}\nThe ${MARKERS.hiddenBlock} note of page ${i}.\n{% endif %}`
+        : '';
+    const documentId = putDocument(
+      platform.db,
+      space,
+      markdownToDocument(`${section(1)}\n\n${section(2)}${hidden}\n\n${section(3)}\n`).document,
+    );
+    pages.push({
+      id: `pg-bench-${i}`,
+      type: 'document',
+      title: `Bench page ${i}`,
+      slug: `bench-${i}`,
+      documentId,
+      pages: [],
+    });
   }
   commitContent(platform.db, space, { ...current, pages: [...current.pages, ...pages] });
   console.log(`setup: ${PAGES} pages in ${((performance.now() - started) / 1000).toFixed(1)} s, RSS ${mb(rss())}`);
 
   const resolve = async (claims: Record<string, unknown>) => {
-    const jwtToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+    const jwtToken = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
     const response = await fetch(`${platform.url}/urls/published`, {
       method: 'POST',
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
@@ -82,30 +104,54 @@ try {
   const visitor = await resolve({ ...VISITOR_CLAIMS });
   const rssBefore = rss();
   const firstContent = await get(`/spaces/${space}/content`, visitor);
-  console.log(`visitor content, first (view computed): ${firstContent.ms.toFixed(0)} ms; warm: ${await timed(`/spaces/${space}/content`, visitor)}`);
+  console.log(
+    `visitor content, first (view computed): ${firstContent.ms.toFixed(0)} ms; warm: ${await timed(`/spaces/${space}/content`, visitor)}`,
+  );
   const firstSearch = await get(search('token window'), visitor);
-  console.log(`visitor search, first (view indexed): ${firstSearch.ms.toFixed(0)} ms; warm: ${await timed(search('token window'), visitor)}`);
-  console.log(`member search: ${await timed(search('token window'), admin)}; member content: ${await timed(`/spaces/${space}/content`, admin)}`);
+  console.log(
+    `visitor search, first (view indexed): ${firstSearch.ms.toFixed(0)} ms; warm: ${await timed(search('token window'), visitor)}`,
+  );
+  console.log(
+    `member search: ${await timed(search('token window'), admin)}; member content: ${await timed(`/spaces/${space}/content`, admin)}`,
+  );
   console.log(`RSS after the view and its index: ${mb(rss())} (was ${mb(rssBefore)})`);
 
   // Another visitor whose claims differ but hide the same things shares the view's index.
   const alike = await resolve({ plan: 'free', betaAccess: true, email: 'someone@example.com' });
-  console.log(`another visitor hidden the same things, first search: ${(await get(search('retry header'), alike)).ms.toFixed(0)} ms`);
+  console.log(
+    `another visitor hidden the same things, first search: ${(await get(search('retry header'), alike)).ms.toFixed(0)} ms`,
+  );
   // A member's reads while the first search of a visitor who sees the enterprise page (a new view) runs.
   const other = await resolve({ plan: 'enterprise', betaAccess: true });
   const cold = get(search('retry header'), other);
-  const concurrent = await Promise.all(Array.from({ length: 10 }, () => get(`/spaces/${space}`, admin).then((answer) => answer.ms)));
-  console.log(`concurrent member reads during a new view's first search: max ${Math.max(...concurrent).toFixed(0)} ms (that search: ${(await cold).ms.toFixed(0)} ms)`);
+  const concurrent = await Promise.all(
+    Array.from({ length: 10 }, () => get(`/spaces/${space}`, admin).then((answer) => answer.ms)),
+  );
+  console.log(
+    `concurrent member reads during a new view's first search: max ${Math.max(...concurrent).toFixed(0)} ms (that search: ${(await cold).ms.toFixed(0)} ms)`,
+  );
 
   // A one-page edit: the view and its index follow the new revision, rewriting that page alone.
-  const edited = loadRevision(platform.db, space, platform.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(space) as string)!.content;
-  const editedDocument = putDocument(platform.db, space, markdownToDocument('## Edited\n\nThe token window was edited.\n').document);
-  commitContent(platform.db, space, { ...edited, pages: edited.pages.map((page) => (page.id === 'pg-bench-7' ? { ...page, documentId: editedDocument } : page)) });
+  const edited = loadRevision(
+    platform.db,
+    space,
+    platform.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(space) as string,
+  )!.content;
+  const editedDocument = putDocument(
+    platform.db,
+    space,
+    markdownToDocument('## Edited\n\nThe token window was edited.\n').document,
+  );
+  commitContent(platform.db, space, {
+    ...edited,
+    pages: edited.pages.map((page) => (page.id === 'pg-bench-7' ? { ...page, documentId: editedDocument } : page)),
+  });
   const afterEdit = await get(search('token window'), visitor);
   console.log(`visitor search after a one-page edit (view recomputed, index updated): ${afterEdit.ms.toFixed(0)} ms`);
 
   const hits: Record<string, number> = {};
-  for (const marker of [MARKERS.hiddenPage, MARKERS.hiddenBlock, MARKERS.visible]) hits[marker] = (await get(search(marker), visitor)).body.count as number;
+  for (const marker of [MARKERS.hiddenPage, MARKERS.hiddenBlock, MARKERS.visible])
+    hits[marker] = (await get(search(marker), visitor)).body.count as number;
   const memberHits = (await get(search(MARKERS.hiddenBlock), admin)).body.count as number;
   console.log(`visitor search hits: ${JSON.stringify(hits)}; member hits for ${MARKERS.hiddenBlock}: ${memberHits}`);
   console.log(`peak RSS: ${mb(process.resourceUsage().maxRSS * 1024)}`);

@@ -35,7 +35,14 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 /** Starts `dist/platform/main.js` as the gateway's supervisor does under `npm start`; resolves at its ready message. */
 function startPlatform(dataDir: string): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
   const child = fork(join(root, 'dist/platform/main.js'), [], {
-    env: { ...process.env, DATA_DIR: dataDir, PLATFORM_PORT: '0', PLATFORM_ALLOW_PRIVATE_URLS: '0', GIT_ALLOW_LOCAL: '0', LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PLATFORM_PORT: '0',
+      PLATFORM_ALLOW_PRIVATE_URLS: '0',
+      GIT_ALLOW_LOCAL: '0',
+      LOG_LEVEL: 'error',
+    },
     execArgv: ['--enable-source-maps', `--max-old-space-size=${loadConfig({}).PLATFORM_HEAP_MB}`],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -44,7 +51,9 @@ function startPlatform(dataDir: string): Promise<{ child: ChildProcess; ready: R
       if (message.type === 'ready') resolve({ child, ready: message });
       else reject(new Error(message.reason));
     });
-    child.once('exit', (code, signal) => reject(new Error(`the platform ended before it was ready (${signal ?? code})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the platform ended before it was ready (${signal ?? code})`)),
+    );
   });
 }
 
@@ -57,7 +66,9 @@ async function main(): Promise<number> {
     const started = await startPlatform(dataDir);
     child = started.child;
     const pid = child.pid!;
-    console.log(`platform pid ${pid} ready in ${((performance.now() - seeding) / 1000).toFixed(1)} s (first start: seeds the demo data)`);
+    console.log(
+      `platform pid ${pid} ready in ${((performance.now() - seeding) / 1000).toFixed(1)} s (first start: seeds the demo data)`,
+    );
     const context = await prepareCorpus(corpusClient(started.ready.url, started.ready.adminToken!));
     const before = memoryOf(pid);
     const lost: string[] = [];
@@ -74,11 +85,17 @@ async function main(): Promise<number> {
     );
     const problems = [
       ...runs.filter((run) => run.failure).map((run) => `${run.name}: wrong outcome: ${run.failure}`),
-      ...runs.filter((run) => run.p99 > MAX_READ_P99_MS).map((run) => `${run.name}: concurrent reads p99 ${run.p99.toFixed(1)} ms > ${MAX_READ_P99_MS} ms`),
+      ...runs
+        .filter((run) => run.p99 > MAX_READ_P99_MS)
+        .map((run) => `${run.name}: concurrent reads p99 ${run.p99.toFixed(1)} ms > ${MAX_READ_P99_MS} ms`),
       ...(lost.length > 0 ? [`the platform process ended during: ${lost[0]}`] : []),
       ...(failedReads > 0 ? [`${failedReads} concurrent reads did not answer 200`] : []),
     ];
-    console.log(problems.length === 0 ? `\nOK: ${runs.length} cases, every outcome as expected, reads p99 within ${MAX_READ_P99_MS} ms` : `\nFAILED:\n${problems.join('\n')}`);
+    console.log(
+      problems.length === 0
+        ? `\nOK: ${runs.length} cases, every outcome as expected, reads p99 within ${MAX_READ_P99_MS} ms`
+        : `\nFAILED:\n${problems.join('\n')}`,
+    );
     return problems.length === 0 ? 0 : 1;
   } finally {
     if (child && child.exitCode === null && child.signalCode === null) {

@@ -47,9 +47,11 @@ interface Running {
   close(): Promise<void>;
 }
 
-
 /** The embedded platform in a process of its own, as a remote API would be. */
-async function startPlatformProcess(dataDir: string, delayMs: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+async function startPlatformProcess(
+  dataDir: string,
+  delayMs: number,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--enable-source-maps', 'dist/platform/main.js'], {
     env: {
@@ -128,8 +130,13 @@ interface Scenario {
 }
 
 async function scenarios(run: Running): Promise<Scenario[]> {
-  const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 50) { nodes { platformId title parent { platformId } } } } }');
-  const nested = seed.organization.spaces.nodes.find((s: { parent: { platformId: string } | null }) => s.parent !== null);
+  const seed = await graphql(
+    run,
+    '{ organization(id: "acme") { spaces(first: 50) { nodes { platformId title parent { platformId } } } } }',
+  );
+  const nested = seed.organization.spaces.nodes.find(
+    (s: { parent: { platformId: string } | null }) => s.parent !== null,
+  );
   assert.ok(nested, 'a demo space inside a collection');
   return [
     {
@@ -178,7 +185,9 @@ async function nestedQueriesAt(DELAY: number): Promise<void> {
   const run = await start(DELAY);
   try {
     console.log(`\n## Nested queries, ${DELAY} ms injected per upstream request, ${ROUNDS} rounds each\n`);
-    console.log('| query | upstream requests | depth | p50 ms | p99 ms | depth × delay ms | upstream time on the chain, p50 ms |');
+    console.log(
+      '| query | upstream requests | depth | p50 ms | p99 ms | depth × delay ms | upstream time on the chain, p50 ms |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const scenario of await scenarios(run)) {
       const latencies: number[] = [];
@@ -265,16 +274,27 @@ async function gatewayAlone(): Promise<void> {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const space = {
-    object: 'space', id: 's1', title: 'Getting started', visibility: 'public', createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z', mergeRules: { type: 'inherit' }, urls: { location: 'http://upstream.test/v1/spaces/s1' },
-    organization: 'o1', revision: 'r1', permissions: { view: true },
+    object: 'space',
+    id: 's1',
+    title: 'Getting started',
+    visibility: 'public',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    mergeRules: { type: 'inherit' },
+    urls: { location: 'http://upstream.test/v1/spaces/s1' },
+    organization: 'o1',
+    revision: 'r1',
+    permissions: { view: true },
   };
   agent.get('http://upstream.test').intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, space).persist();
   const gateway = createGateway({
     client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
     graphiql: { enabled: false },
   });
-  const body = JSON.stringify({ query: 'query ($id: ID!) { space(id: $id) { platformId title visibility } }', variables: { id: 's1' } });
+  const body = JSON.stringify({
+    query: 'query ($id: ID!) { space(id: $id) { platformId title visibility } }',
+    variables: { id: 's1' },
+  });
   const once = async () => {
     const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
@@ -292,7 +312,9 @@ async function gatewayAlone(): Promise<void> {
   console.log(`\n## The gateway alone, upstream in memory, ${OVERHEAD_REQUESTS} requests one at a time\n`);
   console.log('| query | p50 ms | p99 ms | requests/s |');
   console.log('|---|---:|---:|---:|');
-  console.log(`| space(id) { platformId title visibility } | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.rps.toFixed(0)} |`);
+  console.log(
+    `| space(id) { platformId title visibility } | ${ms(alone.p50)} | ${ms(alone.p99)} | ${alone.rps.toFixed(0)} |`,
+  );
 }
 
 /**
@@ -303,7 +325,14 @@ async function gatewayAlone(): Promise<void> {
 async function costModel(): Promise<void> {
   const document = parse(COST_DASHBOARD);
   const cost = operationCost(schema, document, undefined, {});
-  assert.deepEqual(cost, { nodes: 6050, maxUpstreamRequests: 10101, depth: 6, aliases: 0, rootFields: 1, estimated: false });
+  assert.deepEqual(cost, {
+    nodes: 6050,
+    maxUpstreamRequests: 10101,
+    depth: 6,
+    aliases: 0,
+    rootFields: 1,
+    estimated: false,
+  });
   const iterations = 20_000;
   for (let index = 0; index < 2000; index += 1) operationCost(schema, document, undefined, {});
   const started = performance.now();
@@ -354,12 +383,17 @@ function cpuMs(pid: number): number {
 function startFlags(): string[] {
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) return process.env.BENCH_GATEWAY_NODE_OPTIONS.split(' ').filter(Boolean);
   const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const expanded = start.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => process.env[name] || fallback);
+  const expanded = start.replace(
+    /\$\{(\w+):-([^}]*)\}/g,
+    (_, name: string, fallback: string) => process.env[name] || fallback,
+  );
   return expanded.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 /** The compiled gateway (`npm start` without the platform) in a process of its own, in front of `upstreamUrl`. */
-async function startGatewayProcess(upstreamUrl: string): Promise<{ url: string; pid: number; readyMs: number; stop(): Promise<void> }> {
+async function startGatewayProcess(
+  upstreamUrl: string,
+): Promise<{ url: string; pid: number; readyMs: number; stop(): Promise<void> }> {
   const port = await freePort();
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...startFlags(), 'dist/main.js'], {
@@ -399,7 +433,9 @@ async function startGatewayProcess(upstreamUrl: string): Promise<{ url: string; 
 async function runtime(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const platform = await startPlatformProcess(dataDir, 0);
-  const token = Object.values(JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>)[0]!;
+  const token = Object.values(
+    JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
+  )[0]!;
   const readies: number[] = [];
   for (let attempt = 0; attempt < 4; attempt += 1) {
     const probe = await startGatewayProcess(platform.url);
@@ -408,7 +444,13 @@ async function runtime(): Promise<void> {
   }
   const gateway = await startGatewayProcess(platform.url);
   try {
-    const run: Running = { graphqlUrl: gateway.url, restUrl: platform.url, token, exchanges: [], close: async () => undefined };
+    const run: Running = {
+      graphqlUrl: gateway.url,
+      restUrl: platform.url,
+      token,
+      exchanges: [],
+      close: async () => undefined,
+    };
     const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 1) { nodes { platformId title } } } }');
     const space = seed.organization.spaces.nodes[0];
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -430,20 +472,32 @@ async function runtime(): Promise<void> {
     console.log(`\n## Production runtime: the compiled gateway alone, in its own process\n`);
     console.log('| measure | value | target |');
     console.log('|---|---:|---:|');
-    console.log(`| ready after start (spawn to first /health answer), median of 5 | ${ms(percentile([...readies, gateway.readyMs], 50))} ms | ≤ 1000 ms |`);
+    console.log(
+      `| ready after start (spawn to first /health answer), median of 5 | ${ms(percentile([...readies, gateway.readyMs], 50))} ms | ≤ 1000 ms |`,
+    );
     console.log(`| resident memory, idle | ${idle.toFixed(0)} MB | ≤ 120 MB |`);
     console.log(`| resident memory after 10,000 requests | ${atHalf.toFixed(0)} MB | |`);
-    console.log(`| resident memory after 20,000 requests | ${atEnd.toFixed(0)} MB | ≤ 160 MB, no growth after 10,000 |`);
-    console.log(`| gateway CPU per one-object read (concurrency 16, after 2,000 to warm up) | ${cpuPerRequest.toFixed(3)} ms | ≤ 0.30 ms |`);
-    console.log(`| throughput at concurrency 16, second half | ${second.rps.toFixed(0)} requests/s (first half ${first.rps.toFixed(0)}) | |`);
+    console.log(
+      `| resident memory after 20,000 requests | ${atEnd.toFixed(0)} MB | ≤ 160 MB, no growth after 10,000 |`,
+    );
+    console.log(
+      `| gateway CPU per one-object read (concurrency 16, after 2,000 to warm up) | ${cpuPerRequest.toFixed(3)} ms | ≤ 0.30 ms |`,
+    );
+    console.log(
+      `| throughput at concurrency 16, second half | ${second.rps.toFixed(0)} requests/s (first half ${first.rps.toFixed(0)}) | |`,
+    );
 
     // The org dashboard, one at a time: the gateway's CPU for a whole nested query.
     const dashboard = (await scenarios(run)).find((scenario) => scenario.name.startsWith('org dashboard'))!;
-    for (let index = 0; index < 100; index += 1) dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
+    for (let index = 0; index < 100; index += 1)
+      dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
     const dashboards = 500;
     const dashboardCpu = cpuMs(gateway.pid);
-    for (let index = 0; index < dashboards; index += 1) dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
-    console.log(`| gateway CPU per org dashboard (8 upstream requests, one at a time) | ${((cpuMs(gateway.pid) - dashboardCpu) / dashboards).toFixed(2)} ms | half the figure before |`);
+    for (let index = 0; index < dashboards; index += 1)
+      dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
+    console.log(
+      `| gateway CPU per org dashboard (8 upstream requests, one at a time) | ${((cpuMs(gateway.pid) - dashboardCpu) / dashboards).toFixed(2)} ms | half the figure before |`,
+    );
 
     // The platform's own time for a page of 100 spaces, as a reader (roles computed per space).
     for (let index = 0; index < 100; index += 1) {
@@ -455,11 +509,13 @@ async function runtime(): Promise<void> {
       assert.equal(created.statusCode, 201);
       await created.body.dump();
     }
-    const reader = Object.entries(JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>).find(
-      ([email]) => email.startsWith('finn@'),
-    )![1];
+    const reader = Object.entries(
+      JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
+    ).find(([email]) => email.startsWith('finn@'))![1];
     const list = async () => {
-      const response = await request(`${platform.url}/orgs/acme/spaces?limit=100`, { headers: { authorization: `Bearer ${reader}` } });
+      const response = await request(`${platform.url}/orgs/acme/spaces?limit=100`, {
+        headers: { authorization: `Bearer ${reader}` },
+      });
       const body = (await response.body.json()) as { items: unknown[] };
       assert.equal(response.statusCode, 200);
       assert.equal(body.items.length, 100);
@@ -468,7 +524,9 @@ async function runtime(): Promise<void> {
     const lists = 500;
     const platformCpu = cpuMs(platform.pid);
     for (let index = 0; index < lists; index += 1) await list();
-    console.log(`| platform CPU per page of 100 spaces (a reader: roles per space) | ${((cpuMs(platform.pid) - platformCpu) / lists).toFixed(2)} ms | ≤ 1 ms |`);
+    console.log(
+      `| platform CPU per page of 100 spaces (a reader: roles per space) | ${((cpuMs(platform.pid) - platformCpu) / lists).toFixed(2)} ms | ≤ 1 ms |`,
+    );
   } finally {
     await gateway.stop();
     await platform.stop();
@@ -500,7 +558,12 @@ async function content(): Promise<void> {
   const body = (page: string, edit: string) => ({
     object: 'document',
     data: {},
-    nodes: Array.from({ length: 12 }, (_, index) => paragraph(`${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12)}`, `p${index}`)),
+    nodes: Array.from({ length: 12 }, (_, index) =>
+      paragraph(
+        `${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12)}`,
+        `p${index}`,
+      ),
+    ),
   });
   const tree = (edit: string) => ({
     pages: Array.from({ length: 20 }, (_, chapter) => ({
@@ -514,7 +577,11 @@ async function content(): Promise<void> {
         type: 'document' as const,
         title: `Section ${chapter}.${section}`,
         slug: `section-${section}`,
-        documentId: putDocument(db, spaceId, body(`ch${chapter}s${section}`, chapter === 7 && section === 3 ? edit : '')),
+        documentId: putDocument(
+          db,
+          spaceId,
+          body(`ch${chapter}s${section}`, chapter === 7 && section === 3 ? edit : ''),
+        ),
         pages: [],
       })),
     })),
@@ -524,7 +591,13 @@ async function content(): Promise<void> {
   });
   const commit = (edit: string) => {
     const parent = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
-    const id = storeRevision(db, { spaceId, type: 'edits', parents: [parent], content: tree(edit), createdAt: new Date().toISOString() });
+    const id = storeRevision(db, {
+      spaceId,
+      type: 'edits',
+      parents: [parent],
+      content: tree(edit),
+      createdAt: new Date().toISOString(),
+    });
     setCurrentRevision(db, spaceId, id);
   };
   const before = storedBytes(db);
@@ -543,10 +616,16 @@ async function content(): Promise<void> {
   console.log('| measure | value |');
   console.log('|---|---:|');
   console.log(`| bytes stored for a 200-page space (12 paragraphs a page) | ${spaceBytes.toLocaleString('en')} |`);
-  console.log(`| bytes stored per revision of a one-paragraph edit (median of 5) | ${percentile(editBytes, 50).toLocaleString('en')} |`);
+  console.log(
+    `| bytes stored per revision of a one-paragraph edit (median of 5) | ${percentile(editBytes, 50).toLocaleString('en')} |`,
+  );
   assert.ok(percentile(editBytes, 50) < spaceBytes / 50, 'an edit stores more than a fiftieth of the space');
-  console.log(`| change request batch: one page rewritten as markdown, 200-page space, p50 / p99 ms | ${ms(percentile(merges.edit, 50))} / ${ms(percentile(merges.edit, 99))} |`);
-  console.log(`| merge of that change request after a live edit elsewhere (three-way), p50 / p99 ms | ${ms(percentile(merges.merge, 50))} / ${ms(percentile(merges.merge, 99))} |`);
+  console.log(
+    `| change request batch: one page rewritten as markdown, 200-page space, p50 / p99 ms | ${ms(percentile(merges.edit, 50))} / ${ms(percentile(merges.edit, 99))} |`,
+  );
+  console.log(
+    `| merge of that change request after a live edit elsewhere (three-way), p50 / p99 ms | ${ms(percentile(merges.merge, 50))} / ${ms(percentile(merges.merge, 99))} |`,
+  );
   console.log(`| bytes stored by such a merge (median) | ${percentile(merges.bytes, 50).toLocaleString('en')} |`);
 
   for (const delay of [0, DELAY]) await contentQueriesAt(delay);
@@ -557,27 +636,50 @@ async function content(): Promise<void> {
  * (timed), moves the live content on elsewhere, then merges it (timed, a three-way merge since the
  * live content moved), checking that both edits are live.
  */
-async function mergeRounds(db: import('../src/platform/store/db.js').Db, spaceId: string, pageBody: (text: string) => unknown) {
+async function mergeRounds(
+  db: import('../src/platform/store/db.js').Db,
+  spaceId: string,
+  pageBody: (text: string) => unknown,
+) {
   const { createChangeRequest } = await import('../src/platform/change-requests/store.js');
   const { editRequestContent } = await import('../src/platform/change-requests/edits.js');
   const { mergeChangeRequest } = await import('../src/platform/change-requests/merging.js');
-  const { getDocument, loadRevision, putDocument, storeRevision, storedBytes } = await import('../src/platform/content/revisions.js');
+  const { getDocument, loadRevision, putDocument, storeRevision, storedBytes } = await import(
+    '../src/platform/content/revisions.js'
+  );
   const { setCurrentRevision } = await import('../src/platform/content/current.js');
-  const user = db.prepare("SELECT * FROM users WHERE email = 'ada@acme.test'").get() as import('../src/platform/rows.js').UserRow;
-  const space = () => db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as import('../src/platform/rows.js').SpaceRow;
+  const user = db
+    .prepare("SELECT * FROM users WHERE email = 'ada@acme.test'")
+    .get() as import('../src/platform/rows.js').UserRow;
+  const space = () =>
+    db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as import('../src/platform/rows.js').SpaceRow;
   const times = { edit: [] as number[], merge: [] as number[], bytes: [] as number[] };
   for (let round = 0; round < 20; round += 1) {
     const request = createChangeRequest(db, space(), user, { subject: `Round ${round}` });
     const markdown = `# Section 3.1\n\n${Array.from({ length: 12 }, (_, index) => `Paragraph ${index}${index === 2 ? `, rewritten in round ${round}` : ''}.`).join('\n\n')}\n`;
     let started = performance.now();
-    db.transaction(() => editRequestContent(db, request, user.id, [{ operation: 'update_page', page: 'ch3s1', document: { markdown } }]))();
+    db.transaction(() =>
+      editRequestContent(db, request, user.id, [{ operation: 'update_page', page: 'ch3s1', document: { markdown } }]),
+    )();
     times.edit.push(performance.now() - started);
     // The live content moves on: another page changes.
     const live = loadRevision(db, spaceId, space().revision)!;
     const pages = live.content.pages.map((chapter) =>
-      chapter.id === 'ch9' ? { ...chapter, documentId: putDocument(db, spaceId, pageBody(`live edit ${round}`)) } : chapter,
+      chapter.id === 'ch9'
+        ? { ...chapter, documentId: putDocument(db, spaceId, pageBody(`live edit ${round}`)) }
+        : chapter,
     );
-    setCurrentRevision(db, spaceId, storeRevision(db, { spaceId, type: 'edits', parents: [live.id], content: { ...live.content, pages }, createdAt: new Date().toISOString() }));
+    setCurrentRevision(
+      db,
+      spaceId,
+      storeRevision(db, {
+        spaceId,
+        type: 'edits',
+        parents: [live.id],
+        content: { ...live.content, pages },
+        createdAt: new Date().toISOString(),
+      }),
+    );
     const before = storedBytes(db);
     started = performance.now();
     const answer = mergeChangeRequest(db, spaceId, request.id, user);
@@ -585,9 +687,17 @@ async function mergeRounds(db: import('../src/platform/store/db.js').Db, spaceId
     times.bytes.push(storedBytes(db) - before);
     assert.equal(answer.result, 'merge');
     const merged = loadRevision(db, spaceId, space().revision)!;
-    const section = merged.content.pages.find((chapter) => chapter.id === 'ch3')!.pages.find((page) => page.id === 'ch3s1')!;
-    assert.match(JSON.stringify(getDocument(db, spaceId, section.documentId!)), new RegExp(`rewritten in round ${round}`));
-    assert.equal(merged.content.pages.find((chapter) => chapter.id === 'ch9')!.documentId, pages.find((chapter) => chapter.id === 'ch9')!.documentId);
+    const section = merged.content.pages
+      .find((chapter) => chapter.id === 'ch3')!
+      .pages.find((page) => page.id === 'ch3s1')!;
+    assert.match(
+      JSON.stringify(getDocument(db, spaceId, section.documentId!)),
+      new RegExp(`rewritten in round ${round}`),
+    );
+    assert.equal(
+      merged.content.pages.find((chapter) => chapter.id === 'ch9')!.documentId,
+      pages.find((chapter) => chapter.id === 'ch9')!.documentId,
+    );
   }
   return times;
 }
@@ -596,7 +706,10 @@ async function mergeRounds(db: import('../src/platform/store/db.js').Db, spaceId
 async function contentQueriesAt(delayMs: number): Promise<void> {
   const run = await start(delayMs);
   try {
-    const seed = await graphql(run, '{ organization(id: "acme") { spaces(first: 100) { nodes { platformId title } } } }');
+    const seed = await graphql(
+      run,
+      '{ organization(id: "acme") { spaces(first: 100) { nodes { platformId title } } } }',
+    );
     const space = seed.organization.spaces.nodes.find((item: { title: string }) => item.title === 'Getting started');
     const pageQuery = `query ($id: ID!) { space(id: $id) { content { pages { title children { title children { title } } }
       page(path: "installation/self-hosted/docker") { title ... on DocumentPage { document { text } markdown } } } } }`;
@@ -613,7 +726,8 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
       {
         name: 'every top-level page with its document as markdown (converted in the gateway)',
         query: `query ($id: ID!) { space(id: $id) { content { pages { title ... on DocumentPage { document { markdown } } } } } }`,
-        check: (data: any) => assert.ok(data.space.content.pages.some((page: any) => page.document?.markdown.length > 100)),
+        check: (data: any) =>
+          assert.ok(data.space.content.pages.some((page: any) => page.document?.markdown.length > 100)),
       },
       {
         name: 'search of the space',
@@ -628,7 +742,9 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
     ];
     const rounds = delayMs ? 40 : 100;
     const label = delayMs ? `${delayMs} ms delay per upstream request` : 'no delay';
-    console.log(`\n| content query (demo "Getting started", ${label}, one at a time) | upstream requests | p50 ms | p99 ms |`);
+    console.log(
+      `\n| content query (demo "Getting started", ${label}, one at a time) | upstream requests | p50 ms | p99 ms |`,
+    );
     console.log('|---|---:|---:|---:|');
     for (const item of queries) {
       const latencies: number[] = [];
@@ -640,7 +756,9 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
         latencies.push(performance.now() - started);
         requests = run.exchanges.length;
       }
-      console.log(`| ${item.name} | ${requests} | ${ms(percentile(latencies.slice(10), 50))} | ${ms(percentile(latencies.slice(10), 99))} |`);
+      console.log(
+        `| ${item.name} | ${requests} | ${ms(percentile(latencies.slice(10), 50))} | ${ms(percentile(latencies.slice(10), 99))} |`,
+      );
     }
     if (delayMs) return;
     const { url } = (await graphql(run, queries.at(-1)!.query, { id: space.platformId })).space.pdf;
@@ -655,7 +773,9 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
       size = bytes.length;
       renders.push(performance.now() - started);
     }
-    console.log(`| rendering the PDF of the space (${Math.round(size / 1024)} KB), platform | | ${ms(percentile(renders, 50))} | ${ms(percentile(renders, 99))} |`);
+    console.log(
+      `| rendering the PDF of the space (${Math.round(size / 1024)} KB), platform | | ${ms(percentile(renders, 50))} | ${ms(percentile(renders, 99))} |`,
+    );
   } finally {
     await run.close();
   }
@@ -709,7 +829,9 @@ async function sites(): Promise<void> {
           latencies.push(performance.now() - started);
           requests = run.exchanges.length;
         }
-        console.log(`| ${item.name} | ${requests} | ${ms(percentile(latencies.slice(10), 50))} | ${ms(percentile(latencies.slice(10), 99))} |`);
+        console.log(
+          `| ${item.name} | ${requests} | ${ms(percentile(latencies.slice(10), 50))} | ${ms(percentile(latencies.slice(10), 99))} |`,
+        );
       }
     } finally {
       await run.close();
@@ -747,7 +869,12 @@ async function gitSync(): Promise<void> {
       const bare = join(dataDir, `bench-${round}.git`);
       execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
       let started = performance.now();
-      await api('POST', `/spaces/${source.id}/git/export`, { url: bare, ref: 'refs/heads/main', commitMessage: `Round ${round}`, force: true });
+      await api('POST', `/spaces/${source.id}/git/export`, {
+        url: bare,
+        ref: 'refs/heads/main',
+        commitMessage: `Round ${round}`,
+        force: true,
+      });
       await platform.app.jobs.drain();
       exports.push(performance.now() - started);
       assert.equal((await api('GET', `/spaces/${source.id}/git/info`)).operation.state, 'success');
@@ -759,11 +886,17 @@ async function gitSync(): Promise<void> {
       assert.equal((await api('GET', `/spaces/${target.id}/git/info`)).operation.state, 'success');
       assert.equal((await api('GET', `/spaces/${target.id}/content`)).pages.length, pages);
     }
-    console.log('\n## Git Sync (the demo "Getting started" space, with its files and reusable content; local bare repository)\n');
+    console.log(
+      '\n## Git Sync (the demo "Getting started" space, with its files and reusable content; local bare repository)\n',
+    );
     console.log('| operation, request to end of the background job | p50 ms | p99 ms |');
     console.log('|---|---:|---:|');
-    console.log(`| export (fetch, write files, commit, push) | ${ms(percentile(exports, 50))} | ${ms(percentile(exports, 99))} |`);
-    console.log(`| import (fetch, read files, convert markdown, store, reindex) | ${ms(percentile(imports, 50))} | ${ms(percentile(imports, 99))} |`);
+    console.log(
+      `| export (fetch, write files, commit, push) | ${ms(percentile(exports, 50))} | ${ms(percentile(exports, 99))} |`,
+    );
+    console.log(
+      `| import (fetch, read files, convert markdown, store, reindex) | ${ms(percentile(imports, 50))} | ${ms(percentile(imports, 99))} |`,
+    );
   } finally {
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -786,7 +919,11 @@ function benchOpenApiYaml(paths: number, tags: number): string {
     'tags:',
   ];
   for (let tag = 0; tag < tags; tag += 1) {
-    lines.push(`  - name: group-${tag}`, `    x-displayName: Group ${tag}`, `    description: Resources of group ${tag}, ${words}.`);
+    lines.push(
+      `  - name: group-${tag}`,
+      `    x-displayName: Group ${tag}`,
+      `    description: Resources of group ${tag}, ${words}.`,
+    );
   }
   lines.push('paths:');
   for (let index = 0; index < paths; index += 1) {
@@ -933,13 +1070,14 @@ async function orgResources(): Promise<void> {
   };
   /** Duration of the last job of `key`, from its row (start to end of the handler). */
   const jobMs = (key: string) => {
-    const row = platform.db.prepare('SELECT started_at, ended_at, state FROM jobs WHERE key = ? ORDER BY id DESC LIMIT 1').get(key) as
-      | { started_at: string; ended_at: string; state: string }
-      | undefined;
+    const row = platform.db
+      .prepare('SELECT started_at, ended_at, state FROM jobs WHERE key = ? ORDER BY id DESC LIMIT 1')
+      .get(key) as { started_at: string; ended_at: string; state: string } | undefined;
     assert.equal(row?.state, 'done', `job ${key}`);
     return Date.parse(row!.ended_at) - Date.parse(row!.started_at);
   };
-  const line = (label: string, values: number[]) => `| ${label} | ${ms(percentile(values, 50))} | ${ms(Math.max(...values))} |`;
+  const line = (label: string, values: number[]) =>
+    `| ${label} | ${ms(percentile(values, 50))} | ${ms(Math.max(...values))} |`;
   /**
    * Runs `work` while reading the organization (`GET /orgs/acme`) again and again, 5 ms apart,
    * and answers the longest such read, in ms: what a client waits while the job runs (the
@@ -971,7 +1109,9 @@ async function orgResources(): Promise<void> {
     const TAGS = 20;
     const yamlText = benchOpenApiYaml(PATHS, TAGS);
     const bytes = Buffer.byteLength(yamlText);
-    const spaceId = (await ok('GET', '/orgs/acme/spaces?limit=100', undefined, 200)).items.find((space: { title: string }) => space.title === 'Getting started').id as string;
+    const spaceId = (await ok('GET', '/orgs/acme/spaces?limit=100', undefined, 200)).items.find(
+      (space: { title: string }) => space.title === 'Getting started',
+    ).id as string;
     const openapi = {
       create: [] as number[],
       createJob: [] as number[],
@@ -1009,7 +1149,11 @@ async function orgResources(): Promise<void> {
       assert.equal((await ok('GET', `/orgs/acme/openapi/${slug}/versions`, undefined, 200)).count, 1);
 
       const computedBody = {
-        source: { type: 'builtin:openapi', props: { models: true }, dependencies: { spec: { ref: { kind: 'openapi', spec: slug } } } },
+        source: {
+          type: 'builtin:openapi',
+          props: { models: true },
+          dependencies: { spec: { ref: { kind: 'openapi', spec: slug } } },
+        },
         seed: `bench-${round}`,
       };
       for (const times of [openapi.computed, openapi.computedAgain]) {
@@ -1024,7 +1168,12 @@ async function orgResources(): Promise<void> {
       // Untimed: a changed text processed while a client keeps reading the API.
       openapi.createStall.push(
         await stalled(async () => {
-          await ok('PUT', `/orgs/acme/openapi/${slug}`, { source: { text: yamlText.replace("version: '1'", "version: '2'") } }, 200);
+          await ok(
+            'PUT',
+            `/orgs/acme/openapi/${slug}`,
+            { source: { text: yamlText.replace("version: '1'", "version: '2'") } },
+            200,
+          );
           await platform.app.jobs.drain();
         }),
       );
@@ -1033,12 +1182,21 @@ async function orgResources(): Promise<void> {
       assert.notEqual(changed.lastVersion, spec.lastVersion, 'a changed text makes a version');
     }
     console.log(`\n## Organization resources (embedded platform in this process)\n`);
-    console.log(`| OpenAPI: ${PATHS} paths × 2 operations, ${TAGS} tags, ${PATHS + 2} schemas, ${(bytes / 1024).toFixed(0)} KB of YAML; ${ROUNDS_OPENAPI} rounds | median ms | max ms |`);
+    console.log(
+      `| OpenAPI: ${PATHS} paths × 2 operations, ${TAGS} tags, ${PATHS + 2} schemas, ${(bytes / 1024).toFixed(0)} KB of YAML; ${ROUNDS_OPENAPI} rounds | median ms | max ms |`,
+    );
     console.log('|---|---:|---:|');
     console.log(line('create from text, request to end of the job (parse, validate, version)', openapi.create));
     console.log(line('… of which the job', openapi.createJob));
-    console.log(line('… longest wait of a `GET /orgs/acme` made meanwhile (the text is read in a worker thread)', openapi.createStall));
-    console.log(line('the same text again (PUT by slug), request to end of the job: no new version, no parsing', openapi.same));
+    console.log(
+      line(
+        '… longest wait of a `GET /orgs/acme` made meanwhile (the text is read in a worker thread)',
+        openapi.createStall,
+      ),
+    );
+    console.log(
+      line('the same text again (PUT by slug), request to end of the job: no new version, no parsing', openapi.same),
+    );
     console.log(line('… of which the job', openapi.sameJob));
     console.log(line(`computed reference (${TAGS + 1} pages), first after the version`, openapi.computed));
     console.log(line('computed reference again (same version)', openapi.computedAgain));
@@ -1047,36 +1205,69 @@ async function orgResources(): Promise<void> {
     const CHAPTERS = 20;
     const SECTIONS = 9;
     const paragraphs = (page: string, edit = '') =>
-      Array.from({ length: 12 }, (_, index) => `${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12).trim()}.`).join('\n\n');
+      Array.from(
+        { length: 12 },
+        (_, index) =>
+          `${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12).trim()}.`,
+      ).join('\n\n');
     const languages = ['de', 'es', 'it'];
     const EDITS = 5;
-    const translation = { full: [] as number[], fullJob: [] as number[], fullStall: [] as number[], incremental: [] as number[], incrementalJob: [] as number[], pages: 0, words: 0, editWords: 0 };
+    const translation = {
+      full: [] as number[],
+      fullJob: [] as number[],
+      fullStall: [] as number[],
+      incremental: [] as number[],
+      incrementalJob: [] as number[],
+      pages: 0,
+      words: 0,
+      editWords: 0,
+    };
     for (const [round, language] of languages.entries()) {
       // A 200-page source space (20 chapters of 9 sections), made through a merged change request.
       const space = await ok('POST', '/orgs/acme/spaces', { title: `Bench translation ${round}`, language: 'en' }, 201);
       await ok('PATCH', `/spaces/${space.id}`, { mergeRules: { type: 'none' } }, 200);
-      const seedRequest = (await ok('POST', `/spaces/${space.id}/change-requests`, { subject: 'Seed' }, 201)).id as string;
+      const seedRequest = (await ok('POST', `/spaces/${space.id}/change-requests`, { subject: 'Seed' }, 201))
+        .id as string;
       const pageIds: string[] = [];
       for (let batch = 0; batch < CHAPTERS / 5; batch += 1) {
         const changes = Array.from({ length: 5 }, (_, offset) => {
           const chapter = batch * 5 + offset;
           return [
-            { operation: 'insert_page', ref: `ch${chapter}`, document: { markdown: `# Chapter ${chapter}\n\n${paragraphs(`Chapter ${chapter}`)}\n` } },
+            {
+              operation: 'insert_page',
+              ref: `ch${chapter}`,
+              document: { markdown: `# Chapter ${chapter}\n\n${paragraphs(`Chapter ${chapter}`)}\n` },
+            },
             ...Array.from({ length: SECTIONS }, (_, section) => ({
               operation: 'insert_page',
               into: `ch${chapter}`,
-              document: { markdown: `# Section ${chapter}.${section}\n\n${paragraphs(`Section ${chapter}.${section}`)}\n` },
+              document: {
+                markdown: `# Section ${chapter}.${section}\n\n${paragraphs(`Section ${chapter}.${section}`)}\n`,
+              },
             })),
           ];
         }).flat();
-        const edit = await ok('POST', `/spaces/${space.id}/change-requests/${seedRequest}/content?compat=false`, { changes }, 200);
+        const edit = await ok(
+          'POST',
+          `/spaces/${space.id}/change-requests/${seedRequest}/content?compat=false`,
+          { changes },
+          200,
+        );
         pageIds.push(...edit.changes.map((change: { page: { id: string } }) => change.page.id));
       }
       assert.equal(pageIds.length, CHAPTERS * (SECTIONS + 1));
-      assert.equal((await ok('POST', `/spaces/${space.id}/change-requests/${seedRequest}/merge`, {}, 200)).result, 'merge');
+      assert.equal(
+        (await ok('POST', `/spaces/${space.id}/change-requests/${seedRequest}/merge`, {}, 200)).result,
+        'merge',
+      );
       await platform.app.jobs.drain();
 
-      const created = await ok('POST', '/orgs/acme/translations', { language, source: { space: space.id, language: 'en' } }, 201);
+      const created = await ok(
+        'POST',
+        '/orgs/acme/translations',
+        { language, source: { space: space.id, language: 'en' } },
+        201,
+      );
       let started = performance.now();
       await ok('POST', `/orgs/acme/translations/${created.id}/run`, {}, 204);
       await platform.app.jobs.drain();
@@ -1089,22 +1280,36 @@ async function orgResources(): Promise<void> {
       assert.equal(first.stats.runs, 1);
       translation.pages = first.stats.latestPages;
       translation.words = first.stats.latestWords;
-      const resultPages = (await ok('GET', `/spaces/${first.result.space}/content/pages`, undefined, 200)).pages as Array<{ title: string; pages: unknown[] }>;
+      const resultPages = (await ok('GET', `/spaces/${first.result.space}/content/pages`, undefined, 200))
+        .pages as Array<{ title: string; pages: unknown[] }>;
       assert.equal(resultPages.length, CHAPTERS);
       assert.match(resultPages[0]!.title, /^⟦.*⟧$/u, 'pseudo-localized titles');
 
       // One page edited through a merged change request: the merge queues the run itself.
       for (let edit = 0; edit < EDITS; edit += 1) {
         const page = pageIds[1 + ((edit * 7) % pageIds.length)]!;
-        const changeRequest = (await ok('POST', `/spaces/${space.id}/change-requests`, { subject: `Edit ${edit}` }, 201)).id as string;
+        const changeRequest = (
+          await ok('POST', `/spaces/${space.id}/change-requests`, { subject: `Edit ${edit}` }, 201)
+        ).id as string;
         await ok(
           'POST',
           `/spaces/${space.id}/change-requests/${changeRequest}/content?compat=false`,
-          { changes: [{ operation: 'update_page', page, document: { markdown: `# Edited ${edit}\n\n${paragraphs(`Edited page ${edit}`, ', rewritten')}\n` } }] },
+          {
+            changes: [
+              {
+                operation: 'update_page',
+                page,
+                document: { markdown: `# Edited ${edit}\n\n${paragraphs(`Edited page ${edit}`, ', rewritten')}\n` },
+              },
+            ],
+          },
           200,
         );
         started = performance.now();
-        assert.equal((await ok('POST', `/spaces/${space.id}/change-requests/${changeRequest}/merge`, {}, 200)).result, 'merge');
+        assert.equal(
+          (await ok('POST', `/spaces/${space.id}/change-requests/${changeRequest}/merge`, {}, 200)).result,
+          'merge',
+        );
         await platform.app.jobs.drain();
         translation.incremental.push(performance.now() - started);
         translation.incrementalJob.push(jobMs(created.id));
@@ -1113,12 +1318,26 @@ async function orgResources(): Promise<void> {
         assert.equal(again.stats.runs, edit + 2);
         assert.equal(again.stats.latestPages, 1, 'only the edited page is translated again');
         translation.editWords = again.stats.latestWords;
-        const translated = await ok('GET', `/spaces/${first.result.space}/content/page/${page}?format=markdown`, undefined, 200);
-        assert.ok(translated.markdown.includes(accented('rewritten')) && !translated.markdown.includes('rewritten'), 'the edit is translated');
+        const translated = await ok(
+          'GET',
+          `/spaces/${first.result.space}/content/page/${page}?format=markdown`,
+          undefined,
+          200,
+        );
+        assert.ok(
+          translated.markdown.includes(accented('rewritten')) && !translated.markdown.includes('rewritten'),
+          'the edit is translated',
+        );
       }
 
       // Untimed: new instructions translate every page again, while a client keeps reading the API.
-      const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Use a formal tone.' }] }] }] };
+      const instructions = {
+        object: 'document',
+        data: {},
+        nodes: [
+          { object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Use a formal tone.' }] }] },
+        ],
+      };
       await ok('PUT', `/orgs/acme/translations/${created.id}`, { instructions }, 200);
       translation.fullStall.push(
         await stalled(async () => {
@@ -1135,13 +1354,19 @@ async function orgResources(): Promise<void> {
       `\n| Translation (pseudo-localization) of a ${translation.pages}-page space, ${translation.words.toLocaleString('en')} words; ${languages.length} translations, ${EDITS} edits each | median ms | max ms | pages/s | words/s |`,
     );
     console.log('|---|---:|---:|---:|---:|');
-    console.log(`${line('first run, request to end of the job', translation.full)} ${perSecond(translation.pages, translation.full)} | ${perSecond(translation.words, translation.full)} |`);
-    console.log(`${line('… of which the job', translation.fullJob)} ${perSecond(translation.pages, translation.fullJob)} | ${perSecond(translation.words, translation.fullJob)} |`);
+    console.log(
+      `${line('first run, request to end of the job', translation.full)} ${perSecond(translation.pages, translation.full)} | ${perSecond(translation.words, translation.full)} |`,
+    );
+    console.log(
+      `${line('… of which the job', translation.fullJob)} ${perSecond(translation.pages, translation.fullJob)} | ${perSecond(translation.words, translation.fullJob)} |`,
+    );
     console.log(`${line('… longest wait of a `GET /orgs/acme` made meanwhile', translation.fullStall)} | |`);
     console.log(
       `${line(`one page edited (${translation.editWords} words): merge request to end of the run`, translation.incremental)} ${perSecond(1, translation.incremental)} | ${perSecond(translation.editWords, translation.incremental)} |`,
     );
-    console.log(`${line('… of which the run (job)', translation.incrementalJob)} ${perSecond(1, translation.incrementalJob)} | ${perSecond(translation.editWords, translation.incrementalJob)} |`);
+    console.log(
+      `${line('… of which the run (job)', translation.incrementalJob)} ${perSecond(1, translation.incrementalJob)} | ${perSecond(translation.editWords, translation.incrementalJob)} |`,
+    );
 
     // --- Font uploads ------------------------------------------------------------------------
     const fonts = { reserve: [] as number[], upload: [] as number[], create: [] as number[], total: [] as number[] };
@@ -1149,13 +1374,23 @@ async function orgResources(): Promise<void> {
     for (let round = 0; round < FONTS; round += 1) {
       const file = minimalWoff2(`Bench ${round}`, 400);
       const t0 = performance.now();
-      const signed = await ok('POST', '/orgs/acme/storage/upload', { file: { name: `bench-${round}.woff2`, type: 'font/woff2', size: file.length }, kind: 'customization_font' }, 201);
+      const signed = await ok(
+        'POST',
+        '/orgs/acme/storage/upload',
+        { file: { name: `bench-${round}.woff2`, type: 'font/woff2', size: file.length }, kind: 'customization_font' },
+        201,
+      );
       const t1 = performance.now();
       const put = await request(signed.url, { method: 'PUT', headers: { 'content-type': 'font/woff2' }, body: file });
       await put.body.dump();
       assert.equal(put.statusCode, 200);
       const t2 = performance.now();
-      const font = await ok('PUT', '/orgs/acme/fonts', { fontFamily: `Bench ${round}`, fontFaces: [{ weight: 400, storageKey: signed.key }] }, 201);
+      const font = await ok(
+        'PUT',
+        '/orgs/acme/fonts',
+        { fontFamily: `Bench ${round}`, fontFaces: [{ weight: 400, storageKey: signed.key }] },
+        201,
+      );
       const t3 = performance.now();
       fonts.reserve.push(t1 - t0);
       fonts.upload.push(t2 - t1);
@@ -1168,7 +1403,9 @@ async function orgResources(): Promise<void> {
       assert.equal(served.headers['content-type'], 'font/woff2');
       assert.ok(Buffer.from(await served.body.arrayBuffer()).equals(file), 'the source URL serves the uploaded file');
     }
-    console.log(`\n| Custom font (a ${minimalWoff2('Bench 0', 400).length}-byte WOFF2), ${FONTS} fonts one after the other | median ms | max ms |`);
+    console.log(
+      `\n| Custom font (a ${minimalWoff2('Bench 0', 400).length}-byte WOFF2), ${FONTS} fonts one after the other | median ms | max ms |`,
+    );
     console.log('|---|---:|---:|');
     console.log(line('`POST …/storage/upload` (signed URL)', fonts.reserve));
     console.log(line('`PUT` of the bytes to the signed URL', fonts.upload));
@@ -1181,5 +1418,15 @@ async function orgResources(): Promise<void> {
 }
 
 const only = process.env.BENCH_ONLY?.split(',');
-const sections: Record<string, () => Promise<void>> = { nestedQueries, overhead, gatewayAlone, costModel, runtime, content, gitSync, sites, orgResources };
+const sections: Record<string, () => Promise<void>> = {
+  nestedQueries,
+  overhead,
+  gatewayAlone,
+  costModel,
+  runtime,
+  content,
+  gitSync,
+  sites,
+  orgResources,
+};
 for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();

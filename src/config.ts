@@ -43,7 +43,12 @@ export const configSchema = z.object({
    * V8 old-space limit of the embedded platform's process, in MiB: past it, that process dies
    * alone and the gateway restarts it. @default 256
    */
-  PLATFORM_HEAP_MB: z.coerce.number({ message: 'must be a number of MiB' }).int('must be a whole number').min(64, 'must be at least 64').max(65_536, 'must be at most 65536').default(256),
+  PLATFORM_HEAP_MB: z.coerce
+    .number({ message: 'must be a number of MiB' })
+    .int('must be a whole number')
+    .min(64, 'must be at least 64')
+    .max(65_536, 'must be at most 65536')
+    .default(256),
   /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /**
@@ -55,13 +60,19 @@ export const configSchema = z.object({
    * Let the embedded platform fetch files from private and loopback addresses (`1`): for local
    * demos whose files are served on this machine. @default 0
    */
-  PLATFORM_ALLOW_PRIVATE_URLS: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
+  PLATFORM_ALLOW_PRIVATE_URLS: z
+    .enum(['0', '1', 'false', 'true'])
+    .default('0')
+    .transform((value) => value === '1' || value === 'true'),
   /**
    * Let Git Sync of the embedded platform use `file://` and `http://` URLs, local paths and
    * private or loopback addresses (`1`): for local demos and tests. Otherwise only `https://`
    * repositories on public addresses, through the outbound guard. @default 0
    */
-  GIT_ALLOW_LOCAL: z.enum(['0', '1', 'false', 'true']).default('0').transform((value) => value === '1' || value === 'true'),
+  GIT_ALLOW_LOCAL: z
+    .enum(['0', '1', 'false', 'true'])
+    .default('0')
+    .transform((value) => value === '1' || value === 'true'),
   /** A PEM file of certificates Git Sync trusts for https remotes besides the system's (a private CA). */
   GIT_SSL_CA_FILE: z.string().min(1).optional(),
   /** Author name of the commits Git Sync exports. @default Docs platform */
@@ -82,23 +93,45 @@ export const configSchema = z.object({
    * Hours between two checks of an OpenAPI specification whose source is a URL, in the embedded
    * platform (fractions allowed). @default 6
    */
-  OPENAPI_REFRESH_HOURS: z.coerce.number({ message: 'must be a number of hours' }).positive('must be more than 0').max(24 * 365, 'must be at most a year').default(6),
+  OPENAPI_REFRESH_HOURS: z.coerce
+    .number({ message: 'must be a number of hours' })
+    .positive('must be more than 0')
+    .max(24 * 365, 'must be at most a year')
+    .default(6),
   /**
    * Milliseconds one delivery of an event to an integration's endpoint may take, in the embedded
    * platform. @default 10000
    */
-  INTEGRATION_DELIVERY_TIMEOUT_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int('must be a whole number').min(100, 'must be at least 100').max(300_000, 'must be at most 300000').default(10_000),
+  INTEGRATION_DELIVERY_TIMEOUT_MS: z.coerce
+    .number({ message: 'must be a number of milliseconds' })
+    .int('must be a whole number')
+    .min(100, 'must be at least 100')
+    .max(300_000, 'must be at most 300000')
+    .default(10_000),
   /**
    * Milliseconds before the second attempt at delivering an event to an integration's endpoint
    * (the third waits twice as long), in the embedded platform. @default 2000
    */
-  INTEGRATION_DELIVERY_RETRY_BASE_MS: z.coerce.number({ message: 'must be a number of milliseconds' }).int('must be a whole number').min(1, 'must be at least 1').max(3_600_000, 'must be at most an hour').default(2_000),
+  INTEGRATION_DELIVERY_RETRY_BASE_MS: z.coerce
+    .number({ message: 'must be a number of milliseconds' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(3_600_000, 'must be at most an hour')
+    .default(2_000),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */
-  MAX_REQUEST_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  MAX_REQUEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Largest multipart GraphQL request (a file upload) in bytes; its operation alone stays within MAX_REQUEST_BYTES. @default 10551296 */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024 + 64 * 1024),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024 + 64 * 1024),
   /** Most tokens the GraphQL parser reads in one document. @default 10000 */
   MAX_QUERY_TOKENS: z.coerce.number().int().min(100).default(10_000),
   /** Most objects an operation's answer may hold, counted before it runs. @default 500000 */
@@ -115,7 +148,11 @@ export const configSchema = z.object({
    * Most bytes of one GraphQL answer, and, apart, of the upstream bodies read for it (one body
    * included); past either, the answer is one coded error. @default 8388608
    */
-  MAX_RESPONSE_BYTES: z.coerce.number().int().min(64 * 1024).default(8 * 1024 * 1024),
+  MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(8 * 1024 * 1024),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });
@@ -139,9 +176,7 @@ export function limitsFromConfig(config: Config): GatewayLimits {
 
 /** Parses the environment; throws one readable error naming every bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);

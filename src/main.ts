@@ -28,7 +28,11 @@ function isLoopback(host: string): boolean {
 function failStart(port: number, error: unknown): never {
   const code = (error as { code?: string }).code;
   const reason =
-    code === 'EADDRINUSE' ? `port ${port} is already in use` : code === 'EACCES' ? `port ${port} is not allowed` : redactSecrets(String(error));
+    code === 'EADDRINUSE'
+      ? `port ${port} is already in use`
+      : code === 'EACCES'
+        ? `port ${port} is not allowed`
+        : redactSecrets(String(error));
   console.error(`Cannot start the gateway: ${reason}. Choose another port with PORT.`);
   process.exit(1);
 }
@@ -87,7 +91,10 @@ const gateway = createGateway({
   ...(supervisor ? { upstreamProcess: () => supervisor.status() } : {}),
   // The page is served to anyone who can reach the gateway: prefill the admin token only when
   // that is this machine alone.
-  graphiql: { enabled: true, ...(ready?.adminToken && isLoopback(config.HOST) ? { defaultToken: ready.adminToken } : {}) },
+  graphiql: {
+    enabled: true,
+    ...(ready?.adminToken && isLoopback(config.HOST) ? { defaultToken: ready.adminToken } : {}),
+  },
 });
 
 // A new process serves: requests need not wait for the breaker's cool-down to find it out.
@@ -105,9 +112,12 @@ await new Promise<void>((resolve, reject) => {
 const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 if (!quiet) {
   console.log(`GraphQL gateway: http://${host}:${config.PORT}/graphql (GraphiQL in a browser)`);
-  console.log(`Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ` (embedded platform, process ${platform.status().pid})` : ''}`);
+  console.log(
+    `Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ` (embedded platform, process ${platform.status().pid})` : ''}`,
+  );
   // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
-  if (ready?.demoTokensFile) console.log(`Demo tokens (the first is an admin of every demo organization): ${ready.demoTokensFile}`);
+  if (ready?.demoTokensFile)
+    console.log(`Demo tokens (the first is an admin of every demo organization): ${ready.demoTokensFile}`);
 }
 
 let closing = false;

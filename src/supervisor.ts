@@ -83,7 +83,9 @@ export class Supervisor {
   status(): ProcessStatus {
     return {
       state: this.state,
-      ...(this.child?.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null ? { pid: this.child.pid } : {}),
+      ...(this.child?.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null
+        ? { pid: this.child.pid }
+        : {}),
       restarts: this.restarts,
       ...(this.lastExit !== undefined ? { lastExit: this.lastExit } : {}),
     };
@@ -129,9 +131,12 @@ export class Supervisor {
     });
     // A failed spawn (no such file, too many processes) also ends in `exit` or here.
     child.once('error', (error) => {
-      if (child.exitCode === null && child.signalCode === null && child.pid === undefined) this.exited(child, `could not start: ${error.message}`, first);
+      if (child.exitCode === null && child.signalCode === null && child.pid === undefined)
+        this.exited(child, `could not start: ${error.message}`, first);
     });
-    child.once('exit', (code, signal) => this.exited(child, failure ?? exitCause(code, signal, stderrTail), first, failure !== undefined));
+    child.once('exit', (code, signal) =>
+      this.exited(child, failure ?? exitCause(code, signal, stderrTail), first, failure !== undefined),
+    );
   }
 
   /** After an exit: rejects the first start, or schedules a restart. `told`: the process said why it failed. */
@@ -146,12 +151,16 @@ export class Supervisor {
       return;
     }
     if (this.stopping) return;
-    const stable = this.readySince !== undefined && Date.now() - this.readySince >= (this.options.stableAfterMs ?? 30_000);
+    const stable =
+      this.readySince !== undefined && Date.now() - this.readySince >= (this.options.stableAfterMs ?? 30_000);
     this.crashStreak = stable ? 1 : this.crashStreak + 1;
     this.readySince = undefined;
     this.restarts += 1;
     this.state = 'restarting';
-    const delay = Math.min(this.options.maxRestartDelayMs ?? 10_000, (this.options.restartDelayMs ?? 100) * 2 ** (this.crashStreak - 1));
+    const delay = Math.min(
+      this.options.maxRestartDelayMs ?? 10_000,
+      (this.options.restartDelayMs ?? 100) * 2 ** (this.crashStreak - 1),
+    );
     this.options.log(
       `The ${this.options.name} (pid ${child.pid}) ended: ${cause}; restart ${this.restarts} in ${(delay / 1000).toFixed(1)} s`,
     );

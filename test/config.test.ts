@@ -39,8 +39,20 @@ describe('configuration', () => {
   });
 
   it('reads every setting and treats empty values as unset', () => {
-    const config = loadConfig({ PORT: '8080', UPSTREAM_URL: 'https://api.example.test/v1', LOG_LEVEL: 'debug', HOST: '', OPENAPI_REFRESH_HOURS: '0.5' });
-    expect(config).toMatchObject({ PORT: 8080, UPSTREAM_URL: 'https://api.example.test/v1', LOG_LEVEL: 'debug', HOST: '127.0.0.1', OPENAPI_REFRESH_HOURS: 0.5 });
+    const config = loadConfig({
+      PORT: '8080',
+      UPSTREAM_URL: 'https://api.example.test/v1',
+      LOG_LEVEL: 'debug',
+      HOST: '',
+      OPENAPI_REFRESH_HOURS: '0.5',
+    });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      UPSTREAM_URL: 'https://api.example.test/v1',
+      LOG_LEVEL: 'debug',
+      HOST: '127.0.0.1',
+      OPENAPI_REFRESH_HOURS: 0.5,
+    });
   });
 
   it('names every bad setting in one error', () => {

@@ -30,16 +30,31 @@ describe('the supervisor', () => {
     const firstPid = supervisor.status().pid;
     expect(first.url).toBe(`http://127.0.0.1:1/v1?pid=${firstPid}`);
     await second;
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^The test process \\(pid ${firstPid}\\) ended: killed by SIGABRT, heap limit reached; restart 1 in 0\\.1 s$`))]);
-    expect(supervisor.status()).toEqual({ state: 'running', pid: expect.any(Number), restarts: 1, lastExit: 'killed by SIGABRT, heap limit reached' });
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^The test process \\(pid ${firstPid}\\) ended: killed by SIGABRT, heap limit reached; restart 1 in 0\\.1 s$`,
+        ),
+      ),
+    ]);
+    expect(supervisor.status()).toEqual({
+      state: 'running',
+      pid: expect.any(Number),
+      restarts: 1,
+      lastExit: 'killed by SIGABRT, heap limit reached',
+    });
     expect(supervisor.status().pid).not.toBe(firstPid);
   });
 
   it('names how a process ended', () => {
     expect(exitCause(1, null)).toBe('exit code 1');
     expect(exitCause(null, 'SIGKILL')).toBe('killed by SIGKILL');
-    expect(exitCause(null, 'SIGABRT', '\n<--- Last few GCs --->\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n')).toBe(
-      'killed by SIGABRT, heap limit reached',
-    );
+    expect(
+      exitCause(
+        null,
+        'SIGABRT',
+        '\n<--- Last few GCs --->\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n',
+      ),
+    ).toBe('killed by SIGABRT, heap limit reached');
   });
 });

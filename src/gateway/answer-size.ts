@@ -81,7 +81,8 @@ function budgetedResolver(field: GraphQLField<unknown, unknown>): GraphQLFieldRe
   const resolve: GraphQLFieldResolver<unknown, BudgetedContext> = field.resolve ?? defaultFieldResolver;
   const leaf = isLeafType(getNamedType(field.type));
   const list = isListType(getNullableType(field.type));
-  const size = (value: unknown): number => (leaf ? jsonBytes(value) : list && Array.isArray(value) ? 2 + value.length : 2);
+  const size = (value: unknown): number =>
+    leaf ? jsonBytes(value) : list && Array.isArray(value) ? 2 + value.length : 2;
   return (parent, args, ctx, info) => {
     const budget = ctx?.responseBudget;
     if (!budget) return resolve(parent, args, ctx, info);

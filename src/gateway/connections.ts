@@ -146,9 +146,11 @@ export function restList<S extends z.ZodType>(
   filters: Query = {},
 ): Promise<ConnectionResult<z.infer<S>>> {
   const countOnly = args.first === 0 && !args.after;
-  return restConnection(args, (pageToken, limit) =>
-    (countOnly && pageToken === undefined
-      ? ctx.api.getFirstPage(path, page(item), filters)
-      : ctx.api.get(path, page(item), { ...filters, page: pageToken, limit })) as Promise<Page<z.infer<S>>>,
+  return restConnection(
+    args,
+    (pageToken, limit) =>
+      (countOnly && pageToken === undefined
+        ? ctx.api.getFirstPage(path, page(item), filters)
+        : ctx.api.get(path, page(item), { ...filters, page: pageToken, limit })) as Promise<Page<z.infer<S>>>,
   );
 }

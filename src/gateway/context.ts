@@ -67,8 +67,14 @@ export class RequestApi {
     return this.read(path, schema, query, `Bearer ${token}`);
   }
 
-  private read<S extends z.ZodType>(path: string, schema: S, query: Query | undefined, authorization: string | undefined): Promise<z.infer<S>> {
-    const key = (authorization === this.authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
+  private read<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    query: Query | undefined,
+    authorization: string | undefined,
+  ): Promise<z.infer<S>> {
+    const key =
+      (authorization === this.authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
     return this.shared(key, { method: 'GET', path, query, authorization }, schema, () => {
       if (authorization === this.authorization && query && query.page == null && query.limit != null) {
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
@@ -82,7 +88,13 @@ export class RequestApi {
    */
   private shared<S extends z.ZodType>(
     key: string,
-    request: { method: 'GET' | 'POST'; path: string; query?: Query | undefined; body?: unknown; authorization: string | undefined },
+    request: {
+      method: 'GET' | 'POST';
+      path: string;
+      query?: Query | undefined;
+      body?: unknown;
+      authorization: string | undefined;
+    },
     schema: S,
     onFirst?: () => void,
   ): Promise<z.infer<S>> {
@@ -97,8 +109,16 @@ export class RequestApi {
       const traced = this.trace?.start(method, path + queryString(query));
       read = {
         raw: this.client
-          .request({ ...request, schema: ANY, maxBytes: this.budget.upstreamLeft(), onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)) })
-          .then((response) => this.counted(response).data, (error: unknown) => this.budgetError(error)),
+          .request({
+            ...request,
+            schema: ANY,
+            maxBytes: this.budget.upstreamLeft(),
+            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+          })
+          .then(
+            (response) => this.counted(response).data,
+            (error: unknown) => this.budgetError(error),
+          ),
         parsed: new WeakMap(),
         traced,
       };
@@ -139,14 +159,16 @@ export class RequestApi {
     const traced = this.trace?.start(method, path + queryString(options.query));
     try {
       return this.counted(
-        await this.client.request({
-          method,
-          path,
-          authorization: this.authorization,
-          ...options,
-          maxBytes: this.budget.upstreamLeft(),
-          onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
-        }).catch((error: unknown) => this.budgetError(error)),
+        await this.client
+          .request({
+            method,
+            path,
+            authorization: this.authorization,
+            ...options,
+            maxBytes: this.budget.upstreamLeft(),
+            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+          })
+          .catch((error: unknown) => this.budgetError(error)),
       );
     } finally {
       this.invalidate();
@@ -158,7 +180,11 @@ export class RequestApi {
    * within the request, and nothing read before is forgotten.
    */
   postRead<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>> {
-    return this.shared(`POST\u0000${path}\u0000${JSON.stringify(body)}`, { method: 'POST', path, body, authorization: this.authorization }, schema);
+    return this.shared(
+      `POST\u0000${path}\u0000${JSON.stringify(body)}`,
+      { method: 'POST', path, body, authorization: this.authorization },
+      schema,
+    );
   }
 
   /** Reads the text at a download URL the platform gave (see `RestClient.download`), once per request; counts as one request. */
@@ -183,7 +209,15 @@ export class RequestApi {
       (error: unknown) => (left < maxBytes ? this.budgetError(error) : Promise.reject(error)),
     );
     done = done.finally(() => {
-      if (traced) this.trace!.finish(traced, { method: 'GET', path: '/download', status: undefined, startedAt: started, endedAt: performance.now(), retries: 0 });
+      if (traced)
+        this.trace!.finish(traced, {
+          method: 'GET',
+          path: '/download',
+          status: undefined,
+          startedAt: started,
+          endedAt: performance.now(),
+          retries: 0,
+        });
     });
     this.downloads.set(key, done);
     return done;
@@ -203,7 +237,15 @@ export class RequestApi {
       status = error instanceof GatewayError ? error.upstreamStatus : undefined;
       throw error;
     } finally {
-      if (traced) this.trace!.finish(traced, { method: 'PUT', path: '/storage/upload', status, startedAt: started, endedAt: performance.now(), retries: 0 });
+      if (traced)
+        this.trace!.finish(traced, {
+          method: 'PUT',
+          path: '/storage/upload',
+          status,
+          startedAt: started,
+          endedAt: performance.now(),
+          retries: 0,
+        });
     }
   }
 
@@ -213,7 +255,9 @@ export class RequestApi {
    */
   private budgetError(error: unknown): never {
     if (!(error instanceof ResponseTooLargeError)) throw error;
-    throw this.budget.exceed(new ResponseTooLargeError('upstream', this.budget.upstreamBytes + error.value, this.budget.max));
+    throw this.budget.exceed(
+      new ResponseTooLargeError('upstream', this.budget.upstreamBytes + error.value, this.budget.max),
+    );
   }
 
   /** Counts the bytes of an upstream answer against the byte budget; refuses it past the budget. */
@@ -280,9 +324,16 @@ export interface ContextOptions {
  * trace when the request asks for `explain` with the header `x-explain: 1`.
  */
 export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
-  const trace = request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
+  const trace =
+    request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
-  const api = new RequestApi(client, request.headers.get('authorization') ?? undefined, options.maxUpstreamRequests, trace, responseBudget);
+  const api = new RequestApi(
+    client,
+    request.headers.get('authorization') ?? undefined,
+    options.maxUpstreamRequests,
+    trace,
+    responseBudget,
+  );
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
   return { ...initContextCache(), api, trace, responseBudget };

@@ -24,7 +24,14 @@ export interface CostReport {
   durationMs: number;
 }
 
-const NO_COST: OperationCost = { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0, estimated: false };
+const NO_COST: OperationCost = {
+  nodes: 0,
+  maxUpstreamRequests: 0,
+  depth: 0,
+  aliases: 0,
+  rootFields: 0,
+  estimated: false,
+};
 
 /**
  * The cost model of the gateway, as a yoga plugin: before an operation runs, its cost is computed
@@ -51,7 +58,12 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
     onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
       contexts.set(ctx.request, ctx);
-      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown>);
+      const cost = operationCost(
+        args.schema,
+        args.document,
+        args.operationName,
+        args.variableValues as Record<string, unknown>,
+      );
       if (!cost) return;
       ctx.cost = cost;
       const refused = exceededLimit(cost, limits);

@@ -132,7 +132,12 @@ export function exceededLimit(cost: OperationCost, limits: GatewayLimits): Gatew
     return error;
   };
   if (cost.depth > limits.maxDepth) {
-    return refuse('depth', cost.depth, limits.maxDepth, `Query too deep: its depth is ${cost.depth}, the limit is ${limits.maxDepth}; nest fewer levels`);
+    return refuse(
+      'depth',
+      cost.depth,
+      limits.maxDepth,
+      `Query too deep: its depth is ${cost.depth}, the limit is ${limits.maxDepth}; nest fewer levels`,
+    );
   }
   if (cost.rootFields > limits.maxRootFields) {
     return refuse(
@@ -196,7 +201,15 @@ function visit(
     if (!included(selection.directives, walk)) continue;
     if (selection.kind === Kind.INLINE_FRAGMENT) {
       const narrowed = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : type;
-      visit(selection.selectionSet, (narrowed ?? type) as GraphQLCompositeType, multiplier, depth, root, walk, expanded);
+      visit(
+        selection.selectionSet,
+        (narrowed ?? type) as GraphQLCompositeType,
+        multiplier,
+        depth,
+        root,
+        walk,
+        expanded,
+      );
       continue;
     }
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
@@ -254,7 +267,8 @@ function visitField(
   }
   const beforeItems = cost.maxUpstreamRequests;
   visit(node.selectionSet, target as GraphQLCompositeType, multiplier * items, depth + 1, false, walk, new Set());
-  const itemsRequest = cost.maxUpstreamRequests > beforeItems || (declared?.perItem && cost.maxUpstreamRequests > before);
+  const itemsRequest =
+    cost.maxUpstreamRequests > beforeItems || (declared?.perItem && cost.maxUpstreamRequests > before);
   if (list && !sized && itemsRequest) cost.estimated = true;
 }
 
@@ -329,7 +343,11 @@ function included(directives: FieldNode['directives'], walk: Walk): boolean {
 }
 
 /** The arguments of a field as far as the cost needs them: literals, variables and defaults. */
-function argumentValues(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>): Record<string, unknown> {
+function argumentValues(
+  field: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const arg of field.args) if (arg.defaultValue !== undefined) values[arg.name] = arg.defaultValue;
   for (const arg of node.arguments ?? []) {

@@ -26,16 +26,22 @@ export function maskExecutionError(error: unknown, log: (message: string) => voi
 
 /** What the answers yoga sends without a body mean, by status. */
 const BODILESS: Record<number, { code: ErrorCode; reason: string; message: string }> = {
-  404: { code: 'NOT_FOUND', reason: 'NOT_FOUND', message: 'Nothing is served at this path: send GraphQL requests to the GraphQL endpoint' },
+  404: {
+    code: 'NOT_FOUND',
+    reason: 'NOT_FOUND',
+    message: 'Nothing is served at this path: send GraphQL requests to the GraphQL endpoint',
+  },
   406: {
     code: 'BAD_USER_INPUT',
     reason: 'NOT_ACCEPTABLE',
-    message: 'The Accept header allows none of the formats of the answer: accept application/json, application/graphql-response+json or text/event-stream',
+    message:
+      'The Accept header allows none of the formats of the answer: accept application/json, application/graphql-response+json or text/event-stream',
   },
   415: {
     code: 'BAD_USER_INPUT',
     reason: 'UNSUPPORTED_MEDIA_TYPE',
-    message: 'Unsupported content type: send the request as application/json (or application/graphql, application/x-www-form-urlencoded, multipart/form-data)',
+    message:
+      'Unsupported content type: send the request as application/json (or application/graphql, application/x-www-form-urlencoded, multipart/form-data)',
   },
 };
 
@@ -46,7 +52,11 @@ const BODILESS: Record<number, { code: ErrorCode; reason: string; message: strin
  */
 export function describeBodilessRefusal(response: Response): Response | undefined {
   if (response.status < 400 || response.body !== null) return undefined;
-  const known = BODILESS[response.status] ?? { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST', message: `The request was refused (HTTP ${response.status})` };
+  const known = BODILESS[response.status] ?? {
+    code: 'BAD_USER_INPUT',
+    reason: 'BAD_REQUEST',
+    message: `The request was refused (HTTP ${response.status})`,
+  };
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
   const body = { errors: [{ message: known.message, extensions: { code: known.code, reason: known.reason } }] };
@@ -92,7 +102,8 @@ function asCode(error: GraphQLError, code: ErrorCode, message = error.message): 
   const reason = error.extensions?.code;
   if (typeof reason === 'string' && reason !== code) extensions.reason = reason;
   if (error.extensions?.http) extensions.http = error.extensions.http;
-  for (const key of ['field', 'upstreamStatus']) if (key in (error.extensions ?? {})) extensions[key] = error.extensions[key];
+  for (const key of ['field', 'upstreamStatus'])
+    if (key in (error.extensions ?? {})) extensions[key] = error.extensions[key];
   return new GraphQLError(boundMessage(message), {
     ...(error.nodes ? { nodes: error.nodes } : {}),
     ...(error.source ? { source: error.source } : {}),

@@ -20,7 +20,8 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 // The scheme may only start where no scheme character precedes it: otherwise every position of a
 // long word would start a scan to its end, and the redaction would be quadratic in the text.
 const USER_INFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
-const TOKEN_PARAMS = /([?&#](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature)=)[^&#\s]*/gi;
+const TOKEN_PARAMS =
+  /([?&#](?:access_token|private_token|token|api_key|apikey|key|secret|password|sig|signature)=)[^&#\s]*/gi;
 const SHARE_PARAMS = /([?&#](?:shareKey|visitorAuthToken)=)[^&#\s]*/gi;
 // "Bearer tokens" and the like are prose, not a credential: left as they are.
 const BEARER = /(bearer\s+)(?!(?:tokens?|scheme|authentication|authorization)\b)[A-Za-z0-9._~+/=-]+/gi;
@@ -31,7 +32,11 @@ const BEARER = /(bearer\s+)(?!(?:tokens?|scheme|authentication|authorization)\b)
  * may contain `@`), token-like query parameters, share keys and visitor tokens, bearer tokens.
  */
 export function redactSecrets(text: string): string {
-  return text.replace(USER_INFO, '$1***@').replace(TOKEN_PARAMS, '$1***').replace(SHARE_PARAMS, '$1***').replace(BEARER, '$1***');
+  return text
+    .replace(USER_INFO, '$1***@')
+    .replace(TOKEN_PARAMS, '$1***')
+    .replace(SHARE_PARAMS, '$1***')
+    .replace(BEARER, '$1***');
 }
 
 /** Longest quoted value a message repeats; longer ones are cut with `…`. */
@@ -73,7 +78,12 @@ export class GatewayError extends GraphQLError {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { upstreamStatus?: number | undefined; field?: string[] | undefined; retryAfter?: number | undefined; cause?: unknown } = {},
+    options: {
+      upstreamStatus?: number | undefined;
+      field?: string[] | undefined;
+      retryAfter?: number | undefined;
+      cause?: unknown;
+    } = {},
   ) {
     const extensions: Record<string, unknown> = { code };
     if (options.upstreamStatus !== undefined) extensions.upstreamStatus = options.upstreamStatus;
@@ -178,7 +188,10 @@ export function errorFromResponse(
   const upstreamMessage = extractMessage(body);
   const route = `${method} ${redactPath(path)}`;
   const message = upstreamMessage ?? `${route} answered ${status}`;
-  const retryAfter = code === 'RATE_LIMITED' && options.retryAfter !== undefined ? Math.max(0, Math.ceil(options.retryAfter)) : undefined;
+  const retryAfter =
+    code === 'RATE_LIMITED' && options.retryAfter !== undefined
+      ? Math.max(0, Math.ceil(options.retryAfter))
+      : undefined;
   return new GatewayError(code, message, { upstreamStatus: status, retryAfter });
 }
 

@@ -54,7 +54,8 @@ export function useHealth(client: RestClient, options: HealthOptions = {}): Plug
     // yoga's built-in check answers `/health` before any plugin sees the request, with an empty
     // body; its answer is replaced here.
     onResponse({ request, setResponse, fetchAPI }) {
-      if (new URL(request.url, 'http://localhost').pathname === '/health') setResponse(json(fetchAPI, { status: 'ok' }, 200));
+      if (new URL(request.url, 'http://localhost').pathname === '/health')
+        setResponse(json(fetchAPI, { status: 'ok' }, 200));
     },
   };
 }
@@ -63,7 +64,11 @@ export function useHealth(client: RestClient, options: HealthOptions = {}): Plug
  * Pings the upstream (which also serves as the breaker's probe once its cool-down is over),
  * unless its supervised process is known not to run.
  */
-export async function readiness(client: RestClient, timeoutMs?: number, process?: UpstreamProcessStatus): Promise<Readiness> {
+export async function readiness(
+  client: RestClient,
+  timeoutMs?: number,
+  process?: UpstreamProcessStatus,
+): Promise<Readiness> {
   if (process && process.state !== 'running') return processDown(client, process);
   const ping: PingResult = await client.ping(timeoutMs);
   const breaker = client.breakerStatus();
@@ -89,7 +94,13 @@ export async function readiness(client: RestClient, timeoutMs?: number, process?
     };
   }
   if (!ping.reachable) {
-    return { status: 'unavailable', reason: `The platform is not reachable: ${upstream.reason ?? 'no answer'}`, upstream, breaker: shownBreaker, ...shownProcess };
+    return {
+      status: 'unavailable',
+      reason: `The platform is not reachable: ${upstream.reason ?? 'no answer'}`,
+      upstream,
+      breaker: shownBreaker,
+      ...shownProcess,
+    };
   }
   return { status: 'ready', upstream, breaker: shownBreaker, ...shownProcess };
 }

@@ -68,7 +68,8 @@ export function createHttpFront(options: LaneOptions): HttpFront {
   function laneMediaType(method: string, path: string, get: (name: string) => Header): string | undefined {
     if (method !== 'POST' || path !== ENDPOINT) return undefined;
     const contentType = get('content-type');
-    if (typeof contentType !== 'string' || !JSON_TYPES.has(contentType.replace(/\s/g, '').toLowerCase())) return undefined;
+    if (typeof contentType !== 'string' || !JSON_TYPES.has(contentType.replace(/\s/g, '').toLowerCase()))
+      return undefined;
     const accept = get('accept');
     return acceptedMediaType(typeof accept === 'string' ? accept : undefined);
   }
@@ -77,7 +78,13 @@ export function createHttpFront(options: LaneOptions): HttpFront {
    * Runs one request in the lane; undefined when yoga must answer it (nothing has run then:
    * the document did not parse or validate, or the parameters are not the usual ones).
    */
-  async function lane(url: string, headers: HeadersInit, body: string, mediaType: string, arrivedAt: number): Promise<LaneAnswer | undefined> {
+  async function lane(
+    url: string,
+    headers: HeadersInit,
+    body: string,
+    mediaType: string,
+    arrivedAt: number,
+  ): Promise<LaneAnswer | undefined> {
     const params = parseParams(body);
     if (!params) return undefined;
     const request = new FetchRequest(url, { method: 'POST', headers });
@@ -120,9 +127,17 @@ export function createHttpFront(options: LaneOptions): HttpFront {
   }
 
   /** yoga's answer to a request whose body has been read already. */
-  function viaYoga(url: string, method: string, headers: HeadersInit, body: string | undefined, serverContext: object): Promise<Response> {
+  function viaYoga(
+    url: string,
+    method: string,
+    headers: HeadersInit,
+    body: string | undefined,
+    serverContext: object,
+  ): Promise<Response> {
     served.yoga += 1;
-    return Promise.resolve(yoga.fetch(new FetchRequest(url, { method, headers, ...(body !== undefined ? { body } : {}) }), serverContext));
+    return Promise.resolve(
+      yoga.fetch(new FetchRequest(url, { method, headers, ...(body !== undefined ? { body } : {}) }), serverContext),
+    );
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -161,16 +176,25 @@ export function createHttpFront(options: LaneOptions): HttpFront {
 
   async function fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const arrivedAt = performance.now();
-    const incoming = input instanceof FetchRequest || (typeof Request !== 'undefined' && input instanceof Request) ? (input as Request) : undefined;
+    const incoming =
+      input instanceof FetchRequest || (typeof Request !== 'undefined' && input instanceof Request)
+        ? (input as Request)
+        : undefined;
     const url = new URL(incoming ? incoming.url : String(input));
     const method = (init?.method ?? incoming?.method ?? 'GET').toUpperCase();
     const headers = new Headers(init?.headers ?? incoming?.headers);
     const mediaType = laneMediaType(method, url.pathname + url.search, (name) => headers.get(name) ?? undefined);
     const body = init?.body;
-    const text = typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : undefined;
+    const text =
+      typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : undefined;
     const declared = headers.get('content-length');
     const size = text === undefined ? Number.NaN : Buffer.byteLength(text);
-    if (!incoming && mediaType !== undefined && size <= maxRequestBytes && (declared === null || Number(declared) === size)) {
+    if (
+      !incoming &&
+      mediaType !== undefined &&
+      size <= maxRequestBytes &&
+      (declared === null || Number(declared) === size)
+    ) {
       const answer = await lane(url.href, headers, text!, mediaType, arrivedAt);
       if (answer) return new Response(answer.body, { status: answer.status, headers: answer.headers });
       return viaYoga(url.href, method, headers, text, {});
@@ -201,7 +225,8 @@ export function acceptedMediaType(accept: string | undefined): string | undefine
       if (matches('text/event-stream', type) || matches('multipart/mixed', type)) return undefined;
       continue;
     }
-    for (const candidate of ['application/graphql-response+json', 'application/json']) if (matches(candidate, type)) chosen = candidate;
+    for (const candidate of ['application/graphql-response+json', 'application/json'])
+      if (matches(candidate, type)) chosen = candidate;
   }
   return chosen;
 }

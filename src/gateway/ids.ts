@@ -41,13 +41,17 @@ export function platformKey(value: string, typename: string | readonly string[])
     throw new BadUserInputError(`An id of ${wanted} has at most ${MAX_ID_LENGTH} characters`);
   }
   if (LONE_SURROGATE.test(trimmed)) {
-    throw new BadUserInputError(`An id of ${wanted} must be well-formed text: it holds half of a UTF-16 surrogate pair`);
+    throw new BadUserInputError(
+      `An id of ${wanted} must be well-formed text: it holds half of a UTF-16 surrogate pair`,
+    );
   }
   const global = decodeKnownGlobalId(trimmed);
   if (!global) return trimmed;
   if (typenames.includes(global.typename)) return global.id;
   if (global.typename === 'Member' && typenames.includes('User')) return splitKey(global.id, 2, 'Member')[1]!;
-  throw new BadUserInputError(`Expected the id of ${wanted}, got the global ID of ${article(global.typename)} ${global.typename}`);
+  throw new BadUserInputError(
+    `Expected the id of ${wanted}, got the global ID of ${article(global.typename)} ${global.typename}`,
+  );
 }
 
 /** Half of a UTF-16 surrogate pair standing alone: such text has no URI encoding. */

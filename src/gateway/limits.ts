@@ -56,7 +56,10 @@ export const DEFAULT_LIMITS: GatewayLimits = {
 };
 
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */
-function tooLarge(limit: number, message = `The request body is larger than ${limit} bytes: send a smaller query or fewer variables`): Response {
+function tooLarge(
+  limit: number,
+  message = `The request body is larger than ${limit} bytes: send a smaller query or fewer variables`,
+): Response {
   const body = {
     errors: [
       {
@@ -65,12 +68,18 @@ function tooLarge(limit: number, message = `The request body is larger than ${li
       },
     ],
   };
-  return new Response(JSON.stringify(body), { status: 413, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  return new Response(JSON.stringify(body), {
+    status: 413,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
 }
 
 /** Bytes of the JSON of parsed request parameters, files (Blobs) counted as nothing. */
 function operationBytes(params: unknown): number {
-  return Buffer.byteLength(JSON.stringify(params, (_key, value: unknown) => (value instanceof Blob ? null : value)) ?? '', 'utf8');
+  return Buffer.byteLength(
+    JSON.stringify(params, (_key, value: unknown) => (value instanceof Blob ? null : value)) ?? '',
+    'utf8',
+  );
 }
 
 /** A refusal of the request itself: BAD_USER_INPUT, status 400, with what it is and any `details`. */
@@ -82,7 +91,10 @@ function refusal(message: string, reason: string, details: Record<string, unknow
 
 /** The error for `variables` or `extensions` parameters (of a GET or a form) that are not JSON. */
 function invalidParameterJson(): GatewayError {
-  return refusal('The "variables" and "extensions" parameters must be JSON objects: one is not valid JSON', 'BAD_REQUEST');
+  return refusal(
+    'The "variables" and "extensions" parameters must be JSON objects: one is not valid JSON',
+    'BAD_REQUEST',
+  );
 }
 
 /**
@@ -135,8 +147,10 @@ export function nestingDepth(source: Source, maxTokens: number): number {
     for (let read = 0; read <= maxTokens; read += 1) {
       const token = lexer.advance();
       if (token.kind === TokenKind.EOF) break;
-      if (OPENING.has(token.kind)) deepest = Math.max(deepest, (depth += 1));
-      else if (CLOSING.has(token.kind)) depth -= 1;
+      if (OPENING.has(token.kind)) {
+        depth += 1;
+        deepest = Math.max(deepest, depth);
+      } else if (CLOSING.has(token.kind)) depth -= 1;
     }
   } catch {
     // A lexical error: left to the parser, which reports it with its position.
@@ -152,11 +166,15 @@ function boundedParse(source: string | Source, options: Parameters<typeof parse>
   const text = typeof source === 'string' ? new Source(source) : source;
   const depth = nestingDepth(text, maxTokens);
   if (depth > MAX_NESTING) {
-    throw refusal(`Syntax Error: the document nests ${depth} levels of brackets, the limit is ${MAX_NESTING}.`, 'GRAPHQL_PARSE_FAILED', {
-      limit: 'nesting',
-      value: depth,
-      max: MAX_NESTING,
-    });
+    throw refusal(
+      `Syntax Error: the document nests ${depth} levels of brackets, the limit is ${MAX_NESTING}.`,
+      'GRAPHQL_PARSE_FAILED',
+      {
+        limit: 'nesting',
+        value: depth,
+        max: MAX_NESTING,
+      },
+    );
   }
   return parse(text, { ...options, maxTokens });
 }
@@ -215,7 +233,15 @@ export function maxExpandedFieldsRule(max: number): ValidationRule {
       context.reportError(
         new GraphQLError(
           `Query too large: with its fragments expanded it selects ${value > 1e15 ? 'more than 10^15' : value} fields, the limit is ${max}; spread fewer fragments in one another`,
-          { extensions: { code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED', limit: 'expandedFields', value, max } },
+          {
+            extensions: {
+              code: 'BAD_USER_INPUT',
+              reason: 'GRAPHQL_VALIDATION_FAILED',
+              limit: 'expandedFields',
+              value,
+              max,
+            },
+          },
         ),
       );
     }
@@ -230,7 +256,9 @@ export function maxExpandedFieldsRule(max: number): ValidationRule {
  * fragments expanded (twice what `maxTokens` tokens can select without fragments). Parameters of
  * a GET or a form that are not JSON are refused as bad input, not failed as internal errors.
  */
-export function useInputLimits(limits: Pick<GatewayLimits, 'maxRequestBytes' | 'maxUploadBytes' | 'maxTokens'>): Plugin {
+export function useInputLimits(
+  limits: Pick<GatewayLimits, 'maxRequestBytes' | 'maxUploadBytes' | 'maxTokens'>,
+): Plugin {
   const { maxTokens } = limits;
   const expandedFields = maxExpandedFieldsRule(2 * maxTokens);
   return {
@@ -256,7 +284,11 @@ export function useInputLimits(limits: Pick<GatewayLimits, 'maxRequestBytes' | '
           if (bounded) return withinOperationLimit(await requestParser(incoming)) as never;
           const body = await readBounded(incoming, maxRequestBytes);
           if (!body) return tooLarge(maxRequestBytes);
-          return withinOperationLimit(await requestParser(new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }))) as never;
+          return withinOperationLimit(
+            await requestParser(
+              new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }),
+            ),
+          ) as never;
         } catch (error) {
           // yoga reads `variables` and `extensions` of a query string or a form with a bare
           // JSON.parse: its SyntaxError would be answered as an internal error.

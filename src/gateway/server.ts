@@ -50,7 +50,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (!options.client && !options.upstreamUrl) throw new Error('createGateway needs upstreamUrl or client');
   const limits: GatewayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   // No upstream body may be larger than a whole answer's budget.
-  const client = options.client ?? new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
+  const client =
+    options.client ??
+    new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
   const cost = useOperationCost(limits);
@@ -61,7 +63,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
     // memory, loaded with the first page asked for.
-    renderGraphiQL: memoized(async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions)),
+    renderGraphiQL: memoized(async (graphiqlOptions) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
+    ),
     context: ({ request }) => {
       const ctx = createContext(client, request, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
@@ -82,7 +86,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
-    plugins: [useInputLimits(limits), cost, useErrorPolicy(), useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) })],
+    plugins: [
+      useInputLimits(limits),
+      cost,
+      useErrorPolicy(),
+      useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
+    ],
     logging: false,
   });
   const front = createHttpFront({

@@ -153,7 +153,8 @@ function causalDepth(records: TracedRequest[], fieldsOf: Array<Set<string>>): nu
     for (const path of fieldsOf[index]!) {
       for (const other of servedBy.get(path) ?? []) {
         const ended = records[other]!.exchange?.endedAt;
-        if (other !== index && exchange && ended !== undefined && ended <= exchange.startedAt) before = Math.max(before, depthOf(other, visiting));
+        if (other !== index && exchange && ended !== undefined && ended <= exchange.startedAt)
+          before = Math.max(before, depthOf(other, visiting));
       }
       for (let cut = path.lastIndexOf('.'); cut > 0; cut = path.lastIndexOf('.', cut - 1)) {
         const parents = servedBy.get(path.slice(0, cut));
@@ -197,7 +198,11 @@ function findsPage(info: GraphQLResolveInfo): boolean {
   const seen = new Set<string>();
   const visit = (set: { selections: readonly unknown[] } | undefined): boolean =>
     (set?.selections ?? []).some((selection) => {
-      const node = selection as { kind: string; name: { value: string }; selectionSet?: { selections: readonly unknown[] } };
+      const node = selection as {
+        kind: string;
+        name: { value: string };
+        selectionSet?: { selections: readonly unknown[] };
+      };
       if (node.kind === 'Field') return node.name.value !== 'totalCount' && node.name.value !== '__typename';
       if (node.kind === 'InlineFragment') return visit(node.selectionSet);
       if (seen.has(node.name.value)) return false;
@@ -207,7 +212,8 @@ function findsPage(info: GraphQLResolveInfo): boolean {
   return info.fieldNodes.some((node) => visit(node.selectionSet));
 }
 
-const inPageRange = (first: unknown) => first == null || (typeof first === 'number' && first >= 0 && first <= MAX_PAGE_SIZE);
+const inPageRange = (first: unknown) =>
+  first == null || (typeof first === 'number' && first >= 0 && first <= MAX_PAGE_SIZE);
 
 const instrumented = new WeakSet<GraphQLSchema>();
 

@@ -159,7 +159,9 @@ export class Access {
     let result: { granted: Role | null; level: string | null } = { granted: null, level: null };
     if (collection && !seen.has(collectionId)) {
       seen.add(collectionId);
-      const above = collection.parent_id ? this.inheritedFrom(orgId, collection.parent_id, seen) : { granted: null, level: null };
+      const above = collection.parent_id
+        ? this.inheritedFrom(orgId, collection.parent_id, seen)
+        : { granted: null, level: null };
       result = {
         granted: higher(this.directGrant('collection', collection.id, collection.org_id), above.granted),
         level: collection.default_level !== 'inherit' ? collection.default_level : above.level,

@@ -1,6 +1,11 @@
 import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type ConnectionError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type ConnectionError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import { Access } from './access.js';
 import { ApiError } from './http.js';
 import type { UserRow } from './rows.js';
@@ -10,7 +15,14 @@ import { collectionRoutes } from './routes/collections.js';
 import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
 import { memberRoutes } from './routes/members.js';
 import { organizationRoutes } from './routes/organizations.js';
-import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes, PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './routes/content.js';
+import {
+  contentRoutes,
+  DOWNLOAD_ROUTE,
+  downloadRoutes,
+  PDF_ROUTE,
+  pdfDownloadRoutes,
+  pdfRoutes,
+} from './routes/content.js';
 import { searchRoutes } from './routes/search.js';
 import { changeRequestRoutes } from './routes/change-requests.js';
 import { changeRequestContentRoutes } from './routes/change-request-content.js';
@@ -28,12 +40,21 @@ import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './
 import { computedRoutes } from './routes/computed.js';
 import { registerConversations, queuePendingClustering } from './conversations/resume.js';
 import { conversationRoutes } from './routes/conversations.js';
-import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_REFRESH_HOURS, registerOpenAPI, type OpenAPIRefresher } from './openapi/store.js';
+import {
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_REFRESH_HOURS,
+  registerOpenAPI,
+  type OpenAPIRefresher,
+} from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './routes/translations.js';
 import { integrationAssetRoutes, integrationRoutes } from './routes/integrations.js';
 import { ASSET_ROUTE } from './integrations/store.js';
-import { DEFAULT_DELIVERY_RETRY_BASE_MS, DEFAULT_DELIVERY_TIMEOUT_MS, registerIntegrations } from './integrations/delivery.js';
+import {
+  DEFAULT_DELIVERY_RETRY_BASE_MS,
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  registerIntegrations,
+} from './integrations/delivery.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -180,7 +201,10 @@ export function bearerToken(header: string | string[] | undefined): string {
   if (value === '') throw new ApiError(401, 'Missing authorization: send "Authorization: Bearer <token>"');
   const [scheme = '', ...rest] = value.split(/\s+/);
   if (scheme.toLowerCase() !== 'bearer') {
-    throw new ApiError(401, 'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"');
+    throw new ApiError(
+      401,
+      'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"',
+    );
   }
   if (rest.length !== 1) {
     throw new ApiError(401, 'Malformed authorization: send "Authorization: Bearer <token>" with a single token');
@@ -221,7 +245,10 @@ const MAX_PARAM_LENGTH = 500;
 
 /** Node's refusals of requests it cannot read, by error code: status and what to tell the client. */
 const CLIENT_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, `Request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes`],
+  HPE_HEADER_OVERFLOW: [
+    431,
+    `Request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes`,
+  ],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout: the request did not arrive in time'],
   HPE_INVALID_METHOD: [400, 'Malformed request: invalid method'],
@@ -292,7 +319,8 @@ export function createPlatform({
 }: CreatePlatformOptions): FastifyInstance {
   const app = Fastify({
     // Query strings may carry share keys and visitor tokens: logs show the path only.
-    logger: logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
+    logger:
+      logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
     // A repeated query key arrives as an array of its values; parseQuery answers 400 naming the
     // parameter unless the endpoint takes a list, and endpoints ignore parameters they do not read.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -313,8 +341,13 @@ export function createPlatform({
   });
   // Node answers an unsupported Expect header with a bare 417 unless someone listens.
   app.server.on('checkExpectation', (_request, response: ServerResponse) => {
-    const body = JSON.stringify({ error: { code: 417, message: 'Expectation failed: only "Expect: 100-continue" is supported' } });
-    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    const body = JSON.stringify({
+      error: { code: 417, message: 'Expectation failed: only "Expect: 100-continue" is supported' },
+    });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     response.end(body);
   });
   // Node closes a CONNECT (a proxy tunnel) without a word unless someone listens.
@@ -342,7 +375,10 @@ export function createPlatform({
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-      return done(new ApiError(400, `Invalid body: arrays and objects nest deeper than ${MAX_BODY_DEPTH} levels`), undefined);
+      return done(
+        new ApiError(400, `Invalid body: arrays and objects nest deeper than ${MAX_BODY_DEPTH} levels`),
+        undefined,
+      );
     }
     try {
       done(null, JSON.parse(text));
@@ -381,14 +417,20 @@ export function createPlatform({
     return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
   });
 
-  const findToken = db.prepare(
-    'SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?',
-  );
+  const findToken = db.prepare('SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?');
 
   const storedContent = storedContentReader(db);
   app.addHook('preHandler', async (request) => {
     // Health checks, signed downloads and signed uploads need no token.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '') || request.routeOptions.url === DOWNLOAD_ROUTE || request.routeOptions.url === PDF_ROUTE || request.routeOptions.url === UPLOAD_ROUTE || request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE || request.routeOptions.url === ASSET_ROUTE) return;
+    if (
+      HEALTH_PATHS.has(request.routeOptions.url ?? '') ||
+      request.routeOptions.url === DOWNLOAD_ROUTE ||
+      request.routeOptions.url === PDF_ROUTE ||
+      request.routeOptions.url === UPLOAD_ROUTE ||
+      request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE ||
+      request.routeOptions.url === ASSET_ROUTE
+    )
+      return;
     const token = bearerToken(request.headers.authorization);
     const user = findToken.get(token) as UserRow | undefined;
     const origin = `${request.protocol}://${request.host}`;
@@ -400,7 +442,8 @@ export function createPlatform({
     // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).
     const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
     if (!site) throw new ApiError(401, 'Invalid or revoked API token');
-    if (!siteTokenHolds(db, site)) throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
+    if (!siteTokenHolds(db, site))
+      throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
     // Only the routes that read through the visitor's view serve them (see OPEN_TO_VISITORS).
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config.visitors !== true) {
       throw new ApiError(403, 'A site visitor token reads published content only');
@@ -428,7 +471,15 @@ export function createPlatform({
       const max = request.routeOptions.bodyLimit ?? BODY_LIMIT;
       const announced = Number(request.headers['content-length']);
       const value = Number.isFinite(announced) && announced > max ? announced : max + 1;
-      return reply.code(413).send({ error: { code: 413, message: `The request body is larger than ${max} bytes`, limit: 'requestBytes', value, max } });
+      return reply.code(413).send({
+        error: {
+          code: 413,
+          message: `The request body is larger than ${max} bytes`,
+          limit: 'requestBytes',
+          value,
+          max,
+        },
+      });
     }
     if (status && status >= 400 && status < 500) {
       return reply.code(status).send({ error: { code: status, message: message ?? 'Bad request' } });
@@ -445,7 +496,10 @@ export function createPlatform({
   const jobs = new JobQueue(db);
   registerGitSync(jobs, { author: gitAuthor, caFile: gitCaFile, allowLocal: gitAllowLocal });
   registerConversations(jobs);
-  registerTranslations(jobs, createTranslator({ url: translatorUrl, apiKey: translatorApiKey, timeoutMs: translatorTimeoutMs }));
+  registerTranslations(
+    jobs,
+    createTranslator({ url: translatorUrl, apiKey: translatorApiKey, timeoutMs: translatorTimeoutMs }),
+  );
   // A new revision of a translation's source runs it, from the start (runs asked before
   // start wait in the queue).
   const stopWatching = watchTranslationSources(db, jobs);
@@ -465,7 +519,12 @@ export function createPlatform({
     origin: () => {
       const address = app.server.address();
       if (!address || typeof address === 'string') return 'http://localhost';
-      const host = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      const host =
+        address.address === '0.0.0.0' || address.address === '::'
+          ? 'localhost'
+          : address.family === 'IPv6'
+            ? `[${address.address}]`
+            : address.address;
       return `http://${host}:${address.port}`;
     },
   });

@@ -99,7 +99,7 @@ export function cacheNamespace<V>(name: string): CacheNamespace<V> {
   const prefix = (db: Db) => {
     let id = databaseIds.get(db);
     if (id === undefined) {
-      id = (nextDatabaseId += 1);
+      id = nextDatabaseId += 1;
       databaseIds.set(db, id);
     }
     return `${name}:${id}:`;

@@ -136,33 +136,275 @@ const C = DEMO.collections;
 const S = DEMO.spaces;
 
 const SPACES: DemoSpace[] = [
-  { title: S.gitSynced, org: acme, emoji: '📘', visibility: 'private', language: 'en', gitSync: true, createdDaysAgo: 390, updatedDaysAgo: 3 },
-  { title: 'Status page', org: acme, emoji: '🟢', visibility: 'public', language: 'en', createdDaysAgo: 350, updatedDaysAgo: 1 },
-  { title: 'Brand guidelines', org: acme, emoji: '🎨', visibility: 'unlisted', locked: true, createdDaysAgo: 300, updatedDaysAgo: 120 },
-  { title: 'Product overview', org: acme, parent: C.product, emoji: '🚀', visibility: 'public', language: 'en', createdDaysAgo: 380, updatedDaysAgo: 12 },
-  { title: S.public, org: acme, parent: C.product, emoji: '📣', visibility: 'public', language: 'en', createdDaysAgo: 370, updatedDaysAgo: 0.2 },
-  { title: 'Roadmap', org: acme, parent: C.product, emoji: '🗺️', visibility: 'in-collection', createdDaysAgo: 200, updatedDaysAgo: 9 },
-  { title: 'Pricing FAQ', org: acme, parent: C.product, visibility: 'share-link', language: 'en', createdDaysAgo: 150, updatedDaysAgo: 40 },
-  { title: 'Getting started', org: acme, parent: C.guides, emoji: '👋', visibility: 'public', language: 'en', createdDaysAgo: 360, updatedDaysAgo: 5 },
-  { title: S.guestComment, org: acme, parent: C.guides, emoji: '🧭', visibility: 'in-collection', language: 'en', createdDaysAgo: 340, updatedDaysAgo: 21 },
-  { title: 'Guide de démarrage', org: acme, parent: C.guides, emoji: '🇫🇷', visibility: 'unlisted', language: 'fr', createdDaysAgo: 180, updatedDaysAgo: 30 },
-  { title: S.shareLink, org: acme, parent: C.guides, emoji: '🇩🇪', visibility: 'share-link', language: 'de', createdDaysAgo: 170, updatedDaysAgo: 31 },
-  { title: 'Performance tuning', org: acme, parent: C.advanced, emoji: '⚡', visibility: 'in-collection', language: 'en', createdDaysAgo: 250, updatedDaysAgo: 60 },
-  { title: S.locked, org: acme, parent: C.advanced, emoji: '🔒', visibility: 'private', locked: true, language: 'en', createdDaysAgo: 240, updatedDaysAgo: 90 },
-  { title: S.visitorAuth, org: acme, parent: C.engineering, emoji: '🔌', visibility: 'visitor-auth', visitorAuth: true, language: 'en', mergeRules: { reviewers: ['cy'] }, createdDaysAgo: 330, updatedDaysAgo: 2 },
-  { title: S.teamGrant, org: acme, parent: C.engineering, emoji: '🏛️', visibility: 'private', mergeRules: 'none', createdDaysAgo: 280, updatedDaysAgo: 14 },
-  { title: S.userGrant, org: acme, parent: C.engineering, emoji: '🛠️', visibility: 'private', language: 'en', createdDaysAgo: 220, updatedDaysAgo: 7 },
-  { title: S.deleted, org: acme, parent: C.engineering, emoji: '🧾', visibility: 'private', language: 'en', deletedDaysAgo: 2, createdDaysAgo: 160, updatedDaysAgo: 2 },
-  { title: 'Onboarding checklist', org: acme, parent: C.internal, emoji: '✅', visibility: 'in-collection', defaultLevel: 'comment', createdDaysAgo: 310, updatedDaysAgo: 45 },
-  { title: 'Incident postmortems', org: acme, parent: C.internal, emoji: '🚒', visibility: 'private', locked: true, mergeRules: { reviewers: ['cy', 'dee'] }, createdDaysAgo: 230, updatedDaysAgo: 11 },
-  { title: S.expired, org: acme, parent: C.internal, emoji: '🗒️', visibility: 'private', deletedDaysAgo: 10, createdDaysAgo: 400, updatedDaysAgo: 10 },
-  { title: S.openapi, org: acme, emoji: '🐾', visibility: 'public', language: 'en', createdDaysAgo: 60, updatedDaysAgo: 40 },
-  { title: 'Employee handbook', org: globex, parent: C.globexHandbook, emoji: '📗', visibility: 'in-collection', language: 'en', createdDaysAgo: 190, updatedDaysAgo: 6 },
-  { title: 'Benefits', org: globex, parent: C.globexHandbook, emoji: '🎁', visibility: 'private', language: 'en', createdDaysAgo: 185, updatedDaysAgo: 50 },
-  { title: 'Travel policy', org: globex, parent: C.globexHandbook, emoji: '✈️', visibility: 'private', locked: true, createdDaysAgo: 170, updatedDaysAgo: 75 },
-  { title: 'Developer portal', org: globex, emoji: '💻', visibility: 'public', language: 'en', createdDaysAgo: 180, updatedDaysAgo: 4 },
-  { title: 'Partner API', org: globex, emoji: '🤝', visibility: 'visitor-auth', visitorAuth: true, language: 'en', mergeRules: 'none', createdDaysAgo: 160, updatedDaysAgo: 8 },
-  { title: 'Guide utilisateur', org: globex, emoji: '📙', visibility: 'unlisted', language: 'fr', createdDaysAgo: 120, updatedDaysAgo: 19 },
+  {
+    title: S.gitSynced,
+    org: acme,
+    emoji: '📘',
+    visibility: 'private',
+    language: 'en',
+    gitSync: true,
+    createdDaysAgo: 390,
+    updatedDaysAgo: 3,
+  },
+  {
+    title: 'Status page',
+    org: acme,
+    emoji: '🟢',
+    visibility: 'public',
+    language: 'en',
+    createdDaysAgo: 350,
+    updatedDaysAgo: 1,
+  },
+  {
+    title: 'Brand guidelines',
+    org: acme,
+    emoji: '🎨',
+    visibility: 'unlisted',
+    locked: true,
+    createdDaysAgo: 300,
+    updatedDaysAgo: 120,
+  },
+  {
+    title: 'Product overview',
+    org: acme,
+    parent: C.product,
+    emoji: '🚀',
+    visibility: 'public',
+    language: 'en',
+    createdDaysAgo: 380,
+    updatedDaysAgo: 12,
+  },
+  {
+    title: S.public,
+    org: acme,
+    parent: C.product,
+    emoji: '📣',
+    visibility: 'public',
+    language: 'en',
+    createdDaysAgo: 370,
+    updatedDaysAgo: 0.2,
+  },
+  {
+    title: 'Roadmap',
+    org: acme,
+    parent: C.product,
+    emoji: '🗺️',
+    visibility: 'in-collection',
+    createdDaysAgo: 200,
+    updatedDaysAgo: 9,
+  },
+  {
+    title: 'Pricing FAQ',
+    org: acme,
+    parent: C.product,
+    visibility: 'share-link',
+    language: 'en',
+    createdDaysAgo: 150,
+    updatedDaysAgo: 40,
+  },
+  {
+    title: 'Getting started',
+    org: acme,
+    parent: C.guides,
+    emoji: '👋',
+    visibility: 'public',
+    language: 'en',
+    createdDaysAgo: 360,
+    updatedDaysAgo: 5,
+  },
+  {
+    title: S.guestComment,
+    org: acme,
+    parent: C.guides,
+    emoji: '🧭',
+    visibility: 'in-collection',
+    language: 'en',
+    createdDaysAgo: 340,
+    updatedDaysAgo: 21,
+  },
+  {
+    title: 'Guide de démarrage',
+    org: acme,
+    parent: C.guides,
+    emoji: '🇫🇷',
+    visibility: 'unlisted',
+    language: 'fr',
+    createdDaysAgo: 180,
+    updatedDaysAgo: 30,
+  },
+  {
+    title: S.shareLink,
+    org: acme,
+    parent: C.guides,
+    emoji: '🇩🇪',
+    visibility: 'share-link',
+    language: 'de',
+    createdDaysAgo: 170,
+    updatedDaysAgo: 31,
+  },
+  {
+    title: 'Performance tuning',
+    org: acme,
+    parent: C.advanced,
+    emoji: '⚡',
+    visibility: 'in-collection',
+    language: 'en',
+    createdDaysAgo: 250,
+    updatedDaysAgo: 60,
+  },
+  {
+    title: S.locked,
+    org: acme,
+    parent: C.advanced,
+    emoji: '🔒',
+    visibility: 'private',
+    locked: true,
+    language: 'en',
+    createdDaysAgo: 240,
+    updatedDaysAgo: 90,
+  },
+  {
+    title: S.visitorAuth,
+    org: acme,
+    parent: C.engineering,
+    emoji: '🔌',
+    visibility: 'visitor-auth',
+    visitorAuth: true,
+    language: 'en',
+    mergeRules: { reviewers: ['cy'] },
+    createdDaysAgo: 330,
+    updatedDaysAgo: 2,
+  },
+  {
+    title: S.teamGrant,
+    org: acme,
+    parent: C.engineering,
+    emoji: '🏛️',
+    visibility: 'private',
+    mergeRules: 'none',
+    createdDaysAgo: 280,
+    updatedDaysAgo: 14,
+  },
+  {
+    title: S.userGrant,
+    org: acme,
+    parent: C.engineering,
+    emoji: '🛠️',
+    visibility: 'private',
+    language: 'en',
+    createdDaysAgo: 220,
+    updatedDaysAgo: 7,
+  },
+  {
+    title: S.deleted,
+    org: acme,
+    parent: C.engineering,
+    emoji: '🧾',
+    visibility: 'private',
+    language: 'en',
+    deletedDaysAgo: 2,
+    createdDaysAgo: 160,
+    updatedDaysAgo: 2,
+  },
+  {
+    title: 'Onboarding checklist',
+    org: acme,
+    parent: C.internal,
+    emoji: '✅',
+    visibility: 'in-collection',
+    defaultLevel: 'comment',
+    createdDaysAgo: 310,
+    updatedDaysAgo: 45,
+  },
+  {
+    title: 'Incident postmortems',
+    org: acme,
+    parent: C.internal,
+    emoji: '🚒',
+    visibility: 'private',
+    locked: true,
+    mergeRules: { reviewers: ['cy', 'dee'] },
+    createdDaysAgo: 230,
+    updatedDaysAgo: 11,
+  },
+  {
+    title: S.expired,
+    org: acme,
+    parent: C.internal,
+    emoji: '🗒️',
+    visibility: 'private',
+    deletedDaysAgo: 10,
+    createdDaysAgo: 400,
+    updatedDaysAgo: 10,
+  },
+  {
+    title: S.openapi,
+    org: acme,
+    emoji: '🐾',
+    visibility: 'public',
+    language: 'en',
+    createdDaysAgo: 60,
+    updatedDaysAgo: 40,
+  },
+  {
+    title: 'Employee handbook',
+    org: globex,
+    parent: C.globexHandbook,
+    emoji: '📗',
+    visibility: 'in-collection',
+    language: 'en',
+    createdDaysAgo: 190,
+    updatedDaysAgo: 6,
+  },
+  {
+    title: 'Benefits',
+    org: globex,
+    parent: C.globexHandbook,
+    emoji: '🎁',
+    visibility: 'private',
+    language: 'en',
+    createdDaysAgo: 185,
+    updatedDaysAgo: 50,
+  },
+  {
+    title: 'Travel policy',
+    org: globex,
+    parent: C.globexHandbook,
+    emoji: '✈️',
+    visibility: 'private',
+    locked: true,
+    createdDaysAgo: 170,
+    updatedDaysAgo: 75,
+  },
+  {
+    title: 'Developer portal',
+    org: globex,
+    emoji: '💻',
+    visibility: 'public',
+    language: 'en',
+    createdDaysAgo: 180,
+    updatedDaysAgo: 4,
+  },
+  {
+    title: 'Partner API',
+    org: globex,
+    emoji: '🤝',
+    visibility: 'visitor-auth',
+    visitorAuth: true,
+    language: 'en',
+    mergeRules: 'none',
+    createdDaysAgo: 160,
+    updatedDaysAgo: 8,
+  },
+  {
+    title: 'Guide utilisateur',
+    org: globex,
+    emoji: '📙',
+    visibility: 'unlisted',
+    language: 'fr',
+    createdDaysAgo: 120,
+    updatedDaysAgo: 19,
+  },
   { title: 'Handbuch', org: globex, visibility: 'share-link', language: 'de', createdDaysAgo: 100, updatedDaysAgo: 33 },
 ];
 
@@ -204,7 +446,9 @@ function insertDemoData(db: Db): DemoTokens {
 
   const userIds = {} as Record<UserKey, string>;
   const tokens: DemoTokens = {};
-  const insertUser = db.prepare('INSERT INTO users (id, display_name, email, photo_url, created_at) VALUES (?, ?, ?, ?, ?)');
+  const insertUser = db.prepare(
+    'INSERT INTO users (id, display_name, email, photo_url, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
   const insertToken = db.prepare('INSERT INTO api_tokens (token, user_id, created_at) VALUES (?, ?, ?)');
   const people: Record<UserKey, { name: string; photo?: boolean; since: number }> = {
     ada: { name: 'Ada Lovelace', photo: true, since: 420 },
@@ -222,7 +466,13 @@ function insertDemoData(db: Db): DemoTokens {
     const person = people[key];
     const id = newId();
     const token = newId(40);
-    insertUser.run(id, person.name, email, person.photo ? `https://avatars.example.test/${key}.png` : null, ago(person.since));
+    insertUser.run(
+      id,
+      person.name,
+      email,
+      person.photo ? `https://avatars.example.test/${key}.png` : null,
+      ago(person.since),
+    );
     insertToken.run(token, id, ago(person.since));
     userIds[key] = id;
     tokens[email] = token;
@@ -232,13 +482,35 @@ function insertDemoData(db: Db): DemoTokens {
     `INSERT INTO organizations (id, title, created_at, email_domains, hostname, type, use_case, default_role, plan, created_by)
      VALUES (?, ?, ?, ?, ?, 'business', ?, ?, ?, ?)`,
   );
-  insertOrg.run(acme, 'Acme Docs', ago(420), JSON.stringify(['acme.test']), 'acme-docs', 'productDocs', 'read', 'pro', userIds.ada);
-  insertOrg.run(globex, 'Globex', ago(210), JSON.stringify(['globex.test']), 'globex', 'internalDocs', null, 'free', userIds.ada);
+  insertOrg.run(
+    acme,
+    'Acme Docs',
+    ago(420),
+    JSON.stringify(['acme.test']),
+    'acme-docs',
+    'productDocs',
+    'read',
+    'pro',
+    userIds.ada,
+  );
+  insertOrg.run(
+    globex,
+    'Globex',
+    ago(210),
+    JSON.stringify(['globex.test']),
+    'globex',
+    'internalDocs',
+    null,
+    'free',
+    userIds.ada,
+  );
 
   const insertMember = db.prepare(
     'INSERT INTO members (org_id, user_id, role, sso, joined_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const memberships: Array<[org: string, user: UserKey, role: string | null, joinedDaysAgo: number, seenDaysAgo: number | null, sso?: 1]> = [
+  const memberships: Array<
+    [org: string, user: UserKey, role: string | null, joinedDaysAgo: number, seenDaysAgo: number | null, sso?: 1]
+  > = [
     [acme, 'ada', 'admin', 420, 0.05],
     [acme, 'ben', 'create', 400, 1],
     [acme, 'cy', 'review', 320, null],
@@ -254,7 +526,9 @@ function insertDemoData(db: Db): DemoTokens {
   }
 
   const insertTeam = db.prepare('INSERT INTO teams (id, org_id, title, created_at) VALUES (?, ?, ?, ?)');
-  const insertTeamMember = db.prepare('INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, ?, ?)');
+  const insertTeamMember = db.prepare(
+    'INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, ?, ?)',
+  );
   const teams: Array<[id: string, title: string, createdDaysAgo: number, owner: UserKey, members: UserKey[]]> = [
     [DEMO.teams.writers, 'Writers', 380, 'ben', ['dee', 'eve']],
     [DEMO.teams.reviewers, 'Reviewers', 310, 'cy', ['finn']],
@@ -263,7 +537,9 @@ function insertDemoData(db: Db): DemoTokens {
   for (const [id, title, created, owner, members] of teams) {
     insertTeam.run(id, acme, title, ago(created));
     insertTeamMember.run(id, userIds[owner], 'owner', ago(created));
-    members.forEach((member, index) => insertTeamMember.run(id, userIds[member], 'member', ago(created - 1 - index * 7)));
+    members.forEach((member, index) => {
+      insertTeamMember.run(id, userIds[member], 'member', ago(created - 1 - index * 7));
+    });
   }
 
   // Collections and spaces share one ordering per container (an organization root or a collection).
@@ -279,7 +555,18 @@ function insertDemoData(db: Db): DemoTokens {
     `INSERT INTO collections (id, org_id, parent_id, title, description, default_level, position, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const collections: Array<[id: string, org: string, parent: string | undefined, title: string, description: string | null, level: string, created: number, updated: number]> = [
+  const collections: Array<
+    [
+      id: string,
+      org: string,
+      parent: string | undefined,
+      title: string,
+      description: string | null,
+      level: string,
+      created: number,
+      updated: number,
+    ]
+  > = [
     [C.product, acme, undefined, 'Product', 'Everything customers read about the product', 'inherit', 400, 20],
     [C.guides, acme, C.product, 'Guides', 'Step-by-step guides for new and returning users', 'inherit', 365, 25],
     [C.advanced, acme, C.guides, 'Advanced', null, 'inherit', 250, 60],
@@ -288,7 +575,17 @@ function insertDemoData(db: Db): DemoTokens {
     [C.globexHandbook, globex, undefined, 'Handbook', 'How we work at Globex', 'inherit', 195, 6],
   ];
   for (const [id, org, parent, title, description, level, created, updated] of collections) {
-    insertCollection.run(id, org, parent ?? null, title, description, level, position(org, parent), ago(created), ago(updated));
+    insertCollection.run(
+      id,
+      org,
+      parent ?? null,
+      title,
+      description,
+      level,
+      position(org, parent),
+      ago(created),
+      ago(updated),
+    );
   }
 
   const spaceIds = new Map<string, string>();
@@ -306,7 +603,12 @@ function insertDemoData(db: Db): DemoTokens {
         ? { type: 'inherit' }
         : space.mergeRules === 'none'
           ? { type: 'none' }
-          : { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: space.mergeRules.reviewers.map((key) => userIds[key]) }] };
+          : {
+              type: 'rules',
+              rules: [
+                { rule: 'require_specific_reviewers', users: space.mergeRules.reviewers.map((key) => userIds[key]) },
+              ],
+            };
     const gitSync = space.gitSync
       ? {
           repoName: 'acme/handbook',
@@ -344,7 +646,16 @@ function insertDemoData(db: Db): DemoTokens {
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
   const space = (title: string) => spaceIds.get(title)!;
-  const grants: Array<[type: 'collection' | 'space', id: string, principal: 'user' | 'team', principalId: string, role: string, created: number]> = [
+  const grants: Array<
+    [
+      type: 'collection' | 'space',
+      id: string,
+      principal: 'user' | 'team',
+      principalId: string,
+      role: string,
+      created: number,
+    ]
+  > = [
     ['collection', C.engineering, 'team', DEMO.teams.writers, 'edit', 330],
     ['collection', C.internal, 'team', DEMO.teams.reviewers, 'review', 300],
     ['collection', C.guides, 'user', userIds.gus, 'read', 34],
@@ -356,7 +667,12 @@ function insertDemoData(db: Db): DemoTokens {
     insertGrant.run(type, id, principal, principalId, role, ago(created));
   }
 
-  db.prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)').run(newId(), acme, 'comment', ago(12));
+  db.prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)').run(
+    newId(),
+    acme,
+    'comment',
+    ago(12),
+  );
 
   const instructions = {
     object: 'document',
@@ -398,7 +714,10 @@ function insertDemoData(db: Db): DemoTokens {
   seedDemoOpenAPI(db, acme, space(S.openapi), ago(60));
   // Two integrations of Acme, installed, with their events: "Video embeds" (public, enabled on
   // "Release notes") and "Acme analytics" (private, enabled on the Acme Docs site).
-  const docsSite = db.prepare('SELECT id FROM sites WHERE org_id = ? AND title = ?').pluck(true).get(acme, DEMO_SITES.docs) as string;
+  const docsSite = db
+    .prepare('SELECT id FROM sites WHERE org_id = ? AND title = ?')
+    .pluck(true)
+    .get(acme, DEMO_SITES.docs) as string;
   seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite);
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));

@@ -26,7 +26,8 @@ export class ApiError extends Error {
  * the value and the maximum (as the gateway's query limits do). `value` may be where reading
  * stopped, past the maximum, rather than the whole input's.
  */
-export const overLimit = (message: string, { limit, value, max }: LimitDetails, status: 400 | 413 = 413) => new ApiError(status, message, { limit, value, max });
+export const overLimit = (message: string, { limit, value, max }: LimitDetails, status: 400 | 413 = 413) =>
+  new ApiError(status, message, { limit, value, max });
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const forbidden = (message = 'You do not have permission to do this') => new ApiError(403, message);
@@ -36,7 +37,8 @@ export const notFound = (what: string) => new ApiError(404, `${what} not found`)
  * `User not found: body field "users.0" ("u-123")`.
  */
 export function notFoundInBody(what: string, field: string, value?: string): ApiError {
-  const shown = value === undefined ? '' : ` (${JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)})`;
+  const shown =
+    value === undefined ? '' : ` (${JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)})`;
   return new ApiError(404, `${what} not found: body field "${field}"${shown}`);
 }
 export const conflict = (message: string) => new ApiError(409, message);

@@ -137,7 +137,10 @@ export class JobQueue {
   /** Resolves when no job is queued or running (for tests; jobs waiting for a retry count as queued). */
   async drain(): Promise<void> {
     for (;;) {
-      const pending = this.db.prepare("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running')").pluck(true).get() as number;
+      const pending = this.db
+        .prepare("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running')")
+        .pluck(true)
+        .get() as number;
       if (pending === 0 && this.inFlight.size === 0) return;
       await new Promise<void>((resolve) => {
         this.events.once('settled', resolve);
@@ -165,7 +168,9 @@ export class JobQueue {
       this.inFlight.add(run);
     }
     // Wake up for the next retry that comes due.
-    const due = this.db.prepare("SELECT MIN(run_after) FROM jobs WHERE state = 'queued'").pluck(true).get() as number | null;
+    const due = this.db.prepare("SELECT MIN(run_after) FROM jobs WHERE state = 'queued'").pluck(true).get() as
+      | number
+      | null;
     if (due !== null && this.inFlight.size < this.concurrency) {
       this.timer = setTimeout(() => this.poke(), Math.max(10, due - Date.now()));
       this.timer.unref();
@@ -186,7 +191,9 @@ export class JobQueue {
     if (!job) return undefined;
     this.runningKeys.add(job.key);
     const startedAt = new Date().toISOString();
-    this.db.prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ? WHERE id = ?").run(startedAt, job.id);
+    this.db
+      .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ? WHERE id = ?")
+      .run(startedAt, job.id);
     return { ...job, state: 'running', attempts: job.attempts + 1, started_at: startedAt };
   }
 
@@ -198,11 +205,15 @@ export class JobQueue {
     }
     try {
       await kind.run(JSON.parse(job.payload), { db: this.db, attempt: job.attempts, job });
-      this.db.prepare("UPDATE jobs SET state = 'done', ended_at = ?, error = NULL WHERE id = ?").run(new Date().toISOString(), job.id);
+      this.db
+        .prepare("UPDATE jobs SET state = 'done', ended_at = ?, error = NULL WHERE id = ?")
+        .run(new Date().toISOString(), job.id);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (!(error instanceof PermanentJobError) && job.attempts < job.max_attempts) {
-        this.db.prepare("UPDATE jobs SET state = 'queued', run_after = ?, error = ? WHERE id = ?").run(Date.now() + (kind.backoff ?? this.backoff)(job.attempts), reason, job.id);
+        this.db
+          .prepare("UPDATE jobs SET state = 'queued', run_after = ?, error = ? WHERE id = ?")
+          .run(Date.now() + (kind.backoff ?? this.backoff)(job.attempts), reason, job.id);
       } else {
         this.fail(job, reason);
       }
@@ -212,7 +223,9 @@ export class JobQueue {
   private fail(job: JobRow, reason: string): void {
     const kind = this.kinds.get(job.kind);
     this.db.transaction(() => {
-      this.db.prepare("UPDATE jobs SET state = 'failed', ended_at = ?, error = ? WHERE id = ?").run(new Date().toISOString(), reason, job.id);
+      this.db
+        .prepare("UPDATE jobs SET state = 'failed', ended_at = ?, error = ? WHERE id = ?")
+        .run(new Date().toISOString(), reason, job.id);
       kind?.failed?.(JSON.parse(job.payload), reason, { db: this.db, attempt: job.attempts, job });
     })();
   }

@@ -55,8 +55,10 @@ async function fail(reason: string, exitCode = 1): Promise<never> {
 function startFailure(error: unknown): string {
   const code = (error as { code?: string }).code;
   const port = config.PLATFORM_PORT;
-  if (code === 'EADDRINUSE') return `Cannot start the embedded platform: port ${port} is already in use. Choose another port with PLATFORM_PORT.`;
-  if (code === 'EACCES') return `Cannot start the embedded platform: port ${port} is not allowed. Choose another port with PLATFORM_PORT.`;
+  if (code === 'EADDRINUSE')
+    return `Cannot start the embedded platform: port ${port} is already in use. Choose another port with PLATFORM_PORT.`;
+  if (code === 'EACCES')
+    return `Cannot start the embedded platform: port ${port} is not allowed. Choose another port with PLATFORM_PORT.`;
   return `Cannot start the embedded platform: ${(error as Error)?.message ?? String(error)}`;
 }
 
@@ -93,7 +95,11 @@ try {
 const [adminToken] = Object.values(platform.tokens);
 const demoTokensFile = adminToken ? join(config.DATA_DIR, 'demo-tokens.json') : undefined;
 if (supervised) {
-  process.send!({ type: 'ready', url: platform.url, ...(adminToken ? { adminToken, demoTokensFile } : {}) } satisfies ChildMessage);
+  process.send!({
+    type: 'ready',
+    url: platform.url,
+    ...(adminToken ? { adminToken, demoTokensFile } : {}),
+  } satisfies ChildMessage);
 } else {
   console.log(`Platform API on ${platform.url}`);
   if (demoTokensFile) console.log(`Demo tokens (the first is an admin of every demo organization): ${demoTokensFile}`);

@@ -1,6 +1,6 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 
 /**
  * The outbound guard: every connection the platform makes on a caller's behalf (files inserted by
@@ -211,7 +211,8 @@ function outboundTarget(raw: string, allowPrivate: boolean | undefined): { url: 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
   const shown = displayUrl(url);
   const host = hostOf(url);
-  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) throw new OutboundError(`${shown} is a private or reserved address`);
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host))
+    throw new OutboundError(`${shown} is a private or reserved address`);
   if (!allowPrivate && isLoopbackName(host)) throw new OutboundError(`${shown} is on a loopback name`);
   return { url, shown };
 }
@@ -222,7 +223,10 @@ function outboundTarget(raw: string, allowPrivate: boolean | undefined): { url: 
  * `OutboundError` that names the URL without its credentials. A user name and password in the URL
  * are sent as HTTP Basic authentication.
  */
-export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ bytes: Buffer; contentType: string | undefined }> {
+export async function fetchUrl(
+  raw: string,
+  options: FetchOptions,
+): Promise<{ bytes: Buffer; contentType: string | undefined }> {
   const { url, shown } = outboundTarget(raw, options.allowPrivate);
   const headers: Record<string, string> = { 'user-agent': 'docs-platform/1 (+file fetch)', accept: '*/*' };
   if (url.username || url.password) {
@@ -233,7 +237,7 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
   }
   const timeout = options.timeoutMs ?? 10_000;
   const signal = AbortSignal.timeout(timeout);
-  let response;
+  let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       method: 'GET',
@@ -244,9 +248,11 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
       headers,
     });
   } catch (error) {
-    const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+    const code =
+      (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
     if (code === 'EPRIVATE') throw new OutboundError(`${shown} does not resolve to public addresses only`);
-    if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT') throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);
+    if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT')
+      throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);
     throw new OutboundError(`${shown} could not be reached`);
   }
   if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -272,10 +278,15 @@ export async function fetchUrl(raw: string, options: FetchOptions): Promise<{ by
   } catch (error) {
     if (error instanceof OutboundError) throw error;
     const bodyTimeout = (error as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT';
-    throw signal.aborted || bodyTimeout ? new OutboundError(`${shown} did not answer within ${timeout} ms`, true) : new OutboundError(`${shown} broke off its answer`);
+    throw signal.aborted || bodyTimeout
+      ? new OutboundError(`${shown} did not answer within ${timeout} ms`, true)
+      : new OutboundError(`${shown} broke off its answer`);
   }
   const type = response.headers['content-type'];
-  return { bytes: Buffer.concat(chunks), contentType: typeof type === 'string' ? type.split(';')[0]!.trim() : undefined };
+  return {
+    bytes: Buffer.concat(chunks),
+    contentType: typeof type === 'string' ? type.split(';')[0]!.trim() : undefined,
+  };
 }
 
 export interface PostOptions {
@@ -310,7 +321,8 @@ export async function postUrl(raw: string, options: PostOptions): Promise<{ stat
     await response.body.dump().catch(() => undefined);
     return { status: response.statusCode };
   } catch (error) {
-    const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+    const code =
+      (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
     if (code === 'EPRIVATE') throw new OutboundError(`${shown} does not resolve to public addresses only`);
     if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       throw new OutboundError(`${shown} did not answer within ${timeout} ms`, true);

@@ -22,7 +22,14 @@ export interface Links {
 
 /** The links of a server answering at `origin` (`http://host:port`). */
 export function linksFor(origin: string): Links {
-  return { api: `${origin}/v1`, app: `${origin}/app`, published: `${origin}/published`, files: `${origin}/files`, pdf: `${origin}/pdf`, openapi: `${origin}/openapi` };
+  return {
+    api: `${origin}/v1`,
+    app: `${origin}/app`,
+    published: `${origin}/published`,
+    files: `${origin}/files`,
+    pdf: `${origin}/pdf`,
+    openapi: `${origin}/openapi`,
+  };
 }
 
 export function userJson(user: UserRow, links: Links) {
@@ -191,7 +198,10 @@ export function memberJson(db: Db, member: MemberRow, user: UserRow, links: Link
     spaces: spaces.n,
     teams: teams.n,
     // Members (not guests) read every site of the organization.
-    sites: member.role === null ? 0 : (db.prepare('SELECT COUNT(*) FROM sites WHERE org_id = ?').pluck(true).get(member.org_id) as number),
+    sites:
+      member.role === null
+        ? 0
+        : (db.prepare('SELECT COUNT(*) FROM sites WHERE org_id = ?').pluck(true).get(member.org_id) as number),
   };
 }
 
@@ -292,4 +302,3 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     },
   };
 }
-

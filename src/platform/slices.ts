@@ -30,7 +30,12 @@ export function timeSlices(sliceMs = SLICE_MS): () => Promise<void> {
  * addressed by hash), written ahead of the one short transaction that does. One transaction per
  * slice, not per row: each commit waits for the disk.
  */
-export async function writeInSlices<T>(db: Db, items: Iterable<T>, write: (item: T) => void, sliceMs = SLICE_MS): Promise<void> {
+export async function writeInSlices<T>(
+  db: Db,
+  items: Iterable<T>,
+  write: (item: T) => void,
+  sliceMs = SLICE_MS,
+): Promise<void> {
   const iterator = items[Symbol.iterator]();
   let next = iterator.next();
   while (!next.done) {

@@ -74,7 +74,8 @@ function workerEntry(from: string, name: string): { url: URL; workerData?: { ent
   }
   const bootstrap = new URL('./task-worker-tsx.mjs', import.meta.url);
   const source = new URL(`./${name}.ts`, from);
-  if (!from.startsWith('file:') || !existsSync(fileURLToPath(bootstrap)) || !existsSync(fileURLToPath(source))) return undefined;
+  if (!from.startsWith('file:') || !existsSync(fileURLToPath(bootstrap)) || !existsSync(fileURLToPath(source)))
+    return undefined;
   try {
     createRequire(import.meta.url).resolve('tsx/esm/api');
   } catch {
@@ -151,7 +152,10 @@ export class TaskWorker<Request, Answer> extends EventEmitter {
     this.current = task;
     const { timeoutMs } = this.options;
     const limit = typeof timeoutMs === 'function' ? timeoutMs(task.request) : timeoutMs;
-    this.timeout = setTimeout(() => this.fail(worker, new TaskWorkerError('timeout', `the work did not end within ${limit} ms`)), limit);
+    this.timeout = setTimeout(
+      () => this.fail(worker, new TaskWorkerError('timeout', `the work did not end within ${limit} ms`)),
+      limit,
+    );
     this.emit('start');
     worker.postMessage({ id: task.id, request: task.request } satisfies TaskMessage<Request>);
   }

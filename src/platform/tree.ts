@@ -51,9 +51,7 @@ const trees = new WeakMap<Db, Map<string, { version: string; tree: Tree }>>();
 function computeTreeOrder(db: Db, orgId: string): Tree {
   // Only what ordering and the access rules read: whole rows cost several times as much, and a
   // page needs them for its own items alone (see `rowsById`).
-  const collections = db
-    .prepare(`SELECT ${TREE_COLUMNS} FROM collections WHERE org_id = ?`)
-    .all(orgId) as TreeRow[];
+  const collections = db.prepare(`SELECT ${TREE_COLUMNS} FROM collections WHERE org_id = ?`).all(orgId) as TreeRow[];
   const spaces = db
     .prepare(`SELECT ${TREE_COLUMNS} FROM spaces WHERE org_id = ? AND deleted_at IS NULL`)
     .all(orgId) as TreeRow[];
@@ -86,14 +84,21 @@ function computeTreeOrder(db: Db, orgId: string): Tree {
 const TREE_COLUMNS = 'id, org_id, parent_id, default_level, position, created_at';
 
 /** What `treeOrder` reads of a collection or a space. */
-export type TreeRow = Pick<CollectionRow & SpaceRow, 'id' | 'org_id' | 'parent_id' | 'default_level' | 'position' | 'created_at'>;
+export type TreeRow = Pick<
+  CollectionRow & SpaceRow,
+  'id' | 'org_id' | 'parent_id' | 'default_level' | 'position' | 'created_at'
+>;
 
 /**
  * Whole rows of `table` by id, for the items of one page. Rows read are kept (frozen, shared by
  * every caller) until the next write to the database, so paging through a list that does not
  * change reads each row once.
  */
-export function rowsById<R extends { id: string }>(db: Db, table: 'collections' | 'spaces', ids: readonly string[]): Map<string, R> {
+export function rowsById<R extends { id: string }>(
+  db: Db,
+  table: 'collections' | 'spaces',
+  ids: readonly string[],
+): Map<string, R> {
   let tables = rowCaches.get(db);
   if (!tables) {
     tables = new Map();
@@ -133,5 +138,8 @@ export function rowsById<R extends { id: string }>(db: Db, table: 'collections' 
 
 /** Rows kept per table and database before the cache starts over. */
 const MAX_CACHED_ROWS = 20_000;
-const rowCaches = new WeakMap<Db, Map<string, { version: string; rows: Map<string, Readonly<Record<string, unknown>>> }>>();
+const rowCaches = new WeakMap<
+  Db,
+  Map<string, { version: string; rows: Map<string, Readonly<Record<string, unknown>>> }>
+>();
 const columnNames = new WeakMap<object, string[]>();

@@ -16,11 +16,16 @@ afterAll(() => g.destroy());
 const as = (email: string) => ({ token: g.platform.token(email) });
 
 /** Runs an operation that must succeed with no errors and no user errors; returns its data. */
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
+async function ok<T = any>(
+  query: string,
+  variables: Record<string, unknown> = {},
+  options: { token?: string } = {},
+): Promise<T> {
   const result = await g.gql<T>(query, variables, options);
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
   for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
+    if (value && typeof value === 'object' && 'userErrors' in value)
+      expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
   }
   return result.data as T;
 }
@@ -57,7 +62,11 @@ async function freshSpace(title: string): Promise<{ spaceId: string; spaceGlobal
     changes: [{ insertPage: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }],
   });
   await ok(MERGE, { id: createChangeRequest.changeRequest.id });
-  return { spaceId: createSpace.space.platformId, spaceGlobalId: createSpace.space.id, pageId: editChangeRequestContent.edits[0].pageId };
+  return {
+    spaceId: createSpace.space.platformId,
+    spaceGlobalId: createSpace.space.id,
+    pageId: editChangeRequestContent.edits[0].pageId,
+  };
 }
 
 const rewrite = (pageId: string, beta: string) => [
@@ -73,7 +82,17 @@ describe('change requests through the graph', () => {
 
     const edited = await ok(
       EDIT,
-      { id: cr.id, changes: [{ insertPage: { ref: 'glossary', markdown: '---\ndescription: Terms\n---\n# Glossary\n\nA quasiperiodic tiling never repeats.\n' } }] },
+      {
+        id: cr.id,
+        changes: [
+          {
+            insertPage: {
+              ref: 'glossary',
+              markdown: '---\ndescription: Terms\n---\n# Glossary\n\nA quasiperiodic tiling never repeats.\n',
+            },
+          },
+        ],
+      },
       as(U.dee),
     );
     expect(edited.editChangeRequestContent.edits).toEqual([
@@ -103,7 +122,11 @@ describe('change requests through the graph', () => {
       { id: cr.id },
       as(U.cy),
     );
-    expect(reviewed.submitChangeRequestReview.review).toEqual({ status: 'APPROVED', reviewer: { platformId: cy.viewer.platformId }, comment: { text: 'Nice' } });
+    expect(reviewed.submitChangeRequestReview.review).toEqual({
+      status: 'APPROVED',
+      reviewer: { platformId: cy.viewer.platformId },
+      comment: { text: 'Nice' },
+    });
 
     // Merged, then read in the same request: the new content, nothing stale.
     const merged = await ok(
@@ -120,8 +143,14 @@ describe('change requests through the graph', () => {
       { id: cr.id, space: spaceGlobalId },
       as(U.cy),
     );
-    expect(merged.mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED', mergedBy: { platformId: cy.viewer.platformId } } });
-    expect(merged.after.space.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Glossary']);
+    expect(merged.mergeChangeRequest).toMatchObject({
+      result: 'MERGED',
+      changeRequest: { status: 'MERGED', mergedBy: { platformId: cy.viewer.platformId } },
+    });
+    expect(merged.after.space.content.pages.map((page: { title: string }) => page.title)).toEqual([
+      'Guide',
+      'Glossary',
+    ]);
     expect(merged.after.space.search.nodes.map((page: { title: string }) => page.title)).toEqual(['Glossary']);
 
     const read = await ok(
@@ -149,17 +178,27 @@ describe('change requests through the graph', () => {
       reviews: { totalCount: 1, nodes: [{ status: 'APPROVED' }] },
       changes: { changes: [{ __typename: 'PageCreatedChange', page: { title: 'Glossary' } }] },
     });
-    expect(read.space.changeRequest.contributors.nodes.map((c: { kind: string }) => c.kind).sort()).toEqual(['COMMENT', 'EDIT']);
+    expect(read.space.changeRequest.contributors.nodes.map((c: { kind: string }) => c.kind).sort()).toEqual([
+      'COMMENT',
+      'EDIT',
+    ]);
   });
 
   it('reports a conflict and changes nothing live; updating from main puts both versions in; once resolved it merges', async () => {
     const { spaceGlobalId, pageId } = await freshSpace('GraphQL conflict');
     const first = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'First' })).createChangeRequest.changeRequest;
-    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Second' })).createChangeRequest.changeRequest;
+    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Second' })).createChangeRequest
+      .changeRequest;
     await ok(EDIT, { id: first.id, changes: rewrite(pageId, 'Beta by the first.') });
     await ok(EDIT, { id: second.id, changes: rewrite(pageId, 'Beta by the second.') });
     expect((await ok(MERGE, { id: first.id })).mergeChangeRequest.result).toBe('MERGED');
-    const live = async () => (await ok(`query ($id: ID!) { space(id: $id) { content { page(id: "${pageId}") { ... on DocumentPage { document { text } } } } } }`, { id: spaceGlobalId })).space.content.page.document.text;
+    const live = async () =>
+      (
+        await ok(
+          `query ($id: ID!) { space(id: $id) { content { page(id: "${pageId}") { ... on DocumentPage { document { text } } } } } }`,
+          { id: spaceGlobalId },
+        )
+      ).space.content.page.document.text;
     const before = await live();
 
     const conflict = await ok(MERGE, { id: second.id });
@@ -180,7 +219,10 @@ describe('change requests through the graph', () => {
       }`,
       { id: second.id },
     );
-    expect(updated.updateChangeRequestFromMain).toMatchObject({ result: 'CONFLICTS', changeRequest: { outdated: false } });
+    expect(updated.updateChangeRequestFromMain).toMatchObject({
+      result: 'CONFLICTS',
+      changeRequest: { outdated: false },
+    });
     expect(updated.updateChangeRequestFromMain.changeRequest.content.page.document.text).toBe(
       'Alpha paragraph.\nBeta by the second.\nBeta by the first.\nGamma paragraph.',
     );
@@ -192,10 +234,14 @@ describe('change requests through the graph', () => {
   it('answers a broken merge rule with a PRECONDITION_FAILED user error naming it', async () => {
     const { spaceGlobalId } = await freshSpace('GraphQL rules');
     const cy = await ok(`query { viewer { platformId } }`, {}, as(U.cy));
-    await ok(`mutation ($id: ID!, $cy: ID!) {
+    await ok(
+      `mutation ($id: ID!, $cy: ID!) {
       updateSpace(input: { spaceId: $id, mergeRules: { type: RULES, requiredReviewers: [$cy] } }) { space { id } }
-    }`, { id: spaceGlobalId, cy: cy.viewer.platformId });
-    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Needs review' }, as(U.dee))).createChangeRequest.changeRequest;
+    }`,
+      { id: spaceGlobalId, cy: cy.viewer.platformId },
+    );
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Needs review' }, as(U.dee))).createChangeRequest
+      .changeRequest;
     const refused = await g.gql(MERGE, { id: cr.id }, as(U.cy));
     expect(refused.errors).toBeUndefined();
     expect(refused.data!.mergeChangeRequest).toMatchObject({
@@ -218,7 +264,10 @@ describe('change requests through the graph', () => {
     });
     const twoKinds = await g.gql(EDIT, { id: cr.id, changes: [{ deletePage: { pageId }, updatePage: { pageId } }] });
     expect(twoKinds.errors?.[0]?.message).toMatch(/exactly one/i);
-    const page = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { page(id: "${pageId}") { title } } } } }`, { id: cr.id });
+    const page = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { page(id: "${pageId}") { title } } } } }`,
+      { id: cr.id },
+    );
     expect(page.node.content.page.title).toBe('Guide');
   });
 
@@ -227,7 +276,11 @@ describe('change requests through the graph', () => {
     const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Many' })).createChangeRequest.changeRequest;
     // A gateway that waits for the platform longer than the default 10 s: a loaded test machine
     // may take that long over such a page.
-    const patient = createGateway({ upstreamUrl: g.platform.url, clientOptions: { timeoutMs: 60_000 }, graphiql: { enabled: false } });
+    const patient = createGateway({
+      upstreamUrl: g.platform.url,
+      clientOptions: { timeoutMs: 60_000 },
+      graphiql: { enabled: false },
+    });
     const gql = async (query: string, variables: Record<string, unknown> = {}) => {
       const response = await patient.fetch('http://gateway.test/graphql', {
         method: 'POST',
@@ -237,19 +290,33 @@ describe('change requests through the graph', () => {
       return (await response.json()) as { data: any; errors?: unknown[] };
     };
     try {
-      const inserted = await gql(EDIT, { id: cr.id, changes: [{ insertPage: { title: 'Long', markdown: 'a\n\n'.repeat(25_000) } }] });
+      const inserted = await gql(EDIT, {
+        id: cr.id,
+        changes: [{ insertPage: { title: 'Long', markdown: 'a\n\n'.repeat(25_000) } }],
+      });
       expect(inserted.errors).toBeUndefined();
-      expect(inserted.data.editChangeRequestContent).toMatchObject({ edits: [{ kind: 'CREATED_PAGE', page: { title: 'Long' } }], userErrors: [] });
-      const refused = await gql(EDIT, { id: cr.id, changes: [{ insertPage: { title: 'Longer', markdown: 'a\n\n'.repeat(30_000) } }] });
+      expect(inserted.data.editChangeRequestContent).toMatchObject({
+        edits: [{ kind: 'CREATED_PAGE', page: { title: 'Long' } }],
+        userErrors: [],
+      });
+      const refused = await gql(EDIT, {
+        id: cr.id,
+        changes: [{ insertPage: { title: 'Longer', markdown: 'a\n\n'.repeat(30_000) } }],
+      });
       expect(refused.errors).toBeUndefined();
       expect(refused.data.editChangeRequestContent).toMatchObject({
         changeRequest: null,
-        userErrors: [{ code: 'BAD_USER_INPUT', message: expect.stringMatching(/more than 50000 nodes .*the limit is 50000/) }],
+        userErrors: [
+          { code: 'BAD_USER_INPUT', message: expect.stringMatching(/more than 50000 nodes .*the limit is 50000/) },
+        ],
       });
     } finally {
       await patient.close();
     }
-    const pages = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { pages { title } } } } }`, { id: cr.id });
+    const pages = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on ChangeRequest { content { pages { title } } } } }`,
+      { id: cr.id },
+    );
     expect(pages.node.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Long']);
     expect((await ok('{ viewer { id } }')).viewer.id).toEqual(expect.any(String));
   }, 120_000);
@@ -291,9 +358,24 @@ describe('upstream requests of change request reads', () => {
     const { space } = result.data;
     // The open ones of the demo: the outdated one, the conflicting one, the reviewed one (newest first).
     expect(space.changeRequests.nodes).toEqual([
-      { number: 4, subject: 'Explain the most common install errors', createdBy: { displayName: 'Dee Alvarez' }, space: { id: space.id } },
-      { number: 3, subject: 'Shorter quickstart introduction', createdBy: { displayName: 'Dee Alvarez' }, space: { id: space.id } },
-      { number: 2, subject: 'Document the log level setting', createdBy: { displayName: 'Dee Alvarez' }, space: { id: space.id } },
+      {
+        number: 4,
+        subject: 'Explain the most common install errors',
+        createdBy: { displayName: 'Dee Alvarez' },
+        space: { id: space.id },
+      },
+      {
+        number: 3,
+        subject: 'Shorter quickstart introduction',
+        createdBy: { displayName: 'Dee Alvarez' },
+        space: { id: space.id },
+      },
+      {
+        number: 2,
+        subject: 'Document the log level setting',
+        createdBy: { displayName: 'Dee Alvarez' },
+        space: { id: space.id },
+      },
     ]);
     // The space (`space(id:)` reads it), then the list: each change request embeds its creator,
     // and a link that asks only the key of its space reads nothing.
@@ -308,8 +390,12 @@ describe('upstream requests of change request reads', () => {
       { id: spaceId },
     );
     expect(result.errors).toBeUndefined();
-    expect(result.data.space.changeRequest.content.pages.map((page: { title: string }) => page.title)).toContain('Quickstart');
-    const { platformId } = (await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { platformId } } }`, { id: spaceId })).space.changeRequest;
+    expect(result.data.space.changeRequest.content.pages.map((page: { title: string }) => page.title)).toContain(
+      'Quickstart',
+    );
+    const { platformId } = (
+      await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { platformId } } }`, { id: spaceId })
+    ).space.changeRequest;
     // Asked only for its pages, the content reads its tree alone (not the whole revision), through
     // the change request's `…/content` routes.
     expect(pathsOf(result, spaceId)).toEqual([
@@ -322,7 +408,10 @@ describe('upstream requests of change request reads', () => {
 
   it('hands out the revisions of a change request as links: asked only their keys, they cost nothing', async () => {
     const spaceId = g.platform.spaceId(GETTING_STARTED);
-    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequests(status: MERGED) { nodes { id platformId } } } }`, { id: spaceId });
+    const listed = await ok(
+      `query ($id: ID!) { space(id: $id) { changeRequests(status: MERGED) { nodes { id platformId } } } }`,
+      { id: spaceId },
+    );
     const merged = listed.space.changeRequests.nodes[0];
     const result = await g.gql(
       `query ($id: ID!) {
@@ -340,7 +429,9 @@ describe('upstream requests of change request reads', () => {
       revisionMerged: { platformId: expect.any(String) },
       revisionMergedAncestor: null,
     });
-    expect(new Set([node.revision.platformId, node.revisionInitial.platformId, node.revisionMerged.platformId]).size).toBe(3);
+    expect(
+      new Set([node.revision.platformId, node.revisionInitial.platformId, node.revisionMerged.platformId]).size,
+    ).toBe(3);
     // The change request only: every revision is its key.
     expect(pathsOf(result, spaceId)).toEqual([`GET /v1/spaces/S/change-requests/${merged.platformId}`]);
     expect(result.upstream).toBe(1);
@@ -348,18 +439,27 @@ describe('upstream requests of change request reads', () => {
 
   it('refetches a change request by its global ID in one request', async () => {
     const spaceId = g.platform.spaceId(GETTING_STARTED);
-    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId } } }`, { id: spaceId });
-    const result = await g.gql(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { subject } } }`, { id: listed.space.changeRequest.id });
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId } } }`, {
+      id: spaceId,
+    });
+    const result = await g.gql(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { subject } } }`, {
+      id: listed.space.changeRequest.id,
+    });
     expect(result.errors).toBeUndefined();
     expect(result.data.node).toEqual({ subject: 'Explain the most common install errors' });
     // The global ID carries the space: no read of the space first.
-    expect(pathsOf(result, spaceId)).toEqual([`GET /v1/spaces/S/change-requests/${listed.space.changeRequest.platformId}`]);
+    expect(pathsOf(result, spaceId)).toEqual([
+      `GET /v1/spaces/S/change-requests/${listed.space.changeRequest.platformId}`,
+    ]);
     expect(result.upstream).toBe(1);
   });
 
   it('reads the changes of a change request in two requests more: the changes and its page tree', async () => {
     const spaceId = g.platform.spaceId(GETTING_STARTED);
-    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId revision { platformId } } } }`, { id: spaceId });
+    const listed = await ok(
+      `query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId revision { platformId } } } }`,
+      { id: spaceId },
+    );
     const { id, platformId, revision } = listed.space.changeRequest;
     const result = await g.gql(
       `query ($id: ID!) {
@@ -377,7 +477,12 @@ describe('upstream requests of change request reads', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data.node.changes).toEqual({
       more: 0,
-      changes: [{ __typename: 'PageCreatedChange', page: { title: 'Common install errors', parent: { title: 'Installation' } } }],
+      changes: [
+        {
+          __typename: 'PageCreatedChange',
+          page: { title: 'Common install errors', parent: { title: 'Installation' } },
+        },
+      ],
     });
     // The change request (node), then together its changes and its page tree (the pages of the
     // changes and their parents are in it).
@@ -389,7 +494,10 @@ describe('upstream requests of change request reads', () => {
     ]);
     expect(result.upstream).toBe(3);
     // Asked only how many, or of what kind, the changes need no tree.
-    const kinds = await g.gql(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { changes { more changes { __typename } } } } }`, { id });
+    const kinds = await g.gql(
+      `query ($id: ID!) { node(id: $id) { ... on ChangeRequest { changes { more changes { __typename } } } } }`,
+      { id },
+    );
     expect(kinds.data.node.changes).toEqual({ more: 0, changes: [{ __typename: 'PageCreatedChange' }] });
     expect(kinds.upstream).toBe(2);
   });
@@ -397,7 +505,8 @@ describe('upstream requests of change request reads', () => {
   it('reads the space of a list of change requests once, however many there are', async () => {
     const { spaceGlobalId, spaceId } = await freshSpace('Counted requests');
     const N = 4;
-    for (let index = 1; index <= N; index++) await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: `Request ${index}` }, as(U.dee));
+    for (let index = 1; index <= N; index++)
+      await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: `Request ${index}` }, as(U.dee));
     const node = { createdBy: { displayName: 'Dee Alvarez' }, space: { title: 'Counted requests' } };
 
     const ofSpace = await g.gql(
@@ -407,20 +516,27 @@ describe('upstream requests of change request reads', () => {
     expect(ofSpace.errors).toBeUndefined();
     expect(ofSpace.data.space.changeRequests.nodes).toEqual(Array.from({ length: N }, () => node));
     // The space read by `space(id:)` is the one each change request links to: two requests for N.
-    expect(pathsOf(ofSpace, spaceId)).toEqual(['GET /v1/spaces/S', 'GET /v1/spaces/S/change-requests?limit=50&status=draft']);
+    expect(pathsOf(ofSpace, spaceId)).toEqual([
+      'GET /v1/spaces/S',
+      'GET /v1/spaces/S/change-requests?limit=50&status=draft',
+    ]);
     expect(ofSpace.upstream).toBe(2);
 
     const ofOrganization = await g.gql(
       `query { organization(id: "acme") { changeRequests(status: DRAFT) { nodes { createdBy { displayName } space { id title } } } } }`,
     );
     expect(ofOrganization.errors).toBeUndefined();
-    const nodes = ofOrganization.data.organization.changeRequests.nodes as Array<{ space: { id: string; title: string } }>;
+    const nodes = ofOrganization.data.organization.changeRequests.nodes as Array<{
+      space: { id: string; title: string };
+    }>;
     expect(nodes.filter((item) => item.space.id === spaceGlobalId)).toHaveLength(N);
     const spaces = new Set(nodes.map((item) => item.space.id));
     expect(nodes.length).toBeGreaterThan(spaces.size);
     // The organization, the list, then each distinct space once (not once per change request).
     expect(ofOrganization.upstream).toBe(2 + spaces.size);
-    expect(ofOrganization.upstreamRequests.filter((request) => request === `GET /v1/spaces/${spaceId}`)).toHaveLength(1);
+    expect(ofOrganization.upstreamRequests.filter((request) => request === `GET /v1/spaces/${spaceId}`)).toHaveLength(
+      1,
+    );
   });
 });
 
@@ -446,7 +562,10 @@ describe('more change request behaviour through the graph', () => {
     );
     expect(live.applySpaceTemplate.changeRequest).toBeNull();
     expect(live.applySpaceTemplate.space.title).toBe('GraphQL templates');
-    expect(titles(live.applySpaceTemplate.space.content.pages)).toEqual(['Guide', ['Changelog', ['Version 1.1', 'Version 1.0']]]);
+    expect(titles(live.applySpaceTemplate.space.content.pages)).toEqual([
+      'Guide',
+      ['Changelog', ['Version 1.1', 'Version 1.0']],
+    ]);
 
     const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'API docs' })).createChangeRequest.changeRequest;
     const onRequest = await ok(
@@ -499,7 +618,11 @@ describe('more change request behaviour through the graph', () => {
     const download = await fetch(pdf.url);
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await download.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
   });
 
   it('withdraws a review request: deleted, then nothing left to delete', async () => {
@@ -522,9 +645,18 @@ describe('more change request behaviour through the graph', () => {
     const REMOVE = `mutation ($id: ID!, $cy: ID!) {
       removeChangeRequestReviewer(input: { changeRequestId: $id, userId: $cy }) { deleted userErrors { message code field } }
     }`;
-    expect((await ok(REMOVE, { id: cr.id, cy })).removeChangeRequestReviewer).toEqual({ deleted: true, userErrors: [] });
-    expect((await ok(REMOVE, { id: cr.id, cy })).removeChangeRequestReviewer).toEqual({ deleted: false, userErrors: [] });
-    const read = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { requestedReviewers { totalCount } } } }`, { id: cr.id });
+    expect((await ok(REMOVE, { id: cr.id, cy })).removeChangeRequestReviewer).toEqual({
+      deleted: true,
+      userErrors: [],
+    });
+    expect((await ok(REMOVE, { id: cr.id, cy })).removeChangeRequestReviewer).toEqual({
+      deleted: false,
+      userErrors: [],
+    });
+    const read = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on ChangeRequest { requestedReviewers { totalCount } } } }`,
+      { id: cr.id },
+    );
     expect(read.node.requestedReviewers.totalCount).toBe(0);
   });
 
@@ -543,18 +675,36 @@ describe('more change request behaviour through the graph', () => {
       {
         id: cr.id,
         changes: [
-          { insertFiles: { files: [{ name: 'logo.png', ref: 'logo', contentType: 'image/png', base64: png.toString('base64') }] } },
+          {
+            insertFiles: {
+              files: [{ name: 'logo.png', ref: 'logo', contentType: 'image/png', base64: png.toString('base64') }],
+            },
+          },
           { insertPage: { ref: 'brand', markdown: '# Brand\n\nOur logo:\n\n![logo](./logo)\n' } },
         ],
       },
     );
     const { insertedFiles, edits } = edited.editChangeRequestContent;
     expect(insertedFiles).toEqual([
-      { platformId: expect.any(String), name: 'logo.png', contentType: 'image/png', size: png.length, dimensions: { width: 5, height: 2 }, downloadURL: expect.any(String) },
+      {
+        platformId: expect.any(String),
+        name: 'logo.png',
+        contentType: 'image/png',
+        size: png.length,
+        dimensions: { width: 5, height: 2 },
+        downloadURL: expect.any(String),
+      },
     ]);
     const file = insertedFiles[0];
     expect(Buffer.from(await (await fetch(file.downloadURL)).arrayBuffer()).equals(png)).toBe(true);
-    expect(edits).toEqual([{ kind: 'CREATED_PAGE', ref: 'brand', pageId: expect.any(String), page: { title: 'Brand', document: { json: expect.any(Object) } } }]);
+    expect(edits).toEqual([
+      {
+        kind: 'CREATED_PAGE',
+        ref: 'brand',
+        pageId: expect.any(String),
+        page: { title: 'Brand', document: { json: expect.any(Object) } },
+      },
+    ]);
     // The ref became a reference to the inserted file.
     const refs: unknown[] = [];
     const collect = (node: unknown): void => {
@@ -575,7 +725,10 @@ describe('more change request behaviour through the graph', () => {
       }`,
       { id: cr.id, space: spaceGlobalId, file: file.platformId },
     );
-    expect(read).toEqual({ node: { content: { file: { name: 'logo.png' } } }, space: { content: { files: { totalCount: 0 } } } });
+    expect(read).toEqual({
+      node: { content: { file: { name: 'logo.png' } } },
+      space: { content: { files: { totalCount: 0 } } },
+    });
   });
 
   it('reverts some blocks of a page to the content the change request is based on', async () => {
@@ -585,8 +738,15 @@ describe('more change request behaviour through the graph', () => {
     const before = (await ok(PAGE, { id: cr.id })).node.content.page.document;
     const keys = (before.json as { nodes: Array<{ key: string }> }).nodes.map((node) => node.key);
     expect(keys).toHaveLength(3);
-    await ok(EDIT, { id: cr.id, changes: [{ updatePage: { pageId, markdown: '# Guide\n\nAlpha, edited.\n\nBeta, edited.\n\nGamma paragraph.\n' } }] });
-    expect((await ok(PAGE, { id: cr.id })).node.content.page.document.text).toBe('Alpha, edited.\nBeta, edited.\nGamma paragraph.');
+    await ok(EDIT, {
+      id: cr.id,
+      changes: [
+        { updatePage: { pageId, markdown: '# Guide\n\nAlpha, edited.\n\nBeta, edited.\n\nGamma paragraph.\n' } },
+      ],
+    });
+    expect((await ok(PAGE, { id: cr.id })).node.content.page.document.text).toBe(
+      'Alpha, edited.\nBeta, edited.\nGamma paragraph.',
+    );
 
     const reverted = await ok(
       `mutation ($id: ID!, $page: ID!, $blocks: [String!]) {
@@ -598,7 +758,11 @@ describe('more change request behaviour through the graph', () => {
       { id: cr.id, page: pageId, blocks: [keys[1]] },
     );
     expect(reverted.editChangeRequestContent.edits).toEqual([
-      { kind: 'UPDATED_PAGE', pageId, page: { document: { text: 'Alpha, edited.\nBeta paragraph.\nGamma paragraph.' } } },
+      {
+        kind: 'UPDATED_PAGE',
+        pageId,
+        page: { document: { text: 'Alpha, edited.\nBeta paragraph.\nGamma paragraph.' } },
+      },
     ]);
   });
 
@@ -608,10 +772,19 @@ describe('more change request behaviour through the graph', () => {
     const UPDATE = `mutation ($id: ID!, $status: ChangeRequestStatus!) {
       updateChangeRequest(input: { changeRequestId: $id, status: $status }) { changeRequest { id status } userErrors { message code field } }
     }`;
-    expect((await ok(UPDATE, { id: cr.id, status: 'ARCHIVED' })).updateChangeRequest.changeRequest).toEqual({ id: cr.id, status: 'ARCHIVED' });
-    const archived = await ok(`query ($s: ID!) { space(id: $s) { changeRequests(status: ARCHIVED) { nodes { id } } } }`, { s: spaceGlobalId });
+    expect((await ok(UPDATE, { id: cr.id, status: 'ARCHIVED' })).updateChangeRequest.changeRequest).toEqual({
+      id: cr.id,
+      status: 'ARCHIVED',
+    });
+    const archived = await ok(
+      `query ($s: ID!) { space(id: $s) { changeRequests(status: ARCHIVED) { nodes { id } } } }`,
+      { s: spaceGlobalId },
+    );
     expect(archived.space.changeRequests.nodes).toEqual([{ id: cr.id }]);
-    expect((await ok(UPDATE, { id: cr.id, status: 'OPEN' })).updateChangeRequest.changeRequest).toEqual({ id: cr.id, status: 'OPEN' });
+    expect((await ok(UPDATE, { id: cr.id, status: 'OPEN' })).updateChangeRequest.changeRequest).toEqual({
+      id: cr.id,
+      status: 'OPEN',
+    });
 
     const refused = await g.gql(UPDATE, { id: cr.id, status: 'MERGED' });
     expect(refused.errors).toBeUndefined();
@@ -621,13 +794,17 @@ describe('more change request behaviour through the graph', () => {
     });
     // Refused before the platform is asked: it is still open.
     expect(refused.upstream).toBe(0);
-    const read = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { status mergedAt } } }`, { id: cr.id });
+    const read = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { status mergedAt } } }`, {
+      id: cr.id,
+    });
     expect(read.node).toEqual({ status: 'OPEN', mergedAt: null });
   });
 
   it('reads a change request by its global ID through node(id:)', async () => {
     const spaceId = g.platform.spaceId('Getting started');
-    const listed = await ok(`query ($id: ID!) { space(id: $id) { id changeRequest(id: "#4") { id } } }`, { id: spaceId });
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { id changeRequest(id: "#4") { id } } }`, {
+      id: spaceId,
+    });
     const data = await ok(
       `query ($id: ID!) {
         node(id: $id) {
@@ -652,12 +829,19 @@ describe('more change request behaviour through the graph', () => {
 
   it('refuses a change request global ID of another space in Space.changeRequest(id:)', async () => {
     const { spaceGlobalId } = await freshSpace('GraphQL other space');
-    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Elsewhere' })).createChangeRequest.changeRequest;
-    const own = await ok(`query ($s: ID!, $cr: ID!) { space(id: $s) { changeRequest(id: $cr) { id subject } } }`, { s: spaceGlobalId, cr: cr.id });
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Elsewhere' })).createChangeRequest
+      .changeRequest;
+    const own = await ok(`query ($s: ID!, $cr: ID!) { space(id: $s) { changeRequest(id: $cr) { id subject } } }`, {
+      s: spaceGlobalId,
+      cr: cr.id,
+    });
     expect(own.space.changeRequest).toEqual({ id: cr.id, subject: 'Elsewhere' });
 
     const other = g.platform.spaceId('Getting started');
-    const result = await g.gql(`query ($s: ID!, $cr: ID!) { space(id: $s) { title changeRequest(id: $cr) { id subject } } }`, { s: other, cr: cr.id });
+    const result = await g.gql(
+      `query ($s: ID!, $cr: ID!) { space(id: $s) { title changeRequest(id: $cr) { id subject } } }`,
+      { s: other, cr: cr.id },
+    );
     expect(result.data).toEqual({ space: { title: 'Getting started', changeRequest: null } });
     expect(result.errors).toEqual([
       {
@@ -674,15 +858,41 @@ describe('more change request behaviour through the graph', () => {
   it('merges two change requests that edited different blocks of one page: both edits are live', async () => {
     const { spaceGlobalId, pageId } = await freshSpace('GraphQL clean merge');
     const first = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Alpha' })).createChangeRequest.changeRequest;
-    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Gamma' })).createChangeRequest.changeRequest;
-    await ok(EDIT, { id: first.id, changes: [{ updatePage: { pageId, markdown: '# Guide\n\nAlpha by the first.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }] });
-    await ok(EDIT, { id: second.id, changes: [{ updatePage: { pageId, markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma by the second.\n' } }] });
-    expect((await ok(MERGE, { id: first.id })).mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED' }, conflicts: [] });
+    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Gamma' })).createChangeRequest
+      .changeRequest;
+    await ok(EDIT, {
+      id: first.id,
+      changes: [
+        { updatePage: { pageId, markdown: '# Guide\n\nAlpha by the first.\n\nBeta paragraph.\n\nGamma paragraph.\n' } },
+      ],
+    });
+    await ok(EDIT, {
+      id: second.id,
+      changes: [
+        {
+          updatePage: { pageId, markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma by the second.\n' },
+        },
+      ],
+    });
+    expect((await ok(MERGE, { id: first.id })).mergeChangeRequest).toMatchObject({
+      result: 'MERGED',
+      changeRequest: { status: 'MERGED' },
+      conflicts: [],
+    });
     // The second is based on content that changed since, elsewhere in the page: it merges cleanly.
-    const before = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { outdated } } }`, { id: second.id });
+    const before = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { outdated } } }`, {
+      id: second.id,
+    });
     expect(before.node.outdated).toBe(true);
-    expect((await ok(MERGE, { id: second.id })).mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED' }, conflicts: [] });
-    const live = await ok(`query ($s: ID!) { space(id: $s) { content { page(id: "${pageId}") { ... on DocumentPage { document { text } } } } } }`, { s: spaceGlobalId });
+    expect((await ok(MERGE, { id: second.id })).mergeChangeRequest).toMatchObject({
+      result: 'MERGED',
+      changeRequest: { status: 'MERGED' },
+      conflicts: [],
+    });
+    const live = await ok(
+      `query ($s: ID!) { space(id: $s) { content { page(id: "${pageId}") { ... on DocumentPage { document { text } } } } } }`,
+      { s: spaceGlobalId },
+    );
     expect(live.space.content.page.document.text).toBe('Alpha by the first.\nBeta paragraph.\nGamma by the second.');
   });
 
@@ -703,32 +913,60 @@ describe('more change request behaviour through the graph', () => {
     const done = { result: 'MERGED', changeRequest: { status: 'MERGED' }, conflicts: [], userErrors: [] };
     expect(merged.one).toEqual(done);
     expect(merged.two).toEqual(done);
-    expect(merged.after.space.content.pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'One', 'Two']);
-    const live = await ok(`query ($s: ID!) { space(id: $s) { content { pages { title } } changeRequests(status: MERGED) { totalCount } } }`, { s: spaceGlobalId });
-    expect(live.space).toEqual({ content: { pages: [{ title: 'Guide' }, { title: 'One' }, { title: 'Two' }] }, changeRequests: { totalCount: 3 } });
+    expect(merged.after.space.content.pages.map((page: { title: string }) => page.title)).toEqual([
+      'Guide',
+      'One',
+      'Two',
+    ]);
+    const live = await ok(
+      `query ($s: ID!) { space(id: $s) { content { pages { title } } changeRequests(status: MERGED) { totalCount } } }`,
+      { s: spaceGlobalId },
+    );
+    expect(live.space).toEqual({
+      content: { pages: [{ title: 'Guide' }, { title: 'One' }, { title: 'Two' }] },
+      changeRequests: { totalCount: 3 },
+    });
   });
 });
 
 describe('upstream requests of change request writes', () => {
   it('reads the change request after a write only when the payload asks for more than its keys', async () => {
     const { spaceGlobalId } = await freshSpace('Counted writes');
-    const first = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Keys only' })).createChangeRequest.changeRequest;
-    const keysOnly = await g.gql(`mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result changeRequest { id } userErrors { code } } }`, {
-      id: first.id,
+    const first = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Keys only' })).createChangeRequest
+      .changeRequest;
+    const keysOnly = await g.gql(
+      `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result changeRequest { id } userErrors { code } } }`,
+      {
+        id: first.id,
+      },
+    );
+    expect(keysOnly.data.mergeChangeRequest).toEqual({
+      result: 'MERGED',
+      changeRequest: { id: first.id },
+      userErrors: [],
     });
-    expect(keysOnly.data.mergeChangeRequest).toEqual({ result: 'MERGED', changeRequest: { id: first.id }, userErrors: [] });
     // The merge alone.
     expect(keysOnly.upstream).toBe(1);
 
-    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Read after' })).createChangeRequest.changeRequest;
-    const read = await g.gql(`mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result changeRequest { status mergedAt } } }`, { id: second.id });
-    expect(read.data.mergeChangeRequest).toMatchObject({ result: 'MERGED', changeRequest: { status: 'MERGED', mergedAt: expect.any(String) } });
+    const second = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Read after' })).createChangeRequest
+      .changeRequest;
+    const read = await g.gql(
+      `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result changeRequest { status mergedAt } } }`,
+      { id: second.id },
+    );
+    expect(read.data.mergeChangeRequest).toMatchObject({
+      result: 'MERGED',
+      changeRequest: { status: 'MERGED', mergedAt: expect.any(String) },
+    });
     // The merge, then the change request as it is after it.
     expect(read.upstream).toBe(2);
 
-    const template = await g.gql(`mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "changelog" }) { space { id } userErrors { code } } }`, {
-      space: spaceGlobalId,
-    });
+    const template = await g.gql(
+      `mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "changelog" }) { space { id } userErrors { code } } }`,
+      {
+        space: spaceGlobalId,
+      },
+    );
     expect(template.data.applySpaceTemplate).toEqual({ space: { id: spaceGlobalId }, userErrors: [] });
     expect(template.upstream).toBe(1);
   });
@@ -746,7 +984,10 @@ describe('writes naming a change request by its number', () => {
       }`,
       { space: spaceGlobalId },
     );
-    expect(created.data.createChangeRequest).toMatchObject({ changeRequest: { description: { text: 'Why it matters' } }, userErrors: [] });
+    expect(created.data.createChangeRequest).toMatchObject({
+      changeRequest: { description: { text: 'Why it matters' } },
+      userErrors: [],
+    });
     expect(created.upstream).toBe(1);
     const { platformId, number } = created.data.createChangeRequest.changeRequest;
     const updated = await g.gql(
@@ -756,7 +997,9 @@ describe('writes naming a change request by its number', () => {
       { space: spaceId, number: String(number) },
     );
     expect(updated.data.updateChangeRequestFromMain.changeRequest.platformId).toBe(platformId);
-    const refetched = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { platformId } } }`, { id: updated.data.updateChangeRequestFromMain.changeRequest.id });
+    const refetched = await ok(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { platformId } } }`, {
+      id: updated.data.updateChangeRequestFromMain.changeRequest.id,
+    });
     expect(refetched.node.platformId).toBe(platformId);
   });
 });

@@ -33,7 +33,9 @@ async function run(query: string, variables?: Record<string, unknown>, options?:
 
 /** Creates a collection through the REST API (test setup, not under test). */
 async function restCollection(title: string, parent?: string): Promise<string> {
-  const answer = await g.platform.api('POST', '/orgs/acme/collections', { body: { title, ...(parent ? { parent } : {}) } });
+  const answer = await g.platform.api('POST', '/orgs/acme/collections', {
+    body: { title, ...(parent ? { parent } : {}) },
+  });
   expect(answer.status).toBe(201);
   return answer.body.id as string;
 }
@@ -74,11 +76,51 @@ describe('Organization.collections', () => {
             totalCount: 5,
             pageInfo: { hasNextPage: false, hasPreviousPage: false },
             nodes: [
-              { platformId: C.product, title: 'Product', description: 'Everything customers read about the product', defaultLevel: 'INHERIT', parent: null, organization: acme, permissions: all },
-              { platformId: C.guides, title: 'Guides', description: 'Step-by-step guides for new and returning users', defaultLevel: 'INHERIT', parent: { platformId: C.product }, organization: acme, permissions: all },
-              { platformId: C.advanced, title: 'Advanced', description: null, defaultLevel: 'INHERIT', parent: { platformId: C.guides }, organization: acme, permissions: all },
-              { platformId: C.engineering, title: 'Engineering', description: 'APIs, SDKs and how the platform is built', defaultLevel: 'READ', parent: null, organization: acme, permissions: all },
-              { platformId: C.internal, title: 'Internal', description: null, defaultLevel: 'INHERIT', parent: null, organization: acme, permissions: all },
+              {
+                platformId: C.product,
+                title: 'Product',
+                description: 'Everything customers read about the product',
+                defaultLevel: 'INHERIT',
+                parent: null,
+                organization: acme,
+                permissions: all,
+              },
+              {
+                platformId: C.guides,
+                title: 'Guides',
+                description: 'Step-by-step guides for new and returning users',
+                defaultLevel: 'INHERIT',
+                parent: { platformId: C.product },
+                organization: acme,
+                permissions: all,
+              },
+              {
+                platformId: C.advanced,
+                title: 'Advanced',
+                description: null,
+                defaultLevel: 'INHERIT',
+                parent: { platformId: C.guides },
+                organization: acme,
+                permissions: all,
+              },
+              {
+                platformId: C.engineering,
+                title: 'Engineering',
+                description: 'APIs, SDKs and how the platform is built',
+                defaultLevel: 'READ',
+                parent: null,
+                organization: acme,
+                permissions: all,
+              },
+              {
+                platformId: C.internal,
+                title: 'Internal',
+                description: null,
+                defaultLevel: 'INHERIT',
+                parent: null,
+                organization: acme,
+                permissions: all,
+              },
             ],
           },
         },
@@ -96,7 +138,10 @@ describe('Organization.collections', () => {
     expect(answer).toEqual({
       data: {
         organization: {
-          collections: { totalCount: 3, nodes: [{ title: 'Product' }, { title: 'Engineering' }, { title: 'Internal' }] },
+          collections: {
+            totalCount: 3,
+            nodes: [{ title: 'Product' }, { title: 'Engineering' }, { title: 'Internal' }],
+          },
         },
       },
       upstream: 2,
@@ -154,8 +199,14 @@ describe('Organization.collections', () => {
           collections: {
             nodes: [
               { title: 'Product', parent: null },
-              { title: 'Guides', parent: { title: 'Product', description: 'Everything customers read about the product' } },
-              { title: 'Advanced', parent: { title: 'Guides', description: 'Step-by-step guides for new and returning users' } },
+              {
+                title: 'Guides',
+                parent: { title: 'Product', description: 'Everything customers read about the product' },
+              },
+              {
+                title: 'Advanced',
+                parent: { title: 'Guides', description: 'Step-by-step guides for new and returning users' },
+              },
               { title: 'Engineering', parent: null },
               { title: 'Internal', parent: null },
             ],
@@ -205,7 +256,9 @@ describe('Organization.collections', () => {
   });
 
   it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
-    const tooMany = await run(`query CollectionsTooMany { organization(id: "acme") { collections(first: 1001) { totalCount } } }`);
+    const tooMany = await run(
+      `query CollectionsTooMany { organization(id: "acme") { collections(first: 1001) { totalCount } } }`,
+    );
     expect(tooMany).toEqual({
       data: { organization: { collections: null } },
       errors: [
@@ -245,7 +298,9 @@ describe('Organization.collections', () => {
       ],
       upstream: 1,
     });
-    const backwards = await run(`query CollectionsBackwards { collection(id: "col-guides") { users(last: 1) { totalCount } } }`);
+    const backwards = await run(
+      `query CollectionsBackwards { collection(id: "col-guides") { users(last: 1) { totalCount } } }`,
+    );
     expect(backwards).toEqual({
       data: { collection: null },
       errors: [
@@ -385,8 +440,11 @@ describe('collection(id:)', () => {
       },
       upstream: 2,
     });
-    const cursor = (await g.gql(`query CollectionSpacesCursor { collection(id: "col-product") { spaces(first: 3) { pageInfo { endCursor } } } }`))
-      .data.collection.spaces.pageInfo.endCursor;
+    const cursor = (
+      await g.gql(
+        `query CollectionSpacesCursor { collection(id: "col-product") { spaces(first: 3) { pageInfo { endCursor } } } }`,
+      )
+    ).data.collection.spaces.pageInfo.endCursor;
     const second = await run(query, { after: cursor });
     expect(second).toEqual({
       data: {
@@ -462,7 +520,8 @@ describe('collection(id:)', () => {
 });
 
 describe('collection mutations', () => {
-  const payload = 'collection { platformId title description defaultLevel parent { platformId } organization { platformId } } userErrors { message code field upstreamStatus }';
+  const payload =
+    'collection { platformId title description defaultLevel parent { platformId } organization { platformId } } userErrors { message code field upstreamStatus }';
 
   it('createCollection creates at the top level or inside a collection given by global ID', async () => {
     const top = await run(
@@ -517,7 +576,9 @@ describe('collection mutations', () => {
       data: {
         createCollection: {
           collection: null,
-          userErrors: [{ message: 'must be 1 to 50 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+          userErrors: [
+            { message: 'must be 1 to 50 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
+          ],
         },
       },
       upstream: 0,
@@ -532,7 +593,12 @@ describe('collection mutations', () => {
         createCollection: {
           collection: null,
           userErrors: [
-            { message: 'This needs the create role in the organization', code: 'FORBIDDEN', field: null, upstreamStatus: 403 },
+            {
+              message: 'This needs the create role in the organization',
+              code: 'FORBIDDEN',
+              field: null,
+              upstreamStatus: 403,
+            },
           ],
         },
       },
@@ -575,14 +641,21 @@ describe('collection mutations', () => {
   it('updateCollection reports bad input without a request, and upstream refusals as userErrors', async () => {
     const mutation = `mutation UpdateCollectionFails($input: UpdateCollectionInput!) { updateCollection(input: $input) { collection { title } userErrors { message code field upstreamStatus } } }`;
     expect(
-      await run(mutation, { input: { collectionId: C.internal, title: '', description: 'd'.repeat(101), defaultLevel: null } }),
+      await run(mutation, {
+        input: { collectionId: C.internal, title: '', description: 'd'.repeat(101), defaultLevel: null },
+      }),
     ).toEqual({
       data: {
         updateCollection: {
           collection: null,
           userErrors: [
             { message: 'must be 1 to 50 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
-            { message: 'must be at most 100 characters', code: 'BAD_USER_INPUT', field: ['description'], upstreamStatus: null },
+            {
+              message: 'must be at most 100 characters',
+              code: 'BAD_USER_INPUT',
+              field: ['description'],
+              upstreamStatus: null,
+            },
             { message: 'cannot be null', code: 'BAD_USER_INPUT', field: ['defaultLevel'], upstreamStatus: null },
           ],
         },
@@ -593,7 +666,9 @@ describe('collection mutations', () => {
       data: {
         updateCollection: {
           collection: null,
-          userErrors: [{ message: 'Give at least one field to change', code: 'BAD_USER_INPUT', field: null, upstreamStatus: null }],
+          userErrors: [
+            { message: 'Give at least one field to change', code: 'BAD_USER_INPUT', field: null, upstreamStatus: null },
+          ],
         },
       },
       upstream: 0,
@@ -612,7 +687,12 @@ describe('collection mutations', () => {
         updateCollection: {
           collection: null,
           userErrors: [
-            { message: 'Updating a collection needs the admin role', code: 'FORBIDDEN', field: null, upstreamStatus: 403 },
+            {
+              message: 'Updating a collection needs the admin role',
+              code: 'FORBIDDEN',
+              field: null,
+              upstreamStatus: 403,
+            },
           ],
         },
       },
@@ -651,21 +731,23 @@ describe('collection mutations', () => {
     });
     expect(
       await run(mutation, {
-        input: { collectionId: encodeGlobalID('Collection', b), parentId: null, position: { before: encodeGlobalID('Collection', C.product) } },
+        input: {
+          collectionId: encodeGlobalID('Collection', b),
+          parentId: null,
+          position: { before: encodeGlobalID('Collection', C.product) },
+        },
       }),
     ).toEqual({
       data: { moveCollection: { collection: { platformId: b, parent: null }, userErrors: [] } },
       upstream: 1,
     });
-    const top = await g.gql(`query MovedOrder { organization(id: "acme") { collections(nested: false) { nodes { title } } } }`);
+    const top = await g.gql(
+      `query MovedOrder { organization(id: "acme") { collections(nested: false) { nodes { title } } } }`,
+    );
     const order = (top.data.organization.collections.nodes as Array<{ title: string }>).map((node) => node.title);
-    expect(order.filter((title) => ['Move A', 'Move B', 'Product', 'Engineering', 'Internal'].includes(title))).toEqual([
-      'Move B',
-      'Product',
-      'Engineering',
-      'Internal',
-      'Move A',
-    ]);
+    expect(order.filter((title) => ['Move A', 'Move B', 'Product', 'Engineering', 'Internal'].includes(title))).toEqual(
+      ['Move B', 'Product', 'Engineering', 'Internal', 'Move A'],
+    );
     // A space is a sibling like any collection: put A right after the "Company handbook" space.
     expect(
       await run(mutation, {
@@ -680,7 +762,13 @@ describe('collection mutations', () => {
   it('moveCollection reports invalid positions, moves into itself and moves that change nothing', async () => {
     const a = await restCollection('Move C');
     const mutation = `mutation MoveCollectionFails($input: MoveCollectionInput!) { moveCollection(input: $input) { collection { platformId } userErrors { message code field upstreamStatus } } }`;
-    const failure = (message: string, code: string, field: string[] | null, upstreamStatus: number | null, upstream: number) => ({
+    const failure = (
+      message: string,
+      code: string,
+      field: string[] | null,
+      upstreamStatus: number | null,
+      upstream: number,
+    ) => ({
       data: { moveCollection: { collection: null, userErrors: [{ message, code, field, upstreamStatus }] } },
       upstream,
     });
@@ -694,9 +782,9 @@ describe('collection mutations', () => {
         1,
       ),
     );
-    expect(await run(mutation, { input: { collectionId: a, position: { before: C.product, after: C.internal } } })).toEqual(
-      failure('give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0),
-    );
+    expect(
+      await run(mutation, { input: { collectionId: a, position: { before: C.product, after: C.internal } } }),
+    ).toEqual(failure('give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0));
     expect(await run(mutation, { input: { collectionId: a, position: {} } })).toEqual(
       failure('give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0),
     );
@@ -728,7 +816,12 @@ describe('collection mutations', () => {
           userErrors { code }
         }
       }`,
-      { input: { collectionId: encodeGlobalID('Collection', id), organizationId: encodeGlobalID('Organization', 'globex') } },
+      {
+        input: {
+          collectionId: encodeGlobalID('Collection', id),
+          organizationId: encodeGlobalID('Organization', 'globex'),
+        },
+      },
     );
     expect(answer).toEqual({
       data: {
@@ -753,7 +846,12 @@ describe('collection mutations', () => {
         transferCollection: {
           collection: null,
           userErrors: [
-            { message: 'The collection already belongs to that organization', code: 'CONFLICT', field: null, upstreamStatus: 409 },
+            {
+              message: 'The collection already belongs to that organization',
+              code: 'CONFLICT',
+              field: null,
+              upstreamStatus: 409,
+            },
           ],
         },
       },
@@ -856,14 +954,24 @@ describe('collection permissions', () => {
     });
     expect(
       await run(mutation, {
-        input: { collectionId: C.guides, role: 'READ', userIds: [], teamIds: [encodeGlobalID('Team', 'not-a-composite-key')] },
+        input: {
+          collectionId: C.guides,
+          role: 'READ',
+          userIds: [],
+          teamIds: [encodeGlobalID('Team', 'not-a-composite-key')],
+        },
       }),
     ).toEqual({
       data: {
         inviteToCollection: {
           collection: null,
           userErrors: [
-            { message: 'is not the id of a team', code: 'BAD_USER_INPUT', field: ['teamIds', '0'], upstreamStatus: null },
+            {
+              message: 'is not the id of a team',
+              code: 'BAD_USER_INPUT',
+              field: ['teamIds', '0'],
+              upstreamStatus: null,
+            },
           ],
         },
       },
@@ -873,7 +981,14 @@ describe('collection permissions', () => {
       data: {
         inviteToCollection: {
           collection: null,
-          userErrors: [{ message: 'give at least one user or team', code: 'BAD_USER_INPUT', field: ['userIds'], upstreamStatus: null }],
+          userErrors: [
+            {
+              message: 'give at least one user or team',
+              code: 'BAD_USER_INPUT',
+              field: ['userIds'],
+              upstreamStatus: null,
+            },
+          ],
         },
       },
       upstream: 0,
@@ -901,7 +1016,11 @@ describe('collection permissions', () => {
     const mutation = `mutation SetGrant($input: UpdateCollectionUserPermissionInput!) {
       updateCollectionUserPermission(input: $input) { ${usersOf} user { email } userErrors { message code field upstreamStatus } }
     }`;
-    expect(await run(mutation, { input: { collectionId: id, userId: encodeGlobalID('User', userId(U.dee)), role: 'ADMIN' } })).toEqual({
+    expect(
+      await run(mutation, {
+        input: { collectionId: id, userId: encodeGlobalID('User', userId(U.dee)), role: 'ADMIN' },
+      }),
+    ).toEqual({
       data: {
         updateCollectionUserPermission: {
           collection: { users: { nodes: [{ role: 'ADMIN', user: { email: U.dee } }] } },
@@ -935,7 +1054,9 @@ describe('collection permissions', () => {
 
   it('removeCollectionUser answers deleted true, then false', async () => {
     const id = await restCollection('Revoked');
-    const grant = await g.platform.api('PATCH', `/collections/${id}/permissions/users/${userId(U.cy)}`, { body: { role: 'edit' } });
+    const grant = await g.platform.api('PATCH', `/collections/${id}/permissions/users/${userId(U.cy)}`, {
+      body: { role: 'edit' },
+    });
     expect(grant.status).toBe(204);
     const mutation = `mutation RemoveGrant($input: RemoveCollectionUserInput!) { removeCollectionUser(input: $input) { deleted userErrors { message code field upstreamStatus } } }`;
     const input = { collectionId: id, userId: encodeGlobalID('User', userId(U.cy)) };
@@ -952,7 +1073,12 @@ describe('collection permissions', () => {
         removeCollectionUser: {
           deleted: false,
           userErrors: [
-            { message: 'Managing collection permissions needs the admin role', code: 'FORBIDDEN', field: null, upstreamStatus: 403 },
+            {
+              message: 'Managing collection permissions needs the admin role',
+              code: 'FORBIDDEN',
+              field: null,
+              upstreamStatus: 403,
+            },
           ],
         },
       },

@@ -37,7 +37,11 @@ async function roundTrips(query: string, variables: Record<string, unknown> = {}
 
 describe('independent upstream calls go out together', () => {
   it('sibling root fields cost one round trip', async () => {
-    expect(await roundTrips('{ viewer { displayName } a: organization(id: "acme") { title } b: organization(id: "globex") { title } }')).toEqual({
+    expect(
+      await roundTrips(
+        '{ viewer { displayName } a: organization(id: "acme") { title } b: organization(id: "globex") { title } }',
+      ),
+    ).toEqual({
       requests: 3,
       depth: 1,
     });

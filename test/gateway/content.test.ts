@@ -36,7 +36,12 @@ async function run(query: string, variables?: Record<string, unknown>, options?:
     data: result.data,
     errors: result.errors?.map(({ message, path, extensions }) => ({ message, path, extensions })),
     upstream: result.upstream,
-    requests: result.upstreamRequests.map((request) => request.replace(/^GET \/v1/, '').replaceAll(spaceId, 'S').replaceAll(revision, 'R')),
+    requests: result.upstreamRequests.map((request) =>
+      request
+        .replace(/^GET \/v1/, '')
+        .replaceAll(spaceId, 'S')
+        .replaceAll(revision, 'R'),
+    ),
   };
 }
 
@@ -84,7 +89,13 @@ describe('Space.content: the page tree', () => {
         path: 'getting-started',
         slug: 'getting-started',
         children: [
-          { __typename: 'DocumentPage', title: 'Introduction', path: 'getting-started/introduction', description: null, children: [] },
+          {
+            __typename: 'DocumentPage',
+            title: 'Introduction',
+            path: 'getting-started/introduction',
+            description: null,
+            children: [],
+          },
           {
             __typename: 'DocumentPage',
             title: 'Install',
@@ -94,8 +105,25 @@ describe('Space.content: the page tree', () => {
           },
         ],
       },
-      { __typename: 'DocumentPage', platformId: ids.api, title: 'API reference', type: 'DOCUMENT', hidden: true, path: 'api', slug: 'api', children: [] },
-      { __typename: 'LinkPage', platformId: ids.status, title: 'Status', type: 'LINK', hidden: false, url: 'https://status.example.test', children: [] },
+      {
+        __typename: 'DocumentPage',
+        platformId: ids.api,
+        title: 'API reference',
+        type: 'DOCUMENT',
+        hidden: true,
+        path: 'api',
+        slug: 'api',
+        children: [],
+      },
+      {
+        __typename: 'LinkPage',
+        platformId: ids.status,
+        title: 'Status',
+        type: 'LINK',
+        hidden: false,
+        url: 'https://status.example.test',
+        children: [],
+      },
     ]);
     expect(answer.requests).toEqual(['/spaces/S', '/spaces/S/content']);
   });
@@ -122,7 +150,10 @@ describe('Space.content: the page tree', () => {
           content: {
             pages: [{ title: 'Getting started' }, { title: 'API reference' }, { title: 'Status' }],
             landing: { title: 'Introduction', path: 'getting-started/introduction' },
-            byPath: { platformId: ids.linux, parent: { title: 'Install', parent: { title: 'Getting started', parent: null } } },
+            byPath: {
+              platformId: ids.linux,
+              parent: { title: 'Install', parent: { title: 'Getting started', parent: null } },
+            },
             byId: { title: 'On Linux' },
             byGlobalId: { title: 'Install', children: [{ title: 'On Linux', parent: { title: 'Install' } }] },
             group: { __typename: 'GroupPage', children: [{ title: 'Introduction' }, { title: 'Install' }] },
@@ -163,13 +194,22 @@ describe('Space.content: the page tree', () => {
     expect(answer.data).toEqual({ space: { content: { a: null, b: null, c: { title: 'API reference' } } } });
     expect(answer.errors).toEqual([
       { message: 'Page not found: "nope"', path: ['space', 'content', 'a'], extensions: { code: 'NOT_FOUND' } },
-      { message: 'Page at path not found: "no/such/page"', path: ['space', 'content', 'b'], extensions: { code: 'NOT_FOUND' } },
+      {
+        message: 'Page at path not found: "no/such/page"',
+        path: ['space', 'content', 'b'],
+        extensions: { code: 'NOT_FOUND' },
+      },
     ]);
   });
 
   it('costs nothing for Space.content when only its id is asked', async () => {
-    const answer = await run(`query ContentId($id: ID!) { space(id: $id) { content { id platformId } } }`, { id: spaceId });
-    expect(answer).toMatchObject({ data: { space: { content: { id: revisionGid(), platformId: revision } } }, upstream: 1 });
+    const answer = await run(`query ContentId($id: ID!) { space(id: $id) { content { id platformId } } }`, {
+      id: spaceId,
+    });
+    expect(answer).toMatchObject({
+      data: { space: { content: { id: revisionGid(), platformId: revision } } },
+      upstream: 1,
+    });
   });
 });
 
@@ -198,7 +238,10 @@ describe('revisions', () => {
   });
 
   it('gives a revision the space does not have null with NOT_FOUND', async () => {
-    const answer = await run(`query NoRevision($id: ID!) { space(id: $id) { title revision(id: "nope") { platformId } } }`, { id: spaceId });
+    const answer = await run(
+      `query NoRevision($id: ID!) { space(id: $id) { title revision(id: "nope") { platformId } } }`,
+      { id: spaceId },
+    );
     expect(answer.data).toEqual({ space: { title: DEMO.spaces.userGrant, revision: null } });
     expect(answer.errors).toEqual([
       expect.objectContaining({ path: ['space', 'revision'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }),
@@ -212,9 +255,19 @@ describe('revisions', () => {
     expect(reader.data!.space.content.pages).toHaveLength(3);
     const outsider = await run(query, { id: spaceId }, as(U.ivy));
     expect(outsider.data).toEqual({ space: null });
-    expect(outsider.errors).toEqual([expect.objectContaining({ path: ['space'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } })]);
-    const byNode = await run(`query PageAsOutsider($id: ID!) { node(id: $id) { id } }`, { id: pageGid('DocumentPage', ids.api) }, as(U.ivy));
-    expect(byNode).toMatchObject({ data: { node: null }, errors: [{ extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }], upstream: 1 });
+    expect(outsider.errors).toEqual([
+      expect.objectContaining({ path: ['space'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }),
+    ]);
+    const byNode = await run(
+      `query PageAsOutsider($id: ID!) { node(id: $id) { id } }`,
+      { id: pageGid('DocumentPage', ids.api) },
+      as(U.ivy),
+    );
+    expect(byNode).toMatchObject({
+      data: { node: null },
+      errors: [{ extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }],
+      upstream: 1,
+    });
   });
 
   it('lists what a revision changed as a union of change kinds', async () => {
@@ -239,7 +292,9 @@ describe('revisions', () => {
     expect(answer.errors).toBeUndefined();
     const { changes, more } = answer.data!.space.content.changes;
     expect(more).toBe(0);
-    expect(changes.filter((change: any) => change.__typename === 'PageCreatedChange').map((change: any) => change.page)).toEqual([
+    expect(
+      changes.filter((change: any) => change.__typename === 'PageCreatedChange').map((change: any) => change.page),
+    ).toEqual([
       { __typename: 'GroupPage', title: 'Getting started', parent: null },
       { __typename: 'DocumentPage', title: 'Introduction', parent: { title: 'Getting started' } },
       { __typename: 'DocumentPage', title: 'Install', parent: { title: 'Getting started' } },
@@ -274,7 +329,13 @@ describe('revisions', () => {
     );
     expect(answer.errors).toBeUndefined();
     expect(answer.data!.space.content.changes.changes).toEqual([
-      expect.objectContaining({ __typename: 'PageDeletedChange', page: expect.objectContaining({ title: 'Getting started', children: [{ title: 'Introduction' }, { title: 'Install' }] }) }),
+      expect.objectContaining({
+        __typename: 'PageDeletedChange',
+        page: expect.objectContaining({
+          title: 'Getting started',
+          children: [{ title: 'Introduction' }, { title: 'Install' }],
+        }),
+      }),
       ...Array.from({ length: 3 }, () => expect.objectContaining({ __typename: 'PageDeletedChange' })),
     ]);
     expect(answer.upstream).toBe(4);
@@ -300,7 +361,10 @@ describe('documents', () => {
     expect(content.a.document.text).toBe('Install: download and run the installer\nDetails\nMore about install.');
     expect(content.b.document.text).toBe('On Linux: use the package manager\nDetails\nMore about on linux.');
     expect(content.again.document.text).toBe('API reference: every endpoint\nDetails\nMore about api reference.');
-    expect(content.c.document.json).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph' }, { type: 'heading-1' }, { type: 'paragraph' }] });
+    expect(content.c.document.json).toMatchObject({
+      object: 'document',
+      nodes: [{ type: 'paragraph' }, { type: 'heading-1' }, { type: 'paragraph' }],
+    });
     expect(Object.keys(content.c.document.json)).toEqual(['object', 'data', 'nodes']);
     expect(answer.upstream).toBe(2 + 3);
     expect(answer.requests.filter((request) => request.includes('/documents/'))).toHaveLength(3);
@@ -323,9 +387,17 @@ describe('documents', () => {
     );
     expect(answer.errors).toBeUndefined();
     // The page's markdown: front matter, title, body; the document's: the body alone.
-    expect(answer.data!.node.markdown).toMatch(/^---\ndescription: Set it up in five minutes\n---\n\n# Install\n\nInstall: download and run the installer\n/);
-    expect(answer.data!.node.document.markdown).toBe('Install: download and run the installer\n\n## Details\n\nMore about install.\n');
-    expect(answer.requests).toEqual(['/spaces/S/revisions/R', expect.stringMatching(/^\/spaces\/S\/revisions\/R\/page\/pg-install\?format=markdown$/), expect.stringMatching(/\/documents\//)]);
+    expect(answer.data!.node.markdown).toMatch(
+      /^---\ndescription: Set it up in five minutes\n---\n\n# Install\n\nInstall: download and run the installer\n/,
+    );
+    expect(answer.data!.node.document.markdown).toBe(
+      'Install: download and run the installer\n\n## Details\n\nMore about install.\n',
+    );
+    expect(answer.requests).toEqual([
+      '/spaces/S/revisions/R',
+      expect.stringMatching(/^\/spaces\/S\/revisions\/R\/page\/pg-install\?format=markdown$/),
+      expect.stringMatching(/\/documents\//),
+    ]);
   });
 });
 
@@ -333,8 +405,18 @@ describe('reusable contents', () => {
   it('lists them with the revision, finds one by id or global ID, and reads its document', async () => {
     const space = g.platform.spaceId(DEMO.spaces.gitSynced);
     const { content } = sampleContent(g.platform.db, space);
-    const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Contact support at any time.'], [0, 'We answer within a day.']]));
-    const reusable = commitContent(g.platform.db, space, { ...content, reusableContents: [{ id: 'rc-support', title: 'Support', documentId }] });
+    const documentId = putDocument(
+      g.platform.db,
+      space,
+      textDocument([
+        [0, 'Contact support at any time.'],
+        [0, 'We answer within a day.'],
+      ]),
+    );
+    const reusable = commitContent(g.platform.db, space, {
+      ...content,
+      reusableContents: [{ id: 'rc-support', title: 'Support', documentId }],
+    });
     const gid = encodeGlobalID('ReusableContent', key(space, reusable, 'rc-support'));
     const answer = await run(
       `query Reusable($id: ID!, $gid: ID!) {
@@ -353,7 +435,13 @@ describe('reusable contents', () => {
       },
       node: { platformId: 'rc-support', revision: { platformId: reusable } },
     });
-    expect(answer.errors).toEqual([{ message: 'Reusable content not found: "nope"', path: ['space', 'content', 'missing'], extensions: { code: 'NOT_FOUND' } }]);
+    expect(answer.errors).toEqual([
+      {
+        message: 'Reusable content not found: "nope"',
+        path: ['space', 'content', 'missing'],
+        extensions: { code: 'NOT_FOUND' },
+      },
+    ]);
     // The space, its revision (shared by the node), the document.
     // The space, the revision (its reusable contents are listed), the document, and the refetch by
     // global ID, which runs before the revision is read and so reads the reusable content alone.
@@ -383,8 +471,12 @@ describe('node(id:)', () => {
   });
 
   it('refuses a page ID of the wrong kind with NOT_FOUND', async () => {
-    const answer = await run(`query WrongKind($id: ID!) { node(id: $id) { id } }`, { id: pageGid('GroupPage', ids.linux) });
-    expect(answer.errors).toEqual([{ message: 'Page not found: "pg-linux"', path: ['node'], extensions: { code: 'NOT_FOUND' } }]);
+    const answer = await run(`query WrongKind($id: ID!) { node(id: $id) { id } }`, {
+      id: pageGid('GroupPage', ids.linux),
+    });
+    expect(answer.errors).toEqual([
+      { message: 'Page not found: "pg-linux"', path: ['node'], extensions: { code: 'NOT_FOUND' } },
+    ]);
   });
 });
 
@@ -406,7 +498,15 @@ describe('files', () => {
     expect(files).toMatchObject({
       totalCount: 2,
       pageInfo: { hasNextPage: true },
-      nodes: [{ platformId: ids.image, name: 'architecture diagram.png', contentType: 'image/png', size: 81, dimensions: { width: 40, height: 30 } }],
+      nodes: [
+        {
+          platformId: ids.image,
+          name: 'architecture diagram.png',
+          contentType: 'image/png',
+          size: 81,
+          dimensions: { width: 40, height: 30 },
+        },
+      ],
     });
     expect(file).toEqual({ name: 'notes.txt', size: 14, dimensions: null });
     expect(answer.upstream).toBe(2);
@@ -415,11 +515,16 @@ describe('files', () => {
     expect(download.headers.get('content-type')).toBe('image/png');
     expect((await download.arrayBuffer()).byteLength).toBe(81);
 
-    const next = await run(`query NextFiles($id: ID!, $after: String) { node(id: $id) { ... on Revision { files(after: $after) { pageInfo { hasNextPage } nodes { name } } } } }`, {
-      id: revisionGid(),
-      after: files.pageInfo.endCursor,
+    const next = await run(
+      `query NextFiles($id: ID!, $after: String) { node(id: $id) { ... on Revision { files(after: $after) { pageInfo { hasNextPage } nodes { name } } } } }`,
+      {
+        id: revisionGid(),
+        after: files.pageInfo.endCursor,
+      },
+    );
+    expect(next.data).toEqual({
+      node: { files: { pageInfo: { hasNextPage: false }, nodes: [{ name: 'notes.txt' }] } },
     });
-    expect(next.data).toEqual({ node: { files: { pageInfo: { hasNextPage: false }, nodes: [{ name: 'notes.txt' }] } } });
     expect(next.upstream).toBe(1);
   });
 });
@@ -454,11 +559,31 @@ describe('links', () => {
       totalCount: 6,
       stats: { total: 6, broken: 1 },
       nodes: [
-        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'DocumentPage', title: 'Install', parent: { title: 'Getting started' } }, pages: introduction },
-        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'DocumentPage', title: 'On Linux', parent: { title: 'Install' } }, pages: introduction },
+        {
+          status: 'OK',
+          relation: 'REFERENCE',
+          target: { __typename: 'DocumentPage', title: 'Install', parent: { title: 'Getting started' } },
+          pages: introduction,
+        },
+        {
+          status: 'OK',
+          relation: 'REFERENCE',
+          target: { __typename: 'DocumentPage', title: 'On Linux', parent: { title: 'Install' } },
+          pages: introduction,
+        },
         { status: 'BROKEN', relation: 'REFERENCE', target: null, pages: introduction },
-        { status: 'IN_APP', relation: 'REFERENCE', target: { __typename: 'UrlLinkTarget', url: `${app}/s/elsewhere` }, pages: introduction },
-        { status: 'OK', relation: 'REFERENCE', target: { __typename: 'UrlLinkTarget', url: 'https://example.test/' }, pages: introduction },
+        {
+          status: 'IN_APP',
+          relation: 'REFERENCE',
+          target: { __typename: 'UrlLinkTarget', url: `${app}/s/elsewhere` },
+          pages: introduction,
+        },
+        {
+          status: 'OK',
+          relation: 'REFERENCE',
+          target: { __typename: 'UrlLinkTarget', url: 'https://example.test/' },
+          pages: introduction,
+        },
         { status: 'OK', relation: 'REFERENCE', target: { __typename: 'File', name: 'notes.txt' }, pages: introduction },
       ],
     });
@@ -473,8 +598,14 @@ describe('links', () => {
       { id: spaceId },
     );
     expect(withTree.data!.space.links.nodes).toEqual([
-      { target: { id: pageGid('DocumentPage', ids.install), title: 'Install' }, pages: [{ id: pageGid('DocumentPage', ids.introduction) }] },
-      { target: { id: pageGid('DocumentPage', ids.linux), title: 'On Linux' }, pages: [{ id: pageGid('DocumentPage', ids.introduction) }] },
+      {
+        target: { id: pageGid('DocumentPage', ids.install), title: 'Install' },
+        pages: [{ id: pageGid('DocumentPage', ids.introduction) }],
+      },
+      {
+        target: { id: pageGid('DocumentPage', ids.linux), title: 'On Linux' },
+        pages: [{ id: pageGid('DocumentPage', ids.introduction) }],
+      },
     ]);
     expect(withTree.requests.sort()).toEqual(['/spaces/S', '/spaces/S/content/pages', '/spaces/S/links?limit=2']);
   });
@@ -498,7 +629,10 @@ describe('links', () => {
           links: {
             totalCount: 6,
             pageInfo: { hasNextPage: true },
-            nodes: [{ target: { id: pageGid('DocumentPage', ids.install) } }, { target: { id: pageGid('DocumentPage', ids.linux) } }],
+            nodes: [
+              { target: { id: pageGid('DocumentPage', ids.install) } },
+              { target: { id: pageGid('DocumentPage', ids.linux) } },
+            ],
           },
         },
       },
@@ -517,7 +651,14 @@ describe('links', () => {
     );
     expect(answer).toEqual({
       data: {
-        install: { backlinks: { totalCount: 1, nodes: [{ page: { title: 'Introduction' }, space: { platformId: spaceId }, revision: { platformId: revision } }] } },
+        install: {
+          backlinks: {
+            totalCount: 1,
+            nodes: [
+              { page: { title: 'Introduction' }, space: { platformId: spaceId }, revision: { platformId: revision } },
+            ],
+          },
+        },
         api: { backlinks: { totalCount: 0 } },
         file: { backlinks: { nodes: [{ page: { path: 'getting-started/introduction' } }] } },
       },
@@ -535,9 +676,12 @@ describe('links', () => {
   });
 
   it('gives the meta links of a page, one request per page', async () => {
-    const answer = await run(`query Meta($id: ID!) { node(id: $id) { ... on DocumentPage { metaLinks { canonical { url } alternates { url } } } } }`, {
-      id: pageGid('DocumentPage', ids.api),
-    });
+    const answer = await run(
+      `query Meta($id: ID!) { node(id: $id) { ... on DocumentPage { metaLinks { canonical { url } alternates { url } } } } }`,
+      {
+        id: pageGid('DocumentPage', ids.api),
+      },
+    );
     expect(answer).toMatchObject({ data: { node: { metaLinks: { canonical: null, alternates: [] } } }, upstream: 2 });
     expect(answer.requests).toEqual(['/spaces/S/revisions/R', `/spaces/S/revisions/R/page/${ids.api}/meta-links`]);
   });
@@ -557,28 +701,54 @@ describe('search and PDF', () => {
     expect(answer.errors).toBeUndefined();
     const [hit] = answer.data!.space.search.nodes;
     expect(answer.data!.space.search.totalCount).toBe(answer.data!.space.search.nodes.length);
-    expect(hit).toMatchObject({ title: 'Install', path: 'getting-started/install', rank: 1, ancestors: ['Getting started'], page: { __typename: 'DocumentPage', platformId: ids.install } });
+    expect(hit).toMatchObject({
+      title: 'Install',
+      path: 'getting-started/install',
+      rank: 1,
+      ancestors: ['Getting started'],
+      page: { __typename: 'DocumentPage', platformId: ids.install },
+    });
     expect(hit.sections[0].body).toContain('<mark>installer</mark>');
     const inSpace = answer.data!.organization.search.nodes.find((node: any) => node.space.platformId === spaceId);
-    expect(inSpace).toMatchObject({ title: DEMO.spaces.userGrant, pages: expect.arrayContaining([{ title: 'Install' }]) });
+    expect(inSpace).toMatchObject({
+      title: DEMO.spaces.userGrant,
+      pages: expect.arrayContaining([{ title: 'Install' }]),
+    });
     // The pages of the results resolve from one read of the current revision.
     expect(answer.requests).toEqual(
-      expect.arrayContaining(['/spaces/S', '/orgs/acme', '/orgs/acme/search?limit=5&query=installer', '/spaces/S/search?limit=50&query=installer', '/spaces/S/revisions/R']),
+      expect.arrayContaining([
+        '/spaces/S',
+        '/orgs/acme',
+        '/orgs/acme/search?limit=5&query=installer',
+        '/spaces/S/search?limit=50&query=installer',
+        '/spaces/S/revisions/R',
+      ]),
     );
     expect(answer.requests.filter((request) => request.includes('/revisions/'))).toEqual(['/spaces/S/revisions/R']);
   });
 
   it('refuses an empty query before asking the platform', async () => {
-    const answer = await run(`query EmptySearch($id: ID!) { space(id: $id) { search(query: "  ") { totalCount } } }`, { id: spaceId });
-    expect(answer.errors).toEqual([{ message: '`query` must not be empty', path: ['space', 'search'], extensions: { code: 'BAD_USER_INPUT', field: ['query'] } }]);
+    const answer = await run(`query EmptySearch($id: ID!) { space(id: $id) { search(query: "  ") { totalCount } } }`, {
+      id: spaceId,
+    });
+    expect(answer.errors).toEqual([
+      {
+        message: '`query` must not be empty',
+        path: ['space', 'search'],
+        extensions: { code: 'BAD_USER_INPUT', field: ['query'] },
+      },
+    ]);
     expect(answer.upstream).toBe(1);
   });
 
   it('gives a temporary URL of a PDF of the space or of one page', async () => {
-    const answer = await run(`query Pdf($id: ID!, $page: ID!) { space(id: $id) { all: pdf { url } one: pdf(pageId: $page, only: true) { url } } }`, {
-      id: spaceId,
-      page: pageGid('DocumentPage', ids.install),
-    });
+    const answer = await run(
+      `query Pdf($id: ID!, $page: ID!) { space(id: $id) { all: pdf { url } one: pdf(pageId: $page, only: true) { url } } }`,
+      {
+        id: spaceId,
+        page: pageGid('DocumentPage', ids.install),
+      },
+    );
     expect(answer.errors).toBeUndefined();
     expect(answer.data!.space.all.url).toMatch(/^http/);
     expect(new URL(answer.data!.space.one.url).searchParams.get('page')).toBe(ids.install);
@@ -588,29 +758,46 @@ describe('search and PDF', () => {
 
 describe('narrow reads', () => {
   it('reads a page alone (by path or id) when nothing else of the revision is asked, its parent from the tree', async () => {
-    const alone = await run(`query ($id: ID!) { space(id: $id) { content { page(path: "getting-started/install") { title children { title } } } } }`, { id: spaceId });
+    const alone = await run(
+      `query ($id: ID!) { space(id: $id) { content { page(path: "getting-started/install") { title children { title } } } } }`,
+      { id: spaceId },
+    );
     expect(alone.data!.space.content.page).toEqual({ title: 'Install', children: [{ title: 'On Linux' }] });
     expect(alone.requests).toEqual(['/spaces/S', '/spaces/S/content/path/getting-started/install']);
 
-    const withParent = await run(`query ($id: ID!) { space(id: $id) { content { page(id: "pg-linux") { title parent { title } } } } }`, { id: spaceId });
+    const withParent = await run(
+      `query ($id: ID!) { space(id: $id) { content { page(id: "pg-linux") { title parent { title } } } } }`,
+      { id: spaceId },
+    );
     expect(withParent.data!.space.content.page).toEqual({ title: 'On Linux', parent: { title: 'Install' } });
     expect(withParent.requests).toEqual(['/spaces/S', '/spaces/S/content/pages']);
 
-    const landing = await run(`query ($id: ID!) { space(id: $id) { content { page(path: "") { title } } } }`, { id: spaceId });
+    const landing = await run(`query ($id: ID!) { space(id: $id) { content { page(path: "") { title } } } }`, {
+      id: spaceId,
+    });
     expect(landing.data!.space.content.page).toEqual({ title: 'Introduction' });
     expect(landing.requests).toEqual(['/spaces/S', '/spaces/S/content/path']);
   });
 
   it('reads the files alone, or one file, and the whole revision once when more is asked', async () => {
-    const files = await run(`query ($id: ID!) { space(id: $id) { content { files(first: 1) { totalCount nodes { name } } } } }`, { id: spaceId });
+    const files = await run(
+      `query ($id: ID!) { space(id: $id) { content { files(first: 1) { totalCount nodes { name } } } } }`,
+      { id: spaceId },
+    );
     expect(files.data!.space.content.files).toEqual({ totalCount: 2, nodes: [{ name: 'architecture diagram.png' }] });
     expect(files.requests).toEqual(['/spaces/S', '/spaces/S/content/files?limit=1']);
 
-    const file = await run(`query ($id: ID!) { space(id: $id) { content { file(id: "${ids.text}") { name size } } } }`, { id: spaceId });
+    const file = await run(
+      `query ($id: ID!) { space(id: $id) { content { file(id: "${ids.text}") { name size } } } }`,
+      { id: spaceId },
+    );
     expect(file.data!.space.content.file).toEqual({ name: 'notes.txt', size: 14 });
     expect(file.requests).toEqual(['/spaces/S', `/spaces/S/content/files/${ids.text}`]);
 
-    const both = await run(`query ($id: ID!) { space(id: $id) { content { createdAt pages { title } files { totalCount } file(id: "${ids.text}") { name } } } }`, { id: spaceId });
+    const both = await run(
+      `query ($id: ID!) { space(id: $id) { content { createdAt pages { title } files { totalCount } file(id: "${ids.text}") { name } } } }`,
+      { id: spaceId },
+    );
     expect(both.errors).toBeUndefined();
     expect(both.requests).toEqual(['/spaces/S', '/spaces/S/content']);
   });
@@ -624,19 +811,28 @@ describe('narrow reads', () => {
     expect(answer.data!.space.content.pages[0].revision.type).toBe('EDITS');
     expect(typeof answer.data!.space.content.pages[0].revision.createdAt).toBe('string');
     expect(answer.requests).toEqual(['/spaces/S', '/spaces/S/content/pages', '/spaces/S/revisions/R']);
-    const file = await run(`query ($id: ID!) { space(id: $id) { content { file(id: "${ids.text}") { revision { createdAt } } } } }`, { id: spaceId });
+    const file = await run(
+      `query ($id: ID!) { space(id: $id) { content { file(id: "${ids.text}") { revision { createdAt } } } } }`,
+      { id: spaceId },
+    );
     expect(file.errors).toBeUndefined();
     expect(typeof file.data!.space.content.file.revision.createdAt).toBe('string');
   });
 
   it('answers null with NOT_FOUND for a revision by id that does not exist, asked nothing narrow', async () => {
-    const answer = await run(`query ($id: ID!) { space(id: $id) { revision(id: "nope") { __typename space { platformId } } } }`, { id: spaceId });
+    const answer = await run(
+      `query ($id: ID!) { space(id: $id) { revision(id: "nope") { __typename space { platformId } } } }`,
+      { id: spaceId },
+    );
     expect(answer.data!.space.revision).toBeNull();
     expect(answer.errors!.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 
   it('fails the fields of a revision asked by id that does not exist, when it was read narrowly', async () => {
-    const missing = await run(`query ($id: ID!) { space(id: $id) { revision(id: "nope") { pages { title } } checked: revision(id: "nope") { platformId } } }`, { id: spaceId });
+    const missing = await run(
+      `query ($id: ID!) { space(id: $id) { revision(id: "nope") { pages { title } } checked: revision(id: "nope") { platformId } } }`,
+      { id: spaceId },
+    );
     expect(missing.data!.space.checked).toBeNull();
     expect(missing.errors!.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND', 'NOT_FOUND']);
   });
@@ -645,10 +841,13 @@ describe('narrow reads', () => {
 describe('ids of pages, files and reusable contents', () => {
   it('refuses, as bad input, the global ID of something of another space', async () => {
     const other = g.platform.spaceId(DEMO.spaces.teamGrant);
-    const answer = await run(`query ($id: ID!, $page: ID!) { space(id: $id) { content { page(id: $page) { title } } } }`, {
-      id: other,
-      page: pageGid('DocumentPage', ids.install),
-    });
+    const answer = await run(
+      `query ($id: ID!, $page: ID!) { space(id: $id) { content { page(id: $page) { title } } } }`,
+      {
+        id: other,
+        page: pageGid('DocumentPage', ids.install),
+      },
+    );
     expect(answer.data!.space.content.page).toBeNull();
     expect(answer.errors!.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     expect(answer.upstream).toBe(1);
@@ -660,14 +859,19 @@ describe('changes of reusable contents', () => {
     const space = g.platform.spaceId(DEMO.spaces.locked);
     const { content } = sampleContent(g.platform.db, space);
     const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Old snippet text.']]));
-    commitContent(g.platform.db, space, { ...content, reusableContents: [{ id: 'rc-old', title: 'Old snippet', documentId }] });
+    commitContent(g.platform.db, space, {
+      ...content,
+      reusableContents: [{ id: 'rc-old', title: 'Old snippet', documentId }],
+    });
     commitContent(g.platform.db, space, content);
     const answer = await g.gql(
       `query ($id: ID!) { space(id: $id) { content { changes { changes { __typename ... on ReusableContentDeletedChange { reusableContent { title document { text } } } } } } } }`,
       { id: space },
     );
     expect(answer.errors).toBeUndefined();
-    const deleted = answer.data.space.content.changes.changes.find((change: { __typename: string }) => change.__typename === 'ReusableContentDeletedChange');
+    const deleted = answer.data.space.content.changes.changes.find(
+      (change: { __typename: string }) => change.__typename === 'ReusableContentDeletedChange',
+    );
     expect(deleted.reusableContent).toEqual({ title: 'Old snippet', document: { text: 'Old snippet text.' } });
   });
 });
@@ -677,12 +881,16 @@ describe('evaluated documents through the graph', () => {
     const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
-    const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "Evaluated in the graph" }) { space { platformId } } }`);
+    const created = await g.gql(
+      `mutation { createSpace(input: { organizationId: "acme", title: "Evaluated in the graph" }) { space { platformId } } }`,
+    );
     const spaceId = created.data.createSpace.space.platformId;
     const documentId = putDocument(
       g.platform.db,
       spaceId,
-      markdownToDocument('Hello <code class="expression">space.vars.product</code>.\n\n{% if space.vars.tier == "pro" %}\nPro.\n{% endif %}\n').document,
+      markdownToDocument(
+        'Hello <code class="expression">space.vars.product</code>.\n\n{% if space.vars.tier == "pro" %}\nPro.\n{% endif %}\n',
+      ).document,
     );
     commitContent(g.platform.db, spaceId, {
       pages: [{ id: 'pg-graph-eval', type: 'document', title: 'Home', slug: 'home', documentId, pages: [] }],
@@ -695,6 +903,9 @@ describe('evaluated documents through the graph', () => {
       { id: spaceId },
     );
     expect(result.errors).toBeUndefined();
-    expect(result.data.space.content.page).toEqual({ raw: { text: 'Hello .\nPro.' }, evaluated: { text: 'Hello Acme.\nPro.' } });
+    expect(result.data.space.content.page).toEqual({
+      raw: { text: 'Hello .\nPro.' },
+      evaluated: { text: 'Hello Acme.\nPro.' },
+    });
   });
 });

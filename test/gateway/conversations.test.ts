@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) =>
+  expectOk<T>(g, query, variables, options);
 
 const INGEST = `mutation ($conversations: [ConversationInput!]!) {
   ingestConversations(input: { organizationId: "acme", conversations: $conversations }) {
@@ -30,15 +31,27 @@ describe('conversations and issue clusters', () => {
     expect(result.errors).toBeUndefined();
     const { issuesClusters, muted } = result.data.organization;
     const [install] = issuesClusters.nodes;
-    expect(install).toMatchObject({ platformId: 'cluster-install-errors', label: 'Install, permission denied', muted: false, impact: 'HIGH', stats: { issues: 11, conversations: 11 } });
+    expect(install).toMatchObject({
+      platformId: 'cluster-install-errors',
+      label: 'Install, permission denied',
+      muted: false,
+      impact: 'HIGH',
+      stats: { issues: 11, conversations: 11 },
+    });
     expect(install.weeklyPulse).toHaveLength(13);
     expect(install.weeklyPulse.reduce((sum: number, count: number) => sum + count, 0)).toBeLessThanOrEqual(11);
     expect(install.sources.reduce((sum: number, s: any) => sum + s.count, 0)).toBe(11);
     expect(install.summary.text.length).toBeGreaterThan(10);
-    expect(issuesClusters.nodes.map((node: any) => node.stats.issues)).toEqual([...issuesClusters.nodes.map((node: any) => node.stats.issues)].sort((a, b) => b - a));
+    expect(issuesClusters.nodes.map((node: any) => node.stats.issues)).toEqual(
+      [...issuesClusters.nodes.map((node: any) => node.stats.issues)].sort((a, b) => b - a),
+    );
     expect(muted.nodes).toEqual([{ label: expect.any(String), muted: true }]);
     expect(result.upstreamRequests.sort()).toEqual(
-      ['GET /v1/orgs/acme', 'GET /v1/orgs/acme/conversations-clusters?limit=3&order=desc&orderBy=issues', 'GET /v1/orgs/acme/conversations-clusters?limit=50&muted=true'].sort(),
+      [
+        'GET /v1/orgs/acme',
+        'GET /v1/orgs/acme/conversations-clusters?limit=3&order=desc&orderBy=issues',
+        'GET /v1/orgs/acme/conversations-clusters?limit=50&muted=true',
+      ].sort(),
     );
   });
 
@@ -54,27 +67,50 @@ describe('conversations and issue clusters', () => {
     expect(issue.cluster.platformId).toBe('cluster-install-errors');
     expect(issue.conversation.parts.some((part: any) => part.role === 'user')).toBe(true);
     expect(cluster.changeRequests.nodes).toEqual([
-      { number: 4, subject: 'Explain the most common install errors', conversationsIssuesClusterId: 'cluster-install-errors', conversationsIssuesCluster: { label: cluster.label } },
+      {
+        number: 4,
+        subject: 'Explain the most common install errors',
+        conversationsIssuesClusterId: 'cluster-install-errors',
+        conversationsIssuesCluster: { label: cluster.label },
+      },
     ]);
     // Every node is found again by its global ID.
-    const again = await ok(`query ($c: ID!, $i: ID!) {
+    const again = await ok(
+      `query ($c: ID!, $i: ID!) {
       cluster: node(id: $c) { ... on IssuesCluster { platformId } }
       issue: node(id: $i) { ... on ConversationIssue { title conversation { id } } }
-    }`, { c: cluster.id, i: issue.id });
+    }`,
+      { c: cluster.id, i: issue.id },
+    );
     expect(again).toMatchObject({ cluster: { platformId: 'cluster-install-errors' }, issue: { title: issue.title } });
-    const conversation = await ok(`query ($id: ID!) { node(id: $id) { ... on Conversation { platformId issues { totalCount } } } }`, { id: again.issue.conversation.id });
+    const conversation = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on Conversation { platformId issues { totalCount } } } }`,
+      { id: again.issue.conversation.id },
+    );
     expect(conversation.node.platformId).toBe(issue.conversation.platformId);
     expect(conversation.node.issues.totalCount).toBeGreaterThanOrEqual(1);
     // Lookups by id: the real ids even when only they are asked, NOT_FOUND for none.
-    const byId = await ok(`query ($c: ID!) { organization(id: "acme") { a: issuesCluster(id: "cluster-install-errors") { id platformId } b: issuesCluster(id: $c) { platformId } } }`, { c: cluster.id });
-    expect(byId.organization).toEqual({ a: { id: cluster.id, platformId: 'cluster-install-errors' }, b: { platformId: 'cluster-install-errors' } });
+    const byId = await ok(
+      `query ($c: ID!) { organization(id: "acme") { a: issuesCluster(id: "cluster-install-errors") { id platformId } b: issuesCluster(id: $c) { platformId } } }`,
+      { c: cluster.id },
+    );
+    expect(byId.organization).toEqual({
+      a: { id: cluster.id, platformId: 'cluster-install-errors' },
+      b: { platformId: 'cluster-install-errors' },
+    });
     const none = await g.gql<any>(`{ organization(id: "acme") { issuesCluster(id: "no-such-cluster") { id } } }`);
     expect(none.data.organization.issuesCluster).toBeNull();
     expect(none.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
-    const open = await ok(`query ($c: ID!) { organization(id: "acme") { issuesCluster(id: $c) { changeRequests(status: OPEN) { totalCount } } } }`, { c: cluster.id });
+    const open = await ok(
+      `query ($c: ID!) { organization(id: "acme") { issuesCluster(id: $c) { changeRequests(status: OPEN) { totalCount } } } }`,
+      { c: cluster.id },
+    );
     expect(open.organization.issuesCluster.changeRequests.totalCount).toBe(1);
     // The issues of a cluster are the issues of the organization filtered by it.
-    const filtered = await ok(`query ($c: ID!) { organization(id: "acme") { conversationIssues(clusterId: $c) { totalCount } } }`, { c: cluster.id });
+    const filtered = await ok(
+      `query ($c: ID!) { organization(id: "acme") { conversationIssues(clusterId: $c) { totalCount } } }`,
+      { c: cluster.id },
+    );
     expect(filtered.organization.conversationIssues.totalCount).toBe(11);
   });
 
@@ -86,12 +122,22 @@ describe('conversations and issue clusters', () => {
         source: 'gateway-test',
         metadata: { url: 'https://support.example.com/t/1', attributes: { plan: 'pro' } },
         parts: [
-          { role: 'user', body: 'The installer fails with permission denied when I run it on Ubuntu. I cannot install anything.' },
+          {
+            role: 'user',
+            body: 'The installer fails with permission denied when I run it on Ubuntu. I cannot install anything.',
+          },
           { role: 'agent', body: 'Which version of the installer do you run?' },
-          { role: 'user', body: 'Version 3.2. Also, separately, the API answers 429 rate limit errors on every request after a minute.' },
+          {
+            role: 'user',
+            body: 'Version 3.2. Also, separately, the API answers 429 rate limit errors on every request after a minute.',
+          },
         ],
       },
-      { id: 'gw-ticket-2', source: 'gateway-test', parts: [{ role: 'user', body: 'How do I change the color of the sidebar in the theme settings?' }] },
+      {
+        id: 'gw-ticket-2',
+        source: 'gateway-test',
+        parts: [{ role: 'user', body: 'How do I change the color of the sidebar in the theme settings?' }],
+      },
     ];
     const first = await ok(INGEST, { conversations });
     expect(first.ingestConversations.ingested).toBe(2);
@@ -105,39 +151,105 @@ describe('conversations and issue clusters', () => {
 
     await ok(INGEST, { conversations: [{ ...conversations[0], subject: 'Installer fails (reopened)' }] });
     // An id with characters that need encoding is found by its global ID too.
-    const odd = await ok(INGEST, { conversations: [{ id: 'ticket#1:é', source: 'gateway-test', parts: [{ role: 'user', body: 'The search finds nothing for my query.' }] }] });
-    const oddId = (await ok(`{ organization(id: "acme") { conversations(source: "gateway-test", first: 1) { nodes { id platformId } } } }`)).organization.conversations.nodes[0];
+    const odd = await ok(INGEST, {
+      conversations: [
+        {
+          id: 'ticket#1:é',
+          source: 'gateway-test',
+          parts: [{ role: 'user', body: 'The search finds nothing for my query.' }],
+        },
+      ],
+    });
+    const oddId = (
+      await ok(
+        `{ organization(id: "acme") { conversations(source: "gateway-test", first: 1) { nodes { id platformId } } } }`,
+      )
+    ).organization.conversations.nodes[0];
     expect(oddId.platformId).toBe('ticket#1:é');
-    const byGlobalId = await ok(`query ($id: ID!) { organization(id: "acme") { conversation(id: $id) { platformId } conversationIssues(conversationId: $id) { totalCount } } }`, { id: oddId.id });
-    expect(byGlobalId.organization).toEqual({ conversation: { platformId: 'ticket#1:é' }, conversationIssues: { totalCount: 1 } });
+    const byGlobalId = await ok(
+      `query ($id: ID!) { organization(id: "acme") { conversation(id: $id) { platformId } conversationIssues(conversationId: $id) { totalCount } } }`,
+      { id: oddId.id },
+    );
+    expect(byGlobalId.organization).toEqual({
+      conversation: { platformId: 'ticket#1:é' },
+      conversationIssues: { totalCount: 1 },
+    });
     expect(odd.ingestConversations.ingested).toBe(1);
-    const listed = await ok(`{ organization(id: "acme") { conversations(source: "gateway-test") { totalCount nodes { platformId subject } } } }`);
+    const listed = await ok(
+      `{ organization(id: "acme") { conversations(source: "gateway-test") { totalCount nodes { platformId subject } } } }`,
+    );
     expect(listed.organization.conversations.totalCount).toBe(3);
-    expect(listed.organization.conversations.nodes.find((c: any) => c.platformId === 'gw-ticket-1').subject).toBe('Installer fails (reopened)');
+    expect(listed.organization.conversations.nodes.find((c: any) => c.platformId === 'gw-ticket-1').subject).toBe(
+      'Installer fails (reopened)',
+    );
   });
 
   it('refuses bad ingests before any request, and ingests by non-admins', async () => {
-    const bad = await g.gql<any>(INGEST, { conversations: [{ id: 'a b', parts: [] }, { id: 'x', parts: [{ role: 'user', body: 'hi' }] }, { id: 'x', parts: [{ role: 'user', body: 'hi' }] }] });
+    const bad = await g.gql<any>(INGEST, {
+      conversations: [
+        { id: 'a b', parts: [] },
+        { id: 'x', parts: [{ role: 'user', body: 'hi' }] },
+        { id: 'x', parts: [{ role: 'user', body: 'hi' }] },
+      ],
+    });
     expect(bad.upstream).toBe(0);
-    expect(bad.data.ingestConversations.userErrors.map((error: any) => error.field.join('.'))).toEqual(['conversations.0.id', 'conversations.0.parts', 'conversations']);
-    const member = await g.gql<any>(INGEST, { conversations: [{ id: 'nope', parts: [{ role: 'user', body: 'hi' }] }] }, { token: g.platform.token(U.ben) });
-    expect(member.data.ingestConversations.userErrors).toEqual([{ code: 'FORBIDDEN', field: null, message: expect.any(String) }]);
+    expect(bad.data.ingestConversations.userErrors.map((error: any) => error.field.join('.'))).toEqual([
+      'conversations.0.id',
+      'conversations.0.parts',
+      'conversations',
+    ]);
+    const member = await g.gql<any>(
+      INGEST,
+      { conversations: [{ id: 'nope', parts: [{ role: 'user', body: 'hi' }] }] },
+      { token: g.platform.token(U.ben) },
+    );
+    expect(member.data.ingestConversations.userErrors).toEqual([
+      { code: 'FORBIDDEN', field: null, message: expect.any(String) },
+    ]);
   });
 
   it('mutes a cluster: no new change request may address it until it is unmuted', async () => {
-    const { organization } = await ok(`{ organization(id: "acme") { issuesClusters(orderBy: ISSUES) { nodes { id platformId label muted } } } }`);
-    const target = organization.issuesClusters.nodes.find((node: any) => !node.muted && node.platformId !== 'cluster-install-errors');
-    const muted = await ok(`mutation ($id: ID!) { setIssuesClusterMuted(input: { clusterId: $id, muted: true }) { cluster { muted } userErrors { code } } }`, { id: target.id });
+    const { organization } = await ok(
+      `{ organization(id: "acme") { issuesClusters(orderBy: ISSUES) { nodes { id platformId label muted } } } }`,
+    );
+    const target = organization.issuesClusters.nodes.find(
+      (node: any) => !node.muted && node.platformId !== 'cluster-install-errors',
+    );
+    const muted = await ok(
+      `mutation ($id: ID!) { setIssuesClusterMuted(input: { clusterId: $id, muted: true }) { cluster { muted } userErrors { code } } }`,
+      { id: target.id },
+    );
     expect(muted.setIssuesClusterMuted.cluster.muted).toBe(true);
     const space = g.platform.spaceId('Getting started');
-    const refused = await g.gql<any>(`mutation ($space: ID!, $cluster: ID!) { createChangeRequest(input: { spaceId: $space, subject: "Fix it", conversationsIssuesClusterId: $cluster }) { userErrors { code field } } }`, { space, cluster: target.id });
-    expect(refused.data.createChangeRequest.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['conversationsIssuesClusterId'] }]);
-    await ok(`mutation ($org: ID!, $id: ID!) { setIssuesClusterMuted(input: { organizationId: $org, clusterId: $id, muted: false }) { cluster { muted } userErrors { code } } }`, { org: 'acme', id: target.platformId });
-    const created = await ok(`mutation ($space: ID!, $cluster: ID!) { createChangeRequest(input: { spaceId: $space, subject: "Fix it", conversationsIssuesClusterId: $cluster }) { changeRequest { id conversationsIssuesCluster { platformId } } userErrors { code } } }`, { space, cluster: target.id });
-    expect(created.createChangeRequest.changeRequest.conversationsIssuesCluster).toEqual({ platformId: target.platformId });
-    const unlinked = await ok(`mutation ($id: ID!) { updateChangeRequest(input: { changeRequestId: $id, conversationsIssuesClusterId: null }) { changeRequest { conversationsIssuesCluster { platformId } } userErrors { code } } }`, { id: created.createChangeRequest.changeRequest.id });
+    const refused = await g.gql<any>(
+      `mutation ($space: ID!, $cluster: ID!) { createChangeRequest(input: { spaceId: $space, subject: "Fix it", conversationsIssuesClusterId: $cluster }) { userErrors { code field } } }`,
+      { space, cluster: target.id },
+    );
+    expect(refused.data.createChangeRequest.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['conversationsIssuesClusterId'] },
+    ]);
+    await ok(
+      `mutation ($org: ID!, $id: ID!) { setIssuesClusterMuted(input: { organizationId: $org, clusterId: $id, muted: false }) { cluster { muted } userErrors { code } } }`,
+      { org: 'acme', id: target.platformId },
+    );
+    const created = await ok(
+      `mutation ($space: ID!, $cluster: ID!) { createChangeRequest(input: { spaceId: $space, subject: "Fix it", conversationsIssuesClusterId: $cluster }) { changeRequest { id conversationsIssuesCluster { platformId } } userErrors { code } } }`,
+      { space, cluster: target.id },
+    );
+    expect(created.createChangeRequest.changeRequest.conversationsIssuesCluster).toEqual({
+      platformId: target.platformId,
+    });
+    const unlinked = await ok(
+      `mutation ($id: ID!) { updateChangeRequest(input: { changeRequestId: $id, conversationsIssuesClusterId: null }) { changeRequest { conversationsIssuesCluster { platformId } } userErrors { code } } }`,
+      { id: created.createChangeRequest.changeRequest.id },
+    );
     expect(unlinked.updateChangeRequest.changeRequest.conversationsIssuesCluster).toBeNull();
-    const unknown = await g.gql<any>(`mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, conversationsIssuesClusterId: "no-such-cluster" }) { userErrors { code field } } }`, { space });
-    expect(unknown.data.createChangeRequest.userErrors).toEqual([{ code: 'NOT_FOUND', field: ['conversationsIssuesClusterId'] }]);
+    const unknown = await g.gql<any>(
+      `mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, conversationsIssuesClusterId: "no-such-cluster" }) { userErrors { code field } } }`,
+      { space },
+    );
+    expect(unknown.data.createChangeRequest.userErrors).toEqual([
+      { code: 'NOT_FOUND', field: ['conversationsIssuesClusterId'] },
+    ]);
   });
 });

@@ -43,7 +43,8 @@ describe('extensions.cost', () => {
     const inCollections = spaces.filter((space) => space.parent !== null);
     const collections = new Set(inCollections.map((space) => space.parent!.title));
     expect(collections.size).toBeGreaterThan(3);
-    for (const org of organizations) for (const space of org.spaces.nodes) expect(space.organization.title).toBe(org.title);
+    for (const org of organizations)
+      for (const space of org.spaces.nodes) expect(space.organization.title).toBe(org.title);
 
     // The organizations, then per organization its spaces and members, then each distinct
     // collection once: the spaces' organizations were in the first answer.
@@ -71,7 +72,12 @@ describe('extensions.cost', () => {
       'GET /v1/orgs/globex/teams?limit=1',
       'GET /v1/orgs?limit=50',
     ]);
-    expect(costOf(result)).toMatchObject({ nodes: 50, maxUpstreamRequests: 51, upstreamRequests: 3, dedupedRequests: 0 });
+    expect(costOf(result)).toMatchObject({
+      nodes: 50,
+      maxUpstreamRequests: 51,
+      upstreamRequests: 3,
+      dedupedRequests: 0,
+    });
   });
 
   it('shares a first page read anyway with a totalCount-only sibling, in either order', async () => {
@@ -125,13 +131,18 @@ describe('extensions.cost', () => {
 
   it('says the bound is an estimate when items of a list of unknown length make requests', async () => {
     const spaceId = g.platform.spaceId('Getting started');
-    const tree = await g.gql(`query ($id: ID!) { space(id: $id) { content { pages { title kind: __typename } } } }`, { id: spaceId });
+    const tree = await g.gql(`query ($id: ID!) { space(id: $id) { content { pages { title kind: __typename } } } }`, {
+      id: spaceId,
+    });
     expect(tree.errors).toBeUndefined();
     // The tree comes in one answer: its lists cost nothing, whatever their length.
     expect(costOf(tree)).not.toHaveProperty('estimated');
-    const documents = await g.gql(`query ($id: ID!) { space(id: $id) { content { pages { ... on DocumentPage { document { text } } } } } }`, {
-      id: spaceId,
-    });
+    const documents = await g.gql(
+      `query ($id: ID!) { space(id: $id) { content { pages { ... on DocumentPage { document { text } } } } } }`,
+      {
+        id: spaceId,
+      },
+    );
     expect(documents.errors).toBeUndefined();
     // The space, its revision, its tree, then one document per page: counted for 10 pages.
     expect(costOf(documents)).toMatchObject({ estimated: true, maxUpstreamRequests: 1 + 1 + 1 + 10 });
@@ -151,7 +162,9 @@ describe('limits', () => {
     expect(result.data).toBeUndefined();
     expect(result.errors).toHaveLength(1);
     expect(result.errors![0]).toMatchObject({
-      message: expect.stringMatching(/can return up to 1001000 objects .* the limit is 500000; give nested connections a smaller `first`/),
+      message: expect.stringMatching(
+        /can return up to 1001000 objects .* the limit is 500000; give nested connections a smaller `first`/,
+      ),
       extensions: { code: 'BAD_USER_INPUT', limit: 'nodes', value: 1_001_000, max: 500_000 },
     });
     expect(costOf(result)).toMatchObject({ nodes: 1_001_000, upstreamRequests: 0 });
@@ -174,7 +187,12 @@ describe('limits', () => {
 
     const aliases = Array.from({ length: 101 }, (_, index) => `a${index}: displayName`).join(' ');
     const tooManyAliases = await g.gql(`{ viewer { ${aliases} } }`);
-    expect(tooManyAliases.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'aliases', value: 101, max: 100 });
+    expect(tooManyAliases.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      limit: 'aliases',
+      value: 101,
+      max: 100,
+    });
     expect(tooManyAliases.upstream).toBe(0);
 
     const roots = Array.from({ length: 51 }, (_, index) => `v${index}: viewer { displayName }`).join(' ');
@@ -190,7 +208,11 @@ describe('limits', () => {
   });
 
   it('takes its limits from the gateway options', async () => {
-    const strict = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxNodes: 100 } });
+    const strict = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      limits: { maxNodes: 100 },
+    });
     try {
       const ask = async (first: number) => {
         const response = await strict.fetch('http://gateway.test/graphql', {
@@ -215,11 +237,21 @@ describe('the byte budget of an answer', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${g.platform.adminToken}` },
       body: JSON.stringify({ query }),
     });
-    return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: Array<{ message: string; extensions: Record<string, unknown> }> } };
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        data?: unknown;
+        errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
+      },
+    };
   };
 
   it('counts the answer as it resolves: repeating a small read past the budget is one coded error', async () => {
-    const strict = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxResponseBytes: 4096 } });
+    const strict = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      limits: { maxResponseBytes: 4096 },
+    });
     try {
       const one = await ask(strict, '{ viewer { id displayName email } }');
       expect(one.body.errors).toBeUndefined();
@@ -243,12 +275,18 @@ describe('the byte budget of an answer', () => {
   });
 
   it('reads upstream bodies within what is left of the budget', async () => {
-    const strict = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxResponseBytes: 4096 } });
+    const strict = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      limits: { maxResponseBytes: 4096 },
+    });
     try {
       const spaces = await ask(strict, '{ organization(id: "acme") { spaces(first: 100) { nodes { id } } } }');
       expect(spaces.body.errors).toEqual([
         {
-          message: expect.stringMatching(/^Answer too large: the platform's answers this operation needs reached \d+ bytes, the limit is 4096; /),
+          message: expect.stringMatching(
+            /^Answer too large: the platform's answers this operation needs reached \d+ bytes, the limit is 4096; /,
+          ),
           extensions: { code: 'BAD_USER_INPUT', limit: 'responseBytes', value: expect.any(Number), max: 4096 },
         },
       ]);
@@ -264,7 +302,16 @@ describe('x-explain: 1', () => {
     const result = await g.gql<DashboardData>(COST_DASHBOARD, undefined, { headers: { 'x-explain': '1' } });
     expect(result.errors).toBeUndefined();
     const explain = result.extensions?.explain as {
-      requests: Array<{ method: string; path: string; status: number; startMs: number; durationMs: number; retries: number; fields: string[]; shared: number }>;
+      requests: Array<{
+        method: string;
+        path: string;
+        status: number;
+        startMs: number;
+        durationMs: number;
+        retries: number;
+        fields: string[];
+        shared: number;
+      }>;
       depth: number;
     };
     expect(explain.requests.map((request) => `${request.method} /v1${request.path}`).sort()).toEqual(
@@ -287,7 +334,9 @@ describe('x-explain: 1', () => {
     const orgs = result.data!.organizations.nodes;
     const collectionRequests = explain.requests.filter((request) => request.path.startsWith('/collections/'));
     const parentPaths = orgs.flatMap((org, o) =>
-      org.spaces.nodes.flatMap((space, s) => (space.parent ? [`organizations.nodes.${o}.spaces.nodes.${s}.parent`] : [])),
+      org.spaces.nodes.flatMap((space, s) =>
+        space.parent ? [`organizations.nodes.${o}.spaces.nodes.${s}.parent`] : [],
+      ),
     );
     expect(collectionRequests.flatMap((request) => request.fields).sort()).toEqual(parentPaths.sort());
     // Organizations, then spaces, then their collections.
@@ -311,7 +360,10 @@ describe('x-explain: 1', () => {
       { headers: { 'x-explain': '1' } },
     );
     expect(result.errors).toBeUndefined();
-    const explain = result.extensions?.explain as { requests: Array<{ method: string; path: string; fields: string[] }>; depth: number };
+    const explain = result.extensions?.explain as {
+      requests: Array<{ method: string; path: string; fields: string[] }>;
+      depth: number;
+    };
     expect(explain.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
       `PATCH /spaces/${spaceId}`,
       expect.stringMatching(/^GET \/orgs\//),

@@ -39,7 +39,10 @@ describe('errors clients cause', () => {
     const cases = await Promise.all([
       post('{"query": "{ viewer { nope } }"}', logged),
       post('{"query": "{ viewer { "}', logged),
-      post(JSON.stringify({ query: 'query ($f: Int) { organizations(first: $f) { totalCount } }', variables: { f: 'x' } }), logged),
+      post(
+        JSON.stringify({ query: 'query ($f: Int) { organizations(first: $f) { totalCount } }', variables: { f: 'x' } }),
+        logged,
+      ),
       post(JSON.stringify({ query: '{ node(id: "garbage") { id } }' }), logged),
     ]);
     expect(cases.map((c) => c.body.errors[0].extensions)).toEqual([
@@ -53,7 +56,9 @@ describe('errors clients cause', () => {
   });
 
   it('never echo the request body of malformed JSON', async () => {
-    const result = await post('{"query": "{ viewer { id } }", "variables": {"url": "https://bot:ghp_SECRET@git.test/x"');
+    const result = await post(
+      '{"query": "{ viewer { id } }", "variables": {"url": "https://bot:ghp_SECRET@git.test/x"',
+    );
     expect(result.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' });
     expect(result.text).not.toContain('ghp_SECRET');
   });
@@ -61,14 +66,24 @@ describe('errors clients cause', () => {
 
 describe('partial answers', () => {
   it('a guest listing organizations gets them, with agentInstructions null and FORBIDDEN', async () => {
-    const result = await g.gql(`{ organizations { nodes { platformId agentInstructions { updatedAt } } } }`, {}, { token: g.platform.token(DEMO.users.gus) });
+    const result = await g.gql(
+      `{ organizations { nodes { platformId agentInstructions { updatedAt } } } }`,
+      {},
+      { token: g.platform.token(DEMO.users.gus) },
+    );
     expect(result.data).toEqual({ organizations: { nodes: [{ platformId: 'acme', agentInstructions: null }] } });
-    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['organizations', 'nodes', 0, 'agentInstructions'], 'FORBIDDEN']]);
+    expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['organizations', 'nodes', 0, 'agentInstructions'], 'FORBIDDEN'],
+    ]);
   });
 
   it('an outsider reading a public space gets it, with its organization null', async () => {
     const ivy = g.platform.token(DEMO.users.ivy);
-    const result = await g.gql(`query ($id: ID!) { space(id: $id) { title organization { title } } }`, { id: spaceIds[DEMO.spaces.public] }, { token: ivy });
+    const result = await g.gql(
+      `query ($id: ID!) { space(id: $id) { title organization { title } } }`,
+      { id: spaceIds[DEMO.spaces.public] },
+      { token: ivy },
+    );
     expect(result.data).toEqual({ space: { title: DEMO.spaces.public, organization: null } });
     expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
   });
@@ -80,7 +95,10 @@ describe('partial answers', () => {
       { id: spaceIds[DEMO.spaces.public] },
       { token: ivy },
     );
-    expect(result.data).toEqual({ organizationsByEmailDomain: [{ title: 'Acme Docs' }], space: { organization: null } });
+    expect(result.data).toEqual({
+      organizationsByEmailDomain: [{ title: 'Acme Docs' }],
+      space: { organization: null },
+    });
   });
 });
 
@@ -107,7 +125,12 @@ describe('restConnection', () => {
 describe('ids from clients', () => {
   it('nodes(ids:) answers each id on its own, and a bad one does not take the rest down', async () => {
     const result = await g.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } viewer { displayName } }`, {
-      ids: [encodeGlobalID('Organization', 'acme'), 'bad', encodeGlobalID('Nope', 'x'), encodeGlobalID('Organization', 'missing')],
+      ids: [
+        encodeGlobalID('Organization', 'acme'),
+        'bad',
+        encodeGlobalID('Nope', 'x'),
+        encodeGlobalID('Organization', 'missing'),
+      ],
     });
     expect(result.data).toEqual({
       nodes: [{ __typename: 'Organization', id: encodeGlobalID('Organization', 'acme') }, null, null, null],
@@ -122,10 +145,19 @@ describe('ids from clients', () => {
 
   it('refuses the global ID of another type, names the field, and calls nothing upstream', async () => {
     const spaceGlobalId = encodeGlobalID('Space', spaceIds[DEMO.spaces.public]!);
-    const result = await g.gql(`mutation ($id: ID!) { deleteCollection(input: { collectionId: $id }) { deleted userErrors { code field message } } }`, { id: spaceGlobalId });
+    const result = await g.gql(
+      `mutation ($id: ID!) { deleteCollection(input: { collectionId: $id }) { deleted userErrors { code field message } } }`,
+      { id: spaceGlobalId },
+    );
     expect(result.data.deleteCollection).toEqual({
       deleted: false,
-      userErrors: [{ code: 'BAD_USER_INPUT', field: ['collectionId'], message: 'Expected the id of a Collection, got the global ID of a Space' }],
+      userErrors: [
+        {
+          code: 'BAD_USER_INPUT',
+          field: ['collectionId'],
+          message: 'Expected the id of a Collection, got the global ID of a Space',
+        },
+      ],
     });
     expect(result.upstream).toBe(0);
     const lookup = await g.gql(`query ($id: ID!) { collection(id: $id) { title } }`, { id: spaceGlobalId });
@@ -136,19 +168,27 @@ describe('ids from clients', () => {
   it('takes a Member global ID where a user id is expected', async () => {
     const members = await g.gql(`{ organization(id: "acme") { members(search: "finn") { nodes { id platformId } } } }`);
     const finn = members.data.organization.members.nodes[0];
-    const result = await g.gql(`query ($id: ID!) { member(organizationId: "acme", userId: $id) { platformId } user(id: $id) { displayName } }`, { id: finn.id });
+    const result = await g.gql(
+      `query ($id: ID!) { member(organizationId: "acme", userId: $id) { platformId } user(id: $id) { displayName } }`,
+      { id: finn.id },
+    );
     expect(result.data).toEqual({ member: { platformId: finn.platformId }, user: { displayName: 'Finn Larsen' } });
   });
 
   it('refuses ids too long to be ids before calling upstream', async () => {
     const result = await g.gql(`query ($id: ID!) { space(id: $id) { title } }`, { id: 'a'.repeat(5000) });
-    expect(result.errors?.[0]).toMatchObject({ message: 'An id of a Space has at most 512 characters', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(result.errors?.[0]).toMatchObject({
+      message: 'An id of a Space has at most 512 characters',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
     expect(result.upstream).toBe(0);
   });
 
   it('reports a cursor the platform refuses as a bad `after`', async () => {
     const forged = Buffer.from(JSON.stringify({ p: 'abc', i: 1 })).toString('base64url');
-    const result = await g.gql(`query ($after: String) { organizations(after: $after) { totalCount } }`, { after: forged });
+    const result = await g.gql(`query ($after: String) { organizations(after: $after) { totalCount } }`, {
+      after: forged,
+    });
     expect(result.errors?.[0]).toMatchObject({
       message: '`after` is not a cursor of this connection',
       extensions: { code: 'BAD_USER_INPUT', field: ['after'], upstreamStatus: 400 },
@@ -156,7 +196,11 @@ describe('ids from clients', () => {
   });
 
   it('keeps the answer of an outsider who lists the content of organizations found by e-mail domain', async () => {
-    const result = await g.gql(`{ viewer { displayName } organizationsByEmailDomain(domain: "acme.test") { title spaces { totalCount } collections { totalCount } } }`, {}, { token: g.platform.token(DEMO.users.ivy) });
+    const result = await g.gql(
+      `{ viewer { displayName } organizationsByEmailDomain(domain: "acme.test") { title spaces { totalCount } collections { totalCount } } }`,
+      {},
+      { token: g.platform.token(DEMO.users.ivy) },
+    );
     expect(result.data).toEqual({
       viewer: { displayName: expect.any(String) },
       organizationsByEmailDomain: [{ title: 'Acme Docs', spaces: null, collections: null }],
@@ -166,16 +210,36 @@ describe('ids from clients', () => {
 
 describe('what the platform answers', () => {
   const organization = {
-    object: 'organization', id: 'o1', title: 'Mock', createdAt: '2026-01-01T00:00:00.000Z', emailDomains: [], type: 'business',
-    inviteLinks: true, plan: 'free', mergeRules: { type: 'none' }, trial: {}, permissions: { view: true },
-    urls: { location: 'http://upstream.test/v1/orgs/o1', app: 'http://app.test/o/o1', logo: 'https://bot:hunter2@cdn.test/logo.png?token=abc&size=2' },
+    object: 'organization',
+    id: 'o1',
+    title: 'Mock',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    emailDomains: [],
+    type: 'business',
+    inviteLinks: true,
+    plan: 'free',
+    mergeRules: { type: 'none' },
+    trial: {},
+    permissions: { view: true },
+    urls: {
+      location: 'http://upstream.test/v1/orgs/o1',
+      app: 'http://app.test/o/o1',
+      logo: 'https://bot:hunter2@cdn.test/logo.png?token=abc&size=2',
+    },
   };
 
   async function mockGateway(reply: (path: string) => unknown) {
     const agent = new MockAgent();
     agent.disableNetConnect();
-    agent.get('http://upstream.test').intercept({ path: /.*/, method: 'GET' }).reply((options) => ({ statusCode: 200, data: JSON.stringify(reply(options.path)) })).persist();
-    const gateway = createGateway({ client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }), graphiql: { enabled: false } });
+    agent
+      .get('http://upstream.test')
+      .intercept({ path: /.*/, method: 'GET' })
+      .reply((options) => ({ statusCode: 200, data: JSON.stringify(reply(options.path)) }))
+      .persist();
+    const gateway = createGateway({
+      client: new RestClient({ baseUrl: 'http://upstream.test/v1', dispatcher: agent }),
+      graphiql: { enabled: false },
+    });
     return {
       async run(query: string) {
         const response = await gateway.fetch('http://gateway.test/graphql', {
@@ -183,7 +247,10 @@ describe('what the platform answers', () => {
           headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
           body: JSON.stringify({ query }),
         });
-        return (await response.json()) as { data?: any; errors?: Array<{ path?: unknown[]; extensions?: Record<string, unknown> }> };
+        return (await response.json()) as {
+          data?: any;
+          errors?: Array<{ path?: unknown[]; extensions?: Record<string, unknown> }>;
+        };
       },
       async close() {
         await gateway.close();

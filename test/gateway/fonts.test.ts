@@ -13,25 +13,50 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) =>
+  expectOk<T>(g, query, variables, options);
 
 const UPLOAD = `mutation Upload($org: ID!, $kind: StorageUploadKind!, $file: Upload!) {
   uploadFile(input: { organizationId: $org, kind: $kind, file: $file }) { file { key name contentType size } userErrors { code message field } }
 }`;
 
 /** Sends `UPLOAD` as a GraphQL multipart request (operations, map, then the file part). */
-async function multipart(bytes: Uint8Array, options: { name?: string; type?: string; org?: string; kind?: string; token?: string; fetch?: typeof g.gateway.fetch } = {}) {
+async function multipart(
+  bytes: Uint8Array,
+  options: {
+    name?: string;
+    type?: string;
+    org?: string;
+    kind?: string;
+    token?: string;
+    fetch?: typeof g.gateway.fetch;
+  } = {},
+) {
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query: UPLOAD, variables: { org: options.org ?? 'globex', kind: options.kind ?? 'CUSTOMIZATION_FONT', file: null } }));
+  form.append(
+    'operations',
+    JSON.stringify({
+      query: UPLOAD,
+      variables: { org: options.org ?? 'globex', kind: options.kind ?? 'CUSTOMIZATION_FONT', file: null },
+    }),
+  );
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([new Uint8Array(bytes)], { type: options.type ?? 'font/woff2' }), options.name ?? 'font.woff2');
+  form.append(
+    '0',
+    new Blob([new Uint8Array(bytes)], { type: options.type ?? 'font/woff2' }),
+    options.name ?? 'font.woff2',
+  );
   g.platform.app.stats.reset();
   const response = await (options.fetch ?? g.gateway.fetch)('http://gateway.test/graphql', {
     method: 'POST',
     headers: { authorization: `Bearer ${options.token ?? g.platform.adminToken}` },
     body: form,
   });
-  return { status: response.status, body: (await response.json()) as any, upstream: [...g.platform.app.stats.requests] };
+  return {
+    status: response.status,
+    body: (await response.json()) as any,
+    upstream: [...g.platform.app.stats.requests],
+  };
 }
 
 async function uploadKey(bytes: Uint8Array, options: Parameters<typeof multipart>[1] = {}): Promise<string> {
@@ -43,7 +68,9 @@ async function uploadKey(bytes: Uint8Array, options: Parameters<typeof multipart
 
 describe('custom fonts', () => {
   it('lists the fonts of an organization with their files, in one request', async () => {
-    const result = await g.gql<any>(`{ organization(id: "acme") { fonts { totalCount nodes { id fontFamily weights canEdit fontFaces { weight sources { url format } } organization { platformId } } } } }`);
+    const result = await g.gql<any>(
+      `{ organization(id: "acme") { fonts { totalCount nodes { id fontFamily weights canEdit fontFaces { weight sources { url format } } organization { platformId } } } } }`,
+    );
     expect(result.errors).toBeUndefined();
     const { fonts } = result.data.organization;
     expect(fonts.totalCount).toBe(2);
@@ -58,95 +85,178 @@ describe('custom fonts', () => {
     expect(file.headers.get('content-type')).toBe('font/woff2');
     expect(checkFontFile(new Uint8Array(await file.arrayBuffer()))).toBe('woff2');
     // Members read them, but only admins may change them.
-    const member = await ok(`{ node(id: "${fonts.nodes[1].id}") { ... on CustomFont { fontFamily canEdit } } }`, {}, { token: g.platform.token(U.ben) });
+    const member = await ok(
+      `{ node(id: "${fonts.nodes[1].id}") { ... on CustomFont { fontFamily canEdit } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
     expect(member.node).toEqual({ fontFamily: 'Acme Serif', canEdit: false });
   });
 
   it('uploads WOFF2 files as multipart requests, then creates, changes and deletes a font', async () => {
     const upload = await multipart(minimalWoff2('Studio', 400), { name: 'studio-400.woff2' });
     expect(upload.status).toBe(200);
-    expect(upload.body.data.uploadFile.file).toMatchObject({ name: 'studio-400.woff2', contentType: 'font/woff2', size: minimalWoff2('Studio', 400).length });
+    expect(upload.body.data.uploadFile.file).toMatchObject({
+      name: 'studio-400.woff2',
+      contentType: 'font/woff2',
+      size: minimalWoff2('Studio', 400).length,
+    });
     // One request for the upload URL, one for the bytes (outside the API, with no token).
-    expect(upload.upstream).toEqual(['POST /v1/orgs/globex/storage/upload', expect.stringMatching(/^PUT \/storage\/upload\?key=/)]);
+    expect(upload.upstream).toEqual([
+      'POST /v1/orgs/globex/storage/upload',
+      expect.stringMatching(/^PUT \/storage\/upload\?key=/),
+    ]);
     const regular = upload.body.data.uploadFile.file.key;
     const bold = await uploadKey(minimalWoff2('Studio', 700), { name: 'studio-700.woff2' });
 
-    const created = await ok(`mutation($regular: String!, $bold: String!) {
+    const created = await ok(
+      `mutation($regular: String!, $bold: String!) {
       createCustomFont(input: { organizationId: "globex", fontFamily: "Studio", fontFaces: [{ weight: 400, storageKey: $regular }, { weight: 700, storageKey: $bold }] }) {
         font { id platformId fontFamily weights fontFaces { sources { url } } } userErrors { code }
       }
-    }`, { regular, bold });
+    }`,
+      { regular, bold },
+    );
     const font = created.createCustomFont.font;
     expect(font).toMatchObject({ fontFamily: 'Studio', weights: [400, 700] });
     const served = await fetch(font.fontFaces[1].sources[0].url);
     expect(Buffer.from(await served.arrayBuffer()).equals(minimalWoff2('Studio', 700))).toBe(true);
 
     // Without the regular weight: PRECONDITION_FAILED, and the font stays as it was.
-    const removeRegular = await g.gql<any>(`mutation($id: ID!) { updateCustomFont(input: { fontId: $id, fontFamily: "Renamed", fontFaces: [{ weight: 400, storageKey: null }] }) { font { id } userErrors { code message upstreamStatus } } }`, { id: font.id });
-    expect(removeRegular.data.updateCustomFont).toEqual({ font: null, userErrors: [{ code: 'PRECONDITION_FAILED', message: expect.stringMatching(/400/), upstreamStatus: 412 }] });
-    const removeBold = await ok(`mutation($org: ID!, $id: ID!) { updateCustomFont(input: { organizationId: $org, fontId: $id, fontFaces: [{ weight: 700, storageKey: null }] }) { font { fontFamily weights } userErrors { code } } }`, { org: 'globex', id: font.platformId });
+    const removeRegular = await g.gql<any>(
+      `mutation($id: ID!) { updateCustomFont(input: { fontId: $id, fontFamily: "Renamed", fontFaces: [{ weight: 400, storageKey: null }] }) { font { id } userErrors { code message upstreamStatus } } }`,
+      { id: font.id },
+    );
+    expect(removeRegular.data.updateCustomFont).toEqual({
+      font: null,
+      userErrors: [{ code: 'PRECONDITION_FAILED', message: expect.stringMatching(/400/), upstreamStatus: 412 }],
+    });
+    const removeBold = await ok(
+      `mutation($org: ID!, $id: ID!) { updateCustomFont(input: { organizationId: $org, fontId: $id, fontFaces: [{ weight: 700, storageKey: null }] }) { font { fontFamily weights } userErrors { code } } }`,
+      { org: 'globex', id: font.platformId },
+    );
     expect(removeBold.updateCustomFont.font).toEqual({ fontFamily: 'Studio', weights: [400] });
 
-    const deleted = await ok(`mutation($id: ID!) { deleteCustomFont(input: { fontId: $id }) { deleted userErrors { code } } }`, { id: font.id });
+    const deleted = await ok(
+      `mutation($id: ID!) { deleteCustomFont(input: { fontId: $id }) { deleted userErrors { code } } }`,
+      { id: font.id },
+    );
     expect(deleted.deleteCustomFont.deleted).toBe(true);
-    const again = await ok(`mutation($id: ID!) { deleteCustomFont(input: { fontId: $id }) { deleted userErrors { code } } }`, { id: font.id });
+    const again = await ok(
+      `mutation($id: ID!) { deleteCustomFont(input: { fontId: $id }) { deleted userErrors { code } } }`,
+      { id: font.id },
+    );
     expect(again.deleteCustomFont.deleted).toBe(false);
   });
 
   it('answers what is wrong as user errors naming the field', async () => {
     const bold = await uploadKey(minimalWoff2('Bold', 700));
-    const noRegular = await g.gql<any>(`mutation($key: String!) { createCustomFont(input: { organizationId: "globex", fontFamily: "Bold only", fontFaces: [{ weight: 700, storageKey: $key }] }) { font { id } userErrors { code field } } }`, { key: bold });
+    const noRegular = await g.gql<any>(
+      `mutation($key: String!) { createCustomFont(input: { organizationId: "globex", fontFamily: "Bold only", fontFaces: [{ weight: 700, storageKey: $key }] }) { font { id } userErrors { code field } } }`,
+      { key: bold },
+    );
     expect(noRegular.data.createCustomFont.userErrors).toEqual([{ code: 'PRECONDITION_FAILED', field: null }]);
 
-    const page = await uploadKey(new TextEncoder().encode('<html>this is a web page, not a font file at all</html>'), { name: 'page.woff2' });
-    const notFont = await g.gql<any>(`mutation($key: String!) { createCustomFont(input: { organizationId: "globex", fontFamily: "Page", fontFaces: [{ weight: 400, storageKey: $key }] }) { font { id } userErrors { code field message } } }`, { key: page });
-    expect(notFont.data.createCustomFont.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['fontFaces', '0', 'storageKey'], message: expect.stringMatching(/not a WOFF or WOFF2 font/) }]);
+    const page = await uploadKey(new TextEncoder().encode('<html>this is a web page, not a font file at all</html>'), {
+      name: 'page.woff2',
+    });
+    const notFont = await g.gql<any>(
+      `mutation($key: String!) { createCustomFont(input: { organizationId: "globex", fontFamily: "Page", fontFaces: [{ weight: 400, storageKey: $key }] }) { font { id } userErrors { code field message } } }`,
+      { key: page },
+    );
+    expect(notFont.data.createCustomFont.userErrors).toEqual([
+      {
+        code: 'BAD_USER_INPUT',
+        field: ['fontFaces', '0', 'storageKey'],
+        message: expect.stringMatching(/not a WOFF or WOFF2 font/),
+      },
+    ]);
 
     // Checked before any request: weights, duplicates, the family.
-    const checked = await g.gql<any>(`mutation { createCustomFont(input: { organizationId: "globex", fontFamily: "", fontFaces: [{ weight: 0, storageKey: "k" }, { weight: 0, storageKey: "k" }] }) { userErrors { field } } }`);
+    const checked = await g.gql<any>(
+      `mutation { createCustomFont(input: { organizationId: "globex", fontFamily: "", fontFaces: [{ weight: 0, storageKey: "k" }, { weight: 0, storageKey: "k" }] }) { userErrors { field } } }`,
+    );
     expect(checked.upstream).toBe(0);
-    expect(checked.data.createCustomFont.userErrors.map((error: any) => error.field.join('.'))).toEqual(['fontFamily', 'fontFaces.0.weight', 'fontFaces.1.weight', 'fontFaces']);
-    const nothing = await g.gql<any>(`mutation { updateCustomFont(input: { organizationId: "globex", fontId: "x" }) { userErrors { field message } } }`);
-    expect(nothing.data.updateCustomFont.userErrors).toEqual([{ field: ['fontFamily'], message: 'Give fontFamily or fontFaces to change' }]);
+    expect(checked.data.createCustomFont.userErrors.map((error: any) => error.field.join('.'))).toEqual([
+      'fontFamily',
+      'fontFaces.0.weight',
+      'fontFaces.1.weight',
+      'fontFaces',
+    ]);
+    const nothing = await g.gql<any>(
+      `mutation { updateCustomFont(input: { organizationId: "globex", fontId: "x" }) { userErrors { field message } } }`,
+    );
+    expect(nothing.data.updateCustomFont.userErrors).toEqual([
+      { field: ['fontFamily'], message: 'Give fontFamily or fontFaces to change' },
+    ]);
   });
 
   it('refuses uploads that are not multipart files, and font uploads by non-admins', async () => {
     const asJson = await g.gql<any>(UPLOAD, { org: 'globex', kind: 'CUSTOMIZATION_FONT', file: 'not a file' });
     expect(asJson.upstream).toBe(0);
-    expect(asJson.data.uploadFile.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/multipart upload/) }]);
+    expect(asJson.data.uploadFile.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/multipart upload/) },
+    ]);
     const member = await multipart(minimalWoff2('No', 400), { org: 'acme', token: g.platform.token(U.ben) });
-    expect(member.body.data.uploadFile).toEqual({ file: null, userErrors: [{ code: 'FORBIDDEN', field: null, message: expect.any(String) }] });
+    expect(member.body.data.uploadFile).toEqual({
+      file: null,
+      userErrors: [{ code: 'FORBIDDEN', field: null, message: expect.any(String) }],
+    });
     // An empty file is refused before any request.
     const empty = await multipart(new Uint8Array(0), { name: 'empty.woff2' });
     expect(empty.upstream).toEqual([]);
-    expect(empty.body.data.uploadFile.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/1 to/) }]);
+    expect(empty.body.data.uploadFile.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/1 to/) },
+    ]);
     // An editor may store other files.
-    const other = await multipart(new TextEncoder().encode('notes'), { org: 'acme', kind: 'ORGANIZATION_FILE', name: 'notes.txt', type: 'text/plain', token: g.platform.token(U.dee) });
+    const other = await multipart(new TextEncoder().encode('notes'), {
+      org: 'acme',
+      kind: 'ORGANIZATION_FILE',
+      name: 'notes.txt',
+      type: 'text/plain',
+      token: g.platform.token(U.dee),
+    });
     expect(other.body.data.uploadFile.file).toMatchObject({ name: 'notes.txt', contentType: 'text/plain', size: 5 });
   });
 
   it('answers 413 to a multipart request over MAX_UPLOAD_BYTES', async () => {
-    const small = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxUploadBytes: 4096 } });
+    const small = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      limits: { maxUploadBytes: 4096 },
+    });
     try {
       const fine = await multipart(minimalWoff2('Fits', 400), { fetch: small.fetch });
       expect(fine.body.data.uploadFile.userErrors).toEqual([]);
       const tooBig = await multipart(new Uint8Array(8192), { fetch: small.fetch });
       expect(tooBig.status).toBe(413);
-      expect(tooBig.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'PAYLOAD_TOO_LARGE', limit: 4096 });
+      expect(tooBig.body.errors[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        reason: 'PAYLOAD_TOO_LARGE',
+        limit: 4096,
+      });
     } finally {
       await small.close();
     }
   });
 
   it('bounds the operation of a multipart request by MAX_REQUEST_BYTES, files aside', async () => {
-    const small = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false }, limits: { maxRequestBytes: 2048 } });
+    const small = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      limits: { maxRequestBytes: 2048 },
+    });
     try {
       const form = new FormData();
       const variables = { org: 'globex', kind: 'CUSTOMIZATION_FONT', file: null, padding: 'x'.repeat(4000) };
       form.append('operations', JSON.stringify({ query: UPLOAD, variables }));
       form.append('map', JSON.stringify({ 0: ['variables.file'] }));
       form.append('0', new Blob([new Uint8Array(minimalWoff2('Big', 400))], { type: 'font/woff2' }), 'big.woff2');
-      const response = await small.fetch('http://gateway.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${g.platform.adminToken}` }, body: form });
+      const response = await small.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${g.platform.adminToken}` },
+        body: form,
+      });
       expect(response.status).toBe(413);
       expect(((await response.json()) as any).errors[0].message).toMatch(/everything but its files/);
       // The same file with a small operation passes: the file does not count.

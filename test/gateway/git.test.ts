@@ -22,7 +22,8 @@ afterAll(async () => {
 
 let count = 0;
 function bareRepository(): string {
-  const path = join(work, `repo-${(count += 1)}.git`);
+  count += 1;
+  const path = join(work, `repo-${count}.git`);
   execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', path]);
   return path;
 }
@@ -54,19 +55,34 @@ describe('Git Sync through the graph', () => {
 
     const exported = await g.gql(EXPORT, { space: source, url: bare });
     expect(exported.errors).toBeUndefined();
-    expect(exported.data.exportToGit).toMatchObject({ operation: { state: 'RUNNING', direction: 'EXPORT' }, userErrors: [] });
+    expect(exported.data.exportToGit).toMatchObject({
+      operation: { state: 'RUNNING', direction: 'EXPORT' },
+      userErrors: [],
+    });
     // The write, then the state right after it.
     expect(exported.upstream).toBe(2);
     await g.platform.app.jobs.drain();
     const afterExport = await g.gql(INFO, { space: source });
-    expect(afterExport.data.space.gitInfo).toMatchObject({ installationStatus: 'ACTIVE', operation: { state: 'SUCCESS', direction: 'EXPORT', stage: 'FINALIZE', error: null } });
+    expect(afterExport.data.space.gitInfo).toMatchObject({
+      installationStatus: 'ACTIVE',
+      operation: { state: 'SUCCESS', direction: 'EXPORT', stage: 'FINALIZE', error: null },
+    });
     expect(afterExport.data.space.gitSync.operation).toEqual({ state: 'SUCCESS', direction: 'EXPORT' });
-    expect(afterExport.data.space.content.git).toMatchObject({ createdByGitBook: true, message: 'From the graph', ref: 'refs/heads/main' });
+    expect(afterExport.data.space.content.git).toMatchObject({
+      createdByGitBook: true,
+      message: 'From the graph',
+      ref: 'refs/heads/main',
+    });
 
-    const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "From Git" }) { space { id } } }`);
+    const created = await g.gql(
+      `mutation { createSpace(input: { organizationId: "acme", title: "From Git" }) { space { id } } }`,
+    );
     const target = created.data.createSpace.space.id;
     const imported = await g.gql(IMPORT, { space: target, url: bare });
-    expect(imported.data.importFromGit).toMatchObject({ operation: { state: 'RUNNING', direction: 'IMPORT' }, userErrors: [] });
+    expect(imported.data.importFromGit).toMatchObject({
+      operation: { state: 'RUNNING', direction: 'IMPORT' },
+      userErrors: [],
+    });
     await g.platform.app.jobs.drain();
     const afterImport = await g.gql(INFO, { space: target });
     expect(afterImport.data.space.gitInfo.operation).toMatchObject({ state: 'SUCCESS', direction: 'IMPORT' });
@@ -74,17 +90,25 @@ describe('Git Sync through the graph', () => {
     expect(afterImport.data.space.content.pages.map((page: { title: string }) => page.title)).toEqual(
       afterExport.data.space.content.pages.map((page: { title: string }) => page.title),
     );
-    const pageGit = await g.gql(`query ($space: ID!) { space(id: $space) { content { pages { ... on DocumentPage { git { path } } } files { nodes { name git { path } } } } } }`, { space: target });
+    const pageGit = await g.gql(
+      `query ($space: ID!) { space(id: $space) { content { pages { ... on DocumentPage { git { path } } } files { nodes { name git { path } } } } } }`,
+      { space: target },
+    );
     expect(pageGit.data.space.content.pages[0].git).toEqual({ path: 'welcome.md' });
     expect(pageGit.data.space.content.files.nodes[0].git.path).toMatch(/^\.gitbook\/assets\//);
 
-    const removed = await g.gql(`mutation ($space: ID!) { removeLegacyGitInstallation(input: { spaceId: $space }) { deleted userErrors { code } } }`, { space: target });
+    const removed = await g.gql(
+      `mutation ($space: ID!) { removeLegacyGitInstallation(input: { spaceId: $space }) { deleted userErrors { code } } }`,
+      { space: target },
+    );
     expect(removed.data.removeLegacyGitInstallation).toEqual({ deleted: true, userErrors: [] });
     expect((await g.gql(INFO, { space: target })).data.space.gitInfo).toBeNull();
   });
 
   it('reports a failure readably, refuses bad input as user errors, and never shows credentials', async () => {
-    const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "Git failures" }) { space { id } } }`);
+    const created = await g.gql(
+      `mutation { createSpace(input: { organizationId: "acme", title: "Git failures" }) { space { id } } }`,
+    );
     const space = created.data.createSpace.space.id;
     const secret = 'ghp_v3ryS3cretT0ken';
     const missing = `file://bot:${secret}@${join(work, 'missing.git')}`;
@@ -92,27 +116,52 @@ describe('Git Sync through the graph', () => {
     expect(queued.data.importFromGit.userErrors).toEqual([]);
     await g.platform.app.jobs.drain();
     const info = await g.gql(INFO, { space });
-    expect(info.data.space.gitInfo.operation).toMatchObject({ state: 'FAILURE', error: expect.stringMatching(/could not read the repository/) });
-    const badRef = await g.gql(`mutation ($space: ID!) { importFromGit(input: { spaceId: $space, url: "https://x.test/r.git", ref: "main" }) { operation { state } userErrors { code field } } }`, { space });
+    expect(info.data.space.gitInfo.operation).toMatchObject({
+      state: 'FAILURE',
+      error: expect.stringMatching(/could not read the repository/),
+    });
+    const badRef = await g.gql(
+      `mutation ($space: ID!) { importFromGit(input: { spaceId: $space, url: "https://x.test/r.git", ref: "main" }) { operation { state } userErrors { code field } } }`,
+      { space },
+    );
     expect(badRef.data.importFromGit.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['ref'] }]);
     expect(badRef.upstream).toBe(0);
-    const escape = await g.gql(
+    const escaping = await g.gql(
       `mutation ($space: ID!) { importFromGit(input: { spaceId: $space, url: "https://x.test/r.git", ref: "refs/heads/main", repoProjectDirectory: "../up" }) { userErrors { code field upstreamStatus } } }`,
       { space },
     );
-    expect(escape.data.importFromGit.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['repoProjectDirectory'], upstreamStatus: 400 }]);
+    expect(escaping.data.importFromGit.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['repoProjectDirectory'], upstreamStatus: 400 },
+    ]);
     // Refs are checked as git check-ref-format does, by the platform.
-    const dotted = await g.gql(`mutation ($space: ID!) { importFromGit(input: { spaceId: $space, url: "https://x.test/r.git", ref: "refs/heads/../../etc" }) { userErrors { message code field upstreamStatus } } }`, { space });
-    expect(dotted.data.importFromGit.userErrors).toEqual([{ message: 'Invalid body field "ref": must not contain ".."', code: 'BAD_USER_INPUT', field: ['ref'], upstreamStatus: 400 }]);
-    const reader = await g.gql(EXPORT, { space, url: `https://bot:${secret}@x.test/r.git` }, { token: g.platform.token(DEMO.users.finn) });
+    const dotted = await g.gql(
+      `mutation ($space: ID!) { importFromGit(input: { spaceId: $space, url: "https://x.test/r.git", ref: "refs/heads/../../etc" }) { userErrors { message code field upstreamStatus } } }`,
+      { space },
+    );
+    expect(dotted.data.importFromGit.userErrors).toEqual([
+      {
+        message: 'Invalid body field "ref": must not contain ".."',
+        code: 'BAD_USER_INPUT',
+        field: ['ref'],
+        upstreamStatus: 400,
+      },
+    ]);
+    const reader = await g.gql(
+      EXPORT,
+      { space, url: `https://bot:${secret}@x.test/r.git` },
+      { token: g.platform.token(DEMO.users.finn) },
+    );
     expect(reader.data.exportToGit.userErrors[0]).toMatchObject({ code: 'FORBIDDEN' });
     // A variable of the wrong type is echoed in the error: without its credentials.
-    const wrongType = await g.gql(`mutation ($space: ID!, $url: Int) { importFromGit(input: { spaceId: $space, url: $url, ref: "refs/heads/main" }) { userErrors { code } } }`, {
-      space,
-      url: `https://bot:${secret}@x.test/r.git`,
-    });
+    const wrongType = await g.gql(
+      `mutation ($space: ID!, $url: Int) { importFromGit(input: { spaceId: $space, url: $url, ref: "refs/heads/main" }) { userErrors { code } } }`,
+      {
+        space,
+        url: `https://bot:${secret}@x.test/r.git`,
+      },
+    );
     expect(wrongType.errors?.length).toBeGreaterThan(0);
-    expect(JSON.stringify([queued, info, badRef, escape, reader, wrongType])).not.toContain(secret);
+    expect(JSON.stringify([queued, info, badRef, escaping, reader, wrongType])).not.toContain(secret);
   });
 
   it('imports from and exports to an https repository with credentials, which appear nowhere', async () => {
@@ -124,15 +173,22 @@ describe('Git Sync through the graph', () => {
       const source = g.platform.spaceId('API reference');
       const exported = await g.gql(EXPORT, { space: source, url });
       await g.platform.app.jobs.drain();
-      const created = await g.gql(`mutation { createSpace(input: { organizationId: "acme", title: "Over https" }) { space { id } } }`);
+      const created = await g.gql(
+        `mutation { createSpace(input: { organizationId: "acme", title: "Over https" }) { space { id } } }`,
+      );
       const target = created.data.createSpace.space.id;
       const imported = await g.gql(IMPORT, { space: target, url });
       await g.platform.app.jobs.drain();
       const info = await g.gql(INFO, { space: target });
-      expect(info.data.space.gitInfo).toMatchObject({ url: `https://***@127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').at(-1)}`, operation: { state: 'SUCCESS', direction: 'IMPORT' } });
+      expect(info.data.space.gitInfo).toMatchObject({
+        url: `https://***@127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').at(-1)}`,
+        operation: { state: 'SUCCESS', direction: 'IMPORT' },
+      });
       const sourceInfo = await g.gql(INFO, { space: source });
       expect(sourceInfo.data.space.gitInfo.operation).toMatchObject({ state: 'SUCCESS', direction: 'EXPORT' });
-      expect(info.data.space.content.pages.map((page: { title: string }) => page.title)).toEqual(sourceInfo.data.space.content.pages.map((page: { title: string }) => page.title));
+      expect(info.data.space.content.pages.map((page: { title: string }) => page.title)).toEqual(
+        sourceInfo.data.space.content.pages.map((page: { title: string }) => page.title),
+      );
       expect(JSON.stringify([exported, imported, info, sourceInfo])).not.toContain(secret);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -13,7 +13,11 @@ let spaceId: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  gateway = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false }, limits: { maxRequestBytes: 4096 } });
+  gateway = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    limits: { maxRequestBytes: 4096 },
+  });
   const answer = await platform.api('GET', '/orgs/acme/spaces?limit=1');
   spaceId = (answer.body as { items: Array<{ id: string }> }).items[0]!.id;
 });
@@ -38,19 +42,54 @@ function cases(): Case[] {
   const read = { query: SPACE, variables: { id: spaceId } };
   return [
     { name: 'a read', body: read, headers: auth, lane: true },
-    { name: 'a read with an operation name and empty extensions', body: { ...read, query: `query Space${SPACE.slice(5)}`, operationName: 'Space', extensions: {} }, headers: auth, lane: true },
-    { name: 'Accept: application/graphql-response+json', body: read, headers: { ...auth, accept: 'application/graphql-response+json' }, lane: true },
+    {
+      name: 'a read with an operation name and empty extensions',
+      body: { ...read, query: `query Space${SPACE.slice(5)}`, operationName: 'Space', extensions: {} },
+      headers: auth,
+      lane: true,
+    },
+    {
+      name: 'Accept: application/graphql-response+json',
+      body: read,
+      headers: { ...auth, accept: 'application/graphql-response+json' },
+      lane: true,
+    },
     { name: 'Accept: */*', body: read, headers: { ...auth, accept: '*/*' }, lane: true },
-    { name: 'Accept listing both', body: read, headers: { ...auth, accept: 'application/graphql-response+json, application/json;q=0.9' }, lane: true },
-    { name: 'Accept with charset', body: read, headers: { ...auth, accept: 'application/json; charset=utf-8' }, lane: true },
+    {
+      name: 'Accept listing both',
+      body: read,
+      headers: { ...auth, accept: 'application/graphql-response+json, application/json;q=0.9' },
+      lane: true,
+    },
+    {
+      name: 'Accept with charset',
+      body: read,
+      headers: { ...auth, accept: 'application/json; charset=utf-8' },
+      lane: true,
+    },
     { name: 'a cross-origin read', body: read, headers: { ...auth, origin: 'https://docs.example.test' }, lane: true },
     { name: 'a field error', body: { query: SPACE, variables: { id: 'no-such-space' } }, headers: auth, lane: true },
-    { name: 'a field error asked as graphql-response+json', body: { query: SPACE, variables: { id: 'no-such-space' } }, headers: { ...auth, accept: 'application/graphql-response+json' }, lane: true },
+    {
+      name: 'a field error asked as graphql-response+json',
+      body: { query: SPACE, variables: { id: 'no-such-space' } },
+      headers: { ...auth, accept: 'application/graphql-response+json' },
+      lane: true,
+    },
     { name: 'no credentials', body: read, lane: true },
     { name: 'variables that do not coerce', body: { query: SPACE, variables: { id: 12 } }, headers: auth, lane: true },
-    { name: 'a missing variable, as graphql-response+json', body: { query: SPACE }, headers: { ...auth, accept: 'application/graphql-response+json' }, lane: true },
+    {
+      name: 'a missing variable, as graphql-response+json',
+      body: { query: SPACE },
+      headers: { ...auth, accept: 'application/graphql-response+json' },
+      lane: true,
+    },
     { name: 'an unknown operation name', body: { ...read, operationName: 'Nope' }, headers: auth, lane: false },
-    { name: 'an operation over the cost limits', body: { query: '{ organizations(first: 1000) { nodes { spaces(first: 1000) { nodes { title } } } } }' }, headers: auth, lane: true },
+    {
+      name: 'an operation over the cost limits',
+      body: { query: '{ organizations(first: 1000) { nodes { spaces(first: 1000) { nodes { title } } } } }' },
+      headers: auth,
+      lane: true,
+    },
     { name: 'an explained read', body: read, headers: { ...auth, 'x-explain': '1' }, lane: true },
     { name: 'a syntax error', body: { query: '{ space(id: ' }, headers: auth, lane: false },
     { name: 'a validation error', body: { query: '{ nothingHere }' }, headers: auth, lane: false },
@@ -61,7 +100,12 @@ function cases(): Case[] {
     { name: 'a body that is not JSON', body: '{"query": ', headers: auth, lane: false },
     { name: 'Accept: text/event-stream', body: read, headers: { ...auth, accept: 'text/event-stream' }, lane: false },
     { name: 'Accept: text/html', body: read, headers: { ...auth, accept: 'text/html' }, lane: false },
-    { name: 'a charset the gateway does not answer in', body: read, headers: { ...auth, accept: 'application/json; charset=latin1' }, lane: false },
+    {
+      name: 'a charset the gateway does not answer in',
+      body: read,
+      headers: { ...auth, accept: 'application/json; charset=latin1' },
+      lane: false,
+    },
   ];
 }
 
@@ -74,7 +118,9 @@ async function comparable(response: Response) {
   const text = await response.text();
   const isJson = /json/.test(response.headers.get('content-type') ?? '');
   const body = isJson
-    ? (JSON.parse(text, (key, value: unknown) => (key.endsWith('Ms') && typeof value === 'number' ? 0 : value)) as unknown)
+    ? (JSON.parse(text, (key, value: unknown) =>
+        key.endsWith('Ms') && typeof value === 'number' ? 0 : value,
+      ) as unknown)
     : text.replace(/"(\w+Ms)":[\d.]+/g, '"$1":0');
   return { status: response.status, headers, body };
 }
@@ -95,13 +141,19 @@ describe('the direct lane', () => {
       const served = { lane: gateway.served.lane - before.lane, yoga: gateway.served.yoga - before.yoga };
       const viaYoga = await comparable(await gateway.yoga.fetch('http://gateway.test/graphql', init(each)));
       expect({ case: each.name, ...viaFront }).toEqual({ case: each.name, ...viaYoga });
-      expect({ case: each.name, served }).toEqual({ case: each.name, served: each.lane ? { lane: 1, yoga: 0 } : { lane: 0, yoga: 1 } });
+      expect({ case: each.name, served }).toEqual({
+        case: each.name,
+        served: each.lane ? { lane: 1, yoga: 0 } : { lane: 0, yoga: 1 },
+      });
     }
   });
 
   it('serves the reads it answers with data, the cost and the CORS headers', async () => {
     const response = await gateway.fetch('http://gateway.test/graphql', init(cases()[6]!));
-    const body = (await response.json()) as { data: { space: { platformId: string } }; extensions: { cost: { upstreamRequests: number } } };
+    const body = (await response.json()) as {
+      data: { space: { platformId: string } };
+      extensions: { cost: { upstreamRequests: number } };
+    };
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.headers.get('access-control-allow-origin')).toBe('https://docs.example.test');
@@ -145,7 +197,12 @@ describe('the gateway over HTTP (the listener `npm start` serves)', () => {
       body,
     });
     const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, text, json: text ? (JSON.parse(text) as any) : undefined };
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      text,
+      json: text ? (JSON.parse(text) as any) : undefined,
+    };
   }
 
   it('answers a read in the lane with a correct length', async () => {
@@ -161,7 +218,8 @@ describe('the gateway over HTTP (the listener `npm start` serves)', () => {
     const title = 'Überblick — 概要 ✓';
     const created = await post(
       JSON.stringify({
-        query: 'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { title } } }',
+        query:
+          'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { title } } }',
         variables: { title },
       }),
     );
@@ -193,7 +251,11 @@ describe('the gateway over HTTP (the listener `npm start` serves)', () => {
   it('answers preflights, health and GET queries through yoga', async () => {
     const preflight = await request(`${url}/graphql`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://docs.example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://docs.example.test',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     await preflight.body.dump();
     expect(preflight.statusCode).toBe(204);

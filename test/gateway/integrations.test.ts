@@ -32,7 +32,8 @@ afterAll(async () => {
   await g?.destroy();
 });
 
-const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) =>
+  expectOk<T>(g, query, variables, options);
 
 describe('integrations', () => {
   it('reads an integration with its installations, the spaces and sites they cover, and its events', async () => {
@@ -44,106 +45,206 @@ describe('integrations', () => {
     } }`);
     expect(result.errors).toBeUndefined();
     const integration = result.data.integration;
-    expect(integration).toMatchObject({ name: 'video-embeds', visibility: 'PUBLIC', canAdmin: true, owner: { platformId: 'acme' } });
+    expect(integration).toMatchObject({
+      name: 'video-embeds',
+      visibility: 'PUBLIC',
+      canAdmin: true,
+      owner: { platformId: 'acme' },
+    });
     expect(integration.blocks.length).toBeGreaterThan(0);
-    expect(integration.installations.nodes.map((node: any) => [node.organization.platformId, node.status]).sort()).toEqual([['acme', 'ACTIVE'], ['globex', 'PENDING']]);
-    expect(integration.spaceInstallations.nodes).toEqual([expect.objectContaining({ space: { title: 'Release notes' } })]);
+    expect(
+      integration.installations.nodes.map((node: any) => [node.organization.platformId, node.status]).sort(),
+    ).toEqual([
+      ['acme', 'ACTIVE'],
+      ['globex', 'PENDING'],
+    ]);
+    expect(integration.spaceInstallations.nodes).toEqual([
+      expect.objectContaining({ space: { title: 'Release notes' } }),
+    ]);
     expect(integration.events.totalCount).toBeGreaterThan(0);
     expect(integration.events.nodes.every((event: any) => typeof event.type === 'string')).toBe(true);
     // The spaces come with the installations (extended lists): no request per space.
     expect(result.upstreamRequests.filter((request) => request.startsWith('GET /v1/spaces/'))).toEqual([]);
 
     // The trace of an event is read with the event.
-    const event = await ok(`query ($id: ID!) { node(id: $id) { ... on IntegrationEvent { type trace { message } integration { name } } } }`, {
-      id: (await ok(`{ integration(name: "video-embeds") { events(first: 1) { nodes { id } } } }`)).integration.events.nodes[0].id,
-    });
+    const event = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on IntegrationEvent { type trace { message } integration { name } } } }`,
+      {
+        id: (await ok(`{ integration(name: "video-embeds") { events(first: 1) { nodes { id } } } }`)).integration.events
+          .nodes[0].id,
+      },
+    );
     expect(event.node.integration.name).toBe('video-embeds');
     expect(Array.isArray(event.node.trace)).toBe(true);
 
     // A private integration is for the members of its owner.
-    const sites = await ok(`{ integration(name: "acme-analytics") { visibility siteInstallations { nodes { site { title } } } } }`);
-    expect(sites.integration).toMatchObject({ visibility: 'PRIVATE', siteInstallations: { nodes: [{ site: { title: 'Acme Docs' } }] } });
-    const outsider = await g.gql<any>(`{ integration(name: "acme-analytics") { name } }`, {}, { token: g.platform.token(U.ivy) });
+    const sites = await ok(
+      `{ integration(name: "acme-analytics") { visibility siteInstallations { nodes { site { title } } } } }`,
+    );
+    expect(sites.integration).toMatchObject({
+      visibility: 'PRIVATE',
+      siteInstallations: { nodes: [{ site: { title: 'Acme Docs' } }] },
+    });
+    const outsider = await g.gql<any>(
+      `{ integration(name: "acme-analytics") { name } }`,
+      {},
+      { token: g.platform.token(U.ivy) },
+    );
     expect(outsider.data.integration).toBeNull();
     expect(outsider.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
-    const listed = await g.gql<any>(`{ integrations(search: "video") { totalCount nodes { name owner { title } } } }`, {}, { token: g.platform.token(U.ivy) });
+    const listed = await g.gql<any>(
+      `{ integrations(search: "video") { totalCount nodes { name owner { title } } } }`,
+      {},
+      { token: g.platform.token(U.ivy) },
+    );
     expect(listed.data.integrations.nodes).toEqual([{ name: 'video-embeds', owner: { title: expect.any(String) } }]);
     // The owner comes with the integration.
     expect(listed.upstreamRequests).toEqual(['GET /v1/integrations?limit=50&search=video']);
-    const byExternalId = await ok(`{ integration(name: "video-embeds") { spaceInstallations(externalId: "no-such-id") { totalCount } } }`);
+    const byExternalId = await ok(
+      `{ integration(name: "video-embeds") { spaceInstallations(externalId: "no-such-id") { totalCount } } }`,
+    );
     expect(byExternalId.integration.spaceInstallations.totalCount).toBe(0);
   });
 
   it('publishes, installs on an organization, a space and a site, and delivers each event signed', async () => {
-    const published = await ok(`mutation ($endpoint: String!) {
+    const published = await ok(
+      `mutation ($endpoint: String!) {
       publishIntegration(input: { name: "gw-hooks", organizationId: "acme", title: "Hooks", description: "Receives events.", script: "export default {}",
         scopes: ["space:content:read"], visibility: PUBLIC, target: ALL, endpoint: $endpoint,
         configurations: { account: { properties: { team: { type: "string" } }, required: ["team"] } } }) {
         integration { name version } userErrors { code field message }
       }
-    }`, { endpoint });
+    }`,
+      { endpoint },
+    );
     expect(published.publishIntegration.integration).toEqual({ name: 'gw-hooks', version: 1 });
 
-    const installed = await ok(`mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { installation { id platformId status } userErrors { code } } }`);
+    const installed = await ok(
+      `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { installation { id platformId status } userErrors { code } } }`,
+    );
     const installation = installed.installIntegration.installation;
     expect(installation.status).toBe('PENDING');
-    const again = await g.gql<any>(`mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { userErrors { code } } }`);
+    const again = await g.gql<any>(
+      `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { userErrors { code } } }`,
+    );
     expect(again.data.installIntegration.userErrors).toEqual([{ code: 'CONFLICT' }]);
 
-    const configured = await ok(`mutation ($id: ID!) { updateIntegrationInstallation(input: { installationId: $id, configuration: { team: "docs" }, externalIds: ["t-1"] }) { installation { status configuration externalIds } userErrors { code } } }`, { id: installation.id });
-    expect(configured.updateIntegrationInstallation.installation).toEqual({ status: 'ACTIVE', configuration: { team: 'docs' }, externalIds: ['t-1'] });
+    const configured = await ok(
+      `mutation ($id: ID!) { updateIntegrationInstallation(input: { installationId: $id, configuration: { team: "docs" }, externalIds: ["t-1"] }) { installation { status configuration externalIds } userErrors { code } } }`,
+      { id: installation.id },
+    );
+    expect(configured.updateIntegrationInstallation.installation).toEqual({
+      status: 'ACTIVE',
+      configuration: { team: 'docs' },
+      externalIds: ['t-1'],
+    });
 
     const space = g.platform.spaceId('Getting started');
-    const onSpace = await ok(`mutation ($id: ID!, $space: ID!) { installIntegrationOnSpace(input: { installationId: $id, spaceId: $space }) { spaceInstallation { status space { title } } userErrors { code } } }`, { id: installation.id, space });
+    const onSpace = await ok(
+      `mutation ($id: ID!, $space: ID!) { installIntegrationOnSpace(input: { installationId: $id, spaceId: $space }) { spaceInstallation { status space { title } } userErrors { code } } }`,
+      { id: installation.id, space },
+    );
     expect(onSpace.installIntegrationOnSpace.spaceInstallation.space).toEqual({ title: 'Getting started' });
-    await ok(`mutation ($id: ID!, $space: ID!) { updateIntegrationSpaceInstallation(input: { installationId: $id, spaceId: $space, externalIds: ["s-1"] }) { spaceInstallation { externalIds } userErrors { code } } }`, { id: installation.id, space });
-    const read = await ok(`query ($id: ID!, $space: ID!) { node(id: $id) { ... on IntegrationInstallation { status integration { name } spaceInstallation(spaceId: $space) { externalIds space { title } } } } }`, { id: installation.id, space });
-    expect(read.node).toEqual({ status: 'ACTIVE', integration: { name: 'gw-hooks' }, spaceInstallation: { externalIds: ['s-1'], space: { title: 'Getting started' } } });
+    await ok(
+      `mutation ($id: ID!, $space: ID!) { updateIntegrationSpaceInstallation(input: { installationId: $id, spaceId: $space, externalIds: ["s-1"] }) { spaceInstallation { externalIds } userErrors { code } } }`,
+      { id: installation.id, space },
+    );
+    const read = await ok(
+      `query ($id: ID!, $space: ID!) { node(id: $id) { ... on IntegrationInstallation { status integration { name } spaceInstallation(spaceId: $space) { externalIds space { title } } } } }`,
+      { id: installation.id, space },
+    );
+    expect(read.node).toEqual({
+      status: 'ACTIVE',
+      integration: { name: 'gw-hooks' },
+      spaceInstallation: { externalIds: ['s-1'], space: { title: 'Getting started' } },
+    });
     const sites = await ok(`{ organization(id: "acme") { sites(first: 1) { nodes { id title } } } }`);
     const site = sites.organization.sites.nodes[0];
-    const onSite = await ok(`mutation ($id: ID!, $site: ID!) { installIntegrationOnSite(input: { installationId: $id, siteId: $site }) { siteInstallation { status site { title } } userErrors { code } } }`, { id: installation.id, site: site.id });
+    const onSite = await ok(
+      `mutation ($id: ID!, $site: ID!) { installIntegrationOnSite(input: { installationId: $id, siteId: $site }) { siteInstallation { status site { title } } userErrors { code } } }`,
+      { id: installation.id, site: site.id },
+    );
     expect(onSite.installIntegrationOnSite.siteInstallation.site).toEqual({ title: site.title });
-    await ok(`mutation ($id: ID!, $site: ID!) { updateIntegrationSiteInstallation(input: { installationId: $id, siteId: $site, configuration: {} }) { siteInstallation { status } userErrors { code } } }`, { id: installation.id, site: site.id });
-    const siteRead = await ok(`query ($id: ID!, $site: ID!) { node(id: $id) { ... on IntegrationInstallation { siteInstallation(siteId: $site) { site { title } } siteInstallations { totalCount } } } }`, { id: installation.id, site: site.id });
-    expect(siteRead.node).toEqual({ siteInstallation: { site: { title: site.title } }, siteInstallations: { totalCount: 1 } });
-    const offSite = await ok(`mutation ($id: ID!, $site: ID!) { uninstallIntegrationFromSite(input: { installationId: $id, siteId: $site }) { deleted userErrors { code } } }`, { id: installation.id, site: site.id });
+    await ok(
+      `mutation ($id: ID!, $site: ID!) { updateIntegrationSiteInstallation(input: { installationId: $id, siteId: $site, configuration: {} }) { siteInstallation { status } userErrors { code } } }`,
+      { id: installation.id, site: site.id },
+    );
+    const siteRead = await ok(
+      `query ($id: ID!, $site: ID!) { node(id: $id) { ... on IntegrationInstallation { siteInstallation(siteId: $site) { site { title } } siteInstallations { totalCount } } } }`,
+      { id: installation.id, site: site.id },
+    );
+    expect(siteRead.node).toEqual({
+      siteInstallation: { site: { title: site.title } },
+      siteInstallations: { totalCount: 1 },
+    });
+    const offSite = await ok(
+      `mutation ($id: ID!, $site: ID!) { uninstallIntegrationFromSite(input: { installationId: $id, siteId: $site }) { deleted userErrors { code } } }`,
+      { id: installation.id, site: site.id },
+    );
     expect(offSite.uninstallIntegrationFromSite.deleted).toBe(true);
-    const offSpace = await ok(`mutation ($id: ID!, $space: ID!) { uninstallIntegrationFromSpace(input: { installationId: $id, spaceId: $space }) { deleted userErrors { code } } }`, { id: installation.id, space });
+    const offSpace = await ok(
+      `mutation ($id: ID!, $space: ID!) { uninstallIntegrationFromSpace(input: { installationId: $id, spaceId: $space }) { deleted userErrors { code } } }`,
+      { id: installation.id, space },
+    );
     expect(offSpace.uninstallIntegrationFromSpace.deleted).toBe(true);
 
     await g.platform.app.jobs.drain();
     const events = await ok(`{ integration(name: "gw-hooks") { events { nodes { type status trace { message } } } } }`);
     const types = events.integration.events.nodes.map((event: any) => event.type);
     expect(types).toEqual(
-      expect.arrayContaining(['INSTALLATION_SETUP', 'SPACE_INSTALLATION_SETUP', 'SITE_INSTALLATION_SETUP', 'SITE_INSTALLATION_DELETED', 'SPACE_INSTALLATION_DELETED']),
+      expect.arrayContaining([
+        'INSTALLATION_SETUP',
+        'SPACE_INSTALLATION_SETUP',
+        'SITE_INSTALLATION_SETUP',
+        'SITE_INSTALLATION_DELETED',
+        'SPACE_INSTALLATION_DELETED',
+      ]),
     );
-    expect(events.integration.events.nodes.map((event: any) => [event.type, event.status])).toEqual(events.integration.events.nodes.map((event: any) => [event.type, 'SUCCESS']));
+    expect(events.integration.events.nodes.map((event: any) => [event.type, event.status])).toEqual(
+      events.integration.events.nodes.map((event: any) => [event.type, 'SUCCESS']),
+    );
     // The trace tells the attempt and its answer.
-    for (const event of events.integration.events.nodes) expect(event.trace.map((line: any) => line.message).join('\n')).toMatch(/200/);
+    for (const event of events.integration.events.nodes)
+      expect(event.trace.map((line: any) => line.message).join('\n')).toMatch(/200/);
 
     // Each delivery is a multipart POST signed with the installation's secret.
     expect(deliveries).toHaveLength(events.integration.events.nodes.length);
-    const { body: secretAnswer } = await g.platform.api('GET', `/integrations/gw-hooks/installations/${installation.platformId}/signing-secret`);
+    const { body: secretAnswer } = await g.platform.api(
+      'GET',
+      `/integrations/gw-hooks/installations/${installation.platformId}/signing-secret`,
+    );
     for (const delivery of deliveries) {
       expect(String(delivery.headers['content-type'])).toMatch(/^multipart\/form-data/);
       const [, t, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(delivery.headers['x-gitbook-signature']))!;
       expect(createHmac('sha256', secretAnswer.secret).update(`${t}.`).update(delivery.body).digest('hex')).toBe(v1);
     }
 
-    const uninstalled = await ok(`mutation ($id: ID!) { uninstallIntegration(input: { installationId: $id }) { deleted userErrors { code } } }`, { id: installation.id });
+    const uninstalled = await ok(
+      `mutation ($id: ID!) { uninstallIntegration(input: { installationId: $id }) { deleted userErrors { code } } }`,
+      { id: installation.id },
+    );
     expect(uninstalled.uninstallIntegration.deleted).toBe(true);
-    const unpublished = await ok(`mutation { unpublishIntegration(input: { name: "gw-hooks" }) { deleted userErrors { code } } }`);
+    const unpublished = await ok(
+      `mutation { unpublishIntegration(input: { name: "gw-hooks" }) { deleted userErrors { code } } }`,
+    );
     expect(unpublished.unpublishIntegration.deleted).toBe(true);
   });
 
   it('records a delivery that fails every try as FAILED, each attempt in its trace', async () => {
     const failing = endpoint.replace(/\/events$/, '/failing');
-    await ok(`mutation ($endpoint: String!) {
+    await ok(
+      `mutation ($endpoint: String!) {
       publishIntegration(input: { name: "gw-failing", organizationId: "globex", title: "Failing", description: "Never up.", script: "export default {}", scopes: [], endpoint: $endpoint }) { integration { name } userErrors { code } }
-    }`, { endpoint: failing });
-    await ok(`mutation { installIntegration(input: { integrationName: "gw-failing", organizationId: "globex" }) { installation { id } userErrors { code } } }`);
+    }`,
+      { endpoint: failing },
+    );
+    await ok(
+      `mutation { installIntegration(input: { integrationName: "gw-failing", organizationId: "globex" }) { installation { id } userErrors { code } } }`,
+    );
     await g.platform.app.jobs.drain();
-    const events = await ok(`{ integration(name: "gw-failing") { events { nodes { type status trace { message level } } } } }`);
+    const events = await ok(
+      `{ integration(name: "gw-failing") { events { nodes { type status trace { message level } } } } }`,
+    );
     const [event] = events.integration.events.nodes;
     expect(event).toMatchObject({ type: 'INSTALLATION_SETUP', status: 'FAILED' });
     expect(event.trace.filter((line: any) => /500/.test(line.message))).toHaveLength(3);
@@ -151,12 +252,25 @@ describe('integrations', () => {
   });
 
   it('checks what it can before any request, and leaves the rest to the platform', async () => {
-    const bad = await g.gql<any>(`mutation { publishIntegration(input: { name: "bad name", organizationId: "acme", title: "x", description: "d", script: "s", scopes: [] }) { userErrors { field } } }`);
+    const bad = await g.gql<any>(
+      `mutation { publishIntegration(input: { name: "bad name", organizationId: "acme", title: "x", description: "d", script: "s", scopes: [] }) { userErrors { field } } }`,
+    );
     expect(bad.upstream).toBe(0);
-    expect(bad.data.publishIntegration.userErrors.map((error: any) => error.field.join('.'))).toEqual(['name', 'title']);
-    const member = await g.gql<any>(`mutation { publishIntegration(input: { name: "by-ben", organizationId: "acme", title: "By Ben", description: "d", script: "s", scopes: [] }) { userErrors { code } } }`, {}, { token: g.platform.token(U.ben) });
+    expect(bad.data.publishIntegration.userErrors.map((error: any) => error.field.join('.'))).toEqual([
+      'name',
+      'title',
+    ]);
+    const member = await g.gql<any>(
+      `mutation { publishIntegration(input: { name: "by-ben", organizationId: "acme", title: "By Ben", description: "d", script: "s", scopes: [] }) { userErrors { code } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
     expect(member.data.publishIntegration.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
-    const noName = await g.gql<any>(`mutation { uninstallIntegration(input: { installationId: "abc" }) { userErrors { code field } } }`);
-    expect(noName.data.uninstallIntegration.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['integrationName'] }]);
+    const noName = await g.gql<any>(
+      `mutation { uninstallIntegration(input: { installationId: "abc" }) { userErrors { code field } } }`,
+    );
+    expect(noName.data.uninstallIntegration.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['integrationName'] },
+    ]);
   });
 });

@@ -116,7 +116,11 @@ describe('Organization.members', () => {
     expect(first.errors).toBeUndefined();
     const firstPage = first.data.organization.members;
     expect(firstPage.edges.map((e: any) => e.node.user.displayName)).toEqual(names('gus', 'finn'));
-    expect(firstPage.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, endCursor: firstPage.edges[1].cursor });
+    expect(firstPage.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      endCursor: firstPage.edges[1].cursor,
+    });
     expect(firstPage.totalCount).toBe(7);
 
     const second = await g.gql(query, { first: 3, after: firstPage.pageInfo.endCursor });
@@ -133,9 +137,12 @@ describe('Organization.members', () => {
   });
 
   it('rejects a too long search before any members request', async () => {
-    const result = await g.gql(`query ($search: String) {
+    const result = await g.gql(
+      `query ($search: String) {
       organization(id: "acme") { title members(search: $search) { totalCount } }
-    }`, { search: 'x'.repeat(513) });
+    }`,
+      { search: 'x'.repeat(513) },
+    );
     expect(result.data).toEqual({ organization: { title: 'Acme Docs', members: null } });
     expect(result.errors).toMatchObject([
       { path: ['organization', 'members'], extensions: { code: 'BAD_USER_INPUT', field: ['search'] } },
@@ -191,9 +198,12 @@ describe('member and node lookups', () => {
   });
 
   it('accepts a User global ID and a never-seen member has a null lastSeenAt', async () => {
-    const result = await g.gql(`query ($userId: ID!) { member(organizationId: "acme", userId: $userId) { role lastSeenAt user { displayName } } }`, {
-      userId: encodeGlobalID('User', ids.finn),
-    });
+    const result = await g.gql(
+      `query ($userId: ID!) { member(organizationId: "acme", userId: $userId) { role lastSeenAt user { displayName } } }`,
+      {
+        userId: encodeGlobalID('User', ids.finn),
+      },
+    );
     expect(result.data).toEqual({ member: { role: 'READ', lastSeenAt: null, user: { displayName: 'Finn Larsen' } } });
     expect(result.upstream).toBe(1);
   });
@@ -211,8 +221,13 @@ describe('member and node lookups', () => {
     const listed = await g.gql(`{ organization(id: "acme") { members(role: REVIEW) { nodes { id } } } }`);
     const id = listed.data.organization.members.nodes[0].id;
     expect(id).toBe(memberGlobalId('acme', 'cy'));
-    const result = await g.gql(`query ($id: ID!) { node(id: $id) { __typename id ... on Member { role user { displayName } } } }`, { id });
-    expect(result.data).toEqual({ node: { __typename: 'Member', id, role: 'REVIEW', user: { displayName: 'Cy Tanaka' } } });
+    const result = await g.gql(
+      `query ($id: ID!) { node(id: $id) { __typename id ... on Member { role user { displayName } } } }`,
+      { id },
+    );
+    expect(result.data).toEqual({
+      node: { __typename: 'Member', id, role: 'REVIEW', user: { displayName: 'Cy Tanaka' } },
+    });
     expect(result.upstreamRequests).toEqual([`GET /v1/orgs/acme/members/${ids.cy}`]);
 
     const missing = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: memberGlobalId('acme', 'hana') });
@@ -227,7 +242,9 @@ describe('member and node lookups', () => {
       { token: token('finn') },
     );
     expect(result.data).toEqual({
-      organization: { viewerMembership: { role: 'READ', user: { displayName: 'Finn Larsen' }, organization: { title: 'Acme Docs' } } },
+      organization: {
+        viewerMembership: { role: 'READ', user: { displayName: 'Finn Larsen' }, organization: { title: 'Acme Docs' } },
+      },
     });
     // organization, viewer, member: the organization link reuses the loaded organization.
     expect(result.upstream).toBe(3);
@@ -251,8 +268,24 @@ describe('Member.teams', () => {
         teams: {
           totalCount: 2,
           nodes: [
-            { role: 'OWNER', team: { platformId: 'team-platform', title: 'Platform', memberCount: 1, organization: { platformId: 'acme' } } },
-            { role: 'MEMBER', team: { platformId: 'team-writers', title: 'Writers', memberCount: 3, organization: { platformId: 'acme' } } },
+            {
+              role: 'OWNER',
+              team: {
+                platformId: 'team-platform',
+                title: 'Platform',
+                memberCount: 1,
+                organization: { platformId: 'acme' },
+              },
+            },
+            {
+              role: 'MEMBER',
+              team: {
+                platformId: 'team-writers',
+                title: 'Writers',
+                memberCount: 3,
+                organization: { platformId: 'acme' },
+              },
+            },
           ],
         },
         writers: { nodes: [{ role: 'MEMBER', team: { title: 'Writers' } }] },
@@ -352,12 +385,18 @@ describe('member mutations', () => {
     expect(promoted.upstreamRequests).toEqual([`PATCH /v1/orgs/acme/members/${ids.finn}`]);
 
     const guest = await g.gql(updateMember, {
-      input: { organizationId: encodeGlobalID('Organization', 'acme'), userId: encodeGlobalID('User', ids.finn), role: null },
+      input: {
+        organizationId: encodeGlobalID('Organization', 'acme'),
+        userId: encodeGlobalID('User', ids.finn),
+        role: null,
+      },
     });
     expect(guest.data).toEqual({
       updateMember: { member: { role: null, isGuest: true, user: { displayName: 'Finn Larsen' } }, userErrors: [] },
     });
-    const read = await g.gql(`query ($u: ID!) { member(organizationId: "acme", userId: $u) { role } }`, { u: ids.finn });
+    const read = await g.gql(`query ($u: ID!) { member(organizationId: "acme", userId: $u) { role } }`, {
+      u: ids.finn,
+    });
     expect(read.data).toEqual({ member: { role: null } });
 
     const restored = await g.gql(updateMember, { input: { organizationId: 'acme', userId: ids.finn, role: 'READ' } });
@@ -370,7 +409,12 @@ describe('member mutations', () => {
       updateMember: {
         member: null,
         userErrors: [
-          { message: 'The last admin of an organization cannot be demoted', code: 'CONFLICT', field: null, upstreamStatus: 409 },
+          {
+            message: 'The last admin of an organization cannot be demoted',
+            code: 'CONFLICT',
+            field: null,
+            upstreamStatus: 409,
+          },
         ],
       },
     });
@@ -382,7 +426,12 @@ describe('member mutations', () => {
       updateMember: {
         member: null,
         userErrors: [
-          { message: 'must be given: a role, or null to make the member a guest', code: 'BAD_USER_INPUT', field: ['role'], upstreamStatus: null },
+          {
+            message: 'must be given: a role, or null to make the member a guest',
+            code: 'BAD_USER_INPUT',
+            field: ['role'],
+            upstreamStatus: null,
+          },
         ],
       },
     });
@@ -390,8 +439,15 @@ describe('member mutations', () => {
   });
 
   it('updateMember by a non-admin is FORBIDDEN', async () => {
-    const result = await g.gql(updateMember, { input: { organizationId: 'acme', userId: ids.finn, role: 'ADMIN' } }, { token: token('ben') });
-    expect(result.data.updateMember).toMatchObject({ member: null, userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }] });
+    const result = await g.gql(
+      updateMember,
+      { input: { organizationId: 'acme', userId: ids.finn, role: 'ADMIN' } },
+      { token: token('ben') },
+    );
+    expect(result.data.updateMember).toMatchObject({
+      member: null,
+      userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }],
+    });
   });
 
   const setMemberSso = `mutation ($input: SetMemberSsoInput!) {
@@ -408,7 +464,13 @@ describe('member mutations', () => {
     const added = await g.gql(setMemberSso, { input: { organizationId: 'acme', userId: ids.ivy } });
     expect(added.data).toEqual({
       setMemberSso: {
-        member: { platformId: ids.ivy, role: 'READ', sso: true, user: { displayName: 'Ivy Chen' }, organization: { title: 'Acme Docs' } },
+        member: {
+          platformId: ids.ivy,
+          role: 'READ',
+          sso: true,
+          user: { displayName: 'Ivy Chen' },
+          organization: { title: 'Acme Docs' },
+        },
         userErrors: [],
       },
     });
@@ -428,7 +490,11 @@ describe('member mutations', () => {
     expect(unknown.data).toEqual({
       setMemberSso: { member: null, userErrors: [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }] },
     });
-    const forbidden = await g.gql(setMemberSso, { input: { organizationId: 'acme', userId: ids.ivy } }, { token: token('dee') });
+    const forbidden = await g.gql(
+      setMemberSso,
+      { input: { organizationId: 'acme', userId: ids.ivy } },
+      { token: token('dee') },
+    );
     expect(forbidden.data).toEqual({
       setMemberSso: { member: null, userErrors: [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }] },
     });
@@ -440,11 +506,20 @@ describe('member mutations', () => {
       removeMember: {
         deleted: false,
         removalRequested: false,
-        userErrors: [{ message: 'The last admin of an organization cannot be removed', code: 'CONFLICT', upstreamStatus: 409 }],
+        userErrors: [
+          { message: 'The last admin of an organization cannot be removed', code: 'CONFLICT', upstreamStatus: 409 },
+        ],
       },
     });
-    const forbidden = await g.gql(removeMember, { input: { organizationId: 'acme', userId: ids.eve } }, { token: token('ben') });
-    expect(forbidden.data.removeMember).toMatchObject({ deleted: false, userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }] });
+    const forbidden = await g.gql(
+      removeMember,
+      { input: { organizationId: 'acme', userId: ids.eve } },
+      { token: token('ben') },
+    );
+    expect(forbidden.data.removeMember).toMatchObject({
+      deleted: false,
+      userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }],
+    });
     const empty = await g.gql(removeMember, { input: { organizationId: 'acme', userId: '  ' } });
     expect(empty.data.removeMember.userErrors).toEqual([
       { message: 'must be the id of a User', code: 'BAD_USER_INPUT', upstreamStatus: null },

@@ -13,13 +13,20 @@ afterAll(() => g.destroy());
 
 describe('organizations', () => {
   it('lists the viewer organizations as a connection with totalCount and cursors', async () => {
-    const first = await g.gql(`{ organizations(first: 1) { totalCount edges { cursor node { platformId title } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`);
+    const first = await g.gql(
+      `{ organizations(first: 1) { totalCount edges { cursor node { platformId title } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`,
+    );
     expect(first.errors).toBeUndefined();
     expect(first.data.organizations.totalCount).toBe(2);
-    expect(first.data.organizations.edges.map((e: any) => e.node)).toEqual([{ platformId: 'acme', title: 'Acme Docs' }]);
+    expect(first.data.organizations.edges.map((e: any) => e.node)).toEqual([
+      { platformId: 'acme', title: 'Acme Docs' },
+    ]);
     expect(first.data.organizations.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
     const after = first.data.organizations.pageInfo.endCursor;
-    const second = await g.gql(`query ($after: String) { organizations(first: 5, after: $after) { nodes { platformId } pageInfo { hasNextPage hasPreviousPage } } }`, { after });
+    const second = await g.gql(
+      `query ($after: String) { organizations(first: 5, after: $after) { nodes { platformId } pageInfo { hasNextPage hasPreviousPage } } }`,
+      { after },
+    );
     expect(second.data.organizations).toEqual({
       nodes: [{ platformId: 'globex' }],
       pageInfo: { hasNextPage: false, hasPreviousPage: true },
@@ -70,22 +77,33 @@ describe('organizations', () => {
   });
 
   it('fetches any node again through node(id:) and nodes(ids:)', async () => {
-    const result = await g.gql(`query ($a: ID!, $u: ID!, $x: ID!) {
+    const result = await g.gql(
+      `query ($a: ID!, $u: ID!, $x: ID!) {
       node(id: $a) { __typename id ... on Organization { title } }
       nodes(ids: [$u, $x]) { __typename ... on User { displayName } }
-    }`, {
-      a: encodeGlobalID('Organization', 'acme'),
-      u: (await g.gql('{ viewer { id } }')).data.viewer.id,
-      x: encodeGlobalID('Organization', 'missing'),
+    }`,
+      {
+        a: encodeGlobalID('Organization', 'acme'),
+        u: (await g.gql('{ viewer { id } }')).data.viewer.id,
+        x: encodeGlobalID('Organization', 'missing'),
+      },
+    );
+    expect(result.data.node).toEqual({
+      __typename: 'Organization',
+      id: encodeGlobalID('Organization', 'acme'),
+      title: 'Acme Docs',
     });
-    expect(result.data.node).toEqual({ __typename: 'Organization', id: encodeGlobalID('Organization', 'acme'), title: 'Acme Docs' });
     expect(result.data.nodes).toEqual([{ __typename: 'User', displayName: 'Ada Lovelace' }, null]);
     expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 
   it('finds organizations by e-mail domain for people of that domain', async () => {
     const ivy = g.platform.token(DEMO.users.ivy);
-    const result = await g.gql(`{ organizationsByEmailDomain(domain: "ACME.test") { platformId title } }`, {}, { token: ivy });
+    const result = await g.gql(
+      `{ organizationsByEmailDomain(domain: "ACME.test") { platformId title } }`,
+      {},
+      { token: ivy },
+    );
     expect(result.data).toEqual({ organizationsByEmailDomain: [{ platformId: 'acme', title: 'Acme Docs' }] });
   });
 
@@ -109,7 +127,9 @@ describe('organizations', () => {
 
 describe('organization mutations', () => {
   it('updates settings, validating input before any upstream call', async () => {
-    const bad = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", title: "x", emailDomains: ["not a domain"] }) { organization { title } userErrors { code field message } } }`);
+    const bad = await g.gql(
+      `mutation { updateOrganization(input: { organizationId: "acme", title: "x", emailDomains: ["not a domain"] }) { organization { title } userErrors { code field message } } }`,
+    );
     expect(bad.data.updateOrganization).toEqual({
       organization: null,
       userErrors: [
@@ -119,12 +139,20 @@ describe('organization mutations', () => {
     });
     expect(bad.upstream).toBe(0);
 
-    const script = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", logo: "javascript:alert(1)" }) { userErrors { code field message } } }`);
-    expect(script.data.updateOrganization.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['logo'], message: 'must be an http(s) URL' }]);
+    const script = await g.gql(
+      `mutation { updateOrganization(input: { organizationId: "acme", logo: "javascript:alert(1)" }) { userErrors { code field message } } }`,
+    );
+    expect(script.data.updateOrganization.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['logo'], message: 'must be an http(s) URL' },
+    ]);
     expect(script.upstream).toBe(0);
 
-    const empty = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme" }) { userErrors { code message } } }`);
-    expect(empty.data.updateOrganization.userErrors).toEqual([{ code: 'BAD_USER_INPUT', message: 'Give at least one field to change' }]);
+    const empty = await g.gql(
+      `mutation { updateOrganization(input: { organizationId: "acme" }) { userErrors { code message } } }`,
+    );
+    expect(empty.data.updateOrganization.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', message: 'Give at least one field to change' },
+    ]);
     expect(empty.upstream).toBe(0);
 
     const ok = await g.gql(`mutation {
@@ -137,7 +165,10 @@ describe('organization mutations', () => {
       organization: {
         title: 'Acme Documentation',
         defaultRole: 'COMMENT',
-        mergeRules: { type: 'RULES', rules: [{ rule: 'REQUIRE_SPECIFIC_REVIEWERS', reviewers: [{ displayName: 'Ada Lovelace' }] }] },
+        mergeRules: {
+          type: 'RULES',
+          rules: [{ rule: 'REQUIRE_SPECIFIC_REVIEWERS', reviewers: [{ displayName: 'Ada Lovelace' }] }],
+        },
       },
       userErrors: [],
     });
@@ -146,36 +177,75 @@ describe('organization mutations', () => {
   });
 
   it('reports a read member changing settings as FORBIDDEN and a stranger as NOT_FOUND', async () => {
-    const finn = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { organization { ai } userErrors { code upstreamStatus } } }`, {}, { token: g.platform.token(DEMO.users.finn) });
-    expect(finn.data.updateOrganization).toEqual({ organization: null, userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }] });
-    const hana = await g.gql(`mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { userErrors { code } } }`, {}, { token: g.platform.token(DEMO.users.hana) });
+    const finn = await g.gql(
+      `mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { organization { ai } userErrors { code upstreamStatus } } }`,
+      {},
+      { token: g.platform.token(DEMO.users.finn) },
+    );
+    expect(finn.data.updateOrganization).toEqual({
+      organization: null,
+      userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }],
+    });
+    const hana = await g.gql(
+      `mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { userErrors { code } } }`,
+      {},
+      { token: g.platform.token(DEMO.users.hana) },
+    );
     expect(hana.data.updateOrganization.userErrors).toEqual([{ code: 'NOT_FOUND' }]);
   });
 
   it('replaces agent instructions from plain text', async () => {
-    const result = await g.gql(`mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "Be brief.\\nCite sources." } }) {
+    const result =
+      await g.gql(`mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "Be brief.\\nCite sources." } }) {
       agentInstructions { instructions { text } updatedBy { displayName } } userErrors { code } } }`);
     expect(result.data.updateAgentInstructions).toEqual({
-      agentInstructions: { instructions: { text: 'Be brief.\nCite sources.' }, updatedBy: { displayName: 'Ada Lovelace' } },
+      agentInstructions: {
+        instructions: { text: 'Be brief.\nCite sources.' },
+        updatedBy: { displayName: 'Ada Lovelace' },
+      },
       userErrors: [],
     });
-    const both = await g.gql(`mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "a", json: {} } }) { userErrors { code field message } } }`);
-    expect(both.data.updateAgentInstructions.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['instructions'], message: 'give exactly one of text or json' }]);
+    const both = await g.gql(
+      `mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "a", json: {} } }) { userErrors { code field message } } }`,
+    );
+    expect(both.data.updateAgentInstructions.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['instructions'], message: 'give exactly one of text or json' },
+    ]);
     expect(both.upstream).toBe(0);
   });
 
   it('joins an organization by e-mail domain, and refuses other domains', async () => {
-    const ivy = await g.gql(`mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId permissions { view admin } } userErrors { code } } }`, {}, { token: g.platform.token(DEMO.users.ivy) });
-    expect(ivy.data.joinOrganization).toEqual({ organization: { platformId: 'acme', permissions: { view: true, admin: false } }, userErrors: [] });
-    const hana = await g.gql(`mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code upstreamStatus } } }`, {}, { token: g.platform.token(DEMO.users.hana) });
-    expect(hana.data.joinOrganization).toEqual({ organization: null, userErrors: [{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }] });
+    const ivy = await g.gql(
+      `mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId permissions { view admin } } userErrors { code } } }`,
+      {},
+      { token: g.platform.token(DEMO.users.ivy) },
+    );
+    expect(ivy.data.joinOrganization).toEqual({
+      organization: { platformId: 'acme', permissions: { view: true, admin: false } },
+      userErrors: [],
+    });
+    const hana = await g.gql(
+      `mutation { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code upstreamStatus } } }`,
+      {},
+      { token: g.platform.token(DEMO.users.hana) },
+    );
+    expect(hana.data.joinOrganization).toEqual({
+      organization: null,
+      userErrors: [{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }],
+    });
   });
 
   it('revokes an invite link: deleted, then nothing to delete', async () => {
     const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as { id: string };
     const query = `mutation ($id: String!) { deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $id }) { deleted userErrors { code } } }`;
-    expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({ deleted: true, userErrors: [] });
-    expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({ deleted: false, userErrors: [] });
+    expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({
+      deleted: true,
+      userErrors: [],
+    });
+    expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({
+      deleted: false,
+      userErrors: [],
+    });
   });
 });
 
@@ -194,7 +264,10 @@ describe('transport failures', () => {
         server.close(() => resolve(typeof address === 'object' && address ? address.port : 1));
       });
     });
-    const down = createGateway({ upstreamUrl: `http://user:hunter2@127.0.0.1:${port}/v1`, graphiql: { enabled: false } });
+    const down = createGateway({
+      upstreamUrl: `http://user:hunter2@127.0.0.1:${port}/v1`,
+      graphiql: { enabled: false },
+    });
     const response = await down.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer t' },

@@ -64,7 +64,11 @@ async function gql(gateway: Gateway, query: string, headers: Record<string, stri
     headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}`, ...headers },
     body: JSON.stringify({ query }),
   });
-  const body = (await response.json()) as { data?: any; errors?: Array<{ message: string; path?: unknown[]; extensions: Record<string, unknown> }>; extensions?: any };
+  const body = (await response.json()) as {
+    data?: any;
+    errors?: Array<{ message: string; path?: unknown[]; extensions: Record<string, unknown> }>;
+    extensions?: any;
+  };
   return { ...body, elapsedMs: performance.now() - started };
 }
 
@@ -89,16 +93,28 @@ describe('reads', () => {
       'GET /v1/orgs/acme reset',
       'GET /v1/orgs/acme forwarded',
     ]);
-    expect(result.extensions.explain.requests).toEqual([expect.objectContaining({ method: 'GET', path: '/orgs/acme', status: 200, retries: 2 })]);
+    expect(result.extensions.explain.requests).toEqual([
+      expect.objectContaining({ method: 'GET', path: '/orgs/acme', status: 200, retries: 2 }),
+    ]);
   });
 
   it('reports UPSTREAM_UNAVAILABLE when the retries are spent, the rest of the answer resolving', async () => {
     const gateway = gatewayThroughProxy();
-    proxy.inject({ method: 'GET', path: ORG, times: 3, fault: { kind: 'status', status: 503, body: { error: { code: 503, message: 'maintenance' } } } });
+    proxy.inject({
+      method: 'GET',
+      path: ORG,
+      times: 3,
+      fault: { kind: 'status', status: 503, body: { error: { code: 503, message: 'maintenance' } } },
+    });
     const result = await gql(gateway, `{ organization(id: "acme") { title } viewer { displayName } }`);
     expect(result.data).toEqual({ organization: null, viewer: { displayName: expect.any(String) } });
     expect(result.errors).toEqual([
-      { message: 'maintenance', path: ['organization'], locations: expect.any(Array), extensions: { code: 'UPSTREAM_UNAVAILABLE', upstreamStatus: 503 } },
+      {
+        message: 'maintenance',
+        path: ['organization'],
+        locations: expect.any(Array),
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', upstreamStatus: 503 },
+      },
     ]);
     expect(proxy.count('GET', ORG)).toBe(3);
   });
@@ -133,7 +149,12 @@ describe('rate limits', () => {
     proxy.inject({
       method: 'GET',
       path: ORG,
-      fault: { kind: 'status', status: 429, headers: { 'retry-after': '30' }, body: { error: { code: 429, message: 'Too many requests' } } },
+      fault: {
+        kind: 'status',
+        status: 429,
+        headers: { 'retry-after': '30' },
+        body: { error: { code: 429, message: 'Too many requests' } },
+      },
     });
     const result = await gql(gateway, ORG_TITLE);
     expect(result.errors?.map((e) => [e.message, e.extensions])).toEqual([
@@ -153,7 +174,9 @@ describe('invalid answers', () => {
       ['GET /orgs/acme answered a body that is not JSON', { code: 'UPSTREAM_INVALID_RESPONSE' }],
     ]);
     expect(proxy.count('GET', ORG)).toBe(1);
-    expect(warnings).toEqual(['Invalid upstream answer (logged once per operation and field): GET /orgs/acme answered a body that is not JSON']);
+    expect(warnings).toEqual([
+      'Invalid upstream answer (logged once per operation and field): GET /orgs/acme answered a body that is not JSON',
+    ]);
   });
 
   it('names the first field of the wrong type, never its value, and logs it once', async () => {
@@ -165,8 +188,11 @@ describe('invalid answers', () => {
     proxy.inject({ method: 'GET', path: '/v1/orgs', times: 2, fault: { kind: 'rewrite', edit: breakTitles } });
     const first = await gql(gateway, '{ organizations { nodes { title } } }');
     const second = await gql(gateway, '{ organizations { totalCount nodes { id } } }');
-    const expected = 'GET /orgs answered a body that does not match the API at items.0.title: Invalid input: expected string, received object';
-    expect(first.errors?.map((e) => [e.message, e.extensions])).toEqual([[expected, { code: 'UPSTREAM_INVALID_RESPONSE' }]]);
+    const expected =
+      'GET /orgs answered a body that does not match the API at items.0.title: Invalid input: expected string, received object';
+    expect(first.errors?.map((e) => [e.message, e.extensions])).toEqual([
+      [expected, { code: 'UPSTREAM_INVALID_RESPONSE' }],
+    ]);
     expect(second.errors?.map((e) => e.extensions.code)).toEqual(['UPSTREAM_INVALID_RESPONSE']);
     expect(JSON.stringify([first, second, warnings])).not.toContain('sensitive-value');
     expect(warnings).toEqual([`Invalid upstream answer (logged once per operation and field): ${expected}`]);
@@ -199,16 +225,27 @@ describe('circuit breaker', () => {
 
     const fast = await gql(gateway, `{ viewer { displayName } }`);
     expect(fast.errors?.map((e) => [e.extensions, e.message])).toEqual([
-      [{ code: 'UPSTREAM_UNAVAILABLE' }, expect.stringMatching(/^The platform is failing \(3 failed requests in a row\), so GET \/user was not sent: it will be tried again at \S+Z \(in 0\.\d s\)$/)],
+      [
+        { code: 'UPSTREAM_UNAVAILABLE' },
+        expect.stringMatching(
+          /^The platform is failing \(3 failed requests in a row\), so GET \/user was not sent: it will be tried again at \S+Z \(in 0\.\d s\)$/,
+        ),
+      ],
     ]);
     expect(fast.elapsedMs).toBeLessThan(BUDGET_MS);
     const ready = await get(gateway, '/ready');
     expect(ready.status).toBe(503);
     expect(ready.body).toEqual({
       status: 'unavailable',
-      reason: expect.stringMatching(/^The platform is failing: the circuit breaker opened after 3 failed requests in a row; requests fail fast until \S+Z$/),
+      reason: expect.stringMatching(
+        /^The platform is failing: the circuit breaker opened after 3 failed requests in a row; requests fail fast until \S+Z$/,
+      ),
       upstream: { reachable: false, durationMs: 0, reason: 'the circuit breaker is open' },
-      breaker: { state: 'open', consecutiveFailures: 3, reopensAt: new Date(gateway.client.breakerStatus().reopensAt!).toISOString() },
+      breaker: {
+        state: 'open',
+        consecutiveFailures: 3,
+        reopensAt: new Date(gateway.client.breakerStatus().reopensAt!).toISOString(),
+      },
     });
     expect(proxy.requests).toHaveLength(3);
 
@@ -238,7 +275,11 @@ describe('circuit breaker', () => {
 describe('health', () => {
   it('answers /health with {"status":"ok"}', async () => {
     const gateway = gatewayThroughProxy();
-    expect(await get(gateway, '/health')).toEqual({ status: 200, type: 'application/json; charset=utf-8', body: { status: 'ok' } });
+    expect(await get(gateway, '/health')).toEqual({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      body: { status: 'ok' },
+    });
     expect(proxy.requests).toEqual([]);
   });
 

@@ -2,7 +2,14 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { GatewayError, redactSecrets } from '../../src/gateway/errors.js';
-import { RestClient, parseBody, parseRetryAfter, route, queryString, type Exchange } from '../../src/gateway/rest/client.js';
+import {
+  RestClient,
+  parseBody,
+  parseRetryAfter,
+  route,
+  queryString,
+  type Exchange,
+} from '../../src/gateway/rest/client.js';
 
 const ORIGIN = 'http://upstream.test';
 const item = z.object({ id: z.string(), count: z.number() });
@@ -66,9 +73,7 @@ describe('RestClient', () => {
       schema: item,
     });
     expect(response).toEqual({ status: 200, data: { id: 's1', count: 3 }, bytes: 39 });
-    expect(exchanges).toEqual([
-      expect.objectContaining({ method: 'GET', path: '/spaces/s1', status: 200 }),
-    ]);
+    expect(exchanges).toEqual([expect.objectContaining({ method: 'GET', path: '/spaces/s1', status: 200 })]);
   });
 
   it('sends JSON bodies and returns body-less answers', async () => {
@@ -83,15 +88,25 @@ describe('RestClient', () => {
       .reply(200, { id: 's1', count: 1 });
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'DELETE' }).reply(205, '');
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s2', method: 'DELETE' }).reply(204, '');
-    expect((await client.request({ method: 'PATCH', path: '/spaces/s1', body: { title: 'New' }, schema: item })).data).toEqual({
+    expect(
+      (await client.request({ method: 'PATCH', path: '/spaces/s1', body: { title: 'New' }, schema: item })).data,
+    ).toEqual({
       id: 's1',
       count: 1,
     });
-    expect(await client.request({ method: 'DELETE', path: '/spaces/s1' })).toEqual({ status: 205, data: undefined, bytes: 0 });
-    expect(await client.request({ method: 'DELETE', path: '/spaces/s2' })).toEqual({ status: 204, data: undefined, bytes: 0 });
+    expect(await client.request({ method: 'DELETE', path: '/spaces/s1' })).toEqual({
+      status: 205,
+      data: undefined,
+      bytes: 0,
+    });
+    expect(await client.request({ method: 'DELETE', path: '/spaces/s2' })).toEqual({
+      status: 204,
+      data: undefined,
+      bytes: 0,
+    });
   });
 
-  it('reads a body up to the request\'s bound and refuses a larger one with a coded error, not as a failure of the upstream', async () => {
+  it("reads a body up to the request's bound and refuses a larger one with a coded error, not as a failure of the upstream", async () => {
     const big = { id: 's1', count: 1, text: 'x'.repeat(10_000) };
     const pool = agent.get(ORIGIN);
     pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, big).times(6);
@@ -99,7 +114,12 @@ describe('RestClient', () => {
     expect(within.bytes).toBe(JSON.stringify(big).length);
     for (let i = 0; i < 5; i += 1) {
       const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item, maxBytes: 1_000 }));
-      expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'responseBytes', max: 1_000, value: expect.any(Number) });
+      expect(error.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        limit: 'responseBytes',
+        max: 1_000,
+        value: expect.any(Number),
+      });
       expect(error.extensions.value as number).toBeGreaterThan(1_000);
     }
     // Five refusals in a row, yet the upstream answered every time: the breaker stays closed.
@@ -107,8 +127,15 @@ describe('RestClient', () => {
   });
 
   it('downloads a signed URL up to the bound asked for, and refuses a larger answer as too large for the caller', async () => {
-    agent.get(ORIGIN).intercept({ path: '/v1/files/spec.json?sig=abc', method: 'GET' }).reply(200, 'x'.repeat(5_000), { headers: { 'content-type': 'application/json' } }).times(2);
-    expect(await client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 5_000)).toEqual({ text: 'x'.repeat(5_000), contentType: 'application/json' });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/files/spec.json?sig=abc', method: 'GET' })
+      .reply(200, 'x'.repeat(5_000), { headers: { 'content-type': 'application/json' } })
+      .times(2);
+    expect(await client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 5_000)).toEqual({
+      text: 'x'.repeat(5_000),
+      contentType: 'application/json',
+    });
     const error = await failure(client.download(`${ORIGIN}/v1/files/spec.json?sig=abc`, 4_000));
     expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'responseBytes', max: 4_000 });
   });
@@ -142,8 +169,14 @@ describe('RestClient', () => {
   });
 
   it('describes a failure without a JSON body by its route, without the query string', async () => {
-    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1?shareKey=hidden', method: 'GET' }).reply(502, '<html>bad gateway</html>').times(3);
-    const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', query: { shareKey: 'hidden' }, schema: item }));
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/spaces/s1?shareKey=hidden', method: 'GET' })
+      .reply(502, '<html>bad gateway</html>')
+      .times(3);
+    const error = await failure(
+      client.request({ method: 'GET', path: '/spaces/s1', query: { shareKey: 'hidden' }, schema: item }),
+    );
     expect(error.message).toBe('GET /spaces/s1 answered 502');
     expect(error.message).not.toContain('hidden');
   });
@@ -152,7 +185,9 @@ describe('RestClient', () => {
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 'three' });
     const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item }));
     expect(error.code).toBe('UPSTREAM_INVALID_RESPONSE');
-    expect(error.message).toBe('GET /spaces/s1 answered a body that does not match the API at count: Invalid input: expected number, received string');
+    expect(error.message).toBe(
+      'GET /spaces/s1 answered a body that does not match the API at count: Invalid input: expected number, received string',
+    );
     expect(error.extensions).toEqual({ code: 'UPSTREAM_INVALID_RESPONSE' });
     expect(warnings).toEqual([`Invalid upstream answer (logged once per operation and field): ${error.message}`]);
   });
@@ -176,9 +211,15 @@ describe('RestClient', () => {
     agent
       .get(ORIGIN)
       .intercept({ path: '/v1/spaces/s1/git/import', method: 'POST' })
-      .reply(400, { error: { code: 400, message: 'cannot clone https://bot:ghp_SECRET@git.test/acme/docs.git (Bearer abc.def)' } });
+      .reply(400, {
+        error: { code: 400, message: 'cannot clone https://bot:ghp_SECRET@git.test/acme/docs.git (Bearer abc.def)' },
+      });
     const error = await failure(
-      client.request({ method: 'POST', path: '/spaces/s1/git/import', body: { url: 'https://bot:ghp_SECRET@git.test/acme/docs.git' } }),
+      client.request({
+        method: 'POST',
+        path: '/spaces/s1/git/import',
+        body: { url: 'https://bot:ghp_SECRET@git.test/acme/docs.git' },
+      }),
     );
     expect(error.message).toBe('cannot clone https://***@git.test/acme/docs.git (Bearer ***)');
   });
@@ -192,9 +233,23 @@ describe('RestClient retries', () => {
     pool.intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
     const own: Exchange[] = [];
     const before = performance.now();
-    const response = await client.request({ method: 'GET', path: '/spaces/s1', schema: item, onExchange: (e) => own.push(e) });
+    const response = await client.request({
+      method: 'GET',
+      path: '/spaces/s1',
+      schema: item,
+      onExchange: (e) => own.push(e),
+    });
     expect(response).toEqual({ status: 200, data: { id: 's1', count: 1 }, bytes: expect.any(Number) });
-    expect(exchanges).toEqual([{ method: 'GET', path: '/spaces/s1', status: 200, retries: 2, startedAt: expect.any(Number), endedAt: expect.any(Number) }]);
+    expect(exchanges).toEqual([
+      {
+        method: 'GET',
+        path: '/spaces/s1',
+        status: 200,
+        retries: 2,
+        startedAt: expect.any(Number),
+        endedAt: expect.any(Number),
+      },
+    ]);
     expect(own).toEqual(exchanges);
     expect(exchanges[0]!.startedAt).toBeGreaterThanOrEqual(before);
     expect(exchanges[0]!.endedAt).toBeGreaterThan(exchanges[0]!.startedAt);
@@ -204,7 +259,10 @@ describe('RestClient retries', () => {
     const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).replyWithError(closed);
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 1 });
-    expect((await client.request({ method: 'GET', path: '/spaces/s1', schema: item })).data).toEqual({ id: 's1', count: 1 });
+    expect((await client.request({ method: 'GET', path: '/spaces/s1', schema: item })).data).toEqual({
+      id: 's1',
+      count: 1,
+    });
     expect(exchanges[0]?.retries).toBe(1);
   });
 
@@ -231,7 +289,9 @@ describe('RestClient retries', () => {
       code: 'UPSTREAM_UNAVAILABLE',
       upstreamStatus: 503,
     });
-    expect((await failure(client.request({ method, path: '/w/reset', body: {} }))).message).toBe(`${method} /w/reset could not be reached (ECONNRESET)`);
+    expect((await failure(client.request({ method, path: '/w/reset', body: {} }))).message).toBe(
+      `${method} /w/reset could not be reached (ECONNRESET)`,
+    );
     expect(exchanges.map((e) => [e.status, e.retries])).toEqual([
       [503, 0],
       [undefined, 0],
@@ -240,7 +300,10 @@ describe('RestClient retries', () => {
 
   it('sends a write again when its connection was refused, since nothing went out', async () => {
     agent.get(ORIGIN).intercept({ path: '/v1/spaces', method: 'POST' }).replyWithError(refused());
-    agent.get(ORIGIN).intercept({ path: '/v1/spaces', method: 'POST', body: '{"title":"T"}' }).reply(201, { id: 's9', count: 0 });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/spaces', method: 'POST', body: '{"title":"T"}' })
+      .reply(201, { id: 's9', count: 0 });
     const response = await client.request({ method: 'POST', path: '/spaces', body: { title: 'T' }, schema: item });
     expect(response).toEqual({ status: 201, data: { id: 's9', count: 0 }, bytes: expect.any(Number) });
     expect(exchanges[0]?.retries).toBe(1);
@@ -262,24 +325,43 @@ describe('RestClient retries', () => {
 
 describe('RestClient and 429', () => {
   it('waits a Retry-After that fits in the budget and tries a GET once more', async () => {
-    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '0' } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/spaces/s1', method: 'GET' })
+      .reply(429, '', { headers: { 'retry-after': '0' } });
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1', count: 2 });
-    expect((await client.request({ method: 'GET', path: '/spaces/s1', schema: item })).data).toEqual({ id: 's1', count: 2 });
+    expect((await client.request({ method: 'GET', path: '/spaces/s1', schema: item })).data).toEqual({
+      id: 's1',
+      count: 2,
+    });
     expect(exchanges[0]).toMatchObject({ status: 200, retries: 1 });
   });
 
   it('waits for a Retry-After only once', async () => {
-    agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(429, '', { headers: { 'retry-after': '0' } }).times(2);
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/spaces/s1', method: 'GET' })
+      .reply(429, '', { headers: { 'retry-after': '0' } })
+      .times(2);
     const error = await failure(client.request({ method: 'GET', path: '/spaces/s1', schema: item }));
     expect(error.extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 0 });
     expect(exchanges[0]).toMatchObject({ status: 429, retries: 1 });
   });
 
   it('fails at once with RATE_LIMITED and retryAfter in seconds when the wait does not fit', async () => {
-    agent.get(ORIGIN).intercept({ path: '/v1/a', method: 'GET' }).reply(429, { error: { code: 429, message: 'slow down' } }, { headers: { 'retry-after': '120' } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/a', method: 'GET' })
+      .reply(429, { error: { code: 429, message: 'slow down' } }, { headers: { 'retry-after': '120' } });
     const inThirty = new Date(Date.now() + 30_000).toUTCString();
-    agent.get(ORIGIN).intercept({ path: '/v1/b', method: 'GET' }).reply(429, '', { headers: { 'retry-after': inThirty } });
-    agent.get(ORIGIN).intercept({ path: '/v1/c', method: 'POST' }).reply(429, '', { headers: { 'retry-after': '0' } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/b', method: 'GET' })
+      .reply(429, '', { headers: { 'retry-after': inThirty } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/c', method: 'POST' })
+      .reply(429, '', { headers: { 'retry-after': '0' } });
     agent.get(ORIGIN).intercept({ path: '/v1/d', method: 'GET' }).reply(429, '');
     const a = await failure(client.request({ method: 'GET', path: '/a' }));
     expect(a.message).toBe('slow down');
@@ -288,8 +370,15 @@ describe('RestClient and 429', () => {
     expect(b.extensions.retryAfter).toBeGreaterThanOrEqual(29);
     expect(b.extensions.retryAfter).toBeLessThanOrEqual(30);
     // A write is never sent twice, whatever the upstream says.
-    expect((await failure(client.request({ method: 'POST', path: '/c' }))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 0 });
-    expect((await failure(client.request({ method: 'GET', path: '/d' }))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429 });
+    expect((await failure(client.request({ method: 'POST', path: '/c' }))).extensions).toEqual({
+      code: 'RATE_LIMITED',
+      upstreamStatus: 429,
+      retryAfter: 0,
+    });
+    expect((await failure(client.request({ method: 'GET', path: '/d' }))).extensions).toEqual({
+      code: 'RATE_LIMITED',
+      upstreamStatus: 429,
+    });
     expect(exchanges.map((e) => e.retries)).toEqual([0, 0, 0, 0]);
   });
 
@@ -394,7 +483,10 @@ describe('RestClient ping', () => {
     agent.get(ORIGIN).intercept({ path: '/v1', method: 'GET' }).replyWithError(refused());
     expect(await client.ping()).toMatchObject({ reachable: true, status: 401 });
     expect(await client.ping()).toMatchObject({ reachable: false, status: 503, reason: 'GET /v1 answered 503' });
-    expect(await client.ping()).toMatchObject({ reachable: false, reason: 'GET /v1 could not be reached (ECONNREFUSED)' });
+    expect(await client.ping()).toMatchObject({
+      reachable: false,
+      reason: 'GET /v1 could not be reached (ECONNREFUSED)',
+    });
     expect(exchanges).toEqual([]);
   });
 });
@@ -412,7 +504,9 @@ describe('RestClient and invalid answers', () => {
     expect((await failure(client.request({ method: 'GET', path: '/spaces/s2', schema: item }))).message).toBe(
       'GET /spaces/s2 answered a body that is not a JSON object',
     );
-    expect((await failure(client.request({ method: 'GET', path: '/spaces/s3', schema: item }))).message).toBe('GET /spaces/s3 answered no body');
+    expect((await failure(client.request({ method: 'GET', path: '/spaces/s3', schema: item }))).message).toBe(
+      'GET /spaces/s3 answered no body',
+    );
     expect(exchanges.map((e) => [e.status, e.retries])).toEqual([
       [200, 0],
       [200, 0],
@@ -422,15 +516,26 @@ describe('RestClient and invalid answers', () => {
   });
 
   it('logs an invalid operation and field once, whatever the ids and list positions', async () => {
-    const broken = (at: number) => ({ items: Array.from({ length: 10 }, (_, i) => ({ id: `i${i}`, count: i === at ? 'secret-value' : i })) });
+    const broken = (at: number) => ({
+      items: Array.from({ length: 10 }, (_, i) => ({ id: `i${i}`, count: i === at ? 'secret-value' : i })),
+    });
     agent.get(ORIGIN).intercept({ path: '/v1/orgs/AbC123/spaces', method: 'GET' }).reply(200, broken(3));
     agent.get(ORIGIN).intercept({ path: '/v1/orgs/XyZ789/spaces', method: 'GET' }).reply(200, broken(7));
-    agent.get(ORIGIN).intercept({ path: '/v1/orgs/XyZ789/spaces', method: 'GET' }).reply(200, { items: [{ id: 1, count: 1 }] });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/v1/orgs/XyZ789/spaces', method: 'GET' })
+      .reply(200, { items: [{ id: 1, count: 1 }] });
     const first = await failure(client.request({ method: 'GET', path: '/orgs/AbC123/spaces', schema: list }));
-    expect(first.message).toBe('GET /orgs/AbC123/spaces answered a body that does not match the API at items.3.count: Invalid input: expected number, received string');
+    expect(first.message).toBe(
+      'GET /orgs/AbC123/spaces answered a body that does not match the API at items.3.count: Invalid input: expected number, received string',
+    );
     expect(first.message).not.toContain('secret-value');
-    expect((await failure(client.request({ method: 'GET', path: '/orgs/XyZ789/spaces', schema: list }))).message).toContain('at items.7.count');
-    expect((await failure(client.request({ method: 'GET', path: '/orgs/XyZ789/spaces', schema: list }))).message).toContain('at items.0.id');
+    expect(
+      (await failure(client.request({ method: 'GET', path: '/orgs/XyZ789/spaces', schema: list }))).message,
+    ).toContain('at items.7.count');
+    expect(
+      (await failure(client.request({ method: 'GET', path: '/orgs/XyZ789/spaces', schema: list }))).message,
+    ).toContain('at items.0.id');
     expect(warnings).toEqual([
       `Invalid upstream answer (logged once per operation and field): ${first.message}`,
       expect.stringContaining('GET /orgs/XyZ789/spaces answered a body that does not match the API at items.0.id'),
@@ -441,12 +546,18 @@ describe('RestClient and invalid answers', () => {
     agent.get(ORIGIN).intercept({ path: '/v1/spaces/s1', method: 'GET' }).reply(200, { id: 's1' });
     const { data } = await client.request({ method: 'GET', path: '/spaces/s1', schema: z.unknown() });
     expect(() => parseBody(item, data, 'GET', '/spaces/s1')).toThrow(
-      expect.objectContaining({ code: 'UPSTREAM_INVALID_RESPONSE', message: 'GET /spaces/s1 answered a body that does not match the API at count: Invalid input: expected number, received undefined' }),
+      expect.objectContaining({
+        code: 'UPSTREAM_INVALID_RESPONSE',
+        message:
+          'GET /spaces/s1 answered a body that does not match the API at count: Invalid input: expected number, received undefined',
+      }),
     );
     expect(() => parseBody(item, data, 'GET', '/spaces/s1')).toThrow();
     expect(warnings).toHaveLength(1);
     // A body that did not come from a client is still refused, with nobody to log it.
-    expect(() => parseBody(item, { id: 1 }, 'GET', '/x')).toThrow(expect.objectContaining({ code: 'UPSTREAM_INVALID_RESPONSE' }));
+    expect(() => parseBody(item, { id: 1 }, 'GET', '/x')).toThrow(
+      expect.objectContaining({ code: 'UPSTREAM_INVALID_RESPONSE' }),
+    );
     expect(warnings).toHaveLength(1);
   });
 });
@@ -471,7 +582,9 @@ describe('helpers', () => {
 describe('redactSecrets', () => {
   it('removes the whole user info, even when a password holds an @, and secret query parameters', () => {
     expect(redactSecrets('https://user:p@ss@github.test/a')).toBe('https://***@github.test/a');
-    expect(redactSecrets('https://git.test/a?access_token=ghp_abc&ref=main')).toBe('https://git.test/a?access_token=***&ref=main');
+    expect(redactSecrets('https://git.test/a?access_token=ghp_abc&ref=main')).toBe(
+      'https://git.test/a?access_token=***&ref=main',
+    );
     expect(redactSecrets('GET /spaces/x?shareKey=s3cret')).toBe('GET /spaces/x?shareKey=***');
     expect(redactSecrets('mail me at ada@acme.test')).toBe('mail me at ada@acme.test');
   });

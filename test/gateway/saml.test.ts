@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) =>
+  expectOk<T>(g, query, variables, options);
 
 describe('SAML providers', () => {
   it('lists the providers of an organization and its SSO logins, in one request each', async () => {
@@ -30,12 +31,17 @@ describe('SAML providers', () => {
       ['Partner IdP', 'PENDING', null, null],
     ]);
     expect(ssoProviders).toEqual([{ label: 'Acme Login', startUrl: samlProviders.nodes[0].service.startUrl }]);
-    expect(result.upstreamRequests.sort()).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs/acme/saml?limit=50', 'GET /v1/orgs/acme/sso'].sort());
+    expect(result.upstreamRequests.sort()).toEqual(
+      ['GET /v1/orgs/acme', 'GET /v1/orgs/acme/saml?limit=50', 'GET /v1/orgs/acme/sso'].sort(),
+    );
   });
 
   it('creates a pending provider, activates it, links its default team, refetches it, and deletes it', async () => {
-    const team = g.platform.db.prepare("SELECT id FROM teams WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as string | undefined;
-    const created = await ok(`mutation { createSamlProvider(input: { organizationId: "globex", label: "Globex Okta", defaultRole: null }) {
+    const team = g.platform.db.prepare("SELECT id FROM teams WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as
+      | string
+      | undefined;
+    const created =
+      await ok(`mutation { createSamlProvider(input: { organizationId: "globex", label: "Globex Okta", defaultRole: null }) {
       provider { id platformId status defaultRole } userErrors { code } } }`);
     const provider = created.createSamlProvider.provider;
     expect(provider).toMatchObject({ status: 'PENDING', defaultRole: null });
@@ -44,31 +50,69 @@ describe('SAML providers', () => {
         provider { status defaultRole defaultTeam { platformId } organization { platformId } } userErrors { code } } }`,
       { id: provider.id, cert: certificate, team: team ?? null },
     );
-    expect(updated.updateSamlProvider.provider).toMatchObject({ status: 'ACTIVE', defaultRole: 'EDIT', organization: { platformId: 'globex' } });
+    expect(updated.updateSamlProvider.provider).toMatchObject({
+      status: 'ACTIVE',
+      defaultRole: 'EDIT',
+      organization: { platformId: 'globex' },
+    });
     if (team) expect(updated.updateSamlProvider.provider.defaultTeam).toEqual({ platformId: team });
-    const node = await ok(`query($id: ID!) { node(id: $id) { ... on SamlProvider { label status } } }`, { id: provider.id });
+    const node = await ok(`query($id: ID!) { node(id: $id) { ... on SamlProvider { label status } } }`, {
+      id: provider.id,
+    });
     expect(node.node).toEqual({ label: 'Globex Okta', status: 'ACTIVE' });
-    const deleted = await ok(`mutation($id: ID!) { deleteSamlProvider(input: { providerId: $id }) { deleted userErrors { code } } }`, { id: provider.id });
+    const deleted = await ok(
+      `mutation($id: ID!) { deleteSamlProvider(input: { providerId: $id }) { deleted userErrors { code } } }`,
+      { id: provider.id },
+    );
     expect(deleted.deleteSamlProvider.deleted).toBe(true);
-    const again = await ok(`mutation($id: ID!) { deleteSamlProvider(input: { organizationId: "globex", providerId: $id }) { deleted userErrors { code } } }`, { id: provider.platformId });
+    const again = await ok(
+      `mutation($id: ID!) { deleteSamlProvider(input: { organizationId: "globex", providerId: $id }) { deleted userErrors { code } } }`,
+      { id: provider.platformId },
+    );
     expect(again.deleteSamlProvider.deleted).toBe(false);
   });
 
   it('answers user errors: an expired certificate (from the platform), bad input before any request, a team of another organization, a non-admin', async () => {
-    const expiredResult = await g.gql<any>(`mutation($cert: String!) { createSamlProvider(input: { organizationId: "globex", label: "Old", certificate: $cert }) { provider { id } userErrors { code field message } } }`, { cert: expired });
-    expect(expiredResult.data.createSamlProvider.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['certificate'], message: expect.stringContaining('expired') }]);
-    const bad = await g.gql<any>(`mutation { createSamlProvider(input: { organizationId: "globex", label: "${'x'.repeat(31)}", ssoUrl: "ftp://x", certificate: "nope" }) { userErrors { code field } } }`);
-    expect(bad.data.createSamlProvider.userErrors.map((error: any) => error.field)).toEqual([['label'], ['ssoUrl'], ['certificate']]);
+    const expiredResult = await g.gql<any>(
+      `mutation($cert: String!) { createSamlProvider(input: { organizationId: "globex", label: "Old", certificate: $cert }) { provider { id } userErrors { code field message } } }`,
+      { cert: expired },
+    );
+    expect(expiredResult.data.createSamlProvider.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['certificate'], message: expect.stringContaining('expired') },
+    ]);
+    const bad = await g.gql<any>(
+      `mutation { createSamlProvider(input: { organizationId: "globex", label: "${'x'.repeat(31)}", ssoUrl: "ftp://x", certificate: "nope" }) { userErrors { code field } } }`,
+    );
+    expect(bad.data.createSamlProvider.userErrors.map((error: any) => error.field)).toEqual([
+      ['label'],
+      ['ssoUrl'],
+      ['certificate'],
+    ]);
     expect(bad.upstream).toBe(0);
     const acmeTeam = encodeGlobalID('Team', `acme/${DEMO.teams.writers}`);
-    const foreign = await g.gql<any>(`mutation($team: ID!) { createSamlProvider(input: { organizationId: "globex", label: "X", defaultTeamId: $team }) { userErrors { code field } } }`, { team: acmeTeam });
+    const foreign = await g.gql<any>(
+      `mutation($team: ID!) { createSamlProvider(input: { organizationId: "globex", label: "X", defaultTeamId: $team }) { userErrors { code field } } }`,
+      { team: acmeTeam },
+    );
     expect(foreign.data.createSamlProvider.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['defaultTeamId'] }]);
     expect(foreign.upstream).toBe(0);
-    const unknownTeam = await g.gql<any>(`mutation { createSamlProvider(input: { organizationId: "globex", label: "X", defaultTeamId: "nope" }) { userErrors { code field } } }`);
-    expect(unknownTeam.data.createSamlProvider.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['defaultTeamId'] }]);
-    const denied = await g.gql<any>(`mutation { createSamlProvider(input: { organizationId: "acme", label: "X" }) { userErrors { code } } }`, {}, { token: g.platform.token(U.ben) });
+    const unknownTeam = await g.gql<any>(
+      `mutation { createSamlProvider(input: { organizationId: "globex", label: "X", defaultTeamId: "nope" }) { userErrors { code field } } }`,
+    );
+    expect(unknownTeam.data.createSamlProvider.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['defaultTeamId'] },
+    ]);
+    const denied = await g.gql<any>(
+      `mutation { createSamlProvider(input: { organizationId: "acme", label: "X" }) { userErrors { code } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
     expect(denied.data.createSamlProvider.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
-    const hidden = await g.gql<any>(`{ organization(id: "acme") { samlProviders { totalCount } ssoProviders { label } } }`, {}, { token: g.platform.token(U.ben) });
+    const hidden = await g.gql<any>(
+      `{ organization(id: "acme") { samlProviders { totalCount } ssoProviders { label } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
     expect(hidden.data.organization).toEqual({ samlProviders: null, ssoProviders: [{ label: 'Acme Login' }] });
     expect(hidden.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });

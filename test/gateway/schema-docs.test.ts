@@ -52,14 +52,16 @@ describe('schema', () => {
     const offenders: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (type.name.startsWith('__') || !isEnumType(type)) continue;
-      for (const value of type.getValues()) if (!/^[A-Z][A-Z0-9_]*$/.test(value.name)) offenders.push(`${type.name}.${value.name}`);
+      for (const value of type.getValues())
+        if (!/^[A-Z][A-Z0-9_]*$/.test(value.name)) offenders.push(`${type.name}.${value.name}`);
     }
     for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
       const name = field.name[0]!.toUpperCase() + field.name.slice(1);
       if (!/^[a-z]+[A-Z]/.test(field.name)) offenders.push(field.name);
       if (String(field.type) !== `${name}Payload!`) offenders.push(`${field.name} returns ${String(field.type)}`);
       const input = field.args.find((arg) => arg.name === 'input');
-      if (!input || String(input.type) !== `${name}Input!` || field.args.length !== 1) offenders.push(`${field.name} input`);
+      if (!input || String(input.type) !== `${name}Input!` || field.args.length !== 1)
+        offenders.push(`${field.name} input`);
     }
     expect(offenders).toEqual([]);
   });

@@ -3,7 +3,10 @@ import { createGateway } from '../../src/gateway/server.js';
 
 describe('GraphiQL', () => {
   it('is served at /graphql with its assets bundled and the demo token prefilled', async () => {
-    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9/v1', graphiql: { enabled: true, defaultToken: 'demo-token-123' } });
+    const gateway = createGateway({
+      upstreamUrl: 'http://127.0.0.1:9/v1',
+      graphiql: { enabled: true, defaultToken: 'demo-token-123' },
+    });
     const response = await gateway.fetch('http://gateway.test/graphql', { headers: { accept: 'text/html' } });
     const html = await response.text();
     await gateway.close();

@@ -18,21 +18,30 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-const siteId = (title: string) => (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
+const siteId = (title: string) =>
+  (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
 const siteGid = (title: string) => encodeGlobalID('Site', `acme/${siteId(title)}`);
 
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
+async function ok<T = any>(
+  query: string,
+  variables: Record<string, unknown> = {},
+  options: { token?: string } = {},
+): Promise<T> {
   const result = await g.gql<T>(query, variables, options);
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
   for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
+    if (value && typeof value === 'object' && 'userErrors' in value)
+      expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
   }
   return result.data as T;
 }
 
 /** A visitor token of the demo "Acme API" site, signed with its demo key. */
 const visitorToken = (claims: Record<string, unknown>, expiresIn = '1h') =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresIn).sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
 
 const RESOLVE = `query Resolve($url: String!, $visitor: VisitorInput, $redirectOnError: Boolean) {
   resolveUrl(url: $url, visitor: $visitor, redirectOnError: $redirectOnError) {
@@ -58,7 +67,10 @@ describe('resolveUrl', () => {
       { url },
     );
     expect(result.errors).toBeUndefined();
-    expect(result.data.resolveUrl).toEqual({ pathname: '', page: { title: landing.body.title, markdown: landing.body.markdown } });
+    expect(result.data.resolveUrl).toEqual({
+      pathname: '',
+      page: { title: landing.body.title, markdown: landing.body.markdown },
+    });
     // The site's published profile is read for the site space's custom home page, which a URL of its root shows.
     expect(result.upstreamRequests.sort()).toEqual(
       [
@@ -70,39 +82,60 @@ describe('resolveUrl', () => {
     );
     const tree = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body;
     const second = tree.pages.filter((item: { type: string }) => item.type === 'document')[1];
-    const page = await g.gql<any>(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { title ... on DocumentPage { markdown } } } } }`, {
-      url: `${pub}/acme-docs/${second.path}`,
-    });
+    const page = await g.gql<any>(
+      `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { title ... on DocumentPage { markdown } } } } }`,
+      {
+        url: `${pub}/acme-docs/${second.path}`,
+      },
+    );
     expect(page.errors).toBeUndefined();
     expect(page.data.resolveUrl.page.title).toBe(second.title);
     // A page below the root: no home page to look for.
     // The space (for the page's revision) and the page are read side by side, after the lookup.
     expect(page.upstreamRequests).toHaveLength(3);
     expect(page.upstreamRequests[0]).toMatch(/^GET \/v1\/urls\/published\?url=/);
-    expect(page.upstreamRequests.slice(1).sort()).toEqual([`GET /v1/spaces/${spaceId}`, `GET /v1/spaces/${spaceId}/content/path/${second.path}?format=markdown`].sort());
+    expect(page.upstreamRequests.slice(1).sort()).toEqual(
+      [`GET /v1/spaces/${spaceId}`, `GET /v1/spaces/${spaceId}/content/path/${second.path}?format=markdown`].sort(),
+    );
   });
 
   it('reads the page of a change request a URL previews, in its content', async () => {
     const spaceId = g.platform.spaceId('Getting started');
-    const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`, { query: { status: 'open' } })).body.items[0];
+    const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`, { query: { status: 'open' } }))
+      .body.items[0];
     const landing = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests/${request.id}/content/path`)).body;
-    const data = await ok(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { changeRequest { number } page { id title } } } }`, {
-      url: `${pub}/acme-docs/~/changes/${request.number}`,
+    const data = await ok(
+      `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { changeRequest { number } page { id title } } } }`,
+      {
+        url: `${pub}/acme-docs/~/changes/${request.number}`,
+      },
+    );
+    expect(data.resolveUrl).toEqual({
+      changeRequest: { number: request.number },
+      page: { id: expect.any(String), title: landing.title },
     });
-    expect(data.resolveUrl).toEqual({ changeRequest: { number: request.number }, page: { id: expect.any(String), title: landing.title } });
   });
 
   it("shows a site space's custom home page at its root", async () => {
     const spaceId = g.platform.spaceId('Getting started');
     const tree = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body;
     const second = tree.pages.filter((item: { type: string }) => item.type === 'document')[1];
-    const variant = (await g.platform.api('GET', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces`)).body.items.find((item: { path: string }) => item.path === 'en');
-    await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, { body: { pageId: second.id } });
+    const variant = (await g.platform.api('GET', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces`)).body.items.find(
+      (item: { path: string }) => item.path === 'en',
+    );
+    await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, {
+      body: { pageId: second.id },
+    });
     try {
-      const data = await ok(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { id title } } } }`, { url: `${pub}/acme-docs` });
+      const data = await ok(
+        `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { id title } } } }`,
+        { url: `${pub}/acme-docs` },
+      );
       expect(data.resolveUrl.page.title).toBe(second.title);
     } finally {
-      await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, { body: { pageId: null } });
+      await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, {
+        body: { pageId: null },
+      });
     }
   });
 
@@ -125,28 +158,59 @@ describe('resolveUrl', () => {
   });
 
   it('answers null with NOT_FOUND for a page path no page has, and the rest still resolves', async () => {
-    const result = await g.gql<any>(`query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname space { title } page { title } } } }`, {
-      url: `${pub}/acme-docs/no-such-page`,
+    const result = await g.gql<any>(
+      `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname space { title } page { title } } } }`,
+      {
+        url: `${pub}/acme-docs/no-such-page`,
+      },
+    );
+    expect(result.data.resolveUrl).toEqual({
+      pathname: 'no-such-page',
+      page: null,
+      space: { title: 'Getting started' },
     });
-    expect(result.data.resolveUrl).toEqual({ pathname: 'no-such-page', page: null, space: { title: 'Getting started' } });
-    expect(result.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['resolveUrl', 'page'], 'NOT_FOUND']]);
+    expect(result.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['resolveUrl', 'page'], 'NOT_FOUND'],
+    ]);
   });
 
   it('resolves the same URL to different site spaces for two visitors, and refuses a bad token on visitor.jwtToken', async () => {
     const url = 'https://api.acme-docs.test/beta/overview';
     const beta = await ok(RESOLVE, { url, visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken } });
     const regular = await ok(RESOLVE, { url, visitor: { jwtToken: await visitorToken({ betaAccess: false }) } });
-    expect(beta.resolveUrl).toMatchObject({ siteSpace: { path: 'beta' }, pathname: 'overview', space: { title: DEMO.spaces.userGrant } });
-    expect(regular.resolveUrl).toMatchObject({ siteSpace: { path: 'reference' }, pathname: 'beta/overview', space: { title: DEMO.spaces.visitorAuth } });
+    expect(beta.resolveUrl).toMatchObject({
+      siteSpace: { path: 'beta' },
+      pathname: 'overview',
+      space: { title: DEMO.spaces.userGrant },
+    });
+    expect(regular.resolveUrl).toMatchObject({
+      siteSpace: { path: 'reference' },
+      pathname: 'beta/overview',
+      space: { title: DEMO.spaces.visitorAuth },
+    });
 
     const expired = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: await visitorToken({}, '-5m') } });
     expect(expired.data.resolveUrl).toBeNull();
-    expect(expired.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['visitor', 'jwtToken'], upstreamStatus: 401 });
+    expect(expired.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: ['visitor', 'jwtToken'],
+      upstreamStatus: 401,
+    });
     expect(expired.errors?.[0]?.message).toContain('expired');
     const redirected = await ok(RESOLVE, { url, redirectOnError: true });
-    expect(redirected.resolveUrl).toMatchObject({ __typename: 'ContentRedirect', target: 'EXTERNAL', url: expect.stringContaining('https://api.acme-docs.test/~gitbook/auth/login?location=') });
-    const claims = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken, unsignedClaims: { newsletter: 'yes' } } });
-    expect(claims.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: ['visitor', 'unsignedClaims'] });
+    expect(redirected.resolveUrl).toMatchObject({
+      __typename: 'ContentRedirect',
+      target: 'EXTERNAL',
+      url: expect.stringContaining('https://api.acme-docs.test/~gitbook/auth/login?location='),
+    });
+    const claims = await g.gql<any>(RESOLVE, {
+      url,
+      visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken, unsignedClaims: { newsletter: 'yes' } },
+    });
+    expect(claims.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: ['visitor', 'unsignedClaims'],
+    });
   });
 
   it('serves readers outside the organization: a visitor-auth page to its markdown, and a share-link site’s profile', async () => {
@@ -157,11 +221,18 @@ describe('resolveUrl', () => {
       { url: 'https://api.acme-docs.test/', token: DEMO_SITE_SECRETS.visitorToken },
       { token: hana },
     );
-    expect(data.resolveUrl).toMatchObject({ site: { title: SITES.api }, siteSpace: { path: 'reference' }, space: { title: DEMO.spaces.visitorAuth } });
+    expect(data.resolveUrl).toMatchObject({
+      site: { title: SITES.api },
+      siteSpace: { path: 'reference' },
+      space: { title: DEMO.spaces.visitorAuth },
+    });
     expect(data.resolveUrl.page.markdown.length).toBeGreaterThan(50);
     const profile = `query($id: String!, $key: String) { publishedSite(organizationId: "acme", siteId: $id, shareKey: $key) { site { title } structure { ... on SiteSpacesStructure { siteSpaces { path } } } } }`;
     const withKey = await ok(profile, { id: siteId(SITES.partners), key: DEMO_SITE_SECRETS.shareKey }, { token: hana });
-    expect(withKey.publishedSite).toEqual({ site: { title: SITES.partners }, structure: { siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] } });
+    expect(withKey.publishedSite).toEqual({
+      site: { title: SITES.partners },
+      structure: { siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },
+    });
     const withoutKey = await g.gql<any>(profile, { id: siteId(SITES.partners) }, { token: hana });
     expect(withoutKey.data.publishedSite).toBeNull();
     expect(withoutKey.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
@@ -169,7 +240,12 @@ describe('resolveUrl', () => {
 
   it('answers a content redirect for a URL that names a default', async () => {
     const data = await ok(RESOLVE, { url: `${pub}/acme-docs/docs/getting-started/en/install` });
-    expect(data.resolveUrl).toEqual({ __typename: 'ContentRedirect', target: 'CONTENT', url: `${pub}/acme-docs/docs/install`, siteId: null });
+    expect(data.resolveUrl).toEqual({
+      __typename: 'ContentRedirect',
+      target: 'CONTENT',
+      url: `${pub}/acme-docs/docs/install`,
+      siteId: null,
+    });
   });
 
   it('resolves app URLs of spaces, pages, change requests and collections as the caller', async () => {
@@ -178,11 +254,24 @@ describe('resolveUrl', () => {
     const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`)).body.items[0];
     const collection = (await g.platform.api('GET', `/collections/${DEMO.collections.product}`)).body;
     const bySpace = await g.gql<any>(RESOLVE, { url: space.urls.app });
-    expect(bySpace.data.resolveUrl).toMatchObject({ __typename: 'SpaceContent', space: { title: 'Getting started' }, changeRequest: null });
+    expect(bySpace.data.resolveUrl).toMatchObject({
+      __typename: 'SpaceContent',
+      space: { title: 'Getting started' },
+      changeRequest: null,
+    });
     expect(bySpace.data.resolveUrl.page.title).toEqual(expect.any(String));
-    expect(bySpace.upstreamRequests).toEqual([expect.stringMatching(/^GET \/v1\/urls\/published\?url=/), expect.stringMatching(/^GET \/v1\/urls\/content\?url=/)]);
-    expect((await ok(RESOLVE, { url: request.urls.app })).resolveUrl).toMatchObject({ __typename: 'SpaceContent', changeRequest: { number: request.number } });
-    expect((await ok(RESOLVE, { url: collection.urls.app })).resolveUrl).toEqual({ __typename: 'CollectionContent', collection: { title: collection.title } });
+    expect(bySpace.upstreamRequests).toEqual([
+      expect.stringMatching(/^GET \/v1\/urls\/published\?url=/),
+      expect.stringMatching(/^GET \/v1\/urls\/content\?url=/),
+    ]);
+    expect((await ok(RESOLVE, { url: request.urls.app })).resolveUrl).toMatchObject({
+      __typename: 'SpaceContent',
+      changeRequest: { number: request.number },
+    });
+    expect((await ok(RESOLVE, { url: collection.urls.app })).resolveUrl).toEqual({
+      __typename: 'CollectionContent',
+      collection: { title: collection.title },
+    });
     const outsider = await g.gql<any>(RESOLVE, { url: collection.urls.app }, { token: g.platform.token(U.ivy) });
     expect(outsider.data.resolveUrl).toBeNull();
     expect(outsider.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
@@ -198,47 +287,84 @@ describe('resolveUrl', () => {
 
   it('resolves a site on the custom hostname updateSite gives it; a taken hostname is a CONFLICT', async () => {
     const site = siteGid(SITES.docs);
-    const set = await ok(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "Docs.Acme.test" }) { site { hostname urls { published } } userErrors { code } } }`, { site });
+    const set = await ok(
+      `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "Docs.Acme.test" }) { site { hostname urls { published } } userErrors { code } } }`,
+      { site },
+    );
     expect(set.updateSite.site).toEqual({ hostname: 'docs.acme.test', urls: { published: 'https://docs.acme.test/' } });
     try {
       const data = await ok(RESOLVE, { url: 'https://docs.acme.test/product' });
-      expect(data.resolveUrl).toMatchObject({ site: { title: SITES.docs }, section: { path: 'product' }, canonicalUrl: 'https://docs.acme.test/product' });
-      const taken = await g.gql<any>(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "api.acme-docs.test" }) { userErrors { code field } } }`, { site });
+      expect(data.resolveUrl).toMatchObject({
+        site: { title: SITES.docs },
+        section: { path: 'product' },
+        canonicalUrl: 'https://docs.acme.test/product',
+      });
+      const taken = await g.gql<any>(
+        `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "api.acme-docs.test" }) { userErrors { code field } } }`,
+        { site },
+      );
       expect(taken.data.updateSite.userErrors).toEqual([{ code: 'CONFLICT', field: null }]);
-      const bad = await g.gql<any>(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "docs" }) { userErrors { code field } } }`, { site });
+      const bad = await g.gql<any>(
+        `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "docs" }) { userErrors { code field } } }`,
+        { site },
+      );
       expect(bad.data.updateSite.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['hostname'] }]);
       expect(bad.upstream).toBe(0);
     } finally {
-      await ok(`mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: null }) { userErrors { code } } }`, { site });
+      await ok(
+        `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: null }) { userErrors { code } } }`,
+        { site },
+      );
     }
   });
 
   it('embeds a published page', async () => {
-    const data = await ok(`query($url: String!) { embedUrl(url: $url) { type title site icon } }`, { url: `${pub}/acme-docs` });
+    const data = await ok(`query($url: String!) { embedUrl(url: $url) { type title site icon } }`, {
+      url: `${pub}/acme-docs`,
+    });
     expect(data.embedUrl).toMatchObject({ type: 'LINK', site: SITES.docs, title: expect.any(String) });
   });
 });
 
 describe('the API token of a resolved URL', () => {
-  it("reads the page as the visitor through the graph: their claims decide what the evaluated document holds", async () => {
+  it('reads the page as the visitor through the graph: their claims decide what the evaluated document holds', async () => {
     const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const spaceId = g.platform.spaceId(DEMO.spaces.userGrant);
-    const markdown = ['Everyone sees this.', '', '{% if visitor.claims.plan == "pro" %}', 'Pro readers see this.', '{% endif %}', ''].join('\n');
+    const markdown = [
+      'Everyone sees this.',
+      '',
+      '{% if visitor.claims.plan == "pro" %}',
+      'Pro readers see this.',
+      '{% endif %}',
+      '',
+    ].join('\n');
     const documentId = putDocument(g.platform.db, spaceId, markdownToDocument(markdown).document);
-    commitContent(g.platform.db, spaceId, { pages: [{ id: 'pg-pro', type: 'document', title: 'Overview', slug: 'overview', documentId, pages: [] }], files: [], reusableContents: [], variables: {} });
-    const resolved = await ok(`query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken pathname space { id } } } }`, {
-      url: 'https://api.acme-docs.test/beta/overview',
-      token: DEMO_SITE_SECRETS.visitorToken,
+    commitContent(g.platform.db, spaceId, {
+      pages: [{ id: 'pg-pro', type: 'document', title: 'Overview', slug: 'overview', documentId, pages: [] }],
+      files: [],
+      reusableContents: [],
+      variables: {},
     });
+    const resolved = await ok(
+      `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken pathname space { id } } } }`,
+      {
+        url: 'https://api.acme-docs.test/beta/overview',
+        token: DEMO_SITE_SECRETS.visitorToken,
+      },
+    );
     const { apiToken, pathname, space } = resolved.resolveUrl;
     const page = `query($id: ID!, $path: String!) { node(id: $id) { ... on Space { content { page(path: $path) { ... on DocumentPage { document(evaluated: ALL) { text } } } } } } }`;
     const asVisitor = await ok(page, { id: space.id, path: pathname }, { token: apiToken });
     expect(asVisitor.node.content.page.document.text).toContain('Pro readers see this.');
     const asAdmin = await ok(page, { id: space.id, path: pathname });
     expect(asAdmin.node.content.page.document.text).not.toContain('Pro readers see this.');
-    const write = await g.gql<any>(`mutation($id: ID!) { updateSpace(input: { spaceId: $id, title: "Nope" }) { userErrors { code } } }`, { id: space.id }, { token: apiToken });
+    const write = await g.gql<any>(
+      `mutation($id: ID!) { updateSpace(input: { spaceId: $id, title: "Nope" }) { userErrors { code } } }`,
+      { id: space.id },
+      { token: apiToken },
+    );
     expect(write.data.updateSpace.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
   });
 });
@@ -246,31 +372,71 @@ describe('the API token of a resolved URL', () => {
 describe('share links, visitor authentication, adaptive schema, published profile', () => {
   it('lists, creates, renames, turns off and deletes share links; refetches them by global ID', async () => {
     const site = siteGid(SITES.partners);
-    const listed = await ok(`query($id: ID!) { node(id: $id) { ... on Site { shareLinks { totalCount nodes { id name active url } } } } }`, { id: site });
+    const listed = await ok(
+      `query($id: ID!) { node(id: $id) { ... on Site { shareLinks { totalCount nodes { id name active url } } } } }`,
+      { id: site },
+    );
     expect(listed.node.shareLinks.totalCount).toBe(1);
-    expect(listed.node.shareLinks.nodes[0]).toMatchObject({ name: 'Partners', active: true, url: expect.stringContaining(DEMO_SITE_SECRETS.shareKey) });
+    expect(listed.node.shareLinks.nodes[0]).toMatchObject({
+      name: 'Partners',
+      active: true,
+      url: expect.stringContaining(DEMO_SITE_SECRETS.shareKey),
+    });
 
-    const created = await ok(`mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "Press" }) { shareLink { id name url site { title } } userErrors { code } } }`, { site });
+    const created = await ok(
+      `mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "Press" }) { shareLink { id name url site { title } } userErrors { code } } }`,
+      { site },
+    );
     const link = created.createSiteShareLink.shareLink;
     expect(link).toMatchObject({ name: 'Press', site: { title: SITES.partners } });
-    const refetched = await ok(`query($id: ID!) { node(id: $id) { ... on SiteShareLink { name active } } }`, { id: link.id });
+    const refetched = await ok(`query($id: ID!) { node(id: $id) { ... on SiteShareLink { name active } } }`, {
+      id: link.id,
+    });
     expect(refetched.node).toEqual({ name: 'Press', active: true });
-    const updated = await ok(`mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id, active: false }) { shareLink { active } userErrors { code } } }`, { id: link.id });
+    const updated = await ok(
+      `mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id, active: false }) { shareLink { active } userErrors { code } } }`,
+      { id: link.id },
+    );
     expect(updated.updateSiteShareLink.shareLink.active).toBe(false);
-    const nothing = await g.gql<any>(`mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id }) { userErrors { code field } } }`, { id: link.id });
+    const nothing = await g.gql<any>(
+      `mutation($id: ID!) { updateSiteShareLink(input: { shareLinkId: $id }) { userErrors { code field } } }`,
+      { id: link.id },
+    );
     expect(nothing.data.updateSiteShareLink.userErrors[0].code).toBe('BAD_USER_INPUT');
     expect(nothing.upstream).toBe(0);
-    const deleted = await ok(`mutation($id: ID!) { deleteSiteShareLink(input: { shareLinkId: $id }) { deleted site { title } userErrors { code } } }`, { id: link.id });
+    const deleted = await ok(
+      `mutation($id: ID!) { deleteSiteShareLink(input: { shareLinkId: $id }) { deleted site { title } userErrors { code } } }`,
+      { id: link.id },
+    );
     expect(deleted.deleteSiteShareLink).toMatchObject({ deleted: true, site: { title: SITES.partners } });
-    const denied = await g.gql<any>(`mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "x" }) { userErrors { code } } }`, { site }, { token: g.platform.token(U.ben) });
+    const denied = await g.gql<any>(
+      `mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "x" }) { userErrors { code } } }`,
+      { site },
+      { token: g.platform.token(U.ben) },
+    );
     expect(denied.data.createSiteShareLink.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
   });
 
   it('shows the visitor-authentication settings to admins only, changes them and regenerates the key', async () => {
     const site = siteGid(SITES.api);
-    const read = await ok(`query($id: ID!) { node(id: $id) { ... on Site { visibility visitorAuth { backend signingKey fallbackUrl publicKey } } } }`, { id: site });
-    expect(read.node).toEqual({ visibility: 'VISITOR_AUTH', visitorAuth: { backend: 'CUSTOM', signingKey: DEMO_SITE_SECRETS.visitorSigningKey, fallbackUrl: null, publicKey: null } });
-    const other = await g.gql<any>(`query($id: ID!) { node(id: $id) { ... on Site { title visitorAuth { signingKey } } } }`, { id: site }, { token: g.platform.token(U.ben) });
+    const read = await ok(
+      `query($id: ID!) { node(id: $id) { ... on Site { visibility visitorAuth { backend signingKey fallbackUrl publicKey } } } }`,
+      { id: site },
+    );
+    expect(read.node).toEqual({
+      visibility: 'VISITOR_AUTH',
+      visitorAuth: {
+        backend: 'CUSTOM',
+        signingKey: DEMO_SITE_SECRETS.visitorSigningKey,
+        fallbackUrl: null,
+        publicKey: null,
+      },
+    });
+    const other = await g.gql<any>(
+      `query($id: ID!) { node(id: $id) { ... on Site { title visitorAuth { signingKey } } } }`,
+      { id: site },
+      { token: g.platform.token(U.ben) },
+    );
     expect(other.data.node).toEqual({ title: SITES.api, visitorAuth: null });
     expect(other.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
 
@@ -279,34 +445,67 @@ describe('share links, visitor authentication, adaptive schema, published profil
       { site },
     );
     expect(updated.updateSiteVisitorAuth.visitorAuth.fallbackUrl).toBe('https://login.acme.test/');
-    const badKey = await g.gql<any>(`mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, publicKey: "nope" }) { userErrors { code field } } }`, { site });
+    const badKey = await g.gql<any>(
+      `mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, publicKey: "nope" }) { userErrors { code field } } }`,
+      { site },
+    );
     expect(badKey.data.updateSiteVisitorAuth.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['publicKey'] }]);
-    const badUrl = await g.gql<any>(`mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, fallbackUrl: "ftp://x" }) { userErrors { code field } } }`, { site });
+    const badUrl = await g.gql<any>(
+      `mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, fallbackUrl: "ftp://x" }) { userErrors { code field } } }`,
+      { site },
+    );
     expect(badUrl.data.updateSiteVisitorAuth.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['fallbackUrl'] }]);
     expect(badUrl.upstream).toBe(0);
 
-    const regenerated = await ok(`mutation($site: ID!) { regenerateSiteVisitorAuthKey(input: { siteId: $site }) { visitorAuth { signingKey } userErrors { code } } }`, { site });
-    expect(regenerated.regenerateSiteVisitorAuthKey.visitorAuth.signingKey).not.toBe(DEMO_SITE_SECRETS.visitorSigningKey);
+    const regenerated = await ok(
+      `mutation($site: ID!) { regenerateSiteVisitorAuthKey(input: { siteId: $site }) { visitorAuth { signingKey } userErrors { code } } }`,
+      { site },
+    );
+    expect(regenerated.regenerateSiteVisitorAuthKey.visitorAuth.signingKey).not.toBe(
+      DEMO_SITE_SECRETS.visitorSigningKey,
+    );
     // The demo token no longer opens the site; give the demo key back for the other tests.
-    const refused = await g.gql<any>(RESOLVE, { url: 'https://api.acme-docs.test/', visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken } });
+    const refused = await g.gql<any>(RESOLVE, {
+      url: 'https://api.acme-docs.test/',
+      visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken },
+    });
     expect(refused.errors?.[0]?.extensions?.field).toEqual(['visitor', 'jwtToken']);
-    g.platform.db.prepare('UPDATE sites SET auth_private_key = ? WHERE id = ?').run(DEMO_SITE_SECRETS.visitorSigningKey, siteId(SITES.api));
+    g.platform.db
+      .prepare('UPDATE sites SET auth_private_key = ? WHERE id = ?')
+      .run(DEMO_SITE_SECRETS.visitorSigningKey, siteId(SITES.api));
   });
 
   it('reads and replaces the adaptive schema with its template conditions; a bad schema is a user error on jsonSchema', async () => {
     const site = siteGid(SITES.api);
-    const read = await ok(`query($id: ID!) { node(id: $id) { ... on Site { adaptiveSchema { jsonSchema templateConditions { condition } } } } }`, { id: site });
-    expect(read.node.adaptiveSchema.templateConditions.map((item: { condition: string }) => item.condition)).toContain('visitor.claims.betaAccess == true');
-    const none = await ok(`query($id: ID!) { node(id: $id) { ... on Site { adaptiveSchema { updatedAt } } } }`, { id: siteGid(SITES.docs) });
+    const read = await ok(
+      `query($id: ID!) { node(id: $id) { ... on Site { adaptiveSchema { jsonSchema templateConditions { condition } } } } }`,
+      { id: site },
+    );
+    expect(read.node.adaptiveSchema.templateConditions.map((item: { condition: string }) => item.condition)).toContain(
+      'visitor.claims.betaAccess == true',
+    );
+    const none = await ok(`query($id: ID!) { node(id: $id) { ... on Site { adaptiveSchema { updatedAt } } } }`, {
+      id: siteGid(SITES.docs),
+    });
     expect(none.node.adaptiveSchema).toBeNull();
-    const jsonSchema = { type: 'object', properties: { partner: { type: 'boolean', description: 'Is a partner' } }, additionalProperties: false };
+    const jsonSchema = {
+      type: 'object',
+      properties: { partner: { type: 'boolean', description: 'Is a partner' } },
+      additionalProperties: false,
+    };
     const replaced = await ok(
       `mutation($site: ID!, $schema: JSON!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: $schema }) { adaptiveSchema { jsonSchema templateConditions { description condition } } site { title } userErrors { code } } }`,
       { site: siteGid(SITES.docs), schema: jsonSchema },
     );
     expect(replaced.updateSiteAdaptiveSchema.site).toEqual({ title: SITES.docs });
-    expect(replaced.updateSiteAdaptiveSchema.adaptiveSchema).toEqual({ jsonSchema, templateConditions: [{ description: 'Is a partner', condition: 'visitor.claims.partner == true' }] });
-    const bad = await g.gql<any>(`mutation($site: ID!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: { type: "array" } }) { userErrors { code field } } }`, { site });
+    expect(replaced.updateSiteAdaptiveSchema.adaptiveSchema).toEqual({
+      jsonSchema,
+      templateConditions: [{ description: 'Is a partner', condition: 'visitor.claims.partner == true' }],
+    });
+    const bad = await g.gql<any>(
+      `mutation($site: ID!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: { type: "array" } }) { userErrors { code field } } }`,
+      { site },
+    );
     expect(bad.data.updateSiteAdaptiveSchema.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['jsonSchema'] }]);
   });
 
@@ -321,7 +520,12 @@ describe('share links, visitor authentication, adaptive schema, published profil
     expect(member.site.published).toEqual({
       site: { title: SITES.partners },
       structure: { __typename: 'SiteSpacesStructure', siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },
-      customization: { title: SITES.partners, defaultTheme: 'light', styling: { theme: 'clean', font: 'Inter' }, pageActions: ['markdown', 'pdf'] },
+      customization: {
+        title: SITES.partners,
+        defaultTheme: 'light',
+        styling: { theme: 'clean', font: 'Inter' },
+        pageActions: ['markdown', 'pdf'],
+      },
       siteSpaceCustomizations: [
         { siteSpace: { path: 'pricing-faq' }, customization: { locale: 'en' } },
         { siteSpace: { path: 'de' }, customization: { locale: 'de' } },

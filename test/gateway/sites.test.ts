@@ -14,13 +14,16 @@ beforeAll(async () => {
 afterAll(() => g.destroy());
 
 /** Platform id of the site with that title. */
-const siteId = (title: string) => (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
+const siteId = (title: string) =>
+  (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
 const siteGid = (title: string, org = 'acme') => encodeGlobalID('Site', `${org}/${siteId(title)}`);
-const itemGid = (typename: string, site: string, id: string, org = 'acme') => encodeGlobalID(typename, `${org}/${siteId(site)}/${id}`);
+const itemGid = (typename: string, site: string, id: string, org = 'acme') =>
+  encodeGlobalID(typename, `${org}/${siteId(site)}/${id}`);
 const spaceGid = (title: string) => encodeGlobalID('Space', g.platform.spaceId(title));
 
 /** A whole answer with the platform's address, which changes from run to run, as `http://platform`. */
-const stable = (value: unknown) => JSON.parse(JSON.stringify(value).split(new URL(g.platform.url).origin).join('http://platform'));
+const stable = (value: unknown) =>
+  JSON.parse(JSON.stringify(value).split(new URL(g.platform.url).origin).join('http://platform'));
 /** The upstream requests of an answer, with site ids as the titles of their sites. */
 const requestsOf = (result: { upstreamRequests: string[] }) =>
   result.upstreamRequests.map((request) =>
@@ -28,11 +31,16 @@ const requestsOf = (result: { upstreamRequests: string[] }) =>
   );
 
 /** Runs an operation that must succeed with no errors and no user errors; returns its data. */
-async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}): Promise<T> {
+async function ok<T = any>(
+  query: string,
+  variables: Record<string, unknown> = {},
+  options: { token?: string } = {},
+): Promise<T> {
   const result = await g.gql<T>(query, variables, options);
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
   for (const value of Object.values(result.data as Record<string, unknown>)) {
-    if (value && typeof value === 'object' && 'userErrors' in value) expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
+    if (value && typeof value === 'object' && 'userErrors' in value)
+      expect((value as { userErrors: unknown[] }).userErrors).toEqual([]);
   }
   return result.data as T;
 }
@@ -62,15 +70,19 @@ describe('reading sites', () => {
     }`);
     expect(result.errors).toBeUndefined();
     // The demo sites are created in the same millisecond: the platform lists them in an order of their random ids.
-    expect(requestsOf(result).sort()).toEqual([
-      'GET /v1/orgs/acme',
-      'GET /v1/orgs/acme/sites?limit=50',
-      `GET /v1/orgs/acme/sites/<${SITES.api}>/structure`,
-      `GET /v1/orgs/acme/sites/<${SITES.docs}>/structure`,
-      `GET /v1/orgs/acme/sites/<${SITES.partners}>/structure`,
-      `GET /v1/orgs/acme/sites/<${SITES.draft}>/structure`,
-    ].sort());
-    result.data.organization.sites.nodes.sort((a: { title: string }, b: { title: string }) => a.title.localeCompare(b.title));
+    expect(requestsOf(result).sort()).toEqual(
+      [
+        'GET /v1/orgs/acme',
+        'GET /v1/orgs/acme/sites?limit=50',
+        `GET /v1/orgs/acme/sites/<${SITES.api}>/structure`,
+        `GET /v1/orgs/acme/sites/<${SITES.docs}>/structure`,
+        `GET /v1/orgs/acme/sites/<${SITES.partners}>/structure`,
+        `GET /v1/orgs/acme/sites/<${SITES.draft}>/structure`,
+      ].sort(),
+    );
+    result.data.organization.sites.nodes.sort((a: { title: string }, b: { title: string }) =>
+      a.title.localeCompare(b.title),
+    );
     expect(stable(result.data)).toMatchInlineSnapshot(`
       {
         "organization": {
@@ -293,8 +305,14 @@ describe('reading sites', () => {
       site: { id: siteGid(SITES.docs), platformId: siteId(SITES.docs) },
     });
     expect(keys.upstream).toBe(1);
-    const full = await g.gql(`{ organization(id: "acme") { defaultContent { site { title isPublished organization { id } } } } }`);
-    expect(full.data.organization.defaultContent.site).toEqual({ title: SITES.docs, isPublished: true, organization: { id: encodeGlobalID('Organization', 'acme') } });
+    const full = await g.gql(
+      `{ organization(id: "acme") { defaultContent { site { title isPublished organization { id } } } } }`,
+    );
+    expect(full.data.organization.defaultContent.site).toEqual({
+      title: SITES.docs,
+      isPublished: true,
+      organization: { id: encodeGlobalID('Organization', 'acme') },
+    });
     expect(full.upstream).toBe(2);
   });
 
@@ -317,17 +335,26 @@ describe('reading sites', () => {
     expect(org.drafts.nodes).toEqual([{ title: SITES.draft }]);
     expect(org.first.nodes).toHaveLength(2);
     expect(result.upstream).toBe(5);
-    const next = await g.gql(`query ($after: String!) { organization(id: "acme") { sites(first: 5, after: $after) { pageInfo { hasNextPage } nodes { title } } } }`, {
-      after: org.first.pageInfo.endCursor,
-    });
+    const next = await g.gql(
+      `query ($after: String!) { organization(id: "acme") { sites(first: 5, after: $after) { pageInfo { hasNextPage } nodes { title } } } }`,
+      {
+        after: org.first.pageInfo.endCursor,
+      },
+    );
     expect(next.data.organization.sites.pageInfo).toEqual({ hasNextPage: false });
     const all = await ok(`{ organization(id: "acme") { sites { nodes { title } } } }`);
     expect([...org.first.nodes, ...next.data.organization.sites.nodes]).toEqual(all.organization.sites.nodes);
   });
 
   it('lists the sites that publish a space', async () => {
-    const result = await g.gql(`query ($id: ID!) { space(id: $id) { title sites { totalCount nodes { title isPublished } } } }`, { id: g.platform.spaceId('Getting started') });
-    expect(result.data.space).toEqual({ title: 'Getting started', sites: { totalCount: 1, nodes: [{ title: SITES.docs, isPublished: true }] } });
+    const result = await g.gql(
+      `query ($id: ID!) { space(id: $id) { title sites { totalCount nodes { title isPublished } } } }`,
+      { id: g.platform.spaceId('Getting started') },
+    );
+    expect(result.data.space).toEqual({
+      title: 'Getting started',
+      sites: { totalCount: 1, nodes: [{ title: SITES.docs, isPublished: true }] },
+    });
     expect(result.upstream).toBe(2);
   });
 
@@ -342,7 +369,12 @@ describe('reading sites', () => {
       { id: siteId(SITES.api), gid: siteGid(SITES.api), globex: siteGid(SITES.globex, 'globex') },
     );
     expect(result.data).toEqual({
-      byId: { id: siteGid(SITES.api), title: SITES.api, permissions: { view: true, admin: true }, organization: { platformId: 'acme' } },
+      byId: {
+        id: siteGid(SITES.api),
+        title: SITES.api,
+        permissions: { view: true, admin: true },
+        organization: { platformId: 'acme' },
+      },
       byGlobalId: { title: SITES.api },
       missing: null,
       elsewhere: null,
@@ -353,8 +385,18 @@ describe('reading sites', () => {
     ]);
     // The same site twice is read once; the missing one once; the other organization's not at all.
     expect(result.upstream).toBe(2);
-    const reader = await g.gql(`query ($id: String!) { site(organizationId: "acme", id: $id) { permissions { view access edit create admin } } }`, { id: siteId(SITES.api) }, { token: g.platform.token(U.finn) });
-    expect(reader.data.site.permissions).toEqual({ view: true, access: true, edit: false, create: false, admin: false });
+    const reader = await g.gql(
+      `query ($id: String!) { site(organizationId: "acme", id: $id) { permissions { view access edit create admin } } }`,
+      { id: siteId(SITES.api) },
+      { token: g.platform.token(U.finn) },
+    );
+    expect(reader.data.site.permissions).toEqual({
+      view: true,
+      access: true,
+      edit: false,
+      create: false,
+      admin: false,
+    });
   });
 
   it('lists site spaces (all, defaults, others), sections and section groups as connections', async () => {
@@ -547,12 +589,15 @@ describe('reading sites', () => {
   });
 
   it('refetches every node by its global ID: items of one site read its structure once', async () => {
-    const listed = await ok(`query ($id: String!) {
+    const listed = await ok(
+      `query ($id: String!) {
       site(organizationId: "acme", id: $id) {
         id
         structure { ... on SiteSectionsStructure { items { ... on SiteSection { id siteSpaces { id } } ... on SiteSectionGroup { id } } } }
       }
-    }`, { id: siteId(SITES.docs) });
+    }`,
+      { id: siteId(SITES.docs) },
+    );
     const [section, , group] = listed.site.structure.items;
     const variant = section.siteSpaces[1];
     const site = await g.gql(`query ($id: ID!) { node(id: $id) { ... on Site { title } } }`, { id: listed.site.id });
@@ -560,8 +605,18 @@ describe('reading sites', () => {
     expect(site.upstream).toBe(1);
     for (const [id, expected] of [
       [variant.id, { __typename: 'SiteSpace', path: 'fr', space: { title: 'Guide de démarrage' } }],
-      [section.id, { __typename: 'SiteSection', title: 'Getting started', siteSpaces: [{ path: 'en' }, { path: 'fr' }] }],
-      [group.id, { __typename: 'SiteSectionGroup', title: 'Resources', children: [{ title: 'Release notes' }, { title: 'Status' }] }],
+      [
+        section.id,
+        { __typename: 'SiteSection', title: 'Getting started', siteSpaces: [{ path: 'en' }, { path: 'fr' }] },
+      ],
+      [
+        group.id,
+        {
+          __typename: 'SiteSectionGroup',
+          title: 'Resources',
+          children: [{ title: 'Release notes' }, { title: 'Status' }],
+        },
+      ],
     ] as const) {
       const node = await g.gql(
         `query ($id: ID!) {
@@ -588,7 +643,9 @@ describe('reading sites', () => {
     ]);
     // The structure once for the three, and the site for its title.
     expect(together.upstream).toBe(2);
-    const missing = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: itemGid('SiteSection', SITES.docs, 'gone') });
+    const missing = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, {
+      id: itemGid('SiteSection', SITES.docs, 'gone'),
+    });
     expect(missing.data.node).toBeNull();
     expect(missing.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });
@@ -630,7 +687,9 @@ describe('reading sites', () => {
   });
 
   it('shows members the sites of their organization only', async () => {
-    const result = await g.gql(`{ organization(id: "globex") { sites { nodes { title hostname urls { published } ${STRUCTURE} } } } }`);
+    const result = await g.gql(
+      `{ organization(id: "globex") { sites { nodes { title hostname urls { published } ${STRUCTURE} } } } }`,
+    );
     expect(result.errors).toBeUndefined();
     expect(stable(result.data)).toMatchInlineSnapshot(`
       {
@@ -662,7 +721,9 @@ describe('reading sites', () => {
         },
       }
     `);
-    const foreign = await g.gql(`query ($id: String!) { site(organizationId: "globex", id: $id) { title } }`, { id: siteId(SITES.docs) });
+    const foreign = await g.gql(`query ($id: String!) { site(organizationId: "globex", id: $id) { title } }`, {
+      id: siteId(SITES.docs),
+    });
     expect(foreign.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });
 });
@@ -678,7 +739,13 @@ const OUTLINE = `
     ... on SiteSpacesStructure { siteSpaces { path default } }
   }`;
 
-type OutlineItem = { path?: string; default?: boolean; title?: string; siteSpaces?: OutlineItem[]; children?: OutlineItem[] };
+type OutlineItem = {
+  path?: string;
+  default?: boolean;
+  title?: string;
+  siteSpaces?: OutlineItem[];
+  children?: OutlineItem[];
+};
 
 /** A structure as `[path*, …]` for site spaces, `{ path*: [variants] }` for sections, `{ 'group:Title': [children] }` for groups. */
 function outline(structure: { items?: OutlineItem[]; siteSpaces?: OutlineItem[] }): unknown {
@@ -697,16 +764,22 @@ async function outlineOf(site: string): Promise<unknown> {
 
 /** A new site of Acme with these spaces at its root; its global ID. */
 async function newSite(title: string, spaces: string[] = []): Promise<string> {
-  const data = await ok(`mutation ($title: String!, $spaces: [ID!]) { createSite(input: { organizationId: "acme", title: $title, spaceIds: $spaces }) { site { id } userErrors { code } } }`, {
-    title,
-    spaces: spaces.map(spaceGid),
-  });
+  const data = await ok(
+    `mutation ($title: String!, $spaces: [ID!]) { createSite(input: { organizationId: "acme", title: $title, spaceIds: $spaces }) { site { id } userErrors { code } } }`,
+    {
+      title,
+      spaces: spaces.map(spaceGid),
+    },
+  );
   return data.createSite.site.id;
 }
 
 /** The global IDs of the site spaces at the root of a site, in order. */
 async function rootSiteSpaces(site: string): Promise<string[]> {
-  const data = await ok(`query ($id: ID!) { node(id: $id) { ... on Site { structure { ... on SiteSpacesStructure { siteSpaces { id } } } } } }`, { id: site });
+  const data = await ok(
+    `query ($id: ID!) { node(id: $id) { ... on Site { structure { ... on SiteSpacesStructure { siteSpaces { id } } } } } }`,
+    { id: site },
+  );
   return data.node.structure.siteSpaces.map((item: { id: string }) => item.id);
 }
 
@@ -730,7 +803,10 @@ describe('writing sites', () => {
       { spaces: [spaceGid('Release notes'), g.platform.spaceId('Architecture decisions')] },
     );
     expect(created.errors).toBeUndefined();
-    expect({ ...created.data.createSite, site: { ...created.data.createSite.site, structure: outline(created.data.createSite.site.structure) } }).toEqual({
+    expect({
+      ...created.data.createSite,
+      site: { ...created.data.createSite.site, structure: outline(created.data.createSite.site.structure) },
+    }).toEqual({
       site: {
         title: 'Handbook',
         type: 'BASIC',
@@ -757,7 +833,13 @@ describe('writing sites', () => {
       { site },
     );
     expect(updated.data.updateSite).toEqual({
-      site: { title: 'Handbook site', basename: 'handbook-site', proxy: { origin: 'example.com/handbook' }, adaptiveContent: { enabled: true }, defaultLevel: 'READ' },
+      site: {
+        title: 'Handbook site',
+        basename: 'handbook-site',
+        proxy: { origin: 'example.com/handbook' },
+        adaptiveContent: { enabled: true },
+        defaultLevel: 'READ',
+      },
       userErrors: [],
     });
     expect(updated.upstream).toBe(1);
@@ -767,47 +849,140 @@ describe('writing sites', () => {
     );
     expect(cleared.updateSite.site).toEqual({ proxy: null, defaultLevel: null });
 
-    const published = await g.gql(`mutation ($site: ID!) { publishSite(input: { siteId: $site }) { site { isPublished urls { published } } checkoutSessionId userErrors { code } } }`, { site });
+    const published = await g.gql(
+      `mutation ($site: ID!) { publishSite(input: { siteId: $site }) { site { isPublished urls { published } } checkoutSessionId userErrors { code } } }`,
+      { site },
+    );
     expect(stable(published.data.publishSite)).toEqual({
       site: { isPublished: true, urls: { published: 'http://platform/published/acme-docs/handbook-site/' } },
       checkoutSessionId: null,
       userErrors: [],
     });
     expect(published.upstream).toBe(1);
-    const listed = await ok(`{ organization(id: "acme") { sites(title: "handbook", published: true) { nodes { id } } } }`);
+    const listed = await ok(
+      `{ organization(id: "acme") { sites(title: "handbook", published: true) { nodes { id } } } }`,
+    );
     expect(listed.organization.sites.nodes).toEqual([{ id: site }]);
-    const unpublished = await ok(`mutation ($site: ID!) { unpublishSite(input: { siteId: $site }) { site { isPublished urls { published } } userErrors { code } } }`, { site });
+    const unpublished = await ok(
+      `mutation ($site: ID!) { unpublishSite(input: { siteId: $site }) { site { isPublished urls { published } } userErrors { code } } }`,
+      { site },
+    );
     expect(unpublished.unpublishSite.site).toEqual({ isPublished: false, urls: { published: null } });
 
-    const deleted = await g.gql(`mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted userErrors { code } } }`, { site });
+    const deleted = await g.gql(
+      `mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted userErrors { code } } }`,
+      { site },
+    );
     expect(deleted.data.deleteSite).toEqual({ deleted: true, userErrors: [] });
     expect(deleted.upstream).toBe(1);
-    expect((await ok(`mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted userErrors { code } } }`, { site })).deleteSite.deleted).toBe(false);
+    expect(
+      (
+        await ok(`mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted userErrors { code } } }`, {
+          site,
+        })
+      ).deleteSite.deleted,
+    ).toBe(false);
     const gone = await g.gql(`query ($site: ID!) { node(id: $site) { id } }`, { site });
     expect(gone.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });
 
   it('refuses bad input before any request, and answers refusals of the platform as user errors', async () => {
     const site = await newSite('Refusals', ['Release notes']);
-    const docsSpace = (await ok(`query ($id: ID!) { node(id: $id) { ... on Site { siteSpaces(first: 1) { nodes { id } } } } }`, { id: siteGid(SITES.docs) })).node.siteSpaces.nodes[0].id;
+    const docsSpace = (
+      await ok(`query ($id: ID!) { node(id: $id) { ... on Site { siteSpaces(first: 1) { nodes { id } } } } }`, {
+        id: siteGid(SITES.docs),
+      })
+    ).node.siteSpaces.nodes[0].id;
     const cases: Array<[string, Record<string, unknown>, unknown, number, string?]> = [
-      [`createSite(input: { organizationId: "acme", title: "x" })`, {}, [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }], 0],
-      [`createSite(input: { organizationId: "acme", spaceIds: ["nope"] })`, {}, [{ code: 'BAD_USER_INPUT', field: ['spaceIds', '0'], upstreamStatus: 400 }], 1],
-      [`updateSite(input: { siteId: $site })`, { site }, [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: $site, title: null })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: $site, basename: "a/b" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['basename'], upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: $site, proxy: "example.com" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['proxy'], upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: "${siteId('Refusals')}", title: "Refused" })`, {}, [{ code: 'BAD_USER_INPUT', field: ['organizationId'], upstreamStatus: null }], 0],
-      [`updateSite(input: { organizationId: "globex", siteId: $site, title: "Refused" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: $space, title: "Refused" })`, { space: spaceGid('Release notes') }, [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: $site, defaultSiteSpaceId: $other })`, { site, other: docsSpace }, [{ code: 'BAD_USER_INPUT', field: ['defaultSiteSpaceId'], upstreamStatus: null }], 0],
-      [`updateSite(input: { siteId: $site, basename: "docs" })`, { site }, [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }], 1],
-      [`updateSite(input: { organizationId: "acme", siteId: "no-such-site", title: "Missing" })`, {}, [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }], 1],
-      [`publishSite(input: { siteId: $site })`, { site }, [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }], 1, U.finn],
+      [
+        `createSite(input: { organizationId: "acme", title: "x" })`,
+        {},
+        [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `createSite(input: { organizationId: "acme", spaceIds: ["nope"] })`,
+        {},
+        [{ code: 'BAD_USER_INPUT', field: ['spaceIds', '0'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `updateSite(input: { siteId: $site })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: $site, title: null })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: $site, basename: "a/b" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['basename'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: $site, proxy: "example.com" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['proxy'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: "${siteId('Refusals')}", title: "Refused" })`,
+        {},
+        [{ code: 'BAD_USER_INPUT', field: ['organizationId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { organizationId: "globex", siteId: $site, title: "Refused" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: $space, title: "Refused" })`,
+        { space: spaceGid('Release notes') },
+        [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: $site, defaultSiteSpaceId: $other })`,
+        { site, other: docsSpace },
+        [{ code: 'BAD_USER_INPUT', field: ['defaultSiteSpaceId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSite(input: { siteId: $site, basename: "docs" })`,
+        { site },
+        [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }],
+        1,
+      ],
+      [
+        `updateSite(input: { organizationId: "acme", siteId: "no-such-site", title: "Missing" })`,
+        {},
+        [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        1,
+      ],
+      [
+        `publishSite(input: { siteId: $site })`,
+        { site },
+        [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }],
+        1,
+        U.finn,
+      ],
     ];
     for (const [call, variables, expected, requests, user] of cases) {
-      const declared = Object.keys(variables).map((name) => `$${name}: ID!`).join(', ');
-      const answer = await refused(`mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`, variables, user ? { token: g.platform.token(user) } : {});
+      const declared = Object.keys(variables)
+        .map((name) => `$${name}: ID!`)
+        .join(', ');
+      const answer = await refused(
+        `mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`,
+        variables,
+        user ? { token: g.platform.token(user) } : {},
+      );
       expect(answer, call).toEqual({ userErrors: expected, upstream: requests });
     }
   });
@@ -818,14 +993,20 @@ describe('writing sites', () => {
       `mutation ($site: ID!, $space: ID!) { addSpaceToSite(input: { siteId: $site, spaceId: $space, draft: true }) { siteSpace { path default draft title site { siteSpaceCount } } userErrors { code } } }`,
       { site, space: g.platform.spaceId('Runbooks') },
     );
-    expect(added.data.addSpaceToSite).toEqual({ siteSpace: { path: 'runbooks', default: false, draft: true, title: 'Runbooks', site: { siteSpaceCount: 3 } }, userErrors: [] });
+    expect(added.data.addSpaceToSite).toEqual({
+      siteSpace: { path: 'runbooks', default: false, draft: true, title: 'Runbooks', site: { siteSpaceCount: 3 } },
+      userErrors: [],
+    });
     // The write, then the site it asked for.
     expect(added.upstream).toBe(2);
     const fresh = await g.gql(
       `mutation ($site: ID!) { addSpaceToSite(input: { siteId: $site, spaceId: null, title: "Brand new docs" }) { siteSpace { path space { title organization { platformId } } } userErrors { code } } }`,
       { site },
     );
-    expect(fresh.data.addSpaceToSite.siteSpace).toEqual({ path: 'brand-new-docs', space: { title: 'Brand new docs', organization: { platformId: 'acme' } } });
+    expect(fresh.data.addSpaceToSite.siteSpace).toEqual({
+      path: 'brand-new-docs',
+      space: { title: 'Brand new docs', organization: { platformId: 'acme' } },
+    });
     expect(fresh.upstream).toBe(1);
     const [first, second, third, fourth] = await rootSiteSpaces(site);
 
@@ -833,18 +1014,31 @@ describe('writing sites', () => {
       `mutation ($item: ID!) { updateSiteSpace(input: { siteSpaceId: $item, condition: "visitor.claims.beta == true", hidden: true, path: "adr" }) { siteSpace { path condition hidden } userErrors { code } } }`,
       { item: second },
     );
-    expect(updated.data.updateSiteSpace).toEqual({ siteSpace: { path: 'adr', condition: 'visitor.claims.beta == true', hidden: true }, userErrors: [] });
+    expect(updated.data.updateSiteSpace).toEqual({
+      siteSpace: { path: 'adr', condition: 'visitor.claims.beta == true', hidden: true },
+      userErrors: [],
+    });
     expect(updated.upstream).toBe(1);
-    const unconditioned = await ok(`mutation ($item: ID!) { updateSiteSpace(input: { siteSpaceId: $item, condition: null }) { siteSpace { path condition } userErrors { code } } }`, { item: second });
+    const unconditioned = await ok(
+      `mutation ($item: ID!) { updateSiteSpace(input: { siteSpaceId: $item, condition: null }) { siteSpace { path condition } userErrors { code } } }`,
+      { item: second },
+    );
     expect(unconditioned.updateSiteSpace.siteSpace).toEqual({ path: 'adr', condition: null });
 
-    const pages = await ok(`query ($id: ID!) { space(id: $id) { content { pages { __typename id title } } } }`, { id: g.platform.spaceId('Getting started') });
-    const page = pages.space.content.pages.findLast((item: { __typename: string }) => item.__typename === 'DocumentPage');
-    expect(page.title).not.toBe('Welcome to Acme Docs');
-    const home = await g.gql(`mutation ($item: ID!, $page: ID!) { updateSiteSpace(input: { siteSpaceId: $item, pageId: $page }) { siteSpace { homePage { id title } } userErrors { code } } }`, {
-      item: first,
-      page: page.id,
+    const pages = await ok(`query ($id: ID!) { space(id: $id) { content { pages { __typename id title } } } }`, {
+      id: g.platform.spaceId('Getting started'),
     });
+    const page = pages.space.content.pages.findLast(
+      (item: { __typename: string }) => item.__typename === 'DocumentPage',
+    );
+    expect(page.title).not.toBe('Welcome to Acme Docs');
+    const home = await g.gql(
+      `mutation ($item: ID!, $page: ID!) { updateSiteSpace(input: { siteSpaceId: $item, pageId: $page }) { siteSpace { homePage { id title } } userErrors { code } } }`,
+      {
+        item: first,
+        page: page.id,
+      },
+    );
     expect(home.data.updateSiteSpace.siteSpace).toEqual({ homePage: { id: page.id, title: page.title } });
     // The write, then the page tree of its space.
     expect(home.upstream).toBe(2);
@@ -854,23 +1048,38 @@ describe('writing sites', () => {
       { item: fourth, anchor: first },
     );
     expect(moved.data.moveSiteSpace.siteSpace.path).toBe('brand-new-docs');
-    expect(outline(moved.data.moveSiteSpace.siteSpace.site.structure)).toEqual({ siteSpaces: ['brand-new-docs', 'getting-started*', 'adr', 'runbooks'] });
+    expect(outline(moved.data.moveSiteSpace.siteSpace.site.structure)).toEqual({
+      siteSpaces: ['brand-new-docs', 'getting-started*', 'adr', 'runbooks'],
+    });
     // The move, then the structure after it: the site link needs only the site's address.
     expect(moved.upstream).toBe(2);
-    const ids = await ok(`query ($id: ID!) { node(id: $id) { ... on Site { platformId siteSpaces { nodes { id platformId } } } } }`, { id: site });
-    const platformIdOf = (gid: string) => ids.node.siteSpaces.nodes.find((item: { id: string }) => item.id === gid).platformId;
+    const ids = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on Site { platformId siteSpaces { nodes { id platformId } } } } }`,
+      { id: site },
+    );
+    const platformIdOf = (gid: string) =>
+      ids.node.siteSpaces.nodes.find((item: { id: string }) => item.id === gid).platformId;
     // Platform ids, with the site's.
-    await ok(`mutation ($site: ID!, $item: ID!, $anchor: ID!) { moveSiteSpace(input: { organizationId: "acme", siteId: $site, siteSpaceId: $item, after: $anchor }) { siteSpace { path } userErrors { code } } }`, {
-      site: ids.node.platformId,
-      item: platformIdOf(first!),
-      anchor: platformIdOf(third!),
-    });
+    await ok(
+      `mutation ($site: ID!, $item: ID!, $anchor: ID!) { moveSiteSpace(input: { organizationId: "acme", siteId: $site, siteSpaceId: $item, after: $anchor }) { siteSpace { path } userErrors { code } } }`,
+      {
+        site: ids.node.platformId,
+        item: platformIdOf(first!),
+        anchor: platformIdOf(third!),
+      },
+    );
     expect(await outlineOf(site)).toEqual({ siteSpaces: ['brand-new-docs', 'adr', 'runbooks', 'getting-started*'] });
-    const last = await ok(`mutation ($item: ID!) { moveSiteSpace(input: { siteSpaceId: $item }) { siteSpace { path } userErrors { code } } }`, { item: fourth });
+    const last = await ok(
+      `mutation ($item: ID!) { moveSiteSpace(input: { siteSpaceId: $item }) { siteSpace { path } userErrors { code } } }`,
+      { item: fourth },
+    );
     expect(last.moveSiteSpace.siteSpace.path).toBe('brand-new-docs');
     expect(await outlineOf(site)).toEqual({ siteSpaces: ['adr', 'runbooks', 'getting-started*', 'brand-new-docs'] });
 
-    const removed = await g.gql(`mutation ($item: ID!) { deleteSiteSpace(input: { siteSpaceId: $item }) { deleted site { siteSpaceCount ${OUTLINE} } userErrors { code } } } ${ITEM}`, { item: first });
+    const removed = await g.gql(
+      `mutation ($item: ID!) { deleteSiteSpace(input: { siteSpaceId: $item }) { deleted site { siteSpaceCount ${OUTLINE} } userErrors { code } } } ${ITEM}`,
+      { item: first },
+    );
     expect({ ...removed.data.deleteSiteSpace, site: outline(removed.data.deleteSiteSpace.site.structure) }).toEqual({
       deleted: true,
       site: { siteSpaces: ['adr*', 'runbooks', 'brand-new-docs'] },
@@ -878,7 +1087,14 @@ describe('writing sites', () => {
     });
     // The delete, the site (for its count), its structure.
     expect(removed.upstream).toBe(3);
-    expect((await ok(`mutation ($item: ID!) { deleteSiteSpace(input: { siteSpaceId: $item }) { deleted userErrors { code } } }`, { item: first })).deleteSiteSpace.deleted).toBe(false);
+    expect(
+      (
+        await ok(
+          `mutation ($item: ID!) { deleteSiteSpace(input: { siteSpaceId: $item }) { deleted userErrors { code } } }`,
+          { item: first },
+        )
+      ).deleteSiteSpace.deleted,
+    ).toBe(false);
   });
 
   it('refuses bad site space writes before any request, and answers the platform’s refusals as user errors', async () => {
@@ -887,26 +1103,111 @@ describe('writing sites', () => {
     const [first, second] = await rootSiteSpaces(site);
     const [foreign] = await rootSiteSpaces(other);
     const cases: Array<[string, Record<string, unknown>, unknown, number]> = [
-      [`addSpaceToSite(input: { siteId: $site })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['spaceId'], upstreamStatus: null }], 0],
-      [`addSpaceToSite(input: { siteId: $site, spaceId: null, pageId: "p" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['pageId'], upstreamStatus: null }], 0],
-      [`addSpaceToSite(input: { siteId: $site, spaceId: "${g.platform.spaceId('Runbooks')}", title: "Named" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }], 0],
-      [`addSpaceToSite(input: { siteId: $site, spaceId: "${g.platform.spaceId('Runbooks')}", siteSectionId: "nope" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['siteSectionId'], upstreamStatus: 400 }], 1],
-      [`updateSiteSpace(input: { siteSpaceId: $item, condition: "${'x'.repeat(1025)}" })`, { item: first }, [{ code: 'BAD_USER_INPUT', field: ['condition'], upstreamStatus: null }], 0],
-      [`updateSiteSpace(input: { siteSpaceId: $item, condition: "alert(1)" })`, { item: first }, [{ code: 'BAD_USER_INPUT', field: ['condition'], upstreamStatus: 400 }], 1],
-      [`updateSiteSpace(input: { siteSpaceId: $item, path: "a/b" })`, { item: first }, [{ code: 'BAD_USER_INPUT', field: ['path'], upstreamStatus: null }], 0],
-      [`updateSiteSpace(input: { siteSpaceId: $item, path: "~changes" })`, { item: first }, [{ code: 'BAD_USER_INPUT', field: ['path'], upstreamStatus: 400 }], 1],
-      [`updateSiteSpace(input: { siteSpaceId: $item, path: "ARCHITECTURE-DECISIONS" })`, { item: first }, [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }], 1],
-      [`updateSiteSpace(input: { siteSpaceId: $item })`, { item: first }, [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: null }], 0],
-      [`updateSiteSpace(input: { siteId: $site, siteSpaceId: "nope", hidden: true })`, { site }, [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }], 1],
-      [`updateSiteSpace(input: { siteSpaceId: "nope", hidden: true })`, {}, [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }], 0],
-      [`moveSiteSpace(input: { siteSpaceId: $item, before: $anchor, after: $anchor })`, { item: first, anchor: second }, [{ code: 'BAD_USER_INPUT', field: ['after'], upstreamStatus: null }], 0],
-      [`moveSiteSpace(input: { siteSpaceId: $item, before: $anchor })`, { item: first, anchor: foreign }, [{ code: 'BAD_USER_INPUT', field: ['before'], upstreamStatus: null }], 0],
-      [`moveSiteSpace(input: { siteSpaceId: $item, before: $anchor })`, { item: first, anchor: first }, [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: 400 }], 1],
-      [`moveSiteSpace(input: { siteSpaceId: $item, before: $anchor })`, { item: first, anchor: site }, [{ code: 'BAD_USER_INPUT', field: ['before'], upstreamStatus: null }], 0],
+      [
+        `addSpaceToSite(input: { siteId: $site })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['spaceId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `addSpaceToSite(input: { siteId: $site, spaceId: null, pageId: "p" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['pageId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `addSpaceToSite(input: { siteId: $site, spaceId: "${g.platform.spaceId('Runbooks')}", title: "Named" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `addSpaceToSite(input: { siteId: $site, spaceId: "${g.platform.spaceId('Runbooks')}", siteSectionId: "nope" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['siteSectionId'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: $item, condition: "${'x'.repeat(1025)}" })`,
+        { item: first },
+        [{ code: 'BAD_USER_INPUT', field: ['condition'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: $item, condition: "alert(1)" })`,
+        { item: first },
+        [{ code: 'BAD_USER_INPUT', field: ['condition'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: $item, path: "a/b" })`,
+        { item: first },
+        [{ code: 'BAD_USER_INPUT', field: ['path'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: $item, path: "~changes" })`,
+        { item: first },
+        [{ code: 'BAD_USER_INPUT', field: ['path'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: $item, path: "ARCHITECTURE-DECISIONS" })`,
+        { item: first },
+        [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }],
+        1,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: $item })`,
+        { item: first },
+        [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSiteSpace(input: { siteId: $site, siteSpaceId: "nope", hidden: true })`,
+        { site },
+        [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        1,
+      ],
+      [
+        `updateSiteSpace(input: { siteSpaceId: "nope", hidden: true })`,
+        {},
+        [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `moveSiteSpace(input: { siteSpaceId: $item, before: $anchor, after: $anchor })`,
+        { item: first, anchor: second },
+        [{ code: 'BAD_USER_INPUT', field: ['after'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `moveSiteSpace(input: { siteSpaceId: $item, before: $anchor })`,
+        { item: first, anchor: foreign },
+        [{ code: 'BAD_USER_INPUT', field: ['before'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `moveSiteSpace(input: { siteSpaceId: $item, before: $anchor })`,
+        { item: first, anchor: first },
+        [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `moveSiteSpace(input: { siteSpaceId: $item, before: $anchor })`,
+        { item: first, anchor: site },
+        [{ code: 'BAD_USER_INPUT', field: ['before'], upstreamStatus: null }],
+        0,
+      ],
     ];
     for (const [call, variables, expected, requests] of cases) {
-      const declared = Object.keys(variables).map((name) => `$${name}: ID!`).join(', ');
-      const answer = await refused(`mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`, variables);
+      const declared = Object.keys(variables)
+        .map((name) => `$${name}: ID!`)
+        .join(', ');
+      const answer = await refused(
+        `mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`,
+        variables,
+      );
       expect(answer, call).toEqual({ userErrors: expected, upstream: requests });
     }
     expect(await outlineOf(site)).toEqual({ siteSpaces: ['getting-started*', 'architecture-decisions'] });
@@ -931,31 +1232,49 @@ describe('writing sites', () => {
       icon: 'book',
       group: null,
       siteSpaces: [{ path: 'company-handbook', default: true, space: { title: 'Company handbook' } }],
-      site: { sections: [{ 'product-docs*': ['release-notes*', 'architecture-decisions'] }, { handbook: ['company-handbook*'] }] },
+      site: {
+        sections: [
+          { 'product-docs*': ['release-notes*', 'architecture-decisions'] },
+          { handbook: ['company-handbook*'] },
+        ],
+      },
     });
     // The write, then the structure.
     expect(created.upstream).toBe(2);
-    const ids = await ok(`query ($id: ID!) { node(id: $id) { ... on Site { platformId structure { ... on SiteSectionsStructure { sections { id platformId title siteSpaces { id } } } } } } }`, { id: site });
+    const ids = await ok(
+      `query ($id: ID!) { node(id: $id) { ... on Site { platformId structure { ... on SiteSectionsStructure { sections { id platformId title siteSpaces { id } } } } } } }`,
+      { id: site },
+    );
     const [wrapper, handbook] = ids.node.structure.sections;
     const fresh = await ok(
       `mutation ($site: ID!) { createSiteSection(input: { siteId: $site, spaceId: null, title: "Fresh section", draft: true }) { siteSection { id title draft siteSpaces { space { title } } } userErrors { code } } }`,
       { site },
     );
-    expect(fresh.createSiteSection.siteSection).toMatchObject({ title: 'Fresh section', draft: true, siteSpaces: [{ space: { title: 'Fresh section' } }] });
+    expect(fresh.createSiteSection.siteSection).toMatchObject({
+      title: 'Fresh section',
+      draft: true,
+      siteSpaces: [{ space: { title: 'Fresh section' } }],
+    });
     const freshId = fresh.createSiteSection.siteSection.id;
     // A variant in a section, named by its global ID (which carries the site), and one by platform ids.
     const variant = await g.gql(
       `mutation ($section: ID!, $space: ID!) { addSpaceToSite(input: { siteSectionId: $section, spaceId: $space }) { siteSpace { path section { title } } userErrors { code } } }`,
       { section: handbook.id, space: spaceGid('Runbooks') },
     );
-    expect(variant.data.addSpaceToSite).toEqual({ siteSpace: { path: 'runbooks', section: { title: 'Handbook' } }, userErrors: [] });
+    expect(variant.data.addSpaceToSite).toEqual({
+      siteSpace: { path: 'runbooks', section: { title: 'Handbook' } },
+      userErrors: [],
+    });
     // The write, then the structure for its section.
     expect(variant.upstream).toBe(2);
-    await ok(`mutation ($site: ID!, $section: ID!, $space: ID!) { addSpaceToSite(input: { organizationId: "acme", siteId: $site, siteSectionId: $section, spaceId: $space }) { siteSpace { path } userErrors { code } } }`, {
-      site: ids.node.platformId,
-      section: handbook.platformId,
-      space: g.platform.spaceId('Tutorials'),
-    });
+    await ok(
+      `mutation ($site: ID!, $section: ID!, $space: ID!) { addSpaceToSite(input: { organizationId: "acme", siteId: $site, siteSectionId: $section, spaceId: $space }) { siteSpace { path } userErrors { code } } }`,
+      {
+        site: ids.node.platformId,
+        section: handbook.platformId,
+        space: g.platform.spaceId('Tutorials'),
+      },
+    );
 
     const updated = await g.gql(
       `mutation ($section: ID!, $default: ID!) {
@@ -967,7 +1286,14 @@ describe('writing sites', () => {
           userErrors { code }
         }
       }`,
-      { section: handbook.id, default: (await ok(`query ($id: ID!) { node(id: $id) { ... on SiteSection { siteSpaces { id } } } }`, { id: handbook.id })).node.siteSpaces[1].id },
+      {
+        section: handbook.id,
+        default: (
+          await ok(`query ($id: ID!) { node(id: $id) { ... on SiteSection { siteSpaces { id } } } }`, {
+            id: handbook.id,
+          })
+        ).node.siteSpaces[1].id,
+      },
     );
     expect(updated.data.updateSiteSection).toEqual({
       siteSection: {
@@ -1010,36 +1336,58 @@ describe('writing sites', () => {
     expect(group.upstream).toBe(1);
     const outer = group.data.createSiteSectionGroup.siteSectionGroup.id;
     const inner = (
-      await ok(`mutation ($site: ID!, $parent: ID!) { createSiteSectionGroup(input: { siteId: $site, title: "Nested", parentId: $parent }) { siteSectionGroup { id parent { title } } userErrors { code } } }`, {
-        site,
-        parent: outer,
-      })
+      await ok(
+        `mutation ($site: ID!, $parent: ID!) { createSiteSectionGroup(input: { siteId: $site, title: "Nested", parentId: $parent }) { siteSectionGroup { id parent { title } } userErrors { code } } }`,
+        {
+          site,
+          parent: outer,
+        },
+      )
     ).createSiteSectionGroup.siteSectionGroup;
     expect(inner.parent).toEqual({ title: 'Internal' });
-    await ok(`mutation ($section: ID!, $group: ID!) { updateSiteSection(input: { siteSectionId: $section, siteSectionGroupId: $group }) { siteSection { group { title } } userErrors { code } } }`, {
-      section: freshId,
-      group: inner.id,
-    });
+    await ok(
+      `mutation ($section: ID!, $group: ID!) { updateSiteSection(input: { siteSectionId: $section, siteSectionGroupId: $group }) { siteSection { group { title } } userErrors { code } } }`,
+      {
+        section: freshId,
+        group: inner.id,
+      },
+    );
     const renamed = await ok(
       `mutation ($group: ID!) { updateSiteSectionGroup(input: { siteSectionGroupId: $group, title: "Deep", localizedTitle: { de: "Tief" }, icon: "layers", draft: true }) { siteSectionGroup { title localizedTitle icon draft } userErrors { code } } }`,
       { group: inner.id },
     );
-    expect(renamed.updateSiteSectionGroup.siteSectionGroup).toEqual({ title: 'Deep', localizedTitle: { de: 'Tief' }, icon: 'layers', draft: true });
+    expect(renamed.updateSiteSectionGroup.siteSectionGroup).toEqual({
+      title: 'Deep',
+      localizedTitle: { de: 'Tief' },
+      icon: 'layers',
+      draft: true,
+    });
     expect(await outlineOf(site)).toEqual({
       sections: [
         { 'product-docs*': ['release-notes*', 'architecture-decisions'] },
-        { 'group:Internal': [{ company: ['company-handbook', 'runbooks*', 'tutorials'] }, { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] }] },
+        {
+          'group:Internal': [
+            { company: ['company-handbook', 'runbooks*', 'tutorials'] },
+            { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] },
+          ],
+        },
       ],
     });
 
     // Groups and sections of a level are siblings: a group goes before a section, a section after another.
-    const movedGroup = await g.gql(`mutation ($group: ID!, $anchor: ID!) { moveSiteSectionGroup(input: { siteSectionGroupId: $group, before: $anchor }) { siteSectionGroup { title } userErrors { code } } }`, {
-      group: outer,
-      anchor: wrapper.id,
-    });
+    const movedGroup = await g.gql(
+      `mutation ($group: ID!, $anchor: ID!) { moveSiteSectionGroup(input: { siteSectionGroupId: $group, before: $anchor }) { siteSectionGroup { title } userErrors { code } } }`,
+      {
+        group: outer,
+        anchor: wrapper.id,
+      },
+    );
     expect(movedGroup.data.moveSiteSectionGroup).toEqual({ siteSectionGroup: { title: 'Internal' }, userErrors: [] });
     expect(movedGroup.upstream).toBe(1);
-    const lastInGroup = await g.gql(`mutation ($section: ID!) { moveSiteSection(input: { siteSectionId: $section }) { siteSection { title } userErrors { code } } }`, { section: handbook.id });
+    const lastInGroup = await g.gql(
+      `mutation ($section: ID!) { moveSiteSection(input: { siteSectionId: $section }) { siteSection { title } userErrors { code } } }`,
+      { section: handbook.id },
+    );
     expect(lastInGroup.data.moveSiteSection).toEqual({ siteSection: { title: 'Company' }, userErrors: [] });
     expect(lastInGroup.upstream).toBe(1);
     const sorted = await g.gql(
@@ -1052,7 +1400,12 @@ describe('writing sites', () => {
       siteSpace: null,
       site: {
         sections: [
-          { 'group:Internal': [{ company: ['company-handbook', 'runbooks*', 'tutorials'] }, { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] }] },
+          {
+            'group:Internal': [
+              { company: ['company-handbook', 'runbooks*', 'tutorials'] },
+              { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] },
+            ],
+          },
           { 'product-docs*': ['release-notes*', 'architecture-decisions'] },
         ],
       },
@@ -1063,28 +1416,53 @@ describe('writing sites', () => {
     // The item by its platform id and kind, next to a section named by its global ID.
     const byPlatformId = await ok(
       `mutation ($site: ID!, $item: ID!, $anchor: ID!) { sortSiteStructure(input: { organizationId: "acme", siteId: $site, itemId: $item, itemKind: SITE_SECTION_GROUP, after: $anchor }) { siteSectionGroup { title } userErrors { code } } }`,
-      { site: ids.node.platformId, item: (await ok(`query ($id: ID!) { node(id: $id) { ... on SiteSectionGroup { platformId } } }`, { id: outer })).node.platformId, anchor: wrapper.id },
+      {
+        site: ids.node.platformId,
+        item: (await ok(`query ($id: ID!) { node(id: $id) { ... on SiteSectionGroup { platformId } } }`, { id: outer }))
+          .node.platformId,
+        anchor: wrapper.id,
+      },
     );
     expect(byPlatformId.sortSiteStructure.siteSectionGroup).toEqual({ title: 'Internal' });
-    const kindless = await refused(`mutation ($site: ID!) { sortSiteStructure(input: { organizationId: "acme", siteId: $site, itemId: "x" }) { userErrors { code field } } }`, { site: ids.node.platformId });
+    const kindless = await refused(
+      `mutation ($site: ID!) { sortSiteStructure(input: { organizationId: "acme", siteId: $site, itemId: "x" }) { userErrors { code field } } }`,
+      { site: ids.node.platformId },
+    );
     expect(kindless).toEqual({ userErrors: [{ code: 'BAD_USER_INPUT', field: ['itemKind'] }], upstream: 0 });
     // moveSiteSection puts a section next to a section only: sortSiteStructure does the rest.
-    const nextToGroup = await refused(`mutation ($section: ID!, $anchor: ID!) { moveSiteSection(input: { siteSectionId: $section, before: $anchor }) { userErrors { code field } } }`, {
-      section: handbook.id,
-      anchor: inner.id,
-    });
+    const nextToGroup = await refused(
+      `mutation ($section: ID!, $anchor: ID!) { moveSiteSection(input: { siteSectionId: $section, before: $anchor }) { userErrors { code field } } }`,
+      {
+        section: handbook.id,
+        anchor: inner.id,
+      },
+    );
     expect(nextToGroup).toEqual({ userErrors: [{ code: 'BAD_USER_INPUT', field: ['before'] }], upstream: 0 });
-    const spaceSorted = await ok(`mutation ($item: ID!) { sortSiteStructure(input: { itemId: $item }) { siteSpace { path default } userErrors { code } } }`, { item: wrapper.siteSpaces[0].id });
+    const spaceSorted = await ok(
+      `mutation ($item: ID!) { sortSiteStructure(input: { itemId: $item }) { siteSpace { path default } userErrors { code } } }`,
+      { item: wrapper.siteSpaces[0].id },
+    );
     expect(spaceSorted.sortSiteStructure.siteSpace).toEqual({ path: 'release-notes', default: true });
     expect(await outlineOf(site)).toEqual({
       sections: [
         { 'product-docs*': ['architecture-decisions', 'release-notes*'] },
-        { 'group:Internal': [{ company: ['company-handbook', 'runbooks*', 'tutorials'] }, { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] }] },
+        {
+          'group:Internal': [
+            { company: ['company-handbook', 'runbooks*', 'tutorials'] },
+            { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] },
+          ],
+        },
       ],
     });
 
-    const ungrouped = await g.gql(`mutation ($group: ID!) { deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted site { ${OUTLINE} } userErrors { code } } } ${ITEM}`, { group: outer });
-    expect({ ...ungrouped.data.deleteSiteSectionGroup, site: outline(ungrouped.data.deleteSiteSectionGroup.site.structure) }).toEqual({
+    const ungrouped = await g.gql(
+      `mutation ($group: ID!) { deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted site { ${OUTLINE} } userErrors { code } } } ${ITEM}`,
+      { group: outer },
+    );
+    expect({
+      ...ungrouped.data.deleteSiteSectionGroup,
+      site: outline(ungrouped.data.deleteSiteSectionGroup.site.structure),
+    }).toEqual({
       deleted: true,
       site: {
         sections: [
@@ -1096,48 +1474,171 @@ describe('writing sites', () => {
       userErrors: [],
     });
     expect(ungrouped.upstream).toBe(2);
-    const removed = await g.gql(`mutation ($section: ID!) { deleteSiteSection(input: { siteSectionId: $section }) { deleted site { ${OUTLINE} } userErrors { code } } } ${ITEM}`, { section: wrapper.id });
-    expect({ ...removed.data.deleteSiteSection, site: outline(removed.data.deleteSiteSection.site.structure) }).toEqual({
-      deleted: true,
-      site: { sections: [{ 'company*': ['company-handbook', 'runbooks*', 'tutorials'] }, { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] }] },
-      userErrors: [],
-    });
-    expect((await ok(`mutation ($section: ID!) { deleteSiteSection(input: { siteSectionId: $section }) { deleted userErrors { code } } }`, { section: wrapper.id })).deleteSiteSection.deleted).toBe(false);
-    expect((await ok(`mutation ($group: ID!) { deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted userErrors { code } } }`, { group: outer })).deleteSiteSectionGroup.deleted).toBe(false);
+    const removed = await g.gql(
+      `mutation ($section: ID!) { deleteSiteSection(input: { siteSectionId: $section }) { deleted site { ${OUTLINE} } userErrors { code } } } ${ITEM}`,
+      { section: wrapper.id },
+    );
+    expect({ ...removed.data.deleteSiteSection, site: outline(removed.data.deleteSiteSection.site.structure) }).toEqual(
+      {
+        deleted: true,
+        site: {
+          sections: [
+            { 'company*': ['company-handbook', 'runbooks*', 'tutorials'] },
+            { 'group:Deep': [{ 'fresh-section': ['fresh-section*'] }] },
+          ],
+        },
+        userErrors: [],
+      },
+    );
+    expect(
+      (
+        await ok(
+          `mutation ($section: ID!) { deleteSiteSection(input: { siteSectionId: $section }) { deleted userErrors { code } } }`,
+          { section: wrapper.id },
+        )
+      ).deleteSiteSection.deleted,
+    ).toBe(false);
+    expect(
+      (
+        await ok(
+          `mutation ($group: ID!) { deleteSiteSectionGroup(input: { siteSectionGroupId: $group }) { deleted userErrors { code } } }`,
+          { group: outer },
+        )
+      ).deleteSiteSectionGroup.deleted,
+    ).toBe(false);
   });
 
   it('refuses bad section and group writes before any request, and answers the platform’s refusals as user errors', async () => {
     const flat = await newSite('Flat site', ['Release notes']);
     const site = await newSite('Section refusals', ['Release notes']);
-    const created = await ok(`mutation ($site: ID!, $space: ID!) { createSiteSection(input: { siteId: $site, spaceId: $space, title: "Second" }) { siteSection { id siteSpaces { id } } userErrors { code } } }`, {
-      site,
-      space: spaceGid('Runbooks'),
-    });
+    const created = await ok(
+      `mutation ($site: ID!, $space: ID!) { createSiteSection(input: { siteId: $site, spaceId: $space, title: "Second" }) { siteSection { id siteSpaces { id } } userErrors { code } } }`,
+      {
+        site,
+        space: spaceGid('Runbooks'),
+      },
+    );
     const section = created.createSiteSection.siteSection;
-    const group = (await ok(`mutation ($site: ID!) { createSiteSectionGroup(input: { siteId: $site, title: "Group" }) { siteSectionGroup { id } userErrors { code } } }`, { site })).createSiteSectionGroup
-      .siteSectionGroup.id;
+    const group = (
+      await ok(
+        `mutation ($site: ID!) { createSiteSectionGroup(input: { siteId: $site, title: "Group" }) { siteSectionGroup { id } userErrors { code } } }`,
+        { site },
+      )
+    ).createSiteSectionGroup.siteSectionGroup.id;
     const cases: Array<[string, Record<string, unknown>, unknown, number, string?]> = [
-      [`createSiteSection(input: { siteId: $site, spaceId: null, title: "x" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }], 0],
-      [`createSiteSection(input: { siteId: $site, spaceId: null, icon: "${'i'.repeat(51)}" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['icon'], upstreamStatus: null }], 0],
-      [`createSiteSection(input: { siteId: $site, spaceId: null, siteSectionGroupId: "nope" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['siteSectionGroupId'], upstreamStatus: 400 }], 1],
-      [`createSiteSection(input: { siteId: $site, spaceId: null })`, { site }, [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }], 1, U.finn],
-      [`updateSiteSection(input: { siteSectionId: $section, localizedTitle: "Titre" })`, { section: section.id }, [{ code: 'BAD_USER_INPUT', field: ['localizedTitle'], upstreamStatus: null }], 0],
-      [`updateSiteSection(input: { siteSectionId: $section, localizedTitle: { FR_fr: "Titre" } })`, { section: section.id }, [{ code: 'BAD_USER_INPUT', field: ['localizedTitle', 'FR_fr'], upstreamStatus: null }], 0],
-      [`updateSiteSection(input: { siteSectionId: $section, description: "${'d'.repeat(257)}" })`, { section: section.id }, [{ code: 'BAD_USER_INPUT', field: ['description'], upstreamStatus: null }], 0],
-      [`updateSiteSection(input: { siteSectionId: $section, path: "section-refusals" })`, { section: section.id }, [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }], 1],
-      [`updateSiteSection(input: { siteSectionId: $section, defaultSiteSpaceId: "nope" })`, { section: section.id }, [{ code: 'BAD_USER_INPUT', field: ['defaultSiteSpaceId'], upstreamStatus: 400 }], 1],
-      [`deleteSiteSpace(input: { siteSpaceId: $item })`, { item: section.siteSpaces[0].id }, [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }], 1],
-      [`createSiteSectionGroup(input: { siteId: $site, title: "" })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }], 0],
-      [`createSiteSectionGroup(input: { siteId: $site, title: "Group", siteSectionIds: ["nope"] })`, { site }, [{ code: 'BAD_USER_INPUT', field: ['siteSectionIds', '0'], upstreamStatus: 400 }], 1],
-      [`createSiteSectionGroup(input: { siteId: $site, title: "Group" })`, { site: flat }, [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: 400 }], 1],
-      [`updateSiteSectionGroup(input: { siteSectionGroupId: $group, parentId: $group })`, { group }, [{ code: 'BAD_USER_INPUT', field: ['parentId'], upstreamStatus: 400 }], 1],
-      [`updateSiteSectionGroup(input: { siteSectionGroupId: $group, title: null })`, { group }, [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }], 0],
-      [`moveSiteSectionGroup(input: { siteId: $site, siteSectionGroupId: "nope" })`, { site }, [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }], 1],
-      [`sortSiteStructure(input: { itemId: $group, itemKind: SITE_SPACE })`, { group }, [{ code: 'BAD_USER_INPUT', field: ['itemKind'], upstreamStatus: null }], 0],
+      [
+        `createSiteSection(input: { siteId: $site, spaceId: null, title: "x" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `createSiteSection(input: { siteId: $site, spaceId: null, icon: "${'i'.repeat(51)}" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['icon'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `createSiteSection(input: { siteId: $site, spaceId: null, siteSectionGroupId: "nope" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['siteSectionGroupId'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `createSiteSection(input: { siteId: $site, spaceId: null })`,
+        { site },
+        [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }],
+        1,
+        U.finn,
+      ],
+      [
+        `updateSiteSection(input: { siteSectionId: $section, localizedTitle: "Titre" })`,
+        { section: section.id },
+        [{ code: 'BAD_USER_INPUT', field: ['localizedTitle'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSiteSection(input: { siteSectionId: $section, localizedTitle: { FR_fr: "Titre" } })`,
+        { section: section.id },
+        [{ code: 'BAD_USER_INPUT', field: ['localizedTitle', 'FR_fr'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSiteSection(input: { siteSectionId: $section, description: "${'d'.repeat(257)}" })`,
+        { section: section.id },
+        [{ code: 'BAD_USER_INPUT', field: ['description'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `updateSiteSection(input: { siteSectionId: $section, path: "section-refusals" })`,
+        { section: section.id },
+        [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }],
+        1,
+      ],
+      [
+        `updateSiteSection(input: { siteSectionId: $section, defaultSiteSpaceId: "nope" })`,
+        { section: section.id },
+        [{ code: 'BAD_USER_INPUT', field: ['defaultSiteSpaceId'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `deleteSiteSpace(input: { siteSpaceId: $item })`,
+        { item: section.siteSpaces[0].id },
+        [{ code: 'CONFLICT', field: null, upstreamStatus: 409 }],
+        1,
+      ],
+      [
+        `createSiteSectionGroup(input: { siteId: $site, title: "" })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `createSiteSectionGroup(input: { siteId: $site, title: "Group", siteSectionIds: ["nope"] })`,
+        { site },
+        [{ code: 'BAD_USER_INPUT', field: ['siteSectionIds', '0'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `createSiteSectionGroup(input: { siteId: $site, title: "Group" })`,
+        { site: flat },
+        [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `updateSiteSectionGroup(input: { siteSectionGroupId: $group, parentId: $group })`,
+        { group },
+        [{ code: 'BAD_USER_INPUT', field: ['parentId'], upstreamStatus: 400 }],
+        1,
+      ],
+      [
+        `updateSiteSectionGroup(input: { siteSectionGroupId: $group, title: null })`,
+        { group },
+        [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        0,
+      ],
+      [
+        `moveSiteSectionGroup(input: { siteId: $site, siteSectionGroupId: "nope" })`,
+        { site },
+        [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        1,
+      ],
+      [
+        `sortSiteStructure(input: { itemId: $group, itemKind: SITE_SPACE })`,
+        { group },
+        [{ code: 'BAD_USER_INPUT', field: ['itemKind'], upstreamStatus: null }],
+        0,
+      ],
     ];
     for (const [call, variables, expected, requests, user] of cases) {
-      const declared = Object.keys(variables).map((name) => `$${name}: ID!`).join(', ');
-      const answer = await refused(`mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`, variables, user ? { token: g.platform.token(user) } : {});
+      const declared = Object.keys(variables)
+        .map((name) => `$${name}: ID!`)
+        .join(', ');
+      const answer = await refused(
+        `mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`,
+        variables,
+        user ? { token: g.platform.token(user) } : {},
+      );
       expect(answer, call).toEqual({ userErrors: expected, upstream: requests });
     }
   });
@@ -1154,7 +1655,9 @@ describe('writing sites', () => {
     );
     expect(result.errors).toBeUndefined();
     expect(outline(result.data.updateSite.site.structure)).toEqual({ siteSpaces: ['release-notes*', 'runbooks'] });
-    expect(outline(result.data.sortSiteStructure.site.structure)).toEqual({ siteSpaces: ['runbooks', 'release-notes*'] });
+    expect(outline(result.data.sortSiteStructure.site.structure)).toEqual({
+      siteSpaces: ['runbooks', 'release-notes*'],
+    });
     expect(result.data.sortSiteStructure.site.title).toBe('Fresh reads again');
     // The update and the structure; the sort, the site (for its title) and the structure again.
     expect(result.upstream).toBe(5);

@@ -53,7 +53,12 @@ async function restSpace(body: Record<string, unknown>, org = 'acme'): Promise<s
   return answer.body.id as string;
 }
 
-const userError = (message: string, code: string, field: string[] | null = null, upstreamStatus: number | null = null) => ({
+const userError = (
+  message: string,
+  code: string,
+  field: string[] | null = null,
+  upstreamStatus: number | null = null,
+) => ({
   message,
   code,
   field,
@@ -68,7 +73,9 @@ describe('Organization.spaces', () => {
       query SpacesOfAcme { organization(id: "acme") { spaces { totalCount nodes { title } } } }
     `);
     expect(answer).toEqual({
-      data: { organization: { spaces: { totalCount: ACME_SPACES.length, nodes: ACME_SPACES.map((title) => ({ title })) } } },
+      data: {
+        organization: { spaces: { totalCount: ACME_SPACES.length, nodes: ACME_SPACES.map((title) => ({ title })) } },
+      },
       upstream: 2,
     });
   });
@@ -110,7 +117,9 @@ describe('Organization.spaces', () => {
   });
 
   it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
-    expect(await run(`query SpacesTooMany { organization(id: "acme") { title spaces(first: 1001) { totalCount } } }`)).toEqual({
+    expect(
+      await run(`query SpacesTooMany { organization(id: "acme") { title spaces(first: 1001) { totalCount } } }`),
+    ).toEqual({
       data: { organization: { title: 'Acme Docs', spaces: null } },
       errors: [
         {
@@ -261,7 +270,10 @@ describe('space(id:)', () => {
       data: {
         api: {
           visibility: 'VISITOR_AUTH',
-          mergeRules: { type: 'RULES', rules: [{ rule: 'REQUIRE_SPECIFIC_REVIEWERS', reviewers: [{ platformId: userId(U.cy) }] }] },
+          mergeRules: {
+            type: 'RULES',
+            rules: [{ rule: 'REQUIRE_SPECIFIC_REVIEWERS', reviewers: [{ platformId: userId(U.cy) }] }],
+          },
           visitorAuth: { backend: 'custom' },
         },
         notes: { visibility: 'PUBLIC', urls: { public: `${base}/published/${notes}` } },
@@ -289,14 +301,20 @@ describe('space(id:)', () => {
 
   it('fetches its organization and parent concurrently: 3 requests', async () => {
     const id = spaceId(S.userGrant);
-    const result = await g.gql(`query SpaceLinks($id: ID!) { space(id: $id) { organization { title } parent { title } } }`, { id });
+    const result = await g.gql(
+      `query SpaceLinks($id: ID!) { space(id: $id) { organization { title } parent { title } } }`,
+      { id },
+    );
     expect({ data: result.data, errors: result.errors, upstream: result.upstream }).toEqual({
       data: { space: { organization: { title: 'Acme Docs' }, parent: { title: 'Engineering' } } },
       errors: undefined,
       upstream: 3,
     });
     expect(result.upstreamRequests[0]).toBe(`GET /v1/spaces/${id}`);
-    expect(result.upstreamRequests.slice(1).sort()).toEqual(['GET /v1/collections/col-engineering', 'GET /v1/orgs/acme']);
+    expect(result.upstreamRequests.slice(1).sort()).toEqual([
+      'GET /v1/collections/col-engineering',
+      'GET /v1/orgs/acme',
+    ]);
   });
 
   it('asks once for the same space requested twice through aliases', async () => {
@@ -387,7 +405,10 @@ describe('space(id:)', () => {
       variableValues: { id, global: gid(id) },
     });
     expect(byId).toEqual({
-      data: { space: { title: 'Runbooks', parent: { id: encodeGlobalID('Collection', C.engineering) } }, node: { emoji: '🛠️' } },
+      data: {
+        space: { title: 'Runbooks', parent: { id: encodeGlobalID('Collection', C.engineering) } },
+        node: { emoji: '🛠️' },
+      },
     });
     expect(g.platform.app.stats.count).toBe(0);
   });
@@ -414,7 +435,9 @@ describe('space(id:)', () => {
     );
     expect(answer).toEqual({
       data: { missing: null, found: { title: 'Security hardening' } },
-      errors: [{ message: 'Space not found', path: ['missing'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }],
+      errors: [
+        { message: 'Space not found', path: ['missing'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } },
+      ],
       upstream: 2,
     });
   });
@@ -440,7 +463,9 @@ describe('space(id:)', () => {
         },
         withoutKey: null,
       },
-      errors: [{ message: 'Space not found', path: ['withoutKey'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }],
+      errors: [
+        { message: 'Space not found', path: ['withoutKey'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } },
+      ],
       upstream: 2,
     });
   });
@@ -453,7 +478,14 @@ describe('space(id:)', () => {
     );
     expect(answer).toEqual({
       data: {
-        node: { __typename: 'Space', id: gid(id), platformId: id, title: 'Security hardening', editMode: 'LOCKED', permissions: { edit: false } },
+        node: {
+          __typename: 'Space',
+          id: gid(id),
+          platformId: id,
+          title: 'Security hardening',
+          editMode: 'LOCKED',
+          permissions: { edit: false },
+        },
       },
       upstream: 1,
     });
@@ -470,7 +502,8 @@ describe('space(id:)', () => {
 });
 
 describe('space mutations', () => {
-  const fields = 'platformId title emoji visibility editMode language parent { platformId } organization { platformId }';
+  const fields =
+    'platformId title emoji visibility editMode language parent { platformId } organization { platformId }';
 
   it('createSpace creates a space with every setting', async () => {
     const answer = await run(
@@ -510,7 +543,9 @@ describe('space mutations', () => {
 
   it('createSpace checks its input before any request and reports refusals', async () => {
     const mutation = `mutation CreateSpaceFails($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } userErrors { message code field upstreamStatus } } }`;
-    expect(await run(mutation, { input: { organizationId: 'acme', title: 'y'.repeat(51), visibility: 'IN_COLLECTION' } })).toEqual({
+    expect(
+      await run(mutation, { input: { organizationId: 'acme', title: 'y'.repeat(51), visibility: 'IN_COLLECTION' } }),
+    ).toEqual({
       data: {
         createSpace: {
           space: null,
@@ -524,7 +559,10 @@ describe('space mutations', () => {
     });
     expect(await run(mutation, { input: { organizationId: 'acme', title: 'Mine' } }, as(U.finn))).toEqual({
       data: {
-        createSpace: { space: null, userErrors: [userError('This needs the create role in the organization', 'FORBIDDEN', null, 403)] },
+        createSpace: {
+          space: null,
+          userErrors: [userError('This needs the create role in the organization', 'FORBIDDEN', null, 403)],
+        },
       },
       upstream: 1,
     });
@@ -602,7 +640,10 @@ describe('space mutations', () => {
           type: 'RULES',
           rules: [
             { rule: 'REQUIRE_AT_LEAST_ONE_APPROVED_REVIEW', reviewers: [] },
-            { rule: 'REQUIRE_ONE_OF_SPECIFIC_REVIEWERS', reviewers: [{ platformId: userId(U.cy) }, { platformId: userId(U.dee) }] },
+            {
+              rule: 'REQUIRE_ONE_OF_SPECIFIC_REVIEWERS',
+              reviewers: [{ platformId: userId(U.cy) }, { platformId: userId(U.dee) }],
+            },
             { rule: 'ALLOW_BYPASS', reviewers: [{ platformId: userId(U.ada) }] },
           ],
         },
@@ -610,7 +651,13 @@ describe('space mutations', () => {
       userErrors: [],
     });
     const refused = await run(mutation, {
-      input: { spaceId: id, mergeRules: { type: 'RULES', rules: [{ kind: 'REQUIRE_AUTHOR_TO_MERGE', reviewerIds: [userId(U.cy)] }, { kind: 'ALLOW_BYPASS' }] } },
+      input: {
+        spaceId: id,
+        mergeRules: {
+          type: 'RULES',
+          rules: [{ kind: 'REQUIRE_AUTHOR_TO_MERGE', reviewerIds: [userId(U.cy)] }, { kind: 'ALLOW_BYPASS' }],
+        },
+      },
     });
     expect(refused).toMatchObject({
       data: {
@@ -625,7 +672,9 @@ describe('space mutations', () => {
       upstream: 0,
     });
     // Rules the embedded platform cannot evaluate are refused by it, not silently stored.
-    const custom = await run(mutation, { input: { spaceId: id, mergeRules: { type: 'RULES', rules: [{ kind: 'CUSTOM' }] } } });
+    const custom = await run(mutation, {
+      input: { spaceId: id, mergeRules: { type: 'RULES', rules: [{ kind: 'CUSTOM' }] } },
+    });
     expect(custom.data.updateSpace.userErrors).toMatchObject([{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }]);
   });
 
@@ -645,7 +694,9 @@ describe('space mutations', () => {
       upstream: 0,
     });
     expect(await run(mutation, { input: { spaceId: id } })).toEqual({
-      data: { updateSpace: { space: null, userErrors: [userError('Give at least one field to change', 'BAD_USER_INPUT')] } },
+      data: {
+        updateSpace: { space: null, userErrors: [userError('Give at least one field to change', 'BAD_USER_INPUT')] },
+      },
       upstream: 0,
     });
     expect(await run(mutation, { input: { spaceId: id, title: 'Finn was here' } }, as(U.finn))).toEqual({
@@ -709,7 +760,12 @@ describe('space mutations', () => {
       { input: { spaceId: spaceId(S.deleted) } },
     );
     expect(answer).toEqual({
-      data: { restoreSpace: { space: { title: 'SDK changelog', deletedAt: null, parent: { title: 'Engineering' } }, userErrors: [] } },
+      data: {
+        restoreSpace: {
+          space: { title: 'SDK changelog', deletedAt: null, parent: { title: 'Engineering' } },
+          userErrors: [],
+        },
+      },
       upstream: 2,
     });
   });
@@ -755,7 +811,11 @@ describe('space mutations', () => {
     const mutation = `mutation MoveSpace($input: MoveSpaceInput!) { moveSpace(input: $input) { space { title parent { platformId } } userErrors { message code field upstreamStatus } } }`;
     expect(
       await run(mutation, {
-        input: { spaceId: gid(id), parentId: encodeGlobalID('Collection', C.internal), position: { before: gid(spaceId('Incident postmortems')) } },
+        input: {
+          spaceId: gid(id),
+          parentId: encodeGlobalID('Collection', C.internal),
+          position: { before: gid(spaceId('Incident postmortems')) },
+        },
       }),
     ).toEqual({
       data: { moveSpace: { space: { title: 'Wanderer', parent: { platformId: C.internal } }, userErrors: [] } },
@@ -768,7 +828,9 @@ describe('space mutations', () => {
       { title: 'Incident postmortems' },
     ]);
     expect(
-      await run(mutation, { input: { spaceId: id, parentId: null, position: { after: encodeGlobalID('Collection', C.product) } } }),
+      await run(mutation, {
+        input: { spaceId: id, parentId: null, position: { after: encodeGlobalID('Collection', C.product) } },
+      }),
     ).toEqual({
       data: { moveSpace: { space: { title: 'Wanderer', parent: null }, userErrors: [] } },
       upstream: 1,
@@ -795,9 +857,9 @@ describe('space mutations', () => {
         1,
       ),
     );
-    expect(await run(mutation, { input: { spaceId: id, position: { before: gid(statusPage), after: gid(statusPage) } } })).toEqual(
-      failure(userError('give exactly one of before or after', 'BAD_USER_INPUT', ['position']), 0),
-    );
+    expect(
+      await run(mutation, { input: { spaceId: id, position: { before: gid(statusPage), after: gid(statusPage) } } }),
+    ).toEqual(failure(userError('give exactly one of before or after', 'BAD_USER_INPUT', ['position']), 0));
     expect(await run(mutation, { input: { spaceId: id } })).toEqual(
       failure(userError('Give parentId, position or both', 'BAD_USER_INPUT'), 0),
     );
@@ -825,7 +887,13 @@ describe('space mutations', () => {
       `mutation TransferSpace($input: TransferSpaceInput!) {
         transferSpace(input: $input) { space { title organization { title } parent { title } } userErrors { code } }
       }`,
-      { input: { spaceId: gid(id), organizationId: encodeGlobalID('Organization', 'globex'), parentId: C.globexHandbook } },
+      {
+        input: {
+          spaceId: gid(id),
+          organizationId: encodeGlobalID('Organization', 'globex'),
+          parentId: C.globexHandbook,
+        },
+      },
     );
     expect(answer).toEqual({
       data: {
@@ -844,23 +912,37 @@ describe('space mutations', () => {
       data: {
         transferSpace: {
           space: null,
-          userErrors: [userError('The space is already in that organization and collection: nothing to update', 'CONFLICT', null, 409)],
+          userErrors: [
+            userError(
+              'The space is already in that organization and collection: nothing to update',
+              'CONFLICT',
+              null,
+              409,
+            ),
+          ],
         },
       },
       upstream: 1,
     });
     expect(await run(mutation, { input: { spaceId: spaceId(S.userGrant) } })).toEqual({
-      data: { transferSpace: { space: null, userErrors: [userError('Give organizationId, parentId or both', 'BAD_USER_INPUT')] } },
-      upstream: 0,
-    });
-    expect(await run(mutation, { input: { spaceId: spaceId(S.public), organizationId: 'globex' } }, as(U.dee))).toEqual({
       data: {
         transferSpace: {
           space: null,
-          userErrors: [userError('Transferring a space needs the admin role', 'FORBIDDEN', null, 403)],
+          userErrors: [userError('Give organizationId, parentId or both', 'BAD_USER_INPUT')],
         },
       },
-      upstream: 1,
+      upstream: 0,
     });
+    expect(await run(mutation, { input: { spaceId: spaceId(S.public), organizationId: 'globex' } }, as(U.dee))).toEqual(
+      {
+        data: {
+          transferSpace: {
+            space: null,
+            userErrors: [userError('Transferring a space needs the admin role', 'FORBIDDEN', null, 403)],
+          },
+        },
+        upstream: 1,
+      },
+    );
   });
 });

@@ -13,7 +13,6 @@ import { freePort } from '../fixtures/ports.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -68,7 +67,10 @@ describe('the gateway supervises the embedded platform in a process of its own',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: response.status, body: (await response.json()) as { data?: any; errors?: Array<{ extensions?: { code?: string } }> } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { data?: any; errors?: Array<{ extensions?: { code?: string } }> },
+    };
   };
 
   beforeAll(async () => {
@@ -82,7 +84,13 @@ describe('the gateway supervises the embedded platform in a process of its own',
     gatewayUrl = `http://127.0.0.1:${port}`;
     gateway = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot,
-      env: { ...process.env, PORT: String(port), PLATFORM_PORT: String(platformPort), DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PLATFORM_PORT: String(platformPort),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'error',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     gateway.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -117,14 +125,16 @@ describe('the gateway supervises the embedded platform in a process of its own',
     };
     const writer = async () => {
       while (running) {
-        const title = `Survivor ${(writes += 1)}`;
+        writes += 1;
+        const title = `Survivor ${writes}`;
         const answer = await graphql(
           'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId title } userErrors { code } } }',
           { title },
         );
         await record(answer);
         const created = answer.body.data?.createSpace;
-        if (created?.space && created.userErrors.length === 0) acknowledged.push({ id: created.space.platformId, title });
+        if (created?.space && created.userErrors.length === 0)
+          acknowledged.push({ id: created.space.platformId, title });
       }
     };
     const reader = async () => {
@@ -148,17 +158,28 @@ describe('the gateway supervises the embedded platform in a process of its own',
     // Fields that needed the platform while it was down failed with the one code for it.
     expect([...codes].filter((code) => code !== 'UPSTREAM_UNAVAILABLE')).toEqual([]);
     expect(beforeKill).toBeGreaterThanOrEqual(10);
-    if (during.status === 503) expect(during.body.reason).toMatch(/^The platform is (not running|not reachable|failing)/);
-    expect(after.process).toEqual({ state: 'running', pid: expect.any(Number), restarts: 1, lastExit: 'killed by SIGKILL' });
-    expect(stderr).toMatch(new RegExp(`The embedded platform \\(pid ${platformPid}\\) ended: killed by SIGKILL; restart 1 in \\d+\\.\\d s`));
+    if (during.status === 503)
+      expect(during.body.reason).toMatch(/^The platform is (not running|not reachable|failing)/);
+    expect(after.process).toEqual({
+      state: 'running',
+      pid: expect.any(Number),
+      restarts: 1,
+      lastExit: 'killed by SIGKILL',
+    });
+    expect(stderr).toMatch(
+      new RegExp(`The embedded platform \\(pid ${platformPid}\\) ended: killed by SIGKILL; restart 1 in \\d+\\.\\d s`),
+    );
 
     const found = new Map<string, string>();
     for (let start = 0; start < acknowledged.length; start += 40) {
       const batch = acknowledged.slice(start, start + 40);
-      const fields = batch.map((write, index) => `s${index}: space(id: ${JSON.stringify(write.id)}) { platformId title }`);
+      const fields = batch.map(
+        (write, index) => `s${index}: space(id: ${JSON.stringify(write.id)}) { platformId title }`,
+      );
       const stored = await graphql(`{ ${fields.join(' ')} }`);
       expect(stored.body.errors).toBeUndefined();
-      for (const space of Object.values(stored.body.data) as Array<{ platformId: string; title: string }>) found.set(space.platformId, space.title);
+      for (const space of Object.values(stored.body.data) as Array<{ platformId: string; title: string }>)
+        found.set(space.platformId, space.title);
     }
     expect(acknowledged.filter((write) => found.get(write.id) !== write.title)).toEqual([]);
   });
@@ -176,15 +197,24 @@ describe('the gateway supervises the embedded platform in a process of its own',
 
 describe('/ready with a supervised upstream process', () => {
   it('answers 503 naming how the process ended while it restarts, without asking it', async () => {
-    let status: UpstreamProcessStatus = { state: 'restarting', restarts: 2, lastExit: 'killed by SIGABRT, heap limit reached' };
+    let status: UpstreamProcessStatus = {
+      state: 'restarting',
+      restarts: 2,
+      lastExit: 'killed by SIGABRT, heap limit reached',
+    };
     // Nothing listens there: a ping would fail differently.
-    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9/v1', graphiql: { enabled: false }, upstreamProcess: () => status });
+    const gateway = createGateway({
+      upstreamUrl: 'http://127.0.0.1:9/v1',
+      graphiql: { enabled: false },
+      upstreamProcess: () => status,
+    });
     try {
       const restarting = await gateway.fetch('http://gateway.test/ready');
       expect(restarting.status).toBe(503);
       expect(await restarting.json()).toEqual({
         status: 'unavailable',
-        reason: 'The platform is not running: its process ended (killed by SIGABRT, heap limit reached) and is restarting (restart 2)',
+        reason:
+          'The platform is not running: its process ended (killed by SIGABRT, heap limit reached) and is restarting (restart 2)',
         upstream: { reachable: false, durationMs: 0, reason: 'not asked: the process is not running' },
         breaker: { state: 'closed', consecutiveFailures: 0 },
         process: status,
@@ -192,7 +222,10 @@ describe('/ready with a supervised upstream process', () => {
       status = { state: 'running', pid: 4242, restarts: 2, lastExit: 'killed by SIGABRT, heap limit reached' };
       const running = await gateway.fetch('http://gateway.test/ready');
       expect(running.status).toBe(503);
-      expect(await running.json()).toMatchObject({ reason: expect.stringMatching(/^The platform is not reachable: /), process: status });
+      expect(await running.json()).toMatchObject({
+        reason: expect.stringMatching(/^The platform is not reachable: /),
+        process: status,
+      });
     } finally {
       await gateway.close();
     }

@@ -122,11 +122,17 @@ describe('Organization.teams', () => {
     });
     const bad = await g.gql(query, { after: 'not-a-cursor' });
     expect(bad.data).toEqual({ organization: { teams: null } });
-    expect(bad.errors).toMatchObject([{ path: ['organization', 'teams'], extensions: { code: 'BAD_USER_INPUT', field: ['after'] } }]);
+    expect(bad.errors).toMatchObject([
+      { path: ['organization', 'teams'], extensions: { code: 'BAD_USER_INPUT', field: ['after'] } },
+    ]);
   });
 
   it('gives a guest FORBIDDEN on the team list while the rest resolves', async () => {
-    const result = await g.gql(`{ organization(id: "acme") { title teams { totalCount } } }`, {}, { token: token('gus') });
+    const result = await g.gql(
+      `{ organization(id: "acme") { title teams { totalCount } } }`,
+      {},
+      { token: token('gus') },
+    );
     expect(result.data).toEqual({ organization: { title: 'Acme Docs', teams: null } });
     expect(result.errors).toMatchObject([
       { path: ['organization', 'teams'], extensions: { code: 'FORBIDDEN', upstreamStatus: 403 } },
@@ -175,12 +181,16 @@ describe('team and node lookups', () => {
 
     const bare = await g.gql(`{ viewer { displayName } team(id: "team-reviewers") { title } }`);
     expect(bare.data).toEqual({ viewer: { displayName: 'Ada Lovelace' }, team: null });
-    expect(bare.errors).toMatchObject([{ path: ['team'], extensions: { code: 'BAD_USER_INPUT', field: ['organizationId'] } }]);
+    expect(bare.errors).toMatchObject([
+      { path: ['team'], extensions: { code: 'BAD_USER_INPUT', field: ['organizationId'] } },
+    ]);
     expect(bare.upstream).toBe(1);
   });
 
   it('is null with NOT_FOUND for a missing team, while the rest resolves', async () => {
-    const result = await g.gql(`{ organization(id: "acme") { title } team(organizationId: "acme", id: "team-nope") { title } }`);
+    const result = await g.gql(
+      `{ organization(id: "acme") { title } team(organizationId: "acme", id: "team-nope") { title } }`,
+    );
     expect(result.data).toEqual({ organization: { title: 'Acme Docs' }, team: null });
     expect(result.errors).toMatchObject([{ path: ['team'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }]);
   });
@@ -189,11 +199,16 @@ describe('team and node lookups', () => {
     const listed = await g.gql(`{ organization(id: "acme") { teams(title: "Writers") { nodes { id } } } }`);
     const id = listed.data.organization.teams.nodes[0].id;
     expect(id).toBe(teamGlobalId(T.writers));
-    const result = await g.gql(`query ($id: ID!) { node(id: $id) { __typename id ... on Team { title memberCount } } }`, { id });
+    const result = await g.gql(
+      `query ($id: ID!) { node(id: $id) { __typename id ... on Team { title memberCount } } }`,
+      { id },
+    );
     expect(result.data).toEqual({ node: { __typename: 'Team', id, title: 'Writers', memberCount: 3 } });
     expect(result.upstreamRequests).toEqual(['GET /v1/orgs/acme/teams/team-writers']);
 
-    const malformed = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: encodeGlobalID('Team', 'no-slash') });
+    const malformed = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, {
+      id: encodeGlobalID('Team', 'no-slash'),
+    });
     expect(malformed.data).toEqual({ node: null });
     expect(malformed.errors).toMatchObject([{ extensions: { code: 'BAD_USER_INPUT' } }]);
     expect(malformed.upstream).toBe(0);
@@ -210,7 +225,13 @@ describe('team and node lookups', () => {
         members: {
           totalCount: 2,
           pageInfo: { hasNextPage: true },
-          nodes: [{ role: 'OWNER', permissions: { view: true }, member: { role: 'REVIEW', teamCount: 1, organization: { platformId: 'acme' } } }],
+          nodes: [
+            {
+              role: 'OWNER',
+              permissions: { view: true },
+              member: { role: 'REVIEW', teamCount: 1, organization: { platformId: 'acme' } },
+            },
+          ],
         },
       },
     });
@@ -234,25 +255,43 @@ describe('team mutations', () => {
     expect(result.data).toEqual({
       createTeam: {
         team: null,
-        userErrors: [{ message: 'must be 1 to 64 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
+        userErrors: [
+          { message: 'must be 1 to 64 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
+        ],
       },
     });
     expect(result.upstream).toBe(0);
   });
 
   it('createTeam by a read-only member is FORBIDDEN', async () => {
-    const result = await g.gql(createTeam, { input: { organizationId: 'acme', title: 'Finn crew' } }, { token: token('finn') });
+    const result = await g.gql(
+      createTeam,
+      { input: { organizationId: 'acme', title: 'Finn crew' } },
+      { token: token('finn') },
+    );
     expect(result.data).toEqual({
       createTeam: {
         team: null,
-        userErrors: [{ message: 'This needs the admin role in the organization', code: 'FORBIDDEN', field: null, upstreamStatus: 403 }],
+        userErrors: [
+          {
+            message: 'This needs the admin role in the organization',
+            code: 'FORBIDDEN',
+            field: null,
+            upstreamStatus: 403,
+          },
+        ],
       },
     });
   });
 
   it('createTeam refuses members who are not in the organization (upstream 400)', async () => {
-    const result = await g.gql(createTeam, { input: { organizationId: 'acme', title: 'Mixed', memberIds: [ids.hana] } });
-    expect(result.data.createTeam).toMatchObject({ team: null, userErrors: [{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }] });
+    const result = await g.gql(createTeam, {
+      input: { organizationId: 'acme', title: 'Mixed', memberIds: [ids.hana] },
+    });
+    expect(result.data.createTeam).toMatchObject({
+      team: null,
+      userErrors: [{ code: 'BAD_USER_INPUT', upstreamStatus: 400 }],
+    });
   });
 
   let created: { id: string; platformId: string };
@@ -302,14 +341,29 @@ describe('team mutations', () => {
   it('updateTeam validates the title and the team reference before any request', async () => {
     const tooLong = await g.gql(updateTeam, { input: { teamId: created.id, title: 'x'.repeat(65) } });
     const noOrg = await g.gql(updateTeam, { input: { teamId: 'team-writers', title: 'Writers' } });
-    const otherOrg = await g.gql(updateTeam, { input: { organizationId: 'globex', teamId: created.id, title: 'Writers' } });
+    const otherOrg = await g.gql(updateTeam, {
+      input: { organizationId: 'globex', teamId: created.id, title: 'Writers' },
+    });
     expect([tooLong.data, noOrg.data, otherOrg.data]).toEqual([
-      { updateTeam: { team: null, userErrors: [{ message: 'must be 1 to 64 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }] } },
       {
         updateTeam: {
           team: null,
           userErrors: [
-            { message: 'organizationId is required when teamId is the platform id of a team (a Team global ID carries it)', code: 'BAD_USER_INPUT', field: ['organizationId'], upstreamStatus: null },
+            { message: 'must be 1 to 64 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
+          ],
+        },
+      },
+      {
+        updateTeam: {
+          team: null,
+          userErrors: [
+            {
+              message:
+                'organizationId is required when teamId is the platform id of a team (a Team global ID carries it)',
+              code: 'BAD_USER_INPUT',
+              field: ['organizationId'],
+              upstreamStatus: null,
+            },
           ],
         },
       },
@@ -331,12 +385,21 @@ describe('team mutations', () => {
   });
 
   it('updateTeam by a member who does not own the team is FORBIDDEN', async () => {
-    const result = await g.gql(updateTeam, { input: { teamId: teamGlobalId(T.writers), title: 'Eve team' } }, { token: token('eve') });
+    const result = await g.gql(
+      updateTeam,
+      { input: { teamId: teamGlobalId(T.writers), title: 'Eve team' } },
+      { token: token('eve') },
+    );
     expect(result.data).toEqual({
       updateTeam: {
         team: null,
         userErrors: [
-          { message: 'Managing this team needs the admin role or team ownership', code: 'FORBIDDEN', field: null, upstreamStatus: 403 },
+          {
+            message: 'Managing this team needs the admin role or team ownership',
+            code: 'FORBIDDEN',
+            field: null,
+            upstreamStatus: 403,
+          },
         ],
       },
     });
@@ -355,7 +418,9 @@ describe('team mutations', () => {
         memberships: [{ user: U.eve, role: 'OWNER' }],
       },
     });
-    expect(result.data).toEqual({ updateTeamMembers: { team: { title: 'Docs crew', memberCount: 3 }, userErrors: [] } });
+    expect(result.data).toEqual({
+      updateTeamMembers: { team: { title: 'Docs crew', memberCount: 3 }, userErrors: [] },
+    });
     expect(result.upstreamRequests).toEqual([
       `PUT /v1/orgs/acme/teams/${created.platformId}/members`,
       `GET /v1/orgs/acme/teams/${created.platformId}`,
@@ -370,19 +435,39 @@ describe('team mutations', () => {
   it('updateTeamMembers needs at least one change and distinct users, checked before any request', async () => {
     const empty = await g.gql(updateTeamMembers, { input: { teamId: created.id, add: [] } });
     const twice = await g.gql(updateTeamMembers, {
-      input: { teamId: created.id, memberships: [{ user: ids.cy, role: 'OWNER' }, { user: ids.cy, role: 'MEMBER' }] },
+      input: {
+        teamId: created.id,
+        memberships: [
+          { user: ids.cy, role: 'OWNER' },
+          { user: ids.cy, role: 'MEMBER' },
+        ],
+      },
     });
     expect([empty.data, twice.data]).toEqual([
       {
         updateTeamMembers: {
           team: null,
-          userErrors: [{ message: 'give at least one of add, remove or memberships', code: 'BAD_USER_INPUT', field: [], upstreamStatus: null }],
+          userErrors: [
+            {
+              message: 'give at least one of add, remove or memberships',
+              code: 'BAD_USER_INPUT',
+              field: [],
+              upstreamStatus: null,
+            },
+          ],
         },
       },
       {
         updateTeamMembers: {
           team: null,
-          userErrors: [{ message: 'is listed twice', code: 'BAD_USER_INPUT', field: ['memberships', '1', 'user'], upstreamStatus: null }],
+          userErrors: [
+            {
+              message: 'is listed twice',
+              code: 'BAD_USER_INPUT',
+              field: ['memberships', '1', 'user'],
+              upstreamStatus: null,
+            },
+          ],
         },
       },
     ]);
@@ -415,7 +500,12 @@ describe('team mutations', () => {
     const added = await g.gql(setTeamMember, { input: { teamId: created.id, userId: ids.dee } });
     expect(added.data).toEqual({ setTeamMember: { team: { memberCount: 4 }, userErrors: [] } });
     const promoted = await g.gql(setTeamMember, {
-      input: { organizationId: 'acme', teamId: created.platformId, userId: encodeGlobalID('User', ids.dee), role: 'OWNER' },
+      input: {
+        organizationId: 'acme',
+        teamId: created.platformId,
+        userId: encodeGlobalID('User', ids.dee),
+        role: 'OWNER',
+      },
     });
     expect(promoted.data).toEqual({ setTeamMember: { team: { memberCount: 4 }, userErrors: [] } });
     expect(promoted.upstreamRequests).toEqual([
@@ -449,7 +539,9 @@ describe('team mutations', () => {
   });
 
   it('removeTeamMember fails for a missing team (NOT_FOUND) and for a non-owner (FORBIDDEN)', async () => {
-    const missing = await g.gql(removeTeamMember, { input: { organizationId: 'acme', teamId: 'team-nope', userId: ids.finn } });
+    const missing = await g.gql(removeTeamMember, {
+      input: { organizationId: 'acme', teamId: 'team-nope', userId: ids.finn },
+    });
     const forbidden = await g.gql(
       removeTeamMember,
       { input: { organizationId: 'acme', teamId: T.reviewers, userId: ids.finn } },

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => g.destroy());
 
-const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) => expectOk<T>(g, query, variables, options);
+const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, options: { token?: string } = {}) =>
+  expectOk<T>(g, query, variables, options);
 
 const CREATE_SPACE = `mutation ($title: String!) {
   createSpace(input: { organizationId: "acme", title: $title, language: "en" }) { space { id platformId } userErrors { message } }
@@ -41,13 +42,18 @@ const TRANSLATION = `
 
 /** Titles and markdown of the pages of a space's current content, by title order of the tree. */
 async function pagesOf(spaceId: string): Promise<Array<{ title: string; markdown: string }>> {
-  const data = await ok(`query ($id: ID!) { space(id: $id) { content { pages { title ... on DocumentPage { markdown } } } } }`, { id: spaceId });
+  const data = await ok(
+    `query ($id: ID!) { space(id: $id) { content { pages { title ... on DocumentPage { markdown } } } } }`,
+    { id: spaceId },
+  );
   return data.space.content.pages;
 }
 
 describe('translations', () => {
   it('lists the demo translation with its source and result, linked', async () => {
-    const result = await g.gql<any>(`{ organization(id: "acme") { translations { totalCount nodes { ${TRANSLATION} organization { platformId } } } } }`);
+    const result = await g.gql<any>(
+      `{ organization(id: "acme") { translations { totalCount nodes { ${TRANSLATION} organization { platformId } } } } }`,
+    );
     expect(result.errors).toBeUndefined();
     const [demo] = result.data.organization.translations.nodes;
     expect(result.data.organization.translations.totalCount).toBe(1);
@@ -61,7 +67,11 @@ describe('translations', () => {
     });
     expect(demo.stats.totalPages).toBeGreaterThan(5);
     // Non-admins cannot see translations.
-    const member = await g.gql<any>(`{ organization(id: "acme") { translations { totalCount } } }`, {}, { token: g.platform.token(U.ben) });
+    const member = await g.gql<any>(
+      `{ organization(id: "acme") { translations { totalCount } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
     expect(member.data.organization.translations).toBeNull();
     expect(member.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
   });
@@ -75,21 +85,38 @@ describe('translations', () => {
       { insertPage: { markdown: '# Usage\n\nStart the agent and open the dashboard.\n' } },
     ]);
 
-    const created = await ok(`mutation ($space: ID!) {
+    const created = await ok(
+      `mutation ($space: ID!) {
       createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" }, instructions: { text: "Keep the word agent." } }) {
         translation { ${TRANSLATION} } userErrors { code }
       }
-    }`, { space: space.id });
+    }`,
+      { space: space.id },
+    );
     const translation = created.createTranslation.translation;
-    expect(translation).toMatchObject({ status: 'PENDING', result: null, instructions: { text: 'Keep the word agent.' }, stats: { runs: 0 } });
+    expect(translation).toMatchObject({
+      status: 'PENDING',
+      result: null,
+      instructions: { text: 'Keep the word agent.' },
+      stats: { runs: 0 },
+    });
 
-    const started = await ok(`mutation ($id: ID!) { runTranslation(input: { translationId: $id }) { translation { status } userErrors { code } } }`, { id: translation.id });
+    const started = await ok(
+      `mutation ($id: ID!) { runTranslation(input: { translationId: $id }) { translation { status } userErrors { code } } }`,
+      { id: translation.id },
+    );
     // The run is in the background: queued, running, or (the offline translator is quick) already done.
     expect(['PENDING', 'RUNNING', 'COMPLETED']).toContain(started.runTranslation.translation.status);
     await g.platform.app.jobs.drain();
 
-    const first = (await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { ${TRANSLATION} } } }`, { id: translation.id })).node;
-    expect(first).toMatchObject({ status: 'COMPLETED', result: { language: 'fr', space: { language: 'fr' } }, stats: { runs: 1, latestPages: 2, totalPages: 2 } });
+    const first = (
+      await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { ${TRANSLATION} } } }`, { id: translation.id })
+    ).node;
+    expect(first).toMatchObject({
+      status: 'COMPLETED',
+      result: { language: 'fr', space: { language: 'fr' } },
+      stats: { runs: 1, latestPages: 2, totalPages: 2 },
+    });
     expect(first.result.space.title).toContain('Field guide');
     const translated = await pagesOf(first.result.spaceId);
     expect(translated).toHaveLength(2);
@@ -100,9 +127,13 @@ describe('translations', () => {
     expect(translated[0]!.markdown).not.toContain('Install the agent on the server.');
 
     // Edit one page of the source and merge: the merge runs the translation, which touches that page only.
-    await mergeEdit(space.id, [{ updatePage: { pageId: setup, markdown: '# Setup\n\nInstall the agent on every server.\n' } }]);
+    await mergeEdit(space.id, [
+      { updatePage: { pageId: setup, markdown: '# Setup\n\nInstall the agent on every server.\n' } },
+    ]);
     await g.platform.app.jobs.drain();
-    const second = (await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { ${TRANSLATION} } } }`, { id: translation.id })).node;
+    const second = (
+      await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { ${TRANSLATION} } } }`, { id: translation.id })
+    ).node;
     expect(second.stats).toMatchObject({ runs: 2, latestPages: 1, totalPages: 2 });
     expect(second.result.revision.platformId).not.toBe(first.result.revision.platformId);
     const after = await pagesOf(first.result.spaceId);
@@ -113,25 +144,53 @@ describe('translations', () => {
 
   it('refuses duplicates, the source language, non-admins, and changes and deletes', async () => {
     const gettingStarted = g.platform.spaceId('Getting started');
-    const duplicate = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" } }) { translation { id } userErrors { code upstreamStatus } } }`, { space: gettingStarted });
+    const duplicate = await g.gql<any>(
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" } }) { translation { id } userErrors { code upstreamStatus } } }`,
+      { space: gettingStarted },
+    );
     expect(duplicate.data.createTranslation.userErrors).toEqual([{ code: 'CONFLICT', upstreamStatus: 409 }]);
-    const same = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "en", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`, { space: gettingStarted });
+    const same = await g.gql<any>(
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "en", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`,
+      { space: gettingStarted },
+    );
     expect(same.upstream).toBe(0);
     expect(same.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
-    const unknown = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "xx", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`, { space: gettingStarted });
+    const unknown = await g.gql<any>(
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "xx", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`,
+      { space: gettingStarted },
+    );
     expect(unknown.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
-    const member = await g.gql<any>(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { userErrors { code } } }`, { space: gettingStarted }, { token: g.platform.token(U.ben) });
+    const member = await g.gql<any>(
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { userErrors { code } } }`,
+      { space: gettingStarted },
+      { token: g.platform.token(U.ben) },
+    );
     expect(member.data.createTranslation.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
 
-    const created = await ok(`mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { translation { id platformId } userErrors { code } } }`, { space: gettingStarted });
+    const created = await ok(
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { translation { id platformId } userErrors { code } } }`,
+      { space: gettingStarted },
+    );
     const { id, platformId } = created.createTranslation.translation;
-    const updated = await ok(`mutation ($org: ID!, $id: ID!) { updateTranslation(input: { organizationId: $org, translationId: $id, instructions: { text: "Formal tone." } }) { translation { instructions { text } } userErrors { code } } }`, { org: 'acme', id: platformId });
+    const updated = await ok(
+      `mutation ($org: ID!, $id: ID!) { updateTranslation(input: { organizationId: $org, translationId: $id, instructions: { text: "Formal tone." } }) { translation { instructions { text } } userErrors { code } } }`,
+      { org: 'acme', id: platformId },
+    );
     expect(updated.updateTranslation.translation.instructions.text).toBe('Formal tone.');
-    const noOrg = await g.gql<any>(`mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { userErrors { code field } } }`, { id: platformId });
+    const noOrg = await g.gql<any>(
+      `mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { userErrors { code field } } }`,
+      { id: platformId },
+    );
     expect(noOrg.data.deleteTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['organizationId'] }]);
-    const deleted = await ok(`mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { deleted userErrors { code } } }`, { id });
+    const deleted = await ok(
+      `mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { deleted userErrors { code } } }`,
+      { id },
+    );
     expect(deleted.deleteTranslation.deleted).toBe(true);
-    const again = await ok(`mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { deleted userErrors { code } } }`, { id });
+    const again = await ok(
+      `mutation ($id: ID!) { deleteTranslation(input: { translationId: $id }) { deleted userErrors { code } } }`,
+      { id },
+    );
     expect(again.deleteTranslation.deleted).toBe(false);
   });
 });

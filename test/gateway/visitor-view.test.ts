@@ -15,7 +15,13 @@ async function pdfText(url: string): Promise<string> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const pdf = await getDocument({ data: new Uint8Array(await response.arrayBuffer()), disableFontFace: true, useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+  const pdf = await getDocument({
+    data: new Uint8Array(await response.arrayBuffer()),
+    disableFontFace: true,
+    useSystemFonts: false,
+    isEvalSupported: false,
+    verbosity: 0,
+  }).promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
@@ -33,10 +39,13 @@ beforeAll(async () => {
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
-  const resolved = await g.gql<any>(`query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken space { platformId } } } }`, {
-    url: `https://api.acme-docs.test/${seeded.visible.path}`,
-    token: jwtToken,
-  });
+  const resolved = await g.gql<any>(
+    `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken space { platformId } } } }`,
+    {
+      url: `https://api.acme-docs.test/${seeded.visible.path}`,
+      token: jwtToken,
+    },
+  );
   expect(resolved.errors).toBeUndefined();
   expect(resolved.data.resolveUrl.space.platformId).toBe(spaceId);
   apiToken = resolved.data.resolveUrl.apiToken;
@@ -74,7 +83,11 @@ describe('a site visitor through the graph', () => {
   });
 
   it('does not print a hidden page by id', async () => {
-    const result = await g.gql<any>(`query($id: ID!, $page: ID!) { space(id: $id) { pdf(pageId: $page) { url } } }`, { id: spaceId, page: seeded.hidden.page }, { token: apiToken });
+    const result = await g.gql<any>(
+      `query($id: ID!, $page: ID!) { space(id: $id) { pdf(pageId: $page) { url } } }`,
+      { id: spaceId, page: seeded.hidden.page },
+      { token: apiToken },
+    );
     expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 });

@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 const as = (email: string) => ({
-  get: (path: string, query?: Record<string, string | number | boolean>) => p.api('GET', path, { token: p.token(email), ...(query ? { query } : {}) }),
+  get: (path: string, query?: Record<string, string | number | boolean>) =>
+    p.api('GET', path, { token: p.token(email), ...(query ? { query } : {}) }),
   post: (path: string, body?: unknown, query?: Record<string, string | number | boolean>) =>
     p.api('POST', path, { token: p.token(email), body: body ?? {}, ...(query ? { query } : {}) }),
   patch: (path: string, body: unknown) => p.api('PATCH', path, { token: p.token(email), body }),
@@ -48,12 +49,18 @@ async function freshSpace(title: string): Promise<{ spaceId: string; pageId: str
   await ada.patch(`/spaces/${space.id}`, { mergeRules: { type: 'none' } });
   const cr = await openRequest(space.id, 'Seed');
   const edit = await ada.post(`/spaces/${space.id}/change-requests/${cr}/content`, {
-    changes: [{ operation: 'insert_page', document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }],
+    changes: [
+      {
+        operation: 'insert_page',
+        document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma paragraph.\n' },
+      },
+    ],
   });
   expect(edit.status).toBe(200);
   expect((await ada.post(`/spaces/${space.id}/change-requests/${cr}/merge`)).body).toMatchObject({ result: 'merge' });
   const pages = (await ada.get(`/spaces/${space.id}/content/pages`)).body.pages as Array<{ id: string }>;
-  const document = (await ada.get(`/spaces/${space.id}/content/page/${pages[0]!.id}`, { format: 'document' })).body.document;
+  const document = (await ada.get(`/spaces/${space.id}/content/page/${pages[0]!.id}`, { format: 'document' })).body
+    .document;
   return { spaceId: space.id, pageId: pages[0]!.id, keys: document.nodes.map((node: { key: string }) => node.key) };
 }
 
@@ -72,7 +79,9 @@ const paragraph = (text: string, key: string) => ({
 });
 
 async function pageText(spaceId: string, pageId: string, changeRequestId?: string): Promise<string[]> {
-  const base = changeRequestId ? `/spaces/${spaceId}/change-requests/${changeRequestId}/content` : `/spaces/${spaceId}/content`;
+  const base = changeRequestId
+    ? `/spaces/${spaceId}/change-requests/${changeRequestId}/content`
+    : `/spaces/${spaceId}/content`;
   const answer = await ada.get(`${base}/page/${pageId}`, { format: 'document' });
   expect(answer.status).toBe(200);
   return answer.body.document.nodes.map((node: { nodes: Array<{ leaves?: Array<{ text: string }> }> }) =>
@@ -82,7 +91,10 @@ async function pageText(spaceId: string, pageId: string, changeRequestId?: strin
 
 describe('change request lifecycle', () => {
   it('creates drafts numbered per space, found by id or number, and keeps the space counts true', async () => {
-    const space = (await ada.post('/orgs/acme/spaces', { title: 'CR lifecycle' })).body as { id: string; revision: string };
+    const space = (await ada.post('/orgs/acme/spaces', { title: 'CR lifecycle' })).body as {
+      id: string;
+      revision: string;
+    };
     const first = await dee.post(`/spaces/${space.id}/change-requests`, { subject: 'Fix typos' });
     const second = await dee.post(`/spaces/${space.id}/change-requests`, { subject: 'New guide' });
     expect(first.status).toBe(201);
@@ -103,7 +115,11 @@ describe('change request lifecycle', () => {
     expect((await ada.get(`/spaces/${space.id}/change-requests/3`)).status).toBe(404);
 
     await dee.patch(`/spaces/${space.id}/change-requests/2`, { status: 'open' });
-    expect((await ada.get(`/spaces/${space.id}`)).body).toMatchObject({ changeRequests: 2, changeRequestsOpen: 1, changeRequestsDraft: 1 });
+    expect((await ada.get(`/spaces/${space.id}`)).body).toMatchObject({
+      changeRequests: 2,
+      changeRequestsOpen: 1,
+      changeRequestsDraft: 1,
+    });
 
     // The list shows open requests unless asked otherwise.
     const open = await ada.get(`/spaces/${space.id}/change-requests`);
@@ -114,7 +130,9 @@ describe('change request lifecycle', () => {
     expect(org.body.items.some((item: { id: string }) => item.id === second.body.id)).toBe(true);
 
     // Archive and reopen; merged cannot be set.
-    expect((await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'archived' })).body.status).toBe('archived');
+    expect((await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'archived' })).body.status).toBe(
+      'archived',
+    );
     expect((await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'open' })).body.status).toBe('open');
     const merged = await dee.patch(`/spaces/${space.id}/change-requests/1`, { status: 'merged' });
     expect(merged.status).toBe(400);
@@ -146,10 +164,16 @@ describe('change request content', () => {
             ref: 'setup',
             title: 'Ignored title',
             document: {
-              markdown: '---\ndescription: How to set it up\nhidden: true\n---\n\n# Setup\n\nSee [the FAQ](./faq.md), [the guide](/pages/guide.md), ![logo](./logo) and [nowhere](./missing.md).\n',
+              markdown:
+                '---\ndescription: How to set it up\nhidden: true\n---\n\n# Setup\n\nSee [the FAQ](./faq.md), [the guide](/pages/guide.md), ![logo](./logo) and [nowhere](./missing.md).\n',
             },
           },
-          { operation: 'insert_page', ref: 'faq', into: pageId, document: { markdown: '# FAQ\n\nBack to [setup](./setup.md).\n' } },
+          {
+            operation: 'insert_page',
+            ref: 'faq',
+            into: pageId,
+            document: { markdown: '# FAQ\n\nBack to [setup](./setup.md).\n' },
+          },
           { operation: 'insert_files', files: [{ name: 'logo.png', ref: 'logo', url: `${filesUrl}/logo.png` }] },
         ],
       },
@@ -162,13 +186,22 @@ describe('change request content', () => {
       ['created_page', 'setup'],
       ['created_page', 'faq'],
     ]);
-    expect(insertedFiles).toMatchObject([{ name: 'logo.png', contentType: 'image/png', size: pngImage(4, 3).length, dimensions: { width: 4, height: 3 } }]);
+    expect(insertedFiles).toMatchObject([
+      { name: 'logo.png', contentType: 'image/png', size: pngImage(4, 3).length, dimensions: { width: 4, height: 3 } },
+    ]);
     const setupId = changes[0].page.id as string;
     const faqId = changes[1].page.id as string;
 
-    const setup = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${setupId}`, { format: 'document' })).body;
+    const setup = (
+      await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${setupId}`, { format: 'document' })
+    ).body;
     expect(setup).toMatchObject({ title: 'Setup', slug: 'setup', description: 'How to set it up', hidden: true });
-    const inlines = setup.document.nodes[0].nodes as Array<{ type?: string; object: string; data?: { ref: unknown }; leaves?: Array<{ text: string }> }>;
+    const inlines = setup.document.nodes[0].nodes as Array<{
+      type?: string;
+      object: string;
+      data?: { ref: unknown };
+      leaves?: Array<{ text: string }>;
+    }>;
     const refs = inlines.filter((node) => node.object === 'inline').map((node) => node.data?.ref);
     expect(refs).toEqual([
       { kind: 'page', page: faqId },
@@ -178,7 +211,9 @@ describe('change request content', () => {
     // The unresolved link is its text.
     expect(JSON.stringify(inlines)).toContain('nowhere');
     expect(JSON.stringify(inlines)).not.toContain('missing.md');
-    const faq = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${faqId}`, { format: 'markdown' })).body;
+    const faq = (
+      await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${faqId}`, { format: 'markdown' })
+    ).body;
     expect(faq.path).toBe('guide/faq');
     expect(faq.markdown).toContain('[setup](../setup.md)');
 
@@ -207,7 +242,9 @@ describe('change request content', () => {
     });
     expect(slug.status).toBe(400);
     expect(slug.body.error.message).toMatch(/"changes\.0\.slug".*already has the slug "guide"/);
-    const shape = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'rename_page' }] });
+    const shape = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'rename_page' }],
+    });
     expect(shape.status).toBe(400);
     const tooMany = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: Array.from({ length: 51 }, () => ({ operation: 'delete_page', page: pageId })),
@@ -221,9 +258,17 @@ describe('change request content', () => {
     const { spaceId, pageId, keys } = await freshSpace('CR keys');
     const cr = await openRequest(spaceId, 'Keys');
     await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-      changes: [{ operation: 'update_page', page: pageId, document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta, rewritten.\n\nGamma paragraph.\n' } }],
+      changes: [
+        {
+          operation: 'update_page',
+          page: pageId,
+          document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta, rewritten.\n\nGamma paragraph.\n' },
+        },
+      ],
     });
-    const document = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { format: 'document' })).body.document;
+    const document = (
+      await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { format: 'document' })
+    ).body.document;
     const after = document.nodes.map((node: { key: string }) => node.key);
     expect(after[0]).toBe(keys[0]);
     expect(after[2]).toBe(keys[2]);
@@ -235,14 +280,26 @@ describe('change request content', () => {
     const cr = await openRequest(spaceId, 'Revert');
     await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [
-        { operation: 'update_page', page: pageId, title: 'Changed', document: { markdown: '# Changed\n\nAlpha, edited.\n\nGamma paragraph.\n\nDelta, new.\n' } },
+        {
+          operation: 'update_page',
+          page: pageId,
+          title: 'Changed',
+          document: { markdown: '# Changed\n\nAlpha, edited.\n\nGamma paragraph.\n\nDelta, new.\n' },
+        },
       ],
     });
     await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [{ operation: 'revert_page', page: pageId, block: [keys[1]!] }],
     });
-    expect(await pageText(spaceId, pageId, cr)).toEqual(['Alpha, edited.', 'Beta paragraph.', 'Gamma paragraph.', 'Delta, new.']);
-    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'revert_page', page: pageId }] });
+    expect(await pageText(spaceId, pageId, cr)).toEqual([
+      'Alpha, edited.',
+      'Beta paragraph.',
+      'Gamma paragraph.',
+      'Delta, new.',
+    ]);
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'revert_page', page: pageId }],
+    });
     expect(await pageText(spaceId, pageId, cr)).toEqual(['Alpha paragraph.', 'Beta paragraph.', 'Gamma paragraph.']);
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`)).body.title).toBe('Guide');
   });
@@ -252,7 +309,14 @@ describe('change request content', () => {
     const cr = await openRequest(spaceId, 'Files');
     const ok = await ada.post(
       `/spaces/${spaceId}/change-requests/${cr}/content`,
-      { changes: [{ operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: Buffer.from('hello').toString('base64') }] }] },
+      {
+        changes: [
+          {
+            operation: 'insert_files',
+            files: [{ name: 'notes.txt', contentType: 'text/plain', base64: Buffer.from('hello').toString('base64') }],
+          },
+        ],
+      },
       { compat: false },
     );
     expect(ok.status).toBe(200);
@@ -266,18 +330,31 @@ describe('change request content', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/"changes\.0\.files\.0\.url".*answered 404/);
     const both = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-      changes: [{ operation: 'insert_files', files: [{ name: 'a.png', contentType: 'image/png', base64: 'AA==', url: `${filesUrl}/logo.png` }] }],
+      changes: [
+        {
+          operation: 'insert_files',
+          files: [{ name: 'a.png', contentType: 'image/png', base64: 'AA==', url: `${filesUrl}/logo.png` }],
+        },
+      ],
     });
     expect(both.status).toBe(400);
   });
 
   it('refuses private and loopback targets outside demo and test runs', async () => {
-    await expect(fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: false, maxBytes: 1000 })).rejects.toThrow(OutboundError);
-    await expect(fetchUrl('http://user:secret@127.0.0.1:1/x', { allowPrivate: false, maxBytes: 1000 })).rejects.toThrow(/^http:\/\/127\.0\.0\.1:1\/x is a private/);
-    await expect(fetchUrl('file:///etc/passwd', { allowPrivate: true, maxBytes: 1000 })).rejects.toThrow(/http or https/);
+    await expect(fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: false, maxBytes: 1000 })).rejects.toThrow(
+      OutboundError,
+    );
+    await expect(fetchUrl('http://user:secret@127.0.0.1:1/x', { allowPrivate: false, maxBytes: 1000 })).rejects.toThrow(
+      /^http:\/\/127\.0\.0\.1:1\/x is a private/,
+    );
+    await expect(fetchUrl('file:///etc/passwd', { allowPrivate: true, maxBytes: 1000 })).rejects.toThrow(
+      /http or https/,
+    );
     const fetched = await fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: true, maxBytes: 1000 });
     expect(fetched.contentType).toBe('image/png');
-    await expect(fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: true, maxBytes: 10 })).rejects.toThrow(/larger than 10 bytes/);
+    await expect(fetchUrl(`${filesUrl}/logo.png`, { allowPrivate: true, maxBytes: 10 })).rejects.toThrow(
+      /larger than 10 bytes/,
+    );
   });
 });
 
@@ -286,31 +363,49 @@ describe('reviews and merges', () => {
     const { spaceId } = await freshSpace('CR cycle');
     const cr = await openRequest(spaceId, 'Add the glossary', dee);
     await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-      changes: [{ operation: 'insert_page', document: { markdown: '# Glossary\n\nA zygomorphic flower has one plane of symmetry.\n' } }],
+      changes: [
+        {
+          operation: 'insert_page',
+          document: { markdown: '# Glossary\n\nA zygomorphic flower has one plane of symmetry.\n' },
+        },
+      ],
     });
     await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [{ operation: 'insert_page', document: { markdown: '# Index\n\nEvery term.\n' } }],
     });
     // Its changes are everything it did since it branched, not its last batch alone.
     const changes = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/changes`)).body.changes;
-    expect(changes.map((change: { type: string; page?: { title: string } }) => [change.type, change.page?.title])).toEqual([
+    expect(
+      changes.map((change: { type: string; page?: { title: string } }) => [change.type, change.page?.title]),
+    ).toEqual([
       ['page_created', 'Glossary'],
       ['page_created', 'Index'],
     ]);
-    const requested = await dee.post(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`, { users: [p.userId(U.cy)] });
+    const requested = await dee.post(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`, {
+      users: [p.userId(U.cy)],
+    });
     expect(requested.status).toBe(200);
-    expect(requested.body.users).toMatchObject([{ object: 'change-request-requested-reviewer', kind: 'user', user: { id: p.userId(U.cy) } }]);
+    expect(requested.body.users).toMatchObject([
+      { object: 'change-request-requested-reviewer', kind: 'user', user: { id: p.userId(U.cy) } },
+    ]);
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.status).toBe('open');
     const inbox = await ada.get(`/spaces/${spaceId}/change-requests`, { requestedReviewer: p.userId(U.cy) });
     expect(inbox.body.items.map((item: { id: string }) => item.id)).toEqual([cr]);
 
-    expect((await dee.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'approved' })).status).toBe(403);
+    expect((await dee.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'approved' })).status).toBe(
+      403,
+    );
     const review = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, {
       status: 'approved',
       comment: { object: 'document', data: {}, nodes: [paragraph('Looks good', 'c1')] },
     });
     expect(review.status).toBe(201);
-    expect(review.body).toMatchObject({ status: 'approved', reviewer: { id: p.userId(U.cy) }, requestedBy: { id: p.userId(U.dee) }, outdated: false });
+    expect(review.body).toMatchObject({
+      status: 'approved',
+      reviewer: { id: p.userId(U.cy) },
+      requestedBy: { id: p.userId(U.dee) },
+      outdated: false,
+    });
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/reviews`)).body.items).toHaveLength(1);
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`)).body.items).toHaveLength(0);
     const contributors = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/contributors`)).body.items;
@@ -322,16 +417,29 @@ describe('reviews and merges', () => {
     const space = (await ada.get(`/spaces/${spaceId}`)).body;
     expect(space.revision).toBe(merged.body.revision);
     const request = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body;
-    expect(request).toMatchObject({ status: 'merged', revisionMerged: merged.body.revision, mergedBy: { id: p.userId(U.cy) }, outdated: false });
+    expect(request).toMatchObject({
+      status: 'merged',
+      revisionMerged: merged.body.revision,
+      mergedBy: { id: p.userId(U.cy) },
+      outdated: false,
+    });
     const revision = (await ada.get(`/spaces/${spaceId}/revisions/${merged.body.revision}`)).body;
     expect(revision).toMatchObject({ type: 'merge', parents: [request.revisionInitial, request.revision] });
-    const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages.map((page: { title: string }) => page.title);
+    const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages.map(
+      (page: { title: string }) => page.title,
+    );
     expect(pages).toEqual(['Guide', 'Glossary', 'Index']);
     const found = await ada.get(`/spaces/${spaceId}/search`, { query: 'zygomorphic' });
     expect(found.body.items.map((item: { title: string }) => item.title)).toEqual(['Glossary']);
 
     expect((await dee.patch(`/spaces/${spaceId}/change-requests/${cr}`, { subject: 'Again' })).status).toBe(409);
-    expect((await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', document: {} }] })).status).toBe(409);
+    expect(
+      (
+        await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+          changes: [{ operation: 'insert_page', document: {} }],
+        })
+      ).status,
+    ).toBe(409);
     expect((await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)).status).toBe(409);
   });
 
@@ -340,15 +448,31 @@ describe('reviews and merges', () => {
     const first = await openRequest(spaceId, 'First');
     const second = await openRequest(spaceId, 'Second');
     await ada.post(`/spaces/${spaceId}/change-requests/${first}/content`, {
-      changes: [{ operation: 'update_page', page: pageId, document: { markdown: '# Guide\n\nAlpha, by the first.\n\nBeta paragraph.\n\nGamma paragraph.\n' } }],
+      changes: [
+        {
+          operation: 'update_page',
+          page: pageId,
+          document: { markdown: '# Guide\n\nAlpha, by the first.\n\nBeta paragraph.\n\nGamma paragraph.\n' },
+        },
+      ],
     });
     await ada.post(`/spaces/${spaceId}/change-requests/${second}/content`, {
-      changes: [{ operation: 'update_page', page: pageId, document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma, by the second.\n' } }],
+      changes: [
+        {
+          operation: 'update_page',
+          page: pageId,
+          document: { markdown: '# Guide\n\nAlpha paragraph.\n\nBeta paragraph.\n\nGamma, by the second.\n' },
+        },
+      ],
     });
     expect((await ada.post(`/spaces/${spaceId}/change-requests/${first}/merge`)).body.result).toBe('merge');
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body.outdated).toBe(true);
     expect((await ada.post(`/spaces/${spaceId}/change-requests/${second}/merge`)).body.result).toBe('merge');
-    expect(await pageText(spaceId, pageId)).toEqual(['Alpha, by the first.', 'Beta paragraph.', 'Gamma, by the second.']);
+    expect(await pageText(spaceId, pageId)).toEqual([
+      'Alpha, by the first.',
+      'Beta paragraph.',
+      'Gamma, by the second.',
+    ]);
     const live = (await ada.get(`/spaces/${spaceId}/content/page/${pageId}`, { format: 'document' })).body.document;
     expect(live.nodes.map((node: { key: string }) => node.key)).toEqual(keys);
   });
@@ -359,7 +483,13 @@ describe('reviews and merges', () => {
     const second = await openRequest(spaceId, 'Second');
     const edit = (cr: string, text: string) =>
       ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-        changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Guide\n\nAlpha paragraph.\n\n${text}\n\nGamma paragraph.\n` } }],
+        changes: [
+          {
+            operation: 'update_page',
+            page: pageId,
+            document: { markdown: `# Guide\n\nAlpha paragraph.\n\n${text}\n\nGamma paragraph.\n` },
+          },
+        ],
       });
     await edit(first, 'Beta by the first.');
     await edit(second, 'Beta by the second.');
@@ -369,7 +499,11 @@ describe('reviews and merges', () => {
 
     const refused = await ada.post(`/spaces/${spaceId}/change-requests/${second}/merge`);
     expect(refused.status).toBe(200);
-    expect(refused.body).toEqual({ revision: secondRevision, result: 'conflicts', conflicts: [{ page: pageId, block: keys[1] }] });
+    expect(refused.body).toEqual({
+      revision: secondRevision,
+      result: 'conflicts',
+      conflicts: [{ page: pageId, block: keys[1] }],
+    });
     expect((await ada.get(`/spaces/${spaceId}`)).body.revision).toBe(live);
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body.status).toBe('draft');
 
@@ -378,7 +512,12 @@ describe('reviews and merges', () => {
     const request = (await ada.get(`/spaces/${spaceId}/change-requests/${second}`)).body;
     expect(request).toMatchObject({ revision: updated.body.revision, revisionMergedAncestor: live, outdated: false });
     expect((await ada.get(`/spaces/${spaceId}/revisions/${updated.body.revision}`)).body.type).toBe('update');
-    expect(await pageText(spaceId, pageId, second)).toEqual(['Alpha paragraph.', 'Beta by the second.', 'Beta by the first.', 'Gamma paragraph.']);
+    expect(await pageText(spaceId, pageId, second)).toEqual([
+      'Alpha paragraph.',
+      'Beta by the second.',
+      'Beta by the first.',
+      'Gamma paragraph.',
+    ]);
 
     // The author keeps one version, then the merge is clean.
     await edit(second, 'Beta by both.');
@@ -391,15 +530,21 @@ describe('reviews and merges', () => {
     const requests = await Promise.all(['One', 'Two', 'Three'].map((subject) => openRequest(spaceId, subject)));
     for (const [i, cr] of requests.entries()) {
       await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-        changes: [{ operation: 'insert_page', into: pageId, document: { markdown: `# Part ${i + 1}\n\nText ${i + 1}.\n` } }],
+        changes: [
+          { operation: 'insert_page', into: pageId, document: { markdown: `# Part ${i + 1}\n\nText ${i + 1}.\n` } },
+        ],
       });
     }
     const answers = await Promise.all(requests.map((cr) => ada.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)));
     expect(answers.map((answer) => answer.body.result)).toEqual(['merge', 'merge', 'merge']);
-    const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages[0].pages.map((page: { title: string }) => page.title);
+    const pages = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages[0].pages.map(
+      (page: { title: string }) => page.title,
+    );
     expect([...pages].sort()).toEqual(['Part 1', 'Part 2', 'Part 3']);
     // Each merge revision has the one before as its first parent: a chain, nothing merged over.
-    const revisions = await Promise.all(answers.map((answer) => ada.get(`/spaces/${spaceId}/revisions/${answer.body.revision}`)));
+    const revisions = await Promise.all(
+      answers.map((answer) => ada.get(`/spaces/${spaceId}/revisions/${answer.body.revision}`)),
+    );
     const ids = new Set(answers.map((answer) => answer.body.revision));
     const chained = revisions.filter((revision) => ids.has(revision.body.parents[0]));
     expect(chained).toHaveLength(2);
@@ -418,14 +563,18 @@ describe('reviews and merges', () => {
       },
     });
     const cr = await openRequest(spaceId, '', dee);
-    await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', document: { markdown: '# Rules\n' } }] });
+    await dee.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Rules\n' } }],
+    });
     const noSubject = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);
     expect(noSubject.status).toBe(412);
     expect(noSubject.body.error.message).toMatch(/require_change_request_subject/);
     await dee.patch(`/spaces/${spaceId}/change-requests/${cr}`, { subject: 'Rules page' });
     const noReview = await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);
     expect(noReview.status).toBe(412);
-    expect(noReview.body.error.message).toMatch(/Merge rule require_specific_reviewers is not met: it needs the approval of/);
+    expect(noReview.body.error.message).toMatch(
+      /Merge rule require_specific_reviewers is not met: it needs the approval of/,
+    );
     await cy.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'changes-requested' });
     expect((await cy.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)).status).toBe(412);
     await cy.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'approved' });
@@ -433,7 +582,9 @@ describe('reviews and merges', () => {
 
     const bypassed = await openRequest(spaceId, '', dee);
     expect((await ada.post(`/spaces/${spaceId}/change-requests/${bypassed}/merge`)).body.result).toBe('merge');
-    const unknownRule = await ada.patch(`/spaces/${spaceId}`, { mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] } });
+    const unknownRule = await ada.patch(`/spaces/${spaceId}`, {
+      mergeRules: { type: 'rules', rules: [{ rule: 'custom', expression: 'true' }] },
+    });
     expect(unknownRule.status).toBe(400);
   });
 });
@@ -441,7 +592,10 @@ describe('reviews and merges', () => {
 describe('templates and PDF', () => {
   it('applies a template to a new change request and to the live content, as new pages', async () => {
     const { spaceId } = await freshSpace('CR templates');
-    const created = await ada.post(`/spaces/${spaceId}/change-requests`, { subject: 'Changelog', template: { id: 'changelog' } });
+    const created = await ada.post(`/spaces/${spaceId}/change-requests`, {
+      subject: 'Changelog',
+      template: { id: 'changelog' },
+    });
     expect(created.status).toBe(201);
     const pages = (await ada.get(`/spaces/${spaceId}/change-requests/${created.body.id}/content/pages`)).body.pages;
     expect(pages.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Changelog']);
@@ -450,8 +604,14 @@ describe('templates and PDF', () => {
     const applied = await ada.post(`/spaces/${spaceId}/content/template`, { id: 'getting-started' });
     expect(applied.status).toBe(201);
     const live = (await ada.get(`/spaces/${spaceId}/content/pages`)).body.pages;
-    expect(live.map((page: { title: string }) => page.title)).toEqual(['Guide', 'Introduction', 'Quickstart', 'Core concepts']);
-    const intro = (await ada.get(`/spaces/${spaceId}/content/page/${live[1].id}`, { format: 'document' })).body.document;
+    expect(live.map((page: { title: string }) => page.title)).toEqual([
+      'Guide',
+      'Introduction',
+      'Quickstart',
+      'Core concepts',
+    ]);
+    const intro = (await ada.get(`/spaces/${spaceId}/content/page/${live[1].id}`, { format: 'document' })).body
+      .document;
     expect(JSON.stringify(intro)).toContain(JSON.stringify({ kind: 'page', page: live[2].id }));
     const unknown = await ada.post(`/spaces/${spaceId}/content/template`, { id: 'nope' });
     expect(unknown.status).toBe(400);
@@ -468,8 +628,14 @@ describe('templates and PDF', () => {
     expect(answer.status).toBe(200);
     const pdf = await fetch(answer.body.url);
     expect(pdf.status).toBe(200);
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
-    expect(new URL(answer.body.url).searchParams.get('revision')).toBe((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision);
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    expect(new URL(answer.body.url).searchParams.get('revision')).toBe(
+      (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision,
+    );
   });
 });
 
@@ -477,9 +643,13 @@ describe('demo change requests', () => {
   it('shows change requests in every state on "Getting started": merged, outdated, conflicting, reviewed, draft, archived', async () => {
     const spaceId = p.spaceId('Getting started');
     const all = await Promise.all(
-      (['draft', 'open', 'archived', 'merged'] as const).map(async (status) => (await ada.get(`/spaces/${spaceId}/change-requests`, { status })).body.items),
+      (['draft', 'open', 'archived', 'merged'] as const).map(
+        async (status) => (await ada.get(`/spaces/${spaceId}/change-requests`, { status })).body.items,
+      ),
     );
-    const [drafts, open, archived, merged] = all as Array<Array<{ id: string; subject: string; outdated: boolean; conversationsIssuesCluster?: string }>>;
+    const [drafts, open, archived, merged] = all as Array<
+      Array<{ id: string; subject: string; outdated: boolean; conversationsIssuesCluster?: string }>
+    >;
     expect(drafts!.length).toBeGreaterThanOrEqual(1);
     expect(archived!.length).toBeGreaterThanOrEqual(1);
     expect(merged!.length).toBeGreaterThanOrEqual(1);
@@ -489,11 +659,19 @@ describe('demo change requests', () => {
     expect(space.changeRequests).toBe(drafts!.length + open!.length + archived!.length + merged!.length);
 
     // One of the outdated requests conflicts with what was merged; merging it changes nothing.
-    const outcomes = await Promise.all(open!.filter((item) => item.outdated).map((item) => ada.post(`/spaces/${spaceId}/change-requests/${item.id}/update`)));
+    const outcomes = await Promise.all(
+      open!
+        .filter((item) => item.outdated)
+        .map((item) => ada.post(`/spaces/${spaceId}/change-requests/${item.id}/update`)),
+    );
     expect(outcomes.map((outcome) => outcome.body.result).sort()).toEqual(['conflicts', 'update']);
     const reviewed = open!.find((item) => item.conversationsIssuesCluster)!;
-    expect((await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/reviews`)).body.items).toMatchObject([{ status: 'approved' }]);
-    expect((await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/requested-reviewers`)).body.items).toHaveLength(1);
+    expect((await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/reviews`)).body.items).toMatchObject([
+      { status: 'approved' },
+    ]);
+    expect(
+      (await ada.get(`/spaces/${spaceId}/change-requests/${reviewed.id}/requested-reviewers`)).body.items,
+    ).toHaveLength(1);
   });
 });
 
@@ -501,17 +679,29 @@ describe('hostile and awkward input', () => {
   it('refuses markdown nested too deeply with a 400 naming the field, quickly', async () => {
     const { spaceId, pageId } = await freshSpace('CR deep markdown');
     const cr = await openRequest(spaceId, 'Deep');
-    for (const markdown of ['>'.repeat(2000) + ' hi', `${'['.repeat(8000)}x${'](y)'.repeat(8000)}`, `${'  '.repeat(100)}* deep`]) {
+    for (const markdown of [
+      `${'>'.repeat(2000)} hi`,
+      `${'['.repeat(8000)}x${'](y)'.repeat(8000)}`,
+      `${'  '.repeat(100)}* deep`,
+    ]) {
       const answer = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
         changes: [{ operation: 'update_page', page: pageId, document: { markdown } }],
       });
       expect(answer.status).toBe(400);
-      expect(answer.body.error.message).toMatch(/"changes\.0\.document\.markdown": markdown .*nested more than 32 levels/);
+      expect(answer.body.error.message).toMatch(
+        /"changes\.0\.document\.markdown": markdown .*nested more than 32 levels/,
+      );
       expect(answer.body.error).toMatchObject({ limit: 'markdownNesting', max: 32 });
     }
     // Ordinary brackets, however many, are fine.
     const fine = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-      changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Guide\n\n${'a[i] '.repeat(500)}\n\n${'[unclosed '.repeat(40)}\n` } }],
+      changes: [
+        {
+          operation: 'update_page',
+          page: pageId,
+          document: { markdown: `# Guide\n\n${'a[i] '.repeat(500)}\n\n${'[unclosed '.repeat(40)}\n` },
+        },
+      ],
     });
     expect(fine.status).toBe(200);
   });
@@ -520,26 +710,38 @@ describe('hostile and awkward input', () => {
     const { spaceId } = await freshSpace('CR many paragraphs');
     const cr = await openRequest(spaceId, 'Many');
     const insert = (markdown: string) =>
-      ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', title: 'Long', document: { markdown } }] }, { compat: false });
+      ada.post(
+        `/spaces/${spaceId}/change-requests/${cr}/content`,
+        { changes: [{ operation: 'insert_page', title: 'Long', document: { markdown } }] },
+        { compat: false },
+      );
     // 25,000 paragraphs of one text each: 50,000 nodes, the budget exactly.
     const accepted = await insert('a\n\n'.repeat(25_000));
     expect(accepted.status).toBe(200);
     const pageId = accepted.body.changes[0].page.id as string;
-    const page = await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { format: 'document' });
+    const page = await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, {
+      format: 'document',
+    });
     expect(page.body.document.nodes).toHaveLength(25_000);
     // One more paragraph: past the budget by 2 nodes.
     const refused = await insert('a\n\n'.repeat(25_001));
     expect(refused.status).toBe(413);
     expect(refused.body.error).toEqual({
       code: 413,
-      message: 'Invalid body field "changes.0.document.markdown": the markdown parses into more than 50000 nodes (50002 in its first 75003 characters), the limit is 50000',
+      message:
+        'Invalid body field "changes.0.document.markdown": the markdown parses into more than 50000 nodes (50002 in its first 75003 characters), the limit is 50000',
       limit: 'markdownNodes',
       value: 50_002,
       max: 50_000,
     });
     const bytes = await insert('a'.repeat(1024 * 1024 + 1));
     expect(bytes.status).toBe(413);
-    expect(bytes.body.error).toMatchObject({ code: 413, limit: 'markdownBytes', value: 1024 * 1024 + 1, max: 1024 * 1024 });
+    expect(bytes.body.error).toMatchObject({
+      code: 413,
+      limit: 'markdownBytes',
+      value: 1024 * 1024 + 1,
+      max: 1024 * 1024,
+    });
     const pages = await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`);
     expect(pages.body.pages.map((entry: { title: string }) => entry.title)).toEqual(['Guide', 'Long']);
   }, 60_000);
@@ -547,14 +749,19 @@ describe('hostile and awkward input', () => {
   it('refuses a JSON document over its node budget with a coded 413', async () => {
     const { spaceId, pageId } = await freshSpace('CR big JSON');
     const cr = await openRequest(spaceId, 'Big JSON');
-    const nodes = Array.from({ length: 50_001 }, () => ({ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'a' }] }] }));
+    const nodes = Array.from({ length: 50_001 }, () => ({
+      object: 'block',
+      type: 'paragraph',
+      nodes: [{ object: 'text', leaves: [{ text: 'a' }] }],
+    }));
     const answer = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [{ operation: 'update_page', page: pageId, document: { document: { object: 'document', nodes } } }],
     });
     expect(answer.status).toBe(413);
     expect(answer.body.error).toEqual({
       code: 413,
-      message: 'Invalid body field "changes.0.document.document": the document has more than 100000 nodes, the limit is 100000',
+      message:
+        'Invalid body field "changes.0.document.document": the document has more than 100000 nodes, the limit is 100000',
       limit: 'documentNodes',
       value: 100_001,
       max: 100_000,
@@ -586,14 +793,20 @@ describe('hostile and awkward input', () => {
       ],
     });
     expect(answer.status).toBe(200);
-    const slugs = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages.map((page: { slug: string }) => page.slug);
+    const slugs = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages.map(
+      (page: { slug: string }) => page.slug,
+    );
     expect(slugs).toEqual(['guide-2', 'guide']);
   });
 
   it('limits the files of one batch, and serves uploaded files that are not images as attachments', async () => {
     const { spaceId } = await freshSpace('CR file limits');
     const cr = await openRequest(spaceId, 'Files');
-    const file = (n: number) => ({ name: `f${n}.txt`, contentType: 'text/plain', base64: Buffer.from(`file ${n}`).toString('base64') });
+    const file = (n: number) => ({
+      name: `f${n}.txt`,
+      contentType: 'text/plain',
+      base64: Buffer.from(`file ${n}`).toString('base64'),
+    });
     const tooMany = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [
         { operation: 'insert_files', files: Array.from({ length: 20 }, (_, n) => file(n)) },
@@ -604,7 +817,20 @@ describe('hostile and awkward input', () => {
     expect(tooMany.body.error.message).toMatch(/at most 20 files, this one inserts 21/);
     const html = await ada.post(
       `/spaces/${spaceId}/change-requests/${cr}/content`,
-      { changes: [{ operation: 'insert_files', files: [{ name: 'page.html', contentType: 'text/html', base64: Buffer.from('<script>alert(1)</script>').toString('base64') }] }] },
+      {
+        changes: [
+          {
+            operation: 'insert_files',
+            files: [
+              {
+                name: 'page.html',
+                contentType: 'text/html',
+                base64: Buffer.from('<script>alert(1)</script>').toString('base64'),
+              },
+            ],
+          },
+        ],
+      },
       { compat: false },
     );
     const download = await fetch(html.body.insertedFiles[0].downloadURL);
@@ -614,10 +840,13 @@ describe('hostile and awkward input', () => {
   });
 
   it('hides the revisions of change requests, and whom a merge came from, from readers outside the space', async () => {
-    const spaceId = (await ada.post('/orgs/acme/spaces', { title: 'CR public history', visibility: 'public' })).body.id as string;
+    const spaceId = (await ada.post('/orgs/acme/spaces', { title: 'CR public history', visibility: 'public' })).body
+      .id as string;
     await ada.patch(`/spaces/${spaceId}`, { mergeRules: { type: 'none' } });
     const cr = await openRequest(spaceId, 'Secret plan');
-    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'insert_page', document: { markdown: '# Draft\n' } }] });
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'insert_page', document: { markdown: '# Draft\n' } }],
+    });
     const draft = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision;
     const outsider = as(U.hana);
     expect((await outsider.get(`/spaces/${spaceId}/revisions/${draft}`)).status).toBe(404);
@@ -638,24 +867,45 @@ describe('adaptive content conditions of pages', () => {
     await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [
         { operation: 'update_page', page: pageId, condition: 'visitor.claims.unsigned.beta' },
-        { operation: 'insert_page', document: { markdown: '---\nif: visitor.claims.plan == "pro"\n---\n# Pro only\n' } },
+        {
+          operation: 'insert_page',
+          document: { markdown: '---\nif: visitor.claims.plan == "pro"\n---\n# Pro only\n' },
+        },
       ],
     });
     const pages = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages;
-    expect(pages.map((page: { condition?: string }) => page.condition)).toEqual(['visitor.claims.unsigned.beta', 'visitor.claims.plan == "pro"']);
-    const markdown = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pages[1].id}`, { format: 'markdown' })).body.markdown;
+    expect(pages.map((page: { condition?: string }) => page.condition)).toEqual([
+      'visitor.claims.unsigned.beta',
+      'visitor.claims.plan == "pro"',
+    ]);
+    const markdown = (
+      await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pages[1].id}`, { format: 'markdown' })
+    ).body.markdown;
     expect(markdown).toMatch(/^---\nif: visitor.claims.plan == "pro"\n---/);
     const hostile = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-      changes: [{ operation: 'update_page', page: pageId, condition: 'visitor.constructor.constructor("return process")()' }],
+      changes: [
+        { operation: 'update_page', page: pageId, condition: 'visitor.constructor.constructor("return process")()' },
+      ],
     });
     expect(hostile.status).toBe(400);
-    expect(hostile.body.error.message).toMatch(/"changes\.0\.condition": is not a condition the platform can evaluate: "constructor" cannot be read/);
+    expect(hostile.body.error.message).toMatch(
+      /"changes\.0\.condition": is not a condition the platform can evaluate: "constructor" cannot be read/,
+    );
     const frontMatter = await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
-      changes: [{ operation: 'insert_page', document: { markdown: '---\nif: visitor.claims.list.includes("x")\n---\n# Nope\n' } }],
+      changes: [
+        {
+          operation: 'insert_page',
+          document: { markdown: '---\nif: visitor.claims.list.includes("x")\n---\n# Nope\n' },
+        },
+      ],
     });
     expect(frontMatter.status).toBe(400);
-    expect(frontMatter.body.error.message).toMatch(/front matter "if" is not a condition the platform can evaluate: calls are not allowed/);
-    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, { changes: [{ operation: 'update_page', page: pageId, condition: '' }] });
+    expect(frontMatter.body.error.message).toMatch(
+      /front matter "if" is not a condition the platform can evaluate: calls are not allowed/,
+    );
+    await ada.post(`/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, condition: '' }],
+    });
     const after = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`)).body;
     expect(after).not.toHaveProperty('condition');
   });

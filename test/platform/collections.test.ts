@@ -86,7 +86,13 @@ describe('GET /orgs/{organizationId}/collections', () => {
   });
 
   it('rejects invalid page, limit and nested values', async () => {
-    const queries: Array<Record<string, string | number>> = [{ limit: 0 }, { limit: 1001 }, { limit: 'many' }, { page: 'not a token!' }, { nested: 'maybe' }];
+    const queries: Array<Record<string, string | number>> = [
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: 'many' },
+      { page: 'not a token!' },
+      { nested: 'maybe' },
+    ];
     for (const query of queries) {
       const answer = await p.api('GET', '/orgs/acme/collections', { query });
       expect(answer.status, JSON.stringify(query)).toBe(400);
@@ -102,7 +108,12 @@ describe('GET /orgs/{organizationId}/collections', () => {
     const answer = await p.api('GET', '/orgs/acme/collections', as(U.gus));
     expect(answer.status).toBe(200);
     expect(ids(answer)).toEqual([C.guides, C.advanced]);
-    expect(answer.body.items[0].permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+    expect(answer.body.items[0].permissions).toEqual({
+      view: true,
+      admin: false,
+      viewInviteLinks: false,
+      create: false,
+    });
   });
 
   it('is a 404 for a non-member and for an unknown organization', async () => {
@@ -138,7 +149,12 @@ describe('GET /collections/{collectionId}', () => {
 describe('POST /orgs/{organizationId}/collections', () => {
   it('creates a collection at the end of the root', async () => {
     const created = await createCollection({ title: 'Release process' });
-    expect(created).toMatchObject({ object: 'collection', title: 'Release process', organization: 'acme', defaultLevel: 'inherit' });
+    expect(created).toMatchObject({
+      object: 'collection',
+      title: 'Release process',
+      organization: 'acme',
+      defaultLevel: 'inherit',
+    });
     expect(created.parent).toBeUndefined();
     expect(created.id).toMatch(/^[A-Za-z0-9]{20}$/);
     const root = await p.api('GET', '/orgs/acme/collections', { query: { nested: false } });
@@ -204,8 +220,15 @@ describe('PATCH /collections/{collectionId}', () => {
       body: { title: 'After', description: 'd'.repeat(100), defaultLevel: 'comment' },
     });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: created.id, title: 'After', description: 'd'.repeat(100), defaultLevel: 'comment' });
-    const cleared = await p.api('PATCH', `/collections/${created.id}`, { body: { description: null, defaultLevel: 'inherit' } });
+    expect(answer.body).toMatchObject({
+      id: created.id,
+      title: 'After',
+      description: 'd'.repeat(100),
+      defaultLevel: 'comment',
+    });
+    const cleared = await p.api('PATCH', `/collections/${created.id}`, {
+      body: { description: null, defaultLevel: 'inherit' },
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body.description).toBeUndefined();
     expect(cleared.body).toMatchObject({ title: 'After', defaultLevel: 'inherit' });
@@ -241,7 +264,9 @@ describe('PATCH /collections/{collectionId}', () => {
       expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
     }
     expect((await p.api('GET', `/collections/${created.id}`)).body.title).toBe('Keeps its title');
-    expect((await p.api('PATCH', `/collections/${created.id}`, { body: { title: ' Trimmed ' } })).body.title).toBe('Trimmed');
+    expect((await p.api('PATCH', `/collections/${created.id}`, { body: { title: ' Trimmed ' } })).body.title).toBe(
+      'Trimmed',
+    );
   });
 
   it('answers the permissions of the role after the update', async () => {
@@ -252,7 +277,9 @@ describe('PATCH /collections/{collectionId}', () => {
     expect(lowered.status).toBe(200);
     expect(lowered.body.defaultLevel).toBe('read');
     expect(lowered.body.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
-    expect(lowered.body.permissions).toEqual((await p.api('GET', `/collections/${created.id}`, as(U.cy))).body.permissions);
+    expect(lowered.body.permissions).toEqual(
+      (await p.api('GET', `/collections/${created.id}`, as(U.cy))).body.permissions,
+    );
   });
 
   it('bumps updatedAt strictly, even for writes within one millisecond', async () => {
@@ -261,14 +288,22 @@ describe('PATCH /collections/{collectionId}', () => {
     p.db.prepare('UPDATE collections SET updated_at = ? WHERE id = ?').run(future, created.id);
     const answer = await p.api('PATCH', `/collections/${created.id}`, { body: { title: 'Stamped again' } });
     expect(answer.status).toBe(200);
-    const stored = p.db.prepare('SELECT updated_at FROM collections WHERE id = ?').get(created.id) as { updated_at: string };
+    const stored = p.db.prepare('SELECT updated_at FROM collections WHERE id = ?').get(created.id) as {
+      updated_at: string;
+    };
     expect(Date.parse(stored.updated_at)).toBeGreaterThan(Date.parse(future));
   });
 
   it('needs admin on the collection', async () => {
-    expect((await p.api('PATCH', `/collections/${C.product}`, { ...as(U.ben), body: { title: 'No' } })).status).toBe(403);
-    expect((await p.api('PATCH', `/collections/${C.guides}`, { ...as(U.gus), body: { title: 'No' } })).status).toBe(403);
-    expect((await p.api('PATCH', `/collections/${C.engineering}`, { ...as(U.gus), body: { title: 'No' } })).status).toBe(404);
+    expect((await p.api('PATCH', `/collections/${C.product}`, { ...as(U.ben), body: { title: 'No' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('PATCH', `/collections/${C.guides}`, { ...as(U.gus), body: { title: 'No' } })).status).toBe(
+      403,
+    );
+    expect(
+      (await p.api('PATCH', `/collections/${C.engineering}`, { ...as(U.gus), body: { title: 'No' } })).status,
+    ).toBe(404);
     expect((await p.api('PATCH', '/collections/nope', { body: { title: 'No' } })).status).toBe(404);
   });
 });
@@ -311,10 +346,19 @@ describe('GET /collections/{collectionId}/spaces', () => {
   it('lists the direct, non-deleted spaces by position', async () => {
     const product = await p.api('GET', `/collections/${C.product}/spaces`);
     expect(product.status).toBe(200);
-    expect(product.body.items.map((s: any) => s.title)).toEqual(['Product overview', 'Release notes', 'Roadmap', 'Pricing FAQ']);
+    expect(product.body.items.map((s: any) => s.title)).toEqual([
+      'Product overview',
+      'Release notes',
+      'Roadmap',
+      'Pricing FAQ',
+    ]);
     expect(product.body.items[0]).toMatchObject({ object: 'space', organization: 'acme', parent: C.product });
     const engineering = await p.api('GET', `/collections/${C.engineering}/spaces`);
-    expect(engineering.body.items.map((s: any) => s.title)).toEqual(['API reference', 'Architecture decisions', 'Runbooks']);
+    expect(engineering.body.items.map((s: any) => s.title)).toEqual([
+      'API reference',
+      'Architecture decisions',
+      'Runbooks',
+    ]);
   });
 
   it('walks the pages with limit=2', async () => {
@@ -328,7 +372,13 @@ describe('GET /collections/{collectionId}/spaces', () => {
   it('follows the caller visibility', async () => {
     const gus = await p.api('GET', `/collections/${C.guides}/spaces`, as(U.gus));
     expect(gus.status).toBe(200);
-    expect(gus.body.items.map((s: any) => s.title)).toEqual(['Getting started', 'Getting started (FR)', 'Tutorials', 'Guide de démarrage', 'Erste Schritte']);
+    expect(gus.body.items.map((s: any) => s.title)).toEqual([
+      'Getting started',
+      'Getting started (FR)',
+      'Tutorials',
+      'Guide de démarrage',
+      'Erste Schritte',
+    ]);
     expect((await p.api('GET', `/collections/${C.product}/spaces`, as(U.gus))).status).toBe(404);
     expect((await p.api('GET', `/collections/${C.product}/spaces`, as(U.hana))).status).toBe(404);
   });
@@ -366,7 +416,9 @@ describe('POST /collections/{collectionId}/move', () => {
       (p.db.prepare(`SELECT position FROM ${table} WHERE id = ?`).get(id) as { position: number }).position;
     expect(positionOf('collections', C.internal)).toBeLessThan(positionOf('collections', moving.id));
     expect(positionOf('collections', moving.id)).toBeLessThan(positionOf('spaces', spaceId('Company handbook')));
-    expect(positionOf('spaces', spaceId('Company handbook'))).toBeLessThan(positionOf('spaces', spaceId('Status page')));
+    expect(positionOf('spaces', spaceId('Company handbook'))).toBeLessThan(
+      positionOf('spaces', spaceId('Status page')),
+    );
   });
 
   it('moves into another parent, at the end or at a position', async () => {
@@ -417,7 +469,10 @@ describe('POST /collections/{collectionId}/move', () => {
       [C.product, { position: { after: { type: 'space', space: spaceId('Runbooks') } } }],
       [C.product, { position: { after: { type: 'space', space: 'nope' } } }],
       [C.product, { position: {} }],
-      [C.product, { position: { before: { type: 'space', space: C.engineering }, after: { type: 'space', space: C.internal } } }],
+      [
+        C.product,
+        { position: { before: { type: 'space', space: C.engineering }, after: { type: 'space', space: C.internal } } },
+      ],
       [C.product, {}],
       [C.product, { parent: C.internal, extra: 1 }],
     ];
@@ -432,9 +487,15 @@ describe('POST /collections/{collectionId}/move', () => {
   it('is a 404 for unknown collections and parents, 403 below admin', async () => {
     expect((await p.api('POST', '/collections/nope/move', { body: { parent: null } })).status).toBe(404);
     expect((await p.api('POST', `/collections/${C.internal}/move`, { body: { parent: 'nope' } })).status).toBe(404);
-    expect((await p.api('POST', `/collections/${C.internal}/move`, { body: { parent: C.globexHandbook } })).status).toBe(404);
-    expect((await p.api('POST', `/collections/${C.engineering}/move`, { ...as(U.gus), body: { parent: null } })).status).toBe(404);
-    expect((await p.api('POST', `/collections/${C.internal}/move`, { ...as(U.ben), body: { parent: C.product } })).status).toBe(403);
+    expect(
+      (await p.api('POST', `/collections/${C.internal}/move`, { body: { parent: C.globexHandbook } })).status,
+    ).toBe(404);
+    expect(
+      (await p.api('POST', `/collections/${C.engineering}/move`, { ...as(U.gus), body: { parent: null } })).status,
+    ).toBe(404);
+    expect(
+      (await p.api('POST', `/collections/${C.internal}/move`, { ...as(U.ben), body: { parent: C.product } })).status,
+    ).toBe(403);
   });
 });
 
@@ -445,8 +506,11 @@ describe('POST /collections/{collectionId}/transfer', () => {
     const space = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Travelling space', parent: inner.id } });
     expect(space.status).toBe(201);
     expect(
-      (await p.api('POST', `/collections/${outer.id}/permissions`, { body: { role: 'edit', teams: [DEMO.teams.writers] } }))
-        .status,
+      (
+        await p.api('POST', `/collections/${outer.id}/permissions`, {
+          body: { role: 'edit', teams: [DEMO.teams.writers] },
+        })
+      ).status,
     ).toBe(204);
     p.db
       .prepare(
@@ -458,8 +522,14 @@ describe('POST /collections/{collectionId}/transfer', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ id: outer.id, organization: 'globex', title: 'Transferred' });
     expect(answer.body.parent).toBeUndefined();
-    expect((await p.api('GET', `/collections/${inner.id}`)).body).toMatchObject({ organization: 'globex', parent: outer.id });
-    expect((await p.api('GET', `/spaces/${space.body.id}`)).body).toMatchObject({ organization: 'globex', parent: inner.id });
+    expect((await p.api('GET', `/collections/${inner.id}`)).body).toMatchObject({
+      organization: 'globex',
+      parent: outer.id,
+    });
+    expect((await p.api('GET', `/spaces/${space.body.id}`)).body).toMatchObject({
+      organization: 'globex',
+      parent: inner.id,
+    });
     expect(ids(await p.api('GET', '/orgs/globex/collections', { query: { nested: false } })).at(-1)).toBe(outer.id);
     expect(ids(await p.api('GET', '/orgs/acme/collections'))).not.toContain(outer.id);
     const teamGrants = p.db
@@ -487,7 +557,9 @@ describe('POST /collections/{collectionId}/transfer', () => {
       )
       .run(space.body.id, eve, new Date().toISOString(), space.body.id, hana, new Date().toISOString());
 
-    expect((await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(200);
+    expect(
+      (await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } })).status,
+    ).toBe(200);
     const grants = p.db
       .prepare(
         "SELECT content_id, principal_id FROM content_permissions WHERE principal_type = 'user' AND content_id IN (?, ?, ?) ORDER BY content_id, principal_id",
@@ -500,29 +572,44 @@ describe('POST /collections/{collectionId}/transfer', () => {
     ].sort((a, b) => (a.content_id < b.content_id ? -1 : a.content_id > b.content_id ? 1 : 0));
     expect(grants).toEqual(expected);
     // Joining Globex later does not bring the old grants back.
-    p.db.prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)").run(finn, new Date().toISOString());
+    p.db
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)")
+      .run(finn, new Date().toISOString());
     expect((await p.api('GET', `/collections/${inner.id}`, as(U.finn))).status).toBe(404);
     p.db.prepare("DELETE FROM members WHERE org_id = 'globex' AND user_id = ?").run(finn);
   });
 
   it('answers 404, 409 and 412 as documented', async () => {
     const created = await createCollection({ title: 'Stays' });
-    expect((await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: 'nope' } })).status).toBe(404);
+    expect(
+      (await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: 'nope' } })).status,
+    ).toBe(404);
     expect((await p.api('POST', '/collections/nope/transfer', { body: { organization: 'globex' } })).status).toBe(404);
-    expect((await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: 'acme' } })).status).toBe(409);
+    expect(
+      (await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: 'acme' } })).status,
+    ).toBe(409);
     expect((await p.api('POST', `/collections/${created.id}/transfer`, { body: {} })).status).toBe(400);
 
     // ben administrates this collection through a grant; he is not in Globex, then only edits there.
     await p.api('POST', `/collections/${created.id}/permissions`, { body: { role: 'admin', users: [userId(U.ben)] } });
-    expect((await p.api('POST', `/collections/${created.id}/transfer`, { ...as(U.ben), body: { organization: 'globex' } })).status).toBe(404);
+    expect(
+      (await p.api('POST', `/collections/${created.id}/transfer`, { ...as(U.ben), body: { organization: 'globex' } }))
+        .status,
+    ).toBe(404);
     p.db
       .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, 'edit', ?)")
       .run(userId(U.ben), new Date().toISOString());
-    const refused = await p.api('POST', `/collections/${created.id}/transfer`, { ...as(U.ben), body: { organization: 'globex' } });
+    const refused = await p.api('POST', `/collections/${created.id}/transfer`, {
+      ...as(U.ben),
+      body: { organization: 'globex' },
+    });
     expect(refused.status).toBe(412);
     expect(refused.body.error.message).toContain('cannot be moved');
     expect((await p.api('GET', `/collections/${created.id}`)).body.organization).toBe('acme');
-    expect((await p.api('POST', `/collections/${C.product}/transfer`, { ...as(U.ben), body: { organization: 'globex' } })).status).toBe(403);
+    expect(
+      (await p.api('POST', `/collections/${C.product}/transfer`, { ...as(U.ben), body: { organization: 'globex' } }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -576,7 +663,9 @@ describe('collection permissions', () => {
     });
     expect(invite.status).toBe(204);
     expect(await aggregate(U.dee)).toBe('admin');
-    expect((await p.api('PATCH', `/collections/${target.id}`, { ...as(U.dee), body: { title: 'Renamed by dee' } })).status).toBe(200);
+    expect(
+      (await p.api('PATCH', `/collections/${target.id}`, { ...as(U.dee), body: { title: 'Renamed by dee' } })).status,
+    ).toBe(200);
     // Team grants are not user grants.
     expect((await p.api('GET', `/collections/${target.id}/permissions/users`)).body.count).toBe(0);
   });
@@ -586,8 +675,12 @@ describe('collection permissions', () => {
     const child = await createCollection({ title: 'For ivy, nested', parent: target.id });
     const ivy = userId(U.ivy);
     expect((await p.api('GET', '/orgs/acme/collections', as(U.ivy))).status).toBe(404);
-    expect((await p.api('POST', `/collections/${target.id}/permissions`, { body: { role: 'read', users: [ivy] } })).status).toBe(204);
-    const member = p.db.prepare("SELECT role FROM members WHERE org_id = 'acme' AND user_id = ?").get(ivy) as { role: string | null };
+    expect(
+      (await p.api('POST', `/collections/${target.id}/permissions`, { body: { role: 'read', users: [ivy] } })).status,
+    ).toBe(204);
+    const member = p.db.prepare("SELECT role FROM members WHERE org_id = 'acme' AND user_id = ?").get(ivy) as {
+      role: string | null;
+    };
     expect(member).toEqual({ role: null });
     const seen = await p.api('GET', '/orgs/acme/collections', as(U.ivy));
     expect(seen.status).toBe(200);
@@ -605,10 +698,14 @@ describe('collection permissions', () => {
     expect((await p.api('POST', path, { body: { role: 'owner', users: [finn] } })).status).toBe(400);
     expect((await p.api('POST', path, { body: { role: 'read', users: [finn], groups: [] } })).status).toBe(400);
     expect((await p.api('POST', path, { ...as(U.cy), body: { role: 'read', users: [finn] } })).status).toBe(403);
-    expect((await p.api('POST', '/collections/nope/permissions', { body: { role: 'read', users: [finn] } })).status).toBe(404);
+    expect(
+      (await p.api('POST', '/collections/nope/permissions', { body: { role: 'read', users: [finn] } })).status,
+    ).toBe(404);
     expect((await p.api('PATCH', `${path}/users/nope`, { body: { role: 'read' } })).status).toBe(404);
     expect((await p.api('PATCH', `${path}/users/${finn}`, { body: {} })).status).toBe(400);
-    expect((await p.api('PATCH', `${path}/users/${finn}`, { ...as(U.finn), body: { role: 'admin' } })).status).toBe(403);
+    expect((await p.api('PATCH', `${path}/users/${finn}`, { ...as(U.finn), body: { role: 'admin' } })).status).toBe(
+      403,
+    );
     expect((await p.api('DELETE', `${path}/users/${finn}`, as(U.finn))).status).toBe(403);
     expect((await p.api('GET', '/collections/nope/permissions/users')).status).toBe(404);
     expect((await p.api('GET', `/collections/${C.engineering}/permissions/users`, as(U.gus))).status).toBe(404);
@@ -633,7 +730,9 @@ describe('collection permissions', () => {
     ]);
     const guides = await p.api('GET', `/collections/${C.guides}/permissions/aggregate`, { query: { role: 'read' } });
     expect(guides.body.items.map((item: any) => item.user.email)).toEqual([U.finn, U.gus]);
-    const internal = await p.api('GET', `/collections/${C.internal}/permissions/aggregate`, { query: { role: 'review' } });
+    const internal = await p.api('GET', `/collections/${C.internal}/permissions/aggregate`, {
+      query: { role: 'review' },
+    });
     expect(internal.body.items.map((item: any) => item.user.email)).toEqual([U.cy, U.finn]);
 
     const walked = await walk(`/collections/${C.engineering}/permissions/aggregate`, 2);
@@ -642,7 +741,9 @@ describe('collection permissions', () => {
     expect(walked.items.map((item) => item.user.displayName)).toEqual(
       engineering.body.items.map((item: any) => item.user.displayName),
     );
-    expect((await p.api('GET', `/collections/${C.guides}/permissions/aggregate`, { query: { role: 'owner' } })).status).toBe(400);
+    expect(
+      (await p.api('GET', `/collections/${C.guides}/permissions/aggregate`, { query: { role: 'owner' } })).status,
+    ).toBe(400);
     expect((await p.api('GET', `/collections/${C.engineering}/permissions/aggregate`, as(U.gus))).status).toBe(404);
   });
 });

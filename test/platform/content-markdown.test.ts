@@ -44,7 +44,12 @@ import {
   type Table,
   orderIndex,
 } from '../../src/platform/content/document.js';
-import { documentToMarkdown, markdownToDocument, stableRefs, type RefResolver } from '../../src/platform/content/markdown.js';
+import {
+  documentToMarkdown,
+  markdownToDocument,
+  stableRefs,
+  type RefResolver,
+} from '../../src/platform/content/markdown.js';
 import { documentSections, documentText } from '../../src/platform/content/text.js';
 
 /** Markdown → document → markdown keeps the document (keys included) and is a fixed point. */
@@ -64,58 +69,204 @@ const file = (id: string) => ({ kind: 'file' as const, file: id });
 const url = (href: string) => ({ kind: 'url' as const, url: href });
 
 /** A document without keys and anchors. */
-const strip = (document: unknown) => JSON.parse(JSON.stringify(document, (key, value) => (key === 'key' || key === 'meta' ? undefined : value)));
+const strip = (document: unknown) =>
+  JSON.parse(JSON.stringify(document, (key, value) => (key === 'key' || key === 'meta' ? undefined : value)));
 
 describe('round trip of each block and inline', () => {
   const cases: Array<[string, Block[]]> = [
     ['paragraph', [paragraph('Hello world.')]],
-    ['bold, italic, code, strikethrough', [paragraph(text(leaf('Use '), leaf('bold', 'bold'), leaf(' and '), leaf('italic', 'italic'), leaf(', '), leaf('npm i', 'code'), leaf(' or '), leaf('gone', 'strikethrough'), leaf('.')))]],
-    ['nested marks', [paragraph(text(leaf('all ', 'bold'), leaf('of', 'bold', 'italic'), leaf(' it', 'bold'), leaf(' then '), leaf('bold code', 'bold', 'code')))]],
-    ['keyboard, color, superscript, subscript', [paragraph(text(leaf('Press '), leaf('Ctrl', 'keyboard'), leaf(' then '), leaf('red', mark('color', { text: 'red', background: 'yellow' })), leaf(' x'), leaf('2', 'superscript'), leaf(' H'), leaf('2', 'subscript'), leaf('O')))]],
+    [
+      'bold, italic, code, strikethrough',
+      [
+        paragraph(
+          text(
+            leaf('Use '),
+            leaf('bold', 'bold'),
+            leaf(' and '),
+            leaf('italic', 'italic'),
+            leaf(', '),
+            leaf('npm i', 'code'),
+            leaf(' or '),
+            leaf('gone', 'strikethrough'),
+            leaf('.'),
+          ),
+        ),
+      ],
+    ],
+    [
+      'nested marks',
+      [
+        paragraph(
+          text(
+            leaf('all ', 'bold'),
+            leaf('of', 'bold', 'italic'),
+            leaf(' it', 'bold'),
+            leaf(' then '),
+            leaf('bold code', 'bold', 'code'),
+          ),
+        ),
+      ],
+    ],
+    [
+      'keyboard, color, superscript, subscript',
+      [
+        paragraph(
+          text(
+            leaf('Press '),
+            leaf('Ctrl', 'keyboard'),
+            leaf(' then '),
+            leaf('red', mark('color', { text: 'red', background: 'yellow' })),
+            leaf(' x'),
+            leaf('2', 'superscript'),
+            leaf(' H'),
+            leaf('2', 'subscript'),
+            leaf('O'),
+          ),
+        ),
+      ],
+    ],
     ['line break in a paragraph', [paragraph('first line\nsecond line')]],
     ['headings', [heading(1, 'Install'), heading(2, 'On macOS'), heading(3, 'With Homebrew'), paragraph('Text.')]],
-    ['heading anchors', [heading(1, 'Configure', 'config'), heading(2, 'Options', 'all-options'), heading(3, 'Same', 'same')]],
+    [
+      'heading anchors',
+      [heading(1, 'Configure', 'config'), heading(2, 'Options', 'all-options'), heading(3, 'Same', 'same')],
+    ],
     ['duplicate headings', [heading(2, 'Example'), heading(2, 'Example')]],
     ['ordered list', [listOrdered(['Download', 'Install', 'Run'])]],
     ['ordered list with start', [listOrdered(['Third', 'Fourth'], 3)]],
     ['unordered list', [listUnordered(['Apples', 'Pears'])]],
-    ['nested lists', [listUnordered([listItem([paragraph('Fruit'), listOrdered(['Apple', 'Pear'])]), listItem('Vegetables')])]],
-    ['task list', [listTasks([['Write the docs', true], ['Review them', false]])]],
+    [
+      'nested lists',
+      [listUnordered([listItem([paragraph('Fruit'), listOrdered(['Apple', 'Pear'])]), listItem('Vegetables')])],
+    ],
+    [
+      'task list',
+      [
+        listTasks([
+          ['Write the docs', true],
+          ['Review them', false],
+        ]),
+      ],
+    ],
     ['blockquote', [blockquote(['A quote.', blockquote(['Nested.'])])]],
-    ['hint of each style', [hint('info', ['Info.']), hint('warning', ['Careful.']), hint('danger', ['Danger.']), hint('success', ['Done.'])]],
-    ['hint with icon and several blocks', [hint('info', [paragraph('First.'), listUnordered(['a', 'b']), code('echo hi', { syntax: 'bash' })], 'books')]],
+    [
+      'hint of each style',
+      [hint('info', ['Info.']), hint('warning', ['Careful.']), hint('danger', ['Danger.']), hint('success', ['Done.'])],
+    ],
+    [
+      'hint with icon and several blocks',
+      [hint('info', [paragraph('First.'), listUnordered(['a', 'b']), code('echo hi', { syntax: 'bash' })], 'books')],
+    ],
     ['code', [code('const a = 1;\nconsole.log(a);', { syntax: 'javascript' })]],
     ['code without syntax', [code('plain text')]],
-    ['code with options', [code('print(1)', { syntax: 'python', title: 'main.py', overflow: 'wrap', lineNumbers: true, expandable: true })]],
+    [
+      'code with options',
+      [code('print(1)', { syntax: 'python', title: 'main.py', overflow: 'wrap', lineNumbers: true, expandable: true })],
+    ],
     ['code holding a fence', [code('```js\nx\n```', { syntax: 'markdown' })]],
     ['divider', [paragraph('Above.'), divider(), paragraph('Below.')]],
-    ['image from a file with caption', [images([image(file('img1'), { alt: 'Diagram', caption: 'The architecture' })])]],
+    [
+      'image from a file with caption',
+      [images([image(file('img1'), { alt: 'Diagram', caption: 'The architecture' })])],
+    ],
     ['image from a URL', [images([image(url('https://example.com/a.png'), { alt: 'A' })])]],
-    ['image caption with marks', [images([image(file('img1'), { caption: [text(leaf('The '), leaf('big', 'bold'), leaf(' picture'))] })])]],
-    ['several images, framed and aligned', [images([image(file('a')), image(file('b'), { alt: 'B' })], { align: 'left', withFrame: true, fullWidth: true })]],
+    [
+      'image caption with marks',
+      [images([image(file('img1'), { caption: [text(leaf('The '), leaf('big', 'bold'), leaf(' picture'))] })])],
+    ],
+    [
+      'several images, framed and aligned',
+      [images([image(file('a')), image(file('b'), { alt: 'B' })], { align: 'left', withFrame: true, fullWidth: true })],
+    ],
     ['file', [fileBlock(file('pdf1'))]],
     ['file with caption', [fileBlock(file('pdf1'), 'The user guide (PDF)')]],
     ['embed', [embed('https://www.youtube.com/watch?v=abc')]],
     ['embed with caption', [embed('https://github.com/org/repo', 'Source code')]],
-    ['tabs', [tabs([tabsItem('macOS', ['brew install tool']), tabsItem('Windows', [code('choco install tool', { syntax: 'powershell' })], 'windows')])]],
+    [
+      'tabs',
+      [
+        tabs([
+          tabsItem('macOS', ['brew install tool']),
+          tabsItem('Windows', [code('choco install tool', { syntax: 'powershell' })], 'windows'),
+        ]),
+      ],
+    ],
     ['tab titles with quotes', [tabs([tabsItem('Say "hi"', ['Hello.'])])]],
     ['expandable', [expandable('More details', ['Hidden text.', listUnordered(['a'])])]],
-    ['expandable open, title with marks', [expandable([text(leaf('Why '), leaf('this', 'italic'), leaf('?'))], ['Because.'], true)]],
-    ['table', [table(['Name', 'Type', 'Default'], [['port', 'number', '8080'], ['host', 'string', 'localhost']], ['left', 'center', 'right'])]],
-    ['table with rich cells', [table(['Option', 'Notes'], [['`x`', [paragraph(text(leaf('See '), leaf('docs', 'bold'))), paragraph('Second paragraph')]], ['y', [paragraph('line one\nline two | with pipe')]]])]],
-    ['table without header titles', [(() => { const t = table(['', ''], [['a', 'b']]); (t.data.view as { hideHeader: boolean }).hideHeader = true; return t; })()]],
+    [
+      'expandable open, title with marks',
+      [expandable([text(leaf('Why '), leaf('this', 'italic'), leaf('?'))], ['Because.'], true)],
+    ],
+    [
+      'table',
+      [
+        table(
+          ['Name', 'Type', 'Default'],
+          [
+            ['port', 'number', '8080'],
+            ['host', 'string', 'localhost'],
+          ],
+          ['left', 'center', 'right'],
+        ),
+      ],
+    ],
+    [
+      'table with rich cells',
+      [
+        table(
+          ['Option', 'Notes'],
+          [
+            ['`x`', [paragraph(text(leaf('See '), leaf('docs', 'bold'))), paragraph('Second paragraph')]],
+            ['y', [paragraph('line one\nline two | with pipe')]],
+          ],
+        ),
+      ],
+    ],
+    [
+      'table without header titles',
+      [
+        (() => {
+          const t = table(['', ''], [['a', 'b']]);
+          (t.data.view as { hideHeader: boolean }).hideHeader = true;
+          return t;
+        })(),
+      ],
+    ],
     ['math', [mathBlock('E = mc^2'), mathBlock('\\int_0^1 x\\,dx')]],
     ['inline math', [paragraph('The area is ', inlineMath('\\pi r^2'), ' square units.')]],
     ['content-ref to a page', [contentRefBlock(page('p1'))]],
-    ['content-ref to a URL and a space', [contentRefBlock(url('https://example.com')), contentRefBlock({ kind: 'space', space: 's2' })]],
+    [
+      'content-ref to a URL and a space',
+      [contentRefBlock(url('https://example.com')), contentRefBlock({ kind: 'space', space: 's2' })],
+    ],
     ['reusable content', [reusableContent('rc1')]],
-    ['links', [paragraph('See ', link(url('https://example.com'), 'the site'), ', ', link(page('p1'), 'a page'), ', ', link(file('f1'), 'a file'), ', ', link({ kind: 'anchor', anchor: 'install' }, 'an anchor'), ', ', link({ kind: 'space', space: 's1' }, 'a space'), '.')]],
+    [
+      'links',
+      [
+        paragraph(
+          'See ',
+          link(url('https://example.com'), 'the site'),
+          ', ',
+          link(page('p1'), 'a page'),
+          ', ',
+          link(file('f1'), 'a file'),
+          ', ',
+          link({ kind: 'anchor', anchor: 'install' }, 'an anchor'),
+          ', ',
+          link({ kind: 'space', space: 's1' }, 'a space'),
+          '.',
+        ),
+      ],
+    ],
     ['link to an anchor of another page', [paragraph(link({ kind: 'anchor', anchor: 'setup', page: 'p2' }, 'setup'))]],
     ['link with marks', [paragraph(link(url('https://example.com'), text(leaf('bold', 'bold'), leaf(' link'))))]],
     ['autolink', [paragraph(link(url('https://example.com'), 'https://example.com'))]],
     ['emoji', [paragraph('Party ', emoji('1f389'), ' time ', emoji('1f44d'))]],
     ['mention', [paragraph('Ask ', mention(page('p9')), ' or ', mention({ kind: 'user', user: 'u1' }))]],
-    ['literal text that looks like syntax', [paragraph('{% hint style="info" %} is a tag, :tada: a shortcode, <kbd> a tag and *stars* too')]],
+    [
+      'literal text that looks like syntax',
+      [paragraph('{% hint style="info" %} is a tag, :tada: a shortcode, <kbd> a tag and *stars* too')],
+    ],
   ];
   it.each(cases)('%s', (_name, blocks) => {
     expectRoundTrip(documentOf(blocks));
@@ -129,7 +280,10 @@ describe('exported syntax', () => {
       paragraph(text(leaf('a', 'bold'), leaf(' '), leaf('b', 'italic'), leaf(' '), leaf('c', 'strikethrough'))),
       hint('warning', ['Careful.']),
       listUnordered(['x']),
-      listTasks([['done', true], ['todo', false]]),
+      listTasks([
+        ['done', true],
+        ['todo', false],
+      ]),
       listOrdered(['one', 'two']),
       divider(),
       code('x', { syntax: 'js', title: 'a.js' }),
@@ -142,7 +296,12 @@ describe('exported syntax', () => {
       contentRefBlock(page('p3')),
       fileBlock(file('f1')),
     ]);
-    expect(documentToMarkdown(doc, { title: 'Getting started', frontMatter: { description: 'How: to start', hidden: true } })).toBe(
+    expect(
+      documentToMarkdown(doc, {
+        title: 'Getting started',
+        frontMatter: { description: 'How: to start', hidden: true },
+      }),
+    ).toBe(
       [
         '---',
         'description: "How: to start"',
@@ -215,7 +374,10 @@ describe('exported syntax', () => {
   });
 
   it('writes images as figures and tables as GFM tables', () => {
-    const doc = documentOf([images([image(file('i1'), { alt: 'Alt', caption: 'Cap' })]), table(['A', 'B'], [['1', '2']], ['left', 'center'])]);
+    const doc = documentOf([
+      images([image(file('i1'), { alt: 'Alt', caption: 'Cap' })]),
+      table(['A', 'B'], [['1', '2']], ['left', 'center']),
+    ]);
     expect(documentToMarkdown(doc)).toBe(
       '<figure><img src="/files/i1" alt="Alt"><figcaption><p>Cap</p></figcaption></figure>\n\n| A |  B  |\n| - | :-: |\n| 1 |  2  |\n',
     );
@@ -224,7 +386,9 @@ describe('exported syntax', () => {
 
 describe('reading markdown', () => {
   it('takes the leading # heading as the title and front matter as an object', () => {
-    const { document, title, frontMatter } = markdownToDocument('---\ndescription: >-\n  Hello there\nicon: rocket\n---\n\n# My page\n\n## Part\n\nText\n');
+    const { document, title, frontMatter } = markdownToDocument(
+      '---\ndescription: >-\n  Hello there\nicon: rocket\n---\n\n# My page\n\n## Part\n\nText\n',
+    );
     expect(title).toBe('My page');
     expect(frontMatter).toEqual({ description: 'Hello there', icon: 'rocket' });
     expect(document.nodes.map((n) => n.type)).toEqual(['heading-1', 'paragraph']);
@@ -238,14 +402,26 @@ describe('reading markdown', () => {
   });
 
   it('reads markdown images, references, hard breaks and HTML marks', () => {
-    const [images_, para] = body('![Alt](/files/f1 "A caption")\n\nSee [the docs][docs], <mark style="color:blue;background-color:default;">blue</mark>  \nnext\n\n[docs]: https://docs.example.com\n');
-    expect(images_).toMatchObject({ type: 'images', nodes: [{ type: 'image', data: { ref: file('f1'), alt: 'Alt' }, fragments: [{ fragment: 'caption' }] }] });
+    const [images_, para] = body(
+      '![Alt](/files/f1 "A caption")\n\nSee [the docs][docs], <mark style="color:blue;background-color:default;">blue</mark>  \nnext\n\n[docs]: https://docs.example.com\n',
+    );
+    expect(images_).toMatchObject({
+      type: 'images',
+      nodes: [{ type: 'image', data: { ref: file('f1'), alt: 'Alt' }, fragments: [{ fragment: 'caption' }] }],
+    });
     expect(para).toMatchObject({
       type: 'paragraph',
       nodes: [
         { object: 'text', leaves: [{ text: 'See ' }] },
         { type: 'link', data: { ref: url('https://docs.example.com') } },
-        { object: 'text', leaves: [{ text: ', ' }, { text: 'blue', marks: [{ type: 'color', data: { text: 'blue', background: 'default' } }] }, { text: '\nnext' }] },
+        {
+          object: 'text',
+          leaves: [
+            { text: ', ' },
+            { text: 'blue', marks: [{ type: 'color', data: { text: 'blue', background: 'default' } }] },
+            { text: '\nnext' },
+          ],
+        },
       ],
     });
   });
@@ -271,13 +447,22 @@ describe('reading markdown', () => {
       { type: 'content-ref', data: { ref: page('old') } },
       { type: 'content-ref', data: { ref: page('p1') } },
       { type: 'code', data: { syntax: 'bash', title: 'x.sh', overflow: 'wrap' } },
-      { type: 'expandable', fragments: [{ nodes: [{ nodes: [{ leaves: [{ text: 'Q' }] }] }] }, { nodes: [{ type: 'paragraph' }] }] },
+      {
+        type: 'expandable',
+        fragments: [{ nodes: [{ nodes: [{ leaves: [{ text: 'Q' }] }] }] }, { nodes: [{ type: 'paragraph' }] }],
+      },
     ]);
   });
 
   it('reads tags inside list items and quotes', () => {
     const [list] = body('1. Step\n\n   {% hint style="info" %}\n   Note\n   {% endhint %}\n2. Next\n');
-    expect(list).toMatchObject({ type: 'list-ordered', nodes: [{ nodes: [{ type: 'paragraph' }, { type: 'hint', nodes: [{ type: 'paragraph' }] }] }, { nodes: [{ type: 'paragraph' }] }] });
+    expect(list).toMatchObject({
+      type: 'list-ordered',
+      nodes: [
+        { nodes: [{ type: 'paragraph' }, { type: 'hint', nodes: [{ type: 'paragraph' }] }] },
+        { nodes: [{ type: 'paragraph' }] },
+      ],
+    });
     const [quote] = body('> {% hint style="danger" %}\n> Stop\n> {% endhint %}\n');
     expect(quote).toMatchObject({ type: 'blockquote', nodes: [{ type: 'hint', data: { style: 'danger' } }] });
   });
@@ -285,7 +470,9 @@ describe('reading markdown', () => {
 
 describe('bad input', () => {
   const literal = (block: Block | undefined): string | undefined =>
-    block?.type === 'paragraph' ? block.nodes.map((n) => (n.object === 'text' ? n.leaves.map((l) => l.text).join('') : '')).join('') : undefined;
+    block?.type === 'paragraph'
+      ? block.nodes.map((n) => (n.object === 'text' ? n.leaves.map((l) => l.text).join('') : '')).join('')
+      : undefined;
 
   it('keeps an unclosed hint as literal text and its content as blocks', () => {
     const nodes = body('{% hint style="info" %}\nNever closed\n\n* item\n');
@@ -294,8 +481,18 @@ describe('bad input', () => {
   });
 
   it('keeps unknown tags, stray closing tags and stray HTML as literal paragraphs', () => {
-    const nodes = body('{% carousel speed="fast" %}\nBody\n{% endcarousel %}\n\n{% endhint %}\n\n<div class="x">raw</div>\n\n</details>\n\n<!-- comment -->\n');
-    expect(nodes.map(literal)).toEqual(['{% carousel speed="fast" %}', 'Body', '{% endcarousel %}', '{% endhint %}', '<div class="x">raw</div>', '</details>', '<!-- comment -->']);
+    const nodes = body(
+      '{% carousel speed="fast" %}\nBody\n{% endcarousel %}\n\n{% endhint %}\n\n<div class="x">raw</div>\n\n</details>\n\n<!-- comment -->\n',
+    );
+    expect(nodes.map(literal)).toEqual([
+      '{% carousel speed="fast" %}',
+      'Body',
+      '{% endcarousel %}',
+      '{% endhint %}',
+      '<div class="x">raw</div>',
+      '</details>',
+      '<!-- comment -->',
+    ]);
   });
 
   it('keeps steppers, columns, updates, conditions, prompts and OpenAPI blocks as blocks, written back as they were', () => {
@@ -338,15 +535,36 @@ describe('bad input', () => {
       '',
     ].join('\n');
     const nodes = body(markdown);
-    expect(nodes.map((node) => node.type)).toEqual(['stepper', 'columns', 'updates', 'if', 'prompt', 'openapi-operation']);
+    expect(nodes.map((node) => node.type)).toEqual([
+      'stepper',
+      'columns',
+      'updates',
+      'if',
+      'prompt',
+      'openapi-operation',
+    ]);
     expect(nodes[0]).toMatchObject({ nodes: [{ type: 'stepper-step' }, { type: 'stepper-step' }] });
     expect(nodes[2]).toMatchObject({
       data: { format: 'full' },
-      nodes: [{ type: 'update', data: { date: '2026-01-01T00:00:00.000Z', tags: [{ kind: 'tag', tag: 'a' }, { kind: 'tag', tag: 'b' }] } }],
+      nodes: [
+        {
+          type: 'update',
+          data: {
+            date: '2026-01-01T00:00:00.000Z',
+            tags: [
+              { kind: 'tag', tag: 'a' },
+              { kind: 'tag', tag: 'b' },
+            ],
+          },
+        },
+      ],
     });
     expect(nodes[3]).toMatchObject({ data: { expression: 'visitor.claims.unsigned.beta && space.vars.x == "y"' } });
     expect(nodes[4]).toMatchObject({ data: { description: 'Ask' }, nodes: [{ type: 'code' }] });
-    expect(nodes[5]).toMatchObject({ data: { ref: { kind: 'openapi', spec: 'petstore' }, path: '/pet', method: 'post' }, isVoid: true });
+    expect(nodes[5]).toMatchObject({
+      data: { ref: { kind: 'openapi', spec: 'petstore' }, path: '/pet', method: 'post' },
+      isVoid: true,
+    });
     const document = markdownToDocument(markdown).document;
     const written = documentToMarkdown(document);
     expect(written).toBe(`${markdown.trimEnd()}\n`);
@@ -363,7 +581,9 @@ describe('bad input', () => {
     const nodes = body('{% tabs %}\nLoose text\n{% tab title="A" %}\nIn A\n{% endtabs %}\n');
     expect(nodes).toMatchObject([{ type: 'tabs', nodes: [{ type: 'tabs-item', data: { title: '' } }] }]);
     expect(body('{% tab title="Lonely" %}\nContent\n{% endtab %}\n')).toMatchObject([{ type: 'paragraph' }]);
-    expect(body('{% hint style="bogus" %}\nx\n{% endhint %}\n')).toMatchObject([{ type: 'hint', data: { style: 'info' } }]);
+    expect(body('{% hint style="bogus" %}\nx\n{% endhint %}\n')).toMatchObject([
+      { type: 'hint', data: { style: 'info' } },
+    ]);
   });
 
   it('reads invalid front matter as empty and never throws on fragments of a real page', () => {
@@ -377,11 +597,35 @@ describe('bad input', () => {
   });
 
   it.each([
-    '{%', '{% %}', '{%%}', '{% "x" %}', '<details>', '<details><summary>T</summary>', '| a |\n|-|\n| b', '$$', '```', '{% tab %}{% endtabs %}',
-    '<figure>', '<figure><img></figure>', '<figure><img src="x"><p>no</p></figure>', '[x]: ', '* [ ] ', '![](', '<kbd>x', 'x</kbd>', '{% embed %}',
-    '{% file src="/files/a" %}\n```js\nx\n```\n{% endfile %}', '{% code %}\ntext\n{% endcode %}', '# ', '---\n- a\n---\n# T',
-    '{% hint style="info" %}{% endhint %}', '{% tabs %}{% endtabs %}', '> {% hint %}\n{% endhint %}', '1. {% tabs %}\n2. {% endtabs %}',
-    '<details open><summary>T</summary>\n\n{% hint style="info" %}\nx\n{% endhint %}\n\n</details>', '## T <a id="UPPER Case"></a>',
+    '{%',
+    '{% %}',
+    '{%%}',
+    '{% "x" %}',
+    '<details>',
+    '<details><summary>T</summary>',
+    '| a |\n|-|\n| b',
+    '$$',
+    '```',
+    '{% tab %}{% endtabs %}',
+    '<figure>',
+    '<figure><img></figure>',
+    '<figure><img src="x"><p>no</p></figure>',
+    '[x]: ',
+    '* [ ] ',
+    '![](',
+    '<kbd>x',
+    'x</kbd>',
+    '{% embed %}',
+    '{% file src="/files/a" %}\n```js\nx\n```\n{% endfile %}',
+    '{% code %}\ntext\n{% endcode %}',
+    '# ',
+    '---\n- a\n---\n# T',
+    '{% hint style="info" %}{% endhint %}',
+    '{% tabs %}{% endtabs %}',
+    '> {% hint %}\n{% endhint %}',
+    '1. {% tabs %}\n2. {% endtabs %}',
+    '<details open><summary>T</summary>\n\n{% hint style="info" %}\nx\n{% endhint %}\n\n</details>',
+    '## T <a id="UPPER Case"></a>',
   ])('reads %j without throwing, into a valid document, stable after one pass', (markdown) => {
     const read = markdownToDocument(markdown);
     expect(documentSchema.safeParse(structuredClone(read.document)).success).toBe(true);
@@ -416,7 +660,10 @@ describe('keys', () => {
 
   it('keeps the keys of unchanged and edited blocks when blocks are inserted', () => {
     const previous = documentOf([heading(1, 'Title'), paragraph('One'), paragraph('Two'), listUnordered(['a', 'b'])]);
-    const edited = documentToMarkdown(previous).replace('One', 'New first\n\nOne').replace('Two', 'Two, changed').replace('* b', '* b\n* c');
+    const edited = documentToMarkdown(previous)
+      .replace('One', 'New first\n\nOne')
+      .replace('Two', 'Two, changed')
+      .replace('* b', '* b\n* c');
     const next = markdownToDocument(edited, { previous }).document;
     const [h, inserted, one, two, list] = next.nodes;
     expect(h?.key).toBe(previous.nodes[0]?.key);
@@ -431,20 +678,31 @@ describe('keys', () => {
 
   it('keeps the key of a changed block at the same position, and of a block moved into a hint', () => {
     const previous = documentOf([paragraph('Alpha'), paragraph('Beta'), paragraph('Gamma')]);
-    const next = markdownToDocument('Alpha, edited\n\n{% hint style="info" %}\nGamma\n{% endhint %}\n\nBeta\n', { previous }).document;
+    const next = markdownToDocument('Alpha, edited\n\n{% hint style="info" %}\nGamma\n{% endhint %}\n\nBeta\n', {
+      previous,
+    }).document;
     expect(next.nodes[0]?.key).toBe(previous.nodes[0]?.key);
     expect((next.nodes[1] as Extract<Block, { type: 'hint' }>).nodes[0]?.key).toBe(previous.nodes[2]?.key);
     expect(next.nodes[2]?.key).toBe(previous.nodes[1]?.key);
   });
 
   it("keeps a table's column, record and cell IDs when a cell changes and a row is added", () => {
-    const before = table(['A', 'B'], [['1', '2'], ['3', '4']]);
+    const before = table(
+      ['A', 'B'],
+      [
+        ['1', '2'],
+        ['3', '4'],
+      ],
+    );
     const previous = documentOf([before]);
-    const next = markdownToDocument(documentToMarkdown(previous).replace('| 4 |', '| 40 |') + '| 5 | 6 |\n', { previous }).document;
+    const next = markdownToDocument(`${documentToMarkdown(previous).replace('| 4 |', '| 40 |')}| 5 | 6 |\n`, {
+      previous,
+    }).document;
     const after = next.nodes[0] as Table;
     expect(after.key).toBe(before.key);
     expect(after.data.view.columns).toEqual(before.data.view.columns);
-    const ids = (t: Table) => Object.entries(t.data.records).sort(([, a], [, b]) => (a.orderIndex < b.orderIndex ? -1 : 1));
+    const ids = (t: Table) =>
+      Object.entries(t.data.records).sort(([, a], [, b]) => (a.orderIndex < b.orderIndex ? -1 : 1));
     expect(ids(after).slice(0, 2)).toEqual(ids(before).map(([id, r], i) => (i === 1 ? [id, { ...r }] : [id, r])));
     expect(ids(after)).toHaveLength(3);
     const cell = (t: Table, row: number, col: number) => {
@@ -461,23 +719,62 @@ describe('keys', () => {
 /** A realistic documentation page mixing every supported block. */
 function longPage(): JSONDocument {
   return documentOf([
-    paragraph(text(leaf('This guide gets '), leaf('Acme CLI', 'bold'), leaf(' running in five minutes. You need '), leaf('Node.js 20', 'code'), leaf(' or later.'))),
-    hint('info', [paragraph('Already installed? Skip to ', link({ kind: 'anchor', anchor: 'configure' }, 'Configure'), '.')]),
+    paragraph(
+      text(
+        leaf('This guide gets '),
+        leaf('Acme CLI', 'bold'),
+        leaf(' running in five minutes. You need '),
+        leaf('Node.js 20', 'code'),
+        leaf(' or later.'),
+      ),
+    ),
+    hint('info', [
+      paragraph('Already installed? Skip to ', link({ kind: 'anchor', anchor: 'configure' }, 'Configure'), '.'),
+    ]),
     heading(1, 'Install'),
     paragraph('Pick your platform:'),
     tabs([
       tabsItem('npm', [code('npm install --global @acme/cli\nacme --version', { syntax: 'bash' })]),
-      tabsItem('Python', [code('import acme\n\nclient = acme.Client(token="…")\nprint(client.whoami())', { syntax: 'python', title: 'hello.py', lineNumbers: true })]),
+      tabsItem('Python', [
+        code('import acme\n\nclient = acme.Client(token="…")\nprint(client.whoami())', {
+          syntax: 'python',
+          title: 'hello.py',
+          lineNumbers: true,
+        }),
+      ]),
     ]),
-    listTasks([['Install the CLI', true], ['Log in', false]]),
+    listTasks([
+      ['Install the CLI', true],
+      ['Log in', false],
+    ]),
     heading(1, 'Configure', 'configure'),
-    paragraph('The CLI reads ', link(file('cfg'), 'acme.yaml'), ' from the project root. See ', link(page('ref-config'), text(leaf('the configuration reference', 'italic'))), ' for every option.'),
-    table(['Option', 'Default', 'Description'], [[[paragraph(text(leaf('port', 'code')))], '8080', 'Port of the local server'], [[paragraph(text(leaf('region', 'code')))], 'eu', [paragraph('One of eu, us.'), paragraph(text(leaf('Change it with '), leaf('--region', 'code')))]]]),
+    paragraph(
+      'The CLI reads ',
+      link(file('cfg'), 'acme.yaml'),
+      ' from the project root. See ',
+      link(page('ref-config'), text(leaf('the configuration reference', 'italic'))),
+      ' for every option.',
+    ),
+    table(
+      ['Option', 'Default', 'Description'],
+      [
+        [[paragraph(text(leaf('port', 'code')))], '8080', 'Port of the local server'],
+        [
+          [paragraph(text(leaf('region', 'code')))],
+          'eu',
+          [paragraph('One of eu, us.'), paragraph(text(leaf('Change it with '), leaf('--region', 'code')))],
+        ],
+      ],
+    ),
     images([image(file('arch-png'), { alt: 'Architecture', caption: 'How requests flow through Acme' })]),
     heading(2, 'Limits'),
     paragraph('Requests are rate limited to ', inlineMath('r = 100 / s'), ' per token:'),
     mathBlock('\\text{wait} = \\frac{1}{r} \\cdot n'),
-    listOrdered(['Batch requests', 'Cache answers', listItem([paragraph('Back off on 429'), blockquote(['Retry-After tells you how long.'])])]),
+    listOrdered([
+      'Batch requests',
+      'Cache answers',
+      listItem([paragraph('Back off on 429'), blockquote(['Retry-After tells you how long.'])]),
+    ]),
     expandable('What counts as a request?', [paragraph('Every HTTP call, retries included.')]),
     fileBlock(file('guide-pdf'), 'The full guide as a PDF'),
     embed('https://www.youtube.com/watch?v=acme', 'A two-minute tour'),
@@ -485,7 +782,13 @@ function longPage(): JSONDocument {
     contentRefBlock(page('tutorial')),
     reusableContent('support-footer'),
     divider(),
-    paragraph('Happy building ', emoji('1f680'), ' — questions go to ', mention({ kind: 'user', user: 'u-support' }), '.'),
+    paragraph(
+      'Happy building ',
+      emoji('1f680'),
+      ' — questions go to ',
+      mention({ kind: 'user', user: 'u-support' }),
+      '.',
+    ),
   ]);
 }
 
@@ -505,9 +808,13 @@ describe('a long realistic page', () => {
   it('has plain text and sections', () => {
     const doc = longPage();
     const plain = documentText(doc);
-    expect(plain).toContain('This guide gets Acme CLI running in five minutes. You need Node.js 20 or later.\n\nAlready installed? Skip to Configure.\n\nInstall');
+    expect(plain).toContain(
+      'This guide gets Acme CLI running in five minutes. You need Node.js 20 or later.\n\nAlready installed? Skip to Configure.\n\nInstall',
+    );
     expect(plain).toContain('npm install --global @acme/cli\nacme --version');
-    expect(plain).toContain('Option\tDefault\tDescription\nport\t8080\tPort of the local server\nregion\teu\tOne of eu, us. Change it with --region');
+    expect(plain).toContain(
+      'Option\tDefault\tDescription\nport\t8080\tPort of the local server\nregion\teu\tOne of eu, us. Change it with --region',
+    );
     expect(plain).toContain('How requests flow through Acme');
     expect(plain).toContain('What counts as a request?\n\nEvery HTTP call, retries included.');
     expect(plain).toContain('Happy building 🚀 — questions go to .');
@@ -561,11 +868,20 @@ describe('documentSchema', () => {
       data: {},
       nodes: [
         { object: 'block', type: 'heading-1', data: {}, nodes: [{ object: 'text', leaves: [{ text: 'Hello' }] }] },
-        { object: 'block', type: 'hint', data: { style: 'info' }, nodes: [{ object: 'block', type: 'paragraph', nodes: [] }] },
+        {
+          object: 'block',
+          type: 'hint',
+          data: { style: 'info' },
+          nodes: [{ object: 'block', type: 'paragraph', nodes: [] }],
+        },
         { object: 'block', type: 'stepper', data: {}, nodes: [{ object: 'block', type: 'stepper-step', nodes: [] }] },
       ],
     });
-    expect(parsed.nodes[0]).toMatchObject({ key: expect.any(String), meta: { id: 'hello' }, nodes: [{ key: expect.any(String), leaves: [{ object: 'leaf', text: 'Hello', marks: [] }] }] });
+    expect(parsed.nodes[0]).toMatchObject({
+      key: expect.any(String),
+      meta: { id: 'hello' },
+      nodes: [{ key: expect.any(String), leaves: [{ object: 'leaf', text: 'Hello', marks: [] }] }],
+    });
     expect(parsed.nodes[1]).toMatchObject({ nodes: [{ type: 'paragraph', data: {}, key: expect.any(String) }] });
   });
 
@@ -587,12 +903,22 @@ describe('documentSchema', () => {
   const para = (nodes: unknown[] = []) => ({ object: 'block', type: 'paragraph', nodes });
 
   it('rejects malformed documents with a message naming the node', () => {
-    expect(reject(doc([para(), { object: 'block', type: 'hint', data: { style: 'loud' }, nodes: [] }]))).toMatch(/^Invalid document at nodes\[1\]\(hint\)\.data\.style: /);
-    expect(reject(doc([{ object: 'block', type: 'blink', nodes: [] }]))).toMatch(/^Invalid document at nodes\[0\]\(blink\)\.type: /);
-    expect(reject(doc([{ object: 'block', type: 'list-unordered', nodes: [para()] }]))).toMatch(/nodes\[0\]\(list-unordered\)\.nodes\[0\]\(paragraph\)\.type/);
-    expect(reject(doc([para([{ object: 'text', leaves: [{ text: 3 }] }])]))).toMatch(/nodes\[0\]\(paragraph\)\.nodes\[0\]\.leaves\[0\]\.text: /);
+    expect(reject(doc([para(), { object: 'block', type: 'hint', data: { style: 'loud' }, nodes: [] }]))).toMatch(
+      /^Invalid document at nodes\[1\]\(hint\)\.data\.style: /,
+    );
+    expect(reject(doc([{ object: 'block', type: 'blink', nodes: [] }]))).toMatch(
+      /^Invalid document at nodes\[0\]\(blink\)\.type: /,
+    );
+    expect(reject(doc([{ object: 'block', type: 'list-unordered', nodes: [para()] }]))).toMatch(
+      /nodes\[0\]\(list-unordered\)\.nodes\[0\]\(paragraph\)\.type/,
+    );
+    expect(reject(doc([para([{ object: 'text', leaves: [{ text: 3 }] }])]))).toMatch(
+      /nodes\[0\]\(paragraph\)\.nodes\[0\]\.leaves\[0\]\.text: /,
+    );
     expect(reject(doc([{ object: 'block', type: 'list-item', nodes: [] }]))).toMatch(/nodes\[0\]\(list-item\)\.type/);
-    expect(reject(doc([para([{ object: 'inline', type: 'link', data: { ref: { kind: 'page' } }, nodes: [] }])]))).toMatch(/nodes\[0\]\(paragraph\)\.nodes\[0\]\(link\)\.data\.ref\.page/);
+    expect(
+      reject(doc([para([{ object: 'inline', type: 'link', data: { ref: { kind: 'page' } }, nodes: [] }])])),
+    ).toMatch(/nodes\[0\]\(paragraph\)\.nodes\[0\]\(link\)\.data\.ref\.page/);
     expect(reject({ object: 'document', nodes: 'x' })).toMatch(/^Invalid document at nodes: /);
     expect(reject(null)).toMatch(/^Invalid document at \(root\): /);
   });
@@ -602,7 +928,8 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
   /** Pages as `<id>.md` files (as Git Sync addresses them), everything else as stable refs. */
   const mdRefs: RefResolver = {
     toHref: (ref) => (ref.kind === 'page' ? `${ref.page}.md` : stableRefs.toHref(ref)),
-    fromHref: (href) => (/^[\w-]+\.md$/.test(href) ? { kind: 'page', page: href.slice(0, -3) } : stableRefs.fromHref(href)),
+    fromHref: (href) =>
+      /^[\w-]+\.md$/.test(href) ? { kind: 'page', page: href.slice(0, -3) } : stableRefs.fromHref(href),
   };
   const read = (markdown: string): Block[] => strip(markdownToDocument(markdown, { refs: mdRefs }).document.nodes);
   const write = (blocks: Block[]): string => documentToMarkdown(documentOf(blocks), { refs: mdRefs });
@@ -610,7 +937,12 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
   const para = (...nodes: unknown[]) => ({ object: 'block', type: 'paragraph', data: {}, nodes });
 
   const cases: Array<[string, string, Inline, object]> = [
-    ['an expression', '<code class="expression">space.vars.product</code>', expression('space.vars.product'), { type: 'expression', data: { expression: 'space.vars.product' } }],
+    [
+      'an expression',
+      '<code class="expression">space.vars.product</code>',
+      expression('space.vars.product'),
+      { type: 'expression', data: { expression: 'space.vars.product' } },
+    ],
     [
       'an expression with characters markdown and HTML would read',
       '<code class="expression">price &#x2A; 2 > 1 &amp;&amp; name == "a_b" &#x7C;&#x7C; &#x60;x&#x60; &#x24;&#x24;</code>',
@@ -629,7 +961,10 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
       'a primary button to a URL with an icon',
       '<a href="https://example.com/start?a=1&amp;b=2" class="button primary" data-icon="rocket">Get started</a>',
       button('Get started', url('https://example.com/start?a=1&b=2'), { icon: 'rocket' }),
-      { type: 'button', data: { label: 'Get started', kind: 'primary', icon: 'rocket', ref: url('https://example.com/start?a=1&b=2') } },
+      {
+        type: 'button',
+        data: { label: 'Get started', kind: 'primary', icon: 'rocket', ref: url('https://example.com/start?a=1&b=2') },
+      },
     ],
     [
       'a secondary button to a page',
@@ -641,7 +976,10 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
       'a button with an action and a size',
       '<a class="button primary" data-action="ask" data-query="How do I start?" data-size="large">Ask</a>',
       button('Ask', { action: 'ask', query: 'How do I start?' }, { size: 'large' }),
-      { type: 'button', data: { label: 'Ask', kind: 'primary', size: 'large', action: { action: 'ask', query: 'How do I start?' } } },
+      {
+        type: 'button',
+        data: { label: 'Ask', kind: 'primary', size: 'large', action: { action: 'ask', query: 'How do I start?' } },
+      },
     ],
     [
       'an inline image the height of a line',
@@ -659,9 +997,17 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
       'an inline image with a dark variant and a caption',
       '<picture><source srcset="/files/dark" media="(prefers-color-scheme: dark)"><img src="/files/light" alt="Logo" title="Our logo" data-size="line"></picture>',
       inlineImage(file('light'), { refDark: file('dark'), alt: 'Logo', caption: 'Our logo', size: 'line' }),
-      { type: 'inline-image', data: { ref: file('light'), refDark: file('dark'), alt: 'Logo', caption: 'Our logo', size: 'line' } },
+      {
+        type: 'inline-image',
+        data: { ref: file('light'), refDark: file('dark'), alt: 'Logo', caption: 'Our logo', size: 'line' },
+      },
     ],
-    ['a mention', '[guide.md](guide.md "mention")', mention(page('guide')), { type: 'mention', data: { ref: page('guide') } }],
+    [
+      'a mention',
+      '[guide.md](guide.md "mention")',
+      mention(page('guide')),
+      { type: 'mention', data: { ref: page('guide') } },
+    ],
   ];
 
   describe.each(cases)('%s', (_name, syntax, inline, expected) => {
@@ -679,7 +1025,9 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
     it('round-trips both ways', () => {
       expectRoundTrip(documentOf([paragraph('Before ', inline, ' after.')]), mdRefs);
       expectRoundTrip(documentOf([paragraph(inline)]), mdRefs);
-      expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(markdown);
+      expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(
+        markdown,
+      );
     });
   });
 
@@ -704,19 +1052,36 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
         plain(' end'),
       ),
     );
-    expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(markdown);
+    expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(
+      markdown,
+    );
   });
 
   it('reads mentions written as <a data-mention>, and writes them as GitBook does: `[file](href "mention")`, `<a data-mention>` in HTML', () => {
-    expect(read('See <a data-mention href="guide.md">The guide</a>.\n')).toEqual([para(plain('See '), { object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true }, plain('.'))]);
-    expect(read('[Anything](guide.md "mention")')).toEqual([para({ object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true })]);
-    expect(write([paragraph(mention({ kind: 'anchor', anchor: 'setup', page: 'p1' }), ' ', mention({ kind: 'user', user: 'u1' }))])).toBe(
-      '[#setup](/pages/p1#setup "mention") [u1](/users/u1 "mention")\n',
-    );
+    expect(read('See <a data-mention href="guide.md">The guide</a>.\n')).toEqual([
+      para(
+        plain('See '),
+        { object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true },
+        plain('.'),
+      ),
+    ]);
+    expect(read('[Anything](guide.md "mention")')).toEqual([
+      para({ object: 'inline', type: 'mention', data: { ref: page('guide') }, isVoid: true }),
+    ]);
+    expect(
+      write([
+        paragraph(mention({ kind: 'anchor', anchor: 'setup', page: 'p1' }), ' ', mention({ kind: 'user', user: 'u1' })),
+      ]),
+    ).toBe('[#setup](/pages/p1#setup "mention") [u1](/users/u1 "mention")\n');
     const doc = documentOf([images([image(file('i1'), { caption: ['See ', mention(page('guide')), '.'] })])]);
-    expect(expectRoundTrip(doc, mdRefs)).toBe('<figure><img src="/files/i1" alt=""><figcaption><p>See <a data-mention href="guide.md">guide.md</a>.</p></figcaption></figure>\n');
-    const markdown = '<figure><img src="/files/i1" alt=""><figcaption><p>See <a data-mention href="guide.md">guide.md</a>.</p></figcaption></figure>\n';
-    expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(markdown);
+    expect(expectRoundTrip(doc, mdRefs)).toBe(
+      '<figure><img src="/files/i1" alt=""><figcaption><p>See <a data-mention href="guide.md">guide.md</a>.</p></figcaption></figure>\n',
+    );
+    const markdown =
+      '<figure><img src="/files/i1" alt=""><figcaption><p>See <a data-mention href="guide.md">guide.md</a>.</p></figcaption></figure>\n';
+    expect(documentToMarkdown(markdownToDocument(markdown, { refs: mdRefs }).document, { refs: mdRefs })).toBe(
+      markdown,
+    );
   });
 
   it('reads and writes them in captions, summaries, headings, table cells and lists', () => {
@@ -746,9 +1111,21 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
   it('reads an inline image on a line of its own (an HTML block to CommonMark) as a paragraph', () => {
     const alone = documentOf([paragraph(inlineImage(file('i'), { size: 'line' }))]);
     expect(expectRoundTrip(alone)).toBe('<img src="/files/i" alt="" data-size="line">\n');
-    const lines = documentOf([paragraph(inlineImage(file('a'), { size: 'line' }), '\n', inlineImage(file('b'), { size: 'original' }), '\nthen **text**', inlineImage(file('c'), { size: 'line' }))]);
-    expect(expectRoundTrip(lines)).toBe('<img src="/files/a" alt="" data-size="line">\n<img src="/files/b" alt="" data-size="original">\nthen \\*\\*text\\*\\*<img src="/files/c" alt="" data-size="line">\n');
-    expect(read('<img src="/files/a" alt="" data-size="line">\n# Not a heading\n')).toEqual([para(plain('<img src="/files/a" alt="" data-size="line">\n# Not a heading'))]);
+    const lines = documentOf([
+      paragraph(
+        inlineImage(file('a'), { size: 'line' }),
+        '\n',
+        inlineImage(file('b'), { size: 'original' }),
+        '\nthen **text**',
+        inlineImage(file('c'), { size: 'line' }),
+      ),
+    ]);
+    expect(expectRoundTrip(lines)).toBe(
+      '<img src="/files/a" alt="" data-size="line">\n<img src="/files/b" alt="" data-size="original">\nthen \\*\\*text\\*\\*<img src="/files/c" alt="" data-size="line">\n',
+    );
+    expect(read('<img src="/files/a" alt="" data-size="line">\n# Not a heading\n')).toEqual([
+      para(plain('<img src="/files/a" alt="" data-size="line">\n# Not a heading')),
+    ]);
   });
 
   it('writes an inline image without size or dark variant as a markdown image, its caption as the title', () => {
@@ -757,38 +1134,89 @@ describe('inline extensions: expressions, icons, buttons, inline images and ment
   });
 
   it('keeps other HTML as it was: plain <i>, <code> and <a>, and tags without their end', () => {
-    expect(read('<i>it</i> <code>c</code> <code class="other">d</code>')).toEqual([para({ object: 'text', leaves: [leaf('it', 'italic'), leaf(' '), leaf('c', 'code'), leaf(' '), leaf('d', 'code')] })]);
-    expect(read('<a href="x">y</a> <code class="expression">never closed')).toEqual([para(plain('<a href="x">y</a> <code class="expression">never closed'))]);
-    expect(read('<i class="fa-solid fa-check"></i> <i class="fa-">empty</i> <a class="button primary">no target</a>')).toEqual([
-      para({ object: 'text', leaves: [leaf(' '), leaf('empty', 'italic'), leaf(' <a class="button primary">no target</a>')] }),
+    expect(read('<i>it</i> <code>c</code> <code class="other">d</code>')).toEqual([
+      para({
+        object: 'text',
+        leaves: [leaf('it', 'italic'), leaf(' '), leaf('c', 'code'), leaf(' '), leaf('d', 'code')],
+      }),
+    ]);
+    expect(read('<a href="x">y</a> <code class="expression">never closed')).toEqual([
+      para(plain('<a href="x">y</a> <code class="expression">never closed')),
+    ]);
+    expect(
+      read('<i class="fa-solid fa-check"></i> <i class="fa-">empty</i> <a class="button primary">no target</a>'),
+    ).toEqual([
+      para({
+        object: 'text',
+        leaves: [leaf(' '), leaf('empty', 'italic'), leaf(' <a class="button primary">no target</a>')],
+      }),
     ]);
   });
 
   it('escapes what would pair with markdown outside the HTML', () => {
-    const doc = documentOf([paragraph(button('*a _b `c', url('https://e.com/x_y')), text(leaf('d* e_ f`', 'bold'), leaf(' ')), expression('g\\'), ' h\nnext')]);
-    expect(expectRoundTrip(doc)).toBe('<a href="https://e.com/x_y" class="button primary">&#x2A;a &#x5F;b &#x60;c</a>**d\\* e\\_ f\\`** <code class="expression">g&#x5C;</code> h\nnext\n');
+    const doc = documentOf([
+      paragraph(
+        button('*a _b `c', url('https://e.com/x_y')),
+        text(leaf('d* e_ f`', 'bold'), leaf(' ')),
+        expression('g\\'),
+        ' h\nnext',
+      ),
+    ]);
+    expect(expectRoundTrip(doc)).toBe(
+      '<a href="https://e.com/x_y" class="button primary">&#x2A;a &#x5F;b &#x60;c</a>**d\\* e\\_ f\\`** <code class="expression">g&#x5C;</code> h\nnext\n',
+    );
     // Same-name tags do not nest in the syntax: the innermost pair is the icon, the rest italics.
-    expect(read('<i class="fa-a"><i class="fa-b">:b:</i></i>')).toEqual([para({ object: 'inline', type: 'icon', data: { icon: 'b' }, isVoid: true })]);
+    expect(read('<i class="fa-a"><i class="fa-b">:b:</i></i>')).toEqual([
+      para({ object: 'inline', type: 'icon', data: { icon: 'b' }, isVoid: true }),
+    ]);
   });
 
   it('validates their data against the API description', () => {
-    const withInline = (inline: unknown) => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [inline] }] });
+    const withInline = (inline: unknown) => ({
+      object: 'document',
+      data: {},
+      nodes: [{ object: 'block', type: 'paragraph', nodes: [inline] }],
+    });
     const ok = (inline: unknown) => documentSchema.safeParse(withInline(inline)).success;
     expect(ok({ object: 'inline', type: 'expression', data: { expression: 'x' }, isVoid: true })).toBe(true);
     expect(ok({ object: 'inline', type: 'expression', data: { expression: 1 }, isVoid: true })).toBe(false);
     expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check', color: 'green' }, isVoid: true })).toBe(true);
-    expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check', color: 'chartreuse' }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check', color: 'chartreuse' }, isVoid: true })).toBe(
+      false,
+    );
     expect(ok({ object: 'inline', type: 'icon', data: {}, isVoid: true })).toBe(false);
     expect(ok({ object: 'inline', type: 'icon', data: { icon: 'two words' }, isVoid: true })).toBe(false);
-    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'secondary', ref: page('p') }, isVoid: true })).toBe(true);
-    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'primary', action: { action: 'select', slug: 'x' } }, isVoid: true })).toBe(true);
-    expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'tertiary', ref: page('p') }, isVoid: true })).toBe(false);
+    expect(
+      ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'secondary', ref: page('p') }, isVoid: true }),
+    ).toBe(true);
+    expect(
+      ok({
+        object: 'inline',
+        type: 'button',
+        data: { label: 'a', kind: 'primary', action: { action: 'select', slug: 'x' } },
+        isVoid: true,
+      }),
+    ).toBe(true);
+    expect(
+      ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'tertiary', ref: page('p') }, isVoid: true }),
+    ).toBe(false);
     expect(ok({ object: 'inline', type: 'button', data: { label: 'a', kind: 'primary' }, isVoid: true })).toBe(false);
-    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: file('f'), size: 'line' }, isVoid: true })).toBe(true);
+    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: file('f'), size: 'line' }, isVoid: true })).toBe(
+      true,
+    );
     expect(ok({ object: 'inline', type: 'inline-image', data: { ref: page('p') }, isVoid: true })).toBe(false);
-    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: file('f'), size: 'huge' }, isVoid: true })).toBe(false);
+    expect(ok({ object: 'inline', type: 'inline-image', data: { ref: file('f'), size: 'huge' }, isVoid: true })).toBe(
+      false,
+    );
     expect(ok({ object: 'inline', type: 'icon', data: { icon: 'check' } })).toBe(false);
-    expect(ok({ object: 'inline', type: 'link', data: { ref: url('u') }, nodes: [{ object: 'inline', type: 'inline-image', data: { ref: file('f') }, isVoid: true }] })).toBe(true);
+    expect(
+      ok({
+        object: 'inline',
+        type: 'link',
+        data: { ref: url('u') },
+        nodes: [{ object: 'inline', type: 'inline-image', data: { ref: file('f') }, isVoid: true }],
+      }),
+    ).toBe(true);
   });
 });
 
@@ -823,26 +1251,49 @@ describe('code lines holding expressions', () => {
 describe('block extensions: image frames, drawings and tables of cards', () => {
   /** Pages as `<id>.md` and files as `.gitbook/assets/<id>` (as Git Sync addresses them). */
   const syncRefs: RefResolver = {
-    toHref: (ref) => (ref.kind === 'page' ? `${ref.page}.md` : ref.kind === 'file' ? `.gitbook/assets/${ref.file}` : stableRefs.toHref(ref)),
+    toHref: (ref) =>
+      ref.kind === 'page'
+        ? `${ref.page}.md`
+        : ref.kind === 'file'
+          ? `.gitbook/assets/${ref.file}`
+          : stableRefs.toHref(ref),
     fromHref: (href) =>
-      /^[\w-]+\.md$/.test(href) ? { kind: 'page', page: href.slice(0, -3) } : href.startsWith('.gitbook/assets/') ? { kind: 'file', file: href.slice('.gitbook/assets/'.length) } : stableRefs.fromHref(href),
+      /^[\w-]+\.md$/.test(href)
+        ? { kind: 'page', page: href.slice(0, -3) }
+        : href.startsWith('.gitbook/assets/')
+          ? { kind: 'file', file: href.slice('.gitbook/assets/'.length) }
+          : stableRefs.fromHref(href),
   };
   const read = (markdown: string): Block[] => strip(markdownToDocument(markdown, { refs: syncRefs }).document.nodes);
   const write = (blocks: Block[]): string => documentToMarkdown(documentOf(blocks), { refs: syncRefs });
-  const rewrite = (markdown: string): string => documentToMarkdown(markdownToDocument(markdown, { refs: syncRefs }).document, { refs: syncRefs });
-  const plain = (value: string, ...marks: string[]) => ({ object: 'text', leaves: [{ object: 'leaf', text: value, marks: marks.map((type) => ({ object: 'mark', type })) }] });
+  const rewrite = (markdown: string): string =>
+    documentToMarkdown(markdownToDocument(markdown, { refs: syncRefs }).document, { refs: syncRefs });
+  const plain = (value: string, ...marks: string[]) => ({
+    object: 'text',
+    leaves: [{ object: 'leaf', text: value, marks: marks.map((type) => ({ object: 'mark', type })) }],
+  });
   const para = (...nodes: unknown[]) => ({ object: 'block', type: 'paragraph', data: {}, nodes });
   const framedImage = (caption?: string) => ({
     object: 'block',
     type: 'images',
     data: { withFrame: true },
-    nodes: [{ object: 'block', type: 'image', data: { ref: file('shot.png'), alt: 'Screen' }, fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [para(plain(caption))] }] : [], isVoid: true }],
+    nodes: [
+      {
+        object: 'block',
+        type: 'image',
+        data: { ref: file('shot.png'), alt: 'Screen' },
+        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [para(plain(caption))] }] : [],
+        isVoid: true,
+      },
+    ],
     isVoid: false,
   });
 
   describe('image frames', () => {
-    const markdown = '<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"><figcaption><p>The editor</p></figcaption></figure></div>\n';
-    const block = () => images([image(file('shot.png'), { alt: 'Screen', caption: 'The editor' })], { withFrame: true });
+    const markdown =
+      '<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"><figcaption><p>The editor</p></figcaption></figure></div>\n';
+    const block = () =>
+      images([image(file('shot.png'), { alt: 'Screen', caption: 'The editor' })], { withFrame: true });
 
     it('reads a framed figure into an images block with withFrame', () => {
       expect(read(markdown)).toEqual([framedImage('The editor')]);
@@ -850,15 +1301,31 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
 
     it('reads a markdown image or a bare <img> in the framed div, on its line or apart by blank lines', () => {
       expect(read('<div data-with-frame="true">![Screen](.gitbook/assets/shot.png)</div>\n')).toEqual([framedImage()]);
-      expect(read('<div data-with-frame="true">\n\n![Screen](.gitbook/assets/shot.png)\n\n</div>\n')).toEqual([framedImage()]);
-      expect(read('<div data-with-frame="true"><img src=".gitbook/assets/shot.png" alt="Screen"></div>\n')).toEqual([framedImage()]);
-      expect(read('<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"><figcaption></figcaption></figure></div>\n')).toEqual([framedImage()]);
-      expect(rewrite('<div data-with-frame="true">![Screen](.gitbook/assets/shot.png)</div>\n')).toBe('<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"></figure></div>\n');
+      expect(read('<div data-with-frame="true">\n\n![Screen](.gitbook/assets/shot.png)\n\n</div>\n')).toEqual([
+        framedImage(),
+      ]);
+      expect(read('<div data-with-frame="true"><img src=".gitbook/assets/shot.png" alt="Screen"></div>\n')).toEqual([
+        framedImage(),
+      ]);
+      expect(
+        read(
+          '<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"><figcaption></figcaption></figure></div>\n',
+        ),
+      ).toEqual([framedImage()]);
+      expect(rewrite('<div data-with-frame="true">![Screen](.gitbook/assets/shot.png)</div>\n')).toBe(
+        '<div data-with-frame="true"><figure><img src=".gitbook/assets/shot.png" alt="Screen"></figure></div>\n',
+      );
     });
 
     it('leaves other HTML in a div as it was', () => {
-      expect(read('<div data-with-frame="true">Some *text*</div>\n')).toEqual([para(plain('<div data-with-frame="true">Some *text*</div>'))]);
-      expect(read('<div data-with-frame="true">\n\nSome text\n\n</div>\n')).toEqual([para(plain('<div data-with-frame="true">')), para(plain('Some text')), para(plain('</div>'))]);
+      expect(read('<div data-with-frame="true">Some *text*</div>\n')).toEqual([
+        para(plain('<div data-with-frame="true">Some *text*</div>')),
+      ]);
+      expect(read('<div data-with-frame="true">\n\nSome text\n\n</div>\n')).toEqual([
+        para(plain('<div data-with-frame="true">')),
+        para(plain('Some text')),
+        para(plain('</div>')),
+      ]);
     });
 
     it('is written as GitBook writes it', () => {
@@ -877,14 +1344,34 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
 
     it('reads the drawing image, alone or in a figure, into a drawing block', () => {
       expect(read(markdown)).toEqual([expected]);
-      expect(read('<figure><img src=".gitbook/assets/flow.drawing.svg" alt="" class="gitbook-drawing"><figcaption></figcaption></figure>\n')).toEqual([expected]);
+      expect(
+        read(
+          '<figure><img src=".gitbook/assets/flow.drawing.svg" alt="" class="gitbook-drawing"><figcaption></figcaption></figure>\n',
+        ),
+      ).toEqual([expected]);
     });
 
     it('reads an image of another class, or whose source is no file, as before', () => {
       expect(read('<figure><img src="https://example.com/d.svg" class="gitbook-drawing"></figure>\n')).toEqual([
-        { object: 'block', type: 'images', data: {}, nodes: [{ object: 'block', type: 'image', data: { ref: url('https://example.com/d.svg') }, fragments: [], isVoid: true }], isVoid: false },
+        {
+          object: 'block',
+          type: 'images',
+          data: {},
+          nodes: [
+            {
+              object: 'block',
+              type: 'image',
+              data: { ref: url('https://example.com/d.svg') },
+              fragments: [],
+              isVoid: true,
+            },
+          ],
+          isVoid: false,
+        },
       ]);
-      expect(read('<img src=".gitbook/assets/flow.drawing.svg" class="other">\n')).toEqual([para(plain('<img src=".gitbook/assets/flow.drawing.svg" class="other">'))]);
+      expect(read('<img src=".gitbook/assets/flow.drawing.svg" class="other">\n')).toEqual([
+        para(plain('<img src=".gitbook/assets/flow.drawing.svg" class="other">')),
+      ]);
     });
 
     it('is written as an image of the class gitbook-drawing', () => {
@@ -893,8 +1380,18 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
 
     it('round-trips both ways, and validates against the API description', () => {
       expect(rewrite(markdown)).toBe(markdown);
-      expect(expectRoundTrip(documentOf([paragraph('Before.'), drawing(file('flow.drawing.svg')), paragraph('After.')]), syncRefs)).toBe(`Before.\n\n${markdown}\nAfter.\n`);
-      const ok = (data: unknown) => documentSchema.safeParse({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'drawing', data, isVoid: true }] }).success;
+      expect(
+        expectRoundTrip(
+          documentOf([paragraph('Before.'), drawing(file('flow.drawing.svg')), paragraph('After.')]),
+          syncRefs,
+        ),
+      ).toBe(`Before.\n\n${markdown}\nAfter.\n`);
+      const ok = (data: unknown) =>
+        documentSchema.safeParse({
+          object: 'document',
+          data: {},
+          nodes: [{ object: 'block', type: 'drawing', data, isVoid: true }],
+        }).success;
       expect(ok({ ref: file('d') })).toBe(true);
       expect(ok({})).toBe(true);
       expect(ok({ ref: url('https://example.com/d.svg') })).toBe(false);
@@ -916,7 +1413,13 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
       type: 'table',
       key: 'cards',
       data: {
-        view: { type: 'cards', cardSize: 'large', columns: ['col1'], targetDefinition: 'col2', coverDefinition: 'col3' },
+        view: {
+          type: 'cards',
+          cardSize: 'large',
+          columns: ['col1'],
+          targetDefinition: 'col2',
+          coverDefinition: 'col3',
+        },
         records: {
           row1: { orderIndex: orderIndex(0), values: { col1: 'cell1x1', col2: page('guide'), col3: ['cover.png'] } },
           row2: { orderIndex: orderIndex(1), values: { col1: 'cell2x1', col2: url('https://example.com/') } },
@@ -936,7 +1439,13 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
           object: 'block',
           type: 'table',
           data: {
-            view: { type: 'cards', cardSize: 'large', columns: ['col1'], targetDefinition: 'col2', coverDefinition: 'col3' },
+            view: {
+              type: 'cards',
+              cardSize: 'large',
+              columns: ['col1'],
+              targetDefinition: 'col2',
+              coverDefinition: 'col3',
+            },
             records: {
               row1: { orderIndex: 'a0000', values: { col1: 'cell1x1', col2: page('guide'), col3: ['cover.png'] } },
               row2: { orderIndex: 'a0001', values: { col1: 'cell2x1', col2: url('https://example.com/') } },
@@ -956,14 +1465,23 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
       const [block] = read(
         '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target data-type="content-ref"></th><th data-hidden data-card-cover data-type="files"></th></tr></thead><tbody><tr><td>Start</td><td><a href="page.md">page.md</a></td><td><a href=".gitbook/assets/cover.png">cover.png</a></td></tr></tbody></table>\n',
       ) as Table[];
-      expect(block?.data.view).toEqual({ type: 'cards', cardSize: 'medium', columns: ['col1'], targetDefinition: 'col2', coverDefinition: 'col3' });
-      expect(block?.data.records).toEqual({ row1: { orderIndex: 'a0000', values: { col1: 'cell1x1', col2: page('page'), col3: ['cover.png'] } } });
+      expect(block?.data.view).toEqual({
+        type: 'cards',
+        cardSize: 'medium',
+        columns: ['col1'],
+        targetDefinition: 'col2',
+        coverDefinition: 'col3',
+      });
+      expect(block?.data.records).toEqual({
+        row1: { orderIndex: 'a0000', values: { col1: 'cell1x1', col2: page('page'), col3: ['cover.png'] } },
+      });
     });
 
     it('leaves a table that is not of cards, or whose covers are not files, as it was', () => {
       const grid = '<table><thead><tr><th>A</th></tr></thead><tbody><tr><td>x</td></tr></tbody></table>';
       expect(read(`${grid}\n`)).toEqual([para(plain(grid))]);
-      const notFiles = '<table data-view="cards"><thead><tr><th data-type="files"></th></tr></thead><tbody><tr><td><a href="https://example.com/x.png">x</a></td></tr></tbody></table>';
+      const notFiles =
+        '<table data-view="cards"><thead><tr><th data-type="files"></th></tr></thead><tbody><tr><td><a href="https://example.com/x.png">x</a></td></tr></tbody></table>';
       expect(read(`${notFiles}\n`)).toEqual([para(plain(notFiles))]);
     });
 
@@ -973,13 +1491,24 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
 
     it('round-trips both ways, and validates against the API description', () => {
       expect(rewrite(markdown)).toBe(markdown);
-      expect(expectRoundTrip(documentOf([heading(1, 'Start here'), cardsTable(), paragraph('More.')]), syncRefs)).toBe(`## Start here\n\n${markdown}\nMore.\n`);
+      expect(expectRoundTrip(documentOf([heading(1, 'Start here'), cardsTable(), paragraph('More.')]), syncRefs)).toBe(
+        `## Start here\n\n${markdown}\nMore.\n`,
+      );
       const withView = (view: unknown) => {
         const block = cardsTable() as unknown as { data: { view: unknown } };
         block.data.view = view;
         return documentSchema.safeParse({ object: 'document', data: {}, nodes: [block] }).success;
       };
-      expect(withView({ type: 'cards', cardSize: 'medium', columns: [], hideColumnTitle: true, wrap: false, coverDefinitionDark: 'col3' })).toBe(true);
+      expect(
+        withView({
+          type: 'cards',
+          cardSize: 'medium',
+          columns: [],
+          hideColumnTitle: true,
+          wrap: false,
+          coverDefinitionDark: 'col3',
+        }),
+      ).toBe(true);
       expect(withView({ type: 'cards', cardSize: 'huge', columns: [] })).toBe(false);
       expect(withView({ type: 'cards', cardSize: 'medium', columns: [], targetDefinition: 2 })).toBe(false);
     });
@@ -987,16 +1516,30 @@ describe('block extensions: image frames, drawings and tables of cards', () => {
     it('keeps the ids of its hidden target and cover columns when markdown of it is read back over it', () => {
       const named = cardsTable();
       const rename: Record<string, string> = { col1: 'title', col2: 'target', col3: 'cover' };
-      named.data.definition = Object.fromEntries(Object.entries(named.data.definition).map(([id, column]) => [rename[id]!, { ...column, id: rename[id]! }]));
-      named.data.view = { ...named.data.view, columns: ['title'], targetDefinition: 'target', coverDefinition: 'cover' } as Table['data']['view'];
+      named.data.definition = Object.fromEntries(
+        Object.entries(named.data.definition).map(([id, column]) => [rename[id]!, { ...column, id: rename[id]! }]),
+      );
+      named.data.view = {
+        ...named.data.view,
+        columns: ['title'],
+        targetDefinition: 'target',
+        coverDefinition: 'cover',
+      } as Table['data']['view'];
       for (const record of Object.values(named.data.records)) {
         record.values = Object.fromEntries(Object.entries(record.values).map(([id, value]) => [rename[id]!, value]));
       }
       const document = parseDocument(documentOf([named]));
-      const again = markdownToDocument(documentToMarkdown(document, { refs: syncRefs }), { refs: syncRefs, previous: document }).document;
+      const again = markdownToDocument(documentToMarkdown(document, { refs: syncRefs }), {
+        refs: syncRefs,
+        previous: document,
+      }).document;
       const table = again.nodes[0] as Table;
       expect(Object.keys(table.data.definition)).toEqual(['title', 'target', 'cover']);
-      expect(table.data.view).toMatchObject({ columns: ['title'], targetDefinition: 'target', coverDefinition: 'cover' });
+      expect(table.data.view).toMatchObject({
+        columns: ['title'],
+        targetDefinition: 'target',
+        coverDefinition: 'cover',
+      });
       expect(Object.keys(Object.values(table.data.records)[0]!.values)).toEqual(['title', 'target', 'cover']);
     });
   });

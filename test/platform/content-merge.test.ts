@@ -19,7 +19,14 @@ import {
   type Text,
 } from '../../src/platform/content/document.js';
 import { mergeContents, mergeSequence, type MergeMode, type MergeOutcome } from '../../src/platform/content/merge.js';
-import { DEFAULT_LAYOUT, type ContentFile, type ContentPage, type ContentReusable, type RevisionContent, type Variables } from '../../src/platform/content/revisions.js';
+import {
+  DEFAULT_LAYOUT,
+  type ContentFile,
+  type ContentPage,
+  type ContentReusable,
+  type RevisionContent,
+  type Variables,
+} from '../../src/platform/content/revisions.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -47,7 +54,12 @@ function documentStore() {
     documents.set(id, parsed);
     return id;
   };
-  const merge = (base: RevisionContent, live: RevisionContent, request: RevisionContent, mode: MergeMode): MergeOutcome =>
+  const merge = (
+    base: RevisionContent,
+    live: RevisionContent,
+    request: RevisionContent,
+    mode: MergeMode,
+  ): MergeOutcome =>
     mergeContents({
       base: deepFreeze(base),
       live: deepFreeze(live),
@@ -93,10 +105,15 @@ function allBlocks(blocks: readonly Block[]): Block[] {
   const out: Block[] = [];
   for (const block of blocks) {
     out.push(block);
-    if (!['paragraph', 'heading-1', 'heading-2', 'heading-3', 'code-line'].includes(block.type) && 'nodes' in block && block.nodes) {
+    if (
+      !['paragraph', 'heading-1', 'heading-2', 'heading-3', 'code-line'].includes(block.type) &&
+      'nodes' in block &&
+      block.nodes
+    ) {
       out.push(...allBlocks(block.nodes as Block[]));
     }
-    if ('fragments' in block && block.fragments) for (const fragment of block.fragments) out.push(...allBlocks(fragment.nodes));
+    if ('fragments' in block && block.fragments)
+      for (const fragment of block.fragments) out.push(...allBlocks(fragment.nodes));
   }
   return out;
 }
@@ -121,9 +138,11 @@ function textIn(block: Block): string {
 /** An outline of blocks: `key:text` for blocks with text, `[type key, …children]` for containers. */
 function outline(blocks: readonly Block[]): unknown[] {
   return blocks.map((block) => {
-    if (['paragraph', 'heading-1', 'heading-2', 'heading-3', 'code-line'].includes(block.type)) return `${block.key}:${textIn(block)}`;
+    if (['paragraph', 'heading-1', 'heading-2', 'heading-3', 'code-line'].includes(block.type))
+      return `${block.key}:${textIn(block)}`;
     const children: unknown[] = 'nodes' in block && block.nodes ? outline(block.nodes as Block[]) : [];
-    const fragments = 'fragments' in block && block.fragments ? block.fragments.map((f) => [f.fragment, ...outline(f.nodes)]) : [];
+    const fragments =
+      'fragments' in block && block.fragments ? block.fragments.map((f) => [f.fragment, ...outline(f.nodes)]) : [];
     return [`${block.type} ${block.key}`, ...children, ...fragments];
   });
 }
@@ -155,7 +174,12 @@ describe('mergeContents: documents', () => {
       const merged = outcome.content.pages[0]!;
       expect(merged).toEqual({ ...page('p'), documentId: merged.documentId });
       expect(store.stored).toContain(merged.documentId);
-      expect(outline(store.get(merged.documentId).nodes)).toEqual(['H:Title', 'A:a from live', 'B:b', 'C:c from request']);
+      expect(outline(store.get(merged.documentId).nodes)).toEqual([
+        'H:Title',
+        'A:a from live',
+        'B:b',
+        'C:c from request',
+      ]);
     }
   });
 
@@ -185,14 +209,18 @@ describe('mergeContents: documents', () => {
   it('takes an edit made the same way on both sides once, without a conflict', () => {
     const { store, base, baseContent, withDocument } = onePage();
     const same = para('A', 'a, edited');
-    const live = withDocument(edited(base, (d) => {
-      d.nodes[1] = same;
-      setText(find(d, 'B'), 'b from live');
-    }));
-    const request = withDocument(edited(base, (d) => {
-      d.nodes[1] = same;
-      setText(find(d, 'C'), 'c from request');
-    }));
+    const live = withDocument(
+      edited(base, (d) => {
+        d.nodes[1] = same;
+        setText(find(d, 'B'), 'b from live');
+      }),
+    );
+    const request = withDocument(
+      edited(base, (d) => {
+        d.nodes[1] = same;
+        setText(find(d, 'C'), 'c from request');
+      }),
+    );
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
     expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual([
@@ -205,14 +233,18 @@ describe('mergeContents: documents', () => {
 
   it('keeps insertions made at the same place by both sides, live first', () => {
     const { store, base, baseContent, withDocument } = onePage();
-    const live = withDocument(edited(base, (d) => {
-      d.nodes.splice(2, 0, para('L1', 'live 1'), para('L2', 'live 2'));
-      d.nodes.push(para('LE', 'live end'));
-    }));
-    const request = withDocument(edited(base, (d) => {
-      d.nodes.splice(2, 0, para('R1', 'request 1'));
-      d.nodes.push(para('RE', 'request end'));
-    }));
+    const live = withDocument(
+      edited(base, (d) => {
+        d.nodes.splice(2, 0, para('L1', 'live 1'), para('L2', 'live 2'));
+        d.nodes.push(para('LE', 'live end'));
+      }),
+    );
+    const request = withDocument(
+      edited(base, (d) => {
+        d.nodes.splice(2, 0, para('R1', 'request 1'));
+        d.nodes.push(para('RE', 'request end'));
+      }),
+    );
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
     expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual([
@@ -234,37 +266,59 @@ describe('mergeContents: documents', () => {
     const request = withDocument(edited(base, (d) => setText(find(d, 'C'), 'c from request')));
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
-    expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual(['H:Title', 'A:a', 'C:c from request']);
+    expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual([
+      'H:Title',
+      'A:a',
+      'C:c from request',
+    ]);
   });
 
   it('reports a block deleted on one side and changed on the other, and keeps the changed one in update mode', () => {
     const { store, base, baseContent, withDocument } = onePage();
-    const deletesA = withDocument(edited(base, (d) => {
-      d.nodes.splice(1, 1);
-      setText(find(d, 'C'), 'c, edited');
-    }));
+    const deletesA = withDocument(
+      edited(base, (d) => {
+        d.nodes.splice(1, 1);
+        setText(find(d, 'C'), 'c, edited');
+      }),
+    );
     const editsA = withDocument(edited(base, (d) => setText(find(d, 'A'), 'a, edited')));
     for (const [live, request] of [
       [deletesA, editsA],
       [editsA, deletesA],
     ]) {
-      expect(store.merge(baseContent, live!, request!, 'merge')).toEqual({ content: live, conflicts: [{ page: 'p', block: 'A' }] });
+      expect(store.merge(baseContent, live!, request!, 'merge')).toEqual({
+        content: live,
+        conflicts: [{ page: 'p', block: 'A' }],
+      });
       const updated = store.merge(baseContent, live!, request!, 'update');
       expect(updated.conflicts).toEqual([{ page: 'p', block: 'A' }]);
-      expect(outline(store.get(updated.content.pages[0]!.documentId).nodes)).toEqual(['H:Title', 'A:a, edited', 'B:b', 'C:c, edited']);
+      expect(outline(store.get(updated.content.pages[0]!.documentId).nodes)).toEqual([
+        'H:Title',
+        'A:a, edited',
+        'B:b',
+        'C:c, edited',
+      ]);
     }
   });
 
   it('merges block order: a block moved on one side and edited on the other, with an insertion', () => {
     const { store, base, baseContent, withDocument } = onePage();
     const live = withDocument(edited(base, (d) => d.nodes.unshift(d.nodes.pop()!)));
-    const request = withDocument(edited(base, (d) => {
-      setText(find(d, 'C'), 'c from request');
-      d.nodes.splice(3, 0, para('D', 'd'));
-    }));
+    const request = withDocument(
+      edited(base, (d) => {
+        setText(find(d, 'C'), 'c from request');
+        d.nodes.splice(3, 0, para('D', 'd'));
+      }),
+    );
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
-    expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual(['C:c from request', 'H:Title', 'A:a', 'B:b', 'D:d']);
+    expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual([
+      'C:c from request',
+      'H:Title',
+      'A:a',
+      'B:b',
+      'D:d',
+    ]);
   });
 
   it('merges list items edited on both sides recursively, and reports a nested conflict by its own key', () => {
@@ -277,15 +331,22 @@ describe('mergeContents: documents', () => {
     const at = (document: JSONDocument) => content([page('p', { documentId: store.put(document) })]);
 
     const live = at(edited(base, (d) => setText(find(d, 'i1p'), 'one from live')));
-    const request = at(edited(base, (d) => {
-      setText(find(d, 'i2p'), 'two from request');
-      (find(d, 'list') as { nodes: Block[] }).nodes.push(item('i3', 'three'));
-    }));
+    const request = at(
+      edited(base, (d) => {
+        setText(find(d, 'i2p'), 'two from request');
+        (find(d, 'list') as { nodes: Block[] }).nodes.push(item('i3', 'three'));
+      }),
+    );
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
     expect(outline(store.get(outcome.content.pages[0]!.documentId).nodes)).toEqual([
       'intro:Intro',
-      ['list-unordered list', ['list-item i1', 'i1p:one from live'], ['list-item i2', 'i2p:two from request'], ['list-item i3', 'i3p:three']],
+      [
+        'list-unordered list',
+        ['list-item i1', 'i1p:one from live'],
+        ['list-item i2', 'i2p:two from request'],
+        ['list-item i3', 'i3p:three'],
+      ],
     ]);
 
     const conflicting = at(edited(base, (d) => setText(find(d, 'i1p'), 'one from request')));
@@ -308,9 +369,11 @@ describe('mergeContents: documents', () => {
     const base = documentOf([box]);
     const baseContent = content([page('p', { documentId: store.put(base) })]);
     const at = (document: JSONDocument) => content([page('p', { documentId: store.put(document) })]);
-    const live = at(edited(base, (d) => {
-      (find(d, 'box').data as { style: string }).style = 'warning';
-    }));
+    const live = at(
+      edited(base, (d) => {
+        (find(d, 'box').data as { style: string }).style = 'warning';
+      }),
+    );
     const request = at(edited(base, (d) => setText(find(d, 'h2'), 'second from request')));
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
@@ -319,10 +382,12 @@ describe('mergeContents: documents', () => {
     expect(outline([merged!])).toEqual([['hint box', 'h1:first', 'h2:second from request']]);
 
     // Own data changed differently on both sides: the whole block is the conflict.
-    const danger = at(edited(base, (d) => {
-      (find(d, 'box').data as { style: string }).style = 'danger';
-      setText(find(d, 'h1'), 'first from request');
-    }));
+    const danger = at(
+      edited(base, (d) => {
+        (find(d, 'box').data as { style: string }).style = 'danger';
+        setText(find(d, 'h1'), 'first from request');
+      }),
+    );
     expect(store.merge(baseContent, live, danger, 'merge').conflicts).toEqual([{ page: 'p', block: 'box' }]);
     const updated = store.merge(baseContent, live, danger, 'update');
     const [mine, theirs] = store.get(updated.content.pages[0]!.documentId).nodes;
@@ -332,30 +397,37 @@ describe('mergeContents: documents', () => {
     const copyKeys = allBlocks([theirs!]).map((block) => block.key);
     expect(copyKeys).toHaveLength(3);
     for (const key of copyKeys) expect(['box', 'h1', 'h2']).not.toContain(key);
-    expect(allBlocks([theirs!]).map((block) => ('nodes' in block && block.type === 'paragraph' ? textIn(block) : block.type))).toEqual([
-      'hint',
-      'first',
-      'second',
-    ]);
+    expect(
+      allBlocks([theirs!]).map((block) =>
+        'nodes' in block && block.type === 'paragraph' ? textIn(block) : block.type,
+      ),
+    ).toEqual(['hint', 'first', 'second']);
   });
 
   it('merges the fragments of an expandable and the lines of a code block', () => {
     const store = documentStore();
     const details = expandable([textOf('t', 'Title')], [para('body1', 'body')]);
     const source = code('one\ntwo\nthree');
-    const base = documentOf([{ ...details, key: 'details' }, { ...source, key: 'code' }]);
+    const base = documentOf([
+      { ...details, key: 'details' },
+      { ...source, key: 'code' },
+    ]);
     const [l1, , l3] = source.nodes;
     const baseContent = content([page('p', { documentId: store.put(base) })]);
     const at = (document: JSONDocument) => content([page('p', { documentId: store.put(document) })]);
-    const live = at(edited(base, (d) => {
-      const title = (find(d, 'details') as { fragments: Array<{ nodes: Block[] }> }).fragments[0]!.nodes[0]!;
-      setText(title, 'Title from live');
-      setText(find(d, l1!.key), 'ONE');
-    }));
-    const request = at(edited(base, (d) => {
-      setText(find(d, 'body1'), 'body from request');
-      setText(find(d, l3!.key), 'THREE');
-    }));
+    const live = at(
+      edited(base, (d) => {
+        const title = (find(d, 'details') as { fragments: Array<{ nodes: Block[] }> }).fragments[0]!.nodes[0]!;
+        setText(title, 'Title from live');
+        setText(find(d, l1!.key), 'ONE');
+      }),
+    );
+    const request = at(
+      edited(base, (d) => {
+        setText(find(d, 'body1'), 'body from request');
+        setText(find(d, l3!.key), 'THREE');
+      }),
+    );
     const outcome = store.merge(baseContent, live, request, 'merge');
     expect(outcome.conflicts).toEqual([]);
     const [mergedDetails, mergedCode] = store.get(outcome.content.pages[0]!.documentId).nodes;
@@ -370,9 +442,19 @@ describe('mergeContents: documents', () => {
 
   it('merges edits to different cells of a table, and reports rows added on both sides as one conflict', () => {
     const store = documentStore();
-    const grid = { ...table(['Name', 'Value'], [['one', '1'], ['two', '2']]), key: 'grid' };
+    const grid = {
+      ...table(
+        ['Name', 'Value'],
+        [
+          ['one', '1'],
+          ['two', '2'],
+        ],
+      ),
+      key: 'grid',
+    };
     const base = documentOf([grid]);
-    const cell = (document: JSONDocument, value: string) => allBlocks(document.nodes).find((block) => block.type === 'paragraph' && textIn(block) === value)!;
+    const cell = (document: JSONDocument, value: string) =>
+      allBlocks(document.nodes).find((block) => block.type === 'paragraph' && textIn(block) === value)!;
     const baseContent = content([page('p', { documentId: store.put(base) })]);
     const at = (document: JSONDocument) => content([page('p', { documentId: store.put(document) })]);
     const live = at(edited(base, (d) => setText(cell(d, '1'), '1 from live')));
@@ -388,9 +470,9 @@ describe('mergeContents: documents', () => {
       const own = find(d, 'grid') as typeof grid;
       own.data.records[name] = { orderIndex: 'z', values: {} };
     };
-    expect(store.merge(baseContent, at(edited(base, addRow('x'))), at(edited(base, addRow('y'))), 'merge').conflicts).toEqual([
-      { page: 'p', block: 'grid' },
-    ]);
+    expect(
+      store.merge(baseContent, at(edited(base, addRow('x'))), at(edited(base, addRow('y'))), 'merge').conflicts,
+    ).toEqual([{ page: 'p', block: 'grid' }]);
   });
 
   it('takes a document changed on one side only whole, storing nothing', () => {
@@ -398,16 +480,21 @@ describe('mergeContents: documents', () => {
     const live = withDocument(edited(base, (d) => setText(find(d, 'A'), 'a from live')));
     const request = content([page('p', { documentId: baseContent.pages[0]!.documentId, title: 'Renamed' })]);
     const outcome = store.merge(baseContent, live, request, 'merge');
-    expect(outcome).toEqual({ content: content([page('p', { documentId: live.pages[0]!.documentId, title: 'Renamed' })]), conflicts: [] });
+    expect(outcome).toEqual({
+      content: content([page('p', { documentId: live.pages[0]!.documentId, title: 'Renamed' })]),
+      conflicts: [],
+    });
     expect(store.stored).toEqual([]);
   });
 
   it('reports a block moved on one side and edited in place on the other once, without duplicate keys', () => {
     const { store, base, baseContent, withDocument } = onePage();
-    const live = withDocument(edited(base, (d) => {
-      const [a] = d.nodes.splice(1, 1);
-      d.nodes.push({ ...blockquote([]), key: 'quote', nodes: [a!] } as Block);
-    }));
+    const live = withDocument(
+      edited(base, (d) => {
+        const [a] = d.nodes.splice(1, 1);
+        d.nodes.push({ ...blockquote([]), key: 'quote', nodes: [a!] } as Block);
+      }),
+    );
     const request = withDocument(edited(base, (d) => setText(find(d, 'A'), 'a from request')));
     expect(store.merge(baseContent, live, request, 'merge').conflicts).toEqual([{ page: 'p', block: 'A' }]);
     const updated = store.merge(baseContent, live, request, 'update');
@@ -435,7 +522,12 @@ describe('mergeContents: pages', () => {
     const request = content([page('a'), page('y', { slug: 'new' }), page('z', { slug: 'a' })]);
     for (const mode of ['merge', 'update'] as const) {
       expect(store.merge(base, live, request, mode)).toEqual({
-        content: content([page('a'), page('x', { slug: 'new' }), page('y', { slug: 'new-2' }), page('z', { slug: 'a-2' })]),
+        content: content([
+          page('a'),
+          page('x', { slug: 'new' }),
+          page('y', { slug: 'new-2' }),
+          page('z', { slug: 'a-2' }),
+        ]),
         conflicts: [],
       });
     }
@@ -460,7 +552,10 @@ describe('mergeContents: pages', () => {
     const request = content([page('a'), page('p', { emoji: '1f600' }, [page('c')])]);
     // Here the request only added an emoji to a: nothing under p changed.
     const untouched = content([page('a', { emoji: '1f600' }), page('p', {}, [page('c')])]);
-    expect(store.merge(base, live, untouched, 'merge')).toEqual({ content: content([page('a', { title: 'A, renamed', emoji: '1f600' })]), conflicts: [] });
+    expect(store.merge(base, live, untouched, 'merge')).toEqual({
+      content: content([page('a', { title: 'A, renamed', emoji: '1f600' })]),
+      conflicts: [],
+    });
     // Changing p itself is a conflict.
     expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts: [{ page: 'p' }] });
     expect(store.merge(base, live, request, 'update')).toEqual({
@@ -474,8 +569,14 @@ describe('mergeContents: pages', () => {
     const base = content([page('p', {}, [page('c'), page('d')])]);
     const live = content([]);
     const request = content([page('p', {}, [page('c', { title: 'C, renamed' }), page('d')])]);
-    expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts: [{ page: 'p' }, { page: 'c' }] });
-    expect(store.merge(base, live, request, 'update')).toEqual({ content: request, conflicts: [{ page: 'p' }, { page: 'c' }] });
+    expect(store.merge(base, live, request, 'merge')).toEqual({
+      content: live,
+      conflicts: [{ page: 'p' }, { page: 'c' }],
+    });
+    expect(store.merge(base, live, request, 'update')).toEqual({
+      content: request,
+      conflicts: [{ page: 'p' }, { page: 'c' }],
+    });
     // The other way round: the request deleted, live created a page beneath.
     const grown = content([page('p', {}, [page('c'), page('d'), page('e')])]);
     expect(store.merge(base, grown, live, 'update')).toEqual({ content: grown, conflicts: [{ page: 'p' }] });
@@ -485,7 +586,10 @@ describe('mergeContents: pages', () => {
     const store = documentStore();
     const base = content([page('p', {}, [page('c')]), page('q', {}, [page('d')])]);
     const live = content([page('p'), page('q', {}, [page('c'), page('d')])]);
-    const request = content([page('p', {}, [page('c', { title: 'C, renamed', description: 'New' })]), page('q', {}, [page('d')])]);
+    const request = content([
+      page('p', {}, [page('c', { title: 'C, renamed', description: 'New' })]),
+      page('q', {}, [page('d')]),
+    ]);
     expect(store.merge(base, live, request, 'merge')).toEqual({
       content: content([page('p'), page('q', {}, [page('c', { title: 'C, renamed', description: 'New' }), page('d')])]),
       conflicts: [],
@@ -497,8 +601,14 @@ describe('mergeContents: pages', () => {
     const base = content([page('c'), page('p'), page('q')]);
     const live = content([page('p', {}, [page('c')]), page('q')]);
     const request = content([page('p'), page('q', {}, [page('c')])]);
-    expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts: [{ page: 'c', property: 'parent' }] });
-    expect(store.merge(base, live, request, 'update')).toEqual({ content: request, conflicts: [{ page: 'c', property: 'parent' }] });
+    expect(store.merge(base, live, request, 'merge')).toEqual({
+      content: live,
+      conflicts: [{ page: 'c', property: 'parent' }],
+    });
+    expect(store.merge(base, live, request, 'update')).toEqual({
+      content: request,
+      conflicts: [{ page: 'c', property: 'parent' }],
+    });
   });
 
   it('breaks a cycle made of two moves: the page moved by live takes its place in the request', () => {
@@ -506,7 +616,10 @@ describe('mergeContents: pages', () => {
     const base = content([page('a'), page('b')]);
     const live = content([page('b', {}, [page('a')])]);
     const request = content([page('a', {}, [page('b')])]);
-    expect(store.merge(base, live, request, 'update')).toEqual({ content: request, conflicts: [{ page: 'a', property: 'parent' }] });
+    expect(store.merge(base, live, request, 'update')).toEqual({
+      content: request,
+      conflicts: [{ page: 'a', property: 'parent' }],
+    });
   });
 
   it('merges a page created on both sides under one id as if its base had nothing set', () => {
@@ -528,7 +641,16 @@ describe('mergeContents: pages', () => {
     const conflicts = [{ page: 'p', property: 'document' }];
     expect(store.merge(baseContent, live, request, 'merge')).toEqual({ content: live, conflicts });
     expect(store.merge(baseContent, live, request, 'update')).toEqual({
-      content: content([{ id: 'p', type: 'link', title: 'P', href: 'https://example.com', documentId: request.pages[0]!.documentId, pages: [] }]),
+      content: content([
+        {
+          id: 'p',
+          type: 'link',
+          title: 'P',
+          href: 'https://example.com',
+          documentId: request.pages[0]!.documentId,
+          pages: [],
+        },
+      ]),
       conflicts,
     });
   });
@@ -549,20 +671,47 @@ describe('mergeContents: pages', () => {
     const base = content([page('p', { description: 'old', hidden: false })]);
     // Live: title, description, emoji, noIndex. Request: title, description (the same), hidden
     // removed, layout, noIndex.
-    const live = content([page('p', { title: 'Live title', description: 'same', emoji: '1f600', hidden: false, noIndex: true })]);
-    const request = content([page('p', { title: 'Request title', description: 'same', layout: { ...DEFAULT_LAYOUT, width: 'wide' as const }, noIndex: false })]);
-    const conflicts = [{ page: 'p', property: 'title' }, { page: 'p', property: 'noIndex' }];
+    const live = content([
+      page('p', { title: 'Live title', description: 'same', emoji: '1f600', hidden: false, noIndex: true }),
+    ]);
+    const request = content([
+      page('p', {
+        title: 'Request title',
+        description: 'same',
+        layout: { ...DEFAULT_LAYOUT, width: 'wide' as const },
+        noIndex: false,
+      }),
+    ]);
+    const conflicts = [
+      { page: 'p', property: 'title' },
+      { page: 'p', property: 'noIndex' },
+    ];
     expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts });
     expect(store.merge(base, live, request, 'update')).toEqual({
       content: content([
-        page('p', { title: 'Request title', description: 'same', emoji: '1f600', layout: { ...DEFAULT_LAYOUT, width: 'wide' as const }, noIndex: false }),
+        page('p', {
+          title: 'Request title',
+          description: 'same',
+          emoji: '1f600',
+          layout: { ...DEFAULT_LAYOUT, width: 'wide' as const },
+          noIndex: false,
+        }),
       ]),
       conflicts,
     });
     // Only different properties changed: no conflict at all.
     const calm = content([page('p', { description: 'same', hidden: true, icon: 'book' })]);
     expect(store.merge(base, live, calm, 'merge')).toEqual({
-      content: content([page('p', { title: 'Live title', description: 'same', emoji: '1f600', hidden: true, noIndex: true, icon: 'book' })]),
+      content: content([
+        page('p', {
+          title: 'Live title',
+          description: 'same',
+          emoji: '1f600',
+          hidden: true,
+          noIndex: true,
+          icon: 'book',
+        }),
+      ]),
       conflicts: [],
     });
   });
@@ -572,7 +721,10 @@ describe('mergeContents: pages', () => {
     const base = content(['a', 'b', 'c', 'd'].map((id) => page(id)));
     const live = content(['d', 'a', 'b', 'c'].map((id) => page(id)));
     const request = content(['b', 'e', 'c', 'd', 'a'].map((id) => page(id)));
-    expect(store.merge(base, live, request, 'merge')).toEqual({ content: content(['d', 'b', 'e', 'c', 'a'].map((id) => page(id))), conflicts: [] });
+    expect(store.merge(base, live, request, 'merge')).toEqual({
+      content: content(['d', 'b', 'e', 'c', 'a'].map((id) => page(id))),
+      conflicts: [],
+    });
   });
 
   it('dates a page that differs from live with the newer side, and keeps live objects that did not change', () => {
@@ -580,20 +732,27 @@ describe('mergeContents: pages', () => {
     const dated = (id: string, updatedAt: string, fields: Partial<ContentPage> = {}) =>
       page(id, { createdAt: '2024-01-01T00:00:00.000Z', updatedAt, ...fields });
     const base = content([dated('a', '2024-01-01T00:00:00.000Z'), dated('b', '2024-01-01T00:00:00.000Z')]);
-    const live = content([dated('a', '2024-03-01T00:00:00.000Z', { emoji: '1f600' }), dated('b', '2024-03-01T00:00:00.000Z', { emoji: '1f600' })]);
-    const request = content([dated('a', '2024-02-01T00:00:00.000Z', { title: 'A2' }), dated('b', '2024-01-01T00:00:00.000Z')]);
+    const live = content([
+      dated('a', '2024-03-01T00:00:00.000Z', { emoji: '1f600' }),
+      dated('b', '2024-03-01T00:00:00.000Z', { emoji: '1f600' }),
+    ]);
+    const request = content([
+      dated('a', '2024-02-01T00:00:00.000Z', { title: 'A2' }),
+      dated('b', '2024-01-01T00:00:00.000Z'),
+    ]);
     const outcome = store.merge(base, live, request, 'merge');
     expect(outcome).toEqual({
       content: content([dated('a', '2024-03-01T00:00:00.000Z', { emoji: '1f600', title: 'A2' }), live.pages[1]!]),
       conflicts: [],
     });
     expect(outcome.content.pages[1]).toBe(live.pages[1]);
-    const later = content([dated('a', '2024-04-01T00:00:00.000Z', { title: 'A2' }), dated('b', '2024-01-01T00:00:00.000Z')]);
+    const later = content([
+      dated('a', '2024-04-01T00:00:00.000Z', { title: 'A2' }),
+      dated('b', '2024-01-01T00:00:00.000Z'),
+    ]);
     expect(store.merge(base, live, later, 'merge').content.pages[0]!.updatedAt).toBe('2024-04-01T00:00:00.000Z');
   });
 });
-
-
 
 // ---------------------------------------------------------------------------------------------
 // Files, reusable contents, variables
@@ -612,9 +771,16 @@ describe('mergeContents: files, reusable contents and variables', () => {
   it('merges files by id', () => {
     const store = documentStore();
     const base = content([], { files: [file('f1'), file('f2'), file('f3'), file('f5')] });
-    const live = content([], { files: [file('f1', { name: 'renamed.png' }), file('f2', { name: 'live.png' }), file('f5')] });
+    const live = content([], {
+      files: [file('f1', { name: 'renamed.png' }), file('f2', { name: 'live.png' }), file('f5')],
+    });
     const request = content([], {
-      files: [file('f1', { hash: 'new', size: 20 }), file('f2', { name: 'request.png' }), file('f3', { name: 'kept.png' }), file('f4')],
+      files: [
+        file('f1', { hash: 'new', size: 20 }),
+        file('f2', { name: 'request.png' }),
+        file('f3', { name: 'kept.png' }),
+        file('f4'),
+      ],
     });
     const conflicts = [{ file: 'f2', property: 'name' }, { file: 'f3' }];
     expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts });
@@ -650,24 +816,45 @@ describe('mergeContents: files, reusable contents and variables', () => {
     const request = vars({ a: 1, b: 'y', c: 'no', d: 'changed', e: 'kept' });
     const conflicts = [{ variable: 'c' }, { variable: 'd' }];
     expect(store.merge(base, live, request, 'merge')).toEqual({ content: live, conflicts });
-    expect(store.merge(base, live, request, 'update')).toEqual({ content: vars({ a: 2, b: 'y', c: 'no', e: 'kept', f: 'new', d: 'changed' }), conflicts });
+    expect(store.merge(base, live, request, 'update')).toEqual({
+      content: vars({ a: 2, b: 'y', c: 'no', e: 'kept', f: 'new', d: 'changed' }),
+      conflicts,
+    });
   });
 
   it('merges reusable contents and their documents', () => {
     const store = documentStore();
     const doc = documentOf([para('A', 'a'), para('B', 'b')]);
-    const reusable = (id: string, document: JSONDocument, title = id): ContentReusable => ({ id, title, documentId: store.put(document) });
+    const reusable = (id: string, document: JSONDocument, title = id): ContentReusable => ({
+      id,
+      title,
+      documentId: store.put(document),
+    });
     const base = content([], { reusableContents: [reusable('r1', doc), reusable('r2', doc)] });
     const live = content([], {
       reusableContents: [
-        reusable('r1', edited(doc, (d) => setText(find(d, 'A'), 'a from live')), 'Live title'),
-        reusable('r2', edited(doc, (d) => setText(find(d, 'A'), 'a from live'))),
+        reusable(
+          'r1',
+          edited(doc, (d) => setText(find(d, 'A'), 'a from live')),
+          'Live title',
+        ),
+        reusable(
+          'r2',
+          edited(doc, (d) => setText(find(d, 'A'), 'a from live')),
+        ),
       ],
     });
     const request = content([], {
       reusableContents: [
-        reusable('r1', edited(doc, (d) => setText(find(d, 'B'), 'b from request')), 'Request title'),
-        reusable('r2', edited(doc, (d) => setText(find(d, 'A'), 'a from request'))),
+        reusable(
+          'r1',
+          edited(doc, (d) => setText(find(d, 'B'), 'b from request')),
+          'Request title',
+        ),
+        reusable(
+          'r2',
+          edited(doc, (d) => setText(find(d, 'A'), 'a from request')),
+        ),
       ],
     });
     const conflicts = [
@@ -724,17 +911,33 @@ describe('mergeContents: the whole content', () => {
     });
     const base = content(tree(page('p', { documentId: baseDocumentId }), page('q')), extras('f.png', 'R', 0));
     const live = content(
-      tree(page('p', { title: 'live', documentId: withDocument(edited(doc, (d) => {
-        setText(find(d, 'C'), 'c live');
-        setText(find(d, 'A'), 'a live');
-      })).pages[0]!.documentId }), page('q', { emoji: '1f600' })),
+      tree(
+        page('p', {
+          title: 'live',
+          documentId: withDocument(
+            edited(doc, (d) => {
+              setText(find(d, 'C'), 'c live');
+              setText(find(d, 'A'), 'a live');
+            }),
+          ).pages[0]!.documentId,
+        }),
+        page('q', { emoji: '1f600' }),
+      ),
       extras('live.png', 'R live', 1),
     );
     const request = content(
-      tree(page('p', { title: 'request', documentId: withDocument(edited(doc, (d) => {
-        setText(find(d, 'A'), 'a request');
-        setText(find(d, 'C'), 'c request');
-      })).pages[0]!.documentId }), page('q', { emoji: '1f389' })),
+      tree(
+        page('p', {
+          title: 'request',
+          documentId: withDocument(
+            edited(doc, (d) => {
+              setText(find(d, 'A'), 'a request');
+              setText(find(d, 'C'), 'c request');
+            }),
+          ).pages[0]!.documentId,
+        }),
+        page('q', { emoji: '1f389' }),
+      ),
       extras('request.png', 'R request', 2),
     );
     expect(store.merge(base, live, request, 'merge').conflicts).toEqual([
@@ -752,19 +955,25 @@ describe('mergeContents: the whole content', () => {
     // The store validates every document (parseDocument) and every input is frozen: a merge
     // that wrote into its inputs or produced an invalid document would throw here.
     const { store, base, baseContent, withDocument } = onePage();
-    const live = withDocument(edited(base, (d) => {
-      d.nodes.push({ ...heading(2, 'Title'), key: 'H2' });
-      setText(find(d, 'B'), 'b live');
-    }));
-    const request = withDocument(edited(base, (d) => {
-      d.nodes.push({ ...heading(2, 'Title'), key: 'H3' });
-      setText(find(d, 'B'), 'b request');
-    }));
+    const live = withDocument(
+      edited(base, (d) => {
+        d.nodes.push({ ...heading(2, 'Title'), key: 'H2' });
+        setText(find(d, 'B'), 'b live');
+      }),
+    );
+    const request = withDocument(
+      edited(base, (d) => {
+        d.nodes.push({ ...heading(2, 'Title'), key: 'H3' });
+        setText(find(d, 'B'), 'b request');
+      }),
+    );
     const updated = store.merge(baseContent, live, request, 'update');
     expect(updated.conflicts).toEqual([{ page: 'p', block: 'B' }]);
     const document = store.get(updated.content.pages[0]!.documentId);
     // Heading anchors are recomputed on the merged document: unique.
-    const anchors = document.nodes.filter((block) => block.type.startsWith('heading')).map((block) => (block as { meta: { id: string } }).meta.id);
+    const anchors = document.nodes
+      .filter((block) => block.type.startsWith('heading'))
+      .map((block) => (block as { meta: { id: string } }).meta.id);
     expect(anchors).toEqual(['title', 'title-2', 'title-3']);
   });
 });
@@ -831,19 +1040,33 @@ describe('mergeContents: disjoint changes, many times over', () => {
 describe('mergeSequence', () => {
   it('merges sequences three-way', () => {
     // Insertions at one place on both sides: live's first.
-    expect(mergeSequence(['a', 'b'], ['a', 'x', 'b'], ['a', 'y', 'b'], ['a', 'x', 'y', 'b'])).toEqual(['a', 'x', 'y', 'b']);
+    expect(mergeSequence(['a', 'b'], ['a', 'x', 'b'], ['a', 'y', 'b'], ['a', 'x', 'y', 'b'])).toEqual([
+      'a',
+      'x',
+      'y',
+      'b',
+    ]);
     // A move on one side, a deletion on the other.
     expect(mergeSequence(['a', 'b', 'c'], ['c', 'a', 'b'], ['a', 'c'], ['a', 'c'])).toEqual(['c', 'a']);
     // Moved on both sides: the request's place.
     const five = ['a', 'b', 'c', 'd', 'e'];
-    expect(mergeSequence(five, ['e', 'a', 'b', 'c', 'd'], ['a', 'e', 'b', 'c', 'd'], five)).toEqual(['a', 'e', 'b', 'c', 'd']);
+    expect(mergeSequence(five, ['e', 'a', 'b', 'c', 'd'], ['a', 'e', 'b', 'c', 'd'], five)).toEqual([
+      'a',
+      'e',
+      'b',
+      'c',
+      'd',
+    ]);
     // A kept item that the sequence merge dropped goes after the item it follows.
     expect(mergeSequence(['a', 'b', 'c'], ['a', 'c'], ['a', 'b', 'c'], ['a', 'b', 'c'])).toEqual(['a', 'b', 'c']);
     // Names of Object.prototype members are ordinary items.
-    expect(mergeSequence(['constructor'], ['constructor', '__proto__'], ['toString', 'constructor'], ['toString', 'constructor', '__proto__'])).toEqual([
-      'toString',
-      'constructor',
-      '__proto__',
-    ]);
+    expect(
+      mergeSequence(
+        ['constructor'],
+        ['constructor', '__proto__'],
+        ['toString', 'constructor'],
+        ['toString', 'constructor', '__proto__'],
+      ),
+    ).toEqual(['toString', 'constructor', '__proto__']);
   });
 });

@@ -71,7 +71,11 @@ const DOCS: IndexedPage[] = [
         title: 'Rate limits',
         body: 'Clients may send 100 requests per minute. Past that the API answers 429 <Too Many Requests> & a Retry-After header.',
       },
-      { id: 'events', title: 'Events', body: 'The platform can notify your server through webhooks when content changes.' },
+      {
+        id: 'events',
+        title: 'Events',
+        body: 'The platform can notify your server through webhooks when content changes.',
+      },
     ],
   }),
   page('integrations/webhooks', 'Webhooks', {
@@ -84,9 +88,7 @@ const DOCS: IndexedPage[] = [
   }),
   page('community/cafe', 'Café corner', {
     description: 'Where the team meets',
-    sections: [
-      { id: 'menu', title: 'Menu', body: 'Our café serves crème brûlée and a naïve espresso every Friday.' },
-    ],
+    sections: [{ id: 'menu', title: 'Menu', body: 'Our café serves crème brûlée and a naïve espresso every Friday.' }],
   }),
   page('internal/notes', 'Internal notes', {
     noIndex: true,
@@ -377,9 +379,12 @@ describe('search of page sections', () => {
     replaceSpaceIndex(db, 'space-incremental', 'rev-1', before);
     const rowids = () =>
       new Map(
-        (db.prepare("SELECT page_id, rowid FROM search_rows WHERE space_id = 'space-incremental'").all() as Array<{ page_id: string; rowid: number }>).map(
-          (row) => [row.page_id, row.rowid],
-        ),
+        (
+          db.prepare("SELECT page_id, rowid FROM search_rows WHERE space_id = 'space-incremental'").all() as Array<{
+            page_id: string;
+            rowid: number;
+          }>
+        ).map((row) => [row.page_id, row.rowid]),
       );
     const kept = rowids();
     replaceSpaceIndex(db, 'space-incremental', 'rev-2', after);
@@ -389,9 +394,14 @@ describe('search of page sections', () => {
     expect(rowids().get('a')).not.toBe(kept.get('a'));
     expect([...rowids().keys()].sort()).toEqual(['a', 'c', 'e']);
     for (const query of ['quokka', 'numbat', 'wombat', 'zither', 'delta', 'gamma']) {
-      expect(searchSpace(db, 'space-incremental', query, ALL).items, query).toEqual(searchSpace(db, 'space-scratch', query, ALL).items);
+      expect(searchSpace(db, 'space-incremental', query, ALL).items, query).toEqual(
+        searchSpace(db, 'space-scratch', query, ALL).items,
+      );
     }
-    expect(searchSpace(db, 'space-incremental', 'numbat', ALL).items.find((hit) => hit.id === 'c')).toMatchObject({ path: 'moved/c', ancestors: [] });
+    expect(searchSpace(db, 'space-incremental', 'numbat', ALL).items.find((hit) => hit.id === 'c')).toMatchObject({
+      path: 'moved/c',
+      ancestors: [],
+    });
     db.exec("INSERT INTO search_stem (search_stem) VALUES ('integrity-check')");
     db.exec("INSERT INTO search_raw (search_raw) VALUES ('integrity-check')");
   });
@@ -457,8 +467,13 @@ describe('search timings', () => {
       return seed / 2 ** 31;
     };
     const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qui', 'dor'];
-    const filler = Array.from({ length: 3000 }, (_, i) =>
-      Array.from({ length: 2 + (i % 3) }, (_, j) => syllables[(i * 7 + j * 5 + Math.floor(i / 12)) % syllables.length]).join('') + i,
+    const filler = Array.from(
+      { length: 3000 },
+      (_, i) =>
+        Array.from(
+          { length: 2 + (i % 3) },
+          (_, j) => syllables[(i * 7 + j * 5 + Math.floor(i / 12)) % syllables.length],
+        ).join('') + i,
     );
     const word = () =>
       random() < share ? WORDS[Math.floor(random() * WORDS.length)] : filler[Math.floor(random() ** 2 * filler.length)];
@@ -499,7 +514,8 @@ describe('search timings', () => {
       timings.push(`"${query}": ${((performance.now() - t) / runs).toFixed(2)} ms (${result.count} pages)`);
     }
     const orgT = performance.now();
-    for (let i = 0; i < 20; i += 1) searchSpaces(db, [space, 'space-docs', 'space-ops'], 'install', { offset: 0, limit: 20 });
+    for (let i = 0; i < 20; i += 1)
+      searchSpaces(db, [space, 'space-docs', 'space-ops'], 'install', { offset: 0, limit: 20 });
     const org = (performance.now() - orgT) / 20;
 
     console.log(

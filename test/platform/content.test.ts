@@ -66,12 +66,22 @@ describe('revisions', () => {
     expect(body.urls.app).toContain(`/s/${spaceId}/~/revisions/${revision}`);
     expect(body.urls.published).toBeUndefined();
     const [group, api, status] = body.pages;
-    expect(group).toMatchObject({ id: ids.group, type: 'group', kind: 'group', slug: 'getting-started', path: 'getting-started' });
+    expect(group).toMatchObject({
+      id: ids.group,
+      type: 'group',
+      kind: 'group',
+      slug: 'getting-started',
+      path: 'getting-started',
+    });
     expect(group.pages.map((page: any) => [page.title, page.path])).toEqual([
       ['Introduction', 'getting-started/introduction'],
       ['Install', 'getting-started/install'],
     ]);
-    expect(group.pages[1].pages[0]).toMatchObject({ id: ids.linux, path: 'getting-started/install/linux', emoji: '🐧' });
+    expect(group.pages[1].pages[0]).toMatchObject({
+      id: ids.linux,
+      path: 'getting-started/install/linux',
+      emoji: '🐧',
+    });
     expect(api).toMatchObject({ type: 'document', kind: 'sheet', path: 'api', hidden: true, tags: [] });
     expect(api.layout.width).toBe('default');
     expect(status).toMatchObject({ type: 'link', target: { kind: 'url', url: 'https://status.example.test' } });
@@ -101,20 +111,33 @@ describe('pages', () => {
   it('finds a page by id, with its document when asked', async () => {
     const plain = await get(`/spaces/${spaceId}/content/page/${ids.install}`);
     expect(plain.status).toBe(200);
-    expect(plain.body).toMatchObject({ id: ids.install, description: 'Set it up in five minutes', path: 'getting-started/install' });
+    expect(plain.body).toMatchObject({
+      id: ids.install,
+      description: 'Set it up in five minutes',
+      path: 'getting-started/install',
+    });
     expect((plain.body as any).document).toBeUndefined();
-    const withDocument = await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.install}`, { query: { format: 'document' } });
+    const withDocument = await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.install}`, {
+      query: { format: 'document' },
+    });
     const document = (withDocument.body as any).document;
     expect(document.object).toBe('document');
     expect(document.nodes[0].nodes[0].leaves[0].text).toBe('Install: download and run the installer');
   });
 
   it('finds pages by path: nested, a group, and the landing page at ""', async () => {
-    expect((await get(`/spaces/${spaceId}/content/path/getting-started/install/linux`)).body).toMatchObject({ id: ids.linux });
-    expect((await get(`/spaces/${spaceId}/content/path/getting-started`)).body).toMatchObject({ id: ids.group, type: 'group' });
+    expect((await get(`/spaces/${spaceId}/content/path/getting-started/install/linux`)).body).toMatchObject({
+      id: ids.linux,
+    });
+    expect((await get(`/spaces/${spaceId}/content/path/getting-started`)).body).toMatchObject({
+      id: ids.group,
+      type: 'group',
+    });
     // The first document page, inside the group, is the landing page; its own path still works.
     expect((await get(`/spaces/${spaceId}/content/path/`)).body).toMatchObject({ id: ids.introduction });
-    expect((await get(`/spaces/${spaceId}/revisions/${revision}/path/getting-started/introduction`)).body).toMatchObject({
+    expect(
+      (await get(`/spaces/${spaceId}/revisions/${revision}/path/getting-started/introduction`)).body,
+    ).toMatchObject({
       id: ids.introduction,
     });
     expect((await get(`/spaces/${spaceId}/content/path/nowhere`)).status).toBe(404);
@@ -130,7 +153,15 @@ describe('pages', () => {
     expect(byPage.status).toBe(200);
     expect(byId.body).toEqual(byPage.body);
     // Stored documents are completed (a heading gets its anchor in `meta.id`).
-    expect(byId.body).toEqual(parseDocument(textDocument([[0, 'API reference: every endpoint'], [1, 'Details'], [0, 'More about api reference.']])));
+    expect(byId.body).toEqual(
+      parseDocument(
+        textDocument([
+          [0, 'API reference: every endpoint'],
+          [1, 'Details'],
+          [0, 'More about api reference.'],
+        ]),
+      ),
+    );
     expect((byId.body as any).nodes[1].meta).toEqual({ id: 'details' });
     expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/meta-links`)).body).toEqual({ alternates: [] });
     expect((await get(`/spaces/${spaceId}/revisions/${revision}/page/${ids.status}/document`)).status).toBe(404);
@@ -159,7 +190,10 @@ describe('access', () => {
   it('opens a share-link space with its share key', async () => {
     const shared = spaceRow(S.shareLink);
     expect((await get(`/spaces/${shared.id}/content`, { token: p.token(U.hana) })).status).toBe(404);
-    const opened = await get(`/spaces/${shared.id}/content`, { token: p.token(U.hana), query: { shareKey: shared.share_key } });
+    const opened = await get(`/spaces/${shared.id}/content`, {
+      token: p.token(U.hana),
+      query: { shareKey: shared.share_key },
+    });
     expect(opened.status).toBe(200);
   });
 });
@@ -183,7 +217,12 @@ describe('storage', () => {
       })),
     }));
     const bodyOf = (id: string, edit = '') =>
-      textDocument(Array.from({ length: 12 }, (_, index) => [index % 4 === 0 ? 2 : 0, `${id} paragraph ${index}${index === 5 ? edit : ''} `.repeat(6)]));
+      textDocument(
+        Array.from({ length: 12 }, (_, index) => [
+          index % 4 === 0 ? 2 : 0,
+          `${id} paragraph ${index}${index === 5 ? edit : ''} `.repeat(6),
+        ]),
+      );
     const withDocuments = (edit: string) => ({
       pages: chapters.map((chapter) => ({
         ...chapter,
@@ -213,7 +252,9 @@ describe('storage', () => {
     expect(copy.status).toBe(201);
     const pages = await get(`/spaces/${(copy.body as { id: string }).id}/content/pages`);
     expect((pages.body as any).pages.map((page: any) => page.id)).toEqual([ids.group, ids.api, ids.status]);
-    const page = (await get(`/spaces/${(copy.body as { id: string }).id}/content/page/${ids.api}`)).body as { documentId: string };
+    const page = (await get(`/spaces/${(copy.body as { id: string }).id}/content/page/${ids.api}`)).body as {
+      documentId: string;
+    };
     expect((await get(`/spaces/${(copy.body as { id: string }).id}/documents/${page.documentId}`)).status).toBe(200);
     expect(storedBytes(p.db)).toBe(before);
   });
@@ -283,7 +324,17 @@ describe('semantic changes', () => {
       ...base.content,
       pages: [
         // Introduction deleted; Install renamed and given a new body; Linux moved to the top level.
-        { ...group, pages: [{ ...install, title: 'Installation', pages: [], documentId: putDocument(p.db, space, textDocument([[0, 'New body']])) }] },
+        {
+          ...group,
+          pages: [
+            {
+              ...install,
+              title: 'Installation',
+              pages: [],
+              documentId: putDocument(p.db, space, textDocument([[0, 'New body']])),
+            },
+          ],
+        },
         { ...install.pages[0] },
         api,
         status,
@@ -297,7 +348,10 @@ describe('semantic changes', () => {
     expect(answer.status).toBe(200);
     const { changes, more } = answer.body as { changes: any[]; more: number };
     expect(more).toBe(0);
-    const summary = changes.map((change) => `${change.type} ${change.page?.id ?? change.file?.id ?? Object.keys(change.variables ?? {}).join(',')}`);
+    const summary = changes.map(
+      (change) =>
+        `${change.type} ${change.page?.id ?? change.file?.id ?? Object.keys(change.variables ?? {}).join(',')}`,
+    );
     expect(summary).toEqual([
       `page_edited ${base.ids.install}`,
       `page_moved ${base.ids.linux}`,
@@ -309,7 +363,9 @@ describe('semantic changes', () => {
     const edit = changes[0];
     expect(Object.keys(edit.attributes).sort()).toEqual(['document', 'title']);
     expect(edit.attributes.title).toEqual({ before: 'Install', after: 'Installation' });
-    expect(changes[1].parent).toEqual({ before: { id: base.ids.install, type: 'document', title: 'Install', path: 'getting-started/install' } });
+    expect(changes[1].parent).toEqual({
+      before: { id: base.ids.install, type: 'document', title: 'Install', path: 'getting-started/install' },
+    });
     expect(changes[5].variables).toEqual({ version: { before: 3, after: 4 }, channel: { after: 'beta' } });
 
     const limited = await get(`/spaces/${space}/revisions/${next}/changes`, { query: { limit: 2 } });
@@ -326,7 +382,11 @@ describe('links', () => {
     const answer = await get(`/spaces/${spaceId}/links`);
     expect(answer.status).toBe(200);
     const body = answer.body as { count: number; stats: any; items: any[] };
-    const summary = body.items.map((item) => [item.status, item.targetReference?.page?.id ?? item.targetReference?.file?.id ?? item.targetReference?.url ?? null, item.locationReferences.map((location: any) => location.page.id)]);
+    const summary = body.items.map((item) => [
+      item.status,
+      item.targetReference?.page?.id ?? item.targetReference?.file?.id ?? item.targetReference?.url ?? null,
+      item.locationReferences.map((location: any) => location.page.id),
+    ]);
     expect(summary).toEqual([
       ['ok', ids.install, [ids.introduction]],
       ['ok', ids.linux, [ids.introduction]],
@@ -337,7 +397,12 @@ describe('links', () => {
     ]);
     expect(body.stats).toEqual({ total: 6, broken: { total: 1 } });
     const location = body.items[0].locationReferences[0];
-    expect(location).toMatchObject({ kind: 'page', organization: { id: 'acme' }, space: { id: spaceId }, versionContext: { type: 'revision', revision: { id: revision } } });
+    expect(location).toMatchObject({
+      kind: 'page',
+      organization: { id: 'acme' },
+      space: { id: spaceId },
+      versionContext: { type: 'revision', revision: { id: revision } },
+    });
     const broken = await get(`/spaces/${spaceId}/links`, { query: { status: 'broken' } });
     expect((broken.body as any).items).toHaveLength(1);
   });
@@ -345,12 +410,18 @@ describe('links', () => {
   it('finds the links of one page, and the backlinks of a page and of a file', async () => {
     const ofPage = await get(`/spaces/${spaceId}/content/page/${ids.introduction}/links`);
     expect((ofPage.body as any).items).toHaveLength(6);
-    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/links`)).body).toMatchObject({ items: [], stats: { total: 0 } });
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/links`)).body).toMatchObject({
+      items: [],
+      stats: { total: 0 },
+    });
     const toInstall = await get(`/spaces/${spaceId}/content/page/${ids.install}/backlinks`);
     expect((toInstall.body as any).items.map((item: any) => item.page.id)).toEqual([ids.introduction]);
     const toLinux = await get(`/spaces/${spaceId}/content/page/${ids.linux}/backlinks`);
     expect((toLinux.body as any).count).toBe(1);
-    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/backlinks`)).body).toMatchObject({ count: 0, items: [] });
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}/backlinks`)).body).toMatchObject({
+      count: 0,
+      items: [],
+    });
     const toFile = await get(`/spaces/${spaceId}/content/files/${ids.text}/backlinks`);
     expect((toFile.body as any).items.map((item: any) => item.page.id)).toEqual([ids.introduction]);
     expect((await get(`/spaces/${spaceId}/content/files/nope/backlinks`)).status).toBe(404);
@@ -365,7 +436,13 @@ describe('search', () => {
     // "installation" in the introduction matches too (stemmed), below the page about installing.
     expect(body.items.map((item) => item.id)).toEqual([ids.install, ids.introduction]);
     const [hit] = body.items;
-    expect(hit).toMatchObject({ id: ids.install, title: 'Install', path: 'getting-started/install', rank: 1, ancestors: [{ title: 'Getting started' }] });
+    expect(hit).toMatchObject({
+      id: ids.install,
+      title: 'Install',
+      path: 'getting-started/install',
+      rank: 1,
+      ancestors: [{ title: 'Getting started' }],
+    });
     expect(hit.score).toBeGreaterThan(0);
     expect(hit.sections[0].body).toContain('<mark>installer</mark>');
     expect(hit.urls.app).toContain(`/s/${spaceId}/getting-started/install`);
@@ -383,18 +460,35 @@ describe('search', () => {
       documentId: putDocument(p.db, space, textDocument([[0, 'The codeword is xylophone.']])),
       pages: [],
     };
-    const visible = { ...hidden, id: 'pg-open', slug: 'open', noIndex: false, title: 'Open notes', documentId: putDocument(p.db, space, textDocument([[0, 'Tuning the zeppelin engine.']])) };
+    const visible = {
+      ...hidden,
+      id: 'pg-open',
+      slug: 'open',
+      noIndex: false,
+      title: 'Open notes',
+      documentId: putDocument(p.db, space, textDocument([[0, 'Tuning the zeppelin engine.']])),
+    };
     commitContent(p.db, space, { ...content, pages: [...content.pages, hidden, visible] });
-    expect((await get(`/spaces/${space}/search`, { query: { query: 'xylophone' } })).body).toMatchObject({ count: 0, items: [] });
+    expect((await get(`/spaces/${space}/search`, { query: { query: 'xylophone' } })).body).toMatchObject({
+      count: 0,
+      items: [],
+    });
     expect((await get(`/spaces/${space}/search`, { query: { query: 'zeppelin' } })).body).toMatchObject({ count: 1 });
 
     const org = await get('/orgs/acme/search', { query: { query: 'zeppelin' } });
     expect(org.status).toBe(200);
     expect((org.body as any).items).toEqual([
-      expect.objectContaining({ type: 'space', id: space, title: S.teamGrant, pages: [expect.objectContaining({ id: 'pg-open', rank: 1 })] }),
+      expect.objectContaining({
+        type: 'space',
+        id: space,
+        title: S.teamGrant,
+        pages: [expect.objectContaining({ id: 'pg-open', rank: 1 })],
+      }),
     ]);
     // A member who cannot read the space finds nothing of it.
-    expect((await get('/orgs/acme/search', { token: p.token(U.gus), query: { query: 'zeppelin' } })).body).toMatchObject({ count: 0 });
+    expect(
+      (await get('/orgs/acme/search', { token: p.token(U.gus), query: { query: 'zeppelin' } })).body,
+    ).toMatchObject({ count: 0 });
 
     commitContent(p.db, space, content);
     expect((await get(`/spaces/${space}/search`, { query: { query: 'zeppelin' } })).body).toMatchObject({ count: 0 });
@@ -412,7 +506,9 @@ describe('search', () => {
 
 describe('markdown', () => {
   it('serves a page as markdown, with references relative to its file or stable', async () => {
-    const relative = await get(`/spaces/${spaceId}/content/page/${ids.introduction}`, { query: { format: 'markdown' } });
+    const relative = await get(`/spaces/${spaceId}/content/page/${ids.introduction}`, {
+      query: { format: 'markdown' },
+    });
     expect(relative.status).toBe(200);
     const markdown = (relative.body as { markdown: string }).markdown;
     expect(markdown.startsWith('# Introduction\n')).toBe(true);
@@ -420,11 +516,17 @@ describe('markdown', () => {
     expect(markdown).toContain('[Linux](install/linux.md#packages)');
     expect(markdown).toContain('../.gitbook/assets/notes.txt');
     expect((relative.body as { document?: unknown }).document).toBeUndefined();
-    const stable = await get(`/spaces/${spaceId}/content/page/${ids.introduction}`, { query: { format: 'markdown', 'format.markdown.refs': 'stable' } });
+    const stable = await get(`/spaces/${spaceId}/content/page/${ids.introduction}`, {
+      query: { format: 'markdown', 'format.markdown.refs': 'stable' },
+    });
     expect((stable.body as { markdown: string }).markdown).toContain('[the installation](/pages/pg-install)');
-    const install = await get(`/spaces/${spaceId}/content/path/getting-started/install`, { query: { format: 'markdown' } });
-    const text = (install.body as { markdown: string; pages: Array<{ markdown?: string }> });
-    expect(text.markdown).toMatch(/^---\ndescription: Set it up in five minutes\n---\n\n# Install\n\nInstall: download and run the installer\n\n## Details\n/);
+    const install = await get(`/spaces/${spaceId}/content/path/getting-started/install`, {
+      query: { format: 'markdown' },
+    });
+    const text = install.body as { markdown: string; pages: Array<{ markdown?: string }> };
+    expect(text.markdown).toMatch(
+      /^---\ndescription: Set it up in five minutes\n---\n\n# Install\n\nInstall: download and run the installer\n\n## Details\n/,
+    );
     // The body is the asked page's alone.
     expect(text.pages[0]!.markdown).toBeUndefined();
   });
@@ -433,11 +535,22 @@ describe('markdown', () => {
 /** The text of a PDF, page by page (pdf.js, as a reader would extract it). */
 async function pdfText(bytes: Uint8Array): Promise<string[]> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const pdf = await getDocument({ data: bytes, disableFontFace: true, useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+  const pdf = await getDocument({
+    data: bytes,
+    disableFontFace: true,
+    useSystemFonts: false,
+    isEvalSupported: false,
+    verbosity: 0,
+  }).promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
-    pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' ').replace(/\s+/g, ' '));
+    pages.push(
+      content.items
+        .map((item) => ('str' in item ? item.str : ''))
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    );
   }
   await pdf.destroy();
   return pages;
@@ -460,13 +573,21 @@ describe('PDF', () => {
     // One PDF page per document page at least (Introduction, Install, On Linux, API reference).
     expect(pages.length).toBeGreaterThanOrEqual(4);
     const text = pages.join('\n');
-    for (const words of ['Introduction', 'Install: download and run the installer', 'On Linux', 'API reference: every endpoint', 'Details']) {
+    for (const words of [
+      'Introduction',
+      'Install: download and run the installer',
+      'On Linux',
+      'API reference: every endpoint',
+      'Details',
+    ]) {
       expect(text).toContain(words);
     }
   });
 
   it('exports one page alone, or a page with what is under it', async () => {
-    const only = (await get(`/spaces/${spaceId}/pdf`, { query: { page: ids.install, only: true } })).body as { url: string };
+    const only = (await get(`/spaces/${spaceId}/pdf`, { query: { page: ids.install, only: true } })).body as {
+      url: string;
+    };
     const alone = (await pdfText(new Uint8Array(await (await fetch(only.url)).arrayBuffer()))).join('\n');
     expect(alone).toContain('Install: download and run the installer');
     expect(alone).not.toContain('On Linux: use the package manager');
@@ -500,16 +621,33 @@ describe('reusable contents', () => {
   it('reads a reusable content and its document, and expands it in a page when asked', async () => {
     const space = spaceRow(S.teamGrant).id;
     const { content } = sampleContent(p.db, space);
-    const snippet = putDocument(p.db, space, textDocument([[0, 'Write to support@acme.test, we answer within a day.']]));
+    const snippet = putDocument(
+      p.db,
+      space,
+      textDocument([[0, 'Write to support@acme.test, we answer within a day.']]),
+    );
     const usesIt = putDocument(p.db, space, {
       object: 'document',
       data: {},
       nodes: [
         ...(textDocument([[0, 'Before the snippet.']]) as { nodes: unknown[] }).nodes,
-        { object: 'block', type: 'reusable-content', key: 'rc', data: { ref: { kind: 'reusable-content', reusableContent: 'rc-support' } }, isVoid: true },
+        {
+          object: 'block',
+          type: 'reusable-content',
+          key: 'rc',
+          data: { ref: { kind: 'reusable-content', reusableContent: 'rc-support' } },
+          isVoid: true,
+        },
       ],
     });
-    const page = { id: 'pg-help', type: 'document' as const, title: 'Help', slug: 'help', documentId: usesIt, pages: [] };
+    const page = {
+      id: 'pg-help',
+      type: 'document' as const,
+      title: 'Help',
+      slug: 'help',
+      documentId: usesIt,
+      pages: [],
+    };
     const revisionId = commitContent(p.db, space, {
       ...content,
       pages: [...content.pages, page],
@@ -517,30 +655,42 @@ describe('reusable contents', () => {
     });
     const reusable = await get(`/spaces/${space}/content/reusable-contents/rc-support`);
     expect(reusable.body).toEqual({ id: 'rc-support', title: 'Support contact', document: snippet });
-    expect((await get(`/spaces/${space}/revisions/${revisionId}/reusable-contents/rc-support`)).body).toEqual(reusable.body);
+    expect((await get(`/spaces/${space}/revisions/${revisionId}/reusable-contents/rc-support`)).body).toEqual(
+      reusable.body,
+    );
     const document = await get(`/spaces/${space}/revisions/${revisionId}/reusable-contents/rc-support/document`);
     expect(JSON.stringify(document.body)).toContain('we answer within a day');
     expect((await get(`/spaces/${space}/content/reusable-contents/nope`)).status).toBe(404);
 
     const plain = await get(`/spaces/${space}/revisions/${revisionId}/page/pg-help/document`);
     expect((plain.body as any).nodes.map((node: any) => node.type)).toEqual(['paragraph', 'reusable-content']);
-    const expanded = await get(`/spaces/${space}/revisions/${revisionId}/page/pg-help/document`, { query: { dereferenced: 'reusable-contents' } });
+    const expanded = await get(`/spaces/${space}/revisions/${revisionId}/page/pg-help/document`, {
+      query: { dereferenced: 'reusable-contents' },
+    });
     expect((expanded.body as any).nodes.map((node: any) => node.type)).toEqual(['paragraph', 'paragraph']);
     const markdown = await get(`/spaces/${space}/content/page/pg-help`, { query: { format: 'markdown' } });
     // help.md sits at the root, next to .gitbook/.
-    expect((markdown.body as { markdown: string }).markdown).toContain('{% include ".gitbook/includes/rc-support.md" %}');
+    expect((markdown.body as { markdown: string }).markdown).toContain(
+      '{% include ".gitbook/includes/rc-support.md" %}',
+    );
   });
 });
 
 describe('search index at start', () => {
   it('is rebuilt for a space whose index is missing or behind its current revision', async () => {
-    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({ count: 2 });
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({
+      count: 2,
+    });
     p.db.prepare('DELETE FROM search_rows WHERE space_id = ?').run(spaceId);
     p.db.prepare('DELETE FROM search_spaces WHERE space_id = ?').run(spaceId);
-    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({ count: 0 });
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({
+      count: 0,
+    });
     // This space, and the spaces created through the API in these tests, which were never indexed (empty).
     expect(catchUpSearchIndex(p.db)).toBeGreaterThanOrEqual(1);
     expect(catchUpSearchIndex(p.db)).toBe(0);
-    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({ count: 2 });
+    expect((await get(`/spaces/${spaceId}/search`, { query: { query: 'installer' } })).body).toMatchObject({
+      count: 2,
+    });
   });
 });

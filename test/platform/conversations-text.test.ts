@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { agglomerate, agglomerateSteps, clusterCentroid, nearestCluster, SIMILARITY_THRESHOLD, type Clusterable } from '../../src/platform/conversations/text/cluster.js';
+import {
+  agglomerate,
+  agglomerateSteps,
+  clusterCentroid,
+  nearestCluster,
+  SIMILARITY_THRESHOLD,
+  type Clusterable,
+} from '../../src/platform/conversations/text/cluster.js';
 import { runInSlices, type Steps } from '../../src/platform/slices.js';
-import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from '../../src/platform/conversations/text/describe.js';
+import {
+  addWords,
+  byCentrality,
+  clusterIcon,
+  clusterLabel,
+  type WordForms,
+} from '../../src/platform/conversations/text/describe.js';
 import { clusterImpact, impactOf, impactSignals } from '../../src/platform/conversations/text/impact.js';
 import { sentences, shorten } from '../../src/platform/conversations/text/sentences.js';
 import { splitIssues, splitIssuesSteps } from '../../src/platform/conversations/text/split.js';
@@ -37,7 +50,15 @@ describe('sentences', () => {
       '-- ',
       'Ada, Acme Corp',
     ].join('\n');
-    expect(sentences(text)).toEqual(['Hi team!', 'The installer fails, e.g. with v1.2 on macOS.', 'Any idea?', 'Steps:', 'run the installer', 'open the app', 'Thanks']);
+    expect(sentences(text)).toEqual([
+      'Hi team!',
+      'The installer fails, e.g. with v1.2 on macOS.',
+      'Any idea?',
+      'Steps:',
+      'run the installer',
+      'open the app',
+      'Thanks',
+    ]);
     expect(sentences('')).toEqual([]);
     // A run-on text is cut into bounded pieces.
     expect(sentences('word '.repeat(400)).every((sentence) => sentence.length <= 600)).toBe(true);
@@ -47,7 +68,11 @@ describe('sentences', () => {
 
 describe('terms', () => {
   it('folds, stems and drops stop words, links and numbers (but keeps status codes)', () => {
-    expect(tokenize("Hi! I can't install the CLI: installing fails with EACCES (see https://example.com/log or me@example.com), 429 errors since 2024.")).toEqual([
+    expect(
+      tokenize(
+        "Hi! I can't install the CLI: installing fails with EACCES (see https://example.com/log or me@example.com), 429 errors since 2024.",
+      ),
+    ).toEqual([
       { term: 'instal', word: 'install' },
       { term: 'cli', word: 'CLI' },
       { term: 'instal', word: 'installing' },
@@ -72,7 +97,11 @@ describe('impact', () => {
     expect(impact('We still cannot publish, the build is blocked every time.')).toBe('high');
     expect(impact('After the merge our pages disappeared.')).toBe('high');
     expect(impact('We lost all our changes.')).toBe('high');
-    expect(impactSignals('It’s still broken and we can’t deploy')).toEqual({ blocking: true, repetition: true, dataLoss: false });
+    expect(impactSignals('It’s still broken and we can’t deploy')).toEqual({
+      blocking: true,
+      repetition: true,
+      dataLoss: false,
+    });
   });
 
   it('gives a cluster the highest impact a quarter of its issues reach', () => {
@@ -90,46 +119,76 @@ describe('splitting a conversation into issues', () => {
     const issues = splitIssues({
       subject: 'Two things',
       parts: [
-        { role: 'user', body: 'Hi team! The installer fails with EACCES permission denied on macOS. I ran it with sudo too.\n\nAlso, the search on our docs site returns no results for words that are on the page. Thanks!' },
-        { role: 'assistant', body: 'Could you send the log of the installer? It will tell us why the search has no results.' },
+        {
+          role: 'user',
+          body: 'Hi team! The installer fails with EACCES permission denied on macOS. I ran it with sudo too.\n\nAlso, the search on our docs site returns no results for words that are on the page. Thanks!',
+        },
+        {
+          role: 'assistant',
+          body: 'Could you send the log of the installer? It will tell us why the search has no results.',
+        },
         { role: 'user', body: 'Sure. It still fails with the same permission error. This is blocking our launch.' },
       ],
     });
-    expect(issues.map((issue) => ({ title: issue.title, paragraphs: issue.paragraphs, impact: issue.impact }))).toEqual([
-      {
-        title: 'The installer fails with EACCES permission denied on macOS.',
-        paragraphs: [
-          ['The installer fails with EACCES permission denied on macOS.', 'I ran it with sudo too.'],
-          ['It still fails with the same permission error.', 'This is blocking our launch.'],
-        ],
-        // Blocking, and raised again in a later message.
-        impact: 'high',
-      },
-      {
-        title: 'The search on our docs site returns no results for words that are on the page.',
-        paragraphs: [['Also, the search on our docs site returns no results for words that are on the page.']],
-        impact: 'low',
-      },
-    ]);
+    expect(issues.map((issue) => ({ title: issue.title, paragraphs: issue.paragraphs, impact: issue.impact }))).toEqual(
+      [
+        {
+          title: 'The installer fails with EACCES permission denied on macOS.',
+          paragraphs: [
+            ['The installer fails with EACCES permission denied on macOS.', 'I ran it with sudo too.'],
+            ['It still fails with the same permission error.', 'This is blocking our launch.'],
+          ],
+          // Blocking, and raised again in a later message.
+          impact: 'high',
+        },
+        {
+          title: 'The search on our docs site returns no results for words that are on the page.',
+          paragraphs: [['Also, the search on our docs site returns no results for words that are on the page.']],
+          impact: 'low',
+        },
+      ],
+    );
     expect([...issues[0]!.terms.keys()]).toContain('eacc');
     expect(issues[1]!.terms.has('eacc')).toBe(false);
   });
 
   it('titles the only issue with the subject, and makes the subject the issue when the messages say nothing', () => {
-    const [issue, ...others] = splitIssues({ subject: 'Lost my page', parts: [{ role: 'user', body: 'I merged a change request and my whole page disappeared. How do I restore it?' }] });
+    const [issue, ...others] = splitIssues({
+      subject: 'Lost my page',
+      parts: [{ role: 'user', body: 'I merged a change request and my whole page disappeared. How do I restore it?' }],
+    });
     expect(others).toEqual([]);
-    expect(issue).toMatchObject({ title: 'Lost my page', paragraphs: [['I merged a change request and my whole page disappeared.']], impact: 'high' });
+    expect(issue).toMatchObject({
+      title: 'Lost my page',
+      paragraphs: [['I merged a change request and my whole page disappeared.']],
+      impact: 'high',
+    });
     // "How do I restore it?" says one word: it counts for the impact, not for the issue's words.
-    expect(splitIssues({ subject: 'Search results empty', parts: [{ role: 'user', body: 'Hello?' }] })).toMatchObject([{ title: 'Search results empty', paragraphs: [['Search results empty']] }]);
+    expect(splitIssues({ subject: 'Search results empty', parts: [{ role: 'user', body: 'Hello?' }] })).toMatchObject([
+      { title: 'Search results empty', paragraphs: [['Search results empty']] },
+    ]);
   });
 
   it('finds nothing in small talk, and reads every message when no role is user', () => {
-    expect(splitIssues({ parts: [{ role: 'user', body: 'Hello!' }, { role: 'agent', body: 'Hi! How can we help?' }, { role: 'user', body: 'Never mind, I found the answer in the docs. Thanks!' }] })).toEqual([]);
-    expect(splitIssues({ parts: [{ role: 'customer', body: 'Please add a dark mode to the editor.' }] })).toMatchObject([{ title: 'Please add a dark mode to the editor.', impact: 'low' }]);
+    expect(
+      splitIssues({
+        parts: [
+          { role: 'user', body: 'Hello!' },
+          { role: 'agent', body: 'Hi! How can we help?' },
+          { role: 'user', body: 'Never mind, I found the answer in the docs. Thanks!' },
+        ],
+      }),
+    ).toEqual([]);
+    expect(splitIssues({ parts: [{ role: 'customer', body: 'Please add a dark mode to the editor.' }] })).toMatchObject(
+      [{ title: 'Please add a dark mode to the editor.', impact: 'low' }],
+    );
   });
 
   it('keeps at most eight issues', () => {
-    const body = Array.from({ length: 12 }, (_, index) => `Another problem: feature${'abcdefghijkl'[index]} widget${'abcdefghijkl'[index]} fails.`).join(' ');
+    const body = Array.from(
+      { length: 12 },
+      (_, index) => `Another problem: feature${'abcdefghijkl'[index]} widget${'abcdefghijkl'[index]} fails.`,
+    ).join(' ');
     expect(splitIssues({ parts: [{ role: 'user', body }] })).toHaveLength(8);
   });
 });
@@ -158,28 +217,41 @@ describe('clustering the 100-issue corpus', () => {
     // Each recurring problem is one cluster of eleven; each one-off request a cluster of its own.
     const sizes = Object.fromEntries(groups.map((group) => [topicOf.get(group[0]!), group.length]));
     expect(sizes).toEqual({
-      install: 11, sso: 11, search: 11, gitsync: 11, billing: 11, pdf: 11, domain: 11, ratelimit: 11,
-      ...Object.fromEntries(ISSUE_CORPUS.filter((issue) => issue.topic.startsWith('other')).map((issue) => [issue.topic, 1])),
+      install: 11,
+      sso: 11,
+      search: 11,
+      gitsync: 11,
+      billing: 11,
+      pdf: 11,
+      domain: 11,
+      ratelimit: 11,
+      ...Object.fromEntries(
+        ISSUE_CORPUS.filter((issue) => issue.topic.startsWith('other')).map((issue) => [issue.topic, 1]),
+      ),
     });
     expect(groups).toHaveLength(20);
   });
 
   it('is deterministic: the same clusters whatever the order of the issues', () => {
     const reversed = agglomerate([...items].reverse());
-    const shuffled = agglomerate([...items].sort((a, b) => (a.text.length - b.text.length) || (a.id < b.id ? 1 : -1)));
+    const shuffled = agglomerate([...items].sort((a, b) => a.text.length - b.text.length || (a.id < b.id ? 1 : -1)));
     expect(reversed).toEqual(groups);
     expect(shuffled).toEqual(groups);
   });
 
   it('keeps the clusters over a range of thresholds around the chosen one, and merges or splits beyond', () => {
-    for (const threshold of [SIMILARITY_THRESHOLD - 0.04, SIMILARITY_THRESHOLD + 0.04]) expect(agglomerate(items, threshold)).toEqual(groups);
+    for (const threshold of [SIMILARITY_THRESHOLD - 0.04, SIMILARITY_THRESHOLD + 0.04])
+      expect(agglomerate(items, threshold)).toEqual(groups);
     // Every issue alone when nothing may merge; fewer, mixed clusters when anything sharing a word may.
     expect(agglomerate(items, 1.01)).toHaveLength(100);
     expect(agglomerate(items, 0.02).length).toBeLessThan(20);
   });
 
   it('assigns new issues to the cluster of their problem, and unrelated ones to none', () => {
-    const clusters = groups.map((group) => ({ id: topicOf.get(group[0]!)!, centroid: clusterCentroid(items.filter((item) => group.includes(item.id))) }));
+    const clusters = groups.map((group) => ({
+      id: topicOf.get(group[0]!)!,
+      centroid: clusterCentroid(items.filter((item) => group.includes(item.id))),
+    }));
     const fresh: CorpusIssue[] = [
       { id: 'new-1', topic: 'install', text: 'The installer stops with EACCES permission denied on our new laptop.' },
       { id: 'new-2', topic: 'sso', text: 'SSO login fails again: the SAML signature is invalid.' },
@@ -188,7 +260,9 @@ describe('clustering the 100-issue corpus', () => {
       { id: 'new-5', topic: 'none', text: 'Could you support a Klingon locale for the interface?' },
     ];
     const vectors = vectorsOf([...ISSUE_CORPUS, ...fresh]).slice(ISSUE_CORPUS.length);
-    expect(vectors.map((vector) => nearestCluster(vector.vector, clusters)?.id ?? 'none')).toEqual(fresh.map((issue) => issue.topic));
+    expect(vectors.map((vector) => nearestCluster(vector.vector, clusters)?.id ?? 'none')).toEqual(
+      fresh.map((issue) => issue.topic),
+    );
   });
 
   it('labels clusters with their top terms and picks icons from them', () => {
@@ -221,20 +295,34 @@ describe('weekly pulse', () => {
   it('counts issues per week over thirteen weeks, oldest first', () => {
     const now = Date.parse('2025-06-30T12:00:00Z');
     const daysAgo = (days: number) => new Date(now - days * 24 * 60 * 60 * 1000).toISOString();
-    expect(weeklyPulse([daysAgo(0), daysAgo(6.9), daysAgo(7), daysAgo(90), daysAgo(91), daysAgo(200), daysAgo(-1), 'not a date'], now)).toEqual([
-      1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3,
-    ]);
+    expect(
+      weeklyPulse(
+        [daysAgo(0), daysAgo(6.9), daysAgo(7), daysAgo(90), daysAgo(91), daysAgo(200), daysAgo(-1), 'not a date'],
+        now,
+      ),
+    ).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 3]);
   });
 });
 
 describe('work in steps', () => {
   it('runs the same clustering a slice at a time, giving the event loop turns between slices', async () => {
-    const items: Clusterable[] = ['login sso saml', 'login saml error', 'pdf export broken', 'export pdf blank', 'invoice email'].map((text, index) => ({
+    const items: Clusterable[] = [
+      'login sso saml',
+      'login saml error',
+      'pdf export broken',
+      'export pdf blank',
+      'invoice email',
+    ].map((text, index) => ({
       id: `i${index}`,
       vector: new Map(text.split(' ').map((term) => [term, 1 / Math.sqrt(3)])),
     }));
     expect(await runInSlices(agglomerateSteps(items))).toEqual(agglomerate(items));
-    const conversation = { subject: 'SSO', parts: [{ role: 'user', body: 'The SAML login fails with an error. Also, the PDF export is blank since Monday.' }] };
+    const conversation = {
+      subject: 'SSO',
+      parts: [
+        { role: 'user', body: 'The SAML login fails with an error. Also, the PDF export is blank since Monday.' },
+      ],
+    };
     expect(await runInSlices(splitIssuesSteps(conversation))).toEqual(splitIssues(conversation));
 
     let turns = 0;

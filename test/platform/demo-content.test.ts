@@ -51,9 +51,13 @@ describe.each(DEMO_CONTENT.map((space) => space.space))('demo space "%s"', (titl
     const count = p.db.prepare('SELECT COUNT(*) FROM revisions WHERE space_id = ?').pluck(true).get(spaceId) as number;
     expect(count).toBeGreaterThanOrEqual(4);
     // The last revision of the seeded history: the current one, or what a demo change request was merged into.
-    const current = (await p.api('GET', `/spaces/${spaceId}/revisions/${revision.id}`)).body as { type: string; parents: string[] };
+    const current = (await p.api('GET', `/spaces/${spaceId}/revisions/${revision.id}`)).body as {
+      type: string;
+      parents: string[];
+    };
     const seeded = current.type === 'merge' ? current.parents[0]! : revision.id;
-    const changes = (await p.api('GET', `/spaces/${spaceId}/revisions/${seeded}/changes`, { query: { limit: 100 } })).body as {
+    const changes = (await p.api('GET', `/spaces/${spaceId}/revisions/${seeded}/changes`, { query: { limit: 100 } }))
+      .body as {
       changes: Array<{ type: string }>;
     };
     const kinds = new Set(changes.changes.map((change) => change.type));
@@ -63,7 +67,9 @@ describe.each(DEMO_CONTENT.map((space) => space.space))('demo space "%s"', (titl
   });
 
   it('is found by search: a word of every indexed page finds that page', async () => {
-    const pages = flatten(revision.pages).filter((page) => page.type === 'document' && page.documentId && !page.noIndex);
+    const pages = flatten(revision.pages).filter(
+      (page) => page.type === 'document' && page.documentId && !page.noIndex,
+    );
     for (const page of pages) {
       const document = (await p.api('GET', `/spaces/${spaceId}/documents/${page.documentId}`)).body as JSONDocument;
       // The longest word of the page is rare enough to find it among the first results.
@@ -71,8 +77,13 @@ describe.each(DEMO_CONTENT.map((space) => space.space))('demo space "%s"', (titl
         .split(/[^A-Za-z]+/)
         .filter((candidate) => candidate.length >= 4)
         .sort((a, b) => b.length - a.length || a.localeCompare(b))[0]!;
-      const found = (await p.api('GET', `/spaces/${spaceId}/search`, { query: { query: word, limit: 50 } })).body as { items: Array<{ id: string }> };
-      expect(found.items.map((item) => item.id), `"${word}" of ${page.title}`).toContain(page.id);
+      const found = (await p.api('GET', `/spaces/${spaceId}/search`, { query: { query: word, limit: 50 } })).body as {
+        items: Array<{ id: string }>;
+      };
+      expect(
+        found.items.map((item) => item.id),
+        `"${word}" of ${page.title}`,
+      ).toContain(page.id);
     }
   });
 
@@ -80,7 +91,11 @@ describe.each(DEMO_CONTENT.map((space) => space.space))('demo space "%s"', (titl
     const { url } = (await p.api('GET', `/spaces/${spaceId}/pdf`)).body as { url: string };
     const response = await fetch(url);
     expect(response.status).toBe(200);
-    expect(Buffer.from(await response.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await response.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   });
 });
 

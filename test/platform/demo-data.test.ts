@@ -98,8 +98,20 @@ describe('seedDemoData', () => {
     expect(rowCounts(db).users).toBe(demoEmails.length);
     const orgs = db.prepare('SELECT * FROM organizations ORDER BY created_at').all() as Array<Record<string, unknown>>;
     expect(orgs.map((o) => o.id)).toEqual([DEMO.orgs.acme, DEMO.orgs.globex]);
-    expect(orgs[0]).toMatchObject({ title: 'Acme Docs', hostname: 'acme-docs', plan: 'pro', default_role: 'read', email_domains: '["acme.test"]' });
-    expect(orgs[1]).toMatchObject({ title: 'Globex', hostname: 'globex', plan: 'free', default_role: null, email_domains: '["globex.test"]' });
+    expect(orgs[0]).toMatchObject({
+      title: 'Acme Docs',
+      hostname: 'acme-docs',
+      plan: 'pro',
+      default_role: 'read',
+      email_domains: '["acme.test"]',
+    });
+    expect(orgs[1]).toMatchObject({
+      title: 'Globex',
+      hostname: 'globex',
+      plan: 'free',
+      default_role: null,
+      email_domains: '["globex.test"]',
+    });
 
     const members = db
       .prepare('SELECT m.*, u.email FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?')
@@ -120,21 +132,31 @@ describe('seedDemoData', () => {
     expect(members.some((m) => m.last_seen_at !== null)).toBe(true);
 
     const globex = db
-      .prepare('SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? ORDER BY u.email')
+      .prepare(
+        'SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ? ORDER BY u.email',
+      )
       .all(DEMO.orgs.globex);
     expect(globex).toEqual([
       { email: DEMO.users.ada, role: 'admin' },
       { email: DEMO.users.hana, role: 'edit' },
     ]);
-    expect(db.prepare('SELECT COUNT(*) AS n FROM members WHERE user_id = ?').get(userByEmail(db, DEMO.users.ivy).id)).toEqual({ n: 0 });
+    expect(
+      db.prepare('SELECT COUNT(*) AS n FROM members WHERE user_id = ?').get(userByEmail(db, DEMO.users.ivy).id),
+    ).toEqual({ n: 0 });
   });
 
   it('has the teams with their owners and members', () => {
     const rows = db
-      .prepare('SELECT tm.team_id, tm.role, u.email FROM team_members tm JOIN users u ON u.id = tm.user_id ORDER BY tm.team_id, u.email')
+      .prepare(
+        'SELECT tm.team_id, tm.role, u.email FROM team_members tm JOIN users u ON u.id = tm.user_id ORDER BY tm.team_id, u.email',
+      )
       .all() as Array<{ team_id: string; role: string; email: string }>;
     const byTeam = (id: string) => rows.filter((r) => r.team_id === id).map((r) => `${r.email}:${r.role}`);
-    expect(byTeam(DEMO.teams.writers)).toEqual([`${DEMO.users.ben}:owner`, `${DEMO.users.dee}:member`, `${DEMO.users.eve}:member`]);
+    expect(byTeam(DEMO.teams.writers)).toEqual([
+      `${DEMO.users.ben}:owner`,
+      `${DEMO.users.dee}:member`,
+      `${DEMO.users.eve}:member`,
+    ]);
     expect(byTeam(DEMO.teams.reviewers)).toEqual([`${DEMO.users.cy}:owner`, `${DEMO.users.finn}:member`]);
     expect(byTeam(DEMO.teams.platform)).toEqual([`${DEMO.users.dee}:owner`]);
     expect(db.prepare('SELECT DISTINCT org_id FROM teams').all()).toEqual([{ org_id: DEMO.orgs.acme }]);
@@ -175,7 +197,10 @@ describe('seedDemoData', () => {
     for (const s of spaces) expect(Date.parse(s.created_at)).toBeLessThanOrEqual(Date.parse(s.updated_at));
 
     const rules = JSON.parse(spaceByTitle(db, DEMO.spaces.visitorAuth).merge_rules);
-    expect(rules).toEqual({ type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userByEmail(db, DEMO.users.cy).id] }] });
+    expect(rules).toEqual({
+      type: 'rules',
+      rules: [{ rule: 'require_specific_reviewers', users: [userByEmail(db, DEMO.users.cy).id] }],
+    });
     expect(JSON.parse(spaceByTitle(db, DEMO.spaces.visitorAuth).visitor_auth!)).toEqual({ backend: 'custom' });
 
     const synced = spaces.filter((s) => s.git_sync !== null);
@@ -230,13 +255,23 @@ describe('seedDemoData', () => {
 
   it('has a link invite and agent instructions for Acme', () => {
     expect(db.prepare('SELECT org_id, role FROM link_invites').all()).toEqual([{ org_id: 'acme', role: 'comment' }]);
-    const row = db.prepare('SELECT * FROM agent_instructions').get() as { org_id: string; instructions: string; updated_by: string };
+    const row = db.prepare('SELECT * FROM agent_instructions').get() as {
+      org_id: string;
+      instructions: string;
+      updated_by: string;
+    };
     expect(row.org_id).toBe('acme');
     expect(row.updated_by).toBe(userByEmail(db, DEMO.users.ada).id);
     expect(JSON.parse(row.instructions)).toMatchObject({
       object: 'document',
       data: { schemaVersion: 1 },
-      nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Answer in a friendly tone.' }] }] }],
+      nodes: [
+        {
+          object: 'block',
+          type: 'paragraph',
+          nodes: [{ object: 'text', leaves: [{ text: 'Answer in a friendly tone.' }] }],
+        },
+      ],
     });
   });
 });
@@ -278,7 +313,13 @@ describe('demo data through the API', () => {
       expect(body.permissions.admin).toBe(true);
     }
     const acme = await p.api('GET', '/orgs/acme');
-    expect(acme.body).toMatchObject({ title: 'Acme Docs', emailDomains: ['acme.test'], hostname: 'acme-docs', plan: 'pro', defaultRole: 'read' });
+    expect(acme.body).toMatchObject({
+      title: 'Acme Docs',
+      emailDomains: ['acme.test'],
+      hostname: 'acme-docs',
+      plan: 'pro',
+      defaultRole: 'read',
+    });
     const globex = await p.api('GET', '/orgs/globex');
     expect(globex.body).toMatchObject({ title: 'Globex', emailDomains: ['globex.test'], defaultRole: null });
   });

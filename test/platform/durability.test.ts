@@ -23,7 +23,6 @@ interface PlatformProcess {
   output(): string;
 }
 
-
 const running = new Set<PlatformProcess>();
 
 /** Starts `src/platform/main.ts` as its own process and waits until it answers HTTP. */
@@ -31,7 +30,13 @@ async function launch(dataDir: string): Promise<PlatformProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
     cwd: projectRoot,
-    env: { ...process.env, DATA_DIR: dataDir, PLATFORM_PORT: String(port), PLATFORM_HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PLATFORM_PORT: String(port),
+      PLATFORM_HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -69,7 +74,10 @@ async function stop(server: PlatformProcess, signal: NodeJS.Signals): Promise<Ex
 async function call(server: PlatformProcess, method: string, path: string, token: string, body?: unknown) {
   const response = await fetch(`${server.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -81,7 +89,14 @@ function instructions(text: string) {
     object: 'document',
     data: { schemaVersion: 1 },
     nodes: [
-      { object: 'block', type: 'paragraph', key: 'p1', isVoid: false, data: { align: 'start' }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] },
+      {
+        object: 'block',
+        type: 'paragraph',
+        key: 'p1',
+        isVoid: false,
+        data: { align: 'start' },
+        nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }],
+      },
     ],
   };
 }
@@ -160,9 +175,22 @@ describe('durability of the platform process', () => {
     const fresh = openDatabase({ file: ':memory:' });
     seedDemoData(fresh);
     const stored = new Database(join(dataDir, 'platform.sqlite'), { readonly: true });
-    const count = (db: Database.Database, table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const count = (db: Database.Database, table: string) =>
+      (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     try {
-      for (const table of ['users', 'api_tokens', 'organizations', 'teams', 'team_members', 'collections', 'spaces', 'content_permissions', 'link_invites', 'agent_instructions', 'meta']) {
+      for (const table of [
+        'users',
+        'api_tokens',
+        'organizations',
+        'teams',
+        'team_members',
+        'collections',
+        'spaces',
+        'content_permissions',
+        'link_invites',
+        'agent_instructions',
+        'meta',
+      ]) {
         expect(count(stored, table), table).toBe(count(fresh, table));
       }
       expect(count(stored, 'members')).toBe(count(fresh, 'members') + 1);

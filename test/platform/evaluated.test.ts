@@ -31,7 +31,17 @@ beforeAll(async () => {
   spaceId = (await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Evaluated' } })).body.id;
   const documentId = putDocument(p.db, spaceId, markdownToDocument(MARKDOWN).document);
   revisionId = commitContent(p.db, spaceId, {
-    pages: [{ id: 'pg-eval', type: 'document', title: 'Home', slug: 'home', documentId, variables: { edition: '2026' }, pages: [] }],
+    pages: [
+      {
+        id: 'pg-eval',
+        type: 'document',
+        title: 'Home',
+        slug: 'home',
+        documentId,
+        variables: { edition: '2026' },
+        pages: [],
+      },
+    ],
     files: [],
     reusableContents: [],
     variables: { product: 'Acme Docs', tier: 'pro' },
@@ -43,25 +53,50 @@ afterAll(async () => {
 });
 
 const texts = (document: any): string[] =>
-  document.nodes.map((node: any) => (node.type === 'if' ? `if(${node.data.expression})` : node.nodes.map((child: any) => child.leaves?.map((leaf: any) => leaf.text).join('') ?? `{${child.type}}`).join('')));
+  document.nodes.map((node: any) =>
+    node.type === 'if'
+      ? `if(${node.data.expression})`
+      : node.nodes
+          .map((child: any) => child.leaves?.map((leaf: any) => leaf.text).join('') ?? `{${child.type}}`)
+          .join(''),
+  );
 
 describe('evaluated page documents', () => {
   it('resolves conditional blocks and expressions against the variables, keeping what depends on the visitor with deterministic-only', async () => {
     const raw = await p.api('GET', `/spaces/${spaceId}/content/page/pg-eval`, { query: { format: 'document' } });
-    expect(texts(raw.body.document)).toEqual(['Welcome to {expression} {expression}.', 'if(space.vars.tier == "pro")', 'if(space.vars.tier == "free")', 'if(visitor.claims.unsigned.beta)']);
-    const deterministic = await p.api('GET', `/spaces/${spaceId}/content/page/pg-eval`, { query: { format: 'document', evaluated: 'deterministic-only' } });
-    expect(texts(deterministic.body.document)).toEqual(['Welcome to Acme Docs 2026.', 'Pro features.', 'if(visitor.claims.unsigned.beta)']);
-    const all = await p.api('GET', `/spaces/${spaceId}/revisions/${revisionId}/page/pg-eval/document`, { query: { evaluated: 'true' } });
+    expect(texts(raw.body.document)).toEqual([
+      'Welcome to {expression} {expression}.',
+      'if(space.vars.tier == "pro")',
+      'if(space.vars.tier == "free")',
+      'if(visitor.claims.unsigned.beta)',
+    ]);
+    const deterministic = await p.api('GET', `/spaces/${spaceId}/content/page/pg-eval`, {
+      query: { format: 'document', evaluated: 'deterministic-only' },
+    });
+    expect(texts(deterministic.body.document)).toEqual([
+      'Welcome to Acme Docs 2026.',
+      'Pro features.',
+      'if(visitor.claims.unsigned.beta)',
+    ]);
+    const all = await p.api('GET', `/spaces/${spaceId}/revisions/${revisionId}/page/pg-eval/document`, {
+      query: { evaluated: 'true' },
+    });
     // An API reader is a visitor without claims: the beta block is not shown.
     expect(texts(all.body)).toEqual(['Welcome to Acme Docs 2026.', 'Pro features.']);
-    const markdown = await p.api('GET', `/spaces/${spaceId}/content/page/pg-eval`, { query: { format: 'markdown', evaluated: 'true' } });
+    const markdown = await p.api('GET', `/spaces/${spaceId}/content/page/pg-eval`, {
+      query: { format: 'markdown', evaluated: 'true' },
+    });
     expect(markdown.body.markdown).toContain('Welcome to Acme Docs 2026.\n\nPro features.\n');
     expect(markdown.body.markdown).not.toContain('Upgrade!');
   });
 
   it('leaves expressions it cannot parse as they are', () => {
     const document = markdownToDocument('{% if visitor.claims.list.includes("x") %}\nKept\n{% endif %}\n').document;
-    const evaluated = evaluateDocument(document, 'true', { space: { vars: {} }, page: { vars: {} }, visitor: { claims: {} } });
+    const evaluated = evaluateDocument(document, 'true', {
+      space: { vars: {} },
+      page: { vars: {} },
+      visitor: { claims: {} },
+    });
     expect(evaluated.nodes.map((node) => node.type)).toEqual(['if']);
   });
 });

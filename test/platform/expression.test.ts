@@ -39,6 +39,7 @@ describe('adaptive content conditions', () => {
       ['process.exit(1)', /"process" is not something a condition can read/],
       ['this.x', /"this" is not something/],
       ['visitor.claims.plan = "pro"', /"=" is not allowed/],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal as the expression's source text
       ['`${visitor}`', /"`" is not allowed/],
       ['visitor.claims.a, visitor.claims.b', /"," is not allowed/],
       ['visitor.claims.plan == "pro', /a string is not closed/],
@@ -46,7 +47,7 @@ describe('adaptive content conditions', () => {
       ['visitor.claims.a &&', /ends too early/],
       ['', /empty/],
       ['a'.repeat(1025), /at most 1024 characters/],
-      ['('.repeat(500) + 'true' + ')'.repeat(500), /nested too deeply/],
+      [`${'('.repeat(500)}true${')'.repeat(500)}`, /nested too deeply/],
     ];
     for (const [source, message] of refused) {
       expect(() => parseExpression(source), source.slice(0, 60)).toThrow(ExpressionError);

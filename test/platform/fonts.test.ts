@@ -1,7 +1,13 @@
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { checkFontFile, FontFileError, MAX_FONT_EXPANSION, MAX_FONT_TABLE_BYTES, minimalWoff2 } from '../../src/platform/fonts/woff.js';
+import {
+  checkFontFile,
+  FontFileError,
+  MAX_FONT_EXPANSION,
+  MAX_FONT_TABLE_BYTES,
+  minimalWoff2,
+} from '../../src/platform/fonts/woff.js';
 import { BOMB_BYTES, woff1Bomb, woff2Bomb } from '../fixtures/hostile-corpus.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -37,13 +43,23 @@ function woff1(): Buffer {
 }
 
 /** Asks for an upload URL and sends `bytes` to it; answers the storage key. */
-async function upload(bytes: Buffer, options: { org?: string; name?: string; type?: string; token?: string } = {}): Promise<string> {
+async function upload(
+  bytes: Buffer,
+  options: { org?: string; name?: string; type?: string; token?: string } = {},
+): Promise<string> {
   const reserved = await p.api('POST', `/orgs/${options.org ?? globex}/storage/upload`, {
     token: options.token,
-    body: { file: { name: options.name ?? 'font.woff2', type: options.type ?? 'font/woff2', size: bytes.length }, kind: 'customization_font' },
+    body: {
+      file: { name: options.name ?? 'font.woff2', type: options.type ?? 'font/woff2', size: bytes.length },
+      kind: 'customization_font',
+    },
   });
   expect(reserved.status, JSON.stringify(reserved.body)).toBe(201);
-  const put = await fetch(reserved.body.url, { method: 'PUT', headers: { 'content-type': options.type ?? 'font/woff2' }, body: new Uint8Array(bytes) });
+  const put = await fetch(reserved.body.url, {
+    method: 'PUT',
+    headers: { 'content-type': options.type ?? 'font/woff2' },
+    body: new Uint8Array(bytes),
+  });
   expect(put.status, await put.clone().text()).toBe(200);
   return reserved.body.key;
 }
@@ -78,12 +94,17 @@ describe('decompression bombs', () => {
   it('refuses fonts that inflate past their budgets before decompressing more than they declare', async () => {
     const refusal = async (bytes: Buffer, name: string) => {
       const key = await upload(bytes, { name, type: name.endsWith('.woff') ? 'font/woff' : 'font/woff2' });
-      const answer = await p.api('PUT', `/orgs/${globex}/fonts`, { body: { fontFamily: 'Bomb', fontFaces: [{ weight: 400, storageKey: key }] } });
+      const answer = await p.api('PUT', `/orgs/${globex}/fonts`, {
+        body: { fontFamily: 'Bomb', fontFaces: [{ weight: 400, storageKey: key }] },
+      });
       expect(answer.status).toBe(400);
       return answer.body.error.message as string;
     };
     // Declaring the whole 64 MiB: over the bytes a font may have, refused before inflating.
-    for (const [bytes, name] of [[woff2Bomb(BOMB_BYTES), 'true.woff2'], [woff1Bomb(BOMB_BYTES), 'true.woff']] as const) {
+    for (const [bytes, name] of [
+      [woff2Bomb(BOMB_BYTES), 'true.woff2'],
+      [woff1Bomb(BOMB_BYTES), 'true.woff'],
+    ] as const) {
       expect(await refusal(bytes, name)).toBe(
         `Invalid body field "fontFaces.0.storageKey": the file declares ${BOMB_BYTES} bytes of tables, more than a font may have (limit "font table bytes": ${BOMB_BYTES}, at most ${MAX_FONT_TABLE_BYTES})`,
       );
@@ -95,9 +116,15 @@ describe('decompression bombs', () => {
       `Invalid body field "fontFaces.0.storageKey": the file declares ${16 * 1024 * 1024} bytes of tables for ${compressed} compressed, more than ${MAX_FONT_EXPANSION} times as many (limit "font expansion": ${16 * 1024 * 1024}, at most ${1024 * 1024})`,
     );
     // Declaring little (WOFF 1.0: no less than the compressed table): decompression stops past it.
-    expect(await refusal(woff2Bomb(100), 'lie.woff2')).toBe('Invalid body field "fontFaces.0.storageKey": the file has compressed tables larger than the 100 bytes declared once decompressed');
-    expect(await refusal(woff1Bomb(200_000), 'lie.woff')).toBe('Invalid body field "fontFaces.0.storageKey": the file has a table "name" larger than the 200000 bytes declared once decompressed');
-    expect((await p.api('GET', `/orgs/${globex}/fonts`)).body.items.map((font: { fontFamily: string }) => font.fontFamily)).not.toContain('Bomb');
+    expect(await refusal(woff2Bomb(100), 'lie.woff2')).toBe(
+      'Invalid body field "fontFaces.0.storageKey": the file has compressed tables larger than the 100 bytes declared once decompressed',
+    );
+    expect(await refusal(woff1Bomb(200_000), 'lie.woff')).toBe(
+      'Invalid body field "fontFaces.0.storageKey": the file has a table "name" larger than the 200000 bytes declared once decompressed',
+    );
+    expect(
+      (await p.api('GET', `/orgs/${globex}/fonts`)).body.items.map((font: { fontFamily: string }) => font.fontFamily),
+    ).not.toContain('Bomb');
   });
 });
 
@@ -113,9 +140,16 @@ describe('storage uploads', () => {
     url.searchParams.set('key', `${reserved.body.key}x`);
     expect((await fetch(url, { method: 'PUT', body: new Uint8Array(bytes) })).status).toBe(403);
     // More bytes than announced: refused by their length, before they are read.
-    const tooMany = await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(Buffer.concat([bytes, bytes])) });
+    const tooMany = await fetch(reserved.body.url, {
+      method: 'PUT',
+      body: new Uint8Array(Buffer.concat([bytes, bytes])),
+    });
     expect(tooMany.status).toBe(413);
-    expect((await tooMany.json()).error).toMatchObject({ limit: 'uploadBytes', value: 2 * bytes.length, max: bytes.length });
+    expect((await tooMany.json()).error).toMatchObject({
+      limit: 'uploadBytes',
+      value: 2 * bytes.length,
+      max: bytes.length,
+    });
     expect((await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(bytes) })).status).toBe(200);
     const again = await fetch(reserved.body.url, { method: 'PUT', body: new Uint8Array(bytes) });
     expect(again.status).toBe(409);
@@ -124,8 +158,17 @@ describe('storage uploads', () => {
 
   it('is for members with the right role, and checks what it is told', async () => {
     const file = { name: 'a.woff2', type: 'font/woff2', size: 100 };
-    expect((await p.api('POST', `/orgs/${acme}/storage/upload`, { token: p.token(U.ben), body: { file, kind: 'customization_font' } })).status).toBe(403);
-    const tooBig = await p.api('POST', `/orgs/${acme}/storage/upload`, { body: { file: { ...file, size: 11 * 1024 * 1024 }, kind: 'customization_font' } });
+    expect(
+      (
+        await p.api('POST', `/orgs/${acme}/storage/upload`, {
+          token: p.token(U.ben),
+          body: { file, kind: 'customization_font' },
+        })
+      ).status,
+    ).toBe(403);
+    const tooBig = await p.api('POST', `/orgs/${acme}/storage/upload`, {
+      body: { file: { ...file, size: 11 * 1024 * 1024 }, kind: 'customization_font' },
+    });
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.error.message).toMatch(/file\.size/);
     const kind = await p.api('POST', `/orgs/${acme}/storage/upload`, { body: { file, kind: 'video' } });
@@ -157,36 +200,54 @@ describe('custom fonts', () => {
     const regular = await upload(minimalWoff2('Brand', 400));
     const bold = await upload(woff1(), { name: 'brand-700.woff', type: 'font/woff' });
     const created = await p.api('PUT', `/orgs/${globex}/fonts`, {
-      body: { fontFamily: 'Brand', fontFaces: [{ weight: 400, storageKey: regular }, { weight: 700, storageKey: bold }] },
+      body: {
+        fontFamily: 'Brand',
+        fontFaces: [
+          { weight: 400, storageKey: regular },
+          { weight: 700, storageKey: bold },
+        ],
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ custom: true, fontFamily: 'Brand', permissions: { edit: true } });
-    expect(created.body.fontFaces.map((face: { sources: Array<{ format: string }> }) => face.sources[0]!.format)).toEqual(['woff2', 'woff']);
+    expect(
+      created.body.fontFaces.map((face: { sources: Array<{ format: string }> }) => face.sources[0]!.format),
+    ).toEqual(['woff2', 'woff']);
     const woff = await fetch(created.body.fontFaces[1].sources[0].url);
     expect(woff.headers.get('content-type')).toBe('font/woff');
 
     const id = created.body.id;
     // Removing the regular weight would leave a font without it: 412, and nothing changes.
-    const without = await p.api('POST', `/orgs/${globex}/fonts/${id}`, { body: { fontFamily: 'Renamed', fontFaces: [{ weight: 400, storageKey: null }] } });
+    const without = await p.api('POST', `/orgs/${globex}/fonts/${id}`, {
+      body: { fontFamily: 'Renamed', fontFaces: [{ weight: 400, storageKey: null }] },
+    });
     expect(without.status).toBe(412);
     expect(without.body.error.message).toMatch(/400/);
     const unchanged = await p.api('GET', `/orgs/${globex}/fonts/${id}`);
     expect(unchanged.body.fontFamily).toBe('Brand');
     expect(unchanged.body.fontFaces).toHaveLength(2);
 
-    const removed = await p.api('POST', `/orgs/${globex}/fonts/${id}`, { body: { fontFaces: [{ weight: 700, storageKey: null }] } });
+    const removed = await p.api('POST', `/orgs/${globex}/fonts/${id}`, {
+      body: { fontFaces: [{ weight: 700, storageKey: null }] },
+    });
     expect(removed.status).toBe(201);
     expect(removed.body.fontFaces.map((face: { weight: number }) => face.weight)).toEqual([400]);
   });
 
   it('refuses files that are not fonts, keys of another organization, and bad families and weights', async () => {
-    const notFont = await upload(Buffer.from('<html>not a font but announced as one, long enough</html>'), { name: 'evil.woff2' });
-    const refused = await p.api('PUT', `/orgs/${globex}/fonts`, { body: { fontFamily: 'Evil', fontFaces: [{ weight: 400, storageKey: notFont }] } });
+    const notFont = await upload(Buffer.from('<html>not a font but announced as one, long enough</html>'), {
+      name: 'evil.woff2',
+    });
+    const refused = await p.api('PUT', `/orgs/${globex}/fonts`, {
+      body: { fontFamily: 'Evil', fontFaces: [{ weight: 400, storageKey: notFont }] },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/fontFaces\.0\.storageKey.*not a WOFF or WOFF2 font/);
 
     const acmeKey = await upload(minimalWoff2('Acme', 400), { org: acme });
-    const foreign = await p.api('PUT', `/orgs/${globex}/fonts`, { body: { fontFamily: 'Foreign', fontFaces: [{ weight: 400, storageKey: acmeKey }] } });
+    const foreign = await p.api('PUT', `/orgs/${globex}/fonts`, {
+      body: { fontFamily: 'Foreign', fontFaces: [{ weight: 400, storageKey: acmeKey }] },
+    });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.message).toMatch(/no file/);
 
@@ -196,7 +257,16 @@ describe('custom fonts', () => {
       [{ fontFamily: 'x'.repeat(51), fontFaces: [{ weight: 400, storageKey: key }] }, /fontFamily/],
       [{ fontFamily: 'Ok', fontFaces: [{ weight: 1001, storageKey: key }] }, /weight/],
       [{ fontFamily: 'Ok', fontFaces: [] }, /fontFaces/],
-      [{ fontFamily: 'Ok', fontFaces: [{ weight: 400, storageKey: key }, { weight: 400, storageKey: key }] }, /each weight once/],
+      [
+        {
+          fontFamily: 'Ok',
+          fontFaces: [
+            { weight: 400, storageKey: key },
+            { weight: 400, storageKey: key },
+          ],
+        },
+        /each weight once/,
+      ],
     ];
     for (const [body, message] of cases) {
       const answer = await p.api('PUT', `/orgs/${globex}/fonts`, { body });
@@ -207,9 +277,20 @@ describe('custom fonts', () => {
 
   it('is written by admins only, and deleted once', async () => {
     const key = await upload(minimalWoff2('Temp', 400), { org: acme });
-    expect((await p.api('PUT', `/orgs/${acme}/fonts`, { token: p.token(U.ben), body: { fontFamily: 'Temp', fontFaces: [{ weight: 400, storageKey: key }] } })).status).toBe(403);
-    const created = await p.api('PUT', `/orgs/${acme}/fonts`, { body: { fontFamily: 'Temp', fontFaces: [{ weight: 400, storageKey: key }] } });
-    expect((await p.api('DELETE', `/orgs/${acme}/fonts/${created.body.id}`, { token: p.token(U.ben) })).status).toBe(403);
+    expect(
+      (
+        await p.api('PUT', `/orgs/${acme}/fonts`, {
+          token: p.token(U.ben),
+          body: { fontFamily: 'Temp', fontFaces: [{ weight: 400, storageKey: key }] },
+        })
+      ).status,
+    ).toBe(403);
+    const created = await p.api('PUT', `/orgs/${acme}/fonts`, {
+      body: { fontFamily: 'Temp', fontFaces: [{ weight: 400, storageKey: key }] },
+    });
+    expect((await p.api('DELETE', `/orgs/${acme}/fonts/${created.body.id}`, { token: p.token(U.ben) })).status).toBe(
+      403,
+    );
     expect((await p.api('DELETE', `/orgs/${acme}/fonts/${created.body.id}`)).status).toBe(205);
     expect((await p.api('GET', `/orgs/${acme}/fonts/${created.body.id}`)).status).toBe(404);
     expect((await p.api('GET', `/orgs/${acme}/fonts/${created.body.id}`, { token: p.token(U.ivy) })).status).toBe(404);

@@ -1,12 +1,29 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
+import {
+  Agent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startPlatform, type RunningPlatform } from '../../src/platform/server.js';
-import { createRng, findLeak, nestedArrays, nestedObjects, ODD_VALUES, percentEncode, randomJson, randomText, type Rng } from '../fixtures/fuzz.js';
+import {
+  createRng,
+  findLeak,
+  nestedArrays,
+  nestedObjects,
+  ODD_VALUES,
+  percentEncode,
+  randomJson,
+  randomText,
+  type Rng,
+} from '../fixtures/fuzz.js';
 import { OPERATIONS } from '../fixtures/operations.js';
 
 // Fixed, so every run sends the same cases; FUZZ_SEED explores others locally.
@@ -68,7 +85,10 @@ async function send(request: Sent): Promise<Answer | undefined> {
   const started = performance.now();
   // node:http sends the body of a GET, HEAD, DELETE or OPTIONS without framing it, and the
   // platform then rightly reads it as the next request: a body always gets its length.
-  const headers = request.body === undefined ? request.headers : { 'content-length': String(Buffer.byteLength(request.body)), ...request.headers };
+  const headers =
+    request.body === undefined
+      ? request.headers
+      : { 'content-length': String(Buffer.byteLength(request.body)), ...request.headers };
   const answer = await new Promise<Answer | string>((resolve) => {
     const outgoing = requestOrError(
       { host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent },
@@ -76,7 +96,12 @@ async function send(request: Sent): Promise<Answer | undefined> {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          }),
         );
         response.on('error', (error) => resolve(`the answer broke off: ${error.message}`));
       },
@@ -96,7 +121,10 @@ async function send(request: Sent): Promise<Answer | undefined> {
 }
 
 /** `http.request`, or why it refused to send (a path or header `node:http` finds malformed). */
-function requestOrError(options: RequestOptions, onResponse: (response: IncomingMessage) => void): ClientRequest | string {
+function requestOrError(
+  options: RequestOptions,
+  onResponse: (response: IncomingMessage) => void,
+): ClientRequest | string {
   try {
     return httpRequest(options, onResponse);
   } catch (error) {
@@ -175,7 +203,8 @@ function parseRawAnswer(bytes: Buffer, ms: number): Answer | undefined {
 }
 
 function summarize(request: Sent): string {
-  const path = request.path.length > 120 ? `${request.path.slice(0, 120)}… (${request.path.length} chars)` : request.path;
+  const path =
+    request.path.length > 120 ? `${request.path.slice(0, 120)}… (${request.path.length} chars)` : request.path;
   const body = request.body === undefined ? '' : ` ${JSON.stringify(String(request.body).slice(0, 100))}`;
   return `${request.label} (${request.method} ${path}${body})`;
 }
@@ -200,14 +229,18 @@ function check(answer: Answer, method: string, where: string, source: string): v
   try {
     body = JSON.parse(answer.text);
   } catch {
-    return fail('the body is not JSON');
+    fail('the body is not JSON');
+    return;
   }
   if (answer.status < 400) return;
   const error = (body as { error?: { code?: unknown; message?: unknown } })?.error;
   if (!error || error.code !== answer.status || typeof error.message !== 'string' || error.message === '') {
     fail('not in the error shape { error: { code: <status>, message } }');
-  } else if (Object.keys(body as object).length !== 1 || !errorShapes.some((keys) => sameKeys(Object.keys(error), keys))) {
-    fail('more than { error: { code, message } }, or a budget\'s { limit, value, max } besides');
+  } else if (
+    Object.keys(body as object).length !== 1 ||
+    !errorShapes.some((keys) => sameKeys(Object.keys(error), keys))
+  ) {
+    fail("more than { error: { code, message } }, or a budget's { limit, value, max } besides");
   }
 }
 
@@ -216,7 +249,8 @@ const errorShapes = [
   ['code', 'message'],
   ['code', 'message', 'limit', 'value', 'max'],
 ];
-const sameKeys = (keys: string[], expected: string[]) => keys.length === expected.length && expected.every((key) => keys.includes(key));
+const sameKeys = (keys: string[], expected: string[]) =>
+  keys.length === expected.length && expected.every((key) => keys.includes(key));
 
 function expectNoProblems(minimumSent: number, before: number): void {
   expect(problems.slice(0, 15), `${problems.length} problems (seed ${SEED}), first ones listed`).toEqual([]);
@@ -237,9 +271,24 @@ function parameterValue(rng: Rng, name: string): string {
   if (rng.chance(0.6)) return rng.pick(real[name]?.() ?? ['x']);
   return rng.pick([
     () => 'x'.repeat(rng.pick([499, 500, 501, 2000])),
-    () => rng.pick(['%', '%zz', '%E0%A4%A', '%00', '%2F', '%2e%2e', '..', '.', '%C0%AF', '%FF%FE', '%F0%9F%98%80', '%u0000']),
+    () =>
+      rng.pick([
+        '%',
+        '%zz',
+        '%E0%A4%A',
+        '%00',
+        '%2F',
+        '%2e%2e',
+        '..',
+        '.',
+        '%C0%AF',
+        '%FF%FE',
+        '%F0%9F%98%80',
+        '%u0000',
+      ]),
     () => percentEncode(randomText(rng, rng.between(1, 40))),
-    () => rng.pick(['null', 'undefined', '0', '-1', '1e400', 'NaN', '[]', '{}', "'%20OR%201=1--", '%22%3E%3Cscript%3E']),
+    () =>
+      rng.pick(['null', 'undefined', '0', '-1', '1e400', 'NaN', '[]', '{}', "'%20OR%201=1--", '%22%3E%3Cscript%3E']),
     () => `${rng.pick(real[name]?.() ?? ['x'])}${rng.pick(['/', '//', '/..', '/x', '%20', '.json', ';x', '?'])}`,
   ])();
 }
@@ -247,11 +296,38 @@ function parameterValue(rng: Rng, name: string): string {
 /** A query string: known parameters and unknown ones, repeated keys, arrays, odd and long values. */
 function queryString(rng: Rng): string {
   if (rng.chance(0.3)) return '';
-  const keys = ['limit', 'page', 'nested', 'shareKey', 'order', 'title', 'owner', 'role', 'q', '__proto__', 'limit[]', 'a[b][c]', ''];
+  const keys = [
+    'limit',
+    'page',
+    'nested',
+    'shareKey',
+    'order',
+    'title',
+    'owner',
+    'role',
+    'q',
+    '__proto__',
+    'limit[]',
+    'a[b][c]',
+    '',
+  ];
   const values = () =>
     rng.pick([
       () => percentEncode(String(rng.pick(ODD_VALUES))),
-      () => rng.pick(['1', '50', '1000', '1001', '0', '-1', '1e21', '2.5', 'true', 'maybe', Buffer.from('{"o":1e20}').toString('base64url')]),
+      () =>
+        rng.pick([
+          '1',
+          '50',
+          '1000',
+          '1001',
+          '0',
+          '-1',
+          '1e21',
+          '2.5',
+          'true',
+          'maybe',
+          Buffer.from('{"o":1e20}').toString('base64url'),
+        ]),
       () => percentEncode(randomText(rng, rng.between(0, 30))),
       () => 'v'.repeat(rng.chance(0.3) ? rng.pick([15_000, 17_000]) : rng.pick([100, 1_000, 8_000])),
       () => rng.pick(['%', '%zz', '%00', '&&', '==', '%26']),
@@ -261,18 +337,64 @@ function queryString(rng: Rng): string {
   return `?${pairs.join('&')}`;
 }
 
-const BODY_FIELDS = ['title', 'role', 'emoji', 'visibility', 'parentId', 'parent', 'organizationId', 'organization', 'users', 'teams', 'userIds', 'defaultLevel', 'editMode', 'language', 'memberships', 'instructions', 'position', 'mergeRules', 'defaultRole', 'emailDomains', 'logo', 'hostname', 'unknownField'];
+const BODY_FIELDS = [
+  'title',
+  'role',
+  'emoji',
+  'visibility',
+  'parentId',
+  'parent',
+  'organizationId',
+  'organization',
+  'users',
+  'teams',
+  'userIds',
+  'defaultLevel',
+  'editMode',
+  'language',
+  'memberships',
+  'instructions',
+  'position',
+  'mergeRules',
+  'defaultRole',
+  'emailDomains',
+  'logo',
+  'hostname',
+  'unknownField',
+];
 
 /** A request body: random objects over the real field names, odd JSON, invalid JSON, huge or deep values. */
 function body(rng: Rng): string | undefined {
   return rng.pick<() => string | undefined>([
     () => undefined,
-    () => JSON.stringify(Object.fromEntries(Array.from({ length: rng.between(0, 4) }, () => [rng.pick(BODY_FIELDS), rng.chance(0.5) ? rng.pick(ODD_VALUES) : randomJson(rng)]))),
+    () =>
+      JSON.stringify(
+        Object.fromEntries(
+          Array.from({ length: rng.between(0, 4) }, () => [
+            rng.pick(BODY_FIELDS),
+            rng.chance(0.5) ? rng.pick(ODD_VALUES) : randomJson(rng),
+          ]),
+        ),
+      ),
     () => JSON.stringify(randomJson(rng, 4)),
-    () => rng.pick(['', ' ', '{', '{"title":', '[1,', 'nul', '{"a":1}}', '\u0000', '{"title":"\ud800"}', "{'title':'x'}", '{"title":1e999}']),
+    () =>
+      rng.pick([
+        '',
+        ' ',
+        '{',
+        '{"title":',
+        '[1,',
+        'nul',
+        '{"a":1}}',
+        '\u0000',
+        '{"title":"\ud800"}',
+        "{'title':'x'}",
+        '{"title":1e999}',
+      ]),
     () => randomText(rng, rng.between(1, 500)),
     () => JSON.stringify({ [rng.pick(BODY_FIELDS)]: 't'.repeat(rng.pick([1_000, 100_000, 1_000_000])) }),
-    () => `{"${rng.pick(BODY_FIELDS)}":${rng.chance(0.5) ? nestedArrays(rng.between(100, 50_000)) : nestedObjects(rng.between(100, 50_000))}}`,
+    () =>
+      `{"${rng.pick(BODY_FIELDS)}":${rng.chance(0.5) ? nestedArrays(rng.between(100, 50_000)) : nestedObjects(rng.between(100, 50_000))}}`,
   ])();
 }
 
@@ -281,28 +403,66 @@ describe('the platform under hostile input', () => {
     problems = [];
     const before = sent;
     const rng = createRng(SEED);
-    const routes = [...OPERATIONS.map(({ method, path }) => ({ method, path })), { method: 'GET', path: '/health' }, { method: 'GET', path: '/ready' }, { method: 'PUT', path: '/storage/upload' }];
+    const routes = [
+      ...OPERATIONS.map(({ method, path }) => ({ method, path })),
+      { method: 'GET', path: '/health' },
+      { method: 'GET', path: '/ready' },
+      { method: 'PUT', path: '/storage/upload' },
+    ];
     const tokens = [adminToken, tokenOf(DEMO.users.gus), tokenOf(DEMO.users.ivy)];
     for (let i = 0; i < ROUTE_CASES; i += 1) {
       const route = rng.pick(routes);
       let path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => parameterValue(rng, name));
-      if (rng.chance(0.05)) path = rng.pick([`${path}/`, `${path}//`, path.toUpperCase(), path.replace('/v1', '/v2'), `/v1/..${path}`, `${path}/extra`]);
-      const method = rng.chance(0.85) ? route.method : rng.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'TRACE']);
+      if (rng.chance(0.05))
+        path = rng.pick([
+          `${path}/`,
+          `${path}//`,
+          path.toUpperCase(),
+          path.replace('/v1', '/v2'),
+          `/v1/..${path}`,
+          `${path}/extra`,
+        ]);
+      const method = rng.chance(0.85)
+        ? route.method
+        : rng.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'TRACE']);
       const headers: Record<string, string> = {};
       const authorization = rng.pick<() => string | undefined>([
         () => `Bearer ${rng.pick(tokens)}`,
         () => `Bearer ${rng.pick(tokens)}`,
         () => `Bearer ${rng.pick(tokens)}`,
         () => undefined,
-        () => rng.pick(['Bearer', 'Bearer ', 'bearer x', 'Basic YWRhOnB3', 'Bearer a b', 'Token x', `Bearer ${'t'.repeat(8000)}`, 'Bearer %00', `Bearer ${adminToken}x`]),
+        () =>
+          rng.pick([
+            'Bearer',
+            'Bearer ',
+            'bearer x',
+            'Basic YWRhOnB3',
+            'Bearer a b',
+            'Token x',
+            `Bearer ${'t'.repeat(8000)}`,
+            'Bearer %00',
+            `Bearer ${adminToken}x`,
+          ]),
       ])();
       if (authorization !== undefined) headers.authorization = authorization;
       const text = ['GET', 'HEAD'].includes(method) && rng.chance(0.8) ? undefined : body(rng);
       if (text !== undefined || rng.chance(0.1)) {
-        headers['content-type'] = rng.pick(['application/json', 'application/json', 'application/json', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', ';;;', 'application/json, text/plain']);
+        headers['content-type'] = rng.pick([
+          'application/json',
+          'application/json',
+          'application/json',
+          'application/json; charset=latin1',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/xml',
+          ';;;',
+          'application/json, text/plain',
+        ]);
       }
       if (rng.chance(0.05)) headers.accept = rng.pick(['image/png', '*/*;q=0', 'application/xml', '']);
-      if (rng.chance(0.05)) headers[`x-${randomText(rng, 6).replace(/[^a-z]/gi, 'a')}`] = 'h'.repeat(rng.pick([10, 4000]));
+      if (rng.chance(0.05))
+        headers[`x-${randomText(rng, 6).replace(/[^a-z]/gi, 'a')}`] = 'h'.repeat(rng.pick([10, 4000]));
       await send({ label: `route #${i}`, method, path: path + queryString(rng), headers, body: text });
     }
     expectNoProblems(ROUTE_CASES, before);
@@ -332,25 +492,94 @@ describe('the platform under hostile input', () => {
       { label: 'no route, no token', method: 'GET', path: '/v1/nothing-here' },
       { label: 'query of 15 KB', method: 'GET', path: `/v1/orgs?limit=${'1'.repeat(15_000)}`, headers: auth },
       { label: '2000 repeated keys', method: 'GET', path: `/v1/orgs?${'limit=1&'.repeat(2000)}`, headers: auth },
-      { label: '1000 distinct keys', method: 'GET', path: `/v1/orgs?${Array.from({ length: 1000 }, (_, i) => `k${i}=${i}`).join('&')}`, headers: auth },
+      {
+        label: '1000 distinct keys',
+        method: 'GET',
+        path: `/v1/orgs?${Array.from({ length: 1000 }, (_, i) => `k${i}=${i}`).join('&')}`,
+        headers: auth,
+      },
       { label: 'array syntax', method: 'GET', path: '/v1/orgs?limit[]=1&limit[]=2&page[o]=1', headers: auth },
-      { label: 'prototype keys', method: 'GET', path: '/v1/orgs?__proto__=1&constructor=2&hasOwnProperty=3', headers: auth },
+      {
+        label: 'prototype keys',
+        method: 'GET',
+        path: '/v1/orgs?__proto__=1&constructor=2&hasOwnProperty=3',
+        headers: auth,
+      },
       { label: 'empty keys', method: 'GET', path: '/v1/orgs?&&=&==&limit', headers: auth },
       { label: 'percent garbage in the query', method: 'GET', path: '/v1/orgs?limit=%&page=%zz&%=1', headers: auth },
-      { label: 'forged page token', method: 'GET', path: `/v1/orgs?page=${Buffer.from('{"o":1e400}').toString('base64url')}`, headers: auth },
+      {
+        label: 'forged page token',
+        method: 'GET',
+        path: `/v1/orgs?page=${Buffer.from('{"o":1e400}').toString('base64url')}`,
+        headers: auth,
+      },
       { label: 'invalid JSON', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: '{"title":' },
-      { label: 'JSON with a BOM', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: '\ufeff{"title":"x"}' },
+      {
+        label: 'JSON with a BOM',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: '\ufeff{"title":"x"}',
+      },
       { label: 'JSON array', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: '[{"title":"x"}]' },
       { label: 'JSON string', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: '"title"' },
       { label: 'JSON null', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: 'null' },
-      { label: 'wrong types', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: JSON.stringify({ title: 5, emoji: [], visibility: {}, language: null }) },
-      { label: 'unknown fields', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: JSON.stringify({ nope: 1, __proto__: { admin: true } }) },
-      { label: 'prototype pollution', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}' },
-      { label: '1 MB title', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: JSON.stringify({ title: 't'.repeat(1_000_000) }) },
-      { label: 'body just under the body limit', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: JSON.stringify({ title: 't'.repeat(5 * 1024 * 1024 - 20) }) },
-      { label: 'body just over the body limit', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: JSON.stringify({ title: 't'.repeat(5 * 1024 * 1024) }) },
-      { label: 'arrays nested 100000 deep', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: `{"title":${nestedArrays(100_000)}}` },
-      { label: 'objects nested 100000 deep', method: 'PATCH', path: `/v1/spaces/${space}`, headers: json, body: `{"title":${nestedObjects(100_000)}}` },
+      {
+        label: 'wrong types',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: JSON.stringify({ title: 5, emoji: [], visibility: {}, language: null }),
+      },
+      {
+        label: 'unknown fields',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: JSON.stringify({ nope: 1, __proto__: { admin: true } }),
+      },
+      {
+        label: 'prototype pollution',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}',
+      },
+      {
+        label: '1 MB title',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: JSON.stringify({ title: 't'.repeat(1_000_000) }),
+      },
+      {
+        label: 'body just under the body limit',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: JSON.stringify({ title: 't'.repeat(5 * 1024 * 1024 - 20) }),
+      },
+      {
+        label: 'body just over the body limit',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: JSON.stringify({ title: 't'.repeat(5 * 1024 * 1024) }),
+      },
+      {
+        label: 'arrays nested 100000 deep',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: `{"title":${nestedArrays(100_000)}}`,
+      },
+      {
+        label: 'objects nested 100000 deep',
+        method: 'PATCH',
+        path: `/v1/spaces/${space}`,
+        headers: json,
+        body: `{"title":${nestedObjects(100_000)}}`,
+      },
       {
         label: 'a document nested 10000 deep',
         method: 'PUT',
@@ -365,30 +594,137 @@ describe('the platform under hostile input', () => {
         headers: json,
         body: `{"instructions":{"object":"document","data":{},"nodes":[${'{"object":"block","type":"paragraph","nodes":['.repeat(1_000)}${']}'.repeat(1_000)}]}}`,
       },
-      { label: 'a document with 20000 nodes', method: 'PUT', path: `/v1/orgs/${DEMO.orgs.acme}/agent-instructions`, headers: json, body: JSON.stringify({ instructions: { object: 'document', data: {}, nodes: Array.from({ length: 20_000 }, () => ({ object: 'block', type: 'paragraph' })) } }) },
-      { label: 'memberships with 50000 keys', method: 'PUT', path: `/v1/orgs/${DEMO.orgs.acme}/teams`, headers: json, body: JSON.stringify({ title: 'Fuzz', memberships: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`u${i}`, { role: 'member' }])) }) },
-      { label: '10000 users invited', method: 'POST', path: `/v1/collections/${DEMO.collections.guides}/permissions`, headers: json, body: JSON.stringify({ role: 'read', users: Array.from({ length: 10_000 }, (_, i) => `u${i}`) }) },
+      {
+        label: 'a document with 20000 nodes',
+        method: 'PUT',
+        path: `/v1/orgs/${DEMO.orgs.acme}/agent-instructions`,
+        headers: json,
+        body: JSON.stringify({
+          instructions: {
+            object: 'document',
+            data: {},
+            nodes: Array.from({ length: 20_000 }, () => ({ object: 'block', type: 'paragraph' })),
+          },
+        }),
+      },
+      {
+        label: 'memberships with 50000 keys',
+        method: 'PUT',
+        path: `/v1/orgs/${DEMO.orgs.acme}/teams`,
+        headers: json,
+        body: JSON.stringify({
+          title: 'Fuzz',
+          memberships: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`u${i}`, { role: 'member' }])),
+        }),
+      },
+      {
+        label: '10000 users invited',
+        method: 'POST',
+        path: `/v1/collections/${DEMO.collections.guides}/permissions`,
+        headers: json,
+        body: JSON.stringify({ role: 'read', users: Array.from({ length: 10_000 }, (_, i) => `u${i}`) }),
+      },
       { label: 'body on GET', method: 'GET', path: '/v1/user', headers: json, body: '{"x":' },
-      { label: 'body on DELETE', method: 'DELETE', path: `/v1/orgs/${DEMO.orgs.acme}/link-invites/none`, headers: json, body: '{"x":1}' },
-      { label: 'text/plain body', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/ping`, headers: { ...auth, 'content-type': 'text/plain' }, body: 'hello' },
-      { label: 'form body', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/collections`, headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'title=x' },
-      { label: 'multipart body', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/collections`, headers: { ...auth, 'content-type': 'multipart/form-data; boundary=b' }, body: '--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nx\r\n--b--' },
-      { label: 'no content type', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/collections`, headers: auth, body: '{"title":"x"}' },
-      { label: 'content type garbage', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/collections`, headers: { ...auth, 'content-type': 'application/json; charset=klingon' }, body: '{"title":"x"}' },
-      { label: 'json subtype', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/collections`, headers: { ...auth, 'content-type': 'application/merge-patch+json' }, body: '{"title":"x"}' },
-      { label: 'gzip we cannot read', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/collections`, headers: { ...json, 'content-encoding': 'gzip' }, body: '{"title":"x"}' },
+      {
+        label: 'body on DELETE',
+        method: 'DELETE',
+        path: `/v1/orgs/${DEMO.orgs.acme}/link-invites/none`,
+        headers: json,
+        body: '{"x":1}',
+      },
+      {
+        label: 'text/plain body',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/ping`,
+        headers: { ...auth, 'content-type': 'text/plain' },
+        body: 'hello',
+      },
+      {
+        label: 'form body',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'title=x',
+      },
+      {
+        label: 'multipart body',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        headers: { ...auth, 'content-type': 'multipart/form-data; boundary=b' },
+        body: '--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nx\r\n--b--',
+      },
+      {
+        label: 'no content type',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        headers: auth,
+        body: '{"title":"x"}',
+      },
+      {
+        label: 'content type garbage',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        headers: { ...auth, 'content-type': 'application/json; charset=klingon' },
+        body: '{"title":"x"}',
+      },
+      {
+        label: 'json subtype',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+        body: '{"title":"x"}',
+      },
+      {
+        label: 'gzip we cannot read',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        headers: { ...json, 'content-encoding': 'gzip' },
+        body: '{"title":"x"}',
+      },
       { label: 'no token', method: 'GET', path: '/v1/user' },
       { label: 'empty bearer', method: 'GET', path: '/v1/user', headers: { authorization: 'Bearer ' } },
       { label: 'basic auth', method: 'GET', path: '/v1/user', headers: { authorization: 'Basic YWRhOnNlY3JldA==' } },
       { label: 'two tokens', method: 'GET', path: '/v1/user', headers: { authorization: 'Bearer a b' } },
-      { label: 'two authorization headers', method: 'GET', path: '/v1/user', headers: { authorization: ['Bearer a', `Bearer ${adminToken}`] } },
-      { label: '15 KB token', method: 'GET', path: '/v1/user', headers: { authorization: `Bearer ${'t'.repeat(15_000)}` } },
+      {
+        label: 'two authorization headers',
+        method: 'GET',
+        path: '/v1/user',
+        headers: { authorization: ['Bearer a', `Bearer ${adminToken}`] },
+      },
+      {
+        label: '15 KB token',
+        method: 'GET',
+        path: '/v1/user',
+        headers: { authorization: `Bearer ${'t'.repeat(15_000)}` },
+      },
       { label: 'token with SQL', method: 'GET', path: '/v1/user', headers: { authorization: "Bearer ' OR '1'='1" } },
-      { label: '100 headers of 100 bytes', method: 'GET', path: '/v1/user', headers: { ...auth, ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-h${i}`, 'h'.repeat(100)])) } },
+      {
+        label: '100 headers of 100 bytes',
+        method: 'GET',
+        path: '/v1/user',
+        headers: {
+          ...auth,
+          ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-h${i}`, 'h'.repeat(100)])),
+        },
+      },
       { label: 'header of 20 KB', method: 'GET', path: '/v1/user', headers: { ...auth, 'x-big': 'h'.repeat(20_000) } },
-      { label: 'headers of 64 KB', method: 'GET', path: '/v1/user', headers: { ...auth, ...Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`x-h${i}`, 'h'.repeat(1000)])) } },
+      {
+        label: 'headers of 64 KB',
+        method: 'GET',
+        path: '/v1/user',
+        headers: {
+          ...auth,
+          ...Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`x-h${i}`, 'h'.repeat(1000)])),
+        },
+      },
       { label: 'query of 20 KB', method: 'GET', path: `/v1/orgs?limit=${'1'.repeat(20_000)}`, headers: auth },
-      { label: 'unsupported expectation', method: 'POST', path: `/v1/orgs/${DEMO.orgs.acme}/ping`, headers: { ...json, expect: '100-banana' }, body: '{}' },
+      {
+        label: 'unsupported expectation',
+        method: 'POST',
+        path: `/v1/orgs/${DEMO.orgs.acme}/ping`,
+        headers: { ...json, expect: '100-banana' },
+        body: '{}',
+      },
       { label: 'OPTIONS', method: 'OPTIONS', path: '/v1/user', headers: auth },
       { label: 'TRACE', method: 'TRACE', path: '/v1/user', headers: auth },
       { label: 'PROPFIND', method: 'PROPFIND', path: '/v1/user', headers: auth },
@@ -414,32 +750,90 @@ describe('the platform under hostile input', () => {
       ['no version', 'GET /v1/user\r\nHost: x\r\n\r\n'],
       ['null byte in the path', 'GET /v1/us\0er HTTP/1.1\r\nHost: x\r\n\r\n', 400],
       ['space in the path', 'GET /v1/us er HTTP/1.1\r\nHost: x\r\n\r\n', 400],
-      ['raw UTF-8 in the path', Buffer.from('GET /v1/orgs/café HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'utf8')],
+      [
+        'raw UTF-8 in the path',
+        Buffer.from('GET /v1/orgs/café HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'utf8'),
+      ],
       ['no Host', 'GET /v1/user HTTP/1.1\r\nConnection: close\r\n\r\n', 400],
-      ['two Hosts', `GET /v1/user HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`],
+      [
+        'two Hosts',
+        `GET /v1/user HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+      ],
       ['HTTP/1.0 without Host', `GET /v1/user HTTP/1.0\r\nAuthorization: Bearer ${token}\r\n\r\n`, 200],
       ['space in a header name', 'GET /v1/user HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400],
       ['header without a colon', 'GET /v1/user HTTP/1.1\r\nHost: x\r\nBadHeader\r\n\r\n', 400],
       ['null byte in a header', `GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\0\r\n\r\n`, 400],
-      ['control characters in a token', 'GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \u0001\u0002\r\nConnection: close\r\n\r\n'],
-      ['latin-1 token', Buffer.from('GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \u00e9\u00ff\r\nConnection: close\r\n\r\n', 'latin1')],
+      [
+        'control characters in a token',
+        'GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \u0001\u0002\r\nConnection: close\r\n\r\n',
+      ],
+      [
+        'latin-1 token',
+        Buffer.from(
+          'GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \u00e9\u00ff\r\nConnection: close\r\n\r\n',
+          'latin1',
+        ),
+      ],
       ['bare LF line ends', `GET /v1/user HTTP/1.1\nHost: x\nAuthorization: Bearer ${token}\nConnection: close\n\n`],
       ['obsolete line folding', `GET /v1/user HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\nConnection: close\r\n\r\n`],
-      ['Content-Length and Transfer-Encoding', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
-      ['two Content-Lengths', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 400],
-      ['Content-Length not a number', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
+      [
+        'Content-Length and Transfer-Encoding',
+        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        400,
+      ],
+      [
+        'two Content-Lengths',
+        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+        400,
+      ],
+      [
+        'Content-Length not a number',
+        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+        400,
+      ],
       ['negative Content-Length', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
-      ['huge Content-Length', `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{}`, 413],
-      ['invalid chunk size', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n', 400],
-      ['unknown transfer coding', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: banana\r\n\r\n{}', 400],
-      ['body shorter than declared', `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}`],
-      ['unsupported expectation', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nExpect: 100-banana\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}', 417],
-      ['100-continue', `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`],
-      ['absolute-form target', `GET http://evil.test/v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`],
+      [
+        'huge Content-Length',
+        `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{}`,
+        413,
+      ],
+      [
+        'invalid chunk size',
+        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
+        400,
+      ],
+      [
+        'unknown transfer coding',
+        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: banana\r\n\r\n{}',
+        400,
+      ],
+      [
+        'body shorter than declared',
+        `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}`,
+      ],
+      [
+        'unsupported expectation',
+        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nExpect: 100-banana\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+        417,
+      ],
+      [
+        '100-continue',
+        `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      ],
+      [
+        'absolute-form target',
+        `GET http://evil.test/v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+      ],
       ['asterisk-form target', 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
       ['CONNECT', 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n', 405],
-      ['upgrade to websocket', `GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`],
-      ['upgrade to h2c', `GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n`],
+      [
+        'upgrade to websocket',
+        `GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      ],
+      [
+        'upgrade to h2c',
+        `GET /v1/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n`,
+      ],
       ['pipelined after a valid request', `${valid.replace('Connection: close\r\n', '')}GARBAGE\r\n\r\n`],
       ['TLS handshake', Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03]), 400],
       ['HTTP/2 preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 400],
@@ -447,7 +841,8 @@ describe('the platform under hostile input', () => {
     ];
     for (const [label, bytes, expected] of fixed) {
       const answer = await sendRaw(label, bytes, label === 'CONNECT' ? 'CONNECT' : 'GET');
-      if (answer && expected !== undefined && answer.status !== expected) problems.push(`${label}: status ${answer.status}, expected ${expected}`);
+      if (answer && expected !== undefined && answer.status !== expected)
+        problems.push(`${label}: status ${answer.status}, expected ${expected}`);
     }
     // A valid request with random bytes dropped, doubled, replaced or inserted, and plain garbage.
     for (let i = 0; i < RAW_CASES; i += 1) {

@@ -24,11 +24,23 @@ afterAll(async () => {
 });
 
 const run = (args: string[], cwd?: string) =>
-  execFileSync('git', args, { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: work, GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 't@test', GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 't@test' } }).toString();
+  execFileSync('git', args, {
+    cwd,
+    env: {
+      PATH: process.env.PATH,
+      GIT_CONFIG_NOSYSTEM: '1',
+      HOME: work,
+      GIT_AUTHOR_NAME: 'Tester',
+      GIT_AUTHOR_EMAIL: 't@test',
+      GIT_COMMITTER_NAME: 'Tester',
+      GIT_COMMITTER_EMAIL: 't@test',
+    },
+  }).toString();
 
 let repos = 0;
 function bareRepository(): string {
-  const path = join(work, `repo-${(repos += 1)}.git`);
+  repos += 1;
+  const path = join(work, `repo-${repos}.git`);
   run(['init', '--bare', '--quiet', '--initial-branch=main', path]);
   return path;
 }
@@ -50,7 +62,8 @@ function repositoryWith(files: Record<string, string | Buffer>, message = 'Docs'
 }
 
 const show = (bare: string, path: string, ref = 'main') => run(['--git-dir', bare, 'show', `${ref}:${path}`]);
-const listFiles = (bare: string, ref = 'main') => run(['--git-dir', bare, 'ls-tree', '-r', '--name-only', ref]).trim().split('\n');
+const listFiles = (bare: string, ref = 'main') =>
+  run(['--git-dir', bare, 'ls-tree', '-r', '--name-only', ref]).trim().split('\n');
 
 async function newSpace(title: string): Promise<string> {
   return (await p.api('POST', '/orgs/acme/spaces', { body: { title } })).body.id as string;
@@ -64,7 +77,8 @@ async function sync(spaceId: string, direction: 'import' | 'export', body: Recor
 }
 
 /** A page tree as types, titles, slugs and children. */
-const shape = (pages: any[]): unknown => pages.map((page) => [page.type, page.title, page.slug ?? page.href ?? null, shape(page.pages ?? [])]);
+const shape = (pages: any[]): unknown =>
+  pages.map((page) => [page.type, page.title, page.slug ?? page.href ?? null, shape(page.pages ?? [])]);
 
 /**
  * The documents of a space by page path, without keys and anchors, and with the ids of pages,
@@ -88,10 +102,13 @@ async function allDocuments(spaceId: string): Promise<Record<string, unknown>> {
   for (const item of content.reusableContents) names.set(item.id, `reusable:${item.title}`);
   const found: Record<string, unknown> = {};
   for (const page of pages) {
-    const document = (await p.api('GET', `/spaces/${spaceId}/content/page/${page.id}`, { query: { format: 'document' } })).body.document;
+    const document = (
+      await p.api('GET', `/spaces/${spaceId}/content/page/${page.id}`, { query: { format: 'document' } })
+    ).body.document;
     found[page.path] = JSON.parse(JSON.stringify(document), (key, value) => {
       if (key === 'key' || key === 'meta') return undefined;
-      if ((key === 'page' || key === 'file' || key === 'reusableContent') && typeof value === 'string') return names.get(value) ?? value;
+      if ((key === 'page' || key === 'file' || key === 'reusableContent') && typeof value === 'string')
+        return names.get(value) ?? value;
       return value;
     });
   }
@@ -102,11 +119,25 @@ describe('Git sync', () => {
   it('exports a demo space and imports it back into an empty space: the same tree, documents, files, reusable contents and variables', async () => {
     const source = p.spaceId('Getting started');
     const bare = bareRepository();
-    const exported = await sync(source, 'export', { url: `file://${bare}`, ref: 'refs/heads/docs', commitMessage: 'Export the guide' });
+    const exported = await sync(source, 'export', {
+      url: `file://${bare}`,
+      ref: 'refs/heads/docs',
+      commitMessage: 'Export the guide',
+    });
     expect(exported.operation).toMatchObject({ state: 'success', direction: 'export' });
     // The branch did not exist: the export created it.
-    expect(listFiles(bare, 'docs')).toEqual(expect.arrayContaining(['SUMMARY.md', '.gitbook.yaml', '.gitbook/vars.yaml', 'installation/README.md', 'installation/self-hosted/docker.md']));
-    expect(run(['--git-dir', bare, 'log', '-1', '--format=%an <%ae>%n%s', 'docs']).trim()).toBe('Docs platform <docs-platform@localhost>\nExport the guide');
+    expect(listFiles(bare, 'docs')).toEqual(
+      expect.arrayContaining([
+        'SUMMARY.md',
+        '.gitbook.yaml',
+        '.gitbook/vars.yaml',
+        'installation/README.md',
+        'installation/self-hosted/docker.md',
+      ]),
+    );
+    expect(run(['--git-dir', bare, 'log', '-1', '--format=%an <%ae>%n%s', 'docs']).trim()).toBe(
+      'Docs platform <docs-platform@localhost>\nExport the guide',
+    );
     expect(show(bare, 'SUMMARY.md', 'docs')).toContain('## Guides <a href="#guides" id="guides"></a>');
     const live = (await p.api('GET', `/spaces/${source}/content`)).body;
     expect(live.git).toMatchObject({ createdByGitBook: true, ref: 'refs/heads/docs', message: 'Export the guide' });
@@ -117,10 +148,17 @@ describe('Git sync', () => {
     const before = live;
     const after = (await p.api('GET', `/spaces/${target}/content`)).body;
     expect(shape(after.pages)).toEqual(shape(before.pages));
-    expect(after.git).toMatchObject({ createdByGitBook: false, ref: 'refs/heads/docs', message: 'Export the guide', oid: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(after.git).toMatchObject({
+      createdByGitBook: false,
+      ref: 'refs/heads/docs',
+      message: 'Export the guide',
+      oid: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(after.pages[0].git).toEqual({ oid: expect.stringMatching(/^[0-9a-f]{40}$/), path: 'welcome.md' });
     expect(after.variables).toEqual(before.variables);
-    expect(after.reusableContents.map((item: any) => item.title)).toEqual(before.reusableContents.map((item: any) => item.title));
+    expect(after.reusableContents.map((item: any) => item.title)).toEqual(
+      before.reusableContents.map((item: any) => item.title),
+    );
     expect(await allDocuments(target)).toEqual(await allDocuments(source));
     for (const file of before.files) {
       const copy = after.files.find((item: any) => item.name === file.name);
@@ -260,8 +298,12 @@ describe('Git sync', () => {
       'docs/blocks/nested.md': '# Nested\n\nDeep page.\n',
       'docs/reference/api.md': '# API\n\n## Endpoints\n\nBack to the [introduction](../intro.md).\n',
       'docs/.gitbook/assets/notes.txt': 'notes',
-      'docs/.gitbook/assets/sketch.drawing.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>',
-      'docs/.gitbook/assets/diagram.png': Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
+      'docs/.gitbook/assets/sketch.drawing.svg':
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>',
+      'docs/.gitbook/assets/diagram.png': Buffer.from(
+        '89504e470d0a1a0a0000000d4948445200000001000000010806000000',
+        'hex',
+      ),
       'docs/.gitbook/includes/support.md': '---\ntitle: Support\n---\n\nWrite to support.\n',
       'docs/.gitbook/vars.yaml': 'product: Acme\nversion: 3\n',
       'README.md': 'The repository readme, outside the project directory.\n',
@@ -273,7 +315,15 @@ describe('Git sync', () => {
     expect(shape(content.pages)).toEqual([
       ['document', 'Introduction', 'intro', []],
       ['document', 'Blocks', 'blocks', [['document', 'Nested', 'nested', []]]],
-      ['group', 'Reference', 'reference', [['document', 'API', 'api', []], ['link', 'Status page', 'https://status.example.test', []]]],
+      [
+        'group',
+        'Reference',
+        'reference',
+        [
+          ['document', 'API', 'api', []],
+          ['link', 'Status page', 'https://status.example.test', []],
+        ],
+      ],
     ]);
     expect(content.pages[1].linkTitle).toBe('All blocks');
     expect(content.pages[0].description).toBe('Start here');
@@ -283,23 +333,59 @@ describe('Git sync', () => {
     expect(content.pages[0].condition).toBe('visitor.claims.unsigned.beta');
     expect(content.variables).toEqual({ product: 'Acme', version: 3 });
     expect(content.reusableContents).toMatchObject([{ title: 'Support' }]);
-    const types = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })).body.document.nodes.map(
-      (node: any) => node.type,
-    );
+    const types = (
+      await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })
+    ).body.document.nodes.map((node: any) => node.type);
     expect(types).toEqual([
-      'hint', 'tabs', 'expandable', 'embed', 'file', 'content-ref', 'reusable-content', 'table', 'math', 'list-unordered', 'list-tasks', 'blockquote', 'divider', 'images',
-      'code', 'heading-1', 'paragraph', 'paragraph', 'paragraph', 'images', 'drawing', 'table', 'stepper', 'columns', 'updates', 'if', 'openapi-operation',
+      'hint',
+      'tabs',
+      'expandable',
+      'embed',
+      'file',
+      'content-ref',
+      'reusable-content',
+      'table',
+      'math',
+      'list-unordered',
+      'list-tasks',
+      'blockquote',
+      'divider',
+      'images',
+      'code',
+      'heading-1',
+      'paragraph',
+      'paragraph',
+      'paragraph',
+      'images',
+      'drawing',
+      'table',
+      'stepper',
+      'columns',
+      'updates',
+      'if',
+      'openapi-operation',
     ]);
-    const blocksPage = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })).body.document;
-    const inlineTypes = blocksPage.nodes[17].nodes.filter((node: any) => node.object === 'inline').map((node: any) => node.type);
+    const blocksPage = (
+      await p.api('GET', `/spaces/${first}/content/page/${content.pages[1].id}`, { query: { format: 'document' } })
+    ).body.document;
+    const inlineTypes = blocksPage.nodes[17].nodes
+      .filter((node: any) => node.object === 'inline')
+      .map((node: any) => node.type);
     expect(inlineTypes).toEqual(['expression', 'icon', 'button']);
-    expect(blocksPage.nodes[18].nodes.find((node: any) => node.object === 'inline')).toMatchObject({ type: 'mention', data: { ref: { kind: 'page', page: content.pages[2].pages[0].id } } });
-    const intro = (await p.api('GET', `/spaces/${first}/content/page/${content.pages[0].id}`, { query: { format: 'document' } })).body.document;
+    expect(blocksPage.nodes[18].nodes.find((node: any) => node.object === 'inline')).toMatchObject({
+      type: 'mention',
+      data: { ref: { kind: 'page', page: content.pages[2].pages[0].id } },
+    });
+    const intro = (
+      await p.api('GET', `/spaces/${first}/content/page/${content.pages[0].id}`, { query: { format: 'document' } })
+    ).body.document;
     expect(JSON.stringify(intro)).toContain(JSON.stringify({ kind: 'page', page: content.pages[1].id }));
 
     const exportTo = bareRepository();
     await sync(first, 'export', { url: exportTo, ref: 'refs/heads/main', commitMessage: 'Normalized' });
-    expect(show(exportTo, 'intro.md')).toContain('if: visitor.claims.unsigned.beta\ncover: .gitbook/assets/diagram.png\ncoverY: 12\nlayout:\n  width: wide');
+    expect(show(exportTo, 'intro.md')).toContain(
+      'if: visitor.claims.unsigned.beta\ncover: .gitbook/assets/diagram.png\ncoverY: 12\nlayout:\n  width: wide',
+    );
     const normalized = show(exportTo, 'blocks.md');
     expect(normalized).toContain('{% hint style="warning" %}\nCareful **now**.\n{% endhint %}');
     expect(normalized).toContain('{% include ".gitbook/includes/');
@@ -307,8 +393,12 @@ describe('Git sync', () => {
     expect(normalized).toContain('{% if visitor.claims.unsigned.beta %}\nBeta only\n{% endif %}');
     expect(normalized).toContain('{% code title="install.sh" lineNumbers="true" %}');
     expect(normalized).toContain('<code class="expression">space.vars.product</code> <i class="fa-check">:check:</i>');
-    expect(normalized).toContain('<a href="https://app.example.test" class="button primary" data-icon="rocket">Open the app</a>');
-    expect(normalized).toContain('<div data-with-frame="true"><figure><img src=".gitbook/assets/diagram.png" alt="Framed">');
+    expect(normalized).toContain(
+      '<a href="https://app.example.test" class="button primary" data-icon="rocket">Open the app</a>',
+    );
+    expect(normalized).toContain(
+      '<div data-with-frame="true"><figure><img src=".gitbook/assets/diagram.png" alt="Framed">',
+    );
     expect(normalized).toContain('<img src=".gitbook/assets/sketch.drawing.svg" class="gitbook-drawing">');
     expect(normalized).toContain('<table data-view="cards">');
     const second = await newSpace('Hand written, again');
@@ -326,30 +416,64 @@ describe('Git sync', () => {
     const spaceId = await newSpace('Stays as it is');
     const revision = (await p.api('GET', `/spaces/${spaceId}`)).body.revision;
     const missing = await sync(spaceId, 'import', { url: join(work, 'nothing-here.git'), ref: 'refs/heads/main' });
-    expect(missing.operation).toMatchObject({ state: 'failure', direction: 'import', error: expect.stringMatching(/could not read the repository/) });
-    const noBranch = await sync(spaceId, 'import', { url: repositoryWith({ 'README.md': '# Hi\n' }), ref: 'refs/heads/nope' });
+    expect(missing.operation).toMatchObject({
+      state: 'failure',
+      direction: 'import',
+      error: expect.stringMatching(/could not read the repository/),
+    });
+    const noBranch = await sync(spaceId, 'import', {
+      url: repositoryWith({ 'README.md': '# Hi\n' }),
+      ref: 'refs/heads/nope',
+    });
     expect(noBranch.operation.error).toBe('the repository has no branch refs/heads/nope');
-    const badYaml = await sync(spaceId, 'import', { url: repositoryWith({ '.gitbook.yaml': 'root: [unclosed\n', 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
+    const badYaml = await sync(spaceId, 'import', {
+      url: repositoryWith({ '.gitbook.yaml': 'root: [unclosed\n', 'README.md': '# Hi\n' }),
+      ref: 'refs/heads/main',
+    });
     expect(badYaml.operation.error).toMatch(/^\.gitbook\.yaml is not valid YAML/);
-    const escape = await sync(spaceId, 'import', { url: repositoryWith({ '.gitbook.yaml': 'root: ../../etc\n', 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
-    expect(escape.operation.error).toBe('.gitbook.yaml: root leaves the project directory');
+    const escaping = await sync(spaceId, 'import', {
+      url: repositoryWith({ '.gitbook.yaml': 'root: ../../etc\n', 'README.md': '# Hi\n' }),
+      ref: 'refs/heads/main',
+    });
+    expect(escaping.operation.error).toBe('.gitbook.yaml: root leaves the project directory');
     // A summary is read within the budgets of a page's markdown, like the pages it lists.
     const hugeSummary = `# Summary\n\n${'* [Page](README.md)\n'.repeat(60_000)}`;
-    const summary = await sync(spaceId, 'import', { url: repositoryWith({ 'SUMMARY.md': hugeSummary, 'README.md': '# Hi\n' }), ref: 'refs/heads/main' });
-    expect(summary.operation.error).toBe(`SUMMARY.md: the markdown has ${Buffer.byteLength(hugeSummary)} bytes, the limit is 1048576`);
+    const summary = await sync(spaceId, 'import', {
+      url: repositoryWith({ 'SUMMARY.md': hugeSummary, 'README.md': '# Hi\n' }),
+      ref: 'refs/heads/main',
+    });
+    expect(summary.operation.error).toBe(
+      `SUMMARY.md: the markdown has ${Buffer.byteLength(hugeSummary)} bytes, the limit is 1048576`,
+    );
     expect((await p.api('GET', `/spaces/${spaceId}`)).body.revision).toBe(revision);
 
-    const refused = await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: join(work, 'any.git'), ref: 'refs/heads/main', repoProjectDirectory: '../outside' } });
+    const refused = await p.api('POST', `/spaces/${spaceId}/git/import`, {
+      body: { url: join(work, 'any.git'), ref: 'refs/heads/main', repoProjectDirectory: '../outside' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/"repoProjectDirectory"/);
-    expect((await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: 'ssh://host/x.git', ref: 'refs/heads/main' } })).status).toBe(400);
-    expect((await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: 'https://h/x.git', ref: 'main' } })).status).toBe(400);
+    expect(
+      (
+        await p.api('POST', `/spaces/${spaceId}/git/import`, {
+          body: { url: 'ssh://host/x.git', ref: 'refs/heads/main' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await p.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: 'https://h/x.git', ref: 'main' } })).status,
+    ).toBe(400);
   });
 
   it('refuses to export over a branch that changed since the last sync unless forced, and skips an older timestamp', async () => {
     const spaceId = await newSpace('Diverging');
-    const bare = repositoryWith({ 'README.md': '# Home\n\nWritten in Git.\n', 'SUMMARY.md': '# Summary\n\n* [Home](README.md)\n' });
-    expect((await sync(spaceId, 'import', { url: bare, ref: 'refs/heads/main', timestamp: '2026-01-02T00:00:00Z' })).operation.state).toBe('success');
+    const bare = repositoryWith({
+      'README.md': '# Home\n\nWritten in Git.\n',
+      'SUMMARY.md': '# Summary\n\n* [Home](README.md)\n',
+    });
+    expect(
+      (await sync(spaceId, 'import', { url: bare, ref: 'refs/heads/main', timestamp: '2026-01-02T00:00:00Z' }))
+        .operation.state,
+    ).toBe('success');
     // Someone commits in Git; the space has not seen it.
     const clone = join(work, 'diverging-clone');
     run(['clone', '--quiet', bare, clone]);
@@ -357,19 +481,37 @@ describe('Git sync', () => {
     run(['commit', '--quiet', '-am', 'Edit in Git'], clone);
     run(['push', '--quiet'], clone);
     const refused = await sync(spaceId, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Over it' });
-    expect(refused.operation).toMatchObject({ state: 'failure', error: expect.stringMatching(/changed since the last sync/) });
+    expect(refused.operation).toMatchObject({
+      state: 'failure',
+      error: expect.stringMatching(/changed since the last sync/),
+    });
     expect(show(bare, 'README.md')).toContain('Changed in Git.');
-    const stale = await sync(spaceId, 'import', { url: bare, ref: 'refs/heads/main', timestamp: '2026-01-01T00:00:00Z' });
+    const stale = await sync(spaceId, 'import', {
+      url: bare,
+      ref: 'refs/heads/main',
+      timestamp: '2026-01-01T00:00:00Z',
+    });
     expect(stale.operation.error).toMatch(/^skipped: its timestamp 2026-01-01T00:00:00.000Z is older/);
-    const forced = await sync(spaceId, 'export', { url: bare, ref: 'refs/heads/main', commitMessage: 'Forced', force: true });
+    const forced = await sync(spaceId, 'export', {
+      url: bare,
+      ref: 'refs/heads/main',
+      commitMessage: 'Forced',
+      force: true,
+    });
     expect(forced.operation.state).toBe('success');
     expect(show(bare, 'README.md')).toContain('Written in Git.');
   });
 
   it('exports into a project directory: replaces its markdown and .gitbook/, keeps every other file, and commits nothing when nothing changed', async () => {
     const spaceId = await newSpace('Project directory');
-    const source = repositoryWith({ 'docs/README.md': '# Welcome\n\nHello.\n', 'docs/guide.md': '# Guide\n\nSteps.\n' });
-    expect((await sync(spaceId, 'import', { url: source, ref: 'refs/heads/main', repoProjectDirectory: 'docs' })).operation.state).toBe('success');
+    const source = repositoryWith({
+      'docs/README.md': '# Welcome\n\nHello.\n',
+      'docs/guide.md': '# Guide\n\nSteps.\n',
+    });
+    expect(
+      (await sync(spaceId, 'import', { url: source, ref: 'refs/heads/main', repoProjectDirectory: 'docs' })).operation
+        .state,
+    ).toBe('success');
     const logo = Buffer.from('89504e470d0a1a0a', 'hex');
     const target = repositoryWith({
       'README.md': 'Outside the project directory.\n',
@@ -378,16 +520,37 @@ describe('Git sync', () => {
       'docs/img/logo.png': logo,
       'docs/nested/kept.txt': 'Not markdown: kept.\n',
     });
-    const exported = await sync(spaceId, 'export', { url: target, ref: 'refs/heads/main', repoProjectDirectory: 'docs', force: true, commitMessage: 'Into docs' });
+    const exported = await sync(spaceId, 'export', {
+      url: target,
+      ref: 'refs/heads/main',
+      repoProjectDirectory: 'docs',
+      force: true,
+      commitMessage: 'Into docs',
+    });
     expect(exported.operation.state).toBe('success');
-    expect(listFiles(target).sort()).toEqual(['README.md', 'docs/.gitbook.yaml', 'docs/README.md', 'docs/SUMMARY.md', 'docs/guide.md', 'docs/img/logo.png', 'docs/nested/kept.txt']);
+    expect(listFiles(target).sort()).toEqual([
+      'README.md',
+      'docs/.gitbook.yaml',
+      'docs/README.md',
+      'docs/SUMMARY.md',
+      'docs/guide.md',
+      'docs/img/logo.png',
+      'docs/nested/kept.txt',
+    ]);
     expect(show(target, 'docs/guide.md')).toContain('# Guide\n\nSteps.');
-    expect(run(['--git-dir', target, 'rev-parse', 'main:docs/img/logo.png'])).toBe(run(['--git-dir', target, 'rev-parse', 'main~1:docs/img/logo.png']));
+    expect(run(['--git-dir', target, 'rev-parse', 'main:docs/img/logo.png'])).toBe(
+      run(['--git-dir', target, 'rev-parse', 'main~1:docs/img/logo.png']),
+    );
     const tip = run(['--git-dir', target, 'rev-parse', 'main']).trim();
     expect(run(['--git-dir', target, 'log', '-1', '--format=%s', 'main']).trim()).toBe('Into docs');
 
     // Nothing changed since: the export succeeds without a commit.
-    const again = await sync(spaceId, 'export', { url: target, ref: 'refs/heads/main', repoProjectDirectory: 'docs', commitMessage: 'Nothing new' });
+    const again = await sync(spaceId, 'export', {
+      url: target,
+      ref: 'refs/heads/main',
+      repoProjectDirectory: 'docs',
+      commitMessage: 'Nothing new',
+    });
     expect(again.operation.state).toBe('success');
     expect(run(['--git-dir', target, 'rev-parse', 'main']).trim()).toBe(tip);
   });
@@ -400,12 +563,22 @@ describe('Git sync', () => {
     const repoName = bare.split('/').at(-1);
     try {
       const spaceId = await newSpace('Behind a password');
-      const ok = await sync(spaceId, 'import', { url: `https://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main' });
+      const ok = await sync(spaceId, 'import', {
+        url: `https://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`,
+        ref: 'refs/heads/main',
+      });
       expect(ok.operation.state, JSON.stringify(ok)).toBe('success');
       expect(ok.url).toBe(`https://***@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`);
-      const wrong = await sync(spaceId, 'import', { url: `${base.replace('//', `//bot:wrong-${secret}@`)}/${repoName}`, ref: 'refs/heads/main' });
+      const wrong = await sync(spaceId, 'import', {
+        url: `${base.replace('//', `//bot:wrong-${secret}@`)}/${repoName}`,
+        ref: 'refs/heads/main',
+      });
       expect(wrong.operation.state).toBe('failure');
-      const exported = await sync(spaceId, 'export', { url: `https://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`, ref: 'refs/heads/main', commitMessage: 'Push with a token' });
+      const exported = await sync(spaceId, 'export', {
+        url: `https://bot:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${repoName}`,
+        ref: 'refs/heads/main',
+        commitMessage: 'Push with a token',
+      });
       expect(exported.operation.state, JSON.stringify(exported)).toBe('success');
       const everything = JSON.stringify([
         ok,
@@ -445,14 +618,30 @@ describe('Git sync', () => {
       ]) {
         errors.push((await sync(spaceId, 'import', { url, ref: 'refs/heads/main' })).operation.error);
       }
-      expect(errors).toEqual(Array(4).fill('could not read the repository: it could not be reached, or did not answer as a Git server'));
+      expect(errors).toEqual(
+        Array(4).fill('could not read the repository: it could not be reached, or did not answer as a Git server'),
+      );
       // What is about the repository itself is said.
-      const wrong = await sync(spaceId, 'import', { url: `https://bot:wrong-${secret}@127.0.0.1:${gitPort}/${bare.split('/').at(-1)}`, ref: 'refs/heads/main' });
-      expect(wrong.operation.error).toBe('could not read the repository: authentication failed: check the credentials in the URL');
-      const missing = await sync(spaceId, 'import', { url: `https://bot:${secret}@127.0.0.1:${gitPort}/missing.git`, ref: 'refs/heads/main' });
+      const wrong = await sync(spaceId, 'import', {
+        url: `https://bot:wrong-${secret}@127.0.0.1:${gitPort}/${bare.split('/').at(-1)}`,
+        ref: 'refs/heads/main',
+      });
+      expect(wrong.operation.error).toBe(
+        'could not read the repository: authentication failed: check the credentials in the URL',
+      );
+      const missing = await sync(spaceId, 'import', {
+        url: `https://bot:${secret}@127.0.0.1:${gitPort}/missing.git`,
+        ref: 'refs/heads/main',
+      });
       expect(missing.operation.error).toBe('could not read the repository: repository not found');
-      const pushed = await sync(spaceId, 'export', { url: `https://bot:wrong-${secret}@127.0.0.1:${gitPort}/${bare.split('/').at(-1)}`, ref: 'refs/heads/main', commitMessage: 'No' });
-      expect(pushed.operation.error).toBe('could not read the repository: authentication failed: check the credentials in the URL');
+      const pushed = await sync(spaceId, 'export', {
+        url: `https://bot:wrong-${secret}@127.0.0.1:${gitPort}/${bare.split('/').at(-1)}`,
+        ref: 'refs/heads/main',
+        commitMessage: 'No',
+      });
+      expect(pushed.operation.error).toBe(
+        'could not read the repository: authentication failed: check the credentials in the URL',
+      );
       expect(JSON.stringify([errors, wrong, missing, pushed])).not.toContain(secret);
     } finally {
       await garbage.close();
@@ -498,7 +687,9 @@ describe('Git Sync outside demo and test runs (GIT_ALLOW_LOCAL off)', () => {
 
   const ask = async (direction: 'import' | 'export', body: Record<string, unknown>) => {
     const spaceId = guarded.spaceId('Company handbook');
-    return guarded.api('POST', `/spaces/${spaceId}/git/${direction}`, { body: { ref: 'refs/heads/main', ...(direction === 'export' ? { commitMessage: 'Out' } : {}), ...body } });
+    return guarded.api('POST', `/spaces/${spaceId}/git/${direction}`, {
+      body: { ref: 'refs/heads/main', ...(direction === 'export' ? { commitMessage: 'Out' } : {}), ...body },
+    });
   };
 
   it('refuses loopback, private and link-local repositories, and names that resolve to them, with no connection made', async () => {
@@ -506,26 +697,53 @@ describe('Git Sync outside demo and test runs (GIT_ALLOW_LOCAL off)', () => {
     // The machine's own name resolves to one of its addresses: private or loopback on any test machine.
     const ownAddresses = (await lookup(hostname, { all: true }).catch(() => [])).map((entry) => entry.address);
     const urls = [
-      [`https://127.0.0.1:${v4.port}/r.git`, 'must be on a public address (127.0.0.1 is a private or reserved address)'],
+      [
+        `https://127.0.0.1:${v4.port}/r.git`,
+        'must be on a public address (127.0.0.1 is a private or reserved address)',
+      ],
       [`https://localhost:${v4.port}/r.git`, 'must be on a public address (localhost is a loopback name)'],
       [`https://localhost.:${v4.port}/r.git`, 'must be on a public address (localhost. is a loopback name)'],
-      [`https://u:pw@127.0.0.1:${v4.port}/r.git`, 'must be on a public address (127.0.0.1 is a private or reserved address)'],
-      [`https://2130706433:${v4.port}/r.git`, 'must be on a public address (127.0.0.1 is a private or reserved address)'],
+      [
+        `https://u:pw@127.0.0.1:${v4.port}/r.git`,
+        'must be on a public address (127.0.0.1 is a private or reserved address)',
+      ],
+      [
+        `https://2130706433:${v4.port}/r.git`,
+        'must be on a public address (127.0.0.1 is a private or reserved address)',
+      ],
       [`https://[::1]:${v6.port}/r.git`, 'must be on a public address (::1 is a private or reserved address)'],
-      [`https://[::ffff:127.0.0.1]:${v4.port}/r.git`, 'must be on a public address (::ffff:7f00:1 is a private or reserved address)'],
-      [`https://[2002:7f00:1::]:${v4.port}/r.git`, 'must be on a public address (2002:7f00:1:: is a private or reserved address)'],
-      ['https://169.254.169.254/latest/meta-data.git', 'must be on a public address (169.254.169.254 is a private or reserved address)'],
+      [
+        `https://[::ffff:127.0.0.1]:${v4.port}/r.git`,
+        'must be on a public address (::ffff:7f00:1 is a private or reserved address)',
+      ],
+      [
+        `https://[2002:7f00:1::]:${v4.port}/r.git`,
+        'must be on a public address (2002:7f00:1:: is a private or reserved address)',
+      ],
+      [
+        'https://169.254.169.254/latest/meta-data.git',
+        'must be on a public address (169.254.169.254 is a private or reserved address)',
+      ],
       ['https://10.0.0.1/r.git', 'must be on a public address (10.0.0.1 is a private or reserved address)'],
       [`http://127.0.0.1:${v4.port}/r.git`, 'must be an https:// URL'],
       [`file:///etc`, 'must be an https:// URL'],
       ...(ownAddresses.length > 0 && ownAddresses.every(isPrivateAddress)
-        ? [[`https://${hostname}:${v4.port}/r.git`, `must be on a public address (${hostname.toLowerCase()} does not resolve to public addresses only)`]]
+        ? [
+            [
+              `https://${hostname}:${v4.port}/r.git`,
+              `must be on a public address (${hostname.toLowerCase()} does not resolve to public addresses only)`,
+            ],
+          ]
         : []),
     ];
     for (const direction of ['import', 'export'] as const) {
       for (const [url, reason] of urls) {
         const answer = await ask(direction, { url });
-        expect([url, answer.status, answer.body]).toEqual([url, 400, { error: { code: 400, message: `Invalid body field "url": ${reason}` } }]);
+        expect([url, answer.status, answer.body]).toEqual([
+          url,
+          400,
+          { error: { code: 400, message: `Invalid body field "url": ${reason}` } },
+        ]);
       }
     }
     await guarded.app.jobs.drain();
@@ -543,11 +761,14 @@ describe('Git Sync outside demo and test runs (GIT_ALLOW_LOCAL off)', () => {
       ['main', 'must be a branch ref such as refs/heads/main'],
     ]) {
       const answer = await ask('import', { url: 'https://git.example.test/r.git', ref });
-      expect([ref, answer.status, answer.body.error?.message]).toEqual([ref, 400, `Invalid body field "ref": ${reason}`]);
+      expect([ref, answer.status, answer.body.error?.message]).toEqual([
+        ref,
+        400,
+        `Invalid body field "ref": ${reason}`,
+      ]);
     }
   });
 });
-
 
 describe('demo repository', () => {
   it('keeps the demo handbook in a local repository with its history, linked to the space, and imports from it', async () => {
@@ -572,11 +793,14 @@ describe('Git Sync across a restart', () => {
     const { startTestPlatform: start } = await import('../fixtures/platform.js');
     const dataDir = mkdtempSync(join(tmpdir(), 'git-restart-'));
     const first = await start({ dataDir });
-    const spaceId = (await first.api('POST', '/orgs/acme/spaces', { body: { title: 'Interrupted' } })).body.id as string;
+    const spaceId = (await first.api('POST', '/orgs/acme/spaces', { body: { title: 'Interrupted' } })).body
+      .id as string;
     const revision = (await first.api('GET', `/spaces/${spaceId}`)).body.revision;
     // Stop the worker first, so the operation is still queued when the process "dies".
     await first.app.jobs.stop();
-    const queued = await first.api('POST', `/spaces/${spaceId}/git/import`, { body: { url: `https://bot:t0ken@127.0.0.1:1/x.git`, ref: 'refs/heads/main' } });
+    const queued = await first.api('POST', `/spaces/${spaceId}/git/import`, {
+      body: { url: `https://bot:t0ken@127.0.0.1:1/x.git`, ref: 'refs/heads/main' },
+    });
     expect(queued.status).toBe(204);
     expect((await first.api('GET', `/spaces/${spaceId}/git/info`)).body.operation).toMatchObject({ state: 'running' });
     // As if it had started when the process stopped.
@@ -606,11 +830,19 @@ describe('standalone operations', () => {
     const info = await sync(spaceId, 'import', { url: other, ref: 'refs/heads/main', standalone: true });
     expect(info.operation.state).toBe('success');
     expect((await p.api('GET', `/spaces/${spaceId}`)).body.revision).toBe(revision);
-    const standalone = p.db.prepare("SELECT id FROM revisions WHERE space_id = ? AND git LIKE '%Docs%' ORDER BY created_at DESC LIMIT 1").pluck(true).get(spaceId) as string;
+    const standalone = p.db
+      .prepare("SELECT id FROM revisions WHERE space_id = ? AND git LIKE '%Docs%' ORDER BY created_at DESC LIMIT 1")
+      .pluck(true)
+      .get(spaceId) as string;
     const pages = (await p.api('GET', `/spaces/${spaceId}/revisions/${standalone}/pages`)).body.pages;
     expect(pages.map((page: { title: string }) => page.title)).toEqual(['Other']);
     const snapshot = bareRepository();
-    const after = await sync(spaceId, 'export', { url: snapshot, ref: 'refs/heads/main', commitMessage: 'Snapshot', standalone: true });
+    const after = await sync(spaceId, 'export', {
+      url: snapshot,
+      ref: 'refs/heads/main',
+      commitMessage: 'Snapshot',
+      standalone: true,
+    });
     expect(after.operation.state).toBe('success');
     expect(after.url).toBe(linked);
     expect(show(snapshot, 'SUMMARY.md')).toContain('[Linked]');

@@ -17,7 +17,11 @@ afterAll(async () => {
 async function get(path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${origin}${path}`, { headers });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, cacheControl: response.headers.get('cache-control') };
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as unknown) : undefined,
+    cacheControl: response.headers.get('cache-control'),
+  };
 }
 
 describe('health checks', () => {
@@ -30,7 +34,10 @@ describe('health checks', () => {
     const head = await fetch(`${origin}/health`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     // Not API routes: under /v1 they do not exist, and the API still wants a token.
-    expect(await get('/v1/health', { authorization: `Bearer ${p.adminToken}` })).toMatchObject({ status: 404, body: { error: { code: 404 } } });
+    expect(await get('/v1/health', { authorization: `Bearer ${p.adminToken}` })).toMatchObject({
+      status: 404,
+      body: { error: { code: 404 } },
+    });
     expect(await get('/v1/user')).toMatchObject({ status: 401, body: { error: { code: 401 } } });
   });
 
@@ -55,7 +62,9 @@ describe('health checks', () => {
       db.close();
       const down = await app.inject({ method: 'GET', url: '/ready' });
       expect(down.statusCode).toBe(503);
-      expect(down.json()).toEqual({ error: { code: 503, message: 'Not ready: the database does not answer (The database connection is not open)' } });
+      expect(down.json()).toEqual({
+        error: { code: 503, message: 'Not ready: the database does not answer (The database connection is not open)' },
+      });
       const health = await app.inject({ method: 'GET', url: '/health' });
       expect(health.statusCode).toBe(200);
       expect(health.json()).toEqual({ status: 'ok' });

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { Supervisor, type ReadyMessage } from '../../src/supervisor.js';
-import { corpusClient, formatRuns, HOSTILE_CORPUS, prepareCorpus, runCorpus, type CorpusContext } from '../fixtures/hostile-corpus.js';
+import {
+  corpusClient,
+  formatRuns,
+  HOSTILE_CORPUS,
+  prepareCorpus,
+  runCorpus,
+  type CorpusContext,
+} from '../fixtures/hostile-corpus.js';
 import { seededTemplate } from '../fixtures/platform.js';
 
 /**

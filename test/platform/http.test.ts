@@ -9,7 +9,9 @@ let spaceId: string;
 beforeAll(async () => {
   p = await startTestPlatform();
   ada = p.userId(DEMO.users.ada);
-  spaceId = (p.db.prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL LIMIT 1").get() as { id: string }).id;
+  spaceId = (
+    p.db.prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL LIMIT 1").get() as { id: string }
+  ).id;
 });
 
 afterAll(async () => {
@@ -35,7 +37,17 @@ const LISTS = () => [
 
 describe('page tokens', () => {
   it('answers 400, not 500, for forged tokens with an offset SQLite cannot take', async () => {
-    const forged = [{ o: 1e20 }, { o: 2 ** 63 }, { o: Number.MAX_SAFE_INTEGER + 1 }, { o: 1_000_000_001 }, { o: -1 }, { o: 1.5 }, { o: '5' }, null, [1]];
+    const forged = [
+      { o: 1e20 },
+      { o: 2 ** 63 },
+      { o: Number.MAX_SAFE_INTEGER + 1 },
+      { o: 1_000_000_001 },
+      { o: -1 },
+      { o: 1.5 },
+      { o: '5' },
+      null,
+      [1],
+    ];
     for (const path of LISTS()) {
       for (const payload of forged) {
         const answer = await p.api('GET', path, { query: { page: pageToken(payload) } });
@@ -70,7 +82,13 @@ describe('query values', () => {
   it('answers 404, not 500, for unusual ids in paths', async () => {
     const odd = ['%F0%9F%98%80', '%00', 'caf%C3%A9', 'x'.repeat(400), "'%20OR%201=1--"];
     for (const id of odd) {
-      for (const path of [`/orgs/${id}`, `/collections/${id}`, `/spaces/${id}`, `/orgs/${DEMO.orgs.acme}/members/${id}`, `/orgs/${DEMO.orgs.acme}/teams/${id}`]) {
+      for (const path of [
+        `/orgs/${id}`,
+        `/collections/${id}`,
+        `/spaces/${id}`,
+        `/orgs/${DEMO.orgs.acme}/members/${id}`,
+        `/orgs/${DEMO.orgs.acme}/teams/${id}`,
+      ]) {
         const answer = await p.api('GET', path);
         expect(answer.status, path).toBe(404);
         expect(answer.body.error.code).toBe(404);
@@ -113,7 +131,13 @@ describe('authorization header', () => {
     fetch(`${p.url}/user`, { headers: authorization === undefined ? {} : { authorization } });
 
   it('answers 401 saying only Bearer tokens are accepted, without echoing the header', async () => {
-    for (const header of ['Basic abc', 'Basic YWRhOnNlY3JldA==', 'Token s3cr3t-value', 'Digest username="ada"', 's3cr3t-value']) {
+    for (const header of [
+      'Basic abc',
+      'Basic YWRhOnNlY3JldA==',
+      'Token s3cr3t-value',
+      'Digest username="ada"',
+      's3cr3t-value',
+    ]) {
       const answer = await call(header);
       expect(answer.status, header).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe('Bearer');
@@ -121,7 +145,8 @@ describe('authorization header', () => {
       const body = JSON.parse(text);
       expect(body.error).toEqual({
         code: 401,
-        message: 'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"',
+        message:
+          'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"',
       });
       for (const part of header.split(/\s+/)) expect(text, header).not.toContain(part);
     }
@@ -157,17 +182,64 @@ describe('field errors', () => {
       ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'weird' } }, 'body', 'mergeRules.type'],
       ['PATCH', `/orgs/${DEMO.orgs.acme}`, { hostname: 'globex' }, 'body', 'hostname'],
       ['PATCH', `/orgs/${DEMO.orgs.acme}`, { logo: 'javascript:alert(1)' }, 'body', 'logo'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [p.userId(DEMO.users.hana)] }] } }, 'body', 'mergeRules.rules.0.users.0'],
-      ['POST', `/spaces/${space}/move`, { position: { before: { type: 'space', space: 'x', extra: 1 } } }, 'body', 'position.before.extra'],
+      [
+        'PATCH',
+        `/orgs/${DEMO.orgs.acme}`,
+        {
+          mergeRules: {
+            type: 'rules',
+            rules: [{ rule: 'require_specific_reviewers', users: [p.userId(DEMO.users.hana)] }],
+          },
+        },
+        'body',
+        'mergeRules.rules.0.users.0',
+      ],
+      [
+        'POST',
+        `/spaces/${space}/move`,
+        { position: { before: { type: 'space', space: 'x', extra: 1 } } },
+        'body',
+        'position.before.extra',
+      ],
       ['POST', `/spaces/${space}/move`, { position: { before: { type: 'space', space } } }, 'body', 'position.before'],
-      ['POST', `/spaces/${space}/move`, { position: { after: { type: 'space', space: 'elsewhere' } } }, 'body', 'position.after'],
+      [
+        'POST',
+        `/spaces/${space}/move`,
+        { position: { after: { type: 'space', space: 'elsewhere' } } },
+        'body',
+        'position.after',
+      ],
       ['POST', `/spaces/${space}/move`, { position: {} }, 'body', 'position'],
       ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { visibility: 'in-collection' }, 'body', 'visibility'],
       ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { emoji: 'not an emoji at all' }, 'body', 'emoji'],
-      ['POST', `/collections/${DEMO.collections.product}/move`, { parent: DEMO.collections.advanced }, 'body', 'parent'],
-      ['POST', `/collections/${DEMO.collections.product}/permissions`, { role: 'read', users: [''] }, 'body', 'users.0'],
-      ['PUT', `/orgs/${DEMO.orgs.acme}/teams`, { title: 'A', members: [ada, p.userId(DEMO.users.hana)] }, 'body', 'members.1'],
-      ['PUT', `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`, { remove: [p.userId(DEMO.users.hana)] }, 'body', 'remove.0'],
+      [
+        'POST',
+        `/collections/${DEMO.collections.product}/move`,
+        { parent: DEMO.collections.advanced },
+        'body',
+        'parent',
+      ],
+      [
+        'POST',
+        `/collections/${DEMO.collections.product}/permissions`,
+        { role: 'read', users: [''] },
+        'body',
+        'users.0',
+      ],
+      [
+        'PUT',
+        `/orgs/${DEMO.orgs.acme}/teams`,
+        { title: 'A', members: [ada, p.userId(DEMO.users.hana)] },
+        'body',
+        'members.1',
+      ],
+      [
+        'PUT',
+        `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`,
+        { remove: [p.userId(DEMO.users.hana)] },
+        'body',
+        'remove.0',
+      ],
       ['GET', `/orgs/${DEMO.orgs.acme}/members?role=owner`, undefined, 'query', 'role'],
       ['GET', `/orgs/${DEMO.orgs.acme}/members?limit=0`, undefined, 'query', 'limit'],
       ['GET', `/orgs/${DEMO.orgs.acme}/collections?nested=maybe`, undefined, 'query', 'nested'],
@@ -214,7 +286,13 @@ describe('field errors', () => {
     });
     expect(answer.status).toBe(413);
     expect(await answer.json()).toEqual({
-      error: { code: 413, message: `The request body is larger than ${max} bytes`, limit: 'requestBytes', value: Buffer.byteLength(body), max },
+      error: {
+        code: 413,
+        message: `The request body is larger than ${max} bytes`,
+        limit: 'requestBytes',
+        value: Buffer.byteLength(body),
+        max,
+      },
     });
   });
 });
@@ -223,19 +301,84 @@ describe('references in a body that do not exist', () => {
   it('answer 404 `<What> not found: body field "<path>"`, naming the value', async () => {
     const space = p.spaceId('Status page');
     const cases: Array<[method: string, path: string, body: unknown, message: string]> = [
-      ['POST', `/orgs/${DEMO.orgs.acme}/collections`, { parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
-      ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { parent: DEMO.collections.globexHandbook }, `Parent collection not found: body field "parent" ("${DEMO.collections.globexHandbook}")`],
-      ['POST', `/collections/${DEMO.collections.internal}/move`, { parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
-      ['POST', `/spaces/${space}/move`, { parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
-      ['POST', `/spaces/${space}/transfer`, { organization: 'nope' }, 'Target organization not found: body field "organization" ("nope")'],
-      ['POST', `/spaces/${space}/transfer`, { organization: DEMO.orgs.globex, parent: 'nope' }, 'Parent collection not found: body field "parent" ("nope")'],
-      ['POST', `/collections/${DEMO.collections.internal}/transfer`, { organization: 'nope' }, 'Target organization not found: body field "organization" ("nope")'],
-      ['POST', `/collections/${DEMO.collections.internal}/permissions`, { role: 'read', users: [ada, 'ghost'] }, 'User not found: body field "users.1" ("ghost")'],
-      ['POST', `/collections/${DEMO.collections.internal}/permissions`, { role: 'read', teams: ['team-nobody'] }, 'Team not found: body field "teams.0" ("team-nobody")'],
-      ['PUT', `/orgs/${DEMO.orgs.acme}/teams`, { title: 'Ghosts', members: ['ghost'] }, 'User not found: body field "members.0" ("ghost")'],
-      ['PUT', `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`, { add: ['ghost@acme.test'] }, 'User not found: body field "add.0" ("ghost@acme.test")'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['ghost'] }] } }, 'User not found: body field "mergeRules.rules.0.users.0" ("ghost")'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { defaultContent: { type: 'site', site: 'nope' } }, 'Site not found: body field "defaultContent.site" ("nope")'],
+      [
+        'POST',
+        `/orgs/${DEMO.orgs.acme}/collections`,
+        { parent: 'nope' },
+        'Parent collection not found: body field "parent" ("nope")',
+      ],
+      [
+        'POST',
+        `/orgs/${DEMO.orgs.acme}/spaces`,
+        { parent: DEMO.collections.globexHandbook },
+        `Parent collection not found: body field "parent" ("${DEMO.collections.globexHandbook}")`,
+      ],
+      [
+        'POST',
+        `/collections/${DEMO.collections.internal}/move`,
+        { parent: 'nope' },
+        'Parent collection not found: body field "parent" ("nope")',
+      ],
+      [
+        'POST',
+        `/spaces/${space}/move`,
+        { parent: 'nope' },
+        'Parent collection not found: body field "parent" ("nope")',
+      ],
+      [
+        'POST',
+        `/spaces/${space}/transfer`,
+        { organization: 'nope' },
+        'Target organization not found: body field "organization" ("nope")',
+      ],
+      [
+        'POST',
+        `/spaces/${space}/transfer`,
+        { organization: DEMO.orgs.globex, parent: 'nope' },
+        'Parent collection not found: body field "parent" ("nope")',
+      ],
+      [
+        'POST',
+        `/collections/${DEMO.collections.internal}/transfer`,
+        { organization: 'nope' },
+        'Target organization not found: body field "organization" ("nope")',
+      ],
+      [
+        'POST',
+        `/collections/${DEMO.collections.internal}/permissions`,
+        { role: 'read', users: [ada, 'ghost'] },
+        'User not found: body field "users.1" ("ghost")',
+      ],
+      [
+        'POST',
+        `/collections/${DEMO.collections.internal}/permissions`,
+        { role: 'read', teams: ['team-nobody'] },
+        'Team not found: body field "teams.0" ("team-nobody")',
+      ],
+      [
+        'PUT',
+        `/orgs/${DEMO.orgs.acme}/teams`,
+        { title: 'Ghosts', members: ['ghost'] },
+        'User not found: body field "members.0" ("ghost")',
+      ],
+      [
+        'PUT',
+        `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`,
+        { add: ['ghost@acme.test'] },
+        'User not found: body field "add.0" ("ghost@acme.test")',
+      ],
+      [
+        'PATCH',
+        `/orgs/${DEMO.orgs.acme}`,
+        { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['ghost'] }] } },
+        'User not found: body field "mergeRules.rules.0.users.0" ("ghost")',
+      ],
+      [
+        'PATCH',
+        `/orgs/${DEMO.orgs.acme}`,
+        { defaultContent: { type: 'site', site: 'nope' } },
+        'Site not found: body field "defaultContent.site" ("nope")',
+      ],
     ];
     for (const [method, path, body, message] of cases) {
       const answer = await p.api(method, path, { body });
@@ -274,7 +417,11 @@ describe('request statistics', () => {
     const { createPlatform } = await import('../../src/platform/app.js');
     const app = createPlatform({ db: p.db });
     for (let index = 0; index < 2100; index += 1) {
-      const response = await app.inject({ method: 'GET', url: `/v1/orgs/${DEMO.orgs.acme}?n=${index}`, headers: { authorization: `Bearer ${p.adminToken}` } });
+      const response = await app.inject({
+        method: 'GET',
+        url: `/v1/orgs/${DEMO.orgs.acme}?n=${index}`,
+        headers: { authorization: `Bearer ${p.adminToken}` },
+      });
       expect(response.statusCode).toBe(200);
     }
     const { stats } = app;
@@ -294,8 +441,17 @@ describe('guests', () => {
     expect((await p.api('GET', `/collections/${DEMO.collections.guides}`, gus)).status).toBe(200);
     for (const path of ['permissions/users', 'permissions/aggregate']) {
       const answer = await p.api('GET', `/collections/${DEMO.collections.guides}/${path}`, gus);
-      expect(answer).toEqual({ status: 403, body: { error: { code: 403, message: 'Guests cannot list who has access to a collection' } } });
+      expect(answer).toEqual({
+        status: 403,
+        body: { error: { code: 403, message: 'Guests cannot list who has access to a collection' } },
+      });
     }
-    expect((await p.api('GET', `/collections/${DEMO.collections.guides}/permissions/aggregate`, { token: p.token(DEMO.users.finn) })).status).toBe(200);
+    expect(
+      (
+        await p.api('GET', `/collections/${DEMO.collections.guides}/permissions/aggregate`, {
+          token: p.token(DEMO.users.finn),
+        })
+      ).status,
+    ).toBe(200);
   });
 });

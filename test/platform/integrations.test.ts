@@ -50,12 +50,22 @@ async function receiver(): Promise<Receiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hooks`, requests, statuses, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    requests,
+    statuses,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The fields of a multipart delivery, parsed as a receiver would. */
-async function fields(delivery: { headers: IncomingHttpHeaders; body: Buffer }): Promise<{ event: any; environment: any }> {
-  const form = await new Response(new Uint8Array(delivery.body), { headers: { 'content-type': String(delivery.headers['content-type']) } }).formData();
+async function fields(delivery: {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}): Promise<{ event: any; environment: any }> {
+  const form = await new Response(new Uint8Array(delivery.body), {
+    headers: { 'content-type': String(delivery.headers['content-type']) },
+  }).formData();
   return { event: JSON.parse(String(form.get('event'))), environment: JSON.parse(String(form.get('environment'))) };
 }
 
@@ -77,7 +87,9 @@ describe('publishing and reading integrations', () => {
   });
 
   it('publishes an integration, then new versions of it, owned by the organization, for its admins only', async () => {
-    const first = await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: 'acme-docs', icon: PNG, previewImages: [PNG, PNG] }) });
+    const first = await p.api('POST', '/integrations/test-hooks', {
+      body: publication({ organization: 'acme-docs', icon: PNG, previewImages: [PNG, PNG] }),
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toMatchObject({
       object: 'integration',
@@ -94,13 +106,23 @@ describe('publishing and reading integrations', () => {
       permissions: { admin: true },
     });
     expect(first.body.previewImages).toHaveLength(2);
-    const second = await p.api('POST', '/integrations/test-hooks', { body: publication({ title: 'Test hooks v2', visibility: 'public' }) });
+    const second = await p.api('POST', '/integrations/test-hooks', {
+      body: publication({ title: 'Test hooks v2', visibility: 'public' }),
+    });
     expect(second.body).toMatchObject({ version: 2, title: 'Test hooks v2', visibility: 'public', previewImages: [] });
     // Another organization cannot take the name; a member who is not an admin cannot publish.
-    expect((await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: globex }) })).status).toBe(409);
-    expect((await p.api('POST', '/integrations/other', { token: p.token(U.ben), body: publication() })).status).toBe(403);
-    expect((await p.api('POST', '/integrations/other', { token: p.token(U.hana), body: publication() })).status).toBe(404);
-    expect((await p.api('POST', '/integrations/other', { body: publication({ organization: 'nope' }) })).status).toBe(404);
+    expect(
+      (await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: globex }) })).status,
+    ).toBe(409);
+    expect((await p.api('POST', '/integrations/other', { token: p.token(U.ben), body: publication() })).status).toBe(
+      403,
+    );
+    expect((await p.api('POST', '/integrations/other', { token: p.token(U.hana), body: publication() })).status).toBe(
+      404,
+    );
+    expect((await p.api('POST', '/integrations/other', { body: publication({ organization: 'nope' }) })).status).toBe(
+      404,
+    );
   });
 
   it('refuses what the limits forbid, naming the field', async () => {
@@ -121,18 +143,25 @@ describe('publishing and reading integrations', () => {
     const tooMany = await refusal('x', { secrets });
     expect(tooMany).toContain('"secrets"');
     expect(tooMany).not.toContain(SECRET_VALUE);
-    expect(await refusal('x', { configurations: { account: { properties: { a: { type: 'string' } }, required: ['b'] } } })).toContain('"configurations.account.required.0"');
+    expect(
+      await refusal('x', { configurations: { account: { properties: { a: { type: 'string' } }, required: ['b'] } } }),
+    ).toContain('"configurations.account.required.0"');
     expect(await refusal('x', { endpoint: 'ftp://example.com/hooks' })).toContain('"endpoint"');
     expect(await refusal('x', { endpoint: 'https://user:pass@example.com/hooks' })).not.toContain('pass');
     expect(await refusal('x', { script: undefined })).toContain('"script"');
   });
 
   it('keeps secrets encrypted and answers them nowhere', async () => {
-    const answer = await p.api('POST', '/integrations/secretive', { body: publication({ secrets: { API_KEY: SECRET_VALUE } }) });
+    const answer = await p.api('POST', '/integrations/secretive', {
+      body: publication({ secrets: { API_KEY: SECRET_VALUE } }),
+    });
     expect(answer.status).toBe(200);
     expect(JSON.stringify(answer.body)).not.toContain(SECRET_VALUE);
     expect(JSON.stringify((await p.api('GET', '/integrations/secretive')).body)).not.toContain(SECRET_VALUE);
-    const stored = p.db.prepare("SELECT secrets FROM integrations WHERE name = 'secretive'").pluck(true).get() as string;
+    const stored = p.db
+      .prepare("SELECT secrets FROM integrations WHERE name = 'secretive'")
+      .pluck(true)
+      .get() as string;
     expect(stored).toMatch(/^v1\./);
     expect(stored).not.toContain(SECRET_VALUE);
     // Publishing again without secrets keeps them.
@@ -142,10 +171,16 @@ describe('publishing and reading integrations', () => {
 
   it('lets visibility decide who reads, and lists with filters', async () => {
     // acme-analytics is private to Acme: hana (Globex only) does not find it.
-    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.hana) })).status).toBe(404);
-    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.finn) })).status).toBe(200);
+    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.hana) })).status).toBe(
+      404,
+    );
+    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.finn) })).status).toBe(
+      200,
+    );
     const names = async (query: Record<string, string | number | boolean>, token = p.adminToken) =>
-      ((await p.api('GET', '/integrations', { token, query })).body.items as Array<{ name: string }>).map((item) => item.name);
+      ((await p.api('GET', '/integrations', { token, query })).body.items as Array<{ name: string }>).map(
+        (item) => item.name,
+      );
     expect(await names({}, p.token(U.hana))).not.toContain(DEMO.integrations.private);
     expect(await names({})).toEqual(expect.arrayContaining([DEMO.integrations.public, DEMO.integrations.private]));
     expect(await names({ blocks: true })).toEqual([DEMO.integrations.public]);
@@ -165,7 +200,10 @@ describe('publishing and reading integrations', () => {
     expect(icon.status).toBe(200);
     expect(icon.headers.get('content-type')).toBe('image/png');
     // The signature's first character changed (to another one, whatever it was).
-    const tampered = body.urls.icon.replace(/sig=(.)/, (_match: string, first: string) => `sig=${first === 'x' ? 'y' : 'x'}`);
+    const tampered = body.urls.icon.replace(
+      /sig=(.)/,
+      (_match: string, first: string) => `sig=${first === 'x' ? 'y' : 'x'}`,
+    );
     expect((await fetch(tampered)).status).toBe(403);
   });
 
@@ -176,7 +214,14 @@ describe('publishing and reading integrations', () => {
     expect((await p.api('DELETE', '/integrations/short-lived')).status).toBe(205);
     expect((await p.api('DELETE', '/integrations/short-lived')).status).toBe(204);
     expect((await p.api('GET', '/integrations/short-lived')).status).toBe(404);
-    expect(p.db.prepare('SELECT COUNT(*) FROM integration_events e WHERE NOT EXISTS (SELECT 1 FROM integrations i WHERE i.id = e.integration_id)').pluck(true).get()).toBe(0);
+    expect(
+      p.db
+        .prepare(
+          'SELECT COUNT(*) FROM integration_events e WHERE NOT EXISTS (SELECT 1 FROM integrations i WHERE i.id = e.integration_id)',
+        )
+        .pluck(true)
+        .get(),
+    ).toBe(0);
   });
 });
 
@@ -190,7 +235,10 @@ describe('installations and their events', () => {
   });
 
   const configurations = {
-    account: { properties: { token: { type: 'string', title: 'Token' }, level: { type: 'string', enum: ['low', 'high'] } }, required: ['token'] },
+    account: {
+      properties: { token: { type: 'string', title: 'Token' }, level: { type: 'string', enum: ['low', 'high'] } },
+      required: ['token'],
+    },
     space: { properties: { notify: { type: 'boolean' } } },
     site: { properties: { code: { type: 'string' } }, required: ['code'] },
   };
@@ -202,28 +250,57 @@ describe('installations and their events', () => {
     expect(installed.status).toBe(201);
     expect(installed.headers?.get('location')).toBe(installed.body.urls.location);
     // The account configuration requires a token: pending until it has one.
-    expect(installed.body).toMatchObject({ status: 'pending', space_selection: 'selected', site_selection: 'selected', spaces: 0, configuration: {}, target: { organization: globex } });
+    expect(installed.body).toMatchObject({
+      status: 'pending',
+      space_selection: 'selected',
+      site_selection: 'selected',
+      spaces: 0,
+      configuration: {},
+      target: { organization: globex },
+    });
     const installation = `${base}/${installed.body.id}`;
     expect((await p.api('POST', base, { body: { organization: globex } })).status).toBe(409);
     expect((await p.api('POST', base, { token: p.token(U.hana), body: { organization: acme } })).status).toBe(404);
 
     const refused = await p.api('PATCH', installation, { body: { configuration: { token: 3 } } });
     expect(refused.body.error.message).toContain('"configuration.token"');
-    expect((await p.api('PATCH', installation, { body: { configuration: { token: 't', level: 'medium' } } })).body.error.message).toContain('"configuration.level"');
-    expect((await p.api('PATCH', installation, { body: { externalIds: ['1', '2', '3', '4', '5', '6'] } })).status).toBe(400);
-    const configured = await p.api('PATCH', installation, { body: { configuration: { token: 't' }, externalIds: ['ext-1'] } });
+    expect(
+      (await p.api('PATCH', installation, { body: { configuration: { token: 't', level: 'medium' } } })).body.error
+        .message,
+    ).toContain('"configuration.level"');
+    expect((await p.api('PATCH', installation, { body: { externalIds: ['1', '2', '3', '4', '5', '6'] } })).status).toBe(
+      400,
+    );
+    const configured = await p.api('PATCH', installation, {
+      body: { configuration: { token: 't' }, externalIds: ['ext-1'] },
+    });
     expect(configured.body).toMatchObject({ status: 'active', configuration: { token: 't' }, externalIds: ['ext-1'] });
     expect((await p.api('GET', base, { query: { externalId: 'ext-1' } })).body.items).toHaveLength(1);
     expect((await p.api('GET', base, { query: { externalId: 'nope' } })).body.items).toHaveLength(0);
     // hana edits in Globex but is no admin there.
-    expect((await p.api('PATCH', installation, { token: p.token(U.hana), body: { externalIds: [] } })).status).toBe(404);
+    expect((await p.api('PATCH', installation, { token: p.token(U.hana), body: { externalIds: [] } })).status).toBe(
+      404,
+    );
 
     const spaceId = p.spaceId('Developer portal');
-    const onSpace = await p.api('POST', `${installation}/spaces`, { body: { space: spaceId }, query: { extended: true } });
+    const onSpace = await p.api('POST', `${installation}/spaces`, {
+      body: { space: spaceId },
+      query: { extended: true },
+    });
     expect(onSpace.status, JSON.stringify(onSpace.body)).toBe(201);
-    expect(onSpace.body).toMatchObject({ integration: 'lifecycle', installation: installed.body.id, status: 'active', configuration: {}, space: { id: spaceId, object: 'space' } });
-    expect((await p.api('POST', `${installation}/spaces`, { body: { space: p.spaceId('Release notes') } })).status).toBe(404);
-    const spaceItem = await p.api('PATCH', `${installation}/spaces/${spaceId}`, { body: { configuration: { notify: true } } });
+    expect(onSpace.body).toMatchObject({
+      integration: 'lifecycle',
+      installation: installed.body.id,
+      status: 'active',
+      configuration: {},
+      space: { id: spaceId, object: 'space' },
+    });
+    expect(
+      (await p.api('POST', `${installation}/spaces`, { body: { space: p.spaceId('Release notes') } })).status,
+    ).toBe(404);
+    const spaceItem = await p.api('PATCH', `${installation}/spaces/${spaceId}`, {
+      body: { configuration: { notify: true } },
+    });
     expect(spaceItem.body).toMatchObject({ configuration: { notify: true }, space: spaceId });
     expect((await p.api('GET', '/integrations/lifecycle/spaces')).body.items).toHaveLength(1);
     expect((await p.api('GET', installation)).body.spaces).toBe(1);
@@ -232,19 +309,29 @@ describe('installations and their events', () => {
     const onSite = await p.api('POST', `${installation}/sites`, { body: { siteId } });
     expect(onSite.body).toMatchObject({ status: 'pending', site: siteId });
     await p.api('PATCH', `${installation}/sites/${siteId}`, { body: { configuration: { code: 'G-1' } } });
-    expect((await p.api('GET', `${installation}/sites/${siteId}`)).body).toMatchObject({ status: 'active', configuration: { code: 'G-1' } });
+    expect((await p.api('GET', `${installation}/sites/${siteId}`)).body).toMatchObject({
+      status: 'active',
+      configuration: { code: 'G-1' },
+    });
     expect((await p.api('DELETE', `${installation}/sites/${siteId}`)).status).toBe(205);
     expect((await p.api('DELETE', `${installation}/sites/${siteId}`)).status).toBe(204);
 
     // With every space selected, the installation covers every space of Globex.
     const all = await p.api('PATCH', installation, { body: { space_selection: 'all' } });
-    const globexSpaces = p.db.prepare("SELECT COUNT(*) FROM spaces WHERE org_id = 'globex' AND deleted_at IS NULL").pluck(true).get();
+    const globexSpaces = p.db
+      .prepare("SELECT COUNT(*) FROM spaces WHERE org_id = 'globex' AND deleted_at IS NULL")
+      .pluck(true)
+      .get();
     expect(all.body.spaces).toBe(globexSpaces);
 
     expect((await p.api('DELETE', installation)).status).toBe(205);
     expect((await p.api('DELETE', installation)).status).toBe(204);
 
-    const events = (await p.api('GET', '/integrations/lifecycle/events')).body.items as Array<{ id: string; payload: any; status: string }>;
+    const events = (await p.api('GET', '/integrations/lifecycle/events')).body.items as Array<{
+      id: string;
+      payload: any;
+      status: string;
+    }>;
     expect(events.map((event) => event.payload.type)).toEqual([
       'installation_deleted',
       'installation_setup',
@@ -257,9 +344,23 @@ describe('installations and their events', () => {
       'installation_setup',
     ]);
     expect(events.every((event) => event.status === 'success')).toBe(true);
-    expect(events[0]!.payload).toEqual({ eventId: events[0]!.id, type: 'installation_deleted', installationId: installed.body.id, previous: { configuration: { token: 't' } } });
-    expect(events[7]!.payload).toMatchObject({ type: 'installation_setup', status: 'active', previous: { status: 'pending', configuration: {} } });
-    expect(events[5]!.payload).toMatchObject({ type: 'space_installation_setup', spaceId, status: 'active', previous: { status: 'active', configuration: {} } });
+    expect(events[0]!.payload).toEqual({
+      eventId: events[0]!.id,
+      type: 'installation_deleted',
+      installationId: installed.body.id,
+      previous: { configuration: { token: 't' } },
+    });
+    expect(events[7]!.payload).toMatchObject({
+      type: 'installation_setup',
+      status: 'active',
+      previous: { status: 'pending', configuration: {} },
+    });
+    expect(events[5]!.payload).toMatchObject({
+      type: 'space_installation_setup',
+      spaceId,
+      status: 'active',
+      previous: { status: 'active', configuration: {} },
+    });
     const one = await p.api('GET', `/integrations/lifecycle/events/${events[0]!.id}`);
     expect(one.body.event).toEqual(events[0]);
     expect(one.body.trace.logs.map((entry: { level: string }) => entry.level)).toEqual(['debug', 'info']);
@@ -271,7 +372,9 @@ describe('installations and their events', () => {
   it('refuses to install on a target the integration does not serve', async () => {
     await p.api('POST', '/integrations/sites-only', { body: publication({ target: 'site' }) });
     const installed = await p.api('POST', '/integrations/sites-only/installations', { body: { organization: acme } });
-    const onSpace = await p.api('POST', `/integrations/sites-only/installations/${installed.body.id}/spaces`, { body: { space: p.spaceId('Release notes') } });
+    const onSpace = await p.api('POST', `/integrations/sites-only/installations/${installed.body.id}/spaces`, {
+      body: { space: p.spaceId('Release notes') },
+    });
     expect(onSpace.status).toBe(400);
     expect(onSpace.body.error.message).toContain('target is site');
   });
@@ -280,7 +383,9 @@ describe('installations and their events', () => {
     const spaceId = p.spaceId('Runbooks');
     await p.api('POST', '/integrations/watcher', { body: publication() });
     const installed = await p.api('POST', '/integrations/watcher/installations', { body: { organization: acme } });
-    await p.api('POST', `/integrations/watcher/installations/${installed.body.id}/spaces`, { body: { space: spaceId } });
+    await p.api('POST', `/integrations/watcher/installations/${installed.body.id}/spaces`, {
+      body: { space: spaceId },
+    });
     // dee edits in Engineering (finn has an edit grant on Runbooks): dee opens and edits, ada merges.
     const cr = (await p.api('POST', `/spaces/${spaceId}/change-requests`, { body: { subject: 'Watched' } })).body.id;
     const edit = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/content`, {
@@ -292,7 +397,12 @@ describe('installations and their events', () => {
     expect(merged.body.result).toBe('merge');
     const [latest] = (await p.api('GET', '/integrations/watcher/events')).body.items;
     const revision = (await p.api('GET', `/spaces/${spaceId}`)).body.revision;
-    expect(latest.payload).toMatchObject({ type: 'space_content_updated', installationId: installed.body.id, spaceId, revisionId: revision });
+    expect(latest.payload).toMatchObject({
+      type: 'space_content_updated',
+      installationId: installed.body.id,
+      spaceId,
+      revisionId: revision,
+    });
     expect(latest.payload.updatedBy.map((user: { email: string }) => user.email)).toEqual([U.finn]);
   });
 
@@ -300,7 +410,18 @@ describe('installations and their events', () => {
     const work = mkdtempSync(join(tmpdir(), 'integration-git-'));
     try {
       const git = (args: string[], cwd?: string) =>
-        execFileSync('git', args, { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: work, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@test' } }).toString();
+        execFileSync('git', args, {
+          cwd,
+          env: {
+            PATH: process.env.PATH,
+            GIT_CONFIG_NOSYSTEM: '1',
+            HOME: work,
+            GIT_AUTHOR_NAME: 'T',
+            GIT_AUTHOR_EMAIL: 't@test',
+            GIT_COMMITTER_NAME: 'T',
+            GIT_COMMITTER_EMAIL: 't@test',
+          },
+        }).toString();
       const bare = join(work, 'repo.git');
       const tree = join(work, 'tree');
       git(['init', '--bare', '--quiet', '--initial-branch=main', bare]);
@@ -314,11 +435,17 @@ describe('installations and their events', () => {
 
       const space = (await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Synced space' } })).body.id as string;
       await p.api('POST', '/integrations/git-watcher', { body: publication() });
-      const installed = await p.api('POST', '/integrations/git-watcher/installations', { body: { organization: acme } });
+      const installed = await p.api('POST', '/integrations/git-watcher/installations', {
+        body: { organization: acme },
+      });
       await p.api('POST', `/integrations/git-watcher/installations/${installed.body.id}/spaces`, { body: { space } });
-      expect((await p.api('POST', `/spaces/${space}/git/import`, { body: { url: bare, ref: 'refs/heads/main' } })).status).toBe(204);
+      expect(
+        (await p.api('POST', `/spaces/${space}/git/import`, { body: { url: bare, ref: 'refs/heads/main' } })).status,
+      ).toBe(204);
       await p.app.jobs.drain();
-      const events = ((await p.api('GET', '/integrations/git-watcher/events')).body.items as Array<{ payload: any }>).map((event) => event.payload);
+      const events = (
+        (await p.api('GET', '/integrations/git-watcher/events')).body.items as Array<{ payload: any }>
+      ).map((event) => event.payload);
       const revision = (await p.api('GET', `/spaces/${space}`)).body.revision;
       expect(events.slice(0, 3)).toMatchObject([
         { type: 'space_gitsync_completed', state: 'success', commitId: commit, revisionId: revision, spaceId: space },
@@ -344,27 +471,42 @@ describe('delivery to an endpoint', () => {
   });
 
   it('posts each event as multipart form data, signed with the installation secret', async () => {
-    const published = await p.api('POST', '/integrations/delivered', { body: publication({ endpoint: hooks.url, secrets: { API_KEY: SECRET_VALUE } }) });
+    const published = await p.api('POST', '/integrations/delivered', {
+      body: publication({ endpoint: hooks.url, secrets: { API_KEY: SECRET_VALUE } }),
+    });
     expect(published.body.urls.publicEndpoint).toBe(hooks.url);
     const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: acme } });
     await p.app.jobs.drain();
     expect(hooks.requests).toHaveLength(1);
     const [delivery] = hooks.requests;
-    const secret = (await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`)).body.secret as string;
+    const secret = (await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`))
+      .body.secret as string;
     expect(signatureHolds(delivery!, secret)).toBe(true);
     expect(signatureHolds(delivery!, 'another secret')).toBe(false);
     expect(delivery!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     const { event, environment } = await fields(delivery!);
     expect(event).toMatchObject({ type: 'installation_setup', installationId: installed.body.id, status: 'active' });
-    expect(environment).toMatchObject({ integration: { name: 'delivered' }, installation: { id: installed.body.id }, secrets: { API_KEY: SECRET_VALUE } });
+    expect(environment).toMatchObject({
+      integration: { name: 'delivered' },
+      installation: { id: installed.body.id },
+      secrets: { API_KEY: SECRET_VALUE },
+    });
     expect(environment.apiEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     // The secret of the delivery is for the developers of the integration alone.
-    expect((await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`, { token: p.token(U.ben) })).status).toBe(403);
+    expect(
+      (
+        await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`, {
+          token: p.token(U.ben),
+        })
+      ).status,
+    ).toBe(403);
 
     const answer = await p.api('GET', `/integrations/delivered/events/${event.eventId}`);
     expect(answer.body.event.status).toBe('success');
     const messages = answer.body.trace.logs.map((entry: { message: string }) => entry.message);
-    expect(messages[1]).toMatch(/^Attempt 1 of 3: delivered to http:\/\/127\.0\.0\.1:\d+\/hooks, answered 200 in \d+ ms$/);
+    expect(messages[1]).toMatch(
+      /^Attempt 1 of 3: delivered to http:\/\/127\.0\.0\.1:\d+\/hooks, answered 200 in \d+ ms$/,
+    );
     expect(JSON.stringify(answer.body)).not.toContain(SECRET_VALUE);
     expect(JSON.stringify(answer.body)).not.toContain(secret);
   });
@@ -378,7 +520,9 @@ describe('delivery to an endpoint', () => {
     const [latest] = (await p.api('GET', '/integrations/delivered/events')).body.items;
     expect(latest).toMatchObject({ installationId: installed.body.id, status: 'failed' });
     const { trace } = (await p.api('GET', `/integrations/delivered/events/${latest.id}`)).body;
-    const messages = trace.logs.map((entry: { message: string }) => entry.message.replace(/\d+ ms/g, 'N ms').replace(/:\d+\//, ':PORT/'));
+    const messages = trace.logs.map((entry: { message: string }) =>
+      entry.message.replace(/\d+ ms/g, 'N ms').replace(/:\d+\//, ':PORT/'),
+    );
     expect(messages).toEqual([
       'Event installation_setup recorded',
       'Attempt 1 of 3 failed: http://127.0.0.1:PORT/hooks answered 500 in N ms; next attempt in N ms',
@@ -388,7 +532,13 @@ describe('delivery to an endpoint', () => {
     ]);
     expect(trace.logs[1].message).toContain('next attempt in 20 ms');
     expect(trace.logs[2].message).toContain('next attempt in 40 ms');
-    expect(trace.logs.map((entry: { level: string }) => entry.level)).toEqual(['debug', 'warn', 'warn', 'error', 'error']);
+    expect(trace.logs.map((entry: { level: string }) => entry.level)).toEqual([
+      'debug',
+      'warn',
+      'warn',
+      'error',
+      'error',
+    ]);
   });
 
   it('records an unreachable endpoint as failed too', async () => {
@@ -428,14 +578,26 @@ describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)
       ['https://[2002:c0a8:1::1]/h', 'must not be a private or loopback address'],
       ['https://[2001:0:808:808::f5ff:fffe]/h', 'must not be a private or loopback address'],
       ['http://127.0.0.1:4722/h', 'must be an https URL'],
-      ['https://nowhere.invalid/h', 'must be on a public address (nowhere.invalid does not resolve to public addresses only)'],
+      [
+        'https://nowhere.invalid/h',
+        'must be on a public address (nowhere.invalid does not resolve to public addresses only)',
+      ],
       ...(ownAddresses.length > 0 && ownAddresses.every(isPrivateAddress)
-        ? [[`https://${hostname}/h`, `must be on a public address (${hostname.toLowerCase()} does not resolve to public addresses only)`]]
+        ? [
+            [
+              `https://${hostname}/h`,
+              `must be on a public address (${hostname.toLowerCase()} does not resolve to public addresses only)`,
+            ],
+          ]
         : []),
     ];
     for (const [endpoint, reason] of endpoints) {
       const answer = await p.api('POST', '/integrations/guarded', { body: publication({ endpoint }) });
-      expect([endpoint, answer.status, answer.body]).toEqual([endpoint, 400, { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } }]);
+      expect([endpoint, answer.status, answer.body]).toEqual([
+        endpoint,
+        400,
+        { error: { code: 400, message: `Invalid body field "endpoint": ${reason}` } },
+      ]);
     }
     expect((await p.api('GET', '/integrations/guarded')).status).toBe(404);
   });
@@ -451,12 +613,17 @@ describe('delivery across a restart', () => {
       const before = await startTestPlatform({ dataDir, deliveryRetryBaseMs: 300 });
       await before.api('POST', '/integrations/restarted', { body: publication({ endpoint: hooks.url }) });
       hooks.statuses.push(500);
-      const installed = await before.api('POST', '/integrations/restarted/installations', { body: { organization: acme } });
+      const installed = await before.api('POST', '/integrations/restarted/installations', {
+        body: { organization: acme },
+      });
       const installation = `/integrations/restarted/installations/${installed.body.id}`;
       await before.api('PATCH', installation, { body: { externalIds: ['a'] } });
       await before.api('PATCH', installation, { body: { externalIds: ['b'] } });
       await expect.poll(() => hooks.requests.length).toBe(1);
-      const waiting = before.db.prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'integration-delivery' AND state = 'queued'").pluck(true).get();
+      const waiting = before.db
+        .prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'integration-delivery' AND state = 'queued'")
+        .pluck(true)
+        .get();
       expect(waiting).toBe(3);
       await before.destroy();
 
@@ -465,11 +632,18 @@ describe('delivery across a restart', () => {
         await after.app.jobs.drain();
         // One failed attempt, then each of the three events once, in their order.
         const delivered = await Promise.all(hooks.requests.map(fields));
-        expect(delivered.map(({ event }) => event.type)).toEqual(['installation_setup', 'installation_setup', 'installation_setup', 'installation_setup']);
+        expect(delivered.map(({ event }) => event.type)).toEqual([
+          'installation_setup',
+          'installation_setup',
+          'installation_setup',
+          'installation_setup',
+        ]);
         const ids = delivered.slice(1).map(({ event }) => event.eventId);
         expect(new Set(ids).size).toBe(3);
         expect(delivered[0]!.event.eventId).toBe(ids[0]);
-        const events = (await after.api('GET', '/integrations/restarted/events')).body.items as Array<{ status: string }>;
+        const events = (await after.api('GET', '/integrations/restarted/events')).body.items as Array<{
+          status: string;
+        }>;
         expect(events.map((event) => event.status)).toEqual(['success', 'success', 'success']);
       } finally {
         await after.destroy();
@@ -492,13 +666,24 @@ describe('demo integrations', () => {
 
   it('are published, installed, and have events with traces', async () => {
     const video = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
-    expect(video.body).toMatchObject({ visibility: 'public', blocks: [{ id: 'video' }], configurations: { account: { required: ['channel'] } } });
+    expect(video.body).toMatchObject({
+      visibility: 'public',
+      blocks: [{ id: 'video' }],
+      configurations: { account: { required: ['channel'] } },
+    });
     const installations = (await p.api('GET', `/integrations/${DEMO.integrations.public}/installations`)).body.items;
-    expect(installations.map((item: { target: { organization: string }; status: string }) => [item.target.organization, item.status])).toEqual([
+    expect(
+      installations.map((item: { target: { organization: string }; status: string }) => [
+        item.target.organization,
+        item.status,
+      ]),
+    ).toEqual([
       [acme, 'active'],
       [globex, 'pending'],
     ]);
-    const spaces = (await p.api('GET', `/integrations/${DEMO.integrations.public}/spaces`, { query: { extended: true } })).body.items;
+    const spaces = (
+      await p.api('GET', `/integrations/${DEMO.integrations.public}/spaces`, { query: { extended: true } })
+    ).body.items;
     expect(spaces).toMatchObject([{ configuration: { quality: 'hd' }, space: { title: DEMO.spaces.public } }]);
     const events = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events`)).body.items;
     expect(events.map((event: { payload: { type: string } }) => event.payload.type)).toEqual([

@@ -100,8 +100,18 @@ describe('job queue', () => {
     const seen: number[] = [];
     const failed: string[] = [];
     const second = queue();
-    second.register<{ n: number }>('resumable', { async run({ n }) { seen.push(n); }, interrupted: 'resume' });
-    second.register<{ n: number }>('one-shot', { async run({ n }) { seen.push(n); }, failed: (payload, reason) => failed.push(`${payload.n}: ${reason}`) });
+    second.register<{ n: number }>('resumable', {
+      async run({ n }) {
+        seen.push(n);
+      },
+      interrupted: 'resume',
+    });
+    second.register<{ n: number }>('one-shot', {
+      async run({ n }) {
+        seen.push(n);
+      },
+      failed: (payload, reason) => failed.push(`${payload.n}: ${reason}`),
+    });
     second.start();
     await second.drain();
     expect(seen.sort()).toEqual([1, 3]);

@@ -2,11 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
 import type { DemoPage } from '../../src/platform/demo-content/types.js';
 import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/platform/content/document.js';
-import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/platform/content/markdown.js';
+import {
+  MARKDOWN_LIMITS,
+  markdownMetadata,
+  markdownToDocument,
+  parseMarkdown,
+} from '../../src/platform/content/markdown.js';
 import { blocksAtLeast } from '../../src/platform/content/markdown/segments.js';
 
 /** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
-const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, inner) => (key === 'spread' ? undefined : inner)));
+const plain = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (key, inner) => (key === 'spread' ? undefined : inner)));
 
 const demoMarkdown = (): string[] => {
   const bodies: string[] = [];
@@ -38,7 +44,12 @@ const TRICKY = [
 const DEFINITIONS = '[docs]: https://example.com/docs "Docs"\n\n[^note]: A footnote\n\n    continued.\n';
 
 describe('markdown read a segment at a time', () => {
-  const cases = [...demoMarkdown(), TRICKY.join('') + DEFINITIONS, TRICKY.slice(0, -1).join('').repeat(3) + DEFINITIONS, ...TRICKY];
+  const cases = [
+    ...demoMarkdown(),
+    TRICKY.join('') + DEFINITIONS,
+    TRICKY.slice(0, -1).join('').repeat(3) + DEFINITIONS,
+    ...TRICKY,
+  ];
   it.each([1, 16, 200])('gives the tree of a whole parse, segments of %i characters', (segmentChars) => {
     for (const markdown of cases) {
       const whole = parseMarkdown(markdown, { segmentChars: Infinity });
@@ -49,7 +60,7 @@ describe('markdown read a segment at a time', () => {
   it('reads the title and front matter from the first segment', () => {
     const long = `---\ndescription: Long\n---\n\n# The title\n\n${'Paragraph.\n\n'.repeat(5000)}`;
     expect(markdownMetadata(long)).toEqual({ title: 'The title', frontMatter: { description: 'Long' } });
-    expect(markdownMetadata('# [Linked][t]\n\nText\n\n' + 'b\n\n'.repeat(4000) + '[t]: /x\n').title).toBe('Linked');
+    expect(markdownMetadata(`# [Linked][t]\n\nText\n\n${'b\n\n'.repeat(4000)}[t]: /x\n`).title).toBe('Linked');
   });
 });
 
@@ -58,14 +69,20 @@ describe('markdown budgets', () => {
     try {
       markdownToDocument(markdown);
     } catch (error) {
-      if (error instanceof ContentLimitError) return { limit: error.limit, value: error.value, max: error.max, status: error.status };
+      if (error instanceof ContentLimitError)
+        return { limit: error.limit, value: error.value, max: error.max, status: error.status };
       throw error;
     }
     return undefined;
   };
 
   it('refuses 1 MB of short paragraphs by their blocks, counted without parsing', () => {
-    expect(refusal('a\n\n'.repeat(340_000))).toEqual({ limit: 'markdownNodes', value: MARKDOWN_LIMITS.nodes + 1, max: MARKDOWN_LIMITS.nodes, status: 413 });
+    expect(refusal('a\n\n'.repeat(340_000))).toEqual({
+      limit: 'markdownNodes',
+      value: MARKDOWN_LIMITS.nodes + 1,
+      max: MARKDOWN_LIMITS.nodes,
+      status: 413,
+    });
   });
 
   it('refuses markdown past its nodes that the count of blocks lets through, after reading past the limit only', () => {
@@ -90,19 +107,30 @@ describe('markdown budgets', () => {
   });
 
   it('never counts more blocks than the markdown parses into nodes', () => {
-    const count = (node: { children?: unknown[] }): number => (node.children ?? []).reduce<number>((sum, child) => sum + 1 + count(child as { children?: unknown[] }), 0);
+    const count = (node: { children?: unknown[] }): number =>
+      (node.children ?? []).reduce<number>((sum, child) => sum + 1 + count(child as { children?: unknown[] }), 0);
     for (const markdown of [...demoMarkdown(), ...TRICKY, TRICKY.join('') + DEFINITIONS]) {
       expect(blocksAtLeast(markdown), markdown.slice(0, 80)).toBeLessThanOrEqual(count(parseMarkdown(markdown)));
     }
   });
 
   it('refuses markdown over its bytes, a block too long to read apart and too many definitions', () => {
-    expect(refusal('é'.repeat(MARKDOWN_LIMITS.bytes / 2 + 1))).toEqual({ limit: 'markdownBytes', value: MARKDOWN_LIMITS.bytes + 2, max: MARKDOWN_LIMITS.bytes, status: 413 });
-    const code = '```\n' + 'x\n'.repeat(MARKDOWN_LIMITS.blockChars / 2) + '```\n';
+    expect(refusal('é'.repeat(MARKDOWN_LIMITS.bytes / 2 + 1))).toEqual({
+      limit: 'markdownBytes',
+      value: MARKDOWN_LIMITS.bytes + 2,
+      max: MARKDOWN_LIMITS.bytes,
+      status: 413,
+    });
+    const code = `\`\`\`\n${'x\n'.repeat(MARKDOWN_LIMITS.blockChars / 2)}\`\`\`\n`;
     expect(refusal(code)).toMatchObject({ limit: 'markdownBlockChars', max: MARKDOWN_LIMITS.blockChars, status: 413 });
     const definitions = Array.from({ length: MARKDOWN_LIMITS.definitions + 1 }, (_, i) => `[d${i}]: /x${i}\n`).join('');
-    expect(refusal(definitions)).toEqual({ limit: 'markdownDefinitions', value: MARKDOWN_LIMITS.definitions + 1, max: MARKDOWN_LIMITS.definitions, status: 413 });
-    expect(refusal('>'.repeat(40) + ' deep')).toEqual({ limit: 'markdownNesting', value: 33, max: 32, status: 400 });
+    expect(refusal(definitions)).toEqual({
+      limit: 'markdownDefinitions',
+      value: MARKDOWN_LIMITS.definitions + 1,
+      max: MARKDOWN_LIMITS.definitions,
+      status: 413,
+    });
+    expect(refusal(`${'>'.repeat(40)} deep`)).toEqual({ limit: 'markdownNesting', value: 33, max: 32, status: 400 });
   });
 
   it('accepts a long page within the budgets: every paragraph read', () => {
@@ -125,11 +153,22 @@ describe('JSON document budgets', () => {
   it('counts nodes, depth and bytes, stopping at the first budget passed', () => {
     const nodes = Array.from({ length: DOCUMENT_LIMITS.nodes / 2 }, () => paragraph);
     expect(limit({ object: 'document', nodes: nodes.slice(0, 30_000) })).toBeUndefined();
-    expect(limit({ object: 'document', nodes: [...nodes, paragraph] })).toEqual({ limit: 'documentNodes', value: DOCUMENT_LIMITS.nodes + 1, max: DOCUMENT_LIMITS.nodes });
+    expect(limit({ object: 'document', nodes: [...nodes, paragraph] })).toEqual({
+      limit: 'documentNodes',
+      value: DOCUMENT_LIMITS.nodes + 1,
+      max: DOCUMENT_LIMITS.nodes,
+    });
     let deep: unknown = paragraph;
     for (let i = 0; i < DOCUMENT_LIMITS.depth; i += 1) deep = { object: 'block', type: 'blockquote', nodes: [deep] };
-    expect(limit({ object: 'document', nodes: [deep] })).toEqual({ limit: 'documentDepth', value: DOCUMENT_LIMITS.depth + 1, max: DOCUMENT_LIMITS.depth });
-    const big = { object: 'document', nodes: [{ ...paragraph, nodes: [{ object: 'text', leaves: [{ text: 'x'.repeat(DOCUMENT_LIMITS.bytes) }] }] }] };
+    expect(limit({ object: 'document', nodes: [deep] })).toEqual({
+      limit: 'documentDepth',
+      value: DOCUMENT_LIMITS.depth + 1,
+      max: DOCUMENT_LIMITS.depth,
+    });
+    const big = {
+      object: 'document',
+      nodes: [{ ...paragraph, nodes: [{ object: 'text', leaves: [{ text: 'x'.repeat(DOCUMENT_LIMITS.bytes) }] }] }],
+    };
     expect(limit(big)).toMatchObject({ limit: 'documentBytes', max: DOCUMENT_LIMITS.bytes });
   });
 });

@@ -72,7 +72,13 @@ describe('GET /orgs/{organizationId}/members', () => {
   it('sorts by name', async () => {
     const asc = await p.api('GET', path, { query: { sort: 'name', order: 'asc' } });
     expect(asc.body.items.map((m: any) => m.user.displayName)).toEqual([
-      'Ada Lovelace', 'Ben Okafor', 'Cy Tanaka', 'Dee Alvarez', 'Eve Martin', 'Finn Larsen', 'Gus Partner',
+      'Ada Lovelace',
+      'Ben Okafor',
+      'Cy Tanaka',
+      'Dee Alvarez',
+      'Eve Martin',
+      'Finn Larsen',
+      'Gus Partner',
     ]);
     const desc = await p.api('GET', path, { query: { sort: 'name' } });
     expect(desc.body.items.map((m: any) => m.id)).toEqual(asc.body.items.map((m: any) => m.id).reverse());
@@ -211,7 +217,9 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
     expect(desc.body.items.every((item: any) => item.permission === 'admin')).toBe(true);
     const created = desc.body.items.map((item: any) => item.space.createdAt);
     expect(created).toEqual([...created].sort().reverse());
-    expect(asc.body.items.map((item: any) => item.space.id)).toEqual(desc.body.items.map((item: any) => item.space.id).reverse());
+    expect(asc.body.items.map((item: any) => item.space.id)).toEqual(
+      desc.body.items.map((item: any) => item.space.id).reverse(),
+    );
     expect(asc.body.items[0].space.title).toBe(DEMO.spaces.gitSynced);
   });
 
@@ -223,7 +231,13 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
   });
 
   it('rejects bad query parameters with 400', async () => {
-    for (const query of <Array<Record<string, string | number>>>[{ limit: 0 }, { limit: 1001 }, { limit: 'abc' }, { page: 'bogus' }, { order: 'up' }]) {
+    for (const query of <Array<Record<string, string | number>>>[
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: 'abc' },
+      { page: 'bogus' },
+      { order: 'up' },
+    ]) {
       expect((await p.api('GET', path('gus'), { query })).status, JSON.stringify(query)).toBe(400);
     }
   });
@@ -246,7 +260,14 @@ describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
     expect(body.count).toBe(2);
     expect(body.items).toMatchObject([
       {
-        team: { object: 'team', id: DEMO.teams.platform, title: 'Platform', members: 1, spaces: 1, permissions: { admin: true, view: true } },
+        team: {
+          object: 'team',
+          id: DEMO.teams.platform,
+          title: 'Platform',
+          members: 1,
+          spaces: 1,
+          permissions: { admin: true, view: true },
+        },
         member: { role: 'owner' },
       },
       { team: { id: DEMO.teams.writers, title: 'Writers', members: 3, spaces: 0 }, member: { role: 'member' } },
@@ -272,7 +293,12 @@ describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
     expect(pages.map((page) => page.items[0].team.id)).toEqual([DEMO.teams.platform, DEMO.teams.writers]);
     const none = await p.api('GET', path('ada'));
     expect(none.body).toEqual({ count: 0, items: [] });
-    for (const query of <Array<Record<string, string | number>>>[{ limit: 0 }, { limit: 1001 }, { limit: 'abc' }, { page: 'bogus' }]) {
+    for (const query of <Array<Record<string, string | number>>>[
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: 'abc' },
+      { page: 'bogus' },
+    ]) {
       expect((await p.api('GET', path('dee'), { query })).status, JSON.stringify(query)).toBe(400);
     }
   });
@@ -422,7 +448,10 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('takes the removed member out of the merge rules of the organization and its spaces', async () => {
-    const reviewers = (...keys: Array<keyof typeof U>) => ({ rule: 'require_specific_reviewers', users: keys.map((key) => ids[key]) });
+    const reviewers = (...keys: Array<keyof typeof U>) => ({
+      rule: 'require_specific_reviewers',
+      users: keys.map((key) => ids[key]),
+    });
     const patched = await p.api('PATCH', `/orgs/${acme}`, {
       body: { mergeRules: { type: 'rules', rules: [reviewers('dee', 'ben'), reviewers('dee')] } },
     });
@@ -430,23 +459,39 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
     const space = (title: string) => p.db.prepare('SELECT id FROM spaces WHERE title = ?').get(title) as { id: string };
     const postmortems = space('Incident postmortems').id;
     const onlyDee = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Reviewed by dee' } })).body.id;
-    const deleted = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Deleted, reviewed by dee' } })).body.id;
+    const deleted = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Deleted, reviewed by dee' } })).body
+      .id;
     for (const id of [onlyDee, deleted]) {
-      const answer = await p.api('PATCH', `/spaces/${id}`, { body: { mergeRules: { type: 'rules', rules: [reviewers('dee')] } } });
+      const answer = await p.api('PATCH', `/spaces/${id}`, {
+        body: { mergeRules: { type: 'rules', rules: [reviewers('dee')] } },
+      });
       expect(answer.status).toBe(200);
     }
     expect((await p.api('DELETE', `/spaces/${deleted}`)).status).toBe(205);
     const globexRules = JSON.stringify({ type: 'rules', rules: [reviewers('dee')] });
     p.db.prepare("UPDATE organizations SET merge_rules = ? WHERE id = 'globex'").run(globexRules);
-    const untouched = p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as { merge_rules: string };
+    const untouched = p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as {
+      merge_rules: string;
+    };
 
     expect((await p.api('DELETE', path('dee'))).status).toBe(205);
     expect((await p.api('GET', `/orgs/${acme}`)).body.mergeRules).toEqual({ type: 'rules', rules: [reviewers('ben')] });
-    expect((await p.api('GET', `/spaces/${postmortems}`)).body.mergeRules).toEqual({ type: 'rules', rules: [reviewers('cy')] });
+    expect((await p.api('GET', `/spaces/${postmortems}`)).body.mergeRules).toEqual({
+      type: 'rules',
+      rules: [reviewers('cy')],
+    });
     expect((await p.api('GET', `/spaces/${onlyDee}`)).body.mergeRules).toEqual({ type: 'rules', rules: [] });
-    const deletedRules = p.db.prepare('SELECT merge_rules FROM spaces WHERE id = ?').get(deleted) as { merge_rules: string };
+    const deletedRules = p.db.prepare('SELECT merge_rules FROM spaces WHERE id = ?').get(deleted) as {
+      merge_rules: string;
+    };
     expect(JSON.parse(deletedRules.merge_rules)).toEqual({ type: 'rules', rules: [] });
-    expect((p.db.prepare("SELECT merge_rules FROM organizations WHERE id = 'globex'").get() as { merge_rules: string }).merge_rules).toBe(globexRules);
-    expect((p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as { merge_rules: string }).merge_rules).toBe(untouched.merge_rules);
+    expect(
+      (p.db.prepare("SELECT merge_rules FROM organizations WHERE id = 'globex'").get() as { merge_rules: string })
+        .merge_rules,
+    ).toBe(globexRules);
+    expect(
+      (p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as { merge_rules: string })
+        .merge_rules,
+    ).toBe(untouched.merge_rules);
   });
 });

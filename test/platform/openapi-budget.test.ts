@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SPEC_DEPTH, MAX_SPEC_EXPANDED_NODES, MAX_SPEC_NODES, MAX_SPEC_REFS, overBudget } from '../../src/platform/openapi/budget.js';
+import {
+  MAX_SPEC_DEPTH,
+  MAX_SPEC_EXPANDED_NODES,
+  MAX_SPEC_NODES,
+  MAX_SPEC_REFS,
+  overBudget,
+} from '../../src/platform/openapi/budget.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
 import { readTimeoutMs } from '../../src/platform/openapi/reader.js';
 
@@ -10,8 +16,16 @@ const schemas = (entries: Record<string, unknown>) => ({ ...base, components: { 
 
 /** `width` references to each next schema, `depth` schemas deep: width^depth values written out. */
 function fanOut(depth: number, width: number) {
-  const refs = (next: number) => Object.fromEntries(Array.from({ length: width }, (_, k) => [`p${k}`, { $ref: `#/components/schemas/S${next}` }]));
-  return schemas(Object.fromEntries(Array.from({ length: depth }, (_, i) => [`S${i}`, i === depth - 1 ? { type: 'string' } : { type: 'object', properties: refs(i + 1) }])));
+  const refs = (next: number) =>
+    Object.fromEntries(Array.from({ length: width }, (_, k) => [`p${k}`, { $ref: `#/components/schemas/S${next}` }]));
+  return schemas(
+    Object.fromEntries(
+      Array.from({ length: depth }, (_, i) => [
+        `S${i}`,
+        i === depth - 1 ? { type: 'string' } : { type: 'object', properties: refs(i + 1) },
+      ]),
+    ),
+  );
 }
 
 describe('overBudget', () => {
@@ -27,24 +41,54 @@ describe('overBudget', () => {
   });
 
   it('counts a circular reference, and any reference to what holds one, as one value', () => {
-    const node = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } };
-    const uses = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`Use${i}`, { type: 'object', properties: { a: { $ref: '#/components/schemas/Node' }, b: { $ref: '#/components/schemas/Node' } } }]));
+    const node = {
+      type: 'object',
+      properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+    };
+    const uses = Object.fromEntries(
+      Array.from({ length: 200 }, (_, i) => [
+        `Use${i}`,
+        {
+          type: 'object',
+          properties: { a: { $ref: '#/components/schemas/Node' }, b: { $ref: '#/components/schemas/Node' } },
+        },
+      ]),
+    );
     expect(overBudget(schemas({ Node: node, ...uses }))).toBeUndefined();
   });
 
   it('refuses documents with too many values, too deep, or too many references, naming the limit', () => {
-    expect(overBudget({ ...base, 'x-big': Array.from({ length: MAX_SPEC_NODES }, () => 0) })).toMatchObject({ limit: 'nodes', max: MAX_SPEC_NODES, value: MAX_SPEC_NODES + 1 });
+    expect(overBudget({ ...base, 'x-big': Array.from({ length: MAX_SPEC_NODES }, () => 0) })).toMatchObject({
+      limit: 'nodes',
+      max: MAX_SPEC_NODES,
+      value: MAX_SPEC_NODES + 1,
+    });
     let deep: unknown = {};
     for (let level = 0; level < MAX_SPEC_DEPTH + 10; level += 1) deep = { deeper: deep };
-    expect(overBudget({ ...base, 'x-deep': deep })).toMatchObject({ limit: 'depth', max: MAX_SPEC_DEPTH, value: MAX_SPEC_DEPTH + 1 });
+    expect(overBudget({ ...base, 'x-deep': deep })).toMatchObject({
+      limit: 'depth',
+      max: MAX_SPEC_DEPTH,
+      value: MAX_SPEC_DEPTH + 1,
+    });
     const refs = Array.from({ length: MAX_SPEC_REFS + 1 }, () => ({ $ref: '#/info' }));
-    expect(overBudget({ ...base, 'x-refs': refs })).toMatchObject({ limit: 'references', max: MAX_SPEC_REFS, value: MAX_SPEC_REFS + 1 });
-    expect(overBudget({ ...base, 'x-refs': refs })!.message).toBe(`The document holds more than ${MAX_SPEC_REFS} $ref references (limit "references": ${MAX_SPEC_REFS + 1}, at most ${MAX_SPEC_REFS})`);
+    expect(overBudget({ ...base, 'x-refs': refs })).toMatchObject({
+      limit: 'references',
+      max: MAX_SPEC_REFS,
+      value: MAX_SPEC_REFS + 1,
+    });
+    expect(overBudget({ ...base, 'x-refs': refs })!.message).toBe(
+      `The document holds more than ${MAX_SPEC_REFS} $ref references (limit "references": ${MAX_SPEC_REFS + 1}, at most ${MAX_SPEC_REFS})`,
+    );
   });
 
   it('keeps readSpec from validating a document over budget: a LIMIT_EXCEEDED problem instead', async () => {
     const reading = await readSpec(JSON.stringify(fanOut(40, 2)));
-    expect(reading).toMatchObject({ ok: false, format: 'json', problemCount: 1, problems: [{ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('limit "expandedNodes"') }] });
+    expect(reading).toMatchObject({
+      ok: false,
+      format: 'json',
+      problemCount: 1,
+      problems: [{ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('limit "expandedNodes"') }],
+    });
     expect(await readSpec(JSON.stringify(fanOut(10, 2)))).toMatchObject({ ok: true });
   });
 });

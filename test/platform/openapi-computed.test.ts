@@ -21,9 +21,17 @@ describe('reading documents', () => {
   });
 
   it('refuses duplicate keys and bounds aliases', async () => {
-    expect(await readSpec('openapi: 3.0.0\nopenapi: 3.0.1\n')).toMatchObject({ ok: false, problems: [{ code: 'SYNTAX', message: expect.stringMatching(/unique/) }] });
+    expect(await readSpec('openapi: 3.0.0\nopenapi: 3.0.1\n')).toMatchObject({
+      ok: false,
+      problems: [{ code: 'SYNTAX', message: expect.stringMatching(/unique/) }],
+    });
     const aliases = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 0; i < 12; i += 1) aliases.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(', ')}]`);
+    for (let i = 0; i < 12; i += 1)
+      aliases.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(', ')}]`,
+      );
     expect(await readSpec(`${aliases.join('\n')}\nopenapi: 3.0.0\n`)).toMatchObject({ ok: false, problemCount: 1 });
   });
 
@@ -31,9 +39,24 @@ describe('reading documents', () => {
     const document = {
       openapi: '3.1.0',
       info: { title: 'Refs', version: '1' },
-      paths: { '/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: 'http://127.0.0.1:1/schema.json' } } } } } } } },
+      paths: {
+        '/a': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: 'http://127.0.0.1:1/schema.json' } } },
+              },
+            },
+          },
+        },
+      },
     };
-    expect(await readSpec(JSON.stringify(document))).toMatchObject({ ok: true, format: 'json', specification: 'OpenAPI' });
+    expect(await readSpec(JSON.stringify(document))).toMatchObject({
+      ok: true,
+      format: 'json',
+      specification: 'OpenAPI',
+    });
   });
 });
 
@@ -59,28 +82,45 @@ describe('generated pages', () => {
 
   it('names a page of untagged operations alone after the API, and finds Swagger 2.0 models', () => {
     const pages = computePages(
-      snapshot({ swagger: '2.0', info: { title: 'Legacy API' }, paths: { '/x': { get: {} } }, definitions: { Thing: {}, Other: {} } }),
+      snapshot({
+        swagger: '2.0',
+        info: { title: 'Legacy API' },
+        paths: { '/x': { get: {} } },
+        definitions: { Thing: {}, Other: {} },
+      }),
       { models: true },
       'seed',
     );
     expect(titles(pages)).toEqual(['Legacy API', 'Models']);
-    const models = computeDocument(snapshot({ swagger: '2.0', definitions: { Thing: {}, Other: {} } }), { doc: 'models' }, 'seed');
+    const models = computeDocument(
+      snapshot({ swagger: '2.0', definitions: { Thing: {}, Other: {} } }),
+      { doc: 'models' },
+      'seed',
+    );
     expect(models.nodes).toMatchObject([{ type: 'openapi-schemas', data: { schemas: ['Thing', 'Other'] } }]);
   });
 
   it('keeps slugs unique beside the pages already there, and ids stable for a seed', () => {
-    const document = { openapi: '3.0.0', paths: { '/m': { get: { tags: ['Models'], responses: {} } } }, components: { schemas: { M: {} } } };
+    const document = {
+      openapi: '3.0.0',
+      paths: { '/m': { get: { tags: ['Models'], responses: {} } } },
+      components: { schemas: { M: {} } },
+    };
     const used = new Set(['models']);
     const pages = computePages(snapshot(document), {}, 'seed', used);
     expect(pages.map((page) => page.slug)).toEqual(['models-2', 'models-3']);
     expect(computePages(snapshot(document), {}, 'seed').map((page) => page.id)).toEqual(pages.map((page) => page.id));
-    expect(computePages(snapshot(document), {}, 'other').map((page) => page.id)).not.toEqual(pages.map((page) => page.id));
+    expect(computePages(snapshot(document), {}, 'other').map((page) => page.id)).not.toEqual(
+      pages.map((page) => page.id),
+    );
   });
 
   it('makes an empty document of what the specification does not have', () => {
     const document = { openapi: '3.0.0', paths: {} };
     expect(computeDocument(snapshot(document), { doc: 'operations', page: 'nothing' }, 's').nodes).toEqual([]);
-    expect(computeDocument(snapshot(document), { doc: 'operation', page: '/nothing', method: 'get' }, 's').nodes).toEqual([]);
+    expect(
+      computeDocument(snapshot(document), { doc: 'operation', page: '/nothing', method: 'get' }, 's').nodes,
+    ).toEqual([]);
     expect(computePages(snapshot(document), { models: true }, 's')).toEqual([]);
   });
 });

@@ -1,20 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { documentCacheSize, hasDocument, rememberDocument, versionDocument } from '../../src/platform/openapi/documents.js';
+import {
+  documentCacheSize,
+  hasDocument,
+  rememberDocument,
+  versionDocument,
+} from '../../src/platform/openapi/documents.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
 import { SpecReader, SpecReaderError } from '../../src/platform/openapi/reader.js';
 
 // The worker thread that reads OpenAPI texts, and the cache of parsed versions.
 
-const valid = (title: string) => `openapi: 3.1.0\ninfo:\n  title: ${title}\n  version: '1'\npaths:\n  /ping:\n    get:\n      responses:\n        '204':\n          description: Pong.\n`;
+const valid = (title: string) =>
+  `openapi: 3.1.0\ninfo:\n  title: ${title}\n  version: '1'\npaths:\n  /ping:\n    get:\n      responses:\n        '204':\n          description: Pong.\n`;
 
 /** A valid document of `paths` paths, in JSON: large enough to need far more than a few MB to read. */
 function large(paths: number): string {
-  const schema = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string', description: 'The name.' } } };
+  const schema = {
+    type: 'object',
+    properties: { id: { type: 'string' }, name: { type: 'string', description: 'The name.' } },
+  };
   return JSON.stringify({
     openapi: '3.1.0',
     info: { title: 'Large', version: '1' },
     paths: Object.fromEntries(
-      Array.from({ length: paths }, (_, n) => [`/things-${n}`, { get: { operationId: `get${n}`, responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } } } }]),
+      Array.from({ length: paths }, (_, n) => [
+        `/things-${n}`,
+        {
+          get: {
+            operationId: `get${n}`,
+            responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } },
+          },
+        },
+      ]),
     ),
   });
 }
@@ -24,7 +41,12 @@ describe('SpecReader', () => {
     const reader = new SpecReader();
     try {
       expect(reader.inWorker).toBe(true);
-      for (const text of [valid('A'), 'openapi: 3.0.0\nopenapi: 3.0.1\n', '{"hello": "world"}', 'a: .inf\nb: [1, 2.5, null, true]\nopenapi: 3.1.0\n']) {
+      for (const text of [
+        valid('A'),
+        'openapi: 3.0.0\nopenapi: 3.0.1\n',
+        '{"hello": "world"}',
+        'a: .inf\nb: [1, 2.5, null, true]\nopenapi: 3.1.0\n',
+      ]) {
         expect(await reader.read(text)).toEqual(await readSpec(text));
       }
       expect(reader.readings).toBe(4);
@@ -47,7 +69,10 @@ describe('SpecReader', () => {
     try {
       const error = await small.read(large(20_000)).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ reason: 'crash', message: 'The document is too large to be read (out of memory)' });
-      expect(await small.read(valid('After the crash'))).toMatchObject({ ok: true, document: { info: { title: 'After the crash' } } });
+      expect(await small.read(valid('After the crash'))).toMatchObject({
+        ok: true,
+        document: { info: { title: 'After the crash' } },
+      });
     } finally {
       await small.close();
     }

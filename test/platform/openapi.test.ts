@@ -100,7 +100,13 @@ describe('the demo specification', () => {
     const list = await p.api('GET', specs);
     expect(list.status).toBe(200);
     const demo = list.body.items.find((item: any) => item.slug === DEMO_SPEC_SLUG);
-    expect(demo).toMatchObject({ object: 'openapi-spec', processingState: 'complete', visibility: 'public', lastProcessedErrorCount: 0, permissions: { view: true, edit: true } });
+    expect(demo).toMatchObject({
+      object: 'openapi-spec',
+      processingState: 'complete',
+      visibility: 'public',
+      lastProcessedErrorCount: 0,
+      permissions: { view: true, edit: true },
+    });
     const versions = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions`);
     expect(versions.body.count).toBe(2);
     expect(versions.body.items[0].id).toBe(demo.lastVersion);
@@ -115,7 +121,12 @@ describe('specifications from text', () => {
     const created = await p.api('POST', specs, { body: { slug: 'things', source: { text: yaml31('Things') } } });
     expect(created.status).toBe(201);
     expect(created.headers?.get('location')).toBe(created.body.urls.location);
-    expect(created.body).toMatchObject({ slug: 'things', processingState: 'pending', lastProcessedErrorCount: 0, visibility: 'private' });
+    expect(created.body).toMatchObject({
+      slug: 'things',
+      processingState: 'pending',
+      lastProcessedErrorCount: 0,
+      visibility: 'private',
+    });
     expect(created.body.lastVersion).toBeUndefined();
     expect(created.body.sourceURL).toBeUndefined();
     await p.app.jobs.drain();
@@ -123,33 +134,56 @@ describe('specifications from text', () => {
     expect(things).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastProcessedErrors: [] });
     expect(things.lastVersion).toEqual(expect.any(String));
     expect(things.lastProcessedAt).toEqual(expect.any(String));
-    expect((await p.api('GET', `${specs}/things/versions/latest/content/raw`)).body).toEqual({ text: yaml31('Things'), format: 'yaml' });
+    expect((await p.api('GET', `${specs}/things/versions/latest/content/raw`)).body).toEqual({
+      text: yaml31('Things'),
+      format: 'yaml',
+    });
 
-    for (const [slug, text] of [['json-30', json30], ['swagger-2', swagger2]] as const) {
+    for (const [slug, text] of [
+      ['json-30', json30],
+      ['swagger-2', swagger2],
+    ] as const) {
       const spec = await processed(slug, { text });
       expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0 });
       expect(spec.lastVersion).toEqual(expect.any(String));
-      expect((await p.api('GET', `${specs}/${slug}/versions/latest/content/raw`)).body).toEqual({ text, format: 'json' });
+      expect((await p.api('GET', `${specs}/${slug}/versions/latest/content/raw`)).body).toEqual({
+        text,
+        format: 'json',
+      });
     }
   });
 
   it('keeps the errors of a document that does not validate (PARSE_ERROR), and no version', async () => {
     const broken = await processed('broken-text', { text: 'openapi: 3.0.3\ninfo:\n  title: No version\npaths: {}\n' });
-    expect(broken).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrorCount: 1 });
+    expect(broken).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'PARSE_ERROR',
+      lastProcessedErrorCount: 1,
+    });
     expect(broken.lastProcessedErrors).toEqual([{ message: expect.stringMatching(/version/) }]);
     expect(broken.lastVersion).toBeUndefined();
     expect((await p.api('GET', `${specs}/broken-text/versions/latest`)).status).toBe(404);
 
     const syntax = await processed('bad-yaml', { text: 'openapi: 3.0.3\ninfo: [unclosed\n' });
-    expect(syntax).toMatchObject({ lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrors: [{ code: 'SYNTAX', message: expect.stringMatching(/line \d+/) }] });
+    expect(syntax).toMatchObject({
+      lastProcessErrorCode: 'PARSE_ERROR',
+      lastProcessedErrors: [{ code: 'SYNTAX', message: expect.stringMatching(/line \d+/) }],
+    });
 
     const notOpenAPI = await processed('not-openapi', { text: '{"hello": "world"}' });
     expect(notOpenAPI.lastProcessedErrors[0].message).toMatch(/neither an "openapi" nor a "swagger" field/);
 
     // Many problems: the list is cut, the count says how many there were.
     const param = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
-    const paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`/p${i}/{id}`, { get: { parameters: [param, param], responses: { '200': { description: 'ok' } } } }]));
-    const many = await processed('many-errors', { text: JSON.stringify({ openapi: '3.0.3', info: { title: 'x', version: '1' }, paths }) });
+    const paths = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [
+        `/p${i}/{id}`,
+        { get: { parameters: [param, param], responses: { '200': { description: 'ok' } } } },
+      ]),
+    );
+    const many = await processed('many-errors', {
+      text: JSON.stringify({ openapi: '3.0.3', info: { title: 'x', version: '1' }, paths }),
+    });
     expect(many.lastProcessErrorCode).toBe('PARSE_ERROR');
     expect(many.lastProcessedErrors).toHaveLength(20);
     expect(many.lastProcessedErrorCount).toBe(30);
@@ -158,7 +192,9 @@ describe('specifications from text', () => {
   it('makes a version of each changed document, none of an identical one', async () => {
     await processed('evolving', { text: yaml31('Evolving') });
     const first = (await p.api('GET', `${specs}/evolving`)).body.lastVersion;
-    expect((await p.api('PUT', `${specs}/evolving`, { body: { source: { text: yaml31('Evolving') } } })).status).toBe(200);
+    expect((await p.api('PUT', `${specs}/evolving`, { body: { source: { text: yaml31('Evolving') } } })).status).toBe(
+      200,
+    );
     await p.app.jobs.drain();
     const same = (await p.api('GET', `${specs}/evolving`)).body;
     expect(same.lastVersion).toBe(first);
@@ -174,14 +210,18 @@ describe('specifications from text', () => {
     // A later failure keeps the last good version.
     await p.api('PUT', `${specs}/evolving`, { body: { source: { text: 'openapi: 3.1.0' } } });
     await p.app.jobs.drain();
-    expect((await p.api('GET', `${specs}/evolving`)).body).toMatchObject({ lastVersion: changed.lastVersion, lastProcessErrorCode: 'PARSE_ERROR' });
+    expect((await p.api('GET', `${specs}/evolving`)).body).toMatchObject({
+      lastVersion: changed.lastVersion,
+      lastProcessErrorCode: 'PARSE_ERROR',
+    });
   });
 });
 
 /** A valid OpenAPI 3.1 document of `paths` paths (a GET and a POST each) and a schema per path, in YAML. */
 function largeYaml(paths: number, version = '1'): string {
   const lines = ['openapi: 3.1.0', 'info:', '  title: Large API', `  version: '${version}'`, 'tags:'];
-  for (let tag = 0; tag < 10; tag += 1) lines.push(`  - name: group-${tag}`, `    description: Resources of group ${tag}.`);
+  for (let tag = 0; tag < 10; tag += 1)
+    lines.push(`  - name: group-${tag}`, `    description: Resources of group ${tag}.`);
   lines.push('paths:');
   for (let path = 0; path < paths; path += 1) {
     lines.push(
@@ -204,7 +244,15 @@ function largeYaml(paths: number, version = '1'): string {
   }
   lines.push('components:', '  schemas:');
   for (let path = 0; path < paths; path += 1) {
-    lines.push(`    Resource${path}:`, '      type: object', '      required: [id]', '      properties:', '        id: { type: string }', '        name: { type: string, description: The name of the resource as shown. }', '        count: { type: integer, minimum: 0 }');
+    lines.push(
+      `    Resource${path}:`,
+      '      type: object',
+      '      required: [id]',
+      '      properties:',
+      '        id: { type: string }',
+      '        name: { type: string, description: The name of the resource as shown. }',
+      '        count: { type: integer, minimum: 0 }',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -213,50 +261,92 @@ describe('budgets of a document', () => {
   it('refuses references that write out exponentially as a coded problem, several at once, and still reads the next documents', async () => {
     const bombs = ['doubling-1', 'doubling-2', 'doubling-3', 'doubling-4'];
     for (const [index, slug] of bombs.entries()) {
-      expect((await p.api('POST', specs, { body: { slug, source: { text: doublingRefs(40, `Doubling ${index}`) } } })).status).toBe(201);
+      expect(
+        (await p.api('POST', specs, { body: { slug, source: { text: doublingRefs(40, `Doubling ${index}`) } } }))
+          .status,
+      ).toBe(201);
     }
     // Circular references stay references: a tree of nodes is a valid document.
-    const node = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, parent: { $ref: '#/components/schemas/Node' } } };
-    const tree = JSON.stringify({ ...JSON.parse(json30), info: { title: 'Tree', version: '1' }, components: { schemas: { Node: node } } });
+    const node = {
+      type: 'object',
+      properties: {
+        children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+        parent: { $ref: '#/components/schemas/Node' },
+      },
+    };
+    const tree = JSON.stringify({
+      ...JSON.parse(json30),
+      info: { title: 'Tree', version: '1' },
+      components: { schemas: { Node: node } },
+    });
     expect((await p.api('POST', specs, { body: { slug: 'tree', source: { text: tree } } })).status).toBe(201);
     await p.app.jobs.drain();
 
     for (const slug of bombs) {
       const spec = (await p.api('GET', `${specs}/${slug}`)).body;
-      expect(spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrorCount: 1 });
+      expect(spec).toMatchObject({
+        processingState: 'complete',
+        lastProcessErrorCode: 'PARSE_ERROR',
+        lastProcessedErrorCount: 1,
+      });
       expect(spec.lastProcessedErrors).toEqual([
-        { code: 'LIMIT_EXCEEDED', message: expect.stringMatching(/^The document's \$ref references write out to at least \d+ values: .* \(limit "expandedNodes": \d+, at most 2000000\)$/) },
+        {
+          code: 'LIMIT_EXCEEDED',
+          message: expect.stringMatching(
+            /^The document's \$ref references write out to at least \d+ values: .* \(limit "expandedNodes": \d+, at most 2000000\)$/,
+          ),
+        },
       ]);
       expect(spec.lastVersion).toBeUndefined();
     }
-    expect((await p.api('GET', `${specs}/tree`)).body).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+    expect((await p.api('GET', `${specs}/tree`)).body).toMatchObject({
+      processingState: 'complete',
+      lastProcessedErrorCount: 0,
+      lastVersion: expect.any(String),
+    });
   });
 });
 
 describe('processing in a worker thread', () => {
-  it('reads texts in a worker thread, and not at all a text that is the latest version\'s', async () => {
+  it("reads texts in a worker thread, and not at all a text that is the latest version's", async () => {
     const reader = p.app.openapiReader;
     expect(reader.inWorker).toBe(true);
     const before = reader.readings;
     const spec = await processed('read-once', { text: yaml31('Read once') });
-    expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessedErrorCount: 0,
+      lastVersion: expect.any(String),
+    });
     expect(reader.readings).toBe(before + 1);
 
     // The same text again: complete, the same version, and nothing parsed.
     await p.api('PUT', `${specs}/read-once`, { body: { source: { text: yaml31('Read once') } } });
     await p.app.jobs.drain();
-    expect((await p.api('GET', `${specs}/read-once`)).body).toMatchObject({ processingState: 'complete', lastVersion: spec.lastVersion, lastProcessedErrorCount: 0 });
+    expect((await p.api('GET', `${specs}/read-once`)).body).toMatchObject({
+      processingState: 'complete',
+      lastVersion: spec.lastVersion,
+      lastProcessedErrorCount: 0,
+    });
     expect(reader.readings).toBe(before + 1);
 
     // A failing text is read; the latest version's text afterwards clears its errors without a reading.
     await p.api('PUT', `${specs}/read-once`, { body: { source: { text: 'openapi: 3.1.0\ninfo: [unclosed\n' } } });
     await p.app.jobs.drain();
-    expect((await p.api('GET', `${specs}/read-once`)).body).toMatchObject({ lastProcessErrorCode: 'PARSE_ERROR', lastVersion: spec.lastVersion });
+    expect((await p.api('GET', `${specs}/read-once`)).body).toMatchObject({
+      lastProcessErrorCode: 'PARSE_ERROR',
+      lastVersion: spec.lastVersion,
+    });
     expect(reader.readings).toBe(before + 2);
     await p.api('PUT', `${specs}/read-once`, { body: { source: { text: yaml31('Read once') } } });
     await p.app.jobs.drain();
     const cleared = (await p.api('GET', `${specs}/read-once`)).body;
-    expect(cleared).toMatchObject({ processingState: 'complete', lastVersion: spec.lastVersion, lastProcessedErrors: [], lastProcessedErrorCount: 0 });
+    expect(cleared).toMatchObject({
+      processingState: 'complete',
+      lastVersion: spec.lastVersion,
+      lastProcessedErrors: [],
+      lastProcessedErrorCount: 0,
+    });
     expect(cleared.lastProcessErrorCode).toBeUndefined();
     expect(reader.readings).toBe(before + 2);
     expect((await p.api('GET', `${specs}/read-once/versions`)).body.count).toBe(1);
@@ -290,7 +380,11 @@ describe('processing in a worker thread', () => {
     await Promise.all([read, ended, p.app.jobs.drain()]);
     expect(order).toEqual(['read answered', 'reading ended']);
     const spec = (await p.api('GET', `${specs}/large`)).body;
-    expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessedErrorCount: 0,
+      lastVersion: expect.any(String),
+    });
     expect(hasDocument(spec.lastVersion)).toBe(true);
   });
 });
@@ -299,15 +393,24 @@ describe('specifications from a URL', () => {
   it('fetches, then checks again on schedule: an unchanged document makes no version, a changed one does', async () => {
     served['/acme.yaml'] = { body: yaml31('From a URL') };
     const spec = await processed('from-url', { url: `${origin}/acme.yaml` });
-    expect(spec).toMatchObject({ processingState: 'complete', sourceURL: `${origin}/acme.yaml`, lastProcessedErrorCount: 0 });
-    const row = () => p.db.prepare('SELECT next_check_at FROM openapi_specs WHERE slug = ?').pluck(true).get('from-url') as number | null;
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      sourceURL: `${origin}/acme.yaml`,
+      lastProcessedErrorCount: 0,
+    });
+    const row = () =>
+      p.db.prepare('SELECT next_check_at FROM openapi_specs WHERE slug = ?').pluck(true).get('from-url') as
+        | number
+        | null;
     // The next check is 6 hours after the processing.
     expect(row()).toBeGreaterThan(Date.now() + 5.9 * 3600_000);
     expect(p.app.openapiRefresher.checkDue()).toBe(0);
 
     // Six hours later, nothing changed.
     expect(p.app.openapiRefresher.checkDue(Date.now() + 7 * 3600_000)).toBeGreaterThanOrEqual(1);
-    expect(p.db.prepare('SELECT processing_state FROM openapi_specs WHERE slug = ?').pluck(true).get('from-url')).toBe('pending');
+    expect(p.db.prepare('SELECT processing_state FROM openapi_specs WHERE slug = ?').pluck(true).get('from-url')).toBe(
+      'pending',
+    );
     await p.app.jobs.drain();
     const unchanged = (await p.api('GET', `${specs}/from-url`)).body;
     expect(unchanged).toMatchObject({ processingState: 'complete', lastVersion: spec.lastVersion });
@@ -321,7 +424,9 @@ describe('specifications from a URL', () => {
     const changed = (await p.api('GET', `${specs}/from-url`)).body;
     expect(changed.lastVersion).not.toBe(spec.lastVersion);
     expect((await p.api('GET', `${specs}/from-url/versions`)).body.count).toBe(2);
-    expect((await p.api('GET', `${specs}/from-url/versions/latest/content/raw`)).body.text).toBe(yaml31('From a URL, changed'));
+    expect((await p.api('GET', `${specs}/from-url/versions/latest/content/raw`)).body.text).toBe(
+      yaml31('From a URL, changed'),
+    );
 
     // A text source is never checked again.
     await p.api('PUT', `${specs}/from-url`, { body: { source: { text: yaml31('Now a text') } } });
@@ -337,42 +442,74 @@ describe('specifications from a URL', () => {
     expect(invalid.lastProcessedErrors.length).toBeGreaterThan(0);
 
     const missing = await processed('missing-url', { url: `${origin}/nowhere.yaml` });
-    expect(missing).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessedErrors: [{ message: `The source URL ${origin}/nowhere.yaml answered 404` }] });
+    expect(missing).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'FETCH_ERROR',
+      lastProcessedErrors: [{ message: `The source URL ${origin}/nowhere.yaml answered 404` }],
+    });
 
     served['/slow.yaml'] = { hang: true };
     const slow = await processed('slow-url', { url: `${origin}/slow.yaml` });
-    expect(slow).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_TIMEOUT', lastProcessedErrorCount: 1 });
+    expect(slow).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'FETCH_TIMEOUT',
+      lastProcessedErrorCount: 1,
+    });
     expect(slow.lastProcessedErrors[0].message).toMatch(/did not answer within 300 ms/);
   });
 
   it('sends the credentials of a URL but never shows them', async () => {
     served['/private.yaml'] = { body: yaml31('Private'), user: 'bot:s3cret-pass' };
     const answers: string[] = [];
-    const created = await p.api('POST', specs, { body: { slug: 'with-credentials', source: { url: `http://bot:s3cret-pass@127.0.0.1:${new URL(origin).port}/private.yaml?x=1` } } });
+    const created = await p.api('POST', specs, {
+      body: {
+        slug: 'with-credentials',
+        source: { url: `http://bot:s3cret-pass@127.0.0.1:${new URL(origin).port}/private.yaml?x=1` },
+      },
+    });
     answers.push(JSON.stringify(created.body));
     await p.app.jobs.drain();
     const spec = await p.api('GET', `${specs}/with-credentials`);
-    answers.push(JSON.stringify(spec.body), JSON.stringify((await p.api('GET', specs, { query: { limit: 1000 } })).body));
-    expect(spec.body).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, sourceURL: `${origin}/private.yaml?x=1` });
+    answers.push(
+      JSON.stringify(spec.body),
+      JSON.stringify((await p.api('GET', specs, { query: { limit: 1000 } })).body),
+    );
+    expect(spec.body).toMatchObject({
+      processingState: 'complete',
+      lastProcessedErrorCount: 0,
+      sourceURL: `${origin}/private.yaml?x=1`,
+    });
 
     // Wrong credentials: the error names the URL without them.
-    await p.api('PUT', `${specs}/with-credentials`, { body: { source: { url: `http://bot:wrong-s3cret@127.0.0.1:${new URL(origin).port}/private.yaml` } } });
+    await p.api('PUT', `${specs}/with-credentials`, {
+      body: { source: { url: `http://bot:wrong-s3cret@127.0.0.1:${new URL(origin).port}/private.yaml` } },
+    });
     await p.app.jobs.drain();
     const refused = await p.api('GET', `${specs}/with-credentials`);
     answers.push(JSON.stringify(refused.body));
-    expect(refused.body).toMatchObject({ lastProcessErrorCode: 'FETCH_ERROR', lastProcessedErrors: [{ message: `The source URL ${origin}/private.yaml answered 401` }] });
+    expect(refused.body).toMatchObject({
+      lastProcessErrorCode: 'FETCH_ERROR',
+      lastProcessedErrors: [{ message: `The source URL ${origin}/private.yaml answered 401` }],
+    });
     // A bad URL with credentials: the 400 does not repeat it.
-    const bad = await p.api('POST', specs, { body: { slug: 'bad-url', source: { url: 'ftp://bot:s3cret-pass@example.test/spec.yaml' } } });
+    const bad = await p.api('POST', specs, {
+      body: { slug: 'bad-url', source: { url: 'ftp://bot:s3cret-pass@example.test/spec.yaml' } },
+    });
     answers.push(JSON.stringify(bad.body));
     expect(bad.status).toBe(400);
     for (const answer of answers) expect(answer).not.toMatch(/s3cret|wrong-s3cret|bot:/);
-    const jobs = p.db.prepare("SELECT payload || ifnull(error, '') FROM jobs WHERE kind = 'openapi-process'").pluck(true).all() as string[];
+    const jobs = p.db
+      .prepare("SELECT payload || ifnull(error, '') FROM jobs WHERE kind = 'openapi-process'")
+      .pluck(true)
+      .all() as string[];
     for (const job of jobs) expect(job).not.toMatch(/s3cret/);
   });
 
   it('refuses private and loopback targets outside demo and test runs', async () => {
     const { OutboundError, fetchUrl } = await import('../../src/platform/outbound.js');
-    await expect(fetchUrl(`${origin}/acme.yaml`, { allowPrivate: false, maxBytes: 1000 })).rejects.toBeInstanceOf(OutboundError);
+    await expect(fetchUrl(`${origin}/acme.yaml`, { allowPrivate: false, maxBytes: 1000 })).rejects.toBeInstanceOf(
+      OutboundError,
+    );
   });
 });
 
@@ -390,21 +527,40 @@ describe('writes', () => {
 
   it('checks slugs (pattern, 1 to 100 characters, unique in the organization) and bodies, naming the field', async () => {
     const post = (body: unknown) => p.api('POST', specs, { body });
-    expect((await post({ slug: 'Bad slug', source: { text: json30 } })).body.error.message).toMatch(/^Invalid body field "slug": must be letters and digits/);
+    expect((await post({ slug: 'Bad slug', source: { text: json30 } })).body.error.message).toMatch(
+      /^Invalid body field "slug": must be letters and digits/,
+    );
     expect((await post({ slug: 'trailing-', source: { text: json30 } })).status).toBe(400);
-    expect((await post({ slug: 'x'.repeat(101), source: { text: json30 } })).body.error.message).toBe('Invalid body field "slug": must be 1 to 100 characters');
+    expect((await post({ slug: 'x'.repeat(101), source: { text: json30 } })).body.error.message).toBe(
+      'Invalid body field "slug": must be 1 to 100 characters',
+    );
     expect((await post({ slug: 'Upper-Case-9', source: { text: json30 } })).status).toBe(201);
     const duplicate = await post({ slug: 'Upper-Case-9', source: { text: json30 } });
     expect(duplicate.status).toBe(409);
     // The same slug in another organization is another specification.
-    expect((await p.api('POST', `/orgs/${globex}/openapi`, { body: { slug: 'Upper-Case-9', source: { text: json30 } } })).status).toBe(201);
-    expect((await post({ slug: 'ok', source: { url: 'not a url' } })).body.error.message).toMatch(/^Invalid body field "source.url": must be an http or https URL/);
-    expect((await post({ slug: 'ok', source: { text: '' } })).body.error.message).toBe('Invalid body field "source.text": must not be empty');
-    expect((await post({ slug: 'ok', source: {} })).body.error.message).toMatch(/^Invalid body field "source": must be \{ url \} or \{ text \}/);
+    expect(
+      (await p.api('POST', `/orgs/${globex}/openapi`, { body: { slug: 'Upper-Case-9', source: { text: json30 } } }))
+        .status,
+    ).toBe(201);
+    expect((await post({ slug: 'ok', source: { url: 'not a url' } })).body.error.message).toMatch(
+      /^Invalid body field "source.url": must be an http or https URL/,
+    );
+    expect((await post({ slug: 'ok', source: { text: '' } })).body.error.message).toBe(
+      'Invalid body field "source.text": must not be empty',
+    );
+    expect((await post({ slug: 'ok', source: {} })).body.error.message).toMatch(
+      /^Invalid body field "source": must be \{ url \} or \{ text \}/,
+    );
     expect((await post({ slug: 'ok' })).body.error.message).toMatch(/^Invalid body field "source"/);
-    expect((await post({ slug: 'ok', source: { text: json30 }, extra: 1 })).body.error.message).toBe('Invalid body field "extra": is not a known field');
-    expect((await p.api('PUT', `${specs}/bad%20slug`, { body: { source: { text: json30 } } })).body.error.message).toMatch(/^Invalid body field "slug"/);
-    expect((await p.api('PATCH', `${specs}/${DEMO_SPEC_SLUG}`, { body: { visibility: 'secret' } })).body.error.message).toBe('Invalid body field "visibility": must be private or public');
+    expect((await post({ slug: 'ok', source: { text: json30 }, extra: 1 })).body.error.message).toBe(
+      'Invalid body field "extra": is not a known field',
+    );
+    expect(
+      (await p.api('PUT', `${specs}/bad%20slug`, { body: { source: { text: json30 } } })).body.error.message,
+    ).toMatch(/^Invalid body field "slug"/);
+    expect(
+      (await p.api('PATCH', `${specs}/${DEMO_SPEC_SLUG}`, { body: { visibility: 'secret' } })).body.error.message,
+    ).toBe('Invalid body field "visibility": must be private or public');
   });
 
   it('sets the visibility: a public specification has a public URL for its content', async () => {
@@ -431,9 +587,16 @@ describe('writes', () => {
 
   it('lets members read and the create role write; guests and outsiders get nothing', async () => {
     expect((await p.api('GET', specs, as(U.finn))).status).toBe(200);
-    expect((await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}`, as(U.finn))).body.permissions).toEqual({ view: true, edit: false });
-    expect((await p.api('POST', specs, { ...as(U.finn), body: { slug: 'by-finn', source: { text: json30 } } })).status).toBe(403);
-    expect((await p.api('PUT', `${specs}/${DEMO_SPEC_SLUG}`, { ...as(U.dee), body: { source: { text: json30 } } })).status).toBe(403);
+    expect((await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}`, as(U.finn))).body.permissions).toEqual({
+      view: true,
+      edit: false,
+    });
+    expect(
+      (await p.api('POST', specs, { ...as(U.finn), body: { slug: 'by-finn', source: { text: json30 } } })).status,
+    ).toBe(403);
+    expect(
+      (await p.api('PUT', `${specs}/${DEMO_SPEC_SLUG}`, { ...as(U.dee), body: { source: { text: json30 } } })).status,
+    ).toBe(403);
     expect((await p.api('DELETE', `${specs}/${DEMO_SPEC_SLUG}`, as(U.cy))).status).toBe(403);
     const byBen = await p.api('POST', specs, { ...as(U.ben), body: { slug: 'by-ben', source: { text: json30 } } });
     expect(byBen.status).toBe(201);
@@ -452,17 +615,27 @@ describe('versions', () => {
     expect(list.count).toBe(2);
     expect(list.items).toHaveLength(1);
     expect(list.next.page).toEqual(expect.any(String));
-    const older = (await p.api('GET', `${specs}/versioned/versions`, { query: { page: list.next.page } })).body.items[0];
+    const older = (await p.api('GET', `${specs}/versioned/versions`, { query: { page: list.next.page } })).body
+      .items[0];
     const latest = (await p.api('GET', `${specs}/versioned/versions/latest`)).body;
     expect(latest).toEqual(list.items[0]);
-    expect(latest).toMatchObject({ object: 'openapi-spec-version', urls: { location: expect.stringMatching(new RegExp(`/openapi/versioned/versions/${latest.id}$`)) } });
+    expect(latest).toMatchObject({
+      object: 'openapi-spec-version',
+      urls: { location: expect.stringMatching(new RegExp(`/openapi/versioned/versions/${latest.id}$`)) },
+    });
     expect((await p.api('GET', `${specs}/versioned/versions/${older.id}`)).body).toEqual(older);
     expect((await p.api('GET', `${specs}/versioned/versions/nope`)).status).toBe(404);
 
     const content = (await p.api('GET', `${specs}/versioned/versions/${older.id}/content`)).body;
-    expect(content.filesystem).toEqual({ entrypoint: 'versioned.yaml', files: { 'versioned.yaml': expect.objectContaining({ info: { title: 'Versioned', version: '1' } }) } });
+    expect(content.filesystem).toEqual({
+      entrypoint: 'versioned.yaml',
+      files: { 'versioned.yaml': expect.objectContaining({ info: { title: 'Versioned', version: '1' } }) },
+    });
     expect(content.urls).toEqual({ source: older.url, public: null });
-    expect((await p.api('GET', `${specs}/versioned/versions/latest/content`)).body.filesystem.files['versioned.yaml'].info.title).toBe('Versioned, again');
+    expect(
+      (await p.api('GET', `${specs}/versioned/versions/latest/content`)).body.filesystem.files['versioned.yaml'].info
+        .title,
+    ).toBe('Versioned, again');
 
     // The URL of a version serves its text without a token; an altered one is refused.
     const served = await fetch(older.url);
@@ -476,26 +649,54 @@ describe('versions', () => {
 
 describe('computed content', () => {
   const spaceId = () => p.spaceId(DEMO.spaces.openapi);
-  const source = (slug: string, props: Record<string, unknown> = { models: true }) => ({ type: 'builtin:openapi', props, dependencies: { spec: { ref: { kind: 'openapi', spec: slug } } } });
-  const titles = (pages: any[]): unknown[] => pages.map((page) => (page.pages?.length ? [page.title, titles(page.pages)] : page.title));
+  const source = (slug: string, props: Record<string, unknown> = { models: true }) => ({
+    type: 'builtin:openapi',
+    props,
+    dependencies: { spec: { ref: { kind: 'openapi', spec: slug } } },
+  });
+  const titles = (pages: any[]): unknown[] =>
+    pages.map((page) => (page.pages?.length ? [page.title, titles(page.pages)] : page.title));
 
   it('computes a revision: a page per tag, untagged operations apart, and the models', async () => {
-    const answer = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, { body: { source: source(DEMO_SPEC_SLUG), seed: 'seed-1' } });
+    const answer = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
+      body: { source: source(DEMO_SPEC_SLUG), seed: 'seed-1' },
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.files).toEqual([]);
     expect(answer.body.reusableContents).toEqual([]);
     expect(titles(answer.body.pages)).toEqual(['Pets', 'Store', 'Other operations', 'Models']);
     const [pets] = answer.body.pages;
-    expect(pets).toMatchObject({ type: 'document', slug: 'pets', path: 'pets', description: 'Everything about the pets of the store.', computedSeed: expect.any(String) });
-    expect(pets.computed).toMatchObject({ type: 'builtin:openapi', props: { doc: 'operations', page: 'pets' }, dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG }, value: { object: 'openapi-spec', slug: DEMO_SPEC_SLUG } } } });
+    expect(pets).toMatchObject({
+      type: 'document',
+      slug: 'pets',
+      path: 'pets',
+      description: 'Everything about the pets of the store.',
+      computedSeed: expect.any(String),
+    });
+    expect(pets.computed).toMatchObject({
+      type: 'builtin:openapi',
+      props: { doc: 'operations', page: 'pets' },
+      dependencies: {
+        spec: {
+          ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG },
+          value: { object: 'openapi-spec', slug: DEMO_SPEC_SLUG },
+        },
+      },
+    });
     // The same source and seed give the same pages; another seed other ids.
-    const again = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, { body: { source: source(DEMO_SPEC_SLUG), seed: 'seed-1' } });
+    const again = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
+      body: { source: source(DEMO_SPEC_SLUG), seed: 'seed-1' },
+    });
     expect(again.body).toEqual(answer.body);
-    const other = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, { body: { source: source(DEMO_SPEC_SLUG, { models: false }), seed: 'seed-2' } });
+    const other = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
+      body: { source: source(DEMO_SPEC_SLUG, { models: false }), seed: 'seed-2' },
+    });
     expect(titles(other.body.pages)).toEqual(['Pets', 'Store', 'Other operations']);
     expect(other.body.pages[0].id).not.toBe(pets.id);
 
-    const byOperation = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, { body: { source: source(DEMO_SPEC_SLUG, { models: false, grouping: 'by-operation' }), seed: 's' } });
+    const byOperation = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
+      body: { source: source(DEMO_SPEC_SLUG, { models: false, grouping: 'by-operation' }), seed: 's' },
+    });
     expect(titles(byOperation.body.pages)).toEqual([
       ['Pets', ['List pets', 'Add a pet', 'Get a pet', 'Remove a pet']],
       ['Store', ['Place an order']],
@@ -505,7 +706,9 @@ describe('computed content', () => {
 
   it('computes documents: operations of a tag, one operation, the models', async () => {
     const document = (props: Record<string, unknown>) =>
-      p.api('POST', `/spaces/${spaceId()}/content/computed/document`, { body: { source: source(DEMO_SPEC_SLUG, props), seed: 'doc-seed' } });
+      p.api('POST', `/spaces/${spaceId()}/content/computed/document`, {
+        body: { source: source(DEMO_SPEC_SLUG, props), seed: 'doc-seed' },
+      });
     const operations = await document({ doc: 'operations', page: 'pets' });
     expect(operations.status).toBe(200);
     expect(operations.body.object).toBe('document');
@@ -515,50 +718,91 @@ describe('computed content', () => {
       ['openapi-operation', 'get', '/pets/{petId}'],
       ['openapi-operation', 'delete', '/pets/{petId}'],
     ]);
-    expect(operations.body.nodes[0]).toMatchObject({ object: 'block', isVoid: true, data: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } }, meta: { id: 'get-pets' } });
+    expect(operations.body.nodes[0]).toMatchObject({
+      object: 'block',
+      isVoid: true,
+      data: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } },
+      meta: { id: 'get-pets' },
+    });
     const one = await document({ doc: 'operation', page: '/store/orders', method: 'post' });
     expect(one.body.nodes).toHaveLength(1);
     const models = await document({ doc: 'models' });
-    expect(models.body.nodes).toEqual([expect.objectContaining({ type: 'openapi-schemas', data: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG }, schemas: ['NewPet', 'Pet', 'Order'], grouped: true } })]);
+    expect(models.body.nodes).toEqual([
+      expect.objectContaining({
+        type: 'openapi-schemas',
+        data: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG }, schemas: ['NewPet', 'Pet', 'Order'], grouped: true },
+      }),
+    ]);
     const info = await document({ doc: 'info', page: 'info' });
     expect(info.body.nodes.map((node: any) => node.type)).toEqual(['paragraph', 'paragraph']);
     // Bad sources are 400s naming the field; an unknown specification a 404.
     expect((await document({ doc: 'nothing' })).status).toBe(400);
-    const unknown = await p.api('POST', `/spaces/${spaceId()}/content/computed/document`, { body: { source: source('nope', { doc: 'models' }), seed: 's' } });
+    const unknown = await p.api('POST', `/spaces/${spaceId()}/content/computed/document`, {
+      body: { source: source('nope', { doc: 'models' }), seed: 's' },
+    });
     expect(unknown.status).toBe(404);
-    const translation = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, { body: { source: { type: 'builtin:translation', props: {}, dependencies: {} }, seed: 's' } });
+    const translation = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
+      body: { source: { type: 'builtin:translation', props: {}, dependencies: {} }, seed: 's' },
+    });
     expect(translation.body.error.message).toMatch(/^Invalid body field "source.type"/);
-    expect((await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, { body: { source: source(DEMO_SPEC_SLUG) } })).body.error.message).toMatch(/^Invalid body field "seed"/);
+    expect(
+      (
+        await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
+          body: { source: source(DEMO_SPEC_SLUG) },
+        })
+      ).body.error.message,
+    ).toMatch(/^Invalid body field "seed"/);
   });
 
   it('expands the computed page of a revision with computed=true (the default), not with computed=false', async () => {
     const expanded = await p.api('GET', `/spaces/${spaceId()}/content/pages`);
     expect(titles(expanded.body.pages)).toEqual(['Overview', 'Pets', 'Store', 'Other operations', 'Models']);
     const raw = await p.api('GET', `/spaces/${spaceId()}/content/pages`, { query: { computed: false } });
-    expect(raw.body.pages.map((page: any) => [page.type, page.title])).toEqual([['document', 'Overview'], ['computed', 'API reference']]);
+    expect(raw.body.pages.map((page: any) => [page.type, page.title])).toEqual([
+      ['document', 'Overview'],
+      ['computed', 'API reference'],
+    ]);
     expect(raw.body.pages[1].computed).toEqual(source(DEMO_SPEC_SLUG, { models: true, downloadLink: true }));
     const revision = await p.api('GET', `/spaces/${spaceId()}/content`);
     expect(titles(revision.body.pages)).toEqual(titles(expanded.body.pages));
-    expect(titles((await p.api('GET', `/spaces/${spaceId()}/revisions/${revision.body.id}`, { query: { computed: false } })).body.pages)).toEqual(['Overview', 'API reference']);
+    expect(
+      titles(
+        (await p.api('GET', `/spaces/${spaceId()}/revisions/${revision.body.id}`, { query: { computed: false } })).body
+          .pages,
+      ),
+    ).toEqual(['Overview', 'API reference']);
 
     // A generated page is read like any page: by path, by id, with its body.
     const pets = await p.api('GET', `/spaces/${spaceId()}/content/path/pets`, { query: { format: 'document' } });
     expect(pets.status).toBe(200);
-    expect(pets.body.document.nodes.map((node: any) => node.type)).toEqual(['openapi-operation', 'openapi-operation', 'openapi-operation', 'openapi-operation']);
+    expect(pets.body.document.nodes.map((node: any) => node.type)).toEqual([
+      'openapi-operation',
+      'openapi-operation',
+      'openapi-operation',
+      'openapi-operation',
+    ]);
     const byId = await p.api('GET', `/spaces/${spaceId()}/revisions/${revision.body.id}/page/${pets.body.id}/document`);
     expect(byId.body).toEqual(pets.body.document);
     // Its body is what computed/document answers for its source and seed.
-    const computed = await p.api('POST', `/spaces/${spaceId()}/content/computed/document`, { body: { source: pets.body.computed, seed: pets.body.computedSeed } });
+    const computed = await p.api('POST', `/spaces/${spaceId()}/content/computed/document`, {
+      body: { source: pets.body.computed, seed: pets.body.computedSeed },
+    });
     expect(computed.body).toEqual(pets.body.document);
-    const markdown = await p.api('GET', `/spaces/${spaceId()}/content/page/${pets.body.id}`, { query: { format: 'markdown' } });
-    expect(markdown.body.markdown).toContain(`{% openapi-operation spec="${DEMO_SPEC_SLUG}" path="/pets" method="get" %}`);
+    const markdown = await p.api('GET', `/spaces/${spaceId()}/content/page/${pets.body.id}`, {
+      query: { format: 'markdown' },
+    });
+    expect(markdown.body.markdown).toContain(
+      `{% openapi-operation spec="${DEMO_SPEC_SLUG}" path="/pets" method="get" %}`,
+    );
     // With computed=false, the generated page is not there.
-    expect((await p.api('GET', `/spaces/${spaceId()}/content/page/${pets.body.id}`, { query: { computed: false } })).status).toBe(404);
+    expect(
+      (await p.api('GET', `/spaces/${spaceId()}/content/page/${pets.body.id}`, { query: { computed: false } })).status,
+    ).toBe(404);
   });
 
   it('generates other pages after a new version of the specification', async () => {
     const before = (await p.api('GET', `/spaces/${spaceId()}/content/pages`)).body.pages;
-    const text = `${DEMO_SPEC_V2.replace('  - name: store\n', '  - name: owners\n    x-displayName: Owners\n  - name: store\n').replace('paths:\n', 'paths:\n  /owners:\n    get:\n      tags: [owners]\n      summary: List owners\n      responses:\n        \'200\':\n          description: The owners.\n')}`;
+    const text = `${DEMO_SPEC_V2.replace('  - name: store\n', '  - name: owners\n    x-displayName: Owners\n  - name: store\n').replace('paths:\n', "paths:\n  /owners:\n    get:\n      tags: [owners]\n      summary: List owners\n      responses:\n        '200':\n          description: The owners.\n")}`;
     await p.api('PUT', `${specs}/${DEMO_SPEC_SLUG}`, { body: { source: { text } } });
     await p.app.jobs.drain();
     expect((await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}`)).body.lastProcessErrorCode).toBeUndefined();
@@ -566,9 +810,16 @@ describe('computed content', () => {
     expect(titles(after)).toEqual(['Overview', 'Pets', 'Owners', 'Store', 'Other operations', 'Models']);
     // Pages of the same tag keep their ids; their source names the new version.
     expect(after[1].id).toBe(before[1].id);
-    expect(after[1].computed.dependencies.spec.value.lastVersion).not.toBe(before[1].computed.dependencies.spec.value.lastVersion);
+    expect(after[1].computed.dependencies.spec.value.lastVersion).not.toBe(
+      before[1].computed.dependencies.spec.value.lastVersion,
+    );
     const owners = await p.api('GET', `/spaces/${spaceId()}/content/path/owners`, { query: { format: 'document' } });
-    expect(owners.body.document.nodes).toEqual([expect.objectContaining({ type: 'openapi-operation', data: expect.objectContaining({ path: '/owners', method: 'get' }) })]);
+    expect(owners.body.document.nodes).toEqual([
+      expect.objectContaining({
+        type: 'openapi-operation',
+        data: expect.objectContaining({ path: '/owners', method: 'get' }),
+      }),
+    ]);
   });
 });
 
@@ -576,7 +827,9 @@ describe('templates', () => {
   it('makes the reference of the api-reference template a computed page of the specification its params name', async () => {
     const space = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Template with a spec' } })).body;
     const params = { contentRefs: { spec: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } };
-    expect((await p.api('POST', `/spaces/${space.id}/content/template`, { body: { id: 'api-reference', params } })).status).toBe(201);
+    expect(
+      (await p.api('POST', `/spaces/${space.id}/content/template`, { body: { id: 'api-reference', params } })).status,
+    ).toBe(201);
     const raw = (await p.api('GET', `/spaces/${space.id}/content/pages`, { query: { computed: false } })).body.pages;
     expect(raw.map((page: any) => [page.type, page.title])).toEqual([
       ['document', 'API overview'],
@@ -584,23 +837,37 @@ describe('templates', () => {
       ['document', 'Errors'],
       ['computed', 'Endpoints'],
     ]);
-    expect(raw[3].computed).toEqual({ type: 'builtin:openapi', props: { models: true }, dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } } });
+    expect(raw[3].computed).toEqual({
+      type: 'builtin:openapi',
+      props: { models: true },
+      dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } },
+    });
     const expanded = (await p.api('GET', `/spaces/${space.id}/content/pages`)).body.pages;
     expect(expanded.map((page: any) => page.title).slice(3)).toContain('Pets');
 
     // In a change request, the same; without a specification, the skeleton pages.
-    const request = await p.api('POST', `/spaces/${space.id}/change-requests`, { body: { subject: 'Reference', template: { id: 'api-reference', params } } });
+    const request = await p.api('POST', `/spaces/${space.id}/change-requests`, {
+      body: { subject: 'Reference', template: { id: 'api-reference', params } },
+    });
     expect(request.status).toBe(201);
-    const inRequest = (await p.api('GET', `/spaces/${space.id}/change-requests/${request.body.id}/content/pages`, { query: { computed: false } })).body.pages;
+    const inRequest = (
+      await p.api('GET', `/spaces/${space.id}/change-requests/${request.body.id}/content/pages`, {
+        query: { computed: false },
+      })
+    ).body.pages;
     expect(inRequest.filter((page: any) => page.type === 'computed')).toHaveLength(2);
     const plain = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Template without a spec' } })).body;
     await p.api('POST', `/spaces/${plain.id}/content/template`, { body: { id: 'api-reference' } });
     const skeleton = (await p.api('GET', `/spaces/${plain.id}/content/pages`)).body.pages;
     expect(skeleton.map((page: any) => page.title)).toEqual(['API overview', 'Authentication', 'Errors', 'Resources']);
 
-    const unknown = await p.api('POST', `/spaces/${space.id}/content/template`, { body: { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'nope' } } } } });
+    const unknown = await p.api('POST', `/spaces/${space.id}/content/template`, {
+      body: { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'nope' } } } },
+    });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toBe('OpenAPI specification not found: body field "params.contentRefs.spec.spec" ("nope")');
+    expect(unknown.body.error.message).toBe(
+      'OpenAPI specification not found: body field "params.contentRefs.spec.spec" ("nope")',
+    );
   });
 });
 
@@ -611,11 +878,17 @@ describe('restarts', () => {
       const first = await startTestPlatform({ dataDir });
       // The worker stops: what is accepted now waits in the queue.
       await first.app.jobs.stop();
-      const queued = await first.api('POST', `/orgs/${acme}/openapi`, { body: { slug: 'queued', source: { text: json30 } } });
-      const running = await first.api('POST', `/orgs/${acme}/openapi`, { body: { slug: 'running', source: { text: swagger2 } } });
+      const queued = await first.api('POST', `/orgs/${acme}/openapi`, {
+        body: { slug: 'queued', source: { text: json30 } },
+      });
+      const running = await first.api('POST', `/orgs/${acme}/openapi`, {
+        body: { slug: 'running', source: { text: swagger2 } },
+      });
       expect([queued.status, running.status]).toEqual([201, 201]);
       // As if the platform had stopped in the middle of the second one.
-      first.db.prepare("UPDATE jobs SET state = 'running', attempts = 1 WHERE payload LIKE ?").run(`%${running.body.id}%`);
+      first.db
+        .prepare("UPDATE jobs SET state = 'running', attempts = 1 WHERE payload LIKE ?")
+        .run(`%${running.body.id}%`);
       first.db.prepare("UPDATE openapi_specs SET processing_state = 'progress' WHERE slug = 'running'").run();
       await first.destroy();
 
@@ -624,7 +897,11 @@ describe('restarts', () => {
         await second.app.jobs.drain();
         for (const slug of ['queued', 'running']) {
           const spec = (await second.api('GET', `/orgs/${acme}/openapi/${slug}`)).body;
-          expect(spec, slug).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String) });
+          expect(spec, slug).toMatchObject({
+            processingState: 'complete',
+            lastProcessedErrorCount: 0,
+            lastVersion: expect.any(String),
+          });
         }
       } finally {
         await second.destroy();

@@ -24,7 +24,9 @@ const memberRow = (org: string, email: string) =>
 /** Enabled members with a role, counted through the member listing. */
 async function nonGuestMembers(org: string): Promise<number> {
   const { body } = await p.api('GET', `/orgs/${org}/members`, { query: { limit: 1000 } });
-  return body.items.filter((member: { role: string | null; disabled: boolean }) => member.role !== null && !member.disabled).length;
+  return body.items.filter(
+    (member: { role: string | null; disabled: boolean }) => member.role !== null && !member.disabled,
+  ).length;
 }
 
 describe('Organization.billing', () => {
@@ -73,7 +75,9 @@ describe('Organization.billing', () => {
     const before = (await p.api('GET', '/orgs/acme')).body.billing.paidMembers;
     expect((await p.api('PATCH', `/orgs/acme/members/${p.userId(U.finn)}`, { body: { role: null } })).status).toBe(200);
     expect((await p.api('GET', '/orgs/acme')).body.billing.paidMembers).toBe(before - 1);
-    expect((await p.api('PATCH', `/orgs/acme/members/${p.userId(U.finn)}`, { body: { role: 'read' } })).status).toBe(200);
+    expect((await p.api('PATCH', `/orgs/acme/members/${p.userId(U.finn)}`, { body: { role: 'read' } })).status).toBe(
+      200,
+    );
     expect((await p.api('GET', '/orgs/acme')).body.billing.paidMembers).toBe(before);
   });
 

@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { configEnv, git, GitError } from '../../src/platform/git/command.js';
 import { openRemote, refProblem, remoteFailure, repositoryProblem } from '../../src/platform/git/remote.js';
-import { fetchUrl, isPrivateAddress, OutboundError, postUrl, publicAddresses, RESOLVE_TIMEOUT_MS, type Resolver } from '../../src/platform/outbound.js';
+import {
+  fetchUrl,
+  isPrivateAddress,
+  OutboundError,
+  postUrl,
+  publicAddresses,
+  RESOLVE_TIMEOUT_MS,
+  type Resolver,
+} from '../../src/platform/outbound.js';
 
 /** A resolver answering from a table, counting the names it was asked. */
 function table(answers: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -85,16 +93,36 @@ describe('the address guard', () => {
       'mapped.example': ['::ffff:169.254.169.254'],
       'sixtofour.example': ['2002:a00:1::1'],
     });
-    expect((await publicAddresses('public.example', resolve)).map((entry) => entry.address)).toEqual(['93.184.216.34', '2606:2800:220:1::1']);
-    for (const host of ['internal.example', 'mixed.example', 'mapped.example', 'sixtofour.example', 'missing.example']) {
-      await expect(publicAddresses(host, resolve)).rejects.toThrow(new OutboundError(`${host} does not resolve to public addresses only`));
+    expect((await publicAddresses('public.example', resolve)).map((entry) => entry.address)).toEqual([
+      '93.184.216.34',
+      '2606:2800:220:1::1',
+    ]);
+    for (const host of [
+      'internal.example',
+      'mixed.example',
+      'mapped.example',
+      'sixtofour.example',
+      'missing.example',
+    ]) {
+      await expect(publicAddresses(host, resolve)).rejects.toThrow(
+        new OutboundError(`${host} does not resolve to public addresses only`),
+      );
     }
-    await expect(publicAddresses('::ffff:7f00:1', resolve)).rejects.toThrow('::ffff:7f00:1 is a private or reserved address');
+    await expect(publicAddresses('::ffff:7f00:1', resolve)).rejects.toThrow(
+      '::ffff:7f00:1 is a private or reserved address',
+    );
     // Loopback names are refused without asking a resolver.
     for (const host of ['localhost', 'LOCALHOST.', 'api.localhost', 'localhost..']) {
       await expect(publicAddresses(host, resolve)).rejects.toThrow(`${host} is a loopback name`);
     }
-    expect(resolve.asked).toEqual(['public.example', 'internal.example', 'mixed.example', 'mapped.example', 'sixtofour.example', 'missing.example']);
+    expect(resolve.asked).toEqual([
+      'public.example',
+      'internal.example',
+      'mixed.example',
+      'mapped.example',
+      'sixtofour.example',
+      'missing.example',
+    ]);
   });
 
   it('gives a name RESOLVE_TIMEOUT_MS to resolve', async () => {
@@ -124,23 +152,38 @@ describe('HTTP requests behind the guard', () => {
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const targetPort = (target.address() as { port: number }).port;
-    redirector = createHttpServer((_request, response) => response.writeHead(302, { location: `http://127.0.0.1:${targetPort}/inside` }).end());
+    redirector = createHttpServer((_request, response) =>
+      response.writeHead(302, { location: `http://127.0.0.1:${targetPort}/inside` }).end(),
+    );
     await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
     redirectorUrl = `http://127.0.0.1:${(redirector.address() as { port: number }).port}/`;
   });
   afterAll(async () => {
     redirector.closeAllConnections();
-    await Promise.all([new Promise((resolve) => target.close(resolve)), new Promise((resolve) => redirector.close(resolve))]);
+    await Promise.all([
+      new Promise((resolve) => target.close(resolve)),
+      new Promise((resolve) => redirector.close(resolve)),
+    ]);
   });
 
   it('follows no redirect, and refuses a name that resolves to a private address when connecting', async () => {
     // Loopback allowed for the first hop, as in tests: the redirect is an answer, not followed.
-    await expect(fetchUrl(redirectorUrl, { allowPrivate: true, maxBytes: 100 })).rejects.toThrow(`${redirectorUrl} answered 302`);
-    expect(await postUrl(redirectorUrl, { allowPrivate: true, headers: {}, body: Buffer.from('{}') })).toEqual({ status: 302 });
+    await expect(fetchUrl(redirectorUrl, { allowPrivate: true, maxBytes: 100 })).rejects.toThrow(
+      `${redirectorUrl} answered 302`,
+    );
+    expect(await postUrl(redirectorUrl, { allowPrivate: true, headers: {}, body: Buffer.from('{}') })).toEqual({
+      status: 302,
+    });
     const port = (target.address() as { port: number }).port;
-    for (const url of [`http://localhost.:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://[2002:7f00:1::]:${port}/`]) {
+    for (const url of [
+      `http://localhost.:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://[2002:7f00:1::]:${port}/`,
+    ]) {
       await expect(fetchUrl(url, { allowPrivate: false, maxBytes: 100 })).rejects.toBeInstanceOf(OutboundError);
-      await expect(postUrl(url, { allowPrivate: false, headers: {}, body: Buffer.from('{}') })).rejects.toBeInstanceOf(OutboundError);
+      await expect(postUrl(url, { allowPrivate: false, headers: {}, body: Buffer.from('{}') })).rejects.toBeInstanceOf(
+        OutboundError,
+      );
     }
     // The machine's own name resolves to one of its addresses: checked when connecting.
     const machine = hostname();
@@ -156,7 +199,10 @@ describe('HTTP requests behind the guard', () => {
 
 describe('Git remotes behind the guard', () => {
   it('pins git to the addresses checked, follows no redirect and speaks https only', async () => {
-    const resolve = table({ 'git.example': ['93.184.216.34', '2606:2800:220:1::1'], 'inside.example': ['192.168.0.10'] });
+    const resolve = table({
+      'git.example': ['93.184.216.34', '2606:2800:220:1::1'],
+      'inside.example': ['192.168.0.10'],
+    });
     // The URL's credentials go to a header setting, never on git's command line.
     expect(await openRemote('https://bot:t0ken@git.example/acme/docs.git', false, resolve)).toEqual({
       url: 'https://git.example/acme/docs.git',
@@ -169,14 +215,20 @@ describe('Git remotes behind the guard', () => {
       ],
     });
     // A literal address is what git connects to: checked, not pinned. A numeric host is given in its dotted form.
-    expect(await openRemote(`https://${173 * 2 ** 24 + 194 * 2 ** 16 + 1 * 2 ** 8 + 34}:8443/r.git`, false, resolve)).toEqual({
+    expect(
+      await openRemote(`https://${173 * 2 ** 24 + 194 * 2 ** 16 + 1 * 2 ** 8 + 34}:8443/r.git`, false, resolve),
+    ).toEqual({
       url: 'https://173.194.1.34:8443/r.git',
       config: ['protocol.allow=never', 'protocol.https.allow=always', 'http.followRedirects=false'],
     });
     await expect(openRemote('https://inside.example/r.git', false, resolve)).rejects.toThrow(
-      new GitError('the repository is not on a public address (inside.example does not resolve to public addresses only)'),
+      new GitError(
+        'the repository is not on a public address (inside.example does not resolve to public addresses only)',
+      ),
     );
-    await expect(openRemote('https://2130706433/r.git', false, resolve)).rejects.toThrow('127.0.0.1 is a private or reserved address');
+    await expect(openRemote('https://2130706433/r.git', false, resolve)).rejects.toThrow(
+      '127.0.0.1 is a private or reserved address',
+    );
     await expect(openRemote('http://git.example/r.git', false, resolve)).rejects.toThrow('must be an https:// URL');
     // Local demos and tests: as given.
     expect(await openRemote('/srv/repo.git', true, resolve)).toEqual({ url: 'file:///srv/repo.git', config: [] });
@@ -184,7 +236,9 @@ describe('Git remotes behind the guard', () => {
       url: 'http://127.0.0.1:9/r.git',
       config: [`http.extraHeader=Authorization: Basic ${Buffer.from('u@x:p:w').toString('base64')}`],
     });
-    expect(await repositoryProblem('https://u:pw@inside.example/r.git', false, resolve)).toBe('must be on a public address (inside.example does not resolve to public addresses only)');
+    expect(await repositoryProblem('https://u:pw@inside.example/r.git', false, resolve)).toBe(
+      'must be on a public address (inside.example does not resolve to public addresses only)',
+    );
     expect(await repositoryProblem('https://git.example/r.git', false, resolve)).toBeUndefined();
   });
 
@@ -210,7 +264,9 @@ describe('Git remotes behind the guard', () => {
       listener = createServer((socket) => {
         connections += 1;
         sockets.add(socket.on('close', () => sockets.delete(socket)));
-        socket.end(`HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:${port}/elsewhere.git/info/refs?service=git-upload-pack\r\nContent-Length: 0\r\n\r\n`);
+        socket.end(
+          `HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:${port}/elsewhere.git/info/refs?service=git-upload-pack\r\nContent-Length: 0\r\n\r\n`,
+        );
       });
       await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
       port = (listener.address() as { port: number }).port;
@@ -224,7 +280,10 @@ describe('Git remotes behind the guard', () => {
     it('connects a pinned name to the pinned address (http.curloptResolve), and follows no redirect (http.followRedirects)', async () => {
       // http.curloptResolve came with git 2.37.
       expect(execFileSync('git', ['--version']).toString()).toMatch(/^git version (2\.(3[7-9]|[4-9]\d)|[3-9])/);
-      const lsRemote = (config: string[]) => git(['ls-remote', `http://repo.example.test:${port}/r.git`], { cwd: work, config }).catch((error: unknown) => error);
+      const lsRemote = (config: string[]) =>
+        git(['ls-remote', `http://repo.example.test:${port}/r.git`], { cwd: work, config }).catch(
+          (error: unknown) => error,
+        );
       const pin = `http.curloptResolve=repo.example.test:${port}:127.0.0.1`;
       // repo.example.test does not resolve: the connection went to the pinned address, once.
       expect(await lsRemote(['http.followRedirects=false', pin])).toBeInstanceOf(GitError);
@@ -249,9 +308,15 @@ describe('Git remotes behind the guard', () => {
     ]) {
       expect(said(printed)).toBe(unreachable);
     }
-    expect(said("Authentication failed for 'https://***@git.example/r.git/'")).toBe('could not read the repository: authentication failed: check the credentials in the URL');
-    expect(said("repository 'https://git.example/r.git/' not found")).toBe('could not read the repository: repository not found');
-    expect(remoteFailure(new GitError('! [rejected]        HEAD -> main (non-fast-forward)'), 'push to')).toBe('could not push to the repository: the repository refused the push');
+    expect(said("Authentication failed for 'https://***@git.example/r.git/'")).toBe(
+      'could not read the repository: authentication failed: check the credentials in the URL',
+    );
+    expect(said("repository 'https://git.example/r.git/' not found")).toBe(
+      'could not read the repository: repository not found',
+    );
+    expect(remoteFailure(new GitError('! [rejected]        HEAD -> main (non-fast-forward)'), 'push to')).toBe(
+      'could not push to the repository: the repository refused the push',
+    );
   });
 });
 
@@ -299,7 +364,14 @@ describe('branch refs', () => {
   });
 
   it('asks for a branch (refs/heads/…) whose name does not look like an option, within a length', () => {
-    for (const ref of ['main', 'refs/tags/v1', 'refs/heads/', 'refs/heads/-delete', 'refs/heads/@', `refs/heads/${'a'.repeat(250)}`]) {
+    for (const ref of [
+      'main',
+      'refs/tags/v1',
+      'refs/heads/',
+      'refs/heads/-delete',
+      'refs/heads/@',
+      `refs/heads/${'a'.repeat(250)}`,
+    ]) {
       expect([ref, refProblem(ref)]).toEqual([ref, expect.any(String)]);
     }
     expect(refProblem(`refs/heads/${'a'.repeat(250)}`)).toBe('must be at most 255 characters, not 261');

@@ -8,7 +8,8 @@ import { png } from '../fixtures/images.js';
 // PNG images of the PDF export: those its library inflates in full are bounded first.
 
 /** Rows of zero pixels (filter byte, then samples), deflated. */
-const rows = (width: number, height: number, channels: number) => deflateSync(Buffer.alloc(height * (1 + width * channels)));
+const rows = (width: number, height: number, channels: number) =>
+  deflateSync(Buffer.alloc(height * (1 + width * channels)));
 
 describe('pdfReadyImage', () => {
   it('passes images the PDF library copies as they are, and transparent PNGs that inflate within their size', () => {
@@ -32,7 +33,11 @@ describe('pdfReadyImage', () => {
   it('lets the PDF export show the name of such an image instead of ending the process', async () => {
     const broken = png(4, 4, 6, Buffer.from('not zlib data at all'));
     const document = documentOf([image({ kind: 'file', file: 'f1' }, { alt: 'Broken diagram' })]);
-    const pdf = await renderPdf([{ title: 'Page', depth: 0, document }], { title: 'Export', image: () => broken, label: () => 'diagram.png' });
+    const pdf = await renderPdf([{ title: 'Page', depth: 0, document }], {
+      title: 'Export',
+      image: () => broken,
+      label: () => 'diagram.png',
+    });
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   });
 });
@@ -57,7 +62,10 @@ describe('renderPdf of a long page', () => {
   });
 
   it('refuses a PDF past its byte budget, naming it', async () => {
-    const refused = await renderPdf([{ title: 'Long', depth: 0, document: long }], { ...options, maxBytes: 20_000 }).catch((error: unknown) => error);
+    const refused = await renderPdf([{ title: 'Long', depth: 0, document: long }], {
+      ...options,
+      maxBytes: 20_000,
+    }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(PdfTooLargeError);
     expect(refused).toMatchObject({ limit: 'pdfBytes', max: 20_000, status: 413 });
     expect((refused as PdfTooLargeError).value).toBeGreaterThan(20_000);

@@ -47,10 +47,14 @@ describe('lists after writes', () => {
     expect(afterCreate.at(-1)?.id).toBe(id);
 
     const first = afterCreate.find((space) => !space.parent)!;
-    const moved = await p.api('POST', `/spaces/${id}/move`, { body: { position: { before: { type: 'space', space: first.id } } } });
+    const moved = await p.api('POST', `/spaces/${id}/move`, {
+      body: { position: { before: { type: 'space', space: first.id } } },
+    });
     expect(moved.status).toBe(200);
     const afterMove = await listSpaces();
-    expect(afterMove.findIndex((space) => space.id === id)).toBe(afterMove.findIndex((space) => space.id === first.id) - 1);
+    expect(afterMove.findIndex((space) => space.id === id)).toBe(
+      afterMove.findIndex((space) => space.id === first.id) - 1,
+    );
 
     expect((await p.api('DELETE', `/spaces/${id}`)).status).toBe(205);
     expect((await listSpaces()).some((space) => space.id === id)).toBe(false);

@@ -33,13 +33,20 @@ describe('SAML providers', () => {
       ['Partner IdP', 'pending'],
     ]);
     const sso = await ok('GET', `/orgs/${acme}/sso`, { token: p.token(U.ivy) });
-    expect(sso).toEqual({ items: [{ id: list.items[0].id, label: 'Acme Login', startURL: list.items[0].service.startURL }] });
+    expect(sso).toEqual({
+      items: [{ id: list.items[0].id, label: 'Acme Login', startURL: list.items[0].service.startURL }],
+    });
     expect((await p.api('GET', `/orgs/nope/sso`)).status).toBe(404);
   });
 
   it('is pending until its sign-on URL, entity ID and a valid certificate are all set, then active', async () => {
     const created = await ok('POST', saml(globex), { body: { label: 'Globex Okta' } }, 201);
-    expect(created).toMatchObject({ object: 'saml-provider', label: 'Globex Okta', status: 'pending', defaultRole: 'read' });
+    expect(created).toMatchObject({
+      object: 'saml-provider',
+      label: 'Globex Okta',
+      status: 'pending',
+      defaultRole: 'read',
+    });
     expect(created.ssoURL).toBeUndefined();
     expect(created.certificate).toBeUndefined();
     expect(created.service).toEqual({
@@ -48,7 +55,13 @@ describe('SAML providers', () => {
       entityID: expect.stringMatching(new RegExp(`/saml/${created.id}$`)),
     });
     const url = `${saml(globex)}/${created.id}`;
-    expect((await ok('PATCH', url, { body: { ssoURL: 'https://globex.okta.test/sso', entityID: 'https://globex.okta.test' } })).status).toBe('pending');
+    expect(
+      (
+        await ok('PATCH', url, {
+          body: { ssoURL: 'https://globex.okta.test/sso', entityID: 'https://globex.okta.test' },
+        })
+      ).status,
+    ).toBe('pending');
     expect((await ok('GET', `/orgs/${globex}/sso`)).items).toEqual([]);
     const active = await ok('PATCH', url, { body: { certificate } });
     expect(active.status).toBe('active');
@@ -61,7 +74,11 @@ describe('SAML providers', () => {
     for (const [body, field, message] of [
       [{ label: 'X', certificate: expired }, 'certificate', 'expired on 2021-01-01'],
       [{ label: 'X', certificate: 'not a certificate' }, 'certificate', 'PEM'],
-      [{ label: 'X', certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }, 'certificate', 'readable'],
+      [
+        { label: 'X', certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' },
+        'certificate',
+        'readable',
+      ],
       [{ label: 'X', defaultTeam: DEMO.teams.writers }, 'defaultTeam', 'no team'],
       [{ label: 'x'.repeat(31) }, 'label', '30'],
       [{ label: 'X', ssoURL: 'ftp://x' }, 'ssoURL', 'http'],
@@ -77,8 +94,13 @@ describe('SAML providers', () => {
   it('gives SSO members the active provider’s role and team; guests too', async () => {
     const team = await ok('PUT', `/orgs/${acme}/teams`, { body: { title: 'SSO newcomers' } }, 201);
     const [login] = (await ok('GET', saml(acme))).items;
-    const updated = await ok('PATCH', `${saml(acme)}/${login.id}`, { body: { defaultRole: 'comment', defaultTeam: team.id } });
-    expect(updated).toMatchObject({ defaultRole: 'comment', defaultTeam: { object: 'team', id: team.id, title: 'SSO newcomers' } });
+    const updated = await ok('PATCH', `${saml(acme)}/${login.id}`, {
+      body: { defaultRole: 'comment', defaultTeam: team.id },
+    });
+    expect(updated).toMatchObject({
+      defaultRole: 'comment',
+      defaultTeam: { object: 'team', id: team.id, title: 'SSO newcomers' },
+    });
     const member = await ok('POST', `/orgs/${acme}/members/${p.userId(U.ivy)}/sso`);
     expect(member).toMatchObject({ role: 'comment', sso: true, teams: 1 });
     const guest = await ok('PATCH', `${saml(acme)}/${login.id}`, { body: { defaultRole: null, defaultTeam: null } });
@@ -93,7 +115,12 @@ describe('SAML providers', () => {
     for (const provider of providers) await ok('DELETE', `${saml(globex)}/${provider.id}`, {}, 205);
     const refused = await p.api('PATCH', org, { body: { sso: true } });
     expect(refused.status).toBe(412);
-    const provider = await ok('POST', saml(globex), { body: { label: 'Okta', ssoURL: 'https://okta.test/sso', entityID: 'urn:okta', certificate } }, 201);
+    const provider = await ok(
+      'POST',
+      saml(globex),
+      { body: { label: 'Okta', ssoURL: 'https://okta.test/sso', entityID: 'urn:okta', certificate } },
+      201,
+    );
     expect(provider.status).toBe('active');
     expect((await ok('PATCH', org, { body: { sso: true } })).sso).toBe(true);
     // Deleting the last active provider turns enforcement off.

@@ -11,7 +11,10 @@ const S = DEMO.spaces;
 let p: TestPlatform;
 /** The platform's published address: `<pub>/<organization hostname>/<basename>/…`. */
 let pub: string;
-const ids = {} as Record<'portal' | 'apiSection' | 'v1' | 'v2' | 'guidesSection' | 'shareLink' | 'key' | 'docs' | 'api' | 'labs', string>;
+const ids = {} as Record<
+  'portal' | 'apiSection' | 'v1' | 'v2' | 'guidesSection' | 'shareLink' | 'key' | 'docs' | 'api' | 'labs',
+  string
+>;
 
 async function ok(method: string, path: string, options: Parameters<TestPlatform['api']>[2] = {}, status = 200) {
   const answer = await p.api(method, path, options);
@@ -20,8 +23,15 @@ async function ok(method: string, path: string, options: Parameters<TestPlatform
 }
 
 /** Resolves a published URL as `token`'s user (the admin by default). */
-async function resolve(url: string, visitor?: Record<string, unknown>, options: { redirectOnError?: boolean; token?: string } = {}) {
-  return p.api('POST', '/urls/published', { token: options.token, body: { url, ...(visitor ? { visitor } : {}), ...(options.redirectOnError ? { redirectOnError: true } : {}) } });
+async function resolve(
+  url: string,
+  visitor?: Record<string, unknown>,
+  options: { redirectOnError?: boolean; token?: string } = {},
+) {
+  return p.api('POST', '/urls/published', {
+    token: options.token,
+    body: { url, ...(visitor ? { visitor } : {}), ...(options.redirectOnError ? { redirectOnError: true } : {}) },
+  });
 }
 
 async function resolved(url: string, visitor?: Record<string, unknown>) {
@@ -30,10 +40,15 @@ async function resolved(url: string, visitor?: Record<string, unknown>) {
   return answer.body;
 }
 
-const siteByTitle = async (title: string) => (await ok('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).items.find((item: any) => item.title === title);
+const siteByTitle = async (title: string) =>
+  (await ok('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).items.find((item: any) => item.title === title);
 
 /** A visitor token for the site, signed with its key (HS256) unless another key is given. */
-async function visitorToken(siteId: string, claims: Record<string, unknown>, options: { expiresIn?: string; key?: string } = {}) {
+async function visitorToken(
+  siteId: string,
+  claims: Record<string, unknown>,
+  options: { expiresIn?: string; key?: string } = {},
+) {
   const key = options.key ?? (await ok('GET', `/orgs/${acme}/sites/${siteId}/publishing/auth`)).privateKey;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
@@ -47,14 +62,29 @@ beforeAll(async () => {
   pub = `${p.url.replace(/\/v1$/, '')}/published`;
   // The worked example: a share-link site with a default section and an `api` section whose
   // non-default variant `v2` shows a space.
-  const portal = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Portal', visibility: 'share-link', spaces: [p.spaceId(S.public)] } }, 201);
+  const portal = await ok(
+    'POST',
+    `/orgs/${acme}/sites`,
+    { body: { title: 'Portal', visibility: 'share-link', spaces: [p.spaceId(S.public)] } },
+    201,
+  );
   ids.portal = portal.id;
   await ok('PATCH', `/orgs/${acme}/sites/${portal.id}`, { body: { basename: 'portal' } });
-  const api = await ok('POST', `/orgs/${acme}/sites/${portal.id}/sections`, { body: { spaceId: p.spaceId(S.userGrant), title: 'API' } }, 201);
+  const api = await ok(
+    'POST',
+    `/orgs/${acme}/sites/${portal.id}/sections`,
+    { body: { spaceId: p.spaceId(S.userGrant), title: 'API' } },
+    201,
+  );
   ids.apiSection = api.id;
   ids.v1 = api.siteSpaces[0].id;
   await ok('PATCH', `/orgs/${acme}/sites/${portal.id}/site-spaces/${ids.v1}`, { body: { path: 'v1' } });
-  const v2 = await ok('POST', `/orgs/${acme}/sites/${portal.id}/site-spaces`, { body: { spaceId: p.spaceId(S.gitSynced), sectionId: api.id, path: 'v2' } }, 201);
+  const v2 = await ok(
+    'POST',
+    `/orgs/${acme}/sites/${portal.id}/site-spaces`,
+    { body: { spaceId: p.spaceId(S.gitSynced), sectionId: api.id, path: 'v2' } },
+    201,
+  );
   ids.v2 = v2.id;
   const sections = (await ok('GET', `/orgs/${acme}/sites/${portal.id}/sections`)).items;
   ids.guidesSection = sections[0].id;
@@ -106,17 +136,38 @@ describe('published URLs', () => {
     });
     expect(body.preview).toBeUndefined();
     const token = decodeJwt(body.apiToken);
-    expect(token).toMatchObject({ kind: 'site', site: ids.portal, siteSection: ids.apiSection, siteSpace: ids.v2, space: p.spaceId(S.gitSynced), spaces: [p.spaceId(S.gitSynced)], organization: acme, claims: {} });
+    expect(token).toMatchObject({
+      kind: 'site',
+      site: ids.portal,
+      siteSection: ids.apiSection,
+      siteSpace: ids.v2,
+      space: p.spaceId(S.gitSynced),
+      spaces: [p.spaceId(S.gitSynced)],
+      organization: acme,
+      claims: {},
+    });
     expect(token.exp! - token.iat!).toBe(3600);
   });
 
   it('falls back to the default section and variant, and says when more site segments could follow', async () => {
     const intro = await resolved(`${pub}/acme-docs/portal/${ids.key}/guides-page/intro`);
-    expect(intro).toMatchObject({ siteSection: ids.guidesSection, space: p.spaceId(S.public), pathname: 'guides-page/intro', complete: true, basePath: `/published/acme-docs/portal/${ids.key}/` });
+    expect(intro).toMatchObject({
+      siteSection: ids.guidesSection,
+      space: p.spaceId(S.public),
+      pathname: 'guides-page/intro',
+      complete: true,
+      basePath: `/published/acme-docs/portal/${ids.key}/`,
+    });
     const root = await resolved(`${pub}/acme-docs/portal/${ids.key}`);
     expect(root).toMatchObject({ siteSection: ids.guidesSection, pathname: '', complete: false });
     const section = await resolved(`${pub}/acme-docs/portal/${ids.key}/api`);
-    expect(section).toMatchObject({ siteSection: ids.apiSection, siteSpace: ids.v1, pathname: '', complete: false, canonicalUrl: `${pub}/acme-docs/portal/${ids.key}/api` });
+    expect(section).toMatchObject({
+      siteSection: ids.apiSection,
+      siteSpace: ids.v1,
+      pathname: '',
+      complete: false,
+      canonicalUrl: `${pub}/acme-docs/portal/${ids.key}/api`,
+    });
     const variant = await resolved(`${pub}/acme-docs/portal/${ids.key}/api/v2`);
     expect(variant).toMatchObject({ siteSpace: ids.v2, pathname: '', complete: true });
   });
@@ -125,7 +176,10 @@ describe('published URLs', () => {
     const defaults = await resolve(`${pub}/acme-docs/portal/${ids.key}/guides/intro?tab=2`);
     expect(defaults.body).toEqual({ target: 'content', redirect: `${pub}/acme-docs/portal/${ids.key}/intro?tab=2` });
     const defaultVariant = await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v1/reference`);
-    expect(defaultVariant.body).toEqual({ target: 'content', redirect: `${pub}/acme-docs/portal/${ids.key}/api/reference` });
+    expect(defaultVariant.body).toEqual({
+      target: 'content',
+      redirect: `${pub}/acme-docs/portal/${ids.key}/api/reference`,
+    });
   });
 
   it('normalizes: repeated and trailing slashes, case, percent-encoding; refuses malformed and overlong URLs', async () => {
@@ -133,7 +187,12 @@ describe('published URLs', () => {
     expect(body).toMatchObject({ siteSpace: ids.v2, pathname: 'guides/more' });
     const encoded = await resolved(`${pub}/acme-docs/portal/${ids.key}/%61pi/v2`);
     expect(encoded.siteSpace).toBe(ids.v2);
-    for (const url of [`${pub}/acme-docs/portal/%E0%A4%A`, `${pub}/acme-docs/portal/${'a'.repeat(2050)}`, 'not a url', 'ftp://example.com/docs']) {
+    for (const url of [
+      `${pub}/acme-docs/portal/%E0%A4%A`,
+      `${pub}/acme-docs/portal/${'a'.repeat(2050)}`,
+      'not a url',
+      'ftp://example.com/docs',
+    ]) {
       const answer = await resolve(url);
       expect(answer.status, url).toBe(400);
     }
@@ -145,10 +204,18 @@ describe('published URLs', () => {
     const product = await resolved(`${pub}/acme-docs/product/overview`);
     expect(product).toMatchObject({ site: ids.docs, space: p.spaceId('Product overview'), pathname: 'overview' });
     const french = await resolved(`${pub}/acme-docs/docs/getting-started/fr/installation`);
-    expect(french).toMatchObject({ site: ids.docs, space: p.spaceId('Guide de démarrage'), pathname: 'installation', canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr/installation` });
+    expect(french).toMatchObject({
+      site: ids.docs,
+      space: p.spaceId('Guide de démarrage'),
+      pathname: 'installation',
+      canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr/installation`,
+    });
     // The French variant without its section's path still resolves, to its canonical URL.
     const short = await resolved(`${pub}/acme-docs/docs/fr`);
-    expect(short).toMatchObject({ space: p.spaceId('Guide de démarrage'), canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr` });
+    expect(short).toMatchObject({
+      space: p.spaceId('Guide de démarrage'),
+      canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr`,
+    });
     // Sections inside groups resolve like the others.
     const grouped = await resolved(`${pub}/acme-docs/docs/status`);
     expect(grouped.space).toBe(p.spaceId('Status page'));
@@ -158,7 +225,12 @@ describe('published URLs', () => {
     const space = p.spaceId('Getting started');
     const request = (await ok('GET', `/spaces/${space}/change-requests`, { query: { status: 'open' } })).items[0];
     const byNumber = await resolved(`${pub}/acme-docs/docs/~/changes/${request.number}/install`);
-    expect(byNumber).toMatchObject({ space, changeRequest: request.id, basePath: `/published/acme-docs/docs/~/changes/${request.number}/`, pathname: 'install' });
+    expect(byNumber).toMatchObject({
+      space,
+      changeRequest: request.id,
+      basePath: `/published/acme-docs/docs/~/changes/${request.number}/`,
+      pathname: 'install',
+    });
     expect((await resolved(`${pub}/acme-docs/docs/~/changes/${request.id}`)).changeRequest).toBe(request.id);
     const revision = (await ok('GET', `/spaces/${space}`)).revision;
     expect((await resolved(`${pub}/acme-docs/docs/~/revisions/${revision}/install`)).revision).toBe(revision);
@@ -173,15 +245,22 @@ describe('published URLs', () => {
     const labs = `${pub}/acme-docs/acme-labs/some-page`;
     expect(await resolved(labs)).toMatchObject({ site: ids.labs, preview: true });
     // Outside the organization, an unpublished site's basename is only a path of the default site.
-    expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).body).toMatchObject({ site: ids.docs, pathname: 'acme-labs/some-page' });
+    expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).body).toMatchObject({
+      site: ids.docs,
+      pathname: 'acme-labs/some-page',
+    });
     await ok('POST', `/orgs/${acme}/sites/${ids.api}/unpublish`);
     try {
-      expect((await resolve('https://api.acme-docs.test/reference', undefined, { token: p.token(U.ivy) })).status).toBe(404);
+      expect((await resolve('https://api.acme-docs.test/reference', undefined, { token: p.token(U.ivy) })).status).toBe(
+        404,
+      );
     } finally {
       await ok('POST', `/orgs/${acme}/sites/${ids.api}/publish`);
     }
     // Published, it resolves for anyone with the key.
-    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(200);
+    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(
+      200,
+    );
   });
 
   it('needs an active share key for a share-link site', async () => {
@@ -206,7 +285,14 @@ describe('visitor authentication', () => {
 
   it('resolves a custom hostname with a token signed with the site’s key', async () => {
     const body = await resolved(apiUrl, { jwtToken: await visitorToken(ids.api, { email: 'reader@partner.test' }) });
-    expect(body).toMatchObject({ site: ids.api, space: p.spaceId(S.visitorAuth), siteBasePath: '/', basePath: '/', pathname: 'getting-started/authentication', canonicalUrl: apiUrl });
+    expect(body).toMatchObject({
+      site: ids.api,
+      space: p.spaceId(S.visitorAuth),
+      siteBasePath: '/',
+      basePath: '/',
+      pathname: 'getting-started/authentication',
+      canonicalUrl: apiUrl,
+    });
     expect(body.contextId).toEqual(expect.any(String));
     expect(decodeJwt(body.apiToken).claims).toEqual({ email: 'reader@partner.test' });
   });
@@ -219,26 +305,45 @@ describe('visitor authentication', () => {
     expect(expired.body.error.message).toBe('Error while validating the JWT token. Reason: The token has expired.');
     const forged = await resolve(apiUrl, { jwtToken: await visitorToken(ids.api, {}, { key: 'not-the-site-key' }) });
     expect(forged.status).toBe(401);
-    expect(forged.body.error.message).toBe('Error while validating the JWT token. Reason: The token signature is invalid.');
+    expect(forged.body.error.message).toBe(
+      'Error while validating the JWT token. Reason: The token signature is invalid.',
+    );
     expect((await resolve(apiUrl, { jwtToken: 'garbage' })).status).toBe(401);
 
     const toLogin = await resolve(apiUrl, { jwtToken: 'garbage' }, { redirectOnError: true });
     expect(toLogin.status).toBe(200);
-    expect(toLogin.body).toEqual({ target: 'external', site: ids.api, redirect: 'https://api.acme-docs.test/~gitbook/auth/login?location=%2Fgetting-started%2Fauthentication' });
-    await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', fallbackURL: 'https://login.partner.test/oauth2' } });
+    expect(toLogin.body).toEqual({
+      target: 'external',
+      site: ids.api,
+      redirect: 'https://api.acme-docs.test/~gitbook/auth/login?location=%2Fgetting-started%2Fauthentication',
+    });
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, {
+      body: { backend: 'custom', fallbackURL: 'https://login.partner.test/oauth2' },
+    });
     const external = await resolve(apiUrl, undefined, { redirectOnError: true });
-    expect(external.body).toEqual({ target: 'external', site: ids.api, redirect: 'https://login.partner.test/oauth2?location=%2Fgetting-started%2Fauthentication' });
+    expect(external.body).toEqual({
+      target: 'external',
+      site: ids.api,
+      redirect: 'https://login.partner.test/oauth2?location=%2Fgetting-started%2Fauthentication',
+    });
   });
 
   it('verifies RS256 tokens with the public key the settings hold, and stops trusting a regenerated key', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const rs256 = await new SignJWT({ plan: 'pro' }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('5m').sign(privateKey);
+    const rs256 = await new SignJWT({ plan: 'pro' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setExpirationTime('5m')
+      .sign(privateKey);
     expect((await resolve(apiUrl, { jwtToken: rs256 })).status).toBe(401);
     const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    const bad = await p.api('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', publicKey: 'nope' } });
+    const bad = await p.api('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, {
+      body: { backend: 'custom', publicKey: 'nope' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('publicKey');
-    await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { body: { backend: 'custom', publicKey: pem } });
+    await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, {
+      body: { backend: 'custom', publicKey: pem },
+    });
     expect(decodeJwt((await resolved(apiUrl, { jwtToken: rs256 })).apiToken).claims).toEqual({ plan: 'pro' });
 
     const old = await visitorToken(ids.api, {});
@@ -248,7 +353,9 @@ describe('visitor authentication', () => {
   });
 
   it('keeps the signing key from everyone but admins', async () => {
-    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { token: p.token(U.ben) })).status).toBe(403);
+    expect(
+      (await p.api('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { token: p.token(U.ben) })).status,
+    ).toBe(403);
     const settings = await ok('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`);
     expect(settings).toMatchObject({ object: 'publishing-auth', backend: 'custom', privateKey: expect.any(String) });
     const resolvedBody = await resolved(apiUrl, { jwtToken: await visitorToken(ids.api, {}) });
@@ -277,8 +384,24 @@ describe('adaptive content', () => {
     for (const [jsonSchema, message] of [
       [{ type: 'object', properties: { beta: { type: 'boolean' } }, additionalProperties: false }, 'jsonSchema'],
       [{ type: 'object', properties: {}, additionalProperties: true }, 'additionalProperties'],
-      [{ type: 'object', properties: { 'bad-name': { type: 'boolean', description: 'x' } }, additionalProperties: false }, 'property name'],
-      [{ type: 'object', properties: { unsigned: { type: 'object', description: 'Other', properties: {}, additionalProperties: false } }, additionalProperties: false }, 'unsigned'],
+      [
+        {
+          type: 'object',
+          properties: { 'bad-name': { type: 'boolean', description: 'x' } },
+          additionalProperties: false,
+        },
+        'property name',
+      ],
+      [
+        {
+          type: 'object',
+          properties: {
+            unsigned: { type: 'object', description: 'Other', properties: {}, additionalProperties: false },
+          },
+          additionalProperties: false,
+        },
+        'unsigned',
+      ],
     ] as const) {
       const answer = await p.api('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { body: { jsonSchema } });
       expect(answer.status, JSON.stringify(jsonSchema)).toBe(400);
@@ -286,8 +409,17 @@ describe('adaptive content', () => {
     }
     const stored = await ok('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { body: { jsonSchema: schema } });
     expect(stored).toMatchObject({ object: 'site-adaptive-schema', jsonSchema: schema });
-    expect((await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: p.token(U.dee) })).jsonSchema).toEqual(schema);
-    expect((await p.api('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: p.token(U.dee), body: { jsonSchema: schema } })).status).toBe(403);
+    expect(
+      (await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: p.token(U.dee) })).jsonSchema,
+    ).toEqual(schema);
+    expect(
+      (
+        await p.api('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, {
+          token: p.token(U.dee),
+          body: { jsonSchema: schema },
+        })
+      ).status,
+    ).toBe(403);
     const templates = await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema/template-conditions`);
     expect(templates.items).toEqual([
       { description: 'Can see beta features', condition: 'visitor.claims.betaAccess == true' },
@@ -323,7 +455,9 @@ describe('adaptive content', () => {
   it('uses unsigned claims that fit the schema and refuses those that do not', async () => {
     const sites = `/orgs/${acme}/sites/${ids.api}/site-spaces`;
     const beta = (await ok('GET', sites)).items.find((item: any) => item.path === 'beta');
-    await ok('PATCH', `${sites}/${beta.id}`, { body: { condition: 'visitor.claims.betaAccess == true || visitor.claims.unsigned.newsletter' } });
+    await ok('PATCH', `${sites}/${beta.id}`, {
+      body: { condition: 'visitor.claims.betaAccess == true || visitor.claims.unsigned.newsletter' },
+    });
     const jwtToken = await visitorToken(ids.api, {});
     const url = 'https://api.acme-docs.test/beta';
     expect((await resolved(url, { jwtToken, unsignedClaims: { newsletter: true } })).siteSpace).toBe(beta.id);
@@ -342,8 +476,12 @@ describe('share links', () => {
     const created = await ok('POST', base, { body: { name: 'Press' } }, 201);
     expect(created).toMatchObject({ object: 'share-link', name: 'Press', active: true });
     const key = new URL(created.urls.published).pathname.split('/').filter(Boolean).pop();
-    expect((await ok('GET', base, { query: { search: 'pre' } })).items.map((item: any) => item.id)).toEqual([created.id]);
-    expect((await ok('GET', base, { query: { search: key! } })).items.map((item: any) => item.id)).toEqual([created.id]);
+    expect((await ok('GET', base, { query: { search: 'pre' } })).items.map((item: any) => item.id)).toEqual([
+      created.id,
+    ]);
+    expect((await ok('GET', base, { query: { search: key! } })).items.map((item: any) => item.id)).toEqual([
+      created.id,
+    ]);
     expect((await ok('PATCH', `${base}/${created.id}`, { body: { name: 'Press kit' } })).name).toBe('Press kit');
     expect((await p.api('PATCH', `${base}/${created.id}`, { body: {} })).status).toBe(400);
     expect((await p.api('POST', base, { token: p.token(U.ben), body: { name: 'x' } })).status).toBe(403);
@@ -357,21 +495,45 @@ describe('share links', () => {
     const structure = `/orgs/${acme}/sites/${ids.portal}/structure`;
     expect((await p.api('GET', structure, { token: outsider })).status).toBe(404);
     expect((await p.api('GET', structure, { token: outsider, query: { shareKey: ids.key } })).status).toBe(200);
-    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/site-spaces`, { token: outsider, query: { shareKey: ids.key } })).body.count).toBe(3);
-    expect((await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/published`, { token: outsider, query: { shareKey: ids.key } })).status).toBe(200);
+    expect(
+      (
+        await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/site-spaces`, {
+          token: outsider,
+          query: { shareKey: ids.key },
+        })
+      ).body.count,
+    ).toBe(3);
+    expect(
+      (
+        await p.api('GET', `/orgs/${acme}/sites/${ids.portal}/published`, {
+          token: outsider,
+          query: { shareKey: ids.key },
+        })
+      ).status,
+    ).toBe(200);
     expect((await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: outsider })).status).toBe(404);
   });
 });
 
 describe('published profile', () => {
   it('answers the site, its published structure, default customizations for the site and each site space, and scripts', async () => {
-    const draft = await ok('POST', `/orgs/${acme}/sites/${ids.docs}/site-spaces`, { body: { spaceId: p.spaceId(S.teamGrant), draft: true } }, 201);
+    const draft = await ok(
+      'POST',
+      `/orgs/${acme}/sites/${ids.docs}/site-spaces`,
+      { body: { spaceId: p.spaceId(S.teamGrant), draft: true } },
+      201,
+    );
     const profile = await ok('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token: p.token(U.ivy) });
     expect(profile.object).toBe('published-content-site');
     expect(profile.site).toMatchObject({ id: ids.docs, published: true });
     expect(profile.structure.type).toBe('sections');
-    expect(profile.customizations.site).toMatchObject({ title: DEMO.sites.docs, themes: { default: 'light', toggeable: true } });
-    const variants = (await ok('GET', `/orgs/${acme}/sites/${ids.docs}/site-spaces`)).items.filter((item: any) => !item.draft);
+    expect(profile.customizations.site).toMatchObject({
+      title: DEMO.sites.docs,
+      themes: { default: 'light', toggeable: true },
+    });
+    const variants = (await ok('GET', `/orgs/${acme}/sites/${ids.docs}/site-spaces`)).items.filter(
+      (item: any) => !item.draft,
+    );
     expect(Object.keys(profile.customizations.siteSpaces).sort()).toEqual(variants.map((item: any) => item.id).sort());
     expect(profile.customizations.siteSpaces[draft.id]).toBeUndefined();
     const french = variants.find((item: any) => item.path === 'fr');
@@ -388,14 +550,20 @@ describe('content and embed URLs', () => {
     const bySpace = await ok('GET', '/urls/content', { query: { url: space.urls.app } });
     expect(bySpace.space.id).toBe(space.id);
     expect(bySpace.page.path).toBe((await ok('GET', `/spaces/${space.id}/content/path`)).path);
-    const page = (await ok('GET', `/spaces/${space.id}/content`)).pages.find((item: any) => item.type === 'document' && item.path !== '');
+    const page = (await ok('GET', `/spaces/${space.id}/content`)).pages.find(
+      (item: any) => item.type === 'document' && item.path !== '',
+    );
     const byPage = await ok('GET', '/urls/content', { query: { url: page.urls.app } });
     expect(byPage.page.id).toBe(page.id);
     const request = (await ok('GET', `/spaces/${space.id}/change-requests`)).items[0];
     const byRequest = await ok('GET', '/urls/content', { query: { url: request.urls.app } });
     expect(byRequest.changeRequest.id).toBe(request.id);
-    expect((await p.api('GET', '/urls/content', { query: { url: `${space.urls.app.replace(space.id, 'nope')}` } })).status).toBe(404);
-    expect((await p.api('GET', '/urls/content', { token: p.token(U.ivy), query: { url: collection.urls.app } })).status).toBe(404);
+    expect(
+      (await p.api('GET', '/urls/content', { query: { url: `${space.urls.app.replace(space.id, 'nope')}` } })).status,
+    ).toBe(404);
+    expect(
+      (await p.api('GET', '/urls/content', { token: p.token(U.ivy), query: { url: collection.urls.app } })).status,
+    ).toBe(404);
   });
 
   it('resolves a published URL to its space and page, and embeds a published page', async () => {
@@ -405,7 +573,12 @@ describe('content and embed URLs', () => {
     const gettingStarted = `${pub}/acme-docs`;
     const landing = await ok('GET', `/spaces/${p.spaceId('Getting started')}/content/path`);
     const embed = await ok('GET', '/urls/embed', { query: { url: gettingStarted } });
-    expect(embed).toEqual({ type: 'link', title: landing.title, site: DEMO.sites.docs, ...(landing.emoji ? { icon: landing.emoji } : { icon: expect.any(String) }) });
+    expect(embed).toEqual({
+      type: 'link',
+      title: landing.title,
+      site: DEMO.sites.docs,
+      ...(landing.emoji ? { icon: landing.emoji } : { icon: expect.any(String) }),
+    });
     expect((await p.api('GET', '/urls/embed', { query: { url: `${gettingStarted}/no-such-page` } })).status).toBe(404);
   });
 });
@@ -416,7 +589,14 @@ describe('the API token of a resolved URL', () => {
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const spaceId = p.spaceId(S.userGrant);
-    const markdown = ['Everyone sees this.', '', '{% if visitor.claims.betaAccess %}', 'Beta testers see this.', '{% endif %}', ''].join('\n');
+    const markdown = [
+      'Everyone sees this.',
+      '',
+      '{% if visitor.claims.betaAccess %}',
+      'Beta testers see this.',
+      '{% endif %}',
+      '',
+    ].join('\n');
     const documentId = putDocument(p.db, spaceId, markdownToDocument(markdown).document);
     commitContent(p.db, spaceId, {
       pages: [{ id: 'pg-beta', type: 'document', title: 'Overview', slug: 'overview', documentId, pages: [] }],
@@ -424,13 +604,20 @@ describe('the API token of a resolved URL', () => {
       reusableContents: [],
       variables: {},
     });
-    const { apiToken, space, pathname } = await resolved('https://api.acme-docs.test/beta/overview', { jwtToken: await visitorToken(ids.api, { betaAccess: true }) });
+    const { apiToken, space, pathname } = await resolved('https://api.acme-docs.test/beta/overview', {
+      jwtToken: await visitorToken(ids.api, { betaAccess: true }),
+    });
     const token = apiToken as string;
-    const page = await p.api('GET', `/spaces/${space}/content/path/${pathname}`, { token, query: { format: 'markdown', evaluated: 'true' } });
+    const page = await p.api('GET', `/spaces/${space}/content/path/${pathname}`, {
+      token,
+      query: { format: 'markdown', evaluated: 'true' },
+    });
     expect(page.status).toBe(200);
     expect(page.body.markdown).toContain('Beta testers see this.');
     // An API reader is a visitor without claims.
-    const asAdmin = await ok('GET', `/spaces/${space}/content/path/${pathname}`, { query: { format: 'markdown', evaluated: 'true' } });
+    const asAdmin = await ok('GET', `/spaces/${space}/content/path/${pathname}`, {
+      query: { format: 'markdown', evaluated: 'true' },
+    });
     expect(asAdmin.markdown).toContain('Everyone sees this.');
     expect(asAdmin.markdown).not.toContain('Beta testers see this.');
     // The visitor reads the profile of the site, not another space, not the organization, and writes nothing.
@@ -440,7 +627,10 @@ describe('the API token of a resolved URL', () => {
     expect((await p.api('GET', `/spaces/${space}`, { token })).status).toBe(200);
     // The site's structure, sections and site spaces, as their claims show them.
     for (const part of ['structure', 'sections', 'site-spaces']) {
-      expect([part, (await p.api('GET', `/orgs/${acme}/sites/${ids.api}/${part}`, { token })).status]).toEqual([part, 200]);
+      expect([part, (await p.api('GET', `/orgs/${acme}/sites/${ids.api}/${part}`, { token })).status]).toEqual([
+        part,
+        200,
+      ]);
     }
     // Routes that do not read through the visitor's view are closed to them.
     expect((await p.api('GET', `/orgs/${acme}`, { token })).status).toBe(403);
@@ -453,18 +643,32 @@ describe('the API token of a resolved URL', () => {
 
 describe('review cases', () => {
   it('resolves a proxied site by its origin and by the proxy target, compares hosts exactly, and keeps origins unique', async () => {
-    const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Proxied', spaces: [p.spaceId(S.public)] } }, 201);
+    const site = await ok(
+      'POST',
+      `/orgs/${acme}/sites`,
+      { body: { title: 'Proxied', spaces: [p.spaceId(S.public)] } },
+      201,
+    );
     await ok('PATCH', `/orgs/${acme}/sites/${site.id}`, { body: { proxy: 'example.com/docs' } });
     await ok('POST', `/orgs/${acme}/sites/${site.id}/publish`);
     const viaOrigin = await resolved('https://EXAMPLE.com/Docs/intro');
-    expect(viaOrigin).toMatchObject({ site: site.id, siteBasePath: '/Docs/', pathname: 'intro', canonicalUrl: 'https://example.com/docs/intro' });
+    expect(viaOrigin).toMatchObject({
+      site: site.id,
+      siteBasePath: '/Docs/',
+      pathname: 'intro',
+      canonicalUrl: 'https://example.com/docs/intro',
+    });
     const viaTarget = await resolved(`${pub}/proxy/${site.id}/intro`);
     expect(viaTarget).toMatchObject({ site: site.id, pathname: 'intro' });
     expect((await resolve('https://exampl_.com/docs/intro')).status).toBe(404);
     expect((await resolve('https://example.com/other')).status).toBe(404);
     const other = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Proxied twice' } }, 201);
-    expect((await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'Example.com/Docs' } })).status).toBe(409);
-    expect((await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'api.acme-docs.test/docs' } })).status).toBe(409);
+    expect(
+      (await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'Example.com/Docs' } })).status,
+    ).toBe(409);
+    expect(
+      (await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'api.acme-docs.test/docs' } })).status,
+    ).toBe(409);
     await ok('DELETE', `/orgs/${acme}/sites/${other.id}`, {}, 205);
     await ok('DELETE', `/orgs/${acme}/sites/${site.id}`, {}, 205);
   });
@@ -523,23 +727,40 @@ describe('review cases', () => {
     commitContent(p.db, space, {
       pages: [
         { id: 'pg-open', type: 'document', title: 'Open', slug: 'open', documentId, pages: [] },
-        { id: 'pg-pro', type: 'document', title: 'Pro', slug: 'pro', documentId, condition: 'visitor.claims.plan == "pro"', pages: [] },
+        {
+          id: 'pg-pro',
+          type: 'document',
+          title: 'Pro',
+          slug: 'pro',
+          documentId,
+          condition: 'visitor.claims.plan == "pro"',
+          pages: [],
+        },
       ],
       files: [],
       reusableContents: [],
       variables: {},
     });
-    const free = await resolved('https://api.acme-docs.test/pro', { jwtToken: await visitorToken(ids.api, { plan: 'free' }) });
-    const pro = await resolved('https://api.acme-docs.test/pro', { jwtToken: await visitorToken(ids.api, { plan: 'pro' }) });
+    const free = await resolved('https://api.acme-docs.test/pro', {
+      jwtToken: await visitorToken(ids.api, { plan: 'free' }),
+    });
+    const pro = await resolved('https://api.acme-docs.test/pro', {
+      jwtToken: await visitorToken(ids.api, { plan: 'pro' }),
+    });
     expect((await p.api('GET', `/spaces/${space}/content/path/pro`, { token: free.apiToken })).status).toBe(404);
     expect((await p.api('GET', `/spaces/${space}/content/path/pro`, { token: pro.apiToken })).status).toBe(200);
     const tree = await p.api('GET', `/spaces/${space}/content`, { token: free.apiToken });
     expect(tree.body.pages.map((page: any) => page.title)).toEqual(['Open']);
-    expect((await p.api('GET', '/urls/content', { token: free.apiToken, query: { url: 'https://api.acme-docs.test/pro' } })).body.page).toBeUndefined();
+    expect(
+      (await p.api('GET', '/urls/content', { token: free.apiToken, query: { url: 'https://api.acme-docs.test/pro' } }))
+        .body.page,
+    ).toBeUndefined();
     // The profile, read with the API token, shows the beta variant only to beta visitors.
     const profile = await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: free.apiToken });
     expect(profile.body.structure.structure.map((item: any) => item.path)).toEqual(['reference']);
-    const beta = await resolved('https://api.acme-docs.test/', { jwtToken: await visitorToken(ids.api, { betaAccess: true }) });
+    const beta = await resolved('https://api.acme-docs.test/', {
+      jwtToken: await visitorToken(ids.api, { betaAccess: true }),
+    });
     const betaProfile = await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: beta.apiToken });
     expect(betaProfile.body.structure.structure.map((item: any) => item.path)).toEqual(['reference', 'beta']);
   });
@@ -552,9 +773,19 @@ describe('review cases', () => {
   });
 
   it('falls back to the next section with something to show when the default section’s space is deleted', async () => {
-    const created = await ok('POST', `/spaces`.replace('/spaces', `/orgs/${acme}/spaces`), { body: { title: 'Soon deleted' } }, 201);
+    const created = await ok(
+      'POST',
+      `/spaces`.replace('/spaces', `/orgs/${acme}/spaces`),
+      { body: { title: 'Soon deleted' } },
+      201,
+    );
     const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Fallback', spaces: [created.id] } }, 201);
-    await ok('POST', `/orgs/${acme}/sites/${site.id}/sections`, { body: { spaceId: p.spaceId(S.public), title: 'Notes' } }, 201);
+    await ok(
+      'POST',
+      `/orgs/${acme}/sites/${site.id}/sections`,
+      { body: { spaceId: p.spaceId(S.public), title: 'Notes' } },
+      201,
+    );
     await ok('POST', `/orgs/${acme}/sites/${site.id}/publish`);
     await ok('DELETE', `/spaces/${created.id}`, {}, 205);
     const root = await resolved(`${pub}/acme-docs/fallback`);
@@ -565,6 +796,9 @@ describe('review cases', () => {
 
   it('gives visitor-auth sites their sign-in and sign-out addresses', async () => {
     const site = await ok('GET', `/orgs/${acme}/sites/${ids.api}`);
-    expect(site.urls).toMatchObject({ login: 'https://api.acme-docs.test/~gitbook/auth/login', logout: expect.any(String) });
+    expect(site.urls).toMatchObject({
+      login: 'https://api.acme-docs.test/~gitbook/auth/login',
+      logout: expect.any(String),
+    });
   });
 });

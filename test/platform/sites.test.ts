@@ -10,7 +10,14 @@ let p: TestPlatform;
 const sites = `/orgs/${acme}/sites`;
 const site = (id: string) => `${sites}/${id}`;
 
-async function ok(method: string, path: string, options: Parameters<TestPlatform['api']>[2] = {}, status = method === 'POST' && !path.endsWith('/publish') && !path.endsWith('/unpublish') && !path.endsWith('/move') ? 201 : 200) {
+async function ok(
+  method: string,
+  path: string,
+  options: Parameters<TestPlatform['api']>[2] = {},
+  status = method === 'POST' && !path.endsWith('/publish') && !path.endsWith('/unpublish') && !path.endsWith('/move')
+    ? 201
+    : 200,
+) {
   const answer = await p.api(method, path, options);
   expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(status);
   return answer.body;
@@ -25,7 +32,8 @@ async function outline(siteId: string): Promise<unknown> {
   const structure = await ok('GET', `${site(siteId)}/structure`);
   const item = (node: any): unknown => {
     if (node.object === 'site-space') return `${node.path}${node.default ? '*' : ''}`;
-    if (node.object === 'site-section') return { [`${node.path}${node.default ? '*' : ''}`]: node.siteSpaces.map(item) };
+    if (node.object === 'site-section')
+      return { [`${node.path}${node.default ? '*' : ''}`]: node.siteSpaces.map(item) };
     return { [`group:${node.title}`]: node.children.map(item) };
   };
   return { [structure.type]: structure.structure.map(item) };
@@ -55,20 +63,37 @@ describe('demo sites', () => {
     });
     expect(byTitle.get(DEMO.sites.partners)).toMatchObject({ visibility: 'share-link', published: true });
     const api: any = byTitle.get(DEMO.sites.api);
-    expect(api).toMatchObject({ visibility: 'visitor-auth', hostname: 'api.acme-docs.test', adaptiveContent: { enabled: true } });
+    expect(api).toMatchObject({
+      visibility: 'visitor-auth',
+      hostname: 'api.acme-docs.test',
+      adaptiveContent: { enabled: true },
+    });
     expect(api.urls.published).toBe('https://api.acme-docs.test/');
     const variants = (await ok('GET', `${site(api.id)}/site-spaces`)).items;
-    expect(variants.map((item: any) => [item.path, item.condition ?? null])).toEqual([['reference', null], ['beta', 'visitor.claims.betaAccess == true']]);
+    expect(variants.map((item: any) => [item.path, item.condition ?? null])).toEqual([
+      ['reference', null],
+      ['beta', 'visitor.claims.betaAccess == true'],
+    ]);
     expect(byTitle.get(DEMO.sites.draft)).toMatchObject({ published: false });
     const globexSites = await ok('GET', `/orgs/${globex}/sites`);
-    expect(globexSites.items.map((item: any) => [item.title, item.hostname])).toEqual([[DEMO.sites.globex, 'developers.globex.test']]);
+    expect(globexSites.items.map((item: any) => [item.title, item.hostname])).toEqual([
+      [DEMO.sites.globex, 'developers.globex.test'],
+    ]);
   });
 });
 
 describe('sites', () => {
   it('creates an unpublished basic site with a basename from its title, unique in the organization', async () => {
     const first = await ok('POST', sites, { body: { title: 'Developer Portal' } });
-    expect(first).toMatchObject({ object: 'site', type: 'basic', title: 'Developer Portal', basename: 'developer-portal', published: false, visibility: 'public', siteSpaces: 0 });
+    expect(first).toMatchObject({
+      object: 'site',
+      type: 'basic',
+      title: 'Developer Portal',
+      basename: 'developer-portal',
+      published: false,
+      visibility: 'public',
+      siteSpaces: 0,
+    });
     expect(first.urls.published).toBeUndefined();
     const second = await ok('POST', sites, { body: { title: 'Developer portal' } });
     expect(second.basename).toBe('developer-portal-2');
@@ -111,8 +136,15 @@ describe('sites', () => {
   it('updates title, visibility, basename and proxy; refuses a taken basename and bad values, naming the field', async () => {
     const created = await newSite('Settings site');
     const other = await newSite('Other settings site');
-    const updated = await ok('PATCH', site(created.id), { body: { title: 'Settings', visibility: 'share-link', basename: 'settings', proxy: 'https://example.com/docs/' } });
-    expect(updated).toMatchObject({ title: 'Settings', visibility: 'share-link', basename: 'settings', proxy: { origin: 'example.com/docs' } });
+    const updated = await ok('PATCH', site(created.id), {
+      body: { title: 'Settings', visibility: 'share-link', basename: 'settings', proxy: 'https://example.com/docs/' },
+    });
+    expect(updated).toMatchObject({
+      title: 'Settings',
+      visibility: 'share-link',
+      basename: 'settings',
+      proxy: { origin: 'example.com/docs' },
+    });
     expect(updated.proxy.target).toMatch(new RegExp(`/proxy/${created.id}$`));
     await ok('POST', `${site(created.id)}/publish`);
     expect((await ok('GET', site(created.id))).urls.published).toBe('https://example.com/docs/');
@@ -150,22 +182,44 @@ describe('sites', () => {
   it('lets members read sites, and only admins create, change, publish and delete them', async () => {
     const created = await newSite('Permissions site', [S.public]);
     const reader = p.token(U.finn);
-    expect((await p.api('GET', site(created.id), { token: reader })).body.permissions).toMatchObject({ view: true, edit: false, admin: false });
+    expect((await p.api('GET', site(created.id), { token: reader })).body.permissions).toMatchObject({
+      view: true,
+      edit: false,
+      admin: false,
+    });
     expect((await p.api('GET', sites, { token: reader })).status).toBe(200);
     expect((await p.api('POST', sites, { token: p.token(U.ben), body: {} })).status).toBe(403);
-    expect((await p.api('PATCH', site(created.id), { token: p.token(U.ben), body: { title: 'Nope' } })).status).toBe(403);
+    expect((await p.api('PATCH', site(created.id), { token: p.token(U.ben), body: { title: 'Nope' } })).status).toBe(
+      403,
+    );
     expect((await p.api('POST', `${site(created.id)}/publish`, { token: reader })).status).toBe(403);
     expect((await p.api('DELETE', site(created.id), { token: reader })).status).toBe(403);
     // Creators change the structure.
-    expect((await p.api('POST', `${site(created.id)}/site-spaces`, { token: p.token(U.ben), body: { spaceId: p.spaceId(S.teamGrant) } })).status).toBe(201);
-    expect((await p.api('POST', `${site(created.id)}/site-spaces`, { token: p.token(U.dee), body: { spaceId: p.spaceId(S.teamGrant) } })).status).toBe(403);
+    expect(
+      (
+        await p.api('POST', `${site(created.id)}/site-spaces`, {
+          token: p.token(U.ben),
+          body: { spaceId: p.spaceId(S.teamGrant) },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await p.api('POST', `${site(created.id)}/site-spaces`, {
+          token: p.token(U.dee),
+          body: { spaceId: p.spaceId(S.teamGrant) },
+        })
+      ).status,
+    ).toBe(403);
     // Another organization's site is not found.
     expect((await p.api('GET', `/orgs/${globex}/sites/${created.id}`)).status).toBe(404);
   });
 
   it("is the organization's default content only when it is one of its sites, and stops being it when deleted", async () => {
     const created = await newSite('Default content site');
-    const refused = await p.api('PATCH', `/orgs/${globex}`, { body: { defaultContent: { type: 'site', site: created.id } } });
+    const refused = await p.api('PATCH', `/orgs/${globex}`, {
+      body: { defaultContent: { type: 'site', site: created.id } },
+    });
     expect(refused.status).toBe(404);
     expect(refused.body.error.message).toContain('defaultContent.site');
     const org = await ok('PATCH', `/orgs/${acme}`, { body: { defaultContent: { type: 'site', site: created.id } } });
@@ -186,22 +240,32 @@ describe('site spaces', () => {
     ]);
     const again = await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.public) } });
     expect(again.path).toBe('release-notes-2');
-    const clash = await p.api('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.public), path: 'Release-Notes' } });
+    const clash = await p.api('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: p.spaceId(S.public), path: 'Release-Notes' },
+    });
     expect(clash.status).toBe(409);
-    const bad = await p.api('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.public), path: '~changes' } });
+    const bad = await p.api('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: p.spaceId(S.public), path: '~changes' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('path');
     const foreign = await p.api('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: 'nope' } });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.message).toContain('spaceId');
     expect((await ok('GET', site(created.id))).siteSpaces).toBe(3);
-    expect((await ok('GET', `${site(created.id)}/site-spaces`, { query: { default: true } })).items.map((item: any) => item.path)).toEqual(['release-notes']);
+    expect(
+      (await ok('GET', `${site(created.id)}/site-spaces`, { query: { default: true } })).items.map(
+        (item: any) => item.path,
+      ),
+    ).toEqual(['release-notes']);
     expect((await ok('GET', `${site(created.id)}/site-spaces`, { query: { default: false } })).count).toBe(2);
   });
 
   it('creates a new space for spaceId null', async () => {
     const created = await newSite('New space site');
-    const added = await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: null, title: 'Brand new docs' } });
+    const added = await ok('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: null, title: 'Brand new docs' },
+    });
     expect(added.space).toMatchObject({ title: 'Brand new docs', organization: acme });
     expect(added.path).toBe('brand-new-docs');
     const refused = await p.api('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: null, pageId: 'x' } });
@@ -213,7 +277,9 @@ describe('site spaces', () => {
     const created = await newSite('Update site', [S.public, S.teamGrant]);
     const [, second] = (await ok('GET', `${site(created.id)}/site-spaces`)).items;
     const url = `${site(created.id)}/site-spaces/${second.id}`;
-    const conditioned = await ok('PATCH', url, { body: { condition: 'visitor.claims.beta == true', hidden: true, draft: true } });
+    const conditioned = await ok('PATCH', url, {
+      body: { condition: 'visitor.claims.beta == true', hidden: true, draft: true },
+    });
     expect(conditioned).toMatchObject({ condition: 'visitor.claims.beta == true', hidden: true, draft: true });
     expect((await ok('PATCH', url, { body: { path: 'adr' } })).condition).toBe('visitor.claims.beta == true');
     expect((await ok('PATCH', url, { body: { condition: null } })).condition).toBeUndefined();
@@ -243,7 +309,9 @@ describe('site spaces', () => {
 
   it('moves the default to the next site space when it is deleted, and leaves out site spaces of deleted spaces', async () => {
     const spaceToDelete = await ok('POST', `/orgs/${acme}/spaces`, { body: { title: 'Short-lived' } });
-    const created = await ok('POST', sites, { body: { title: 'Delete site', spaces: [p.spaceId(S.public), spaceToDelete.id, p.spaceId(S.teamGrant)] } });
+    const created = await ok('POST', sites, {
+      body: { title: 'Delete site', spaces: [p.spaceId(S.public), spaceToDelete.id, p.spaceId(S.teamGrant)] },
+    });
     const [first] = (await ok('GET', `${site(created.id)}/site-spaces`)).items;
     expect((await p.api('DELETE', `${site(created.id)}/site-spaces/${first.id}`)).status).toBe(205);
     expect((await p.api('DELETE', `${site(created.id)}/site-spaces/${first.id}`)).status).toBe(204);
@@ -271,19 +339,39 @@ describe('site spaces', () => {
 describe('sections and section groups', () => {
   it('wraps root site spaces into a first section when a section is added, so a site never mixes both', async () => {
     const created = await newSite('Product docs', [S.public, S.teamGrant]);
-    const section = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.gitSynced), title: 'Handbook', icon: 'book' } });
-    expect(section).toMatchObject({ object: 'site-section', title: 'Handbook', path: 'handbook', default: false, icon: 'book' });
-    expect(section.siteSpaces.map((item: any) => [item.path, item.default, item.section])).toEqual([['company-handbook', true, section.id]]);
+    const section = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.gitSynced), title: 'Handbook', icon: 'book' },
+    });
+    expect(section).toMatchObject({
+      object: 'site-section',
+      title: 'Handbook',
+      path: 'handbook',
+      default: false,
+      icon: 'book',
+    });
+    expect(section.siteSpaces.map((item: any) => [item.path, item.default, item.section])).toEqual([
+      ['company-handbook', true, section.id],
+    ]);
     expect(await outline(created.id)).toEqual({
-      sections: [{ 'product-docs*': ['release-notes*', 'architecture-decisions'] }, { handbook: ['company-handbook*'] }],
+      sections: [
+        { 'product-docs*': ['release-notes*', 'architecture-decisions'] },
+        { handbook: ['company-handbook*'] },
+      ],
     });
     // New site spaces go to the default section unless another is named.
     await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.locked) } });
-    await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.userGrant), sectionId: section.id, path: 'v2' } });
-    expect(await outline(created.id)).toEqual({
-      sections: [{ 'product-docs*': ['release-notes*', 'architecture-decisions', 'security-hardening'] }, { handbook: ['company-handbook*', 'v2'] }],
+    await ok('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: p.spaceId(S.userGrant), sectionId: section.id, path: 'v2' },
     });
-    const unknown = await p.api('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.userGrant), sectionId: 'nope' } });
+    expect(await outline(created.id)).toEqual({
+      sections: [
+        { 'product-docs*': ['release-notes*', 'architecture-decisions', 'security-hardening'] },
+        { handbook: ['company-handbook*', 'v2'] },
+      ],
+    });
+    const unknown = await p.api('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: p.spaceId(S.userGrant), sectionId: 'nope' },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('sectionId');
     expect((await ok('GET', site(created.id))).siteSpaces).toBe(5);
@@ -291,25 +379,50 @@ describe('sections and section groups', () => {
 
   it('builds published URLs of sections and variants from the defaults', async () => {
     const created = await newSite('URL layout', [S.public, S.teamGrant]);
-    const api = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.gitSynced), title: 'API' } });
-    await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.userGrant), sectionId: api.id, path: 'v2' } });
+    const api = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.gitSynced), title: 'API' },
+    });
+    await ok('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: p.spaceId(S.userGrant), sectionId: api.id, path: 'v2' },
+    });
     const root = (await ok('POST', `${site(created.id)}/publish`)).urls.published;
-    const urls = (await ok('GET', `${site(created.id)}/site-spaces`)).items.map((item: any) => item.urls.published.slice(root.length));
+    const urls = (await ok('GET', `${site(created.id)}/site-spaces`)).items.map((item: any) =>
+      item.urls.published.slice(root.length),
+    );
     expect(urls).toEqual(['', 'url-layout/architecture-decisions', 'api', 'api/v2']);
-    const sections = (await ok('GET', `${site(created.id)}/sections`)).items.map((item: any) => item.urls.published.slice(root.length));
+    const sections = (await ok('GET', `${site(created.id)}/sections`)).items.map((item: any) =>
+      item.urls.published.slice(root.length),
+    );
     expect(sections).toEqual(['', 'api']);
   });
 
   it('updates a section, its default variant, its group; refuses taken paths and unknown ids', async () => {
     const created = await newSite('Section updates', [S.public]);
-    const second = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.teamGrant), title: 'Second' } });
-    await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.userGrant), sectionId: second.id } });
+    const second = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.teamGrant), title: 'Second' },
+    });
+    await ok('POST', `${site(created.id)}/site-spaces`, {
+      body: { spaceId: p.spaceId(S.userGrant), sectionId: second.id },
+    });
     const variants = (await ok('GET', `${site(created.id)}/sections`)).items[1].siteSpaces;
     const url = `${site(created.id)}/sections/${second.id}`;
     const updated = await ok('PATCH', url, {
-      body: { title: 'Reference', path: 'reference', description: 'All of it', localizedTitle: { fr: 'Référence' }, condition: 'visitor.claims.pro', defaultSiteSpace: variants[1].id },
+      body: {
+        title: 'Reference',
+        path: 'reference',
+        description: 'All of it',
+        localizedTitle: { fr: 'Référence' },
+        condition: 'visitor.claims.pro',
+        defaultSiteSpace: variants[1].id,
+      },
     });
-    expect(updated).toMatchObject({ title: 'Reference', path: 'reference', description: 'All of it', localizedTitle: { fr: 'Référence' }, condition: 'visitor.claims.pro' });
+    expect(updated).toMatchObject({
+      title: 'Reference',
+      path: 'reference',
+      description: 'All of it',
+      localizedTitle: { fr: 'Référence' },
+      condition: 'visitor.claims.pro',
+    });
     expect(updated.siteSpaces.map((item: any) => item.default)).toEqual([false, true]);
     expect((await p.api('PATCH', url, { body: { path: 'SECTION-UPDATES' } })).status).toBe(409);
     const foreignVariant = await p.api('PATCH', url, { body: { defaultSiteSpace: 'nope' } });
@@ -321,33 +434,61 @@ describe('sections and section groups', () => {
     expect((await p.api('DELETE', `${site(created.id)}/site-spaces/${first.siteSpaces[0].id}`)).status).toBe(409);
     // Deleting the default section makes the next one the default.
     expect((await p.api('DELETE', `${site(created.id)}/sections/${first.id}`)).status).toBe(205);
-    expect(await outline(created.id)).toEqual({ sections: [{ 'reference*': ['architecture-decisions', 'runbooks*'] }] });
-    await ok('PATCH', site(created.id), { body: { defaultSiteSpace: (await ok('GET', `${site(created.id)}/site-spaces`)).items[0].id } });
-    expect(await outline(created.id)).toEqual({ sections: [{ 'reference*': ['architecture-decisions*', 'runbooks'] }] });
+    expect(await outline(created.id)).toEqual({
+      sections: [{ 'reference*': ['architecture-decisions', 'runbooks*'] }],
+    });
+    await ok('PATCH', site(created.id), {
+      body: { defaultSiteSpace: (await ok('GET', `${site(created.id)}/site-spaces`)).items[0].id },
+    });
+    expect(await outline(created.id)).toEqual({
+      sections: [{ 'reference*': ['architecture-decisions*', 'runbooks'] }],
+    });
   });
 
   it('groups sections, nests groups, refuses cycles, and gives a deleted group’s children its place', async () => {
     const created = await newSite('Grouped', [S.public]);
-    const b = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.teamGrant), title: 'Beta' } });
-    const c = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.userGrant), title: 'Gamma' } });
-    const outer = await ok('POST', `${site(created.id)}/section-groups`, { body: { title: 'Outer', sections: [c.id, b.id] } });
+    const b = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.teamGrant), title: 'Beta' },
+    });
+    const c = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.userGrant), title: 'Gamma' },
+    });
+    const outer = await ok('POST', `${site(created.id)}/section-groups`, {
+      body: { title: 'Outer', sections: [c.id, b.id] },
+    });
     expect(outer.children.map((child: any) => child.title)).toEqual(['Gamma', 'Beta']);
     expect(outer.sections.map((child: any) => child.id)).toEqual([c.id, b.id]);
-    const inner = await ok('POST', `${site(created.id)}/section-groups`, { body: { title: 'Inner', parent: outer.id, icon: 'folder' } });
+    const inner = await ok('POST', `${site(created.id)}/section-groups`, {
+      body: { title: 'Inner', parent: outer.id, icon: 'folder' },
+    });
     expect(inner).toMatchObject({ sectionGroup: outer.id, icon: 'folder', children: [] });
     await ok('PATCH', `${site(created.id)}/sections/${b.id}`, { body: { siteSectionGroupId: inner.id } });
     expect(await outline(created.id)).toEqual({
-      sections: [{ 'grouped*': ['release-notes*'] }, { 'group:Outer': [{ gamma: ['runbooks*'] }, { 'group:Inner': [{ beta: ['architecture-decisions*'] }] }] }],
+      sections: [
+        { 'grouped*': ['release-notes*'] },
+        { 'group:Outer': [{ gamma: ['runbooks*'] }, { 'group:Inner': [{ beta: ['architecture-decisions*'] }] }] },
+      ],
     });
-    const cycle = await p.api('PATCH', `${site(created.id)}/section-groups/${outer.id}`, { body: { parentSectionGroupId: inner.id } });
+    const cycle = await p.api('PATCH', `${site(created.id)}/section-groups/${outer.id}`, {
+      body: { parentSectionGroupId: inner.id },
+    });
     expect(cycle.status).toBe(400);
     expect(cycle.body.error.message).toContain('parentSectionGroupId');
-    expect((await ok('GET', `${site(created.id)}/section-groups`)).items.map((group: any) => group.title)).toEqual(['Outer', 'Inner']);
+    expect((await ok('GET', `${site(created.id)}/section-groups`)).items.map((group: any) => group.title)).toEqual([
+      'Outer',
+      'Inner',
+    ]);
     expect((await p.api('DELETE', `${site(created.id)}/section-groups/${outer.id}`)).status).toBe(205);
     expect(await outline(created.id)).toEqual({
-      sections: [{ 'grouped*': ['release-notes*'] }, { gamma: ['runbooks*'] }, { 'group:Inner': [{ beta: ['architecture-decisions*'] }] }],
+      sections: [
+        { 'grouped*': ['release-notes*'] },
+        { gamma: ['runbooks*'] },
+        { 'group:Inner': [{ beta: ['architecture-decisions*'] }] },
+      ],
     });
-    const root = await ok('PATCH', `${site(created.id)}/section-groups/${inner.id}`, { body: { title: 'Renamed', parentSectionGroupId: null } });
+    const root = await ok('PATCH', `${site(created.id)}/section-groups/${inner.id}`, {
+      body: { title: 'Renamed', parentSectionGroupId: null },
+    });
     expect(root).toMatchObject({ title: 'Renamed' });
     expect(root.sectionGroup).toBeUndefined();
   });
@@ -368,7 +509,9 @@ describe('order', () => {
     });
     expect(sorted).toMatchObject({ object: 'site-space', id: ids[2] });
     expect(await outline(created.id)).toEqual({ siteSpaces: ['runbooks', 'release-notes*', 'architecture-decisions'] });
-    await ok('POST', `${site(created.id)}/site-spaces/${ids[2]}/move`, { body: { position: { after: { type: 'site-space', siteSpace: ids[1] } } } });
+    await ok('POST', `${site(created.id)}/site-spaces/${ids[2]}/move`, {
+      body: { position: { after: { type: 'site-space', siteSpace: ids[1] } } },
+    });
     expect(await outline(created.id)).toEqual({ siteSpaces: ['release-notes*', 'architecture-decisions', 'runbooks'] });
     await ok('POST', `${site(created.id)}/site-spaces/${ids[0]}/move`, { body: {} });
     expect(await outline(created.id)).toEqual({ siteSpaces: ['architecture-decisions', 'runbooks', 'release-notes*'] });
@@ -384,24 +527,55 @@ describe('order', () => {
       body: { item: { type: 'site-space', id: ids[0] }, position: { before: { type: 'site-section', id: ids[1] } } },
     });
     expect(notSibling.status).toBe(400);
-    const itself = await p.api('POST', `${site(created.id)}/site-spaces/${ids[0]}/move`, { body: { position: { before: { type: 'site-space', siteSpace: ids[0] } } } });
+    const itself = await p.api('POST', `${site(created.id)}/site-spaces/${ids[0]}/move`, {
+      body: { position: { before: { type: 'site-space', siteSpace: ids[0] } } },
+    });
     expect(itself.status).toBe(400);
-    const missing = await p.api('PATCH', `${site(created.id)}/structure/sort`, { body: { item: { type: 'site-space', id: 'nope' } } });
+    const missing = await p.api('PATCH', `${site(created.id)}/structure/sort`, {
+      body: { item: { type: 'site-space', id: 'nope' } },
+    });
     expect(missing.status).toBe(404);
   });
 
   it('sorts sections and groups among each other, not across levels', async () => {
     const created = await newSite('Sections order', [S.public]);
-    const b = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.teamGrant), title: 'Beta' } });
+    const b = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.teamGrant), title: 'Beta' },
+    });
     const group = await ok('POST', `${site(created.id)}/section-groups`, { body: { title: 'Group' } });
-    const c = await ok('POST', `${site(created.id)}/sections`, { body: { spaceId: p.spaceId(S.userGrant), title: 'Gamma', siteSectionGroupId: group.id } });
+    const c = await ok('POST', `${site(created.id)}/sections`, {
+      body: { spaceId: p.spaceId(S.userGrant), title: 'Gamma', siteSectionGroupId: group.id },
+    });
     const first = (await ok('GET', `${site(created.id)}/sections`)).items[0];
-    await ok('PATCH', `${site(created.id)}/structure/sort`, { body: { item: { type: 'site-section-group', id: group.id }, position: { before: { type: 'site-section', id: first.id } } } });
-    expect(await outline(created.id)).toEqual({ sections: [{ 'group:Group': [{ gamma: ['runbooks*'] }] }, { 'sections-order*': ['release-notes*'] }, { beta: ['architecture-decisions*'] }] });
-    await ok('POST', `${site(created.id)}/sections/${b.id}/move`, { body: { position: { before: { type: 'site-section', siteSection: first.id } } } });
-    await ok('POST', `${site(created.id)}/section-groups/${group.id}/move`, { body: { position: { after: { type: 'site-section', id: first.id } } } });
-    expect(await outline(created.id)).toEqual({ sections: [{ beta: ['architecture-decisions*'] }, { 'sections-order*': ['release-notes*'] }, { 'group:Group': [{ gamma: ['runbooks*'] }] }] });
-    const across = await p.api('POST', `${site(created.id)}/sections/${c.id}/move`, { body: { position: { before: { type: 'site-section', siteSection: b.id } } } });
+    await ok('PATCH', `${site(created.id)}/structure/sort`, {
+      body: {
+        item: { type: 'site-section-group', id: group.id },
+        position: { before: { type: 'site-section', id: first.id } },
+      },
+    });
+    expect(await outline(created.id)).toEqual({
+      sections: [
+        { 'group:Group': [{ gamma: ['runbooks*'] }] },
+        { 'sections-order*': ['release-notes*'] },
+        { beta: ['architecture-decisions*'] },
+      ],
+    });
+    await ok('POST', `${site(created.id)}/sections/${b.id}/move`, {
+      body: { position: { before: { type: 'site-section', siteSection: first.id } } },
+    });
+    await ok('POST', `${site(created.id)}/section-groups/${group.id}/move`, {
+      body: { position: { after: { type: 'site-section', id: first.id } } },
+    });
+    expect(await outline(created.id)).toEqual({
+      sections: [
+        { beta: ['architecture-decisions*'] },
+        { 'sections-order*': ['release-notes*'] },
+        { 'group:Group': [{ gamma: ['runbooks*'] }] },
+      ],
+    });
+    const across = await p.api('POST', `${site(created.id)}/sections/${c.id}/move`, {
+      body: { position: { before: { type: 'site-section', siteSection: b.id } } },
+    });
     expect(across.status).toBe(400);
     expect(across.body.error.message).toContain('not a sibling');
   });

@@ -31,7 +31,9 @@ const spaceRow = (title: string) =>
 const spaceId = (title: string) => spaceRow(title).id;
 const titles = (items: Array<{ title: string }>) => items.map((item) => item.title);
 const setDeletedAt = (id: string, msAgo: number | null) =>
-  p.db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(msAgo === null ? null : new Date(Date.now() - msAgo).toISOString(), id);
+  p.db
+    .prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?')
+    .run(msAgo === null ? null : new Date(Date.now() - msAgo).toISOString(), id);
 
 async function createSpace(body: Record<string, unknown> = {}, email: string = U.ada): Promise<any> {
   const answer = await p.api('POST', '/orgs/acme/spaces', { ...as(email), body });
@@ -79,7 +81,12 @@ describe('GET /orgs/{organizationId}/spaces', () => {
   });
 
   it('validates page and limit', async () => {
-    const queries: Array<Record<string, string | number>> = [{ limit: 0 }, { limit: 1001 }, { limit: 2.5 }, { page: '***' }];
+    const queries: Array<Record<string, string | number>> = [
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: 2.5 },
+      { page: '***' },
+    ];
     for (const query of queries) {
       expect((await p.api('GET', '/orgs/acme/spaces', { query })).status, JSON.stringify(query)).toBe(400);
     }
@@ -126,7 +133,13 @@ describe('POST /orgs/{organizationId}/spaces', () => {
       editMode: 'locked',
       visibility: 'in-collection',
     });
-    expect(full).toMatchObject({ emoji: '🧪', parent: C.guides, language: 'fr', editMode: 'locked', visibility: 'in-collection' });
+    expect(full).toMatchObject({
+      emoji: '🧪',
+      parent: C.guides,
+      language: 'fr',
+      editMode: 'locked',
+      visibility: 'in-collection',
+    });
     expect(full.permissions.edit).toBe(false);
     expect((await collectionSpaces(C.guides)).at(-1)).toBe('x'.repeat(50));
   });
@@ -162,7 +175,9 @@ describe('POST /orgs/{organizationId}/spaces', () => {
     expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.finn), body: {} })).status).toBe(403);
     expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.gus), body: { parent: C.guides } })).status).toBe(403);
     expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.hana), body: {} })).status).toBe(404);
-    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.ben), body: { parent: C.engineering } })).status).toBe(403);
+    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.ben), body: { parent: C.engineering } })).status).toBe(
+      403,
+    );
     expect((await p.api('POST', '/orgs/acme/spaces', { body: { parent: 'nope' } })).status).toBe(404);
     expect((await p.api('POST', '/orgs/acme/spaces', { body: { parent: C.globexHandbook } })).status).toBe(404);
     const ben = await createSpace({ title: 'By ben', parent: C.product }, U.ben);
@@ -212,7 +227,9 @@ describe('GET /spaces/{spaceId}', () => {
     expect(opened.body).toMatchObject({ title: S.shareLink, language: 'de', visibility: 'share-link' });
     expect(opened.body.permissions.access).toBe(false);
     const other = spaceRow('Pricing FAQ');
-    expect((await p.api('GET', `/spaces/${other.id}`, { ...as(U.hana), query: { shareKey: row.share_key } })).status).toBe(404);
+    expect(
+      (await p.api('GET', `/spaces/${other.id}`, { ...as(U.hana), query: { shareKey: row.share_key } })).status,
+    ).toBe(404);
   });
 
   it('gives the admins of a share-link space its share key in urls.published, and that URL opens it', async () => {
@@ -228,7 +245,10 @@ describe('GET /spaces/{spaceId}', () => {
     );
     expect(listed.urls.published).toBe(admin.body.urls.published);
 
-    const opened = await p.api('GET', `/spaces/${row.id}`, { ...as(U.hana), query: { shareKey: published.searchParams.get('shareKey')! } });
+    const opened = await p.api('GET', `/spaces/${row.id}`, {
+      ...as(U.hana),
+      query: { shareKey: published.searchParams.get('shareKey')! },
+    });
     expect(opened.status).toBe(200);
     expect(opened.body.urls.published).toBe(`${base}/${row.id}`);
     const reader = await p.api('GET', `/spaces/${row.id}`, as(U.ben));
@@ -239,7 +259,10 @@ describe('GET /spaces/{spaceId}', () => {
     const plain = await p.api('GET', `/spaces/${spaceId(S.gitSynced)}`);
     expect(plain.body.urls.published).toBe(`${base}/${spaceId(S.gitSynced)}`);
     const pub = await p.api('GET', `/spaces/${spaceId(S.public)}`);
-    expect(pub.body.urls).toMatchObject({ published: `${base}/${spaceId(S.public)}`, public: `${base}/${spaceId(S.public)}` });
+    expect(pub.body.urls).toMatchObject({
+      published: `${base}/${spaceId(S.public)}`,
+      public: `${base}/${spaceId(S.public)}`,
+    });
   });
 
   it('follows inheritance for a guest', async () => {
@@ -305,10 +328,14 @@ describe('PATCH /spaces/{spaceId}', () => {
       expect((await p.api('PATCH', `/spaces/${id}`, { body })).status, JSON.stringify(body)).toBe(400);
     }
     const unknownReviewer = await p.api('PATCH', `/spaces/${id}`, {
-      body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userId(U.cy), 'nobody'] }] } },
+      body: {
+        mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [userId(U.cy), 'nobody'] }] },
+      },
     });
     expect(unknownReviewer.status).toBe(404);
-    expect(unknownReviewer.body.error.message).toBe('User not found: body field "mergeRules.rules.0.users.1" ("nobody")');
+    expect(unknownReviewer.body.error.message).toBe(
+      'User not found: body field "mergeRules.rules.0.users.1" ("nobody")',
+    );
   });
 
   it('refuses empty and blank titles', async () => {
@@ -318,7 +345,9 @@ describe('PATCH /spaces/{spaceId}', () => {
       expect(answer.status, JSON.stringify(title)).toBe(400);
       expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
     }
-    expect((await p.api('PATCH', `/spaces/${created.id}`, { body: { title: ' Trimmed ' } })).body.title).toBe('Trimmed');
+    expect((await p.api('PATCH', `/spaces/${created.id}`, { body: { title: ' Trimmed ' } })).body.title).toBe(
+      'Trimmed',
+    );
   });
 
   it('answers the permissions of the role after the update', async () => {
@@ -339,10 +368,18 @@ describe('PATCH /spaces/{spaceId}', () => {
     expect(finn.body.error.code).toBe(403);
     const runbooks = spaceId(S.userGrant);
     expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.finn), body: { language: 'fr' } })).status).toBe(200);
-    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.finn), body: { editMode: 'locked' } })).status).toBe(403);
-    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.dee), body: { defaultLevel: 'read' } })).status).toBe(403);
-    expect((await p.api('PATCH', `/spaces/${releaseNotes}`, { ...as(U.hana), body: { title: 'Nope' } })).status).toBe(403);
-    expect((await p.api('PATCH', `/spaces/${spaceId(S.gitSynced)}`, { ...as(U.hana), body: { title: 'Nope' } })).status).toBe(404);
+    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.finn), body: { editMode: 'locked' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('PATCH', `/spaces/${runbooks}`, { ...as(U.dee), body: { defaultLevel: 'read' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('PATCH', `/spaces/${releaseNotes}`, { ...as(U.hana), body: { title: 'Nope' } })).status).toBe(
+      403,
+    );
+    expect(
+      (await p.api('PATCH', `/spaces/${spaceId(S.gitSynced)}`, { ...as(U.hana), body: { title: 'Nope' } })).status,
+    ).toBe(404);
     expect((await p.api('PATCH', `/spaces/${spaceId(S.deleted)}`, { body: { title: 'Nope' } })).status).toBe(404);
     expect((await p.api('GET', `/spaces/${releaseNotes}`)).body.title).toBe(S.public);
   });
@@ -444,7 +481,9 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
     expect(answer.status).toBe(201);
     expect(answer.body.mergeRules).toEqual({ type: 'none' });
     const grants = p.db
-      .prepare("SELECT principal_type, principal_id, role FROM content_permissions WHERE content_type = 'space' AND content_id = ?")
+      .prepare(
+        "SELECT principal_type, principal_id, role FROM content_permissions WHERE content_type = 'space' AND content_id = ?",
+      )
       .all(answer.body.id);
     expect(grants).toEqual([{ principal_type: 'team', principal_id: DEMO.teams.platform, role: 'edit' }]);
 
@@ -469,7 +508,9 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
     expect((await p.api('POST', `/spaces/${spaceId(S.public)}/duplicate`, as(U.hana))).status).toBe(403);
     expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, as(U.hana))).status).toBe(404);
     expect((await p.api('POST', '/spaces/nope/duplicate')).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, { body: { title: 'x' } })).status).toBe(400);
+    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/duplicate`, { body: { title: 'x' } })).status).toBe(
+      400,
+    );
   });
 
   it('names the missing create role and where it is missing (403)', async () => {
@@ -483,7 +524,8 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
       expect(answer.status, `${title} ${email}`).toBe(403);
       expect(answer.body.error.message, `${title} ${email}`).toBe(inOrg);
     }
-    const shelf = (await p.api('POST', '/orgs/acme/collections', { body: { title: 'Read-only shelf' } })).body.id as string;
+    const shelf = (await p.api('POST', '/orgs/acme/collections', { body: { title: 'Read-only shelf' } })).body
+      .id as string;
     expect((await p.api('PATCH', `/collections/${shelf}`, { body: { defaultLevel: 'read' } })).status).toBe(200);
     const inShelf = await createSpace({ title: 'On the shelf', parent: shelf });
     const ben = await p.api('POST', `/spaces/${inShelf.id}/duplicate`, as(U.ben));
@@ -495,9 +537,45 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
 
 describe('space emoji', () => {
   const demoEmojis = () =>
-    (p.db.prepare('SELECT DISTINCT emoji FROM spaces WHERE emoji IS NOT NULL').all() as Array<{ emoji: string }>).map((row) => row.emoji);
-  const accepted = ['😀', '👍🏽', '👩‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇩🇪', '🏴󠁧󠁢󠁳󠁣󠁴󠁿', '#️⃣', '❤️', '✈️', '🚀🚀', '1f600', '1F680', '1f1e9-1f1ea', '1f469-200d-1f4bb'];
-  const refused = ['not an emoji at all', 'x', 'A', 'a😀', '😀 ', ' ', '', '🇩', '1', '#', '41', '110000', 'zz', '1f600-', '\u200D', '<img src=x>', '😀'.repeat(51)];
+    (p.db.prepare('SELECT DISTINCT emoji FROM spaces WHERE emoji IS NOT NULL').all() as Array<{ emoji: string }>).map(
+      (row) => row.emoji,
+    );
+  const accepted = [
+    '😀',
+    '👍🏽',
+    '👩‍💻',
+    '👨‍👩‍👧‍👦',
+    '🏳️‍🌈',
+    '🇩🇪',
+    '🏴󠁧󠁢󠁳󠁣󠁴󠁿',
+    '#️⃣',
+    '❤️',
+    '✈️',
+    '🚀🚀',
+    '1f600',
+    '1F680',
+    '1f1e9-1f1ea',
+    '1f469-200d-1f4bb',
+  ];
+  const refused = [
+    'not an emoji at all',
+    'x',
+    'A',
+    'a😀',
+    '😀 ',
+    ' ',
+    '',
+    '🇩',
+    '1',
+    '#',
+    '41',
+    '110000',
+    'zz',
+    '1f600-',
+    '\u200D',
+    '<img src=x>',
+    '😀'.repeat(51),
+  ];
 
   it('accepts the demo emojis, emoji sequences and hex code points, on create and update', async () => {
     const emojis = demoEmojis();
@@ -529,9 +607,9 @@ describe('space emoji', () => {
         expect(answer.body.error.message).toMatch(/^Invalid body field "emoji": /);
       }
     }
-    expect((await p.api('POST', '/orgs/acme/spaces', { body: { emoji: 'not an emoji at all' } })).body.error.message).toBe(
-      'Invalid body field "emoji": must be an emoji such as 😀 or its code point in hex such as 1f600',
-    );
+    expect(
+      (await p.api('POST', '/orgs/acme/spaces', { body: { emoji: 'not an emoji at all' } })).body.error.message,
+    ).toBe('Invalid body field "emoji": must be an emoji such as 😀 or its code point in hex such as 1f600');
     expect((await p.api('GET', `/spaces/${target.id}`)).body.emoji).toBe('🧪');
     expect((await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.count).toBe(before);
   });
@@ -546,16 +624,22 @@ describe('POST /spaces/{spaceId}/move', () => {
     const c = await createSpace({ title: 'Shelf C', parent: shelf });
     expect(await collectionSpaces(shelf)).toEqual(['Shelf A', 'Shelf B', 'Shelf C']);
 
-    const first = await p.api('POST', `/spaces/${c.id}/move`, { body: { position: { before: { type: 'space', space: a.id } } } });
+    const first = await p.api('POST', `/spaces/${c.id}/move`, {
+      body: { position: { before: { type: 'space', space: a.id } } },
+    });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ id: c.id, parent: shelf });
     expect(await collectionSpaces(shelf)).toEqual(['Shelf C', 'Shelf A', 'Shelf B']);
 
-    const second = await p.api('POST', `/spaces/${c.id}/move`, { body: { position: { after: { type: 'space', space: a.id } } } });
+    const second = await p.api('POST', `/spaces/${c.id}/move`, {
+      body: { position: { after: { type: 'space', space: a.id } } },
+    });
     expect(second.status).toBe(200);
     expect(await collectionSpaces(shelf)).toEqual(['Shelf A', 'Shelf C', 'Shelf B']);
 
-    const again = await p.api('POST', `/spaces/${c.id}/move`, { body: { position: { after: { type: 'space', space: a.id } } } });
+    const again = await p.api('POST', `/spaces/${c.id}/move`, {
+      body: { position: { after: { type: 'space', space: a.id } } },
+    });
     expect(again.status).toBe(409);
     expect((await p.api('POST', `/spaces/${b.id}/move`, { body: { parent: shelf } })).status).toBe(409);
     expect((await p.api('POST', `/spaces/${a.id}/move`, { body: { parent: shelf } })).status).toBe(200);
@@ -608,9 +692,15 @@ describe('POST /spaces/{spaceId}/move', () => {
     expect((await p.api('POST', '/spaces/nope/move', { body: { parent: null } })).status).toBe(404);
     expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: 'nope' } })).status).toBe(404);
     expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: C.globexHandbook } })).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/move`, { ...as(U.hana), body: { parent: null } })).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${overview}/move`, { ...as(U.ben), body: { parent: null } })).status).toBe(403);
-    expect((await p.api('POST', `/spaces/${overview}/move`, { ...as(U.hana), body: { parent: null } })).status).toBe(403);
+    expect(
+      (await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/move`, { ...as(U.hana), body: { parent: null } })).status,
+    ).toBe(404);
+    expect((await p.api('POST', `/spaces/${overview}/move`, { ...as(U.ben), body: { parent: null } })).status).toBe(
+      403,
+    );
+    expect((await p.api('POST', `/spaces/${overview}/move`, { ...as(U.hana), body: { parent: null } })).status).toBe(
+      403,
+    );
   });
 });
 
@@ -621,7 +711,14 @@ describe('POST /spaces/{spaceId}/transfer', () => {
       .prepare(
         "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'team', ?, 'admin', ?), ('space', ?, 'user', ?, 'edit', ?)",
       )
-      .run(created.id, DEMO.teams.writers, new Date().toISOString(), created.id, userId(U.hana), new Date().toISOString());
+      .run(
+        created.id,
+        DEMO.teams.writers,
+        new Date().toISOString(),
+        created.id,
+        userId(U.hana),
+        new Date().toISOString(),
+      );
     const answer = await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ id: created.id, organization: 'globex', title: 'Emigrant' });
@@ -633,7 +730,9 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     expect(titles((await p.api('GET', '/orgs/globex/spaces')).body.items).at(-1)).toBe('Emigrant');
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.hana))).status).toBe(200);
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(409);
+    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(
+      409,
+    );
   });
 
   it('drops the user grants and reviewers who are not members of the target organization', async () => {
@@ -649,19 +748,30 @@ describe('POST /spaces/{spaceId}/transfer', () => {
       .prepare('UPDATE spaces SET merge_rules = ? WHERE id = ?')
       .run(JSON.stringify({ type: 'rules', rules: [reviewers(cy), reviewers(ada, cy)] }), created.id);
     // dee is a Globex member too (a guest): her grant keeps its effect.
-    p.db.prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)").run(dee, new Date().toISOString());
-    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(200);
+    p.db
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)")
+      .run(dee, new Date().toISOString());
+    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(
+      200,
+    );
     const grantees = p.db
-      .prepare("SELECT principal_id FROM content_permissions WHERE content_type = 'space' AND content_id = ? AND principal_type = 'user'")
+      .prepare(
+        "SELECT principal_id FROM content_permissions WHERE content_type = 'space' AND content_id = ? AND principal_type = 'user'",
+      )
       .all(created.id)
       .map((row: any) => row.principal_id)
       .sort();
     expect(grantees).toEqual([hana, dee].sort());
     // Merge rules keep only the reviewers who are members of Globex.
-    expect((await p.api('GET', `/spaces/${created.id}`)).body.mergeRules).toEqual({ type: 'rules', rules: [reviewers(ada)] });
+    expect((await p.api('GET', `/spaces/${created.id}`)).body.mergeRules).toEqual({
+      type: 'rules',
+      rules: [reviewers(ada)],
+    });
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).body.permissions.edit).toBe(true);
     // eve joining Globex later does not bring her old grant back.
-    p.db.prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)").run(eve, new Date().toISOString());
+    p.db
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)")
+      .run(eve, new Date().toISOString());
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.eve))).status).toBe(404);
     p.db.prepare("DELETE FROM members WHERE org_id = 'globex' AND user_id IN (?, ?)").run(eve, dee);
   });
@@ -679,7 +789,10 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     const inOrg = await p.api('POST', `/spaces/${local.id}/transfer`, { body: { parent: C.internal } });
     expect(inOrg.status).toBe(200);
     expect(inOrg.body).toMatchObject({ organization: 'acme', parent: C.internal });
-    expect((await p.api('POST', `/spaces/${local.id}/transfer`, { body: { organization: 'acme', parent: C.internal } })).status).toBe(409);
+    expect(
+      (await p.api('POST', `/spaces/${local.id}/transfer`, { body: { organization: 'acme', parent: C.internal } }))
+        .status,
+    ).toBe(409);
     expect((await p.api('POST', `/spaces/${local.id}/transfer`, { body: { parent: C.internal } })).status).toBe(409);
   });
 
@@ -692,7 +805,9 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     expect((await p.api('POST', path, { body: { organization: 'globex', parent: C.product } })).status).toBe(404);
     expect((await p.api('POST', path, { body: { organization: 'globex', parent: 'nope' } })).status).toBe(404);
     expect((await p.api('POST', '/spaces/nope/transfer', { body: { organization: 'globex' } })).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${spaceId('Roadmap')}/transfer`, { body: { organization: 'globex' } })).status).toBe(400);
+    expect(
+      (await p.api('POST', `/spaces/${spaceId('Roadmap')}/transfer`, { body: { organization: 'globex' } })).status,
+    ).toBe(400);
 
     p.db
       .prepare(
@@ -706,7 +821,14 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     const notAdmin = await p.api('POST', path, { ...as(U.ben), body: { organization: 'globex' } });
     expect(notAdmin.status).toBe(412);
     expect(notAdmin.body.error.message).toContain('cannot be moved');
-    expect((await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/transfer`, { ...as(U.dee), body: { organization: 'globex' } })).status).toBe(403);
+    expect(
+      (
+        await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/transfer`, {
+          ...as(U.dee),
+          body: { organization: 'globex' },
+        })
+      ).status,
+    ).toBe(403);
 
     const trashed = await createSpace({ title: 'Trashed' });
     await p.api('DELETE', `/spaces/${trashed.id}`);

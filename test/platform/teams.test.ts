@@ -54,9 +54,30 @@ describe('GET /orgs/{organizationId}/teams', () => {
     expect(body.count).toBe(3);
     expect(body.next).toBeUndefined();
     expect(body.items).toMatchObject([
-      { object: 'team', id: T.platform, title: 'Platform', members: 1, spaces: 1, permissions: { admin: true, view: true } },
-      { object: 'team', id: T.reviewers, title: 'Reviewers', members: 2, spaces: 0, permissions: { admin: true, view: true } },
-      { object: 'team', id: T.writers, title: 'Writers', members: 3, spaces: 0, permissions: { admin: true, view: true } },
+      {
+        object: 'team',
+        id: T.platform,
+        title: 'Platform',
+        members: 1,
+        spaces: 1,
+        permissions: { admin: true, view: true },
+      },
+      {
+        object: 'team',
+        id: T.reviewers,
+        title: 'Reviewers',
+        members: 2,
+        spaces: 0,
+        permissions: { admin: true, view: true },
+      },
+      {
+        object: 'team',
+        id: T.writers,
+        title: 'Writers',
+        members: 3,
+        spaces: 0,
+        permissions: { admin: true, view: true },
+      },
     ]);
     expect(typeof body.items[0].createdAt).toBe('string');
   });
@@ -101,7 +122,12 @@ describe('GET /orgs/{organizationId}/teams', () => {
   });
 
   it('rejects bad query parameters with 400', async () => {
-    for (const query of <Array<Record<string, string | number>>>[{ limit: 0 }, { limit: 1001 }, { limit: 'abc' }, { page: 'bogus' }]) {
+    for (const query of <Array<Record<string, string | number>>>[
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: 'abc' },
+      { page: 'bogus' },
+    ]) {
       const { status, body } = await p.api('GET', teamsPath, { query });
       expect(status, JSON.stringify(query)).toBe(400);
       expect(body.error.message).toContain(`"${Object.keys(query)[0]}"`);
@@ -121,7 +147,13 @@ describe('GET /orgs/{organizationId}/teams/{teamId}', () => {
   it('returns a team', async () => {
     const { status, body } = await p.api('GET', teamPath(T.writers), { token: token('eve') });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ object: 'team', id: T.writers, title: 'Writers', members: 3, permissions: { admin: false, view: true } });
+    expect(body).toMatchObject({
+      object: 'team',
+      id: T.writers,
+      title: 'Writers',
+      members: 3,
+      permissions: { admin: false, view: true },
+    });
     expect((await p.api('GET', teamPath(T.writers), { token: token('ben') })).body.permissions.admin).toBe(true);
   });
 
@@ -140,7 +172,11 @@ describe('GET /orgs/{organizationId}/teams/{teamId}/members', () => {
     expect(status).toBe(200);
     expect(body.count).toBe(3);
     expect(body.items).toMatchObject([
-      { organization: { object: 'member', id: ids.ben, role: 'create', user: { email: U.ben } }, team: { role: 'owner' }, permissions: { view: true } },
+      {
+        organization: { object: 'member', id: ids.ben, role: 'create', user: { email: U.ben } },
+        team: { role: 'owner' },
+        permissions: { view: true },
+      },
       { organization: { id: ids.dee, role: 'edit' }, team: { role: 'member' }, permissions: { view: true } },
       { organization: { id: ids.eve, role: 'comment' }, team: { role: 'member' }, permissions: { view: true } },
     ]);
@@ -150,8 +186,17 @@ describe('GET /orgs/{organizationId}/teams/{teamId}/members', () => {
     const pages = await walk(membersPath(T.writers), { limit: 2 }, token('finn'));
     expect(pages.map((page) => page.items.length)).toEqual([2, 1]);
     for (const page of pages) expect(page.count).toBe(3);
-    expect(pages.flatMap((page) => page.items.map((item: any) => item.organization.id))).toEqual([ids.ben, ids.dee, ids.eve]);
-    for (const query of <Array<Record<string, string | number>>>[{ limit: 0 }, { limit: 1001 }, { limit: 'abc' }, { page: 'bogus' }]) {
+    expect(pages.flatMap((page) => page.items.map((item: any) => item.organization.id))).toEqual([
+      ids.ben,
+      ids.dee,
+      ids.eve,
+    ]);
+    for (const query of <Array<Record<string, string | number>>>[
+      { limit: 0 },
+      { limit: 1001 },
+      { limit: 'abc' },
+      { page: 'bogus' },
+    ]) {
       expect((await p.api('GET', membersPath(T.writers), { query })).status, JSON.stringify(query)).toBe(400);
     }
   });
@@ -166,9 +211,17 @@ describe('GET /orgs/{organizationId}/teams/{teamId}/members', () => {
 
 describe('PUT /orgs/{organizationId}/teams', () => {
   it('creates a team with members (201)', async () => {
-    const { status, body } = await p.api('PUT', teamsPath, { body: { title: '  Docs guild  ', members: [ids.finn, ids.gus, ids.finn] } });
+    const { status, body } = await p.api('PUT', teamsPath, {
+      body: { title: '  Docs guild  ', members: [ids.finn, ids.gus, ids.finn] },
+    });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ object: 'team', title: 'Docs guild', members: 2, spaces: 0, permissions: { admin: true, view: true } });
+    expect(body).toMatchObject({
+      object: 'team',
+      title: 'Docs guild',
+      members: 2,
+      spaces: 0,
+      permissions: { admin: true, view: true },
+    });
     expect(typeof body.id).toBe('string');
     expect(teamRoles(body.id)).toEqual({ [ids.finn]: 'member', [ids.gus]: 'member' });
     expect((await p.api('GET', teamPath(body.id))).body.title).toBe('Docs guild');
@@ -217,9 +270,18 @@ describe('PUT /orgs/{organizationId}/teams', () => {
 
 describe('PATCH /orgs/{organizationId}/teams/{teamId}', () => {
   it('lets the team owner rename it', async () => {
-    const { status, body } = await p.api('PATCH', teamPath(T.writers), { token: token('ben'), body: { title: 'Tech writers' } });
+    const { status, body } = await p.api('PATCH', teamPath(T.writers), {
+      token: token('ben'),
+      body: { title: 'Tech writers' },
+    });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ object: 'team', id: T.writers, title: 'Tech writers', members: 3, permissions: { admin: true } });
+    expect(body).toMatchObject({
+      object: 'team',
+      id: T.writers,
+      title: 'Tech writers',
+      members: 3,
+      permissions: { admin: true },
+    });
     expect((await p.api('GET', teamPath(T.writers))).body.title).toBe('Tech writers');
     expect((await p.api('PATCH', teamPath(T.writers), { body: { title: 'Writers' } })).body.title).toBe('Writers');
   });
@@ -233,10 +295,18 @@ describe('PATCH /orgs/{organizationId}/teams/{teamId}', () => {
   });
 
   it('is a 403 for team members and others, 404 for unknown teams', async () => {
-    expect((await p.api('PATCH', teamPath(T.writers), { token: token('eve'), body: { title: 'Mine' } })).status).toBe(403);
-    expect((await p.api('PATCH', teamPath(T.writers), { token: token('finn'), body: { title: 'Mine' } })).status).toBe(403);
-    expect((await p.api('PATCH', teamPath(T.writers), { token: token('gus'), body: { title: 'Mine' } })).status).toBe(403);
-    expect((await p.api('PATCH', teamPath(T.writers), { token: token('hana'), body: { title: 'Mine' } })).status).toBe(404);
+    expect((await p.api('PATCH', teamPath(T.writers), { token: token('eve'), body: { title: 'Mine' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('PATCH', teamPath(T.writers), { token: token('finn'), body: { title: 'Mine' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('PATCH', teamPath(T.writers), { token: token('gus'), body: { title: 'Mine' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('PATCH', teamPath(T.writers), { token: token('hana'), body: { title: 'Mine' } })).status).toBe(
+      404,
+    );
     expect((await p.api('PATCH', teamPath('nope'), { body: { title: 'Mine' } })).status).toBe(404);
     expect((await p.api('GET', teamPath(T.writers))).body.title).toBe('Writers');
   });
@@ -250,7 +320,12 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members', () => {
     });
     expect(status).toBe(204);
     expect(body).toBeUndefined();
-    expect(teamRoles(T.platform)).toEqual({ [ids.dee]: 'owner', [ids.finn]: 'member', [ids.cy]: 'member', [ids.ben]: 'owner' });
+    expect(teamRoles(T.platform)).toEqual({
+      [ids.dee]: 'owner',
+      [ids.finn]: 'member',
+      [ids.cy]: 'member',
+      [ids.ben]: 'owner',
+    });
     const removed = await p.api('PUT', membersPath(T.platform), {
       token: token('ben'),
       body: { remove: [U.finn, ids.cy], memberships: { [ids.ben]: { role: 'member' } } },
@@ -276,19 +351,27 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members', () => {
 
   it('refuses unknown users (404) and non-members (400), naming the entry, and changes nothing', async () => {
     const before = teamRoles(T.platform);
-    const unknown = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn], remove: ['nobody@acme.test'] } });
+    const unknown = await p.api('PUT', membersPath(T.platform), {
+      body: { add: [ids.finn], remove: ['nobody@acme.test'] },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.message).toBe('User not found: body field "remove.0" ("nobody@acme.test")');
     const unknownAdd = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn, 'ghost'] } });
     expect(unknownAdd.status).toBe(404);
     expect(unknownAdd.body.error.message).toBe('User not found: body field "add.1" ("ghost")');
-    const unknownMembership = await p.api('PUT', membersPath(T.platform), { body: { memberships: { ghost: { role: 'owner' } } } });
+    const unknownMembership = await p.api('PUT', membersPath(T.platform), {
+      body: { memberships: { ghost: { role: 'owner' } } },
+    });
     expect(unknownMembership.status).toBe(404);
     expect(unknownMembership.body.error.message).toBe('User not found: body field "memberships.ghost" ("ghost")');
     const outsider = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn, U.hana] } });
     expect(outsider.status).toBe(400);
-    expect(outsider.body.error.message).toBe(`Invalid body field "add.1": ${U.hana} is not a member of the organization`);
-    const membership = await p.api('PUT', membersPath(T.platform), { body: { memberships: { [ids.hana]: { role: 'owner' } } } });
+    expect(outsider.body.error.message).toBe(
+      `Invalid body field "add.1": ${U.hana} is not a member of the organization`,
+    );
+    const membership = await p.api('PUT', membersPath(T.platform), {
+      body: { memberships: { [ids.hana]: { role: 'owner' } } },
+    });
     expect(membership.status).toBe(400);
     expect(membership.body.error.message).toBe(
       `Invalid body field "memberships.${ids.hana}": ${ids.hana} is not a member of the organization`,
@@ -301,15 +384,25 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members', () => {
       const answer = await p.api('PUT', membersPath(T.platform), { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
     }
-    for (const body of [{ add: 'x' }, { memberships: { [ids.finn]: { role: 'admin' } } }, { add: [ids.finn], extra: 1 }]) {
+    for (const body of [
+      { add: 'x' },
+      { memberships: { [ids.finn]: { role: 'admin' } } },
+      { add: [ids.finn], extra: 1 },
+    ]) {
       expect((await p.api('PUT', membersPath(T.platform), { body })).status, JSON.stringify(body)).toBe(400);
     }
   });
 
   it('needs the admin role or team ownership', async () => {
-    expect((await p.api('PUT', membersPath(T.platform), { token: token('finn'), body: { add: [ids.finn] } })).status).toBe(403);
-    expect((await p.api('PUT', membersPath(T.writers), { token: token('eve'), body: { add: [ids.finn] } })).status).toBe(403);
-    expect((await p.api('PUT', membersPath(T.writers), { token: token('hana'), body: { add: [ids.finn] } })).status).toBe(404);
+    expect(
+      (await p.api('PUT', membersPath(T.platform), { token: token('finn'), body: { add: [ids.finn] } })).status,
+    ).toBe(403);
+    expect(
+      (await p.api('PUT', membersPath(T.writers), { token: token('eve'), body: { add: [ids.finn] } })).status,
+    ).toBe(403);
+    expect(
+      (await p.api('PUT', membersPath(T.writers), { token: token('hana'), body: { add: [ids.finn] } })).status,
+    ).toBe(404);
     expect((await p.api('PUT', membersPath('nope'), { body: { add: [ids.finn] } })).status).toBe(404);
     expect((await p.api('PUT', membersPath(T.writers), { token: null, body: { add: [ids.finn] } })).status).toBe(401);
     expect(teamRoles(T.writers)[ids.finn]).toBeUndefined();
@@ -324,7 +417,9 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members/{userId}', () => {
     expect(added.status).toBe(204);
     expect(added.body).toBeUndefined();
     expect(teamRoles(T.reviewers)[ids.eve]).toBe('member');
-    expect((await p.api('PUT', path(T.reviewers, ids.eve), { token: token('cy'), body: { role: 'owner' } })).status).toBe(204);
+    expect(
+      (await p.api('PUT', path(T.reviewers, ids.eve), { token: token('cy'), body: { role: 'owner' } })).status,
+    ).toBe(204);
     expect(teamRoles(T.reviewers)[ids.eve]).toBe('owner');
     expect((await p.api('PUT', path(T.reviewers, ids.eve), { body: { role: 'member' } })).status).toBe(204);
     expect(teamRoles(T.reviewers)[ids.eve]).toBe('member');
@@ -350,7 +445,9 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members/{userId}', () => {
   });
 
   it('needs the admin role or team ownership', async () => {
-    expect((await p.api('PUT', path(T.reviewers, ids.finn), { token: token('finn'), body: { role: 'owner' } })).status).toBe(403);
+    expect(
+      (await p.api('PUT', path(T.reviewers, ids.finn), { token: token('finn'), body: { role: 'owner' } })).status,
+    ).toBe(403);
     expect((await p.api('PUT', path(T.reviewers, ids.ben), { token: token('ben') })).status).toBe(403);
     expect((await p.api('PUT', path(T.reviewers, ids.ben), { token: token('gus') })).status).toBe(403);
     expect((await p.api('PUT', path(T.reviewers, ids.ben), { token: null })).status).toBe(401);
@@ -391,9 +488,13 @@ describe('DELETE /orgs/{organizationId}/teams/{teamId}', () => {
     expect((await p.api('GET', teamPath(T.reviewers))).status).toBe(200);
   });
 
-  it("lets the owner delete the team with its grants (205), then answers 204", async () => {
+  it('lets the owner delete the team with its grants (205), then answers 204', async () => {
     const grants = () =>
-      (p.db.prepare("SELECT COUNT(*) AS n FROM content_permissions WHERE principal_type = 'team' AND principal_id = ?").get(T.reviewers) as { n: number }).n;
+      (
+        p.db
+          .prepare("SELECT COUNT(*) AS n FROM content_permissions WHERE principal_type = 'team' AND principal_id = ?")
+          .get(T.reviewers) as { n: number }
+      ).n;
     expect(grants()).toBe(1);
     const deleted = await p.api('DELETE', teamPath(T.reviewers), { token: token('cy') });
     expect(deleted.status).toBe(205);

@@ -15,20 +15,27 @@ const U = DEMO.users;
 /** Plain text of a document's blocks (texts and inline texts joined), one entry per block. */
 function blockTexts(document: { nodes: unknown[] }): string[] {
   const text = (node: any): string =>
-    node.object === 'text' ? node.leaves.map((leaf: { text: string }) => leaf.text).join('') : (node.nodes ?? []).map(text).join('');
+    node.object === 'text'
+      ? node.leaves.map((leaf: { text: string }) => leaf.text).join('')
+      : (node.nodes ?? []).map(text).join('');
   return document.nodes.map(text);
 }
 
 /** Every key of a document's nodes, in document order. */
 function keysOf(node: any): string[] {
-  return [...(node.key ? [node.key] : []), ...(node.nodes ?? []).flatMap(keysOf), ...(node.fragments ?? []).flatMap(keysOf)];
+  return [
+    ...(node.key ? [node.key] : []),
+    ...(node.nodes ?? []).flatMap(keysOf),
+    ...(node.fragments ?? []).flatMap(keysOf),
+  ];
 }
 
 /** Caller helpers on a platform. */
 function client(p: TestPlatform, email: string) {
   const token = p.token(email);
   return {
-    get: (path: string, query?: Record<string, string | number | boolean>) => p.api('GET', path, { token, ...(query ? { query } : {}) }),
+    get: (path: string, query?: Record<string, string | number | boolean>) =>
+      p.api('GET', path, { token, ...(query ? { query } : {}) }),
     post: (path: string, body?: unknown) => p.api('POST', path, { token, body: body ?? {} }),
     put: (path: string, body: unknown) => p.api('PUT', path, { token, body }),
     patch: (path: string, body: unknown) => p.api('PATCH', path, { token, body }),
@@ -65,14 +72,27 @@ async function sourceSpace(p: TestPlatform, title: string) {
     query: { compat: false },
     body: {
       changes: [
-      { operation: 'insert_page', ref: 'guide', document: { markdown: GUIDE } },
-      { operation: 'insert_page', into: 'guide', ref: 'setup', document: { markdown: '# Setup\n\nInstall the agent on every machine.\n' } },
-      { operation: 'insert_page', ref: 'faq', document: { markdown: '---\ndescription: Answers to common questions\n---\n\n# FAQ\n\nAsk us anything.\n' } },
+        { operation: 'insert_page', ref: 'guide', document: { markdown: GUIDE } },
+        {
+          operation: 'insert_page',
+          into: 'guide',
+          ref: 'setup',
+          document: { markdown: '# Setup\n\nInstall the agent on every machine.\n' },
+        },
+        {
+          operation: 'insert_page',
+          ref: 'faq',
+          document: { markdown: '---\ndescription: Answers to common questions\n---\n\n# FAQ\n\nAsk us anything.\n' },
+        },
       ],
     },
   });
   expect(edit.status).toBe(200);
-  const [guide, setup, faq] = edit.body.changes.map((change: { page: { id: string } }) => change.page.id) as [string, string, string];
+  const [guide, setup, faq] = edit.body.changes.map((change: { page: { id: string } }) => change.page.id) as [
+    string,
+    string,
+    string,
+  ];
   expect((await ada.post(`/spaces/${space.id}/change-requests/${cr}/merge`)).body).toMatchObject({ result: 'merge' });
   return { spaceId: space.id, pages: { guide, setup, faq } };
 }
@@ -81,7 +101,10 @@ async function sourceSpace(p: TestPlatform, title: string) {
 async function mergeEdit(p: TestPlatform, spaceId: string, changes: unknown[]) {
   const ada = client(p, U.ada);
   const cr = (await ada.post(`/spaces/${spaceId}/change-requests`, { subject: 'Edit' })).body.id as string;
-  const edit = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/content`, { query: { compat: false }, body: { changes } });
+  const edit = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/content`, {
+    query: { compat: false },
+    body: { changes },
+  });
   expect(edit.status, JSON.stringify(edit.body)).toBe(200);
   expect((await ada.post(`/spaces/${spaceId}/change-requests/${cr}/merge`)).body).toMatchObject({ result: 'merge' });
   return edit.body;
@@ -117,15 +140,40 @@ describe('translation text extraction', () => {
             },
           ],
         },
-        { object: 'block', type: 'code', key: 'c', data: {}, nodes: [{ object: 'block', type: 'code-line', key: 'l', data: {}, nodes: [{ object: 'text', key: 'lt', leaves: [{ object: 'leaf', text: 'echo hi', marks: [] }] }] }] },
-        { object: 'block', type: 'heading-2', key: 'h', data: {}, meta: { id: 'next-steps' }, nodes: [{ object: 'text', key: 'ht', leaves: [{ object: 'leaf', text: 'Next steps', marks: [] }] }] },
+        {
+          object: 'block',
+          type: 'code',
+          key: 'c',
+          data: {},
+          nodes: [
+            {
+              object: 'block',
+              type: 'code-line',
+              key: 'l',
+              data: {},
+              nodes: [{ object: 'text', key: 'lt', leaves: [{ object: 'leaf', text: 'echo hi', marks: [] }] }],
+            },
+          ],
+        },
+        {
+          object: 'block',
+          type: 'heading-2',
+          key: 'h',
+          data: {},
+          meta: { id: 'next-steps' },
+          nodes: [{ object: 'text', key: 'ht', leaves: [{ object: 'leaf', text: 'Next steps', marks: [] }] }],
+        },
       ],
     } as unknown as JSONDocument;
     const slots = new TextSlots();
     const copy = documentSlots(document, slots);
     expect(slots.texts).toEqual(['See', '. Then', 'or mail', 'Next steps']);
     slots.apply(slots.texts.map((text) => text.toUpperCase()));
-    expect(blockTexts(copy)).toEqual(['SEE https://example.test/a. THEN npm test OR MAIL a@b.test', 'echo hi', 'NEXT STEPS']);
+    expect(blockTexts(copy)).toEqual([
+      'SEE https://example.test/a. THEN npm test OR MAIL a@b.test',
+      'echo hi',
+      'NEXT STEPS',
+    ]);
     // Keys and structure unchanged; the heading keeps its anchor; the source is untouched.
     expect(keysOf(copy)).toEqual(keysOf(document));
     expect((copy.nodes[2] as { data: unknown }).data).toEqual({ id: 'next-steps' });
@@ -165,7 +213,12 @@ describe('translations (pseudo-localization)', () => {
     expect(demo.stats.totalWords).toBe(demo.stats.latestWords);
     expect(demo.stats.totalWords).toBeGreaterThan(1000);
     const result = (await ada.get(`/spaces/${demo.result.space}`)).body;
-    expect(result).toMatchObject({ title: 'Getting started (FR)', language: 'fr', parent: DEMO.collections.guides, revision: demo.result.revision });
+    expect(result).toMatchObject({
+      title: 'Getting started (FR)',
+      language: 'fr',
+      parent: DEMO.collections.guides,
+      revision: demo.result.revision,
+    });
     const pages = (await ada.get(`/spaces/${demo.result.space}/content/pages`)).body.pages;
     const source = (await ada.get(`/spaces/${demo.source.space}/content/pages`)).body.pages;
     expect(pages.map((page: { id: string }) => page.id)).toEqual(source.map((page: { id: string }) => page.id));
@@ -175,7 +228,10 @@ describe('translations (pseudo-localization)', () => {
   it('creates a translation and nothing else; refuses bad input (400 naming the field), a second one (409) and the source language', async () => {
     const spaceId = p.spaceId('Tutorials');
     const spacesBefore = (await ada.get('/orgs/acme/spaces', { limit: 1000 })).body.count;
-    const created = await ada.post('/orgs/acme/translations', { language: 'de', source: { space: spaceId, language: 'en' } });
+    const created = await ada.post('/orgs/acme/translations', {
+      language: 'de',
+      source: { space: spaceId, language: 'en' },
+    });
     expect(created.status).toBe(201);
     expect(created.headers?.get('location')).toBe(created.body.urls.location);
     expect(created.body).toEqual({
@@ -187,14 +243,25 @@ describe('translations (pseudo-localization)', () => {
       instructions: { object: 'document', data: { schemaVersion: 1 }, nodes: [] },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
-      stats: { runs: 0, totalWords: 0, totalPages: 0, totalDuration: 0, latestRunDuration: 0, latestPages: 0, latestWords: 0 },
+      stats: {
+        runs: 0,
+        totalWords: 0,
+        totalPages: 0,
+        totalDuration: 0,
+        latestRunDuration: 0,
+        latestPages: 0,
+        latestWords: 0,
+      },
       permissions: { view: true, edit: true },
       urls: { location: `${p.url}/orgs/acme/translations/${created.body.id}` },
     });
     expect((await ada.get('/orgs/acme/spaces', { limit: 1000 })).body.count).toBe(spacesBefore);
     expect((await ada.get(`/orgs/acme/translations/${created.body.id}`)).body).toEqual(created.body);
 
-    const duplicate = await ada.post('/orgs/acme/translations', { language: 'de', source: { space: spaceId, language: 'en' } });
+    const duplicate = await ada.post('/orgs/acme/translations', {
+      language: 'de',
+      source: { space: spaceId, language: 'en' },
+    });
     expect(duplicate.status).toBe(409);
     const same = await ada.post('/orgs/acme/translations', { language: 'en', source: { space: spaceId } });
     expect(same.status).toBe(400);
@@ -206,7 +273,10 @@ describe('translations (pseudo-localization)', () => {
       [{ language: 'fr', source: { space: 'nope' } }, /"source.space": no space nope/],
       [{ language: 'fr', source: { space: p.spaceId('Benefits') } }, /"source.space"/],
       [{ language: 'fr', source: { space: spaceId, language: 'xx' } }, /"source.language"/],
-      [{ language: 'fr', source: { space: spaceId }, instructions: { object: 'document', nodes: 'x' } }, /"instructions/],
+      [
+        { language: 'fr', source: { space: spaceId }, instructions: { object: 'document', nodes: 'x' } },
+        /"instructions/,
+      ],
       [{ language: 'fr', source: { space: spaceId }, extra: 1 }, /"extra": is not a known field/],
     ];
     for (const [body, message] of cases) {
@@ -215,7 +285,10 @@ describe('translations (pseudo-localization)', () => {
       expect(answer.body.error.message).toMatch(message);
     }
     // The space's own language is the source language when none is given.
-    const german = await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: p.spaceId(DEMO.spaces.shareLink) } });
+    const german = await ada.post('/orgs/acme/translations', {
+      language: 'fr',
+      source: { space: p.spaceId(DEMO.spaces.shareLink) },
+    });
     expect(german.body.source.language).toBe('de');
   });
 
@@ -225,8 +298,17 @@ describe('translations (pseudo-localization)', () => {
       const member = client(p, email);
       expect((await member.get('/orgs/acme/translations')).status).toBe(403);
       expect((await member.get(`/orgs/acme/translations/${id}`)).status).toBe(403);
-      expect((await member.post('/orgs/acme/translations', { language: 'it', source: { space: p.spaceId('Tutorials') } })).status).toBe(403);
-      expect((await member.put(`/orgs/acme/translations/${id}`, { instructions: { object: 'document', data: {}, nodes: [] } })).status).toBe(403);
+      expect(
+        (await member.post('/orgs/acme/translations', { language: 'it', source: { space: p.spaceId('Tutorials') } }))
+          .status,
+      ).toBe(403);
+      expect(
+        (
+          await member.put(`/orgs/acme/translations/${id}`, {
+            instructions: { object: 'document', data: {}, nodes: [] },
+          })
+        ).status,
+      ).toBe(403);
       expect((await member.post(`/orgs/acme/translations/${id}/run`)).status).toBe(403);
       expect((await member.delete(`/orgs/acme/translations/${id}`)).status).toBe(403);
     }
@@ -239,14 +321,19 @@ describe('translations (pseudo-localization)', () => {
 
   it('runs into a new result space: same pages and blocks, pseudo-localized text, code and URLs unchanged', async () => {
     const { spaceId, pages } = await sourceSpace(p, 'Translated guide');
-    const created = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId, language: 'en' } })).body;
+    const created = (
+      await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId, language: 'en' } })
+    ).body;
     expect(created.status).toBe('pending');
     const run = await ada.post(`/orgs/acme/translations/${created.id}/run`);
     expect(run.status).toBe(204);
     expect(run.body).toBeUndefined();
     await p.app.jobs.drain();
     const done = (await ada.get(`/orgs/acme/translations/${created.id}`)).body;
-    expect(done).toMatchObject({ status: 'completed', result: { space: expect.any(String), revision: expect.any(String), language: 'fr' } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: { space: expect.any(String), revision: expect.any(String), language: 'fr' },
+    });
     expect(done.stats).toMatchObject({ runs: 1, totalPages: 3, latestPages: 3 });
     expect(done.stats.latestWords).toBeGreaterThan(10);
     expect(done.stats.totalWords).toBe(done.stats.latestWords);
@@ -254,7 +341,13 @@ describe('translations (pseudo-localization)', () => {
 
     const source = (await ada.get(`/spaces/${spaceId}`)).body;
     const result = (await ada.get(`/spaces/${done.result.space}`)).body;
-    expect(result).toMatchObject({ title: 'Translated guide (FR)', language: 'fr', organization: 'acme', editMode: 'locked', revision: done.result.revision });
+    expect(result).toMatchObject({
+      title: 'Translated guide (FR)',
+      language: 'fr',
+      organization: 'acme',
+      editMode: 'locked',
+      revision: done.result.revision,
+    });
     expect(result.parent ?? null).toBe(source.parent ?? null);
 
     const tree = (await ada.get(`/spaces/${done.result.space}/content/pages`)).body.pages;
@@ -265,8 +358,11 @@ describe('translations (pseudo-localization)', () => {
     expect(tree[0].title).toBe(pseudoLocalize('Guide'));
     expect(tree[1].description).toBe(pseudoLocalize('Answers to common questions'));
 
-    const sourceDoc = (await ada.get(`/spaces/${spaceId}/content/page/${pages.guide}`, { format: 'document' })).body.document;
-    const resultDoc = (await ada.get(`/spaces/${done.result.space}/content/page/${pages.guide}`, { format: 'document' })).body.document;
+    const sourceDoc = (await ada.get(`/spaces/${spaceId}/content/page/${pages.guide}`, { format: 'document' })).body
+      .document;
+    const resultDoc = (
+      await ada.get(`/spaces/${done.result.space}/content/page/${pages.guide}`, { format: 'document' })
+    ).body.document;
     expect(keysOf(resultDoc)).toEqual(keysOf(sourceDoc));
     const before = blockTexts(sourceDoc);
     const after = blockTexts(resultDoc);
@@ -284,24 +380,34 @@ describe('translations (pseudo-localization)', () => {
 
   it('runs again when a change request is merged into the source, translating only the page that changed', async () => {
     const { spaceId, pages } = await sourceSpace(p, 'Incremental guide');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'es', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'es', source: { space: spaceId } })).body
+      .id as string;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
     const first = (await ada.get(`/orgs/acme/translations/${id}`)).body;
     const resultSpace = first.result.space as string;
-    const read = async (page: string) => (await ada.get(`/spaces/${resultSpace}/content/page/${page}`, { format: 'document' })).body;
+    const read = async (page: string) =>
+      (await ada.get(`/spaces/${resultSpace}/content/page/${page}`, { format: 'document' })).body;
     const guideBefore = await read(pages.guide);
     const faqBefore = await read(pages.faq);
 
     // The merge alone asks for the run (no call to /run).
-    await mergeEdit(p, spaceId, [{ operation: 'update_page', page: pages.setup, document: { markdown: '# Setup\n\nInstall the agent on every server.\n' } }]);
+    await mergeEdit(p, spaceId, [
+      {
+        operation: 'update_page',
+        page: pages.setup,
+        document: { markdown: '# Setup\n\nInstall the agent on every server.\n' },
+      },
+    ]);
     await p.app.jobs.drain();
     const second = (await ada.get(`/orgs/acme/translations/${id}`)).body;
     expect(second).toMatchObject({ status: 'completed', result: { space: resultSpace } });
     expect(second.result.revision).not.toBe(first.result.revision);
     expect(second.stats).toMatchObject({ runs: 2, latestPages: 1, totalPages: 3, latestWords: 7 });
     expect(second.stats.totalWords).toBe(first.stats.totalWords + 7);
-    expect(blockTexts((await read(pages.setup)).document)).toEqual([pseudoLocalize('Install the agent on every server.')]);
+    expect(blockTexts((await read(pages.setup)).document)).toEqual([
+      pseudoLocalize('Install the agent on every server.'),
+    ]);
     // The other pages keep their translation, document and all.
     const guideAfter = await read(pages.guide);
     expect(guideAfter.document).toEqual(guideBefore.document);
@@ -313,7 +419,8 @@ describe('translations (pseudo-localization)', () => {
       { operation: 'delete_page', page: pages.faq },
       { operation: 'update_page', page: pages.setup, into: null },
     ]);
-    const changelog = added.changes.find((change: { object: string }) => change.object === 'created_page').page.id as string;
+    const changelog = added.changes.find((change: { object: string }) => change.object === 'created_page').page
+      .id as string;
     await p.app.jobs.drain();
     const third = (await ada.get(`/orgs/acme/translations/${id}`)).body;
     expect(third.stats).toMatchObject({ runs: 3, latestPages: 1, totalPages: 4 });
@@ -325,14 +432,33 @@ describe('translations (pseudo-localization)', () => {
     expect(resultTree.map((page: { id: string }) => page.id)).not.toContain(pages.faq);
 
     // New instructions: the next run translates every page again.
-    const instructions = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Use a formal tone.' }] }] }] };
+    const instructions = {
+      object: 'document',
+      data: {},
+      nodes: [
+        { object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ text: 'Use a formal tone.' }] }] },
+      ],
+    };
     const updated = await ada.put(`/orgs/acme/translations/${id}`, { instructions });
     expect(updated.status).toBe(200);
-    expect(updated.body.instructions).toMatchObject({ object: 'document', nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Use a formal tone.', marks: [] }] }] }] });
+    expect(updated.body.instructions).toMatchObject({
+      object: 'document',
+      nodes: [
+        {
+          object: 'block',
+          type: 'paragraph',
+          nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Use a formal tone.', marks: [] }] }],
+        },
+      ],
+    });
     expect((await ada.get(`/orgs/acme/translations/${id}`)).body.instructions).toEqual(updated.body.instructions);
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
-    expect((await ada.get(`/orgs/acme/translations/${id}`)).body.stats).toMatchObject({ runs: 4, latestPages: 3, totalPages: 4 });
+    expect((await ada.get(`/orgs/acme/translations/${id}`)).body.stats).toMatchObject({
+      runs: 4,
+      latestPages: 3,
+      totalPages: 4,
+    });
 
     expect((await ada.put(`/orgs/acme/translations/${id}`, {})).body.error.message).toMatch(/"instructions"/);
     expect((await ada.put(`/orgs/acme/translations/${id}`, { instructions: { object: 'nope' } })).status).toBe(400);
@@ -341,7 +467,8 @@ describe('translations (pseudo-localization)', () => {
 
   it('makes a new result space when the old one was deleted, keeping the translations it had', async () => {
     const { spaceId } = await sourceSpace(p, 'Replaced result');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'it', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'it', source: { space: spaceId } })).body
+      .id as string;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
     const first = (await ada.get(`/orgs/acme/translations/${id}`)).body;
@@ -352,13 +479,15 @@ describe('translations (pseudo-localization)', () => {
     expect(second.result.space).not.toBe(first.result.space);
     expect(second.stats).toMatchObject({ runs: 2, latestPages: 0, totalPages: 3 });
     const pages = (await ada.get(`/spaces/${second.result.space}/content/pages`)).body.pages;
-    const guide = (await ada.get(`/spaces/${second.result.space}/content/page/${pages[0].id}`, { format: 'document' })).body.document;
+    const guide = (await ada.get(`/spaces/${second.result.space}/content/page/${pages[0].id}`, { format: 'document' }))
+      .body.document;
     expect(blockTexts(guide)[0]).toContain(pseudoLocalize('Welcome to the'));
   });
 
   it('deletes a translation (205, then 204); its result space stays; a queued run finds nothing to do', async () => {
     const { spaceId } = await sourceSpace(p, 'Deleted translation');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'nl', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'nl', source: { space: spaceId } })).body
+      .id as string;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
     const result = (await ada.get(`/orgs/acme/translations/${id}`)).body.result.space as string;
@@ -412,7 +541,9 @@ async function fakeTranslator(): Promise<FakeTranslator> {
     received: [],
     mode: 'ok',
     held: Promise.resolve(),
-    release: () => pending.splice(0).forEach((answer) => answer()),
+    release: () => {
+      for (const answer of pending.splice(0)) answer();
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const reset = () => {
@@ -432,7 +563,8 @@ async function fakeTranslator(): Promise<FakeTranslator> {
       if (request.url !== '/translate' || request.method !== 'POST') return send(404, { error: 'Not found' });
       if (fake.mode === 'fail') return send(500, { error: 'Translation engine crashed' });
       // A service that repeats the key it was sent, as some do: it must not reach anyone.
-      if (fake.mode === 'refuse' || body.api_key !== API_KEY) return send(403, { error: `Invalid API key: ${body.api_key}` });
+      if (fake.mode === 'refuse' || body.api_key !== API_KEY)
+        return send(403, { error: `Invalid API key: ${body.api_key}` });
       const answer = () => send(200, { translatedText: (body.q as string[]).map((q) => `[${body.target}] ${q}`) });
       if (fake.mode === 'hold') {
         pending.push(answer);
@@ -468,7 +600,8 @@ describe('translations (LibreTranslate-compatible service)', () => {
     fake.mode = 'ok';
     fake.received.length = 0;
     const { spaceId, pages } = await sourceSpace(p, 'Service guide');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'pt-br', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'pt-br', source: { space: spaceId } })).body
+      .id as string;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
     const done = (await ada.get(`/orgs/acme/translations/${id}`)).body;
@@ -483,14 +616,16 @@ describe('translations (LibreTranslate-compatible service)', () => {
     expect(sent.some((text) => text.includes('npm install') || text.includes('https://'))).toBe(false);
     const tree = (await ada.get(`/spaces/${done.result.space}/content/pages`)).body.pages;
     expect(tree[0].title).toBe('[pt-BR] Guide');
-    const document = (await ada.get(`/spaces/${done.result.space}/content/page/${pages.setup}`, { format: 'document' })).body.document;
+    const document = (await ada.get(`/spaces/${done.result.space}/content/page/${pages.setup}`, { format: 'document' }))
+      .body.document;
     expect(blockTexts(document)).toEqual(['[pt-BR] Install the agent on every machine.']);
   });
 
   it('shows the run as running while the service works, and joins a run asked while another waits', async () => {
     fake.mode = 'hold';
     const { spaceId } = await sourceSpace(p, 'Held guide');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'de', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'de', source: { space: spaceId } })).body
+      .id as string;
     const held = fake.held;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await held;
@@ -510,7 +645,8 @@ describe('translations (LibreTranslate-compatible service)', () => {
   it('fails a run cleanly when the service is down after retries: the last result stays, the reason shows', async () => {
     fake.mode = 'ok';
     const { spaceId } = await sourceSpace(p, 'Outage guide');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body
+      .id as string;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
     const good = (await ada.get(`/orgs/acme/translations/${id}`)).body;
@@ -523,10 +659,14 @@ describe('translations (LibreTranslate-compatible service)', () => {
     expect(fake.received.length - calls).toBe(3);
     const failed = (await ada.get(`/orgs/acme/translations/${id}`)).body;
     expect(failed).toMatchObject({ status: 'completed', result: good.result, stats: good.stats });
-    expect(failed.lastRunError).toEqual({ message: expect.stringMatching(/answered 500: Translation engine crashed/), failedAt: expect.any(String) });
+    expect(failed.lastRunError).toEqual({
+      message: expect.stringMatching(/answered 500: Translation engine crashed/),
+      failedAt: expect.any(String),
+    });
 
     // Never run: a failed first run leaves it pending, without a result.
-    const fresh = (await ada.post('/orgs/acme/translations', { language: 'de', source: { space: spaceId } })).body.id as string;
+    const fresh = (await ada.post('/orgs/acme/translations', { language: 'de', source: { space: spaceId } })).body
+      .id as string;
     await ada.post(`/orgs/acme/translations/${fresh}/run`);
     await p.app.jobs.drain();
     const pending = (await ada.get(`/orgs/acme/translations/${fresh}`)).body;
@@ -546,7 +686,8 @@ describe('translations (LibreTranslate-compatible service)', () => {
   it('never shows the API key, even when the service repeats it; a refusal is not retried', async () => {
     fake.mode = 'refuse';
     const { spaceId } = await sourceSpace(p, 'Refused guide');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body
+      .id as string;
     const calls = fake.received.length;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await p.app.jobs.drain();
@@ -562,8 +703,19 @@ describe('translations (LibreTranslate-compatible service)', () => {
   });
 
   it('reports an unreachable service without its address details leaking credentials', async () => {
-    const translator = libreTranslator({ url: 'http://user:pw@127.0.0.1:1/base?token=x', apiKey: API_KEY, timeoutMs: 2000 });
-    const error = await translator.translate({ texts: ['Hello'], source: 'en', target: 'fr', instructions: { object: 'document', data: {}, nodes: [] } }).catch((e: unknown) => e);
+    const translator = libreTranslator({
+      url: 'http://user:pw@127.0.0.1:1/base?token=x',
+      apiKey: API_KEY,
+      timeoutMs: 2000,
+    });
+    const error = await translator
+      .translate({
+        texts: ['Hello'],
+        source: 'en',
+        target: 'fr',
+        instructions: { object: 'document', data: {}, nodes: [] },
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TranslatorError);
     expect((error as TranslatorError).retryable).toBe(true);
     expect((error as Error).message).toBe('the translator at http://127.0.0.1:1/base/translate could not be reached');
@@ -572,7 +724,8 @@ describe('translations (LibreTranslate-compatible service)', () => {
   it('runs a run interrupted by a restart again', async () => {
     fake.mode = 'hold';
     const { spaceId } = await sourceSpace(p, 'Restarted guide');
-    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body.id as string;
+    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body
+      .id as string;
     const held = fake.held;
     await ada.post(`/orgs/acme/translations/${id}/run`);
     await held;

@@ -37,14 +37,19 @@ function fill(route: string, values: Record<string, string[]>): string[] {
   let paths = [route];
   for (const name of names) {
     const options = values[name] ?? ['unknown-id'];
-    paths = paths.flatMap((path) => options.map((value) => (name === '*' ? path.replace('*', value) : path.replace(`:${name}`, encodeURIComponent(value)))));
+    paths = paths.flatMap((path) =>
+      options.map((value) =>
+        name === '*' ? path.replace('*', value) : path.replace(`:${name}`, encodeURIComponent(value)),
+      ),
+    );
   }
   return paths;
 }
 
 /** The platform's own download URLs (files, PDF exports) in an answer, which the walk follows. */
 function ownUrls(body: unknown, found: Set<string> = new Set()): Set<string> {
-  if (typeof body === 'string' && (body.startsWith(`${origin}/files/`) || body.startsWith(`${origin}/pdf/`))) found.add(body);
+  if (typeof body === 'string' && (body.startsWith(`${origin}/files/`) || body.startsWith(`${origin}/pdf/`)))
+    found.add(body);
   else if (Array.isArray(body)) for (const item of body) ownUrls(item, found);
   else if (body && typeof body === 'object') for (const item of Object.values(body)) ownUrls(item, found);
   return found;
@@ -53,7 +58,13 @@ function ownUrls(body: unknown, found: Set<string> = new Set()): Set<string> {
 /** The text of a PDF (pdf.js, as a reader would extract it). */
 async function pdfText(bytes: Uint8Array): Promise<string> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const pdf = await getDocument({ data: bytes, disableFontFace: true, useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+  const pdf = await getDocument({
+    data: bytes,
+    disableFontFace: true,
+    useSystemFonts: false,
+    isEvalSupported: false,
+    verbosity: 0,
+  }).promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
@@ -101,7 +112,9 @@ beforeAll(async () => {
     .setIssuedAt()
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
-  const resolved = await p.api('POST', '/urls/published', { body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } } });
+  const resolved = await p.api('POST', '/urls/published', {
+    body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } },
+  });
   expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
   expect(resolved.body.space).toBe(space);
   visitorToken = resolved.body.apiToken;
@@ -123,7 +136,9 @@ describe('what a site visitor reads', () => {
 
   it('shows none of what the claims hide on any GET route the token opens, and still shows the rest', async () => {
     const acme = DEMO.orgs.acme;
-    const site = (await p.api('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).body.items.find((item: { title: string }) => item.title === DEMO.sites.api).id;
+    const site = (await p.api('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).body.items.find(
+      (item: { title: string }) => item.title === DEMO.sites.api,
+    ).id;
     const changeRequest = (await p.api('GET', `/spaces/${space}/change-requests`)).body.items[0]?.id ?? 'unknown-id';
     const { hidden, visible } = seeded;
     const values: Record<string, string[]> = {
@@ -144,7 +159,12 @@ describe('what a site visitor reads', () => {
       { query: MARKERS.hiddenPage, url: siteUrl(hidden.path), page: hidden.page },
       { query: MARKERS.hiddenBlock, url: siteUrl(visible.path), format: 'markdown', dereferenced: 'true' },
       { query: MARKERS.visible, format: 'document', evaluated: 'false', page: visible.page },
-      { query: `${MARKERS.hiddenBlock} ${MARKERS.visible}`, format: 'document', evaluated: 'deterministic-only', dereferenced: 'true' },
+      {
+        query: `${MARKERS.hiddenBlock} ${MARKERS.visible}`,
+        format: 'document',
+        evaluated: 'deterministic-only',
+        dereferenced: 'true',
+      },
     ];
 
     const routes = getRoutes();
@@ -161,14 +181,19 @@ describe('what a site visitor reads', () => {
     }
 
     // Routes that do not declare themselves open to visitors refuse them (they might read around the view).
-    const closed = answers.filter((answer) => answer.route === '/v1/orgs/:organizationId/sites/:siteId' || answer.route === '/v1/orgs');
+    const closed = answers.filter(
+      (answer) => answer.route === '/v1/orgs/:organizationId/sites/:siteId' || answer.route === '/v1/orgs',
+    );
     expect(new Set(closed.map((answer) => answer.status))).toEqual(new Set([403]));
 
     const leaks = answers.filter((answer) => hiddenMarkers.some((marker) => answer.text.includes(marker)));
     expect(leaks.map((answer) => `${answer.status} ${answer.url}`)).toEqual([]);
 
     // The visitor still reads what they may, on the routes the issue names.
-    const seen = (route: string) => answers.some((answer) => answer.route === route && answer.status === 200 && answer.text.includes(MARKERS.visible));
+    const seen = (route: string) =>
+      answers.some(
+        (answer) => answer.route === route && answer.status === 200 && answer.text.includes(MARKERS.visible),
+      );
     const mustShowVisible = [
       '/v1/spaces/:spaceId/content',
       '/v1/spaces/:spaceId/content/pages',
@@ -185,15 +210,21 @@ describe('what a site visitor reads', () => {
     ];
     expect(mustShowVisible.filter((route) => !seen(route))).toEqual([]);
     // Reads of what is hidden are 404s, not empty answers.
-    const status = (route: string, part: string) => answers.filter((answer) => answer.route === route && new URL(answer.url).pathname.includes(part)).map((answer) => answer.status);
+    const status = (route: string, part: string) =>
+      answers
+        .filter((answer) => answer.route === route && new URL(answer.url).pathname.includes(part))
+        .map((answer) => answer.status);
     expect(new Set(status('/v1/spaces/:spaceId/content/page/:pageId', hidden.page))).toEqual(new Set([404]));
     expect(new Set(status('/v1/spaces/:spaceId/documents/:documentId', hidden.document))).toEqual(new Set([404]));
     expect(new Set(status('/v1/spaces/:spaceId/content/files/:fileId', visible.blockFile))).toEqual(new Set([404]));
-    expect(new Set(status('/v1/spaces/:spaceId/content/reusable-contents/:reusableContentId', hidden.reusableContent))).toEqual(new Set([404]));
+    expect(
+      new Set(status('/v1/spaces/:spaceId/content/reusable-contents/:reusableContentId', hidden.reusableContent)),
+    ).toEqual(new Set([404]));
   }, 120_000);
 
   it('searches only the visitor’s view: a page matching only hidden text is no hit', async () => {
-    const search = (query: string) => p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query } });
+    const search = (query: string) =>
+      p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query } });
     expect((await search(MARKERS.hiddenPage)).body).toEqual({ count: 0, items: [] });
     expect((await search(MARKERS.hiddenBlock)).body).toEqual({ count: 0, items: [] });
     const visible = await search(MARKERS.visible);
@@ -205,15 +236,27 @@ describe('what a site visitor reads', () => {
   });
 
   it('ranks and pages the visitor’s search as one list, with the pages a member finds that the visitor may read', async () => {
-    const all = await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: 'token', limit: 100 } });
+    const all = await p.api('GET', `/spaces/${space}/search`, {
+      token: visitorToken,
+      query: { query: 'token', limit: 100 },
+    });
     const member = await p.api('GET', `/spaces/${space}/search`, { query: { query: 'token', limit: 100 } });
     const ids = all.body.items.map((item: { id: string }) => item.id);
     expect(ids.length).toBeGreaterThan(3);
-    expect(new Set(ids)).toEqual(new Set(member.body.items.map((item: { id: string }) => item.id).filter((id: string) => id !== seeded.hidden.page)));
-    expect(all.body.items.map((item: { rank: number }) => item.rank)).toEqual(ids.map((_: string, index: number) => index + 1));
+    expect(new Set(ids)).toEqual(
+      new Set(
+        member.body.items.map((item: { id: string }) => item.id).filter((id: string) => id !== seeded.hidden.page),
+      ),
+    );
+    expect(all.body.items.map((item: { rank: number }) => item.rank)).toEqual(
+      ids.map((_: string, index: number) => index + 1),
+    );
     const paged: string[] = [];
     for (let page: string | undefined = '', guard = 0; page !== undefined && guard < 50; guard += 1) {
-      const answer = await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: 'token', limit: 2, ...(page ? { page } : {}) } });
+      const answer = await p.api('GET', `/spaces/${space}/search`, {
+        token: visitorToken,
+        query: { query: 'token', limit: 2, ...(page ? { page } : {}) },
+      });
       expect(answer.body.count).toBe(ids.length);
       paged.push(...answer.body.items.map((item: { id: string }) => item.id));
       page = answer.body.next?.page;
@@ -223,12 +266,24 @@ describe('what a site visitor reads', () => {
 
   it('gives each view its own search: other claims that hide the same things share it, others do not', async () => {
     const tokenFor = async (claims: Record<string, unknown>) => {
-      const jwtToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
-      return (await p.api('POST', '/urls/published', { body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } } })).body.apiToken as string;
+      const jwtToken = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+      return (
+        await p.api('POST', '/urls/published', {
+          body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } },
+        })
+      ).body.apiToken as string;
     };
-    const count = async (token: string, query: string) => (await p.api('GET', `/spaces/${space}/search`, { token, query: { query } })).body.count as number;
+    const count = async (token: string, query: string) =>
+      (await p.api('GET', `/spaces/${space}/search`, { token, query: { query } })).body.count as number;
     const alike = await tokenFor({ plan: 'free', betaAccess: true, email: 'someone@example.com' });
-    expect([await count(alike, MARKERS.hiddenPage), await count(alike, MARKERS.hiddenBlock), await count(alike, MARKERS.visible)]).toEqual([0, 0, 1]);
+    expect([
+      await count(alike, MARKERS.hiddenPage),
+      await count(alike, MARKERS.hiddenBlock),
+      await count(alike, MARKERS.visible),
+    ]).toEqual([0, 0, 1]);
     const enterprise = await tokenFor({ plan: 'enterprise', betaAccess: true });
     expect([await count(enterprise, MARKERS.hiddenPage), await count(enterprise, MARKERS.hiddenBlock)]).toEqual([1, 0]);
     const noBeta = await tokenFor({ plan: 'pro', betaAccess: false });
@@ -239,13 +294,34 @@ describe('what a site visitor reads', () => {
     const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
     const { loadRevision, putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
-    const current = loadRevision(p.db, space, p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(space) as string)!.content;
-    const documentId = putDocument(p.db, space, markdownToDocument('The wombatnew page.\n\n{% if visitor.claims.betaAccess == false %}\nThe wombatnew narwhalbeta aside.\n{% endif %}\n').document);
-    commitContent(p.db, space, { ...current, pages: [...current.pages, { id: 'pg-wombat', type: 'document', title: 'Wombat', slug: 'wombat', documentId, pages: [] }] });
+    const current = loadRevision(
+      p.db,
+      space,
+      p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(space) as string,
+    )!.content;
+    const documentId = putDocument(
+      p.db,
+      space,
+      markdownToDocument(
+        'The wombatnew page.\n\n{% if visitor.claims.betaAccess == false %}\nThe wombatnew narwhalbeta aside.\n{% endif %}\n',
+      ).document,
+    );
+    commitContent(p.db, space, {
+      ...current,
+      pages: [
+        ...current.pages,
+        { id: 'pg-wombat', type: 'document', title: 'Wombat', slug: 'wombat', documentId, pages: [] },
+      ],
+    });
     const found = await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: 'wombatnew' } });
     expect(found.body.items.map((item: { id: string }) => item.id)).toEqual(['pg-wombat']);
     expect(JSON.stringify(found.body).toLowerCase()).not.toContain(MARKERS.hiddenBlock);
-    expect((await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: MARKERS.hiddenBlock } })).body.count).toBe(0);
-    expect((await p.api('GET', `/spaces/${space}/search`, { query: { query: MARKERS.hiddenBlock } })).body.count).toBe(2);
+    expect(
+      (await p.api('GET', `/spaces/${space}/search`, { token: visitorToken, query: { query: MARKERS.hiddenBlock } }))
+        .body.count,
+    ).toBe(0);
+    expect((await p.api('GET', `/spaces/${space}/search`, { query: { query: MARKERS.hiddenBlock } })).body.count).toBe(
+      2,
+    );
   });
 });

@@ -138,8 +138,7 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
  */
 export function route(strings: TemplateStringsArray, ...values: Array<string | number>): string {
   return strings.reduce(
-    (path, part, index) =>
-      path + part + (index < values.length ? encodePart(String(values[index])) : ''),
+    (path, part, index) => path + part + (index < values.length ? encodePart(String(values[index])) : ''),
     '',
   );
 }
@@ -235,7 +234,14 @@ export class RestClient {
         startedAt ??= performance.now();
         tries += 1;
         const maxBytes = Math.min(this.maxBodyBytes, request.maxBytes ?? Number.POSITIVE_INFINITY);
-        const outcome = await this.tryOnce(method, this.basePath + path + queryString(query), headers, payload, deadline, maxBytes);
+        const outcome = await this.tryOnce(
+          method,
+          this.basePath + path + queryString(query),
+          headers,
+          payload,
+          deadline,
+          maxBytes,
+        );
         endedAt = performance.now();
         let retryable = false;
         let waitMs: number | undefined;
@@ -250,7 +256,9 @@ export class RestClient {
           status = undefined;
           const connection = outcome.timedOut ? undefined : connectionFailure(outcome.error);
           failure = outcome.timedOut
-            ? new UpstreamTimeoutError(`${method} ${path} did not answer within ${this.timeoutMs} ms${tries > 1 ? ` (${tries} tries)` : ''}`)
+            ? new UpstreamTimeoutError(
+                `${method} ${path} did not answer within ${this.timeoutMs} ms${tries > 1 ? ` (${tries} tries)` : ''}`,
+              )
             : toGatewayError(outcome.error, method, path);
           // A refused connection carried nothing, so even a write may go again.
           retryable = connection === 'reset' ? method === 'GET' : connection === 'refused';
@@ -260,7 +268,11 @@ export class RestClient {
           else this.breaker.succeeded(ticket);
           if (status < 400) {
             if (!schema) return { status, data: undefined as never, bytes: outcome.bytes };
-            return { status, data: this.parseSuccess(schema, outcome.text, method, path) as never, bytes: outcome.bytes };
+            return {
+              status,
+              data: this.parseSuccess(schema, outcome.text, method, path) as never,
+              bytes: outcome.bytes,
+            };
           }
           const retryAfter = status === 429 ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
           failure = errorFromResponse(status, parseJson(outcome.text), method, path, {
@@ -304,7 +316,14 @@ export class RestClient {
     const ticket = this.breaker.admit();
     if (!ticket) return { reachable: false, durationMs: 0, reason: 'the circuit breaker is open' };
     const path = this.basePath || '/';
-    const outcome = await this.tryOnce('GET', path, { accept: 'application/json' }, undefined, started + timeoutMs, 64 * 1024);
+    const outcome = await this.tryOnce(
+      'GET',
+      path,
+      { accept: 'application/json' },
+      undefined,
+      started + timeoutMs,
+      64 * 1024,
+    );
     const durationMs = performance.now() - started;
     if ('tooLarge' in outcome) {
       this.breaker.succeeded(ticket);
@@ -312,7 +331,9 @@ export class RestClient {
     }
     if ('error' in outcome) {
       this.breaker.failed(ticket);
-      const reason = outcome.timedOut ? `GET ${path} did not answer within ${timeoutMs} ms` : toGatewayError(outcome.error, 'GET', path).message;
+      const reason = outcome.timedOut
+        ? `GET ${path} did not answer within ${timeoutMs} ms`
+        : toGatewayError(outcome.error, 'GET', path).message;
       return { reachable: false, durationMs, reason };
     }
     if (outcome.status >= 500) {
@@ -342,7 +363,16 @@ export class RestClient {
    * credentials, no retry (the URL takes one upload), within `timeoutMs`.
    */
   async upload(url: string, bytes: Uint8Array, contentType: string): Promise<void> {
-    await this.signedUrl('upload', url, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) }, body: bytes }, 64 * 1024);
+    await this.signedUrl(
+      'upload',
+      url,
+      {
+        method: 'PUT',
+        headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) },
+        body: bytes,
+      },
+      64 * 1024,
+    );
   }
 
   /**
@@ -367,9 +397,11 @@ export class RestClient {
     maxBytes: number,
   ): Promise<{ text: string; contentType: string | undefined }> {
     const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UpstreamContractError(`The platform gave a ${what} URL that is not http or https`);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      throw new UpstreamContractError(`The platform gave a ${what} URL that is not http or https`);
     // Credentials are never sent to, or taken from, a URL of an answer.
-    if (target.username || target.password) throw new UpstreamContractError(`The platform gave a ${what} URL with credentials in it`);
+    if (target.username || target.password)
+      throw new UpstreamContractError(`The platform gave a ${what} URL with credentials in it`);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const started = performance.now();
@@ -389,17 +421,26 @@ export class RestClient {
         throw new UpstreamContractError(`The answer of the ${what} URL is larger than ${maxBytes} bytes`);
       }
       const { text } = body;
-      if (status === 401 || status === 403) throw new UpstreamContractError(`The platform refused the ${what} URL it had signed`);
+      if (status === 401 || status === 403)
+        throw new UpstreamContractError(`The platform refused the ${what} URL it had signed`);
       if (status >= 300) throw errorFromResponse(status, parseJson(text), request.method, `the ${what} URL`);
       const type = response.headers['content-type'];
       return { text, contentType: Array.isArray(type) ? type[0] : type };
     } catch (error) {
       if (error instanceof GatewayError) throw error;
-      if (controller.signal.aborted || isTimeout(error)) throw new UpstreamTimeoutError(`The ${what} did not finish within ${this.timeoutMs} ms`);
+      if (controller.signal.aborted || isTimeout(error))
+        throw new UpstreamTimeoutError(`The ${what} did not finish within ${this.timeoutMs} ms`);
       throw new UpstreamUnavailableError(`The ${what} URL could not be reached`);
     } finally {
       clearTimeout(timer);
-      this.onExchange?.({ method: request.method, path: what === 'upload' ? '/storage/upload' : '/download', status, startedAt: started, endedAt: performance.now(), retries: 0 });
+      this.onExchange?.({
+        method: request.method,
+        path: what === 'upload' ? '/storage/upload' : '/download',
+        status,
+        startedAt: started,
+        endedAt: performance.now(),
+        retries: 0,
+      });
     }
   }
 
@@ -442,7 +483,9 @@ export class RestClient {
     try {
       json = JSON.parse(text);
     } catch {
-      const error = new UpstreamContractError(`${method} ${path} answered ${text.length === 0 ? 'no body' : 'a body that is not JSON'}`);
+      const error = new UpstreamContractError(
+        `${method} ${path} answered ${text.length === 0 ? 'no body' : 'a body that is not JSON'}`,
+      );
       this.reportInvalid(error, method, path);
       throw error;
     }
@@ -522,7 +565,16 @@ const receivers = new WeakMap<object, (error: UpstreamContractError) => void>();
 const MAX_REPORTED_INVALID = 1000;
 
 /** Path segments that are always followed by an id. */
-const COLLECTIONS = new Set(['orgs', 'spaces', 'collections', 'users', 'teams', 'members', 'link-invites', 'email-domains']);
+const COLLECTIONS = new Set([
+  'orgs',
+  'spaces',
+  'collections',
+  'users',
+  'teams',
+  'members',
+  'link-invites',
+  'email-domains',
+]);
 
 /**
  * The operation a path belongs to, ids replaced by `{id}` (`/spaces/{id}`), so that a broken
@@ -533,7 +585,9 @@ function operationOf(path: string): string {
   const segments = (path.split('?')[0] ?? '').split('/');
   return segments
     .map((segment, index) =>
-      index > 0 && segment && (COLLECTIONS.has(segments[index - 1] ?? '') || !/^[a-z]+(?:-[a-z]+)*$/.test(segment)) ? '{id}' : segment,
+      index > 0 && segment && (COLLECTIONS.has(segments[index - 1] ?? '') || !/^[a-z]+(?:-[a-z]+)*$/.test(segment))
+        ? '{id}'
+        : segment,
     )
     .join('/');
 }
@@ -578,7 +632,10 @@ type TryOutcome =
  * Reads a body as UTF-8 text, up to `maxBytes`: past it, reading stops (so a huge body costs no
  * more than the bound) and `tooLarge` tells how many bytes had arrived.
  */
-async function readBody(body: AsyncIterable<Buffer | Uint8Array>, maxBytes: number): Promise<{ text: string; bytes: number } | { tooLarge: number }> {
+async function readBody(
+  body: AsyncIterable<Buffer | Uint8Array>,
+  maxBytes: number,
+): Promise<{ text: string; bytes: number } | { tooLarge: number }> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of body) {
@@ -601,17 +658,14 @@ function connectionFailure(error: unknown): 'refused' | 'reset' | undefined {
     if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset';
     if (typeof message === 'string' && /other side closed/i.test(message)) return 'reset';
     // Connecting to a name with several addresses fails with one error per address.
-    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => connectionFailure(e) === 'refused')) return 'refused';
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => connectionFailure(e) === 'refused'))
+      return 'refused';
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function isTimeout(error: unknown): boolean {
   const err = error as { name?: string; code?: string } | undefined;
@@ -622,9 +676,7 @@ function toGatewayError(error: unknown, method: string, path: string): GatewayEr
   if (error instanceof GatewayError) return error;
   const err = error as { code?: string } | undefined;
   if (isTimeout(error)) return new UpstreamTimeoutError(`${method} ${path} did not answer in time`);
-  return new UpstreamUnavailableError(
-    `${method} ${path} could not be reached${err?.code ? ` (${err.code})` : ''}`,
-  );
+  return new UpstreamUnavailableError(`${method} ${path} could not be reached${err?.code ? ` (${err.code})` : ''}`);
 }
 
 /** Permission for one try; the probe is the one try let through when an open breaker cools down. */

@@ -32,8 +32,12 @@ export const builder = new SchemaBuilder<{
       description: 'Global ID of this object: opaque, stable, accepted by `node(id:)` and by every lookup and input.',
     },
     pageInfoTypeOptions: { description: 'Where a page of a connection stands in the whole list.' },
-    hasNextPageFieldOptions: { description: 'True when items follow this page: pass `endCursor` as `after` to get them.' },
-    hasPreviousPageFieldOptions: { description: 'True when this page was requested with `after`, so items precede it.' },
+    hasNextPageFieldOptions: {
+      description: 'True when items follow this page: pass `endCursor` as `after` to get them.',
+    },
+    hasPreviousPageFieldOptions: {
+      description: 'True when this page was requested with `after`, so items precede it.',
+    },
     startCursorFieldOptions: { description: 'Cursor of the first item of this page; null when the page is empty.' },
     endCursorFieldOptions: { description: 'Cursor of the last item of this page; null when the page is empty.' },
     cursorFieldOptions: { description: 'Opaque position of this item; pass it as `after` to continue right after it.' },

@@ -42,7 +42,17 @@ import {
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode } from './organizations.js';
-import { DocumentInput, DocumentType, documentInput, idInput, ownedIdInput, payloadType, restEnum, sendDelete, type SchemaTypesOf } from './shared.js';
+import {
+  DocumentInput,
+  DocumentType,
+  documentInput,
+  idInput,
+  ownedIdInput,
+  payloadType,
+  restEnum,
+  sendDelete,
+  type SchemaTypesOf,
+} from './shared.js';
 import { SpaceNode } from './spaces.js';
 import { UserNode } from './users.js';
 
@@ -92,14 +102,28 @@ function embeddedUser(ctx: GatewayContext, user: ChangeRequest['createdBy']) {
 }
 
 /** A revision of the request's space by id, as a link. */
-const revisionLink = (request: ChangeRequest, revisionId: string | null | undefined, info: Parameters<typeof linkTo>[2]) =>
-  revisionId ? linkTo(RevisionNode, compositeKey(request.space, revisionId), info, revisionStub(request.space, revisionId)) : null;
+const revisionLink = (
+  request: ChangeRequest,
+  revisionId: string | null | undefined,
+  info: Parameters<typeof linkTo>[2],
+) =>
+  revisionId
+    ? linkTo(RevisionNode, compositeKey(request.space, revisionId), info, revisionStub(request.space, revisionId))
+    : null;
 
 const ChangeRequestUrls = builder.objectRef<ChangeRequest['urls']>('ChangeRequestUrls').implement({
   description: 'Addresses of a change request.',
   fields: (t) => ({
-    app: t.string({ nullable: true, description: 'URL of the change request in the web app.', resolve: (u) => u.app ?? null }),
-    api: t.string({ nullable: true, description: 'URL of the change request in the REST API.', resolve: (u) => u.location ?? null }),
+    app: t.string({
+      nullable: true,
+      description: 'URL of the change request in the web app.',
+      resolve: (u) => u.app ?? null,
+    }),
+    api: t.string({
+      nullable: true,
+      description: 'URL of the change request in the REST API.',
+      resolve: (u) => u.location ?? null,
+    }),
   }),
 });
 
@@ -108,19 +132,26 @@ const ChangeRequestReview = builder.objectRef<Review & { space: string }>('Chang
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the review on the platform.' }),
     status: t.field({ type: ReviewStatusEnum, description: 'The verdict.', resolve: (r) => r.status }),
-    reviewer: t.field({ type: UserNode, description: 'Who reviewed.', resolve: (r, _a, ctx) => embeddedUser(ctx, r.reviewer) }),
+    reviewer: t.field({
+      type: UserNode,
+      description: 'Who reviewed.',
+      resolve: (r, _a, ctx) => embeddedUser(ctx, r.reviewer),
+    }),
     requestedBy: t.field({
       type: UserNode,
       nullable: true,
       description: 'Who asked for this review; null when it was given unasked.',
       resolve: (r, _a, ctx) => (r.requestedBy ? embeddedUser(ctx, r.requestedBy) : null),
     }),
-    outdated: t.exposeBoolean('outdated', { description: 'True once superseded by a newer review of the same reviewer, or a new request for one.' }),
+    outdated: t.exposeBoolean('outdated', {
+      description: 'True once superseded by a newer review of the same reviewer, or a new request for one.',
+    }),
     revision: t.field({
       type: RevisionNode,
       description: 'The content the reviewer saw.',
       extensions: upstream.link,
-      resolve: (r, _a, _ctx, info) => linkTo(RevisionNode, compositeKey(r.space, r.revision), info, revisionStub(r.space, r.revision)),
+      resolve: (r, _a, _ctx, info) =>
+        linkTo(RevisionNode, compositeKey(r.space, r.revision), info, revisionStub(r.space, r.revision)),
     }),
     comment: t.field({
       type: DocumentType,
@@ -133,30 +164,41 @@ const ChangeRequestReview = builder.objectRef<Review & { space: string }>('Chang
   }),
 });
 
-const RequestedReviewerType = builder.objectRef<RequestedReviewer & { space: string }>('ChangeRequestRequestedReviewer').implement({
-  description: 'A review asked of someone and not given yet.',
-  fields: (t) => ({
-    user: t.field({
-      type: UserNode,
-      nullable: true,
-      description: 'Who is asked to review; null for a request to a team.',
-      resolve: (r, _a, ctx) => (r.user ? embeddedUser(ctx, r.user) : null),
+const RequestedReviewerType = builder
+  .objectRef<RequestedReviewer & { space: string }>('ChangeRequestRequestedReviewer')
+  .implement({
+    description: 'A review asked of someone and not given yet.',
+    fields: (t) => ({
+      user: t.field({
+        type: UserNode,
+        nullable: true,
+        description: 'Who is asked to review; null for a request to a team.',
+        resolve: (r, _a, ctx) => (r.user ? embeddedUser(ctx, r.user) : null),
+      }),
+      requestedBy: t.field({
+        type: UserNode,
+        description: 'Who asked.',
+        resolve: (r, _a, ctx) => embeddedUser(ctx, r.requestedBy),
+      }),
+      revision: t.field({
+        type: RevisionNode,
+        description: 'The content when the review was asked.',
+        extensions: upstream.link,
+        resolve: (r, _a, _ctx, info) =>
+          linkTo(RevisionNode, compositeKey(r.space, r.revision), info, revisionStub(r.space, r.revision)),
+      }),
+      createdAt: t.field({ type: 'DateTime', description: 'When the review was asked.', resolve: (r) => r.createdAt }),
     }),
-    requestedBy: t.field({ type: UserNode, description: 'Who asked.', resolve: (r, _a, ctx) => embeddedUser(ctx, r.requestedBy) }),
-    revision: t.field({
-      type: RevisionNode,
-      description: 'The content when the review was asked.',
-      extensions: upstream.link,
-      resolve: (r, _a, _ctx, info) => linkTo(RevisionNode, compositeKey(r.space, r.revision), info, revisionStub(r.space, r.revision)),
-    }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the review was asked.', resolve: (r) => r.createdAt }),
-  }),
-});
+  });
 
 const ContributorType = builder.objectRef<Contributor>('ChangeRequestContributor').implement({
   description: 'Someone who edited or commented on a change request.',
   fields: (t) => ({
-    user: t.field({ type: UserNode, description: 'The contributor.', resolve: (c, _a, ctx) => embeddedUser(ctx, c.user) }),
+    user: t.field({
+      type: UserNode,
+      description: 'The contributor.',
+      resolve: (c, _a, ctx) => embeddedUser(ctx, c.user),
+    }),
     kind: t.field({ type: ContributionEnum, description: 'What they did.', resolve: (c) => c.actionType }),
     count: t.exposeInt('count', { description: 'How many times.' }),
     lastAt: t.field({ type: 'DateTime', description: 'When they last did it.', resolve: (c) => c.updatedAt }),
@@ -164,7 +206,11 @@ const ContributorType = builder.objectRef<Contributor>('ChangeRequestContributor
 });
 
 const ReviewConnection = builder.connectionObject(
-  { type: ChangeRequestReview, name: 'ChangeRequestReviewConnection', description: 'A page of reviews, oldest first, with their number.' },
+  {
+    type: ChangeRequestReview,
+    name: 'ChangeRequestReviewConnection',
+    description: 'A page of reviews, oldest first, with their number.',
+  },
   { name: 'ChangeRequestReviewEdge', description: 'A review, with its cursor.' },
 );
 const RequestedReviewerConnection = builder.connectionObject(
@@ -176,7 +222,11 @@ const RequestedReviewerConnection = builder.connectionObject(
   { name: 'ChangeRequestRequestedReviewerEdge', description: 'A pending review request, with its cursor.' },
 );
 const ContributorConnection = builder.connectionObject(
-  { type: ContributorType, name: 'ChangeRequestContributorConnection', description: 'A page of contributors, with their number.' },
+  {
+    type: ContributorType,
+    name: 'ChangeRequestContributorConnection',
+    description: 'A page of contributors, with their number.',
+  },
   { name: 'ChangeRequestContributorEdge', description: 'A contributor, with its cursor.' },
 );
 
@@ -191,8 +241,14 @@ ChangeRequestNode.implement({
     'A change request: a branch of the content of a space, edited apart from the live content, reviewed, then merged into it.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the change request on the platform.' }),
-    number: t.exposeInt('number', { description: 'Its number in the space (1, 2, …): `changeRequest(id:)` takes it too.' }),
-    status: t.field({ type: ChangeRequestStatusEnum, description: 'Where it is in its life.', resolve: (r) => r.status }),
+    number: t.exposeInt('number', {
+      description: 'Its number in the space (1, 2, …): `changeRequest(id:)` takes it too.',
+    }),
+    status: t.field({
+      type: ChangeRequestStatusEnum,
+      description: 'Where it is in its life.',
+      resolve: (r) => r.status,
+    }),
     subject: t.exposeString('subject', { description: 'Its subject (at most 100 characters; may be empty).' }),
     description: t.field({
       type: DocumentType,
@@ -201,10 +257,15 @@ ChangeRequestNode.implement({
       resolve: (r) => (r.description ?? null) as never,
     }),
     outdated: t.exposeBoolean('outdated', {
-      description: 'True when the live content changed since it was based on it: update it from the main content to bring those changes in.',
+      description:
+        'True when the live content changed since it was based on it: update it from the main content to bring those changes in.',
     }),
     comments: t.exposeInt('comments', { description: 'Open comments.' }),
-    createdBy: t.field({ type: UserNode, description: 'Who created it.', resolve: (r, _a, ctx) => embeddedUser(ctx, r.createdBy) }),
+    createdBy: t.field({
+      type: UserNode,
+      description: 'Who created it.',
+      resolve: (r, _a, ctx) => embeddedUser(ctx, r.createdBy),
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (r) => r.updatedAt }),
     mergedBy: t.field({
@@ -213,10 +274,16 @@ ChangeRequestNode.implement({
       description: 'Who merged it; null unless merged.',
       resolve: (r, _a, ctx) => (r.mergedBy ? embeddedUser(ctx, r.mergedBy) : null),
     }),
-    mergedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was merged; null unless merged.', resolve: (r) => r.mergedAt ?? null }),
+    mergedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was merged; null unless merged.',
+      resolve: (r) => r.mergedAt ?? null,
+    }),
     conversationsIssuesClusterId: t.string({
       nullable: true,
-      description: 'Platform id of the issue cluster (of support conversations) it addresses, if any; `conversationsIssuesCluster` is the cluster.',
+      description:
+        'Platform id of the issue cluster (of support conversations) it addresses, if any; `conversationsIssuesCluster` is the cluster.',
       resolve: (r) => r.conversationsIssuesCluster ?? null,
     }),
     urls: t.field({ type: ChangeRequestUrls, description: 'Addresses of the change request.', resolve: (r) => r.urls }),
@@ -241,7 +308,8 @@ ChangeRequestNode.implement({
     revisionMergedAncestor: t.field({
       type: RevisionNode,
       nullable: true,
-      description: 'The live revision last brought in by an update from the main content; null when it was never updated.',
+      description:
+        'The live revision last brought in by an update from the main content; null when it was never updated.',
       extensions: upstream.link,
       resolve: (r, _a, _ctx, info) => revisionLink(r, r.revisionMergedAncestor, info),
     }),
@@ -261,20 +329,30 @@ ChangeRequestNode.implement({
     }),
     changes: t.field({
       type: RevisionChanges,
-      description: 'What it changes compared with the live content it is based on: pages, files, reusable contents, variables.',
+      description:
+        'What it changes compared with the live content it is based on: pages, files, reusable contents, variables.',
       args: {
-        limit: t.arg.int({ defaultValue: 10, description: 'Most changes to return, 1 to 1000 (default 10); `more` counts the others.' }),
+        limit: t.arg.int({
+          defaultValue: 10,
+          description: 'Most changes to return, 1 to 1000 (default 10); `more` counts the others.',
+        }),
       },
       extensions: upstream.fetch(2),
       resolve: async (r, args, ctx, info) => {
         const limit = args.limit ?? 10;
-        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new BadUserInputError('`limit` must be between 1 and 1000', ['limit']);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+          throw new BadUserInputError('`limit` must be between 1 and 1000', ['limit']);
         // What was there before a change is in the live revision the request is based on.
-        const revision = { ...lightRevision(r.space, r.revision, false), parents: [r.revisionMergedAncestor ?? r.revisionInitial] };
+        const revision = {
+          ...lightRevision(r.space, r.revision, false),
+          parents: [r.revisionMergedAncestor ?? r.revisionInitial],
+        };
         // The tree holds the pages the changes name: read beside the changes when they are asked
         // for more than their kind, not at all otherwise.
         const items = selectedFields(info, 'changes');
-        const tree = items.some((item) => !onlyKeys(item.selectionSet, info.fragments, TYPENAME_ONLY)) ? treeIndex(ctx, revision) : undefined;
+        const tree = items.some((item) => !onlyKeys(item.selectionSet, info.fragments, TYPENAME_ONLY))
+          ? treeIndex(ctx, revision)
+          : undefined;
         const [answer] = await Promise.all([
           readOnce(ctx, `request-changes:${compositeKey(r.space, r.revision)}:${limit}`, () =>
             ctx.api.get(requestPath(r, '/changes'), semanticChanges, { limit }),
@@ -318,23 +396,31 @@ ChangeRequestNode.implement({
       type: PdfExport,
       description: 'A PDF of its content, or of one page (with or without the pages nested in it).',
       args: {
-        pageId: t.arg.id({ description: 'Platform id or global ID of a document page to print instead of the whole content.' }),
+        pageId: t.arg.id({
+          description: 'Platform id or global ID of a document page to print instead of the whole content.',
+        }),
         only: t.arg.boolean({ description: 'With `pageId`: print that page alone, without the pages nested in it.' }),
       },
       extensions: upstream.fetch(1),
-      resolve: (r, args, ctx) => pdfExportAt(ctx, requestPath(r, '/pdf'), { page: pdfPage(args.pageId, r.space), only: args.only ?? undefined }),
+      resolve: (r, args, ctx) =>
+        pdfExportAt(ctx, requestPath(r, '/pdf'), { page: pdfPage(args.pageId, r.space), only: args.only ?? undefined }),
     }),
   }),
 });
 
 /** One connection type for every list of change requests. */
 export const ChangeRequestConnection = builder.connectionObject(
-  { type: ChangeRequestNode, name: 'ChangeRequestConnection', description: 'A page of change requests, newest first, with the size of the whole list.' },
+  {
+    type: ChangeRequestNode,
+    name: 'ChangeRequestConnection',
+    description: 'A page of change requests, newest first, with the size of the whole list.',
+  },
   { name: 'ChangeRequestEdge', description: 'A change request of a list, with its cursor.' },
 );
 
 /** A user filter argument (platform id, e-mail or global ID) as a platform id. */
-const userFilter = (value: string | number | null | undefined) => (value == null ? undefined : platformKey(String(value), 'User'));
+const userFilter = (value: string | number | null | undefined) =>
+  value == null ? undefined : platformKey(String(value), 'User');
 
 /** The filters of a list of change requests, as connection arguments. */
 function listFilters(t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, unknown>) {
@@ -367,7 +453,11 @@ export async function listRequests(ctx: GatewayContext, args: ListFilterArgs & C
     conversationsIssuesCluster: args.conversationsIssuesCluster ?? undefined,
     orderBy: args.orderBy ?? undefined,
   });
-  prime(ChangeRequestNode, ctx, list.edges.map((edge) => edge.node));
+  prime(
+    ChangeRequestNode,
+    ctx,
+    list.edges.map((edge) => edge.node),
+  );
   return list;
 }
 
@@ -375,7 +465,8 @@ builder.objectFields(SpaceNode, (t) => ({
   changeRequests: t.connection(
     {
       type: ChangeRequestNode,
-      description: 'Change requests of the space (open ones unless `status` says otherwise), newest first. Members of the space only.',
+      description:
+        'Change requests of the space (open ones unless `status` says otherwise), newest first. Members of the space only.',
       args: listFilters(t),
       resolve: (space, args, ctx) => listRequests(ctx, args, route`/spaces/${space.id}/change-requests`),
     },
@@ -384,13 +475,17 @@ builder.objectFields(SpaceNode, (t) => ({
   changeRequest: t.field({
     type: ChangeRequestNode,
     nullable: true,
-    description: 'A change request of the space by id, by number (`3` or `#3`) or by global ID; null with NOT_FOUND when there is none.',
+    description:
+      'A change request of the space by id, by number (`3` or `#3`) or by global ID; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id, number or global ID of the change request.' }) },
     extensions: upstream.fetch(1),
     resolve: async (space, args, ctx) => {
       const ref = changeRequestRef(String(args.id));
       if (ref.spaceId !== undefined && ref.spaceId !== space.id) {
-        throw new BadUserInputError(`${JSON.stringify(String(args.id).slice(0, 100))} is a change request of another space`, ['id']);
+        throw new BadUserInputError(
+          `${JSON.stringify(String(args.id).slice(0, 100))} is a change request of another space`,
+          ['id'],
+        );
       }
       const request = await ctx.api.get(route`/spaces/${space.id}/change-requests/${ref.id}`, changeRequestShape);
       prime(ChangeRequestNode, ctx, [request]);
@@ -428,7 +523,11 @@ const subject = z.string().max(100, 'must be at most 100 characters');
 
 /** The fields naming a change request, resolved to `{ spaceId, changeRequestId }`. */
 const targetFields = {
-  spaceId: inputField('ID', 'Platform id or global ID of the space; required unless `changeRequestId` is a global ID.', idInput('Space').nullish()),
+  spaceId: inputField(
+    'ID',
+    'Platform id or global ID of the space; required unless `changeRequestId` is a global ID.',
+    idInput('Space').nullish(),
+  ),
   changeRequestId: inputField(
     'ID',
     'The change request: its global ID, or its platform id or number together with `spaceId`.',
@@ -436,7 +535,10 @@ const targetFields = {
   ),
 };
 
-function resolveTarget<T extends { spaceId?: string | null | undefined; changeRequestId: string }>(value: T, ctx: z.RefinementCtx) {
+function resolveTarget<T extends { spaceId?: string | null | undefined; changeRequestId: string }>(
+  value: T,
+  ctx: z.RefinementCtx,
+) {
   let ref: { id: string; spaceId?: string };
   try {
     ref = changeRequestRef(value.changeRequestId);
@@ -464,7 +566,12 @@ const ChangeRequestPayloadField = (description: string) => ({
 });
 
 /** Sends a write answering a change request and primes the loader with it. */
-async function sendRequest(ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body: unknown): Promise<ChangeRequest> {
+async function sendRequest(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  path: string,
+  body: unknown,
+): Promise<ChangeRequest> {
   const { data } = await ctx.api.send(method, path, { body, schema: changeRequestShape });
   prime(ChangeRequestNode, ctx, [data]);
   return data;
@@ -500,7 +607,9 @@ function requestField(description: string) {
       // A request named by its number has its real id in the platform's answer only: read it.
       const byNumber = /^#?\d{1,10}$/.test(held.id);
       const stub = () => ({ id: held.id, space: held.spaceId }) as ChangeRequest;
-      const link = byNumber ? compositeKey(held.spaceId, held.id) : linkTo(ChangeRequestNode, compositeKey(held.spaceId, held.id), info, stub);
+      const link = byNumber
+        ? compositeKey(held.spaceId, held.id)
+        : linkTo(ChangeRequestNode, compositeKey(held.spaceId, held.id), info, stub);
       if (typeof link !== 'string') return link;
       // By number or id, as the write took it: read by its path and kept under its real key.
       return ctx.api.get(route`/spaces/${held.spaceId}/change-requests/${held.id}`, changeRequestShape).then((data) => {
@@ -545,21 +654,31 @@ declareMutation('createChangeRequest', {
       clusterIdInput.nullish(),
     ),
   },
-  check: (input) => input.refine((value) => value.openApiSpec == null || value.templateId != null, { message: 'goes with a templateId', path: ['openApiSpec'] }),
+  check: (input) =>
+    input.refine((value) => value.openApiSpec == null || value.templateId != null, {
+      message: 'goes with a templateId',
+      path: ['openApiSpec'],
+    }),
   payload: (name) => requestPayload(name, 'The new change request.'),
-  run: async ({ spaceId, subject: title, description, templateId, openApiSpec, conversationsIssuesClusterId }, ctx) => ({
-    changeRequest: await templateSpecErrors(() => sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
-      subject: title ?? '',
-      // Beside the documented fields, the create operation takes any property: the description too.
-      ...(description ? { description } : {}),
-      ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
-      ...(conversationsIssuesClusterId != null ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
-    })),
+  run: async (
+    { spaceId, subject: title, description, templateId, openApiSpec, conversationsIssuesClusterId },
+    ctx,
+  ) => ({
+    changeRequest: await templateSpecErrors(() =>
+      sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
+        subject: title ?? '',
+        // Beside the documented fields, the create operation takes any property: the description too.
+        ...(description ? { description } : {}),
+        ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
+        ...(conversationsIssuesClusterId != null ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
+      }),
+    ),
   }),
 });
 
 declareMutation('updateChangeRequest', {
-  description: 'Changes the subject, description or status of a change request: submit it (OPEN), archive it, reopen it (edit role). A merged one can no longer change.',
+  description:
+    'Changes the subject, description or status of a change request: submit it (OPEN), archive it, reopen it (edit role). A merged one can no longer change.',
   input: 'The change request and what to change; fields left out stay as they are.',
   fields: {
     ...targetFields,
@@ -581,17 +700,31 @@ declareMutation('updateChangeRequest', {
   },
   check: (input) =>
     input.transform(resolveTarget).superRefine((value, ctx) => {
-      if (value.subject == null && value.description == null && value.status == null && value.conversationsIssuesClusterId === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'set at least one of subject, description, status or conversationsIssuesClusterId', path: [] });
+      if (
+        value.subject == null &&
+        value.description == null &&
+        value.status == null &&
+        value.conversationsIssuesClusterId === undefined
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'set at least one of subject, description, status or conversationsIssuesClusterId',
+          path: [],
+        });
       }
     }),
   payload: (name) => requestPayload(name, 'The change request after the change.'),
-  run: async ({ spaceId, changeRequestId, subject: title, description, status, conversationsIssuesClusterId }, ctx) => ({
+  run: async (
+    { spaceId, changeRequestId, subject: title, description, status, conversationsIssuesClusterId },
+    ctx,
+  ) => ({
     changeRequest: await sendRequest(ctx, 'PATCH', route`/spaces/${spaceId}/change-requests/${changeRequestId}`, {
       ...(title != null ? { subject: title } : {}),
       ...(description != null ? { description } : {}),
       ...(status != null ? { status } : {}),
-      ...(conversationsIssuesClusterId !== undefined ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
+      ...(conversationsIssuesClusterId !== undefined
+        ? { conversationsIssuesCluster: conversationsIssuesClusterId }
+        : {}),
     }),
   }),
 });
@@ -613,25 +746,47 @@ const pageIdInput = z
   });
 
 const pageMetadataFields = {
-  title: inputField('String', 'Title (a markdown document\'s front matter or leading `# heading` wins over it).', z.string().trim().min(1).max(256).nullish()),
-  slug: inputField('String', 'Slug in its parent (its path segment); derived from the title when left out on insert.', z.string().max(100).nullish()),
+  title: inputField(
+    'String',
+    "Title (a markdown document's front matter or leading `# heading` wins over it).",
+    z.string().trim().min(1).max(256).nullish(),
+  ),
+  slug: inputField(
+    'String',
+    'Slug in its parent (its path segment); derived from the title when left out on insert.',
+    z.string().max(100).nullish(),
+  ),
   emoji: inputField('String', 'Emoji of the page; an empty string removes it.', z.string().max(50).nullish()),
   icon: inputField('String', 'Icon name of the page; an empty string removes it.', z.string().max(50).nullish()),
   description: inputField('String', 'Description of the page.', z.string().max(1024).nullish()),
   hidden: inputField('Boolean', 'Hidden from the navigation (still reachable).', z.boolean().nullish()),
   noIndex: inputField('Boolean', 'Left out of search.', z.boolean().nullish()),
   noRobotsIndex: inputField('Boolean', 'Not indexed by search engines.', z.boolean().nullish()),
-  condition: inputField('String', 'Adaptive-content condition deciding whether the page shows; an empty string removes it.', z.string().max(1024).nullish()),
+  condition: inputField(
+    'String',
+    'Adaptive-content condition deciding whether the page shows; an empty string removes it.',
+    z.string().max(1024).nullish(),
+  ),
   markdown: inputField(
     'String',
     "The page's document as markdown (the platform's flavour: hints, tabs, front matter…). Links may name pages by id, path, file path or the `ref` of a page inserted in the same batch.",
-    z.string().max(1024 * 1024).nullish(),
+    z
+      .string()
+      .max(1024 * 1024)
+      .nullish(),
   ),
-  json: inputField('JSON', "The page's document as JSON `{ object: \"document\", data, nodes }`.", z.unknown().optional()),
+  json: inputField(
+    'JSON',
+    'The page\'s document as JSON `{ object: "document", data, nodes }`.',
+    z.unknown().optional(),
+  ),
 };
 
 /** The REST `document` of a page change: markdown, JSON, or none. */
-function restDocument(value: { markdown?: string | null | undefined; json?: unknown }, ctx: z.RefinementCtx): { markdown: string } | { document: unknown } | undefined {
+function restDocument(
+  value: { markdown?: string | null | undefined; json?: unknown },
+  ctx: z.RefinementCtx,
+): { markdown: string } | { document: unknown } | undefined {
   if (value.markdown != null && value.json != null) {
     ctx.addIssue({ code: 'custom', path: ['markdown'], message: 'give markdown or json, not both' });
     return undefined;
@@ -643,7 +798,17 @@ function restDocument(value: { markdown?: string | null | undefined; json?: unkn
 
 function restMetadata(value: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const key of ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition']) {
+  for (const key of [
+    'title',
+    'slug',
+    'emoji',
+    'icon',
+    'description',
+    'hidden',
+    'noIndex',
+    'noRobotsIndex',
+    'condition',
+  ]) {
     if (value[key] != null) body[key] = value[key];
   }
   return body;
@@ -653,9 +818,21 @@ const InsertPageInput = inputObject('InsertPageInput', {
   description: 'A new document page.',
   fields: {
     ...pageMetadataFields,
-    into: inputField('ID', 'The page to put it in (id, global ID, or the `ref` of a page inserted earlier in the batch); the top level when left out.', z.string().trim().min(1).nullish()),
-    at: inputField('Int', 'Zero-based position among its siblings; last when left out.', z.number().int().min(0).nullish()),
-    ref: inputField('String', 'A name for the page within the batch, for links (`./<ref>.md`) and `into` of later changes.', z.string().min(1).max(256).nullish()),
+    into: inputField(
+      'ID',
+      'The page to put it in (id, global ID, or the `ref` of a page inserted earlier in the batch); the top level when left out.',
+      z.string().trim().min(1).nullish(),
+    ),
+    at: inputField(
+      'Int',
+      'Zero-based position among its siblings; last when left out.',
+      z.number().int().min(0).nullish(),
+    ),
+    ref: inputField(
+      'String',
+      'A name for the page within the batch, for links (`./<ref>.md`) and `into` of later changes.',
+      z.string().min(1).max(256).nullish(),
+    ),
   },
   check: (object) =>
     object.transform((value, ctx) => ({
@@ -682,7 +859,11 @@ const UpdatePageInput = inputObject('UpdatePageInput', {
   fields: {
     pageId: inputField('ID', 'The page (platform id or global ID).', pageIdInput),
     ...pageMetadataFields,
-    into: inputField('ID', 'Move it into this page; explicitly null moves it to the top level; left out, it stays under its parent.', z.string().trim().min(1).nullable().optional()),
+    into: inputField(
+      'ID',
+      'Move it into this page; explicitly null moves it to the top level; left out, it stays under its parent.',
+      z.string().trim().min(1).nullable().optional(),
+    ),
     at: inputField('Int', 'Zero-based position among its (new) siblings.', z.number().int().min(0).nullish()),
   },
   check: (object) =>
@@ -709,8 +890,16 @@ const RevertPageInput = inputObject('RevertPageInput', {
   description: 'A page to put back as it was in a revision: whole, or some of its blocks.',
   fields: {
     pageId: inputField('ID', 'The page (platform id or global ID).', pageIdInput),
-    revisionId: inputField('ID', 'The revision to go back to; the live revision the change request is based on when left out.', idInput('Revision').nullish()),
-    blocks: inputField(['String'], 'Keys of the blocks to revert; the whole page when left out.', z.array(z.string().min(1)).min(1).max(1000).nullish()),
+    revisionId: inputField(
+      'ID',
+      'The revision to go back to; the live revision the change request is based on when left out.',
+      idInput('Revision').nullish(),
+    ),
+    blocks: inputField(
+      ['String'],
+      'Keys of the blocks to revert; the whole page when left out.',
+      z.array(z.string().min(1)).min(1).max(1000).nullish(),
+    ),
   },
   check: (object) =>
     object.transform((value) => ({
@@ -725,23 +914,43 @@ const FileUploadInput = inputObject('FileUploadInput', {
   description: 'A file to add: its bytes as base64 (at most 1 MB) or an http(s) URL the platform fetches.',
   fields: {
     name: inputField('String', 'File name with its extension, 1 to 256 characters.', z.string().min(1).max(256)),
-    base64: inputField('String', 'The bytes, base64-encoded (needs contentType).', z.string().max(1_500_000, 'must encode at most 1 MB').nullish()),
-    url: inputField('String', 'A public http(s) URL to fetch the bytes from.', z.string().url('must be an http(s) URL').max(2048).nullish()),
-    contentType: inputField('String', 'MIME type (required with base64; overrides the fetched type).', z.string().max(255).nullish()),
-    ref: inputField('String', 'A name for the file within the batch, for links (`./<ref>`) of pages in it.', z.string().min(1).max(256).nullish()),
+    base64: inputField(
+      'String',
+      'The bytes, base64-encoded (needs contentType).',
+      z.string().max(1_500_000, 'must encode at most 1 MB').nullish(),
+    ),
+    url: inputField(
+      'String',
+      'A public http(s) URL to fetch the bytes from.',
+      z.string().url('must be an http(s) URL').max(2048).nullish(),
+    ),
+    contentType: inputField(
+      'String',
+      'MIME type (required with base64; overrides the fetched type).',
+      z.string().max(255).nullish(),
+    ),
+    ref: inputField(
+      'String',
+      'A name for the file within the batch, for links (`./<ref>`) of pages in it.',
+      z.string().min(1).max(256).nullish(),
+    ),
   },
   check: (object) =>
     object
       .superRefine((value, ctx) => {
-        if ((value.base64 == null) === (value.url == null)) ctx.addIssue({ code: 'custom', path: ['base64'], message: 'give exactly one of base64 or url' });
-        if (value.base64 != null && value.contentType == null) ctx.addIssue({ code: 'custom', path: ['contentType'], message: 'is required with base64' });
+        if ((value.base64 == null) === (value.url == null))
+          ctx.addIssue({ code: 'custom', path: ['base64'], message: 'give exactly one of base64 or url' });
+        if (value.base64 != null && value.contentType == null)
+          ctx.addIssue({ code: 'custom', path: ['contentType'], message: 'is required with base64' });
       })
       .transform((value) => Object.fromEntries(Object.entries(value).filter(([, entry]) => entry != null))),
 });
 
 const InsertFilesInput = inputObject('InsertFilesInput', {
   description: 'Files to add to the content.',
-  fields: { files: inputField([FileUploadInput.type], '1 to 20 files.', z.array(FileUploadInput.schema).min(1).max(20)) },
+  fields: {
+    files: inputField([FileUploadInput.type], '1 to 20 files.', z.array(FileUploadInput.schema).min(1).max(20)),
+  },
   check: (object) => object.transform((value) => ({ operation: 'insert_files' as const, files: value.files })),
 });
 
@@ -751,15 +960,26 @@ const ContentChangeInput = inputObject('ContentChangeInput', {
   fields: {
     insertPage: inputField(InsertPageInput.type, 'Insert a document page.', InsertPageInput.schema.optional()),
     updatePage: inputField(UpdatePageInput.type, 'Change a page.', UpdatePageInput.schema.optional()),
-    deletePage: inputField(DeletePageInput.type, 'Delete a page and the pages in it.', DeletePageInput.schema.optional()),
-    revertPage: inputField(RevertPageInput.type, 'Revert a page, or some of its blocks.', RevertPageInput.schema.optional()),
+    deletePage: inputField(
+      DeletePageInput.type,
+      'Delete a page and the pages in it.',
+      DeletePageInput.schema.optional(),
+    ),
+    revertPage: inputField(
+      RevertPageInput.type,
+      'Revert a page, or some of its blocks.',
+      RevertPageInput.schema.optional(),
+    ),
     insertFiles: inputField(InsertFilesInput.type, 'Add files.', InsertFilesInput.schema.optional()),
   },
   check: (object) =>
     object.transform((value, ctx) => {
       const given = Object.values(value).filter((entry) => entry != null);
       if (given.length !== 1) {
-        ctx.addIssue({ code: 'custom', message: 'set exactly one of insertPage, updatePage, deletePage, revertPage or insertFiles' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'set exactly one of insertPage, updatePage, deletePage, revertPage or insertFiles',
+        });
         return z.NEVER;
       }
       return given[0]!;
@@ -785,11 +1005,16 @@ const ContentEdit = builder.objectRef<ContentEditHeld>('ContentEdit').implement(
   fields: (t) => ({
     kind: t.field({ type: ContentEditKindEnum, description: 'Created, updated or deleted.', resolve: (e) => e.kind }),
     pageId: t.exposeString('pageId', { description: 'Platform id of the page.' }),
-    ref: t.string({ nullable: true, description: 'The `ref` the insert gave it, if any.', resolve: (e) => e.ref ?? null }),
+    ref: t.string({
+      nullable: true,
+      description: 'The `ref` the insert gave it, if any.',
+      resolve: (e) => e.ref ?? null,
+    }),
     page: t.field({
       type: PageInterface,
       nullable: true,
-      description: 'The page as the change request now has it; null for a deleted page. Reads the tree of its content once.',
+      description:
+        'The page as the change request now has it; null for a deleted page. Reads the tree of its content once.',
       extensions: upstream.fetch(1),
       resolve: async (e, _a, ctx): Promise<PageHeld | null> => {
         if (e.kind === 'deleted_page') return null;
@@ -805,12 +1030,19 @@ declareMutation('editChangeRequestContent', {
   input: 'The change request and the changes.',
   fields: {
     ...targetFields,
-    changes: inputField([ContentChangeInput.type], 'The changes, applied in order.', z.array(ContentChangeInput.schema).min(1, 'must hold 1 to 50 changes').max(50, 'must hold 1 to 50 changes')),
+    changes: inputField(
+      [ContentChangeInput.type],
+      'The changes, applied in order.',
+      z.array(ContentChangeInput.schema).min(1, 'must hold 1 to 50 changes').max(50, 'must hold 1 to 50 changes'),
+    ),
   },
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
     payloadType<{ changeRequest: ChangeRequest; edits: ContentEditHeld[]; insertedFiles: FileHeld[] }>(name, (t) => ({
-      changeRequest: t.field({ ...ChangeRequestPayloadField('The change request with its new content.'), resolve: (p) => p.changeRequest ?? null }),
+      changeRequest: t.field({
+        ...ChangeRequestPayloadField('The change request with its new content.'),
+        resolve: (p) => p.changeRequest ?? null,
+      }),
       edits: t.field({
         type: [ContentEdit],
         nullable: true,
@@ -852,7 +1084,10 @@ const MergeResultEnum = builder.enumType('MergeResult', {
   description: 'How a merge went.',
   values: {
     MERGED: { value: 'merge', description: 'Merged: the live content now has the changes.' },
-    CONFLICTS: { value: 'conflicts', description: 'Not merged: both sides changed the same things (see `conflicts`); nothing live changed.' },
+    CONFLICTS: {
+      value: 'conflicts',
+      description: 'Not merged: both sides changed the same things (see `conflicts`); nothing live changed.',
+    },
   },
 });
 
@@ -862,30 +1097,61 @@ const UpdateResultEnum = builder.enumType('UpdateFromMainResult', {
     UPDATED: { value: 'update', description: 'The change request now has the live changes and is up to date.' },
     CONFLICTS: {
       value: 'conflicts',
-      description: 'Up to date, with conflicts: each conflicting block keeps its version with the live one after it (see `conflicts`), to resolve before merging.',
+      description:
+        'Up to date, with conflicts: each conflicting block keeps its version with the live one after it (see `conflicts`), to resolve before merging.',
     },
   },
 });
 
-const MergeConflictType = builder.objectRef<MergeConflict & { spaceId: string; revisionId: string }>('MergeConflict').implement({
-  description: 'Something both sides changed differently: a page (deleted and edited), one of its properties, one of its blocks, a file, a reusable content or a variable.',
-  fields: (t) => ({
-    pageId: t.string({ nullable: true, description: 'Platform id of the page in conflict.', resolve: (c) => c.page ?? null }),
-    page: t.field({
-      type: PageInterface,
-      nullable: true,
-      description: 'The page in conflict, as the change request has it (null when it has no such page). Reads its tree once.',
-      extensions: upstream.fetch(1),
-      resolve: async (c, _a, ctx) =>
-        c.page ? ((await treeIndex(ctx, lightRevision(c.spaceId, c.revisionId, false))).byId.get(c.page) ?? null) : null,
+const MergeConflictType = builder
+  .objectRef<MergeConflict & { spaceId: string; revisionId: string }>('MergeConflict')
+  .implement({
+    description:
+      'Something both sides changed differently: a page (deleted and edited), one of its properties, one of its blocks, a file, a reusable content or a variable.',
+    fields: (t) => ({
+      pageId: t.string({
+        nullable: true,
+        description: 'Platform id of the page in conflict.',
+        resolve: (c) => c.page ?? null,
+      }),
+      page: t.field({
+        type: PageInterface,
+        nullable: true,
+        description:
+          'The page in conflict, as the change request has it (null when it has no such page). Reads its tree once.',
+        extensions: upstream.fetch(1),
+        resolve: async (c, _a, ctx) =>
+          c.page
+            ? ((await treeIndex(ctx, lightRevision(c.spaceId, c.revisionId, false))).byId.get(c.page) ?? null)
+            : null,
+      }),
+      blockKey: t.string({
+        nullable: true,
+        description: 'Key of the block in conflict, in the page or reusable content.',
+        resolve: (c) => c.block ?? null,
+      }),
+      property: t.string({
+        nullable: true,
+        description: 'The page property in conflict (`title`, `parent`, `document`, …).',
+        resolve: (c) => c.property ?? null,
+      }),
+      fileId: t.string({
+        nullable: true,
+        description: 'Platform id of the file in conflict.',
+        resolve: (c) => c.file ?? null,
+      }),
+      reusableContentId: t.string({
+        nullable: true,
+        description: 'Platform id of the reusable content in conflict.',
+        resolve: (c) => c.reusableContent ?? null,
+      }),
+      variable: t.string({
+        nullable: true,
+        description: 'Name of the variable in conflict.',
+        resolve: (c) => c.variable ?? null,
+      }),
     }),
-    blockKey: t.string({ nullable: true, description: 'Key of the block in conflict, in the page or reusable content.', resolve: (c) => c.block ?? null }),
-    property: t.string({ nullable: true, description: 'The page property in conflict (`title`, `parent`, `document`, …).', resolve: (c) => c.property ?? null }),
-    fileId: t.string({ nullable: true, description: 'Platform id of the file in conflict.', resolve: (c) => c.file ?? null }),
-    reusableContentId: t.string({ nullable: true, description: 'Platform id of the reusable content in conflict.', resolve: (c) => c.reusableContent ?? null }),
-    variable: t.string({ nullable: true, description: 'Name of the variable in conflict.', resolve: (c) => c.variable ?? null }),
-  }),
-});
+  });
 
 interface MergeHeld {
   result: 'merge' | 'update' | 'conflicts';
@@ -899,26 +1165,41 @@ interface MergeHeld {
 
 const mergePayload = (name: string, resultType: typeof MergeResultEnum | typeof UpdateResultEnum, revision: string) =>
   payloadType<MergeHeld>(name, (t) => ({
-    result: t.field({ type: resultType as typeof MergeResultEnum, nullable: true, description: 'How it went.', resolve: (p) => (p.result ?? null) as never }),
+    result: t.field({
+      type: resultType as typeof MergeResultEnum,
+      nullable: true,
+      description: 'How it went.',
+      resolve: (p) => (p.result ?? null) as never,
+    }),
     revision: t.field({
       type: RevisionNode,
       nullable: true,
       description: revision,
       extensions: upstream.link,
       resolve: (p, _a, _ctx, info) =>
-        p.revisionId ? linkTo(RevisionNode, compositeKey(p.spaceId!, p.revisionId), info, revisionStub(p.spaceId!, p.revisionId)) : null,
+        p.revisionId
+          ? linkTo(RevisionNode, compositeKey(p.spaceId!, p.revisionId), info, revisionStub(p.spaceId!, p.revisionId))
+          : null,
     }),
     changeRequest: t.field(requestField('The change request after it.')),
     conflicts: t.field({
       type: [MergeConflictType],
       nullable: true,
       description: 'What both sides changed differently; empty when there were no conflicts.',
-      resolve: (p) => (p.conflicts ?? []).map((conflict) => ({ ...conflict, spaceId: p.spaceId!, revisionId: p.conflictRevision! })),
+      resolve: (p) =>
+        (p.conflicts ?? []).map((conflict) => ({ ...conflict, spaceId: p.spaceId!, revisionId: p.conflictRevision! })),
     }),
   }));
 
-async function mergeOrUpdate(ctx: GatewayContext, spaceId: string, changeRequestId: string, action: 'merge' | 'update'): Promise<MergeHeld> {
-  const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/${action}`, { schema: mergeResult });
+async function mergeOrUpdate(
+  ctx: GatewayContext,
+  spaceId: string,
+  changeRequestId: string,
+  action: 'merge' | 'update',
+): Promise<MergeHeld> {
+  const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/${action}`, {
+    schema: mergeResult,
+  });
   // A merge with conflicts answers the request's revision; an update, the one it wrote: the
   // conflicting pages are in that revision's tree either way.
   return {
@@ -937,7 +1218,12 @@ declareMutation('mergeChangeRequest', {
   input: 'The change request to merge.',
   fields: targetFields,
   check: (input) => input.transform(resolveTarget),
-  payload: (name) => mergePayload(name, MergeResultEnum, 'The live revision the merge made; with conflicts, the content of the change request.'),
+  payload: (name) =>
+    mergePayload(
+      name,
+      MergeResultEnum,
+      'The live revision the merge made; with conflicts, the content of the change request.',
+    ),
   run: ({ spaceId, changeRequestId }, ctx) => mergeOrUpdate(ctx, spaceId, changeRequestId, 'merge'),
 });
 
@@ -954,7 +1240,8 @@ declareMutation('updateChangeRequestFromMain', {
 // --- Reviews -----------------------------------------------------------------------------------
 
 declareMutation('submitChangeRequestReview', {
-  description: 'Reviews a change request: approve it or ask for changes, with an optional comment (requested reviewers and the review role; not its author).',
+  description:
+    'Reviews a change request: approve it or ask for changes, with an optional comment (requested reviewers and the review role; not its author).',
   input: 'The change request and the review.',
   fields: {
     ...targetFields,
@@ -964,7 +1251,12 @@ declareMutation('submitChangeRequestReview', {
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
     payloadType<{ review: Review & { space: string }; changeRequest: RequestAfter }>(name, (t) => ({
-      review: t.field({ type: ChangeRequestReview, nullable: true, description: 'The review.', resolve: (p) => p.review ?? null }),
+      review: t.field({
+        type: ChangeRequestReview,
+        nullable: true,
+        description: 'The review.',
+        resolve: (p) => p.review ?? null,
+      }),
       changeRequest: t.field(requestField('The change request reviewed.')),
     })),
   run: async ({ spaceId, changeRequestId, status, comment }, ctx) => {
@@ -981,24 +1273,35 @@ declareMutation('requestChangeRequestReviewers', {
   input: 'The change request and who to ask.',
   fields: {
     ...targetFields,
-    userIds: inputField(['ID'], 'The users to ask (platform ids or global IDs), 1 to 100.', z.array(idInput('User')).min(1, 'must name 1 to 100 users').max(100, 'must name 1 to 100 users')),
+    userIds: inputField(
+      ['ID'],
+      'The users to ask (platform ids or global IDs), 1 to 100.',
+      z.array(idInput('User')).min(1, 'must name 1 to 100 users').max(100, 'must name 1 to 100 users'),
+    ),
   },
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
-    payloadType<{ requestedReviewers: Array<RequestedReviewer & { space: string }>; changeRequest: RequestAfter }>(name, (t) => ({
-      requestedReviewers: t.field({
-        type: [RequestedReviewerType],
-        nullable: true,
-        description: 'The review requests made.',
-        resolve: (p) => p.requestedReviewers ?? null,
+    payloadType<{ requestedReviewers: Array<RequestedReviewer & { space: string }>; changeRequest: RequestAfter }>(
+      name,
+      (t) => ({
+        requestedReviewers: t.field({
+          type: [RequestedReviewerType],
+          nullable: true,
+          description: 'The review requests made.',
+          resolve: (p) => p.requestedReviewers ?? null,
+        }),
+        changeRequest: t.field(requestField('The change request after the request.')),
       }),
-      changeRequest: t.field(requestField('The change request after the request.')),
-    })),
+    ),
   run: async ({ spaceId, changeRequestId, userIds }, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers`, {
-      body: { users: userIds },
-      schema: requestedReviewers,
-    });
+    const { data } = await ctx.api.send(
+      'POST',
+      route`/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers`,
+      {
+        body: { users: userIds },
+        schema: requestedReviewers,
+      },
+    );
     return {
       requestedReviewers: data.users.map((item) => ({ ...item, space: spaceId })),
       changeRequest: afterWrite(spaceId, changeRequestId),
@@ -1016,7 +1319,10 @@ declareMutation('removeChangeRequestReviewer', {
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
     payloadType<{ deleted: boolean }>(name, (t) => ({
-      deleted: t.boolean({ description: 'True when a request was withdrawn, false when there was none.', resolve: (p) => p.deleted ?? false }),
+      deleted: t.boolean({
+        description: 'True when a request was withdrawn, false when there was none.',
+        resolve: (p) => p.deleted ?? false,
+      }),
     })),
   run: ({ spaceId, changeRequestId, userId }, ctx) =>
     sendDelete(ctx, route`/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers/${userId}`),
@@ -1030,14 +1336,19 @@ async function templateSpecErrors<T>(send: () => Promise<T>): Promise<T> {
     return await send();
   } catch (error) {
     if (error instanceof GatewayError && /contentRefs\.openapi/.test(error.message)) {
-      throw new GatewayError(error.code, error.message, { upstreamStatus: error.upstreamStatus, field: ['openApiSpec'] });
+      throw new GatewayError(error.code, error.message, {
+        upstreamStatus: error.upstreamStatus,
+        field: ['openApiSpec'],
+      });
     }
     throw error;
   }
 }
 
 /** Template params naming an OpenAPI specification (a content reference of kind `openapi`). */
-function templateParams(spec: string | null | undefined): { params?: { contentRefs: { openapi: { kind: 'openapi'; spec: string } } } } {
+function templateParams(spec: string | null | undefined): {
+  params?: { contentRefs: { openapi: { kind: 'openapi'; spec: string } } };
+} {
   return spec ? { params: { contentRefs: { openapi: { kind: 'openapi', spec } } } } : {};
 }
 
@@ -1072,7 +1383,10 @@ declareMutation('applySpaceTemplate', {
     })),
   run: async ({ spaceId, templateId, changeRequestId, openApiSpec }, ctx) => {
     const ref = changeRequestId ? changeRequestRef(changeRequestId) : undefined;
-    if (ref?.spaceId && ref.spaceId !== spaceId) throw new GatewayError('BAD_USER_INPUT', 'changeRequestId is a change request of another space', { field: ['changeRequestId'] });
+    if (ref?.spaceId && ref.spaceId !== spaceId)
+      throw new GatewayError('BAD_USER_INPUT', 'changeRequestId is a change request of another space', {
+        field: ['changeRequestId'],
+      });
     await templateSpecErrors(() =>
       ctx.api.send('POST', route`/spaces/${spaceId}/content/template`, {
         body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}), ...templateParams(openApiSpec) },

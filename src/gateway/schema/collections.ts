@@ -106,8 +106,17 @@ CollectionNode.implement({
       type: CollectionUserPermission,
       description: 'Users granted access directly on this collection, with their role (by display name).',
       resolve: async (c, args, ctx) => {
-        const connection = await restList(ctx, args, route`/collections/${c.id}/permissions/users`, userPermissionShape);
-        prime(UserNode, ctx, connection.edges.map((edge) => edge.node.user));
+        const connection = await restList(
+          ctx,
+          args,
+          route`/collections/${c.id}/permissions/users`,
+          userPermissionShape,
+        );
+        prime(
+          UserNode,
+          ctx,
+          connection.edges.map((edge) => edge.node.user),
+        );
         return connection;
       },
     }),
@@ -121,7 +130,11 @@ CollectionNode.implement({
       resolve: async (c, args, ctx) => {
         const path = route`/collections/${c.id}/permissions/aggregate`;
         const connection = await restList(ctx, args, path, userPermissionShape, { role: args.role ?? undefined });
-        prime(UserNode, ctx, connection.edges.map((edge) => edge.node.user));
+        prime(
+          UserNode,
+          ctx,
+          connection.edges.map((edge) => edge.node.user),
+        );
         return connection;
       },
     }),
@@ -144,7 +157,11 @@ builder.objectFields(OrganizationNode, (t) => ({
       const connection = await restList(ctx, args, route`/orgs/${org.id}/collections`, collectionShape, {
         nested: args.nested ?? true,
       });
-      prime(CollectionNode, ctx, connection.edges.map((edge) => edge.node));
+      prime(
+        CollectionNode,
+        ctx,
+        connection.edges.map((edge) => edge.node),
+      );
       return connection;
     },
   }),
@@ -266,7 +283,12 @@ declareMutation('createCollection', {
   },
   payload: CollectionPayload,
   run: (i, ctx) =>
-    sendCollection(ctx, 'POST', route`/orgs/${i.organizationId}/collections`, restBody({ title: i.title, parent: i.parentId })),
+    sendCollection(
+      ctx,
+      'POST',
+      route`/orgs/${i.organizationId}/collections`,
+      restBody({ title: i.title, parent: i.parentId }),
+    ),
 });
 
 declareMutation('updateCollection', {
@@ -394,7 +416,13 @@ declareMutation('updateCollectionUserPermission', {
         extensions: upstream.link,
         resolve: (x) => x.collection ?? null,
       }),
-      user: p.field({ type: UserNode, nullable: true, description: 'The user.', extensions: upstream.link, resolve: (x) => x.user ?? null }),
+      user: p.field({
+        type: UserNode,
+        nullable: true,
+        description: 'The user.',
+        extensions: upstream.link,
+        resolve: (x) => x.user ?? null,
+      }),
     })),
   run: async (i, ctx) => {
     await ctx.api.send('PATCH', route`/collections/${i.collectionId}/permissions/users/${i.userId}`, {

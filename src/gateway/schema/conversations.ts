@@ -6,7 +6,7 @@ import { BadUserInputError } from '../errors.js';
 import { compositeKey } from '../ids.js';
 import { route } from '../rest/client.js';
 import {
-  CLUSTER_ORDER_BY,
+  type CLUSTER_ORDER_BY,
   conversation as conversationShape,
   conversationDetail,
   issueItem,
@@ -17,7 +17,12 @@ import {
   type IssuesCluster,
 } from '../rest/shapes/conversations.js';
 import { builder } from './builder.js';
-import { ChangeRequestConnection, ChangeRequestNode, ChangeRequestStatusEnum, listRequests } from './change-requests.js';
+import {
+  ChangeRequestConnection,
+  ChangeRequestNode,
+  ChangeRequestStatusEnum,
+  listRequests,
+} from './change-requests.js';
 import { linkTo, loadOrThrow, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
@@ -35,16 +40,21 @@ type ConversationHeld = InOrganization<Conversation & Partial<Pick<ConversationD
 type IssueHeld = InOrganization<ConversationIssue>;
 type ClusterHeld = InOrganization<IssuesCluster>;
 
-export const ConversationNode = organizationNode<Conversation & Partial<Pick<ConversationDetail, 'parts' | 'metadata'>>>('Conversation', async (organizationId, id, ctx) => {
+export const ConversationNode = organizationNode<
+  Conversation & Partial<Pick<ConversationDetail, 'parts' | 'metadata'>>
+>('Conversation', async (organizationId, id, ctx) => {
   const detail = await ctx.api.get(route`/orgs/${organizationId}/conversations/${id}`, conversationDetail);
   return { ...detail.conversation, parts: detail.parts, metadata: detail.metadata };
 });
 
-export const ConversationIssueNode = organizationNode<ConversationIssue>('ConversationIssue', async (organizationId, id, ctx) => {
-  const item = await ctx.api.get(route`/orgs/${organizationId}/conversations-issues/${id}`, issueItem);
-  primeInOrganization(ConversationNode, ctx, organizationId, [item.conversation]);
-  return item.issue;
-});
+export const ConversationIssueNode = organizationNode<ConversationIssue>(
+  'ConversationIssue',
+  async (organizationId, id, ctx) => {
+    const item = await ctx.api.get(route`/orgs/${organizationId}/conversations-issues/${id}`, issueItem);
+    primeInOrganization(ConversationNode, ctx, organizationId, [item.conversation]);
+    return item.issue;
+  },
+);
 
 export const IssuesClusterNode = organizationNode<IssuesCluster>('IssuesCluster', (organizationId, id, ctx) =>
   ctx.api.get(route`/orgs/${organizationId}/conversations-clusters/${id}`, clusterShape),
@@ -57,10 +67,24 @@ async function detailOf(ctx: GatewayContext, held: ConversationHeld) {
 }
 
 /** Primes the issues of a list (and the conversations that come with them); answers the issues. */
-function primeIssues(ctx: GatewayContext, organizationId: string, items: Iterable<z.infer<typeof issueItem>>): IssueHeld[] {
+function primeIssues(
+  ctx: GatewayContext,
+  organizationId: string,
+  items: Iterable<z.infer<typeof issueItem>>,
+): IssueHeld[] {
   const list = [...items];
-  primeInOrganization(ConversationNode, ctx, organizationId, list.map((item) => item.conversation));
-  return primeInOrganization(ConversationIssueNode, ctx, organizationId, list.map((item) => item.issue));
+  primeInOrganization(
+    ConversationNode,
+    ctx,
+    organizationId,
+    list.map((item) => item.conversation),
+  );
+  return primeInOrganization(
+    ConversationIssueNode,
+    ctx,
+    organizationId,
+    list.map((item) => item.issue),
+  );
 }
 
 const ImpactEnum = restEnum('IssueImpact', 'How badly an issue hurts the people who raise it.', {
@@ -73,7 +97,10 @@ const ConversationPart = builder.objectRef<ConversationDetail['parts'][number]>(
   description: 'A message of a conversation.',
   fields: (t) => ({
     type: t.exposeString('type', { description: 'Kind of part (`message`).' }),
-    role: t.exposeString('role', { description: 'Who wrote it: `user` for the person asking, anything else for the other side (`assistant`, `agent`).' }),
+    role: t.exposeString('role', {
+      description:
+        'Who wrote it: `user` for the person asking, anything else for the other side (`assistant`, `agent`).',
+    }),
     body: t.exposeString('body', { description: 'Text of the message.' }),
   }),
 });
@@ -81,33 +108,80 @@ const ConversationPart = builder.objectRef<ConversationDetail['parts'][number]>(
 const ConversationMetadata = builder.objectRef<ConversationDetail['metadata']>('ConversationMetadata').implement({
   description: 'What the source said about a conversation.',
   fields: (t) => ({
-    url: t.string({ nullable: true, description: 'The conversation in its source (a ticket, a chat).', resolve: (m) => m.url ?? null }),
-    attributes: t.field({ type: 'JSON', description: 'Attributes given by the source, as a map of strings.', resolve: (m) => m.attributes }),
-    createdAt: t.field({ type: 'DateTime', nullable: true, description: 'When it started in its source.', resolve: (m) => m.createdAt ?? null }),
+    url: t.string({
+      nullable: true,
+      description: 'The conversation in its source (a ticket, a chat).',
+      resolve: (m) => m.url ?? null,
+    }),
+    attributes: t.field({
+      type: 'JSON',
+      description: 'Attributes given by the source, as a map of strings.',
+      resolve: (m) => m.attributes,
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it started in its source.',
+      resolve: (m) => m.createdAt ?? null,
+    }),
   }),
 });
 
 const IssueConnection = builder.connectionObject(
-  { type: ConversationIssueNode, name: 'ConversationIssueConnection', description: 'A page of conversation issues, newest first, with the size of the whole list.' },
+  {
+    type: ConversationIssueNode,
+    name: 'ConversationIssueConnection',
+    description: 'A page of conversation issues, newest first, with the size of the whole list.',
+  },
   { name: 'ConversationIssueEdge', description: 'An issue of a list, with its cursor.' },
 );
 
 /** Lists issues of an organization with the filters of the platform. */
-async function listIssues(ctx: GatewayContext, organizationId: string, args: Parameters<typeof restList>[1], filters: { cluster?: string | undefined; conversation?: string | undefined }) {
+async function listIssues(
+  ctx: GatewayContext,
+  organizationId: string,
+  args: Parameters<typeof restList>[1],
+  filters: { cluster?: string | undefined; conversation?: string | undefined },
+) {
   const connection = await restList(ctx, args, route`/orgs/${organizationId}/conversations-issues`, issueItem, filters);
   return mapNodes(connection, (items) => primeIssues(ctx, organizationId, items));
 }
 
 ConversationNode.implement({
-  description: 'A support conversation (a chat, a ticket, docs feedback) ingested by an organization, split into the issues it raises.',
+  description:
+    'A support conversation (a chat, a ticket, docs feedback) ingested by an organization, split into the issues it raises.',
   fields: (t) => ({
-    platformId: t.exposeString('id', { description: 'Id of the conversation in its source (the id it was ingested with).' }),
-    subject: t.string({ nullable: true, description: 'Its subject, when it had one.', resolve: (c) => c.subject ?? null }),
-    source: t.string({ nullable: true, description: 'Where it comes from (`intercom`, `email`, …).', resolve: (c) => c.source ?? null }),
-    impact: t.field({ type: ImpactEnum, nullable: true, description: 'The highest impact of its issues.', resolve: (c) => c.impact ?? null }),
+    platformId: t.exposeString('id', {
+      description: 'Id of the conversation in its source (the id it was ingested with).',
+    }),
+    subject: t.string({
+      nullable: true,
+      description: 'Its subject, when it had one.',
+      resolve: (c) => c.subject ?? null,
+    }),
+    source: t.string({
+      nullable: true,
+      description: 'Where it comes from (`intercom`, `email`, …).',
+      resolve: (c) => c.source ?? null,
+    }),
+    impact: t.field({
+      type: ImpactEnum,
+      nullable: true,
+      description: 'The highest impact of its issues.',
+      resolve: (c) => c.impact ?? null,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it took place.', resolve: (c) => c.createdAt }),
-    processedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the platform last split it into issues.', resolve: (c) => c.processedAt ?? null }),
-    sourceUrl: t.string({ nullable: true, description: 'The conversation in its source.', resolve: (c) => c.urls.source ?? null }),
+    processedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the platform last split it into issues.',
+      resolve: (c) => c.processedAt ?? null,
+    }),
+    sourceUrl: t.string({
+      nullable: true,
+      description: 'The conversation in its source.',
+      resolve: (c) => c.urls.source ?? null,
+    }),
     parts: t.field({
       type: [ConversationPart],
       nullable: true,
@@ -144,15 +218,34 @@ ConversationIssueNode.implement({
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the issue on the platform.' }),
     title: t.exposeString('title', { description: 'The problem in a sentence.' }),
-    details: t.field({ type: DocumentType, description: 'What the person said about it.', resolve: (i) => i.details as never }),
+    details: t.field({
+      type: DocumentType,
+      description: 'What the person said about it.',
+      resolve: (i) => i.details as never,
+    }),
     impact: t.field({ type: ImpactEnum, description: 'How badly it hurts.', resolve: (i) => i.impact }),
-    createdAt: t.field({ type: 'DateTime', description: 'When it was raised (the conversation’s date).', resolve: (i) => i.createdAt }),
-    ingestedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was ingested.', resolve: (i) => i.ingestedAt ?? null }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When it was raised (the conversation’s date).',
+      resolve: (i) => i.createdAt,
+    }),
+    ingestedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was ingested.',
+      resolve: (i) => i.ingestedAt ?? null,
+    }),
     conversation: t.field({
       type: ConversationNode,
       description: 'The conversation it was raised in (comes with the issue).',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => linkTo(ConversationNode, compositeKey(i.organizationId, i.conversation), info, () => ({ id: i.conversation, organizationId: i.organizationId }) as ConversationHeld),
+      resolve: (i, _args, _ctx, info) =>
+        linkTo(
+          ConversationNode,
+          compositeKey(i.organizationId, i.conversation),
+          info,
+          () => ({ id: i.conversation, organizationId: i.organizationId }) as ConversationHeld,
+        ),
     }),
     cluster: t.field({
       type: IssuesClusterNode,
@@ -160,7 +253,14 @@ ConversationIssueNode.implement({
       description: 'The cluster of similar issues it belongs to.',
       extensions: upstream.link,
       resolve: (i, _args, _ctx, info) =>
-        i.cluster ? linkTo(IssuesClusterNode, compositeKey(i.organizationId, i.cluster), info, () => ({ id: i.cluster!, organizationId: i.organizationId }) as ClusterHeld) : null,
+        i.cluster
+          ? linkTo(
+              IssuesClusterNode,
+              compositeKey(i.organizationId, i.cluster),
+              info,
+              () => ({ id: i.cluster!, organizationId: i.organizationId }) as ClusterHeld,
+            )
+          : null,
     }),
     organization: t.field({
       type: OrganizationNode,
@@ -188,22 +288,45 @@ const ClusterStats = builder.objectRef<IssuesCluster['stats']>('IssuesClusterSta
 });
 
 IssuesClusterNode.implement({
-  description: 'Similar issues of many conversations, grouped by the platform: a recurring problem worth a change to the documentation.',
+  description:
+    'Similar issues of many conversations, grouped by the platform: a recurring problem worth a change to the documentation.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the cluster on the platform.' }),
     label: t.exposeString('label', { description: 'A short name made of its most telling terms.' }),
     icon: t.string({ nullable: true, description: 'An icon name for it.', resolve: (c) => c.icon ?? null }),
-    summary: t.field({ type: DocumentType, nullable: true, description: 'What the problem is, in a few sentences.', resolve: (c) => (c.summary as never) ?? null }),
-    muted: t.exposeBoolean('muted', { description: 'Muted: left out of suggestions, and no new change request may address it.' }),
-    impact: t.field({ type: ImpactEnum, description: 'How badly it hurts, from its issues.', resolve: (c) => c.impact }),
-    weeklyPulse: t.field({ type: ['Int'], description: 'Issues raised each week of the last 13 weeks, oldest first.', resolve: (c) => c.weeklyPulse }),
+    summary: t.field({
+      type: DocumentType,
+      nullable: true,
+      description: 'What the problem is, in a few sentences.',
+      resolve: (c) => (c.summary as never) ?? null,
+    }),
+    muted: t.exposeBoolean('muted', {
+      description: 'Muted: left out of suggestions, and no new change request may address it.',
+    }),
+    impact: t.field({
+      type: ImpactEnum,
+      description: 'How badly it hurts, from its issues.',
+      resolve: (c) => c.impact,
+    }),
+    weeklyPulse: t.field({
+      type: ['Int'],
+      description: 'Issues raised each week of the last 13 weeks, oldest first.',
+      resolve: (c) => c.weeklyPulse,
+    }),
     sources: t.field({
       type: [SourceCount],
       description: 'Conversations by source, most first.',
-      resolve: (c) => Object.entries(c.sources).map(([source, count]) => ({ source, count })).sort((a, b) => b.count - a.count || a.source.localeCompare(b.source)),
+      resolve: (c) =>
+        Object.entries(c.sources)
+          .map(([source, count]) => ({ source, count }))
+          .sort((a, b) => b.count - a.count || a.source.localeCompare(b.source)),
     }),
     stats: t.field({ type: ClusterStats, description: 'Its size.', resolve: (c) => c.stats }),
-    createdAt: t.field({ type: 'DateTime', description: 'When its first issue was grouped.', resolve: (c) => c.createdAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When its first issue was grouped.',
+      resolve: (c) => c.createdAt,
+    }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (c) => c.updatedAt }),
     issues: t.connection(
       {
@@ -217,9 +340,17 @@ IssuesClusterNode.implement({
       {
         type: ChangeRequestNode,
         nullable: true,
-        description: 'Change requests of the organization that address it (open ones unless `status` says otherwise), newest first.',
-        args: { status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }) },
-        resolve: (c, args, ctx) => listRequests(ctx, { ...args, conversationsIssuesCluster: c.id }, route`/orgs/${c.organizationId}/change-requests`),
+        description:
+          'Change requests of the organization that address it (open ones unless `status` says otherwise), newest first.',
+        args: {
+          status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }),
+        },
+        resolve: (c, args, ctx) =>
+          listRequests(
+            ctx,
+            { ...args, conversationsIssuesCluster: c.id },
+            route`/orgs/${c.organizationId}/change-requests`,
+          ),
       },
       ChangeRequestConnection,
     ),
@@ -242,7 +373,9 @@ builder.objectFields(ChangeRequestNode, (t) => ({
       if (!r.conversationsIssuesCluster) return null;
       const space = await SpaceNode.getDataloader(ctx).load(r.space);
       if (space instanceof Error) throw space;
-      const cluster = await IssuesClusterNode.getDataloader(ctx).load(compositeKey(space.organization, r.conversationsIssuesCluster));
+      const cluster = await IssuesClusterNode.getDataloader(ctx).load(
+        compositeKey(space.organization, r.conversationsIssuesCluster),
+      );
       if (cluster instanceof Error) throw cluster;
       return cluster;
     },
@@ -252,12 +385,20 @@ builder.objectFields(ChangeRequestNode, (t) => ({
 // --- Lists of an organization ------------------------------------------------------------------
 
 const ConversationConnection = builder.connectionObject(
-  { type: ConversationNode, name: 'ConversationConnection', description: 'A page of conversations, newest first, with the size of the whole list.' },
+  {
+    type: ConversationNode,
+    name: 'ConversationConnection',
+    description: 'A page of conversations, newest first, with the size of the whole list.',
+  },
   { name: 'ConversationEdge', description: 'A conversation of a list, with its cursor.' },
 );
 
 const ClusterConnection = builder.connectionObject(
-  { type: IssuesClusterNode, name: 'IssuesClusterConnection', description: 'A page of issue clusters, with the size of the whole list.' },
+  {
+    type: IssuesClusterNode,
+    name: 'IssuesClusterConnection',
+    description: 'A page of issue clusters, with the size of the whole list.',
+  },
   { name: 'IssuesClusterEdge', description: 'A cluster of a list, with its cursor.' },
 );
 
@@ -276,12 +417,25 @@ const ClusterOrderByEnum = builder.enumType('IssuesClusterOrderBy', {
  * An argument naming a node of organization `organizationId` by global ID or platform id: the
  * platform id. A global ID of another organization's node is BAD_USER_INPUT naming `argument`.
  */
-function idFilter(value: string | null | undefined, typename: string, organizationId: string, argument: string): string | undefined {
+function idFilter(
+  value: string | null | undefined,
+  typename: string,
+  organizationId: string,
+  argument: string,
+): string | undefined {
   if (value == null) return undefined;
   const read = readOwnedId(value, typename);
-  if (!read) throw new BadUserInputError(`\`${argument}\` is not a valid id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'}`, [argument]);
+  if (!read)
+    throw new BadUserInputError(
+      `\`${argument}\` is not a valid id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'}`,
+      [argument],
+    );
   const { id, organizationId: org = organizationId } = read;
-  if (org !== organizationId) throw new BadUserInputError(`\`${argument}\` is the id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'} of another organization`, [argument]);
+  if (org !== organizationId)
+    throw new BadUserInputError(
+      `\`${argument}\` is the id of ${typename === 'IssuesCluster' ? 'an issue cluster' : 'a conversation'} of another organization`,
+      [argument],
+    );
   return id;
 }
 
@@ -293,7 +447,9 @@ builder.objectFields(OrganizationNode, (t) => ({
       description: 'Support conversations the organization ingested, newest first (members, not guests).',
       args: { source: t.arg.string({ description: 'Only those from this source (`intercom`, `email`, …).' }) },
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/conversations`, conversationShape, { source: args.source ?? undefined });
+        const connection = await restList(ctx, args, route`/orgs/${org.id}/conversations`, conversationShape, {
+          source: args.source ?? undefined,
+        });
         return mapNodes(connection, (items) => primeInOrganization(ConversationNode, ctx, org.id, items));
       },
     },
@@ -305,7 +461,12 @@ builder.objectFields(OrganizationNode, (t) => ({
     description: 'A conversation by the id it was ingested with; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Id of the conversation in its source, or its global ID.' }) },
     extensions: upstream.fetch(1),
-    resolve: (org, args, ctx) => loadOrThrow(ConversationNode, ctx, compositeKey(org.id, idFilter(String(args.id), 'Conversation', org.id, 'id')!)),
+    resolve: (org, args, ctx) =>
+      loadOrThrow(
+        ConversationNode,
+        ctx,
+        compositeKey(org.id, idFilter(String(args.id), 'Conversation', org.id, 'id')!),
+      ),
   }),
   conversationIssues: t.connection(
     {
@@ -328,7 +489,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     {
       type: IssuesClusterNode,
       nullable: true,
-      description: 'Clusters of similar issues, most recently changed first unless `orderBy` and `order` say otherwise.',
+      description:
+        'Clusters of similar issues, most recently changed first unless `orderBy` and `order` say otherwise.',
       args: {
         orderBy: t.arg({ type: ClusterOrderByEnum, description: 'What to sort by (default UPDATED_AT).' }),
         order: t.arg({ type: OrderEnum, description: 'Direction (default DESC).' }),
@@ -351,7 +513,12 @@ builder.objectFields(OrganizationNode, (t) => ({
     description: 'An issue cluster by id; null with NOT_FOUND when there is none.',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the cluster.' }) },
     extensions: upstream.fetch(1),
-    resolve: (org, args, ctx) => loadOrThrow(IssuesClusterNode, ctx, compositeKey(org.id, idFilter(String(args.id), 'IssuesCluster', org.id, 'id')!)),
+    resolve: (org, args, ctx) =>
+      loadOrThrow(
+        IssuesClusterNode,
+        ctx,
+        compositeKey(org.id, idFilter(String(args.id), 'IssuesCluster', org.id, 'id')!),
+      ),
   }),
 }));
 
@@ -360,42 +527,99 @@ builder.objectFields(OrganizationNode, (t) => ({
 const ConversationPartInput = inputObject('ConversationPartInput', {
   description: 'A message of a conversation.',
   fields: {
-    role: inputField('String', 'Who wrote it: `user` for the person asking, `assistant` or `agent` for the other side (1 to 50 characters).', z.string().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters')),
-    body: inputField('String', 'Text of the message, at most 20000 characters.', z.string().max(20_000, 'must be at most 20000 characters')),
+    role: inputField(
+      'String',
+      'Who wrote it: `user` for the person asking, `assistant` or `agent` for the other side (1 to 50 characters).',
+      z.string().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters'),
+    ),
+    body: inputField(
+      'String',
+      'Text of the message, at most 20000 characters.',
+      z.string().max(20_000, 'must be at most 20000 characters'),
+    ),
   },
 });
 
 const ConversationMetadataInput = inputObject('ConversationMetadataInput', {
   description: 'What the source says about a conversation.',
   fields: {
-    url: inputField('String', 'The conversation in its source (http or https).', z.string().url('must be an absolute URL').refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL').nullish()),
+    url: inputField(
+      'String',
+      'The conversation in its source (http or https).',
+      z
+        .string()
+        .url('must be an absolute URL')
+        .refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL')
+        .nullish(),
+    ),
     attributes: inputField(
       'JSON',
       'Attributes as a map of strings (at most 50; keys of 1 to 100 characters, values of at most 1000).',
       z
-        .record(z.string().min(1, 'must have non-empty keys').max(100, 'must have keys of at most 100 characters'), z.string().max(1000, 'must be at most 1000 characters'))
+        .record(
+          z.string().min(1, 'must have non-empty keys').max(100, 'must have keys of at most 100 characters'),
+          z.string().max(1000, 'must be at most 1000 characters'),
+        )
         .refine((a) => Object.keys(a).length <= 50, 'must have at most 50 attributes')
         .nullish(),
     ),
-    createdAt: inputField('DateTime', 'When it started in its source.', z.iso.datetime({ offset: true, message: 'must be a date-time such as 2025-01-31T12:00:00Z' }).nullish()),
+    createdAt: inputField(
+      'DateTime',
+      'When it started in its source.',
+      z.iso.datetime({ offset: true, message: 'must be a date-time such as 2025-01-31T12:00:00Z' }).nullish(),
+    ),
   },
 });
 
 const ConversationInput = inputObject('ConversationInput', {
   description: 'A conversation to ingest; one already ingested with the same id is replaced, never duplicated.',
   fields: {
-    id: inputField('ID', 'Its id in its source: 1 to 200 characters, no slash, space or control character.', z.string().min(1, 'must be 1 to 200 characters').max(200, 'must be 1 to 200 characters').regex(/^[^/\p{Cc}\s]+$/u, 'must not contain slashes, spaces or control characters')),
-    subject: inputField('String', 'Its subject, at most 500 characters.', z.string().max(500, 'must be at most 500 characters').nullish()),
-    source: inputField('String', 'Where it comes from: lower-case letters, digits, dots, dashes or underscores (`intercom`).', z.string().regex(/^[a-z0-9][a-z0-9._-]{0,49}$/, 'must be 1 to 50 lower-case letters, digits, dots, dashes or underscores').nullish()),
-    metadata: inputField(ConversationMetadataInput.type, 'What its source says about it.', ConversationMetadataInput.schema.nullish()),
-    parts: inputField([ConversationPartInput.type], 'Its messages, in order (1 to 500).', z.array(ConversationPartInput.schema).min(1, 'must hold at least one message').max(500, 'must hold at most 500 messages')),
+    id: inputField(
+      'ID',
+      'Its id in its source: 1 to 200 characters, no slash, space or control character.',
+      z
+        .string()
+        .min(1, 'must be 1 to 200 characters')
+        .max(200, 'must be 1 to 200 characters')
+        .regex(/^[^/\p{Cc}\s]+$/u, 'must not contain slashes, spaces or control characters'),
+    ),
+    subject: inputField(
+      'String',
+      'Its subject, at most 500 characters.',
+      z.string().max(500, 'must be at most 500 characters').nullish(),
+    ),
+    source: inputField(
+      'String',
+      'Where it comes from: lower-case letters, digits, dots, dashes or underscores (`intercom`).',
+      z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9._-]{0,49}$/, 'must be 1 to 50 lower-case letters, digits, dots, dashes or underscores')
+        .nullish(),
+    ),
+    metadata: inputField(
+      ConversationMetadataInput.type,
+      'What its source says about it.',
+      ConversationMetadataInput.schema.nullish(),
+    ),
+    parts: inputField(
+      [ConversationPartInput.type],
+      'Its messages, in order (1 to 500).',
+      z
+        .array(ConversationPartInput.schema)
+        .min(1, 'must hold at least one message')
+        .max(500, 'must hold at most 500 messages'),
+    ),
   },
 });
 
 /** The REST body of a checked conversation. */
 function restConversation(c: z.output<typeof ConversationInput.schema>) {
   const metadata = c.metadata
-    ? { ...(c.metadata.url != null && { url: c.metadata.url }), ...(c.metadata.attributes != null && { attributes: c.metadata.attributes }), ...(c.metadata.createdAt != null && { createdAt: c.metadata.createdAt }) }
+    ? {
+        ...(c.metadata.url != null && { url: c.metadata.url }),
+        ...(c.metadata.attributes != null && { attributes: c.metadata.attributes }),
+        ...(c.metadata.createdAt != null && { createdAt: c.metadata.createdAt }),
+      }
     : undefined;
   return {
     id: c.id,
@@ -412,36 +636,70 @@ declareMutation('ingestConversations', {
   input: 'The organization and 1 to 100 conversations.',
   fields: {
     organizationId: organizationIdField,
-    conversations: inputField([ConversationInput.type], 'The conversations, 1 to 100; each id once.', z.array(ConversationInput.schema).min(1, 'must hold 1 to 100 conversations').max(100, 'must hold 1 to 100 conversations').refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'must give each id once')),
+    conversations: inputField(
+      [ConversationInput.type],
+      'The conversations, 1 to 100; each id once.',
+      z
+        .array(ConversationInput.schema)
+        .min(1, 'must hold 1 to 100 conversations')
+        .max(100, 'must hold 1 to 100 conversations')
+        .refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'must give each id once'),
+    ),
   },
   payload: (name) =>
     payloadType<{ ingested: number; organizationId: string; ids: string[] }>(name, (t) => ({
-      ingested: t.int({ nullable: true, description: 'How many conversations were ingested (new or replaced).', resolve: (p) => p.ingested ?? null }),
+      ingested: t.int({
+        nullable: true,
+        description: 'How many conversations were ingested (new or replaced).',
+        resolve: (p) => p.ingested ?? null,
+      }),
       conversations: t.field({
         type: [ConversationNode],
         nullable: true,
         description: 'The conversations as ingested, with their issues (one request each for more than their ids).',
         extensions: upstream.links(100),
         resolve: (p, _args, _ctx, info) =>
-          p.ids?.map((id) => linkTo(ConversationNode, compositeKey(p.organizationId!, id), info, () => ({ id, organizationId: p.organizationId! }) as ConversationHeld)) ?? null,
+          p.ids?.map((id) =>
+            linkTo(
+              ConversationNode,
+              compositeKey(p.organizationId!, id),
+              info,
+              () => ({ id, organizationId: p.organizationId! }) as ConversationHeld,
+            ),
+          ) ?? null,
       }),
     })),
   run: async (i, ctx) => {
-    await ctx.api.send('POST', route`/orgs/${i.organizationId}/conversations`, { body: i.conversations.map(restConversation) });
-    return { ingested: i.conversations.length, organizationId: i.organizationId, ids: i.conversations.map((c) => c.id) };
+    await ctx.api.send('POST', route`/orgs/${i.organizationId}/conversations`, {
+      body: i.conversations.map(restConversation),
+    });
+    return {
+      ingested: i.conversations.length,
+      organizationId: i.organizationId,
+      ids: i.conversations.map((c) => c.id),
+    };
   },
 });
 
-const { fields: clusterTarget, resolve: resolveCluster } = organizationTarget('IssuesCluster', 'clusterId', 'The cluster: its global ID, or its platform id with `organizationId`.');
+const { fields: clusterTarget, resolve: resolveCluster } = organizationTarget(
+  'IssuesCluster',
+  'clusterId',
+  'The cluster: its global ID, or its platform id with `organizationId`.',
+);
 
 declareMutation('setIssuesClusterMuted', {
-  description: 'Mutes an issue cluster (left out of suggestions; no new change request may address it) or unmutes it (the edit role).',
+  description:
+    'Mutes an issue cluster (left out of suggestions; no new change request may address it) or unmutes it (the edit role).',
   input: 'The cluster and whether it is muted.',
   fields: { ...clusterTarget, muted: inputField('Boolean', 'True to mute it, false to unmute it.', z.boolean()) },
   check: (input) => input.transform(resolveCluster),
   payload: (name) => objectPayload(name, 'cluster', IssuesClusterNode, 'The cluster after the change.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/conversations-clusters/${i.clusterId}`, { body: { muted: i.muted }, schema: clusterShape });
+    const { data } = await ctx.api.send(
+      'PATCH',
+      route`/orgs/${i.organizationId}/conversations-clusters/${i.clusterId}`,
+      { body: { muted: i.muted }, schema: clusterShape },
+    );
     return { cluster: primeInOrganization(IssuesClusterNode, ctx, i.organizationId, [data])[0]! };
   },
 });

@@ -20,7 +20,8 @@ export const CustomFontNode = organizationNode<CustomFont>('CustomFont', (organi
   ctx.api.get(route`/orgs/${organizationId}/fonts/${id}`, customFont),
 );
 
-const primeFonts = (ctx: GatewayContext, organizationId: string, fonts: Iterable<CustomFont>) => primeInOrganization(CustomFontNode, ctx, organizationId, fonts);
+const primeFonts = (ctx: GatewayContext, organizationId: string, fonts: Iterable<CustomFont>) =>
+  primeInOrganization(CustomFontNode, ctx, organizationId, fonts);
 
 const FontFormatEnum = restEnum('FontFormat', 'Format of a web font file.', {
   woff: 'WOFF 1.0 (`font/woff`).',
@@ -32,8 +33,15 @@ type Face = CustomFont['fontFaces'][number];
 const FontSource = builder.objectRef<Face['sources'][number]>('FontSource').implement({
   description: 'A file of a font face.',
   fields: (t) => ({
-    url: t.exposeString('url', { description: 'Where the file is served, with its font content type and CORS open to every origin.' }),
-    format: t.field({ type: FontFormatEnum, nullable: true, description: 'Format of the file.', resolve: (source) => source.format ?? null }),
+    url: t.exposeString('url', {
+      description: 'Where the file is served, with its font content type and CORS open to every origin.',
+    }),
+    format: t.field({
+      type: FontFormatEnum,
+      nullable: true,
+      description: 'Format of the file.',
+      resolve: (source) => source.format ?? null,
+    }),
   }),
 });
 
@@ -46,13 +54,25 @@ const FontFace = builder.objectRef<Face>('FontFace').implement({
 });
 
 CustomFontNode.implement({
-  description: 'A font an organization uploaded for its sites: a family with a WOFF or WOFF2 file per weight, always with the regular weight (400).',
+  description:
+    'A font an organization uploaded for its sites: a family with a WOFF or WOFF2 file per weight, always with the regular weight (400).',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the font on the platform.' }),
     fontFamily: t.exposeString('fontFamily', { description: 'Family name used in CSS, 1 to 50 characters.' }),
-    fontFaces: t.field({ type: [FontFace], description: 'The weights of the font, lightest first.', resolve: (font) => font.fontFaces }),
-    weights: t.field({ type: ['Int'], description: 'The weights the font has, lightest first.', resolve: (font) => font.fontFaces.map((face) => face.weight) }),
-    canEdit: t.boolean({ description: 'Whether you may change or delete the font (admins).', resolve: (font) => font.permissions.edit }),
+    fontFaces: t.field({
+      type: [FontFace],
+      description: 'The weights of the font, lightest first.',
+      resolve: (font) => font.fontFaces,
+    }),
+    weights: t.field({
+      type: ['Int'],
+      description: 'The weights the font has, lightest first.',
+      resolve: (font) => font.fontFaces.map((face) => face.weight),
+    }),
+    canEdit: t.boolean({
+      description: 'Whether you may change or delete the font (admins).',
+      resolve: (font) => font.permissions.edit,
+    }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization the font belongs to.',
@@ -63,7 +83,11 @@ CustomFontNode.implement({
 });
 
 const CustomFontConnection = builder.connectionObject(
-  { type: CustomFontNode, name: 'CustomFontConnection', description: 'A page of custom fonts, with the size of the whole list.' },
+  {
+    type: CustomFontNode,
+    name: 'CustomFontConnection',
+    description: 'A page of custom fonts, with the size of the whole list.',
+  },
   { name: 'CustomFontEdge', description: 'A custom font of a list, with its cursor.' },
 );
 
@@ -87,13 +111,18 @@ builder.objectFields(OrganizationNode, (t) => ({
 const fontFamily = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 const weight = z.number().int('must be an integer').min(1, 'must be 1 to 1000').max(1000, 'must be 1 to 1000');
 const storageKey = z.string().min(1, 'must be 1 to 512 characters').max(512, 'must be 1 to 512 characters');
-const distinctWeights = (faces: ReadonlyArray<{ weight: number }>) => new Set(faces.map((face) => face.weight)).size === faces.length;
+const distinctWeights = (faces: ReadonlyArray<{ weight: number }>) =>
+  new Set(faces.map((face) => face.weight)).size === faces.length;
 
 const FontFaceInput = inputObject('FontFaceInput', {
   description: 'A weight of a font and the uploaded file (see `uploadFile`) that draws it.',
   fields: {
     weight: inputField('Int', 'Numeric weight, 1 to 1000 (400 regular, 700 bold).', weight),
-    storageKey: inputField('String', 'Storage key of an uploaded WOFF or WOFF2 file of the organization (`uploadFile` answers it).', storageKey),
+    storageKey: inputField(
+      'String',
+      'Storage key of an uploaded WOFF or WOFF2 file of the organization (`uploadFile` answers it).',
+      storageKey,
+    ),
   },
 });
 
@@ -101,43 +130,83 @@ const FontFaceChangeInput = inputObject('FontFaceChangeInput', {
   description: 'A weight to set or remove.',
   fields: {
     weight: inputField('Int', 'Numeric weight, 1 to 1000.', weight),
-    storageKey: inputField('String', 'Storage key of an uploaded WOFF or WOFF2 file for this weight; null removes the weight (not 400).', storageKey.nullable()),
+    storageKey: inputField(
+      'String',
+      'Storage key of an uploaded WOFF or WOFF2 file for this weight; null removes the weight (not 400).',
+      storageKey.nullable(),
+    ),
   },
 });
 
-const FontPayload = (name: string, description = 'The font after the change.') => objectPayload(name, 'font', CustomFontNode, description);
+const FontPayload = (name: string, description = 'The font after the change.') =>
+  objectPayload(name, 'font', CustomFontNode, description);
 
-async function sendFont(ctx: GatewayContext, method: 'PUT' | 'POST', organizationId: string, path: string, body: unknown) {
+async function sendFont(
+  ctx: GatewayContext,
+  method: 'PUT' | 'POST',
+  organizationId: string,
+  path: string,
+  body: unknown,
+) {
   const { data } = await ctx.api.send(method, path, { body, schema: customFont });
   return { font: primeFonts(ctx, organizationId, [data])[0]! };
 }
 
-const { fields: fontTarget, resolve: resolveFont } = organizationTarget('CustomFont', 'fontId', 'The font: its global ID, or its platform id with `organizationId`.');
+const { fields: fontTarget, resolve: resolveFont } = organizationTarget(
+  'CustomFont',
+  'fontId',
+  'The font: its global ID, or its platform id with `organizationId`.',
+);
 
 declareMutation('createCustomFont', {
-  description: 'Adds a custom font to an organization (admins) from uploaded WOFF or WOFF2 files; it needs the regular weight (400), else PRECONDITION_FAILED.',
+  description:
+    'Adds a custom font to an organization (admins) from uploaded WOFF or WOFF2 files; it needs the regular weight (400), else PRECONDITION_FAILED.',
   input: 'The font: its family name and a file per weight.',
   fields: {
     organizationId: organizationIdField,
     fontFamily: inputField('String', 'Family name used in CSS, 1 to 50 characters.', fontFamily),
-    fontFaces: inputField([FontFaceInput.type], 'A file per weight, each weight once; one of them 400.', z.array(FontFaceInput.schema).min(1, 'must give at least one font face').max(20, 'must give at most 20 font faces').refine(distinctWeights, 'must give each weight once')),
+    fontFaces: inputField(
+      [FontFaceInput.type],
+      'A file per weight, each weight once; one of them 400.',
+      z
+        .array(FontFaceInput.schema)
+        .min(1, 'must give at least one font face')
+        .max(20, 'must give at most 20 font faces')
+        .refine(distinctWeights, 'must give each weight once'),
+    ),
   },
   payload: (name) => FontPayload(name, 'The new font.'),
-  run: (i, ctx) => sendFont(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/fonts`, { fontFamily: i.fontFamily, fontFaces: i.fontFaces }),
+  run: (i, ctx) =>
+    sendFont(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/fonts`, {
+      fontFamily: i.fontFamily,
+      fontFaces: i.fontFaces,
+    }),
 });
 
 declareMutation('updateCustomFont', {
-  description: 'Renames a custom font or sets and removes its weights (admins); removing the regular weight (400) is PRECONDITION_FAILED and changes nothing.',
+  description:
+    'Renames a custom font or sets and removes its weights (admins); removing the regular weight (400) is PRECONDITION_FAILED and changes nothing.',
   input: 'The font and what to change; fields left out stay.',
   fields: {
     ...fontTarget,
     fontFamily: inputField('String', 'New family name, 1 to 50 characters.', fontFamily.nullish()),
-    fontFaces: inputField([FontFaceChangeInput.type], 'Weights to set (with a file) or remove (with null); other weights stay.', z.array(FontFaceChangeInput.schema).max(20, 'must give at most 20 font faces').refine(distinctWeights, 'must give each weight once').nullish()),
+    fontFaces: inputField(
+      [FontFaceChangeInput.type],
+      'Weights to set (with a file) or remove (with null); other weights stay.',
+      z
+        .array(FontFaceChangeInput.schema)
+        .max(20, 'must give at most 20 font faces')
+        .refine(distinctWeights, 'must give each weight once')
+        .nullish(),
+    ),
   },
   check: (input) =>
     input
       .superRefine(noNull(['fontFamily', 'fontFaces']))
-      .refine((value) => value.fontFamily != null || value.fontFaces != null, { message: 'Give fontFamily or fontFaces to change', path: ['fontFamily'] })
+      .refine((value) => value.fontFamily != null || value.fontFaces != null, {
+        message: 'Give fontFamily or fontFaces to change',
+        path: ['fontFamily'],
+      })
       .transform(resolveFont),
   payload: FontPayload,
   run: (i, ctx) =>
@@ -180,10 +249,17 @@ export const MAX_UPLOAD_FILE_BYTES = 10 * 1024 * 1024;
 
 const uploadedFile = z
   .custom<UploadedFile>(
-    (value) => typeof value === 'object' && value !== null && typeof (value as UploadedFile).arrayBuffer === 'function' && typeof (value as UploadedFile).name === 'string',
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as UploadedFile).arrayBuffer === 'function' &&
+      typeof (value as UploadedFile).name === 'string',
     'must be a file sent as a multipart upload (see the GraphQL multipart request specification)',
   )
-  .refine((file) => file.size >= 1 && file.size <= MAX_UPLOAD_FILE_BYTES, `must be 1 to ${MAX_UPLOAD_FILE_BYTES} bytes`);
+  .refine(
+    (file) => file.size >= 1 && file.size <= MAX_UPLOAD_FILE_BYTES,
+    `must be 1 to ${MAX_UPLOAD_FILE_BYTES} bytes`,
+  );
 
 const StorageKindEnum = restEnum('StorageUploadKind', 'What an uploaded file is for.', {
   customization_font: 'A font file (WOFF or WOFF2) for a custom font; admins only.',
@@ -216,11 +292,23 @@ declareMutation('uploadFile', {
     organizationId: organizationIdField,
     kind: inputField(StorageKindEnum, 'What the file is for (decides who may upload it).', z.enum(STORAGE_KINDS)),
     file: inputField('Upload', 'The file, as a part of the multipart request.', uploadedFile),
-    contentType: inputField('String', 'Media type of the file; default the one the multipart part declares (font files: font/woff or font/woff2).', z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as font/woff2').nullish()),
+    contentType: inputField(
+      'String',
+      'Media type of the file; default the one the multipart part declares (font files: font/woff or font/woff2).',
+      z
+        .string()
+        .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as font/woff2')
+        .nullish(),
+    ),
   },
   payload: (name) =>
     payloadType<{ file: UploadedModel }>(name, (t) => ({
-      file: t.field({ type: StoredFile, nullable: true, description: 'The stored file.', resolve: (payload) => payload.file ?? null }),
+      file: t.field({
+        type: StoredFile,
+        nullable: true,
+        description: 'The stored file.',
+        resolve: (payload) => payload.file ?? null,
+      }),
     })),
   extensions: upstream.fetch(2),
   run: async (i, ctx) => {
@@ -241,4 +329,3 @@ function fontTypeOf(name: string): string {
   const extension = name.toLowerCase().split('.').pop();
   return FONT_FORMATS.includes(extension as never) ? `font/${extension}` : 'application/octet-stream';
 }
-

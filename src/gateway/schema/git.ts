@@ -60,34 +60,73 @@ const GitSyncOperation = builder.objectRef<GitOperation>('GitSyncOperation').imp
   fields: (t) => ({
     state: t.field({ type: OperationStateEnum, description: 'Where it is.', resolve: (o) => o.state }),
     direction: t.field({ type: DirectionEnum, description: 'Which way it goes.', resolve: (o) => o.direction }),
-    stage: t.field({ type: StageEnum, nullable: true, description: 'The step it is at, or ended at.', resolve: (o) => o.stage ?? null }),
+    stage: t.field({
+      type: StageEnum,
+      nullable: true,
+      description: 'The step it is at, or ended at.',
+      resolve: (o) => o.stage ?? null,
+    }),
     startedAt: t.field({ type: 'DateTime', description: 'When it was asked for.', resolve: (o) => o.startedAt }),
-    endedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it ended; null while it runs.', resolve: (o) => o.endedAt ?? null }),
-    error: t.string({ nullable: true, description: 'Why it failed, readable; null unless it failed.', resolve: (o) => o.error ?? null }),
+    endedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it ended; null while it runs.',
+      resolve: (o) => o.endedAt ?? null,
+    }),
+    error: t.string({
+      nullable: true,
+      description: 'Why it failed, readable; null unless it failed.',
+      resolve: (o) => o.error ?? null,
+    }),
   }),
 });
 
 const GitSyncState = builder.objectRef<GitInfo>('GitSyncState').implement({
   description: 'The Git Sync of a space: the repository, the installation and the last operation.',
   fields: (t) => ({
-    repoName: t.string({ nullable: true, description: 'Name of the repository (`owner/name`).', resolve: (g) => g.repoName ?? null }),
+    repoName: t.string({
+      nullable: true,
+      description: 'Name of the repository (`owner/name`).',
+      resolve: (g) => g.repoName ?? null,
+    }),
     installationStatus: t.field({
       type: InstallationStatusEnum,
       nullable: true,
       description: 'State of the installation.',
       resolve: (g) => g.installationStatus ?? null,
     }),
-    installationProvider: t.string({ nullable: true, description: 'Git provider (`github`, `gitlab`).', resolve: (g) => g.installationProvider ?? null }),
-    installationId: t.string({ nullable: true, description: 'Id of the installation.', resolve: (g) => g.installationId ?? null }),
-    url: t.string({ nullable: true, description: 'URL of the repository, credentials masked as `***`.', resolve: (g) => g.url ?? null }),
+    installationProvider: t.string({
+      nullable: true,
+      description: 'Git provider (`github`, `gitlab`).',
+      resolve: (g) => g.installationProvider ?? null,
+    }),
+    installationId: t.string({
+      nullable: true,
+      description: 'Id of the installation.',
+      resolve: (g) => g.installationId ?? null,
+    }),
+    url: t.string({
+      nullable: true,
+      description: 'URL of the repository, credentials masked as `***`.',
+      resolve: (g) => g.url ?? null,
+    }),
     operation: t.field({
       type: GitSyncOperation,
       nullable: true,
       description: 'The last import or export; null before the first.',
       resolve: (g) => g.operation ?? null,
     }),
-    operationTimeout: t.int({ nullable: true, description: 'How long an operation may run, in milliseconds.', resolve: (g) => g.operationTimeout ?? null }),
-    updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it last changed.', resolve: (g) => g.updatedAt ?? null }),
+    operationTimeout: t.int({
+      nullable: true,
+      description: 'How long an operation may run, in milliseconds.',
+      resolve: (g) => g.operationTimeout ?? null,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it last changed.',
+      resolve: (g) => g.updatedAt ?? null,
+    }),
   }),
 });
 
@@ -98,7 +137,11 @@ builder.objectFields(SpaceGitSync, (t) => ({
     description: 'State of the installation.',
     resolve: (g) => g.installationStatus ?? null,
   }),
-  installationId: t.string({ nullable: true, description: 'Id of the installation.', resolve: (g) => g.installationId ?? null }),
+  installationId: t.string({
+    nullable: true,
+    description: 'Id of the installation.',
+    resolve: (g) => g.installationId ?? null,
+  }),
   operation: t.field({
     type: GitSyncOperation,
     nullable: true,
@@ -124,7 +167,8 @@ builder.objectFields(SpaceNode, (t) => ({
   gitInfo: t.field({
     type: GitSyncState,
     nullable: true,
-    description: 'The state of its Git Sync, with the last import or export; null when it is not synchronized with a repository.',
+    description:
+      'The state of its Git Sync, with the last import or export; null when it is not synchronized with a repository.',
     extensions: upstream.fetch(1),
     resolve: (space: Space, _args, ctx) => readGitInfo(ctx, space.id),
   }),
@@ -135,14 +179,26 @@ const GIT_URL_DESCRIPTION =
 
 const gitFields = {
   spaceId: inputField('ID', 'Platform id or global ID of the space.', idInput('Space')),
-  url: inputField('String', GIT_URL_DESCRIPTION, z.string().trim().min(1, 'must be a repository URL').max(2048, 'must be at most 2048 characters')),
+  url: inputField(
+    'String',
+    GIT_URL_DESCRIPTION,
+    z.string().trim().min(1, 'must be a repository URL').max(2048, 'must be at most 2048 characters'),
+  ),
   ref: inputField(
     'String',
     'The branch, as `refs/heads/<name>`.',
     z.string().regex(/^refs\/heads\/[^\s~^:?*[\\]+$/, 'must be a branch ref such as refs/heads/main'),
   ),
-  repoProjectDirectory: inputField('String', 'A directory of the repository holding the content (monorepos); the root when left out.', z.string().max(512).nullish()),
-  force: inputField('Boolean', 'Import: replace content the space changed since the last sync. Export: overwrite a branch that changed since.', z.boolean().nullish()),
+  repoProjectDirectory: inputField(
+    'String',
+    'A directory of the repository holding the content (monorepos); the root when left out.',
+    z.string().max(512).nullish(),
+  ),
+  force: inputField(
+    'Boolean',
+    'Import: replace content the space changed since the last sync. Export: overwrite a branch that changed since.',
+    z.boolean().nullish(),
+  ),
   standalone: inputField(
     'Boolean',
     'Import: make a revision without moving the live content. Export: a snapshot that does not link the space to the repository.',
@@ -151,7 +207,10 @@ const gitFields = {
   timestamp: inputField(
     'DateTime',
     'When the event that asked for it happened: operations of a space are applied in this order, and an older one than the last applied is skipped.',
-    z.union([z.string(), z.date()]).transform((value) => new Date(value).toISOString()).nullish(),
+    z
+      .union([z.string(), z.date()])
+      .transform((value) => new Date(value).toISOString())
+      .nullish(),
   ),
 };
 
@@ -172,12 +231,17 @@ const gitPayload = (name: string) =>
     operation: t.field({
       type: GitSyncOperation,
       nullable: true,
-      description: 'The operation as the platform reports it right after it was queued (usually RUNNING); follow it with `Space.gitInfo`.',
+      description:
+        'The operation as the platform reports it right after it was queued (usually RUNNING); follow it with `Space.gitInfo`.',
       resolve: (p) => p.operation ?? null,
     }),
   }));
 
-async function queue(ctx: GatewayContext, direction: 'import' | 'export', input: Record<string, unknown> & { spaceId: string }): Promise<GitPayload> {
+async function queue(
+  ctx: GatewayContext,
+  direction: 'import' | 'export',
+  input: Record<string, unknown> & { spaceId: string },
+): Promise<GitPayload> {
   const { spaceId, ...fields } = input;
   const body = Object.fromEntries(Object.entries(fields).filter(([, value]) => value != null));
   await ctx.api.send('POST', route`/spaces/${spaceId}/git/${direction}`, { body });
@@ -196,11 +260,16 @@ declareMutation('importFromGit', {
 });
 
 declareMutation('exportToGit', {
-  description: 'Exports the live content of a space to a Git repository (edit role), in the background, as one commit pushed to the branch (created when missing).',
+  description:
+    'Exports the live content of a space to a Git repository (edit role), in the background, as one commit pushed to the branch (created when missing).',
   input: 'The space, the repository and the commit message.',
   fields: {
     ...gitFields,
-    commitMessage: inputField('String', 'Message of the commit.', z.string().trim().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters')),
+    commitMessage: inputField(
+      'String',
+      'Message of the commit.',
+      z.string().trim().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters'),
+    ),
   },
   payload: gitPayload,
   extensions: upstream.fetch(2),

@@ -29,7 +29,17 @@ import { builder } from './builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, idInput, objectPayload, ownedIdInput, restBody, sendDelete, payloadType, restEnum, type SchemaTypesOf } from './shared.js';
+import {
+  deletedPayload,
+  idInput,
+  objectPayload,
+  ownedIdInput,
+  restBody,
+  sendDelete,
+  payloadType,
+  restEnum,
+  type SchemaTypesOf,
+} from './shared.js';
 import { primeSites, SiteRef, siteLink, type SiteHeld } from './sites/site.js';
 import { SpaceNode } from './spaces.js';
 
@@ -40,7 +50,10 @@ import { SpaceNode } from './spaces.js';
  */
 
 type InstallationHeld = Installation & { integrationName: string };
-type EventHeld = IntegrationEvent & { integrationName: string; trace?: Array<{ message: string; timestamp?: string | undefined; level?: string | undefined }> };
+type EventHeld = IntegrationEvent & {
+  integrationName: string;
+  trace?: Array<{ message: string; timestamp?: string | undefined; level?: string | undefined }>;
+};
 
 export const IntegrationNode = loadableNode<Integration & { id: string }>('Integration', {
   key: (integration) => integration.name,
@@ -51,7 +64,10 @@ export const IntegrationInstallationNode = loadableNode<InstallationHeld>('Integ
   key: (held) => compositeKey(held.integrationName, held.id),
   load: async (key, ctx) => {
     const [integrationName, id] = splitKey(key, 2, 'IntegrationInstallation') as [string, string];
-    return { ...(await ctx.api.get(route`/integrations/${integrationName}/installations/${id}`, installationShape)), integrationName };
+    return {
+      ...(await ctx.api.get(route`/integrations/${integrationName}/installations/${id}`, installationShape)),
+      integrationName,
+    };
   },
 });
 
@@ -68,10 +84,14 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
 const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
   const held = Array.from(items, (item) => ({ ...item, id: item.name }));
   prime(IntegrationNode, ctx, held);
-  prime(OrganizationNode, ctx, held.flatMap((item) => {
-    const owner = organizationShape.safeParse(item.owner);
-    return owner.success ? [owner.data] : [];
-  }));
+  prime(
+    OrganizationNode,
+    ctx,
+    held.flatMap((item) => {
+      const owner = organizationShape.safeParse(item.owner);
+      return owner.success ? [owner.data] : [];
+    }),
+  );
   return held;
 };
 const primeInstallations = (ctx: GatewayContext, integrationName: string, items: Iterable<Installation>) => {
@@ -124,7 +144,11 @@ const IntegrationBlock = builder.objectRef<NonNullable<Integration['blocks']>[nu
     title: t.string({ description: 'Title shown in the editor.', resolve: (b) => b.title }),
     description: t.string({ nullable: true, description: 'What it does.', resolve: (b) => b.description ?? null }),
     icon: t.string({ nullable: true, description: 'Its icon.', resolve: (b) => b.icon ?? null }),
-    urlUnfurl: t.field({ type: ['String'], description: 'URL patterns it turns into the block when pasted.', resolve: (b) => b.urlUnfurl ?? [] }),
+    urlUnfurl: t.field({
+      type: ['String'],
+      description: 'URL patterns it turns into the block when pasted.',
+      resolve: (b) => b.urlUnfurl ?? [],
+    }),
   }),
 });
 
@@ -137,11 +161,19 @@ const ExternalLink = builder.objectRef<Integration['externalLinks'][number]>('In
 });
 
 const InstallationConnection = builder.connectionObject(
-  { type: IntegrationInstallationNode, name: 'IntegrationInstallationConnection', description: 'A page of installations, with the size of the whole list.' },
+  {
+    type: IntegrationInstallationNode,
+    name: 'IntegrationInstallationConnection',
+    description: 'A page of installations, with the size of the whole list.',
+  },
   { name: 'IntegrationInstallationEdge', description: 'An installation of a list, with its cursor.' },
 );
 const EventConnection = builder.connectionObject(
-  { type: IntegrationEventNode, name: 'IntegrationEventConnection', description: 'A page of events, newest first, with the size of the whole list.' },
+  {
+    type: IntegrationEventNode,
+    name: 'IntegrationEventConnection',
+    description: 'A page of events, newest first, with the size of the whole list.',
+  },
   { name: 'IntegrationEventEdge', description: 'An event of a list, with its cursor.' },
 );
 
@@ -152,11 +184,19 @@ const SpaceInstallationType = builder.objectRef<SpaceItem>('IntegrationSpaceInst
 const SiteInstallationType = builder.objectRef<SiteItem>('IntegrationSiteInstallation');
 
 const SpaceInstallationConnection = builder.connectionObject(
-  { type: SpaceInstallationType, name: 'IntegrationSpaceInstallationConnection', description: 'A page of installations on spaces, with the size of the whole list.' },
+  {
+    type: SpaceInstallationType,
+    name: 'IntegrationSpaceInstallationConnection',
+    description: 'A page of installations on spaces, with the size of the whole list.',
+  },
   { name: 'IntegrationSpaceInstallationEdge', description: 'An installation on a space, with its cursor.' },
 );
 const SiteInstallationConnection = builder.connectionObject(
-  { type: SiteInstallationType, name: 'IntegrationSiteInstallationConnection', description: 'A page of installations on sites, with the size of the whole list.' },
+  {
+    type: SiteInstallationType,
+    name: 'IntegrationSiteInstallationConnection',
+    description: 'A page of installations on sites, with the size of the whole list.',
+  },
   { name: 'IntegrationSiteInstallationEdge', description: 'An installation on a site, with its cursor.' },
 );
 
@@ -167,13 +207,28 @@ function organizationOfSite(site: Site): string | undefined {
 }
 
 /** Reads space installations (extended: the spaces come with them) and primes the spaces. */
-async function listSpaceItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string, externalId?: string) {
+async function listSpaceItems(
+  ctx: GatewayContext,
+  args: Parameters<typeof restList>[1],
+  path: string,
+  externalId?: string,
+) {
   const connection = await restList(ctx, args, path, spaceInstallationShape, { extended: true, externalId });
-  prime(SpaceNode, ctx, connection.edges.flatMap((edge) => (typeof edge.node.space === 'string' ? [] : [edge.node.space as Space])));
+  prime(
+    SpaceNode,
+    ctx,
+    connection.edges.flatMap((edge) => (typeof edge.node.space === 'string' ? [] : [edge.node.space as Space])),
+  );
   return connection;
 }
 
-async function listSiteItems(ctx: GatewayContext, args: Parameters<typeof restList>[1], path: string, organizationId?: string, externalId?: string) {
+async function listSiteItems(
+  ctx: GatewayContext,
+  args: Parameters<typeof restList>[1],
+  path: string,
+  organizationId?: string,
+  externalId?: string,
+) {
   const connection = await restList(ctx, args, path, siteInstallationShape, { extended: true, externalId });
   for (const edge of connection.edges) {
     const site = edge.node.site;
@@ -188,23 +243,65 @@ IntegrationNode.implement({
   description: 'An integration of the marketplace (or a private one of your organization), found by its name.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Its unique name (letters, digits, "-", "_", ".").' }),
-    version: t.exposeInt('version', { description: 'Number of its current version: each publication makes a new one.' }),
+    version: t.exposeInt('version', {
+      description: 'Number of its current version: each publication makes a new one.',
+    }),
     title: t.exposeString('title', { description: 'Its title.' }),
     description: t.exposeString('description', { description: 'What it does, in a sentence.' }),
-    summary: t.string({ nullable: true, description: 'A longer presentation (markdown).', resolve: (i) => i.summary ?? null }),
-    iconUrl: t.string({ nullable: true, description: 'Its icon (a signed URL).', resolve: (i) => (i.urls.icon as string | undefined) ?? null }),
-    previewImages: t.field({ type: ['String'], description: 'URLs of its preview images (signed).', resolve: (i) => i.previewImages }),
+    summary: t.string({
+      nullable: true,
+      description: 'A longer presentation (markdown).',
+      resolve: (i) => i.summary ?? null,
+    }),
+    iconUrl: t.string({
+      nullable: true,
+      description: 'Its icon (a signed URL).',
+      resolve: (i) => (i.urls.icon as string | undefined) ?? null,
+    }),
+    previewImages: t.field({
+      type: ['String'],
+      description: 'URLs of its preview images (signed).',
+      resolve: (i) => i.previewImages,
+    }),
     target: t.field({ type: TargetEnum, description: 'What it can be installed on.', resolve: (i) => i.target }),
-    visibility: t.field({ type: VisibilityEnum, description: 'Who can find and install it.', resolve: (i) => i.visibility }),
+    visibility: t.field({
+      type: VisibilityEnum,
+      description: 'Who can find and install it.',
+      resolve: (i) => i.visibility,
+    }),
     verified: t.exposeBoolean('verified', { description: 'Whether the platform verified it.' }),
-    scopes: t.field({ type: ['String'], description: 'What it may access (`space:content:read`, …).', resolve: (i) => i.scopes }),
+    scopes: t.field({
+      type: ['String'],
+      description: 'What it may access (`space:content:read`, …).',
+      resolve: (i) => i.scopes,
+    }),
     categories: t.field({ type: ['String'], description: 'Its marketplace categories.', resolve: (i) => i.categories }),
-    blocks: t.field({ type: [IntegrationBlock], description: 'Blocks it adds to the editor.', resolve: (i) => i.blocks ?? [] }),
-    contentSources: t.field({ type: 'JSON', description: 'Content sources it provides (computed content).', resolve: (i) => i.contentSources ?? [] }),
-    configurations: t.field({ type: 'JSON', nullable: true, description: 'What its installations are configured with: `account`, `space` and `site` configurations.', resolve: (i) => i.configurations ?? null }),
+    blocks: t.field({
+      type: [IntegrationBlock],
+      description: 'Blocks it adds to the editor.',
+      resolve: (i) => i.blocks ?? [],
+    }),
+    contentSources: t.field({
+      type: 'JSON',
+      description: 'Content sources it provides (computed content).',
+      resolve: (i) => i.contentSources ?? [],
+    }),
+    configurations: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'What its installations are configured with: `account`, `space` and `site` configurations.',
+      resolve: (i) => i.configurations ?? null,
+    }),
     externalLinks: t.field({ type: [ExternalLink], description: 'Links about it.', resolve: (i) => i.externalLinks }),
-    appUrl: t.string({ nullable: true, description: 'Its page in the app.', resolve: (i) => (i.urls.app as string | undefined) ?? null }),
-    canAdmin: t.boolean({ description: 'Whether you may publish new versions, unpublish it and read its events (admins of its owner).', resolve: (i) => i.permissions.admin === true }),
+    appUrl: t.string({
+      nullable: true,
+      description: 'Its page in the app.',
+      resolve: (i) => (i.urls.app as string | undefined) ?? null,
+    }),
+    canAdmin: t.boolean({
+      description: 'Whether you may publish new versions, unpublish it and read its events (admins of its owner).',
+      resolve: (i) => i.permissions.admin === true,
+    }),
     owner: t.field({
       type: OrganizationNode,
       description: 'The organization that publishes it.',
@@ -214,10 +311,17 @@ IntegrationNode.implement({
     installations: t.connection(
       {
         type: IntegrationInstallationNode,
-        description: 'Its installations you can see: every one for admins of its owner, those of your organizations otherwise.',
+        description:
+          'Its installations you can see: every one for admins of its owner, those of your organizations otherwise.',
         args: { externalId: t.arg.string({ description: 'Only the installation with this external id.' }) },
         resolve: async (i, args, ctx) => {
-          const connection = await restList(ctx, args, route`/integrations/${i.name}/installations`, installationShape, { externalId: args.externalId ?? undefined });
+          const connection = await restList(
+            ctx,
+            args,
+            route`/integrations/${i.name}/installations`,
+            installationShape,
+            { externalId: args.externalId ?? undefined },
+          );
           return mapNodes(connection, (items) => primeInstallations(ctx, i.name, items));
         },
       },
@@ -228,7 +332,8 @@ IntegrationNode.implement({
         type: SpaceInstallationType,
         description: 'The spaces it is enabled on, across the installations you can see (the spaces come with them).',
         args: { externalId: t.arg.string({ description: 'Only the installation on a space with this external id.' }) },
-        resolve: (i, args, ctx) => listSpaceItems(ctx, args, route`/integrations/${i.name}/spaces`, args.externalId ?? undefined),
+        resolve: (i, args, ctx) =>
+          listSpaceItems(ctx, args, route`/integrations/${i.name}/spaces`, args.externalId ?? undefined),
       },
       SpaceInstallationConnection,
     ),
@@ -237,7 +342,8 @@ IntegrationNode.implement({
         type: SiteInstallationType,
         description: 'The sites it is enabled on, across the installations you can see (the sites come with them).',
         args: { externalId: t.arg.string({ description: 'Only the installation on a site with this external id.' }) },
-        resolve: (i, args, ctx) => listSiteItems(ctx, args, route`/integrations/${i.name}/sites`, undefined, args.externalId ?? undefined),
+        resolve: (i, args, ctx) =>
+          listSiteItems(ctx, args, route`/integrations/${i.name}/sites`, undefined, args.externalId ?? undefined),
       },
       SiteInstallationConnection,
     ),
@@ -265,13 +371,34 @@ IntegrationInstallationNode.implement({
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the installation on the platform.' }),
     status: t.field({ type: InstallationStatusEnum, description: 'Whether it works.', resolve: (i) => i.status }),
-    spaceSelection: t.field({ type: SelectionEnum, description: 'Which spaces it covers.', resolve: (i) => i.space_selection }),
-    siteSelection: t.field({ type: SelectionEnum, description: 'Which sites it covers.', resolve: (i) => i.site_selection }),
+    spaceSelection: t.field({
+      type: SelectionEnum,
+      description: 'Which spaces it covers.',
+      resolve: (i) => i.space_selection,
+    }),
+    siteSelection: t.field({
+      type: SelectionEnum,
+      description: 'Which sites it covers.',
+      resolve: (i) => i.site_selection,
+    }),
     spaceCount: t.exposeInt('spaces', { description: 'Number of spaces it covers.' }),
-    configuration: t.field({ type: 'JSON', description: 'Its account configuration.', resolve: (i) => i.configuration }),
-    externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
+    configuration: t.field({
+      type: 'JSON',
+      description: 'Its account configuration.',
+      resolve: (i) => i.configuration,
+    }),
+    externalIds: t.field({
+      type: ['String'],
+      description: 'Ids it has in the integration’s own service.',
+      resolve: (i) => i.externalIds,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was installed.', resolve: (i) => i.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it last changed.', resolve: (i) => i.updatedAt ?? null }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it last changed.',
+      resolve: (i) => i.updatedAt ?? null,
+    }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization it is installed on.',
@@ -282,13 +409,20 @@ IntegrationInstallationNode.implement({
       type: IntegrationNode,
       description: 'The integration installed.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integrationName, info, () => ({ id: i.integrationName, name: i.integrationName }) as never),
+      resolve: (i, _args, _ctx, info) =>
+        linkTo(
+          IntegrationNode,
+          i.integrationName,
+          info,
+          () => ({ id: i.integrationName, name: i.integrationName }) as never,
+        ),
     }),
     spaceInstallations: t.connection(
       {
         type: SpaceInstallationType,
         description: 'The spaces it is enabled on (the spaces come with them).',
-        resolve: (i, args, ctx) => listSpaceItems(ctx, args, route`/integrations/${i.integrationName}/installations/${i.id}/spaces`),
+        resolve: (i, args, ctx) =>
+          listSpaceItems(ctx, args, route`/integrations/${i.integrationName}/installations/${i.id}/spaces`),
       },
       SpaceInstallationConnection,
     ),
@@ -300,7 +434,11 @@ IntegrationInstallationNode.implement({
       extensions: upstream.fetch(1),
       resolve: async (i, args, ctx) => {
         const spaceId = platformKey(String(args.spaceId), 'Space');
-        const item = await ctx.api.get(route`/integrations/${i.integrationName}/installations/${i.id}/spaces/${spaceId}`, spaceInstallationShape, { extended: true });
+        const item = await ctx.api.get(
+          route`/integrations/${i.integrationName}/installations/${i.id}/spaces/${spaceId}`,
+          spaceInstallationShape,
+          { extended: true },
+        );
         if (typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
         return item;
       },
@@ -314,7 +452,11 @@ IntegrationInstallationNode.implement({
       resolve: async (i, args, ctx) => {
         const key = platformKey(String(args.siteId), 'Site');
         const siteId = key.includes('/') ? (splitKey(key, 2, 'Site')[1] as string) : key;
-        const item = await ctx.api.get(route`/integrations/${i.integrationName}/installations/${i.id}/sites/${siteId}`, siteInstallationShape, { extended: true });
+        const item = await ctx.api.get(
+          route`/integrations/${i.integrationName}/installations/${i.id}/sites/${siteId}`,
+          siteInstallationShape,
+          { extended: true },
+        );
         return { ...item, organizationId: i.target.organization };
       },
     }),
@@ -322,7 +464,13 @@ IntegrationInstallationNode.implement({
       {
         type: SiteInstallationType,
         description: 'The sites it is enabled on (the sites come with them).',
-        resolve: (i, args, ctx) => listSiteItems(ctx, args, route`/integrations/${i.integrationName}/installations/${i.id}/sites`, i.target.organization),
+        resolve: (i, args, ctx) =>
+          listSiteItems(
+            ctx,
+            args,
+            route`/integrations/${i.integrationName}/installations/${i.id}/sites`,
+            i.target.organization,
+          ),
       },
       SiteInstallationConnection,
     ),
@@ -330,22 +478,44 @@ IntegrationInstallationNode.implement({
 });
 
 /** The fields installations on spaces and on sites share. */
-function contentItemFields<T extends SpaceItem | SiteItem>(t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, T>, kind: 'space' | 'site') {
+function contentItemFields<T extends SpaceItem | SiteItem>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, T>,
+  kind: 'space' | 'site',
+) {
   return {
-    status: t.field({ type: InstallationStatusEnum, description: `Whether it works on the ${kind}.`, resolve: (i) => i.status }),
-    configuration: t.field({ type: 'JSON', description: `Its configuration on the ${kind}.`, resolve: (i) => i.configuration }),
-    externalIds: t.field({ type: ['String'], description: 'Ids it has in the integration’s own service.', resolve: (i) => i.externalIds }),
+    status: t.field({
+      type: InstallationStatusEnum,
+      description: `Whether it works on the ${kind}.`,
+      resolve: (i) => i.status,
+    }),
+    configuration: t.field({
+      type: 'JSON',
+      description: `Its configuration on the ${kind}.`,
+      resolve: (i) => i.configuration,
+    }),
+    externalIds: t.field({
+      type: ['String'],
+      description: 'Ids it has in the integration’s own service.',
+      resolve: (i) => i.externalIds,
+    }),
     installation: t.field({
       type: IntegrationInstallationNode,
       description: 'The installation on the organization.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => linkTo(IntegrationInstallationNode, compositeKey(i.integration, i.installation), info, () => ({ id: i.installation, integrationName: i.integration }) as InstallationHeld),
+      resolve: (i, _args, _ctx, info) =>
+        linkTo(
+          IntegrationInstallationNode,
+          compositeKey(i.integration, i.installation),
+          info,
+          () => ({ id: i.installation, integrationName: i.integration }) as InstallationHeld,
+        ),
     }),
     integration: t.field({
       type: IntegrationNode,
       description: 'The integration.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
+      resolve: (i, _args, _ctx, info) =>
+        linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
     }),
   };
 }
@@ -354,13 +524,17 @@ SpaceInstallationType.implement({
   description: 'An installation of an integration enabled on a space.',
   fields: (t) => ({
     ...contentItemFields(t, 'space'),
-    spaceId: t.string({ description: 'Platform id of the space.', resolve: (i) => (typeof i.space === 'string' ? i.space : i.space.id) }),
+    spaceId: t.string({
+      description: 'Platform id of the space.',
+      resolve: (i) => (typeof i.space === 'string' ? i.space : i.space.id),
+    }),
     space: t.field({
       type: SpaceNode,
       nullable: true,
       description: 'The space (comes with the installation when you may read it).',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) => (typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : (i.space as Space)),
+      resolve: (i, _args, _ctx, info) =>
+        typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : (i.space as Space),
     }),
   }),
 });
@@ -369,7 +543,10 @@ SiteInstallationType.implement({
   description: 'An installation of an integration enabled on a site.',
   fields: (t) => ({
     ...contentItemFields(t, 'site'),
-    siteId: t.string({ description: 'Platform id of the site.', resolve: (i) => (typeof i.site === 'string' ? i.site : i.site.id) }),
+    siteId: t.string({
+      description: 'Platform id of the site.',
+      resolve: (i) => (typeof i.site === 'string' ? i.site : i.site.id),
+    }),
     site: t.field({
       type: SiteRef,
       nullable: true,
@@ -396,25 +573,36 @@ const TraceLog = builder.objectRef<NonNullable<EventHeld['trace']>[number]>('Int
 });
 
 IntegrationEventNode.implement({
-  description: 'Something an integration was told about (an installation, content merged, a Git sync), with its delivery.',
+  description:
+    'Something an integration was told about (an installation, content merged, a Git sync), with its delivery.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the event on the platform.' }),
     type: t.field({
       type: EventTypeEnum,
       nullable: true,
       description: 'What happened (the payload’s `type`); null for a type this gateway does not know.',
-      resolve: (e) => ((EVENT_TYPES as readonly string[]).includes(e.payload.type) ? (e.payload.type as (typeof EVENT_TYPES)[number]) : null),
+      resolve: (e) =>
+        (EVENT_TYPES as readonly string[]).includes(e.payload.type)
+          ? (e.payload.type as (typeof EVENT_TYPES)[number])
+          : null,
     }),
-    status: t.field({ type: EventStatusEnum, nullable: true, description: 'Where its delivery stands.', resolve: (e) => e.status ?? null }),
+    status: t.field({
+      type: EventStatusEnum,
+      nullable: true,
+      description: 'Where its delivery stands.',
+      resolve: (e) => e.status ?? null,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (e) => e.createdAt }),
     payload: t.field({ type: 'JSON', description: 'What the integration receives.', resolve: (e) => e.payload }),
     trace: t.field({
       type: [TraceLog],
       nullable: true,
-      description: 'The log of its delivery, an entry per attempt (read with the event: one request for an event of a list).',
+      description:
+        'The log of its delivery, an entry per attempt (read with the event: one request for an event of a list).',
       extensions: upstream.fetch(1),
       resolve: async (e, _args, ctx) =>
-        e.trace ?? (await ctx.api.get(route`/integrations/${e.integrationName}/events/${e.id}`, eventWithTrace)).trace.logs,
+        e.trace ??
+        (await ctx.api.get(route`/integrations/${e.integrationName}/events/${e.id}`, eventWithTrace)).trace.logs,
     }),
     installation: t.field({
       type: IntegrationInstallationNode,
@@ -423,20 +611,35 @@ IntegrationEventNode.implement({
       extensions: upstream.link,
       resolve: (e, _args, _ctx, info) =>
         e.installationId
-          ? linkTo(IntegrationInstallationNode, compositeKey(e.integrationName, e.installationId), info, () => ({ id: e.installationId!, integrationName: e.integrationName }) as InstallationHeld)
+          ? linkTo(
+              IntegrationInstallationNode,
+              compositeKey(e.integrationName, e.installationId),
+              info,
+              () => ({ id: e.installationId!, integrationName: e.integrationName }) as InstallationHeld,
+            )
           : null,
     }),
     integration: t.field({
       type: IntegrationNode,
       description: 'The integration that received it.',
       extensions: upstream.link,
-      resolve: (e, _args, _ctx, info) => linkTo(IntegrationNode, e.integrationName, info, () => ({ id: e.integrationName, name: e.integrationName }) as never),
+      resolve: (e, _args, _ctx, info) =>
+        linkTo(
+          IntegrationNode,
+          e.integrationName,
+          info,
+          () => ({ id: e.integrationName, name: e.integrationName }) as never,
+        ),
     }),
   }),
 });
 
 const IntegrationConnection = builder.connectionObject(
-  { type: IntegrationNode, name: 'IntegrationConnection', description: 'A page of integrations, with the size of the whole list.' },
+  {
+    type: IntegrationNode,
+    name: 'IntegrationConnection',
+    description: 'A page of integrations, with the size of the whole list.',
+  },
   { name: 'IntegrationEdge', description: 'An integration of a list, with its cursor.' },
 );
 
@@ -499,9 +702,14 @@ const integrationName = z
   .refine((value) => /^[a-zA-Z0-9-_.]+$/.test(value), 'must be letters, digits, "-", "_" or "."');
 
 const ConfigurationsInput = inputObject('IntegrationConfigurationsInput', {
-  description: 'What installations of an integration are configured with, at each level: a `{ properties, required }` schema or a `{ componentId }`.',
+  description:
+    'What installations of an integration are configured with, at each level: a `{ properties, required }` schema or a `{ componentId }`.',
   fields: {
-    account: inputField('JSON', 'Configuration of an installation on an organization.', z.record(z.string(), z.unknown()).nullish()),
+    account: inputField(
+      'JSON',
+      'Configuration of an installation on an organization.',
+      z.record(z.string(), z.unknown()).nullish(),
+    ),
     space: inputField('JSON', 'Configuration on a space.', z.record(z.string(), z.unknown()).nullish()),
     site: inputField('JSON', 'Configuration on a site.', z.record(z.string(), z.unknown()).nullish()),
   },
@@ -510,8 +718,19 @@ const ConfigurationsInput = inputObject('IntegrationConfigurationsInput', {
 const ExternalLinkInput = inputObject('IntegrationExternalLinkInput', {
   description: 'A link about an integration.',
   fields: {
-    url: inputField('String', 'Where it points (http or https).', z.string().url('must be an absolute URL').refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL')),
-    label: inputField('String', 'Its text, 1 to 100 characters.', z.string().min(1, 'must be 1 to 100 characters').max(100, 'must be 1 to 100 characters')),
+    url: inputField(
+      'String',
+      'Where it points (http or https).',
+      z
+        .string()
+        .url('must be an absolute URL')
+        .refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL'),
+    ),
+    label: inputField(
+      'String',
+      'Its text, 1 to 100 characters.',
+      z.string().min(1, 'must be 1 to 100 characters').max(100, 'must be 1 to 100 characters'),
+    ),
   },
 });
 
@@ -523,32 +742,107 @@ declareMutation('publishIntegration', {
     'Publishes an integration, or a new version of it (admins of the owner organization). Secrets are stored encrypted and never answered; left out on a new version, the stored ones stay.',
   input: 'The integration: its name, owner, presentation, script and what it may access.',
   fields: {
-    name: inputField('String', 'Its unique name: letters, digits, "-", "_" or ".", at most 100 characters.', integrationName),
+    name: inputField(
+      'String',
+      'Its unique name: letters, digits, "-", "_" or ".", at most 100 characters.',
+      integrationName,
+    ),
     organizationId: organizationIdField,
-    title: inputField('String', 'Its title, 2 to 30 characters.', z.string().min(2, 'must be 2 to 30 characters').max(30, 'must be 2 to 30 characters')),
-    description: inputField('String', 'What it does, at most 100 characters.', z.string().max(100, 'must be at most 100 characters')),
-    summary: inputField('String', 'A longer presentation (markdown), at most 2048 characters.', z.string().max(2048, 'must be at most 2048 characters').nullish()),
-    script: inputField('String', 'Its code (JavaScript), at most 5 MiB.', z.string().min(1, 'must not be empty').max(5 * 1024 * 1024, 'must be at most 5 MiB')),
-    scopes: inputField(['String'], `What it may access: ${INTEGRATION_SCOPES.join(', ')}.`, z.array(z.enum(INTEGRATION_SCOPES, { message: `must be one of ${INTEGRATION_SCOPES.join(', ')}` })).max(INTEGRATION_SCOPES.length)),
-    categories: inputField(['String'], `Its marketplace categories: ${INTEGRATION_CATEGORIES.join(', ')}.`, z.array(z.enum(INTEGRATION_CATEGORIES, { message: `must be one of ${INTEGRATION_CATEGORIES.join(', ')}` })).max(INTEGRATION_CATEGORIES.length).nullish()),
-    visibility: inputField(VisibilityEnum, 'Who can find and install it (default PRIVATE).', z.enum(VISIBILITY_VALUES).nullish()),
+    title: inputField(
+      'String',
+      'Its title, 2 to 30 characters.',
+      z.string().min(2, 'must be 2 to 30 characters').max(30, 'must be 2 to 30 characters'),
+    ),
+    description: inputField(
+      'String',
+      'What it does, at most 100 characters.',
+      z.string().max(100, 'must be at most 100 characters'),
+    ),
+    summary: inputField(
+      'String',
+      'A longer presentation (markdown), at most 2048 characters.',
+      z.string().max(2048, 'must be at most 2048 characters').nullish(),
+    ),
+    script: inputField(
+      'String',
+      'Its code (JavaScript), at most 5 MiB.',
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(5 * 1024 * 1024, 'must be at most 5 MiB'),
+    ),
+    scopes: inputField(
+      ['String'],
+      `What it may access: ${INTEGRATION_SCOPES.join(', ')}.`,
+      z
+        .array(z.enum(INTEGRATION_SCOPES, { message: `must be one of ${INTEGRATION_SCOPES.join(', ')}` }))
+        .max(INTEGRATION_SCOPES.length),
+    ),
+    categories: inputField(
+      ['String'],
+      `Its marketplace categories: ${INTEGRATION_CATEGORIES.join(', ')}.`,
+      z
+        .array(z.enum(INTEGRATION_CATEGORIES, { message: `must be one of ${INTEGRATION_CATEGORIES.join(', ')}` }))
+        .max(INTEGRATION_CATEGORIES.length)
+        .nullish(),
+    ),
+    visibility: inputField(
+      VisibilityEnum,
+      'Who can find and install it (default PRIVATE).',
+      z.enum(VISIBILITY_VALUES).nullish(),
+    ),
     target: inputField(TargetEnum, 'What it can be installed on (default ALL).', z.enum(TARGET_VALUES).nullish()),
-    runtime: inputField('String', 'Runtime of its script: `v1` (default) or `v2`.', z.enum(['v1', 'v2'], { message: 'must be v1 or v2' }).nullish()),
-    icon: inputField('String', 'Its icon: a base64 PNG, JPEG, GIF or WebP image, at most 250 KB.', z.string().max(400_000, 'must be at most 250 KB').nullish()),
-    previewImages: inputField(['String'], 'Up to 3 preview images, base64 PNG, JPEG, GIF or WebP, at most 1 MB each.', z.array(z.string()).max(3, 'must have at most 3 images').nullish()),
-    blocks: inputField('JSON', 'Blocks it adds to the editor: `[{ id, title, description, icon, urlUnfurl, markdown }]`.', z.array(z.record(z.string(), z.unknown())).max(50).nullish()),
-    contentSources: inputField('JSON', 'Content sources it provides: `[{ id, title, description, configuration: { componentId } }]`.', z.array(z.record(z.string(), z.unknown())).max(50).nullish()),
-    configurations: inputField(ConfigurationsInput.type, 'What its installations are configured with.', ConfigurationsInput.schema.nullish()),
-    externalLinks: inputField([ExternalLinkInput.type], 'Up to 5 links about it.', z.array(ExternalLinkInput.schema).max(5, 'must have at most 5 links').nullish()),
+    runtime: inputField(
+      'String',
+      'Runtime of its script: `v1` (default) or `v2`.',
+      z.enum(['v1', 'v2'], { message: 'must be v1 or v2' }).nullish(),
+    ),
+    icon: inputField(
+      'String',
+      'Its icon: a base64 PNG, JPEG, GIF or WebP image, at most 250 KB.',
+      z.string().max(400_000, 'must be at most 250 KB').nullish(),
+    ),
+    previewImages: inputField(
+      ['String'],
+      'Up to 3 preview images, base64 PNG, JPEG, GIF or WebP, at most 1 MB each.',
+      z.array(z.string()).max(3, 'must have at most 3 images').nullish(),
+    ),
+    blocks: inputField(
+      'JSON',
+      'Blocks it adds to the editor: `[{ id, title, description, icon, urlUnfurl, markdown }]`.',
+      z.array(z.record(z.string(), z.unknown())).max(50).nullish(),
+    ),
+    contentSources: inputField(
+      'JSON',
+      'Content sources it provides: `[{ id, title, description, configuration: { componentId } }]`.',
+      z.array(z.record(z.string(), z.unknown())).max(50).nullish(),
+    ),
+    configurations: inputField(
+      ConfigurationsInput.type,
+      'What its installations are configured with.',
+      ConfigurationsInput.schema.nullish(),
+    ),
+    externalLinks: inputField(
+      [ExternalLinkInput.type],
+      'Up to 5 links about it.',
+      z.array(ExternalLinkInput.schema).max(5, 'must have at most 5 links').nullish(),
+    ),
     secrets: inputField(
       'JSON',
       'Secrets its script reads, as a map of strings (at most 20; names of 1 to 100 letters, digits, "_", "." or "-"; values of at most 10000 characters); stored encrypted, never answered.',
       z
-        .record(z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'names secrets with 1 to 100 letters, digits, "_", "." or "-"'), z.string().max(10_000, 'must be at most 10000 characters'))
+        .record(
+          z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'names secrets with 1 to 100 letters, digits, "_", "." or "-"'),
+          z.string().max(10_000, 'must be at most 10000 characters'),
+        )
         .refine((s) => Object.keys(s).length <= 20, 'must have at most 20 secrets')
         .nullish(),
     ),
-    contentSecurityPolicy: inputField('JSON', 'Content security policy of what it renders: a string or an object of directives.', z.union([z.string(), z.record(z.string(), z.string())]).nullish()),
+    contentSecurityPolicy: inputField(
+      'JSON',
+      'Content security policy of what it renders: a string or an object of directives.',
+      z.union([z.string(), z.record(z.string(), z.string())]).nullish(),
+    ),
     endpoint: inputField(
       'String',
       'Where its events are delivered: an https URL without credentials (the platform signs each delivery).',
@@ -556,14 +850,22 @@ declareMutation('publishIntegration', {
         .string()
         .max(2048, 'must be at most 2048 characters')
         .url('must be an absolute URL')
-        .refine((v) => /^https?:\/\//i.test(v) && !/^https?:\/\/[^/?#]*@/i.test(v), 'must be an https URL without credentials')
+        .refine(
+          (v) => /^https?:\/\//i.test(v) && !/^https?:\/\/[^/?#]*@/i.test(v),
+          'must be an https URL without credentials',
+        )
         .nullish(),
     ),
   },
   payload: (name) => objectPayload(name, 'integration', IntegrationNode, 'The integration as published.'),
   run: async (i, ctx) => {
     const { name, organizationId, configurations, ...rest } = i;
-    const body = { ...restBody(rest), organization: organizationId, ...(configurations ? { configurations: restBody(configurations) } : {}), categories: rest.categories ?? [] };
+    const body = {
+      ...restBody(rest),
+      organization: organizationId,
+      ...(configurations ? { configurations: restBody(configurations) } : {}),
+      categories: rest.categories ?? [],
+    };
     const { data } = await ctx.api.send('POST', route`/integrations/${name}`, { body, schema: integrationShape });
     return { integration: primeIntegrations(ctx, [data])[0]! };
   },
@@ -577,10 +879,12 @@ declareMutation('unpublishIntegration', {
   run: (i, ctx) => sendDelete(ctx, route`/integrations/${i.name}`),
 });
 
-const InstallationPayload = (name: string, description = 'The installation after the change.') => objectPayload(name, 'installation', IntegrationInstallationNode, description);
+const InstallationPayload = (name: string, description = 'The installation after the change.') =>
+  objectPayload(name, 'installation', IntegrationInstallationNode, description);
 
 declareMutation('installIntegration', {
-  description: 'Installs an integration on an organization (its admins); PENDING until it is given the configuration it requires. A second installation is CONFLICT.',
+  description:
+    'Installs an integration on an organization (its admins); PENDING until it is given the configuration it requires. A second installation is CONFLICT.',
   input: 'The integration and the organization.',
   fields: {
     integrationName: inputField('String', 'Name of the integration (or Integration global ID).', integrationName),
@@ -588,15 +892,26 @@ declareMutation('installIntegration', {
   },
   payload: (name) => InstallationPayload(name, 'The new installation.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/integrations/${i.integrationName}/installations`, { body: { organization: i.organizationId }, schema: installationShape });
+    const { data } = await ctx.api.send('POST', route`/integrations/${i.integrationName}/installations`, {
+      body: { organization: i.organizationId },
+      schema: installationShape,
+    });
     return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
   },
 });
 
 /** The fields naming an installation: its global ID, or its platform id with `integrationName`. */
 const installationTarget = {
-  integrationName: inputField('String', 'Name of the integration; required when `installationId` is a platform id.', z.string().trim().min(1).nullish()),
-  installationId: inputField('ID', 'The installation: its global ID, or its platform id with `integrationName`.', z.string().trim().min(1, 'must be the id of an IntegrationInstallation')),
+  integrationName: inputField(
+    'String',
+    'Name of the integration; required when `installationId` is a platform id.',
+    z.string().trim().min(1).nullish(),
+  ),
+  installationId: inputField(
+    'ID',
+    'The installation: its global ID, or its platform id with `integrationName`.',
+    z.string().trim().min(1, 'must be the id of an IntegrationInstallation'),
+  ),
 };
 
 function resolveInstallation<T extends { integrationName?: string | null; installationId: string }>(
@@ -605,9 +920,17 @@ function resolveInstallation<T extends { integrationName?: string | null; instal
 ): Omit<T, 'integrationName' | 'installationId'> & { integrationName: string; installationId: string } {
   if (decodeKnownGlobalId(value.installationId)) {
     try {
-      const [integrationName, installationId] = splitKey(platformKey(value.installationId, 'IntegrationInstallation'), 2, 'IntegrationInstallation') as [string, string];
+      const [integrationName, installationId] = splitKey(
+        platformKey(value.installationId, 'IntegrationInstallation'),
+        2,
+        'IntegrationInstallation',
+      ) as [string, string];
       if (value.integrationName != null && value.integrationName !== integrationName) {
-        ctx.addIssue({ code: 'custom', path: ['integrationName'], message: 'is not the integration of the installation' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['integrationName'],
+          message: 'is not the integration of the installation',
+        });
         return z.NEVER;
       }
       return { ...value, integrationName, installationId };
@@ -617,7 +940,11 @@ function resolveInstallation<T extends { integrationName?: string | null; instal
     }
   }
   if (value.integrationName == null) {
-    ctx.addIssue({ code: 'custom', path: ['integrationName'], message: 'is required when installationId is not a global ID' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['integrationName'],
+      message: 'is required when installationId is not a global ID',
+    });
     return z.NEVER;
   }
   return { ...value, integrationName: value.integrationName, installationId: value.installationId };
@@ -626,31 +953,59 @@ function resolveInstallation<T extends { integrationName?: string | null; instal
 const externalIds = z.array(z.string().min(1).max(200)).max(5, 'must have at most 5 ids');
 
 declareMutation('updateIntegrationInstallation', {
-  description: 'Changes an installation (admins of its organization): its configuration (checked against what the integration requires), external ids, and which spaces and sites it covers.',
+  description:
+    'Changes an installation (admins of its organization): its configuration (checked against what the integration requires), external ids, and which spaces and sites it covers.',
   input: 'The installation and what to change; fields left out stay.',
   fields: {
     ...installationTarget,
-    configuration: inputField('JSON', 'Its new account configuration (replaces the old one).', z.record(z.string(), z.unknown()).nullish()),
-    externalIds: inputField(['String'], 'Ids it has in the integration’s own service (at most 5).', externalIds.nullish()),
+    configuration: inputField(
+      'JSON',
+      'Its new account configuration (replaces the old one).',
+      z.record(z.string(), z.unknown()).nullish(),
+    ),
+    externalIds: inputField(
+      ['String'],
+      'Ids it has in the integration’s own service (at most 5).',
+      externalIds.nullish(),
+    ),
     spaceSelection: inputField(SelectionEnum, 'Which spaces it covers.', z.enum(['all', 'selected']).nullish()),
     siteSelection: inputField(SelectionEnum, 'Which sites it covers.', z.enum(['all', 'selected']).nullish()),
   },
   check: (input) =>
     input.transform(resolveInstallation).superRefine((value, ctx) => {
-      if (value.configuration == null && value.externalIds == null && value.spaceSelection == null && value.siteSelection == null) {
-        ctx.addIssue({ code: 'custom', path: ['configuration'], message: 'Give configuration, externalIds, spaceSelection or siteSelection to change' });
+      if (
+        value.configuration == null &&
+        value.externalIds == null &&
+        value.spaceSelection == null &&
+        value.siteSelection == null
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['configuration'],
+          message: 'Give configuration, externalIds, spaceSelection or siteSelection to change',
+        });
       }
     }),
   payload: InstallationPayload,
   run: async (i, ctx) => {
-    const body = restBody({ configuration: i.configuration, externalIds: i.externalIds, space_selection: i.spaceSelection, site_selection: i.siteSelection });
-    const { data } = await ctx.api.send('PATCH', route`/integrations/${i.integrationName}/installations/${i.installationId}`, { body, schema: installationShape });
+    const body = restBody({
+      configuration: i.configuration,
+      externalIds: i.externalIds,
+      space_selection: i.spaceSelection,
+      site_selection: i.siteSelection,
+    });
+    const { data } = await ctx.api.send(
+      'PATCH',
+      route`/integrations/${i.integrationName}/installations/${i.installationId}`,
+      { body, schema: installationShape },
+    );
     return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
   },
 });
 
 declareMutation('uninstallIntegration', {
-  description: 'Uninstalls an integration from an organization (its admins), with its installations on spaces and sites.',
+  description:
+    'Uninstalls an integration from an organization (its admins), with its installations on spaces and sites.',
   input: 'The installation to remove.',
   fields: installationTarget,
   check: (input) => input.transform(resolveInstallation),
@@ -670,16 +1025,26 @@ for (const kind of ['space', 'site'] as const) {
   const shape = kind === 'space' ? spaceInstallationShape : siteInstallationShape;
   const target = {
     ...installationTarget,
-    [idField]: inputField('ID', `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`, kind === 'space' ? idInput('Space') : siteIdInput),
+    [idField]: inputField(
+      'ID',
+      `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`,
+      kind === 'space' ? idInput('Space') : siteIdInput,
+    ),
   } as typeof installationTarget & Record<typeof idField, ReturnType<typeof inputField>>;
   const payload = (name: string, description: string) =>
     payloadType<{ item: SpaceItem | SiteItem }>(name, (t) => ({
-      [`${kind}Installation`]: t.field({ type: type as never, nullable: true, description, resolve: (p: { item?: unknown }) => (p.item ?? null) as never }),
+      [`${kind}Installation`]: t.field({
+        type: type as never,
+        nullable: true,
+        description,
+        resolve: (p: { item?: unknown }) => (p.item ?? null) as never,
+      }),
     }));
   const send = async (ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body: unknown) => {
     const { data } = await ctx.api.send(method, path, { body, query: { extended: true }, schema: shape });
     const item = data as SpaceItem | SiteItem;
-    if (kind === 'space' && typeof (item as SpaceItem).space !== 'string') prime(SpaceNode, ctx, [(item as SpaceItem).space as Space]);
+    if (kind === 'space' && typeof (item as SpaceItem).space !== 'string')
+      prime(SpaceNode, ctx, [(item as SpaceItem).space as Space]);
     return { item };
   };
 
@@ -691,7 +1056,12 @@ for (const kind of ['space', 'site'] as const) {
     payload: (name) => payload(name, `The installation on the ${kind}.`),
     run: (input, ctx) => {
       const i = input as Record<string, string>;
-      return send(ctx, 'POST', route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}`, { [kind === 'space' ? 'space' : 'siteId']: i[idField] });
+      return send(
+        ctx,
+        'POST',
+        route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}`,
+        { [kind === 'space' ? 'space' : 'siteId']: i[idField] },
+      );
     },
   });
 
@@ -700,18 +1070,36 @@ for (const kind of ['space', 'site'] as const) {
     input: `The installation, the ${kind}, and what to change.`,
     fields: {
       ...target,
-      configuration: inputField('JSON', `Its new configuration on the ${kind} (replaces the old one).`, z.record(z.string(), z.unknown()).nullish()),
-      externalIds: inputField(['String'], 'Ids it has in the integration’s own service (at most 5).', externalIds.nullish()),
+      configuration: inputField(
+        'JSON',
+        `Its new configuration on the ${kind} (replaces the old one).`,
+        z.record(z.string(), z.unknown()).nullish(),
+      ),
+      externalIds: inputField(
+        ['String'],
+        'Ids it has in the integration’s own service (at most 5).',
+        externalIds.nullish(),
+      ),
     },
     check: (input) =>
       input.transform(resolveInstallation as never).superRefine((raw, ctx) => {
         const value = raw as { configuration?: unknown; externalIds?: unknown };
-        if (value.configuration == null && value.externalIds == null) ctx.addIssue({ code: 'custom', path: ['configuration'], message: 'Give configuration or externalIds to change' });
+        if (value.configuration == null && value.externalIds == null)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['configuration'],
+            message: 'Give configuration or externalIds to change',
+          });
       }),
     payload: (name) => payload(name, `The installation on the ${kind} after the change.`),
     run: (input, ctx) => {
       const i = input as Record<string, unknown>;
-      return send(ctx, 'PATCH', route`/integrations/${i.integrationName as string}/installations/${i.installationId as string}/${plural}/${i[idField] as string}`, restBody({ configuration: i.configuration, externalIds: i.externalIds }));
+      return send(
+        ctx,
+        'PATCH',
+        route`/integrations/${i.integrationName as string}/installations/${i.installationId as string}/${plural}/${i[idField] as string}`,
+        restBody({ configuration: i.configuration, externalIds: i.externalIds }),
+      );
     },
   });
 
@@ -720,11 +1108,14 @@ for (const kind of ['space', 'site'] as const) {
     input: `The installation and the ${kind}.`,
     fields: target,
     check: (input) => input.transform(resolveInstallation as never),
-    payload: (name) => deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
+    payload: (name) =>
+      deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
     run: (input, ctx) => {
       const i = input as Record<string, string>;
-      return sendDelete(ctx, route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}/${i[idField]!}`);
+      return sendDelete(
+        ctx,
+        route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}/${i[idField]!}`,
+      );
     },
   });
 }
-

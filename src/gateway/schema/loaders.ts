@@ -105,7 +105,9 @@ export function primeInOrganization<T>(
 
 /** Loads each key independently, reporting a failed key as an Error in its place. */
 function loadEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promise<Array<V | Error>> {
-  return Promise.all(keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+  return Promise.all(
+    keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
+  );
 }
 
 /** Forgets everything the loaders of one request hold. */
@@ -133,7 +135,12 @@ export function prime<Shape>(ref: Loadable<Shape>, ctx: GatewayContext, nodes: I
  * `__typename` are selected, a stub that costs no upstream call (`{ id: key }` unless `stub`
  * builds it, as composite-key nodes need); otherwise the key, which the loader fetches.
  */
-export function linkTo<Shape>(ref: Loadable<Shape>, key: string, info: GraphQLResolveInfo, stub?: () => Shape): Shape | string;
+export function linkTo<Shape>(
+  ref: Loadable<Shape>,
+  key: string,
+  info: GraphQLResolveInfo,
+  stub?: () => Shape,
+): Shape | string;
 export function linkTo<Shape>(
   ref: Loadable<Shape>,
   key: string | null | undefined,

@@ -50,7 +50,11 @@ export const MemberNode = organizationNode('Member', async (organizationId, user
 /** Puts members of `organizationId` that arrived in a list (and their users) into the loaders. */
 export function primeMembers(ctx: GatewayContext, organizationId: string, members: Iterable<Member>): MemberModel[] {
   const models = primeInOrganization(MemberNode, ctx, organizationId, members);
-  prime(UserNode, ctx, models.map((model) => model.user));
+  prime(
+    UserNode,
+    ctx,
+    models.map((model) => model.user),
+  );
   return models;
 }
 
@@ -66,11 +70,10 @@ function memberKey(organizationId: string, userId: string): string {
   return compositeKey(platformKey(organizationId, 'Organization'), platformKey(userId, 'User'));
 }
 
-export const MemberRoleFilterEnum = restEnum(
-  'MemberRoleFilter',
-  'Which members to list, by organization role.',
-  { ...ROLE_DESCRIPTIONS, guest: 'Guests: people with no organization role, who only see what was shared with them.' },
-);
+export const MemberRoleFilterEnum = restEnum('MemberRoleFilter', 'Which members to list, by organization role.', {
+  ...ROLE_DESCRIPTIONS,
+  guest: 'Guests: people with no organization role, who only see what was shared with them.',
+});
 
 export const MemberSortEnum = builder.enumType('MemberSort', {
   description: 'What members are ordered by.',
@@ -96,7 +99,11 @@ MemberNode.implement({
       resolve: (member) => member.role === null,
     }),
     disabled: t.exposeBoolean('disabled', { description: 'True when the membership is disabled.' }),
-    joinedAt: t.field({ type: 'DateTime', description: 'When they joined the organization.', resolve: (m) => m.joinedAt }),
+    joinedAt: t.field({
+      type: 'DateTime',
+      description: 'When they joined the organization.',
+      resolve: (m) => m.joinedAt,
+    }),
     lastSeenAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -152,12 +159,21 @@ builder.objectFields(MemberNode, (t) => ({
     description:
       'Spaces of the organization the member can access, by creation date (admins, or yourself; otherwise FORBIDDEN).',
     args: {
-      order: t.arg({ type: OrderEnum, description: 'Direction of the ordering by creation date (default DESC: newest first).' }),
+      order: t.arg({
+        type: OrderEnum,
+        description: 'Direction of the ordering by creation date (default DESC: newest first).',
+      }),
     },
     resolve: async (member, args, ctx) => {
       const path = route`/orgs/${member.organizationId}/members/${member.id}/spaces`;
-      const connection = await restList(ctx, args, path, memberSpacePermissionShape, { order: args.order ?? undefined });
-      prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node.space));
+      const connection = await restList(ctx, args, path, memberSpacePermissionShape, {
+        order: args.order ?? undefined,
+      });
+      prime(
+        SpaceNode,
+        ctx,
+        connection.edges.map((edge) => edge.node.space),
+      );
       return connection;
     },
   }),
@@ -172,7 +188,11 @@ builder.objectFields(MemberNode, (t) => ({
       const path = route`/orgs/${member.organizationId}/members/${member.id}/teams`;
       const connection = await restList(ctx, args, path, memberTeamShape, { title: args.title ?? undefined });
       return mapNodes(connection, (nodes) => {
-        const teams = primeTeams(ctx, member.organizationId, nodes.map((node) => node.team));
+        const teams = primeTeams(
+          ctx,
+          member.organizationId,
+          nodes.map((node) => node.team),
+        );
         return nodes.map((node, index) => ({ role: node.member.role, team: teams[index]! }));
       });
     },
@@ -206,9 +226,18 @@ builder.objectFields(TeamNode, (t) => ({
     nullable: true,
     description: 'Members of the team, by display name.',
     resolve: async (team, args, ctx) => {
-      const connection = await restList(ctx, args, route`/orgs/${team.organizationId}/teams/${team.id}/members`, teamMemberShape);
+      const connection = await restList(
+        ctx,
+        args,
+        route`/orgs/${team.organizationId}/teams/${team.id}/members`,
+        teamMemberShape,
+      );
       return mapNodes(connection, (nodes) => {
-        const members = primeMembers(ctx, team.organizationId, nodes.map((node) => node.organization));
+        const members = primeMembers(
+          ctx,
+          team.organizationId,
+          nodes.map((node) => node.organization),
+        );
         return nodes.map((node, index) => ({
           role: node.team.role,
           member: members[index]!,
@@ -264,7 +293,8 @@ builder.queryFields((t) => ({
   member: t.field({
     type: MemberNode,
     nullable: true,
-    description: 'A member of an organization; null with NOT_FOUND when they are not a member or it is not visible to you.',
+    description:
+      'A member of an organization; null with NOT_FOUND when they are not a member or it is not visible to you.',
     args: {
       organizationId: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }),
       userId: t.arg.id({ required: true, description: 'User id or User global ID of the member.' }),
@@ -323,7 +353,8 @@ declareMutation('removeMember', {
       'True when the member was removed, false when they were not a member.',
       (p) => ({
         removalRequested: p.boolean({
-          description: 'True when the platform did not remove the member but sent the request to the organization admins.',
+          description:
+            'True when the platform did not remove the member but sent the request to the organization admins.',
           resolve: (x) => x.removalRequested ?? false,
         }),
       }),

@@ -228,6 +228,7 @@ function inputPathOf(message: string, input: unknown): string[] | null {
   const [head, ...rest] = match[1]!.split('.');
   const keys = new Set(Object.keys(input));
   if (keys.has(head!)) return [head!, ...rest];
-  for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`]) if (keys.has(candidate)) return [candidate, ...rest];
+  for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`])
+    if (keys.has(candidate)) return [candidate, ...rest];
   return null;
 }

@@ -48,7 +48,13 @@ builder.queryFields((t) => ({
     description: `Fetches several objects by their global IDs (at most ${MAX_NODES}), in the same order; an ID that is missing, invisible or malformed gives null at its place, with an error for that place only.`,
     args: { ids: t.arg.idList({ required: true, description: 'Global IDs of the objects.' }) },
     // Each id may cost an upstream request, and holds one object.
-    extensions: { upstream: { requests: 1, perItem: true, items: (args: Record<string, unknown>) => (Array.isArray(args.ids) ? args.ids.length : 1) } },
+    extensions: {
+      upstream: {
+        requests: 1,
+        perItem: true,
+        items: (args: Record<string, unknown>) => (Array.isArray(args.ids) ? args.ids.length : 1),
+      },
+    },
     resolve: (_root, args, ctx) => {
       if (args.ids.length > MAX_NODES) {
         throw new BadUserInputError(`nodes takes at most ${MAX_NODES} ids, got ${args.ids.length}`, ['ids']);

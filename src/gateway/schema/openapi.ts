@@ -14,7 +14,7 @@ import {
   openApiSpecContent,
   openApiSpecRaw,
   openApiSpecVersion as versionShape,
-  PROCESS_ERROR_CODES,
+  type PROCESS_ERROR_CODES,
   SPEC_VISIBILITIES,
   specSlug,
   type OpenApiSpec,
@@ -25,7 +25,15 @@ import { ComputedPageNode, DocumentPageNode } from './content/page.js';
 import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, DocumentType, objectPayload, payloadType, permissionsType, restEnum, sendDelete } from './shared.js';
+import {
+  deletedPayload,
+  DocumentType,
+  objectPayload,
+  payloadType,
+  permissionsType,
+  restEnum,
+  sendDelete,
+} from './shared.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -52,7 +60,11 @@ export const OpenApiSpecVersionNode = loadableNode<VersionHeld>('OpenApiSpecVers
   key: (version) => compositeKey(version.organizationId, version.slug, version.id),
   load: async (key, ctx) => {
     const [organizationId, slug, id] = splitKey(key, 3, 'OpenApiSpecVersion') as [string, string, string];
-    return { ...(await ctx.api.get(route`/orgs/${organizationId}/openapi/${slug}/versions/${id}`, versionShape)), organizationId, slug };
+    return {
+      ...(await ctx.api.get(route`/orgs/${organizationId}/openapi/${slug}/versions/${id}`, versionShape)),
+      organizationId,
+      slug,
+    };
   },
 });
 
@@ -62,8 +74,16 @@ function primeSpecs(ctx: GatewayContext, organizationId: string, specs: Iterable
   return held;
 }
 
-function primeVersions(ctx: GatewayContext, spec: Pick<SpecHeld, 'organizationId' | 'slug'>, versions: Iterable<OpenApiSpecVersion>): VersionHeld[] {
-  const held = Array.from(versions, (version) => ({ ...version, organizationId: spec.organizationId, slug: spec.slug }));
+function primeVersions(
+  ctx: GatewayContext,
+  spec: Pick<SpecHeld, 'organizationId' | 'slug'>,
+  versions: Iterable<OpenApiSpecVersion>,
+): VersionHeld[] {
+  const held = Array.from(versions, (version) => ({
+    ...version,
+    organizationId: spec.organizationId,
+    slug: spec.slug,
+  }));
   prime(OpenApiSpecVersionNode, ctx, held);
   return held;
 }
@@ -83,56 +103,115 @@ const ProcessErrorCodeEnum = builder.enumType('OpenApiProcessErrorCode', {
   description: 'Why the last processing of a specification failed.',
   values: {
     FETCH_TIMEOUT: { value: 'FETCH_TIMEOUT', description: 'The URL source did not answer in time.' },
-    FETCH_ERROR: { value: 'FETCH_ERROR', description: 'The URL source could not be fetched (refused, an error status, too large, not allowed).' },
-    PARSE_ERROR: { value: 'PARSE_ERROR', description: 'The document is not a valid Swagger 2.0 or OpenAPI 3.x description.' },
+    FETCH_ERROR: {
+      value: 'FETCH_ERROR',
+      description: 'The URL source could not be fetched (refused, an error status, too large, not allowed).',
+    },
+    PARSE_ERROR: {
+      value: 'PARSE_ERROR',
+      description: 'The document is not a valid Swagger 2.0 or OpenAPI 3.x description.',
+    },
   } satisfies Record<(typeof PROCESS_ERROR_CODES)[number], unknown>,
 });
 
-const ProcessingError = builder.objectRef<NonNullable<OpenApiSpec['lastProcessedErrors']>[number]>('OpenApiProcessingError').implement({
-  description: 'A problem the last processing of a specification found.',
-  fields: (t) => ({
-    message: t.exposeString('message', { description: 'What is wrong, and where in the document.' }),
-    code: t.string({ nullable: true, description: 'Code of the problem, when the parser gives one.', resolve: (error) => error.code ?? null }),
-  }),
-});
+const ProcessingError = builder
+  .objectRef<NonNullable<OpenApiSpec['lastProcessedErrors']>[number]>('OpenApiProcessingError')
+  .implement({
+    description: 'A problem the last processing of a specification found.',
+    fields: (t) => ({
+      message: t.exposeString('message', { description: 'What is wrong, and where in the document.' }),
+      code: t.string({
+        nullable: true,
+        description: 'Code of the problem, when the parser gives one.',
+        resolve: (error) => error.code ?? null,
+      }),
+    }),
+  });
 
-const SpecPermissions = permissionsType<OpenApiSpec['permissions']>('OpenApiSpecPermissions', 'What you may do with a specification.', {
-  view: 'Can read it and its versions.',
-  edit: 'Can change its source and visibility, and delete it (the create role and admins).',
-});
+const SpecPermissions = permissionsType<OpenApiSpec['permissions']>(
+  'OpenApiSpecPermissions',
+  'What you may do with a specification.',
+  {
+    view: 'Can read it and its versions.',
+    edit: 'Can change its source and visibility, and delete it (the create role and admins).',
+  },
+);
 
 const SpecVersionConnection = builder.connectionObject(
-  { type: OpenApiSpecVersionNode, name: 'OpenApiSpecVersionConnection', description: 'A page of versions of a specification, newest first, with the size of the whole list.' },
+  {
+    type: OpenApiSpecVersionNode,
+    name: 'OpenApiSpecVersionConnection',
+    description: 'A page of versions of a specification, newest first, with the size of the whole list.',
+  },
   { name: 'OpenApiSpecVersionEdge', description: 'A version of a list, with its cursor.' },
 );
 
 OpenApiSpecNode.implement({
-  description: 'An OpenAPI (or Swagger 2.0) description an organization keeps up to date, from a URL or a text, for API reference pages.',
+  description:
+    'An OpenAPI (or Swagger 2.0) description an organization keeps up to date, from a URL or a text, for API reference pages.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the specification on the platform.' }),
-    slug: t.exposeString('slug', { description: 'Name of the specification in its organization, as content references name it.' }),
-    sourceUrl: t.string({ nullable: true, description: 'URL the specification is fetched from (checked for changes on a schedule); null for a text source. Credentials are never shown.', resolve: (s) => s.sourceURL ?? null }),
-    processingState: t.field({ type: ProcessingStateEnum, description: 'Where its processing stands.', resolve: (s) => s.processingState }),
-    visibility: t.field({ type: SpecVisibilityEnum, description: 'Who can read it outside the organization.', resolve: (s) => s.visibility ?? 'private' }),
-    lastProcessedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was last processed successfully.', resolve: (s) => s.lastProcessedAt ?? null }),
-    lastProcessErrorCode: t.field({ type: ProcessErrorCodeEnum, nullable: true, description: 'Why the last processing failed; null when it succeeded.', resolve: (s) => s.lastProcessErrorCode ?? null }),
-    lastProcessedErrors: t.field({ type: [ProcessingError], description: 'Problems the last processing found (the first ones; see `lastProcessedErrorCount`).', resolve: (s) => s.lastProcessedErrors ?? [] }),
-    lastProcessedErrorCount: t.int({ description: 'Number of problems the last processing found, all of them.', resolve: (s) => s.lastProcessedErrorCount ?? s.lastProcessedErrors?.length ?? 0 }),
+    slug: t.exposeString('slug', {
+      description: 'Name of the specification in its organization, as content references name it.',
+    }),
+    sourceUrl: t.string({
+      nullable: true,
+      description:
+        'URL the specification is fetched from (checked for changes on a schedule); null for a text source. Credentials are never shown.',
+      resolve: (s) => s.sourceURL ?? null,
+    }),
+    processingState: t.field({
+      type: ProcessingStateEnum,
+      description: 'Where its processing stands.',
+      resolve: (s) => s.processingState,
+    }),
+    visibility: t.field({
+      type: SpecVisibilityEnum,
+      description: 'Who can read it outside the organization.',
+      resolve: (s) => s.visibility ?? 'private',
+    }),
+    lastProcessedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was last processed successfully.',
+      resolve: (s) => s.lastProcessedAt ?? null,
+    }),
+    lastProcessErrorCode: t.field({
+      type: ProcessErrorCodeEnum,
+      nullable: true,
+      description: 'Why the last processing failed; null when it succeeded.',
+      resolve: (s) => s.lastProcessErrorCode ?? null,
+    }),
+    lastProcessedErrors: t.field({
+      type: [ProcessingError],
+      description: 'Problems the last processing found (the first ones; see `lastProcessedErrorCount`).',
+      resolve: (s) => s.lastProcessedErrors ?? [],
+    }),
+    lastProcessedErrorCount: t.int({
+      description: 'Number of problems the last processing found, all of them.',
+      resolve: (s) => s.lastProcessedErrorCount ?? s.lastProcessedErrors?.length ?? 0,
+    }),
     lastVersion: t.field({
       type: OpenApiSpecVersionNode,
       nullable: true,
-      description: 'The latest version; null before a first successful processing (read as the latest version: one request, none for its keys alone).',
+      description:
+        'The latest version; null before a first successful processing (read as the latest version: one request, none for its keys alone).',
       extensions: upstream.link,
       resolve: async (s, _args, ctx, info) => {
         if (!s.lastVersion) return null;
-        if (selectsOnlyKeys(info)) return { id: s.lastVersion, organizationId: s.organizationId, slug: s.slug } as VersionHeld;
-        const latest = await ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest`, versionShape);
+        if (selectsOnlyKeys(info))
+          return { id: s.lastVersion, organizationId: s.organizationId, slug: s.slug } as VersionHeld;
+        const latest = await ctx.api.get(
+          route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest`,
+          versionShape,
+        );
         return primeVersions(ctx, s, [latest])[0]!;
       },
     }),
     document: t.string({
       nullable: true,
-      description: 'Text of the latest version, exactly as submitted or fetched; null before a first successful processing.',
+      description:
+        'Text of the latest version, exactly as submitted or fetched; null before a first successful processing.',
       extensions: upstream.fetch(1),
       resolve: async (s, _args, ctx) => (s.lastVersion ? (await latestRaw(ctx, s)).text : null),
     }),
@@ -146,13 +225,15 @@ OpenApiSpecNode.implement({
     content: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'The latest version parsed, as the platform keeps it (`{ entrypoint, files }`); null before a first successful processing.',
+      description:
+        'The latest version parsed, as the platform keeps it (`{ entrypoint, files }`); null before a first successful processing.',
       extensions: upstream.fetch(1),
       resolve: async (s, _args, ctx) => (s.lastVersion ? (await latestContent(ctx, s)).filesystem : null),
     }),
     publicDocumentUrl: t.string({
       nullable: true,
-      description: 'Public address of the latest version’s text when the specification is public (for "Try it" consoles); null otherwise.',
+      description:
+        'Public address of the latest version’s text when the specification is public (for "Try it" consoles); null otherwise.',
       extensions: upstream.fetch(1),
       resolve: async (s, _args, ctx) => (s.lastVersion ? (await latestContent(ctx, s)).urls.public : null),
     }),
@@ -161,7 +242,13 @@ OpenApiSpecNode.implement({
         type: OpenApiSpecVersionNode,
         description: 'Its versions, newest first: one per processing that found a changed document.',
         resolve: async (s, args, ctx) => {
-          const connection = await restList(ctx, args, route`/orgs/${s.organizationId}/openapi/${s.slug}/versions`, versionShape, {});
+          const connection = await restList(
+            ctx,
+            args,
+            route`/orgs/${s.organizationId}/openapi/${s.slug}/versions`,
+            versionShape,
+            {},
+          );
           return mapNodes(connection, (versions) => primeVersions(ctx, s, versions));
         },
       },
@@ -179,9 +266,17 @@ OpenApiSpecNode.implement({
         return loadOrThrow(OpenApiSpecVersionNode, ctx, key);
       },
     }),
-    permissions: t.field({ type: SpecPermissions, description: 'What you may do with it.', resolve: (s) => s.permissions }),
+    permissions: t.field({
+      type: SpecPermissions,
+      description: 'What you may do with it.',
+      resolve: (s) => s.permissions,
+    }),
     appUrl: t.string({ description: 'Where it is managed in the app.', resolve: (s) => s.urls.app }),
-    publishedUrl: t.string({ nullable: true, description: 'Its public address, when it is public and the platform gives one.', resolve: (s) => s.urls.published ?? null }),
+    publishedUrl: t.string({
+      nullable: true,
+      description: 'Its public address, when it is public and the platform gives one.',
+      resolve: (s) => s.urls.published ?? null,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was added.', resolve: (s) => s.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (s) => s.updatedAt }),
     organization: t.field({
@@ -197,15 +292,22 @@ OpenApiSpecVersionNode.implement({
   description: 'The document of a specification as one processing found it.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the version on the platform.' }),
-    createdAt: t.field({ type: 'DateTime', nullable: true, description: 'When this version was found.', resolve: (v) => v.createdAt ?? null }),
+    createdAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When this version was found.',
+      resolve: (v) => v.createdAt ?? null,
+    }),
     url: t.string({
-      description: 'Where the text of this version is served (no token needed: the URL is signed; credentials in it are never shown).',
+      description:
+        'Where the text of this version is served (no token needed: the URL is signed; credentials in it are never shown).',
       extensions: upstream.link,
       resolve: async (v, _args, ctx) => withoutUserInfo((await loaded(ctx, v)).url),
     }),
     document: t.string({
       nullable: true,
-      description: 'The text of the specification, exactly as it was submitted or fetched (JSON or YAML); null with an error when it cannot be read.',
+      description:
+        'The text of the specification, exactly as it was submitted or fetched (JSON or YAML); null with an error when it cannot be read.',
       extensions: upstream.fetch(2),
       resolve: async (v, _args, ctx) => (await ctx.api.download((await loaded(ctx, v)).url, MAX_DOCUMENT_BYTES)).text,
     }),
@@ -220,20 +322,37 @@ OpenApiSpecVersionNode.implement({
         const extension = /\.(json|ya?ml)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
         if (extension) return extension === 'json' ? ('json' as const) : ('yaml' as const);
         const { contentType } = await ctx.api.download(url, MAX_DOCUMENT_BYTES);
-        return contentType?.includes('json') ? ('json' as const) : contentType?.includes('yaml') ? ('yaml' as const) : null;
+        return contentType?.includes('json')
+          ? ('json' as const)
+          : contentType?.includes('yaml')
+            ? ('yaml' as const)
+            : null;
       },
     }),
     content: t.field({
       type: 'JSON',
       description: 'The parsed document as the platform keeps it: `{ entrypoint, files }` (its filesystem).',
       extensions: upstream.fetch(1),
-      resolve: async (v, _args, ctx) => (await ctx.api.get(route`/orgs/${v.organizationId}/openapi/${v.slug}/versions/${v.id}/content`, openApiSpecContent)).filesystem,
+      resolve: async (v, _args, ctx) =>
+        (
+          await ctx.api.get(
+            route`/orgs/${v.organizationId}/openapi/${v.slug}/versions/${v.id}/content`,
+            openApiSpecContent,
+          )
+        ).filesystem,
     }),
     publicUrl: t.string({
       nullable: true,
-      description: 'Public address of this text when the specification is public (for "Try it" consoles); null otherwise.',
+      description:
+        'Public address of this text when the specification is public (for "Try it" consoles); null otherwise.',
       extensions: upstream.fetch(1),
-      resolve: async (v, _args, ctx) => (await ctx.api.get(route`/orgs/${v.organizationId}/openapi/${v.slug}/versions/${v.id}/content`, openApiSpecContent)).urls.public,
+      resolve: async (v, _args, ctx) =>
+        (
+          await ctx.api.get(
+            route`/orgs/${v.organizationId}/openapi/${v.slug}/versions/${v.id}/content`,
+            openApiSpecContent,
+          )
+        ).urls.public,
     }),
     spec: t.field({
       type: OpenApiSpecNode,
@@ -249,8 +368,10 @@ const SpecFormatEnum = restEnum('OpenApiSpecFormat', 'Format of the text of a sp
   yaml: 'YAML.',
 });
 
-const latestRaw = (ctx: GatewayContext, s: SpecHeld) => ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content/raw`, openApiSpecRaw);
-const latestContent = (ctx: GatewayContext, s: SpecHeld) => ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content`, openApiSpecContent);
+const latestRaw = (ctx: GatewayContext, s: SpecHeld) =>
+  ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content/raw`, openApiSpecRaw);
+const latestContent = (ctx: GatewayContext, s: SpecHeld) =>
+  ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content`, openApiSpecContent);
 
 /** A URL with any `user:password@` removed (a signed query is kept: it is the URL's permission). */
 function withoutUserInfo(value: string): string {
@@ -268,11 +389,17 @@ function withoutUserInfo(value: string): string {
 /** A version in full: a link stub holds its keys only. */
 async function loaded(ctx: GatewayContext, version: VersionHeld): Promise<VersionHeld> {
   if (version.url !== undefined) return version;
-  return OpenApiSpecVersionNode.getDataloader(ctx).load(compositeKey(version.organizationId, version.slug, version.id)) as Promise<VersionHeld>;
+  return OpenApiSpecVersionNode.getDataloader(ctx).load(
+    compositeKey(version.organizationId, version.slug, version.id),
+  ) as Promise<VersionHeld>;
 }
 
 const SpecConnection = builder.connectionObject(
-  { type: OpenApiSpecNode, name: 'OpenApiSpecConnection', description: 'A page of OpenAPI specifications, with the size of the whole list.' },
+  {
+    type: OpenApiSpecNode,
+    name: 'OpenApiSpecConnection',
+    description: 'A page of OpenAPI specifications, with the size of the whole list.',
+  },
   { name: 'OpenApiSpecEdge', description: 'An OpenAPI specification of a list, with its cursor.' },
 );
 
@@ -300,7 +427,10 @@ builder.objectFields(OrganizationNode, (t) => ({
 }));
 
 /** The specification a page's computed source depends on (its space's organization, the slug of the source). */
-async function specOfPage(page: { spaceId: string; page: RevisionPage }, ctx: GatewayContext): Promise<SpecHeld | null> {
+async function specOfPage(
+  page: { spaceId: string; page: RevisionPage },
+  ctx: GatewayContext,
+): Promise<SpecHeld | null> {
   const slug = specSlugOf(page.page.computed);
   if (!slug) return null;
   const space = await SpaceNode.getDataloader(ctx).load(page.spaceId);
@@ -315,7 +445,8 @@ builder.objectFields(ComputedPageNode, (t) => ({
   openApiSpec: t.field({
     type: OpenApiSpecNode,
     nullable: true,
-    description: 'The OpenAPI specification the pages are generated from (`builtin:openapi` sources); null for other sources.',
+    description:
+      'The OpenAPI specification the pages are generated from (`builtin:openapi` sources); null for other sources.',
     extensions: upstream.fetch(2),
     resolve: (page, _args, ctx) => specOfPage(page, ctx),
   }),
@@ -325,7 +456,8 @@ builder.objectFields(DocumentPageNode, (t) => ({
   computedSource: t.field({
     type: 'JSON',
     nullable: true,
-    description: 'For a page generated by computed content (an API reference page), the source of its document; null for a written page.',
+    description:
+      'For a page generated by computed content (an API reference page), the source of its document; null for a written page.',
     resolve: (page) => page.page.computed ?? null,
   }),
   openApiSpec: t.field({
@@ -362,7 +494,11 @@ const OpenApiReferenceInput = inputObject('OpenApiReferenceSourceInput', {
     spec: inputField('String', 'Slug of the specification.', slugCheck),
     models: inputField('Boolean', 'Add a "Models" page with the schemas (default true).', z.boolean().nullish()),
     downloadLink: inputField('Boolean', 'Offer the specification for download (default false).', z.boolean().nullish()),
-    grouping: inputField(GroupingEnum, 'How pages are laid out (default BY_TAG).', z.enum(['by-tag', 'by-operation']).nullish()),
+    grouping: inputField(
+      GroupingEnum,
+      'How pages are laid out (default BY_TAG).',
+      z.enum(['by-tag', 'by-operation']).nullish(),
+    ),
   },
 });
 
@@ -370,8 +506,16 @@ const ComputedRevisionSourceInput = inputObject('ComputedRevisionSourceInput', {
   description: 'What generates pages: one of the sources.',
   oneOf: true,
   fields: {
-    openApi: inputField(OpenApiReferenceInput.type, 'Pages from an OpenAPI specification (`builtin:openapi`).', OpenApiReferenceInput.schema.nullish()),
-    json: inputField('JSON', 'Any computed source as the platform takes it (`{ type, props, dependencies }`).', z.record(z.string(), z.unknown()).nullish()),
+    openApi: inputField(
+      OpenApiReferenceInput.type,
+      'Pages from an OpenAPI specification (`builtin:openapi`).',
+      OpenApiReferenceInput.schema.nullish(),
+    ),
+    json: inputField(
+      'JSON',
+      'Any computed source as the platform takes it (`{ type, props, dependencies }`).',
+      z.record(z.string(), z.unknown()).nullish(),
+    ),
   },
 });
 
@@ -390,18 +534,32 @@ const OpenApiDocumentInput = inputObject('OpenApiDocumentSourceInput', {
   description: 'A document generated from an OpenAPI specification of the organization.',
   fields: {
     spec: inputField('String', 'Slug of the specification.', slugCheck),
-    doc: inputField(DocumentKindEnum, 'Which part to show.', z.enum(['models', 'operations', 'info', 'tag', 'operation'])),
-    page: inputField('String', 'The tag (or, for OPERATION, the path) the document is about; not for MODELS. At most 1000 characters.', z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').nullish()),
+    doc: inputField(
+      DocumentKindEnum,
+      'Which part to show.',
+      z.enum(['models', 'operations', 'info', 'tag', 'operation']),
+    ),
+    page: inputField(
+      'String',
+      'The tag (or, for OPERATION, the path) the document is about; not for MODELS. At most 1000 characters.',
+      z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').nullish(),
+    ),
     method: inputField(
       'String',
       'HTTP method of the operation (OPERATION only): get, put, post, delete, options, head, patch, trace, or hook for a webhook.',
-      z.enum(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'hook'], { message: 'must be get, put, post, delete, options, head, patch, trace or hook' }).nullish(),
+      z
+        .enum(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'hook'], {
+          message: 'must be get, put, post, delete, options, head, patch, trace or hook',
+        })
+        .nullish(),
     ),
   },
   check: (object) =>
     object.superRefine((value, ctx) => {
-      if (value.doc !== 'models' && !value.page) ctx.addIssue({ code: 'custom', path: ['page'], message: 'is required except for MODELS' });
-      if (value.doc === 'operation' && !value.method) ctx.addIssue({ code: 'custom', path: ['method'], message: 'is required for OPERATION' });
+      if (value.doc !== 'models' && !value.page)
+        ctx.addIssue({ code: 'custom', path: ['page'], message: 'is required except for MODELS' });
+      if (value.doc === 'operation' && !value.method)
+        ctx.addIssue({ code: 'custom', path: ['method'], message: 'is required for OPERATION' });
     }),
 });
 
@@ -409,8 +567,16 @@ const ComputedDocumentSourceInput = inputObject('ComputedDocumentSourceInput', {
   description: 'What generates a document: one of the sources.',
   oneOf: true,
   fields: {
-    openApi: inputField(OpenApiDocumentInput.type, 'A document from an OpenAPI specification (`builtin:openapi`).', OpenApiDocumentInput.schema.nullish()),
-    json: inputField('JSON', 'Any computed source as the platform takes it (`{ type, props, dependencies }`).', z.record(z.string(), z.unknown()).nullish()),
+    openApi: inputField(
+      OpenApiDocumentInput.type,
+      'A document from an OpenAPI specification (`builtin:openapi`).',
+      OpenApiDocumentInput.schema.nullish(),
+    ),
+    json: inputField(
+      'JSON',
+      'Any computed source as the platform takes it (`{ type, props, dependencies }`).',
+      z.record(z.string(), z.unknown()).nullish(),
+    ),
   },
 });
 
@@ -420,7 +586,11 @@ const openApiDependency = (spec: string) => ({ spec: { ref: { kind: 'openapi', s
 function revisionSource(input: z.output<typeof ComputedRevisionSourceInput.schema>): Record<string, unknown> {
   if (input.json) return input.json;
   const o = input.openApi!;
-  const props = { ...(o.models != null && { models: o.models }), ...(o.downloadLink != null && { downloadLink: o.downloadLink }), ...(o.grouping != null && { grouping: o.grouping }) };
+  const props = {
+    ...(o.models != null && { models: o.models }),
+    ...(o.downloadLink != null && { downloadLink: o.downloadLink }),
+    ...(o.grouping != null && { grouping: o.grouping }),
+  };
   return { type: 'builtin:openapi', props, dependencies: openApiDependency(o.spec) };
 }
 
@@ -436,7 +606,10 @@ function parseArgument<S extends z.ZodType>(schema: S, value: unknown, name: str
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new BadUserInputError(`\`${[name, ...issue.path].join('.')}\` ${issue.message}`, [name, ...issue.path.map(String)]);
+  throw new BadUserInputError(`\`${[name, ...issue.path].join('.')}\` ${issue.message}`, [
+    name,
+    ...issue.path.map(String),
+  ]);
 }
 
 const seedCheck = z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
@@ -450,14 +623,30 @@ const GeneratedPage = builder.objectRef<GeneratedHeld>('GeneratedPage');
 GeneratedPage.implement({
   description: 'A page computed content generates (an API reference page, say): not stored, made on each read.',
   fields: (t) => ({
-    generatedId: t.string({ description: 'Id of the page as generated (stable for the same source and seed).', resolve: (g) => g.page.id }),
+    generatedId: t.string({
+      description: 'Id of the page as generated (stable for the same source and seed).',
+      resolve: (g) => g.page.id,
+    }),
     title: t.string({ description: 'Title of the page.', resolve: (g) => g.page.title }),
     slug: t.string({ nullable: true, description: 'Slug of the page.', resolve: (g) => g.page.slug ?? null }),
-    description: t.string({ nullable: true, description: 'Description of the page.', resolve: (g) => g.page.description ?? null }),
+    description: t.string({
+      nullable: true,
+      description: 'Description of the page.',
+      resolve: (g) => g.page.description ?? null,
+    }),
     emoji: t.string({ nullable: true, description: 'Emoji of the page.', resolve: (g) => g.page.emoji ?? null }),
     icon: t.string({ nullable: true, description: 'Icon of the page.', resolve: (g) => g.page.icon ?? null }),
-    source: t.field({ type: 'JSON', nullable: true, description: 'The computed source of its document.', resolve: (g) => g.page.computed ?? null }),
-    seed: t.string({ nullable: true, description: 'Seed its document is generated with.', resolve: (g) => g.page.computedSeed ?? null }),
+    source: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The computed source of its document.',
+      resolve: (g) => g.page.computed ?? null,
+    }),
+    seed: t.string({
+      nullable: true,
+      description: 'Seed its document is generated with.',
+      resolve: (g) => g.page.computedSeed ?? null,
+    }),
     document: t.field({
       type: DocumentType,
       nullable: true,
@@ -465,10 +654,18 @@ GeneratedPage.implement({
       extensions: upstream.fetch(1),
       resolve: (g, _args, ctx) =>
         g.page.computed && g.page.computedSeed !== undefined
-          ? ctx.api.postRead(route`/spaces/${g.spaceId}/content/computed/document`, { source: g.page.computed, seed: g.page.computedSeed }, computedDocumentShape)
+          ? ctx.api.postRead(
+              route`/spaces/${g.spaceId}/content/computed/document`,
+              { source: g.page.computed, seed: g.page.computedSeed },
+              computedDocumentShape,
+            )
           : null,
     }),
-    children: t.field({ type: [GeneratedPage], description: 'Pages generated inside it.', resolve: (g) => (g.page.pages ?? []).map((page) => ({ spaceId: g.spaceId, page })) }),
+    children: t.field({
+      type: [GeneratedPage],
+      description: 'Pages generated inside it.',
+      resolve: (g) => (g.page.pages ?? []).map((page) => ({ spaceId: g.spaceId, page })),
+    }),
   }),
 });
 
@@ -476,32 +673,56 @@ builder.objectFields(SpaceNode, (t) => ({
   computedRevision: t.field({
     type: [GeneratedPage],
     nullable: true,
-    description: 'The pages a computed source generates in this space (an API reference from an OpenAPI specification), as they would be now; nothing is stored.',
+    description:
+      'The pages a computed source generates in this space (an API reference from an OpenAPI specification), as they would be now; nothing is stored.',
     args: {
-      source: t.arg({ type: ComputedRevisionSourceInput.type, required: true, description: 'What generates the pages.' }),
-      seed: t.arg.string({ required: true, description: 'Seed of the generation: the same seed gives the same page ids.' }),
+      source: t.arg({
+        type: ComputedRevisionSourceInput.type,
+        required: true,
+        description: 'What generates the pages.',
+      }),
+      seed: t.arg.string({
+        required: true,
+        description: 'Seed of the generation: the same seed gives the same page ids.',
+      }),
     },
     extensions: upstream.fetch(1),
     resolve: async (space, args, ctx) => {
       const source = revisionSource(parseArgument(ComputedRevisionSourceInput.schema, args.source, 'source'));
       const seed = parseArgument(seedCheck, args.seed, 'seed');
-      const answer = await ctx.api.postRead(route`/spaces/${space.id}/content/computed/revision`, { source, seed }, computedRevisionShape);
+      const answer = await ctx.api.postRead(
+        route`/spaces/${space.id}/content/computed/revision`,
+        { source, seed },
+        computedRevisionShape,
+      );
       return answer.pages.map((page) => ({ spaceId: space.id, page }));
     },
   }),
   computedDocument: t.field({
     type: DocumentType,
     nullable: true,
-    description: 'The document a computed source generates in this space (one operation of an OpenAPI specification, say), as it would be now.',
+    description:
+      'The document a computed source generates in this space (one operation of an OpenAPI specification, say), as it would be now.',
     args: {
-      source: t.arg({ type: ComputedDocumentSourceInput.type, required: true, description: 'What generates the document.' }),
-      seed: t.arg.string({ required: true, description: 'Seed of the generation: the same seed gives the same block keys.' }),
+      source: t.arg({
+        type: ComputedDocumentSourceInput.type,
+        required: true,
+        description: 'What generates the document.',
+      }),
+      seed: t.arg.string({
+        required: true,
+        description: 'Seed of the generation: the same seed gives the same block keys.',
+      }),
     },
     extensions: upstream.fetch(1),
     resolve: (space, args, ctx) => {
       const source = documentSource(parseArgument(ComputedDocumentSourceInput.schema, args.source, 'source'));
       const seed = parseArgument(seedCheck, args.seed, 'seed');
-      return ctx.api.postRead(route`/spaces/${space.id}/content/computed/document`, { source, seed }, computedDocumentShape);
+      return ctx.api.postRead(
+        route`/spaces/${space.id}/content/computed/document`,
+        { source, seed },
+        computedDocumentShape,
+      );
     },
   }),
 }));
@@ -519,20 +740,42 @@ const SpecSourceInput = inputObject('OpenApiSpecSourceInput', {
   description: 'Where a specification comes from: a URL (checked for changes on a schedule) or a text.',
   oneOf: true,
   fields: {
-    url: inputField('String', 'An http(s) URL serving the document (JSON or YAML), at most 2048 characters.', sourceUrl.nullish()),
-    text: inputField('String', 'The document itself (JSON or YAML), at most 5 MiB.', z.string().min(1, 'must not be empty').max(5 * 1024 * 1024, 'must be at most 5 MiB').nullish()),
+    url: inputField(
+      'String',
+      'An http(s) URL serving the document (JSON or YAML), at most 2048 characters.',
+      sourceUrl.nullish(),
+    ),
+    text: inputField(
+      'String',
+      'The document itself (JSON or YAML), at most 5 MiB.',
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(5 * 1024 * 1024, 'must be at most 5 MiB')
+        .nullish(),
+    ),
   },
 });
 
-const restSource = (source: { url?: string | null; text?: string | null }) => (source.url != null ? { url: source.url } : { text: source.text! });
+const restSource = (source: { url?: string | null; text?: string | null }) =>
+  source.url != null ? { url: source.url } : { text: source.text! };
 
-const SpecPayload = (name: string, description = 'The specification after the change.') => objectPayload(name, 'spec', OpenApiSpecNode, description);
+const SpecPayload = (name: string, description = 'The specification after the change.') =>
+  objectPayload(name, 'spec', OpenApiSpecNode, description);
 
 /** The fields naming a specification: its global ID, or its slug with `organizationId`. */
 const specTarget = {
-  organizationId: inputField('ID', 'Platform id or global ID of the organization; required with `slug`.', z.string().trim().min(1).nullish()),
+  organizationId: inputField(
+    'ID',
+    'Platform id or global ID of the organization; required with `slug`.',
+    z.string().trim().min(1).nullish(),
+  ),
   slug: inputField('String', 'Slug of the specification, with `organizationId`.', slugCheck.nullish()),
-  specId: inputField('ID', 'Global ID of the specification, instead of `organizationId` and `slug`.', z.string().trim().min(1).nullish()),
+  specId: inputField(
+    'ID',
+    'Global ID of the specification, instead of `organizationId` and `slug`.',
+    z.string().trim().min(1).nullish(),
+  ),
 };
 
 function resolveSpec<T extends { organizationId?: string | null; slug?: string | null; specId?: string | null }>(
@@ -550,36 +793,53 @@ function resolveSpec<T extends { organizationId?: string | null; slug?: string |
     let organizationId: string;
     let slug: string;
     try {
-      if (!decodeKnownGlobalId(value.specId)) throw new Error('must be the global ID of an OpenApiSpec (or give organizationId and slug)');
+      if (!decodeKnownGlobalId(value.specId))
+        throw new Error('must be the global ID of an OpenApiSpec (or give organizationId and slug)');
       [organizationId, slug] = splitKey(platformKey(value.specId, 'OpenApiSpec'), 2, 'OpenApiSpec') as [string, string];
     } catch (error) {
       ctx.addIssue({ code: 'custom', path: ['specId'], message: (error as Error).message });
       return z.NEVER;
     }
     if ((org !== undefined && org !== organizationId) || (value.slug != null && value.slug !== slug)) {
-      ctx.addIssue({ code: 'custom', path: ['specId'], message: 'names another specification than organizationId and slug' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['specId'],
+        message: 'names another specification than organizationId and slug',
+      });
       return z.NEVER;
     }
     return { ...value, organizationId, slug } as never;
   }
   if (org === undefined || value.slug == null) {
-    ctx.addIssue({ code: 'custom', path: [org === undefined ? 'organizationId' : 'slug'], message: 'give specId, or organizationId and slug' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [org === undefined ? 'organizationId' : 'slug'],
+      message: 'give specId, or organizationId and slug',
+    });
     return z.NEVER;
   }
   return { ...value, organizationId: org, slug: value.slug } as never;
 }
 
 declareMutation('createOpenApiSpec', {
-  description: 'Adds an OpenAPI specification to an organization (the create role): processed in the background (PENDING, then COMPLETE), each changed document a new version. A slug already taken is CONFLICT.',
+  description:
+    'Adds an OpenAPI specification to an organization (the create role): processed in the background (PENDING, then COMPLETE), each changed document a new version. A slug already taken is CONFLICT.',
   input: 'The slug and the source of the specification.',
   fields: {
     organizationId: organizationIdField,
-    slug: inputField('String', 'Slug naming it in the organization: letters and digits in groups joined by single "-", 1 to 100 characters.', slugCheck),
+    slug: inputField(
+      'String',
+      'Slug naming it in the organization: letters and digits in groups joined by single "-", 1 to 100 characters.',
+      slugCheck,
+    ),
     source: inputField(SpecSourceInput.type, 'Where the document comes from.', SpecSourceInput.schema),
   },
   payload: (name) => SpecPayload(name, 'The new specification.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/openapi`, { body: { slug: i.slug, source: restSource(i.source) }, schema: specShape });
+    const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/openapi`, {
+      body: { slug: i.slug, source: restSource(i.source) },
+      schema: specShape,
+    });
     return { spec: primeSpecs(ctx, i.organizationId, [data])[0]! };
   },
 });
@@ -588,27 +848,49 @@ declareMutation('updateOpenApiSpec', {
   description:
     'Gives a specification a new source, or processes the same source again (a URL: checks it for changes now); creates the specification when the slug is new (the create role). A new version is made only when the document changed.',
   input: 'The specification and its source.',
-  fields: { ...specTarget, source: inputField(SpecSourceInput.type, 'Where the document comes from.', SpecSourceInput.schema) },
+  fields: {
+    ...specTarget,
+    source: inputField(SpecSourceInput.type, 'Where the document comes from.', SpecSourceInput.schema),
+  },
   check: (input) => input.transform(resolveSpec),
   payload: (name) =>
     payloadType<{ spec: SpecHeld; created: boolean }>(name, (t) => ({
-      spec: t.field({ type: OpenApiSpecNode, nullable: true, description: 'The specification, processing again.', resolve: (p) => p.spec ?? null }),
-      created: t.boolean({ nullable: true, description: 'True when the slug was new and the specification created.', resolve: (p) => p.created ?? null }),
+      spec: t.field({
+        type: OpenApiSpecNode,
+        nullable: true,
+        description: 'The specification, processing again.',
+        resolve: (p) => p.spec ?? null,
+      }),
+      created: t.boolean({
+        nullable: true,
+        description: 'True when the slug was new and the specification created.',
+        resolve: (p) => p.created ?? null,
+      }),
     })),
   run: async (i, ctx) => {
-    const { status, data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/openapi/${i.slug}`, { body: { source: restSource(i.source) }, schema: specShape });
+    const { status, data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/openapi/${i.slug}`, {
+      body: { source: restSource(i.source) },
+      schema: specShape,
+    });
     return { spec: primeSpecs(ctx, i.organizationId, [data])[0]!, created: status === 201 };
   },
 });
 
 declareMutation('setOpenApiSpecVisibility', {
-  description: 'Makes a specification public (anyone with its link can read it, for "Try it" consoles) or private (the create role).',
+  description:
+    'Makes a specification public (anyone with its link can read it, for "Try it" consoles) or private (the create role).',
   input: 'The specification and its visibility.',
-  fields: { ...specTarget, visibility: inputField(SpecVisibilityEnum, 'Who can read it outside the organization.', z.enum(SPEC_VISIBILITIES)) },
+  fields: {
+    ...specTarget,
+    visibility: inputField(SpecVisibilityEnum, 'Who can read it outside the organization.', z.enum(SPEC_VISIBILITIES)),
+  },
   check: (input) => input.transform(resolveSpec),
   payload: SpecPayload,
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/openapi/${i.slug}`, { body: { visibility: i.visibility }, schema: specShape });
+    const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/openapi/${i.slug}`, {
+      body: { visibility: i.visibility },
+      schema: specShape,
+    });
     return { spec: primeSpecs(ctx, i.organizationId, [data])[0]! };
   },
 });
@@ -621,4 +903,3 @@ declareMutation('deleteOpenApiSpec', {
   payload: (name) => deletedPayload(name, 'True when the specification was deleted, false when it did not exist.'),
   run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/openapi/${i.slug}`),
 });
-

@@ -61,7 +61,11 @@ const MERGE_RULE_KINDS = {
 } as const;
 
 /** Merge rules that name users. */
-const USER_RULES: ReadonlySet<string> = new Set(['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass']);
+const USER_RULES: ReadonlySet<string> = new Set([
+  'require_specific_reviewers',
+  'require_one_of_specific_reviewers',
+  'allow_bypass',
+]);
 
 export const MergeRuleKindEnum = builder.enumType('MergeRuleKind', {
   description: 'A kind of merge rule.',
@@ -83,7 +87,8 @@ const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
     reviewers: t.field({
       type: [UserNode],
       nullable: { list: false, items: true },
-      description: 'Users the rule names (reviewers, or who may bypass the rules); empty for rules that name none. An entry is null (with an error) when that user is no longer visible.',
+      description:
+        'Users the rule names (reviewers, or who may bypass the rules); empty for rules that name none. An entry is null (with an error) when that user is no longer visible.',
       extensions: upstream.links(DEFAULT_LIST_ITEMS),
       resolve: (rule, _args, _ctx, info) =>
         (rule.users ?? []).filter((id) => id !== '').map((id) => linkTo(UserNode, id, info)),
@@ -94,7 +99,11 @@ const MergeRule = builder.objectRef<MergeRuleShape>('MergeRule').implement({
 export const MergeRulesType = builder.objectRef<MergeRules>('MergeRules').implement({
   description: 'Approval rules for merging change requests.',
   fields: (t) => ({
-    type: t.field({ type: MergeRulesTypeEnum, description: 'Which kind of configuration applies.', resolve: (m) => m.type }),
+    type: t.field({
+      type: MergeRulesTypeEnum,
+      description: 'Which kind of configuration applies.',
+      resolve: (m) => m.type,
+    }),
     rules: t.field({
       type: [MergeRule],
       description: 'The rules, when `type` is RULES; empty otherwise.',
@@ -106,7 +115,11 @@ export const MergeRulesType = builder.objectRef<MergeRules>('MergeRules').implem
 const mergeRule = inputObject('MergeRuleInput', {
   description: 'One merge rule: its kind, and the users it names for the kinds that name users.',
   fields: {
-    kind: inputField(MergeRuleKindEnum, 'Kind of rule.', z.enum(Object.keys(MERGE_RULE_KINDS) as [keyof typeof MERGE_RULE_KINDS])),
+    kind: inputField(
+      MergeRuleKindEnum,
+      'Kind of rule.',
+      z.enum(Object.keys(MERGE_RULE_KINDS) as [keyof typeof MERGE_RULE_KINDS]),
+    ),
     reviewerIds: inputField(
       ['ID'],
       'Users (ids or global IDs) the rule names: required for REQUIRE_SPECIFIC_REVIEWERS, REQUIRE_ONE_OF_SPECIFIC_REVIEWERS and ALLOW_BYPASS, refused for the others.',
@@ -117,14 +130,19 @@ const mergeRule = inputObject('MergeRuleInput', {
     object
       .superRefine((value, ctx) => {
         const named = USER_RULES.has(value.kind);
-        if (named && !value.reviewerIds?.length) ctx.addIssue({ code: 'custom', path: ['reviewerIds'], message: 'this kind of rule needs at least one user' });
-        if (!named && value.reviewerIds?.length) ctx.addIssue({ code: 'custom', path: ['reviewerIds'], message: 'this kind of rule names no users' });
+        if (named && !value.reviewerIds?.length)
+          ctx.addIssue({ code: 'custom', path: ['reviewerIds'], message: 'this kind of rule needs at least one user' });
+        if (!named && value.reviewerIds?.length)
+          ctx.addIssue({ code: 'custom', path: ['reviewerIds'], message: 'this kind of rule names no users' });
       })
-      .transform((value) => (USER_RULES.has(value.kind) ? { rule: value.kind, users: value.reviewerIds! } : { rule: value.kind })),
+      .transform((value) =>
+        USER_RULES.has(value.kind) ? { rule: value.kind, users: value.reviewerIds! } : { rule: value.kind },
+      ),
 });
 
 const mergeRules = inputObject('MergeRulesInput', {
-  description: 'Approval rules: a type, plus the rules when the type is RULES (as `rules`, or the shorthand `requiredReviewers`).',
+  description:
+    'Approval rules: a type, plus the rules when the type is RULES (as `rules`, or the shorthand `requiredReviewers`).',
   fields: {
     type: inputField(MergeRulesTypeEnum, 'Kind of configuration.', z.enum(['inherit', 'none', 'rules'])),
     requiredReviewers: inputField(
@@ -132,7 +150,11 @@ const mergeRules = inputObject('MergeRulesInput', {
       'With RULES: users (ids or global IDs) who must all approve, as one REQUIRE_SPECIFIC_REVIEWERS rule. Leave empty for no such rule.',
       z.array(idInput('User')).max(100).nullish(),
     ),
-    rules: inputField([mergeRule.type], 'With RULES: the rules, in order (all must pass; a bypass rule lets its users through).', z.array(mergeRule.schema).max(50).nullish()),
+    rules: inputField(
+      [mergeRule.type],
+      'With RULES: the rules, in order (all must pass; a bypass rule lets its users through).',
+      z.array(mergeRule.schema).max(50).nullish(),
+    ),
   },
 });
 
@@ -152,16 +174,19 @@ export function mergeRulesInput(allowInherit: boolean) {
         ctx.addIssue({ code: 'custom', path: ['rules'], message: 'only allowed with type RULES' });
       }
     })
-    .transform((value): MergeRules =>
-      value.type === 'rules'
-        ? {
-            type: 'rules',
-            rules: [
-              ...(value.requiredReviewers?.length ? [{ rule: 'require_specific_reviewers', users: value.requiredReviewers }] : []),
-              ...(value.rules ?? []),
-            ],
-          }
-        : { type: value.type },
+    .transform(
+      (value): MergeRules =>
+        value.type === 'rules'
+          ? {
+              type: 'rules',
+              rules: [
+                ...(value.requiredReviewers?.length
+                  ? [{ rule: 'require_specific_reviewers', users: value.requiredReviewers }]
+                  : []),
+                ...(value.rules ?? []),
+              ],
+            }
+          : { type: value.type },
     );
 }
 
@@ -213,15 +238,41 @@ const prices = (record: Record<string, Price> | null | undefined) =>
 const BillingType = builder.objectRef<Billing>('OrganizationBilling').implement({
   description: 'Billing state of the organization (visible to admins).',
   fields: (t) => ({
-    interval: t.string({ nullable: true, description: 'Billing interval (for example `monthly`).', resolve: (b) => b.interval ?? null }),
-    endDate: t.field({ type: 'DateTime', nullable: true, description: 'End of the current period.', resolve: (b) => b.endDate ?? null }),
-    hasPaymentFailed: t.boolean({ description: 'True when the last payment failed.', resolve: (b) => b.hasPaymentFailed ?? false }),
-    isScheduledToCancel: t.boolean({ description: 'True when the subscription ends at `endDate`.', resolve: (b) => b.isScheduledToCancel ?? false }),
-    memberPrices: t.field({ type: [PriceType], description: 'Per-member prices by plan.', resolve: (b) => prices(b.pricing?.members) }),
-    sitePrices: t.field({ type: [PriceType], description: 'Per-site prices by plan.', resolve: (b) => prices(b.pricing?.sites) }),
+    interval: t.string({
+      nullable: true,
+      description: 'Billing interval (for example `monthly`).',
+      resolve: (b) => b.interval ?? null,
+    }),
+    endDate: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'End of the current period.',
+      resolve: (b) => b.endDate ?? null,
+    }),
+    hasPaymentFailed: t.boolean({
+      description: 'True when the last payment failed.',
+      resolve: (b) => b.hasPaymentFailed ?? false,
+    }),
+    isScheduledToCancel: t.boolean({
+      description: 'True when the subscription ends at `endDate`.',
+      resolve: (b) => b.isScheduledToCancel ?? false,
+    }),
+    memberPrices: t.field({
+      type: [PriceType],
+      description: 'Per-member prices by plan.',
+      resolve: (b) => prices(b.pricing?.members),
+    }),
+    sitePrices: t.field({
+      type: [PriceType],
+      description: 'Per-site prices by plan.',
+      resolve: (b) => prices(b.pricing?.sites),
+    }),
     enabledAddons: t.stringList({
       description: 'Names of the usage add-ons that are enabled.',
-      resolve: (b) => Object.entries(b.usageAddons ?? {}).filter(([, a]) => a.enabled).map(([name]) => name),
+      resolve: (b) =>
+        Object.entries(b.usageAddons ?? {})
+          .filter(([, a]) => a.enabled)
+          .map(([name]) => name),
     }),
     minUsers: t.int({ nullable: true, description: 'Minimum billed users.', resolve: (b) => b.minUsers ?? null }),
     maxUsers: t.int({ nullable: true, description: 'Maximum billed users.', resolve: (b) => b.maxUsers ?? null }),
@@ -232,10 +283,23 @@ const BillingType = builder.objectRef<Billing>('OrganizationBilling').implement(
 const TrialType = builder.objectRef<NonNullable<Organization['trial']>>('OrganizationTrial').implement({
   description: 'Trial state of the organization.',
   fields: (t) => ({
-    status: t.string({ nullable: true, description: 'Trial status as the platform reports it.', resolve: (x) => x.status ?? null }),
+    status: t.string({
+      nullable: true,
+      description: 'Trial status as the platform reports it.',
+      resolve: (x) => x.status ?? null,
+    }),
     count: t.int({ nullable: true, description: 'Number of trials taken.', resolve: (x) => x.count ?? null }),
-    endDate: t.field({ type: 'DateTime', nullable: true, description: 'End of the trial.', resolve: (x) => x.endDate ?? null }),
-    decision: t.string({ nullable: true, description: 'Decision taken at the end of the trial.', resolve: (x) => x.decision ?? null }),
+    endDate: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'End of the trial.',
+      resolve: (x) => x.endDate ?? null,
+    }),
+    decision: t.string({
+      nullable: true,
+      description: 'Decision taken at the end of the trial.',
+      resolve: (x) => x.decision ?? null,
+    }),
   }),
 });
 
@@ -258,26 +322,28 @@ export const DefaultContentType = builder.objectRef<DefaultContent>('Organizatio
   }),
 });
 
-export const AgentInstructionsType = builder.objectRef<AgentInstructions & { organizationId: string }>('AgentInstructions').implement({
-  description: 'Instructions given to the AI agents of an organization.',
-  fields: (t) => ({
-    instructions: t.field({ type: DocumentType, description: 'The instructions.', resolve: (a) => a.instructions }),
-    updatedAt: t.field({ type: 'DateTime', description: 'When they last changed.', resolve: (a) => a.updatedAt }),
-    updatedBy: t.field({
-      type: UserNode,
-      nullable: true,
-      description: 'Who last changed them.',
-      extensions: upstream.link,
-      resolve: (a, _args, _ctx, info) => linkTo(UserNode, a.updatedBy, info),
+export const AgentInstructionsType = builder
+  .objectRef<AgentInstructions & { organizationId: string }>('AgentInstructions')
+  .implement({
+    description: 'Instructions given to the AI agents of an organization.',
+    fields: (t) => ({
+      instructions: t.field({ type: DocumentType, description: 'The instructions.', resolve: (a) => a.instructions }),
+      updatedAt: t.field({ type: 'DateTime', description: 'When they last changed.', resolve: (a) => a.updatedAt }),
+      updatedBy: t.field({
+        type: UserNode,
+        nullable: true,
+        description: 'Who last changed them.',
+        extensions: upstream.link,
+        resolve: (a, _args, _ctx, info) => linkTo(UserNode, a.updatedBy, info),
+      }),
+      organization: t.field({
+        type: OrganizationNode,
+        description: 'The organization they belong to.',
+        extensions: upstream.link,
+        resolve: (a, _args, _ctx, info) => linkTo(OrganizationNode, a.organizationId, info),
+      }),
     }),
-    organization: t.field({
-      type: OrganizationNode,
-      description: 'The organization they belong to.',
-      extensions: upstream.link,
-      resolve: (a, _args, _ctx, info) => linkTo(OrganizationNode, a.organizationId, info),
-    }),
-  }),
-});
+  });
 
 OrganizationNode.implement({
   description: 'An organization: owns members, teams, collections, spaces and sites.',
@@ -288,10 +354,26 @@ OrganizationNode.implement({
     emailDomains: t.exposeStringList('emailDomains', {
       description: 'Users with a verified e-mail in one of these domains may join.',
     }),
-    hostname: t.string({ nullable: true, description: 'Default hostname of its public content.', resolve: (o) => o.hostname ?? null }),
-    type: t.string({ nullable: true, description: 'Kind of organization, as the platform names it.', resolve: (o) => o.type ?? null }),
-    useCase: t.string({ nullable: true, description: 'What the organization uses the platform for.', resolve: (o) => o.useCase ?? null }),
-    communityType: t.string({ nullable: true, description: 'Kind of community, for community organizations.', resolve: (o) => o.communityType ?? null }),
+    hostname: t.string({
+      nullable: true,
+      description: 'Default hostname of its public content.',
+      resolve: (o) => o.hostname ?? null,
+    }),
+    type: t.string({
+      nullable: true,
+      description: 'Kind of organization, as the platform names it.',
+      resolve: (o) => o.type ?? null,
+    }),
+    useCase: t.string({
+      nullable: true,
+      description: 'What the organization uses the platform for.',
+      resolve: (o) => o.useCase ?? null,
+    }),
+    communityType: t.string({
+      nullable: true,
+      description: 'Kind of community, for community organizations.',
+      resolve: (o) => o.communityType ?? null,
+    }),
     defaultRole: t.field({
       type: RoleEnum,
       nullable: true,
@@ -306,9 +388,17 @@ OrganizationNode.implement({
     }),
     sso: t.boolean({ description: 'True when SSO is enforced for every member.', resolve: (o) => o.sso ?? false }),
     ai: t.boolean({ description: 'True when AI features are enabled.', resolve: (o) => o.ai ?? false }),
-    inviteLinks: t.boolean({ description: 'True when invite links are enabled.', resolve: (o) => o.inviteLinks ?? false }),
+    inviteLinks: t.boolean({
+      description: 'True when invite links are enabled.',
+      resolve: (o) => o.inviteLinks ?? false,
+    }),
     plan: t.string({ nullable: true, description: 'Product plan.', resolve: (o) => o.plan ?? null }),
-    billing: t.field({ type: BillingType, nullable: true, description: 'Billing state.', resolve: (o) => o.billing ?? null }),
+    billing: t.field({
+      type: BillingType,
+      nullable: true,
+      description: 'Billing state.',
+      resolve: (o) => o.billing ?? null,
+    }),
     mergeRules: t.field({
       type: MergeRulesType,
       nullable: true,
@@ -317,8 +407,17 @@ OrganizationNode.implement({
     }),
     urls: t.field({ type: Urls, description: 'Addresses of the organization.', resolve: (o) => o.urls }),
     trial: t.field({ type: TrialType, nullable: true, description: 'Trial state.', resolve: (o) => o.trial ?? null }),
-    customHostname: t.string({ nullable: true, description: 'Custom hostname.', resolve: (o) => o.customHostname ?? null }),
-    blocked: t.field({ type: BlockedType, nullable: true, description: 'Set when the organization is blocked.', resolve: (o) => o.blocked ?? null }),
+    customHostname: t.string({
+      nullable: true,
+      description: 'Custom hostname.',
+      resolve: (o) => o.customHostname ?? null,
+    }),
+    blocked: t.field({
+      type: BlockedType,
+      nullable: true,
+      description: 'Set when the organization is blocked.',
+      resolve: (o) => o.blocked ?? null,
+    }),
     permissions: t.field({ type: Permissions, description: 'What you may do here.', resolve: (o) => o.permissions }),
     agentInstructions: t.field({
       type: AgentInstructionsType,
@@ -340,7 +439,11 @@ builder.queryFields((t) => ({
     description: 'The organizations you are a member of.',
     resolve: async (_root, args, ctx) => {
       const connection = await restList(ctx, args, '/orgs', organizationShape);
-      prime(OrganizationNode, ctx, connection.edges.map((edge) => edge.node));
+      prime(
+        OrganizationNode,
+        ctx,
+        connection.edges.map((edge) => edge.node),
+      );
       return connection;
     },
   }),
@@ -454,7 +557,8 @@ declareMutation('updateOrganization', {
     const body = restBody(
       {
         ...changes,
-        defaultContent: defaultContentSiteId == null ? defaultContentSiteId : { type: 'site', site: defaultContentSiteId },
+        defaultContent:
+          defaultContentSiteId == null ? defaultContentSiteId : { type: 'site', site: defaultContentSiteId },
       },
       { clearable: ['defaultRole', 'defaultContent', 'logo'], required: 'Give at least one field to change' },
     );
@@ -494,7 +598,8 @@ declareMutation('updateAgentInstructions', {
     organizationId: organizationIdField,
     instructions: inputField(DocumentInput, 'The instructions.', documentInput),
   },
-  payload: (name) => objectPayload(name, 'agentInstructions', AgentInstructionsType, 'The instructions after the change.'),
+  payload: (name) =>
+    objectPayload(name, 'agentInstructions', AgentInstructionsType, 'The instructions after the change.'),
   run: async (i, ctx) => {
     const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/agent-instructions`, {
       body: { instructions: i.instructions },

@@ -8,7 +8,7 @@ import { route } from '../rest/client.js';
 import { ROLES } from '../rest/shapes/common.js';
 import { samlProvider as providerShape, ssoLogins, type SamlProvider, type SsoLogin } from '../rest/shapes/saml.js';
 import { builder } from './builder.js';
-import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
+import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
 import { declareMutation, inputField } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { deletedPayload, noNull, objectPayload, restBody, restEnum, RoleEnum, sendDelete } from './shared.js';
@@ -19,8 +19,6 @@ import { primeTeams, TeamNode } from './teams.js';
  * SAML identity providers of an organization (admins) and the SSO logins of its login page.
  * A provider's global ID carries its organization.
  */
-
-type ProviderHeld = InOrganization<SamlProvider>;
 
 export const SamlProviderNode = organizationNode<SamlProvider>('SamlProvider', (organizationId, id, ctx) =>
   ctx.api.get(route`/orgs/${organizationId}/saml/${id}`, providerShape),
@@ -48,18 +46,43 @@ SamlProviderNode.implement({
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the provider on the platform.' }),
     label: t.exposeString('label', { description: 'Name shown on the login page, 1 to 30 characters.' }),
-    status: t.field({ type: SamlStatusEnum, description: 'ACTIVE once configured, PENDING until then.', resolve: (p) => p.status }),
-    ssoUrl: t.string({ nullable: true, description: 'Sign-on URL of the identity provider; null until set.', resolve: (p) => p.ssoURL ?? null }),
-    entityId: t.string({ nullable: true, description: 'Entity ID of the identity provider; null until set.', resolve: (p) => p.entityID ?? null }),
-    certificate: t.string({ nullable: true, description: 'X.509 certificate (PEM) of the identity provider; null until set.', resolve: (p) => p.certificate ?? null }),
-    defaultRole: t.field({ type: RoleEnum, nullable: true, description: 'Role people get when they join by signing in; null makes them guests.', resolve: (p) => p.defaultRole }),
+    status: t.field({
+      type: SamlStatusEnum,
+      description: 'ACTIVE once configured, PENDING until then.',
+      resolve: (p) => p.status,
+    }),
+    ssoUrl: t.string({
+      nullable: true,
+      description: 'Sign-on URL of the identity provider; null until set.',
+      resolve: (p) => p.ssoURL ?? null,
+    }),
+    entityId: t.string({
+      nullable: true,
+      description: 'Entity ID of the identity provider; null until set.',
+      resolve: (p) => p.entityID ?? null,
+    }),
+    certificate: t.string({
+      nullable: true,
+      description: 'X.509 certificate (PEM) of the identity provider; null until set.',
+      resolve: (p) => p.certificate ?? null,
+    }),
+    defaultRole: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'Role people get when they join by signing in; null makes them guests.',
+      resolve: (p) => p.defaultRole,
+    }),
     defaultTeam: t.field({
       type: TeamNode,
       nullable: true,
       description: 'Team people are added to when they join by signing in.',
       resolve: (p, _args, ctx) => (p.defaultTeam ? primeTeams(ctx, p.organizationId, [p.defaultTeam])[0]! : null),
     }),
-    service: t.field({ type: SamlService, description: 'What to give the identity provider.', resolve: (p) => p.service }),
+    service: t.field({
+      type: SamlService,
+      description: 'What to give the identity provider.',
+      resolve: (p) => p.service,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was added.', resolve: (p) => p.createdAt }),
     organization: t.field({
       type: OrganizationNode,
@@ -80,7 +103,11 @@ const SsoLoginType = builder.objectRef<SsoLogin>('SsoLogin').implement({
 });
 
 const SamlProviderConnection = builder.connectionObject(
-  { type: SamlProviderNode, name: 'SamlProviderConnection', description: 'A page of SAML providers, with the size of the whole list.' },
+  {
+    type: SamlProviderNode,
+    name: 'SamlProviderConnection',
+    description: 'A page of SAML providers, with the size of the whole list.',
+  },
   { name: 'SamlProviderEdge', description: 'A SAML provider of a list, with its cursor.' },
 );
 
@@ -118,7 +145,10 @@ const entityId = z.string().trim().min(1, 'must not be empty').max(1024, 'must b
 const certificate = z
   .string()
   .max(10_000, 'must be at most 10000 characters')
-  .refine((value) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(value), 'must be an X.509 certificate in PEM ("-----BEGIN CERTIFICATE-----")');
+  .refine(
+    (value) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(value),
+    'must be an X.509 certificate in PEM ("-----BEGIN CERTIFICATE-----")',
+  );
 /** A team of the organization: its platform id or Team global ID (whose organization must agree). */
 const teamRef = z
   .string()
@@ -137,16 +167,40 @@ const teamRef = z
   });
 
 const providerFields = {
-  ssoUrl: inputField('String', 'Sign-on URL of the identity provider (http or https); null removes it.', httpUrl.nullish()),
-  entityId: inputField('String', 'Entity ID of the identity provider (at most 1024 characters); null removes it.', entityId.nullish()),
-  certificate: inputField('String', 'X.509 certificate of the identity provider, in PEM, not expired; null removes it.', certificate.nullish()),
-  defaultTeamId: inputField('ID', 'Team people join when they first sign in (platform id or Team global ID); null for none.', teamRef.nullish()),
-  defaultRole: inputField(RoleEnum, 'Role people get when they first sign in; null makes them guests (default READ).', z.enum(ROLES).nullish()),
+  ssoUrl: inputField(
+    'String',
+    'Sign-on URL of the identity provider (http or https); null removes it.',
+    httpUrl.nullish(),
+  ),
+  entityId: inputField(
+    'String',
+    'Entity ID of the identity provider (at most 1024 characters); null removes it.',
+    entityId.nullish(),
+  ),
+  certificate: inputField(
+    'String',
+    'X.509 certificate of the identity provider, in PEM, not expired; null removes it.',
+    certificate.nullish(),
+  ),
+  defaultTeamId: inputField(
+    'ID',
+    'Team people join when they first sign in (platform id or Team global ID); null for none.',
+    teamRef.nullish(),
+  ),
+  defaultRole: inputField(
+    RoleEnum,
+    'Role people get when they first sign in; null makes them guests (default READ).',
+    z.enum(ROLES).nullish(),
+  ),
 };
 
-const sameOrganization = (value: { organizationId: string; defaultTeamId?: { organizationId?: string } | null | undefined }, ctx: z.RefinementCtx) => {
+const sameOrganization = (
+  value: { organizationId: string; defaultTeamId?: { organizationId?: string } | null | undefined },
+  ctx: z.RefinementCtx,
+) => {
   const team = value.defaultTeamId?.organizationId;
-  if (team !== undefined && team !== value.organizationId) ctx.addIssue({ code: 'custom', path: ['defaultTeamId'], message: 'is a team of another organization' });
+  if (team !== undefined && team !== value.organizationId)
+    ctx.addIssue({ code: 'custom', path: ['defaultTeamId'], message: 'is a team of another organization' });
 };
 
 const restFields = (i: {
@@ -166,30 +220,62 @@ const restFields = (i: {
 /** Names the platform's body fields as the input does. */
 const FIELD_NAMES: Record<string, string> = { ssoURL: 'ssoUrl', entityID: 'entityId', defaultTeam: 'defaultTeamId' };
 
-async function sendProvider(ctx: GatewayContext, method: 'POST' | 'PATCH', organizationId: string, path: string, body: unknown) {
+async function sendProvider(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  organizationId: string,
+  path: string,
+  body: unknown,
+) {
   const { data } = await naming(FIELD_NAMES, () => ctx.api.send(method, path, { body, schema: providerShape }));
   return { provider: primeProviders(ctx, organizationId, [data])[0]! };
 }
 
-const ProviderPayload = (name: string, description = 'The provider after the change.') => objectPayload(name, 'provider', SamlProviderNode, description);
+const ProviderPayload = (name: string, description = 'The provider after the change.') =>
+  objectPayload(name, 'provider', SamlProviderNode, description);
 
 /** The fields naming a provider: its global ID, or its platform id with `organizationId`. */
-const { fields: providerTarget, resolve: resolveProvider } = organizationTarget('SamlProvider', 'providerId', 'The provider: its global ID, or its platform id with `organizationId`.');
+const { fields: providerTarget, resolve: resolveProvider } = organizationTarget(
+  'SamlProvider',
+  'providerId',
+  'The provider: its global ID, or its platform id with `organizationId`.',
+);
 
 declareMutation('createSamlProvider', {
-  description: 'Adds a SAML identity provider to an organization (admins): pending until its sign-on URL, entity ID and certificate are all set.',
+  description:
+    'Adds a SAML identity provider to an organization (admins): pending until its sign-on URL, entity ID and certificate are all set.',
   input: 'The provider; only the label is required.',
-  fields: { organizationId: organizationIdField, label: inputField('String', 'Name shown on the login page, 1 to 30 characters.', label), ...providerFields },
+  fields: {
+    organizationId: organizationIdField,
+    label: inputField('String', 'Name shown on the login page, 1 to 30 characters.', label),
+    ...providerFields,
+  },
   check: (input) => input.superRefine(sameOrganization as never),
   payload: (name) => ProviderPayload(name, 'The new provider.'),
-  run: (i, ctx) => sendProvider(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/saml`, restBody({ label: i.label, ...restFields(i) }, { clearable: ['defaultRole'] })),
+  run: (i, ctx) =>
+    sendProvider(
+      ctx,
+      'POST',
+      i.organizationId,
+      route`/orgs/${i.organizationId}/saml`,
+      restBody({ label: i.label, ...restFields(i) }, { clearable: ['defaultRole'] }),
+    ),
 });
 
 declareMutation('updateSamlProvider', {
-  description: 'Changes a SAML provider (admins); it becomes active once configured, pending again without its certificate.',
+  description:
+    'Changes a SAML provider (admins); it becomes active once configured, pending again without its certificate.',
   input: 'The provider and what to change; fields left out stay, null removes them.',
-  fields: { ...providerTarget, label: inputField('String', 'New label, 1 to 30 characters.', label.nullish()), ...providerFields },
-  check: (input) => input.superRefine(noNull(['label'])).transform(resolveProvider).superRefine(sameOrganization as never),
+  fields: {
+    ...providerTarget,
+    label: inputField('String', 'New label, 1 to 30 characters.', label.nullish()),
+    ...providerFields,
+  },
+  check: (input) =>
+    input
+      .superRefine(noNull(['label']))
+      .transform(resolveProvider)
+      .superRefine(sameOrganization as never),
   payload: ProviderPayload,
   run: (i, ctx) =>
     sendProvider(
@@ -197,7 +283,13 @@ declareMutation('updateSamlProvider', {
       'PATCH',
       i.organizationId,
       route`/orgs/${i.organizationId}/saml/${i.providerId}`,
-      restBody({ label: i.label, ...restFields(i) }, { clearable: ['ssoURL', 'entityID', 'certificate', 'defaultTeam', 'defaultRole'], required: 'Give at least one field to change' }),
+      restBody(
+        { label: i.label, ...restFields(i) },
+        {
+          clearable: ['ssoURL', 'entityID', 'certificate', 'defaultTeam', 'defaultRole'],
+          required: 'Give at least one field to change',
+        },
+      ),
     ),
 });
 
@@ -209,4 +301,3 @@ declareMutation('deleteSamlProvider', {
   payload: (name) => deletedPayload(name, 'True when the provider was removed, false when it did not exist.'),
   run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/saml/${i.providerId}`),
 });
-

@@ -46,11 +46,7 @@ builder.scalarType('JSON', {
 });
 
 /** Declares a GraphQL enum over REST values: `share-link` becomes `SHARE_LINK`. */
-export function restEnum<const V extends string>(
-  name: string,
-  description: string,
-  values: Record<V, string>,
-) {
+export function restEnum<const V extends string>(name: string, description: string, values: Record<V, string>) {
   return builder.enumType(name, {
     description,
     values: Object.fromEntries(
@@ -80,7 +76,10 @@ export const RoleEnum = restEnum(
 export const DefaultLevelEnum = restEnum(
   'DefaultLevel',
   'Level of access every member of the organization gets on a piece of content.',
-  { inherit: 'Inherits the level of the parent collection, or the organization role at the top.', ...ROLE_DESCRIPTIONS },
+  {
+    inherit: 'Inherits the level of the parent collection, or the organization role at the top.',
+    ...ROLE_DESCRIPTIONS,
+  },
 );
 
 export const TeamRoleEnum = restEnum('TeamRole', 'Role of a member inside a team.', {
@@ -96,7 +95,13 @@ export const OrderEnum = restEnum('SortOrder', 'Direction of an ordering.', {
 // ---------------------------------------------------------------------------------------------
 // Mutations: payloads carry `userErrors` for every expected failure.
 
-export const USER_ERROR_CODES = ['BAD_USER_INPUT', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'PRECONDITION_FAILED'] as const;
+export const USER_ERROR_CODES = [
+  'BAD_USER_INPUT',
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'CONFLICT',
+  'PRECONDITION_FAILED',
+] as const;
 export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
 
 export const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
@@ -134,7 +139,8 @@ export const UserError = builder.objectRef<UserErrorShape>('UserError').implemen
 });
 
 /** The SchemaTypes of the builder, for helpers typed over field builders. */
-export type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
+export type SchemaTypesOf =
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
 
 /** The fields every payload has; `T` adds the affected objects. */
 export type Payload<T> = Partial<T> & { userErrors: UserErrorShape[] };
@@ -262,7 +268,8 @@ export function ownedIdInput(typename: string, maxLength = MAX_ID_LENGTH) {
       try {
         const read = readOwnedId(value, typename);
         if (!read) throw new Error(message);
-        if (read.organizationId === undefined && read.id.length > maxLength) throw new Error(`must be at most ${maxLength} characters`);
+        if (read.organizationId === undefined && read.id.length > maxLength)
+          throw new Error(`must be at most ${maxLength} characters`);
         return read.id;
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
@@ -274,7 +281,9 @@ export function ownedIdInput(typename: string, maxLength = MAX_ID_LENGTH) {
 /** `readOwnedId` for a Team. */
 export function readTeamId(value: string): { teamId: string; organizationId?: string } | null {
   const read = readOwnedId(value, 'Team');
-  return read && { teamId: read.id, ...(read.organizationId !== undefined ? { organizationId: read.organizationId } : {}) };
+  return (
+    read && { teamId: read.id, ...(read.organizationId !== undefined ? { organizationId: read.organizationId } : {}) }
+  );
 }
 
 /** Zod refinement: each of `keys` may be left out but not given as null (nothing to clear). */
@@ -323,11 +332,19 @@ export function permissionsType<P extends Partial<Record<string, boolean>>>(
   });
 }
 
-type TextNode = { object?: string; type?: string; text?: unknown; leaves?: TextNode[]; nodes?: TextNode[]; fragments?: TextNode[] };
+type TextNode = {
+  object?: string;
+  type?: string;
+  text?: unknown;
+  leaves?: TextNode[];
+  nodes?: TextNode[];
+  fragments?: TextNode[];
+};
 
 /** The text of inline content: its leaves, concatenated. */
 function inlineText(node: TextNode): string {
-  if (Array.isArray(node.leaves)) return node.leaves.map((leaf) => (typeof leaf.text === 'string' ? leaf.text : '')).join('');
+  if (Array.isArray(node.leaves))
+    return node.leaves.map((leaf) => (typeof leaf.text === 'string' ? leaf.text : '')).join('');
   return Array.isArray(node.nodes) ? node.nodes.map(inlineText).join('') : '';
 }
 
@@ -356,20 +373,22 @@ export function documentText(document: unknown): string {
   return blocks.join('\n');
 }
 
-export const DocumentType = builder.objectRef<{ object: 'document'; data: Record<string, unknown>; nodes: unknown[] }>('Document').implement({
-  description: 'A rich-text document (descriptions, instructions, summaries).',
-  fields: (t) => ({
-    json: t.field({
-      type: 'JSON',
-      description: 'The document as the platform stores it: `{ object: "document", data, nodes }`.',
-      resolve: (doc) => doc,
+export const DocumentType = builder
+  .objectRef<{ object: 'document'; data: Record<string, unknown>; nodes: unknown[] }>('Document')
+  .implement({
+    description: 'A rich-text document (descriptions, instructions, summaries).',
+    fields: (t) => ({
+      json: t.field({
+        type: 'JSON',
+        description: 'The document as the platform stores it: `{ object: "document", data, nodes }`.',
+        resolve: (doc) => doc,
+      }),
+      text: t.string({
+        description: 'The plain text of the document, without markup: one line per block.',
+        resolve: (doc) => documentText(doc),
+      }),
     }),
-    text: t.string({
-      description: 'The plain text of the document, without markup: one line per block.',
-      resolve: (doc) => documentText(doc),
-    }),
-  }),
-});
+  });
 
 export const DocumentInput = builder.inputType('DocumentInput', {
   description: 'A rich-text document: give either `text` (plain text, one paragraph per line) or `json`.',

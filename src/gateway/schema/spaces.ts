@@ -52,7 +52,11 @@ const SpaceUrls = builder.objectRef<Space['urls']>('SpaceUrls').implement({
   fields: (t) => ({
     location: t.string({ nullable: true, description: 'URL in the REST API.', resolve: (u) => u.location ?? null }),
     app: t.string({ nullable: true, description: 'URL in the web app.', resolve: (u) => u.app ?? null }),
-    published: t.string({ nullable: true, description: 'URL of the published content.', resolve: (u) => u.published ?? null }),
+    published: t.string({
+      nullable: true,
+      description: 'URL of the published content.',
+      resolve: (u) => u.published ?? null,
+    }),
     public: t.string({
       nullable: true,
       description: 'Public URL, for public and unlisted spaces; null otherwise.',
@@ -65,13 +69,21 @@ const SpaceUrls = builder.objectRef<Space['urls']>('SpaceUrls').implement({
 export const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('SpaceGitSync').implement({
   description: 'The Git repository a space is synchronized with.',
   fields: (t) => ({
-    repoName: t.string({ nullable: true, description: 'Name of the repository (`owner/name`).', resolve: (g) => g.repoName ?? null }),
+    repoName: t.string({
+      nullable: true,
+      description: 'Name of the repository (`owner/name`).',
+      resolve: (g) => g.repoName ?? null,
+    }),
     installationProvider: t.string({
       nullable: true,
       description: 'Git provider of the installation (for example `github`).',
       resolve: (g) => g.installationProvider ?? null,
     }),
-    integration: t.string({ nullable: true, description: 'Integration doing the synchronization.', resolve: (g) => g.integration ?? null }),
+    integration: t.string({
+      nullable: true,
+      description: 'Integration doing the synchronization.',
+      resolve: (g) => g.integration ?? null,
+    }),
     url: t.string({
       nullable: true,
       description: 'URL of the repository, with any embedded credentials masked as `***`.',
@@ -89,7 +101,11 @@ export const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('Sp
 const SpaceVisitorAuth = builder.objectRef<NonNullable<Space['visitorAuth']>>('SpaceVisitorAuth').implement({
   description: 'How visitors of a `VISITOR_AUTH` space authenticate.',
   fields: (t) => ({
-    backend: t.string({ nullable: true, description: 'Kind of backend issuing the JWT (for example `custom`).', resolve: (v) => v.backend ?? null }),
+    backend: t.string({
+      nullable: true,
+      description: 'Kind of backend issuing the JWT (for example `custom`).',
+      resolve: (v) => v.backend ?? null,
+    }),
   }),
 });
 
@@ -117,11 +133,16 @@ const SpacePermissions = permissionsType<Space['permissions']>('SpacePermissions
 });
 
 SpaceNode.implement({
-  description: 'A space: a body of content (pages, files) kept as revisions, edited directly or through change requests.',
+  description:
+    'A space: a body of content (pages, files) kept as revisions, edited directly or through change requests.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the space on the platform.' }),
     title: t.exposeString('title', { description: 'Title of the space (at most 50 characters).' }),
-    emoji: t.string({ nullable: true, description: 'Emoji shown as its icon; null when there is none.', resolve: (s) => s.emoji || null }),
+    emoji: t.string({
+      nullable: true,
+      description: 'Emoji shown as its icon; null when there is none.',
+      resolve: (s) => s.emoji || null,
+    }),
     visibility: t.field({ type: SpaceVisibilityEnum, description: 'Who can read it.', resolve: (s) => s.visibility }),
     editMode: t.field({
       type: SpaceEditModeEnum,
@@ -135,7 +156,11 @@ SpaceNode.implement({
       description: 'Approval rules for merging its change requests (INHERIT follows the organization).',
       resolve: (s) => s.mergeRules ?? null,
     }),
-    language: t.string({ nullable: true, description: 'Language code of its content (for example `en`).', resolve: (s) => s.language ?? null }),
+    language: t.string({
+      nullable: true,
+      description: 'Language code of its content (for example `en`).',
+      resolve: (s) => s.language ?? null,
+    }),
     defaultLevel: t.field({
       type: DefaultLevelEnum,
       nullable: true,
@@ -157,7 +182,11 @@ SpaceNode.implement({
     }),
     revisionId: t.exposeString('revision', { description: 'Id of the active revision of its content.' }),
     counts: t.field({ type: SpaceCounts, description: 'Numbers of comments and change requests.', resolve: (s) => s }),
-    permissions: t.field({ type: SpacePermissions, description: 'What you may do with the space.', resolve: (s) => s.permissions }),
+    permissions: t.field({
+      type: SpacePermissions,
+      description: 'What you may do with the space.',
+      resolve: (s) => s.permissions,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (s) => s.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (s) => s.updatedAt }),
     deletedAt: t.field({
@@ -191,29 +220,44 @@ const SpaceConnection = builder.connectionObject(
 );
 
 builder.objectFields(OrganizationNode, (t) => ({
-  spaces: t.connection({
-    type: SpaceNode,
-    nullable: true,
-    description:
-      'Spaces of the organization visible to you, in tree order (deleted spaces are left out); null with NOT_FOUND when you are not a member.',
-    resolve: async (org, args, ctx) => {
-      const connection = await restList(ctx, args, route`/orgs/${org.id}/spaces`, spaceShape);
-      prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));
-      return connection;
+  spaces: t.connection(
+    {
+      type: SpaceNode,
+      nullable: true,
+      description:
+        'Spaces of the organization visible to you, in tree order (deleted spaces are left out); null with NOT_FOUND when you are not a member.',
+      resolve: async (org, args, ctx) => {
+        const connection = await restList(ctx, args, route`/orgs/${org.id}/spaces`, spaceShape);
+        prime(
+          SpaceNode,
+          ctx,
+          connection.edges.map((edge) => edge.node),
+        );
+        return connection;
+      },
     },
-  }, SpaceConnection),
+    SpaceConnection,
+  ),
 }));
 
 builder.objectFields(CollectionNode, (t) => ({
-  spaces: t.connection({
-    type: SpaceNode,
-    description: 'Spaces directly in this collection visible to you, in display order (not those of nested collections).',
-    resolve: async (collection, args, ctx) => {
-      const connection = await restList(ctx, args, route`/collections/${collection.id}/spaces`, spaceShape);
-      prime(SpaceNode, ctx, connection.edges.map((edge) => edge.node));
-      return connection;
+  spaces: t.connection(
+    {
+      type: SpaceNode,
+      description:
+        'Spaces directly in this collection visible to you, in display order (not those of nested collections).',
+      resolve: async (collection, args, ctx) => {
+        const connection = await restList(ctx, args, route`/collections/${collection.id}/spaces`, spaceShape);
+        prime(
+          SpaceNode,
+          ctx,
+          connection.edges.map((edge) => edge.node),
+        );
+        return connection;
+      },
     },
-  }, SpaceConnection),
+    SpaceConnection,
+  ),
 }));
 
 builder.queryFields((t) => ({
@@ -317,7 +361,11 @@ declareMutation('updateSpace', {
       z.enum(['inherit', ...ROLES]).nullish(),
     ),
     language: inputField('String', 'Language code of its content (for example `en`).', language.nullish()),
-    mergeRules: inputField(MergeRulesInput, 'Approval rules (INHERIT, NONE or RULES).', mergeRulesInput(true).nullish()),
+    mergeRules: inputField(
+      MergeRulesInput,
+      'Approval rules (INHERIT, NONE or RULES).',
+      mergeRulesInput(true).nullish(),
+    ),
     emoji: inputField('String', 'New emoji; null removes it.', emoji.nullish()),
   },
   check: (input) => input.superRefine(noNull(['editMode', 'title', 'defaultLevel', 'language', 'mergeRules'])),

@@ -11,9 +11,17 @@ import { inputField, type InputField } from './mutations.js';
 type Optional = z.ZodOptional<z.ZodNullable<z.ZodString>>;
 
 /** The input fields `organizationId` and `<idField>` of a resource of type `typename`. */
-export function organizationTarget<K extends string>(typename: string, idField: K, idDescription = `The ${typename}: its global ID, or its platform id with \`organizationId\`.`) {
+export function organizationTarget<K extends string>(
+  typename: string,
+  idField: K,
+  idDescription = `The ${typename}: its global ID, or its platform id with \`organizationId\`.`,
+) {
   const fields = {
-    organizationId: inputField('ID', `Platform id or global ID of the organization; required when \`${idField}\` is not a global ID.`, z.string().trim().min(1).nullish()),
+    organizationId: inputField(
+      'ID',
+      `Platform id or global ID of the organization; required when \`${idField}\` is not a global ID.`,
+      z.string().trim().min(1).nullish(),
+    ),
     [idField]: inputField('ID', idDescription, z.string().trim().min(1, `must be the id of a ${typename}`)),
   } as { organizationId: InputField<Optional> } & { [P in K]: InputField<z.ZodString> };
 
@@ -36,7 +44,11 @@ export function organizationTarget<K extends string>(typename: string, idField: 
       if (key !== given && decodeKnownGlobalId(given)) {
         const [organizationId, id] = splitKey(key, 2, typename) as [string, string];
         if (org !== undefined && org !== organizationId) {
-          ctx.addIssue({ code: 'custom', path: ['organizationId'], message: `is not the organization of the ${typename}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['organizationId'],
+            message: `is not the organization of the ${typename}`,
+          });
           return z.NEVER;
         }
         return { ...value, organizationId, [idField]: id } as never;
@@ -46,7 +58,11 @@ export function organizationTarget<K extends string>(typename: string, idField: 
       return z.NEVER;
     }
     if (org === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['organizationId'], message: `is required when ${idField} is not a global ID` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['organizationId'],
+        message: `is required when ${idField} is not a global ID`,
+      });
       return z.NEVER;
     }
     return { ...value, organizationId: org } as never;

@@ -39,7 +39,12 @@ export function primeTeams(ctx: GatewayContext, organizationId: string, teams: I
  * selected, otherwise the key the loader fetches.
  */
 export function teamLink(organizationId: string, teamId: string, info: GraphQLResolveInfo): TeamModel | string {
-  return linkTo(TeamNode, compositeKey(organizationId, teamId), info, () => ({ id: teamId, organizationId }) as TeamModel);
+  return linkTo(
+    TeamNode,
+    compositeKey(organizationId, teamId),
+    info,
+    () => ({ id: teamId, organizationId }) as TeamModel,
+  );
 }
 
 /**
@@ -72,7 +77,10 @@ function teamTarget(teamId: string, organizationId: string | null | undefined, i
   }
   if (org !== undefined && org !== team.organizationId) {
     return {
-      error: { message: `organizationId is not the organization of the team named by ${idField}`, field: ['organizationId'] },
+      error: {
+        message: `organizationId is not the organization of the team named by ${idField}`,
+        field: ['organizationId'],
+      },
     };
   }
   return { organizationId: team.organizationId, teamId: team.teamId };
@@ -120,8 +128,16 @@ TeamNode.implement({
     title: t.exposeString('title', { description: 'Name of the team, 1 to 64 characters.' }),
     memberCount: t.exposeInt('members', { description: 'Number of members of the team.' }),
     spaceCount: t.exposeInt('spaces', { description: 'Number of spaces shared with the team.' }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the team was created.', resolve: (team) => team.createdAt }),
-    permissions: t.field({ type: TeamPermissions, description: 'What you may do with the team.', resolve: (team) => team.permissions }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the team was created.',
+      resolve: (team) => team.createdAt,
+    }),
+    permissions: t.field({
+      type: TeamPermissions,
+      description: 'What you may do with the team.',
+      resolve: (team) => team.permissions,
+    }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization the team belongs to.',
@@ -165,7 +181,8 @@ builder.queryFields((t) => ({
       }),
       id: t.arg.id({ required: true, description: 'Platform id of the team, or its global ID.' }),
     },
-    resolve: (_root, args) => teamKey(String(args.id), args.organizationId == null ? null : String(args.organizationId), 'id'),
+    resolve: (_root, args) =>
+      teamKey(String(args.id), args.organizationId == null ? null : String(args.organizationId), 'id'),
   }),
 }));
 
@@ -281,7 +298,8 @@ declareMutation('updateTeamMembers', {
     input
       .superRefine((value, issues) => {
         const changes = (value.add?.length ?? 0) + (value.remove?.length ?? 0) + (value.memberships?.length ?? 0);
-        if (changes === 0) issues.addIssue({ code: 'custom', message: 'give at least one of add, remove or memberships' });
+        if (changes === 0)
+          issues.addIssue({ code: 'custom', message: 'give at least one of add, remove or memberships' });
         const seen = new Set<string>();
         value.memberships?.forEach((membership, index) => {
           if (seen.has(membership.user)) {
@@ -305,7 +323,8 @@ declareMutation('updateTeamMembers', {
 });
 
 declareMutation('setTeamMember', {
-  description: 'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
+  description:
+    'Adds a member of the organization to a team, or changes their role in it (organization admins and team owners).',
   extensions: upstream.fetch(2),
   input: 'The team, the user and their role.',
   fields: {
@@ -332,6 +351,7 @@ declareMutation('removeTeamMember', {
   input: 'The team and the user to remove from it.',
   fields: { ...teamTargetFields, userId: inputField('ID', 'User id, e-mail address or User global ID.', userRef) },
   check: (input) => input.transform(resolveTeam),
-  payload: (name) => deletedPayload(name, 'True when the user was removed from the team, false when they were not in it.'),
+  payload: (name) =>
+    deletedPayload(name, 'True when the user was removed from the team, false when they were not in it.'),
   run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`),
 });

@@ -4,13 +4,27 @@ import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { compositeKey } from '../ids.js';
 import { route } from '../rest/client.js';
-import { TRANSLATION_LANGUAGES, translation as translationShape, type Translation } from '../rest/shapes/translations.js';
+import {
+  TRANSLATION_LANGUAGES,
+  translation as translationShape,
+  type Translation,
+} from '../rest/shapes/translations.js';
 import { builder } from './builder.js';
 import { RevisionNode, revisionStub } from './content/revision.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, DocumentInput, documentInput, DocumentType, idInput, objectPayload, permissionsType, restEnum, sendDelete } from './shared.js';
+import {
+  deletedPayload,
+  DocumentInput,
+  documentInput,
+  DocumentType,
+  idInput,
+  objectPayload,
+  permissionsType,
+  restEnum,
+  sendDelete,
+} from './shared.js';
 import { SpaceNode } from './spaces.js';
 import { organizationTarget } from './targets.js';
 
@@ -68,9 +82,19 @@ const TranslationResult = builder.objectRef<Result>('TranslationResult').impleme
       nullable: true,
       description: 'The revision of the result space the last run wrote.',
       extensions: upstream.link,
-      resolve: (result, _args, _ctx, info) => linkTo(RevisionNode, compositeKey(result.space, result.revision), info, revisionStub(result.space, result.revision)),
+      resolve: (result, _args, _ctx, info) =>
+        linkTo(
+          RevisionNode,
+          compositeKey(result.space, result.revision),
+          info,
+          revisionStub(result.space, result.revision),
+        ),
     }),
-    language: t.string({ nullable: true, description: 'Language code of the translated content.', resolve: (result) => result.language ?? null }),
+    language: t.string({
+      nullable: true,
+      description: 'Language code of the translated content.',
+      resolve: (result) => result.language ?? null,
+    }),
   }),
 });
 
@@ -82,33 +106,61 @@ const TranslationStats = builder.objectRef<Translation['stats']>('TranslationSta
     totalPages: t.exposeInt('totalPages', { description: 'Distinct pages translated over all runs.' }),
     totalDuration: t.exposeFloat('totalDuration', { description: 'Time spent by all runs, in seconds.' }),
     latestRunDuration: t.exposeFloat('latestRunDuration', { description: 'Time spent by the latest run, in seconds.' }),
-    latestPages: t.exposeInt('latestPages', { description: 'Pages the latest run translated (those whose text changed since the run before).' }),
+    latestPages: t.exposeInt('latestPages', {
+      description: 'Pages the latest run translated (those whose text changed since the run before).',
+    }),
     latestWords: t.exposeInt('latestWords', { description: 'Words the latest run translated.' }),
   }),
 });
 
-const TranslationPermissions = permissionsType<Translation['permissions']>('TranslationPermissions', 'What you may do with a translation.', {
-  view: 'Can see the translation.',
-  edit: 'Can change, run and delete the translation (admins).',
-});
+const TranslationPermissions = permissionsType<Translation['permissions']>(
+  'TranslationPermissions',
+  'What you may do with a translation.',
+  {
+    view: 'Can see the translation.',
+    edit: 'Can change, run and delete the translation (admins).',
+  },
+);
 
-const TranslationRunError = builder.objectRef<NonNullable<Translation['lastRunError']>>('TranslationRunError').implement({
-  description: 'Why a run of a translation failed; the result of the run before stays.',
-  fields: (t) => ({
-    message: t.exposeString('message', { description: 'What went wrong (the translator unreachable or refusing, say).' }),
-    failedAt: t.field({ type: 'DateTime', description: 'When the run gave up.', resolve: (error) => error.failedAt }),
-  }),
-});
+const TranslationRunError = builder
+  .objectRef<NonNullable<Translation['lastRunError']>>('TranslationRunError')
+  .implement({
+    description: 'Why a run of a translation failed; the result of the run before stays.',
+    fields: (t) => ({
+      message: t.exposeString('message', {
+        description: 'What went wrong (the translator unreachable or refusing, say).',
+      }),
+      failedAt: t.field({ type: 'DateTime', description: 'When the run gave up.', resolve: (error) => error.failedAt }),
+    }),
+  });
 
 TranslationNode.implement({
   description: 'A source space translated into another language, kept in step run after run (admins manage them).',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the translation on the platform.' }),
-    status: t.field({ type: TranslationStatusEnum, description: 'Where the translation stands.', resolve: (tr) => tr.status }),
+    status: t.field({
+      type: TranslationStatusEnum,
+      description: 'Where the translation stands.',
+      resolve: (tr) => tr.status,
+    }),
     language: t.exposeString('language', { description: 'Language code it translates into (for example `fr`).' }),
-    source: t.field({ type: TranslationSource, description: 'The space it translates and its language.', resolve: (tr) => tr.source }),
-    result: t.field({ type: TranslationResult, nullable: true, description: 'The translated content; null until the first run completed.', resolve: (tr) => tr.result ?? null }),
-    instructions: t.field({ type: DocumentType, nullable: true, description: 'Guidance given to the translator (tone, terms to keep).', resolve: (tr) => tr.instructions ?? null }),
+    source: t.field({
+      type: TranslationSource,
+      description: 'The space it translates and its language.',
+      resolve: (tr) => tr.source,
+    }),
+    result: t.field({
+      type: TranslationResult,
+      nullable: true,
+      description: 'The translated content; null until the first run completed.',
+      resolve: (tr) => tr.result ?? null,
+    }),
+    instructions: t.field({
+      type: DocumentType,
+      nullable: true,
+      description: 'Guidance given to the translator (tone, terms to keep).',
+      resolve: (tr) => tr.instructions ?? null,
+    }),
     lastRunError: t.field({
       type: TranslationRunError,
       nullable: true,
@@ -116,9 +168,17 @@ TranslationNode.implement({
       resolve: (tr) => tr.lastRunError ?? null,
     }),
     stats: t.field({ type: TranslationStats, description: 'What its runs did.', resolve: (tr) => tr.stats }),
-    permissions: t.field({ type: TranslationPermissions, description: 'What you may do with it.', resolve: (tr) => tr.permissions }),
+    permissions: t.field({
+      type: TranslationPermissions,
+      description: 'What you may do with it.',
+      resolve: (tr) => tr.permissions,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (tr) => tr.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed (a run included).', resolve: (tr) => tr.updatedAt }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When it last changed (a run included).',
+      resolve: (tr) => tr.updatedAt,
+    }),
     organization: t.field({
       type: OrganizationNode,
       description: 'The organization it belongs to.',
@@ -129,7 +189,11 @@ TranslationNode.implement({
 });
 
 const TranslationConnection = builder.connectionObject(
-  { type: TranslationNode, name: 'TranslationConnection', description: 'A page of translations, with the size of the whole list.' },
+  {
+    type: TranslationNode,
+    name: 'TranslationConnection',
+    description: 'A page of translations, with the size of the whole list.',
+  },
   { name: 'TranslationEdge', description: 'A translation of a list, with its cursor.' },
 );
 
@@ -155,14 +219,29 @@ const languageCode = z.enum(TRANSLATION_LANGUAGES, { message: `must be one of ${
 const TranslationSourceInput = inputObject('TranslationSourceInput', {
   description: 'The space to translate and the language of its content.',
   fields: {
-    spaceId: inputField('ID', 'The source space: platform id or global ID (a space of the organization).', idInput('Space')),
-    language: inputField('String', `Language code of the source content: ${TRANSLATION_LANGUAGES.join(', ')}.`, languageCode),
+    spaceId: inputField(
+      'ID',
+      'The source space: platform id or global ID (a space of the organization).',
+      idInput('Space'),
+    ),
+    language: inputField(
+      'String',
+      `Language code of the source content: ${TRANSLATION_LANGUAGES.join(', ')}.`,
+      languageCode,
+    ),
   },
 });
 
-const TranslationPayload = (name: string, description = 'The translation after the change.') => objectPayload(name, 'translation', TranslationNode, description);
+const TranslationPayload = (name: string, description = 'The translation after the change.') =>
+  objectPayload(name, 'translation', TranslationNode, description);
 
-async function sendTranslation(ctx: GatewayContext, method: 'POST' | 'PUT', organizationId: string, path: string, body: unknown) {
+async function sendTranslation(
+  ctx: GatewayContext,
+  method: 'POST' | 'PUT',
+  organizationId: string,
+  path: string,
+  body: unknown,
+) {
   const { data } = await ctx.api.send(method, path, { body, schema: translationShape });
   return { translation: primeTranslations(ctx, organizationId, [data])[0]! };
 }
@@ -174,16 +253,32 @@ const { fields: translationTarget, resolve: resolveTranslation } = organizationT
 );
 
 declareMutation('createTranslation', {
-  description: 'Sets up the translation of a space into another language (admins); nothing is translated until it runs. One per source space and language (CONFLICT).',
+  description:
+    'Sets up the translation of a space into another language (admins); nothing is translated until it runs. One per source space and language (CONFLICT).',
   input: 'The source, the language to translate into, and instructions for the translator.',
   fields: {
     organizationId: organizationIdField,
-    language: inputField('String', `Language code to translate into: ${TRANSLATION_LANGUAGES.join(', ')}.`, languageCode),
-    source: inputField(TranslationSourceInput.type, 'The space to translate and its language.', TranslationSourceInput.schema),
-    instructions: inputField(DocumentInput, 'Guidance for the translator (tone, terms to keep as they are).', documentInput.nullish()),
+    language: inputField(
+      'String',
+      `Language code to translate into: ${TRANSLATION_LANGUAGES.join(', ')}.`,
+      languageCode,
+    ),
+    source: inputField(
+      TranslationSourceInput.type,
+      'The space to translate and its language.',
+      TranslationSourceInput.schema,
+    ),
+    instructions: inputField(
+      DocumentInput,
+      'Guidance for the translator (tone, terms to keep as they are).',
+      documentInput.nullish(),
+    ),
   },
   check: (input) =>
-    input.refine((value) => value.language !== value.source.language, { message: 'must differ from the language of the source', path: ['language'] }),
+    input.refine((value) => value.language !== value.source.language, {
+      message: 'must differ from the language of the source',
+      path: ['language'],
+    }),
   payload: (name) => TranslationPayload(name, 'The new translation.'),
   run: (i, ctx) =>
     sendTranslation(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/translations`, {
@@ -202,7 +297,10 @@ declareMutation('updateTranslation', {
   },
   check: (input) => input.transform(resolveTranslation),
   payload: TranslationPayload,
-  run: (i, ctx) => sendTranslation(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/translations/${i.translationId}`, { instructions: i.instructions }),
+  run: (i, ctx) =>
+    sendTranslation(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/translations/${i.translationId}`, {
+      instructions: i.instructions,
+    }),
 });
 
 declareMutation('runTranslation', {
@@ -211,7 +309,8 @@ declareMutation('runTranslation', {
   input: 'The translation to run.',
   fields: translationTarget,
   check: (input) => input.transform(resolveTranslation),
-  payload: (name) => TranslationPayload(name, 'The translation once the run was asked for (PENDING or RUNNING until it completes).'),
+  payload: (name) =>
+    TranslationPayload(name, 'The translation once the run was asked for (PENDING or RUNNING until it completes).'),
   extensions: upstream.fetch(2),
   run: async (i, ctx) => {
     await ctx.api.send('POST', route`/orgs/${i.organizationId}/translations/${i.translationId}/run`);

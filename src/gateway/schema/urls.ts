@@ -24,7 +24,14 @@ import { builder } from './builder.js';
 import { ChangeRequestNode } from './change-requests.js';
 import { CollectionNode } from './collections.js';
 import { PageInterface } from './content/page.js';
-import { detachedPage, lightRevision, readOnce, revisionStub, RevisionNode, type PageHeld } from './content/revision.js';
+import {
+  detachedPage,
+  lightRevision,
+  readOnce,
+  revisionStub,
+  RevisionNode,
+  type PageHeld,
+} from './content/revision.js';
 import { linkTo, prime } from './loaders.js';
 import { restEnum } from './shared.js';
 import { placeStructure, sitePath, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
@@ -47,8 +54,15 @@ const VisitorTypeEnum = restEnum('VisitorType', 'Who visits a published site.', 
 const VisitorInput = builder.inputType('VisitorInput', {
   description: 'Who resolves a published URL: the visitor’s signed token and the claims they state themselves.',
   fields: (t) => ({
-    jwtToken: t.string({ description: 'A visitor token (JWT) signed for the site: required by `VISITOR_AUTH` sites, and the signed claims of adaptive content.' }),
-    unsignedClaims: t.field({ type: 'JSON', description: 'Claims the visitor states without signing them; they must fit the `unsigned` part of the site’s adaptive schema.' }),
+    jwtToken: t.string({
+      description:
+        'A visitor token (JWT) signed for the site: required by `VISITOR_AUTH` sites, and the signed claims of adaptive content.',
+    }),
+    unsignedClaims: t.field({
+      type: 'JSON',
+      description:
+        'Claims the visitor states without signing them; they must fit the `unsigned` part of the site’s adaptive schema.',
+    }),
     type: t.field({ type: VisitorTypeEnum, description: 'Who visits (default HUMAN).' }),
   }),
 });
@@ -60,7 +74,12 @@ const urlArg = z.string().trim().min(1, 'is required').max(2048, 'must be at mos
 
 type PublishedHeld = PublishedContent & { __typename: 'PublishedContent' };
 type RedirectHeld = ContentRedirect & { __typename: 'ContentRedirect' };
-type SpaceContentHeld = { __typename: 'SpaceContent'; space: Space; changeRequest?: ChangeRequest | null | undefined; page?: RevisionPage | null | undefined };
+type SpaceContentHeld = {
+  __typename: 'SpaceContent';
+  space: Space;
+  changeRequest?: ChangeRequest | null | undefined;
+  page?: RevisionPage | null | undefined;
+};
 type CollectionContentHeld = { __typename: 'CollectionContent'; collection: Collection };
 type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | CollectionContentHeld;
 
@@ -71,16 +90,32 @@ type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | Collecti
  * site and the structure they see), the space, the page. A preview (`~/changes/…`,
  * `~/revisions/…`, members only) is read as the caller.
  */
-const asVisitor = <S extends z.ZodType>(ctx: GatewayContext, found: PublishedContent, path: string, schema: S, query?: Record<string, string>) =>
-  found.changeRequest || found.revision ? ctx.api.get(path, schema, query) : ctx.api.getAs(found.apiToken, path, schema, query);
+const asVisitor = <S extends z.ZodType>(
+  ctx: GatewayContext,
+  found: PublishedContent,
+  path: string,
+  schema: S,
+  query?: Record<string, string>,
+) =>
+  found.changeRequest || found.revision
+    ? ctx.api.get(path, schema, query)
+    : ctx.api.getAs(found.apiToken, path, schema, query);
 
 /** The site's published profile as the visitor sees it, with its structure placed. */
 async function profileOf(ctx: GatewayContext, found: PublishedContent) {
-  const profile = await ctx.api.getAs(found.apiToken, sitePath(found.organization, found.site, '/published'), publishedSite);
+  const profile = await ctx.api.getAs(
+    found.apiToken,
+    sitePath(found.organization, found.site, '/published'),
+    publishedSite,
+  );
   return { profile, structure: placeStructure(profile.structure, found.organization, found.site) };
 }
 
-async function publishedPage(ctx: GatewayContext, found: PublishedContent, info: GraphQLResolveInfo): Promise<PageHeld | null> {
+async function publishedPage(
+  ctx: GatewayContext,
+  found: PublishedContent,
+  info: GraphQLResolveInfo,
+): Promise<PageHeld | null> {
   // The revision shown (the space's current one, or the previewed change request's), for the
   // page's identity; read alongside the page itself, whose address needs no revision id except
   // for a revision preview.
@@ -90,32 +125,51 @@ async function publishedPage(ctx: GatewayContext, found: PublishedContent, info:
       ? ChangeRequestNode.getDataloader(ctx)
           .load(compositeKey(found.space, found.changeRequest))
           .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
-      : asVisitor(ctx, found, route`/spaces/${found.space}`, spaceShape).then((space) => ({ revisionId: space.revision, current: true }));
+      : asVisitor(ctx, found, route`/spaces/${found.space}`, spaceShape).then((space) => ({
+          revisionId: space.revision,
+          current: true,
+        }));
   // At a site space's root, its custom home page if it has one (in the site's structure).
   const homePage =
     found.pathname === ''
-      ? profileOf(ctx, found).then(({ structure }) => (structure.byKey.get(`site-space:${found.siteSpace}`) as { pageId?: string | null } | undefined)?.pageId ?? null)
+      ? profileOf(ctx, found).then(
+          ({ structure }) =>
+            (structure.byKey.get(`site-space:${found.siteSpace}`) as { pageId?: string | null } | undefined)?.pageId ??
+            null,
+        )
       : Promise.resolve(null);
   // The markdown, when asked, comes with the page in one read.
   const withMarkdown = selectedFieldNames(info).has('markdown');
   const readPage = async () => {
     const home = await homePage;
-    const suffix = home ? route`/page/${home}` : found.pathname === '' ? '/path' : `/path/${found.pathname.split('/').map(encodeURIComponent).join('/')}`;
+    const suffix = home
+      ? route`/page/${home}`
+      : found.pathname === ''
+        ? '/path'
+        : `/path/${found.pathname.split('/').map(encodeURIComponent).join('/')}`;
     const base = found.revision
       ? route`/spaces/${found.space}/revisions/${found.revision}`
       : found.changeRequest
         ? route`/spaces/${found.space}/change-requests/${found.changeRequest}/content`
         : route`/spaces/${found.space}/content`;
-    return asVisitor(ctx, found, base + suffix, revisionPage.and(z.object({ markdown: z.string().optional() })), withMarkdown ? { format: 'markdown' } : undefined);
+    return asVisitor(
+      ctx,
+      found,
+      base + suffix,
+      revisionPage.and(z.object({ markdown: z.string().optional() })),
+      withMarkdown ? { format: 'markdown' } : undefined,
+    );
   };
   const [{ revisionId, current }, page] = await Promise.all([shown, readPage()]);
   const held = detachedPage(page, found.space, revisionId, lightRevision(found.space, revisionId, current));
-  if (withMarkdown && page.markdown !== undefined) void readOnce(ctx, `markdown:${compositeKey(found.space, revisionId, page.id)}`, async () => page.markdown!);
+  if (withMarkdown && page.markdown !== undefined)
+    void readOnce(ctx, `markdown:${compositeKey(found.space, revisionId, page.id)}`, async () => page.markdown!);
   return held;
 }
 
 const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent').implement({
-  description: 'What a published URL shows a visitor: the site, section, site space, space and page, with the parts of the URL.',
+  description:
+    'What a published URL shows a visitor: the site, section, site space, space and page, with the parts of the URL.',
   fields: (t) => ({
     site: t.field({
       type: SiteRef,
@@ -134,7 +188,8 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       extensions: upstream.fetch(1),
       resolve: async (c, _args, ctx, info) => {
         if (!c.siteSection) return null;
-        if (selectsOnlyKeys(info)) return { id: c.siteSection, organizationId: c.organization, siteId: c.site } as never;
+        if (selectsOnlyKeys(info))
+          return { id: c.siteSection, organizationId: c.organization, siteId: c.site } as never;
         return ((await profileOf(ctx, c)).structure.byKey.get(`site-section:${c.siteSection}`) ?? null) as never;
       },
     }),
@@ -161,14 +216,25 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       nullable: true,
       description: 'The change request the URL previews (`~/changes/…`).',
       extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) => (c.changeRequest ? linkTo(ChangeRequestNode, compositeKey(c.space, c.changeRequest), info, () => ({ id: c.changeRequest, space: c.space }) as never) : null),
+      resolve: (c, _args, _ctx, info) =>
+        c.changeRequest
+          ? linkTo(
+              ChangeRequestNode,
+              compositeKey(c.space, c.changeRequest),
+              info,
+              () => ({ id: c.changeRequest, space: c.space }) as never,
+            )
+          : null,
     }),
     revision: t.field({
       type: RevisionNode,
       nullable: true,
       description: 'The revision the URL previews (`~/revisions/…`).',
       extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) => (c.revision ? linkTo(RevisionNode, compositeKey(c.space, c.revision), info, revisionStub(c.space, c.revision)) : null),
+      resolve: (c, _args, _ctx, info) =>
+        c.revision
+          ? linkTo(RevisionNode, compositeKey(c.space, c.revision), info, revisionStub(c.space, c.revision))
+          : null,
     }),
     page: t.field({
       type: PageInterface,
@@ -180,14 +246,33 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       resolve: (c, _args, ctx, info) => publishedPage(ctx, c, info),
     }),
     pathname: t.exposeString('pathname', { description: 'Path of the page inside the site space ("" for its home).' }),
-    basePath: t.exposeString('basePath', { description: 'Path of the URL up to the site space (with a trailing slash).' }),
-    siteBasePath: t.exposeString('siteBasePath', { description: 'Path of the URL up to the site (and its share key).' }),
+    basePath: t.exposeString('basePath', {
+      description: 'Path of the URL up to the site space (with a trailing slash).',
+    }),
+    siteBasePath: t.exposeString('siteBasePath', {
+      description: 'Path of the URL up to the site (and its share key).',
+    }),
     canonicalUrl: t.exposeString('canonicalUrl', { description: 'The canonical URL of what it shows.' }),
-    complete: t.exposeBoolean('complete', { description: 'False while another path segment could still pick a section or site space.' }),
-    shareKey: t.string({ nullable: true, description: 'Share key the URL carries, for a share-link site.', resolve: (c) => c.shareKey ?? null }),
-    preview: t.boolean({ description: 'True for a site that is not published (members only).', resolve: (c) => c.preview ?? false }),
-    contextId: t.string({ nullable: true, description: 'Changes when the verified visitor’s claims change (for caches).', resolve: (c) => c.contextId ?? null }),
-    apiToken: t.exposeString('apiToken', { description: 'Short-lived token (one hour) the platform signs for this visitor and content, with their claims.' }),
+    complete: t.exposeBoolean('complete', {
+      description: 'False while another path segment could still pick a section or site space.',
+    }),
+    shareKey: t.string({
+      nullable: true,
+      description: 'Share key the URL carries, for a share-link site.',
+      resolve: (c) => c.shareKey ?? null,
+    }),
+    preview: t.boolean({
+      description: 'True for a site that is not published (members only).',
+      resolve: (c) => c.preview ?? false,
+    }),
+    contextId: t.string({
+      nullable: true,
+      description: 'Changes when the verified visitor’s claims change (for caches).',
+      resolve: (c) => c.contextId ?? null,
+    }),
+    apiToken: t.exposeString('apiToken', {
+      description: 'Short-lived token (one hour) the platform signs for this visitor and content, with their claims.',
+    }),
   }),
 });
 
@@ -198,23 +283,43 @@ const RedirectTargetEnum = restEnum('ContentRedirectTarget', 'Where a redirect o
 });
 
 const ContentRedirectType = builder.objectRef<RedirectHeld>('ContentRedirect').implement({
-  description: 'A published URL that leads elsewhere: the canonical URL, or sign-in for a visitor without a valid token (with `redirectOnError`).',
+  description:
+    'A published URL that leads elsewhere: the canonical URL, or sign-in for a visitor without a valid token (with `redirectOnError`).',
   fields: (t) => ({
-    target: t.field({ type: RedirectTargetEnum, description: 'What kind of place it leads to.', resolve: (r) => r.target }),
+    target: t.field({
+      type: RedirectTargetEnum,
+      description: 'What kind of place it leads to.',
+      resolve: (r) => r.target,
+    }),
     url: t.exposeString('redirect', { description: 'Where to go.' }),
-    siteId: t.string({ nullable: true, description: 'Platform id of the site, for an external redirect.', resolve: (r) => r.site ?? null }),
+    siteId: t.string({
+      nullable: true,
+      description: 'Platform id of the site, for an external redirect.',
+      resolve: (r) => r.site ?? null,
+    }),
   }),
 });
 
 const SpaceContentType = builder.objectRef<SpaceContentHeld>('SpaceContent').implement({
   description: 'What an app URL of a space shows: the space, the change request it is in, the page.',
   fields: (t) => ({
-    space: t.field({ type: SpaceNode, description: 'The space.', resolve: (c, _args, ctx) => (prime(SpaceNode, ctx, [c.space]), c.space) }),
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space.',
+      resolve: (c, _args, ctx) => {
+        prime(SpaceNode, ctx, [c.space]);
+        return c.space;
+      },
+    }),
     changeRequest: t.field({
       type: ChangeRequestNode,
       nullable: true,
       description: 'The change request the URL is in (`~/changes/…`).',
-      resolve: (c, _args, ctx) => (c.changeRequest ? (prime(ChangeRequestNode, ctx, [c.changeRequest]), c.changeRequest) : null),
+      resolve: (c, _args, ctx) => {
+        if (!c.changeRequest) return null;
+        prime(ChangeRequestNode, ctx, [c.changeRequest]);
+        return c.changeRequest;
+      },
     }),
     page: t.field({
       type: PageInterface,
@@ -232,7 +337,14 @@ const SpaceContentType = builder.objectRef<SpaceContentHeld>('SpaceContent').imp
 const CollectionContentType = builder.objectRef<CollectionContentHeld>('CollectionContent').implement({
   description: 'What an app URL of a collection shows.',
   fields: (t) => ({
-    collection: t.field({ type: CollectionNode, description: 'The collection.', resolve: (c, _args, ctx) => (prime(CollectionNode, ctx, [c.collection]), c.collection) }),
+    collection: t.field({
+      type: CollectionNode,
+      description: 'The collection.',
+      resolve: (c, _args, ctx) => {
+        prime(CollectionNode, ctx, [c.collection]);
+        return c.collection;
+      },
+    }),
   }),
 });
 
@@ -254,7 +366,11 @@ const EmbedType = builder.objectRef<Embed>('Embed').implement({
     type: t.field({ type: EmbedTypeEnum, description: 'How it is shown.', resolve: (e) => e.type }),
     title: t.exposeString('title', { description: 'Title of the page.' }),
     site: t.exposeString('site', { description: 'Title of the site.' }),
-    icon: t.string({ nullable: true, description: 'Icon (an emoji) of the page or its space.', resolve: (e) => e.icon ?? null }),
+    icon: t.string({
+      nullable: true,
+      description: 'Icon (an emoji) of the page or its space.',
+      resolve: (e) => e.icon ?? null,
+    }),
     html: t.string({ nullable: true, description: 'HTML to insert, for RICH embeds.', resolve: (e) => e.html ?? null }),
   }),
 });
@@ -263,9 +379,13 @@ const EmbedType = builder.objectRef<Embed>('Embed').implement({
 
 /** The published lookup's refusals of the visitor, told as such (not as the caller's own auth). */
 function visitorFailure(error: unknown): never {
-  if (isGatewayError(error) && error.upstreamStatus === 401) throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 401, field: ['visitor', 'jwtToken'] });
+  if (isGatewayError(error) && error.upstreamStatus === 401)
+    throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 401, field: ['visitor', 'jwtToken'] });
   if (isGatewayError(error) && error.upstreamStatus === 400 && /visitor\.unsignedClaims/.test(error.message)) {
-    throw new GatewayError('BAD_USER_INPUT', error.message, { upstreamStatus: 400, field: ['visitor', 'unsignedClaims'] });
+    throw new GatewayError('BAD_USER_INPUT', error.message, {
+      upstreamStatus: 400,
+      field: ['visitor', 'unsignedClaims'],
+    });
   }
   throw error;
 }
@@ -279,14 +399,21 @@ builder.queryFields((t) => ({
     args: {
       url: t.arg.string({ required: true, description: 'The URL (http or https, at most 2048 characters).' }),
       visitor: t.arg({ type: VisitorInput, description: 'Who visits a published URL.' }),
-      redirectOnError: t.arg.boolean({ description: 'A visitor without a valid token gets a redirect to sign in instead of an error.' }),
+      redirectOnError: t.arg.boolean({
+        description: 'A visitor without a valid token gets a redirect to sign in instead of an error.',
+      }),
     },
     extensions: upstream.fetch(2),
     resolve: async (_root, args, ctx): Promise<ResolutionHeld> => {
       const url = urlArg.safeParse(args.url);
       if (!url.success) throw new BadUserInputError(`url ${url.error.issues[0]?.message ?? 'is invalid'}`, ['url']);
-      const claims = args.visitor?.unsignedClaims == null ? undefined : plainClaims.safeParse(args.visitor.unsignedClaims);
-      if (claims && !claims.success) throw new BadUserInputError('visitor.unsignedClaims must be an object of claims', ['visitor', 'unsignedClaims']);
+      const claims =
+        args.visitor?.unsignedClaims == null ? undefined : plainClaims.safeParse(args.visitor.unsignedClaims);
+      if (claims && !claims.success)
+        throw new BadUserInputError('visitor.unsignedClaims must be an object of claims', [
+          'visitor',
+          'unsignedClaims',
+        ]);
       const visitor = args.visitor
         ? {
             ...(args.visitor.jwtToken != null ? { jwtToken: args.visitor.jwtToken } : {}),
@@ -303,20 +430,28 @@ builder.queryFields((t) => ({
                 schema: publishedLookup,
               })
             ).data
-          : await ctx.api.get('/urls/published', publishedLookup, { url: url.data, redirectOnError: args.redirectOnError ?? undefined });
-        return 'target' in data ? { ...(data as ContentRedirect), __typename: 'ContentRedirect' } : { ...(data as PublishedContent), __typename: 'PublishedContent' };
+          : await ctx.api.get('/urls/published', publishedLookup, {
+              url: url.data,
+              redirectOnError: args.redirectOnError ?? undefined,
+            });
+        return 'target' in data
+          ? { ...(data as ContentRedirect), __typename: 'ContentRedirect' }
+          : { ...(data as PublishedContent), __typename: 'PublishedContent' };
       } catch (error) {
         if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) visitorFailure(error);
       }
       // Not a published URL: an app URL of the platform, resolved for the caller.
       const found = await ctx.api.get('/urls/content', contentLookup, { url: url.data });
-      return 'collection' in found ? { collection: found.collection, __typename: 'CollectionContent' } : { ...found, __typename: 'SpaceContent' };
+      return 'collection' in found
+        ? { collection: found.collection, __typename: 'CollectionContent' }
+        : { ...found, __typename: 'SpaceContent' };
     },
   }),
   embedUrl: t.field({
     type: EmbedType,
     nullable: true,
-    description: 'How to embed the published page at a URL (as an anonymous visitor); null with NOT_FOUND when it shows no page.',
+    description:
+      'How to embed the published page at a URL (as an anonymous visitor); null with NOT_FOUND when it shows no page.',
     args: { url: t.arg.string({ required: true, description: 'The published URL of a page.' }) },
     extensions: upstream.fetch(1),
     resolve: (_root, args, ctx) => {

@@ -18,7 +18,11 @@ UserNode.implement({
       description: 'E-mail address, when the platform shares it with you.',
       resolve: (user) => user.email ?? null,
     }),
-    photoURL: t.string({ nullable: true, description: 'URL of the profile picture.', resolve: (user) => user.photoURL ?? null }),
+    photoURL: t.string({
+      nullable: true,
+      description: 'URL of the profile picture.',
+      resolve: (user) => user.photoURL ?? null,
+    }),
     apiUrl: t.string({
       nullable: true,
       description: 'URL of this user in the REST API.',

@@ -42,10 +42,15 @@ function usable(source: unknown, deterministicOnly: boolean): Expression | undef
   }
 }
 
-const textOf = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const textOf = (value: unknown): string =>
+  value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
 /** Evaluates a document for reading; `mode` is the `evaluated` parameter. */
-export function evaluateDocument(document: JSONDocument, mode: 'true' | 'deterministic-only', context: EvaluationContext): JSONDocument {
+export function evaluateDocument(
+  document: JSONDocument,
+  mode: 'true' | 'deterministic-only',
+  context: EvaluationContext,
+): JSONDocument {
   return evaluateNodes(document, mode === 'deterministic-only', context, undefined);
 }
 
@@ -54,19 +59,27 @@ export function evaluateDocument(document: JSONDocument, mode: 'true' | 'determi
  * whose expression does not parse is hidden rather than shown (a visitor sees what a condition
  * allows, never what it failed to decide). `hidden` counts the conditional blocks left out.
  */
-export function evaluateForVisitor(document: JSONDocument, context: EvaluationContext): { document: JSONDocument; hidden: number } {
+export function evaluateForVisitor(
+  document: JSONDocument,
+  context: EvaluationContext,
+): { document: JSONDocument; hidden: number } {
   const count = { hidden: 0 };
   return { document: evaluateNodes(document, false, context, count), hidden: count.hidden };
 }
 
 /** Evaluates a document; with `strict`, unusable conditions hide their block and hidden blocks are counted. */
-function evaluateNodes(document: JSONDocument, deterministicOnly: boolean, context: EvaluationContext, strict: { hidden: number } | undefined): JSONDocument {
+function evaluateNodes(
+  document: JSONDocument,
+  deterministicOnly: boolean,
+  context: EvaluationContext,
+  strict: { hidden: number } | undefined,
+): JSONDocument {
   const scope = context as unknown as Record<string, unknown>;
   const visit = (nodes: readonly DocumentNode[]): DocumentNode[] =>
     nodes.flatMap((node): DocumentNode[] => {
       if (node.object === 'block' && node.type === 'if') {
         const expression = usable((node.data as { expression?: unknown }).expression, deterministicOnly);
-        if (expression && Boolean(evaluate(expression, scope))) return visit((node as { nodes?: DocumentNode[] }).nodes ?? []);
+        if (expression && evaluate(expression, scope)) return visit((node as { nodes?: DocumentNode[] }).nodes ?? []);
         if (expression || strict) {
           if (strict) strict.hidden += 1;
           return [];
@@ -75,7 +88,11 @@ function evaluateNodes(document: JSONDocument, deterministicOnly: boolean, conte
       if (node.object === 'inline' && node.type === 'expression') {
         const expression = usable((node.data as { expression?: unknown }).expression, deterministicOnly);
         if (expression) {
-          const text: Text = { object: 'text', key: node.key, leaves: [{ object: 'leaf', text: textOf(evaluate(expression, scope)), marks: [] }] };
+          const text: Text = {
+            object: 'text',
+            key: node.key,
+            leaves: [{ object: 'leaf', text: textOf(evaluate(expression, scope)), marks: [] }],
+          };
           return [text];
         }
       }

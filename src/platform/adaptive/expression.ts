@@ -25,7 +25,15 @@ export const MAX_EXPRESSION_LENGTH = 1024;
 /** Deepest nesting of parentheses and operators. */
 const MAX_DEPTH = 64;
 
-const FORBIDDEN = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const FORBIDDEN = new Set([
+  'constructor',
+  '__proto__',
+  'prototype',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 
 /** An expression outside the grammar, with where it went wrong. */
 export class ExpressionError extends Error {
@@ -102,7 +110,11 @@ function tokenize(source: string): Token[] {
       continue;
     }
     const operator = OPERATORS.find((candidate) => source.startsWith(candidate, i));
-    if (!operator) throw new ExpressionError(`"${char}" is not allowed: only property paths, literals, comparisons, !, && and || are`, i);
+    if (!operator)
+      throw new ExpressionError(
+        `"${char}" is not allowed: only property paths, literals, comparisons, !, && and || are`,
+        i,
+      );
     tokens.push({ type: 'op', value: operator, at: i });
     i += operator.length;
   }
@@ -113,7 +125,13 @@ function tokenize(source: string): Token[] {
 /** True when the last token ends an operand (so a `-` after it would be an operator). */
 function endsOperand(tokens: readonly Token[]): boolean {
   const last = tokens.at(-1);
-  return last !== undefined && (last.type === 'name' || last.type === 'number' || last.type === 'string' || (last.type === 'op' && (last.value === ')' || last.value === ']')));
+  return (
+    last !== undefined &&
+    (last.type === 'name' ||
+      last.type === 'number' ||
+      last.type === 'string' ||
+      (last.type === 'op' && (last.value === ')' || last.value === ']')))
+  );
 }
 
 /**
@@ -121,7 +139,11 @@ function endsOperand(tokens: readonly Token[]): boolean {
  * for anything outside the grammar, before anything runs.
  */
 export function parseExpression(source: string, roots: readonly string[] = ['visitor', 'space', 'page']): Expression {
-  if (source.length > MAX_EXPRESSION_LENGTH) throw new ExpressionError(`an expression may have at most ${MAX_EXPRESSION_LENGTH} characters`, MAX_EXPRESSION_LENGTH);
+  if (source.length > MAX_EXPRESSION_LENGTH)
+    throw new ExpressionError(
+      `an expression may have at most ${MAX_EXPRESSION_LENGTH} characters`,
+      MAX_EXPRESSION_LENGTH,
+    );
   if (source.trim() === '') throw new ExpressionError('the expression is empty', 0);
   const tokens = tokenize(source);
   let index = 0;
@@ -165,7 +187,10 @@ export function parseExpression(source: string, roots: readonly string[] = ['vis
     const token = peek();
     if (token.type === 'op' && ['==', '===', '!=', '!==', '<', '<=', '>', '>='].includes(token.value)) {
       index += 1;
-      const operator = (token.value === '===' ? '==' : token.value === '!==' ? '!=' : token.value) as Extract<Expression, { kind: 'compare' }>['operator'];
+      const operator = (token.value === '===' ? '==' : token.value === '!==' ? '!=' : token.value) as Extract<
+        Expression,
+        { kind: 'compare' }
+      >['operator'];
       return { kind: 'compare', operator, left, right: primary(depth + 1) };
     }
     return left;
@@ -184,10 +209,18 @@ export function parseExpression(source: string, roots: readonly string[] = ['vis
     }
     if (token.type === 'name') {
       index += 1;
-      const literals: Record<string, boolean | null | undefined> = { true: true, false: false, null: null, undefined: undefined };
+      const literals: Record<string, boolean | null | undefined> = {
+        true: true,
+        false: false,
+        null: null,
+        undefined: undefined,
+      };
       if (token.value in literals) return { kind: 'literal', value: literals[token.value] };
       if (!roots.includes(token.value)) {
-        throw new ExpressionError(`"${token.value}" is not something a condition can read: start from ${roots.join(', ')}`, token.at);
+        throw new ExpressionError(
+          `"${token.value}" is not something a condition can read: start from ${roots.join(', ')}`,
+          token.at,
+        );
       }
       const keys: Array<string | number> = [];
       for (;;) {
@@ -219,7 +252,11 @@ export function parseExpression(source: string, roots: readonly string[] = ['vis
 
   const expression = or(0);
   const rest = peek();
-  if (rest.type !== 'end') throw new ExpressionError(rest.type === 'op' && rest.value === '(' ? 'calls are not allowed' : `unexpected "${String(rest.value)}"`, rest.at);
+  if (rest.type !== 'end')
+    throw new ExpressionError(
+      rest.type === 'op' && rest.value === '(' ? 'calls are not allowed' : `unexpected "${String(rest.value)}"`,
+      rest.at,
+    );
   return expression;
 }
 
@@ -245,7 +282,10 @@ export function evaluate(expression: Expression, context: Readonly<Record<string
     case 'literal':
       return expression.value;
     case 'path':
-      return expression.keys.reduce<Value>((value, key) => read(value, key), Object.hasOwn(context, expression.root) ? context[expression.root] : undefined);
+      return expression.keys.reduce<Value>(
+        (value, key) => read(value, key),
+        Object.hasOwn(context, expression.root) ? context[expression.root] : undefined,
+      );
     case 'not':
       return !truthy(evaluate(expression.operand, context));
     case 'and':
@@ -261,10 +301,18 @@ export function evaluate(expression: Expression, context: Readonly<Record<string
         case '!=':
           return left !== right;
         default: {
-          const comparable = (typeof left === 'number' && typeof right === 'number') || (typeof left === 'string' && typeof right === 'string');
+          const comparable =
+            (typeof left === 'number' && typeof right === 'number') ||
+            (typeof left === 'string' && typeof right === 'string');
           if (!comparable) return false;
           const [a, b] = [left as number | string, right as number | string];
-          return expression.operator === '<' ? a < b : expression.operator === '<=' ? a <= b : expression.operator === '>' ? a > b : a >= b;
+          return expression.operator === '<'
+            ? a < b
+            : expression.operator === '<='
+              ? a <= b
+              : expression.operator === '>'
+                ? a > b
+                : a >= b;
         }
       }
     }

@@ -25,7 +25,11 @@ export function contentForVisitor(content: RevisionContent, claims: Record<strin
         return [];
       }
       const children = keep(page.pages);
-      return [children.length === page.pages.length && children.every((child, index) => child === page.pages[index]) ? page : { ...page, pages: children }];
+      return [
+        children.length === page.pages.length && children.every((child, index) => child === page.pages[index])
+          ? page
+          : { ...page, pages: children },
+      ];
     });
   const pages = keep(content.pages);
   return pruned ? { ...content, pages } : content;

@@ -17,11 +17,26 @@ import {
   type JSONDocument,
 } from '../content/document.js';
 import { storeFile } from '../content/files.js';
-import { markdownMetadata, markdownToDocument, parseMarkdownOffThread, stableRefs, type RefResolver } from '../content/markdown.js';
+import {
+  markdownMetadata,
+  markdownToDocument,
+  parseMarkdownOffThread,
+  stableRefs,
+  type RefResolver,
+} from '../content/markdown.js';
 import type { Root } from 'mdast';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
-import { getDocument, loadRevision, putDocument, storeRevision, type ContentFile, type ContentPage, type RevisionContent, type Variables } from '../content/revisions.js';
+import {
+  getDocument,
+  loadRevision,
+  putDocument,
+  storeRevision,
+  type ContentFile,
+  type ContentPage,
+  type RevisionContent,
+  type Variables,
+} from '../content/revisions.js';
 import { baseRevision, recordContribution, updateChangeRequest, type ChangeRequestRow } from './store.js';
 import { fetchUrl, OutboundError } from '../outbound.js';
 import { ExpressionError, parseExpression } from '../adaptive/expression.js';
@@ -70,17 +85,23 @@ const pageFields = {
   hidden: z.boolean().optional(),
   noIndex: z.boolean().optional(),
   noRobotsIndex: z.boolean().optional(),
-  condition: conditionSchema
-    .optional(),
+  condition: conditionSchema.optional(),
 };
 
 const at = z.number().int('must be a whole number').min(0, 'must be at least 0');
 
 const fileInput = z
   .strictObject({
-    name: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters').refine((name) => !name.includes('/'), 'must not contain "/"'),
+    name: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(256, 'must be at most 256 characters')
+      .refine((name) => !name.includes('/'), 'must not contain "/"'),
     ref: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters').optional(),
-    contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/png').optional(),
+    contentType: z
+      .string()
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/png')
+      .optional(),
     url: z.string().max(2048, 'must be at most 2048 characters').optional(),
     base64: z.string().optional(),
   })
@@ -117,7 +138,11 @@ export const contentChangeSchema = z.discriminatedUnion(
       operation: z.literal('revert_page'),
       page: z.string().min(1, 'must not be empty'),
       revision: z.string().min(1).optional(),
-      block: z.array(z.string().min(1)).min(1, 'must list at least one block key').max(1000, 'must list at most 1000 blocks').optional(),
+      block: z
+        .array(z.string().min(1))
+        .min(1, 'must list at least one block key')
+        .max(1000, 'must list at most 1000 blocks')
+        .optional(),
     }),
     z.strictObject({
       operation: z.literal('insert_files'),
@@ -160,20 +185,33 @@ const invalid = (field: string, reason: string) => badRequest(`Invalid body fiel
  * fetched (private targets only when `allowPrivate`). A file that cannot be read rejects the
  * batch, naming it.
  */
-export async function prepareFiles(changes: readonly ContentChange[], allowPrivate: boolean): Promise<Map<FileInput, PreparedFile>> {
+export async function prepareFiles(
+  changes: readonly ContentChange[],
+  allowPrivate: boolean,
+): Promise<Map<FileInput, PreparedFile>> {
   const prepared = new Map<FileInput, PreparedFile>();
-  const all = changes.flatMap((change, c) => (change.operation === 'insert_files' ? change.files.map((file, f) => ({ file, field: `changes.${c}.files.${f}` })) : []));
-  if (all.length > MAX_BATCH_FILES) throw badRequest(`Invalid body field "changes": a batch may insert at most ${MAX_BATCH_FILES} files, this one inserts ${all.length}`);
+  const all = changes.flatMap((change, c) =>
+    change.operation === 'insert_files'
+      ? change.files.map((file, f) => ({ file, field: `changes.${c}.files.${f}` }))
+      : [],
+  );
+  if (all.length > MAX_BATCH_FILES)
+    throw badRequest(
+      `Invalid body field "changes": a batch may insert at most ${MAX_BATCH_FILES} files, this one inserts ${all.length}`,
+    );
   let total = 0;
   const count = (bytes: Buffer, field: string) => {
     total += bytes.length;
-    if (total > MAX_BATCH_FILE_BYTES) throw invalid(field, `the files of a batch may weigh at most ${MAX_BATCH_FILE_BYTES} bytes together`);
+    if (total > MAX_BATCH_FILE_BYTES)
+      throw invalid(field, `the files of a batch may weigh at most ${MAX_BATCH_FILE_BYTES} bytes together`);
   };
   for (const { file, field } of all) {
     if (file.base64 === undefined) continue;
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64.replace(/\s+/g, ''))) throw invalid(`${field}.base64`, 'is not base64');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64.replace(/\s+/g, '')))
+      throw invalid(`${field}.base64`, 'is not base64');
     const bytes = Buffer.from(file.base64, 'base64');
-    if (bytes.length > MAX_FILE_BYTES) throw invalid(`${field}.base64`, `must decode to at most ${MAX_FILE_BYTES} bytes`);
+    if (bytes.length > MAX_FILE_BYTES)
+      throw invalid(`${field}.base64`, `must decode to at most ${MAX_FILE_BYTES} bytes`);
     count(bytes, `${field}.base64`);
     prepared.set(file, { input: file, bytes, contentType: file.contentType! });
   }
@@ -183,7 +221,13 @@ export async function prepareFiles(changes: readonly ContentChange[], allowPriva
   for (let start = 0; start < byUrl.length; start += FETCH_CONCURRENCY) {
     const slice = byUrl.slice(start, start + FETCH_CONCURRENCY);
     const fetched = await Promise.allSettled(
-      slice.map(({ file }) => fetchUrl(file.url!, { allowPrivate, maxBytes: MAX_FILE_BYTES, timeoutMs: Math.max(1, Math.min(10_000, deadline - Date.now())) })),
+      slice.map(({ file }) =>
+        fetchUrl(file.url!, {
+          allowPrivate,
+          maxBytes: MAX_FILE_BYTES,
+          timeoutMs: Math.max(1, Math.min(10_000, deadline - Date.now())),
+        }),
+      ),
     );
     fetched.forEach((outcome, index) => {
       const { file, field } = slice[index]!;
@@ -192,7 +236,11 @@ export async function prepareFiles(changes: readonly ContentChange[], allowPriva
         throw outcome.reason;
       }
       count(outcome.value.bytes, `${field}.url`);
-      prepared.set(file, { input: file, bytes: outcome.value.bytes, contentType: file.contentType ?? outcome.value.contentType ?? 'application/octet-stream' });
+      prepared.set(file, {
+        input: file,
+        bytes: outcome.value.bytes,
+        contentType: file.contentType ?? outcome.value.contentType ?? 'application/octet-stream',
+      });
     });
   }
   return prepared;
@@ -209,10 +257,20 @@ export type PreparedMarkdown = ReadonlyMap<object, Root>;
 export async function prepareMarkdown(changes: readonly ContentChange[]): Promise<PreparedMarkdown> {
   const trees = new Map<object, Root>();
   for (const [c, change] of changes.entries()) {
-    if ((change.operation !== 'insert_page' && change.operation !== 'update_page') || !change.document || !('markdown' in change.document)) continue;
+    if (
+      (change.operation !== 'insert_page' && change.operation !== 'update_page') ||
+      !change.document ||
+      !('markdown' in change.document)
+    )
+      continue;
     const document = change.document;
     const field = `changes.${c}.document.markdown`;
-    trees.set(document, await parseMarkdownOffThread(document.markdown).catch((error: unknown) => Promise.reject(readingError(error, field))));
+    trees.set(
+      document,
+      await parseMarkdownOffThread(document.markdown).catch((error: unknown) =>
+        Promise.reject(readingError(error, field)),
+      ),
+    );
   }
   return trees;
 }
@@ -236,7 +294,8 @@ function frontMatterFields(front: Record<string, unknown>, field: string): Parti
   const text = (key: string, max: number) => {
     const value = front[key];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string' || value.length > max) throw invalid(field, `front matter "${key}" must be text of at most ${max} characters`);
+    if (typeof value !== 'string' || value.length > max)
+      throw invalid(field, `front matter "${key}" must be text of at most ${max} characters`);
     return value;
   };
   const flag = (key: string) => {
@@ -254,18 +313,20 @@ function frontMatterFields(front: Record<string, unknown>, field: string): Parti
     if (value !== undefined) fields[key] = value;
   }
   const condition = text('if', 1024);
-  if (condition !== undefined && condition.trim()) {
+  if (condition?.trim()) {
     try {
       parseExpression(condition);
     } catch (error) {
-      if (error instanceof ExpressionError) throw invalid(field, `front matter "if" is not a condition the platform can evaluate: ${error.message}`);
+      if (error instanceof ExpressionError)
+        throw invalid(field, `front matter "if" is not a condition the platform can evaluate: ${error.message}`);
       throw error;
     }
     fields.condition = condition.trim();
   }
   if (front.vars !== undefined) {
     const vars = front.vars;
-    if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) throw invalid(field, 'front matter "vars" must be a map of names to values');
+    if (vars === null || typeof vars !== 'object' || Array.isArray(vars))
+      throw invalid(field, 'front matter "vars" must be a map of names to values');
     const variables: Variables = {};
     for (const [name, value] of Object.entries(vars)) {
       if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
@@ -286,13 +347,19 @@ const UNRESOLVED = '\u0000unresolved:';
  * the landing page), paths relative to the page's own file, batch `ref`s of pages and files,
  * `/files/<id>`. External URLs stay; anything else is marked unresolved.
  */
-function editRefs(index: PageIndex, content: RevisionContent, from: PlacedPage, refs: ReadonlyMap<string, ContentRef>): RefResolver {
+function editRefs(
+  index: PageIndex,
+  content: RevisionContent,
+  from: PlacedPage,
+  refs: ReadonlyMap<string, ContentRef>,
+): RefResolver {
   const relative = relativeRefs(index, content, from);
   const byRef = (name: string) => refs.get(name) ?? refs.get(name.replace(/\.md$/, ''));
   const byPagePath = (path: string): ContentRef | undefined => {
     const direct = index.byId.get(path);
     if (direct) return { kind: 'page', page: direct.page.id };
-    if (path === 'README.md' || path === 'README' || path === '') return index.landing ? { kind: 'page', page: index.landing.page.id } : undefined;
+    if (path === 'README.md' || path === 'README' || path === '')
+      return index.landing ? { kind: 'page', page: index.landing.page.id } : undefined;
     const candidates = [path, path.replace(/\.md$/, ''), path.replace(/\/README(\.md)?$/, '')];
     for (const candidate of candidates) {
       const placed = index.byPath.get(candidate);
@@ -313,7 +380,8 @@ function editRefs(index: PageIndex, content: RevisionContent, from: PlacedPage, 
       } catch {
         path = rawPath;
       }
-      if (path === '') return anchor ? { kind: 'anchor', anchor, page: from.page.id } : { kind: 'url', url: UNRESOLVED + href };
+      if (path === '')
+        return anchor ? { kind: 'anchor', anchor, page: from.page.id } : { kind: 'url', url: UNRESOLVED + href };
       if (path.startsWith('/pages/')) {
         const found = withAnchor(byPagePath(path.slice('/pages/'.length).replace(/\/+$/, '')), anchor);
         if (found) return found;
@@ -356,12 +424,16 @@ function dropUnresolved(document: JSONDocument): JSONDocument {
     }
     if (data && unresolved(data.ref)) {
       const ref = data.ref as { url: string };
-      (node as { data: { ref: unknown } }).data = { ...data, ref: { kind: 'url', url: ref.url.slice(UNRESOLVED.length) } };
+      (node as { data: { ref: unknown } }).data = {
+        ...data,
+        ref: { kind: 'url', url: ref.url.slice(UNRESOLVED.length) },
+      };
     }
     if ('nodes' in node && Array.isArray(node.nodes)) {
       (node as { nodes: DocumentNode[] }).nodes = (node.nodes as DocumentNode[]).flatMap(visit);
     }
-    if ('fragments' in node && Array.isArray(node.fragments)) for (const fragment of node.fragments) visit(fragment as DocumentNode);
+    if ('fragments' in node && Array.isArray(node.fragments))
+      for (const fragment of node.fragments) visit(fragment as DocumentNode);
     return [node];
   };
   document.nodes = document.nodes.flatMap((node) => visit(node)) as Block[];
@@ -432,11 +504,13 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     if (!found) throw invalid(field, `no page ${id} in the change request`);
     return found;
   };
-  const contains = (page: WorkPage, id: string): boolean => page.id === id || page.pages.some((child) => contains(child, id));
+  const contains = (page: WorkPage, id: string): boolean =>
+    page.id === id || page.pages.some((child) => contains(child, id));
   const touch = (id: string, outcome: PageOutcome) => {
     const known = outcomes.get(id);
     if (!known) outcomes.set(id, outcome);
-    else if (outcome.object === 'deleted_page') outcomes.set(id, known.object === 'created_page' ? { ...outcome } : outcome);
+    else if (outcome.object === 'deleted_page')
+      outcomes.set(id, known.object === 'created_page' ? { ...outcome } : outcome);
   };
   const uniqueSlug = (siblings: readonly WorkPage[], wanted: string, self?: WorkPage) => {
     const taken = new Set(siblings.filter((page) => page !== self && page.slug !== undefined).map((page) => page.slug));
@@ -445,18 +519,24 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     return slug;
   };
   const requireFreeSlug = (siblings: readonly WorkPage[], slug: string, self: WorkPage | undefined, field: string) => {
-    if (siblings.some((page) => page !== self && page.slug === slug)) throw invalid(field, `another page next to it already has the slug "${slug}"`);
+    if (siblings.some((page) => page !== self && page.slug === slug))
+      throw invalid(field, `another page next to it already has the slug "${slug}"`);
   };
-  const childrenOf = (into: string | null | undefined, field: string): { list: WorkPage[]; parent: WorkPage | undefined } => {
+  const childrenOf = (
+    into: string | null | undefined,
+    field: string,
+  ): { list: WorkPage[]; parent: WorkPage | undefined } => {
     if (into === undefined || into === null) return { list: roots, parent: undefined };
     // Beside page ids, `into` takes the ref of a page the batch inserted before.
     const byRef = refs.get(into);
     const { page } = requirePage(byRef?.kind === 'page' && find(byRef.page) ? byRef.page : into, field);
-    if (page.type === 'link' || page.type === 'computed') throw invalid(field, `page ${into} is a ${page.type} page and cannot hold pages`);
+    if (page.type === 'link' || page.type === 'computed')
+      throw invalid(field, `page ${into} is a ${page.type} page and cannot hold pages`);
     return { list: page.pages, parent: page };
   };
   const place = (list: WorkPage[], page: WorkPage, position: number | undefined, field: string) => {
-    if (position !== undefined && position > list.length) throw invalid(field, `must be at most ${list.length}, the number of pages there`);
+    if (position !== undefined && position > list.length)
+      throw invalid(field, `must be at most ${list.length}, the number of pages there`);
     list.splice(position ?? list.length, 0, page);
   };
 
@@ -466,7 +546,8 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
   for (const [c, change] of changes.entries()) {
     const claim = (ref: string, target: ContentRef, field: string) => {
       if (refs.has(ref)) throw invalid(field, `ref "${ref}" is used twice in the batch`);
-      if (existingPaths.has(ref) || existingPaths.has(ref.replace(/\.md$/, ''))) throw invalid(field, `ref "${ref}" is the path of an existing page`);
+      if (existingPaths.has(ref) || existingPaths.has(ref.replace(/\.md$/, '')))
+        throw invalid(field, `ref "${ref}" is the path of an existing page`);
       refs.set(ref, target);
     };
     if (change.operation === 'insert_page' && change.ref !== undefined) {
@@ -486,22 +567,40 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
   /** The title and fields a change's markdown sets (undefined for a change without markdown). */
   const readMarkdownMeta = (input: z.infer<typeof documentInput> | undefined, field: string) => {
     if (!input || !('markdown' in input)) return undefined;
-    const { title, frontMatter } = withinLimits(field, () => markdownMetadata(input.markdown, options.trees?.get(input)));
-    const fromFront = typeof frontMatter.title === 'string' && frontMatter.title.trim() ? frontMatter.title.trim() : undefined;
+    const { title, frontMatter } = withinLimits(field, () =>
+      markdownMetadata(input.markdown, options.trees?.get(input)),
+    );
+    const fromFront =
+      typeof frontMatter.title === 'string' && frontMatter.title.trim() ? frontMatter.title.trim() : undefined;
     return { title: fromFront ?? title, fields: frontMatterFields(frontMatter, field) };
   };
 
-  const pendingOf = (input: z.infer<typeof documentInput>, field: string, previous: string | undefined): PendingDocument => {
-    if ('markdown' in input) return { kind: 'markdown', markdown: input.markdown, field: `${field}.markdown`, previous, tree: options.trees?.get(input) };
+  const pendingOf = (
+    input: z.infer<typeof documentInput>,
+    field: string,
+    previous: string | undefined,
+  ): PendingDocument => {
+    if ('markdown' in input)
+      return {
+        kind: 'markdown',
+        markdown: input.markdown,
+        field: `${field}.markdown`,
+        previous,
+        tree: options.trees?.get(input),
+      };
     if ('document' in input) return { kind: 'json', document: input.document, field: `${field}.document` };
     return { kind: 'empty' };
   };
 
-  const applyFields = (page: WorkPage, change: Extract<ContentChange, { operation: 'insert_page' | 'update_page' }>) => {
+  const applyFields = (
+    page: WorkPage,
+    change: Extract<ContentChange, { operation: 'insert_page' | 'update_page' }>,
+  ) => {
     if (change.emoji !== undefined) page.emoji = change.emoji || undefined;
     if (change.icon !== undefined) page.icon = change.icon || undefined;
     if (change.description !== undefined) page.description = change.description || undefined;
-    for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (change[key] !== undefined) page[key] = change[key];
+    for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const)
+      if (change[key] !== undefined) page[key] = change[key];
     // An empty condition removes it.
     if (change.condition !== undefined) page.condition = change.condition.trim() || undefined;
     if (page.condition === undefined) delete page.condition;
@@ -554,15 +653,24 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
         applyFields(page, change);
         Object.assign(page, meta?.fields);
         if (change.slug !== undefined) {
-          if (page.type !== 'document' && page.type !== 'group') throw invalid(`${base}.slug`, `a ${page.type} page has no slug`);
+          if (page.type !== 'document' && page.type !== 'group')
+            throw invalid(`${base}.slug`, `a ${page.type} page has no slug`);
           requireFreeSlug(siblings, change.slug, page, `${base}.slug`);
           page.slug = change.slug;
         }
         if (change.document) {
-          if (page.type !== 'document') throw invalid(`${base}.document`, `page ${page.id} is a ${page.type} page and has no document`);
+          if (page.type !== 'document')
+            throw invalid(`${base}.document`, `page ${page.id} is a ${page.type} page and has no document`);
           const previous = pending.get(page.id);
           // A page rewritten twice in one batch starts from its stored document either way.
-          pending.set(page.id, pendingOf(change.document, `${base}.document`, previous?.kind === 'markdown' ? previous.previous : page.documentId));
+          pending.set(
+            page.id,
+            pendingOf(
+              change.document,
+              `${base}.document`,
+              previous?.kind === 'markdown' ? previous.previous : page.documentId,
+            ),
+          );
         }
         page.updatedAt = options.at;
         touch(page.id, { object: 'updated_page', page: page.id });
@@ -585,13 +693,25 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
         if (!target) throw invalid(`${base}.revision`, `no revision ${revisionId} in the space`);
         const before = pageIndex(target).byId.get(change.page);
         const now = find(change.page);
-        if (!before && !now) throw invalid(`${base}.page`, `page ${change.page} is neither in the change request nor in revision ${revisionId}`);
+        if (!before && !now)
+          throw invalid(
+            `${base}.page`,
+            `page ${change.page} is neither in the change request nor in revision ${revisionId}`,
+          );
         if (change.block) {
-          if (!now || !before) throw invalid(`${base}.block`, 'blocks can be reverted only on a page that exists on both sides');
+          if (!now || !before)
+            throw invalid(`${base}.block`, 'blocks can be reverted only on a page that exists on both sides');
           if (now.page.type !== 'document') throw invalid(`${base}.page`, 'only document pages have blocks');
           const current = currentDocument(db, spaceId, now.page, pending, `${base}.page`);
-          const old = before.page.documentId ? getDocument<JSONDocument>(db, spaceId, before.page.documentId) : undefined;
-          const reverted = revertBlocks(current, old ?? { object: 'document', data: {}, nodes: [] }, change.block, `${base}.block`);
+          const old = before.page.documentId
+            ? getDocument<JSONDocument>(db, spaceId, before.page.documentId)
+            : undefined;
+          const reverted = revertBlocks(
+            current,
+            old ?? { object: 'document', data: {}, nodes: [] },
+            change.block,
+            `${base}.block`,
+          );
           pending.set(now.page.id, { kind: 'json', document: reverted, field: `${base}.block` });
           now.page.updatedAt = options.at;
           touch(now.page.id, { object: 'updated_page', page: now.page.id });
@@ -618,11 +738,15 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
         }
         // Deleted since: restored with its pages that are not elsewhere, under its parent if it is still there.
         const restore = (page: ContentPage): WorkPage | undefined =>
-          find(page.id) ? undefined : { ...page, pages: page.pages.map(restore).filter((child): child is WorkPage => child !== undefined) };
+          find(page.id)
+            ? undefined
+            : { ...page, pages: page.pages.map(restore).filter((child): child is WorkPage => child !== undefined) };
         const restored = restore(before.page)!;
         const parent = before.parent ? find(before.parent.page.id) : undefined;
         const list = parent ? parent.page.pages : roots;
-        const position = before.parent ? before.parent.page.pages.indexOf(before.page) : target.pages.indexOf(before.page);
+        const position = before.parent
+          ? before.parent.page.pages.indexOf(before.page)
+          : target.pages.indexOf(before.page);
         restored.slug = restored.slug === undefined ? undefined : uniqueSlug(list, restored.slug);
         list.splice(Math.min(position, list.length), 0, restored);
         touch(restored.id, { object: 'created_page', page: restored.id });
@@ -632,7 +756,12 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
         for (const file of change.files) {
           const prepared = options.files.get(file);
           if (!prepared) throw new Error('insert_files: the file was not prepared');
-          const stored = storeFile(db, { id: batchFiles.get(file)!, name: uniqueFileName(files, file.name), contentType: prepared.contentType, bytes: prepared.bytes });
+          const stored = storeFile(db, {
+            id: batchFiles.get(file)!,
+            name: uniqueFileName(files, file.name),
+            contentType: prepared.contentType,
+            bytes: prepared.bytes,
+          });
           files = [...files, stored];
           insertedFiles.push(stored);
         }
@@ -655,7 +784,11 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     if (document.kind === 'markdown') {
       const previous = document.previous ? getDocument<JSONDocument>(db, spaceId, document.previous) : undefined;
       const resolver = editRefs(index, structure, index.byId.get(pageId)!, refs);
-      const options = { refs: resolver, ...(previous ? { previous } : {}), ...(document.tree ? { tree: document.tree } : {}) };
+      const options = {
+        refs: resolver,
+        ...(previous ? { previous } : {}),
+        ...(document.tree ? { tree: document.tree } : {}),
+      };
       parsed = dropUnresolved(readMarkdown(document.markdown, document.field, options).document);
     } else {
       parsed = readJsonDocument(document.document, document.field);
@@ -702,7 +835,14 @@ export function editRequestContent(
     at,
   });
   const content = adjust ? adjust(result.content) : result.content;
-  const revision = storeRevision(db, { spaceId, type: 'edits', parents: [request.revision], content, createdAt: at, changeRequest: request.id });
+  const revision = storeRevision(db, {
+    spaceId,
+    type: 'edits',
+    parents: [request.revision],
+    content,
+    createdAt: at,
+    changeRequest: request.id,
+  });
   recordContribution(db, request.id, authorId, 'edit');
   return { changeRequest: updateChangeRequest(db, request, { revision }), result };
 }
@@ -712,7 +852,8 @@ export function editRequestContent(
  * (400 when nested too deeply) naming the field and the budget; the stack running out, a 400.
  */
 function readingError(error: unknown, field: string): unknown {
-  if (error instanceof ContentLimitError) return overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
+  if (error instanceof ContentLimitError)
+    return overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
   if (error instanceof RangeError) return invalid(field, 'nested too deeply');
   return error;
 }
@@ -745,12 +886,21 @@ function readJsonDocument(input: unknown, field: string): JSONDocument {
 }
 
 /** The document a page has at this point of the batch (pending JSON or its stored one). */
-function currentDocument(db: Db, spaceId: string, page: WorkPage, pending: ReadonlyMap<string, PendingDocument>, field: string): JSONDocument {
+function currentDocument(
+  db: Db,
+  spaceId: string,
+  page: WorkPage,
+  pending: ReadonlyMap<string, PendingDocument>,
+  field: string,
+): JSONDocument {
   const waiting = pending.get(page.id);
   if (waiting?.kind === 'json') return readJsonDocument(waiting.document, waiting.field);
-  if (waiting?.kind === 'markdown') throw invalid(field, 'revert the blocks of a page before rewriting it with markdown in the same batch');
+  if (waiting?.kind === 'markdown')
+    throw invalid(field, 'revert the blocks of a page before rewriting it with markdown in the same batch');
   if (waiting?.kind === 'empty' || !page.documentId) return { object: 'document', data: {}, nodes: [] };
-  return structuredClone(getDocument<JSONDocument>(db, spaceId, page.documentId) ?? { object: 'document', data: {}, nodes: [] });
+  return structuredClone(
+    getDocument<JSONDocument>(db, spaceId, page.documentId) ?? { object: 'document', data: {}, nodes: [] },
+  );
 }
 
 /** A file name not yet taken: `name.png`, else `name (2).png`, … */
@@ -791,7 +941,12 @@ function blocksByKey(document: JSONDocument): Map<string, Located> {
  * `old` (deleted) is restored after the block that preceded it there (or first in its parent),
  * one in both (modified or moved) is reset to its old version in place.
  */
-export function revertBlocks(current: JSONDocument, old: JSONDocument, keys: readonly string[], field: string): JSONDocument {
+export function revertBlocks(
+  current: JSONDocument,
+  old: JSONDocument,
+  keys: readonly string[],
+  field: string,
+): JSONDocument {
   const document = structuredClone(current);
   const before = blocksByKey(old);
   keys.forEach((key, k) => {
@@ -807,7 +962,10 @@ export function revertBlocks(current: JSONDocument, old: JSONDocument, keys: rea
       is.list.splice(is.list.indexOf(is.node), 1, structuredClone(was.node));
       return;
     }
-    const list = was!.parentKey === undefined ? document.nodes : (now.get(was!.parentKey)?.node as { nodes?: Block[] } | undefined)?.nodes;
+    const list =
+      was!.parentKey === undefined
+        ? document.nodes
+        : (now.get(was!.parentKey)?.node as { nodes?: Block[] } | undefined)?.nodes;
     if (!list) throw invalid(`${field}.${k}`, `block ${key} was inside a block that is no longer in the page`);
     const index = was!.list.indexOf(was!.node);
     let position = 0;

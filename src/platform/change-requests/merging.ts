@@ -43,21 +43,34 @@ function threeWay(db: Db, spaceId: string, base: string, live: string, request: 
 export function effectiveRules(db: Db, space: SpaceRow): SpaceMergeRules {
   const own = JSON.parse(space.merge_rules) as SpaceMergeRules;
   if (own.type !== 'inherit') return own;
-  const org = db.prepare('SELECT merge_rules FROM organizations WHERE id = ?').get(space.org_id) as Pick<OrganizationRow, 'merge_rules'>;
+  const org = db.prepare('SELECT merge_rules FROM organizations WHERE id = ?').get(space.org_id) as Pick<
+    OrganizationRow,
+    'merge_rules'
+  >;
   return JSON.parse(org.merge_rules) as SpaceMergeRules;
 }
 
 /** Why a rule stops `actor` from merging the request now; undefined when it is met. */
-function unmet(db: Db, rule: MergeRule, request: ChangeRequestRow, space: SpaceRow, actor: UserRow): string | undefined {
+function unmet(
+  db: Db,
+  rule: MergeRule,
+  request: ChangeRequestRow,
+  space: SpaceRow,
+  actor: UserRow,
+): string | undefined {
   const reviews = currentReviews(db, request);
-  const approvedBy = new Set(reviews.filter((review) => review.status === 'approved').map((review) => review.reviewer_id));
+  const approvedBy = new Set(
+    reviews.filter((review) => review.status === 'approved').map((review) => review.reviewer_id),
+  );
   switch (rule.rule) {
     case 'require_specific_reviewers': {
       const missing = rule.users.filter((user) => !approvedBy.has(user));
       return missing.length ? `it needs the approval of ${missing.join(', ')}` : undefined;
     }
     case 'require_one_of_specific_reviewers':
-      return rule.users.some((user) => approvedBy.has(user)) ? undefined : `it needs the approval of one of ${rule.users.join(', ')}`;
+      return rule.users.some((user) => approvedBy.has(user))
+        ? undefined
+        : `it needs the approval of one of ${rule.users.join(', ')}`;
     case 'allow_bypass':
       return undefined;
     case 'require_at_least_one_review':
@@ -95,7 +108,8 @@ export function checkMergeRules(db: Db, space: SpaceRow, request: ChangeRequestR
 
 function requireMergeable(request: ChangeRequestRow): void {
   if (request.status === 'merged') throw conflict(`Change request #${request.number} is already merged`);
-  if (request.status === 'archived') throw conflict(`Change request #${request.number} is archived: reopen it before merging or updating it`);
+  if (request.status === 'archived')
+    throw conflict(`Change request #${request.number} is archived: reopen it before merging or updating it`);
 }
 
 /**
@@ -117,13 +131,26 @@ export function mergeChangeRequest(db: Db, spaceId: string, requestId: string, a
       content = contentOf(db, spaceId, request.revision);
     } else {
       const outcome = threeWay(db, spaceId, base, live, request.revision, 'merge');
-      if (outcome.conflicts.length) return { revision: request.revision, result: 'conflicts', conflicts: outcome.conflicts };
+      if (outcome.conflicts.length)
+        return { revision: request.revision, result: 'conflicts', conflicts: outcome.conflicts };
       content = outcome.content;
     }
     const at = now();
-    const revision = storeRevision(db, { spaceId, type: 'merge', parents: [live, request.revision], content, createdAt: at, mergedFrom: request.id });
+    const revision = storeRevision(db, {
+      spaceId,
+      type: 'merge',
+      parents: [live, request.revision],
+      content,
+      createdAt: at,
+      mergedFrom: request.id,
+    });
     setCurrentRevision(db, spaceId, revision);
-    updateChangeRequest(db, request, { status: 'merged', merged_by: actor.id, merged_at: at, revision_merged: revision });
+    updateChangeRequest(db, request, {
+      status: 'merged',
+      merged_by: actor.id,
+      merged_at: at,
+      revision_merged: revision,
+    });
     return { revision, result: 'merge', conflicts: [] };
   })();
 }

@@ -107,7 +107,10 @@ export function createChangeRequest(
   fields: { subject: string; description?: unknown; clusterId?: string | undefined; status?: 'draft' | 'open' },
 ): ChangeRequestRow {
   return db.transaction(() => {
-    const number = ((db.prepare('SELECT MAX(number) FROM change_requests WHERE space_id = ?').pluck(true).get(space.id) as number | null) ?? 0) + 1;
+    const number =
+      ((db.prepare('SELECT MAX(number) FROM change_requests WHERE space_id = ?').pluck(true).get(space.id) as
+        | number
+        | null) ?? 0) + 1;
     const at = now();
     const id = newId();
     db.prepare(
@@ -134,7 +137,11 @@ export function createChangeRequest(
 }
 
 /** Writes columns of a change request, stamps `updated_at`, recounts the space; returns the row after. */
-export function updateChangeRequest(db: Db, request: ChangeRequestRow, columns: Partial<Omit<ChangeRequestRow, 'id' | 'space_id' | 'number'>>): ChangeRequestRow {
+export function updateChangeRequest(
+  db: Db,
+  request: ChangeRequestRow,
+  columns: Partial<Omit<ChangeRequestRow, 'id' | 'space_id' | 'number'>>,
+): ChangeRequestRow {
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
   const assignments = [...entries.map(([column]) => `${column} = ?`), 'updated_at = ?'];
   db.prepare(`UPDATE change_requests SET ${assignments.join(', ')} WHERE id = ?`).run(
@@ -191,8 +198,12 @@ export function listChangeRequests(
     params.push(filter.conversationsIssuesCluster);
   }
   const clause = where.join(' AND ');
-  const order = filter.orderBy === 'createdAt' ? 'created_at DESC, number DESC, id' : 'updated_at DESC, number DESC, id';
-  const count = db.prepare(`SELECT COUNT(*) FROM change_requests WHERE ${clause}`).pluck(true).get(...params) as number;
+  const order =
+    filter.orderBy === 'createdAt' ? 'created_at DESC, number DESC, id' : 'updated_at DESC, number DESC, id';
+  const count = db
+    .prepare(`SELECT COUNT(*) FROM change_requests WHERE ${clause}`)
+    .pluck(true)
+    .get(...params) as number;
   const rows = db
     .prepare(`SELECT * FROM change_requests WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
     .all(...params, window.limit, window.offset) as ChangeRequestRow[];
@@ -207,7 +218,12 @@ function userById(db: Db, links: Links, userId: string | null): ReturnType<typeo
 }
 
 /** A deleted user, where the API needs a user. */
-const ghost = (links: Links) => ({ object: 'user' as const, id: 'deleted-user', displayName: 'Deleted user', urls: { location: `${links.api}/users/deleted-user` } });
+const ghost = (links: Links) => ({
+  object: 'user' as const,
+  id: 'deleted-user',
+  displayName: 'Deleted user',
+  urls: { location: `${links.api}/users/deleted-user` },
+});
 
 /** The API shape of a change request. */
 export function changeRequestJson(db: Db, request: ChangeRequestRow, space: SpaceRow, links: Links) {
@@ -223,7 +239,9 @@ export function changeRequestJson(db: Db, request: ChangeRequestRow, space: Spac
     createdBy: userById(db, links, request.created_by) ?? ghost(links),
     createdAt: request.created_at,
     updatedAt: request.updated_at,
-    ...(request.status === 'merged' && request.merged_at ? { mergedBy: mergedBy ?? ghost(links), mergedAt: request.merged_at } : {}),
+    ...(request.status === 'merged' && request.merged_at
+      ? { mergedBy: mergedBy ?? ghost(links), mergedAt: request.merged_at }
+      : {}),
     space: space.id,
     revision: request.revision,
     revisionInitial: request.revision_initial,
@@ -238,7 +256,9 @@ export function changeRequestJson(db: Db, request: ChangeRequestRow, space: Spac
 
 /** Reviews of a change request, oldest first. */
 export function reviewsOf(db: Db, request: ChangeRequestRow): ReviewRow[] {
-  return db.prepare('SELECT * FROM change_request_reviews WHERE change_request_id = ? ORDER BY created_at, id').all(request.id) as ReviewRow[];
+  return db
+    .prepare('SELECT * FROM change_request_reviews WHERE change_request_id = ? ORDER BY created_at, id')
+    .all(request.id) as ReviewRow[];
 }
 
 /**
@@ -249,14 +269,23 @@ export function currentReviews(db: Db, request: ChangeRequestRow): ReviewRow[] {
   const latest = new Map<string, ReviewRow>();
   for (const review of reviewsOf(db, request)) latest.set(review.reviewer_id, review);
   const askedAgain = new Map(
-    (db.prepare('SELECT user_id, created_at FROM change_request_reviewers WHERE change_request_id = ?').all(request.id) as Array<{ user_id: string; created_at: string }>).map(
-      (row) => [row.user_id, row.created_at],
-    ),
+    (
+      db
+        .prepare('SELECT user_id, created_at FROM change_request_reviewers WHERE change_request_id = ?')
+        .all(request.id) as Array<{ user_id: string; created_at: string }>
+    ).map((row) => [row.user_id, row.created_at]),
   );
   return [...latest.values()].filter((review) => (askedAgain.get(review.reviewer_id) ?? '') <= review.created_at);
 }
 
-export function reviewJson(db: Db, review: ReviewRow, request: ChangeRequestRow, space: SpaceRow, links: Links, current: ReadonlySet<string>) {
+export function reviewJson(
+  db: Db,
+  review: ReviewRow,
+  request: ChangeRequestRow,
+  space: SpaceRow,
+  links: Links,
+  current: ReadonlySet<string>,
+) {
   const requestedBy = userById(db, links, review.requested_by);
   return {
     object: 'change-request-review' as const,
@@ -313,5 +342,6 @@ export function readableSpaceIds(db: Db, access: Access, orgId: string): string[
 
 /** Throws 409 for a merged request, which can no longer change. */
 export function requireNotMerged(request: ChangeRequestRow): void {
-  if (request.status === 'merged') throw conflict(`Change request #${request.number} is merged: it can no longer change`);
+  if (request.status === 'merged')
+    throw conflict(`Change request #${request.number} is merged: it can no longer change`);
 }

@@ -210,7 +210,10 @@ Every release, newest first. Subscribe to get notified.
 /** A template by id, or a 400 naming `field`. */
 export function requireTemplate(id: string, field: string): SpaceTemplate {
   const template = TEMPLATES.find((item) => item.id === id);
-  if (!template) throw badRequest(`Invalid body field "${field}": no template ${id}; templates: ${TEMPLATES.map((item) => item.id).join(', ')}`);
+  if (!template)
+    throw badRequest(
+      `Invalid body field "${field}": no template ${id}; templates: ${TEMPLATES.map((item) => item.id).join(', ')}`,
+    );
   return template;
 }
 
@@ -218,15 +221,22 @@ export function requireTemplate(id: string, field: string): SpaceTemplate {
  * The slug of the OpenAPI specification a template's params name (`params.contentRefs.<name>`
  * of kind `openapi`), checked to be one of the organization; undefined when they name none.
  */
-export function templateSpec(db: Db, orgId: string, params: Record<string, unknown> | undefined, field: string): string | undefined {
+export function templateSpec(
+  db: Db,
+  orgId: string,
+  params: Record<string, unknown> | undefined,
+  field: string,
+): string | undefined {
   const refs = params?.contentRefs;
   if (refs === undefined) return undefined;
-  if (refs === null || typeof refs !== 'object' || Array.isArray(refs)) throw badRequest(`Invalid body field "${field}.contentRefs": must map names to content references`);
+  if (refs === null || typeof refs !== 'object' || Array.isArray(refs))
+    throw badRequest(`Invalid body field "${field}.contentRefs": must map names to content references`);
   for (const [name, ref] of Object.entries(refs as Record<string, unknown>)) {
     if (ref === null || typeof ref !== 'object' || (ref as { kind?: unknown }).kind !== 'openapi') continue;
     const slug = (ref as { spec?: unknown }).spec;
     const at = `${field}.contentRefs.${name}.spec`;
-    if (typeof slug !== 'string' || slug === '') throw badRequest(`Invalid body field "${at}": must be the slug of an OpenAPI specification`);
+    if (typeof slug !== 'string' || slug === '')
+      throw badRequest(`Invalid body field "${at}": must be the slug of an OpenAPI specification`);
     if (!findSpec(db, orgId, slug)) throw notFoundInBody('OpenAPI specification', at, slug);
     return slug;
   }
@@ -240,14 +250,21 @@ function templatePages(template: SpaceTemplate, spec: string | undefined): Templ
 }
 
 /** The content with the computed page of the specification added at the end, when the template takes one. */
-function withComputedReference(template: SpaceTemplate, spec: string | undefined): (content: RevisionContent) => RevisionContent {
+function withComputedReference(
+  template: SpaceTemplate,
+  spec: string | undefined,
+): (content: RevisionContent) => RevisionContent {
   return (content) => {
     if (spec === undefined || !template.openAPI) return content;
     const page: ContentPage = {
       id: newId(),
       type: 'computed',
       title: template.openAPI.title,
-      computed: { type: 'builtin:openapi', props: { models: true }, dependencies: { spec: { ref: { kind: 'openapi', spec } } } },
+      computed: {
+        type: 'builtin:openapi',
+        props: { models: true },
+        dependencies: { spec: { ref: { kind: 'openapi', spec } } },
+      },
       pages: [],
     };
     return { ...content, pages: [...content.pages, page] };
@@ -272,7 +289,15 @@ function templateChanges(template: SpaceTemplate, spec?: string): ContentChange[
 }
 
 /** The content with the template's pages added (documents stored). */
-function withTemplate(db: Db, space: SpaceRow, content: RevisionContent, base: string, template: SpaceTemplate, at: string, spec?: string): RevisionContent {
+function withTemplate(
+  db: Db,
+  space: SpaceRow,
+  content: RevisionContent,
+  base: string,
+  template: SpaceTemplate,
+  at: string,
+  spec?: string,
+): RevisionContent {
   const added = applyContentChanges(templateChanges(template, spec), {
     db,
     spaceId: space.id,
@@ -289,8 +314,21 @@ function withTemplate(db: Db, space: SpaceRow, content: RevisionContent, base: s
  * Adds a template's pages to a change request as a new revision of it (call inside a
  * transaction). `spec`: the slug of an OpenAPI specification for the template's reference.
  */
-export function applyTemplateToRequest(db: Db, request: ChangeRequestRow, user: UserRow, template: SpaceTemplate, spec?: string): ChangeRequestRow {
-  return editRequestContent(db, request, user.id, templateChanges(template, spec), new Map(), withComputedReference(template, spec)).changeRequest;
+export function applyTemplateToRequest(
+  db: Db,
+  request: ChangeRequestRow,
+  user: UserRow,
+  template: SpaceTemplate,
+  spec?: string,
+): ChangeRequestRow {
+  return editRequestContent(
+    db,
+    request,
+    user.id,
+    templateChanges(template, spec),
+    new Map(),
+    withComputedReference(template, spec),
+  ).changeRequest;
 }
 
 /** Adds a template's pages to the live content: a new revision that becomes current. Returns its id. */

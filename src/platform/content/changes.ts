@@ -14,7 +14,11 @@ export type SemanticChange =
   | { type: 'file_created' | 'file_deleted'; file: ContentFile }
   | { type: 'file_edited'; file: ContentFile; attributes: Record<string, { before?: unknown; after?: unknown }> }
   | { type: 'reusable_content_created' | 'reusable_content_deleted'; reusableContent: ContentReusable }
-  | { type: 'reusable_content_edited'; reusableContent: ContentReusable; attributes: Record<string, { before?: unknown; after?: unknown }> }
+  | {
+      type: 'reusable_content_edited';
+      reusableContent: ContentReusable;
+      attributes: Record<string, { before?: unknown; after?: unknown }>;
+    }
   | { type: 'variables_edited'; variables: Record<string, { before?: VariableValue; after?: VariableValue }> };
 
 /** The page attributes compared, by page type (as `Revision*ChangeAttributes` lists them). */
@@ -68,7 +72,8 @@ export function semanticChanges(before: RevisionContent, after: RevisionContent)
     }
     const attributes: Record<string, { before?: unknown; after?: unknown }> = {};
     for (const field of ['name', 'contentType', 'size', 'dimensions'] as const) {
-      if (!same(previous[field], file[field])) attributes[field] = definedOnly({ before: previous[field], after: file[field] });
+      if (!same(previous[field], file[field]))
+        attributes[field] = definedOnly({ before: previous[field], after: file[field] });
     }
     // New bytes are a new download URL: the caller describes it from `hash`.
     if (previous.hash !== file.hash) attributes.downloadURL = { before: previous, after: file };
@@ -86,8 +91,10 @@ export function semanticChanges(before: RevisionContent, after: RevisionContent)
     }
     const attributes: Record<string, { before?: unknown; after?: unknown }> = {};
     if (previous.title !== item.title) attributes.title = { before: previous.title, after: item.title };
-    if (previous.documentId !== item.documentId) attributes.document = definedOnly({ before: previous.documentId, after: item.documentId });
-    if (Object.keys(attributes).length > 0) changes.push({ type: 'reusable_content_edited', reusableContent: item, attributes });
+    if (previous.documentId !== item.documentId)
+      attributes.document = definedOnly({ before: previous.documentId, after: item.documentId });
+    if (Object.keys(attributes).length > 0)
+      changes.push({ type: 'reusable_content_edited', reusableContent: item, attributes });
   }
   for (const item of before.reusableContents) {
     if (!newReusable.has(item.id)) changes.push({ type: 'reusable_content_deleted', reusableContent: item });

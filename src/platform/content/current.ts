@@ -4,7 +4,14 @@ import type { Db } from '../store/db.js';
 import type { JSONDocument } from './document.js';
 import { pageIndex } from './pages.js';
 import { getDocument, loadRevision, PreparedDocument, type ContentPage, type RevisionContent } from './revisions.js';
-import { clearStagedIndex, indexedRevision, replaceSpaceIndex, stageSpaceIndex, type IndexedPage, type IndexUpdate } from './search.js';
+import {
+  clearStagedIndex,
+  indexedRevision,
+  replaceSpaceIndex,
+  stageSpaceIndex,
+  type IndexedPage,
+  type IndexUpdate,
+} from './search.js';
 import { documentSections } from './text.js';
 
 /**
@@ -81,9 +88,16 @@ export function catchUpSearchIndex(db: Db): number {
  * index asks), ancestors, noIndex; pages whose text is that of the same page in `indexed` (the
  * content the index holds) are marked `unchanged`.
  */
-export function indexedPages(db: Db, spaceId: string, content: RevisionContent, indexed?: RevisionContent): IndexedPage[] {
+export function indexedPages(
+  db: Db,
+  spaceId: string,
+  content: RevisionContent,
+  indexed?: RevisionContent,
+): IndexedPage[] {
   const indexedText = new Map<string, string>();
-  if (indexed) for (const { page } of pageIndex(indexed).ordered) if (page.type === 'document') indexedText.set(page.id, textKey(page));
+  if (indexed)
+    for (const { page } of pageIndex(indexed).ordered)
+      if (page.type === 'document') indexedText.set(page.id, textKey(page));
   const pages: IndexedPage[] = [];
   for (const placed of pageIndex(content).ordered) {
     const { page } = placed;
@@ -106,7 +120,8 @@ export function indexedPages(db: Db, spaceId: string, content: RevisionContent, 
 }
 
 /** What of a page its index rows are made of (its document by id: a document never changes). */
-const textKey = (page: ContentPage) => JSON.stringify([page.title, page.description ?? null, page.documentId ?? null, page.noIndex ?? false]);
+const textKey = (page: ContentPage) =>
+  JSON.stringify([page.title, page.description ?? null, page.documentId ?? null, page.noIndex ?? false]);
 
 /** Sections of documents by id: a document never changes, and most pages keep theirs from one revision to the next. */
 const sectionCache = cacheNamespace<ReturnType<typeof documentSections>>('sections');
@@ -119,8 +134,16 @@ function sectionsOf(db: Db, spaceId: string, documentId: string): ReturnType<typ
   return document ? keepSections(db, spaceId, documentId, documentSections(document)) : [];
 }
 
-function keepSections(db: Db, spaceId: string, documentId: string, sections: ReturnType<typeof documentSections>): ReturnType<typeof documentSections> {
-  const chars = sections.reduce((sum, section) => sum + section.title.length + section.body.length + (section.id?.length ?? 0), 0);
+function keepSections(
+  db: Db,
+  spaceId: string,
+  documentId: string,
+  sections: ReturnType<typeof documentSections>,
+): ReturnType<typeof documentSections> {
+  const chars = sections.reduce(
+    (sum, section) => sum + section.title.length + section.body.length + (section.id?.length ?? 0),
+    0,
+  );
   sectionCache.set(db, `${spaceId}/${documentId}`, sections, textHeapBytes(chars, sections.length + 1));
   return sections;
 }
@@ -146,6 +169,7 @@ export async function stageIndex(db: Db, spaceId: string, content: RevisionConte
 export function prepareDocument(db: Db, spaceId: string | undefined, document: unknown): PreparedDocument {
   let completed: JSONDocument | undefined;
   const prepared = new PreparedDocument(document, (value) => (completed = value));
-  if (spaceId && !sectionCache.get(db, `${spaceId}/${prepared.id}`)) keepSections(db, spaceId, prepared.id, documentSections(completed!));
+  if (spaceId && !sectionCache.get(db, `${spaceId}/${prepared.id}`))
+    keepSections(db, spaceId, prepared.id, documentSections(completed!));
   return prepared;
 }

@@ -17,16 +17,52 @@ import { z } from 'zod';
 // Content references
 // ---------------------------------------------------------------------------------------------
 
-export interface ContentRefFile { kind: 'file'; file: string; space?: string }
-export interface ContentRefUrl { kind: 'url'; url: string }
-export interface ContentRefPage { kind: 'page'; page: string; space?: string }
-export interface ContentRefAnchor { kind: 'anchor'; anchor: string; space?: string; page?: string }
-export interface ContentRefUser { kind: 'user'; user: string }
-export interface ContentRefCollection { kind: 'collection'; collection: string }
-export interface ContentRefSpace { kind: 'space'; space: string }
-export interface ContentRefReusableContent { kind: 'reusable-content'; reusableContent: string; space?: string }
-export interface ContentRefTag { kind: 'tag'; tag: string; space?: string }
-export interface ContentRefOpenAPI { kind: 'openapi'; spec: string }
+export interface ContentRefFile {
+  kind: 'file';
+  file: string;
+  space?: string;
+}
+export interface ContentRefUrl {
+  kind: 'url';
+  url: string;
+}
+export interface ContentRefPage {
+  kind: 'page';
+  page: string;
+  space?: string;
+}
+export interface ContentRefAnchor {
+  kind: 'anchor';
+  anchor: string;
+  space?: string;
+  page?: string;
+}
+export interface ContentRefUser {
+  kind: 'user';
+  user: string;
+}
+export interface ContentRefCollection {
+  kind: 'collection';
+  collection: string;
+}
+export interface ContentRefSpace {
+  kind: 'space';
+  space: string;
+}
+export interface ContentRefReusableContent {
+  kind: 'reusable-content';
+  reusableContent: string;
+  space?: string;
+}
+export interface ContentRefTag {
+  kind: 'tag';
+  tag: string;
+  space?: string;
+}
+export interface ContentRefOpenAPI {
+  kind: 'openapi';
+  spec: string;
+}
 
 /** A reference to content: a file, page, anchor, space, URL and so on. */
 export type ContentRef =
@@ -46,8 +82,22 @@ export type ContentRef =
 // ---------------------------------------------------------------------------------------------
 
 export const TEXT_COLORS = [
-  'default', 'green', 'blue', 'red', 'orange', 'yellow', 'purple', 'pink', 'violet', 'cyan',
-  '$primary', '$info', '$success', '$warning', '$danger', '$tint',
+  'default',
+  'green',
+  'blue',
+  'red',
+  'orange',
+  'yellow',
+  'purple',
+  'pink',
+  'violet',
+  'cyan',
+  '$primary',
+  '$info',
+  '$success',
+  '$warning',
+  '$danger',
+  '$tint',
 ] as const;
 export type TextColor = (typeof TEXT_COLORS)[number];
 
@@ -55,30 +105,93 @@ export type TextColor = (typeof TEXT_COLORS)[number];
  * Mark types in their canonical order: the markdown converter writes a leaf's marks in this
  * order, outermost first, and `leaf()` sorts them the same way.
  */
-export const MARK_TYPES = ['bold', 'italic', 'strikethrough', 'color', 'keyboard', 'superscript', 'subscript', 'code'] as const;
+export const MARK_TYPES = [
+  'bold',
+  'italic',
+  'strikethrough',
+  'color',
+  'keyboard',
+  'superscript',
+  'subscript',
+  'code',
+] as const;
 export type MarkType = (typeof MARK_TYPES)[number];
 
-export interface PlainMark { object: 'mark'; type: Exclude<MarkType, 'color'> }
-export interface ColorMark { object: 'mark'; type: 'color'; data: { text: TextColor; background: TextColor } }
+export interface PlainMark {
+  object: 'mark';
+  type: Exclude<MarkType, 'color'>;
+}
+export interface ColorMark {
+  object: 'mark';
+  type: 'color';
+  data: { text: TextColor; background: TextColor };
+}
 export type Mark = PlainMark | ColorMark;
 
-export interface Leaf { object: 'leaf'; text: string; marks: Mark[] }
-export interface Text { object: 'text'; key: string; leaves: Leaf[] }
+export interface Leaf {
+  object: 'leaf';
+  text: string;
+  marks: Mark[];
+}
+export interface Text {
+  object: 'text';
+  key: string;
+  leaves: Leaf[];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Inlines
 // ---------------------------------------------------------------------------------------------
 
-export interface LinkInline { object: 'inline'; type: 'link'; key: string; data: { ref: ContentRef }; nodes: Text[] }
-export interface EmojiInline { object: 'inline'; type: 'emoji'; key: string; data: { code: string }; isVoid: true }
-export interface MathInline { object: 'inline'; type: 'inline-math'; key: string; data: { formula: string }; isVoid: true }
-export interface MentionInline { object: 'inline'; type: 'mention'; key: string; data: { ref: ContentRef }; isVoid: true }
+export interface LinkInline {
+  object: 'inline';
+  type: 'link';
+  key: string;
+  data: { ref: ContentRef };
+  nodes: Text[];
+}
+export interface EmojiInline {
+  object: 'inline';
+  type: 'emoji';
+  key: string;
+  data: { code: string };
+  isVoid: true;
+}
+export interface MathInline {
+  object: 'inline';
+  type: 'inline-math';
+  key: string;
+  data: { formula: string };
+  isVoid: true;
+}
+export interface MentionInline {
+  object: 'inline';
+  type: 'mention';
+  key: string;
+  data: { ref: ContentRef };
+  isVoid: true;
+}
 /** A variable or other expression shown inline (`space.vars.product`). */
-export interface ExpressionInline { object: 'inline'; type: 'expression'; key: string; data: { expression: string }; isVoid: true }
+export interface ExpressionInline {
+  object: 'inline';
+  type: 'expression';
+  key: string;
+  data: { expression: string };
+  isVoid: true;
+}
 /** An icon of the icon set by name (`check`), optionally in a color. */
-export interface IconInline { object: 'inline'; type: 'icon'; key: string; data: { icon: string; color?: TextColor }; isVoid: true }
+export interface IconInline {
+  object: 'inline';
+  type: 'icon';
+  key: string;
+  data: { icon: string; color?: TextColor };
+  isVoid: true;
+}
 /** What a button without a link does: open search or the assistant (prefilled), or a selection. */
-export type DocumentAction = { action: 'search'; query?: string } | { action: 'ask'; query?: string } | { action: 'select'; slug: string };
+export type DocumentAction =
+  | { action: 'search'; query?: string }
+  | { action: 'ask'; query?: string }
+  | { action: 'select'; slug: string };
 interface ButtonBase {
   label: string;
   kind: 'primary' | 'secondary';
@@ -88,13 +201,25 @@ interface ButtonBase {
 }
 /** A button: a link (`ref`) or an action. */
 export type ButtonData = ButtonBase & ({ ref: ContentRef; action?: never } | { action: DocumentAction; ref?: never });
-export interface ButtonInline { object: 'inline'; type: 'button'; key: string; data: ButtonData; isVoid: true }
+export interface ButtonInline {
+  object: 'inline';
+  type: 'button';
+  key: string;
+  data: ButtonData;
+  isVoid: true;
+}
 /** An image in the flow of text: `size` `line` is the height of a line, `original` its own size. */
 export interface InlineImage {
   object: 'inline';
   type: 'inline-image';
   key: string;
-  data: { ref: ContentRefUrl | ContentRefFile; refDark?: ContentRefUrl | ContentRefFile; caption?: string; alt?: string; size?: 'original' | 'line' };
+  data: {
+    ref: ContentRefUrl | ContentRefFile;
+    refDark?: ContentRefUrl | ContentRefFile;
+    caption?: string;
+    alt?: string;
+    size?: 'original' | 'line';
+  };
   isVoid: true;
 }
 
@@ -110,7 +235,16 @@ export interface OtherInline {
   isVoid?: boolean;
 }
 
-export type Inline = LinkInline | EmojiInline | MathInline | MentionInline | ExpressionInline | IconInline | ButtonInline | InlineImage | OtherInline;
+export type Inline =
+  | LinkInline
+  | EmojiInline
+  | MathInline
+  | MentionInline
+  | ExpressionInline
+  | IconInline
+  | ButtonInline
+  | InlineImage
+  | OtherInline;
 /** What paragraphs and headings hold. */
 export type InlineContent = Text | Inline;
 
@@ -131,7 +265,13 @@ export interface Fragment<N extends Block = Block> {
   nodes: N[];
 }
 
-export interface Paragraph { object: 'block'; type: 'paragraph'; key: string; data: { align?: TextAlignment }; nodes: InlineContent[] }
+export interface Paragraph {
+  object: 'block';
+  type: 'paragraph';
+  key: string;
+  data: { align?: TextAlignment };
+  nodes: InlineContent[];
+}
 export interface Heading {
   object: 'block';
   type: HeadingType;
@@ -142,13 +282,55 @@ export interface Heading {
   /** `id`: the anchor in URLs, `data.id` or else derived from the heading's text. */
   meta: { id: string };
 }
-export interface ListItem { object: 'block'; type: 'list-item'; key: string; data: { checked?: boolean }; nodes: Block[] }
-export interface ListOrdered { object: 'block'; type: 'list-ordered'; key: string; data: { start?: number }; nodes: ListItem[] }
-export interface ListUnordered { object: 'block'; type: 'list-unordered'; key: string; data: Record<string, never>; nodes: ListItem[] }
-export interface ListTasks { object: 'block'; type: 'list-tasks'; key: string; data: Record<string, never>; nodes: ListItem[] }
-export interface Divider { object: 'block'; type: 'divider'; key: string; data: Record<string, never>; isVoid: true }
-export interface Blockquote { object: 'block'; type: 'blockquote'; key: string; data: Record<string, never>; nodes: Block[] }
-export interface Hint { object: 'block'; type: 'hint'; key: string; data: { style: HintStyle; icon?: string }; nodes: Block[] }
+export interface ListItem {
+  object: 'block';
+  type: 'list-item';
+  key: string;
+  data: { checked?: boolean };
+  nodes: Block[];
+}
+export interface ListOrdered {
+  object: 'block';
+  type: 'list-ordered';
+  key: string;
+  data: { start?: number };
+  nodes: ListItem[];
+}
+export interface ListUnordered {
+  object: 'block';
+  type: 'list-unordered';
+  key: string;
+  data: Record<string, never>;
+  nodes: ListItem[];
+}
+export interface ListTasks {
+  object: 'block';
+  type: 'list-tasks';
+  key: string;
+  data: Record<string, never>;
+  nodes: ListItem[];
+}
+export interface Divider {
+  object: 'block';
+  type: 'divider';
+  key: string;
+  data: Record<string, never>;
+  isVoid: true;
+}
+export interface Blockquote {
+  object: 'block';
+  type: 'blockquote';
+  key: string;
+  data: Record<string, never>;
+  nodes: Block[];
+}
+export interface Hint {
+  object: 'block';
+  type: 'hint';
+  key: string;
+  data: { style: HintStyle; icon?: string };
+  nodes: Block[];
+}
 export interface CodeData {
   syntax?: string;
   title?: string;
@@ -158,16 +340,40 @@ export interface CodeData {
   expandable?: boolean;
   collapsedLineCount?: number;
 }
-export interface CodeLine { object: 'block'; type: 'code-line'; key: string; data: { highlighted?: boolean }; nodes: Text[] }
-export interface Code { object: 'block'; type: 'code'; key: string; data: CodeData; nodes: CodeLine[] }
-export interface MathBlock { object: 'block'; type: 'math'; key: string; data: { formula: string }; isVoid: true }
+export interface CodeLine {
+  object: 'block';
+  type: 'code-line';
+  key: string;
+  data: { highlighted?: boolean };
+  nodes: Text[];
+}
+export interface Code {
+  object: 'block';
+  type: 'code';
+  key: string;
+  data: CodeData;
+  nodes: CodeLine[];
+}
+export interface MathBlock {
+  object: 'block';
+  type: 'math';
+  key: string;
+  data: { formula: string };
+  isVoid: true;
+}
 /** A length in pixels, or with a unit. */
 export type Length = number | { unit: string; value: number };
 export interface Image {
   object: 'block';
   type: 'image';
   key: string;
-  data: { ref: ContentRefUrl | ContentRefFile; refDark?: ContentRefUrl | ContentRefFile; width?: Length; height?: Length; alt?: string };
+  data: {
+    ref: ContentRefUrl | ContentRefFile;
+    refDark?: ContentRefUrl | ContentRefFile;
+    width?: Length;
+    height?: Length;
+    alt?: string;
+  };
   /** Empty, or one `caption` fragment of paragraphs. */
   fragments: Array<Fragment<Paragraph>>;
   isVoid: true;
@@ -182,11 +388,38 @@ export interface Images {
   isVoid: false;
 }
 /** A file; `fragments` holds an optional `caption` (as for images; the API description lists none). */
-export interface FileBlock { object: 'block'; type: 'file'; key: string; data: { ref: ContentRefFile }; fragments: Array<Fragment<Paragraph>>; isVoid: true }
+export interface FileBlock {
+  object: 'block';
+  type: 'file';
+  key: string;
+  data: { ref: ContentRefFile };
+  fragments: Array<Fragment<Paragraph>>;
+  isVoid: true;
+}
 /** An embedded URL; `fragments` holds an optional `caption` (as for images; the API description lists none). */
-export interface Embed { object: 'block'; type: 'embed'; key: string; data: { url: string; fullWidth?: boolean }; fragments: Array<Fragment<Paragraph>>; isVoid: true }
-export interface TabsItem { object: 'block'; type: 'tabs-item'; key: string; data: { title?: string; icon?: string; slug?: string }; nodes: Block[]; meta: { id: string } }
-export interface Tabs { object: 'block'; type: 'tabs'; key: string; data: { fullWidth?: boolean }; nodes: TabsItem[] }
+export interface Embed {
+  object: 'block';
+  type: 'embed';
+  key: string;
+  data: { url: string; fullWidth?: boolean };
+  fragments: Array<Fragment<Paragraph>>;
+  isVoid: true;
+}
+export interface TabsItem {
+  object: 'block';
+  type: 'tabs-item';
+  key: string;
+  data: { title?: string; icon?: string; slug?: string };
+  nodes: Block[];
+  meta: { id: string };
+}
+export interface Tabs {
+  object: 'block';
+  type: 'tabs';
+  key: string;
+  data: { fullWidth?: boolean };
+  nodes: TabsItem[];
+}
 export interface Expandable {
   object: 'block';
   type: 'expandable';
@@ -197,7 +430,13 @@ export interface Expandable {
   meta: { id: string };
   isVoid: true;
 }
-export interface ContentRefBlock { object: 'block'; type: 'content-ref'; key: string; data: { ref: ContentRef }; isVoid: true }
+export interface ContentRefBlock {
+  object: 'block';
+  type: 'content-ref';
+  key: string;
+  data: { ref: ContentRef };
+  isVoid: true;
+}
 /** A drawing made in the editor, stored as an SVG file (the API description leaves `ref` optional). */
 export interface Drawing {
   object: 'block';
@@ -208,7 +447,13 @@ export interface Drawing {
   nodes?: never;
   isVoid: true;
 }
-export interface ReusableContent { object: 'block'; type: 'reusable-content'; key: string; data: { ref: ContentRefReusableContent }; isVoid: true }
+export interface ReusableContent {
+  object: 'block';
+  type: 'reusable-content';
+  key: string;
+  data: { ref: ContentRefReusableContent };
+  isVoid: true;
+}
 
 /** A table column (`DocumentTableDefinition`); the converter writes `text` columns. */
 export interface TableDefinition {
@@ -219,7 +464,10 @@ export interface TableDefinition {
   [field: string]: unknown;
 }
 export type TableValue = number | string | null | boolean | string[] | ContentRef | Record<string, unknown>;
-export interface TableRecord { orderIndex: string; values: Record<string, TableValue> }
+export interface TableRecord {
+  orderIndex: string;
+  values: Record<string, TableValue>;
+}
 export interface TableGridView {
   type: 'grid';
   /** Definition IDs in display order. */
@@ -268,8 +516,19 @@ export interface Table {
 
 /** Block types of the API description that the converter does not model (kept as they are). */
 export const OTHER_BLOCK_TYPES = [
-  'prompt', 'swagger', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'integration',
-  'stepper', 'stepper-step', 'if', 'columns', 'column', 'updates', 'update',
+  'prompt',
+  'swagger',
+  'openapi-operation',
+  'openapi-schemas',
+  'openapi-webhook',
+  'integration',
+  'stepper',
+  'stepper-step',
+  'if',
+  'columns',
+  'column',
+  'updates',
+  'update',
 ] as const;
 export interface OtherBlock {
   object: 'block';
@@ -346,7 +605,9 @@ export function newKey(): string {
 export function mark(type: PlainMark['type']): PlainMark;
 export function mark(type: 'color', colors: { text: TextColor; background: TextColor }): ColorMark;
 export function mark(type: MarkType, colors?: { text: TextColor; background: TextColor }): Mark {
-  return type === 'color' ? { object: 'mark', type, data: colors ?? { text: 'default', background: 'default' } } : { object: 'mark', type };
+  return type === 'color'
+    ? { object: 'mark', type, data: colors ?? { text: 'default', background: 'default' } }
+    : { object: 'mark', type };
 }
 
 /** Sorts marks into their canonical order (see `MARK_TYPES`). */
@@ -386,23 +647,43 @@ export function heading(level: 1 | 2 | 3, content: Array<InlineContent | string>
 
 /** A list item; a string is one paragraph. */
 export function listItem(children: Array<Block | string> | string, checked?: boolean): ListItem {
-  const nodes = (typeof children === 'string' ? [children] : children).map((c) => (typeof c === 'string' ? paragraph(c) : c));
+  const nodes = (typeof children === 'string' ? [children] : children).map((c) =>
+    typeof c === 'string' ? paragraph(c) : c,
+  );
   return { object: 'block', type: 'list-item', key: newKey(), data: checked === undefined ? {} : { checked }, nodes };
 }
 
 /** An ordered list (optionally starting at `start`). */
 export function listOrdered(items: Array<ListItem | string>, start?: number): ListOrdered {
-  return { object: 'block', type: 'list-ordered', key: newKey(), data: start === undefined ? {} : { start }, nodes: items.map((i) => (typeof i === 'string' ? listItem(i) : i)) };
+  return {
+    object: 'block',
+    type: 'list-ordered',
+    key: newKey(),
+    data: start === undefined ? {} : { start },
+    nodes: items.map((i) => (typeof i === 'string' ? listItem(i) : i)),
+  };
 }
 
 /** A bulleted list. */
 export function listUnordered(items: Array<ListItem | string>): ListUnordered {
-  return { object: 'block', type: 'list-unordered', key: newKey(), data: {}, nodes: items.map((i) => (typeof i === 'string' ? listItem(i) : i)) };
+  return {
+    object: 'block',
+    type: 'list-unordered',
+    key: newKey(),
+    data: {},
+    nodes: items.map((i) => (typeof i === 'string' ? listItem(i) : i)),
+  };
 }
 
 /** A task list: each item is `[text, checked]` or a list item. */
 export function listTasks(items: Array<ListItem | [string, boolean]>): ListTasks {
-  return { object: 'block', type: 'list-tasks', key: newKey(), data: {}, nodes: items.map((i) => (Array.isArray(i) ? listItem(i[0], i[1]) : i)) };
+  return {
+    object: 'block',
+    type: 'list-tasks',
+    key: newKey(),
+    data: {},
+    nodes: items.map((i) => (Array.isArray(i) ? listItem(i[0], i[1]) : i)),
+  };
 }
 
 /** A horizontal divider. */
@@ -412,17 +693,31 @@ export function divider(): Divider {
 
 /** A quote. */
 export function blockquote(children: Array<Block | string>): Blockquote {
-  return { object: 'block', type: 'blockquote', key: newKey(), data: {}, nodes: children.map((c) => (typeof c === 'string' ? paragraph(c) : c)) };
+  return {
+    object: 'block',
+    type: 'blockquote',
+    key: newKey(),
+    data: {},
+    nodes: children.map((c) => (typeof c === 'string' ? paragraph(c) : c)),
+  };
 }
 
 /** A hint of a style; strings become paragraphs. */
 export function hint(style: HintStyle, children: Array<Block | string>, icon?: string): Hint {
-  return { object: 'block', type: 'hint', key: newKey(), data: icon ? { style, icon } : { style }, nodes: children.map((c) => (typeof c === 'string' ? paragraph(c) : c)) };
+  return {
+    object: 'block',
+    type: 'hint',
+    key: newKey(),
+    data: icon ? { style, icon } : { style },
+    nodes: children.map((c) => (typeof c === 'string' ? paragraph(c) : c)),
+  };
 }
 
 /** A code block of `source` (one code line per line; at least one). */
 export function code(source: string, data: CodeData = {}): Code {
-  const nodes: CodeLine[] = source.split('\n').map((line) => ({ object: 'block', type: 'code-line', key: newKey(), data: {}, nodes: [text(line)] }));
+  const nodes: CodeLine[] = source
+    .split('\n')
+    .map((line) => ({ object: 'block', type: 'code-line', key: newKey(), data: {}, nodes: [text(line)] }));
   return { object: 'block', type: 'code', key: newKey(), data, nodes };
 }
 
@@ -434,12 +729,29 @@ export function mathBlock(formula: string): MathBlock {
 /** A caption fragment (empty list when there is no caption). */
 export function caption(content: Array<InlineContent | string> | string | undefined): Array<Fragment<Paragraph>> {
   if (content === undefined) return [];
-  return [{ object: 'fragment', key: newKey(), fragment: 'caption', nodes: [paragraph(...(typeof content === 'string' ? [content] : content))] }];
+  return [
+    {
+      object: 'fragment',
+      key: newKey(),
+      fragment: 'caption',
+      nodes: [paragraph(...(typeof content === 'string' ? [content] : content))],
+    },
+  ];
 }
 
 /** One image, for `images`. */
-export function image(ref: ContentRefUrl | ContentRefFile, options: { alt?: string; caption?: string | Array<InlineContent | string> } = {}): Image {
-  return { object: 'block', type: 'image', key: newKey(), data: options.alt === undefined ? { ref } : { ref, alt: options.alt }, fragments: caption(options.caption), isVoid: true };
+export function image(
+  ref: ContentRefUrl | ContentRefFile,
+  options: { alt?: string; caption?: string | Array<InlineContent | string> } = {},
+): Image {
+  return {
+    object: 'block',
+    type: 'image',
+    key: newKey(),
+    data: options.alt === undefined ? { ref } : { ref, alt: options.alt },
+    fragments: caption(options.caption),
+    isVoid: true,
+  };
 }
 
 /** An images block. */
@@ -454,13 +766,27 @@ export function fileBlock(ref: ContentRefFile, captionText?: string | Array<Inli
 
 /** An embed with an optional caption. */
 export function embed(url: string, captionText?: string | Array<InlineContent | string>): Embed {
-  return { object: 'block', type: 'embed', key: newKey(), data: { url }, fragments: caption(captionText), isVoid: true };
+  return {
+    object: 'block',
+    type: 'embed',
+    key: newKey(),
+    data: { url },
+    fragments: caption(captionText),
+    isVoid: true,
+  };
 }
 
 /** A tab; `meta.id` is filled by `withMetaIds`. */
 export function tabsItem(title: string, children: Array<Block | string>, icon?: string): TabsItem {
   const nodes = children.map((c) => (typeof c === 'string' ? paragraph(c) : c));
-  return { object: 'block', type: 'tabs-item', key: newKey(), data: icon ? { title, icon } : { title }, nodes, meta: { id: '' } };
+  return {
+    object: 'block',
+    type: 'tabs-item',
+    key: newKey(),
+    data: icon ? { title, icon } : { title },
+    nodes,
+    meta: { id: '' },
+  };
 }
 
 /** A tabs block. */
@@ -469,15 +795,31 @@ export function tabs(items: TabsItem[]): Tabs {
 }
 
 /** An expandable block (`<details>`); `meta.id` is filled by `withMetaIds`. */
-export function expandable(title: string | Array<InlineContent | string>, body: Array<Block | string>, defaultExpanded?: boolean): Expandable {
+export function expandable(
+  title: string | Array<InlineContent | string>,
+  body: Array<Block | string>,
+  defaultExpanded?: boolean,
+): Expandable {
   return {
     object: 'block',
     type: 'expandable',
     key: newKey(),
     data: defaultExpanded ? { defaultExpanded } : {},
     fragments: [
-      { object: 'fragment', key: newKey(), fragment: 'expandable-title', type: 'expandable-title', nodes: [paragraph(...(typeof title === 'string' ? [title] : title))] },
-      { object: 'fragment', key: newKey(), fragment: 'expandable-body', type: 'expandable-body', nodes: body.map((c) => (typeof c === 'string' ? paragraph(c) : c)) },
+      {
+        object: 'fragment',
+        key: newKey(),
+        fragment: 'expandable-title',
+        type: 'expandable-title',
+        nodes: [paragraph(...(typeof title === 'string' ? [title] : title))],
+      },
+      {
+        object: 'fragment',
+        key: newKey(),
+        fragment: 'expandable-body',
+        type: 'expandable-body',
+        nodes: body.map((c) => (typeof c === 'string' ? paragraph(c) : c)),
+      },
     ],
     meta: { id: '' },
     isVoid: true,
@@ -496,12 +838,24 @@ export function contentRefBlock(ref: ContentRef): ContentRefBlock {
 
 /** A reusable-content (include) block. */
 export function reusableContent(reusableContentId: string): ReusableContent {
-  return { object: 'block', type: 'reusable-content', key: newKey(), data: { ref: { kind: 'reusable-content', reusableContent: reusableContentId } }, isVoid: true };
+  return {
+    object: 'block',
+    type: 'reusable-content',
+    key: newKey(),
+    data: { ref: { kind: 'reusable-content', reusableContent: reusableContentId } },
+    isVoid: true,
+  };
 }
 
 /** A link inline around texts (strings become unmarked texts). */
 export function link(ref: ContentRef, ...children: Array<Text | string>): LinkInline {
-  return { object: 'inline', type: 'link', key: newKey(), data: { ref }, nodes: children.map((c) => (typeof c === 'string' ? text(c) : c)) };
+  return {
+    object: 'inline',
+    type: 'link',
+    key: newKey(),
+    data: { ref },
+    nodes: children.map((c) => (typeof c === 'string' ? text(c) : c)),
+  };
 }
 
 /** An emoji inline; `code` is the emoji's code points in hex joined by `-` (`1f389`). */
@@ -526,18 +880,36 @@ export function expression(value: string): ExpressionInline {
 
 /** An icon inline by name (`check`), optionally in a color. */
 export function icon(name: string, color?: TextColor): IconInline {
-  return { object: 'inline', type: 'icon', key: newKey(), data: color ? { icon: name, color } : { icon: name }, isVoid: true };
+  return {
+    object: 'inline',
+    type: 'icon',
+    key: newKey(),
+    data: color ? { icon: name, color } : { icon: name },
+    isVoid: true,
+  };
 }
 
 /** A button inline to a reference or doing an action; primary unless `options.kind` says otherwise. */
-export function button(label: string, target: ContentRef | DocumentAction, options: { kind?: ButtonData['kind']; size?: ButtonData['size']; icon?: string } = {}): ButtonInline {
-  const base = { label, kind: options.kind ?? 'primary', ...(options.size ? { size: options.size } : {}), ...(options.icon ? { icon: options.icon } : {}) };
+export function button(
+  label: string,
+  target: ContentRef | DocumentAction,
+  options: { kind?: ButtonData['kind']; size?: ButtonData['size']; icon?: string } = {},
+): ButtonInline {
+  const base = {
+    label,
+    kind: options.kind ?? 'primary',
+    ...(options.size ? { size: options.size } : {}),
+    ...(options.icon ? { icon: options.icon } : {}),
+  };
   const data: ButtonData = 'action' in target ? { ...base, action: target } : { ...base, ref: target };
   return { object: 'inline', type: 'button', key: newKey(), data, isVoid: true };
 }
 
 /** An inline image. */
-export function inlineImage(ref: ContentRefUrl | ContentRefFile, options: Omit<InlineImage['data'], 'ref'> = {}): InlineImage {
+export function inlineImage(
+  ref: ContentRefUrl | ContentRefFile,
+  options: Omit<InlineImage['data'], 'ref'> = {},
+): InlineImage {
   return { object: 'inline', type: 'inline-image', key: newKey(), data: { ref, ...options }, isVoid: true };
 }
 
@@ -545,7 +917,11 @@ export function inlineImage(ref: ContentRefUrl | ContentRefFile, options: Omit<I
  * A grid table of text columns: `header` gives the column titles, `rows` the cells (a string
  * is one paragraph). IDs of columns, records and cell fragments are new random keys.
  */
-export function table(header: string[], rows: Array<Array<string | Paragraph[]>>, alignments: Array<'left' | 'center' | 'right'> = []): Table {
+export function table(
+  header: string[],
+  rows: Array<Array<string | Paragraph[]>>,
+  alignments: Array<'left' | 'center' | 'right'> = [],
+): Table {
   const columns = header.map(() => newKey());
   const definition: Record<string, TableDefinition> = {};
   header.forEach((title, i) => {
@@ -560,11 +936,23 @@ export function table(header: string[], rows: Array<Array<string | Paragraph[]>>
       const cell = row[c] ?? '';
       const id = newKey();
       values[column] = id;
-      fragments.push({ object: 'fragment', key: newKey(), fragment: id, nodes: typeof cell === 'string' ? [paragraph(cell)] : cell });
+      fragments.push({
+        object: 'fragment',
+        key: newKey(),
+        fragment: id,
+        nodes: typeof cell === 'string' ? [paragraph(cell)] : cell,
+      });
     });
     records[newKey()] = { orderIndex: orderIndex(r), values };
   });
-  return { object: 'block', type: 'table', key: newKey(), data: { view: { type: 'grid', columns, hideHeader: false }, records, definition }, fragments, isVoid: true };
+  return {
+    object: 'block',
+    type: 'table',
+    key: newKey(),
+    data: { view: { type: 'grid', columns, hideHeader: false }, records, definition },
+    fragments,
+    isVoid: true,
+  };
 }
 
 /** The `orderIndex` of the record at `position` (strings that sort like the positions). */
@@ -648,10 +1036,21 @@ const lazyInlineImage: z.ZodType = z.lazy(() => inlineImageSchema);
 const lazyExpression: z.ZodType = z.lazy(() => expressionSchema);
 const key = z.string().min(1, 'must be a non-empty string').optional();
 const textColor = z.enum(TEXT_COLORS);
-const plainMark = z.object({ object: z.literal('mark').default('mark'), type: z.enum(['bold', 'italic', 'code', 'keyboard', 'strikethrough', 'superscript', 'subscript']) });
-const colorMark = z.object({ object: z.literal('mark').default('mark'), type: z.literal('color'), data: z.object({ text: textColor, background: textColor }) });
+const plainMark = z.object({
+  object: z.literal('mark').default('mark'),
+  type: z.enum(['bold', 'italic', 'code', 'keyboard', 'strikethrough', 'superscript', 'subscript']),
+});
+const colorMark = z.object({
+  object: z.literal('mark').default('mark'),
+  type: z.literal('color'),
+  data: z.object({ text: textColor, background: textColor }),
+});
 const markSchema = z.discriminatedUnion('type', [plainMark, colorMark]);
-const leafSchema = z.object({ object: z.literal('leaf').default('leaf'), text: z.string(), marks: z.array(markSchema).default([]) });
+const leafSchema = z.object({
+  object: z.literal('leaf').default('leaf'),
+  text: z.string(),
+  marks: z.array(markSchema).default([]),
+});
 const textSchema = z.object({ object: z.literal('text'), key, leaves: z.array(leafSchema) });
 
 const space = z.string().optional();
@@ -689,7 +1088,8 @@ const fragment = (nodes: z.ZodType) =>
     type: z.string().optional(),
     nodes: z.array(nodes),
   });
-const inline = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ object: z.literal('inline'), type: z.literal(type), key, data, isVoid: voidFlag });
+const inline = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ object: z.literal('inline'), type: z.literal(type), key, data, isVoid: voidFlag });
 const linkInline = z.object({
   object: z.literal('inline'),
   type: z.literal('link'),
@@ -710,7 +1110,13 @@ const otherInline = z.object({
 const expressionSchema = inline('expression', z.object({ expression: z.string() }));
 const inlineImageSchema = inline(
   'inline-image',
-  z.object({ ref: imageRef, refDark: imageRef.optional(), caption: z.string().optional(), alt: z.string().optional(), size: z.enum(['original', 'line']).optional() }),
+  z.object({
+    ref: imageRef,
+    refDark: imageRef.optional(),
+    caption: z.string().optional(),
+    alt: z.string().optional(),
+    size: z.enum(['original', 'line']).optional(),
+  }),
 );
 const documentAction = z.discriminatedUnion('action', [
   z.object({ action: z.literal('search'), query: z.string().optional() }),
@@ -730,8 +1136,14 @@ const inlineSchema = z.discriminatedUnion('type', [
   inline('mention', z.object({ ref: contentRefSchema })),
   expressionSchema,
   // The name is written in a class attribute (`<i class="fa-NAME">`): one word.
-  inline('icon', z.object({ icon: z.string().regex(/^\S+$/, 'must be an icon name, without spaces'), color: textColor.optional() })),
-  inline('button', z.union([z.object({ ...buttonBase, ref: contentRefSchema }), z.object({ ...buttonBase, action: documentAction })])),
+  inline(
+    'icon',
+    z.object({ icon: z.string().regex(/^\S+$/, 'must be an icon name, without spaces'), color: textColor.optional() }),
+  ),
+  inline(
+    'button',
+    z.union([z.object({ ...buttonBase, ref: contentRefSchema }), z.object({ ...buttonBase, action: documentAction })]),
+  ),
   inlineImageSchema,
   otherInline,
 ]);
@@ -745,7 +1157,15 @@ const paragraphSchema = block('paragraph', {
   nodes: z.array(lazyInlineContent),
 });
 const headingShape = {
-  data: z.object({ id: z.string().regex(/^[-a-z0-9.+_]+$/, 'must be lower-case letters, digits and - . + _').optional(), align: alignment }).default({}),
+  data: z
+    .object({
+      id: z
+        .string()
+        .regex(/^[-a-z0-9.+_]+$/, 'must be lower-case letters, digits and - . + _')
+        .optional(),
+      align: alignment,
+    })
+    .default({}),
   meta: metaId.optional(),
   isVoid: nonVoid,
   nodes: z.array(lazyInlineContent),
@@ -754,7 +1174,10 @@ const containerNodes = {
   isVoid: nonVoid,
   nodes: z.array(lazyFlow),
 };
-const listItemSchema = block('list-item', { data: z.object({ checked: z.boolean().optional() }).default({}), ...containerNodes });
+const listItemSchema = block('list-item', {
+  data: z.object({ checked: z.boolean().optional() }).default({}),
+  ...containerNodes,
+});
 const listNodes = {
   isVoid: nonVoid,
   nodes: z.array(listItemSchema),
@@ -765,12 +1188,20 @@ const codeLineSchema = block('code-line', {
   nodes: z.array(z.union([textSchema, lazyExpression, lazyOtherInline])),
 });
 const imageSchema = block('image', {
-  data: z.object({ ref: imageRef, refDark: imageRef.optional(), width: length.optional(), height: length.optional(), alt: z.string().optional() }),
+  data: z.object({
+    ref: imageRef,
+    refDark: imageRef.optional(),
+    width: length.optional(),
+    height: length.optional(),
+    alt: z.string().optional(),
+  }),
   fragments: captionFragments(),
   isVoid: voidFlag,
 });
 const tabsItemSchema = block('tabs-item', {
-  data: z.object({ title: z.string().optional(), icon: z.string().optional(), slug: z.string().optional() }).default({}),
+  data: z
+    .object({ title: z.string().optional(), icon: z.string().optional(), slug: z.string().optional() })
+    .default({}),
   meta: metaId.optional(),
   ...containerNodes,
 });
@@ -806,7 +1237,13 @@ const tableSchema = block('table', {
     records: z.record(z.string(), z.object({ orderIndex: z.string(), values: z.record(z.string(), z.unknown()) })),
     definition: z.record(z.string(), tableDefinition),
     cellMerges: z
-      .array(z.object({ anchor: z.object({ record: z.string(), column: z.string() }), rowSpan: z.int().min(1).max(50), colSpan: z.int().min(1).max(50) }))
+      .array(
+        z.object({
+          anchor: z.object({ record: z.string(), column: z.string() }),
+          rowSpan: z.int().min(1).max(50),
+          colSpan: z.int().min(1).max(50),
+        }),
+      )
       .optional(),
     fullWidth: z.boolean().optional(),
     search: z.boolean().optional(),
@@ -836,7 +1273,10 @@ const flowBlockSchema = z.discriminatedUnion('type', [
   block('list-tasks', { data: emptyData, ...listNodes }),
   block('divider', { data: emptyData, isVoid: voidFlag }),
   block('blockquote', { data: emptyData, ...containerNodes }),
-  block('hint', { data: z.object({ style: z.enum(['info', 'warning', 'danger', 'success']), icon: z.string().optional() }), ...containerNodes }),
+  block('hint', {
+    data: z.object({ style: z.enum(['info', 'warning', 'danger', 'success']), icon: z.string().optional() }),
+    ...containerNodes,
+  }),
   block('code', {
     data: z
       .object({
@@ -854,7 +1294,13 @@ const flowBlockSchema = z.discriminatedUnion('type', [
   }),
   block('math', { data: z.object({ formula: z.string() }), isVoid: voidFlag }),
   block('images', {
-    data: z.object({ align: z.enum(['center', 'left', 'right']).optional(), fullWidth: z.boolean().optional(), withFrame: z.boolean().optional() }).default({}),
+    data: z
+      .object({
+        align: z.enum(['center', 'left', 'right']).optional(),
+        fullWidth: z.boolean().optional(),
+        withFrame: z.boolean().optional(),
+      })
+      .default({}),
     isVoid: z.literal(false).default(false),
     nodes: z.array(imageSchema),
   }),
@@ -882,7 +1328,9 @@ const flowBlockSchema = z.discriminatedUnion('type', [
   tableSchema,
   block('content-ref', { data: z.object({ ref: contentRefSchema }), isVoid: voidFlag }),
   block('reusable-content', {
-    data: z.object({ ref: z.object({ kind: z.literal('reusable-content'), reusableContent: z.string().min(1), space }) }),
+    data: z.object({
+      ref: z.object({ kind: z.literal('reusable-content'), reusableContent: z.string().min(1), space }),
+    }),
     meta: z.object({ token: z.string().optional() }).optional(),
     isVoid: voidFlag,
   }),
@@ -906,7 +1354,9 @@ const rawDocumentSchema = z.object({
  * hold list items, code holds code lines, images hold images and tabs hold tabs items; the
  * child-only blocks stand nowhere else. Use `describeDocumentError` for a message naming the node.
  */
-export const documentSchema: z.ZodType<JSONDocument> = rawDocumentSchema.transform((input) => withMetaIds(fillKeys(input as unknown as JSONDocument)));
+export const documentSchema: z.ZodType<JSONDocument> = rawDocumentSchema.transform((input) =>
+  withMetaIds(fillKeys(input as unknown as JSONDocument)),
+);
 
 /** Gives a key to every block, inline, text and fragment without one. */
 function fillKeys(document: JSONDocument): JSONDocument {
@@ -964,17 +1414,32 @@ export function checkDocumentLimits(input: unknown, { bytes = true } = {}): void
     const { node, depth } = stack.pop()!;
     count += 1;
     if (count > DOCUMENT_LIMITS.nodes) {
-      throw new ContentLimitError('documentNodes', count, DOCUMENT_LIMITS.nodes, `the document has more than ${DOCUMENT_LIMITS.nodes} nodes, the limit is ${DOCUMENT_LIMITS.nodes}`);
+      throw new ContentLimitError(
+        'documentNodes',
+        count,
+        DOCUMENT_LIMITS.nodes,
+        `the document has more than ${DOCUMENT_LIMITS.nodes} nodes, the limit is ${DOCUMENT_LIMITS.nodes}`,
+      );
     }
     if (depth > DOCUMENT_LIMITS.depth) {
-      throw new ContentLimitError('documentDepth', depth, DOCUMENT_LIMITS.depth, `the document nests nodes ${depth} levels deep, the limit is ${DOCUMENT_LIMITS.depth}`);
+      throw new ContentLimitError(
+        'documentDepth',
+        depth,
+        DOCUMENT_LIMITS.depth,
+        `the document nests nodes ${depth} levels deep, the limit is ${DOCUMENT_LIMITS.depth}`,
+      );
     }
     for (const child of childrenOf(node)) stack.push({ node: child, depth: depth + 1 });
   }
   if (!bytes) return;
   const size = Buffer.byteLength(JSON.stringify(input) ?? '');
   if (size > DOCUMENT_LIMITS.bytes) {
-    throw new ContentLimitError('documentBytes', size, DOCUMENT_LIMITS.bytes, `the document has ${size} bytes of JSON, the limit is ${DOCUMENT_LIMITS.bytes}`);
+    throw new ContentLimitError(
+      'documentBytes',
+      size,
+      DOCUMENT_LIMITS.bytes,
+      `the document has ${size} bytes of JSON, the limit is ${DOCUMENT_LIMITS.bytes}`,
+    );
   }
 }
 
@@ -993,16 +1458,21 @@ export function describeDocumentError(error: z.ZodError, input: unknown): string
   let path = '';
   let at: unknown = input;
   for (const segment of issue.path) {
-    at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[segment as PropertyKey] : undefined;
+    at =
+      at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[segment as PropertyKey] : undefined;
     if (typeof segment === 'number') {
       path += `[${segment}]`;
-      const type = at !== null && typeof at === 'object' ? (at as { type?: unknown; fragment?: unknown }).type ?? (at as { fragment?: unknown }).fragment : undefined;
+      const type =
+        at !== null && typeof at === 'object'
+          ? ((at as { type?: unknown; fragment?: unknown }).type ?? (at as { fragment?: unknown }).fragment)
+          : undefined;
       if (typeof type === 'string') path += `(${type})`;
     } else {
       path += `${path ? '.' : ''}${String(segment)}`;
     }
   }
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issue${error.issues.length > 2 ? 's' : ''})` : '';
+  const more =
+    error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issue${error.issues.length > 2 ? 's' : ''})` : '';
   return `Invalid document at ${path || '(root)'}: ${issue.message}${more}`;
 }
 

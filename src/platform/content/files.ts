@@ -11,7 +11,10 @@ import { sign, verify } from './signing.js';
  */
 
 /** Stores a file's bytes and returns its description (an image's dimensions read from its header). */
-export function storeFile(db: Db, file: { id: string; name: string; contentType: string; bytes: Uint8Array }): ContentFile {
+export function storeFile(
+  db: Db,
+  file: { id: string; name: string; contentType: string; bytes: Uint8Array },
+): ContentFile {
   const hash = putBlob(db, file.bytes);
   const dimensions = file.contentType.startsWith('image/') ? imageDimensions(file.bytes) : undefined;
   return {
@@ -35,7 +38,11 @@ export function imageDimensions(bytes: Uint8Array): { width: number; height: num
 }
 
 /** The signed download URL of a file: valid as long as the bytes exist, for this name and type. */
-export function downloadUrl(db: Db, links: Pick<Links, 'files'>, file: Pick<ContentFile, 'hash' | 'name' | 'contentType'>): string {
+export function downloadUrl(
+  db: Db,
+  links: Pick<Links, 'files'>,
+  file: Pick<ContentFile, 'hash' | 'name' | 'contentType'>,
+): string {
   const signature = sign(db, ['file', file.hash, file.name, file.contentType]);
   const query = new URLSearchParams({ type: file.contentType, sig: signature });
   return `${links.files}/${file.hash}/${encodeURIComponent(file.name)}?${query.toString()}`;
@@ -46,12 +53,18 @@ export function signedDownload(
   db: Db,
   request: { hash: string; name: string; type: string | undefined; sig: string | undefined },
 ): Buffer | undefined {
-  if (request.type === undefined || !verify(db, ['file', request.hash, request.name, request.type], request.sig)) return undefined;
+  if (request.type === undefined || !verify(db, ['file', request.hash, request.name, request.type], request.sig))
+    return undefined;
   return getBlob(db, request.hash);
 }
 
 /** The JSON of a file (`RevisionFile`). */
-export function fileJson(db: Db, links: Pick<Links, 'files'>, file: ContentFile, metadata: boolean): Record<string, unknown> {
+export function fileJson(
+  db: Db,
+  links: Pick<Links, 'files'>,
+  file: ContentFile,
+  metadata: boolean,
+): Record<string, unknown> {
   return {
     id: file.id,
     name: file.name,

@@ -75,7 +75,10 @@ const found = new WeakMap<RevisionContent, FoundLink[]>();
  * The links of a content's document pages, whose bodies `documentOf` reads (as the caller sees
  * them: a site visitor's links are those of their view).
  */
-export function contentLinks(content: RevisionContent, documentOf: (page: ContentPage & { documentId: string }) => unknown): FoundLink[] {
+export function contentLinks(
+  content: RevisionContent,
+  documentOf: (page: ContentPage & { documentId: string }) => unknown,
+): FoundLink[] {
   const known = found.get(content);
   if (known) return known;
   const links: FoundLink[] = [];
@@ -119,7 +122,8 @@ export function linkStatus(ref: ContentRef, content: RevisionContent, context: L
       if (otherSpace) return context.pageInSpace(otherSpace, String(ref.page)) ? 'ok' : 'broken';
       return index.byId.has(String(ref.page)) ? 'ok' : 'broken';
     case 'anchor':
-      if (otherSpace) return ref.page === undefined || context.pageInSpace(otherSpace, String(ref.page)) ? 'ok' : 'broken';
+      if (otherSpace)
+        return ref.page === undefined || context.pageInSpace(otherSpace, String(ref.page)) ? 'ok' : 'broken';
       return ref.page === undefined || index.byId.has(String(ref.page)) ? 'ok' : 'broken';
     case 'file':
       if (otherSpace) return context.spaceExists(otherSpace) ? 'ok' : 'broken';

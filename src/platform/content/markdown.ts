@@ -137,7 +137,8 @@ function knownDefinitions(links: readonly string[], footnotes: readonly string[]
       if (!seeded.has(parser)) {
         seeded.add(parser);
         parser.defined.push(...links);
-        (parser.gfmFootnotes ??= []).push(...footnotes);
+        parser.gfmFootnotes ??= [];
+        parser.gfmFootnotes.push(...footnotes);
       }
       return nok;
     },
@@ -202,7 +203,11 @@ export function parseMarkdown(markdown: string, { head = false, segmentChars = S
       let to = from + 1;
       let parsed: RootContent[];
       for (;;) {
-        const stretch: Segment = { ...segments[from]!, end: segments[to - 1]!.end, contentEnd: segments[to - 1]!.contentEnd };
+        const stretch: Segment = {
+          ...segments[from]!,
+          end: segments[to - 1]!.end,
+          contentEnd: segments[to - 1]!.contentEnd,
+        };
         const length = stretch.end - stretch.start;
         if (length > MARKDOWN_LIMITS.blockChars) {
           throw new MarkdownLimitError(
@@ -212,9 +217,19 @@ export function parseMarkdown(markdown: string, { head = false, segmentChars = S
             `the markdown holds a block that is read as one piece (a code block, table, list or paragraph) of ${length} characters or more, the limit is ${MARKDOWN_LIMITS.blockChars}`,
           );
         }
-        parsed = fromMarkdown(markdown.slice(stretch.start, stretch.end), { ...parseOptions, extensions: [...parseOptions.extensions, ...extensions] }).children;
+        parsed = fromMarkdown(markdown.slice(stretch.start, stretch.end), {
+          ...parseOptions,
+          extensions: [...parseOptions.extensions, ...extensions],
+        }).children;
         const next = segments[to];
-        if (!next || endsCleanly(parsed, { ...stretch, start: 0, contentEnd: stretch.contentEnd - stretch.start }, { ...next, start: next.start - stretch.start })) {
+        if (
+          !next ||
+          endsCleanly(
+            parsed,
+            { ...stretch, start: 0, contentEnd: stretch.contentEnd - stretch.start },
+            { ...next, start: next.start - stretch.start },
+          )
+        ) {
           nodes += placeNodes(parsed, stretch, definitions);
           break;
         }
@@ -233,7 +248,12 @@ export function parseMarkdown(markdown: string, { head = false, segmentChars = S
       const first = parsed[0];
       const previous = children.at(-1);
       // Two halves of one list, cut between items.
-      if (segments[from]!.join === 'item' && previous?.type === 'list' && first?.type === 'list' && previous.ordered === first.ordered) {
+      if (
+        segments[from]!.join === 'item' &&
+        previous?.type === 'list' &&
+        first?.type === 'list' &&
+        previous.ordered === first.ordered
+      ) {
         previous.children.push(...first.children);
         previous.spread = previous.spread || first.spread;
         if (previous.position && first.position) previous.position.end = first.position.end;
@@ -242,7 +262,12 @@ export function parseMarkdown(markdown: string, { head = false, segmentChars = S
       children.push(...parsed);
       const value = definitions.links.length + definitions.footnotes.length;
       if (value > MARKDOWN_LIMITS.definitions) {
-        throw new MarkdownLimitError('markdownDefinitions', value, MARKDOWN_LIMITS.definitions, `the markdown has more than ${MARKDOWN_LIMITS.definitions} link and footnote definitions, the limit is ${MARKDOWN_LIMITS.definitions}`);
+        throw new MarkdownLimitError(
+          'markdownDefinitions',
+          value,
+          MARKDOWN_LIMITS.definitions,
+          `the markdown has more than ${MARKDOWN_LIMITS.definitions} link and footnote definitions, the limit is ${MARKDOWN_LIMITS.definitions}`,
+        );
       }
       from = to;
     }
@@ -272,7 +297,12 @@ const list: Handle = (node: Extract<RootContent, { type: 'list' }>, parent, stat
 };
 
 const writeOptions: ToMarkdownOptions = {
-  extensions: [gfmToMarkdown(), mathToMarkdown({ singleDollarTextMath: false }), frontmatterToMarkdown(['yaml']), gitbookToMarkdown],
+  extensions: [
+    gfmToMarkdown(),
+    mathToMarkdown({ singleDollarTextMath: false }),
+    frontmatterToMarkdown(['yaml']),
+    gitbookToMarkdown,
+  ],
   bullet: '*',
   bulletOther: '-',
   emphasis: '_',
@@ -286,7 +316,12 @@ const writeOptions: ToMarkdownOptions = {
   handlers: { list },
 };
 
-function readContext(markdown: string, refs: RefResolver, definitions: ReadContext['definitions'], { head = false, tree }: { head?: boolean; tree?: Root } = {}): { root: Root; ctx: ReadContext } {
+function readContext(
+  markdown: string,
+  refs: RefResolver,
+  definitions: ReadContext['definitions'],
+  { head = false, tree }: { head?: boolean; tree?: Root } = {},
+): { root: Root; ctx: ReadContext } {
   const root = tree ?? parseMarkdown(markdown, { head });
   const visit = (node: Root | RootContent): void => {
     if (node.type === 'definition' && !definitions.has(node.identifier)) definitions.set(node.identifier, node);
@@ -322,7 +357,13 @@ export class MarkdownTooDeepError extends MarkdownLimitError {
   override readonly name = 'MarkdownTooDeepError';
   constructor(value: number, what: string) {
     // A structural refusal, as for other input nested too deeply: 400.
-    super('markdownNesting', value, MAX_MARKDOWN_NESTING, `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`, 400);
+    super(
+      'markdownNesting',
+      value,
+      MAX_MARKDOWN_NESTING,
+      `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`,
+      400,
+    );
   }
 }
 
@@ -372,7 +413,12 @@ export function checkMarkdownSize(markdown: string): void {
   if (markdown.length * 3 <= MARKDOWN_LIMITS.bytes) return;
   const bytes = Buffer.byteLength(markdown);
   if (bytes > MARKDOWN_LIMITS.bytes) {
-    throw new MarkdownLimitError('markdownBytes', bytes, MARKDOWN_LIMITS.bytes, `the markdown has ${bytes} bytes, the limit is ${MARKDOWN_LIMITS.bytes}`);
+    throw new MarkdownLimitError(
+      'markdownBytes',
+      bytes,
+      MARKDOWN_LIMITS.bytes,
+      `the markdown has ${bytes} bytes, the limit is ${MARKDOWN_LIMITS.bytes}`,
+    );
   }
 }
 
@@ -387,7 +433,12 @@ export function checkMarkdownBlocks(markdown: string): void {
   if (markdown.length / 2 <= max) return;
   const blocks = blocksAtLeast(markdown, max);
   if (blocks > max) {
-    throw new MarkdownLimitError('markdownNodes', blocks, max, `the markdown holds more than ${max} blocks, each a node at least, and may parse into ${max} nodes`);
+    throw new MarkdownLimitError(
+      'markdownNodes',
+      blocks,
+      max,
+      `the markdown holds more than ${max} blocks, each a node at least, and may parse into ${max} nodes`,
+    );
   }
 }
 
@@ -399,7 +450,9 @@ export function checkMarkdownBeforeParsing(markdown: string): void {
 }
 
 /** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
-export type ParsedMarkdown = { root: Root } | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
+export type ParsedMarkdown =
+  | { root: Root }
+  | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
 
 /** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
 export function parseMarkdownTree(markdown: string): ParsedMarkdown {
@@ -410,7 +463,15 @@ export function parseMarkdownTree(markdown: string): ParsedMarkdown {
     if (error instanceof RangeError) {
       // The stack ran out: nesting `checkNesting` does not see.
       const max = MAX_MARKDOWN_NESTING;
-      return { over: { limit: 'markdownNesting', value: max + 1, max, message: `markdown nested too deeply to read, the limit is ${max}`, status: 400 } };
+      return {
+        over: {
+          limit: 'markdownNesting',
+          value: max + 1,
+          max,
+          message: `markdown nested too deeply to read, the limit is ${max}`,
+          status: 400,
+        },
+      };
     }
     if (!(error instanceof ContentLimitError)) throw error;
     const { limit, value, max, message, status } = error;
@@ -421,7 +482,12 @@ export function parseMarkdownTree(markdown: string): ParsedMarkdown {
 /** Longest a page's parse may take, and the heap it may use, in the parse worker. */
 export const MARKDOWN_PARSE_LIMITS = { timeoutMs: 30_000, maxHeapMb: 256 } as const;
 
-const parser = new TaskWorker<string, ParsedMarkdown>({ from: import.meta.url, name: 'markdown/parse-worker', fallback: parseMarkdownTree, ...MARKDOWN_PARSE_LIMITS });
+const parser = new TaskWorker<string, ParsedMarkdown>({
+  from: import.meta.url,
+  name: 'markdown/parse-worker',
+  fallback: parseMarkdownTree,
+  ...MARKDOWN_PARSE_LIMITS,
+});
 
 /**
  * Parses a page's markdown in the parse worker (the seconds a large page takes leave the event
@@ -437,8 +503,16 @@ export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
     parsed = await parser.run(markdown);
   } catch (error) {
     if (!(error instanceof TaskWorkerError) || error.reason === 'closed') throw error;
-    const [limit, max] = error.reason === 'timeout' ? ['markdownParseMs', MARKDOWN_PARSE_LIMITS.timeoutMs] : ['markdownParseHeapMb', MARKDOWN_PARSE_LIMITS.maxHeapMb];
-    throw new MarkdownLimitError(limit, max, max, `the markdown could not be read: ${error.message}, the limit is ${max}`);
+    const [limit, max] =
+      error.reason === 'timeout'
+        ? ['markdownParseMs', MARKDOWN_PARSE_LIMITS.timeoutMs]
+        : ['markdownParseHeapMb', MARKDOWN_PARSE_LIMITS.maxHeapMb];
+    throw new MarkdownLimitError(
+      limit,
+      max,
+      max,
+      `the markdown could not be read: ${error.message}, the limit is ${max}`,
+    );
   }
   if ('root' in parsed) return parsed.root;
   const { limit, value, max, message, status } = parsed.over;
@@ -446,7 +520,10 @@ export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
 }
 
 /** The front matter and leading `# H1` of parsed markdown, and the nodes after them. */
-function readHead(root: Root, ctx: ReadContext): { title?: string; frontMatter: Record<string, unknown>; body: RootContent[] } {
+function readHead(
+  root: Root,
+  ctx: ReadContext,
+): { title?: string; frontMatter: Record<string, unknown>; body: RootContent[] } {
   let body = root.children;
   let frontMatter: Record<string, unknown> = {};
   if (body[0]?.type === 'yaml') {
@@ -455,7 +532,11 @@ function readHead(root: Root, ctx: ReadContext): { title?: string; frontMatter: 
   }
   const first = body[0];
   if (first?.type !== 'heading' || first.depth !== 1) return { frontMatter, body };
-  return { title: inlinePlainText(readInlines(headingContent(first).children, ctx)).trim(), frontMatter, body: body.slice(1) };
+  return {
+    title: inlinePlainText(readInlines(headingContent(first).children, ctx)).trim(),
+    frontMatter,
+    body: body.slice(1),
+  };
 }
 
 /**
@@ -472,7 +553,10 @@ export function markdownMetadata(markdown: string, tree?: Root): Omit<MarkdownPa
   const { root, ctx } = readContext(markdown, stableRefs, new Map(), { head: true });
   const first = root.children.find((node) => node.type !== 'yaml');
   // A reference in the title may be defined further down: read the whole page then.
-  if (first?.type === 'heading' && markdown.slice(first.position?.start.offset, first.position?.end.offset).includes('[')) {
+  if (
+    first?.type === 'heading' &&
+    markdown.slice(first.position?.start.offset, first.position?.end.offset).includes('[')
+  ) {
     const { title, frontMatter } = markdownToDocument(markdown);
     return title === undefined ? { frontMatter } : { title, frontMatter };
   }
@@ -492,9 +576,18 @@ export function markdownToDocument(markdown: string, options: FromMarkdownOption
   if (!options.tree) {
     checkMarkdownBeforeParsing(markdown);
   }
-  const { root, ctx } = readContext(markdown, options.refs ?? stableRefs, new Map(), options.tree ? { tree: options.tree } : {});
+  const { root, ctx } = readContext(
+    markdown,
+    options.refs ?? stableRefs,
+    new Map(),
+    options.tree ? { tree: options.tree } : {},
+  );
   const { title, frontMatter, body } = readHead(root, ctx);
-  const document: JSONDocument = { object: 'document', data: options.previous ? structuredClone(options.previous.data) : {}, nodes: readFlow(body, ctx) };
+  const document: JSONDocument = {
+    object: 'document',
+    data: options.previous ? structuredClone(options.previous.data) : {},
+    nodes: readFlow(body, ctx),
+  };
   checkDocumentLimits(document, { bytes: false });
   deriveKeys(document);
   if (options.previous) reconcileKeys(document, options.previous);
@@ -510,7 +603,8 @@ export function markdownToDocument(markdown: string, options: FromMarkdownOption
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const ctx: WriteContext = { refs: options.refs ?? stableRefs };
   const children: RootContent[] = [];
-  if (options.frontMatter && Object.keys(options.frontMatter).length) children.push({ type: 'yaml', value: stringifyYaml(options.frontMatter).trimEnd() });
+  if (options.frontMatter && Object.keys(options.frontMatter).length)
+    children.push({ type: 'yaml', value: stringifyYaml(options.frontMatter).trimEnd() });
   if (options.title) children.push({ type: 'heading', depth: 1, children: [{ type: 'text', value: options.title }] });
   children.push(...writeFlow(document.nodes, ctx));
   return toMarkdown({ type: 'root', children }, writeOptions);

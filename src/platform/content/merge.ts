@@ -1,6 +1,13 @@
 import { LCS, diff3Merge } from 'node-diff3';
 import { newKey, withMetaIds, type Block, type DocumentNode, type Fragment, type JSONDocument } from './document.js';
-import type { ContentFile, ContentPage, ContentReusable, RevisionContent, VariableValue, Variables } from './revisions.js';
+import type {
+  ContentFile,
+  ContentPage,
+  ContentReusable,
+  RevisionContent,
+  VariableValue,
+  Variables,
+} from './revisions.js';
 
 /**
  * Three-way merge of two contents of a space that share an ancestor: a change request's content
@@ -193,11 +200,12 @@ export function mergeContents(input: MergeInput): MergeOutcome {
 
   const ctx: Context = { mode: input.mode, sig, document: input.document, pending: [] };
 
-  const pages = sig(base.pages) === sig(live.pages)
-    ? plainPart(request.pages)
-    : sig(base.pages) === sig(request.pages) || sig(live.pages) === sig(request.pages)
-      ? plainPart(live.pages)
-      : mergePages(ctx, base.pages, live.pages, request.pages);
+  const pages =
+    sig(base.pages) === sig(live.pages)
+      ? plainPart(request.pages)
+      : sig(base.pages) === sig(request.pages) || sig(live.pages) === sig(request.pages)
+        ? plainPart(live.pages)
+        : mergePages(ctx, base.pages, live.pages, request.pages);
   const files = mergeCollection(ctx, base.files, live.files, request.files, {
     conflict: (id) => ({ file: id }),
     merge: (b, l, r) => {
@@ -206,10 +214,16 @@ export function mergeContents(input: MergeInput): MergeOutcome {
       return { value: () => value, conflicts: merged.conflicts.map((property) => ({ file: l.id, property })) };
     },
   });
-  const reusableContents = mergeCollection(ctx, base.reusableContents, live.reusableContents, request.reusableContents, {
-    conflict: (id) => ({ reusableContent: id }),
-    merge: (b, l, r) => mergeReusable(ctx, b, l, r),
-  });
+  const reusableContents = mergeCollection(
+    ctx,
+    base.reusableContents,
+    live.reusableContents,
+    request.reusableContents,
+    {
+      conflict: (id) => ({ reusableContent: id }),
+      merge: (b, l, r) => mergeReusable(ctx, b, l, r),
+    },
+  );
   const variables = mergeVariables(ctx, base.variables, live.variables, request.variables);
 
   const conflicts = [...pages.conflicts, ...files.conflicts, ...reusableContents.conflicts, ...variables.conflicts];
@@ -260,7 +274,8 @@ interface Part<T> {
 const plainPart = <T>(items: T[]): Part<T> => ({ conflicts: [], build: () => items });
 
 /** The id of a chosen document (a merged one once stored). */
-const documentIdOf = (choice: DocumentChoice): string | undefined => ('pending' in choice ? choice.pending.id : choice.id);
+const documentIdOf = (choice: DocumentChoice): string | undefined =>
+  'pending' in choice ? choice.pending.id : choice.id;
 
 /**
  * A canonical text of a JSON value: object keys sorted, `undefined` properties left out, and
@@ -327,7 +342,8 @@ function mergeProperties(
   const l = live as Record<string, unknown>;
   const r = request as Record<string, unknown>;
   const grouped = new Map<string, string>();
-  for (const [name, fields] of Object.entries(options.groups ?? {})) for (const field of fields) grouped.set(field, name);
+  for (const [name, fields] of Object.entries(options.groups ?? {}))
+    for (const field of fields) grouped.set(field, name);
   const units = new Map<string, string[]>();
   for (const field of unique([...Object.keys(l), ...Object.keys(r), ...Object.keys(b)])) {
     if (options.skip?.has(field)) continue;
@@ -371,7 +387,11 @@ function movedItems(base: readonly string[], side: readonly string[]): Set<strin
   const b = base.filter((item) => inSide.has(item));
   const s = side.filter((item) => inBase.has(item));
   const staying = new Set<string>();
-  for (let candidate: ReturnType<typeof LCS> | null = LCS(b, s); candidate && candidate.buffer1index >= 0; candidate = candidate.chain) {
+  for (
+    let candidate: ReturnType<typeof LCS> | null = LCS(b, s);
+    candidate && candidate.buffer1index >= 0;
+    candidate = candidate.chain
+  ) {
     staying.add(b[candidate.buffer1index]!);
   }
   return new Set(b.filter((item) => !staying.has(item)));
@@ -381,7 +401,12 @@ function movedItems(base: readonly string[], side: readonly string[]): Set<strin
  * The order of `keep` (the items the item-by-item merge keeps) from a three-way merge of the
  * base, live and request sequences (see "Sequences" in the module's documentation).
  */
-export function mergeSequence(base: readonly string[], live: readonly string[], request: readonly string[], keep: readonly string[]): string[] {
+export function mergeSequence(
+  base: readonly string[],
+  live: readonly string[],
+  request: readonly string[],
+  keep: readonly string[],
+): string[] {
   const movedLive = movedItems(base, live);
   const movedRequest = movedItems(base, request);
   const o = base.filter((item) => !movedLive.has(item) && !movedRequest.has(item));
@@ -475,7 +500,10 @@ function mergeReusable(
   request: ContentReusable,
 ): { value: () => ContentReusable; conflicts: MergeConflict[] } {
   const id = live.id;
-  const properties = mergeProperties(ctx, base, live, request, { order: REUSABLE_PROPERTY_ORDER, skip: new Set(['id', 'documentId']) });
+  const properties = mergeProperties(ctx, base, live, request, {
+    order: REUSABLE_PROPERTY_ORDER,
+    skip: new Set(['id', 'documentId']),
+  });
   const conflicts: MergeConflict[] = properties.conflicts.map((property) => ({ reusableContent: id, property }));
   const document = mergeDocumentIds(ctx, base?.documentId, live.documentId, request.documentId);
   if (document.conflict) conflicts.push({ reusableContent: id, property: 'document' });
@@ -490,7 +518,12 @@ function mergeReusable(
 }
 
 /** Variables by name: three-way, a deleted variable losing to a changed one. */
-function mergeVariables(ctx: Context, base: Variables, live: Variables, request: Variables): { value: Variables; conflicts: MergeConflict[] } {
+function mergeVariables(
+  ctx: Context,
+  base: Variables,
+  live: Variables,
+  request: Variables,
+): { value: Variables; conflicts: MergeConflict[] } {
   const value: Variables = {};
   const conflicts: MergeConflict[] = [];
   for (const name of unique([...Object.keys(live), ...Object.keys(request), ...Object.keys(base)])) {
@@ -624,7 +657,13 @@ type BlockPlan =
   | { kind: 'merge'; base: Block; live: Block; request: Block };
 
 /** Merges a list of blocks (one level), recursing into blocks changed on both sides. */
-function mergeBlocks(ctx: Context, conflictKeys: Set<string>, base: readonly Block[], live: readonly Block[], request: readonly Block[]): Block[] {
+function mergeBlocks(
+  ctx: Context,
+  conflictKeys: Set<string>,
+  base: readonly Block[],
+  live: readonly Block[],
+  request: readonly Block[],
+): Block[] {
   const b = occurrenceIds(base, (block) => block.key);
   const l = occurrenceIds(live, (block) => block.key);
   const r = occurrenceIds(request, (block) => block.key);
@@ -673,7 +712,13 @@ function mergeBlock(ctx: Context, conflictKeys: Set<string>, base: Block, live: 
  * blocks and its fragments. Undefined when that is not possible (a leaf block, conflicting own
  * fields, a fragment deleted on one side and changed on the other…): the block is a conflict.
  */
-function combineBlock(ctx: Context, conflictKeys: Set<string>, base: Block, live: Block, request: Block): Block | undefined {
+function combineBlock(
+  ctx: Context,
+  conflictKeys: Set<string>,
+  base: Block,
+  live: Block,
+  request: Block,
+): Block | undefined {
   if (!isComposite(base) || !isComposite(live) || !isComposite(request)) return undefined;
   const own = merge3(ctx, ownFields(base), ownFields(live), ownFields(request));
   if (own.conflict) return undefined;
@@ -681,7 +726,13 @@ function combineBlock(ctx: Context, conflictKeys: Set<string>, base: Block, live
   if (!fragments) return undefined;
   const merged: Record<string, unknown> = { ...own.value };
   if (blockNodes(live) || blockNodes(request)) {
-    merged.nodes = mergeBlocks(ctx, conflictKeys, blockNodes(base) ?? [], blockNodes(live) ?? [], blockNodes(request) ?? []);
+    merged.nodes = mergeBlocks(
+      ctx,
+      conflictKeys,
+      blockNodes(base) ?? [],
+      blockNodes(live) ?? [],
+      blockNodes(request) ?? [],
+    );
   }
   if (fragmentsOf(live) || fragmentsOf(request)) merged.fragments = fragments(conflictKeys);
   return merged as unknown as Block;
@@ -702,7 +753,10 @@ function planFragments(
   const b = occurrenceIds(base, nameOf);
   const l = occurrenceIds(live, nameOf);
   const r = occurrenceIds(request, nameOf);
-  const plans = new Map<string, Fragment | { base: Fragment; live: Fragment; request: Fragment; own: Record<string, unknown> }>();
+  const plans = new Map<
+    string,
+    Fragment | { base: Fragment; live: Fragment; request: Fragment; own: Record<string, unknown> }
+  >();
   for (const id of unique([...l.ids, ...r.ids, ...b.ids])) {
     const [was, onLive, onRequest] = [b.byId.get(id), l.byId.get(id), r.byId.get(id)];
     if (onLive && onRequest) {
@@ -728,7 +782,10 @@ function planFragments(
     order.map((id) => {
       const plan = plans.get(id)!;
       if ('object' in plan) return plan;
-      return { ...plan.own, nodes: mergeBlocks(ctx, conflictKeys, plan.base.nodes, plan.live.nodes, plan.request.nodes) } as Fragment;
+      return {
+        ...plan.own,
+        nodes: mergeBlocks(ctx, conflictKeys, plan.base.nodes, plan.live.nodes, plan.request.nodes),
+      } as Fragment;
     });
 }
 
@@ -751,7 +808,12 @@ function rekey(node: DocumentNode): void {
  * copy is removed when equal to the first; otherwise the key is a conflict and, in 'update'
  * mode, the later copy gets new keys. Works in place on the merged copy.
  */
-function removeDuplicateKeys(ctx: Context, document: JSONDocument, conflictKeys: Set<string>, sides: JSONDocument[]): void {
+function removeDuplicateKeys(
+  ctx: Context,
+  document: JSONDocument,
+  conflictKeys: Set<string>,
+  sides: JSONDocument[],
+): void {
   const counts = sides.map((side) => {
     const count = new Map<string, number>();
     walkBlocks(side.nodes, (block) => count.set(block.key, (count.get(block.key) ?? 0) + 1));
@@ -839,7 +901,10 @@ class SideChanges {
     const after = this.side.children.get(id) ?? [];
     const inAfter = new Set(after);
     const common = new Set(before.filter((child) => inAfter.has(child)));
-    return before.filter((child) => common.has(child)).join('\u0000') !== after.filter((child) => common.has(child)).join('\u0000');
+    return (
+      before.filter((child) => common.has(child)).join('\u0000') !==
+      after.filter((child) => common.has(child)).join('\u0000')
+    );
   }
 
   /** Whether the side changed a page of base or anything beneath it (creations and moves included). */
@@ -873,7 +938,12 @@ interface PagePlan {
 }
 
 /** Merges the page trees (see the module's documentation). */
-function mergePages(ctx: Context, basePages: readonly ContentPage[], livePages: readonly ContentPage[], requestPages: readonly ContentPage[]): Part<ContentPage> {
+function mergePages(
+  ctx: Context,
+  basePages: readonly ContentPage[],
+  livePages: readonly ContentPage[],
+  requestPages: readonly ContentPage[],
+): Part<ContentPage> {
   const base = indexTree(basePages);
   const live = indexTree(livePages);
   const request = indexTree(requestPages);
@@ -979,7 +1049,12 @@ function mergePages(ctx: Context, basePages: readonly ContentPage[], livePages: 
   for (const [parent, ids] of groups) {
     children.set(
       parent,
-      mergeSequence(base.children.get(parent) ?? [], live.children.get(parent) ?? [], request.children.get(parent) ?? [], ids),
+      mergeSequence(
+        base.children.get(parent) ?? [],
+        live.children.get(parent) ?? [],
+        request.children.get(parent) ?? [],
+        ids,
+      ),
     );
   }
   const order: string[] = [];
@@ -997,14 +1072,25 @@ function mergePages(ctx: Context, basePages: readonly ContentPage[], livePages: 
     const [b, l, r] = [base.pages.get(id), live.pages.get(id), request.pages.get(id)];
     if (page.from === 'live' || page.from === 'request') {
       const source = (page.from === 'live' ? l : r)!;
-      page.fields = mergeProperties(ctx, source, source, source, { order: PAGE_PROPERTY_ORDER, skip: PAGE_NON_PROPERTIES }).value;
+      page.fields = mergeProperties(ctx, source, source, source, {
+        order: PAGE_PROPERTY_ORDER,
+        skip: PAGE_NON_PROPERTIES,
+      }).value;
       page.document = { id: source.documentId };
       continue;
     }
-    const properties = mergeProperties(ctx, page.from === 'all' ? b : undefined, l!, r!, { order: PAGE_PROPERTY_ORDER, skip: PAGE_NON_PROPERTIES });
+    const properties = mergeProperties(ctx, page.from === 'all' ? b : undefined, l!, r!, {
+      order: PAGE_PROPERTY_ORDER,
+      skip: PAGE_NON_PROPERTIES,
+    });
     page.fields = properties.value;
     page.propertyConflicts = properties.conflicts;
-    const document = mergeDocumentIds(ctx, page.from === 'all' ? b!.documentId : undefined, l!.documentId, r!.documentId);
+    const document = mergeDocumentIds(
+      ctx,
+      page.from === 'all' ? b!.documentId : undefined,
+      l!.documentId,
+      r!.documentId,
+    );
     page.document = document.choice;
     page.documentConflict = document.conflict;
     page.blockConflicts = document.blocks;
@@ -1056,8 +1142,14 @@ function newest(a: string | undefined, b: string | undefined): string | undefine
  * taken slug gets the first free `-2`, `-3`… suffix. (Established pages are never renamed, even
  * if live itself repeats a slug: the merge only settles what it brings together.)
  */
-function uniqueSlugs(ids: readonly string[], fields: Array<Record<string, unknown>>, established: (id: string, slug: string) => boolean): void {
-  const slugged = ids.map((id, index) => ({ id, fields: fields[index]! })).filter((page) => typeof page.fields.slug === 'string');
+function uniqueSlugs(
+  ids: readonly string[],
+  fields: Array<Record<string, unknown>>,
+  established: (id: string, slug: string) => boolean,
+): void {
+  const slugged = ids
+    .map((id, index) => ({ id, fields: fields[index]! }))
+    .filter((page) => typeof page.fields.slug === 'string');
   const wanted = new Set(slugged.map((page) => page.fields.slug as string));
   const first = slugged.filter((page) => established(page.id, page.fields.slug as string));
   const taken = new Set(first.map((page) => page.fields.slug as string));

@@ -2,7 +2,13 @@ import { posix } from 'node:path';
 import type { ContentRef, JSONDocument } from './document.js';
 import { documentToMarkdown, stableRefs, type RefResolver } from './markdown.js';
 import type { PageIndex, PlacedPage } from './pages.js';
-import { DEFAULT_LAYOUT, type ContentFile, type ContentPage, type PageLayout, type RevisionContent } from './revisions.js';
+import {
+  DEFAULT_LAYOUT,
+  type ContentFile,
+  type ContentPage,
+  type PageLayout,
+  type RevisionContent,
+} from './revisions.js';
 
 /**
  * Pages as markdown files, laid out as Git Sync lays them out: a page is `<path>.md`, or
@@ -25,7 +31,12 @@ const INCLUDES = '.gitbook/includes';
  * References relative to the file of `from`, resolved against the pages and files of `content`.
  * `fileOf` gives the file of each page (default: its place in the tree, `pageFile`).
  */
-export function relativeRefs(index: PageIndex, content: RevisionContent, from: PlacedPage, fileOf: (placed: PlacedPage) => string = pageFile): RefResolver {
+export function relativeRefs(
+  index: PageIndex,
+  content: RevisionContent,
+  from: PlacedPage,
+  fileOf: (placed: PlacedPage) => string = pageFile,
+): RefResolver {
   const here = posix.dirname(fileOf(from));
   const relative = (target: string) => {
     const path = posix.relative(here, target);
@@ -51,7 +62,11 @@ export function relativeRefs(index: PageIndex, content: RevisionContent, from: P
         const file = content.files.find((item) => item.id === ref.file);
         if (file) return encodeURI(relative(`${ASSETS}/${file.name}`));
       }
-      if (inThisSpace && ref.kind === 'reusable-content' && content.reusableContents.some((item) => item.id === ref.reusableContent)) {
+      if (
+        inThisSpace &&
+        ref.kind === 'reusable-content' &&
+        content.reusableContents.some((item) => item.id === ref.reusableContent)
+      ) {
         return encodeURI(relative(`${INCLUDES}/${ref.reusableContent}.md`));
       }
       return stableRefs.toHref(ref);
@@ -68,14 +83,17 @@ export function relativeRefs(index: PageIndex, content: RevisionContent, from: P
       }
       if (path.startsWith(`${INCLUDES}/`) && path.endsWith('.md')) {
         const id = path.slice(INCLUDES.length + 1, -3);
-        if (content.reusableContents.some((item) => item.id === id)) return { kind: 'reusable-content', reusableContent: id };
+        if (content.reusableContents.some((item) => item.id === id))
+          return { kind: 'reusable-content', reusableContent: id };
       }
       if (path.startsWith(`${ASSETS}/`)) {
         filesByName ??= new Map(content.files.map((file) => [file.name, file]));
         const file = filesByName.get(path.slice(ASSETS.length + 1));
         if (file) return { kind: 'file', file: file.id };
       }
-      pagesByFile ??= new Map(index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [fileOf(placed), placed]));
+      pagesByFile ??= new Map(
+        index.ordered.filter((placed) => placed.path !== undefined).map((placed) => [fileOf(placed), placed]),
+      );
       const page = pagesByFile.get(path) ?? pagesByFile.get(path.replace(/\.md$/, '/README.md'));
       if (page) return anchor ? { kind: 'anchor', anchor, page: page.page.id } : { kind: 'page', page: page.page.id };
       return stableRefs.fromHref(href);
@@ -84,7 +102,16 @@ export function relativeRefs(index: PageIndex, content: RevisionContent, from: P
 }
 
 /** The layout options written as `{ visible }` in front matter. */
-const LAYOUT_SWITCHES = ['title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata', 'tags', 'actions'] as const;
+const LAYOUT_SWITCHES = [
+  'title',
+  'description',
+  'tableOfContents',
+  'outline',
+  'pagination',
+  'metadata',
+  'tags',
+  'actions',
+] as const;
 
 /**
  * The front matter of a page's markdown: its metadata that is not the title or the body, in Git
@@ -108,8 +135,14 @@ export function pageFrontMatter(page: ContentPage, refs: RefResolver = stableRef
     if (typeof cover.height === 'number') front.coverHeight = cover.height;
   }
   const layout = page.layout;
-  if (layout && (Object.keys(DEFAULT_LAYOUT) as Array<keyof PageLayout>).some((key) => layout[key] !== DEFAULT_LAYOUT[key])) {
-    const written: Record<string, unknown> = { width: layout.width, cover: { visible: layout.cover, size: layout.coverSize, mask: layout.coverMask } };
+  if (
+    layout &&
+    (Object.keys(DEFAULT_LAYOUT) as Array<keyof PageLayout>).some((key) => layout[key] !== DEFAULT_LAYOUT[key])
+  ) {
+    const written: Record<string, unknown> = {
+      width: layout.width,
+      cover: { visible: layout.cover, size: layout.coverSize, mask: layout.coverMask },
+    };
     for (const key of LAYOUT_SWITCHES) written[key] = { visible: layout[key] };
     front.layout = written;
   }
@@ -117,7 +150,10 @@ export function pageFrontMatter(page: ContentPage, refs: RefResolver = stableRef
 }
 
 /** Page metadata read from Git Sync front matter: `layout` and `cover` (`refs` reads the cover's path). */
-export function layoutAndCover(front: Record<string, unknown>, refs: RefResolver): Partial<Pick<ContentPage, 'layout' | 'cover'>> {
+export function layoutAndCover(
+  front: Record<string, unknown>,
+  refs: RefResolver,
+): Partial<Pick<ContentPage, 'layout' | 'cover'>> {
   const fields: Partial<Pick<ContentPage, 'layout' | 'cover'>> = {};
   if (typeof front.cover === 'string' && front.cover) {
     const cover: Record<string, unknown> = { ref: refs.fromHref(front.cover) };
@@ -129,7 +165,9 @@ export function layoutAndCover(front: Record<string, unknown>, refs: RefResolver
   if (layout && typeof layout === 'object' && !Array.isArray(layout)) {
     const given = layout as Record<string, unknown>;
     const visible = (value: unknown, fallback: boolean) =>
-      value && typeof value === 'object' && typeof (value as { visible?: unknown }).visible === 'boolean' ? ((value as { visible: boolean }).visible) : fallback;
+      value && typeof value === 'object' && typeof (value as { visible?: unknown }).visible === 'boolean'
+        ? (value as { visible: boolean }).visible
+        : fallback;
     const cover = (given.cover ?? {}) as { visible?: unknown; size?: unknown; mask?: unknown };
     const result: PageLayout = { ...DEFAULT_LAYOUT };
     if (given.width === 'wide' || given.width === 'default') result.width = given.width;
@@ -151,5 +189,9 @@ export function pageMarkdown(
   refs: 'relative' | 'stable',
 ): string {
   const resolver = refs === 'stable' ? stableRefs : relativeRefs(index, content, placed);
-  return documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, resolver), refs: resolver });
+  return documentToMarkdown(document, {
+    title: placed.page.title,
+    frontMatter: pageFrontMatter(placed.page, resolver),
+    refs: resolver,
+  });
 }

@@ -1,6 +1,15 @@
 import { pdfReadyImage } from './png.js';
 import { timeSlices } from '../slices.js';
-import { ContentLimitError, type Block, type ContentRef, type Fragment, type InlineContent, type JSONDocument, type Leaf, type Table } from './document.js';
+import {
+  ContentLimitError,
+  type Block,
+  type ContentRef,
+  type Fragment,
+  type InlineContent,
+  type JSONDocument,
+  type Leaf,
+  type Table,
+} from './document.js';
 
 /**
  * A space (or one page) as a PDF, rendered from its documents with pdfkit: headings,
@@ -29,8 +38,19 @@ export interface PdfOptions {
 }
 
 const MARGIN = 56;
-const FONT = { regular: 'Helvetica', bold: 'Helvetica-Bold', italic: 'Helvetica-Oblique', boldItalic: 'Helvetica-BoldOblique', code: 'Courier' };
-const HINT_COLORS: Record<string, string> = { info: '#2f6fde', warning: '#c98a00', danger: '#c62828', success: '#2e7d32' };
+const FONT = {
+  regular: 'Helvetica',
+  bold: 'Helvetica-Bold',
+  italic: 'Helvetica-Oblique',
+  boldItalic: 'Helvetica-BoldOblique',
+  code: 'Courier',
+};
+const HINT_COLORS: Record<string, string> = {
+  info: '#2f6fde',
+  warning: '#c98a00',
+  danger: '#c62828',
+  success: '#2e7d32',
+};
 
 /** Largest PDF an export may make, in bytes: past it, the export is refused rather than held in memory. */
 export const MAX_PDF_BYTES = 64 * 1024 * 1024;
@@ -48,7 +68,12 @@ export class PdfTooLargeError extends ContentLimitError {
 export async function renderPdf(pages: readonly PdfPage[], options: PdfOptions): Promise<Buffer> {
   // Loaded at the first export, not at every start of the platform (a tenth of a second).
   const { default: PDFDocument } = await import('pdfkit');
-  const pdf = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: latin1(options.title), Producer: 'Documentation platform' }, bufferPages: false });
+  const pdf = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    info: { Title: latin1(options.title), Producer: 'Documentation platform' },
+    bufferPages: false,
+  });
   const chunks: Buffer[] = [];
   let bytes = 0;
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -69,7 +94,12 @@ export async function renderPdf(pages: readonly PdfPage[], options: PdfOptions):
       writer.blocks([block], 0);
       if (bytes > maxBytes) {
         pdf.end();
-        throw new PdfTooLargeError('pdfBytes', bytes, maxBytes, `the PDF would be larger than ${maxBytes} bytes: export fewer pages`);
+        throw new PdfTooLargeError(
+          'pdfBytes',
+          bytes,
+          maxBytes,
+          `the PDF would be larger than ${maxBytes} bytes: export fewer pages`,
+        );
       }
       await slice();
     }
@@ -108,7 +138,10 @@ class Writer {
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
-        this.heading(inlineText(block.nodes), block.type === 'heading-1' ? 17 : block.type === 'heading-2' ? 14.5 : 12.5);
+        this.heading(
+          inlineText(block.nodes),
+          block.type === 'heading-1' ? 17 : block.type === 'heading-2' ? 14.5 : 12.5,
+        );
         return;
       case 'list-ordered':
       case 'list-unordered':
@@ -124,7 +157,11 @@ class Writer {
                 : '•';
           const [first, ...rest] = item.nodes;
           const y = pdf.y;
-          pdf.font(FONT.regular).fontSize(11).fillColor('#111111').text(marker, MARGIN + indent, y, { width: 24 });
+          pdf
+            .font(FONT.regular)
+            .fontSize(11)
+            .fillColor('#111111')
+            .text(marker, MARGIN + indent, y, { width: 24 });
           pdf.y = y;
           if (first?.type === 'paragraph') this.inlines(first.nodes, { indent: indent + 24 });
           else if (first) this.block(first, indent + 24);
@@ -139,12 +176,21 @@ class Writer {
         this.boxed(HINT_COLORS[block.data.style] ?? '#2f6fde', indent, () => this.blocks(block.nodes, indent + 14));
         return;
       case 'code': {
-        if (block.data.title) pdf.font(FONT.bold).fontSize(9.5).fillColor('#444444').text(latin1(block.data.title), MARGIN + indent);
+        if (block.data.title)
+          pdf
+            .font(FONT.bold)
+            .fontSize(9.5)
+            .fillColor('#444444')
+            .text(latin1(block.data.title), MARGIN + indent);
         const text = block.nodes.map((line) => inlineText(line.nodes)).join('\n');
         const top = pdf.y;
         pdf.font(FONT.code).fontSize(9.5);
         const height = pdf.heightOfString(latin1(text), { width: this.width - indent - 16 }) + 12;
-        pdf.save().rect(MARGIN + indent, top, this.width - indent, height).fill('#f4f4f4').restore();
+        pdf
+          .save()
+          .rect(MARGIN + indent, top, this.width - indent, height)
+          .fill('#f4f4f4')
+          .restore();
         pdf.fillColor('#222222').text(latin1(text), MARGIN + indent + 8, top + 6, { width: this.width - indent - 16 });
         pdf.y = top + height;
         pdf.moveDown(0.6);
@@ -152,12 +198,22 @@ class Writer {
       }
       case 'divider': {
         const y = pdf.y + 4;
-        pdf.save().moveTo(MARGIN, y).lineTo(MARGIN + this.width, y).strokeColor('#cccccc').stroke().restore();
+        pdf
+          .save()
+          .moveTo(MARGIN, y)
+          .lineTo(MARGIN + this.width, y)
+          .strokeColor('#cccccc')
+          .stroke()
+          .restore();
         pdf.y = y + 8;
         return;
       }
       case 'math':
-        pdf.font(FONT.code).fontSize(10.5).fillColor('#111111').text(latin1(block.data.formula), MARGIN + indent + 16, pdf.y, { width: this.width - indent - 16 });
+        pdf
+          .font(FONT.code)
+          .fontSize(10.5)
+          .fillColor('#111111')
+          .text(latin1(block.data.formula), MARGIN + indent + 16, pdf.y, { width: this.width - indent - 16 });
         pdf.moveDown(0.5);
         return;
       case 'images':
@@ -194,14 +250,22 @@ class Writer {
         return;
       case 'tabs':
         for (const tab of block.nodes) {
-          pdf.font(FONT.bold).fontSize(11).fillColor('#111111').text(latin1(tab.data.title ?? ''), MARGIN + indent, pdf.y);
+          pdf
+            .font(FONT.bold)
+            .fontSize(11)
+            .fillColor('#111111')
+            .text(latin1(tab.data.title ?? ''), MARGIN + indent, pdf.y);
           pdf.moveDown(0.2);
           this.blocks(tab.nodes, indent + 12);
         }
         return;
       case 'expandable': {
         const [title, body] = block.fragments;
-        pdf.font(FONT.bold).fontSize(11).fillColor('#111111').text(latin1(title ? blocksText(title.nodes) : ''), MARGIN + indent, pdf.y);
+        pdf
+          .font(FONT.bold)
+          .fontSize(11)
+          .fillColor('#111111')
+          .text(latin1(title ? blocksText(title.nodes) : ''), MARGIN + indent, pdf.y);
         pdf.moveDown(0.2);
         if (body) this.blocks(body.nodes, indent + 12);
         return;
@@ -227,7 +291,6 @@ class Writer {
           visit(node.nodes);
           for (const run of runs.slice(before)) run.color = '#1a56c4';
         } else if (node.type === 'emoji') {
-          continue;
         } else if (node.type === 'inline-math') {
           runs.push({ text: latin1(node.data.formula), font: FONT.code, color: '#111111' });
         } else if (node.type === 'mention') {
@@ -254,12 +317,20 @@ class Writer {
     const top = this.pdf.y;
     body();
     const bottom = this.pdf.y;
-    this.pdf.save().rect(MARGIN + indent, top, 3, Math.max(bottom - top - 4, 8)).fill(color).restore();
+    this.pdf
+      .save()
+      .rect(MARGIN + indent, top, 3, Math.max(bottom - top - 4, 8))
+      .fill(color)
+      .restore();
     this.pdf.moveDown(0.3);
   }
 
   private note(text: string, indent: number): void {
-    this.pdf.font(FONT.italic).fontSize(10).fillColor('#555555').text(latin1(text), MARGIN + indent, this.pdf.y, { width: this.width - indent });
+    this.pdf
+      .font(FONT.italic)
+      .fontSize(10)
+      .fillColor('#555555')
+      .text(latin1(text), MARGIN + indent, this.pdf.y, { width: this.width - indent });
     this.pdf.moveDown(0.4);
   }
 
@@ -278,7 +349,9 @@ class Writer {
       if (fragment) return blocksText(fragment.nodes);
       return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
     };
-    const records = Object.values(block.data.records).sort((a, b) => (a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : 0));
+    const records = Object.values(block.data.records).sort((a, b) =>
+      a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : 0,
+    );
     const rows = [
       columns.map((id) => block.data.definition[id]!.title),
       ...records.map((record) => columns.map((id) => cell(record.values[id]))),
@@ -323,7 +396,13 @@ function inlineText(nodes: readonly InlineContent[]): string {
 
 function blocksText(blocks: readonly Block[]): string {
   return blocks
-    .map((block) => ('nodes' in block && Array.isArray(block.nodes) ? (block.type === 'paragraph' || block.type.startsWith('heading') ? inlineText(block.nodes as InlineContent[]) : blocksText(block.nodes as Block[])) : ''))
+    .map((block) =>
+      'nodes' in block && Array.isArray(block.nodes)
+        ? block.type === 'paragraph' || block.type.startsWith('heading')
+          ? inlineText(block.nodes as InlineContent[])
+          : blocksText(block.nodes as Block[])
+        : '',
+    )
     .filter((text) => text !== '')
     .join('\n');
 }

@@ -23,7 +23,7 @@ const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
  * Other formats pass as they are.
  */
 export function pdfReadyImage(bytes: Buffer | undefined): Buffer | undefined {
-  if (!bytes || !bytes.subarray(0, 8).equals(SIGNATURE)) return bytes;
+  if (!bytes?.subarray(0, 8).equals(SIGNATURE)) return bytes;
   return pngInflatesWithinBudget(bytes) ? bytes : undefined;
 }
 
@@ -36,7 +36,13 @@ function pngInflatesWithinBudget(bytes: Buffer): boolean {
     const type = bytes.toString('latin1', at + 4, at + 8);
     const body = bytes.subarray(at + 8, at + 8 + length);
     if (type === 'IHDR' && body.length >= 13) {
-      header = { width: body.readUInt32BE(0), height: body.readUInt32BE(4), depth: body[8]!, colorType: body[9]!, interlaced: body[12] === 1 };
+      header = {
+        width: body.readUInt32BE(0),
+        height: body.readUInt32BE(4),
+        depth: body[8]!,
+        colorType: body[9]!,
+        interlaced: body[12] === 1,
+      };
     } else if (type === 'tRNS') transparency = true;
     else if (type === 'IDAT') data.push(body);
     else if (type === 'IEND') break;
@@ -44,7 +50,8 @@ function pngInflatesWithinBudget(bytes: Buffer): boolean {
   }
   const channels = header ? CHANNELS[header.colorType] : undefined;
   if (!header || channels === undefined) return false;
-  const decoded = header.colorType === 4 || header.colorType === 6 || header.interlaced || (transparency && header.colorType === 3);
+  const decoded =
+    header.colorType === 4 || header.colorType === 6 || header.interlaced || (transparency && header.colorType === 3);
   if (!decoded) return true;
   // Each row: a filter byte, then its samples; interlacing adds at most a few bytes per row.
   const rowBytes = Math.ceil((header.width * channels * header.depth) / 8);

@@ -22,7 +22,11 @@ export interface ContentReader {
   /** A document made rather than stored (a computed page's body), as the caller sees it. */
   shown(revision: Revision, document: JSONDocument, page?: ContentPage): JSONDocument;
   /** Full-text search of the space's current revision, over what the caller can read. */
-  search(space: { id: string; revision: string }, query: string, window: PageWindow): Promise<PageOfResults<SearchPageHit>>;
+  search(
+    space: { id: string; revision: string },
+    query: string,
+    window: PageWindow,
+  ): Promise<PageOfResults<SearchPageHit>>;
   /**
    * What a signed URL made for the caller (a PDF export) carries so that it serves their view
    * later, without their token: nothing for a member, who reads the stored content.

@@ -129,7 +129,12 @@ export interface RevisionContent {
   variables: Variables;
 }
 
-export const EMPTY_CONTENT: RevisionContent = Object.freeze({ pages: [], files: [], reusableContents: [], variables: {} });
+export const EMPTY_CONTENT: RevisionContent = Object.freeze({
+  pages: [],
+  files: [],
+  reusableContents: [],
+  variables: {},
+});
 
 /** A revision row. */
 export interface RevisionRow {
@@ -190,7 +195,10 @@ function storePage(db: Db, page: ContentPage, written?: { bytes: number }): stri
   const known = hashes.get(page);
   if (known) return known;
   const { pages, ...fields } = page;
-  const text = canonicalJson({ ...fields, pages: pages.map((child) => storePage(db, child, written)) } satisfies StoredPage);
+  const text = canonicalJson({
+    ...fields,
+    pages: pages.map((child) => storePage(db, child, written)),
+  } satisfies StoredPage);
   const hash = putBlob(db, text);
   if (written) written.bytes += text.length;
   if (Object.isFrozen(page) && Object.isFrozen(page.pages)) hashes.set(page, hash);
@@ -221,7 +229,9 @@ export async function writeContentAhead(db: Db, content: RevisionContent): Promi
 }
 
 function freezePages(pages: readonly ContentPage[]): ContentPage[] {
-  return Object.freeze(pages.map((page) => (Object.isFrozen(page) ? page : Object.freeze({ ...page, pages: freezePages(page.pages) })))) as ContentPage[];
+  return Object.freeze(
+    pages.map((page) => (Object.isFrozen(page) ? page : Object.freeze({ ...page, pages: freezePages(page.pages) }))),
+  ) as ContentPage[];
 }
 
 /** Stores `content` and returns the hash of its root node (null for empty content). */
@@ -261,7 +271,9 @@ export function loadContent(db: Db, root: string | null): RevisionContent {
     return page.page;
   };
   const files = stored.value.files ? getSizedJson<ContentFile[]>(db, stored.value.files) : undefined;
-  const reusables = stored.value.reusableContents ? getSizedJson<ContentReusable[]>(db, stored.value.reusableContents) : undefined;
+  const reusables = stored.value.reusableContents
+    ? getSizedJson<ContentReusable[]>(db, stored.value.reusableContents)
+    : undefined;
   const content: RevisionContent = Object.freeze({
     pages: Object.freeze(stored.value.pages.map(load)) as ContentPage[],
     files: files?.value ?? [],
@@ -327,7 +339,13 @@ export function storeRevision(
  * The first revision of a new space, under the id the space names: empty, or sharing the
  * content of `from` (a duplicated space shares every node of its source).
  */
-export function storeFirstRevision(db: Db, spaceId: string, revisionId: string, createdAt: string, from?: string | null): void {
+export function storeFirstRevision(
+  db: Db,
+  spaceId: string,
+  revisionId: string,
+  createdAt: string,
+  from?: string | null,
+): void {
   db.prepare(
     `INSERT INTO revisions (id, space_id, type, parents, root, created_at) VALUES (?, ?, 'edits', '[]', ?, ?)`,
   ).run(revisionId, spaceId, from ?? null, createdAt);
@@ -335,13 +353,17 @@ export function storeFirstRevision(db: Db, spaceId: string, revisionId: string, 
 
 /** The root hash of a revision's content (null: empty), or undefined when there is no such revision. */
 export function revisionRoot(db: Db, revisionId: string): string | null | undefined {
-  const row = db.prepare('SELECT root FROM revisions WHERE id = ?').get(revisionId) as { root: string | null } | undefined;
+  const row = db.prepare('SELECT root FROM revisions WHERE id = ?').get(revisionId) as
+    | { root: string | null }
+    | undefined;
   return row ? row.root : undefined;
 }
 
 /** A revision of a space with its content, or undefined. */
 export function loadRevision(db: Db, spaceId: string, revisionId: string): Revision | undefined {
-  const row = db.prepare('SELECT * FROM revisions WHERE id = ? AND space_id = ?').get(revisionId, spaceId) as RevisionRow | undefined;
+  const row = db.prepare('SELECT * FROM revisions WHERE id = ? AND space_id = ?').get(revisionId, spaceId) as
+    | RevisionRow
+    | undefined;
   if (!row) return undefined;
   return {
     id: row.id,
@@ -388,15 +410,20 @@ export class PreparedDocument {
 export function putDocument(db: Db, spaceId: string, document: unknown): string {
   const prepared = document instanceof PreparedDocument ? document : new PreparedDocument(document);
   putBlob(db, prepared.text);
-  db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(spaceId, prepared.id, prepared.hash);
+  db.prepare('INSERT OR IGNORE INTO documents (space_id, id, hash) VALUES (?, ?, ?)').run(
+    spaceId,
+    prepared.id,
+    prepared.hash,
+  );
   return prepared.id;
 }
 
 /** A document of a space by id (frozen), or undefined. */
 export function getDocument<T = unknown>(db: Db, spaceId: string, documentId: string): T | undefined {
-  const hash = db.prepare('SELECT hash FROM documents WHERE space_id = ? AND id = ?').pluck(true).get(spaceId, documentId) as
-    | string
-    | undefined;
+  const hash = db
+    .prepare('SELECT hash FROM documents WHERE space_id = ? AND id = ?')
+    .pluck(true)
+    .get(spaceId, documentId) as string | undefined;
   return hash ? getJson<T>(db, hash) : undefined;
 }
 
@@ -409,4 +436,3 @@ function documentIdOf(hash: string): string {
 export function storedBytes(db: Db): number {
   return (db.prepare('SELECT COALESCE(SUM(size), 0) FROM blobs').pluck(true).get() as number) ?? 0;
 }
-

@@ -248,7 +248,8 @@ function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
     page_path: page.path,
     ancestors: JSON.stringify(page.ancestors.map(clean)),
   };
-  if (sections.length === 0) return [{ ...common, section_position: -1, section_title: '', body: '', section_id: null }];
+  if (sections.length === 0)
+    return [{ ...common, section_position: -1, section_title: '', body: '', section_id: null }];
   return sections.map((section, position) => ({
     ...common,
     section_position: position,
@@ -259,7 +260,8 @@ function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
 }
 
 /** What of a row the full-text index holds: rows equal on it keep their index entries. */
-const textOf = (row: Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'>) => `${row.page_title}\u0000${row.section_title}\u0000${row.body}\u0000${row.page_description}`;
+const textOf = (row: Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'>) =>
+  `${row.page_title}\u0000${row.section_title}\u0000${row.body}\u0000${row.page_description}`;
 
 /**
  * Makes what is indexed for a space the given pages (in the space's tree order, which breaks ties
@@ -292,19 +294,31 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
     };
     const adopted: string[] = [];
     // The text of the rows of the pages to compare: neither unchanged nor written ahead.
-    const textOfRows = storedText(db, pages.flatMap((page, pagePosition) => (page.noIndex || page.unchanged || writtenAhead(page, pagePosition) ? [] : (storedByPage.get(page.id) ?? []))));
+    const textOfRows = storedText(
+      db,
+      pages.flatMap((page, pagePosition) =>
+        page.noIndex || page.unchanged || writtenAhead(page, pagePosition) ? [] : (storedByPage.get(page.id) ?? []),
+      ),
+    );
     const insert = db.prepare(
       `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
          body, page_description, page_path, section_id, ancestors)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const place = db.prepare('UPDATE search_rows SET page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?');
+    const place = db.prepare(
+      'UPDATE search_rows SET page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?',
+    );
     const gone: number[] = [];
     const placeRows = (old: PlacedRow[], wanted: Array<Omit<PlacedRow, 'rowid' | 'page_id' | 'section_position'>>) => {
       let moved = false;
       old.forEach((row, index) => {
         const next = wanted[index]!;
-        if (row.page_position !== next.page_position || row.page_path !== next.page_path || row.section_id !== next.section_id || row.ancestors !== next.ancestors) {
+        if (
+          row.page_position !== next.page_position ||
+          row.page_path !== next.page_path ||
+          row.section_id !== next.section_id ||
+          row.ancestors !== next.ancestors
+        ) {
           place.run(next.page_position, next.page_path, next.section_id, next.ancestors, row.rowid);
           moved = true;
         }
@@ -317,8 +331,15 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       storedByPage.delete(page.id);
       if (page.unchanged && old.length) {
         // Same text, so the same sections and anchors: only the page's place may differ.
-        const where = { page_position: pagePosition, page_path: page.path, ancestors: JSON.stringify(page.ancestors.map(clean)) };
-        placeRows(old, old.map((row) => ({ ...where, section_id: row.section_id })));
+        const where = {
+          page_position: pagePosition,
+          page_path: page.path,
+          ancestors: JSON.stringify(page.ancestors.map(clean)),
+        };
+        placeRows(
+          old,
+          old.map((row) => ({ ...where, section_id: row.section_id })),
+        );
         return;
       }
       if (writtenAhead(page, pagePosition)) {
@@ -330,7 +351,8 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       }
       update.read += 1;
       const wanted = rowsOf(page, pagePosition);
-      const sameText = old.length === wanted.length && old.every((row, index) => textOfRows.get(row.rowid) === textOf(wanted[index]!));
+      const sameText =
+        old.length === wanted.length && old.every((row, index) => textOfRows.get(row.rowid) === textOf(wanted[index]!));
       if (sameText) {
         placeRows(old, wanted);
         return;
@@ -338,7 +360,19 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       update.written += 1;
       for (const row of old) gone.push(row.rowid);
       for (const row of wanted) {
-        insert.run(spaceId, row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
+        insert.run(
+          spaceId,
+          row.page_id,
+          row.page_position,
+          row.section_position,
+          row.page_title,
+          row.section_title,
+          row.body,
+          row.page_description,
+          row.page_path,
+          row.section_id,
+          row.ancestors,
+        );
       }
     });
     // Pages gone (or now left out of search).
@@ -347,10 +381,13 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       update.removed += 1;
     }
     if (adopted.length) {
-      db.prepare('UPDATE search_rows SET space_id = ? WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))').run(spaceId, stagingKey(spaceId), JSON.stringify(adopted));
+      db.prepare(
+        'UPDATE search_rows SET space_id = ? WHERE space_id = ? AND page_id IN (SELECT value FROM json_each(?))',
+      ).run(spaceId, stagingKey(spaceId), JSON.stringify(adopted));
     }
     // Rows written ahead and not taken over go with the rows no page has any more.
-    if (ahead.written) db.prepare('UPDATE search_rows SET space_id = ? WHERE space_id = ?').run(RETIRED, stagingKey(spaceId));
+    if (ahead.written)
+      db.prepare('UPDATE search_rows SET space_id = ? WHERE space_id = ?').run(RETIRED, stagingKey(spaceId));
     removeRows(db, gone);
     db.prepare(
       `INSERT INTO search_spaces (space_id, revision_id, indexed_at) VALUES (?, ?, ?)
@@ -373,7 +410,10 @@ function removeRows(db: Db, rowids: number[]): void {
     db.prepare('DELETE FROM search_rows WHERE rowid IN (SELECT value FROM json_each(?))').run(JSON.stringify(rowids));
     return;
   }
-  db.prepare('UPDATE search_rows SET space_id = ? WHERE rowid IN (SELECT value FROM json_each(?))').run(RETIRED, JSON.stringify(rowids));
+  db.prepare('UPDATE search_rows SET space_id = ? WHERE rowid IN (SELECT value FROM json_each(?))').run(
+    RETIRED,
+    JSON.stringify(rowids),
+  );
   sweepSoon(db);
 }
 
@@ -397,7 +437,10 @@ function sweepSoon(db: Db): void {
 export async function sweepRetiredRows(db: Db): Promise<void> {
   for (;;) {
     if (!db.open) return;
-    const rowids = db.prepare('SELECT rowid FROM search_rows WHERE space_id = ? LIMIT 2000').pluck(true).all(RETIRED) as number[];
+    const rowids = db
+      .prepare('SELECT rowid FROM search_rows WHERE space_id = ? LIMIT 2000')
+      .pluck(true)
+      .all(RETIRED) as number[];
     if (rowids.length === 0) return;
     const remove = db.prepare('DELETE FROM search_rows WHERE rowid = ?');
     await writeInSlices(db, rowids, (rowid) => remove.run(rowid));
@@ -445,7 +488,10 @@ export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPag
   sweepSoon(db);
   const written = new Map<string, string>();
   let spaces = staging.get(db);
-  if (!spaces) staging.set(db, (spaces = new Map()));
+  if (!spaces) {
+    spaces = new Map();
+    staging.set(db, spaces);
+  }
   spaces.set(spaceId, written);
   const insert = db.prepare(
     `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
@@ -462,7 +508,19 @@ export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPag
       // A move of the space's revision between two slices took (and retired) what was written.
       if (!stillStaging()) return;
       for (const row of rowsOf(page, pagePosition)) {
-        insert.run(stagingKey(spaceId), row.page_id, row.page_position, row.section_position, row.page_title, row.section_title, row.body, row.page_description, row.page_path, row.section_id, row.ancestors);
+        insert.run(
+          stagingKey(spaceId),
+          row.page_id,
+          row.page_position,
+          row.section_position,
+          row.page_title,
+          row.section_title,
+          row.body,
+          row.page_description,
+          row.page_path,
+          row.section_id,
+          row.ancestors,
+        );
       }
       written.set(page.id, key);
     });
@@ -475,19 +533,30 @@ export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPag
 
 /** Removes rows written ahead and never used (a crash came between), and retired rows: at start. */
 export function clearStagedIndex(db: Db): void {
-  db.prepare('DELETE FROM search_rows WHERE substr(space_id, 1, ?) = ? OR space_id = ?').run(STAGED.length, STAGED, RETIRED);
+  db.prepare('DELETE FROM search_rows WHERE substr(space_id, 1, ?) = ? OR space_id = ?').run(
+    STAGED.length,
+    STAGED,
+    RETIRED,
+  );
 }
 
 /** Where a stored row is shown: what `replaceSpaceIndex` reads of every row of a space. */
-type PlacedRow = Pick<IndexRow, 'page_id' | 'page_position' | 'section_position' | 'page_path' | 'section_id' | 'ancestors'> & { rowid: number };
+type PlacedRow = Pick<
+  IndexRow,
+  'page_id' | 'page_position' | 'section_position' | 'page_path' | 'section_id' | 'ancestors'
+> & { rowid: number };
 
 /** The indexed text (`textOf`) of stored rows, by rowid. */
 function storedText(db: Db, rows: PlacedRow[]): Map<number, string> {
   const texts = new Map<number, string>();
   if (rows.length === 0) return texts;
   const found = db
-    .prepare('SELECT rowid, page_title, section_title, body, page_description FROM search_rows WHERE rowid IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(rows.map((row) => row.rowid))) as Array<Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'> & { rowid: number }>;
+    .prepare(
+      'SELECT rowid, page_title, section_title, body, page_description FROM search_rows WHERE rowid IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(rows.map((row) => row.rowid))) as Array<
+    Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'> & { rowid: number }
+  >;
   for (const row of found) texts.set(row.rowid, textOf(row));
   return texts;
 }
@@ -505,7 +574,9 @@ export function removeSpaceIndex(db: Db, spaceId: string): void {
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 
 function clean(text: string): string {
-  return String(text ?? '').normalize('NFC').replace(CONTROL, ' ');
+  return String(text ?? '')
+    .normalize('NFC')
+    .replace(CONTROL, ' ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -707,7 +778,8 @@ function describe(db: Db, query: SearchQuery, any: boolean, pages: RankedPage[],
     for (const row of found) stored.set(row.rowid, row);
     const missing = rowids.filter((rowid) => !stored.has(rowid));
     if (missing.length) {
-      for (const row of db.prepare(detailByRowSql).all(JSON.stringify(missing)) as StoredRow[]) stored.set(row.rowid, row);
+      for (const row of db.prepare(detailByRowSql).all(JSON.stringify(missing)) as StoredRow[])
+        stored.set(row.rowid, row);
     }
   }
 
@@ -777,7 +849,9 @@ export function searchSpace(db: Db, spaceId: string, query: string, window: Page
   const slice = ranked.slice(offset, offset + limit);
   const items = slice.length ? describe(db, parsed, any, slice, offset + 1) : [];
   const end = offset + items.length;
-  return end < ranked.length ? { next: { page: pageToken(end) }, count: ranked.length, items } : { count: ranked.length, items };
+  return end < ranked.length
+    ? { next: { page: pageToken(end) }, count: ranked.length, items }
+    : { count: ranked.length, items };
 }
 
 /**
@@ -810,5 +884,7 @@ export function searchSpaces(
   });
   const items = [...groups.values()];
   const end = offset + slice.length;
-  return end < ranked.length ? { next: { page: pageToken(end) }, count: ranked.length, items } : { count: ranked.length, items };
+  return end < ranked.length
+    ? { next: { page: pageToken(end) }, count: ranked.length, items }
+    : { count: ranked.length, items };
 }

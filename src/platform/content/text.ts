@@ -17,7 +17,10 @@ export interface DocumentSection {
 
 const joinText = (parts: string[], separator: string): string => parts.filter((p) => p !== '').join(separator);
 const fragmentText = (fragments: Fragment[] | undefined, name?: string): string =>
-  joinText((fragments ?? []).filter((f) => name === undefined || f.fragment === name).map((f) => blocksText(f.nodes)), '\n\n');
+  joinText(
+    (fragments ?? []).filter((f) => name === undefined || f.fragment === name).map((f) => blocksText(f.nodes)),
+    '\n\n',
+  );
 
 function tableText(block: Table): string {
   const { definition, records, view } = block.data;
@@ -26,12 +29,27 @@ function tableText(block: Table): string {
   const cell = (value: unknown): string => {
     const fragment = typeof value === 'string' ? fragments.get(value) : undefined;
     if (fragment) return blocksText(fragment.nodes).replace(/\s*\n\s*/g, ' ');
-    return typeof value === 'string' || typeof value === 'number' ? String(value) : Array.isArray(value) ? value.join(', ') : '';
+    return typeof value === 'string' || typeof value === 'number'
+      ? String(value)
+      : Array.isArray(value)
+        ? value.join(', ')
+        : '';
   };
-  const header = view.type === 'grid' && view.hideHeader ? '' : joinText(columns.map((id) => definition[id]?.title ?? ''), '\t');
+  const header =
+    view.type === 'grid' && view.hideHeader
+      ? ''
+      : joinText(
+          columns.map((id) => definition[id]?.title ?? ''),
+          '\t',
+        );
   const rows = Object.values(records)
     .sort((a, b) => (a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : 0))
-    .map((record) => joinText(columns.map((id) => cell(record.values[id])), '\t'));
+    .map((record) =>
+      joinText(
+        columns.map((id) => cell(record.values[id])),
+        '\t',
+      ),
+    );
   return joinText([header, ...rows], '\n');
 }
 
@@ -66,7 +84,10 @@ export function blockText(block: Block): string {
     case 'embed':
       return fragmentText(block.fragments, 'caption');
     case 'expandable':
-      return joinText([fragmentText(block.fragments, 'expandable-title'), fragmentText(block.fragments, 'expandable-body')], '\n\n');
+      return joinText(
+        [fragmentText(block.fragments, 'expandable-title'), fragmentText(block.fragments, 'expandable-body')],
+        '\n\n',
+      );
     case 'table':
       return tableText(block);
     case 'divider':
@@ -74,7 +95,10 @@ export function blockText(block: Block): string {
     case 'reusable-content':
       return '';
     default:
-      return joinText([block.nodes ? blocksText(block.nodes) : '', 'fragments' in block ? fragmentText(block.fragments) : ''], '\n\n');
+      return joinText(
+        [block.nodes ? blocksText(block.nodes) : '', 'fragments' in block ? fragmentText(block.fragments) : ''],
+        '\n\n',
+      );
   }
 }
 

@@ -1,5 +1,12 @@
 import type { Db } from '../store/db.js';
-import { clusterOfConversation, ingestConversations, renameCluster, setClusterMuted, requireCluster, type ConversationInput } from './store.js';
+import {
+  clusterOfConversation,
+  ingestConversations,
+  renameCluster,
+  setClusterMuted,
+  requireCluster,
+  type ConversationInput,
+} from './store.js';
 
 /**
  * The demo conversations of Acme: support chats (Intercom), Slack threads, e-mails and feedback
@@ -41,7 +48,9 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'slack-C04-1701',
     source: 'slack',
     daysAgo: 81,
-    messages: ['Anyone else getting permission denied errors from the installer on Ubuntu? The install stops at the global folder.'],
+    messages: [
+      'Anyone else getting permission denied errors from the installer on Ubuntu? The install stops at the global folder.',
+    ],
   },
   {
     id: 'email-2024-0311',
@@ -58,13 +67,17 @@ const CONVERSATIONS: DemoConversation[] = [
     source: 'intercom',
     daysAgo: 60,
     subject: 'Port already in use after install',
-    messages: ['After the install, starting the server fails with an error: port 3000 already in use. The installer did not tell us how to change the port.'],
+    messages: [
+      'After the install, starting the server fails with an error: port 3000 already in use. The installer did not tell us how to change the port.',
+    ],
   },
   {
     id: 'docs-feedback-311',
     source: 'docs-feedback',
     daysAgo: 53,
-    messages: ['The installation page does not explain the permission denied error of the installer. Please add a troubleshooting section for install errors.'],
+    messages: [
+      'The installation page does not explain the permission denied error of the installer. Please add a troubleshooting section for install errors.',
+    ],
     attributes: { page: 'getting-started/installation' },
   },
   {
@@ -82,7 +95,9 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'slack-C04-1893',
     source: 'slack',
     daysAgo: 25,
-    messages: ['Installer error on Windows: access denied writing to Program Files, then the install rolls back. Is there a way to install per user?'],
+    messages: [
+      'Installer error on Windows: access denied writing to Program Files, then the install rolls back. Is there a way to install per user?',
+    ],
   },
   {
     id: 'email-2024-0502',
@@ -98,13 +113,17 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'intercom-10790',
     source: 'intercom',
     daysAgo: 9,
-    messages: ['Hi, installing the CLI on a fresh Mac gives "permission denied" from the installer. What folder should it install to?'],
+    messages: [
+      'Hi, installing the CLI on a fresh Mac gives "permission denied" from the installer. What folder should it install to?',
+    ],
   },
   {
     id: 'docs-feedback-402',
     source: 'docs-feedback',
     daysAgo: 3,
-    messages: ['The install command in the quickstart fails with an EACCES permission error. The page should say how to install without sudo.'],
+    messages: [
+      'The install command in the quickstart fails with an EACCES permission error. The page should say how to install without sudo.',
+    ],
     attributes: { page: 'getting-started/quickstart' },
   },
 
@@ -125,14 +144,18 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'slack-C04-1755',
     source: 'slack',
     daysAgo: 70,
-    messages: ['SAML SSO login fails with "invalid signature" after we rotated the certificate of our identity provider.'],
+    messages: [
+      'SAML SSO login fails with "invalid signature" after we rotated the certificate of our identity provider.',
+    ],
   },
   {
     id: 'email-2024-0327',
     source: 'email',
     daysAgo: 58,
     subject: 'Single sign-on broken for new users',
-    messages: ['New users get a SAML error after signing in with our identity provider, the SSO login never completes for them.'],
+    messages: [
+      'New users get a SAML error after signing in with our identity provider, the SSO login never completes for them.',
+    ],
   },
   {
     id: 'intercom-10601',
@@ -148,7 +171,9 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'docs-feedback-377',
     source: 'docs-feedback',
     daysAgo: 20,
-    messages: ['The SAML SSO setup page does not say which certificate format the identity provider needs, our login fails with a signature error.'],
+    messages: [
+      'The SAML SSO setup page does not say which certificate format the identity provider needs, our login fails with a signature error.',
+    ],
     attributes: { page: 'security/sso' },
   },
   {
@@ -164,7 +189,9 @@ const CONVERSATIONS: DemoConversation[] = [
     source: 'email',
     daysAgo: 77,
     subject: 'API rate limit too low',
-    messages: ['Our nightly import gets 429 too many requests from the API after a few hundred calls. What is the API rate limit?'],
+    messages: [
+      'Our nightly import gets 429 too many requests from the API after a few hundred calls. What is the API rate limit?',
+    ],
   },
   {
     id: 'intercom-10455',
@@ -180,7 +207,9 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'docs-feedback-352',
     source: 'docs-feedback',
     daysAgo: 46,
-    messages: ['The API reference does not document the rate limit or the 429 responses, please add the limits per endpoint.'],
+    messages: [
+      'The API reference does not document the rate limit or the 429 responses, please add the limits per endpoint.',
+    ],
     attributes: { page: 'api-reference/overview' },
   },
   {
@@ -194,7 +223,9 @@ const CONVERSATIONS: DemoConversation[] = [
     source: 'email',
     daysAgo: 12,
     subject: 'Throttled by the API',
-    messages: ['API requests are throttled with 429 even at two requests per second. Could you raise our API rate limit?'],
+    messages: [
+      'API requests are throttled with 429 even at two requests per second. Could you raise our API rate limit?',
+    ],
   },
   {
     id: 'intercom-10802',
@@ -245,7 +276,9 @@ const CONVERSATIONS: DemoConversation[] = [
     source: 'email',
     daysAgo: 56,
     subject: 'Webhook signature verification fails',
-    messages: ['Webhook signature verification fails for every event we receive. We compute the HMAC of the raw body as documented.'],
+    messages: [
+      'Webhook signature verification fails for every event we receive. We compute the HMAC of the raw body as documented.',
+    ],
   },
   {
     id: 'intercom-10577',
@@ -261,14 +294,18 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'docs-feedback-366',
     source: 'docs-feedback',
     daysAgo: 23,
-    messages: ['The webhooks page should show how to verify the webhook signature, the HMAC example does not match what we receive.'],
+    messages: [
+      'The webhooks page should show how to verify the webhook signature, the HMAC example does not match what we receive.',
+    ],
     attributes: { page: 'api-reference/webhooks' },
   },
   {
     id: 'slack-C04-1921',
     source: 'slack',
     daysAgo: 11,
-    messages: ['Webhook signatures fail to verify since the header changed. Which header holds the webhook signature now?'],
+    messages: [
+      'Webhook signatures fail to verify since the header changed. Which header holds the webhook signature now?',
+    ],
   },
 
   // Double charges (muted: billing is no documentation topic).
@@ -290,7 +327,9 @@ const CONVERSATIONS: DemoConversation[] = [
     source: 'email',
     daysAgo: 15,
     subject: 'Duplicate charge on the invoice',
-    messages: ['The invoice lists our seats twice and our card was charged twice. Who can refund the duplicate charge?'],
+    messages: [
+      'The invoice lists our seats twice and our card was charged twice. Who can refund the duplicate charge?',
+    ],
   },
 
   // Two problems in one conversation.
@@ -333,7 +372,11 @@ const CONVERSATIONS: DemoConversation[] = [
     id: 'slack-C04-1877',
     source: 'slack',
     daysAgo: 27,
-    messages: ['How do I embed a YouTube video in a page?', { agent: 'Paste the link on an empty line: it becomes an embed.' }, 'Thanks, that worked!'],
+    messages: [
+      'How do I embed a YouTube video in a page?',
+      { agent: 'Paste the link on an empty line: it becomes an embed.' },
+      'Thanks, that worked!',
+    ],
   },
   {
     id: 'intercom-10711',
@@ -346,7 +389,9 @@ const CONVERSATIONS: DemoConversation[] = [
     source: 'email',
     daysAgo: 8,
     subject: 'Export',
-    messages: ['The PDF export of our guide drops all the images and diagrams, and we lost the custom cover we had set.'],
+    messages: [
+      'The PDF export of our guide drops all the images and diagrams, and we lost the custom cover we had set.',
+    ],
   },
   {
     id: 'intercom-10815',
@@ -384,7 +429,9 @@ function inputOf(conversation: DemoConversation, now: number): ConversationInput
       createdAt,
     },
     parts: conversation.messages.map((message) =>
-      typeof message === 'string' ? { type: 'message' as const, role: 'user', body: message } : { type: 'message' as const, role: 'assistant', body: message.agent },
+      typeof message === 'string'
+        ? { type: 'message' as const, role: 'user', body: message }
+        : { type: 'message' as const, role: 'assistant', body: message.agent },
     ),
   };
 }
@@ -402,7 +449,12 @@ export function seedDemoConversations(db: Db, orgId: string, now = Date.now()): 
   }
   for (const week of [...byWeek.keys()].sort((a, b) => b - a)) {
     const at = new Date(now - Math.max(0, week * 7 - 1) * DAY).toISOString();
-    ingestConversations(db, orgId, byWeek.get(week)!.map((conversation) => inputOf(conversation, now)), at);
+    ingestConversations(
+      db,
+      orgId,
+      byWeek.get(week)!.map((conversation) => inputOf(conversation, now)),
+      at,
+    );
   }
   renameCluster(db, orgId, clusterOfConversation(db, orgId, INSTALL_CONVERSATION)!, DEMO_CLUSTER_ID);
   setClusterMuted(db, requireCluster(db, orgId, clusterOfConversation(db, orgId, BILLING_CONVERSATION)!), true);

@@ -22,7 +22,10 @@ export function registerConversations(jobs: JobQueue): void {
 
 /** Queues the clustering of every organization whose issues an interrupted ingest left without a cluster. */
 export function queuePendingClustering(db: Db, jobs: JobQueue): void {
-  const organizations = db.prepare('SELECT DISTINCT org_id FROM conversation_issues WHERE cluster_id IS NULL').pluck(true).all() as string[];
+  const organizations = db
+    .prepare('SELECT DISTINCT org_id FROM conversation_issues WHERE cluster_id IS NULL')
+    .pluck(true)
+    .all() as string[];
   for (const organizationId of organizations) {
     jobs.enqueue(CLUSTER_PENDING_JOB, { organizationId }, { key: `conversations:${organizationId}` });
   }

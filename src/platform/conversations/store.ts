@@ -98,7 +98,9 @@ export interface ConversationInput {
   id: string;
   subject?: string | undefined;
   source?: string | undefined;
-  metadata?: { url?: string | undefined; attributes?: Record<string, string> | undefined; createdAt?: string | undefined } | undefined;
+  metadata?:
+    | { url?: string | undefined; attributes?: Record<string, string> | undefined; createdAt?: string | undefined }
+    | undefined;
   parts: Array<{ type: 'message'; role: string; body: string }>;
 }
 
@@ -134,7 +136,12 @@ export function conversationChars(input: Pick<ConversationInput, 'subject' | 'pa
  * or replaces the one of the same id; new issues are clustered. Conversations of one batch are
  * taken in order, so a later one of the same id wins.
  */
-export function ingestConversations(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): IngestResult {
+export function ingestConversations(
+  db: Db,
+  orgId: string,
+  inputs: readonly ConversationInput[],
+  at: string,
+): IngestResult {
   return runAtOnce(ingestSteps(db, orgId, inputs, at));
 }
 
@@ -146,9 +153,17 @@ const ingestsUnderWay = new WeakMap<Db, Map<string, Promise<unknown>>>();
  * (splitting it, clustering its issues) leave the platform answering other requests. Ingests of
  * one organization run one after the other.
  */
-export function ingestConversationsInSlices(db: Db, orgId: string, inputs: readonly ConversationInput[], at: string): Promise<IngestResult> {
+export function ingestConversationsInSlices(
+  db: Db,
+  orgId: string,
+  inputs: readonly ConversationInput[],
+  at: string,
+): Promise<IngestResult> {
   let queue = ingestsUnderWay.get(db);
-  if (!queue) ingestsUnderWay.set(db, (queue = new Map()));
+  if (!queue) {
+    queue = new Map();
+    ingestsUnderWay.set(db, queue);
+  }
   const ingest = () => runInSlices(ingestSteps(db, orgId, inputs, at));
   const run = (queue.get(orgId) ?? Promise.resolve()).then(ingest, ingest);
   queue.set(orgId, run);
@@ -191,24 +206,45 @@ function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[
  * Answers what happened and the clusters of its former issues. What it read before splitting
  * still holds when it writes: ingests of an organization run one after the other.
  */
-function* writeConversation(db: Db, orgId: string, input: ConversationInput, at: string): Steps<{ outcome: keyof IngestResult; touched: string[] }> {
-  const existing = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, input.id) as ConversationRow | undefined;
+function* writeConversation(
+  db: Db,
+  orgId: string,
+  input: ConversationInput,
+  at: string,
+): Steps<{ outcome: keyof IngestResult; touched: string[] }> {
+  const existing = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, input.id) as
+    | ConversationRow
+    | undefined;
   const fingerprint = fingerprintOf(input);
-  const createdAt = input.metadata?.createdAt ? new Date(input.metadata.createdAt).toISOString() : (existing?.created_at ?? at);
+  const createdAt = input.metadata?.createdAt
+    ? new Date(input.metadata.createdAt).toISOString()
+    : (existing?.created_at ?? at);
   const source = input.source ?? input.metadata?.attributes?.source ?? DEFAULT_SOURCE;
-  const metadata = [source, input.metadata?.url ?? null, JSON.stringify(input.metadata?.attributes ?? {}), input.metadata?.createdAt ?? null, createdAt] as const;
+  const metadata = [
+    source,
+    input.metadata?.url ?? null,
+    JSON.stringify(input.metadata?.attributes ?? {}),
+    input.metadata?.createdAt ?? null,
+    createdAt,
+  ] as const;
   const clustersOf = () =>
-    db.prepare('SELECT DISTINCT cluster_id FROM conversation_issues WHERE org_id = ? AND conversation_id = ? AND cluster_id IS NOT NULL').pluck(true).all(orgId, input.id) as string[];
+    db
+      .prepare(
+        'SELECT DISTINCT cluster_id FROM conversation_issues WHERE org_id = ? AND conversation_id = ? AND cluster_id IS NOT NULL',
+      )
+      .pluck(true)
+      .all(orgId, input.id) as string[];
 
   if (existing && existing.fingerprint === fingerprint) {
     return db.transaction(() => {
-      db.prepare('UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND id = ?').run(
-        ...metadata,
-        at,
+      db.prepare(
+        'UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND id = ?',
+      ).run(...metadata, at, orgId, input.id);
+      db.prepare('UPDATE conversation_issues SET created_at = ? WHERE org_id = ? AND conversation_id = ?').run(
+        createdAt,
         orgId,
         input.id,
       );
-      db.prepare('UPDATE conversation_issues SET created_at = ? WHERE org_id = ? AND conversation_id = ?').run(createdAt, orgId, input.id);
       return { outcome: 'unchanged' as const, touched: existing.source !== source ? clustersOf() : [] };
     })();
   }
@@ -223,13 +259,34 @@ function* writeConversation(db: Db, orgId: string, input: ConversationInput, at:
       db.prepare(
         `UPDATE conversations SET source = ?, url = ?, attributes = ?, metadata_created_at = ?, created_at = ?,
            subject = ?, parts = ?, fingerprint = ?, impact = ?, processed_at = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
-      ).run(...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, orgId, input.id);
+      ).run(
+        ...metadata,
+        input.subject ?? null,
+        JSON.stringify(input.parts),
+        fingerprint,
+        impact,
+        at,
+        at,
+        orgId,
+        input.id,
+      );
     } else {
       db.prepare(
         `INSERT INTO conversations (org_id, id, source, url, attributes, metadata_created_at, created_at, subject, parts, fingerprint,
            impact, ingested_at, processed_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(orgId, input.id, ...metadata, input.subject ?? null, JSON.stringify(input.parts), fingerprint, impact, at, at, at);
+      ).run(
+        orgId,
+        input.id,
+        ...metadata,
+        input.subject ?? null,
+        JSON.stringify(input.parts),
+        fingerprint,
+        impact,
+        at,
+        at,
+        at,
+      );
     }
     const insertIssue = db.prepare(
       `INSERT INTO conversation_issues (id, org_id, conversation_id, position, title, details, impact, terms, body, created_at, ingested_at)
@@ -237,7 +294,19 @@ function* writeConversation(db: Db, orgId: string, input: ConversationInput, at:
     );
     drafts.forEach((draft, position) => {
       const details = textDocument(draft.paragraphs.map((sentences) => sentences.join(' ')));
-      insertIssue.run(newId(), orgId, input.id, position, draft.title, JSON.stringify(details), draft.impact, JSON.stringify([...draft.terms]), draft.text, createdAt, at);
+      insertIssue.run(
+        newId(),
+        orgId,
+        input.id,
+        position,
+        draft.title,
+        JSON.stringify(details),
+        draft.impact,
+        JSON.stringify([...draft.terms]),
+        draft.text,
+        createdAt,
+        at,
+      );
     });
     return { outcome: existing ? ('updated' as const) : ('created' as const), touched };
   })();
@@ -256,7 +325,9 @@ const ISSUE_PAGE = 500;
  * description needs it.
  */
 function* issueVectors(db: Db, orgId: string): Steps<Map<string, IssueVector>> {
-  const page = db.prepare('SELECT id, cluster_id, terms FROM conversation_issues WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?');
+  const page = db.prepare(
+    'SELECT id, cluster_id, terms FROM conversation_issues WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?',
+  );
   const rows: Array<Pick<IssueRow, 'id' | 'cluster_id'>> = [];
   const counts: Array<Map<string, number>> = [];
   for (let after = ''; ; ) {
@@ -284,7 +355,12 @@ function* issueVectors(db: Db, orgId: string): Steps<Map<string, IssueVector>> {
  * clustered with the other new issues that joined none, each group a new cluster (written in one
  * transaction). Answers the clusters that changed.
  */
-function* clusterPendingIssues(db: Db, orgId: string, vectors: Map<string, IssueVector>, at: string): Steps<Set<string>> {
+function* clusterPendingIssues(
+  db: Db,
+  orgId: string,
+  vectors: Map<string, IssueVector>,
+  at: string,
+): Steps<Set<string>> {
   const changed = new Set<string>();
   const members = new Map<string, IssueVector[]>();
   const pending: IssueVector[] = [];
@@ -293,7 +369,9 @@ function* clusterPendingIssues(db: Db, orgId: string, vectors: Map<string, Issue
     else pending.push(issue);
   }
   if (pending.length === 0) return changed;
-  const centroids = [...members.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, items]) => ({ id, centroid: clusterCentroid(items) }));
+  const centroids = [...members.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([id, items]) => ({ id, centroid: clusterCentroid(items) }));
   yield;
   const joining: Array<[issue: IssueVector, clusterId: string]> = [];
   const alone: IssueVector[] = [];
@@ -334,14 +412,20 @@ function after(previous: string, at: string): string {
 
 /** Describes a cluster again from its issues; deletes it when it has none and no change request names it. */
 function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVector>, at: string): Steps<void> {
-  const cluster = db.prepare('SELECT * FROM conversation_clusters WHERE id = ?').get(clusterId) as ClusterRow | undefined;
+  const cluster = db.prepare('SELECT * FROM conversation_clusters WHERE id = ?').get(clusterId) as
+    | ClusterRow
+    | undefined;
   if (!cluster) return;
   // Not the issues' details: a large cluster's would take longer to read than all the rest.
-  const issues = db.prepare('SELECT id, impact FROM conversation_issues WHERE cluster_id = ? ORDER BY id').all(clusterId) as Array<Pick<IssueRow, 'id' | 'impact'>>;
+  const issues = db
+    .prepare('SELECT id, impact FROM conversation_issues WHERE cluster_id = ? ORDER BY id')
+    .all(clusterId) as Array<Pick<IssueRow, 'id' | 'impact'>>;
   const updatedAt = after(cluster.updated_at, at);
   if (issues.length === 0) {
     if (db.prepare('SELECT 1 FROM change_requests WHERE cluster_id = ?').get(clusterId)) {
-      db.prepare("UPDATE conversation_clusters SET issue_count = 0, conversation_count = 0, sources = '{}', updated_at = ? WHERE id = ?").run(updatedAt, clusterId);
+      db.prepare(
+        "UPDATE conversation_clusters SET issue_count = 0, conversation_count = 0, sources = '{}', updated_at = ? WHERE id = ?",
+      ).run(updatedAt, clusterId);
     } else {
       db.prepare('DELETE FROM conversation_clusters WHERE id = ?').run(clusterId);
     }
@@ -353,7 +437,8 @@ function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVe
   const central = byCentrality(items, centroid);
   const textOf = db.prepare('SELECT title, body FROM conversation_issues WHERE id = ?');
   // An issue gone since (its organization deleted meanwhile) describes nothing.
-  const text = (item: IssueVector) => (textOf.get(item.id) as Pick<IssueRow, 'title' | 'body'> | undefined) ?? { title: '', body: '' };
+  const text = (item: IssueVector) =>
+    (textOf.get(item.id) as Pick<IssueRow, 'title' | 'body'> | undefined) ?? { title: '', body: '' };
   // Spellings from the most central issues: reading the words of every issue again would cost
   // each ingest time in proportion to the clusters it touches, however small the ingest.
   const forms: WordForms = new Map();
@@ -371,7 +456,10 @@ function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVe
     const other = text(item).title;
     if (other !== title) others.add(other);
   }
-  const summary = textDocument([title, ...(others.size ? [`Also reported as: ${[...others].map((other) => `“${other}”`).join('; ')}.`] : [])]);
+  const summary = textDocument([
+    title,
+    ...(others.size ? [`Also reported as: ${[...others].map((other) => `“${other}”`).join('; ')}.`] : []),
+  ]);
   const sources = db
     .prepare(
       `SELECT c.source AS source, COUNT(DISTINCT c.id) AS count FROM conversations c
@@ -398,19 +486,25 @@ function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVe
 // --- Reads ----------------------------------------------------------------------------------------
 
 export function requireConversation(db: Db, orgId: string, id: string): ConversationRow {
-  const row = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, id) as ConversationRow | undefined;
+  const row = db.prepare('SELECT * FROM conversations WHERE org_id = ? AND id = ?').get(orgId, id) as
+    | ConversationRow
+    | undefined;
   if (!row) throw notFound('Conversation');
   return row;
 }
 
 export function requireIssue(db: Db, orgId: string, id: string): IssueRow {
-  const row = db.prepare('SELECT * FROM conversation_issues WHERE org_id = ? AND id = ?').get(orgId, id) as IssueRow | undefined;
+  const row = db.prepare('SELECT * FROM conversation_issues WHERE org_id = ? AND id = ?').get(orgId, id) as
+    | IssueRow
+    | undefined;
   if (!row) throw notFound('Conversation issue');
   return row;
 }
 
 export function requireCluster(db: Db, orgId: string, id: string): ClusterRow {
-  const row = db.prepare('SELECT * FROM conversation_clusters WHERE org_id = ? AND id = ?').get(orgId, id) as ClusterRow | undefined;
+  const row = db.prepare('SELECT * FROM conversation_clusters WHERE org_id = ? AND id = ?').get(orgId, id) as
+    | ClusterRow
+    | undefined;
   if (!row) throw notFound('Issue cluster');
   return row;
 }
@@ -421,13 +515,23 @@ export function requireCluster(db: Db, orgId: string, id: string): ClusterRow {
  * change request creation).
  */
 export function requireClusterForChangeRequest(db: Db, orgId: string, id: string, field: string): ClusterRow {
-  const row = db.prepare('SELECT * FROM conversation_clusters WHERE org_id = ? AND id = ?').get(orgId, id) as ClusterRow | undefined;
+  const row = db.prepare('SELECT * FROM conversation_clusters WHERE org_id = ? AND id = ?').get(orgId, id) as
+    | ClusterRow
+    | undefined;
   if (!row) throw notFoundInBody('Issue cluster', field, id);
-  if (row.muted) throw badRequest(`Invalid body field "${field}": the issue cluster ${id} is muted: unmute it to link change requests to it`);
+  if (row.muted)
+    throw badRequest(
+      `Invalid body field "${field}": the issue cluster ${id} is muted: unmute it to link change requests to it`,
+    );
   return row;
 }
 
-export function listConversations(db: Db, orgId: string, filter: { source?: string | undefined }, window: PageWindow): { rows: ConversationRow[]; count: number } {
+export function listConversations(
+  db: Db,
+  orgId: string,
+  filter: { source?: string | undefined },
+  window: PageWindow,
+): { rows: ConversationRow[]; count: number } {
   const where = ['org_id = ?'];
   const params: unknown[] = [orgId];
   if (filter.source) {
@@ -435,7 +539,10 @@ export function listConversations(db: Db, orgId: string, filter: { source?: stri
     params.push(filter.source);
   }
   const clause = where.join(' AND ');
-  const count = db.prepare(`SELECT COUNT(*) FROM conversations WHERE ${clause}`).pluck(true).get(...params) as number;
+  const count = db
+    .prepare(`SELECT COUNT(*) FROM conversations WHERE ${clause}`)
+    .pluck(true)
+    .get(...params) as number;
   const rows = db
     .prepare(`SELECT * FROM conversations WHERE ${clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?`)
     .all(...params, window.limit, window.offset) as ConversationRow[];
@@ -459,9 +566,14 @@ export function listIssues(
     params.push(filter.conversation);
   }
   const clause = where.join(' AND ');
-  const count = db.prepare(`SELECT COUNT(*) FROM conversation_issues WHERE ${clause}`).pluck(true).get(...params) as number;
+  const count = db
+    .prepare(`SELECT COUNT(*) FROM conversation_issues WHERE ${clause}`)
+    .pluck(true)
+    .get(...params) as number;
   const rows = db
-    .prepare(`SELECT * FROM conversation_issues WHERE ${clause} ORDER BY created_at DESC, conversation_id, position LIMIT ? OFFSET ?`)
+    .prepare(
+      `SELECT * FROM conversation_issues WHERE ${clause} ORDER BY created_at DESC, conversation_id, position LIMIT ? OFFSET ?`,
+    )
     .all(...params, window.limit, window.offset) as IssueRow[];
   return { rows, count };
 }
@@ -493,7 +605,10 @@ export function listClusters(
   const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
   // Ties (same count, same impact) fall back to the most recently updated, then to the id.
   const order = `${CLUSTER_SORT[filter.orderBy ?? 'updatedAt']} ${direction}, updated_at ${direction}, id`;
-  const count = db.prepare(`SELECT COUNT(*) FROM conversation_clusters WHERE ${clause}`).pluck(true).get(...params) as number;
+  const count = db
+    .prepare(`SELECT COUNT(*) FROM conversation_clusters WHERE ${clause}`)
+    .pluck(true)
+    .get(...params) as number;
   const rows = db
     .prepare(`SELECT * FROM conversation_clusters WHERE ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
     .all(...params, window.limit, window.offset) as ClusterRow[];
@@ -503,7 +618,11 @@ export function listClusters(
 /** Mutes or unmutes a cluster; answers the row after. */
 export function setClusterMuted(db: Db, cluster: ClusterRow, muted: boolean): ClusterRow {
   if (Boolean(cluster.muted) !== muted) {
-    db.prepare('UPDATE conversation_clusters SET muted = ?, updated_at = ? WHERE id = ?').run(muted ? 1 : 0, laterThan(cluster.updated_at), cluster.id);
+    db.prepare('UPDATE conversation_clusters SET muted = ?, updated_at = ? WHERE id = ?').run(
+      muted ? 1 : 0,
+      laterThan(cluster.updated_at),
+      cluster.id,
+    );
   }
   return requireCluster(db, cluster.org_id, cluster.id);
 }
@@ -560,12 +679,18 @@ export function issueJson(row: IssueRow, links: Links) {
 
 /** An issue with its conversation (the item of issue lists and reads). */
 export function issueWithConversationJson(db: Db, row: IssueRow, links: Links) {
-  return { issue: issueJson(row, links), conversation: conversationJson(requireConversation(db, row.org_id, row.conversation_id), links) };
+  return {
+    issue: issueJson(row, links),
+    conversation: conversationJson(requireConversation(db, row.org_id, row.conversation_id), links),
+  };
 }
 
 /** The API shape of a cluster; its weekly pulse is counted up to `now`. */
 export function clusterJson(db: Db, row: ClusterRow, links: Links, now = Date.now()) {
-  const dates = db.prepare('SELECT created_at FROM conversation_issues WHERE cluster_id = ? AND created_at >= ?').pluck(true).all(row.id, pulseStart(now)) as string[];
+  const dates = db
+    .prepare('SELECT created_at FROM conversation_issues WHERE cluster_id = ? AND created_at >= ?')
+    .pluck(true)
+    .all(row.id, pulseStart(now)) as string[];
   return {
     object: 'issues-cluster' as const,
     id: row.id,

@@ -27,16 +27,35 @@ const errorTable = [
 export const API_REFERENCE: DemoSpaceContent = {
   space: 'API reference',
   revisionDaysAgo: [120, 35, 2],
-  variables: { product: 'Acme Docs', apiVersion: '2024-06-01', baseUrl: 'https://api.acme.test/v2', sdkVersion: '4.1.0' },
-  formerVariables: { product: 'Acme Docs', apiVersion: '2024-01-15', baseUrl: 'https://api.acme.test/v2', sdkVersion: '3.8.2' },
+  variables: {
+    product: 'Acme Docs',
+    apiVersion: '2024-06-01',
+    baseUrl: 'https://api.acme.test/v2',
+    sdkVersion: '4.1.0',
+  },
+  formerVariables: {
+    product: 'Acme Docs',
+    apiVersion: '2024-01-15',
+    baseUrl: 'https://api.acme.test/v2',
+    sdkVersion: '3.8.2',
+  },
   files: [
-    { id: 'file-api-request-lifecycle', name: 'request-lifecycle.svg', contentType: 'image/svg+xml', bytes: () => Buffer.from(requestLifecycleSvg(), 'utf8') },
+    {
+      id: 'file-api-request-lifecycle',
+      name: 'request-lifecycle.svg',
+      contentType: 'image/svg+xml',
+      bytes: () => Buffer.from(requestLifecycleSvg(), 'utf8'),
+    },
     { id: 'file-api-rate-limit-window', name: 'rate-limit-window.png', contentType: 'image/png', bytes: rateLimitPng },
     {
       id: 'file-api-error-codes',
       name: 'error-codes.csv',
       contentType: 'text/csv',
-      bytes: () => csv([['code', 'status', 'retry', 'meaning'], ...ERROR_CODES.map(([code, status, retry, meaning]) => [code, status, retry, meaning.replace(/`/g, '')])]),
+      bytes: () =>
+        csv([
+          ['code', 'status', 'retry', 'meaning'],
+          ...ERROR_CODES.map(([code, status, retry, meaning]) => [code, status, retry, meaning.replace(/`/g, '')]),
+        ]),
     },
   ],
   reusableContents: [

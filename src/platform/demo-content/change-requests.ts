@@ -21,7 +21,11 @@ const QUICKSTART = 'pg-gs-quickstart';
 const CONFIGURATION = 'pg-gs-configuration';
 export { DEMO_CLUSTER_ID };
 
-export function seedDemoChangeRequests(db: Db, spaceIds: ReadonlyMap<string, string>, userIds: Readonly<Record<string, string>>): void {
+export function seedDemoChangeRequests(
+  db: Db,
+  spaceIds: ReadonlyMap<string, string>,
+  userIds: Readonly<Record<string, string>>,
+): void {
   const spaceId = spaceIds.get(SPACE);
   if (!spaceId) throw new Error(`No demo space "${SPACE}"`);
   const user = (key: string) => db.prepare('SELECT * FROM users WHERE id = ?').get(userIds[key]) as UserRow;
@@ -42,25 +46,37 @@ export function seedDemoChangeRequests(db: Db, spaceIds: ReadonlyMap<string, str
     return { operation: 'update_page', page: pageId, document: { document } };
   };
 
-  const merged = edit(createChangeRequest(db, space(), ben, { subject: 'Clarify what the quickstart needs', status: 'open' }), ben, [
-    rewriteFirstParagraph(QUICKSTART, 'This quickstart takes about ten minutes. You need an account and a terminal.'),
-  ]);
-  const outdated = edit(createChangeRequest(db, space(), dee, { subject: 'Document the log level setting', status: 'open' }), dee, [
-    {
-      operation: 'update_page',
-      page: CONFIGURATION,
-      description: 'Every setting, its default, and when to change it.',
-    },
-  ]);
-  const conflicting = edit(createChangeRequest(db, space(), dee, { subject: 'Shorter quickstart introduction', status: 'open' }), dee, [
-    rewriteFirstParagraph(QUICKSTART, 'Ten minutes, one account, one terminal: that is all the quickstart needs.'),
-  ]);
+  const merged = edit(
+    createChangeRequest(db, space(), ben, { subject: 'Clarify what the quickstart needs', status: 'open' }),
+    ben,
+    [rewriteFirstParagraph(QUICKSTART, 'This quickstart takes about ten minutes. You need an account and a terminal.')],
+  );
+  const outdated = edit(
+    createChangeRequest(db, space(), dee, { subject: 'Document the log level setting', status: 'open' }),
+    dee,
+    [
+      {
+        operation: 'update_page',
+        page: CONFIGURATION,
+        description: 'Every setting, its default, and when to change it.',
+      },
+    ],
+  );
+  const conflicting = edit(
+    createChangeRequest(db, space(), dee, { subject: 'Shorter quickstart introduction', status: 'open' }),
+    dee,
+    [rewriteFirstParagraph(QUICKSTART, 'Ten minutes, one account, one terminal: that is all the quickstart needs.')],
+  );
   // Merged after the two others branched: one is now outdated, the other conflicts.
   void [outdated, conflicting];
   mergeChangeRequest(db, spaceId, merged.id, ada);
 
   const reviewed = edit(
-    createChangeRequest(db, space(), dee, { subject: 'Explain the most common install errors', status: 'open', clusterId: DEMO_CLUSTER_ID }),
+    createChangeRequest(db, space(), dee, {
+      subject: 'Explain the most common install errors',
+      status: 'open',
+      clusterId: DEMO_CLUSTER_ID,
+    }),
     dee,
     [
       {
@@ -74,21 +90,23 @@ export function seedDemoChangeRequests(db: Db, spaceIds: ReadonlyMap<string, str
     ],
   );
   const at = now();
-  db.prepare('INSERT INTO change_request_reviewers (change_request_id, user_id, requested_by, revision, created_at) VALUES (?, ?, ?, ?, ?)').run(
-    reviewed.id,
-    userIds.finn,
-    dee.id,
-    reviewed.revision,
-    at,
-  );
+  db.prepare(
+    'INSERT INTO change_request_reviewers (change_request_id, user_id, requested_by, revision, created_at) VALUES (?, ?, ?, ?, ?)',
+  ).run(reviewed.id, userIds.finn, dee.id, reviewed.revision, at);
   db.prepare(
     `INSERT INTO change_request_reviews (id, change_request_id, revision, reviewer_id, requested_by, status, comment, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'approved', NULL, ?, ?)`,
   ).run(`review-${reviewed.id}`, reviewed.id, reviewed.revision, userIds.cy, dee.id, at, at);
 
   edit(createChangeRequest(db, space(), ben, { subject: 'Upgrade guide (work in progress)' }), ben, [
-    { operation: 'insert_page', document: { markdown: '# Upgrading\n\nHow to move from one release to the next. To be written.\n' } },
+    {
+      operation: 'insert_page',
+      document: { markdown: '# Upgrading\n\nHow to move from one release to the next. To be written.\n' },
+    },
   ]);
-  const archived = createChangeRequest(db, space(), ben, { subject: 'Rename "spaces" to "sites" everywhere', status: 'open' });
+  const archived = createChangeRequest(db, space(), ben, {
+    subject: 'Rename "spaces" to "sites" everywhere',
+    status: 'open',
+  });
   updateChangeRequest(db, archived, { status: 'archived' });
 }

@@ -9,10 +9,25 @@ import type { DemoSpaceContent } from './types.js';
 export const HANDBOOK: DemoSpaceContent = {
   space: 'Company handbook',
   revisionDaysAgo: [60, 20, 3],
-  variables: { company: 'Acme', handbookVersion: '2024.3', peopleEmail: 'people@acme.test', incidentChannel: '#incidents' },
-  formerVariables: { company: 'Acme', handbookVersion: '2024.1', peopleEmail: 'people@acme.test', incidentChannel: '#ops-incidents' },
+  variables: {
+    company: 'Acme',
+    handbookVersion: '2024.3',
+    peopleEmail: 'people@acme.test',
+    incidentChannel: '#incidents',
+  },
+  formerVariables: {
+    company: 'Acme',
+    handbookVersion: '2024.1',
+    peopleEmail: 'people@acme.test',
+    incidentChannel: '#ops-incidents',
+  },
   files: [
-    { id: 'file-hb-team-structure', name: 'team-structure.svg', contentType: 'image/svg+xml', bytes: () => Buffer.from(teamStructureSvg(), 'utf8') },
+    {
+      id: 'file-hb-team-structure',
+      name: 'team-structure.svg',
+      contentType: 'image/svg+xml',
+      bytes: () => Buffer.from(teamStructureSvg(), 'utf8'),
+    },
     { id: 'file-hb-incident-flow', name: 'incident-flow.png', contentType: 'image/png', bytes: incidentFlowPng },
     {
       id: 'file-hb-oncall-handoff',

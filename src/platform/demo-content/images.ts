@@ -35,7 +35,8 @@ export class Raster {
     readonly channels: 1 | 3,
     background: Color,
   ) {
-    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new RangeError(`bad raster size ${width}x${height}`);
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+      throw new RangeError(`bad raster size ${width}x${height}`);
     this.data = new Uint8Array(width * height * channels);
     this.fill(0, 0, width, height, background);
   }
@@ -138,7 +139,12 @@ export function encodePng(width: number, height: number, channels: 1 | 3, data: 
     scanlines[row * (stride + 1)] = 0; // filter: none
     scanlines.set(data.subarray(row * stride, (row + 1) * stride), row * (stride + 1) + 1);
   }
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(scanlines, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(scanlines, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -146,7 +152,7 @@ export function encodePng(width: number, height: number, channels: 1 | 3, data: 
 // ---------------------------------------------------------------------------------------------
 
 const INK = [31, 41, 55] as const;
-const WHITE = [255, 255, 255] as const;
+const _WHITE = [255, 255, 255] as const;
 
 /**
  * "Getting started" `architecture.png` (RGB, 720×400): the editor and the CLI talk to the API,
@@ -163,7 +169,8 @@ export function architecturePng(): Buffer {
   const green = [16, 185, 129] as const;
   const amber = [245, 158, 11] as const;
   const teal = [20, 184, 166] as const;
-  const tint = (c: readonly [number, number, number]) => [Math.round(c[0] * 0.2 + 204), Math.round(c[1] * 0.2 + 204), Math.round(c[2] * 0.2 + 204)] as const;
+  const tint = (c: readonly [number, number, number]) =>
+    [Math.round(c[0] * 0.2 + 204), Math.round(c[1] * 0.2 + 204), Math.round(c[2] * 0.2 + 204)] as const;
   // Clients.
   r.box(36, 60, 140, 80, tint(blue), blue, blue, 2); // editor
   r.box(36, 250, 140, 80, tint(blue), blue, blue, 1); // CLI / Git
@@ -227,7 +234,9 @@ export function incidentFlowPng(): Buffer {
   // Escalation loop: up from "triage", across, down into "mitigate".
   const from = 24 + (w + gap) + w / 2;
   const to = 24 + 2 * (w + gap) + w / 2;
-  r.fill(from - 1, 40, 3, y - 40, 110).fill(from - 1, 40, to - from + 2, 3, 110).arrowV(to, 40, y, 110);
+  r.fill(from - 1, 40, 3, y - 40, 110)
+    .fill(from - 1, 40, to - from + 2, 3, 110)
+    .arrowV(to, 40, y, 110);
   r.fill(from + 20, 20, to - from - 40, 8, 170);
   return r.toPng();
 }
@@ -236,7 +245,8 @@ export function incidentFlowPng(): Buffer {
 // SVG
 // ---------------------------------------------------------------------------------------------
 
-const xml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 interface SvgBox {
   x: number;
@@ -252,7 +262,9 @@ interface SvgBox {
 function svgBox(box: SvgBox): string {
   const cx = box.x + box.w / 2;
   const title = `<text x="${cx}" y="${box.y + (box.note ? box.h / 2 - 4 : box.h / 2 + 5)}" text-anchor="middle" font-weight="600">${xml(box.title)}</text>`;
-  const note = box.note ? `<text x="${cx}" y="${box.y + box.h / 2 + 16}" text-anchor="middle" font-size="12" fill="#475569">${xml(box.note)}</text>` : '';
+  const note = box.note
+    ? `<text x="${cx}" y="${box.y + box.h / 2 + 16}" text-anchor="middle" font-size="12" fill="#475569">${xml(box.note)}</text>`
+    : '';
   return `  <g>\n    <rect x="${box.x}" y="${box.y}" width="${box.w}" height="${box.h}" rx="10" fill="${box.fill}" stroke="${box.stroke}" stroke-width="2"/>\n    ${title}${note ? `\n    ${note}` : ''}\n  </g>`;
 }
 
@@ -275,7 +287,9 @@ function svgDocument(width: number, height: number, title: string, body: string[
 
 const line = (x1: number, y1: number, x2: number, y2: number, label?: string): string =>
   `  <line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="#1f2937" stroke-width="2" marker-end="url(#arrow)"/>` +
-  (label ? `\n  <text x="${(x1 + x2) / 2}" y="${Math.min(y1, y2) - 8}" text-anchor="middle" font-size="12" fill="#475569">${xml(label)}</text>` : '');
+  (label
+    ? `\n  <text x="${(x1 + x2) / 2}" y="${Math.min(y1, y2) - 8}" text-anchor="middle" font-size="12" fill="#475569">${xml(label)}</text>`
+    : '');
 
 /**
  * "API reference" `request-lifecycle.svg`: a request from the client through the edge
@@ -284,8 +298,26 @@ const line = (x1: number, y1: number, x2: number, y2: number, label?: string): s
 export function requestLifecycleSvg(): string {
   const boxes: SvgBox[] = [
     { x: 20, y: 90, w: 140, h: 70, title: 'Your app', note: 'SDK or HTTP client', fill: '#dbeafe', stroke: '#3b82f6' },
-    { x: 220, y: 90, w: 160, h: 70, title: 'Edge', note: 'TLS · auth · rate limits', fill: '#ede9fe', stroke: '#7c3aed' },
-    { x: 440, y: 90, w: 150, h: 70, title: 'API service', note: 'api.acme.test/v2', fill: '#ede9fe', stroke: '#7c3aed' },
+    {
+      x: 220,
+      y: 90,
+      w: 160,
+      h: 70,
+      title: 'Edge',
+      note: 'TLS · auth · rate limits',
+      fill: '#ede9fe',
+      stroke: '#7c3aed',
+    },
+    {
+      x: 440,
+      y: 90,
+      w: 150,
+      h: 70,
+      title: 'API service',
+      note: 'api.acme.test/v2',
+      fill: '#ede9fe',
+      stroke: '#7c3aed',
+    },
     { x: 650, y: 30, w: 150, h: 60, title: 'Content store', fill: '#d1fae5', stroke: '#10b981' },
     { x: 650, y: 160, w: 150, h: 60, title: 'Search index', fill: '#fef3c7', stroke: '#f59e0b' },
   ];
@@ -302,12 +334,48 @@ export function requestLifecycleSvg(): string {
 
 /** "Company handbook" `team-structure.svg`: Acme's engineering teams and who they report to. */
 export function teamStructureSvg(): string {
-  const lead: SvgBox = { x: 300, y: 20, w: 200, h: 60, title: 'VP Engineering', note: 'Ada', fill: '#e0e7ff', stroke: '#4f46e5' };
+  const lead: SvgBox = {
+    x: 300,
+    y: 20,
+    w: 200,
+    h: 60,
+    title: 'VP Engineering',
+    note: 'Ada',
+    fill: '#e0e7ff',
+    stroke: '#4f46e5',
+  };
   const teams: SvgBox[] = [
     { x: 20, y: 140, w: 170, h: 70, title: 'Editor', note: 'web editor, comments', fill: '#dbeafe', stroke: '#3b82f6' },
-    { x: 215, y: 140, w: 170, h: 70, title: 'Platform', note: 'API, storage, search', fill: '#dbeafe', stroke: '#3b82f6' },
-    { x: 410, y: 140, w: 170, h: 70, title: 'Publishing', note: 'renderer, CDN, domains', fill: '#dbeafe', stroke: '#3b82f6' },
-    { x: 605, y: 140, w: 170, h: 70, title: 'Infrastructure', note: 'on-call, observability', fill: '#dcfce7', stroke: '#16a34a' },
+    {
+      x: 215,
+      y: 140,
+      w: 170,
+      h: 70,
+      title: 'Platform',
+      note: 'API, storage, search',
+      fill: '#dbeafe',
+      stroke: '#3b82f6',
+    },
+    {
+      x: 410,
+      y: 140,
+      w: 170,
+      h: 70,
+      title: 'Publishing',
+      note: 'renderer, CDN, domains',
+      fill: '#dbeafe',
+      stroke: '#3b82f6',
+    },
+    {
+      x: 605,
+      y: 140,
+      w: 170,
+      h: 70,
+      title: 'Infrastructure',
+      note: 'on-call, observability',
+      fill: '#dcfce7',
+      stroke: '#16a34a',
+    },
   ];
   return svgDocument(795, 240, 'Acme engineering teams', [
     svgBox(lead),
@@ -326,10 +394,10 @@ export function csv(rows: ReadonlyArray<ReadonlyArray<string | number>>): Buffer
     const text = String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  return Buffer.from(rows.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n', 'utf8');
+  return Buffer.from(`${rows.map((row) => row.map(field).join(',')).join('\r\n')}\r\n`, 'utf8');
 }
 
 /** A plain-text file of lines (LF line ends, a final newline). */
 export function text(lines: readonly string[]): Buffer {
-  return Buffer.from(lines.join('\n') + '\n', 'utf8');
+  return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }

@@ -22,8 +22,16 @@ export function seedDemoContent(db: Db, spaceIds: ReadonlyMap<string, string>, a
   }
 }
 
-function seedSpace(db: Db, spaceId: string, space: DemoSpaceContent, spaceIds: ReadonlyMap<string, string>, ago: (days: number) => string): void {
-  const files = space.files.map((file) => storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: file.bytes() }));
+function seedSpace(
+  db: Db,
+  spaceId: string,
+  space: DemoSpaceContent,
+  spaceIds: ReadonlyMap<string, string>,
+  ago: (days: number) => string,
+): void {
+  const files = space.files.map((file) =>
+    storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: file.bytes() }),
+  );
   const expand = (markdown: string) =>
     markdown
       .replace(/\{\{space:([^}]+)\}\}/g, (_, title: string) => {
@@ -75,7 +83,8 @@ function tree(pages: readonly DemoPage[], revision: 1 | 2 | 3): ContentPage[] {
       const title = revision < 3 && page.formerTitle ? page.formerTitle : page.title;
       const kind = page.kind ?? 'document';
       const base: ContentPage = { id: page.id, type: kind, title, pages: tree(page.pages ?? [], revision) };
-      if (kind === 'link') return { ...base, target: { kind: 'url', url: page.href ?? '' }, ...(page.href ? { href: page.href } : {}) };
+      if (kind === 'link')
+        return { ...base, target: { kind: 'url', url: page.href ?? '' }, ...(page.href ? { href: page.href } : {}) };
       return {
         ...base,
         slug: page.slug ?? slugOf(page.title),

@@ -31,17 +31,16 @@ export interface StorageFileRow {
 }
 
 /** Reserves a key for a file to upload; answers the key and the URL to `PUT` the bytes to. */
-export function reserveUpload(db: Db, orgId: string, origin: string, file: { name: string; type: string; size: number; kind: string }) {
+export function reserveUpload(
+  db: Db,
+  orgId: string,
+  origin: string,
+  file: { name: string; type: string; size: number; kind: string },
+) {
   const key = `${orgId}/${file.kind}/${newId()}/${file.name.replace(/[^\w.-]+/g, '_').slice(0, 200)}`;
-  db.prepare('INSERT INTO storage_files (key, org_id, kind, name, content_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-    key,
-    orgId,
-    file.kind,
-    file.name,
-    file.type,
-    file.size,
-    now(),
-  );
+  db.prepare(
+    'INSERT INTO storage_files (key, org_id, kind, name, content_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(key, orgId, file.kind, file.name, file.type, file.size, now());
   const expires = String(Math.floor(Date.now() / 1000) + UPLOAD_SECONDS);
   const query = new URLSearchParams({ key, expires, sig: sign(db, ['upload', key, expires]) });
   return { object: 'storage-signed-url' as const, url: `${origin}/storage/upload?${query.toString()}`, key };
@@ -55,7 +54,8 @@ function uploadTarget(db: Db, query: UploadQuery): StorageFileRow {
   if (!query.key || !query.expires || !verify(db, ['upload', query.key, query.expires], query.sig)) {
     throw new ApiError(403, 'This upload URL is not valid: ask the API for another one');
   }
-  if (Number(query.expires) * 1000 < Date.now()) throw new ApiError(403, 'This upload URL has expired: ask the API for another one');
+  if (Number(query.expires) * 1000 < Date.now())
+    throw new ApiError(403, 'This upload URL has expired: ask the API for another one');
   const row = db.prepare('SELECT * FROM storage_files WHERE key = ?').get(query.key) as StorageFileRow | undefined;
   if (!row) throw notFound('Upload');
   if (row.hash) throw new ApiError(409, 'This file was already uploaded');
@@ -66,7 +66,12 @@ function uploadTarget(db: Db, query: UploadQuery): StorageFileRow {
 function checkUploadSize(row: StorageFileRow, bytes: number): void {
   const max = Math.min(row.size, MAX_UPLOAD_BYTES);
   if (bytes === 0) throw badRequest(`The upload must be 1 to ${max} bytes, as announced; it is empty`);
-  if (bytes > max) throw overLimit(`The upload must be 1 to ${max} bytes, as announced; it has ${bytes}`, { limit: 'uploadBytes', value: bytes, max });
+  if (bytes > max)
+    throw overLimit(`The upload must be 1 to ${max} bytes, as announced; it has ${bytes}`, {
+      limit: 'uploadBytes',
+      value: bytes,
+      max,
+    });
 }
 
 /**
@@ -82,23 +87,27 @@ export function checkUploadAnnounced(db: Db, query: UploadQuery, contentLength: 
 export function receiveUpload(db: Db, query: UploadQuery, bytes: Buffer): void {
   const row = uploadTarget(db, query);
   checkUploadSize(row, bytes.length);
-  db.prepare('UPDATE storage_files SET hash = ?, size = ?, uploaded_at = ? WHERE key = ?').run(putBlob(db, bytes), bytes.length, now(), row.key);
+  db.prepare('UPDATE storage_files SET hash = ?, size = ?, uploaded_at = ? WHERE key = ?').run(
+    putBlob(db, bytes),
+    bytes.length,
+    now(),
+    row.key,
+  );
 }
 
 /** Stores bytes as an uploaded file directly (demo data). */
-export function storeUploaded(db: Db, orgId: string, kind: string, name: string, contentType: string, bytes: Buffer): string {
+export function storeUploaded(
+  db: Db,
+  orgId: string,
+  kind: string,
+  name: string,
+  contentType: string,
+  bytes: Buffer,
+): string {
   const key = `${orgId}/${kind}/${newId()}/${name}`;
-  db.prepare('INSERT INTO storage_files (key, org_id, kind, name, content_type, size, hash, created_at, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-    key,
-    orgId,
-    kind,
-    name,
-    contentType,
-    bytes.length,
-    putBlob(db, bytes),
-    now(),
-    now(),
-  );
+  db.prepare(
+    'INSERT INTO storage_files (key, org_id, kind, name, content_type, size, hash, created_at, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(key, orgId, kind, name, contentType, bytes.length, putBlob(db, bytes), now(), now());
   return key;
 }
 
@@ -120,7 +129,9 @@ interface FaceRow {
 }
 
 export function requireFont(db: Db, orgId: string, id: string): FontRow {
-  const row = db.prepare('SELECT * FROM custom_fonts WHERE id = ? AND org_id = ?').get(id, orgId) as FontRow | undefined;
+  const row = db.prepare('SELECT * FROM custom_fonts WHERE id = ? AND org_id = ?').get(id, orgId) as
+    | FontRow
+    | undefined;
   if (!row) throw notFound('Font');
   return row;
 }
@@ -131,7 +142,9 @@ export function fontsOf(db: Db, orgId: string): FontRow[] {
 
 /** The format of an uploaded font file of the organization, or a 400 naming `field`. */
 function requireFontFile(db: Db, orgId: string, key: string, field: string): FontFormat {
-  const row = db.prepare('SELECT * FROM storage_files WHERE key = ? AND org_id = ?').get(key, orgId) as StorageFileRow | undefined;
+  const row = db.prepare('SELECT * FROM storage_files WHERE key = ? AND org_id = ?').get(key, orgId) as
+    | StorageFileRow
+    | undefined;
   if (!row) throw badRequest(`Invalid body field "${field}": no file ${key} in the organization's storage`);
   const bytes = row.hash ? getBlob(db, row.hash) : undefined;
   if (!bytes) throw badRequest(`Invalid body field "${field}": the file ${key} was never uploaded`);
@@ -147,17 +160,22 @@ function requireFontFile(db: Db, orgId: string, key: string, field: string): Fon
  * Writes a font's faces: each weight names an uploaded WOFF or WOFF2 file, or `null` to remove
  * that weight; the result must keep the regular weight (400), or nothing is written (412).
  */
-function writeFaces(db: Db, orgId: string, fontId: string, faces: ReadonlyArray<{ weight: number; storageKey: string | null }>): void {
-  const formats = faces.map((face, index) => (face.storageKey === null ? null : requireFontFile(db, orgId, face.storageKey, `fontFaces.${index}.storageKey`)));
+function writeFaces(
+  db: Db,
+  orgId: string,
+  fontId: string,
+  faces: ReadonlyArray<{ weight: number; storageKey: string | null }>,
+): void {
+  const formats = faces.map((face, index) =>
+    face.storageKey === null ? null : requireFontFile(db, orgId, face.storageKey, `fontFaces.${index}.storageKey`),
+  );
   faces.forEach((face, index) => {
-    if (face.storageKey === null) db.prepare('DELETE FROM font_faces WHERE font_id = ? AND weight = ?').run(fontId, face.weight);
+    if (face.storageKey === null)
+      db.prepare('DELETE FROM font_faces WHERE font_id = ? AND weight = ?').run(fontId, face.weight);
     else {
-      db.prepare('INSERT INTO font_faces (font_id, weight, storage_key, format) VALUES (?, ?, ?, ?) ON CONFLICT (font_id, weight) DO UPDATE SET storage_key = excluded.storage_key, format = excluded.format').run(
-        fontId,
-        face.weight,
-        face.storageKey,
-        formats[index],
-      );
+      db.prepare(
+        'INSERT INTO font_faces (font_id, weight, storage_key, format) VALUES (?, ?, ?, ?) ON CONFLICT (font_id, weight) DO UPDATE SET storage_key = excluded.storage_key, format = excluded.format',
+      ).run(fontId, face.weight, face.storageKey, formats[index]);
     }
   });
   if (!db.prepare('SELECT 1 FROM font_faces WHERE font_id = ? AND weight = 400').get(fontId)) {
@@ -165,19 +183,35 @@ function writeFaces(db: Db, orgId: string, fontId: string, faces: ReadonlyArray<
   }
 }
 
-export function createFont(db: Db, orgId: string, fontFamily: string, faces: ReadonlyArray<{ weight: number; storageKey: string }>): FontRow {
+export function createFont(
+  db: Db,
+  orgId: string,
+  fontFamily: string,
+  faces: ReadonlyArray<{ weight: number; storageKey: string }>,
+): FontRow {
   return db.transaction(() => {
     const id = newId();
     const at = now();
-    db.prepare('INSERT INTO custom_fonts (id, org_id, font_family, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, orgId, fontFamily, at, at);
+    db.prepare('INSERT INTO custom_fonts (id, org_id, font_family, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      orgId,
+      fontFamily,
+      at,
+      at,
+    );
     writeFaces(db, orgId, id, faces);
     return requireFont(db, orgId, id);
   })();
 }
 
-export function updateFont(db: Db, font: FontRow, changes: { fontFamily?: string; fontFaces?: ReadonlyArray<{ weight: number; storageKey: string | null }> }): FontRow {
+export function updateFont(
+  db: Db,
+  font: FontRow,
+  changes: { fontFamily?: string; fontFaces?: ReadonlyArray<{ weight: number; storageKey: string | null }> },
+): FontRow {
   return db.transaction(() => {
-    if (changes.fontFamily !== undefined) db.prepare('UPDATE custom_fonts SET font_family = ? WHERE id = ?').run(changes.fontFamily, font.id);
+    if (changes.fontFamily !== undefined)
+      db.prepare('UPDATE custom_fonts SET font_family = ? WHERE id = ?').run(changes.fontFamily, font.id);
     if (changes.fontFaces) writeFaces(db, font.org_id, font.id, changes.fontFaces);
     db.prepare('UPDATE custom_fonts SET updated_at = ? WHERE id = ?').run(now(), font.id);
     return requireFont(db, font.org_id, font.id);
@@ -194,7 +228,15 @@ export function fontJson(db: Db, font: FontRow, links: Pick<Links, 'files'>, can
     fontFaces: faces.map((face) => {
       const file = db.prepare('SELECT * FROM storage_files WHERE key = ?').get(face.storage_key) as StorageFileRow;
       const name = `${font.font_family.replace(/[^\w-]+/g, '-')}-${face.weight}.${face.format}`;
-      return { weight: face.weight, sources: [{ url: downloadUrl(db, links, { hash: file.hash!, name, contentType: FONT_CONTENT_TYPES[face.format] }), format: face.format }] };
+      return {
+        weight: face.weight,
+        sources: [
+          {
+            url: downloadUrl(db, links, { hash: file.hash!, name, contentType: FONT_CONTENT_TYPES[face.format] }),
+            format: face.format,
+          },
+        ],
+      };
     }),
     permissions: { edit: canEdit },
   };
@@ -210,10 +252,28 @@ export function seedDemoFonts(db: Db, orgId: string, createdAt: string): void {
   families.forEach((family, index) => {
     const id = newId();
     const at = new Date(Date.parse(createdAt) + index * 60_000).toISOString();
-    db.prepare('INSERT INTO custom_fonts (id, org_id, font_family, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, orgId, family, at, at);
+    db.prepare('INSERT INTO custom_fonts (id, org_id, font_family, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      orgId,
+      family,
+      at,
+      at,
+    );
     for (const weight of [400, 700]) {
-      const key = storeUploaded(db, orgId, 'customization_font', `${family.replace(/ /g, '')}-${weight}.woff2`, 'font/woff2', minimalWoff2(family, weight));
-      db.prepare('INSERT INTO font_faces (font_id, weight, storage_key, format) VALUES (?, ?, ?, ?)').run(id, weight, key, 'woff2');
+      const key = storeUploaded(
+        db,
+        orgId,
+        'customization_font',
+        `${family.replace(/ /g, '')}-${weight}.woff2`,
+        'font/woff2',
+        minimalWoff2(family, weight),
+      );
+      db.prepare('INSERT INTO font_faces (font_id, weight, storage_key, format) VALUES (?, ?, ?, ?)').run(
+        id,
+        weight,
+        key,
+        'woff2',
+      );
     }
   });
 }

@@ -45,7 +45,8 @@ export function checkFontFile(bytes: Uint8Array): FontFormat {
 function commonHeader(data: Buffer): { numTables: number } {
   const flavor = data.readUInt32BE(4);
   if (!FLAVORS.has(flavor)) throw new FontFileError('has an unknown font flavor (neither TrueType nor CFF)');
-  if (data.readUInt32BE(8) !== data.length) throw new FontFileError(`says it is ${data.readUInt32BE(8)} bytes long but has ${data.length}`);
+  if (data.readUInt32BE(8) !== data.length)
+    throw new FontFileError(`says it is ${data.readUInt32BE(8)} bytes long but has ${data.length}`);
   const numTables = data.readUInt16BE(12);
   if (numTables === 0 || numTables > 512) throw new FontFileError('has no tables, or too many');
   if (data.readUInt16BE(14) !== 0) throw new FontFileError('has a non-zero reserved header field');
@@ -58,7 +59,9 @@ function commonHeader(data: Buffer): { numTables: number } {
  */
 function checkDeclaredSize(declared: number, compressed: number): void {
   if (declared > MAX_FONT_TABLE_BYTES) {
-    throw new FontFileError(`declares ${declared} bytes of tables, more than a font may have (limit "font table bytes": ${declared}, at most ${MAX_FONT_TABLE_BYTES})`);
+    throw new FontFileError(
+      `declares ${declared} bytes of tables, more than a font may have (limit "font table bytes": ${declared}, at most ${MAX_FONT_TABLE_BYTES})`,
+    );
   }
   const expansion = Math.max(MIN_FONT_EXPANSION_BYTES, compressed * MAX_FONT_EXPANSION);
   if (declared > expansion) {
@@ -73,11 +76,18 @@ function checkDeclaredSize(declared: number, compressed: number): void {
  * the output would pass `maxOutputLength`, without allocating the rest); `what` names the data
  * in errors.
  */
-function decompressBounded(decompress: typeof inflateSync, input: Buffer, declared: number, what: string, method: string): Buffer {
+function decompressBounded(
+  decompress: typeof inflateSync,
+  input: Buffer,
+  declared: number,
+  what: string,
+  method: string,
+): Buffer {
   try {
     return decompress(input, { maxOutputLength: Math.max(1, declared) });
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new FontFileError(`has ${what} larger than the ${declared} bytes declared once decompressed`);
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new FontFileError(`has ${what} larger than the ${declared} bytes declared once decompressed`);
     throw new FontFileError(`has ${what} that cannot be decompressed (${method})`);
   }
 }
@@ -87,7 +97,12 @@ function checkWoff(data: Buffer): FontFormat {
   if (data.length < 44 + numTables * 20) throw new FontFileError('is cut short in its table directory');
   const tables = Array.from({ length: numTables }, (_, index) => {
     const at = 44 + index * 20;
-    const table = { tag: data.toString('latin1', at, at + 4), offset: data.readUInt32BE(at + 4), compLength: data.readUInt32BE(at + 8), origLength: data.readUInt32BE(at + 12) };
+    const table = {
+      tag: data.toString('latin1', at, at + 4),
+      offset: data.readUInt32BE(at + 4),
+      compLength: data.readUInt32BE(at + 8),
+      origLength: data.readUInt32BE(at + 12),
+    };
     if (table.offset + table.compLength > data.length || table.compLength > table.origLength) {
       throw new FontFileError(`has a table "${table.tag}" outside the file or larger compressed than whole`);
     }
@@ -99,8 +114,15 @@ function checkWoff(data: Buffer): FontFormat {
   );
   for (const { tag, offset, compLength, origLength } of tables) {
     if (compLength === origLength) continue;
-    const inflated = decompressBounded(inflateSync, data.subarray(offset, offset + compLength), origLength, `a table "${tag}"`, 'zlib inflate');
-    if (inflated.length !== origLength) throw new FontFileError(`has a table "${tag}" that inflates to ${inflated.length} bytes, not ${origLength}`);
+    const inflated = decompressBounded(
+      inflateSync,
+      data.subarray(offset, offset + compLength),
+      origLength,
+      `a table "${tag}"`,
+      'zlib inflate',
+    );
+    if (inflated.length !== origLength)
+      throw new FontFileError(`has a table "${tag}" that inflates to ${inflated.length} bytes, not ${origLength}`);
   }
   return 'woff';
 }
@@ -140,20 +162,88 @@ function checkWoff2(data: Buffer): FontFormat {
     if (transformed) [length, at] = base128(data, at);
     expected += length;
   }
-  if (data.readUInt16BE(4) === 0x7474 /* ttcf collection */) throw new FontFileError('is a font collection, which is not supported');
-  if (at + totalCompressedSize > data.length) throw new FontFileError('says its compressed tables are longer than the file');
+  if (data.readUInt16BE(4) === 0x7474 /* ttcf collection */)
+    throw new FontFileError('is a font collection, which is not supported');
+  if (at + totalCompressedSize > data.length)
+    throw new FontFileError('says its compressed tables are longer than the file');
   checkDeclaredSize(expected, totalCompressedSize);
-  const tables = decompressBounded(brotliDecompressSync, data.subarray(at, at + totalCompressedSize), expected, 'compressed tables', 'Brotli');
-  if (tables.length !== expected) throw new FontFileError(`has tables of ${tables.length} bytes where its directory says ${expected}`);
+  const tables = decompressBounded(
+    brotliDecompressSync,
+    data.subarray(at, at + totalCompressedSize),
+    expected,
+    'compressed tables',
+    'Brotli',
+  );
+  if (tables.length !== expected)
+    throw new FontFileError(`has tables of ${tables.length} bytes where its directory says ${expected}`);
   return 'woff2';
 }
 
 /** WOFF2's known table tags, by index. */
 const KNOWN_TAGS = [
-  'cmap', 'head', 'hhea', 'hmtx', 'maxp', 'name', 'OS/2', 'post', 'cvt ', 'fpgm', 'glyf', 'loca', 'prep', 'CFF ', 'VORG', 'EBDT',
-  'EBLC', 'gasp', 'hdmx', 'kern', 'LTSH', 'PCLT', 'VDMX', 'vhea', 'vmtx', 'BASE', 'GDEF', 'GPOS', 'GSUB', 'EBSC', 'JSTF', 'MATH',
-  'CBDT', 'CBLC', 'COLR', 'CPAL', 'SVG ', 'sbix', 'acnt', 'avar', 'bdat', 'bloc', 'bsln', 'cvar', 'fdsc', 'feat', 'fmtx', 'fvar',
-  'gvar', 'hsty', 'just', 'lcar', 'mort', 'morx', 'opbd', 'prop', 'trak', 'Zapf', 'Silf', 'Glat', 'Gloc', 'Feat', 'Sill',
+  'cmap',
+  'head',
+  'hhea',
+  'hmtx',
+  'maxp',
+  'name',
+  'OS/2',
+  'post',
+  'cvt ',
+  'fpgm',
+  'glyf',
+  'loca',
+  'prep',
+  'CFF ',
+  'VORG',
+  'EBDT',
+  'EBLC',
+  'gasp',
+  'hdmx',
+  'kern',
+  'LTSH',
+  'PCLT',
+  'VDMX',
+  'vhea',
+  'vmtx',
+  'BASE',
+  'GDEF',
+  'GPOS',
+  'GSUB',
+  'EBSC',
+  'JSTF',
+  'MATH',
+  'CBDT',
+  'CBLC',
+  'COLR',
+  'CPAL',
+  'SVG ',
+  'sbix',
+  'acnt',
+  'avar',
+  'bdat',
+  'bloc',
+  'bsln',
+  'cvar',
+  'fdsc',
+  'feat',
+  'fmtx',
+  'fvar',
+  'gvar',
+  'hsty',
+  'just',
+  'lcar',
+  'mort',
+  'morx',
+  'opbd',
+  'prop',
+  'trak',
+  'Zapf',
+  'Silf',
+  'Glat',
+  'Gloc',
+  'Feat',
+  'Sill',
 ] as const;
 
 // --- A minimal TrueType font, as WOFF2 --------------------------------------------------------------
@@ -172,40 +262,108 @@ function table(size: number, fill: (view: Buffer) => void): Buffer {
 export function minimalWoff2(family: string, weight: number): Buffer {
   const name16 = Buffer.from(family, 'utf16le').swap16();
   const tables: Array<[string, Buffer]> = [
-    ['cmap', table(36, (v) => {
-      v.writeUInt16BE(0, 0); v.writeUInt16BE(1, 2); v.writeUInt16BE(3, 4); v.writeUInt16BE(1, 6); v.writeUInt32BE(12, 8);
-      // format 4 with the single closing segment
-      v.writeUInt16BE(4, 12); v.writeUInt16BE(24, 14); v.writeUInt16BE(0, 16); v.writeUInt16BE(2, 18); v.writeUInt16BE(2, 20);
-      v.writeUInt16BE(0, 22); v.writeUInt16BE(0, 24); v.writeUInt16BE(0xffff, 26); v.writeUInt16BE(0, 28); v.writeUInt16BE(0xffff, 30);
-      v.writeInt16BE(1, 32); v.writeUInt16BE(0, 34);
-    })],
-    ['head', table(54, (v) => {
-      v.writeUInt32BE(0x00010000, 0); v.writeUInt32BE(0x00010000, 4); v.writeUInt32BE(0, 8); v.writeUInt32BE(0x5f0f3cf5, 12);
-      v.writeUInt16BE(0x000b, 16); v.writeUInt16BE(1000, 18); v.writeUInt16BE(weight >= 600 ? 1 : 0, 44); v.writeUInt16BE(8, 46);
-      v.writeInt16BE(2, 48); v.writeInt16BE(0, 50); v.writeInt16BE(0, 52);
-    })],
-    ['hhea', table(36, (v) => {
-      v.writeUInt32BE(0x00010000, 0); v.writeInt16BE(800, 4); v.writeInt16BE(-200, 6); v.writeUInt16BE(500, 10);
-      v.writeInt16BE(1, 18); v.writeUInt16BE(1, 34);
-    })],
+    [
+      'cmap',
+      table(36, (v) => {
+        v.writeUInt16BE(0, 0);
+        v.writeUInt16BE(1, 2);
+        v.writeUInt16BE(3, 4);
+        v.writeUInt16BE(1, 6);
+        v.writeUInt32BE(12, 8);
+        // format 4 with the single closing segment
+        v.writeUInt16BE(4, 12);
+        v.writeUInt16BE(24, 14);
+        v.writeUInt16BE(0, 16);
+        v.writeUInt16BE(2, 18);
+        v.writeUInt16BE(2, 20);
+        v.writeUInt16BE(0, 22);
+        v.writeUInt16BE(0, 24);
+        v.writeUInt16BE(0xffff, 26);
+        v.writeUInt16BE(0, 28);
+        v.writeUInt16BE(0xffff, 30);
+        v.writeInt16BE(1, 32);
+        v.writeUInt16BE(0, 34);
+      }),
+    ],
+    [
+      'head',
+      table(54, (v) => {
+        v.writeUInt32BE(0x00010000, 0);
+        v.writeUInt32BE(0x00010000, 4);
+        v.writeUInt32BE(0, 8);
+        v.writeUInt32BE(0x5f0f3cf5, 12);
+        v.writeUInt16BE(0x000b, 16);
+        v.writeUInt16BE(1000, 18);
+        v.writeUInt16BE(weight >= 600 ? 1 : 0, 44);
+        v.writeUInt16BE(8, 46);
+        v.writeInt16BE(2, 48);
+        v.writeInt16BE(0, 50);
+        v.writeInt16BE(0, 52);
+      }),
+    ],
+    [
+      'hhea',
+      table(36, (v) => {
+        v.writeUInt32BE(0x00010000, 0);
+        v.writeInt16BE(800, 4);
+        v.writeInt16BE(-200, 6);
+        v.writeUInt16BE(500, 10);
+        v.writeInt16BE(1, 18);
+        v.writeUInt16BE(1, 34);
+      }),
+    ],
     ['hmtx', table(4, (v) => v.writeUInt16BE(500, 0))],
-    ['maxp', table(32, (v) => {
-      v.writeUInt32BE(0x00010000, 0); v.writeUInt16BE(1, 4); v.writeUInt16BE(2, 14);
-    })],
-    ['name', table(18 + name16.length, (v) => {
-      v.writeUInt16BE(0, 0); v.writeUInt16BE(1, 2); v.writeUInt16BE(18, 4);
-      v.writeUInt16BE(3, 6); v.writeUInt16BE(1, 8); v.writeUInt16BE(0x409, 10); v.writeUInt16BE(1, 12); v.writeUInt16BE(name16.length, 14); v.writeUInt16BE(0, 16);
-      name16.copy(v, 18);
-    })],
-    ['OS/2', table(96, (v) => {
-      v.writeUInt16BE(4, 0); v.writeInt16BE(500, 2); v.writeUInt16BE(weight, 4); v.writeUInt16BE(5, 6);
-      v.write('NONE', 58, 'latin1'); v.writeUInt16BE(weight >= 600 ? 0x20 : 0x40, 62); v.writeUInt16BE(0xffff, 64); v.writeUInt16BE(0xffff, 66);
-      v.writeInt16BE(800, 68); v.writeInt16BE(-200, 70); v.writeUInt16BE(800, 74); v.writeUInt16BE(200, 76);
-      v.writeInt16BE(500, 86); v.writeInt16BE(700, 88); v.writeUInt16BE(32, 92);
-    })],
-    ['post', table(32, (v) => {
-      v.writeUInt32BE(0x00030000, 0); v.writeInt16BE(-100, 8); v.writeInt16BE(50, 10);
-    })],
+    [
+      'maxp',
+      table(32, (v) => {
+        v.writeUInt32BE(0x00010000, 0);
+        v.writeUInt16BE(1, 4);
+        v.writeUInt16BE(2, 14);
+      }),
+    ],
+    [
+      'name',
+      table(18 + name16.length, (v) => {
+        v.writeUInt16BE(0, 0);
+        v.writeUInt16BE(1, 2);
+        v.writeUInt16BE(18, 4);
+        v.writeUInt16BE(3, 6);
+        v.writeUInt16BE(1, 8);
+        v.writeUInt16BE(0x409, 10);
+        v.writeUInt16BE(1, 12);
+        v.writeUInt16BE(name16.length, 14);
+        v.writeUInt16BE(0, 16);
+        name16.copy(v, 18);
+      }),
+    ],
+    [
+      'OS/2',
+      table(96, (v) => {
+        v.writeUInt16BE(4, 0);
+        v.writeInt16BE(500, 2);
+        v.writeUInt16BE(weight, 4);
+        v.writeUInt16BE(5, 6);
+        v.write('NONE', 58, 'latin1');
+        v.writeUInt16BE(weight >= 600 ? 0x20 : 0x40, 62);
+        v.writeUInt16BE(0xffff, 64);
+        v.writeUInt16BE(0xffff, 66);
+        v.writeInt16BE(800, 68);
+        v.writeInt16BE(-200, 70);
+        v.writeUInt16BE(800, 74);
+        v.writeUInt16BE(200, 76);
+        v.writeInt16BE(500, 86);
+        v.writeInt16BE(700, 88);
+        v.writeUInt16BE(32, 92);
+      }),
+    ],
+    [
+      'post',
+      table(32, (v) => {
+        v.writeUInt32BE(0x00030000, 0);
+        v.writeInt16BE(-100, 8);
+        v.writeInt16BE(50, 10);
+      }),
+    ],
     ['glyf', Buffer.alloc(0)],
     ['loca', table(4, () => undefined)],
   ];
@@ -215,10 +373,16 @@ export function minimalWoff2(family: string, weight: number): Buffer {
     tables.map(([tag, bytes]) => {
       // Tag given in full (index 63); glyf and loca with transform version 3, the null transform.
       const version = tag === 'glyf' || tag === 'loca' ? 3 : 0;
-      return Buffer.concat([Buffer.from([(version << 6) | 63]), Buffer.from(tag, 'latin1'), base128Bytes(bytes.length)]);
+      return Buffer.concat([
+        Buffer.from([(version << 6) | 63]),
+        Buffer.from(tag, 'latin1'),
+        base128Bytes(bytes.length),
+      ]);
     }),
   );
-  const compressed = brotliCompressSync(Buffer.concat(tables.map(([, bytes]) => bytes)), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+  const compressed = brotliCompressSync(Buffer.concat(tables.map(([, bytes]) => bytes)), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
+  });
   const body = 48 + directory.length + compressed.length;
   const length = pad(body);
   const header = Buffer.alloc(48);

@@ -61,7 +61,13 @@ export function configEnv(settings: readonly string[]): NodeJS.ProcessEnv {
 
 /** Runs `git <args>` and returns what it printed on stdout. */
 export function git(args: readonly string[], options: GitOptions): Promise<string> {
-  const settings = ['core.hooksPath=/dev/null', 'protocol.allow=always', 'credential.helper=', ...(options.caFile ? [`http.sslCAInfo=${options.caFile}`] : []), ...(options.config ?? [])];
+  const settings = [
+    'core.hooksPath=/dev/null',
+    'protocol.allow=always',
+    'credential.helper=',
+    ...(options.caFile ? [`http.sslCAInfo=${options.caFile}`] : []),
+    ...(options.config ?? []),
+  ];
   const env: NodeJS.ProcessEnv = {
     ...configEnv(settings),
     PATH: process.env.PATH,
@@ -90,7 +96,9 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
       (error, stdout, stderr) => {
         if (error) {
           const printed = redact(Buffer.from(stderr).toString('utf8')).trim().split('\n').filter(Boolean);
-          const why = (error as { killed?: boolean }).killed ? 'git did not finish in time' : (printed.at(-1) ?? redact(error.message));
+          const why = (error as { killed?: boolean }).killed
+            ? 'git did not finish in time'
+            : (printed.at(-1) ?? redact(error.message));
           reject(new GitError(why.replace(/^fatal: /, '').slice(0, 500)));
           return;
         }
@@ -106,8 +114,14 @@ export function gitBytes(args: readonly string[], cwd: string): Promise<Buffer> 
     execFile(
       'git',
       args,
-      { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: cwd }, maxBuffer: 256 * 1024 * 1024, encoding: 'buffer' },
-      (error, stdout) => (error ? reject(new GitError(redact(error.message).slice(0, 500))) : resolvePromise(Buffer.from(stdout))),
+      {
+        cwd,
+        env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: cwd },
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'buffer',
+      },
+      (error, stdout) =>
+        error ? reject(new GitError(redact(error.message).slice(0, 500))) : resolvePromise(Buffer.from(stdout)),
     );
   });
 }

@@ -17,15 +17,23 @@ export const DEMO_REPOSITORY_SPACE = 'Company handbook';
  * commit per revision of the demo handbook, dated as the revision, and links the space to it. Git
  * Sync of the demo uses it when the platform runs with `GIT_ALLOW_LOCAL=1`. Returns its path.
  */
-export async function seedDemoRepository(db: Db, dataDir: string, author: { name: string; email: string }): Promise<string> {
-  const space = db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(DEMO_REPOSITORY_SPACE) as SpaceRow | undefined;
+export async function seedDemoRepository(
+  db: Db,
+  dataDir: string,
+  author: { name: string; email: string },
+): Promise<string> {
+  const space = db
+    .prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1')
+    .get(DEMO_REPOSITORY_SPACE) as SpaceRow | undefined;
   if (!space) throw new Error(`No demo space "${DEMO_REPOSITORY_SPACE}"`);
   const bare = join(dataDir, 'demo-repos', 'handbook.git');
   rmSync(bare, { recursive: true, force: true });
   mkdirSync(dirname(bare), { recursive: true });
   await git(['init', '--quiet', '--bare', '--initial-branch=main', bare], { cwd: dataDir });
   const revisions = db
-    .prepare("SELECT id, created_at FROM revisions WHERE space_id = ? AND root IS NOT NULL AND type = 'edits' ORDER BY created_at, rowid")
+    .prepare(
+      "SELECT id, created_at FROM revisions WHERE space_id = ? AND root IS NOT NULL AND type = 'edits' ORDER BY created_at, rowid",
+    )
     .all(space.id) as Array<{ id: string; created_at: string }>;
   const scratch = await scratchRepository();
   let commit = '';
@@ -43,7 +51,11 @@ export async function seedDemoRepository(db: Db, dataDir: string, author: { name
       }
       await git(['add', '--all'], { cwd: scratch.dir });
       const message = index === 0 ? 'Handbook: first version' : `Handbook: revision ${index + 1}`;
-      await git(['commit', '--quiet', '--allow-empty', '-m', message], { cwd: scratch.dir, author, date: row.created_at });
+      await git(['commit', '--quiet', '--allow-empty', '-m', message], {
+        cwd: scratch.dir,
+        author,
+        date: row.created_at,
+      });
       commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
       db.prepare('UPDATE revisions SET git = ? WHERE id = ?').run(
         JSON.stringify({ oid: commit, message, createdByGitBook: true, url: `file://${bare}`, ref: 'refs/heads/main' }),

@@ -3,7 +3,13 @@ import type { Heading, List, ListItem, Root, RootContent } from 'mdast';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../http.js';
 import { ContentLimitError, slugify, type ContentRef, type JSONDocument } from '../content/document.js';
-import { documentToMarkdown, markdownToDocument as convert, parseMarkdownOffThread, stableRefs, type RefResolver } from '../content/markdown.js';
+import {
+  documentToMarkdown,
+  markdownToDocument as convert,
+  parseMarkdownOffThread,
+  stableRefs,
+  type RefResolver,
+} from '../content/markdown.js';
 import { layoutAndCover, pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PlacedPage } from '../content/pages.js';
 import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../content/revisions.js';
@@ -43,7 +49,11 @@ export interface RepoFile {
  * folders. An export replaces them all; anything else in the repository is kept.
  */
 export function isExportedPath(path: string): boolean {
-  return path.endsWith('.md') || posix.basename(path) === '.gitbook.yaml' || path.split('/').slice(0, -1).includes('.gitbook');
+  return (
+    path.endsWith('.md') ||
+    posix.basename(path) === '.gitbook.yaml' ||
+    path.split('/').slice(0, -1).includes('.gitbook')
+  );
 }
 
 /**
@@ -64,15 +74,28 @@ export function* contentFiles(
     if (placed.page.type !== 'document') continue;
     const document = (placed.page.documentId && read.document(placed.page.documentId)) || empty;
     const refs = relativeRefs(index, content, placed, fileOf);
-    yield text(fileOf(placed), documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }));
+    yield text(
+      fileOf(placed),
+      documentToMarkdown(document, { title: placed.page.title, frontMatter: pageFrontMatter(placed.page, refs), refs }),
+    );
   }
   for (const file of content.files) yield [`${ASSETS_DIR}/${file.name}`, read.file(file)];
   for (const item of content.reusableContents) {
     const document = (item.documentId && read.document(item.documentId)) || empty;
     // Written relative to the include's own file.
-    const from: PlacedPage = { page: { id: item.id, type: 'document', title: item.title, pages: [] }, path: `${INCLUDES_DIR}/${item.id}`, parent: undefined };
+    const from: PlacedPage = {
+      page: { id: item.id, type: 'document', title: item.title, pages: [] },
+      path: `${INCLUDES_DIR}/${item.id}`,
+      parent: undefined,
+    };
     const includeFile = (placed: PlacedPage) => (placed === from ? `${INCLUDES_DIR}/${item.id}.md` : fileOf(placed));
-    yield text(`${INCLUDES_DIR}/${item.id}.md`, documentToMarkdown(document, { frontMatter: { title: item.title }, refs: relativeRefs(index, content, from, includeFile) }));
+    yield text(
+      `${INCLUDES_DIR}/${item.id}.md`,
+      documentToMarkdown(document, {
+        frontMatter: { title: item.title },
+        refs: relativeRefs(index, content, from, includeFile),
+      }),
+    );
   }
   if (Object.keys(content.variables).length) yield text(VARS_FILE, stringifyYaml(content.variables));
   yield text('SUMMARY.md', summaryOf(content, index, fileOf));
@@ -90,7 +113,10 @@ function pageFiles(index: ReturnType<typeof pageIndex>): (placed: PlacedPage) =>
   for (const placed of index.ordered) {
     if (placed.page.type !== 'document') continue;
     const kept = placed.page.git?.path;
-    const file = kept && kept.endsWith('.md') && !kept.startsWith('.gitbook/') && !taken.has(kept.toLowerCase()) ? kept : pageFile(placed);
+    const file =
+      kept?.endsWith('.md') && !kept.startsWith('.gitbook/') && !taken.has(kept.toLowerCase())
+        ? kept
+        : pageFile(placed);
     files.set(placed.page.id, file);
     taken.add(file.toLowerCase());
   }
@@ -98,7 +124,11 @@ function pageFiles(index: ReturnType<typeof pageIndex>): (placed: PlacedPage) =>
 }
 
 /** The navigation file of a content. */
-function summaryOf(content: RevisionContent, index: ReturnType<typeof pageIndex>, fileOf: (placed: PlacedPage) => string): string {
+function summaryOf(
+  content: RevisionContent,
+  index: ReturnType<typeof pageIndex>,
+  fileOf: (placed: PlacedPage) => string,
+): string {
   const lines = ['# Table of contents', ''];
   const label = (text: string) => text.replace(/([\\[\]])/g, '\\$1');
   const bullet = (page: ContentPage, depth: number) => {
@@ -129,11 +159,18 @@ function summaryOf(content: RevisionContent, index: ReturnType<typeof pageIndex>
     }
     bullet(page, 0);
   }
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()}\n`;
 }
 
 /** Where a link page points, as a summary link: a URL, or the file of a page of the content. */
-function linkTarget(page: ContentPage, index: ReturnType<typeof pageIndex>, fileOf: (placed: PlacedPage) => string): string | undefined {
+function linkTarget(
+  page: ContentPage,
+  index: ReturnType<typeof pageIndex>,
+  fileOf: (placed: PlacedPage) => string,
+): string | undefined {
   if (page.href) return page.href;
   const target = page.target as ContentRef | undefined;
   if (!target) return undefined;
@@ -157,7 +194,9 @@ function markdownToDocument(markdown: string, options?: Parameters<typeof conver
   try {
     return convert(markdown, options);
   } catch (error) {
-    throw new LayoutError(`${file ?? 'a file'}: ${error instanceof RangeError ? 'markdown nested too deeply' : (error as Error).message}`);
+    throw new LayoutError(
+      `${file ?? 'a file'}: ${error instanceof RangeError ? 'markdown nested too deeply' : (error as Error).message}`,
+    );
   }
 }
 
@@ -178,20 +217,31 @@ export function readConfig(files: ReadonlyMap<string, RepoFile>): GitbookConfig 
       throw new LayoutError(`.gitbook.yaml is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
     }
   }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new LayoutError('.gitbook.yaml must be a map of settings');
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new LayoutError('.gitbook.yaml must be a map of settings');
   const { root = './', structure = {} } = config as { root?: unknown; structure?: unknown };
   if (typeof root !== 'string') throw new LayoutError('.gitbook.yaml: root must be a path');
-  if (typeof structure !== 'object' || structure === null) throw new LayoutError('.gitbook.yaml: structure must be a map');
+  if (typeof structure !== 'object' || structure === null)
+    throw new LayoutError('.gitbook.yaml: structure must be a map');
   const { readme = 'README.md', summary = 'SUMMARY.md' } = structure as { readme?: unknown; summary?: unknown };
-  if (typeof readme !== 'string' || typeof summary !== 'string') throw new LayoutError('.gitbook.yaml: structure.readme and structure.summary must be paths');
+  if (typeof readme !== 'string' || typeof summary !== 'string')
+    throw new LayoutError('.gitbook.yaml: structure.readme and structure.summary must be paths');
   const base = inside('', root, 'root');
-  return { root: base, readme: inside(base, readme, 'structure.readme'), summary: inside(base, summary, 'structure.summary') };
+  return {
+    root: base,
+    readme: inside(base, readme, 'structure.readme'),
+    summary: inside(base, summary, 'structure.summary'),
+  };
 }
 
 /** `path` relative to `base`, normalized, refused when it leaves the project directory. */
 function inside(base: string, path: string, what: string): string {
-  const joined = posix.normalize(posix.join(base, path.replace(/^\/+/, ''))).replace(/^\.\//, '').replace(/\/$/, '');
-  if (joined === '..' || joined.startsWith('../')) throw new LayoutError(`.gitbook.yaml: ${what} leaves the project directory`);
+  const joined = posix
+    .normalize(posix.join(base, path.replace(/^\/+/, '')))
+    .replace(/^\.\//, '')
+    .replace(/\/$/, '');
+  if (joined === '..' || joined.startsWith('../'))
+    throw new LayoutError(`.gitbook.yaml: ${what} leaves the project directory`);
   return joined === '.' ? '' : joined;
 }
 
@@ -211,9 +261,22 @@ interface Pending {
 }
 
 const MIME: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  pdf: 'application/pdf', csv: 'text/csv', txt: 'text/plain', json: 'application/json', zip: 'application/zip',
-  mp4: 'video/mp4', yaml: 'application/yaml', yml: 'application/yaml', md: 'text/markdown', html: 'text/html',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  txt: 'text/plain',
+  json: 'application/json',
+  zip: 'application/zip',
+  mp4: 'video/mp4',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  md: 'text/markdown',
+  html: 'text/html',
 };
 const mimeOf = (name: string) => MIME[posix.extname(name).slice(1).toLowerCase()] ?? 'application/octet-stream';
 
@@ -258,7 +321,14 @@ export async function filesToContent(
     const known = previous.files.find((item) => item.git?.path === path);
     const id = known?.id ?? newId();
     filesByPath.set(path, id);
-    contentFiles.push({ id, name, contentType: known?.name === name ? known.contentType : mimeOf(name), size: file.bytes.length, hash: '', git: { oid: file.oid, path } });
+    contentFiles.push({
+      id,
+      name,
+      contentType: known?.name === name ? known.contentType : mimeOf(name),
+      size: file.bytes.length,
+      hash: '',
+      git: { oid: file.oid, path },
+    });
   }
   const reusables: ContentReusable[] = [];
   const reusableByPath = new Map<string, string>();
@@ -269,11 +339,17 @@ export async function filesToContent(
     if (!path.startsWith(`${includesDir}/`) || !path.endsWith('.md')) continue;
     const base = posix.basename(path, '.md');
     const known = previous.reusableContents.find((item) => item.git?.path === path);
-    const id = known?.id ?? (/^[A-Za-z0-9_-]{1,100}$/.test(base) && !reusables.some((item) => item.id === base) ? base : newId());
+    const id =
+      known?.id ??
+      (/^[A-Za-z0-9_-]{1,100}$/.test(base) && !reusables.some((item) => item.id === base) ? base : newId());
     const markdown = file.bytes.toString('utf8');
     const { frontMatter } = markdownToDocument(markdown, undefined, path);
     await pause();
-    reusables.push({ id, title: typeof frontMatter.title === 'string' ? frontMatter.title : base, git: { oid: file.oid, path } });
+    reusables.push({
+      id,
+      title: typeof frontMatter.title === 'string' ? frontMatter.title : base,
+      git: { oid: file.oid, path },
+    });
     reusableByPath.set(path, id);
     pendingReusable.push({ id, path, markdown });
   }
@@ -296,12 +372,29 @@ export async function filesToContent(
   // The tree: from the summary, or from the folders.
   const pending: Pending[] = [];
   const pagesByFile = new Map<string, string>();
-  const makePage = (file: string | undefined, linkText: string, linkTitle: string | undefined, siblings: readonly ContentPage[]): ContentPage => {
+  const makePage = (
+    file: string | undefined,
+    linkText: string,
+    linkTitle: string | undefined,
+    siblings: readonly ContentPage[],
+  ): ContentPage => {
     const markdown = file ? text(file) : undefined;
-    const read = file && markdown !== undefined ? (heads.get(file) ?? markdownToDocument(markdown, undefined, file)) : undefined;
-    const title = read?.title || (typeof read?.frontMatter.title === 'string' ? read.frontMatter.title : '') || linkText || 'Untitled';
-    const base = file ? (posix.basename(file).toLowerCase() === 'readme.md' ? posix.basename(posix.dirname(file)) : posix.basename(file, '.md')) : '';
-    let slug = base && base !== '.' && !(file && file === config.readme && posix.basename(file).toLowerCase() === 'readme.md') ? base : slugify(title) || 'page';
+    const read =
+      file && markdown !== undefined ? (heads.get(file) ?? markdownToDocument(markdown, undefined, file)) : undefined;
+    const title =
+      read?.title ||
+      (typeof read?.frontMatter.title === 'string' ? read.frontMatter.title : '') ||
+      linkText ||
+      'Untitled';
+    const base = file
+      ? posix.basename(file).toLowerCase() === 'readme.md'
+        ? posix.basename(posix.dirname(file))
+        : posix.basename(file, '.md')
+      : '';
+    let slug =
+      base && base !== '.' && !(file && file === config.readme && posix.basename(file).toLowerCase() === 'readme.md')
+        ? base
+        : slugify(title) || 'page';
     for (let n = 2; siblings.some((page) => page.slug === slug); n += 1) slug = `${base || slugify(title)}-${n}`;
     const page: ContentPage = { id: idFor(file), type: 'document', title, slug, pages: [] };
     if (linkTitle) page.linkTitle = linkTitle;
@@ -315,13 +408,17 @@ export async function filesToContent(
   };
 
   const summary = text(config.summary);
-  const pages: ContentPage[] = summary !== undefined ? treeFromSummary(await readSummary(summary, config), config, files, makePage) : treeFromFolders(config, files, makePage);
+  const pages: ContentPage[] =
+    summary !== undefined
+      ? treeFromSummary(await readSummary(summary, config), config, files, makePage)
+      : treeFromFolders(config, files, makePage);
 
   // Documents, once every page has its id: links resolve to the pages, files and includes read.
   const resolverFor = (file: string): RefResolver => ({
     toHref: (ref) => stableRefs.toHref(ref),
     fromHref(href) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/') || href.startsWith('#')) return stableRefs.fromHref(href);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/') || href.startsWith('#'))
+        return stableRefs.fromHref(href);
       const [rawPath = '', anchor] = href.split('#', 2);
       let target: string;
       try {
@@ -329,7 +426,11 @@ export async function filesToContent(
       } catch {
         return stableRefs.fromHref(href);
       }
-      const page = pagesByFile.get(target) ?? pagesByFile.get(`${target}/README.md`) ?? pagesByFile.get(`${target}.md`) ?? pagesByFile.get(target.replace(/\.md$/, '/README.md'));
+      const page =
+        pagesByFile.get(target) ??
+        pagesByFile.get(`${target}/README.md`) ??
+        pagesByFile.get(`${target}.md`) ??
+        pagesByFile.get(target.replace(/\.md$/, '/README.md'));
       if (page) return anchor ? { kind: 'anchor', anchor, page } : { kind: 'page', page };
       const fileId = filesByPath.get(target);
       if (fileId) return { kind: 'file', file: fileId };
@@ -343,7 +444,11 @@ export async function filesToContent(
     if (front) Object.assign(page, layoutAndCover(front, resolverFor(file)));
     const before = byGitPath.get(file)?.documentId;
     const previousDoc = before ? previousDocument(before) : undefined;
-    const { document } = markdownToDocument(text(file) ?? '', { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) }, file);
+    const { document } = markdownToDocument(
+      text(file) ?? '',
+      { refs: resolverFor(file), ...(previousDoc ? { previous: previousDoc } : {}) },
+      file,
+    );
     if (document.nodes.length) documents.set(page.id, document);
     await pause();
   }
@@ -362,15 +467,23 @@ export async function filesToContent(
     } catch (error) {
       throw new LayoutError(`${VARS_FILE} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new LayoutError(`${VARS_FILE} must be a map of names to values`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new LayoutError(`${VARS_FILE} must be a map of names to values`);
     variables = Object.fromEntries(
-      Object.entries(parsed).filter((entry): entry is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof entry[1])),
+      Object.entries(parsed).filter((entry): entry is [string, string | number | boolean] =>
+        ['string', 'number', 'boolean'].includes(typeof entry[1]),
+      ),
     );
   }
   return { content: { pages, files: contentFiles, reusableContents: reusables, variables }, documents };
 }
 
-type MakePage = (file: string | undefined, linkText: string, linkTitle: string | undefined, siblings: readonly ContentPage[]) => ContentPage;
+type MakePage = (
+  file: string | undefined,
+  linkText: string,
+  linkTitle: string | undefined,
+  siblings: readonly ContentPage[],
+) => ContentPage;
 
 /** The tree a summary describes. */
 /**
@@ -387,7 +500,12 @@ async function readSummary(summary: string, config: GitbookConfig): Promise<Root
   }
 }
 
-function treeFromSummary(root: Root, config: GitbookConfig, files: ReadonlyMap<string, RepoFile>, makePage: MakePage): ContentPage[] {
+function treeFromSummary(
+  root: Root,
+  config: GitbookConfig,
+  files: ReadonlyMap<string, RepoFile>,
+  makePage: MakePage,
+): ContentPage[] {
   const top: ContentPage[] = [];
   let group: ContentPage | undefined;
   const summaryDir = posix.dirname(config.summary) === '.' ? '' : posix.dirname(config.summary);
@@ -396,12 +514,23 @@ function treeFromSummary(root: Root, config: GitbookConfig, files: ReadonlyMap<s
   const readList = (list: List, into: ContentPage[]) => {
     for (const item of list.children as ListItem[]) {
       const paragraph = item.children.find((child) => child.type === 'paragraph');
-      const link = paragraph?.type === 'paragraph' ? paragraph.children.find((child) => child.type === 'link') : undefined;
-      if (!link || link.type !== 'link') continue;
-      const linkText = link.children.map((child) => ('value' in child ? child.value : '')).join('').trim();
+      const link =
+        paragraph?.type === 'paragraph' ? paragraph.children.find((child) => child.type === 'link') : undefined;
+      if (link?.type !== 'link') continue;
+      const linkText = link.children
+        .map((child) => ('value' in child ? child.value : ''))
+        .join('')
+        .trim();
       let page: ContentPage;
       if (/^[a-z][a-z0-9+.-]*:/i.test(link.url)) {
-        page = { id: newId(), type: 'link', title: linkText || link.url, href: link.url, target: { kind: 'url', url: link.url }, pages: [] };
+        page = {
+          id: newId(),
+          type: 'link',
+          title: linkText || link.url,
+          href: link.url,
+          target: { kind: 'url', url: link.url },
+          pages: [],
+        };
       } else {
         let file: string;
         try {
@@ -422,7 +551,10 @@ function treeFromSummary(root: Root, config: GitbookConfig, files: ReadonlyMap<s
   for (const node of root.children as RootContent[]) {
     if (node.type === 'heading' && (node as Heading).depth === 2) {
       const heading = node as Heading;
-      const title = heading.children.map((child) => (child.type === 'text' ? child.value : '')).join('').trim();
+      const title = heading.children
+        .map((child) => (child.type === 'text' ? child.value : ''))
+        .join('')
+        .trim();
       const anchor = heading.children.map((child) => (child.type === 'html' ? child.value : '')).join('');
       const slug = /id="([^"]+)"/.exec(anchor)?.[1] ?? slugify(title);
       group = { id: newId(), type: 'group', title: title || 'Group', slug, pages: [] };
@@ -437,17 +569,37 @@ function treeFromSummary(root: Root, config: GitbookConfig, files: ReadonlyMap<s
 }
 
 /** The tree the folders describe, without a summary: the first page, then files and folders by name. */
-function treeFromFolders(config: GitbookConfig, files: ReadonlyMap<string, RepoFile>, makePage: MakePage): ContentPage[] {
+function treeFromFolders(
+  config: GitbookConfig,
+  files: ReadonlyMap<string, RepoFile>,
+  makePage: MakePage,
+): ContentPage[] {
   const markdown = [...files.keys()].filter(
-    (path) => path.endsWith('.md') && (config.root === '' || path.startsWith(`${config.root}/`)) && !path.includes('.gitbook/') && path !== config.summary,
+    (path) =>
+      path.endsWith('.md') &&
+      (config.root === '' || path.startsWith(`${config.root}/`)) &&
+      !path.includes('.gitbook/') &&
+      path !== config.summary,
   );
   const build = (dir: string, into: ContentPage[]) => {
     const prefix = dir ? `${dir}/` : '';
-    const here = markdown.filter((path) => path.startsWith(prefix) && !path.slice(prefix.length).includes('/') && posix.basename(path).toLowerCase() !== 'readme.md');
-    const dirs = [...new Set(markdown.filter((path) => path.startsWith(prefix) && path.slice(prefix.length).includes('/')).map((path) => path.slice(prefix.length).split('/')[0]!))];
-    const entries = [...here.map((path) => ({ name: posix.basename(path, '.md'), path, dir: false })), ...dirs.map((name) => ({ name, path: `${prefix}${name}`, dir: true }))].sort((a, b) =>
-      a.name.localeCompare(b.name),
+    const here = markdown.filter(
+      (path) =>
+        path.startsWith(prefix) &&
+        !path.slice(prefix.length).includes('/') &&
+        posix.basename(path).toLowerCase() !== 'readme.md',
     );
+    const dirs = [
+      ...new Set(
+        markdown
+          .filter((path) => path.startsWith(prefix) && path.slice(prefix.length).includes('/'))
+          .map((path) => path.slice(prefix.length).split('/')[0]!),
+      ),
+    ];
+    const entries = [
+      ...here.map((path) => ({ name: posix.basename(path, '.md'), path, dir: false })),
+      ...dirs.map((name) => ({ name, path: `${prefix}${name}`, dir: true })),
+    ].sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
       if (!entry.dir) {
         into.push(makePage(entry.path, entry.name, undefined, into));
@@ -475,12 +627,14 @@ function frontMatterFields(front: Record<string, unknown>): Partial<ContentPage>
   if (typeof front.description === 'string') fields.description = front.description.trim();
   if (typeof front.icon === 'string') fields.icon = front.icon;
   if (typeof front.emoji === 'string') fields.emoji = front.emoji;
-  for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof front[key] === 'boolean') fields[key] = front[key] as boolean;
+  for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const)
+    if (typeof front[key] === 'boolean') fields[key] = front[key] as boolean;
   if (typeof front.if === 'string' && front.if.trim()) fields.condition = front.if.trim();
   if (front.vars && typeof front.vars === 'object' && !Array.isArray(front.vars)) {
     fields.variables = Object.fromEntries(
-      Object.entries(front.vars as Record<string, unknown>).filter((entry): entry is [string, string | number | boolean] =>
-        ['string', 'number', 'boolean'].includes(typeof entry[1]),
+      Object.entries(front.vars as Record<string, unknown>).filter(
+        (entry): entry is [string, string | number | boolean] =>
+          ['string', 'number', 'boolean'].includes(typeof entry[1]),
       ),
     );
   }

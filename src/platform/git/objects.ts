@@ -46,7 +46,13 @@ const identity = (text: string) => text.replace(/[<>\n]/g, '').trim();
 export function commitWriter(options: CommitOptions): CommitWriter {
   const child = spawn('git', ['fast-import', '--quiet', '--date-format=raw'], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: options.cwd, LANG: 'C' },
+    env: {
+      PATH: process.env.PATH,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      HOME: options.cwd,
+      LANG: 'C',
+    },
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -60,7 +66,12 @@ export function commitWriter(options: CommitOptions): CommitWriter {
     });
     child.once('close', resolve);
   });
-  const failure = () => new GitError(redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git fast-import failed').replace(/^fatal: /, '').slice(0, 500));
+  const failure = () =>
+    new GitError(
+      redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git fast-import failed')
+        .replace(/^fatal: /, '')
+        .slice(0, 500),
+    );
   // A write after git died fails (EPIPE): the exit tells why.
   child.stdin!.on('error', () => undefined);
 
@@ -76,7 +87,13 @@ export function commitWriter(options: CommitOptions): CommitWriter {
   };
 
   const who = `${identity(options.author.name)} <${identity(options.author.email)}> ${Math.floor(Date.now() / 1000)} +0000`;
-  const started = send(`commit ${options.ref}\n`, `author ${who}\n`, `committer ${who}\n`, ...data(options.message), ...(options.from ? [`from ${options.from}\n`] : []));
+  const started = send(
+    `commit ${options.ref}\n`,
+    `author ${who}\n`,
+    `committer ${who}\n`,
+    ...data(options.message),
+    ...(options.from ? [`from ${options.from}\n`] : []),
+  );
   // Awaited by every step; a failure here is theirs to report.
   started.catch(() => undefined);
 
@@ -129,7 +146,8 @@ export async function readBlobs(cwd: string, oids: readonly string[]): Promise<M
   });
   // Ids are written as git reads them; its answers are read meanwhile, so neither side blocks.
   void (async () => {
-    for (const oid of wanted) if (!child.stdin!.write(`${oid}\n`)) await Promise.race([once(child.stdin!, 'drain'), exited]);
+    for (const oid of wanted)
+      if (!child.stdin!.write(`${oid}\n`)) await Promise.race([once(child.stdin!, 'drain'), exited]);
     child.stdin!.end();
   })();
   let pending: Buffer = Buffer.alloc(0);
@@ -141,7 +159,8 @@ export async function readBlobs(cwd: string, oids: readonly string[]): Promise<M
       if (eol < 0) break;
       const header = pending.subarray(0, eol).toString('utf8');
       const match = /^([0-9a-f]+) blob (\d+)$/.exec(header);
-      if (!match) throw new GitError(`git cat-file answered "${header.slice(0, 100)}" for ${wanted[index] ?? 'nothing asked'}`);
+      if (!match)
+        throw new GitError(`git cat-file answered "${header.slice(0, 100)}" for ${wanted[index] ?? 'nothing asked'}`);
       const size = Number(match[2]);
       if (pending.length < eol + 1 + size + 1) break;
       blobs.set(match[1]!, Buffer.from(pending.subarray(eol + 1, eol + 1 + size)));
@@ -150,7 +169,11 @@ export async function readBlobs(cwd: string, oids: readonly string[]): Promise<M
     }
   }
   if ((await exited) !== 0 || index !== wanted.length) {
-    throw new GitError(redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git cat-file failed').replace(/^fatal: /, '').slice(0, 500));
+    throw new GitError(
+      redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git cat-file failed')
+        .replace(/^fatal: /, '')
+        .slice(0, 500),
+    );
   }
   return blobs;
 }

@@ -1,3 +1,4 @@
+import type { LookupAddress } from 'node:dns';
 import { isAbsolute } from 'node:path';
 import { hostOf, OutboundError, publicAddresses, type Resolver } from '../outbound.js';
 import { fetchableUrl, GitError } from './command.js';
@@ -28,7 +29,11 @@ export function checkRepositoryUrl(url: string, allowLocal: boolean): string | u
  * `checkRepositoryUrl`, then (unless local repositories are allowed) the addresses of the URL's
  * host, checked by the outbound guard: why the platform may not use this repository, or undefined.
  */
-export async function repositoryProblem(url: string, allowLocal: boolean, resolve?: Resolver): Promise<string | undefined> {
+export async function repositoryProblem(
+  url: string,
+  allowLocal: boolean,
+  resolve?: Resolver,
+): Promise<string | undefined> {
   const problem = checkRepositoryUrl(url, allowLocal);
   if (problem || allowLocal) return problem;
   try {
@@ -89,11 +94,12 @@ async function checkedRemote(raw: string, allowLocal: boolean, resolve?: Resolve
   if (problem) throw new GitError(`the repository URL ${problem}`);
   const url = new URL(raw);
   const host = hostOf(url);
-  let addresses;
+  let addresses: LookupAddress[];
   try {
     addresses = await publicAddresses(host, resolve);
   } catch (error) {
-    if (error instanceof OutboundError) throw new GitError(`the repository is not on a public address (${error.message})`);
+    if (error instanceof OutboundError)
+      throw new GitError(`the repository is not on a public address (${error.message})`);
     throw error;
   }
   const port = url.port || '443';
@@ -119,8 +125,10 @@ async function checkedRemote(raw: string, allowLocal: boolean, resolve?: Resolve
  */
 export function refProblem(ref: string): string | undefined {
   if (ref.length > MAX_REF_LENGTH) return `must be at most ${MAX_REF_LENGTH} characters, not ${ref.length}`;
-  if (!ref.startsWith('refs/heads/') || ref.length === 'refs/heads/'.length) return 'must be a branch ref such as refs/heads/main';
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
+  if (!ref.startsWith('refs/heads/') || ref.length === 'refs/heads/'.length)
+    return 'must be a branch ref such as refs/heads/main';
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref))
+    return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
   if (ref.includes('..')) return 'must not contain ".."';
   if (ref.includes('@{')) return 'must not contain "@{"';
   if (ref.endsWith('/') || ref.endsWith('.')) return 'must not end with "/" or "."';
@@ -137,8 +145,14 @@ export function refProblem(ref: string): string | undefined {
 
 /** What a failed fetch or push says, by what git printed, when it is about the repository itself. */
 const REPOSITORY_FAILURES: ReadonlyArray<[RegExp, string]> = [
-  [/authentication failed|could not read (username|password)|returned error: 40[13]\b/i, 'authentication failed: check the credentials in the URL'],
-  [/repository .* not found|returned error: 404\b|does not appear to be a git repository|not a git repository/i, 'repository not found'],
+  [
+    /authentication failed|could not read (username|password)|returned error: 40[13]\b/i,
+    'authentication failed: check the credentials in the URL',
+  ],
+  [
+    /repository .* not found|returned error: 404\b|does not appear to be a git repository|not a git repository/i,
+    'repository not found',
+  ],
   [/\[(remote )?rejected\]|non-fast-forward|pre-receive hook declined/i, 'the repository refused the push'],
   [/did not finish in time/, 'git did not finish in time'],
 ];

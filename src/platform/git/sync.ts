@@ -7,7 +7,16 @@ import { prepareDocument, setCurrentRevision, stageIndex } from '../content/curr
 import type { JSONDocument } from '../content/document.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
-import { getDocument, loadRevision, putDocument, type PreparedDocument, storeRevision, writeContentAhead, type ContentFile, type ContentPage } from '../content/revisions.js';
+import {
+  getDocument,
+  loadRevision,
+  putDocument,
+  type PreparedDocument,
+  storeRevision,
+  writeContentAhead,
+  type ContentFile,
+  type ContentPage,
+} from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
 import { git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
 import { commitWriter, readBlobs } from './objects.js';
@@ -88,18 +97,27 @@ export interface GitSyncOptions {
   allowLocal: boolean;
 }
 
-const stored = (space: Pick<SpaceRow, 'git_sync'>): GitSyncStored => (space.git_sync ? (JSON.parse(space.git_sync) as GitSyncStored) : {});
+const stored = (space: Pick<SpaceRow, 'git_sync'>): GitSyncStored =>
+  space.git_sync ? (JSON.parse(space.git_sync) as GitSyncStored) : {};
 
 function writeState(db: Db, spaceId: string, change: (state: GitSyncStored) => GitSyncStored): void {
-  const row = db.prepare('SELECT git_sync FROM spaces WHERE id = ?').get(spaceId) as Pick<SpaceRow, 'git_sync'> | undefined;
+  const row = db.prepare('SELECT git_sync FROM spaces WHERE id = ?').get(spaceId) as
+    | Pick<SpaceRow, 'git_sync'>
+    | undefined;
   if (!row) return;
   db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(change(stored(row))), spaceId);
 }
 
 /** Provider and repository name shown for a URL. */
 function describe(url: string): { installationProvider: string; repoName: string } {
-  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').replace(/\.git$/, '').replace(/^\/+|\/+$/g, '');
-  return { installationProvider: /gitlab/i.test(url) ? 'gitlab' : 'github', repoName: path.split('/').slice(-2).join('/') || path };
+  const path = url
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+    .replace(/\.git$/, '')
+    .replace(/^\/+|\/+$/g, '');
+  return {
+    installationProvider: /gitlab/i.test(url) ? 'gitlab' : 'github',
+    repoName: path.split('/').slice(-2).join('/') || path,
+  };
 }
 
 /**
@@ -117,11 +135,15 @@ export function queueOperation(db: Db, queue: JobQueue, job: Omit<GitJob, 'url' 
   writeState(db, job.spaceId, (state) => ({
     ...state,
     // A standalone operation (a snapshot) does not link the space to its repository.
-    ...(job.standalone && state.url ? {} : { ...describe(masked), url: masked, ref: job.ref, repoProjectDirectory: job.directory }),
+    ...(job.standalone && state.url
+      ? {}
+      : { ...describe(masked), url: masked, ref: job.ref, repoProjectDirectory: job.directory }),
     operation: { state: 'running', direction: job.direction, stage: 'repo_fetch', startedAt: at, updatedAt: at },
     updatedAt: at,
   }));
-  queue.enqueue(GIT_JOB, { ...job, url: masked, ...(secret ? { secret } : {}) } satisfies GitJob, { key: `space:${job.spaceId}` });
+  queue.enqueue(GIT_JOB, { ...job, url: masked, ...(secret ? { secret } : {}) } satisfies GitJob, {
+    key: `space:${job.spaceId}`,
+  });
 }
 
 /** Registers the Git Sync job on the queue. */
@@ -134,27 +156,49 @@ export function registerGitSync(queue: JobQueue, options: GitSyncOptions): void 
       const at = new Date().toISOString();
       writeState(db, job.spaceId, (state) => ({
         ...state,
-        operation: { ...(state.operation ?? { direction: job.direction, stage: 'repo_fetch', startedAt: at }), state: 'failure', updatedAt: at, endedAt: at, error: reason } as GitOperation,
+        operation: {
+          ...(state.operation ?? { direction: job.direction, stage: 'repo_fetch', startedAt: at }),
+          state: 'failure',
+          updatedAt: at,
+          endedAt: at,
+          error: reason,
+        } as GitOperation,
       }));
       // The commit of a failed operation is not kept: the event names none.
-      const revision = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(job.spaceId) as string | undefined;
-      if (revision) recordSpaceEvents(db, job.spaceId, { type: 'space_gitsync_completed', state: 'failure', revisionId: revision, commitId: '' });
+      const revision = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(job.spaceId) as
+        | string
+        | undefined;
+      if (revision)
+        recordSpaceEvents(db, job.spaceId, {
+          type: 'space_gitsync_completed',
+          state: 'failure',
+          revisionId: revision,
+          commitId: '',
+        });
     },
   });
 }
 
 async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promise<void> {
   const url = job.secret ? secrets.get(job.secret) : job.url;
-  if (!url) throw new PermanentJobError('the platform restarted before the operation ran, and credentials are never kept: run it again');
+  if (!url)
+    throw new PermanentJobError(
+      'the platform restarted before the operation ran, and credentials are never kept: run it again',
+    );
   const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(job.spaceId) as SpaceRow | undefined;
   if (!space || space.deleted_at) throw new PermanentJobError('the space no longer exists');
   const state = stored(space);
   if (job.timestamp && state.lastTimestamp && job.timestamp < state.lastTimestamp) {
-    throw new PermanentJobError(`skipped: its timestamp ${job.timestamp} is older than that of the last operation applied (${state.lastTimestamp})`);
+    throw new PermanentJobError(
+      `skipped: its timestamp ${job.timestamp} is older than that of the last operation applied (${state.lastTimestamp})`,
+    );
   }
   const stage = (next: Stage) => {
     const at = new Date().toISOString();
-    writeState(db, job.spaceId, (current) => ({ ...current, operation: { ...current.operation!, stage: next, updatedAt: at } }));
+    writeState(db, job.spaceId, (current) => ({
+      ...current,
+      operation: { ...current.operation!, stage: next, updatedAt: at },
+    }));
   };
   const scratch = await scratchRepository();
   try {
@@ -168,11 +212,25 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
     db.transaction(() => {
       writeState(db, job.spaceId, (current) => ({
         ...current,
-        operation: { ...current.operation!, state: 'success', stage: 'finalize', updatedAt: at, completedAt: at, endedAt: at },
-        ...(job.timestamp && (!current.lastTimestamp || job.timestamp > current.lastTimestamp) ? { lastTimestamp: job.timestamp } : {}),
+        operation: {
+          ...current.operation!,
+          state: 'success',
+          stage: 'finalize',
+          updatedAt: at,
+          completedAt: at,
+          endedAt: at,
+        },
+        ...(job.timestamp && (!current.lastTimestamp || job.timestamp > current.lastTimestamp)
+          ? { lastTimestamp: job.timestamp }
+          : {}),
         ...(job.standalone ? {} : { lastCommit: outcome.commit, lastRevision: outcome.revision }),
       }));
-      recordSpaceEvents(db, job.spaceId, { type: 'space_gitsync_completed', state: 'success', revisionId: outcome.revision, commitId: outcome.commit });
+      recordSpaceEvents(db, job.spaceId, {
+        type: 'space_gitsync_completed',
+        state: 'success',
+        revisionId: outcome.revision,
+        commitId: outcome.commit,
+      });
     })();
   } catch (error) {
     if (error instanceof GitError || error instanceof LayoutError) throw new PermanentJobError(error.message);
@@ -189,13 +247,24 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
  * and the space's current revision.
  */
 function gitSyncStarted(db: Db, space: SpaceRow, commit: string): void {
-  db.transaction(() => recordSpaceEvents(db, space.id, { type: 'space_gitsync_started', revisionId: space.revision, commitId: commit }))();
+  db.transaction(() =>
+    recordSpaceEvents(db, space.id, { type: 'space_gitsync_started', revisionId: space.revision, commitId: commit }),
+  )();
 }
 
 /** Fetches `ref`; undefined when the repository has no such branch. */
-async function fetchRef(scratch: Scratch, remote: Remote, ref: string, caFile: string | undefined): Promise<string | undefined> {
+async function fetchRef(
+  scratch: Scratch,
+  remote: Remote,
+  ref: string,
+  caFile: string | undefined,
+): Promise<string | undefined> {
   try {
-    await git(['fetch', '--quiet', '--no-tags', '--depth=1', remote.url, `${ref}:refs/sync/tip`], { cwd: scratch.dir, caFile, config: remote.config });
+    await git(['fetch', '--quiet', '--no-tags', '--depth=1', remote.url, `${ref}:refs/sync/tip`], {
+      cwd: scratch.dir,
+      caFile,
+      config: remote.config,
+    });
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
     if (/couldn't find remote ref/i.test(error.message)) return undefined;
@@ -217,7 +286,10 @@ async function readTree(scratch: Scratch, commit: string, directory: string): Pr
     if (Number(size) > MAX_GIT_FILE_BYTES) throw new LayoutError(`${path} is larger than 100 MB`);
     entries.push({ oid, size: Number(size), path: path.slice(prefix.length) });
   }
-  const blobs = await readBlobs(scratch.dir, entries.map((entry) => entry.oid));
+  const blobs = await readBlobs(
+    scratch.dir,
+    entries.map((entry) => entry.oid),
+  );
   const files = new Map<string, RepoFile>();
   for (const entry of entries) files.set(entry.path, { oid: entry.oid, bytes: blobs.get(entry.oid)! });
   return files;
@@ -248,7 +320,12 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   const message = (await git(['log', '-1', '--format=%B', commit], { cwd: scratch.dir })).trim();
   stage('content_process');
   const current = loadRevision(db, space.id, space.revision)!;
-  const imported = await filesToContent(files, current.content, (id) => getDocument<JSONDocument>(db, space.id, id), timeSlices());
+  const imported = await filesToContent(
+    files,
+    current.content,
+    (id) => getDocument<JSONDocument>(db, space.id, id),
+    timeSlices(),
+  );
   // What costs in storing the documents (validating, serializing, the search sections) is done
   // here, in slices: the transaction below only writes.
   const slice = timeSlices();
@@ -273,8 +350,12 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   await writeInSlices(db, documents.values(), (document) => putDocument(db, space.id, document));
   const storedFiles: ContentFile[] = [];
   await writeInSlices(db, imported.content.files, (file) => {
-    const bytes = files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0);
-    storedFiles.push({ ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes }), git: file.git! });
+    const bytes =
+      files.get(file.git!.path.slice(job.directory ? job.directory.length + 1 : 0))?.bytes ?? Buffer.alloc(0);
+    storedFiles.push({
+      ...storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes }),
+      git: file.git!,
+    });
   });
   const content = await writeContentAhead(db, {
     pages,
@@ -289,9 +370,12 @@ async function importRepository(operation: Operation): Promise<{ commit: string;
   return db.transaction(() => {
     // Read again: the space may have changed while the repository was read.
     const now = db.prepare('SELECT * FROM spaces WHERE id = ?').get(space.id) as SpaceRow;
-    const edited = !job.force && !job.standalone && state.lastRevision !== undefined && now.revision !== state.lastRevision;
+    const edited =
+      !job.force && !job.standalone && state.lastRevision !== undefined && now.revision !== state.lastRevision;
     if (edited) {
-      throw new PermanentJobError('the space changed since its last sync: export it first, or import with force to replace its content');
+      throw new PermanentJobError(
+        'the space changed since its last sync: export it first, or import with force to replace its content',
+      );
     }
     const revision = storeRevision(db, {
       spaceId: space.id,
@@ -312,7 +396,9 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
   gitSyncStarted(db, space, tip ?? '');
   // The repository moved since the last sync: exporting over it would drop what was committed there.
   if (tip && !job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
-    throw new PermanentJobError('the branch changed since the last sync: import it first, or export with force to overwrite it');
+    throw new PermanentJobError(
+      'the branch changed since the last sync: import it first, or export with force to overwrite it',
+    );
   }
   stage('content_process');
   const revision = loadRevision(db, space.id, space.revision)!;
@@ -340,7 +426,11 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
   }
   if (tip && (await sameTree(scratch, commit, tip))) return { commit: tip, revision: revision.id };
   try {
-    await git(['push', '--quiet', ...(job.force ? ['--force'] : []), remote.url, `${SYNC_REF}:${job.ref}`], { cwd: scratch.dir, caFile: options.caFile, config: remote.config });
+    await git(['push', '--quiet', ...(job.force ? ['--force'] : []), remote.url, `${SYNC_REF}:${job.ref}`], {
+      cwd: scratch.dir,
+      caFile: options.caFile,
+      config: remote.config,
+    });
   } catch (error) {
     throw error instanceof GitError ? new GitError(remoteFailure(error, 'push to')) : error;
   }
@@ -362,7 +452,9 @@ async function hasProjectFiles(scratch: Scratch, commit: string, directory: stri
 
 /** The files of a commit that an export replaces (`isExportedPath`), relative to the project directory. */
 async function exportedFiles(scratch: Scratch, commit: string, directory: string): Promise<string[]> {
-  const listing = await git(['ls-tree', '-r', '-z', '--full-tree', commit, ...(directory ? ['--', directory] : [])], { cwd: scratch.dir });
+  const listing = await git(['ls-tree', '-r', '-z', '--full-tree', commit, ...(directory ? ['--', directory] : [])], {
+    cwd: scratch.dir,
+  });
   const prefix = directory ? `${directory}/` : '';
   const paths: string[] = [];
   for (const entry of listing.split('\0')) {
@@ -376,7 +468,9 @@ async function exportedFiles(scratch: Scratch, commit: string, directory: string
 
 /** True when two commits hold the same tree. */
 async function sameTree(scratch: Scratch, a: string, b: string): Promise<boolean> {
-  const [treeA, treeB] = (await git(['rev-parse', `${a}^{tree}`, `${b}^{tree}`], { cwd: scratch.dir })).trim().split('\n');
+  const [treeA, treeB] = (await git(['rev-parse', `${a}^{tree}`, `${b}^{tree}`], { cwd: scratch.dir }))
+    .trim()
+    .split('\n');
   return treeA === treeB;
 }
 
@@ -389,7 +483,9 @@ export function gitSyncState(space: SpaceRow): Record<string, unknown> | undefin
     installationStatus: 'active',
     installationProvider: state.installationProvider ?? 'github',
     installationId: `git-${space.id}`,
-    ...((state as { integration?: string }).integration ? { integration: (state as { integration?: string }).integration } : {}),
+    ...((state as { integration?: string }).integration
+      ? { integration: (state as { integration?: string }).integration }
+      : {}),
     // Stored without credentials; masked again in case an older release stored them.
     ...(state.url ? { url: maskUrl(state.url) } : {}),
     ...(state.operation

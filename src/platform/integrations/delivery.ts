@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
-import { displayUrl, hostOf, isLoopbackName, isPrivateAddress, OutboundError, postUrl, publicAddresses } from '../outbound.js';
+import {
+  displayUrl,
+  hostOf,
+  isLoopbackName,
+  isPrivateAddress,
+  OutboundError,
+  postUrl,
+  publicAddresses,
+} from '../outbound.js';
 import { linksFor, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { appendTrace, findEvent, log, payloadJson, setDispatcher, watchSpaceContent, type EventRow } from './events.js';
@@ -68,8 +76,10 @@ export function endpointProblem(raw: string, allowPrivate: boolean): string | un
   if (url.username || url.password) return 'must not contain credentials: the platform signs every delivery instead';
   if (url.hash) return 'must not contain a fragment';
   if (url.protocol === 'http:' && allowPrivate && isLoopbackHost(host)) return undefined;
-  if (url.protocol !== 'https:') return allowPrivate ? 'must be an https URL, or an http URL on loopback' : 'must be an https URL';
-  if (!allowPrivate && (isLoopbackHost(host) || (isIP(host) !== 0 && isPrivateAddress(host)))) return 'must not be a private or loopback address';
+  if (url.protocol !== 'https:')
+    return allowPrivate ? 'must be an https URL, or an http URL on loopback' : 'must be an https URL';
+  if (!allowPrivate && (isLoopbackHost(host) || (isIP(host) !== 0 && isPrivateAddress(host))))
+    return 'must not be a private or loopback address';
   return undefined;
 }
 
@@ -97,16 +107,27 @@ export function multipartBody(fields: Record<string, unknown>): { body: Buffer; 
     ([name, value]) =>
       `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(value)}\r\n`,
   );
-  return { body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8'), contentType: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8'),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 /** What the runtime gets beside the event: `IntegrationEnvironment`, as far as the platform has it. */
-function environmentOf(db: Db, integration: IntegrationRow, event: EventRow, payload: Record<string, unknown>, links: Links) {
+function environmentOf(
+  db: Db,
+  integration: IntegrationRow,
+  event: EventRow,
+  payload: Record<string, unknown>,
+  links: Links,
+) {
   const installation = event.installation_id ? findInstallation(db, integration, event.installation_id) : undefined;
   const on = (kind: 'space' | 'site', id: unknown) => {
     if (!installation || typeof id !== 'string') return undefined;
     const target = coveredTarget(db, installation, kind, id);
-    return target ? contentInstallationJson(db, integration, installation, kind, target, { extended: false, links }) : undefined;
+    return target
+      ? contentInstallationJson(db, integration, installation, kind, target, { extended: false, links })
+      : undefined;
   };
   const spaceInstallation = on('space', payload.spaceId);
   const siteInstallation = on('site', payload.siteId);
@@ -124,11 +145,16 @@ function environmentOf(db: Db, integration: IntegrationRow, event: EventRow, pay
 async function deliver(db: Db, job: DeliveryJob, attempt: number, options: DeliveryOptions): Promise<void> {
   const event = findEvent(db, job.eventId);
   // Gone with its integration, or delivered by an attempt a restart interrupted after it ended.
-  if (!event || event.status !== 'pending') return;
+  if (event?.status !== 'pending') return;
   const integration = integrationById(db, event.integration_id);
   if (!integration) return;
   if (!integration.endpoint) {
-    appendTrace(db, event.id, [log('info', 'The integration no longer declares an endpoint: nothing to deliver')], 'success');
+    appendTrace(
+      db,
+      event.id,
+      [log('info', 'The integration no longer declares an endpoint: nothing to deliver')],
+      'success',
+    );
     return;
   }
   const problem = endpointProblem(integration.endpoint, options.allowPrivateUrls);
@@ -138,7 +164,10 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
   }
   const links = linksFor(options.origin());
   const payload = payloadJson(db, event, links);
-  const { body, contentType } = multipartBody({ event: payload, environment: environmentOf(db, integration, event, payload, links) });
+  const { body, contentType } = multipartBody({
+    event: payload,
+    environment: environmentOf(db, integration, event, payload, links),
+  });
   const secret = deliverySecret(db, event.installation_id ?? integration.id);
   const shown = displayUrl(new URL(integration.endpoint));
   const started = Date.now();
@@ -158,7 +187,17 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
     });
     const ms = Date.now() - started;
     if (status >= 200 && status < 300) {
-      appendTrace(db, event.id, [log('info', `Attempt ${attempt} of ${DELIVERY_ATTEMPTS}: delivered to ${shown}, answered ${status} in ${ms} ms`)], 'success');
+      appendTrace(
+        db,
+        event.id,
+        [
+          log(
+            'info',
+            `Attempt ${attempt} of ${DELIVERY_ATTEMPTS}: delivered to ${shown}, answered ${status} in ${ms} ms`,
+          ),
+        ],
+        'success',
+      );
       return;
     }
     outcome = `${shown} answered ${status} in ${ms} ms`;
@@ -168,11 +207,17 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
   }
   const last = attempt >= DELIVERY_ATTEMPTS;
   const wait = retryWait(options)(attempt);
-  appendTrace(db, event.id, [log(last ? 'error' : 'warn', `Attempt ${attempt} of ${DELIVERY_ATTEMPTS} failed: ${outcome}${last ? '' : `; next attempt in ${wait} ms`}`)]);
+  appendTrace(db, event.id, [
+    log(
+      last ? 'error' : 'warn',
+      `Attempt ${attempt} of ${DELIVERY_ATTEMPTS} failed: ${outcome}${last ? '' : `; next attempt in ${wait} ms`}`,
+    ),
+  ]);
   throw new Error(`delivery attempt ${attempt} failed`);
 }
 
-const retryWait = (options: DeliveryOptions) => (attempt: number) => (options.retryBaseMs ?? DEFAULT_DELIVERY_RETRY_BASE_MS) * 2 ** (attempt - 1);
+const retryWait = (options: DeliveryOptions) => (attempt: number) =>
+  (options.retryBaseMs ?? DEFAULT_DELIVERY_RETRY_BASE_MS) * 2 ** (attempt - 1);
 
 /**
  * Registers deliveries with the queue, records `space_content_updated` for spaces with
@@ -192,7 +237,10 @@ export function registerIntegrations(queue: JobQueue, db: Db, options: DeliveryO
     },
   });
   const dispatch = (eventId: string, installationId: string) => {
-    queue.enqueue(DELIVERY_JOB, { eventId } satisfies DeliveryJob, { key: `integration-installation:${installationId}`, maxAttempts: DELIVERY_ATTEMPTS });
+    queue.enqueue(DELIVERY_JOB, { eventId } satisfies DeliveryJob, {
+      key: `integration-installation:${installationId}`,
+      maxAttempts: DELIVERY_ATTEMPTS,
+    });
   };
   const stopDispatching = setDispatcher(db, dispatch);
   const stopWatching = watchSpaceContent(db);

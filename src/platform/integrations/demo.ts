@@ -20,10 +20,18 @@ export const DEMO_INTEGRATIONS = {
 } as const;
 
 /** A 1×1 PNG, the icon of the public demo integration. */
-const ICON = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const ICON = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 
 /** Seeds the demo integrations (see `DEMO_INTEGRATIONS`) with their installations and events. */
-export function seedDemoIntegrations(db: Db, orgs: { acme: string; globex: string }, spaceId: string, siteId: string): void {
+export function seedDemoIntegrations(
+  db: Db,
+  orgs: { acme: string; globex: string },
+  spaceId: string,
+  siteId: string,
+): void {
   const org = (id: string) => db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as OrganizationRow;
   const acme = org(orgs.acme);
 
@@ -66,9 +74,14 @@ export function seedDemoIntegrations(db: Db, orgs: { acme: string; globex: strin
   });
 
   const acmeVideos = install(db, videos, acme);
-  updateInstallation(db, videos, acmeVideos, { configuration: { channel: 'acme-docs' }, externalIds: ['acme-channel'] });
+  updateInstallation(db, videos, acmeVideos, {
+    configuration: { channel: 'acme-docs' },
+    externalIds: ['acme-channel'],
+  });
   installOn(db, videos, findInstallation(db, videos, acmeVideos.id)!, 'space', spaceId);
-  updateOn(db, videos, findInstallation(db, videos, acmeVideos.id)!, 'space', spaceId, { configuration: { quality: 'hd', autoplay: false } });
+  updateOn(db, videos, findInstallation(db, videos, acmeVideos.id)!, 'space', spaceId, {
+    configuration: { quality: 'hd', autoplay: false },
+  });
   // A merge into the space, as an installed integration sees it.
   const revision = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
   recordSpaceEvents(db, spaceId, { type: 'space_content_updated', revisionId: revision, updatedBy: [] });

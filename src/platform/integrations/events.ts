@@ -51,14 +51,22 @@ export function setDispatcher(db: Db, dispatch: (eventId: string, key: string) =
   };
 }
 
-export const log = (level: TraceLog['level'], message: string, timestamp = now()): TraceLog => ({ message, timestamp, level });
+export const log = (level: TraceLog['level'], message: string, timestamp = now()): TraceLog => ({
+  message,
+  timestamp,
+  level,
+});
 
 /**
  * Records an event of an installation (call it inside the transaction of the change). With an
  * endpoint to deliver to, the event is pending and handed to the dispatcher; a database without
  * one (no platform running on it) keeps it pending until a platform starts on it.
  */
-export function recordEvent(db: Db, integration: Pick<IntegrationRow, 'id' | 'endpoint'>, payload: EventPayload): string {
+export function recordEvent(
+  db: Db,
+  integration: Pick<IntegrationRow, 'id' | 'endpoint'>,
+  payload: EventPayload,
+): string {
   const id = newId();
   const at = now();
   const deliver = integration.endpoint !== null;
@@ -67,7 +75,16 @@ export function recordEvent(db: Db, integration: Pick<IntegrationRow, 'id' | 'en
   db.prepare(
     `INSERT INTO integration_events (id, integration_id, installation_id, type, payload, status, trace, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, integration.id, payload.installationId, payload.type, JSON.stringify({ eventId: id, ...payload }), deliver ? 'pending' : 'success', JSON.stringify(trace), at);
+  ).run(
+    id,
+    integration.id,
+    payload.installationId,
+    payload.type,
+    JSON.stringify({ eventId: id, ...payload }),
+    deliver ? 'pending' : 'success',
+    JSON.stringify(trace),
+    at,
+  );
   if (deliver) dispatchers.get(db)?.(id, payload.installationId);
   return id;
 }
@@ -77,7 +94,11 @@ export function appendTrace(db: Db, eventId: string, logs: TraceLog[], status?: 
   const row = findEvent(db, eventId);
   if (!row) return;
   const trace = [...(JSON.parse(row.trace) as TraceLog[]), ...logs];
-  db.prepare('UPDATE integration_events SET trace = ?, status = ? WHERE id = ?').run(JSON.stringify(trace), status ?? row.status, eventId);
+  db.prepare('UPDATE integration_events SET trace = ?, status = ? WHERE id = ?').run(
+    JSON.stringify(trace),
+    status ?? row.status,
+    eventId,
+  );
 }
 
 export function findEvent(db: Db, eventId: string): EventRow | undefined {
@@ -86,7 +107,10 @@ export function findEvent(db: Db, eventId: string): EventRow | undefined {
 
 /** One page of the events of an integration, newest first. */
 export function eventsPage(db: Db, integrationId: string, window: PageWindow, links: Links) {
-  const count = db.prepare('SELECT COUNT(*) FROM integration_events WHERE integration_id = ?').pluck(true).get(integrationId) as number;
+  const count = db
+    .prepare('SELECT COUNT(*) FROM integration_events WHERE integration_id = ?')
+    .pluck(true)
+    .get(integrationId) as number;
   const rows = db
     .prepare('SELECT * FROM integration_events WHERE integration_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
     .all(integrationId, window.limit, window.offset) as EventRow[];
@@ -133,7 +157,10 @@ export function traceJson(row: EventRow): { logs: TraceLog[] } {
  * The installations that cover a space: those enabled on it, and those of its organization
  * that apply to every space (`space_selection: all`), with their integration.
  */
-export function installationsOnSpace(db: Db, spaceId: string): Array<{ installationId: string; integration: IntegrationRow }> {
+export function installationsOnSpace(
+  db: Db,
+  spaceId: string,
+): Array<{ installationId: string; integration: IntegrationRow }> {
   const rows = db
     .prepare(
       `SELECT inst.id AS installation_id, i.* FROM integration_installations inst
@@ -160,14 +187,21 @@ export function recordSpaceEvents(db: Db, spaceId: string, payload: { type: stri
 
 /** The users who updated a revision's content: the editors of the change request it merged. */
 function updatersOf(db: Db, revisionId: string): string[] {
-  const revision = db.prepare('SELECT merged_from FROM revisions WHERE id = ?').get(revisionId) as { merged_from: string | null } | undefined;
+  const revision = db.prepare('SELECT merged_from FROM revisions WHERE id = ?').get(revisionId) as
+    | { merged_from: string | null }
+    | undefined;
   if (!revision?.merged_from) return [];
   const editors = db
-    .prepare("SELECT user_id FROM change_request_contributors WHERE change_request_id = ? AND action_type = 'edit' ORDER BY first_at, user_id")
+    .prepare(
+      "SELECT user_id FROM change_request_contributors WHERE change_request_id = ? AND action_type = 'edit' ORDER BY first_at, user_id",
+    )
     .pluck(true)
     .all(revision.merged_from) as string[];
   if (editors.length > 0) return editors;
-  const author = db.prepare('SELECT created_by FROM change_requests WHERE id = ?').pluck(true).get(revision.merged_from) as string | null | undefined;
+  const author = db
+    .prepare('SELECT created_by FROM change_requests WHERE id = ?')
+    .pluck(true)
+    .get(revision.merged_from) as string | null | undefined;
   return author ? [author] : [];
 }
 
@@ -178,6 +212,10 @@ function updatersOf(db: Db, revisionId: string): string[] {
 export function watchSpaceContent(db: Db): () => void {
   return onCurrentRevision(db, (spaceId, revisionId) => {
     if (installationsOnSpace(db, spaceId).length === 0) return;
-    recordSpaceEvents(db, spaceId, { type: 'space_content_updated', revisionId, updatedBy: updatersOf(db, revisionId) });
+    recordSpaceEvents(db, spaceId, {
+      type: 'space_content_updated',
+      revisionId,
+      updatedBy: updatersOf(db, revisionId),
+    });
   });
 }

@@ -73,33 +73,59 @@ const KINDS = {
 // Installations on organizations
 // ---------------------------------------------------------------------------------------------
 
-export function findInstallation(db: Db, integration: Pick<IntegrationRow, 'id'>, installationId: string): InstallationRow | undefined {
-  return db.prepare('SELECT * FROM integration_installations WHERE id = ? AND integration_id = ?').get(installationId, integration.id) as
-    | InstallationRow
-    | undefined;
+export function findInstallation(
+  db: Db,
+  integration: Pick<IntegrationRow, 'id'>,
+  installationId: string,
+): InstallationRow | undefined {
+  return db
+    .prepare('SELECT * FROM integration_installations WHERE id = ? AND integration_id = ?')
+    .get(installationId, integration.id) as InstallationRow | undefined;
 }
 
 /** Admins of the installing organization, and of the integration's owner, see an installation. */
-export function canSeeInstallation(access: Access, integration: IntegrationRow, installation: Pick<InstallationRow, 'org_id'>): boolean {
+export function canSeeInstallation(
+  access: Access,
+  integration: IntegrationRow,
+  installation: Pick<InstallationRow, 'org_id'>,
+): boolean {
   return access.orgRole(installation.org_id) === 'admin' || isOwnerAdmin(access, integration);
 }
 
 /** An installation the caller may see, else a 404. */
-export function requireInstallation(db: Db, access: Access, integration: IntegrationRow, installationId: string): InstallationRow {
+export function requireInstallation(
+  db: Db,
+  access: Access,
+  integration: IntegrationRow,
+  installationId: string,
+): InstallationRow {
   const row = findInstallation(db, integration, installationId);
   if (!row || !canSeeInstallation(access, integration, row)) throw notFound('Integration installation');
   return row;
 }
 
 /** The installations of an integration the caller may see (all of them for its owner's admins). */
-export function visibleInstallations(db: Db, access: Access, integration: IntegrationRow, externalId?: string): InstallationRow[] {
-  const rows = db.prepare('SELECT * FROM integration_installations WHERE integration_id = ? ORDER BY created_at, id').all(integration.id) as InstallationRow[];
+export function visibleInstallations(
+  db: Db,
+  access: Access,
+  integration: IntegrationRow,
+  externalId?: string,
+): InstallationRow[] {
+  const rows = db
+    .prepare('SELECT * FROM integration_installations WHERE integration_id = ? ORDER BY created_at, id')
+    .all(integration.id) as InstallationRow[];
   return rows.filter(
-    (row) => canSeeInstallation(access, integration, row) && (externalId === undefined || json.parse<string[]>(row.external_ids, []).includes(externalId)),
+    (row) =>
+      canSeeInstallation(access, integration, row) &&
+      (externalId === undefined || json.parse<string[]>(row.external_ids, []).includes(externalId)),
   );
 }
 
-function installationLocation(integration: Pick<IntegrationRow, 'name'>, installationId: string, links: Pick<Links, 'api'>): string {
+function installationLocation(
+  integration: Pick<IntegrationRow, 'name'>,
+  installationId: string,
+  links: Pick<Links, 'api'>,
+): string {
   return `${links.api}/integrations/${encodeURIComponent(integration.name)}/installations/${installationId}`;
 }
 
@@ -129,7 +155,9 @@ export function installationJson(db: Db, integration: IntegrationRow, row: Insta
 /** Installs an integration on an organization (`installation_setup`); a second installation is a 409. */
 export function install(db: Db, integration: IntegrationRow, org: OrganizationRow): InstallationRow {
   return db.transaction(() => {
-    const taken = db.prepare('SELECT 1 FROM integration_installations WHERE integration_id = ? AND org_id = ?').get(integration.id, org.id);
+    const taken = db
+      .prepare('SELECT 1 FROM integration_installations WHERE integration_id = ? AND org_id = ?')
+      .get(integration.id, org.id);
     if (taken) throw conflict(`The integration is already installed on the organization ${org.id}`);
     const id = newId();
     const at = now();
@@ -154,12 +182,18 @@ export interface InstallationChanges {
  * Updates an installation (its configuration checked against the account schema), and records
  * `installation_setup` with its previous status and configuration.
  */
-export function updateInstallation(db: Db, integration: IntegrationRow, row: InstallationRow, changes: InstallationChanges): InstallationRow {
+export function updateInstallation(
+  db: Db,
+  integration: IntegrationRow,
+  row: InstallationRow,
+  changes: InstallationChanges,
+): InstallationRow {
   if (changes.configuration !== undefined) checkConfiguration(integration, 'account', changes.configuration);
   return db.transaction(() => {
     const previous = json.parse<Record<string, unknown>>(row.configuration, {});
     const configuration = changes.configuration ?? previous;
-    const status: InstallationStatus = row.status === 'paused' ? 'paused' : statusFor(integration, 'account', configuration);
+    const status: InstallationStatus =
+      row.status === 'paused' ? 'paused' : statusFor(integration, 'account', configuration);
     db.prepare(
       `UPDATE integration_installations SET status = ?, configuration = ?, external_ids = ?, space_selection = ?, site_selection = ?, updated_at = ?
        WHERE id = ?`,
@@ -172,7 +206,12 @@ export function updateInstallation(db: Db, integration: IntegrationRow, row: Ins
       laterThan(row.updated_at),
       row.id,
     );
-    recordEvent(db, integration, { type: 'installation_setup', installationId: row.id, status, previous: { status: row.status, configuration: previous } });
+    recordEvent(db, integration, {
+      type: 'installation_setup',
+      installationId: row.id,
+      status,
+      previous: { status: row.status, configuration: previous },
+    });
     return findInstallation(db, integration, row.id)!;
   })();
 }
@@ -182,7 +221,11 @@ export function uninstall(db: Db, integration: IntegrationRow, row: Installation
   if (!row) return false;
   return db.transaction(() => {
     db.prepare('DELETE FROM integration_installations WHERE id = ?').run(row.id);
-    recordEvent(db, integration, { type: 'installation_deleted', installationId: row.id, previous: { configuration: json.parse(row.configuration, {}) } });
+    recordEvent(db, integration, {
+      type: 'installation_deleted',
+      installationId: row.id,
+      previous: { configuration: json.parse(row.configuration, {}) },
+    });
     return true;
   })();
 }
@@ -191,11 +234,16 @@ export function uninstall(db: Db, integration: IntegrationRow, row: Installation
 // Installations on spaces and sites
 // ---------------------------------------------------------------------------------------------
 
-function contentRow(db: Db, kind: ContentKind, installationId: string, targetId: string): ContentInstallationRow | undefined {
+function contentRow(
+  db: Db,
+  kind: ContentKind,
+  installationId: string,
+  targetId: string,
+): ContentInstallationRow | undefined {
   const { table, column } = KINDS[kind];
-  return db.prepare(`SELECT *, ${column} AS target_id FROM ${table} WHERE installation_id = ? AND ${column} = ?`).get(installationId, targetId) as
-    | ContentInstallationRow
-    | undefined;
+  return db
+    .prepare(`SELECT *, ${column} AS target_id FROM ${table} WHERE installation_id = ? AND ${column} = ?`)
+    .get(installationId, targetId) as ContentInstallationRow | undefined;
 }
 
 /** A space or site an installation covers, with its own installation row when it was enabled one by one. */
@@ -219,11 +267,18 @@ export function coveredTargets(db: Db, installation: InstallationRow, kind: Cont
   )
     .pluck(true)
     .all(installation.org_id) as string[];
-  return targets.filter((id) => all || byTarget.has(id)).map((id) => ({ targetId: id, ...(byTarget.has(id) ? { row: byTarget.get(id)! } : {}) }));
+  return targets
+    .filter((id) => all || byTarget.has(id))
+    .map((id) => ({ targetId: id, ...(byTarget.has(id) ? { row: byTarget.get(id)! } : {}) }));
 }
 
 /** One space or site the installation covers, else undefined. */
-export function coveredTarget(db: Db, installation: InstallationRow, kind: ContentKind, targetId: string): CoveredTarget | undefined {
+export function coveredTarget(
+  db: Db,
+  installation: InstallationRow,
+  kind: ContentKind,
+  targetId: string,
+): CoveredTarget | undefined {
   return coveredTargets(db, installation, kind).find((target) => target.targetId === targetId);
 }
 
@@ -249,12 +304,20 @@ export function contentInstallationJson(
       publicEndpoint: endpoint,
       publicContentEndpoint: endpoint,
     },
-    [kind]: options.extended ? (extendedTarget(db, kind, target.targetId, options.access, links) ?? target.targetId) : target.targetId,
+    [kind]: options.extended
+      ? (extendedTarget(db, kind, target.targetId, options.access, links) ?? target.targetId)
+      : target.targetId,
   };
 }
 
 /** The full space or site for the caller, or undefined when they may not read it (the id is answered instead). */
-function extendedTarget(db: Db, kind: ContentKind, id: string, access: Access | undefined, links: Links): object | undefined {
+function extendedTarget(
+  db: Db,
+  kind: ContentKind,
+  id: string,
+  access: Access | undefined,
+  links: Links,
+): object | undefined {
   if (!access) return undefined;
   if (kind === 'space') {
     const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow | undefined;
@@ -274,19 +337,22 @@ function extendedTarget(db: Db, kind: ContentKind, id: string, access: Access | 
  * Enables an installation on a space or site of its organization (`…_installation_setup`); a
  * space or site where it is enabled already is a 409.
  */
-export function installOn(db: Db, integration: IntegrationRow, installation: InstallationRow, kind: ContentKind, targetId: string): CoveredTarget {
+export function installOn(
+  db: Db,
+  integration: IntegrationRow,
+  installation: InstallationRow,
+  kind: ContentKind,
+  targetId: string,
+): CoveredTarget {
   const { table, column, setup, idField } = KINDS[kind];
   return db.transaction(() => {
-    if (contentRow(db, kind, installation.id, targetId)) throw conflict(`The integration is already installed on this ${kind}`);
+    if (contentRow(db, kind, installation.id, targetId))
+      throw conflict(`The integration is already installed on this ${kind}`);
     const at = now();
     const status = statusFor(integration, kind, {});
-    db.prepare(`INSERT INTO ${table} (installation_id, ${column}, status, configuration, external_ids, created_at, updated_at) VALUES (?, ?, ?, '{}', '[]', ?, ?)`).run(
-      installation.id,
-      targetId,
-      status,
-      at,
-      at,
-    );
+    db.prepare(
+      `INSERT INTO ${table} (installation_id, ${column}, status, configuration, external_ids, created_at, updated_at) VALUES (?, ?, ?, '{}', '[]', ?, ?)`,
+    ).run(installation.id, targetId, status, at, at);
     recordEvent(db, integration, { type: setup, installationId: installation.id, [idField]: targetId, status });
     return { targetId, row: contentRow(db, kind, installation.id, targetId)! };
   })();
@@ -314,14 +380,21 @@ export function updateOn(
     const previous = json.parse<Record<string, unknown>>(target.row?.configuration, {});
     const configuration = changes.configuration ?? previous;
     const status = statusFor(integration, kind, configuration);
-    const externalIds = changes.externalIds !== undefined ? JSON.stringify(changes.externalIds) : (target.row?.external_ids ?? '[]');
+    const externalIds =
+      changes.externalIds !== undefined ? JSON.stringify(changes.externalIds) : (target.row?.external_ids ?? '[]');
     const at = target.row ? laterThan(target.row.updated_at) : now();
     db.prepare(
       `INSERT INTO ${table} (installation_id, ${column}, status, configuration, external_ids, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (installation_id, ${column}) DO UPDATE SET status = excluded.status, configuration = excluded.configuration,
          external_ids = excluded.external_ids, updated_at = excluded.updated_at`,
     ).run(installation.id, targetId, status, JSON.stringify(configuration), externalIds, at, at);
-    recordEvent(db, integration, { type: setup, installationId: installation.id, [idField]: targetId, status, previous: { status: previousStatus, configuration: previous } });
+    recordEvent(db, integration, {
+      type: setup,
+      installationId: installation.id,
+      [idField]: targetId,
+      status,
+      previous: { status: previousStatus, configuration: previous },
+    });
     return { targetId, row: contentRow(db, kind, installation.id, targetId)! };
   })();
 }
@@ -331,13 +404,24 @@ export function updateOn(
  * not enabled there. With a selection of `all`, the space or site stays covered, with an empty
  * configuration: set the selection to `selected` to leave it out.
  */
-export function uninstallFrom(db: Db, integration: IntegrationRow, installation: InstallationRow, kind: ContentKind, targetId: string): boolean {
+export function uninstallFrom(
+  db: Db,
+  integration: IntegrationRow,
+  installation: InstallationRow,
+  kind: ContentKind,
+  targetId: string,
+): boolean {
   const { table, column, deleted, idField } = KINDS[kind];
   return db.transaction(() => {
     const row = contentRow(db, kind, installation.id, targetId);
     if (!row) return false;
     db.prepare(`DELETE FROM ${table} WHERE installation_id = ? AND ${column} = ?`).run(installation.id, targetId);
-    recordEvent(db, integration, { type: deleted, installationId: installation.id, [idField]: targetId, previous: { configuration: json.parse(row.configuration, {}) } });
+    recordEvent(db, integration, {
+      type: deleted,
+      installationId: installation.id,
+      [idField]: targetId,
+      previous: { configuration: json.parse(row.configuration, {}) },
+    });
     return true;
   })();
 }

@@ -21,7 +21,9 @@ export function encryptValue(db: Db, value: unknown): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', derivedKey(db, ENCRYPTION_PURPOSE), iv);
   const data = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+  return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join(
+    '.',
+  );
 }
 
 /** Decrypts what `encryptValue` stored; throws when it was altered or made under another key. */

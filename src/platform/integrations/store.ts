@@ -36,17 +36,50 @@ export const INTEGRATION_SCOPES = [
   'openapi:read',
   'openapi:write',
 ] as const;
-export const INTEGRATION_CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other'] as const;
+export const INTEGRATION_CATEGORIES = [
+  'analytics',
+  'collaboration',
+  'content',
+  'marketing',
+  'visitor-auth',
+  'other',
+] as const;
 export const INTEGRATION_TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 export const INTEGRATION_RUNTIMES = ['v1', 'v2'] as const;
 /** Directives a `contentSecurityPolicy` object may set. */
 export const CSP_DIRECTIVES = [
-  'base-uri', 'block-all-mixed-content', 'child-src', 'connect-src', 'default-src', 'font-src', 'form-action',
-  'frame-ancestors', 'frame-src', 'img-src', 'manifest-src', 'media-src', 'navigate-to', 'object-src', 'plugin-types',
-  'prefetch-src', 'referrer', 'report-to', 'report-uri', 'require-sri-for', 'require-trusted-types-for', 'sandbox',
-  'script-src', 'script-src-attr', 'script-src-elem', 'style-src', 'style-src-attr', 'style-src-elem', 'trusted-types',
-  'upgrade-insecure-requests', 'worker-src',
+  'base-uri',
+  'block-all-mixed-content',
+  'child-src',
+  'connect-src',
+  'default-src',
+  'font-src',
+  'form-action',
+  'frame-ancestors',
+  'frame-src',
+  'img-src',
+  'manifest-src',
+  'media-src',
+  'navigate-to',
+  'object-src',
+  'plugin-types',
+  'prefetch-src',
+  'referrer',
+  'report-to',
+  'report-uri',
+  'require-sri-for',
+  'require-trusted-types-for',
+  'sandbox',
+  'script-src',
+  'script-src-attr',
+  'script-src-elem',
+  'style-src',
+  'style-src-attr',
+  'style-src-elem',
+  'trusted-types',
+  'upgrade-insecure-requests',
+  'worker-src',
 ] as const;
 
 export type IntegrationScope = (typeof INTEGRATION_SCOPES)[number];
@@ -62,7 +95,9 @@ export type ConfigurationProperty = { title?: string; description?: string } & (
 );
 
 /** A configuration: a schema of properties, or a component of the integration that renders it. */
-export type Configuration = { properties: Record<string, ConfigurationProperty>; required?: string[] } | { componentId: string };
+export type Configuration =
+  | { properties: Record<string, ConfigurationProperty>; required?: string[] }
+  | { componentId: string };
 
 export type ConfigurationLevel = 'account' | 'space' | 'site';
 
@@ -73,8 +108,21 @@ export interface IntegrationDefinition {
   summary?: string;
   scopes: IntegrationScope[];
   categories: string[];
-  blocks?: Array<{ id: string; title: string; description?: string; icon?: string; urlUnfurl?: string[]; markdown?: { codeblock: string; body: string } }>;
-  contentSources?: Array<{ id: string; title: string; description?: string; icon?: string; configuration: { componentId: string } }>;
+  blocks?: Array<{
+    id: string;
+    title: string;
+    description?: string;
+    icon?: string;
+    urlUnfurl?: string[];
+    markdown?: { codeblock: string; body: string };
+  }>;
+  contentSources?: Array<{
+    id: string;
+    title: string;
+    description?: string;
+    icon?: string;
+    configuration: { componentId: string };
+  }>;
   externalLinks: Array<{ url: string; label: string }>;
   configurations?: Partial<Record<ConfigurationLevel, Configuration>>;
   contentSecurityPolicy?: string | Record<string, string>;
@@ -194,7 +242,8 @@ export function listIntegrations(db: Db, access: Access, filters: IntegrationFil
   return rows.filter((row) => {
     if (row.visibility !== 'public' && !atLeast(access.orgRole(row.owner_id), 'read')) return false;
     const definition = definitionOf(row);
-    if (search && !row.name.toLowerCase().includes(search) && !definition.title.toLowerCase().includes(search)) return false;
+    if (search && !row.name.toLowerCase().includes(search) && !definition.title.toLowerCase().includes(search))
+      return false;
     if (filters.category && !definition.categories.includes(filters.category)) return false;
     if (filters.scope && !definition.scopes.includes(filters.scope as IntegrationScope)) return false;
     if (filters.owner && row.owner_id !== filters.owner) return false;
@@ -204,7 +253,8 @@ export function listIntegrations(db: Db, access: Access, filters: IntegrationFil
     if (filters.blocks !== undefined && hasBlocks !== filters.blocks) return false;
     const hasSources = (definition.contentSources?.length ?? 0) > 0;
     if (filters.contentSources !== undefined && hasSources !== filters.contentSources) return false;
-    if (domain && !blockDomains(definition).some((host) => host === domain || host.endsWith(`.${domain}`))) return false;
+    if (domain && !blockDomains(definition).some((host) => host === domain || host.endsWith(`.${domain}`)))
+      return false;
     return true;
   });
 }
@@ -221,7 +271,12 @@ export function originOf(links: Pick<Links, 'api'>): string {
 export const ASSET_ROUTE = '/integration-assets/:integrationId/:version/:name';
 
 /** Where an image of the integration is served: a signed URL that needs no token. */
-function assetUrl(db: Db, row: Pick<IntegrationRow, 'id' | 'version'>, name: string, links: Pick<Links, 'api'>): string {
+function assetUrl(
+  db: Db,
+  row: Pick<IntegrationRow, 'id' | 'version'>,
+  name: string,
+  links: Pick<Links, 'api'>,
+): string {
   const version = String(row.version);
   return `${originOf(links)}/integration-assets/${row.id}/${version}/${name}?sig=${sign(db, ['integration-asset', row.id, version, name])}`;
 }
@@ -231,13 +286,16 @@ export function signedAsset(
   db: Db,
   request: { integrationId: string; version: string; name: string; sig: string | undefined },
 ): { valid: boolean; asset?: { content_type: string; bytes: Buffer } } {
-  if (!verify(db, ['integration-asset', request.integrationId, request.version, request.name], request.sig)) return { valid: false };
+  if (!verify(db, ['integration-asset', request.integrationId, request.version, request.name], request.sig))
+    return { valid: false };
   const asset = db
     .prepare(
       `SELECT a.content_type, a.bytes FROM integration_assets a JOIN integrations i ON i.id = a.integration_id
        WHERE a.integration_id = ? AND a.name = ? AND i.version = ?`,
     )
-    .get(request.integrationId, request.name, Number(request.version)) as { content_type: string; bytes: Buffer } | undefined;
+    .get(request.integrationId, request.name, Number(request.version)) as
+    | { content_type: string; bytes: Buffer }
+    | undefined;
   return asset ? { valid: true, asset } : { valid: true };
 }
 
@@ -258,7 +316,8 @@ export function integrationJson(db: Db, row: IntegrationRow, access: Access | un
   const definition = definitionOf(row);
   const owner = db.prepare('SELECT * FROM organizations WHERE id = ?').get(row.owner_id) as OrganizationRow;
   const role = access?.orgRole(row.owner_id);
-  const hasIcon = db.prepare("SELECT 1 FROM integration_assets WHERE integration_id = ? AND name = 'icon'").get(row.id) !== undefined;
+  const hasIcon =
+    db.prepare("SELECT 1 FROM integration_assets WHERE integration_id = ? AND name = 'icon'").get(row.id) !== undefined;
   const endpoint = publicEndpoint(row, links);
   return {
     object: 'integration' as const,
@@ -267,7 +326,9 @@ export function integrationJson(db: Db, row: IntegrationRow, access: Access | un
     title: definition.title,
     description: definition.description,
     ...(definition.summary !== undefined ? { summary: definition.summary } : {}),
-    previewImages: Array.from({ length: definition.previewImages }, (_, index) => assetUrl(db, row, `preview-${index}`, links)),
+    previewImages: Array.from({ length: definition.previewImages }, (_, index) =>
+      assetUrl(db, row, `preview-${index}`, links),
+    ),
     target: row.target,
     verified: row.verified === 1,
     visibility: row.visibility,
@@ -287,7 +348,9 @@ export function integrationJson(db: Db, row: IntegrationRow, access: Access | un
       publicContentEndpoint: endpoint,
     },
     permissions: { admin: role === 'admin' },
-    ...(definition.contentSecurityPolicy !== undefined ? { contentSecurityPolicy: definition.contentSecurityPolicy } : {}),
+    ...(definition.contentSecurityPolicy !== undefined
+      ? { contentSecurityPolicy: definition.contentSecurityPolicy }
+      : {}),
   };
 }
 
@@ -299,14 +362,18 @@ const ajv = new Ajv({ allErrors: false, strict: false });
 const validators = new Map<string, ValidateFunction>();
 
 /** The JSON Schema an installation's configuration at `level` must meet; undefined when anything goes. */
-export function configurationJsonSchema(definition: IntegrationDefinition, level: ConfigurationLevel): object | undefined {
+export function configurationJsonSchema(
+  definition: IntegrationDefinition,
+  level: ConfigurationLevel,
+): object | undefined {
   const configuration = definition.configurations?.[level];
   if (!configuration || !('properties' in configuration)) return undefined;
   const properties: Record<string, object> = {};
   for (const [name, property] of Object.entries(configuration.properties)) {
     // A button is an action of the settings screen, not a value.
     if (property.type === 'button') continue;
-    properties[name] = property.type === 'string' && property.enum ? { type: 'string', enum: property.enum } : { type: property.type };
+    properties[name] =
+      property.type === 'string' && property.enum ? { type: 'string', enum: property.enum } : { type: property.type };
   }
   // Other properties may be kept: integrations store their own state (tokens of a third-party
   // service) in their configuration.
@@ -315,7 +382,10 @@ export function configurationJsonSchema(definition: IntegrationDefinition, level
 
 function describeConfigurationError(error: ErrorObject | undefined, field: string): string {
   if (!error) return `Invalid body field "${field}": is not a valid configuration`;
-  const path = error.instancePath.split('/').filter(Boolean).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') path.push(String((error.params as { missingProperty: string }).missingProperty));
   const where = [field, ...path].join('.');
   const reason =
@@ -333,13 +403,22 @@ function describeConfigurationError(error: ErrorObject | undefined, field: strin
  * Checks a configuration against the integration's schema for `level`: a 400 naming the field
  * (`configuration.token`) when it does not match.
  */
-export function checkConfiguration(row: IntegrationRow, level: ConfigurationLevel, configuration: Record<string, unknown>, field = 'configuration'): void {
+export function checkConfiguration(
+  row: IntegrationRow,
+  level: ConfigurationLevel,
+  configuration: Record<string, unknown>,
+  field = 'configuration',
+): void {
   const error = configurationProblem(row, level, configuration);
   if (error !== null) throw badRequest(describeConfigurationError(error, field));
 }
 
 /** The first problem of a configuration (null when it matches; undefined for a problem ajv could not name). */
-function configurationProblem(row: IntegrationRow, level: ConfigurationLevel, configuration: Record<string, unknown>): ErrorObject | null | undefined {
+function configurationProblem(
+  row: IntegrationRow,
+  level: ConfigurationLevel,
+  configuration: Record<string, unknown>,
+): ErrorObject | null | undefined {
   const key = `${row.id}:${row.version}:${level}`;
   let validate = validators.get(key);
   if (!validate) {
@@ -353,7 +432,11 @@ function configurationProblem(row: IntegrationRow, level: ConfigurationLevel, co
 }
 
 /** `active` when a configuration meets the schema of its level, `pending` while it lacks what is required. */
-export function statusFor(row: IntegrationRow, level: ConfigurationLevel, configuration: Record<string, unknown>): 'active' | 'pending' {
+export function statusFor(
+  row: IntegrationRow,
+  level: ConfigurationLevel,
+  configuration: Record<string, unknown>,
+): 'active' | 'pending' {
   return configurationProblem(row, level, configuration) === null ? 'active' : 'pending';
 }
 
@@ -366,11 +449,12 @@ export function statusFor(row: IntegrationRow, level: ConfigurationLevel, config
  * member; else a 404, as the API describes it.
  */
 export function publishingOrganization(db: Db, access: Access, reference: string): OrganizationRow {
-  const org = db.prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1').get(reference, reference, reference) as
-    | OrganizationRow
-    | undefined;
+  const org = db
+    .prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1')
+    .get(reference, reference, reference) as OrganizationRow | undefined;
   if (!org || access.orgRole(org.id) === undefined) throw notFoundInBody('Organization', 'organization', reference);
-  if (access.orgRole(org.id) !== 'admin') throw forbidden('Publishing an integration needs the admin role in the organization');
+  if (access.orgRole(org.id) !== 'admin')
+    throw forbidden('Publishing an integration needs the admin role in the organization');
   return org;
 }
 
@@ -379,12 +463,22 @@ export function publishingOrganization(db: Db, access: Access, reference: string
  * owns it already, a new version replacing its definition, script and images. A name taken by
  * another organization is a 409.
  */
-export function publishIntegration(db: Db, org: OrganizationRow, name: string, publication: Publication): { row: IntegrationRow; created: boolean } {
+export function publishIntegration(
+  db: Db,
+  org: OrganizationRow,
+  name: string,
+  publication: Publication,
+): { row: IntegrationRow; created: boolean } {
   return db.transaction(() => {
     const existing = findIntegration(db, name);
-    if (existing && existing.owner_id !== org.id) throw conflict(`The integration name "${name}" is taken by another organization`);
-    const definition: IntegrationDefinition = { ...publication.definition, previewImages: publication.previewImages?.length ?? 0 };
-    const secrets = publication.secrets !== undefined ? encryptValue(db, publication.secrets) : (existing?.secrets ?? null);
+    if (existing && existing.owner_id !== org.id)
+      throw conflict(`The integration name "${name}" is taken by another organization`);
+    const definition: IntegrationDefinition = {
+      ...publication.definition,
+      previewImages: publication.previewImages?.length ?? 0,
+    };
+    const secrets =
+      publication.secrets !== undefined ? encryptValue(db, publication.secrets) : (existing?.secrets ?? null);
     const at = now();
     let id: string;
     if (existing) {
@@ -392,18 +486,45 @@ export function publishIntegration(db: Db, org: OrganizationRow, name: string, p
       db.prepare(
         `UPDATE integrations SET version = version + 1, runtime = ?, visibility = ?, target = ?, definition = ?, script = ?, secrets = ?, endpoint = ?,
            updated_at = ? WHERE id = ?`,
-      ).run(publication.runtime, publication.visibility, publication.target, JSON.stringify(definition), publication.script, secrets, publication.endpoint ?? null, laterThan(existing.updated_at), id);
+      ).run(
+        publication.runtime,
+        publication.visibility,
+        publication.target,
+        JSON.stringify(definition),
+        publication.script,
+        secrets,
+        publication.endpoint ?? null,
+        laterThan(existing.updated_at),
+        id,
+      );
       db.prepare('DELETE FROM integration_assets WHERE integration_id = ?').run(id);
     } else {
       id = newId();
       db.prepare(
         `INSERT INTO integrations (id, name, owner_id, version, runtime, visibility, target, definition, script, secrets, endpoint, verified, created_at, updated_at)
          VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-      ).run(id, name, org.id, publication.runtime, publication.visibility, publication.target, JSON.stringify(definition), publication.script, secrets, publication.endpoint ?? null, at, at);
+      ).run(
+        id,
+        name,
+        org.id,
+        publication.runtime,
+        publication.visibility,
+        publication.target,
+        JSON.stringify(definition),
+        publication.script,
+        secrets,
+        publication.endpoint ?? null,
+        at,
+        at,
+      );
     }
-    const insertAsset = db.prepare('INSERT INTO integration_assets (integration_id, name, content_type, bytes) VALUES (?, ?, ?, ?)');
+    const insertAsset = db.prepare(
+      'INSERT INTO integration_assets (integration_id, name, content_type, bytes) VALUES (?, ?, ?, ?)',
+    );
     if (publication.icon) insertAsset.run(id, 'icon', publication.icon.contentType, publication.icon.bytes);
-    publication.previewImages?.forEach((image, index) => insertAsset.run(id, `preview-${index}`, image.contentType, image.bytes));
+    publication.previewImages?.forEach((image, index) => {
+      insertAsset.run(id, `preview-${index}`, image.contentType, image.bytes);
+    });
     return { row: integrationById(db, id)!, created: !existing };
   })();
 }

@@ -53,12 +53,15 @@ function writtenOverBudget(document: Record<string, unknown>): SpecOverBudget | 
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
     nodes += 1;
-    if (nodes > MAX_SPEC_NODES) return over('nodes', nodes, MAX_SPEC_NODES, `The document holds more than ${MAX_SPEC_NODES} values`);
+    if (nodes > MAX_SPEC_NODES)
+      return over('nodes', nodes, MAX_SPEC_NODES, `The document holds more than ${MAX_SPEC_NODES} values`);
     if (!isContainer(value)) continue;
-    if (depth > MAX_SPEC_DEPTH) return over('depth', depth, MAX_SPEC_DEPTH, `The document nests objects and arrays ${depth} levels deep`);
+    if (depth > MAX_SPEC_DEPTH)
+      return over('depth', depth, MAX_SPEC_DEPTH, `The document nests objects and arrays ${depth} levels deep`);
     if (!Array.isArray(value) && typeof value.$ref === 'string') {
       refs += 1;
-      if (refs > MAX_SPEC_REFS) return over('references', refs, MAX_SPEC_REFS, `The document holds more than ${MAX_SPEC_REFS} $ref references`);
+      if (refs > MAX_SPEC_REFS)
+        return over('references', refs, MAX_SPEC_REFS, `The document holds more than ${MAX_SPEC_REFS} $ref references`);
     }
     for (const child of children(value)) stack.push([child, depth + 1]);
   }
@@ -87,7 +90,14 @@ function expandedOverBudget(document: Record<string, unknown>): SpecOverBudget |
     if (seen) return seen;
     if (onPath.has(value)) return { size: 1, circular: true };
     if (depth > MAX_SPEC_EXPANDED_DEPTH) {
-      throw new Stop(over('expandedDepth', depth, MAX_SPEC_EXPANDED_DEPTH, `The document's references lead more than ${MAX_SPEC_EXPANDED_DEPTH} levels deep`));
+      throw new Stop(
+        over(
+          'expandedDepth',
+          depth,
+          MAX_SPEC_EXPANDED_DEPTH,
+          `The document's references lead more than ${MAX_SPEC_EXPANDED_DEPTH} levels deep`,
+        ),
+      );
     }
     onPath.add(value);
     let result: Expanded = { size: 1, circular: false };

@@ -63,7 +63,9 @@ export function specSnapshot(db: Db, orgId: string, slug: string, versionId?: st
   const spec = findSpec(db, orgId, slug);
   if (!spec) return undefined;
   const pinned = versionId
-    ? (db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? AND id = ?').get(spec.id, versionId) as OpenAPIVersionRow | undefined)
+    ? (db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? AND id = ?').get(spec.id, versionId) as
+        | OpenAPIVersionRow
+        | undefined)
     : undefined;
   const version = pinned ?? latestVersion(db, spec);
   if (!version) return null;
@@ -79,8 +81,10 @@ interface Operation {
   operationId: string | undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-const stringOf = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+const stringOf = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 
 /** The operations of a document, in document order (paths, then methods in the usual order). */
 function operationsOf(document: Record<string, unknown>): Operation[] {
@@ -91,8 +95,16 @@ function operationsOf(document: Record<string, unknown>): Operation[] {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!isObject(operation)) continue;
-      const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [];
-      operations.push({ path, method, tags: tags.length ? [...new Set(tags)] : [UNTAGGED], summary: stringOf(operation.summary), operationId: stringOf(operation.operationId) });
+      const tags = Array.isArray(operation.tags)
+        ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '')
+        : [];
+      operations.push({
+        path,
+        method,
+        tags: tags.length ? [...new Set(tags)] : [UNTAGGED],
+        summary: stringOf(operation.summary),
+        operationId: stringOf(operation.operationId),
+      });
     }
   }
   return operations;
@@ -120,13 +132,19 @@ function tagGroups(document: Record<string, unknown>): TagGroup[] {
     let found = groups.get(name);
     if (!found) {
       const tag = declared.get(name);
-      found = { name, title: stringOf(tag?.['x-displayName']) ?? name, description: stringOf(tag?.description), operations: [] };
+      found = {
+        name,
+        title: stringOf(tag?.['x-displayName']) ?? name,
+        description: stringOf(tag?.description),
+        operations: [],
+      };
       groups.set(name, found);
     }
     return found;
   };
   for (const name of declared.keys()) group(name);
-  for (const operation of operationsOf(document)) for (const tag of operation.tags) group(tag).operations.push(operation);
+  for (const operation of operationsOf(document))
+    for (const tag of operation.tags) group(tag).operations.push(operation);
   const used = [...groups.values()].filter((item) => item.operations.length > 0);
   const untagged = groups.get(UNTAGGED);
   if (untagged && !declared.has(UNTAGGED)) {
@@ -140,7 +158,11 @@ function tagGroups(document: Record<string, unknown>): TagGroup[] {
 /** Names of the schemas of a document (`components.schemas`, or Swagger 2.0 `definitions`). */
 function schemaNames(document: Record<string, unknown>): string[] {
   const components = isObject(document.components) ? document.components : {};
-  const schemas = isObject(components.schemas) ? components.schemas : isObject(document.definitions) ? document.definitions : {};
+  const schemas = isObject(components.schemas)
+    ? components.schemas
+    : isObject(document.definitions)
+      ? document.definitions
+      : {};
   return Object.keys(schemas);
 }
 
@@ -164,7 +186,13 @@ function paragraphs(textValue: string | undefined, seed: string, part: string): 
       type: 'paragraph',
       key: derivedId(seed, `${part}:p${index}`, 12),
       data: {},
-      nodes: [{ object: 'text', key: derivedId(seed, `${part}:t${index}`, 12), leaves: [{ object: 'leaf', text: chunk, marks: [] }] }],
+      nodes: [
+        {
+          object: 'text',
+          key: derivedId(seed, `${part}:t${index}`, 12),
+          leaves: [{ object: 'leaf', text: chunk, marks: [] }],
+        },
+      ],
     }));
 }
 
@@ -208,7 +236,9 @@ export function computeDocument(snapshot: SpecSnapshot, props: OpenAPIDocumentPr
     }
     case 'operation': {
       const method = props.method.toLowerCase();
-      const found = operationsOf(document).find((operation) => operation.path === props.page && operation.method === method);
+      const found = operationsOf(document).find(
+        (operation) => operation.path === props.page && operation.method === method,
+      );
       nodes = found ? [operationBlock(slug, found, seed)] : [];
       break;
     }
@@ -238,7 +268,13 @@ function documentSource(snapshot: SpecSnapshot, props: OpenAPIDocumentProps): Re
     dependencies: {
       spec: {
         ref: { kind: 'openapi', spec: spec.slug },
-        value: { object: 'openapi-spec', id: spec.id, slug: spec.slug, lastVersion: version.id, visibility: spec.visibility },
+        value: {
+          object: 'openapi-spec',
+          id: spec.id,
+          slug: spec.slug,
+          lastVersion: version.id,
+          visibility: spec.visibility,
+        },
       },
     },
   };
@@ -279,21 +315,45 @@ function generatedPage(
  * The pages a revision source generates from the specification. `usedSlugs` holds the slugs of
  * the pages they will sit beside (the generated ones join it).
  */
-export function computePages(snapshot: SpecSnapshot, props: OpenAPIRevisionProps, seed: string, usedSlugs = new Set<string>()): ContentPage[] {
+export function computePages(
+  snapshot: SpecSnapshot,
+  props: OpenAPIRevisionProps,
+  seed: string,
+  usedSlugs = new Set<string>(),
+): ContentPage[] {
   const { document } = snapshot;
   const pages: ContentPage[] = [];
   for (const group of tagGroups(document)) {
     if (props.grouping === 'by-operation') {
       const childSlugs = new Set<string>();
       const children = group.operations.map((operation) =>
-        generatedPage(snapshot, { doc: 'operation', page: operation.path, method: operation.method }, seed, `op:${group.name}:${operation.method} ${operation.path}`, {
-          title: operation.summary ?? operation.operationId ?? `${operation.method.toUpperCase()} ${operation.path}`,
-          used: childSlugs,
+        generatedPage(
+          snapshot,
+          { doc: 'operation', page: operation.path, method: operation.method },
+          seed,
+          `op:${group.name}:${operation.method} ${operation.path}`,
+          {
+            title: operation.summary ?? operation.operationId ?? `${operation.method.toUpperCase()} ${operation.path}`,
+            used: childSlugs,
+          },
+        ),
+      );
+      pages.push(
+        generatedPage(snapshot, { doc: 'tag', page: group.name }, seed, `tag:${group.name}`, {
+          title: group.title,
+          description: group.description,
+          used: usedSlugs,
+          pages: children,
         }),
       );
-      pages.push(generatedPage(snapshot, { doc: 'tag', page: group.name }, seed, `tag:${group.name}`, { title: group.title, description: group.description, used: usedSlugs, pages: children }));
     } else {
-      pages.push(generatedPage(snapshot, { doc: 'operations', page: group.name }, seed, `tag:${group.name}`, { title: group.title, description: group.description, used: usedSlugs }));
+      pages.push(
+        generatedPage(snapshot, { doc: 'operations', page: group.name }, seed, `tag:${group.name}`, {
+          title: group.title,
+          description: group.description,
+          used: usedSlugs,
+        }),
+      );
     }
   }
   if (props.models !== false && schemaNames(document).length > 0) {
@@ -304,7 +364,7 @@ export function computePages(snapshot: SpecSnapshot, props: OpenAPIRevisionProps
 
 /** The spec slug a `builtin:openapi` source depends on, if it is one. */
 export function openAPISlugOf(source: Record<string, unknown> | undefined): string | undefined {
-  if (!source || source.type !== 'builtin:openapi') return undefined;
+  if (source?.type !== 'builtin:openapi') return undefined;
   const spec = isObject(source.dependencies) ? source.dependencies.spec : undefined;
   const ref = isObject(spec) ? spec.ref : undefined;
   return isObject(ref) && ref.kind === 'openapi' && typeof ref.spec === 'string' ? ref.spec : undefined;
@@ -366,10 +426,12 @@ export function expandComputed(db: Db, orgId: string, content: RevisionContent):
   const slugs = specSlugsOf(content);
   if (slugs.length === 0) return content;
   const snapshots = new Map(slugs.map((slug) => [slug, specSnapshot(db, orgId, slug)] as const));
-  const key = slugs.map((slug) => {
-    const snapshot = snapshots.get(slug);
-    return snapshot ? `${slug}:${snapshot.version.id}:${snapshot.spec.visibility}` : `${slug}:-`;
-  }).join('\n');
+  const key = slugs
+    .map((slug) => {
+      const snapshot = snapshots.get(slug);
+      return snapshot ? `${slug}:${snapshot.version.id}:${snapshot.spec.visibility}` : `${slug}:-`;
+    })
+    .join('\n');
   const known = expansions.get(content);
   if (known?.key === key) return known.content;
 
@@ -379,11 +441,15 @@ export function expandComputed(db: Db, orgId: string, content: RevisionContent):
       const slug = page.type === 'computed' ? openAPISlugOf(page.computed) : undefined;
       if (slug !== undefined) {
         const snapshot = snapshots.get(slug);
-        return snapshot ? computePages(snapshot, (page.computed!.props ?? {}) as OpenAPIRevisionProps, page.id, used) : [];
+        return snapshot
+          ? computePages(snapshot, (page.computed!.props ?? {}) as OpenAPIRevisionProps, page.id, used)
+          : [];
       }
       if (page.pages.length === 0) return [page];
       const children = expandPages(page.pages);
-      return children.every((child, index) => child === page.pages[index]) && children.length === page.pages.length ? [page] : [{ ...page, pages: children }];
+      return children.every((child, index) => child === page.pages[index]) && children.length === page.pages.length
+        ? [page]
+        : [{ ...page, pages: children }];
     });
   };
   const expanded = { ...content, pages: expandPages(content.pages) };

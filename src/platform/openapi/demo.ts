@@ -157,7 +157,7 @@ const COMPONENTS = `components:
 export const DEMO_SPEC_V1 = `${INFO_AND_TAGS.replace('VERSION', '1.0.0')}${PATHS_V1}${COMPONENTS}`;
 
 /** The text of the second version: deleting a pet is added. */
-export const DEMO_SPEC_V2 = `${INFO_AND_TAGS.replace('VERSION', '1.1.0')}${PATHS_V1.replace("          description: No such pet.\n", `          description: No such pet.\n${DELETE_PET}`)}${COMPONENTS}`;
+export const DEMO_SPEC_V2 = `${INFO_AND_TAGS.replace('VERSION', '1.1.0')}${PATHS_V1.replace('          description: No such pet.\n', `          description: No such pet.\n${DELETE_PET}`)}${COMPONENTS}`;
 
 const OVERVIEW = `# Overview
 
@@ -182,18 +182,33 @@ export function seedDemoOpenAPI(db: Db, orgId: string, spaceId: string, createdA
        error_count, created_at, updated_at)
      VALUES (?, ?, ?, NULL, ?, 1, 'public', 'complete', ?, ?, 0, ?, ?)`,
   ).run(specId, orgId, DEMO_SPEC_SLUG, last.text, last.id, last.at, createdAt, last.at);
-  const insertVersion = db.prepare('INSERT INTO openapi_spec_versions (id, spec_id, seq, text, format, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  versions.forEach((version, index) => insertVersion.run(version.id, specId, index + 1, version.text, 'yaml', textHash(version.text), version.at));
+  const insertVersion = db.prepare(
+    'INSERT INTO openapi_spec_versions (id, spec_id, seq, text, format, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  versions.forEach((version, index) => {
+    insertVersion.run(version.id, specId, index + 1, version.text, 'yaml', textHash(version.text), version.at);
+  });
 
   const parent = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
   const content: RevisionContent = {
     pages: [
-      { id: newId(), type: 'document', title: 'Overview', slug: 'overview', documentId: putDocument(db, spaceId, markdownToDocument(OVERVIEW).document), pages: [] },
+      {
+        id: newId(),
+        type: 'document',
+        title: 'Overview',
+        slug: 'overview',
+        documentId: putDocument(db, spaceId, markdownToDocument(OVERVIEW).document),
+        pages: [],
+      },
       {
         id: newId(),
         type: 'computed',
         title: 'API reference',
-        computed: { type: 'builtin:openapi', props: { models: true, downloadLink: true }, dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } } },
+        computed: {
+          type: 'builtin:openapi',
+          props: { models: true, downloadLink: true },
+          dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } },
+        },
         pages: [],
       },
     ],
@@ -201,5 +216,9 @@ export function seedDemoOpenAPI(db: Db, orgId: string, spaceId: string, createdA
     reusableContents: [],
     variables: {},
   };
-  setCurrentRevision(db, spaceId, storeRevision(db, { spaceId, type: 'edits', parents: [parent], content, createdAt: secondAt }));
+  setCurrentRevision(
+    db,
+    spaceId,
+    storeRevision(db, { spaceId, type: 'edits', parents: [parent], content, createdAt: secondAt }),
+  );
 }

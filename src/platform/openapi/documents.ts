@@ -46,7 +46,10 @@ export function versionDocument(version: { id: string; text: string }): Record<s
     return known.document;
   }
   const read = readText(version.text);
-  const value = 'value' in read && read.value !== null && typeof read.value === 'object' && !Array.isArray(read.value) ? (read.value as Record<string, unknown>) : null;
+  const value =
+    'value' in read && read.value !== null && typeof read.value === 'object' && !Array.isArray(read.value)
+      ? (read.value as Record<string, unknown>)
+      : null;
   rememberDocument(version.id, version.text.length, value);
   return value;
 }

@@ -15,6 +15,10 @@ if (!port) throw new Error('parse-worker runs as a worker thread');
 port.on('message', ({ id, request }: TaskMessage<string>) => {
   readSpec(request).then(
     (answer) => port.postMessage({ id, answer } satisfies TaskAnswer<SpecReading>),
-    (error: unknown) => port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies TaskAnswer<SpecReading>),
+    (error: unknown) =>
+      port.postMessage({
+        id,
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies TaskAnswer<SpecReading>),
   );
 });

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+// A type only: the parser itself is imported where a text is first read.
+import type { ValidationResult } from '@readme/openapi-parser';
 import { parseDocument as parseYamlDocument } from 'yaml';
 import { overBudget } from './budget.js';
 
@@ -39,7 +41,9 @@ export function textHash(text: string): string {
  * The format of a text and its value: JSON when it parses as JSON, else YAML (a superset of
  * JSON). YAML aliases are bounded by the parser (no "billion laughs").
  */
-export function readText(text: string): { format: SpecFormat; value: unknown } | { format: SpecFormat; problems: SpecProblem[] } {
+export function readText(
+  text: string,
+): { format: SpecFormat; value: unknown } | { format: SpecFormat; problems: SpecProblem[] } {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
@@ -76,19 +80,38 @@ function cut(message: string): string {
  */
 export async function readSpec(text: string): Promise<SpecReading> {
   const read = readText(text);
-  if ('problems' in read) return { ok: false, format: read.format, problems: read.problems.slice(0, MAX_PROBLEMS), problemCount: read.problems.length };
+  if ('problems' in read)
+    return {
+      ok: false,
+      format: read.format,
+      problems: read.problems.slice(0, MAX_PROBLEMS),
+      problemCount: read.problems.length,
+    };
   const { format, value } = read;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, format, problems: [{ message: 'The document is not an object: an OpenAPI document is a map of fields' }], problemCount: 1 };
+    return {
+      ok: false,
+      format,
+      problems: [{ message: 'The document is not an object: an OpenAPI document is a map of fields' }],
+      problemCount: 1,
+    };
   }
   const document = value as Record<string, unknown>;
   if (typeof document.openapi !== 'string' && document.swagger === undefined) {
-    return { ok: false, format, problems: [{ message: 'The document has neither an "openapi" nor a "swagger" field: it is not an OpenAPI document' }], problemCount: 1 };
+    return {
+      ok: false,
+      format,
+      problems: [
+        { message: 'The document has neither an "openapi" nor a "swagger" field: it is not an OpenAPI document' },
+      ],
+      problemCount: 1,
+    };
   }
   // The validator's work grows with the document's references written out: bounded first.
   const over = overBudget(document);
-  if (over) return { ok: false, format, problems: [{ message: over.message, code: 'LIMIT_EXCEEDED' }], problemCount: 1 };
-  let result;
+  if (over)
+    return { ok: false, format, problems: [{ message: over.message, code: 'LIMIT_EXCEEDED' }], problemCount: 1 };
+  let result: ValidationResult;
   try {
     // The validator dereferences what it is given in place: it gets a copy.
     // Loaded at the first reading (in the worker thread), not at every start of the platform.
@@ -103,7 +126,12 @@ export async function readSpec(text: string): Promise<SpecReading> {
   }
   if (!result.valid) {
     const problems = result.errors.map((error) => ({ message: cut(firstLine(error.message)) }));
-    return { ok: false, format, problems: problems.slice(0, MAX_PROBLEMS), problemCount: problems.length + (result.additionalErrors ?? 0) };
+    return {
+      ok: false,
+      format,
+      problems: problems.slice(0, MAX_PROBLEMS),
+      problemCount: problems.length + (result.additionalErrors ?? 0),
+    };
   }
   return { ok: true, format, document, specification: result.specification === 'Swagger' ? 'Swagger' : 'OpenAPI' };
 }

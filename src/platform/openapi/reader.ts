@@ -60,7 +60,10 @@ function failure(error: TaskWorkerError, timeoutMs: number): SpecReaderError {
   switch (error.reason) {
     case 'timeout': {
       const seconds = timeoutMs / 1000;
-      return new SpecReaderError('timeout', `The document could not be read within ${seconds < 1 ? `${timeoutMs} ms` : `${seconds} s`}`);
+      return new SpecReaderError(
+        'timeout',
+        `The document could not be read within ${seconds < 1 ? `${timeoutMs} ms` : `${seconds} s`}`,
+      );
     }
     case 'memory':
       return new SpecReaderError('crash', 'The document is too large to be read (out of memory)');

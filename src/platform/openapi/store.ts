@@ -6,7 +6,7 @@ import { fetchUrl, OutboundError } from '../outbound.js';
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { rememberDocument, versionDocument } from './documents.js';
-import { MAX_PROBLEMS, textHash, type SpecFormat, type SpecProblem } from './parse.js';
+import { MAX_PROBLEMS, textHash, type SpecFormat, type SpecProblem, type SpecReading } from './parse.js';
 import { SpecReaderError, type SpecReader } from './reader.js';
 
 /**
@@ -84,11 +84,15 @@ interface ProcessJob {
 // ---------------------------------------------------------------------------------------------
 
 export function specsOf(db: Db, orgId: string): OpenAPISpecRow[] {
-  return db.prepare('SELECT * FROM openapi_specs WHERE org_id = ? ORDER BY created_at, id').all(orgId) as OpenAPISpecRow[];
+  return db
+    .prepare('SELECT * FROM openapi_specs WHERE org_id = ? ORDER BY created_at, id')
+    .all(orgId) as OpenAPISpecRow[];
 }
 
 export function findSpec(db: Db, orgId: string, slug: string): OpenAPISpecRow | undefined {
-  return db.prepare('SELECT * FROM openapi_specs WHERE org_id = ? AND slug = ?').get(orgId, slug) as OpenAPISpecRow | undefined;
+  return db.prepare('SELECT * FROM openapi_specs WHERE org_id = ? AND slug = ?').get(orgId, slug) as
+    | OpenAPISpecRow
+    | undefined;
 }
 
 export function requireSpec(db: Db, orgId: string, slug: string): OpenAPISpecRow {
@@ -142,11 +146,15 @@ function specLocation(row: Pick<OpenAPISpecRow, 'org_id' | 'slug'>, links: Links
 
 /** Versions of a specification, newest first. */
 export function versionsOf(db: Db, specId: string): OpenAPIVersionRow[] {
-  return db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? ORDER BY seq DESC').all(specId) as OpenAPIVersionRow[];
+  return db
+    .prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? ORDER BY seq DESC')
+    .all(specId) as OpenAPIVersionRow[];
 }
 
 export function latestVersion(db: Db, spec: Pick<OpenAPISpecRow, 'id'>): OpenAPIVersionRow | undefined {
-  return db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? ORDER BY seq DESC LIMIT 1').get(spec.id) as OpenAPIVersionRow | undefined;
+  return db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? ORDER BY seq DESC LIMIT 1').get(spec.id) as
+    | OpenAPIVersionRow
+    | undefined;
 }
 
 /** A version by id (`latest` for the latest one), or a 404. */
@@ -154,7 +162,9 @@ export function requireVersion(db: Db, spec: Pick<OpenAPISpecRow, 'id'>, version
   const row =
     versionId === 'latest'
       ? latestVersion(db, spec)
-      : (db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? AND id = ?').get(spec.id, versionId) as OpenAPIVersionRow | undefined);
+      : (db.prepare('SELECT * FROM openapi_spec_versions WHERE spec_id = ? AND id = ?').get(spec.id, versionId) as
+          | OpenAPIVersionRow
+          | undefined);
   if (!row) throw notFound('OpenAPI specification version');
   return row;
 }
@@ -169,15 +179,25 @@ function versionFileName(spec: Pick<OpenAPISpecRow, 'slug'>, version: Pick<OpenA
  * download URL of a file), so the gateway and "Try it" tools can read it; it cannot be forged and
  * stops working when the version is deleted.
  */
-export function versionUrl(db: Db, spec: Pick<OpenAPISpecRow, 'slug'>, version: Pick<OpenAPIVersionRow, 'id' | 'format'>, links: Links): string {
+export function versionUrl(
+  db: Db,
+  spec: Pick<OpenAPISpecRow, 'slug'>,
+  version: Pick<OpenAPIVersionRow, 'id' | 'format'>,
+  links: Links,
+): string {
   const name = versionFileName(spec, version);
   return `${links.openapi}/${version.id}/${encodeURIComponent(name)}?sig=${sign(db, ['openapi', version.id, name])}`;
 }
 
 /** Whether a signed URL is one the platform made, and the version it names (gone once deleted). */
-export function signedVersion(db: Db, request: { versionId: string; name: string; sig: string | undefined }): { valid: boolean; version?: OpenAPIVersionRow } {
+export function signedVersion(
+  db: Db,
+  request: { versionId: string; name: string; sig: string | undefined },
+): { valid: boolean; version?: OpenAPIVersionRow } {
   if (!verify(db, ['openapi', request.versionId, request.name], request.sig)) return { valid: false };
-  const version = db.prepare('SELECT * FROM openapi_spec_versions WHERE id = ?').get(request.versionId) as OpenAPIVersionRow | undefined;
+  const version = db.prepare('SELECT * FROM openapi_spec_versions WHERE id = ?').get(request.versionId) as
+    | OpenAPIVersionRow
+    | undefined;
   return version ? { valid: true, version } : { valid: true };
 }
 
@@ -214,18 +234,23 @@ export function rawJson(version: OpenAPIVersionRow) {
 // ---------------------------------------------------------------------------------------------
 
 function sourceColumns(source: SpecSource): { source_url: string | null; source_text: string | null } {
-  return 'url' in source ? { source_url: source.url, source_text: null } : { source_url: null, source_text: source.text };
+  return 'url' in source
+    ? { source_url: source.url, source_text: null }
+    : { source_url: null, source_text: source.text };
 }
 
 /** Enqueues the processing of the specification's current source (inside the write's transaction). */
 function enqueueProcessing(queue: JobQueue, row: Pick<OpenAPISpecRow, 'id' | 'generation'>): void {
-  queue.enqueue(OPENAPI_JOB, { specId: row.id, generation: row.generation } satisfies ProcessJob, { key: `openapi:${row.id}` });
+  queue.enqueue(OPENAPI_JOB, { specId: row.id, generation: row.generation } satisfies ProcessJob, {
+    key: `openapi:${row.id}`,
+  });
 }
 
 /** Creates a specification, pending its first processing; 409 when the slug is taken. */
 export function createSpec(db: Db, queue: JobQueue, orgId: string, slug: string, source: SpecSource): OpenAPISpecRow {
   return db.transaction(() => {
-    if (findSpec(db, orgId, slug)) throw conflict(`An OpenAPI specification with the slug "${slug}" already exists in the organization`);
+    if (findSpec(db, orgId, slug))
+      throw conflict(`An OpenAPI specification with the slug "${slug}" already exists in the organization`);
     const at = now();
     const id = newId();
     const { source_url, source_text } = sourceColumns(source);
@@ -243,7 +268,13 @@ export function createSpec(db: Db, queue: JobQueue, orgId: string, slug: string,
  * Creates the specification of that slug, or gives an existing one a new source (the same URL
  * again is a check for updates); either way it is pending a processing.
  */
-export function putSpec(db: Db, queue: JobQueue, orgId: string, slug: string, source: SpecSource): { row: OpenAPISpecRow; created: boolean } {
+export function putSpec(
+  db: Db,
+  queue: JobQueue,
+  orgId: string,
+  slug: string,
+  source: SpecSource,
+): { row: OpenAPISpecRow; created: boolean } {
   return db.transaction(() => {
     const existing = findSpec(db, orgId, slug);
     if (!existing) return { row: createSpec(db, queue, orgId, slug, source), created: true };
@@ -259,7 +290,11 @@ export function putSpec(db: Db, queue: JobQueue, orgId: string, slug: string, so
 }
 
 export function setVisibility(db: Db, row: OpenAPISpecRow, visibility: SpecVisibility): OpenAPISpecRow {
-  db.prepare('UPDATE openapi_specs SET visibility = ?, updated_at = ? WHERE id = ?').run(visibility, laterThan(row.updated_at), row.id);
+  db.prepare('UPDATE openapi_specs SET visibility = ?, updated_at = ? WHERE id = ?').run(
+    visibility,
+    laterThan(row.updated_at),
+    row.id,
+  );
   return requireSpec(db, row.org_id, row.slug);
 }
 
@@ -306,15 +341,21 @@ async function readSource(db: Db, row: OpenAPISpecRow, options: OpenAPIProcessin
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
       // OutboundError messages show the URL without its credentials.
-      return { ok: false, code: error.timedOut ? 'FETCH_TIMEOUT' : 'FETCH_ERROR', problems: [{ message: `The source URL ${error.message}` }], count: 1 };
+      return {
+        ok: false,
+        code: error.timedOut ? 'FETCH_TIMEOUT' : 'FETCH_ERROR',
+        problems: [{ message: `The source URL ${error.message}` }],
+        count: 1,
+      };
     }
   } else {
     text = row.source_text ?? '';
   }
-  if (text.trim() === '') return { ok: false, code: 'PARSE_ERROR', problems: [{ message: 'The document is empty' }], count: 1 };
+  if (text.trim() === '')
+    return { ok: false, code: 'PARSE_ERROR', problems: [{ message: 'The document is empty' }], count: 1 };
   // The latest version's text was valid when it was read, and reading is deterministic.
   if (latestVersion(db, row)?.hash === textHash(text)) return { ok: true, unchanged: true, text };
-  let reading;
+  let reading: SpecReading;
   try {
     reading = await options.reader.read(text);
   } catch (error) {
@@ -341,7 +382,14 @@ function recordOutcome(db: Db, job: ProcessJob, outcome: Outcome, refreshMs: num
       db.prepare(
         `UPDATE openapi_specs SET processing_state = 'complete', last_processed_at = ?, error_code = ?, errors = ?, error_count = ?, next_check_at = ?
          WHERE id = ?`,
-      ).run(at, outcome.code, JSON.stringify(outcome.problems.slice(0, MAX_PROBLEMS)), outcome.count, nextCheck, row.id);
+      ).run(
+        at,
+        outcome.code,
+        JSON.stringify(outcome.problems.slice(0, MAX_PROBLEMS)),
+        outcome.count,
+        nextCheck,
+        row.id,
+      );
       return undefined;
     }
     const hash = textHash(outcome.text);
@@ -352,15 +400,9 @@ function recordOutcome(db: Db, job: ProcessJob, outcome: Outcome, refreshMs: num
     // An unchanged outcome found the latest version's text; a changed one may still meet it (a version made meanwhile).
     if (!outcome.unchanged && (!latest || latest.hash !== hash)) {
       versionId = made = newId();
-      db.prepare('INSERT INTO openapi_spec_versions (id, spec_id, seq, text, format, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        versionId,
-        row.id,
-        (latest?.seq ?? 0) + 1,
-        outcome.text,
-        outcome.format,
-        hash,
-        at,
-      );
+      db.prepare(
+        'INSERT INTO openapi_spec_versions (id, spec_id, seq, text, format, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(versionId, row.id, (latest?.seq ?? 0) + 1, outcome.text, outcome.format, hash, at);
       updatedAt = laterThan(row.updated_at);
     }
     db.prepare(
@@ -382,9 +424,13 @@ export function registerOpenAPI(queue: JobQueue, db: Db, options: OpenAPIProcess
   queue.register<ProcessJob>(OPENAPI_JOB, {
     interrupted: 'resume',
     async run(job, { db: jobDb }) {
-      const row = jobDb.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(job.specId) as OpenAPISpecRow | undefined;
+      const row = jobDb.prepare('SELECT * FROM openapi_specs WHERE id = ?').get(job.specId) as
+        | OpenAPISpecRow
+        | undefined;
       if (!row || row.generation !== job.generation) return;
-      jobDb.prepare("UPDATE openapi_specs SET processing_state = 'progress' WHERE id = ? AND generation = ?").run(row.id, job.generation);
+      jobDb
+        .prepare("UPDATE openapi_specs SET processing_state = 'progress' WHERE id = ? AND generation = ?")
+        .run(row.id, job.generation);
       const outcome = await readSource(jobDb, row, options);
       const made = recordOutcome(jobDb, job, outcome, refreshMs);
       // The version's first readers (computed content) find its document already parsed.
@@ -394,7 +440,17 @@ export function registerOpenAPI(queue: JobQueue, db: Db, options: OpenAPIProcess
     failed(job, _reason, { db: jobDb }) {
       // An unexpected failure: the specification must not stay in progress. The reason may name
       // internals; the caller is told the processing failed, nothing more.
-      recordOutcome(jobDb, job, { ok: false, code: 'PARSE_ERROR', problems: [{ message: 'The specification could not be processed' }], count: 1 }, refreshMs);
+      recordOutcome(
+        jobDb,
+        job,
+        {
+          ok: false,
+          code: 'PARSE_ERROR',
+          problems: [{ message: 'The specification could not be processed' }],
+          count: 1,
+        },
+        refreshMs,
+      );
     },
   });
   return refresher;
@@ -430,10 +486,14 @@ export class OpenAPIRefresher {
   checkDue(at = Date.now()): number {
     return this.db.transaction(() => {
       const due = this.db
-        .prepare('SELECT id, generation FROM openapi_specs WHERE next_check_at IS NOT NULL AND next_check_at <= ? AND source_url IS NOT NULL')
+        .prepare(
+          'SELECT id, generation FROM openapi_specs WHERE next_check_at IS NOT NULL AND next_check_at <= ? AND source_url IS NOT NULL',
+        )
         .all(at) as Array<Pick<OpenAPISpecRow, 'id' | 'generation'>>;
       for (const row of due) {
-        this.db.prepare("UPDATE openapi_specs SET next_check_at = NULL, processing_state = 'pending' WHERE id = ?").run(row.id);
+        this.db
+          .prepare("UPDATE openapi_specs SET next_check_at = NULL, processing_state = 'pending' WHERE id = ?")
+          .run(row.id);
         enqueueProcessing(this.queue, row);
       }
       return due.length;
@@ -444,7 +504,10 @@ export class OpenAPIRefresher {
   schedule(): void {
     if (!this.running) return;
     if (this.timer) clearTimeout(this.timer);
-    const next = this.db.prepare('SELECT MIN(next_check_at) FROM openapi_specs WHERE next_check_at IS NOT NULL').pluck(true).get() as number | null;
+    const next = this.db
+      .prepare('SELECT MIN(next_check_at) FROM openapi_specs WHERE next_check_at IS NOT NULL')
+      .pluck(true)
+      .get() as number | null;
     const wait = Math.min(60 * 60 * 1000, Math.max(1000, (next ?? Number.POSITIVE_INFINITY) - Date.now()));
     this.timer = setTimeout(() => {
       this.timer = undefined;

@@ -7,7 +7,12 @@ import { fileJson } from '../content/files.js';
 import { contentChangesBody, editRequestContent, prepareFiles, prepareMarkdown } from '../change-requests/edits.js';
 import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from '../change-requests/merging.js';
 import { changeRequestJson, recordContribution, requireNotMerged } from '../change-requests/store.js';
-import { applyTemplateToRequest, requireTemplate, templateRevision, templateSpec } from '../change-requests/templates.js';
+import {
+  applyTemplateToRequest,
+  requireTemplate,
+  templateRevision,
+  templateSpec,
+} from '../change-requests/templates.js';
 import { requestOf } from './change-requests.js';
 
 type RequestParams = { spaceId: string; changeRequestId: string };
@@ -55,7 +60,10 @@ export function changeRequestContentRoutes(app: FastifyInstance, options: Conten
       changes: result.outcomes.map((outcome) =>
         outcome.object === 'deleted_page'
           ? outcome
-          : { ...outcome, page: { object: 'page' as const, id: outcome.page, urls: { location: pageUrl(outcome.page) } } },
+          : {
+              ...outcome,
+              page: { object: 'page' as const, id: outcome.page, urls: { location: pageUrl(outcome.page) } },
+            },
       ),
       insertedFiles: result.insertedFiles.map((file) => fileJson(db, links, file, true)),
     };
@@ -75,26 +83,35 @@ export function changeRequestContentRoutes(app: FastifyInstance, options: Conten
   app.post<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId/update', async (request) => {
     const { space, changeRequest } = requestOf(request, request.params, 'edit');
     const answer = updateChangeRequestFromMain(request.ctx.db, space.id, changeRequest.id);
-    if (answer.revision !== changeRequest.revision) recordContribution(request.ctx.db, changeRequest.id, request.ctx.user.id, 'edit');
+    if (answer.revision !== changeRequest.revision)
+      recordContribution(request.ctx.db, changeRequest.id, request.ctx.user.id, 'edit');
     return mergeAnswer(answer);
   });
 
-  app.post<{ Params: { spaceId: string } }>('/spaces/:spaceId/content/template', async (request: FastifyRequest<{ Params: { spaceId: string } }>, reply) => {
-    const body = parseBody(templateBody, request.body ?? {});
-    const { db, access, user } = request.ctx;
-    const template = requireTemplate(body.id, 'id');
-    if (body.changeRequestId !== undefined) {
-      const { space, changeRequest } = requestOf(request, { spaceId: request.params.spaceId, changeRequestId: body.changeRequestId }, 'edit');
-      requireNotMerged(changeRequest);
+  app.post<{ Params: { spaceId: string } }>(
+    '/spaces/:spaceId/content/template',
+    async (request: FastifyRequest<{ Params: { spaceId: string } }>, reply) => {
+      const body = parseBody(templateBody, request.body ?? {});
+      const { db, access, user } = request.ctx;
+      const template = requireTemplate(body.id, 'id');
+      if (body.changeRequestId !== undefined) {
+        const { space, changeRequest } = requestOf(
+          request,
+          { spaceId: request.params.spaceId, changeRequestId: body.changeRequestId },
+          'edit',
+        );
+        requireNotMerged(changeRequest);
+        const spec = templateSpec(db, space.org_id, body.params, 'params');
+        db.transaction(() => applyTemplateToRequest(db, changeRequest, user, template, spec))();
+        return reply.code(201).send();
+      }
+      const { space, role } = access.requireSpace(request.params.spaceId);
+      demand(role, 'edit', 'Editing the live content');
+      if (space.edit_mode === 'locked')
+        throw conflict('The space is locked: its live content changes through change requests only');
       const spec = templateSpec(db, space.org_id, body.params, 'params');
-      db.transaction(() => applyTemplateToRequest(db, changeRequest, user, template, spec))();
+      db.transaction(() => setCurrentRevision(db, space.id, templateRevision(db, space, template, spec)))();
       return reply.code(201).send();
-    }
-    const { space, role } = access.requireSpace(request.params.spaceId);
-    demand(role, 'edit', 'Editing the live content');
-    if (space.edit_mode === 'locked') throw conflict('The space is locked: its live content changes through change requests only');
-    const spec = templateSpec(db, space.org_id, body.params, 'params');
-    db.transaction(() => setCurrentRevision(db, space.id, templateRevision(db, space, template, spec)))();
-    return reply.code(201).send();
-  });
+    },
+  );
 }

@@ -24,12 +24,7 @@ import type { CollectionRow, OrganizationRow, SpaceRow, UserRow } from '../rows.
 import { collectionJson, spaceJson, userJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
-import {
-  collectionSubtree,
-  endPosition,
-  moveItem,
-  requireTargetCollection,
-} from './positions.js';
+import { collectionSubtree, endPosition, moveItem, requireTargetCollection } from './positions.js';
 import { rowsById, treeOrder } from '../tree.js';
 import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
@@ -98,8 +93,15 @@ export function collectionRoutes(app: FastifyInstance): void {
       .map((collection) => ({ collection, role: access.collectionRole(collection) }))
       .filter((entry) => entry.role !== null);
     const page = pageFromArray(visible, window);
-    const rows = rowsById<CollectionRow>(db, 'collections', page.items.map((entry) => entry.collection.id));
-    return { ...page, items: page.items.map(({ collection, role }) => collectionJson(rows.get(collection.id)!, role, links)) };
+    const rows = rowsById<CollectionRow>(
+      db,
+      'collections',
+      page.items.map((entry) => entry.collection.id),
+    );
+    return {
+      ...page,
+      items: page.items.map(({ collection, role }) => collectionJson(rows.get(collection.id)!, role, links)),
+    };
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {
@@ -112,7 +114,15 @@ export function collectionRoutes(app: FastifyInstance): void {
     db.prepare(
       `INSERT INTO collections (id, org_id, parent_id, title, description, default_level, position, created_at, updated_at)
        VALUES (?, ?, ?, ?, NULL, 'inherit', ?, ?, ?)`,
-    ).run(id, org.id, parent?.id ?? null, body.title ?? 'Untitled', endPosition(db, org.id, parent?.id ?? null), at, at);
+    ).run(
+      id,
+      org.id,
+      parent?.id ?? null,
+      body.title ?? 'Untitled',
+      endPosition(db, org.id, parent?.id ?? null),
+      at,
+      at,
+    );
     const created = loadCollection(db, id);
     reply.code(201).header('location', `${links.api}/collections/${id}`);
     return collectionJson(created, access.collectionRole(created), links);
@@ -176,7 +186,9 @@ export function collectionRoutes(app: FastifyInstance): void {
       } else {
         const target = requireTargetCollection(access, collection.org_id, body.parent);
         if (collectionSubtree(db, collection.id).includes(target.id)) {
-          throw badRequest('Invalid body field "parent": cannot move a collection into itself or one of its descendants');
+          throw badRequest(
+            'Invalid body field "parent": cannot move a collection into itself or one of its descendants',
+          );
         }
         parentId = target.id;
       }
@@ -286,7 +298,9 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Managing collection permissions');
     const body = parseBody(updateUserPermissionBody, request.body);
-    const target = db.prepare('SELECT id FROM users WHERE id = ?').get(request.params.userId) as { id: string } | undefined;
+    const target = db.prepare('SELECT id FROM users WHERE id = ?').get(request.params.userId) as
+      | { id: string }
+      | undefined;
     if (!target) throw notFound('User');
     setGrant(db, collection, 'user', target.id, body.role);
     return reply.code(204).send();

@@ -3,11 +3,20 @@ import { z } from 'zod';
 import { pageIndex, pageJson } from '../content/pages.js';
 import { EMPTY_CONTENT } from '../content/revisions.js';
 import { badRequest, notFoundInBody, parseBody, parseQuery } from '../http.js';
-import { computeDocument, computePages, HTTP_METHODS, specSnapshot, type OpenAPIDocumentProps } from '../openapi/computed.js';
+import {
+  computeDocument,
+  computePages,
+  HTTP_METHODS,
+  specSnapshot,
+  type OpenAPIDocumentProps,
+} from '../openapi/computed.js';
 
 const specDependency = z.object({
   spec: z.object({
-    ref: z.strictObject({ kind: z.literal('openapi', { message: 'must be openapi' }), spec: z.string().min(1, 'must be the slug of an OpenAPI specification') }),
+    ref: z.strictObject({
+      kind: z.literal('openapi', { message: 'must be openapi' }),
+      spec: z.string().min(1, 'must be the slug of an OpenAPI specification'),
+    }),
     // A resolved dependency (as generated pages carry it) is taken too; the platform resolves it again.
     value: z.unknown().optional(),
   }),
@@ -37,15 +46,24 @@ const documentProps = z.union(
   { message: 'must be { doc: models }, { doc: operations | info | tag, page } or { doc: operation, page, method }' },
 );
 
-const documentSource = z.object({ type: z.literal('builtin:openapi'), props: documentProps, dependencies: specDependency });
+const documentSource = z.object({
+  type: z.literal('builtin:openapi'),
+  props: documentProps,
+  dependencies: specDependency,
+});
 
-const seed = z.string({ message: 'must be a string' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const seed = z
+  .string({ message: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters');
 
 /** Only `builtin:openapi` sources are computed by the platform: others are named in a 400. */
 function openAPIOnly(body: unknown): void {
   const type = (body as { source?: { type?: unknown } } | undefined)?.source?.type;
   if (typeof type === 'string' && type !== 'builtin:openapi') {
-    throw badRequest(`Invalid body field "source.type": the platform computes builtin:openapi sources only, not ${JSON.stringify(type.slice(0, 100))}`);
+    throw badRequest(
+      `Invalid body field "source.type": the platform computes builtin:openapi sources only, not ${JSON.stringify(type.slice(0, 100))}`,
+    );
   }
 }
 
@@ -60,7 +78,8 @@ export function computedRoutes(app: FastifyInstance): void {
     const { db, access } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId);
     const snapshot = specSnapshot(db, space.org_id, slug);
-    if (snapshot === undefined) throw notFoundInBody('OpenAPI specification', 'source.dependencies.spec.ref.spec', slug);
+    if (snapshot === undefined)
+      throw notFoundInBody('OpenAPI specification', 'source.dependencies.spec.ref.spec', slug);
     return { space, snapshot };
   };
 
@@ -72,11 +91,18 @@ export function computedRoutes(app: FastifyInstance): void {
     const content = { ...EMPTY_CONTENT, pages };
     const index = pageIndex(content);
     const options = { spaceId: space.id, links: request.ctx.links, metadata: true };
-    return { pages: pages.map((page) => pageJson(index.byId.get(page.id)!, index, options)), files: [], reusableContents: [] };
+    return {
+      pages: pages.map((page) => pageJson(index.byId.get(page.id)!, index, options)),
+      files: [],
+      reusableContents: [],
+    };
   });
 
   app.post<{ Params: { spaceId: string } }>('/spaces/:spaceId/content/computed/document', async (request) => {
-    parseQuery(z.object({ schema: z.enum(['current', 'next'], { message: 'must be current or next' }).optional() }), request.query);
+    parseQuery(
+      z.object({ schema: z.enum(['current', 'next'], { message: 'must be current or next' }).optional() }),
+      request.query,
+    );
     openAPIOnly(request.body);
     const body = parseBody(z.strictObject({ source: documentSource, seed }), request.body);
     const { snapshot } = snapshotOf(request, body.source.dependencies.spec.ref.spec);

@@ -1,7 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from '../content/pages.js';
-import { EMPTY_CONTENT, type ContentFile, type ContentPage, type ContentRef, type Revision, type RevisionContent } from '../content/revisions.js';
+import {
+  EMPTY_CONTENT,
+  type ContentFile,
+  type ContentPage,
+  type ContentRef,
+  type Revision,
+  type RevisionContent,
+} from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
 import type { Block, ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
@@ -36,8 +43,12 @@ const contentQuery = z.object({
 const pageQuery = contentQuery.extend({
   format: z.enum(['document', 'markdown'], { message: 'must be document or markdown' }).optional(),
   'format.markdown.refs': z.enum(['relative', 'stable'], { message: 'must be relative or stable' }).optional(),
-  evaluated: z.enum(['true', 'false', 'deterministic-only'], { message: 'must be true, false or deterministic-only' }).optional(),
-  dereferenced: z.enum(['true', 'false', 'reusable-contents'], { message: 'must be true, false or reusable-contents' }).optional(),
+  evaluated: z
+    .enum(['true', 'false', 'deterministic-only'], { message: 'must be true, false or deterministic-only' })
+    .optional(),
+  dereferenced: z
+    .enum(['true', 'false', 'reusable-contents'], { message: 'must be true, false or reusable-contents' })
+    .optional(),
   cachedMetadata: booleanParam.optional(),
 });
 
@@ -46,7 +57,12 @@ const filesQuery = contentQuery.extend(pageParams);
 const downloadQuery = z.object({ type: z.string().optional(), sig: z.string().optional() });
 
 const changesQuery = contentQuery.extend({
-  limit: z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').optional(),
+  limit: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .optional(),
 });
 
 const linksQuery = contentQuery.extend({
@@ -79,7 +95,12 @@ export function contentRoutes(app: FastifyInstance): void {
    * `revisionId`. Its computed pages are expanded into the pages they generate unless `computed`
    * is false.
    */
-  function revisionOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string }, shareKey?: string, computed = true) {
+  function revisionOf(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string; changeRequestId?: string },
+    shareKey?: string,
+    computed = true,
+  ) {
     const { db, access } = request.ctx;
     const { space, role } = access.requireSpace(params.spaceId, shareKey !== undefined ? { shareKey } : {});
     let revisionId = params.revisionId ?? space.revision;
@@ -107,7 +128,9 @@ export function contentRoutes(app: FastifyInstance): void {
     });
     // A merge revision names the change request it merged.
     const merged =
-      revision.type === 'merge' && revision.mergedFrom && role !== null ? findChangeRequest(request.ctx.db, space.id, revision.mergedFrom) : undefined;
+      revision.type === 'merge' && revision.mergedFrom && role !== null
+        ? findChangeRequest(request.ctx.db, space.id, revision.mergedFrom)
+        : undefined;
     return merged ? { ...json, mergedFrom: changeRequestJson(request.ctx.db, merged, space, request.ctx.links) } : json;
   }
 
@@ -119,7 +142,11 @@ export function contentRoutes(app: FastifyInstance): void {
     return { pages: revision.content.pages.map((page) => pageJson(index.byId.get(page.id)!, index, options)) };
   }
 
-  function pageAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }, find: (revision: Revision) => PlacedPage | undefined) {
+  function pageAnswer(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string },
+    find: (revision: Revision) => PlacedPage | undefined,
+  ) {
     const query = parseQuery(pageQuery, request.query);
     const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const placed = find(revision);
@@ -160,7 +187,13 @@ export function contentRoutes(app: FastifyInstance): void {
     if (!page.documentId) return EMPTY_DOCUMENT;
     const document = content.document(revision, page.documentId, page);
     if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
-    return evaluatedFor(request, dereference(request, space, revision, document, dereferenced), evaluated, revision, page);
+    return evaluatedFor(
+      request,
+      dereference(request, space, revision, document, dereferenced),
+      evaluated,
+      revision,
+      page,
+    );
   }
 
   /**
@@ -168,17 +201,33 @@ export function contentRoutes(app: FastifyInstance): void {
    * resolved against the variables of the space and the page, and the claims of the visitor: a
    * site visitor's (from the API token of a resolved URL), or none for an API reader.
    */
-  function evaluatedFor(request: FastifyRequest, document: JSONDocument, evaluated: string | undefined, revision: Revision, page?: ContentPage): JSONDocument {
+  function evaluatedFor(
+    request: FastifyRequest,
+    document: JSONDocument,
+    evaluated: string | undefined,
+    revision: Revision,
+    page?: ContentPage,
+  ): JSONDocument {
     if (evaluated !== 'true' && evaluated !== 'deterministic-only') return document;
     const claims = request.ctx.visitor?.claims ?? {};
-    return evaluateDocument(document, evaluated, { space: { vars: revision.content.variables }, page: { vars: page?.variables ?? {} }, visitor: { claims } });
+    return evaluateDocument(document, evaluated, {
+      space: { vars: revision.content.variables },
+      page: { vars: page?.variables ?? {} },
+      visitor: { claims },
+    });
   }
 
   /**
    * With `dereferenced` (`true` or `reusable-contents`), each reusable-content block of this
    * space is replaced by the blocks of its document, as the revision has it.
    */
-  function dereference(request: FastifyRequest, space: SpaceRow, revision: Revision, document: JSONDocument, dereferenced?: string): JSONDocument {
+  function dereference(
+    request: FastifyRequest,
+    space: SpaceRow,
+    revision: Revision,
+    document: JSONDocument,
+    dereferenced?: string,
+  ): JSONDocument {
     if (dereferenced !== 'true' && dereferenced !== 'reusable-contents') return document;
     const expand = (blocks: readonly Block[], depth: number): Block[] =>
       blocks.flatMap((block) => {
@@ -196,7 +245,7 @@ export function contentRoutes(app: FastifyInstance): void {
     const query = parseQuery(documentQuery, request.query);
     const { space, revision } = revisionOf(request, params, query.shareKey);
     const placed = pageIndex(revision.content).byId.get(params.pageId);
-    if (!placed || placed.page.type !== 'document') throw notFound('Page');
+    if (placed?.page.type !== 'document') throw notFound('Page');
     return pageDocument(request, space, placed.page, revision, query.dereferenced, query.evaluated);
   }
 
@@ -204,7 +253,7 @@ export function contentRoutes(app: FastifyInstance): void {
     const query = parseQuery(contentQuery, request.query);
     const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const placed = pageIndex(revision.content).byId.get(params.pageId);
-    if (!placed || placed.page.type !== 'document') throw notFound('Page');
+    if (placed?.page.type !== 'document') throw notFound('Page');
     return { alternates: [], ...placed.page.metaLinks };
   }
 
@@ -212,7 +261,10 @@ export function contentRoutes(app: FastifyInstance): void {
     const query = parseQuery(filesQuery, request.query);
     const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const page = pageFromArray(revision.content.files, pageWindow(query));
-    return { ...page, items: page.items.map((file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true)) };
+    return {
+      ...page,
+      items: page.items.map((file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true)),
+    };
   }
 
   function fileAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; fileId: string }) {
@@ -238,49 +290,79 @@ export function contentRoutes(app: FastifyInstance): void {
     return placed && (placed.page.type === 'document' || placed.page.type === 'group') ? placed : undefined;
   };
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', OPEN_TO_VISITORS, async (request) => revisionAnswer(request, request.params));
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', OPEN_TO_VISITORS, async (request) =>
+    revisionAnswer(request, request.params),
+  );
   app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', OPEN_TO_VISITORS, async (request) =>
     revisionAnswer(request, request.params),
   );
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', OPEN_TO_VISITORS, async (request) => pagesAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/pages', OPEN_TO_VISITORS, async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', OPEN_TO_VISITORS, async (request) =>
     pagesAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/pages',
+    OPEN_TO_VISITORS,
+    async (request) => pagesAnswer(request, request.params),
   );
   app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId', OPEN_TO_VISITORS, async (request) =>
-    pageAnswer(request, request.params, byId(request.params.pageId)),
+  app.get<{ Params: RevisionPageParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/page/:pageId',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: SpaceParams & { '*': string } }>('/spaces/:spaceId/content/path/*', OPEN_TO_VISITORS, async (request) =>
-    pageAnswer(request, request.params, byPath(request.params['*'])),
+  app.get<{ Params: SpaceParams & { '*': string } }>(
+    '/spaces/:spaceId/content/path/*',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byPath(request.params['*'])),
   );
-  app.get<{ Params: RevisionParams & { '*': string } }>('/spaces/:spaceId/revisions/:revisionId/path/*', OPEN_TO_VISITORS, async (request) =>
-    pageAnswer(request, request.params, byPath(request.params['*'])),
+  app.get<{ Params: RevisionParams & { '*': string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/path/*',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byPath(request.params['*'])),
   );
   // The landing page by its empty path: with trailing slashes ignored, `…/path/` has no segment left.
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', OPEN_TO_VISITORS, async (request) => pageAnswer(request, request.params, byPath('')));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/path', OPEN_TO_VISITORS, async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', OPEN_TO_VISITORS, async (request) =>
     pageAnswer(request, request.params, byPath('')),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', OPEN_TO_VISITORS, async (request) =>
-    documentOfPage(request, request.params),
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/path',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byPath('')),
   );
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/meta-links', OPEN_TO_VISITORS, async (request) =>
-    metaLinks(request, request.params),
+  app.get<{ Params: RevisionPageParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/page/:pageId/document',
+    OPEN_TO_VISITORS,
+    async (request) => documentOfPage(request, request.params),
   );
-  app.get<{ Params: RevisionPageParams }>('/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links', OPEN_TO_VISITORS, async (request) =>
-    metaLinks(request, request.params),
+  app.get<{ Params: PageParams }>(
+    '/spaces/:spaceId/content/page/:pageId/meta-links',
+    OPEN_TO_VISITORS,
+    async (request) => metaLinks(request, request.params),
   );
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', OPEN_TO_VISITORS, async (request) => filesAnswer(request, request.params));
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/files', OPEN_TO_VISITORS, async (request) =>
+  app.get<{ Params: RevisionPageParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links',
+    OPEN_TO_VISITORS,
+    async (request) => metaLinks(request, request.params),
+  );
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', OPEN_TO_VISITORS, async (request) =>
     filesAnswer(request, request.params),
   );
-  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId', OPEN_TO_VISITORS, async (request) =>
-    fileAnswer(request, request.params),
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/files',
+    OPEN_TO_VISITORS,
+    async (request) => filesAnswer(request, request.params),
   );
-  app.get<{ Params: RevisionParams & { fileId: string } }>('/spaces/:spaceId/revisions/:revisionId/files/:fileId', OPEN_TO_VISITORS, async (request) =>
-    fileAnswer(request, request.params),
+  app.get<{ Params: SpaceParams & { fileId: string } }>(
+    '/spaces/:spaceId/content/files/:fileId',
+    OPEN_TO_VISITORS,
+    async (request) => fileAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { fileId: string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/files/:fileId',
+    OPEN_TO_VISITORS,
+    async (request) => fileAnswer(request, request.params),
   );
   /** The semantic changes from `before` to `after`, the first `limit` of them. */
   function changesAnswer(request: FastifyRequest, before: RevisionContent, after: RevisionContent, limit: number) {
@@ -292,23 +374,30 @@ export function contentRoutes(app: FastifyInstance): void {
     };
   }
 
-  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId/changes', OPEN_TO_VISITORS, async (request) => {
-    const query = parseQuery(changesQuery, request.query);
-    // Changes are between stored revisions: computed pages compare as the pages they are.
-    const { revision } = revisionOf(request, request.params, query.shareKey, false);
-    const parentId = revision.parents[0];
-    const parent = parentId ? request.ctx.content.revision(revision.spaceId, parentId) : undefined;
-    return changesAnswer(request, parent?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
-  });
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/changes',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(changesQuery, request.query);
+      // Changes are between stored revisions: computed pages compare as the pages they are.
+      const { revision } = revisionOf(request, request.params, query.shareKey, false);
+      const parentId = revision.parents[0];
+      const parent = parentId ? request.ctx.content.revision(revision.spaceId, parentId) : undefined;
+      return changesAnswer(request, parent?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
+    },
+  );
 
   // A change request's changes: from the live revision it is based on to its content.
-  app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/changes', async (request) => {
-    const query = parseQuery(changesQuery, request.query);
-    const { space, revision } = revisionOf(request, request.params, undefined, false);
-    const changeRequest = requireChangeRequest(request.ctx.db, space.id, request.params.changeRequestId);
-    const base = request.ctx.content.revision(space.id, baseRevision(changeRequest));
-    return changesAnswer(request, base?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
-  });
+  app.get<{ Params: SpaceParams & { changeRequestId: string } }>(
+    '/spaces/:spaceId/change-requests/:changeRequestId/changes',
+    async (request) => {
+      const query = parseQuery(changesQuery, request.query);
+      const { space, revision } = revisionOf(request, request.params, undefined, false);
+      const changeRequest = requireChangeRequest(request.ctx.db, space.id, request.params.changeRequestId);
+      const base = request.ctx.content.revision(space.id, baseRevision(changeRequest));
+      return changesAnswer(request, base?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
+    },
+  );
   /** Reads the body of a page of the revision as the caller sees it (for links and backlinks). */
   const bodyOf = (request: FastifyRequest, revision: Revision) => (page: ContentPage & { documentId: string }) =>
     request.ctx.content.document(revision, page.documentId, page);
@@ -322,7 +411,11 @@ export function contentRoutes(app: FastifyInstance): void {
       space: spaceJson(space, access.spaceRole(space), links),
       versionContext: {
         type: 'revision',
-        revision: revisionJson(revision, space, { links, metadata: true, fileJson: (file) => fileJson(db, links, file, true) }),
+        revision: revisionJson(revision, space, {
+          links,
+          metadata: true,
+          fileJson: (file) => fileJson(db, links, file, true),
+        }),
       },
     };
     const index = pageIndex(revision.content);
@@ -354,7 +447,7 @@ export function contentRoutes(app: FastifyInstance): void {
     let found = contentLinks(revision.content, bodyOf(request, revision));
     if (params.pageId !== undefined) {
       const placed = pageIndex(revision.content).byId.get(params.pageId);
-      if (!placed || placed.page.type !== 'document') throw notFound('Page');
+      if (placed?.page.type !== 'document') throw notFound('Page');
       found = found.filter((link) => link.from === placed);
     }
     const targets = linkTargets(found, revision.content, {
@@ -363,13 +456,18 @@ export function contentRoutes(app: FastifyInstance): void {
       appUrl: links.app,
       spaceExists: (id) => db.prepare('SELECT 1 FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) !== undefined,
       pageInSpace: (id, pageId) => {
-        const other = db.prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL').pluck(true).get(id) as string | undefined;
+        const other = db
+          .prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL')
+          .pluck(true)
+          .get(id) as string | undefined;
         const content = other ? request.ctx.content.revision(id, other)?.content : undefined;
         return content ? pageIndex(content).byId.has(pageId) : false;
       },
     });
     const usages = targets.reduce((total, target) => total + target.from.length, 0);
-    const broken = targets.filter((target) => target.status === 'broken').reduce((total, target) => total + target.from.length, 0);
+    const broken = targets
+      .filter((target) => target.status === 'broken')
+      .reduce((total, target) => total + target.from.length, 0);
     const listed = query.status ? targets.filter((target) => target.status === query.status) : targets;
     const page = pageFromArray(listed, pageWindow(query));
     const where = locations(request, space, revision);
@@ -389,7 +487,11 @@ export function contentRoutes(app: FastifyInstance): void {
   }
 
   /** The pages pointing at what `target` finds in the revision (it throws a 404 when there is no such thing). */
-  function backlinkList(request: FastifyRequest, params: SpaceParams, target: (revision: Revision) => { page: string } | { file: ContentFile }) {
+  function backlinkList(
+    request: FastifyRequest,
+    params: SpaceParams,
+    target: (revision: Revision) => { page: string } | { file: ContentFile },
+  ) {
     const query = parseQuery(backlinksQuery, request.query);
     const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
     const pages = backlinks(space.id, revision.content, target(revision), bodyOf(request, revision));
@@ -398,21 +500,31 @@ export function contentRoutes(app: FastifyInstance): void {
     return { ...page, items: page.items.map(where.page) };
   }
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', OPEN_TO_VISITORS, async (request) => linkReport(request, request.params));
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', OPEN_TO_VISITORS, async (request) => linkReport(request, request.params));
-  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/backlinks', OPEN_TO_VISITORS, async (request) =>
-    backlinkList(request, request.params, (revision) => {
-      const placed = pageIndex(revision.content).byId.get(request.params.pageId);
-      if (!placed) throw notFound('Page');
-      return { page: placed.page.id };
-    }),
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', OPEN_TO_VISITORS, async (request) =>
+    linkReport(request, request.params),
   );
-  app.get<{ Params: SpaceParams & { fileId: string } }>('/spaces/:spaceId/content/files/:fileId/backlinks', OPEN_TO_VISITORS, async (request) =>
-    backlinkList(request, request.params, (revision) => {
-      const file = revision.content.files.find((item) => item.id === request.params.fileId);
-      if (!file) throw notFound('File');
-      return { file };
-    }),
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', OPEN_TO_VISITORS, async (request) =>
+    linkReport(request, request.params),
+  );
+  app.get<{ Params: PageParams }>(
+    '/spaces/:spaceId/content/page/:pageId/backlinks',
+    OPEN_TO_VISITORS,
+    async (request) =>
+      backlinkList(request, request.params, (revision) => {
+        const placed = pageIndex(revision.content).byId.get(request.params.pageId);
+        if (!placed) throw notFound('Page');
+        return { page: placed.page.id };
+      }),
+  );
+  app.get<{ Params: SpaceParams & { fileId: string } }>(
+    '/spaces/:spaceId/content/files/:fileId/backlinks',
+    OPEN_TO_VISITORS,
+    async (request) =>
+      backlinkList(request, request.params, (revision) => {
+        const file = revision.content.files.find((item) => item.id === request.params.fileId);
+        if (!file) throw notFound('File');
+        return { file };
+      }),
   );
   // The same reads on the content of a change request.
   const CR = '/spaces/:spaceId/change-requests/:changeRequestId/content';
@@ -420,7 +532,9 @@ export function contentRoutes(app: FastifyInstance): void {
   app.get<{ Params: CrParams }>(CR, async (request) => revisionAnswer(request, request.params));
   app.get<{ Params: CrParams }>(`${CR}/pages`, async (request) => pagesAnswer(request, request.params));
   app.get<{ Params: CrParams }>(`${CR}/files`, async (request) => filesAnswer(request, request.params));
-  app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId`, async (request) => fileAnswer(request, request.params));
+  app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId`, async (request) =>
+    fileAnswer(request, request.params),
+  );
   app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId/backlinks`, async (request) =>
     backlinkList(request, request.params, (revision) => {
       const file = revision.content.files.find((item) => item.id === request.params.fileId);
@@ -431,7 +545,9 @@ export function contentRoutes(app: FastifyInstance): void {
   app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId`, async (request) =>
     pageAnswer(request, request.params, byId(request.params.pageId)),
   );
-  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/links`, async (request) => linkReport(request, request.params));
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/links`, async (request) =>
+    linkReport(request, request.params),
+  );
   app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/backlinks`, async (request) =>
     backlinkList(request, request.params, (revision) => {
       const placed = pageIndex(revision.content).byId.get(request.params.pageId);
@@ -439,20 +555,29 @@ export function contentRoutes(app: FastifyInstance): void {
       return { page: placed.page.id };
     }),
   );
-  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/meta-links`, async (request) => metaLinks(request, request.params));
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/meta-links`, async (request) =>
+    metaLinks(request, request.params),
+  );
   app.get<{ Params: CrParams & { '*': string } }>(`${CR}/path/*`, async (request) =>
     pageAnswer(request, request.params, byPath(request.params['*'])),
   );
   app.get<{ Params: CrParams }>(`${CR}/path`, async (request) => pageAnswer(request, request.params, byPath('')));
 
-  function reusableOf(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string }, shareKey?: string) {
+  function reusableOf(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string },
+    shareKey?: string,
+  ) {
     const { space, revision } = revisionOf(request, params, shareKey);
     const reusable = revision.content.reusableContents.find((item) => item.id === params.reusableContentId);
     if (!reusable) throw notFound('Reusable content');
     return { space, revision, reusable };
   }
 
-  function reusableAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string }) {
+  function reusableAnswer(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string },
+  ) {
     const query = parseQuery(contentQuery, request.query);
     const { reusable } = reusableOf(request, params, query.shareKey);
     return {
@@ -464,11 +589,14 @@ export function contentRoutes(app: FastifyInstance): void {
   }
 
   type ReusableParams = SpaceParams & { reusableContentId: string };
-  app.get<{ Params: ReusableParams }>('/spaces/:spaceId/content/reusable-contents/:reusableContentId', OPEN_TO_VISITORS, async (request) =>
-    reusableAnswer(request, request.params),
+  app.get<{ Params: ReusableParams }>(
+    '/spaces/:spaceId/content/reusable-contents/:reusableContentId',
+    OPEN_TO_VISITORS,
+    async (request) => reusableAnswer(request, request.params),
   );
-  app.get<{ Params: CrParams & { reusableContentId: string } }>(`${CR}/reusable-contents/:reusableContentId`, async (request) =>
-    reusableAnswer(request, request.params),
+  app.get<{ Params: CrParams & { reusableContentId: string } }>(
+    `${CR}/reusable-contents/:reusableContentId`,
+    async (request) => reusableAnswer(request, request.params),
   );
   app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
     '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId',
@@ -484,19 +612,31 @@ export function contentRoutes(app: FastifyInstance): void {
       if (!reusable.documentId) return EMPTY_DOCUMENT;
       const document = request.ctx.content.document(revision, reusable.documentId);
       if (!document) throw new Error(`Document ${reusable.documentId} of reusable content ${reusable.id} is missing`);
-      return evaluatedFor(request, dereference(request, space, revision, document, query.dereferenced), query.evaluated, revision);
+      return evaluatedFor(
+        request,
+        dereference(request, space, revision, document, query.dereferenced),
+        query.evaluated,
+        revision,
+      );
     },
   );
-  app.get<{ Params: SpaceParams & { documentId: string } }>('/spaces/:spaceId/documents/:documentId', OPEN_TO_VISITORS, async (request) => {
-    const query = parseQuery(documentQuery, request.query);
-    const { access, content } = request.ctx;
-    const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
-    // Documents are read as of the current revision: a visitor reads those of their view only.
-    const current = content.revision(space.id, space.revision);
-    const document = current && content.document(current, request.params.documentId);
-    if (!document) throw notFound('Document');
-    return document;
-  });
+  app.get<{ Params: SpaceParams & { documentId: string } }>(
+    '/spaces/:spaceId/documents/:documentId',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(documentQuery, request.query);
+      const { access, content } = request.ctx;
+      const { space } = access.requireSpace(
+        request.params.spaceId,
+        query.shareKey !== undefined ? { shareKey: query.shareKey } : {},
+      );
+      // Documents are read as of the current revision: a visitor reads those of their view only.
+      const current = content.revision(space.id, space.revision);
+      const document = current && content.document(current, request.params.documentId);
+      if (!document) throw notFound('Document');
+      return document;
+    },
+  );
 }
 
 /** The route of file downloads (outside the API, without a token: the URL is signed). */
@@ -508,18 +648,28 @@ export function downloadRoutes(app: FastifyInstance, db: Db): void {
     const query = parseQuery(downloadQuery, request.query);
     const bytes = signedDownload(db, { ...request.params, type: query.type, sig: query.sig });
     if (!bytes) {
-      return reply.code(403).send({ error: { code: 403, message: 'This download URL is not valid: ask the API for the file again' } });
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This download URL is not valid: ask the API for the file again' } });
     }
     // Fonts are loaded across origins by the sites that use them (CSS `@font-face` needs CORS).
     if (query.type!.startsWith('font/')) reply.header('access-control-allow-origin', '*');
-    return reply
-      .header('content-type', query.type!)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      // Uploaded bytes never run as a page of the platform: only images and PDFs are shown inline.
-      .header('content-disposition', `${INLINE_TYPES.test(query.type!) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(request.params.name)}`)
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox")
-      .send(bytes);
+    return (
+      reply
+        .header('content-type', query.type!)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        // Uploaded bytes never run as a page of the platform: only images and PDFs are shown inline.
+        .header(
+          'content-disposition',
+          `${INLINE_TYPES.test(query.type!) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(request.params.name)}`,
+        )
+        .header('x-content-type-options', 'nosniff')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
+        )
+        .send(bytes)
+    );
   });
 }
 
@@ -531,7 +681,12 @@ function changeJson(change: SemanticChange, url: (file: ContentFile) => string):
     title: placed.page.title,
     ...(placed.path !== undefined ? { path: placed.path } : {}),
   });
-  const file = (item: ContentFile) => ({ id: item.id, name: item.name, contentType: item.contentType, downloadURL: url(item) });
+  const file = (item: ContentFile) => ({
+    id: item.id,
+    name: item.name,
+    contentType: item.contentType,
+    downloadURL: url(item),
+  });
   switch (change.type) {
     case 'page_created':
     case 'page_deleted':
@@ -558,7 +713,12 @@ function changeJson(change: SemanticChange, url: (file: ContentFile) => string):
         attributes: {
           ...attributes,
           ...(downloadURL
-            ? { downloadURL: { before: url(downloadURL.before as ContentFile), after: url(downloadURL.after as ContentFile) } }
+            ? {
+                downloadURL: {
+                  before: url(downloadURL.before as ContentFile),
+                  after: url(downloadURL.after as ContentFile),
+                },
+              }
             : {}),
         },
       };
@@ -604,7 +764,10 @@ export function pdfRoutes(app: FastifyInstance): void {
   const answer = (request: FastifyRequest, params: SpaceParams & { changeRequestId?: string }) => {
     const query = parseQuery(pdfQuery, request.query);
     const { db, access, links, content } = request.ctx;
-    const { space, role } = access.requireSpace(params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
+    const { space, role } = access.requireSpace(
+      params.spaceId,
+      query.shareKey !== undefined ? { shareKey: query.shareKey } : {},
+    );
     let revisionId = space.revision;
     if (params.changeRequestId !== undefined) {
       if (role === null) throw notFound('Space');
@@ -613,7 +776,7 @@ export function pdfRoutes(app: FastifyInstance): void {
     if (query.page !== undefined) {
       const revision = content.revision(space.id, revisionId);
       const placed = revision && pageIndex(revision.content).byId.get(query.page);
-      if (!placed || placed.page.type !== 'document') throw notFound('Page');
+      if (placed?.page.type !== 'document') throw notFound('Page');
     }
     const expires = String(Math.floor((Date.now() + PDF_URL_VALIDITY_MS) / 1000));
     const only = query.only ? '1' : '0';
@@ -629,14 +792,24 @@ export function pdfRoutes(app: FastifyInstance): void {
     url.searchParams.set('sig', sign(db, parts));
     return { url: url.href };
   };
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', OPEN_TO_VISITORS, async (request) => answer(request, request.params));
-  app.get<{ Params: SpaceParams & { changeRequestId: string } }>('/spaces/:spaceId/change-requests/:changeRequestId/pdf', async (request) =>
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', OPEN_TO_VISITORS, async (request) =>
     answer(request, request.params),
+  );
+  app.get<{ Params: SpaceParams & { changeRequestId: string } }>(
+    '/spaces/:spaceId/change-requests/:changeRequestId/pdf',
+    async (request) => answer(request, request.params),
   );
 }
 
 /** What a PDF URL's signature covers: a visitor's view (their claims) joins the parts when there is one. */
-function pdfUrlParts(spaceId: string, revisionId: string, page: string, only: string, expires: string, view: string | undefined): string[] {
+function pdfUrlParts(
+  spaceId: string,
+  revisionId: string,
+  page: string,
+  only: string,
+  expires: string,
+  view: string | undefined,
+): string[] {
   const parts = ['pdf', spaceId, revisionId, page, only, expires];
   return view === undefined ? parts : [...parts, view];
 }
@@ -645,23 +818,38 @@ function pdfUrlParts(spaceId: string, revisionId: string, page: string, only: st
 export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
   app.get<{ Params: SpaceParams }>(PDF_ROUTE, async (request, reply) => {
     const query = parseQuery(pdfDownloadQuery, request.query);
-    const parts = pdfUrlParts(request.params.spaceId, query.revision ?? '', query.page ?? '', query.only ?? '', query.expires ?? '', query.view);
+    const parts = pdfUrlParts(
+      request.params.spaceId,
+      query.revision ?? '',
+      query.page ?? '',
+      query.only ?? '',
+      query.expires ?? '',
+      query.view,
+    );
     const reader = query.view === undefined ? storedContentReader(db) : signedViewReader(db, query.view);
     if (!reader || !verify(db, parts, query.sig)) {
-      return reply.code(403).send({ error: { code: 403, message: 'This PDF URL is not valid: ask the API for a new one' } });
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This PDF URL is not valid: ask the API for a new one' } });
     }
     if (!(Number(query.expires) * 1000 > Date.now())) {
-      return reply.code(403).send({ error: { code: 403, message: 'This PDF URL has expired: ask the API for a new one' } });
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This PDF URL has expired: ask the API for a new one' } });
     }
     const revision = reader.revision(request.params.spaceId, query.revision!);
     if (!revision) throw notFound('Revision');
-    const title = (db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(request.params.spaceId) as string | undefined) ?? '';
+    const title =
+      (db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(request.params.spaceId) as
+        | string
+        | undefined) ?? '';
     const index = pageIndex(revision.content);
     let placedPages = index.ordered.filter((placed) => placed.page.type === 'document');
     if (query.page) {
       const root = index.byId.get(query.page);
       if (!root) throw notFound('Page');
-      const within = (placed: PlacedPage): boolean => placed === root || (placed.parent !== undefined && within(placed.parent));
+      const within = (placed: PlacedPage): boolean =>
+        placed === root || (placed.parent !== undefined && within(placed.parent));
       placedPages = query.only === '1' ? [root] : placedPages.filter(within);
     }
     const rootDepth = (placed: PlacedPage) => {
@@ -678,7 +866,8 @@ export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
       {
         title: query.page && placedPages[0] ? placedPages[0].page.title : title,
         image: (ref) => {
-          if (ref.kind !== 'file' || (typeof ref.space === 'string' && ref.space !== revision.spaceId)) return undefined;
+          if (ref.kind !== 'file' || (typeof ref.space === 'string' && ref.space !== revision.spaceId))
+            return undefined;
           const file = revision.content.files.find((item) => item.id === ref.file);
           return file && /^image\/(png|jpeg)$/.test(file.contentType) ? getBlob(db, file.hash) : undefined;
         },
@@ -698,7 +887,8 @@ export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
 
 /** The text shown for a reference in an export: a page's title, a file's name, a URL. */
 function refLabel(ref: DocumentRef, revision: Revision): string {
-  const pageTitle = (id: string | undefined) => (id === undefined ? undefined : pageIndex(revision.content).byId.get(id)?.page.title);
+  const pageTitle = (id: string | undefined) =>
+    id === undefined ? undefined : pageIndex(revision.content).byId.get(id)?.page.title;
   switch (ref.kind) {
     case 'page':
       return pageTitle(ref.page) ?? ref.page;
@@ -709,7 +899,9 @@ function refLabel(ref: DocumentRef, revision: Revision): string {
     case 'url':
       return ref.url;
     case 'reusable-content':
-      return revision.content.reusableContents.find((item) => item.id === ref.reusableContent)?.title ?? ref.reusableContent;
+      return (
+        revision.content.reusableContents.find((item) => item.id === ref.reusableContent)?.title ?? ref.reusableContent
+      );
     default:
       return ref.kind;
   }

@@ -1,7 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
-import { checkUploadAnnounced, createFont, deleteFont, fontJson, fontsOf, MAX_UPLOAD_BYTES, receiveUpload, requireFont, reserveUpload, STORAGE_KINDS, updateFont } from '../fonts/store.js';
+import {
+  checkUploadAnnounced,
+  createFont,
+  deleteFont,
+  fontJson,
+  fontsOf,
+  MAX_UPLOAD_BYTES,
+  receiveUpload,
+  requireFont,
+  reserveUpload,
+  STORAGE_KINDS,
+  updateFont,
+} from '../fonts/store.js';
 import type { Db } from '../store/db.js';
 
 const fontFamily = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
@@ -35,7 +47,11 @@ const uploadBody = z.strictObject({
   file: z.strictObject({
     name: z.string().trim().min(1, 'must be 1 to 255 characters').max(255, 'must be 1 to 255 characters'),
     type: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as font/woff2'),
-    size: z.number().int('must be a whole number of bytes').min(1, `must be 1 to ${MAX_UPLOAD_BYTES} bytes`).max(MAX_UPLOAD_BYTES, `must be 1 to ${MAX_UPLOAD_BYTES} bytes`),
+    size: z
+      .number()
+      .int('must be a whole number of bytes')
+      .min(1, `must be 1 to ${MAX_UPLOAD_BYTES} bytes`)
+      .max(MAX_UPLOAD_BYTES, `must be 1 to ${MAX_UPLOAD_BYTES} bytes`),
   }),
   kind: z.enum(STORAGE_KINDS, { message: `must be one of ${STORAGE_KINDS.join(', ')}` }),
 });
@@ -49,8 +65,13 @@ export function fontRoutes(app: FastifyInstance): void {
     const body = parseBody(uploadBody, request.body);
     const { db, access, links } = request.ctx;
     // Fonts are an admin's, imports a creator's; any other file needs an editor.
-    const org = access.requireOrg(request.params.organizationId, body.kind === 'customization_font' ? 'admin' : body.kind === 'import_file' ? 'create' : 'edit');
-    return reply.code(201).send(reserveUpload(db, org.id, new URL(links.api).origin, { ...body.file, kind: body.kind }));
+    const org = access.requireOrg(
+      request.params.organizationId,
+      body.kind === 'customization_font' ? 'admin' : body.kind === 'import_file' ? 'create' : 'edit',
+    );
+    return reply
+      .code(201)
+      .send(reserveUpload(db, org.id, new URL(links.api).origin, { ...body.file, kind: body.kind }));
   });
 
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/fonts', async (request) => {
@@ -98,7 +119,9 @@ export const UPLOAD_ROUTE = '/storage/upload';
 export function uploadRoutes(app: FastifyInstance, db: Db): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) =>
+      done(null, body),
+    );
     scope.put<{ Querystring: Record<string, string | undefined> }>(
       UPLOAD_ROUTE,
       {
@@ -106,7 +129,11 @@ export function uploadRoutes(app: FastifyInstance, db: Db): void {
         // Before the body is read: a URL that takes nothing, or more bytes than announced, is refused unread.
         preParsing: async (request, _reply, payload) => {
           const length = request.headers['content-length'];
-          checkUploadAnnounced(db, request.query as Record<string, string | undefined>, length === undefined ? undefined : Number(length));
+          checkUploadAnnounced(
+            db,
+            request.query as Record<string, string | undefined>,
+            length === undefined ? undefined : Number(length),
+          );
           return payload;
         },
       },

@@ -15,7 +15,10 @@ const common = {
     if (problem) context.addIssue({ code: 'custom', message: problem });
   }),
   repoProjectDirectory: z.string().max(512, 'must be at most 512 characters').optional(),
-  timestamp: z.string().datetime({ offset: true, message: 'must be a date-time such as 2026-01-31T12:00:00Z' }).optional(),
+  timestamp: z
+    .string()
+    .datetime({ offset: true, message: 'must be a date-time such as 2026-01-31T12:00:00Z' })
+    .optional(),
   force: z.boolean().optional(),
   standalone: z.boolean().optional(),
   // Accepted as the description has them, not used by this platform.
@@ -26,13 +29,22 @@ const common = {
 };
 
 const importBody = z.strictObject(common);
-const exportBody = z.strictObject({ ...common, commitMessage: z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters') });
+const exportBody = z.strictObject({
+  ...common,
+  commitMessage: z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters'),
+});
 
 /** A project directory inside the repository: relative, without `..`, normalized. */
 function projectDirectory(value: string | undefined): string {
   if (value === undefined) return '';
-  const parts = value.replace(/\\/g, '/').split('/').filter((part) => part !== '' && part !== '.');
-  if (value.startsWith('/') || parts.includes('..')) throw badRequest('Invalid body field "repoProjectDirectory": must be a path inside the repository, without ".." or a leading "/"');
+  const parts = value
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((part) => part !== '' && part !== '.');
+  if (value.startsWith('/') || parts.includes('..'))
+    throw badRequest(
+      'Invalid body field "repoProjectDirectory": must be a path inside the repository, without ".." or a leading "/"',
+    );
   return parts.join('/');
 }
 
@@ -48,30 +60,34 @@ export interface GitRouteOptions {
  * of a space's sync, and the removal of its installation.
  */
 export function gitRoutes(app: FastifyInstance, options: GitRouteOptions): void {
-  const queueFor = (direction: Direction) => async (request: FastifyRequest<{ Params: SpaceParams }>, reply: import('fastify').FastifyReply) => {
-    const body = parseBody(direction === 'import' ? importBody : exportBody, request.body ?? {}) as z.infer<typeof exportBody>;
-    const { db, access } = request.ctx;
-    const { space, role } = access.requireSpace(request.params.spaceId);
-    demand(role, 'edit', 'Running the Git synchronization');
-    // After the permission check: only editors make the platform resolve a repository's host.
-    const problem = await repositoryProblem(body.url, options.allowLocal);
-    if (problem) throw badRequest(`Invalid body field "url": ${problem}`);
-    const directory = projectDirectory(body.repoProjectDirectory);
-    db.transaction(() =>
-      queueOperation(db, options.queue, {
-        spaceId: space.id,
-        direction,
-        url: body.url,
-        ref: body.ref,
-        directory,
-        force: body.force ?? false,
-        standalone: body.standalone ?? false,
-        ...(body.timestamp ? { timestamp: new Date(body.timestamp).toISOString() } : {}),
-        ...(direction === 'export' ? { commitMessage: body.commitMessage } : {}),
-      }),
-    )();
-    return reply.code(204).send();
-  };
+  const queueFor =
+    (direction: Direction) =>
+    async (request: FastifyRequest<{ Params: SpaceParams }>, reply: import('fastify').FastifyReply) => {
+      const body = parseBody(direction === 'import' ? importBody : exportBody, request.body ?? {}) as z.infer<
+        typeof exportBody
+      >;
+      const { db, access } = request.ctx;
+      const { space, role } = access.requireSpace(request.params.spaceId);
+      demand(role, 'edit', 'Running the Git synchronization');
+      // After the permission check: only editors make the platform resolve a repository's host.
+      const problem = await repositoryProblem(body.url, options.allowLocal);
+      if (problem) throw badRequest(`Invalid body field "url": ${problem}`);
+      const directory = projectDirectory(body.repoProjectDirectory);
+      db.transaction(() =>
+        queueOperation(db, options.queue, {
+          spaceId: space.id,
+          direction,
+          url: body.url,
+          ref: body.ref,
+          directory,
+          force: body.force ?? false,
+          standalone: body.standalone ?? false,
+          ...(body.timestamp ? { timestamp: new Date(body.timestamp).toISOString() } : {}),
+          ...(direction === 'export' ? { commitMessage: body.commitMessage } : {}),
+        }),
+      )();
+      return reply.code(204).send();
+    };
 
   app.post<{ Params: SpaceParams }>('/spaces/:spaceId/git/import', queueFor('import'));
   app.post<{ Params: SpaceParams }>('/spaces/:spaceId/git/export', queueFor('export'));
@@ -87,7 +103,9 @@ export function gitRoutes(app: FastifyInstance, options: GitRouteOptions): void 
     const { db, access } = request.ctx;
     const { space, role } = access.requireSpace(request.params.spaceId);
     demand(role, 'admin', 'Removing the Git Sync installation');
-    const { changes } = db.prepare('UPDATE spaces SET git_sync = NULL WHERE id = ? AND git_sync IS NOT NULL').run(space.id);
+    const { changes } = db
+      .prepare('UPDATE spaces SET git_sync = NULL WHERE id = ? AND git_sync IS NOT NULL')
+      .run(space.id);
     return sendDeleted(reply, changes > 0);
   });
 }

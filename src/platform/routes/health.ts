@@ -22,7 +22,9 @@ export function healthRoutes(app: FastifyInstance, db: Db): void {
       return { status: 'ready' };
     } catch (error) {
       const reason = error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
-      return reply.code(503).send({ error: { code: 503, message: `Not ready: the database does not answer (${reason})` } });
+      return reply
+        .code(503)
+        .send({ error: { code: 503, message: `Not ready: the database does not answer (${reason})` } });
     }
   });
 }

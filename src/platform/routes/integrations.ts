@@ -1,6 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { badRequest, booleanParam, forbidden, notFound, notFoundInBody, pageFromArray, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import {
+  badRequest,
+  booleanParam,
+  forbidden,
+  notFound,
+  notFoundInBody,
+  pageFromArray,
+  pageParams,
+  pageWindow,
+  parseBody,
+  parseQuery,
+  sendDeleted,
+} from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { publishedEndpointProblem } from '../integrations/delivery.js';
@@ -49,7 +61,8 @@ import { httpUrlSchema } from './schemas.js';
 
 const NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
 
-const enumOf = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { message: `must be one of ${values.join(', ')}` });
+const enumOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { message: `must be one of ${values.join(', ')}` });
 
 /** Largest decoded icon and preview image (the limits of the integration CLI). */
 const MAX_ICON_BYTES = 250 * 1024;
@@ -59,8 +72,10 @@ const MAX_PREVIEW_BYTES = 1024 * 1024;
 function imageType(bytes: Buffer): string | undefined {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.subarray(0, 6).toString('latin1') === 'GIF87a' || bytes.subarray(0, 6).toString('latin1') === 'GIF89a') return 'image/gif';
-  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (bytes.subarray(0, 6).toString('latin1') === 'GIF87a' || bytes.subarray(0, 6).toString('latin1') === 'GIF89a')
+    return 'image/gif';
+  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   return undefined;
 }
 
@@ -72,7 +87,8 @@ function imageSchema(maxBytes: number, limit: string) {
     .max(Math.ceil((maxBytes * 4) / 3) + 1024, message)
     .transform((value, ctx): PublishedImage => {
       const text = value.replace(/^data:[\w.+/-]*;base64,/, '').replace(/\s+/g, '');
-      const bytes = /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 !== 1 ? Buffer.from(text, 'base64') : undefined;
+      const bytes =
+        /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 !== 1 ? Buffer.from(text, 'base64') : undefined;
       const contentType = bytes && bytes.length <= maxBytes ? imageType(bytes) : undefined;
       if (!bytes || !contentType) {
         ctx.addIssue({ code: 'custom', message });
@@ -99,7 +115,12 @@ const propertySchema = z.discriminatedUnion(
     }),
     z.strictObject({ ...propertyBase, type: z.literal('number'), default: z.number().optional() }),
     z.strictObject({ ...propertyBase, type: z.literal('boolean'), default: z.boolean().optional() }),
-    z.strictObject({ ...propertyBase, type: z.literal('button'), callback_url: z.string().min(1).max(2048), button_text: z.string().min(1).max(100) }),
+    z.strictObject({
+      ...propertyBase,
+      type: z.literal('button'),
+      callback_url: z.string().min(1).max(2048),
+      button_text: z.string().min(1).max(100),
+    }),
   ],
   { message: 'must have a type of string, number, boolean or button' },
 );
@@ -107,7 +128,12 @@ const propertySchema = z.discriminatedUnion(
 /** A configuration: `{ properties, required }` (a schema) or `{ componentId }` (a component renders it). */
 const configurationSchema = z
   .strictObject({
-    properties: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'names properties with 1 to 64 letters, digits, "_" or "-"'), propertySchema).optional(),
+    properties: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'names properties with 1 to 64 letters, digits, "_" or "-"'),
+        propertySchema,
+      )
+      .optional(),
     required: z.array(z.string()).max(100).optional(),
     componentId: z.string().min(1).max(100).optional(),
   })
@@ -117,15 +143,21 @@ const configurationSchema = z
       return;
     }
     const required = value.required ?? [];
-    if (value.componentId !== undefined && required.length > 0) ctx.addIssue({ code: 'custom', path: ['required'], message: 'goes with properties only' });
+    if (value.componentId !== undefined && required.length > 0)
+      ctx.addIssue({ code: 'custom', path: ['required'], message: 'goes with properties only' });
     required.forEach((name, index) => {
-      if (!value.properties || !(name in value.properties)) ctx.addIssue({ code: 'custom', path: ['required', index], message: 'must name one of the properties' });
-      else if (required.indexOf(name) !== index) ctx.addIssue({ code: 'custom', path: ['required', index], message: 'is given twice' });
+      if (!value.properties || !(name in value.properties))
+        ctx.addIssue({ code: 'custom', path: ['required', index], message: 'must name one of the properties' });
+      else if (required.indexOf(name) !== index)
+        ctx.addIssue({ code: 'custom', path: ['required', index], message: 'is given twice' });
     });
   });
 
 const cspSchema = z.union(
-  [z.string().max(4096), z.strictObject(Object.fromEntries(CSP_DIRECTIVES.map((directive) => [directive, z.string().max(4096).optional()])))],
+  [
+    z.string().max(4096),
+    z.strictObject(Object.fromEntries(CSP_DIRECTIVES.map((directive) => [directive, z.string().max(4096).optional()]))),
+  ],
   { message: 'must be a policy string or an object of CSP directives' },
 );
 
@@ -167,12 +199,27 @@ const publishBody = z.strictObject({
     )
     .max(50)
     .optional(),
-  externalLinks: z.array(z.strictObject({ url: httpUrlSchema, label: z.string().min(1).max(100) })).max(5, 'must have at most 5 links').optional(),
-  configurations: z.strictObject({ account: configurationSchema.optional(), space: configurationSchema.optional(), site: configurationSchema.optional() }).optional(),
-  script: z.string().min(1, 'must not be empty').max(5 * 1024 * 1024, 'must be at most 5 MiB'),
+  externalLinks: z
+    .array(z.strictObject({ url: httpUrlSchema, label: z.string().min(1).max(100) }))
+    .max(5, 'must have at most 5 links')
+    .optional(),
+  configurations: z
+    .strictObject({
+      account: configurationSchema.optional(),
+      space: configurationSchema.optional(),
+      site: configurationSchema.optional(),
+    })
+    .optional(),
+  script: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(5 * 1024 * 1024, 'must be at most 5 MiB'),
   organization: z.string().min(1).max(100),
   secrets: z
-    .record(z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'names secrets with 1 to 100 letters, digits, "_", "." or "-"'), z.string().max(10_000, 'must be at most 10000 characters'))
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'names secrets with 1 to 100 letters, digits, "_", "." or "-"'),
+      z.string().max(10_000, 'must be at most 10000 characters'),
+    )
     .refine((secrets) => Object.keys(secrets).length <= 20, 'must have at most 20 secrets')
     .optional(),
   contentSecurityPolicy: cspSchema.optional(),
@@ -202,7 +249,12 @@ const configurationBody = z.record(z.string(), z.unknown());
 const selectionSchema = z.enum(['all', 'selected'], { message: 'must be all or selected' });
 
 const updateInstallationBody = z
-  .strictObject({ externalIds: externalIdsSchema.optional(), configuration: configurationBody.optional(), space_selection: selectionSchema.optional(), site_selection: selectionSchema.optional() })
+  .strictObject({
+    externalIds: externalIdsSchema.optional(),
+    configuration: configurationBody.optional(),
+    space_selection: selectionSchema.optional(),
+    site_selection: selectionSchema.optional(),
+  })
   .refine((body) => Object.keys(body).length > 0, 'must set at least one field');
 const updateContentBody = z
   .strictObject({ externalIds: externalIdsSchema.optional(), configuration: configurationBody.optional() })
@@ -223,7 +275,9 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
   app.get('/integrations', async (request) => {
     const query = parseQuery(listQuery, request.query);
     const { db, access, links } = request.ctx;
-    return pageFromArray(listIntegrations(db, access, query), pageWindow(query), (row) => integrationJson(db, row, access, links));
+    return pageFromArray(listIntegrations(db, access, query), pageWindow(query), (row) =>
+      integrationJson(db, row, access, links),
+    );
   });
 
   app.get<{ Params: NameParams }>('/integrations/:integrationName', async (request) => {
@@ -258,7 +312,9 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
         ...(body.contentSources ? { contentSources: body.contentSources } : {}),
         externalLinks: body.externalLinks ?? [],
         ...(body.configurations ? { configurations: body.configurations as never } : {}),
-        ...(body.contentSecurityPolicy !== undefined ? { contentSecurityPolicy: body.contentSecurityPolicy as string | Record<string, string> } : {}),
+        ...(body.contentSecurityPolicy !== undefined
+          ? { contentSecurityPolicy: body.contentSecurityPolicy as string | Record<string, string> }
+          : {}),
       },
       script: body.script,
       ...(body.icon ? { icon: body.icon } : {}),
@@ -274,7 +330,8 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const row = findIntegration(db, request.params.integrationName);
     // A private integration of another organization is not there for the caller.
     if (!row || !canRead(access, row)) return sendDeleted(reply, false);
-    if (!isOwnerAdmin(access, row)) throw forbidden('Unpublishing an integration needs the admin role in the organization that owns it');
+    if (!isOwnerAdmin(access, row))
+      throw forbidden('Unpublishing an integration needs the admin role in the organization that owns it');
     return sendDeleted(reply, unpublishIntegration(db, row));
   });
 
@@ -286,18 +343,22 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const query = parseQuery(installationsQuery, request.query);
     const { db, access, links } = request.ctx;
     const integration = requireIntegration(db, access, request.params.integrationName);
-    return pageFromArray(visibleInstallations(db, access, integration, query.externalId), pageWindow(query), (row) => installationJson(db, integration, row, links));
+    return pageFromArray(visibleInstallations(db, access, integration, query.externalId), pageWindow(query), (row) =>
+      installationJson(db, integration, row, links),
+    );
   });
 
   app.post<{ Params: NameParams }>('/integrations/:integrationName/installations', async (request, reply) => {
     const body = parseBody(z.strictObject({ organization: z.string().min(1).max(100) }), request.body);
     const { db, access, links } = request.ctx;
     const integration = requireIntegration(db, access, request.params.integrationName);
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1').get(body.organization, body.organization, body.organization) as
-      | OrganizationRow
-      | undefined;
-    if (!org || access.orgRole(org.id) === undefined) throw notFoundInBody('Organization', 'organization', body.organization);
-    if (access.orgRole(org.id) !== 'admin') throw forbidden('Installing an integration needs the admin role in the organization');
+    const org = db
+      .prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1')
+      .get(body.organization, body.organization, body.organization) as OrganizationRow | undefined;
+    if (!org || access.orgRole(org.id) === undefined)
+      throw notFoundInBody('Organization', 'organization', body.organization);
+    if (access.orgRole(org.id) !== 'admin')
+      throw forbidden('Installing an integration needs the admin role in the organization');
     const json = installationJson(db, integration, install(db, integration, org), links);
     return reply.code(201).header('location', json.urls.location).send(json);
   });
@@ -312,43 +373,58 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
   /** As `installationOf`, for a change: admins of the installing organization only. */
   const ownInstallationOf = (request: FastifyRequest, params: InstallationParams, what: string) => {
     const found = installationOf(request, params);
-    if (request.ctx.access.orgRole(found.installation.org_id) !== 'admin') throw forbidden(`${what} needs the admin role in the organization it is installed on`);
+    if (request.ctx.access.orgRole(found.installation.org_id) !== 'admin')
+      throw forbidden(`${what} needs the admin role in the organization it is installed on`);
     return found;
   };
 
-  app.get<{ Params: InstallationParams }>('/integrations/:integrationName/installations/:installationId', async (request) => {
-    const { integration, installation } = installationOf(request, request.params);
-    return installationJson(request.ctx.db, integration, installation, request.ctx.links);
-  });
+  app.get<{ Params: InstallationParams }>(
+    '/integrations/:integrationName/installations/:installationId',
+    async (request) => {
+      const { integration, installation } = installationOf(request, request.params);
+      return installationJson(request.ctx.db, integration, installation, request.ctx.links);
+    },
+  );
 
-  app.patch<{ Params: InstallationParams }>('/integrations/:integrationName/installations/:installationId', async (request) => {
-    const body = parseBody(updateInstallationBody, request.body);
-    const { integration, installation } = ownInstallationOf(request, request.params, 'Updating an installation');
-    const { db, links } = request.ctx;
-    return installationJson(db, integration, updateInstallation(db, integration, installation, body), links);
-  });
+  app.patch<{ Params: InstallationParams }>(
+    '/integrations/:integrationName/installations/:installationId',
+    async (request) => {
+      const body = parseBody(updateInstallationBody, request.body);
+      const { integration, installation } = ownInstallationOf(request, request.params, 'Updating an installation');
+      const { db, links } = request.ctx;
+      return installationJson(db, integration, updateInstallation(db, integration, installation, body), links);
+    },
+  );
 
-  app.delete<{ Params: InstallationParams }>('/integrations/:integrationName/installations/:installationId', async (request, reply) => {
-    const { db, access } = request.ctx;
-    const integration = requireIntegration(db, access, request.params.integrationName);
-    const installation = findInstallation(db, integration, request.params.installationId);
-    if (!installation || !canSeeInstallation(access, integration, installation)) return sendDeleted(reply, false);
-    if (access.orgRole(installation.org_id) !== 'admin') throw forbidden('Uninstalling an integration needs the admin role in the organization it is installed on');
-    return sendDeleted(reply, uninstall(db, integration, installation));
-  });
+  app.delete<{ Params: InstallationParams }>(
+    '/integrations/:integrationName/installations/:installationId',
+    async (request, reply) => {
+      const { db, access } = request.ctx;
+      const integration = requireIntegration(db, access, request.params.integrationName);
+      const installation = findInstallation(db, integration, request.params.installationId);
+      if (!installation || !canSeeInstallation(access, integration, installation)) return sendDeleted(reply, false);
+      if (access.orgRole(installation.org_id) !== 'admin')
+        throw forbidden('Uninstalling an integration needs the admin role in the organization it is installed on');
+      return sendDeleted(reply, uninstall(db, integration, installation));
+    },
+  );
 
   /**
    * The secret that signs the deliveries of an installation's events, for the developers of the
    * integration (admins of its owner organization): not in the API description.
    */
-  app.get<{ Params: InstallationParams }>('/integrations/:integrationName/installations/:installationId/signing-secret', async (request) => {
-    const { db, access } = request.ctx;
-    const integration = requireIntegration(db, access, request.params.integrationName);
-    if (!isOwnerAdmin(access, integration)) throw forbidden('Reading a signing secret needs the admin role in the organization that owns the integration');
-    const installation = findInstallation(db, integration, request.params.installationId);
-    if (!installation) throw notFound('Integration installation');
-    return { secret: deliverySecret(db, installation.id) };
-  });
+  app.get<{ Params: InstallationParams }>(
+    '/integrations/:integrationName/installations/:installationId/signing-secret',
+    async (request) => {
+      const { db, access } = request.ctx;
+      const integration = requireIntegration(db, access, request.params.integrationName);
+      if (!isOwnerAdmin(access, integration))
+        throw forbidden('Reading a signing secret needs the admin role in the organization that owns the integration');
+      const installation = findInstallation(db, integration, request.params.installationId);
+      if (!installation) throw notFound('Integration installation');
+      return { secret: deliverySecret(db, installation.id) };
+    },
+  );
 
   // ---------------------------------------------------------------------------------------------
   // Installations on spaces and sites
@@ -359,11 +435,23 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
    * installation on it: admins of the space (organization admins are admins of every space),
    * admins of the organization for a site. A space or site outside the organization is a 404.
    */
-  const targetOf = (db: Db, request: FastifyRequest, installation: InstallationRow, kind: ContentKind, id: string, field?: string): { canChange: boolean } => {
+  const targetOf = (
+    db: Db,
+    request: FastifyRequest,
+    installation: InstallationRow,
+    kind: ContentKind,
+    id: string,
+    field?: string,
+  ): { canChange: boolean } => {
     const { access } = request.ctx;
-    const missing = () => (field ? notFoundInBody(kind === 'space' ? 'Space' : 'Site', field, id) : notFound(kind === 'space' ? 'Space' : 'Site'));
+    const missing = () =>
+      field
+        ? notFoundInBody(kind === 'space' ? 'Space' : 'Site', field, id)
+        : notFound(kind === 'space' ? 'Space' : 'Site');
     if (kind === 'space') {
-      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as SpaceRow | undefined;
+      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as
+        | SpaceRow
+        | undefined;
       if (!space || space.org_id !== installation.org_id) throw missing();
       const role = access.spaceRole(space);
       if (!access.canViewSpace(space, role)) throw missing();
@@ -378,7 +466,14 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
    * The integration and installation for an operation on one space or site: readers of the
    * installation, or admins of that space (or site) for what concerns it alone.
    */
-  const contentInstallationOf = (request: FastifyRequest, params: InstallationParams, kind: ContentKind, id: string, change: boolean, field?: string) => {
+  const contentInstallationOf = (
+    request: FastifyRequest,
+    params: InstallationParams,
+    kind: ContentKind,
+    id: string,
+    change: boolean,
+    field?: string,
+  ) => {
     const { db, access } = request.ctx;
     const integration = requireIntegration(db, access, params.integrationName);
     const installation = findInstallation(db, integration, params.installationId);
@@ -393,7 +488,11 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     }
     if (!seen && !target.canChange) throw notFound('Integration installation');
     if (change && !target.canChange) {
-      throw forbidden(kind === 'space' ? 'Installing an integration on a space needs the admin role on the space' : 'Installing an integration on a site needs the admin role in the organization');
+      throw forbidden(
+        kind === 'space'
+          ? 'Installing an integration on a space needs the admin role on the space'
+          : 'Installing an integration on a site needs the admin role in the organization',
+      );
     }
     if (change && integration.target !== 'all' && integration.target !== kind) {
       throw badRequest(`This integration cannot be installed on ${kind}s: its target is ${integration.target}`);
@@ -406,28 +505,50 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const param = kind === 'space' ? 'spaceId' : 'siteId';
     const bodyField = kind === 'space' ? 'space' : 'siteId';
     const base = `/integrations/:integrationName/installations/:installationId/${plural}`;
-    const targetParam = (params: SpaceParams | SiteParams) => (kind === 'space' ? (params as SpaceParams).spaceId : (params as SiteParams).siteId);
+    const targetParam = (params: SpaceParams | SiteParams) =>
+      kind === 'space' ? (params as SpaceParams).spaceId : (params as SiteParams).siteId;
 
     app.get<{ Params: InstallationParams }>(base, async (request) => {
       const query = parseQuery(contentListQuery.omit({ externalId: true }), request.query);
       const { integration, installation } = installationOf(request, request.params);
       const { db, access, links } = request.ctx;
       return pageFromArray(coveredTargets(db, installation, kind), pageWindow(query), (target) =>
-        contentInstallationJson(db, integration, installation, kind, target, { extended: query.extended ?? false, access, links }),
+        contentInstallationJson(db, integration, installation, kind, target, {
+          extended: query.extended ?? false,
+          access,
+          links,
+        }),
       );
     });
 
     app.post<{ Params: InstallationParams }>(base, async (request, reply) => {
       const query = parseQuery(extendedQuery, request.query);
-      const body = parseBody(z.strictObject({ [bodyField]: z.string().min(1).max(100) }), request.body) as Record<string, string>;
+      const body = parseBody(z.strictObject({ [bodyField]: z.string().min(1).max(100) }), request.body) as Record<
+        string,
+        string
+      >;
       const targetId = body[bodyField]!;
-      const { integration, installation } = contentInstallationOf(request, request.params, kind, targetId, true, bodyField);
+      const { integration, installation } = contentInstallationOf(
+        request,
+        request.params,
+        kind,
+        targetId,
+        true,
+        bodyField,
+      );
       const { db, access, links } = request.ctx;
-      const json = contentInstallationJson(db, integration, installation, kind, installOn(db, integration, installation, kind, targetId), {
-        extended: query.extended ?? false,
-        access,
-        links,
-      });
+      const json = contentInstallationJson(
+        db,
+        integration,
+        installation,
+        kind,
+        installOn(db, integration, installation, kind, targetId),
+        {
+          extended: query.extended ?? false,
+          access,
+          links,
+        },
+      );
       return reply.code(201).header('location', json.urls.location).send(json);
     });
 
@@ -438,7 +559,11 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
       const { db, access, links } = request.ctx;
       const target = coveredTarget(db, installation, kind, targetId);
       if (!target) throw notFound(`Integration ${kind} installation`);
-      return contentInstallationJson(db, integration, installation, kind, target, { extended: query.extended ?? false, access, links });
+      return contentInstallationJson(db, integration, installation, kind, target, {
+        extended: query.extended ?? false,
+        access,
+        links,
+      });
     });
 
     app.patch<{ Params: SpaceParams | SiteParams }>(`${base}/:${param}`, async (request) => {
@@ -448,7 +573,11 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
       const { integration, installation } = contentInstallationOf(request, request.params, kind, targetId, true);
       const { db, access, links } = request.ctx;
       const target = updateOn(db, integration, installation, kind, targetId, body);
-      return contentInstallationJson(db, integration, installation, kind, target, { extended: query.extended ?? false, access, links });
+      return contentInstallationJson(db, integration, installation, kind, target, {
+        extended: query.extended ?? false,
+        access,
+        links,
+      });
     });
 
     app.delete<{ Params: SpaceParams | SiteParams }>(`${base}/:${param}`, async (request, reply) => {
@@ -464,11 +593,18 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
       const integration = requireIntegration(db, access, request.params.integrationName);
       const items = visibleInstallations(db, access, integration).flatMap((installation) =>
         coveredTargets(db, installation, kind)
-          .filter((target) => query.externalId === undefined || JSON.parse(target.row?.external_ids ?? '[]').includes(query.externalId))
+          .filter(
+            (target) =>
+              query.externalId === undefined || JSON.parse(target.row?.external_ids ?? '[]').includes(query.externalId),
+          )
           .map((target) => ({ installation, target })),
       );
       return pageFromArray(items, pageWindow(query), ({ installation, target }) =>
-        contentInstallationJson(db, integration, installation, kind, target, { extended: query.extended ?? false, access, links }),
+        contentInstallationJson(db, integration, installation, kind, target, {
+          extended: query.extended ?? false,
+          access,
+          links,
+        }),
       );
     });
   }
@@ -481,7 +617,8 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
   const eventsOf = (request: FastifyRequest, name: string): IntegrationRow => {
     const { db, access } = request.ctx;
     const integration = requireIntegration(db, access, name);
-    if (!isOwnerAdmin(access, integration)) throw forbidden('Reading the events of an integration needs the admin role in the organization that owns it');
+    if (!isOwnerAdmin(access, integration))
+      throw forbidden('Reading the events of an integration needs the admin role in the organization that owns it');
     return integration;
   };
 
@@ -491,12 +628,15 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     return eventsPage(request.ctx.db, integration.id, pageWindow(query), request.ctx.links);
   });
 
-  app.get<{ Params: NameParams & { eventId: string } }>('/integrations/:integrationName/events/:eventId', async (request) => {
-    const integration = eventsOf(request, request.params.integrationName);
-    const event = findEvent(request.ctx.db, request.params.eventId);
-    if (!event || event.integration_id !== integration.id) throw notFound('Integration event');
-    return { event: eventJson(request.ctx.db, event, request.ctx.links), trace: traceJson(event) };
-  });
+  app.get<{ Params: NameParams & { eventId: string } }>(
+    '/integrations/:integrationName/events/:eventId',
+    async (request) => {
+      const integration = eventsOf(request, request.params.integrationName);
+      const event = findEvent(request.ctx.db, request.params.eventId);
+      if (!event || event.integration_id !== integration.id) throw notFound('Integration event');
+      return { event: eventJson(request.ctx.db, event, request.ctx.links), trace: traceJson(event) };
+    },
+  );
 }
 
 /**
@@ -507,7 +647,10 @@ export function integrationAssetRoutes(app: FastifyInstance, db: Db): void {
   app.get<{ Params: { integrationId: string; version: string; name: string } }>(ASSET_ROUTE, async (request, reply) => {
     const query = parseQuery(z.object({ sig: z.string().optional() }), request.query);
     const signed = signedAsset(db, { ...request.params, sig: query.sig });
-    if (!signed.valid) return reply.code(403).send({ error: { code: 403, message: 'This image URL is not valid: ask the API for the integration again' } });
+    if (!signed.valid)
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This image URL is not valid: ask the API for the integration again' } });
     if (!signed.asset) return reply.code(404).send({ error: { code: 404, message: 'Integration image not found' } });
     return reply
       .header('content-type', signed.asset.content_type)

@@ -33,7 +33,9 @@ const listMembersQuery = z.object({
   order: orderParam,
   role: z.enum([...ROLES, 'guest'] as const, { message: `must be guest or one of ${ROLES.join(', ')}` }).optional(),
   search: z.string().max(512, 'must be at most 512 characters').optional(),
-  sort: z.enum(['joinedAt', 'lastSeenAt', 'name'], { message: 'must be joinedAt, lastSeenAt or name' }).default('joinedAt'),
+  sort: z
+    .enum(['joinedAt', 'lastSeenAt', 'name'], { message: 'must be joinedAt, lastSeenAt or name' })
+    .default('joinedAt'),
 });
 
 const SORT_COLUMNS = { joinedAt: 'm.joined_at', lastSeenAt: 'm.last_seen_at', name: 'u.display_name COLLATE NOCASE' };
@@ -132,10 +134,9 @@ export function memberRoutes(app: FastifyInstance): void {
     if (!member) return sendDeleted(reply, false);
     if (isLastAdmin(db, member)) throw conflict('The last admin of an organization cannot be removed');
     db.transaction(() => {
-      db.prepare('DELETE FROM team_members WHERE user_id = ? AND team_id IN (SELECT id FROM teams WHERE org_id = ?)').run(
-        targetId,
-        org.id,
-      );
+      db.prepare(
+        'DELETE FROM team_members WHERE user_id = ? AND team_id IN (SELECT id FROM teams WHERE org_id = ?)',
+      ).run(targetId, org.id);
       // Direct grants would otherwise come back to life if the user rejoined.
       db.prepare(
         `DELETE FROM content_permissions WHERE principal_type = 'user' AND principal_id = ? AND (
@@ -179,11 +180,16 @@ export function memberRoutes(app: FastifyInstance): void {
     const role = provider ? (provider.default_role === 'guest' ? null : provider.default_role) : org.default_role;
     db.transaction(() => {
       const { changes } = db
-        .prepare('INSERT INTO members (org_id, user_id, role, sso, joined_at) VALUES (?, ?, ?, 1, ?) ON CONFLICT (org_id, user_id) DO NOTHING')
+        .prepare(
+          'INSERT INTO members (org_id, user_id, role, sso, joined_at) VALUES (?, ?, ?, 1, ?) ON CONFLICT (org_id, user_id) DO NOTHING',
+        )
         .run(org.id, target.id, role, now());
-      if (changes === 0) db.prepare('UPDATE members SET sso = 1 WHERE org_id = ? AND user_id = ?').run(org.id, target.id);
+      if (changes === 0)
+        db.prepare('UPDATE members SET sso = 1 WHERE org_id = ? AND user_id = ?').run(org.id, target.id);
       else if (provider?.default_team) {
-        db.prepare("INSERT OR IGNORE INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, 'member', ?)").run(provider.default_team, target.id, now());
+        db.prepare(
+          "INSERT OR IGNORE INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, 'member', ?)",
+        ).run(provider.default_team, target.id, now());
       }
     })();
     return memberJson(db, findMember(db, org.id, target.id)!, target, ctx.links);

@@ -34,7 +34,8 @@ export function requireReviewersInOrg(db: Db, orgId: string, mergeRules: SpaceMe
  */
 function pruned(stored: string, keep: (userId: string) => boolean): string | null {
   const mergeRules = JSON.parse(stored) as SpaceMergeRules;
-  if (mergeRules.type !== 'rules' || mergeRules.rules.every((rule) => !('users' in rule) || rule.users.every(keep))) return null;
+  if (mergeRules.type !== 'rules' || mergeRules.rules.every((rule) => !('users' in rule) || rule.users.every(keep)))
+    return null;
   const rules = mergeRules.rules
     .map((rule) => ('users' in rule ? { ...rule, users: rule.users.filter(keep) } : rule))
     .filter((rule) => !('users' in rule) || rule.users.length > 0);

@@ -26,7 +26,10 @@ const slugSchema = z
   .string()
   .min(1, 'must be 1 to 100 characters')
   .max(100, 'must be 1 to 100 characters')
-  .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'must be letters and digits in groups joined by single "-" (pattern ^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$)');
+  .regex(
+    /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/,
+    'must be letters and digits in groups joined by single "-" (pattern ^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$)',
+  );
 
 /** Largest text source: the body limit of the platform is the real bound; this names it. */
 const MAX_TEXT = 5 * 1024 * 1024;
@@ -122,7 +125,9 @@ export function openAPIRoutes(app: FastifyInstance, options: { queue: JobQueue }
     const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId, 'read');
     const spec = requireSpec(db, org.id, request.params.specSlug);
-    return pageFromArray(versionsOf(db, spec.id), pageWindow(query), (version) => versionJson(db, spec, version, links));
+    return pageFromArray(versionsOf(db, spec.id), pageWindow(query), (version) =>
+      versionJson(db, spec, version, links),
+    );
   });
 
   /** The specification and one of its versions (`latest` included). */
@@ -134,21 +139,33 @@ export function openAPIRoutes(app: FastifyInstance, options: { queue: JobQueue }
   };
 
   // `latest` is a version id as far as these routes go: the router tries the literal paths first.
-  for (const path of ['/orgs/:organizationId/openapi/:specSlug/versions/latest', '/orgs/:organizationId/openapi/:specSlug/versions/:versionId']) {
+  for (const path of [
+    '/orgs/:organizationId/openapi/:specSlug/versions/latest',
+    '/orgs/:organizationId/openapi/:specSlug/versions/:versionId',
+  ]) {
     app.get<{ Params: VersionParams }>(path, async (request) => {
-      const { spec, version } = versionOf(request, { ...request.params, versionId: request.params.versionId ?? 'latest' });
+      const { spec, version } = versionOf(request, {
+        ...request.params,
+        versionId: request.params.versionId ?? 'latest',
+      });
       return versionJson(request.ctx.db, spec, version, request.ctx.links);
     });
     app.get<{ Params: VersionParams }>(`${path}/content`, async (request) => {
-      const { spec, version } = versionOf(request, { ...request.params, versionId: request.params.versionId ?? 'latest' });
+      const { spec, version } = versionOf(request, {
+        ...request.params,
+        versionId: request.params.versionId ?? 'latest',
+      });
       return contentJson(request.ctx.db, spec, version, request.ctx.links);
     });
   }
 
-  app.get<{ Params: SpecParams }>('/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw', async (request) => {
-    const { version } = versionOf(request, { ...request.params, versionId: 'latest' });
-    return rawJson(version);
-  });
+  app.get<{ Params: SpecParams }>(
+    '/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw',
+    async (request) => {
+      const { version } = versionOf(request, { ...request.params, versionId: 'latest' });
+      return rawJson(version);
+    },
+  );
 }
 
 export const OPENAPI_DOWNLOAD_ROUTE = '/openapi/:versionId/:name';
@@ -163,17 +180,25 @@ export function openAPIDownloadRoutes(app: FastifyInstance, db: Db): void {
     const { versionId, name } = request.params;
     const signed = signedVersion(db, { versionId, name, sig: query.sig });
     if (!signed.valid) {
-      return reply.code(403).send({ error: { code: 403, message: 'This specification URL is not valid: ask the API for the version again' } });
+      return reply.code(403).send({
+        error: { code: 403, message: 'This specification URL is not valid: ask the API for the version again' },
+      });
     }
     const version = signed.version;
-    if (!version) return reply.code(404).send({ error: { code: 404, message: 'OpenAPI specification version not found' } });
-    return reply
-      .header('content-type', version.format === 'json' ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      // "Try it" tools read specifications across origins.
-      .header('access-control-allow-origin', '*')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`)
-      .send(version.text);
+    if (!version)
+      return reply.code(404).send({ error: { code: 404, message: 'OpenAPI specification version not found' } });
+    return (
+      reply
+        .header(
+          'content-type',
+          version.format === 'json' ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8',
+        )
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        // "Try it" tools read specifications across origins.
+        .header('access-control-allow-origin', '*')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`)
+        .send(version.text)
+    );
   });
 }

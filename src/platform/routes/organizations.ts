@@ -81,7 +81,9 @@ export function organizationRoutes(app: FastifyInstance): void {
       if (!site) throw notFoundInBody('Site', 'defaultContent.site', body.defaultContent.site);
     }
     if (body.sso === true && !activeProvider(db, org.id)) {
-      throw preconditionFailed('Enforcing SSO needs an active SAML provider: set its sign-on URL, entity ID and certificate first');
+      throw preconditionFailed(
+        'Enforcing SSO needs an active SAML provider: set its sign-on URL, entity ID and certificate first',
+      );
     }
     if (body.hostname && body.hostname !== org.hostname) {
       const taken = db.prepare('SELECT 1 FROM organizations WHERE hostname = ? AND id != ?').get(body.hostname, org.id);
@@ -109,7 +111,9 @@ export function organizationRoutes(app: FastifyInstance): void {
     async (request, reply) => {
       const { db, access } = request.ctx;
       const org = access.requireOrg(request.params.organizationId, 'admin');
-      const result = db.prepare('DELETE FROM link_invites WHERE id = ? AND org_id = ?').run(request.params.inviteId, org.id);
+      const result = db
+        .prepare('DELETE FROM link_invites WHERE id = ? AND org_id = ?')
+        .run(request.params.inviteId, org.id);
       return sendDeleted(reply, result.changes > 0);
     },
   );
@@ -146,7 +150,11 @@ export function organizationRoutes(app: FastifyInstance): void {
   app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/agent-instructions', async (request) => {
     const { db, access, links } = request.ctx;
     const org = access.requireOrgMember(request.params.organizationId);
-    return agentInstructionsJson(db.prepare('SELECT * FROM agent_instructions WHERE org_id = ?').get(org.id), org, links.api);
+    return agentInstructionsJson(
+      db.prepare('SELECT * FROM agent_instructions WHERE org_id = ?').get(org.id),
+      org,
+      links.api,
+    );
   });
 
   app.put<{ Params: { organizationId: string } }>('/orgs/:organizationId/agent-instructions', async (request) => {
@@ -157,7 +165,11 @@ export function organizationRoutes(app: FastifyInstance): void {
       `INSERT INTO agent_instructions (org_id, instructions, updated_at, updated_by) VALUES (?, ?, ?, ?)
        ON CONFLICT (org_id) DO UPDATE SET instructions = excluded.instructions, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
     ).run(org.id, JSON.stringify(body.instructions), now(), user.id);
-    return agentInstructionsJson(db.prepare('SELECT * FROM agent_instructions WHERE org_id = ?').get(org.id), org, links.api);
+    return agentInstructionsJson(
+      db.prepare('SELECT * FROM agent_instructions WHERE org_id = ?').get(org.id),
+      org,
+      links.api,
+    );
   });
 
   // Lists the organizations a user of that e-mail domain may join; callers outside the domain

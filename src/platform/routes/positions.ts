@@ -17,7 +17,8 @@ export interface Sibling {
   position: number;
 }
 
-const sameItem = (a: Pick<Sibling, 'kind' | 'id'>, b: Pick<Sibling, 'kind' | 'id'>) => a.kind === b.kind && a.id === b.id;
+const sameItem = (a: Pick<Sibling, 'kind' | 'id'>, b: Pick<Sibling, 'kind' | 'id'>) =>
+  a.kind === b.kind && a.id === b.id;
 
 /** The siblings under `parentId` (`null`: root) of an organization, in display order. */
 export function siblingsOf(db: Db, orgId: string, parentId: string | null): Sibling[] {
@@ -79,8 +80,7 @@ export function planPlacement(
     index = pointer.placement === 'before' ? at : at + 1;
   }
   const order = [...others.slice(0, index), moved, ...others.slice(index)];
-  const unchanged =
-    current.length === order.length && current.every((sibling, i) => sameItem(sibling, order[i]!));
+  const unchanged = current.length === order.length && current.every((sibling, i) => sameItem(sibling, order[i]!));
   return { order, changed: !unchanged };
 }
 

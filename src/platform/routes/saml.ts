@@ -2,7 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { notFound, pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
-import { createProvider, deleteProvider, providerJson, providersOf, providerStatus, requireProvider, serviceOf, updateProvider } from '../sso/saml.js';
+import {
+  createProvider,
+  deleteProvider,
+  providerJson,
+  providersOf,
+  providerStatus,
+  requireProvider,
+  serviceOf,
+  updateProvider,
+} from '../sso/saml.js';
 import { httpUrlSchema, roleOrGuestSchema } from './schemas.js';
 
 const label = z.string().trim().min(1, 'must be 1 to 30 characters').max(30, 'must be 1 to 30 characters');
@@ -65,7 +74,9 @@ export function samlRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/sso', async (request) => {
     const { db, links } = request.ctx;
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(request.params.organizationId) as OrganizationRow | undefined;
+    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(request.params.organizationId) as
+      | OrganizationRow
+      | undefined;
     if (!org) throw notFound('Organization');
     const active = providersOf(db, org.id).filter((row) => providerStatus(row) === 'active');
     return { items: active.map((row) => ({ id: row.id, label: row.label, startURL: serviceOf(row, links).startURL })) };

@@ -59,7 +59,10 @@ export const emojiSchema = z
 
 export const domainSchema = z
   .string()
-  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name such as example.com');
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i,
+    'must be a domain name such as example.com',
+  );
 
 /** A node of a rich-text document: a block, an inline or a text (after `documentSchema`). */
 type DocumentNode =
@@ -122,14 +125,54 @@ export function normalizedDocument(stored: unknown): unknown {
 }
 
 export const LANGUAGES = [
-  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr',
-  'sv', 'no', 'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv',
-  'et', 'sl',
+  'en',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'pt',
+  'pt-br',
+  'ru',
+  'ja',
+  'zh',
+  'zh-tw',
+  'yue',
+  'ko',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'sv',
+  'no',
+  'da',
+  'fi',
+  'el',
+  'cs',
+  'hu',
+  'ro',
+  'th',
+  'vi',
+  'id',
+  'ms',
+  'he',
+  'uk',
+  'sk',
+  'bg',
+  'hr',
+  'lt',
+  'lv',
+  'et',
+  'sl',
 ] as const;
 export const languageSchema = z.enum(LANGUAGES, { message: 'must be a supported language code such as en or fr' });
 
 /** Merge rules that name users: who must review, one of whom must review, who may bypass. */
-export const USER_MERGE_RULES = ['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass'] as const;
+export const USER_MERGE_RULES = [
+  'require_specific_reviewers',
+  'require_one_of_specific_reviewers',
+  'allow_bypass',
+] as const;
 
 /** Merge rules that stand alone. */
 export const PLAIN_MERGE_RULES = [
@@ -189,7 +232,10 @@ export type MovePosition = z.infer<typeof movePositionSchema>;
 
 export function pointerId(position: MovePosition): { id: string; placement: 'before' | 'after' } {
   const pointer = (position.before ?? position.after)!;
-  return { id: 'space' in pointer ? pointer.space : pointer.collection, placement: position.before ? 'before' : 'after' };
+  return {
+    id: 'space' in pointer ? pointer.space : pointer.collection,
+    placement: position.before ? 'before' : 'after',
+  };
 }
 
 /** A condition (of a page, site space or section): at most 1024 characters, in the language the platform evaluates. */

@@ -24,7 +24,10 @@ export function searchRoutes(app: FastifyInstance): void {
   app.get<{ Params: { spaceId: string } }>('/spaces/:spaceId/search', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(searchQuery, request.query);
     const { access, links, content } = request.ctx;
-    const { space } = access.requireSpace(request.params.spaceId, query.shareKey !== undefined ? { shareKey: query.shareKey } : {});
+    const { space } = access.requireSpace(
+      request.params.spaceId,
+      query.shareKey !== undefined ? { shareKey: query.shareKey } : {},
+    );
     // A site visitor searches their view: pages and blocks their claims hide are not found.
     const found = await content.search(space, query.query, pageWindow(query));
     return { ...found, items: found.items.map((page) => pageHitJson(page, space.id, links)) };
@@ -42,9 +45,11 @@ export function searchRoutes(app: FastifyInstance): void {
       pageWindow(query),
     );
     const titles = new Map(
-      (db
-        .prepare('SELECT id, title FROM spaces WHERE id IN (SELECT value FROM json_each(?))')
-        .all(JSON.stringify(found.items.map((item) => item.spaceId))) as Array<{ id: string; title: string }>).map((row) => [row.id, row.title]),
+      (
+        db
+          .prepare('SELECT id, title FROM spaces WHERE id IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify(found.items.map((item) => item.spaceId))) as Array<{ id: string; title: string }>
+      ).map((row) => [row.id, row.title]),
     );
     return {
       ...found,
@@ -65,7 +70,11 @@ function pageHitJson(page: SearchPageHit, spaceId: string, links: Links) {
   return {
     ...page,
     // The text before a page's first heading has no anchor: it is the page's own section.
-    sections: page.sections.map((section) => ({ ...section, id: section.id ?? page.id, urls: { app: app(section.path) } })),
+    sections: page.sections.map((section) => ({
+      ...section,
+      id: section.id ?? page.id,
+      urls: { app: app(section.path) },
+    })),
     urls: { app: app(page.path) },
   };
 }

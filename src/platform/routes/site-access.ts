@@ -1,9 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { badRequest, notFound, now, pageFromArray, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import {
+  badRequest,
+  notFound,
+  now,
+  pageFromArray,
+  pageParams,
+  pageWindow,
+  parseBody,
+  parseQuery,
+  sendDeleted,
+} from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import type { Links } from '../serialize.js';
-import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type AdaptiveSchema } from '../sites/adaptive.js';
+import {
+  AdaptiveSchemaError,
+  checkAdaptiveSchema,
+  templateConditions,
+  type AdaptiveSchema,
+} from '../sites/adaptive.js';
 import { defaultCustomization } from '../sites/customization.js';
 import { reloadSite, requireSite, siteJson, siteRootUrl, touchSite, type SiteRow } from '../sites/store.js';
 import { loadStructure, structureJson, withoutDrafts } from '../sites/structure.js';
@@ -85,7 +100,9 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     const query = parseQuery(shareLinksQuery, request.query);
     const { org, site } = siteOf(request, request.params, 'admin');
     const needle = query.search?.toLowerCase();
-    const rows = shareLinksOf(request.ctx.db, site.id).filter((row) => !needle || (row.name ?? '').toLowerCase().includes(needle) || row.key.toLowerCase() === needle);
+    const rows = shareLinksOf(request.ctx.db, site.id).filter(
+      (row) => !needle || (row.name ?? '').toLowerCase().includes(needle) || row.key.toLowerCase() === needle,
+    );
     return pageFromArray(rows, pageWindow(query), (row) => shareLinkJson(row, site, org, request.ctx.links));
   });
 
@@ -103,25 +120,40 @@ export function siteAccessRoutes(app: FastifyInstance): void {
       .send(shareLinkJson(row, site, org, links));
   });
 
-  app.patch<{ Params: ShareLinkParams }>('/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId', async (request) => {
-    const body = parseBody(updateShareLinkBody, request.body);
-    const { org, site } = siteOf(request, request.params, 'admin');
-    const { db, links } = request.ctx;
-    const row = db.prepare('SELECT * FROM site_share_links WHERE id = ? AND site_id = ?').get(request.params.shareLinkId, site.id) as ShareLinkRow | undefined;
-    if (!row) throw notFound('Share link');
-    db.prepare('UPDATE site_share_links SET name = ?, active = ? WHERE id = ?').run(
-      body.name === undefined ? row.name : body.name,
-      body.active === undefined ? row.active : Number(body.active),
-      row.id,
-    );
-    return shareLinkJson(db.prepare('SELECT * FROM site_share_links WHERE id = ?').get(row.id) as ShareLinkRow, site, org, links);
-  });
+  app.patch<{ Params: ShareLinkParams }>(
+    '/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId',
+    async (request) => {
+      const body = parseBody(updateShareLinkBody, request.body);
+      const { org, site } = siteOf(request, request.params, 'admin');
+      const { db, links } = request.ctx;
+      const row = db
+        .prepare('SELECT * FROM site_share_links WHERE id = ? AND site_id = ?')
+        .get(request.params.shareLinkId, site.id) as ShareLinkRow | undefined;
+      if (!row) throw notFound('Share link');
+      db.prepare('UPDATE site_share_links SET name = ?, active = ? WHERE id = ?').run(
+        body.name === undefined ? row.name : body.name,
+        body.active === undefined ? row.active : Number(body.active),
+        row.id,
+      );
+      return shareLinkJson(
+        db.prepare('SELECT * FROM site_share_links WHERE id = ?').get(row.id) as ShareLinkRow,
+        site,
+        org,
+        links,
+      );
+    },
+  );
 
-  app.delete<{ Params: ShareLinkParams }>('/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId', async (request, reply) => {
-    const { site } = siteOf(request, request.params, 'admin');
-    const { changes } = request.ctx.db.prepare('DELETE FROM site_share_links WHERE id = ? AND site_id = ?').run(request.params.shareLinkId, site.id);
-    return sendDeleted(reply, changes > 0);
-  });
+  app.delete<{ Params: ShareLinkParams }>(
+    '/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId',
+    async (request, reply) => {
+      const { site } = siteOf(request, request.params, 'admin');
+      const { changes } = request.ctx.db
+        .prepare('DELETE FROM site_share_links WHERE id = ? AND site_id = ?')
+        .run(request.params.shareLinkId, site.id);
+      return sendDeleted(reply, changes > 0);
+    },
+  );
 
   // --- Visitor authentication --------------------------------------------------------------------
 
@@ -139,7 +171,9 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     }
     const { db } = request.ctx;
     db.transaction(() => {
-      db.prepare('UPDATE sites SET auth_backend = ?, auth_fallback_url = ?, auth_logout_url = ?, auth_public_key = ? WHERE id = ?').run(
+      db.prepare(
+        'UPDATE sites SET auth_backend = ?, auth_fallback_url = ?, auth_logout_url = ?, auth_public_key = ? WHERE id = ?',
+      ).run(
         body.backend,
         body.fallbackURL === undefined ? site.auth_fallback_url : body.fallbackURL,
         body.logoutURL === undefined ? site.auth_logout_url : body.logoutURL,
@@ -151,12 +185,15 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     return authJson(db, reloadSite(db, site.id));
   });
 
-  app.post<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/publishing/auth/regenerate', async (request) => {
-    const { site } = siteOf(request, request.params, 'admin');
-    const { db } = request.ctx;
-    regenerateSigningKey(db, site);
-    return authJson(db, reloadSite(db, site.id));
-  });
+  app.post<{ Params: SiteParams }>(
+    '/orgs/:organizationId/sites/:siteId/publishing/auth/regenerate',
+    async (request) => {
+      const { site } = siteOf(request, request.params, 'admin');
+      const { db } = request.ctx;
+      regenerateSigningKey(db, site);
+      return authJson(db, reloadSite(db, site.id));
+    },
+  );
 
   // --- Adaptive schema ---------------------------------------------------------------------------
 
@@ -167,7 +204,11 @@ export function siteAccessRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/adaptive-schema', async (request) => {
     const { site } = siteOf(request, request.params, 'edit');
-    return { object: 'site-adaptive-schema' as const, jsonSchema: schemaOf(site), updatedAt: site.adaptive_schema_updated_at! };
+    return {
+      object: 'site-adaptive-schema' as const,
+      jsonSchema: schemaOf(site),
+      updatedAt: site.adaptive_schema_updated_at!,
+    };
   });
 
   app.put<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/adaptive-schema', async (request) => {
@@ -182,41 +223,66 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     }
     const { db } = request.ctx;
     db.transaction(() => {
-      db.prepare('UPDATE sites SET adaptive_schema = ?, adaptive_schema_updated_at = ? WHERE id = ?').run(JSON.stringify(schema), now(), site.id);
+      db.prepare('UPDATE sites SET adaptive_schema = ?, adaptive_schema_updated_at = ? WHERE id = ?').run(
+        JSON.stringify(schema),
+        now(),
+        site.id,
+      );
       touchSite(db, site.id);
     })();
     const updated = reloadSite(db, site.id);
-    return { object: 'site-adaptive-schema' as const, jsonSchema: schemaOf(updated), updatedAt: updated.adaptive_schema_updated_at! };
+    return {
+      object: 'site-adaptive-schema' as const,
+      jsonSchema: schemaOf(updated),
+      updatedAt: updated.adaptive_schema_updated_at!,
+    };
   });
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/adaptive-schema/template-conditions', async (request) => {
-    const { site } = siteOf(request, request.params, 'edit');
-    return { items: site.adaptive_schema ? templateConditions(schemaOf(site)) : [] };
-  });
+  app.get<{ Params: SiteParams }>(
+    '/orgs/:organizationId/sites/:siteId/adaptive-schema/template-conditions',
+    async (request) => {
+      const { site } = siteOf(request, request.params, 'edit');
+      return { items: site.adaptive_schema ? templateConditions(schemaOf(site)) : [] };
+    },
+  );
 
   // --- Published profile -------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/published', OPEN_TO_VISITORS, async (request) => {
-    const query = parseQuery(publishedQuery, request.query);
-    const { db, access, links } = request.ctx;
-    const role = access.orgRole(request.params.organizationId);
-    const member = role !== undefined && role !== null;
-    const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(request.params.siteId, request.params.organizationId) as SiteRow | undefined;
-    // Members see their sites' profiles even unpublished; others only what they could visit.
-    if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey, request.ctx.visitor?.site))) throw notFound('Site');
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
-    // Members see every published item; other readers what their claims (none without a token) show.
-    const s = member ? withoutDrafts(loadStructure(db, site)) : readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {});
-    const customization = defaultCustomization(site);
-    return {
-      object: 'published-content-site' as const,
-      site: siteJson(db, site, org, member ? role : null, links),
-      structure: structureJson(s, { access, org, links }),
-      customizations: {
-        site: customization,
-        siteSpaces: Object.fromEntries(s.siteSpaces.map((row) => [row.id, defaultCustomization(site, s.spaces.get(row.space_id)?.language ?? 'en')])),
-      },
-      scripts: [],
-    };
-  });
+  app.get<{ Params: SiteParams }>(
+    '/orgs/:organizationId/sites/:siteId/published',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(publishedQuery, request.query);
+      const { db, access, links } = request.ctx;
+      const role = access.orgRole(request.params.organizationId);
+      const member = role !== undefined && role !== null;
+      const site = db
+        .prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?')
+        .get(request.params.siteId, request.params.organizationId) as SiteRow | undefined;
+      // Members see their sites' profiles even unpublished; others only what they could visit.
+      if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey, request.ctx.visitor?.site)))
+        throw notFound('Site');
+      const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
+      // Members see every published item; other readers what their claims (none without a token) show.
+      const s = member
+        ? withoutDrafts(loadStructure(db, site))
+        : readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {});
+      const customization = defaultCustomization(site);
+      return {
+        object: 'published-content-site' as const,
+        site: siteJson(db, site, org, member ? role : null, links),
+        structure: structureJson(s, { access, org, links }),
+        customizations: {
+          site: customization,
+          siteSpaces: Object.fromEntries(
+            s.siteSpaces.map((row) => [
+              row.id,
+              defaultCustomization(site, s.spaces.get(row.space_id)?.language ?? 'en'),
+            ]),
+          ),
+        },
+        scripts: [],
+      };
+    },
+  );
 }

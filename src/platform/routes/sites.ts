@@ -1,7 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Role } from '../access.js';
-import { badRequest, booleanParam, conflict, notFound, pageFromArray, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import {
+  badRequest,
+  booleanParam,
+  conflict,
+  notFound,
+  pageFromArray,
+  pageOf,
+  pageParams,
+  pageWindow,
+  parseBody,
+  parseQuery,
+  sendDeleted,
+} from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import { conditionSchema } from './schemas.js';
 import { insertSpace } from '../spaces/create.js';
@@ -57,8 +69,15 @@ const segment = z
   .string()
   .min(1, 'must be 1 to 100 characters')
   .max(100, 'must be 1 to 100 characters')
-  .regex(/^[A-Za-z0-9][\w.+-]*$/, 'must be one path segment of letters, digits, ".", "+", "_" or "-", starting with a letter or digit');
-const defaultLevel = z.enum(['inherit', 'admin', 'create', 'review', 'edit', 'comment', 'read'], { message: 'must be inherit, a role, or null for guests' }).nullable();
+  .regex(
+    /^[A-Za-z0-9][\w.+-]*$/,
+    'must be one path segment of letters, digits, ".", "+", "_" or "-", starting with a letter or digit',
+  );
+const defaultLevel = z
+  .enum(['inherit', 'admin', 'create', 'review', 'edit', 'comment', 'read'], {
+    message: 'must be inherit, a role, or null for guests',
+  })
+  .nullable();
 const icon = z.string().min(1, 'must be an icon name').max(50, 'must be at most 50 characters');
 const localizedString = (max: number) =>
   z.record(
@@ -86,7 +105,14 @@ const updateBody = z
       .string()
       .max(512, 'must be at most 512 characters')
       .transform((value) => value.toLowerCase())
-      .pipe(z.string().regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a hostname of three labels or more, such as docs.example.com'))
+      .pipe(
+        z
+          .string()
+          .regex(
+            /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/,
+            'must be a hostname of three labels or more, such as docs.example.com',
+          ),
+      )
       .nullable()
       .optional(),
     adaptiveContent: z.strictObject({ enabled: z.boolean() }).optional(),
@@ -97,7 +123,14 @@ const updateBody = z
       .string()
       .max(512, 'must be at most 512 characters')
       .transform((value) => value.replace(/^https?:\/\//, '').replace(/\/+$/, ''))
-      .pipe(z.string().regex(/^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/, 'must be a host and one or more path segments, such as example.com/docs'))
+      .pipe(
+        z
+          .string()
+          .regex(
+            /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/,
+            'must be a host and one or more path segments, such as example.com/docs',
+          ),
+      )
       .nullable()
       .optional(),
   })
@@ -108,7 +141,9 @@ const listQuery = z.object({
   space: z.string().min(1).optional(),
   title: z.string().optional(),
   published: booleanParam.optional(),
-  type: z.union([z.enum(SITE_TYPES), z.array(z.enum(SITE_TYPES))], { message: `must be among ${SITE_TYPES.join(', ')}` }).optional(),
+  type: z
+    .union([z.enum(SITE_TYPES), z.array(z.enum(SITE_TYPES))], { message: `must be among ${SITE_TYPES.join(', ')}` })
+    .optional(),
 });
 
 const shareKeyQuery = { shareKey: z.string().max(100).optional() };
@@ -125,7 +160,10 @@ const addSiteSpaceBody = z
     pageId: z.string().min(1).nullable().optional(),
     title: title.optional(),
   })
-  .refine((body) => !(body.spaceId === null && body.pageId), { message: 'cannot be set when spaceId is null (a new space has no pages yet)', path: ['pageId'] });
+  .refine((body) => !(body.spaceId === null && body.pageId), {
+    message: 'cannot be set when spaceId is null (a new space has no pages yet)',
+    path: ['pageId'],
+  });
 
 const updateSiteSpaceBody = z
   .strictObject({
@@ -147,7 +185,10 @@ const addSectionBody = z
     pageId: z.string().min(1).optional(),
     siteSectionGroupId: z.string().min(1).optional(),
   })
-  .refine((body) => !(body.spaceId === null && body.pageId), { message: 'cannot be set when spaceId is null (a new space has no pages yet)', path: ['pageId'] });
+  .refine((body) => !(body.spaceId === null && body.pageId), {
+    message: 'cannot be set when spaceId is null (a new space has no pages yet)',
+    path: ['pageId'],
+  });
 
 const updateSectionBody = z
   .strictObject({
@@ -203,9 +244,17 @@ const moveSiteSpaceBody = z
   })
   .optional();
 const sectionPointer = z.strictObject({ type: z.literal('site-section'), siteSection: z.string().min(1) });
-const moveSectionBody = z.strictObject({ position: z.strictObject({ before: sectionPointer.optional(), after: sectionPointer.optional() }).optional() }).optional();
+const moveSectionBody = z
+  .strictObject({
+    position: z.strictObject({ before: sectionPointer.optional(), after: sectionPointer.optional() }).optional(),
+  })
+  .optional();
 const groupPointer = z.strictObject({ type: z.enum(['site-section', 'site-section-group']), id: z.string().min(1) });
-const moveGroupBody = z.strictObject({ position: z.strictObject({ before: groupPointer.optional(), after: groupPointer.optional() }).optional() }).optional();
+const moveGroupBody = z
+  .strictObject({
+    position: z.strictObject({ before: groupPointer.optional(), after: groupPointer.optional() }).optional(),
+  })
+  .optional();
 
 type OrgParams = { organizationId: string };
 type SiteParams = OrgParams & { siteId: string };
@@ -227,7 +276,11 @@ function minimal(request: FastifyRequest, reply: FastifyReply): boolean {
  * publish and delete sites.
  */
 export function siteRoutes(app: FastifyInstance): void {
-  const orgOf = (request: FastifyRequest, params: OrgParams, min: Role = 'read'): { org: OrganizationRow; role: Role | null } => {
+  const orgOf = (
+    request: FastifyRequest,
+    params: OrgParams,
+    min: Role = 'read',
+  ): { org: OrganizationRow; role: Role | null } => {
     const { access } = request.ctx;
     const org = access.requireOrg(params.organizationId, min);
     return { org, role: access.orgRole(org.id) ?? null };
@@ -248,17 +301,28 @@ export function siteRoutes(app: FastifyInstance): void {
     const { db, access } = request.ctx;
     const role = access.orgRole(params.organizationId);
     if (role !== undefined && role !== null) return siteOf(request, params);
-    const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(params.siteId, params.organizationId) as SiteRow | undefined;
+    const site = db
+      .prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?')
+      .get(params.siteId, params.organizationId) as SiteRow | undefined;
     if (!site || !readableWithoutMembership(db, site, shareKey, request.ctx.visitor?.site)) throw notFound('Site');
     const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
     return { org, role: null, site, s: readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {}) };
   };
-  const contextOf = (request: FastifyRequest, org: OrganizationRow): JsonContext => ({ access: request.ctx.access, org, links: request.ctx.links });
+  const contextOf = (request: FastifyRequest, org: OrganizationRow): JsonContext => ({
+    access: request.ctx.access,
+    org,
+    links: request.ctx.links,
+  });
   const answerSite = (request: FastifyRequest, site: SiteRow, org: OrganizationRow, role: Role | null) =>
     siteJson(request.ctx.db, site, org, role, request.ctx.links);
-  const reread = (request: FastifyRequest, s: Structure) => loadStructure(request.ctx.db, reloadSite(request.ctx.db, s.site.id));
+  const reread = (request: FastifyRequest, s: Structure) =>
+    loadStructure(request.ctx.db, reloadSite(request.ctx.db, s.site.id));
   /** The deprecated moves: the item among its siblings, answered as it is after. */
-  const moveAndAnswer = (request: FastifyRequest<{ Params: SiteParams }>, item: ItemPointer, position: ItemPosition) => {
+  const moveAndAnswer = (
+    request: FastifyRequest<{ Params: SiteParams }>,
+    item: ItemPointer,
+    position: ItemPosition,
+  ) => {
     const { org, s } = siteOf(request, request.params, 'create');
     moveItem(request.ctx.db, s, item, position);
     return structureItemJson(reread(request, s), item, contextOf(request, org));
@@ -290,16 +354,27 @@ export function siteRoutes(app: FastifyInstance): void {
       params.push(...types);
     }
     const window = pageWindow(query);
-    const count = db.prepare(`SELECT COUNT(*) FROM sites WHERE ${where.join(' AND ')}`).pluck(true).get(...params) as number;
-    const rows = db.prepare(`SELECT * FROM sites WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ? OFFSET ?`).all(...params, window.limit, window.offset) as SiteRow[];
-    return pageOf(rows.map((site) => answerSite(request, site, org, role)), count, window);
+    const count = db
+      .prepare(`SELECT COUNT(*) FROM sites WHERE ${where.join(' AND ')}`)
+      .pluck(true)
+      .get(...params) as number;
+    const rows = db
+      .prepare(`SELECT * FROM sites WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ? OFFSET ?`)
+      .all(...params, window.limit, window.offset) as SiteRow[];
+    return pageOf(
+      rows.map((site) => answerSite(request, site, org, role)),
+      count,
+      window,
+    );
   });
 
   app.post<{ Params: OrgParams }>('/orgs/:organizationId/sites', async (request, reply) => {
     const body = parseBody(createBody, request.body ?? {});
     const { org, role } = orgOf(request, request.params, 'admin');
     const { db, access } = request.ctx;
-    const spaces = (body.spaces ?? []).map((spaceId, index) => requireOrgSpace(db, access, org.id, spaceId, `spaces.${index}`));
+    const spaces = (body.spaces ?? []).map((spaceId, index) =>
+      requireOrgSpace(db, access, org.id, spaceId, `spaces.${index}`),
+    );
     const site = db.transaction(() => {
       const created = insertSite(db, org.id, body);
       for (const space of spaces) addSiteSpace(db, loadStructure(db, created), { space });
@@ -324,7 +399,11 @@ export function siteRoutes(app: FastifyInstance): void {
     }
     if (body.proxy) {
       const origin = body.proxy.toLowerCase();
-      if (db.prepare("SELECT 1 FROM sites WHERE lower(json_extract(proxy, '$.origin')) = ? AND id <> ?").get(origin, site.id)) {
+      if (
+        db
+          .prepare("SELECT 1 FROM sites WHERE lower(json_extract(proxy, '$.origin')) = ? AND id <> ?")
+          .get(origin, site.id)
+      ) {
         throw conflict(`Another site is already served at ${body.proxy}`);
       }
       if (db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(origin.split('/')[0], site.id)) {
@@ -334,12 +413,20 @@ export function siteRoutes(app: FastifyInstance): void {
     if (body.basename !== undefined) {
       // Under the organization's address, a basename must not hide a path of its default site.
       const fallback = org.default_content ? (JSON.parse(org.default_content) as { site?: string }).site : undefined;
-      const other = fallback && fallback !== site.id ? (db.prepare('SELECT * FROM sites WHERE id = ?').get(fallback) as SiteRow | undefined) : undefined;
+      const other =
+        fallback && fallback !== site.id
+          ? (db.prepare('SELECT * FROM sites WHERE id = ?').get(fallback) as SiteRow | undefined)
+          : undefined;
       if (other) {
         const structure = loadStructure(db, other);
-        const paths = [...structure.sections.map((row) => row.path), ...structure.siteSpaces.filter((row) => row.section_id === null).map((row) => row.path)];
+        const paths = [
+          ...structure.sections.map((row) => row.path),
+          ...structure.siteSpaces.filter((row) => row.section_id === null).map((row) => row.path),
+        ];
         if (paths.some((path) => path.toLowerCase() === body.basename!.toLowerCase())) {
-          throw conflict(`The basename "${body.basename}" is a path of the organization's default site, ${other.title}`);
+          throw conflict(
+            `The basename "${body.basename}" is a path of the organization's default site, ${other.title}`,
+          );
         }
       }
     }
@@ -361,7 +448,11 @@ export function siteRoutes(app: FastifyInstance): void {
               : JSON.stringify({ origin: body.proxy, target: `${request.ctx.links.published}/proxy/${site.id}` }),
       };
       const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
-      if (entries.length) db.prepare(`UPDATE sites SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, value]) => value), site.id);
+      if (entries.length)
+        db.prepare(`UPDATE sites SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+          ...entries.map(([, value]) => value),
+          site.id,
+        );
       touchSite(db, site.id);
     })();
     return answerSite(request, reloadSite(db, site.id), org, role);
@@ -372,7 +463,10 @@ export function siteRoutes(app: FastifyInstance): void {
     return sendDeleted(reply, deleteSite(request.ctx.db, org.id, request.params.siteId));
   });
 
-  for (const [action, published] of [['publish', 1], ['unpublish', 0]] as const) {
+  for (const [action, published] of [
+    ['publish', 1],
+    ['unpublish', 0],
+  ] as const) {
     app.post<{ Params: SiteParams }>(`/orgs/:organizationId/sites/:siteId/${action}`, async (request) => {
       const { org, role } = orgOf(request, request.params, 'admin');
       const { db } = request.ctx;
@@ -387,21 +481,27 @@ export function siteRoutes(app: FastifyInstance): void {
 
   // --- Structure -------------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/structure', OPEN_TO_VISITORS, async (request) => {
-    const query = parseQuery(structureQuery, request.query);
-    const { org, s } = readerSiteOf(request, request.params, query.shareKey);
-    return structureJson(s, contextOf(request, org));
-  });
+  app.get<{ Params: SiteParams }>(
+    '/orgs/:organizationId/sites/:siteId/structure',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(structureQuery, request.query);
+      const { org, s } = readerSiteOf(request, request.params, query.shareKey);
+      return structureJson(s, contextOf(request, org));
+    },
+  );
 
   app.patch<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/structure/sort', async (request, reply) => {
     const body = parseBody(sortBody, request.body);
     const { org, s } = siteOf(request, request.params, 'create');
     const known = (p: { type: string; id: string }): ItemPointer => {
       // The platform keeps no external links: no such item can exist.
-      if (p.type === 'site-external-link') throw badRequest(`Invalid move position: no external link ${p.id} in the site`);
+      if (p.type === 'site-external-link')
+        throw badRequest(`Invalid move position: no external link ${p.id} in the site`);
       return p as ItemPointer;
     };
-    if (body.item.type === 'site-external-link') return reply.code(404).send({ error: { code: 404, message: 'No matching item found' } });
+    if (body.item.type === 'site-external-link')
+      return reply.code(404).send({ error: { code: 404, message: 'No matching item found' } });
     const item = body.item as ItemPointer;
     moveItem(request.ctx.db, s, item, {
       before: body.position?.before && known(body.position.before),
@@ -413,15 +513,24 @@ export function siteRoutes(app: FastifyInstance): void {
 
   // --- Site spaces -----------------------------------------------------------------------------
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/site-spaces', OPEN_TO_VISITORS, async (request) => {
-    const query = parseQuery(siteSpacesQuery, request.query);
-    const { org, s } = readerSiteOf(request, request.params, query.shareKey);
-    const context = contextOf(request, org);
-    // Sections first, in their order, then each section's variants.
-    const ordered = s.sections.length ? orderedSections(s).flatMap((section) => s.siteSpaces.filter((row) => row.section_id === section.id)) : s.siteSpaces;
-    const rows = query.default === undefined ? ordered : ordered.filter((row) => siteSpaceJson(s, row, context).default === query.default);
-    return pageFromArray(rows, pageWindow(query), (row) => siteSpaceJson(s, row, context));
-  });
+  app.get<{ Params: SiteParams }>(
+    '/orgs/:organizationId/sites/:siteId/site-spaces',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(siteSpacesQuery, request.query);
+      const { org, s } = readerSiteOf(request, request.params, query.shareKey);
+      const context = contextOf(request, org);
+      // Sections first, in their order, then each section's variants.
+      const ordered = s.sections.length
+        ? orderedSections(s).flatMap((section) => s.siteSpaces.filter((row) => row.section_id === section.id))
+        : s.siteSpaces;
+      const rows =
+        query.default === undefined
+          ? ordered
+          : ordered.filter((row) => siteSpaceJson(s, row, context).default === query.default);
+      return pageFromArray(rows, pageWindow(query), (row) => siteSpaceJson(s, row, context));
+    },
+  );
 
   app.post<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/site-spaces', async (request, reply) => {
     const body = parseBody(addSiteSpaceBody, request.body ?? {});
@@ -430,39 +539,67 @@ export function siteRoutes(app: FastifyInstance): void {
     const id = db.transaction(() => {
       const space =
         body.spaceId === null
-          ? requireOrgSpace(db, access, org.id, insertSpace(db, { orgId: org.id, title: body.title ?? 'Untitled' }), 'spaceId')
+          ? requireOrgSpace(
+              db,
+              access,
+              org.id,
+              insertSpace(db, { orgId: org.id, title: body.title ?? 'Untitled' }),
+              'spaceId',
+            )
           : requireOrgSpace(db, access, org.id, body.spaceId, 'spaceId');
       if (body.pageId) requireHomePage(db, space, body.pageId, 'pageId');
-      return addSiteSpace(db, s, { space, path: body.path, sectionId: body.sectionId, draft: body.draft, pageId: body.pageId ?? undefined });
+      return addSiteSpace(db, s, {
+        space,
+        path: body.path,
+        sectionId: body.sectionId,
+        draft: body.draft,
+        pageId: body.pageId ?? undefined,
+      });
     })();
     if (minimal(request, reply)) return reply.send();
     const after = reread(request, s);
     return reply.code(201).send(siteSpaceJson(after, requireSiteSpace(after, id), contextOf(request, org)));
   });
 
-  app.patch<{ Params: SiteSpaceParams }>('/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId', async (request, reply) => {
-    const body = parseBody(updateSiteSpaceBody, request.body ?? {});
-    const { org, s } = siteOf(request, request.params, 'create');
-    const { db, access } = request.ctx;
-    const row = requireSiteSpace(s, request.params.siteSpaceId);
-    const space = body.spaceId !== undefined ? requireOrgSpace(db, access, org.id, body.spaceId, 'spaceId') : s.spaces.get(row.space_id)!;
-    if (body.pageId) requireHomePage(db, space, body.pageId, 'pageId');
-    updateSiteSpace(db, s, row, { ...body, space: body.spaceId !== undefined ? space : undefined });
-    if (minimal(request, reply)) return reply.send();
-    const after = reread(request, s);
-    return siteSpaceJson(after, requireSiteSpace(after, row.id), contextOf(request, org));
-  });
+  app.patch<{ Params: SiteSpaceParams }>(
+    '/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId',
+    async (request, reply) => {
+      const body = parseBody(updateSiteSpaceBody, request.body ?? {});
+      const { org, s } = siteOf(request, request.params, 'create');
+      const { db, access } = request.ctx;
+      const row = requireSiteSpace(s, request.params.siteSpaceId);
+      const space =
+        body.spaceId !== undefined
+          ? requireOrgSpace(db, access, org.id, body.spaceId, 'spaceId')
+          : s.spaces.get(row.space_id)!;
+      if (body.pageId) requireHomePage(db, space, body.pageId, 'pageId');
+      updateSiteSpace(db, s, row, { ...body, space: body.spaceId !== undefined ? space : undefined });
+      if (minimal(request, reply)) return reply.send();
+      const after = reread(request, s);
+      return siteSpaceJson(after, requireSiteSpace(after, row.id), contextOf(request, org));
+    },
+  );
 
-  app.delete<{ Params: SiteSpaceParams }>('/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId', async (request, reply) => {
-    const { s } = siteOf(request, request.params, 'create');
-    return sendDeleted(reply, removeSiteSpace(request.ctx.db, s, request.params.siteSpaceId));
-  });
+  app.delete<{ Params: SiteSpaceParams }>(
+    '/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId',
+    async (request, reply) => {
+      const { s } = siteOf(request, request.params, 'create');
+      return sendDeleted(reply, removeSiteSpace(request.ctx.db, s, request.params.siteSpaceId));
+    },
+  );
 
-  app.post<{ Params: SiteSpaceParams }>('/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move', async (request) => {
-    const body = parseBody(moveSiteSpaceBody, request.body ?? undefined);
-    const to = (p?: { siteSpace: string }) => p && ({ type: 'site-space', id: p.siteSpace }) as const;
-    return moveAndAnswer(request, { type: 'site-space', id: request.params.siteSpaceId }, { before: to(body?.position?.before), after: to(body?.position?.after) });
-  });
+  app.post<{ Params: SiteSpaceParams }>(
+    '/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move',
+    async (request) => {
+      const body = parseBody(moveSiteSpaceBody, request.body ?? undefined);
+      const to = (p?: { siteSpace: string }) => p && ({ type: 'site-space', id: p.siteSpace } as const);
+      return moveAndAnswer(
+        request,
+        { type: 'site-space', id: request.params.siteSpaceId },
+        { before: to(body?.position?.before), after: to(body?.position?.after) },
+      );
+    },
+  );
 
   // --- Sections --------------------------------------------------------------------------------
 
@@ -480,35 +617,61 @@ export function siteRoutes(app: FastifyInstance): void {
     const id = db.transaction(() => {
       const space =
         body.spaceId === null
-          ? requireOrgSpace(db, access, org.id, insertSpace(db, { orgId: org.id, title: body.title ?? 'Untitled' }), 'spaceId')
+          ? requireOrgSpace(
+              db,
+              access,
+              org.id,
+              insertSpace(db, { orgId: org.id, title: body.title ?? 'Untitled' }),
+              'spaceId',
+            )
           : requireOrgSpace(db, access, org.id, body.spaceId, 'spaceId');
       if (body.pageId) requireHomePage(db, space, body.pageId, 'pageId');
-      return addSection(db, s, { space, title: body.title, icon: body.icon, draft: body.draft, pageId: body.pageId, groupId: body.siteSectionGroupId });
+      return addSection(db, s, {
+        space,
+        title: body.title,
+        icon: body.icon,
+        draft: body.draft,
+        pageId: body.pageId,
+        groupId: body.siteSectionGroupId,
+      });
     })();
     const after = reread(request, s);
     return reply.code(201).send(sectionJson(after, requireSection(after, id), contextOf(request, org)));
   });
 
-  app.patch<{ Params: SectionParams }>('/orgs/:organizationId/sites/:siteId/sections/:siteSectionId', async (request, reply) => {
-    const body = parseBody(updateSectionBody, request.body ?? {});
-    const { org, s } = siteOf(request, request.params, 'create');
-    const row = requireSection(s, request.params.siteSectionId);
-    updateSection(request.ctx.db, s, row, { ...body, groupId: body.siteSectionGroupId });
-    if (minimal(request, reply)) return reply.send();
-    const after = reread(request, s);
-    return sectionJson(after, requireSection(after, row.id), contextOf(request, org));
-  });
+  app.patch<{ Params: SectionParams }>(
+    '/orgs/:organizationId/sites/:siteId/sections/:siteSectionId',
+    async (request, reply) => {
+      const body = parseBody(updateSectionBody, request.body ?? {});
+      const { org, s } = siteOf(request, request.params, 'create');
+      const row = requireSection(s, request.params.siteSectionId);
+      updateSection(request.ctx.db, s, row, { ...body, groupId: body.siteSectionGroupId });
+      if (minimal(request, reply)) return reply.send();
+      const after = reread(request, s);
+      return sectionJson(after, requireSection(after, row.id), contextOf(request, org));
+    },
+  );
 
-  app.delete<{ Params: SectionParams }>('/orgs/:organizationId/sites/:siteId/sections/:siteSectionId', async (request, reply) => {
-    const { s } = siteOf(request, request.params, 'create');
-    return sendDeleted(reply, removeSection(request.ctx.db, s, request.params.siteSectionId));
-  });
+  app.delete<{ Params: SectionParams }>(
+    '/orgs/:organizationId/sites/:siteId/sections/:siteSectionId',
+    async (request, reply) => {
+      const { s } = siteOf(request, request.params, 'create');
+      return sendDeleted(reply, removeSection(request.ctx.db, s, request.params.siteSectionId));
+    },
+  );
 
-  app.post<{ Params: SectionParams }>('/orgs/:organizationId/sites/:siteId/sections/:siteSectionId/move', async (request) => {
-    const body = parseBody(moveSectionBody, request.body ?? undefined);
-    const to = (p?: { siteSection: string }) => p && ({ type: 'site-section', id: p.siteSection }) as const;
-    return moveAndAnswer(request, { type: 'site-section', id: request.params.siteSectionId }, { before: to(body?.position?.before), after: to(body?.position?.after) });
-  });
+  app.post<{ Params: SectionParams }>(
+    '/orgs/:organizationId/sites/:siteId/sections/:siteSectionId/move',
+    async (request) => {
+      const body = parseBody(moveSectionBody, request.body ?? undefined);
+      const to = (p?: { siteSection: string }) => p && ({ type: 'site-section', id: p.siteSection } as const);
+      return moveAndAnswer(
+        request,
+        { type: 'site-section', id: request.params.siteSectionId },
+        { before: to(body?.position?.before), after: to(body?.position?.after) },
+      );
+    },
+  );
 
   // --- Section groups --------------------------------------------------------------------------
 
@@ -536,23 +699,36 @@ export function siteRoutes(app: FastifyInstance): void {
     return reply.code(201).send(groupJson(after, requireGroup(after, id), contextOf(request, org)));
   });
 
-  app.patch<{ Params: GroupParams }>('/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId', async (request, reply) => {
-    const body = parseBody(updateGroupBody, request.body ?? {});
-    const { org, s } = siteOf(request, request.params, 'create');
-    const row = requireGroup(s, request.params.siteSectionGroupId);
-    updateGroup(request.ctx.db, s, row, { ...body, parentId: body.parentSectionGroupId });
-    if (minimal(request, reply)) return reply.send();
-    const after = reread(request, s);
-    return groupJson(after, requireGroup(after, row.id), contextOf(request, org));
-  });
+  app.patch<{ Params: GroupParams }>(
+    '/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId',
+    async (request, reply) => {
+      const body = parseBody(updateGroupBody, request.body ?? {});
+      const { org, s } = siteOf(request, request.params, 'create');
+      const row = requireGroup(s, request.params.siteSectionGroupId);
+      updateGroup(request.ctx.db, s, row, { ...body, parentId: body.parentSectionGroupId });
+      if (minimal(request, reply)) return reply.send();
+      const after = reread(request, s);
+      return groupJson(after, requireGroup(after, row.id), contextOf(request, org));
+    },
+  );
 
-  app.delete<{ Params: GroupParams }>('/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId', async (request, reply) => {
-    const { s } = siteOf(request, request.params, 'create');
-    return sendDeleted(reply, removeGroup(request.ctx.db, s, request.params.siteSectionGroupId));
-  });
+  app.delete<{ Params: GroupParams }>(
+    '/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId',
+    async (request, reply) => {
+      const { s } = siteOf(request, request.params, 'create');
+      return sendDeleted(reply, removeGroup(request.ctx.db, s, request.params.siteSectionGroupId));
+    },
+  );
 
-  app.post<{ Params: GroupParams }>('/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/move', async (request) => {
-    const body = parseBody(moveGroupBody, request.body ?? undefined);
-    return moveAndAnswer(request, { type: 'site-section-group', id: request.params.siteSectionGroupId }, body?.position ?? {});
-  });
+  app.post<{ Params: GroupParams }>(
+    '/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/move',
+    async (request) => {
+      const body = parseBody(moveGroupBody, request.body ?? undefined);
+      return moveAndAnswer(
+        request,
+        { type: 'site-section-group', id: request.params.siteSectionGroupId },
+        body?.position ?? {},
+      );
+    },
+  );
 }

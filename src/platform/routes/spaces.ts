@@ -27,7 +27,13 @@ import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollecti
 import { rowsById, treeOrder } from '../tree.js';
 import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
 import { insertSpace } from '../spaces/create.js';
-import { defaultLevelSchema, emojiSchema, languageSchema, movePositionSchema, spaceMergeRulesSchema } from './schemas.js';
+import {
+  defaultLevelSchema,
+  emojiSchema,
+  languageSchema,
+  movePositionSchema,
+  spaceMergeRulesSchema,
+} from './schemas.js';
 import { settleTransferredContent } from './transfer.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
@@ -86,7 +92,11 @@ export function spaceRoutes(app: FastifyInstance): void {
       .spaces.map((space) => ({ space, role: access.spaceRole(space) }))
       .filter((entry) => entry.role !== null);
     const page = pageFromArray(visible, window);
-    const rows = rowsById<SpaceRow>(db, 'spaces', page.items.map((entry) => entry.space.id));
+    const rows = rowsById<SpaceRow>(
+      db,
+      'spaces',
+      page.items.map((entry) => entry.space.id),
+    );
     return { ...page, items: page.items.map(({ space, role }) => spaceJson(rows.get(space.id)!, role, links)) };
   });
 
@@ -95,7 +105,9 @@ export function spaceRoutes(app: FastifyInstance): void {
     const org = access.requireOrg(request.params.organizationId, 'create');
     const body = parseBody(createSpaceBody, request.body);
     if (body.visibility === 'in-collection' && !body.parent) {
-      throw badRequest('Invalid body field "visibility": in-collection is only possible for a space with a parent collection');
+      throw badRequest(
+        'Invalid body field "visibility": in-collection is only possible for a space with a parent collection',
+      );
     }
     const parent = body.parent ? requireTargetCollection(access, org.id, body.parent) : null;
     const id = insertSpace(db, {
@@ -186,9 +198,15 @@ export function spaceRoutes(app: FastifyInstance): void {
         at,
         at,
       );
-      const placement = planPlacement(db, space.org_id, space.parent_id, { kind: 'space', id }, {
-        after: { type: 'space', space: space.id },
-      });
+      const placement = planPlacement(
+        db,
+        space.org_id,
+        space.parent_id,
+        { kind: 'space', id },
+        {
+          after: { type: 'space', space: space.id },
+        },
+      );
       applyOrder(db, placement.order);
       db.prepare(
         `INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at)
@@ -198,7 +216,10 @@ export function spaceRoutes(app: FastifyInstance): void {
       // The copy starts with the content of its source: the same stored nodes, nothing copied
       // but the list of documents it may read.
       storeFirstRevision(db, id, copyRevision, at, revisionRoot(db, space.revision));
-      db.prepare('INSERT INTO documents (space_id, id, hash) SELECT ?, id, hash FROM documents WHERE space_id = ?').run(id, space.id);
+      db.prepare('INSERT INTO documents (space_id, id, hash) SELECT ?, id, hash FROM documents WHERE space_id = ?').run(
+        id,
+        space.id,
+      );
     })();
     const created = loadSpace(db, id)!;
     reply.code(201).header('location', `${links.api}/spaces/${id}`);

@@ -26,7 +26,10 @@ const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64,
 
 const createTeamBody = z.strictObject({
   title: teamTitle,
-  members: z.array(z.string().min(1, 'must not contain empty ids')).max(1000, 'must list at most 1000 members').optional(),
+  members: z
+    .array(z.string().min(1, 'must not contain empty ids'))
+    .max(1000, 'must list at most 1000 members')
+    .optional(),
 });
 
 const userRefs = z.array(z.string().min(1, 'must not contain empty entries')).max(1000, 'must list at most 1000 users');
@@ -38,8 +41,7 @@ const updateMembersBody = z
     memberships: z.record(z.string().min(1), z.strictObject({ role: teamRoleSchema })).optional(),
   })
   .refine(
-    (body) =>
-      (body.add?.length ?? 0) + (body.remove?.length ?? 0) + Object.keys(body.memberships ?? {}).length > 0,
+    (body) => (body.add?.length ?? 0) + (body.remove?.length ?? 0) + Object.keys(body.memberships ?? {}).length > 0,
     'must set at least one of add, remove or memberships',
   );
 

@@ -64,18 +64,24 @@ export function translationRoutes(app: FastifyInstance, options: { queue: JobQue
     return translationJson(db, updateInstructions(db, row, body.instructions), links);
   });
 
-  app.delete<{ Params: TranslationParams }>('/orgs/:organizationId/translations/:translationId', async (request, reply) => {
-    const { db, access } = request.ctx;
-    const org = access.requireOrg(request.params.organizationId, 'admin');
-    return sendDeleted(reply, deleteTranslation(db, org.id, request.params.translationId));
-  });
+  app.delete<{ Params: TranslationParams }>(
+    '/orgs/:organizationId/translations/:translationId',
+    async (request, reply) => {
+      const { db, access } = request.ctx;
+      const org = access.requireOrg(request.params.organizationId, 'admin');
+      return sendDeleted(reply, deleteTranslation(db, org.id, request.params.translationId));
+    },
+  );
 
-  app.post<{ Params: TranslationParams }>('/orgs/:organizationId/translations/:translationId/run', async (request, reply) => {
-    const { db, access } = request.ctx;
-    const org = access.requireOrg(request.params.organizationId, 'admin');
-    const row = requireTranslation(db, org.id, request.params.translationId);
-    parseBody(emptyBody, request.body);
-    db.transaction(() => requestRun(db, options.queue, row.id))();
-    return reply.code(204).send();
-  });
+  app.post<{ Params: TranslationParams }>(
+    '/orgs/:organizationId/translations/:translationId/run',
+    async (request, reply) => {
+      const { db, access } = request.ctx;
+      const org = access.requireOrg(request.params.organizationId, 'admin');
+      const row = requireTranslation(db, org.id, request.params.translationId);
+      parseBody(emptyBody, request.body);
+      db.transaction(() => requestRun(db, options.queue, row.id))();
+      return reply.code(204).send();
+    },
+  );
 }

@@ -14,17 +14,35 @@ import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 const MAX_VISITOR_TOKEN_CHARS = 10_000;
 const urlParam = z.string({ message: 'is required' }).min(1, 'is required');
 const contentQuery = z.object({ url: urlParam });
-const publishedQuery = z.object({ url: urlParam, visitorAuthToken: z.string().max(MAX_VISITOR_TOKEN_CHARS, `must be at most ${MAX_VISITOR_TOKEN_CHARS} characters`).optional(), redirectOnError: booleanParam.optional() });
+const publishedQuery = z.object({
+  url: urlParam,
+  visitorAuthToken: z
+    .string()
+    .max(MAX_VISITOR_TOKEN_CHARS, `must be at most ${MAX_VISITOR_TOKEN_CHARS} characters`)
+    .optional(),
+  redirectOnError: booleanParam.optional(),
+});
 
 /** A visitor's own claims: plain JSON (strings, numbers, booleans, objects and arrays of them), not too deep. */
-const plain: z.ZodType<unknown> = z.lazy(() => z.union([z.string().max(1000), z.number(), z.boolean(), z.array(plain).max(100), z.record(z.string().max(100), plain)]));
+const plain: z.ZodType<unknown> = z.lazy(() =>
+  z.union([
+    z.string().max(1000),
+    z.number(),
+    z.boolean(),
+    z.array(plain).max(100),
+    z.record(z.string().max(100), plain),
+  ]),
+);
 const publishedBody = z.strictObject({
   url: urlParam,
   redirectOnError: z.boolean().optional(),
   visitor: z
     .strictObject({
       type: z.enum(['human', 'agent'], { message: 'must be human or agent' }).optional(),
-      jwtToken: z.string().max(MAX_VISITOR_TOKEN_CHARS, `must be at most ${MAX_VISITOR_TOKEN_CHARS} characters`).optional(),
+      jwtToken: z
+        .string()
+        .max(MAX_VISITOR_TOKEN_CHARS, `must be at most ${MAX_VISITOR_TOKEN_CHARS} characters`)
+        .optional(),
       unsignedClaims: z.record(z.string().max(100), plain).optional(),
     })
     .optional(),
@@ -37,11 +55,16 @@ const publishedBody = z.strictObject({
  * their embed (`/urls/embed`).
  */
 export function urlRoutes(app: FastifyInstance): void {
-  const resolve = (request: FastifyRequest, input: ResolveInput) => resolvePublishedUrl(request.ctx.db, request.ctx.links, request.ctx.access, input);
+  const resolve = (request: FastifyRequest, input: ResolveInput) =>
+    resolvePublishedUrl(request.ctx.db, request.ctx.links, request.ctx.access, input);
 
   app.get('/urls/published', OPEN_TO_VISITORS, async (request) => {
     const query = parseQuery(publishedQuery, request.query);
-    return resolve(request, { url: query.url, redirectOnError: query.redirectOnError, visitor: query.visitorAuthToken ? { jwtToken: query.visitorAuthToken } : undefined });
+    return resolve(request, {
+      url: query.url,
+      redirectOnError: query.redirectOnError,
+      visitor: query.visitorAuthToken ? { jwtToken: query.visitorAuthToken } : undefined,
+    });
   });
 
   app.post('/urls/published', async (request) => {
@@ -54,10 +77,20 @@ export function urlRoutes(app: FastifyInstance): void {
     const found = await resolve(request, { url });
     if (!('space' in found)) return undefined;
     const { db, access } = request.ctx;
-    const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(found.space) as SpaceRow | undefined;
+    const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(found.space) as
+      | SpaceRow
+      | undefined;
     if (!space || !access.canViewSpace(space, access.spaceRole(space))) return undefined;
-    const siteSpace = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as string | null;
-    return { space, changeRequest: found.changeRequest, revision: found.revision, path: found.pathname, homePage: siteSpace ?? undefined };
+    const siteSpace = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as
+      | string
+      | null;
+    return {
+      space,
+      changeRequest: found.changeRequest,
+      revision: found.revision,
+      path: found.pathname,
+      homePage: siteSpace ?? undefined,
+    };
   };
 
   app.get('/urls/content', OPEN_TO_VISITORS, async (request) => {
@@ -67,18 +100,26 @@ export function urlRoutes(app: FastifyInstance): void {
     const appUrl = new URL(links.app);
     const segments = urlSegments(url);
     const mount = urlSegments(appUrl);
-    const inApp = url.host.toLowerCase() === appUrl.host.toLowerCase() && mount.every((segment, index) => segments[index] === segment);
-    let target: { space: SpaceRow; changeRequest?: string; revision?: string; path: string; homePage?: string } | undefined;
+    const inApp =
+      url.host.toLowerCase() === appUrl.host.toLowerCase() &&
+      mount.every((segment, index) => segments[index] === segment);
+    let target:
+      | { space: SpaceRow; changeRequest?: string; revision?: string; path: string; homePage?: string }
+      | undefined;
     if (inApp) {
       const [kind, id, ...rest] = segments.slice(mount.length);
       if (kind === 'o' && id && rest[0] === 'c' && rest[1]) {
-        const collection = db.prepare('SELECT * FROM collections WHERE id = ? AND org_id = ?').get(rest[1], id) as CollectionRow | undefined;
+        const collection = db.prepare('SELECT * FROM collections WHERE id = ? AND org_id = ?').get(rest[1], id) as
+          | CollectionRow
+          | undefined;
         const role = collection ? access.collectionRole(collection) : null;
         if (!collection || role === null) throw notFound('Content for the URL');
         return { collection: collectionJson(collection, role, links) };
       }
       if (kind !== 's' || !id) throw notFound('Content for the URL');
-      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as SpaceRow | undefined;
+      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as
+        | SpaceRow
+        | undefined;
       if (!space || !access.canViewSpace(space, access.spaceRole(space))) throw notFound('Content for the URL');
       let pathParts = rest;
       let changeRequest: string | undefined;
@@ -108,11 +149,18 @@ export function urlRoutes(app: FastifyInstance): void {
     const revisionId = target.revision ?? requestRow?.revision ?? space.revision;
     const revision = request.ctx.content.revision(space.id, revisionId);
     // Change requests and their revisions are for members of the space.
-    if (!revision || ((requestRow || revision.changeRequest) && access.spaceRole(space) === null)) throw notFound('Content for the URL');
+    if (!revision || ((requestRow || revision.changeRequest) && access.spaceRole(space) === null))
+      throw notFound('Content for the URL');
     const index = pageIndex(revision.content);
-    const placed = path === '' && target.homePage ? index.byId.get(target.homePage) : pageByPath(index, path.toLowerCase()) ?? pageByPath(index, path);
+    const placed =
+      path === '' && target.homePage
+        ? index.byId.get(target.homePage)
+        : (pageByPath(index, path.toLowerCase()) ?? pageByPath(index, path));
     // A path that names no page still resolves to the space (the URL may predate a move).
-    const page = placed && (placed.page.type === 'document' || placed.page.type === 'group') ? pageJson(placed, index, { spaceId: space.id, links, metadata: true }) : undefined;
+    const page =
+      placed && (placed.page.type === 'document' || placed.page.type === 'group')
+        ? pageJson(placed, index, { spaceId: space.id, links, metadata: true })
+        : undefined;
     return {
       space: spaceJson(space, access.spaceRole(space), links),
       ...(requestRow ? { changeRequest: changeRequestJson(db, requestRow, space, links) } : {}),
@@ -130,10 +178,16 @@ export function urlRoutes(app: FastifyInstance): void {
     const changeRequest = found.changeRequest ? findChangeRequest(db, space.id, found.changeRequest) : undefined;
     const revision = loadRevision(db, space.id, found.revision ?? changeRequest?.revision ?? space.revision);
     // Embeds are what an anonymous visitor sees: conditional pages are left out.
-    const index = revision ? pageIndex(contentForVisitor(revision.content, request.ctx.visitor?.claims ?? {})) : undefined;
-    const homePage = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as string | null;
-    const placed = index && (found.pathname === '' && homePage ? index.byId.get(homePage) : pageByPath(index, found.pathname.toLowerCase()));
-    if (!placed || placed.page.type !== 'document') throw notFound('Page for the URL');
+    const index = revision
+      ? pageIndex(contentForVisitor(revision.content, request.ctx.visitor?.claims ?? {}))
+      : undefined;
+    const homePage = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as
+      | string
+      | null;
+    const placed =
+      index &&
+      (found.pathname === '' && homePage ? index.byId.get(homePage) : pageByPath(index, found.pathname.toLowerCase()));
+    if (placed?.page.type !== 'document') throw notFound('Page for the URL');
     return {
       type: 'link' as const,
       title: placed.page.title,

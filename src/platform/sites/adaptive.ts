@@ -27,11 +27,25 @@ export type ClaimProperty =
 
 const primitive = {
   oneOf: [
-    { type: 'object', properties: { type: { const: 'boolean' }, description: { type: 'string' } }, required: ['type', 'description'], additionalProperties: false },
-    { type: 'object', properties: { type: { const: 'number' }, description: { type: 'string' } }, required: ['type', 'description'], additionalProperties: false },
     {
       type: 'object',
-      properties: { type: { const: 'string' }, description: { type: 'string' }, enum: { type: 'array', items: { type: 'string' }, minItems: 1, uniqueItems: true } },
+      properties: { type: { const: 'boolean' }, description: { type: 'string' } },
+      required: ['type', 'description'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { type: { const: 'number' }, description: { type: 'string' } },
+      required: ['type', 'description'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: {
+        type: { const: 'string' },
+        description: { type: 'string' },
+        enum: { type: 'array', items: { type: 'string' }, minItems: 1, uniqueItems: true },
+      },
       required: ['type', 'description'],
       additionalProperties: false,
     },
@@ -50,7 +64,11 @@ const SHAPE = {
         { $ref: '#/definitions/primitive' },
         {
           type: 'object',
-          properties: { type: { const: 'array' }, description: { type: 'string' }, items: { $ref: '#/definitions/primitive' } },
+          properties: {
+            type: { const: 'array' },
+            description: { type: 'string' },
+            items: { $ref: '#/definitions/primitive' },
+          },
           required: ['type', 'description', 'items'],
           additionalProperties: false,
         },
@@ -114,13 +132,15 @@ export class AdaptiveSchemaError extends Error {
 function describe(error: ErrorObject | undefined, root: string): string {
   if (!error) return `${root} is invalid`;
   const path = `${root}${error.instancePath.replace(/\//g, '.')}`;
-  if (error.keyword === 'additionalProperties') return `${path} has an unknown property "${String(error.params.additionalProperty)}"`;
+  if (error.keyword === 'additionalProperties')
+    return `${path} has an unknown property "${String(error.params.additionalProperty)}"`;
   if (error.keyword === 'required') return `${path} lacks "${String(error.params.missingProperty)}"`;
   if (error.keyword === 'const') return `${path} must be ${JSON.stringify(error.params.allowedValue)}`;
   if (error.keyword === 'propertyNames' || error.propertyName !== undefined) {
     return `${path} has a property name a condition cannot reach${error.propertyName ? ` ("${error.propertyName}")` : ''}: letters, digits, "_" and "$", not starting with a digit`;
   }
-  if (error.keyword === 'oneOf') return `${path} must be a boolean, string, number, array or object claim with a description`;
+  if (error.keyword === 'oneOf')
+    return `${path} must be a boolean, string, number, array or object claim with a description`;
   return `${path} ${error.message ?? 'is invalid'}`;
 }
 
@@ -129,8 +149,12 @@ export function checkAdaptiveSchema(schema: unknown): AdaptiveSchema {
   if (!checkShape(schema)) {
     // oneOf reports its alternatives' errors first; the last error is the one of the outer keyword.
     const errors = checkShape.errors ?? [];
-    const specific = errors.find((error) => error.keyword !== 'oneOf' && error.keyword !== 'const' && error.keyword !== 'type') ?? errors.at(-1);
-    throw new AdaptiveSchemaError(describe(errors.find((error) => error.keyword === 'oneOf') ?? specific, 'jsonSchema'));
+    const specific =
+      errors.find((error) => error.keyword !== 'oneOf' && error.keyword !== 'const' && error.keyword !== 'type') ??
+      errors.at(-1);
+    throw new AdaptiveSchemaError(
+      describe(errors.find((error) => error.keyword === 'oneOf') ?? specific, 'jsonSchema'),
+    );
   }
   try {
     new Ajv({ strict: false }).compile(schema as object);
@@ -146,7 +170,10 @@ const compiled = new Map<string, ValidateFunction>();
  * Checks a visitor's unsigned claims against the schema's `unsigned` part; answers the message
  * of the first problem, or undefined when they fit. Without an `unsigned` part, none are allowed.
  */
-export function unsignedClaimsProblem(schema: AdaptiveSchema | null, claims: Record<string, unknown>): string | undefined {
+export function unsignedClaimsProblem(
+  schema: AdaptiveSchema | null,
+  claims: Record<string, unknown>,
+): string | undefined {
   const unsigned = schema?.properties.unsigned as (ClaimProperty & { type: 'object' }) | undefined;
   if (!unsigned) return Object.keys(claims).length ? 'the site accepts no unsigned claims' : undefined;
   const key = JSON.stringify(unsigned);
@@ -180,7 +207,12 @@ export function templateConditions(schema: AdaptiveSchema): TemplateCondition[] 
           out.push({ description: property.description, condition: `${at} == true` });
           break;
         case 'string':
-          if (property.enum) for (const value of property.enum) out.push({ description: `${property.description}: ${value}`, condition: `${at} == ${JSON.stringify(value)}` });
+          if (property.enum)
+            for (const value of property.enum)
+              out.push({
+                description: `${property.description}: ${value}`,
+                condition: `${at} == ${JSON.stringify(value)}`,
+              });
           else out.push({ description: property.description, condition: `${at} != undefined && ${at} != ""` });
           break;
         case 'number':

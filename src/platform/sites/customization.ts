@@ -29,7 +29,9 @@ export function defaultCustomization(site: Pick<SiteRow, 'title'>, locale = 'en'
       sidebar: { background: 'default', list: 'default' },
       search: 'subtle',
     },
-    internationalization: { locale: ['en', 'fr', 'es', 'zh', 'ja', 'de', 'nl', 'no', 'pt-br', 'ru'].includes(locale) ? locale : 'en' },
+    internationalization: {
+      locale: ['en', 'fr', 'es', 'zh', 'ja', 'de', 'nl', 'no', 'pt-br', 'ru'].includes(locale) ? locale : 'en',
+    },
     favicon: {},
     header: { preset: 'default', links: [] },
     footer: { groups: [] },

@@ -2,7 +2,17 @@ import { newId } from '../http.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { insertSite, reloadSite, type SiteRow } from './store.js';
-import { addGroup, addSection, addSiteSpace, loadStructure, reloadStructure, requireSection, updateSection, updateSiteSpace, variantsOf } from './structure.js';
+import {
+  addGroup,
+  addSection,
+  addSiteSpace,
+  loadStructure,
+  reloadStructure,
+  requireSection,
+  updateSection,
+  updateSiteSpace,
+  variantsOf,
+} from './structure.js';
 
 /** The demo sites, by title. */
 export const DEMO_SITES = {
@@ -73,18 +83,18 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   s = reloadStructure(db, s);
   addGroup(db, s, { title: 'Resources', icon: 'folder', sections: [notes, status] });
   publish(docs);
-  db.prepare('UPDATE organizations SET default_content = ? WHERE id = ?').run(JSON.stringify({ type: 'site', site: docs.id }), orgs.acme);
+  db.prepare('UPDATE organizations SET default_content = ? WHERE id = ?').run(
+    JSON.stringify({ type: 'site', site: docs.id }),
+    orgs.acme,
+  );
 
   const partners = insertSite(db, orgs.acme, { title: DEMO_SITES.partners, visibility: 'share-link' });
   s = loadStructure(db, partners);
   addSiteSpace(db, s, { space: space('Pricing FAQ') });
   addSiteSpace(db, reloadStructure(db, s), { space: space('Erste Schritte'), path: 'de' });
-  db.prepare("INSERT INTO site_share_links (id, site_id, key, name, active, created_at) VALUES (?, ?, ?, 'Partners', 1, ?)").run(
-    newId(),
-    partners.id,
-    DEMO_SITE_SECRETS.shareKey,
-    partners.created_at,
-  );
+  db.prepare(
+    "INSERT INTO site_share_links (id, site_id, key, name, active, created_at) VALUES (?, ?, ?, 'Partners', 1, ?)",
+  ).run(newId(), partners.id, DEMO_SITE_SECRETS.shareKey, partners.created_at);
   publish(partners);
 
   const api = insertSite(db, orgs.acme, { title: DEMO_SITES.api, visibility: 'visitor-auth', type: 'ultimate' });
@@ -94,12 +104,9 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   addSiteSpace(db, s, { space: space('Runbooks'), path: 'beta' });
   s = reloadStructure(db, s);
   updateSiteSpace(db, s, variantsOf(s, null)[1]!, { condition: 'visitor.claims.betaAccess == true' });
-  db.prepare('UPDATE sites SET adaptive_content = 1, adaptive_schema = ?, adaptive_schema_updated_at = ?, auth_private_key = ? WHERE id = ?').run(
-    JSON.stringify(API_SCHEMA),
-    api.created_at,
-    DEMO_SITE_SECRETS.visitorSigningKey,
-    api.id,
-  );
+  db.prepare(
+    'UPDATE sites SET adaptive_content = 1, adaptive_schema = ?, adaptive_schema_updated_at = ?, auth_private_key = ? WHERE id = ?',
+  ).run(JSON.stringify(API_SCHEMA), api.created_at, DEMO_SITE_SECRETS.visitorSigningKey, api.id);
   publish(api, 'api.acme-docs.test');
 
   const draft = insertSite(db, orgs.acme, { title: DEMO_SITES.draft });

@@ -117,7 +117,8 @@ export function parseUrl(raw: string, where: 'query' | 'body' = 'query'): URL {
   } catch {
     throw badRequest(`Invalid ${where} field "url": is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest(`Invalid ${where} field "url": must be an http or https URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw badRequest(`Invalid ${where} field "url": must be an http or https URL`);
   return url;
 }
 
@@ -128,11 +129,14 @@ function locate(db: Db, links: Links, url: URL, member: (orgId: string) => boole
   const host = lower(url.hostname);
   const segments = urlSegments(url);
   const byHostname = db.prepare('SELECT * FROM sites WHERE hostname = ?').get(host) as SiteRow | undefined;
-  const orgOf = (site: SiteRow) => db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
+  const orgOf = (site: SiteRow) =>
+    db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
   if (byHostname) return { site: byHostname, org: orgOf(byHostname), base: [], rest: segments };
 
   // Proxy origins whose host is this one (compared exactly: a host may hold `_` or `%`).
-  const proxied = (db.prepare("SELECT * FROM sites WHERE proxy IS NOT NULL AND instr(lower(json_extract(proxy, '$.origin')), ?) = 1").all(`${host}/`) as SiteRow[]);
+  const proxied = db
+    .prepare("SELECT * FROM sites WHERE proxy IS NOT NULL AND instr(lower(json_extract(proxy, '$.origin')), ?) = 1")
+    .all(`${host}/`) as SiteRow[];
   for (const site of proxied.sort((a, b) => proxyOf(b)!.origin.length - proxyOf(a)!.origin.length)) {
     const prefix = proxyOf(site)!.origin.split('/').slice(1).map(lower);
     if (prefix.every((segment, index) => lower(segments[index] ?? '') === segment)) {
@@ -150,15 +154,22 @@ function locate(db: Db, links: Links, url: URL, member: (orgId: string) => boole
     const site = db.prepare('SELECT * FROM sites WHERE id = ?').get(second) as SiteRow | undefined;
     return site ? { site, org: orgOf(site), base: [...mount, first, second], rest: after } : undefined;
   }
-  const org = db.prepare('SELECT * FROM organizations WHERE lower(hostname) = ? OR id = ? ORDER BY hostname IS NULL LIMIT 1').get(lower(first), first) as OrganizationRow | undefined;
+  const org = db
+    .prepare('SELECT * FROM organizations WHERE lower(hostname) = ? OR id = ? ORDER BY hostname IS NULL LIMIT 1')
+    .get(lower(first), first) as OrganizationRow | undefined;
   if (!org) return undefined;
   if (second) {
-    const site = db.prepare('SELECT * FROM sites WHERE org_id = ? AND lower(basename) = ?').get(org.id, lower(second)) as SiteRow | undefined;
+    const site = db
+      .prepare('SELECT * FROM sites WHERE org_id = ? AND lower(basename) = ?')
+      .get(org.id, lower(second)) as SiteRow | undefined;
     // A site the reader cannot see (unpublished, not a member) leaves the path to the default site.
-    if (site && (site.published === 1 || member(org.id))) return { site, org, base: [...mount, first, second], rest: after };
+    if (site && (site.published === 1 || member(org.id)))
+      return { site, org, base: [...mount, first, second], rest: after };
   }
   const fallback = org.default_content ? (JSON.parse(org.default_content) as { site?: string }).site : undefined;
-  const site = fallback ? (db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(fallback, org.id) as SiteRow | undefined) : undefined;
+  const site = fallback
+    ? (db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(fallback, org.id) as SiteRow | undefined)
+    : undefined;
   return site ? { site, org, base: [...mount, first], rest: second ? [second, ...after] : [] } : undefined;
 }
 
@@ -180,7 +191,9 @@ function visibleTo(s: Structure, claims: Record<string, unknown>, preview: boole
   };
   const variants = (sectionId: string | null) => variantsOf(s, sectionId).filter(shown);
   // A section shows only with something to show: one of its site spaces (whose space may be deleted).
-  const sections = orderedSections(s).filter((row) => shown(row) && groupShown(row.group_id) && variants(row.id).length > 0);
+  const sections = orderedSections(s).filter(
+    (row) => shown(row) && groupShown(row.group_id) && variants(row.id).length > 0,
+  );
   return { sections, variants, groupShown };
 }
 
@@ -192,16 +205,31 @@ function visibleTo(s: Structure, claims: Record<string, unknown>, preview: boole
 export function readerView(s: Structure, claims: Record<string, unknown>, preview = false): Structure {
   const visible = visibleTo(s, claims, preview);
   const sections = s.sections.filter((row) => visible.sections.some((shown) => shown.id === row.id));
-  const siteSpaces = [...(sections.length || s.groups.length ? [] : visible.variants(null)), ...sections.flatMap((row) => visible.variants(row.id))];
+  const siteSpaces = [
+    ...(sections.length || s.groups.length ? [] : visible.variants(null)),
+    ...sections.flatMap((row) => visible.variants(row.id)),
+  ];
   const keptGroups = new Set<string>();
   for (const section of sections) {
-    for (let at = section.group_id; at; at = s.groups.find((group) => group.id === at)?.parent_id ?? null) keptGroups.add(at);
+    for (let at = section.group_id; at; at = s.groups.find((group) => group.id === at)?.parent_id ?? null)
+      keptGroups.add(at);
   }
   const groups = s.groups.filter((row) => keptGroups.has(row.id) && visible.groupShown(row.id));
-  return { ...s, sections, groups, siteSpaces: s.siteSpaces.filter((row) => siteSpaces.some((shown) => shown.id === row.id)) };
+  return {
+    ...s,
+    sections,
+    groups,
+    siteSpaces: s.siteSpaces.filter((row) => siteSpaces.some((shown) => shown.id === row.id)),
+  };
 }
 
-function fail(error: ApiError, input: ResolveInput, located: Located, links: Links, reason: 'auth' | 'share'): Resolution {
+function fail(
+  error: ApiError,
+  input: ResolveInput,
+  located: Located,
+  links: Links,
+  reason: 'auth' | 'share',
+): Resolution {
   if (!input.redirectOnError || reason === 'share') throw error;
   // To the site's fallback URL, else to its sign-in, with where the visitor was going.
   const target = new URL(located.site.auth_fallback_url ?? siteLoginUrl(located.site, located.org, links));
@@ -210,7 +238,12 @@ function fail(error: ApiError, input: ResolveInput, located: Located, links: Lin
 }
 
 /** Resolves a published URL for a visitor (see the steps above). */
-export async function resolvePublishedUrl(db: Db, links: Links, access: Access, input: ResolveInput): Promise<Resolution> {
+export async function resolvePublishedUrl(
+  db: Db,
+  links: Links,
+  access: Access,
+  input: ResolveInput,
+): Promise<Resolution> {
   const url = parseUrl(input.url, input.from ?? 'query');
   const isMember = (orgId: string) => {
     const role = access.orgRole(orgId);
@@ -227,7 +260,8 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
   let shareKey: string | undefined;
   if (site.visibility === 'share-link') {
     const link = activeShareLink(db, site.id, rest[0]);
-    if (!link) return fail(new ApiError(403, 'Authentication missing to access this content'), input, located, links, 'share');
+    if (!link)
+      return fail(new ApiError(403, 'Authentication missing to access this content'), input, located, links, 'share');
     shareKey = link.key;
     rest = rest.slice(1);
   }
@@ -245,7 +279,13 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
       return fail(new ApiError(401, error.message), input, { ...located, rest }, links, 'auth');
     }
   } else if (site.visibility === 'visitor-auth') {
-    return fail(new ApiError(401, 'Authentication missing to access this content'), input, { ...located, rest }, links, 'auth');
+    return fail(
+      new ApiError(401, 'Authentication missing to access this content'),
+      input,
+      { ...located, rest },
+      links,
+      'auth',
+    );
   }
   const unsigned = input.visitor?.unsignedClaims;
   if (unsigned && Object.keys(unsigned).length) {
@@ -272,7 +312,8 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
   let explicitSection = false;
   const sectioned = s.sections.length > 0 || s.groups.length > 0;
   if (sectioned) {
-    const named = sitePart[0] === undefined ? undefined : visible.sections.find((row) => lower(row.path) === lower(sitePart[0]!));
+    const named =
+      sitePart[0] === undefined ? undefined : visible.sections.find((row) => lower(row.path) === lower(sitePart[0]!));
     if (named) {
       section = named;
       explicitSection = true;
@@ -284,7 +325,10 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
     if (!section) throw new ApiError(404, 'No content found for the URL.');
   }
   const variants = visible.variants(section?.id ?? null);
-  const namedVariant = sitePart[consumed] === undefined ? undefined : variants.find((row) => lower(row.path) === lower(sitePart[consumed]!));
+  const namedVariant =
+    sitePart[consumed] === undefined
+      ? undefined
+      : variants.find((row) => lower(row.path) === lower(sitePart[consumed]!));
   let siteSpace: SiteSpaceRow | undefined;
   let explicitVariant = false;
   if (namedVariant) {
@@ -315,7 +359,10 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
     if (!row) throw new ApiError(404, 'No content found for the URL.');
     changeRequest = row;
   } else if (previewOf?.kind === 'revisions') {
-    const row = db.prepare('SELECT id FROM revisions WHERE space_id = ? AND id = ?').pluck(true).get(space.id, previewOf.id) as string | undefined;
+    const row = db
+      .prepare('SELECT id FROM revisions WHERE space_id = ? AND id = ?')
+      .pluck(true)
+      .get(space.id, previewOf.id) as string | undefined;
     if (!row) throw new ApiError(404, 'No content found for the URL.');
     revision = row;
   }
@@ -324,12 +371,20 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
   const pathname = pageSegments.join('/');
   const encode = (segments: string[]) => segments.map(encodeURIComponent);
   const siteBase = [...located.base, ...(shareKey ? [shareKey] : [])];
-  const siteBasePath = `/${encode(siteBase).map((segment) => `${segment}/`).join('')}`;
+  const siteBasePath = `/${encode(siteBase)
+    .map((segment) => `${segment}/`)
+    .join('')}`;
   const previewSegments = previewOf ? ['~', previewOf.kind, previewOf.id] : [];
   const written = [...sitePart.slice(0, consumed), ...previewSegments];
-  const basePath = `${siteBasePath}${encode(written).map((segment) => `${segment}/`).join('')}`;
+  const basePath = `${siteBasePath}${encode(written)
+    .map((segment) => `${segment}/`)
+    .join('')}`;
   const canonicalSite = [...siteSpaceSegments(s, siteSpace), ...previewSegments];
-  const root = siteRootUrl(site, org, links) + encode(shareKey ? [shareKey] : []).map((segment) => `${segment}/`).join('');
+  const root =
+    siteRootUrl(site, org, links) +
+    encode(shareKey ? [shareKey] : [])
+      .map((segment) => `${segment}/`)
+      .join('');
   const canonicalUrl = `${root}${encode([...canonicalSite, ...pageSegments]).join('/')}`.replace(/\/$/, '') || root;
 
   // Naming a default the canonical URL leaves out: the canonical URL instead.
@@ -338,22 +393,28 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
     return { target: 'content', redirect: `${canonicalUrl}${url.search}` };
   }
 
-  const more = sectioned ? (!explicitSection && visible.sections.length > 1) || (!explicitVariant && variants.length > 1) : !explicitVariant && variants.length > 1;
+  const more = sectioned
+    ? (!explicitSection && visible.sections.length > 1) || (!explicitVariant && variants.length > 1)
+    : !explicitVariant && variants.length > 1;
   const complete = pathname !== '' || !more;
-  const apiToken = await signSiteToken(db, {
-    kind: 'site',
-    organization: org.id,
-    site: site.id,
-    ...(section ? { siteSection: section.id } : {}),
-    siteSpace: siteSpace.id,
-    space: space.id,
-    spaces: [space.id],
-    visitorType: input.visitor?.type ?? 'human',
-    claims,
-    ...(shareKey ? { shareKey } : {}),
-    ...(authenticated ? { keys: keyFingerprint(site) } : {}),
-    ...(preview ? { preview: true } : {}),
-  }, notAfter);
+  const apiToken = await signSiteToken(
+    db,
+    {
+      kind: 'site',
+      organization: org.id,
+      site: site.id,
+      ...(section ? { siteSection: section.id } : {}),
+      siteSpace: siteSpace.id,
+      space: space.id,
+      spaces: [space.id],
+      visitorType: input.visitor?.type ?? 'human',
+      claims,
+      ...(shareKey ? { shareKey } : {}),
+      ...(authenticated ? { keys: keyFingerprint(site) } : {}),
+      ...(preview ? { preview: true } : {}),
+    },
+    notAfter,
+  );
   return {
     site: site.id,
     ...(section ? { siteSection: section.id } : {}),
@@ -368,9 +429,10 @@ export async function resolvePublishedUrl(db: Db, links: Links, access: Access, 
     organization: org.id,
     ...(shareKey ? { shareKey } : {}),
     complete,
-    ...(authenticated ? { contextId: createHash('sha256').update(JSON.stringify(claims)).digest('base64url').slice(0, 22) } : {}),
+    ...(authenticated
+      ? { contextId: createHash('sha256').update(JSON.stringify(claims)).digest('base64url').slice(0, 22) }
+      : {}),
     canonicalUrl,
     ...(preview ? { preview: true } : {}),
   };
 }
-

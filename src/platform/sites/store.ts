@@ -52,7 +52,9 @@ export function reloadSite(db: Db, siteId: string): SiteRow {
 
 /** A basename of the organization no other site has, from `wanted` (`-2`, `-3`, … appended). */
 export function freeBasename(db: Db, orgId: string, wanted: string): string {
-  const taken = new Set((db.prepare('SELECT lower(basename) FROM sites WHERE org_id = ?').pluck(true).all(orgId) as string[]));
+  const taken = new Set(
+    db.prepare('SELECT lower(basename) FROM sites WHERE org_id = ?').pluck(true).all(orgId) as string[],
+  );
   const base = (slugify(wanted) || 'site').slice(0, 90);
   let name = base;
   for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${base}-${n}`;
@@ -61,18 +63,33 @@ export function freeBasename(db: Db, orgId: string, wanted: string): string {
 
 /** Refuses a basename another site of the organization has (compared without case, as URLs are). */
 export function requireFreeBasename(db: Db, orgId: string, basename: string, except: string): void {
-  const other = db.prepare('SELECT id FROM sites WHERE org_id = ? AND lower(basename) = lower(?) AND id <> ?').get(orgId, basename, except);
+  const other = db
+    .prepare('SELECT id FROM sites WHERE org_id = ? AND lower(basename) = lower(?) AND id <> ?')
+    .get(orgId, basename, except);
   if (other) throw conflict(`Another site of the organization already has the basename "${basename}"`);
 }
 
 /** Creates an unpublished site; returns its row. */
-export function insertSite(db: Db, orgId: string, fields: { type?: SiteRow['type']; title?: string; visibility?: SiteRow['visibility'] }): SiteRow {
+export function insertSite(
+  db: Db,
+  orgId: string,
+  fields: { type?: SiteRow['type']; title?: string; visibility?: SiteRow['visibility'] },
+): SiteRow {
   const at = now();
   const id = newId();
   const title = fields.title ?? 'Untitled site';
   db.prepare(
     `INSERT INTO sites (id, org_id, type, title, visibility, basename, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, orgId, fields.type ?? 'basic', title, fields.visibility ?? 'public', freeBasename(db, orgId, title), at, at);
+  ).run(
+    id,
+    orgId,
+    fields.type ?? 'basic',
+    title,
+    fields.visibility ?? 'public',
+    freeBasename(db, orgId, title),
+    at,
+    at,
+  );
   return reloadSite(db, id);
 }
 
@@ -81,7 +98,9 @@ export function deleteSite(db: Db, orgId: string, siteId: string): boolean {
   return db.transaction(() => {
     const { changes } = db.prepare('DELETE FROM sites WHERE id = ? AND org_id = ?').run(siteId, orgId);
     if (changes > 0) {
-      db.prepare("UPDATE organizations SET default_content = NULL WHERE id = ? AND json_extract(default_content, '$.site') = ?").run(orgId, siteId);
+      db.prepare(
+        "UPDATE organizations SET default_content = NULL WHERE id = ? AND json_extract(default_content, '$.site') = ?",
+      ).run(orgId, siteId);
     }
     return changes > 0;
   })();
@@ -109,7 +128,12 @@ export function siteRootUrl(site: SiteRow, org: OrganizationRow, links: Links): 
 }
 
 /** Where a visitor of a visitor-auth site signs in (and out): under the site's own address. */
-export function siteLoginUrl(site: SiteRow, org: OrganizationRow, links: Links, action: 'login' | 'logout' = 'login'): string {
+export function siteLoginUrl(
+  site: SiteRow,
+  org: OrganizationRow,
+  links: Links,
+  action: 'login' | 'logout' = 'login',
+): string {
   return `${siteRootUrl(site, org, links)}~gitbook/auth/${action}`;
 }
 
@@ -129,7 +153,9 @@ function sitePermissions(role: Role | null | undefined) {
 
 export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role | null | undefined, links: Links) {
   const count = db
-    .prepare('SELECT COUNT(*) FROM site_spaces ss JOIN spaces s ON s.id = ss.space_id WHERE ss.site_id = ? AND s.deleted_at IS NULL')
+    .prepare(
+      'SELECT COUNT(*) FROM site_spaces ss JOIN spaces s ON s.id = ss.space_id WHERE ss.site_id = ? AND s.deleted_at IS NULL',
+    )
     .pluck(true)
     .get(site.id) as number;
   const proxy = proxyOf(site);
@@ -143,7 +169,12 @@ export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role
     basename: site.basename,
     ...(proxy ? { proxy } : {}),
     visibility: site.visibility,
-    defaultLevel: site.default_level === 'inherit' ? ('inherit' as const) : site.default_level === 'guest' ? null : site.default_level,
+    defaultLevel:
+      site.default_level === 'inherit'
+        ? ('inherit' as const)
+        : site.default_level === 'guest'
+          ? null
+          : site.default_level,
     permissions: sitePermissions(role),
     published: site.published === 1,
     siteSpaces: count,
@@ -156,7 +187,10 @@ export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role
       preview: `${links.app}/o/${org.id}/sites/${site.id}/preview`,
       ...(site.published === 1 ? { published: siteRootUrl(site, org, links) } : {}),
       ...(site.published === 1 && site.visibility === 'visitor-auth'
-        ? { login: siteLoginUrl(site, org, links), logout: site.auth_logout_url ?? siteLoginUrl(site, org, links, 'logout') }
+        ? {
+            login: siteLoginUrl(site, org, links),
+            logout: site.auth_logout_url ?? siteLoginUrl(site, org, links, 'logout'),
+          }
         : {}),
     },
   };
@@ -164,7 +198,9 @@ export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role
 
 /** A space of the organization the caller can read, or a 400 naming `field`. */
 export function requireOrgSpace(db: Db, access: Access, orgId: string, spaceId: string, field: string): SpaceRow {
-  const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(spaceId) as SpaceRow | undefined;
+  const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(spaceId) as
+    | SpaceRow
+    | undefined;
   if (!space || space.org_id !== orgId || access.spaceRole(space) === null) {
     throw badRequest(`Invalid body field "${field}": no space ${spaceId} in the organization`);
   }

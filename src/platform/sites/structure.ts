@@ -64,7 +64,9 @@ export interface SiteSectionGroupRow {
 export type StructureItemType = 'site-space' | 'site-section' | 'site-section-group';
 
 /** A child of the site's root or of a section group, in a sections structure. */
-export type SectionLevelItem = { type: 'site-section'; row: SiteSectionRow } | { type: 'site-section-group'; row: SiteSectionGroupRow };
+export type SectionLevelItem =
+  | { type: 'site-section'; row: SiteSectionRow }
+  | { type: 'site-section-group'; row: SiteSectionGroupRow };
 
 /** Everything of one site's structure, read at once. */
 export interface Structure {
@@ -76,14 +78,22 @@ export interface Structure {
   spaces: Map<string, SpaceRow>;
 }
 
-const byOrder = (a: { position: number; created_at: string; id: string }, b: { position: number; created_at: string; id: string }) =>
-  a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+const byOrder = (
+  a: { position: number; created_at: string; id: string },
+  b: { position: number; created_at: string; id: string },
+) => a.position - b.position || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
 export function loadStructure(db: Db, site: SiteRow): Structure {
-  const sections = (db.prepare('SELECT * FROM site_sections WHERE site_id = ?').all(site.id) as SiteSectionRow[]).sort(byOrder);
-  const groups = (db.prepare('SELECT * FROM site_section_groups WHERE site_id = ?').all(site.id) as SiteSectionGroupRow[]).sort(byOrder);
+  const sections = (db.prepare('SELECT * FROM site_sections WHERE site_id = ?').all(site.id) as SiteSectionRow[]).sort(
+    byOrder,
+  );
+  const groups = (
+    db.prepare('SELECT * FROM site_section_groups WHERE site_id = ?').all(site.id) as SiteSectionGroupRow[]
+  ).sort(byOrder);
   const spaceRows = db
-    .prepare('SELECT s.* FROM spaces s WHERE s.deleted_at IS NULL AND s.id IN (SELECT space_id FROM site_spaces WHERE site_id = ?)')
+    .prepare(
+      'SELECT s.* FROM spaces s WHERE s.deleted_at IS NULL AND s.id IN (SELECT space_id FROM site_spaces WHERE site_id = ?)',
+    )
     .all(site.id) as SpaceRow[];
   const spaces = new Map(spaceRows.map((space) => [space.id, space]));
   const siteSpaces = (db.prepare('SELECT * FROM site_spaces WHERE site_id = ?').all(site.id) as SiteSpaceRow[])
@@ -97,8 +107,12 @@ export const usesSections = (s: Structure) => s.sections.length > 0 || s.groups.
 /** The sections and groups directly under a group (`null`: the root), in order. */
 export function childrenOf(s: Structure, groupId: string | null): SectionLevelItem[] {
   const items: Array<SectionLevelItem & { order: SiteSectionRow | SiteSectionGroupRow }> = [
-    ...s.sections.filter((row) => row.group_id === groupId).map((row) => ({ type: 'site-section' as const, row, order: row })),
-    ...s.groups.filter((row) => row.parent_id === groupId).map((row) => ({ type: 'site-section-group' as const, row, order: row })),
+    ...s.sections
+      .filter((row) => row.group_id === groupId)
+      .map((row) => ({ type: 'site-section' as const, row, order: row })),
+    ...s.groups
+      .filter((row) => row.parent_id === groupId)
+      .map((row) => ({ type: 'site-section-group' as const, row, order: row })),
   ];
   return items.sort((a, b) => byOrder(a.order, b.order)).map(({ type, row }) => ({ type, row }) as SectionLevelItem);
 }
@@ -128,7 +142,8 @@ export function variantsOf(s: Structure, sectionId: string | null): SiteSpaceRow
 /** The default site space of a section (`null`: of the site's root). */
 export function defaultVariant(s: Structure, sectionId: string | null): SiteSpaceRow | undefined {
   const variants = variantsOf(s, sectionId);
-  const stored = sectionId === null ? s.site.default_site_space : s.sections.find((row) => row.id === sectionId)?.default_site_space;
+  const stored =
+    sectionId === null ? s.site.default_site_space : s.sections.find((row) => row.id === sectionId)?.default_site_space;
   return variants.find((row) => row.id === stored) ?? variants[0];
 }
 
@@ -165,7 +180,8 @@ function publishedUrl(s: Structure, context: JsonContext, segments: string[]): {
   return { published: siteRootUrl(s.site, context.org, context.links) + segments.map(encodeURIComponent).join('/') };
 }
 
-const localized = (value: string | null) => (value ? { localizedTitle: JSON.parse(value) as Record<string, string> } : {});
+const localized = (value: string | null) =>
+  value ? { localizedTitle: JSON.parse(value) as Record<string, string> } : {};
 
 export function siteSpaceJson(s: Structure, row: SiteSpaceRow, context: JsonContext) {
   const space = s.spaces.get(row.space_id)!;
@@ -192,7 +208,9 @@ export function sectionJson(s: Structure, row: SiteSectionRow, context: JsonCont
     title: row.title,
     ...localized(row.localized_title),
     ...(row.description ? { description: row.description } : {}),
-    ...(row.localized_description ? { localizedDescription: JSON.parse(row.localized_description) as Record<string, string> } : {}),
+    ...(row.localized_description
+      ? { localizedDescription: JSON.parse(row.localized_description) as Record<string, string> }
+      : {}),
     default: defaultSection(s)?.id === row.id,
     draft: row.draft === 1,
     path: row.path,
@@ -237,7 +255,8 @@ function itemJson(s: Structure, item: SectionLevelItem, context: JsonContext): S
 }
 
 export function structureJson(s: Structure, context: JsonContext) {
-  if (usesSections(s)) return { type: 'sections' as const, structure: childrenOf(s, null).map((item) => itemJson(s, item, context)) };
+  if (usesSections(s))
+    return { type: 'sections' as const, structure: childrenOf(s, null).map((item) => itemJson(s, item, context)) };
   return { type: 'siteSpaces' as const, structure: variantsOf(s, null).map((row) => siteSpaceJson(s, row, context)) };
 }
 
@@ -287,7 +306,7 @@ function groupInBody(s: Structure, id: string, field: string): SiteSectionGroupR
 export function requireHomePage(db: Db, space: SpaceRow, pageId: string, field: string): void {
   const revision = loadRevision(db, space.id, space.revision);
   const placed = revision ? pageIndex(revision.content).byId.get(pageId) : undefined;
-  if (!placed || placed.page.type !== 'document') {
+  if (placed?.page.type !== 'document') {
     throw badRequest(`Invalid body field "${field}": no document page ${pageId} in space ${space.id}`);
   }
 }
@@ -306,7 +325,10 @@ function takenVariantPaths(db: Db, siteId: string, sectionId: string | null, exc
 }
 
 function takenSectionPaths(db: Db, siteId: string, except?: string): Set<string> {
-  const rows = db.prepare('SELECT path FROM site_sections WHERE site_id = ? AND id IS NOT ?').pluck(true).all(siteId, except ?? null) as string[];
+  const rows = db
+    .prepare('SELECT path FROM site_sections WHERE site_id = ? AND id IS NOT ?')
+    .pluck(true)
+    .all(siteId, except ?? null) as string[];
   return new Set(rows.map((path) => path.toLowerCase()));
 }
 
@@ -317,8 +339,16 @@ function freePath(taken: Set<string>, wanted: string, fallback: string): string 
   return path;
 }
 
-function endOf(db: Db, table: 'site_spaces' | 'site_sections' | 'site_section_groups', where: string, ...params: unknown[]): number {
-  const max = db.prepare(`SELECT MAX(position) FROM ${table} WHERE ${where}`).pluck(true).get(...params) as number | null;
+function endOf(
+  db: Db,
+  table: 'site_spaces' | 'site_sections' | 'site_section_groups',
+  where: string,
+  ...params: unknown[]
+): number {
+  const max = db
+    .prepare(`SELECT MAX(position) FROM ${table} WHERE ${where}`)
+    .pluck(true)
+    .get(...params) as number | null;
   return max === null ? 0 : max + 1;
 }
 
@@ -346,7 +376,10 @@ export function addSiteSpace(db: Db, s: Structure, input: NewSiteSpace): string 
   let sectionId: string | null = null;
   if (usesSections(s)) {
     const section = input.sectionId ? sectionInBody(s, input.sectionId, 'sectionId') : defaultSection(s);
-    if (!section) throw badRequest('Invalid body field "sectionId": the site has section groups but no section to add the space to');
+    if (!section)
+      throw badRequest(
+        'Invalid body field "sectionId": the site has section groups but no section to add the space to',
+      );
     sectionId = section.id;
   } else if (input.sectionId) {
     throw badRequest('Invalid body field "sectionId": the site has no sections');
@@ -357,7 +390,9 @@ export function addSiteSpace(db: Db, s: Structure, input: NewSiteSpace): string 
 function insertSiteSpace(db: Db, site: SiteRow, sectionId: string | null, input: NewSiteSpace): string {
   const taken = takenVariantPaths(db, site.id, sectionId);
   if (input.path !== undefined && taken.has(input.path.toLowerCase())) {
-    throw conflict(`Another site space ${sectionId ? 'of the section' : 'of the site'} already has the path "${input.path}"`);
+    throw conflict(
+      `Another site space ${sectionId ? 'of the section' : 'of the site'} already has the path "${input.path}"`,
+    );
   }
   const id = newId();
   db.prepare(
@@ -388,8 +423,13 @@ export interface SiteSpaceChanges {
 }
 
 export function updateSiteSpace(db: Db, s: Structure, row: SiteSpaceRow, changes: SiteSpaceChanges): void {
-  if (changes.path !== undefined && takenVariantPaths(db, s.site.id, row.section_id, row.id).has(changes.path.toLowerCase())) {
-    throw conflict(`Another site space ${row.section_id ? 'of the section' : 'of the site'} already has the path "${changes.path}"`);
+  if (
+    changes.path !== undefined &&
+    takenVariantPaths(db, s.site.id, row.section_id, row.id).has(changes.path.toLowerCase())
+  ) {
+    throw conflict(
+      `Another site space ${row.section_id ? 'of the section' : 'of the site'} already has the path "${changes.path}"`,
+    );
   }
   const columns: Record<string, unknown> = {
     path: changes.path,
@@ -411,7 +451,9 @@ export function updateSiteSpace(db: Db, s: Structure, row: SiteSpaceRow, changes
  * delete the section instead.
  */
 export function removeSiteSpace(db: Db, s: Structure, id: string): boolean {
-  const row = db.prepare('SELECT * FROM site_spaces WHERE id = ? AND site_id = ?').get(id, s.site.id) as SiteSpaceRow | undefined;
+  const row = db.prepare('SELECT * FROM site_spaces WHERE id = ? AND site_id = ?').get(id, s.site.id) as
+    | SiteSpaceRow
+    | undefined;
   if (!row) return false;
   if (row.section_id && variantsOf(s, row.section_id).every((variant) => variant.id === row.id)) {
     throw conflict('This site space is the only one of its section: delete the section instead');
@@ -442,12 +484,26 @@ export function addSection(db: Db, s: Structure, input: NewSection): string {
   return db.transaction(() => {
     if (!usesSections(s) && s.siteSpaces.length > 0) {
       const wrapper = insertSection(db, s.site, { title: sectionTitle(s.site.title), groupId: null });
-      db.prepare('UPDATE site_spaces SET section_id = ? WHERE site_id = ? AND section_id IS NULL').run(wrapper, s.site.id);
-      db.prepare('UPDATE site_sections SET default_site_space = ? WHERE id = ?').run(defaultVariant(s, null)?.id ?? null, wrapper);
-      db.prepare('UPDATE sites SET default_site_section = ?, default_site_space = NULL WHERE id = ?').run(wrapper, s.site.id);
+      db.prepare('UPDATE site_spaces SET section_id = ? WHERE site_id = ? AND section_id IS NULL').run(
+        wrapper,
+        s.site.id,
+      );
+      db.prepare('UPDATE site_sections SET default_site_space = ? WHERE id = ?').run(
+        defaultVariant(s, null)?.id ?? null,
+        wrapper,
+      );
+      db.prepare('UPDATE sites SET default_site_section = ?, default_site_space = NULL WHERE id = ?').run(
+        wrapper,
+        s.site.id,
+      );
     }
     const title = input.title ?? sectionTitle(input.space.title);
-    const id = insertSection(db, s.site, { title, icon: input.icon ?? null, draft: input.draft, groupId: group?.id ?? null });
+    const id = insertSection(db, s.site, {
+      title,
+      icon: input.icon ?? null,
+      draft: input.draft,
+      groupId: group?.id ?? null,
+    });
     insertSiteSpace(db, s.site, id, { space: input.space, draft: input.draft, pageId: input.pageId });
     return id;
   })();
@@ -459,7 +515,11 @@ function sectionTitle(from: string): string {
   return title.length >= 2 ? title : 'Section';
 }
 
-function insertSection(db: Db, site: SiteRow, fields: { title: string; icon?: string | null; draft?: boolean; groupId: string | null }): string {
+function insertSection(
+  db: Db,
+  site: SiteRow,
+  fields: { title: string; icon?: string | null; draft?: boolean; groupId: string | null },
+): string {
   const id = newId();
   db.prepare(
     `INSERT INTO site_sections (id, site_id, group_id, title, path, icon, draft, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -495,17 +555,24 @@ export function updateSection(db: Db, s: Structure, row: SiteSectionRow, changes
   if (changes.path !== undefined && takenSectionPaths(db, s.site.id, row.id).has(changes.path.toLowerCase())) {
     throw conflict(`Another section of the site already has the path "${changes.path}"`);
   }
-  if (changes.defaultSiteSpace !== undefined && !variantsOf(s, row.id).some((variant) => variant.id === changes.defaultSiteSpace)) {
+  if (
+    changes.defaultSiteSpace !== undefined &&
+    !variantsOf(s, row.id).some((variant) => variant.id === changes.defaultSiteSpace)
+  ) {
     throw badRequest(`Invalid body field "defaultSiteSpace": no site space ${changes.defaultSiteSpace} in the section`);
   }
-  const group = changes.groupId === undefined || changes.groupId === null ? changes.groupId : groupInBody(s, changes.groupId, 'siteSectionGroupId');
+  const group =
+    changes.groupId === undefined || changes.groupId === null
+      ? changes.groupId
+      : groupInBody(s, changes.groupId, 'siteSectionGroupId');
   db.transaction(() => {
     const moved = group !== undefined && (group?.id ?? null) !== row.group_id;
     setColumns(db, 'site_sections', row.id, {
       title: changes.title,
       localized_title: changes.localizedTitle === undefined ? undefined : JSON.stringify(changes.localizedTitle),
       description: changes.description === undefined ? undefined : changes.description || null,
-      localized_description: changes.localizedDescription === undefined ? undefined : JSON.stringify(changes.localizedDescription),
+      localized_description:
+        changes.localizedDescription === undefined ? undefined : JSON.stringify(changes.localizedDescription),
       path: changes.path,
       icon: changes.icon,
       condition: changes.condition === undefined ? undefined : changes.condition?.trim() || null,
@@ -547,7 +614,16 @@ export function addGroup(db: Db, s: Structure, input: NewGroup): string {
     const id = newId();
     db.prepare(
       `INSERT INTO site_section_groups (id, site_id, parent_id, title, icon, draft, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, s.site.id, parent?.id ?? null, input.title, input.icon ?? null, input.draft ? 1 : 0, endOfSectionLevel(db, s.site.id, parent?.id ?? null), now());
+    ).run(
+      id,
+      s.site.id,
+      parent?.id ?? null,
+      input.title,
+      input.icon ?? null,
+      input.draft ? 1 : 0,
+      endOfSectionLevel(db, s.site.id, parent?.id ?? null),
+      now(),
+    );
     sections.forEach((section, index) => {
       db.prepare('UPDATE site_sections SET group_id = ?, position = ? WHERE id = ?').run(id, index, section.id);
     });
@@ -565,11 +641,21 @@ export interface GroupChanges {
 }
 
 export function updateGroup(db: Db, s: Structure, row: SiteSectionGroupRow, changes: GroupChanges): void {
-  const parent = changes.parentId === undefined || changes.parentId === null ? changes.parentId : groupInBody(s, changes.parentId, 'parentSectionGroupId');
+  const parent =
+    changes.parentId === undefined || changes.parentId === null
+      ? changes.parentId
+      : groupInBody(s, changes.parentId, 'parentSectionGroupId');
   if (parent) {
     // A group cannot go into itself or into one of its own descendants.
-    for (let at: SiteSectionGroupRow | undefined = parent; at; at = s.groups.find((group) => group.id === at!.parent_id)) {
-      if (at.id === row.id) throw badRequest('Invalid body field "parentSectionGroupId": a group cannot be nested inside itself or its own groups');
+    for (
+      let at: SiteSectionGroupRow | undefined = parent;
+      at;
+      at = s.groups.find((group) => group.id === at!.parent_id)
+    ) {
+      if (at.id === row.id)
+        throw badRequest(
+          'Invalid body field "parentSectionGroupId": a group cannot be nested inside itself or its own groups',
+        );
     }
   }
   db.transaction(() => {
@@ -593,14 +679,19 @@ export function removeGroup(db: Db, s: Structure, id: string): boolean {
   db.transaction(() => {
     const siblings = childrenOf(s, row.parent_id);
     const children = childrenOf(s, row.id);
-    const order = siblings.flatMap((item) => (item.type === 'site-section-group' && item.row.id === row.id ? children : [item]));
+    const order = siblings.flatMap((item) =>
+      item.type === 'site-section-group' && item.row.id === row.id ? children : [item],
+    );
     for (const item of children) {
       const table = item.type === 'site-section' ? 'site_sections' : 'site_section_groups';
       const column = item.type === 'site-section' ? 'group_id' : 'parent_id';
       db.prepare(`UPDATE ${table} SET ${column} = ? WHERE id = ?`).run(row.parent_id, item.row.id);
     }
     db.prepare('DELETE FROM site_section_groups WHERE id = ?').run(row.id);
-    renumber(db, order.map((item) => ({ type: item.type, id: item.row.id })));
+    renumber(
+      db,
+      order.map((item) => ({ type: item.type, id: item.row.id })),
+    );
     written(db, s.site.id);
   })();
   return true;
@@ -627,7 +718,9 @@ const TABLES: Record<StructureItemType, 'site_spaces' | 'site_sections' | 'site_
 };
 
 function renumber(db: Db, order: ItemPointer[]): void {
-  order.forEach((item, index) => db.prepare(`UPDATE ${TABLES[item.type]} SET position = ? WHERE id = ?`).run(index, item.id));
+  order.forEach((item, index) => {
+    db.prepare(`UPDATE ${TABLES[item.type]} SET position = ? WHERE id = ?`).run(index, item.id);
+  });
 }
 
 /** The siblings of an item (itself included), in order, or a 404 when there is no such item. */
@@ -636,7 +729,8 @@ function siblingsOf(s: Structure, item: ItemPointer): ItemPointer[] {
     const row = requireSiteSpace(s, item.id);
     return variantsOf(s, row.section_id).map((variant) => ({ type: 'site-space', id: variant.id }));
   }
-  const parent = item.type === 'site-section' ? requireSection(s, item.id).group_id : requireGroup(s, item.id).parent_id;
+  const parent =
+    item.type === 'site-section' ? requireSection(s, item.id).group_id : requireGroup(s, item.id).parent_id;
   return childrenOf(s, parent).map((child) => ({ type: child.type, id: child.row.id }));
 }
 
@@ -678,7 +772,11 @@ export function moveItem(db: Db, s: Structure, item: ItemPointer, position: Item
  * Sets the site's default section, or its default site space: at the root of a site without
  * sections, in the default section of a site with them.
  */
-export function setSiteDefaults(db: Db, s: Structure, changes: { defaultSiteSpace?: string; defaultSiteSection?: string }): void {
+export function setSiteDefaults(
+  db: Db,
+  s: Structure,
+  changes: { defaultSiteSpace?: string; defaultSiteSection?: string },
+): void {
   if (changes.defaultSiteSection !== undefined && !s.sections.some((row) => row.id === changes.defaultSiteSection)) {
     throw badRequest(`Invalid body field "defaultSiteSection": no section ${changes.defaultSiteSection} in the site`);
   }
@@ -689,10 +787,15 @@ export function setSiteDefaults(db: Db, s: Structure, changes: { defaultSiteSpac
         `Invalid body field "defaultSiteSpace": no site space ${changes.defaultSiteSpace} ${sectionId ? "in the site's default section" : 'at the root of the site'}`,
       );
     }
-    if (sectionId) db.prepare('UPDATE site_sections SET default_site_space = ? WHERE id = ?').run(changes.defaultSiteSpace, sectionId);
+    if (sectionId)
+      db.prepare('UPDATE site_sections SET default_site_space = ? WHERE id = ?').run(
+        changes.defaultSiteSpace,
+        sectionId,
+      );
     else db.prepare('UPDATE sites SET default_site_space = ? WHERE id = ?').run(changes.defaultSiteSpace, s.site.id);
   }
-  if (changes.defaultSiteSection !== undefined) db.prepare('UPDATE sites SET default_site_section = ? WHERE id = ?').run(changes.defaultSiteSection, s.site.id);
+  if (changes.defaultSiteSection !== undefined)
+    db.prepare('UPDATE sites SET default_site_section = ? WHERE id = ?').run(changes.defaultSiteSection, s.site.id);
 }
 
 /**
@@ -701,21 +804,37 @@ export function setSiteDefaults(db: Db, s: Structure, changes: { defaultSiteSpac
  * as the stored default (they come back with their space); readers skip them meanwhile.
  */
 function written(db: Db, siteId: string): void {
-  const firstOf = (sql: string, ...params: unknown[]) => (db.prepare(sql).pluck(true).get(...params) as string | undefined) ?? null;
+  const firstOf = (sql: string, ...params: unknown[]) =>
+    (db
+      .prepare(sql)
+      .pluck(true)
+      .get(...params) as string | undefined) ?? null;
   const site = reloadSite(db, siteId);
-  const sections = db.prepare('SELECT id, default_site_space FROM site_sections WHERE site_id = ?').all(siteId) as Array<{ id: string; default_site_space: string | null }>;
+  const sections = db
+    .prepare('SELECT id, default_site_space FROM site_sections WHERE site_id = ?')
+    .all(siteId) as Array<{ id: string; default_site_space: string | null }>;
   const has = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) !== undefined;
   if (!site.default_site_section || !sections.some((row) => row.id === site.default_site_section)) {
-    const first = sections.length ? orderedSections(loadStructure(db, site))[0]?.id ?? null : null;
+    const first = sections.length ? (orderedSections(loadStructure(db, site))[0]?.id ?? null) : null;
     db.prepare('UPDATE sites SET default_site_section = ? WHERE id = ?').run(first, siteId);
   }
-  const variantSql = 'SELECT id FROM site_spaces WHERE site_id = ? AND section_id IS ? ORDER BY position, created_at, id LIMIT 1';
-  if (!site.default_site_space || !has('SELECT 1 FROM site_spaces WHERE id = ? AND section_id IS NULL', site.default_site_space)) {
+  const variantSql =
+    'SELECT id FROM site_spaces WHERE site_id = ? AND section_id IS ? ORDER BY position, created_at, id LIMIT 1';
+  if (
+    !site.default_site_space ||
+    !has('SELECT 1 FROM site_spaces WHERE id = ? AND section_id IS NULL', site.default_site_space)
+  ) {
     db.prepare('UPDATE sites SET default_site_space = ? WHERE id = ?').run(firstOf(variantSql, siteId, null), siteId);
   }
   for (const section of sections) {
-    if (!section.default_site_space || !has('SELECT 1 FROM site_spaces WHERE id = ? AND section_id = ?', section.default_site_space, section.id)) {
-      db.prepare('UPDATE site_sections SET default_site_space = ? WHERE id = ?').run(firstOf(variantSql, siteId, section.id), section.id);
+    if (
+      !section.default_site_space ||
+      !has('SELECT 1 FROM site_spaces WHERE id = ? AND section_id = ?', section.default_site_space, section.id)
+    ) {
+      db.prepare('UPDATE site_sections SET default_site_space = ? WHERE id = ?').run(
+        firstOf(variantSql, siteId, section.id),
+        section.id,
+      );
     }
   }
   touchSite(db, siteId);
@@ -729,16 +848,22 @@ export function reloadStructure(db: Db, s: Structure): Structure {
 function setColumns(db: Db, table: string, id: string, columns: Record<string, unknown>): void {
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
   if (entries.length === 0) return;
-  db.prepare(`UPDATE ${table} SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, value]) => value), id);
+  db.prepare(`UPDATE ${table} SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+    ...entries.map(([, value]) => value),
+    id,
+  );
 }
 
 /** The structure as readers of the published site see it: without draft items. */
 export function withoutDrafts(s: Structure): Structure {
   const groups = s.groups.filter((row) => row.draft === 0);
   const kept = new Set(groups.map((row) => row.id));
-  const groupShown = (id: string | null): boolean => id === null || (kept.has(id) && groupShown(s.groups.find((row) => row.id === id)!.parent_id));
+  const groupShown = (id: string | null): boolean =>
+    id === null || (kept.has(id) && groupShown(s.groups.find((row) => row.id === id)!.parent_id));
   const sections = s.sections.filter((row) => row.draft === 0 && groupShown(row.group_id));
   const sectionIds = new Set(sections.map((row) => row.id));
-  const siteSpaces = s.siteSpaces.filter((row) => row.draft === 0 && (row.section_id === null || sectionIds.has(row.section_id)));
+  const siteSpaces = s.siteSpaces.filter(
+    (row) => row.draft === 0 && (row.section_id === null || sectionIds.has(row.section_id)),
+  );
   return { ...s, groups: groups.filter((row) => groupShown(row.id)), sections, siteSpaces };
 }

@@ -7,8 +7,22 @@ import type { JSONDocument } from '../content/document.js';
 import { documentRefs } from '../content/links.js';
 import { pageIndex } from '../content/pages.js';
 import type { ContentReader } from '../content/reader.js';
-import { getDocument, loadRevision, type ContentPage, type ContentRef, type Revision, type RevisionContent, type Variables } from '../content/revisions.js';
-import { replaceSpaceIndex, SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER, searchSpace, searchSpaces } from '../content/search.js';
+import {
+  getDocument,
+  loadRevision,
+  type ContentPage,
+  type ContentRef,
+  type Revision,
+  type RevisionContent,
+  type Variables,
+} from '../content/revisions.js';
+import {
+  replaceSpaceIndex,
+  SEARCH_SCHEMA,
+  SEARCH_UPDATE_TRIGGER,
+  searchSpace,
+  searchSpaces,
+} from '../content/search.js';
 import { documentSections } from '../content/text.js';
 import type { Db } from '../store/db.js';
 
@@ -92,10 +106,18 @@ const facts = new WeakMap<Db, Map<string, DocumentFacts | null>>();
 
 function hasConditional(nodes: unknown): boolean {
   if (!Array.isArray(nodes)) return false;
-  return nodes.some((node: { type?: unknown; nodes?: unknown; fragments?: unknown }) => node?.type === 'if' || hasConditional(node?.nodes) || hasConditional(node?.fragments));
+  return nodes.some(
+    (node: { type?: unknown; nodes?: unknown; fragments?: unknown }) =>
+      node?.type === 'if' || hasConditional(node?.nodes) || hasConditional(node?.fragments),
+  );
 }
 
-function factsOf(db: Db, spaceId: string, documentId: string, document: () => JSONDocument | undefined): DocumentFacts | null {
+function factsOf(
+  db: Db,
+  spaceId: string,
+  documentId: string,
+  document: () => JSONDocument | undefined,
+): DocumentFacts | null {
   let cache = facts.get(db);
   if (!cache) {
     cache = new Map();
@@ -105,7 +127,11 @@ function factsOf(db: Db, spaceId: string, documentId: string, document: () => JS
   const known = cache.get(key);
   if (known !== undefined) return known;
   const raw = document();
-  const found = raw ? (hasConditional(raw.nodes) ? { conditional: true, refs: [] } : { conditional: false, refs: documentRefs(raw) }) : null;
+  const found = raw
+    ? hasConditional(raw.nodes)
+      ? { conditional: true, refs: [] }
+      : { conditional: false, refs: documentRefs(raw) }
+    : null;
   if (cache.size >= MAX_FACTS) cache.delete(cache.keys().next().value!);
   cache.set(key, found);
   return found;
@@ -138,8 +164,15 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
     const raw = () => getDocument<JSONDocument>(db, revision.spaceId, documentId);
     const known = factsOf(db, revision.spaceId, documentId, raw);
     if (!known) return;
-    if (!known.conditional) return use(known.refs);
-    const { document, hidden } = evaluateForVisitor(raw()!, { space: { vars: stored.variables }, page: { vars }, visitor: { claims } });
+    if (!known.conditional) {
+      use(known.refs);
+      return;
+    }
+    const { document, hidden } = evaluateForVisitor(raw()!, {
+      space: { vars: stored.variables },
+      page: { vars },
+      visitor: { claims },
+    });
     if (pageBody && hidden > 0) narrowed.set(documentId, hashOf(canonicalJson(document)));
     use(documentRefs(document));
   };
@@ -154,7 +187,9 @@ function computeView(db: Db, revision: Revision, claims: Claims): VisitorView {
     reusableContents: stored.reusableContents.filter((item) => reusables.has(item.id)),
   };
   const visible = new Set(pageIndex(pages).ordered.map((placed) => placed.page.id));
-  const hiddenPages = pageIndex(stored).ordered.filter((placed) => !visible.has(placed.page.id)).map((placed) => placed.page.id);
+  const hiddenPages = pageIndex(stored)
+    .ordered.filter((placed) => !visible.has(placed.page.id))
+    .map((placed) => placed.page.id);
   return {
     revision: { ...revision, content },
     documents,
@@ -207,7 +242,8 @@ const INDEX_PARTS = 32;
 const building = new WeakMap<Db, Map<string, { revision: string; index: Promise<Db> }>>();
 
 /** The ids under which the parts of a space's view index are stored, in order. */
-const partIds = (spaceId: string): string[] => Array.from({ length: INDEX_PARTS }, (_, part) => `${spaceId}\u0000${String(part).padStart(2, '0')}`);
+const partIds = (spaceId: string): string[] =>
+  Array.from({ length: INDEX_PARTS }, (_, part) => `${spaceId}\u0000${String(part).padStart(2, '0')}`);
 
 /** The part of a page: FNV-1a of its id, so that a page stays in its part from one revision to the next. */
 function partOf(pageId: string): number {
@@ -232,7 +268,11 @@ async function buildViewIndex(
     const sections = () => {
       const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
       if (!raw) return [];
-      const context = { space: { vars: revision.content.variables }, page: { vars: view.documents.get(documentId) ?? {} }, visitor: { claims } };
+      const context = {
+        space: { vars: revision.content.variables },
+        page: { vars: view.documents.get(documentId) ?? {} },
+        visitor: { claims },
+      };
       return documentSections(evaluateForVisitor(raw, context).document);
     };
     return { ...page, sections };
@@ -245,7 +285,10 @@ async function buildViewIndex(
     replaceSpaceIndex(index, part.id, revision.id, part.pages);
     if (!known) await new Promise((resolve) => setImmediate(resolve));
   }
-  const size = index.prepare('SELECT coalesce(sum(length(section_title) + length(body)), 0) FROM search_rows').pluck(true).get() as number;
+  const size = index
+    .prepare('SELECT coalesce(sum(length(section_title) + length(body)), 0) FROM search_rows')
+    .pluck(true)
+    .get() as number;
   const key = view.indexKey;
   const replaced = cache.get(key);
   cache.delete(key);
@@ -281,7 +324,11 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
     }
     return read.get(key);
   };
-  const context = (revision: Revision, vars: Variables) => ({ space: { vars: revision.content.variables }, page: { vars }, visitor: { claims } });
+  const context = (revision: Revision, vars: Variables) => ({
+    space: { vars: revision.content.variables },
+    page: { vars },
+    visitor: { claims },
+  });
   return {
     revision: (spaceId, revisionId) => view(spaceId, revisionId)?.revision,
     document(revision, documentId, page) {
@@ -310,7 +357,9 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
 export function signedViewReader(db: Db, signedView: string): ContentReader | undefined {
   try {
     const claims = JSON.parse(Buffer.from(signedView, 'base64url').toString('utf8')) as unknown;
-    return claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? visitorContentReader(db, claims as Claims) : undefined;
+    return claims !== null && typeof claims === 'object' && !Array.isArray(claims)
+      ? visitorContentReader(db, claims as Claims)
+      : undefined;
   } catch {
     return undefined;
   }

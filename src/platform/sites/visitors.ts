@@ -23,21 +23,33 @@ export interface ShareLinkRow {
 }
 
 export function shareLinksOf(db: Db, siteId: string): ShareLinkRow[] {
-  return db.prepare('SELECT * FROM site_share_links WHERE site_id = ? ORDER BY created_at, id').all(siteId) as ShareLinkRow[];
+  return db
+    .prepare('SELECT * FROM site_share_links WHERE site_id = ? ORDER BY created_at, id')
+    .all(siteId) as ShareLinkRow[];
 }
 
 export function createShareLink(db: Db, siteId: string, name: string | undefined): ShareLinkRow {
   const id = newId();
   // 20 characters of base62-ish randomness: what readers put in URLs, unguessable.
-  const key = randomBytes(15).toString('base64url').replace(/[-_]/g, (c) => (c === '-' ? 'x' : 'z'));
-  db.prepare('INSERT INTO site_share_links (id, site_id, key, name, active, created_at) VALUES (?, ?, ?, ?, 1, ?)').run(id, siteId, key, name ?? null, now());
+  const key = randomBytes(15)
+    .toString('base64url')
+    .replace(/[-_]/g, (c) => (c === '-' ? 'x' : 'z'));
+  db.prepare('INSERT INTO site_share_links (id, site_id, key, name, active, created_at) VALUES (?, ?, ?, ?, 1, ?)').run(
+    id,
+    siteId,
+    key,
+    name ?? null,
+    now(),
+  );
   return db.prepare('SELECT * FROM site_share_links WHERE id = ?').get(id) as ShareLinkRow;
 }
 
 /** The active share link of a site with that key (compared exactly: keys are secrets). */
 export function activeShareLink(db: Db, siteId: string, key: string | undefined): ShareLinkRow | undefined {
   if (!key) return undefined;
-  return db.prepare('SELECT * FROM site_share_links WHERE site_id = ? AND key = ? AND active = 1').get(siteId, key) as ShareLinkRow | undefined;
+  return db.prepare('SELECT * FROM site_share_links WHERE site_id = ? AND key = ? AND active = 1').get(siteId, key) as
+    | ShareLinkRow
+    | undefined;
 }
 
 // --- Visitor authentication --------------------------------------------------------------------
@@ -78,11 +90,18 @@ const REGISTERED = new Set(['exp', 'iat', 'nbf', 'iss', 'aud', 'jti']);
  * The claims of a visitor token signed for the site: HS256 with the site's signing key, or RS256
  * with the public key its settings hold. `exp` and `nbf` are honoured (30 s of clock tolerance).
  */
-export async function verifyVisitorToken(db: Db, site: SiteRow, token: string): Promise<{ claims: Record<string, unknown>; exp?: number }> {
+export async function verifyVisitorToken(
+  db: Db,
+  site: SiteRow,
+  token: string,
+): Promise<{ claims: Record<string, unknown>; exp?: number }> {
   let payload: JWTPayload;
   try {
     if (site.auth_public_key && /^eyJ[^.]*\./.test(token) && headerAlg(token) === 'RS256') {
-      ({ payload } = await jwtVerify(token, await importSPKI(site.auth_public_key, 'RS256'), { algorithms: ['RS256'], clockTolerance: 30 }));
+      ({ payload } = await jwtVerify(token, await importSPKI(site.auth_public_key, 'RS256'), {
+        algorithms: ['RS256'],
+        clockTolerance: 30,
+      }));
     } else {
       const key = new TextEncoder().encode(signingKey(db, site));
       ({ payload } = await jwtVerify(token, key, { algorithms: ['HS256'], clockTolerance: 30 }));
@@ -96,7 +115,10 @@ export async function verifyVisitorToken(db: Db, site: SiteRow, token: string): 
 
 /** A fingerprint of the keys a site verifies visitor tokens with: it changes when they do. */
 export function keyFingerprint(site: Pick<SiteRow, 'auth_private_key' | 'auth_public_key'>): string {
-  return createHash('sha256').update(`${site.auth_private_key ?? ''}\n${site.auth_public_key ?? ''}`).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(`${site.auth_private_key ?? ''}\n${site.auth_public_key ?? ''}`)
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 function headerAlg(token: string): string | undefined {
@@ -110,7 +132,8 @@ function headerAlg(token: string): string | undefined {
 function tokenFailure(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'The token has expired.';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token is not signed with an algorithm the site accepts (HS256, or RS256 with a public key set).';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return 'The token is not signed with an algorithm the site accepts (HS256, or RS256 with a public key set).';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return `The token claim "${error.claim}" is not valid now.`;
   return 'The token is malformed.';
 }
@@ -123,7 +146,10 @@ const SECRET_KEY = 'site_token_secret';
 function platformSecret(db: Db): Uint8Array {
   let secret = db.prepare('SELECT value FROM meta WHERE key = ?').pluck(true).get(SECRET_KEY) as string | undefined;
   if (!secret) {
-    db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(SECRET_KEY, JSON.stringify(randomBytes(32).toString('base64url')));
+    db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(
+      SECRET_KEY,
+      JSON.stringify(randomBytes(32).toString('base64url')),
+    );
     secret = db.prepare('SELECT value FROM meta WHERE key = ?').pluck(true).get(SECRET_KEY) as string;
   }
   return new TextEncoder().encode(JSON.parse(secret) as string);
@@ -166,9 +192,12 @@ export async function signSiteToken(db: Db, claims: SiteTokenClaims, notAfter?: 
  * is still active, and its visitor keys are the ones that verified the visitor.
  */
 export function siteTokenHolds(db: Db, token: SiteTokenClaims): boolean {
-  const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(token.site, token.organization) as SiteRow | undefined;
+  const site = db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(token.site, token.organization) as
+    | SiteRow
+    | undefined;
   if (!site || (site.published !== 1 && !token.preview)) return false;
-  if (!db.prepare('SELECT 1 FROM site_spaces WHERE site_id = ? AND space_id = ?').get(site.id, token.space)) return false;
+  if (!db.prepare('SELECT 1 FROM site_spaces WHERE site_id = ? AND space_id = ?').get(site.id, token.space))
+    return false;
   if (token.shareKey && !activeShareLink(db, site.id, token.shareKey)) return false;
   return !token.keys || token.keys === keyFingerprint(site);
 }
@@ -188,7 +217,12 @@ export async function readSiteToken(db: Db, token: string): Promise<SiteTokenCla
  * site, a published share-link site with the key of one of its active share links, or any
  * published site for a visitor holding its API token.
  */
-export function readableWithoutMembership(db: Db, site: SiteRow, shareKey: string | undefined, visitorOf?: string): boolean {
+export function readableWithoutMembership(
+  db: Db,
+  site: SiteRow,
+  shareKey: string | undefined,
+  visitorOf?: string,
+): boolean {
   if (site.published !== 1) return false;
   // The bearer of an API token the platform gave for this site (a resolved URL) is its reader.
   if (visitorOf === site.id) return true;

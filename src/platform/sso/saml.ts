@@ -28,15 +28,18 @@ export interface SamlProviderRow {
 
 /** Why a certificate cannot be used, or undefined for a valid one (PEM, X.509, not expired). */
 export function certificateProblem(pem: string, at = new Date()): string | undefined {
-  if (!/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(pem)) return 'must be an X.509 certificate in PEM ("-----BEGIN CERTIFICATE-----")';
+  if (!/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(pem))
+    return 'must be an X.509 certificate in PEM ("-----BEGIN CERTIFICATE-----")';
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(pem);
   } catch {
     return 'is not a readable X.509 certificate';
   }
-  if (new Date(certificate.validTo).getTime() < at.getTime()) return `expired on ${new Date(certificate.validTo).toISOString().slice(0, 10)}`;
-  if (new Date(certificate.validFrom).getTime() > at.getTime()) return `is not valid before ${new Date(certificate.validFrom).toISOString().slice(0, 10)}`;
+  if (new Date(certificate.validTo).getTime() < at.getTime())
+    return `expired on ${new Date(certificate.validTo).toISOString().slice(0, 10)}`;
+  if (new Date(certificate.validFrom).getTime() > at.getTime())
+    return `is not valid before ${new Date(certificate.validFrom).toISOString().slice(0, 10)}`;
   return undefined;
 }
 
@@ -45,11 +48,15 @@ export function providerStatus(row: SamlProviderRow): 'active' | 'pending' {
 }
 
 export function providersOf(db: Db, orgId: string): SamlProviderRow[] {
-  return db.prepare('SELECT * FROM saml_providers WHERE org_id = ? ORDER BY created_at, id').all(orgId) as SamlProviderRow[];
+  return db
+    .prepare('SELECT * FROM saml_providers WHERE org_id = ? ORDER BY created_at, id')
+    .all(orgId) as SamlProviderRow[];
 }
 
 export function requireProvider(db: Db, orgId: string, id: string): SamlProviderRow {
-  const row = db.prepare('SELECT * FROM saml_providers WHERE id = ? AND org_id = ?').get(id, orgId) as SamlProviderRow | undefined;
+  const row = db.prepare('SELECT * FROM saml_providers WHERE id = ? AND org_id = ?').get(id, orgId) as
+    | SamlProviderRow
+    | undefined;
   if (!row) throw notFound('SAML provider');
   return row;
 }
@@ -66,7 +73,9 @@ export function serviceOf(row: Pick<SamlProviderRow, 'id'>, links: Links) {
 }
 
 export function providerJson(db: Db, row: SamlProviderRow, links: Links) {
-  const team = row.default_team ? (db.prepare('SELECT * FROM teams WHERE id = ?').get(row.default_team) as TeamRow | undefined) : undefined;
+  const team = row.default_team
+    ? (db.prepare('SELECT * FROM teams WHERE id = ?').get(row.default_team) as TeamRow | undefined)
+    : undefined;
   return {
     object: 'saml-provider' as const,
     id: row.id,
@@ -95,7 +104,10 @@ export interface ProviderFields {
 
 /** Checks the team and certificate of a write; a 400 naming the field otherwise. */
 function check(db: Db, org: OrganizationRow, fields: ProviderFields): void {
-  if (fields.defaultTeam && !db.prepare('SELECT 1 FROM teams WHERE id = ? AND org_id = ?').get(fields.defaultTeam, org.id)) {
+  if (
+    fields.defaultTeam &&
+    !db.prepare('SELECT 1 FROM teams WHERE id = ? AND org_id = ?').get(fields.defaultTeam, org.id)
+  ) {
     throw badRequest(`Invalid body field "defaultTeam": no team ${fields.defaultTeam} in the organization`);
   }
   if (fields.certificate) {
@@ -104,17 +116,36 @@ function check(db: Db, org: OrganizationRow, fields: ProviderFields): void {
   }
 }
 
-export function createProvider(db: Db, org: OrganizationRow, fields: ProviderFields & { label: string }): SamlProviderRow {
+export function createProvider(
+  db: Db,
+  org: OrganizationRow,
+  fields: ProviderFields & { label: string },
+): SamlProviderRow {
   check(db, org, fields);
   const id = newId();
   db.prepare(
     `INSERT INTO saml_providers (id, org_id, label, sso_url, entity_id, certificate, default_team, default_role, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, org.id, fields.label, fields.ssoURL ?? null, fields.entityID ?? null, fields.certificate?.trim() || null, fields.defaultTeam ?? null, fields.defaultRole === undefined ? 'read' : (fields.defaultRole ?? 'guest'), now());
+  ).run(
+    id,
+    org.id,
+    fields.label,
+    fields.ssoURL ?? null,
+    fields.entityID ?? null,
+    fields.certificate?.trim() || null,
+    fields.defaultTeam ?? null,
+    fields.defaultRole === undefined ? 'read' : (fields.defaultRole ?? 'guest'),
+    now(),
+  );
   return requireProvider(db, org.id, id);
 }
 
-export function updateProvider(db: Db, org: OrganizationRow, row: SamlProviderRow, fields: ProviderFields): SamlProviderRow {
+export function updateProvider(
+  db: Db,
+  org: OrganizationRow,
+  row: SamlProviderRow,
+  fields: ProviderFields,
+): SamlProviderRow {
   check(db, org, fields);
   const columns: Record<string, unknown> = {
     label: fields.label,
@@ -126,7 +157,11 @@ export function updateProvider(db: Db, org: OrganizationRow, row: SamlProviderRo
   };
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
   db.transaction(() => {
-    if (entries.length) db.prepare(`UPDATE saml_providers SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(...entries.map(([, value]) => value), row.id);
+    if (entries.length)
+      db.prepare(`UPDATE saml_providers SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+        ...entries.map(([, value]) => value),
+        row.id,
+      );
     settleSso(db, org.id);
   })();
   return requireProvider(db, org.id, row.id);
@@ -170,6 +205,15 @@ export function seedDemoSaml(db: Db, orgId: string, createdAt: string): void {
     `INSERT INTO saml_providers (id, org_id, label, sso_url, entity_id, certificate, default_team, default_role, created_at)
      VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
   );
-  insert.run(newId(), orgId, 'Acme Login', 'https://login.acme-docs.test/saml/sso', 'https://login.acme-docs.test/saml', DEMO_IDP_CERTIFICATE, 'read', createdAt);
+  insert.run(
+    newId(),
+    orgId,
+    'Acme Login',
+    'https://login.acme-docs.test/saml/sso',
+    'https://login.acme-docs.test/saml',
+    DEMO_IDP_CERTIFICATE,
+    'read',
+    createdAt,
+  );
   insert.run(newId(), orgId, 'Partner IdP', null, null, null, 'guest', laterThan(createdAt));
 }

@@ -49,12 +49,19 @@ export class TextSlots {
     }
     prose(text.slice(last));
     if (!sent) return;
-    this.setters.push((values) => set(pieces.map((piece) => (typeof piece === 'string' ? piece : `${piece.lead}${values[piece.index]}${piece.trail}`)).join('')));
+    this.setters.push((values) =>
+      set(
+        pieces
+          .map((piece) => (typeof piece === 'string' ? piece : `${piece.lead}${values[piece.index]}${piece.trail}`))
+          .join(''),
+      ),
+    );
   }
 
   /** Puts the translations of `texts` (same order, same length) in place. */
   apply(values: readonly string[]): void {
-    if (values.length !== this.texts.length) throw new Error(`Expected ${this.texts.length} translations, got ${values.length}`);
+    if (values.length !== this.texts.length)
+      throw new Error(`Expected ${this.texts.length} translations, got ${values.length}`);
     for (const set of this.setters) set(values);
   }
 }
@@ -66,12 +73,27 @@ export function wordCount(text: string): number {
 }
 
 /** Blocks whose content is never translated (code is code, formulas are formulas). */
-const KEPT_BLOCKS = new Set(['code', 'code-line', 'math', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'swagger', 'integration']);
+const KEPT_BLOCKS = new Set([
+  'code',
+  'code-line',
+  'math',
+  'openapi-operation',
+  'openapi-schemas',
+  'openapi-webhook',
+  'swagger',
+  'integration',
+]);
 
 /** A heading anchor the document schema accepts as a custom `data.id`. */
 const ANCHOR = /^[-a-z0-9.+_]+$/;
 
-type AnyNode = Record<string, unknown> & { object?: string; type?: string; data?: Record<string, unknown>; nodes?: unknown[]; fragments?: unknown[] };
+type AnyNode = Record<string, unknown> & {
+  object?: string;
+  type?: string;
+  data?: Record<string, unknown>;
+  nodes?: unknown[];
+  fragments?: unknown[];
+};
 
 function visit(nodes: unknown[] | undefined, slots: TextSlots): void {
   for (const value of nodes ?? []) {
@@ -104,12 +126,18 @@ function visit(nodes: unknown[] | undefined, slots: TextSlots): void {
       if (node.type === 'inline-image') field('caption');
       if (node.type === 'button') field('label');
       if (node.type === 'table' && data.definition && typeof data.definition === 'object') {
-        for (const column of Object.values(data.definition as Record<string, Record<string, unknown>>)) field('title', column);
+        for (const column of Object.values(data.definition as Record<string, Record<string, unknown>>))
+          field('title', column);
       }
       // A heading's anchor comes from its text unless set: keep the source's, so links to it
       // (from this page or others) still land once the text is translated.
       const meta = node.meta as { id?: unknown } | undefined;
-      if (/^heading-[123]$/.test(node.type ?? '') && data.id === undefined && typeof meta?.id === 'string' && ANCHOR.test(meta.id)) {
+      if (
+        /^heading-[123]$/.test(node.type ?? '') &&
+        data.id === undefined &&
+        typeof meta?.id === 'string' &&
+        ANCHOR.test(meta.id)
+      ) {
         node.data = { ...data, id: meta.id };
       }
     }

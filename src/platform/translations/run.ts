@@ -1,7 +1,16 @@
 import { canonicalJson, hashOf } from '../content/blobs.js';
 import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
 import type { JSONDocument } from '../content/document.js';
-import { getDocument, loadRevision, PreparedDocument, putDocument, storeRevision, writeContentAhead, type ContentPage, type RevisionContent } from '../content/revisions.js';
+import {
+  getDocument,
+  loadRevision,
+  PreparedDocument,
+  putDocument,
+  storeRevision,
+  writeContentAhead,
+  type ContentPage,
+  type RevisionContent,
+} from '../content/revisions.js';
 import { newId, now } from '../http.js';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
 import { runAtOnce, runInSlices, writeInSlices, type Steps } from '../slices.js';
@@ -52,7 +61,11 @@ interface PlannedItem {
   /** A translation kept from an earlier run, with the space its document is in. */
   kept?: { fields: TranslatedFields; resultSpace: string };
   /** Texts to translate: filled in by `slots.apply`; the document is prepared for storing by `prepareWrites`. */
-  fresh?: { fields: Omit<TranslatedFields, 'documentId'>; document: JSONDocument | PreparedDocument | undefined; words: number };
+  fresh?: {
+    fields: Omit<TranslatedFields, 'documentId'>;
+    document: JSONDocument | PreparedDocument | undefined;
+    words: number;
+  };
 }
 
 /** What a run translates. */
@@ -75,7 +88,9 @@ const itemKey = (kind: ItemKind, id: string) => `${kind}:${id}`;
 /** The result space of a translation if it is still a live space. */
 function liveResultSpace(db: Db, row: TranslationRow): SpaceRow | undefined {
   if (!row.result_space) return undefined;
-  return db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(row.result_space) as SpaceRow | undefined;
+  return db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(row.result_space) as
+    | SpaceRow
+    | undefined;
 }
 
 function flattenPages(pages: readonly ContentPage[]): ContentPage[] {
@@ -96,24 +111,39 @@ function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'i
   const translation = findTranslation(db, translationId);
   if (!translation) return undefined;
   const source = db.prepare('SELECT * FROM spaces WHERE id = ?').get(translation.source_space) as SpaceRow | undefined;
-  if (!source || source.deleted_at) throw new PermanentJobError('the source space is deleted: restore it to run the translation');
+  if (!source || source.deleted_at)
+    throw new PermanentJobError('the source space is deleted: restore it to run the translation');
   const revision = loadRevision(db, source.id, source.revision);
   if (!revision) throw new Error(`Revision ${source.revision} of space ${source.id} is missing`);
   const instructions = JSON.parse(translation.instructions) as JSONDocument;
   // What decides a translation beyond the source texts: changing any translates everything again.
-  const settings = hashOf(canonicalJson({ translator: translator.id, from: translation.source_language, to: translation.language, instructions }));
+  const settings = hashOf(
+    canonicalJson({
+      translator: translator.id,
+      from: translation.source_language,
+      to: translation.language,
+      instructions,
+    }),
+  );
   const target = liveResultSpace(db, translation)?.id;
   const cached = new Map(
     (
-      db.prepare('SELECT kind, item_id, source_hash, result_space, translated FROM translation_items WHERE translation_id = ?').all(translation.id) as Array<
-        CachedItem & { kind: ItemKind; item_id: string }
-      >
+      db
+        .prepare(
+          'SELECT kind, item_id, source_hash, result_space, translated FROM translation_items WHERE translation_id = ?',
+        )
+        .all(translation.id) as Array<CachedItem & { kind: ItemKind; item_id: string }>
     ).map((row) => [itemKey(row.kind, row.item_id), row]),
   );
 
   const slots = new TextSlots();
   const items = new Map<string, PlannedItem>();
-  const planItem = (kind: ItemKind, id: string, fields: Omit<TranslatedFields, 'documentId'>, documentId: string | undefined) => {
+  const planItem = (
+    kind: ItemKind,
+    id: string,
+    fields: Omit<TranslatedFields, 'documentId'>,
+    documentId: string | undefined,
+  ) => {
     const hash = hashOf(canonicalJson({ settings, ...fields, documentId: documentId ?? null }));
     const stored = cached.get(itemKey(kind, id));
     if (stored && stored.source_hash === hash) {
@@ -136,14 +166,32 @@ function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'i
     items.set(itemKey(kind, id), { kind, id, hash, fresh: { fields: translated, document, words } });
   };
   for (const page of flattenPages(revision.content.pages)) {
-    planItem('page', page.id, { title: page.title, ...(page.description ? { description: page.description } : {}), ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}) }, page.documentId);
+    planItem(
+      'page',
+      page.id,
+      {
+        title: page.title,
+        ...(page.description ? { description: page.description } : {}),
+        ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
+      },
+      page.documentId,
+    );
     yield;
   }
   for (const reusable of revision.content.reusableContents) {
     planItem('reusable', reusable.id, { title: reusable.title }, reusable.documentId);
     yield;
   }
-  return { translation, source, sourceRevision: revision.id, content: revision.content, items, slots, instructions, startedAt };
+  return {
+    translation,
+    source,
+    sourceRevision: revision.id,
+    content: revision.content,
+    items,
+    slots,
+    instructions,
+    startedAt,
+  };
 }
 
 /** Keeps a space title within the 50 characters of the API. */
@@ -168,7 +216,16 @@ function createResultSpace(db: Db, translation: TranslationRow, sourceId: string
     language: translation.language,
   });
   // Right after its source, as a duplicate is.
-  applyOrder(db, planPlacement(db, source.org_id, source.parent_id, { kind: 'space', id }, { after: { type: 'space', space: source.id } }).order);
+  applyOrder(
+    db,
+    planPlacement(
+      db,
+      source.org_id,
+      source.parent_id,
+      { kind: 'space', id },
+      { after: { type: 'space', space: source.id } },
+    ).order,
+  );
   // It has no result until a run completes in it.
   db.prepare('UPDATE translations SET result_space = ?, result_revision = NULL WHERE id = ?').run(id, translation.id);
   return db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow;
@@ -207,7 +264,12 @@ export async function writeAhead(db: Db, plan: RunPlan, translated: readonly str
  * runs reuse, so it may be written ahead of the run's revision: it names documents the result
  * space holds already.
  */
-function itemWriter(db: Db, plan: RunPlan, spaceId: string, final: Map<string, TranslatedFields>): (key: string, item: PlannedItem) => void {
+function itemWriter(
+  db: Db,
+  plan: RunPlan,
+  spaceId: string,
+  final: Map<string, TranslatedFields>,
+): (key: string, item: PlannedItem) => void {
   const at = now();
   const save = db.prepare(
     `INSERT INTO translation_items (translation_id, kind, item_id, source_hash, result_space, translated, translated_at)
@@ -215,7 +277,9 @@ function itemWriter(db: Db, plan: RunPlan, spaceId: string, final: Map<string, T
      ON CONFLICT (translation_id, kind, item_id) DO UPDATE SET
        source_hash = excluded.source_hash, result_space = excluded.result_space, translated = excluded.translated, translated_at = excluded.translated_at`,
   );
-  const moveKept = db.prepare('UPDATE translation_items SET result_space = ? WHERE translation_id = ? AND kind = ? AND item_id = ?');
+  const moveKept = db.prepare(
+    'UPDATE translation_items SET result_space = ? WHERE translation_id = ? AND kind = ? AND item_id = ?',
+  );
   return (key, item) => {
     const fields = final.get(key)!;
     if (item.kept) {
@@ -254,12 +318,20 @@ function finalFields(plan: RunPlan): Map<string, TranslatedFields> {
 }
 
 /** A document's id, prepared or not (the id derives from the bytes, whatever the space). */
-const documentIdOf = (document: JSONDocument | PreparedDocument) => (document instanceof PreparedDocument ? document : new PreparedDocument(document)).id;
+const documentIdOf = (document: JSONDocument | PreparedDocument) =>
+  (document instanceof PreparedDocument ? document : new PreparedDocument(document)).id;
 
 /** The result space's content: the source's, translated. */
 function resultContent(plan: RunPlan, final: Map<string, TranslatedFields>): RevisionContent {
   const translatePage = (page: ContentPage): ContentPage => {
-    const { git: _git, pages: children, documentId: _document, description: _description, linkTitle: _linkTitle, ...rest } = page;
+    const {
+      git: _git,
+      pages: children,
+      documentId: _document,
+      description: _description,
+      linkTitle: _linkTitle,
+      ...rest
+    } = page;
     const fields = final.get(itemKey('page', page.id))!;
     return {
       ...rest,
@@ -302,11 +374,19 @@ export function applyRun(db: Db, plan: RunPlan, translated?: readonly string[]):
       const write = itemWriter(db, plan, spaceId, final);
       for (const [key, item] of plan.items) write(key, item);
     }
-    const fresh = [...plan.items.values()].flatMap((item) => (item.fresh ? [{ kind: item.kind, words: item.fresh.words }] : []));
+    const fresh = [...plan.items.values()].flatMap((item) =>
+      item.fresh ? [{ kind: item.kind, words: item.fresh.words }] : [],
+    );
     const pages = fresh.filter((item) => item.kind === 'page').length;
     const words = fresh.reduce((sum, item) => sum + item.words, 0);
     const at = now();
-    const revision = storeRevision(db, { spaceId, type: 'edits', parents: [resultSpace.revision], content: writtenAhead ? plan.writtenAhead!.content : resultContent(plan, final), createdAt: at });
+    const revision = storeRevision(db, {
+      spaceId,
+      type: 'edits',
+      parents: [resultSpace.revision],
+      content: writtenAhead ? plan.writtenAhead!.content : resultContent(plan, final),
+      createdAt: at,
+    });
     setCurrentRevision(db, spaceId, revision);
     const duration = Math.max(0, Date.now() - plan.startedAt);
     db.prepare(
@@ -353,7 +433,11 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
       applyRun(db, plan);
     },
     failed({ translation }, reason, { db }) {
-      db.prepare('UPDATE translations SET last_error = ?, last_error_at = ? WHERE id = ?').run(reason, now(), translation);
+      db.prepare('UPDATE translations SET last_error = ?, last_error_at = ? WHERE id = ?').run(
+        reason,
+        now(),
+        translation,
+      );
     },
   });
 }
@@ -372,7 +456,19 @@ export function seedDemoTranslations(db: Db, orgId: string, sourceSpaceId: strin
         type: 'paragraph',
         key: 'tr-instructions',
         data: {},
-        nodes: [{ object: 'text', key: 'tr-instructions-text', leaves: [{ object: 'leaf', text: 'Keep product names in English and address readers formally ("vous").', marks: [] }] }],
+        nodes: [
+          {
+            object: 'text',
+            key: 'tr-instructions-text',
+            leaves: [
+              {
+                object: 'leaf',
+                text: 'Keep product names in English and address readers formally ("vous").',
+                marks: [],
+              },
+            ],
+          },
+        ],
       },
     ],
   };

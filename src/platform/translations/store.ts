@@ -55,7 +55,9 @@ export type TranslationStatus = 'pending' | 'running' | 'completed';
 export const EMPTY_INSTRUCTIONS = { object: 'document', data: { schemaVersion: 1 }, nodes: [] };
 
 export function translationsOf(db: Db, orgId: string): TranslationRow[] {
-  return db.prepare('SELECT * FROM translations WHERE org_id = ? ORDER BY created_at, id').all(orgId) as TranslationRow[];
+  return db
+    .prepare('SELECT * FROM translations WHERE org_id = ? ORDER BY created_at, id')
+    .all(orgId) as TranslationRow[];
 }
 
 export function findTranslation(db: Db, id: string): TranslationRow | undefined {
@@ -63,14 +65,20 @@ export function findTranslation(db: Db, id: string): TranslationRow | undefined 
 }
 
 export function requireTranslation(db: Db, orgId: string, id: string): TranslationRow {
-  const row = db.prepare('SELECT * FROM translations WHERE id = ? AND org_id = ?').get(id, orgId) as TranslationRow | undefined;
+  const row = db.prepare('SELECT * FROM translations WHERE id = ? AND org_id = ?').get(id, orgId) as
+    | TranslationRow
+    | undefined;
   if (!row) throw notFound('Translation');
   return row;
 }
 
 /** Whether a run of the translation is waiting in the queue (`queued`) or running. */
 function hasRun(db: Db, id: string, state: 'queued' | 'running'): boolean {
-  return db.prepare('SELECT 1 FROM jobs WHERE kind = ? AND key = ? AND state = ? LIMIT 1').get(TRANSLATION_JOB, id, state) !== undefined;
+  return (
+    db
+      .prepare('SELECT 1 FROM jobs WHERE kind = ? AND key = ? AND state = ? LIMIT 1')
+      .get(TRANSLATION_JOB, id, state) !== undefined
+  );
 }
 
 /** `running` while a run runs, `pending` while one waits or none has completed yet, else `completed`. */
@@ -92,13 +100,18 @@ export function translationJson(db: Db, row: TranslationRow, links: Links) {
     language: row.language,
     instructions: normalizedDocument(JSON.parse(row.instructions)),
     // Absent until a run completes (or when the result space was removed for good).
-    ...(row.result_space && row.result_revision ? { result: { space: row.result_space, revision: row.result_revision, language: row.language } } : {}),
+    ...(row.result_space && row.result_revision
+      ? { result: { space: row.result_space, revision: row.result_revision, language: row.language } }
+      : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     stats: {
       runs: row.runs,
       totalWords: row.total_words,
-      totalPages: db.prepare("SELECT COUNT(*) FROM translation_items WHERE translation_id = ? AND kind = 'page'").pluck(true).get(row.id) as number,
+      totalPages: db
+        .prepare("SELECT COUNT(*) FROM translation_items WHERE translation_id = ? AND kind = 'page'")
+        .pluck(true)
+        .get(row.id) as number,
       totalDuration: seconds(row.total_duration_ms),
       latestRunDuration: seconds(row.latest_duration_ms),
       latestPages: row.latest_pages,
@@ -126,26 +139,45 @@ export interface NewTranslation {
  * language is a 409.
  */
 export function createTranslation(db: Db, org: OrganizationRow, fields: NewTranslation): TranslationRow {
-  const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND org_id = ? AND deleted_at IS NULL').get(fields.source.space, org.id) as SpaceRow | undefined;
-  if (!space) throw badRequest(`Invalid body field "source.space": no space ${fields.source.space} in the organization`);
+  const space = db
+    .prepare('SELECT * FROM spaces WHERE id = ? AND org_id = ? AND deleted_at IS NULL')
+    .get(fields.source.space, org.id) as SpaceRow | undefined;
+  if (!space)
+    throw badRequest(`Invalid body field "source.space": no space ${fields.source.space} in the organization`);
   const sourceLanguage = fields.source.language ?? space.language ?? 'en';
   if (fields.language === sourceLanguage) {
     throw badRequest(`Invalid body field "language": must differ from the source language (${sourceLanguage})`);
   }
-  const existing = db.prepare('SELECT id FROM translations WHERE source_space = ? AND language = ?').pluck(true).get(space.id, fields.language) as string | undefined;
+  const existing = db
+    .prepare('SELECT id FROM translations WHERE source_space = ? AND language = ?')
+    .pluck(true)
+    .get(space.id, fields.language) as string | undefined;
   if (existing) throw conflict(`The space ${space.id} already has a translation into ${fields.language} (${existing})`);
   const id = newId();
   const at = now();
   db.prepare(
     `INSERT INTO translations (id, org_id, source_space, source_language, language, instructions, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, org.id, space.id, sourceLanguage, fields.language, JSON.stringify(fields.instructions ?? EMPTY_INSTRUCTIONS), at, at);
+  ).run(
+    id,
+    org.id,
+    space.id,
+    sourceLanguage,
+    fields.language,
+    JSON.stringify(fields.instructions ?? EMPTY_INSTRUCTIONS),
+    at,
+    at,
+  );
   return findTranslation(db, id)!;
 }
 
 /** Replaces the instructions; the next run translates every page again with them. */
 export function updateInstructions(db: Db, row: TranslationRow, instructions: unknown): TranslationRow {
-  db.prepare('UPDATE translations SET instructions = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(instructions), now(), row.id);
+  db.prepare('UPDATE translations SET instructions = ?, updated_at = ? WHERE id = ?').run(
+    JSON.stringify(instructions),
+    now(),
+    row.id,
+  );
   return findTranslation(db, row.id)!;
 }
 

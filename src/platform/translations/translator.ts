@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import type { JSONDocument } from '../content/document.js';
 import { displayUrl } from '../outbound.js';
 import { runInSlices, type Steps } from '../slices.js';
@@ -138,7 +138,7 @@ export function libreTranslator(options: LibreTranslateOptions): Translator {
       ...(options.apiKey ? { api_key: options.apiKey } : {}),
     });
     const signal = AbortSignal.timeout(timeout);
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await request(endpoint, {
         method: 'POST',
@@ -146,11 +146,16 @@ export function libreTranslator(options: LibreTranslateOptions): Translator {
         signal,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'docs-platform/1 (+translations)' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'user-agent': 'docs-platform/1 (+translations)',
+        },
         body,
       });
     } catch {
-      if (signal.aborted) throw new TranslatorError(`the translator at ${shown} did not answer within ${timeout} ms`, true);
+      if (signal.aborted)
+        throw new TranslatorError(`the translator at ${shown} did not answer within ${timeout} ms`, true);
       throw new TranslatorError(`the translator at ${shown} could not be reached`, true);
     }
     let text: string;
@@ -166,7 +171,10 @@ export function libreTranslator(options: LibreTranslateOptions): Translator {
       answer = undefined;
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      const said = typeof (answer as { error?: unknown } | undefined)?.error === 'string' ? `: ${(answer as { error: string }).error.slice(0, 200)}` : '';
+      const said =
+        typeof (answer as { error?: unknown } | undefined)?.error === 'string'
+          ? `: ${(answer as { error: string }).error.slice(0, 200)}`
+          : '';
       // 429 and 5xx may pass; any other refusal (bad key, unknown language) will not.
       const retryable = response.statusCode === 429 || response.statusCode >= 500;
       throw new TranslatorError(safe(`the translator at ${shown} answered ${response.statusCode}${said}`), retryable);
@@ -174,7 +182,10 @@ export function libreTranslator(options: LibreTranslateOptions): Translator {
     const translated = (answer as { translatedText?: unknown } | undefined)?.translatedText;
     const list = typeof translated === 'string' && texts.length === 1 ? [translated] : translated;
     if (!Array.isArray(list) || list.length !== texts.length || !list.every((item) => typeof item === 'string')) {
-      throw new TranslatorError(`the translator at ${shown} did not answer { translatedText } with one text per text sent`, true);
+      throw new TranslatorError(
+        `the translator at ${shown} did not answer { translatedText } with one text per text sent`,
+        true,
+      );
     }
     return list as string[];
   }
@@ -210,5 +221,9 @@ export interface TranslatorSettings {
 /** The translator the settings ask for: the service at `url`, else pseudo-localization. */
 export function createTranslator(settings: TranslatorSettings = {}): Translator {
   if (!settings.url) return pseudoTranslator;
-  return libreTranslator({ url: settings.url, apiKey: settings.apiKey, ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}) });
+  return libreTranslator({
+    url: settings.url,
+    apiKey: settings.apiKey,
+    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+  });
 }

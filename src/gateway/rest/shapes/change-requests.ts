@@ -83,7 +83,11 @@ export const contentUpdate = z.object({
   changeRequest,
   changes: z.array(
     z.discriminatedUnion('object', [
-      z.object({ object: z.literal('created_page'), ref: z.string().optional(), page: z.object({ id: z.string() }).passthrough() }),
+      z.object({
+        object: z.literal('created_page'),
+        ref: z.string().optional(),
+        page: z.object({ id: z.string() }).passthrough(),
+      }),
       z.object({ object: z.literal('updated_page'), page: z.object({ id: z.string() }).passthrough() }),
       z.object({ object: z.literal('deleted_page'), page: z.string() }),
     ]),

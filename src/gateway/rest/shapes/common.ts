@@ -61,9 +61,7 @@ export const mergeRules = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }),
   z.object({
     type: z.literal('rules'),
-    rules: z.array(
-      z.object({ rule: z.string(), users: z.array(z.string()).optional() }),
-    ),
+    rules: z.array(z.object({ rule: z.string(), users: z.array(z.string()).optional() })),
   }),
 ]);
 export type MergeRules = z.infer<typeof mergeRules>;

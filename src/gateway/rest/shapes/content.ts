@@ -145,8 +145,18 @@ export const revisionPages = z.object({ pages: z.array(revisionPage) });
 
 const before = <T extends z.ZodType>(value: T) => z.object({ before: value.optional(), after: value.optional() });
 
-export const changedPage = z.object({ id: z.string(), type: z.enum(PAGE_TYPES), title: z.string(), path: z.string().optional() });
-export const changedFile = z.object({ id: z.string(), name: z.string(), contentType: z.string(), downloadURL: z.string() });
+export const changedPage = z.object({
+  id: z.string(),
+  type: z.enum(PAGE_TYPES),
+  title: z.string(),
+  path: z.string().optional(),
+});
+export const changedFile = z.object({
+  id: z.string(),
+  name: z.string(),
+  contentType: z.string(),
+  downloadURL: z.string(),
+});
 export const changedReusableContent = z.object({ id: z.string(), title: z.string(), document: z.string().optional() });
 const attributes = z.record(z.string(), before(z.unknown()));
 

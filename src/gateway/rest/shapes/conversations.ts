@@ -23,7 +23,11 @@ export const conversationPart = z.object({ type: z.string(), role: z.string(), b
 export const conversationDetail = z.object({
   conversation,
   parts: z.array(conversationPart),
-  metadata: z.object({ url: url.optional(), attributes: z.record(z.string(), z.string()).default({}), createdAt: dateTime.optional() }),
+  metadata: z.object({
+    url: url.optional(),
+    attributes: z.record(z.string(), z.string()).default({}),
+    createdAt: dateTime.optional(),
+  }),
 });
 export type ConversationDetail = z.infer<typeof conversationDetail>;
 

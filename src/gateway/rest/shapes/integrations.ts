@@ -6,11 +6,32 @@ import { space } from './spaces.js';
 /** Shapes of integrations, their installations on organizations, spaces and sites, and their events. */
 
 export const INTEGRATION_SCOPES = [
-  'space:content:read', 'space:content:write', 'space:metadata:read', 'space:metadata:write', 'space:git:sync', 'page:feedback:read',
-  'site:metadata:read', 'site:views:read', 'site:script:inject', 'site:script:cookies', 'site:visitor:auth', 'site:visitor:claims',
-  'site:adaptive:read', 'site:adaptive:write', 'conversations:ingest', 'openapi:read', 'openapi:write',
+  'space:content:read',
+  'space:content:write',
+  'space:metadata:read',
+  'space:metadata:write',
+  'space:git:sync',
+  'page:feedback:read',
+  'site:metadata:read',
+  'site:views:read',
+  'site:script:inject',
+  'site:script:cookies',
+  'site:visitor:auth',
+  'site:visitor:claims',
+  'site:adaptive:read',
+  'site:adaptive:write',
+  'conversations:ingest',
+  'openapi:read',
+  'openapi:write',
 ] as const;
-export const INTEGRATION_CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other'] as const;
+export const INTEGRATION_CATEGORIES = [
+  'analytics',
+  'collaboration',
+  'content',
+  'marketing',
+  'visitor-auth',
+  'other',
+] as const;
 export const INTEGRATION_TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 export const INSTALLATION_STATUSES = ['active', 'pending', 'paused'] as const;
@@ -51,12 +72,33 @@ export const integration = z.object({
   visibility: z.enum(INTEGRATION_VISIBILITIES),
   scopes: z.array(z.string()).default([]),
   categories: z.array(z.string()).default([]),
-  blocks: z.array(z.object({ id: z.string(), title: z.string(), description: z.string().optional(), icon: z.string().optional(), urlUnfurl: z.array(z.string()).optional() }).passthrough()).optional(),
-  contentSources: z.array(z.object({ id: z.string(), title: z.string(), description: z.string().optional() }).passthrough()).optional(),
+  blocks: z
+    .array(
+      z
+        .object({
+          id: z.string(),
+          title: z.string(),
+          description: z.string().optional(),
+          icon: z.string().optional(),
+          urlUnfurl: z.array(z.string()).optional(),
+        })
+        .passthrough(),
+    )
+    .optional(),
+  contentSources: z
+    .array(z.object({ id: z.string(), title: z.string(), description: z.string().optional() }).passthrough())
+    .optional(),
   configurations: z.record(z.string(), z.unknown()).optional(),
   externalLinks: z.array(z.object({ url, label: z.string() })).default([]),
   owner: z.object({ id: z.string() }).passthrough(),
-  urls: z.object({ location: url.optional(), icon: z.string().optional(), app: url.optional(), publicEndpoint: url.optional() }).passthrough(),
+  urls: z
+    .object({
+      location: url.optional(),
+      icon: z.string().optional(),
+      app: url.optional(),
+      publicEndpoint: url.optional(),
+    })
+    .passthrough(),
   permissions: z.object({ admin: z.boolean().optional() }).passthrough().default({}),
 });
 export type Integration = z.infer<typeof integration>;

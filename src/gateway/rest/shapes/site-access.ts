@@ -43,7 +43,9 @@ export const adaptiveSchema = z.object({
 });
 export type AdaptiveSchema = z.infer<typeof adaptiveSchema>;
 
-export const templateConditions = z.object({ items: z.array(z.object({ description: z.string(), condition: z.string() })) });
+export const templateConditions = z.object({
+  items: z.array(z.object({ description: z.string(), condition: z.string() })),
+});
 
 export const publishedSite = z.object({
   object: z.literal('published-content-site'),
@@ -79,7 +81,11 @@ export const publishedContent = z.object({
 });
 export type PublishedContent = z.infer<typeof publishedContent>;
 
-export const contentRedirect = z.object({ target: z.enum(REDIRECT_TARGETS), redirect: z.string(), site: z.string().nullish() });
+export const contentRedirect = z.object({
+  target: z.enum(REDIRECT_TARGETS),
+  redirect: z.string(),
+  site: z.string().nullish(),
+});
 export type ContentRedirect = z.infer<typeof contentRedirect>;
 
 /** `POST /urls/published`: a redirect (it has `target`) or the content. */

@@ -11,4 +11,3 @@ export const team = z.object({
   permissions: z.object({ admin: z.boolean(), view: z.boolean() }).partial().default({}),
 });
 export type Team = z.infer<typeof team>;
-

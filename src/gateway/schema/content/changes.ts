@@ -49,7 +49,13 @@ async function changedPage(
   const found = index?.byId.get(page.id);
   if (found) return found;
   const { revision } = change;
-  const held = placePage({ ...page, pages: [] }, revision.spaceId, before ? (revision.parents[0] ?? revision.id) : revision.id, undefined, undefined);
+  const held = placePage(
+    { ...page, pages: [] },
+    revision.spaceId,
+    before ? (revision.parents[0] ?? revision.id) : revision.id,
+    undefined,
+    undefined,
+  );
   // Outside the tree read: its parent, if asked, is looked up in its revision's tree.
   held.detached = true;
   return held;
@@ -80,7 +86,12 @@ async function changedReusable(
   const parent = change.revision.parents[0];
   const revision = before && parent ? await readRevision(ctx, change.revision.spaceId, parent) : change.revision;
   const known = revision.reusableContents.find((candidate) => candidate.id === item.id);
-  const held: ReusableContentHeld = { ...(known ?? item), spaceId: revision.spaceId, revisionId: revision.id, revision };
+  const held: ReusableContentHeld = {
+    ...(known ?? item),
+    spaceId: revision.spaceId,
+    revisionId: revision.id,
+    revision,
+  };
   brandWithType(held, 'ReusableContent' as never);
   return held;
 }
@@ -96,8 +107,18 @@ const AttributeChangeType = builder.objectRef<AttributeChange>('AttributeChange'
   description: 'One attribute that changed, with its value before and after (null when it had none).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the attribute (`title`, `document`, a variable name, …).' }),
-    before: t.field({ type: 'JSON', nullable: true, description: 'Value before the change.', resolve: (a) => a.before ?? null }),
-    after: t.field({ type: 'JSON', nullable: true, description: 'Value after the change.', resolve: (a) => a.after ?? null }),
+    before: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Value before the change.',
+      resolve: (a) => a.before ?? null,
+    }),
+    after: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Value after the change.',
+      resolve: (a) => a.after ?? null,
+    }),
   }),
 });
 
@@ -113,7 +134,10 @@ const pageField = (before: boolean, description: string) => ({
 const PageCreatedChange = builder.objectRef<Change<'page_created'>>('PageCreatedChange').implement({
   description: 'A page was created.',
   fields: (t) => ({
-    page: t.field({ ...pageField(false, 'The new page.'), resolve: (c, _a, ctx) => changedPage(ctx, c, c.page, false) }),
+    page: t.field({
+      ...pageField(false, 'The new page.'),
+      resolve: (c, _a, ctx) => changedPage(ctx, c, c.page, false),
+    }),
   }),
 });
 
@@ -130,7 +154,10 @@ const PageDeletedChange = builder.objectRef<Change<'page_deleted'>>('PageDeleted
 const PageEditedChange = builder.objectRef<Change<'page_edited'>>('PageEditedChange').implement({
   description: 'A page was edited: its title, body, slug, …',
   fields: (t) => ({
-    page: t.field({ ...pageField(false, 'The page after the change.'), resolve: (c, _a, ctx) => changedPage(ctx, c, c.page, false) }),
+    page: t.field({
+      ...pageField(false, 'The page after the change.'),
+      resolve: (c, _a, ctx) => changedPage(ctx, c, c.page, false),
+    }),
     attributes: t.field({
       type: [AttributeChangeType],
       description: 'What changed (the `document` attribute holds document ids).',
@@ -142,7 +169,10 @@ const PageEditedChange = builder.objectRef<Change<'page_edited'>>('PageEditedCha
 const PageMovedChange = builder.objectRef<Change<'page_moved'>>('PageMovedChange').implement({
   description: 'A page was moved to another parent.',
   fields: (t) => ({
-    page: t.field({ ...pageField(false, 'The page after the move.'), resolve: (c, _a, ctx) => changedPage(ctx, c, c.page, false) }),
+    page: t.field({
+      ...pageField(false, 'The page after the move.'),
+      resolve: (c, _a, ctx) => changedPage(ctx, c, c.page, false),
+    }),
     previousParent: t.field({
       ...pageField(true, 'The page it was in (in the parent revision); null when it was at the top level.'),
       nullable: true,
@@ -165,7 +195,10 @@ const fileField = (before: boolean, description: string) => ({
 const FileCreatedChange = builder.objectRef<Change<'file_created'>>('FileCreatedChange').implement({
   description: 'A file was added.',
   fields: (t) => ({
-    file: t.field({ ...fileField(false, 'The new file.'), resolve: (c, _a, ctx) => changedFile(ctx, c, c.file, false) }),
+    file: t.field({
+      ...fileField(false, 'The new file.'),
+      resolve: (c, _a, ctx) => changedFile(ctx, c, c.file, false),
+    }),
   }),
 });
 
@@ -182,44 +215,63 @@ const FileDeletedChange = builder.objectRef<Change<'file_deleted'>>('FileDeleted
 const FileEditedChange = builder.objectRef<Change<'file_edited'>>('FileEditedChange').implement({
   description: 'A file was changed: its name, bytes, type, …',
   fields: (t) => ({
-    file: t.field({ ...fileField(false, 'The file after the change.'), resolve: (c, _a, ctx) => changedFile(ctx, c, c.file, false) }),
-    attributes: t.field({ type: [AttributeChangeType], description: 'What changed.', resolve: (c) => attributeList(c.attributes) }),
+    file: t.field({
+      ...fileField(false, 'The file after the change.'),
+      resolve: (c, _a, ctx) => changedFile(ctx, c, c.file, false),
+    }),
+    attributes: t.field({
+      type: [AttributeChangeType],
+      description: 'What changed.',
+      resolve: (c) => attributeList(c.attributes),
+    }),
   }),
 });
 
 const reusableField = (description: string) => ({ type: ReusableContentNode, description });
 
-const ReusableContentCreatedChange = builder.objectRef<Change<'reusable_content_created'>>('ReusableContentCreatedChange').implement({
-  description: 'A reusable content was created.',
-  fields: (t) => ({
-    reusableContent: t.field({
-      ...reusableField('The new reusable content.'),
-      resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, false),
+const ReusableContentCreatedChange = builder
+  .objectRef<Change<'reusable_content_created'>>('ReusableContentCreatedChange')
+  .implement({
+    description: 'A reusable content was created.',
+    fields: (t) => ({
+      reusableContent: t.field({
+        ...reusableField('The new reusable content.'),
+        resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, false),
+      }),
     }),
-  }),
-});
+  });
 
-const ReusableContentDeletedChange = builder.objectRef<Change<'reusable_content_deleted'>>('ReusableContentDeletedChange').implement({
-  description: 'A reusable content was deleted.',
-  fields: (t) => ({
-    reusableContent: t.field({
-      ...reusableField('The reusable content as it was before it was deleted (from the previous revision, read once).'),
-      extensions: upstream.fetch(1),
-      resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, true),
+const ReusableContentDeletedChange = builder
+  .objectRef<Change<'reusable_content_deleted'>>('ReusableContentDeletedChange')
+  .implement({
+    description: 'A reusable content was deleted.',
+    fields: (t) => ({
+      reusableContent: t.field({
+        ...reusableField(
+          'The reusable content as it was before it was deleted (from the previous revision, read once).',
+        ),
+        extensions: upstream.fetch(1),
+        resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, true),
+      }),
     }),
-  }),
-});
+  });
 
-const ReusableContentEditedChange = builder.objectRef<Change<'reusable_content_edited'>>('ReusableContentEditedChange').implement({
-  description: 'A reusable content was edited.',
-  fields: (t) => ({
-    reusableContent: t.field({
-      ...reusableField('The reusable content after the change.'),
-      resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, false),
+const ReusableContentEditedChange = builder
+  .objectRef<Change<'reusable_content_edited'>>('ReusableContentEditedChange')
+  .implement({
+    description: 'A reusable content was edited.',
+    fields: (t) => ({
+      reusableContent: t.field({
+        ...reusableField('The reusable content after the change.'),
+        resolve: (c, _a, ctx) => changedReusable(ctx, c, c.reusableContent, false),
+      }),
+      attributes: t.field({
+        type: [AttributeChangeType],
+        description: 'What changed.',
+        resolve: (c) => attributeList(c.attributes),
+      }),
     }),
-    attributes: t.field({ type: [AttributeChangeType], description: 'What changed.', resolve: (c) => attributeList(c.attributes) }),
-  }),
-});
+  });
 
 const VariablesEditedChange = builder.objectRef<Change<'variables_edited'>>('VariablesEditedChange').implement({
   description: 'Variables of the content were added, changed or removed.',
@@ -273,7 +325,11 @@ export const RevisionChanges = builder.objectRef<RevisionChangesHeld>('RevisionC
   description:
     'What a revision changed compared with its first parent (everything, for the first revision of a space), or what a change request changed since the live content it is based on.',
   fields: (t) => ({
-    changes: t.field({ type: [RevisionChange], description: 'The changes, by kind, up to `limit`.', resolve: (c) => c.changes as never }),
+    changes: t.field({
+      type: [RevisionChange],
+      description: 'The changes, by kind, up to `limit`.',
+      resolve: (c) => c.changes as never,
+    }),
     more: t.int({ description: 'How many more changes there are beyond `limit`.', resolve: (c) => c.more }),
   }),
 });
@@ -281,14 +337,19 @@ export const RevisionChanges = builder.objectRef<RevisionChangesHeld>('RevisionC
 builder.objectFields(RevisionNode, (t) => ({
   changes: t.field({
     type: RevisionChanges,
-    description: 'What the revision changed compared with its first parent: pages, files, reusable contents, variables.',
+    description:
+      'What the revision changed compared with its first parent: pages, files, reusable contents, variables.',
     args: {
-      limit: t.arg.int({ defaultValue: 10, description: 'Most changes to return, 1 to 1000 (default 10); `more` counts the others.' }),
+      limit: t.arg.int({
+        defaultValue: 10,
+        description: 'Most changes to return, 1 to 1000 (default 10); `more` counts the others.',
+      }),
     },
     extensions: upstream.fetch(1),
     resolve: async (revision, args, ctx) => {
       const limit = args.limit ?? 10;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new BadUserInputError('`limit` must be between 1 and 1000', ['limit']);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new BadUserInputError('`limit` must be between 1 and 1000', ['limit']);
       const answer = await readOnce(ctx, `changes:${compositeKey(revision.spaceId, revision.id)}:${limit}`, () =>
         ctx.api.get(route`/spaces/${revision.spaceId}/revisions/${revision.id}/changes`, semanticChanges, { limit }),
       );

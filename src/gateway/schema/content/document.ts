@@ -28,10 +28,15 @@ export function readDocument(ctx: GatewayContext, spaceId: string, documentId: s
  * The markdown of a page (`…/page/{pageId}?format=markdown`: under the current content for a
  * page reached through it, else under its revision), once per request.
  */
-export function readPageMarkdown(ctx: GatewayContext, page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id' | 'revision'>): Promise<string> {
+export function readPageMarkdown(
+  ctx: GatewayContext,
+  page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id' | 'revision'>,
+): Promise<string> {
   return readOnce(ctx, `markdown:${compositeKey(page.spaceId, page.revisionId, page.id)}`, async () => {
     const revision = { spaceId: page.spaceId, id: page.revisionId, current: page.revision?.current ?? false };
-    const answer = await ctx.api.get(revisionRoute(revision, route`/page/${page.id}`), markdownPage, { format: 'markdown' });
+    const answer = await ctx.api.get(revisionRoute(revision, route`/page/${page.id}`), markdownPage, {
+      format: 'markdown',
+    });
     return answer.markdown;
   });
 }
@@ -60,11 +65,14 @@ builder.objectFields(DocumentType, (t) => ({
         import('../../../platform/content/markdown.js'),
         import('../../../platform/content/document.js'),
       ]);
-      let parsed;
+      let parsed: ReturnType<typeof parseDocument>;
       try {
         parsed = parseDocument(document);
       } catch (error) {
-        throw new GatewayError('UPSTREAM_INVALID_RESPONSE', `The platform answered a document that cannot be converted to markdown: ${(error as Error).message}`);
+        throw new GatewayError(
+          'UPSTREAM_INVALID_RESPONSE',
+          `The platform answered a document that cannot be converted to markdown: ${(error as Error).message}`,
+        );
       }
       return documentToMarkdown(parsed);
     },
@@ -78,9 +86,14 @@ const EvaluationEnum = builder.enumType('DocumentEvaluation', {
     NONE: { value: 'false', description: 'Not at all: the document as written.' },
     DETERMINISTIC_ONLY: {
       value: 'deterministic-only',
-      description: 'Those that read only variables of the space and the page; those that read the visitor stay as written.',
+      description:
+        'Those that read only variables of the space and the page; those that read the visitor stay as written.',
     },
-    ALL: { value: 'true', description: 'All of them, for the reader: a visitor with the claims of their token (the `apiToken` of a resolved URL), else a visitor without claims.' },
+    ALL: {
+      value: 'true',
+      description:
+        'All of them, for the reader: a visitor with the claims of their token (the `apiToken` of a resolved URL), else a visitor without claims.',
+    },
   } as const,
 });
 
@@ -90,18 +103,31 @@ builder.objectFields(DocumentPageNode, (t) => ({
     nullable: true,
     description:
       'The body of the page as a JSON document (empty for a page without a body): one request per page, by the document id it names (shared by every page and revision naming the same document). With `evaluated`, read from the page with its conditions and expressions resolved.',
-    args: { evaluated: t.arg({ type: EvaluationEnum, description: 'Resolve conditional blocks and expressions (default NONE).' }) },
+    args: {
+      evaluated: t.arg({
+        type: EvaluationEnum,
+        description: 'Resolve conditional blocks and expressions (default NONE).',
+      }),
+    },
     extensions: upstream.fetch(1),
     resolve: (page, args, ctx) => {
       if (!args.evaluated || args.evaluated === 'false') return pageDocument(ctx, page);
-      return readOnce(ctx, `page-document:${args.evaluated}:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
-        ctx.api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument, { evaluated: args.evaluated ?? undefined }),
+      return readOnce(
+        ctx,
+        `page-document:${args.evaluated}:${compositeKey(page.spaceId, page.revisionId, page.id)}`,
+        () =>
+          ctx.api.get(
+            route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`,
+            jsonDocument,
+            { evaluated: args.evaluated ?? undefined },
+          ),
       );
     },
   }),
   markdown: t.string({
     nullable: true,
-    description: 'The body of the page in markdown, as the platform writes it (links relative to the page): one request per page.',
+    description:
+      'The body of the page in markdown, as the platform writes it (links relative to the page): one request per page.',
     extensions: upstream.fetch(1),
     resolve: (page, _args, ctx) => readPageMarkdown(ctx, page),
   }),

@@ -27,7 +27,6 @@ import {
   revisionRoute,
   RevisionNode,
   revisionPartId,
-  revisionStub,
   splitRevisionKey,
   type FileHeld,
   type RevisionHeld,
@@ -46,14 +45,20 @@ import {
 export function heldConnection<T>(args: ConnectionArgs, items: readonly T[]): Promise<ConnectionResult<T>> {
   return restConnection(args, async (token, limit) => {
     const start = token === undefined ? 0 : Number(token);
-    if (!Number.isInteger(start) || start < 0) throw new BadUserInputError('`after` is not a cursor of this connection', ['after']);
+    if (!Number.isInteger(start) || start < 0)
+      throw new BadUserInputError('`after` is not a cursor of this connection', ['after']);
     const end = start + limit;
-    return { count: items.length, items: items.slice(start, end), next: end < items.length ? { page: String(end) } : null };
+    return {
+      count: items.length,
+      items: items.slice(start, end),
+      next: end < items.length ? { page: String(end) } : null,
+    };
   });
 }
 
 /** A file read on its own (`…/files/{fileId}`). */
-const fileHeld = (file: RevisionFile, revision: RevisionHeld): FileHeld => placeFile(file, revision.spaceId, revision.id, revision);
+const fileHeld = (file: RevisionFile, revision: RevisionHeld): FileHeld =>
+  placeFile(file, revision.spaceId, revision.id, revision);
 
 /** One file of a revision by id: from the revision when it was read, else `…/files/{fileId}`. */
 async function fileOf(ctx: GatewayContext, revision: RevisionHeld, fileId: string): Promise<FileHeld> {
@@ -140,7 +145,10 @@ async function reusableOf(ctx: GatewayContext, revision: RevisionHeld, id: strin
     if (!item) throw notFound('Reusable content', id);
     return reusableContentOf(revision, item);
   }
-  return reusableContentOf(revision, await ctx.api.get(revisionRoute(revision, route`/reusable-contents/${id}`), reusableContentShape));
+  return reusableContentOf(
+    revision,
+    await ctx.api.get(revisionRoute(revision, route`/reusable-contents/${id}`), reusableContentShape),
+  );
 }
 
 export const ReusableContentNode = loadableNode<ReusableContentHeld>('ReusableContent', {
@@ -165,7 +173,10 @@ ReusableContentNode.implement({
       resolve: (item, _args, ctx) =>
         item.document
           ? readOnce(ctx, `reusable-document:${compositeKey(item.spaceId, item.revisionId, item.id)}`, () =>
-              ctx.api.get(route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`, jsonDocument),
+              ctx.api.get(
+                route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`,
+                jsonDocument,
+              ),
             )
           : null,
     }),
@@ -192,7 +203,9 @@ builder.objectFields(RevisionNode, (t) => ({
         'Files of the revision, in order. They come with the revision; when the revision is asked for nothing else, the list of files is read page by page.',
       resolve: async (r, args, ctx) => {
         if (!r.light) return heldConnection(args, [...revisionIndex(r).files.values()]);
-        return mapNodes(await restList(ctx, args, revisionRoute(r, '/files'), revisionFile), (files) => files.map((file) => fileHeld(file, r)));
+        return mapNodes(await restList(ctx, args, revisionRoute(r, '/files'), revisionFile), (files) =>
+          files.map((file) => fileHeld(file, r)),
+        );
       },
     },
     FileConnection,

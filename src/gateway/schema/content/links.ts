@@ -6,7 +6,7 @@ import { compositeKey } from '../../ids.js';
 import { route } from '../../rest/client.js';
 import {
   backlinksPage,
-  LINK_STATUSES,
+  type LINK_STATUSES,
   linkReportPage,
   pageMetaLinks,
   type ContentLocation,
@@ -53,7 +53,10 @@ const LinkRelationEnum = builder.enumType('LinkRelation', {
   description: 'How the content depends on a link target.',
   values: {
     REFERENCE: { value: 'reference', description: 'A soft reference: a link, a mention.' },
-    DEPENDS_ON: { value: 'dependsOn', description: 'The content is built from the target (for example reusable content).' },
+    DEPENDS_ON: {
+      value: 'dependsOn',
+      description: 'The content is built from the target (for example reusable content).',
+    },
   },
 });
 
@@ -89,7 +92,8 @@ function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentL
   for (const location of locations) {
     if (!location?.space) continue;
     const revision = location.versionContext?.revision;
-    if (revision && keepRevision(ctx, location.space.id, revision)) kept.add(compositeKey(location.space.id, revision.id));
+    if (revision && keepRevision(ctx, location.space.id, revision))
+      kept.add(compositeKey(location.space.id, revision.id));
     prime(SpaceNode, ctx, [location.space]);
   }
   const indexFor = (location: ContentLocation) => {
@@ -154,14 +158,22 @@ const ContentLink = builder.objectRef<ContentLinkHeld>('ContentLink').implement(
   description: 'A target the content links to, with its health and the pages holding the links.',
   fields: (t) => ({
     status: t.field({ type: LinkStatusEnum, description: 'Health of the target.', resolve: (l) => l.status }),
-    relation: t.field({ type: LinkRelationEnum, description: 'How the content depends on the target.', resolve: (l) => l.relation }),
+    relation: t.field({
+      type: LinkRelationEnum,
+      description: 'How the content depends on the target.',
+      resolve: (l) => l.relation,
+    }),
     target: t.field({
       type: LinkTargetUnion,
       nullable: true,
       description: 'What the links point at; null for a broken link (its target does not exist).',
       resolve: (l) => l.target as never,
     }),
-    pages: t.field({ type: [PageInterface], description: 'The pages holding links to the target.', resolve: (l) => l.locations }),
+    pages: t.field({
+      type: [PageInterface],
+      description: 'The pages holding links to the target.',
+      resolve: (l) => l.locations,
+    }),
   }),
 });
 
@@ -204,7 +216,10 @@ async function linkReport(
     return answer;
   });
   const usages = connection.edges.map((edge) => edge.node);
-  const resolver = resolveLocations(ctx, usages.flatMap((usage) => [usage.targetReference, ...usage.locationReferences]));
+  const resolver = resolveLocations(
+    ctx,
+    usages.flatMap((usage) => [usage.targetReference, ...usage.locationReferences]),
+  );
   const edges = await Promise.all(
     connection.edges.map(async ({ cursor, node }) => ({
       cursor,
@@ -236,7 +251,12 @@ const Backlink = builder.objectRef<BacklinkHeld>('Backlink').implement({
       extensions: upstream.link,
       resolve: (b, _args, _ctx, info) =>
         b.page.revision ??
-        linkTo(RevisionNode, compositeKey(b.page.spaceId, b.page.revisionId), info, revisionStub(b.page.spaceId, b.page.revisionId)),
+        linkTo(
+          RevisionNode,
+          compositeKey(b.page.spaceId, b.page.revisionId),
+          info,
+          revisionStub(b.page.spaceId, b.page.revisionId),
+        ),
     }),
     space: t.field({
       type: SpaceNode,
@@ -253,13 +273,22 @@ const BacklinkConnection = builder.connectionObject(
 );
 
 /** Backlinks over the REST list at `path`. */
-async function backlinkList(ctx: GatewayContext, args: ConnectionArgs, path: string): Promise<ConnectionResult<BacklinkHeld>> {
+async function backlinkList(
+  ctx: GatewayContext,
+  args: ConnectionArgs,
+  path: string,
+): Promise<ConnectionResult<BacklinkHeld>> {
   const connection = await restConnection(args, (page, limit) => ctx.api.get(path, backlinksPage, { page, limit }));
-  const resolver = resolveLocations(ctx, connection.edges.map((edge) => edge.node));
+  const resolver = resolveLocations(
+    ctx,
+    connection.edges.map((edge) => edge.node),
+  );
   const pages = await Promise.all(connection.edges.map((edge) => resolver.page(edge.node)));
   return {
     ...connection,
-    edges: connection.edges.flatMap((edge, index) => (pages[index] ? [{ cursor: edge.cursor, node: { page: pages[index] } }] : [])),
+    edges: connection.edges.flatMap((edge, index) =>
+      pages[index] ? [{ cursor: edge.cursor, node: { page: pages[index] } }] : [],
+    ),
   };
 }
 
@@ -268,7 +297,8 @@ builder.objectFields(SpaceNode, (t) => ({
     {
       type: ContentLink,
       nullable: true,
-      description: 'The link report of the current content: every link target with its health and the pages holding links to it.',
+      description:
+        'The link report of the current content: every link target with its health and the pages holding links to it.',
       args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
       resolve: (space, args, ctx) => linkReport(ctx, args, route`/spaces/${space.id}/links`) as never,
     },
@@ -285,7 +315,11 @@ interface MetaLinkHeld {
 const MetaLink = builder.objectRef<MetaLinkHeld>('MetaLink').implement({
   description: 'A meta link of a page: a page of the content or a URL.',
   fields: (t) => ({
-    reference: t.field({ type: 'JSON', description: 'The content reference (`{ kind: "url", url }` or `{ kind: "page", page }`).', resolve: (m) => m.ref }),
+    reference: t.field({
+      type: 'JSON',
+      description: 'The content reference (`{ kind: "url", url }` or `{ kind: "page", page }`).',
+      resolve: (m) => m.ref,
+    }),
     url: t.string({
       nullable: true,
       description: 'The URL, when the link is a URL.',
@@ -321,9 +355,16 @@ const PageMetaLinks = builder.objectRef<{ from: PageHeld; metaLinks: PageMetaLin
  * The path of a link report or backlinks of a page or file: under its change request's content
  * when it was reached through one, else under the current content of its space.
  */
-function liveOrRequest(item: { spaceId: string; revision: RevisionHeld | undefined; changeRequest?: string | undefined }, suffix: string): string {
+function liveOrRequest(
+  item: { spaceId: string; revision: RevisionHeld | undefined; changeRequest?: string | undefined },
+  suffix: string,
+): string {
   const changeRequest = item.changeRequest ?? item.revision?.changeRequest;
-  return (changeRequest ? route`/spaces/${item.spaceId}/change-requests/${changeRequest}/content` : route`/spaces/${item.spaceId}/content`) + suffix;
+  return (
+    (changeRequest
+      ? route`/spaces/${item.spaceId}/change-requests/${changeRequest}/content`
+      : route`/spaces/${item.spaceId}/content`) + suffix
+  );
 }
 
 builder.objectFields(DocumentPageNode, (t) => ({
@@ -350,13 +391,21 @@ builder.objectFields(DocumentPageNode, (t) => ({
   ),
   metaLinks: t.field({
     type: PageMetaLinks,
-    description: 'Meta links of the page (canonical, alternates): one request per page, to the operation that serves them.',
+    description:
+      'Meta links of the page (canonical, alternates): one request per page, to the operation that serves them.',
     extensions: upstream.fetch(1),
     resolve: async (from, _args, ctx) => {
       const changeRequest = from.revision?.changeRequest;
-      const revision = { spaceId: from.spaceId, id: from.revisionId, current: from.revision?.current ?? false, ...(changeRequest ? { changeRequest } : {}) };
-      const metaLinks = await readOnce(ctx, `meta-links:${compositeKey(from.spaceId, from.revisionId, from.id)}${changeRequest ? `:${changeRequest}` : ''}`, () =>
-        ctx.api.get(revisionRoute(revision, route`/page/${from.id}/meta-links`), pageMetaLinks),
+      const revision = {
+        spaceId: from.spaceId,
+        id: from.revisionId,
+        current: from.revision?.current ?? false,
+        ...(changeRequest ? { changeRequest } : {}),
+      };
+      const metaLinks = await readOnce(
+        ctx,
+        `meta-links:${compositeKey(from.spaceId, from.revisionId, from.id)}${changeRequest ? `:${changeRequest}` : ''}`,
+        () => ctx.api.get(revisionRoute(revision, route`/page/${from.id}/meta-links`), pageMetaLinks),
       );
       return { from, metaLinks };
     },

@@ -3,7 +3,7 @@ import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
 import { route } from '../../rest/client.js';
-import { PAGE_TYPES, revisionPage, type ContentRef } from '../../rest/shapes/content.js';
+import { type PAGE_TYPES, revisionPage, type ContentRef } from '../../rest/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { restEnum } from '../shared.js';
@@ -14,7 +14,6 @@ import {
   notFound,
   PAGE_TYPENAMES,
   pageAtPath,
-  revisionIndex,
   revisionOfPart,
   revisionRoute,
   treeIndex,
@@ -22,7 +21,6 @@ import {
   detachedPage,
   RevisionNode,
   revisionPartId,
-  revisionStub,
   splitRevisionKey,
   type PageHeld,
 } from './revision.js';
@@ -42,7 +40,8 @@ export const PageTypeEnum = restEnum('PageType', 'Kind of a page of the content.
 } satisfies Record<(typeof PAGE_TYPES)[number], string>);
 
 /** The global ID key of a page: `spaceId/revisionId/pageId`. */
-export const pageKey = (page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id'>) => compositeKey(page.spaceId, page.revisionId, page.id);
+export const pageKey = (page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id'>) =>
+  compositeKey(page.spaceId, page.revisionId, page.id);
 
 /** Loads a page by its key through its revision's tree; NOT_FOUND when it is missing or of another type. */
 async function loadPage(key: string, ctx: GatewayContext, type: PageHeld['page']['type']): Promise<PageHeld> {
@@ -80,8 +79,16 @@ PageInterface.implement({
       description: 'Shorter title for the table of contents and mentions; null when it is the title.',
       resolve: (p) => p.page.linkTitle ?? null,
     }),
-    emoji: t.string({ nullable: true, description: 'Emoji shown as its icon; null when there is none.', resolve: (p) => p.page.emoji ?? null }),
-    icon: t.string({ nullable: true, description: 'Icon shown with it; null when there is none.', resolve: (p) => p.page.icon ?? null }),
+    emoji: t.string({
+      nullable: true,
+      description: 'Emoji shown as its icon; null when there is none.',
+      resolve: (p) => p.page.emoji ?? null,
+    }),
+    icon: t.string({
+      nullable: true,
+      description: 'Icon shown with it; null when there is none.',
+      resolve: (p) => p.page.icon ?? null,
+    }),
     hidden: t.boolean({
       description: 'True when the page is left out of the navigation (it can still be opened).',
       resolve: (p) => p.page.hidden ?? false,
@@ -107,13 +114,17 @@ PageInterface.implement({
       resolve: async (p, _args, ctx) => {
         if (!p.detached) return p.parent ?? null;
         // The tree of the page's revision: from the revision when the request holds it, else read alone.
-        const held = p.revision && !p.revision.light ? p.revision : lightRevision(p.spaceId, p.revisionId, p.revision?.current ?? false);
+        const held =
+          p.revision && !p.revision.light
+            ? p.revision
+            : lightRevision(p.spaceId, p.revisionId, p.revision?.current ?? false);
         return (await treeIndex(ctx, held)).byId.get(p.id)?.parent ?? null;
       },
     }),
     children: t.field({
       type: [PageInterface],
-      description: "The pages nested in it, in order. Free, but for a page from a link report or backlink, whose revision's tree is then read once.",
+      description:
+        "The pages nested in it, in order. Free, but for a page from a link report or backlink, whose revision's tree is then read once.",
       extensions: upstream.fetch(1),
       resolve: async (p, _args, ctx) => {
         if (!p.childrenUnknown) return p.children;
@@ -147,21 +158,32 @@ DocumentPageNode.implement({
   description: 'A page with a body: a document, possibly with pages nested in it.',
   interfaces: [PageInterface],
   fields: (t) => ({
-    slug: t.string({ description: 'Its part of the path, unique among its siblings.', resolve: (p) => p.page.slug ?? '' }),
+    slug: t.string({
+      description: 'Its part of the path, unique among its siblings.',
+      resolve: (p) => p.page.slug ?? '',
+    }),
     path: t.string({
       description: 'Its complete path in the revision (the landing page is also found at "").',
       resolve: (p) => p.page.path ?? '',
     }),
-    description: t.string({ nullable: true, description: 'Its description; null when it has none.', resolve: (p) => p.page.description ?? null }),
+    description: t.string({
+      nullable: true,
+      description: 'Its description; null when it has none.',
+      resolve: (p) => p.page.description ?? null,
+    }),
     urls: t.field({ type: PageUrls, description: 'Addresses of the page.', resolve: (p) => p.page.urls ?? {} }),
-    noIndex: t.boolean({ description: 'True when the page is left out of search and ask.', resolve: (p) => p.page.noIndex ?? false }),
+    noIndex: t.boolean({
+      description: 'True when the page is left out of search and ask.',
+      resolve: (p) => p.page.noIndex ?? false,
+    }),
     noRobotsIndex: t.boolean({
       description: 'True when search engines are asked not to index the page.',
       resolve: (p) => p.page.noRobotsIndex ?? false,
     }),
     condition: t.string({
       nullable: true,
-      description: 'Adaptive-content condition: an expression on the visitor’s claims that decides whether the page shows; null when it always shows.',
+      description:
+        'Adaptive-content condition: an expression on the visitor’s claims that decides whether the page shows; null when it always shows.',
       resolve: (p) => p.page.condition ?? null,
     }),
     layout: t.field({
@@ -170,7 +192,12 @@ DocumentPageNode.implement({
       description: 'Layout options (`width`, `cover`, `tableOfContents`, `outline`, …).',
       resolve: (p) => p.page.layout ?? null,
     }),
-    cover: t.field({ type: 'JSON', nullable: true, description: 'Cover image settings; null without a cover.', resolve: (p) => p.page.cover ?? null }),
+    cover: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Cover image settings; null without a cover.',
+      resolve: (p) => p.page.cover ?? null,
+    }),
     variables: t.field({
       type: 'JSON',
       description: 'Variables of the page: an object of names to values.',
@@ -189,9 +216,15 @@ GroupPageNode.implement({
   description: 'A group of pages at the top level of the content, without a body.',
   interfaces: [PageInterface],
   fields: (t) => ({
-    slug: t.string({ description: 'Its part of the path, unique among its siblings.', resolve: (p) => p.page.slug ?? '' }),
+    slug: t.string({
+      description: 'Its part of the path, unique among its siblings.',
+      resolve: (p) => p.page.slug ?? '',
+    }),
     path: t.string({ description: 'Its complete path in the revision.', resolve: (p) => p.page.path ?? '' }),
-    noIndex: t.boolean({ description: 'True when its pages are left out of search and ask.', resolve: (p) => p.page.noIndex ?? false }),
+    noIndex: t.boolean({
+      description: 'True when its pages are left out of search and ask.',
+      resolve: (p) => p.page.noIndex ?? false,
+    }),
     noRobotsIndex: t.boolean({
       description: 'True when search engines are asked not to index its pages.',
       resolve: (p) => p.page.noRobotsIndex ?? false,
@@ -200,11 +233,17 @@ GroupPageNode.implement({
 });
 
 /** The URL a reference points at, when it is a URL. */
-const refUrl = (ref: ContentRef | undefined): string | null => (ref?.kind === 'url' && typeof ref.url === 'string' ? ref.url : null);
+const refUrl = (ref: ContentRef | undefined): string | null =>
+  ref?.kind === 'url' && typeof ref.url === 'string' ? ref.url : null;
 
 /** The page of the same revision a reference names, if any. */
-export async function refPage(ctx: GatewayContext, from: PageHeld, ref: ContentRef | undefined): Promise<PageHeld | null> {
-  if (!ref || !from.revision || (ref.kind !== 'page' && ref.kind !== 'anchor') || typeof ref.page !== 'string') return null;
+export async function refPage(
+  ctx: GatewayContext,
+  from: PageHeld,
+  ref: ContentRef | undefined,
+): Promise<PageHeld | null> {
+  if (!ref || !from.revision || (ref.kind !== 'page' && ref.kind !== 'anchor') || typeof ref.page !== 'string')
+    return null;
   if (typeof ref.space === 'string' && ref.space !== from.spaceId) return null;
   return (await treeIndex(ctx, from.revision)).byId.get(ref.page) ?? null;
 }
@@ -236,7 +275,11 @@ ComputedPageNode.implement({
   description: 'Pages generated from a source, such as an OpenAPI description.',
   interfaces: [PageInterface],
   fields: (t) => ({
-    computed: t.field({ type: 'JSON', description: 'The source the pages are generated from.', resolve: (p) => p.page.computed ?? {} }),
+    computed: t.field({
+      type: 'JSON',
+      description: 'The source the pages are generated from.',
+      resolve: (p) => p.page.computed ?? {},
+    }),
   }),
 });
 
@@ -259,13 +302,22 @@ builder.objectFields(RevisionNode, (t) => ({
     },
     extensions: upstream.fetch(1),
     resolve: async (r, args, ctx) => {
-      if ((args.id == null) === (args.path == null)) throw new BadUserInputError('Give exactly one of id or path', ['id']);
+      if ((args.id == null) === (args.path == null))
+        throw new BadUserInputError('Give exactly one of id or path', ['id']);
       if (r.onePage) {
         // Asked alone and without its parent: the page is read by itself.
         const suffix =
           args.id != null
             ? route`/page/${revisionPartId(String(args.id), PAGE_NODE_TYPENAMES, r.spaceId)}`
-            : `/path${args.path!.replace(/^\/+|\/+$/g, '') ? `/${args.path!.replace(/^\/+|\/+$/g, '').split('/').map(encodeURIComponent).join('/')}` : ''}`;
+            : `/path${
+                args.path!.replace(/^\/+|\/+$/g, '')
+                  ? `/${args
+                      .path!.replace(/^\/+|\/+$/g, '')
+                      .split('/')
+                      .map(encodeURIComponent)
+                      .join('/')}`
+                  : ''
+              }`;
         return detachedPage(await ctx.api.get(revisionRoute(r, suffix), revisionPage), r.spaceId, r.id, r);
       }
       const index = await treeIndex(ctx, r);

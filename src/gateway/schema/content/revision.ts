@@ -7,7 +7,7 @@ import { GatewayError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../../ids.js';
 import { route } from '../../rest/client.js';
 import {
-  REVISION_TYPES,
+  type REVISION_TYPES,
   revisionPages,
   revision as revisionShape,
   type Revision,
@@ -34,7 +34,13 @@ import { SpaceNode } from '../spaces.js';
  * `changeRequest`: reached as the content of that change request, so its parts are read under
  * `/spaces/{id}/change-requests/{changeRequestId}/content`.
  */
-export type RevisionHeld = Revision & { spaceId: string; current?: boolean; light?: boolean; onePage?: boolean; changeRequest?: string };
+export type RevisionHeld = Revision & {
+  spaceId: string;
+  current?: boolean;
+  light?: boolean;
+  onePage?: boolean;
+  changeRequest?: string;
+};
 
 /** A page of a revision, placed in its tree. */
 export interface PageHeld {
@@ -54,7 +60,12 @@ export interface PageHeld {
 }
 
 /** A file of a revision. */
-export type FileHeld = RevisionFile & { spaceId: string; revisionId: string; revision: RevisionHeld | undefined; changeRequest?: string | undefined };
+export type FileHeld = RevisionFile & {
+  spaceId: string;
+  revisionId: string;
+  revision: RevisionHeld | undefined;
+  changeRequest?: string | undefined;
+};
 
 /** The pages of a revision by id and by path, in tree order, and its landing page. */
 export interface RevisionIndex {
@@ -86,7 +97,11 @@ export function revisionIndex(revision: RevisionHeld): RevisionIndex {
     pages.map((page) => {
       const held = placePage(page, revision.spaceId, revision.id, revision, parent);
       built.byId.set(page.id, held);
-      if ((page.type === 'document' || page.type === 'group') && page.path !== undefined && !built.byPath.has(page.path)) {
+      if (
+        (page.type === 'document' || page.type === 'group') &&
+        page.path !== undefined &&
+        !built.byPath.has(page.path)
+      ) {
         built.byPath.set(page.path, held);
       }
       if (!built.landing && page.type === 'document') built.landing = held;
@@ -106,7 +121,13 @@ export function placeFile(
   revisionId: string,
   revision: RevisionHeld | undefined,
 ): FileHeld {
-  const held: FileHeld = { size: 0, ...file, spaceId, revisionId, revision: revision && !revision.light ? revision : undefined };
+  const held: FileHeld = {
+    size: 0,
+    ...file,
+    spaceId,
+    revisionId,
+    revision: revision && !revision.light ? revision : undefined,
+  };
   // Reached through a change request: what is read of it is read through the change request too.
   if (revision?.changeRequest) held.changeRequest = revision.changeRequest;
   brandWithType(held, 'File' as never);
@@ -130,7 +151,12 @@ export function placePage(
  * A page outside any tree the gateway read (read alone, or from a location): its own children
  * only; its parent, when asked, is found in the revision's tree (read then).
  */
-export function detachedPage(page: RevisionPage, spaceId: string, revisionId: string, revision?: RevisionHeld): PageHeld {
+export function detachedPage(
+  page: RevisionPage,
+  spaceId: string,
+  revisionId: string,
+  revision?: RevisionHeld,
+): PageHeld {
   const held = placePage(page, spaceId, revisionId, revision, undefined);
   held.detached = true;
   held.children = (page.pages ?? []).map((child) => {
@@ -217,20 +243,39 @@ export function revisionOfPart(
   info: GraphQLResolveInfo,
 ): RevisionHeld | string {
   if (part.revision && !part.revision.light) return part.revision;
-  return linkTo(RevisionNode, compositeKey(part.spaceId, part.revisionId), info, revisionStub(part.spaceId, part.revisionId));
+  return linkTo(
+    RevisionNode,
+    compositeKey(part.spaceId, part.revisionId),
+    info,
+    revisionStub(part.spaceId, part.revisionId),
+  );
 }
 
 /** The REST path of a revision, or of something in it: the current content, or a revision by id. */
-export function revisionRoute(revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current' | 'changeRequest'>, suffix = ''): string {
-  if (revision.changeRequest) return route`/spaces/${revision.spaceId}/change-requests/${revision.changeRequest}/content` + suffix;
-  return (revision.current ? route`/spaces/${revision.spaceId}/content` : route`/spaces/${revision.spaceId}/revisions/${revision.id}`) + suffix;
+export function revisionRoute(
+  revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current' | 'changeRequest'>,
+  suffix = '',
+): string {
+  if (revision.changeRequest)
+    return route`/spaces/${revision.spaceId}/change-requests/${revision.changeRequest}/content` + suffix;
+  return (
+    (revision.current
+      ? route`/spaces/${revision.spaceId}/content`
+      : route`/spaces/${revision.spaceId}/revisions/${revision.id}`) + suffix
+  );
 }
 
 /** Fields of a revision that need nothing of it but its address. */
 const ADDRESS_FIELDS: ReadonlySet<string> = new Set(['id', 'platformId', '__typename', 'space']);
 
 /** Fields of a revision that a narrow read answers, by read: its tree, its files, one file, one reusable content. */
-const NARROW_READS: Readonly<Record<string, string>> = { pages: 'tree', page: 'tree', files: 'files', file: 'file', reusableContent: 'reusable' };
+const NARROW_READS: Readonly<Record<string, string>> = {
+  pages: 'tree',
+  page: 'tree',
+  files: 'files',
+  file: 'file',
+  reusableContent: 'reusable',
+};
 
 /**
  * How many narrow reads what is asked of a revision takes (Infinity when something needs the
@@ -261,9 +306,13 @@ function selectsField(field: FieldNode, info: GraphQLResolveInfo, name: string):
   return visit(field.selectionSet);
 }
 
-
 /** A revision known by its address only (see `RevisionHeld.light`). */
-export function lightRevision(spaceId: string, revisionId: string, current: boolean, changeRequest?: string): RevisionHeld {
+export function lightRevision(
+  spaceId: string,
+  revisionId: string,
+  current: boolean,
+  changeRequest?: string,
+): RevisionHeld {
   return { id: revisionId, spaceId, current, light: true, ...(changeRequest ? { changeRequest } : {}) } as RevisionHeld;
 }
 
@@ -283,7 +332,10 @@ export function revisionFor(
 ): RevisionHeld | string | Promise<RevisionHeld> {
   // The current revision (and a change request's) exists; a revision asked by id is read to know it does.
   const known = current || changeRequest !== undefined;
-  if (selectsOnlyKeys(info)) return known ? { ...revisionStub(spaceId, revisionId)(), current, ...(changeRequest ? { changeRequest } : {}) } : compositeKey(spaceId, revisionId);
+  if (selectsOnlyKeys(info))
+    return known
+      ? { ...revisionStub(spaceId, revisionId)(), current, ...(changeRequest ? { changeRequest } : {}) }
+      : compositeKey(spaceId, revisionId);
   // A revision asked by id is read narrowly only when a narrow read is asked (which fails with
   // NOT_FOUND for a revision that does not exist): asked nothing, it is read to know it exists.
   const reads = narrowReads(info);
@@ -291,12 +343,16 @@ export function revisionFor(
     const light = lightRevision(spaceId, revisionId, current, changeRequest);
     const pages = selectedFields(info, 'page');
     // One page without its parent is one narrow read of its own; more, or a parent, take the tree.
-    if (pages.length === 1 && selectedFields(info, 'pages').length === 0) light.onePage = !selectsField(pages[0]!, info, 'parent');
+    if (pages.length === 1 && selectedFields(info, 'pages').length === 0)
+      light.onePage = !selectsField(pages[0]!, info, 'parent');
     return light;
   }
   if (changeRequest) {
     return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}:${changeRequest}`, async () => {
-      const answer = await ctx.api.get(route`/spaces/${spaceId}/change-requests/${changeRequest}/content`, revisionShape);
+      const answer = await ctx.api.get(
+        route`/spaces/${spaceId}/change-requests/${changeRequest}/content`,
+        revisionShape,
+      );
       // The change request moved on since it was read: its revision is read by id, so that what
       // is kept under that id is that revision.
       const revision: RevisionHeld =
@@ -327,10 +383,14 @@ export function revisionFor(
  */
 export function treeIndex(ctx: GatewayContext, revision: RevisionHeld): RevisionIndex | Promise<RevisionIndex> {
   if (!revision.light) return revisionIndex(revision);
-  return readOnce(ctx, `tree:${compositeKey(revision.spaceId, revision.id)}${revision.changeRequest ? `:${revision.changeRequest}` : ''}`, async () => {
-    const { pages } = await ctx.api.get(revisionRoute(revision, '/pages'), revisionPages);
-    return revisionIndex({ ...revision, pages, files: [], reusableContents: [] });
-  });
+  return readOnce(
+    ctx,
+    `tree:${compositeKey(revision.spaceId, revision.id)}${revision.changeRequest ? `:${revision.changeRequest}` : ''}`,
+    async () => {
+      const { pages } = await ctx.api.get(revisionRoute(revision, '/pages'), revisionPages);
+      return revisionIndex({ ...revision, pages, files: [], reusableContents: [] });
+    },
+  );
 }
 
 /** The index of a revision read by id. */
@@ -356,11 +416,17 @@ export function revisionPartId(value: string, typenames: string | readonly strin
   try {
     decoded = parts.map((part) => decodeURIComponent(part));
   } catch {
-    throw new GatewayError('BAD_USER_INPUT', `Not a valid id of a ${[typenames].flat().join(' or ')}: ${JSON.stringify(value.slice(0, 100))}`);
+    throw new GatewayError(
+      'BAD_USER_INPUT',
+      `Not a valid id of a ${[typenames].flat().join(' or ')}: ${JSON.stringify(value.slice(0, 100))}`,
+    );
   }
   // Ids stay the same across revisions, not across spaces: a global ID of another space is no id here.
   if (spaceId !== undefined && decoded.length > 1 && decoded[0] !== spaceId) {
-    throw new GatewayError('BAD_USER_INPUT', `${JSON.stringify(value.slice(0, 100))} is the id of something of another space`);
+    throw new GatewayError(
+      'BAD_USER_INPUT',
+      `${JSON.stringify(value.slice(0, 100))} is the id of something of another space`,
+    );
   }
   return decoded.at(-1) ?? '';
 }
@@ -376,7 +442,8 @@ export const RevisionNode = loadableNode<RevisionHeld>('Revision', {
 });
 
 /** A stub of a revision for links that select only its keys. */
-export const revisionStub = (spaceId: string, revisionId: string) => () => ({ id: revisionId, spaceId }) as RevisionHeld;
+export const revisionStub = (spaceId: string, revisionId: string) => () =>
+  ({ id: revisionId, spaceId }) as RevisionHeld;
 
 export const RevisionTypeEnum = restEnum('RevisionType', 'How a revision came to be.', {
   edits: 'Created by editing the content.',
@@ -395,8 +462,16 @@ const GitCommit = builder.objectRef<NonNullable<Revision['git']>>('GitCommit').i
       description: 'True when the platform made the commit (an export), false when it came from the repository.',
       resolve: (c) => c.createdByGitBook ?? false,
     }),
-    url: t.string({ nullable: true, description: 'URL of the commit at the Git provider.', resolve: (c) => c.url ?? null }),
-    ref: t.string({ nullable: true, description: 'Name of the ref the commit came from.', resolve: (c) => c.ref ?? null }),
+    url: t.string({
+      nullable: true,
+      description: 'URL of the commit at the Git provider.',
+      resolve: (c) => c.url ?? null,
+    }),
+    ref: t.string({
+      nullable: true,
+      description: 'Name of the ref the commit came from.',
+      resolve: (c) => c.ref ?? null,
+    }),
   }),
 });
 
@@ -417,7 +492,11 @@ const RevisionUrls = builder.objectRef<Revision['urls']>('RevisionUrls').impleme
       description: 'URL of the published content; null for private spaces.',
       resolve: (u) => u.published ?? null,
     }),
-    public: t.string({ nullable: true, description: 'Public URL, for public spaces; null otherwise.', resolve: (u) => u.public ?? null }),
+    public: t.string({
+      nullable: true,
+      description: 'Public URL, for public spaces; null otherwise.',
+      resolve: (u) => u.public ?? null,
+    }),
   }),
 });
 
@@ -432,7 +511,9 @@ RevisionNode.implement({
       description: 'The revisions it was made from: one, two for a merge, none for the first revision of a space.',
       extensions: upstream.links(2),
       resolve: (r, _args, _ctx, info) =>
-        r.parents.map((parent) => linkTo(RevisionNode, compositeKey(r.spaceId, parent), info, revisionStub(r.spaceId, parent))),
+        r.parents.map((parent) =>
+          linkTo(RevisionNode, compositeKey(r.spaceId, parent), info, revisionStub(r.spaceId, parent)),
+        ),
     }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (r) => r.createdAt }),
     git: t.field({
@@ -471,6 +552,7 @@ builder.objectFields(SpaceNode, (t) => ({
       'A revision of the content by id, current or older; null with NOT_FOUND when the space has no such revision. Asked only for its pages, files or single items, it reads just those (and a revision that does not exist then fails in them with NOT_FOUND).',
     args: { id: t.arg.id({ required: true, description: 'Platform id or global ID of the revision.' }) },
     extensions: upstream.fetch(1),
-    resolve: (space, args, ctx, info) => revisionFor(ctx, info, space.id, revisionPartId(String(args.id), 'Revision', space.id), false),
+    resolve: (space, args, ctx, info) =>
+      revisionFor(ctx, info, space.id, revisionPartId(String(args.id), 'Revision', space.id), false),
   }),
 }));

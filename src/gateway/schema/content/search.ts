@@ -5,7 +5,7 @@ import { BadUserInputError } from '../../errors.js';
 import { route } from '../../rest/client.js';
 import {
   pdfExport,
-  SEARCH_RESULT_TYPES,
+  type SEARCH_RESULT_TYPES,
   searchPageResult,
   searchSpaceResult,
   type SearchPageResult,
@@ -29,7 +29,8 @@ const MAX_QUERY_LENGTH = 512;
 
 function searchQuery(query: string): string {
   if (query.trim() === '') throw new BadUserInputError('`query` must not be empty', ['query']);
-  if (query.length > MAX_QUERY_LENGTH) throw new BadUserInputError(`\`query\` has at most ${MAX_QUERY_LENGTH} characters`, ['query']);
+  if (query.length > MAX_QUERY_LENGTH)
+    throw new BadUserInputError(`\`query\` has at most ${MAX_QUERY_LENGTH} characters`, ['query']);
   return query;
 }
 
@@ -41,23 +42,29 @@ const SearchResultTypeEnum = restEnum('SearchResultType', 'What a search result 
 /** A page found by a search, with the space it is in (and the revision searched, when known). */
 type SearchPageHeld = SearchPageResult & { spaceId: string; revisionId: string | undefined };
 
-const SearchSection = builder.objectRef<NonNullable<SearchPageResult['sections']>[number]>('SearchSectionResult').implement({
-  description: 'A section of a page that matched a search, with a highlighted excerpt.',
-  fields: (t) => ({
-    anchor: t.exposeString('id', { description: 'Anchor of the section in its page (the page id for the text before its first heading).' }),
-    title: t.exposeString('title', { description: 'Title of the section.' }),
-    path: t.exposeString('path', { description: 'Path of its page.' }),
-    score: t.exposeFloat('score', { description: 'Relevance: higher is better, unbounded.' }),
-    resultType: t.field({
-      type: SearchResultTypeEnum,
-      nullable: true,
-      description: 'What matched: PAGE when this is just a section of a page that matched on its own fields.',
-      resolve: (s) => s.resultType ?? null,
+const SearchSection = builder
+  .objectRef<NonNullable<SearchPageResult['sections']>[number]>('SearchSectionResult')
+  .implement({
+    description: 'A section of a page that matched a search, with a highlighted excerpt.',
+    fields: (t) => ({
+      anchor: t.exposeString('id', {
+        description: 'Anchor of the section in its page (the page id for the text before its first heading).',
+      }),
+      title: t.exposeString('title', { description: 'Title of the section.' }),
+      path: t.exposeString('path', { description: 'Path of its page.' }),
+      score: t.exposeFloat('score', { description: 'Relevance: higher is better, unbounded.' }),
+      resultType: t.field({
+        type: SearchResultTypeEnum,
+        nullable: true,
+        description: 'What matched: PAGE when this is just a section of a page that matched on its own fields.',
+        resolve: (s) => s.resultType ?? null,
+      }),
+      body: t.exposeString('body', {
+        description: 'Excerpt of the section, the matched words in `<mark>` (HTML-escaped otherwise).',
+      }),
+      appUrl: t.string({ description: 'URL of the section in the web app.', resolve: (s) => s.urls.app }),
     }),
-    body: t.exposeString('body', { description: 'Excerpt of the section, the matched words in `<mark>` (HTML-escaped otherwise).' }),
-    appUrl: t.string({ description: 'URL of the section in the web app.', resolve: (s) => s.urls.app }),
-  }),
-});
+  });
 
 const SearchPage = builder.objectRef<SearchPageHeld>('SearchPageResult').implement({
   description: 'A page that matched a search, with its best sections.',
@@ -66,15 +73,24 @@ const SearchPage = builder.objectRef<SearchPageHeld>('SearchPageResult').impleme
     description: t.exposeString('description', { description: 'Description of the page ("" when it has none).' }),
     path: t.exposeString('path', { description: 'Path of the page in its space.' }),
     score: t.exposeFloat('score', { description: 'Relevance: higher is better, unbounded.' }),
-    rank: t.exposeInt('rank', { description: 'One-based position in the whole ranked result, whatever page of results it is on.' }),
+    rank: t.exposeInt('rank', {
+      description: 'One-based position in the whole ranked result, whatever page of results it is on.',
+    }),
     resultType: t.field({
       type: SearchResultTypeEnum,
       nullable: true,
       description: 'Whether the page matched on its own fields or on one of its sections.',
       resolve: (p) => p.resultType ?? null,
     }),
-    sections: t.field({ type: [SearchSection], description: 'Its best matching sections, best first.', resolve: (p) => p.sections ?? [] }),
-    ancestors: t.stringList({ description: 'Titles of the pages it is nested in, from the top level down.', resolve: (p) => p.ancestors.map((a) => a.title) }),
+    sections: t.field({
+      type: [SearchSection],
+      description: 'Its best matching sections, best first.',
+      resolve: (p) => p.sections ?? [],
+    }),
+    ancestors: t.stringList({
+      description: 'Titles of the pages it is nested in, from the top level down.',
+      resolve: (p) => p.ancestors.map((a) => a.title),
+    }),
     appUrl: t.string({ description: 'URL of the page in the web app.', resolve: (p) => p.urls.app }),
     page: t.field({
       type: PageInterface,
@@ -122,12 +138,20 @@ const SearchSpace = builder.objectRef<SearchSpaceResult>('SearchSpaceResult').im
 });
 
 const SearchPageConnection = builder.connectionObject(
-  { type: SearchPage, name: 'SearchPageResultConnection', description: 'A page of search results, best first, with their number.' },
+  {
+    type: SearchPage,
+    name: 'SearchPageResultConnection',
+    description: 'A page of search results, best first, with their number.',
+  },
   { name: 'SearchPageResultEdge', description: 'A search result, with its cursor.' },
 );
 
 const SearchSpaceConnection = builder.connectionObject(
-  { type: SearchSpace, name: 'SearchSpaceResultConnection', description: 'A page of spaces with results, best first, with their number.' },
+  {
+    type: SearchSpace,
+    name: 'SearchSpaceResultConnection',
+    description: 'A page of spaces with results, best first, with their number.',
+  },
   { name: 'SearchSpaceResultEdge', description: 'A space with results, with its cursor.' },
 );
 
@@ -143,20 +167,28 @@ const PDF_URL_VALIDITY_MS = 60 * 60 * 1000;
 export const PdfExport = builder.objectRef<PdfExportHeld>('PdfExport').implement({
   description: 'A PDF of content, to download.',
   fields: (t) => ({
-    url: t.exposeString('url', { description: 'Temporary URL (valid one hour, signed: no token needed) that serves the PDF.' }),
+    url: t.exposeString('url', {
+      description: 'Temporary URL (valid one hour, signed: no token needed) that serves the PDF.',
+    }),
     expiresAt: t.field({
       type: 'DateTime',
       description: 'When the URL stops working: the expiry it carries, or one hour after it was asked for.',
       resolve: (pdf) => {
         const carried = Number(new URL(pdf.url).searchParams.get('expires'));
-        return new Date(Number.isFinite(carried) && carried > 0 ? carried * 1000 : pdf.askedAt + PDF_URL_VALIDITY_MS).toISOString();
+        return new Date(
+          Number.isFinite(carried) && carried > 0 ? carried * 1000 : pdf.askedAt + PDF_URL_VALIDITY_MS,
+        ).toISOString();
       },
     }),
   }),
 });
 
 /** Asks the platform for a PDF URL at `path`. */
-export async function pdfExportAt(ctx: GatewayContext, path: string, query: { page?: string | undefined; only?: boolean | undefined }): Promise<PdfExportHeld> {
+export async function pdfExportAt(
+  ctx: GatewayContext,
+  path: string,
+  query: { page?: string | undefined; only?: boolean | undefined },
+): Promise<PdfExportHeld> {
   const askedAt = Date.now();
   const answer = await ctx.api.get(path, pdfExport, query);
   return { url: answer.url, askedAt };
@@ -174,11 +206,21 @@ builder.objectFields(SpaceNode, (t) => ({
     {
       type: SearchPage,
       nullable: true,
-      description: 'Searches the full text of the current content of the space: pages, ranked, with excerpts of their best sections.',
-      args: { query: t.arg.string({ required: true, description: 'Words to find (at most 512 characters); quote a phrase to find it whole.' }) },
+      description:
+        'Searches the full text of the current content of the space: pages, ranked, with excerpts of their best sections.',
+      args: {
+        query: t.arg.string({
+          required: true,
+          description: 'Words to find (at most 512 characters); quote a phrase to find it whole.',
+        }),
+      },
       resolve: async (space, args, ctx) => {
-        const connection = await restList(ctx, args, route`/spaces/${space.id}/search`, searchPageResult, { query: searchQuery(args.query) });
-        return mapNodes(connection, (pages) => pages.map((page) => ({ ...page, spaceId: space.id, revisionId: space.revision })));
+        const connection = await restList(ctx, args, route`/spaces/${space.id}/search`, searchPageResult, {
+          query: searchQuery(args.query),
+        });
+        return mapNodes(connection, (pages) =>
+          pages.map((page) => ({ ...page, spaceId: space.id, revisionId: space.revision })),
+        );
       },
     },
     SearchPageConnection,
@@ -187,11 +229,17 @@ builder.objectFields(SpaceNode, (t) => ({
     type: PdfExport,
     description: 'A PDF of the current content of the space, or of one page (with or without the pages nested in it).',
     args: {
-      pageId: t.arg.id({ description: 'Platform id or global ID of a document page to print instead of the whole space.' }),
+      pageId: t.arg.id({
+        description: 'Platform id or global ID of a document page to print instead of the whole space.',
+      }),
       only: t.arg.boolean({ description: 'With `pageId`: print that page alone, without the pages nested in it.' }),
     },
     extensions: upstream.fetch(1),
-    resolve: (space, args, ctx) => pdfExportAt(ctx, route`/spaces/${space.id}/pdf`, { page: pdfPage(args.pageId, space.id), only: args.only ?? undefined }),
+    resolve: (space, args, ctx) =>
+      pdfExportAt(ctx, route`/spaces/${space.id}/pdf`, {
+        page: pdfPage(args.pageId, space.id),
+        only: args.only ?? undefined,
+      }),
   }),
 }));
 
@@ -200,9 +248,16 @@ builder.objectFields(OrganizationNode, (t) => ({
     {
       type: SearchSpace,
       nullable: true,
-      description: 'Searches the current content of every space of the organization you can read: spaces, best first, with their matching pages.',
-      args: { query: t.arg.string({ required: true, description: 'Words to find (at most 512 characters); quote a phrase to find it whole.' }) },
-      resolve: (org, args, ctx) => restList(ctx, args, route`/orgs/${org.id}/search`, searchSpaceResult, { query: searchQuery(args.query) }),
+      description:
+        'Searches the current content of every space of the organization you can read: spaces, best first, with their matching pages.',
+      args: {
+        query: t.arg.string({
+          required: true,
+          description: 'Words to find (at most 512 characters); quote a phrase to find it whole.',
+        }),
+      },
+      resolve: (org, args, ctx) =>
+        restList(ctx, args, route`/orgs/${org.id}/search`, searchSpaceResult, { query: searchQuery(args.query) }),
     },
     SearchSpaceConnection,
   ),

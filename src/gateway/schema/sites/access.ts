@@ -35,8 +35,13 @@ import { placeStructure, SiteSpaceRef, SiteStructureUnion, type SiteStructureHel
 
 type ShareLinkHeld = ShareLink & { organizationId: string; siteId: string };
 
-const shareLinkKey = (link: { organizationId: string; siteId: string; id: string }) => compositeKey(link.organizationId, link.siteId, link.id);
-const place = (link: ShareLink, at: SiteAddress): ShareLinkHeld => ({ ...link, organizationId: at.organizationId, siteId: at.siteId });
+const shareLinkKey = (link: { organizationId: string; siteId: string; id: string }) =>
+  compositeKey(link.organizationId, link.siteId, link.id);
+const place = (link: ShareLink, at: SiteAddress): ShareLinkHeld => ({
+  ...link,
+  organizationId: at.organizationId,
+  siteId: at.siteId,
+});
 
 /** The share links of a site, read once per request (a site has few). */
 function readShareLinks(ctx: GatewayContext, at: SiteAddress): Promise<ShareLinkHeld[]> {
@@ -44,10 +49,14 @@ function readShareLinks(ctx: GatewayContext, at: SiteAddress): Promise<ShareLink
     const links: ShareLinkHeld[] = [];
     let page: string | undefined;
     do {
-      const answer = await ctx.api.get(sitePath(at.organizationId, at.siteId, '/share-links'), z.object({ items: z.array(shareLinkShape), next: z.object({ page: z.string() }).nullish() }), {
-        limit: 1000,
-        page,
-      });
+      const answer = await ctx.api.get(
+        sitePath(at.organizationId, at.siteId, '/share-links'),
+        z.object({ items: z.array(shareLinkShape), next: z.object({ page: z.string() }).nullish() }),
+        {
+          limit: 1000,
+          page,
+        },
+      );
       links.push(...answer.items.map((item) => place(item, at)));
       page = answer.next?.page;
     } while (page);
@@ -70,21 +79,42 @@ SiteShareLinkRef.implement({
     'A share link of a `SHARE_LINK` site: its secret key, which appears only in `url`, lets anyone who has it read the published site. Admins of the organization manage them.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the share link on the platform.' }),
-    name: t.string({ nullable: true, description: 'Its name, to tell links apart (at most 50 characters).', resolve: (l) => l.name ?? null }),
-    active: t.boolean({ description: 'False when it was turned off: its key no longer opens the site.', resolve: (l) => l.active ?? true }),
+    name: t.string({
+      nullable: true,
+      description: 'Its name, to tell links apart (at most 50 characters).',
+      resolve: (l) => l.name ?? null,
+    }),
+    active: t.boolean({
+      description: 'False when it was turned off: its key no longer opens the site.',
+      resolve: (l) => l.active ?? true,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (l) => l.createdAt }),
-    url: t.string({ nullable: true, description: 'The published address of the site with its key: what to share.', resolve: (l) => l.urls.published ?? null }),
+    url: t.string({
+      nullable: true,
+      description: 'The published address of the site with its key: what to share.',
+      resolve: (l) => l.urls.published ?? null,
+    }),
     site: t.field({
       type: SiteRef,
       description: 'The site it opens.',
       extensions: upstream.link,
-      resolve: (l, _args, _ctx, info) => linkTo(SiteRef, siteKey(l.organizationId, l.siteId), info, () => ({ id: l.siteId, organizationId: l.organizationId }) as SiteHeld),
+      resolve: (l, _args, _ctx, info) =>
+        linkTo(
+          SiteRef,
+          siteKey(l.organizationId, l.siteId),
+          info,
+          () => ({ id: l.siteId, organizationId: l.organizationId }) as SiteHeld,
+        ),
     }),
   }),
 });
 
 const ShareLinkConnection = builder.connectionObject(
-  { type: SiteShareLinkRef, name: 'SiteShareLinkConnection', description: 'A page of share links of a site, with the size of the whole list.' },
+  {
+    type: SiteShareLinkRef,
+    name: 'SiteShareLinkConnection',
+    description: 'A page of share links of a site, with the size of the whole list.',
+  },
   { name: 'SiteShareLinkEdge', description: 'A share link of a list, with its cursor.' },
 );
 
@@ -99,24 +129,50 @@ const SiteVisitorAuth = builder.objectRef<PublishingAuth>('SiteVisitorAuth').imp
   description:
     'How visitors of a `VISITOR_AUTH` site (and the claims of adaptive content) are authenticated: tokens (JWT) signed HS256 with `signingKey`, or RS256 with the private key matching `publicKey`. Admins only: it holds a secret.',
   fields: (t) => ({
-    backend: t.field({ type: VisitorAuthBackendEnum, description: 'What signs visitor tokens.', resolve: (a) => a.backend }),
-    signingKey: t.exposeString('privateKey', { description: 'The secret that signs HS256 visitor tokens. Keep it on your backend only.' }),
-    publicKey: t.string({ nullable: true, description: 'RSA public key (PEM) RS256 visitor tokens are verified with, when set.', resolve: (a) => a.publicKey ?? null }),
-    fallbackUrl: t.string({ nullable: true, description: 'Where visitors without a valid token are sent.', resolve: (a) => a.fallbackURL ?? null }),
-    logoutUrl: t.string({ nullable: true, description: 'Where visitors are sent to log out of your backend.', resolve: (a) => a.logoutURL ?? null }),
-    integration: t.string({ nullable: true, description: 'Name of the visitor-authentication integration installed on the site, if any.', resolve: (a) => a.integration ?? null }),
+    backend: t.field({
+      type: VisitorAuthBackendEnum,
+      description: 'What signs visitor tokens.',
+      resolve: (a) => a.backend,
+    }),
+    signingKey: t.exposeString('privateKey', {
+      description: 'The secret that signs HS256 visitor tokens. Keep it on your backend only.',
+    }),
+    publicKey: t.string({
+      nullable: true,
+      description: 'RSA public key (PEM) RS256 visitor tokens are verified with, when set.',
+      resolve: (a) => a.publicKey ?? null,
+    }),
+    fallbackUrl: t.string({
+      nullable: true,
+      description: 'Where visitors without a valid token are sent.',
+      resolve: (a) => a.fallbackURL ?? null,
+    }),
+    logoutUrl: t.string({
+      nullable: true,
+      description: 'Where visitors are sent to log out of your backend.',
+      resolve: (a) => a.logoutURL ?? null,
+    }),
+    integration: t.string({
+      nullable: true,
+      description: 'Name of the visitor-authentication integration installed on the site, if any.',
+      resolve: (a) => a.integration ?? null,
+    }),
   }),
 });
 
 // --- Adaptive schema ----------------------------------------------------------------------------
 
-const TemplateCondition = builder.objectRef<{ description: string; condition: string }>('SiteAdaptiveTemplateCondition').implement({
-  description: 'A ready-made condition for one claim of the adaptive schema.',
-  fields: (t) => ({
-    description: t.exposeString('description', { description: 'What it checks, from the claim’s description.' }),
-    condition: t.exposeString('condition', { description: 'The expression, to use as a condition of a section, site space or page.' }),
-  }),
-});
+const TemplateCondition = builder
+  .objectRef<{ description: string; condition: string }>('SiteAdaptiveTemplateCondition')
+  .implement({
+    description: 'A ready-made condition for one claim of the adaptive schema.',
+    fields: (t) => ({
+      description: t.exposeString('description', { description: 'What it checks, from the claim’s description.' }),
+      condition: t.exposeString('condition', {
+        description: 'The expression, to use as a condition of a section, site space or page.',
+      }),
+    }),
+  });
 
 type AdaptiveHeld = AdaptiveSchema & SiteAddress;
 
@@ -130,7 +186,13 @@ const SiteAdaptiveSchema = builder.objectRef<AdaptiveHeld>('SiteAdaptiveSchema')
       type: [TemplateCondition],
       description: 'Ready-made conditions, one per claim (and per value of an enum claim).',
       extensions: upstream.fetch(1),
-      resolve: async (a, _args, ctx) => (await ctx.api.get(sitePath(a.organizationId, a.siteId, '/adaptive-schema/template-conditions'), templateConditions)).items,
+      resolve: async (a, _args, ctx) =>
+        (
+          await ctx.api.get(
+            sitePath(a.organizationId, a.siteId, '/adaptive-schema/template-conditions'),
+            templateConditions,
+          )
+        ).items,
     }),
   }),
 });
@@ -138,7 +200,8 @@ const SiteAdaptiveSchema = builder.objectRef<AdaptiveHeld>('SiteAdaptiveSchema')
 // --- Published profile --------------------------------------------------------------------------
 
 type Customization = Record<string, unknown>;
-const record = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 const ThemedColor = builder.objectRef<Record<string, unknown>>('ThemedColor').implement({
@@ -152,55 +215,139 @@ const ThemedColor = builder.objectRef<Record<string, unknown>>('ThemedColor').im
 const SiteStyling = builder.objectRef<Record<string, unknown>>('SiteStyling').implement({
   description: 'How the published site looks.',
   fields: (t) => ({
-    theme: t.string({ nullable: true, description: 'Theme preset: `clean`, `muted`, `bold` or `gradient`.', resolve: (s) => text(s.theme) }),
-    primaryColor: t.field({ type: ThemedColor, nullable: true, description: 'Main accent color.', resolve: (s) => (s.primaryColor ? record(s.primaryColor) : null) }),
-    corners: t.string({ nullable: true, description: 'Corner style: `straight`, `rounded` or `circular`.', resolve: (s) => text(s.corners) }),
-    font: t.string({ nullable: true, description: 'Text font (a font name, or the family of a custom font).', resolve: (s) => text(s.font) ?? text(record(s.font).fontFamily) }),
-    monospaceFont: t.string({ nullable: true, description: 'Code font.', resolve: (s) => text(s.monospaceFont) ?? text(record(s.monospaceFont).fontFamily) }),
-    icons: t.string({ nullable: true, description: 'Icon style: `regular`, `solid`, `duotone`, `light` or `thin`.', resolve: (s) => text(s.icons) }),
-    search: t.string({ nullable: true, description: 'Search button style: `prominent` or `subtle`.', resolve: (s) => text(s.search) }),
+    theme: t.string({
+      nullable: true,
+      description: 'Theme preset: `clean`, `muted`, `bold` or `gradient`.',
+      resolve: (s) => text(s.theme),
+    }),
+    primaryColor: t.field({
+      type: ThemedColor,
+      nullable: true,
+      description: 'Main accent color.',
+      resolve: (s) => (s.primaryColor ? record(s.primaryColor) : null),
+    }),
+    corners: t.string({
+      nullable: true,
+      description: 'Corner style: `straight`, `rounded` or `circular`.',
+      resolve: (s) => text(s.corners),
+    }),
+    font: t.string({
+      nullable: true,
+      description: 'Text font (a font name, or the family of a custom font).',
+      resolve: (s) => text(s.font) ?? text(record(s.font).fontFamily),
+    }),
+    monospaceFont: t.string({
+      nullable: true,
+      description: 'Code font.',
+      resolve: (s) => text(s.monospaceFont) ?? text(record(s.monospaceFont).fontFamily),
+    }),
+    icons: t.string({
+      nullable: true,
+      description: 'Icon style: `regular`, `solid`, `duotone`, `light` or `thin`.',
+      resolve: (s) => text(s.icons),
+    }),
+    search: t.string({
+      nullable: true,
+      description: 'Search button style: `prominent` or `subtle`.',
+      resolve: (s) => text(s.search),
+    }),
   }),
 });
 
 const SiteCustomization = builder.objectRef<Customization>('SiteCustomization').implement({
-  description: 'The effective customization of a published site or site space: the platform’s defaults where nothing was set.',
+  description:
+    'The effective customization of a published site or site space: the platform’s defaults where nothing was set.',
   fields: (t) => ({
     title: t.string({ nullable: true, description: 'Title shown in the header.', resolve: (c) => text(c.title) }),
-    styling: t.field({ type: SiteStyling, description: 'Look: theme, colors, fonts, icons.', resolve: (c) => record(c.styling) }),
-    defaultTheme: t.string({ nullable: true, description: 'Theme readers start with: `light`, `dark` or `system`.', resolve: (c) => text(record(c.themes).default) }),
-    themeToggle: t.boolean({ description: 'True when readers can switch between light and dark.', resolve: (c) => record(c.themes).toggeable === true }),
-    locale: t.string({ nullable: true, description: 'Language of the interface.', resolve: (c) => text(record(c.internationalization).locale) }),
-    aiMode: t.string({ nullable: true, description: 'AI features for readers: `none`, `search` or `assistant`.', resolve: (c) => text(record(c.ai).mode) }),
-    pageActions: t.stringList({ description: 'Actions of the page menu, in order (`markdown`, `pdf`, …).', resolve: (c) => (record(c.pageActions).items as string[] | undefined) ?? [] }),
-    pagination: t.boolean({ description: 'True when pages show previous/next links.', resolve: (c) => record(c.pagination).enabled === true }),
-    feedback: t.boolean({ description: 'True when readers can rate pages.', resolve: (c) => record(c.feedback).enabled === true }),
-    trademark: t.boolean({ description: 'True when the platform’s trademark is shown.', resolve: (c) => record(c.trademark).enabled === true }),
-    externalLinksTarget: t.string({ nullable: true, description: 'Where external links open: `self` or `blank`.', resolve: (c) => text(record(c.externalLinks).target) }),
-    settings: t.field({ type: 'JSON', description: 'Every setting as the API has it (`SiteCustomizationSettings`).', resolve: (c) => c }),
+    styling: t.field({
+      type: SiteStyling,
+      description: 'Look: theme, colors, fonts, icons.',
+      resolve: (c) => record(c.styling),
+    }),
+    defaultTheme: t.string({
+      nullable: true,
+      description: 'Theme readers start with: `light`, `dark` or `system`.',
+      resolve: (c) => text(record(c.themes).default),
+    }),
+    themeToggle: t.boolean({
+      description: 'True when readers can switch between light and dark.',
+      resolve: (c) => record(c.themes).toggeable === true,
+    }),
+    locale: t.string({
+      nullable: true,
+      description: 'Language of the interface.',
+      resolve: (c) => text(record(c.internationalization).locale),
+    }),
+    aiMode: t.string({
+      nullable: true,
+      description: 'AI features for readers: `none`, `search` or `assistant`.',
+      resolve: (c) => text(record(c.ai).mode),
+    }),
+    pageActions: t.stringList({
+      description: 'Actions of the page menu, in order (`markdown`, `pdf`, …).',
+      resolve: (c) => (record(c.pageActions).items as string[] | undefined) ?? [],
+    }),
+    pagination: t.boolean({
+      description: 'True when pages show previous/next links.',
+      resolve: (c) => record(c.pagination).enabled === true,
+    }),
+    feedback: t.boolean({
+      description: 'True when readers can rate pages.',
+      resolve: (c) => record(c.feedback).enabled === true,
+    }),
+    trademark: t.boolean({
+      description: 'True when the platform’s trademark is shown.',
+      resolve: (c) => record(c.trademark).enabled === true,
+    }),
+    externalLinksTarget: t.string({
+      nullable: true,
+      description: 'Where external links open: `self` or `blank`.',
+      resolve: (c) => text(record(c.externalLinks).target),
+    }),
+    settings: t.field({
+      type: 'JSON',
+      description: 'Every setting as the API has it (`SiteCustomizationSettings`).',
+      resolve: (c) => c,
+    }),
   }),
 });
 
 type ProfileHeld = PublishedSite & SiteAddress & { structureHeld: SiteStructureHeld };
 
-const SiteSpaceCustomization = builder.objectRef<{ siteSpaceId: string; at: SiteAddress; customization: Customization }>('SiteSpaceCustomization').implement({
-  description: 'The effective customization of one site space.',
-  fields: (t) => ({
-    siteSpace: t.field({
-      type: SiteSpaceRef,
-      description: 'The site space.',
-      extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) =>
-        linkTo(SiteSpaceRef, compositeKey(c.at.organizationId, c.at.siteId, c.siteSpaceId), info, () => ({ id: c.siteSpaceId, ...c.at }) as never),
+const SiteSpaceCustomization = builder
+  .objectRef<{ siteSpaceId: string; at: SiteAddress; customization: Customization }>('SiteSpaceCustomization')
+  .implement({
+    description: 'The effective customization of one site space.',
+    fields: (t) => ({
+      siteSpace: t.field({
+        type: SiteSpaceRef,
+        description: 'The site space.',
+        extensions: upstream.link,
+        resolve: (c, _args, _ctx, info) =>
+          linkTo(
+            SiteSpaceRef,
+            compositeKey(c.at.organizationId, c.at.siteId, c.siteSpaceId),
+            info,
+            () => ({ id: c.siteSpaceId, ...c.at }) as never,
+          ),
+      }),
+      customization: t.field({
+        type: SiteCustomization,
+        description: 'Its customization.',
+        resolve: (c) => c.customization,
+      }),
     }),
-    customization: t.field({ type: SiteCustomization, description: 'Its customization.', resolve: (c) => c.customization }),
-  }),
-});
+  });
 
 const SiteScript = builder.objectRef<PublishedSite['scripts'][number]>('SiteScript').implement({
   description: 'A script an integration adds to the published site.',
   fields: (t) => ({
     url: t.exposeString('script', { description: 'Address of the script.' }),
-    contentSecurityPolicy: t.string({ nullable: true, description: 'Content Security Policy it needs.', resolve: (s) => s.contentSecurityPolicy ?? null }),
+    contentSecurityPolicy: t.string({
+      nullable: true,
+      description: 'Content Security Policy it needs.',
+      resolve: (s) => s.contentSecurityPolicy ?? null,
+    }),
     cookies: t.exposeBoolean('cookies', { description: 'True when it may use cookies.' }),
   }),
 });
@@ -208,13 +355,30 @@ const SiteScript = builder.objectRef<PublishedSite['scripts'][number]>('SiteScri
 const PublishedSiteProfile = builder.objectRef<ProfileHeld>('PublishedSiteProfile').implement({
   description: 'A site as its readers get it: its structure without drafts, its customization, its scripts.',
   fields: (t) => ({
-    site: t.field({ type: SiteRef, description: 'The site.', resolve: (p, _args, ctx) => primeSites(ctx, p.organizationId, [p.site])[0]! }),
-    structure: t.field({ type: SiteStructureUnion, description: 'Its sections and site spaces, as readers see them (drafts left out).', resolve: (p) => p.structureHeld }),
-    customization: t.field({ type: SiteCustomization, description: 'The customization of the site.', resolve: (p) => p.customizations.site }),
+    site: t.field({
+      type: SiteRef,
+      description: 'The site.',
+      resolve: (p, _args, ctx) => primeSites(ctx, p.organizationId, [p.site])[0]!,
+    }),
+    structure: t.field({
+      type: SiteStructureUnion,
+      description: 'Its sections and site spaces, as readers see them (drafts left out).',
+      resolve: (p) => p.structureHeld,
+    }),
+    customization: t.field({
+      type: SiteCustomization,
+      description: 'The customization of the site.',
+      resolve: (p) => p.customizations.site,
+    }),
     siteSpaceCustomizations: t.field({
       type: [SiteSpaceCustomization],
       description: 'The customization of each site space.',
-      resolve: (p) => Object.entries(p.customizations.siteSpaces).map(([siteSpaceId, customization]) => ({ siteSpaceId, at: p, customization })),
+      resolve: (p) =>
+        Object.entries(p.customizations.siteSpaces).map(([siteSpaceId, customization]) => ({
+          siteSpaceId,
+          at: p,
+          customization,
+        })),
     }),
     scripts: t.field({ type: [SiteScript], description: 'Scripts integrations add to it.', resolve: (p) => p.scripts }),
   }),
@@ -238,10 +402,20 @@ builder.objectFields(SiteRef, (t) => ({
       type: SiteShareLinkRef,
       nullable: true,
       description: 'Its share links (admins); null with FORBIDDEN for others.',
-      args: { search: t.arg.string({ description: 'Only the links whose name contains this text, or whose key is this one.' }) },
+      args: {
+        search: t.arg.string({
+          description: 'Only the links whose name contains this text, or whose key is this one.',
+        }),
+      },
       resolve: async (s, args, ctx) => {
         const at = { organizationId: s.organizationId, siteId: s.id };
-        const connection = await restList(ctx, args, sitePath(at.organizationId, at.siteId, '/share-links'), shareLinkShape, { search: args.search ?? undefined });
+        const connection = await restList(
+          ctx,
+          args,
+          sitePath(at.organizationId, at.siteId, '/share-links'),
+          shareLinkShape,
+          { search: args.search ?? undefined },
+        );
         return mapNodes(connection, (links) => {
           const held = links.map((link) => place(link, at));
           prime(SiteShareLinkRef, ctx, held);
@@ -264,7 +438,9 @@ builder.objectFields(SiteRef, (t) => ({
     description: 'What its visitors’ claims may hold; null when it has none. Editors and admins read it.',
     extensions: upstream.fetch(1),
     resolve: async (s, _args, ctx) => {
-      const schema = await orNull(ctx.api.get(sitePath(s.organizationId, s.id, '/adaptive-schema'), adaptiveSchemaShape));
+      const schema = await orNull(
+        ctx.api.get(sitePath(s.organizationId, s.id, '/adaptive-schema'), adaptiveSchemaShape),
+      );
       return schema && { ...schema, organizationId: s.organizationId, siteId: s.id };
     },
   }),
@@ -273,15 +449,25 @@ builder.objectFields(SiteRef, (t) => ({
     nullable: true,
     description:
       'The site as its readers get it (`GET …/published`): its published profile. Members read it even unpublished; others only when they could visit the site (public or unlisted, or share-link with `shareKey`). Whether it is live is `isPublished`.',
-    args: { shareKey: t.arg.string({ description: 'Key of an active share link, to read a share-link site as its readers do.' }) },
+    args: {
+      shareKey: t.arg.string({
+        description: 'Key of an active share link, to read a share-link site as its readers do.',
+      }),
+    },
     extensions: upstream.fetch(1),
     resolve: (s, args, ctx) => readProfile(ctx, { organizationId: s.organizationId, siteId: s.id }, args.shareKey),
   }),
 }));
 
 /** The published profile of a site, as the caller (with a share key, or a site visitor's token) may read it. */
-async function readProfile(ctx: GatewayContext, at: SiteAddress, shareKey: string | null | undefined): Promise<ProfileHeld> {
-  const profile = await ctx.api.get(sitePath(at.organizationId, at.siteId, '/published'), publishedSite, { shareKey: shareKey ?? undefined });
+async function readProfile(
+  ctx: GatewayContext,
+  at: SiteAddress,
+  shareKey: string | null | undefined,
+): Promise<ProfileHeld> {
+  const profile = await ctx.api.get(sitePath(at.organizationId, at.siteId, '/published'), publishedSite, {
+    shareKey: shareKey ?? undefined,
+  });
   // Not primed: other readers see less than members, and the site's structure field is the member's view.
   return { ...profile, ...at, structureHeld: placeStructure(profile.structure, at.organizationId, at.siteId) };
 }
@@ -298,7 +484,8 @@ builder.queryFields((t) => ({
       shareKey: t.arg.string({ description: 'Key of an active share link of a share-link site.' }),
     },
     extensions: upstream.fetch(1),
-    resolve: (_root, args, ctx) => readProfile(ctx, { organizationId: args.organizationId, siteId: args.siteId }, args.shareKey),
+    resolve: (_root, args, ctx) =>
+      readProfile(ctx, { organizationId: args.organizationId, siteId: args.siteId }, args.shareKey),
   }),
 }));
 
@@ -307,7 +494,11 @@ builder.queryFields((t) => ({
 const linkName = z.string().max(50, 'must be at most 50 characters');
 const shareLinkTarget = {
   ...siteTarget,
-  siteId: inputField('ID', 'The site: its global ID, or its platform id with `organizationId`; required unless `shareLinkId` is a global ID.', siteRefInput('Site').nullish()),
+  siteId: inputField(
+    'ID',
+    'The site: its global ID, or its platform id with `organizationId`; required unless `shareLinkId` is a global ID.',
+    siteRefInput('Site').nullish(),
+  ),
   shareLinkId: inputField(
     'ID',
     'The share link: its global ID, or its platform id with `siteId`.',
@@ -318,7 +509,8 @@ const shareLinkTarget = {
       .transform((value, ctx) => {
         try {
           const key = platformKey(value, 'SiteShareLink');
-          if (key === value || !decodeKnownGlobalId(value)) return { id: value } as { id: string; organizationId?: string; siteId?: string };
+          if (key === value || !decodeKnownGlobalId(value))
+            return { id: value } as { id: string; organizationId?: string; siteId?: string };
           const [organizationId, siteId, id] = splitKey(key, 3, 'SiteShareLink') as [string, string, string];
           return { id, organizationId, siteId };
         } catch (error) {
@@ -330,17 +522,37 @@ const shareLinkTarget = {
 };
 
 /** Takes the organization and site a share link's global ID carries. */
-function linkInSite<T extends { organizationId?: string | null; siteId?: unknown; shareLinkId: { id: string; organizationId?: string; siteId?: string } }>(value: T, ctx: z.RefinementCtx) {
+function linkInSite<
+  T extends {
+    organizationId?: string | null;
+    siteId?: unknown;
+    shareLinkId: { id: string; organizationId?: string; siteId?: string };
+  },
+>(value: T, ctx: z.RefinementCtx) {
   const { shareLinkId } = value;
   if (shareLinkId.siteId && value.siteId == null) {
-    return inSite({ ...value, organizationId: value.organizationId ?? shareLinkId.organizationId, siteId: { id: shareLinkId.siteId, organizationId: shareLinkId.organizationId } } as never, ctx as never);
+    return inSite(
+      {
+        ...value,
+        organizationId: value.organizationId ?? shareLinkId.organizationId,
+        siteId: { id: shareLinkId.siteId, organizationId: shareLinkId.organizationId },
+      } as never,
+      ctx as never,
+    );
   }
   return inSite(value as never, ctx as never);
 }
 
-const ShareLinkPayload = (name: string, description = 'The share link after the change.') => objectPayload(name, 'shareLink', SiteShareLinkRef, description);
+const ShareLinkPayload = (name: string, description = 'The share link after the change.') =>
+  objectPayload(name, 'shareLink', SiteShareLinkRef, description);
 
-async function sendShareLink(ctx: GatewayContext, method: 'POST' | 'PATCH', at: SiteAddress, path: string, body: unknown) {
+async function sendShareLink(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  at: SiteAddress,
+  path: string,
+  body: unknown,
+) {
   const { data } = await ctx.api.send(method, path, { body, schema: shareLinkShape });
   const shareLink = place(data, at);
   prime(SiteShareLinkRef, ctx, [shareLink]);
@@ -348,12 +560,17 @@ async function sendShareLink(ctx: GatewayContext, method: 'POST' | 'PATCH', at: 
 }
 
 declareMutation('createSiteShareLink', {
-  description: 'Creates a share link of a site: a secret key in its URL that opens a published share-link site (admins).',
+  description:
+    'Creates a share link of a site: a secret key in its URL that opens a published share-link site (admins).',
   input: 'The site and the name of the link.',
-  fields: { ...siteTarget, name: inputField('String', 'A name to tell links apart (at most 50 characters).', linkName) },
+  fields: {
+    ...siteTarget,
+    name: inputField('String', 'A name to tell links apart (at most 50 characters).', linkName),
+  },
   check: (input) => input.transform(inSite),
   payload: (name) => ShareLinkPayload(name, 'The new share link, with its URL.'),
-  run: (i, ctx) => sendShareLink(ctx, 'POST', i, sitePath(i.organizationId, i.siteId, '/share-links'), { name: i.name }),
+  run: (i, ctx) =>
+    sendShareLink(ctx, 'POST', i, sitePath(i.organizationId, i.siteId, '/share-links'), { name: i.name }),
 });
 
 declareMutation('updateSiteShareLink', {
@@ -367,15 +584,20 @@ declareMutation('updateSiteShareLink', {
   check: (input) => input.transform(linkInSite as never),
   payload: ShareLinkPayload,
   run: (input, ctx) => {
-    const i = input as { organizationId: string; siteId: string; shareLinkId: { id: string }; name?: string | null; active?: boolean | null };
-    return (
-    sendShareLink(
+    const i = input as {
+      organizationId: string;
+      siteId: string;
+      shareLinkId: { id: string };
+      name?: string | null;
+      active?: boolean | null;
+    };
+    return sendShareLink(
       ctx,
       'PATCH',
       i,
       sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`),
       restBody({ name: i.name, active: i.active }, { required: 'Give a name or active' }),
-    ));
+    );
   },
 });
 
@@ -385,10 +607,15 @@ declareMutation('deleteSiteShareLink', {
   fields: shareLinkTarget,
   check: (input) => input.transform(linkInSite as never),
   payload: (name) =>
-    deletedPayload<{ at: SiteAddress }>(name, 'True when the link was deleted, false when it did not exist.', (t) => ({ site: t.field(siteAfter('The site.')) })),
+    deletedPayload<{ at: SiteAddress }>(name, 'True when the link was deleted, false when it did not exist.', (t) => ({
+      site: t.field(siteAfter('The site.')),
+    })),
   run: async (input, ctx) => {
     const i = input as { organizationId: string; siteId: string; shareLinkId: { id: string } };
-    return { ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`))), at: { organizationId: i.organizationId, siteId: i.siteId } };
+    return {
+      ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`))),
+      at: { organizationId: i.organizationId, siteId: i.siteId },
+    };
   },
 });
 
@@ -400,23 +627,40 @@ const httpUrl = z
   .refine((value) => /^https?:\/\//i.test(value), 'must be an http or https URL');
 
 declareMutation('updateSiteVisitorAuth', {
-  description: 'Changes how the visitors of a site are authenticated: the backend, the fallback and logout URLs, the RS256 public key (admins).',
+  description:
+    'Changes how the visitors of a site are authenticated: the backend, the fallback and logout URLs, the RS256 public key (admins).',
   input: 'The site and its visitor-authentication settings; URLs and key left out stay, null removes them.',
   fields: {
     ...siteTarget,
     backend: inputField(VisitorAuthBackendEnum, 'What signs visitor tokens.', z.enum(VISITOR_AUTH_BACKENDS)),
-    fallbackUrl: inputField('String', 'Where to send visitors without a valid token; null removes it.', httpUrl.nullish()),
+    fallbackUrl: inputField(
+      'String',
+      'Where to send visitors without a valid token; null removes it.',
+      httpUrl.nullish(),
+    ),
     logoutUrl: inputField('String', 'Where to send visitors to log out; null removes it.', httpUrl.nullish()),
-    publicKey: inputField('String', 'RSA public key (PEM, SPKI) to verify RS256 tokens with; null removes it.', z.string().max(10_000, 'must be at most 10000 characters').nullish()),
+    publicKey: inputField(
+      'String',
+      'RSA public key (PEM, SPKI) to verify RS256 tokens with; null removes it.',
+      z.string().max(10_000, 'must be at most 10000 characters').nullish(),
+    ),
   },
   check: (input) => input.transform(inSite),
   payload: (name) =>
     payloadType<{ visitorAuth: PublishingAuth; at: SiteAddress }>(name, (t) => ({
-      visitorAuth: t.field({ type: SiteVisitorAuth, nullable: true, description: 'The settings after the change.', resolve: (p) => p.visitorAuth ?? null }),
+      visitorAuth: t.field({
+        type: SiteVisitorAuth,
+        nullable: true,
+        description: 'The settings after the change.',
+        resolve: (p) => p.visitorAuth ?? null,
+      }),
       site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => {
-    const body = restBody({ backend: i.backend, fallbackURL: i.fallbackUrl, logoutURL: i.logoutUrl, publicKey: i.publicKey }, { clearable: ['fallbackURL', 'logoutURL', 'publicKey'] });
+    const body = restBody(
+      { backend: i.backend, fallbackURL: i.fallbackUrl, logoutURL: i.logoutUrl, publicKey: i.publicKey },
+      { clearable: ['fallbackURL', 'logoutURL', 'publicKey'] },
+    );
     const { data } = await naming({ fallbackURL: 'fallbackUrl', logoutURL: 'logoutUrl' }, () =>
       ctx.api.send('PATCH', sitePath(i.organizationId, i.siteId, '/publishing/auth'), { body, schema: publishingAuth }),
     );
@@ -425,17 +669,27 @@ declareMutation('updateSiteVisitorAuth', {
 });
 
 declareMutation('regenerateSiteVisitorAuthKey', {
-  description: 'Replaces the key that signs the HS256 tokens of a site’s visitors: tokens signed with the old key stop working at once (admins).',
+  description:
+    'Replaces the key that signs the HS256 tokens of a site’s visitors: tokens signed with the old key stop working at once (admins).',
   input: 'The site.',
   fields: siteTarget,
   check: (input) => input.transform(inSite),
   payload: (name) =>
     payloadType<{ visitorAuth: PublishingAuth; at: SiteAddress }>(name, (t) => ({
-      visitorAuth: t.field({ type: SiteVisitorAuth, nullable: true, description: 'The settings with the new key.', resolve: (p) => p.visitorAuth ?? null }),
+      visitorAuth: t.field({
+        type: SiteVisitorAuth,
+        nullable: true,
+        description: 'The settings with the new key.',
+        resolve: (p) => p.visitorAuth ?? null,
+      }),
       site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => ({
-    visitorAuth: (await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publishing/auth/regenerate'), { schema: publishingAuth })).data,
+    visitorAuth: (
+      await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publishing/auth/regenerate'), {
+        schema: publishingAuth,
+      })
+    ).data,
     at: i,
   }),
 });
@@ -454,11 +708,19 @@ declareMutation('updateSiteAdaptiveSchema', {
   check: (input) => input.transform(inSite),
   payload: (name) =>
     payloadType<{ adaptiveSchema: AdaptiveHeld; at: SiteAddress }>(name, (t) => ({
-      adaptiveSchema: t.field({ type: SiteAdaptiveSchema, nullable: true, description: 'The schema after the change.', resolve: (p) => p.adaptiveSchema ?? null }),
+      adaptiveSchema: t.field({
+        type: SiteAdaptiveSchema,
+        nullable: true,
+        description: 'The schema after the change.',
+        resolve: (p) => p.adaptiveSchema ?? null,
+      }),
       site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('PUT', sitePath(i.organizationId, i.siteId, '/adaptive-schema'), { body: { jsonSchema: i.jsonSchema }, schema: adaptiveSchemaShape });
+    const { data } = await ctx.api.send('PUT', sitePath(i.organizationId, i.siteId, '/adaptive-schema'), {
+      body: { jsonSchema: i.jsonSchema },
+      schema: adaptiveSchemaShape,
+    });
     return { adaptiveSchema: { ...data, organizationId: i.organizationId, siteId: i.siteId }, at: i };
   },
 });

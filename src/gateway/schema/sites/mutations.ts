@@ -19,8 +19,30 @@ import { PAGE_NODE_TYPENAMES } from '../content/page.js';
 import { revisionPartId } from '../content/revision.js';
 import { declareMutation, inputField } from '../mutations.js';
 import { organizationIdField } from '../organizations.js';
-import { DefaultLevelEnum, deletedPayload, idInput, noNull, objectPayload, payloadType, restBody, restEnum, sendDelete } from '../shared.js';
-import { primeSites, readSiteRef, SiteRef, SiteRefValue, siteKey, siteLink, sitePath, SiteTypeEnum, SiteVisibilityEnum, type SiteHeld, type SiteTypename } from './site.js';
+import {
+  DefaultLevelEnum,
+  deletedPayload,
+  idInput,
+  noNull,
+  objectPayload,
+  payloadType,
+  restBody,
+  restEnum,
+  sendDelete,
+} from '../shared.js';
+import {
+  primeSites,
+  readSiteRef,
+  SiteRef,
+  SiteRefValue,
+  siteKey,
+  siteLink,
+  sitePath,
+  SiteTypeEnum,
+  SiteVisibilityEnum,
+  type SiteHeld,
+  type SiteTypename,
+} from './site.js';
 import {
   placeGroup,
   placeSection,
@@ -66,10 +88,9 @@ type SiteResolved<T> = Omit<T, 'organizationId' | 'siteId'> & { organizationId: 
  * `siteId` and the global IDs of its other ids (which must all agree), and reports the field at
  * fault otherwise.
  */
-export function inSite<T extends { organizationId?: string | null | undefined; siteId?: SiteRefValue | null | undefined }>(
-  value: T,
-  ctx: z.core.$RefinementCtx<T>,
-): SiteResolved<T> {
+export function inSite<
+  T extends { organizationId?: string | null | undefined; siteId?: SiteRefValue | null | undefined },
+>(value: T, ctx: z.core.$RefinementCtx<T>): SiteResolved<T> {
   let organizationId = value.organizationId ?? undefined;
   let siteId: string | undefined;
   let failed = false;
@@ -93,15 +114,26 @@ export function inSite<T extends { organizationId?: string | null | undefined; s
   for (const [key, field] of Object.entries(value)) {
     if (key === 'siteId') continue;
     if (field instanceof SiteRefValue) take(field, [key], field.siteId);
-    else if (Array.isArray(field)) field.forEach((item, index) => item instanceof SiteRefValue && take(item, [key, index], item.siteId));
+    else if (Array.isArray(field))
+      field.forEach((item, index) => {
+        if (item instanceof SiteRefValue) take(item, [key, index], item.siteId);
+      });
   }
   if (failed) return z.NEVER;
   if (siteId === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['siteId'], message: 'is required unless another id of the input is a global ID naming the site' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['siteId'],
+      message: 'is required unless another id of the input is a global ID naming the site',
+    });
     return z.NEVER;
   }
   if (organizationId === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['organizationId'], message: 'is required when the site is named by its platform id' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['organizationId'],
+      message: 'is required when the site is named by its platform id',
+    });
     return z.NEVER;
   }
   return { ...value, organizationId, siteId } as SiteResolved<T>;
@@ -116,12 +148,20 @@ const organizationField = inputField(
 /** The fields naming a site. */
 export const siteTarget = {
   organizationId: organizationField,
-  siteId: inputField('ID', 'The site: its global ID, or its platform id together with `organizationId`.', siteRefInput('Site')),
+  siteId: inputField(
+    'ID',
+    'The site: its global ID, or its platform id together with `organizationId`.',
+    siteRefInput('Site'),
+  ),
 };
 
 /** The fields naming a site space, section or group (`field`) of a site. */
 function itemTarget<K extends string>(field: K, typename: SiteTypename, what: string) {
-  const item = inputField('ID', `The ${what}: its global ID, or its platform id together with \`siteId\`.`, siteRefInput(typename));
+  const item = inputField(
+    'ID',
+    `The ${what}: its global ID, or its platform id together with \`siteId\`.`,
+    siteRefInput(typename),
+  );
   return {
     organizationId: organizationField,
     siteId: inputField(
@@ -134,12 +174,17 @@ function itemTarget<K extends string>(field: K, typename: SiteTypename, what: st
 }
 
 /** REST type of each structure node. */
-const REST_TYPES = { SiteSpace: 'site-space', SiteSection: 'site-section', SiteSectionGroup: 'site-section-group' } as const;
+const REST_TYPES = {
+  SiteSpace: 'site-space',
+  SiteSection: 'site-section',
+  SiteSectionGroup: 'site-section-group',
+} as const;
 type StructureTypename = keyof typeof REST_TYPES;
 
 /** `before`/`after`: the sibling to put an item next to. */
 function positionFields(typenames: readonly StructureTypename[], sibling: string) {
-  const describe = (where: string) => `Put it right ${where} this ${sibling} (global ID or platform id); at most one of before and after; last when both are left out.`;
+  const describe = (where: string) =>
+    `Put it right ${where} this ${sibling} (global ID or platform id); at most one of before and after; last when both are left out.`;
   return {
     before: inputField('ID', describe('before'), siteRefInput(typenames).nullish()),
     after: inputField('ID', describe('after'), siteRefInput(typenames).nullish()),
@@ -147,7 +192,8 @@ function positionFields(typenames: readonly StructureTypename[], sibling: string
 }
 
 const oneAnchor = (value: { before?: unknown; after?: unknown }, ctx: z.RefinementCtx) => {
-  if (value.before != null && value.after != null) ctx.addIssue({ code: 'custom', path: ['after'], message: 'give before or after, not both' });
+  if (value.before != null && value.after != null)
+    ctx.addIssue({ code: 'custom', path: ['after'], message: 'give before or after, not both' });
 };
 
 /** The REST position of a move: the anchor given (at most one), as `pointer` writes it; none moves the item last. */
@@ -160,7 +206,8 @@ function position<P>(
   return {};
 }
 
-const restType = (ref: SiteRefValue, fallback: StructureTypename) => REST_TYPES[(ref.typename as StructureTypename | undefined) ?? fallback];
+const restType = (ref: SiteRefValue, fallback: StructureTypename) =>
+  REST_TYPES[(ref.typename as StructureTypename | undefined) ?? fallback];
 
 /**
  * Runs a write whose refusals name REST body fields that the input calls otherwise (`sectionId` →
@@ -173,7 +220,10 @@ export async function naming<T>(names: Record<string, string>, write: () => Prom
     const match = isGatewayError(error) && !error.field ? /(?:body|query) field "([^"]+)"/.exec(error.message) : null;
     const [head, ...rest] = match ? match[1]!.split('.') : [];
     if (isGatewayError(error) && head && names[head]) {
-      throw new GatewayError(error.code, error.message, { upstreamStatus: error.upstreamStatus, field: [names[head]!, ...rest] });
+      throw new GatewayError(error.code, error.message, {
+        upstreamStatus: error.upstreamStatus,
+        field: [names[head]!, ...rest],
+      });
     }
     throw error;
   }
@@ -203,7 +253,14 @@ const proxy = z
   .trim()
   .max(512, 'must be at most 512 characters')
   .transform((value) => value.replace(/^https?:\/\//i, '').replace(/\/+$/, ''))
-  .pipe(z.string().regex(/^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/, 'must be a host and one or more path segments, such as example.com/docs'));
+  .pipe(
+    z
+      .string()
+      .regex(
+        /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/,
+        'must be a host and one or more path segments, such as example.com/docs',
+      ),
+  );
 const pageId = z
   .string()
   .trim()
@@ -219,8 +276,12 @@ const pageId = z
 /** A space to add, or null for a new space: clients name it either way. */
 const spaceOrNew = idInput('Space', 'must be the id of a Space, or null to create a new space').nullable();
 
-const noNewSpacePage = (value: { spaceId: string | null; pageId?: string | null | undefined; title?: unknown }, ctx: z.RefinementCtx) => {
-  if (value.spaceId === null && value.pageId != null) ctx.addIssue({ code: 'custom', path: ['pageId'], message: 'cannot be set for a new space: it has no pages yet' });
+const noNewSpacePage = (
+  value: { spaceId: string | null; pageId?: string | null | undefined; title?: unknown },
+  ctx: z.RefinementCtx,
+) => {
+  if (value.spaceId === null && value.pageId != null)
+    ctx.addIssue({ code: 'custom', path: ['pageId'], message: 'cannot be set for a new space: it has no pages yet' });
 };
 
 const SiteStructureItemKindEnum = restEnum('SiteStructureItemKind', 'A kind of item of a site’s structure.', {
@@ -231,10 +292,14 @@ const SiteStructureItemKindEnum = restEnum('SiteStructureItemKind', 'A kind of i
 
 // --- Payloads ----------------------------------------------------------------------------------
 
-const SitePayload = (name: string, description = 'The site after the change.') => objectPayload(name, 'site', SiteRef, description);
-const SiteSpacePayload = (name: string, description = 'The site space after the change.') => objectPayload(name, 'siteSpace', SiteSpaceRef, description);
-const SectionPayload = (name: string, description = 'The section after the change.') => objectPayload(name, 'siteSection', SiteSectionRef, description);
-const GroupPayload = (name: string, description = 'The section group after the change.') => objectPayload(name, 'siteSectionGroup', SiteSectionGroupRef, description);
+const SitePayload = (name: string, description = 'The site after the change.') =>
+  objectPayload(name, 'site', SiteRef, description);
+const SiteSpacePayload = (name: string, description = 'The site space after the change.') =>
+  objectPayload(name, 'siteSpace', SiteSpaceRef, description);
+const SectionPayload = (name: string, description = 'The section after the change.') =>
+  objectPayload(name, 'siteSection', SiteSectionRef, description);
+const GroupPayload = (name: string, description = 'The section group after the change.') =>
+  objectPayload(name, 'siteSectionGroup', SiteSectionGroupRef, description);
 
 export interface SiteAddress {
   organizationId: string;
@@ -252,21 +317,41 @@ export const siteAfter = (description: string) => ({
 });
 
 const deletedFromSite = (name: string, description: string) =>
-  deletedPayload<{ at: SiteAddress }>(name, description, (t) => ({ site: t.field(siteAfter('The site after the deletion, with its structure.')) }));
+  deletedPayload<{ at: SiteAddress }>(name, description, (t) => ({
+    site: t.field(siteAfter('The site after the deletion, with its structure.')),
+  }));
 
-async function sendSite(ctx: GatewayContext, method: 'POST' | 'PATCH', organizationId: string, path: string, body?: unknown) {
+async function sendSite(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  organizationId: string,
+  path: string,
+  body?: unknown,
+) {
   const { data } = await ctx.api.send(method, path, { body, schema: siteShape });
   return { site: primeSites(ctx, organizationId, [data])[0]! };
 }
 
-async function sendSiteSpace(ctx: GatewayContext, method: 'POST' | 'PATCH', at: SiteAddress, path: string, body: unknown) {
+async function sendSiteSpace(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  at: SiteAddress,
+  path: string,
+  body: unknown,
+) {
   const { data } = await ctx.api.send(method, path, { body, schema: siteSpaceShape });
   const siteSpace = placeSiteSpace(data, at.organizationId, at.siteId);
   primeSiteItems(ctx, [siteSpace]);
   return { siteSpace };
 }
 
-async function sendSection(ctx: GatewayContext, method: 'POST' | 'PATCH', at: SiteAddress, path: string, body: unknown) {
+async function sendSection(
+  ctx: GatewayContext,
+  method: 'POST' | 'PATCH',
+  at: SiteAddress,
+  path: string,
+  body: unknown,
+) {
   const { data } = await ctx.api.send(method, path, { body, schema: siteSectionShape });
   const siteSection = placeSection(data, at.organizationId, at.siteId);
   primeSiteItems(ctx, [siteSection]);
@@ -291,7 +376,11 @@ declareMutation('createSite', {
     organizationId: organizationIdField,
     title: inputField('String', 'Its title, 2 to 128 characters (default `Untitled site`).', siteTitle.nullish()),
     type: inputField(SiteTypeEnum, 'Its plan (the platform’s default when left out).', z.enum(SITE_TYPES).nullish()),
-    visibility: inputField(SiteVisibilityEnum, 'Who can read it once published (default PUBLIC).', z.enum(SITE_VISIBILITIES).nullish()),
+    visibility: inputField(
+      SiteVisibilityEnum,
+      'Who can read it once published (default PUBLIC).',
+      z.enum(SITE_VISIBILITIES).nullish(),
+    ),
     spaceIds: inputField(
       ['ID'],
       'Spaces of the organization to publish at its root, in order (platform ids or global IDs, at most 100).',
@@ -300,18 +389,29 @@ declareMutation('createSite', {
   },
   payload: (name) => SitePayload(name, 'The new site.'),
   run: ({ organizationId, spaceIds, ...fields }, ctx) =>
-    sendSite(ctx, 'POST', organizationId, route`/orgs/${organizationId}/sites`, restBody({ ...fields, spaces: spaceIds })),
+    sendSite(
+      ctx,
+      'POST',
+      organizationId,
+      route`/orgs/${organizationId}/sites`,
+      restBody({ ...fields, spaces: spaceIds }),
+    ),
 });
 
 declareMutation('updateSite', {
-  description: 'Changes the settings of a docs site: title, visibility, basename, adaptive content, default level, defaults of its structure, proxy (admins).',
+  description:
+    'Changes the settings of a docs site: title, visibility, basename, adaptive content, default level, defaults of its structure, proxy (admins).',
   input: 'The site and what to change; fields left out stay as they are.',
   argument: 'What to change.',
   fields: {
     ...siteTarget,
     title: inputField('String', 'New title, 2 to 128 characters.', siteTitle.nullish()),
     visibility: inputField(SiteVisibilityEnum, 'Who can read it once published.', z.enum(SITE_VISIBILITIES).nullish()),
-    basename: inputField('String', 'Its path under the organization address: one segment of 1 to 100 characters, unique in the organization.', segment.nullish()),
+    basename: inputField(
+      'String',
+      'Its path under the organization address: one segment of 1 to 100 characters, unique in the organization.',
+      segment.nullish(),
+    ),
     hostname: inputField(
       'String',
       'A custom hostname to serve it on (`docs.example.com`: three labels or more, unique among all sites); null removes it.',
@@ -320,7 +420,14 @@ declareMutation('updateSite', {
         .trim()
         .max(512, 'must be at most 512 characters')
         .transform((value) => value.toLowerCase())
-        .pipe(z.string().regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a hostname of three labels or more, such as docs.example.com'))
+        .pipe(
+          z
+            .string()
+            .regex(
+              /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/,
+              'must be a hostname of three labels or more, such as docs.example.com',
+            ),
+        )
         .nullish(),
     ),
     adaptiveContent: inputField('Boolean', 'Turns adaptive content on or off.', z.boolean().nullish()),
@@ -342,7 +449,11 @@ declareMutation('updateSite', {
     ),
   },
   check: (input) =>
-    input.superRefine(noNull(['title', 'visibility', 'basename', 'adaptiveContent', 'defaultSiteSpaceId', 'defaultSiteSectionId'])).transform(inSite),
+    input
+      .superRefine(
+        noNull(['title', 'visibility', 'basename', 'adaptiveContent', 'defaultSiteSpaceId', 'defaultSiteSectionId']),
+      )
+      .transform(inSite),
   payload: SitePayload,
   run: async (i, ctx) => {
     const body = restBody(
@@ -364,7 +475,8 @@ declareMutation('updateSite', {
 });
 
 declareMutation('deleteSite', {
-  description: 'Deletes a docs site and its structure (admins); the spaces it published stay. An organization whose default content it was has none after.',
+  description:
+    'Deletes a docs site and its structure (admins); the spaces it published stay. An organization whose default content it was has none after.',
   input: 'The site to delete.',
   fields: siteTarget,
   check: (input) => input.transform(inSite),
@@ -388,12 +500,15 @@ declareMutation('publishSite', {
       }),
       checkoutSessionId: t.string({
         nullable: true,
-        description: 'Set when the plan of the organization must be upgraded first: the checkout session to complete; the site is not published until then.',
+        description:
+          'Set when the plan of the organization must be upgraded first: the checkout session to complete; the site is not published until then.',
         resolve: (p) => p.checkoutSessionId ?? null,
       }),
     })),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publish'), { schema: publishResult });
+    const { data } = await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publish'), {
+      schema: publishResult,
+    });
     if ('sessionId' in data) return { site: siteKey(i.organizationId, i.siteId), checkoutSessionId: data.sessionId };
     return { site: primeSites(ctx, i.organizationId, [data])[0]!, checkoutSessionId: null };
   },
@@ -418,18 +533,43 @@ declareMutation('addSpaceToSite', {
   input: 'The site and the space to add.',
   fields: {
     organizationId: organizationField,
-    siteId: inputField('ID', 'The site: its global ID, or its platform id with `organizationId`; required unless `siteSectionId` is a global ID.', siteRefInput('Site').nullish()),
-    spaceId: inputField('ID', 'The space to add (platform id or global ID); null creates a new space, titled `title`.', spaceOrNew),
-    title: inputField('String', 'With `spaceId` null: the title of the new space, 2 to 128 characters.', siteTitle.nullish()),
-    siteSectionId: inputField('ID', 'The section to add it to, on a site with sections (its default section when left out).', siteRefInput('SiteSection').nullish()),
+    siteId: inputField(
+      'ID',
+      'The site: its global ID, or its platform id with `organizationId`; required unless `siteSectionId` is a global ID.',
+      siteRefInput('Site').nullish(),
+    ),
+    spaceId: inputField(
+      'ID',
+      'The space to add (platform id or global ID); null creates a new space, titled `title`.',
+      spaceOrNew,
+    ),
+    title: inputField(
+      'String',
+      'With `spaceId` null: the title of the new space, 2 to 128 characters.',
+      siteTitle.nullish(),
+    ),
+    siteSectionId: inputField(
+      'ID',
+      'The section to add it to, on a site with sections (its default section when left out).',
+      siteRefInput('SiteSection').nullish(),
+    ),
     draft: inputField('Boolean', 'Add it as a draft, not live.', z.boolean().nullish()),
-    pageId: inputField('ID', 'A document page of the space to use as its home page (platform id or global ID).', pageId.nullish()),
+    pageId: inputField(
+      'ID',
+      'A document page of the space to use as its home page (platform id or global ID).',
+      pageId.nullish(),
+    ),
   },
   check: (input) =>
     input
       .superRefine(noNewSpacePage)
       .superRefine((value, ctx) => {
-        if (value.spaceId !== null && value.title != null) ctx.addIssue({ code: 'custom', path: ['title'], message: 'only names a new space: give it with spaceId null' });
+        if (value.spaceId !== null && value.title != null)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['title'],
+            message: 'only names a new space: give it with spaceId null',
+          });
       })
       .transform(inSite),
   payload: (name) => SiteSpacePayload(name, 'The new site space.'),
@@ -440,26 +580,42 @@ declareMutation('addSpaceToSite', {
         'POST',
         i,
         sitePath(i.organizationId, i.siteId, '/site-spaces'),
-        restBody({ spaceId: i.spaceId, title: i.title, sectionId: i.siteSectionId?.id, draft: i.draft, pageId: i.pageId }, { clearable: ['spaceId'] }),
+        restBody(
+          { spaceId: i.spaceId, title: i.title, sectionId: i.siteSectionId?.id, draft: i.draft, pageId: i.pageId },
+          { clearable: ['spaceId'] },
+        ),
       ),
     ),
 });
 
 declareMutation('updateSiteSpace', {
-  description: 'Changes a site space: its path, condition, home page, visibility in the navigation, space or draft state (create role).',
+  description:
+    'Changes a site space: its path, condition, home page, visibility in the navigation, space or draft state (create role).',
   input: 'The site space and what to change; fields left out stay as they are.',
   argument: 'What to change.',
   fields: {
     ...siteSpaceTarget,
-    path: inputField('String', 'New path: one segment of 1 to 100 characters, unique among its siblings.', segment.nullish()),
+    path: inputField(
+      'String',
+      'New path: one segment of 1 to 100 characters, unique among its siblings.',
+      segment.nullish(),
+    ),
     condition: inputField(
       'String',
       'Show it only to visitors whose claims meet this condition (at most 1024 characters, such as `visitor.claims.beta == true`); null or empty removes it.',
       condition.nullish(),
     ),
-    pageId: inputField('ID', 'A document page of its space to use as its home page; null goes back to the first page.', pageId.nullish()),
+    pageId: inputField(
+      'ID',
+      'A document page of its space to use as its home page; null goes back to the first page.',
+      pageId.nullish(),
+    ),
     hidden: inputField('Boolean', 'Leave it out of the navigation (true) or show it (false).', z.boolean().nullish()),
-    spaceId: inputField('ID', 'Another space of the organization for it to publish (its home page is then reset unless `pageId` is given).', idInput('Space').nullish()),
+    spaceId: inputField(
+      'ID',
+      'Another space of the organization for it to publish (its home page is then reset unless `pageId` is given).',
+      idInput('Space').nullish(),
+    ),
     draft: inputField('Boolean', 'Make it a draft (true) or live (false).', z.boolean().nullish()),
   },
   check: (input) => input.superRefine(noNull(['path', 'hidden', 'spaceId', 'draft'])).transform(inSite),
@@ -470,12 +626,23 @@ declareMutation('updateSiteSpace', {
       'PATCH',
       i,
       sitePath(i.organizationId, i.siteId, route`/site-spaces/${i.siteSpaceId.id}`),
-      restBody({ path: i.path, condition: i.condition, pageId: i.pageId, hidden: i.hidden, spaceId: i.spaceId, draft: i.draft }, { clearable: ['condition', 'pageId'], ...CHANGES_REQUIRED }),
+      restBody(
+        {
+          path: i.path,
+          condition: i.condition,
+          pageId: i.pageId,
+          hidden: i.hidden,
+          spaceId: i.spaceId,
+          draft: i.draft,
+        },
+        { clearable: ['condition', 'pageId'], ...CHANGES_REQUIRED },
+      ),
     ),
 });
 
 declareMutation('deleteSiteSpace', {
-  description: 'Removes a site space from its site; the space stays. The only site space of a section cannot go: delete the section (create role).',
+  description:
+    'Removes a site space from its site; the space stays. The only site space of a section cannot go: delete the section (create role).',
   input: 'The site space to remove.',
   fields: siteSpaceTarget,
   check: (input) => input.transform(inSite),
@@ -508,13 +675,33 @@ declareMutation('createSiteSection', {
   input: 'The site and the section to add.',
   fields: {
     organizationId: organizationField,
-    siteId: inputField('ID', 'The site: its global ID, or its platform id with `organizationId`; required unless `siteSectionGroupId` is a global ID.', siteRefInput('Site').nullish()),
-    spaceId: inputField('ID', 'The space of its first site space (platform id or global ID); null creates a new space, titled `title`.', spaceOrNew),
-    title: inputField('String', 'Its title, 2 to 128 characters (the title of the space when left out).', siteTitle.nullish()),
+    siteId: inputField(
+      'ID',
+      'The site: its global ID, or its platform id with `organizationId`; required unless `siteSectionGroupId` is a global ID.',
+      siteRefInput('Site').nullish(),
+    ),
+    spaceId: inputField(
+      'ID',
+      'The space of its first site space (platform id or global ID); null creates a new space, titled `title`.',
+      spaceOrNew,
+    ),
+    title: inputField(
+      'String',
+      'Its title, 2 to 128 characters (the title of the space when left out).',
+      siteTitle.nullish(),
+    ),
     icon: inputField('String', 'Name of its icon, at most 50 characters.', icon.nullish()),
     draft: inputField('Boolean', 'Add it as a draft, not live.', z.boolean().nullish()),
-    pageId: inputField('ID', 'A document page of the space to use as the home page of its site space.', pageId.nullish()),
-    siteSectionGroupId: inputField('ID', 'The section group to put it in; the root when left out.', siteRefInput('SiteSectionGroup').nullish()),
+    pageId: inputField(
+      'ID',
+      'A document page of the space to use as the home page of its site space.',
+      pageId.nullish(),
+    ),
+    siteSectionGroupId: inputField(
+      'ID',
+      'The section group to put it in; the root when left out.',
+      siteRefInput('SiteSectionGroup').nullish(),
+    ),
   },
   check: (input) => input.superRefine(noNewSpacePage).transform(inSite),
   payload: (name) => SectionPayload(name, 'The new section.'),
@@ -525,30 +712,65 @@ declareMutation('createSiteSection', {
       i,
       sitePath(i.organizationId, i.siteId, '/sections'),
       restBody(
-        { spaceId: i.spaceId, title: i.title, icon: i.icon, draft: i.draft, pageId: i.pageId, siteSectionGroupId: i.siteSectionGroupId?.id },
+        {
+          spaceId: i.spaceId,
+          title: i.title,
+          icon: i.icon,
+          draft: i.draft,
+          pageId: i.pageId,
+          siteSectionGroupId: i.siteSectionGroupId?.id,
+        },
         { clearable: ['spaceId'] },
       ),
     ),
 });
 
 declareMutation('updateSiteSection', {
-  description: 'Changes a section: its titles, description, path, icon, condition, default site space, group or draft state (create role).',
+  description:
+    'Changes a section: its titles, description, path, icon, condition, default site space, group or draft state (create role).',
   input: 'The section and what to change; fields left out stay as they are.',
   argument: 'What to change.',
   fields: {
     ...sectionTarget,
     title: inputField('String', 'New title, 2 to 128 characters.', siteTitle.nullish()),
-    localizedTitle: inputField('JSON', 'Its title in other languages, by language code (`{ "fr": "…" }`, at most 128 characters each); replaces the previous ones.', localized(128).nullish()),
-    description: inputField('String', 'New description, at most 256 characters; null removes it.', description.nullish()),
-    localizedDescription: inputField('JSON', 'Its description in other languages, by language code (at most 256 characters each).', localized(256).nullish()),
+    localizedTitle: inputField(
+      'JSON',
+      'Its title in other languages, by language code (`{ "fr": "…" }`, at most 128 characters each); replaces the previous ones.',
+      localized(128).nullish(),
+    ),
+    description: inputField(
+      'String',
+      'New description, at most 256 characters; null removes it.',
+      description.nullish(),
+    ),
+    localizedDescription: inputField(
+      'JSON',
+      'Its description in other languages, by language code (at most 256 characters each).',
+      localized(256).nullish(),
+    ),
     path: inputField('String', 'New path: one segment of 1 to 100 characters, unique in the site.', segment.nullish()),
     icon: inputField('String', 'Name of its icon, at most 50 characters; null removes it.', icon.nullish()),
-    condition: inputField('String', 'Show it only to visitors whose claims meet this condition (at most 1024 characters); null or empty removes it.', condition.nullish()),
+    condition: inputField(
+      'String',
+      'Show it only to visitors whose claims meet this condition (at most 1024 characters); null or empty removes it.',
+      condition.nullish(),
+    ),
     draft: inputField('Boolean', 'Make it a draft (true) or live (false).', z.boolean().nullish()),
-    defaultSiteSpaceId: inputField('ID', 'One of its site spaces, to serve at its path.', siteRefInput('SiteSpace').nullish()),
-    siteSectionGroupId: inputField('ID', 'The section group to move it into (last there); null moves it to the root.', siteRefInput('SiteSectionGroup').nullish()),
+    defaultSiteSpaceId: inputField(
+      'ID',
+      'One of its site spaces, to serve at its path.',
+      siteRefInput('SiteSpace').nullish(),
+    ),
+    siteSectionGroupId: inputField(
+      'ID',
+      'The section group to move it into (last there); null moves it to the root.',
+      siteRefInput('SiteSectionGroup').nullish(),
+    ),
   },
-  check: (input) => input.superRefine(noNull(['title', 'localizedTitle', 'localizedDescription', 'path', 'draft', 'defaultSiteSpaceId'])).transform(inSite),
+  check: (input) =>
+    input
+      .superRefine(noNull(['title', 'localizedTitle', 'localizedDescription', 'path', 'draft', 'defaultSiteSpaceId']))
+      .transform(inSite),
   payload: SectionPayload,
   run: (i, ctx) =>
     sendSection(
@@ -575,7 +797,8 @@ declareMutation('updateSiteSection', {
 });
 
 declareMutation('deleteSiteSection', {
-  description: 'Deletes a section and its site spaces (the spaces stay); the next section becomes the default if it was (create role).',
+  description:
+    'Deletes a section and its site spaces (the spaces stay); the next section becomes the default if it was (create role).',
   input: 'The section to delete.',
   fields: sectionTarget,
   check: (input) => input.transform(inSite),
@@ -587,7 +810,8 @@ declareMutation('deleteSiteSection', {
 });
 
 declareMutation('moveSiteSection', {
-  description: 'Moves a section next to another section of the same level (create role); `sortSiteStructure` also puts it next to a group.',
+  description:
+    'Moves a section next to another section of the same level (create role); `sortSiteStructure` also puts it next to a group.',
   input: 'The section and where to put it.',
   fields: { ...sectionTarget, ...positionFields(['SiteSection'], 'section') },
   check: (input) => input.superRefine(oneAnchor).transform(inSite),
@@ -603,11 +827,16 @@ declareMutation('moveSiteSection', {
 const groupTarget = itemTarget('siteSectionGroupId', 'SiteSectionGroup', 'section group');
 
 declareMutation('createSiteSectionGroup', {
-  description: 'Adds a section group to a site with sections, last at the root or in another group, optionally moving sections into it (create role).',
+  description:
+    'Adds a section group to a site with sections, last at the root or in another group, optionally moving sections into it (create role).',
   input: 'The site and the group to add.',
   fields: {
     organizationId: organizationField,
-    siteId: inputField('ID', 'The site: its global ID, or its platform id with `organizationId`; required unless another id of the input is a global ID.', siteRefInput('Site').nullish()),
+    siteId: inputField(
+      'ID',
+      'The site: its global ID, or its platform id with `organizationId`; required unless another id of the input is a global ID.',
+      siteRefInput('Site').nullish(),
+    ),
     title: inputField('String', 'Its title, 1 to 100 characters.', groupTitle),
     icon: inputField('String', 'Name of its icon, at most 50 characters.', icon.nullish()),
     siteSectionIds: inputField(
@@ -615,7 +844,11 @@ declareMutation('createSiteSectionGroup', {
       'Sections of the site to move into it, in this order (at most 100).',
       z.array(siteRefInput('SiteSection')).max(100, 'must list at most 100 sections').nullish(),
     ),
-    parentId: inputField('ID', 'The group to put it in; the root when left out.', siteRefInput('SiteSectionGroup').nullish()),
+    parentId: inputField(
+      'ID',
+      'The group to put it in; the root when left out.',
+      siteRefInput('SiteSectionGroup').nullish(),
+    ),
     draft: inputField('Boolean', 'Add it as a draft, not live.', z.boolean().nullish()),
   },
   check: (input) => input.transform(inSite),
@@ -627,7 +860,13 @@ declareMutation('createSiteSectionGroup', {
         'POST',
         i,
         sitePath(i.organizationId, i.siteId, '/section-groups'),
-        restBody({ title: i.title, icon: i.icon, sections: i.siteSectionIds?.map((ref) => ref.id), parent: i.parentId?.id, draft: i.draft }),
+        restBody({
+          title: i.title,
+          icon: i.icon,
+          sections: i.siteSectionIds?.map((ref) => ref.id),
+          parent: i.parentId?.id,
+          draft: i.draft,
+        }),
       ),
     ),
 });
@@ -639,10 +878,18 @@ declareMutation('updateSiteSectionGroup', {
   fields: {
     ...groupTarget,
     title: inputField('String', 'New title, 1 to 100 characters.', groupTitle.nullish()),
-    localizedTitle: inputField('JSON', 'Its title in other languages, by language code (at most 128 characters each); replaces the previous ones.', localized(128).nullish()),
+    localizedTitle: inputField(
+      'JSON',
+      'Its title in other languages, by language code (at most 128 characters each); replaces the previous ones.',
+      localized(128).nullish(),
+    ),
     icon: inputField('String', 'Name of its icon, at most 50 characters; null removes it.', icon.nullish()),
     draft: inputField('Boolean', 'Make it a draft (true) or live (false).', z.boolean().nullish()),
-    parentId: inputField('ID', 'The group to move it into (last there; not itself or one of its own groups); null moves it to the root.', siteRefInput('SiteSectionGroup').nullish()),
+    parentId: inputField(
+      'ID',
+      'The group to move it into (last there; not itself or one of its own groups); null moves it to the root.',
+      siteRefInput('SiteSectionGroup').nullish(),
+    ),
   },
   check: (input) => input.superRefine(noNull(['title', 'localizedTitle', 'draft'])).transform(inSite),
   payload: GroupPayload,
@@ -654,7 +901,13 @@ declareMutation('updateSiteSectionGroup', {
         i,
         sitePath(i.organizationId, i.siteId, route`/section-groups/${i.siteSectionGroupId.id}`),
         restBody(
-          { title: i.title, localizedTitle: i.localizedTitle, icon: i.icon, draft: i.draft, parentSectionGroupId: i.parentId === null ? null : i.parentId?.id },
+          {
+            title: i.title,
+            localizedTitle: i.localizedTitle,
+            icon: i.icon,
+            draft: i.draft,
+            parentSectionGroupId: i.parentId === null ? null : i.parentId?.id,
+          },
           { clearable: ['icon', 'parentSectionGroupId'], ...CHANGES_REQUIRED },
         ),
       ),
@@ -683,15 +936,25 @@ declareMutation('moveSiteSectionGroup', {
   check: (input) => input.superRefine(oneAnchor).transform(inSite),
   payload: GroupPayload,
   run: (i, ctx) =>
-    sendGroup(ctx, 'POST', i, sitePath(i.organizationId, i.siteId, route`/section-groups/${i.siteSectionGroupId.id}/move`), {
-      position: position(i, (ref) => ({ type: restType(ref, 'SiteSectionGroup'), id: ref.id })),
-    }),
+    sendGroup(
+      ctx,
+      'POST',
+      i,
+      sitePath(i.organizationId, i.siteId, route`/section-groups/${i.siteSectionGroupId.id}/move`),
+      {
+        position: position(i, (ref) => ({ type: restType(ref, 'SiteSectionGroup'), id: ref.id })),
+      },
+    ),
 });
 
 // --- Order -------------------------------------------------------------------------------------
 
 const STRUCTURE_TYPENAMES = ['SiteSpace', 'SiteSection', 'SiteSectionGroup'] as const;
-const TYPENAME_OF_KIND = { 'site-space': 'SiteSpace', 'site-section': 'SiteSection', 'site-section-group': 'SiteSectionGroup' } as const;
+const TYPENAME_OF_KIND = {
+  'site-space': 'SiteSpace',
+  'site-section': 'SiteSection',
+  'site-section-group': 'SiteSectionGroup',
+} as const;
 
 declareMutation('sortSiteStructure', {
   description:
@@ -699,9 +962,21 @@ declareMutation('sortSiteStructure', {
   input: 'The item and where to put it.',
   fields: {
     organizationId: organizationField,
-    siteId: inputField('ID', 'The site: its global ID, or its platform id with `organizationId`; required unless `itemId` is a global ID.', siteRefInput('Site').nullish()),
-    itemId: inputField('ID', 'The item to move: the global ID of a site space, section or group, or its platform id with `itemKind`.', siteRefInput(STRUCTURE_TYPENAMES)),
-    itemKind: inputField(SiteStructureItemKindEnum, 'What `itemId` names, when it is a platform id.', z.enum(['site-space', 'site-section', 'site-section-group']).nullish()),
+    siteId: inputField(
+      'ID',
+      'The site: its global ID, or its platform id with `organizationId`; required unless `itemId` is a global ID.',
+      siteRefInput('Site').nullish(),
+    ),
+    itemId: inputField(
+      'ID',
+      'The item to move: the global ID of a site space, section or group, or its platform id with `itemKind`.',
+      siteRefInput(STRUCTURE_TYPENAMES),
+    ),
+    itemKind: inputField(
+      SiteStructureItemKindEnum,
+      'What `itemId` names, when it is a platform id.',
+      z.enum(['site-space', 'site-section', 'site-section-group']).nullish(),
+    ),
     ...positionFields(STRUCTURE_TYPENAMES, 'sibling (a platform id names an item of the same kind as the moved one)'),
   },
   check: (input) =>
@@ -712,15 +987,34 @@ declareMutation('sortSiteStructure', {
         if (typename === undefined && value.itemKind == null) {
           ctx.addIssue({ code: 'custom', path: ['itemKind'], message: 'is required when itemId is a platform id' });
         } else if (typename !== undefined && value.itemKind != null && TYPENAME_OF_KIND[value.itemKind] !== typename) {
-          ctx.addIssue({ code: 'custom', path: ['itemKind'], message: `does not match itemId, the global ID of a ${typename}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['itemKind'],
+            message: `does not match itemId, the global ID of a ${typename}`,
+          });
         }
       })
       .transform(inSite),
   payload: (name) =>
-    payloadType<{ at: SiteAddress; siteSpace: SiteSpaceHeld; siteSection: SiteSectionHeld; siteSectionGroup: SiteSectionGroupHeld }>(name, (t) => ({
+    payloadType<{
+      at: SiteAddress;
+      siteSpace: SiteSpaceHeld;
+      siteSection: SiteSectionHeld;
+      siteSectionGroup: SiteSectionGroupHeld;
+    }>(name, (t) => ({
       site: t.field(siteAfter('The site after the move, with its structure.')),
-      siteSpace: t.field({ type: SiteSpaceRef, nullable: true, description: 'The site space moved; null when another kind of item moved.', resolve: (p) => p.siteSpace ?? null }),
-      siteSection: t.field({ type: SiteSectionRef, nullable: true, description: 'The section moved; null when another kind of item moved.', resolve: (p) => p.siteSection ?? null }),
+      siteSpace: t.field({
+        type: SiteSpaceRef,
+        nullable: true,
+        description: 'The site space moved; null when another kind of item moved.',
+        resolve: (p) => p.siteSpace ?? null,
+      }),
+      siteSection: t.field({
+        type: SiteSectionRef,
+        nullable: true,
+        description: 'The section moved; null when another kind of item moved.',
+        resolve: (p) => p.siteSection ?? null,
+      }),
       siteSectionGroup: t.field({
         type: SiteSectionGroupRef,
         nullable: true,
@@ -731,7 +1025,10 @@ declareMutation('sortSiteStructure', {
   run: async (i, ctx) => {
     const kind = (i.itemId.typename as StructureTypename | undefined) ?? TYPENAME_OF_KIND[i.itemKind!];
     const { data } = await ctx.api.send('PATCH', sitePath(i.organizationId, i.siteId, '/structure/sort'), {
-      body: { item: { type: REST_TYPES[kind], id: i.itemId.id }, position: position(i, (ref) => ({ type: restType(ref, kind), id: ref.id })) },
+      body: {
+        item: { type: REST_TYPES[kind], id: i.itemId.id },
+        position: position(i, (ref) => ({ type: restType(ref, kind), id: ref.id })),
+      },
       schema: sortedItem,
     });
     const at = { organizationId: i.organizationId, siteId: i.siteId };

@@ -6,7 +6,7 @@ import { BadUserInputError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
 import { selectsOnlyKeys } from '../../links.js';
 import { route } from '../../rest/client.js';
-import { SITE_TYPES, SITE_VISIBILITIES, site as siteShape, type Site } from '../../rest/shapes/sites.js';
+import { type SITE_TYPES, type SITE_VISIBILITIES, site as siteShape, type Site } from '../../rest/shapes/sites.js';
 import type { Space } from '../../rest/shapes/spaces.js';
 import { builder } from '../builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from '../loaders.js';
@@ -30,7 +30,8 @@ export const SiteRef = organizationNode<Site>('Site', (organizationId, siteId, c
 export const siteKey = (organizationId: string, siteId: string) => compositeKey(organizationId, siteId);
 
 /** The REST path of a site, or of something under it (`suffix`, starting with `/`). */
-export const sitePath = (organizationId: string, siteId: string, suffix = '') => route`/orgs/${organizationId}/sites/${siteId}` + suffix;
+export const sitePath = (organizationId: string, siteId: string, suffix = '') =>
+  route`/orgs/${organizationId}/sites/${siteId}` + suffix;
 
 /** Puts sites of `organizationId` that arrived in a list or a write answer into the loader; returns them as held. */
 export function primeSites(ctx: GatewayContext, organizationId: string, sites: Iterable<Site>): SiteHeld[] {
@@ -38,7 +39,16 @@ export function primeSites(ctx: GatewayContext, organizationId: string, sites: I
 }
 
 /** Fields of a site that need nothing of it but its address (its organization and id). */
-const ADDRESS_FIELDS: ReadonlySet<string> = new Set(['id', 'platformId', '__typename', 'organization', 'structure', 'siteSpaces', 'sections', 'sectionGroups']);
+const ADDRESS_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'platformId',
+  '__typename',
+  'organization',
+  'structure',
+  'siteSpaces',
+  'sections',
+  'sectionGroups',
+]);
 
 /**
  * A link to a site that exists (it holds what links to it): a stub when only its keys, its
@@ -117,21 +127,40 @@ const SiteUrls = builder.objectRef<Site['urls']>('SiteUrls').implement({
   fields: (t) => ({
     published: t.string({
       nullable: true,
-      description: 'Address of the published site (its custom hostname, its proxy or the organization address); null while unpublished.',
+      description:
+        'Address of the published site (its custom hostname, its proxy or the organization address); null while unpublished.',
       resolve: (u) => u.published ?? null,
     }),
     app: t.string({ nullable: true, description: 'URL of the site in the web app.', resolve: (u) => u.app ?? null }),
-    location: t.string({ nullable: true, description: 'URL of the site in the REST API.', resolve: (u) => u.location ?? null }),
-    preview: t.string({ nullable: true, description: 'URL of the preview of the site, published or not.', resolve: (u) => u.preview ?? null }),
-    login: t.string({ nullable: true, description: 'Where visitors of a VISITOR_AUTH site sign in; null otherwise.', resolve: (u) => u.login ?? null }),
-    logout: t.string({ nullable: true, description: 'Where visitors of a VISITOR_AUTH site sign out; null otherwise.', resolve: (u) => u.logout ?? null }),
+    location: t.string({
+      nullable: true,
+      description: 'URL of the site in the REST API.',
+      resolve: (u) => u.location ?? null,
+    }),
+    preview: t.string({
+      nullable: true,
+      description: 'URL of the preview of the site, published or not.',
+      resolve: (u) => u.preview ?? null,
+    }),
+    login: t.string({
+      nullable: true,
+      description: 'Where visitors of a VISITOR_AUTH site sign in; null otherwise.',
+      resolve: (u) => u.login ?? null,
+    }),
+    logout: t.string({
+      nullable: true,
+      description: 'Where visitors of a VISITOR_AUTH site sign out; null otherwise.',
+      resolve: (u) => u.logout ?? null,
+    }),
   }),
 });
 
 const SiteProxy = builder.objectRef<NonNullable<Site['proxy']>>('SiteProxy').implement({
   description: 'A site served under an address of your own, through your proxy.',
   fields: (t) => ({
-    origin: t.exposeString('origin', { description: 'The public address, a host and a path (for example `example.com/docs`).' }),
+    origin: t.exposeString('origin', {
+      description: 'The public address, a host and a path (for example `example.com/docs`).',
+    }),
     target: t.exposeString('target', { description: 'Where your proxy forwards the requests at `origin`.' }),
   }),
 });
@@ -156,15 +185,31 @@ SiteRef.implement({
       description: 'The plan it works under now (a frozen site works as BASIC whatever its plan).',
       resolve: (s) => s.appliedType ?? null,
     }),
-    visibility: t.field({ type: SiteVisibilityEnum, description: 'Who can read it once published.', resolve: (s) => s.visibility }),
-    isPublished: t.exposeBoolean('published', { description: 'True when it is live for the audience its visibility names (REST `published`; `published(shareKey:)` is what its readers get).' }),
-    hostname: t.string({ nullable: true, description: 'Its custom hostname; null when it has none.', resolve: (s) => s.hostname ?? null }),
+    visibility: t.field({
+      type: SiteVisibilityEnum,
+      description: 'Who can read it once published.',
+      resolve: (s) => s.visibility,
+    }),
+    isPublished: t.exposeBoolean('published', {
+      description:
+        'True when it is live for the audience its visibility names (REST `published`; `published(shareKey:)` is what its readers get).',
+    }),
+    hostname: t.string({
+      nullable: true,
+      description: 'Its custom hostname; null when it has none.',
+      resolve: (s) => s.hostname ?? null,
+    }),
     basename: t.string({
       nullable: true,
       description: 'Its path under the organization address, unique in the organization.',
       resolve: (s) => s.basename ?? null,
     }),
-    proxy: t.field({ type: SiteProxy, nullable: true, description: 'Its proxy; null when it has none.', resolve: (s) => s.proxy ?? null }),
+    proxy: t.field({
+      type: SiteProxy,
+      nullable: true,
+      description: 'Its proxy; null when it has none.',
+      resolve: (s) => s.proxy ?? null,
+    }),
     defaultLevel: t.field({
       type: DefaultLevelEnum,
       nullable: true,
@@ -177,8 +222,14 @@ SiteRef.implement({
       description: 'Its adaptive content setting.',
       resolve: (s) => s.adaptiveContent ?? null,
     }),
-    permissions: t.field({ type: SitePermissions, description: 'What you may do with it.', resolve: (s) => s.permissions }),
-    siteSpaceCount: t.exposeInt('siteSpaces', { description: 'Number of its site spaces (those of deleted spaces left out).' }),
+    permissions: t.field({
+      type: SitePermissions,
+      description: 'What you may do with it.',
+      resolve: (s) => s.permissions,
+    }),
+    siteSpaceCount: t.exposeInt('siteSpaces', {
+      description: 'Number of its site spaces (those of deleted spaces left out).',
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (s) => s.createdAt }),
     urls: t.field({ type: SiteUrls, description: 'Its addresses.', resolve: (s) => s.urls }),
     organization: t.field({
@@ -217,7 +268,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     {
       type: SiteRef,
       nullable: true,
-      description: 'Docs sites of the organization, in the order the platform lists them; null with NOT_FOUND when you are not a member.',
+      description:
+        'Docs sites of the organization, in the order the platform lists them; null with NOT_FOUND when you are not a member.',
       args: {
         spaceId: t.arg.id({ description: 'Only the sites that publish this space (platform id or global ID).' }),
         title: t.arg.string({ description: 'Only the sites whose title contains this text (case-insensitive).' }),
@@ -245,7 +297,8 @@ builder.objectFields(SpaceNode, (t) => ({
         title: t.arg.string({ description: 'Only the sites whose title contains this text (case-insensitive).' }),
         published: t.arg.boolean({ description: 'Only the published sites (true) or the unpublished ones (false).' }),
       },
-      resolve: (space: Space, args, ctx) => listSites(ctx, space.organization, args, { space: space.id, title: args.title, published: args.published }),
+      resolve: (space: Space, args, ctx) =>
+        listSites(ctx, space.organization, args, { space: space.id, title: args.title, published: args.published }),
     },
     SiteConnection,
   ),
@@ -257,7 +310,8 @@ builder.objectFields(DefaultContentType, (t) => ({
     nullable: true,
     description: 'The docs site shown on the organization hostname.',
     extensions: upstream.link,
-    resolve: (content, _args, _ctx, info) => (content.site ? siteLink(content.organizationId, content.site, info) : null),
+    resolve: (content, _args, _ctx, info) =>
+      content.site ? siteLink(content.organizationId, content.site, info) : null,
   }),
 }));
 
@@ -274,7 +328,9 @@ builder.queryFields((t) => ({
       const organizationId = platformKey(args.organizationId, 'Organization');
       const ref = readSiteRef(args.id, 'Site');
       if (ref.organizationId !== undefined && ref.organizationId !== organizationId) {
-        throw new BadUserInputError(`${JSON.stringify(args.id.slice(0, 100))} is a site of another organization`, ['id']);
+        throw new BadUserInputError(`${JSON.stringify(args.id.slice(0, 100))} is a site of another organization`, [
+          'id',
+        ]);
       }
       return siteKey(organizationId, ref.id);
     },

@@ -53,7 +53,11 @@ export const siteItemKey = (item: { organizationId: string; siteId: string; id: 
   compositeKey(item.organizationId, item.siteId, item.id);
 
 /** A node of a site's structure, loaded from the site's structure (read once per request). */
-function structureNode<Shape extends InSite<{ id: string }>>(name: string, object: StructureNodeHeld['object'], what: string) {
+function structureNode<Shape extends InSite<{ id: string }>>(
+  name: string,
+  object: StructureNodeHeld['object'],
+  what: string,
+) {
   return loadableNode<Shape>(name, {
     key: siteItemKey,
     load: async (key, ctx) => {
@@ -67,11 +71,19 @@ function structureNode<Shape extends InSite<{ id: string }>>(name: string, objec
 
 export const SiteSpaceRef = structureNode<SiteSpaceHeld>('SiteSpace', 'site-space', 'site space');
 export const SiteSectionRef = structureNode<SiteSectionHeld>('SiteSection', 'site-section', 'section');
-export const SiteSectionGroupRef = structureNode<SiteSectionGroupHeld>('SiteSectionGroup', 'site-section-group', 'section group');
+export const SiteSectionGroupRef = structureNode<SiteSectionGroupHeld>(
+  'SiteSectionGroup',
+  'site-section-group',
+  'section group',
+);
 
 // --- Holding what the platform answers ---------------------------------------------------------
 
-export const placeSiteSpace = (raw: SiteSpace, organizationId: string, siteId: string): SiteSpaceHeld => ({ ...raw, organizationId, siteId });
+export const placeSiteSpace = (raw: SiteSpace, organizationId: string, siteId: string): SiteSpaceHeld => ({
+  ...raw,
+  organizationId,
+  siteId,
+});
 
 export const placeSection = (raw: SiteSection, organizationId: string, siteId: string): SiteSectionHeld => ({
   ...raw,
@@ -113,9 +125,22 @@ export function placeStructure(raw: SiteStructure, organizationId: string, siteI
   const byKey = new Map<string, StructureNodeHeld>();
   const held: SiteStructureHeld =
     raw.type === 'sections'
-      ? { type: 'sections', organizationId, siteId, byKey, items: raw.structure.map((item) => placeSectionLevel(item, organizationId, siteId)) }
-      : { type: 'siteSpaces', organizationId, siteId, byKey, siteSpaces: raw.structure.map((item) => placeSiteSpace(item, organizationId, siteId)) };
-  for (const node of nodesOf(held.type === 'sections' ? held.items : held.siteSpaces)) byKey.set(`${node.object}:${node.id}`, node);
+      ? {
+          type: 'sections',
+          organizationId,
+          siteId,
+          byKey,
+          items: raw.structure.map((item) => placeSectionLevel(item, organizationId, siteId)),
+        }
+      : {
+          type: 'siteSpaces',
+          organizationId,
+          siteId,
+          byKey,
+          siteSpaces: raw.structure.map((item) => placeSiteSpace(item, organizationId, siteId)),
+        };
+  for (const node of nodesOf(held.type === 'sections' ? held.items : held.siteSpaces))
+    byKey.set(`${node.object}:${node.id}`, node);
   return held;
 }
 
@@ -127,10 +152,22 @@ export function primeSiteItems(ctx: GatewayContext, items: ReadonlyArray<Section
   const nodes = [...nodesOf(items)];
   const siteSpaces = nodes.filter((node): node is SiteSpaceHeld => node.object === 'site-space');
   prime(SiteSpaceRef, ctx, siteSpaces);
-  prime(SiteSectionRef, ctx, nodes.filter((node): node is SiteSectionHeld => node.object === 'site-section'));
-  prime(SiteSectionGroupRef, ctx, nodes.filter((node): node is SiteSectionGroupHeld => node.object === 'site-section-group'));
+  prime(
+    SiteSectionRef,
+    ctx,
+    nodes.filter((node): node is SiteSectionHeld => node.object === 'site-section'),
+  );
+  prime(
+    SiteSectionGroupRef,
+    ctx,
+    nodes.filter((node): node is SiteSectionGroupHeld => node.object === 'site-section-group'),
+  );
   // A site lists spaces its readers may not read: those are not what `space(id:)` answers them.
-  prime(SpaceNode, ctx, siteSpaces.map((item) => item.space).filter((space) => space.permissions.view));
+  prime(
+    SpaceNode,
+    ctx,
+    siteSpaces.map((item) => item.space).filter((space) => space.permissions.view),
+  );
 }
 
 const held = new WeakMap<SiteStructure, SiteStructureHeld>();
@@ -139,7 +176,11 @@ const held = new WeakMap<SiteStructure, SiteStructureHeld>();
  * The structure of a site: one request per GraphQL request (until a write), whatever asks for it;
  * what it holds is kept for links and `node(id:)`.
  */
-export async function readSiteStructure(ctx: GatewayContext, organizationId: string, siteId: string): Promise<SiteStructureHeld> {
+export async function readSiteStructure(
+  ctx: GatewayContext,
+  organizationId: string,
+  siteId: string,
+): Promise<SiteStructureHeld> {
   const raw = await ctx.api.get(sitePath(organizationId, siteId, '/structure'), siteStructureShape);
   let structure = held.get(raw);
   if (!structure) {
@@ -179,12 +220,17 @@ const siteField = (description: string) => ({
   type: SiteRef,
   description,
   extensions: upstream.link,
-  resolve: (item: { organizationId: string; siteId: string }, _args: object, _ctx: GatewayContext, info: GraphQLResolveInfo) =>
-    siteLink(item.organizationId, item.siteId, info),
+  resolve: (
+    item: { organizationId: string; siteId: string },
+    _args: object,
+    _ctx: GatewayContext,
+    info: GraphQLResolveInfo,
+  ) => siteLink(item.organizationId, item.siteId, info),
 });
 
 SiteSpaceRef.implement({
-  description: 'A space as a site publishes it: at its root, or as a variant of a section (a language, a version), under its own path.',
+  description:
+    'A space as a site publishes it: at its root, or as a variant of a section (a language, a version), under its own path.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the site space on the platform.' }),
     path: t.exposeString('path', { description: 'Its path segment, unique among its siblings (whatever the case).' }),
@@ -195,13 +241,19 @@ SiteSpaceRef.implement({
       description: 'Its title in other languages, by language code (`{ "fr": "…" }`); null when it has none.',
       resolve: (s) => s.localizedTitle ?? null,
     }),
-    default: t.boolean({ description: 'True for the default site space of its section (or of the site’s root).', resolve: (s) => s.default ?? false }),
+    default: t.boolean({
+      description: 'True for the default site space of its section (or of the site’s root).',
+      resolve: (s) => s.default ?? false,
+    }),
     condition: t.string({
       nullable: true,
       description: 'The condition on visitor claims under which it is shown (adaptive content); null: always shown.',
       resolve: (s) => s.condition ?? null,
     }),
-    hidden: t.boolean({ description: 'True when it is left out of the site’s navigation (still reachable by its address).', resolve: (s) => s.hidden ?? false }),
+    hidden: t.boolean({
+      description: 'True when it is left out of the site’s navigation (still reachable by its address).',
+      resolve: (s) => s.hidden ?? false,
+    }),
     draft: t.boolean({ description: 'True while it is a draft, not live.', resolve: (s) => s.draft ?? false }),
     pageId: t.string({
       nullable: true,
@@ -211,7 +263,8 @@ SiteSpaceRef.implement({
     homePage: t.field({
       type: PageInterface,
       nullable: true,
-      description: 'The page readers land on: its custom home page, else the first document page of its space. Reads the page tree of the space, once.',
+      description:
+        'The page readers land on: its custom home page, else the first document page of its space. Reads the page tree of the space, once.',
       extensions: upstream.fetch(1),
       resolve: async (s, _args, ctx): Promise<PageHeld | null> => {
         const index = await treeIndex(ctx, lightRevision(s.space.id, s.space.revision, false));
@@ -219,7 +272,11 @@ SiteSpaceRef.implement({
       },
     }),
     urls: t.field({ type: SiteItemUrls, description: 'Its addresses.', resolve: (s) => s.urls ?? {} }),
-    space: t.field({ type: SpaceNode, description: 'The space it publishes, as the site answers it (no request of its own).', resolve: (s) => s.space }),
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space it publishes, as the site answers it (no request of its own).',
+      resolve: (s) => s.space,
+    }),
     section: t.field({
       type: SiteSectionRef,
       nullable: true,
@@ -232,7 +289,8 @@ SiteSpaceRef.implement({
 });
 
 SiteSectionRef.implement({
-  description: 'A section of a site: a part of its navigation holding one or more site spaces (its variants), one of them the default.',
+  description:
+    'A section of a site: a part of its navigation holding one or more site spaces (its variants), one of them the default.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the section on the platform.' }),
     title: t.exposeString('title', { description: 'Its title, 2 to 128 characters.' }),
@@ -242,7 +300,11 @@ SiteSectionRef.implement({
       description: 'Its title in other languages, by language code (`{ "fr": "…" }`); null when it has none.',
       resolve: (s) => s.localizedTitle ?? null,
     }),
-    description: t.string({ nullable: true, description: 'Its description, at most 256 characters.', resolve: (s) => s.description ?? null }),
+    description: t.string({
+      nullable: true,
+      description: 'Its description, at most 256 characters.',
+      resolve: (s) => s.description ?? null,
+    }),
     localizedDescription: t.field({
       type: 'JSON',
       nullable: true,
@@ -250,13 +312,20 @@ SiteSectionRef.implement({
       resolve: (s) => s.localizedDescription ?? null,
     }),
     path: t.exposeString('path', { description: 'Its path segment, unique in the site (whatever the case).' }),
-    icon: t.string({ nullable: true, description: 'Name of its icon (for example `rocket`).', resolve: (s) => s.icon ?? null }),
+    icon: t.string({
+      nullable: true,
+      description: 'Name of its icon (for example `rocket`).',
+      resolve: (s) => s.icon ?? null,
+    }),
     condition: t.string({
       nullable: true,
       description: 'The condition on visitor claims under which it is shown (adaptive content); null: always shown.',
       resolve: (s) => s.condition ?? null,
     }),
-    default: t.boolean({ description: 'True for the default section of the site (served at its root).', resolve: (s) => s.default ?? false }),
+    default: t.boolean({
+      description: 'True for the default section of the site (served at its root).',
+      resolve: (s) => s.default ?? false,
+    }),
     draft: t.boolean({ description: 'True while it is a draft, not live.', resolve: (s) => s.draft ?? false }),
     siteSpaces: t.field({
       type: [SiteSpaceRef],
@@ -295,7 +364,11 @@ const SiteExternalLinkType = builder.objectRef<SiteExternalLinkHeld>('SiteExtern
     description: t.string({ nullable: true, description: 'Its description.', resolve: (l) => l.description ?? null }),
     url: t.exposeString('url', { description: 'The address it opens.' }),
     icon: t.string({ nullable: true, description: 'Name of its icon.', resolve: (l) => l.icon ?? null }),
-    condition: t.string({ nullable: true, description: 'The condition on visitor claims under which it is shown; null: always.', resolve: (l) => l.condition ?? null }),
+    condition: t.string({
+      nullable: true,
+      description: 'The condition on visitor claims under which it is shown; null: always.',
+      resolve: (l) => l.condition ?? null,
+    }),
     draft: t.boolean({ description: 'True while it is a draft, not live.', resolve: (l) => l.draft ?? false }),
     group: t.field({
       type: SiteSectionGroupRef,
@@ -352,7 +425,8 @@ type SectionsStructure = Extract<SiteStructureHeld, { type: 'sections' }>;
 type SiteSpacesStructure = Extract<SiteStructureHeld, { type: 'siteSpaces' }>;
 
 const SiteSectionsStructure = builder.objectRef<SectionsStructure>('SiteSectionsStructure').implement({
-  description: 'The structure of a site organized in sections: sections and section groups at its root, each section holding its site spaces.',
+  description:
+    'The structure of a site organized in sections: sections and section groups at its root, each section holding its site spaces.',
   fields: (t) => ({
     items: t.field({
       type: [SiteStructureItemUnion],
@@ -370,26 +444,44 @@ const SiteSectionsStructure = builder.objectRef<SectionsStructure>('SiteSections
 const SiteSpacesStructureType = builder.objectRef<SiteSpacesStructure>('SiteSpacesStructure').implement({
   description: 'The structure of a site without sections: its site spaces, at its root.',
   fields: (t) => ({
-    siteSpaces: t.field({ type: [SiteSpaceRef], description: 'Its site spaces, in order.', resolve: (s) => s.siteSpaces }),
+    siteSpaces: t.field({
+      type: [SiteSpaceRef],
+      description: 'Its site spaces, in order.',
+      resolve: (s) => s.siteSpaces,
+    }),
   }),
 });
 
 export const SiteStructureUnion = builder.unionType('SiteStructure', {
-  description: 'How a site is organized: in sections (SiteSectionsStructure) or as site spaces at its root (SiteSpacesStructure), never both.',
+  description:
+    'How a site is organized: in sections (SiteSectionsStructure) or as site spaces at its root (SiteSpacesStructure), never both.',
   types: [SiteSectionsStructure, SiteSpacesStructureType],
-  resolveType: (structure) => ((structure as SiteStructureHeld).type === 'sections' ? 'SiteSectionsStructure' : 'SiteSpacesStructure'),
+  resolveType: (structure) =>
+    (structure as SiteStructureHeld).type === 'sections' ? 'SiteSectionsStructure' : 'SiteSpacesStructure',
 });
 
 const SiteSpaceConnection = builder.connectionObject(
-  { type: SiteSpaceRef, name: 'SiteSpaceConnection', description: 'A page of site spaces, with the size of the whole list.' },
+  {
+    type: SiteSpaceRef,
+    name: 'SiteSpaceConnection',
+    description: 'A page of site spaces, with the size of the whole list.',
+  },
   { name: 'SiteSpaceEdge', description: 'A site space of a list, with its cursor.' },
 );
 const SiteSectionConnection = builder.connectionObject(
-  { type: SiteSectionRef, name: 'SiteSectionConnection', description: 'A page of sections, with the size of the whole list.' },
+  {
+    type: SiteSectionRef,
+    name: 'SiteSectionConnection',
+    description: 'A page of sections, with the size of the whole list.',
+  },
   { name: 'SiteSectionEdge', description: 'A section of a list, with its cursor.' },
 );
 const SiteSectionGroupConnection = builder.connectionObject(
-  { type: SiteSectionGroupRef, name: 'SiteSectionGroupConnection', description: 'A page of section groups, with the size of the whole list.' },
+  {
+    type: SiteSectionGroupRef,
+    name: 'SiteSectionGroupConnection',
+    description: 'A page of section groups, with the size of the whole list.',
+  },
   { name: 'SiteSectionGroupEdge', description: 'A section group of a list, with its cursor.' },
 );
 
@@ -406,12 +498,20 @@ builder.objectFields(SiteRef, (t) => ({
       type: SiteSpaceRef,
       description: 'Its site spaces, section by section in display order.',
       args: {
-        default: t.arg.boolean({ description: 'Only the default site space of each section or of the root (true), or only the others (false).' }),
+        default: t.arg.boolean({
+          description: 'Only the default site space of each section or of the root (true), or only the others (false).',
+        }),
       },
       resolve: async (site: SiteHeld, args, ctx) => {
-        const connection = await restList(ctx, args, sitePath(site.organizationId, site.id, '/site-spaces'), siteSpaceShape, {
-          default: args.default ?? undefined,
-        });
+        const connection = await restList(
+          ctx,
+          args,
+          sitePath(site.organizationId, site.id, '/site-spaces'),
+          siteSpaceShape,
+          {
+            default: args.default ?? undefined,
+          },
+        );
         return mapNodes(connection, (items) => {
           const placed = items.map((item) => placeSiteSpace(item, site.organizationId, site.id));
           primeSiteItems(ctx, placed);
@@ -426,7 +526,12 @@ builder.objectFields(SiteRef, (t) => ({
       type: SiteSectionRef,
       description: 'Its sections, groups entered, in display order; empty for a site without sections.',
       resolve: async (site: SiteHeld, args, ctx) => {
-        const connection = await restList(ctx, args, sitePath(site.organizationId, site.id, '/sections'), siteSectionShape);
+        const connection = await restList(
+          ctx,
+          args,
+          sitePath(site.organizationId, site.id, '/sections'),
+          siteSectionShape,
+        );
         return mapNodes(connection, (items) => {
           const placed = items.map((item) => placeSection(item, site.organizationId, site.id));
           primeSiteItems(ctx, placed);
@@ -441,7 +546,12 @@ builder.objectFields(SiteRef, (t) => ({
       type: SiteSectionGroupRef,
       description: 'Its section groups, depth first in display order (a group before the groups it holds).',
       resolve: async (site: SiteHeld, args, ctx) => {
-        const connection = await restList(ctx, args, sitePath(site.organizationId, site.id, '/section-groups'), siteSectionGroupShape);
+        const connection = await restList(
+          ctx,
+          args,
+          sitePath(site.organizationId, site.id, '/section-groups'),
+          siteSectionGroupShape,
+        );
         return mapNodes(connection, (items) => {
           const placed = items.map((item) => placeGroup(item, site.organizationId, site.id));
           primeSiteItems(ctx, placed);

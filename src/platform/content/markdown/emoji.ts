@@ -16,7 +16,8 @@ for (const entry of gemoji) {
   for (const name of entry.names) codeByName.set(name, code);
   // Also without the emoji variation selector when the rest still shows as an emoji.
   const bare = entry.emoji.replace(/\uFE0F/g, '');
-  if (bare !== entry.emoji && /^\p{Emoji_Presentation}/u.test(bare) && !codeByChar.has(bare)) codeByChar.set(bare, code);
+  if (bare !== entry.emoji && /^\p{Emoji_Presentation}/u.test(bare) && !codeByChar.has(bare))
+    codeByChar.set(bare, code);
 }
 const CHARS = new RegExp(
   [...codeByChar.keys()]

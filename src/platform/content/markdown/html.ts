@@ -10,7 +10,16 @@
 import type { Element, ElementContent, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import type { Paragraph as MdParagraph, PhrasingContent } from 'mdast';
-import type { ContentRefFile, Drawing, Fragment, Image, Images, InlineContent, Length, Paragraph } from '../document.js';
+import type {
+  ContentRefFile,
+  Drawing,
+  Fragment,
+  Image,
+  Images,
+  InlineContent,
+  Length,
+  Paragraph,
+} from '../document.js';
 import type { ReadContext, WriteContext } from './context.js';
 import { imageRef, literalParagraph, readHtmlInlines, readInlines } from './inline-read.js';
 import { escapeHtml, writeHtmlInlines } from './inline-write.js';
@@ -24,7 +33,13 @@ export const blank = (nodes: ReadonlyArray<HastRoot['children'][number] | Elemen
 /** An attribute of an element by its hast property name (`dataWithFrame`), as a string. */
 export const attr = (node: Element, name: string): string | undefined => {
   const value = node.properties[name];
-  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : typeof value === 'number' ? String(value) : undefined;
+  return typeof value === 'string'
+    ? value
+    : Array.isArray(value)
+      ? value.join(' ')
+      : typeof value === 'number'
+        ? String(value)
+        : undefined;
 };
 const lengthOf = (value: string | undefined): Length | undefined => {
   if (value === undefined) return undefined;
@@ -37,7 +52,8 @@ export function readHtmlParagraphs(nodes: ElementContent[], ctx: ReadContext): P
   const out: Paragraph[] = [];
   let loose: ElementContent[] = [];
   const flush = (): void => {
-    if (!blank(loose) || elements(loose).length) out.push({ object: 'block', type: 'paragraph', key: '', data: {}, nodes: readHtmlInlines(loose, ctx) });
+    if (!blank(loose) || elements(loose).length)
+      out.push({ object: 'block', type: 'paragraph', key: '', data: {}, nodes: readHtmlInlines(loose, ctx) });
     loose = [];
   };
   for (const node of nodes) {
@@ -58,7 +74,9 @@ function readFigure(figure: Element, ctx: ReadContext): Image | undefined {
     if (child.tagName === 'img') img = child;
     else if (child.tagName === 'picture') {
       img = elements(child.children).find((e) => e.tagName === 'img');
-      const source = elements(child.children).find((e) => e.tagName === 'source' && /dark/.test(attr(e, 'media') ?? ''));
+      const source = elements(child.children).find(
+        (e) => e.tagName === 'source' && /dark/.test(attr(e, 'media') ?? ''),
+      );
       if (source) dark = attr(source, 'srcSet');
     } else if (child.tagName === 'figcaption') caption = readHtmlParagraphs(child.children, ctx);
     else return undefined;
@@ -73,7 +91,9 @@ function readFigure(figure: Element, ctx: ReadContext): Image | undefined {
   if (width !== undefined) data.width = width;
   if (height !== undefined) data.height = height;
   if (alt) data.alt = alt;
-  const fragments = caption.length ? [{ object: 'fragment' as const, key: '', fragment: 'caption', nodes: caption }] : [];
+  const fragments = caption.length
+    ? [{ object: 'fragment' as const, key: '', fragment: 'caption', nodes: caption }]
+    : [];
   return { object: 'block', type: 'image', key: '', data, fragments, isVoid: true };
 }
 
@@ -99,11 +119,14 @@ function readDrawing(html: string, ctx: ReadContext): Drawing | undefined {
   if (top.length === 1 && top[0]?.tagName === 'figure' && blank(nodes)) {
     nodes = top[0].children;
     // GitBook writes an empty `<figcaption>` in figures without a caption.
-    nodes = nodes.filter((n) => !(n.type === 'element' && n.tagName === 'figcaption' && blank(n.children) && !elements(n.children).length));
+    nodes = nodes.filter(
+      (n) => !(n.type === 'element' && n.tagName === 'figcaption' && blank(n.children) && !elements(n.children).length),
+    );
     top = elements(nodes);
   }
   const img = top[0];
-  if (top.length !== 1 || !blank(nodes) || img?.tagName !== 'img' || !DRAWING_CLASS.test(attr(img, 'className') ?? '')) return undefined;
+  if (top.length !== 1 || !blank(nodes) || img?.tagName !== 'img' || !DRAWING_CLASS.test(attr(img, 'className') ?? ''))
+    return undefined;
   const src = attr(img, 'src');
   const ref = src === undefined ? undefined : ctx.refs.fromHref(src);
   if (ref?.kind !== 'file') return undefined;
@@ -124,7 +147,9 @@ export function readMarkdownImages(node: MdParagraph, ctx: ReadContext): Images 
     const image = c as Extract<PhrasingContent, { type: 'image' }>;
     const data: Image['data'] = { ref: imageRef(image.url, ctx) };
     if (image.alt) data.alt = image.alt;
-    const caption: Array<Fragment<Paragraph>> = image.title ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: [literalParagraph(image.title)] }] : [];
+    const caption: Array<Fragment<Paragraph>> = image.title
+      ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: [literalParagraph(image.title)] }]
+      : [];
     return { object: 'block', type: 'image', key: '', data, fragments: caption, isVoid: true };
   });
   return { object: 'block', type: 'images', key: '', data: {}, nodes: images, isVoid: false };
@@ -172,7 +197,10 @@ function readImageLines(html: string, ctx: ReadContext): Paragraph | undefined {
     const img = fromHtml(match[1] ?? '', { fragment: true }).children[0];
     if (img?.type !== 'element' || img.tagName !== 'img' || attr(img, 'dataSize') === undefined) return undefined;
     if (line) phrasing.push({ type: 'text', value: '\n' });
-    phrasing.push({ type: 'html', value: match[1] ?? '' }, ...(match[2] ? [{ type: 'text' as const, value: match[2] }] : []));
+    phrasing.push(
+      { type: 'html', value: match[1] ?? '' },
+      ...(match[2] ? [{ type: 'text' as const, value: match[2] }] : []),
+    );
   }
   if (!line) return undefined;
   let inner = ctx;
@@ -199,7 +227,12 @@ function readFigureBlock(html: string, ctx: ReadContext): Images | undefined {
   }
   const figures = elements(nodes);
   // In a `<div>`, GitBook may write an image without a caption as a bare `<img>`.
-  const figureOf = (e: Element): Element | undefined => (e.tagName === 'figure' ? e : div && e.tagName === 'img' ? { ...e, tagName: 'figure', properties: {}, children: [e] } : undefined);
+  const figureOf = (e: Element): Element | undefined =>
+    e.tagName === 'figure'
+      ? e
+      : div && e.tagName === 'img'
+        ? { ...e, tagName: 'figure', properties: {}, children: [e] }
+        : undefined;
   if (!figures.length || !blank(nodes) || figures.some((f) => !figureOf(f))) return undefined;
   const images = figures.map((f) => readFigure(figureOf(f) as Element, ctx));
   if (images.some((i) => !i)) return undefined;
@@ -224,9 +257,12 @@ export function writeFigures(block: Images, ctx: WriteContext): string {
     const { ref, refDark, alt, width, height } = image.data;
     const sizes = `${typeof width === 'number' ? ` width="${width}"` : ''}${typeof height === 'number' ? ` height="${height}"` : ''}`;
     let img = `<img src="${escapeHtml(ctx.refs.toHref(ref))}" alt="${escapeHtml(alt ?? '')}"${sizes}>`;
-    if (refDark) img = `<picture><source srcset="${escapeHtml(ctx.refs.toHref(refDark))}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+    if (refDark)
+      img = `<picture><source srcset="${escapeHtml(ctx.refs.toHref(refDark))}" media="(prefers-color-scheme: dark)">${img}</picture>`;
     const caption = image.fragments.find((f) => f.fragment === 'caption')?.nodes ?? [];
-    const figcaption = caption.length ? `<figcaption>${caption.map((p) => `<p>${writeHtmlInlines(p.nodes, ctx)}</p>`).join('')}</figcaption>` : '';
+    const figcaption = caption.length
+      ? `<figcaption>${caption.map((p) => `<p>${writeHtmlInlines(p.nodes, ctx)}</p>`).join('')}</figcaption>`
+      : '';
     return `<figure>${img}${figcaption}</figure>`;
   });
   const { align, fullWidth, withFrame } = block.data;
@@ -256,7 +292,12 @@ export function readDetailsHead(html: string, ctx: ReadContext): DetailsHead | u
   const closed = DETAILS_END.test(rest);
   if (closed) rest = rest.replace(DETAILS_END, '');
   const summary = fromHtml(match[2] ?? '', { fragment: true });
-  return { open: Boolean(match[1]), title: readHtmlInlines(summary.children.filter((c) => c.type !== 'doctype') as ElementContent[], ctx), rest, closed };
+  return {
+    open: Boolean(match[1]),
+    title: readHtmlInlines(summary.children.filter((c) => c.type !== 'doctype') as ElementContent[], ctx),
+    rest,
+    closed,
+  };
 }
 
 /** Whether HTML is the end of an expandable. */

@@ -46,7 +46,13 @@ export function readParagraph(nodes: PhrasingContent[], ctx: ReadContext): Parag
 
 /** A paragraph of one literal text (markdown the converter keeps as it was written). */
 export function literalParagraph(value: string): Paragraph {
-  return { object: 'block', type: 'paragraph', key: '', data: {}, nodes: value ? [{ object: 'text', key: '', leaves: [leaf(value)] }] : [] };
+  return {
+    object: 'block',
+    type: 'paragraph',
+    key: '',
+    data: {},
+    nodes: value ? [{ object: 'text', key: '', leaves: [leaf(value)] }] : [],
+  };
 }
 
 /** An image reference: a `url` ref unless the resolver reads a file. */
@@ -56,8 +62,18 @@ export function imageRef(href: string, ctx: ReadContext): ContentRefUrl | Conten
 }
 
 const MARK_TAGS: Record<string, Mark['type']> = {
-  kbd: 'keyboard', sup: 'superscript', sub: 'subscript', mark: 'color', strong: 'bold', b: 'bold',
-  em: 'italic', i: 'italic', s: 'strikethrough', del: 'strikethrough', strike: 'strikethrough', code: 'code',
+  kbd: 'keyboard',
+  sup: 'superscript',
+  sub: 'subscript',
+  mark: 'color',
+  strong: 'bold',
+  b: 'bold',
+  em: 'italic',
+  i: 'italic',
+  s: 'strikethrough',
+  del: 'strikethrough',
+  strike: 'strikethrough',
+  code: 'code',
 };
 const OPEN_TAG = /^<([a-z]+)((?:\s[^>]*)?)>$/i;
 const CLOSE_TAG = /^<\/([a-z]+)\s*>$/i;
@@ -107,13 +123,24 @@ function withMark(marks: Mark[], mark: Mark): Mark[] {
 
 const attr = (node: Element, name: string): string | undefined => {
   const value = node.properties[name];
-  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(' ') : typeof value === 'number' ? String(value) : undefined;
+  return typeof value === 'string'
+    ? value
+    : Array.isArray(value)
+      ? value.join(' ')
+      : typeof value === 'number'
+        ? String(value)
+        : undefined;
 };
 const classes = (node: Element): string[] => (attr(node, 'className') ?? '').split(/\s+/).filter(Boolean);
-const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined => (allowed as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
+const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined =>
+  (allowed as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
 
 function textContent(nodes: ElementContent[]): string {
-  return nodes.map((n) => (n.type === 'text' ? n.value : n.type === 'element' ? (n.tagName === 'br' ? '\n' : textContent(n.children)) : '')).join('');
+  return nodes
+    .map((n) =>
+      n.type === 'text' ? n.value : n.type === 'element' ? (n.tagName === 'br' ? '\n' : textContent(n.children)) : '',
+    )
+    .join('');
 }
 
 function readButtonAction(node: Element): DocumentAction | undefined {
@@ -143,7 +170,13 @@ function readInlineImage(node: Element, ctx: ReadContext): Piece | undefined {
     object: 'inline',
     type: 'inline-image',
     key: '',
-    data: { ref: imageRef(src, ctx), ...(dark !== undefined ? { refDark: imageRef(dark, ctx) } : {}), ...(caption ? { caption } : {}), ...(alt ? { alt } : {}), ...(size ? { size } : {}) },
+    data: {
+      ref: imageRef(src, ctx),
+      ...(dark !== undefined ? { refDark: imageRef(dark, ctx) } : {}),
+      ...(caption ? { caption } : {}),
+      ...(alt ? { alt } : {}),
+      ...(size ? { size } : {}),
+    },
     isVoid: true,
   };
 }
@@ -151,7 +184,9 @@ function readInlineImage(node: Element, ctx: ReadContext): Piece | undefined {
 /** An icon in the text color of `marks` (the color of a `<mark>` around it), other pieces as they are. */
 function colored(piece: Piece, marks: Mark[]): Piece {
   const color = marks.find((m) => m.type === 'color')?.data.text;
-  return piece.object === 'inline' && piece.type === 'icon' && color && color !== 'default' ? { ...piece, data: { ...piece.data, color } } : piece;
+  return piece.object === 'inline' && piece.type === 'icon' && color && color !== 'default'
+    ? { ...piece, data: { ...piece.data, color } }
+    : piece;
 }
 
 /**
@@ -161,7 +196,15 @@ function colored(piece: Piece, marks: Mark[]): Piece {
 function readHtmlInline(node: Element, ctx: ReadContext): Piece | undefined {
   switch (node.tagName) {
     case 'code':
-      return classes(node).includes('expression') ? { object: 'inline', type: 'expression', key: '', data: { expression: textContent(node.children) }, isVoid: true } : undefined;
+      return classes(node).includes('expression')
+        ? {
+            object: 'inline',
+            type: 'expression',
+            key: '',
+            data: { expression: textContent(node.children) },
+            isVoid: true,
+          }
+        : undefined;
     case 'i': {
       const [name, ...others] = classes(node);
       const icon = others.length ? undefined : /^fa-(.+)$/.exec(name ?? '')?.[1];
@@ -169,14 +212,20 @@ function readHtmlInline(node: Element, ctx: ReadContext): Piece | undefined {
     }
     case 'a': {
       const href = attr(node, 'href');
-      if (node.properties.dataMention !== undefined && href !== undefined) return { object: 'inline', type: 'mention', key: '', data: { ref: ctx.refs.fromHref(href) }, isVoid: true };
+      if (node.properties.dataMention !== undefined && href !== undefined)
+        return { object: 'inline', type: 'mention', key: '', data: { ref: ctx.refs.fromHref(href) }, isVoid: true };
       const names = classes(node);
       if (!names.includes('button')) return undefined;
       const action = readButtonAction(node);
       if (!action && href === undefined) return undefined;
       const size = oneOf(attr(node, 'dataSize'), ['small', 'medium', 'large'] as const);
       const icon = attr(node, 'dataIcon');
-      const base = { label: textContent(node.children), kind: names.includes('secondary') ? ('secondary' as const) : ('primary' as const), ...(size ? { size } : {}), ...(icon ? { icon } : {}) };
+      const base = {
+        label: textContent(node.children),
+        kind: names.includes('secondary') ? ('secondary' as const) : ('primary' as const),
+        ...(size ? { size } : {}),
+        ...(icon ? { icon } : {}),
+      };
       const data: ButtonData = action ? { ...base, action } : { ...base, ref: ctx.refs.fromHref(href ?? '') };
       return { object: 'inline', type: 'button', key: '', data, isVoid: true };
     }
@@ -232,7 +281,13 @@ function htmlSpans(nodes: PhrasingContent[], ctx: ReadContext): Map<number, Html
     const end = closing.get(index) ?? (OPEN_TAG.exec(node.value)?.[1]?.toLowerCase() === 'img' ? index : undefined);
     if (end === undefined) continue;
     const last = nodes[end] as PhrasingContent;
-    const html = end === index ? node.value : sourceOf({ position: node.position && last.position && { start: node.position.start, end: last.position.end } }, ctx);
+    const html =
+      end === index
+        ? node.value
+        : sourceOf(
+            { position: node.position && last.position && { start: node.position.start, end: last.position.end } },
+            ctx,
+          );
     const element = singleElement(html);
     const piece = element && readHtmlInline(element, ctx);
     if (piece) {
@@ -255,7 +310,11 @@ function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], i
       return;
     }
     for (const part of splitEmoji(value)) {
-      pieces.push(typeof part === 'string' ? leaf(part, ...at) : { object: 'inline', type: 'emoji', key: '', data: { code: part.code }, isVoid: true });
+      pieces.push(
+        typeof part === 'string'
+          ? leaf(part, ...at)
+          : { object: 'inline', type: 'emoji', key: '', data: { code: part.code }, isVoid: true },
+      );
     }
   };
   let skipTo = -1;
@@ -287,7 +346,8 @@ function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], i
         return;
       case 'inlineMath':
         if (inLink) pieces.push(leaf(`$$${node.value}$$`, ...current));
-        else pieces.push({ object: 'inline', type: 'inline-math', key: '', data: { formula: node.value }, isVoid: true });
+        else
+          pieces.push({ object: 'inline', type: 'inline-math', key: '', data: { formula: node.value }, isVoid: true });
         return;
       case 'emojiShortcode': {
         const code = emojiCodeByName(node.name) ?? node.name;
@@ -310,7 +370,13 @@ function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], i
         if (url === undefined || inLink) textPieces(sourceOf(node, ctx), current);
         else {
           const caption = node.type === 'image' ? node.title : ctx.definitions.get(node.identifier)?.title;
-          pieces.push({ object: 'inline', type: 'inline-image', key: '', data: { ref: imageRef(url, ctx), ...(caption ? { caption } : {}), ...(node.alt ? { alt: node.alt } : {}) }, isVoid: true });
+          pieces.push({
+            object: 'inline',
+            type: 'inline-image',
+            key: '',
+            data: { ref: imageRef(url, ctx), ...(caption ? { caption } : {}), ...(node.alt ? { alt: node.alt } : {}) },
+            isVoid: true,
+          });
         }
         return;
       }
@@ -329,16 +395,34 @@ function readPieces(nodes: PhrasingContent[], ctx: ReadContext, outer: Mark[], i
   return pieces;
 }
 
-function readLink(url: string, title: string | null | undefined, children: PhrasingContent[], ctx: ReadContext, marks: Mark[], inLink: boolean): Piece[] {
+function readLink(
+  url: string,
+  title: string | null | undefined,
+  children: PhrasingContent[],
+  ctx: ReadContext,
+  marks: Mark[],
+  inLink: boolean,
+): Piece[] {
   if (inLink) return readPieces(children, ctx, marks, true);
   const ref: ContentRef = ctx.refs.fromHref(url);
   if (title === 'mention') return [{ object: 'inline', type: 'mention', key: '', data: { ref }, isVoid: true }];
   const texts = group(readPieces(children, ctx, marks, true)).filter((n): n is Text => n.object === 'text');
-  return [{ object: 'inline', type: 'link', key: '', data: { ref }, nodes: texts.length ? texts : [{ object: 'text', key: '', leaves: [leaf('')] }] }];
+  return [
+    {
+      object: 'inline',
+      type: 'link',
+      key: '',
+      data: { ref },
+      nodes: texts.length ? texts : [{ object: 'text', key: '', leaves: [leaf('')] }],
+    },
+  ];
 }
 
 /** The markdown a node was read from. */
-export function sourceOf(node: { position?: { start: { offset?: number }; end: { offset?: number } } | undefined }, ctx: ReadContext): string {
+export function sourceOf(
+  node: { position?: { start: { offset?: number }; end: { offset?: number } } | undefined },
+  ctx: ReadContext,
+): string {
   const start = node.position?.start.offset;
   const end = node.position?.end.offset;
   return start === undefined || end === undefined ? '' : ctx.source.slice(start, end);
@@ -364,7 +448,8 @@ function group(pieces: Piece[]): InlineContent[] {
     if (last && sameMarks(last.marks, piece.marks)) last.text += piece.text;
     else current.leaves.push({ ...piece });
   }
-  for (const node of out) if (node.object === 'text' && node.leaves.length > 1) node.leaves = node.leaves.filter((l) => l.text !== '');
+  for (const node of out)
+    if (node.object === 'text' && node.leaves.length > 1) node.leaves = node.leaves.filter((l) => l.text !== '');
   return out.filter((node) => node.object !== 'text' || node.leaves.some((l) => l.text !== '') || out.length === 1);
 }
 
@@ -378,7 +463,13 @@ function readHtmlPieces(nodes: ElementContent[], ctx: ReadContext, marks: Mark[]
   for (const node of nodes) {
     if (node.type === 'text') {
       if (inLink) pieces.push(leaf(node.value, ...marks));
-      else for (const part of splitEmoji(node.value)) pieces.push(typeof part === 'string' ? leaf(part, ...marks) : { object: 'inline', type: 'emoji', key: '', data: { code: part.code }, isVoid: true });
+      else
+        for (const part of splitEmoji(node.value))
+          pieces.push(
+            typeof part === 'string'
+              ? leaf(part, ...marks)
+              : { object: 'inline', type: 'emoji', key: '', data: { code: part.code }, isVoid: true },
+          );
     } else if (node.type === 'element') {
       pieces.push(...readHtmlElement(node, ctx, marks, inLink));
     }
@@ -393,7 +484,15 @@ function readHtmlElement(node: Element, ctx: ReadContext, marks: Mark[], inLink:
   if (node.tagName === 'a' && typeof node.properties.href === 'string' && !inLink) {
     const ref = ctx.refs.fromHref(node.properties.href);
     const texts = group(readHtmlPieces(node.children, ctx, marks, true)).filter((n): n is Text => n.object === 'text');
-    return [{ object: 'inline', type: 'link', key: '', data: { ref }, nodes: texts.length ? texts : [{ object: 'text', key: '', leaves: [leaf('')] }] }];
+    return [
+      {
+        object: 'inline',
+        type: 'link',
+        key: '',
+        data: { ref },
+        nodes: texts.length ? texts : [{ object: 'text', key: '', leaves: [leaf('')] }],
+      },
+    ];
   }
   const style = node.properties.style;
   const mark = htmlMark(node.tagName, typeof style === 'string' ? style : undefined);

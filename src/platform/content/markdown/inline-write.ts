@@ -6,7 +6,16 @@
  * HTML (see inline-read.ts); mentions as `[name](href "mention")`, or `<a data-mention>` in HTML.
  */
 import type { Html, PhrasingContent } from 'mdast';
-import { emojiChar, inlinePlainText, type ButtonInline, type IconInline, type InlineContent, type InlineImage, type Leaf, type Mark } from '../document.js';
+import {
+  emojiChar,
+  inlinePlainText,
+  type ButtonInline,
+  type IconInline,
+  type InlineContent,
+  type InlineImage,
+  type Leaf,
+  type Mark,
+} from '../document.js';
 import type { WriteContext } from './context.js';
 import { emojiName } from './emoji.js';
 
@@ -74,7 +83,8 @@ function writeLeaves(leaves: Leaf[]): PhrasingContent[] {
 }
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
-const entity = (char: string): string => ENTITIES[char] ?? `&#x${(char.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
+const entity = (char: string): string =>
+  ENTITIES[char] ?? `&#x${(char.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;
 const wordChar = (char: string | undefined): boolean => char !== undefined && /[\p{L}\p{N}]/u.test(char);
 
 /**
@@ -89,12 +99,15 @@ export function escapeInlineHtml(value: string, attribute = false): string {
     const char = value[i] as string;
     const before = value[i - 1];
     const after = value[i + 1];
-    const escape =
+    const escaped =
       '&<|\n\r'.includes(char) ||
       (attribute
         ? char === '"' || char === '>'
-        : '`*~'.includes(char) || (char === '_' && !(wordChar(before) && wordChar(after))) || (char === '$' && (before === '$' || after === '$')) || (char === '\\' && after === undefined));
-    out += escape ? entity(char) : char;
+        : '`*~'.includes(char) ||
+          (char === '_' && !(wordChar(before) && wordChar(after))) ||
+          (char === '$' && (before === '$' || after === '$')) ||
+          (char === '\\' && after === undefined));
+    out += escaped ? entity(char) : char;
   }
   return out;
 }
@@ -106,7 +119,12 @@ export function escapeInlineHtml(value: string, attribute = false): string {
 export function mentionLabel(href: string): string {
   const hash = href.indexOf('#');
   if (hash >= 0 && hash < href.length - 1) return href.slice(hash);
-  const segment = href.replace(/[?#].*$/s, '').replace(/\/+$/, '').split('/').pop() ?? '';
+  const segment =
+    href
+      .replace(/[?#].*$/s, '')
+      .replace(/\/+$/, '')
+      .split('/')
+      .pop() ?? '';
   return segment && segment !== '.' && segment !== '..' && !segment.endsWith(':') ? segment : href;
 }
 
@@ -172,11 +190,21 @@ export function writeInlines(nodes: InlineContent[], ctx: WriteContext): Phrasin
     flush();
     switch (node.type) {
       case 'link':
-        out.push({ type: 'link', url: ctx.refs.toHref(node.data.ref), title: null, children: writeLeaves(node.nodes.flatMap((t) => t.leaves)) });
+        out.push({
+          type: 'link',
+          url: ctx.refs.toHref(node.data.ref),
+          title: null,
+          children: writeLeaves(node.nodes.flatMap((t) => t.leaves)),
+        });
         break;
       case 'mention': {
         const href = ctx.refs.toHref(node.data.ref);
-        out.push({ type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: mentionLabel(href) }] });
+        out.push({
+          type: 'link',
+          url: href,
+          title: 'mention',
+          children: [{ type: 'text', value: mentionLabel(href) }],
+        });
         break;
       }
       case 'emoji': {
@@ -234,7 +262,8 @@ export function writeHtmlInlines(nodes: InlineContent[], ctx: WriteContext): str
       continue;
     }
     flush();
-    if (node.type === 'link') out += `<a href="${escapeHtml(ctx.refs.toHref(node.data.ref))}">${htmlLeaves(node.nodes.flatMap((t) => t.leaves)).join('')}</a>`;
+    if (node.type === 'link')
+      out += `<a href="${escapeHtml(ctx.refs.toHref(node.data.ref))}">${htmlLeaves(node.nodes.flatMap((t) => t.leaves)).join('')}</a>`;
     else if (node.type === 'mention') {
       const href = ctx.refs.toHref(node.data.ref);
       out += `<a data-mention href="${escapeInlineHtml(href, true)}">${escapeInlineHtml(mentionLabel(href))}</a>`;

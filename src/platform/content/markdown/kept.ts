@@ -22,14 +22,19 @@ export const KEPT_TAGS: Readonly<Record<string, OtherBlock['type']>> = {
 };
 
 /** Block type → tag name. */
-const TAGS: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(KEPT_TAGS).map(([tag, type]) => [type, tag]));
+const TAGS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(KEPT_TAGS).map(([tag, type]) => [type, tag]),
+);
 
 /** The tag a kept block is written with, if it is one. */
 export const tagOfType = (type: string): string | undefined => TAGS[type];
 
 /** The expression of an `{% if … %}` tag, as written. */
 export function conditionOf(raw: string): string {
-  return raw.replace(/^\{%-?\s*if\s+/, '').replace(/\s*-?%\}$/, '').trim();
+  return raw
+    .replace(/^\{%-?\s*if\s+/, '')
+    .replace(/\s*-?%\}$/, '')
+    .trim();
 }
 
 const VOID_TYPES = new Set(['openapi-operation', 'openapi-schemas']);
@@ -42,7 +47,11 @@ function timestamp(value: string | undefined): string | undefined {
 }
 
 /** The data of a kept block from the attributes of its tag (`raw`: the tag as written). */
-export function keptData(name: string, attrs: Record<string, string>, raw: string): Record<string, unknown> | undefined {
+export function keptData(
+  name: string,
+  attrs: Record<string, string>,
+  raw: string,
+): Record<string, unknown> | undefined {
   switch (name) {
     case 'stepper':
       return {};
@@ -54,7 +63,12 @@ export function keptData(name: string, attrs: Record<string, string>, raw: strin
       const data: Record<string, unknown> = {};
       const width = Number(attrs.width);
       if (attrs.width !== undefined && Number.isFinite(width)) data.width = width;
-      if (attrs.verticalAlignment === 'top' || attrs.verticalAlignment === 'middle' || attrs.verticalAlignment === 'bottom') data.verticalAlignment = attrs.verticalAlignment;
+      if (
+        attrs.verticalAlignment === 'top' ||
+        attrs.verticalAlignment === 'middle' ||
+        attrs.verticalAlignment === 'bottom'
+      )
+        data.verticalAlignment = attrs.verticalAlignment;
       return data;
     }
     case 'updates':
@@ -62,7 +76,10 @@ export function keptData(name: string, attrs: Record<string, string>, raw: strin
     case 'update': {
       const date = timestamp(attrs.date);
       if (!date) return undefined;
-      const tags = (attrs.tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
+      const tags = (attrs.tags ?? '')
+        .split(',')
+        .map((tag) => tag.trim())
+        .filter(Boolean);
       return tags.length ? { date, tags: tags.map((tag) => ({ kind: 'tag', tag })) } : { date };
     }
     case 'if':
@@ -73,7 +90,8 @@ export function keptData(name: string, attrs: Record<string, string>, raw: strin
       if (attrs.icon) data.icon = attrs.icon;
       const open = booleanAttr(attrs.openInAIProviders);
       if (open !== undefined) data.openInAIProviders = open;
-      if (attrs.defaultExpanded === 'hidden' || attrs.defaultExpanded === 'partial' || attrs.defaultExpanded === 'full') data.defaultExpanded = attrs.defaultExpanded;
+      if (attrs.defaultExpanded === 'hidden' || attrs.defaultExpanded === 'partial' || attrs.defaultExpanded === 'full')
+        data.defaultExpanded = attrs.defaultExpanded;
       return data;
     }
     case 'openapi-operation':
@@ -81,7 +99,13 @@ export function keptData(name: string, attrs: Record<string, string>, raw: strin
       return { ref: { kind: 'openapi', spec: attrs.spec }, path: attrs.path, method: attrs.method };
     case 'openapi-schemas': {
       if (!attrs.spec) return undefined;
-      const data: Record<string, unknown> = { ref: { kind: 'openapi', spec: attrs.spec }, schemas: (attrs.schemas ?? '').split(',').map((item) => item.trim()).filter(Boolean) };
+      const data: Record<string, unknown> = {
+        ref: { kind: 'openapi', spec: attrs.spec },
+        schemas: (attrs.schemas ?? '')
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      };
       const grouped = booleanAttr(attrs.grouped);
       if (grouped !== undefined) data.grouped = grouped;
       if (attrs.title) data.title = attrs.title;
@@ -96,7 +120,12 @@ export function keptData(name: string, attrs: Record<string, string>, raw: strin
  * The kept block of a tag with its content, or undefined when the tag lacks what its block needs
  * (then it stays literal text). A prompt holds exactly one code block; OpenAPI blocks hold none.
  */
-export function keptBlock(name: string, attrs: Record<string, string>, raw: string, children: Block[]): OtherBlock | undefined {
+export function keptBlock(
+  name: string,
+  attrs: Record<string, string>,
+  raw: string,
+  children: Block[],
+): OtherBlock | undefined {
   const type = KEPT_TAGS[name];
   const data = keptData(name, attrs, raw);
   if (!type || !data) return undefined;
@@ -110,7 +139,9 @@ export function keptBlock(name: string, attrs: Record<string, string>, raw: stri
 }
 
 /** The attributes a kept block is written with, or for `if` its whole opening tag. */
-export function keptTag(block: OtherBlock): { name: string; attrs: Record<string, string | number | boolean | undefined>; open?: string } | undefined {
+export function keptTag(
+  block: OtherBlock,
+): { name: string; attrs: Record<string, string | number | boolean | undefined>; open?: string } | undefined {
   const name = TAGS[block.type];
   if (!name) return undefined;
   const data = block.data as Record<string, unknown>;
@@ -120,11 +151,23 @@ export function keptTag(block: OtherBlock): { name: string; attrs: Record<string
     case 'update': {
       const date = typeof data.date === 'string' ? data.date : '';
       const day = /T00:00:00(\.000)?Z$/.test(date) ? date.slice(0, 10) : date;
-      const tags = Array.isArray(data.tags) ? (data.tags as Array<{ tag?: string }>).map((tag) => tag.tag).filter(Boolean).join(',') : undefined;
+      const tags = Array.isArray(data.tags)
+        ? (data.tags as Array<{ tag?: string }>)
+            .map((tag) => tag.tag)
+            .filter(Boolean)
+            .join(',')
+        : undefined;
       return { name, attrs: { date: day, tags: tags || undefined } };
     }
     case 'openapi-operation':
-      return { name, attrs: { spec: (data.ref as { spec?: string } | undefined)?.spec, path: data.path as string, method: data.method as string } };
+      return {
+        name,
+        attrs: {
+          spec: (data.ref as { spec?: string } | undefined)?.spec,
+          path: data.path as string,
+          method: data.method as string,
+        },
+      };
     case 'openapi-schemas':
       return {
         name,
@@ -139,7 +182,9 @@ export function keptTag(block: OtherBlock): { name: string; attrs: Record<string
       return {
         name,
         attrs: Object.fromEntries(
-          Object.entries(data).filter((entry): entry is [string, string | number | boolean] => ['string', 'number', 'boolean'].includes(typeof entry[1])),
+          Object.entries(data).filter((entry): entry is [string, string | number | boolean] =>
+            ['string', 'number', 'boolean'].includes(typeof entry[1]),
+          ),
         ),
       };
   }

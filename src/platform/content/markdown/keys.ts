@@ -16,20 +16,33 @@
  * change, and change requests can merge documents block by block by key.
  */
 import { createHash } from 'node:crypto';
-import { base62, inlinePlainText, type Block, type DocumentNode, type Fragment, type Inline, type JSONDocument, type Table, type Text } from '../document.js';
+import {
+  base62,
+  inlinePlainText,
+  type Block,
+  type DocumentNode,
+  type Fragment,
+  type Inline,
+  type JSONDocument,
+  type Table,
+  type Text,
+} from '../document.js';
 import { blockText, blocksText } from '../text.js';
 
 type Keyed = Block | Inline | Text;
 
 const hashKey = (input: string): string => base62(createHash('sha256').update(input).digest(), 12);
-const kindOf = (node: DocumentNode): string => (node.object === 'text' ? 'text' : node.object === 'fragment' ? `fragment:${node.fragment}` : node.type);
-const childrenOf = (node: DocumentNode): Keyed[] | undefined => ('nodes' in node && node.nodes ? (node.nodes as Keyed[]) : undefined);
+const kindOf = (node: DocumentNode): string =>
+  node.object === 'text' ? 'text' : node.object === 'fragment' ? `fragment:${node.fragment}` : node.type;
+const childrenOf = (node: DocumentNode): Keyed[] | undefined =>
+  'nodes' in node && node.nodes ? (node.nodes as Keyed[]) : undefined;
 /** The children of a block when they are blocks (the same array, to replace nodes in). */
 const blockChildren = (node: Block): Block[] | undefined => {
   const children = childrenOf(node);
   return children?.[0]?.object === 'block' ? (children as Block[]) : undefined;
 };
-const fragmentsOf = (node: DocumentNode): Fragment[] | undefined => ('fragments' in node && node.fragments ? node.fragments : undefined);
+const fragmentsOf = (node: DocumentNode): Fragment[] | undefined =>
+  'fragments' in node && node.fragments ? node.fragments : undefined;
 
 function plainText(node: DocumentNode): string {
   if (node.object === 'block') return blockText(node);
@@ -41,17 +54,25 @@ function plainText(node: DocumentNode): string {
 export function deriveKeys(document: JSONDocument): void {
   const visit = (node: DocumentNode, path: string): void => {
     node.key = hashKey(`${kindOf(node)}|${path}|${plainText(node)}`);
-    childrenOf(node)?.forEach((child, i) => visit(child, `${path}.${i}`));
-    fragmentsOf(node)?.forEach((fragment, i) => visit(fragment, `${path}.f${i}`));
+    childrenOf(node)?.forEach((child, i) => {
+      visit(child, `${path}.${i}`);
+    });
+    fragmentsOf(node)?.forEach((fragment, i) => {
+      visit(fragment, `${path}.f${i}`);
+    });
   };
-  document.nodes.forEach((node, i) => visit(node, String(i)));
+  document.nodes.forEach((node, i) => {
+    visit(node, String(i));
+  });
 }
 
 /** JSON with object keys sorted, so that equal content gives equal strings. */
 function stable(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stable(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -78,20 +99,26 @@ function tableContent(table: Table): unknown {
 /** A node without its keys and anchors (which follow from keys), as a plain value. */
 function content(node: DocumentNode): unknown {
   if (node.object === 'block' && node.type === 'table') return { type: 'table', table: tableContent(node) };
-  const { key, meta, nodes, fragments, ...rest } = node as DocumentNode & { meta?: unknown; nodes?: DocumentNode[]; fragments?: Fragment[] };
+  const { key, meta, nodes, fragments, ...rest } = node as DocumentNode & {
+    meta?: unknown;
+    nodes?: DocumentNode[];
+    fragments?: Fragment[];
+  };
   return { ...rest, nodes: nodes?.map(content), fragments: fragments?.map(content) };
 }
 
 const signature = (node: DocumentNode): string => stable(content(node));
 
 function sortedRecords(table: Table): Array<[string, Table['data']['records'][string]]> {
-  return Object.entries(table.data.records).sort(([a, ra], [b, rb]) => (ra.orderIndex < rb.orderIndex ? -1 : ra.orderIndex > rb.orderIndex ? 1 : a < b ? -1 : 1));
+  return Object.entries(table.data.records).sort(([a, ra], [b, rb]) =>
+    ra.orderIndex < rb.orderIndex ? -1 : ra.orderIndex > rb.orderIndex ? 1 : a < b ? -1 : 1,
+  );
 }
 
 function keysOf(node: DocumentNode, into: string[] = []): string[] {
   into.push(node.key);
-  childrenOf(node)?.forEach((child) => keysOf(child, into));
-  fragmentsOf(node)?.forEach((fragment) => keysOf(fragment, into));
+  for (const child of childrenOf(node) ?? []) keysOf(child, into);
+  for (const fragment of fragmentsOf(node) ?? []) keysOf(fragment, into);
   return into;
 }
 
@@ -165,7 +192,8 @@ class Reconciler {
     const children = childrenOf(next);
     const previousChildren = childrenOf(prev);
     if (children && previousChildren) this.matchList(children, previousChildren);
-    if (next.object === 'block' && next.type === 'table' && prev.object === 'block' && prev.type === 'table') keepTableIds(next, prev);
+    if (next.object === 'block' && next.type === 'table' && prev.object === 'block' && prev.type === 'table')
+      keepTableIds(next, prev);
     const fragments = fragmentsOf(next);
     const previousFragments = fragmentsOf(prev);
     if (!fragments || !previousFragments) return;
@@ -189,7 +217,7 @@ class Reconciler {
         }
         const children = blockChildren(block);
         if (children) collect(children);
-        fragmentsOf(block)?.forEach((f) => collect(f.nodes));
+        for (const f of fragmentsOf(block) ?? []) collect(f.nodes);
       }
     };
     collect(this.previous.nodes);
@@ -204,7 +232,7 @@ class Reconciler {
         }
         const children = blockChildren(block);
         if (children) visit(children);
-        fragmentsOf(block)?.forEach((f) => visit(f.nodes));
+        for (const f of fragmentsOf(block) ?? []) visit(f.nodes);
       });
     };
     visit(next.nodes);
@@ -227,7 +255,10 @@ function keepTableIds(next: Table, prev: Table): void {
   const nextRecords = sortedRecords(next);
   const prevRecords = sortedRecords(prev);
   // Visible columns in order, then the hidden ones (a card's target and cover) in definition order.
-  const allColumns = (table: Table) => [...table.data.view.columns, ...Object.keys(table.data.definition).filter((id) => !table.data.view.columns.includes(id))];
+  const allColumns = (table: Table) => [
+    ...table.data.view.columns,
+    ...Object.keys(table.data.definition).filter((id) => !table.data.view.columns.includes(id)),
+  ];
   const prevColumns = allColumns(prev);
   const columns = rename(allColumns(next).map((id, i) => [id, prevColumns[i]]));
   const records = rename(nextRecords.map(([id], i) => [id, prevRecords[i]?.[0]]));
@@ -237,7 +268,10 @@ function keepTableIds(next: Table, prev: Table): void {
     for (const [column, value] of Object.entries(record.values)) {
       const prevValue = prevRecord?.values[columns.get(column) ?? column];
       if (typeof value === 'string' && next.fragments.some((f) => f.fragment === value)) {
-        cellPairs.push([value, typeof prevValue === 'string' && prev.fragments.some((f) => f.fragment === prevValue) ? prevValue : undefined]);
+        cellPairs.push([
+          value,
+          typeof prevValue === 'string' && prev.fragments.some((f) => f.fragment === prevValue) ? prevValue : undefined,
+        ]);
       }
     }
   });
@@ -250,14 +284,21 @@ function keepTableIds(next: Table, prev: Table): void {
   const recordsOut: Table['data']['records'] = {};
   nextRecords.forEach(([id, record], r) => {
     const values: Table['data']['records'][string]['values'] = {};
-    for (const [column, value] of Object.entries(record.values)) values[columns.get(column) ?? column] = typeof value === 'string' ? (cells.get(value) ?? value) : value;
+    for (const [column, value] of Object.entries(record.values))
+      values[columns.get(column) ?? column] = typeof value === 'string' ? (cells.get(value) ?? value) : value;
     // Rows past the previous ones sort after the last of them.
     const last = prevRecords[prevRecords.length - 1]?.[1].orderIndex ?? '';
-    recordsOut[records.get(id) ?? id] = { orderIndex: prevRecords[r]?.[1].orderIndex ?? `${last}${record.orderIndex}`, values };
+    recordsOut[records.get(id) ?? id] = {
+      orderIndex: prevRecords[r]?.[1].orderIndex ?? `${last}${record.orderIndex}`,
+      values,
+    };
   });
   next.data.definition = definition;
   next.data.records = recordsOut;
-  const view = { ...next.data.view, columns: next.data.view.columns.map((id) => columns.get(id) ?? id) } as Table['data']['view'] & Record<string, unknown>;
+  const view = {
+    ...next.data.view,
+    columns: next.data.view.columns.map((id) => columns.get(id) ?? id),
+  } as Table['data']['view'] & Record<string, unknown>;
   for (const field of ['targetDefinition', 'coverDefinition', 'coverDefinitionDark']) {
     const id = view[field];
     if (typeof id === 'string') view[field] = columns.get(id) ?? id;

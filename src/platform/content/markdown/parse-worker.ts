@@ -15,6 +15,9 @@ port.on('message', ({ id, request }: TaskMessage<string>) => {
   try {
     port.postMessage({ id, answer: parseMarkdownTree(request) } satisfies TaskAnswer<ParsedMarkdown>);
   } catch (error) {
-    port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies TaskAnswer<ParsedMarkdown>);
+    port.postMessage({
+      id,
+      error: error instanceof Error ? error.message : String(error),
+    } satisfies TaskAnswer<ParsedMarkdown>);
   }
 });

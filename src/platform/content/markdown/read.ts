@@ -22,14 +22,32 @@ import {
   type TabsItem,
 } from '../document.js';
 import type { ReadContext } from './context.js';
-import { isDetailsEnd, isDivEnd, readDetailsHead, readFigures, readImagesDivOpen, readMarkdownImages, type DetailsHead } from './html.js';
+import {
+  isDetailsEnd,
+  isDivEnd,
+  readDetailsHead,
+  readFigures,
+  readImagesDivOpen,
+  readMarkdownImages,
+  type DetailsHead,
+} from './html.js';
 import { literalParagraph, readInlines, readParagraph, sourceOf } from './inline-read.js';
 import { readCardsTable, readTable } from './table.js';
 import { keptBlock, KEPT_TAGS } from './kept.js';
 import { booleanAttr, readTagLine, type TagToken } from './tags.js';
 
 /** Tags that wrap content (`{% name %}…{% endname %}`). */
-const CONTAINERS = new Set(['hint', 'tabs', 'tab', 'code', 'embed', 'file', 'content-ref', 'page-ref', ...Object.keys(KEPT_TAGS)]);
+const CONTAINERS = new Set([
+  'hint',
+  'tabs',
+  'tab',
+  'code',
+  'embed',
+  'file',
+  'content-ref',
+  'page-ref',
+  ...Object.keys(KEPT_TAGS),
+]);
 /** Tags that stand alone when no end follows. */
 const VOIDABLE = new Set(['embed', 'file', 'content-ref', 'page-ref']);
 const HINT_STYLES: readonly HintStyle[] = ['info', 'warning', 'danger', 'success'];
@@ -49,7 +67,12 @@ function tokenize(nodes: RootContent[], ctx: ReadContext): Token[] {
     // `<details>` and its `<summary>` separated by a blank line (as some exports write them)
     // are two HTML nodes: read them as one.
     const next = nodes[index + 1];
-    if (node.type === 'html' && /^<details(\s+open)?\s*>$/i.test(node.value.trim()) && next?.type === 'html' && /^<summary>/i.test(next.value.trim())) {
+    if (
+      node.type === 'html' &&
+      /^<details(\s+open)?\s*>$/i.test(node.value.trim()) &&
+      next?.type === 'html' &&
+      /^<summary>/i.test(next.value.trim())
+    ) {
       node = { ...node, value: `${node.value.trim()}\n${next.value}` };
       index += 1;
     }
@@ -119,18 +142,28 @@ export function readFlow(nodes: RootContent[], ctx: ReadContext): Block[] {
   return build(tokens, pair(tokens), 0, tokens.length, ctx, false);
 }
 
-function build(tokens: Token[], partners: Map<number, number>, from: number, to: number, ctx: ReadContext, inTabs: boolean): Block[] {
+function build(
+  tokens: Token[],
+  partners: Map<number, number>,
+  from: number,
+  to: number,
+  ctx: ReadContext,
+  inTabs: boolean,
+): Block[] {
   const out: Block[] = [];
   for (let i = from; i < to; i++) {
     const token = tokens[i] as Token;
     if (token.kind === 'node') out.push(...readNode(token.node, token.ctx));
     else if (token.kind === 'block') out.push(token.block);
-    else if (token.kind === 'literal' || token.kind === 'close') out.push(literalParagraph(token.kind === 'literal' ? token.text : token.raw));
+    else if (token.kind === 'literal' || token.kind === 'close')
+      out.push(literalParagraph(token.kind === 'literal' ? token.text : token.raw));
     else if (token.kind === 'include') out.push(readInclude(token.tag, ctx));
     else {
       const end = partners.get(i);
       if (end === undefined) {
-        out.push(...(VOIDABLE.has(token.name) && token.tag ? readContainer(token, [], ctx) : [literalParagraph(token.raw)]));
+        out.push(
+          ...(VOIDABLE.has(token.name) && token.tag ? readContainer(token, [], ctx) : [literalParagraph(token.raw)]),
+        );
         continue;
       }
       const children = build(tokens, partners, i + 1, end, ctx, token.name === 'tabs');
@@ -146,7 +179,10 @@ const captionOf = (children: Block[]): { caption: Array<Fragment<Paragraph>>; re
   const count = children.findIndex((b) => b.type !== 'paragraph');
   const paragraphs = (count < 0 ? children : children.slice(0, count)) as Paragraph[];
   const rest = count < 0 ? [] : children.slice(count);
-  return { caption: paragraphs.length ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: paragraphs }] : [], rest };
+  return {
+    caption: paragraphs.length ? [{ object: 'fragment', key: '', fragment: 'caption', nodes: paragraphs }] : [],
+    rest,
+  };
 };
 
 function readContainer(token: Extract<Token, { kind: 'open' }>, children: Block[], ctx: ReadContext): Block[] {
@@ -154,21 +190,54 @@ function readContainer(token: Extract<Token, { kind: 'open' }>, children: Block[
   switch (token.name) {
     case 'hint': {
       const style = HINT_STYLES.find((s) => s === attrs.style) ?? 'info';
-      return [{ object: 'block', type: 'hint', key: '', data: attrs.icon ? { style, icon: attrs.icon } : { style }, nodes: children }];
+      return [
+        {
+          object: 'block',
+          type: 'hint',
+          key: '',
+          data: attrs.icon ? { style, icon: attrs.icon } : { style },
+          nodes: children,
+        },
+      ];
     }
     case 'tabs': {
       const items: TabsItem[] = [];
       for (const child of children) {
         if (child.type === 'tabs-item') items.push(child);
         else if (items.length) items[items.length - 1]?.nodes.push(child);
-        else items.push({ object: 'block', type: 'tabs-item', key: '', data: { title: '' }, nodes: [child], meta: { id: '' } });
+        else
+          items.push({
+            object: 'block',
+            type: 'tabs-item',
+            key: '',
+            data: { title: '' },
+            nodes: [child],
+            meta: { id: '' },
+          });
       }
-      return [{ object: 'block', type: 'tabs', key: '', data: booleanAttr(attrs.fullWidth) ? { fullWidth: true } : {}, nodes: items }];
+      return [
+        {
+          object: 'block',
+          type: 'tabs',
+          key: '',
+          data: booleanAttr(attrs.fullWidth) ? { fullWidth: true } : {},
+          nodes: items,
+        },
+      ];
     }
     case 'tab': {
       const data: TabsItem['data'] = { title: attrs.title ?? '' };
       if (attrs.icon) data.icon = attrs.icon;
-      return [{ object: 'block', type: 'tabs-item', key: '', data, nodes: children.length ? children : [literalParagraph('')], meta: { id: '' } }];
+      return [
+        {
+          object: 'block',
+          type: 'tabs-item',
+          key: '',
+          data,
+          nodes: children.length ? children : [literalParagraph('')],
+          meta: { id: '' },
+        },
+      ];
     }
     case 'code': {
       const code = children.find((b): b is Code => b.type === 'code');
@@ -186,7 +255,14 @@ function readContainer(token: Extract<Token, { kind: 'open' }>, children: Block[
       const ref = attrs.src === undefined ? undefined : ctx.refs.fromHref(attrs.src);
       if (ref?.kind !== 'file') return [literalParagraph(token.raw), ...children];
       const { caption, rest } = captionOf(children);
-      const file: FileBlock = { object: 'block', type: 'file', key: '', data: { ref }, fragments: caption, isVoid: true };
+      const file: FileBlock = {
+        object: 'block',
+        type: 'file',
+        key: '',
+        data: { ref },
+        fragments: caption,
+        isVoid: true,
+      };
       return [file, ...rest];
     }
     case 'content-ref':
@@ -205,22 +281,28 @@ function readContainer(token: Extract<Token, { kind: 'open' }>, children: Block[
   }
   // `<details>`: an expandable.
   {
-      const head = token.details as DetailsHead;
-      const title: Paragraph = { object: 'block', type: 'paragraph', key: '', data: {}, nodes: head.title };
-      return [
-        {
-          object: 'block',
-          type: 'expandable',
-          key: '',
-          data: head.open ? { defaultExpanded: true } : {},
-          fragments: [
-            { object: 'fragment', key: '', fragment: 'expandable-title', type: 'expandable-title', nodes: [title] },
-            { object: 'fragment', key: '', fragment: 'expandable-body', type: 'expandable-body', nodes: children.length ? children : [literalParagraph('')] },
-          ],
-          meta: { id: '' },
-          isVoid: true,
-        },
-      ];
+    const head = token.details as DetailsHead;
+    const title: Paragraph = { object: 'block', type: 'paragraph', key: '', data: {}, nodes: head.title };
+    return [
+      {
+        object: 'block',
+        type: 'expandable',
+        key: '',
+        data: head.open ? { defaultExpanded: true } : {},
+        fragments: [
+          { object: 'fragment', key: '', fragment: 'expandable-title', type: 'expandable-title', nodes: [title] },
+          {
+            object: 'fragment',
+            key: '',
+            fragment: 'expandable-body',
+            type: 'expandable-body',
+            nodes: children.length ? children : [literalParagraph('')],
+          },
+        ],
+        meta: { id: '' },
+        isVoid: true,
+      },
+    ];
   }
 }
 
@@ -258,7 +340,13 @@ function readNode(node: RootContent, ctx: ReadContext): Block[] {
     case 'list':
       return [readList(node, ctx)];
     case 'code': {
-      const lines = node.value.split('\n').map((line): Code['nodes'][number] => ({ object: 'block', type: 'code-line', key: '', data: {}, nodes: [{ object: 'text', key: '', leaves: [{ object: 'leaf', text: line, marks: [] }] }] }));
+      const lines = node.value.split('\n').map((line): Code['nodes'][number] => ({
+        object: 'block',
+        type: 'code-line',
+        key: '',
+        data: {},
+        nodes: [{ object: 'text', key: '', leaves: [{ object: 'leaf', text: line, marks: [] }] }],
+      }));
       return [{ object: 'block', type: 'code', key: '', data: node.lang ? { syntax: node.lang } : {}, nodes: lines }];
     }
     case 'math':
@@ -281,16 +369,31 @@ export function readHeading(node: MdHeading, ctx: ReadContext): Heading {
   const { children, id } = headingContent(node);
   const type = node.depth <= 2 ? 'heading-1' : node.depth === 3 ? 'heading-2' : 'heading-3';
   const anchor = id === undefined ? undefined : /^[-a-z0-9.+_]+$/.test(id) ? id : slugify(id) || undefined;
-  return { object: 'block', type, key: '', data: anchor ? { id: anchor } : {}, nodes: readInlines(children, ctx), meta: { id: '' } };
+  return {
+    object: 'block',
+    type,
+    key: '',
+    data: anchor ? { id: anchor } : {},
+    nodes: readInlines(children, ctx),
+    meta: { id: '' },
+  };
 }
 
 /** A heading's content without its trailing anchor, and the anchor's ID. */
 export function headingContent(node: MdHeading): { children: PhrasingContent[]; id?: string } {
   const children = [...node.children];
-  while (children.length && children[children.length - 1]?.type === 'text' && (children[children.length - 1] as { value: string }).value.trim() === '') children.pop();
+  while (
+    children.length &&
+    children[children.length - 1]?.type === 'text' &&
+    (children[children.length - 1] as { value: string }).value.trim() === ''
+  )
+    children.pop();
   const close = children[children.length - 1];
   const open = children[children.length - 2];
-  const id = open?.type === 'html' && close?.type === 'html' && /^<\/a\s*>$/i.test(close.value) ? ANCHOR.exec(open.value)?.[1] : undefined;
+  const id =
+    open?.type === 'html' && close?.type === 'html' && /^<\/a\s*>$/i.test(close.value)
+      ? ANCHOR.exec(open.value)?.[1]
+      : undefined;
   if (id === undefined) return { children };
   children.splice(-2);
   const last = children[children.length - 1];
@@ -302,8 +405,21 @@ function readList(node: List, ctx: ReadContext): Block {
   const tasks = !node.ordered && node.children.some((item) => typeof item.checked === 'boolean');
   const items = node.children.map((item: MdListItem) => {
     const nodes = readFlow(item.children, ctx);
-    return { object: 'block' as const, type: 'list-item' as const, key: '', data: tasks ? { checked: item.checked === true } : {}, nodes: nodes.length ? nodes : [literalParagraph('')] };
+    return {
+      object: 'block' as const,
+      type: 'list-item' as const,
+      key: '',
+      data: tasks ? { checked: item.checked === true } : {},
+      nodes: nodes.length ? nodes : [literalParagraph('')],
+    };
   });
-  if (node.ordered) return { object: 'block', type: 'list-ordered', key: '', data: typeof node.start === 'number' && node.start !== 1 ? { start: node.start } : {}, nodes: items };
+  if (node.ordered)
+    return {
+      object: 'block',
+      type: 'list-ordered',
+      key: '',
+      data: typeof node.start === 'number' && node.start !== 1 ? { start: node.start } : {},
+      nodes: items,
+    };
   return { object: 'block', type: tasks ? 'list-tasks' : 'list-unordered', key: '', data: {}, nodes: items };
 }

@@ -63,7 +63,8 @@ export const stableRefs: RefResolver = {
       const [, spaceId, what, rawId = '', anchor] = path;
       const id = dec(rawId);
       const space = spaceId ? { space: dec(spaceId) } : {};
-      if (anchor !== undefined) return what === 'pages' ? { kind: 'anchor', anchor, ...space, page: id } : { kind: 'url', url: href };
+      if (anchor !== undefined)
+        return what === 'pages' ? { kind: 'anchor', anchor, ...space, page: id } : { kind: 'url', url: href };
       if (what === 'pages') return { kind: 'page', page: id, ...space };
       if (what === 'files') return { kind: 'file', file: id, ...space };
       if (what === 'tags') return { kind: 'tag', tag: id, ...space };

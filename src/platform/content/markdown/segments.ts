@@ -77,7 +77,11 @@ export function markdownSegments(markdown: string, target: number, limit = Infin
     const marker = blank ? undefined : itemMarker(text);
     if (position - segment.start >= target) {
       const join: SegmentJoin | undefined =
-        previousBlank && startsAtMargin(text) ? 'blank' : marker !== undefined && marker === previousMarker && !previousBlank ? 'item' : undefined;
+        previousBlank && startsAtMargin(text)
+          ? 'blank'
+          : marker !== undefined && marker === previousMarker && !previousBlank
+            ? 'item'
+            : undefined;
       if (join) {
         segments.push({ ...segment, end: position });
         if (segments.length >= limit) return segments;

@@ -87,7 +87,10 @@ function tokenizeTagLine(this: TokenizeContext, effects: Effects, ok: State, nok
 const tagLineConstruct: Construct = { name: 'gitbookTagLine', tokenize: tokenizeTagLine };
 
 /** micromark and mdast extensions for GitBook's syntax; `isEmojiName` tells known shortcodes. */
-export function gitbookSyntax(isEmojiName: (name: string) => boolean): { micromark: Extension; fromMarkdown: FromMarkdownExtension } {
+export function gitbookSyntax(isEmojiName: (name: string) => boolean): {
+  micromark: Extension;
+  fromMarkdown: FromMarkdownExtension;
+} {
   function tokenizeShortcode(this: TokenizeContext, effects: Effects, ok: State, nok: State): State {
     let name = '';
     const inName: State = (code) => {

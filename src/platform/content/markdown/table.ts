@@ -46,7 +46,9 @@ function readCell(cell: TableCell, ctx: ReadContext): Paragraph[] {
     if (isTag(node, P_OPEN) || isTag(node, P_CLOSE)) segments.push([]);
     else segments[segments.length - 1]?.push(node);
   }
-  const paragraphs = segments.filter((s) => s.some((n) => n.type !== 'text' || n.value.trim() !== '')).map((s) => readParagraph(s, ctx));
+  const paragraphs = segments
+    .filter((s) => s.some((n) => n.type !== 'text' || n.value.trim() !== ''))
+    .map((s) => readParagraph(s, ctx));
   return paragraphs.length ? paragraphs : [readParagraph([], ctx)];
 }
 
@@ -59,7 +61,12 @@ export function readTable(node: MdTable, ctx: ReadContext): Table {
   columns.forEach((id, i) => {
     const cell = head?.children[i];
     const align = node.align?.[i];
-    definition[id] = { id, title: cell ? inlinePlainText(readParagraph(cell.children, ctx).nodes) : '', type: 'text', textAlignment: align === 'center' || align === 'right' ? align : 'left' };
+    definition[id] = {
+      id,
+      title: cell ? inlinePlainText(readParagraph(cell.children, ctx).nodes) : '',
+      type: 'text',
+      textAlignment: align === 'center' || align === 'right' ? align : 'left',
+    };
   });
   const records: Record<string, TableRecord> = {};
   const fragments: Fragment[] = [];
@@ -69,39 +76,86 @@ export function readTable(node: MdTable, ctx: ReadContext): Table {
       const name = `cell${r + 1}x${c + 1}`;
       values[column] = name;
       const cell = row.children[c];
-      fragments.push({ object: 'fragment', key: '', fragment: name, nodes: cell ? readCell(cell, ctx) : [readParagraph([], ctx)] });
+      fragments.push({
+        object: 'fragment',
+        key: '',
+        fragment: name,
+        nodes: cell ? readCell(cell, ctx) : [readParagraph([], ctx)],
+      });
     });
     records[`row${r + 1}`] = { orderIndex: orderIndex(r), values };
   });
   const hideHeader = width > 0 && Object.values(definition).every((d) => d.title === '');
-  return { object: 'block', type: 'table', key: '', data: { view: { type: 'grid', columns, hideHeader }, records, definition }, fragments, isVoid: true };
+  return {
+    object: 'block',
+    type: 'table',
+    key: '',
+    data: { view: { type: 'grid', columns, hideHeader }, records, definition },
+    fragments,
+    isVoid: true,
+  };
 }
 
 /** Line breaks in a cell's text as `<br>` (a GFM cell is one line). */
 function breakLines(nodes: PhrasingContent[]): PhrasingContent[] {
   return nodes.flatMap((node): PhrasingContent[] => {
-    if (node.type === 'text') return node.value.split('\n').flatMap((part, i): PhrasingContent[] => (i ? [{ type: 'html', value: '<br>' }, { type: 'text', value: part }] : [{ type: 'text', value: part }]));
+    if (node.type === 'text')
+      return node.value.split('\n').flatMap((part, i): PhrasingContent[] =>
+        i
+          ? [
+              { type: 'html', value: '<br>' },
+              { type: 'text', value: part },
+            ]
+          : [{ type: 'text', value: part }],
+      );
     if ('children' in node) return [{ ...node, children: breakLines(node.children) } as PhrasingContent];
     return [node];
   });
 }
 
-function writeValue(value: TableValue | undefined, fragments: Map<string, Fragment>, ctx: WriteContext): PhrasingContent[] {
+function writeValue(
+  value: TableValue | undefined,
+  fragments: Map<string, Fragment>,
+  ctx: WriteContext,
+): PhrasingContent[] {
   const fragment = typeof value === 'string' ? fragments.get(value) : undefined;
   if (fragment) {
     const paragraphs: Paragraph[] = fragment.nodes.map((block: Block) =>
-      block.type === 'paragraph' ? block : { object: 'block', type: 'paragraph', key: '', data: {}, nodes: [{ object: 'text', key: '', leaves: [{ object: 'leaf', text: blocksText([block], '\n'), marks: [] }] }] },
+      block.type === 'paragraph'
+        ? block
+        : {
+            object: 'block',
+            type: 'paragraph',
+            key: '',
+            data: {},
+            nodes: [
+              { object: 'text', key: '', leaves: [{ object: 'leaf', text: blocksText([block], '\n'), marks: [] }] },
+            ],
+          },
     );
     const cells = paragraphs.map((p) => breakLines(writeInlines(p.nodes, ctx)));
     if (cells.length === 1) return cells[0] ?? [];
-    return cells.flatMap((c): PhrasingContent[] => [{ type: 'html', value: '<p>' }, ...c, { type: 'html', value: '</p>' }]);
+    return cells.flatMap((c): PhrasingContent[] => [
+      { type: 'html', value: '<p>' },
+      ...c,
+      { type: 'html', value: '</p>' },
+    ]);
   }
   if (value === undefined || value === null) return [];
   if (typeof value === 'object' && !Array.isArray(value) && 'kind' in value && typeof value.kind === 'string') {
     const href = ctx.refs.toHref(value as Parameters<WriteContext['refs']['toHref']>[0]);
     return [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }];
   }
-  return [{ type: 'text', value: Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value) }];
+  return [
+    {
+      type: 'text',
+      value: Array.isArray(value)
+        ? value.join(', ')
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value),
+    },
+  ];
 }
 
 /** Writes a grid table as a GFM table (non-text columns as text). */
@@ -110,10 +164,21 @@ export function writeTable(block: Table, ctx: WriteContext): MdTable {
   const columns = view.columns.filter((id) => definition[id]);
   const fragments = new Map(block.fragments.map((f) => [f.fragment, f]));
   const hideHeader = view.type === 'grid' && view.hideHeader;
-  const header: TableRow = { type: 'tableRow', children: columns.map((id) => ({ type: 'tableCell', children: hideHeader ? [] : [{ type: 'text', value: definition[id]?.title ?? '' }] })) };
+  const header: TableRow = {
+    type: 'tableRow',
+    children: columns.map((id) => ({
+      type: 'tableCell',
+      children: hideHeader ? [] : [{ type: 'text', value: definition[id]?.title ?? '' }],
+    })),
+  };
   const rows: TableRow[] = Object.entries(records)
-    .sort(([a, ra], [b, rb]) => (ra.orderIndex < rb.orderIndex ? -1 : ra.orderIndex > rb.orderIndex ? 1 : a < b ? -1 : 1))
-    .map(([, record]) => ({ type: 'tableRow', children: columns.map((id) => ({ type: 'tableCell', children: writeValue(record.values[id], fragments, ctx) })) }));
+    .sort(([a, ra], [b, rb]) =>
+      ra.orderIndex < rb.orderIndex ? -1 : ra.orderIndex > rb.orderIndex ? 1 : a < b ? -1 : 1,
+    )
+    .map(([, record]) => ({
+      type: 'tableRow',
+      children: columns.map((id) => ({ type: 'tableCell', children: writeValue(record.values[id], fragments, ctx) })),
+    }));
   const align: AlignType[] = columns.map((id) => {
     const alignment = definition[id]?.textAlignment;
     return alignment === 'center' || alignment === 'right' ? alignment : null;
@@ -122,9 +187,11 @@ export function writeTable(block: Table, ctx: WriteContext): MdTable {
 }
 
 /** The element children of an element with one of the tag names. */
-const childrenNamed = (node: Element, ...names: string[]): Element[] => elements(node.children).filter((e) => names.includes(e.tagName));
+const childrenNamed = (node: Element, ...names: string[]): Element[] =>
+  elements(node.children).filter((e) => names.includes(e.tagName));
 /** The `<a href>` elements inside an element, at any depth. */
-const anchors = (node: Element): Element[] => elements(node.children).flatMap((e) => (e.tagName === 'a' && attr(e, 'href') !== undefined ? [e] : anchors(e)));
+const anchors = (node: Element): Element[] =>
+  elements(node.children).flatMap((e) => (e.tagName === 'a' && attr(e, 'href') !== undefined ? [e] : anchors(e)));
 const has = (node: Element, name: string): boolean => attr(node, name) !== undefined;
 
 /**
@@ -134,13 +201,23 @@ const has = (node: Element, name: string): boolean => attr(node, name) !== undef
 export function readCardsTable(html: string, ctx: ReadContext): Table | undefined {
   const root = fromHtml(html, { fragment: true });
   const [table] = elements(root.children);
-  if (elements(root.children).length !== 1 || !blank(root.children) || table?.tagName !== 'table' || attr(table, 'dataView') !== 'cards') return undefined;
+  if (
+    elements(root.children).length !== 1 ||
+    !blank(root.children) ||
+    table?.tagName !== 'table' ||
+    attr(table, 'dataView') !== 'cards'
+  )
+    return undefined;
   const sections = childrenNamed(table, 'thead', 'tbody');
   const headRow = sections.filter((e) => e.tagName === 'thead').flatMap((e) => childrenNamed(e, 'tr'))[0];
   if (!headRow) return undefined;
   const heads = childrenNamed(headRow, 'th', 'td');
   const rows = sections.filter((e) => e.tagName === 'tbody').flatMap((e) => childrenNamed(e, 'tr'));
-  const view: TableCardsView = { type: 'cards', cardSize: attr(table, 'dataCardSize') === 'large' ? 'large' : 'medium', columns: [] };
+  const view: TableCardsView = {
+    type: 'cards',
+    cardSize: attr(table, 'dataCardSize') === 'large' ? 'large' : 'medium',
+    columns: [],
+  };
   const definition: Record<string, TableDefinition> = {};
   const ids = heads.map((th, i) => {
     const id = `col${i + 1}`;
@@ -149,7 +226,12 @@ export function readCardsTable(html: string, ctx: ReadContext): Table | undefine
     if (type === 'content-ref' || type === 'files') definition[id] = { id, title, type };
     else {
       const align = attr(th, 'align');
-      definition[id] = { id, title, type: 'text', textAlignment: align === 'center' || align === 'right' ? align : 'left' };
+      definition[id] = {
+        id,
+        title,
+        type: 'text',
+        textAlignment: align === 'center' || align === 'right' ? align : 'left',
+      };
     }
     if (!has(th, 'dataHidden')) view.columns.push(id);
     if (has(th, 'dataCardTarget')) view.targetDefinition = id;
@@ -176,7 +258,12 @@ export function readCardsTable(html: string, ctx: ReadContext): Table | undefine
         const name = `cell${r + 1}x${c + 1}`;
         values[id] = name;
         const paragraphs = cell ? readHtmlParagraphs(cell.children, ctx) : [];
-        fragments.push({ object: 'fragment', key: '', fragment: name, nodes: paragraphs.length ? paragraphs : [readParagraph([], ctx)] });
+        fragments.push({
+          object: 'fragment',
+          key: '',
+          fragment: name,
+          nodes: paragraphs.length ? paragraphs : [readParagraph([], ctx)],
+        });
       }
     }
     records[`row${r + 1}`] = { orderIndex: orderIndex(r), values };
@@ -185,10 +272,22 @@ export function readCardsTable(html: string, ctx: ReadContext): Table | undefine
 }
 
 /** The HTML of a cards table cell's value. */
-function writeCardValue(value: TableValue | undefined, column: TableDefinition, fragments: Map<string, Fragment>, ctx: WriteContext): string {
+function writeCardValue(
+  value: TableValue | undefined,
+  column: TableDefinition,
+  fragments: Map<string, Fragment>,
+  ctx: WriteContext,
+): string {
   const fragment = column.type === 'text' && typeof value === 'string' ? fragments.get(value) : undefined;
   if (fragment) {
-    const paragraphs = fragment.nodes.map((block: Block) => writeHtmlInlines(block.type === 'paragraph' ? block.nodes : [{ object: 'text', key: '', leaves: [{ object: 'leaf', text: blocksText([block], '\n'), marks: [] }] }], ctx));
+    const paragraphs = fragment.nodes.map((block: Block) =>
+      writeHtmlInlines(
+        block.type === 'paragraph'
+          ? block.nodes
+          : [{ object: 'text', key: '', leaves: [{ object: 'leaf', text: blocksText([block], '\n'), marks: [] }] }],
+        ctx,
+      ),
+    );
     return paragraphs.length === 1 ? (paragraphs[0] ?? '') : paragraphs.map((p) => `<p>${p}</p>`).join('');
   }
   if (value === undefined || value === null) return '';
@@ -197,13 +296,18 @@ function writeCardValue(value: TableValue | undefined, column: TableDefinition, 
     return `<a href="${escapeHtml(href)}">${escapeHtml(label ?? href)}</a>`;
   };
   if (column.type === 'files' && Array.isArray(value)) {
-    return value.map((file) => {
-      const href = ctx.refs.toHref({ kind: 'file', file });
-      return link({ kind: 'file', file }, href.split('/').pop() || href);
-    }).join('');
+    return value
+      .map((file) => {
+        const href = ctx.refs.toHref({ kind: 'file', file });
+        return link({ kind: 'file', file }, href.split('/').pop() || href);
+      })
+      .join('');
   }
-  if (typeof value === 'object' && !Array.isArray(value) && typeof value.kind === 'string') return link(value as ContentRef);
-  return escapeHtml(Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  if (typeof value === 'object' && !Array.isArray(value) && typeof value.kind === 'string')
+    return link(value as ContentRef);
+  return escapeHtml(
+    Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value),
+  );
 }
 
 /** Writes a table with a cards view as `<table data-view="cards">` HTML on one line (see the module comment). */
@@ -219,12 +323,18 @@ export function writeCardsTable(block: Table, ctx: WriteContext): string {
     if (view.targetDefinition === id) attrs += ' data-card-target';
     if (view.coverDefinition === id) attrs += ' data-card-cover';
     if (column.type === 'content-ref' || column.type === 'files') attrs += ` data-type="${column.type}"`;
-    else if (column.textAlignment === 'center' || column.textAlignment === 'right') attrs += ` align="${column.textAlignment}"`;
+    else if (column.textAlignment === 'center' || column.textAlignment === 'right')
+      attrs += ` align="${column.textAlignment}"`;
     return `<th${attrs}>${escapeHtml(column.title)}</th>`;
   });
   const rows = Object.entries(records)
-    .sort(([a, ra], [b, rb]) => (ra.orderIndex < rb.orderIndex ? -1 : ra.orderIndex > rb.orderIndex ? 1 : a < b ? -1 : 1))
-    .map(([, record]) => `<tr>${columns.map((id) => `<td>${writeCardValue(record.values[id], definition[id] as TableDefinition, fragments, ctx)}</td>`).join('')}</tr>`);
+    .sort(([a, ra], [b, rb]) =>
+      ra.orderIndex < rb.orderIndex ? -1 : ra.orderIndex > rb.orderIndex ? 1 : a < b ? -1 : 1,
+    )
+    .map(
+      ([, record]) =>
+        `<tr>${columns.map((id) => `<td>${writeCardValue(record.values[id], definition[id] as TableDefinition, fragments, ctx)}</td>`).join('')}</tr>`,
+    );
   const size = view.cardSize === 'large' ? ' data-card-size="large"' : '';
   return `<table data-view="cards"${size}><thead><tr>${heads.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

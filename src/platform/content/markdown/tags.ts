@@ -23,8 +23,9 @@ export interface TagText {
 }
 
 const TAG = /\{%-?\s*([A-Za-z][\w-]*)((?:[^%"']|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|%(?!\}))*)-?%\}/g;
-const ATTR = /([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s"']+))|"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
-const unescape = (value: string): string => value.replace(/\\(.)/g, '$1');
+const ATTR =
+  /([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s"']+))|"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
+const unescapeValue = (value: string): string => value.replace(/\\(.)/g, '$1');
 
 /** Splits a tag line into its tags and the text around them (empty text is left out). */
 export function readTagLine(line: string): Array<TagToken | TagText> {
@@ -38,8 +39,8 @@ export function readTagLine(line: string): Array<TagToken | TagText> {
     const attrs: Record<string, string> = {};
     const args: string[] = [];
     for (const a of rest.matchAll(ATTR)) {
-      if (a[1]) attrs[a[1]] = unescape(a[2] ?? a[3] ?? a[4] ?? '');
-      else args.push(unescape(a[5] ?? a[6] ?? ''));
+      if (a[1]) attrs[a[1]] = unescapeValue(a[2] ?? a[3] ?? a[4] ?? '');
+      else args.push(unescapeValue(a[5] ?? a[6] ?? ''));
     }
     out.push({ kind: 'tag', name: end ? word.slice(3) : word, end, attrs, args, raw });
   }
@@ -53,9 +54,14 @@ const quote = (value: string): string => `"${value.replace(/[\\"]/g, '\\$&')}"`;
  * Writes an opening tag: attributes in the given order, those `undefined` left out; booleans
  * and numbers as `"true"`, `"3"`. `args` are written before the attributes.
  */
-export function openTag(name: string, attrs: Record<string, string | number | boolean | undefined> = {}, args: string[] = []): string {
+export function openTag(
+  name: string,
+  attrs: Record<string, string | number | boolean | undefined> = {},
+  args: string[] = [],
+): string {
   const parts = [name, ...args.map(quote)];
-  for (const [attr, value] of Object.entries(attrs)) if (value !== undefined) parts.push(`${attr}=${quote(String(value))}`);
+  for (const [attr, value] of Object.entries(attrs))
+    if (value !== undefined) parts.push(`${attr}=${quote(String(value))}`);
   return `{% ${parts.join(' ')} %}`;
 }
 

@@ -33,7 +33,10 @@ export type WordForms = Map<string, Map<string, number>>;
 export function addWords(forms: WordForms, text: string): void {
   for (const { term, word } of tokenize(text)) {
     let spellings = forms.get(term);
-    if (!spellings) forms.set(term, (spellings = new Map()));
+    if (!spellings) {
+      spellings = new Map();
+      forms.set(term, spellings);
+    }
     spellings.set(word, (spellings.get(word) ?? 0) + 1);
   }
 }
@@ -43,7 +46,8 @@ function spelling(forms: WordForms, term: string): string {
   const spellings = forms.get(term);
   if (!spellings) return term;
   return [...spellings.entries()].sort(
-    ([a, x], [b, y]) => y - x || Number(a !== a.toLowerCase()) - Number(b !== b.toLowerCase()) || (a < b ? -1 : a > b ? 1 : 0),
+    ([a, x], [b, y]) =>
+      y - x || Number(a !== a.toLowerCase()) - Number(b !== b.toLowerCase()) || (a < b ? -1 : a > b ? 1 : 0),
   )[0]![0];
 }
 
@@ -61,7 +65,9 @@ export function clusterLabel(centroid: SparseVector, forms: WordForms, centralTi
     const at = titleTerms.indexOf(term);
     return at < 0 ? Number.POSITIVE_INFINITY : at;
   };
-  const ordered = top.map((term, weightRank) => ({ term, at: position(term), weightRank })).sort((a, b) => a.at - b.at || a.weightRank - b.weightRank);
+  const ordered = top
+    .map((term, weightRank) => ({ term, at: position(term), weightRank }))
+    .sort((a, b) => a.at - b.at || a.weightRank - b.weightRank);
   let label = '';
   ordered.forEach((entry, index) => {
     const previous = ordered[index - 1];
@@ -78,7 +84,10 @@ export function clusterLabel(centroid: SparseVector, forms: WordForms, centralTi
 const ICON_WORDS: ReadonlyArray<[icon: string, words: string]> = [
   ['download', 'install installer installation setup upgrade downgrade version package npm docker helm binary'],
   ['lock', 'login logout password sso saml oauth authentication authenticate token session mfa 2fa signin'],
-  ['credit-card', 'billing invoice payment refund charge charged subscription plan pricing price card receipt seat seats'],
+  [
+    'credit-card',
+    'billing invoice payment refund charge charged subscription plan pricing price card receipt seat seats',
+  ],
   ['magnifying-glass', 'search results indexing indexed query'],
   ['code', 'api endpoint webhook sdk json graphql openapi curl'],
   ['code-branch', 'git github gitlab sync branch merge commit repository repo'],

@@ -123,7 +123,12 @@ export function* splitIssuesSteps(conversation: ConversationInput): Steps<IssueD
   let pendingSignals: string[] = [];
   let current: Group | undefined;
   const open = (unit: Unit): Group => {
-    const group: Group = { units: [...pending, unit], terms: new Map(), signalText: [...pendingSignals], messages: new Set() };
+    const group: Group = {
+      units: [...pending, unit],
+      terms: new Map(),
+      signalText: [...pendingSignals],
+      messages: new Set(),
+    };
     for (const member of group.units) {
       addCounts(group.terms, member.terms);
       group.signalText.push(member.text);
@@ -167,14 +172,17 @@ export function* splitIssuesSteps(conversation: ConversationInput): Steps<IssueD
     }
     const newTopic = NEW_TOPIC.test(folded);
     const raises = PROBLEM.test(folded) && !POINTS_BACK.test(folded);
-    if (best && !newTopic && bestSimilarity >= JOIN_SIMILARITY) join((current = best), unit);
-    else if ((raises || newTopic) && groups.length < MAX_ISSUES) {
+    if (best && !newTopic && bestSimilarity >= JOIN_SIMILARITY) {
+      current = best;
+      join(current, unit);
+    } else if ((raises || newTopic) && groups.length < MAX_ISSUES) {
       // What waited for an issue was another topic than the one this sentence changes to.
       if (newTopic && pending.length > 0) openPending();
       current = open(unit);
-    }
-    else if (groups.length >= MAX_ISSUES) join((current = best!), unit);
-    else if (current) join(current, unit);
+    } else if (groups.length >= MAX_ISSUES) {
+      current = best!;
+      join(current, unit);
+    } else if (current) join(current, unit);
     else pending.push(unit);
   }
   // Nothing raised a problem: what was said is one issue, if anything informative was.
