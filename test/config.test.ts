@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { limitsFromConfig, loadConfig } from '../src/config.js';
+import { configSchema, limitsFromConfig, loadConfig } from '../src/config.js';
 import { DEFAULT_LIMITS } from '../src/gateway/limits.js';
 
 describe('configuration', () => {
@@ -59,5 +60,62 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'abc', UPSTREAM_URL: 'ftp://x/v2', LOG_LEVEL: 'loud' })).toThrow(
       /PORT: must be a port number from 0 to 65535[\s\S]*UPSTREAM_URL: UPSTREAM_URL must be an absolute http\(s\) URL ending in \/v1[\s\S]*LOG_LEVEL/,
     );
+  });
+});
+
+/** The rows of the README's settings table: name and default as written (`unset` for none). */
+function readmeSettings(): Array<{ name: string; written: string }> {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.split(/^## Settings$/m)[1]?.split(/^## /m)[0] ?? '';
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [name = '', written = ''] = line
+        .split('|')
+        .slice(1, 3)
+        .map((cell) => cell.trim());
+      return { name: name.replaceAll('`', ''), written: written.replaceAll('`', '') };
+    });
+}
+
+/** The `@default` of each setting's doc comment in `src/config.ts`. */
+function documentedDefaults(): Map<string, string> {
+  const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+  const defaults = new Map<string, string>();
+  for (const [, comment = '', name = ''] of source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*([A-Z][A-Z0-9_]*):/g)) {
+    const written = /@default (.+?)\s*(?:\*\/|\n|$)/.exec(comment.replace(/\n\s*\* ?/g, '\n'))?.[1];
+    if (written) defaults.set(name, written);
+  }
+  return defaults;
+}
+
+describe("the README's settings table", () => {
+  const rows = readmeSettings();
+  const names = Object.keys(configSchema.shape);
+  // The one setting read outside config.ts: the start script gives the gateway's process its heap.
+  const startScript: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts
+    .start;
+  const heapDefault = /\$\{GATEWAY_HEAP_MB:-(\d+)\}/.exec(startScript)?.[1];
+
+  it("lists every setting of src/config.ts once, and the start script's heap", () => {
+    expect(rows.map((row) => row.name).sort()).toEqual([...names, 'GATEWAY_HEAP_MB'].sort());
+  });
+
+  it('gives each setting the default src/config.ts applies and documents', () => {
+    const applied = loadConfig({}) as Record<string, unknown>;
+    const documented = documentedDefaults();
+    const shape = configSchema.shape as Record<string, { parse: (value: unknown) => unknown }>;
+    for (const { name, written } of rows) {
+      if (name === 'GATEWAY_HEAP_MB') {
+        expect(written, name).toBe(heapDefault);
+      } else if (written === 'unset') {
+        expect(applied[name], name).toBeUndefined();
+        expect(documented.has(name), name).toBe(false);
+      } else {
+        expect(shape[name]?.parse(written), name).toEqual(applied[name]);
+        expect(documented.get(name), name).toBe(written);
+      }
+    }
   });
 });
