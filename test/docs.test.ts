@@ -49,6 +49,21 @@ function links(page: string): Array<{ written: string; target: string; anchor?: 
     });
 }
 
+/** Files the docs name that no checkout holds: the platform writes them, or a package ships them. */
+const MADE_AT_RUN_TIME = new Set([
+  '.data/demo-tokens.json',
+  'DATA_DIR/demo-tokens.json',
+  'demo-tokens.json',
+  'spec/openapi.json',
+]);
+
+/** Every file under a folder of the repository, as a path from its root. */
+function tracked(folder: string): string[] {
+  return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
+}
+
 describe('the README and docs/', () => {
   it('keep the README to at most 200 lines', () => {
     expect(readFileSync(join(root, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(200);
@@ -64,6 +79,19 @@ describe('the README and docs/', () => {
         .map(({ written }) => `${page}: ${written}`),
     );
     expect(broken).toEqual([]);
+  });
+
+  it('name only source files that exist', () => {
+    const atRoot = readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isFile());
+    const files = [...tracked('src'), ...tracked('test'), ...tracked('bench'), ...atRoot.map((entry) => entry.name)];
+    const exists = (path: string) => files.some((file) => file === path || file.endsWith(`/${path}`));
+    const missing = pages().flatMap((page) =>
+      [...prose(page).matchAll(/`([\w./-]+\.(?:ts|mjs|json))`/g)]
+        .map(([, path = '']) => path)
+        .filter((path) => !MADE_AT_RUN_TIME.has(path) && !exists(path))
+        .map((path) => `${page}: ${path}`),
+    );
+    expect(missing).toEqual([]);
   });
 
   it('reach every page of docs/ from the README', () => {
