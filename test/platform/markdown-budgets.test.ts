@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
 import type { DemoPage } from '../../src/platform/demo-content/types.js';
-import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/platform/content/document.js';
-import {
-  MARKDOWN_LIMITS,
-  markdownMetadata,
-  markdownToDocument,
-  parseMarkdown,
-} from '../../src/platform/content/markdown.js';
-import { blocksAtLeast } from '../../src/platform/content/markdown/segments.js';
+import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/document/model.js';
+import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/document/markdown.js';
+import { blocksAtLeast } from '../../src/document/markdown/segments.js';
 
 /** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
 const plain = (value: unknown): unknown =>

@@ -15,15 +15,10 @@ import {
   type DocumentNode,
   type InlineContent,
   type JSONDocument,
-} from '../content/document.js';
+} from '../../document/model.js';
 import { storeFile } from '../content/files.js';
-import {
-  markdownMetadata,
-  markdownToDocument,
-  parseMarkdownOffThread,
-  stableRefs,
-  type RefResolver,
-} from '../content/markdown.js';
+import { markdownMetadata, markdownToDocument, stableRefs, type RefResolver } from '../../document/markdown.js';
+import { parseMarkdownOffThread } from '../content/markdown-parser.js';
 import type { Root } from 'mdast';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';

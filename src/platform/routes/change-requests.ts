@@ -20,7 +20,12 @@ import {
 } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import { userJson } from '../serialize.js';
-import { checkDocumentLimits, ContentLimitError, DocumentValidationError, parseDocument } from '../content/document.js';
+import {
+  checkDocumentLimits,
+  ContentLimitError,
+  DocumentValidationError,
+  parseDocument,
+} from '../../document/model.js';
 import {
   CHANGE_REQUEST_STATUSES,
   changeRequestJson,

@@ -3,7 +3,7 @@ import { evaluateForVisitor } from '../adaptive/evaluate-document.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
 import { canonicalJson, hashOf } from '../content/blobs.js';
 import { indexedPages } from '../content/current.js';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { documentRefs } from '../content/links.js';
 import { pageIndex } from '../content/pages.js';
 import type { ContentReader } from '../content/reader.js';
@@ -23,7 +23,7 @@ import {
   searchSpace,
   searchSpaces,
 } from '../content/search.js';
-import { documentSections } from '../content/text.js';
+import { documentSections } from '../../document/text.js';
 import type { Db } from '../store/db.js';
 
 /**

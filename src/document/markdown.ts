@@ -1,5 +1,5 @@
 /**
- * Page bodies between the JSON document model (document.ts) and the platform's markdown
+ * Page bodies between the JSON document model (model.ts) and the platform's markdown
  * (GitBook's flavour: the syntax written by Git Sync exports), both ways.
  *
  * How the layers fit, reading markdown:
@@ -16,7 +16,7 @@
  *    (markdown/html.ts); inline HTML pairs (`<kbd>`, `<mark style>`, `<sup>`, `<sub>`) are marks.
  *    What the converter does not model stays as literal text in a paragraph.
  * 4. Keys are derived, then carried over from the previous document (markdown/keys.ts), and
- *    `meta.id` anchors are computed (document.ts `withMetaIds`).
+ *    `meta.id` anchors are computed (model.ts `withMetaIds`).
  *
  * Writing is the mirror image: blocks become an mdast tree (markdown/write.ts,
  * markdown/inline-write.ts), with tag lines and HTML as literal nodes, and
@@ -36,7 +36,7 @@ import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { math } from 'micromark-extension-math';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { checkDocumentLimits, ContentLimitError, inlinePlainText, withMetaIds, type JSONDocument } from './document.js';
+import { checkDocumentLimits, ContentLimitError, inlinePlainText, withMetaIds, type JSONDocument } from './model.js';
 import type { ReadContext, WriteContext } from './markdown/context.js';
 import { isEmojiName } from './markdown/emoji.js';
 import { readInlines } from './markdown/inline-read.js';
@@ -46,7 +46,6 @@ import { stableRefs, type RefResolver } from './markdown/refs.js';
 import { gitbookSyntax, gitbookToMarkdown } from './markdown/syntax.js';
 import { joinTags, writeFlow } from './markdown/write.js';
 import { blocksAtLeast, markdownSegments, type Segment } from './markdown/segments.js';
-import { TaskWorker, TaskWorkerError } from '../task-worker.js';
 import type { Construct, Extension, TokenizeContext } from 'micromark-util-types';
 
 export { stableRefs, type RefResolver } from './markdown/refs.js';
@@ -67,7 +66,7 @@ export interface FromMarkdownOptions {
   refs?: RefResolver;
   /** The document the markdown was written from: unchanged blocks keep its keys. */
   previous?: JSONDocument;
-  /** The markdown's tree, when it was parsed already (`parseMarkdownOffThread`). */
+  /** The markdown's tree, when it was parsed already (e.g. in a worker thread, as the platform does). */
   tree?: Root;
 }
 
@@ -447,76 +446,6 @@ export function checkMarkdownBeforeParsing(markdown: string): void {
   checkMarkdownSize(markdown);
   checkMarkdownBlocks(markdown);
   checkNesting(markdown);
-}
-
-/** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
-export type ParsedMarkdown =
-  | { root: Root }
-  | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
-
-/** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
-export function parseMarkdownTree(markdown: string): ParsedMarkdown {
-  try {
-    checkMarkdownBeforeParsing(markdown);
-    return { root: parseMarkdown(markdown) };
-  } catch (error) {
-    if (error instanceof RangeError) {
-      // The stack ran out: nesting `checkNesting` does not see.
-      const max = MAX_MARKDOWN_NESTING;
-      return {
-        over: {
-          limit: 'markdownNesting',
-          value: max + 1,
-          max,
-          message: `markdown nested too deeply to read, the limit is ${max}`,
-          status: 400,
-        },
-      };
-    }
-    if (!(error instanceof ContentLimitError)) throw error;
-    const { limit, value, max, message, status } = error;
-    return { over: { limit, value, max, message, status } };
-  }
-}
-
-/** Longest a page's parse may take, and the heap it may use, in the parse worker. */
-export const MARKDOWN_PARSE_LIMITS = { timeoutMs: 30_000, maxHeapMb: 256 } as const;
-
-const parser = new TaskWorker<string, ParsedMarkdown>({
-  from: import.meta.url,
-  name: 'markdown/parse-worker',
-  fallback: parseMarkdownTree,
-  ...MARKDOWN_PARSE_LIMITS,
-});
-
-/**
- * Parses a page's markdown in the parse worker (the seconds a large page takes leave the event
- * loop free), for `markdownToDocument(markdown, { tree })`. Throws a `MarkdownLimitError` for a
- * budget passed, and for a parse that took longer than `MARKDOWN_PARSE_LIMITS.timeoutMs`
- * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
- */
-export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
-  // Linear and quick: a text over these budgets never goes to the worker.
-  checkMarkdownBeforeParsing(markdown);
-  let parsed: ParsedMarkdown;
-  try {
-    parsed = await parser.run(markdown);
-  } catch (error) {
-    if (!(error instanceof TaskWorkerError) || error.reason === 'closed') throw error;
-    const [limit, max] =
-      error.reason === 'timeout'
-        ? ['markdownParseMs', MARKDOWN_PARSE_LIMITS.timeoutMs]
-        : ['markdownParseHeapMb', MARKDOWN_PARSE_LIMITS.maxHeapMb];
-    throw new MarkdownLimitError(
-      limit,
-      max,
-      max,
-      `the markdown could not be read: ${error.message}, the limit is ${max}`,
-    );
-  }
-  if ('root' in parsed) return parsed.root;
-  const { limit, value, max, message, status } = parsed.over;
-  throw new MarkdownLimitError(limit, value, max, message, status);
 }
 
 /** The front matter and leading `# H1` of parsed markdown, and the nodes after them. */
