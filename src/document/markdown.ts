@@ -35,6 +35,7 @@ import { defaultHandlers, toMarkdown, type Handle, type Options as ToMarkdownOpt
 import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { math } from 'micromark-extension-math';
+import { normalizeIdentifier } from 'micromark-util-normalize-identifier';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { checkDocumentLimits, ContentLimitError, inlinePlainText, withMetaIds, type JSONDocument } from './model.js';
 import type { ReadContext, WriteContext } from './markdown/context.js';
@@ -115,14 +116,6 @@ export class MarkdownLimitError extends ContentLimitError {
 /** Characters of markdown parsed at a time (see markdown/segments.ts). */
 const SEGMENT_CHARS = 8 * 1024;
 
-/** A label as micromark compares definitions and references (micromark-util-normalize-identifier). */
-const definitionId = (label: string) =>
-  label
-    .replace(/[\t\n\r ]+/g, ' ')
-    .replace(/^ | $/g, '')
-    .toLowerCase()
-    .toUpperCase();
-
 /**
  * A micromark extension declaring the link and footnote definitions of the other segments of a
  * page, so that a reference parses the same whatever segment its definition is in. It matches
@@ -159,8 +152,9 @@ function placeNodes(nodes: readonly Nodes[], segment: Segment, definitions: Defi
   let count = 0;
   const visit = (node: Nodes) => {
     count += 1;
-    if (node.type === 'definition') definitions.links.push(definitionId(node.label ?? node.identifier));
-    if (node.type === 'footnoteDefinition') definitions.footnotes.push(definitionId(node.label ?? node.identifier));
+    if (node.type === 'definition') definitions.links.push(normalizeIdentifier(node.label ?? node.identifier));
+    if (node.type === 'footnoteDefinition')
+      definitions.footnotes.push(normalizeIdentifier(node.label ?? node.identifier));
     const position = node.position;
     if (position) {
       position.start.line += segment.line;
@@ -351,17 +345,22 @@ function readFrontMatter(value: string): Record<string, unknown> {
 /** Deepest nesting of quotes, lists and brackets `markdownToDocument` reads. */
 export const MAX_MARKDOWN_NESTING = 32;
 
-/** Markdown nested deeper than the converter reads (its parse would take too long or overflow the stack). */
+/**
+ * Markdown nested deeper than the converter reads (its parse would take too long or overflow the
+ * stack): a structural refusal, as for other input nested too deeply, where the other budgets
+ * refuse content too large. `what` names the nesting seen (quotes, brackets…); without it, the
+ * parse ran out of stack on nesting no scan foresees.
+ */
 export class MarkdownTooDeepError extends MarkdownLimitError {
   override readonly name = 'MarkdownTooDeepError';
-  constructor(value: number, what: string) {
-    // A structural refusal, as for other input nested too deeply: 400.
+  constructor(value: number, what?: string) {
     super(
       'markdownNesting',
       value,
       MAX_MARKDOWN_NESTING,
-      `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`,
-      400,
+      what === undefined
+        ? `markdown nested too deeply to read, the limit is ${MAX_MARKDOWN_NESTING}`
+        : `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`,
     );
   }
 }
@@ -407,7 +406,7 @@ function checkNesting(markdown: string): void {
 }
 
 /** Refuses markdown over `MARKDOWN_LIMITS.bytes`. */
-export function checkMarkdownSize(markdown: string): void {
+function checkMarkdownSize(markdown: string): void {
   // A character takes 1 to 3 bytes: measure only when the characters alone do not decide.
   if (markdown.length * 3 <= MARKDOWN_LIMITS.bytes) return;
   const bytes = Buffer.byteLength(markdown);
@@ -426,7 +425,7 @@ export function checkMarkdownSize(markdown: string): void {
  * at least), by a scan of its lines: a megabyte of one-line paragraphs is refused in
  * milliseconds, not after the seconds of parsing that reaching the node budget takes.
  */
-export function checkMarkdownBlocks(markdown: string): void {
+function checkMarkdownBlocks(markdown: string): void {
   const max = MARKDOWN_LIMITS.nodes;
   // Each line of a block takes two characters at least (text and its line end).
   if (markdown.length / 2 <= max) return;
@@ -441,7 +440,11 @@ export function checkMarkdownBlocks(markdown: string): void {
   }
 }
 
-/** The budgets markdown is checked against before it is parsed: bytes, blocks, nesting. */
+/**
+ * The budgets markdown is checked against before it is parsed: bytes, blocks, nesting. Linear and
+ * quick; `markdownToDocument` and `markdownMetadata` run it themselves, a caller of `parseMarkdown`
+ * runs it first.
+ */
 export function checkMarkdownBeforeParsing(markdown: string): void {
   checkMarkdownSize(markdown);
   checkMarkdownBlocks(markdown);

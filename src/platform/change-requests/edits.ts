@@ -1,14 +1,13 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { badRequest, newId, overLimit } from '../http.js';
+import { badRequest, newId, overContentLimit } from '../http.js';
 import { conditionSchema, emojiSchema } from '../routes/schemas.js';
 import type { Db } from '../store/db.js';
 import {
-  checkDocumentLimits,
   ContentLimitError,
   DocumentValidationError,
   inlinePlainText,
-  parseDocument,
+  parseDocumentInput,
   slugify,
   type Block,
   type ContentRef,
@@ -848,7 +847,7 @@ export function editRequestContent(
  */
 function readingError(error: unknown, field: string): unknown {
   if (error instanceof ContentLimitError)
-    return overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
+    return overContentLimit(`Invalid body field "${field}": ${error.message}`, error);
   if (error instanceof RangeError) return invalid(field, 'nested too deeply');
   return error;
 }
@@ -870,9 +869,8 @@ function readMarkdown(markdown: string, field: string, options?: Parameters<type
 /** Validates a JSON document of a change, within `DOCUMENT_LIMITS`; an invalid one is a 400 naming `field`. */
 function readJsonDocument(input: unknown, field: string): JSONDocument {
   return withinLimits(field, () => {
-    checkDocumentLimits(input);
     try {
-      return parseDocument(input);
+      return parseDocumentInput(input);
     } catch (error) {
       if (error instanceof DocumentValidationError) throw invalid(field, error.message);
       throw error;

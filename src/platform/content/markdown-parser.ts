@@ -7,39 +7,34 @@ import type { Root } from 'mdast';
 import {
   checkMarkdownBeforeParsing,
   MarkdownLimitError,
+  MarkdownTooDeepError,
   MAX_MARKDOWN_NESTING,
   parseMarkdown,
 } from '../../document/markdown.js';
-import { ContentLimitError } from '../../document/model.js';
 import { TaskWorker, TaskWorkerError } from '../task-worker.js';
 
-/** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
+/**
+ * A parsed page: its tree, the budget it went over, or `tooDeep` for a parse that ran out of
+ * stack (an error crosses threads as data).
+ */
 export type ParsedMarkdown =
   | { root: Root }
-  | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
+  | { over: { limit: string; value: number; max: number; message: string } }
+  | { tooDeep: true };
 
-/** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
+/**
+ * Parses a page's markdown that passed `checkMarkdownBeforeParsing`, within the budgets the parse
+ * itself counts (`MARKDOWN_LIMITS` nodes, block length, definitions): the work of the parse worker.
+ */
 export function parseMarkdownTree(markdown: string): ParsedMarkdown {
   try {
-    checkMarkdownBeforeParsing(markdown);
     return { root: parseMarkdown(markdown) };
   } catch (error) {
-    if (error instanceof RangeError) {
-      // The stack ran out: nesting `checkNesting` does not see.
-      const max = MAX_MARKDOWN_NESTING;
-      return {
-        over: {
-          limit: 'markdownNesting',
-          value: max + 1,
-          max,
-          message: `markdown nested too deeply to read, the limit is ${max}`,
-          status: 400,
-        },
-      };
-    }
-    if (!(error instanceof ContentLimitError)) throw error;
-    const { limit, value, max, message, status } = error;
-    return { over: { limit, value, max, message, status } };
+    // The stack ran out: nesting the scan before the parse does not see.
+    if (error instanceof RangeError) return { tooDeep: true };
+    if (!(error instanceof MarkdownLimitError)) throw error;
+    const { limit, value, max, message } = error;
+    return { over: { limit, value, max, message } };
   }
 }
 
@@ -60,7 +55,7 @@ const parser = new TaskWorker<string, ParsedMarkdown>({
  * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
  */
 export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
-  // Linear and quick: a text over these budgets never goes to the worker.
+  // Linear and quick, and done here only: a text over these budgets never goes to the worker.
   checkMarkdownBeforeParsing(markdown);
   let parsed: ParsedMarkdown;
   try {
@@ -79,6 +74,7 @@ export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
     );
   }
   if ('root' in parsed) return parsed.root;
-  const { limit, value, max, message, status } = parsed.over;
-  throw new MarkdownLimitError(limit, value, max, message, status);
+  if ('tooDeep' in parsed) throw new MarkdownTooDeepError(MAX_MARKDOWN_NESTING + 1);
+  const { limit, value, max, message } = parsed.over;
+  throw new MarkdownLimitError(limit, value, max, message);
 }
