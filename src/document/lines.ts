@@ -14,10 +14,14 @@ type TextNode = {
   fragments?: TextNode[];
 };
 
+/** Whether a value of an untyped document can be read as a node: JSON from elsewhere may hold anything. */
+const isNode = (value: unknown): value is TextNode => value !== null && typeof value === 'object';
+
 /** The text of inline content: its leaves, concatenated. */
 function inlineText(node: TextNode): string {
+  if (!isNode(node)) return '';
   if (Array.isArray(node.leaves))
-    return node.leaves.map((leaf) => (typeof leaf.text === 'string' ? leaf.text : '')).join('');
+    return node.leaves.map((leaf) => (isNode(leaf) && typeof leaf.text === 'string' ? leaf.text : '')).join('');
   return Array.isArray(node.nodes) ? node.nodes.map(inlineText).join('') : '';
 }
 
@@ -30,10 +34,11 @@ function inlineText(node: TextNode): string {
 export function documentLines(document: unknown): string {
   const blocks: string[] = [];
   const block = (node: TextNode) => {
+    if (!isNode(node)) return;
     const children = Array.isArray(node.nodes) ? node.nodes : [];
     if (node.type === 'code') {
       blocks.push(children.map(inlineText).join('\n'));
-    } else if (children.some((child) => child.object === 'text' || child.object === 'inline')) {
+    } else if (children.some((child) => isNode(child) && (child.object === 'text' || child.object === 'inline'))) {
       const text = children.map(inlineText).join('');
       if (text.trim() !== '') blocks.push(text);
     } else {
