@@ -6,13 +6,11 @@ import type { Db } from '../store/db.js';
 import {
   ContentLimitError,
   DocumentValidationError,
-  inlinePlainText,
   parseDocumentInput,
   slugify,
   type Block,
   type ContentRef,
   type DocumentNode,
-  type InlineContent,
   type JSONDocument,
 } from '../../document/model.js';
 import { storeFile } from '../content/files.js';
@@ -973,6 +971,3 @@ export function revertBlocks(
   });
   return document;
 }
-
-/** The plain text of inline content (for titles read from documents). */
-export const plainText = (nodes: ReadonlyArray<InlineContent>) => inlinePlainText(nodes);
