@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setCurrentRevision } from '../src/platform/content/current.js';
-import { code, documentOf, heading, listUnordered, paragraph } from '../src/platform/content/document.js';
+import { code, documentOf, heading, listUnordered, paragraph } from '../src/document/model.js';
 import { putDocument, storeRevision, type ContentPage } from '../src/platform/content/revisions.js';
 import { seedDemoData } from '../src/platform/demo-data.js';
 import { insertSpace } from '../src/platform/spaces/create.js';

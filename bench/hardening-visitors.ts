@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SignJWT } from 'jose';
-import { markdownToDocument } from '../src/platform/content/markdown.js';
+import { markdownToDocument } from '../src/document/markdown.js';
 import { loadRevision, putDocument, type ContentPage } from '../src/platform/content/revisions.js';
 import { DEMO } from '../src/platform/demo-data.js';
 import { DEMO_SITE_SECRETS } from '../src/platform/sites/demo.js';

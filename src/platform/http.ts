@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { MarkdownTooDeepError } from '../document/markdown.js';
+import type { ContentLimitError } from '../document/model.js';
 
 /** The budget an input went over, answered beside the message: `{ limit, value, max }`. */
 export interface LimitDetails {
@@ -28,6 +30,13 @@ export class ApiError extends Error {
  */
 export const overLimit = (message: string, { limit, value, max }: LimitDetails, status: 400 | 413 = 413) =>
   new ApiError(status, message, { limit, value, max });
+
+/**
+ * Content over a budget of the document format (`ContentLimitError`): 413 for content too large,
+ * 400 for markdown nested too deeply (a structural refusal, as for other input nested too deeply).
+ */
+export const overContentLimit = (message: string, error: ContentLimitError) =>
+  overLimit(message, error, error instanceof MarkdownTooDeepError ? 400 : 413);
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const forbidden = (message = 'You do not have permission to do this') => new ApiError(403, message);

@@ -878,7 +878,7 @@ describe('changes of reusable contents', () => {
 
 describe('evaluated documents through the graph', () => {
   it('resolves conditional blocks and expressions when asked, in one request', async () => {
-    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { markdownToDocument } = await import('../../src/document/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const created = await g.gql(

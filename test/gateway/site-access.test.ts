@@ -328,7 +328,7 @@ describe('resolveUrl', () => {
 
 describe('the API token of a resolved URL', () => {
   it('reads the page as the visitor through the graph: their claims decide what the evaluated document holds', async () => {
-    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { markdownToDocument } = await import('../../src/document/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const spaceId = g.platform.spaceId(DEMO.spaces.userGrant);

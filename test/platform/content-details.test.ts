@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToDocument } from '../../src/platform/content/markdown.js';
+import { markdownToDocument } from '../../src/document/markdown.js';
 
 describe('expandables in markdown', () => {
   it('reads <summary> whether or not a blank line separates it from <details>', () => {

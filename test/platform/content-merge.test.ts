@@ -17,7 +17,7 @@ import {
   type JSONDocument,
   type Paragraph,
   type Text,
-} from '../../src/platform/content/document.js';
+} from '../../src/document/model.js';
 import { mergeContents, mergeSequence, type MergeMode, type MergeOutcome } from '../../src/platform/content/merge.js';
 import {
   DEFAULT_LAYOUT,

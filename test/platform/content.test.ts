@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catchUpSearchIndex } from '../../src/platform/content/current.js';
-import { parseDocument } from '../../src/platform/content/document.js';
+import { parseDocument } from '../../src/document/model.js';
 import { putDocument, storedBytes } from '../../src/platform/content/revisions.js';
 import { sign } from '../../src/platform/content/signing.js';
 import { DEMO } from '../../src/platform/demo-data.js';

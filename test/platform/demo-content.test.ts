@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JSONDocument } from '../../src/platform/content/document.js';
-import { documentText } from '../../src/platform/content/text.js';
+import type { JSONDocument } from '../../src/document/model.js';
+import { documentText } from '../../src/document/text.js';
 import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 

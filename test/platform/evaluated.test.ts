@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDocument } from '../../src/platform/adaptive/evaluate-document.js';
-import { markdownToDocument } from '../../src/platform/content/markdown.js';
+import { markdownToDocument } from '../../src/document/markdown.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent } from '../fixtures/content.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
 import type { DemoPage } from '../../src/platform/demo-content/types.js';
-import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/platform/content/document.js';
-import {
-  MARKDOWN_LIMITS,
-  markdownMetadata,
-  markdownToDocument,
-  parseMarkdown,
-} from '../../src/platform/content/markdown.js';
-import { blocksAtLeast } from '../../src/platform/content/markdown/segments.js';
+import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/document/model.js';
+import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/document/markdown.js';
+import { blocksAtLeast } from '../../src/document/markdown/segments.js';
+import { overContentLimit } from '../../src/platform/http.js';
 
 /** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
 const plain = (value: unknown): unknown =>
@@ -70,7 +66,7 @@ describe('markdown budgets', () => {
       markdownToDocument(markdown);
     } catch (error) {
       if (error instanceof ContentLimitError)
-        return { limit: error.limit, value: error.value, max: error.max, status: error.status };
+        return { limit: error.limit, value: error.value, max: error.max, status: overContentLimit('', error).status };
       throw error;
     }
     return undefined;

@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { documentOf, image, paragraph } from '../../src/platform/content/document.js';
+import { documentOf, image, paragraph } from '../../src/document/model.js';
 import { PdfTooLargeError, renderPdf } from '../../src/platform/content/pdf.js';
 import { MAX_PDF_PNG_PIXEL_BYTES, pdfReadyImage } from '../../src/platform/content/png.js';
 import { png } from '../fixtures/images.js';

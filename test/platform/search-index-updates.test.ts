@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setCurrentRevision, stageIndex } from '../../src/platform/content/current.js';
-import { documentOf, paragraph } from '../../src/platform/content/document.js';
+import { documentOf, paragraph } from '../../src/document/model.js';
 import { putDocument, storeRevision, type ContentPage } from '../../src/platform/content/revisions.js';
 import { sweepRetiredRows } from '../../src/platform/content/search.js';
 import { insertSpace } from '../../src/platform/spaces/create.js';

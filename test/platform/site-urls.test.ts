@@ -585,7 +585,7 @@ describe('content and embed URLs', () => {
 
 describe('the API token of a resolved URL', () => {
   it('reads the resolved space’s content as the visitor, claims included, and nothing else', async () => {
-    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { markdownToDocument } = await import('../../src/document/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const spaceId = p.spaceId(S.userGrant);
@@ -721,7 +721,7 @@ describe('review cases', () => {
   it('hides pages whose condition is false from a visitor, and filters the profile by their claims', async () => {
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
-    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { markdownToDocument } = await import('../../src/document/markdown.js');
     const space = p.spaceId(S.visitorAuth);
     const documentId = putDocument(p.db, space, markdownToDocument('Text.\n').document);
     commitContent(p.db, space, {

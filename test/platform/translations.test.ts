@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { TextSlots, documentSlots, wordCount } from '../../src/platform/translations/extract.js';
 import { libreTranslator, pseudoLocalize, TranslatorError } from '../../src/platform/translations/translator.js';
-import type { JSONDocument } from '../../src/platform/content/document.js';
+import type { JSONDocument } from '../../src/document/model.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const U = DEMO.users;

@@ -291,7 +291,7 @@ describe('what a site visitor reads', () => {
   });
 
   it('searches the new revision once the space has one, still without what the claims hide', async () => {
-    const { markdownToDocument } = await import('../../src/platform/content/markdown.js');
+    const { markdownToDocument } = await import('../../src/document/markdown.js');
     const { loadRevision, putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const current = loadRevision(

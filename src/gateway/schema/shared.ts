@@ -6,6 +6,7 @@ import { BadUserInputError } from '../errors.js';
 import { MAX_ID_LENGTH, platformKey, splitKey } from '../ids.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
+import { documentFromLines, documentLines } from '../../document/lines.js';
 
 builder.queryType({ description: 'Everything you can read through the gateway.' });
 builder.mutationType({ description: 'Every change you can make through the gateway, one per platform operation.' });
@@ -332,47 +333,6 @@ export function permissionsType<P extends Partial<Record<string, boolean>>>(
   });
 }
 
-type TextNode = {
-  object?: string;
-  type?: string;
-  text?: unknown;
-  leaves?: TextNode[];
-  nodes?: TextNode[];
-  fragments?: TextNode[];
-};
-
-/** The text of inline content: its leaves, concatenated. */
-function inlineText(node: TextNode): string {
-  if (Array.isArray(node.leaves))
-    return node.leaves.map((leaf) => (typeof leaf.text === 'string' ? leaf.text : '')).join('');
-  return Array.isArray(node.nodes) ? node.nodes.map(inlineText).join('') : '';
-}
-
-/**
- * Plain text of a rich-text document: the text of each block that holds text (its leaves and
- * inlines joined), one line per block (so that the text of a `DocumentInput` comes back as it
- * was written), each line of a code block on its own; captions, tab and expandable contents
- * included, void blocks without text left out.
- */
-export function documentText(document: unknown): string {
-  const blocks: string[] = [];
-  const block = (node: TextNode) => {
-    const children = Array.isArray(node.nodes) ? node.nodes : [];
-    if (node.type === 'code') {
-      blocks.push(children.map(inlineText).join('\n'));
-    } else if (children.some((child) => child.object === 'text' || child.object === 'inline')) {
-      const text = children.map(inlineText).join('');
-      if (text.trim() !== '') blocks.push(text);
-    } else {
-      children.forEach(block);
-    }
-    if (Array.isArray(node.fragments)) node.fragments.forEach(block);
-  };
-  const nodes = (document as { nodes?: unknown } | null | undefined)?.nodes;
-  if (Array.isArray(nodes)) (nodes as TextNode[]).forEach(block);
-  return blocks.join('\n');
-}
-
 export const DocumentType = builder
   .objectRef<{ object: 'document'; data: Record<string, unknown>; nodes: unknown[] }>('Document')
   .implement({
@@ -385,7 +345,7 @@ export const DocumentType = builder
       }),
       text: t.string({
         description: 'The plain text of the document, without markup: one line per block.',
-        resolve: (doc) => documentText(doc),
+        resolve: (doc) => documentLines(doc),
       }),
     }),
   });
@@ -413,7 +373,7 @@ export const documentInput = z
     if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of text or json' });
   })
   .transform((value, ctx) => {
-    if (value.text != null) return textDocument(value.text);
+    if (value.text != null) return documentFromLines(value.text);
     const parsed = documentJson.safeParse(value.json);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['json', ...issue.path] } as never);
@@ -421,22 +381,6 @@ export const documentInput = z
     }
     return parsed.data;
   });
-
-/** A document of one paragraph per line of `text`. */
-export function textDocument(text: string) {
-  return {
-    object: 'document' as const,
-    data: { schemaVersion: 1 },
-    nodes: text.split('\n').map((line, index) => ({
-      object: 'block',
-      type: 'paragraph',
-      key: `p${index}`,
-      isVoid: false,
-      data: { align: 'start' },
-      nodes: [{ object: 'text', leaves: [{ text: line, marks: [] }] }],
-    })),
-  };
-}
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({

@@ -1,4 +1,4 @@
-import type { Block, DocumentNode, JSONDocument, Text } from '../content/document.js';
+import type { Block, DocumentNode, JSONDocument, Text } from '../../document/model.js';
 import { evaluate, ExpressionError, parseExpression, type Expression } from './expression.js';
 
 /**

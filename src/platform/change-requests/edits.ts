@@ -1,29 +1,21 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { badRequest, newId, overLimit } from '../http.js';
+import { badRequest, newId, overContentLimit } from '../http.js';
 import { conditionSchema, emojiSchema } from '../routes/schemas.js';
 import type { Db } from '../store/db.js';
 import {
-  checkDocumentLimits,
   ContentLimitError,
   DocumentValidationError,
-  inlinePlainText,
-  parseDocument,
+  parseDocumentInput,
   slugify,
   type Block,
   type ContentRef,
   type DocumentNode,
-  type InlineContent,
   type JSONDocument,
-} from '../content/document.js';
+} from '../../document/model.js';
 import { storeFile } from '../content/files.js';
-import {
-  markdownMetadata,
-  markdownToDocument,
-  parseMarkdownOffThread,
-  stableRefs,
-  type RefResolver,
-} from '../content/markdown.js';
+import { markdownMetadata, markdownToDocument, stableRefs, type RefResolver } from '../../document/markdown.js';
+import { parseMarkdownOffThread } from '../content/markdown-parser.js';
 import type { Root } from 'mdast';
 import { pageFile, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PageIndex, type PlacedPage } from '../content/pages.js';
@@ -853,7 +845,7 @@ export function editRequestContent(
  */
 function readingError(error: unknown, field: string): unknown {
   if (error instanceof ContentLimitError)
-    return overLimit(`Invalid body field "${field}": ${error.message}`, error, error.status);
+    return overContentLimit(`Invalid body field "${field}": ${error.message}`, error);
   if (error instanceof RangeError) return invalid(field, 'nested too deeply');
   return error;
 }
@@ -875,9 +867,8 @@ function readMarkdown(markdown: string, field: string, options?: Parameters<type
 /** Validates a JSON document of a change, within `DOCUMENT_LIMITS`; an invalid one is a 400 naming `field`. */
 function readJsonDocument(input: unknown, field: string): JSONDocument {
   return withinLimits(field, () => {
-    checkDocumentLimits(input);
     try {
-      return parseDocument(input);
+      return parseDocumentInput(input);
     } catch (error) {
       if (error instanceof DocumentValidationError) throw invalid(field, error.message);
       throw error;
@@ -980,6 +971,3 @@ export function revertBlocks(
   });
   return document;
 }
-
-/** The plain text of inline content (for titles read from documents). */
-export const plainText = (nodes: ReadonlyArray<InlineContent>) => inlinePlainText(nodes);

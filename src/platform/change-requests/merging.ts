@@ -5,7 +5,7 @@ import type { Db } from '../store/db.js';
 import { setCurrentRevision } from '../content/current.js';
 import { mergeContents, type MergeConflict } from '../content/merge.js';
 import { getDocument, loadRevision, putDocument, storeRevision, type RevisionContent } from '../content/revisions.js';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { baseRevision, currentReviews, isOutdated, updateChangeRequest, type ChangeRequestRow } from './store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { cacheNamespace, textHeapBytes } from '../cache.js';
 import { now } from '../http.js';
 import type { Db } from '../store/db.js';
-import type { JSONDocument } from './document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { pageIndex } from './pages.js';
 import { getDocument, loadRevision, PreparedDocument, type ContentPage, type RevisionContent } from './revisions.js';
 import {
@@ -12,7 +12,7 @@ import {
   type IndexedPage,
   type IndexUpdate,
 } from './search.js';
-import { documentSections } from './text.js';
+import { documentSections } from '../../document/text.js';
 
 /**
  * The current revision of a space and what follows it: moving the pointer reindexes the space

@@ -1,5 +1,12 @@
 import { LCS, diff3Merge } from 'node-diff3';
-import { newKey, withMetaIds, type Block, type DocumentNode, type Fragment, type JSONDocument } from './document.js';
+import {
+  newKey,
+  withMetaIds,
+  type Block,
+  type DocumentNode,
+  type Fragment,
+  type JSONDocument,
+} from '../../document/model.js';
 import type {
   ContentFile,
   ContentPage,

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
-import type { ContentRef, JSONDocument } from './document.js';
-import { documentToMarkdown, stableRefs, type RefResolver } from './markdown.js';
+import type { ContentRef, JSONDocument } from '../../document/model.js';
+import { documentToMarkdown, stableRefs, type RefResolver } from '../../document/markdown.js';
 import type { PageIndex, PlacedPage } from './pages.js';
 import {
   DEFAULT_LAYOUT,

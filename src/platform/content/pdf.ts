@@ -9,7 +9,7 @@ import {
   type JSONDocument,
   type Leaf,
   type Table,
-} from './document.js';
+} from '../../document/model.js';
 
 /**
  * A space (or one page) as a PDF, rendered from its documents with pdfkit: headings,

@@ -1,6 +1,6 @@
 import type { PageOfResults, PageWindow } from '../http.js';
 import type { Db } from '../store/db.js';
-import type { JSONDocument } from './document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { getDocument, loadRevision, type ContentPage, type Revision } from './revisions.js';
 import { searchSpace, type SearchPageHit } from './search.js';
 

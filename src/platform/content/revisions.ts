@@ -3,7 +3,7 @@ import type { Db } from '../store/db.js';
 import { cacheNamespace, jsonHeapBytes } from '../cache.js';
 import { writeInSlices } from '../slices.js';
 import { canonicalJson, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
-import { parseDocument, type JSONDocument } from './document.js';
+import { parseDocument, type JSONDocument } from '../../document/model.js';
 
 /**
  * The revision store. A revision is immutable: its content is a tree of nodes stored by hash

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { badRequest, json, laterThan, newId, notFound, notFoundInBody, type PageWindow } from '../http.js';
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { documentOf, paragraph, type JSONDocument } from '../content/document.js';
+import { documentOf, paragraph, type JSONDocument } from '../../document/model.js';
 import { agglomerateSteps, clusterCentroid, nearestCluster, type Clusterable } from './text/cluster.js';
 import { addWords, byCentrality, clusterIcon, clusterLabel, type WordForms } from './text/describe.js';
 import { clusterImpact, maxImpact, type Impact } from './text/impact.js';

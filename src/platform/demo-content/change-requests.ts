@@ -4,7 +4,7 @@ import type { Db } from '../store/db.js';
 import { editRequestContent, type ContentChange } from '../change-requests/edits.js';
 import { mergeChangeRequest } from '../change-requests/merging.js';
 import { createChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../change-requests/store.js';
-import type { JSONDocument, Paragraph } from '../content/document.js';
+import type { JSONDocument, Paragraph } from '../../document/model.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
 // The conversation issue cluster a demo change request points at (seeded before change requests).
 import { DEMO_CLUSTER_ID } from '../conversations/demo.js';

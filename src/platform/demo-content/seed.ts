@@ -1,6 +1,6 @@
 import { setCurrentRevision } from '../content/current.js';
 import { storeFile } from '../content/files.js';
-import { markdownToDocument } from '../content/markdown.js';
+import { markdownToDocument } from '../../document/markdown.js';
 import { pageIndex } from '../content/pages.js';
 import { relativeRefs } from '../content/page-markdown.js';
 import { putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';

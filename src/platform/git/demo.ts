@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { getBlob } from '../content/blobs.js';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
 import { git, scratchRepository } from './command.js';
 import { contentFiles } from './layout.js';

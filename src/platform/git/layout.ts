@@ -2,14 +2,14 @@ import { posix } from 'node:path';
 import type { Heading, List, ListItem, Root, RootContent } from 'mdast';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { newId } from '../http.js';
-import { ContentLimitError, slugify, type ContentRef, type JSONDocument } from '../content/document.js';
+import { ContentLimitError, slugify, type ContentRef, type JSONDocument } from '../../document/model.js';
 import {
   documentToMarkdown,
   markdownToDocument as convert,
-  parseMarkdownOffThread,
   stableRefs,
   type RefResolver,
-} from '../content/markdown.js';
+} from '../../document/markdown.js';
+import { parseMarkdownOffThread } from '../content/markdown-parser.js';
 import { layoutAndCover, pageFile, pageFrontMatter, relativeRefs } from '../content/page-markdown.js';
 import { pageIndex, type PlacedPage } from '../content/pages.js';
 import type { ContentFile, ContentPage, ContentReusable, RevisionContent, Variables } from '../content/revisions.js';

@@ -4,7 +4,7 @@ import { timeSlices, writeInSlices } from '../slices.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { storeFile } from '../content/files.js';
 import { getBlob } from '../content/blobs.js';
 import {

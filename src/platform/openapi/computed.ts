@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { base62, slugify, type Block, type JSONDocument, type Paragraph } from '../content/document.js';
+import { base62, slugify, type Block, type JSONDocument, type Paragraph } from '../../document/model.js';
 import type { ContentPage, RevisionContent } from '../content/revisions.js';
 import type { Db } from '../store/db.js';
 import { versionDocument } from './documents.js';

@@ -1,5 +1,5 @@
 import { setCurrentRevision } from '../content/current.js';
-import { markdownToDocument } from '../content/markdown.js';
+import { markdownToDocument } from '../../document/markdown.js';
 import { putDocument, storeRevision, type RevisionContent } from '../content/revisions.js';
 import { laterThan, newId } from '../http.js';
 import type { Db } from '../store/db.js';

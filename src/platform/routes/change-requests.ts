@@ -8,7 +8,7 @@ import {
   notFound,
   notFoundInBody,
   now,
-  overLimit,
+  overContentLimit,
   pageFromArray,
   pageOf,
   pageParams,
@@ -20,7 +20,7 @@ import {
 } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import { userJson } from '../serialize.js';
-import { checkDocumentLimits, ContentLimitError, DocumentValidationError, parseDocument } from '../content/document.js';
+import { ContentLimitError, DocumentValidationError, parseDocumentInput } from '../../document/model.js';
 import {
   CHANGE_REQUEST_STATUSES,
   changeRequestJson,
@@ -46,12 +46,11 @@ const subject = z.string().max(100, 'must be at most 100 characters');
 /** A JSON document in a body (`description`), within its budgets, validated and completed like every stored document. */
 const documentInput = z.unknown().transform((value, context) => {
   try {
-    checkDocumentLimits(value);
-    return parseDocument(value);
+    return parseDocumentInput(value);
   } catch (error) {
     // Thrown through the body's parse: a 413 naming the budget.
     if (error instanceof ContentLimitError)
-      throw overLimit(`Invalid body field "description": ${error.message}`, error, error.status);
+      throw overContentLimit(`Invalid body field "description": ${error.message}`, error);
     if (!(error instanceof DocumentValidationError)) throw error;
     context.addIssue({ code: 'custom', message: error.message });
     return z.NEVER;

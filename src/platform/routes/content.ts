@@ -10,7 +10,7 @@ import {
   type RevisionContent,
 } from '../content/revisions.js';
 import { semanticChanges, type SemanticChange } from '../content/changes.js';
-import type { Block, ContentRef as DocumentRef, JSONDocument } from '../content/document.js';
+import type { Block, ContentRef as DocumentRef, JSONDocument } from '../../document/model.js';
 import { downloadUrl, fileJson, signedDownload } from '../content/files.js';
 import { pageMarkdown } from '../content/page-markdown.js';
 import { PdfTooLargeError, renderPdf } from '../content/pdf.js';

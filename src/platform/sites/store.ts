@@ -3,7 +3,7 @@ import { badRequest, conflict, laterThan, newId, notFound, now } from '../http.j
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { slugify } from '../content/document.js';
+import { slugify } from '../../document/model.js';
 
 /**
  * Docs sites as stored. A site is created unpublished, of type `basic`, with a basename derived

@@ -3,7 +3,7 @@ import { badRequest, conflict, newId, notFound, now } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
 import { spaceJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { slugify } from '../content/document.js';
+import { slugify } from '../../document/model.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageIndex } from '../content/pages.js';
 import { reloadSite, siteRootUrl, touchSite, type SiteRow } from './store.js';

@@ -3,7 +3,7 @@ import { evaluateForVisitor } from '../adaptive/evaluate-document.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
 import { canonicalJson, hashOf } from '../content/blobs.js';
 import { indexedPages } from '../content/current.js';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { documentRefs } from '../content/links.js';
 import { pageIndex } from '../content/pages.js';
 import type { ContentReader } from '../content/reader.js';
@@ -16,15 +16,10 @@ import {
   type RevisionContent,
   type Variables,
 } from '../content/revisions.js';
-import {
-  replaceSpaceIndex,
-  SEARCH_SCHEMA,
-  SEARCH_UPDATE_TRIGGER,
-  searchSpace,
-  searchSpaces,
-} from '../content/search.js';
-import { documentSections } from '../content/text.js';
+import { replaceSpaceIndex, searchSpace, searchSpaces } from '../content/search.js';
+import { documentSections } from '../../document/text.js';
 import type { Db } from '../store/db.js';
+import { SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER } from '../store/migrations.js';
 
 /**
  * The one place that decides what a site visitor (the bearer of a resolved URL's API token) sees

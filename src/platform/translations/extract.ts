@@ -1,4 +1,4 @@
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 
 /**
  * What a translation run sends to the translator, and how the answers go back in place. Texts

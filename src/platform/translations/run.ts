@@ -1,6 +1,6 @@
 import { canonicalJson, hashOf } from '../content/blobs.js';
 import { prepareDocument, setCurrentRevision, stageIndex } from '../content/current.js';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import {
   getDocument,
   loadRevision,

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, request } from 'undici';
-import type { JSONDocument } from '../content/document.js';
+import type { JSONDocument } from '../../document/model.js';
 import { displayUrl } from '../outbound.js';
 import { runInSlices, type Steps } from '../slices.js';
 

@@ -62,8 +62,8 @@ builder.objectFields(DocumentType, (t) => ({
       // Loaded with the first document converted: the converter and its emoji table stay out of
       // the gateway's start and idle memory.
       const [{ documentToMarkdown }, { parseDocument }] = await Promise.all([
-        import('../../../platform/content/markdown.js'),
-        import('../../../platform/content/document.js'),
+        import('../../../document/markdown.js'),
+        import('../../../document/model.js'),
       ]);
       let parsed: ReturnType<typeof parseDocument>;
       try {

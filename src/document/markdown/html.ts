@@ -10,16 +10,7 @@
 import type { Element, ElementContent, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import type { Paragraph as MdParagraph, PhrasingContent } from 'mdast';
-import type {
-  ContentRefFile,
-  Drawing,
-  Fragment,
-  Image,
-  Images,
-  InlineContent,
-  Length,
-  Paragraph,
-} from '../document.js';
+import type { ContentRefFile, Drawing, Fragment, Image, Images, InlineContent, Length, Paragraph } from '../model.js';
 import type { ReadContext, WriteContext } from './context.js';
 import { imageRef, literalParagraph, readHtmlInlines, readInlines } from './inline-read.js';
 import { escapeHtml, writeHtmlInlines } from './inline-write.js';

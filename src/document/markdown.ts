@@ -1,5 +1,5 @@
 /**
- * Page bodies between the JSON document model (document.ts) and the platform's markdown
+ * Page bodies between the JSON document model (model.ts) and the platform's markdown
  * (GitBook's flavour: the syntax written by Git Sync exports), both ways.
  *
  * How the layers fit, reading markdown:
@@ -16,7 +16,7 @@
  *    (markdown/html.ts); inline HTML pairs (`<kbd>`, `<mark style>`, `<sup>`, `<sub>`) are marks.
  *    What the converter does not model stays as literal text in a paragraph.
  * 4. Keys are derived, then carried over from the previous document (markdown/keys.ts), and
- *    `meta.id` anchors are computed (document.ts `withMetaIds`).
+ *    `meta.id` anchors are computed (model.ts `withMetaIds`).
  *
  * Writing is the mirror image: blocks become an mdast tree (markdown/write.ts,
  * markdown/inline-write.ts), with tag lines and HTML as literal nodes, and
@@ -35,8 +35,9 @@ import { defaultHandlers, toMarkdown, type Handle, type Options as ToMarkdownOpt
 import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { math } from 'micromark-extension-math';
+import { normalizeIdentifier } from 'micromark-util-normalize-identifier';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { checkDocumentLimits, ContentLimitError, inlinePlainText, withMetaIds, type JSONDocument } from './document.js';
+import { checkDocumentLimits, ContentLimitError, inlinePlainText, withMetaIds, type JSONDocument } from './model.js';
 import type { ReadContext, WriteContext } from './markdown/context.js';
 import { isEmojiName } from './markdown/emoji.js';
 import { readInlines } from './markdown/inline-read.js';
@@ -46,7 +47,6 @@ import { stableRefs, type RefResolver } from './markdown/refs.js';
 import { gitbookSyntax, gitbookToMarkdown } from './markdown/syntax.js';
 import { joinTags, writeFlow } from './markdown/write.js';
 import { blocksAtLeast, markdownSegments, type Segment } from './markdown/segments.js';
-import { TaskWorker, TaskWorkerError } from '../task-worker.js';
 import type { Construct, Extension, TokenizeContext } from 'micromark-util-types';
 
 export { stableRefs, type RefResolver } from './markdown/refs.js';
@@ -67,7 +67,7 @@ export interface FromMarkdownOptions {
   refs?: RefResolver;
   /** The document the markdown was written from: unchanged blocks keep its keys. */
   previous?: JSONDocument;
-  /** The markdown's tree, when it was parsed already (`parseMarkdownOffThread`). */
+  /** The markdown's tree, when it was parsed already (e.g. in a worker thread, as the platform does). */
   tree?: Root;
 }
 
@@ -116,14 +116,6 @@ export class MarkdownLimitError extends ContentLimitError {
 /** Characters of markdown parsed at a time (see markdown/segments.ts). */
 const SEGMENT_CHARS = 8 * 1024;
 
-/** A label as micromark compares definitions and references (micromark-util-normalize-identifier). */
-const definitionId = (label: string) =>
-  label
-    .replace(/[\t\n\r ]+/g, ' ')
-    .replace(/^ | $/g, '')
-    .toLowerCase()
-    .toUpperCase();
-
 /**
  * A micromark extension declaring the link and footnote definitions of the other segments of a
  * page, so that a reference parses the same whatever segment its definition is in. It matches
@@ -160,8 +152,9 @@ function placeNodes(nodes: readonly Nodes[], segment: Segment, definitions: Defi
   let count = 0;
   const visit = (node: Nodes) => {
     count += 1;
-    if (node.type === 'definition') definitions.links.push(definitionId(node.label ?? node.identifier));
-    if (node.type === 'footnoteDefinition') definitions.footnotes.push(definitionId(node.label ?? node.identifier));
+    if (node.type === 'definition') definitions.links.push(normalizeIdentifier(node.label ?? node.identifier));
+    if (node.type === 'footnoteDefinition')
+      definitions.footnotes.push(normalizeIdentifier(node.label ?? node.identifier));
     const position = node.position;
     if (position) {
       position.start.line += segment.line;
@@ -352,17 +345,22 @@ function readFrontMatter(value: string): Record<string, unknown> {
 /** Deepest nesting of quotes, lists and brackets `markdownToDocument` reads. */
 export const MAX_MARKDOWN_NESTING = 32;
 
-/** Markdown nested deeper than the converter reads (its parse would take too long or overflow the stack). */
+/**
+ * Markdown nested deeper than the converter reads (its parse would take too long or overflow the
+ * stack): a structural refusal, as for other input nested too deeply, where the other budgets
+ * refuse content too large. `what` names the nesting seen (quotes, brackets…); without it, the
+ * parse ran out of stack on nesting no scan foresees.
+ */
 export class MarkdownTooDeepError extends MarkdownLimitError {
   override readonly name = 'MarkdownTooDeepError';
-  constructor(value: number, what: string) {
-    // A structural refusal, as for other input nested too deeply: 400.
+  constructor(value: number, what?: string) {
     super(
       'markdownNesting',
       value,
       MAX_MARKDOWN_NESTING,
-      `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`,
-      400,
+      what === undefined
+        ? `markdown nested too deeply to read, the limit is ${MAX_MARKDOWN_NESTING}`
+        : `markdown nested more than ${MAX_MARKDOWN_NESTING} levels deep (${what}), the limit is ${MAX_MARKDOWN_NESTING}`,
     );
   }
 }
@@ -408,7 +406,7 @@ function checkNesting(markdown: string): void {
 }
 
 /** Refuses markdown over `MARKDOWN_LIMITS.bytes`. */
-export function checkMarkdownSize(markdown: string): void {
+function checkMarkdownSize(markdown: string): void {
   // A character takes 1 to 3 bytes: measure only when the characters alone do not decide.
   if (markdown.length * 3 <= MARKDOWN_LIMITS.bytes) return;
   const bytes = Buffer.byteLength(markdown);
@@ -427,7 +425,7 @@ export function checkMarkdownSize(markdown: string): void {
  * at least), by a scan of its lines: a megabyte of one-line paragraphs is refused in
  * milliseconds, not after the seconds of parsing that reaching the node budget takes.
  */
-export function checkMarkdownBlocks(markdown: string): void {
+function checkMarkdownBlocks(markdown: string): void {
   const max = MARKDOWN_LIMITS.nodes;
   // Each line of a block takes two characters at least (text and its line end).
   if (markdown.length / 2 <= max) return;
@@ -442,81 +440,15 @@ export function checkMarkdownBlocks(markdown: string): void {
   }
 }
 
-/** The budgets markdown is checked against before it is parsed: bytes, blocks, nesting. */
+/**
+ * The budgets markdown is checked against before it is parsed: bytes, blocks, nesting. Linear and
+ * quick; `markdownToDocument` and `markdownMetadata` run it themselves, a caller of `parseMarkdown`
+ * runs it first.
+ */
 export function checkMarkdownBeforeParsing(markdown: string): void {
   checkMarkdownSize(markdown);
   checkMarkdownBlocks(markdown);
   checkNesting(markdown);
-}
-
-/** A parsed page: its tree, or the budget it went over (an error crosses threads as data). */
-export type ParsedMarkdown =
-  | { root: Root }
-  | { over: { limit: string; value: number; max: number; message: string; status: 400 | 413 } };
-
-/** Parses a page's markdown within `MARKDOWN_LIMITS` and `MAX_MARKDOWN_NESTING`: the work of the parse worker. */
-export function parseMarkdownTree(markdown: string): ParsedMarkdown {
-  try {
-    checkMarkdownBeforeParsing(markdown);
-    return { root: parseMarkdown(markdown) };
-  } catch (error) {
-    if (error instanceof RangeError) {
-      // The stack ran out: nesting `checkNesting` does not see.
-      const max = MAX_MARKDOWN_NESTING;
-      return {
-        over: {
-          limit: 'markdownNesting',
-          value: max + 1,
-          max,
-          message: `markdown nested too deeply to read, the limit is ${max}`,
-          status: 400,
-        },
-      };
-    }
-    if (!(error instanceof ContentLimitError)) throw error;
-    const { limit, value, max, message, status } = error;
-    return { over: { limit, value, max, message, status } };
-  }
-}
-
-/** Longest a page's parse may take, and the heap it may use, in the parse worker. */
-export const MARKDOWN_PARSE_LIMITS = { timeoutMs: 30_000, maxHeapMb: 256 } as const;
-
-const parser = new TaskWorker<string, ParsedMarkdown>({
-  from: import.meta.url,
-  name: 'markdown/parse-worker',
-  fallback: parseMarkdownTree,
-  ...MARKDOWN_PARSE_LIMITS,
-});
-
-/**
- * Parses a page's markdown in the parse worker (the seconds a large page takes leave the event
- * loop free), for `markdownToDocument(markdown, { tree })`. Throws a `MarkdownLimitError` for a
- * budget passed, and for a parse that took longer than `MARKDOWN_PARSE_LIMITS.timeoutMs`
- * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
- */
-export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
-  // Linear and quick: a text over these budgets never goes to the worker.
-  checkMarkdownBeforeParsing(markdown);
-  let parsed: ParsedMarkdown;
-  try {
-    parsed = await parser.run(markdown);
-  } catch (error) {
-    if (!(error instanceof TaskWorkerError) || error.reason === 'closed') throw error;
-    const [limit, max] =
-      error.reason === 'timeout'
-        ? ['markdownParseMs', MARKDOWN_PARSE_LIMITS.timeoutMs]
-        : ['markdownParseHeapMb', MARKDOWN_PARSE_LIMITS.maxHeapMb];
-    throw new MarkdownLimitError(
-      limit,
-      max,
-      max,
-      `the markdown could not be read: ${error.message}, the limit is ${max}`,
-    );
-  }
-  if ('root' in parsed) return parsed.root;
-  const { limit, value, max, message, status } = parsed.over;
-  throw new MarkdownLimitError(limit, value, max, message, status);
 }
 
 /** The front matter and leading `# H1` of parsed markdown, and the nodes after them. */

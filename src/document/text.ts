@@ -4,7 +4,7 @@
  * by line breaks; table cells by tabs. Captions, tab titles and expandable titles are text too;
  * references (content-ref, include, link targets) are not.
  */
-import { inlinePlainText, type Block, type Fragment, type JSONDocument, type Table } from './document.js';
+import { inlinePlainText, type Block, type Fragment, type JSONDocument, type Table } from './model.js';
 
 /** One section: a heading and the text under it until the next heading. */
 export interface DocumentSection {

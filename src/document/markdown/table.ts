@@ -28,7 +28,7 @@ import {
   type TableDefinition,
   type TableRecord,
   type TableValue,
-} from '../document.js';
+} from '../model.js';
 import type { ReadContext, WriteContext } from './context.js';
 import { attr, blank, elements, readHtmlParagraphs } from './html.js';
 import { readHtmlInlines, readParagraph } from './inline-read.js';

@@ -4,7 +4,7 @@
  * attributes into the `data` the API description gives it, and writes them back the way it was
  * written (`{% stepper %}{% step %}…`).
  */
-import type { Block, OtherBlock } from '../document.js';
+import type { Block, OtherBlock } from '../model.js';
 import { booleanAttr } from './tags.js';
 
 /** Tag name → block type, for the tags kept as blocks. */

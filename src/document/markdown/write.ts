@@ -5,7 +5,7 @@
  * cards `<table data-view="cards">` HTML; the rest map to plain mdast nodes.
  */
 import type { BlockContent, DefinitionContent, List, ListItem as MdListItem, RootContent } from 'mdast';
-import type { Block, Fragment, ListItem, Paragraph } from '../document.js';
+import type { Block, Fragment, ListItem, Paragraph } from '../model.js';
 import type { WriteContext } from './context.js';
 import { writeDetailsHead, writeDrawing, writeFigures } from './html.js';
 import { writeInlines } from './inline-write.js';

@@ -43,14 +43,9 @@ import {
   type JSONDocument,
   type Table,
   orderIndex,
-} from '../../src/platform/content/document.js';
-import {
-  documentToMarkdown,
-  markdownToDocument,
-  stableRefs,
-  type RefResolver,
-} from '../../src/platform/content/markdown.js';
-import { documentSections, documentText } from '../../src/platform/content/text.js';
+} from '../../src/document/model.js';
+import { documentToMarkdown, markdownToDocument, stableRefs, type RefResolver } from '../../src/document/markdown.js';
+import { documentSections, documentText } from '../../src/document/text.js';
 
 /** Markdown → document → markdown keeps the document (keys included) and is a fixed point. */
 function expectRoundTrip(doc: JSONDocument, refs: RefResolver = stableRefs): string {

@@ -28,7 +28,7 @@ import {
   type Paragraph,
   type Text,
   type TextColor,
-} from '../document.js';
+} from '../model.js';
 import type { ReadContext } from './context.js';
 import { emojiCodeByName, splitEmoji } from './emoji.js';
 

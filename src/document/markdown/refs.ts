@@ -3,7 +3,7 @@
  * reference and for the reference of an href, so that the caller decides how pages, files and
  * spaces are addressed (relative `.md` paths for Git Sync, stable IDs for the API).
  */
-import type { ContentRef } from '../document.js';
+import type { ContentRef } from '../model.js';
 
 /** Turns references into hrefs and back; `fromHref` must accept any string. */
 export interface RefResolver {

@@ -26,7 +26,7 @@ import {
   type JSONDocument,
   type Table,
   type Text,
-} from '../document.js';
+} from '../model.js';
 import { blockText, blocksText } from '../text.js';
 
 type Keyed = Block | Inline | Text;

@@ -20,7 +20,7 @@ import {
   type HintStyle,
   type Paragraph,
   type TabsItem,
-} from '../document.js';
+} from '../model.js';
 import type { ReadContext } from './context.js';
 import {
   isDetailsEnd,

@@ -15,7 +15,7 @@ import {
   type InlineImage,
   type Leaf,
   type Mark,
-} from '../document.js';
+} from '../model.js';
 import type { WriteContext } from './context.js';
 import { emojiName } from './emoji.js';
 

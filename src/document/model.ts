@@ -1382,7 +1382,10 @@ export const DOCUMENT_LIMITS = {
   depth: 64,
 } as const;
 
-/** Content over one of its budgets: names the budget (`documentNodes`…), the value and the maximum. */
+/**
+ * Content over one of its budgets: names the budget (`documentNodes`…), the value and the maximum.
+ * How a caller answers it (an HTTP status, a user error) is the caller's choice.
+ */
 export class ContentLimitError extends Error {
   override readonly name: string = 'ContentLimitError';
   constructor(
@@ -1390,8 +1393,6 @@ export class ContentLimitError extends Error {
     readonly value: number,
     readonly max: number,
     message: string,
-    /** The HTTP status that answers it: 413 for content too large, 400 for content nested too deeply. */
-    readonly status: 400 | 413 = 413,
   ) {
     super(message);
   }
@@ -1481,4 +1482,14 @@ export function parseDocument(input: unknown): JSONDocument {
   const parsed = documentSchema.safeParse(input);
   if (!parsed.success) throw new DocumentValidationError(describeDocumentError(parsed.error, input));
   return parsed.data;
+}
+
+/**
+ * Validates a JSON document a caller sent, within `DOCUMENT_LIMITS`: the budgets are checked
+ * before the validation, so a hostile input costs no more than they allow. Throws
+ * `ContentLimitError` or `DocumentValidationError`.
+ */
+export function parseDocumentInput(input: unknown): JSONDocument {
+  checkDocumentLimits(input);
+  return parseDocument(input);
 }
