@@ -157,6 +157,44 @@ export async function publicAddresses(host: string, resolve: Resolver = systemRe
   return addresses;
 }
 
+/**
+ * The outbound guard's check of a URL the platform is to store or connect to: `problem` first (the
+ * caller's own rules for the URL, such as its scheme, undefined when they hold), then, unless private
+ * targets are allowed, every address of its host (`publicAddresses`). The refusal (`ofAddress` when
+ * it is the guard's), or the addresses checked: none when private targets are allowed.
+ */
+export async function checkOutboundUrl(
+  raw: string,
+  problem: string | undefined,
+  allowPrivate: boolean,
+  resolve?: Resolver,
+): Promise<{ problem: string; ofAddress: boolean } | { problem?: undefined; addresses: LookupAddress[] }> {
+  if (problem) return { problem, ofAddress: false };
+  if (allowPrivate) return { addresses: [] };
+  try {
+    return { addresses: await publicAddresses(hostOf(new URL(raw)), resolve) };
+  } catch (error) {
+    if (error instanceof OutboundError) return { problem: error.message, ofAddress: true };
+    throw error;
+  }
+}
+
+/**
+ * `checkOutboundUrl` in the words of a validation error of the URL, or undefined when it may be
+ * used: at the moment a URL is stored, a clear refusal beats operations that fail later (each
+ * connection is checked again, on the address it is made to).
+ */
+export async function outboundUrlProblem(
+  raw: string,
+  problem: string | undefined,
+  allowPrivate: boolean,
+  resolve?: Resolver,
+): Promise<string | undefined> {
+  const check = await checkOutboundUrl(raw, problem, allowPrivate, resolve);
+  if (check.problem === undefined) return undefined;
+  return check.ofAddress ? `must be on a public address (${check.problem})` : check.problem;
+}
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** `dns.lookup` for undici's connections: only public addresses, checked by `publicAddresses`. */
@@ -181,6 +219,19 @@ function decoded(part: string): string {
   } catch {
     return part;
   }
+}
+
+/**
+ * Takes the user name and password out of `url` (which is changed) and returns them as the value of
+ * an HTTP Basic `Authorization` header, or undefined when the URL has none: credentials travel in a
+ * header, never in a URL that is logged, shown or given to another program's command line.
+ */
+export function takeBasicCredentials(url: URL): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  const credentials = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`, 'utf8').toString('base64');
+  url.username = '';
+  url.password = '';
+  return `Basic ${credentials}`;
 }
 
 /** A URL as it may be shown: without user, password, query or fragment. */
@@ -211,9 +262,9 @@ function outboundTarget(raw: string, allowPrivate: boolean | undefined): { url: 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
   const shown = displayUrl(url);
   const host = hostOf(url);
+  // A name is checked where it is resolved, at connection time (`publicLookup`, loopback names included).
   if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host))
     throw new OutboundError(`${shown} is a private or reserved address`);
-  if (!allowPrivate && isLoopbackName(host)) throw new OutboundError(`${shown} is on a loopback name`);
   return { url, shown };
 }
 
@@ -229,12 +280,8 @@ export async function fetchUrl(
 ): Promise<{ bytes: Buffer; contentType: string | undefined }> {
   const { url, shown } = outboundTarget(raw, options.allowPrivate);
   const headers: Record<string, string> = { 'user-agent': 'docs-platform/1 (+file fetch)', accept: '*/*' };
-  if (url.username || url.password) {
-    const credentials = `${decoded(url.username)}:${decoded(url.password)}`;
-    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
-    url.username = '';
-    url.password = '';
-  }
+  const authorization = takeBasicCredentials(url);
+  if (authorization) headers.authorization = authorization;
   const timeout = options.timeoutMs ?? 10_000;
   const signal = AbortSignal.timeout(timeout);
   let response: Dispatcher.ResponseData;

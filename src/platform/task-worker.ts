@@ -30,6 +30,8 @@ export class TaskWorkerError extends Error {
   constructor(
     readonly reason: TaskWorkerFailure,
     message: string,
+    /** The time the task had, for a `timeout`. */
+    readonly timeoutMs?: number,
   ) {
     super(message);
   }
@@ -153,7 +155,7 @@ export class TaskWorker<Request, Answer> extends EventEmitter {
     const { timeoutMs } = this.options;
     const limit = typeof timeoutMs === 'function' ? timeoutMs(task.request) : timeoutMs;
     this.timeout = setTimeout(
-      () => this.fail(worker, new TaskWorkerError('timeout', `the work did not end within ${limit} ms`)),
+      () => this.fail(worker, new TaskWorkerError('timeout', `the work did not end within ${limit} ms`, limit)),
       limit,
     );
     this.emit('start');

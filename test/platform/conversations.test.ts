@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
+import { CLUSTER_PENDING_JOB, queuePendingClustering } from '../../src/platform/conversations/resume.js';
 import { largeBatch } from '../fixtures/hostile-corpus.js';
 import { seededTemplate, startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -338,6 +339,52 @@ describe('an ingest a restart interrupted', () => {
       expect(count(second, 'SELECT COUNT(*) FROM conversation_issues WHERE org_id = ?')).toBe(
         count(second, 'SELECT SUM(issue_count) FROM conversation_clusters WHERE org_id = ?'),
       );
+    } finally {
+      await second.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the clustering resumed at start', () => {
+  it('runs once per organization when the restart interrupted one: the resumed job is not queued again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'conversations-resume-'));
+    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
+    const first = await startTestPlatform({ dataDir });
+    try {
+      expect((await first.api('POST', `/orgs/${globex}/conversations`, { body: largeBatch('resume', 3) })).status).toBe(
+        204,
+      );
+      // A clustering job that was running when the platform stopped, and the issues it left.
+      first.db
+        .prepare(
+          "UPDATE conversation_issues SET cluster_id = NULL WHERE org_id = ? AND conversation_id LIKE 'resume-%'",
+        )
+        .run(globex);
+      first.db
+        .prepare(
+          `INSERT INTO jobs (kind, key, payload, state, attempts, max_attempts, run_after, created_at)
+           VALUES (?, ?, ?, 'running', 1, 1, 0, ?)`,
+        )
+        .run(CLUSTER_PENDING_JOB, `conversations:${globex}`, JSON.stringify({ organizationId: globex }), '2026-01-01');
+    } finally {
+      await first.destroy();
+    }
+    const second = await startTestPlatform({ dataDir });
+    try {
+      queuePendingClustering(second.db, second.app.jobs);
+      await second.app.jobs.drain();
+      const jobs = second.db
+        .prepare('SELECT state FROM jobs WHERE kind = ? AND key = ?')
+        .pluck(true)
+        .all(CLUSTER_PENDING_JOB, `conversations:${globex}`);
+      expect(jobs).toEqual(['done']);
+      expect(
+        second.db
+          .prepare('SELECT COUNT(*) FROM conversation_issues WHERE org_id = ? AND cluster_id IS NULL')
+          .pluck(true)
+          .get(globex),
+      ).toBe(0);
     } finally {
       await second.destroy();
       rmSync(dataDir, { recursive: true, force: true });

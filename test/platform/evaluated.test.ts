@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateDocument } from '../../src/platform/adaptive/evaluate-document.js';
+import { evaluateDocument, evaluateForVisitor } from '../../src/platform/adaptive/evaluate-document.js';
 import { markdownToDocument } from '../../src/document/markdown.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent } from '../fixtures/content.js';
@@ -98,5 +98,18 @@ describe('evaluated page documents', () => {
       visitor: { claims: {} },
     });
     expect(evaluated.nodes.map((node) => node.type)).toEqual(['if']);
+  });
+
+  it('answers a document already evaluated for a site visitor as it is, without walking it again', () => {
+    const context = {
+      space: { vars: { product: 'Docs', tier: 'pro' } },
+      page: { vars: { edition: 'Enterprise' } },
+      visitor: { claims: { unsigned: { beta: true } } },
+    };
+    const seen = evaluateForVisitor(markdownToDocument(MARKDOWN).document, context).document;
+    expect(evaluateDocument(seen, 'true', context)).toBe(seen);
+    expect(evaluateDocument(seen, 'deterministic-only', context)).toBe(seen);
+    // What a second walk would answer: the same document.
+    expect(evaluateDocument(structuredClone(seen), 'true', context)).toEqual(seen);
   });
 });

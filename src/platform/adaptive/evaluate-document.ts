@@ -45,12 +45,20 @@ function usable(source: unknown, deterministicOnly: boolean): Expression | undef
 const textOf = (value: unknown): string =>
   value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
+/**
+ * Documents `evaluateForVisitor` answered. Nothing is left to evaluate in them (every condition
+ * decided, every expression that parses replaced), and a visitor's reads are evaluated already
+ * when a page read asks for `evaluated`: such a document is answered as it is, not walked again.
+ */
+const evaluatedForVisitor = new WeakSet<JSONDocument>();
+
 /** Evaluates a document for reading; `mode` is the `evaluated` parameter. */
 export function evaluateDocument(
   document: JSONDocument,
   mode: 'true' | 'deterministic-only',
   context: EvaluationContext,
 ): JSONDocument {
+  if (evaluatedForVisitor.has(document)) return document;
   return evaluateNodes(document, mode === 'deterministic-only', context, undefined);
 }
 
@@ -64,7 +72,9 @@ export function evaluateForVisitor(
   context: EvaluationContext,
 ): { document: JSONDocument; hidden: number } {
   const count = { hidden: 0 };
-  return { document: evaluateNodes(document, false, context, count), hidden: count.hidden };
+  const evaluated = evaluateNodes(document, false, context, count);
+  evaluatedForVisitor.add(evaluated);
+  return { document: evaluated, hidden: count.hidden };
 }
 
 /** Evaluates a document; with `strict`, unusable conditions hide their block and hidden blocks are counted. */

@@ -62,10 +62,9 @@ export function setCurrentRevision(db: Db, spaceId: string, revisionId: string):
 export function reindexSpace(db: Db, spaceId: string, revisionId: string): IndexUpdate {
   const revision = loadRevision(db, spaceId, revisionId);
   if (!revision) throw new Error(`Revision ${revisionId} of space ${spaceId} is missing`);
-  const before = indexedRevision(db, spaceId);
-  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
-  return replaceSpaceIndex(db, spaceId, revisionId, indexedPages(db, spaceId, revision.content, indexed));
+  return replaceSpaceIndex(db, spaceId, revisionId, pagesForIndex(db, spaceId, revision.content));
 }
+
 /**
  * Brings the search index of every space up to its current revision: after a migration, or
  * when a crash came between a write and its reindexing (they share a transaction, so only an
@@ -119,6 +118,16 @@ export function indexedPages(
   return pages;
 }
 
+/**
+ * `indexedPages` of a space's content against what the space's search index holds now (the
+ * content of the revision it indexed, if any): pages whose text it holds already are `unchanged`.
+ */
+function pagesForIndex(db: Db, spaceId: string, content: RevisionContent): IndexedPage[] {
+  const before = indexedRevision(db, spaceId);
+  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
+  return indexedPages(db, spaceId, content, indexed);
+}
+
 /** What of a page its index rows are made of (its document by id: a document never changes). */
 const textKey = (page: ContentPage) =>
   JSON.stringify([page.title, page.description ?? null, page.documentId ?? null, page.noIndex ?? false]);
@@ -155,9 +164,7 @@ function keepSections(
  * documents themselves may not be stored yet.
  */
 export async function stageIndex(db: Db, spaceId: string, content: RevisionContent): Promise<void> {
-  const before = indexedRevision(db, spaceId);
-  const indexed = before ? loadRevision(db, spaceId, before)?.content : undefined;
-  await stageSpaceIndex(db, spaceId, indexedPages(db, spaceId, content, indexed));
+  await stageSpaceIndex(db, spaceId, pagesForIndex(db, spaceId, content));
 }
 
 /**

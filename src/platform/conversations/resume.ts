@@ -9,6 +9,8 @@ import { ingestConversationsInSlices } from './store.js';
  * would do), so an interrupted ingest is finished without waiting for another one.
  */
 export const CLUSTER_PENDING_JOB = 'conversations.cluster-pending';
+/** The key of an organization's clustering job: the prefix, then the organization's id. */
+const KEY_PREFIX = 'conversations:';
 
 /** Registers the job; call `queuePendingClustering` once the queue runs. */
 export function registerConversations(jobs: JobQueue): void {
@@ -20,13 +22,22 @@ export function registerConversations(jobs: JobQueue): void {
   });
 }
 
-/** Queues the clustering of every organization whose issues an interrupted ingest left without a cluster. */
+/**
+ * Queues the clustering of every organization whose issues an interrupted ingest left without a
+ * cluster, unless one is queued or running already (resumed after the restart, or queued by an
+ * earlier call): calling it again queues nothing more. The job's key names the organization's
+ * clustering for that check; ingests of an organization are put in order by
+ * `ingestConversationsInSlices`, whatever runs them.
+ */
 export function queuePendingClustering(db: Db, jobs: JobQueue): void {
   const organizations = db
-    .prepare('SELECT DISTINCT org_id FROM conversation_issues WHERE cluster_id IS NULL')
+    .prepare(
+      `SELECT DISTINCT org_id FROM conversation_issues i WHERE cluster_id IS NULL
+         AND NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ? AND key = ? || i.org_id AND state IN ('queued', 'running'))`,
+    )
     .pluck(true)
-    .all() as string[];
+    .all(CLUSTER_PENDING_JOB, KEY_PREFIX) as string[];
   for (const organizationId of organizations) {
-    jobs.enqueue(CLUSTER_PENDING_JOB, { organizationId }, { key: `conversations:${organizationId}` });
+    jobs.enqueue(CLUSTER_PENDING_JOB, { organizationId }, { key: `${KEY_PREFIX}${organizationId}` });
   }
 }

@@ -145,7 +145,10 @@ export function ingestConversations(
   return runAtOnce(ingestSteps(db, orgId, inputs, at));
 }
 
-/** Ingests under way, by database and organization: the next one of an organization waits for them. */
+/**
+ * Ingests under way, by database and organization: the next one of an organization waits for them.
+ * The one place ingests are put in order, whoever asks (the API, the clustering resumed at start).
+ */
 const ingestsUnderWay = new WeakMap<Db, Map<string, Promise<unknown>>>();
 
 /**
@@ -190,6 +193,9 @@ function* ingestSteps(db: Db, orgId: string, inputs: readonly ConversationInput[
     result[written.outcome] += 1;
     for (const cluster of written.touched) touched.add(cluster);
   }
+  // Nothing to cluster or describe (an ingest of unchanged conversations): the organization's
+  // vectors, which take time in proportion to all its issues, are not read.
+  if (touched.size === 0 && !hasUnclusteredIssues(db, orgId)) return result;
   yield;
   const vectors = yield* issueVectors(db, orgId);
   for (const cluster of yield* clusterPendingIssues(db, orgId, vectors, at)) touched.add(cluster);
@@ -310,6 +316,14 @@ function* writeConversation(
     });
     return { outcome: existing ? ('updated' as const) : ('created' as const), touched };
   })();
+}
+
+/** True when issues of the organization have no cluster yet: those of an ingest under way, or of an interrupted one. */
+function hasUnclusteredIssues(db: Db, orgId: string): boolean {
+  return (
+    db.prepare('SELECT 1 FROM conversation_issues WHERE org_id = ? AND cluster_id IS NULL LIMIT 1').get(orgId) !==
+    undefined
+  );
 }
 
 interface IssueVector extends Clusterable {
@@ -436,9 +450,17 @@ function* refreshCluster(db: Db, clusterId: string, vectors: Map<string, IssueVe
   yield;
   const central = byCentrality(items, centroid);
   const textOf = db.prepare('SELECT title, body FROM conversation_issues WHERE id = ?');
-  // An issue gone since (its organization deleted meanwhile) describes nothing.
-  const text = (item: IssueVector) =>
-    (textOf.get(item.id) as Pick<IssueRow, 'title' | 'body'> | undefined) ?? { title: '', body: '' };
+  const texts = new Map<string, Pick<IssueRow, 'title' | 'body'>>();
+  // Each issue read once, for the label and the summary alike. An issue gone since (its
+  // organization deleted meanwhile) describes nothing.
+  const text = (item: IssueVector) => {
+    let found = texts.get(item.id);
+    if (!found) {
+      found = (textOf.get(item.id) as Pick<IssueRow, 'title' | 'body'> | undefined) ?? { title: '', body: '' };
+      texts.set(item.id, found);
+    }
+    return found;
+  };
   // Spellings from the most central issues: reading the words of every issue again would cost
   // each ingest time in proportion to the clusters it touches, however small the ingest.
   const forms: WordForms = new Map();

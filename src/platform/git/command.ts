@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -59,8 +59,12 @@ export function configEnv(settings: readonly string[]): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `git <args>` and returns what it printed on stdout. */
-export function git(args: readonly string[], options: GitOptions): Promise<string> {
+/**
+ * The environment every git process runs in: the platform's settings (no hooks, no credential
+ * helper, the private CA), then those of `options.config`, no prompt for credentials, no user or
+ * system configuration, and the author and date of commits when given.
+ */
+export function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   const settings = [
     'core.hooksPath=/dev/null',
     'protocol.allow=always',
@@ -68,10 +72,9 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
     ...(options.caFile ? [`http.sslCAInfo=${options.caFile}`] : []),
     ...(options.config ?? []),
   ];
-  const env: NodeJS.ProcessEnv = {
+  return {
     ...configEnv(settings),
     PATH: process.env.PATH,
-    // No prompt for credentials, no user or system configuration, no hooks from the machine.
     GIT_TERMINAL_PROMPT: '0',
     GIT_ASKPASS: 'echo',
     GIT_CONFIG_NOSYSTEM: '1',
@@ -88,40 +91,32 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
       : {}),
     ...(options.date ? { GIT_AUTHOR_DATE: options.date, GIT_COMMITTER_DATE: options.date } : {}),
   };
-  return new Promise((resolvePromise, reject) => {
-    execFile(
-      'git',
-      args,
-      { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' },
-      (error, stdout, stderr) => {
-        if (error) {
-          const printed = redact(Buffer.from(stderr).toString('utf8')).trim().split('\n').filter(Boolean);
-          const why = (error as { killed?: boolean }).killed
-            ? 'git did not finish in time'
-            : (printed.at(-1) ?? redact(error.message));
-          reject(new GitError(why.replace(/^fatal: /, '').slice(0, 500)));
-          return;
-        }
-        resolvePromise(Buffer.from(stdout).toString('utf8'));
-      },
-    );
-  });
 }
 
-/** Runs `git <args>` and returns stdout as bytes (for blobs). */
-export function gitBytes(args: readonly string[], cwd: string): Promise<Buffer> {
+/** A failed git process as a `GitError`: the last line it printed on stderr (else `fallback`), redacted and cut. */
+export function gitFailure(stderr: string, fallback: string): GitError {
+  const printed = redact(stderr).trim().split('\n').filter(Boolean);
+  return new GitError((printed.at(-1) ?? redact(fallback)).replace(/^fatal: /, '').slice(0, 500));
+}
+
+/** Runs `git <args>` and returns what it printed on stdout. */
+export function git(args: readonly string[], options: GitOptions): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     execFile(
       'git',
       args,
       {
-        cwd,
-        env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: cwd },
-        maxBuffer: 256 * 1024 * 1024,
+        cwd: options.cwd,
+        env: gitEnv(options),
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
         encoding: 'buffer',
       },
-      (error, stdout) =>
-        error ? reject(new GitError(redact(error.message).slice(0, 500))) : resolvePromise(Buffer.from(stdout)),
+      (error, stdout, stderr) => {
+        if (!error) resolvePromise(Buffer.from(stdout).toString('utf8'));
+        else if ((error as { killed?: boolean }).killed) reject(new GitError('git did not finish in time'));
+        else reject(gitFailure(Buffer.from(stderr).toString('utf8'), error.message));
+      },
     );
   });
 }
@@ -138,6 +133,3 @@ export async function scratchRepository(): Promise<Scratch> {
   await git(['init', '--quiet', '--initial-branch=main', dir], { cwd: dir });
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
-
-/** Is `path` a directory? */
-export const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();

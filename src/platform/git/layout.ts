@@ -5,6 +5,7 @@ import { newId } from '../http.js';
 import { ContentLimitError, slugify, type ContentRef, type JSONDocument } from '../../document/model.js';
 import {
   documentToMarkdown,
+  markdownMetadata,
   markdownToDocument as convert,
   stableRefs,
   type RefResolver,
@@ -189,15 +190,25 @@ export class LayoutError extends Error {
   override readonly name = 'LayoutError';
 }
 
-/** Converts the markdown of a file; markdown the converter refuses fails the import, naming the file. */
-function markdownToDocument(markdown: string, options?: Parameters<typeof convert>[1], file?: string) {
+/** Reads the markdown of a file; markdown the converter refuses fails the import, naming the file. */
+function readingFile<T>(file: string | undefined, read: () => T): T {
   try {
-    return convert(markdown, options);
+    return read();
   } catch (error) {
     throw new LayoutError(
       `${file ?? 'a file'}: ${error instanceof RangeError ? 'markdown nested too deeply' : (error as Error).message}`,
     );
   }
+}
+
+/** Converts the markdown of a file into a document (`readingFile`'s errors). */
+function markdownToDocument(markdown: string, options?: Parameters<typeof convert>[1], file?: string) {
+  return readingFile(file, () => convert(markdown, options));
+}
+
+/** The title and front matter of a file's markdown, without converting its body (`readingFile`'s errors). */
+function headOf(markdown: string, file: string) {
+  return readingFile(file, () => markdownMetadata(markdown));
 }
 
 interface GitbookConfig {
@@ -343,7 +354,7 @@ export async function filesToContent(
       known?.id ??
       (/^[A-Za-z0-9_-]{1,100}$/.test(base) && !reusables.some((item) => item.id === base) ? base : newId());
     const markdown = file.bytes.toString('utf8');
-    const { frontMatter } = markdownToDocument(markdown, undefined, path);
+    const { frontMatter } = headOf(markdown, path);
     await pause();
     reusables.push({
       id,
@@ -360,9 +371,8 @@ export async function filesToContent(
   for (const [path, file] of files) {
     if (!path.endsWith('.md') || path === config.summary || path.split('/').includes('.gitbook')) continue;
     try {
-      // Only what the tree needs is kept: the documents are converted again, with their links.
-      const { title, frontMatter } = markdownToDocument(file.bytes.toString('utf8'), undefined, path);
-      heads.set(path, title === undefined ? { frontMatter } : { title, frontMatter });
+      // Only what the tree needs: the documents are converted later, with their links.
+      heads.set(path, headOf(file.bytes.toString('utf8'), path));
     } catch (error) {
       if (!(error instanceof LayoutError)) throw error;
     }
@@ -379,8 +389,7 @@ export async function filesToContent(
     siblings: readonly ContentPage[],
   ): ContentPage => {
     const markdown = file ? text(file) : undefined;
-    const read =
-      file && markdown !== undefined ? (heads.get(file) ?? markdownToDocument(markdown, undefined, file)) : undefined;
+    const read = file && markdown !== undefined ? (heads.get(file) ?? headOf(markdown, file)) : undefined;
     const title =
       read?.title ||
       (typeof read?.frontMatter.title === 'string' ? read.frontMatter.title : '') ||

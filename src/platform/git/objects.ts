@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { git, GitError, redact } from './command.js';
+import { git, gitEnv, GitError, gitFailure } from './command.js';
 
 /*
  * Git Sync's traffic with git's object store, streamed through one git process each way: files
@@ -42,23 +42,24 @@ const quoted = (path: string) => `"${path.replace(/[\\"]/g, (c) => `\\${c}`).rep
 /** A name or e-mail as an identity line allows it: no angle brackets, no line breaks. */
 const identity = (text: string) => text.replace(/[<>\n]/g, '').trim();
 
-/** Starts a commit on `ref`; write its files, then `finish` it. */
-export function commitWriter(options: CommitOptions): CommitWriter {
-  const child = spawn('git', ['fast-import', '--quiet', '--date-format=raw'], {
-    cwd: options.cwd,
-    env: {
-      PATH: process.env.PATH,
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      HOME: options.cwd,
-      LANG: 'C',
-    },
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
+/** A git process streamed through its standard input and output. */
+interface GitProcess {
+  child: ChildProcess;
+  /** Resolves to the exit code once the process ended (-1 when it could not start). */
+  exited: Promise<number | null>;
+  /** Why it failed, by the last line it printed on stderr. */
+  failure(): GitError;
+}
+
+/** Starts `git <args>` in `cwd`, in the environment of every git command, its stderr kept for `failure`. */
+function startGit(args: readonly string[], cwd: string, stdout: 'pipe' | 'ignore'): GitProcess {
+  const child = spawn('git', args, { cwd, env: gitEnv({ cwd }), stdio: ['pipe', stdout, 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     if (stderr.length < 4096) stderr += chunk;
   });
+  // A write after git died fails (EPIPE): the exit tells why.
+  child.stdin!.on('error', () => undefined);
   const exited = new Promise<number | null>((resolve) => {
     child.once('error', (error) => {
       stderr += error.message;
@@ -66,14 +67,12 @@ export function commitWriter(options: CommitOptions): CommitWriter {
     });
     child.once('close', resolve);
   });
-  const failure = () =>
-    new GitError(
-      redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git fast-import failed')
-        .replace(/^fatal: /, '')
-        .slice(0, 500),
-    );
-  // A write after git died fails (EPIPE): the exit tells why.
-  child.stdin!.on('error', () => undefined);
+  return { child, exited, failure: () => gitFailure(stderr, `git ${args[0]} failed`) };
+}
+
+/** Starts a commit on `ref`; write its files, then `finish` it. */
+export function commitWriter(options: CommitOptions): CommitWriter {
+  const { child, exited, failure } = startGit(['fast-import', '--quiet', '--date-format=raw'], options.cwd, 'ignore');
 
   const send = async (...parts: Array<string | Buffer>): Promise<void> => {
     if (child.exitCode !== null || child.killed) throw failure();
@@ -127,23 +126,7 @@ export async function readBlobs(cwd: string, oids: readonly string[]): Promise<M
   const blobs = new Map<string, Buffer>();
   const wanted = [...new Set(oids)];
   if (wanted.length === 0) return blobs;
-  const child = spawn('git', ['cat-file', '--batch'], {
-    cwd,
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: cwd, LANG: 'C' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    if (stderr.length < 4096) stderr += chunk;
-  });
-  child.stdin!.on('error', () => undefined);
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('error', (error) => {
-      stderr += error.message;
-      resolve(-1);
-    });
-    child.once('close', resolve);
-  });
+  const { child, exited, failure } = startGit(['cat-file', '--batch'], cwd, 'pipe');
   // Ids are written as git reads them; its answers are read meanwhile, so neither side blocks.
   void (async () => {
     for (const oid of wanted)
@@ -168,12 +151,6 @@ export async function readBlobs(cwd: string, oids: readonly string[]): Promise<M
       index += 1;
     }
   }
-  if ((await exited) !== 0 || index !== wanted.length) {
-    throw new GitError(
-      redact(stderr.trim().split('\n').filter(Boolean).at(-1) ?? 'git cat-file failed')
-        .replace(/^fatal: /, '')
-        .slice(0, 500),
-    );
-  }
+  if ((await exited) !== 0 || index !== wanted.length) throw failure();
   return blobs;
 }

@@ -1,6 +1,5 @@
-import type { LookupAddress } from 'node:dns';
 import { isAbsolute } from 'node:path';
-import { hostOf, OutboundError, publicAddresses, type Resolver } from '../outbound.js';
+import { checkOutboundUrl, hostOf, outboundUrlProblem, type Resolver, takeBasicCredentials } from '../outbound.js';
 import { fetchableUrl, GitError } from './command.js';
 
 /**
@@ -29,20 +28,8 @@ export function checkRepositoryUrl(url: string, allowLocal: boolean): string | u
  * `checkRepositoryUrl`, then (unless local repositories are allowed) the addresses of the URL's
  * host, checked by the outbound guard: why the platform may not use this repository, or undefined.
  */
-export async function repositoryProblem(
-  url: string,
-  allowLocal: boolean,
-  resolve?: Resolver,
-): Promise<string | undefined> {
-  const problem = checkRepositoryUrl(url, allowLocal);
-  if (problem || allowLocal) return problem;
-  try {
-    await publicAddresses(hostOf(new URL(url)), resolve);
-    return undefined;
-  } catch (error) {
-    if (error instanceof OutboundError) return `must be on a public address (${error.message})`;
-    throw error;
-  }
+export function repositoryProblem(url: string, allowLocal: boolean, resolve?: Resolver): Promise<string | undefined> {
+  return outboundUrlProblem(url, checkRepositoryUrl(url, allowLocal), allowLocal, resolve);
 }
 
 /** A repository as git is to reach it. */
@@ -72,36 +59,24 @@ export async function openRemote(raw: string, allowLocal: boolean, resolve?: Res
 function withCredentialsApart(remote: Remote): Remote {
   if (!/^https?:/i.test(remote.url)) return remote;
   const url = new URL(remote.url);
-  if (!url.username && !url.password) return remote;
-  const credentials = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
-  url.username = '';
-  url.password = '';
-  return { url: url.href, config: [...remote.config, `http.extraHeader=Authorization: Basic ${credentials}`] };
-}
-
-/** A percent-encoded URL part decoded, or as it is when it is not valid percent-encoding. */
-function decoded(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
+  const authorization = takeBasicCredentials(url);
+  if (!authorization) return remote;
+  return { url: url.href, config: [...remote.config, `http.extraHeader=Authorization: ${authorization}`] };
 }
 
 async function checkedRemote(raw: string, allowLocal: boolean, resolve?: Resolver): Promise<Remote> {
   if (allowLocal) return { url: fetchableUrl(raw), config: [] };
-  const problem = checkRepositoryUrl(raw, false);
-  if (problem) throw new GitError(`the repository URL ${problem}`);
+  const check = await checkOutboundUrl(raw, checkRepositoryUrl(raw, false), false, resolve);
+  if (check.problem !== undefined) {
+    throw new GitError(
+      check.ofAddress
+        ? `the repository is not on a public address (${check.problem})`
+        : `the repository URL ${check.problem}`,
+    );
+  }
+  const { addresses } = check;
   const url = new URL(raw);
   const host = hostOf(url);
-  let addresses: LookupAddress[];
-  try {
-    addresses = await publicAddresses(host, resolve);
-  } catch (error) {
-    if (error instanceof OutboundError)
-      throw new GitError(`the repository is not on a public address (${error.message})`);
-    throw error;
-  }
   const port = url.port || '443';
   const pinned = addresses.map(({ address, family }) => (family === 6 ? `[${address}]` : address)).join(',');
   return {

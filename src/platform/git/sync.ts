@@ -394,8 +394,9 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
   const { db, space, state, job, remote, scratch, stage, options } = operation;
   const tip = await fetchRef(scratch, remote, job.ref, options.caFile);
   gitSyncStarted(db, space, tip ?? '');
+  const tipFiles = tip ? await projectFiles(scratch, tip, job.directory) : [];
   // The repository moved since the last sync: exporting over it would drop what was committed there.
-  if (tip && !job.force && state.lastCommit !== tip && (await hasProjectFiles(scratch, tip, job.directory))) {
+  if (tip && !job.force && state.lastCommit !== tip && tipFiles.length > 0) {
     throw new PermanentJobError(
       'the branch changed since the last sync: import it first, or export with force to overwrite it',
     );
@@ -408,7 +409,7 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
   let commit: string;
   try {
     // The commit starts from the branch's tree: what the export owns goes, the rest stays.
-    if (tip) for (const path of await exportedFiles(scratch, tip, job.directory)) await writer.remove(inProject(path));
+    for (const { path, exported } of tipFiles) if (exported) await writer.remove(inProject(path));
     const slice = timeSlices();
     const files = contentFiles(revision.content, {
       document: (id) => getDocument<JSONDocument>(db, space.id, id),
@@ -444,26 +445,28 @@ async function exportSpace(operation: Operation): Promise<{ commit: string; revi
 /** The branch of the scratch repository an export commits on. */
 const SYNC_REF = 'refs/heads/sync';
 
-/** True when the commit holds files in the project directory. */
-async function hasProjectFiles(scratch: Scratch, commit: string, directory: string): Promise<boolean> {
-  const listing = await git(['ls-tree', '--name-only', commit, '--', directory || '.'], { cwd: scratch.dir });
-  return listing.trim() !== '';
-}
-
-/** The files of a commit that an export replaces (`isExportedPath`), relative to the project directory. */
-async function exportedFiles(scratch: Scratch, commit: string, directory: string): Promise<string[]> {
+/**
+ * The files of a commit in the project directory, relative to it, with whether an export replaces
+ * them (`isExportedPath`): the tip's tree is listed once, for the check that the branch moved and
+ * for the files the export's commit removes.
+ */
+async function projectFiles(
+  scratch: Scratch,
+  commit: string,
+  directory: string,
+): Promise<Array<{ path: string; exported: boolean }>> {
   const listing = await git(['ls-tree', '-r', '-z', '--full-tree', commit, ...(directory ? ['--', directory] : [])], {
     cwd: scratch.dir,
   });
   const prefix = directory ? `${directory}/` : '';
-  const paths: string[] = [];
+  const files: Array<{ path: string; exported: boolean }> = [];
   for (const entry of listing.split('\0')) {
-    const match = /^\d+ blob [0-9a-f]+\t(.*)$/s.exec(entry);
-    if (!match || !match[1]!.startsWith(prefix)) continue;
-    const path = match[1]!.slice(prefix.length);
-    if (isExportedPath(path)) paths.push(path);
+    const match = /^\d+ (\w+) [0-9a-f]+\t(.*)$/s.exec(entry);
+    if (!match || !match[2]!.startsWith(prefix)) continue;
+    const path = match[2]!.slice(prefix.length);
+    files.push({ path, exported: match[1] === 'blob' && isExportedPath(path) });
   }
-  return paths;
+  return files;
 }
 
 /** True when two commits hold the same tree. */

@@ -7,8 +7,8 @@ import {
   isLoopbackName,
   isPrivateAddress,
   OutboundError,
+  outboundUrlProblem,
   postUrl,
-  publicAddresses,
 } from '../outbound.js';
 import { linksFor, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
@@ -88,16 +88,8 @@ export function endpointProblem(raw: string, allowPrivate: boolean): string | un
  * resolves to, checked by the outbound guard: at publishing, a clear refusal beats deliveries that
  * fail later. Deliveries check again the address they connect to.
  */
-export async function publishedEndpointProblem(raw: string, allowPrivate: boolean): Promise<string | undefined> {
-  const problem = endpointProblem(raw, allowPrivate);
-  if (problem || allowPrivate) return problem;
-  try {
-    await publicAddresses(hostOf(new URL(raw)));
-    return undefined;
-  } catch (error) {
-    if (error instanceof OutboundError) return `must be on a public address (${error.message})`;
-    throw error;
-  }
+export function publishedEndpointProblem(raw: string, allowPrivate: boolean): Promise<string | undefined> {
+  return outboundUrlProblem(raw, endpointProblem(raw, allowPrivate), allowPrivate);
 }
 
 /** A `multipart/form-data` body of JSON fields, with its boundary. */

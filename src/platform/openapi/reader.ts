@@ -56,9 +56,10 @@ export function readTimeoutMs(chars: number, maxMs = DEFAULT_READ_TIMEOUT_MS): n
 }
 
 /** The words a failure of the worker is told in, for the specification's processing errors. */
-function failure(error: TaskWorkerError, timeoutMs: number): SpecReaderError {
+function failure(error: TaskWorkerError): SpecReaderError {
   switch (error.reason) {
     case 'timeout': {
+      const timeoutMs = error.timeoutMs ?? 0;
       const seconds = timeoutMs / 1000;
       return new SpecReaderError(
         'timeout',
@@ -109,7 +110,7 @@ export class SpecReader extends EventEmitter {
     try {
       return await this.worker.run(text);
     } catch (error) {
-      throw error instanceof TaskWorkerError ? failure(error, readTimeoutMs(text.length, this.maxTimeoutMs)) : error;
+      throw error instanceof TaskWorkerError ? failure(error) : error;
     }
   }
 

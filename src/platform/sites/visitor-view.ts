@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { evaluateForVisitor } from '../adaptive/evaluate-document.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
+import { cacheNamespace, textHeapBytes } from '../cache.js';
 import { canonicalJson, hashOf } from '../content/blobs.js';
 import { indexedPages } from '../content/current.js';
 import type { JSONDocument } from '../../document/model.js';
@@ -54,37 +55,35 @@ interface VisitorView {
   indexKey: string;
 }
 
-/** Views kept per database, most recently used last: a view is read by every request of its visitor. */
-const MAX_VIEWS = 64;
-/** Search indexes of views kept per database, and the text they may hold together. */
-const MAX_VIEW_INDEXES = 8;
-const MAX_VIEW_INDEX_CHARACTERS = 8 * 1024 * 1024;
+/**
+ * Views, in the platform's cache (`cache.ts`): a view is read by every request of its visitor, and
+ * computing it reads every page's condition and every conditional document.
+ */
+const views = cacheNamespace<VisitorView>('visitor-view');
 
-const views = new WeakMap<Db, Map<string, VisitorView>>();
-const viewIndexes = new WeakMap<Db, Map<string, { index: Db; revision: string; characters: number }>>();
-
-function remembered<T>(cache: Map<string, T>, key: string): T | undefined {
-  const value = cache.get(key);
-  if (value !== undefined) {
-    cache.delete(key);
-    cache.set(key, value);
-  }
-  return value;
+/**
+ * Heap a view keeps of its own: an id or a hash and a small object for each document, page, file
+ * and reusable content it lists. The pages, files and reusable contents themselves are the
+ * revision's, shared with the content cache (only the pages on the way to a hidden one are copies).
+ */
+function viewHeapBytes(view: VisitorView): number {
+  const { content } = view.revision;
+  const entries =
+    view.documents.size +
+    view.narrowed.size +
+    pageIndex(content).ordered.length +
+    content.files.length +
+    content.reusableContents.length;
+  return textHeapBytes(64 * entries, entries);
 }
 
 /** The visitor's view of a revision (computed once per revision and claims, then kept). */
 function viewOf(db: Db, revision: Revision, claims: Claims): VisitorView {
-  let cache = views.get(db);
-  if (!cache) {
-    cache = new Map();
-    views.set(db, cache);
-  }
   const key = `${revision.spaceId}\u0000${revision.id}\u0000${canonicalJson(claims)}`;
-  const known = remembered(cache, key);
+  const known = views.get(db, key);
   if (known) return known;
   const view = computeView(db, revision, claims);
-  if (cache.size >= MAX_VIEWS) cache.delete(cache.keys().next().value!);
-  cache.set(key, view);
+  views.set(db, key, view, viewHeapBytes(view));
   return view;
 }
 
@@ -96,8 +95,8 @@ interface DocumentFacts {
   refs: ContentRef[];
 }
 
-const MAX_FACTS = 20_000;
-const facts = new WeakMap<Db, Map<string, DocumentFacts | null>>();
+/** Facts of documents, in the platform's cache; `null` for a document the store does not hold. */
+const facts = cacheNamespace<DocumentFacts | null>('visitor-document-facts');
 
 function hasConditional(nodes: unknown): boolean {
   if (!Array.isArray(nodes)) return false;
@@ -113,13 +112,8 @@ function factsOf(
   documentId: string,
   document: () => JSONDocument | undefined,
 ): DocumentFacts | null {
-  let cache = facts.get(db);
-  if (!cache) {
-    cache = new Map();
-    facts.set(db, cache);
-  }
   const key = `${spaceId}\u0000${documentId}`;
-  const known = cache.get(key);
+  const known = facts.get(db, key);
   if (known !== undefined) return known;
   const raw = document();
   const found = raw
@@ -127,8 +121,7 @@ function factsOf(
       ? { conditional: true, refs: [] }
       : { conditional: false, refs: documentRefs(raw) }
     : null;
-  if (cache.size >= MAX_FACTS) cache.delete(cache.keys().next().value!);
-  cache.set(key, found);
+  facts.set(db, key, found, textHeapBytes(key.length, 1 + (found?.refs.length ?? 0)));
   return found;
 }
 
@@ -214,7 +207,12 @@ async function viewIndex(db: Db, view: VisitorView, claims: Claims): Promise<Db>
     viewIndexes.set(db, cache);
   }
   const { revision } = view;
-  const known = remembered(cache, key);
+  const known = cache.get(key);
+  if (known) {
+    // Most recently used last: the first are dropped first.
+    cache.delete(key);
+    cache.set(key, known);
+  }
   if (known?.revision === revision.id) return known.index;
   let builds = building.get(db);
   if (!builds) {
@@ -231,6 +229,16 @@ async function viewIndex(db: Db, view: VisitorView, claims: Claims): Promise<Db>
     if (builds.get(key) === build) builds.delete(key);
   }
 }
+
+/**
+ * Search indexes of views kept per database, and the text they may hold together. Not in the
+ * platform's cache (`cache.ts`): an index is an SQLite database in memory, outside the heap whose
+ * bytes the cache estimates, that must be closed when it is dropped (the cache drops values
+ * without a word), and one index may hold more than the quarter of the cache's budget it keeps.
+ */
+const MAX_VIEW_INDEXES = 8;
+const MAX_VIEW_INDEX_CHARACTERS = 8 * 1024 * 1024;
+const viewIndexes = new WeakMap<Db, Map<string, { index: Db; revision: string; characters: number }>>();
 
 /** Parts of a view's index: a first build writes one, then lets other requests run. */
 const INDEX_PARTS = 32;

@@ -34,13 +34,15 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
  * Groups items by average-linkage agglomerative clustering (see the module's description): the
  * ids of each cluster in id order, the clusters ordered by their first id. O(n²) memory and
  * about O(n²) time for the merges (each cluster's best neighbour is kept and only refreshed
- * when it merged), fine for the thousand issues of one ingest.
+ * when it merged), fine for the thousand issues of one ingest. The platform runs the steps
+ * (`agglomerateSteps`, inside an ingest's); this form, the same steps at once, is kept as the
+ * algorithm's plain entry point, which the unit tests call and compare the steps with.
  */
 export function agglomerate(items: readonly Clusterable[], threshold = SIMILARITY_THRESHOLD): string[][] {
   return runAtOnce(agglomerateSteps(items, threshold));
 }
 
-/** `agglomerate` in steps (see `steps.ts`): a pause after each row of similarities and each merge. */
+/** `agglomerate` in steps (see `slices.ts`): a pause after each row of similarities and each merge. */
 export function* agglomerateSteps(items: readonly Clusterable[], threshold = SIMILARITY_THRESHOLD): Steps<string[][]> {
   const sorted = [...items].sort(byId);
   const n = sorted.length;

@@ -100,12 +100,17 @@ function addCounts(into: Map<string, number>, from: ReadonlyMap<string, number>)
   for (const [term, count] of from) into.set(term, (into.get(term) ?? 0) + count);
 }
 
-/** The issues of a conversation, in the order they were first raised (none when nothing informative was said). */
+/**
+ * The issues of a conversation, in the order they were first raised (none when nothing informative
+ * was said). The platform runs the steps (`splitIssuesSteps`, inside an ingest's); this form, the
+ * same steps at once, is kept as the splitter's plain entry point, which the unit tests call and
+ * compare the steps with.
+ */
 export function splitIssues(conversation: ConversationInput): IssueDraft[] {
   return runAtOnce(splitIssuesSteps(conversation));
 }
 
-/** `splitIssues` in steps (see `steps.ts`): a pause after each sentence read. */
+/** `splitIssues` in steps (see `slices.ts`): a pause after each sentence read. */
 export function* splitIssuesSteps(conversation: ConversationInput): Steps<IssueDraft[]> {
   const parts = conversation.parts.some((part) => part.role.toLowerCase() === 'user')
     ? conversation.parts.filter((part) => part.role.toLowerCase() === 'user')
