@@ -4,6 +4,7 @@ import { documentOf, image, paragraph } from '../../src/document/model.js';
 import { PdfTooLargeError, renderPdf } from '../../src/platform/content/pdf.js';
 import { MAX_PDF_PNG_PIXEL_BYTES, pdfReadyImage } from '../../src/platform/content/png.js';
 import { png } from '../fixtures/images.js';
+import { overContentLimit } from '../../src/platform/http.js';
 
 // PNG images of the PDF export: those its library inflates in full are bounded first.
 
@@ -67,7 +68,9 @@ describe('renderPdf of a long page', () => {
       maxBytes: 20_000,
     }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(PdfTooLargeError);
-    expect(refused).toMatchObject({ limit: 'pdfBytes', max: 20_000, status: 413 });
+    expect(refused).toMatchObject({ limit: 'pdfBytes', max: 20_000 });
+    // The platform answers it as a 413 (its one mapping of content budgets to HTTP).
+    expect(overContentLimit('pdf', refused as PdfTooLargeError).status).toBe(413);
     expect((refused as PdfTooLargeError).value).toBeGreaterThan(20_000);
   });
 });

@@ -103,9 +103,9 @@ afterAll(async () => {
 });
 
 describe('demo sites', () => {
-  it('resolves the README’s examples: the partner portal’s share key and the demo visitor token', async () => {
+  it('resolves the documented demo examples: the partner portal’s share key and the demo visitor token', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/demo-data.md', import.meta.url), 'utf8');
     const { DEMO_SITE_SECRETS } = await import('../../src/platform/sites/demo.js');
     expect(readme).toContain(DEMO_SITE_SECRETS.visitorToken);
     expect(readme).toContain(DEMO_SITE_SECRETS.shareKey);
