@@ -53,6 +53,8 @@ const results = [
   `All figures in this section are from one run of \`npm run bench\`: ${provenance}, finished ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
   '',
   ...body.map((line) => line.replace(/^## /, '### ')),
-].join('\n');
+]
+  .join('\n')
+  .replace(/\n{3,}/g, '\n\n');
 writeFileSync(README, `${readme.slice(0, start + START.length)}\n\n${results.trim()}\n\n${readme.slice(end)}`);
 console.log(`\nbench/README.md: results written (${provenance}).`);
