@@ -41,6 +41,8 @@ import { percentile } from '../test/fixtures/stats.js';
 const SMOKE = process.env.BENCH_SMOKE === '1';
 /** A number of rounds or requests: `full`, or `smoke` of them in a smoke run. */
 const scaled = (full: number, smoke = 2) => (SMOKE ? Math.min(full, smoke) : full);
+/** The upstream delays a section measures at: all of them, or the first alone in a smoke run (the same code runs at each). */
+const delays = (all: number[]) => (SMOKE ? all.slice(0, 1) : all);
 /** How node runs a compiled entry point (`dist/….js`): the compiled file, or its source in a smoke run. */
 const entry = (compiled: string) =>
   SMOKE ? ['--import', 'tsx', compiled.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts')] : [compiled];
@@ -201,7 +203,7 @@ async function scenarios(run: Running): Promise<Scenario[]> {
 }
 
 async function nestedQueries(): Promise<void> {
-  for (const delay of [DELAY, 0]) await nestedQueriesAt(delay);
+  for (const delay of delays([DELAY, 0])) await nestedQueriesAt(delay);
 }
 
 async function nestedQueriesAt(DELAY: number): Promise<void> {
@@ -652,7 +654,7 @@ async function content(): Promise<void> {
   );
   console.log(`| bytes stored by such a merge (median) | ${percentile(merges.bytes, 50).toLocaleString('en')} |`);
 
-  for (const delay of [0, DELAY]) await contentQueriesAt(delay);
+  for (const delay of delays([0, DELAY])) await contentQueriesAt(delay);
 }
 
 /**
@@ -764,8 +766,8 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
         check: (data: any) => assert.match(data.space.pdf.url, /\/pdf\//),
       },
     ];
-    // The first 10 rounds warm up; the figures are those of the others.
-    const rounds = scaled(delayMs ? 40 : 100, 11);
+    // The first 10 rounds warm up; the figures are those of the others (none in a smoke run).
+    const rounds = scaled(delayMs ? 40 : 100);
     const label = delayMs ? `${delayMs} ms delay per upstream request` : 'no delay';
     console.log(
       `\n| content query (demo "Getting started", ${label}, one at a time) | upstream requests | p50 ms | p99 ms |`,
@@ -813,7 +815,7 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
  */
 async function sites(): Promise<void> {
   const { DEMO_SITE_SECRETS } = await import('../src/platform/sites/demo.js');
-  for (const delayMs of [0, DELAY]) {
+  for (const delayMs of delays([0, DELAY])) {
     const run = await start(delayMs);
     try {
       const published = `${new URL(run.restUrl).origin}/published/acme-docs`;
@@ -840,7 +842,7 @@ async function sites(): Promise<void> {
           check: (data: any) => assert.equal(data.organization.sites.nodes.length, 4),
         },
       ];
-      const rounds = scaled(delayMs ? 40 : 100, 11);
+      const rounds = scaled(delayMs ? 40 : 100);
       const label = delayMs ? `${delayMs} ms delay per upstream request` : 'no delay';
       console.log(`\n| sites query (${label}, one at a time) | upstream requests | p50 ms | p99 ms |`);
       console.log('|---|---:|---:|---:|');
