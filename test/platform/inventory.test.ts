@@ -13,7 +13,7 @@ import {
 /**
  * The inventory the coverage test drives is derived from the routes the platform registers; these
  * cases keep the lists beside it true: what is left out is still registered, and every operation the
- * official description lacks is one `endpoint-map.md` names.
+ * official description lacks is one `UNDESCRIBED` names.
  */
 let app: FastifyInstance;
 
@@ -52,7 +52,7 @@ describe('the inventory of served operations', () => {
     });
   });
 
-  it('finds in the official description every operation but those endpoint-map.md names as missing', () => {
+  it('finds in the official description every operation but those it names as undescribed', () => {
     const undescribed = servedOperations(app.registeredRoutes).filter((operation) => !operation.operationId);
     expect(undescribed.map(key).sort()).toEqual(UNDESCRIBED.map(key).sort());
   });
