@@ -815,6 +815,7 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
  */
 async function sites(): Promise<void> {
   const { DEMO_SITE_SECRETS } = await import('../src/platform/sites/demo.js');
+  console.log('\n## Docs sites through the gateway');
   for (const delayMs of delays([0, DELAY])) {
     const run = await start(delayMs);
     try {
