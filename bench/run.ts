@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'graphql';
 import { MockAgent, request } from 'undici';
@@ -33,9 +33,23 @@ import { percentile } from '../test/fixtures/stats.js';
  *
  * Every answer is checked, so a fast wrong answer fails the run.
  */
+/**
+ * BENCH_SMOKE=1: every section with a few rounds, on the sources (no build), every answer still
+ * checked; its figures mean nothing. `npm test` runs it (test/bench-smoke.test.ts) so the bench
+ * cannot break unnoticed.
+ */
+const SMOKE = process.env.BENCH_SMOKE === '1';
+/** A number of rounds or requests: `full`, or `smoke` of them in a smoke run. */
+const scaled = (full: number, smoke = 2) => (SMOKE ? Math.min(full, smoke) : full);
+/** The upstream delays a section measures at: all of them, or the first alone in a smoke run (the same code runs at each). */
+const delays = (all: number[]) => (SMOKE ? all.slice(0, 1) : all);
+/** How node runs a compiled entry point (`dist/….js`): the compiled file, or its source in a smoke run. */
+const entry = (compiled: string) =>
+  SMOKE ? ['--import', 'tsx', compiled.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts')] : [compiled];
+
 const DELAY = Number(process.env.BENCH_DELAY_MS ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
-const OVERHEAD_REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? scaled(30));
+const OVERHEAD_REQUESTS = Number(process.env.BENCH_REQUESTS ?? scaled(3000, 20));
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 // BENCH_ONLY=runtime,costModel runs those sections alone.
 
@@ -53,7 +67,7 @@ async function startPlatformProcess(
   delayMs: number,
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/platform/main.js'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', ...entry('dist/platform/main.js')], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -122,6 +136,17 @@ async function graphql(run: Running, query: string, variables: Record<string, un
 
 const ms = (value: number) => value.toFixed(1);
 
+/** The commit the figures come from, marked when the tree has uncommitted changes. */
+function revision(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  try {
+    const changed = git('status', '--porcelain', '--untracked-files=no') !== '';
+    return `commit ${git('rev-parse', '--short=12', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'no Git checkout';
+  }
+}
+
 interface Scenario {
   name: string;
   query: string;
@@ -178,7 +203,7 @@ async function scenarios(run: Running): Promise<Scenario[]> {
 }
 
 async function nestedQueries(): Promise<void> {
-  for (const delay of [DELAY, 0]) await nestedQueriesAt(delay);
+  for (const delay of delays([DELAY, 0])) await nestedQueriesAt(delay);
 }
 
 async function nestedQueriesAt(DELAY: number): Promise<void> {
@@ -254,8 +279,8 @@ async function overhead(): Promise<void> {
       assert.equal(response.statusCode, 200);
       assert.equal(body.title, space.title);
     };
-    await load(300, CONCURRENCY, viaGateway);
-    await load(300, CONCURRENCY, direct);
+    await load(scaled(300, 10), CONCURRENCY, viaGateway);
+    await load(scaled(300, 10), CONCURRENCY, direct);
     const rest = await load(OVERHEAD_REQUESTS, CONCURRENCY, direct);
     const gql = await load(OVERHEAD_REQUESTS, CONCURRENCY, viaGateway);
     console.log(`\n## One-object query, no delay, ${OVERHEAD_REQUESTS} requests at concurrency ${CONCURRENCY}\n`);
@@ -305,7 +330,7 @@ async function gatewayAlone(): Promise<void> {
     assert.equal(result.errors, undefined);
     assert.equal(result.data?.space.title, 'Getting started');
   };
-  await load(500, 1, once);
+  await load(scaled(500, 10), 1, once);
   const alone = await load(OVERHEAD_REQUESTS, 1, once);
   await gateway.close();
   await agent.close();
@@ -333,8 +358,8 @@ async function costModel(): Promise<void> {
     rootFields: 1,
     estimated: false,
   });
-  const iterations = 20_000;
-  for (let index = 0; index < 2000; index += 1) operationCost(schema, document, undefined, {});
+  const iterations = scaled(20_000, 200);
+  for (let index = 0; index < scaled(2000, 20); index += 1) operationCost(schema, document, undefined, {});
   const started = performance.now();
   for (let index = 0; index < iterations; index += 1) operationCost(schema, document, undefined, {});
   const analysisMs = (performance.now() - started) / iterations;
@@ -345,8 +370,8 @@ async function costModel(): Promise<void> {
       assert.equal(data.organizations.nodes.length, 2);
       assert.ok(data.organizations.nodes[0].spaces.nodes.length >= 15);
     };
-    for (let index = 0; index < 50; index += 1) check(await graphql(run, COST_DASHBOARD));
-    const requests = 300;
+    for (let index = 0; index < scaled(50); index += 1) check(await graphql(run, COST_DASHBOARD));
+    const requests = scaled(300, 5);
     const cpu = process.cpuUsage();
     for (let index = 0; index < requests; index += 1) check(await graphql(run, COST_DASHBOARD));
     const used = process.cpuUsage(cpu);
@@ -396,7 +421,7 @@ async function startGatewayProcess(
 ): Promise<{ url: string; pid: number; readyMs: number; stop(): Promise<void> }> {
   const port = await freePort();
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...startFlags(), 'dist/main.js'], {
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...entry('dist/main.js')], {
     env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -437,7 +462,7 @@ async function runtime(): Promise<void> {
     JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
   )[0]!;
   const readies: number[] = [];
-  for (let attempt = 0; attempt < 4; attempt += 1) {
+  for (let attempt = 0; attempt < scaled(4, 1); attempt += 1) {
     const probe = await startGatewayProcess(platform.url);
     readies.push(probe.readyMs);
     await probe.stop();
@@ -461,14 +486,15 @@ async function runtime(): Promise<void> {
       assert.equal(data.space.title, space.title);
     };
     // The first 2,000 requests warm the JIT up; CPU is counted over the 18,000 after them.
-    const warmUp = 2000;
+    const warmUp = scaled(2000, 20);
+    const half = scaled(10_000, 40);
     await load(warmUp, 16, once);
     const cpuBefore = cpuMs(gateway.pid);
-    const first = await load(10_000 - warmUp, 16, once);
+    const first = await load(half - warmUp, 16, once);
     const atHalf = residentMb(gateway.pid);
-    const second = await load(10_000, 16, once);
+    const second = await load(half, 16, once);
     const atEnd = residentMb(gateway.pid);
-    const cpuPerRequest = (cpuMs(gateway.pid) - cpuBefore) / (20_000 - warmUp);
+    const cpuPerRequest = (cpuMs(gateway.pid) - cpuBefore) / (2 * half - warmUp);
     console.log(`\n## Production runtime: the compiled gateway alone, in its own process\n`);
     console.log('| measure | value | target |');
     console.log('|---|---:|---:|');
@@ -489,9 +515,9 @@ async function runtime(): Promise<void> {
 
     // The org dashboard, one at a time: the gateway's CPU for a whole nested query.
     const dashboard = (await scenarios(run)).find((scenario) => scenario.name.startsWith('org dashboard'))!;
-    for (let index = 0; index < 100; index += 1)
+    for (let index = 0; index < scaled(100); index += 1)
       dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
-    const dashboards = 500;
+    const dashboards = scaled(500);
     const dashboardCpu = cpuMs(gateway.pid);
     for (let index = 0; index < dashboards; index += 1)
       dashboard.check(await graphql(run, dashboard.query, dashboard.variables));
@@ -520,8 +546,8 @@ async function runtime(): Promise<void> {
       assert.equal(response.statusCode, 200);
       assert.equal(body.items.length, 100);
     };
-    for (let index = 0; index < 100; index += 1) await list();
-    const lists = 500;
+    for (let index = 0; index < scaled(100); index += 1) await list();
+    const lists = scaled(500);
     const platformCpu = cpuMs(platform.pid);
     for (let index = 0; index < lists; index += 1) await list();
     console.log(
@@ -604,7 +630,7 @@ async function content(): Promise<void> {
   commit('');
   const spaceBytes = storedBytes(db) - before;
   const editBytes: number[] = [];
-  for (let edit = 1; edit <= 5; edit += 1) {
+  for (let edit = 1; edit <= scaled(5); edit += 1) {
     const was = storedBytes(db);
     commit(` (edit ${edit})`);
     editBytes.push(storedBytes(db) - was);
@@ -628,7 +654,7 @@ async function content(): Promise<void> {
   );
   console.log(`| bytes stored by such a merge (median) | ${percentile(merges.bytes, 50).toLocaleString('en')} |`);
 
-  for (const delay of [0, DELAY]) await contentQueriesAt(delay);
+  for (const delay of delays([0, DELAY])) await contentQueriesAt(delay);
 }
 
 /**
@@ -654,7 +680,7 @@ async function mergeRounds(
   const space = () =>
     db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as import('../src/platform/rows.js').SpaceRow;
   const times = { edit: [] as number[], merge: [] as number[], bytes: [] as number[] };
-  for (let round = 0; round < 20; round += 1) {
+  for (let round = 0; round < scaled(20); round += 1) {
     const request = createChangeRequest(db, space(), user, { subject: `Round ${round}` });
     const markdown = `# Section 3.1\n\n${Array.from({ length: 12 }, (_, index) => `Paragraph ${index}${index === 2 ? `, rewritten in round ${round}` : ''}.`).join('\n\n')}\n`;
     let started = performance.now();
@@ -740,7 +766,8 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
         check: (data: any) => assert.match(data.space.pdf.url, /\/pdf\//),
       },
     ];
-    const rounds = delayMs ? 40 : 100;
+    // The first 10 rounds warm up; the figures are those of the others (none in a smoke run).
+    const rounds = scaled(delayMs ? 40 : 100);
     const label = delayMs ? `${delayMs} ms delay per upstream request` : 'no delay';
     console.log(
       `\n| content query (demo "Getting started", ${label}, one at a time) | upstream requests | p50 ms | p99 ms |`,
@@ -764,7 +791,7 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
     const { url } = (await graphql(run, queries.at(-1)!.query, { id: space.platformId })).space.pdf;
     const renders: number[] = [];
     let size = 0;
-    for (let round = 0; round < 10; round += 1) {
+    for (let round = 0; round < scaled(10); round += 1) {
       const started = performance.now();
       const response = await request(url);
       const bytes = Buffer.from(await response.body.arrayBuffer());
@@ -788,7 +815,8 @@ async function contentQueriesAt(delayMs: number): Promise<void> {
  */
 async function sites(): Promise<void> {
   const { DEMO_SITE_SECRETS } = await import('../src/platform/sites/demo.js');
-  for (const delayMs of [0, DELAY]) {
+  console.log('\n## Docs sites through the gateway');
+  for (const delayMs of delays([0, DELAY])) {
     const run = await start(delayMs);
     try {
       const published = `${new URL(run.restUrl).origin}/published/acme-docs`;
@@ -815,7 +843,7 @@ async function sites(): Promise<void> {
           check: (data: any) => assert.equal(data.organization.sites.nodes.length, 4),
         },
       ];
-      const rounds = delayMs ? 40 : 100;
+      const rounds = scaled(delayMs ? 40 : 100);
       const label = delayMs ? `${delayMs} ms delay per upstream request` : 'no delay';
       console.log(`\n| sites query (${label}, one at a time) | upstream requests | p50 ms | p99 ms |`);
       console.log('|---|---:|---:|---:|');
@@ -865,7 +893,7 @@ async function gitSync(): Promise<void> {
     const pages = (await api('GET', `/spaces/${source.id}/content`)).pages.length as number;
     const exports: number[] = [];
     const imports: number[] = [];
-    for (let round = 0; round < 10; round += 1) {
+    for (let round = 0; round < scaled(10); round += 1) {
       const bare = join(dataDir, `bench-${round}.git`);
       execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
       let started = performance.now();
@@ -1105,7 +1133,7 @@ async function orgResources(): Promise<void> {
   };
   try {
     // --- OpenAPI processing ------------------------------------------------------------------
-    const PATHS = 500;
+    const PATHS = scaled(500, 50);
     const TAGS = 20;
     const yamlText = benchOpenApiYaml(PATHS, TAGS);
     const bytes = Buffer.byteLength(yamlText);
@@ -1121,7 +1149,7 @@ async function orgResources(): Promise<void> {
       computed: [] as number[],
       computedAgain: [] as number[],
     };
-    const ROUNDS_OPENAPI = 5;
+    const ROUNDS_OPENAPI = scaled(5, 1);
     for (let round = 0; round < ROUNDS_OPENAPI; round += 1) {
       const slug = `bench-api-${round}`;
       let started = performance.now();
@@ -1210,8 +1238,8 @@ async function orgResources(): Promise<void> {
         (_, index) =>
           `${page}, paragraph ${index}${index === 5 ? edit : ''}: ${'words of documentation '.repeat(12).trim()}.`,
       ).join('\n\n');
-    const languages = ['de', 'es', 'it'];
-    const EDITS = 5;
+    const languages = ['de', 'es', 'it'].slice(0, scaled(3, 1));
+    const EDITS = scaled(5, 1);
     const translation = {
       full: [] as number[],
       fullJob: [] as number[],
@@ -1370,7 +1398,7 @@ async function orgResources(): Promise<void> {
 
     // --- Font uploads ------------------------------------------------------------------------
     const fonts = { reserve: [] as number[], upload: [] as number[], create: [] as number[], total: [] as number[] };
-    const FONTS = 50;
+    const FONTS = scaled(50);
     for (let round = 0; round < FONTS; round += 1) {
       const file = minimalWoff2(`Bench ${round}`, 400);
       const t0 = performance.now();
@@ -1429,4 +1457,9 @@ const sections: Record<string, () => Promise<void>> = {
   sites,
   orgResources,
 };
-for (const [name, section] of Object.entries(sections)) if (!only || only.includes(name)) await section();
+const chosen = Object.entries(sections).filter(([name]) => !only || only.includes(name));
+console.log(
+  `# bench/run.ts on ${revision()}, Node ${process.version}, ${cpus().length} CPUs${SMOKE ? ', smoke run' : ''}`,
+);
+for (const [, section] of chosen) await section();
+console.log(`\nSections run: ${chosen.map(([name]) => name).join(', ')}.`);

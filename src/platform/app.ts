@@ -92,6 +92,8 @@ declare module 'fastify' {
     openapiRefresher: OpenAPIRefresher;
     /** Where OpenAPI texts are parsed and validated (a worker thread); tests count its `readings`. */
     openapiReader: SpecReader;
+    /** Every route registered (method and URL pattern, prefix included), for the tests' inventory of the API. */
+    registeredRoutes: Array<{ method: string; url: string }>;
   }
 }
 
@@ -367,6 +369,11 @@ export function createPlatform({
     },
   };
   app.decorate('stats', stats);
+  const registeredRoutes: FastifyInstance['registeredRoutes'] = [];
+  app.decorate('registeredRoutes', registeredRoutes);
+  app.addHook('onRoute', ({ method, url }) => {
+    for (const one of Array.isArray(method) ? method : [method]) registeredRoutes.push({ method: one, url });
+  });
   app.decorateRequest('ctx', null as unknown as RequestContext);
 
   // Bodies may be empty even with a JSON content type (for example POST .../restore).

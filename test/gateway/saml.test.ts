@@ -37,9 +37,11 @@ describe('SAML providers', () => {
   });
 
   it('creates a pending provider, activates it, links its default team, refetches it, and deletes it', async () => {
-    const team = g.platform.db.prepare("SELECT id FROM teams WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as
-      | string
-      | undefined;
+    // The demo's globex has no team: the provider's default team is made for this case.
+    const createdTeam = await ok(
+      `mutation { createTeam(input: { organizationId: "globex", title: "Globex SSO" }) { team { platformId } userErrors { code } } }`,
+    );
+    const team: string = createdTeam.createTeam.team.platformId;
     const created =
       await ok(`mutation { createSamlProvider(input: { organizationId: "globex", label: "Globex Okta", defaultRole: null }) {
       provider { id platformId status defaultRole } userErrors { code } } }`);
@@ -48,14 +50,14 @@ describe('SAML providers', () => {
     const updated = await ok(
       `mutation($id: ID!, $cert: String!, $team: ID) { updateSamlProvider(input: { providerId: $id, ssoUrl: "https://okta.globex.test/sso", entityId: "urn:globex", certificate: $cert, defaultTeamId: $team, defaultRole: EDIT }) {
         provider { status defaultRole defaultTeam { platformId } organization { platformId } } userErrors { code } } }`,
-      { id: provider.id, cert: certificate, team: team ?? null },
+      { id: provider.id, cert: certificate, team },
     );
     expect(updated.updateSamlProvider.provider).toMatchObject({
       status: 'ACTIVE',
       defaultRole: 'EDIT',
       organization: { platformId: 'globex' },
     });
-    if (team) expect(updated.updateSamlProvider.provider.defaultTeam).toEqual({ platformId: team });
+    expect(updated.updateSamlProvider.provider.defaultTeam).toEqual({ platformId: team });
     const node = await ok(`query($id: ID!) { node(id: $id) { ... on SamlProvider { label status } } }`, {
       id: provider.id,
     });

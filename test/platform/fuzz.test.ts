@@ -24,7 +24,7 @@ import {
   randomText,
   type Rng,
 } from '../fixtures/fuzz.js';
-import { OPERATIONS } from '../fixtures/operations.js';
+import { servedOperations } from '../fixtures/operations.js';
 
 // Fixed, so every run sends the same cases; FUZZ_SEED explores others locally.
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
@@ -404,7 +404,7 @@ describe('the platform under hostile input', () => {
     const before = sent;
     const rng = createRng(SEED);
     const routes = [
-      ...OPERATIONS.map(({ method, path }) => ({ method, path })),
+      ...servedOperations(platform.app.registeredRoutes).map(({ method, path }) => ({ method, path })),
       { method: 'GET', path: '/health' },
       { method: 'GET', path: '/ready' },
       { method: 'PUT', path: '/storage/upload' },

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { runBenchScript } from './fixtures/bench.js';
+
+/**
+ * The benchmarks run inside `npm test` with a few rounds (`BENCH_SMOKE=1`), on the sources, so a
+ * change that breaks one of their sections or one of their answer checks fails the tests instead
+ * of the next full run. The figures of a smoke run mean nothing and are not looked at.
+ */
+
+/** The budget of a smoke run on the project's 2-core machine. */
+const BUDGET_MS = 120_000;
+
+describe('the benchmark, smoke run', () => {
+  it(
+    'runs every section of bench/run.ts to its end, every answer checked',
+    async () => {
+      const { code, output } = await runBenchScript('bench/run.ts', { BENCH_SMOKE: '1' }, BUDGET_MS);
+      expect(code, output.slice(-4000)).toBe(0);
+      expect(output).toMatch(/^# bench\/run\.ts on .*, smoke run$/m);
+      const sections = /^Sections run: (.*)\.$/m.exec(output)?.[1]?.split(', ') ?? [];
+      expect(sections).toContain('nestedQueries');
+      expect(sections).toContain('orgResources');
+    },
+    BUDGET_MS + 10_000,
+  );
+});

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlatform } from '../../src/platform/app.js';
+import { openDatabase } from '../../src/platform/store/db.js';
+import {
+  describedOperations,
+  NOT_IN_GRAPH,
+  NOT_OPERATIONS,
+  servedOperations,
+  UNDESCRIBED,
+} from '../fixtures/operations.js';
+
+/**
+ * The inventory the coverage test drives is derived from the routes the platform registers; these
+ * cases keep the lists beside it true: what is left out is still registered, and every operation the
+ * official description lacks is one `UNDESCRIBED` names.
+ */
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  app = createPlatform({ db: openDatabase({ file: ':memory:' }) });
+  await app.ready();
+});
+afterAll(() => app?.close());
+
+const key = ({ method, path }: { method: string; path: string }) => `${method} ${path}`;
+
+describe('the inventory of served operations', () => {
+  it('collects every route the platform registers, under /v1 and outside it', () => {
+    const routes = app.registeredRoutes.map(({ method, url }) => `${method} ${url}`);
+    expect(routes).toContain('GET /health');
+    expect(routes).toContain('GET /v1/orgs');
+    expect(routes).toContain('PATCH /v1/orgs/:organizationId/conversations-clusters/:clusterId');
+    // One entry per method: Fastify adds a HEAD route beside each GET.
+    expect(routes).toContain('HEAD /v1/orgs');
+  });
+
+  it('holds each served operation once, under the path template of its official operation', () => {
+    const served = servedOperations(app.registeredRoutes);
+    expect(new Set(served.map(key)).size).toBe(served.length);
+    const official = new Set(describedOperations().map(key));
+    for (const operation of served) {
+      if (operation.operationId) expect(official.has(key(operation)), key(operation)).toBe(true);
+      expect(operation.path, key(operation)).not.toMatch(/:|\*/);
+      expect(operation.group, key(operation)).not.toBe('');
+    }
+    expect(served.find((operation) => operation.path.endsWith('/content/path/{pagePath}'))).toMatchObject({
+      method: 'GET',
+      path: '/v1/spaces/{spaceId}/content/path/{pagePath}',
+      operationId: 'getPageByPath',
+      group: 'space-content',
+    });
+  });
+
+  it('finds in the official description every operation but those it names as undescribed', () => {
+    const undescribed = servedOperations(app.registeredRoutes).filter((operation) => !operation.operationId);
+    expect(undescribed.map(key).sort()).toEqual(UNDESCRIBED.map(key).sort());
+  });
+
+  it('leaves out only routes the platform registers and operations it serves', () => {
+    const routes = app.registeredRoutes.map(({ method, url }) => `${method} ${url}`);
+    for (const route of NOT_OPERATIONS) expect(routes).toContain(`${route.method} ${route.url}`);
+    const served = servedOperations(app.registeredRoutes).map(key);
+    for (const operation of NOT_IN_GRAPH) expect(served).toContain(key(operation));
+  });
+});
