@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { GatewayContext } from './context.js';
 import { BadUserInputError, isGatewayError } from './errors.js';
-import type { Query } from './rest/client.js';
-import { page, type Page } from './rest/shapes/common.js';
+import type { Query } from './upstream/client.js';
+import { page, type Page } from './upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ResponseBudget } from './answer-size.js';
 import { GatewayError, ResponseTooLargeError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
-import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
+import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './upstream/client.js';
 import { Trace } from './trace.js';
 
 const ANY = z.unknown();

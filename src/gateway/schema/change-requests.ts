@@ -5,7 +5,7 @@ import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError } from '../errors.js';
 import { compositeKey, platformKey, splitKey } from '../ids.js';
 import { onlyKeys, selectedFields } from '../links.js';
-import { route } from '../rest/client.js';
+import { route } from '../upstream/client.js';
 import {
   changeRequest as changeRequestShape,
   contentUpdate,
@@ -19,9 +19,9 @@ import {
   type MergeConflict,
   type RequestedReviewer,
   type Review,
-} from '../rest/shapes/change-requests.js';
-import { semanticChanges } from '../rest/shapes/content.js';
-import { specSlug } from '../rest/shapes/openapi.js';
+} from '../upstream/shapes/change-requests.js';
+import { semanticChanges } from '../upstream/shapes/content.js';
+import { specSlug } from '../upstream/shapes/openapi.js';
 import { builder } from './builder.js';
 import { RevisionChanges } from './content/changes.js';
 import { FileNode } from './content/file.js';

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import { route } from '../upstream/client.js';
 import {
   collection as collectionShape,
   userPermission as userPermissionShape,
   type Collection,
   type UserPermission,
-} from '../rest/shapes/collections.js';
-import { ROLES } from '../rest/shapes/common.js';
+} from '../upstream/shapes/collections.js';
+import { ROLES } from '../upstream/shapes/common.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import { route } from '../upstream/client.js';
 import {
   type CLUSTER_ORDER_BY,
   conversation as conversationShape,
@@ -15,7 +15,7 @@ import {
   type ConversationDetail,
   type ConversationIssue,
   type IssuesCluster,
-} from '../rest/shapes/conversations.js';
+} from '../upstream/shapes/conversations.js';
 import { builder } from './builder.js';
 import {
   ChangeRequestConnection,

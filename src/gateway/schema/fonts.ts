@@ -2,8 +2,14 @@ import { z } from 'zod';
 import { mapNodes, restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
-import { route } from '../rest/client.js';
-import { customFont, FONT_FORMATS, STORAGE_KINDS, storageUploadUrl, type CustomFont } from '../rest/shapes/fonts.js';
+import { route } from '../upstream/client.js';
+import {
+  customFont,
+  FONT_FORMATS,
+  STORAGE_KINDS,
+  storageUploadUrl,
+  type CustomFont,
+} from '../upstream/shapes/fonts.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';

@@ -3,7 +3,7 @@ import { mapNodes, restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import { route } from '../upstream/client.js';
 import {
   EVENT_TYPES,
   eventWithTrace,
@@ -21,10 +21,10 @@ import {
   type IntegrationEvent,
   type SiteInstallation,
   type SpaceInstallation,
-} from '../rest/shapes/integrations.js';
-import { organization as organizationShape } from '../rest/shapes/organizations.js';
-import type { Site } from '../rest/shapes/sites.js';
-import type { Space } from '../rest/shapes/spaces.js';
+} from '../upstream/shapes/integrations.js';
+import { organization as organizationShape } from '../upstream/shapes/organizations.js';
+import type { Site } from '../upstream/shapes/sites.js';
+import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';

@@ -3,8 +3,8 @@ import type { GatewayContext } from '../context.js';
 import { mapNodes, restList } from '../connections.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, platformKey } from '../ids.js';
-import { route } from '../rest/client.js';
-import { ROLES } from '../rest/shapes/common.js';
+import { route } from '../upstream/client.js';
+import { ROLES } from '../upstream/shapes/common.js';
 import {
   member as memberShape,
   memberSpacePermission as memberSpacePermissionShape,
@@ -13,10 +13,10 @@ import {
   type Member,
   type MemberSpacePermission as MemberSpacePermissionModel,
   type TeamMember,
-} from '../rest/shapes/members.js';
-import { pingResult } from '../rest/shapes/organizations.js';
-import { user as userShape } from '../rest/shapes/users.js';
-import type { TeamRole } from '../rest/shapes/common.js';
+} from '../upstream/shapes/members.js';
+import { pingResult } from '../upstream/shapes/organizations.js';
+import { user as userShape } from '../upstream/shapes/users.js';
+import type { TeamRole } from '../upstream/shapes/common.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './loaders.js';

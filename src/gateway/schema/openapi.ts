@@ -5,8 +5,8 @@ import { upstream } from '../cost.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
 import { selectsOnlyKeys } from '../links.js';
-import { route } from '../rest/client.js';
-import type { RevisionPage } from '../rest/shapes/content.js';
+import { route } from '../upstream/client.js';
+import type { RevisionPage } from '../upstream/shapes/content.js';
 import {
   computedDocument as computedDocumentShape,
   computedRevision as computedRevisionShape,
@@ -19,7 +19,7 @@ import {
   specSlug,
   type OpenApiSpec,
   type OpenApiSpecVersion,
-} from '../rest/shapes/openapi.js';
+} from '../upstream/shapes/openapi.js';
 import { builder } from './builder.js';
 import { ComputedPageNode, DocumentPageNode } from './content/page.js';
 import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './loaders.js';

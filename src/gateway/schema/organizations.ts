@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { restList } from '../connections.js';
 import { platformKey, splitKey } from '../ids.js';
-import { route } from '../rest/client.js';
-import { ROLES, type MergeRules } from '../rest/shapes/common.js';
+import { route } from '../upstream/client.js';
+import { ROLES, type MergeRules } from '../upstream/shapes/common.js';
 import {
   agentInstructions as agentInstructionsShape,
   organization as organizationShape,
   organizationsByEmailDomain,
   type AgentInstructions,
   type Organization,
-} from '../rest/shapes/organizations.js';
+} from '../upstream/shapes/organizations.js';
 import { DEFAULT_LIST_ITEMS, upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';

@@ -3,12 +3,12 @@ import { mapNodes, restList } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { compositeKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import { route } from '../upstream/client.js';
 import {
   TRANSLATION_LANGUAGES,
   translation as translationShape,
   type Translation,
-} from '../rest/shapes/translations.js';
+} from '../upstream/shapes/translations.js';
 import { builder } from './builder.js';
 import { RevisionNode, revisionStub } from './content/revision.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';

@@ -5,8 +5,8 @@ import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from '../ids.js';
 import { selectedFieldNames, selectsOnlyKeys } from '../links.js';
-import { route } from '../rest/client.js';
-import { revisionPage } from '../rest/shapes/content.js';
+import { route } from '../upstream/client.js';
+import { revisionPage } from '../upstream/shapes/content.js';
 import {
   contentLookup,
   publishedSite,
@@ -15,11 +15,11 @@ import {
   type ContentRedirect,
   type Embed,
   type PublishedContent,
-} from '../rest/shapes/site-access.js';
-import type { ChangeRequest } from '../rest/shapes/change-requests.js';
-import type { Collection } from '../rest/shapes/collections.js';
-import type { RevisionPage } from '../rest/shapes/content.js';
-import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
+} from '../upstream/shapes/site-access.js';
+import type { ChangeRequest } from '../upstream/shapes/change-requests.js';
+import type { Collection } from '../upstream/shapes/collections.js';
+import type { RevisionPage } from '../upstream/shapes/content.js';
+import { space as spaceShape, type Space } from '../upstream/shapes/spaces.js';
 import { builder } from './builder.js';
 import { ChangeRequestNode } from './change-requests.js';
 import { CollectionNode } from './collections.js';

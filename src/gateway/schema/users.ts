@@ -1,5 +1,5 @@
-import { route } from '../rest/client.js';
-import { user as userShape, type User } from '../rest/shapes/users.js';
+import { route } from '../upstream/client.js';
+import { user as userShape, type User } from '../upstream/shapes/users.js';
 import { platformKey } from '../ids.js';
 import { builder } from './builder.js';
 import { loadableNode, prime } from './loaders.js';

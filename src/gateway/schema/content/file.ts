@@ -4,14 +4,14 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
+import { route } from '../../upstream/client.js';
 import {
   jsonDocument,
   revisionFile,
   reusableContent as reusableContentShape,
   type ReusableContent,
   type RevisionFile,
-} from '../../rest/shapes/content.js';
+} from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { DocumentType } from '../shared.js';

@@ -3,7 +3,7 @@ import { restConnection, type ConnectionArgs, type ConnectionResult } from '../.
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
+import { route } from '../../upstream/client.js';
 import {
   backlinksPage,
   type LINK_STATUSES,
@@ -14,8 +14,8 @@ import {
   type ContentRef,
   type ContentReferenceUsage,
   type LinkStats,
-} from '../../rest/shapes/content.js';
-import type { Space } from '../../rest/shapes/spaces.js';
+} from '../../upstream/shapes/content.js';
+import type { Space } from '../../upstream/shapes/spaces.js';
 import { builder } from '../builder.js';
 import { linkTo, prime } from '../loaders.js';
 import { restEnum } from '../shared.js';

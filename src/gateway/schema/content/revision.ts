@@ -5,7 +5,7 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
+import { route } from '../../upstream/client.js';
 import {
   type REVISION_TYPES,
   revisionPages,
@@ -13,7 +13,7 @@ import {
   type Revision,
   type RevisionFile,
   type RevisionPage,
-} from '../../rest/shapes/content.js';
+} from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode, prime } from '../loaders.js';
 import { restEnum } from '../shared.js';

@@ -2,7 +2,7 @@ import { mapNodes, restList } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { route } from '../../rest/client.js';
+import { route } from '../../upstream/client.js';
 import {
   pdfExport,
   type SEARCH_RESULT_TYPES,
@@ -10,7 +10,7 @@ import {
   searchSpaceResult,
   type SearchPageResult,
   type SearchSpaceResult,
-} from '../../rest/shapes/content.js';
+} from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo } from '../loaders.js';
 import { OrganizationNode } from '../organizations.js';

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
+import { route } from '../../upstream/client.js';
 import {
   adaptiveSchema as adaptiveSchemaShape,
   publishedSite,
@@ -16,7 +16,7 @@ import {
   type PublishedSite,
   type PublishingAuth,
   type ShareLink,
-} from '../../rest/shapes/site-access.js';
+} from '../../upstream/shapes/site-access.js';
 import { readOnce } from '../content/revision.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode, prime } from '../loaders.js';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
-import { route } from '../../rest/client.js';
-import { ROLES } from '../../rest/shapes/common.js';
+import { route } from '../../upstream/client.js';
+import { ROLES } from '../../upstream/shapes/common.js';
 import {
   publishResult,
   SITE_TYPES,
@@ -14,7 +14,7 @@ import {
   siteSectionGroup as siteSectionGroupShape,
   siteSpace as siteSpaceShape,
   sortedItem,
-} from '../../rest/shapes/sites.js';
+} from '../../upstream/shapes/sites.js';
 import { PAGE_NODE_TYPENAMES } from '../content/page.js';
 import { revisionPartId } from '../content/revision.js';
 import { declareMutation, inputField } from '../mutations.js';

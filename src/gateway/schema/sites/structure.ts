@@ -15,7 +15,7 @@ import {
   type SiteSectionGroup,
   type SiteSpace,
   type SiteStructure,
-} from '../../rest/shapes/sites.js';
+} from '../../upstream/shapes/sites.js';
 import { builder } from '../builder.js';
 import { PageInterface } from '../content/page.js';
 import { lightRevision, treeIndex, type PageHeld } from '../content/revision.js';
