@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { GatewayContext } from './context.js';
 import { BadUserInputError, isGatewayError } from './errors.js';
 import type { Query } from './upstream/client.js';
+import type { RestPages } from './upstream/operation.js';
 import { page, type Page } from './upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
@@ -152,5 +153,17 @@ export function restList<S extends z.ZodType>(
       (countOnly && pageToken === undefined
         ? ctx.api.getFirstPage(path, page(item), filters)
         : ctx.api.get(path, page(item), { ...filters, page: pageToken, limit })) as Promise<Page<z.infer<S>>>,
+  );
+}
+
+/**
+ * A connection over a REST list declared upstream (`restPages`). Asked for no item (`first: 0`,
+ * as for a `totalCount`-only selection), it reads a page of one item, or shares a first page read
+ * anyway.
+ */
+export function listConnection<T>(args: ConnectionArgs, pages: RestPages<T>): Promise<ConnectionResult<T>> {
+  const countOnly = args.first === 0 && !args.after;
+  return restConnection(args, (pageToken, limit) =>
+    countOnly && pageToken === undefined ? pages.first() : pages.read(pageToken, limit),
   );
 }
