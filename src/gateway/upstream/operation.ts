@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RequestApi } from '../context.js';
-import type { HttpMethod, Query } from './client.js';
+import type { HttpMethod, Query, QueryValue } from './client.js';
 import { page, type Page } from './shapes/common.js';
 
 /**
@@ -48,3 +48,6 @@ export async function sendFor<S extends z.ZodType>(
   const { data } = await api.send(method, path, { ...options, schema });
   return data as z.infer<S>;
 }
+
+/** Query filters of a list or a read, by name (undefined ones are not sent). */
+export type Filters<K extends string> = { [P in K]?: QueryValue };
