@@ -28,6 +28,9 @@ export class UpstreamUsage {
   }
 }
 
+/** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
+export type ReadApi = Pick<RequestApi, 'get'>;
+
 /**
  * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
  * call, and every distinct GET made at most once (aliases and repeated fields share it).
@@ -65,6 +68,14 @@ export class RequestApi {
    */
   getAs<S extends z.ZodType>(token: string, path: string, schema: S, query?: Query): Promise<z.infer<S>> {
     return this.read(path, schema, query, `Bearer ${token}`);
+  }
+
+  /**
+   * The reads of this request as another bearer token sees them (see `getAs`): for an upstream
+   * operation that a visitor's token reads.
+   */
+  as(token: string): ReadApi {
+    return { get: (path, schema, query) => this.getAs(token, path, schema, query) };
   }
 
   private read<S extends z.ZodType>(

@@ -1,10 +1,10 @@
-import type { RequestApi } from '../context.js';
+import type { ReadApi, RequestApi } from '../context.js';
 import { route } from './client.js';
 import { restPages, sendDelete, sendFor } from './operation.js';
 import { space } from './shapes/spaces.js';
 
 /** `GET /spaces/{spaceId}`; a share key lets people outside a `share-link` space read it. */
-export const getSpace = (api: RequestApi, spaceId: string, query?: { shareKey: string }) =>
+export const getSpace = (api: ReadApi, spaceId: string, query?: { shareKey: string }) =>
   api.get(route`/spaces/${spaceId}`, space, query);
 
 /** `GET /orgs/{organizationId}/spaces`, in tree order. */
