@@ -1,9 +1,6 @@
-import type { z } from 'zod';
-import type { GatewayContext } from './context.js';
 import { BadUserInputError, isGatewayError } from './errors.js';
-import type { Query } from './upstream/client.js';
 import type { RestPages } from './upstream/operation.js';
-import { page, type Page } from './upstream/shapes/common.js';
+import type { Page } from './upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {
@@ -132,28 +129,6 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
 export function mapNodes<T, U>(connection: ConnectionResult<T>, map: (nodes: T[]) => U[]): ConnectionResult<U> {
   const nodes = map(connection.edges.map((edge) => edge.node));
   return { ...connection, edges: connection.edges.map((edge, index) => ({ ...edge, node: nodes[index]! })) };
-}
-
-/**
- * A connection over the REST list at `path`: items parsed with `item`, `filters` sent as query
- * parameters next to the paging ones (`page`, `limit`). Asked for no item (`first: 0`, as for a
- * `totalCount`-only selection), it reads a page of one item, or shares a first page read anyway.
- */
-export function restList<S extends z.ZodType>(
-  ctx: GatewayContext,
-  args: ConnectionArgs,
-  path: string,
-  item: S,
-  filters: Query = {},
-): Promise<ConnectionResult<z.infer<S>>> {
-  const countOnly = args.first === 0 && !args.after;
-  return restConnection(
-    args,
-    (pageToken, limit) =>
-      (countOnly && pageToken === undefined
-        ? ctx.api.getFirstPage(path, page(item), filters)
-        : ctx.api.get(path, page(item), { ...filters, page: pageToken, limit })) as Promise<Page<z.infer<S>>>,
-  );
 }
 
 /**
