@@ -1,6 +1,5 @@
 import { BadUserInputError, isGatewayError } from './errors.js';
-import type { RestPages } from './upstream/operation.js';
-import type { Page } from './upstream/shapes/common.js';
+import type { Page, RestPages } from './upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {

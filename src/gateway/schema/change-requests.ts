@@ -24,7 +24,7 @@ import {
   updateChangeRequestContent,
 } from '../upstream/change-requests.js';
 import { applyTemplate } from '../upstream/content.js';
-import type { RestPages } from '../upstream/operation.js';
+import type { RestPages } from '../upstream/shapes/common.js';
 import type {
   ChangeRequest,
   Contributor,

@@ -25,7 +25,7 @@ import {
   updateInstallation,
   updateTargetInstallation,
 } from '../upstream/integrations.js';
-import type { RestPages } from '../upstream/operation.js';
+import type { RestPages } from '../upstream/shapes/common.js';
 import {
   EVENT_TYPES,
   INTEGRATION_CATEGORIES,

@@ -1,21 +1,7 @@
 import type { z } from 'zod';
 import type { RequestApi } from '../context.js';
 import type { HttpMethod, Query, QueryValue } from './client.js';
-import { page, type Page } from './shapes/common.js';
-
-/**
- * A REST list ("page of results") as an upstream module declares it: its path, item shape and
- * filters bound, read one page at a time by a connection (see `restList`).
- */
-export interface RestPages<T> {
-  /** One page: `page` is a token from a previous `next.page` (undefined for the start), `limit` 1 to 1000. */
-  read(page: string | undefined, limit: number): Promise<Page<T>>;
-  /**
-   * The first page for a caller that needs only its `count` (and whether it has items): a first
-   * page of the same list that the request reads anyway serves it, else a page of one item.
-   */
-  first(): Promise<Page<T>>;
-}
+import { page, type Page, type RestPages } from './shapes/common.js';
 
 /** Declares the REST list at `path`: items parsed with `item`, `filters` sent next to `page` and `limit`. */
 export function restPages<S extends z.ZodType>(
