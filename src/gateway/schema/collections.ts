@@ -3,6 +3,7 @@ import { listConnection } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from '../ids.js';
 import {
+  type CollectionInvite,
   createCollection,
   deleteCollection,
   getCollection,
@@ -388,7 +389,7 @@ declareMutation('inviteToCollection', {
     }),
   payload: CollectionPayload,
   run: async (i, ctx) => {
-    const body: Parameters<typeof inviteToCollection>[2] = { role: i.role };
+    const body: CollectionInvite = { role: i.role };
     if (i.userIds?.length) body.users = i.userIds;
     if (i.teamIds?.length) body.teams = i.teamIds;
     await inviteToCollection(ctx.api, i.collectionId, body);

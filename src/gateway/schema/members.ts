@@ -314,8 +314,8 @@ const MemberPayload = (mutation: string) =>
   objectPayload(mutation, 'member', MemberNode, 'The member after the change.');
 
 /** The payload of a write that answered a member of `organizationId`, the loaders primed with it. */
-function memberPayload(ctx: GatewayContext, organizationId: string, member: Member) {
-  return { member: primeMembers(ctx, organizationId, [member])[0]! };
+async function memberPayload(ctx: GatewayContext, organizationId: string, written: Promise<Member>) {
+  return { member: primeMembers(ctx, organizationId, [await written])[0]! };
 }
 
 const memberTarget = {
@@ -336,8 +336,8 @@ declareMutation('updateMember', {
     ),
   },
   payload: MemberPayload,
-  run: async (i, ctx) =>
-    memberPayload(ctx, i.organizationId, await updateMember(ctx.api, i.organizationId, i.userId, { role: i.role })),
+  run: (i, ctx) =>
+    memberPayload(ctx, i.organizationId, updateMember(ctx.api, i.organizationId, i.userId, { role: i.role })),
 });
 
 declareMutation('removeMember', {
@@ -401,5 +401,5 @@ declareMutation('setMemberSso', {
     userId: inputField('ID', 'User id or User global ID.', idInput('User')),
   },
   payload: MemberPayload,
-  run: async (i, ctx) => memberPayload(ctx, i.organizationId, await setMemberSso(ctx.api, i.organizationId, i.userId)),
+  run: (i, ctx) => memberPayload(ctx, i.organizationId, setMemberSso(ctx.api, i.organizationId, i.userId)),
 });

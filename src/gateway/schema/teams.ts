@@ -195,8 +195,8 @@ const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64,
 const TeamPayload = (mutation: string) => objectPayload(mutation, 'team', TeamNode, 'The team after the change.');
 
 /** The payload of a write that answered a team of `organizationId`, the loader primed with it. */
-function teamPayload(ctx: GatewayContext, organizationId: string, team: Team) {
-  return { team: primeTeams(ctx, organizationId, [team])[0]! };
+async function teamPayload(ctx: GatewayContext, organizationId: string, written: Promise<Team>) {
+  return { team: primeTeams(ctx, organizationId, [await written])[0]! };
 }
 
 /** Reads the team after a write that answers no body, and primes the loader with it. */
@@ -241,7 +241,7 @@ declareMutation('createTeam', {
   run: async (i, ctx) => {
     const body: { title: string; members?: string[] } = { title: i.title };
     if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];
-    return teamPayload(ctx, i.organizationId, await createTeam(ctx.api, i.organizationId, body));
+    return teamPayload(ctx, i.organizationId, createTeam(ctx.api, i.organizationId, body));
   },
 });
 
@@ -251,8 +251,8 @@ declareMutation('updateTeam', {
   fields: { ...teamTargetFields, title: inputField('String', 'New name, 1 to 64 characters (trimmed).', teamTitle) },
   check: (input) => input.transform(resolveTeam),
   payload: TeamPayload,
-  run: async (i, ctx) =>
-    teamPayload(ctx, i.organizationId, await updateTeam(ctx.api, i.organizationId, i.teamId, { title: i.title })),
+  run: (i, ctx) =>
+    teamPayload(ctx, i.organizationId, updateTeam(ctx.api, i.organizationId, i.teamId, { title: i.title })),
 });
 
 declareMutation('deleteTeam', {

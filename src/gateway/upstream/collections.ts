@@ -40,12 +40,16 @@ export const listCollectionUsers = (api: RequestApi, collectionId: string) =>
 export const listCollectionAccess = (api: RequestApi, collectionId: string, filters: Filters<'role'>) =>
   restPages(api, route`/collections/${collectionId}/permissions/aggregate`, userPermission, filters);
 
+/** Users and teams to grant a role directly on a collection; a null role removes their direct grants. */
+export interface CollectionInvite {
+  role: Role | null;
+  users?: string[];
+  teams?: string[];
+}
+
 /** `POST /collections/{collectionId}/permissions` (no body answered): grants users and teams a role. */
-export const inviteToCollection = (
-  api: RequestApi,
-  collectionId: string,
-  body: { role: Role | null; users?: string[]; teams?: string[] },
-) => api.send('POST', route`/collections/${collectionId}/permissions`, { body });
+export const inviteToCollection = (api: RequestApi, collectionId: string, body: CollectionInvite) =>
+  api.send('POST', route`/collections/${collectionId}/permissions`, { body });
 
 /** `PATCH /collections/{collectionId}/permissions/users/{userId}` (no body answered) */
 export const updateCollectionUserPermission = (
