@@ -39,7 +39,7 @@ import {
   type SpaceInstallation,
 } from '../upstream/shapes/integrations.js';
 import { organization as organizationShape } from '../upstream/shapes/organizations.js';
-import type { Site } from '../upstream/shapes/sites.js';
+import { organizationOfSite } from '../upstream/sites.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
@@ -214,12 +214,6 @@ const SiteInstallationConnection = builder.connectionObject(
   },
   { name: 'IntegrationSiteInstallationEdge', description: 'An installation on a site, with its cursor.' },
 );
-
-/** The organization a site of an answer belongs to: its API location names it (`…/orgs/{org}/sites/{id}`). */
-function organizationOfSite(site: Site): string | undefined {
-  const match = /\/orgs\/([^/]+)\/sites\/[^/]+$/.exec(site.urls.location ?? '');
-  return match ? decodeURIComponent(match[1]!) : undefined;
-}
 
 /** Reads space installations (extended: the spaces come with them) and primes the spaces. */
 async function listSpaceItems(ctx: GatewayContext, args: ConnectionArgs, pages: RestPages<SpaceInstallation>) {

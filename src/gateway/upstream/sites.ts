@@ -9,6 +9,7 @@ import {
   siteSpace,
   siteStructure,
   sortedItem,
+  type Site,
 } from './shapes/sites.js';
 
 /** A site as REST paths name it: its organization and its own id. */
@@ -19,6 +20,12 @@ export interface SiteAddress {
 
 /** The REST path of a site, or of something under it (`suffix`, starting with `/`). */
 export const sitePath = (at: SiteAddress, suffix = '') => route`/orgs/${at.organizationId}/sites/${at.siteId}` + suffix;
+
+/** The organization a site of an answer belongs to: its API location names it (`…/orgs/{org}/sites/{id}`). */
+export function organizationOfSite(site: Site): string | undefined {
+  const match = /\/orgs\/([^/]+)\/sites\/[^/]+$/.exec(site.urls.location ?? '');
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
 
 // --- Sites -------------------------------------------------------------------------------------
 
