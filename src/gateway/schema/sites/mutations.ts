@@ -317,8 +317,6 @@ const SectionPayload = (name: string, description = 'The section after the chang
 const GroupPayload = (name: string, description = 'The section group after the change.') =>
   objectPayload(name, 'siteSectionGroup', SiteSectionGroupRef, description);
 
-export type { SiteAddress };
-
 /** The `site` field of a payload that names its site: read after the write when asked more than its keys. */
 export const siteAfter = (description: string) => ({
   type: SiteRef,
