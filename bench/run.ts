@@ -11,8 +11,8 @@ import { operationCost } from '../src/gateway/cost.js';
 import { schema } from '../src/gateway/schema/index.js';
 import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
 import { createGateway } from '../src/gateway/server.js';
-import { RestClient, type Exchange } from '../src/gateway/rest/client.js';
-import { criticalPath } from '../src/gateway/rest/critical-path.js';
+import { RestClient, type Exchange } from '../src/gateway/upstream/client.js';
+import { criticalPath } from '../src/gateway/upstream/critical-path.js';
 import { freePort } from '../test/fixtures/ports.js';
 import { percentile } from '../test/fixtures/stats.js';
 

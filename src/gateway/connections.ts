@@ -1,8 +1,5 @@
-import type { z } from 'zod';
-import type { GatewayContext } from './context.js';
 import { BadUserInputError, isGatewayError } from './errors.js';
-import type { Query } from './rest/client.js';
-import { page, type Page } from './rest/shapes/common.js';
+import type { Page, RestPages } from './upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {
@@ -134,23 +131,13 @@ export function mapNodes<T, U>(connection: ConnectionResult<T>, map: (nodes: T[]
 }
 
 /**
- * A connection over the REST list at `path`: items parsed with `item`, `filters` sent as query
- * parameters next to the paging ones (`page`, `limit`). Asked for no item (`first: 0`, as for a
- * `totalCount`-only selection), it reads a page of one item, or shares a first page read anyway.
+ * A connection over a REST list declared upstream (`restPages`). Asked for no item (`first: 0`,
+ * as for a `totalCount`-only selection), it reads a page of one item, or shares a first page read
+ * anyway.
  */
-export function restList<S extends z.ZodType>(
-  ctx: GatewayContext,
-  args: ConnectionArgs,
-  path: string,
-  item: S,
-  filters: Query = {},
-): Promise<ConnectionResult<z.infer<S>>> {
+export function listConnection<T>(args: ConnectionArgs, pages: RestPages<T>): Promise<ConnectionResult<T>> {
   const countOnly = args.first === 0 && !args.after;
-  return restConnection(
-    args,
-    (pageToken, limit) =>
-      (countOnly && pageToken === undefined
-        ? ctx.api.getFirstPage(path, page(item), filters)
-        : ctx.api.get(path, page(item), { ...filters, page: pageToken, limit })) as Promise<Page<z.infer<S>>>,
+  return restConnection(args, (pageToken, limit) =>
+    countOnly && pageToken === undefined ? pages.first() : pages.read(pageToken, limit),
   );
 }

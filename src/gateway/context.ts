@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ResponseBudget } from './answer-size.js';
 import { GatewayError, ResponseTooLargeError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
-import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './rest/client.js';
+import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './upstream/client.js';
 import { Trace } from './trace.js';
 
 const ANY = z.unknown();
@@ -27,6 +27,9 @@ export class UpstreamUsage {
     return this.sharedReads + Math.max(0, this.loads() - this.loaderFetches);
   }
 }
+
+/** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
+export type ReadApi = Pick<RequestApi, 'get'>;
 
 /**
  * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
@@ -65,6 +68,14 @@ export class RequestApi {
    */
   getAs<S extends z.ZodType>(token: string, path: string, schema: S, query?: Query): Promise<z.infer<S>> {
     return this.read(path, schema, query, `Bearer ${token}`);
+  }
+
+  /**
+   * The reads of this request as another bearer token sees them (see `getAs`): for an upstream
+   * operation that a visitor's token reads.
+   */
+  as(token: string): ReadApi {
+    return { get: (path, schema, query) => this.getAs(token, path, schema, query) };
   }
 
   private read<S extends z.ZodType>(

@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { redactSecrets } from './errors.js';
-import type { BreakerStatus, PingResult, RestClient } from './rest/client.js';
+import type { BreakerStatus, PingResult, RestClient } from './upstream/client.js';
 import type { ProcessStatus } from '../supervisor.js';
 
 /** Options of `useHealth`. */

@@ -6,7 +6,7 @@ import { maskExecutionError, normalizeResult, useErrorPolicy } from './error-pol
 import { useHealth, type HealthOptions } from './health.js';
 import { createHttpFront, type HttpFront } from './http.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
-import { RestClient, type RestClientOptions } from './rest/client.js';
+import { RestClient, type RestClientOptions } from './upstream/client.js';
 import { schema } from './schema/index.js';
 import { clearLoaders, countLoads } from './schema/loaders.js';
 import { instrumentSchema } from './trace.js';

@@ -3,7 +3,7 @@ import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restConnection } from '../../src/gateway/connections.js';
 import { MAX_UPSTREAM_REQUESTS } from '../../src/gateway/context.js';
-import { RestClient } from '../../src/gateway/rest/client.js';
+import { RestClient } from '../../src/gateway/upstream/client.js';
 import { createGateway } from '../../src/gateway/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RestClientOptions } from '../../src/gateway/rest/client.js';
+import type { RestClientOptions } from '../../src/gateway/upstream/client.js';
 import { createGateway, type Gateway } from '../../src/gateway/server.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';

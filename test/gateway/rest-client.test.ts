@@ -9,7 +9,7 @@ import {
   route,
   queryString,
   type Exchange,
-} from '../../src/gateway/rest/client.js';
+} from '../../src/gateway/upstream/client.js';
 
 const ORIGIN = 'http://upstream.test';
 const item = z.object({ id: z.string(), count: z.number() });

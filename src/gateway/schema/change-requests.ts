@@ -1,32 +1,43 @@
 import { z } from 'zod';
-import { restList, type ConnectionArgs } from '../connections.js';
+import { listConnection, type ConnectionArgs } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError } from '../errors.js';
 import { compositeKey, platformKey, splitKey } from '../ids.js';
 import { onlyKeys, selectedFields } from '../links.js';
-import { route } from '../rest/client.js';
 import {
-  changeRequest as changeRequestShape,
-  contentUpdate,
-  contributor,
-  mergeResult,
-  requestedReviewer,
-  requestedReviewers,
-  review as reviewShape,
-  type ChangeRequest,
-  type Contributor,
-  type MergeConflict,
-  type RequestedReviewer,
-  type Review,
-} from '../rest/shapes/change-requests.js';
-import { semanticChanges } from '../rest/shapes/content.js';
-import { specSlug } from '../rest/shapes/openapi.js';
+  type ChangeRequestFilters,
+  createChangeRequest,
+  createReview,
+  getChangeRequest,
+  getChangeRequestChanges,
+  getChangeRequestPdf,
+  listContributors,
+  listOrganizationChangeRequests,
+  listRequestedReviewers,
+  listReviews,
+  listSpaceChangeRequests,
+  mergeChangeRequest,
+  removeRequestedReviewer,
+  requestReviewers,
+  updateChangeRequest,
+  updateChangeRequestContent,
+} from '../upstream/change-requests.js';
+import { applyTemplate } from '../upstream/content.js';
+import type { RestPages } from '../upstream/shapes/common.js';
+import type {
+  ChangeRequest,
+  Contributor,
+  MergeConflict,
+  RequestedReviewer,
+  Review,
+} from '../upstream/shapes/change-requests.js';
+import { specSlug } from '../upstream/shapes/openapi.js';
 import { builder } from './builder.js';
 import { RevisionChanges } from './content/changes.js';
 import { FileNode } from './content/file.js';
 import { PageInterface, PAGE_NODE_TYPENAMES } from './content/page.js';
-import { pdfExportAt, PdfExport, pdfPage } from './content/search.js';
+import { PdfExport, pdfExportOf, pdfPage } from './content/search.js';
 import {
   placeFile,
   lightRevision,
@@ -50,7 +61,6 @@ import {
   ownedIdInput,
   payloadType,
   restEnum,
-  sendDelete,
   type SchemaTypesOf,
 } from './shared.js';
 import { SpaceNode } from './spaces.js';
@@ -66,7 +76,7 @@ export const ChangeRequestNode = loadableNode<ChangeRequest>('ChangeRequest', {
   key: (request) => compositeKey(request.space, request.id),
   load: (key, ctx) => {
     const [spaceId, id] = splitKey(key, 2, 'ChangeRequest') as [string, string];
-    return ctx.api.get(route`/spaces/${spaceId}/change-requests/${id}`, changeRequestShape);
+    return getChangeRequest(ctx.api, spaceId, id);
   },
 });
 
@@ -232,10 +242,6 @@ const ContributorConnection = builder.connectionObject(
 
 const TYPENAME_ONLY: ReadonlySet<string> = new Set(['__typename']);
 
-/** The REST path of a change request. */
-const requestPath = (request: Pick<ChangeRequest, 'space' | 'id'>, suffix = '') =>
-  `${route`/spaces/${request.space}/change-requests/${request.id}`}${suffix}`;
-
 ChangeRequestNode.implement({
   description:
     'A change request: a branch of the content of a space, edited apart from the live content, reviewed, then merged into it.',
@@ -355,7 +361,7 @@ ChangeRequestNode.implement({
           : undefined;
         const [answer] = await Promise.all([
           readOnce(ctx, `request-changes:${compositeKey(r.space, r.revision)}:${limit}`, () =>
-            ctx.api.get(requestPath(r, '/changes'), semanticChanges, { limit }),
+            getChangeRequestChanges(ctx.api, r.space, r.id, limit),
           ),
           tree,
         ]);
@@ -367,7 +373,7 @@ ChangeRequestNode.implement({
         type: ChangeRequestReview,
         description: 'Its reviews, oldest first (outdated ones included).',
         resolve: async (r, args, ctx) => {
-          const list = await restList(ctx, args, requestPath(r, '/reviews'), reviewShape);
+          const list = await listConnection(args, listReviews(ctx.api, r.space, r.id));
           return { ...list, edges: list.edges.map((edge) => ({ ...edge, node: { ...edge.node, space: r.space } })) };
         },
       },
@@ -378,7 +384,7 @@ ChangeRequestNode.implement({
         type: RequestedReviewerType,
         description: 'Reviews asked of people and not given yet.',
         resolve: async (r, args, ctx) => {
-          const list = await restList(ctx, args, requestPath(r, '/requested-reviewers'), requestedReviewer);
+          const list = await listConnection(args, listRequestedReviewers(ctx.api, r.space, r.id));
           return { ...list, edges: list.edges.map((edge) => ({ ...edge, node: { ...edge.node, space: r.space } })) };
         },
       },
@@ -388,7 +394,7 @@ ChangeRequestNode.implement({
       {
         type: ContributorType,
         description: 'Who edited or commented on it, once per kind of contribution.',
-        resolve: (r, args, ctx) => restList(ctx, args, requestPath(r, '/contributors'), contributor),
+        resolve: (r, args, ctx) => listConnection(args, listContributors(ctx.api, r.space, r.id)),
       },
       ContributorConnection,
     ),
@@ -403,7 +409,12 @@ ChangeRequestNode.implement({
       },
       extensions: upstream.fetch(1),
       resolve: (r, args, ctx) =>
-        pdfExportAt(ctx, requestPath(r, '/pdf'), { page: pdfPage(args.pageId, r.space), only: args.only ?? undefined }),
+        pdfExportOf(() =>
+          getChangeRequestPdf(ctx.api, r.space, r.id, {
+            page: pdfPage(args.pageId, r.space),
+            only: args.only ?? undefined,
+          }),
+        ),
     }),
   }),
 });
@@ -443,16 +454,26 @@ type ListFilterArgs = {
   orderBy?: 'updatedAt' | 'createdAt' | null;
 };
 
-/** Reads a page of change requests at `path` with the filters of `args`, and keeps them for links. */
-export async function listRequests(ctx: GatewayContext, args: ListFilterArgs & ConnectionArgs, path: string) {
-  const list = await restList(ctx, args, path, changeRequestShape, {
-    status: args.status ?? undefined,
-    creator: userFilter(args.creator),
-    contributor: userFilter(args.contributor),
-    requestedReviewer: userFilter(args.requestedReviewer),
-    conversationsIssuesCluster: args.conversationsIssuesCluster ?? undefined,
-    orderBy: args.orderBy ?? undefined,
-  });
+/**
+ * Reads a page of change requests of the list `pages` declares, with the filters of `args`, and
+ * keeps them for links.
+ */
+export async function listRequests(
+  ctx: GatewayContext,
+  args: ListFilterArgs & ConnectionArgs,
+  pages: (filters: ChangeRequestFilters) => RestPages<ChangeRequest>,
+) {
+  const list = await listConnection(
+    args,
+    pages({
+      status: args.status ?? undefined,
+      creator: userFilter(args.creator),
+      contributor: userFilter(args.contributor),
+      requestedReviewer: userFilter(args.requestedReviewer),
+      conversationsIssuesCluster: args.conversationsIssuesCluster ?? undefined,
+      orderBy: args.orderBy ?? undefined,
+    }),
+  );
   prime(
     ChangeRequestNode,
     ctx,
@@ -468,7 +489,8 @@ builder.objectFields(SpaceNode, (t) => ({
       description:
         'Change requests of the space (open ones unless `status` says otherwise), newest first. Members of the space only.',
       args: listFilters(t),
-      resolve: (space, args, ctx) => listRequests(ctx, args, route`/spaces/${space.id}/change-requests`),
+      resolve: (space, args, ctx) =>
+        listRequests(ctx, args, (filters) => listSpaceChangeRequests(ctx.api, space.id, filters)),
     },
     ChangeRequestConnection,
   ),
@@ -487,7 +509,7 @@ builder.objectFields(SpaceNode, (t) => ({
           ['id'],
         );
       }
-      const request = await ctx.api.get(route`/spaces/${space.id}/change-requests/${ref.id}`, changeRequestShape);
+      const request = await getChangeRequest(ctx.api, space.id, ref.id);
       prime(ChangeRequestNode, ctx, [request]);
       return request;
     },
@@ -502,7 +524,8 @@ builder.objectFields(OrganizationNode, (t) => ({
       description:
         'Change requests of every space of the organization you can read (open ones unless `status` says otherwise), newest first; null with NOT_FOUND when you are not a member.',
       args: listFilters(t),
-      resolve: (org, args, ctx) => listRequests(ctx, args, route`/orgs/${org.id}/change-requests`),
+      resolve: (org, args, ctx) =>
+        listRequests(ctx, args, (filters) => listOrganizationChangeRequests(ctx.api, org.id, filters)),
     },
     ChangeRequestConnection,
   ),
@@ -565,16 +588,11 @@ const ChangeRequestPayloadField = (description: string) => ({
   extensions: upstream.link,
 });
 
-/** Sends a write answering a change request and primes the loader with it. */
-async function sendRequest(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  path: string,
-  body: unknown,
-): Promise<ChangeRequest> {
-  const { data } = await ctx.api.send(method, path, { body, schema: changeRequestShape });
-  prime(ChangeRequestNode, ctx, [data]);
-  return data;
+/** The change request a write answered, the loader primed with it. */
+async function primeWritten(ctx: GatewayContext, written: Promise<ChangeRequest>): Promise<ChangeRequest> {
+  const request = await written;
+  prime(ChangeRequestNode, ctx, [request]);
+  return request;
 }
 
 /**
@@ -612,7 +630,7 @@ function requestField(description: string) {
         : linkTo(ChangeRequestNode, compositeKey(held.spaceId, held.id), info, stub);
       if (typeof link !== 'string') return link;
       // By number or id, as the write took it: read by its path and kept under its real key.
-      return ctx.api.get(route`/spaces/${held.spaceId}/change-requests/${held.id}`, changeRequestShape).then((data) => {
+      return getChangeRequest(ctx.api, held.spaceId, held.id).then((data) => {
         prime(ChangeRequestNode, ctx, [data]);
         return data;
       });
@@ -665,13 +683,16 @@ declareMutation('createChangeRequest', {
     ctx,
   ) => ({
     changeRequest: await templateSpecErrors(() =>
-      sendRequest(ctx, 'POST', route`/spaces/${spaceId}/change-requests`, {
-        subject: title ?? '',
-        // Beside the documented fields, the create operation takes any property: the description too.
-        ...(description ? { description } : {}),
-        ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
-        ...(conversationsIssuesClusterId != null ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
-      }),
+      primeWritten(
+        ctx,
+        createChangeRequest(ctx.api, spaceId, {
+          subject: title ?? '',
+          // Beside the documented fields, the create operation takes any property: the description too.
+          ...(description ? { description } : {}),
+          ...(templateId ? { template: { id: templateId, ...templateParams(openApiSpec) } } : {}),
+          ...(conversationsIssuesClusterId != null ? { conversationsIssuesCluster: conversationsIssuesClusterId } : {}),
+        }),
+      ),
     ),
   }),
 });
@@ -718,14 +739,17 @@ declareMutation('updateChangeRequest', {
     { spaceId, changeRequestId, subject: title, description, status, conversationsIssuesClusterId },
     ctx,
   ) => ({
-    changeRequest: await sendRequest(ctx, 'PATCH', route`/spaces/${spaceId}/change-requests/${changeRequestId}`, {
-      ...(title != null ? { subject: title } : {}),
-      ...(description != null ? { description } : {}),
-      ...(status != null ? { status } : {}),
-      ...(conversationsIssuesClusterId !== undefined
-        ? { conversationsIssuesCluster: conversationsIssuesClusterId }
-        : {}),
-    }),
+    changeRequest: await primeWritten(
+      ctx,
+      updateChangeRequest(ctx.api, spaceId, changeRequestId, {
+        ...(title != null ? { subject: title } : {}),
+        ...(description != null ? { description } : {}),
+        ...(status != null ? { status } : {}),
+        ...(conversationsIssuesClusterId !== undefined
+          ? { conversationsIssuesCluster: conversationsIssuesClusterId }
+          : {}),
+      }),
+    ),
   }),
 });
 
@@ -1057,11 +1081,7 @@ declareMutation('editChangeRequestContent', {
       }),
     })),
   run: async ({ spaceId, changeRequestId, changes }, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/content`, {
-      body: { changes },
-      query: { compat: false },
-      schema: contentUpdate,
-    });
+    const data = await updateChangeRequestContent(ctx.api, spaceId, changeRequestId, changes);
     const changeRequest = data.changeRequest;
     prime(ChangeRequestNode, ctx, [changeRequest]);
     return {
@@ -1197,9 +1217,7 @@ async function mergeOrUpdate(
   changeRequestId: string,
   action: 'merge' | 'update',
 ): Promise<MergeHeld> {
-  const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/${action}`, {
-    schema: mergeResult,
-  });
+  const data = await mergeChangeRequest(ctx.api, spaceId, changeRequestId, action);
   // A merge with conflicts answers the request's revision; an update, the one it wrote: the
   // conflicting pages are in that revision's tree either way.
   return {
@@ -1260,10 +1278,7 @@ declareMutation('submitChangeRequestReview', {
       changeRequest: t.field(requestField('The change request reviewed.')),
     })),
   run: async ({ spaceId, changeRequestId, status, comment }, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/spaces/${spaceId}/change-requests/${changeRequestId}/reviews`, {
-      body: { status, ...(comment ? { comment } : {}) },
-      schema: reviewShape,
-    });
+    const data = await createReview(ctx.api, spaceId, changeRequestId, { status, ...(comment ? { comment } : {}) });
     return { review: { ...data, space: spaceId }, changeRequest: afterWrite(spaceId, changeRequestId) };
   },
 });
@@ -1294,14 +1309,7 @@ declareMutation('requestChangeRequestReviewers', {
       }),
     ),
   run: async ({ spaceId, changeRequestId, userIds }, ctx) => {
-    const { data } = await ctx.api.send(
-      'POST',
-      route`/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers`,
-      {
-        body: { users: userIds },
-        schema: requestedReviewers,
-      },
-    );
+    const data = await requestReviewers(ctx.api, spaceId, changeRequestId, userIds);
     return {
       requestedReviewers: data.users.map((item) => ({ ...item, space: spaceId })),
       changeRequest: afterWrite(spaceId, changeRequestId),
@@ -1325,7 +1333,7 @@ declareMutation('removeChangeRequestReviewer', {
       }),
     })),
   run: ({ spaceId, changeRequestId, userId }, ctx) =>
-    sendDelete(ctx, route`/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers/${userId}`),
+    removeRequestedReviewer(ctx.api, spaceId, changeRequestId, userId),
 });
 
 // --- Templates ---------------------------------------------------------------------------------
@@ -1388,8 +1396,10 @@ declareMutation('applySpaceTemplate', {
         field: ['changeRequestId'],
       });
     await templateSpecErrors(() =>
-      ctx.api.send('POST', route`/spaces/${spaceId}/content/template`, {
-        body: { id: templateId, ...(ref ? { changeRequestId: ref.id } : {}), ...templateParams(openApiSpec) },
+      applyTemplate(ctx.api, spaceId, {
+        id: templateId,
+        ...(ref ? { changeRequestId: ref.id } : {}),
+        ...templateParams(openApiSpec),
       }),
     );
     return { spaceId, changeRequest: ref ? afterWrite(spaceId, ref.id) : null };

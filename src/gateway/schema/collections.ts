@@ -1,15 +1,24 @@
 import { z } from 'zod';
-import { restList } from '../connections.js';
+import { listConnection } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from '../ids.js';
-import { route } from '../rest/client.js';
 import {
-  collection as collectionShape,
-  userPermission as userPermissionShape,
-  type Collection,
-  type UserPermission,
-} from '../rest/shapes/collections.js';
-import { ROLES } from '../rest/shapes/common.js';
+  type CollectionInvite,
+  createCollection,
+  deleteCollection,
+  getCollection,
+  inviteToCollection,
+  listCollectionAccess,
+  listCollections,
+  listCollectionUsers,
+  moveCollection,
+  removeCollectionUser,
+  transferCollection,
+  updateCollection,
+  updateCollectionUserPermission,
+} from '../upstream/collections.js';
+import type { Collection, UserPermission } from '../upstream/shapes/collections.js';
+import { ROLES } from '../upstream/shapes/common.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
@@ -26,12 +35,11 @@ import {
   readTeamId,
   restBody,
   RoleEnum,
-  sendDelete,
 } from './shared.js';
 import { UserNode } from './users.js';
 
 export const CollectionNode = loadableNode<Collection>('Collection', {
-  load: (id, ctx) => ctx.api.get(route`/collections/${id}`, collectionShape),
+  load: (id, ctx) => getCollection(ctx.api, id),
 });
 
 const CollectionUrls = builder.objectRef<Collection['urls']>('CollectionUrls').implement({
@@ -106,12 +114,7 @@ CollectionNode.implement({
       type: CollectionUserPermission,
       description: 'Users granted access directly on this collection, with their role (by display name).',
       resolve: async (c, args, ctx) => {
-        const connection = await restList(
-          ctx,
-          args,
-          route`/collections/${c.id}/permissions/users`,
-          userPermissionShape,
-        );
+        const connection = await listConnection(args, listCollectionUsers(ctx.api, c.id));
         prime(
           UserNode,
           ctx,
@@ -128,8 +131,10 @@ CollectionNode.implement({
         role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
       },
       resolve: async (c, args, ctx) => {
-        const path = route`/collections/${c.id}/permissions/aggregate`;
-        const connection = await restList(ctx, args, path, userPermissionShape, { role: args.role ?? undefined });
+        const connection = await listConnection(
+          args,
+          listCollectionAccess(ctx.api, c.id, { role: args.role ?? undefined }),
+        );
         prime(
           UserNode,
           ctx,
@@ -154,9 +159,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       }),
     },
     resolve: async (org, args, ctx) => {
-      const connection = await restList(ctx, args, route`/orgs/${org.id}/collections`, collectionShape, {
-        nested: args.nested ?? true,
-      });
+      const connection = await listConnection(args, listCollections(ctx.api, org.id, { nested: args.nested ?? true }));
       prime(
         CollectionNode,
         ctx,
@@ -255,11 +258,11 @@ const teamId = z
 const CollectionPayload = (mutation: string) =>
   objectPayload(mutation, 'collection', CollectionNode, 'The collection after the change.');
 
-/** Sends a write that answers the collection, and primes the loader with it. */
-async function sendCollection(ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body: unknown) {
-  const { data } = await ctx.api.send(method, path, { body, schema: collectionShape });
-  prime(CollectionNode, ctx, [data]);
-  return { collection: data };
+/** The payload of a write that answered the collection, the loader primed with it. */
+async function collectionPayload(ctx: GatewayContext, written: Promise<Collection>) {
+  const collection = await written;
+  prime(CollectionNode, ctx, [collection]);
+  return { collection };
 }
 
 const collectionId = inputField('ID', 'Platform id or global ID of the collection.', idInput('Collection'));
@@ -283,11 +286,9 @@ declareMutation('createCollection', {
   },
   payload: CollectionPayload,
   run: (i, ctx) =>
-    sendCollection(
+    collectionPayload(
       ctx,
-      'POST',
-      route`/orgs/${i.organizationId}/collections`,
-      restBody({ title: i.title, parent: i.parentId }),
+      createCollection(ctx.api, i.organizationId, restBody({ title: i.title, parent: i.parentId })),
     ),
 });
 
@@ -312,11 +313,13 @@ declareMutation('updateCollection', {
   check: (input) => input.superRefine(noNull(['title', 'defaultLevel'])),
   payload: CollectionPayload,
   run: ({ collectionId, ...changes }, ctx) =>
-    sendCollection(
+    collectionPayload(
       ctx,
-      'PATCH',
-      route`/collections/${collectionId}`,
-      restBody(changes, { clearable: ['description'], required: 'Give at least one field to change' }),
+      updateCollection(
+        ctx.api,
+        collectionId,
+        restBody(changes, { clearable: ['description'], required: 'Give at least one field to change' }),
+      ),
     ),
 });
 
@@ -326,7 +329,7 @@ declareMutation('deleteCollection', {
   input: 'The collection to delete.',
   fields: { collectionId },
   payload: (name) => deletedPayload(name, 'True when the collection was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/collections/${i.collectionId}`),
+  run: (i, ctx) => deleteCollection(ctx.api, i.collectionId),
 });
 
 declareMutation('moveCollection', {
@@ -339,7 +342,7 @@ declareMutation('moveCollection', {
     ...moveTarget,
   },
   payload: CollectionPayload,
-  run: (i, ctx) => sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/move`, moveBody(i)),
+  run: (i, ctx) => collectionPayload(ctx, moveCollection(ctx.api, i.collectionId, moveBody(i))),
 });
 
 declareMutation('transferCollection', {
@@ -352,7 +355,7 @@ declareMutation('transferCollection', {
   },
   payload: CollectionPayload,
   run: (i, ctx) =>
-    sendCollection(ctx, 'POST', route`/collections/${i.collectionId}/transfer`, { organization: i.organizationId }),
+    collectionPayload(ctx, transferCollection(ctx.api, i.collectionId, { organization: i.organizationId })),
 });
 
 declareMutation('inviteToCollection', {
@@ -386,10 +389,10 @@ declareMutation('inviteToCollection', {
     }),
   payload: CollectionPayload,
   run: async (i, ctx) => {
-    const body: Record<string, unknown> = { role: i.role };
+    const body: CollectionInvite = { role: i.role };
     if (i.userIds?.length) body.users = i.userIds;
     if (i.teamIds?.length) body.teams = i.teamIds;
-    await ctx.api.send('POST', route`/collections/${i.collectionId}/permissions`, { body });
+    await inviteToCollection(ctx.api, i.collectionId, body);
     // The platform answers 204: the collection is read again only when selected.
     return { collection: i.collectionId };
   },
@@ -425,9 +428,7 @@ declareMutation('updateCollectionUserPermission', {
       }),
     })),
   run: async (i, ctx) => {
-    await ctx.api.send('PATCH', route`/collections/${i.collectionId}/permissions/users/${i.userId}`, {
-      body: { role: i.role },
-    });
+    await updateCollectionUserPermission(ctx.api, i.collectionId, i.userId, { role: i.role });
     return { collection: i.collectionId, user: i.userId };
   },
 });
@@ -439,5 +440,5 @@ declareMutation('removeCollectionUser', {
   fields: collectionUser,
   payload: (name) =>
     deletedPayload(name, 'True when the direct grant was removed, false when the user had none on the collection.'),
-  run: (i, ctx) => sendDelete(ctx, route`/collections/${i.collectionId}/permissions/users/${i.userId}`),
+  run: (i, ctx) => removeCollectionUser(ctx.api, i.collectionId, i.userId),
 });

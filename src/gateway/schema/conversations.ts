@@ -1,21 +1,28 @@
 import { z } from 'zod';
-import { mapNodes, restList } from '../connections.js';
+import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import { listOrganizationChangeRequests } from '../upstream/change-requests.js';
 import {
-  type CLUSTER_ORDER_BY,
-  conversation as conversationShape,
-  conversationDetail,
-  issueItem,
-  issuesCluster as clusterShape,
-  type Conversation,
-  type ConversationDetail,
-  type ConversationIssue,
-  type IssuesCluster,
-} from '../rest/shapes/conversations.js';
+  getConversation,
+  getConversationIssue,
+  getIssuesCluster,
+  ingestConversations,
+  listConversationIssues,
+  listConversations,
+  listIssuesClusters,
+  setIssuesClusterMuted,
+} from '../upstream/conversations.js';
+import type {
+  CLUSTER_ORDER_BY,
+  Conversation,
+  ConversationDetail,
+  ConversationIssue,
+  IssueItem,
+  IssuesCluster,
+} from '../upstream/shapes/conversations.js';
 import { builder } from './builder.js';
 import {
   ChangeRequestConnection,
@@ -43,35 +50,31 @@ type ClusterHeld = InOrganization<IssuesCluster>;
 export const ConversationNode = organizationNode<
   Conversation & Partial<Pick<ConversationDetail, 'parts' | 'metadata'>>
 >('Conversation', async (organizationId, id, ctx) => {
-  const detail = await ctx.api.get(route`/orgs/${organizationId}/conversations/${id}`, conversationDetail);
+  const detail = await getConversation(ctx.api, organizationId, id);
   return { ...detail.conversation, parts: detail.parts, metadata: detail.metadata };
 });
 
 export const ConversationIssueNode = organizationNode<ConversationIssue>(
   'ConversationIssue',
   async (organizationId, id, ctx) => {
-    const item = await ctx.api.get(route`/orgs/${organizationId}/conversations-issues/${id}`, issueItem);
+    const item = await getConversationIssue(ctx.api, organizationId, id);
     primeInOrganization(ConversationNode, ctx, organizationId, [item.conversation]);
     return item.issue;
   },
 );
 
 export const IssuesClusterNode = organizationNode<IssuesCluster>('IssuesCluster', (organizationId, id, ctx) =>
-  ctx.api.get(route`/orgs/${organizationId}/conversations-clusters/${id}`, clusterShape),
+  getIssuesCluster(ctx.api, organizationId, id),
 );
 
 /** The messages and metadata of a conversation: a list item has neither, its own read has both. */
 async function detailOf(ctx: GatewayContext, held: ConversationHeld) {
   if (held.parts && held.metadata) return { parts: held.parts, metadata: held.metadata };
-  return ctx.api.get(route`/orgs/${held.organizationId}/conversations/${held.id}`, conversationDetail);
+  return getConversation(ctx.api, held.organizationId, held.id);
 }
 
 /** Primes the issues of a list (and the conversations that come with them); answers the issues. */
-function primeIssues(
-  ctx: GatewayContext,
-  organizationId: string,
-  items: Iterable<z.infer<typeof issueItem>>,
-): IssueHeld[] {
+function primeIssues(ctx: GatewayContext, organizationId: string, items: Iterable<IssueItem>): IssueHeld[] {
   const list = [...items];
   primeInOrganization(
     ConversationNode,
@@ -140,10 +143,10 @@ const IssueConnection = builder.connectionObject(
 async function listIssues(
   ctx: GatewayContext,
   organizationId: string,
-  args: Parameters<typeof restList>[1],
+  args: ConnectionArgs,
   filters: { cluster?: string | undefined; conversation?: string | undefined },
 ) {
-  const connection = await restList(ctx, args, route`/orgs/${organizationId}/conversations-issues`, issueItem, filters);
+  const connection = await listConnection(args, listConversationIssues(ctx.api, organizationId, filters));
   return mapNodes(connection, (items) => primeIssues(ctx, organizationId, items));
 }
 
@@ -346,10 +349,8 @@ IssuesClusterNode.implement({
           status: t.arg({ type: ChangeRequestStatusEnum, description: 'Only those in this state (default OPEN).' }),
         },
         resolve: (c, args, ctx) =>
-          listRequests(
-            ctx,
-            { ...args, conversationsIssuesCluster: c.id },
-            route`/orgs/${c.organizationId}/change-requests`,
+          listRequests(ctx, { ...args, conversationsIssuesCluster: c.id }, (filters) =>
+            listOrganizationChangeRequests(ctx.api, c.organizationId, filters),
           ),
       },
       ChangeRequestConnection,
@@ -447,9 +448,10 @@ builder.objectFields(OrganizationNode, (t) => ({
       description: 'Support conversations the organization ingested, newest first (members, not guests).',
       args: { source: t.arg.string({ description: 'Only those from this source (`intercom`, `email`, …).' }) },
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/conversations`, conversationShape, {
-          source: args.source ?? undefined,
-        });
+        const connection = await listConnection(
+          args,
+          listConversations(ctx.api, org.id, { source: args.source ?? undefined }),
+        );
         return mapNodes(connection, (items) => primeInOrganization(ConversationNode, ctx, org.id, items));
       },
     },
@@ -497,11 +499,14 @@ builder.objectFields(OrganizationNode, (t) => ({
         muted: t.arg.boolean({ description: 'Only muted clusters (true) or only the others (false).' }),
       },
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/conversations-clusters`, clusterShape, {
-          orderBy: args.orderBy ?? undefined,
-          order: args.order ?? undefined,
-          muted: args.muted ?? undefined,
-        });
+        const connection = await listConnection(
+          args,
+          listIssuesClusters(ctx.api, org.id, {
+            orderBy: args.orderBy ?? undefined,
+            order: args.order ?? undefined,
+            muted: args.muted ?? undefined,
+          }),
+        );
         return mapNodes(connection, (items) => primeInOrganization(IssuesClusterNode, ctx, org.id, items));
       },
     },
@@ -670,9 +675,7 @@ declareMutation('ingestConversations', {
       }),
     })),
   run: async (i, ctx) => {
-    await ctx.api.send('POST', route`/orgs/${i.organizationId}/conversations`, {
-      body: i.conversations.map(restConversation),
-    });
+    await ingestConversations(ctx.api, i.organizationId, i.conversations.map(restConversation));
     return {
       ingested: i.conversations.length,
       organizationId: i.organizationId,
@@ -695,11 +698,7 @@ declareMutation('setIssuesClusterMuted', {
   check: (input) => input.transform(resolveCluster),
   payload: (name) => objectPayload(name, 'cluster', IssuesClusterNode, 'The cluster after the change.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send(
-      'PATCH',
-      route`/orgs/${i.organizationId}/conversations-clusters/${i.clusterId}`,
-      { body: { muted: i.muted }, schema: clusterShape },
-    );
+    const data = await setIssuesClusterMuted(ctx.api, i.organizationId, i.clusterId, i.muted);
     return { cluster: primeInOrganization(IssuesClusterNode, ctx, i.organizationId, [data])[0]! };
   },
 });

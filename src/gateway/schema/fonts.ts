@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { mapNodes, restList } from '../connections.js';
+import { listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
-import { route } from '../rest/client.js';
-import { customFont, FONT_FORMATS, STORAGE_KINDS, storageUploadUrl, type CustomFont } from '../rest/shapes/fonts.js';
+import { createFont, createStorageUpload, deleteFont, getFont, listFonts, updateFont } from '../upstream/fonts.js';
+import { FONT_FORMATS, STORAGE_KINDS, type CustomFont } from '../upstream/shapes/fonts.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, noNull, objectPayload, payloadType, restEnum, sendDelete } from './shared.js';
+import { deletedPayload, noNull, objectPayload, payloadType, restEnum } from './shared.js';
 import { organizationTarget } from './targets.js';
 
 /**
@@ -17,7 +17,7 @@ import { organizationTarget } from './targets.js';
  */
 
 export const CustomFontNode = organizationNode<CustomFont>('CustomFont', (organizationId, id, ctx) =>
-  ctx.api.get(route`/orgs/${organizationId}/fonts/${id}`, customFont),
+  getFont(ctx.api, organizationId, id),
 );
 
 const primeFonts = (ctx: GatewayContext, organizationId: string, fonts: Iterable<CustomFont>) =>
@@ -98,7 +98,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       nullable: true,
       description: 'Custom fonts of the organization, oldest first (members read them).',
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/fonts`, customFont, {});
+        const connection = await listConnection(args, listFonts(ctx.api, org.id));
         return mapNodes(connection, (fonts) => primeFonts(ctx, org.id, fonts));
       },
     },
@@ -141,15 +141,8 @@ const FontFaceChangeInput = inputObject('FontFaceChangeInput', {
 const FontPayload = (name: string, description = 'The font after the change.') =>
   objectPayload(name, 'font', CustomFontNode, description);
 
-async function sendFont(
-  ctx: GatewayContext,
-  method: 'PUT' | 'POST',
-  organizationId: string,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: customFont });
-  return { font: primeFonts(ctx, organizationId, [data])[0]! };
+async function fontPayload(ctx: GatewayContext, organizationId: string, written: Promise<CustomFont>) {
+  return { font: primeFonts(ctx, organizationId, [await written])[0]! };
 }
 
 const { fields: fontTarget, resolve: resolveFont } = organizationTarget(
@@ -177,10 +170,11 @@ declareMutation('createCustomFont', {
   },
   payload: (name) => FontPayload(name, 'The new font.'),
   run: (i, ctx) =>
-    sendFont(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/fonts`, {
-      fontFamily: i.fontFamily,
-      fontFaces: i.fontFaces,
-    }),
+    fontPayload(
+      ctx,
+      i.organizationId,
+      createFont(ctx.api, i.organizationId, { fontFamily: i.fontFamily, fontFaces: i.fontFaces }),
+    ),
 });
 
 declareMutation('updateCustomFont', {
@@ -210,10 +204,14 @@ declareMutation('updateCustomFont', {
       .transform(resolveFont),
   payload: FontPayload,
   run: (i, ctx) =>
-    sendFont(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/fonts/${i.fontId}`, {
-      ...(i.fontFamily != null && { fontFamily: i.fontFamily }),
-      ...(i.fontFaces != null && { fontFaces: i.fontFaces }),
-    }),
+    fontPayload(
+      ctx,
+      i.organizationId,
+      updateFont(ctx.api, i.organizationId, i.fontId, {
+        ...(i.fontFamily != null && { fontFamily: i.fontFamily }),
+        ...(i.fontFaces != null && { fontFaces: i.fontFaces }),
+      }),
+    ),
 });
 
 declareMutation('deleteCustomFont', {
@@ -222,7 +220,7 @@ declareMutation('deleteCustomFont', {
   fields: fontTarget,
   check: (input) => input.transform(resolveFont),
   payload: (name) => deletedPayload(name, 'True when the font was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/fonts/${i.fontId}`),
+  run: (i, ctx) => deleteFont(ctx.api, i.organizationId, i.fontId),
 });
 
 // --- Uploads -----------------------------------------------------------------------------------
@@ -315,9 +313,9 @@ declareMutation('uploadFile', {
     const bytes = new Uint8Array(await i.file.arrayBuffer());
     const name = i.file.name || 'file';
     const contentType = i.contentType ?? (/^[\w.+-]+\/[\w.+-]+$/.test(i.file.type) ? i.file.type : fontTypeOf(name));
-    const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/storage/upload`, {
-      body: { file: { name, type: contentType, size: bytes.byteLength }, kind: i.kind },
-      schema: storageUploadUrl,
+    const data = await createStorageUpload(ctx.api, i.organizationId, {
+      file: { name, type: contentType, size: bytes.byteLength },
+      kind: i.kind,
     });
     await ctx.api.upload(data.url, bytes, contentType);
     return { file: { key: data.key, name, contentType, size: bytes.byteLength } };

@@ -2,13 +2,12 @@ import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { isGatewayError } from '../errors.js';
-import { route } from '../rest/client.js';
-import { dateTime, url } from '../rest/shapes/common.js';
-import { gitSyncOperation, type Space } from '../rest/shapes/spaces.js';
+import { getGitInfo, type GitInfo, queueGitSync, removeLegacyGitInstallation } from '../upstream/git.js';
+import type { gitSyncOperation, Space } from '../upstream/shapes/spaces.js';
 import { builder } from './builder.js';
 import { linkTo } from './loaders.js';
 import { declareMutation, inputField } from './mutations.js';
-import { deletedPayload, idInput, payloadType, restEnum, sendDelete } from './shared.js';
+import { deletedPayload, idInput, payloadType, restEnum } from './shared.js';
 import { SpaceGitSync, SpaceNode } from './spaces.js';
 
 /**
@@ -17,17 +16,6 @@ import { SpaceGitSync, SpaceNode } from './spaces.js';
  * the operation as `git/info` reports it right after it was queued; `Space.gitInfo` follows it.
  */
 
-const gitInfoShape = z.object({
-  repoName: z.string().nullish(),
-  installationStatus: z.enum(['unauthenticated', 'active', 'pending']).nullish(),
-  installationProvider: z.string().nullish(),
-  installationId: z.string().nullish(),
-  url: url.nullish(),
-  operation: gitSyncOperation.nullish(),
-  operationTimeout: z.number().nullish(),
-  updatedAt: dateTime.nullish(),
-});
-type GitInfo = z.infer<typeof gitInfoShape>;
 type GitOperation = z.infer<typeof gitSyncOperation>;
 
 const OperationStateEnum = restEnum('GitSyncOperationState', 'Where a Git Sync operation is.', {
@@ -153,7 +141,7 @@ builder.objectFields(SpaceGitSync, (t) => ({
 /** The Git Sync state of a space; null when it has none (the platform answers 404). */
 async function readGitInfo(ctx: GatewayContext, spaceId: string): Promise<GitInfo | null> {
   try {
-    return await ctx.api.get(route`/spaces/${spaceId}/git/info`, gitInfoShape);
+    return await getGitInfo(ctx.api, spaceId);
   } catch (error) {
     if (isGatewayError(error) && error.code === 'NOT_FOUND') {
       // A space that does not exist is NOT_FOUND where it is asked; a space without Git Sync has no state.
@@ -244,7 +232,7 @@ async function queue(
 ): Promise<GitPayload> {
   const { spaceId, ...fields } = input;
   const body = Object.fromEntries(Object.entries(fields).filter(([, value]) => value != null));
-  await ctx.api.send('POST', route`/spaces/${spaceId}/git/${direction}`, { body });
+  await queueGitSync(ctx.api, spaceId, direction, body);
   const info = await readGitInfo(ctx, spaceId);
   return { spaceId, operation: info?.operation ?? null };
 }
@@ -281,5 +269,5 @@ declareMutation('removeLegacyGitInstallation', {
   input: 'The space.',
   fields: { spaceId: gitFields.spaceId },
   payload: (name) => deletedPayload(name, 'True when an installation was removed, false when the space had none.'),
-  run: ({ spaceId }, ctx) => sendDelete(ctx, route`/spaces/${spaceId}/git/legacy-installation`),
+  run: ({ spaceId }, ctx) => removeLegacyGitInstallation(ctx.api, spaceId),
 });

@@ -1,30 +1,46 @@
 import { z } from 'zod';
-import { mapNodes, restList } from '../connections.js';
+import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import {
+  disableInstallation,
+  enableInstallation,
+  getInstallation,
+  getIntegration,
+  getIntegrationEvent,
+  getSiteInstallation,
+  getSpaceInstallation,
+  installIntegration,
+  listInstallations,
+  listInstallationSites,
+  listInstallationSpaces,
+  listIntegrationEvents,
+  listIntegrations,
+  listIntegrationSites,
+  listIntegrationSpaces,
+  publishIntegration,
+  uninstallIntegration,
+  unpublishIntegration,
+  updateInstallation,
+  updateTargetInstallation,
+} from '../upstream/integrations.js';
+import type { RestPages } from '../upstream/shapes/common.js';
 import {
   EVENT_TYPES,
-  eventWithTrace,
   INTEGRATION_CATEGORIES,
   INTEGRATION_SCOPES,
-  installation as installationShape,
-  integration as integrationShape,
-  integrationEvent as eventShape,
   INTEGRATION_TARGETS,
   INTEGRATION_VISIBILITIES,
-  siteInstallation as siteInstallationShape,
-  spaceInstallation as spaceInstallationShape,
   type Installation,
   type Integration,
   type IntegrationEvent,
   type SiteInstallation,
   type SpaceInstallation,
-} from '../rest/shapes/integrations.js';
-import { organization as organizationShape } from '../rest/shapes/organizations.js';
-import type { Site } from '../rest/shapes/sites.js';
-import type { Space } from '../rest/shapes/spaces.js';
+} from '../upstream/shapes/integrations.js';
+import { organization as organizationShape } from '../upstream/shapes/organizations.js';
+import { organizationOfSite } from '../upstream/sites.js';
+import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
@@ -35,7 +51,6 @@ import {
   objectPayload,
   ownedIdInput,
   restBody,
-  sendDelete,
   payloadType,
   restEnum,
   type SchemaTypesOf,
@@ -57,7 +72,7 @@ type EventHeld = IntegrationEvent & {
 
 export const IntegrationNode = loadableNode<Integration & { id: string }>('Integration', {
   key: (integration) => integration.name,
-  load: async (name, ctx) => ({ ...(await ctx.api.get(route`/integrations/${name}`, integrationShape)), id: name }),
+  load: async (name, ctx) => ({ ...(await getIntegration(ctx.api, name)), id: name }),
 });
 
 export const IntegrationInstallationNode = loadableNode<InstallationHeld>('IntegrationInstallation', {
@@ -65,7 +80,7 @@ export const IntegrationInstallationNode = loadableNode<InstallationHeld>('Integ
   load: async (key, ctx) => {
     const [integrationName, id] = splitKey(key, 2, 'IntegrationInstallation') as [string, string];
     return {
-      ...(await ctx.api.get(route`/integrations/${integrationName}/installations/${id}`, installationShape)),
+      ...(await getInstallation(ctx.api, integrationName, id)),
       integrationName,
     };
   },
@@ -75,7 +90,7 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
   key: (held) => compositeKey(held.integrationName, held.id),
   load: async (key, ctx) => {
     const [integrationName, id] = splitKey(key, 2, 'IntegrationEvent') as [string, string];
-    const answer = await ctx.api.get(route`/integrations/${integrationName}/events/${id}`, eventWithTrace);
+    const answer = await getIntegrationEvent(ctx.api, integrationName, id);
     return { ...answer.event, integrationName, trace: answer.trace.logs };
   },
 });
@@ -200,20 +215,9 @@ const SiteInstallationConnection = builder.connectionObject(
   { name: 'IntegrationSiteInstallationEdge', description: 'An installation on a site, with its cursor.' },
 );
 
-/** The organization a site of an answer belongs to: its API location names it (`…/orgs/{org}/sites/{id}`). */
-function organizationOfSite(site: Site): string | undefined {
-  const match = /\/orgs\/([^/]+)\/sites\/[^/]+$/.exec(site.urls.location ?? '');
-  return match ? decodeURIComponent(match[1]!) : undefined;
-}
-
 /** Reads space installations (extended: the spaces come with them) and primes the spaces. */
-async function listSpaceItems(
-  ctx: GatewayContext,
-  args: Parameters<typeof restList>[1],
-  path: string,
-  externalId?: string,
-) {
-  const connection = await restList(ctx, args, path, spaceInstallationShape, { extended: true, externalId });
+async function listSpaceItems(ctx: GatewayContext, args: ConnectionArgs, pages: RestPages<SpaceInstallation>) {
+  const connection = await listConnection(args, pages);
   prime(
     SpaceNode,
     ctx,
@@ -224,12 +228,11 @@ async function listSpaceItems(
 
 async function listSiteItems(
   ctx: GatewayContext,
-  args: Parameters<typeof restList>[1],
-  path: string,
+  args: ConnectionArgs,
+  pages: RestPages<SiteInstallation>,
   organizationId?: string,
-  externalId?: string,
 ) {
-  const connection = await restList(ctx, args, path, siteInstallationShape, { extended: true, externalId });
+  const connection = await listConnection(args, pages);
   for (const edge of connection.edges) {
     const site = edge.node.site;
     if (typeof site === 'string') continue;
@@ -315,12 +318,9 @@ IntegrationNode.implement({
           'Its installations you can see: every one for admins of its owner, those of your organizations otherwise.',
         args: { externalId: t.arg.string({ description: 'Only the installation with this external id.' }) },
         resolve: async (i, args, ctx) => {
-          const connection = await restList(
-            ctx,
+          const connection = await listConnection(
             args,
-            route`/integrations/${i.name}/installations`,
-            installationShape,
-            { externalId: args.externalId ?? undefined },
+            listInstallations(ctx.api, i.name, { externalId: args.externalId ?? undefined }),
           );
           return mapNodes(connection, (items) => primeInstallations(ctx, i.name, items));
         },
@@ -333,7 +333,7 @@ IntegrationNode.implement({
         description: 'The spaces it is enabled on, across the installations you can see (the spaces come with them).',
         args: { externalId: t.arg.string({ description: 'Only the installation on a space with this external id.' }) },
         resolve: (i, args, ctx) =>
-          listSpaceItems(ctx, args, route`/integrations/${i.name}/spaces`, args.externalId ?? undefined),
+          listSpaceItems(ctx, args, listIntegrationSpaces(ctx.api, i.name, args.externalId ?? undefined)),
       },
       SpaceInstallationConnection,
     ),
@@ -343,7 +343,7 @@ IntegrationNode.implement({
         description: 'The sites it is enabled on, across the installations you can see (the sites come with them).',
         args: { externalId: t.arg.string({ description: 'Only the installation on a site with this external id.' }) },
         resolve: (i, args, ctx) =>
-          listSiteItems(ctx, args, route`/integrations/${i.name}/sites`, undefined, args.externalId ?? undefined),
+          listSiteItems(ctx, args, listIntegrationSites(ctx.api, i.name, args.externalId ?? undefined)),
       },
       SiteInstallationConnection,
     ),
@@ -353,7 +353,7 @@ IntegrationNode.implement({
         nullable: true,
         description: 'Events it received, newest first (admins of its owner; FORBIDDEN for others).',
         resolve: async (i, args, ctx) => {
-          const connection = await restList(ctx, args, route`/integrations/${i.name}/events`, eventShape, {});
+          const connection = await listConnection(args, listIntegrationEvents(ctx.api, i.name));
           return mapNodes(connection, (items) => {
             const held = items.map((item) => ({ ...item, integrationName: i.name }));
             prime(IntegrationEventNode, ctx, held);
@@ -421,8 +421,7 @@ IntegrationInstallationNode.implement({
       {
         type: SpaceInstallationType,
         description: 'The spaces it is enabled on (the spaces come with them).',
-        resolve: (i, args, ctx) =>
-          listSpaceItems(ctx, args, route`/integrations/${i.integrationName}/installations/${i.id}/spaces`),
+        resolve: (i, args, ctx) => listSpaceItems(ctx, args, listInstallationSpaces(ctx.api, i.integrationName, i.id)),
       },
       SpaceInstallationConnection,
     ),
@@ -434,11 +433,7 @@ IntegrationInstallationNode.implement({
       extensions: upstream.fetch(1),
       resolve: async (i, args, ctx) => {
         const spaceId = platformKey(String(args.spaceId), 'Space');
-        const item = await ctx.api.get(
-          route`/integrations/${i.integrationName}/installations/${i.id}/spaces/${spaceId}`,
-          spaceInstallationShape,
-          { extended: true },
-        );
+        const item = await getSpaceInstallation(ctx.api, i.integrationName, i.id, spaceId);
         if (typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
         return item;
       },
@@ -452,11 +447,7 @@ IntegrationInstallationNode.implement({
       resolve: async (i, args, ctx) => {
         const key = platformKey(String(args.siteId), 'Site');
         const siteId = key.includes('/') ? (splitKey(key, 2, 'Site')[1] as string) : key;
-        const item = await ctx.api.get(
-          route`/integrations/${i.integrationName}/installations/${i.id}/sites/${siteId}`,
-          siteInstallationShape,
-          { extended: true },
-        );
+        const item = await getSiteInstallation(ctx.api, i.integrationName, i.id, siteId);
         return { ...item, organizationId: i.target.organization };
       },
     }),
@@ -465,12 +456,7 @@ IntegrationInstallationNode.implement({
         type: SiteInstallationType,
         description: 'The sites it is enabled on (the sites come with them).',
         resolve: (i, args, ctx) =>
-          listSiteItems(
-            ctx,
-            args,
-            route`/integrations/${i.integrationName}/installations/${i.id}/sites`,
-            i.target.organization,
-          ),
+          listSiteItems(ctx, args, listInstallationSites(ctx.api, i.integrationName, i.id), i.target.organization),
       },
       SiteInstallationConnection,
     ),
@@ -601,8 +587,7 @@ IntegrationEventNode.implement({
         'The log of its delivery, an entry per attempt (read with the event: one request for an event of a list).',
       extensions: upstream.fetch(1),
       resolve: async (e, _args, ctx) =>
-        e.trace ??
-        (await ctx.api.get(route`/integrations/${e.integrationName}/events/${e.id}`, eventWithTrace)).trace.logs,
+        e.trace ?? (await getIntegrationEvent(ctx.api, e.integrationName, e.id)).trace.logs,
     }),
     installation: t.field({
       type: IntegrationInstallationNode,
@@ -659,16 +644,19 @@ builder.queryFields((t) => ({
         target: t.arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
       },
       resolve: async (_root, args, ctx) => {
-        const connection = await restList(ctx, args, '/integrations', integrationShape, {
-          search: args.search ?? undefined,
-          category: args.category ?? undefined,
-          blockDomain: args.blockDomain ?? undefined,
-          blocks: args.blocks ?? undefined,
-          contentSources: args.contentSources ?? undefined,
-          owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
-          scope: args.scope ?? undefined,
-          target: args.target ?? undefined,
-        });
+        const connection = await listConnection(
+          args,
+          listIntegrations(ctx.api, {
+            search: args.search ?? undefined,
+            category: args.category ?? undefined,
+            blockDomain: args.blockDomain ?? undefined,
+            blocks: args.blocks ?? undefined,
+            contentSources: args.contentSources ?? undefined,
+            owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
+            scope: args.scope ?? undefined,
+            target: args.target ?? undefined,
+          }),
+        );
         return mapNodes(connection, (items) => primeIntegrations(ctx, items));
       },
     },
@@ -866,8 +854,8 @@ declareMutation('publishIntegration', {
       ...(configurations ? { configurations: restBody(configurations) } : {}),
       categories: rest.categories ?? [],
     };
-    const { data } = await ctx.api.send('POST', route`/integrations/${name}`, { body, schema: integrationShape });
-    return { integration: primeIntegrations(ctx, [data])[0]! };
+    const integration = await publishIntegration(ctx.api, name, body);
+    return { integration: primeIntegrations(ctx, [integration])[0]! };
   },
 });
 
@@ -876,7 +864,7 @@ declareMutation('unpublishIntegration', {
   input: 'The integration to unpublish.',
   fields: { name: inputField('String', 'Its name (or Integration global ID).', integrationName) },
   payload: (name) => deletedPayload(name, 'True when it was unpublished, false when there was none.'),
-  run: (i, ctx) => sendDelete(ctx, route`/integrations/${i.name}`),
+  run: (i, ctx) => unpublishIntegration(ctx.api, i.name),
 });
 
 const InstallationPayload = (name: string, description = 'The installation after the change.') =>
@@ -892,11 +880,8 @@ declareMutation('installIntegration', {
   },
   payload: (name) => InstallationPayload(name, 'The new installation.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/integrations/${i.integrationName}/installations`, {
-      body: { organization: i.organizationId },
-      schema: installationShape,
-    });
-    return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
+    const installation = await installIntegration(ctx.api, i.integrationName, i.organizationId);
+    return { installation: primeInstallations(ctx, i.integrationName, [installation])[0]! };
   },
 });
 
@@ -994,12 +979,8 @@ declareMutation('updateIntegrationInstallation', {
       space_selection: i.spaceSelection,
       site_selection: i.siteSelection,
     });
-    const { data } = await ctx.api.send(
-      'PATCH',
-      route`/integrations/${i.integrationName}/installations/${i.installationId}`,
-      { body, schema: installationShape },
-    );
-    return { installation: primeInstallations(ctx, i.integrationName, [data])[0]! };
+    const installation = await updateInstallation(ctx.api, i.integrationName, i.installationId, body);
+    return { installation: primeInstallations(ctx, i.integrationName, [installation])[0]! };
   },
 });
 
@@ -1010,7 +991,7 @@ declareMutation('uninstallIntegration', {
   fields: installationTarget,
   check: (input) => input.transform(resolveInstallation),
   payload: (name) => deletedPayload(name, 'True when it was uninstalled, false when there was no such installation.'),
-  run: (i, ctx) => sendDelete(ctx, route`/integrations/${i.integrationName}/installations/${i.installationId}`),
+  run: (i, ctx) => uninstallIntegration(ctx.api, i.integrationName, i.installationId),
 });
 
 /** A site named by a client: its platform id, or a Site global ID (organization and site). */
@@ -1019,10 +1000,8 @@ const siteIdInput = ownedIdInput('Site');
 // Installations on spaces and sites: enable, change and disable, the same way for both.
 for (const kind of ['space', 'site'] as const) {
   const Kind = kind === 'space' ? 'Space' : 'Site';
-  const plural = `${kind}s`;
   const idField = `${kind}Id` as const;
   const type = kind === 'space' ? SpaceInstallationType : SiteInstallationType;
-  const shape = kind === 'space' ? spaceInstallationShape : siteInstallationShape;
   const target = {
     ...installationTarget,
     [idField]: inputField(
@@ -1040,9 +1019,8 @@ for (const kind of ['space', 'site'] as const) {
         resolve: (p: { item?: unknown }) => (p.item ?? null) as never,
       }),
     }));
-  const send = async (ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body: unknown) => {
-    const { data } = await ctx.api.send(method, path, { body, query: { extended: true }, schema: shape });
-    const item = data as SpaceItem | SiteItem;
+  const payloadOf = async (ctx: GatewayContext, written: Promise<SpaceInstallation | SiteInstallation>) => {
+    const item = (await written) as SpaceItem | SiteItem;
     if (kind === 'space' && typeof (item as SpaceItem).space !== 'string')
       prime(SpaceNode, ctx, [(item as SpaceItem).space as Space]);
     return { item };
@@ -1056,11 +1034,11 @@ for (const kind of ['space', 'site'] as const) {
     payload: (name) => payload(name, `The installation on the ${kind}.`),
     run: (input, ctx) => {
       const i = input as Record<string, string>;
-      return send(
+      return payloadOf(
         ctx,
-        'POST',
-        route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}`,
-        { [kind === 'space' ? 'space' : 'siteId']: i[idField] },
+        enableInstallation(ctx.api, i.integrationName!, i.installationId!, kind, {
+          [kind === 'space' ? 'space' : 'siteId']: i[idField],
+        }),
       );
     },
   });
@@ -1094,11 +1072,16 @@ for (const kind of ['space', 'site'] as const) {
     payload: (name) => payload(name, `The installation on the ${kind} after the change.`),
     run: (input, ctx) => {
       const i = input as Record<string, unknown>;
-      return send(
+      return payloadOf(
         ctx,
-        'PATCH',
-        route`/integrations/${i.integrationName as string}/installations/${i.installationId as string}/${plural}/${i[idField] as string}`,
-        restBody({ configuration: i.configuration, externalIds: i.externalIds }),
+        updateTargetInstallation(
+          ctx.api,
+          i.integrationName as string,
+          i.installationId as string,
+          kind,
+          i[idField] as string,
+          restBody({ configuration: i.configuration, externalIds: i.externalIds }),
+        ),
       );
     },
   });
@@ -1112,10 +1095,7 @@ for (const kind of ['space', 'site'] as const) {
       deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
     run: (input, ctx) => {
       const i = input as Record<string, string>;
-      return sendDelete(
-        ctx,
-        route`/integrations/${i.integrationName!}/installations/${i.installationId!}/${plural}/${i[idField]!}`,
-      );
+      return disableInstallation(ctx.api, i.integrationName!, i.installationId!, kind, i[idField]!);
     },
   });
 }

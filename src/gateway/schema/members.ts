@@ -1,22 +1,27 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { mapNodes, restList } from '../connections.js';
+import { listConnection, mapNodes } from '../connections.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, platformKey } from '../ids.js';
-import { route } from '../rest/client.js';
-import { ROLES } from '../rest/shapes/common.js';
+import { ROLES } from '../upstream/shapes/common.js';
 import {
-  member as memberShape,
-  memberSpacePermission as memberSpacePermissionShape,
-  memberTeam as memberTeamShape,
-  teamMember as teamMemberShape,
-  type Member,
-  type MemberSpacePermission as MemberSpacePermissionModel,
-  type TeamMember,
-} from '../rest/shapes/members.js';
-import { pingResult } from '../rest/shapes/organizations.js';
-import { user as userShape } from '../rest/shapes/users.js';
-import type { TeamRole } from '../rest/shapes/common.js';
+  getMember,
+  listMembers,
+  listMemberSpaces,
+  listMemberTeams,
+  listTeamMembers,
+  pingOrganization,
+  removeMember,
+  setMemberSso,
+  updateMember,
+} from '../upstream/members.js';
+import type {
+  Member,
+  MemberSpacePermission as MemberSpacePermissionModel,
+  TeamMember,
+} from '../upstream/shapes/members.js';
+import { getCurrentUser } from '../upstream/users.js';
+import type { TeamRole } from '../upstream/shapes/common.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './loaders.js';
@@ -42,7 +47,7 @@ import { UserNode } from './users.js';
 export type MemberModel = InOrganization<Member>;
 
 export const MemberNode = organizationNode('Member', async (organizationId, userId, ctx) => {
-  const member = await ctx.api.get(route`/orgs/${organizationId}/members/${userId}`, memberShape);
+  const member = await getMember(ctx.api, organizationId, userId);
   prime(UserNode, ctx, [member.user]);
   return member;
 });
@@ -60,7 +65,7 @@ export function primeMembers(ctx: GatewayContext, organizationId: string, member
 
 /** The loader key of your own membership of `organizationId` (reads who you are). */
 async function viewerMemberKey(ctx: GatewayContext, organizationId: string): Promise<string> {
-  const viewer = await ctx.api.get('/user', userShape);
+  const viewer = await getCurrentUser(ctx.api);
   prime(UserNode, ctx, [viewer]);
   return compositeKey(organizationId, viewer.id);
 }
@@ -165,10 +170,10 @@ builder.objectFields(MemberNode, (t) => ({
       }),
     },
     resolve: async (member, args, ctx) => {
-      const path = route`/orgs/${member.organizationId}/members/${member.id}/spaces`;
-      const connection = await restList(ctx, args, path, memberSpacePermissionShape, {
-        order: args.order ?? undefined,
-      });
+      const connection = await listConnection(
+        args,
+        listMemberSpaces(ctx.api, member.organizationId, member.id, { order: args.order ?? undefined }),
+      );
       prime(
         SpaceNode,
         ctx,
@@ -185,8 +190,10 @@ builder.objectFields(MemberNode, (t) => ({
       title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
     },
     resolve: async (member, args, ctx) => {
-      const path = route`/orgs/${member.organizationId}/members/${member.id}/teams`;
-      const connection = await restList(ctx, args, path, memberTeamShape, { title: args.title ?? undefined });
+      const connection = await listConnection(
+        args,
+        listMemberTeams(ctx.api, member.organizationId, member.id, { title: args.title ?? undefined }),
+      );
       return mapNodes(connection, (nodes) => {
         const teams = primeTeams(
           ctx,
@@ -226,12 +233,7 @@ builder.objectFields(TeamNode, (t) => ({
     nullable: true,
     description: 'Members of the team, by display name.',
     resolve: async (team, args, ctx) => {
-      const connection = await restList(
-        ctx,
-        args,
-        route`/orgs/${team.organizationId}/teams/${team.id}/members`,
-        teamMemberShape,
-      );
+      const connection = await listConnection(args, listTeamMembers(ctx.api, team.organizationId, team.id));
       return mapNodes(connection, (nodes) => {
         const members = primeMembers(
           ctx,
@@ -270,12 +272,15 @@ builder.objectFields(OrganizationNode, (t) => ({
       if (args.search != null && args.search.length > MAX_SEARCH) {
         throw new BadUserInputError(`\`search\` must be at most ${MAX_SEARCH} characters`, ['search']);
       }
-      const connection = await restList(ctx, args, route`/orgs/${org.id}/members`, memberShape, {
-        role: args.role ?? undefined,
-        search: args.search ?? undefined,
-        sort: args.sort ?? undefined,
-        order: args.order ?? undefined,
-      });
+      const connection = await listConnection(
+        args,
+        listMembers(ctx.api, org.id, {
+          role: args.role ?? undefined,
+          search: args.search ?? undefined,
+          sort: args.sort ?? undefined,
+          order: args.order ?? undefined,
+        }),
+      );
       return mapNodes(connection, (members) => primeMembers(ctx, org.id, members));
     },
   }),
@@ -308,16 +313,9 @@ builder.queryFields((t) => ({
 const MemberPayload = (mutation: string) =>
   objectPayload(mutation, 'member', MemberNode, 'The member after the change.');
 
-/** Sends a write that answers a member of `organizationId`, and primes the loaders with it. */
-async function sendMember(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  organizationId: string,
-  path: string,
-  body?: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: memberShape });
-  return { member: primeMembers(ctx, organizationId, [data])[0]! };
+/** The payload of a write that answered a member of `organizationId`, the loaders primed with it. */
+async function memberPayload(ctx: GatewayContext, organizationId: string, written: Promise<Member>) {
+  return { member: primeMembers(ctx, organizationId, [await written])[0]! };
 }
 
 const memberTarget = {
@@ -339,7 +337,7 @@ declareMutation('updateMember', {
   },
   payload: MemberPayload,
   run: (i, ctx) =>
-    sendMember(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}`, { role: i.role }),
+    memberPayload(ctx, i.organizationId, updateMember(ctx.api, i.organizationId, i.userId, { role: i.role })),
 });
 
 declareMutation('removeMember', {
@@ -360,7 +358,7 @@ declareMutation('removeMember', {
       }),
     ),
   run: async (i, ctx) => {
-    const { status } = await ctx.api.send('DELETE', route`/orgs/${i.organizationId}/members/${i.userId}`);
+    const { status } = await removeMember(ctx.api, i.organizationId, i.userId);
     return { deleted: status === 205, removalRequested: status === 202 };
   },
 });
@@ -385,7 +383,7 @@ declareMutation('pingOrganization', {
       }),
     })),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/ping`, { schema: pingResult });
+    const data = await pingOrganization(ctx.api, i.organizationId);
     // The user's document names the field `serviceVisitorClaims`, the official spec `gitbookVisitorClaims`.
     return {
       serviceVisitorClaims: data?.serviceVisitorClaims ?? data?.gitbookVisitorClaims ?? null,
@@ -403,5 +401,5 @@ declareMutation('setMemberSso', {
     userId: inputField('ID', 'User id or User global ID.', idInput('User')),
   },
   payload: MemberPayload,
-  run: (i, ctx) => sendMember(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/members/${i.userId}/sso`),
+  run: (i, ctx) => memberPayload(ctx, i.organizationId, setMemberSso(ctx.api, i.organizationId, i.userId)),
 });

@@ -146,7 +146,7 @@ export interface MutationOptions<F extends InputFields, S extends z.ZodType, P e
  *   input: 'The collection to delete.',
  *   fields: { collectionId: inputField('ID', 'Platform id or global ID of the collection.', idInput('Collection')) },
  *   payload: (name) => deletedPayload(name, 'True when the collection was deleted.'),
- *   run: (i, ctx) => sendDelete(ctx, route`/collections/${i.collectionId}`),
+ *   run: (i, ctx) => deleteCollection(ctx.api, i.collectionId),
  * });
  */
 export function declareMutation<

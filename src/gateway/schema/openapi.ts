@@ -1,39 +1,38 @@
 import { z } from 'zod';
-import { mapNodes, restList } from '../connections.js';
+import { listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
 import { selectsOnlyKeys } from '../links.js';
-import { route } from '../rest/client.js';
-import type { RevisionPage } from '../rest/shapes/content.js';
 import {
-  computedDocument as computedDocumentShape,
-  computedRevision as computedRevisionShape,
-  openApiSpec as specShape,
-  openApiSpecContent,
-  openApiSpecRaw,
-  openApiSpecVersion as versionShape,
+  computeDocument,
+  computeRevision,
+  createSpec,
+  deleteSpec,
+  getSpec,
+  getSpecVersion,
+  getSpecVersionContent,
+  getSpecVersionRaw,
+  listSpecs,
+  listSpecVersions,
+  putSpec,
+  updateSpec,
+} from '../upstream/openapi.js';
+import type { RevisionPage } from '../upstream/shapes/content.js';
+import {
   type PROCESS_ERROR_CODES,
   SPEC_VISIBILITIES,
   specSlug,
   type OpenApiSpec,
   type OpenApiSpecVersion,
-} from '../rest/shapes/openapi.js';
+} from '../upstream/shapes/openapi.js';
 import { builder } from './builder.js';
 import { ComputedPageNode, DocumentPageNode } from './content/page.js';
 import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import {
-  deletedPayload,
-  DocumentType,
-  objectPayload,
-  payloadType,
-  permissionsType,
-  restEnum,
-  sendDelete,
-} from './shared.js';
+import { deletedPayload, DocumentType, objectPayload, payloadType, permissionsType, restEnum } from './shared.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -52,7 +51,7 @@ export const OpenApiSpecNode = loadableNode<SpecHeld>('OpenApiSpec', {
   key: (spec) => compositeKey(spec.organizationId, spec.slug),
   load: async (key, ctx) => {
     const [organizationId, slug] = splitKey(key, 2, 'OpenApiSpec') as [string, string];
-    return { ...(await ctx.api.get(route`/orgs/${organizationId}/openapi/${slug}`, specShape)), organizationId };
+    return { ...(await getSpec(ctx.api, { organizationId, slug })), organizationId };
   },
 });
 
@@ -61,7 +60,7 @@ export const OpenApiSpecVersionNode = loadableNode<VersionHeld>('OpenApiSpecVers
   load: async (key, ctx) => {
     const [organizationId, slug, id] = splitKey(key, 3, 'OpenApiSpecVersion') as [string, string, string];
     return {
-      ...(await ctx.api.get(route`/orgs/${organizationId}/openapi/${slug}/versions/${id}`, versionShape)),
+      ...(await getSpecVersion(ctx.api, { organizationId, slug }, id)),
       organizationId,
       slug,
     };
@@ -201,10 +200,7 @@ OpenApiSpecNode.implement({
         if (!s.lastVersion) return null;
         if (selectsOnlyKeys(info))
           return { id: s.lastVersion, organizationId: s.organizationId, slug: s.slug } as VersionHeld;
-        const latest = await ctx.api.get(
-          route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest`,
-          versionShape,
-        );
+        const latest = await getSpecVersion(ctx.api, s, 'latest');
         return primeVersions(ctx, s, [latest])[0]!;
       },
     }),
@@ -242,13 +238,7 @@ OpenApiSpecNode.implement({
         type: OpenApiSpecVersionNode,
         description: 'Its versions, newest first: one per processing that found a changed document.',
         resolve: async (s, args, ctx) => {
-          const connection = await restList(
-            ctx,
-            args,
-            route`/orgs/${s.organizationId}/openapi/${s.slug}/versions`,
-            versionShape,
-            {},
-          );
+          const connection = await listConnection(args, listSpecVersions(ctx.api, s));
           return mapNodes(connection, (versions) => primeVersions(ctx, s, versions));
         },
       },
@@ -333,26 +323,14 @@ OpenApiSpecVersionNode.implement({
       type: 'JSON',
       description: 'The parsed document as the platform keeps it: `{ entrypoint, files }` (its filesystem).',
       extensions: upstream.fetch(1),
-      resolve: async (v, _args, ctx) =>
-        (
-          await ctx.api.get(
-            route`/orgs/${v.organizationId}/openapi/${v.slug}/versions/${v.id}/content`,
-            openApiSpecContent,
-          )
-        ).filesystem,
+      resolve: async (v, _args, ctx) => (await getSpecVersionContent(ctx.api, v, v.id)).filesystem,
     }),
     publicUrl: t.string({
       nullable: true,
       description:
         'Public address of this text when the specification is public (for "Try it" consoles); null otherwise.',
       extensions: upstream.fetch(1),
-      resolve: async (v, _args, ctx) =>
-        (
-          await ctx.api.get(
-            route`/orgs/${v.organizationId}/openapi/${v.slug}/versions/${v.id}/content`,
-            openApiSpecContent,
-          )
-        ).urls.public,
+      resolve: async (v, _args, ctx) => (await getSpecVersionContent(ctx.api, v, v.id)).urls.public,
     }),
     spec: t.field({
       type: OpenApiSpecNode,
@@ -368,10 +346,8 @@ const SpecFormatEnum = restEnum('OpenApiSpecFormat', 'Format of the text of a sp
   yaml: 'YAML.',
 });
 
-const latestRaw = (ctx: GatewayContext, s: SpecHeld) =>
-  ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content/raw`, openApiSpecRaw);
-const latestContent = (ctx: GatewayContext, s: SpecHeld) =>
-  ctx.api.get(route`/orgs/${s.organizationId}/openapi/${s.slug}/versions/latest/content`, openApiSpecContent);
+const latestRaw = (ctx: GatewayContext, s: SpecHeld) => getSpecVersionRaw(ctx.api, s, 'latest');
+const latestContent = (ctx: GatewayContext, s: SpecHeld) => getSpecVersionContent(ctx.api, s, 'latest');
 
 /** A URL with any `user:password@` removed (a signed query is kept: it is the URL's permission). */
 function withoutUserInfo(value: string): string {
@@ -410,7 +386,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       nullable: true,
       description: 'OpenAPI specifications of the organization (members read them).',
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/openapi`, specShape, {});
+        const connection = await listConnection(args, listSpecs(ctx.api, org.id));
         return mapNodes(connection, (specs) => primeSpecs(ctx, org.id, specs));
       },
     },
@@ -654,11 +630,7 @@ GeneratedPage.implement({
       extensions: upstream.fetch(1),
       resolve: (g, _args, ctx) =>
         g.page.computed && g.page.computedSeed !== undefined
-          ? ctx.api.postRead(
-              route`/spaces/${g.spaceId}/content/computed/document`,
-              { source: g.page.computed, seed: g.page.computedSeed },
-              computedDocumentShape,
-            )
+          ? computeDocument(ctx.api, g.spaceId, { source: g.page.computed, seed: g.page.computedSeed })
           : null,
     }),
     children: t.field({
@@ -690,11 +662,7 @@ builder.objectFields(SpaceNode, (t) => ({
     resolve: async (space, args, ctx) => {
       const source = revisionSource(parseArgument(ComputedRevisionSourceInput.schema, args.source, 'source'));
       const seed = parseArgument(seedCheck, args.seed, 'seed');
-      const answer = await ctx.api.postRead(
-        route`/spaces/${space.id}/content/computed/revision`,
-        { source, seed },
-        computedRevisionShape,
-      );
+      const answer = await computeRevision(ctx.api, space.id, { source, seed });
       return answer.pages.map((page) => ({ spaceId: space.id, page }));
     },
   }),
@@ -718,11 +686,7 @@ builder.objectFields(SpaceNode, (t) => ({
     resolve: (space, args, ctx) => {
       const source = documentSource(parseArgument(ComputedDocumentSourceInput.schema, args.source, 'source'));
       const seed = parseArgument(seedCheck, args.seed, 'seed');
-      return ctx.api.postRead(
-        route`/spaces/${space.id}/content/computed/document`,
-        { source, seed },
-        computedDocumentShape,
-      );
+      return computeDocument(ctx.api, space.id, { source, seed });
     },
   }),
 }));
@@ -836,11 +800,8 @@ declareMutation('createOpenApiSpec', {
   },
   payload: (name) => SpecPayload(name, 'The new specification.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', route`/orgs/${i.organizationId}/openapi`, {
-      body: { slug: i.slug, source: restSource(i.source) },
-      schema: specShape,
-    });
-    return { spec: primeSpecs(ctx, i.organizationId, [data])[0]! };
+    const spec = await createSpec(ctx.api, i.organizationId, { slug: i.slug, source: restSource(i.source) });
+    return { spec: primeSpecs(ctx, i.organizationId, [spec])[0]! };
   },
 });
 
@@ -868,10 +829,7 @@ declareMutation('updateOpenApiSpec', {
       }),
     })),
   run: async (i, ctx) => {
-    const { status, data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/openapi/${i.slug}`, {
-      body: { source: restSource(i.source) },
-      schema: specShape,
-    });
+    const { status, data } = await putSpec(ctx.api, i, { source: restSource(i.source) });
     return { spec: primeSpecs(ctx, i.organizationId, [data])[0]!, created: status === 201 };
   },
 });
@@ -887,11 +845,8 @@ declareMutation('setOpenApiSpecVisibility', {
   check: (input) => input.transform(resolveSpec),
   payload: SpecPayload,
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('PATCH', route`/orgs/${i.organizationId}/openapi/${i.slug}`, {
-      body: { visibility: i.visibility },
-      schema: specShape,
-    });
-    return { spec: primeSpecs(ctx, i.organizationId, [data])[0]! };
+    const spec = await updateSpec(ctx.api, i, { visibility: i.visibility });
+    return { spec: primeSpecs(ctx, i.organizationId, [spec])[0]! };
   },
 });
 
@@ -901,5 +856,5 @@ declareMutation('deleteOpenApiSpec', {
   fields: specTarget,
   check: (input) => input.transform(resolveSpec),
   payload: (name) => deletedPayload(name, 'True when the specification was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/openapi/${i.slug}`),
+  run: (i, ctx) => deleteSpec(ctx.api, i),
 });

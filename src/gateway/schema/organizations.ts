@@ -1,15 +1,18 @@
 import { z } from 'zod';
-import { restList } from '../connections.js';
+import { listConnection } from '../connections.js';
 import { platformKey, splitKey } from '../ids.js';
-import { route } from '../rest/client.js';
-import { ROLES, type MergeRules } from '../rest/shapes/common.js';
+import { ROLES, type MergeRules } from '../upstream/shapes/common.js';
 import {
-  agentInstructions as agentInstructionsShape,
-  organization as organizationShape,
-  organizationsByEmailDomain,
-  type AgentInstructions,
-  type Organization,
-} from '../rest/shapes/organizations.js';
+  deleteOrganizationInvite,
+  getAgentInstructions,
+  getOrganization,
+  joinOrganization,
+  listOrganizations,
+  listOrganizationsByEmailDomain,
+  updateAgentInstructions,
+  updateOrganization,
+} from '../upstream/organizations.js';
+import type { AgentInstructions, Organization } from '../upstream/shapes/organizations.js';
 import { DEFAULT_LIST_ITEMS, upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
@@ -25,12 +28,11 @@ import {
   permissionsType,
   restBody,
   RoleEnum,
-  sendDelete,
 } from './shared.js';
 import { UserNode } from './users.js';
 
 export const OrganizationNode = loadableNode<Organization>('Organization', {
-  load: (id, ctx) => ctx.api.get(route`/orgs/${id}`, organizationShape),
+  load: (id, ctx) => getOrganization(ctx.api, id),
 });
 
 // --- Merge rules (organizations and spaces) -----------------------------------------------------
@@ -426,7 +428,7 @@ OrganizationNode.implement({
         'Instructions given to the AI agents of the organization; null with FORBIDDEN for guests, who cannot read them.',
       extensions: upstream.fetch(1),
       resolve: async (o, _args, ctx) => ({
-        ...(await ctx.api.get(route`/orgs/${o.id}/agent-instructions`, agentInstructionsShape)),
+        ...(await getAgentInstructions(ctx.api, o.id)),
         organizationId: o.id,
       }),
     }),
@@ -438,7 +440,7 @@ builder.queryFields((t) => ({
     type: OrganizationNode,
     description: 'The organizations you are a member of.',
     resolve: async (_root, args, ctx) => {
-      const connection = await restList(ctx, args, '/orgs', organizationShape);
+      const connection = await listConnection(args, listOrganizations(ctx.api));
       prime(
         OrganizationNode,
         ctx,
@@ -461,10 +463,7 @@ builder.queryFields((t) => ({
       'Organizations that people with an e-mail address in `domain` may join (empty unless your own e-mail is in that domain). Until you join, their content is not visible to you.',
     args: { domain: t.arg.string({ required: true, description: 'An e-mail domain, such as `example.com`.' }) },
     resolve: async (_root, args, ctx) => {
-      const { organizations } = await ctx.api.get(
-        route`/email-domains/${args.domain.trim().toLowerCase()}/orgs`,
-        organizationsByEmailDomain,
-      );
+      const { organizations } = await listOrganizationsByEmailDomain(ctx.api, args.domain.trim().toLowerCase());
       // Not primed: these organizations are described as a non-member sees them, and
       // GET /orgs/{id} may well refuse them to the same caller.
       return organizations;
@@ -562,9 +561,9 @@ declareMutation('updateOrganization', {
       },
       { clearable: ['defaultRole', 'defaultContent', 'logo'], required: 'Give at least one field to change' },
     );
-    const { data } = await ctx.api.send('PATCH', route`/orgs/${organizationId}`, { body, schema: organizationShape });
-    prime(OrganizationNode, ctx, [data]);
-    return { organization: data };
+    const organization = await updateOrganization(ctx.api, organizationId, body);
+    prime(OrganizationNode, ctx, [organization]);
+    return { organization };
   },
 });
 
@@ -576,7 +575,7 @@ declareMutation('deleteOrganizationInvite', {
     inviteId: inputField('String', 'Id of the invite link.', z.string().trim().min(1, 'is required')),
   },
   payload: (name) => deletedPayload(name, 'True when the invite link was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/link-invites/${i.inviteId}`),
+  run: (i, ctx) => deleteOrganizationInvite(ctx.api, i.organizationId, i.inviteId),
 });
 
 declareMutation('joinOrganization', {
@@ -586,8 +585,8 @@ declareMutation('joinOrganization', {
   fields: { organizationId: organizationIdField },
   payload: OrganizationPayload,
   run: async (i, ctx) => {
-    await ctx.api.send('POST', route`/orgs/${i.organizationId}/join`);
-    return { organization: await ctx.api.get(route`/orgs/${i.organizationId}`, organizationShape) };
+    await joinOrganization(ctx.api, i.organizationId);
+    return { organization: await getOrganization(ctx.api, i.organizationId) };
   },
 });
 
@@ -601,10 +600,7 @@ declareMutation('updateAgentInstructions', {
   payload: (name) =>
     objectPayload(name, 'agentInstructions', AgentInstructionsType, 'The instructions after the change.'),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('PUT', route`/orgs/${i.organizationId}/agent-instructions`, {
-      body: { instructions: i.instructions },
-      schema: agentInstructionsShape,
-    });
-    return { agentInstructions: { ...data, organizationId: i.organizationId } };
+    const instructions = await updateAgentInstructions(ctx.api, i.organizationId, i.instructions);
+    return { agentInstructions: { ...instructions, organizationId: i.organizationId } };
   },
 });

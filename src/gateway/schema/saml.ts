@@ -1,17 +1,24 @@
 import { z } from 'zod';
-import { mapNodes, restList } from '../connections.js';
+import { listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
 import { organizationTarget } from './targets.js';
-import { route } from '../rest/client.js';
-import { ROLES } from '../rest/shapes/common.js';
-import { samlProvider as providerShape, ssoLogins, type SamlProvider, type SsoLogin } from '../rest/shapes/saml.js';
+import { ROLES } from '../upstream/shapes/common.js';
+import {
+  createSamlProvider,
+  deleteSamlProvider,
+  getSamlProvider,
+  listSamlProviders,
+  listSsoLogins,
+  updateSamlProvider,
+} from '../upstream/saml.js';
+import type { SamlProvider, SsoLogin } from '../upstream/shapes/saml.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
 import { declareMutation, inputField } from './mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, noNull, objectPayload, restBody, restEnum, RoleEnum, sendDelete } from './shared.js';
+import { deletedPayload, noNull, objectPayload, restBody, restEnum, RoleEnum } from './shared.js';
 import { naming } from './sites/mutations.js';
 import { primeTeams, TeamNode } from './teams.js';
 
@@ -21,7 +28,7 @@ import { primeTeams, TeamNode } from './teams.js';
  */
 
 export const SamlProviderNode = organizationNode<SamlProvider>('SamlProvider', (organizationId, id, ctx) =>
-  ctx.api.get(route`/orgs/${organizationId}/saml/${id}`, providerShape),
+  getSamlProvider(ctx.api, organizationId, id),
 );
 
 const primeProviders = (ctx: GatewayContext, organizationId: string, providers: Iterable<SamlProvider>) =>
@@ -118,7 +125,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       nullable: true,
       description: 'SAML providers of the organization, oldest first (admins; FORBIDDEN for others).',
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/saml`, providerShape, {});
+        const connection = await listConnection(args, listSamlProviders(ctx.api, org.id));
         return mapNodes(connection, (providers) => primeProviders(ctx, org.id, providers));
       },
     },
@@ -128,7 +135,7 @@ builder.objectFields(OrganizationNode, (t) => ({
     type: [SsoLoginType],
     description: 'The active SAML providers to sign in with, for a login page (anyone signed in may read them).',
     extensions: upstream.fetch(1),
-    resolve: async (org, _args, ctx) => (await ctx.api.get(route`/orgs/${org.id}/sso`, ssoLogins)).items,
+    resolve: async (org, _args, ctx) => (await listSsoLogins(ctx.api, org.id)).items,
   }),
 }));
 
@@ -220,15 +227,9 @@ const restFields = (i: {
 /** Names the platform's body fields as the input does. */
 const FIELD_NAMES: Record<string, string> = { ssoURL: 'ssoUrl', entityID: 'entityId', defaultTeam: 'defaultTeamId' };
 
-async function sendProvider(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  organizationId: string,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await naming(FIELD_NAMES, () => ctx.api.send(method, path, { body, schema: providerShape }));
-  return { provider: primeProviders(ctx, organizationId, [data])[0]! };
+async function providerPayload(ctx: GatewayContext, organizationId: string, write: () => Promise<SamlProvider>) {
+  const provider = await naming(FIELD_NAMES, write);
+  return { provider: primeProviders(ctx, organizationId, [provider])[0]! };
 }
 
 const ProviderPayload = (name: string, description = 'The provider after the change.') =>
@@ -253,12 +254,12 @@ declareMutation('createSamlProvider', {
   check: (input) => input.superRefine(sameOrganization as never),
   payload: (name) => ProviderPayload(name, 'The new provider.'),
   run: (i, ctx) =>
-    sendProvider(
-      ctx,
-      'POST',
-      i.organizationId,
-      route`/orgs/${i.organizationId}/saml`,
-      restBody({ label: i.label, ...restFields(i) }, { clearable: ['defaultRole'] }),
+    providerPayload(ctx, i.organizationId, () =>
+      createSamlProvider(
+        ctx.api,
+        i.organizationId,
+        restBody({ label: i.label, ...restFields(i) }, { clearable: ['defaultRole'] }),
+      ),
     ),
 });
 
@@ -278,17 +279,18 @@ declareMutation('updateSamlProvider', {
       .superRefine(sameOrganization as never),
   payload: ProviderPayload,
   run: (i, ctx) =>
-    sendProvider(
-      ctx,
-      'PATCH',
-      i.organizationId,
-      route`/orgs/${i.organizationId}/saml/${i.providerId}`,
-      restBody(
-        { label: i.label, ...restFields(i) },
-        {
-          clearable: ['ssoURL', 'entityID', 'certificate', 'defaultTeam', 'defaultRole'],
-          required: 'Give at least one field to change',
-        },
+    providerPayload(ctx, i.organizationId, () =>
+      updateSamlProvider(
+        ctx.api,
+        i.organizationId,
+        i.providerId,
+        restBody(
+          { label: i.label, ...restFields(i) },
+          {
+            clearable: ['ssoURL', 'entityID', 'certificate', 'defaultTeam', 'defaultRole'],
+            required: 'Give at least one field to change',
+          },
+        ),
       ),
     ),
 });
@@ -299,5 +301,5 @@ declareMutation('deleteSamlProvider', {
   fields: providerTarget,
   check: (input) => input.transform(resolveProvider),
   payload: (name) => deletedPayload(name, 'True when the provider was removed, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/saml/${i.providerId}`),
+  run: (i, ctx) => deleteSamlProvider(ctx.api, i.organizationId, i.providerId),
 });

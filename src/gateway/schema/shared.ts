@@ -1,7 +1,6 @@
 import type { FieldMap, ObjectParam, OutputShape, SchemaTypes } from '@pothos/core';
 import { GraphQLError, Kind } from 'graphql';
 import { z } from 'zod';
-import type { GatewayContext } from '../context.js';
 import { BadUserInputError } from '../errors.js';
 import { MAX_ID_LENGTH, platformKey, splitKey } from '../ids.js';
 import { upstream } from '../cost.js';
@@ -195,7 +194,7 @@ export function objectPayload<F extends string, Type extends ObjectParam<SchemaT
 }
 
 /**
- * Payload of a delete: `deleted: Boolean!` (as `sendDelete` answers it), whose meaning
+ * Payload of a delete: `deleted: Boolean!` (as `sendDelete` of `upstream/operation.ts` answers it), whose meaning
  * `description` spells out, plus any `fields` of `T`.
  */
 export function deletedPayload<T extends object = object>(
@@ -207,12 +206,6 @@ export function deletedPayload<T extends object = object>(
     deleted: t.boolean({ description, resolve: (payload) => payload.deleted ?? false }),
     ...fields?.(t),
   }));
-}
-
-/** Sends a DELETE: `deleted` is true when the platform answered 205 (it deleted something). */
-export async function sendDelete(ctx: GatewayContext, path: string): Promise<{ deleted: boolean }> {
-  const { status } = await ctx.api.send('DELETE', path);
-  return { deleted: status === 205 };
 }
 
 /**

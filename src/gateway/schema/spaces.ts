@@ -1,10 +1,21 @@
 import { z } from 'zod';
-import { restList } from '../connections.js';
+import { listConnection } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from '../ids.js';
-import { route } from '../rest/client.js';
-import { EDIT_MODES, ROLES, VISIBILITIES } from '../rest/shapes/common.js';
-import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
+import { EDIT_MODES, ROLES, VISIBILITIES } from '../upstream/shapes/common.js';
+import type { Space } from '../upstream/shapes/spaces.js';
+import {
+  createSpace,
+  deleteSpace,
+  duplicateSpace,
+  getSpace,
+  listCollectionSpaces,
+  listOrganizationSpaces,
+  moveSpace,
+  restoreSpace,
+  transferSpace,
+  updateSpace,
+} from '../upstream/spaces.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { CollectionNode, moveBody, moveTarget } from './collections.js';
@@ -26,11 +37,10 @@ import {
   permissionsType,
   restBody,
   restEnum,
-  sendDelete,
 } from './shared.js';
 
 export const SpaceNode = loadableNode<Space>('Space', {
-  load: (id, ctx) => ctx.api.get(route`/spaces/${id}`, spaceShape),
+  load: (id, ctx) => getSpace(ctx.api, id),
 });
 
 export const SpaceVisibilityEnum = restEnum('SpaceVisibility', 'Who can read a space.', {
@@ -227,7 +237,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       description:
         'Spaces of the organization visible to you, in tree order (deleted spaces are left out); null with NOT_FOUND when you are not a member.',
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/spaces`, spaceShape);
+        const connection = await listConnection(args, listOrganizationSpaces(ctx.api, org.id));
         prime(
           SpaceNode,
           ctx,
@@ -247,7 +257,7 @@ builder.objectFields(CollectionNode, (t) => ({
       description:
         'Spaces directly in this collection visible to you, in display order (not those of nested collections).',
       resolve: async (collection, args, ctx) => {
-        const connection = await restList(ctx, args, route`/collections/${collection.id}/spaces`, spaceShape);
+        const connection = await listConnection(args, listCollectionSpaces(ctx.api, collection.id));
         prime(
           SpaceNode,
           ctx,
@@ -275,7 +285,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       const id = platformKey(String(args.id), 'Space');
       // What a share key reveals is not what the caller sees without it: kept out of the loader.
-      if (args.shareKey != null) return ctx.api.get(route`/spaces/${id}`, spaceShape, { shareKey: args.shareKey });
+      if (args.shareKey != null) return getSpace(ctx.api, id, { shareKey: args.shareKey });
       return id;
     },
   }),
@@ -286,11 +296,11 @@ builder.queryFields((t) => ({
 const SpacePayload = (mutation: string, description = 'The space after the change.') =>
   objectPayload(mutation, 'space', SpaceNode, description);
 
-/** Sends a write that answers the space, and primes the loader with it. */
-async function sendSpace(ctx: GatewayContext, method: 'POST' | 'PATCH', path: string, body?: unknown) {
-  const { data } = await ctx.api.send(method, path, { body, schema: spaceShape });
-  prime(SpaceNode, ctx, [data]);
-  return { space: data };
+/** The payload of a write that answered the space, the loader primed with it. */
+async function spacePayload(ctx: GatewayContext, written: Promise<Space>) {
+  const space = await written;
+  prime(SpaceNode, ctx, [space]);
+  return { space };
 }
 
 const spaceTitle = z
@@ -339,7 +349,7 @@ declareMutation('createSpace', {
     }),
   payload: (name) => SpacePayload(name, 'The new space.'),
   run: ({ organizationId, parentId, ...fields }, ctx) =>
-    sendSpace(ctx, 'POST', route`/orgs/${organizationId}/spaces`, restBody({ ...fields, parent: parentId })),
+    spacePayload(ctx, createSpace(ctx.api, organizationId, restBody({ ...fields, parent: parentId }))),
 });
 
 declareMutation('updateSpace', {
@@ -371,11 +381,13 @@ declareMutation('updateSpace', {
   check: (input) => input.superRefine(noNull(['editMode', 'title', 'defaultLevel', 'language', 'mergeRules'])),
   payload: SpacePayload,
   run: ({ spaceId, ...changes }, ctx) =>
-    sendSpace(
+    spacePayload(
       ctx,
-      'PATCH',
-      route`/spaces/${spaceId}`,
-      restBody(changes, { clearable: ['emoji'], required: 'Give at least one field to change' }),
+      updateSpace(
+        ctx.api,
+        spaceId,
+        restBody(changes, { clearable: ['emoji'], required: 'Give at least one field to change' }),
+      ),
     ),
 });
 
@@ -385,7 +397,7 @@ declareMutation('deleteSpace', {
   fields: { spaceId },
   payload: (name) =>
     deletedPayload(name, 'True when the space was deleted, false when it did not exist or was already deleted.'),
-  run: (i, ctx) => sendDelete(ctx, route`/spaces/${i.spaceId}`),
+  run: (i, ctx) => deleteSpace(ctx.api, i.spaceId),
 });
 
 declareMutation('restoreSpace', {
@@ -393,7 +405,7 @@ declareMutation('restoreSpace', {
   input: 'The space to restore.',
   fields: { spaceId },
   payload: (name) => SpacePayload(name, 'The space, live again.'),
-  run: (i, ctx) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/restore`),
+  run: (i, ctx) => spacePayload(ctx, restoreSpace(ctx.api, i.spaceId)),
 });
 
 declareMutation('duplicateSpace', {
@@ -401,7 +413,7 @@ declareMutation('duplicateSpace', {
   input: 'The space to duplicate.',
   fields: { spaceId },
   payload: (name) => SpacePayload(name, 'The copy, placed right after the original.'),
-  run: (i, ctx) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/duplicate`),
+  run: (i, ctx) => spacePayload(ctx, duplicateSpace(ctx.api, i.spaceId)),
 });
 
 declareMutation('moveSpace', {
@@ -410,7 +422,7 @@ declareMutation('moveSpace', {
   argument: 'Where to move the space.',
   fields: { spaceId, ...moveTarget },
   payload: SpacePayload,
-  run: (i, ctx) => sendSpace(ctx, 'POST', route`/spaces/${i.spaceId}/move`, moveBody(i)),
+  run: (i, ctx) => spacePayload(ctx, moveSpace(ctx.api, i.spaceId, moveBody(i))),
 });
 
 declareMutation('transferSpace', {
@@ -433,13 +445,15 @@ declareMutation('transferSpace', {
   },
   payload: SpacePayload,
   run: (i, ctx) =>
-    sendSpace(
+    spacePayload(
       ctx,
-      'POST',
-      route`/spaces/${i.spaceId}/transfer`,
-      restBody(
-        { organization: i.organizationId, parent: i.parentId },
-        { clearable: ['parent'], required: 'Give organizationId, parentId or both' },
+      transferSpace(
+        ctx.api,
+        i.spaceId,
+        restBody(
+          { organization: i.organizationId, parent: i.parentId },
+          { clearable: ['parent'], required: 'Give organizationId, parentId or both' },
+        ),
       ),
     ),
 });

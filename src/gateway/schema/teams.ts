@@ -1,32 +1,34 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { mapNodes, restList } from '../connections.js';
+import { listConnection, mapNodes } from '../connections.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, platformKey } from '../ids.js';
-import { route } from '../rest/client.js';
-import { TEAM_ROLES } from '../rest/shapes/common.js';
-import { team as teamShape, type Team } from '../rest/shapes/teams.js';
+import { TEAM_ROLES } from '../upstream/shapes/common.js';
+import type { Team } from '../upstream/shapes/teams.js';
+import {
+  createTeam,
+  deleteTeam,
+  getTeam,
+  listTeams,
+  removeTeamMember,
+  setTeamMember,
+  type TeamMembersChange,
+  updateTeam,
+  updateTeamMembers,
+} from '../upstream/teams.js';
 import { upstream } from '../cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import {
-  deletedPayload,
-  idInput,
-  objectPayload,
-  permissionsType,
-  readTeamId,
-  sendDelete,
-  TeamRoleEnum,
-} from './shared.js';
+import { deletedPayload, idInput, objectPayload, permissionsType, readTeamId, TeamRoleEnum } from './shared.js';
 
 /** A team as the gateway holds it: the REST team plus the organization it was read from. */
 export type TeamModel = InOrganization<Team>;
 
 export const TeamNode = organizationNode('Team', (organizationId, teamId, ctx) =>
-  ctx.api.get(route`/orgs/${organizationId}/teams/${teamId}`, teamShape),
+  getTeam(ctx.api, organizationId, teamId),
 );
 
 /** Puts teams that arrived in a list (or a write answer) of `organizationId` into the by-key loader. */
@@ -161,10 +163,10 @@ builder.objectFields(OrganizationNode, (t) => ({
     },
     resolve: async (org, args, ctx) => {
       const owner = args.owner == null ? undefined : platformKey(String(args.owner), 'User');
-      const connection = await restList(ctx, args, route`/orgs/${org.id}/teams`, teamShape, {
-        owner,
-        title: args.title ?? undefined,
-      });
+      const connection = await listConnection(
+        args,
+        listTeams(ctx.api, org.id, { owner, title: args.title ?? undefined }),
+      );
       return mapNodes(connection, (teams) => primeTeams(ctx, org.id, teams));
     },
   }),
@@ -192,21 +194,14 @@ const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64,
 
 const TeamPayload = (mutation: string) => objectPayload(mutation, 'team', TeamNode, 'The team after the change.');
 
-/** Sends a write that answers a team of `organizationId`, and primes the loader with it. */
-async function sendTeam(
-  ctx: GatewayContext,
-  method: 'PUT' | 'PATCH',
-  organizationId: string,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: teamShape });
-  return { team: primeTeams(ctx, organizationId, [data])[0]! };
+/** The payload of a write that answered a team of `organizationId`, the loader primed with it. */
+async function teamPayload(ctx: GatewayContext, organizationId: string, written: Promise<Team>) {
+  return { team: primeTeams(ctx, organizationId, [await written])[0]! };
 }
 
 /** Reads the team after a write that answers no body, and primes the loader with it. */
 async function refetchTeam(ctx: GatewayContext, organizationId: string, teamId: string): Promise<TeamModel> {
-  const team = await ctx.api.get(route`/orgs/${organizationId}/teams/${teamId}`, teamShape);
+  const team = await getTeam(ctx.api, organizationId, teamId);
   return primeTeams(ctx, organizationId, [team])[0]!;
 }
 
@@ -243,10 +238,10 @@ declareMutation('createTeam', {
     ),
   },
   payload: TeamPayload,
-  run: (i, ctx) => {
+  run: async (i, ctx) => {
     const body: { title: string; members?: string[] } = { title: i.title };
     if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];
-    return sendTeam(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/teams`, body);
+    return teamPayload(ctx, i.organizationId, createTeam(ctx.api, i.organizationId, body));
   },
 });
 
@@ -257,7 +252,7 @@ declareMutation('updateTeam', {
   check: (input) => input.transform(resolveTeam),
   payload: TeamPayload,
   run: (i, ctx) =>
-    sendTeam(ctx, 'PATCH', i.organizationId, route`/orgs/${i.organizationId}/teams/${i.teamId}`, { title: i.title }),
+    teamPayload(ctx, i.organizationId, updateTeam(ctx.api, i.organizationId, i.teamId, { title: i.title })),
 });
 
 declareMutation('deleteTeam', {
@@ -266,7 +261,7 @@ declareMutation('deleteTeam', {
   fields: teamTargetFields,
   check: (input) => input.transform(resolveTeam),
   payload: (name) => deletedPayload(name, 'True when the team was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}`),
+  run: (i, ctx) => deleteTeam(ctx.api, i.organizationId, i.teamId),
 });
 
 declareMutation('updateTeamMembers', {
@@ -311,13 +306,13 @@ declareMutation('updateTeamMembers', {
       .transform(resolveTeam),
   payload: TeamPayload,
   run: async (i, ctx) => {
-    const body: { add?: string[]; remove?: string[]; memberships?: Record<string, { role: string }> } = {};
+    const body: TeamMembersChange = {};
     if (i.add?.length) body.add = i.add;
     if (i.remove?.length) body.remove = i.remove;
     if (i.memberships?.length) {
       body.memberships = Object.fromEntries(i.memberships.map((m) => [m.user, { role: m.role }]));
     }
-    await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members`, { body });
+    await updateTeamMembers(ctx.api, i.organizationId, i.teamId, body);
     return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
   },
 });
@@ -339,9 +334,7 @@ declareMutation('setTeamMember', {
   check: (input) => input.transform(resolveTeam),
   payload: TeamPayload,
   run: async (i, ctx) => {
-    await ctx.api.send('PUT', route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`, {
-      body: i.role ? { role: i.role } : {},
-    });
+    await setTeamMember(ctx.api, i.organizationId, i.teamId, i.userId, i.role ? { role: i.role } : {});
     return { team: await refetchTeam(ctx, i.organizationId, i.teamId) };
   },
 });
@@ -353,5 +346,5 @@ declareMutation('removeTeamMember', {
   check: (input) => input.transform(resolveTeam),
   payload: (name) =>
     deletedPayload(name, 'True when the user was removed from the team, false when they were not in it.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/teams/${i.teamId}/members/${i.userId}`),
+  run: (i, ctx) => removeTeamMember(ctx.api, i.organizationId, i.teamId, i.userId),
 });

@@ -1,14 +1,17 @@
 import { z } from 'zod';
-import { mapNodes, restList } from '../connections.js';
+import { listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../cost.js';
 import { compositeKey } from '../ids.js';
-import { route } from '../rest/client.js';
+import { TRANSLATION_LANGUAGES, type Translation } from '../upstream/shapes/translations.js';
 import {
-  TRANSLATION_LANGUAGES,
-  translation as translationShape,
-  type Translation,
-} from '../rest/shapes/translations.js';
+  createTranslation,
+  deleteTranslation,
+  getTranslation,
+  listTranslations,
+  runTranslation,
+  updateTranslation,
+} from '../upstream/translations.js';
 import { builder } from './builder.js';
 import { RevisionNode, revisionStub } from './content/revision.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
@@ -23,7 +26,6 @@ import {
   objectPayload,
   permissionsType,
   restEnum,
-  sendDelete,
 } from './shared.js';
 import { SpaceNode } from './spaces.js';
 import { organizationTarget } from './targets.js';
@@ -36,7 +38,7 @@ import { organizationTarget } from './targets.js';
 type TranslationHeld = InOrganization<Translation>;
 
 export const TranslationNode = organizationNode<Translation>('Translation', (organizationId, id, ctx) =>
-  ctx.api.get(route`/orgs/${organizationId}/translations/${id}`, translationShape),
+  getTranslation(ctx.api, organizationId, id),
 );
 
 const primeTranslations = (ctx: GatewayContext, organizationId: string, items: Iterable<Translation>) =>
@@ -204,7 +206,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       nullable: true,
       description: 'Translations of the organization, oldest first (admins; FORBIDDEN for others).',
       resolve: async (org, args, ctx) => {
-        const connection = await restList(ctx, args, route`/orgs/${org.id}/translations`, translationShape, {});
+        const connection = await listConnection(args, listTranslations(ctx.api, org.id));
         return mapNodes(connection, (items) => primeTranslations(ctx, org.id, items));
       },
     },
@@ -235,15 +237,8 @@ const TranslationSourceInput = inputObject('TranslationSourceInput', {
 const TranslationPayload = (name: string, description = 'The translation after the change.') =>
   objectPayload(name, 'translation', TranslationNode, description);
 
-async function sendTranslation(
-  ctx: GatewayContext,
-  method: 'POST' | 'PUT',
-  organizationId: string,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: translationShape });
-  return { translation: primeTranslations(ctx, organizationId, [data])[0]! };
+async function translationPayload(ctx: GatewayContext, organizationId: string, written: Promise<Translation>) {
+  return { translation: primeTranslations(ctx, organizationId, [await written])[0]! };
 }
 
 const { fields: translationTarget, resolve: resolveTranslation } = organizationTarget(
@@ -281,11 +276,15 @@ declareMutation('createTranslation', {
     }),
   payload: (name) => TranslationPayload(name, 'The new translation.'),
   run: (i, ctx) =>
-    sendTranslation(ctx, 'POST', i.organizationId, route`/orgs/${i.organizationId}/translations`, {
-      language: i.language,
-      source: { space: i.source.spaceId, language: i.source.language },
-      ...(i.instructions != null && { instructions: i.instructions }),
-    }),
+    translationPayload(
+      ctx,
+      i.organizationId,
+      createTranslation(ctx.api, i.organizationId, {
+        language: i.language,
+        source: { space: i.source.spaceId, language: i.source.language },
+        ...(i.instructions != null && { instructions: i.instructions }),
+      }),
+    ),
 });
 
 declareMutation('updateTranslation', {
@@ -298,9 +297,11 @@ declareMutation('updateTranslation', {
   check: (input) => input.transform(resolveTranslation),
   payload: TranslationPayload,
   run: (i, ctx) =>
-    sendTranslation(ctx, 'PUT', i.organizationId, route`/orgs/${i.organizationId}/translations/${i.translationId}`, {
-      instructions: i.instructions,
-    }),
+    translationPayload(
+      ctx,
+      i.organizationId,
+      updateTranslation(ctx.api, i.organizationId, i.translationId, { instructions: i.instructions }),
+    ),
 });
 
 declareMutation('runTranslation', {
@@ -313,9 +314,8 @@ declareMutation('runTranslation', {
     TranslationPayload(name, 'The translation once the run was asked for (PENDING or RUNNING until it completes).'),
   extensions: upstream.fetch(2),
   run: async (i, ctx) => {
-    await ctx.api.send('POST', route`/orgs/${i.organizationId}/translations/${i.translationId}/run`);
-    const data = await ctx.api.get(route`/orgs/${i.organizationId}/translations/${i.translationId}`, translationShape);
-    return { translation: primeTranslations(ctx, i.organizationId, [data])[0]! };
+    await runTranslation(ctx.api, i.organizationId, i.translationId);
+    return translationPayload(ctx, i.organizationId, getTranslation(ctx.api, i.organizationId, i.translationId));
   },
 });
 
@@ -325,5 +325,5 @@ declareMutation('deleteTranslation', {
   fields: translationTarget,
   check: (input) => input.transform(resolveTranslation),
   payload: (name) => deletedPayload(name, 'True when the translation was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, route`/orgs/${i.organizationId}/translations/${i.translationId}`),
+  run: (i, ctx) => deleteTranslation(ctx.api, i.organizationId, i.translationId),
 });

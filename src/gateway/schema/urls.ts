@@ -1,25 +1,19 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext, ReadApi } from '../context.js';
 import { upstream } from '../cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from '../ids.js';
 import { selectedFieldNames, selectsOnlyKeys } from '../links.js';
-import { route } from '../rest/client.js';
-import { revisionPage } from '../rest/shapes/content.js';
-import {
-  contentLookup,
-  publishedSite,
-  embed as embedShape,
-  publishedLookup,
-  type ContentRedirect,
-  type Embed,
-  type PublishedContent,
-} from '../rest/shapes/site-access.js';
-import type { ChangeRequest } from '../rest/shapes/change-requests.js';
-import type { Collection } from '../rest/shapes/collections.js';
-import type { RevisionPage } from '../rest/shapes/content.js';
-import { space as spaceShape, type Space } from '../rest/shapes/spaces.js';
+import { type ContentAddress, getShownPage } from '../upstream/content.js';
+import type { ContentRedirect, Embed, PublishedContent } from '../upstream/shapes/site-access.js';
+import { getPublishedSite } from '../upstream/site-access.js';
+import { getSpace } from '../upstream/spaces.js';
+import { getEmbed, resolveContentUrl, resolvePublishedUrl, resolvePublishedUrlFor } from '../upstream/urls.js';
+import type { ChangeRequest } from '../upstream/shapes/change-requests.js';
+import type { Collection } from '../upstream/shapes/collections.js';
+import type { RevisionPage } from '../upstream/shapes/content.js';
+import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './builder.js';
 import { ChangeRequestNode } from './change-requests.js';
 import { CollectionNode } from './collections.js';
@@ -34,7 +28,7 @@ import {
 } from './content/revision.js';
 import { linkTo, prime } from './loaders.js';
 import { restEnum } from './shared.js';
-import { placeStructure, sitePath, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
+import { placeStructure, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -90,24 +84,15 @@ type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | Collecti
  * site and the structure they see), the space, the page. A preview (`~/changes/…`,
  * `~/revisions/…`, members only) is read as the caller.
  */
-const asVisitor = <S extends z.ZodType>(
-  ctx: GatewayContext,
-  found: PublishedContent,
-  path: string,
-  schema: S,
-  query?: Record<string, string>,
-) =>
-  found.changeRequest || found.revision
-    ? ctx.api.get(path, schema, query)
-    : ctx.api.getAs(found.apiToken, path, schema, query);
+const readerOf = (ctx: GatewayContext, found: PublishedContent): ReadApi =>
+  found.changeRequest || found.revision ? ctx.api : ctx.api.as(found.apiToken);
 
 /** The site's published profile as the visitor sees it, with its structure placed. */
 async function profileOf(ctx: GatewayContext, found: PublishedContent) {
-  const profile = await ctx.api.getAs(
-    found.apiToken,
-    sitePath(found.organization, found.site, '/published'),
-    publishedSite,
-  );
+  const profile = await getPublishedSite(ctx.api.as(found.apiToken), {
+    organizationId: found.organization,
+    siteId: found.site,
+  });
   return { profile, structure: placeStructure(profile.structure, found.organization, found.site) };
 }
 
@@ -125,7 +110,7 @@ async function publishedPage(
       ? ChangeRequestNode.getDataloader(ctx)
           .load(compositeKey(found.space, found.changeRequest))
           .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
-      : asVisitor(ctx, found, route`/spaces/${found.space}`, spaceShape).then((space) => ({
+      : getSpace(readerOf(ctx, found), found.space).then((space) => ({
           revisionId: space.revision,
           current: true,
         }));
@@ -142,21 +127,15 @@ async function publishedPage(
   const withMarkdown = selectedFieldNames(info).has('markdown');
   const readPage = async () => {
     const home = await homePage;
-    const suffix = home
-      ? route`/page/${home}`
-      : found.pathname === ''
-        ? '/path'
-        : `/path/${found.pathname.split('/').map(encodeURIComponent).join('/')}`;
-    const base = found.revision
-      ? route`/spaces/${found.space}/revisions/${found.revision}`
+    const at: ContentAddress = found.revision
+      ? { spaceId: found.space, id: found.revision }
       : found.changeRequest
-        ? route`/spaces/${found.space}/change-requests/${found.changeRequest}/content`
-        : route`/spaces/${found.space}/content`;
-    return asVisitor(
-      ctx,
-      found,
-      base + suffix,
-      revisionPage.and(z.object({ markdown: z.string().optional() })),
+        ? { spaceId: found.space, changeRequest: found.changeRequest }
+        : { spaceId: found.space, current: true };
+    return getShownPage(
+      readerOf(ctx, found),
+      at,
+      home ? { pageId: home } : { pathname: found.pathname },
       withMarkdown ? { format: 'markdown' } : undefined,
     );
   };
@@ -209,7 +188,7 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       description: 'The space it shows, as the visitor sees it.',
       extensions: upstream.fetch(1),
       resolve: (c, _args, ctx, info) =>
-        selectsOnlyKeys(info) ? ({ id: c.space } as Space) : asVisitor(ctx, c, route`/spaces/${c.space}`, spaceShape),
+        selectsOnlyKeys(info) ? ({ id: c.space } as Space) : getSpace(readerOf(ctx, c), c.space),
     }),
     changeRequest: t.field({
       type: ChangeRequestNode,
@@ -424,16 +403,12 @@ builder.queryFields((t) => ({
       try {
         // Without a visitor, the cacheable GET form; a visitor's token never goes into a URL.
         const data = visitor
-          ? (
-              await ctx.api.send('POST', '/urls/published', {
-                body: { url: url.data, visitor, ...(args.redirectOnError ? { redirectOnError: true } : {}) },
-                schema: publishedLookup,
-              })
-            ).data
-          : await ctx.api.get('/urls/published', publishedLookup, {
+          ? await resolvePublishedUrlFor(ctx.api, {
               url: url.data,
-              redirectOnError: args.redirectOnError ?? undefined,
-            });
+              visitor,
+              ...(args.redirectOnError ? { redirectOnError: true } : {}),
+            })
+          : await resolvePublishedUrl(ctx.api, { url: url.data, redirectOnError: args.redirectOnError ?? undefined });
         return 'target' in data
           ? { ...(data as ContentRedirect), __typename: 'ContentRedirect' }
           : { ...(data as PublishedContent), __typename: 'PublishedContent' };
@@ -441,7 +416,7 @@ builder.queryFields((t) => ({
         if (!(isGatewayError(error) && error.code === 'NOT_FOUND')) visitorFailure(error);
       }
       // Not a published URL: an app URL of the platform, resolved for the caller.
-      const found = await ctx.api.get('/urls/content', contentLookup, { url: url.data });
+      const found = await resolveContentUrl(ctx.api, url.data);
       return 'collection' in found
         ? { collection: found.collection, __typename: 'CollectionContent' }
         : { ...found, __typename: 'SpaceContent' };
@@ -457,7 +432,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       const url = urlArg.safeParse(args.url);
       if (!url.success) throw new BadUserInputError(`url ${url.error.issues[0]?.message ?? 'is invalid'}`, ['url']);
-      return ctx.api.get('/urls/embed', embedShape, { url: url.data });
+      return getEmbed(ctx.api, url.data);
     },
   }),
 }));

@@ -1,11 +1,11 @@
-import { route } from '../rest/client.js';
-import { user as userShape, type User } from '../rest/shapes/users.js';
+import type { User } from '../upstream/shapes/users.js';
+import { getCurrentUser, getUser } from '../upstream/users.js';
 import { platformKey } from '../ids.js';
 import { builder } from './builder.js';
 import { loadableNode, prime } from './loaders.js';
 
 export const UserNode = loadableNode<User>('User', {
-  load: (id, ctx) => ctx.api.get(route`/users/${id}`, userShape),
+  load: (id, ctx) => getUser(ctx.api, id),
 });
 
 UserNode.implement({
@@ -36,7 +36,7 @@ builder.queryFields((t) => ({
     type: UserNode,
     description: 'The user whose token authorizes this request.',
     resolve: async (_root, _args, ctx) => {
-      const viewer = await ctx.api.get('/user', userShape);
+      const viewer = await getCurrentUser(ctx.api);
       prime(UserNode, ctx, [viewer]);
       return viewer;
     },

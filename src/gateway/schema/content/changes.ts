@@ -3,8 +3,8 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
-import { semanticChanges, type SemanticChange } from '../../rest/shapes/content.js';
+import { getRevisionChanges } from '../../upstream/content.js';
+import type { SemanticChange } from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { FileNode, ReusableContentNode, type ReusableContentHeld } from './file.js';
 import { PageInterface } from './page.js';
@@ -351,7 +351,7 @@ builder.objectFields(RevisionNode, (t) => ({
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
         throw new BadUserInputError('`limit` must be between 1 and 1000', ['limit']);
       const answer = await readOnce(ctx, `changes:${compositeKey(revision.spaceId, revision.id)}:${limit}`, () =>
-        ctx.api.get(route`/spaces/${revision.spaceId}/revisions/${revision.id}/changes`, semanticChanges, { limit }),
+        getRevisionChanges(ctx.api, revision.spaceId, revision.id, limit),
       );
       return { changes: answer.changes.map((change) => ({ ...change, revision })), more: answer.more ?? 0 };
     },

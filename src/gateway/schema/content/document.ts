@@ -2,14 +2,14 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
-import { jsonDocument, markdownPage, type RevisionPage } from '../../rest/shapes/content.js';
-import type { JsonDocument } from '../../rest/shapes/common.js';
+import { getDocument, getPageDocument, getPageMarkdown } from '../../upstream/content.js';
+import type { RevisionPage } from '../../upstream/shapes/content.js';
+import type { JsonDocument } from '../../upstream/shapes/common.js';
 import { builder } from '../builder.js';
 import { DocumentType } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
 import { DocumentPageNode } from './page.js';
-import { readOnce, revisionRoute, type PageHeld } from './revision.js';
+import { readOnce, type PageHeld } from './revision.js';
 
 /**
  * Bodies of pages: the JSON document (one request per page, by document id); its text and its
@@ -20,7 +20,7 @@ import { readOnce, revisionRoute, type PageHeld } from './revision.js';
 /** A document of a space by id: documents are stored by content, so one id always names the same document. */
 export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<JsonDocument> {
   return readOnce(ctx, `document:${compositeKey(spaceId, documentId)}`, () =>
-    ctx.api.get(route`/spaces/${spaceId}/documents/${documentId}`, jsonDocument),
+    getDocument(ctx.api, spaceId, documentId),
   );
 }
 
@@ -34,9 +34,7 @@ export function readPageMarkdown(
 ): Promise<string> {
   return readOnce(ctx, `markdown:${compositeKey(page.spaceId, page.revisionId, page.id)}`, async () => {
     const revision = { spaceId: page.spaceId, id: page.revisionId, current: page.revision?.current ?? false };
-    const answer = await ctx.api.get(revisionRoute(revision, route`/page/${page.id}`), markdownPage, {
-      format: 'markdown',
-    });
+    const answer = await getPageMarkdown(ctx.api, revision, page.id);
     return answer.markdown;
   });
 }
@@ -49,7 +47,7 @@ function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument
   const documentId = (page.page as RevisionPage).documentId;
   if (documentId) return readDocument(ctx, page.spaceId, documentId);
   return readOnce(ctx, `page-document:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
-    ctx.api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument),
+    getPageDocument(ctx.api, page),
   );
 }
 
@@ -115,12 +113,7 @@ builder.objectFields(DocumentPageNode, (t) => ({
       return readOnce(
         ctx,
         `page-document:${args.evaluated}:${compositeKey(page.spaceId, page.revisionId, page.id)}`,
-        () =>
-          ctx.api.get(
-            route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`,
-            jsonDocument,
-            { evaluated: args.evaluated ?? undefined },
-          ),
+        () => getPageDocument(ctx.api, page, { evaluated: args.evaluated ?? undefined }),
       );
     },
   }),

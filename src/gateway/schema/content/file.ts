@@ -1,17 +1,17 @@
 import { brandWithType } from '@pothos/core';
-import { mapNodes, restConnection, restList, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
+import {
+  listConnection,
+  mapNodes,
+  restConnection,
+  type ConnectionArgs,
+  type ConnectionResult,
+} from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
-import {
-  jsonDocument,
-  revisionFile,
-  reusableContent as reusableContentShape,
-  type ReusableContent,
-  type RevisionFile,
-} from '../../rest/shapes/content.js';
+import { getFile, getReusableContent, getReusableContentDocument, listFiles } from '../../upstream/content.js';
+import type { ReusableContent, RevisionFile } from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { DocumentType } from '../shared.js';
@@ -24,7 +24,6 @@ import {
   readOnce,
   revisionIndex,
   revisionOfPart,
-  revisionRoute,
   RevisionNode,
   revisionPartId,
   splitRevisionKey,
@@ -67,7 +66,7 @@ async function fileOf(ctx: GatewayContext, revision: RevisionHeld, fileId: strin
     if (!file) throw notFound('File', fileId);
     return file;
   }
-  return fileHeld(await ctx.api.get(revisionRoute(revision, route`/files/${fileId}`), revisionFile), revision);
+  return fileHeld(await getFile(ctx.api, revision, fileId), revision);
 }
 
 export const FileNode = loadableNode<FileHeld>('File', {
@@ -145,10 +144,7 @@ async function reusableOf(ctx: GatewayContext, revision: RevisionHeld, id: strin
     if (!item) throw notFound('Reusable content', id);
     return reusableContentOf(revision, item);
   }
-  return reusableContentOf(
-    revision,
-    await ctx.api.get(revisionRoute(revision, route`/reusable-contents/${id}`), reusableContentShape),
-  );
+  return reusableContentOf(revision, await getReusableContent(ctx.api, revision, id));
 }
 
 export const ReusableContentNode = loadableNode<ReusableContentHeld>('ReusableContent', {
@@ -173,10 +169,7 @@ ReusableContentNode.implement({
       resolve: (item, _args, ctx) =>
         item.document
           ? readOnce(ctx, `reusable-document:${compositeKey(item.spaceId, item.revisionId, item.id)}`, () =>
-              ctx.api.get(
-                route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`,
-                jsonDocument,
-              ),
+              getReusableContentDocument(ctx.api, item),
             )
           : null,
     }),
@@ -203,7 +196,7 @@ builder.objectFields(RevisionNode, (t) => ({
         'Files of the revision, in order. They come with the revision; when the revision is asked for nothing else, the list of files is read page by page.',
       resolve: async (r, args, ctx) => {
         if (!r.light) return heldConnection(args, [...revisionIndex(r).files.values()]);
-        return mapNodes(await restList(ctx, args, revisionRoute(r, '/files'), revisionFile), (files) =>
+        return mapNodes(await listConnection(args, listFiles(ctx.api, r)), (files) =>
           files.map((file) => fileHeld(file, r)),
         );
       },

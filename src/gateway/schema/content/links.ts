@@ -3,19 +3,16 @@ import { restConnection, type ConnectionArgs, type ConnectionResult } from '../.
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
-import {
-  backlinksPage,
-  type LINK_STATUSES,
-  linkReportPage,
-  pageMetaLinks,
-  type ContentLocation,
-  type PageMetaLinksAnswer,
-  type ContentRef,
-  type ContentReferenceUsage,
-  type LinkStats,
-} from '../../rest/shapes/content.js';
-import type { Space } from '../../rest/shapes/spaces.js';
+import { getPageMetaLinks, readBacklinks, readLinkReport, type ContentAddress } from '../../upstream/content.js';
+import type {
+  LINK_STATUSES,
+  ContentLocation,
+  PageMetaLinksAnswer,
+  ContentRef,
+  ContentReferenceUsage,
+  LinkStats,
+} from '../../upstream/shapes/content.js';
+import type { Space } from '../../upstream/shapes/spaces.js';
 import { builder } from '../builder.js';
 import { linkTo, prime } from '../loaders.js';
 import { restEnum } from '../shared.js';
@@ -29,7 +26,6 @@ import {
   placeFile,
   readOnce,
   RevisionNode,
-  revisionRoute,
   revisionStub,
   type FileHeld,
   type PageHeld,
@@ -203,15 +199,16 @@ const LinkReport = builder.connectionObject(
   { name: 'LinkReportEdge', description: 'A link target of a report, with its cursor.' },
 );
 
-/** A link report over the REST list at `path`. */
+/** The link report of a space, or of a page in some content. */
 async function linkReport(
   ctx: GatewayContext,
   args: ConnectionArgs & { status?: string | null | undefined },
-  path: string,
+  at: ContentAddress,
+  subject: { space: true } | { pageId: string },
 ): Promise<LinkReportHeld> {
   let stats: LinkStats | undefined;
   const connection = await restConnection(args, async (page, limit) => {
-    const answer = await ctx.api.get(path, linkReportPage, { status: args.status ?? undefined, page, limit });
+    const answer = await readLinkReport(ctx.api, at, subject, { status: args.status ?? undefined, page, limit });
     stats ??= answer.stats;
     return answer;
   });
@@ -272,13 +269,14 @@ const BacklinkConnection = builder.connectionObject(
   { name: 'BacklinkEdge', description: 'A backlink of a list, with its cursor.' },
 );
 
-/** Backlinks over the REST list at `path`. */
+/** The pages linking to a page or a file in some content. */
 async function backlinkList(
   ctx: GatewayContext,
   args: ConnectionArgs,
-  path: string,
+  at: ContentAddress,
+  subject: { pageId: string } | { fileId: string },
 ): Promise<ConnectionResult<BacklinkHeld>> {
-  const connection = await restConnection(args, (page, limit) => ctx.api.get(path, backlinksPage, { page, limit }));
+  const connection = await restConnection(args, (page, limit) => readBacklinks(ctx.api, at, subject, { page, limit }));
   const resolver = resolveLocations(
     ctx,
     connection.edges.map((edge) => edge.node),
@@ -300,7 +298,7 @@ builder.objectFields(SpaceNode, (t) => ({
       description:
         'The link report of the current content: every link target with its health and the pages holding links to it.',
       args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
-      resolve: (space, args, ctx) => linkReport(ctx, args, route`/spaces/${space.id}/links`) as never,
+      resolve: (space, args, ctx) => linkReport(ctx, args, { spaceId: space.id }, { space: true }) as never,
     },
     LinkReport,
   ),
@@ -352,19 +350,16 @@ const PageMetaLinks = builder.objectRef<{ from: PageHeld; metaLinks: PageMetaLin
 });
 
 /**
- * The path of a link report or backlinks of a page or file: under its change request's content
- * when it was reached through one, else under the current content of its space.
+ * Where the link report or backlinks of a page or file are read: its change request's content
+ * when it was reached through one, else the current content of its space.
  */
-function liveOrRequest(
-  item: { spaceId: string; revision: RevisionHeld | undefined; changeRequest?: string | undefined },
-  suffix: string,
-): string {
+function liveOrRequest(item: {
+  spaceId: string;
+  revision: RevisionHeld | undefined;
+  changeRequest?: string | undefined;
+}): ContentAddress {
   const changeRequest = item.changeRequest ?? item.revision?.changeRequest;
-  return (
-    (changeRequest
-      ? route`/spaces/${item.spaceId}/change-requests/${changeRequest}/content`
-      : route`/spaces/${item.spaceId}/content`) + suffix
-  );
+  return changeRequest ? { spaceId: item.spaceId, changeRequest } : { spaceId: item.spaceId, current: true };
 }
 
 builder.objectFields(DocumentPageNode, (t) => ({
@@ -375,7 +370,7 @@ builder.objectFields(DocumentPageNode, (t) => ({
       description:
         'The link report of this page in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such page.',
       args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
-      resolve: (page, args, ctx) => linkReport(ctx, args, liveOrRequest(page, route`/page/${page.id}/links`)) as never,
+      resolve: (page, args, ctx) => linkReport(ctx, args, liveOrRequest(page), { pageId: page.id }) as never,
     },
     LinkReport,
   ),
@@ -385,7 +380,7 @@ builder.objectFields(DocumentPageNode, (t) => ({
       nullable: true,
       description:
         'The pages linking to this page in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such page.',
-      resolve: (page, args, ctx) => backlinkList(ctx, args, liveOrRequest(page, route`/page/${page.id}/backlinks`)),
+      resolve: (page, args, ctx) => backlinkList(ctx, args, liveOrRequest(page), { pageId: page.id }),
     },
     BacklinkConnection,
   ),
@@ -405,7 +400,7 @@ builder.objectFields(DocumentPageNode, (t) => ({
       const metaLinks = await readOnce(
         ctx,
         `meta-links:${compositeKey(from.spaceId, from.revisionId, from.id)}${changeRequest ? `:${changeRequest}` : ''}`,
-        () => ctx.api.get(revisionRoute(revision, route`/page/${from.id}/meta-links`), pageMetaLinks),
+        () => getPageMetaLinks(ctx.api, revision, from.id),
       );
       return { from, metaLinks };
     },
@@ -419,7 +414,7 @@ builder.objectFields(FileNode, (t) => ({
       nullable: true,
       description:
         'The pages linking to this file in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such file.',
-      resolve: (file, args, ctx) => backlinkList(ctx, args, liveOrRequest(file, route`/files/${file.id}/backlinks`)),
+      resolve: (file, args, ctx) => backlinkList(ctx, args, liveOrRequest(file), { fileId: file.id }),
     },
     BacklinkConnection,
   ),

@@ -2,8 +2,8 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
-import { type PAGE_TYPES, revisionPage, type ContentRef } from '../../rest/shapes/content.js';
+import { getPage, getPageByPath } from '../../upstream/content.js';
+import type { ContentRef, PAGE_TYPES } from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode } from '../loaders.js';
 import { restEnum } from '../shared.js';
@@ -15,7 +15,6 @@ import {
   PAGE_TYPENAMES,
   pageAtPath,
   revisionOfPart,
-  revisionRoute,
   treeIndex,
   lightRevision,
   detachedPage,
@@ -306,19 +305,11 @@ builder.objectFields(RevisionNode, (t) => ({
         throw new BadUserInputError('Give exactly one of id or path', ['id']);
       if (r.onePage) {
         // Asked alone and without its parent: the page is read by itself.
-        const suffix =
+        const page =
           args.id != null
-            ? route`/page/${revisionPartId(String(args.id), PAGE_NODE_TYPENAMES, r.spaceId)}`
-            : `/path${
-                args.path!.replace(/^\/+|\/+$/g, '')
-                  ? `/${args
-                      .path!.replace(/^\/+|\/+$/g, '')
-                      .split('/')
-                      .map(encodeURIComponent)
-                      .join('/')}`
-                  : ''
-              }`;
-        return detachedPage(await ctx.api.get(revisionRoute(r, suffix), revisionPage), r.spaceId, r.id, r);
+            ? getPage(ctx.api, r, revisionPartId(String(args.id), PAGE_NODE_TYPENAMES, r.spaceId))
+            : getPageByPath(ctx.api, r, args.path!.replace(/^\/+|\/+$/g, ''));
+        return detachedPage(await page, r.spaceId, r.id, r);
       }
       const index = await treeIndex(ctx, r);
       if (args.id != null) {

@@ -5,15 +5,14 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
+import { getPageTree, getRevision } from '../../upstream/content.js';
 import {
   type REVISION_TYPES,
-  revisionPages,
   revision as revisionShape,
   type Revision,
   type RevisionFile,
   type RevisionPage,
-} from '../../rest/shapes/content.js';
+} from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode, prime } from '../loaders.js';
 import { restEnum } from '../shared.js';
@@ -228,7 +227,7 @@ export function keepRevision(ctx: GatewayContext, spaceId: string, raw: { id: st
 /** A revision of a space by id: one request per request, whatever asks for it. */
 export function readRevision(ctx: GatewayContext, spaceId: string, revisionId: string): Promise<RevisionHeld> {
   return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}`, async () => ({
-    ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)),
+    ...(await getRevision(ctx.api, { spaceId, id: revisionId })),
     spaceId,
   }));
 }
@@ -248,20 +247,6 @@ export function revisionOfPart(
     compositeKey(part.spaceId, part.revisionId),
     info,
     revisionStub(part.spaceId, part.revisionId),
-  );
-}
-
-/** The REST path of a revision, or of something in it: the current content, or a revision by id. */
-export function revisionRoute(
-  revision: Pick<RevisionHeld, 'spaceId' | 'id' | 'current' | 'changeRequest'>,
-  suffix = '',
-): string {
-  if (revision.changeRequest)
-    return route`/spaces/${revision.spaceId}/change-requests/${revision.changeRequest}/content` + suffix;
-  return (
-    (revision.current
-      ? route`/spaces/${revision.spaceId}/content`
-      : route`/spaces/${revision.spaceId}/revisions/${revision.id}`) + suffix
   );
 }
 
@@ -349,29 +334,26 @@ export function revisionFor(
   }
   if (changeRequest) {
     return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}:${changeRequest}`, async () => {
-      const answer = await ctx.api.get(
-        route`/spaces/${spaceId}/change-requests/${changeRequest}/content`,
-        revisionShape,
-      );
+      const answer = await getRevision(ctx.api, { spaceId, changeRequest });
       // The change request moved on since it was read: its revision is read by id, so that what
       // is kept under that id is that revision.
       const revision: RevisionHeld =
         answer.id === revisionId
           ? { ...answer, spaceId, changeRequest }
-          : { ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)), spaceId };
+          : { ...(await getRevision(ctx.api, { spaceId, id: revisionId })), spaceId };
       prime(RevisionNode, ctx, [revision]);
       return revision;
     });
   }
   if (!current) return compositeKey(spaceId, revisionId);
   return readOnce(ctx, `revision:${compositeKey(spaceId, revisionId)}`, async () => {
-    const answer = await ctx.api.get(route`/spaces/${spaceId}/content`, revisionShape);
+    const answer = await getRevision(ctx.api, { spaceId, current: true });
     // The content moved since the space was read: its revision is read by id, so that what is
     // kept under that id is that revision.
     const revision: RevisionHeld =
       answer.id === revisionId
         ? { ...answer, spaceId, current: true }
-        : { ...(await ctx.api.get(route`/spaces/${spaceId}/revisions/${revisionId}`, revisionShape)), spaceId };
+        : { ...(await getRevision(ctx.api, { spaceId, id: revisionId })), spaceId };
     prime(RevisionNode, ctx, [revision]);
     return revision;
   });
@@ -387,7 +369,7 @@ export function treeIndex(ctx: GatewayContext, revision: RevisionHeld): Revision
     ctx,
     `tree:${compositeKey(revision.spaceId, revision.id)}${revision.changeRequest ? `:${revision.changeRequest}` : ''}`,
     async () => {
-      const { pages } = await ctx.api.get(revisionRoute(revision, '/pages'), revisionPages);
+      const { pages } = await getPageTree(ctx.api, revision);
       return revisionIndex({ ...revision, pages, files: [], reusableContents: [] });
     },
   );

@@ -1,16 +1,14 @@
-import { mapNodes, restList } from '../../connections.js';
+import { listConnection, mapNodes } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { route } from '../../rest/client.js';
-import {
-  pdfExport,
-  type SEARCH_RESULT_TYPES,
-  searchPageResult,
-  searchSpaceResult,
-  type SearchPageResult,
-  type SearchSpaceResult,
-} from '../../rest/shapes/content.js';
+import { getSpacePdf, searchOrganization, searchSpace } from '../../upstream/content.js';
+import type {
+  PdfExport as PdfExportAnswer,
+  SEARCH_RESULT_TYPES,
+  SearchPageResult,
+  SearchSpaceResult,
+} from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
 import { linkTo } from '../loaders.js';
 import { OrganizationNode } from '../organizations.js';
@@ -183,14 +181,10 @@ export const PdfExport = builder.objectRef<PdfExportHeld>('PdfExport').implement
   }),
 });
 
-/** Asks the platform for a PDF URL at `path`. */
-export async function pdfExportAt(
-  ctx: GatewayContext,
-  path: string,
-  query: { page?: string | undefined; only?: boolean | undefined },
-): Promise<PdfExportHeld> {
+/** Asks the platform for a PDF URL (`ask` reads it) and notes when it was asked for. */
+export async function pdfExportOf(ask: () => Promise<PdfExportAnswer>): Promise<PdfExportHeld> {
   const askedAt = Date.now();
-  const answer = await ctx.api.get(path, pdfExport, query);
+  const answer = await ask();
   return { url: answer.url, askedAt };
 }
 
@@ -215,9 +209,7 @@ builder.objectFields(SpaceNode, (t) => ({
         }),
       },
       resolve: async (space, args, ctx) => {
-        const connection = await restList(ctx, args, route`/spaces/${space.id}/search`, searchPageResult, {
-          query: searchQuery(args.query),
-        });
+        const connection = await listConnection(args, searchSpace(ctx.api, space.id, searchQuery(args.query)));
         return mapNodes(connection, (pages) =>
           pages.map((page) => ({ ...page, spaceId: space.id, revisionId: space.revision })),
         );
@@ -236,10 +228,9 @@ builder.objectFields(SpaceNode, (t) => ({
     },
     extensions: upstream.fetch(1),
     resolve: (space, args, ctx) =>
-      pdfExportAt(ctx, route`/spaces/${space.id}/pdf`, {
-        page: pdfPage(args.pageId, space.id),
-        only: args.only ?? undefined,
-      }),
+      pdfExportOf(() =>
+        getSpacePdf(ctx.api, space.id, { page: pdfPage(args.pageId, space.id), only: args.only ?? undefined }),
+      ),
   }),
 }));
 
@@ -256,8 +247,7 @@ builder.objectFields(OrganizationNode, (t) => ({
           description: 'Words to find (at most 512 characters); quote a phrase to find it whole.',
         }),
       },
-      resolve: (org, args, ctx) =>
-        restList(ctx, args, route`/orgs/${org.id}/search`, searchSpaceResult, { query: searchQuery(args.query) }),
+      resolve: (org, args, ctx) => listConnection(args, searchOrganization(ctx.api, org.id, searchQuery(args.query))),
     },
     SearchSpaceConnection,
   ),

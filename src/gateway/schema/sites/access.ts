@@ -1,29 +1,38 @@
 import { z } from 'zod';
-import { restList, mapNodes } from '../../connections.js';
+import { listConnection, mapNodes } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
-import { route } from '../../rest/client.js';
 import {
-  adaptiveSchema as adaptiveSchemaShape,
-  publishedSite,
-  publishingAuth,
-  shareLink as shareLinkShape,
-  templateConditions,
   VISITOR_AUTH_BACKENDS,
   type AdaptiveSchema,
   type PublishedSite,
   type PublishingAuth,
   type ShareLink,
-} from '../../rest/shapes/site-access.js';
+} from '../../upstream/shapes/site-access.js';
+import {
+  createShareLink,
+  deleteShareLink,
+  getAdaptiveSchema,
+  getPublishedSite,
+  getVisitorAuth,
+  listShareLinks,
+  listTemplateConditions,
+  readShareLinkPage,
+  regenerateVisitorAuthKey,
+  updateAdaptiveSchema,
+  updateShareLink,
+  updateVisitorAuth,
+} from '../../upstream/site-access.js';
+import type { SiteAddress } from '../../upstream/sites.js';
 import { readOnce } from '../content/revision.js';
 import { builder } from '../builder.js';
 import { linkTo, loadableNode, prime } from '../loaders.js';
 import { declareMutation, inputField } from '../mutations.js';
-import { deletedPayload, objectPayload, payloadType, restBody, restEnum, sendDelete } from '../shared.js';
-import { inSite, naming, siteAfter, siteRefInput, siteTarget, type SiteAddress } from './mutations.js';
-import { SiteRef, primeSites, sitePath, siteKey, type SiteHeld } from './site.js';
+import { deletedPayload, objectPayload, payloadType, restBody, restEnum } from '../shared.js';
+import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
+import { SiteRef, primeSites, siteKey, type SiteHeld } from './site.js';
 import { placeStructure, SiteSpaceRef, SiteStructureUnion, type SiteStructureHeld } from './structure.js';
 
 /**
@@ -49,14 +58,7 @@ function readShareLinks(ctx: GatewayContext, at: SiteAddress): Promise<ShareLink
     const links: ShareLinkHeld[] = [];
     let page: string | undefined;
     do {
-      const answer = await ctx.api.get(
-        sitePath(at.organizationId, at.siteId, '/share-links'),
-        z.object({ items: z.array(shareLinkShape), next: z.object({ page: z.string() }).nullish() }),
-        {
-          limit: 1000,
-          page,
-        },
-      );
+      const answer = await readShareLinkPage(ctx.api, at, page);
       links.push(...answer.items.map((item) => place(item, at)));
       page = answer.next?.page;
     } while (page);
@@ -186,13 +188,7 @@ const SiteAdaptiveSchema = builder.objectRef<AdaptiveHeld>('SiteAdaptiveSchema')
       type: [TemplateCondition],
       description: 'Ready-made conditions, one per claim (and per value of an enum claim).',
       extensions: upstream.fetch(1),
-      resolve: async (a, _args, ctx) =>
-        (
-          await ctx.api.get(
-            sitePath(a.organizationId, a.siteId, '/adaptive-schema/template-conditions'),
-            templateConditions,
-          )
-        ).items,
+      resolve: async (a, _args, ctx) => (await listTemplateConditions(ctx.api, a)).items,
     }),
   }),
 });
@@ -409,12 +405,9 @@ builder.objectFields(SiteRef, (t) => ({
       },
       resolve: async (s, args, ctx) => {
         const at = { organizationId: s.organizationId, siteId: s.id };
-        const connection = await restList(
-          ctx,
+        const connection = await listConnection(
           args,
-          sitePath(at.organizationId, at.siteId, '/share-links'),
-          shareLinkShape,
-          { search: args.search ?? undefined },
+          listShareLinks(ctx.api, at, { search: args.search ?? undefined }),
         );
         return mapNodes(connection, (links) => {
           const held = links.map((link) => place(link, at));
@@ -430,7 +423,7 @@ builder.objectFields(SiteRef, (t) => ({
     nullable: true,
     description: 'How its visitors are authenticated, with the signing key (admins); null with FORBIDDEN for others.',
     extensions: upstream.fetch(1),
-    resolve: (s, _args, ctx) => ctx.api.get(sitePath(s.organizationId, s.id, '/publishing/auth'), publishingAuth),
+    resolve: (s, _args, ctx) => getVisitorAuth(ctx.api, { organizationId: s.organizationId, siteId: s.id }),
   }),
   adaptiveSchema: t.field({
     type: SiteAdaptiveSchema,
@@ -438,9 +431,7 @@ builder.objectFields(SiteRef, (t) => ({
     description: 'What its visitors’ claims may hold; null when it has none. Editors and admins read it.',
     extensions: upstream.fetch(1),
     resolve: async (s, _args, ctx) => {
-      const schema = await orNull(
-        ctx.api.get(sitePath(s.organizationId, s.id, '/adaptive-schema'), adaptiveSchemaShape),
-      );
+      const schema = await orNull(getAdaptiveSchema(ctx.api, { organizationId: s.organizationId, siteId: s.id }));
       return schema && { ...schema, organizationId: s.organizationId, siteId: s.id };
     },
   }),
@@ -465,9 +456,7 @@ async function readProfile(
   at: SiteAddress,
   shareKey: string | null | undefined,
 ): Promise<ProfileHeld> {
-  const profile = await ctx.api.get(sitePath(at.organizationId, at.siteId, '/published'), publishedSite, {
-    shareKey: shareKey ?? undefined,
-  });
+  const profile = await getPublishedSite(ctx.api, at, { shareKey: shareKey ?? undefined });
   // Not primed: other readers see less than members, and the site's structure field is the member's view.
   return { ...profile, ...at, structureHeld: placeStructure(profile.structure, at.organizationId, at.siteId) };
 }
@@ -546,15 +535,8 @@ function linkInSite<
 const ShareLinkPayload = (name: string, description = 'The share link after the change.') =>
   objectPayload(name, 'shareLink', SiteShareLinkRef, description);
 
-async function sendShareLink(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  at: SiteAddress,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: shareLinkShape });
-  const shareLink = place(data, at);
+async function shareLinkPayload(ctx: GatewayContext, at: SiteAddress, written: Promise<ShareLink>) {
+  const shareLink = place(await written, at);
   prime(SiteShareLinkRef, ctx, [shareLink]);
   return { shareLink };
 }
@@ -569,8 +551,7 @@ declareMutation('createSiteShareLink', {
   },
   check: (input) => input.transform(inSite),
   payload: (name) => ShareLinkPayload(name, 'The new share link, with its URL.'),
-  run: (i, ctx) =>
-    sendShareLink(ctx, 'POST', i, sitePath(i.organizationId, i.siteId, '/share-links'), { name: i.name }),
+  run: (i, ctx) => shareLinkPayload(ctx, i, createShareLink(ctx.api, i, { name: i.name })),
 });
 
 declareMutation('updateSiteShareLink', {
@@ -591,12 +572,15 @@ declareMutation('updateSiteShareLink', {
       name?: string | null;
       active?: boolean | null;
     };
-    return sendShareLink(
+    return shareLinkPayload(
       ctx,
-      'PATCH',
       i,
-      sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`),
-      restBody({ name: i.name, active: i.active }, { required: 'Give a name or active' }),
+      updateShareLink(
+        ctx.api,
+        i,
+        i.shareLinkId.id,
+        restBody({ name: i.name, active: i.active }, { required: 'Give a name or active' }),
+      ),
     );
   },
 });
@@ -613,7 +597,7 @@ declareMutation('deleteSiteShareLink', {
   run: async (input, ctx) => {
     const i = input as { organizationId: string; siteId: string; shareLinkId: { id: string } };
     return {
-      ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/share-links/${i.shareLinkId.id}`))),
+      ...(await deleteShareLink(ctx.api, i, i.shareLinkId.id)),
       at: { organizationId: i.organizationId, siteId: i.siteId },
     };
   },
@@ -661,10 +645,10 @@ declareMutation('updateSiteVisitorAuth', {
       { backend: i.backend, fallbackURL: i.fallbackUrl, logoutURL: i.logoutUrl, publicKey: i.publicKey },
       { clearable: ['fallbackURL', 'logoutURL', 'publicKey'] },
     );
-    const { data } = await naming({ fallbackURL: 'fallbackUrl', logoutURL: 'logoutUrl' }, () =>
-      ctx.api.send('PATCH', sitePath(i.organizationId, i.siteId, '/publishing/auth'), { body, schema: publishingAuth }),
+    const visitorAuth = await naming({ fallbackURL: 'fallbackUrl', logoutURL: 'logoutUrl' }, () =>
+      updateVisitorAuth(ctx.api, i, body),
     );
-    return { visitorAuth: data, at: i };
+    return { visitorAuth, at: i };
   },
 });
 
@@ -685,11 +669,7 @@ declareMutation('regenerateSiteVisitorAuthKey', {
       site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => ({
-    visitorAuth: (
-      await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publishing/auth/regenerate'), {
-        schema: publishingAuth,
-      })
-    ).data,
+    visitorAuth: await regenerateVisitorAuthKey(ctx.api, i),
     at: i,
   }),
 });
@@ -717,10 +697,7 @@ declareMutation('updateSiteAdaptiveSchema', {
       site: t.field(siteAfter('The site.')),
     })),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('PUT', sitePath(i.organizationId, i.siteId, '/adaptive-schema'), {
-      body: { jsonSchema: i.jsonSchema },
-      schema: adaptiveSchemaShape,
-    });
+    const data = await updateAdaptiveSchema(ctx.api, i, i.jsonSchema);
     return { adaptiveSchema: { ...data, organizationId: i.organizationId, siteId: i.siteId }, at: i };
   },
 });

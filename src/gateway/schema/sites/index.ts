@@ -14,7 +14,6 @@ export {
   SiteConnection,
   siteKey,
   siteLink,
-  sitePath,
   SiteRef,
   SiteRefValue,
   SiteTypeEnum,

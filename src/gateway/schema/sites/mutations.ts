@@ -3,18 +3,36 @@ import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
-import { route } from '../../rest/client.js';
-import { ROLES } from '../../rest/shapes/common.js';
+import { ROLES } from '../../upstream/shapes/common.js';
 import {
-  publishResult,
   SITE_TYPES,
   SITE_VISIBILITIES,
-  site as siteShape,
-  siteSection as siteSectionShape,
-  siteSectionGroup as siteSectionGroupShape,
-  siteSpace as siteSpaceShape,
-  sortedItem,
-} from '../../rest/shapes/sites.js';
+  type Site,
+  type SiteSection,
+  type SiteSectionGroup,
+  type SiteSpace,
+} from '../../upstream/shapes/sites.js';
+import {
+  addSiteSpace,
+  createSite,
+  createSiteSection,
+  createSiteSectionGroup,
+  deleteSite,
+  deleteSiteSection,
+  deleteSiteSectionGroup,
+  deleteSiteSpace,
+  moveSiteSection,
+  moveSiteSectionGroup,
+  moveSiteSpace,
+  publishSite,
+  type SiteAddress,
+  sortSiteStructure,
+  unpublishSite,
+  updateSite,
+  updateSiteSection,
+  updateSiteSectionGroup,
+  updateSiteSpace,
+} from '../../upstream/sites.js';
 import { PAGE_NODE_TYPENAMES } from '../content/page.js';
 import { revisionPartId } from '../content/revision.js';
 import { declareMutation, inputField } from '../mutations.js';
@@ -28,7 +46,6 @@ import {
   payloadType,
   restBody,
   restEnum,
-  sendDelete,
 } from '../shared.js';
 import {
   primeSites,
@@ -37,7 +54,6 @@ import {
   SiteRefValue,
   siteKey,
   siteLink,
-  sitePath,
   SiteTypeEnum,
   SiteVisibilityEnum,
   type SiteHeld,
@@ -301,11 +317,6 @@ const SectionPayload = (name: string, description = 'The section after the chang
 const GroupPayload = (name: string, description = 'The section group after the change.') =>
   objectPayload(name, 'siteSectionGroup', SiteSectionGroupRef, description);
 
-export interface SiteAddress {
-  organizationId: string;
-  siteId: string;
-}
-
 /** The `site` field of a payload that names its site: read after the write when asked more than its keys. */
 export const siteAfter = (description: string) => ({
   type: SiteRef,
@@ -321,46 +332,24 @@ const deletedFromSite = (name: string, description: string) =>
     site: t.field(siteAfter('The site after the deletion, with its structure.')),
   }));
 
-async function sendSite(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  organizationId: string,
-  path: string,
-  body?: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: siteShape });
-  return { site: primeSites(ctx, organizationId, [data])[0]! };
+async function sitePayload(ctx: GatewayContext, organizationId: string, written: Promise<Site>) {
+  return { site: primeSites(ctx, organizationId, [await written])[0]! };
 }
 
-async function sendSiteSpace(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  at: SiteAddress,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: siteSpaceShape });
-  const siteSpace = placeSiteSpace(data, at.organizationId, at.siteId);
+async function siteSpacePayload(ctx: GatewayContext, at: SiteAddress, written: Promise<SiteSpace>) {
+  const siteSpace = placeSiteSpace(await written, at.organizationId, at.siteId);
   primeSiteItems(ctx, [siteSpace]);
   return { siteSpace };
 }
 
-async function sendSection(
-  ctx: GatewayContext,
-  method: 'POST' | 'PATCH',
-  at: SiteAddress,
-  path: string,
-  body: unknown,
-) {
-  const { data } = await ctx.api.send(method, path, { body, schema: siteSectionShape });
-  const siteSection = placeSection(data, at.organizationId, at.siteId);
+async function sectionPayload(ctx: GatewayContext, at: SiteAddress, written: Promise<SiteSection>) {
+  const siteSection = placeSection(await written, at.organizationId, at.siteId);
   primeSiteItems(ctx, [siteSection]);
   return { siteSection };
 }
 
-async function sendGroup(ctx: GatewayContext, method: 'POST' | 'PATCH', at: SiteAddress, path: string, body: unknown) {
-  const { data } = await ctx.api.send(method, path, { body, schema: siteSectionGroupShape });
-  const siteSectionGroup = placeGroup(data, at.organizationId, at.siteId);
+async function groupPayload(ctx: GatewayContext, at: SiteAddress, written: Promise<SiteSectionGroup>) {
+  const siteSectionGroup = placeGroup(await written, at.organizationId, at.siteId);
   primeSiteItems(ctx, [siteSectionGroup]);
   return { siteSectionGroup };
 }
@@ -389,13 +378,7 @@ declareMutation('createSite', {
   },
   payload: (name) => SitePayload(name, 'The new site.'),
   run: ({ organizationId, spaceIds, ...fields }, ctx) =>
-    sendSite(
-      ctx,
-      'POST',
-      organizationId,
-      route`/orgs/${organizationId}/sites`,
-      restBody({ ...fields, spaces: spaceIds }),
-    ),
+    sitePayload(ctx, organizationId, createSite(ctx.api, organizationId, restBody({ ...fields, spaces: spaceIds }))),
 });
 
 declareMutation('updateSite', {
@@ -470,7 +453,7 @@ declareMutation('updateSite', {
       },
       { clearable: ['defaultLevel', 'proxy', 'hostname'], ...CHANGES_REQUIRED },
     );
-    return sendSite(ctx, 'PATCH', i.organizationId, sitePath(i.organizationId, i.siteId), body);
+    return sitePayload(ctx, i.organizationId, updateSite(ctx.api, i, body));
   },
 });
 
@@ -481,7 +464,7 @@ declareMutation('deleteSite', {
   fields: siteTarget,
   check: (input) => input.transform(inSite),
   payload: (name) => deletedPayload(name, 'True when the site was deleted, false when it did not exist.'),
-  run: (i, ctx) => sendDelete(ctx, sitePath(i.organizationId, i.siteId)),
+  run: (i, ctx) => deleteSite(ctx.api, i),
 });
 
 declareMutation('publishSite', {
@@ -506,9 +489,7 @@ declareMutation('publishSite', {
       }),
     })),
   run: async (i, ctx) => {
-    const { data } = await ctx.api.send('POST', sitePath(i.organizationId, i.siteId, '/publish'), {
-      schema: publishResult,
-    });
+    const data = await publishSite(ctx.api, i);
     if ('sessionId' in data) return { site: siteKey(i.organizationId, i.siteId), checkoutSessionId: data.sessionId };
     return { site: primeSites(ctx, i.organizationId, [data])[0]!, checkoutSessionId: null };
   },
@@ -520,7 +501,7 @@ declareMutation('unpublishSite', {
   fields: siteTarget,
   check: (input) => input.transform(inSite),
   payload: SitePayload,
-  run: (i, ctx) => sendSite(ctx, 'POST', i.organizationId, sitePath(i.organizationId, i.siteId, '/unpublish')),
+  run: (i, ctx) => sitePayload(ctx, i.organizationId, unpublishSite(ctx.api, i)),
 });
 
 // --- Site spaces -------------------------------------------------------------------------------
@@ -575,14 +556,16 @@ declareMutation('addSpaceToSite', {
   payload: (name) => SiteSpacePayload(name, 'The new site space.'),
   run: (i, ctx) =>
     naming({ sectionId: 'siteSectionId' }, () =>
-      sendSiteSpace(
+      siteSpacePayload(
         ctx,
-        'POST',
         i,
-        sitePath(i.organizationId, i.siteId, '/site-spaces'),
-        restBody(
-          { spaceId: i.spaceId, title: i.title, sectionId: i.siteSectionId?.id, draft: i.draft, pageId: i.pageId },
-          { clearable: ['spaceId'] },
+        addSiteSpace(
+          ctx.api,
+          i,
+          restBody(
+            { spaceId: i.spaceId, title: i.title, sectionId: i.siteSectionId?.id, draft: i.draft, pageId: i.pageId },
+            { clearable: ['spaceId'] },
+          ),
         ),
       ),
     ),
@@ -621,21 +604,24 @@ declareMutation('updateSiteSpace', {
   check: (input) => input.superRefine(noNull(['path', 'hidden', 'spaceId', 'draft'])).transform(inSite),
   payload: SiteSpacePayload,
   run: (i, ctx) =>
-    sendSiteSpace(
+    siteSpacePayload(
       ctx,
-      'PATCH',
       i,
-      sitePath(i.organizationId, i.siteId, route`/site-spaces/${i.siteSpaceId.id}`),
-      restBody(
-        {
-          path: i.path,
-          condition: i.condition,
-          pageId: i.pageId,
-          hidden: i.hidden,
-          spaceId: i.spaceId,
-          draft: i.draft,
-        },
-        { clearable: ['condition', 'pageId'], ...CHANGES_REQUIRED },
+      updateSiteSpace(
+        ctx.api,
+        i,
+        i.siteSpaceId.id,
+        restBody(
+          {
+            path: i.path,
+            condition: i.condition,
+            pageId: i.pageId,
+            hidden: i.hidden,
+            spaceId: i.spaceId,
+            draft: i.draft,
+          },
+          { clearable: ['condition', 'pageId'], ...CHANGES_REQUIRED },
+        ),
       ),
     ),
 });
@@ -648,7 +634,7 @@ declareMutation('deleteSiteSpace', {
   check: (input) => input.transform(inSite),
   payload: (name) => deletedFromSite(name, 'True when the site space was removed, false when it did not exist.'),
   run: async (i, ctx) => ({
-    ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/site-spaces/${i.siteSpaceId.id}`))),
+    ...(await deleteSiteSpace(ctx.api, i, i.siteSpaceId.id)),
     at: { organizationId: i.organizationId, siteId: i.siteId },
   }),
 });
@@ -660,9 +646,13 @@ declareMutation('moveSiteSpace', {
   check: (input) => input.superRefine(oneAnchor).transform(inSite),
   payload: SiteSpacePayload,
   run: (i, ctx) =>
-    sendSiteSpace(ctx, 'POST', i, sitePath(i.organizationId, i.siteId, route`/site-spaces/${i.siteSpaceId.id}/move`), {
-      position: position(i, (ref) => ({ type: 'site-space', siteSpace: ref.id })),
-    }),
+    siteSpacePayload(
+      ctx,
+      i,
+      moveSiteSpace(ctx.api, i, i.siteSpaceId.id, {
+        position: position(i, (ref) => ({ type: 'site-space', siteSpace: ref.id })),
+      }),
+    ),
 });
 
 // --- Sections ----------------------------------------------------------------------------------
@@ -706,21 +696,23 @@ declareMutation('createSiteSection', {
   check: (input) => input.superRefine(noNewSpacePage).transform(inSite),
   payload: (name) => SectionPayload(name, 'The new section.'),
   run: (i, ctx) =>
-    sendSection(
+    sectionPayload(
       ctx,
-      'POST',
       i,
-      sitePath(i.organizationId, i.siteId, '/sections'),
-      restBody(
-        {
-          spaceId: i.spaceId,
-          title: i.title,
-          icon: i.icon,
-          draft: i.draft,
-          pageId: i.pageId,
-          siteSectionGroupId: i.siteSectionGroupId?.id,
-        },
-        { clearable: ['spaceId'] },
+      createSiteSection(
+        ctx.api,
+        i,
+        restBody(
+          {
+            spaceId: i.spaceId,
+            title: i.title,
+            icon: i.icon,
+            draft: i.draft,
+            pageId: i.pageId,
+            siteSectionGroupId: i.siteSectionGroupId?.id,
+          },
+          { clearable: ['spaceId'] },
+        ),
       ),
     ),
 });
@@ -773,25 +765,28 @@ declareMutation('updateSiteSection', {
       .transform(inSite),
   payload: SectionPayload,
   run: (i, ctx) =>
-    sendSection(
+    sectionPayload(
       ctx,
-      'PATCH',
       i,
-      sitePath(i.organizationId, i.siteId, route`/sections/${i.siteSectionId.id}`),
-      restBody(
-        {
-          title: i.title,
-          localizedTitle: i.localizedTitle,
-          description: i.description,
-          localizedDescription: i.localizedDescription,
-          path: i.path,
-          icon: i.icon,
-          condition: i.condition,
-          draft: i.draft,
-          defaultSiteSpace: i.defaultSiteSpaceId?.id,
-          siteSectionGroupId: i.siteSectionGroupId === null ? null : i.siteSectionGroupId?.id,
-        },
-        { clearable: ['description', 'icon', 'condition', 'siteSectionGroupId'], ...CHANGES_REQUIRED },
+      updateSiteSection(
+        ctx.api,
+        i,
+        i.siteSectionId.id,
+        restBody(
+          {
+            title: i.title,
+            localizedTitle: i.localizedTitle,
+            description: i.description,
+            localizedDescription: i.localizedDescription,
+            path: i.path,
+            icon: i.icon,
+            condition: i.condition,
+            draft: i.draft,
+            defaultSiteSpace: i.defaultSiteSpaceId?.id,
+            siteSectionGroupId: i.siteSectionGroupId === null ? null : i.siteSectionGroupId?.id,
+          },
+          { clearable: ['description', 'icon', 'condition', 'siteSectionGroupId'], ...CHANGES_REQUIRED },
+        ),
       ),
     ),
 });
@@ -804,7 +799,7 @@ declareMutation('deleteSiteSection', {
   check: (input) => input.transform(inSite),
   payload: (name) => deletedFromSite(name, 'True when the section was deleted, false when it did not exist.'),
   run: async (i, ctx) => ({
-    ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/sections/${i.siteSectionId.id}`))),
+    ...(await deleteSiteSection(ctx.api, i, i.siteSectionId.id)),
     at: { organizationId: i.organizationId, siteId: i.siteId },
   }),
 });
@@ -817,9 +812,13 @@ declareMutation('moveSiteSection', {
   check: (input) => input.superRefine(oneAnchor).transform(inSite),
   payload: SectionPayload,
   run: (i, ctx) =>
-    sendSection(ctx, 'POST', i, sitePath(i.organizationId, i.siteId, route`/sections/${i.siteSectionId.id}/move`), {
-      position: position(i, (ref) => ({ type: 'site-section', siteSection: ref.id })),
-    }),
+    sectionPayload(
+      ctx,
+      i,
+      moveSiteSection(ctx.api, i, i.siteSectionId.id, {
+        position: position(i, (ref) => ({ type: 'site-section', siteSection: ref.id })),
+      }),
+    ),
 });
 
 // --- Section groups ----------------------------------------------------------------------------
@@ -855,18 +854,20 @@ declareMutation('createSiteSectionGroup', {
   payload: (name) => GroupPayload(name, 'The new section group.'),
   run: (i, ctx) =>
     naming({ sections: 'siteSectionIds' }, () =>
-      sendGroup(
+      groupPayload(
         ctx,
-        'POST',
         i,
-        sitePath(i.organizationId, i.siteId, '/section-groups'),
-        restBody({
-          title: i.title,
-          icon: i.icon,
-          sections: i.siteSectionIds?.map((ref) => ref.id),
-          parent: i.parentId?.id,
-          draft: i.draft,
-        }),
+        createSiteSectionGroup(
+          ctx.api,
+          i,
+          restBody({
+            title: i.title,
+            icon: i.icon,
+            sections: i.siteSectionIds?.map((ref) => ref.id),
+            parent: i.parentId?.id,
+            draft: i.draft,
+          }),
+        ),
       ),
     ),
 });
@@ -895,20 +896,23 @@ declareMutation('updateSiteSectionGroup', {
   payload: GroupPayload,
   run: (i, ctx) =>
     naming({ parentSectionGroupId: 'parentId' }, () =>
-      sendGroup(
+      groupPayload(
         ctx,
-        'PATCH',
         i,
-        sitePath(i.organizationId, i.siteId, route`/section-groups/${i.siteSectionGroupId.id}`),
-        restBody(
-          {
-            title: i.title,
-            localizedTitle: i.localizedTitle,
-            icon: i.icon,
-            draft: i.draft,
-            parentSectionGroupId: i.parentId === null ? null : i.parentId?.id,
-          },
-          { clearable: ['icon', 'parentSectionGroupId'], ...CHANGES_REQUIRED },
+        updateSiteSectionGroup(
+          ctx.api,
+          i,
+          i.siteSectionGroupId.id,
+          restBody(
+            {
+              title: i.title,
+              localizedTitle: i.localizedTitle,
+              icon: i.icon,
+              draft: i.draft,
+              parentSectionGroupId: i.parentId === null ? null : i.parentId?.id,
+            },
+            { clearable: ['icon', 'parentSectionGroupId'], ...CHANGES_REQUIRED },
+          ),
         ),
       ),
     ),
@@ -921,7 +925,7 @@ declareMutation('deleteSiteSectionGroup', {
   check: (input) => input.transform(inSite),
   payload: (name) => deletedFromSite(name, 'True when the group was deleted, false when it did not exist.'),
   run: async (i, ctx) => ({
-    ...(await sendDelete(ctx, sitePath(i.organizationId, i.siteId, route`/section-groups/${i.siteSectionGroupId.id}`))),
+    ...(await deleteSiteSectionGroup(ctx.api, i, i.siteSectionGroupId.id)),
     at: { organizationId: i.organizationId, siteId: i.siteId },
   }),
 });
@@ -936,14 +940,12 @@ declareMutation('moveSiteSectionGroup', {
   check: (input) => input.superRefine(oneAnchor).transform(inSite),
   payload: GroupPayload,
   run: (i, ctx) =>
-    sendGroup(
+    groupPayload(
       ctx,
-      'POST',
       i,
-      sitePath(i.organizationId, i.siteId, route`/section-groups/${i.siteSectionGroupId.id}/move`),
-      {
+      moveSiteSectionGroup(ctx.api, i, i.siteSectionGroupId.id, {
         position: position(i, (ref) => ({ type: restType(ref, 'SiteSectionGroup'), id: ref.id })),
-      },
+      }),
     ),
 });
 
@@ -1024,12 +1026,9 @@ declareMutation('sortSiteStructure', {
     })),
   run: async (i, ctx) => {
     const kind = (i.itemId.typename as StructureTypename | undefined) ?? TYPENAME_OF_KIND[i.itemKind!];
-    const { data } = await ctx.api.send('PATCH', sitePath(i.organizationId, i.siteId, '/structure/sort'), {
-      body: {
-        item: { type: REST_TYPES[kind], id: i.itemId.id },
-        position: position(i, (ref) => ({ type: restType(ref, kind), id: ref.id })),
-      },
-      schema: sortedItem,
+    const data = await sortSiteStructure(ctx.api, i, {
+      item: { type: REST_TYPES[kind], id: i.itemId.id },
+      position: position(i, (ref) => ({ type: restType(ref, kind), id: ref.id })),
     });
     const at = { organizationId: i.organizationId, siteId: i.siteId };
     switch (data.object) {

@@ -1,13 +1,13 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { mapNodes, restList, type ConnectionArgs } from '../../connections.js';
+import { listConnection, mapNodes, type ConnectionArgs } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
 import { selectsOnlyKeys } from '../../links.js';
-import { route } from '../../rest/client.js';
-import { type SITE_TYPES, type SITE_VISIBILITIES, site as siteShape, type Site } from '../../rest/shapes/sites.js';
-import type { Space } from '../../rest/shapes/spaces.js';
+import type { SITE_TYPES, SITE_VISIBILITIES, Site } from '../../upstream/shapes/sites.js';
+import { getSite, listSites as listSitesUpstream } from '../../upstream/sites.js';
+import type { Space } from '../../upstream/shapes/spaces.js';
 import { builder } from '../builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from '../loaders.js';
 import { DefaultContentType, OrganizationNode } from '../organizations.js';
@@ -23,15 +23,11 @@ import { SpaceNode } from '../spaces.js';
 export type SiteHeld = InOrganization<Site>;
 
 export const SiteRef = organizationNode<Site>('Site', (organizationId, siteId, ctx) =>
-  ctx.api.get(route`/orgs/${organizationId}/sites/${siteId}`, siteShape),
+  getSite(ctx.api, { organizationId, siteId }),
 );
 
 /** The loader key (and global ID payload) of a site. */
 export const siteKey = (organizationId: string, siteId: string) => compositeKey(organizationId, siteId);
-
-/** The REST path of a site, or of something under it (`suffix`, starting with `/`). */
-export const sitePath = (organizationId: string, siteId: string, suffix = '') =>
-  route`/orgs/${organizationId}/sites/${siteId}` + suffix;
 
 /** Puts sites of `organizationId` that arrived in a list or a write answer into the loader; returns them as held. */
 export function primeSites(ctx: GatewayContext, organizationId: string, sites: Iterable<Site>): SiteHeld[] {
@@ -255,11 +251,14 @@ interface SiteFilters {
 
 /** A page of the sites of `organizationId`, filtered as REST filters them; they are kept for links. */
 async function listSites(ctx: GatewayContext, organizationId: string, args: ConnectionArgs, filters: SiteFilters) {
-  const connection = await restList(ctx, args, route`/orgs/${organizationId}/sites`, siteShape, {
-    space: filters.space,
-    title: filters.title ?? undefined,
-    published: filters.published ?? undefined,
-  });
+  const connection = await listConnection(
+    args,
+    listSitesUpstream(ctx.api, organizationId, {
+      space: filters.space,
+      title: filters.title ?? undefined,
+      published: filters.published ?? undefined,
+    }),
+  );
   return mapNodes(connection, (sites) => primeSites(ctx, organizationId, sites));
 }
 

@@ -1,27 +1,24 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { mapNodes, restList } from '../../connections.js';
+import { listConnection, mapNodes } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, splitKey } from '../../ids.js';
-import {
-  siteSection as siteSectionShape,
-  siteSectionGroup as siteSectionGroupShape,
-  siteSpace as siteSpaceShape,
-  siteStructure as siteStructureShape,
-  type SectionLevelItem,
-  type SiteExternalLink,
-  type SiteSection,
-  type SiteSectionGroup,
-  type SiteSpace,
-  type SiteStructure,
-} from '../../rest/shapes/sites.js';
+import type {
+  SectionLevelItem,
+  SiteExternalLink,
+  SiteSection,
+  SiteSectionGroup,
+  SiteSpace,
+  SiteStructure,
+} from '../../upstream/shapes/sites.js';
+import { getSiteStructure, listSiteSectionGroups, listSiteSections, listSiteSpaces } from '../../upstream/sites.js';
 import { builder } from '../builder.js';
 import { PageInterface } from '../content/page.js';
 import { lightRevision, treeIndex, type PageHeld } from '../content/revision.js';
 import { linkTo, loadableNode, prime, type Loadable } from '../loaders.js';
 import { SpaceNode } from '../spaces.js';
-import { SiteRef, siteLink, sitePath, type SiteHeld } from './site.js';
+import { SiteRef, siteLink, type SiteHeld } from './site.js';
 
 /**
  * The structure of a docs site: site spaces at its root, or sections (each holding site spaces,
@@ -181,7 +178,7 @@ export async function readSiteStructure(
   organizationId: string,
   siteId: string,
 ): Promise<SiteStructureHeld> {
-  const raw = await ctx.api.get(sitePath(organizationId, siteId, '/structure'), siteStructureShape);
+  const raw = await getSiteStructure(ctx.api, { organizationId, siteId });
   let structure = held.get(raw);
   if (!structure) {
     structure = placeStructure(raw, organizationId, siteId);
@@ -503,14 +500,15 @@ builder.objectFields(SiteRef, (t) => ({
         }),
       },
       resolve: async (site: SiteHeld, args, ctx) => {
-        const connection = await restList(
-          ctx,
+        const connection = await listConnection(
           args,
-          sitePath(site.organizationId, site.id, '/site-spaces'),
-          siteSpaceShape,
-          {
-            default: args.default ?? undefined,
-          },
+          listSiteSpaces(
+            ctx.api,
+            { organizationId: site.organizationId, siteId: site.id },
+            {
+              default: args.default ?? undefined,
+            },
+          ),
         );
         return mapNodes(connection, (items) => {
           const placed = items.map((item) => placeSiteSpace(item, site.organizationId, site.id));
@@ -526,11 +524,9 @@ builder.objectFields(SiteRef, (t) => ({
       type: SiteSectionRef,
       description: 'Its sections, groups entered, in display order; empty for a site without sections.',
       resolve: async (site: SiteHeld, args, ctx) => {
-        const connection = await restList(
-          ctx,
+        const connection = await listConnection(
           args,
-          sitePath(site.organizationId, site.id, '/sections'),
-          siteSectionShape,
+          listSiteSections(ctx.api, { organizationId: site.organizationId, siteId: site.id }),
         );
         return mapNodes(connection, (items) => {
           const placed = items.map((item) => placeSection(item, site.organizationId, site.id));
@@ -546,11 +542,9 @@ builder.objectFields(SiteRef, (t) => ({
       type: SiteSectionGroupRef,
       description: 'Its section groups, depth first in display order (a group before the groups it holds).',
       resolve: async (site: SiteHeld, args, ctx) => {
-        const connection = await restList(
-          ctx,
+        const connection = await listConnection(
           args,
-          sitePath(site.organizationId, site.id, '/section-groups'),
-          siteSectionGroupShape,
+          listSiteSectionGroups(ctx.api, { organizationId: site.organizationId, siteId: site.id }),
         );
         return mapNodes(connection, (items) => {
           const placed = items.map((item) => placeGroup(item, site.organizationId, site.id));

@@ -46,6 +46,20 @@ function pageOf<T extends z.ZodType>(item: T) {
 }
 export type Page<T> = { next?: { page: string } | null | undefined; count: number; items: T[] };
 
+/**
+ * A REST list as an upstream module declares it (`restPages`): its path, item shape and filters
+ * bound, read one page at a time by a connection (`listConnection`).
+ */
+export interface RestPages<T> {
+  /** One page: `page` is a token from a previous `next.page` (undefined for the start), `limit` 1 to 1000. */
+  read(page: string | undefined, limit: number): Promise<Page<T>>;
+  /**
+   * The first page for a caller that needs only its `count` (and whether it has items): a first
+   * page of the same list that the request reads anyway serves it, else a page of one item.
+   */
+  first(): Promise<Page<T>>;
+}
+
 export const user = z.object({
   object: z.literal('user').optional(),
   id: z.string(),

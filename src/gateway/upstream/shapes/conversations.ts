@@ -47,6 +47,7 @@ export type ConversationIssue = z.infer<typeof conversationIssue>;
 
 /** An issue with its conversation: the item of issue lists and reads. */
 export const issueItem = z.object({ issue: conversationIssue, conversation });
+export type IssueItem = z.infer<typeof issueItem>;
 
 export const issuesCluster = z.object({
   object: z.literal('issues-cluster'),

@@ -263,3 +263,4 @@ export type SearchSpaceResult = z.infer<typeof searchSpaceResult>;
 
 /** A temporary URL that prints content as a PDF (signed, valid one hour: kept whole). */
 export const pdfExport = z.object({ url: z.string() });
+export type PdfExport = z.infer<typeof pdfExport>;
