@@ -6,15 +6,13 @@ import Fastify, {
   type FastifyReply,
   type FastifyServerOptions,
 } from 'fastify';
-import { Access } from './access.js';
+import { authenticate, type RequestContext } from './context.js';
 import { ApiError } from './http.js';
-import type { UserRow } from './rows.js';
-import { linksFor, type Links } from './serialize.js';
 import type { Db } from './store/db.js';
-import { collectionRoutes } from './routes/collections.js';
-import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
-import { memberRoutes } from './routes/members.js';
-import { organizationRoutes } from './routes/organizations.js';
+import { collectionRoutes } from './collections/routes.js';
+import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
+import { memberRoutes } from './members/routes.js';
+import { organizationRoutes } from './organizations/routes.js';
 import {
   contentRoutes,
   DOWNLOAD_ROUTE,
@@ -22,24 +20,20 @@ import {
   PDF_ROUTE,
   pdfDownloadRoutes,
   pdfRoutes,
-} from './routes/content.js';
-import { searchRoutes } from './routes/search.js';
-import { changeRequestRoutes } from './routes/change-requests.js';
-import { changeRequestContentRoutes } from './routes/change-request-content.js';
-import { gitRoutes } from './routes/git.js';
-import { siteRoutes } from './routes/sites.js';
-import { readSiteToken, siteTokenHolds } from './sites/visitors.js';
-import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
-import { visitorContentReader } from './sites/visitor-view.js';
-import { storedContentReader, type ContentReader } from './content/reader.js';
-import { siteAccessRoutes } from './routes/site-access.js';
-import { urlRoutes } from './routes/urls.js';
-import { samlRoutes } from './routes/saml.js';
-import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
-import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './routes/openapi.js';
-import { computedRoutes } from './routes/computed.js';
+} from './content/routes.js';
+import { searchRoutes } from './content/search-routes.js';
+import { changeRequestRoutes } from './change-requests/routes.js';
+import { changeRequestContentRoutes } from './change-requests/content-routes.js';
+import { gitRoutes } from './git/routes.js';
+import { siteRoutes } from './sites/routes.js';
+import { siteAccessRoutes } from './sites/access-routes.js';
+import { urlRoutes } from './urls/routes.js';
+import { samlRoutes } from './sso/routes.js';
+import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './fonts/routes.js';
+import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './openapi/routes.js';
+import { computedRoutes } from './openapi/computed-routes.js';
 import { registerConversations, queuePendingClustering } from './conversations/resume.js';
-import { conversationRoutes } from './routes/conversations.js';
+import { conversationRoutes } from './conversations/routes.js';
 import {
   DEFAULT_FETCH_TIMEOUT_MS,
   DEFAULT_REFRESH_HOURS,
@@ -47,8 +41,8 @@ import {
   type OpenAPIRefresher,
 } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
-import { translationRoutes } from './routes/translations.js';
-import { integrationAssetRoutes, integrationRoutes } from './routes/integrations.js';
+import { translationRoutes } from './translations/routes.js';
+import { integrationAssetRoutes, integrationRoutes } from './integrations/routes.js';
 import { ASSET_ROUTE } from './integrations/store.js';
 import {
   DEFAULT_DELIVERY_RETRY_BASE_MS,
@@ -60,29 +54,11 @@ import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
 import { JobQueue } from './jobs.js';
 import { SpecReader } from './openapi/reader.js';
-import { spaceRoutes } from './routes/spaces.js';
-import { teamRoutes } from './routes/teams.js';
-import { userRoutes } from './routes/users.js';
-
-/** What a route handler knows about the caller. */
-export interface RequestContext {
-  db: Db;
-  user: UserRow;
-  access: Access;
-  links: Links;
-  /** What the caller reads of content: the stored content, or a site visitor's view of it. */
-  content: ContentReader;
-  /**
-   * Set when the bearer is a visitor of a published site, with the API token a resolved URL gave
-   * them: their site and claims (which evaluated content reads).
-   */
-  visitor?: { site: string; organization: string; claims: Record<string, unknown> };
-}
+import { spaceRoutes } from './spaces/routes.js';
+import { teamRoutes } from './teams/routes.js';
+import { userRoutes } from './users/routes.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    ctx: RequestContext;
-  }
   interface FastifyInstance {
     /** Requests answered since start (or the last `resetStats`), for tests and benchmarks. */
     stats: PlatformStats;
@@ -190,26 +166,6 @@ export interface PlatformAnswer {
   contentType: string | undefined;
   /** The body as sent; undefined when there is none. */
   body: string | undefined;
-}
-
-/**
- * The token of an `Authorization: Bearer <token>` header, else a 401 that says what is wrong
- * without repeating the header, which may hold a credential.
- */
-export function bearerToken(header: string | string[] | undefined): string {
-  const value = typeof header === 'string' ? header.trim() : '';
-  if (value === '') throw new ApiError(401, 'Missing authorization: send "Authorization: Bearer <token>"');
-  const [scheme = '', ...rest] = value.split(/\s+/);
-  if (scheme.toLowerCase() !== 'bearer') {
-    throw new ApiError(
-      401,
-      'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"',
-    );
-  }
-  if (rest.length !== 1) {
-    throw new ApiError(401, 'Malformed authorization: send "Authorization: Bearer <token>" with a single token');
-  }
-  return rest[0]!;
 }
 
 /**
@@ -417,48 +373,14 @@ export function createPlatform({
     return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
   });
 
-  const findToken = db.prepare('SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?');
-
-  const storedContent = storedContentReader(db);
-  app.addHook('preHandler', async (request) => {
-    // Health checks, signed downloads and signed uploads need no token.
-    if (
-      HEALTH_PATHS.has(request.routeOptions.url ?? '') ||
-      request.routeOptions.url === DOWNLOAD_ROUTE ||
-      request.routeOptions.url === PDF_ROUTE ||
-      request.routeOptions.url === UPLOAD_ROUTE ||
-      request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE ||
-      request.routeOptions.url === ASSET_ROUTE
-    )
-      return;
-    const token = bearerToken(request.headers.authorization);
-    const user = findToken.get(token) as UserRow | undefined;
-    const origin = `${request.protocol}://${request.host}`;
-    const links = linksFor(origin);
-    if (user) {
-      request.ctx = { db, user, access: new Access(db, user), links, content: storedContent };
-      return;
-    }
-    // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).
-    const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
-    if (!site) throw new ApiError(401, 'Invalid or revoked API token');
-    if (!siteTokenHolds(db, site))
-      throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
-    // Only the routes that read through the visitor's view serve them (see OPEN_TO_VISITORS).
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config.visitors !== true) {
-      throw new ApiError(403, 'A site visitor token reads published content only');
-    }
-    const visitor = visitorUser(site, new Date().toISOString());
-    const claims = site.claims ?? {};
-    request.ctx = {
+  // Health checks, signed downloads and signed uploads need no token.
+  app.addHook(
+    'preHandler',
+    authenticate(
       db,
-      user: visitor,
-      access: new SiteVisitorAccess(db, visitor, site),
-      links,
-      content: visitorContentReader(db, claims),
-      visitor: { site: site.site, organization: site.organization, claims },
-    };
-  });
+      new Set([...HEALTH_PATHS, DOWNLOAD_ROUTE, PDF_ROUTE, UPLOAD_ROUTE, OPENAPI_DOWNLOAD_ROUTE, ASSET_ROUTE]),
+    ),
+  );
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {

@@ -1,7 +1,8 @@
 import type { Access } from '../access.js';
 import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
-import { userJson, type Links } from '../serialize.js';
+import { userJson } from '../users/json.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 
 /**

@@ -1,5 +1,5 @@
 import { imageSize } from 'image-size';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { getBlob, putBlob } from './blobs.js';
 import type { ContentFile } from './revisions.js';

@@ -1,4 +1,4 @@
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import { DEFAULT_LAYOUT, type ContentPage, type Revision, type RevisionContent } from './revisions.js';
 
 /**

@@ -2,7 +2,7 @@ import { ApiError, badRequest, newId, notFound, now, overLimit, preconditionFail
 import { getBlob, putBlob } from '../content/blobs.js';
 import { downloadUrl } from '../content/files.js';
 import { sign, verify } from '../content/signing.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { checkFontFile, FONT_CONTENT_TYPES, FontFileError, minimalWoff2, type FontFormat } from './woff.js';
 

@@ -10,7 +10,7 @@ import {
   postUrl,
   publicAddresses,
 } from '../outbound.js';
-import { linksFor, type Links } from '../serialize.js';
+import { linksFor, type Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { appendTrace, findEvent, log, payloadJson, setDispatcher, watchSpaceContent, type EventRow } from './events.js';
 import { contentInstallationJson, coveredTarget, findInstallation, installationJson } from './installations.js';

@@ -1,7 +1,8 @@
 import { onCurrentRevision } from '../content/current.js';
 import { newId, now, pageOf, type PageWindow } from '../http.js';
 import type { UserRow } from '../rows.js';
-import { userJson, type Links } from '../serialize.js';
+import { userJson } from '../users/json.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import type { IntegrationRow } from './store.js';
 

@@ -1,7 +1,8 @@
 import type { Access } from '../access.js';
 import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { spaceJson, type Links } from '../serialize.js';
+import { spaceJson } from '../spaces/json.js';
+import type { Links } from '../links.js';
 import { siteJson, type SiteRow } from '../sites/store.js';
 import type { Db } from '../store/db.js';
 import { recordEvent } from './events.js';

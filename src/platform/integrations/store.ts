@@ -3,7 +3,8 @@ import { atLeast, type Access } from '../access.js';
 import { sign, verify } from '../content/signing.js';
 import { badRequest, conflict, forbidden, laterThan, newId, notFound, notFoundInBody, now } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
-import { organizationJson, type Links } from '../serialize.js';
+import { organizationJson } from '../organizations/json.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { decryptValue, encryptValue } from './secrets.js';
 

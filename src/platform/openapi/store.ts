@@ -3,7 +3,7 @@ import { sign, verify } from '../content/signing.js';
 import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import { fetchUrl, OutboundError } from '../outbound.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { rememberDocument, versionDocument } from './documents.js';
 import { MAX_PROBLEMS, textHash, type SpecFormat, type SpecProblem, type SpecReading } from './parse.js';

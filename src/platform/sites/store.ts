@@ -1,7 +1,7 @@
 import { atLeast, type Access, type Role } from '../access.js';
 import { badRequest, conflict, laterThan, newId, notFound, now } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { slugify } from '../content/document.js';
 

@@ -1,7 +1,8 @@
 import type { Access } from '../access.js';
 import { badRequest, conflict, newId, notFound, now } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { spaceJson, type Links } from '../serialize.js';
+import { spaceJson } from '../spaces/json.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { slugify } from '../content/document.js';
 import { loadRevision } from '../content/revisions.js';

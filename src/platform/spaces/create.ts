@@ -1,5 +1,5 @@
 import { newId, now } from '../http.js';
-import { endPosition } from '../routes/positions.js';
+import { endPosition } from '../tree/positions.js';
 import type { Db } from '../store/db.js';
 import { storeFirstRevision } from '../content/revisions.js';
 

@@ -2,7 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import type { Role } from '../access.js';
 import { badRequest, laterThan, newId, notFound, now } from '../http.js';
 import type { OrganizationRow, TeamRow } from '../rows.js';
-import { teamJson, type Links } from '../serialize.js';
+import { teamJson } from '../teams/json.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 
 /**

@@ -15,7 +15,7 @@ import { newId, now } from '../http.js';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
 import { runAtOnce, runInSlices, writeInSlices, type Steps } from '../slices.js';
 import type { SpaceRow } from '../rows.js';
-import { applyOrder, planPlacement } from '../routes/positions.js';
+import { applyOrder, planPlacement } from '../tree/positions.js';
 import { insertSpace } from '../spaces/create.js';
 import type { Db } from '../store/db.js';
 import { documentSlots, TextSlots, wordCount } from './extract.js';

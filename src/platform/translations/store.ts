@@ -1,8 +1,8 @@
 import { badRequest, conflict, newId, notFound, now } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { normalizedDocument } from '../routes/schemas.js';
-import type { Links } from '../serialize.js';
+import { normalizedDocument } from '../schemas.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { onCurrentRevision } from '../content/current.js';
 

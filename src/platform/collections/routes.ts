@@ -1,0 +1,404 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { Access, demand, type Role } from '../access.js';
+import {
+  badRequest,
+  booleanParam,
+  conflict,
+  forbidden,
+  laterThan,
+  notFound,
+  notFoundInBody,
+  now,
+  newId,
+  pageFromArray,
+  pageParams,
+  pageQuery,
+  pageWindow,
+  parseBody,
+  parseQuery,
+  preconditionFailed,
+  sendDeleted,
+} from '../http.js';
+import type { CollectionRow, OrganizationRow, SpaceRow, UserRow } from '../rows.js';
+import { collectionJson } from './json.js';
+import { spaceJson } from '../spaces/json.js';
+import { userJson } from '../users/json.js';
+import type { Links } from '../links.js';
+import type { Db } from '../store/db.js';
+import { updateRow } from '../store/update.js';
+import { collectionSubtree, endPosition, moveItem, requireTargetCollection } from '../tree/positions.js';
+import { rowsById, treeOrder } from '../tree/order.js';
+import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from '../schemas.js';
+import { settleTransferredContent } from '../tree/transfer.js';
+
+const collectionTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
+
+const createCollectionBody = z.strictObject({
+  title: collectionTitle.optional(),
+  parent: z.string().min(1, 'must be a collection id').optional(),
+});
+
+const updateCollectionBody = z
+  .strictObject({
+    title: collectionTitle,
+    description: z.string().max(100, 'must be at most 100 characters').nullable(),
+    defaultLevel: defaultLevelSchema,
+  })
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, 'must set at least one of title, description, defaultLevel');
+
+const moveCollectionBody = z
+  .strictObject({
+    parent: z.string().min(1, 'must be a collection id or null').nullable(),
+    position: movePositionSchema,
+  })
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, 'must set parent or position');
+
+const transferCollectionBody = z.strictObject({
+  organization: z.string({ message: 'is required: the id of the target organization' }).min(1),
+});
+
+const idList = z.array(z.string().min(1, 'must not contain empty ids'));
+
+const inviteBody = z
+  .strictObject({
+    role: roleOrGuestSchema,
+    users: idList.optional(),
+    teams: idList.optional(),
+  })
+  .refine((body) => (body.users?.length ?? 0) + (body.teams?.length ?? 0) > 0, 'must list at least one user or team');
+
+const updateUserPermissionBody = z.strictObject({
+  role: roleOrGuestSchema,
+});
+
+const listCollectionsQuery = z.object({ ...pageParams, nested: booleanParam.optional() });
+const aggregateQuery = z.object({ ...pageParams, role: roleSchema.optional() });
+
+type CollectionParams = { Params: { collectionId: string } };
+type CollectionUserParams = { Params: { collectionId: string; userId: string } };
+
+/**
+ * Collections and collection users group: list/create in an organization, get, update, delete,
+ * list spaces, move, transfer, and the direct user/team grants on a collection.
+ */
+export function collectionRoutes(app: FastifyInstance): void {
+  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request) => {
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId);
+    const query = parseQuery(listCollectionsQuery, request.query);
+    const window = pageWindow(query);
+    const nested = query.nested ?? true;
+    const visible = treeOrder(db, org.id)
+      .collections.filter((collection) => nested || collection.parent_id === null)
+      .map((collection) => ({ collection, role: access.collectionRole(collection) }))
+      .filter((entry) => entry.role !== null);
+    const page = pageFromArray(visible, window);
+    const rows = rowsById<CollectionRow>(
+      db,
+      'collections',
+      page.items.map((entry) => entry.collection.id),
+    );
+    return {
+      ...page,
+      items: page.items.map(({ collection, role }) => collectionJson(rows.get(collection.id)!, role, links)),
+    };
+  });
+
+  app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId, 'create');
+    const body = parseBody(createCollectionBody, request.body);
+    const parent = body.parent ? requireTargetCollection(access, org.id, body.parent) : null;
+    const id = newId();
+    const at = now();
+    db.prepare(
+      `INSERT INTO collections (id, org_id, parent_id, title, description, default_level, position, created_at, updated_at)
+       VALUES (?, ?, ?, ?, NULL, 'inherit', ?, ?, ?)`,
+    ).run(
+      id,
+      org.id,
+      parent?.id ?? null,
+      body.title ?? 'Untitled',
+      endPosition(db, org.id, parent?.id ?? null),
+      at,
+      at,
+    );
+    const created = loadCollection(db, id);
+    reply.code(201).header('location', `${links.api}/collections/${id}`);
+    return collectionJson(created, access.collectionRole(created), links);
+  });
+
+  app.get<CollectionParams>('/collections/:collectionId', async (request) => {
+    const { access, links } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    return collectionJson(collection, role, links);
+  });
+
+  app.delete<CollectionParams>('/collections/:collectionId', async (request, reply) => {
+    const { db, access } = request.ctx;
+    const collection = db.prepare('SELECT * FROM collections WHERE id = ?').get(request.params.collectionId) as
+      | CollectionRow
+      | undefined;
+    const role = collection ? access.collectionRole(collection) : null;
+    if (!collection || role === null) return sendDeleted(reply, false);
+    demand(role, 'admin', 'Deleting a collection');
+    deleteCollectionTree(db, collection);
+    return sendDeleted(reply, true);
+  });
+
+  app.patch<CollectionParams>('/collections/:collectionId', async (request) => {
+    const { db, access, user, links } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    demand(role, 'admin', 'Updating a collection');
+    const body = parseBody(updateCollectionBody, request.body);
+    updateRow(db, 'collections', collection.id, {
+      title: body.title,
+      description: body.description,
+      default_level: body.defaultLevel,
+      updated_at: laterThan(collection.updated_at),
+    });
+    return collectionAnswer(db, user, collection.id, links);
+  });
+
+  app.get<CollectionParams>('/collections/:collectionId/spaces', async (request) => {
+    const { db, access, links } = request.ctx;
+    const { collection } = access.requireCollection(request.params.collectionId);
+    const window = pageWindow(parseQuery(pageQuery, request.query));
+    const spaces = db
+      .prepare('SELECT * FROM spaces WHERE parent_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id')
+      .all(collection.id) as SpaceRow[];
+    const visible = spaces
+      .map((space) => ({ space, role: access.spaceRole(space) }))
+      .filter(({ space, role }) => access.canViewSpace(space, role));
+    return pageFromArray(visible, window, ({ space, role }) => spaceJson(space, role, links));
+  });
+
+  app.post<CollectionParams>('/collections/:collectionId/move', async (request) => {
+    const { db, access, user, links } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    demand(role, 'admin', 'Moving a collection');
+    const body = parseBody(moveCollectionBody, request.body);
+    let parentId = collection.parent_id;
+    if (body.parent !== undefined) {
+      if (body.parent === null) {
+        access.requireOrg(collection.org_id, 'create');
+        parentId = null;
+      } else {
+        const target = requireTargetCollection(access, collection.org_id, body.parent);
+        if (collectionSubtree(db, collection.id).includes(target.id)) {
+          throw badRequest(
+            'Invalid body field "parent": cannot move a collection into itself or one of its descendants',
+          );
+        }
+        parentId = target.id;
+      }
+    }
+    moveItem(db, 'collection', collection, parentId, body.position);
+    return collectionAnswer(db, user, collection.id, links);
+  });
+
+  app.post<CollectionParams>('/collections/:collectionId/transfer', async (request) => {
+    const { db, access, user, links } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    demand(role, 'admin', 'Transferring a collection');
+    const body = parseBody(transferCollectionBody, request.body);
+    const target = db.prepare('SELECT * FROM organizations WHERE id = ?').get(body.organization) as
+      | OrganizationRow
+      | undefined;
+    if (!target || access.orgRole(target.id) === undefined) {
+      throw notFoundInBody('Target organization', 'organization', body.organization);
+    }
+    if (target.id === collection.org_id) throw conflict('The collection already belongs to that organization');
+    if (access.orgRole(target.id) !== 'admin') {
+      throw preconditionFailed('The collection cannot be moved: you must be an admin of the target organization');
+    }
+    db.transaction(() => {
+      const ids = collectionSubtree(db, collection.id);
+      const marks = ids.map(() => '?').join(',');
+      const spaceIds = (
+        db.prepare(`SELECT id FROM spaces WHERE parent_id IN (${marks})`).all(...ids) as Array<{ id: string }>
+      ).map((row) => row.id);
+      const position = endPosition(db, target.id, null);
+      db.prepare(`UPDATE collections SET org_id = ? WHERE id IN (${marks})`).run(target.id, ...ids);
+      db.prepare('UPDATE collections SET parent_id = NULL, position = ?, updated_at = ? WHERE id = ?').run(
+        position,
+        laterThan(collection.updated_at),
+        collection.id,
+      );
+      if (spaceIds.length) {
+        db.prepare(`UPDATE spaces SET org_id = ? WHERE id IN (${spaceIds.map(() => '?').join(',')})`).run(
+          target.id,
+          ...spaceIds,
+        );
+      }
+      settleTransferredContent(db, target.id, { collections: ids, spaces: spaceIds });
+    })();
+    return collectionAnswer(db, user, collection.id, links);
+  });
+
+  /**
+   * Invites users and teams with a role. A `null` role removes the direct grants of the listed
+   * users and teams (they keep what they inherit); it does not add anyone to the organization.
+   */
+  app.post<CollectionParams>('/collections/:collectionId/permissions', async (request, reply) => {
+    const { db, access } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    demand(role, 'admin', 'Managing collection permissions');
+    const body = parseBody(inviteBody, request.body);
+    const findUser = db.prepare('SELECT id FROM users WHERE id = ?');
+    const findTeam = db.prepare('SELECT id FROM teams WHERE id = ? AND org_id = ?');
+    const users = [...new Set(body.users ?? [])];
+    const teams = [...new Set(body.teams ?? [])];
+    (body.users ?? []).forEach((id, i) => {
+      if (!findUser.get(id)) throw notFoundInBody('User', `users.${i}`, id);
+    });
+    (body.teams ?? []).forEach((id, i) => {
+      if (!findTeam.get(id, collection.org_id)) throw notFoundInBody('Team', `teams.${i}`, id);
+    });
+    db.transaction(() => {
+      for (const userId of users) setGrant(db, collection, 'user', userId, body.role);
+      for (const teamId of teams) setGrant(db, collection, 'team', teamId, body.role);
+    })();
+    return reply.code(204).send();
+  });
+
+  app.get<CollectionParams>('/collections/:collectionId/permissions/users', async (request) => {
+    const { db, access, links } = request.ctx;
+    const { collection } = access.requireCollection(request.params.collectionId);
+    requireNotGuest(access, collection.org_id);
+    const window = pageWindow(parseQuery(pageQuery, request.query));
+    const rows = db
+      .prepare(
+        `SELECT u.*, cp.role AS grant_role FROM content_permissions cp JOIN users u ON u.id = cp.principal_id
+         WHERE cp.content_type = 'collection' AND cp.content_id = ? AND cp.principal_type = 'user'
+         ORDER BY u.display_name COLLATE NOCASE, u.id`,
+      )
+      .all(collection.id) as Array<UserRow & { grant_role: Role }>;
+    return pageFromArray(rows, window, ({ grant_role, ...row }) => ({
+      permission: grant_role,
+      user: userJson(row, links),
+    }));
+  });
+
+  app.delete<CollectionUserParams>('/collections/:collectionId/permissions/users/:userId', async (request, reply) => {
+    const { db, access } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    demand(role, 'admin', 'Managing collection permissions');
+    const result = db
+      .prepare(
+        `DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id = ? AND principal_type = 'user' AND principal_id = ?`,
+      )
+      .run(collection.id, request.params.userId);
+    return sendDeleted(reply, result.changes > 0);
+  });
+
+  /** Sets a user's direct grant on the collection; a `null` role removes it. */
+  app.patch<CollectionUserParams>('/collections/:collectionId/permissions/users/:userId', async (request, reply) => {
+    const { db, access } = request.ctx;
+    const { collection, role } = access.requireCollection(request.params.collectionId);
+    demand(role, 'admin', 'Managing collection permissions');
+    const body = parseBody(updateUserPermissionBody, request.body);
+    const target = db.prepare('SELECT id FROM users WHERE id = ?').get(request.params.userId) as
+      | { id: string }
+      | undefined;
+    if (!target) throw notFound('User');
+    setGrant(db, collection, 'user', target.id, body.role);
+    return reply.code(204).send();
+  });
+
+  app.get<CollectionParams>('/collections/:collectionId/permissions/aggregate', async (request) => {
+    const { db, access, links } = request.ctx;
+    const { collection } = access.requireCollection(request.params.collectionId);
+    requireNotGuest(access, collection.org_id);
+    const query = parseQuery(aggregateQuery, request.query);
+    const window = pageWindow(query);
+    const members = db
+      .prepare(
+        `SELECT u.* FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?
+         ORDER BY u.display_name COLLATE NOCASE, u.id`,
+      )
+      .all(collection.org_id) as UserRow[];
+    const entries = members
+      .map((member) => ({ member, permission: new Access(db, member).collectionRole(collection) }))
+      .filter((entry): entry is { member: UserRow; permission: Role } => entry.permission !== null)
+      .filter((entry) => !query.role || entry.permission === query.role);
+    return pageFromArray(entries, window, ({ member, permission }) => ({ permission, user: userJson(member, links) }));
+  });
+}
+
+function loadCollection(db: Db, id: string): CollectionRow {
+  return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow;
+}
+
+/**
+ * A collection as the caller sees it after a write, with a fresh `Access`: the request's one
+ * memoized the caller's role from before the write.
+ */
+function collectionAnswer(db: Db, user: UserRow, id: string, links: Links) {
+  const collection = loadCollection(db, id);
+  return collectionJson(collection, new Access(db, user).collectionRole(collection), links);
+}
+
+/**
+ * Writes (or with `null` removes) one direct grant on a collection. A granted user who is not
+ * in the organization joins it as a guest, so that the grant takes effect.
+ */
+function setGrant(
+  db: Db,
+  collection: CollectionRow,
+  principalType: 'user' | 'team',
+  principalId: string,
+  role: Role | null,
+): void {
+  if (role === null) {
+    db.prepare(
+      `DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id = ? AND principal_type = ? AND principal_id = ?`,
+    ).run(collection.id, principalType, principalId);
+    return;
+  }
+  db.prepare(
+    `INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at)
+     VALUES ('collection', ?, ?, ?, ?, ?)
+     ON CONFLICT (content_type, content_id, principal_type, principal_id) DO UPDATE SET role = excluded.role`,
+  ).run(collection.id, principalType, principalId, role, now());
+  if (principalType === 'user') {
+    db.prepare('INSERT OR IGNORE INTO members (org_id, user_id, role, joined_at) VALUES (?, ?, NULL, ?)').run(
+      collection.org_id,
+      principalId,
+      now(),
+    );
+  }
+}
+
+/**
+ * Deletes a collection and every collection nested in it; the spaces inside are soft-deleted
+ * (restorable for the usual window) and the grants on the removed collections go with them.
+ */
+function deleteCollectionTree(db: Db, collection: CollectionRow): void {
+  db.transaction(() => {
+    const ids = collectionSubtree(db, collection.id);
+    const marks = ids.map(() => '?').join(',');
+    const at = now();
+    db.prepare(`UPDATE spaces SET deleted_at = ? WHERE parent_id IN (${marks}) AND deleted_at IS NULL`).run(at, ...ids);
+    // Their collection is gone: a restored space comes back at the end of the organization root.
+    const spaces = db
+      .prepare(`SELECT id FROM spaces WHERE parent_id IN (${marks}) ORDER BY position, created_at, id`)
+      .all(...ids) as Array<{ id: string }>;
+    let position = endPosition(db, collection.org_id, null);
+    const toRoot = db.prepare('UPDATE spaces SET parent_id = NULL, position = ? WHERE id = ?');
+    for (const space of spaces) toRoot.run(position++, space.id);
+    db.prepare(`DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id IN (${marks})`).run(
+      ...ids,
+    );
+    // Nested collections go through the parent_id cascade.
+    db.prepare('DELETE FROM collections WHERE id = ?').run(collection.id);
+  })();
+}
+
+/** Guests see what is shared with them, not who else the organization's content is shared with. */
+function requireNotGuest(access: Access, orgId: string): void {
+  if (access.orgRole(orgId) === null) throw forbidden('Guests cannot list who has access to a collection');
+}

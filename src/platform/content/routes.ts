@@ -1,0 +1,909 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from './pages.js';
+import {
+  EMPTY_CONTENT,
+  type ContentFile,
+  type ContentPage,
+  type ContentRef,
+  type Revision,
+  type RevisionContent,
+} from './revisions.js';
+import { semanticChanges, type SemanticChange } from './changes.js';
+import type { Block, ContentRef as DocumentRef, JSONDocument } from './document.js';
+import { downloadUrl, fileJson, signedDownload } from './files.js';
+import { pageMarkdown } from './page-markdown.js';
+import { PdfTooLargeError, renderPdf } from './pdf.js';
+import { sign, verify } from './signing.js';
+import { getBlob } from './blobs.js';
+import { backlinks, contentLinks, linkTargets } from './links.js';
+import { booleanParam, notFound, overLimit, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
+import type { OrganizationRow, SpaceRow } from '../rows.js';
+import { organizationJson } from '../organizations/json.js';
+import { spaceJson } from '../spaces/json.js';
+import type { Db } from '../store/db.js';
+import { baseRevision, changeRequestJson, findChangeRequest, requireChangeRequest } from '../change-requests/store.js';
+import { evaluateDocument } from '../adaptive/evaluate-document.js';
+import { expandComputed, generatedPageDocument } from '../openapi/computed.js';
+import { storedContentReader } from './reader.js';
+import { signedViewReader } from '../sites/visitor-view.js';
+import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+
+/** Types a download shows inline; everything else is an attachment. */
+const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
+
+/** A document with no content: the body of a page that has none. */
+const EMPTY_DOCUMENT = Object.freeze({ object: 'document', data: {}, nodes: [] });
+
+const contentQuery = z.object({
+  metadata: booleanParam.optional(),
+  computed: booleanParam.optional(),
+  shareKey: z.string().optional(),
+});
+
+const pageQuery = contentQuery.extend({
+  format: z.enum(['document', 'markdown'], { message: 'must be document or markdown' }).optional(),
+  'format.markdown.refs': z.enum(['relative', 'stable'], { message: 'must be relative or stable' }).optional(),
+  evaluated: z
+    .enum(['true', 'false', 'deterministic-only'], { message: 'must be true, false or deterministic-only' })
+    .optional(),
+  dereferenced: z
+    .enum(['true', 'false', 'reusable-contents'], { message: 'must be true, false or reusable-contents' })
+    .optional(),
+  cachedMetadata: booleanParam.optional(),
+});
+
+const filesQuery = contentQuery.extend(pageParams);
+
+const downloadQuery = z.object({ type: z.string().optional(), sig: z.string().optional() });
+
+const changesQuery = contentQuery.extend({
+  limit: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .optional(),
+});
+
+const linksQuery = contentQuery.extend({
+  ...pageParams,
+  status: z.enum(['ok', 'broken', 'in-app'], { message: 'must be ok, broken or in-app' }).optional(),
+});
+
+const backlinksQuery = contentQuery.extend(pageParams);
+
+const documentQuery = z.object({
+  evaluated: pageQuery.shape.evaluated,
+  dereferenced: pageQuery.shape.dereferenced,
+  schema: z.enum(['current', 'next'], { message: 'must be current or next' }).optional(),
+  shareKey: z.string().optional(),
+});
+
+type SpaceParams = { spaceId: string };
+type RevisionParams = SpaceParams & { revisionId: string };
+type PageParams = SpaceParams & { pageId: string };
+type RevisionPageParams = RevisionParams & { pageId: string };
+
+/**
+ * Space content: the current revision and revisions by id, their pages (tree, by id, by path),
+ * page documents and meta links, documents by id. Readable by whoever can read the space
+ * (a `share-link` space with its `shareKey`).
+ */
+export function contentRoutes(app: FastifyInstance): void {
+  /**
+   * The space (readable by the caller) and the revision asked for: the current one without
+   * `revisionId`. Its computed pages are expanded into the pages they generate unless `computed`
+   * is false.
+   */
+  function revisionOf(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string; changeRequestId?: string },
+    shareKey?: string,
+    computed = true,
+  ) {
+    const { db, access } = request.ctx;
+    const { space, role } = access.requireSpace(params.spaceId, shareKey !== undefined ? { shareKey } : {});
+    let revisionId = params.revisionId ?? space.revision;
+    if (params.changeRequestId !== undefined) {
+      // Change requests are shown to members of the space only, never to public readers.
+      if (role === null) throw notFound('Space');
+      revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
+    }
+    // A site visitor's reader gives their view: the pages, files and documents their claims show.
+    const visible = request.ctx.content.revision(space.id, revisionId);
+    // The revisions of change requests are shown to members of the space only.
+    if (!visible || (visible.changeRequest && role === null)) throw notFound('Revision');
+    const expanded = computed ? expandComputed(db, space.org_id, visible.content) : visible.content;
+    const revision = expanded === visible.content ? visible : { ...visible, content: expanded };
+    return { space, role, revision };
+  }
+
+  function revisionAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { space, role, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const json = revisionJson(revision, space, {
+      links: request.ctx.links,
+      metadata: query.metadata ?? true,
+      fileJson: (file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true),
+    });
+    // A merge revision names the change request it merged.
+    const merged =
+      revision.type === 'merge' && revision.mergedFrom && role !== null
+        ? findChangeRequest(request.ctx.db, space.id, revision.mergedFrom)
+        : undefined;
+    return merged ? { ...json, mergedFrom: changeRequestJson(request.ctx.db, merged, space, request.ctx.links) } : json;
+  }
+
+  function pagesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const index = pageIndex(revision.content);
+    const options = { spaceId: space.id, links: request.ctx.links, metadata: query.metadata ?? true };
+    return { pages: revision.content.pages.map((page) => pageJson(index.byId.get(page.id)!, index, options)) };
+  }
+
+  function pageAnswer(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string },
+    find: (revision: Revision) => PlacedPage | undefined,
+  ) {
+    const query = parseQuery(pageQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const placed = find(revision);
+    if (!placed) throw notFound('Page');
+    const index = pageIndex(revision.content);
+    return pageJson(placed, index, {
+      spaceId: space.id,
+      links: request.ctx.links,
+      metadata: query.metadata ?? true,
+      body:
+        query.format === 'document'
+          ? (page) => ({ document: pageDocument(request, space, page, revision, query.dereferenced, query.evaluated) })
+          : query.format === 'markdown'
+            ? (page) => ({
+                markdown: pageMarkdown(
+                  placed,
+                  pageDocument(request, space, page, revision, query.dereferenced, query.evaluated) as JSONDocument,
+                  index,
+                  revision.content,
+                  query['format.markdown.refs'] ?? 'relative',
+                ),
+              })
+            : undefined,
+    });
+  }
+
+  function pageDocument(
+    request: FastifyRequest,
+    space: SpaceRow,
+    page: ContentPage,
+    revision: Revision,
+    dereferenced?: string,
+    evaluated?: string,
+  ): unknown {
+    const { content } = request.ctx;
+    const generated = generatedPageDocument(request.ctx.db, space.org_id, page);
+    if (generated) return evaluatedFor(request, content.shown(revision, generated, page), evaluated, revision, page);
+    if (!page.documentId) return EMPTY_DOCUMENT;
+    const document = content.document(revision, page.documentId, page);
+    if (!document) throw new Error(`Document ${page.documentId} of page ${page.id} is missing`);
+    return evaluatedFor(
+      request,
+      dereference(request, space, revision, document, dereferenced),
+      evaluated,
+      revision,
+      page,
+    );
+  }
+
+  /**
+   * With `evaluated` (`true` or `deterministic-only`), conditional blocks and expressions are
+   * resolved against the variables of the space and the page, and the claims of the visitor: a
+   * site visitor's (from the API token of a resolved URL), or none for an API reader.
+   */
+  function evaluatedFor(
+    request: FastifyRequest,
+    document: JSONDocument,
+    evaluated: string | undefined,
+    revision: Revision,
+    page?: ContentPage,
+  ): JSONDocument {
+    if (evaluated !== 'true' && evaluated !== 'deterministic-only') return document;
+    const claims = request.ctx.visitor?.claims ?? {};
+    return evaluateDocument(document, evaluated, {
+      space: { vars: revision.content.variables },
+      page: { vars: page?.variables ?? {} },
+      visitor: { claims },
+    });
+  }
+
+  /**
+   * With `dereferenced` (`true` or `reusable-contents`), each reusable-content block of this
+   * space is replaced by the blocks of its document, as the revision has it.
+   */
+  function dereference(
+    request: FastifyRequest,
+    space: SpaceRow,
+    revision: Revision,
+    document: JSONDocument,
+    dereferenced?: string,
+  ): JSONDocument {
+    if (dereferenced !== 'true' && dereferenced !== 'reusable-contents') return document;
+    const expand = (blocks: readonly Block[], depth: number): Block[] =>
+      blocks.flatMap((block) => {
+        if (block.type !== 'reusable-content' || depth > 5) return [block];
+        const ref = block.data.ref;
+        if (ref.space !== undefined && ref.space !== space.id) return [block];
+        const reusable = revision.content.reusableContents.find((item) => item.id === ref.reusableContent);
+        const inner = reusable?.documentId ? request.ctx.content.document(revision, reusable.documentId) : undefined;
+        return inner ? expand(inner.nodes, depth + 1) : [block];
+      });
+    return { ...document, nodes: expand(document.nodes, 0) as JSONDocument['nodes'] };
+  }
+
+  function documentOfPage(request: FastifyRequest, params: RevisionPageParams) {
+    const query = parseQuery(documentQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey);
+    const placed = pageIndex(revision.content).byId.get(params.pageId);
+    if (placed?.page.type !== 'document') throw notFound('Page');
+    return pageDocument(request, space, placed.page, revision, query.dereferenced, query.evaluated);
+  }
+
+  function metaLinks(request: FastifyRequest, params: SpaceParams & { revisionId?: string; pageId: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const placed = pageIndex(revision.content).byId.get(params.pageId);
+    if (placed?.page.type !== 'document') throw notFound('Page');
+    return { alternates: [], ...placed.page.metaLinks };
+  }
+
+  function filesAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string }) {
+    const query = parseQuery(filesQuery, request.query);
+    const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const page = pageFromArray(revision.content.files, pageWindow(query));
+    return {
+      ...page,
+      items: page.items.map((file) => fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true)),
+    };
+  }
+
+  function fileAnswer(request: FastifyRequest, params: SpaceParams & { revisionId?: string; fileId: string }) {
+    const query = parseQuery(contentQuery, request.query);
+    const { revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const file = revision.content.files.find((candidate) => candidate.id === params.fileId);
+    if (!file) throw notFound('File');
+    return fileJson(request.ctx.db, request.ctx.links, file, query.metadata ?? true);
+  }
+
+  const byId = (pageId: string) => (revision: Revision) => pageIndex(revision.content).byId.get(pageId);
+  const byPath = (path: string) => (revision: Revision) => {
+    // The router decodes the path once; a path still holding escapes is decoded again, and one
+    // with a lone `%` (no page path has one) is looked up as it is, to find nothing.
+    let decoded = path;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      // kept as it is
+    }
+    const placed = pageByPath(pageIndex(revision.content), decoded);
+    // Links and computed pages have no path; only documents and groups are found by one.
+    return placed && (placed.page.type === 'document' || placed.page.type === 'group') ? placed : undefined;
+  };
+
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content', OPEN_TO_VISITORS, async (request) =>
+    revisionAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams }>('/spaces/:spaceId/revisions/:revisionId', OPEN_TO_VISITORS, async (request) =>
+    revisionAnswer(request, request.params),
+  );
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/pages', OPEN_TO_VISITORS, async (request) =>
+    pagesAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/pages',
+    OPEN_TO_VISITORS,
+    async (request) => pagesAnswer(request, request.params),
+  );
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId', OPEN_TO_VISITORS, async (request) =>
+    pageAnswer(request, request.params, byId(request.params.pageId)),
+  );
+  app.get<{ Params: RevisionPageParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/page/:pageId',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byId(request.params.pageId)),
+  );
+  app.get<{ Params: SpaceParams & { '*': string } }>(
+    '/spaces/:spaceId/content/path/*',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byPath(request.params['*'])),
+  );
+  app.get<{ Params: RevisionParams & { '*': string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/path/*',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byPath(request.params['*'])),
+  );
+  // The landing page by its empty path: with trailing slashes ignored, `…/path/` has no segment left.
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/path', OPEN_TO_VISITORS, async (request) =>
+    pageAnswer(request, request.params, byPath('')),
+  );
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/path',
+    OPEN_TO_VISITORS,
+    async (request) => pageAnswer(request, request.params, byPath('')),
+  );
+  app.get<{ Params: RevisionPageParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/page/:pageId/document',
+    OPEN_TO_VISITORS,
+    async (request) => documentOfPage(request, request.params),
+  );
+  app.get<{ Params: PageParams }>(
+    '/spaces/:spaceId/content/page/:pageId/meta-links',
+    OPEN_TO_VISITORS,
+    async (request) => metaLinks(request, request.params),
+  );
+  app.get<{ Params: RevisionPageParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/page/:pageId/meta-links',
+    OPEN_TO_VISITORS,
+    async (request) => metaLinks(request, request.params),
+  );
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/content/files', OPEN_TO_VISITORS, async (request) =>
+    filesAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/files',
+    OPEN_TO_VISITORS,
+    async (request) => filesAnswer(request, request.params),
+  );
+  app.get<{ Params: SpaceParams & { fileId: string } }>(
+    '/spaces/:spaceId/content/files/:fileId',
+    OPEN_TO_VISITORS,
+    async (request) => fileAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { fileId: string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/files/:fileId',
+    OPEN_TO_VISITORS,
+    async (request) => fileAnswer(request, request.params),
+  );
+  /** The semantic changes from `before` to `after`, the first `limit` of them. */
+  function changesAnswer(request: FastifyRequest, before: RevisionContent, after: RevisionContent, limit: number) {
+    const changes = semanticChanges(before, after);
+    const { db, links } = request.ctx;
+    return {
+      changes: changes.slice(0, limit).map((change) => changeJson(change, (file) => downloadUrl(db, links, file))),
+      more: Math.max(0, changes.length - limit),
+    };
+  }
+
+  app.get<{ Params: RevisionParams }>(
+    '/spaces/:spaceId/revisions/:revisionId/changes',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(changesQuery, request.query);
+      // Changes are between stored revisions: computed pages compare as the pages they are.
+      const { revision } = revisionOf(request, request.params, query.shareKey, false);
+      const parentId = revision.parents[0];
+      const parent = parentId ? request.ctx.content.revision(revision.spaceId, parentId) : undefined;
+      return changesAnswer(request, parent?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
+    },
+  );
+
+  // A change request's changes: from the live revision it is based on to its content.
+  app.get<{ Params: SpaceParams & { changeRequestId: string } }>(
+    '/spaces/:spaceId/change-requests/:changeRequestId/changes',
+    async (request) => {
+      const query = parseQuery(changesQuery, request.query);
+      const { space, revision } = revisionOf(request, request.params, undefined, false);
+      const changeRequest = requireChangeRequest(request.ctx.db, space.id, request.params.changeRequestId);
+      const base = request.ctx.content.revision(space.id, baseRevision(changeRequest));
+      return changesAnswer(request, base?.content ?? EMPTY_CONTENT, revision.content, query.limit ?? 10);
+    },
+  );
+  /** Reads the body of a page of the revision as the caller sees it (for links and backlinks). */
+  const bodyOf = (request: FastifyRequest, revision: Revision) => (page: ContentPage & { documentId: string }) =>
+    request.ctx.content.document(revision, page.documentId, page);
+
+  /** Where a page or a file of this revision lives (`ContentLocation`), as link reports and backlinks show it. */
+  function locations(request: FastifyRequest, space: SpaceRow, revision: Revision) {
+    const { db, access, links } = request.ctx;
+    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(space.org_id) as OrganizationRow;
+    const context = {
+      organization: organizationJson(db, org, access.orgRole(org.id) ?? null, links),
+      space: spaceJson(space, access.spaceRole(space), links),
+      versionContext: {
+        type: 'revision',
+        revision: revisionJson(revision, space, {
+          links,
+          metadata: true,
+          fileJson: (file) => fileJson(db, links, file, true),
+        }),
+      },
+    };
+    const index = pageIndex(revision.content);
+    const pageOptions = { spaceId: space.id, links, metadata: true, children: false };
+    return {
+      page: (placed: PlacedPage) => ({ kind: 'page', ...context, page: pageJson(placed, index, pageOptions) }),
+      file: (file: ContentFile) => ({ kind: 'file', ...context, file: fileJson(db, links, file, true) }),
+      /** The location of a reference's target, when it is one of this revision's pages or files, or a URL. */
+      target: (ref: ContentRef): Record<string, unknown> | undefined => {
+        if (typeof ref.space === 'string' && ref.space !== space.id) return undefined;
+        if (ref.kind === 'page' || (ref.kind === 'anchor' && ref.page !== undefined)) {
+          const placed = index.byId.get(String(ref.page));
+          return placed && { kind: 'page', ...context, page: pageJson(placed, index, pageOptions) };
+        }
+        if (ref.kind === 'file') {
+          const file = revision.content.files.find((item) => item.id === ref.file);
+          return file && { kind: 'file', ...context, file: fileJson(db, links, file, true) };
+        }
+        if (ref.kind === 'url') return { kind: 'url', url: ref.url };
+        return undefined;
+      },
+    };
+  }
+
+  function linkReport(request: FastifyRequest, params: SpaceParams & { pageId?: string }) {
+    const query = parseQuery(linksQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const { db, links } = request.ctx;
+    let found = contentLinks(revision.content, bodyOf(request, revision));
+    if (params.pageId !== undefined) {
+      const placed = pageIndex(revision.content).byId.get(params.pageId);
+      if (placed?.page.type !== 'document') throw notFound('Page');
+      found = found.filter((link) => link.from === placed);
+    }
+    const targets = linkTargets(found, revision.content, {
+      db,
+      spaceId: space.id,
+      appUrl: links.app,
+      spaceExists: (id) => db.prepare('SELECT 1 FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) !== undefined,
+      pageInSpace: (id, pageId) => {
+        const other = db
+          .prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL')
+          .pluck(true)
+          .get(id) as string | undefined;
+        const content = other ? request.ctx.content.revision(id, other)?.content : undefined;
+        return content ? pageIndex(content).byId.has(pageId) : false;
+      },
+    });
+    const usages = targets.reduce((total, target) => total + target.from.length, 0);
+    const broken = targets
+      .filter((target) => target.status === 'broken')
+      .reduce((total, target) => total + target.from.length, 0);
+    const listed = query.status ? targets.filter((target) => target.status === query.status) : targets;
+    const page = pageFromArray(listed, pageWindow(query));
+    const where = locations(request, space, revision);
+    return {
+      ...page,
+      stats: { total: usages, broken: { total: broken } },
+      items: page.items.map((target) => {
+        const targetReference = target.status === 'broken' ? undefined : where.target(target.ref);
+        return {
+          status: target.status,
+          relation: 'reference',
+          ...(targetReference ? { targetReference } : {}),
+          locationReferences: target.from.map(where.page),
+        };
+      }),
+    };
+  }
+
+  /** The pages pointing at what `target` finds in the revision (it throws a 404 when there is no such thing). */
+  function backlinkList(
+    request: FastifyRequest,
+    params: SpaceParams,
+    target: (revision: Revision) => { page: string } | { file: ContentFile },
+  ) {
+    const query = parseQuery(backlinksQuery, request.query);
+    const { space, revision } = revisionOf(request, params, query.shareKey, query.computed ?? true);
+    const pages = backlinks(space.id, revision.content, target(revision), bodyOf(request, revision));
+    const page = pageFromArray(pages, pageWindow(query));
+    const where = locations(request, space, revision);
+    return { ...page, items: page.items.map(where.page) };
+  }
+
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/links', OPEN_TO_VISITORS, async (request) =>
+    linkReport(request, request.params),
+  );
+  app.get<{ Params: PageParams }>('/spaces/:spaceId/content/page/:pageId/links', OPEN_TO_VISITORS, async (request) =>
+    linkReport(request, request.params),
+  );
+  app.get<{ Params: PageParams }>(
+    '/spaces/:spaceId/content/page/:pageId/backlinks',
+    OPEN_TO_VISITORS,
+    async (request) =>
+      backlinkList(request, request.params, (revision) => {
+        const placed = pageIndex(revision.content).byId.get(request.params.pageId);
+        if (!placed) throw notFound('Page');
+        return { page: placed.page.id };
+      }),
+  );
+  app.get<{ Params: SpaceParams & { fileId: string } }>(
+    '/spaces/:spaceId/content/files/:fileId/backlinks',
+    OPEN_TO_VISITORS,
+    async (request) =>
+      backlinkList(request, request.params, (revision) => {
+        const file = revision.content.files.find((item) => item.id === request.params.fileId);
+        if (!file) throw notFound('File');
+        return { file };
+      }),
+  );
+  // The same reads on the content of a change request.
+  const CR = '/spaces/:spaceId/change-requests/:changeRequestId/content';
+  type CrParams = SpaceParams & { changeRequestId: string };
+  app.get<{ Params: CrParams }>(CR, async (request) => revisionAnswer(request, request.params));
+  app.get<{ Params: CrParams }>(`${CR}/pages`, async (request) => pagesAnswer(request, request.params));
+  app.get<{ Params: CrParams }>(`${CR}/files`, async (request) => filesAnswer(request, request.params));
+  app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId`, async (request) =>
+    fileAnswer(request, request.params),
+  );
+  app.get<{ Params: CrParams & { fileId: string } }>(`${CR}/files/:fileId/backlinks`, async (request) =>
+    backlinkList(request, request.params, (revision) => {
+      const file = revision.content.files.find((item) => item.id === request.params.fileId);
+      if (!file) throw notFound('File');
+      return { file };
+    }),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId`, async (request) =>
+    pageAnswer(request, request.params, byId(request.params.pageId)),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/links`, async (request) =>
+    linkReport(request, request.params),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/backlinks`, async (request) =>
+    backlinkList(request, request.params, (revision) => {
+      const placed = pageIndex(revision.content).byId.get(request.params.pageId);
+      if (!placed) throw notFound('Page');
+      return { page: placed.page.id };
+    }),
+  );
+  app.get<{ Params: CrParams & { pageId: string } }>(`${CR}/page/:pageId/meta-links`, async (request) =>
+    metaLinks(request, request.params),
+  );
+  app.get<{ Params: CrParams & { '*': string } }>(`${CR}/path/*`, async (request) =>
+    pageAnswer(request, request.params, byPath(request.params['*'])),
+  );
+  app.get<{ Params: CrParams }>(`${CR}/path`, async (request) => pageAnswer(request, request.params, byPath('')));
+
+  function reusableOf(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string },
+    shareKey?: string,
+  ) {
+    const { space, revision } = revisionOf(request, params, shareKey);
+    const reusable = revision.content.reusableContents.find((item) => item.id === params.reusableContentId);
+    if (!reusable) throw notFound('Reusable content');
+    return { space, revision, reusable };
+  }
+
+  function reusableAnswer(
+    request: FastifyRequest,
+    params: SpaceParams & { revisionId?: string; changeRequestId?: string; reusableContentId: string },
+  ) {
+    const query = parseQuery(contentQuery, request.query);
+    const { reusable } = reusableOf(request, params, query.shareKey);
+    return {
+      id: reusable.id,
+      title: reusable.title,
+      ...(reusable.documentId ? { document: reusable.documentId } : {}),
+      ...((query.metadata ?? true) && reusable.git ? { git: reusable.git } : {}),
+    };
+  }
+
+  type ReusableParams = SpaceParams & { reusableContentId: string };
+  app.get<{ Params: ReusableParams }>(
+    '/spaces/:spaceId/content/reusable-contents/:reusableContentId',
+    OPEN_TO_VISITORS,
+    async (request) => reusableAnswer(request, request.params),
+  );
+  app.get<{ Params: CrParams & { reusableContentId: string } }>(
+    `${CR}/reusable-contents/:reusableContentId`,
+    async (request) => reusableAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId',
+    OPEN_TO_VISITORS,
+    async (request) => reusableAnswer(request, request.params),
+  );
+  app.get<{ Params: RevisionParams & { reusableContentId: string } }>(
+    '/spaces/:spaceId/revisions/:revisionId/reusable-contents/:reusableContentId/document',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(documentQuery, request.query);
+      const { space, revision, reusable } = reusableOf(request, request.params, query.shareKey);
+      if (!reusable.documentId) return EMPTY_DOCUMENT;
+      const document = request.ctx.content.document(revision, reusable.documentId);
+      if (!document) throw new Error(`Document ${reusable.documentId} of reusable content ${reusable.id} is missing`);
+      return evaluatedFor(
+        request,
+        dereference(request, space, revision, document, query.dereferenced),
+        query.evaluated,
+        revision,
+      );
+    },
+  );
+  app.get<{ Params: SpaceParams & { documentId: string } }>(
+    '/spaces/:spaceId/documents/:documentId',
+    OPEN_TO_VISITORS,
+    async (request) => {
+      const query = parseQuery(documentQuery, request.query);
+      const { access, content } = request.ctx;
+      const { space } = access.requireSpace(
+        request.params.spaceId,
+        query.shareKey !== undefined ? { shareKey: query.shareKey } : {},
+      );
+      // Documents are read as of the current revision: a visitor reads those of their view only.
+      const current = content.revision(space.id, space.revision);
+      const document = current && content.document(current, request.params.documentId);
+      if (!document) throw notFound('Document');
+      return document;
+    },
+  );
+}
+
+/** The route of file downloads (outside the API, without a token: the URL is signed). */
+export const DOWNLOAD_ROUTE = '/files/:hash/:name';
+
+/** Serves the bytes of a signed download URL (`downloadURL` of a file); 403 when the URL was altered. */
+export function downloadRoutes(app: FastifyInstance, db: Db): void {
+  app.get<{ Params: { hash: string; name: string } }>(DOWNLOAD_ROUTE, async (request, reply) => {
+    const query = parseQuery(downloadQuery, request.query);
+    const bytes = signedDownload(db, { ...request.params, type: query.type, sig: query.sig });
+    if (!bytes) {
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This download URL is not valid: ask the API for the file again' } });
+    }
+    // Fonts are loaded across origins by the sites that use them (CSS `@font-face` needs CORS).
+    if (query.type!.startsWith('font/')) reply.header('access-control-allow-origin', '*');
+    return (
+      reply
+        .header('content-type', query.type!)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        // Uploaded bytes never run as a page of the platform: only images and PDFs are shown inline.
+        .header(
+          'content-disposition',
+          `${INLINE_TYPES.test(query.type!) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(request.params.name)}`,
+        )
+        .header('x-content-type-options', 'nosniff')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
+        )
+        .send(bytes)
+    );
+  });
+}
+
+/** The JSON of a semantic change (`RevisionSemanticChange`). */
+function changeJson(change: SemanticChange, url: (file: ContentFile) => string): Record<string, unknown> {
+  const page = (placed: PlacedPage) => ({
+    id: placed.page.id,
+    type: placed.page.type,
+    title: placed.page.title,
+    ...(placed.path !== undefined ? { path: placed.path } : {}),
+  });
+  const file = (item: ContentFile) => ({
+    id: item.id,
+    name: item.name,
+    contentType: item.contentType,
+    downloadURL: url(item),
+  });
+  switch (change.type) {
+    case 'page_created':
+    case 'page_deleted':
+      return { type: change.type, page: page(change.page) };
+    case 'page_edited':
+      return { type: change.type, page: page(change.page), attributes: change.attributes };
+    case 'page_moved':
+      return {
+        type: change.type,
+        page: page(change.page),
+        parent: {
+          ...(change.parent.before ? { before: page(change.parent.before) } : {}),
+          ...(change.parent.after ? { after: page(change.parent.after) } : {}),
+        },
+      };
+    case 'file_created':
+    case 'file_deleted':
+      return { type: change.type, file: file(change.file) };
+    case 'file_edited': {
+      const { downloadURL, ...attributes } = change.attributes;
+      return {
+        type: change.type,
+        file: file(change.file),
+        attributes: {
+          ...attributes,
+          ...(downloadURL
+            ? {
+                downloadURL: {
+                  before: url(downloadURL.before as ContentFile),
+                  after: url(downloadURL.after as ContentFile),
+                },
+              }
+            : {}),
+        },
+      };
+    }
+    case 'reusable_content_created':
+    case 'reusable_content_deleted':
+    case 'reusable_content_edited': {
+      const item = change.reusableContent;
+      return {
+        type: change.type,
+        reusableContent: { id: item.id, title: item.title, ...(item.documentId ? { document: item.documentId } : {}) },
+        ...('attributes' in change ? { attributes: change.attributes } : {}),
+      };
+    }
+    case 'variables_edited':
+      return { type: change.type, variables: change.variables };
+  }
+}
+
+/** How long a PDF URL works. */
+export const PDF_URL_VALIDITY_MS = 60 * 60 * 1000;
+
+/** The route of PDF exports (outside the API, without a token: the URL is signed and expires). */
+export const PDF_ROUTE = '/pdf/:spaceId';
+
+const pdfQuery = z.object({
+  page: z.string().min(1, 'must be a page id').optional(),
+  only: booleanParam.optional(),
+  shareKey: z.string().optional(),
+});
+
+const pdfDownloadQuery = z.object({
+  revision: z.string().optional(),
+  view: z.string().optional(),
+  page: z.string().optional(),
+  only: z.string().optional(),
+  expires: z.string().optional(),
+  sig: z.string().optional(),
+});
+
+/** `GET /spaces/{spaceId}/pdf`: a URL, valid one hour, that serves the space (or one page) as a PDF. */
+export function pdfRoutes(app: FastifyInstance): void {
+  const answer = (request: FastifyRequest, params: SpaceParams & { changeRequestId?: string }) => {
+    const query = parseQuery(pdfQuery, request.query);
+    const { db, access, links, content } = request.ctx;
+    const { space, role } = access.requireSpace(
+      params.spaceId,
+      query.shareKey !== undefined ? { shareKey: query.shareKey } : {},
+    );
+    let revisionId = space.revision;
+    if (params.changeRequestId !== undefined) {
+      if (role === null) throw notFound('Space');
+      revisionId = requireChangeRequest(db, space.id, params.changeRequestId).revision;
+    }
+    if (query.page !== undefined) {
+      const revision = content.revision(space.id, revisionId);
+      const placed = revision && pageIndex(revision.content).byId.get(query.page);
+      if (placed?.page.type !== 'document') throw notFound('Page');
+    }
+    const expires = String(Math.floor((Date.now() + PDF_URL_VALIDITY_MS) / 1000));
+    const only = query.only ? '1' : '0';
+    // A visitor's URL carries their view, signed with the rest: the PDF shows what they may read.
+    const view = content.signedView;
+    const parts = pdfUrlParts(space.id, revisionId, query.page ?? '', only, expires, view);
+    const url = new URL(`${links.pdf}/${encodeURIComponent(space.id)}`);
+    url.searchParams.set('revision', revisionId);
+    if (view !== undefined) url.searchParams.set('view', view);
+    if (query.page !== undefined) url.searchParams.set('page', query.page);
+    url.searchParams.set('only', only);
+    url.searchParams.set('expires', expires);
+    url.searchParams.set('sig', sign(db, parts));
+    return { url: url.href };
+  };
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/pdf', OPEN_TO_VISITORS, async (request) =>
+    answer(request, request.params),
+  );
+  app.get<{ Params: SpaceParams & { changeRequestId: string } }>(
+    '/spaces/:spaceId/change-requests/:changeRequestId/pdf',
+    async (request) => answer(request, request.params),
+  );
+}
+
+/** What a PDF URL's signature covers: a visitor's view (their claims) joins the parts when there is one. */
+function pdfUrlParts(
+  spaceId: string,
+  revisionId: string,
+  page: string,
+  only: string,
+  expires: string,
+  view: string | undefined,
+): string[] {
+  const parts = ['pdf', spaceId, revisionId, page, only, expires];
+  return view === undefined ? parts : [...parts, view];
+}
+
+/** Serves a signed PDF URL: the revision it names, rendered; 403 when it was altered or has expired. */
+export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
+  app.get<{ Params: SpaceParams }>(PDF_ROUTE, async (request, reply) => {
+    const query = parseQuery(pdfDownloadQuery, request.query);
+    const parts = pdfUrlParts(
+      request.params.spaceId,
+      query.revision ?? '',
+      query.page ?? '',
+      query.only ?? '',
+      query.expires ?? '',
+      query.view,
+    );
+    const reader = query.view === undefined ? storedContentReader(db) : signedViewReader(db, query.view);
+    if (!reader || !verify(db, parts, query.sig)) {
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This PDF URL is not valid: ask the API for a new one' } });
+    }
+    if (!(Number(query.expires) * 1000 > Date.now())) {
+      return reply
+        .code(403)
+        .send({ error: { code: 403, message: 'This PDF URL has expired: ask the API for a new one' } });
+    }
+    const revision = reader.revision(request.params.spaceId, query.revision!);
+    if (!revision) throw notFound('Revision');
+    const title =
+      (db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(request.params.spaceId) as
+        | string
+        | undefined) ?? '';
+    const index = pageIndex(revision.content);
+    let placedPages = index.ordered.filter((placed) => placed.page.type === 'document');
+    if (query.page) {
+      const root = index.byId.get(query.page);
+      if (!root) throw notFound('Page');
+      const within = (placed: PlacedPage): boolean =>
+        placed === root || (placed.parent !== undefined && within(placed.parent));
+      placedPages = query.only === '1' ? [root] : placedPages.filter(within);
+    }
+    const rootDepth = (placed: PlacedPage) => {
+      let depth = 0;
+      for (let parent = placed.parent; parent; parent = parent.parent) if (parent.page.type !== 'group') depth += 1;
+      return depth;
+    };
+    const pdf = await renderPdf(
+      placedPages.map((placed) => ({
+        title: placed.page.title,
+        depth: rootDepth(placed),
+        document: placed.page.documentId ? reader.document(revision, placed.page.documentId, placed.page) : undefined,
+      })),
+      {
+        title: query.page && placedPages[0] ? placedPages[0].page.title : title,
+        image: (ref) => {
+          if (ref.kind !== 'file' || (typeof ref.space === 'string' && ref.space !== revision.spaceId))
+            return undefined;
+          const file = revision.content.files.find((item) => item.id === ref.file);
+          return file && /^image\/(png|jpeg)$/.test(file.contentType) ? getBlob(db, file.hash) : undefined;
+        },
+        label: (ref) => refLabel(ref, revision),
+      },
+    ).catch((error: unknown) => {
+      throw error instanceof PdfTooLargeError ? overLimit(error.message, error) : error;
+    });
+    const name = `${(query.page && placedPages[0] ? placedPages[0].page.title : title) || 'export'}.pdf`;
+    return reply
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(name)}`)
+      .header('cache-control', 'private, max-age=3600')
+      .send(pdf);
+  });
+}
+
+/** The text shown for a reference in an export: a page's title, a file's name, a URL. */
+function refLabel(ref: DocumentRef, revision: Revision): string {
+  const pageTitle = (id: string | undefined) =>
+    id === undefined ? undefined : pageIndex(revision.content).byId.get(id)?.page.title;
+  switch (ref.kind) {
+    case 'page':
+      return pageTitle(ref.page) ?? ref.page;
+    case 'anchor':
+      return pageTitle(ref.page) ?? ref.anchor;
+    case 'file':
+      return revision.content.files.find((file) => file.id === ref.file)?.name ?? ref.file;
+    case 'url':
+      return ref.url;
+    case 'reusable-content':
+      return (
+        revision.content.reusableContents.find((item) => item.id === ref.reusableContent)?.title ?? ref.reusableContent
+      );
+    default:
+      return ref.kind;
+  }
+}
