@@ -9,7 +9,6 @@ import {
   laterThan,
   notFound,
   notFoundInBody,
-  now,
   newId,
   pageFromArray,
   pageParams,
@@ -20,17 +19,31 @@ import {
   preconditionFailed,
   sendDeleted,
 } from '../http.js';
-import type { CollectionRow, OrganizationRow, SpaceRow, UserRow } from '../rows.js';
+import type { CollectionRow, UserRow } from '../rows.js';
+import { findOrganization } from '../organizations/store.js';
 import { collectionJson } from './json.js';
+import {
+  collectionUserGrants,
+  deleteCollectionTree,
+  insertCollection,
+  loadCollection,
+  organizationUsers,
+  removeGrant,
+  setGrant,
+  setGrants,
+  spacesInCollection,
+  teamInOrganization,
+  transferCollection,
+  userExists,
+} from './store.js';
 import { spaceJson } from '../spaces/json.js';
 import { userJson } from '../users/json.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
-import { collectionSubtree, endPosition, moveItem, requireTargetCollection } from '../tree/positions.js';
+import { collectionSubtree, moveItem, requireTargetCollection } from '../tree/positions.js';
 import { rowsById, treeOrder } from '../tree/order.js';
 import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from '../schemas.js';
-import { settleTransferredContent } from '../tree/transfer.js';
 
 const collectionTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 
@@ -113,20 +126,12 @@ export function collectionRoutes(app: FastifyInstance): void {
     const body = parseBody(createCollectionBody, request.body);
     const parent = body.parent ? requireTargetCollection(access, org.id, body.parent) : null;
     const id = newId();
-    const at = now();
-    db.prepare(
-      `INSERT INTO collections (id, org_id, parent_id, title, description, default_level, position, created_at, updated_at)
-       VALUES (?, ?, ?, ?, NULL, 'inherit', ?, ?, ?)`,
-    ).run(
+    const created = insertCollection(db, {
       id,
-      org.id,
-      parent?.id ?? null,
-      body.title ?? 'Untitled',
-      endPosition(db, org.id, parent?.id ?? null),
-      at,
-      at,
-    );
-    const created = loadCollection(db, id);
+      orgId: org.id,
+      parentId: parent?.id ?? null,
+      title: body.title ?? 'Untitled',
+    });
     reply.code(201).header('location', `${links.api}/collections/${id}`);
     return collectionJson(created, access.collectionRole(created), links);
   });
@@ -139,9 +144,7 @@ export function collectionRoutes(app: FastifyInstance): void {
 
   app.delete<CollectionParams>('/collections/:collectionId', async (request, reply) => {
     const { db, access } = request.ctx;
-    const collection = db.prepare('SELECT * FROM collections WHERE id = ?').get(request.params.collectionId) as
-      | CollectionRow
-      | undefined;
+    const collection = loadCollection(db, request.params.collectionId);
     const role = collection ? access.collectionRole(collection) : null;
     if (!collection || role === null) return sendDeleted(reply, false);
     demand(role, 'admin', 'Deleting a collection');
@@ -167,10 +170,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
     const window = pageWindow(parseQuery(pageQuery, request.query));
-    const spaces = db
-      .prepare('SELECT * FROM spaces WHERE parent_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id')
-      .all(collection.id) as SpaceRow[];
-    const visible = spaces
+    const visible = spacesInCollection(db, collection.id)
       .map((space) => ({ space, role: access.spaceRole(space) }))
       .filter(({ space, role }) => access.canViewSpace(space, role));
     return pageFromArray(visible, window, ({ space, role }) => spaceJson(space, role, links));
@@ -205,9 +205,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Transferring a collection');
     const body = parseBody(transferCollectionBody, request.body);
-    const target = db.prepare('SELECT * FROM organizations WHERE id = ?').get(body.organization) as
-      | OrganizationRow
-      | undefined;
+    const target = findOrganization(db, body.organization);
     if (!target || access.orgRole(target.id) === undefined) {
       throw notFoundInBody('Target organization', 'organization', body.organization);
     }
@@ -215,27 +213,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     if (access.orgRole(target.id) !== 'admin') {
       throw preconditionFailed('The collection cannot be moved: you must be an admin of the target organization');
     }
-    db.transaction(() => {
-      const ids = collectionSubtree(db, collection.id);
-      const marks = ids.map(() => '?').join(',');
-      const spaceIds = (
-        db.prepare(`SELECT id FROM spaces WHERE parent_id IN (${marks})`).all(...ids) as Array<{ id: string }>
-      ).map((row) => row.id);
-      const position = endPosition(db, target.id, null);
-      db.prepare(`UPDATE collections SET org_id = ? WHERE id IN (${marks})`).run(target.id, ...ids);
-      db.prepare('UPDATE collections SET parent_id = NULL, position = ?, updated_at = ? WHERE id = ?').run(
-        position,
-        laterThan(collection.updated_at),
-        collection.id,
-      );
-      if (spaceIds.length) {
-        db.prepare(`UPDATE spaces SET org_id = ? WHERE id IN (${spaceIds.map(() => '?').join(',')})`).run(
-          target.id,
-          ...spaceIds,
-        );
-      }
-      settleTransferredContent(db, target.id, { collections: ids, spaces: spaceIds });
-    })();
+    transferCollection(db, collection, target.id);
     return collectionAnswer(db, user, collection.id, links);
   });
 
@@ -248,20 +226,15 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Managing collection permissions');
     const body = parseBody(inviteBody, request.body);
-    const findUser = db.prepare('SELECT id FROM users WHERE id = ?');
-    const findTeam = db.prepare('SELECT id FROM teams WHERE id = ? AND org_id = ?');
     const users = [...new Set(body.users ?? [])];
     const teams = [...new Set(body.teams ?? [])];
     (body.users ?? []).forEach((id, i) => {
-      if (!findUser.get(id)) throw notFoundInBody('User', `users.${i}`, id);
+      if (!userExists(db, id)) throw notFoundInBody('User', `users.${i}`, id);
     });
     (body.teams ?? []).forEach((id, i) => {
-      if (!findTeam.get(id, collection.org_id)) throw notFoundInBody('Team', `teams.${i}`, id);
+      if (!teamInOrganization(db, collection.org_id, id)) throw notFoundInBody('Team', `teams.${i}`, id);
     });
-    db.transaction(() => {
-      for (const userId of users) setGrant(db, collection, 'user', userId, body.role);
-      for (const teamId of teams) setGrant(db, collection, 'team', teamId, body.role);
-    })();
+    setGrants(db, collection, { users, teams }, body.role);
     return reply.code(204).send();
   });
 
@@ -270,16 +243,9 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { collection } = access.requireCollection(request.params.collectionId);
     requireNotGuest(access, collection.org_id);
     const window = pageWindow(parseQuery(pageQuery, request.query));
-    const rows = db
-      .prepare(
-        `SELECT u.*, cp.role AS grant_role FROM content_permissions cp JOIN users u ON u.id = cp.principal_id
-         WHERE cp.content_type = 'collection' AND cp.content_id = ? AND cp.principal_type = 'user'
-         ORDER BY u.display_name COLLATE NOCASE, u.id`,
-      )
-      .all(collection.id) as Array<UserRow & { grant_role: Role }>;
-    return pageFromArray(rows, window, ({ grant_role, ...row }) => ({
-      permission: grant_role,
-      user: userJson(row, links),
+    return pageFromArray(collectionUserGrants(db, collection.id), window, ({ user, role }) => ({
+      permission: role,
+      user: userJson(user, links),
     }));
   });
 
@@ -287,12 +253,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { db, access } = request.ctx;
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Managing collection permissions');
-    const result = db
-      .prepare(
-        `DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id = ? AND principal_type = 'user' AND principal_id = ?`,
-      )
-      .run(collection.id, request.params.userId);
-    return sendDeleted(reply, result.changes > 0);
+    return sendDeleted(reply, removeGrant(db, collection.id, 'user', request.params.userId));
   });
 
   /** Sets a user's direct grant on the collection; a `null` role removes it. */
@@ -301,11 +262,8 @@ export function collectionRoutes(app: FastifyInstance): void {
     const { collection, role } = access.requireCollection(request.params.collectionId);
     demand(role, 'admin', 'Managing collection permissions');
     const body = parseBody(updateUserPermissionBody, request.body);
-    const target = db.prepare('SELECT id FROM users WHERE id = ?').get(request.params.userId) as
-      | { id: string }
-      | undefined;
-    if (!target) throw notFound('User');
-    setGrant(db, collection, 'user', target.id, body.role);
+    if (!userExists(db, request.params.userId)) throw notFound('User');
+    setGrant(db, collection, 'user', request.params.userId, body.role);
     return reply.code(204).send();
   });
 
@@ -315,13 +273,7 @@ export function collectionRoutes(app: FastifyInstance): void {
     requireNotGuest(access, collection.org_id);
     const query = parseQuery(aggregateQuery, request.query);
     const window = pageWindow(query);
-    const members = db
-      .prepare(
-        `SELECT u.* FROM members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?
-         ORDER BY u.display_name COLLATE NOCASE, u.id`,
-      )
-      .all(collection.org_id) as UserRow[];
-    const entries = members
+    const entries = organizationUsers(db, collection.org_id)
       .map((member) => ({ member, permission: new Access(db, member).collectionRole(collection) }))
       .filter((entry): entry is { member: UserRow; permission: Role } => entry.permission !== null)
       .filter((entry) => !query.role || entry.permission === query.role);
@@ -329,73 +281,13 @@ export function collectionRoutes(app: FastifyInstance): void {
   });
 }
 
-function loadCollection(db: Db, id: string): CollectionRow {
-  return db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow;
-}
-
 /**
  * A collection as the caller sees it after a write, with a fresh `Access`: the request's one
  * memoized the caller's role from before the write.
  */
 function collectionAnswer(db: Db, user: UserRow, id: string, links: Links) {
-  const collection = loadCollection(db, id);
+  const collection = loadCollection(db, id)!;
   return collectionJson(collection, new Access(db, user).collectionRole(collection), links);
-}
-
-/**
- * Writes (or with `null` removes) one direct grant on a collection. A granted user who is not
- * in the organization joins it as a guest, so that the grant takes effect.
- */
-function setGrant(
-  db: Db,
-  collection: CollectionRow,
-  principalType: 'user' | 'team',
-  principalId: string,
-  role: Role | null,
-): void {
-  if (role === null) {
-    db.prepare(
-      `DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id = ? AND principal_type = ? AND principal_id = ?`,
-    ).run(collection.id, principalType, principalId);
-    return;
-  }
-  db.prepare(
-    `INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at)
-     VALUES ('collection', ?, ?, ?, ?, ?)
-     ON CONFLICT (content_type, content_id, principal_type, principal_id) DO UPDATE SET role = excluded.role`,
-  ).run(collection.id, principalType, principalId, role, now());
-  if (principalType === 'user') {
-    db.prepare('INSERT OR IGNORE INTO members (org_id, user_id, role, joined_at) VALUES (?, ?, NULL, ?)').run(
-      collection.org_id,
-      principalId,
-      now(),
-    );
-  }
-}
-
-/**
- * Deletes a collection and every collection nested in it; the spaces inside are soft-deleted
- * (restorable for the usual window) and the grants on the removed collections go with them.
- */
-function deleteCollectionTree(db: Db, collection: CollectionRow): void {
-  db.transaction(() => {
-    const ids = collectionSubtree(db, collection.id);
-    const marks = ids.map(() => '?').join(',');
-    const at = now();
-    db.prepare(`UPDATE spaces SET deleted_at = ? WHERE parent_id IN (${marks}) AND deleted_at IS NULL`).run(at, ...ids);
-    // Their collection is gone: a restored space comes back at the end of the organization root.
-    const spaces = db
-      .prepare(`SELECT id FROM spaces WHERE parent_id IN (${marks}) ORDER BY position, created_at, id`)
-      .all(...ids) as Array<{ id: string }>;
-    let position = endPosition(db, collection.org_id, null);
-    const toRoot = db.prepare('UPDATE spaces SET parent_id = NULL, position = ? WHERE id = ?');
-    for (const space of spaces) toRoot.run(position++, space.id);
-    db.prepare(`DELETE FROM content_permissions WHERE content_type = 'collection' AND content_id IN (${marks})`).run(
-      ...ids,
-    );
-    // Nested collections go through the parent_id cascade.
-    db.prepare('DELETE FROM collections WHERE id = ?').run(collection.id);
-  })();
 }
 
 /** Guests see what is shared with them, not who else the organization's content is shared with. */

@@ -16,7 +16,7 @@ import {
 } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
 import { conditionSchema } from '../schemas.js';
-import { insertSpace } from '../spaces/create.js';
+import { insertSpace } from '../spaces/store.js';
 import {
   deleteSite,
   insertSite,

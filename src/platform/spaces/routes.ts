@@ -6,10 +6,8 @@ import {
   conflict,
   forbidden,
   laterThan,
-  newId,
   notFound,
   notFoundInBody,
-  now,
   pageFromArray,
   pageQuery,
   pageWindow,
@@ -18,16 +16,17 @@ import {
   preconditionFailed,
   sendDeleted,
 } from '../http.js';
-import type { CollectionRow, OrganizationRow, SpaceRow, UserRow } from '../rows.js';
+import type { SpaceRow, UserRow } from '../rows.js';
+import { loadCollection } from '../collections/store.js';
+import { findOrganization } from '../organizations/store.js';
 import { spaceJson } from './json.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from '../change-requests/merge-rules.js';
-import { applyOrder, endPosition, moveItem, planPlacement, requireTargetCollection } from '../tree/positions.js';
+import { moveItem, requireTargetCollection } from '../tree/positions.js';
 import { rowsById, treeOrder } from '../tree/order.js';
-import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
-import { insertSpace } from './create.js';
+import { duplicateSpace, insertSpace, loadSpace, restoreSpace, softDeleteSpace, transferSpace } from './store.js';
 import {
   defaultLevelSchema,
   emojiSchema,
@@ -35,7 +34,6 @@ import {
   movePositionSchema,
   spaceMergeRulesSchema,
 } from '../schemas.js';
-import { settleTransferredContent } from '../tree/transfer.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 
 const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
@@ -139,7 +137,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     const role = access.spaceRole(space);
     if (!access.canViewSpace(space, role)) return sendDeleted(reply, false);
     demand(role, 'admin', 'Deleting a space');
-    db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(now(), space.id);
+    softDeleteSpace(db, space.id);
     return sendDeleted(reply, true);
   });
 
@@ -171,57 +169,9 @@ export function spaceRoutes(app: FastifyInstance): void {
     const { space } = access.requireSpace(request.params.spaceId);
     parseBody(emptyBody, request.body);
     requireDuplicateTarget(access, space);
-    const id = newId();
-    const at = now();
     // Keeps the copy within the 50-character title limit.
     const title = `${space.title.length > 43 ? space.title.slice(0, 43) : space.title} (copy)`;
-    const copyRevision = newId();
-    db.transaction(() => {
-      db.prepare(
-        `INSERT INTO spaces (id, org_id, parent_id, title, emoji, visibility, edit_mode, merge_rules, language,
-           default_level, revision, share_key, git_sync, visitor_auth, position, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
-      ).run(
-        id,
-        space.org_id,
-        space.parent_id,
-        title,
-        space.emoji,
-        space.visibility,
-        space.edit_mode,
-        space.merge_rules,
-        space.language,
-        space.default_level,
-        copyRevision,
-        newId(24),
-        space.visitor_auth,
-        endPosition(db, space.org_id, space.parent_id),
-        at,
-        at,
-      );
-      const placement = planPlacement(
-        db,
-        space.org_id,
-        space.parent_id,
-        { kind: 'space', id },
-        {
-          after: { type: 'space', space: space.id },
-        },
-      );
-      applyOrder(db, placement.order);
-      db.prepare(
-        `INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at)
-         SELECT 'space', ?, principal_type, principal_id, role, ? FROM content_permissions
-         WHERE content_type = 'space' AND content_id = ?`,
-      ).run(id, at, space.id);
-      // The copy starts with the content of its source: the same stored nodes, nothing copied
-      // but the list of documents it may read.
-      storeFirstRevision(db, id, copyRevision, at, revisionRoot(db, space.revision));
-      db.prepare('INSERT INTO documents (space_id, id, hash) SELECT ?, id, hash FROM documents WHERE space_id = ?').run(
-        id,
-        space.id,
-      );
-    })();
+    const id = duplicateSpace(db, space, title);
     const created = loadSpace(db, id)!;
     reply.code(201).header('location', `${links.api}/spaces/${id}`);
     return spaceJson(created, access.spaceRole(created), links);
@@ -235,11 +185,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     if (!space.deleted_at) throw conflict('Space is not deleted');
     // The parent collection may have been deleted since; in-collection needs one.
     const visibility = space.parent_id === null && space.visibility === 'in-collection' ? 'private' : space.visibility;
-    db.prepare('UPDATE spaces SET deleted_at = NULL, visibility = ?, updated_at = ? WHERE id = ?').run(
-      visibility,
-      laterThan(space.updated_at),
-      space.id,
-    );
+    restoreSpace(db, space, visibility);
     const restored = loadSpace(db, space.id)!;
     return spaceJson(restored, access.spaceRole(restored), links);
   });
@@ -269,7 +215,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     demand(role, 'admin', 'Transferring a space');
     const body = parseBody(transferSpaceBody, request.body);
     const targetId = body.organization ?? space.org_id;
-    const target = db.prepare('SELECT * FROM organizations WHERE id = ?').get(targetId) as OrganizationRow | undefined;
+    const target = findOrganization(db, targetId);
     if (!target || access.orgRole(target.id) === undefined) {
       throw notFoundInBody('Target organization', 'organization', targetId);
     }
@@ -288,16 +234,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     if (parent === null && space.visibility === 'in-collection') {
       throw badRequest('Invalid body field "parent": a space with in-collection visibility needs a parent collection');
     }
-    db.transaction(() => {
-      db.prepare('UPDATE spaces SET org_id = ?, parent_id = ?, position = ?, updated_at = ? WHERE id = ?').run(
-        target.id,
-        parent,
-        endPosition(db, target.id, parent),
-        laterThan(space.updated_at),
-        space.id,
-      );
-      if (orgChanges) settleTransferredContent(db, target.id, { spaces: [space.id] });
-    })();
+    transferSpace(db, space, target.id, parent);
     return spaceAnswer(db, user, space.id, links);
   });
 }
@@ -312,16 +249,10 @@ function requireDuplicateTarget(access: Access, space: SpaceRow): void {
     throw forbidden("Duplicating a space needs the create role in the space's organization");
   }
   if (!space.parent_id) return;
-  const parent = access.db.prepare('SELECT * FROM collections WHERE id = ?').get(space.parent_id) as
-    | CollectionRow
-    | undefined;
+  const parent = loadCollection(access.db, space.parent_id);
   if (!parent || !atLeast(access.collectionRole(parent), 'create')) {
     throw forbidden("Duplicating a space needs the create role in the space's collection");
   }
-}
-
-function loadSpace(db: Db, id: string): SpaceRow | undefined {
-  return db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow | undefined;
 }
 
 /**

@@ -16,7 +16,7 @@ import { PermanentJobError, type JobQueue } from '../jobs.js';
 import { runAtOnce, runInSlices, writeInSlices, type Steps } from '../slices.js';
 import type { SpaceRow } from '../rows.js';
 import { applyOrder, planPlacement } from '../tree/positions.js';
-import { insertSpace } from '../spaces/create.js';
+import { insertSpace } from '../spaces/store.js';
 import type { Db } from '../store/db.js';
 import { documentSlots, TextSlots, wordCount } from './extract.js';
 import { EMPTY_INSTRUCTIONS, findTranslation, TRANSLATION_JOB, type TranslationRow } from './store.js';
