@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { demand } from '../access.js';
 import { booleanParam, conflict, parseBody, parseQuery } from '../http.js';
 import { setCurrentRevision } from '../content/current.js';
-import { fileJson } from '../content/files.js';
+import { fileJson } from '../content/json.js';
 import { contentChangesBody, editRequestContent, prepareFiles, prepareMarkdown } from './edits.js';
 import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from './merging.js';
 import { changeRequestJson, recordContribution, requireNotMerged } from './store.js';

@@ -57,21 +57,3 @@ export function signedDownload(
     return undefined;
   return getBlob(db, request.hash);
 }
-
-/** The JSON of a file (`RevisionFile`). */
-export function fileJson(
-  db: Db,
-  links: Pick<Links, 'files'>,
-  file: ContentFile,
-  metadata: boolean,
-): Record<string, unknown> {
-  return {
-    id: file.id,
-    name: file.name,
-    contentType: file.contentType,
-    downloadURL: downloadUrl(db, links, file),
-    size: file.size,
-    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
-    ...(metadata && file.git ? { git: file.git } : {}),
-  };
-}

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pageByPath, pageIndex, pageJson, revisionJson, type PlacedPage } from './pages.js';
+import { pageByPath, pageIndex, type PlacedPage } from './pages.js';
+import { changeJson, fileJson, pageJson, revisionJson } from './json.js';
 import {
   EMPTY_CONTENT,
   type ContentFile,
@@ -9,16 +10,16 @@ import {
   type Revision,
   type RevisionContent,
 } from './revisions.js';
-import { semanticChanges, type SemanticChange } from './changes.js';
+import { semanticChanges } from './changes.js';
 import type { Block, ContentRef as DocumentRef, JSONDocument } from './document.js';
-import { downloadUrl, fileJson, signedDownload } from './files.js';
+import { downloadUrl, signedDownload } from './files.js';
 import { pageMarkdown } from './page-markdown.js';
 import { PdfTooLargeError, renderPdf } from './pdf.js';
 import { sign, verify } from './signing.js';
 import { getBlob } from './blobs.js';
 import { backlinks, contentLinks, linkTargets } from './links.js';
 import { booleanParam, notFound, overLimit, pageFromArray, pageParams, pageWindow, parseQuery } from '../http.js';
-import type { OrganizationRow, SpaceRow } from '../rows.js';
+import type { SpaceRow } from '../rows.js';
 import { organizationJson } from '../organizations/json.js';
 import { spaceJson } from '../spaces/json.js';
 import type { Db } from '../store/db.js';
@@ -28,6 +29,8 @@ import { expandComputed, generatedPageDocument } from '../openapi/computed.js';
 import { storedContentReader } from './reader.js';
 import { signedViewReader } from '../sites/visitor-view.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { findOrganization } from '../organizations/store.js';
+import { liveSpaceRevision, spaceTitle } from '../spaces/store.js';
 
 /** Types a download shows inline; everything else is an attachment. */
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|svg\+xml)|application\/pdf)$/i;
@@ -406,7 +409,7 @@ export function contentRoutes(app: FastifyInstance): void {
   /** Where a page or a file of this revision lives (`ContentLocation`), as link reports and backlinks show it. */
   function locations(request: FastifyRequest, space: SpaceRow, revision: Revision) {
     const { db, access, links } = request.ctx;
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(space.org_id) as OrganizationRow;
+    const org = findOrganization(db, space.org_id)!;
     const context = {
       organization: organizationJson(db, org, access.orgRole(org.id) ?? null, links),
       space: spaceJson(space, access.spaceRole(space), links),
@@ -455,12 +458,9 @@ export function contentRoutes(app: FastifyInstance): void {
       db,
       spaceId: space.id,
       appUrl: links.app,
-      spaceExists: (id) => db.prepare('SELECT 1 FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) !== undefined,
+      spaceExists: (id) => liveSpaceRevision(db, id) !== undefined,
       pageInSpace: (id, pageId) => {
-        const other = db
-          .prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL')
-          .pluck(true)
-          .get(id) as string | undefined;
+        const other = liveSpaceRevision(db, id);
         const content = other ? request.ctx.content.revision(id, other)?.content : undefined;
         return content ? pageIndex(content).byId.has(pageId) : false;
       },
@@ -674,71 +674,6 @@ export function downloadRoutes(app: FastifyInstance, db: Db): void {
   });
 }
 
-/** The JSON of a semantic change (`RevisionSemanticChange`). */
-function changeJson(change: SemanticChange, url: (file: ContentFile) => string): Record<string, unknown> {
-  const page = (placed: PlacedPage) => ({
-    id: placed.page.id,
-    type: placed.page.type,
-    title: placed.page.title,
-    ...(placed.path !== undefined ? { path: placed.path } : {}),
-  });
-  const file = (item: ContentFile) => ({
-    id: item.id,
-    name: item.name,
-    contentType: item.contentType,
-    downloadURL: url(item),
-  });
-  switch (change.type) {
-    case 'page_created':
-    case 'page_deleted':
-      return { type: change.type, page: page(change.page) };
-    case 'page_edited':
-      return { type: change.type, page: page(change.page), attributes: change.attributes };
-    case 'page_moved':
-      return {
-        type: change.type,
-        page: page(change.page),
-        parent: {
-          ...(change.parent.before ? { before: page(change.parent.before) } : {}),
-          ...(change.parent.after ? { after: page(change.parent.after) } : {}),
-        },
-      };
-    case 'file_created':
-    case 'file_deleted':
-      return { type: change.type, file: file(change.file) };
-    case 'file_edited': {
-      const { downloadURL, ...attributes } = change.attributes;
-      return {
-        type: change.type,
-        file: file(change.file),
-        attributes: {
-          ...attributes,
-          ...(downloadURL
-            ? {
-                downloadURL: {
-                  before: url(downloadURL.before as ContentFile),
-                  after: url(downloadURL.after as ContentFile),
-                },
-              }
-            : {}),
-        },
-      };
-    }
-    case 'reusable_content_created':
-    case 'reusable_content_deleted':
-    case 'reusable_content_edited': {
-      const item = change.reusableContent;
-      return {
-        type: change.type,
-        reusableContent: { id: item.id, title: item.title, ...(item.documentId ? { document: item.documentId } : {}) },
-        ...('attributes' in change ? { attributes: change.attributes } : {}),
-      };
-    }
-    case 'variables_edited':
-      return { type: change.type, variables: change.variables };
-  }
-}
-
 /** How long a PDF URL works. */
 export const PDF_URL_VALIDITY_MS = 60 * 60 * 1000;
 
@@ -840,10 +775,7 @@ export function pdfDownloadRoutes(app: FastifyInstance, db: Db): void {
     }
     const revision = reader.revision(request.params.spaceId, query.revision!);
     if (!revision) throw notFound('Revision');
-    const title =
-      (db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(request.params.spaceId) as
-        | string
-        | undefined) ?? '';
+    const title = spaceTitle(db, request.params.spaceId) ?? '';
     const index = pageIndex(revision.content);
     let placedPages = index.ordered.filter((placed) => placed.page.type === 'document');
     if (query.page) {

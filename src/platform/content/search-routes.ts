@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { searchSpaces, type SearchPageHit } from './search.js';
+import { searchSpaces } from './search.js';
 import { pageParams, pageWindow, parseQuery } from '../http.js';
-import type { Links } from '../links.js';
 import { treeOrder } from '../tree/order.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { pageHitJson } from './json.js';
+import { spaceTitles } from '../spaces/store.js';
 
 const searchQuery = z.object({
   ...pageParams,
@@ -44,12 +45,9 @@ export function searchRoutes(app: FastifyInstance): void {
       query.query,
       pageWindow(query),
     );
-    const titles = new Map(
-      (
-        db
-          .prepare('SELECT id, title FROM spaces WHERE id IN (SELECT value FROM json_each(?))')
-          .all(JSON.stringify(found.items.map((item) => item.spaceId))) as Array<{ id: string; title: string }>
-      ).map((row) => [row.id, row.title]),
+    const titles = spaceTitles(
+      db,
+      found.items.map((item) => item.spaceId),
     );
     return {
       ...found,
@@ -62,19 +60,4 @@ export function searchRoutes(app: FastifyInstance): void {
       })),
     };
   });
-}
-
-/** A page of search results (`SearchPageResult`), with its app URLs. */
-function pageHitJson(page: SearchPageHit, spaceId: string, links: Links) {
-  const app = (path: string) => `${links.app}/s/${spaceId}${path ? `/${path}` : ''}`;
-  return {
-    ...page,
-    // The text before a page's first heading has no anchor: it is the page's own section.
-    sections: page.sections.map((section) => ({
-      ...section,
-      id: section.id ?? page.id,
-      urls: { app: app(section.path) },
-    })),
-    urls: { app: app(page.path) },
-  };
 }

@@ -5,6 +5,7 @@ import { badRequest, notFound, parseBody, sendDeleted } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import { refProblem, repositoryProblem } from './remote.js';
 import { gitSyncState, queueOperation, type Direction } from './sync.js';
+import { clearGitSync } from '../spaces/store.js';
 
 type SpaceParams = { spaceId: string };
 
@@ -103,9 +104,6 @@ export function gitRoutes(app: FastifyInstance, options: GitRouteOptions): void 
     const { db, access } = request.ctx;
     const { space, role } = access.requireSpace(request.params.spaceId);
     demand(role, 'admin', 'Removing the Git Sync installation');
-    const { changes } = db
-      .prepare('UPDATE spaces SET git_sync = NULL WHERE id = ? AND git_sync IS NOT NULL')
-      .run(space.id);
-    return sendDeleted(reply, changes > 0);
+    return sendDeleted(reply, clearGitSync(db, space.id));
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pageIndex, pageJson } from '../content/pages.js';
+import { pageJson } from '../content/json.js';
+import { pageIndex } from '../content/pages.js';
 import { EMPTY_CONTENT } from '../content/revisions.js';
 import { badRequest, notFoundInBody, parseBody, parseQuery } from '../http.js';
 import { computeDocument, computePages, HTTP_METHODS, specSnapshot, type OpenAPIDocumentProps } from './computed.js';

@@ -135,3 +135,27 @@ export function transferSpace(db: Db, space: SpaceRow, orgId: string, parent: st
     if (orgId !== space.org_id) settleTransferredContent(db, orgId, { spaces: [space.id] });
   })();
 }
+
+/** The current revision of a live space, if there is one. */
+export function liveSpaceRevision(db: Db, spaceId: string): string | undefined {
+  return db.prepare('SELECT revision FROM spaces WHERE id = ? AND deleted_at IS NULL').pluck(true).get(spaceId) as
+    | string
+    | undefined;
+}
+
+export function spaceTitle(db: Db, spaceId: string): string | undefined {
+  return db.prepare('SELECT title FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string | undefined;
+}
+
+/** The titles of spaces, by id. */
+export function spaceTitles(db: Db, spaceIds: string[]): Map<string, string> {
+  const rows = db
+    .prepare('SELECT id, title FROM spaces WHERE id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(spaceIds)) as Array<{ id: string; title: string }>;
+  return new Map(rows.map((row) => [row.id, row.title]));
+}
+
+/** Removes the Git Sync installation of a space; whether it had one. */
+export function clearGitSync(db: Db, spaceId: string): boolean {
+  return db.prepare('UPDATE spaces SET git_sync = NULL WHERE id = ? AND git_sync IS NOT NULL').run(spaceId).changes > 0;
+}

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { notFound, pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
-import type { OrganizationRow } from '../rows.js';
 import {
   createProvider,
   deleteProvider,
@@ -13,6 +12,7 @@ import {
   updateProvider,
 } from './saml.js';
 import { httpUrlSchema, roleOrGuestSchema } from '../schemas.js';
+import { findOrganization } from '../organizations/store.js';
 
 const label = z.string().trim().min(1, 'must be 1 to 30 characters').max(30, 'must be 1 to 30 characters');
 const entityID = z.string().trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters');
@@ -74,9 +74,7 @@ export function samlRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/sso', async (request) => {
     const { db, links } = request.ctx;
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(request.params.organizationId) as
-      | OrganizationRow
-      | undefined;
+    const org = findOrganization(db, request.params.organizationId);
     if (!org) throw notFound('Organization');
     const active = providersOf(db, org.id).filter((row) => providerStatus(row) === 'active');
     return { items: active.map((row) => ({ id: row.id, label: row.label, startURL: serviceOf(row, links).startURL })) };
