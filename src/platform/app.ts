@@ -1,13 +1,7 @@
-import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import Fastify, {
-  type ConnectionError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { authenticate, type RequestContext } from './context.js';
-import { ApiError } from './http.js';
+import { edgeOptions, encodeAnswersOnce, guardEdge, listeningOrigin } from './edge.js';
+import { type PlatformAnswer, recordStats } from './stats.js';
 import type { Db } from './store/db.js';
 import { collectionRoutes } from './collections/routes.js';
 import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
@@ -60,8 +54,6 @@ import { userRoutes } from './users/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Requests answered since start (or the last `resetStats`), for tests and benchmarks. */
-    stats: PlatformStats;
     /** The queue of background work (Git sync…); tests wait for it with `jobs.drain()`. */
     jobs: JobQueue;
     /** The schedule of OpenAPI URL checks; tests enqueue the checks due with `openapiRefresher.checkDue(at)`. */
@@ -69,24 +61,6 @@ declare module 'fastify' {
     /** Where OpenAPI texts are parsed and validated (a worker thread); tests count its `readings`. */
     openapiReader: SpecReader;
   }
-}
-
-/** Entries the stats keep: a server that runs for months must not keep every request. */
-const RECORDED = 1000;
-
-function record<T>(list: T[], entry: T): void {
-  list.push(entry);
-  if (list.length > 2 * RECORDED) list.splice(0, list.length - RECORDED);
-}
-
-export interface PlatformStats {
-  /** Number of requests received. */
-  count: number;
-  /** `METHOD /path?query` of each request, in arrival order (the last 1,000 at least: older ones are dropped). */
-  requests: string[];
-  /** Every answered request with its status, in answer order (the last 1,000 at least). */
-  answers: Array<{ method: string; url: string; status: number }>;
-  reset(): void;
 }
 
 export interface CreatePlatformOptions {
@@ -154,104 +128,6 @@ export interface CreatePlatformOptions {
   onAnswer?: (answer: PlatformAnswer) => void;
 }
 
-/** One answer of the platform, as `CreatePlatformOptions.onAnswer` sees it. */
-export interface PlatformAnswer {
-  method: string;
-  /** Path and query as requested. */
-  url: string;
-  /** Route pattern that handled the request (`/v1/orgs/:organizationId`); undefined when no route matched. */
-  route: string | undefined;
-  status: number;
-  /** The `content-type` header of the answer, if any. */
-  contentType: string | undefined;
-  /** The body as sent; undefined when there is none. */
-  body: string | undefined;
-}
-
-/**
- * Deepest nesting of arrays and objects in a JSON body. Validation and serialization recurse per
- * level, and a body nested thousands of levels deep would overflow the stack; real documents
- * nest a few dozen levels at most.
- */
-const MAX_BODY_DEPTH = 256;
-
-/** Largest request body, in bytes (routes that take files set their own). */
-const BODY_LIMIT = 5 * 1024 * 1024;
-
-/** Whether JSON text nests arrays and objects deeper than `max` (strings skipped), without parsing it. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c) i += 1;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) {
-      depth += 1;
-      if (depth > max) return true;
-    } else if (code === 0x7d || code === 0x5d) depth -= 1;
-  }
-  return false;
-}
-
-/** Longest path parameter (an id) the router takes; a longer one is answered 414. */
-const MAX_PARAM_LENGTH = 500;
-
-/** Node's refusals of requests it cannot read, by error code: status and what to tell the client. */
-const CLIENT_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    `Request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes`,
-  ],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions too large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout: the request did not arrive in time'],
-  HPE_INVALID_METHOD: [400, 'Malformed request: invalid method'],
-  HPE_INVALID_URL: [400, 'Malformed request: invalid request target'],
-  HPE_INVALID_VERSION: [400, 'Malformed request: invalid HTTP version'],
-  HPE_INVALID_HEADER_TOKEN: [400, 'Malformed request: invalid header'],
-  HPE_INVALID_CONTENT_LENGTH: [400, 'Malformed request: invalid Content-Length'],
-  HPE_UNEXPECTED_CONTENT_LENGTH: [400, 'Malformed request: both Content-Length and Transfer-Encoding'],
-  HPE_INVALID_TRANSFER_ENCODING: [400, 'Malformed request: invalid Transfer-Encoding'],
-  HPE_INVALID_CHUNK_SIZE: [400, 'Malformed request: invalid chunk size'],
-};
-
-/**
- * A whole HTTP/1.1 answer in the platform's error shape that closes the connection, for a raw
- * socket; without its body when it answers a HEAD request.
- */
-function rawErrorAnswer(status: number, message: string, head = false): string {
-  const body = JSON.stringify({ error: { code: status, message } });
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${head ? '' : body}`
-  );
-}
-
-/**
- * Answers, in the platform's error shape, a request Node could not parse (headers too large, a
- * malformed request line or header, a timeout), then closes the connection, as Node would.
- */
-function answerClientError(error: ConnectionError, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // An answer already under way on this connection must not be corrupted by a second one.
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
-    const [status, message] = CLIENT_ERRORS[error.code] ?? [400, 'Malformed HTTP request'];
-    // The packet being parsed starts with the request line unless the request came in pieces.
-    const packet: unknown = error.rawPacket;
-    const head = Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
-    socket.end(rawErrorAnswer(status, message, head));
-  }
-  socket.destroySoon();
-}
-
-function requestForLog(request: { method: string; url: string }) {
-  const index = request.url.indexOf('?');
-  return { method: request.method, url: index === -1 ? request.url : `${request.url.slice(0, index)}?…` };
-}
-
 /** Author and committer of exported commits unless configured. */
 export const DEFAULT_GIT_AUTHOR = { name: 'Docs platform', email: 'docs-platform@localhost' };
 
@@ -273,105 +149,18 @@ export function createPlatform({
   deliveryRetryBaseMs = DEFAULT_DELIVERY_RETRY_BASE_MS,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
-  const app = Fastify({
-    // Query strings may carry share keys and visitor tokens: logs show the path only.
-    logger:
-      logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
-    // A repeated query key arrives as an array of its values; parseQuery answers 400 naming the
-    // parameter unless the endpoint takes a list, and endpoints ignore parameters they do not read.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    bodyLimit: BODY_LIMIT,
-    // What Node and the router refuse before any route runs is answered in the error shape too.
-    clientErrorHandler: answerClientError,
-    frameworkErrors: (error, _request, reply) => {
-      const [status, message] =
-        error.code === 'FST_ERR_BAD_URL'
-          ? [400, 'Invalid URL: the path is not valid percent-encoded UTF-8']
-          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? [414, `URI too long: a path parameter may have at most ${MAX_PARAM_LENGTH} characters`]
-            : [error.statusCode ?? 400, error.message];
-      (reply as FastifyReply).code(status).send({ error: { code: status, message } });
-    },
-    // Node answers an HTTP/1.1 request without Host with a bare 400; the onRequest hook answers it instead.
-    http: { requireHostHeader: false },
-  });
-  // Node answers an unsupported Expect header with a bare 417 unless someone listens.
-  app.server.on('checkExpectation', (_request, response: ServerResponse) => {
-    const body = JSON.stringify({
-      error: { code: 417, message: 'Expectation failed: only "Expect: 100-continue" is supported' },
+  const app = Fastify(edgeOptions(logger));
+  guardEdge(app);
+  recordStats(app, { skip: HEALTH_PATHS, onAnswer });
+  encodeAnswersOnce(app);
+  // Imitates a remote API.
+  if (delayMs > 0) {
+    app.addHook('onRequest', async (request) => {
+      if (!HEALTH_PATHS.has(request.routeOptions.url ?? ''))
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
     });
-    response.writeHead(417, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    });
-    response.end(body);
-  });
-  // Node closes a CONNECT (a proxy tunnel) without a word unless someone listens.
-  app.server.on('connect', (_request, socket: Socket) => {
-    socket.on('error', () => undefined);
-    socket.end(rawErrorAnswer(405, 'Method not allowed: the platform is no proxy'));
-  });
-
-  const stats: PlatformStats = {
-    count: 0,
-    requests: [],
-    answers: [],
-    reset() {
-      stats.count = 0;
-      stats.requests = [];
-      stats.answers = [];
-    },
-  };
-  app.decorate('stats', stats);
+  }
   app.decorateRequest('ctx', null as unknown as RequestContext);
-
-  // Bodies may be empty even with a JSON content type (for example POST .../restore).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-      return done(
-        new ApiError(400, `Invalid body: arrays and objects nest deeper than ${MAX_BODY_DEPTH} levels`),
-        undefined,
-      );
-    }
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError(400, 'Invalid body: not valid JSON'), undefined);
-    }
-  });
-
-  app.addHook('onRequest', async (request) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ApiError(400, 'Missing Host header: every HTTP/1.1 request must send one');
-    }
-    // Health checks are not API calls: tests count the requests of the API alone.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '')) return;
-    stats.count += 1;
-    record(stats.requests, `${request.method} ${request.url}`);
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-  });
-
-  // Recorded before the answer leaves, so a client that got its answer finds it here.
-  app.addHook('onSend', async (request, reply, payload) => {
-    record(stats.answers, { method: request.method, url: request.url, status: reply.statusCode });
-    if (onAnswer) {
-      const type = reply.getHeader('content-type');
-      onAnswer({
-        method: request.method,
-        url: request.url,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        contentType: typeof type === 'string' ? type : undefined,
-        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined,
-      });
-    }
-    // Encoded once here: given a string, Node would measure its UTF-8 length and then encode it,
-    // two passes over the text (a page of 100 spaces spent a fifth of its time on them).
-    return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-  });
 
   // Health checks, signed downloads and signed uploads need no token.
   app.addHook(
@@ -380,38 +169,6 @@ export function createPlatform({
       db,
       new Set([...HEALTH_PATHS, DOWNLOAD_ROUTE, PDF_ROUTE, UPLOAD_ROUTE, OPENAPI_DOWNLOAD_ROUTE, ASSET_ROUTE]),
     ),
-  );
-
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof ApiError) {
-      if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-      return reply.code(error.status).send({ error: { code: error.status, message: error.message, ...error.limit } });
-    }
-    const { statusCode: status, message, code } = error as { statusCode?: number; message?: string; code?: string };
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // Named like every other budget: the route's body limit, and the size the request announced.
-      const max = request.routeOptions.bodyLimit ?? BODY_LIMIT;
-      const announced = Number(request.headers['content-length']);
-      const value = Number.isFinite(announced) && announced > max ? announced : max + 1;
-      return reply.code(413).send({
-        error: {
-          code: 413,
-          message: `The request body is larger than ${max} bytes`,
-          limit: 'requestBytes',
-          value,
-          max,
-        },
-      });
-    }
-    if (status && status >= 400 && status < 500) {
-      return reply.code(status).send({ error: { code: status, message: message ?? 'Bad request' } });
-    }
-    request.log.error({ err: error }, 'unhandled platform error');
-    return reply.code(500).send({ error: { code: 500, message: 'Internal error' } });
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { code: 404, message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
   );
 
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
@@ -438,17 +195,7 @@ export function createPlatform({
     allowPrivateUrls,
     timeoutMs: deliveryTimeoutMs,
     retryBaseMs: deliveryRetryBaseMs,
-    origin: () => {
-      const address = app.server.address();
-      if (!address || typeof address === 'string') return 'http://localhost';
-      const host =
-        address.address === '0.0.0.0' || address.address === '::'
-          ? 'localhost'
-          : address.family === 'IPv6'
-            ? `[${address.address}]`
-            : address.address;
-      return `http://${host}:${address.port}`;
-    },
+    origin: () => listeningOrigin(app),
   });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
