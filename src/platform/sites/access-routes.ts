@@ -11,22 +11,23 @@ import {
   parseQuery,
   sendDeleted,
 } from '../http.js';
-import type { OrganizationRow } from '../rows.js';
-import type { Links } from '../links.js';
 import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type AdaptiveSchema } from './adaptive.js';
 import { defaultCustomization } from './customization.js';
-import { reloadSite, requireSite, siteJson, siteRootUrl, touchSite, type SiteRow } from './store.js';
+import { findSite, reloadSite, requireSite, touchSite, type SiteRow, updateSiteColumns } from './store.js';
+import { authJson, shareLinkJson, siteJson } from './json.js';
+import { findOrganization } from '../organizations/store.js';
 import { loadStructure, structureJson, withoutDrafts } from './structure.js';
 import { readerView } from './resolve.js';
 import { OPEN_TO_VISITORS } from './visitor-access.js';
 import {
   createShareLink,
+  deleteShareLink,
+  findShareLink,
   publicKeyProblem,
   readableWithoutMembership,
   regenerateSigningKey,
   shareLinksOf,
-  signingKey,
-  type ShareLinkRow,
+  updateShareLink,
 } from './visitors.js';
 
 type SiteParams = { organizationId: string; siteId: string };
@@ -54,29 +55,6 @@ const updateAuthBody = z.strictObject({
 
 const adaptiveBody = z.strictObject({ jsonSchema: z.unknown().refine((value) => value !== undefined, 'is required') });
 const publishedQuery = z.object({ shareKey: z.string().max(100).optional() });
-
-function shareLinkJson(row: ShareLinkRow, site: SiteRow, org: OrganizationRow, links: Links) {
-  return {
-    object: 'share-link' as const,
-    id: row.id,
-    createdAt: row.created_at,
-    ...(row.name !== null ? { name: row.name } : {}),
-    active: row.active === 1,
-    // The key is a secret of the link; it shows only inside its published URL.
-    urls: { published: `${siteRootUrl(site, org, links)}${row.key}/` },
-  };
-}
-
-function authJson(db: Parameters<typeof signingKey>[0], site: SiteRow) {
-  return {
-    object: 'publishing-auth' as const,
-    backend: site.auth_backend,
-    privateKey: signingKey(db, site),
-    ...(site.auth_fallback_url ? { fallbackURL: site.auth_fallback_url } : {}),
-    ...(site.auth_logout_url ? { logoutURL: site.auth_logout_url } : {}),
-    ...(site.auth_public_key ? { publicKey: site.auth_public_key } : {}),
-  };
-}
 
 /**
  * Who may read a published site and as whom: share links, the visitor-authentication settings
@@ -121,21 +99,13 @@ export function siteAccessRoutes(app: FastifyInstance): void {
       const body = parseBody(updateShareLinkBody, request.body);
       const { org, site } = siteOf(request, request.params, 'admin');
       const { db, links } = request.ctx;
-      const row = db
-        .prepare('SELECT * FROM site_share_links WHERE id = ? AND site_id = ?')
-        .get(request.params.shareLinkId, site.id) as ShareLinkRow | undefined;
+      const row = findShareLink(db, site.id, request.params.shareLinkId);
       if (!row) throw notFound('Share link');
-      db.prepare('UPDATE site_share_links SET name = ?, active = ? WHERE id = ?').run(
-        body.name === undefined ? row.name : body.name,
-        body.active === undefined ? row.active : Number(body.active),
-        row.id,
-      );
-      return shareLinkJson(
-        db.prepare('SELECT * FROM site_share_links WHERE id = ?').get(row.id) as ShareLinkRow,
-        site,
-        org,
-        links,
-      );
+      const updated = updateShareLink(db, row, {
+        name: body.name === undefined ? row.name : body.name,
+        active: body.active === undefined ? row.active : Number(body.active),
+      });
+      return shareLinkJson(updated, site, org, links);
     },
   );
 
@@ -143,10 +113,7 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     '/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId',
     async (request, reply) => {
       const { site } = siteOf(request, request.params, 'admin');
-      const { changes } = request.ctx.db
-        .prepare('DELETE FROM site_share_links WHERE id = ? AND site_id = ?')
-        .run(request.params.shareLinkId, site.id);
-      return sendDeleted(reply, changes > 0);
+      return sendDeleted(reply, deleteShareLink(request.ctx.db, site.id, request.params.shareLinkId));
     },
   );
 
@@ -166,15 +133,12 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     }
     const { db } = request.ctx;
     db.transaction(() => {
-      db.prepare(
-        'UPDATE sites SET auth_backend = ?, auth_fallback_url = ?, auth_logout_url = ?, auth_public_key = ? WHERE id = ?',
-      ).run(
-        body.backend,
-        body.fallbackURL === undefined ? site.auth_fallback_url : body.fallbackURL,
-        body.logoutURL === undefined ? site.auth_logout_url : body.logoutURL,
-        body.publicKey === undefined ? site.auth_public_key : body.publicKey,
-        site.id,
-      );
+      updateSiteColumns(db, site.id, {
+        auth_backend: body.backend,
+        auth_fallback_url: body.fallbackURL === undefined ? site.auth_fallback_url : body.fallbackURL,
+        auth_logout_url: body.logoutURL === undefined ? site.auth_logout_url : body.logoutURL,
+        auth_public_key: body.publicKey === undefined ? site.auth_public_key : body.publicKey,
+      });
       touchSite(db, site.id);
     })();
     return authJson(db, reloadSite(db, site.id));
@@ -218,11 +182,7 @@ export function siteAccessRoutes(app: FastifyInstance): void {
     }
     const { db } = request.ctx;
     db.transaction(() => {
-      db.prepare('UPDATE sites SET adaptive_schema = ?, adaptive_schema_updated_at = ? WHERE id = ?').run(
-        JSON.stringify(schema),
-        now(),
-        site.id,
-      );
+      updateSiteColumns(db, site.id, { adaptive_schema: JSON.stringify(schema), adaptive_schema_updated_at: now() });
       touchSite(db, site.id);
     })();
     const updated = reloadSite(db, site.id);
@@ -251,13 +211,11 @@ export function siteAccessRoutes(app: FastifyInstance): void {
       const { db, access, links } = request.ctx;
       const role = access.orgRole(request.params.organizationId);
       const member = role !== undefined && role !== null;
-      const site = db
-        .prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?')
-        .get(request.params.siteId, request.params.organizationId) as SiteRow | undefined;
+      const site = findSite(db, request.params.organizationId, request.params.siteId);
       // Members see their sites' profiles even unpublished; others only what they could visit.
       if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey, request.ctx.visitor?.site)))
         throw notFound('Site');
-      const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
+      const org = findOrganization(db, site.org_id)!;
       // Members see every published item; other readers what their claims (none without a token) show.
       const s = member
         ? withoutDrafts(loadStructure(db, site))

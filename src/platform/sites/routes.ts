@@ -19,17 +19,24 @@ import { conditionSchema } from '../schemas.js';
 import { insertSpace } from '../spaces/store.js';
 import {
   deleteSite,
+  findSite,
+  findSiteById,
+  hostnameTakenBySite,
   insertSite,
+  listSites,
+  proxyOriginTaken,
   reloadSite,
   requireFreeBasename,
   requireOrgSpace,
   requireSite,
-  siteJson,
   SITE_TYPES,
   SITE_VISIBILITIES,
   touchSite,
   type SiteRow,
+  updateSiteColumns,
 } from './store.js';
+import { siteJson } from './json.js';
+import { findOrganization } from '../organizations/store.js';
 import {
   addGroup,
   addSection,
@@ -301,11 +308,9 @@ export function siteRoutes(app: FastifyInstance): void {
     const { db, access } = request.ctx;
     const role = access.orgRole(params.organizationId);
     if (role !== undefined && role !== null) return siteOf(request, params);
-    const site = db
-      .prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?')
-      .get(params.siteId, params.organizationId) as SiteRow | undefined;
+    const site = findSite(db, params.organizationId, params.siteId);
     if (!site || !readableWithoutMembership(db, site, shareKey, request.ctx.visitor?.site)) throw notFound('Site');
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
+    const org = findOrganization(db, site.org_id)!;
     return { org, role: null, site, s: readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {}) };
   };
   const contextOf = (request: FastifyRequest, org: OrganizationRow): JsonContext => ({
@@ -333,34 +338,8 @@ export function siteRoutes(app: FastifyInstance): void {
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/sites', async (request) => {
     const query = parseQuery(listQuery, request.query);
     const { org, role } = orgOf(request, request.params);
-    const { db } = request.ctx;
-    const where = ['org_id = ?'];
-    const params: unknown[] = [org.id];
-    if (query.space) {
-      where.push('id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)');
-      params.push(query.space);
-    }
-    if (query.title) {
-      where.push("lower(title) LIKE lower(?) ESCAPE '\\'");
-      params.push(`%${query.title.replace(/[\\%_]/g, '\\$&')}%`);
-    }
-    if (query.published !== undefined) {
-      where.push('published = ?');
-      params.push(query.published ? 1 : 0);
-    }
-    if (query.type) {
-      const types = [query.type].flat();
-      where.push(`type IN (${types.map(() => '?').join(', ')})`);
-      params.push(...types);
-    }
     const window = pageWindow(query);
-    const count = db
-      .prepare(`SELECT COUNT(*) FROM sites WHERE ${where.join(' AND ')}`)
-      .pluck(true)
-      .get(...params) as number;
-    const rows = db
-      .prepare(`SELECT * FROM sites WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ? OFFSET ?`)
-      .all(...params, window.limit, window.offset) as SiteRow[];
+    const { rows, count } = listSites(request.ctx.db, org.id, query, window);
     return pageOf(
       rows.map((site) => answerSite(request, site, org, role)),
       count,
@@ -394,29 +373,22 @@ export function siteRoutes(app: FastifyInstance): void {
     const { org, role, site, s } = siteOf(request, request.params, 'admin');
     const { db } = request.ctx;
     if (body.basename !== undefined) requireFreeBasename(db, org.id, body.basename, site.id);
-    if (body.hostname && db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(body.hostname, site.id)) {
+    if (body.hostname && hostnameTakenBySite(db, body.hostname, site.id)) {
       throw conflict(`Another site already has the hostname "${body.hostname}"`);
     }
     if (body.proxy) {
       const origin = body.proxy.toLowerCase();
-      if (
-        db
-          .prepare("SELECT 1 FROM sites WHERE lower(json_extract(proxy, '$.origin')) = ? AND id <> ?")
-          .get(origin, site.id)
-      ) {
+      if (proxyOriginTaken(db, origin, site.id)) {
         throw conflict(`Another site is already served at ${body.proxy}`);
       }
-      if (db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(origin.split('/')[0], site.id)) {
+      if (hostnameTakenBySite(db, origin.split('/')[0]!, site.id)) {
         throw conflict(`Invalid body field "proxy": ${origin.split('/')[0]} is the custom hostname of another site`);
       }
     }
     if (body.basename !== undefined) {
       // Under the organization's address, a basename must not hide a path of its default site.
       const fallback = org.default_content ? (JSON.parse(org.default_content) as { site?: string }).site : undefined;
-      const other =
-        fallback && fallback !== site.id
-          ? (db.prepare('SELECT * FROM sites WHERE id = ?').get(fallback) as SiteRow | undefined)
-          : undefined;
+      const other = fallback && fallback !== site.id ? findSiteById(db, fallback) : undefined;
       if (other) {
         const structure = loadStructure(db, other);
         const paths = [
@@ -447,12 +419,7 @@ export function siteRoutes(app: FastifyInstance): void {
               ? null
               : JSON.stringify({ origin: body.proxy, target: `${request.ctx.links.published}/proxy/${site.id}` }),
       };
-      const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
-      if (entries.length)
-        db.prepare(`UPDATE sites SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
-          ...entries.map(([, value]) => value),
-          site.id,
-        );
+      updateSiteColumns(db, site.id, columns);
       touchSite(db, site.id);
     })();
     return answerSite(request, reloadSite(db, site.id), org, role);
@@ -472,7 +439,7 @@ export function siteRoutes(app: FastifyInstance): void {
       const { db } = request.ctx;
       const site = requireSite(db, org.id, request.params.siteId);
       db.transaction(() => {
-        db.prepare('UPDATE sites SET published = ? WHERE id = ?').run(published, site.id);
+        updateSiteColumns(db, site.id, { published });
         touchSite(db, site.id);
       })();
       return answerSite(request, reloadSite(db, site.id), org, role);
