@@ -6,7 +6,8 @@ import { setCurrentRevision } from '../content/current.js';
 import { fileJson } from '../content/json.js';
 import { contentChangesBody, editRequestContent, prepareFiles, prepareMarkdown } from './edits.js';
 import { mergeChangeRequest, updateChangeRequestFromMain, type MergeAnswer } from './merging.js';
-import { changeRequestJson, recordContribution, requireNotMerged } from './store.js';
+import { changeRequestJson } from './json.js';
+import { recordContribution, requireNotMerged } from './store.js';
 import { applyTemplateToRequest, requireTemplate, templateRevision, templateSpec } from './templates.js';
 import { requestOf } from './routes.js';
 

@@ -4,10 +4,8 @@ import { atLeast, demand, isOrgMember, type Role } from '../access.js';
 import {
   badRequest,
   forbidden,
-  newId,
   notFound,
   notFoundInBody,
-  now,
   overLimit,
   pageFromArray,
   pageOf,
@@ -18,26 +16,30 @@ import {
   parseQuery,
   sendDeleted,
 } from '../http.js';
-import type { SpaceRow, UserRow } from '../rows.js';
+import type { SpaceRow } from '../rows.js';
 import { userJson } from '../users/json.js';
 import { checkDocumentLimits, ContentLimitError, DocumentValidationError, parseDocument } from '../content/document.js';
 import {
   CHANGE_REQUEST_STATUSES,
-  changeRequestJson,
   createChangeRequest,
   currentReviews,
   listChangeRequests,
   readableSpaceIds,
-  recordContribution,
-  requestedReviewerJson,
   requireChangeRequest,
   requireNotMerged,
-  reviewJson,
   reviewsOf,
   updateChangeRequest,
   type ChangeRequestRow,
-  type RequestedReviewerRow,
+  addReview,
+  contributorsOf,
+  findRequestedReviewer,
+  removeRequestedReviewer,
+  requestedReviewers,
+  requestReviews,
 } from './store.js';
+import { changeRequestJson, requestedReviewerJson, reviewJson } from './json.js';
+import { loadSpace } from '../spaces/store.js';
+import { findUserById } from '../users/store.js';
 import { applyTemplateToRequest, requireTemplate, templateSpec } from './templates.js';
 import { requireClusterForChangeRequest } from '../conversations/store.js';
 
@@ -178,7 +180,7 @@ export function changeRequestRoutes(app: FastifyInstance): void {
     const spaceRow = (id: string) => {
       let space = spaces.get(id);
       if (!space) {
-        space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow;
+        space = loadSpace(db, id)!;
         spaces.set(id, space);
       }
       return space;
@@ -266,38 +268,17 @@ export function changeRequestRoutes(app: FastifyInstance): void {
       const { space, role, changeRequest } = requestOf(request, request.params);
       const { db, user, links } = request.ctx;
       requireNotMerged(changeRequest);
-      const requested = db
-        .prepare('SELECT * FROM change_request_reviewers WHERE change_request_id = ? AND user_id = ?')
-        .get(changeRequest.id, user.id) as RequestedReviewerRow | undefined;
+      const requested = findRequestedReviewer(db, changeRequest.id, user.id);
       if (!requested && !atLeast(role, 'review')) {
         throw forbidden('Only requested reviewers and members with the review role can review a change request');
       }
       if (changeRequest.created_by === user.id) throw forbidden('You cannot review your own change request');
-      const at = now();
-      const id = newId();
-      db.transaction(() => {
-        db.prepare(
-          `INSERT INTO change_request_reviews (id, change_request_id, revision, reviewer_id, requested_by, status, comment, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          id,
-          changeRequest.id,
-          changeRequest.revision,
-          user.id,
-          requested?.requested_by ?? null,
-          body.status,
-          body.comment ? JSON.stringify(body.comment) : null,
-          at,
-          at,
-        );
-        // The request for this review is answered.
-        db.prepare('DELETE FROM change_request_reviewers WHERE change_request_id = ? AND user_id = ?').run(
-          changeRequest.id,
-          user.id,
-        );
-        if (body.comment) recordContribution(db, changeRequest.id, user.id, 'comment');
-        updateChangeRequest(db, changeRequest, {});
-      })();
+      const id = addReview(db, changeRequest, {
+        reviewerId: user.id,
+        requestedBy: requested?.requested_by ?? null,
+        status: body.status,
+        comment: body.comment,
+      });
       const review = reviewsOf(db, changeRequest).find((item) => item.id === id)!;
       const json = reviewJson(db, review, changeRequest, space, links, new Set([id]));
       return reply.code(201).header('location', json.urls.location).send(json);
@@ -312,9 +293,7 @@ export function changeRequestRoutes(app: FastifyInstance): void {
       const query = parseQuery(pageQuery, request.query);
       const { changeRequest } = requestOf(request, request.params);
       const { db, links } = request.ctx;
-      const rows = db
-        .prepare('SELECT * FROM change_request_reviewers WHERE change_request_id = ? ORDER BY created_at, user_id')
-        .all(changeRequest.id) as RequestedReviewerRow[];
+      const rows = requestedReviewers(db, changeRequest.id);
       return pageFromArray(rows, pageWindow(query), (row) => requestedReviewerJson(db, row, links));
     },
   );
@@ -329,31 +308,17 @@ export function changeRequestRoutes(app: FastifyInstance): void {
       const userIds = [...new Set(body.users)];
       userIds.forEach((userId, index) => {
         const field = `users.${index}`;
-        if (!db.prepare('SELECT 1 FROM users WHERE id = ?').get(userId)) throw notFoundInBody('User', field, userId);
+        if (!findUserById(db, userId)) throw notFoundInBody('User', field, userId);
         if (!isOrgMember(db, space.org_id, userId))
           throw badRequest(`Invalid body field "${field}": user ${userId} is not a member of the organization`);
         if (userId === changeRequest.created_by)
           throw badRequest(`Invalid body field "${field}": the author of a change request cannot review it`);
       });
-      const at = now();
-      db.transaction(() => {
-        const insert = db.prepare(
-          `INSERT INTO change_request_reviewers (change_request_id, user_id, requested_by, revision, created_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (change_request_id, user_id) DO UPDATE SET requested_by = excluded.requested_by, revision = excluded.revision, created_at = excluded.created_at`,
-        );
-        for (const userId of userIds) insert.run(changeRequest.id, userId, user.id, changeRequest.revision, at);
-        // Asking for a review puts a draft in review, as the app does.
-        updateChangeRequest(db, changeRequest, {
-          status: changeRequest.status === 'draft' ? 'open' : undefined,
-          subject: body.subject,
-          description: body.description === undefined ? undefined : JSON.stringify(body.description),
-        });
-      })();
-      const rows = db
-        .prepare(
-          `SELECT * FROM change_request_reviewers WHERE change_request_id = ? AND user_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, user_id`,
-        )
-        .all(changeRequest.id, JSON.stringify(userIds)) as RequestedReviewerRow[];
+      requestReviews(db, changeRequest, userIds, user.id, {
+        subject: body.subject,
+        description: body.description === undefined ? undefined : JSON.stringify(body.description),
+      });
+      const rows = requestedReviewers(db, changeRequest.id, userIds);
       return { users: rows.map((row) => requestedReviewerJson(db, row, links)) };
     },
   );
@@ -363,10 +328,7 @@ export function changeRequestRoutes(app: FastifyInstance): void {
     async (request, reply) => {
       const { changeRequest } = requestOf(request, request.params, 'edit');
       requireNotMerged(changeRequest);
-      const { changes } = request.ctx.db
-        .prepare('DELETE FROM change_request_reviewers WHERE change_request_id = ? AND user_id = ?')
-        .run(changeRequest.id, request.params.userId);
-      return sendDeleted(reply, changes > 0);
+      return sendDeleted(reply, removeRequestedReviewer(request.ctx.db, changeRequest.id, request.params.userId));
     },
   );
 
@@ -378,12 +340,7 @@ export function changeRequestRoutes(app: FastifyInstance): void {
       const query = parseQuery(pageQuery, request.query);
       const { changeRequest } = requestOf(request, request.params);
       const { db, links } = request.ctx;
-      const rows = db
-        .prepare(
-          `SELECT c.*, u.* FROM change_request_contributors c JOIN users u ON u.id = c.user_id
-         WHERE c.change_request_id = ? ORDER BY c.first_at, c.user_id, c.action_type`,
-        )
-        .all(changeRequest.id) as Array<UserRow & { action_type: 'edit' | 'comment'; last_at: string; count: number }>;
+      const rows = contributorsOf(db, changeRequest.id);
       return pageFromArray(rows, pageWindow(query), (row) => ({
         user: userJson(row, links),
         actionType: row.action_type,

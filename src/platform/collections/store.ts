@@ -176,3 +176,9 @@ export function deleteCollectionTree(db: Db, collection: CollectionRow): void {
     db.prepare('DELETE FROM collections WHERE id = ?').run(collection.id);
   })();
 }
+
+export function findCollectionOfOrganization(db: Db, orgId: string, collectionId: string): CollectionRow | undefined {
+  return db.prepare('SELECT * FROM collections WHERE id = ? AND org_id = ?').get(collectionId, orgId) as
+    | CollectionRow
+    | undefined;
+}

@@ -13,7 +13,6 @@ import {
   parseQuery,
   sendDeleted,
 } from '../http.js';
-import type { OrganizationRow, SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { publishedEndpointProblem } from './delivery.js';
 import { eventJson, eventsPage, findEvent, traceJson } from './events.js';
@@ -58,6 +57,9 @@ import {
   type PublishedImage,
 } from './store.js';
 import { httpUrlSchema } from '../schemas.js';
+import { findOrganizationByIdOrHostname } from '../organizations/store.js';
+import { findSiteById } from '../sites/store.js';
+import { findLiveSpace } from '../spaces/store.js';
 
 const NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
 
@@ -352,9 +354,7 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const body = parseBody(z.strictObject({ organization: z.string().min(1).max(100) }), request.body);
     const { db, access, links } = request.ctx;
     const integration = requireIntegration(db, access, request.params.integrationName);
-    const org = db
-      .prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1')
-      .get(body.organization, body.organization, body.organization) as OrganizationRow | undefined;
+    const org = findOrganizationByIdOrHostname(db, body.organization);
     if (!org || access.orgRole(org.id) === undefined)
       throw notFoundInBody('Organization', 'organization', body.organization);
     if (access.orgRole(org.id) !== 'admin')
@@ -449,15 +449,13 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
         ? notFoundInBody(kind === 'space' ? 'Space' : 'Site', field, id)
         : notFound(kind === 'space' ? 'Space' : 'Site');
     if (kind === 'space') {
-      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as
-        | SpaceRow
-        | undefined;
+      const space = findLiveSpace(db, id);
       if (!space || space.org_id !== installation.org_id) throw missing();
       const role = access.spaceRole(space);
       if (!access.canViewSpace(space, role)) throw missing();
       return { canChange: role === 'admin' };
     }
-    const site = db.prepare('SELECT org_id FROM sites WHERE id = ?').get(id) as { org_id: string } | undefined;
+    const site = findSiteById(db, id);
     if (!site || site.org_id !== installation.org_id || access.orgRole(site.org_id) === undefined) throw missing();
     return { canChange: access.orgRole(site.org_id) === 'admin' };
   };

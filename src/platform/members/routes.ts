@@ -20,9 +20,9 @@ import { spaceJson } from '../spaces/json.js';
 import { activeProvider } from '../sso/saml.js';
 import type { Db } from '../store/db.js';
 import { teamJson } from '../teams/json.js';
+import { findUserById } from '../users/store.js';
 import { memberJson } from './json.js';
 import {
-  findUserById,
   isLastAdmin,
   joinThroughSso,
   listMembers,

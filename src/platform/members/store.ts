@@ -21,10 +21,6 @@ export interface MemberFilter {
 
 const SORT_COLUMNS = { joinedAt: 'm.joined_at', lastSeenAt: 'm.last_seen_at', name: 'u.display_name COLLATE NOCASE' };
 
-export function findUserById(db: Db, userId: string): UserRow | undefined {
-  return db.prepare('SELECT * FROM users WHERE id = ?').get(userId) as UserRow | undefined;
-}
-
 /** The live spaces, teams and (for members with a role) sites a member of an organization reaches. */
 export function memberCounts(db: Db, member: MemberRow): { spaces: number; teams: number; sites: number } {
   const spaces = db

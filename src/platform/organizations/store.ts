@@ -85,3 +85,10 @@ export function saveAgentInstructions(db: Db, orgId: string, instructions: unkno
      ON CONFLICT (org_id) DO UPDATE SET instructions = excluded.instructions, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
   ).run(orgId, JSON.stringify(instructions), now(), userId);
 }
+
+/** An organization by id or, failing that, by hostname. */
+export function findOrganizationByIdOrHostname(db: Db, ref: string): OrganizationRow | undefined {
+  return db
+    .prepare('SELECT * FROM organizations WHERE id = ? OR hostname = ? ORDER BY id = ? DESC LIMIT 1')
+    .get(ref, ref, ref) as OrganizationRow | undefined;
+}

@@ -234,3 +234,10 @@ export function updateSiteColumns(db: Db, siteId: string, columns: Record<string
     siteId,
   );
 }
+
+/** The page a site space opens on, if it sets one. */
+export function siteSpaceHomePage(db: Db, siteSpaceId: string): string | null {
+  return (
+    (db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(siteSpaceId) as string | null) ?? null
+  );
+}

@@ -159,3 +159,8 @@ export function spaceTitles(db: Db, spaceIds: string[]): Map<string, string> {
 export function clearGitSync(db: Db, spaceId: string): boolean {
   return db.prepare('UPDATE spaces SET git_sync = NULL WHERE id = ? AND git_sync IS NOT NULL').run(spaceId).changes > 0;
 }
+
+/** A space that is not deleted. */
+export function findLiveSpace(db: Db, spaceId: string): SpaceRow | undefined {
+  return db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(spaceId) as SpaceRow | undefined;
+}

@@ -1,16 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError, booleanParam, notFound, parseBody, parseQuery } from '../http.js';
-import type { CollectionRow, SpaceRow } from '../rows.js';
+import type { SpaceRow } from '../rows.js';
 import { collectionJson } from '../collections/json.js';
 import { spaceJson } from '../spaces/json.js';
-import { changeRequestJson, findChangeRequest } from '../change-requests/store.js';
+import { changeRequestJson } from '../change-requests/json.js';
+import { findChangeRequest } from '../change-requests/store.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageJson } from '../content/json.js';
 import { pageByPath, pageIndex } from '../content/pages.js';
 import { parseUrl, resolvePublishedUrl, urlSegments, type ResolveInput } from '../sites/resolve.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { findCollectionOfOrganization } from '../collections/store.js';
+import { findSiteById, siteSpaceHomePage } from '../sites/store.js';
+import { findLiveSpace, loadSpace } from '../spaces/store.js';
 
 /** Longest visitor token (a JWT) read: real ones hold a few hundred characters of claims. */
 const MAX_VISITOR_TOKEN_CHARS = 10_000;
@@ -79,13 +83,9 @@ export function urlRoutes(app: FastifyInstance): void {
     const found = await resolve(request, { url });
     if (!('space' in found)) return undefined;
     const { db, access } = request.ctx;
-    const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(found.space) as
-      | SpaceRow
-      | undefined;
+    const space = findLiveSpace(db, found.space);
     if (!space || !access.canViewSpace(space, access.spaceRole(space))) return undefined;
-    const siteSpace = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as
-      | string
-      | null;
+    const siteSpace = siteSpaceHomePage(db, found.siteSpace);
     return {
       space,
       changeRequest: found.changeRequest,
@@ -111,17 +111,13 @@ export function urlRoutes(app: FastifyInstance): void {
     if (inApp) {
       const [kind, id, ...rest] = segments.slice(mount.length);
       if (kind === 'o' && id && rest[0] === 'c' && rest[1]) {
-        const collection = db.prepare('SELECT * FROM collections WHERE id = ? AND org_id = ?').get(rest[1], id) as
-          | CollectionRow
-          | undefined;
+        const collection = findCollectionOfOrganization(db, id, rest[1]);
         const role = collection ? access.collectionRole(collection) : null;
         if (!collection || role === null) throw notFound('Content for the URL');
         return { collection: collectionJson(collection, role, links) };
       }
       if (kind !== 's' || !id) throw notFound('Content for the URL');
-      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(id) as
-        | SpaceRow
-        | undefined;
+      const space = findLiveSpace(db, id);
       if (!space || !access.canViewSpace(space, access.spaceRole(space))) throw notFound('Content for the URL');
       let pathParts = rest;
       let changeRequest: string | undefined;
@@ -175,17 +171,15 @@ export function urlRoutes(app: FastifyInstance): void {
     const found = await resolve(request, { url });
     if (!('space' in found)) throw notFound('Embeddable content for the URL');
     const { db } = request.ctx;
-    const site = db.prepare('SELECT title FROM sites WHERE id = ?').pluck(true).get(found.site) as string;
-    const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(found.space) as SpaceRow;
+    const site = findSiteById(db, found.site)!.title;
+    const space = loadSpace(db, found.space)!;
     const changeRequest = found.changeRequest ? findChangeRequest(db, space.id, found.changeRequest) : undefined;
     const revision = loadRevision(db, space.id, found.revision ?? changeRequest?.revision ?? space.revision);
     // Embeds are what an anonymous visitor sees: conditional pages are left out.
     const index = revision
       ? pageIndex(contentForVisitor(revision.content, request.ctx.visitor?.claims ?? {}))
       : undefined;
-    const homePage = db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(found.siteSpace) as
-      | string
-      | null;
+    const homePage = siteSpaceHomePage(db, found.siteSpace);
     const placed =
       index &&
       (found.pathname === '' && homePage ? index.byId.get(homePage) : pageByPath(index, found.pathname.toLowerCase()));

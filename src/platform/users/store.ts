@@ -11,3 +11,7 @@ export function findVisibleUser(db: Db, userId: string, viewerId: string): UserR
     )
     .get(userId, viewerId) as UserRow | undefined;
 }
+
+export function findUserById(db: Db, userId: string): UserRow | undefined {
+  return db.prepare('SELECT * FROM users WHERE id = ?').get(userId) as UserRow | undefined;
+}
