@@ -5,7 +5,6 @@ import {
   checkUploadAnnounced,
   createFont,
   deleteFont,
-  fontJson,
   fontsOf,
   MAX_UPLOAD_BYTES,
   receiveUpload,
@@ -15,6 +14,7 @@ import {
   updateFont,
 } from './store.js';
 import type { Db } from '../store/db.js';
+import { fontJson } from './json.js';
 
 const fontFamily = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 const weight = z.number().int('must be an integer').min(1, 'must be 1 to 1000').max(1000, 'must be 1 to 1000');

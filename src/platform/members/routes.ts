@@ -17,7 +17,7 @@ import {
 import type { MemberRow } from '../rows.js';
 import { roleOrGuestSchema } from '../schemas.js';
 import { spaceJson } from '../spaces/json.js';
-import { activeProvider } from '../sso/saml.js';
+import { activeProvider } from '../sso/store.js';
 import type { Db } from '../store/db.js';
 import { teamJson } from '../teams/json.js';
 import { findUserById } from '../users/store.js';

@@ -3,24 +3,21 @@ import { z } from 'zod';
 import { pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import {
-  contentJson,
   createSpec,
   deleteSpec,
   putSpec,
-  rawJson,
   requireSpec,
   requireVersion,
   setVisibility,
   signedVersion,
-  specJson,
   specsOf,
-  versionJson,
   versionsOf,
   VISIBILITIES,
   type SpecSource,
 } from './store.js';
 import type { Db } from '../store/db.js';
 import { httpUrlSchema } from '../schemas.js';
+import { contentJson, rawJson, specJson, versionJson } from './json.js';
 
 const slugSchema = z
   .string()

@@ -22,7 +22,7 @@ import {
   organizationMergeRulesSchema,
   roleOrGuestSchema,
 } from '../schemas.js';
-import { activeProvider } from '../sso/saml.js';
+import { activeProvider } from '../sso/store.js';
 import { updateRow } from '../store/update.js';
 import { agentInstructionsJson, organizationJson } from './json.js';
 import {

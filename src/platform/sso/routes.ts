@@ -4,15 +4,15 @@ import { notFound, pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, 
 import {
   createProvider,
   deleteProvider,
-  providerJson,
   providersOf,
   providerStatus,
   requireProvider,
   serviceOf,
   updateProvider,
-} from './saml.js';
+} from './store.js';
 import { httpUrlSchema, roleOrGuestSchema } from '../schemas.js';
 import { findOrganization } from '../organizations/store.js';
+import { providerJson } from './json.js';
 
 const label = z.string().trim().min(1, 'must be 1 to 30 characters').max(30, 'must be 1 to 30 characters');
 const entityID = z.string().trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters');

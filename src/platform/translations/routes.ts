@@ -7,11 +7,11 @@ import {
   deleteTranslation,
   requestRun,
   requireTranslation,
-  translationJson,
   translationsOf,
   updateInstructions,
 } from './store.js';
 import { documentSchema, languageSchema } from '../schemas.js';
+import { translationJson } from './json.js';
 
 const createBody = z.strictObject({
   language: languageSchema,

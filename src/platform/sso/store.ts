@@ -1,8 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { Role } from '../access.js';
 import { badRequest, laterThan, newId, notFound, now } from '../http.js';
-import type { OrganizationRow, TeamRow } from '../rows.js';
-import { teamJson } from '../teams/json.js';
+import type { OrganizationRow } from '../rows.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 
@@ -71,27 +70,6 @@ export function activeProvider(db: Db, orgId: string): SamlProviderRow | undefin
 export function serviceOf(row: Pick<SamlProviderRow, 'id'>, links: Links) {
   const base = `${links.app}/saml/${row.id}`;
   return { acsURL: `${base}/acs`, startURL: `${base}/start`, entityID: base };
-}
-
-export function providerJson(db: Db, row: SamlProviderRow, links: Links) {
-  const team = row.default_team
-    ? (db.prepare('SELECT * FROM teams WHERE id = ?').get(row.default_team) as TeamRow | undefined)
-    : undefined;
-  return {
-    object: 'saml-provider' as const,
-    id: row.id,
-    label: row.label,
-    // A pending provider has none of these until they are set.
-    ...(row.sso_url ? { ssoURL: row.sso_url } : {}),
-    ...(row.entity_id ? { entityID: row.entity_id } : {}),
-    ...(row.certificate ? { certificate: row.certificate } : {}),
-    ...(team ? { defaultTeam: teamJson(db, team, true) } : {}),
-    defaultRole: row.default_role === 'guest' ? null : (row.default_role as Role),
-    createdAt: row.created_at,
-    status: providerStatus(row),
-    service: serviceOf(row, links),
-    urls: { location: `${links.api}/orgs/${row.org_id}/saml/${row.id}` },
-  };
 }
 
 export interface ProviderFields {
