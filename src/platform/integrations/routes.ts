@@ -7,6 +7,7 @@ import {
   notFound,
   notFoundInBody,
   pageFromArray,
+  pageOf,
   pageParams,
   pageWindow,
   parseBody,
@@ -15,15 +16,13 @@ import {
 } from '../http.js';
 import type { Db } from '../store/db.js';
 import { publishedEndpointProblem } from './delivery.js';
-import { eventJson, eventsPage, findEvent, traceJson } from './events.js';
+import { eventsPage, findEvent } from './events.js';
 import {
   canSeeInstallation,
-  contentInstallationJson,
   coveredTarget,
   coveredTargets,
   findInstallation,
   install,
-  installationJson,
   installOn,
   requireInstallation,
   uninstall,
@@ -45,7 +44,6 @@ import {
   INTEGRATION_SCOPES,
   INTEGRATION_TARGETS,
   INTEGRATION_VISIBILITIES,
-  integrationJson,
   isOwnerAdmin,
   listIntegrations,
   publishIntegration,
@@ -60,6 +58,7 @@ import { httpUrlSchema } from '../schemas.js';
 import { findOrganizationByIdOrHostname } from '../organizations/store.js';
 import { findSiteById } from '../sites/store.js';
 import { findLiveSpace } from '../spaces/store.js';
+import { contentInstallationJson, eventJson, installationJson, integrationJson, traceJson } from './json.js';
 
 const NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
 
@@ -623,7 +622,13 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
   app.get<{ Params: NameParams }>('/integrations/:integrationName/events', async (request) => {
     const query = parseQuery(z.object(pageParams), request.query);
     const integration = eventsOf(request, request.params.integrationName);
-    return eventsPage(request.ctx.db, integration.id, pageWindow(query), request.ctx.links);
+    const window = pageWindow(query);
+    const { rows, count } = eventsPage(request.ctx.db, integration.id, window);
+    return pageOf(
+      rows.map((row) => eventJson(request.ctx.db, row, request.ctx.links)),
+      count,
+      window,
+    );
   });
 
   app.get<{ Params: NameParams & { eventId: string } }>(
