@@ -14,9 +14,9 @@ import {
 import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type AdaptiveSchema } from './adaptive.js';
 import { defaultCustomization } from './customization.js';
 import { findSite, reloadSite, requireSite, touchSite, type SiteRow, updateSiteColumns } from './store.js';
-import { authJson, shareLinkJson, siteJson } from './json.js';
+import { authJson, shareLinkJson, siteJson, structureJson } from './json.js';
 import { findOrganization } from '../organizations/store.js';
-import { loadStructure, structureJson, withoutDrafts } from './structure.js';
+import { loadStructure, withoutDrafts } from './structure.js';
 import { readerView } from './resolve.js';
 import { OPEN_TO_VISITORS } from './visitor-access.js';
 import {

@@ -35,13 +35,20 @@ import {
   type SiteRow,
   updateSiteColumns,
 } from './store.js';
-import { siteJson } from './json.js';
+import {
+  type JsonContext,
+  groupJson,
+  sectionJson,
+  siteJson,
+  siteSpaceJson,
+  structureItemJson,
+  structureJson,
+} from './json.js';
 import { findOrganization } from '../organizations/store.js';
 import {
   addGroup,
   addSection,
   addSiteSpace,
-  groupJson,
   loadStructure,
   moveItem,
   orderedSections,
@@ -52,17 +59,12 @@ import {
   requireHomePage,
   requireSection,
   requireSiteSpace,
-  sectionJson,
   setSiteDefaults,
-  siteSpaceJson,
-  structureItemJson,
-  structureJson,
   updateGroup,
   updateSection,
   updateSiteSpace,
   type ItemPointer,
   type ItemPosition,
-  type JsonContext,
   type Structure,
 } from './structure.js';
 import { readerView } from './resolve.js';
