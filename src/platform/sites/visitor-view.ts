@@ -16,15 +16,10 @@ import {
   type RevisionContent,
   type Variables,
 } from '../content/revisions.js';
-import {
-  replaceSpaceIndex,
-  SEARCH_SCHEMA,
-  SEARCH_UPDATE_TRIGGER,
-  searchSpace,
-  searchSpaces,
-} from '../content/search.js';
+import { replaceSpaceIndex, searchSpace, searchSpaces } from '../content/search.js';
 import { documentSections } from '../content/text.js';
 import type { Db } from '../store/db.js';
+import { SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER } from '../store/migrations.js';
 
 /**
  * The one place that decides what a site visitor (the bearer of a resolved URL's API token) sees

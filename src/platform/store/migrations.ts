@@ -1,4 +1,80 @@
-import { SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER } from '../content/search.js';
+/**
+ * DDL of the full-text search index of page sections (content/search.ts): migration 4. It has
+ * shipped: change the index with a new migration, never here. Site visitors' in-memory indexes
+ * are built from it too.
+ */
+export const SEARCH_SCHEMA = `
+  CREATE TABLE search_spaces (
+    space_id TEXT PRIMARY KEY,
+    revision_id TEXT NOT NULL,
+    indexed_at TEXT NOT NULL
+  );
+
+  CREATE TABLE search_rows (
+    rowid INTEGER PRIMARY KEY,
+    space_id TEXT NOT NULL,
+    page_id TEXT NOT NULL,
+    page_position INTEGER NOT NULL,
+    section_position INTEGER NOT NULL,
+    page_title TEXT NOT NULL,
+    section_title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    page_description TEXT NOT NULL,
+    page_path TEXT NOT NULL,
+    section_id TEXT,
+    ancestors TEXT NOT NULL
+  );
+  CREATE INDEX search_rows_by_space ON search_rows (space_id);
+
+  CREATE VIRTUAL TABLE search_stem USING fts5 (
+    page_title, section_title, body, page_description,
+    content = 'search_rows', content_rowid = 'rowid',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE VIRTUAL TABLE search_raw USING fts5 (
+    page_title, section_title, body, page_description,
+    content = 'search_rows', content_rowid = 'rowid',
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+  );
+
+  CREATE TRIGGER search_rows_insert AFTER INSERT ON search_rows BEGIN
+    INSERT INTO search_stem (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+    INSERT INTO search_raw (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+  END;
+  CREATE TRIGGER search_rows_delete AFTER DELETE ON search_rows BEGIN
+    INSERT INTO search_stem (search_stem, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_raw (search_raw, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+  END;
+  CREATE TRIGGER search_rows_update AFTER UPDATE ON search_rows BEGIN
+    INSERT INTO search_stem (search_stem, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_raw (search_raw, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_stem (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+    INSERT INTO search_raw (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+  END;
+`;
+
+/** DDL of migration 6 (search index): changing where a row is shown (position, path, ancestors) does not reindex its text. */
+export const SEARCH_UPDATE_TRIGGER = `
+  DROP TRIGGER search_rows_update;
+  CREATE TRIGGER search_rows_update AFTER UPDATE OF page_title, section_title, body, page_description ON search_rows BEGIN
+    INSERT INTO search_stem (search_stem, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_raw (search_raw, rowid, page_title, section_title, body, page_description)
+      VALUES ('delete', old.rowid, old.page_title, old.section_title, old.body, old.page_description);
+    INSERT INTO search_stem (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+    INSERT INTO search_raw (rowid, page_title, section_title, body, page_description)
+      VALUES (new.rowid, new.page_title, new.section_title, new.body, new.page_description);
+  END;
+`;
 
 /**
  * Schema migrations, applied in order at start. Entry N moves the database from
