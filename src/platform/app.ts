@@ -7,14 +7,8 @@ import { collectionRoutes } from './collections/routes.js';
 import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
-import {
-  contentRoutes,
-  DOWNLOAD_ROUTE,
-  downloadRoutes,
-  PDF_ROUTE,
-  pdfDownloadRoutes,
-  pdfRoutes,
-} from './content/routes.js';
+import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './content/routes.js';
+import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content/pdf-routes.js';
 import { searchRoutes } from './content/search-routes.js';
 import { changeRequestRoutes } from './change-requests/routes.js';
 import { changeRequestContentRoutes } from './change-requests/content-routes.js';
