@@ -14,6 +14,7 @@ import { changeRequestRoutes } from './change-requests/routes.js';
 import { changeRequestContentRoutes } from './change-requests/content-routes.js';
 import { gitRoutes } from './git/routes.js';
 import { siteRoutes } from './sites/routes.js';
+import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
@@ -226,6 +227,7 @@ export function createPlatform({
       changeRequestContentRoutes(v1, { allowPrivateUrls });
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
+      siteStructureRoutes(v1);
       siteAccessRoutes(v1);
       urlRoutes(v1);
       samlRoutes(v1);
