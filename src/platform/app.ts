@@ -31,6 +31,7 @@ import {
 } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './translations/routes.js';
+import { installationRoutes } from './integrations/installation-routes.js';
 import { integrationAssetRoutes, integrationRoutes } from './integrations/routes.js';
 import { ASSET_ROUTE } from './integrations/store.js';
 import {
@@ -237,6 +238,7 @@ export function createPlatform({
       computedRoutes(v1);
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });
+      installationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);
