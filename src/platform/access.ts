@@ -220,6 +220,29 @@ export class Access {
     return row !== undefined;
   }
 
+  /**
+   * The copy of a duplicated space lands next to it: whoever can read the space (public readers
+   * included) also needs the create role in its organization and, for a space in a collection,
+   * on that collection. Both refusals are 403s, since the space itself is visible.
+   */
+  requireDuplicateTarget(space: SpaceRow): void {
+    if (!atLeast(this.orgRole(space.org_id), 'create')) {
+      throw forbidden("Duplicating a space needs the create role in the space's organization");
+    }
+    if (!space.parent_id) return;
+    const parent = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(space.parent_id) as
+      | CollectionRow
+      | undefined;
+    if (!parent || !atLeast(this.collectionRole(parent), 'create')) {
+      throw forbidden("Duplicating a space needs the create role in the space's collection");
+    }
+  }
+
+  /** Guests see what is shared with them, not who else the organization's content is shared with. */
+  requireNotGuest(orgId: string, refusal: string): void {
+    if (this.orgRole(orgId) === null) throw forbidden(refusal);
+  }
+
   /** Loads a collection the user can see, else 404. */
   requireCollection(id: string): { collection: CollectionRow; role: Role } {
     const collection = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(id) as CollectionRow | undefined;

@@ -5,7 +5,6 @@ import {
   badRequest,
   booleanParam,
   conflict,
-  forbidden,
   laterThan,
   notFound,
   notFoundInBody,
@@ -241,7 +240,7 @@ export function collectionRoutes(app: FastifyInstance): void {
   app.get<CollectionParams>('/collections/:collectionId/permissions/users', async (request) => {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
-    requireNotGuest(access, collection.org_id);
+    access.requireNotGuest(collection.org_id, 'Guests cannot list who has access to a collection');
     const window = pageWindow(parseQuery(pageQuery, request.query));
     return pageFromArray(collectionUserGrants(db, collection.id), window, ({ user, role }) => ({
       permission: role,
@@ -270,7 +269,7 @@ export function collectionRoutes(app: FastifyInstance): void {
   app.get<CollectionParams>('/collections/:collectionId/permissions/aggregate', async (request) => {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
-    requireNotGuest(access, collection.org_id);
+    access.requireNotGuest(collection.org_id, 'Guests cannot list who has access to a collection');
     const query = parseQuery(aggregateQuery, request.query);
     const window = pageWindow(query);
     const entries = organizationUsers(db, collection.org_id)
@@ -288,9 +287,4 @@ export function collectionRoutes(app: FastifyInstance): void {
 function collectionAnswer(db: Db, user: UserRow, id: string, links: Links) {
   const collection = loadCollection(db, id)!;
   return collectionJson(collection, new Access(db, user).collectionRole(collection), links);
-}
-
-/** Guests see what is shared with them, not who else the organization's content is shared with. */
-function requireNotGuest(access: Access, orgId: string): void {
-  if (access.orgRole(orgId) === null) throw forbidden('Guests cannot list who has access to a collection');
 }

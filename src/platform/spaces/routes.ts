@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Access, atLeast, demand } from '../access.js';
+import { Access, demand } from '../access.js';
 import {
   badRequest,
   conflict,
-  forbidden,
   laterThan,
   notFound,
   notFoundInBody,
@@ -17,7 +16,6 @@ import {
   sendDeleted,
 } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
-import { loadCollection } from '../collections/store.js';
 import { findOrganization } from '../organizations/store.js';
 import { spaceJson } from './json.js';
 import type { Links } from '../links.js';
@@ -168,7 +166,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     const { db, access, links } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId);
     parseBody(emptyBody, request.body);
-    requireDuplicateTarget(access, space);
+    access.requireDuplicateTarget(space);
     // Keeps the copy within the 50-character title limit.
     const title = `${space.title.length > 43 ? space.title.slice(0, 43) : space.title} (copy)`;
     const id = duplicateSpace(db, space, title);
@@ -237,22 +235,6 @@ export function spaceRoutes(app: FastifyInstance): void {
     transferSpace(db, space, target.id, parent);
     return spaceAnswer(db, user, space.id, links);
   });
-}
-
-/**
- * The copy of a duplicated space lands next to it: whoever can read the space (public readers
- * included) also needs the create role in its organization and, for a space in a collection,
- * on that collection. Both refusals are 403s, since the space itself is visible.
- */
-function requireDuplicateTarget(access: Access, space: SpaceRow): void {
-  if (!atLeast(access.orgRole(space.org_id), 'create')) {
-    throw forbidden("Duplicating a space needs the create role in the space's organization");
-  }
-  if (!space.parent_id) return;
-  const parent = loadCollection(access.db, space.parent_id);
-  if (!parent || !atLeast(access.collectionRole(parent), 'create')) {
-    throw forbidden("Duplicating a space needs the create role in the space's collection");
-  }
 }
 
 /**
