@@ -16,7 +16,7 @@ import { ApiError } from './http.js';
 const MAX_BODY_DEPTH = 256;
 
 /** Largest request body, in bytes (routes that take files set their own). */
-export const BODY_LIMIT = 5 * 1024 * 1024;
+const BODY_LIMIT = 5 * 1024 * 1024;
 
 /** Whether JSON text nests arrays and objects deeper than `max` (strings skipped), without parsing it. */
 function nestsDeeperThan(text: string, max: number): boolean {
