@@ -152,7 +152,7 @@ function spaceOf(request: FastifyRequest, params: SpaceParams): { space: SpaceRo
 
 /**
  * Change requests: their lifecycle (create, read, list, update, archive), reviews, requested
- * reviewers and contributors. Content edits, merges and updates are in `change-request-content.ts`.
+ * reviewers and contributors. Content edits, merges and updates are in `content-routes.ts`.
  */
 export function changeRequestRoutes(app: FastifyInstance): void {
   const answer = (request: FastifyRequest, changeRequest: ChangeRequestRow, space: SpaceRow) =>

@@ -442,7 +442,7 @@ export const migrations: string[] = [
   );
   CREATE INDEX site_share_links_by_site ON site_share_links(site_id, created_at);
   `,
-  // Version 11: SAML identity providers of organizations (sso/saml.ts).
+  // Version 11: SAML identity providers of organizations (sso/store.ts).
   `
   CREATE TABLE saml_providers (
     id TEXT PRIMARY KEY,
