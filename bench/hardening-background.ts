@@ -28,7 +28,7 @@ import { setCurrentRevision } from '../src/platform/content/current.js';
 import { code, documentOf, heading, listUnordered, paragraph } from '../src/document/model.js';
 import { putDocument, storeRevision, type ContentPage } from '../src/platform/content/revisions.js';
 import { seedDemoData } from '../src/platform/demo-data.js';
-import { insertSpace } from '../src/platform/spaces/create.js';
+import { insertSpace } from '../src/platform/spaces/store.js';
 import { openDatabase, type Db } from '../src/platform/store/db.js';
 
 const EXPORT_PAGES = Number(process.env.BENCH_EXPORT_PAGES ?? 4000);

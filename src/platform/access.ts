@@ -1,7 +1,7 @@
 import type { Db } from './store/db.js';
-import { treeOrder } from './tree.js';
+import { treeOrder } from './tree/order.js';
 import { forbidden, notFound } from './http.js';
-import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, UserRow } from './rows.js';
+import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, TeamRow, UserRow } from './rows.js';
 
 export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
 export type Role = (typeof ROLES)[number];
@@ -209,6 +209,38 @@ export class Access {
     if (role !== null) return true;
     if (space.visibility === 'public' || space.visibility === 'unlisted') return true;
     return space.visibility === 'share-link' && shareKey !== undefined && shareKey === space.share_key;
+  }
+
+  /** Can the user rename, delete and manage members of the team: organization admin or team owner. */
+  canManageTeam(team: Pick<TeamRow, 'id' | 'org_id'>): boolean {
+    if (this.orgRole(team.org_id) === 'admin') return true;
+    const row = this.db
+      .prepare("SELECT 1 FROM team_members WHERE team_id = ? AND user_id = ? AND role = 'owner'")
+      .get(team.id, this.user.id);
+    return row !== undefined;
+  }
+
+  /**
+   * The copy of a duplicated space lands next to it: whoever can read the space (public readers
+   * included) also needs the create role in its organization and, for a space in a collection,
+   * on that collection. Both refusals are 403s, since the space itself is visible.
+   */
+  requireDuplicateTarget(space: SpaceRow): void {
+    if (!atLeast(this.orgRole(space.org_id), 'create')) {
+      throw forbidden("Duplicating a space needs the create role in the space's organization");
+    }
+    if (!space.parent_id) return;
+    const parent = this.db.prepare('SELECT * FROM collections WHERE id = ?').get(space.parent_id) as
+      | CollectionRow
+      | undefined;
+    if (!parent || !atLeast(this.collectionRole(parent), 'create')) {
+      throw forbidden("Duplicating a space needs the create role in the space's collection");
+    }
+  }
+
+  /** Guests see what is shared with them, not who else the organization's content is shared with. */
+  requireNotGuest(orgId: string, refusal: string): void {
+    if (this.orgRole(orgId) === null) throw forbidden(refusal);
   }
 
   /** Loads a collection the user can see, else 404. */

@@ -1,45 +1,28 @@
-import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import Fastify, {
-  type ConnectionError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyServerOptions,
-} from 'fastify';
-import { Access } from './access.js';
-import { ApiError } from './http.js';
-import type { UserRow } from './rows.js';
-import { linksFor, type Links } from './serialize.js';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { authenticate, type RequestContext } from './context.js';
+import { edgeOptions, encodeAnswersOnce, guardEdge, listeningOrigin } from './edge.js';
+import { type PlatformAnswer, recordRoutes, recordStats } from './stats.js';
 import type { Db } from './store/db.js';
-import { collectionRoutes } from './routes/collections.js';
-import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
-import { memberRoutes } from './routes/members.js';
-import { organizationRoutes } from './routes/organizations.js';
-import {
-  contentRoutes,
-  DOWNLOAD_ROUTE,
-  downloadRoutes,
-  PDF_ROUTE,
-  pdfDownloadRoutes,
-  pdfRoutes,
-} from './routes/content.js';
-import { searchRoutes } from './routes/search.js';
-import { changeRequestRoutes } from './routes/change-requests.js';
-import { changeRequestContentRoutes } from './routes/change-request-content.js';
-import { gitRoutes } from './routes/git.js';
-import { siteRoutes } from './routes/sites.js';
-import { readSiteToken, siteTokenHolds } from './sites/visitors.js';
-import { SiteVisitorAccess, visitorUser } from './sites/visitor-access.js';
-import { visitorContentReader } from './sites/visitor-view.js';
-import { storedContentReader, type ContentReader } from './content/reader.js';
-import { siteAccessRoutes } from './routes/site-access.js';
-import { urlRoutes } from './routes/urls.js';
-import { samlRoutes } from './routes/saml.js';
-import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './routes/fonts.js';
-import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './routes/openapi.js';
-import { computedRoutes } from './routes/computed.js';
+import { collectionRoutes } from './collections/routes.js';
+import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
+import { memberRoutes } from './members/routes.js';
+import { organizationRoutes } from './organizations/routes.js';
+import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './content/routes.js';
+import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content/pdf-routes.js';
+import { searchRoutes } from './content/search-routes.js';
+import { changeRequestRoutes } from './change-requests/routes.js';
+import { changeRequestContentRoutes } from './change-requests/content-routes.js';
+import { gitRoutes } from './git/routes.js';
+import { siteRoutes } from './sites/routes.js';
+import { siteStructureRoutes } from './sites/structure-routes.js';
+import { siteAccessRoutes } from './sites/access-routes.js';
+import { urlRoutes } from './urls/routes.js';
+import { samlRoutes } from './sso/routes.js';
+import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './fonts/routes.js';
+import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './openapi/routes.js';
+import { computedRoutes } from './openapi/computed-routes.js';
 import { registerConversations, queuePendingClustering } from './conversations/resume.js';
-import { conversationRoutes } from './routes/conversations.js';
+import { conversationRoutes } from './conversations/routes.js';
 import {
   DEFAULT_FETCH_TIMEOUT_MS,
   DEFAULT_REFRESH_HOURS,
@@ -47,8 +30,9 @@ import {
   type OpenAPIRefresher,
 } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
-import { translationRoutes } from './routes/translations.js';
-import { integrationAssetRoutes, integrationRoutes } from './routes/integrations.js';
+import { translationRoutes } from './translations/routes.js';
+import { installationRoutes } from './integrations/installation-routes.js';
+import { integrationAssetRoutes, integrationRoutes } from './integrations/routes.js';
 import { ASSET_ROUTE } from './integrations/store.js';
 import {
   DEFAULT_DELIVERY_RETRY_BASE_MS,
@@ -60,59 +44,19 @@ import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
 import { JobQueue } from './jobs.js';
 import { SpecReader } from './openapi/reader.js';
-import { spaceRoutes } from './routes/spaces.js';
-import { teamRoutes } from './routes/teams.js';
-import { userRoutes } from './routes/users.js';
-
-/** What a route handler knows about the caller. */
-export interface RequestContext {
-  db: Db;
-  user: UserRow;
-  access: Access;
-  links: Links;
-  /** What the caller reads of content: the stored content, or a site visitor's view of it. */
-  content: ContentReader;
-  /**
-   * Set when the bearer is a visitor of a published site, with the API token a resolved URL gave
-   * them: their site and claims (which evaluated content reads).
-   */
-  visitor?: { site: string; organization: string; claims: Record<string, unknown> };
-}
+import { spaceRoutes } from './spaces/routes.js';
+import { teamRoutes } from './teams/routes.js';
+import { userRoutes } from './users/routes.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    ctx: RequestContext;
-  }
   interface FastifyInstance {
-    /** Requests answered since start (or the last `resetStats`), for tests and benchmarks. */
-    stats: PlatformStats;
     /** The queue of background work (Git sync…); tests wait for it with `jobs.drain()`. */
     jobs: JobQueue;
     /** The schedule of OpenAPI URL checks; tests enqueue the checks due with `openapiRefresher.checkDue(at)`. */
     openapiRefresher: OpenAPIRefresher;
     /** Where OpenAPI texts are parsed and validated (a worker thread); tests count its `readings`. */
     openapiReader: SpecReader;
-    /** Every route registered (method and URL pattern, prefix included), for the tests' inventory of the API. */
-    registeredRoutes: Array<{ method: string; url: string }>;
   }
-}
-
-/** Entries the stats keep: a server that runs for months must not keep every request. */
-const RECORDED = 1000;
-
-function record<T>(list: T[], entry: T): void {
-  list.push(entry);
-  if (list.length > 2 * RECORDED) list.splice(0, list.length - RECORDED);
-}
-
-export interface PlatformStats {
-  /** Number of requests received. */
-  count: number;
-  /** `METHOD /path?query` of each request, in arrival order (the last 1,000 at least: older ones are dropped). */
-  requests: string[];
-  /** Every answered request with its status, in answer order (the last 1,000 at least). */
-  answers: Array<{ method: string; url: string; status: number }>;
-  reset(): void;
 }
 
 export interface CreatePlatformOptions {
@@ -180,124 +124,6 @@ export interface CreatePlatformOptions {
   onAnswer?: (answer: PlatformAnswer) => void;
 }
 
-/** One answer of the platform, as `CreatePlatformOptions.onAnswer` sees it. */
-export interface PlatformAnswer {
-  method: string;
-  /** Path and query as requested. */
-  url: string;
-  /** Route pattern that handled the request (`/v1/orgs/:organizationId`); undefined when no route matched. */
-  route: string | undefined;
-  status: number;
-  /** The `content-type` header of the answer, if any. */
-  contentType: string | undefined;
-  /** The body as sent; undefined when there is none. */
-  body: string | undefined;
-}
-
-/**
- * The token of an `Authorization: Bearer <token>` header, else a 401 that says what is wrong
- * without repeating the header, which may hold a credential.
- */
-export function bearerToken(header: string | string[] | undefined): string {
-  const value = typeof header === 'string' ? header.trim() : '';
-  if (value === '') throw new ApiError(401, 'Missing authorization: send "Authorization: Bearer <token>"');
-  const [scheme = '', ...rest] = value.split(/\s+/);
-  if (scheme.toLowerCase() !== 'bearer') {
-    throw new ApiError(
-      401,
-      'Unsupported authorization scheme: only Bearer tokens are accepted; send "Authorization: Bearer <token>"',
-    );
-  }
-  if (rest.length !== 1) {
-    throw new ApiError(401, 'Malformed authorization: send "Authorization: Bearer <token>" with a single token');
-  }
-  return rest[0]!;
-}
-
-/**
- * Deepest nesting of arrays and objects in a JSON body. Validation and serialization recurse per
- * level, and a body nested thousands of levels deep would overflow the stack; real documents
- * nest a few dozen levels at most.
- */
-const MAX_BODY_DEPTH = 256;
-
-/** Largest request body, in bytes (routes that take files set their own). */
-const BODY_LIMIT = 5 * 1024 * 1024;
-
-/** Whether JSON text nests arrays and objects deeper than `max` (strings skipped), without parsing it. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c) i += 1;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) {
-      depth += 1;
-      if (depth > max) return true;
-    } else if (code === 0x7d || code === 0x5d) depth -= 1;
-  }
-  return false;
-}
-
-/** Longest path parameter (an id) the router takes; a longer one is answered 414. */
-const MAX_PARAM_LENGTH = 500;
-
-/** Node's refusals of requests it cannot read, by error code: status and what to tell the client. */
-const CLIENT_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    `Request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes`,
-  ],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions too large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout: the request did not arrive in time'],
-  HPE_INVALID_METHOD: [400, 'Malformed request: invalid method'],
-  HPE_INVALID_URL: [400, 'Malformed request: invalid request target'],
-  HPE_INVALID_VERSION: [400, 'Malformed request: invalid HTTP version'],
-  HPE_INVALID_HEADER_TOKEN: [400, 'Malformed request: invalid header'],
-  HPE_INVALID_CONTENT_LENGTH: [400, 'Malformed request: invalid Content-Length'],
-  HPE_UNEXPECTED_CONTENT_LENGTH: [400, 'Malformed request: both Content-Length and Transfer-Encoding'],
-  HPE_INVALID_TRANSFER_ENCODING: [400, 'Malformed request: invalid Transfer-Encoding'],
-  HPE_INVALID_CHUNK_SIZE: [400, 'Malformed request: invalid chunk size'],
-};
-
-/**
- * A whole HTTP/1.1 answer in the platform's error shape that closes the connection, for a raw
- * socket; without its body when it answers a HEAD request.
- */
-function rawErrorAnswer(status: number, message: string, head = false): string {
-  const body = JSON.stringify({ error: { code: status, message } });
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${head ? '' : body}`
-  );
-}
-
-/**
- * Answers, in the platform's error shape, a request Node could not parse (headers too large, a
- * malformed request line or header, a timeout), then closes the connection, as Node would.
- */
-function answerClientError(error: ConnectionError, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  // An answer already under way on this connection must not be corrupted by a second one.
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
-    const [status, message] = CLIENT_ERRORS[error.code] ?? [400, 'Malformed HTTP request'];
-    // The packet being parsed starts with the request line unless the request came in pieces.
-    const packet: unknown = error.rawPacket;
-    const head = Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
-    socket.end(rawErrorAnswer(status, message, head));
-  }
-  socket.destroySoon();
-}
-
-function requestForLog(request: { method: string; url: string }) {
-  const index = request.url.indexOf('?');
-  return { method: request.method, url: index === -1 ? request.url : `${request.url.slice(0, index)}?…` };
-}
-
 /** Author and committer of exported commits unless configured. */
 export const DEFAULT_GIT_AUTHOR = { name: 'Docs platform', email: 'docs-platform@localhost' };
 
@@ -319,184 +145,27 @@ export function createPlatform({
   deliveryRetryBaseMs = DEFAULT_DELIVERY_RETRY_BASE_MS,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
-  const app = Fastify({
-    // Query strings may carry share keys and visitor tokens: logs show the path only.
-    logger:
-      logger === false ? false : { ...(typeof logger === 'object' ? logger : {}), serializers: { req: requestForLog } },
-    // A repeated query key arrives as an array of its values; parseQuery answers 400 naming the
-    // parameter unless the endpoint takes a list, and endpoints ignore parameters they do not read.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    bodyLimit: BODY_LIMIT,
-    // What Node and the router refuse before any route runs is answered in the error shape too.
-    clientErrorHandler: answerClientError,
-    frameworkErrors: (error, _request, reply) => {
-      const [status, message] =
-        error.code === 'FST_ERR_BAD_URL'
-          ? [400, 'Invalid URL: the path is not valid percent-encoded UTF-8']
-          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? [414, `URI too long: a path parameter may have at most ${MAX_PARAM_LENGTH} characters`]
-            : [error.statusCode ?? 400, error.message];
-      (reply as FastifyReply).code(status).send({ error: { code: status, message } });
-    },
-    // Node answers an HTTP/1.1 request without Host with a bare 400; the onRequest hook answers it instead.
-    http: { requireHostHeader: false },
-  });
-  // Node answers an unsupported Expect header with a bare 417 unless someone listens.
-  app.server.on('checkExpectation', (_request, response: ServerResponse) => {
-    const body = JSON.stringify({
-      error: { code: 417, message: 'Expectation failed: only "Expect: 100-continue" is supported' },
+  const app = Fastify(edgeOptions(logger));
+  guardEdge(app);
+  recordStats(app, { skip: HEALTH_PATHS, onAnswer });
+  recordRoutes(app);
+  encodeAnswersOnce(app);
+  // Imitates a remote API.
+  if (delayMs > 0) {
+    app.addHook('onRequest', async (request) => {
+      if (!HEALTH_PATHS.has(request.routeOptions.url ?? ''))
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
     });
-    response.writeHead(417, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    });
-    response.end(body);
-  });
-  // Node closes a CONNECT (a proxy tunnel) without a word unless someone listens.
-  app.server.on('connect', (_request, socket: Socket) => {
-    socket.on('error', () => undefined);
-    socket.end(rawErrorAnswer(405, 'Method not allowed: the platform is no proxy'));
-  });
-
-  const stats: PlatformStats = {
-    count: 0,
-    requests: [],
-    answers: [],
-    reset() {
-      stats.count = 0;
-      stats.requests = [];
-      stats.answers = [];
-    },
-  };
-  app.decorate('stats', stats);
-  const registeredRoutes: FastifyInstance['registeredRoutes'] = [];
-  app.decorate('registeredRoutes', registeredRoutes);
-  app.addHook('onRoute', ({ method, url }) => {
-    for (const one of Array.isArray(method) ? method : [method]) registeredRoutes.push({ method: one, url });
-  });
+  }
   app.decorateRequest('ctx', null as unknown as RequestContext);
 
-  // Bodies may be empty even with a JSON content type (for example POST .../restore).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-      return done(
-        new ApiError(400, `Invalid body: arrays and objects nest deeper than ${MAX_BODY_DEPTH} levels`),
-        undefined,
-      );
-    }
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError(400, 'Invalid body: not valid JSON'), undefined);
-    }
-  });
-
-  app.addHook('onRequest', async (request) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ApiError(400, 'Missing Host header: every HTTP/1.1 request must send one');
-    }
-    // Health checks are not API calls: tests count the requests of the API alone.
-    if (HEALTH_PATHS.has(request.routeOptions.url ?? '')) return;
-    stats.count += 1;
-    record(stats.requests, `${request.method} ${request.url}`);
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-  });
-
-  // Recorded before the answer leaves, so a client that got its answer finds it here.
-  app.addHook('onSend', async (request, reply, payload) => {
-    record(stats.answers, { method: request.method, url: request.url, status: reply.statusCode });
-    if (onAnswer) {
-      const type = reply.getHeader('content-type');
-      onAnswer({
-        method: request.method,
-        url: request.url,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        contentType: typeof type === 'string' ? type : undefined,
-        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined,
-      });
-    }
-    // Encoded once here: given a string, Node would measure its UTF-8 length and then encode it,
-    // two passes over the text (a page of 100 spaces spent a fifth of its time on them).
-    return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-  });
-
-  const findToken = db.prepare('SELECT u.* FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token = ?');
-
-  const storedContent = storedContentReader(db);
-  app.addHook('preHandler', async (request) => {
-    // Health checks, signed downloads and signed uploads need no token.
-    if (
-      HEALTH_PATHS.has(request.routeOptions.url ?? '') ||
-      request.routeOptions.url === DOWNLOAD_ROUTE ||
-      request.routeOptions.url === PDF_ROUTE ||
-      request.routeOptions.url === UPLOAD_ROUTE ||
-      request.routeOptions.url === OPENAPI_DOWNLOAD_ROUTE ||
-      request.routeOptions.url === ASSET_ROUTE
-    )
-      return;
-    const token = bearerToken(request.headers.authorization);
-    const user = findToken.get(token) as UserRow | undefined;
-    const origin = `${request.protocol}://${request.host}`;
-    const links = linksFor(origin);
-    if (user) {
-      request.ctx = { db, user, access: new Access(db, user), links, content: storedContent };
-      return;
-    }
-    // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).
-    const site = token.startsWith('eyJ') ? await readSiteToken(db, token) : undefined;
-    if (!site) throw new ApiError(401, 'Invalid or revoked API token');
-    if (!siteTokenHolds(db, site))
-      throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
-    // Only the routes that read through the visitor's view serve them (see OPEN_TO_VISITORS).
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config.visitors !== true) {
-      throw new ApiError(403, 'A site visitor token reads published content only');
-    }
-    const visitor = visitorUser(site, new Date().toISOString());
-    const claims = site.claims ?? {};
-    request.ctx = {
+  // Health checks, signed downloads and signed uploads need no token.
+  app.addHook(
+    'preHandler',
+    authenticate(
       db,
-      user: visitor,
-      access: new SiteVisitorAccess(db, visitor, site),
-      links,
-      content: visitorContentReader(db, claims),
-      visitor: { site: site.site, organization: site.organization, claims },
-    };
-  });
-
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof ApiError) {
-      if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-      return reply.code(error.status).send({ error: { code: error.status, message: error.message, ...error.limit } });
-    }
-    const { statusCode: status, message, code } = error as { statusCode?: number; message?: string; code?: string };
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // Named like every other budget: the route's body limit, and the size the request announced.
-      const max = request.routeOptions.bodyLimit ?? BODY_LIMIT;
-      const announced = Number(request.headers['content-length']);
-      const value = Number.isFinite(announced) && announced > max ? announced : max + 1;
-      return reply.code(413).send({
-        error: {
-          code: 413,
-          message: `The request body is larger than ${max} bytes`,
-          limit: 'requestBytes',
-          value,
-          max,
-        },
-      });
-    }
-    if (status && status >= 400 && status < 500) {
-      return reply.code(status).send({ error: { code: status, message: message ?? 'Bad request' } });
-    }
-    request.log.error({ err: error }, 'unhandled platform error');
-    return reply.code(500).send({ error: { code: 500, message: 'Internal error' } });
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { code: 404, message: `No route ${request.method} ${request.url.split('?')[0]}` } }),
+      new Set([...HEALTH_PATHS, DOWNLOAD_ROUTE, PDF_ROUTE, UPLOAD_ROUTE, OPENAPI_DOWNLOAD_ROUTE, ASSET_ROUTE]),
+    ),
   );
 
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
@@ -523,17 +192,7 @@ export function createPlatform({
     allowPrivateUrls,
     timeoutMs: deliveryTimeoutMs,
     retryBaseMs: deliveryRetryBaseMs,
-    origin: () => {
-      const address = app.server.address();
-      if (!address || typeof address === 'string') return 'http://localhost';
-      const host =
-        address.address === '0.0.0.0' || address.address === '::'
-          ? 'localhost'
-          : address.family === 'IPv6'
-            ? `[${address.address}]`
-            : address.address;
-      return `http://${host}:${address.port}`;
-    },
+    origin: () => listeningOrigin(app),
   });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
@@ -570,6 +229,7 @@ export function createPlatform({
       changeRequestContentRoutes(v1, { allowPrivateUrls });
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
+      siteStructureRoutes(v1);
       siteAccessRoutes(v1);
       urlRoutes(v1);
       samlRoutes(v1);
@@ -579,6 +239,7 @@ export function createPlatform({
       computedRoutes(v1);
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });
+      installationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

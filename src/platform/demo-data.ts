@@ -2,7 +2,7 @@ import { storeFirstRevision } from './content/revisions.js';
 import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
-import { seedDemoSaml } from './sso/saml.js';
+import { seedDemoSaml } from './sso/store.js';
 import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslations } from './translations/run.js';
 import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';

@@ -3,7 +3,7 @@ import { setCurrentRevision, stageIndex } from '../../src/platform/content/curre
 import { documentOf, paragraph } from '../../src/document/model.js';
 import { putDocument, storeRevision, type ContentPage } from '../../src/platform/content/revisions.js';
 import { sweepRetiredRows } from '../../src/platform/content/search.js';
-import { insertSpace } from '../../src/platform/spaces/create.js';
+import { insertSpace } from '../../src/platform/spaces/store.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 /**

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 import { badRequest, newId, overContentLimit } from '../http.js';
-import { conditionSchema, emojiSchema } from '../routes/schemas.js';
+import { conditionSchema, emojiSchema } from '../schemas.js';
 import type { Db } from '../store/db.js';
 import {
   ContentLimitError,

@@ -1,6 +1,6 @@
 import { conflict, now, preconditionFailed } from '../http.js';
 import type { OrganizationRow, SpaceRow, UserRow } from '../rows.js';
-import type { MergeRule, SpaceMergeRules } from '../routes/schemas.js';
+import type { MergeRule, SpaceMergeRules } from '../schemas.js';
 import type { Db } from '../store/db.js';
 import { setCurrentRevision } from '../content/current.js';
 import { mergeContents, type MergeConflict } from '../content/merge.js';

@@ -1,7 +1,6 @@
 import type { Access } from '../access.js';
 import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
-import { userJson, type Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 
 /**
@@ -210,50 +209,6 @@ export function listChangeRequests(
   return { rows, count };
 }
 
-/** A user's JSON by id, or undefined for a user that no longer exists. */
-function userById(db: Db, links: Links, userId: string | null): ReturnType<typeof userJson> | undefined {
-  if (!userId) return undefined;
-  const user = db.prepare('SELECT * FROM users WHERE id = ?').get(userId) as UserRow | undefined;
-  return user ? userJson(user, links) : undefined;
-}
-
-/** A deleted user, where the API needs a user. */
-const ghost = (links: Links) => ({
-  object: 'user' as const,
-  id: 'deleted-user',
-  displayName: 'Deleted user',
-  urls: { location: `${links.api}/users/deleted-user` },
-});
-
-/** The API shape of a change request. */
-export function changeRequestJson(db: Db, request: ChangeRequestRow, space: SpaceRow, links: Links) {
-  const location = `${links.api}/spaces/${space.id}/change-requests/${request.id}`;
-  const mergedBy = userById(db, links, request.merged_by);
-  return {
-    object: 'change-request' as const,
-    id: request.id,
-    number: request.number,
-    status: request.status,
-    subject: request.subject,
-    ...(request.description ? { description: JSON.parse(request.description) as unknown } : {}),
-    createdBy: userById(db, links, request.created_by) ?? ghost(links),
-    createdAt: request.created_at,
-    updatedAt: request.updated_at,
-    ...(request.status === 'merged' && request.merged_at
-      ? { mergedBy: mergedBy ?? ghost(links), mergedAt: request.merged_at }
-      : {}),
-    space: space.id,
-    revision: request.revision,
-    revisionInitial: request.revision_initial,
-    ...(request.revision_merged_ancestor ? { revisionMergedAncestor: request.revision_merged_ancestor } : {}),
-    ...(request.revision_merged ? { revisionMerged: request.revision_merged } : {}),
-    comments: 0,
-    outdated: isOutdated(request, space),
-    ...(request.cluster_id ? { conversationsIssuesCluster: request.cluster_id } : {}),
-    urls: { app: `${links.app}/s/${space.id}/~/changes/${request.number}`, location },
-  };
-}
-
 /** Reviews of a change request, oldest first. */
 export function reviewsOf(db: Db, request: ChangeRequestRow): ReviewRow[] {
   return db
@@ -278,59 +233,6 @@ export function currentReviews(db: Db, request: ChangeRequestRow): ReviewRow[] {
   return [...latest.values()].filter((review) => (askedAgain.get(review.reviewer_id) ?? '') <= review.created_at);
 }
 
-export function reviewJson(
-  db: Db,
-  review: ReviewRow,
-  request: ChangeRequestRow,
-  space: SpaceRow,
-  links: Links,
-  current: ReadonlySet<string>,
-) {
-  const requestedBy = userById(db, links, review.requested_by);
-  return {
-    object: 'change-request-review' as const,
-    id: review.id,
-    revision: review.revision,
-    reviewer: userById(db, links, review.reviewer_id) ?? ghost(links),
-    ...(requestedBy ? { requestedBy } : {}),
-    status: review.status,
-    outdated: !current.has(review.id),
-    ...(review.comment ? { comment: reviewComment(db, review, request, space, links) } : {}),
-    createdAt: review.created_at,
-    updatedAt: review.updated_at,
-    urls: { location: `${links.api}/spaces/${space.id}/change-requests/${request.id}/reviews/${review.id}` },
-  };
-}
-
-/** The comment a review was submitted with, as the API's `Comment` (it has no replies or reactions). */
-function reviewComment(db: Db, review: ReviewRow, request: ChangeRequestRow, space: SpaceRow, links: Links) {
-  return {
-    object: 'comment' as const,
-    id: `review-${review.id}`,
-    postedBy: userById(db, links, review.reviewer_id) ?? ghost(links),
-    postedAt: review.created_at,
-    reactions: [],
-    replies: 0,
-    repliers: [],
-    body: JSON.parse(review.comment!) as unknown,
-    target: { space: space.id, revision: review.revision, changeRequest: request.id, review: review.id },
-    status: 'open' as const,
-    urls: { location: `${links.api}/spaces/${space.id}/change-requests/${request.id}/reviews/${review.id}` },
-    permissions: { view: true, edit: false, reply: false, delete: false },
-  };
-}
-
-export function requestedReviewerJson(db: Db, row: RequestedReviewerRow, links: Links) {
-  return {
-    object: 'change-request-requested-reviewer' as const,
-    kind: 'user' as const,
-    user: userById(db, links, row.user_id) ?? ghost(links),
-    revision: row.revision,
-    requestedBy: userById(db, links, row.requested_by) ?? ghost(links),
-    createdAt: row.created_at,
-  };
-}
-
 /**
  * The spaces of an organization the caller can read (for the organization-wide list of change
  * requests), as ids.
@@ -344,4 +246,106 @@ export function readableSpaceIds(db: Db, access: Access, orgId: string): string[
 export function requireNotMerged(request: ChangeRequestRow): void {
   if (request.status === 'merged')
     throw conflict(`Change request #${request.number} is merged: it can no longer change`);
+}
+
+/** The pending review request of a user on a change request, if there is one. */
+export function findRequestedReviewer(db: Db, requestId: string, userId: string): RequestedReviewerRow | undefined {
+  return db
+    .prepare('SELECT * FROM change_request_reviewers WHERE change_request_id = ? AND user_id = ?')
+    .get(requestId, userId) as RequestedReviewerRow | undefined;
+}
+
+/**
+ * Records a review of the change request's current revision by `reviewerId`, which answers their
+ * review request (if any); returns the review's id.
+ */
+export function addReview(
+  db: Db,
+  request: ChangeRequestRow,
+  review: { reviewerId: string; requestedBy: string | null; status: string; comment: unknown },
+): string {
+  const at = now();
+  const id = newId();
+  db.transaction(() => {
+    db.prepare(
+      `INSERT INTO change_request_reviews (id, change_request_id, revision, reviewer_id, requested_by, status, comment, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      request.id,
+      request.revision,
+      review.reviewerId,
+      review.requestedBy,
+      review.status,
+      review.comment ? JSON.stringify(review.comment) : null,
+      at,
+      at,
+    );
+    removeRequestedReviewer(db, request.id, review.reviewerId);
+    if (review.comment) recordContribution(db, request.id, review.reviewerId, 'comment');
+    updateChangeRequest(db, request, {});
+  })();
+  return id;
+}
+
+/** The pending review requests of a change request, oldest first; only those of `userIds` if given. */
+export function requestedReviewers(db: Db, requestId: string, userIds?: string[]): RequestedReviewerRow[] {
+  if (userIds === undefined) {
+    return db
+      .prepare('SELECT * FROM change_request_reviewers WHERE change_request_id = ? ORDER BY created_at, user_id')
+      .all(requestId) as RequestedReviewerRow[];
+  }
+  return db
+    .prepare(
+      `SELECT * FROM change_request_reviewers WHERE change_request_id = ? AND user_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, user_id`,
+    )
+    .all(requestId, JSON.stringify(userIds)) as RequestedReviewerRow[];
+}
+
+/**
+ * Asks users to review the change request's current revision, and applies `changes` to it:
+ * asking for a review puts a draft in review, as the app does.
+ */
+export function requestReviews(
+  db: Db,
+  request: ChangeRequestRow,
+  userIds: string[],
+  requestedBy: string,
+  changes: { subject?: string | undefined; description?: string | undefined },
+): void {
+  const at = now();
+  db.transaction(() => {
+    const insert = db.prepare(
+      `INSERT INTO change_request_reviewers (change_request_id, user_id, requested_by, revision, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (change_request_id, user_id) DO UPDATE SET requested_by = excluded.requested_by, revision = excluded.revision, created_at = excluded.created_at`,
+    );
+    for (const userId of userIds) insert.run(request.id, userId, requestedBy, request.revision, at);
+    updateChangeRequest(db, request, {
+      status: request.status === 'draft' ? 'open' : undefined,
+      subject: changes.subject,
+      description: changes.description,
+    });
+  })();
+}
+
+/** Withdraws a user's review request; whether there was one. */
+export function removeRequestedReviewer(db: Db, requestId: string, userId: string): boolean {
+  return (
+    db
+      .prepare('DELETE FROM change_request_reviewers WHERE change_request_id = ? AND user_id = ?')
+      .run(requestId, userId).changes > 0
+  );
+}
+
+/** A contribution to a change request: the user, what they did, how often and when last. */
+export type ContributorRow = UserRow & { action_type: 'edit' | 'comment'; last_at: string; count: number };
+
+/** The contributions to a change request, by first contribution. */
+export function contributorsOf(db: Db, requestId: string): ContributorRow[] {
+  return db
+    .prepare(
+      `SELECT c.*, u.* FROM change_request_contributors c JOIN users u ON u.id = c.user_id
+         WHERE c.change_request_id = ? ORDER BY c.first_at, c.user_id, c.action_type`,
+    )
+    .all(requestId) as ContributorRow[];
 }

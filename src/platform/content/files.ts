@@ -1,5 +1,5 @@
 import { imageSize } from 'image-size';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { getBlob, putBlob } from './blobs.js';
 import type { ContentFile } from './revisions.js';
@@ -56,22 +56,4 @@ export function signedDownload(
   if (request.type === undefined || !verify(db, ['file', request.hash, request.name, request.type], request.sig))
     return undefined;
   return getBlob(db, request.hash);
-}
-
-/** The JSON of a file (`RevisionFile`). */
-export function fileJson(
-  db: Db,
-  links: Pick<Links, 'files'>,
-  file: ContentFile,
-  metadata: boolean,
-): Record<string, unknown> {
-  return {
-    id: file.id,
-    name: file.name,
-    contentType: file.contentType,
-    downloadURL: downloadUrl(db, links, file),
-    size: file.size,
-    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
-    ...(metadata && file.git ? { git: file.git } : {}),
-  };
 }

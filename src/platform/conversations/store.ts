@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { badRequest, json, laterThan, newId, notFound, notFoundInBody, type PageWindow } from '../http.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { documentOf, paragraph, type JSONDocument } from '../../document/model.js';
 import { agglomerateSteps, clusterCentroid, nearestCluster, type Clusterable } from './text/cluster.js';

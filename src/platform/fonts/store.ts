@@ -1,10 +1,8 @@
 import { ApiError, badRequest, newId, notFound, now, overLimit, preconditionFailed } from '../http.js';
 import { getBlob, putBlob } from '../content/blobs.js';
-import { downloadUrl } from '../content/files.js';
 import { sign, verify } from '../content/signing.js';
-import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
-import { checkFontFile, FONT_CONTENT_TYPES, FontFileError, minimalWoff2, type FontFormat } from './woff.js';
+import { checkFontFile, FontFileError, minimalWoff2, type FontFormat } from './woff.js';
 
 /**
  * Storage uploads and custom fonts. A client asks for an upload URL (a signed, short-lived URL
@@ -121,7 +119,7 @@ export interface FontRow {
   updated_at: string;
 }
 
-interface FaceRow {
+export interface FaceRow {
   font_id: string;
   weight: number;
   storage_key: string;
@@ -218,30 +216,6 @@ export function updateFont(
   })();
 }
 
-/** A font (`CustomizationFontDefinition`): its faces by weight, each served at a URL with its type. */
-export function fontJson(db: Db, font: FontRow, links: Pick<Links, 'files'>, canEdit: boolean) {
-  const faces = db.prepare('SELECT * FROM font_faces WHERE font_id = ? ORDER BY weight').all(font.id) as FaceRow[];
-  return {
-    id: font.id,
-    custom: true,
-    fontFamily: font.font_family,
-    fontFaces: faces.map((face) => {
-      const file = db.prepare('SELECT * FROM storage_files WHERE key = ?').get(face.storage_key) as StorageFileRow;
-      const name = `${font.font_family.replace(/[^\w-]+/g, '-')}-${face.weight}.${face.format}`;
-      return {
-        weight: face.weight,
-        sources: [
-          {
-            url: downloadUrl(db, links, { hash: file.hash!, name, contentType: FONT_CONTENT_TYPES[face.format] }),
-            format: face.format,
-          },
-        ],
-      };
-    }),
-    permissions: { edit: canEdit },
-  };
-}
-
 export function deleteFont(db: Db, orgId: string, id: string): boolean {
   return db.prepare('DELETE FROM custom_fonts WHERE id = ? AND org_id = ?').run(id, orgId).changes > 0;
 }
@@ -276,4 +250,11 @@ export function seedDemoFonts(db: Db, orgId: string, createdAt: string): void {
       );
     }
   });
+}
+
+/** The faces of a font by weight, each with the stored file it is served from. */
+export function facesOf(db: Db, fontId: string): Array<{ face: FaceRow; file: StorageFileRow }> {
+  const faces = db.prepare('SELECT * FROM font_faces WHERE font_id = ? ORDER BY weight').all(fontId) as FaceRow[];
+  const findFile = db.prepare('SELECT * FROM storage_files WHERE key = ?');
+  return faces.map((face) => ({ face, file: findFile.get(face.storage_key) as StorageFileRow }));
 }

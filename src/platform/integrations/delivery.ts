@@ -10,12 +10,13 @@ import {
   outboundUrlProblem,
   postUrl,
 } from '../outbound.js';
-import { linksFor, type Links } from '../serialize.js';
+import { linksFor, type Links } from '../links.js';
 import type { Db } from '../store/db.js';
-import { appendTrace, findEvent, log, payloadJson, setDispatcher, watchSpaceContent, type EventRow } from './events.js';
-import { contentInstallationJson, coveredTarget, findInstallation, installationJson } from './installations.js';
+import { appendTrace, findEvent, log, setDispatcher, watchSpaceContent, type EventRow } from './events.js';
+import { coveredTarget, findInstallation } from './installations.js';
+import { contentInstallationJson, installationJson, integrationJson, payloadJson } from './json.js';
 import { deliverySecret, signatureHeader } from './secrets.js';
-import { integrationById, integrationJson, secretsOf, type IntegrationRow } from './store.js';
+import { integrationById, secretsOf, type IntegrationRow } from './store.js';
 
 /**
  * Delivery of events to the endpoint an integration declares. Each event to deliver is a job

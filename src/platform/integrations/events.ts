@@ -1,7 +1,5 @@
 import { onCurrentRevision } from '../content/current.js';
-import { newId, now, pageOf, type PageWindow } from '../http.js';
-import type { UserRow } from '../rows.js';
-import { userJson, type Links } from '../serialize.js';
+import { newId, now, type PageWindow } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { IntegrationRow } from './store.js';
 
@@ -105,8 +103,8 @@ export function findEvent(db: Db, eventId: string): EventRow | undefined {
   return db.prepare('SELECT * FROM integration_events WHERE id = ?').get(eventId) as EventRow | undefined;
 }
 
-/** One page of the events of an integration, newest first. */
-export function eventsPage(db: Db, integrationId: string, window: PageWindow, links: Links) {
+/** One page of the events of an integration, newest first, and their count. */
+export function eventsPage(db: Db, integrationId: string, window: PageWindow): { rows: EventRow[]; count: number } {
   const count = db
     .prepare('SELECT COUNT(*) FROM integration_events WHERE integration_id = ?')
     .pluck(true)
@@ -114,39 +112,7 @@ export function eventsPage(db: Db, integrationId: string, window: PageWindow, li
   const rows = db
     .prepare('SELECT * FROM integration_events WHERE integration_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
     .all(integrationId, window.limit, window.offset) as EventRow[];
-  return pageOf(
-    rows.map((row) => eventJson(db, row, links)),
-    count,
-    window,
-  );
-}
-
-/** The payload as answered and delivered: `updatedBy` user ids become users. */
-export function payloadJson(db: Db, row: Pick<EventRow, 'payload'>, links: Links): Record<string, unknown> {
-  const payload = JSON.parse(row.payload) as Record<string, unknown>;
-  if (Array.isArray(payload.updatedBy)) {
-    payload.updatedBy = (payload.updatedBy as string[]).flatMap((id) => {
-      const user = db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
-      return user ? [userJson(user, links)] : [];
-    });
-  }
-  return payload;
-}
-
-/** An event (`IntegrationEvent`). */
-export function eventJson(db: Db, row: EventRow, links: Links) {
-  return {
-    id: row.id,
-    integrationId: row.integration_id,
-    ...(row.installation_id ? { installationId: row.installation_id } : {}),
-    createdAt: row.created_at,
-    payload: payloadJson(db, row, links),
-    status: row.status,
-  };
-}
-
-export function traceJson(row: EventRow): { logs: TraceLog[] } {
-  return { logs: JSON.parse(row.trace) as TraceLog[] };
+  return { rows, count };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,11 +1,9 @@
 import type { Access } from '../access.js';
 import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
-import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { spaceJson, type Links } from '../serialize.js';
-import { siteJson, type SiteRow } from '../sites/store.js';
+import type { OrganizationRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { recordEvent } from './events.js';
-import { checkConfiguration, isOwnerAdmin, publicEndpoint, statusFor, type IntegrationRow } from './store.js';
+import { checkConfiguration, isOwnerAdmin, statusFor, type IntegrationRow } from './store.js';
 
 /**
  * Installations of integrations. An integration is installed on an organization (the
@@ -48,7 +46,7 @@ export interface ContentInstallationRow {
 
 export type ContentKind = 'space' | 'site';
 
-const KINDS = {
+export const KINDS = {
   space: {
     table: 'integration_space_installations',
     column: 'space_id',
@@ -119,37 +117,6 @@ export function visibleInstallations(
       canSeeInstallation(access, integration, row) &&
       (externalId === undefined || json.parse<string[]>(row.external_ids, []).includes(externalId)),
   );
-}
-
-function installationLocation(
-  integration: Pick<IntegrationRow, 'name'>,
-  installationId: string,
-  links: Pick<Links, 'api'>,
-): string {
-  return `${links.api}/integrations/${encodeURIComponent(integration.name)}/installations/${installationId}`;
-}
-
-/** The JSON of an installation (`IntegrationInstallation`). */
-export function installationJson(db: Db, integration: IntegrationRow, row: InstallationRow, links: Links) {
-  const endpoint = publicEndpoint(integration, links);
-  return {
-    id: row.id,
-    status: row.status,
-    space_selection: row.space_selection,
-    site_selection: row.site_selection,
-    spaces: coveredTargets(db, row, 'space').length,
-    configuration: json.parse<Record<string, unknown>>(row.configuration, {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    urls: {
-      location: installationLocation(integration, row.id, links),
-      app: `${links.app}/o/${row.org_id}/integrations/${encodeURIComponent(integration.name)}`,
-      publicEndpoint: endpoint,
-      publicContentEndpoint: endpoint,
-    },
-    externalIds: json.parse<string[]>(row.external_ids, []),
-    target: { organization: row.org_id },
-  };
 }
 
 /** Installs an integration on an organization (`installation_setup`); a second installation is a 409. */
@@ -280,57 +247,6 @@ export function coveredTarget(
   targetId: string,
 ): CoveredTarget | undefined {
   return coveredTargets(db, installation, kind).find((target) => target.targetId === targetId);
-}
-
-/** The JSON of an installation on a space or site (`IntegrationSpaceInstallation`, `IntegrationSiteInstallation`). */
-export function contentInstallationJson(
-  db: Db,
-  integration: IntegrationRow,
-  installation: InstallationRow,
-  kind: ContentKind,
-  target: CoveredTarget,
-  options: { extended: boolean; access?: Access | undefined; links: Links },
-) {
-  const { links } = options;
-  const endpoint = publicEndpoint(integration, links);
-  return {
-    integration: integration.name,
-    installation: installation.id,
-    status: target.row?.status ?? installation.status,
-    configuration: json.parse<Record<string, unknown>>(target.row?.configuration, {}),
-    externalIds: json.parse<string[]>(target.row?.external_ids, []),
-    urls: {
-      location: `${installationLocation(integration, installation.id, links)}/${KINDS[kind].path}/${target.targetId}`,
-      publicEndpoint: endpoint,
-      publicContentEndpoint: endpoint,
-    },
-    [kind]: options.extended
-      ? (extendedTarget(db, kind, target.targetId, options.access, links) ?? target.targetId)
-      : target.targetId,
-  };
-}
-
-/** The full space or site for the caller, or undefined when they may not read it (the id is answered instead). */
-function extendedTarget(
-  db: Db,
-  kind: ContentKind,
-  id: string,
-  access: Access | undefined,
-  links: Links,
-): object | undefined {
-  if (!access) return undefined;
-  if (kind === 'space') {
-    const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(id) as SpaceRow | undefined;
-    if (!space) return undefined;
-    const role = access.spaceRole(space);
-    return access.canViewSpace(space, role) ? spaceJson(space, role, links) : undefined;
-  }
-  const site = db.prepare('SELECT * FROM sites WHERE id = ?').get(id) as SiteRow | undefined;
-  if (!site) return undefined;
-  const role = access.orgRole(site.org_id);
-  if (role === undefined) return undefined;
-  const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
-  return siteJson(db, site, org, role, links);
 }
 
 /**

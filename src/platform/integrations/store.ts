@@ -3,7 +3,7 @@ import { atLeast, type Access } from '../access.js';
 import { sign, verify } from '../content/signing.js';
 import { badRequest, conflict, forbidden, laterThan, newId, notFound, notFoundInBody, now } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
-import { organizationJson, type Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { decryptValue, encryptValue } from './secrets.js';
 
@@ -271,7 +271,7 @@ export function originOf(links: Pick<Links, 'api'>): string {
 export const ASSET_ROUTE = '/integration-assets/:integrationId/:version/:name';
 
 /** Where an image of the integration is served: a signed URL that needs no token. */
-function assetUrl(
+export function assetUrl(
   db: Db,
   row: Pick<IntegrationRow, 'id' | 'version'>,
   name: string,
@@ -309,49 +309,6 @@ export function integrationLocation(row: Pick<IntegrationRow, 'name'>, links: Pi
  */
 export function publicEndpoint(row: Pick<IntegrationRow, 'name' | 'endpoint'>, links: Pick<Links, 'api'>): string {
   return row.endpoint ?? integrationLocation(row, links);
-}
-
-/** The JSON of an integration (`Integration`) for a caller (`access`), or for a delivery (no caller). */
-export function integrationJson(db: Db, row: IntegrationRow, access: Access | undefined, links: Links) {
-  const definition = definitionOf(row);
-  const owner = db.prepare('SELECT * FROM organizations WHERE id = ?').get(row.owner_id) as OrganizationRow;
-  const role = access?.orgRole(row.owner_id);
-  const hasIcon =
-    db.prepare("SELECT 1 FROM integration_assets WHERE integration_id = ? AND name = 'icon'").get(row.id) !== undefined;
-  const endpoint = publicEndpoint(row, links);
-  return {
-    object: 'integration' as const,
-    name: row.name,
-    version: row.version,
-    title: definition.title,
-    description: definition.description,
-    ...(definition.summary !== undefined ? { summary: definition.summary } : {}),
-    previewImages: Array.from({ length: definition.previewImages }, (_, index) =>
-      assetUrl(db, row, `preview-${index}`, links),
-    ),
-    target: row.target,
-    verified: row.verified === 1,
-    visibility: row.visibility,
-    scopes: definition.scopes,
-    categories: definition.categories,
-    ...(definition.blocks ? { blocks: definition.blocks } : {}),
-    ...(definition.contentSources ? { contentSources: definition.contentSources } : {}),
-    ...(definition.configurations ? { configurations: definition.configurations } : {}),
-    externalLinks: definition.externalLinks,
-    owner: organizationJson(db, owner, role, links),
-    urls: {
-      location: integrationLocation(row, links),
-      ...(hasIcon ? { icon: assetUrl(db, row, 'icon', links) } : {}),
-      app: `${links.app}/integrations/${encodeURIComponent(row.name)}`,
-      assets: `${originOf(links)}/integration-assets/${row.id}/${row.version}/`,
-      publicEndpoint: endpoint,
-      publicContentEndpoint: endpoint,
-    },
-    permissions: { admin: role === 'admin' },
-    ...(definition.contentSecurityPolicy !== undefined
-      ? { contentSecurityPolicy: definition.contentSecurityPolicy }
-      : {}),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,4 +490,12 @@ export function publishIntegration(
 export function unpublishIntegration(db: Db, row: IntegrationRow | undefined): boolean {
   if (!row) return false;
   return db.prepare('DELETE FROM integrations WHERE id = ?').run(row.id).changes > 0;
+}
+
+/** Whether an integration has stored an asset of that name (its icon, a preview image). */
+export function hasAsset(db: Db, integrationId: string, name: string): boolean {
+  return (
+    db.prepare('SELECT 1 FROM integration_assets WHERE integration_id = ? AND name = ?').get(integrationId, name) !==
+    undefined
+  );
 }

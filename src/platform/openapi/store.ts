@@ -1,11 +1,10 @@
-import { atLeast, type Role } from '../access.js';
 import { sign, verify } from '../content/signing.js';
-import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
+import { conflict, laterThan, newId, notFound, now } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import { fetchUrl, OutboundError } from '../outbound.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
-import { rememberDocument, versionDocument } from './documents.js';
+import { rememberDocument } from './documents.js';
 import { MAX_PROBLEMS, textHash, type SpecFormat, type SpecProblem, type SpecReading } from './parse.js';
 import { SpecReaderError, type SpecReader } from './reader.js';
 
@@ -114,36 +113,6 @@ export function shownUrl(raw: string): string {
   }
 }
 
-/** The JSON of a specification (`OpenAPISpec`) for a caller of organization role `role`. */
-export function specJson(row: OpenAPISpecRow, role: Role | null | undefined, links: Links) {
-  const errors = json.parse<SpecProblem[]>(row.errors, []);
-  const sourceURL = row.source_url ? shownUrl(row.source_url) : '';
-  return {
-    object: 'openapi-spec' as const,
-    id: row.id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    slug: row.slug,
-    ...(sourceURL ? { sourceURL } : {}),
-    processingState: row.processing_state,
-    visibility: row.visibility,
-    ...(row.last_version ? { lastVersion: row.last_version } : {}),
-    ...(row.last_processed_at ? { lastProcessedAt: row.last_processed_at } : {}),
-    ...(row.error_code ? { lastProcessErrorCode: row.error_code } : {}),
-    lastProcessedErrors: errors,
-    lastProcessedErrorCount: row.error_count,
-    permissions: { view: true, edit: atLeast(role, 'create') },
-    urls: {
-      location: specLocation(row, links),
-      app: `${links.app}/o/${row.org_id}/openapi/${encodeURIComponent(row.slug)}`,
-    },
-  };
-}
-
-function specLocation(row: Pick<OpenAPISpecRow, 'org_id' | 'slug'>, links: Links): string {
-  return `${links.api}/orgs/${row.org_id}/openapi/${encodeURIComponent(row.slug)}`;
-}
-
 /** Versions of a specification, newest first. */
 export function versionsOf(db: Db, specId: string): OpenAPIVersionRow[] {
   return db
@@ -170,7 +139,10 @@ export function requireVersion(db: Db, spec: Pick<OpenAPISpecRow, 'id'>, version
 }
 
 /** The file name a version is served under. */
-function versionFileName(spec: Pick<OpenAPISpecRow, 'slug'>, version: Pick<OpenAPIVersionRow, 'format'>): string {
+export function versionFileName(
+  spec: Pick<OpenAPISpecRow, 'slug'>,
+  version: Pick<OpenAPIVersionRow, 'format'>,
+): string {
   return `${spec.slug}.${version.format}`;
 }
 
@@ -199,34 +171,6 @@ export function signedVersion(
     | OpenAPIVersionRow
     | undefined;
   return version ? { valid: true, version } : { valid: true };
-}
-
-export function versionJson(db: Db, spec: OpenAPISpecRow, version: OpenAPIVersionRow, links: Links) {
-  return {
-    object: 'openapi-spec-version' as const,
-    id: version.id,
-    createdAt: version.created_at,
-    url: versionUrl(db, spec, version, links),
-    urls: { location: `${specLocation(spec, links)}/versions/${version.id}` },
-  };
-}
-
-/**
- * The content of a version (`OpenAPISpecContent`): its document in a filesystem of one file (the
- * entrypoint; external references are not followed, so there is no other), and its URLs: the
- * stored text, and the same URL as the public one when the specification is public.
- */
-export function contentJson(db: Db, spec: OpenAPISpecRow, version: OpenAPIVersionRow, links: Links) {
-  const name = versionFileName(spec, version);
-  const url = versionUrl(db, spec, version, links);
-  return {
-    filesystem: { entrypoint: name, files: { [name]: versionDocument(version) } },
-    urls: { source: url, public: spec.visibility === 'public' ? url : null },
-  };
-}
-
-export function rawJson(version: OpenAPIVersionRow) {
-  return { text: version.text, format: version.format };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Access } from '../access.js';
 import { ApiError, badRequest } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { holds } from '../adaptive/expression.js';
 import { unsignedClaimsProblem, type AdaptiveSchema } from './adaptive.js';

@@ -1,7 +1,7 @@
-import { atLeast, type Access, type Role } from '../access.js';
-import { badRequest, conflict, laterThan, newId, notFound, now } from '../http.js';
+import type { Access } from '../access.js';
+import { badRequest, conflict, laterThan, newId, notFound, now, type PageWindow } from '../http.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
-import type { Links } from '../serialize.js';
+import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { slugify } from '../../document/model.js';
 
@@ -137,65 +137,6 @@ export function siteLoginUrl(
   return `${siteRootUrl(site, org, links)}~gitbook/auth/${action}`;
 }
 
-/** What a member with `role` in the organization may do with sites. */
-function sitePermissions(role: Role | null | undefined) {
-  return {
-    view: role !== undefined,
-    access: role !== undefined && role !== null,
-    edit: atLeast(role, 'edit'),
-    create: atLeast(role, 'create'),
-    admin: atLeast(role, 'admin'),
-    installIntegration: atLeast(role, 'admin'),
-    viewAdaptiveSchema: atLeast(role, 'edit'),
-    editAdaptiveSchema: atLeast(role, 'admin'),
-  };
-}
-
-export function siteJson(db: Db, site: SiteRow, org: OrganizationRow, role: Role | null | undefined, links: Links) {
-  const count = db
-    .prepare(
-      'SELECT COUNT(*) FROM site_spaces ss JOIN spaces s ON s.id = ss.space_id WHERE ss.site_id = ? AND s.deleted_at IS NULL',
-    )
-    .pluck(true)
-    .get(site.id) as number;
-  const proxy = proxyOf(site);
-  return {
-    object: 'site' as const,
-    id: site.id,
-    type: site.type,
-    appliedType: site.type,
-    title: site.title,
-    ...(site.hostname ? { hostname: site.hostname } : {}),
-    basename: site.basename,
-    ...(proxy ? { proxy } : {}),
-    visibility: site.visibility,
-    defaultLevel:
-      site.default_level === 'inherit'
-        ? ('inherit' as const)
-        : site.default_level === 'guest'
-          ? null
-          : site.default_level,
-    permissions: sitePermissions(role),
-    published: site.published === 1,
-    siteSpaces: count,
-    createdAt: site.created_at,
-    adaptiveContent: { enabled: site.adaptive_content === 1 },
-    features: [],
-    urls: {
-      location: `${links.api}/orgs/${org.id}/sites/${site.id}`,
-      app: `${links.app}/o/${org.id}/sites/${site.id}`,
-      preview: `${links.app}/o/${org.id}/sites/${site.id}/preview`,
-      ...(site.published === 1 ? { published: siteRootUrl(site, org, links) } : {}),
-      ...(site.published === 1 && site.visibility === 'visitor-auth'
-        ? {
-            login: siteLoginUrl(site, org, links),
-            logout: site.auth_logout_url ?? siteLoginUrl(site, org, links, 'logout'),
-          }
-        : {}),
-    },
-  };
-}
-
 /** A space of the organization the caller can read, or a 400 naming `field`. */
 export function requireOrgSpace(db: Db, access: Access, orgId: string, spaceId: string, field: string): SpaceRow {
   const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(spaceId) as
@@ -205,4 +146,98 @@ export function requireOrgSpace(db: Db, access: Access, orgId: string, spaceId: 
     throw badRequest(`Invalid body field "${field}": no space ${spaceId} in the organization`);
   }
   return space;
+}
+
+/** The site spaces of a site whose space is not deleted. */
+export function countSiteSpaces(db: Db, siteId: string): number {
+  return db
+    .prepare(
+      'SELECT COUNT(*) FROM site_spaces ss JOIN spaces s ON s.id = ss.space_id WHERE ss.site_id = ? AND s.deleted_at IS NULL',
+    )
+    .pluck(true)
+    .get(siteId) as number;
+}
+
+export function findSite(db: Db, orgId: string, siteId: string): SiteRow | undefined {
+  return db.prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?').get(siteId, orgId) as SiteRow | undefined;
+}
+
+export function findSiteById(db: Db, siteId: string): SiteRow | undefined {
+  return db.prepare('SELECT * FROM sites WHERE id = ?').get(siteId) as SiteRow | undefined;
+}
+
+export interface SiteFilter {
+  /** Sites showing this space. */
+  space?: string | undefined;
+  /** Part of the title, any case. */
+  title?: string | undefined;
+  published?: boolean | undefined;
+  type?: string | string[] | undefined;
+}
+
+/** One page of the sites of an organization, oldest first, and their count. */
+export function listSites(
+  db: Db,
+  orgId: string,
+  filter: SiteFilter,
+  window: PageWindow,
+): { rows: SiteRow[]; count: number } {
+  const where = ['org_id = ?'];
+  const params: unknown[] = [orgId];
+  if (filter.space) {
+    where.push('id IN (SELECT site_id FROM site_spaces WHERE space_id = ?)');
+    params.push(filter.space);
+  }
+  if (filter.title) {
+    where.push("lower(title) LIKE lower(?) ESCAPE '\\'");
+    params.push(`%${filter.title.replace(/[\\%_]/g, '\\$&')}%`);
+  }
+  if (filter.published !== undefined) {
+    where.push('published = ?');
+    params.push(filter.published ? 1 : 0);
+  }
+  if (filter.type) {
+    const types = [filter.type].flat();
+    where.push(`type IN (${types.map(() => '?').join(', ')})`);
+    params.push(...types);
+  }
+  const count = db
+    .prepare(`SELECT COUNT(*) FROM sites WHERE ${where.join(' AND ')}`)
+    .pluck(true)
+    .get(...params) as number;
+  const rows = db
+    .prepare(`SELECT * FROM sites WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ? OFFSET ?`)
+    .all(...params, window.limit, window.offset) as SiteRow[];
+  return { rows, count };
+}
+
+/** Whether a site other than `except` has this custom hostname. */
+export function hostnameTakenBySite(db: Db, hostname: string, except: string): boolean {
+  return db.prepare('SELECT 1 FROM sites WHERE hostname = ? AND id <> ?').get(hostname, except) !== undefined;
+}
+
+/** Whether a site other than `except` is served through a proxy at this origin (lowercase). */
+export function proxyOriginTaken(db: Db, origin: string, except: string): boolean {
+  return (
+    db
+      .prepare("SELECT 1 FROM sites WHERE lower(json_extract(proxy, '$.origin')) = ? AND id <> ?")
+      .get(origin, except) !== undefined
+  );
+}
+
+/** Writes the defined entries of `columns` to a site (`null` clears a column). */
+export function updateSiteColumns(db: Db, siteId: string, columns: Record<string, unknown>): void {
+  const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) return;
+  db.prepare(`UPDATE sites SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
+    ...entries.map(([, value]) => value),
+    siteId,
+  );
+}
+
+/** The page a site space opens on, if it sets one. */
+export function siteSpaceHomePage(db: Db, siteSpaceId: string): string | null {
+  return (
+    (db.prepare('SELECT page_id FROM site_spaces WHERE id = ?').pluck(true).get(siteSpaceId) as string | null) ?? null
+  );
 }

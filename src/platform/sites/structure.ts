@@ -1,12 +1,10 @@
-import type { Access } from '../access.js';
 import { badRequest, conflict, newId, notFound, now } from '../http.js';
-import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { spaceJson, type Links } from '../serialize.js';
+import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { slugify } from '../../document/model.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageIndex } from '../content/pages.js';
-import { reloadSite, siteRootUrl, touchSite, type SiteRow } from './store.js';
+import { reloadSite, touchSite, type SiteRow } from './store.js';
 
 /**
  * The structure of a docs site. A site lists its site spaces at its root, or uses sections
@@ -163,108 +161,6 @@ export function siteSpaceSegments(s: Structure, row: SiteSpaceRow): string[] {
 
 export function sectionSegments(s: Structure, row: SiteSectionRow): string[] {
   return defaultSection(s)?.id === row.id ? [] : [row.path];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Answers
-// ---------------------------------------------------------------------------------------------
-
-export interface JsonContext {
-  access: Access;
-  org: OrganizationRow;
-  links: Links;
-}
-
-function publishedUrl(s: Structure, context: JsonContext, segments: string[]): { published?: string } {
-  if (s.site.published !== 1) return {};
-  return { published: siteRootUrl(s.site, context.org, context.links) + segments.map(encodeURIComponent).join('/') };
-}
-
-const localized = (value: string | null) =>
-  value ? { localizedTitle: JSON.parse(value) as Record<string, string> } : {};
-
-export function siteSpaceJson(s: Structure, row: SiteSpaceRow, context: JsonContext) {
-  const space = s.spaces.get(row.space_id)!;
-  return {
-    object: 'site-space' as const,
-    id: row.id,
-    path: row.path,
-    ...(row.section_id ? { section: row.section_id } : {}),
-    space: spaceJson(space, context.access.spaceRole(space), context.links),
-    title: space.title,
-    default: defaultVariant(s, row.section_id)?.id === row.id,
-    ...(row.condition ? { condition: row.condition } : {}),
-    pageId: row.page_id,
-    draft: row.draft === 1,
-    hidden: row.hidden === 1,
-    urls: publishedUrl(s, context, siteSpaceSegments(s, row)),
-  };
-}
-
-export function sectionJson(s: Structure, row: SiteSectionRow, context: JsonContext) {
-  return {
-    object: 'site-section' as const,
-    id: row.id,
-    title: row.title,
-    ...localized(row.localized_title),
-    ...(row.description ? { description: row.description } : {}),
-    ...(row.localized_description
-      ? { localizedDescription: JSON.parse(row.localized_description) as Record<string, string> }
-      : {}),
-    default: defaultSection(s)?.id === row.id,
-    draft: row.draft === 1,
-    path: row.path,
-    ...(row.condition ? { condition: row.condition } : {}),
-    ...(row.group_id ? { sectionGroup: row.group_id } : {}),
-    ...(row.icon ? { icon: row.icon } : {}),
-    siteSpaces: variantsOf(s, row.id).map((variant) => siteSpaceJson(s, variant, context)),
-    urls: publishedUrl(s, context, sectionSegments(s, row)),
-  };
-}
-
-export type SectionJson = ReturnType<typeof sectionJson>;
-export interface GroupJson {
-  object: 'site-section-group';
-  id: string;
-  title: string;
-  localizedTitle?: Record<string, string>;
-  sections: SectionJson[];
-  sectionGroup?: string;
-  draft: boolean;
-  icon?: string;
-  children: Array<SectionJson | GroupJson>;
-}
-
-export function groupJson(s: Structure, row: SiteSectionGroupRow, context: JsonContext): GroupJson {
-  const children = childrenOf(s, row.id).map((item) => itemJson(s, item, context));
-  return {
-    object: 'site-section-group',
-    id: row.id,
-    title: row.title,
-    ...localized(row.localized_title),
-    sections: children.filter((child): child is SectionJson => child.object === 'site-section'),
-    ...(row.parent_id ? { sectionGroup: row.parent_id } : {}),
-    draft: row.draft === 1,
-    ...(row.icon ? { icon: row.icon } : {}),
-    children,
-  };
-}
-
-function itemJson(s: Structure, item: SectionLevelItem, context: JsonContext): SectionJson | GroupJson {
-  return item.type === 'site-section' ? sectionJson(s, item.row, context) : groupJson(s, item.row, context);
-}
-
-export function structureJson(s: Structure, context: JsonContext) {
-  if (usesSections(s))
-    return { type: 'sections' as const, structure: childrenOf(s, null).map((item) => itemJson(s, item, context)) };
-  return { type: 'siteSpaces' as const, structure: variantsOf(s, null).map((row) => siteSpaceJson(s, row, context)) };
-}
-
-/** The answer for one item of the structure. */
-export function structureItemJson(s: Structure, pointer: ItemPointer, context: JsonContext) {
-  if (pointer.type === 'site-space') return siteSpaceJson(s, requireSiteSpace(s, pointer.id), context);
-  if (pointer.type === 'site-section') return sectionJson(s, requireSection(s, pointer.id), context);
-  return groupJson(s, requireGroup(s, pointer.id), context);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,27 @@ export function createShareLink(db: Db, siteId: string, name: string | undefined
   return db.prepare('SELECT * FROM site_share_links WHERE id = ?').get(id) as ShareLinkRow;
 }
 
+export function findShareLink(db: Db, siteId: string, shareLinkId: string): ShareLinkRow | undefined {
+  return db.prepare('SELECT * FROM site_share_links WHERE id = ? AND site_id = ?').get(shareLinkId, siteId) as
+    | ShareLinkRow
+    | undefined;
+}
+
+/** Renames, enables or disables a share link; returns it as stored. */
+export function updateShareLink(
+  db: Db,
+  row: ShareLinkRow,
+  changes: { name: string | null; active: number },
+): ShareLinkRow {
+  db.prepare('UPDATE site_share_links SET name = ?, active = ? WHERE id = ?').run(changes.name, changes.active, row.id);
+  return db.prepare('SELECT * FROM site_share_links WHERE id = ?').get(row.id) as ShareLinkRow;
+}
+
+/** Deletes a share link of a site; whether there was one. */
+export function deleteShareLink(db: Db, siteId: string, shareLinkId: string): boolean {
+  return db.prepare('DELETE FROM site_share_links WHERE id = ? AND site_id = ?').run(shareLinkId, siteId).changes > 0;
+}
+
 /** The active share link of a site with that key (compared exactly: keys are secrets). */
 export function activeShareLink(db: Db, siteId: string, key: string | undefined): ShareLinkRow | undefined {
   if (!key) return undefined;

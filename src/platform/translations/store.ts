@@ -1,8 +1,6 @@
 import { badRequest, conflict, newId, notFound, now } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import type { OrganizationRow, SpaceRow } from '../rows.js';
-import { normalizedDocument } from '../routes/schemas.js';
-import type { Links } from '../serialize.js';
 import type { Db } from '../store/db.js';
 import { onCurrentRevision } from '../content/current.js';
 
@@ -88,44 +86,6 @@ export function translationStatus(db: Db, row: TranslationRow): TranslationStatu
   return row.result_space && row.result_revision ? 'completed' : 'pending';
 }
 
-const seconds = (ms: number) => Math.round(ms / 1000);
-
-/** The `Translation` of the API. */
-export function translationJson(db: Db, row: TranslationRow, links: Links) {
-  return {
-    object: 'translation' as const,
-    id: row.id,
-    status: translationStatus(db, row),
-    source: { space: row.source_space, language: row.source_language },
-    language: row.language,
-    instructions: normalizedDocument(JSON.parse(row.instructions)),
-    // Absent until a run completes (or when the result space was removed for good).
-    ...(row.result_space && row.result_revision
-      ? { result: { space: row.result_space, revision: row.result_revision, language: row.language } }
-      : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    stats: {
-      runs: row.runs,
-      totalWords: row.total_words,
-      totalPages: db
-        .prepare("SELECT COUNT(*) FROM translation_items WHERE translation_id = ? AND kind = 'page'")
-        .pluck(true)
-        .get(row.id) as number,
-      totalDuration: seconds(row.total_duration_ms),
-      latestRunDuration: seconds(row.latest_duration_ms),
-      latestPages: row.latest_pages,
-      latestWords: row.latest_words,
-    },
-    // Beyond the API description: the latest run failed (the translator was down after every
-    // attempt); the result, if any, is that of the last run that completed.
-    ...(row.last_error ? { lastRunError: { message: row.last_error, failedAt: row.last_error_at } } : {}),
-    // Only admins see translations at all.
-    permissions: { view: true, edit: true },
-    urls: { location: `${links.api}/orgs/${row.org_id}/translations/${row.id}` },
-  };
-}
-
 export interface NewTranslation {
   language: string;
   source: { space: string; language?: string | undefined };
@@ -207,4 +167,12 @@ export function watchTranslationSources(db: Db, queue: JobQueue): () => void {
   return onCurrentRevision(db, (spaceId) => {
     for (const id of sourced.all(spaceId) as string[]) requestRun(db, queue, id);
   });
+}
+
+/** The pages a translation covers. */
+export function countTranslatedPages(db: Db, translationId: string): number {
+  return db
+    .prepare("SELECT COUNT(*) FROM translation_items WHERE translation_id = ? AND kind = 'page'")
+    .pluck(true)
+    .get(translationId) as number;
 }

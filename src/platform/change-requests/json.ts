@@ -1,0 +1,103 @@
+import type { Links } from '../links.js';
+import type { SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+import { userJson } from '../users/json.js';
+import { findUserById } from '../users/store.js';
+import { type ChangeRequestRow, isOutdated, type RequestedReviewerRow, type ReviewRow } from './store.js';
+
+/** A user's JSON by id, or undefined for a user that no longer exists. */
+function userById(db: Db, links: Links, userId: string | null): ReturnType<typeof userJson> | undefined {
+  if (!userId) return undefined;
+  const user = findUserById(db, userId);
+  return user ? userJson(user, links) : undefined;
+}
+
+/** A deleted user, where the API needs a user. */
+const ghost = (links: Links) => ({
+  object: 'user' as const,
+  id: 'deleted-user',
+  displayName: 'Deleted user',
+  urls: { location: `${links.api}/users/deleted-user` },
+});
+
+/** The API shape of a change request. */
+export function changeRequestJson(db: Db, request: ChangeRequestRow, space: SpaceRow, links: Links) {
+  const location = `${links.api}/spaces/${space.id}/change-requests/${request.id}`;
+  const mergedBy = userById(db, links, request.merged_by);
+  return {
+    object: 'change-request' as const,
+    id: request.id,
+    number: request.number,
+    status: request.status,
+    subject: request.subject,
+    ...(request.description ? { description: JSON.parse(request.description) as unknown } : {}),
+    createdBy: userById(db, links, request.created_by) ?? ghost(links),
+    createdAt: request.created_at,
+    updatedAt: request.updated_at,
+    ...(request.status === 'merged' && request.merged_at
+      ? { mergedBy: mergedBy ?? ghost(links), mergedAt: request.merged_at }
+      : {}),
+    space: space.id,
+    revision: request.revision,
+    revisionInitial: request.revision_initial,
+    ...(request.revision_merged_ancestor ? { revisionMergedAncestor: request.revision_merged_ancestor } : {}),
+    ...(request.revision_merged ? { revisionMerged: request.revision_merged } : {}),
+    comments: 0,
+    outdated: isOutdated(request, space),
+    ...(request.cluster_id ? { conversationsIssuesCluster: request.cluster_id } : {}),
+    urls: { app: `${links.app}/s/${space.id}/~/changes/${request.number}`, location },
+  };
+}
+
+export function reviewJson(
+  db: Db,
+  review: ReviewRow,
+  request: ChangeRequestRow,
+  space: SpaceRow,
+  links: Links,
+  current: ReadonlySet<string>,
+) {
+  const requestedBy = userById(db, links, review.requested_by);
+  return {
+    object: 'change-request-review' as const,
+    id: review.id,
+    revision: review.revision,
+    reviewer: userById(db, links, review.reviewer_id) ?? ghost(links),
+    ...(requestedBy ? { requestedBy } : {}),
+    status: review.status,
+    outdated: !current.has(review.id),
+    ...(review.comment ? { comment: reviewComment(db, review, request, space, links) } : {}),
+    createdAt: review.created_at,
+    updatedAt: review.updated_at,
+    urls: { location: `${links.api}/spaces/${space.id}/change-requests/${request.id}/reviews/${review.id}` },
+  };
+}
+
+export function requestedReviewerJson(db: Db, row: RequestedReviewerRow, links: Links) {
+  return {
+    object: 'change-request-requested-reviewer' as const,
+    kind: 'user' as const,
+    user: userById(db, links, row.user_id) ?? ghost(links),
+    revision: row.revision,
+    requestedBy: userById(db, links, row.requested_by) ?? ghost(links),
+    createdAt: row.created_at,
+  };
+}
+
+/** The comment a review was submitted with, as the API's `Comment` (it has no replies or reactions). */
+function reviewComment(db: Db, review: ReviewRow, request: ChangeRequestRow, space: SpaceRow, links: Links) {
+  return {
+    object: 'comment' as const,
+    id: `review-${review.id}`,
+    postedBy: userById(db, links, review.reviewer_id) ?? ghost(links),
+    postedAt: review.created_at,
+    reactions: [],
+    replies: 0,
+    repliers: [],
+    body: JSON.parse(review.comment!) as unknown,
+    target: { space: space.id, revision: review.revision, changeRequest: request.id, review: review.id },
+    status: 'open' as const,
+    urls: { location: `${links.api}/spaces/${space.id}/change-requests/${request.id}/reviews/${review.id}` },
+    permissions: { view: true, edit: false, reply: false, delete: false },
+  };
+}
