@@ -4,7 +4,7 @@ import { pageByPath, pageIndex, type PlacedPage } from './pages.js';
 import { changeJson, fileJson, pageJson, revisionJson } from './json.js';
 import type { ContentFile, ContentPage, ContentRef, Revision, RevisionContent } from './revisions.js';
 import { semanticChanges } from './changes.js';
-import type { Block, JSONDocument } from './document.js';
+import type { Block, JSONDocument } from '../../document/model.js';
 import { downloadUrl } from './files.js';
 import { pageMarkdown } from './page-markdown.js';
 import { backlinks, contentLinks, linkTargets } from './links.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageIndex, type PlacedPage } from './pages.js';
 import type { Revision } from './revisions.js';
-import type { ContentRef as DocumentRef } from './document.js';
+import type { ContentRef as DocumentRef } from '../../document/model.js';
 import { PdfTooLargeError, renderPdf } from './pdf.js';
 import { sign, verify } from './signing.js';
 import { getBlob } from './blobs.js';

@@ -1,0 +1,54 @@
+/**
+ * The import rules of the layout (see docs/architecture.md), checked by `npm run deps` inside `npm test`.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A module in a cycle cannot be read, tested or loaded on its own.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'gateway-not-platform',
+      severity: 'error',
+      comment: 'The gateway reaches the platform over HTTP only: it must work against any implementation of the API.',
+      from: { path: '^src/gateway' },
+      to: { path: '^src/platform' },
+    },
+    {
+      name: 'platform-not-gateway',
+      severity: 'error',
+      comment: 'The platform knows nothing of the gateway in front of it.',
+      from: { path: '^src/platform' },
+      to: { path: '^src/gateway' },
+    },
+    {
+      name: 'document-stands-alone',
+      severity: 'error',
+      comment: 'The document format is shared by both sides and depends on neither.',
+      from: { path: '^src/document' },
+      to: { path: '^src/(gateway|platform)' },
+    },
+    {
+      name: 'migrations-hold-their-sql',
+      severity: 'error',
+      comment: 'A shipped migration never changes: it holds its own SQL text and imports no domain code.',
+      from: { path: '^src/platform/store/migrations' },
+      to: { path: '^src/platform/(?!store/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a cycle of types is still a cycle to read.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};
