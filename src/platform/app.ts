@@ -127,7 +127,7 @@ export interface CreatePlatformOptions {
 /** Author and committer of exported commits unless configured. */
 export const DEFAULT_GIT_AUTHOR = { name: 'Docs platform', email: 'docs-platform@localhost' };
 
-/** Builds the embedded platform: the REST API of `platform-api.md` under `/v1`. Does not listen. */
+/** Builds the embedded platform: the documented REST API under `/v1`. Does not listen. */
 export function createPlatform({
   db,
   logger = false,

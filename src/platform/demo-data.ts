@@ -15,7 +15,7 @@ import type { Db } from './store/db.js';
 export type DemoTokens = Record<string, string>;
 
 /**
- * The fixed identities of the demo data set, so tests, the README and GraphiQL examples can
+ * The fixed identities of the demo data set, so tests, docs/demo-data.md and GraphiQL examples can
  * name them. Users and spaces get random ids: find users by e-mail and spaces by title.
  */
 export const DEMO = {

@@ -203,7 +203,7 @@ const publishBody = z.strictObject({
     .refine((secrets) => Object.keys(secrets).length <= 20, 'must have at most 20 secrets')
     .optional(),
   contentSecurityPolicy: cspSchema.optional(),
-  // The platform's own field: where events are delivered (see the README).
+  // The platform's own field: where events are delivered (see docs/platform/integrations.md).
   endpoint: z.string().max(2048, 'must be an https URL of at most 2048 characters').optional(),
 });
 

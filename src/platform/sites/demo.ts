@@ -29,7 +29,7 @@ export const DEMO_SITES = {
 } as const;
 
 /**
- * The demo's fixed secrets, so the README can give working examples: the key of the partner
+ * The demo's fixed secrets, so the docs (docs/demo-data.md) can give working examples: the key of the partner
  * portal's share link, the visitor-token signing key of "Acme API", and a visitor token signed
  * with it (claims `betaAccess: true`, `plan: "pro"`; it expires in 2100).
  */
