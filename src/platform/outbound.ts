@@ -209,7 +209,7 @@ function publicLookup(hostname: string, options: { all?: boolean }, callback: Lo
   );
 }
 
-const publicAgent = new Agent({ connect: { lookup: publicLookup as never }, connections: 8 });
+const publicAgent = new Agent({ connect: { lookup: publicLookup }, connections: 8 });
 const anyAgent = new Agent({ connections: 8 });
 
 /** A percent-encoded URL part decoded, or as it is when it is not valid percent-encoding. */

@@ -224,7 +224,7 @@ ConversationIssueNode.implement({
     details: t.field({
       type: DocumentType,
       description: 'What the person said about it.',
-      resolve: (i) => i.details as never,
+      resolve: (i) => i.details,
     }),
     impact: t.field({ type: ImpactEnum, description: 'How badly it hurts.', resolve: (i) => i.impact }),
     createdAt: t.field({
@@ -301,7 +301,7 @@ IssuesClusterNode.implement({
       type: DocumentType,
       nullable: true,
       description: 'What the problem is, in a few sentences.',
-      resolve: (c) => (c.summary as never) ?? null,
+      resolve: (c) => c.summary ?? null,
     }),
     muted: t.exposeBoolean('muted', {
       description: 'Muted: left out of suggestions, and no new change request may address it.',

@@ -325,5 +325,6 @@ declareMutation('uploadFile', {
 /** A media type for a file sent without one, from its extension. */
 function fontTypeOf(name: string): string {
   const extension = name.toLowerCase().split('.').pop();
-  return FONT_FORMATS.includes(extension as never) ? `font/${extension}` : 'application/octet-stream';
+  const format = FONT_FORMATS.find((known) => known === extension);
+  return format ? `font/${format}` : 'application/octet-stream';
 }

@@ -1,3 +1,4 @@
+import { brandWithType, type SchemaTypes } from '@pothos/core';
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -162,4 +163,16 @@ export async function loadOrThrow<Shape>(ref: Loadable<Shape>, ctx: GatewayConte
   const loaded = (await ref.getDataloader(ctx).load(key)) as Shape | Error;
   if (loaded instanceof Error) throw loaded;
   return loaded;
+}
+
+/** Schema types read as naming object types by string, which Pothos takes as a brand as well as a ref. */
+type NamedObjectTypes = SchemaTypes & { outputShapes: Record<string, unknown> };
+
+/**
+ * Brands `value` with the GraphQL object type it is, so the interfaces and unions it is read
+ * through resolve it. By name, not by ref: `node(id:)` brands what it loads with its global ID's
+ * type name, and a brand, once set, cannot change.
+ */
+export function brandAs(value: object, typename: string): void {
+  brandWithType<NamedObjectTypes>(value, typename);
 }

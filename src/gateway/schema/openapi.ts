@@ -772,7 +772,7 @@ function resolveSpec<T extends { organizationId?: string | null; slug?: string |
       });
       return z.NEVER;
     }
-    return { ...value, organizationId, slug } as never;
+    return { ...value, organizationId, slug };
   }
   if (org === undefined || value.slug == null) {
     ctx.addIssue({
@@ -782,7 +782,7 @@ function resolveSpec<T extends { organizationId?: string | null; slug?: string |
     });
     return z.NEVER;
   }
-  return { ...value, organizationId: org, slug: value.slug } as never;
+  return { ...value, organizationId: org, slug: value.slug };
 }
 
 declareMutation('createOpenApiSpec', {

@@ -251,7 +251,7 @@ declareMutation('createSamlProvider', {
     label: inputField('String', 'Name shown on the login page, 1 to 30 characters.', label),
     ...providerFields,
   },
-  check: (input) => input.superRefine(sameOrganization as never),
+  check: (input) => input.superRefine(sameOrganization),
   payload: (name) => ProviderPayload(name, 'The new provider.'),
   run: (i, ctx) =>
     providerPayload(ctx, i.organizationId, () =>
@@ -276,7 +276,7 @@ declareMutation('updateSamlProvider', {
     input
       .superRefine(noNull(['label']))
       .transform(resolveProvider)
-      .superRefine(sameOrganization as never),
+      .superRefine(sameOrganization),
   payload: ProviderPayload,
   run: (i, ctx) =>
     providerPayload(ctx, i.organizationId, () =>

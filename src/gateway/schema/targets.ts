@@ -51,7 +51,7 @@ export function organizationTarget<K extends string>(
           });
           return z.NEVER;
         }
-        return { ...value, organizationId, [idField]: id } as never;
+        return { ...value, organizationId, [idField]: id };
       }
     } catch (error) {
       ctx.addIssue({ code: 'custom', path: [idField], message: (error as Error).message });
@@ -65,7 +65,7 @@ export function organizationTarget<K extends string>(
       });
       return z.NEVER;
     }
-    return { ...value, organizationId: org } as never;
+    return { ...value, organizationId: org };
   }
 
   return { fields, resolve };

@@ -28,7 +28,17 @@ import {
 } from './content/revision.js';
 import { linkTo, prime } from './loaders.js';
 import { restEnum } from './shared.js';
-import { placeStructure, SiteRef, SiteSectionRef, SiteSpaceRef, type SiteHeld } from './sites/index.js';
+import {
+  isStructureItem,
+  placeStructure,
+  SiteRef,
+  SiteSectionRef,
+  siteItemStub,
+  SiteSpaceRef,
+  type SiteHeld,
+  type SiteSectionHeld,
+  type SiteSpaceHeld,
+} from './sites/index.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -168,8 +178,9 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       resolve: async (c, _args, ctx, info) => {
         if (!c.siteSection) return null;
         if (selectsOnlyKeys(info))
-          return { id: c.siteSection, organizationId: c.organization, siteId: c.site } as never;
-        return ((await profileOf(ctx, c)).structure.byKey.get(`site-section:${c.siteSection}`) ?? null) as never;
+          return siteItemStub<SiteSectionHeld>({ organizationId: c.organization, siteId: c.site }, c.siteSection);
+        const found = (await profileOf(ctx, c)).structure.byKey.get(`site-section:${c.siteSection}`);
+        return isStructureItem(found, 'site-section') ? found : null;
       },
     }),
     siteSpace: t.field({
@@ -177,10 +188,12 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       description: 'The site space (variant), as the visitor sees it.',
       extensions: upstream.fetch(1),
       resolve: async (c, _args, ctx, info) => {
-        if (selectsOnlyKeys(info)) return { id: c.siteSpace, organizationId: c.organization, siteId: c.site } as never;
+        if (selectsOnlyKeys(info))
+          return siteItemStub<SiteSpaceHeld>({ organizationId: c.organization, siteId: c.site }, c.siteSpace);
         const found = (await profileOf(ctx, c)).structure.byKey.get(`site-space:${c.siteSpace}`);
-        if (!found) throw new GatewayError('NOT_FOUND', `No site space ${c.siteSpace} in the site`);
-        return found as never;
+        if (!isStructureItem(found, 'site-space'))
+          throw new GatewayError('NOT_FOUND', `No site space ${c.siteSpace} in the site`);
+        return found;
       },
     }),
     space: t.field({
@@ -195,15 +208,17 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       nullable: true,
       description: 'The change request the URL previews (`~/changes/…`).',
       extensions: upstream.link,
-      resolve: (c, _args, _ctx, info) =>
-        c.changeRequest
-          ? linkTo(
-              ChangeRequestNode,
-              compositeKey(c.space, c.changeRequest),
-              info,
-              () => ({ id: c.changeRequest, space: c.space }) as never,
-            )
-          : null,
+      resolve: (c, _args, _ctx, info) => {
+        const id = c.changeRequest;
+        if (!id) return null;
+        // Key-only stub: read only where the field selects nothing but keys (`linkTo`).
+        return linkTo(
+          ChangeRequestNode,
+          compositeKey(c.space, id),
+          info,
+          () => ({ id, space: c.space }) as ChangeRequest,
+        );
+      },
     }),
     revision: t.field({
       type: RevisionNode,

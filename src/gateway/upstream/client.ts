@@ -122,6 +122,9 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   maxBytes?: number | undefined;
 }
 
+/** The data of an answer read with `schema`: nothing without one. */
+export type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.infer<S> : undefined;
+
 export interface RestResponse<T> {
   status: number;
   data: T;
@@ -208,9 +211,10 @@ export class RestClient {
    * while the circuit breaker is open. Resolves to the status and the body parsed with
    * `schema`; rejects with a coded GatewayError.
    */
-  async request<S extends z.ZodType | undefined = undefined>(
-    request: RestRequest<S>,
-  ): Promise<RestResponse<S extends z.ZodType ? z.infer<S> : undefined>> {
+  request<S extends z.ZodType | undefined = undefined>(request: RestRequest<S>): Promise<RestResponse<Parsed<S>>>;
+  // TypeScript does not narrow `S` from a check of `schema`, so the body is typed loosely and the
+  // signature above, which callers see, holds the link between schema and data.
+  async request(request: RestRequest<z.ZodType | undefined>): Promise<RestResponse<unknown>> {
     const { method, path, query, body, authorization, schema } = request;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (authorization) headers.authorization = authorization;
@@ -267,10 +271,10 @@ export class RestClient {
           if (status >= 500) this.breaker.failed(ticket);
           else this.breaker.succeeded(ticket);
           if (status < 400) {
-            if (!schema) return { status, data: undefined as never, bytes: outcome.bytes };
+            if (!schema) return { status, data: undefined, bytes: outcome.bytes };
             return {
               status,
-              data: this.parseSuccess(schema, outcome.text, method, path) as never,
+              data: this.parseSuccess(schema, outcome.text, method, path),
               bytes: outcome.bytes,
             };
           }

@@ -180,7 +180,7 @@ function linkTarget(
     const placed = index.byId.get(target.page);
     if (placed) return encodeURI(fileOf(placed));
   }
-  return stableRefs.toHref(target as never);
+  return stableRefs.toHref(target);
 }
 
 // --- Reading ---------------------------------------------------------------------------------

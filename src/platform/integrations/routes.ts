@@ -33,6 +33,7 @@ import {
   requireIntegration,
   signedAsset,
   unpublishIntegration,
+  type Configuration,
   type IntegrationRow,
   type PublishedImage,
 } from './store.js';
@@ -131,7 +132,14 @@ const configurationSchema = z
       else if (required.indexOf(name) !== index)
         ctx.addIssue({ code: 'custom', path: ['required', index], message: 'is given twice' });
     });
-  });
+  })
+  // Checked above to hold exactly one of the two: typed as the variant it is, unchanged.
+  .transform(
+    (value): Configuration =>
+      value.componentId === undefined
+        ? { ...value, properties: value.properties ?? {} }
+        : { ...value, componentId: value.componentId },
+  );
 
 const cspSchema = z.union(
   [
@@ -266,7 +274,7 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
         ...(body.blocks ? { blocks: body.blocks } : {}),
         ...(body.contentSources ? { contentSources: body.contentSources } : {}),
         externalLinks: body.externalLinks ?? [],
-        ...(body.configurations ? { configurations: body.configurations as never } : {}),
+        ...(body.configurations ? { configurations: body.configurations } : {}),
         ...(body.contentSecurityPolicy !== undefined
           ? { contentSecurityPolicy: body.contentSecurityPolicy as string | Record<string, string> }
           : {}),

@@ -1,4 +1,3 @@
-import { brandWithType } from '@pothos/core';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
 import { BadUserInputError } from '../../errors.js';
@@ -6,6 +5,7 @@ import { compositeKey } from '../../ids.js';
 import { getRevisionChanges } from '../../upstream/content.js';
 import type { SemanticChange } from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
+import { brandAs } from '../loaders.js';
 import { FileNode, ReusableContentNode, type ReusableContentHeld } from './file.js';
 import { PageInterface } from './page.js';
 import {
@@ -92,7 +92,7 @@ async function changedReusable(
     revisionId: revision.id,
     revision,
   };
-  brandWithType(held, 'ReusableContent' as never);
+  brandAs(held, 'ReusableContent');
   return held;
 }
 
@@ -328,7 +328,7 @@ export const RevisionChanges = builder.objectRef<RevisionChangesHeld>('RevisionC
     changes: t.field({
       type: [RevisionChange],
       description: 'The changes, by kind, up to `limit`.',
-      resolve: (c) => c.changes as never,
+      resolve: (c) => c.changes,
     }),
     more: t.int({ description: 'How many more changes there are beyond `limit`.', resolve: (c) => c.more }),
   }),

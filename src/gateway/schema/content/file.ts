@@ -1,4 +1,3 @@
-import { brandWithType } from '@pothos/core';
 import {
   listConnection,
   mapNodes,
@@ -13,7 +12,7 @@ import { compositeKey } from '../../ids.js';
 import { getFile, getReusableContent, getReusableContentDocument, listFiles } from '../../upstream/content.js';
 import type { ReusableContent, RevisionFile } from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
-import { linkTo, loadableNode } from '../loaders.js';
+import { brandAs, linkTo, loadableNode } from '../loaders.js';
 import { DocumentType } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
 import {
@@ -133,7 +132,7 @@ export type ReusableContentHeld = ReusableContent & { spaceId: string; revisionI
 
 const reusableContentOf = (revision: RevisionHeld, item: ReusableContent): ReusableContentHeld => {
   const held = { ...item, spaceId: revision.spaceId, revisionId: revision.id, revision };
-  brandWithType(held, 'ReusableContent' as never);
+  brandAs(held, 'ReusableContent');
   return held;
 };
 

@@ -1,4 +1,3 @@
-import { brandWithType } from '@pothos/core';
 import { restConnection, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../cost.js';
@@ -14,7 +13,7 @@ import type {
 } from '../../upstream/shapes/content.js';
 import type { Space } from '../../upstream/shapes/spaces.js';
 import { builder } from '../builder.js';
-import { linkTo, prime } from '../loaders.js';
+import { brandAs, linkTo, prime } from '../loaders.js';
 import { restEnum } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
 import { FileNode } from './file.js';
@@ -126,13 +125,13 @@ function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentL
         case 'space': {
           if (!location.space) return null;
           const space = { ...location.space };
-          brandWithType(space, 'Space' as never);
+          brandAs(space, 'Space');
           return space;
         }
         case 'url': {
           if (location.url === undefined) return null;
           const target = { url: location.url };
-          brandWithType(target, 'UrlLinkTarget' as never);
+          brandAs(target, 'UrlLinkTarget');
           return target;
         }
         default:
@@ -163,7 +162,7 @@ const ContentLink = builder.objectRef<ContentLinkHeld>('ContentLink').implement(
       type: LinkTargetUnion,
       nullable: true,
       description: 'What the links point at; null for a broken link (its target does not exist).',
-      resolve: (l) => l.target as never,
+      resolve: (l) => l.target,
     }),
     pages: t.field({
       type: [PageInterface],
@@ -298,7 +297,7 @@ builder.objectFields(SpaceNode, (t) => ({
       description:
         'The link report of the current content: every link target with its health and the pages holding links to it.',
       args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
-      resolve: (space, args, ctx) => linkReport(ctx, args, { spaceId: space.id }, { space: true }) as never,
+      resolve: (space, args, ctx) => linkReport(ctx, args, { spaceId: space.id }, { space: true }),
     },
     LinkReport,
   ),
@@ -370,7 +369,7 @@ builder.objectFields(DocumentPageNode, (t) => ({
       description:
         'The link report of this page in the current content of its space (in a change request’s content, in that content); null with NOT_FOUND when the content has no such page.',
       args: { status: t.arg({ type: LinkStatusEnum, description: 'Only the targets of this health.' }) },
-      resolve: (page, args, ctx) => linkReport(ctx, args, liveOrRequest(page), { pageId: page.id }) as never,
+      resolve: (page, args, ctx) => linkReport(ctx, args, liveOrRequest(page), { pageId: page.id }),
     },
     LinkReport,
   ),

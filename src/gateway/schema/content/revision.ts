@@ -1,4 +1,3 @@
-import { brandWithType } from '@pothos/core';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import { selectedFieldNames, selectedFields, selectsOnlyKeys } from '../../links.js';
 import type { GatewayContext } from '../../context.js';
@@ -14,7 +13,7 @@ import {
   type RevisionPage,
 } from '../../upstream/shapes/content.js';
 import { builder } from '../builder.js';
-import { linkTo, loadableNode, prime } from '../loaders.js';
+import { brandAs, linkTo, loadableNode, prime } from '../loaders.js';
 import { restEnum } from '../shared.js';
 import { SpaceNode } from '../spaces.js';
 
@@ -129,7 +128,7 @@ export function placeFile(
   };
   // Reached through a change request: what is read of it is read through the change request too.
   if (revision?.changeRequest) held.changeRequest = revision.changeRequest;
-  brandWithType(held, 'File' as never);
+  brandAs(held, 'File');
   return held;
 }
 
@@ -142,7 +141,7 @@ export function placePage(
   parent: PageHeld | undefined,
 ): PageHeld {
   const held: PageHeld = { id: page.id, page, spaceId, revisionId, revision, parent, children: [] };
-  brandWithType(held, PAGE_TYPENAMES[page.type] as never);
+  brandAs(held, PAGE_TYPENAMES[page.type]);
   return held;
 }
 

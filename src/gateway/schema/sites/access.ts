@@ -32,8 +32,15 @@ import { linkTo, loadableNode, prime } from '../loaders.js';
 import { declareMutation, inputField } from '../mutations.js';
 import { deletedPayload, objectPayload, payloadType, restBody, restEnum } from '../shared.js';
 import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
-import { SiteRef, primeSites, siteKey, type SiteHeld } from './site.js';
-import { placeStructure, SiteSpaceRef, SiteStructureUnion, type SiteStructureHeld } from './structure.js';
+import { SiteRef, primeSites, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
+import {
+  placeStructure,
+  siteItemStub,
+  SiteSpaceRef,
+  SiteStructureUnion,
+  type SiteSpaceHeld,
+  type SiteStructureHeld,
+} from './structure.js';
 
 /**
  * Who may read a published site and as whom: its share links (nodes), its visitor-authentication
@@ -320,11 +327,8 @@ const SiteSpaceCustomization = builder
         description: 'The site space.',
         extensions: upstream.link,
         resolve: (c, _args, _ctx, info) =>
-          linkTo(
-            SiteSpaceRef,
-            compositeKey(c.at.organizationId, c.at.siteId, c.siteSpaceId),
-            info,
-            () => ({ id: c.siteSpaceId, ...c.at }) as never,
+          linkTo(SiteSpaceRef, compositeKey(c.at.organizationId, c.at.siteId, c.siteSpaceId), info, () =>
+            siteItemStub<SiteSpaceHeld>(c.at, c.siteSpaceId),
           ),
       }),
       customization: t.field({
@@ -514,10 +518,10 @@ const shareLinkTarget = {
 function linkInSite<
   T extends {
     organizationId?: string | null;
-    siteId?: unknown;
+    siteId?: SiteRefValue | null;
     shareLinkId: { id: string; organizationId?: string; siteId?: string };
   },
->(value: T, ctx: z.RefinementCtx) {
+>(value: T, ctx: z.core.$RefinementCtx) {
   const { shareLinkId } = value;
   if (shareLinkId.siteId && value.siteId == null) {
     return inSite(
@@ -525,11 +529,11 @@ function linkInSite<
         ...value,
         organizationId: value.organizationId ?? shareLinkId.organizationId,
         siteId: { id: shareLinkId.siteId, organizationId: shareLinkId.organizationId },
-      } as never,
-      ctx as never,
+      },
+      ctx,
     );
   }
-  return inSite(value as never, ctx as never);
+  return inSite(value, ctx);
 }
 
 const ShareLinkPayload = (name: string, description = 'The share link after the change.') =>
@@ -562,7 +566,7 @@ declareMutation('updateSiteShareLink', {
     name: inputField('String', 'New name (at most 50 characters).', linkName.nullish()),
     active: inputField('Boolean', 'False turns the link off: its key stops opening the site.', z.boolean().nullish()),
   },
-  check: (input) => input.transform(linkInSite as never),
+  check: (input) => input.transform(linkInSite),
   payload: ShareLinkPayload,
   run: (input, ctx) => {
     const i = input as {
@@ -589,7 +593,7 @@ declareMutation('deleteSiteShareLink', {
   description: 'Deletes a share link: its key stops opening the site at once (admins).',
   input: 'The share link to delete.',
   fields: shareLinkTarget,
-  check: (input) => input.transform(linkInSite as never),
+  check: (input) => input.transform(linkInSite),
   payload: (name) =>
     deletedPayload<{ at: SiteAddress }>(name, 'True when the link was deleted, false when it did not exist.', (t) => ({
       site: t.field(siteAfter('The site.')),

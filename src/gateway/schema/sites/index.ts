@@ -21,6 +21,7 @@ export {
   type SiteHeld,
 } from './site.js';
 export {
+  isStructureItem,
   placeGroup,
   placeSection,
   placeSectionLevel,
@@ -29,6 +30,7 @@ export {
   primeSiteItems,
   readSiteStructure,
   siteItemKey,
+  siteItemStub,
   SiteSectionGroupRef,
   SiteSectionRef,
   SiteSpaceRef,

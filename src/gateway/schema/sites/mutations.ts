@@ -106,7 +106,7 @@ type SiteResolved<T> = Omit<T, 'organizationId' | 'siteId'> & { organizationId: 
  */
 export function inSite<
   T extends { organizationId?: string | null | undefined; siteId?: SiteRefValue | null | undefined },
->(value: T, ctx: z.core.$RefinementCtx<T>): SiteResolved<T> {
+>(value: T, ctx: z.core.$RefinementCtx): SiteResolved<T> {
   let organizationId = value.organizationId ?? undefined;
   let siteId: string | undefined;
   let failed = false;
@@ -479,7 +479,7 @@ declareMutation('publishSite', {
         nullable: true,
         description: 'The site after the change.',
         extensions: upstream.link,
-        resolve: (p) => (p.site ?? null) as never,
+        resolve: (p) => p.site ?? null,
       }),
       checkoutSessionId: t.string({
         nullable: true,

@@ -49,6 +49,25 @@ type StructureNodeHeld = SiteSpaceHeld | SiteSectionHeld | SiteSectionGroupHeld;
 export const siteItemKey = (item: { organizationId: string; siteId: string; id: string }) =>
   compositeKey(item.organizationId, item.siteId, item.id);
 
+/**
+ * A site space, section or group known by its keys only. Sound where a field selects nothing but
+ * keys (`selectsOnlyKeys`): its id fields read these three and nothing else.
+ */
+export function siteItemStub<Shape extends InSite<{ id: string }>>(
+  at: { organizationId: string; siteId: string },
+  id: string,
+) {
+  return { organizationId: at.organizationId, siteId: at.siteId, id } as Shape;
+}
+
+/** True when `node` (from `byKey`) is a structure item of kind `object`. */
+export function isStructureItem<Kind extends StructureNodeHeld['object']>(
+  node: StructureNodeHeld | undefined,
+  object: Kind,
+): node is Extract<StructureNodeHeld, { object: Kind }> {
+  return node?.object === object;
+}
+
 /** A node of a site's structure, loaded from the site's structure (read once per request). */
 function structureNode<Shape extends InSite<{ id: string }>>(
   name: string,
@@ -189,15 +208,16 @@ export async function readSiteStructure(
 }
 
 /** A link to a site space, section or group of the site of `from`, by its platform id. */
-function itemLink<Shape>(
+function itemLink<Shape extends InSite<{ id: string }>>(
   ref: Loadable<Shape>,
   from: { organizationId: string; siteId: string },
   id: string | null | undefined,
   info: GraphQLResolveInfo,
 ): Shape | string | null {
   if (!id) return null;
-  const key = { organizationId: from.organizationId, siteId: from.siteId, id };
-  return linkTo(ref, siteItemKey(key), info, () => key as Shape);
+  return linkTo(ref, siteItemKey({ organizationId: from.organizationId, siteId: from.siteId, id }), info, () =>
+    siteItemStub<Shape>(from, id),
+  );
 }
 
 // --- Types ---------------------------------------------------------------------------------------
