@@ -568,14 +568,7 @@ declareMutation('updateSiteShareLink', {
   },
   check: (input) => input.transform(linkInSite),
   payload: ShareLinkPayload,
-  run: (input, ctx) => {
-    const i = input as {
-      organizationId: string;
-      siteId: string;
-      shareLinkId: { id: string };
-      name?: string | null;
-      active?: boolean | null;
-    };
+  run: (i, ctx) => {
     return shareLinkPayload(
       ctx,
       i,
@@ -598,8 +591,7 @@ declareMutation('deleteSiteShareLink', {
     deletedPayload<{ at: SiteAddress }>(name, 'True when the link was deleted, false when it did not exist.', (t) => ({
       site: t.field(siteAfter('The site.')),
     })),
-  run: async (input, ctx) => {
-    const i = input as { organizationId: string; siteId: string; shareLinkId: { id: string } };
+  run: async (i, ctx) => {
     return {
       ...(await deleteShareLink(ctx.api, i, i.shareLinkId.id)),
       at: { organizationId: i.organizationId, siteId: i.siteId },
