@@ -926,6 +926,7 @@ const CASES: Case[] = [
       const integrationReads = await run(
         graphql(`query CoverageIntegrationReads($installation: ID!, $space: ID!, $site: ID!) {
       integrations { totalCount }
+      organization(id: "acme") { integrations { totalCount } }
       integration(name: "coverage") {
         installations { totalCount }
         spaceInstallations { totalCount }

@@ -225,6 +225,69 @@ describe('publishing and reading integrations', () => {
   });
 });
 
+describe('the integrations of an organization and of a space', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  const names = async (path: string, query: Record<string, string | number | boolean> = {}, token?: string) => {
+    const answer = await p.api('GET', path, { query, ...(token ? { token } : {}) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return (answer.body.items as Array<{ name: string }>).map((item) => item.name);
+  };
+
+  it('lists the public integrations with those the organization owns or installed, with filters', async () => {
+    const { public: video, private: analytics } = DEMO.integrations;
+    expect(await names(`/orgs/${acme}/integrations`)).toEqual([analytics, video]);
+    // Private to Acme: not available to Globex, even for ada, who is an admin of both.
+    expect(await names(`/orgs/${globex}/integrations`)).toEqual([video]);
+    // An unlisted integration is available where it is installed, and to its owner.
+    await p.api('POST', '/integrations/unlisted-tool', { body: publication({ visibility: 'unlisted' }) });
+    expect(await names(`/orgs/${globex}/integrations`)).toEqual([video]);
+    expect(await names(`/orgs/${acme}/integrations`)).toEqual([analytics, 'unlisted-tool', video]);
+    const installed = await p.api('POST', '/integrations/unlisted-tool/installations', {
+      body: { organization: globex },
+    });
+    expect(installed.status).toBe(201);
+    expect(await names(`/orgs/${globex}/integrations`)).toEqual(['unlisted-tool', video]);
+
+    const acmeWith = (query: Record<string, string | boolean>) => names(`/orgs/${acme}/integrations`, query);
+    expect(await acmeWith({ search: 'VIDEO' })).toEqual([video]);
+    expect(await acmeWith({ category: 'analytics' })).toEqual([analytics]);
+    expect(await acmeWith({ blockDomain: 'videos.acme.test' })).toEqual([video]);
+    expect(await acmeWith({ blocks: true })).toEqual([video]);
+    expect(await acmeWith({ blocks: false })).toEqual([analytics, 'unlisted-tool']);
+    expect(await acmeWith({ contentSources: true })).toEqual([]);
+    expect(await acmeWith({ owner: globex })).toEqual([]);
+    expect(await acmeWith({ scope: 'site:views:read' })).toEqual([analytics]);
+    expect(await acmeWith({ target: 'space' })).toEqual(['unlisted-tool', video]);
+    expect((await p.api('GET', `/orgs/${acme}/integrations`, { query: { scope: 'nope' } })).status).toBe(400);
+  });
+
+  it('pages the integrations of an organization', async () => {
+    const first = await p.api('GET', `/orgs/${acme}/integrations`, { query: { limit: 2 } });
+    expect(first.body).toMatchObject({ count: 3, next: { page: expect.any(String) } });
+    expect(first.body.items).toHaveLength(2);
+    const second = await p.api('GET', `/orgs/${acme}/integrations`, {
+      query: { limit: 2, page: first.body.next.page },
+    });
+    expect(second.body.next).toBeUndefined();
+    expect(second.body.items.map((item: { name: string }) => item.name)).toEqual([DEMO.integrations.public]);
+  });
+
+  it('answers the integrations of an organization to its members only', async () => {
+    expect(await names(`/orgs/${acme}/integrations`, {}, p.token(U.finn))).toContain(DEMO.integrations.private);
+    // A guest of Acme has no organization role; Globex's hana is no member of Acme.
+    expect((await p.api('GET', `/orgs/${acme}/integrations`, { token: p.token(U.gus) })).status).toBe(403);
+    expect((await p.api('GET', `/orgs/${acme}/integrations`, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await p.api('GET', '/orgs/no-such-org/integrations')).status).toBe(404);
+  });
+});
+
 describe('installations and their events', () => {
   let p: TestPlatform;
   beforeAll(async () => {

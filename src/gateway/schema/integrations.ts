@@ -1,3 +1,4 @@
+import type { ArgBuilder } from '@pothos/core';
 import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
@@ -16,9 +17,11 @@ import {
   listInstallationSites,
   listInstallationSpaces,
   listIntegrationEvents,
+  type IntegrationFilters,
   listIntegrations,
   listIntegrationSites,
   listIntegrationSpaces,
+  listOrganizationIntegrations,
   publishIntegration,
   uninstallIntegration,
   unpublishIntegration,
@@ -628,37 +631,55 @@ const IntegrationConnection = builder.connectionObject(
   { name: 'IntegrationEdge', description: 'An integration of a list, with its cursor.' },
 );
 
+/** The search filters of an integration list, as arguments of its connection field. */
+const filterArgs = (arg: ArgBuilder<SchemaTypesOf>) => ({
+  search: arg.string({ description: 'Only those whose name or title contains this text (any case).' }),
+  category: arg.string({ description: 'Only those of this category (`analytics`, `content`, …).' }),
+  blockDomain: arg.string({ description: 'Only those with a block unfurling links of this domain.' }),
+  blocks: arg.boolean({ description: 'Only those with blocks (true) or without (false).' }),
+  contentSources: arg.boolean({ description: 'Only those with content sources (true) or without (false).' }),
+  owner: arg.id({ description: 'Only those published by this organization (platform id or global ID).' }),
+  scope: arg.string({ description: 'Only those with this scope (`space:content:read`, …).' }),
+  target: arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
+});
+
+/** The filter arguments as resolvers receive them. */
+interface FilterArgs {
+  search?: string | null | undefined;
+  category?: string | null | undefined;
+  blockDomain?: string | null | undefined;
+  blocks?: boolean | null | undefined;
+  contentSources?: boolean | null | undefined;
+  owner?: string | number | null | undefined;
+  scope?: string | null | undefined;
+  target?: string | null | undefined;
+}
+
+/** The REST query of the filter arguments (those left out are not sent). */
+const restFilters = (args: FilterArgs): IntegrationFilters => ({
+  search: args.search ?? undefined,
+  category: args.category ?? undefined,
+  blockDomain: args.blockDomain ?? undefined,
+  blocks: args.blocks ?? undefined,
+  contentSources: args.contentSources ?? undefined,
+  owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
+  scope: args.scope ?? undefined,
+  target: args.target ?? undefined,
+});
+
+/** Reads a page of integrations and primes them, with their owners. */
+async function listIntegrationItems(ctx: GatewayContext, args: ConnectionArgs, pages: RestPages<Integration>) {
+  const connection = await listConnection(args, pages);
+  return mapNodes(connection, (items) => primeIntegrations(ctx, items));
+}
+
 builder.queryFields((t) => ({
   integrations: t.connection(
     {
       type: IntegrationNode,
       description: 'Integrations you can find: the public ones and those of your organizations.',
-      args: {
-        search: t.arg.string({ description: 'Only those whose title, name or description has these words.' }),
-        category: t.arg.string({ description: 'Only those of this category (`analytics`, `content`, …).' }),
-        blockDomain: t.arg.string({ description: 'Only those with a block unfurling links of this domain.' }),
-        blocks: t.arg.boolean({ description: 'Only those with blocks (true) or without (false).' }),
-        contentSources: t.arg.boolean({ description: 'Only those with content sources (true) or without (false).' }),
-        owner: t.arg.id({ description: 'Only those published by this organization (platform id or global ID).' }),
-        scope: t.arg.string({ description: 'Only those with this scope (`space:content:read`, …).' }),
-        target: t.arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
-      },
-      resolve: async (_root, args, ctx) => {
-        const connection = await listConnection(
-          args,
-          listIntegrations(ctx.api, {
-            search: args.search ?? undefined,
-            category: args.category ?? undefined,
-            blockDomain: args.blockDomain ?? undefined,
-            blocks: args.blocks ?? undefined,
-            contentSources: args.contentSources ?? undefined,
-            owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
-            scope: args.scope ?? undefined,
-            target: args.target ?? undefined,
-          }),
-        );
-        return mapNodes(connection, (items) => primeIntegrations(ctx, items));
-      },
+      args: filterArgs(t.arg),
+      resolve: (_root, args, ctx) => listIntegrationItems(ctx, args, listIntegrations(ctx.api, restFilters(args))),
     },
     IntegrationConnection,
   ),
@@ -670,6 +691,21 @@ builder.queryFields((t) => ({
     extensions: upstream.fetch(1),
     resolve: (_root, args, ctx) => loadOrThrow(IntegrationNode, ctx, platformKey(args.name, 'Integration')),
   }),
+}));
+
+builder.objectFields(OrganizationNode, (t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationNode,
+      nullable: true,
+      description:
+        'Integrations available to the organization: every public one, and those it owns or installed. Null with NOT_FOUND when you are not a member, FORBIDDEN for a guest.',
+      args: filterArgs(t.arg),
+      resolve: (org, args, ctx) =>
+        listIntegrationItems(ctx, args, listOrganizationIntegrations(ctx.api, org.id, restFilters(args))),
+    },
+    IntegrationConnection,
+  ),
 }));
 
 // --- Mutations ---------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import {
   INTEGRATION_VISIBILITIES,
   isOwnerAdmin,
   listIntegrations,
+  organizationIntegrations,
   publishIntegration,
   publishingOrganization,
   requireIntegration,
@@ -220,9 +221,10 @@ const listQuery = z.object({
 });
 
 type NameParams = { integrationName: string };
+type OrgParams = { organizationId: string };
 
 /**
- * Integrations: the marketplace (list, read), publishing by admins of the owner organization,
+ * Integrations: the marketplace (list, read), those available to an organization, publishing by admins of the owner organization,
  * and the events of an integration with their traces (admins of the owner organization). Their
  * installations are served by `installation-routes.ts`. See `integrations/` for the rules.
  */
@@ -231,6 +233,16 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const query = parseQuery(listQuery, request.query);
     const { db, access, links } = request.ctx;
     return pageFromArray(listIntegrations(db, access, query), pageWindow(query), (row) =>
+      integrationJson(db, row, access, links),
+    );
+  });
+
+  // The integrations available to an organization, for its members (guests excluded).
+  app.get<{ Params: OrgParams }>('/orgs/:organizationId/integrations', async (request) => {
+    const query = parseQuery(listQuery, request.query);
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId, 'read');
+    return pageFromArray(organizationIntegrations(db, org.id, query), pageWindow(query), (row) =>
       integrationJson(db, row, access, links),
     );
   });
