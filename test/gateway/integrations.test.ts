@@ -163,6 +163,37 @@ describe('integrations', () => {
     expect(guest.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
   });
 
+  it('lists the integrations installed on a space, searched by name, one request a page', async () => {
+    const spaceId = g.platform.spaceId('Release notes');
+    const result = await g.gql<any>(
+      `query ($id: ID!) { space(id: $id) { title
+        integrations(first: 1) { totalCount pageInfo { hasNextPage } nodes { name owner { title } } }
+        none: integrations(search: "nothing like it") { totalCount }
+      } }`,
+      { id: spaceId },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data.space).toEqual({
+      title: 'Release notes',
+      integrations: {
+        totalCount: 1,
+        pageInfo: { hasNextPage: false },
+        nodes: [{ name: 'video-embeds', owner: { title: 'Acme Docs' } }],
+      },
+      none: { totalCount: 0 },
+    });
+    expect([...result.upstreamRequests].sort()).toEqual([
+      `GET /v1/spaces/${spaceId}`,
+      `GET /v1/spaces/${spaceId}/integrations?limit=1`,
+      `GET /v1/spaces/${spaceId}/integrations?limit=1&search=nothing+like+it`,
+    ]);
+    // Not enabled on another space of Acme.
+    const other = await ok(`query ($id: ID!) { space(id: $id) { integrations { totalCount nodes { name } } } }`, {
+      id: g.platform.spaceId('Runbooks'),
+    });
+    expect(other.space.integrations).toEqual({ totalCount: 0, nodes: [] });
+  });
+
   it('publishes, installs on an organization, a space and a site, and delivers each event signed', async () => {
     const published = await ok(
       `mutation ($endpoint: String!) {

@@ -1096,6 +1096,11 @@ describe('Integrations', () => {
     await call('PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 400, {
       body: { configuration: { notify: 'yes' } },
     });
+    await call('GET /v1/spaces/:spaceId/integrations', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/integrations', { spaceId }, 200, {
+      query: { search: 'conformance', limit: 1 },
+    });
+    await call('GET /v1/spaces/:spaceId/integrations', { spaceId: 'missing' }, 404);
     await call('GET /v1/integrations/:integrationName/spaces', named, 200);
     await call('GET /v1/integrations/:integrationName/spaces', named, 200, {
       query: { extended: true, externalId: 'none' },

@@ -22,6 +22,7 @@ import {
   listIntegrationSites,
   listIntegrationSpaces,
   listOrganizationIntegrations,
+  listSpaceIntegrations,
   publishIntegration,
   uninstallIntegration,
   unpublishIntegration,
@@ -703,6 +704,20 @@ builder.objectFields(OrganizationNode, (t) => ({
       args: filterArgs(t.arg),
       resolve: (org, args, ctx) =>
         listIntegrationItems(ctx, args, listOrganizationIntegrations(ctx.api, org.id, restFilters(args))),
+    },
+    IntegrationConnection,
+  ),
+}));
+
+builder.objectFields(SpaceNode, (t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationNode,
+      description:
+        'Integrations installed on the space: enabled on it, or installed on its organization for every space.',
+      args: { search: filterArgs(t.arg).search },
+      resolve: (space, args, ctx) =>
+        listIntegrationItems(ctx, args, listSpaceIntegrations(ctx.api, space.id, { search: args.search ?? undefined })),
     },
     IntegrationConnection,
   ),

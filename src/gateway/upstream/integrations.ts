@@ -28,6 +28,10 @@ export const listIntegrations = (api: RequestApi, filters: IntegrationFilters) =
 export const listOrganizationIntegrations = (api: RequestApi, organizationId: string, filters: IntegrationFilters) =>
   restPages(api, route`/orgs/${organizationId}/integrations`, integration, filters);
 
+/** `GET /spaces/{spaceId}/integrations`: those installed on the space (the description filters by `search` alone). */
+export const listSpaceIntegrations = (api: RequestApi, spaceId: string, filters: Pick<IntegrationFilters, 'search'>) =>
+  restPages(api, route`/spaces/${spaceId}/integrations`, integration, filters);
+
 /** `POST /integrations/{integrationName}`: publishes the integration, or a new version of it. */
 export const publishIntegration = (api: RequestApi, name: string, body: object) =>
   sendFor(api, 'POST', route`/integrations/${name}`, integration, { body });

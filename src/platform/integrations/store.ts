@@ -258,6 +258,28 @@ export function organizationIntegrations(db: Db, orgId: string, filters: Integra
   return rows.filter((row) => matches(row, filters));
 }
 
+/**
+ * The integrations installed on a space, by name: those whose installation on the space's
+ * organization covers it (enabled on it, or on all spaces) and that can be installed on spaces;
+ * then the filters.
+ */
+export function spaceIntegrations(
+  db: Db,
+  space: { id: string; org_id: string },
+  filters: IntegrationFilters,
+): IntegrationRow[] {
+  const rows = db
+    .prepare(
+      `SELECT i.* FROM integrations i WHERE i.target IN ('all', 'space') AND EXISTS (
+         SELECT 1 FROM integration_installations n WHERE n.integration_id = i.id AND n.org_id = ? AND (
+           n.space_selection = 'all' OR EXISTS (
+             SELECT 1 FROM integration_space_installations s WHERE s.installation_id = n.id AND s.space_id = ?)))
+       ORDER BY i.name`,
+    )
+    .all(space.org_id, space.id) as IntegrationRow[];
+  return rows.filter((row) => matches(row, filters));
+}
+
 /** Whether an integration passes the search filters of a listing (filters left out pass everything). */
 function matches(row: IntegrationRow, filters: IntegrationFilters): boolean {
   const definition = definitionOf(row);
