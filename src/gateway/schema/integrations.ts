@@ -1,4 +1,5 @@
 import type { ArgBuilder } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
@@ -98,6 +99,14 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
     return { ...answer.event, integrationName, trace: answer.trace.logs };
   },
 });
+
+/**
+ * A link to an integration by name. When the selection asks for its id alone, a stub stands in
+ * for the integration: the id resolves from `name` (its key) and no other field of the stub is
+ * read, so the cast of the partial object is sound.
+ */
+const integrationLink = (name: string, info: GraphQLResolveInfo) =>
+  linkTo(IntegrationNode, name, info, () => ({ id: name, name }) as Integration & { id: string });
 
 /** Primes integrations, and their owners when the answer embeds them whole. */
 const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
@@ -413,13 +422,7 @@ IntegrationInstallationNode.implement({
       type: IntegrationNode,
       description: 'The integration installed.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) =>
-        linkTo(
-          IntegrationNode,
-          i.integrationName,
-          info,
-          () => ({ id: i.integrationName, name: i.integrationName }) as never,
-        ),
+      resolve: (i, _args, _ctx, info) => integrationLink(i.integrationName, info),
     }),
     spaceInstallations: t.connection(
       {
@@ -504,8 +507,7 @@ function contentItemFields<T extends SpaceItem | SiteItem>(
       type: IntegrationNode,
       description: 'The integration.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) =>
-        linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
+      resolve: (i, _args, _ctx, info) => integrationLink(i.integration, info),
     }),
   };
 }
@@ -612,13 +614,7 @@ IntegrationEventNode.implement({
       type: IntegrationNode,
       description: 'The integration that received it.',
       extensions: upstream.link,
-      resolve: (e, _args, _ctx, info) =>
-        linkTo(
-          IntegrationNode,
-          e.integrationName,
-          info,
-          () => ({ id: e.integrationName, name: e.integrationName }) as never,
-        ),
+      resolve: (e, _args, _ctx, info) => integrationLink(e.integrationName, info),
     }),
   }),
 });
@@ -1053,27 +1049,26 @@ for (const kind of ['space', 'site'] as const) {
   const Kind = kind === 'space' ? 'Space' : 'Site';
   const idField = `${kind}Id` as const;
   const type = kind === 'space' ? SpaceInstallationType : SiteInstallationType;
-  const target = {
-    ...installationTarget,
-    [idField]: inputField(
-      'ID',
-      `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`,
-      kind === 'space' ? idInput('Space') : siteIdInput,
-    ),
-  } as typeof installationTarget & Record<typeof idField, ReturnType<typeof inputField>>;
+  const targetId = inputField(
+    'ID',
+    `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`,
+    kind === 'space' ? idInput('Space') : siteIdInput,
+  );
+  // A computed key widens to an index signature: the type names the one field it adds.
+  const target = { ...installationTarget, [idField]: targetId } as typeof installationTarget &
+    Record<typeof idField, typeof targetId>;
   const payload = (name: string, description: string) =>
     payloadType<{ item: SpaceItem | SiteItem }>(name, (t) => ({
       [`${kind}Installation`]: t.field({
-        type: type as never,
+        type,
         nullable: true,
         description,
-        resolve: (p: { item?: unknown }) => (p.item ?? null) as never,
+        resolve: (p) => p.item ?? null,
       }),
     }));
   const payloadOf = async (ctx: GatewayContext, written: Promise<SpaceInstallation | SiteInstallation>) => {
-    const item = (await written) as SpaceItem | SiteItem;
-    if (kind === 'space' && typeof (item as SpaceItem).space !== 'string')
-      prime(SpaceNode, ctx, [(item as SpaceItem).space as Space]);
+    const item: SpaceItem | SiteItem = await written;
+    if ('space' in item && typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
     return { item };
   };
 
@@ -1081,14 +1076,13 @@ for (const kind of ['space', 'site'] as const) {
     description: `Enables an installation on a ${kind} (${kind === 'space' ? 'admins of the space' : 'admins of the organization'}); PENDING until it has the ${kind} configuration the integration requires.`,
     input: `The installation and the ${kind}.`,
     fields: target,
-    check: (input) => input.transform(resolveInstallation as never),
+    check: (input) => input.transform(resolveInstallation),
     payload: (name) => payload(name, `The installation on the ${kind}.`),
     run: (input, ctx) => {
-      const i = input as Record<string, string>;
       return payloadOf(
         ctx,
-        enableInstallation(ctx.api, i.integrationName!, i.installationId!, kind, {
-          [kind === 'space' ? 'space' : 'siteId']: i[idField],
+        enableInstallation(ctx.api, input.integrationName, input.installationId, kind, {
+          [kind === 'space' ? 'space' : 'siteId']: input[idField],
         }),
       );
     },
@@ -1111,8 +1105,7 @@ for (const kind of ['space', 'site'] as const) {
       ),
     },
     check: (input) =>
-      input.transform(resolveInstallation as never).superRefine((raw, ctx) => {
-        const value = raw as { configuration?: unknown; externalIds?: unknown };
+      input.transform(resolveInstallation).superRefine((value, ctx) => {
         if (value.configuration == null && value.externalIds == null)
           ctx.addIssue({
             code: 'custom',
@@ -1122,16 +1115,15 @@ for (const kind of ['space', 'site'] as const) {
       }),
     payload: (name) => payload(name, `The installation on the ${kind} after the change.`),
     run: (input, ctx) => {
-      const i = input as Record<string, unknown>;
       return payloadOf(
         ctx,
         updateTargetInstallation(
           ctx.api,
-          i.integrationName as string,
-          i.installationId as string,
+          input.integrationName,
+          input.installationId,
           kind,
-          i[idField] as string,
-          restBody({ configuration: i.configuration, externalIds: i.externalIds }),
+          input[idField],
+          restBody({ configuration: input.configuration, externalIds: input.externalIds }),
         ),
       );
     },
@@ -1141,12 +1133,11 @@ for (const kind of ['space', 'site'] as const) {
     description: `Disables an installation on a ${kind}.`,
     input: `The installation and the ${kind}.`,
     fields: target,
-    check: (input) => input.transform(resolveInstallation as never),
+    check: (input) => input.transform(resolveInstallation),
     payload: (name) =>
       deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
     run: (input, ctx) => {
-      const i = input as Record<string, string>;
-      return disableInstallation(ctx.api, i.integrationName!, i.installationId!, kind, i[idField]!);
+      return disableInstallation(ctx.api, input.integrationName, input.installationId, kind, input[idField]);
     },
   });
 }
