@@ -891,7 +891,7 @@ const CASES: Case[] = [
   },
   {
     name: 'integrations',
-    groups: ['integrations'],
+    groups: ['integrations', 'space-integrations'],
     // Published, installed on the organization, a space and a site, changed, read with their
     // events, and removed.
     async drive() {
@@ -926,6 +926,8 @@ const CASES: Case[] = [
       const integrationReads = await run(
         graphql(`query CoverageIntegrationReads($installation: ID!, $space: ID!, $site: ID!) {
       integrations { totalCount }
+      organization(id: "acme") { integrations { totalCount } }
+      space(id: $space) { integrations { totalCount } }
       integration(name: "coverage") {
         installations { totalCount }
         spaceInstallations { totalCount }

@@ -106,6 +106,94 @@ describe('integrations', () => {
     expect(byExternalId.integration.spaceInstallations.totalCount).toBe(0);
   });
 
+  it('lists the integrations available to an organization, with filters and pages, one request a page', async () => {
+    const first = await g.gql<any>(`{ organization(id: "acme") {
+      integrations(first: 1) { totalCount pageInfo { hasNextPage endCursor } nodes { name visibility owner { title } } }
+    } }`);
+    expect(first.errors).toBeUndefined();
+    expect(first.data.organization.integrations).toEqual({
+      totalCount: 2,
+      pageInfo: { hasNextPage: true, endCursor: expect.any(String) },
+      nodes: [{ name: 'acme-analytics', visibility: 'PRIVATE', owner: { title: 'Acme Docs' } }],
+    });
+    // The owner comes with each integration: no request for it.
+    expect(first.upstreamRequests).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs/acme/integrations?limit=1']);
+
+    const next = await g.gql<any>(
+      `query ($after: String) { organization(id: "acme") { integrations(first: 1, after: $after) {
+        pageInfo { hasNextPage } nodes { name }
+      } } }`,
+      { after: first.data.organization.integrations.pageInfo.endCursor },
+    );
+    expect(next.data.organization.integrations).toEqual({
+      pageInfo: { hasNextPage: false },
+      nodes: [{ name: 'video-embeds' }],
+    });
+    expect(next.upstreamRequests).toHaveLength(2);
+
+    const filtered = await g.gql<any>(`{ organization(id: "acme") {
+      analytics: integrations(category: "analytics", target: SITE, owner: "acme") { nodes { name } }
+      blocks: integrations(blocks: true, blockDomain: "videos.acme.test", search: "video") { nodes { name } }
+      none: integrations(contentSources: true, scope: "openapi:read") { totalCount }
+    } }`);
+    expect(filtered.errors).toBeUndefined();
+    expect(filtered.data.organization).toEqual({
+      analytics: { nodes: [{ name: 'acme-analytics' }] },
+      blocks: { nodes: [{ name: 'video-embeds' }] },
+      none: { totalCount: 0 },
+    });
+    expect([...filtered.upstreamRequests].sort()).toEqual([
+      'GET /v1/orgs/acme',
+      'GET /v1/orgs/acme/integrations?blockDomain=videos.acme.test&blocks=true&limit=50&search=video',
+      'GET /v1/orgs/acme/integrations?category=analytics&limit=50&owner=acme&target=site',
+      // Only the count is asked for: one item is enough.
+      'GET /v1/orgs/acme/integrations?contentSources=true&limit=1&scope=openapi%3Aread',
+    ]);
+
+    // Acme's private integration is not available to Globex.
+    const globex = await ok(`{ organization(id: "globex") { integrations { nodes { name } } } }`);
+    expect(globex.organization.integrations.nodes).toEqual([{ name: 'video-embeds' }]);
+    // A guest of Acme may read the organization, not its integrations.
+    const guest = await g.gql<any>(
+      `{ organization(id: "acme") { title integrations { totalCount } } }`,
+      {},
+      { token: g.platform.token(U.gus) },
+    );
+    expect(guest.data.organization).toEqual({ title: 'Acme Docs', integrations: null });
+    expect(guest.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('lists the integrations installed on a space, searched by name, one request a page', async () => {
+    const spaceId = g.platform.spaceId('Release notes');
+    const result = await g.gql<any>(
+      `query ($id: ID!) { space(id: $id) { title
+        integrations(first: 1) { totalCount pageInfo { hasNextPage } nodes { name owner { title } } }
+        none: integrations(search: "nothing like it") { totalCount }
+      } }`,
+      { id: spaceId },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data.space).toEqual({
+      title: 'Release notes',
+      integrations: {
+        totalCount: 1,
+        pageInfo: { hasNextPage: false },
+        nodes: [{ name: 'video-embeds', owner: { title: 'Acme Docs' } }],
+      },
+      none: { totalCount: 0 },
+    });
+    expect([...result.upstreamRequests].sort()).toEqual([
+      `GET /v1/spaces/${spaceId}`,
+      `GET /v1/spaces/${spaceId}/integrations?limit=1`,
+      `GET /v1/spaces/${spaceId}/integrations?limit=1&search=nothing+like+it`,
+    ]);
+    // Not enabled on another space of Acme.
+    const other = await ok(`query ($id: ID!) { space(id: $id) { integrations { totalCount nodes { name } } } }`, {
+      id: g.platform.spaceId('Runbooks'),
+    });
+    expect(other.space.integrations).toEqual({ totalCount: 0, nodes: [] });
+  });
+
   it('publishes, installs on an organization, a space and a site, and delivers each event signed', async () => {
     const published = await ok(
       `mutation ($endpoint: String!) {

@@ -1038,6 +1038,14 @@ describe('Integrations', () => {
       },
     });
     await call('GET /v1/integrations', {}, 400, { query: { target: 'planet' } });
+    const org = { organizationId: acme };
+    await call('GET /v1/orgs/:organizationId/integrations', org, 200);
+    await call('GET /v1/orgs/:organizationId/integrations', org, 200, {
+      query: { limit: 1, blocks: true, category: 'other', scope: 'space:content:read', target: 'space', owner: acme },
+    });
+    await call('GET /v1/orgs/:organizationId/integrations', org, 400, { query: { target: 'planet' } });
+    await call('GET /v1/orgs/:organizationId/integrations', org, 403, as(U.gus));
+    await call('GET /v1/orgs/:organizationId/integrations', { organizationId: 'missing' }, 404);
     await call('GET /v1/integrations/:integrationName', named, 200);
     await call('GET /v1/integrations/:integrationName', named, 200, as(U.hana));
     await call('GET /v1/integrations/:integrationName', { integrationName: 'missing' }, 404);
@@ -1088,6 +1096,11 @@ describe('Integrations', () => {
     await call('PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 400, {
       body: { configuration: { notify: 'yes' } },
     });
+    await call('GET /v1/spaces/:spaceId/integrations', { spaceId }, 200);
+    await call('GET /v1/spaces/:spaceId/integrations', { spaceId }, 200, {
+      query: { search: 'conformance', limit: 1 },
+    });
+    await call('GET /v1/spaces/:spaceId/integrations', { spaceId: 'missing' }, 404);
     await call('GET /v1/integrations/:integrationName/spaces', named, 200);
     await call('GET /v1/integrations/:integrationName/spaces', named, 200, {
       query: { extended: true, externalId: 'none' },

@@ -225,6 +225,124 @@ describe('publishing and reading integrations', () => {
   });
 });
 
+describe('the integrations of an organization and of a space', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  });
+  afterAll(async () => {
+    await p?.destroy();
+  });
+
+  const names = async (path: string, query: Record<string, string | number | boolean> = {}, token?: string) => {
+    const answer = await p.api('GET', path, { query, ...(token ? { token } : {}) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return (answer.body.items as Array<{ name: string }>).map((item) => item.name);
+  };
+
+  it('lists the public integrations with those the organization owns or installed, with filters', async () => {
+    const { public: video, private: analytics } = DEMO.integrations;
+    expect(await names(`/orgs/${acme}/integrations`)).toEqual([analytics, video]);
+    // Private to Acme: not available to Globex, even for ada, who is an admin of both.
+    expect(await names(`/orgs/${globex}/integrations`)).toEqual([video]);
+    // An unlisted integration is available where it is installed, and to its owner.
+    await p.api('POST', '/integrations/unlisted-tool', { body: publication({ visibility: 'unlisted' }) });
+    expect(await names(`/orgs/${globex}/integrations`)).toEqual([video]);
+    expect(await names(`/orgs/${acme}/integrations`)).toEqual([analytics, 'unlisted-tool', video]);
+    const installed = await p.api('POST', '/integrations/unlisted-tool/installations', {
+      body: { organization: globex },
+    });
+    expect(installed.status).toBe(201);
+    expect(await names(`/orgs/${globex}/integrations`)).toEqual(['unlisted-tool', video]);
+
+    const acmeWith = (query: Record<string, string | boolean>) => names(`/orgs/${acme}/integrations`, query);
+    expect(await acmeWith({ search: 'VIDEO' })).toEqual([video]);
+    expect(await acmeWith({ category: 'analytics' })).toEqual([analytics]);
+    expect(await acmeWith({ blockDomain: 'videos.acme.test' })).toEqual([video]);
+    expect(await acmeWith({ blocks: true })).toEqual([video]);
+    expect(await acmeWith({ blocks: false })).toEqual([analytics, 'unlisted-tool']);
+    expect(await acmeWith({ contentSources: true })).toEqual([]);
+    expect(await acmeWith({ owner: globex })).toEqual([]);
+    expect(await acmeWith({ scope: 'site:views:read' })).toEqual([analytics]);
+    expect(await acmeWith({ target: 'space' })).toEqual(['unlisted-tool', video]);
+    expect((await p.api('GET', `/orgs/${acme}/integrations`, { query: { scope: 'nope' } })).status).toBe(400);
+  });
+
+  it('pages the integrations of an organization', async () => {
+    // A third one of Acme, so that the list takes three pages of one.
+    await p.api('POST', '/integrations/paged-tool', { body: publication() });
+    const all = await names(`/orgs/${acme}/integrations`);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    const first = await p.api('GET', `/orgs/${acme}/integrations`, { query: { limit: 1 } });
+    expect(first.body).toMatchObject({
+      count: all.length,
+      next: { page: expect.any(String) },
+      items: [{ name: all[0] }],
+    });
+    const second = await p.api('GET', `/orgs/${acme}/integrations`, {
+      query: { limit: 1, page: first.body.next.page },
+    });
+    expect(second.body.items.map((item: { name: string }) => item.name)).toEqual([all[1]]);
+    const last = await p.api('GET', `/orgs/${acme}/integrations`, {
+      query: { limit: 1000, page: second.body.next.page },
+    });
+    expect(last.body.next).toBeUndefined();
+    expect(last.body.items.map((item: { name: string }) => item.name)).toEqual(all.slice(2));
+  });
+
+  it('answers the integrations of an organization to its members only', async () => {
+    expect(await names(`/orgs/${acme}/integrations`, {}, p.token(U.finn))).toContain(DEMO.integrations.private);
+    // A guest of Acme has no organization role; Globex's hana is no member of Acme.
+    expect((await p.api('GET', `/orgs/${acme}/integrations`, { token: p.token(U.gus) })).status).toBe(403);
+    expect((await p.api('GET', `/orgs/${acme}/integrations`, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await p.api('GET', '/orgs/no-such-org/integrations')).status).toBe(404);
+  });
+
+  it('lists the integrations installed on a space, searched by name', async () => {
+    const { public: video, private: analytics } = DEMO.integrations;
+    const releaseNotes = `/spaces/${p.spaceId(DEMO.spaces.public)}/integrations`;
+    const runbooks = `/spaces/${p.spaceId(DEMO.spaces.userGrant)}/integrations`;
+    // Video embeds is enabled on Release notes alone.
+    expect(await names(releaseNotes)).toEqual([video]);
+    expect(await names(runbooks)).toEqual([]);
+    // An installation covering every space lists its integration on each; one for sites only does not.
+    await p.api('POST', '/integrations/space-tool', { body: publication({ visibility: 'unlisted' }) });
+    const tool = await p.api('POST', '/integrations/space-tool/installations', { body: { organization: acme } });
+    expect(tool.status).toBe(201);
+    const everySpace = { body: { space_selection: 'all' } };
+    expect((await p.api('PATCH', `/integrations/space-tool/installations/${tool.body.id}`, everySpace)).status).toBe(
+      200,
+    );
+    const sitesOnly = (await p.api('GET', `/integrations/${analytics}/installations`)).body.items[0];
+    expect((await p.api('PATCH', `/integrations/${analytics}/installations/${sitesOnly.id}`, everySpace)).status).toBe(
+      200,
+    );
+    expect(await names(runbooks)).toEqual(['space-tool']);
+    expect(await names(releaseNotes)).toEqual(['space-tool', video]);
+    expect(await names(releaseNotes, { search: 'VIDEO' })).toEqual([video]);
+    expect(await names(releaseNotes, { search: 'nothing like it' })).toEqual([]);
+
+    const first = await p.api('GET', releaseNotes, { query: { limit: 1 } });
+    expect(first.body).toMatchObject({
+      count: 2,
+      next: { page: expect.any(String) },
+      items: [{ name: 'space-tool' }],
+    });
+    const second = await p.api('GET', releaseNotes, { query: { limit: 1, page: first.body.next.page } });
+    expect(second.body.next).toBeUndefined();
+    expect(second.body.items.map((item: { name: string }) => item.name)).toEqual([video]);
+  });
+
+  it('answers the integrations of a space to those who can read the space', async () => {
+    const runbooks = `/spaces/${p.spaceId(DEMO.spaces.userGrant)}/integrations`;
+    // Runbooks is private: finn reads it by a direct grant; hana (Globex) and gus (a guest of Acme) cannot.
+    expect((await p.api('GET', runbooks, { token: p.token(U.finn) })).status).toBe(200);
+    expect((await p.api('GET', runbooks, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await p.api('GET', runbooks, { token: p.token(U.gus) })).status).toBe(404);
+    expect((await p.api('GET', '/spaces/no-such-space/integrations')).status).toBe(404);
+  });
+});
+
 describe('installations and their events', () => {
   let p: TestPlatform;
   beforeAll(async () => {

@@ -1,3 +1,5 @@
+import type { ArgBuilder } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
@@ -16,9 +18,12 @@ import {
   listInstallationSites,
   listInstallationSpaces,
   listIntegrationEvents,
+  type IntegrationFilters,
   listIntegrations,
   listIntegrationSites,
   listIntegrationSpaces,
+  listOrganizationIntegrations,
+  listSpaceIntegrations,
   publishIntegration,
   uninstallIntegration,
   unpublishIntegration,
@@ -94,6 +99,14 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
     return { ...answer.event, integrationName, trace: answer.trace.logs };
   },
 });
+
+/**
+ * A link to an integration by name. When the selection asks for its id alone, a stub stands in
+ * for the integration: the id resolves from `name` (its key) and no other field of the stub is
+ * read, so the cast of the partial object is sound.
+ */
+const integrationLink = (name: string, info: GraphQLResolveInfo) =>
+  linkTo(IntegrationNode, name, info, () => ({ id: name, name }) as Integration & { id: string });
 
 /** Primes integrations, and their owners when the answer embeds them whole. */
 const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
@@ -409,13 +422,7 @@ IntegrationInstallationNode.implement({
       type: IntegrationNode,
       description: 'The integration installed.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) =>
-        linkTo(
-          IntegrationNode,
-          i.integrationName,
-          info,
-          () => ({ id: i.integrationName, name: i.integrationName }) as never,
-        ),
+      resolve: (i, _args, _ctx, info) => integrationLink(i.integrationName, info),
     }),
     spaceInstallations: t.connection(
       {
@@ -500,8 +507,7 @@ function contentItemFields<T extends SpaceItem | SiteItem>(
       type: IntegrationNode,
       description: 'The integration.',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) =>
-        linkTo(IntegrationNode, i.integration, info, () => ({ id: i.integration, name: i.integration }) as never),
+      resolve: (i, _args, _ctx, info) => integrationLink(i.integration, info),
     }),
   };
 }
@@ -608,13 +614,7 @@ IntegrationEventNode.implement({
       type: IntegrationNode,
       description: 'The integration that received it.',
       extensions: upstream.link,
-      resolve: (e, _args, _ctx, info) =>
-        linkTo(
-          IntegrationNode,
-          e.integrationName,
-          info,
-          () => ({ id: e.integrationName, name: e.integrationName }) as never,
-        ),
+      resolve: (e, _args, _ctx, info) => integrationLink(e.integrationName, info),
     }),
   }),
 });
@@ -628,37 +628,55 @@ const IntegrationConnection = builder.connectionObject(
   { name: 'IntegrationEdge', description: 'An integration of a list, with its cursor.' },
 );
 
+/** The search filters of an integration list, as arguments of its connection field. */
+const filterArgs = (arg: ArgBuilder<SchemaTypesOf>) => ({
+  search: arg.string({ description: 'Only those whose name or title contains this text (any case).' }),
+  category: arg.string({ description: 'Only those of this category (`analytics`, `content`, …).' }),
+  blockDomain: arg.string({ description: 'Only those with a block unfurling links of this domain.' }),
+  blocks: arg.boolean({ description: 'Only those with blocks (true) or without (false).' }),
+  contentSources: arg.boolean({ description: 'Only those with content sources (true) or without (false).' }),
+  owner: arg.id({ description: 'Only those published by this organization (platform id or global ID).' }),
+  scope: arg.string({ description: 'Only those with this scope (`space:content:read`, …).' }),
+  target: arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
+});
+
+/** The filter arguments as resolvers receive them. */
+interface FilterArgs {
+  search?: string | null | undefined;
+  category?: string | null | undefined;
+  blockDomain?: string | null | undefined;
+  blocks?: boolean | null | undefined;
+  contentSources?: boolean | null | undefined;
+  owner?: string | number | null | undefined;
+  scope?: string | null | undefined;
+  target?: string | null | undefined;
+}
+
+/** The REST query of the filter arguments (those left out are not sent). */
+const restFilters = (args: FilterArgs): IntegrationFilters => ({
+  search: args.search ?? undefined,
+  category: args.category ?? undefined,
+  blockDomain: args.blockDomain ?? undefined,
+  blocks: args.blocks ?? undefined,
+  contentSources: args.contentSources ?? undefined,
+  owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
+  scope: args.scope ?? undefined,
+  target: args.target ?? undefined,
+});
+
+/** Reads a page of integrations and primes them, with their owners. */
+async function listIntegrationItems(ctx: GatewayContext, args: ConnectionArgs, pages: RestPages<Integration>) {
+  const connection = await listConnection(args, pages);
+  return mapNodes(connection, (items) => primeIntegrations(ctx, items));
+}
+
 builder.queryFields((t) => ({
   integrations: t.connection(
     {
       type: IntegrationNode,
       description: 'Integrations you can find: the public ones and those of your organizations.',
-      args: {
-        search: t.arg.string({ description: 'Only those whose title, name or description has these words.' }),
-        category: t.arg.string({ description: 'Only those of this category (`analytics`, `content`, …).' }),
-        blockDomain: t.arg.string({ description: 'Only those with a block unfurling links of this domain.' }),
-        blocks: t.arg.boolean({ description: 'Only those with blocks (true) or without (false).' }),
-        contentSources: t.arg.boolean({ description: 'Only those with content sources (true) or without (false).' }),
-        owner: t.arg.id({ description: 'Only those published by this organization (platform id or global ID).' }),
-        scope: t.arg.string({ description: 'Only those with this scope (`space:content:read`, …).' }),
-        target: t.arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
-      },
-      resolve: async (_root, args, ctx) => {
-        const connection = await listConnection(
-          args,
-          listIntegrations(ctx.api, {
-            search: args.search ?? undefined,
-            category: args.category ?? undefined,
-            blockDomain: args.blockDomain ?? undefined,
-            blocks: args.blocks ?? undefined,
-            contentSources: args.contentSources ?? undefined,
-            owner: args.owner ? platformKey(String(args.owner), 'Organization') : undefined,
-            scope: args.scope ?? undefined,
-            target: args.target ?? undefined,
-          }),
-        );
-        return mapNodes(connection, (items) => primeIntegrations(ctx, items));
-      },
+      args: filterArgs(t.arg),
+      resolve: (_root, args, ctx) => listIntegrationItems(ctx, args, listIntegrations(ctx.api, restFilters(args))),
     },
     IntegrationConnection,
   ),
@@ -670,6 +688,35 @@ builder.queryFields((t) => ({
     extensions: upstream.fetch(1),
     resolve: (_root, args, ctx) => loadOrThrow(IntegrationNode, ctx, platformKey(args.name, 'Integration')),
   }),
+}));
+
+builder.objectFields(OrganizationNode, (t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationNode,
+      nullable: true,
+      description:
+        'Integrations available to the organization: every public one, and those it owns or installed. Null with NOT_FOUND when you are not a member, FORBIDDEN for a guest.',
+      args: filterArgs(t.arg),
+      resolve: (org, args, ctx) =>
+        listIntegrationItems(ctx, args, listOrganizationIntegrations(ctx.api, org.id, restFilters(args))),
+    },
+    IntegrationConnection,
+  ),
+}));
+
+builder.objectFields(SpaceNode, (t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationNode,
+      description:
+        'Integrations installed on the space: enabled on it, or installed on its organization for every space.',
+      args: { search: filterArgs(t.arg).search },
+      resolve: (space, args, ctx) =>
+        listIntegrationItems(ctx, args, listSpaceIntegrations(ctx.api, space.id, { search: args.search ?? undefined })),
+    },
+    IntegrationConnection,
+  ),
 }));
 
 // --- Mutations ---------------------------------------------------------------------------------
@@ -1002,27 +1049,26 @@ for (const kind of ['space', 'site'] as const) {
   const Kind = kind === 'space' ? 'Space' : 'Site';
   const idField = `${kind}Id` as const;
   const type = kind === 'space' ? SpaceInstallationType : SiteInstallationType;
-  const target = {
-    ...installationTarget,
-    [idField]: inputField(
-      'ID',
-      `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`,
-      kind === 'space' ? idInput('Space') : siteIdInput,
-    ),
-  } as typeof installationTarget & Record<typeof idField, ReturnType<typeof inputField>>;
+  const targetId = inputField(
+    'ID',
+    `The ${kind}: platform id or global ID (a ${kind} of the installation’s organization).`,
+    kind === 'space' ? idInput('Space') : siteIdInput,
+  );
+  // A computed key widens to an index signature: the type names the one field it adds.
+  const target = { ...installationTarget, [idField]: targetId } as typeof installationTarget &
+    Record<typeof idField, typeof targetId>;
   const payload = (name: string, description: string) =>
     payloadType<{ item: SpaceItem | SiteItem }>(name, (t) => ({
       [`${kind}Installation`]: t.field({
-        type: type as never,
+        type,
         nullable: true,
         description,
-        resolve: (p: { item?: unknown }) => (p.item ?? null) as never,
+        resolve: (p) => p.item ?? null,
       }),
     }));
   const payloadOf = async (ctx: GatewayContext, written: Promise<SpaceInstallation | SiteInstallation>) => {
-    const item = (await written) as SpaceItem | SiteItem;
-    if (kind === 'space' && typeof (item as SpaceItem).space !== 'string')
-      prime(SpaceNode, ctx, [(item as SpaceItem).space as Space]);
+    const item: SpaceItem | SiteItem = await written;
+    if ('space' in item && typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
     return { item };
   };
 
@@ -1030,14 +1076,13 @@ for (const kind of ['space', 'site'] as const) {
     description: `Enables an installation on a ${kind} (${kind === 'space' ? 'admins of the space' : 'admins of the organization'}); PENDING until it has the ${kind} configuration the integration requires.`,
     input: `The installation and the ${kind}.`,
     fields: target,
-    check: (input) => input.transform(resolveInstallation as never),
+    check: (input) => input.transform(resolveInstallation),
     payload: (name) => payload(name, `The installation on the ${kind}.`),
     run: (input, ctx) => {
-      const i = input as Record<string, string>;
       return payloadOf(
         ctx,
-        enableInstallation(ctx.api, i.integrationName!, i.installationId!, kind, {
-          [kind === 'space' ? 'space' : 'siteId']: i[idField],
+        enableInstallation(ctx.api, input.integrationName, input.installationId, kind, {
+          [kind === 'space' ? 'space' : 'siteId']: input[idField],
         }),
       );
     },
@@ -1060,8 +1105,7 @@ for (const kind of ['space', 'site'] as const) {
       ),
     },
     check: (input) =>
-      input.transform(resolveInstallation as never).superRefine((raw, ctx) => {
-        const value = raw as { configuration?: unknown; externalIds?: unknown };
+      input.transform(resolveInstallation).superRefine((value, ctx) => {
         if (value.configuration == null && value.externalIds == null)
           ctx.addIssue({
             code: 'custom',
@@ -1071,16 +1115,15 @@ for (const kind of ['space', 'site'] as const) {
       }),
     payload: (name) => payload(name, `The installation on the ${kind} after the change.`),
     run: (input, ctx) => {
-      const i = input as Record<string, unknown>;
       return payloadOf(
         ctx,
         updateTargetInstallation(
           ctx.api,
-          i.integrationName as string,
-          i.installationId as string,
+          input.integrationName,
+          input.installationId,
           kind,
-          i[idField] as string,
-          restBody({ configuration: i.configuration, externalIds: i.externalIds }),
+          input[idField],
+          restBody({ configuration: input.configuration, externalIds: input.externalIds }),
         ),
       );
     },
@@ -1090,12 +1133,11 @@ for (const kind of ['space', 'site'] as const) {
     description: `Disables an installation on a ${kind}.`,
     input: `The installation and the ${kind}.`,
     fields: target,
-    check: (input) => input.transform(resolveInstallation as never),
+    check: (input) => input.transform(resolveInstallation),
     payload: (name) =>
       deletedPayload(name, `True when it was disabled on the ${kind}, false when it was not enabled there.`),
     run: (input, ctx) => {
-      const i = input as Record<string, string>;
-      return disableInstallation(ctx.api, i.integrationName!, i.installationId!, kind, i[idField]!);
+      return disableInstallation(ctx.api, input.integrationName, input.installationId, kind, input[idField]);
     },
   });
 }

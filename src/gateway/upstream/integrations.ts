@@ -15,11 +15,22 @@ import {
 /** `GET /integrations/{integrationName}` */
 export const getIntegration = (api: RequestApi, name: string) => api.get(route`/integrations/${name}`, integration);
 
+/** The search filters of an integration list. */
+export type IntegrationFilters = Filters<
+  'search' | 'category' | 'blockDomain' | 'blocks' | 'contentSources' | 'owner' | 'scope' | 'target'
+>;
+
 /** `GET /integrations`: the integrations the caller can see. */
-export const listIntegrations = (
-  api: RequestApi,
-  filters: Filters<'search' | 'category' | 'blockDomain' | 'blocks' | 'contentSources' | 'owner' | 'scope' | 'target'>,
-) => restPages(api, '/integrations', integration, filters);
+export const listIntegrations = (api: RequestApi, filters: IntegrationFilters) =>
+  restPages(api, '/integrations', integration, filters);
+
+/** `GET /orgs/{organizationId}/integrations`: the public ones, and those the organization owns or installed. */
+export const listOrganizationIntegrations = (api: RequestApi, organizationId: string, filters: IntegrationFilters) =>
+  restPages(api, route`/orgs/${organizationId}/integrations`, integration, filters);
+
+/** `GET /spaces/{spaceId}/integrations`: those installed on the space (the description filters by `search` alone). */
+export const listSpaceIntegrations = (api: RequestApi, spaceId: string, filters: Pick<IntegrationFilters, 'search'>) =>
+  restPages(api, route`/spaces/${spaceId}/integrations`, integration, filters);
 
 /** `POST /integrations/{integrationName}`: publishes the integration, or a new version of it. */
 export const publishIntegration = (api: RequestApi, name: string, body: object) =>

@@ -28,10 +28,12 @@ import {
   INTEGRATION_VISIBILITIES,
   isOwnerAdmin,
   listIntegrations,
+  organizationIntegrations,
   publishIntegration,
   publishingOrganization,
   requireIntegration,
   signedAsset,
+  spaceIntegrations,
   unpublishIntegration,
   type Configuration,
   type IntegrationRow,
@@ -227,18 +229,44 @@ const listQuery = z.object({
   target: enumOf(INTEGRATION_TARGETS).optional(),
 });
 
+// The description gives the space's list its search alone; pages as every list of the API.
+const spaceListQuery = z.object({ ...pageParams, search: listQuery.shape.search });
+
 type NameParams = { integrationName: string };
+type OrgParams = { organizationId: string };
+type SpaceParams = { spaceId: string };
 
 /**
- * Integrations: the marketplace (list, read), publishing by admins of the owner organization,
- * and the events of an integration with their traces (admins of the owner organization). Their
- * installations are served by `installation-routes.ts`. See `integrations/` for the rules.
+ * Integrations: the marketplace (list, read), those available to an organization or installed on a
+ * space, publishing by admins of the owner organization, and the events of an integration with
+ * their traces (admins of the owner organization). Their installations are served by
+ * `installation-routes.ts`. See `integrations/` for the rules.
  */
 export function integrationRoutes(app: FastifyInstance, options: { allowPrivateUrls: boolean }): void {
   app.get('/integrations', async (request) => {
     const query = parseQuery(listQuery, request.query);
     const { db, access, links } = request.ctx;
     return pageFromArray(listIntegrations(db, access, query), pageWindow(query), (row) =>
+      integrationJson(db, row, access, links),
+    );
+  });
+
+  // The integrations available to an organization, for its members (guests excluded).
+  app.get<{ Params: OrgParams }>('/orgs/:organizationId/integrations', async (request) => {
+    const query = parseQuery(listQuery, request.query);
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId, 'read');
+    return pageFromArray(organizationIntegrations(db, org.id, query), pageWindow(query), (row) =>
+      integrationJson(db, row, access, links),
+    );
+  });
+
+  // The integrations installed on a space, for those who can read the space.
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/integrations', async (request) => {
+    const query = parseQuery(spaceListQuery, request.query);
+    const { db, access, links } = request.ctx;
+    const { space } = access.requireSpace(request.params.spaceId);
+    return pageFromArray(spaceIntegrations(db, space, query), pageWindow(query), (row) =>
       integrationJson(db, row, access, links),
     );
   });

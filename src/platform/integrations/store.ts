@@ -237,26 +237,67 @@ export function blockDomains(definition: IntegrationDefinition): string[] {
  */
 export function listIntegrations(db: Db, access: Access, filters: IntegrationFilters): IntegrationRow[] {
   const rows = db.prepare('SELECT * FROM integrations ORDER BY name').all() as IntegrationRow[];
+  return rows.filter(
+    (row) => (row.visibility === 'public' || atLeast(access.orgRole(row.owner_id), 'read')) && matches(row, filters),
+  );
+}
+
+/**
+ * The integrations available to an organization, by name: every public one, every one it owns,
+ * and every one installed on it (an unlisted one, or one it was trusted with before it turned
+ * private); then the filters. The caller is a member of the organization (the route checks it).
+ */
+export function organizationIntegrations(db: Db, orgId: string, filters: IntegrationFilters): IntegrationRow[] {
+  const rows = db
+    .prepare(
+      `SELECT * FROM integrations i WHERE i.visibility = 'public' OR i.owner_id = ?
+         OR EXISTS (SELECT 1 FROM integration_installations n WHERE n.integration_id = i.id AND n.org_id = ?)
+       ORDER BY i.name`,
+    )
+    .all(orgId, orgId) as IntegrationRow[];
+  return rows.filter((row) => matches(row, filters));
+}
+
+/**
+ * The integrations installed on a space, by name: those whose installation on the space's
+ * organization covers it (enabled on it, or on all spaces) and that can be installed on spaces;
+ * then the filters.
+ */
+export function spaceIntegrations(
+  db: Db,
+  space: { id: string; org_id: string },
+  filters: IntegrationFilters,
+): IntegrationRow[] {
+  const rows = db
+    .prepare(
+      `SELECT i.* FROM integrations i WHERE i.target IN ('all', 'space') AND EXISTS (
+         SELECT 1 FROM integration_installations n WHERE n.integration_id = i.id AND n.org_id = ? AND (
+           n.space_selection = 'all' OR EXISTS (
+             SELECT 1 FROM integration_space_installations s WHERE s.installation_id = n.id AND s.space_id = ?)))
+       ORDER BY i.name`,
+    )
+    .all(space.org_id, space.id) as IntegrationRow[];
+  return rows.filter((row) => matches(row, filters));
+}
+
+/** Whether an integration passes the search filters of a listing (filters left out pass everything). */
+function matches(row: IntegrationRow, filters: IntegrationFilters): boolean {
+  const definition = definitionOf(row);
   const search = filters.search?.trim().toLowerCase();
   const domain = filters.blockDomain?.toLowerCase();
-  return rows.filter((row) => {
-    if (row.visibility !== 'public' && !atLeast(access.orgRole(row.owner_id), 'read')) return false;
-    const definition = definitionOf(row);
-    if (search && !row.name.toLowerCase().includes(search) && !definition.title.toLowerCase().includes(search))
-      return false;
-    if (filters.category && !definition.categories.includes(filters.category)) return false;
-    if (filters.scope && !definition.scopes.includes(filters.scope as IntegrationScope)) return false;
-    if (filters.owner && row.owner_id !== filters.owner) return false;
-    // An integration that can be installed on every target matches any target asked for.
-    if (filters.target && row.target !== filters.target && row.target !== 'all') return false;
-    const hasBlocks = (definition.blocks?.length ?? 0) > 0;
-    if (filters.blocks !== undefined && hasBlocks !== filters.blocks) return false;
-    const hasSources = (definition.contentSources?.length ?? 0) > 0;
-    if (filters.contentSources !== undefined && hasSources !== filters.contentSources) return false;
-    if (domain && !blockDomains(definition).some((host) => host === domain || host.endsWith(`.${domain}`)))
-      return false;
-    return true;
-  });
+  if (search && !row.name.toLowerCase().includes(search) && !definition.title.toLowerCase().includes(search))
+    return false;
+  if (filters.category && !definition.categories.includes(filters.category)) return false;
+  if (filters.scope && !definition.scopes.includes(filters.scope as IntegrationScope)) return false;
+  if (filters.owner && row.owner_id !== filters.owner) return false;
+  // An integration that can be installed on every target matches any target asked for.
+  if (filters.target && row.target !== filters.target && row.target !== 'all') return false;
+  const hasBlocks = (definition.blocks?.length ?? 0) > 0;
+  if (filters.blocks !== undefined && hasBlocks !== filters.blocks) return false;
+  const hasSources = (definition.contentSources?.length ?? 0) > 0;
+  if (filters.contentSources !== undefined && hasSources !== filters.contentSources) return false;
+  if (domain && !blockDomains(definition).some((host) => host === domain || host.endsWith(`.${domain}`))) return false;
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
