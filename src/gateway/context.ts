@@ -1,10 +1,10 @@
 import { initContextCache } from '@pothos/core';
 import { z } from 'zod';
-import { ResponseBudget } from './answer-size.js';
+import { ResponseBudget } from './policy/answer-size.js';
 import { GatewayError, ResponseTooLargeError } from './errors.js';
-import { DEFAULT_LIMITS } from './limits.js';
+import { DEFAULT_LIMITS } from './policy/limits.js';
 import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './upstream/client.js';
-import { Trace } from './trace.js';
+import { Trace } from './policy/trace.js';
 
 const ANY = z.unknown();
 

@@ -1,8 +1,8 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/gateway/errors.js';
-import { MAX_NESTING } from '../../src/gateway/limits.js';
-import { createGateway, type Gateway } from '../../src/gateway/server.js';
+import { MAX_NESTING } from '../../src/gateway/policy/limits.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import {
   createRng,

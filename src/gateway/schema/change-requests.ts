@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, type ConnectionArgs } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { BadUserInputError, GatewayError } from '../errors.js';
 import { compositeKey, platformKey, splitKey } from '../ids.js';
 import { onlyKeys, selectedFields } from '../links.js';

@@ -19,7 +19,7 @@ import {
 } from '../upstream/collections.js';
 import type { Collection, UserPermission } from '../upstream/shapes/collections.js';
 import { ROLES } from '../upstream/shapes/common.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey } from '../ids.js';
 import { listOrganizationChangeRequests } from '../upstream/change-requests.js';

@@ -13,7 +13,7 @@ import {
   updateOrganization,
 } from '../upstream/organizations.js';
 import type { AgentInstructions, Organization } from '../upstream/shapes/organizations.js';
-import { DEFAULT_LIST_ITEMS, upstream } from '../cost.js';
+import { DEFAULT_LIST_ITEMS, upstream } from '../policy/cost.js';
 import { builder } from './builder.js';
 import { linkTo, loadableNode, prime } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
 import { organizationTarget } from './targets.js';
 import { ROLES } from '../upstream/shapes/common.js';

@@ -3,7 +3,7 @@ import { GraphQLError, Kind } from 'graphql';
 import { z } from 'zod';
 import { BadUserInputError } from '../errors.js';
 import { MAX_ID_LENGTH, platformKey, splitKey } from '../ids.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { builder } from './builder.js';
 import { documentFromLines, documentLines } from '../../document/lines.js';
 

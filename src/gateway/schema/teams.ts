@@ -17,7 +17,7 @@ import {
   updateTeam,
   updateTeamMembers,
 } from '../upstream/teams.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { builder } from './builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
 import { declareMutation, inputField, inputObject } from './mutations.js';

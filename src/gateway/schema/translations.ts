@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { compositeKey } from '../ids.js';
 import { TRANSLATION_LANGUAGES, type Translation } from '../upstream/shapes/translations.js';
 import {

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext, ReadApi } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from '../ids.js';
 import { selectedFieldNames, selectsOnlyKeys } from '../links.js';

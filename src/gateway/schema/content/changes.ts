@@ -1,6 +1,6 @@
 import { brandWithType } from '@pothos/core';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
 import { getRevisionChanges } from '../../upstream/content.js';

@@ -7,7 +7,7 @@ import {
   type ConnectionResult,
 } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
 import { getFile, getReusableContent, getReusableContentDocument, listFiles } from '../../upstream/content.js';

@@ -1,7 +1,7 @@
 import { brandWithType } from '@pothos/core';
 import { restConnection, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { compositeKey } from '../../ids.js';
 import { getPageMetaLinks, readBacklinks, readLinkReport, type ContentAddress } from '../../upstream/content.js';
 import type {

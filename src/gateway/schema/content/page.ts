@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../../ids.js';
 import { getPage, getPageByPath } from '../../upstream/content.js';

@@ -2,7 +2,7 @@ import { brandWithType } from '@pothos/core';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import { selectedFieldNames, selectedFields, selectsOnlyKeys } from '../../links.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../../ids.js';
 import { getPageTree, getRevision } from '../../upstream/content.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
 import {

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { listConnection, mapNodes } from '../../connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, splitKey } from '../../ids.js';
 import type {

@@ -12,7 +12,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../errors.js';
 
 /** The bounds the gateway puts on every request, before and while it runs. */
 export interface GatewayLimits {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { processRegularResult, type YogaServerInstance } from 'graphql-yoga';
-import type { GatewayContext } from './context.js';
+import type { GatewayContext } from '../context.js';
 
 /**
  * The gateway's HTTP front. Nearly every request a client sends is the same: a POST of a JSON
