@@ -1,7 +1,7 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restConnection } from '../../src/gateway/connections.js';
+import { restConnection } from '../../src/gateway/schema/kit/connections.js';
 import { MAX_UPSTREAM_REQUESTS } from '../../src/gateway/context.js';
 import { RestClient } from '../../src/gateway/upstream/client.js';
 import { createGateway } from '../../src/gateway/http/server.js';

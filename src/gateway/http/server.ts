@@ -8,7 +8,7 @@ import { createHttpFront, type HttpFront } from './front.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
-import { clearLoaders, countLoads } from '../schema/loaders.js';
+import { clearLoaders, countLoads } from '../schema/kit/loaders.js';
 import { instrumentSchema } from '../policy/trace.js';
 
 export interface GatewayOptions {

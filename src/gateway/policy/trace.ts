@@ -7,7 +7,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from '../connections.js';
+import { MAX_PAGE_SIZE } from '../schema/kit/connections.js';
 import { isConnectionType } from './cost.js';
 import { redactSecrets } from '../errors.js';
 import type { Exchange, HttpMethod } from '../upstream/client.js';

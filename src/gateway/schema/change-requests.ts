@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { listConnection, type ConnectionArgs } from '../connections.js';
+import { listConnection, type ConnectionArgs } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../policy/cost.js';
 import { BadUserInputError, GatewayError } from '../errors.js';
-import { compositeKey, platformKey, splitKey } from '../ids.js';
-import { onlyKeys, selectedFields } from '../links.js';
+import { compositeKey, platformKey, splitKey } from './kit/ids.js';
+import { onlyKeys, selectedFields } from './kit/links.js';
 import {
   type ChangeRequestFilters,
   createChangeRequest,
@@ -33,7 +33,7 @@ import type {
   Review,
 } from '../upstream/shapes/change-requests.js';
 import { specSlug } from '../upstream/shapes/openapi.js';
-import { builder } from './builder.js';
+import { builder, type SchemaTypesOf } from './kit/builder.js';
 import { RevisionChanges } from './content/changes.js';
 import { FileNode } from './content/file.js';
 import { PageInterface, PAGE_NODE_TYPENAMES } from './content/page.js';
@@ -50,19 +50,13 @@ import {
   type FileHeld,
   type PageHeld,
 } from './content/revision.js';
-import { linkTo, loadableNode, prime } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { linkTo, loadableNode, prime } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode } from './organizations.js';
-import {
-  DocumentInput,
-  DocumentType,
-  documentInput,
-  idInput,
-  ownedIdInput,
-  payloadType,
-  restEnum,
-  type SchemaTypesOf,
-} from './shared.js';
+import { DocumentInput, DocumentType, documentInput } from './kit/document.js';
+import { idInput, ownedIdInput } from './kit/ids.js';
+import { payloadType } from './kit/payloads.js';
+import { restEnum } from './kit/enums.js';
 import { SpaceNode } from './spaces.js';
 import { UserNode } from './users.js';
 

@@ -1,5 +1,8 @@
-import { builder } from './builder.js';
-import './shared.js';
+import { builder } from './kit/builder.js';
+// The kit's shared types first, in the order the schema prints them.
+import './kit/enums.js';
+import './kit/user-errors.js';
+import './kit/document.js';
 import './users.js';
 import './organizations.js';
 import './collections.js';
@@ -17,7 +20,7 @@ import './conversations.js';
 import './integrations.js';
 import './teams.js';
 import './members.js';
-import './nodes.js';
+import './kit/nodes.js';
 
 /** The whole schema, built from every domain module. */
 export const schema = builder.toSchema();

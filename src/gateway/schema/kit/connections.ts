@@ -1,5 +1,5 @@
-import { BadUserInputError, isGatewayError } from './errors.js';
-import type { Page, RestPages } from './upstream/shapes/common.js';
+import { BadUserInputError, isGatewayError } from '../../errors.js';
+import type { Page, RestPages } from '../../upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {

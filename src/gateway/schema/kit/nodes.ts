@@ -1,9 +1,9 @@
 import { brandWithType } from '@pothos/core';
 import { decodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../context.js';
-import { upstream } from '../policy/cost.js';
-import { BadUserInputError } from '../errors.js';
-import { MAX_ID_LENGTH } from '../ids.js';
+import type { GatewayContext } from '../../context.js';
+import { upstream } from '../../policy/cost.js';
+import { BadUserInputError } from '../../errors.js';
+import { MAX_ID_LENGTH } from './ids.js';
 import { builder } from './builder.js';
 import { loadableByTypename } from './loaders.js';
 
