@@ -29,7 +29,7 @@ import {
   ChangeRequestNode,
   ChangeRequestStatusEnum,
   listRequests,
-} from './change-requests.js';
+} from './change-requests/index.js';
 import { linkTo, loadOrThrow, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';

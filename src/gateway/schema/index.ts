@@ -8,7 +8,7 @@ import './organizations.js';
 import './collections.js';
 import './spaces.js';
 import './content/index.js';
-import './change-requests.js';
+import './change-requests/index.js';
 import './git.js';
 import './sites/index.js';
 import './urls.js';

@@ -15,7 +15,7 @@ import type { Collection } from '../upstream/shapes/collections.js';
 import type { RevisionPage } from '../upstream/shapes/content.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';
-import { ChangeRequestNode } from './change-requests.js';
+import { ChangeRequestNode } from './change-requests/index.js';
 import { CollectionNode } from './collections.js';
 import { PageInterface } from './content/page.js';
 import {
