@@ -281,14 +281,14 @@ export function useInputLimits(
           : params;
       setRequestParser(async (incoming) => {
         try {
-          if (bounded) return withinOperationLimit(await requestParser(incoming)) as never;
+          if (bounded) return withinOperationLimit(await requestParser(incoming));
           const body = await readBounded(incoming, maxRequestBytes);
           if (!body) return tooLarge(maxRequestBytes);
           return withinOperationLimit(
             await requestParser(
               new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }),
             ),
-          ) as never;
+          );
         } catch (error) {
           // yoga reads `variables` and `extensions` of a query string or a form with a bare
           // JSON.parse: its SyntaxError would be answered as an internal error.

@@ -107,7 +107,7 @@ ChangeRequestNode.implement({
       type: DocumentType,
       nullable: true,
       description: 'What it changes and why; null when it has no description.',
-      resolve: (r) => (r.description ?? null) as never,
+      resolve: (r) => r.description ?? null,
     }),
     outdated: t.exposeBoolean('outdated', {
       description:

@@ -99,10 +99,10 @@ interface MergeHeld {
 const mergePayload = (name: string, resultType: typeof MergeResultEnum | typeof UpdateResultEnum, revision: string) =>
   payloadType<MergeHeld>(name, (t) => ({
     result: t.field({
-      type: resultType as typeof MergeResultEnum,
+      type: resultType,
       nullable: true,
       description: 'How it went.',
-      resolve: (p) => (p.result ?? null) as never,
+      resolve: (p) => p.result ?? null,
     }),
     revision: t.field({
       type: RevisionNode,

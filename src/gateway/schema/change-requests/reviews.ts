@@ -65,7 +65,7 @@ const ChangeRequestReview = builder.objectRef<Review & { space: string }>('Chang
       type: DocumentType,
       nullable: true,
       description: 'The comment given with the review; null without one.',
-      resolve: (r) => (r.comment?.body ?? null) as never,
+      resolve: (r) => r.comment?.body ?? null,
     }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was given.', resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (r) => r.updatedAt }),

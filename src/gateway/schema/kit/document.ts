@@ -45,7 +45,7 @@ export const documentInput = z
     if (value.text != null) return documentFromLines(value.text);
     const parsed = documentJson.safeParse(value.json);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['json', ...issue.path] } as never);
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['json', ...issue.path] });
       return z.NEVER;
     }
     return parsed.data;
