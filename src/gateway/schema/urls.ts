@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import type { GatewayContext, ReadApi } from '../context.js';
+import type { GatewayContext } from '../context.js';
+import type { ReadApi } from '../upstream/request.js';
 import { upstream } from '../policy/cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from './kit/ids.js';
