@@ -15,9 +15,8 @@ import {
   type ValueNode,
   type DocumentNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE } from '../schema/kit/connections.js';
 import { GatewayError } from '../errors.js';
-import type { GatewayLimits } from './limits.js';
+import { DEFAULT_PAGE_SIZE, type GatewayLimits } from './limits.js';
 import { onlyKeys } from '../schema/kit/links.js';
 
 /**

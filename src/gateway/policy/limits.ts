@@ -55,6 +55,12 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxResponseBytes: 8 * 1024 * 1024,
 };
 
+/** Items of a page of a connection when `first` is not given. */
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** Most items of one page of a connection (`first`): the largest REST `limit`. */
+export const MAX_PAGE_SIZE = 1000;
+
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */
 function tooLarge(
   limit: number,

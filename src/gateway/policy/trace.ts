@@ -7,8 +7,8 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from '../schema/kit/connections.js';
 import { isConnectionType } from './cost.js';
+import { MAX_PAGE_SIZE } from './limits.js';
 import { redactSecrets } from '../errors.js';
 import type { Exchange, HttpMethod } from '../upstream/client.js';
 
