@@ -1,5 +1,5 @@
 import { builder } from './kit/builder.js';
-// The kit's shared types first, in the order the schema prints them.
+// The kit's types every domain shares (the schema sorts its types, so the order is free).
 import './kit/enums.js';
 import './kit/user-errors.js';
 import './kit/document.js';

@@ -3,27 +3,52 @@ import { upstream } from '../../policy/cost.js';
 import { GatewayError } from '../../errors.js';
 import { createChangeRequest, updateChangeRequest } from '../../upstream/change-requests.js';
 import { applyTemplate } from '../../upstream/content.js';
-import { linkTo } from '../kit/loaders.js';
+import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
+import { specSlug } from '../../upstream/shapes/openapi.js';
+import type { GatewayContext } from '../../context.js';
+import { ChangeRequestNode, ChangeRequestStatusEnum, changeRequestRef } from './change-request.js';
+import { linkTo, prime } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, documentInput } from '../kit/document.js';
-import { idInput } from '../kit/ids.js';
+import { idInput, ownedIdInput } from '../kit/ids.js';
 import { payloadType } from '../kit/payloads.js';
 import { SpaceNode } from '../spaces.js';
-import { ChangeRequestStatusEnum, changeRequestRef } from './change-request.js';
 import {
   afterWrite,
-  clusterIdInput,
-  openApiSpecField,
-  primeWritten,
+  ChangeRequestPayloadField,
   requestField,
-  requestPayload,
   resolveTarget,
-  subject,
   targetFields,
   type RequestAfter,
 } from './target.js';
 
 /** Opening and changing change requests, and applying a template to a space or to a change request. */
+
+/** The subject of a change request. */
+const subject = z.string().max(100, 'must be at most 100 characters');
+
+/** The change request a write answered, the loader primed with it. */
+async function primeWritten(ctx: GatewayContext, written: Promise<ChangeRequest>): Promise<ChangeRequest> {
+  const request = await written;
+  prime(ChangeRequestNode, ctx, [request]);
+  return request;
+}
+
+/** The payload of a mutation answering the change request it wrote. */
+const requestPayload = (name: string, description: string) =>
+  payloadType<{ changeRequest: ChangeRequest }>(name, (t) => ({
+    changeRequest: t.field({ ...ChangeRequestPayloadField(description), resolve: (p) => p.changeRequest ?? null }),
+  }));
+
+/** The OpenAPI specification a template builds its reference from (`api-reference`). */
+const openApiSpecField = inputField(
+  'String',
+  'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
+  specSlug.nullish(),
+);
+
+/** An issue cluster named by a client: its platform id, or an IssuesCluster global ID (its own id kept). */
+const clusterIdInput = ownedIdInput('IssuesCluster', 100);
 
 declareMutation('createChangeRequest', {
   description: 'Opens a change request on a space, as a draft branching from its live content (edit role).',

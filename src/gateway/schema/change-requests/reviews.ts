@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection } from '../kit/connections.js';
 import { upstream } from '../../policy/cost.js';
-import { compositeKey } from '../kit/ids.js';
+import { compositeKey, idInput } from '../kit/ids.js';
 import {
   createReview,
   listContributors,
@@ -16,7 +16,6 @@ import { RevisionNode, revisionStub } from '../content/revision.js';
 import { linkTo } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, DocumentType, documentInput } from '../kit/document.js';
-import { idInput } from '../kit/ids.js';
 import { payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { UserNode } from '../users.js';

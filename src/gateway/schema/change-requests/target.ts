@@ -1,22 +1,17 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../policy/cost.js';
-import { compositeKey } from '../kit/ids.js';
+import { compositeKey, idInput } from '../kit/ids.js';
 import { getChangeRequest } from '../../upstream/change-requests.js';
 import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
-import { specSlug } from '../../upstream/shapes/openapi.js';
 import { linkTo, prime } from '../kit/loaders.js';
 import { inputField } from '../kit/mutations.js';
-import { idInput, ownedIdInput } from '../kit/ids.js';
-import { payloadType } from '../kit/payloads.js';
 import { ChangeRequestNode, changeRequestRef } from './change-request.js';
 
 /**
  * What every mutation of a change request shares: the input fields naming the request, and the
  * payload field handing it back after the write.
  */
-
-export const subject = z.string().max(100, 'must be at most 100 characters');
 
 /** The fields naming a change request, resolved to `{ spaceId, changeRequestId }`. */
 export const targetFields = {
@@ -32,6 +27,7 @@ export const targetFields = {
   ),
 };
 
+/** The request named by `targetFields`, checked: a global ID carries its space, which must agree with `spaceId`. */
 export function resolveTarget<T extends { spaceId?: string | null | undefined; changeRequestId: string }>(
   value: T,
   ctx: z.RefinementCtx,
@@ -55,19 +51,13 @@ export function resolveTarget<T extends { spaceId?: string | null | undefined; c
   return { ...value, spaceId, changeRequestId: ref.id };
 }
 
+/** A payload field holding a change request, null when the mutation failed. */
 export const ChangeRequestPayloadField = (description: string) => ({
   type: ChangeRequestNode,
   nullable: true as const,
   description,
   extensions: upstream.link,
 });
-
-/** The change request a write answered, the loader primed with it. */
-export async function primeWritten(ctx: GatewayContext, written: Promise<ChangeRequest>): Promise<ChangeRequest> {
-  const request = await written;
-  prime(ChangeRequestNode, ctx, [request]);
-  return request;
-}
 
 /**
  * A change request after a write that did not answer it: its address, read (once) only if the
@@ -111,18 +101,3 @@ export function requestField(description: string) {
     },
   };
 }
-
-export const requestPayload = (name: string, description: string) =>
-  payloadType<{ changeRequest: ChangeRequest }>(name, (t) => ({
-    changeRequest: t.field({ ...ChangeRequestPayloadField(description), resolve: (p) => p.changeRequest ?? null }),
-  }));
-
-/** The OpenAPI specification a template builds its reference from (`api-reference`). */
-export const openApiSpecField = inputField(
-  'String',
-  'Slug of an OpenAPI specification of the organization: the `api-reference` template then generates its reference from it (a computed page).',
-  specSlug.nullish(),
-);
-
-/** An issue cluster named by a client: its platform id, or an IssuesCluster global ID (its own id kept). */
-export const clusterIdInput = ownedIdInput('IssuesCluster', 100);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { documentFromLines, documentLines } from '../../../document/lines.js';
 import { builder } from './builder.js';
 
+/** A rich-text document (descriptions, comments, instructions), read as JSON or as plain text. */
 export const DocumentType = builder
   .objectRef<{ object: 'document'; data: Record<string, unknown>; nodes: unknown[] }>('Document')
   .implement({
@@ -19,6 +20,7 @@ export const DocumentType = builder
     }),
   });
 
+/** A rich-text document given by a client, as plain text or as JSON (`documentInput` checks it). */
 export const DocumentInput = builder.inputType('DocumentInput', {
   description: 'A rich-text document: give either `text` (plain text, one paragraph per line) or `json`.',
   fields: (t) => ({

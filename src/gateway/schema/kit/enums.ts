@@ -13,6 +13,7 @@ export function restEnum<const V extends string>(name: string, description: stri
   });
 }
 
+/** What each role allows, shared by the enums of roles and of default levels. */
 export const ROLE_DESCRIPTIONS = {
   admin: 'Administrates content: creates and deletes spaces, manages permissions.',
   create: 'Creates content.',

@@ -1,7 +1,6 @@
 import { builder } from './builder.js';
 
-// Mutations: payloads carry `userErrors` for every expected failure.
-
+/** Why a mutation could not be carried out: every payload's `userErrors` say it with one of these. */
 export const USER_ERROR_CODES = [
   'BAD_USER_INPUT',
   'NOT_FOUND',
