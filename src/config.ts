@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GatewayLimits } from './gateway/limits.js';
+import type { GatewayLimits } from './gateway/policy/limits.js';
 
 const port = z.coerce
   .number({ message: 'must be a port number from 0 to 65535' })

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitsFromConfig, loadConfig, type Config } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
-import { createGateway } from './gateway/server.js';
+import { createGateway } from './gateway/http/server.js';
 import { Supervisor, type ReadyMessage } from './supervisor.js';
 
 /**

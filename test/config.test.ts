@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configSchema, limitsFromConfig, loadConfig } from '../src/config.js';
-import { DEFAULT_LIMITS } from '../src/gateway/limits.js';
+import { DEFAULT_LIMITS } from '../src/gateway/policy/limits.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {

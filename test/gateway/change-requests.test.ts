@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { pngImage } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
-import { createGateway } from '../../src/gateway/server.js';
+import { createGateway } from '../../src/gateway/http/server.js';
 
 const U = DEMO.users;
 

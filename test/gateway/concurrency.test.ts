@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, type Exchange } from '../../src/gateway/upstream/client.js';
 import { criticalPath } from '../../src/gateway/upstream/critical-path.js';
-import { createGateway, type Gateway } from '../../src/gateway/server.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/gateway/server.js';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { COST_DASHBOARD } from '../fixtures/dashboards.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 

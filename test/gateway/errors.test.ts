@@ -1,10 +1,10 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restConnection } from '../../src/gateway/connections.js';
-import { MAX_UPSTREAM_REQUESTS } from '../../src/gateway/context.js';
+import { restConnection } from '../../src/gateway/schema/kit/connections.js';
+import { MAX_UPSTREAM_REQUESTS } from '../../src/gateway/upstream/request.js';
 import { RestClient } from '../../src/gateway/upstream/client.js';
-import { createGateway } from '../../src/gateway/server.js';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 

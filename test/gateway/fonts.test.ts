@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { checkFontFile, minimalWoff2 } from '../../src/platform/fonts/woff.js';
-import { createGateway } from '../../src/gateway/server.js';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 const U = DEMO.users;

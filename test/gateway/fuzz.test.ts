@@ -1,8 +1,8 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/gateway/errors.js';
-import { MAX_NESTING } from '../../src/gateway/limits.js';
-import { createGateway, type Gateway } from '../../src/gateway/server.js';
+import { MAX_NESTING } from '../../src/gateway/policy/limits.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import {
   createRng,
@@ -842,7 +842,7 @@ describe('the gateway under hostile input', () => {
     expectNoProblems(6, sent - 6);
   });
 
-  // A known bug the fuzz found (seeds 4 and 5), left to the owners of src/gateway/ids.ts and
+  // A known bug the fuzz found (seeds 4 and 5), left to the owners of src/gateway/upstream/encode.ts and
   // upstream/client.ts: an id holding a lone surrogate makes encodeURIComponent throw while the REST
   // path is built, answered INTERNAL_SERVER_ERROR and logged. Once fixed, this fails: make it `it`.
   it('answers ids holding a lone surrogate without an internal error', async () => {

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../src/gateway/server.js';
-import { acceptedMediaType } from '../../src/gateway/http.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { acceptedMediaType } from '../../src/gateway/http/front.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let platform: TestPlatform;

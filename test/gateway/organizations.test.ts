@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { createGateway } from '../../src/gateway/server.js';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 

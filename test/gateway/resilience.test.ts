@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RestClientOptions } from '../../src/gateway/upstream/client.js';
-import { createGateway, type Gateway } from '../../src/gateway/server.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/gateway/server.js';
+import { createGateway } from '../../src/gateway/http/server.js';
 
 describe('GraphiQL', () => {
   it('is served at /graphql with its assets bundled and the demo token prefilled', async () => {

@@ -3,7 +3,7 @@ import { graphql } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/gateway/context.js';
 import { schema } from '../../src/gateway/schema/index.js';
-import { clearLoaders } from '../../src/gateway/schema/loaders.js';
+import { clearLoaders } from '../../src/gateway/schema/kit/loaders.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { ACME_SPACES_IN_TREE_ORDER } from '../fixtures/demo-order.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';

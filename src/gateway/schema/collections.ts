@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { listConnection } from '../connections.js';
+import { listConnection } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { platformKey } from '../ids.js';
+import { platformKey } from './kit/ids.js';
 import {
   type CollectionInvite,
   createCollection,
@@ -19,23 +19,16 @@ import {
 } from '../upstream/collections.js';
 import type { Collection, UserPermission } from '../upstream/shapes/collections.js';
 import { ROLES } from '../upstream/shapes/common.js';
-import { upstream } from '../cost.js';
-import { builder } from './builder.js';
-import { linkTo, loadableNode, prime } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { upstream } from '../policy/cost.js';
+import { builder } from './kit/builder.js';
+import { linkTo, loadableNode, prime } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import {
-  DefaultLevelEnum,
-  deletedPayload,
-  idInput,
-  noNull,
-  objectPayload,
-  payloadType,
-  permissionsType,
-  readTeamId,
-  restBody,
-  RoleEnum,
-} from './shared.js';
+import { DefaultLevelEnum, RoleEnum } from './kit/enums.js';
+import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { idInput, readTeamId } from './kit/ids.js';
+import { noNull, restBody } from './kit/mutations.js';
+import { permissionsType } from './kit/permissions.js';
 import { UserNode } from './users.js';
 
 export const CollectionNode = loadableNode<Collection>('Collection', {

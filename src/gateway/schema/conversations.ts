@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
+import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey } from '../ids.js';
+import { compositeKey } from './kit/ids.js';
 import { listOrganizationChangeRequests } from '../upstream/change-requests.js';
 import {
   getConversation,
@@ -23,17 +23,20 @@ import type {
   IssueItem,
   IssuesCluster,
 } from '../upstream/shapes/conversations.js';
-import { builder } from './builder.js';
+import { builder } from './kit/builder.js';
 import {
   ChangeRequestConnection,
   ChangeRequestNode,
   ChangeRequestStatusEnum,
   listRequests,
-} from './change-requests.js';
-import { linkTo, loadOrThrow, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+} from './change-requests/index.js';
+import { linkTo, loadOrThrow, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { DocumentType, objectPayload, OrderEnum, payloadType, readOwnedId, restEnum } from './shared.js';
+import { DocumentType } from './kit/document.js';
+import { objectPayload, payloadType } from './kit/payloads.js';
+import { OrderEnum, restEnum } from './kit/enums.js';
+import { readOwnedId } from './kit/ids.js';
 import { SpaceNode } from './spaces.js';
 import { organizationTarget } from './targets.js';
 

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { listConnection, mapNodes } from '../connections.js';
+import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { createFont, createStorageUpload, deleteFont, getFont, listFonts, updateFont } from '../upstream/fonts.js';
 import { FONT_FORMATS, STORAGE_KINDS, type CustomFont } from '../upstream/shapes/fonts.js';
-import { builder } from './builder.js';
-import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { builder } from './kit/builder.js';
+import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, noNull, objectPayload, payloadType, restEnum } from './shared.js';
+import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { noNull } from './kit/mutations.js';
+import { restEnum } from './kit/enums.js';
 import { organizationTarget } from './targets.js';
 
 /**

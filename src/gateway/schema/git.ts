@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { isGatewayError } from '../errors.js';
 import { getGitInfo, type GitInfo, queueGitSync, removeLegacyGitInstallation } from '../upstream/git.js';
 import type { gitSyncOperation, Space } from '../upstream/shapes/spaces.js';
-import { builder } from './builder.js';
-import { linkTo } from './loaders.js';
-import { declareMutation, inputField } from './mutations.js';
-import { deletedPayload, idInput, payloadType, restEnum } from './shared.js';
+import { builder } from './kit/builder.js';
+import { linkTo } from './kit/loaders.js';
+import { declareMutation, inputField } from './kit/mutations.js';
+import { deletedPayload, payloadType } from './kit/payloads.js';
+import { idInput } from './kit/ids.js';
+import { restEnum } from './kit/enums.js';
 import { SpaceGitSync, SpaceNode } from './spaces.js';
 
 /**

@@ -1,11 +1,14 @@
-import { builder } from './builder.js';
-import './shared.js';
+import { builder } from './kit/builder.js';
+// The kit's types every domain shares (the schema sorts its types, so the order is free).
+import './kit/enums.js';
+import './kit/user-errors.js';
+import './kit/document.js';
 import './users.js';
 import './organizations.js';
 import './collections.js';
 import './spaces.js';
 import './content/index.js';
-import './change-requests.js';
+import './change-requests/index.js';
 import './git.js';
 import './sites/index.js';
 import './urls.js';
@@ -17,7 +20,7 @@ import './conversations.js';
 import './integrations.js';
 import './teams.js';
 import './members.js';
-import './nodes.js';
+import './kit/nodes.js';
 
 /** The whole schema, built from every domain module. */
 export const schema = builder.toSchema();

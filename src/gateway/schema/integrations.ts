@@ -1,10 +1,10 @@
 import type { ArgBuilder } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import { type ConnectionArgs, listConnection, mapNodes } from '../connections.js';
+import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
+import { upstream } from '../policy/cost.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from './kit/ids.js';
 import {
   disableInstallation,
   enableInstallation,
@@ -46,20 +46,14 @@ import {
 import { organization as organizationShape } from '../upstream/shapes/organizations.js';
 import { organizationOfSite } from '../upstream/sites.js';
 import type { Space } from '../upstream/shapes/spaces.js';
-import { builder } from './builder.js';
-import { linkTo, loadableNode, loadOrThrow, prime } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { builder, type SchemaTypesOf } from './kit/builder.js';
+import { linkTo, loadableNode, loadOrThrow, prime } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import {
-  deletedPayload,
-  idInput,
-  objectPayload,
-  ownedIdInput,
-  restBody,
-  payloadType,
-  restEnum,
-  type SchemaTypesOf,
-} from './shared.js';
+import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { idInput, ownedIdInput } from './kit/ids.js';
+import { restBody } from './kit/mutations.js';
+import { restEnum } from './kit/enums.js';
 import { primeSites, SiteRef, siteLink, type SiteHeld } from './sites/site.js';
 import { SpaceNode } from './spaces.js';
 

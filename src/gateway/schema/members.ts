@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { listConnection, mapNodes } from '../connections.js';
+import { listConnection, mapNodes } from './kit/connections.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey, platformKey } from '../ids.js';
+import { compositeKey, platformKey } from './kit/ids.js';
 import { ROLES } from '../upstream/shapes/common.js';
 import {
   getMember,
@@ -22,23 +22,15 @@ import type {
 } from '../upstream/shapes/members.js';
 import { getCurrentUser } from '../upstream/users.js';
 import type { TeamRole } from '../upstream/shapes/common.js';
-import { upstream } from '../cost.js';
-import { builder } from './builder.js';
-import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './loaders.js';
-import { declareMutation, inputField } from './mutations.js';
+import { upstream } from '../policy/cost.js';
+import { builder } from './kit/builder.js';
+import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './kit/loaders.js';
+import { declareMutation, inputField } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import {
-  deletedPayload,
-  idInput,
-  objectPayload,
-  OrderEnum,
-  payloadType,
-  permissionsType,
-  restEnum,
-  ROLE_DESCRIPTIONS,
-  RoleEnum,
-  TeamRoleEnum,
-} from './shared.js';
+import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { idInput } from './kit/ids.js';
+import { OrderEnum, restEnum, ROLE_DESCRIPTIONS, RoleEnum, TeamRoleEnum } from './kit/enums.js';
+import { permissionsType } from './kit/permissions.js';
 import { primeTeams, TeamNode, type TeamModel } from './teams.js';
 import { SpaceNode } from './spaces.js';
 import { UserNode } from './users.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { listConnection, mapNodes } from '../connections.js';
+import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
+import { upstream } from '../policy/cost.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from './kit/ids.js';
+import { selectsOnlyKeys } from './kit/links.js';
 import {
   computeDocument,
   computeRevision,
@@ -27,12 +27,15 @@ import {
   type OpenApiSpec,
   type OpenApiSpecVersion,
 } from '../upstream/shapes/openapi.js';
-import { builder } from './builder.js';
+import { builder } from './kit/builder.js';
 import { ComputedPageNode, DocumentPageNode } from './content/page.js';
-import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, DocumentType, objectPayload, payloadType, permissionsType, restEnum } from './shared.js';
+import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { DocumentType } from './kit/document.js';
+import { permissionsType } from './kit/permissions.js';
+import { restEnum } from './kit/enums.js';
 import { SpaceNode } from './spaces.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { listConnection } from '../connections.js';
-import { platformKey, splitKey } from '../ids.js';
+import { listConnection } from './kit/connections.js';
+import { platformKey, splitKey } from './kit/ids.js';
 import { ROLES, type MergeRules } from '../upstream/shapes/common.js';
 import {
   deleteOrganizationInvite,
@@ -13,22 +13,16 @@ import {
   updateOrganization,
 } from '../upstream/organizations.js';
 import type { AgentInstructions, Organization } from '../upstream/shapes/organizations.js';
-import { DEFAULT_LIST_ITEMS, upstream } from '../cost.js';
-import { builder } from './builder.js';
-import { linkTo, loadableNode, prime } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
-import {
-  deletedPayload,
-  DocumentInput,
-  DocumentType,
-  documentInput,
-  idInput,
-  noNull,
-  objectPayload,
-  permissionsType,
-  restBody,
-  RoleEnum,
-} from './shared.js';
+import { DEFAULT_LIST_ITEMS, upstream } from '../policy/cost.js';
+import { builder } from './kit/builder.js';
+import { linkTo, loadableNode, prime } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
+import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { DocumentInput, DocumentType, documentInput } from './kit/document.js';
+import { idInput } from './kit/ids.js';
+import { noNull, restBody } from './kit/mutations.js';
+import { permissionsType } from './kit/permissions.js';
+import { RoleEnum } from './kit/enums.js';
 import { UserNode } from './users.js';
 
 export const OrganizationNode = loadableNode<Organization>('Organization', {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { listConnection, mapNodes } from '../connections.js';
+import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
-import { decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
+import { upstream } from '../policy/cost.js';
+import { decodeKnownGlobalId, platformKey, splitKey } from './kit/ids.js';
 import { organizationTarget } from './targets.js';
 import { ROLES } from '../upstream/shapes/common.js';
 import {
@@ -14,11 +14,13 @@ import {
   updateSamlProvider,
 } from '../upstream/saml.js';
 import type { SamlProvider, SsoLogin } from '../upstream/shapes/saml.js';
-import { builder } from './builder.js';
-import { linkTo, organizationNode, primeInOrganization } from './loaders.js';
-import { declareMutation, inputField } from './mutations.js';
+import { builder } from './kit/builder.js';
+import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
+import { declareMutation, inputField } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, noNull, objectPayload, restBody, restEnum, RoleEnum } from './shared.js';
+import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { noNull, restBody } from './kit/mutations.js';
+import { restEnum, RoleEnum } from './kit/enums.js';
 import { naming } from './sites/mutations.js';
 import { primeTeams, TeamNode } from './teams.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { listConnection } from '../connections.js';
+import { listConnection } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { platformKey } from '../ids.js';
+import { platformKey } from './kit/ids.js';
 import { EDIT_MODES, ROLES, VISIBILITIES } from '../upstream/shapes/common.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import {
@@ -16,11 +16,11 @@ import {
   transferSpace,
   updateSpace,
 } from '../upstream/spaces.js';
-import { upstream } from '../cost.js';
-import { builder } from './builder.js';
+import { upstream } from '../policy/cost.js';
+import { builder } from './kit/builder.js';
 import { CollectionNode, moveBody, moveTarget } from './collections.js';
-import { linkTo, loadableNode, prime } from './loaders.js';
-import { declareMutation, inputField } from './mutations.js';
+import { linkTo, loadableNode, prime } from './kit/loaders.js';
+import { declareMutation, inputField } from './kit/mutations.js';
 import {
   MergeRulesInput,
   mergeRulesInput,
@@ -28,16 +28,11 @@ import {
   organizationIdField,
   OrganizationNode,
 } from './organizations.js';
-import {
-  DefaultLevelEnum,
-  deletedPayload,
-  idInput,
-  noNull,
-  objectPayload,
-  permissionsType,
-  restBody,
-  restEnum,
-} from './shared.js';
+import { DefaultLevelEnum, restEnum } from './kit/enums.js';
+import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { idInput } from './kit/ids.js';
+import { noNull, restBody } from './kit/mutations.js';
+import { permissionsType } from './kit/permissions.js';
 
 export const SpaceNode = loadableNode<Space>('Space', {
   load: (id, ctx) => getSpace(ctx.api, id),

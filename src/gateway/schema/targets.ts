@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decodeKnownGlobalId, platformKey, splitKey } from '../ids.js';
-import { inputField, type InputField } from './mutations.js';
+import { decodeKnownGlobalId, platformKey, splitKey } from './kit/ids.js';
+import { inputField, type InputField } from './kit/mutations.js';
 
 /**
  * Inputs naming a resource of an organization (a SAML provider, a font, a translation, an

@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { listConnection, mapNodes } from '../connections.js';
+import { listConnection, mapNodes } from './kit/connections.js';
 import { BadUserInputError } from '../errors.js';
-import { compositeKey, platformKey } from '../ids.js';
+import { compositeKey, platformKey } from './kit/ids.js';
 import { TEAM_ROLES } from '../upstream/shapes/common.js';
 import type { Team } from '../upstream/shapes/teams.js';
 import {
@@ -17,12 +17,15 @@ import {
   updateTeam,
   updateTeamMembers,
 } from '../upstream/teams.js';
-import { upstream } from '../cost.js';
-import { builder } from './builder.js';
-import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { upstream } from '../policy/cost.js';
+import { builder } from './kit/builder.js';
+import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import { deletedPayload, idInput, objectPayload, permissionsType, readTeamId, TeamRoleEnum } from './shared.js';
+import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { idInput, readTeamId } from './kit/ids.js';
+import { permissionsType } from './kit/permissions.js';
+import { TeamRoleEnum } from './kit/enums.js';
 
 /** A team as the gateway holds it: the REST team plus the organization it was read from. */
 export type TeamModel = InOrganization<Team>;

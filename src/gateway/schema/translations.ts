@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { listConnection, mapNodes } from '../connections.js';
+import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
-import { compositeKey } from '../ids.js';
+import { upstream } from '../policy/cost.js';
+import { compositeKey } from './kit/ids.js';
 import { TRANSLATION_LANGUAGES, type Translation } from '../upstream/shapes/translations.js';
 import {
   createTranslation,
@@ -12,21 +12,16 @@ import {
   runTranslation,
   updateTranslation,
 } from '../upstream/translations.js';
-import { builder } from './builder.js';
+import { builder } from './kit/builder.js';
 import { RevisionNode, revisionStub } from './content/revision.js';
-import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './loaders.js';
-import { declareMutation, inputField, inputObject } from './mutations.js';
+import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
+import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import {
-  deletedPayload,
-  DocumentInput,
-  documentInput,
-  DocumentType,
-  idInput,
-  objectPayload,
-  permissionsType,
-  restEnum,
-} from './shared.js';
+import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { DocumentInput, documentInput, DocumentType } from './kit/document.js';
+import { idInput } from './kit/ids.js';
+import { permissionsType } from './kit/permissions.js';
+import { restEnum } from './kit/enums.js';
 import { SpaceNode } from './spaces.js';
 import { organizationTarget } from './targets.js';
 

@@ -1,10 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
-import type { GatewayContext, ReadApi } from '../context.js';
-import { upstream } from '../cost.js';
+import type { GatewayContext } from '../context.js';
+import type { ReadApi } from '../upstream/request.js';
+import { upstream } from '../policy/cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
-import { compositeKey } from '../ids.js';
-import { selectedFieldNames, selectsOnlyKeys } from '../links.js';
+import { compositeKey } from './kit/ids.js';
+import { selectedFieldNames, selectsOnlyKeys } from './kit/links.js';
 import { type ContentAddress, getShownPage } from '../upstream/content.js';
 import type { ContentRedirect, Embed, PublishedContent } from '../upstream/shapes/site-access.js';
 import { getPublishedSite } from '../upstream/site-access.js';
@@ -14,8 +15,8 @@ import type { ChangeRequest } from '../upstream/shapes/change-requests.js';
 import type { Collection } from '../upstream/shapes/collections.js';
 import type { RevisionPage } from '../upstream/shapes/content.js';
 import type { Space } from '../upstream/shapes/spaces.js';
-import { builder } from './builder.js';
-import { ChangeRequestNode } from './change-requests.js';
+import { builder } from './kit/builder.js';
+import { ChangeRequestNode } from './change-requests/index.js';
 import { CollectionNode } from './collections.js';
 import { PageInterface } from './content/page.js';
 import {
@@ -26,8 +27,8 @@ import {
   RevisionNode,
   type PageHeld,
 } from './content/revision.js';
-import { linkTo, prime } from './loaders.js';
-import { restEnum } from './shared.js';
+import { linkTo, prime } from './kit/loaders.js';
+import { restEnum } from './kit/enums.js';
 import {
   isStructureItem,
   placeStructure,

@@ -1,8 +1,8 @@
 import type { User } from '../upstream/shapes/users.js';
 import { getCurrentUser, getUser } from '../upstream/users.js';
-import { platformKey } from '../ids.js';
-import { builder } from './builder.js';
-import { loadableNode, prime } from './loaders.js';
+import { platformKey } from './kit/ids.js';
+import { builder } from './kit/builder.js';
+import { loadableNode, prime } from './kit/loaders.js';
 
 export const UserNode = loadableNode<User>('User', {
   load: (id, ctx) => getUser(ctx.api, id),

@@ -10,7 +10,7 @@ import {
   errorFromResponse,
   redactSecrets,
 } from '../errors.js';
-import { encodePart } from '../ids.js';
+import { encodePart } from './encode.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;

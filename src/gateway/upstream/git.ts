@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RequestApi } from '../context.js';
+import type { RequestApi } from './request.js';
 import { route } from './client.js';
 import { sendDelete } from './operation.js';
 import { dateTime, url } from './shapes/common.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RequestApi } from '../context.js';
+import type { RequestApi } from './request.js';
 import type { HttpMethod, Query, QueryValue } from './client.js';
 import { page, type Page, type RestPages } from './shapes/common.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReadApi, RequestApi } from '../context.js';
+import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { type Filters, restPages, sendDelete, sendFor } from './operation.js';
 import { adaptiveSchema, publishedSite, publishingAuth, shareLink, templateConditions } from './shapes/site-access.js';

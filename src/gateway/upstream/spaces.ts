@@ -1,4 +1,4 @@
-import type { ReadApi, RequestApi } from '../context.js';
+import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { restPages, sendDelete, sendFor } from './operation.js';
 import { space } from './shapes/spaces.js';

@@ -1,4 +1,4 @@
-import type { RequestApi } from '../context.js';
+import type { RequestApi } from './request.js';
 import { route } from './client.js';
 import { restPages, sendDelete, sendFor } from './operation.js';
 import { translation } from './shapes/translations.js';

@@ -1,4 +1,4 @@
-import type { RequestApi } from '../context.js';
+import type { RequestApi } from './request.js';
 import { sendFor } from './operation.js';
 import { contentLookup, embed, publishedLookup } from './shapes/site-access.js';
 

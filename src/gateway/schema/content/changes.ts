@@ -1,11 +1,11 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { compositeKey } from '../../ids.js';
+import { compositeKey } from '../kit/ids.js';
 import { getRevisionChanges } from '../../upstream/content.js';
 import type { SemanticChange } from '../../upstream/shapes/content.js';
-import { builder } from '../builder.js';
-import { brandAs } from '../loaders.js';
+import { builder } from '../kit/builder.js';
+import { brandAs } from '../kit/loaders.js';
 import { FileNode, ReusableContentNode, type ReusableContentHeld } from './file.js';
 import { PageInterface } from './page.js';
 import {

@@ -1,12 +1,12 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError } from '../../errors.js';
-import { compositeKey } from '../../ids.js';
+import { compositeKey } from '../kit/ids.js';
 import { getDocument, getPageDocument, getPageMarkdown } from '../../upstream/content.js';
 import type { RevisionPage } from '../../upstream/shapes/content.js';
 import type { JsonDocument } from '../../upstream/shapes/common.js';
-import { builder } from '../builder.js';
-import { DocumentType } from '../shared.js';
+import { builder } from '../kit/builder.js';
+import { DocumentType } from '../kit/document.js';
 import { SpaceNode } from '../spaces.js';
 import { DocumentPageNode } from './page.js';
 import { readOnce, type PageHeld } from './revision.js';

@@ -4,16 +4,16 @@ import {
   restConnection,
   type ConnectionArgs,
   type ConnectionResult,
-} from '../../connections.js';
+} from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { compositeKey } from '../../ids.js';
+import { compositeKey } from '../kit/ids.js';
 import { getFile, getReusableContent, getReusableContentDocument, listFiles } from '../../upstream/content.js';
 import type { ReusableContent, RevisionFile } from '../../upstream/shapes/content.js';
-import { builder } from '../builder.js';
-import { brandAs, linkTo, loadableNode } from '../loaders.js';
-import { DocumentType } from '../shared.js';
+import { builder } from '../kit/builder.js';
+import { brandAs, linkTo, loadableNode } from '../kit/loaders.js';
+import { DocumentType } from '../kit/document.js';
 import { SpaceNode } from '../spaces.js';
 import {
   GitBlob,

@@ -1,7 +1,7 @@
-import { restConnection, type ConnectionArgs, type ConnectionResult } from '../../connections.js';
+import { restConnection, type ConnectionArgs, type ConnectionResult } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
-import { compositeKey } from '../../ids.js';
+import { upstream } from '../../policy/cost.js';
+import { compositeKey } from '../kit/ids.js';
 import { getPageMetaLinks, readBacklinks, readLinkReport, type ContentAddress } from '../../upstream/content.js';
 import type {
   LINK_STATUSES,
@@ -12,9 +12,9 @@ import type {
   LinkStats,
 } from '../../upstream/shapes/content.js';
 import type { Space } from '../../upstream/shapes/spaces.js';
-import { builder } from '../builder.js';
-import { brandAs, linkTo, prime } from '../loaders.js';
-import { restEnum } from '../shared.js';
+import { builder } from '../kit/builder.js';
+import { brandAs, linkTo, prime } from '../kit/loaders.js';
+import { restEnum } from '../kit/enums.js';
 import { SpaceNode } from '../spaces.js';
 import { FileNode } from './file.js';
 import { ComputedPageNode, DocumentPageNode, GroupPageNode, LinkPageNode, PageInterface, refPage } from './page.js';

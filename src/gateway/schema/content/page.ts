@@ -1,12 +1,12 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { compositeKey } from '../../ids.js';
+import { compositeKey } from '../kit/ids.js';
 import { getPage, getPageByPath } from '../../upstream/content.js';
 import type { ContentRef, PAGE_TYPES } from '../../upstream/shapes/content.js';
-import { builder } from '../builder.js';
-import { linkTo, loadableNode } from '../loaders.js';
-import { restEnum } from '../shared.js';
+import { builder } from '../kit/builder.js';
+import { linkTo, loadableNode } from '../kit/loaders.js';
+import { restEnum } from '../kit/enums.js';
 import { SpaceNode } from '../spaces.js';
 import {
   GitBlob,

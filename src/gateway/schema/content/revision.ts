@@ -1,9 +1,9 @@
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
-import { selectedFieldNames, selectedFields, selectsOnlyKeys } from '../../links.js';
+import { selectedFieldNames, selectedFields, selectsOnlyKeys } from '../kit/links.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError } from '../../errors.js';
-import { compositeKey, platformKey, splitKey } from '../../ids.js';
+import { compositeKey, platformKey, splitKey } from '../kit/ids.js';
 import { getPageTree, getRevision } from '../../upstream/content.js';
 import {
   type REVISION_TYPES,
@@ -12,9 +12,9 @@ import {
   type RevisionFile,
   type RevisionPage,
 } from '../../upstream/shapes/content.js';
-import { builder } from '../builder.js';
-import { brandAs, linkTo, loadableNode, prime } from '../loaders.js';
-import { restEnum } from '../shared.js';
+import { builder } from '../kit/builder.js';
+import { brandAs, linkTo, loadableNode, prime } from '../kit/loaders.js';
+import { restEnum } from '../kit/enums.js';
 import { SpaceNode } from '../spaces.js';
 
 /**

@@ -1,6 +1,6 @@
-import { listConnection, mapNodes } from '../../connections.js';
+import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { getSpacePdf, searchOrganization, searchSpace } from '../../upstream/content.js';
 import type {
@@ -9,10 +9,10 @@ import type {
   SearchPageResult,
   SearchSpaceResult,
 } from '../../upstream/shapes/content.js';
-import { builder } from '../builder.js';
-import { linkTo } from '../loaders.js';
+import { builder } from '../kit/builder.js';
+import { linkTo } from '../kit/loaders.js';
 import { OrganizationNode } from '../organizations.js';
-import { restEnum } from '../shared.js';
+import { restEnum } from '../kit/enums.js';
 import { SpaceNode } from '../spaces.js';
 import { PageInterface, PAGE_NODE_TYPENAMES } from './page.js';
 import { indexOf, notFound, revisionPartId } from './revision.js';

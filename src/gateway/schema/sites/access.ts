@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { listConnection, mapNodes } from '../../connections.js';
+import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../kit/ids.js';
 import {
   VISITOR_AUTH_BACKENDS,
   type AdaptiveSchema,
@@ -27,10 +27,12 @@ import {
 } from '../../upstream/site-access.js';
 import type { SiteAddress } from '../../upstream/sites.js';
 import { readOnce } from '../content/revision.js';
-import { builder } from '../builder.js';
-import { linkTo, loadableNode, prime } from '../loaders.js';
-import { declareMutation, inputField } from '../mutations.js';
-import { deletedPayload, objectPayload, payloadType, restBody, restEnum } from '../shared.js';
+import { builder } from '../kit/builder.js';
+import { linkTo, loadableNode, prime } from '../kit/loaders.js';
+import { declareMutation, inputField } from '../kit/mutations.js';
+import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
+import { restBody } from '../kit/mutations.js';
+import { restEnum } from '../kit/enums.js';
 import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
 import { SiteRef, primeSites, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
 import {

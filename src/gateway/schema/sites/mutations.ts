@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { ROLES } from '../../upstream/shapes/common.js';
 import {
@@ -35,18 +35,12 @@ import {
 } from '../../upstream/sites.js';
 import { PAGE_NODE_TYPENAMES } from '../content/page.js';
 import { revisionPartId } from '../content/revision.js';
-import { declareMutation, inputField } from '../mutations.js';
+import { declareMutation, inputField } from '../kit/mutations.js';
 import { organizationIdField } from '../organizations.js';
-import {
-  DefaultLevelEnum,
-  deletedPayload,
-  idInput,
-  noNull,
-  objectPayload,
-  payloadType,
-  restBody,
-  restEnum,
-} from '../shared.js';
+import { DefaultLevelEnum, restEnum } from '../kit/enums.js';
+import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
+import { idInput } from '../kit/ids.js';
+import { noNull, restBody } from '../kit/mutations.js';
 import {
   primeSites,
   readSiteRef,

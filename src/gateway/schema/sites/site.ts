@@ -1,17 +1,18 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { listConnection, mapNodes, type ConnectionArgs } from '../../connections.js';
+import { listConnection, mapNodes, type ConnectionArgs } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../../ids.js';
-import { selectsOnlyKeys } from '../../links.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../kit/ids.js';
+import { selectsOnlyKeys } from '../kit/links.js';
 import type { SITE_TYPES, SITE_VISIBILITIES, Site } from '../../upstream/shapes/sites.js';
 import { getSite, listSites as listSitesUpstream } from '../../upstream/sites.js';
 import type { Space } from '../../upstream/shapes/spaces.js';
-import { builder } from '../builder.js';
-import { linkTo, organizationNode, primeInOrganization, type InOrganization } from '../loaders.js';
+import { builder } from '../kit/builder.js';
+import { linkTo, organizationNode, primeInOrganization, type InOrganization } from '../kit/loaders.js';
 import { DefaultContentType, OrganizationNode } from '../organizations.js';
-import { DefaultLevelEnum, permissionsType, restEnum } from '../shared.js';
+import { DefaultLevelEnum, restEnum } from '../kit/enums.js';
+import { permissionsType } from '../kit/permissions.js';
 import { SpaceNode } from '../spaces.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { listConnection, mapNodes } from '../../connections.js';
+import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../cost.js';
+import { upstream } from '../../policy/cost.js';
 import { GatewayError } from '../../errors.js';
-import { compositeKey, splitKey } from '../../ids.js';
+import { compositeKey, splitKey } from '../kit/ids.js';
 import type {
   SectionLevelItem,
   SiteExternalLink,
@@ -13,10 +13,10 @@ import type {
   SiteStructure,
 } from '../../upstream/shapes/sites.js';
 import { getSiteStructure, listSiteSectionGroups, listSiteSections, listSiteSpaces } from '../../upstream/sites.js';
-import { builder } from '../builder.js';
+import { builder } from '../kit/builder.js';
 import { PageInterface } from '../content/page.js';
 import { lightRevision, treeIndex, type PageHeld } from '../content/revision.js';
-import { linkTo, loadableNode, prime, type Loadable } from '../loaders.js';
+import { linkTo, loadableNode, prime, type Loadable } from '../kit/loaders.js';
 import { SpaceNode } from '../spaces.js';
 import { SiteRef, siteLink, type SiteHeld } from './site.js';
 

@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ERROR_CODES, GatewayError, boundMessage, redactSecrets, type ErrorCode } from './errors.js';
+import { ERROR_CODES, GatewayError, boundMessage, redactSecrets, type ErrorCode } from '../errors.js';
 
 const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
 

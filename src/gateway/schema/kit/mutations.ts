@@ -1,9 +1,10 @@
 import type { InputObjectRef, InputTypeParam, ObjectParam, OutputShape } from '@pothos/core';
 import { z } from 'zod';
-import type { GatewayContext } from '../context.js';
-import { isGatewayError, type ErrorCode } from '../errors.js';
-import { builder } from './builder.js';
-import { mutationTypeName, USER_ERROR_CODES, type Payload, type SchemaTypesOf, type UserErrorCode } from './shared.js';
+import type { GatewayContext } from '../../context.js';
+import { BadUserInputError, isGatewayError, type ErrorCode } from '../../errors.js';
+import { builder, type SchemaTypesOf } from './builder.js';
+import { mutationTypeName, type Payload } from './payloads.js';
+import { USER_ERROR_CODES, type UserErrorCode } from './user-errors.js';
 
 /** One field of an input object: its GraphQL type, its description and the zod check of its value. */
 export interface InputField<C extends z.ZodType = z.ZodType> {
@@ -231,4 +232,29 @@ function inputPathOf(message: string, input: unknown): string[] | null {
   for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`])
     if (keys.has(candidate)) return [candidate, ...rest];
   return null;
+}
+
+/** Zod refinement: each of `keys` may be left out but not given as null (nothing to clear). */
+export const noNull = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  for (const key of keys) {
+    if (value[key] === null) ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be null' });
+  }
+};
+
+/**
+ * The REST body of a write, from the input fields that were given: an entry left out
+ * (`undefined`) is dropped, and so is a null one unless its key is `clearable` (null clears that
+ * field on the platform). With `required`, an empty body is refused with that message.
+ */
+export function restBody(
+  fields: Record<string, unknown>,
+  options: { clearable?: readonly string[]; required?: string } = {},
+): Record<string, unknown> {
+  const body = Object.fromEntries(
+    Object.entries(fields).filter(
+      ([key, value]) => value !== undefined && (value !== null || options.clearable?.includes(key)),
+    ),
+  );
+  if (options.required !== undefined && Object.keys(body).length === 0) throw new BadUserInputError(options.required);
+  return body;
 }

@@ -1,10 +1,10 @@
 import { brandWithType, type SchemaTypes } from '@pothos/core';
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { GatewayContext } from '../context.js';
-import { compositeKey, registerNodeType, splitKey } from '../ids.js';
-import { selectsOnlyKeys } from '../links.js';
-import { noteTracedLoad } from '../trace.js';
+import type { GatewayContext } from '../../context.js';
+import { compositeKey, registerNodeType, splitKey } from './ids.js';
+import { selectsOnlyKeys } from './links.js';
+import { noteTracedLoad } from '../../policy/trace.js';
 import { builder } from './builder.js';
 
 /** A node with a per-request loader by key, as `loadableNode` declares it. */

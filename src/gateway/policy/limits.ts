@@ -12,7 +12,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../errors.js';
 
 /** The bounds the gateway puts on every request, before and while it runs. */
 export interface GatewayLimits {
@@ -54,6 +54,12 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxUpstreamRequests: 1000,
   maxResponseBytes: 8 * 1024 * 1024,
 };
+
+/** Items of a page of a connection when `first` is not given. */
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** Most items of one page of a connection (`first`): the largest REST `limit`. */
+export const MAX_PAGE_SIZE = 1000;
 
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */
 function tooLarge(
@@ -281,14 +287,14 @@ export function useInputLimits(
           : params;
       setRequestParser(async (incoming) => {
         try {
-          if (bounded) return withinOperationLimit(await requestParser(incoming)) as never;
+          if (bounded) return withinOperationLimit(await requestParser(incoming));
           const body = await readBounded(incoming, maxRequestBytes);
           if (!body) return tooLarge(maxRequestBytes);
           return withinOperationLimit(
             await requestParser(
               new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }),
             ),
-          ) as never;
+          );
         } catch (error) {
           // yoga reads `variables` and `extensions` of a query string or a form with a bare
           // JSON.parse: its SyntaxError would be answered as an internal error.

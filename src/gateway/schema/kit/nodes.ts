@@ -1,10 +1,10 @@
-import { brandWithType } from '@pothos/core';
+import { brandWithType, type OutputType } from '@pothos/core';
 import { decodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../context.js';
-import { upstream } from '../cost.js';
-import { BadUserInputError } from '../errors.js';
-import { MAX_ID_LENGTH } from '../ids.js';
-import { builder } from './builder.js';
+import type { GatewayContext } from '../../context.js';
+import { upstream } from '../../policy/cost.js';
+import { BadUserInputError } from '../../errors.js';
+import { MAX_ID_LENGTH } from './ids.js';
+import { builder, type SchemaTypesOf } from './builder.js';
 import { loadableByTypename } from './loaders.js';
 
 /** Most global IDs one `nodes` call takes. */
@@ -28,7 +28,8 @@ async function loadNode(globalId: string, ctx: GatewayContext): Promise<unknown>
     throw new BadUserInputError(`"${value.slice(0, 80)}" is not the global ID of any object of this graph`);
   }
   const node = await ref.getDataloader(ctx).load(decoded.id);
-  brandWithType(node, decoded.typename as never);
+  // The name of a registered node type (`loadableByTypename` found it), which Pothos types only as a literal.
+  brandWithType(node, decoded.typename as OutputType<SchemaTypesOf>);
   return node;
 }
 
@@ -40,7 +41,7 @@ builder.queryFields((t) => ({
       'Fetches any object by its global ID (the `id` field of every node). Null, with NOT_FOUND, when it does not exist or is not visible to you; with BAD_USER_INPUT when the ID is malformed.',
     args: { id: t.arg.id({ required: true, description: 'Global ID of the object (the `id` field of any node).' }) },
     extensions: upstream.fetch(1),
-    resolve: (_root, args, ctx) => loadNode(String(args.id), ctx) as never,
+    resolve: (_root, args, ctx) => loadNode(String(args.id), ctx),
   }),
   nodes: t.field({
     type: [builder.nodeInterfaceRef()],
@@ -60,7 +61,7 @@ builder.queryFields((t) => ({
         throw new BadUserInputError(`nodes takes at most ${MAX_NODES} ids, got ${args.ids.length}`, ['ids']);
       }
       // An Error in a list item nulls that item alone.
-      return args.ids.map((id) => loadNode(String(id), ctx).catch((error: unknown) => error)) as never;
+      return args.ids.map((id) => loadNode(String(id), ctx).catch((error: unknown) => error));
     },
   }),
 }));

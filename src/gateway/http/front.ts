@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { processRegularResult, type YogaServerInstance } from 'graphql-yoga';
-import type { GatewayContext } from './context.js';
+import type { GatewayContext } from '../context.js';
 
 /**
  * The gateway's HTTP front. Nearly every request a client sends is the same: a POST of a JSON
@@ -89,7 +89,7 @@ export function createHttpFront(options: LaneOptions): HttpFront {
     if (!params) return undefined;
     const request = new FetchRequest(url, { method: 'POST', headers });
     options.arrived(request, arrivedAt);
-    const enveloped = yoga.getEnveloped({ request, params } as never);
+    const enveloped = yoga.getEnveloped({ request, params });
     let document: DocumentNode;
     try {
       document = enveloped.parse(params.query);
@@ -110,7 +110,7 @@ export function createHttpFront(options: LaneOptions): HttpFront {
         operationName: params.operationName,
       })) as ExecutionResult;
       const result = options.finish(request, executed);
-      const answer = await answerOf(result, mediaType);
+      const answer = await answerOf(result, mediaType, yoga.fetchAPI);
       const origin = request.headers.get('origin');
       // yoga's default CORS policy, for a request that is not a preflight.
       if (origin !== null) {
@@ -260,12 +260,16 @@ function isOptional(value: unknown, type: 'string' | 'object'): boolean {
 }
 
 /** The answer to an execution result, as yoga's JSON result processor gives it. */
-async function answerOf(result: ExecutionResult, mediaType: string): Promise<LaneAnswer> {
+async function answerOf(
+  result: ExecutionResult,
+  mediaType: string,
+  fetchAPI: YogaServerInstance<Record<string, never>, GatewayContext>['fetchAPI'],
+): Promise<LaneAnswer> {
   if (!result.errors?.length && !(result.extensions as { http?: unknown } | undefined)?.http) {
     return { status: 200, headers: { 'content-type': `${mediaType}; charset=utf-8` }, body: JSON.stringify(result) };
   }
   // Errors decide the status and are stripped of internal extensions: yoga's own processor does it.
-  return fromResponse(await processRegularResult(result, { Response } as never, mediaType));
+  return fromResponse(await processRegularResult(result, fetchAPI, mediaType));
 }
 
 async function fromResponse(response: Response): Promise<LaneAnswer> {

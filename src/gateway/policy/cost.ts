@@ -15,10 +15,9 @@ import {
   type ValueNode,
   type DocumentNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE } from './connections.js';
-import { GatewayError } from './errors.js';
-import type { GatewayLimits } from './limits.js';
-import { onlyKeys } from './links.js';
+import { GatewayError } from '../errors.js';
+import { DEFAULT_PAGE_SIZE, type GatewayLimits } from './limits.js';
+import { onlyKeys } from '../schema/kit/links.js';
 
 /**
  * What a field costs the upstream, declared on the field as `extensions: { upstream }` (see

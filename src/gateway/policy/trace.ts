@@ -7,10 +7,10 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from './connections.js';
 import { isConnectionType } from './cost.js';
-import { redactSecrets } from './errors.js';
-import type { Exchange, HttpMethod } from './upstream/client.js';
+import { MAX_PAGE_SIZE } from './limits.js';
+import { redactSecrets } from '../errors.js';
+import type { Exchange, HttpMethod } from '../upstream/client.js';
 
 /**
  * The response paths (`organizations.nodes.0.spaces`) a piece of work is done for. A field's

@@ -1,5 +1,7 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { BadUserInputError } from './errors.js';
+import { z } from 'zod';
+import { BadUserInputError } from '../../errors.js';
+import { encodePart, LONE_SURROGATE } from '../../upstream/encode.js';
 
 /** Longest id accepted from a client; platform ids are far shorter. */
 export const MAX_ID_LENGTH = 512;
@@ -54,21 +56,6 @@ export function platformKey(value: string, typename: string | readonly string[])
   );
 }
 
-/** Half of a UTF-16 surrogate pair standing alone: such text has no URI encoding. */
-export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * URI-encodes one part of an id or a path; text that has no encoding (a lone surrogate) is
- * BAD_USER_INPUT, not a crash.
- */
-export function encodePart(value: string): string {
-  try {
-    return encodeURIComponent(value);
-  } catch {
-    throw new BadUserInputError('An id must be well-formed text: it holds half of a UTF-16 surrogate pair');
-  }
-}
-
 /** Joins the parts of a composite key (`organizationId` + `teamId`); parts are URI-encoded. */
 export function compositeKey(...parts: string[]): string {
   return parts.map(encodePart).join('/');
@@ -87,4 +74,76 @@ export function splitKey(key: string, size: number, typename: string): string[] 
     throw new BadUserInputError(`Not an id of a ${typename}`);
   }
   return parts;
+}
+
+/**
+ * A zod field for an id given as a global ID of `typename` (or of one of several typenames) or as
+ * a platform id; `message` when it is missing or empty.
+ */
+export function idInput(
+  typename: string | readonly string[],
+  message = `must be the id of a ${typeof typename === 'string' ? typename : typename.join(' or ')}`,
+) {
+  return z
+    .string({ message })
+    .trim()
+    .min(1, message)
+    .transform((value, ctx) => {
+      try {
+        return platformKey(value, typename);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+/**
+ * Reads the id of a node that lives inside an organization (a team, a cluster, a site), given by
+ * a client: its global ID holds `organizationId/id`; anything else is its platform id, whose
+ * organization must come from elsewhere. Null when such a global ID holds no valid key; the
+ * global ID of another type is BAD_USER_INPUT (thrown by `platformKey`).
+ */
+export function readOwnedId(value: string, typename: string): { id: string; organizationId?: string } | null {
+  const trimmed = value.trim();
+  const key = platformKey(trimmed, typename);
+  if (key === trimmed) return { id: trimmed };
+  try {
+    const [organizationId, id] = splitKey(key, 2, typename) as [string, string];
+    return { organizationId, id };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A zod field for the id of a node inside an organization (`readOwnedId`): its own platform id,
+ * from a global ID or given as is (at most `maxLength` characters then).
+ */
+export function ownedIdInput(typename: string, maxLength = MAX_ID_LENGTH) {
+  const message = `must be the id of ${/^[AEIOU]/.test(typename) ? 'an' : 'a'} ${typename}`;
+  return z
+    .string({ message })
+    .trim()
+    .min(1, message)
+    .transform((value, ctx) => {
+      try {
+        const read = readOwnedId(value, typename);
+        if (!read) throw new Error(message);
+        if (read.organizationId === undefined && read.id.length > maxLength)
+          throw new Error(`must be at most ${maxLength} characters`);
+        return read.id;
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+/** `readOwnedId` for a Team. */
+export function readTeamId(value: string): { teamId: string; organizationId?: string } | null {
+  const read = readOwnedId(value, 'Team');
+  return (
+    read && { teamId: read.id, ...(read.organizationId !== undefined ? { organizationId: read.organizationId } : {}) }
+  );
 }

@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
-import { redactSecrets } from './errors.js';
-import type { BreakerStatus, PingResult, RestClient } from './upstream/client.js';
-import type { ProcessStatus } from '../supervisor.js';
+import { redactSecrets } from '../errors.js';
+import type { BreakerStatus, PingResult, RestClient } from '../upstream/client.js';
+import type { ProcessStatus } from '../../supervisor.js';
 
 /** Options of `useHealth`. */
 export interface HealthOptions {

@@ -1,15 +1,15 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { budgetAnswers } from './answer-size.js';
-import { createContext, type GatewayContext } from './context.js';
-import { useOperationCost } from './cost-plugin.js';
-import { maskExecutionError, normalizeResult, useErrorPolicy } from './error-policy.js';
+import { budgetAnswers } from '../policy/answer-size.js';
+import { createContext, type GatewayContext } from '../context.js';
+import { useOperationCost } from '../policy/cost-plugin.js';
+import { maskExecutionError, normalizeResult, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
-import { createHttpFront, type HttpFront } from './http.js';
-import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from './limits.js';
-import { RestClient, type RestClientOptions } from './upstream/client.js';
-import { schema } from './schema/index.js';
-import { clearLoaders, countLoads } from './schema/loaders.js';
-import { instrumentSchema } from './trace.js';
+import { createHttpFront, type HttpFront } from './front.js';
+import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
+import { RestClient, type RestClientOptions } from '../upstream/client.js';
+import { schema } from '../schema/index.js';
+import { clearLoaders, countLoads } from '../schema/kit/loaders.js';
+import { instrumentSchema } from '../policy/trace.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -36,7 +36,7 @@ export interface Gateway {
   handle: HttpFront['handle'];
   /** The same dispatch for a fetch-API request (tests, embedding). */
   fetch: HttpFront['fetch'];
-  /** Requests answered by the direct lane and by yoga (see `http.ts`). */
+  /** Requests answered by the direct lane and by yoga (see `front.ts`). */
   served: HttpFront['served'];
   /** The yoga server behind the front: GraphiQL, GET, forms and every unusual request. */
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;

@@ -1,9 +1,13 @@
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { type SchemaTypes } from '@pothos/core';
+import { GraphQLError, Kind } from 'graphql';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from '../../context.js';
 
-/** The schema builder: plugins and options only; every type lives in a domain module. */
+/**
+ * The schema builder and what every domain stands on: the plugins and their options, the root
+ * types, the scalars and the `totalCount` of every connection. Domain types live in domain modules.
+ */
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
   DefaultFieldNullability: false;
@@ -24,7 +28,7 @@ export const builder = new SchemaBuilder<{
     nodesOnConnection: { description: 'The items of this page, without their cursors.' },
     edgesFieldOptions: { nullable: false, description: 'The items of this page, each with its cursor.' },
     nodeFieldOptions: { nullable: false, description: 'The item at the end of this edge.' },
-    // node and nodes are declared in schema/nodes.ts: one bad id must not fail the others.
+    // node and nodes are declared in kit/nodes.ts: one bad id must not fail the others.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
     nodeTypeOptions: { description: 'An object with a global ID that `node(id:)` can fetch again.' },
@@ -58,3 +62,52 @@ export const builder = new SchemaBuilder<{
     defaultMutationInputTypeOptions: { description: 'Input of a mutation.' },
   },
 });
+
+/** The SchemaTypes of the builder, for helpers typed over field builders. */
+export type SchemaTypesOf =
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
+
+builder.queryType({ description: 'Everything you can read through the gateway.' });
+builder.mutationType({ description: 'Every change you can make through the gateway, one per platform operation.' });
+
+builder.scalarType('DateTime', {
+  description: 'A date and time in ISO 8601 (for example `2026-01-31T09:30:00.000Z`).',
+  serialize: (value) => String(value),
+  parseValue: (value) => {
+    if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
+      throw new GraphQLError('DateTime must be an ISO 8601 date-time string');
+    }
+    return value;
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value (used for rich-text documents and free-form configuration).',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: function parse(ast): unknown {
+    switch (ast.kind) {
+      case Kind.STRING:
+      case Kind.BOOLEAN:
+        return ast.value;
+      case Kind.INT:
+      case Kind.FLOAT:
+        return Number(ast.value);
+      case Kind.NULL:
+        return null;
+      case Kind.LIST:
+        return ast.values.map((value) => parse(value));
+      case Kind.OBJECT:
+        return Object.fromEntries(ast.fields.map((field) => [field.name.value, parse(field.value)]));
+      default:
+        throw new GraphQLError('Variables inside JSON literals are not supported; pass the whole value as a variable');
+    }
+  },
+});
+
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    description: 'Number of items in the whole list (all pages), as the platform counts them.',
+    resolve: (connection) => connection.totalCount,
+  }),
+);

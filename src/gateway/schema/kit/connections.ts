@@ -1,5 +1,6 @@
-import { BadUserInputError, isGatewayError } from './errors.js';
-import type { Page, RestPages } from './upstream/shapes/common.js';
+import { BadUserInputError, isGatewayError } from '../../errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../policy/limits.js';
+import type { Page, RestPages } from '../../upstream/shapes/common.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {
@@ -8,9 +9,6 @@ export interface ConnectionArgs {
   last?: number | null | undefined;
   before?: string | null | undefined;
 }
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
 
 /**
  * Fetches one REST page: `page` is an opaque token from a previous `next.page` (undefined for

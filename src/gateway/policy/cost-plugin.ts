@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext } from './context.js';
+import type { GatewayContext } from '../context.js';
 import { exceededLimit, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
 

@@ -9,7 +9,7 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
-import { ResponseTooLargeError } from './errors.js';
+import { ResponseTooLargeError } from '../errors.js';
 
 /**
  * The byte budget of one GraphQL request (`MAX_RESPONSE_BYTES`), kept like its cost: the bodies

@@ -1,0 +1,49 @@
+import { builder } from './builder.js';
+
+/** Declares a GraphQL enum over REST values: `share-link` becomes `SHARE_LINK`. */
+export function restEnum<const V extends string>(name: string, description: string, values: Record<V, string>) {
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(
+      Object.entries<string>(values).map(([value, valueDescription]) => [
+        value.toUpperCase().replace(/[^A-Z0-9]+/g, '_'),
+        { value, description: valueDescription },
+      ]),
+    ) as Record<string, { value: V; description: string }>,
+  });
+}
+
+/** What each role allows, shared by the enums of roles and of default levels. */
+export const ROLE_DESCRIPTIONS = {
+  admin: 'Administrates content: creates and deletes spaces, manages permissions.',
+  create: 'Creates content.',
+  review: 'Reviews content and merges change requests.',
+  edit: 'Edits live content or change requests.',
+  comment: 'Accesses content and takes part in discussions.',
+  read: 'Reads only.',
+} as const;
+
+export const RoleEnum = restEnum(
+  'Role',
+  'Level of access of a member or of a permission, from most to least privileged. Where a role is nullable, null means a guest.',
+  ROLE_DESCRIPTIONS,
+);
+
+export const DefaultLevelEnum = restEnum(
+  'DefaultLevel',
+  'Level of access every member of the organization gets on a piece of content.',
+  {
+    inherit: 'Inherits the level of the parent collection, or the organization role at the top.',
+    ...ROLE_DESCRIPTIONS,
+  },
+);
+
+export const TeamRoleEnum = restEnum('TeamRole', 'Role of a member inside a team.', {
+  owner: 'Can manage the members of the team.',
+  member: 'Belongs to the team.',
+});
+
+export const OrderEnum = restEnum('SortOrder', 'Direction of an ordering.', {
+  asc: 'Ascending: oldest or smallest first.',
+  desc: 'Descending: newest or largest first.',
+});

@@ -1,0 +1,70 @@
+import type { FieldMap, ObjectParam, OutputShape } from '@pothos/core';
+import { upstream } from '../../policy/cost.js';
+import { builder, type SchemaTypesOf } from './builder.js';
+import { UserError, type UserErrorShape } from './user-errors.js';
+
+/** The fields every payload has; `T` adds the affected objects. */
+export type Payload<T> = Partial<T> & { userErrors: UserErrorShape[] };
+
+/** The name of the input or payload type of `mutation`: `createSpace` → `CreateSpaceInput`. */
+export const mutationTypeName = (mutation: string, suffix: 'Input' | 'Payload') =>
+  `${mutation.charAt(0).toUpperCase()}${mutation.slice(1)}${suffix}`;
+
+/**
+ * Declares the payload of the mutation named `mutation`: the type `<Mutation>Payload`, with
+ * `fields` for the affected objects plus `userErrors`. The affected-object fields must be
+ * nullable: they are null when the mutation failed.
+ */
+export function payloadType<T extends object>(
+  mutation: string,
+  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T>>) => FieldMap,
+) {
+  const ref = builder.objectRef<Payload<T>>(mutationTypeName(mutation, 'Payload'));
+  ref.implement({
+    description: `Result of ${mutation}.`,
+    fields: (t) => ({
+      ...fields(t),
+      userErrors: t.field({
+        type: [UserError],
+        description: 'Expected failures; empty when the mutation succeeded.',
+        resolve: (payload) => payload.userErrors,
+      }),
+    }),
+  });
+  return ref;
+}
+
+/** Payload of `mutation` with one affected object: the nullable field `field` of type `type`. */
+export function objectPayload<F extends string, Type extends ObjectParam<SchemaTypesOf>>(
+  mutation: string,
+  field: F,
+  type: Type,
+  description: string,
+) {
+  return payloadType<Record<F, OutputShape<SchemaTypesOf, Type>>>(mutation, (t) => ({
+    [field]: t.field({
+      type,
+      nullable: true,
+      description,
+      // The object is usually at hand (primed from the write's answer), else loaded by its key.
+      extensions: upstream.link,
+      // Pothos cannot follow a generic field type; the payload holds exactly its shape.
+      resolve: (payload) => (payload[field] ?? null) as never,
+    }),
+  }));
+}
+
+/**
+ * Payload of a delete: `deleted: Boolean!` (as `sendDelete` of `upstream/operation.ts` answers it), whose meaning
+ * `description` spells out, plus any `fields` of `T`.
+ */
+export function deletedPayload<T extends object = object>(
+  mutation: string,
+  description: string,
+  fields?: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T & { deleted: boolean }>>) => FieldMap,
+) {
+  return payloadType<T & { deleted: boolean }>(mutation, (t) => ({
+    deleted: t.boolean({ description, resolve: (payload) => payload.deleted ?? false }),
+    ...fields?.(t),
+  }));
+}

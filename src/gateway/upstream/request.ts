@@ -1,0 +1,311 @@
+import { z } from 'zod';
+import { ResponseBudget } from '../policy/answer-size.js';
+import { GatewayError, ResponseTooLargeError } from '../errors.js';
+import { DEFAULT_LIMITS } from '../policy/limits.js';
+import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './client.js';
+import type { Trace } from '../policy/trace.js';
+
+const ANY = z.unknown();
+
+/** Most upstream requests one GraphQL request makes by default; past it, each further one fails. */
+export const MAX_UPSTREAM_REQUESTS = DEFAULT_LIMITS.maxUpstreamRequests;
+
+/** What one GraphQL request asked of the upstream, for `extensions.cost`. */
+export class UpstreamUsage {
+  /** Requests sent. */
+  sent = 0;
+  /** GETs answered from this request's cache instead of being sent again. */
+  sharedReads = 0;
+  /** Keys the per-request loaders had to fetch. */
+  loaderFetches = 0;
+  /** Keys asked of the per-request loaders so far, cached or not (set by the loaders' owner). */
+  loads: () => number = () => 0;
+
+  /** Requests the per-request caches saved: repeated GETs, and loads answered by a loader's cache. */
+  get deduped(): number {
+    return this.sharedReads + Math.max(0, this.loads() - this.loaderFetches);
+  }
+}
+
+/** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
+export type ReadApi = Pick<RequestApi, 'get'>;
+
+/**
+ * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
+ * call, and every distinct GET made at most once (aliases and repeated fields share it).
+ * A write clears what was read before it, so the answer of a mutation reflects the write.
+ */
+export class RequestApi {
+  private readonly reads = new Map<string, Read>();
+  private readonly downloads = new Map<string, Promise<{ text: string; contentType: string | undefined }>>();
+  /** Key of a read of the first page of a list, by the list's path and filters (any `limit`). */
+  private readonly firstPages = new Map<string, { path: string; query: Query }>();
+  private readonly onWrite: Array<() => void> = [];
+  private requests = 0;
+  /** What this request asked of the upstream so far. */
+  readonly usage = new UpstreamUsage();
+
+  constructor(
+    private readonly client: RestClient,
+    private readonly authorization: string | undefined,
+    private readonly maxRequests: number = MAX_UPSTREAM_REQUESTS,
+    /** Set when the request is explained (`x-explain: 1`). */
+    readonly trace?: Trace,
+    /** The request's byte budget: bodies are read within what is left of it, and counted. */
+    readonly budget: ResponseBudget = new ResponseBudget(DEFAULT_LIMITS.maxResponseBytes),
+  ) {}
+
+  /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
+  get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
+    return this.read(path, schema, query, this.authorization);
+  }
+
+  /**
+   * GETs `path` with another bearer token than the caller's (the short-lived token a resolved
+   * URL gave its visitor, to read what that visitor sees). Shared like `get`, apart from the
+   * caller's reads; the token itself is kept out of traces.
+   */
+  getAs<S extends z.ZodType>(token: string, path: string, schema: S, query?: Query): Promise<z.infer<S>> {
+    return this.read(path, schema, query, `Bearer ${token}`);
+  }
+
+  /**
+   * The reads of this request as another bearer token sees them (see `getAs`): for an upstream
+   * operation that a visitor's token reads.
+   */
+  as(token: string): ReadApi {
+    return { get: (path, schema, query) => this.getAs(token, path, schema, query) };
+  }
+
+  private read<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    query: Query | undefined,
+    authorization: string | undefined,
+  ): Promise<z.infer<S>> {
+    const key =
+      (authorization === this.authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
+    return this.shared(key, { method: 'GET', path, query, authorization }, schema, () => {
+      if (authorization === this.authorization && query && query.page == null && query.limit != null) {
+        this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
+      }
+    });
+  }
+
+  /**
+   * A read made once per request under `key`: later asks share it (each schema parses the body
+   * once); `onFirst` runs when it is sent.
+   */
+  private shared<S extends z.ZodType>(
+    key: string,
+    request: {
+      method: 'GET' | 'POST';
+      path: string;
+      query?: Query | undefined;
+      body?: unknown;
+      authorization: string | undefined;
+    },
+    schema: S,
+    onFirst?: () => void,
+  ): Promise<z.infer<S>> {
+    const { method, path, query } = request;
+    let read = this.reads.get(key);
+    if (read) {
+      this.usage.sharedReads += 1;
+      if (read.traced) this.trace?.share(read.traced);
+    } else {
+      const refused = this.count();
+      if (refused) return Promise.reject(refused);
+      const traced = this.trace?.start(method, path + queryString(query));
+      read = {
+        raw: this.client
+          .request({
+            ...request,
+            schema: ANY,
+            maxBytes: this.budget.upstreamLeft(),
+            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+          })
+          .then(
+            (response) => this.counted(response).data,
+            (error: unknown) => this.budgetError(error),
+          ),
+        parsed: new WeakMap(),
+        traced,
+      };
+      this.reads.set(key, read);
+      onFirst?.();
+    }
+    let parsed = read.parsed.get(schema);
+    if (!parsed) {
+      parsed = read.raw.then((json) => parseBody(schema, json, method, path));
+      read.parsed.set(schema, parsed);
+    }
+    return parsed as Promise<z.infer<S>>;
+  }
+
+  /**
+   * Reads the first page of the list at `path` for a caller that needs only its `count` (and
+   * whether it has items): a first page of the same list that this request reads anyway, at any
+   * `limit`, serves it; otherwise a page of one item is read. Sibling fields start their reads
+   * first, whatever their order in the document.
+   */
+  async getFirstPage<S extends z.ZodType>(path: string, schema: S, filters: Query): Promise<z.infer<S>> {
+    await Promise.resolve();
+    const known = this.firstPages.get(path + queryString(filters));
+    return known ? this.get(known.path, schema, known.query) : this.get(path, schema, { ...filters, limit: 1 });
+  }
+
+  /**
+   * Sends a write. Resolves to the status and the body parsed with `schema` (no schema: no
+   * body expected). Everything read before is forgotten, since it may be stale now.
+   */
+  async send<S extends z.ZodType | undefined = undefined>(
+    method: Exclude<HttpMethod, 'GET'>,
+    path: string,
+    options: { body?: unknown; query?: Query; schema?: S } = {},
+  ): Promise<{ status: number; data: S extends z.ZodType ? z.infer<S> : undefined }> {
+    const refused = this.count();
+    if (refused) throw refused;
+    const traced = this.trace?.start(method, path + queryString(options.query));
+    try {
+      return this.counted(
+        await this.client
+          .request({
+            method,
+            path,
+            authorization: this.authorization,
+            ...options,
+            maxBytes: this.budget.upstreamLeft(),
+            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+          })
+          .catch((error: unknown) => this.budgetError(error)),
+      );
+    } finally {
+      this.invalidate();
+    }
+  }
+
+  /**
+   * POSTs a request that only reads (computed content): shared like `get` by path and body
+   * within the request, and nothing read before is forgotten.
+   */
+  postRead<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>> {
+    return this.shared(
+      `POST\u0000${path}\u0000${JSON.stringify(body)}`,
+      { method: 'POST', path, body, authorization: this.authorization },
+      schema,
+    );
+  }
+
+  /** Reads the text at a download URL the platform gave (see `RestClient.download`), once per request; counts as one request. */
+  download(url: string, maxBytes: number): Promise<{ text: string; contentType: string | undefined }> {
+    const key = `DOWNLOAD\u0000${url}`;
+    let done = this.downloads.get(key);
+    if (done) {
+      this.usage.sharedReads += 1;
+      return done;
+    }
+    const refused = this.count();
+    if (refused) return Promise.reject(refused);
+    const traced = this.trace?.start('GET', '/download');
+    const started = performance.now();
+    const left = this.budget.upstreamLeft();
+    done = this.client.download(url, Math.min(maxBytes, left)).then(
+      (answer) => {
+        this.budget.addUpstream(Buffer.byteLength(answer.text));
+        return answer;
+      },
+      // Refused for what was left of the request's budget rather than for the caller's bound: the budget's error.
+      (error: unknown) => (left < maxBytes ? this.budgetError(error) : Promise.reject(error)),
+    );
+    done = done.finally(() => {
+      if (traced)
+        this.trace!.finish(traced, {
+          method: 'GET',
+          path: '/download',
+          status: undefined,
+          startedAt: started,
+          endedAt: performance.now(),
+          retries: 0,
+        });
+    });
+    this.downloads.set(key, done);
+    return done;
+  }
+
+  /** Sends a file's bytes to an upload URL the platform signed (see `RestClient.upload`); counts as one request. */
+  async upload(url: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    const refused = this.count();
+    if (refused) throw refused;
+    const traced = this.trace?.start('PUT', '/storage/upload');
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      await this.client.upload(url, bytes, contentType);
+      status = 200;
+    } catch (error) {
+      status = error instanceof GatewayError ? error.upstreamStatus : undefined;
+      throw error;
+    } finally {
+      if (traced)
+        this.trace!.finish(traced, {
+          method: 'PUT',
+          path: '/storage/upload',
+          status,
+          startedAt: started,
+          endedAt: performance.now(),
+          retries: 0,
+        });
+    }
+  }
+
+  /**
+   * A body the client refused for its size, told against the whole request's budget (the client
+   * knew only what was left of it); other errors as they are.
+   */
+  private budgetError(error: unknown): never {
+    if (!(error instanceof ResponseTooLargeError)) throw error;
+    throw this.budget.exceed(
+      new ResponseTooLargeError('upstream', this.budget.upstreamBytes + error.value, this.budget.max),
+    );
+  }
+
+  /** Counts the bytes of an upstream answer against the byte budget; refuses it past the budget. */
+  private counted<R extends { bytes: number }>(response: R): R {
+    this.budget.addUpstream(response.bytes);
+    if (this.budget.exceeded) throw this.budget.exceeded;
+    return response;
+  }
+
+  /** Counts one more upstream request; the error to report instead when a budget is spent. */
+  private count(): GatewayError | undefined {
+    if (this.budget.exceeded) return this.budget.exceeded;
+    this.requests += 1;
+    if (this.requests <= this.maxRequests) {
+      this.usage.sent += 1;
+      return undefined;
+    }
+    return new GatewayError(
+      'BAD_USER_INPUT',
+      `This operation needs more than ${this.maxRequests} requests to the platform: ask for fewer items per connection`,
+    );
+  }
+
+  /** Registers a cache to clear after every write (the per-request loaders). */
+  onInvalidate(clear: () => void): void {
+    this.onWrite.push(clear);
+  }
+
+  private invalidate(): void {
+    this.reads.clear();
+    this.downloads.clear();
+    this.firstPages.clear();
+    for (const clear of this.onWrite) clear();
+  }
+}
+
+interface Read {
+  raw: Promise<unknown>;
+  parsed: WeakMap<z.ZodType, Promise<unknown>>;
+  traced: ReturnType<Trace['start']> | undefined;
+}
