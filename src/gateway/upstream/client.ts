@@ -494,7 +494,7 @@ export class RestClient {
       throw error;
     }
     if (typeof json !== 'object' || json === null) {
-      // Every body of the API is a JSON object: callers that parse later (context.ts) could not log this one.
+      // Every body of the API is a JSON object: callers that parse later (upstream/request.ts) could not log this one.
       const error = new UpstreamContractError(`${method} ${path} answered a body that is not a JSON object`);
       this.reportInvalid(error, method, path);
       throw error;
@@ -548,7 +548,7 @@ export function parseBody<S extends z.ZodType>(schema: S, json: unknown, method:
     `${operation} answered a body that does not match the API${at ? ` at ${at}` : ''}: ${describeIssue(issue)}`,
     at,
   );
-  // context.ts parses a GET's body outside the client (one read serves several schemas): the
+  // upstream/request.ts parses a GET's body outside the client (one read serves several schemas): the
   // client that received the body is found through it.
   if (typeof json === 'object' && json !== null) receivers.get(json)?.(error);
   throw error;
