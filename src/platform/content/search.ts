@@ -185,6 +185,30 @@ function rowsOf(page: IndexedPage, pagePosition: number): IndexRow[] {
   }));
 }
 
+/** Writes a row of the index under `key` (a space's id, or the key rows are written ahead under). */
+function rowWriter(db: Db): (key: string, row: IndexRow) => void {
+  const insert = db.prepare(
+    `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
+       body, page_description, page_path, section_id, ancestors)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return (key, row) => {
+    insert.run(
+      key,
+      row.page_id,
+      row.page_position,
+      row.section_position,
+      row.page_title,
+      row.section_title,
+      row.body,
+      row.page_description,
+      row.page_path,
+      row.section_id,
+      row.ancestors,
+    );
+  };
+}
+
 /** What of a row the full-text index holds: rows equal on it keep their index entries. */
 const textOf = (row: Pick<IndexRow, 'page_title' | 'section_title' | 'body' | 'page_description'>) =>
   `${row.page_title}\u0000${row.section_title}\u0000${row.body}\u0000${row.page_description}`;
@@ -226,11 +250,7 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
         page.noIndex || page.unchanged || writtenAhead(page, pagePosition) ? [] : (storedByPage.get(page.id) ?? []),
       ),
     );
-    const insert = db.prepare(
-      `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
-         body, page_description, page_path, section_id, ancestors)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const insert = rowWriter(db);
     const place = db.prepare(
       'UPDATE search_rows SET page_position = ?, page_path = ?, section_id = ?, ancestors = ? WHERE rowid = ?',
     );
@@ -286,19 +306,7 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       update.written += 1;
       for (const row of old) gone.push(row.rowid);
       for (const row of wanted) {
-        insert.run(
-          spaceId,
-          row.page_id,
-          row.page_position,
-          row.section_position,
-          row.page_title,
-          row.section_title,
-          row.body,
-          row.page_description,
-          row.page_path,
-          row.section_id,
-          row.ancestors,
-        );
+        insert(spaceId, row);
       }
     });
     // Pages gone (or now left out of search).
@@ -419,11 +427,7 @@ export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPag
     staging.set(db, spaces);
   }
   spaces.set(spaceId, written);
-  const insert = db.prepare(
-    `INSERT INTO search_rows (space_id, page_id, page_position, section_position, page_title, section_title,
-       body, page_description, page_path, section_id, ancestors)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const insert = rowWriter(db);
   const ahead = pages.flatMap((page, pagePosition) => {
     const key = stagedKey(page, pagePosition);
     return page.noIndex || page.unchanged || key === undefined ? [] : [{ page, pagePosition, key }];
@@ -434,19 +438,7 @@ export async function stageSpaceIndex(db: Db, spaceId: string, pages: IndexedPag
       // A move of the space's revision between two slices took (and retired) what was written.
       if (!stillStaging()) return;
       for (const row of rowsOf(page, pagePosition)) {
-        insert.run(
-          stagingKey(spaceId),
-          row.page_id,
-          row.page_position,
-          row.section_position,
-          row.page_title,
-          row.section_title,
-          row.body,
-          row.page_description,
-          row.page_path,
-          row.section_id,
-          row.ancestors,
-        );
+        insert(stagingKey(spaceId), row);
       }
       written.set(page.id, key);
     });
