@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitsFromConfig, loadConfig, type Config } from './config.js';
@@ -111,7 +112,9 @@ await new Promise<void>((resolve, reject) => {
 
 const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 if (!quiet) {
-  console.log(`GraphQL gateway: http://${host}:${config.PORT}/graphql (GraphiQL in a browser)`);
+  // The port the server got (PORT=0 asks the system for a free one).
+  const { port } = server.address() as AddressInfo;
+  console.log(`GraphQL gateway: http://${host}:${port}/graphql (GraphiQL in a browser)`);
   console.log(
     `Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ` (embedded platform, process ${platform.status().pid})` : ''}`,
   );
