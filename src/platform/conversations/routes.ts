@@ -13,12 +13,8 @@ import {
 } from '../http.js';
 import {
   CLUSTER_ORDER_BY,
-  clusterJson,
-  conversationDetailJson,
-  conversationJson,
   conversationChars,
   ingestConversationsInSlices,
-  issueWithConversationJson,
   listClusters,
   listConversations,
   listIssues,
@@ -30,6 +26,7 @@ import {
   requireIssue,
   setClusterMuted,
 } from './store.js';
+import { clusterJson, conversationDetailJson, conversationJson, issueWithConversationJson } from './json.js';
 import { httpUrlSchema } from '../schemas.js';
 
 /** Longest message body, subject, and number of messages of one conversation. */
