@@ -74,6 +74,7 @@ export class GatewayError extends GraphQLError {
   readonly upstreamStatus: number | undefined;
   readonly field: string[] | undefined;
   readonly retryAfter: number | undefined;
+  readonly budget: Budget | undefined;
 
   constructor(
     code: ErrorCode,
@@ -82,6 +83,7 @@ export class GatewayError extends GraphQLError {
       upstreamStatus?: number | undefined;
       field?: string[] | undefined;
       retryAfter?: number | undefined;
+      budget?: Budget | undefined;
       cause?: unknown;
     } = {},
   ) {
@@ -89,13 +91,25 @@ export class GatewayError extends GraphQLError {
     if (options.upstreamStatus !== undefined) extensions.upstreamStatus = options.upstreamStatus;
     if (options.field !== undefined) extensions.field = options.field;
     if (options.retryAfter !== undefined) extensions.retryAfter = options.retryAfter;
+    if (options.budget !== undefined) Object.assign(extensions, options.budget);
     super(boundMessage(message), { extensions, originalError: undefined });
     this.name = 'GatewayError';
     this.code = code;
     this.upstreamStatus = options.upstreamStatus;
     this.field = options.field;
     this.retryAfter = options.retryAfter;
+    this.budget = options.budget;
   }
+}
+
+/**
+ * A budget an input went past: its name (`markdownNodes`, `responseBytes`…), what was counted
+ * and the most allowed. Errors that carry one show it as `extensions { limit, value, max }`.
+ */
+export interface Budget {
+  limit: string;
+  value: number;
+  max: number;
 }
 
 export class BadUserInputError extends GatewayError {
@@ -132,8 +146,8 @@ export class ResponseTooLargeError extends GatewayError {
       what === 'answer'
         ? `Answer too large: it reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`
         : `Answer too large: the platform's answers this operation needs reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`,
+      { budget: { limit: 'responseBytes', value, max } },
     );
-    Object.assign(this.extensions, { limit: 'responseBytes', value, max });
   }
 }
 
@@ -192,7 +206,16 @@ export function errorFromResponse(
     code === 'RATE_LIMITED' && options.retryAfter !== undefined
       ? Math.max(0, Math.ceil(options.retryAfter))
       : undefined;
-  return new GatewayError(code, message, { upstreamStatus: status, retryAfter });
+  return new GatewayError(code, message, { upstreamStatus: status, retryAfter, budget: extractBudget(body) });
+}
+
+/** The budget a platform refusal names (`{ error: { limit, value, max } }`), if it names one. */
+function extractBudget(body: unknown): Budget | undefined {
+  const error = body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : undefined;
+  if (!error || typeof error !== 'object') return undefined;
+  const { limit, value, max } = error as Record<string, unknown>;
+  if (typeof limit !== 'string' || typeof value !== 'number' || typeof max !== 'number') return undefined;
+  return { limit, value, max };
 }
 
 function extractMessage(body: unknown): string | undefined {

@@ -299,10 +299,13 @@ describe('change requests through the graph', () => {
         edits: [{ kind: 'CREATED_PAGE', page: { title: 'Long' } }],
         userErrors: [],
       });
-      const refused = await gql(EDIT, {
-        id: cr.id,
-        changes: [{ insertPage: { title: 'Longer', markdown: 'a\n\n'.repeat(30_000) } }],
-      });
+      const refused = await gql(
+        EDIT.replace('userErrors { message code field }', 'userErrors { message code field limit value max }'),
+        {
+          id: cr.id,
+          changes: [{ insertPage: { title: 'Longer', markdown: 'a\n\n'.repeat(30_000) } }],
+        },
+      );
       expect(refused.errors).toBeUndefined();
       expect(refused.data.editChangeRequestContent).toMatchObject({
         changeRequest: null,
@@ -310,6 +313,10 @@ describe('change requests through the graph', () => {
           { code: 'BAD_USER_INPUT', message: expect.stringMatching(/more than 50000 nodes .*the limit is 50000/) },
         ],
       });
+      // The budget is named for programs too, as the platform named it.
+      const [budget] = refused.data.editChangeRequestContent.userErrors;
+      expect(budget).toMatchObject({ limit: 'markdownNodes', max: 50_000 });
+      expect(budget.value).toBeGreaterThan(50_000);
     } finally {
       await patient.close();
     }

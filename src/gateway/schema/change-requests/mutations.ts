@@ -159,6 +159,7 @@ async function templateSpecErrors<T>(send: () => Promise<T>): Promise<T> {
       throw new GatewayError(error.code, error.message, {
         upstreamStatus: error.upstreamStatus,
         field: ['openApiSpec'],
+        budget: error.budget,
       });
     }
     throw error;

@@ -210,6 +210,7 @@ async function mutate<S extends z.ZodType, R extends object>(
             code: error.code as UserErrorCode,
             field: error.field ?? inputPathOf(error.message, input),
             upstreamStatus: error.upstreamStatus ?? null,
+            budget: error.budget ?? null,
           },
         ],
       } as Payload<R>;

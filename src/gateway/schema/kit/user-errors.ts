@@ -1,3 +1,4 @@
+import type { Budget } from '../../errors.js';
 import { builder } from './builder.js';
 
 /** Why a mutation could not be carried out: every payload's `userErrors` say it with one of these. */
@@ -26,6 +27,8 @@ export interface UserErrorShape {
   code: UserErrorCode;
   field: string[] | null;
   upstreamStatus: number | null;
+  /** The budget the input went past, when that is why it was refused. */
+  budget?: Budget | null | undefined;
 }
 
 export const UserError = builder.objectRef<UserErrorShape>('UserError').implement({
@@ -40,6 +43,22 @@ export const UserError = builder.objectRef<UserErrorShape>('UserError').implemen
     upstreamStatus: t.exposeInt('upstreamStatus', {
       nullable: true,
       description: 'HTTP status of the platform when the platform refused the change.',
+    }),
+    limit: t.string({
+      nullable: true,
+      description:
+        'The budget the input went past (`markdownBytes`, `markdownNodes`, `documentBytes`, `uploadBytes`…), when that is why it was refused; `value` and `max` say by how much.',
+      resolve: (e) => e.budget?.limit ?? null,
+    }),
+    value: t.float({
+      nullable: true,
+      description: 'What was counted of the input against `limit` (bytes, nodes…), when it was refused for it.',
+      resolve: (e) => e.budget?.value ?? null,
+    }),
+    max: t.float({
+      nullable: true,
+      description: 'The most `limit` allows, when the input was refused for it.',
+      resolve: (e) => e.budget?.max ?? null,
     }),
   }),
 });

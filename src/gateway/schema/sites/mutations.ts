@@ -233,6 +233,7 @@ export async function naming<T>(names: Record<string, string>, write: () => Prom
       throw new GatewayError(error.code, error.message, {
         upstreamStatus: error.upstreamStatus,
         field: [names[head]!, ...rest],
+        budget: error.budget,
       });
     }
     throw error;
