@@ -368,11 +368,14 @@ export function applyRun(db: Db, plan: RunPlan, translated?: readonly string[]):
     if (!translation) return;
     const resultSpace = liveResultSpace(db, translation) ?? createResultSpace(db, translation, plan.source.id);
     const spaceId = resultSpace.id;
-    const writtenAhead = plan.writtenAhead?.spaceId === spaceId;
-    const final = finalFields(plan);
-    if (!writtenAhead) {
+    // Written ahead to this space: only the revision moves here. Otherwise (seeding, or a result
+    // space replaced meanwhile) the items are written now.
+    let content = plan.writtenAhead?.spaceId === spaceId ? plan.writtenAhead.content : undefined;
+    if (!content) {
+      const final = finalFields(plan);
       const write = itemWriter(db, plan, spaceId, final);
       for (const [key, item] of plan.items) write(key, item);
+      content = resultContent(plan, final);
     }
     const fresh = [...plan.items.values()].flatMap((item) =>
       item.fresh ? [{ kind: item.kind, words: item.fresh.words }] : [],
@@ -384,7 +387,7 @@ export function applyRun(db: Db, plan: RunPlan, translated?: readonly string[]):
       spaceId,
       type: 'edits',
       parents: [resultSpace.revision],
-      content: writtenAhead ? plan.writtenAhead!.content : resultContent(plan, final),
+      content,
       createdAt: at,
     });
     setCurrentRevision(db, spaceId, revision);
