@@ -238,16 +238,21 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
       else storedByPage.set(row.page_id, [row]);
     }
     const ahead = takeStaged(db, spaceId);
-    const writtenAhead = (page: IndexedPage, pagePosition: number) => {
-      const key = stagedKey(page, pagePosition);
-      return key !== undefined && ahead.pages.get(page.id) === key;
-    };
+    // Pages whose rows a job wrote ahead with the text and place they have here.
+    const writtenAhead = new Set(
+      pages
+        .filter((page, pagePosition) => {
+          const key = stagedKey(page, pagePosition);
+          return key !== undefined && ahead.pages.get(page.id) === key;
+        })
+        .map((page) => page.id),
+    );
     const adopted: string[] = [];
     // The text of the rows of the pages to compare: neither unchanged nor written ahead.
     const textOfRows = storedText(
       db,
-      pages.flatMap((page, pagePosition) =>
-        page.noIndex || page.unchanged || writtenAhead(page, pagePosition) ? [] : (storedByPage.get(page.id) ?? []),
+      pages.flatMap((page) =>
+        page.noIndex || page.unchanged || writtenAhead.has(page.id) ? [] : (storedByPage.get(page.id) ?? []),
       ),
     );
     const insert = rowWriter(db);
@@ -288,7 +293,7 @@ export function replaceSpaceIndex(db: Db, spaceId: string, revisionId: string, p
         );
         return;
       }
-      if (writtenAhead(page, pagePosition)) {
+      if (writtenAhead.has(page.id)) {
         // Written ahead with this text in this place: the rows only change hands.
         for (const row of old) gone.push(row.rowid);
         adopted.push(page.id);
