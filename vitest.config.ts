@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Checks of the whole run: every operation answered and reached through the graph by some test.
+    globalSetup: ['test/suite-checks.ts'],
     // Each file starts its own platform on a temporary SQLite file; two workers fit two cores.
     pool: 'forks',
     maxWorkers: 2,

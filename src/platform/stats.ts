@@ -26,6 +26,8 @@ export interface PlatformAnswer {
   /** Route pattern that handled the request (`/v1/orgs/:organizationId`); undefined when no route matched. */
   route: string | undefined;
   status: number;
+  /** The `user-agent` header of the request, if any: which client asked. */
+  userAgent: string | undefined;
   /** The `content-type` header of the answer, if any. */
   contentType: string | undefined;
   /** The body as sent; undefined when there is none. */
@@ -87,6 +89,7 @@ export function recordStats(
         url: request.url,
         route: request.routeOptions.url,
         status: reply.statusCode,
+        userAgent: request.headers['user-agent'],
         contentType: typeof type === 'string' ? type : undefined,
         body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined,
       });

@@ -115,18 +115,32 @@ describe('change requests through the graph', () => {
     const reviewed = await ok(
       `mutation ($id: ID!) {
         submitChangeRequestReview(input: { changeRequestId: $id, status: APPROVED, comment: { text: "Nice" } }) {
-          review { status reviewer { platformId } comment { text } }
+          review { id platformId status reviewer { platformId } comment { text } }
           userErrors { message }
         }
       }`,
       { id: cr.id },
       as(U.cy),
     );
-    expect(reviewed.submitChangeRequestReview.review).toEqual({
+    const review = reviewed.submitChangeRequestReview.review;
+    expect(review).toEqual({
+      id: expect.any(String),
+      platformId: expect.any(String),
       status: 'APPROVED',
       reviewer: { platformId: cy.viewer.platformId },
       comment: { text: 'Nice' },
     });
+    // Its global ID carries its space and change request: refetched in one request, linked back for free.
+    const refetched = await g.gql(
+      `query ($id: ID!) { node(id: $id) { ... on ChangeRequestReview { status comment { text } changeRequest { id } } } }`,
+      { id: review.id },
+    );
+    expect(refetched.data).toEqual({
+      node: { status: 'APPROVED', comment: { text: 'Nice' }, changeRequest: { id: cr.id } },
+    });
+    expect(refetched.upstreamRequests).toEqual([
+      `GET /v1/spaces/${spaceId}/change-requests/${cr.platformId}/reviews/${review.platformId}`,
+    ]);
 
     // Merged, then read in the same request: the new content, nothing stale.
     const merged = await ok(

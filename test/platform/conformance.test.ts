@@ -19,13 +19,7 @@ const C = DEMO.collections;
 let p: TestPlatform;
 const as = (email: string) => ({ token: p.token(email) });
 
-/** `METHOD /v1/route/:pattern` of every operation answered with a success status. */
-const succeeded = new Set<string>();
-
-/**
- * Calls the operation `route` (`GET /v1/orgs/:organizationId`) with `params` filled in and
- * expects `status`; success statuses mark the operation as driven.
- */
+/** Calls the operation `route` (`GET /v1/orgs/:organizationId`) with `params` filled in and expects `status`. */
 async function call(
   route: string,
   params: Record<string, string>,
@@ -42,7 +36,6 @@ async function call(
     .replace(/\*$/, () => params['*'] ?? '');
   const answer = await p.api(method, path.replace(/^\/v1/, ''), options);
   expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(status);
-  if (status < 300) succeeded.add(route);
   return answer;
 }
 
@@ -1038,14 +1031,6 @@ describe('Integrations', () => {
       },
     });
     await call('GET /v1/integrations', {}, 400, { query: { target: 'planet' } });
-    const org = { organizationId: acme };
-    await call('GET /v1/orgs/:organizationId/integrations', org, 200);
-    await call('GET /v1/orgs/:organizationId/integrations', org, 200, {
-      query: { limit: 1, blocks: true, category: 'other', scope: 'space:content:read', target: 'space', owner: acme },
-    });
-    await call('GET /v1/orgs/:organizationId/integrations', org, 400, { query: { target: 'planet' } });
-    await call('GET /v1/orgs/:organizationId/integrations', org, 403, as(U.gus));
-    await call('GET /v1/orgs/:organizationId/integrations', { organizationId: 'missing' }, 404);
     await call('GET /v1/integrations/:integrationName', named, 200);
     await call('GET /v1/integrations/:integrationName', named, 200, as(U.hana));
     await call('GET /v1/integrations/:integrationName', { integrationName: 'missing' }, 404);
@@ -1096,11 +1081,6 @@ describe('Integrations', () => {
     await call('PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId', onSpace, 400, {
       body: { configuration: { notify: 'yes' } },
     });
-    await call('GET /v1/spaces/:spaceId/integrations', { spaceId }, 200);
-    await call('GET /v1/spaces/:spaceId/integrations', { spaceId }, 200, {
-      query: { search: 'conformance', limit: 1 },
-    });
-    await call('GET /v1/spaces/:spaceId/integrations', { spaceId: 'missing' }, 404);
     await call('GET /v1/integrations/:integrationName/spaces', named, 200);
     await call('GET /v1/integrations/:integrationName/spaces', named, 200, {
       query: { extended: true, externalId: 'none' },
@@ -1239,7 +1219,9 @@ describe('error answers', () => {
 });
 
 describe('coverage', () => {
-  it('drove every operation of the platform with a success status, each in the description or named as missing from it', async () => {
+  // That every operation answered some test with a success status (checked against the
+  // description as it was sent) is a check of the whole suite: ../suite-checks.ts.
+  it('serves each operation the description has, or names it as missing from it', async () => {
     const db = openDatabase({ file: ':memory:' });
     const app = createPlatform({ db });
     const routes: string[] = [];
@@ -1252,7 +1234,6 @@ describe('coverage', () => {
     await app.close();
     db.close();
     expect(routes.length).toBeGreaterThan(40);
-    expect(routes.filter((route) => !succeeded.has(route))).toEqual([]);
     const checker = conformance();
     const notInSpec = routes.filter((route) => {
       const [method = '', pattern = ''] = route.split(' ');

@@ -9,6 +9,8 @@ import {
   servedOperations,
   UNDESCRIBED,
 } from '../fixtures/operations.js';
+import type { LedgerPart } from '../fixtures/ledger.js';
+import { suiteProblems } from '../suite-checks.js';
 
 /**
  * The inventory the coverage test drives is derived from the routes the platform registers; these
@@ -62,5 +64,42 @@ describe('the inventory of served operations', () => {
     for (const route of NOT_OPERATIONS) expect(routes).toContain(`${route.method} ${route.url}`);
     const served = servedOperations(app.registeredRoutes).map(key);
     for (const operation of NOT_IN_GRAPH) expect(served).toContain(key(operation));
+  });
+});
+
+describe('the suite checks (test/suite-checks.ts)', () => {
+  /** A ledger where every route succeeded and every operation was reached through the gateway, but `except`. */
+  function fullLedger(except: { unanswered?: string; unreached?: string } = {}): LedgerPart[] {
+    const left = new Set(
+      servedOperations(app.registeredRoutes)
+        .filter((operation) => NOT_IN_GRAPH.some((other) => other.path === operation.path))
+        .map((operation) => operation.route),
+    );
+    const answers = Object.fromEntries(
+      app.registeredRoutes
+        .filter(({ method, url }) => method !== 'HEAD' && url.startsWith('/v1/'))
+        .map(({ method, url }) => `${method} ${url}`)
+        .filter((route) => route !== except.unanswered)
+        .map((route) => [route, { succeeded: true, reachedByGateway: !left.has(route) && route !== except.unreached }]),
+    );
+    return [{ file: 'a.test.ts', routes: app.registeredRoutes, answers }];
+  }
+
+  it('find nothing missing when every route answered and every operation was reached', () => {
+    expect(suiteProblems(fullLedger())).toEqual([]);
+  });
+
+  it('name a route no test had a success answer from, and an operation no GraphQL operation reached', () => {
+    expect(suiteProblems(fullLedger({ unanswered: 'GET /v1/orgs/:organizationId/integrations' }))).toEqual([
+      'GET /v1/orgs/:organizationId/integrations: no test had a success answer from it, so none was checked against the description',
+      'GET /v1/orgs/:organizationId/integrations (integrations): no GraphQL operation of the tests reached it',
+    ]);
+    expect(suiteProblems(fullLedger({ unreached: 'GET /v1/spaces/:spaceId/integrations' }))).toEqual([
+      'GET /v1/spaces/:spaceId/integrations (space-integrations): no GraphQL operation of the tests reached it',
+    ]);
+  });
+
+  it('refuse an empty ledger: a run whose platforms wrote nothing checked nothing', () => {
+    expect(suiteProblems([])).toHaveLength(1);
   });
 });

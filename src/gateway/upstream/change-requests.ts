@@ -71,6 +71,10 @@ export const mergeChangeRequest = (
 export const listReviews = (api: RequestApi, spaceId: string, changeRequestId: string) =>
   restPages(api, route`/spaces/${spaceId}/change-requests/${changeRequestId}/reviews`, review);
 
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}` */
+export const getReview = (api: RequestApi, spaceId: string, changeRequestId: string, reviewId: string) =>
+  api.get(route`/spaces/${spaceId}/change-requests/${changeRequestId}/reviews/${reviewId}`, review);
+
 /** `POST /spaces/{spaceId}/change-requests/{changeRequestId}/reviews` */
 export const createReview = (
   api: RequestApi,

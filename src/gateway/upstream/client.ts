@@ -135,6 +135,9 @@ export interface RestResponse<T> {
 /** Largest upstream body a client reads by default (`RestClientOptions.maxBodyBytes`). */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** How the gateway names itself to the platform: operators tell its requests apart in their logs. */
+export const USER_AGENT = 'docs-graphql-gateway/1';
+
 /**
  * Builds a path with every interpolated value URI-encoded, so ids can never change the route:
  * route`/orgs/${id}/members` → `/orgs/a%2Fb/members`. A value with no encoding is BAD_USER_INPUT.
@@ -216,7 +219,7 @@ export class RestClient {
   // signature above, which callers see, holds the link between schema and data.
   async request(request: RestRequest<z.ZodType | undefined>): Promise<RestResponse<unknown>> {
     const { method, path, query, body, authorization, schema } = request;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
     if (authorization) headers.authorization = authorization;
     let payload: string | undefined;
     if (body !== undefined) {

@@ -1,19 +1,20 @@
 import { z } from 'zod';
 import { listConnection } from '../kit/connections.js';
 import { upstream } from '../../policy/cost.js';
-import { compositeKey, idInput } from '../kit/ids.js';
+import { compositeKey, idInput, splitKey } from '../kit/ids.js';
 import {
   createReview,
+  getReview,
   listContributors,
   listRequestedReviewers,
   listReviews,
   removeRequestedReviewer,
   requestReviewers,
 } from '../../upstream/change-requests.js';
-import type { Contributor, RequestedReviewer, Review } from '../../upstream/shapes/change-requests.js';
+import type { ChangeRequest, Contributor, RequestedReviewer, Review } from '../../upstream/shapes/change-requests.js';
 import { builder } from '../kit/builder.js';
 import { RevisionNode, revisionStub } from '../content/revision.js';
-import { linkTo } from '../kit/loaders.js';
+import { linkTo, loadableNode } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, DocumentType, documentInput } from '../kit/document.js';
 import { payloadType } from '../kit/payloads.js';
@@ -34,10 +35,32 @@ const ContributionEnum = restEnum('ChangeRequestContribution', 'How someone cont
   comment: 'Commented on it (a review with a comment counts).',
 });
 
-const ChangeRequestReview = builder.objectRef<Review & { space: string }>('ChangeRequestReview').implement({
+/** A review as the graph holds it: with the space and the change request its REST answer leaves out. */
+type PlacedReview = Review & { space: string; changeRequest: string };
+
+/** What a link to the reviewed change request answers when only its ids are asked for. */
+const changeRequestStub = (r: PlacedReview) => ({ id: r.changeRequest, space: r.space }) as ChangeRequest;
+
+/** Its global ID carries its space and change request, so `node(id:)` refetches it. */
+const ChangeRequestReview = loadableNode<PlacedReview>('ChangeRequestReview', {
+  key: (r) => compositeKey(r.space, r.changeRequest, r.id),
+  load: async (key, ctx) => {
+    const [space, changeRequest, id] = splitKey(key, 3, 'ChangeRequestReview') as [string, string, string];
+    return { ...(await getReview(ctx.api, space, changeRequest, id)), space, changeRequest };
+  },
+});
+
+ChangeRequestReview.implement({
   description: 'A review of a change request: approval or a request for changes, with an optional comment.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the review on the platform.' }),
+    changeRequest: t.field({
+      type: ChangeRequestNode,
+      description: 'The change request reviewed.',
+      extensions: upstream.link,
+      resolve: (r, _a, _ctx, info) =>
+        linkTo(ChangeRequestNode, compositeKey(r.space, r.changeRequest), info, () => changeRequestStub(r)),
+    }),
     status: t.field({ type: ReviewStatusEnum, description: 'The verdict.', resolve: (r) => r.status }),
     reviewer: t.field({
       type: UserNode,
@@ -144,7 +167,8 @@ builder.objectFields(ChangeRequestNode, (t) => ({
       description: 'Its reviews, oldest first (outdated ones included).',
       resolve: async (r, args, ctx) => {
         const list = await listConnection(args, listReviews(ctx.api, r.space, r.id));
-        return { ...list, edges: list.edges.map((edge) => ({ ...edge, node: { ...edge.node, space: r.space } })) };
+        const place = { space: r.space, changeRequest: r.id };
+        return { ...list, edges: list.edges.map((edge) => ({ ...edge, node: { ...edge.node, ...place } })) };
       },
     },
     ReviewConnection,
@@ -181,7 +205,7 @@ declareMutation('submitChangeRequestReview', {
   },
   check: (input) => input.transform(resolveTarget),
   payload: (name) =>
-    payloadType<{ review: Review & { space: string }; changeRequest: RequestAfter }>(name, (t) => ({
+    payloadType<{ review: PlacedReview; changeRequest: RequestAfter }>(name, (t) => ({
       review: t.field({
         type: ChangeRequestReview,
         nullable: true,
@@ -192,7 +216,8 @@ declareMutation('submitChangeRequestReview', {
     })),
   run: async ({ spaceId, changeRequestId, status, comment }, ctx) => {
     const data = await createReview(ctx.api, spaceId, changeRequestId, { status, ...(comment ? { comment } : {}) });
-    return { review: { ...data, space: spaceId }, changeRequest: afterWrite(spaceId, changeRequestId) };
+    const review = { ...data, space: spaceId, changeRequest: changeRequestId };
+    return { review, changeRequest: afterWrite(spaceId, changeRequestId) };
   },
 });
 
