@@ -153,6 +153,11 @@ export const configSchema = z.object({
     .int()
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
+  /**
+   * Port of a server of its own for `GET /metrics` (Prometheus text), on `HOST`; unset, the metrics
+   * are served at `/metrics` on the gateway's port.
+   */
+  METRICS_PORT: port.optional(),
   /** Log level of both servers: fatal, error, warn, info, debug, silent. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });

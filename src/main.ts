@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitsFromConfig, loadConfig, type Config } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
+import { pino } from 'pino';
 import { createGateway } from './gateway/http/server.js';
 import { Supervisor, type ReadyMessage } from './supervisor.js';
 
@@ -26,7 +27,7 @@ function isLoopback(host: string): boolean {
 }
 
 /** Ends the start with a readable line instead of a stack when a port is taken or refused. */
-function failStart(port: number, error: unknown): never {
+function failStart(port: number, error: unknown, setting = 'PORT'): never {
   const code = (error as { code?: string }).code;
   const reason =
     code === 'EADDRINUSE'
@@ -34,7 +35,7 @@ function failStart(port: number, error: unknown): never {
       : code === 'EACCES'
         ? `port ${port} is not allowed`
         : redactSecrets(String(error));
-  console.error(`Cannot start the gateway: ${reason}. Choose another port with PORT.`);
+  console.error(`Cannot start the gateway: ${reason}. Choose another port with ${setting}.`);
   process.exit(1);
 }
 const quiet = config.LOG_LEVEL === 'silent';
@@ -89,6 +90,9 @@ const gateway = createGateway({
     logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
   },
   limits: limitsFromConfig(config),
+  metricsOnMainPort: config.METRICS_PORT === undefined,
+  // One JSON line per operation on stdout, at LOG_LEVEL info and below.
+  operationLog: pino({ level: config.LOG_LEVEL }),
   ...(supervisor ? { upstreamProcess: () => supervisor.status() } : {}),
   // The page is served to anyone who can reach the gateway: prefill the admin token only when
   // that is this machine alone.
@@ -110,6 +114,8 @@ await new Promise<void>((resolve, reject) => {
   failStart(config.PORT, error);
 });
 
+const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.METRICS_PORT);
+
 const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 if (!quiet) {
   // The port the server got (PORT=0 asks the system for a free one).
@@ -130,6 +136,27 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     closing = true;
     server.close();
     server.closeAllConnections();
+    metricsServer?.close();
     void Promise.all([gateway.close(), platform?.stop()]).then(() => process.exit(0));
   });
+}
+
+/** `GET /metrics` on a port of its own (`METRICS_PORT`), so that scrapes need not reach the public port. */
+async function serveMetrics(port: number) {
+  const { registry } = gateway.metrics;
+  const metrics = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text));
+  });
+  await new Promise<void>((resolve, reject) => {
+    metrics.once('error', reject);
+    metrics.listen(port, config.HOST, resolve);
+  }).catch(async (error: unknown) => {
+    await platform?.stop();
+    failStart(port, error, 'METRICS_PORT');
+  });
+  return metrics;
 }

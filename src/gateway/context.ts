@@ -8,10 +8,13 @@ import { DEFAULT_LIMITS } from './policy/limits.js';
 import { Trace } from './policy/trace.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
+import { requestIdOf } from './telemetry/request-id.js';
 
 /** Per-request context of every resolver. */
 export interface GatewayContext {
   api: RequestApi;
+  /** The request's id (`x-request-id`), carried by its log line and its upstream calls. */
+  requestId: string;
   /** The request's byte budget (its answer and the upstream bodies read for it). */
   responseBudget: ResponseBudget;
   /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
@@ -29,21 +32,22 @@ export interface ContextOptions {
 }
 
 /**
- * Builds the context of one GraphQL request: its own caches, the caller's credentials, and a
- * trace when the request asks for `explain` with the header `x-explain: 1`.
+ * Builds the context of one GraphQL request: its own caches, the caller's credentials, its id and
+ * the signal of its client going away (both go with every upstream call), and a trace when the
+ * request asks for `explain` with the header `x-explain: 1`.
  */
 export function createContext(client: RestClient, request: Request, options: ContextOptions = {}): GatewayContext {
   const trace =
     request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
-  const api = new RequestApi(
-    client,
-    request.headers.get('authorization') ?? undefined,
-    options.maxUpstreamRequests,
-    trace,
-    responseBudget,
-  );
+  const requestId = requestIdOf(request);
+  const caller = {
+    authorization: request.headers.get('authorization') ?? undefined,
+    requestId,
+    signal: request.signal,
+  };
+  const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
-  return { ...initContextCache(), api, trace, responseBudget };
+  return { ...initContextCache(), api, requestId, trace, responseBudget };
 }

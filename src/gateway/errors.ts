@@ -124,6 +124,17 @@ export class UpstreamUnavailableError extends GatewayError {
   }
 }
 
+/**
+ * An upstream request given up because the client of the GraphQL request went away: no client
+ * sees it, and it says nothing of the upstream's health.
+ */
+export class AbandonedRequestError extends GatewayError {
+  constructor(method: string, path: string) {
+    super('UPSTREAM_UNAVAILABLE', `${method} ${path} was abandoned: the client went away`);
+    this.name = 'AbandonedRequestError';
+  }
+}
+
 export class UpstreamTimeoutError extends GatewayError {
   constructor(message: string, upstreamStatus?: number) {
     super('UPSTREAM_TIMEOUT', message, { upstreamStatus });

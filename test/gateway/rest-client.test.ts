@@ -246,6 +246,8 @@ describe('RestClient retries', () => {
         path: '/spaces/s1',
         status: 200,
         retries: 2,
+        // A path not built with `route`, with an id in it: no template names it.
+        route: '(other)',
         startedAt: expect.any(Number),
         endedAt: expect.any(Number),
       },

@@ -1,15 +1,20 @@
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
 import { createContext, type GatewayContext } from '../context.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
-import { maskExecutionError, normalizeResult, useErrorPolicy } from '../policy/error-policy.js';
+import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
-import { createHttpFront, type HttpFront } from './front.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
 import { clearLoaders, countLoads } from '../schema/kit/loaders.js';
 import { instrumentSchema } from '../policy/trace.js';
+import { useRequestId } from '../telemetry/request-id.js';
+import { operationLog } from '../telemetry/log.js';
+import { useOperationReports } from '../telemetry/operations.js';
+import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -29,18 +34,30 @@ export interface GatewayOptions {
   upstreamProcess?: HealthOptions['upstreamProcess'];
   /** Logger for unexpected errors. @default console */
   logger?: Pick<Console, 'error' | 'info'>;
+  /** Where each operation's JSON line goes (see `operationLog`). @default a silent logger */
+  operationLog?: Logger;
+  /**
+   * Answer `GET /metrics` (Prometheus text) on the gateway's own port; false when another server
+   * serves `gateway.metrics.registry` (`METRICS_PORT`). @default true
+   */
+  metricsOnMainPort?: boolean;
+  /** More yoga or envelop plugins, run after the gateway's own for every request. */
+  plugins?: Plugin[];
 }
 
+/**
+ * The gateway: one yoga server, whose plugin chain (limits, cost, error policy, health, and any
+ * plugin added) runs for every request, whichever way it comes in.
+ */
 export interface Gateway {
   /** Node's request listener of the gateway: `createServer(gateway.handle)`. */
-  handle: HttpFront['handle'];
-  /** The same dispatch for a fetch-API request (tests, embedding). */
-  fetch: HttpFront['fetch'];
-  /** Requests answered by the direct lane and by yoga (see `front.ts`). */
-  served: HttpFront['served'];
-  /** The yoga server behind the front: GraphiQL, GET, forms and every unusual request. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** The same server for a fetch-API request (tests, embedding). */
+  fetch: YogaServerInstance<Record<string, never>, GatewayContext>['fetch'];
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   client: RestClient;
+  /** Its Prometheus metrics. */
+  metrics: GatewayMetrics;
   /** Closes the upstream connections. */
   close(): Promise<void>;
 }
@@ -56,6 +73,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
   const cost = useOperationCost(limits);
+  const metrics = createMetrics(client);
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
     schema: budgetAnswers(instrumentSchema(schema)),
@@ -87,21 +105,25 @@ export function createGateway(options: GatewayOptions): Gateway {
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
+      useRequestId(),
+      metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
+      useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
       useInputLimits(limits),
       cost,
       useErrorPolicy(),
       useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
+      ...(options.plugins ?? []),
     ],
     logging: false,
   });
-  const front = createHttpFront({
+  return {
+    handle: (req, res) => void yoga(req, res),
+    fetch: yoga.fetch,
     yoga,
-    maxRequestBytes: limits.maxRequestBytes,
-    arrived: cost.arrived,
-    finish: (request, result) => normalizeResult(cost.withCost(request, result)),
-    log: (message) => logger.error(message),
-  });
-  return { handle: front.handle, fetch: front.fetch, served: front.served, yoga, client, close: () => client.close() };
+    client,
+    metrics,
+    close: () => client.close(),
+  };
 }
 
 function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) => Promise<string> {

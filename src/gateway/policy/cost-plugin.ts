@@ -43,10 +43,6 @@ const NO_COST: OperationCost = {
 export function useOperationCost(limits: GatewayLimits): Plugin & {
   /** When `request` arrived (now when it was not recorded). */
   startedAt(request: Request): number;
-  /** Records when `request` arrived, for a request that did not pass through yoga's `onRequest`. */
-  arrived(request: Request, at: number): void;
-  /** `result` with `extensions.cost` (and `extensions.explain` when asked), as every answer has them. */
-  withCost(request: Request, result: ExecutionResult): ExecutionResult;
 } {
   const arrivals = new WeakMap<Request, number>();
   const contexts = new WeakMap<Request, GatewayContext & { cost?: OperationCost }>();
@@ -75,10 +71,6 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
       if (Array.isArray(result) || !isResult(result)) return;
       setResult(withCost(request, result));
     },
-    arrived(request, at) {
-      arrivals.set(request, at);
-    },
-    withCost,
   };
 
   function withCost(request: Request, result: ExecutionResult): ExecutionResult {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
+  AbandonedRequestError,
   GatewayError,
   ResponseTooLargeError,
   UpstreamContractError,
@@ -27,6 +28,8 @@ export interface Exchange {
   endedAt: number;
   /** Tries after the first one (retries of an idempotent read). */
   retries: number;
+  /** The path's route template (see `routeTemplate`). */
+  route: string;
 }
 
 export interface RestClientOptions {
@@ -120,6 +123,10 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   onExchange?: ((exchange: Exchange) => void) | undefined;
   /** Most bytes of body to read (at most the client's `maxBodyBytes`): what is left of the GraphQL request's budget. */
   maxBytes?: number | undefined;
+  /** Sent as `x-request-id`, so the upstream's logs name the GraphQL request a call served. */
+  requestId?: string | undefined;
+  /** Aborted when the client of the GraphQL request went away: the request is abandoned, tries and waits alike. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The data of an answer read with `schema`: nothing without one. */
@@ -143,10 +150,53 @@ export const USER_AGENT = 'docs-graphql-gateway/1';
  * route`/orgs/${id}/members` → `/orgs/a%2Fb/members`. A value with no encoding is BAD_USER_INPUT.
  */
 export function route(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  return strings.reduce(
-    (path, part, index) => path + part + (index < values.length ? encodePart(String(values[index])) : ''),
+  const path = strings.reduce(
+    (built, part, index) => built + part + (index < values.length ? encodePart(String(values[index])) : ''),
     '',
   );
+  rememberTemplate(path, strings);
+  return path;
+}
+
+/** Paths `route` built lately, with their templates: what metrics name an upstream request by. */
+const templates = new Map<string, string>();
+const MAX_TEMPLATES = 10_000;
+/** A call site's template strings are one object for all its calls: joined once. */
+const joined = new WeakMap<TemplateStringsArray, string>();
+
+function rememberTemplate(path: string, strings: TemplateStringsArray): void {
+  let template = joined.get(strings);
+  if (template === undefined) {
+    template = strings.join('{id}');
+    joined.set(strings, template);
+  }
+  if (templates.has(path)) return;
+  if (templates.size >= MAX_TEMPLATES) templates.delete(templates.keys().next().value!);
+  templates.set(path, template);
+}
+
+/** A literal path of the API, with no id in it (`/user`, `/urls/published`). */
+const LITERAL = /^(\/[a-z][a-z-]*){1,3}$/;
+const MAX_SUFFIX_SEGMENTS = 6;
+
+/**
+ * The route template of a path (`/orgs/{id}/spaces` for `/orgs/acme/spaces`): never the raw path,
+ * which holds ids and would make every request a label of its own. A path `route` built has its
+ * template; one built from such a path and a literal suffix (`…/content` + `/pages`) has the
+ * prefix's template and the suffix, a page path in it collapsed to `/path/{path}`; a literal path
+ * is its own template; anything else is `(other)`.
+ */
+export function routeTemplate(path: string): string {
+  const known = templates.get(path);
+  if (known !== undefined) return known;
+  let cut = path.length;
+  for (let step = 0; step < MAX_SUFFIX_SEGMENTS; step += 1) {
+    cut = path.lastIndexOf('/', cut - 1);
+    if (cut <= 0) break;
+    const prefix = templates.get(path.slice(0, cut));
+    if (prefix !== undefined) return prefix + path.slice(cut).replace(/^(\/(?:[^/]+\/)*?path)\/.*$/, '$1/{path}');
+  }
+  return LITERAL.test(path) ? path : '(other)';
 }
 
 /** Serializes a query with keys sorted, so equal queries give equal cache keys. */
@@ -174,6 +224,7 @@ export class RestClient {
   private readonly ownsDispatcher: boolean;
   private readonly timeoutMs: number;
   private readonly onExchange: ((exchange: Exchange) => void) | undefined;
+  private readonly exchangeListeners: Array<(exchange: Exchange) => void> = [];
   private readonly maxRetries: number;
   private readonly retryBaseDelayMs: number;
   private readonly breaker: CircuitBreaker;
@@ -218,9 +269,10 @@ export class RestClient {
   // TypeScript does not narrow `S` from a check of `schema`, so the body is typed loosely and the
   // signature above, which callers see, holds the link between schema and data.
   async request(request: RestRequest<z.ZodType | undefined>): Promise<RestResponse<unknown>> {
-    const { method, path, query, body, authorization, schema } = request;
+    const { method, path, query, body, authorization, schema, signal } = request;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
     if (authorization) headers.authorization = authorization;
+    if (request.requestId) headers['x-request-id'] = request.requestId;
     let payload: string | undefined;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -235,6 +287,7 @@ export class RestClient {
     let failure: GatewayError | undefined;
     try {
       for (;;) {
+        if (signal?.aborted) throw new AbandonedRequestError(method, path);
         const ticket = this.breaker.admit();
         // A retry refused by the breaker reports what actually happened to this request.
         if (!ticket) throw failure ?? this.breakerError(method, path);
@@ -248,8 +301,14 @@ export class RestClient {
           payload,
           deadline,
           maxBytes,
+          signal,
         );
         endedAt = performance.now();
+        if (signal?.aborted) {
+          // Nobody waits for the answer: it says nothing of the upstream's health either way.
+          this.breaker.released(ticket);
+          throw new AbandonedRequestError(method, path);
+        }
         let retryable = false;
         let waitMs: number | undefined;
         if ('tooLarge' in outcome) {
@@ -295,7 +354,7 @@ export class RestClient {
         if (!retryable || tries > this.maxRetries) throw failure;
         const wait = waitMs ?? Math.random() * this.retryBaseDelayMs * 2 ** (tries - 1);
         if (performance.now() + wait >= deadline) throw failure;
-        await sleep(wait);
+        await sleep(wait, undefined, { signal }).catch(() => undefined);
       }
     } finally {
       const now = performance.now();
@@ -306,8 +365,10 @@ export class RestClient {
         startedAt: startedAt ?? now,
         endedAt: endedAt ?? now,
         retries: Math.max(0, tries - 1),
+        route: routeTemplate(path),
       };
       this.onExchange?.(exchange);
+      for (const listener of this.exchangeListeners) listener(exchange);
       request.onExchange?.(exchange);
     }
   }
@@ -352,6 +413,11 @@ export class RestClient {
   }
 
   /** The state of the circuit breaker of the upstream origin. */
+  /** Calls `listener` once per finished request, like the `onExchange` option (metrics listen here). */
+  addExchangeListener(listener: (exchange: Exchange) => void): void {
+    this.exchangeListeners.push(listener);
+  }
+
   breakerStatus(): BreakerStatus {
     return this.breaker.status();
   }
@@ -447,6 +513,7 @@ export class RestClient {
         startedAt: started,
         endedAt: performance.now(),
         retries: 0,
+        route: what === 'upload' ? '/storage/upload' : '/download',
       });
     }
   }
@@ -459,9 +526,12 @@ export class RestClient {
     payload: string | undefined,
     deadline: number,
     maxBytes: number,
+    abandoned?: AbortSignal,
   ): Promise<TryOutcome> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), Math.max(1, deadline - performance.now()));
+    const abandon = () => controller.abort();
+    abandoned?.addEventListener('abort', abandon, { once: true });
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
@@ -481,6 +551,7 @@ export class RestClient {
       return { error, timedOut: controller.signal.aborted || isTimeout(error) };
     } finally {
       clearTimeout(timer);
+      abandoned?.removeEventListener('abort', abandon);
     }
   }
 
@@ -731,6 +802,11 @@ class CircuitBreaker {
     this.failures = 0;
     this.openUntil = undefined;
     this.probing = false;
+  }
+
+  /** A try whose answer nobody waited for: a probe frees the way for the next one. */
+  released(ticket: Ticket): void {
+    if (ticket.probe) this.probing = false;
   }
 
   failed(ticket: Ticket): void {

@@ -27,6 +27,16 @@ export class UpstreamUsage {
   }
 }
 
+/** Who a GraphQL request's upstream calls are made for: what each of them carries. */
+export interface Caller {
+  /** The `Authorization` header of the GraphQL request, forwarded unchanged. */
+  authorization?: string | undefined;
+  /** The GraphQL request's id, sent as `x-request-id`. */
+  requestId?: string | undefined;
+  /** Aborted when the client goes away: upstream calls still running are abandoned. */
+  signal?: AbortSignal | undefined;
+}
+
 /** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
 export type ReadApi = Pick<RequestApi, 'get'>;
 
@@ -45,15 +55,22 @@ export class RequestApi {
   /** What this request asked of the upstream so far. */
   readonly usage = new UpstreamUsage();
 
+  private readonly authorization: string | undefined;
+  /** What every upstream call of this request carries besides its credentials. */
+  private readonly origin: Pick<Caller, 'requestId' | 'signal'>;
+
   constructor(
     private readonly client: RestClient,
-    private readonly authorization: string | undefined,
+    caller: Caller,
     private readonly maxRequests: number = MAX_UPSTREAM_REQUESTS,
     /** Set when the request is explained (`x-explain: 1`). */
     readonly trace?: Trace,
     /** The request's byte budget: bodies are read within what is left of it, and counted. */
     readonly budget: ResponseBudget = new ResponseBudget(DEFAULT_LIMITS.maxResponseBytes),
-  ) {}
+  ) {
+    this.authorization = caller.authorization;
+    this.origin = { requestId: caller.requestId, signal: caller.signal };
+  }
 
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
   get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
@@ -121,6 +138,7 @@ export class RequestApi {
         raw: this.client
           .request({
             ...request,
+            ...this.origin,
             schema: ANY,
             maxBytes: this.budget.upstreamLeft(),
             onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
@@ -174,6 +192,7 @@ export class RequestApi {
             method,
             path,
             authorization: this.authorization,
+            ...this.origin,
             ...options,
             maxBytes: this.budget.upstreamLeft(),
             onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
@@ -223,6 +242,7 @@ export class RequestApi {
         this.trace!.finish(traced, {
           method: 'GET',
           path: '/download',
+          route: '/download',
           status: undefined,
           startedAt: started,
           endedAt: performance.now(),
@@ -251,6 +271,7 @@ export class RequestApi {
         this.trace!.finish(traced, {
           method: 'PUT',
           path: '/storage/upload',
+          route: '/storage/upload',
           status,
           startedAt: started,
           endedAt: performance.now(),

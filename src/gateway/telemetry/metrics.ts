@@ -1,0 +1,128 @@
+import type { Plugin } from 'graphql-yoga';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Exchange, RestClient } from '../upstream/client.js';
+import type { OperationReport, OperationSink } from './operations.js';
+
+/** Distinct operation names kept as label values; the rest are counted as `(other)`. */
+const MAX_OPERATION_NAMES = 100;
+const BREAKER_STATES = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/** The gateway's Prometheus metrics, in a registry of its own (several gateways may share a process). */
+export interface GatewayMetrics {
+  registry: Registry;
+  /** Takes each operation's report (see `useOperationReports`). */
+  record: OperationSink;
+  /** Counts requests in flight and, unless `exposed` is false, answers `GET /metrics`. */
+  plugin(options: { exposed: boolean }): Plugin;
+}
+
+/**
+ * Operations by name, type and outcome with their durations; upstream requests by method, route
+ * template and status, with their durations and retries; the circuit breaker's state; requests in
+ * flight; and Node's default metrics (event-loop lag, heap, GC, handles).
+ */
+export function createMetrics(client: RestClient): GatewayMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const operations = new Counter({
+    name: 'graphql_gateway_operations_total',
+    help: 'GraphQL operations answered, by operation name, type and outcome (success, error, refused, client_gone).',
+    labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
+    registers,
+  });
+  const operationSeconds = new Histogram({
+    name: 'graphql_gateway_operation_duration_seconds',
+    help: 'Time from the arrival of a GraphQL request to its answer, by operation type.',
+    labelNames: ['operation_type'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const upstream = new Counter({
+    name: 'graphql_gateway_upstream_requests_total',
+    help: 'Requests sent to the REST API, by method, route template and status (0: no answer).',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const upstreamSeconds = new Histogram({
+    name: 'graphql_gateway_upstream_request_duration_seconds',
+    help: 'Time of one upstream request, its retries included, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers,
+  });
+  const retries = new Counter({
+    name: 'graphql_gateway_upstream_retries_total',
+    help: 'Retries of upstream requests, by route template.',
+    labelNames: ['route'] as const,
+    registers,
+  });
+  new Gauge({
+    name: 'graphql_gateway_upstream_breaker_state',
+    help: 'State of the circuit breaker in front of the REST API: 0 closed, 1 half-open, 2 open.',
+    registers,
+    collect() {
+      this.set(BREAKER_STATES[client.breakerStatus().state]);
+    },
+  });
+  const inFlight = new Gauge({
+    name: 'graphql_gateway_requests_in_flight',
+    help: 'HTTP requests the gateway is answering now.',
+    registers,
+  });
+
+  const names = new Set<string>();
+  function nameLabel(report: OperationReport): string {
+    const name = report.operationName;
+    if (name === null) return '(anonymous)';
+    if (names.has(name) || names.size < MAX_OPERATION_NAMES) {
+      names.add(name);
+      return name;
+    }
+    return '(other)';
+  }
+
+  client.addExchangeListener((exchange: Exchange) => {
+    const route = exchange.route;
+    upstream.inc({ method: exchange.method, route, status: String(exchange.status ?? 0) });
+    upstreamSeconds.observe({ method: exchange.method, route }, (exchange.endedAt - exchange.startedAt) / 1000);
+    if (exchange.retries > 0) retries.inc({ route }, exchange.retries);
+  });
+
+  return {
+    registry,
+    record(report) {
+      const type = report.operationType ?? 'none';
+      operations.inc({ operation_name: nameLabel(report), operation_type: type, outcome: outcomeOf(report) });
+      operationSeconds.observe({ operation_type: type }, report.durationMs / 1000);
+    },
+    plugin({ exposed }) {
+      const counted = new WeakSet<Request>();
+      return {
+        onRequest({ request, url, endResponse, fetchAPI }) {
+          if (exposed && url.pathname === '/metrics' && request.method === 'GET') {
+            return registry
+              .metrics()
+              .then((text) =>
+                endResponse(new fetchAPI.Response(text, { headers: { 'content-type': registry.contentType } })),
+              );
+          }
+          counted.add(request);
+          inFlight.inc();
+          // A client that leaves gets no onResponse.
+          request.signal?.addEventListener('abort', () => counted.delete(request) && inFlight.dec(), { once: true });
+        },
+        onResponse({ request }) {
+          if (counted.delete(request)) inFlight.dec();
+        },
+      };
+    },
+  };
+}
+
+function outcomeOf(report: OperationReport): string {
+  if (report.status === 499) return 'client_gone';
+  if (report.operationType === null || report.status >= 400) return 'refused';
+  return report.errorCodes.length > 0 ? 'error' : 'success';
+}

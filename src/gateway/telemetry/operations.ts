@@ -1,0 +1,95 @@
+import { getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import { requestIdOf } from './request-id.js';
+
+/** What one GraphQL request came to, once its answer left or its client went away. */
+export interface OperationReport {
+  requestId: string;
+  /** The operation's name as the document gives it (cut to 100 characters); null for an anonymous one. */
+  operationName: string | null;
+  /** `query`, `mutation`, `subscription`; null when the request did not get as far as a document. */
+  operationType: string | null;
+  /** HTTP status of the answer; 499 when the client went away first. */
+  status: number;
+  durationMs: number;
+  upstreamRequests: number;
+  /** The bound the cost model computed; null when the operation was not costed (it did not parse). */
+  maxUpstreamRequests: number | null;
+  /** The codes of the answer's errors, each once. */
+  errorCodes: string[];
+}
+
+/** Where reports go: the operation log, the metrics. */
+export type OperationSink = (report: OperationReport) => void;
+
+/** What is known of a request until its answer leaves. */
+interface Pending {
+  startedAt: number;
+  operationName: string | null;
+  operationType: string | null;
+  context?: GatewayContext & { cost?: { maxUpstreamRequests: number } };
+  errorCodes: string[];
+}
+
+const MAX_NAME = 100;
+/** Paths whose requests are no operation: probes and scrapes would drown the operations. */
+const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics']);
+
+/**
+ * Follows every GraphQL request through the plugin chain and hands one report per request to each
+ * sink when its answer leaves (or its client goes away first). Names and numbers only: no token,
+ * variable value or document text is ever in a report.
+ */
+export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
+  const pending = new WeakMap<Request, Pending>();
+
+  function finish(request: Request, status: number): void {
+    const entry = pending.get(request);
+    if (!entry) return;
+    pending.delete(request);
+    const report: OperationReport = {
+      requestId: requestIdOf(request),
+      operationName: entry.operationName,
+      operationType: entry.operationType,
+      status,
+      durationMs: Math.round((performance.now() - entry.startedAt) * 100) / 100,
+      upstreamRequests: entry.context?.api.usage.sent ?? 0,
+      maxUpstreamRequests: entry.context?.cost?.maxUpstreamRequests ?? null,
+      errorCodes: entry.errorCodes,
+    };
+    for (const sink of sinks) sink(report);
+  }
+
+  return {
+    onRequest({ request, url }) {
+      if (NOT_OPERATIONS.has(url.pathname)) return;
+      pending.set(request, { startedAt: performance.now(), operationName: null, operationType: null, errorCodes: [] });
+      // A client that leaves before its answer gets no onResponse: its report is made here.
+      request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
+    },
+    onExecute({ args }) {
+      const context = args.contextValue as unknown as Pending['context'] & { request: Request };
+      const entry = pending.get(context.request);
+      if (!entry) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      entry.context = context;
+      entry.operationType = operation?.operation ?? null;
+      entry.operationName = operation?.name?.value.slice(0, MAX_NAME) ?? null;
+    },
+    onResultProcess({ request, result }) {
+      const entry = pending.get(request);
+      if (!entry) return;
+      const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
+      entry.errorCodes = [...new Set(results.flatMap((one) => (one.errors ?? []).map(codeOf)))];
+    },
+    onResponse({ request, response }) {
+      finish(request, response.status);
+    },
+  };
+}
+
+function codeOf(error: GraphQLError): string {
+  const code = error.extensions?.code;
+  return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
+}
