@@ -154,6 +154,16 @@ export const configSchema = z.object({
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
   /**
+   * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
+   * preset writes it): clients may send a document's id (`documentId`) instead of its text.
+   */
+  PERSISTED_OPERATIONS_FILE: z.string().min(1).optional(),
+  /** `1`: run only the persisted operations (the manifest and the built-in examples); any other document is refused. @default 0 */
+  PERSISTED_ONLY: z
+    .enum(['0', '1', 'false', 'true'])
+    .default('0')
+    .transform((value) => value === '1' || value === 'true'),
+  /**
    * Port of a server of its own for `GET /metrics` (Prometheus text), on `HOST`; unset, the metrics
    * are served at `/metrics` on the gateway's port.
    */

@@ -6,6 +6,7 @@ import { limitsFromConfig, loadConfig, type Config } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
 import { pino } from 'pino';
 import { createGateway } from './gateway/http/server.js';
+import { readManifest } from './gateway/policy/persisted-operations.js';
 import { Supervisor, type ReadyMessage } from './supervisor.js';
 
 /**
@@ -39,6 +40,10 @@ function failStart(port: number, error: unknown, setting = 'PORT'): never {
   process.exit(1);
 }
 const quiet = config.LOG_LEVEL === 'silent';
+// Read before anything starts: a bad manifest stops the start with a message naming it.
+const persistedManifest = config.PERSISTED_OPERATIONS_FILE
+  ? readManifestOrExit(config.PERSISTED_OPERATIONS_FILE)
+  : undefined;
 // Restarts of the platform are errors: shown at every level but fatal and silent.
 const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: string) => console.error(line);
 
@@ -91,6 +96,10 @@ const gateway = createGateway({
   },
   limits: limitsFromConfig(config),
   metricsOnMainPort: config.METRICS_PORT === undefined,
+  persistedOperations: {
+    persistedOnly: config.PERSISTED_ONLY,
+    ...(persistedManifest ? { manifest: persistedManifest } : {}),
+  },
   // One JSON line per operation on stdout, at LOG_LEVEL info and below.
   operationLog: pino({ level: config.LOG_LEVEL }),
   ...(supervisor ? { upstreamProcess: () => supervisor.status() } : {}),
@@ -159,4 +168,13 @@ async function serveMetrics(port: number) {
     failStart(port, error, 'METRICS_PORT');
   });
   return metrics;
+}
+
+function readManifestOrExit(file: string): Map<string, string> {
+  try {
+    return readManifest(file);
+  } catch (error) {
+    console.error(`Cannot start the gateway: ${(error as Error).message}`);
+    process.exit(1);
+  }
 }

@@ -17,6 +17,7 @@ describe('configuration', () => {
       PLATFORM_HEAP_MB: 256,
       PLATFORM_DELAY_MS: 0,
       PLATFORM_CACHE_MB: 48,
+      PERSISTED_ONLY: false,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
       GIT_ALLOW_LOCAL: false,
       GIT_AUTHOR_NAME: 'Docs platform',

@@ -83,7 +83,13 @@ describe('the README and docs/', () => {
 
   it('name only source files that exist', () => {
     const atRoot = readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isFile());
-    const files = [...tracked('src'), ...tracked('test'), ...tracked('bench'), ...atRoot.map((entry) => entry.name)];
+    const files = [
+      ...tracked('src'),
+      ...tracked('test'),
+      ...tracked('bench'),
+      ...tracked('docs'),
+      ...atRoot.map((entry) => entry.name),
+    ];
     const exists = (path: string) => files.some((file) => file === path || file.endsWith(`/${path}`));
     const missing = pages().flatMap((page) =>
       [...prose(page).matchAll(/`([\w./-]+\.(?:ts|mjs|json))`/g)]

@@ -15,6 +15,10 @@ import { useRequestId } from '../telemetry/request-id.js';
 import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
+import { usePersistedDocuments } from '../policy/persisted-operations.js';
+import { memoryStore, type KeyValueStore } from '../state/store.js';
+import { exampleManifest } from '../examples/manifest.js';
+import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -41,6 +45,11 @@ export interface GatewayOptions {
    * serves `gateway.metrics.registry` (`METRICS_PORT`). @default true
    */
   metricsOnMainPort?: boolean;
+  /**
+   * Persisted operations: the manifest's documents (besides the built-in examples), whether only
+   * they run (`PERSISTED_ONLY`), and where registered ones are kept (in memory by default).
+   */
+  persistedOperations?: { manifest?: ReadonlyMap<string, string>; persistedOnly?: boolean; store?: KeyValueStore };
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -74,10 +83,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiql = options.graphiql ?? { enabled: true };
   const cost = useOperationCost(limits);
   const metrics = createMetrics(client);
+  const persisted = options.persistedOperations ?? {};
+  const persistedOnly = persisted.persistedOnly ?? false;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
     schema: budgetAnswers(instrumentSchema(schema)),
     graphqlEndpoint: '/graphql',
+    // GraphQL over HTTP's persisted documents: `{ "documentId": "<hash>" }` instead of the query.
+    extraParamNames: ['documentId'],
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
     // memory, loaded with the first page asked for.
@@ -100,7 +113,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           headers: graphiql.defaultToken
             ? JSON.stringify({ Authorization: `Bearer ${graphiql.defaultToken}` }, null, 2)
             : undefined,
-          defaultQuery: DEFAULT_QUERY,
+          defaultQuery: defaultQuery(persistedOnly),
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
@@ -108,6 +121,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       useRequestId(),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
       useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
+      ...usePersistedDocuments({
+        manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
+        persistedOnly,
+        store: persisted.store ?? memoryStore(1000),
+      }),
       useInputLimits(limits),
       cost,
       useErrorPolicy(),
@@ -139,16 +157,12 @@ function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) =>
   };
 }
 
-const DEFAULT_QUERY = `# Everything the platform manages, in one graph. Try:
-query Dashboard {
-  viewer { displayName email }
-  organizations(first: 5) {
-    totalCount
-    nodes {
-      title
-      members(first: 3) { totalCount nodes { role user { displayName } } }
-      spaces(first: 5) { totalCount nodes { title visibility parent { title } } }
-    }
-  }
+/** The operation GraphiQL opens on: the first example, and how to run any other when only persisted ones run. */
+function defaultQuery(persistedOnly: boolean): string {
+  const [first] = EXAMPLE_OPERATIONS;
+  const intro = `# ${first!.description}\n# Every example: src/gateway/examples/operations.ts\n`;
+  const note = persistedOnly
+    ? '# This gateway runs persisted operations only (PERSISTED_ONLY=1): documents typed here are refused.\n# In development, start it without PERSISTED_ONLY (or with PERSISTED_ONLY=0) to run any.\n'
+    : '';
+  return `${note}${intro}${first!.document}\n`;
 }
-`;

@@ -14,6 +14,9 @@ export function maskExecutionError(error: unknown, log: (message: string) => voi
   const graphqlError = error instanceof GraphQLError ? error : undefined;
   const original = graphqlError?.originalError;
   if (error instanceof GatewayError || original instanceof GatewayError) return error as Error;
+  // Refusals the gateway's plugins raise with a code of its list (persisted operations) are meant as they are.
+  const code = graphqlError?.extensions?.code;
+  if (graphqlError && typeof code === 'string' && KNOWN.has(code)) return graphqlError;
   if (graphqlError && (!original || original instanceof GraphQLError || original.name === 'GraphQLError')) {
     return asCode(graphqlError, 'BAD_USER_INPUT');
   }

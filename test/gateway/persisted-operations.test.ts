@@ -1,0 +1,145 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { documentHash, readManifest } from '../../src/gateway/policy/persisted-operations.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+let platform: TestPlatform;
+let open: Gateway;
+let persistedOnly: Gateway;
+const TEAM_QUERY = 'query TeamCount { organization(id: "acme") { teams { totalCount } } }';
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  open = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false } });
+  persistedOnly = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    persistedOperations: { persistedOnly: true, manifest: new Map([['team-count', TEAM_QUERY]]) },
+  });
+});
+
+afterAll(async () => {
+  await open.close();
+  await persistedOnly.close();
+  await platform.destroy();
+});
+
+/** Sends `body` as a JSON POST; answers status, body and the requests the platform received for it. */
+async function post(gateway: Gateway, body: unknown) {
+  platform.app.stats.reset();
+  const response = await gateway.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any, upstream: platform.app.stats.count };
+}
+
+const apq = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+const DASHBOARD = EXAMPLE_OPERATIONS[0]!.document;
+
+describe('persisted operations', () => {
+  it('runs an example by its documentId, as it runs its text', async () => {
+    const byId = await post(open, { documentId: documentHash(DASHBOARD) });
+    const byText = await post(open, { query: DASHBOARD });
+    expect(byId.body.errors).toBeUndefined();
+    expect(byId.body.data).toEqual(byText.body.data);
+    expect(byId.body.data.organizations.totalCount).toBeGreaterThan(0);
+    expect(byId.upstream).toBe(byText.upstream);
+  });
+
+  it('takes documentId in a GET too', async () => {
+    const response = await open.fetch(`http://gateway.test/graphql?documentId=${documentHash(DASHBOARD)}`, {
+      headers: { authorization: `Bearer ${platform.adminToken}`, accept: 'application/json' },
+    });
+    const body = (await response.json()) as any;
+    expect(body.errors).toBeUndefined();
+    expect(body.data.viewer.email).toMatch(/@/);
+  });
+
+  it('follows automatic persisted queries: unknown hash, then the document with its hash, then the hash alone', async () => {
+    const hash = documentHash(TEAM_QUERY);
+    const unknown = await post(open, { extensions: apq(hash) });
+    expect(unknown.body.errors).toEqual([
+      { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+    ]);
+    expect(unknown.upstream).toBe(0);
+    const registered = await post(open, { query: TEAM_QUERY, extensions: apq(hash) });
+    expect(registered.body.data.organization.teams.totalCount).toBeGreaterThan(0);
+    const byHash = await post(open, { extensions: apq(hash) });
+    expect(byHash.body).toMatchObject({ data: registered.body.data });
+    expect(byHash.upstream).toBe(registered.upstream);
+  });
+
+  it('refuses to register a document under a hash that is not its own, before any upstream request', async () => {
+    const answer = await post(open, { query: TEAM_QUERY, extensions: apq(documentHash('{ viewer { id } }')) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'PERSISTED_QUERY_HASH_MISMATCH',
+    });
+    expect(answer.upstream).toBe(0);
+  });
+});
+
+describe('PERSISTED_ONLY', () => {
+  it('runs the documents of its manifest (and the examples) by id', async () => {
+    const team = await post(persistedOnly, { documentId: 'team-count' });
+    expect(team.body.data.organization.teams.totalCount).toBeGreaterThan(0);
+    const dashboard = await post(persistedOnly, { extensions: apq(documentHash(DASHBOARD)) });
+    expect(dashboard.body.errors).toBeUndefined();
+  });
+
+  it('refuses any other document before parsing it: text, broken text, a registration', async () => {
+    for (const body of [
+      { query: TEAM_QUERY },
+      { query: '{ this does not parse' },
+      { query: TEAM_QUERY, extensions: apq(documentHash(TEAM_QUERY)) },
+    ]) {
+      const answer = await post(persistedOnly, body);
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors).toHaveLength(1);
+      expect(answer.body.errors[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        reason: 'PERSISTED_QUERY_ONLY',
+      });
+      expect(answer.upstream).toBe(0);
+    }
+    // Nothing was registered: the hash alone is still unknown.
+    const later = await post(persistedOnly, { extensions: apq(documentHash(TEAM_QUERY)) });
+    expect(later.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  it('asks for an id when the request has neither document nor id', async () => {
+    const answer = await post(persistedOnly, { variables: {} });
+    expect(answer.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'PERSISTED_QUERY_ID_REQUIRED',
+    });
+  });
+});
+
+describe('the manifest file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifest-'));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it("reads graphql-codegen's persisted-documents.json", () => {
+    const manifest = readManifest(file('ok.json', JSON.stringify({ [documentHash(TEAM_QUERY)]: TEAM_QUERY })));
+    expect([...manifest]).toEqual([[documentHash(TEAM_QUERY), TEAM_QUERY]]);
+  });
+
+  it('names what is wrong with a file that is not one', () => {
+    expect(() => readManifest(join(dir, 'missing.json'))).toThrow(/^PERSISTED_OPERATIONS_FILE cannot be read: /);
+    expect(() => readManifest(file('text.json', 'query { x }'))).toThrow('PERSISTED_OPERATIONS_FILE is not JSON');
+    expect(() => readManifest(file('list.json', '["query { x }"]'))).toThrow(/must map each id/);
+    expect(() => readManifest(file('number.json', '{"a": 1}'))).toThrow(/must map each id .* at a$/);
+  });
+});
