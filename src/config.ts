@@ -154,6 +154,12 @@ export const configSchema = z.object({
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
   /**
+   * Keep GraphQL answers for this many milliseconds, per operation, variables and caller (a hash of
+   * its Authorization header); unset, nothing is kept. Mutations through the gateway forget what
+   * they change.
+   */
+  RESPONSE_CACHE_TTL_MS: z.coerce.number().int().positive().max(86_400_000).optional(),
+  /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.
    */

@@ -96,6 +96,7 @@ const gateway = createGateway({
   },
   limits: limitsFromConfig(config),
   metricsOnMainPort: config.METRICS_PORT === undefined,
+  ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
   persistedOperations: {
     persistedOnly: config.PERSISTED_ONLY,
     ...(persistedManifest ? { manifest: persistedManifest } : {}),

@@ -109,6 +109,7 @@ describe('the operation log', () => {
         upstreamRequests: 2,
         maxUpstreamRequests: 2,
         errorCodes: [],
+        cacheHit: null,
       },
       {
         level: 30,
@@ -121,6 +122,7 @@ describe('the operation log', () => {
         upstreamRequests: 1,
         maxUpstreamRequests: 2,
         errorCodes: ['NOT_FOUND'],
+        cacheHit: null,
       },
       {
         level: 30,
@@ -133,6 +135,7 @@ describe('the operation log', () => {
         upstreamRequests: 0,
         maxUpstreamRequests: null,
         errorCodes: ['BAD_USER_INPUT'],
+        cacheHit: null,
       },
     ]);
   });

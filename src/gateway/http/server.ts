@@ -19,6 +19,7 @@ import { usePersistedDocuments } from '../policy/persisted-operations.js';
 import { memoryStore, type KeyValueStore } from '../state/store.js';
 import { exampleManifest } from '../examples/manifest.js';
 import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
+import { useGatewayResponseCache } from '../cache/response-cache.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -50,6 +51,8 @@ export interface GatewayOptions {
    * they run (`PERSISTED_ONLY`), and where registered ones are kept (in memory by default).
    */
   persistedOperations?: { manifest?: ReadonlyMap<string, string>; persistedOnly?: boolean; store?: KeyValueStore };
+  /** Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`); off when left out. */
+  responseCache?: { ttlMs: number };
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -127,6 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         store: persisted.store ?? memoryStore(1000),
       }),
       useInputLimits(limits),
+      ...(options.responseCache ? useGatewayResponseCache(options.responseCache) : []),
       cost,
       useErrorPolicy(),
       useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),

@@ -66,6 +66,12 @@ export function createMetrics(client: RestClient): GatewayMetrics {
       this.set(BREAKER_STATES[client.breakerStatus().state]);
     },
   });
+  const cacheLookups = new Counter({
+    name: 'graphql_gateway_response_cache_total',
+    help: 'Lookups of the response cache, by result (hit, miss); none while the cache is off.',
+    labelNames: ['result'] as const,
+    registers,
+  });
   const inFlight = new Gauge({
     name: 'graphql_gateway_requests_in_flight',
     help: 'HTTP requests the gateway is answering now.',
@@ -96,6 +102,7 @@ export function createMetrics(client: RestClient): GatewayMetrics {
       const type = report.operationType ?? 'none';
       operations.inc({ operation_name: nameLabel(report), operation_type: type, outcome: outcomeOf(report) });
       operationSeconds.observe({ operation_type: type }, report.durationMs / 1000);
+      if (report.cacheHit !== null) cacheLookups.inc({ result: report.cacheHit ? 'hit' : 'miss' });
     },
     plugin({ exposed }) {
       const counted = new WeakSet<Request>();

@@ -18,6 +18,8 @@ export interface OperationReport {
   maxUpstreamRequests: number | null;
   /** The codes of the answer's errors, each once. */
   errorCodes: string[];
+  /** Whether the response cache answered; null when the cache is off or did not look. */
+  cacheHit: boolean | null;
 }
 
 /** Where reports go: the operation log, the metrics. */
@@ -30,6 +32,7 @@ interface Pending {
   operationType: string | null;
   context?: GatewayContext & { cost?: { maxUpstreamRequests: number } };
   errorCodes: string[];
+  cacheHit: boolean | null;
 }
 
 const MAX_NAME = 100;
@@ -57,6 +60,7 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       upstreamRequests: entry.context?.api.usage.sent ?? 0,
       maxUpstreamRequests: entry.context?.cost?.maxUpstreamRequests ?? null,
       errorCodes: entry.errorCodes,
+      cacheHit: entry.cacheHit,
     };
     for (const sink of sinks) sink(report);
   }
@@ -64,7 +68,13 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
   return {
     onRequest({ request, url }) {
       if (NOT_OPERATIONS.has(url.pathname)) return;
-      pending.set(request, { startedAt: performance.now(), operationName: null, operationType: null, errorCodes: [] });
+      pending.set(request, {
+        startedAt: performance.now(),
+        operationName: null,
+        operationType: null,
+        errorCodes: [],
+        cacheHit: null,
+      });
       // A client that leaves before its answer gets no onResponse: its report is made here.
       request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
     },
@@ -82,6 +92,8 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       if (!entry) return;
       const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
       entry.errorCodes = [...new Set(results.flatMap((one) => (one.errors ?? []).map(codeOf)))];
+      const cached = (results[0]?.extensions as { responseCache?: { hit?: boolean } } | undefined)?.responseCache;
+      if (cached) entry.cacheHit = cached.hit === true;
     },
     onResponse({ request, response }) {
       finish(request, response.status);

@@ -51,6 +51,8 @@ export class RequestApi {
   /** Key of a read of the first page of a list, by the list's path and filters (any `limit`). */
   private readonly firstPages = new Map<string, { path: string; query: Query }>();
   private readonly onWrite: Array<() => void> = [];
+  /** The paths this request wrote to, in order: what a response cache forgets after a mutation. */
+  readonly written: string[] = [];
   private requests = 0;
   /** What this request asked of the upstream so far. */
   readonly usage = new UpstreamUsage();
@@ -185,6 +187,7 @@ export class RequestApi {
     const refused = this.count();
     if (refused) throw refused;
     const traced = this.trace?.start(method, path + queryString(options.query));
+    this.written.push(path);
     try {
       return this.counted(
         await this.client

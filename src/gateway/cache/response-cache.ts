@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { type Cache, createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import { compositeKey } from '../schema/kit/ids.js';
+
+/** Options of `useGatewayResponseCache`. */
+export interface ResponseCacheOptions {
+  /** How long an answer is kept, in milliseconds (`RESPONSE_CACHE_TTL_MS`). */
+  ttlMs: number;
+  /** Where answers are kept. @default in this process's memory */
+  cache?: Cache;
+}
+
+/**
+ * What changes faster or slower than the rest, as a share of the TTL: the state of background work
+ * (Git Sync, translations, OpenAPI processing) and integration events are never kept, a revision
+ * never changes once written.
+ */
+const TTL_SHARE: Record<string, number> = {
+  GitSyncState: 0,
+  SpaceGitSync: 0,
+  Translation: 0,
+  OpenApiSpec: 0,
+  IntegrationEvent: 0,
+  Revision: 10,
+};
+
+/** REST collections whose next segment is an object's key, with the node it names. */
+const TOP_LEVEL: Record<string, string> = {
+  orgs: 'Organization',
+  spaces: 'Space',
+  collections: 'Collection',
+  integrations: 'Integration',
+};
+/** Collections under an organization whose objects are nodes keyed `organization/id`. */
+const IN_ORGANIZATION: Record<string, string> = {
+  sites: 'Site',
+  translations: 'Translation',
+  fonts: 'CustomFont',
+  saml: 'SamlProvider',
+  'conversations-clusters': 'IssuesCluster',
+  openapi: 'OpenApiSpec',
+};
+
+/**
+ * The response cache (`@graphql-yoga/plugin-response-cache`): answers without errors kept per
+ * operation, variables and caller. The caller is a hash of the `Authorization` header, never the
+ * token, so two tokens never share an entry. A hit runs nothing upstream (`extensions.cost`
+ * says 0) and says so in `extensions.responseCache`. Every mutation through the gateway forgets the
+ * answers holding an object it returned, and those holding an object whose REST path it wrote
+ * under (the parents whose lists it changed: `POST /orgs/acme/spaces` forgets what holds the
+ * organization). Explained requests (`x-explain: 1`) are never served from the cache.
+ */
+export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[] {
+  const cache = options.cache ?? createInMemoryCache();
+  const ttlPerSchemaCoordinate = Object.fromEntries(
+    Object.entries(TTL_SHARE).map(([type, share]) => [type, share * options.ttlMs]),
+  );
+  const responseCache = useResponseCache({
+    cache,
+    ttl: options.ttlMs,
+    ttlPerSchemaCoordinate,
+    session: (request) => {
+      const authorization = request.headers.get('authorization');
+      return authorization ? createHash('sha256').update(authorization).digest('hex') : null;
+    },
+    enabled: (request) => request.headers.get('x-explain') !== '1',
+    includeExtensionMetadata: true,
+    shouldCacheResult: ({ result }) => !result.errors?.length,
+  });
+  const forgetWrittenParents: Plugin = {
+    onExecute({ args }) {
+      const ctx = args.contextValue as unknown as GatewayContext;
+      return {
+        onExecuteDone() {
+          const entities = ctx.api.written.flatMap(entitiesOnPath);
+          if (entities.length > 0) void cache.invalidate(entities);
+        },
+      };
+    },
+  };
+  return [responseCache, forgetWrittenParents];
+}
+
+/** The nodes a REST path names, as the cache records them (typename and global ID). */
+export function entitiesOnPath(path: string): Array<{ typename: string; id: string }> {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const found: Array<{ typename: string; id: string }> = [];
+  const add = (typename: string, key: string) => found.push({ typename, id: encodeGlobalID(typename, key) });
+  for (let index = 0; index + 1 < parts.length; index += 2) {
+    const [collection = '', key = ''] = [parts[index], parts[index + 1]];
+    const top = TOP_LEVEL[collection];
+    if (index === 0 && top) add(top, key);
+    if (index === 2 && parts[0] === 'orgs' && IN_ORGANIZATION[collection]) {
+      add(IN_ORGANIZATION[collection], compositeKey(parts[1]!, key));
+    }
+    if (index === 2 && parts[0] === 'spaces' && collection === 'change-requests') {
+      add('ChangeRequest', compositeKey(parts[1]!, key));
+    }
+  }
+  return found;
+}

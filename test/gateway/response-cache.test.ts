@@ -1,0 +1,128 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entitiesOnPath } from '../../src/gateway/cache/response-cache.js';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+let platform: TestPlatform;
+let gateway: Gateway;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  gateway = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    responseCache: { ttlMs: 60_000 },
+  });
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await platform.destroy();
+});
+
+/** Runs an operation; answers its body and the requests the platform received for it. */
+async function run(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  platform.app.stats.reset();
+  const response = await gateway.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}`, ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { body: (await response.json()) as any, upstream: platform.app.stats.count };
+}
+
+const SPACE = 'query CachedSpace($id: ID!) { space(id: $id) { title visibility } }';
+
+describe('the response cache', () => {
+  it('answers a repeated operation from the cache: no upstream request, and says so', async () => {
+    const id = platform.spaceId('Getting started');
+    const first = await run(SPACE, { id });
+    const second = await run(SPACE, { id });
+    expect(first.upstream).toBe(1);
+    expect(first.body.extensions.responseCache).toMatchObject({ hit: false, didCache: true, ttl: 60_000 });
+    expect(second.body.data).toEqual(first.body.data);
+    expect(second.body.extensions.responseCache).toEqual({ hit: true });
+    expect(second.body.extensions.cost.upstreamRequests).toBe(0);
+    expect(second.upstream).toBe(0);
+  });
+
+  it('never shares an entry between two tokens: each is answered as the platform sees it', async () => {
+    const query = '{ viewer { email } }';
+    const admin = await run(query);
+    const other = await run(query, {}, { authorization: `Bearer ${platform.token(DEMO.users.finn)}` });
+    expect(other.upstream).toBe(1);
+    expect(other.body.data.viewer.email).toBe(DEMO.users.finn);
+    expect(admin.body.data.viewer.email).not.toBe(DEMO.users.finn);
+    const again = await run(query, {}, { authorization: `Bearer ${platform.token(DEMO.users.finn)}` });
+    expect(again).toMatchObject({ upstream: 0, body: { data: { viewer: { email: DEMO.users.finn } } } });
+  });
+
+  it('never keeps an error answer: a missing object, a refused token', async () => {
+    for (const headers of [{}, { authorization: 'Bearer not-a-token' }] as Array<Record<string, string>>) {
+      const variables = { id: 'no-such-space' };
+      const first = await run(SPACE, variables, headers);
+      const second = await run(SPACE, variables, headers);
+      expect(first.body.errors).toHaveLength(1);
+      expect([first.upstream, second.upstream]).toEqual([1, 1]);
+      expect(second.body.extensions.responseCache?.hit ?? false).toBe(false);
+    }
+  });
+
+  it('answers fresh after a mutation through the gateway changes what it holds', async () => {
+    const id = platform.spaceId('Getting started');
+    await run(SPACE, { id });
+    const renamed = await run(
+      'mutation Rename($id: ID!) { updateSpace(input: { spaceId: $id, title: "Getting started, renamed" }) { space { id title } } }',
+      { id },
+    );
+    expect(renamed.body.data.updateSpace.space.title).toBe('Getting started, renamed');
+    const read = await run(SPACE, { id });
+    expect(read.upstream).toBe(1);
+    expect(read.body.data.space.title).toBe('Getting started, renamed');
+  });
+
+  it("answers fresh after a mutation adds to a parent's list", async () => {
+    const LIST = 'query Spaces { organization(id: "acme") { spaces(first: 100) { totalCount nodes { title } } } }';
+    const before = await run(LIST);
+    expect((await run(LIST)).upstream).toBe(0);
+    await run(
+      'mutation { createSpace(input: { organizationId: "acme", title: "Cache-fresh space" }) { space { title } } }',
+    );
+    const after = await run(LIST);
+    expect(after.upstream).toBeGreaterThan(0);
+    expect(after.body.data.organization.spaces.totalCount).toBe(before.body.data.organization.spaces.totalCount + 1);
+    expect(after.body.data.organization.spaces.nodes.map((space: { title: string }) => space.title)).toContain(
+      'Cache-fresh space',
+    );
+  });
+
+  it('never answers an explained request from the cache', async () => {
+    const id = platform.spaceId(DEMO.spaces.userGrant);
+    await run(SPACE, { id });
+    const explained = await run(SPACE, { id }, { 'x-explain': '1' });
+    expect(explained.upstream).toBe(1);
+    expect(explained.body.extensions.explain).toBeDefined();
+  });
+
+  it('counts hits and misses in the metrics', async () => {
+    const text = await gateway.metrics.registry.metrics();
+    const value = (result: string) =>
+      Number(text.match(new RegExp(`^graphql_gateway_response_cache_total\\{result="${result}"\\} (\\d+)`, 'm'))?.[1]);
+    expect(value('hit')).toBeGreaterThanOrEqual(3);
+    expect(value('miss')).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('what a write forgets', () => {
+  it('names the nodes of a written REST path, parents first', () => {
+    const names = (path: string) =>
+      entitiesOnPath(path).map(({ typename, id }) => `${typename} ${decodeGlobalID(id).id}`);
+    expect(names('/orgs/acme/spaces')).toEqual(['Organization acme']);
+    expect(names('/orgs/acme/sites/site-1/publish')).toEqual(['Organization acme', 'Site acme/site-1']);
+    expect(names('/spaces/sp-1/change-requests/cr-2/merge')).toEqual(['Space sp-1', 'ChangeRequest sp-1/cr-2']);
+    expect(names('/collections/c%2F1')).toEqual(['Collection c/1']);
+    expect(names('/user')).toEqual([]);
+  });
+});
