@@ -170,6 +170,14 @@ export const configSchema = z.object({
     .default('0')
     .transform((value) => value === '1' || value === 'true'),
   /**
+   * Export traces over OTLP/HTTP to this collector (`http://collector:4318`); the other standard
+   * variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`) apply too. Unset,
+   * nothing of OpenTelemetry is loaded.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be an http(s) URL' }).optional(),
+  /** The `service.name` of the gateway's traces. @default docs-graphql-gateway */
+  OTEL_SERVICE_NAME: z.string().min(1).default('docs-graphql-gateway'),
+  /**
    * Port of a server of its own for `GET /metrics` (Prometheus text), on `HOST`; unset, the metrics
    * are served at `/metrics` on the gateway's port.
    */

@@ -84,7 +84,12 @@ if (!upstreamUrl) {
 }
 
 const supervisor = platform;
+const tracing =
+  config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? await startTracing()
+    : undefined;
 const gateway = createGateway({
+  ...(tracing ? { plugins: [tracing.plugin] } : {}),
   upstreamUrl,
   clientOptions: {
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -147,7 +152,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     server.close();
     server.closeAllConnections();
     metricsServer?.close();
-    void Promise.all([gateway.close(), platform?.stop()]).then(() => process.exit(0));
+    void Promise.all([gateway.close(), platform?.stop(), tracing?.shutdown()]).then(() => process.exit(0));
   });
 }
 
@@ -178,4 +183,14 @@ function readManifestOrExit(file: string): Map<string, string> {
     console.error(`Cannot start the gateway: ${(error as Error).message}`);
     process.exit(1);
   }
+}
+
+/** OpenTelemetry, loaded only when traces are exported. */
+async function startTracing() {
+  const [{ startOtlpTracing }, { useTracing }] = await Promise.all([
+    import('./gateway/telemetry/otlp.js'),
+    import('./gateway/telemetry/tracing.js'),
+  ]);
+  const { tracer, shutdown } = startOtlpTracing();
+  return { plugin: useTracing(tracer), shutdown };
 }

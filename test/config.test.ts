@@ -17,6 +17,7 @@ describe('configuration', () => {
       PLATFORM_HEAP_MB: 256,
       PLATFORM_DELAY_MS: 0,
       PLATFORM_CACHE_MB: 48,
+      OTEL_SERVICE_NAME: 'docs-graphql-gateway',
       PERSISTED_ONLY: false,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
       GIT_ALLOW_LOCAL: false,

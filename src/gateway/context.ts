@@ -9,6 +9,7 @@ import { Trace } from './policy/trace.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
 import { requestIdOf } from './telemetry/request-id.js';
+import { requestSpanOf } from './telemetry/request-span.js';
 
 /** Per-request context of every resolver. */
 export interface GatewayContext {
@@ -41,10 +42,13 @@ export function createContext(client: RestClient, request: Request, options: Con
     request.headers.get('x-explain') === '1' ? new Trace(options.startedAt ?? performance.now()) : undefined;
   const responseBudget = new ResponseBudget(options.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes);
   const requestId = requestIdOf(request);
+  const span = requestSpanOf(request);
   const caller = {
     authorization: request.headers.get('authorization') ?? undefined,
     requestId,
     signal: request.signal,
+    traceparent: span?.traceparent,
+    onExchange: span?.onUpstream,
   };
   const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and

@@ -49,7 +49,7 @@ export interface ExplainedRequest {
   shared: number;
 }
 
-interface TracedRequest {
+export interface TracedRequest {
   method: HttpMethod;
   path: string;
   sinks: Sink[];

@@ -125,6 +125,8 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   maxBytes?: number | undefined;
   /** Sent as `x-request-id`, so the upstream's logs name the GraphQL request a call served. */
   requestId?: string | undefined;
+  /** Sent as `traceparent` (W3C trace context), so the upstream's spans join the operation's trace. */
+  traceparent?: string | undefined;
   /** Aborted when the client of the GraphQL request went away: the request is abandoned, tries and waits alike. */
   signal?: AbortSignal | undefined;
 }
@@ -273,6 +275,7 @@ export class RestClient {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
     if (authorization) headers.authorization = authorization;
     if (request.requestId) headers['x-request-id'] = request.requestId;
+    if (request.traceparent) headers.traceparent = request.traceparent;
     let payload: string | undefined;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ResponseBudget } from '../policy/answer-size.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { DEFAULT_LIMITS } from '../policy/limits.js';
-import { parseBody, queryString, type HttpMethod, type Query, type RestClient } from './client.js';
-import type { Trace } from '../policy/trace.js';
+import { parseBody, queryString, type Exchange, type HttpMethod, type Query, type RestClient } from './client.js';
+import type { Trace, TracedRequest } from '../policy/trace.js';
 
 const ANY = z.unknown();
 
@@ -35,6 +35,10 @@ export interface Caller {
   requestId?: string | undefined;
   /** Aborted when the client goes away: upstream calls still running are abandoned. */
   signal?: AbortSignal | undefined;
+  /** The W3C trace context every upstream call carries, when the request is traced. */
+  traceparent?: string | undefined;
+  /** Hears of every finished upstream call (tracing's spans). */
+  onExchange?: ((exchange: Exchange) => void) | undefined;
 }
 
 /** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
@@ -59,7 +63,8 @@ export class RequestApi {
 
   private readonly authorization: string | undefined;
   /** What every upstream call of this request carries besides its credentials. */
-  private readonly origin: Pick<Caller, 'requestId' | 'signal'>;
+  private readonly origin: Pick<Caller, 'requestId' | 'signal' | 'traceparent'>;
+  private readonly observe: Caller['onExchange'];
 
   constructor(
     private readonly client: RestClient,
@@ -71,7 +76,8 @@ export class RequestApi {
     readonly budget: ResponseBudget = new ResponseBudget(DEFAULT_LIMITS.maxResponseBytes),
   ) {
     this.authorization = caller.authorization;
-    this.origin = { requestId: caller.requestId, signal: caller.signal };
+    this.origin = { requestId: caller.requestId, signal: caller.signal, traceparent: caller.traceparent };
+    this.observe = caller.onExchange;
   }
 
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
@@ -143,7 +149,7 @@ export class RequestApi {
             ...this.origin,
             schema: ANY,
             maxBytes: this.budget.upstreamLeft(),
-            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+            onExchange: this.observer(traced),
           })
           .then(
             (response) => this.counted(response).data,
@@ -198,7 +204,7 @@ export class RequestApi {
             ...this.origin,
             ...options,
             maxBytes: this.budget.upstreamLeft(),
-            onExchange: traced && ((exchange) => this.trace!.finish(traced, exchange)),
+            onExchange: this.observer(traced),
           })
           .catch((error: unknown) => this.budgetError(error)),
       );
@@ -313,6 +319,16 @@ export class RequestApi {
       'BAD_USER_INPUT',
       `This operation needs more than ${this.maxRequests} requests to the platform: ask for fewer items per connection`,
     );
+  }
+
+  /** Who hears of a finished upstream call: the explain trace, if any, and the caller's observer. */
+  private observer(traced: TracedRequest | undefined): ((exchange: Exchange) => void) | undefined {
+    const observe = this.observe;
+    if (!traced) return observe;
+    return (exchange) => {
+      this.trace!.finish(traced, exchange);
+      observe?.(exchange);
+    };
   }
 
   /** Registers a cache to clear after every write (the per-request loaders). */

@@ -1,0 +1,22 @@
+import type { Exchange } from '../upstream/client.js';
+
+/**
+ * What tracing asks of a request's upstream calls, when tracing is on: the W3C `traceparent` they
+ * carry (the upstream's spans join the operation's trace) and who hears of each finished one (a
+ * span per upstream request). Kept apart from OpenTelemetry itself, so that nothing of it is
+ * loaded when tracing is off.
+ */
+export interface RequestSpan {
+  traceparent: string;
+  onUpstream(exchange: Exchange): void;
+}
+
+const spans = new WeakMap<Request, RequestSpan>();
+
+export function setRequestSpan(request: Request, span: RequestSpan): void {
+  spans.set(request, span);
+}
+
+export function requestSpanOf(request: Request): RequestSpan | undefined {
+  return spans.get(request);
+}

@@ -1,0 +1,150 @@
+import {
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import type { Exchange } from '../upstream/client.js';
+import { setRequestSpan } from './request-span.js';
+
+const propagator = new W3CTraceContextPropagator();
+/** Paths whose requests are no operation: probes and scrapes are not traced. */
+const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics']);
+
+/** A request's span and the context its children start in. */
+interface Traced {
+  span: Span;
+  context: Context;
+}
+
+/**
+ * OpenTelemetry traces: a span per GraphQL request (named after its operation, with its type and
+ * cost), children for parse, validate and execute, and one per upstream request (method, route
+ * template, status, retries). A client's W3C `traceparent` makes the request's span its child, and
+ * every upstream request carries the operation's own, so the platform's spans join the trace.
+ */
+export function useTracing(tracer: Tracer): Plugin {
+  const traced = new WeakMap<Request, Traced>();
+
+  function child(request: Request | undefined, name: string): Span | undefined {
+    const parent = request && traced.get(request);
+    return parent && tracer.startSpan(name, { kind: SpanKind.INTERNAL }, parent.context);
+  }
+
+  return {
+    onRequest({ request, url }) {
+      if (NOT_OPERATIONS.has(url.pathname)) return;
+      const parent = propagator.extract(ROOT_CONTEXT, headersOf(request), defaultTextMapGetter);
+      const span = tracer.startSpan(
+        'graphql',
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname } },
+        parent,
+      );
+      const context = trace.setSpan(parent, span);
+      traced.set(request, { span, context });
+      const carrier: Record<string, string> = {};
+      propagator.inject(context, carrier, defaultTextMapSetter);
+      setRequestSpan(request, {
+        traceparent: carrier.traceparent!,
+        onUpstream: (exchange) => upstreamSpan(tracer, context, exchange),
+      });
+      request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
+    },
+    onParse({ context }) {
+      const span = child((context as { request?: Request }).request, 'graphql.parse');
+      return ({ result }) => end(span, result instanceof Error ? result : undefined);
+    },
+    onValidate({ context }) {
+      const span = child((context as { request?: Request }).request, 'graphql.validate');
+      return ({ valid }) => end(span, valid ? undefined : new Error('invalid document'));
+    },
+    onExecute({ args }) {
+      const ctx = args.contextValue as unknown as GatewayContext & {
+        request: Request;
+        cost?: { maxUpstreamRequests: number };
+      };
+      const root = traced.get(ctx.request);
+      const operation = getOperationAST(args.document, args.operationName);
+      if (root && operation) {
+        const name = operation.name?.value.slice(0, 100);
+        root.span.updateName(name ? `${operation.operation} ${name}` : operation.operation);
+        root.span.setAttributes({
+          'graphql.operation.type': operation.operation,
+          ...(name ? { 'graphql.operation.name': name } : {}),
+        });
+      }
+      const span = child(ctx.request, 'graphql.execute');
+      return {
+        onExecuteDone() {
+          root?.span.setAttributes({
+            'graphql.cost.upstream_requests': ctx.api.usage.sent,
+            ...(ctx.cost ? { 'graphql.cost.max_upstream_requests': ctx.cost.maxUpstreamRequests } : {}),
+          });
+          end(span);
+        },
+      };
+    },
+    onResultProcess({ request, result }) {
+      const errors = (Array.isArray(result) ? result : [result]).flatMap(
+        (one) => (one as { errors?: Array<{ extensions?: { code?: unknown } }> }).errors ?? [],
+      );
+      const root = traced.get(request);
+      if (root && errors.length > 0) {
+        root.span.setStatus({ code: SpanStatusCode.ERROR, message: String(errors[0]?.extensions?.code ?? 'error') });
+      }
+    },
+    onResponse({ request, response }) {
+      finish(request, response.status);
+    },
+  };
+
+  function finish(request: Request, status: number): void {
+    const root = traced.get(request);
+    if (!root) return;
+    traced.delete(request);
+    root.span.setAttribute('http.response.status_code', status);
+    if (status >= 500 || status === 499) root.span.setStatus({ code: SpanStatusCode.ERROR });
+    root.span.end();
+  }
+}
+
+function upstreamSpan(tracer: Tracer, parent: Context, exchange: Exchange): void {
+  // Times of `performance.now()`: OpenTelemetry takes them as such.
+  const span = tracer.startSpan(
+    `${exchange.method} ${exchange.route}`,
+    {
+      kind: SpanKind.CLIENT,
+      startTime: exchange.startedAt,
+      attributes: {
+        'http.request.method': exchange.method,
+        'url.template': exchange.route,
+        'http.request.resend_count': exchange.retries,
+        ...(exchange.status !== undefined ? { 'http.response.status_code': exchange.status } : {}),
+      },
+    },
+    parent,
+  );
+  if (exchange.status === undefined || exchange.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end(exchange.endedAt);
+}
+
+function end(span: Span | undefined, error?: Error): void {
+  if (!span) return;
+  if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: error.message.slice(0, 200) });
+  span.end();
+}
+
+function headersOf(request: Request): Record<string, string> {
+  const traceparent = request.headers.get('traceparent');
+  const tracestate = request.headers.get('tracestate');
+  return { ...(traceparent ? { traceparent } : {}), ...(tracestate ? { tracestate } : {}) };
+}

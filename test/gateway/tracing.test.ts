@@ -1,0 +1,149 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { startOtlpTracing } from '../../src/gateway/telemetry/otlp.js';
+import { useTracing } from '../../src/gateway/telemetry/tracing.js';
+import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+let platform: TestPlatform;
+let proxy: FaultyUpstream;
+let spaceId: string;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  proxy = await startFaultyUpstream(platform.url);
+  spaceId = platform.spaceId('Getting started');
+});
+
+afterAll(async () => {
+  await proxy.close();
+  await platform.destroy();
+});
+
+const QUERY = 'query SpaceWithOrganization($id: ID!) { space(id: $id) { title organization { title } } }';
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CLIENT_SPAN = '00f067aa0ba902b7';
+
+async function run(gateway: Gateway, headers: Record<string, string> = {}) {
+  const response = await gateway.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}`, ...headers },
+    body: JSON.stringify({ query: QUERY, variables: { id: spaceId } }),
+  });
+  return (await response.json()) as any;
+}
+
+describe('traces', () => {
+  it("makes a span per operation, step and upstream request, in the client's trace, and sends it upstream", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const gateway = createGateway({
+      upstreamUrl: proxy.url,
+      graphiql: { enabled: false },
+      plugins: [useTracing(provider.getTracer('test'))],
+    });
+    try {
+      proxy.reset();
+      const answer = await run(gateway, { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` });
+      expect(answer.errors).toBeUndefined();
+      await provider.forceFlush();
+      const spans = exporter.getFinishedSpans();
+      const root = spans.find((span) => span.name === 'query SpaceWithOrganization')!;
+      expect(root).toBeDefined();
+      expect(root.parentSpanContext?.spanId).toBe(CLIENT_SPAN);
+      expect(root.attributes).toMatchObject({
+        'graphql.operation.type': 'query',
+        'graphql.operation.name': 'SpaceWithOrganization',
+        'graphql.cost.upstream_requests': 2,
+        'graphql.cost.max_upstream_requests': 2,
+        'http.response.status_code': 200,
+      });
+      const children = spans.filter((span) => span !== root);
+      expect(children.map((span) => span.name).sort()).toEqual([
+        'GET /orgs/{id}',
+        'GET /spaces/{id}',
+        'graphql.execute',
+        'graphql.parse',
+        'graphql.validate',
+      ]);
+      for (const span of spans) expect(span.spanContext().traceId).toBe(TRACE_ID);
+      for (const span of children) expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+      const upstream = children.find((span) => span.name === 'GET /spaces/{id}')!;
+      expect(upstream.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.template': '/spaces/{id}' });
+      // The platform's requests carry the operation's own trace context.
+      expect(proxy.requests.map((one) => one.headers.traceparent)).toEqual([
+        `00-${TRACE_ID}-${root.spanContext().spanId}-01`,
+        `00-${TRACE_ID}-${root.spanContext().spanId}-01`,
+      ]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('sends nothing upstream without tracing', async () => {
+    const gateway = createGateway({ upstreamUrl: proxy.url, graphiql: { enabled: false } });
+    try {
+      proxy.reset();
+      await run(gateway, { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` });
+      expect(proxy.requests.map((one) => one.headers.traceparent)).toEqual([undefined, undefined]);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('OTLP export', () => {
+  let receiver: Server;
+  const received: any[] = [];
+  let endpoint: string;
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({
+          path: req.url,
+          type: req.headers['content-type'],
+          body: JSON.parse(Buffer.concat(chunks).toString()),
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise((resolve) => receiver.close(resolve)));
+
+  it('exports the spans to the collector the standard variables name', async () => {
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+    process.env.OTEL_SERVICE_NAME = 'gateway-under-test';
+    const { tracer, shutdown } = startOtlpTracing();
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    delete process.env.OTEL_SERVICE_NAME;
+    const gateway = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      plugins: [useTracing(tracer)],
+    });
+    try {
+      await run(gateway);
+      await shutdown();
+      expect(received.map((one) => [one.path, one.type])).toEqual([['/v1/traces', 'application/json']]);
+      const [resourceSpans] = received[0].body.resourceSpans;
+      expect(resourceSpans.resource.attributes).toContainEqual({
+        key: 'service.name',
+        value: { stringValue: 'gateway-under-test' },
+      });
+      const names = resourceSpans.scopeSpans.flatMap((scope: any) => scope.spans.map((span: any) => span.name));
+      expect(names).toContain('query SpaceWithOrganization');
+      expect(names).toContain('GET /spaces/{id}');
+    } finally {
+      await gateway.close();
+    }
+  });
+});
