@@ -154,6 +154,14 @@ export const configSchema = z.object({
     .min(64 * 1024)
     .default(8 * 1024 * 1024),
   /**
+   * Redis for the state gateway replicas share (`redis://[user:password@]host:port[/db]`): the
+   * response cache and registered persisted operations. Unset, they stay in the process's memory.
+   */
+  REDIS_URL: z
+    .url({ message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+    .refine((value) => /^rediss?:\/\//.test(value), { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+    .optional(),
+  /**
    * Keep GraphQL answers for this many milliseconds, per operation, variables and caller (a hash of
    * its Authorization header); unset, nothing is kept. Mutations through the gateway forget what
    * they change.

@@ -101,6 +101,7 @@ const gateway = createGateway({
   },
   limits: limitsFromConfig(config),
   metricsOnMainPort: config.METRICS_PORT === undefined,
+  ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
   persistedOperations: {
     persistedOnly: config.PERSISTED_ONLY,

@@ -20,6 +20,7 @@ import { memoryStore, type KeyValueStore } from '../state/store.js';
 import { exampleManifest } from '../examples/manifest.js';
 import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
 import { useGatewayResponseCache } from '../cache/response-cache.js';
+import { connectRedis } from '../state/redis.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -51,6 +52,11 @@ export interface GatewayOptions {
    * they run (`PERSISTED_ONLY`), and where registered ones are kept (in memory by default).
    */
   persistedOperations?: { manifest?: ReadonlyMap<string, string>; persistedOnly?: boolean; store?: KeyValueStore };
+  /**
+   * Redis (`REDIS_URL`) for the state replicas share: the response cache and registered persisted
+   * operations. Left out, both stay in this process's memory.
+   */
+  redisUrl?: string;
   /** Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`); off when left out. */
   responseCache?: { ttlMs: number };
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
@@ -86,6 +92,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiql = options.graphiql ?? { enabled: true };
   const cost = useOperationCost(limits);
   const metrics = createMetrics(client);
+  const shared =
+    options.redisUrl === undefined
+      ? undefined
+      : connectRedis(options.redisUrl, {
+          onStatus: (up, message) => (up ? logger.info(message) : logger.error(message)),
+          onError: metrics.sharedStateFailed,
+        });
+  if (shared) metrics.watchSharedState(shared.connected);
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -127,10 +141,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...usePersistedDocuments({
         manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
         persistedOnly,
-        store: persisted.store ?? memoryStore(1000),
+        store: persisted.store ?? shared?.store('apq:') ?? memoryStore(1000),
       }),
       useInputLimits(limits),
-      ...(options.responseCache ? useGatewayResponseCache(options.responseCache) : []),
+      ...(options.responseCache
+        ? useGatewayResponseCache({
+            ...options.responseCache,
+            ...(shared ? { cache: shared.responseCache('response-cache:') } : {}),
+          })
+        : []),
       cost,
       useErrorPolicy(),
       useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
@@ -144,7 +163,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     yoga,
     client,
     metrics,
-    close: () => client.close(),
+    close: async () => {
+      await Promise.all([client.close(), shared?.close()]);
+    },
   };
 }
 

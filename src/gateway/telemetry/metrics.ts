@@ -12,6 +12,10 @@ export interface GatewayMetrics {
   registry: Registry;
   /** Takes each operation's report (see `useOperationReports`). */
   record: OperationSink;
+  /** Counts a command to the shared state (Redis) that failed. */
+  sharedStateFailed(operation: string): void;
+  /** Reports whether the shared state answers, as `graphql_gateway_shared_state_up`. */
+  watchSharedState(connected: () => boolean): void;
   /** Counts requests in flight and, unless `exposed` is false, answers `GET /metrics`. */
   plugin(options: { exposed: boolean }): Plugin;
 }
@@ -78,6 +82,13 @@ export function createMetrics(client: RestClient): GatewayMetrics {
     registers,
   });
 
+  const sharedStateErrors = new Counter({
+    name: 'graphql_gateway_shared_state_errors_total',
+    help: 'Commands to the shared state (Redis) that failed, by operation; the request went on without it.',
+    labelNames: ['operation'] as const,
+    registers,
+  });
+
   const names = new Set<string>();
   function nameLabel(report: OperationReport): string {
     const name = report.operationName;
@@ -98,6 +109,17 @@ export function createMetrics(client: RestClient): GatewayMetrics {
 
   return {
     registry,
+    sharedStateFailed: (operation) => sharedStateErrors.inc({ operation }),
+    watchSharedState(connected) {
+      new Gauge({
+        name: 'graphql_gateway_shared_state_up',
+        help: 'Whether the shared state (Redis) answers: 1 yes, 0 no.',
+        registers,
+        collect() {
+          this.set(connected() ? 1 : 0);
+        },
+      });
+    },
     record(report) {
       const type = report.operationType ?? 'none';
       operations.inc({ operation_name: nameLabel(report), operation_type: type, outcome: outcomeOf(report) });

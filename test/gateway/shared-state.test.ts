@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { documentHash } from '../../src/gateway/policy/persisted-operations.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+
+/** Two gateways, as two replicas would be, sharing one real redis-server. */
+let platform: TestPlatform;
+let redis: TestRedis;
+let a: Gateway;
+let b: Gateway;
+const quiet = { error: () => {}, info: () => {} };
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  redis = await startTestRedis();
+  const options = {
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    redisUrl: redis.url,
+    responseCache: { ttlMs: 60_000 },
+    logger: quiet,
+  };
+  a = createGateway(options);
+  b = createGateway(options);
+  await until(async () => (await isUp(a)) && (await isUp(b)));
+});
+
+afterAll(async () => {
+  await a.close();
+  await b.close();
+  await redis.stop();
+  await platform.destroy();
+});
+
+async function isUp(gateway: Gateway): Promise<boolean> {
+  return /^graphql_gateway_shared_state_up 1$/m.test(await gateway.metrics.registry.metrics());
+}
+
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function run(gateway: Gateway, body: unknown) {
+  platform.app.stats.reset();
+  const response = await gateway.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any, upstream: platform.app.stats.count };
+}
+
+const SPACE = 'query SharedSpace($id: ID!) { space(id: $id) { title } }';
+
+describe('state shared through Redis', () => {
+  it('serves through one replica what another cached, and forgets it after a mutation through either', async () => {
+    const id = platform.spaceId('Getting started');
+    const cached = await run(a, { query: SPACE, variables: { id } });
+    expect(cached.upstream).toBe(1);
+    const hit = await run(b, { query: SPACE, variables: { id } });
+    expect(hit).toMatchObject({
+      upstream: 0,
+      body: { data: cached.body.data, extensions: { responseCache: { hit: true } } },
+    });
+    await run(b, {
+      query:
+        'mutation ($id: ID!) { updateSpace(input: { spaceId: $id, title: "Shared and renamed" }) { space { id title } } }',
+      variables: { id },
+    });
+    const fresh = await run(a, { query: SPACE, variables: { id } });
+    expect(fresh.upstream).toBe(1);
+    expect(fresh.body.data.space.title).toBe('Shared and renamed');
+  });
+
+  it('knows on one replica the persisted query registered on another', async () => {
+    const query = 'query SharedTeams { organization(id: "acme") { teams { totalCount } } }';
+    const extensions = { persistedQuery: { version: 1, sha256Hash: documentHash(query) } };
+    expect((await run(b, { extensions })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    await run(a, { query, extensions });
+    const byHash = await run(b, { extensions });
+    expect(byHash.body.errors).toBeUndefined();
+    expect(byHash.body.data.organization.teams.totalCount).toBeGreaterThan(0);
+  });
+
+  it('keeps answering while Redis is down, counts the failures, and shares again once it is back', async () => {
+    const id = platform.spaceId(DEMO.spaces.userGrant);
+    await redis.stop();
+    await until(async () => !(await isUp(a)));
+    for (const gateway of [a, b]) {
+      const answer = await run(gateway, { query: SPACE, variables: { id } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors).toBeUndefined();
+      expect(answer.upstream).toBe(1);
+    }
+    expect(await a.metrics.registry.metrics()).toMatch(
+      /^graphql_gateway_shared_state_errors_total\{operation="get"\} [1-9]/m,
+    );
+    await redis.start();
+    await until(async () => (await isUp(a)) && (await isUp(b)));
+    expect((await run(a, { query: SPACE, variables: { id } })).upstream).toBe(1);
+    expect((await run(b, { query: SPACE, variables: { id } })).upstream).toBe(0);
+  });
+});
