@@ -52,6 +52,20 @@ describe('persisted operations', () => {
     expect(byId.upstream).toBe(byText.upstream);
   });
 
+  it('runs every example by its id, without an error', async () => {
+    const variables: Record<string, Record<string, unknown>> = {
+      Dashboard: {},
+      SpaceOverview: { spaceId: platform.spaceId('Getting started') },
+      SearchOrganization: { organizationId: 'acme', query: 'install' },
+    };
+    for (const { document } of EXAMPLE_OPERATIONS) {
+      const name = /^query (\w+)/.exec(document)![1]!;
+      const answer = await post(open, { documentId: documentHash(document), variables: variables[name] });
+      expect({ name, errors: answer.body.errors }).toEqual({ name, errors: undefined });
+      expect(answer.upstream).toBeGreaterThan(0);
+    }
+  });
+
   it('takes documentId in a GET too', async () => {
     const response = await open.fetch(`http://gateway.test/graphql?documentId=${documentHash(DASHBOARD)}`, {
       headers: { authorization: `Bearer ${platform.adminToken}`, accept: 'application/json' },
