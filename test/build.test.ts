@@ -159,5 +159,5 @@ describe('npm start on the compiled tree', () => {
     const { data, errors } = (await answer.json()) as { data?: { viewer: { platformId: string } }; errors?: unknown };
     expect(errors).toBeUndefined();
     expect(data?.viewer.platformId).toMatch(/\S/);
-  });
+  }, 60_000); // the first start seeds the demo data
 });
