@@ -140,7 +140,7 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: 
 }
 
 async function main(): Promise<void> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+  execFileSync(process.execPath, ['src/build.mjs'], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     stdio: 'inherit',
   });
