@@ -112,6 +112,11 @@ describe('the response cache', () => {
       Number(text.match(new RegExp(`^graphql_gateway_response_cache_total\\{result="${result}"\\} (\\d+)`, 'm'))?.[1]);
     expect(value('hit')).toBeGreaterThanOrEqual(3);
     expect(value('miss')).toBeGreaterThanOrEqual(5);
+    // A hit runs nothing, yet is counted under its operation, as a success.
+    expect(text).toMatch(
+      /^graphql_gateway_operations_total\{operation_name="CachedSpace",operation_type="query",outcome="success"\} \d+/m,
+    );
+    expect(text).not.toMatch(/outcome="refused"/);
   });
 });
 

@@ -137,12 +137,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: [
       useRequestId(),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
-      useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
       ...usePersistedDocuments({
         manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
         persistedOnly,
         store: persisted.store ?? shared?.store('apq:') ?? memoryStore(1000),
       }),
+      // After the persisted operations (which fill in the document) and before the cache (which may answer).
+      useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
       useInputLimits(limits),
       ...(options.responseCache
         ? useGatewayResponseCache({

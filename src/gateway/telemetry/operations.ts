@@ -33,9 +33,13 @@ interface Pending {
   context?: GatewayContext & { cost?: { maxUpstreamRequests: number } };
   errorCodes: string[];
   cacheHit: boolean | null;
+  /** The operation as its text names it, for an answer that ran nothing (a hit of the response cache). */
+  fromText?: { type: string | null; name: string | null };
 }
 
 const MAX_NAME = 100;
+/** The type and name of a document's first operation, read off its text (comments before it skipped). */
+const OPERATION_HEAD = /^(?:\s|#[^\n]*\n)*(query|mutation|subscription)\b\s*(\w+)?/;
 /** Paths whose requests are no operation: probes and scrapes would drown the operations. */
 const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics']);
 
@@ -51,10 +55,11 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     const entry = pending.get(request);
     if (!entry) return;
     pending.delete(request);
+    const named = entry.cacheHit && entry.fromText ? entry.fromText : undefined;
     const report: OperationReport = {
       requestId: requestIdOf(request),
-      operationName: entry.operationName,
-      operationType: entry.operationType,
+      operationName: named ? named.name : entry.operationName,
+      operationType: named ? named.type : entry.operationType,
       status,
       durationMs: Math.round((performance.now() - entry.startedAt) * 100) / 100,
       upstreamRequests: entry.context?.api.usage.sent ?? 0,
@@ -77,6 +82,16 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       });
       // A client that leaves before its answer gets no onResponse: its report is made here.
       request.signal?.addEventListener('abort', () => finish(request, 499), { once: true });
+    },
+    onParams({ request, params }) {
+      // Known before anything runs: an answer from the response cache never reaches onExecute.
+      const entry = pending.get(request);
+      if (!entry || typeof params.query !== 'string') return;
+      const head = OPERATION_HEAD.exec(params.query);
+      entry.fromText = {
+        type: head?.[1] ?? (params.query.trimStart().startsWith('{') ? 'query' : null),
+        name: (params.operationName ?? head?.[2] ?? null)?.slice(0, MAX_NAME) ?? null,
+      };
     },
     onExecute({ args }) {
       const context = args.contextValue as unknown as Pending['context'] & { request: Request };
