@@ -246,8 +246,11 @@ console.log(
 );
 if (problems.length > 0) console.log(`NOT HELD (${problems.length}):\n  ${problems.join('\n  ')}`);
 assert.deepEqual(problems, []);
-// At most 100 ms, or twice what the same reader got alone when the machine is busier than that.
-assert.ok(
-  concurrent.p99 <= Math.max(100, 2 * idle.p99),
-  `concurrent reads p99 ${concurrent.p99} ms (alone ${idle.p99} ms)`,
-);
+// At most 100 ms, or twice what the same reader got alone when the machine is busier than that. A
+// smoke run (inside the tests, on a machine shared with them) checks the answers, not the times.
+if (process.env.BENCH_SMOKE !== '1') {
+  assert.ok(
+    concurrent.p99 <= Math.max(100, 2 * idle.p99),
+    `concurrent reads p99 ${concurrent.p99} ms (alone ${idle.p99} ms)`,
+  );
+}

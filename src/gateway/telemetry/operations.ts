@@ -90,7 +90,9 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       const head = OPERATION_HEAD.exec(params.query);
       entry.fromText = {
         type: head?.[1] ?? (params.query.trimStart().startsWith('{') ? 'query' : null),
-        name: (params.operationName ?? head?.[2] ?? null)?.slice(0, MAX_NAME) ?? null,
+        name:
+          (typeof params.operationName === 'string' ? params.operationName : (head?.[2] ?? null))?.slice(0, MAX_NAME) ??
+          null,
       };
     },
     onExecute({ args }) {
