@@ -1,9 +1,10 @@
-import { isObjectType } from 'graphql';
+import { isObjectType, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayContext } from '../../src/gateway/context.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { schema } from '../../src/gateway/schema/index.js';
+import { operationCost } from '../../src/gateway/policy/cost.js';
 import { loadableByTypename, loadersOf } from '../../src/gateway/schema/kit/loaders.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -73,5 +74,22 @@ describe('per-request work', () => {
     );
     expect(result.extensions.cost).toMatchObject({ upstreamRequests: 2, dedupedRequests: 1 });
     expect(loadersOf(ctx)).toHaveLength(2);
+  });
+
+  it('the cost of a repeated document is walked again only when a variable it reads changes', () => {
+    const document = parse(ONE_OBJECT_READ);
+    const first = operationCost(schema, document, undefined, { id: 'a' });
+    expect(first).toMatchObject({ nodes: 0, maxUpstreamRequests: 1 });
+    expect(operationCost(schema, document, undefined, { id: 'b' })).toBe(first);
+
+    const paged = parse(
+      'query ($id: ID!, $first: Int) { organization(id: $id) { spaces(first: $first) { nodes { title } } } }',
+    );
+    const ten = operationCost(schema, paged, undefined, { id: 'a', first: 10 });
+    expect(operationCost(schema, paged, undefined, { id: 'b', first: 10 })).toBe(ten);
+    expect(operationCost(schema, paged, undefined, { id: 'a', first: 20 })).toMatchObject({ nodes: 20 });
+    expect(operationCost(schema, paged, undefined, { id: 'a', first: null })).toMatchObject({ nodes: 50 });
+    expect(operationCost(schema, paged, undefined, { id: 'a' })).toMatchObject({ nodes: 50 });
+    expect(operationCost(schema, paged, undefined, { id: 'a', first: 10 })).toBe(ten);
   });
 });
