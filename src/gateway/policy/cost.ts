@@ -85,19 +85,70 @@ export interface OperationCost {
 interface Walk {
   schema: GraphQLSchema;
   fragments: Record<string, FragmentDefinitionNode>;
-  variables: Record<string, unknown>;
+  /** The value of a variable, noting that the walk read it. */
+  variable(name: string): unknown;
   cost: OperationCost;
 }
 
+/** A cost computed before, valid for any variables with the same values of those the walk read. */
+interface KnownCost {
+  read: string[];
+  values: string;
+  cost: OperationCost | undefined;
+}
+
+/** Costs kept for each operation of a document (besides the most recent, older variables fall out). */
+const MAX_KNOWN_COSTS = 8;
+
+// By document (the parser's cache hands the same one for the same text), then by schema and
+// operation name: what a walk depends on besides the variables it read.
+const knownCosts = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, Map<string, KnownCost[]>>>();
+
 /**
  * Computes the cost of the operation `operationName` of a valid document. Returns undefined when
- * the document holds no such operation (execution reports that itself).
+ * the document holds no such operation (execution reports that itself). Kept per document: a
+ * repeated operation is walked again only when a variable the walk read has another value.
  */
 export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
+): OperationCost | undefined {
+  const values = variables ?? {};
+  // A variable left out and one given as null differ (the first takes an argument's default).
+  const valuesOf = (names: string[]) =>
+    JSON.stringify(names.map((name) => (values[name] === undefined ? 0 : [values[name]])));
+  let bySchema = knownCosts.get(document);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    knownCosts.set(document, bySchema);
+  }
+  let byOperation = bySchema.get(schema);
+  if (!byOperation) {
+    byOperation = new Map();
+    bySchema.set(schema, byOperation);
+  }
+  const known = byOperation.get(operationName ?? '') ?? [];
+  const hit = known.find((entry) => valuesOf(entry.read) === entry.values);
+  if (hit) return hit.cost;
+  const read = new Set<string>();
+  const cost = walkOperation(schema, document, operationName, (name) => {
+    read.add(name);
+    return values[name];
+  });
+  const names = [...read];
+  known.unshift({ read: names, values: valuesOf(names), cost });
+  if (known.length > MAX_KNOWN_COSTS) known.pop();
+  byOperation.set(operationName ?? '', known);
+  return cost;
+}
+
+function walkOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variable: (name: string) => unknown,
 ): OperationCost | undefined {
   const fragments: Record<string, FragmentDefinitionNode> = {};
   let operation: OperationDefinitionNode | undefined;
@@ -115,7 +166,7 @@ export function operationCost(
   const walk: Walk = {
     schema,
     fragments,
-    variables: variables ?? {},
+    variable,
     cost: { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0, estimated: false },
   };
   walk.cost.rootFields = countFields(operation.selectionSet, walk, new Set());
@@ -238,7 +289,7 @@ function visitField(
   if (node.name.value.startsWith('__')) return;
   const field = 'getFields' in parent ? parent.getFields()[node.name.value] : undefined;
   if (!field) return;
-  const args = argumentValues(field, node, walk.variables);
+  const args = argumentValues(field, node, walk.variable);
   const declared = (field.extensions as CostExtensions | undefined)?.upstream;
   const target = getNamedType(field.type);
   const connection = isConnectionType(target);
@@ -334,32 +385,44 @@ function included(directives: FieldNode['directives'], walk: Walk): boolean {
     const name = directive.name.value;
     if (name !== 'skip' && name !== 'include') continue;
     const argument = directive.arguments?.find((arg) => arg.name.value === 'if');
-    const value = argument ? literal(argument.value, walk.variables) : undefined;
+    const value = argument ? literal(argument.value, walk.variable) : undefined;
     if (name === 'skip' && value === true) return false;
     if (name === 'include' && value === false) return false;
   }
   return true;
 }
 
-/** The arguments of a field as far as the cost needs them: literals, variables and defaults. */
+/**
+ * The arguments of a field as far as the cost needs them: literals, variables and defaults. Each
+ * given one is read when the cost asks for it, so that a variable the cost never needs (an id)
+ * leaves the cost cached for any of its values.
+ */
 function argumentValues(
   field: GraphQLField<unknown, unknown>,
   node: FieldNode,
-  variables: Record<string, unknown>,
+  variable: Walk['variable'],
 ): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const arg of field.args) if (arg.defaultValue !== undefined) values[arg.name] = arg.defaultValue;
   for (const arg of node.arguments ?? []) {
-    const value = literal(arg.value, variables);
-    if (value !== undefined) values[arg.name.value] = value;
+    const name = arg.name.value;
+    const fallback = values[name];
+    Object.defineProperty(values, name, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = literal(arg.value, variable);
+        return value === undefined ? fallback : value;
+      },
+    });
   }
   return values;
 }
 
-function literal(value: ValueNode, variables: Record<string, unknown>): unknown {
+function literal(value: ValueNode, variable: Walk['variable']): unknown {
   switch (value.kind) {
     case Kind.VARIABLE:
-      return variables[value.name.value];
+      return variable(value.name.value);
     case Kind.INT:
     case Kind.FLOAT:
       return Number(value.value);
@@ -370,9 +433,9 @@ function literal(value: ValueNode, variables: Record<string, unknown>): unknown 
     case Kind.NULL:
       return null;
     case Kind.LIST:
-      return value.values.map((item) => literal(item, variables));
+      return value.values.map((item) => literal(item, variable));
     case Kind.OBJECT:
-      return Object.fromEntries(value.fields.map((field) => [field.name.value, literal(field.value, variables)]));
+      return Object.fromEntries(value.fields.map((field) => [field.name.value, literal(field.value, variable)]));
     default:
       return undefined;
   }

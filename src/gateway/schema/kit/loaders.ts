@@ -1,4 +1,4 @@
-import { brandWithType, type SchemaTypes } from '@pothos/core';
+import { brandWithType, createContextCache, type SchemaTypes } from '@pothos/core';
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../../context.js';
@@ -14,7 +14,21 @@ export interface Loadable<Shape> {
   keyOf(node: Shape): string;
 }
 
-const loadables: Array<{ getDataloader(ctx: GatewayContext): { clearAll(): unknown } }> = [];
+type AnyLoader = DataLoader<string, unknown, string>;
+
+/** What the loaders of one request did: those it created, and the keys asked of them. */
+interface RequestLoads {
+  loaders: AnyLoader[];
+  /** Keys asked of them, cached or not (priming is not a load). */
+  asked: number;
+}
+
+// Per request, so that counting and clearing touch only the loaders the operation used, not one
+// of each node type of the schema.
+const requestLoads = createContextCache((): RequestLoads => ({ loaders: [], asked: 0 }));
+
+/** The request each loader was created for. */
+const loaderRequests = new WeakMap<object, RequestLoads>();
 
 /**
  * Declares a node fetched through a per-request loader: `load` reads one node by its key (each
@@ -33,7 +47,8 @@ export function loadableNode<Shape extends { id: string }>(
     loaderOptions: {
       cacheKeyFn(this: object, key: string) {
         if (!priming) {
-          loadCounts.set(this, (loadCounts.get(this) ?? 0) + 1);
+          const request = loaderRequests.get(this);
+          if (request) request.asked += 1;
           noteTracedLoad(`${name}:${key}`);
         }
         return key;
@@ -45,8 +60,11 @@ export function loadableNode<Shape extends { id: string }>(
         return ctx.trace ? ctx.trace.runLoad(`${name}:${key}`, () => options.load(key, ctx)) : options.load(key, ctx);
       }),
   });
-  const node = Object.assign(ref, { keyOf });
-  loadables.push(node);
+  const getDataloader = trackedPerRequest(ref.getDataloader);
+  // The dataloader plugin loads the keys fields resolve to through the getter in the type's
+  // extensions: it takes the tracked one too.
+  ref.updateConfig((config) => ({ ...config, extensions: { ...config.extensions, getDataloader } }));
+  const node = Object.assign(ref, { getDataloader, keyOf });
   byTypename.set(name, node);
   registerNodeType(name);
   return node;
@@ -57,14 +75,32 @@ const byTypename = new Map<string, Loadable<unknown>>();
 /** True while `prime` fills a loader: priming is not a load. */
 let priming = false;
 
-/** Loads asked of each per-request loader. */
-const loadCounts = new WeakMap<object, number>();
-
 /** Keys asked of the loaders of one request, cached or not. */
 export function countLoads(ctx: GatewayContext): number {
-  let count = 0;
-  for (const ref of loadables) count += loadCounts.get(ref.getDataloader(ctx)) ?? 0;
-  return count;
+  return requestLoads(ctx).asked;
+}
+
+/** The loaders of one request, created for it (as Pothos does, once per context and type). */
+export function loadersOf(ctx: GatewayContext): readonly AnyLoader[] {
+  return requestLoads(ctx).loaders;
+}
+
+/** Wraps a per-context loader getter so that each loader it creates is noted for its request. */
+function trackedPerRequest<L extends AnyLoader>(
+  getDataloader: ((ctx: GatewayContext) => L) & { delete(ctx: GatewayContext): void },
+) {
+  return Object.assign(
+    (ctx: GatewayContext): L => {
+      const loader = getDataloader(ctx);
+      if (!loaderRequests.has(loader)) {
+        const request = requestLoads(ctx);
+        request.loaders.push(loader);
+        loaderRequests.set(loader, request);
+      }
+      return loader;
+    },
+    { delete: getDataloader.delete },
+  );
 }
 
 /** The loadable node declared under `typename`, if any (for `node(id:)`). */
@@ -113,7 +149,7 @@ function loadEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promi
 
 /** Forgets everything the loaders of one request hold. */
 export function clearLoaders(ctx: GatewayContext): void {
-  for (const ref of loadables) ref.getDataloader(ctx).clearAll();
+  for (const loader of requestLoads(ctx).loaders) loader.clearAll();
 }
 
 /**
