@@ -258,7 +258,7 @@ async function load(total: number, concurrency: number, once: () => Promise<void
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: total / seconds };
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: total / seconds, seconds, latencies };
 }
 
 async function overhead(): Promise<void> {
@@ -555,6 +555,130 @@ async function runtime(): Promise<void> {
     );
   } finally {
     await gateway.stop();
+    await platform.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The floor of a JavaScript gateway (`bench/floor.ts`) in a process of its own, in front of `upstreamUrl`. */
+async function startFloorProcess(upstreamUrl: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  // The floor is not compiled with the project: tsx loads it (its cost is at load, none per request).
+  const child = spawn(process.execPath, [...startFlags(), '--import', 'tsx', 'bench/floor.ts'], {
+    env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the floor exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      const listening = /Floor gateway on (\S+)/.exec(chunk.toString());
+      if (listening) resolve(listening[1]!);
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * Issue 20's yardstick: the compiled gateway against the floor of a JavaScript gateway (a bare
+ * `node:http` server running graphql-js with parse and validation cached, one undici Pool), each
+ * in its own process in front of one platform process, on the same one-object read at
+ * concurrency 16. The two are measured in alternate rounds, so the machine's noise falls on both;
+ * CPU per read is each process's own CPU over its measured requests. Targets: the gateway's CPU
+ * per read and p99 at most twice the floor's.
+ */
+async function floor(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const platform = await startPlatformProcess(dataDir, 0);
+  const token = Object.values(
+    JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
+  )[0]!;
+  const servers = [
+    {
+      name: 'floor: `node:http` + graphql-js + one undici Pool (`bench/floor.ts`)',
+      ...(await startFloorProcess(platform.url)),
+    },
+    { name: 'this gateway, compiled, `npm start` flags', ...(await startGatewayProcess(platform.url)) },
+  ];
+  try {
+    const listed = await request(`${platform.url}/orgs/acme/spaces?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const seed = ((await listed.body.json()) as { items: { id: string; title: string; visibility: string }[] })
+      .items[0]!;
+    const visibility = seed.visibility.toUpperCase().replace('-', '_');
+    const expected = { space: { platformId: seed.id, title: seed.title, visibility } };
+    const query = 'query ($id: ID!) { space(id: $id) { platformId title visibility } }';
+    const body = JSON.stringify({ query, variables: { id: seed.id } });
+    const read = (url: string) => async () => {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+      const answer = (await response.body.json()) as { data?: unknown; errors?: unknown };
+      assert.equal(response.statusCode, 200);
+      // The gateway adds `extensions` (the cost); the data must be the same, with no error.
+      assert.equal(answer.errors, undefined);
+      assert.deepEqual(answer.data, expected);
+    };
+
+    const rounds = scaled(6);
+    const perRound = scaled(4000, 20);
+    for (const server of servers) await load(scaled(3000, 20), 16, read(server.url));
+    const measured = servers.map(() => ({
+      cpu: 0,
+      seconds: 0,
+      latencies: [] as number[],
+      cpuPerRound: [] as number[],
+    }));
+    for (let round = 0; round < rounds; round += 1) {
+      // Alternate which goes first, so neither always follows the other's garbage collection.
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const index of order) {
+        const server = servers[index]!;
+        const before = cpuMs(server.pid);
+        const result = await load(perRound, 16, read(server.url));
+        const cpu = cpuMs(server.pid) - before;
+        measured[index]!.cpu += cpu;
+        measured[index]!.cpuPerRound.push(cpu / perRound);
+        measured[index]!.seconds += result.seconds;
+        measured[index]!.latencies.push(...result.latencies);
+      }
+    }
+    const figures = measured.map((m) => ({
+      cpu: m.cpu / (rounds * perRound),
+      rps: (rounds * perRound) / m.seconds,
+      p50: percentile(m.latencies, 50),
+      p99: percentile(m.latencies, 99),
+      cpuPerRound: m.cpuPerRound,
+    }));
+    const [base, gateway] = figures as [(typeof figures)[0], (typeof figures)[0]];
+    const ratio = (value: number) => `${value.toFixed(2)}×`;
+    console.log(
+      `\n## The floor of a JavaScript gateway: \`space(id:) { platformId title visibility }\`, concurrency 16, ${rounds} alternate rounds of ${perRound} reads each\n`,
+    );
+    console.log('| server | CPU per read | requests/s | p50 ms | p99 ms |');
+    console.log('|---|---:|---:|---:|---:|');
+    servers.forEach((server, index) => {
+      const f = figures[index]!;
+      console.log(`| ${server.name} | ${f.cpu.toFixed(3)} ms | ${f.rps.toFixed(0)} | ${ms(f.p50)} | ${ms(f.p99)} |`);
+    });
+    console.log(
+      `| gateway / floor | ${ratio(gateway.cpu / base.cpu)} | ${ratio(gateway.rps / base.rps)} | ${ratio(gateway.p50 / base.p50)} | ${ratio(gateway.p99 / base.p99)} |`,
+    );
+    console.log('| target (issue 20) | ≤ 2× | | | ≤ 2× |');
+    const perRoundRatios = gateway.cpuPerRound.map((cpu, index) => (cpu / base.cpuPerRound[index]!).toFixed(2));
+    console.log(`\nCPU ratio round by round: ${perRoundRatios.join(', ')}.`);
+  } finally {
+    for (const server of servers) await server.stop();
     await platform.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -1452,6 +1576,7 @@ const sections: Record<string, () => Promise<void>> = {
   gatewayAlone,
   costModel,
   runtime,
+  floor,
   content,
   gitSync,
   sites,
