@@ -619,12 +619,12 @@ async function startFloorProcess(upstreamUrl: string): Promise<{ url: string; pi
 }
 
 /**
- * Issue 20's yardstick: the compiled gateway against the floor of a JavaScript gateway (a bare
- * `node:http` server running graphql-js with parse and validation cached, one undici Pool), each
- * in its own process in front of one platform process, on the same one-object read at
- * concurrency 16. The two are measured in alternate rounds, so the machine's noise falls on both;
- * CPU per read is each process's own CPU over its measured requests. Targets: the gateway's CPU
- * per read and p99 at most twice the floor's.
+ * Issue 20's yardstick: the compiled gateway, with logs off and then with logs and traces on,
+ * against the floor of a JavaScript gateway (`bench/floor.ts`: a bare `node:http` server running
+ * graphql-js with parse and validation cached, one undici Pool), each in its own process in front
+ * of one platform process, on the same one-object read at concurrency 16. They are measured in
+ * alternate rounds, so the machine's noise falls on all; CPU per read is each process's own CPU
+ * over its measured requests. Targets: the gateway's CPU per read and p99 at most twice the floor's.
  */
 async function floor(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
