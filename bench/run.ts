@@ -3,6 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'graphql';
@@ -258,7 +259,7 @@ async function load(total: number, concurrency: number, once: () => Promise<void
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: total / seconds };
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: total / seconds, seconds, latencies };
 }
 
 async function overhead(): Promise<void> {
@@ -418,11 +419,19 @@ function startFlags(): string[] {
 /** The compiled gateway (`npm start` without the platform) in a process of its own, in front of `upstreamUrl`. */
 async function startGatewayProcess(
   upstreamUrl: string,
+  settings: Record<string, string> = {},
 ): Promise<{ url: string; pid: number; readyMs: number; stop(): Promise<void> }> {
   const port = await freePort();
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...entry('dist/main.js')], {
-    env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+    env: {
+      ...process.env,
+      UPSTREAM_URL: upstreamUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      ...settings,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -555,6 +564,188 @@ async function runtime(): Promise<void> {
     );
   } finally {
     await gateway.stop();
+    await platform.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A stand-in OTLP/HTTP collector: takes every export, keeps only their count. */
+async function startTraceReceiver(): Promise<{ url: string; batches(): number; stop(): Promise<void> }> {
+  let batches = 0;
+  const server = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.once('end', () => {
+      if (incoming.url === '/v1/traces') batches += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    batches: () => batches,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The floor of a JavaScript gateway (`bench/floor.ts`) in a process of its own, in front of `upstreamUrl`. */
+async function startFloorProcess(upstreamUrl: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  // The floor is not compiled with the project: tsx loads it (its cost is at load, none per request).
+  const child = spawn(process.execPath, [...startFlags(), '--import', 'tsx', 'bench/floor.ts'], {
+    env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the floor exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      const listening = /Floor gateway on (\S+)/.exec(chunk.toString());
+      if (listening) resolve(listening[1]!);
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * Issue 20's yardstick: the compiled gateway, with logs off and then with logs and traces on,
+ * against the floor of a JavaScript gateway (`bench/floor.ts`: a bare `node:http` server running
+ * graphql-js with parse and validation cached, one undici Pool), each in its own process in front
+ * of one platform process, on the same one-object read at concurrency 16. They are measured in
+ * alternate rounds, so the machine's noise falls on all; CPU per read is each process's own CPU
+ * over its measured requests. Targets: the gateway's CPU per read and p99 at most twice the floor's.
+ */
+async function floor(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const platform = await startPlatformProcess(dataDir, 0);
+  const token = Object.values(
+    JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
+  )[0]!;
+  const servers: { name: string; short: string; url: string; pid: number; stop(): Promise<void> }[] = [];
+  const traces = await startTraceReceiver();
+  try {
+    const floorServer = await startFloorProcess(platform.url);
+    servers.push({
+      name: 'floor: `node:http` + graphql-js + one undici Pool (`bench/floor.ts`)',
+      short: 'floor',
+      ...floorServer,
+    });
+    const gatewayServer = await startGatewayProcess(platform.url);
+    servers.push({ name: 'this gateway, compiled, `npm start` flags, logs off', short: 'gateway', ...gatewayServer });
+    // Metrics are always on; logs at info go to the process's stdout (discarded), traces to the receiver.
+    const featured = await startGatewayProcess(platform.url, {
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: traces.url,
+      // Batches leave every 500 ms (5 s by default), so even a smoke run's few reads are exported.
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+    });
+    servers.push({
+      name: 'the same with logs (info) and traces (OTLP/HTTP) on',
+      short: 'with logs and traces',
+      ...featured,
+    });
+    const listed = await request(`${platform.url}/orgs/acme/spaces?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const seed = ((await listed.body.json()) as { items: { id: string; title: string; visibility: string }[] })
+      .items[0]!;
+    const visibility = seed.visibility.toUpperCase().replace('-', '_');
+    const expected = { space: { platformId: seed.id, title: seed.title, visibility } };
+    const query = 'query ($id: ID!) { space(id: $id) { platformId title visibility } }';
+    const body = JSON.stringify({ query, variables: { id: seed.id } });
+    const read = (url: string) => async () => {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+      const answer = (await response.body.json()) as {
+        data?: unknown;
+        errors?: unknown;
+        extensions?: { cost?: { upstreamRequests: number } };
+      };
+      assert.equal(response.statusCode, 200);
+      // The same data from all, with no error; the gateway adds its cost, where one upstream request is due.
+      assert.equal(answer.errors, undefined);
+      assert.deepEqual(answer.data, expected);
+      if (answer.extensions?.cost) assert.equal(answer.extensions.cost.upstreamRequests, 1);
+    };
+
+    const rounds = scaled(6);
+    const perRound = scaled(4000, 20);
+    // Long enough for the JIT to settle, and in reverse order: the first round measures the floor
+    // first, and a floor left idle for the gateways' warm-up (over 5 s, past keep-alive) paid for new
+    // connections in that round (0.08 ms per read against 0.06 after).
+    for (const server of [...servers].reverse()) await load(scaled(10_000, 20), 16, read(server.url));
+    const measured = servers.map(() => ({
+      cpu: [] as number[],
+      platformCpu: 0,
+      seconds: 0,
+      latencies: [] as number[],
+    }));
+    for (let round = 0; round < rounds; round += 1) {
+      // Forward then backward, so none always follows the same one (its garbage collection, its sockets).
+      const order = servers.map((_, index) => index);
+      if (round % 2 === 1) order.reverse();
+      for (const index of order) {
+        const server = servers[index]!;
+        const before = cpuMs(server.pid);
+        const platformBefore = cpuMs(platform.pid);
+        const result = await load(perRound, 16, read(server.url));
+        measured[index]!.cpu.push((cpuMs(server.pid) - before) / perRound);
+        measured[index]!.platformCpu += cpuMs(platform.pid) - platformBefore;
+        measured[index]!.seconds += result.seconds;
+        measured[index]!.latencies.push(...result.latencies);
+      }
+    }
+    // The last batch may still be on its way (a smoke run lasts less than the batch delay).
+    for (let wait = 0; wait < 50 && traces.batches() === 0; wait += 1) await new Promise((ok) => setTimeout(ok, 100));
+    assert.ok(traces.batches() > 0, 'the gateway with traces on exported some');
+    const figures = measured.map((m) => ({
+      cpu: m.cpu.reduce((sum, value) => sum + value, 0) / rounds,
+      platformCpu: m.platformCpu / (rounds * perRound),
+      rps: (rounds * perRound) / m.seconds,
+      p50: percentile(m.latencies, 50),
+      p99: percentile(m.latencies, 99),
+    }));
+    const base = figures[0]!;
+    const times = (value: number) => `${value.toFixed(2)}×`;
+    console.log(
+      `\n## The floor of a JavaScript gateway: \`space(id:) { platformId title visibility }\`, concurrency 16, ${rounds} alternate rounds of ${perRound} reads each\n`,
+    );
+    // The platform's CPU per read shows each makes the one upstream request.
+    console.log(
+      '| server | CPU per read | CPU × floor | requests/s | p50 ms | p99 ms | p99 × floor | platform CPU per read |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    servers.forEach((server, index) => {
+      const f = figures[index]!;
+      const cpuRatio = index === 0 ? '' : times(f.cpu / base.cpu);
+      const p99Ratio = index === 0 ? '' : times(f.p99 / base.p99);
+      console.log(
+        `| ${server.name} | ${f.cpu.toFixed(3)} ms | ${cpuRatio} | ${f.rps.toFixed(0)} | ${ms(f.p50)} | ${ms(f.p99)} | ${p99Ratio} | ${f.platformCpu.toFixed(3)} ms |`,
+      );
+    });
+    console.log('| target (issue 20) | | ≤ 2× | | | | ≤ 2× | |');
+    // Round by round, so a drift (warm-up still going, a heap that grows) shows next to the noise.
+    const byRound = measured.map(
+      (m, index) => `${servers[index]!.short} ${m.cpu.map((cpu) => cpu.toFixed(3)).join(', ')}`,
+    );
+    console.log(`\nCPU per read round by round, ms: ${byRound.join('; ')}.`);
+  } finally {
+    for (const server of servers) await server.stop();
+    await traces.stop();
     await platform.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -1452,6 +1643,7 @@ const sections: Record<string, () => Promise<void>> = {
   gatewayAlone,
   costModel,
   runtime,
+  floor,
   content,
   gitSync,
   sites,
