@@ -116,9 +116,18 @@ export function operationCost(
   variables: Record<string, unknown> | null | undefined,
 ): OperationCost | undefined {
   const values = variables ?? {};
-  // A variable left out and one given as null differ (the first takes an argument's default).
-  const valuesOf = (names: string[]) =>
-    JSON.stringify(names.map((name) => (values[name] === undefined ? 0 : [values[name]])));
+  // A variable left out and one given as null differ (the first takes an argument's default). Only
+  // scalar values make a key: a list or an object (of any size or depth, a caller's choice) is
+  // walked again rather than serialized.
+  const valuesOf = (names: string[]): string | undefined => {
+    const key: unknown[] = [];
+    for (const name of names) {
+      const value = values[name];
+      if (typeof value === 'object' && value !== null) return undefined;
+      key.push(value === undefined ? 0 : [value]);
+    }
+    return JSON.stringify(key);
+  };
   let bySchema = knownCosts.get(document);
   if (!bySchema) {
     bySchema = new WeakMap();
@@ -138,7 +147,9 @@ export function operationCost(
     return values[name];
   });
   const names = [...read];
-  known.unshift({ read: names, values: valuesOf(names), cost });
+  const key = valuesOf(names);
+  if (key === undefined) return cost;
+  known.unshift({ read: names, values: key, cost });
   if (known.length > MAX_KNOWN_COSTS) known.pop();
   byOperation.set(operationName ?? '', known);
   return cost;
