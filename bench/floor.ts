@@ -13,6 +13,7 @@ import {
   parse,
   validate,
 } from 'graphql';
+import { createYoga } from 'graphql-yoga';
 import { Pool } from 'undici';
 
 /**
@@ -21,7 +22,10 @@ import { Pool } from 'undici';
  * the upstream API, and nothing else (no yoga, no dataloader, no input checks, no plugins).
  * What a gateway spends above it is what its features cost.
  *
- *   UPSTREAM_URL=http://127.0.0.1:4010/v1 tsx bench/floor.ts [port]
+ *   UPSTREAM_URL=http://127.0.0.1:4010/v1 tsx bench/floor.ts [port] [--yoga]
+ *
+ * With `--yoga`, the same schema is served by a bare graphql-yoga server instead (its defaults,
+ * nothing added): what yoga's own HTTP handling and plugin chain cost above the floor.
  *
  * The port comes from the argument, else PORT, else 0 (any free one); it listens on 127.0.0.1
  * and prints its URL once listening. It serves one field, `space(id:)`.
@@ -121,10 +125,21 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   send(response, 200, result);
 }
 
-const server = createServer((request, response) => {
-  handle(request, response).catch((error: Error) => send(response, 400, { errors: [{ message: error.message }] }));
-});
-const port = Number(process.argv[2] ?? process.env.PORT ?? 0);
+const server = process.argv.includes('--yoga')
+  ? createServer(
+      createYoga<Record<string, never>, Context>({
+        schema,
+        graphqlEndpoint: '/graphql',
+        landingPage: false,
+        graphiql: false,
+        logging: false,
+        context: ({ request }) => ({ authorization: request.headers.get('authorization') ?? undefined }),
+      }),
+    )
+  : createServer((request, response) => {
+      handle(request, response).catch((error: Error) => send(response, 400, { errors: [{ message: error.message }] }));
+    });
+const port = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? process.env.PORT ?? 0);
 server.listen(port, '127.0.0.1', () => {
   console.log(`Floor gateway on http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`);
 });

@@ -593,9 +593,13 @@ async function startTraceReceiver(): Promise<{ url: string; batches(): number; s
 }
 
 /** The floor of a JavaScript gateway (`bench/floor.ts`) in a process of its own, in front of `upstreamUrl`. */
-async function startFloorProcess(upstreamUrl: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+async function startFloorProcess(
+  upstreamUrl: string,
+  { yoga = false } = {},
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   // The floor is not compiled with the project: tsx loads it (its cost is at load, none per request).
-  const child = spawn(process.execPath, [...startFlags(), '--import', 'tsx', 'bench/floor.ts'], {
+  const args = [...startFlags(), '--import', 'tsx', 'bench/floor.ts', ...(yoga ? ['--yoga'] : [])];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -632,7 +636,15 @@ async function floor(): Promise<void> {
   const token = Object.values(
     JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
   )[0]!;
-  const servers: { name: string; short: string; url: string; pid: number; stop(): Promise<void> }[] = [];
+  // `upstream`: the upstream requests a gateway's answer must report (none for a response-cache hit).
+  const servers: {
+    name: string;
+    short: string;
+    url: string;
+    pid: number;
+    upstream?: number;
+    stop(): Promise<void>;
+  }[] = [];
   const traces = await startTraceReceiver();
   try {
     const floorServer = await startFloorProcess(platform.url);
@@ -641,8 +653,19 @@ async function floor(): Promise<void> {
       short: 'floor',
       ...floorServer,
     });
+    const yogaServer = await startFloorProcess(platform.url, { yoga: true });
+    servers.push({
+      name: 'bare graphql-yoga over the same schema (`bench/floor.ts --yoga`)',
+      short: 'yoga',
+      ...yogaServer,
+    });
     const gatewayServer = await startGatewayProcess(platform.url);
-    servers.push({ name: 'this gateway, compiled, `npm start` flags, logs off', short: 'gateway', ...gatewayServer });
+    servers.push({
+      name: 'this gateway, compiled, `npm start` flags, logs off',
+      short: 'gateway',
+      upstream: 1,
+      ...gatewayServer,
+    });
     // Metrics are always on; logs at info go to the process's stdout (discarded), traces to the receiver.
     const featured = await startGatewayProcess(platform.url, {
       LOG_LEVEL: 'info',
@@ -653,7 +676,21 @@ async function floor(): Promise<void> {
     servers.push({
       name: 'the same with logs (info) and traces (OTLP/HTTP) on',
       short: 'with logs and traces',
+      upstream: 1,
       ...featured,
+    });
+    // Everything on, and every read after the first answered by the response cache.
+    const cached = await startGatewayProcess(platform.url, {
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: traces.url,
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+      RESPONSE_CACHE_TTL_MS: '3600000',
+    });
+    servers.push({
+      name: 'the same with the response cache on: every read a hit',
+      short: 'cache hits',
+      upstream: 0,
+      ...cached,
     });
     const listed = await request(`${platform.url}/orgs/acme/spaces?limit=1`, {
       headers: { authorization: `Bearer ${token}` },
@@ -664,7 +701,7 @@ async function floor(): Promise<void> {
     const expected = { space: { platformId: seed.id, title: seed.title, visibility } };
     const query = 'query ($id: ID!) { space(id: $id) { platformId title visibility } }';
     const body = JSON.stringify({ query, variables: { id: seed.id } });
-    const read = (url: string) => async () => {
+    const read = (url: string, upstream?: number) => async () => {
       const response = await request(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -679,7 +716,7 @@ async function floor(): Promise<void> {
       // The same data from all, with no error; the gateway adds its cost, where one upstream request is due.
       assert.equal(answer.errors, undefined);
       assert.deepEqual(answer.data, expected);
-      if (answer.extensions?.cost) assert.equal(answer.extensions.cost.upstreamRequests, 1);
+      if (upstream !== undefined) assert.equal(answer.extensions?.cost?.upstreamRequests, upstream);
     };
 
     const rounds = scaled(6);
@@ -687,7 +724,11 @@ async function floor(): Promise<void> {
     // Long enough for the JIT to settle, and in reverse order: the first round measures the floor
     // first, and a floor left idle for the gateways' warm-up (over 5 s, past keep-alive) paid for new
     // connections in that round (0.08 ms per read against 0.06 after).
-    for (const server of [...servers].reverse()) await load(scaled(10_000, 20), 16, read(server.url));
+    for (const server of [...servers].reverse()) {
+      // The first read of the cached gateway goes upstream; the rest are hits.
+      if (server.upstream === 0) await read(server.url)();
+      await load(scaled(10_000, 20), 16, read(server.url, server.upstream));
+    }
     const measured = servers.map(() => ({
       cpu: [] as number[],
       platformCpu: 0,
@@ -702,7 +743,7 @@ async function floor(): Promise<void> {
         const server = servers[index]!;
         const before = cpuMs(server.pid);
         const platformBefore = cpuMs(platform.pid);
-        const result = await load(perRound, 16, read(server.url));
+        const result = await load(perRound, 16, read(server.url, server.upstream));
         measured[index]!.cpu.push((cpuMs(server.pid) - before) / perRound);
         measured[index]!.platformCpu += cpuMs(platform.pid) - platformBefore;
         measured[index]!.seconds += result.seconds;
