@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { documentHash, readManifest } from '../../src/gateway/policy/persisted-operations.js';
+import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let platform: TestPlatform;
@@ -28,16 +29,7 @@ afterAll(async () => {
   await platform.destroy();
 });
 
-/** Sends `body` as a JSON POST; answers status, body and the requests the platform received for it. */
-async function post(gateway: Gateway, body: unknown) {
-  platform.app.stats.reset();
-  const response = await gateway.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any, upstream: platform.app.stats.count };
-}
+const post = (gateway: Gateway, body: unknown) => postGraphQL(gateway, platform, body);
 
 const apq = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
 const DASHBOARD = EXAMPLE_OPERATIONS[0]!.document;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesOnPath } from '../../src/gateway/cache/response-cache.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let platform: TestPlatform;
@@ -22,16 +23,9 @@ afterAll(async () => {
   await platform.destroy();
 });
 
-/** Runs an operation; answers its body and the requests the platform received for it. */
-async function run(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  platform.app.stats.reset();
-  const response = await gateway.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}`, ...headers },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { body: (await response.json()) as any, upstream: platform.app.stats.count };
-}
+/** Runs an operation through the cached gateway; answers its body and the requests the platform received for it. */
+const run = (query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  postGraphQL(gateway, platform, { query, variables }, headers);
 
 const SPACE = 'query CachedSpace($id: ID!) { space(id: $id) { title visibility } }';
 

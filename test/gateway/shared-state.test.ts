@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { documentHash } from '../../src/gateway/policy/persisted-operations.js';
+import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
 
@@ -46,15 +47,7 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000)
   }
 }
 
-async function run(gateway: Gateway, body: unknown) {
-  platform.app.stats.reset();
-  const response = await gateway.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any, upstream: platform.app.stats.count };
-}
+const run = (gateway: Gateway, body: unknown) => postGraphQL(gateway, platform, body);
 
 const SPACE = 'query SharedSpace($id: ID!) { space(id: $id) { title } }';
 
