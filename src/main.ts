@@ -4,9 +4,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitsFromConfig, loadConfig, type Config } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
-import { pino } from 'pino';
-import { createGateway } from './gateway/http/server.js';
-import { readManifest } from './gateway/policy/persisted-operations.js';
+import { readManifest } from './gateway/policy/manifest.js';
 import { Supervisor, type ReadyMessage } from './supervisor.js';
 
 /**
@@ -47,6 +45,10 @@ const persistedManifest = config.PERSISTED_OPERATIONS_FILE
 // Restarts of the platform are errors: shown at every level but fatal and silent.
 const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: string) => console.error(line);
 
+// Loading the gateway's modules (the schema is built as they load) takes about half a second: it
+// happens while the embedded platform's process starts, on the other core.
+const gatewayModules = Promise.all([import('./gateway/http/server.js'), import('pino')]);
+
 /** What to do each time the platform's process is ready (set once the gateway exists). */
 let onPlatformReady: () => void = () => {};
 
@@ -84,6 +86,7 @@ if (!upstreamUrl) {
 }
 
 const supervisor = platform;
+const [{ createGateway }, { pino }] = await gatewayModules;
 const tracing =
   config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
     ? await startTracing()

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
-import { documentHash, readManifest } from '../../src/gateway/policy/persisted-operations.js';
+import { documentHash, readManifest } from '../../src/gateway/policy/manifest.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { documentHash } from '../../src/gateway/policy/persisted-operations.js';
+import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { startTestRedis, type TestRedis } from '../fixtures/redis.js';

@@ -1,4 +1,4 @@
-import { documentHash } from '../policy/persisted-operations.js';
+import { documentHash } from '../policy/manifest.js';
 import { EXAMPLE_OPERATIONS } from './operations.js';
 
 /** The built-in manifest: every example operation under the sha256 of its text. */
