@@ -44,7 +44,17 @@ interface Service {
  * of its own (a checkout from before that split runs both in one process).
  */
 async function startService(dataDir: string): Promise<Service> {
-  const [port, platformPort] = [await freePort(), await freePort()];
+  // A port picked free here can be taken by the time the service listens, while tests run beside it.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startServiceOn(dataDir, await freePort(), await freePort());
+    } catch (error) {
+      if (attempt === 3 || !/already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startServiceOn(dataDir: string, port: number, platformPort: number): Promise<Service> {
   const child = spawn(
     process.execPath,
     [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(ROOT, 'src/main.ts')],
