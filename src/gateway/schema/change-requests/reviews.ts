@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listConnection } from '../kit/connections.js';
+import { listConnection, mapNodes } from '../kit/connections.js';
 import { upstream } from '../../policy/cost.js';
 import { compositeKey, idInput, splitKey } from '../kit/ids.js';
 import {
@@ -167,8 +167,9 @@ builder.objectFields(ChangeRequestNode, (t) => ({
       description: 'Its reviews, oldest first (outdated ones included).',
       resolve: async (r, args, ctx) => {
         const list = await listConnection(args, listReviews(ctx.api, r.space, r.id));
-        const place = { space: r.space, changeRequest: r.id };
-        return { ...list, edges: list.edges.map((edge) => ({ ...edge, node: { ...edge.node, ...place } })) };
+        return mapNodes(list, (reviews) =>
+          reviews.map((review) => ({ ...review, space: r.space, changeRequest: r.id })),
+        );
       },
     },
     ReviewConnection,
@@ -179,7 +180,7 @@ builder.objectFields(ChangeRequestNode, (t) => ({
       description: 'Reviews asked of people and not given yet.',
       resolve: async (r, args, ctx) => {
         const list = await listConnection(args, listRequestedReviewers(ctx.api, r.space, r.id));
-        return { ...list, edges: list.edges.map((edge) => ({ ...edge, node: { ...edge.node, space: r.space } })) };
+        return mapNodes(list, (requests) => requests.map((request) => ({ ...request, space: r.space })));
       },
     },
     RequestedReviewerConnection,
