@@ -1,4 +1,4 @@
-import { getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
+import { type DocumentNode, getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { requestIdOf } from './request-id.js';
@@ -40,8 +40,22 @@ interface Pending {
 const MAX_NAME = 100;
 /** The type and name of a document's first operation, read off its text (comments before it skipped). */
 const OPERATION_HEAD = /^(?:\s|#[^\n]*\n)*(query|mutation|subscription)\b\s*(\w+)?/;
-/** Paths whose requests are no operation: probes and scrapes would drown the operations. */
+/** Paths whose requests are no operation: probes and scrapes, which reports and traces leave out. */
 const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics']);
+
+/** Whether a request to `pathname` can be a GraphQL operation (one to report, log and trace). */
+export function isOperationPath(pathname: string): boolean {
+  return !NOT_OPERATIONS.has(pathname);
+}
+
+/** The type and name (cut to 100 characters) of the operation a document runs; nulls when it has none. */
+export function operationOf(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): { type: string | null; name: string | null } {
+  const operation = getOperationAST(document, operationName);
+  return { type: operation?.operation ?? null, name: operation?.name?.value.slice(0, MAX_NAME) ?? null };
+}
 
 /**
  * Follows every GraphQL request through the plugin chain and hands one report per request to each
@@ -72,7 +86,7 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
 
   return {
     onRequest({ request, url }) {
-      if (NOT_OPERATIONS.has(url.pathname)) return;
+      if (!isOperationPath(url.pathname)) return;
       pending.set(request, {
         startedAt: performance.now(),
         operationName: null,
@@ -99,10 +113,10 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       const context = args.contextValue as unknown as Pending['context'] & { request: Request };
       const entry = pending.get(context.request);
       if (!entry) return;
-      const operation = getOperationAST(args.document, args.operationName);
+      const operation = operationOf(args.document, args.operationName);
       entry.context = context;
-      entry.operationType = operation?.operation ?? null;
-      entry.operationName = operation?.name?.value.slice(0, MAX_NAME) ?? null;
+      entry.operationType = operation.type;
+      entry.operationName = operation.name;
     },
     onResultProcess({ request, result }) {
       const entry = pending.get(request);

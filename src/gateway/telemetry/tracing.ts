@@ -10,15 +10,13 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../upstream/client.js';
+import { isOperationPath, operationOf } from './operations.js';
 import { setRequestSpan } from './request-span.js';
 
 const propagator = new W3CTraceContextPropagator();
-/** Paths whose requests are no operation: probes and scrapes are not traced. */
-const NOT_OPERATIONS = new Set(['/health', '/ready', '/metrics']);
 
 /** A request's span and the context its children start in. */
 interface Traced {
@@ -42,7 +40,7 @@ export function useTracing(tracer: Tracer): Plugin {
 
   return {
     onRequest({ request, url }) {
-      if (NOT_OPERATIONS.has(url.pathname)) return;
+      if (!isOperationPath(url.pathname)) return;
       const parent = propagator.extract(ROOT_CONTEXT, headersOf(request), defaultTextMapGetter);
       const span = tracer.startSpan(
         'graphql',
@@ -73,12 +71,11 @@ export function useTracing(tracer: Tracer): Plugin {
         cost?: { maxUpstreamRequests: number };
       };
       const root = traced.get(ctx.request);
-      const operation = getOperationAST(args.document, args.operationName);
-      if (root && operation) {
-        const name = operation.name?.value.slice(0, 100);
-        root.span.updateName(name ? `${operation.operation} ${name}` : operation.operation);
+      const { type, name } = operationOf(args.document, args.operationName);
+      if (root && type) {
+        root.span.updateName(name ? `${type} ${name}` : type);
         root.span.setAttributes({
-          'graphql.operation.type': operation.operation,
+          'graphql.operation.type': type,
           ...(name ? { 'graphql.operation.name': name } : {}),
         });
       }
