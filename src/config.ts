@@ -7,6 +7,12 @@ const port = z.coerce
   .min(0, 'must be a port number from 0 to 65535')
   .max(65535, 'must be a port number from 0 to 65535');
 const host = z.string().min(1);
+/** A switch, off unless set to `1` or `true`. */
+const flag = () =>
+  z
+    .enum(['0', '1', 'false', 'true'])
+    .default('0')
+    .transform((value) => value === '1' || value === 'true');
 
 /**
  * Every setting the project reads from the environment, parsed in one place.
@@ -60,19 +66,13 @@ export const configSchema = z.object({
    * Let the embedded platform fetch files from private and loopback addresses (`1`): for local
    * demos whose files are served on this machine. @default 0
    */
-  PLATFORM_ALLOW_PRIVATE_URLS: z
-    .enum(['0', '1', 'false', 'true'])
-    .default('0')
-    .transform((value) => value === '1' || value === 'true'),
+  PLATFORM_ALLOW_PRIVATE_URLS: flag(),
   /**
    * Let Git Sync of the embedded platform use `file://` and `http://` URLs, local paths and
    * private or loopback addresses (`1`): for local demos and tests. Otherwise only `https://`
    * repositories on public addresses, through the outbound guard. @default 0
    */
-  GIT_ALLOW_LOCAL: z
-    .enum(['0', '1', 'false', 'true'])
-    .default('0')
-    .transform((value) => value === '1' || value === 'true'),
+  GIT_ALLOW_LOCAL: flag(),
   /** A PEM file of certificates Git Sync trusts for https remotes besides the system's (a private CA). */
   GIT_SSL_CA_FILE: z.string().min(1).optional(),
   /** Author name of the commits Git Sync exports. @default Docs platform */
@@ -173,10 +173,7 @@ export const configSchema = z.object({
    */
   PERSISTED_OPERATIONS_FILE: z.string().min(1).optional(),
   /** `1`: run only the persisted operations (the manifest and the built-in examples); any other document is refused. @default 0 */
-  PERSISTED_ONLY: z
-    .enum(['0', '1', 'false', 'true'])
-    .default('0')
-    .transform((value) => value === '1' || value === 'true'),
+  PERSISTED_ONLY: flag(),
   /**
    * Export traces over OTLP/HTTP to this collector (`http://collector:4318`); the other standard
    * variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`) apply too. Unset,
