@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../policy/cost.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from './kit/ids.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from './kit/ids.js';
 import {
   disableInstallation,
   enableInstallation,
@@ -720,14 +720,7 @@ const integrationName = z
   .trim()
   .min(1, 'must be 1 to 100 characters')
   .max(100, 'must be 1 to 100 characters')
-  .transform((value, ctx) => {
-    try {
-      return platformKey(value, 'Integration');
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  })
+  .transform(readingId((value) => platformKey(value, 'Integration')))
   .refine((value) => /^[a-zA-Z0-9-_.]+$/.test(value), 'must be letters, digits, "-", "_" or "."');
 
 const ConfigurationsInput = inputObject('IntegrationConfigurationsInput', {

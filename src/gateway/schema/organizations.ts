@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listConnection } from './kit/connections.js';
-import { platformKey, splitKey } from './kit/ids.js';
+import { platformKey, readingId, splitKey } from './kit/ids.js';
 import { ROLES, type MergeRules } from '../upstream/shapes/common.js';
 import {
   deleteOrganizationInvite,
@@ -518,16 +518,13 @@ declareMutation('updateOrganization', {
         .string()
         .trim()
         .min(1)
-        .transform((value, ctx) => {
+        .transform(
           // A Site global ID carries its organization: the REST body wants the site's own id.
-          try {
+          readingId((value) => {
             const key = platformKey(value, 'Site');
             return key === value ? value : splitKey(key, 2, 'Site')[1]!;
-          } catch (error) {
-            ctx.addIssue({ code: 'custom', message: (error as Error).message });
-            return z.NEVER;
-          }
-        })
+          }),
+        )
         .nullish(),
     ),
     logo: inputField(

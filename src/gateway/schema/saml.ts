@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../policy/cost.js';
-import { decodeKnownGlobalId, platformKey, splitKey } from './kit/ids.js';
+import { decodeKnownGlobalId, platformKey, readingId, splitKey } from './kit/ids.js';
 import { organizationTarget } from './targets.js';
 import { ROLES } from '../upstream/shapes/common.js';
 import {
@@ -163,17 +163,14 @@ const teamRef = z
   .string()
   .trim()
   .min(1, 'must be the id of a Team')
-  .transform((value, ctx) => {
-    try {
+  .transform(
+    readingId((value) => {
       const key = platformKey(value, 'Team');
       if (key === value || !decodeKnownGlobalId(value)) return { id: value } as { id: string; organizationId?: string };
       const [organizationId, id] = splitKey(key, 2, 'Team') as [string, string];
       return { id, organizationId };
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+    }),
+  );
 
 const providerFields = {
   ssoUrl: inputField(

@@ -15,7 +15,7 @@ import {
 } from '../content/revision.js';
 import { prime } from '../kit/loaders.js';
 import { declareMutation, inputField, inputObject } from '../kit/mutations.js';
-import { idInput } from '../kit/ids.js';
+import { idInput, readingId } from '../kit/ids.js';
 import { payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { ChangeRequestNode } from './change-request.js';
@@ -31,14 +31,7 @@ const pageIdInput = z
   .string()
   .trim()
   .min(1, 'must be the id of a page')
-  .transform((value, ctx) => {
-    try {
-      return revisionPartId(value, PAGE_NODE_TYPENAMES);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+  .transform(readingId((value) => revisionPartId(value, PAGE_NODE_TYPENAMES)));
 
 const pageMetadataFields = {
   title: inputField(

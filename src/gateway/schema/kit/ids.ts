@@ -77,6 +77,21 @@ export function splitKey(key: string, size: number, typename: string): string[] 
 }
 
 /**
+ * A zod transform that reads an id a client gave with `read`: what `read` throws (a malformed
+ * global ID, one of another type) becomes the field's issue, with its message.
+ */
+export function readingId<T>(read: (value: string) => T) {
+  return (value: string, ctx: z.core.$RefinementCtx<string>): T => {
+    try {
+      return read(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  };
+}
+
+/**
  * A zod field for an id given as a global ID of `typename` (or of one of several typenames) or as
  * a platform id; `message` when it is missing or empty.
  */
@@ -88,14 +103,7 @@ export function idInput(
     .string({ message })
     .trim()
     .min(1, message)
-    .transform((value, ctx) => {
-      try {
-        return platformKey(value, typename);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
+    .transform(readingId((value) => platformKey(value, typename)));
 }
 
 /**
@@ -126,18 +134,15 @@ export function ownedIdInput(typename: string, maxLength = MAX_ID_LENGTH) {
     .string({ message })
     .trim()
     .min(1, message)
-    .transform((value, ctx) => {
-      try {
+    .transform(
+      readingId((value) => {
         const read = readOwnedId(value, typename);
         if (!read) throw new Error(message);
         if (read.organizationId === undefined && read.id.length > maxLength)
           throw new Error(`must be at most ${maxLength} characters`);
         return read.id;
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
+      }),
+    );
 }
 
 /** `readOwnedId` for a Team. */

@@ -3,7 +3,7 @@ import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../policy/cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
-import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../kit/ids.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from '../kit/ids.js';
 import {
   VISITOR_AUTH_BACKENDS,
   type AdaptiveSchema,
@@ -501,18 +501,15 @@ const shareLinkTarget = {
       .string()
       .trim()
       .min(1, 'must be the id of a share link')
-      .transform((value, ctx) => {
-        try {
+      .transform(
+        readingId((value) => {
           const key = platformKey(value, 'SiteShareLink');
           if (key === value || !decodeKnownGlobalId(value))
             return { id: value } as { id: string; organizationId?: string; siteId?: string };
           const [organizationId, siteId, id] = splitKey(key, 3, 'SiteShareLink') as [string, string, string];
           return { id, organizationId, siteId };
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-          return z.NEVER;
-        }
-      }),
+        }),
+      ),
   ),
 };
 

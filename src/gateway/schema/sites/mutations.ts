@@ -39,7 +39,7 @@ import { declareMutation, inputField } from '../kit/mutations.js';
 import { organizationIdField } from '../organizations.js';
 import { DefaultLevelEnum, restEnum } from '../kit/enums.js';
 import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
-import { idInput } from '../kit/ids.js';
+import { idInput, readingId } from '../kit/ids.js';
 import { noNull, restBody } from '../kit/mutations.js';
 import {
   primeSites,
@@ -81,14 +81,7 @@ export function siteRefInput(typenames: SiteTypename | readonly SiteTypename[]) 
     .string({ message })
     .trim()
     .min(1, message)
-    .transform((value, ctx) => {
-      try {
-        return readSiteRef(value, typenames);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
+    .transform(readingId((value) => readSiteRef(value, typenames)));
 }
 
 type SiteResolved<T> = Omit<T, 'organizationId' | 'siteId'> & { organizationId: string; siteId: string };
@@ -276,14 +269,7 @@ const pageId = z
   .string()
   .trim()
   .min(1, 'must be the id of a page')
-  .transform((value, ctx) => {
-    try {
-      return revisionPartId(value, PAGE_NODE_TYPENAMES);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+  .transform(readingId((value) => revisionPartId(value, PAGE_NODE_TYPENAMES)));
 /** A space to add, or null for a new space: clients name it either way. */
 const spaceOrNew = idInput('Space', 'must be the id of a Space, or null to create a new space').nullable();
 
