@@ -25,7 +25,8 @@ import { Pool } from 'undici';
  *   UPSTREAM_URL=http://127.0.0.1:4010/v1 tsx bench/floor.ts [port] [--yoga]
  *
  * With `--yoga`, the same schema is served by a bare graphql-yoga server instead (its defaults,
- * nothing added): what yoga's own HTTP handling and plugin chain cost above the floor.
+ * nothing added, but for its request-body bound, off as in the gateway, which bounds bodies in its
+ * own plugin): what yoga's own HTTP handling and plugin chain cost above the floor.
  *
  * The port comes from the argument, else PORT, else 0 (any free one); it listens on 127.0.0.1
  * and prints its URL once listening. It serves one field, `space(id:)`.
@@ -133,6 +134,7 @@ const server = process.argv.includes('--yoga')
         landingPage: false,
         graphiql: false,
         logging: false,
+        maxRequestBodySize: false,
         context: ({ request }) => ({ authorization: request.headers.get('authorization') ?? undefined }),
       }),
     )

@@ -4,9 +4,10 @@
  *
  *   npx tsx bench/start.ts            # on the tree as it is: built once first, then RUNS starts (default 5)
  *   npx tsx bench/start.ts --rebuild  # each start after emptying dist/: what the first start after a change costs
+ *   npx tsx bench/start.ts --fresh    # each start on an empty data folder: the first start after `npm ci`
  *
  * Each start uses one data folder, seeded by a first start that is not counted (seeding happens once in a
- * folder's life). Prints each start and the minimum, median and maximum.
+ * folder's life), unless `--fresh`. Prints each start and the minimum, median and maximum.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(process.env.RUNS ?? 5);
 const rebuild = process.argv.includes('--rebuild');
+const fresh = process.argv.includes('--fresh');
 
 /** Milliseconds from spawning `npm start` to the first answer of `GET /health`, which must be a 200. */
 async function timeStart(dataDir: string): Promise<number> {
@@ -65,13 +67,14 @@ try {
   const times: number[] = [];
   for (let run = 0; run < runs; run += 1) {
     if (rebuild) rmSync(join(root, 'dist'), { recursive: true, force: true });
+    if (fresh) rmSync(dataDir, { recursive: true, force: true });
     times.push(await timeStart(dataDir));
     console.log(`start ${run + 1}: ${times.at(-1)!.toFixed(0)} ms`);
   }
   const sorted = times.toSorted((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
   console.log(
-    `npm start ready${rebuild ? ' (dist/ emptied before each)' : ''}: min ${sorted[0]!.toFixed(0)} ms, ` +
+    `npm start ready${rebuild ? ' (dist/ emptied before each)' : ''}${fresh ? ' (on an empty data folder)' : ''}: min ${sorted[0]!.toFixed(0)} ms, ` +
       `median ${median.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms (${runs} starts)`,
   );
 } finally {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const SOURCES = 'src';
 const OUTPUT = 'dist';
@@ -64,4 +65,10 @@ const built = existsSync(STAMP) ? readFileSync(STAMP, 'utf8') : undefined;
 if (built !== wanted) {
   await compile(files);
   writeFileSync(STAMP, wanted);
+}
+// `npm ci` (`prepare`) also seeds the demo data into a template, so that the first `npm start` does not wait for
+// a seed (src/platform/demo-template.ts). A compile empties `dist/`, so the template is always of this build.
+if (process.argv.includes('--demo-template') && !existsSync(join(OUTPUT, 'demo-template', 'platform.sqlite'))) {
+  const { writeDemoTemplate } = await import(pathToFileURL(join(OUTPUT, 'platform', 'demo-template.js')).href);
+  writeDemoTemplate();
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import type { ChildMessage } from '../supervisor.js';
+import { DEMO_TEMPLATE_FILE } from './demo-template.js';
 import { startPlatform, type RunningPlatform, type StartPlatformOptions } from './server.js';
 
 /**
@@ -23,6 +24,7 @@ function platformOptions(config: Config): StartPlatformOptions {
   const requestLogs = supervised ? config.LOG_LEVEL === 'debug' : config.LOG_LEVEL !== 'silent';
   return {
     dataDir: config.DATA_DIR,
+    demoTemplate: DEMO_TEMPLATE_FILE,
     host: config.PLATFORM_HOST,
     port: config.PLATFORM_PORT,
     delayMs: config.PLATFORM_DELAY_MS,

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { seedDemoRepository } from './git/demo.js';
 import { createPlatform, DEFAULT_GIT_AUTHOR, type CreatePlatformOptions } from './app.js';
 import { isSeeded, seedDemoData, type DemoTokens } from './demo-data.js';
+import { placeDemoTemplate } from './demo-template.js';
 import { openDatabase, type Db } from './store/db.js';
 
 export interface StartPlatformOptions {
@@ -17,6 +18,11 @@ export interface StartPlatformOptions {
   port?: number;
   /** Seed the demo data set when the database has never been seeded. @default true */
   seed?: boolean;
+  /**
+   * A seeded database to start from when `dataDir` holds none (see `demo-template.ts`); without
+   * one, or when it is missing, the demo data set is seeded in place.
+   */
+  demoTemplate?: string;
   /** Delay before each request is handled, in milliseconds. @default 0 */
   delayMs?: number;
   /** @default false */
@@ -63,9 +69,14 @@ export interface RunningPlatform {
 export async function startPlatform(options: StartPlatformOptions): Promise<RunningPlatform> {
   mkdirSync(options.dataDir, { recursive: true });
   setCacheBudget(options.cacheMb ?? DEFAULT_CACHE_MB);
-  const db = openDatabase({ file: join(options.dataDir, 'platform.sqlite') });
-  const freshSeed = options.seed !== false && !isSeeded(db);
-  const tokens = options.seed === false ? {} : seedDemoData(db);
+  const databaseFile = join(options.dataDir, 'platform.sqlite');
+  const seed = options.seed !== false;
+  const fromTemplate =
+    seed && options.demoTemplate !== undefined && placeDemoTemplate(databaseFile, options.demoTemplate);
+  const db = openDatabase({ file: databaseFile });
+  // A template's data is as new to this folder as a seed: its repository is made here.
+  const freshSeed = fromTemplate || (seed && !isSeeded(db));
+  const tokens = seed ? seedDemoData(db) : {};
   catchUpSearchIndex(db);
   if (Object.keys(tokens).length > 0) {
     writeFileSync(join(options.dataDir, 'demo-tokens.json'), `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });

@@ -224,6 +224,14 @@ describe('the gateway over HTTP (the listener `npm start` serves)', () => {
     expect(answer.json.data.space.platformId).toBe(spaceId);
   });
 
+  it('refuses a body without a declared length once it passes the limit, with 413 and a coded error', async () => {
+    const padding = 'x'.repeat(1000);
+    const chunks = [`{"query":"{ viewer { id } }","variables":{"pad":"`, ...Array(6).fill(padding), '"}}'];
+    const answer = await post(Readable.from(chunks));
+    expect(answer.status).toBe(413);
+    expect(answer.json.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'PAYLOAD_TOO_LARGE' });
+  });
+
   it('refuses a declared body over the limit with 413 and a coded error, without reading it', async () => {
     const answer = await post(JSON.stringify({ query: `{ viewer { id } }`, variables: { pad: 'x'.repeat(5000) } }));
     expect(answer.status).toBe(413);

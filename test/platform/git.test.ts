@@ -4,7 +4,7 @@ import { lookup } from 'node:dns/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { hostname as osHostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../src/platform/outbound.js';
 import { gitHttpServer } from '../fixtures/git-server.js';
@@ -773,7 +773,12 @@ describe('Git Sync outside demo and test runs (GIT_ALLOW_LOCAL off)', () => {
 describe('demo repository', () => {
   it('keeps the demo handbook in a local repository with its history, linked to the space, and imports from it', async () => {
     const { seedDemoRepository } = await import('../../src/platform/git/demo.js');
-    const bare = await seedDemoRepository(p.db, work, { name: 'Docs platform', email: 'docs-platform@localhost' });
+    // A data folder given relative to the working directory (the default `.data` is) places it once.
+    const bare = await seedDemoRepository(p.db, relative(process.cwd(), work), {
+      name: 'Docs platform',
+      email: 'docs-platform@localhost',
+    });
+    expect(bare).toBe(join(work, 'demo-repos', 'handbook.git'));
     const history = run(['--git-dir', bare, 'log', '--format=%s', 'main']).trim().split('\n');
     expect(history).toEqual(['Handbook: revision 3', 'Handbook: revision 2', 'Handbook: first version']);
     const spaceId = p.spaceId('Company handbook');

@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { getBlob } from '../content/blobs.js';
@@ -26,7 +26,8 @@ export async function seedDemoRepository(
     .prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1')
     .get(DEMO_REPOSITORY_SPACE) as SpaceRow | undefined;
   if (!space) throw new Error(`No demo space "${DEMO_REPOSITORY_SPACE}"`);
-  const bare = join(dataDir, 'demo-repos', 'handbook.git');
+  // Absolute: git runs in `dataDir`, where a relative path (the default `.data`) would be taken twice.
+  const bare = resolve(dataDir, 'demo-repos', 'handbook.git');
   rmSync(bare, { recursive: true, force: true });
   mkdirSync(dirname(bare), { recursive: true });
   await git(['init', '--quiet', '--bare', '--initial-branch=main', bare], { cwd: dataDir });
