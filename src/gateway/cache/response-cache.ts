@@ -51,13 +51,22 @@ const IN_ORGANIZATION: Record<string, string> = {
  * says 0) and says so in `extensions.responseCache`. Every mutation through the gateway forgets the
  * answers holding an object it returned, and those holding an object whose REST path it wrote
  * under (the parents whose lists it changed: `POST /orgs/acme/spaces` forgets what holds the
- * organization). Explained requests (`x-explain: 1`) are never served from the cache.
+ * organization). Explained requests (`x-explain: 1`), answers in parts (`@defer`, `@stream`) and
+ * subscriptions are never served from the cache nor kept in it.
  */
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[] {
   const cache = options.cache ?? createInMemoryCache();
   const ttlPerSchemaCoordinate = Object.fromEntries(
     Object.entries(TTL_SHARE).map(([type, share]) => [type, share * options.ttlMs]),
   );
+  // Answers in parts (@defer, @stream) and subscriptions are never cached nor served from the cache:
+  // a client asked for them to arrive as they resolve. Read off the text (a false match only bypasses).
+  const inParts = new WeakSet<Request>();
+  const markInParts: Plugin = {
+    onParams({ request, params }) {
+      if (typeof params.query === 'string' && IN_PARTS.test(params.query)) inParts.add(request);
+    },
+  };
   const responseCache = useResponseCache({
     cache,
     ttl: options.ttlMs,
@@ -66,7 +75,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
       const authorization = request.headers.get('authorization');
       return authorization ? createHash('sha256').update(authorization).digest('hex') : null;
     },
-    enabled: (request) => request.headers.get('x-explain') !== '1',
+    enabled: (request) => request.headers.get('x-explain') !== '1' && !inParts.has(request),
     includeExtensionMetadata: true,
     shouldCacheResult: ({ result }) => !result.errors?.length,
   });
@@ -81,8 +90,11 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
       };
     },
   };
-  return [responseCache, forgetWrittenParents];
+  return [markInParts, responseCache, forgetWrittenParents];
 }
+
+/** A document that may ask for an answer in parts, or a subscription. */
+const IN_PARTS = /@defer\b|@stream\b|\bsubscription\b/;
 
 /** The nodes a REST path names, as the cache records them (typename and global ID). */
 export function entitiesOnPath(path: string): Array<{ typename: string; id: string }> {

@@ -26,6 +26,23 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
 }`,
   },
   {
+    description:
+      'The same dashboard, first screen at once: organizations and spaces in the first payload, the members (one more level of upstream requests) in a later one. Send it with `Accept: multipart/mixed` or `text/event-stream` (GraphiQL does).',
+    document: /* GraphQL */ `query DeferredDashboard {
+  viewer { displayName email }
+  organizations(first: 5) {
+    totalCount
+    nodes {
+      title
+      spaces(first: 5) { totalCount nodes { title visibility } }
+      ... @defer(label: "members") {
+        members(first: 3) { totalCount nodes { role user { displayName } } }
+      }
+    }
+  }
+}`,
+  },
+  {
     description: 'One space with its live pages and its open change requests.',
     document: /* GraphQL */ `query SpaceOverview($spaceId: ID!) {
   space(id: $spaceId) {

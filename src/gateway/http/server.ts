@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
@@ -156,6 +157,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           })
         : []),
       cost,
+      // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
+      useDeferStream(),
       useErrorPolicy(),
       useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
       ...(options.plugins ?? []),

@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { exceededLimit, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
@@ -68,12 +68,15 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
       }
     },
     onResultProcess({ request, result, setResult }) {
-      if (Array.isArray(result) || !isResult(result)) return;
-      setResult(withCost(request, result));
+      if (Array.isArray(result)) return;
+      if (isResult(result)) setResult(withCost(request, result));
+      // @defer and @stream: each payload carries the running cost; the last one the explanation.
+      else if (isAsyncIterable(result))
+        setResult(mapAsyncIterator(result, (payload: IncrementalPayload) => withCost(request, payload)));
     },
   };
 
-  function withCost(request: Request, result: ExecutionResult): ExecutionResult {
+  function withCost<R extends IncrementalPayload>(request: Request, result: R): R {
     const ctx = contexts.get(request);
     const cost = ctx?.cost ?? NO_COST;
     const report: CostReport = {
@@ -85,13 +88,20 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
       durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,
     };
     const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
-    if (ctx?.trace) extensions.explain = ctx.trace.report();
+    if (ctx?.trace && result.hasNext !== true) extensions.explain = ctx.trace.report();
     // Past the byte budget, what resolved is dropped: the answer is the one error naming the limit.
     const exceeded = ctx?.responseBudget?.exceeded;
-    if (exceeded) return { data: null, errors: [exceeded], extensions };
+    if (exceeded) {
+      return (result.hasNext === undefined
+        ? { data: null, errors: [exceeded], extensions }
+        : { errors: [exceeded], extensions, hasNext: result.hasNext }) as unknown as R;
+    }
     return { ...result, extensions };
   }
 }
+
+/** One payload of an answer: the whole answer, or a part of an incremental one (`hasNext` set). */
+type IncrementalPayload = ExecutionResult & { hasNext?: boolean };
 
 function isResult(value: unknown): value is ExecutionResult {
   return typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);

@@ -1,5 +1,5 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import { ERROR_CODES, GatewayError, boundMessage, redactSecrets, type ErrorCode } from '../errors.js';
 
 const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
@@ -77,7 +77,8 @@ export function useErrorPolicy(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result)) setResult(result.map(normalizeResult));
-      else if (!isAsyncIterable(result)) setResult(normalizeResult(result));
+      else if (isAsyncIterable(result)) setResult(mapAsyncIterator(result, normalizePayload));
+      else setResult(normalizeResult(result));
     },
     onResponse({ response, setResponse }) {
       const described = describeBodilessRefusal(response);
@@ -90,6 +91,13 @@ export function useErrorPolicy(): Plugin {
 export function normalizeResult<R extends ExecutionResult>(result: R): R {
   if (!result.errors?.length) return result;
   return { ...result, errors: result.errors.map(normalizeError) };
+}
+
+/** A part of an answer in parts (@defer, @stream), its deferred and streamed entries included. */
+function normalizePayload<R extends ExecutionResult & { incremental?: readonly ExecutionResult[] }>(payload: R): R {
+  const normalized = normalizeResult(payload);
+  if (!payload.incremental) return normalized;
+  return { ...normalized, incremental: payload.incremental.map(normalizeResult) };
 }
 
 function normalizeError(error: GraphQLError): GraphQLError {
@@ -114,8 +122,4 @@ function asCode(error: GraphQLError, code: ErrorCode, message = error.message): 
     ...(error.path ? { path: error.path } : {}),
     extensions,
   });
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }

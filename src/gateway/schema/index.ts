@@ -1,4 +1,6 @@
+import { specifiedDirectives } from 'graphql';
 import { builder } from './kit/builder.js';
+import { deferDirective, streamDirective } from './kit/directives.js';
 // The kit's types every domain shares (the schema sorts its types, so the order is free).
 import './kit/enums.js';
 import './kit/user-errors.js';
@@ -23,4 +25,4 @@ import './members.js';
 import './kit/nodes.js';
 
 /** The whole schema, built from every domain module. */
-export const schema = builder.toSchema();
+export const schema = builder.toSchema({ directives: [...specifiedDirectives, deferDirective, streamDirective] });

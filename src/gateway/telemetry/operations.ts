@@ -1,5 +1,5 @@
 import { type DocumentNode, getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { requestIdOf } from './request-id.js';
 
@@ -35,6 +35,8 @@ interface Pending {
   cacheHit: boolean | null;
   /** The operation as its text names it, for an answer that ran nothing (a hit of the response cache). */
   fromText?: { type: string | null; name: string | null };
+  /** Set for an answer in parts (@defer, @stream, a subscription): reported when its last part left. */
+  streamed?: { status: number };
 }
 
 const MAX_NAME = 100;
@@ -118,16 +120,32 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
       entry.operationType = operation.type;
       entry.operationName = operation.name;
     },
-    onResultProcess({ request, result }) {
+    onResultProcess({ request, result, setResult }) {
       const entry = pending.get(request);
       if (!entry) return;
+      if (isAsyncIterable(result)) {
+        const streamed = { status: 200 };
+        entry.streamed = streamed;
+        const codes = new Set<string>();
+        const each = <P extends ExecutionResult & { incremental?: readonly ExecutionResult[] }>(payload: P): P => {
+          for (const part of [payload, ...(payload.incremental ?? [])])
+            for (const error of part.errors ?? []) codes.add(codeOf(error));
+          entry.errorCodes = [...codes];
+          return payload;
+        };
+        setResult(mapAsyncIterator(result, each, undefined, () => finish(request, streamed.status)));
+        return;
+      }
       const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
       entry.errorCodes = [...new Set(results.flatMap((one) => (one.errors ?? []).map(codeOf)))];
       const cached = (results[0]?.extensions as { responseCache?: { hit?: boolean } } | undefined)?.responseCache;
       if (cached) entry.cacheHit = cached.hit === true;
     },
     onResponse({ request, response }) {
-      finish(request, response.status);
+      const streamed = pending.get(request)?.streamed;
+      // The headers of an answer in parts leave with its first part: its report waits for the last.
+      if (streamed) streamed.status = response.status;
+      else finish(request, response.status);
     },
   };
 }

@@ -10,7 +10,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../upstream/client.js';
 import { isOperationPath, operationOf } from './operations.js';
@@ -22,6 +22,8 @@ const propagator = new W3CTraceContextPropagator();
 interface Traced {
   span: Span;
   context: Context;
+  /** Set for an answer in parts: its span ends with the last part, with the status sent first. */
+  streamed?: { status: number };
 }
 
 /**
@@ -90,17 +92,30 @@ export function useTracing(tracer: Tracer): Plugin {
         },
       };
     },
-    onResultProcess({ request, result }) {
-      const errors = (Array.isArray(result) ? result : [result]).flatMap(
-        (one) => (one as { errors?: Array<{ extensions?: { code?: unknown } }> }).errors ?? [],
-      );
+    onResultProcess({ request, result, setResult }) {
       const root = traced.get(request);
-      if (root && errors.length > 0) {
-        root.span.setStatus({ code: SpanStatusCode.ERROR, message: String(errors[0]?.extensions?.code ?? 'error') });
+      if (!root) return;
+      const failed = (payload: unknown) => {
+        const [first] = (payload as { errors?: Array<{ extensions?: { code?: unknown } }> }).errors ?? [];
+        if (first)
+          root.span.setStatus({ code: SpanStatusCode.ERROR, message: String(first.extensions?.code ?? 'error') });
+        return payload;
+      };
+      if (!isAsyncIterable(result)) {
+        for (const one of Array.isArray(result) ? result : [result]) failed(one);
+        return;
       }
+      // An answer in parts (@defer, @stream): the operation's span lasts until its last part.
+      const streamed = { status: 200 };
+      root.streamed = streamed;
+      setResult(
+        mapAsyncIterator(result, failed as <P>(payload: P) => P, undefined, () => finish(request, streamed.status)),
+      );
     },
     onResponse({ request, response }) {
-      finish(request, response.status);
+      const streamed = traced.get(request)?.streamed;
+      if (streamed) streamed.status = response.status;
+      else finish(request, response.status);
     },
   };
 
