@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { authenticate, type RequestContext } from './context.js';
+import { conditionalReads } from './conditional.js';
 import { edgeOptions, encodeAnswersOnce, guardEdge, listeningOrigin } from './edge.js';
 import { type PlatformAnswer, recordRoutes, recordStats } from './stats.js';
 import type { Db } from './store/db.js';
@@ -167,6 +168,9 @@ export function createPlatform({
       new Set([...HEALTH_PATHS, DOWNLOAD_ROUTE, PDF_ROUTE, UPLOAD_ROUTE, OPENAPI_DOWNLOAD_ROUTE, ASSET_ROUTE]),
     ),
   );
+
+  // After authentication: a revoked token is answered 401, never 304.
+  conditionalReads(app, db);
 
   // Background work: started once the server is ready, stopped (running jobs finished) on close.
   const jobs = new JobQueue(db);

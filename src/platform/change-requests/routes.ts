@@ -42,6 +42,7 @@ import { loadSpace } from '../spaces/store.js';
 import { findUserById } from '../users/store.js';
 import { applyTemplateToRequest, requireTemplate, templateSpec } from './templates.js';
 import { requireClusterForChangeRequest } from '../conversations/store.js';
+import { CONDITIONAL } from '../conditional.js';
 
 const subject = z.string().max(100, 'must be at most 100 characters');
 
@@ -212,10 +213,14 @@ export function changeRequestRoutes(app: FastifyInstance): void {
     return reply.code(201).header('location', json.urls.location).send(json);
   });
 
-  app.get<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId', async (request) => {
-    const { space, changeRequest } = requestOf(request, request.params);
-    return answer(request, changeRequest, space);
-  });
+  app.get<{ Params: RequestParams }>(
+    '/spaces/:spaceId/change-requests/:changeRequestId',
+    CONDITIONAL,
+    async (request) => {
+      const { space, changeRequest } = requestOf(request, request.params);
+      return answer(request, changeRequest, space);
+    },
+  );
 
   app.patch<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId', async (request, reply) => {
     const body = parseBody(updateBody, request.body ?? {});

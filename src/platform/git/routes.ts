@@ -6,6 +6,7 @@ import type { JobQueue } from '../jobs.js';
 import { refProblem, repositoryProblem } from './remote.js';
 import { gitSyncState, queueOperation, type Direction } from './sync.js';
 import { clearGitSync } from '../spaces/store.js';
+import { CONDITIONAL } from '../conditional.js';
 
 type SpaceParams = { spaceId: string };
 
@@ -93,7 +94,7 @@ export function gitRoutes(app: FastifyInstance, options: GitRouteOptions): void 
   app.post<{ Params: SpaceParams }>('/spaces/:spaceId/git/import', queueFor('import'));
   app.post<{ Params: SpaceParams }>('/spaces/:spaceId/git/export', queueFor('export'));
 
-  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/git/info', async (request) => {
+  app.get<{ Params: SpaceParams }>('/spaces/:spaceId/git/info', CONDITIONAL, async (request) => {
     const { space } = request.ctx.access.requireSpace(request.params.spaceId);
     const state = gitSyncState(space);
     if (!state) throw notFound('Git Sync of the space');

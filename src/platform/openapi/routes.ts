@@ -18,6 +18,7 @@ import {
 import type { Db } from '../store/db.js';
 import { httpUrlSchema } from '../schemas.js';
 import { contentJson, rawJson, specJson, versionJson } from './json.js';
+import { CONDITIONAL } from '../conditional.js';
 
 const slugSchema = z
   .string()
@@ -85,7 +86,7 @@ export function openAPIRoutes(app: FastifyInstance, options: { queue: JobQueue }
     return reply.code(201).header('location', json.urls.location).send(json);
   });
 
-  app.get<{ Params: SpecParams }>('/orgs/:organizationId/openapi/:specSlug', async (request) => {
+  app.get<{ Params: SpecParams }>('/orgs/:organizationId/openapi/:specSlug', CONDITIONAL, async (request) => {
     const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId, 'read');
     return specJson(requireSpec(db, org.id, request.params.specSlug), access.orgRole(org.id), links);

@@ -18,6 +18,7 @@ import {
   updateSiteColumns,
 } from './store.js';
 import { addSiteSpace, loadStructure, setSiteDefaults } from './structure.js';
+import { CONDITIONAL } from '../conditional.js';
 import {
   type OrgParams,
   type SiteParams,
@@ -129,7 +130,7 @@ export function siteRoutes(app: FastifyInstance): void {
     return reply.code(201).header('location', json.urls.location).send(json);
   });
 
-  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId', async (request) => {
+  app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId', CONDITIONAL, async (request) => {
     const { org, role } = orgOf(request, request.params);
     return answerSite(request, requireSite(request.ctx.db, org.id, request.params.siteId), org, role);
   });

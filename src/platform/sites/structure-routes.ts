@@ -35,6 +35,7 @@ import {
   type Structure,
 } from './structure.js';
 import { OPEN_TO_VISITORS } from './visitor-access.js';
+import { CONDITIONAL } from '../conditional.js';
 import {
   type SiteParams,
   titleInput,
@@ -185,7 +186,7 @@ export function siteStructureRoutes(app: FastifyInstance): void {
 
   app.get<{ Params: SiteParams }>(
     '/orgs/:organizationId/sites/:siteId/structure',
-    OPEN_TO_VISITORS,
+    { config: { ...OPEN_TO_VISITORS.config, ...CONDITIONAL.config } },
     async (request) => {
       const query = parseQuery(structureQuery, request.query);
       const { org, s } = readerSiteOf(request, request.params, query.shareKey);

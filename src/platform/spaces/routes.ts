@@ -33,6 +33,7 @@ import {
   spaceMergeRulesSchema,
 } from '../schemas.js';
 import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { CONDITIONAL } from '../conditional.js';
 
 const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 
@@ -121,12 +122,16 @@ export function spaceRoutes(app: FastifyInstance): void {
     return spaceJson(created, access.spaceRole(created), links);
   });
 
-  app.get<SpaceParams>('/spaces/:spaceId', OPEN_TO_VISITORS, async (request) => {
-    const { access, links } = request.ctx;
-    const { shareKey } = parseQuery(getSpaceQuery, request.query);
-    const { space, role } = findSpace(access, request.params.spaceId, { shareKey, includeDeleted: true });
-    return spaceJson(space, role, links);
-  });
+  app.get<SpaceParams>(
+    '/spaces/:spaceId',
+    { config: { ...OPEN_TO_VISITORS.config, ...CONDITIONAL.config } },
+    async (request) => {
+      const { access, links } = request.ctx;
+      const { shareKey } = parseQuery(getSpaceQuery, request.query);
+      const { space, role } = findSpace(access, request.params.spaceId, { shareKey, includeDeleted: true });
+      return spaceJson(space, role, links);
+    },
+  );
 
   app.delete<SpaceParams>('/spaces/:spaceId', async (request, reply) => {
     const { db, access } = request.ctx;

@@ -12,6 +12,7 @@ import {
 } from './store.js';
 import { documentSchema, languageSchema } from '../schemas.js';
 import { translationJson } from './json.js';
+import { CONDITIONAL } from '../conditional.js';
 
 const createBody = z.strictObject({
   language: languageSchema,
@@ -50,11 +51,15 @@ export function translationRoutes(app: FastifyInstance, options: { queue: JobQue
     return reply.code(201).header('location', json.urls.location).send(json);
   });
 
-  app.get<{ Params: TranslationParams }>('/orgs/:organizationId/translations/:translationId', async (request) => {
-    const { db, access, links } = request.ctx;
-    const org = access.requireOrg(request.params.organizationId, 'admin');
-    return translationJson(db, requireTranslation(db, org.id, request.params.translationId), links);
-  });
+  app.get<{ Params: TranslationParams }>(
+    '/orgs/:organizationId/translations/:translationId',
+    CONDITIONAL,
+    async (request) => {
+      const { db, access, links } = request.ctx;
+      const org = access.requireOrg(request.params.organizationId, 'admin');
+      return translationJson(db, requireTranslation(db, org.id, request.params.translationId), links);
+    },
+  );
 
   app.put<{ Params: TranslationParams }>('/orgs/:organizationId/translations/:translationId', async (request) => {
     const { db, access, links } = request.ctx;
