@@ -168,6 +168,13 @@ export const configSchema = z.object({
    */
   RESPONSE_CACHE_TTL_MS: z.coerce.number().int().positive().max(86_400_000).optional(),
   /**
+   * Milliseconds between two polls of a resource a subscription follows; subscribers of one resource
+   * with one token share each poll. @default 2000
+   */
+  SUBSCRIPTION_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2000),
+  /** Most subscriptions open at once in this gateway; past it, a new one is refused with RATE_LIMITED. @default 10000 */
+  MAX_SUBSCRIPTIONS: z.coerce.number().int().positive().default(10_000),
+  /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.
    */

@@ -106,6 +106,7 @@ const gateway = createGateway({
   metricsOnMainPort: config.METRICS_PORT === undefined,
   ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
+  subscriptions: { pollMs: config.SUBSCRIPTION_POLL_MS, maxSubscriptions: config.MAX_SUBSCRIPTIONS },
   persistedOperations: {
     persistedOnly: config.PERSISTED_ONLY,
     ...(persistedManifest ? { manifest: persistedManifest } : {}),

@@ -36,6 +36,8 @@ describe('configuration', () => {
       MAX_QUERY_ALIASES: 100,
       MAX_ROOT_FIELDS: 50,
       MAX_UPSTREAM_REQUESTS: 1000,
+      SUBSCRIPTION_POLL_MS: 2000,
+      MAX_SUBSCRIPTIONS: 10000,
       MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);

@@ -6,6 +6,7 @@ import { initContextCache } from '@pothos/core';
 import { ResponseBudget } from './policy/answer-size.js';
 import { DEFAULT_LIMITS } from './policy/limits.js';
 import { Trace } from './policy/trace.js';
+import type { LiveHub } from './live/hub.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
 import { requestIdOf } from './telemetry/request-id.js';
@@ -20,6 +21,8 @@ export interface GatewayContext {
   responseBudget: ResponseBudget;
   /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
   trace?: Trace | undefined;
+  /** The gateway's subscriptions: one poller per resource and caller. */
+  live?: LiveHub | undefined;
 }
 
 /** Options of `createContext`. */
@@ -30,6 +33,8 @@ export interface ContextOptions {
   maxResponseBytes?: number;
   /** `performance.now()` when the request arrived, the origin of `explain`'s times. */
   startedAt?: number;
+  /** The gateway's subscriptions, for the subscription fields. */
+  live?: LiveHub;
 }
 
 /**
@@ -53,5 +58,5 @@ export function createContext(client: RestClient, request: Request, options: Con
   const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
-  return { ...initContextCache(), api, requestId, trace, responseBudget };
+  return { ...initContextCache(), api, requestId, trace, responseBudget, live: options.live };
 }

@@ -76,7 +76,11 @@ describe('conditional reads', () => {
     ];
     for (const path of polled) {
       const answer = await read(path);
-      expect({ path, status: answer.status, tagged: answer.etag !== null }).toEqual({ path, status: 200, tagged: true });
+      expect({ path, status: answer.status, tagged: answer.etag !== null }).toEqual({
+        path,
+        status: 200,
+        tagged: true,
+      });
       expect({ path, status: (await read(path, answer.etag!)).status }).toEqual({ path, status: 304 });
     }
     const list = await read('/orgs/acme/spaces', '*');

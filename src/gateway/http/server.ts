@@ -10,7 +10,7 @@ import { useHealth, type HealthOptions } from './health.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
-import { clearLoaders, countLoads } from '../schema/kit/loaders.js';
+import { attachLoaders } from '../schema/kit/loaders.js';
 import { instrumentSchema } from '../policy/trace.js';
 import { useRequestId } from '../telemetry/request-id.js';
 import { operationLog } from '../telemetry/log.js';
@@ -22,6 +22,7 @@ import { exampleManifest } from '../examples/manifest.js';
 import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
 import { useGatewayResponseCache } from '../cache/response-cache.js';
 import { connectRedis } from '../state/redis.js';
+import { LiveHub } from '../live/hub.js';
 
 export interface GatewayOptions {
   /** Base URL of the REST API, ending in `/v1`; ignored when `client` is given. */
@@ -60,6 +61,11 @@ export interface GatewayOptions {
   redisUrl?: string;
   /** Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`); off when left out. */
   responseCache?: { ttlMs: number };
+  /**
+   * Subscriptions: milliseconds between two polls of a followed resource (`SUBSCRIPTION_POLL_MS`),
+   * and the most open at once (`MAX_SUBSCRIPTIONS`). @default { pollMs: 2000, maxSubscriptions: 10000 }
+   */
+  subscriptions?: { pollMs?: number; maxSubscriptions?: number };
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -75,6 +81,8 @@ export interface Gateway {
   fetch: YogaServerInstance<Record<string, never>, GatewayContext>['fetch'];
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   client: RestClient;
+  /** Its subscriptions: one poller per followed resource and caller. */
+  live: LiveHub;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
   /** Closes the upstream connections. */
@@ -101,6 +109,10 @@ export function createGateway(options: GatewayOptions): Gateway {
           onError: metrics.sharedStateFailed,
         });
   if (shared) metrics.watchSharedState(shared.connected);
+  const live = new LiveHub(client, {
+    intervalMs: options.subscriptions?.pollMs,
+    maxSubscriptions: options.subscriptions?.maxSubscriptions,
+  });
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -124,9 +136,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxUpstreamRequests: limits.maxUpstreamRequests,
         maxResponseBytes: limits.maxResponseBytes,
         startedAt: cost.startedAt(request),
+        live,
       });
-      ctx.api.onInvalidate(() => clearLoaders(ctx));
-      ctx.api.usage.loads = () => countLoads(ctx);
+      attachLoaders(ctx);
       return ctx;
     },
     graphiql: graphiql.enabled
@@ -170,8 +182,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     fetch: yoga.fetch,
     yoga,
     client,
+    live,
     metrics,
     close: async () => {
+      live.close();
       await Promise.all([client.close(), shared?.close()]);
     },
   };

@@ -1,4 +1,4 @@
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { exceededLimit, operationCost, type OperationCost } from './cost.js';
@@ -16,6 +16,11 @@ export interface CostReport {
    * longer list can make more.
    */
   estimated?: true;
+  /**
+   * Subscriptions the operation holds open (1 for a subscription), counted against
+   * `MAX_SUBSCRIPTIONS`. In each event of a subscription, the other figures are that event's.
+   */
+  subscriptions?: number;
   /** Upstream requests actually sent. */
   upstreamRequests: number;
   /** Requests the per-request caches saved (repeated reads, loads of objects already at hand). */
@@ -46,26 +51,32 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
 } {
   const arrivals = new WeakMap<Request, number>();
   const contexts = new WeakMap<Request, GatewayContext & { cost?: OperationCost }>();
+  const subscribing = new WeakSet<Request>();
+
+  /** Computes the operation's cost before it runs, and refuses it, with nothing run, past a limit. */
+  function admit(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): void {
+    const ctx = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
+    contexts.set(ctx.request, ctx);
+    const cost = operationCost(
+      args.schema,
+      args.document,
+      args.operationName,
+      args.variableValues as Record<string, unknown>,
+    );
+    if (!cost) return;
+    ctx.cost = cost;
+    const refused = exceededLimit(cost, limits);
+    if (refused) refuse({ errors: [refused] });
+  }
   return {
     startedAt: (request) => arrivals.get(request) ?? performance.now(),
     onRequest({ request }) {
       arrivals.set(request, performance.now());
     },
-    onExecute({ args, setResultAndStopExecution }) {
-      const ctx = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
-      contexts.set(ctx.request, ctx);
-      const cost = operationCost(
-        args.schema,
-        args.document,
-        args.operationName,
-        args.variableValues as Record<string, unknown>,
-      );
-      if (!cost) return;
-      ctx.cost = cost;
-      const refused = exceededLimit(cost, limits);
-      if (refused) {
-        setResultAndStopExecution({ errors: [refused] });
-      }
+    onExecute: ({ args, setResultAndStopExecution }) => admit(args, setResultAndStopExecution),
+    onSubscribe({ args, setResultAndStopExecution }) {
+      subscribing.add((args.contextValue as unknown as { request: Request }).request);
+      admit(args, setResultAndStopExecution);
     },
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result)) return;
@@ -83,6 +94,7 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
       nodes: cost.nodes,
       maxUpstreamRequests: cost.maxUpstreamRequests,
       ...(cost.estimated ? { estimated: true as const } : {}),
+      ...(subscribing.has(request) ? { subscriptions: 1 } : {}),
       upstreamRequests: ctx?.api.usage.sent ?? 0,
       dedupedRequests: ctx?.api.usage.deduped ?? 0,
       durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,

@@ -5,6 +5,8 @@ import { isGatewayError } from '../errors.js';
 import { getGitInfo, type GitInfo, queueGitSync, removeLegacyGitInstallation } from '../upstream/git.js';
 import type { gitSyncOperation, Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';
+import { follow } from './kit/live.js';
+import { platformKey } from './kit/ids.js';
 import { linkTo } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
 import { deletedPayload, payloadType } from './kit/payloads.js';
@@ -273,3 +275,18 @@ declareMutation('removeLegacyGitInstallation', {
   payload: (name) => deletedPayload(name, 'True when an installation was removed, false when the space had none.'),
   run: ({ spaceId }, ctx) => removeLegacyGitInstallation(ctx.api, spaceId),
 });
+
+builder.subscriptionField('gitSyncUpdated', (t) =>
+  t.field({
+    type: GitSyncState,
+    description:
+      "A space's Git Sync: first as it is, then after each change, its imports and exports included (queued, running, done or failed). Ends with NOT_FOUND when the space is gone, no longer visible to you, or no longer synchronized.",
+    args: { spaceId: t.arg.id({ required: true, description: 'Platform id or global ID of the space.' }) },
+    extensions: upstream.free,
+    subscribe: (_root, args, ctx) => {
+      const spaceId = platformKey(String(args.spaceId), 'Space');
+      return follow(ctx, `git ${spaceId}`, (api) => getGitInfo(api, spaceId));
+    },
+    resolve: (info) => info,
+  }),
+);

@@ -28,6 +28,7 @@ import {
   type OpenApiSpecVersion,
 } from '../upstream/shapes/openapi.js';
 import { builder } from './kit/builder.js';
+import { follow } from './kit/live.js';
 import { ComputedPageNode, DocumentPageNode } from './content/page.js';
 import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
@@ -861,3 +862,29 @@ declareMutation('deleteOpenApiSpec', {
   payload: (name) => deletedPayload(name, 'True when the specification was deleted, false when it did not exist.'),
   run: (i, ctx) => deleteSpec(ctx.api, i),
 });
+
+builder.subscriptionField('openApiSpecUpdated', (t) =>
+  t.field({
+    type: OpenApiSpecNode,
+    description:
+      'An OpenAPI specification: first as it is, then after each change (a new version uploaded or fetched, its processing started, done or failed). Ends with NOT_FOUND when it is deleted or no longer visible to you.',
+    args: {
+      organizationId: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+      slug: t.arg.string({ required: true, description: 'The slug of the specification.' }),
+    },
+    extensions: upstream.free,
+    subscribe: (_root, args, ctx) => {
+      const organizationId = platformKey(String(args.organizationId), 'Organization');
+      const slug = args.slug.trim();
+      if (!slug) throw new BadUserInputError('slug must not be empty', ['slug']);
+      return follow(ctx, `openapi ${organizationId} ${slug}`, async (api) => ({
+        ...(await getSpec(api, { organizationId, slug })),
+        organizationId,
+      }));
+    },
+    resolve: (spec, _args, ctx) => {
+      prime(OpenApiSpecNode, ctx, [spec]);
+      return spec;
+    },
+  }),
+);

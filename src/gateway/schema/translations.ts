@@ -14,7 +14,8 @@ import {
 } from '../upstream/translations.js';
 import { builder } from './kit/builder.js';
 import { RevisionNode, revisionStub } from './content/revision.js';
-import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
+import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './kit/loaders.js';
+import { follow, ownedTarget } from './kit/live.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { deletedPayload, objectPayload } from './kit/payloads.js';
@@ -322,3 +323,32 @@ declareMutation('deleteTranslation', {
   payload: (name) => deletedPayload(name, 'True when the translation was deleted, false when it did not exist.'),
   run: (i, ctx) => deleteTranslation(ctx.api, i.organizationId, i.translationId),
 });
+
+builder.subscriptionField('translationUpdated', (t) =>
+  t.field({
+    type: TranslationNode,
+    description:
+      'A translation: first as it is, then after each change, its runs included (queued, running, done or failed). Ends with NOT_FOUND when it is deleted or no longer visible to you.',
+    args: {
+      translationId: t.arg.id({
+        required: true,
+        description: 'The translation: its global ID, or its platform id with `organizationId`.',
+      }),
+      organizationId: t.arg.id({
+        description: 'Platform id or global ID of the organization; required when `translationId` is not a global ID.',
+      }),
+    },
+    extensions: upstream.free,
+    subscribe: (_root, args, ctx) => {
+      const at = ownedTarget(String(args.translationId), 'Translation', 'translationId', args.organizationId);
+      return follow(ctx, `translation ${at.organizationId} ${at.id}`, async (api) => ({
+        ...(await getTranslation(api, at.organizationId, at.id)),
+        organizationId: at.organizationId,
+      }));
+    },
+    resolve: (translation, _args, ctx) => {
+      prime(TranslationNode, ctx, [translation]);
+      return translation;
+    },
+  }),
+);

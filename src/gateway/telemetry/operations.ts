@@ -1,4 +1,10 @@
-import { type DocumentNode, getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  getOperationAST,
+  type ExecutionResult,
+  type GraphQLError,
+} from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { requestIdOf } from './request-id.js';
@@ -86,6 +92,17 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     for (const sink of sinks) sink(report);
   }
 
+  /** What the document tells of the operation a request runs, once it is about to run. */
+  function named(args: ExecutionArgs): void {
+    const context = args.contextValue as unknown as Pending['context'] & { request: Request };
+    const entry = pending.get(context.request);
+    if (!entry) return;
+    const operation = operationOf(args.document, args.operationName);
+    entry.context = context;
+    entry.operationType = operation.type;
+    entry.operationName = operation.name;
+  }
+
   return {
     onRequest({ request, url }) {
       if (!isOperationPath(url.pathname)) return;
@@ -111,15 +128,8 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
           null,
       };
     },
-    onExecute({ args }) {
-      const context = args.contextValue as unknown as Pending['context'] & { request: Request };
-      const entry = pending.get(context.request);
-      if (!entry) return;
-      const operation = operationOf(args.document, args.operationName);
-      entry.context = context;
-      entry.operationType = operation.type;
-      entry.operationName = operation.name;
-    },
+    onExecute: ({ args }) => named(args),
+    onSubscribe: ({ args }) => named(args),
     onResultProcess({ request, result, setResult }) {
       const entry = pending.get(request);
       if (!entry) return;

@@ -1,3 +1,4 @@
+import type { ExecutionArgs } from 'graphql';
 import {
   type Context,
   ROOT_CONTEXT,
@@ -73,14 +74,7 @@ export function useTracing(tracer: Tracer): Plugin {
         cost?: { maxUpstreamRequests: number };
       };
       const root = traced.get(ctx.request);
-      const { type, name } = operationOf(args.document, args.operationName);
-      if (root && type) {
-        root.span.updateName(name ? `${type} ${name}` : type);
-        root.span.setAttributes({
-          'graphql.operation.type': type,
-          ...(name ? { 'graphql.operation.name': name } : {}),
-        });
-      }
+      nameRoot(root, args);
       const span = child(ctx.request, 'graphql.execute');
       return {
         onExecuteDone() {
@@ -91,6 +85,10 @@ export function useTracing(tracer: Tracer): Plugin {
           end(span);
         },
       };
+    },
+    onSubscribe({ args }) {
+      const ctx = args.contextValue as unknown as { request: Request };
+      nameRoot(traced.get(ctx.request), args);
     },
     onResultProcess({ request, result, setResult }) {
       const root = traced.get(request);
@@ -127,6 +125,14 @@ export function useTracing(tracer: Tracer): Plugin {
     if (status >= 500 || status === 499) root.span.setStatus({ code: SpanStatusCode.ERROR });
     root.span.end();
   }
+}
+
+/** Names a request's span after the operation it runs, with its type and name as attributes. */
+function nameRoot(root: Traced | undefined, args: ExecutionArgs): void {
+  const { type, name } = operationOf(args.document, args.operationName);
+  if (!root || !type) return;
+  root.span.updateName(name ? `${type} ${name}` : type);
+  root.span.setAttributes({ 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) });
 }
 
 function upstreamSpan(tracer: Tracer, parent: Context, exchange: Exchange): void {

@@ -1,4 +1,5 @@
-import type { RequestApi } from './request.js';
+import type { ReadApi, RequestApi } from './request.js';
+import { page } from './shapes/common.js';
 import { route } from './client.js';
 import { type Filters, restPages, sendDelete, sendFor } from './operation.js';
 import {
@@ -18,7 +19,7 @@ export type ChangeRequestFilters = Filters<
 >;
 
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}`: by id or by number (`3`, `#3`). */
-export const getChangeRequest = (api: RequestApi, spaceId: string, changeRequestId: string) =>
+export const getChangeRequest = (api: ReadApi, spaceId: string, changeRequestId: string) =>
   api.get(route`/spaces/${spaceId}/change-requests/${changeRequestId}`, changeRequest);
 
 /** `GET /spaces/{spaceId}/change-requests`, newest first. */
@@ -74,6 +75,10 @@ export const listReviews = (api: RequestApi, spaceId: string, changeRequestId: s
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}` */
 export const getReview = (api: RequestApi, spaceId: string, changeRequestId: string, reviewId: string) =>
   api.get(route`/spaces/${spaceId}/change-requests/${changeRequestId}/reviews/${reviewId}`, review);
+
+/** The first 1000 reviews of a change request (`GET …/reviews?limit=1000`): what its subscription follows. */
+export const getReviewPage = (api: ReadApi, spaceId: string, changeRequestId: string) =>
+  api.get(route`/spaces/${spaceId}/change-requests/${changeRequestId}/reviews`, page(review), { limit: 1000 });
 
 /** `POST /spaces/{spaceId}/change-requests/{changeRequestId}/reviews` */
 export const createReview = (

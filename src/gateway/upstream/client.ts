@@ -129,16 +129,21 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   traceparent?: string | undefined;
   /** Aborted when the client of the GraphQL request went away: the request is abandoned, tries and waits alike. */
   signal?: AbortSignal | undefined;
+  /** Sent as `If-None-Match`: an upstream that still holds this entity tag answers 304, with no body to read. */
+  ifNoneMatch?: string | undefined;
 }
 
 /** The data of an answer read with `schema`: nothing without one. */
 export type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.infer<S> : undefined;
 
 export interface RestResponse<T> {
+  /** The upstream's status; 304 answers a conditional request (`ifNoneMatch`), and has no data. */
   status: number;
   data: T;
   /** Bytes of the body read. */
   bytes: number;
+  /** The entity tag the upstream answered (`ETag`), for a conditional request later. */
+  etag?: string | undefined;
 }
 
 /** Largest upstream body a client reads by default (`RestClientOptions.maxBodyBytes`). */
@@ -276,6 +281,7 @@ export class RestClient {
     if (authorization) headers.authorization = authorization;
     if (request.requestId) headers['x-request-id'] = request.requestId;
     if (request.traceparent) headers.traceparent = request.traceparent;
+    if (request.ifNoneMatch) headers['if-none-match'] = request.ifNoneMatch;
     let payload: string | undefined;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -336,11 +342,13 @@ export class RestClient {
           if (status >= 500) this.breaker.failed(ticket);
           else this.breaker.succeeded(ticket);
           if (status < 400) {
-            if (!schema) return { status, data: undefined, bytes: outcome.bytes };
+            const etag = headerValue(outcome.headers, 'etag');
+            if (!schema || status === 304) return { status, data: undefined, bytes: outcome.bytes, etag };
             return {
               status,
               data: this.parseSuccess(schema, outcome.text, method, path),
               bytes: outcome.bytes,
+              etag,
             };
           }
           const retryAfter = status === 429 ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;

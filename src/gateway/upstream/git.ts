@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RequestApi } from './request.js';
+import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { sendDelete } from './operation.js';
 import { dateTime, url } from './shapes/common.js';
@@ -19,7 +19,7 @@ export const gitInfo = z.object({
 export type GitInfo = z.infer<typeof gitInfo>;
 
 /** `GET /spaces/{spaceId}/git/info`: 404 when the space has no Git Sync. */
-export const getGitInfo = (api: RequestApi, spaceId: string) => api.get(route`/spaces/${spaceId}/git/info`, gitInfo);
+export const getGitInfo = (api: ReadApi, spaceId: string) => api.get(route`/spaces/${spaceId}/git/info`, gitInfo);
 
 /** `POST /spaces/{spaceId}/git/import` or `/git/export` (no body answered): queues the operation. */
 export const queueGitSync = (api: RequestApi, spaceId: string, direction: 'import' | 'export', body: object) =>

@@ -1,4 +1,4 @@
-import type { RequestApi } from './request.js';
+import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { restPages, sendDelete, sendFor } from './operation.js';
 import {
@@ -21,7 +21,7 @@ const specPath = (at: SpecAddress, suffix = '') => route`/orgs/${at.organization
 // --- Specifications ----------------------------------------------------------------------------
 
 /** `GET /orgs/{organizationId}/openapi/{slug}` */
-export const getSpec = (api: RequestApi, at: SpecAddress) => api.get(specPath(at), openApiSpec);
+export const getSpec = (api: ReadApi, at: SpecAddress) => api.get(specPath(at), openApiSpec);
 
 /** `GET /orgs/{organizationId}/openapi` */
 export const listSpecs = (api: RequestApi, organizationId: string) =>

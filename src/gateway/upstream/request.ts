@@ -61,7 +61,7 @@ export class RequestApi {
   /** What this request asked of the upstream so far. */
   readonly usage = new UpstreamUsage();
 
-  private readonly authorization: string | undefined;
+  readonly #authorization: string | undefined;
   /** What every upstream call of this request carries besides its credentials. */
   private readonly origin: Pick<Caller, 'requestId' | 'signal' | 'traceparent'>;
   private readonly observe: Caller['onExchange'];
@@ -75,14 +75,28 @@ export class RequestApi {
     /** The request's byte budget: bodies are read within what is left of it, and counted. */
     readonly budget: ResponseBudget = new ResponseBudget(DEFAULT_LIMITS.maxResponseBytes),
   ) {
-    this.authorization = caller.authorization;
+    this.#authorization = caller.authorization;
     this.origin = { requestId: caller.requestId, signal: caller.signal, traceparent: caller.traceparent };
     this.observe = caller.onExchange;
   }
 
+  /** The caller's `Authorization` header, forwarded on every call. */
+  get authorization(): string | undefined {
+    return this.#authorization;
+  }
+
+  /**
+   * A new API for the same caller, with its own reads, counts and byte budget: what the next event
+   * of a subscription resolves with, so that it reads fresh data and reports its own cost.
+   */
+  renewed(): RequestApi {
+    const caller: Caller = { authorization: this.#authorization, ...this.origin, onExchange: this.observe };
+    return new RequestApi(this.client, caller, this.maxRequests, this.trace, new ResponseBudget(this.budget.max));
+  }
+
   /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
   get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
-    return this.read(path, schema, query, this.authorization);
+    return this.read(path, schema, query, this.#authorization);
   }
 
   /**
@@ -109,9 +123,9 @@ export class RequestApi {
     authorization: string | undefined,
   ): Promise<z.infer<S>> {
     const key =
-      (authorization === this.authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
+      (authorization === this.#authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
     return this.shared(key, { method: 'GET', path, query, authorization }, schema, () => {
-      if (authorization === this.authorization && query && query.page == null && query.limit != null) {
+      if (authorization === this.#authorization && query && query.page == null && query.limit != null) {
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
       }
     });
@@ -200,7 +214,7 @@ export class RequestApi {
           .request({
             method,
             path,
-            authorization: this.authorization,
+            authorization: this.#authorization,
             ...this.origin,
             ...options,
             maxBytes: this.budget.upstreamLeft(),
@@ -220,7 +234,7 @@ export class RequestApi {
   postRead<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>> {
     return this.shared(
       `POST\u0000${path}\u0000${JSON.stringify(body)}`,
-      { method: 'POST', path, body, authorization: this.authorization },
+      { method: 'POST', path, body, authorization: this.#authorization },
       schema,
     );
   }

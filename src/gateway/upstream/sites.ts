@@ -1,4 +1,4 @@
-import type { RequestApi } from './request.js';
+import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { type Filters, restPages, sendDelete, sendFor } from './operation.js';
 import {
@@ -30,7 +30,7 @@ export function organizationOfSite(site: Site): string | undefined {
 // --- Sites -------------------------------------------------------------------------------------
 
 /** `GET /orgs/{organizationId}/sites/{siteId}` */
-export const getSite = (api: RequestApi, at: SiteAddress) => api.get(sitePath(at), site);
+export const getSite = (api: ReadApi, at: SiteAddress) => api.get(sitePath(at), site);
 
 /** `GET /orgs/{organizationId}/sites`: `space` keeps the sites publishing it. */
 export const listSites = (api: RequestApi, organizationId: string, filters: Filters<'space' | 'title' | 'published'>) =>
@@ -58,8 +58,7 @@ export const unpublishSite = (api: RequestApi, at: SiteAddress) =>
 // --- Structure ---------------------------------------------------------------------------------
 
 /** `GET /orgs/{organizationId}/sites/{siteId}/structure`: its sections and groups, or its site spaces. */
-export const getSiteStructure = (api: RequestApi, at: SiteAddress) =>
-  api.get(sitePath(at, '/structure'), siteStructure);
+export const getSiteStructure = (api: ReadApi, at: SiteAddress) => api.get(sitePath(at, '/structure'), siteStructure);
 
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/structure/sort`: moves one item of the structure. */
 export const sortSiteStructure = (api: RequestApi, at: SiteAddress, body: { item: object; position: object }) =>

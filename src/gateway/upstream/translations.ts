@@ -1,10 +1,10 @@
-import type { RequestApi } from './request.js';
+import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { restPages, sendDelete, sendFor } from './operation.js';
 import { translation } from './shapes/translations.js';
 
 /** `GET /orgs/{organizationId}/translations/{translationId}` */
-export const getTranslation = (api: RequestApi, organizationId: string, translationId: string) =>
+export const getTranslation = (api: ReadApi, organizationId: string, translationId: string) =>
   api.get(route`/orgs/${organizationId}/translations/${translationId}`, translation);
 
 /** `GET /orgs/{organizationId}/translations`, oldest first (admins). */

@@ -243,15 +243,19 @@ export function changeRequestRoutes(app: FastifyInstance): void {
 
   // --- Reviews ----------------------------------------------------------------------------------
 
-  app.get<{ Params: RequestParams }>('/spaces/:spaceId/change-requests/:changeRequestId/reviews', async (request) => {
-    const query = parseQuery(pageQuery, request.query);
-    const { space, changeRequest } = requestOf(request, request.params);
-    const { db, links } = request.ctx;
-    const current = new Set(currentReviews(db, changeRequest).map((review) => review.id));
-    return pageFromArray(reviewsOf(db, changeRequest), pageWindow(query), (review) =>
-      reviewJson(db, review, changeRequest, space, links, current),
-    );
-  });
+  app.get<{ Params: RequestParams }>(
+    '/spaces/:spaceId/change-requests/:changeRequestId/reviews',
+    CONDITIONAL,
+    async (request) => {
+      const query = parseQuery(pageQuery, request.query);
+      const { space, changeRequest } = requestOf(request, request.params);
+      const { db, links } = request.ctx;
+      const current = new Set(currentReviews(db, changeRequest).map((review) => review.id));
+      return pageFromArray(reviewsOf(db, changeRequest), pageWindow(query), (review) =>
+        reviewJson(db, review, changeRequest, space, links, current),
+      );
+    },
+  );
 
   app.get<{ Params: RequestParams & { reviewId: string } }>(
     '/spaces/:spaceId/change-requests/:changeRequestId/reviews/:reviewId',

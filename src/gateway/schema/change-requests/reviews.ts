@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from '../kit/connections.js';
 import { upstream } from '../../policy/cost.js';
-import { compositeKey, idInput, splitKey } from '../kit/ids.js';
+import { compositeKey, idInput, platformKey, splitKey } from '../kit/ids.js';
 import {
   createReview,
+  getChangeRequest,
   getReview,
+  getReviewPage,
   listContributors,
   listRequestedReviewers,
   listReviews,
@@ -14,13 +16,15 @@ import {
 import type { ChangeRequest, Contributor, RequestedReviewer, Review } from '../../upstream/shapes/change-requests.js';
 import { builder } from '../kit/builder.js';
 import { RevisionNode, revisionStub } from '../content/revision.js';
-import { linkTo, loadableNode } from '../kit/loaders.js';
+import { linkTo, loadableNode, prime } from '../kit/loaders.js';
+import { follow } from '../kit/live.js';
+import { BadUserInputError } from '../../errors.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, DocumentType, documentInput } from '../kit/document.js';
 import { payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { UserNode } from '../users.js';
-import { ChangeRequestNode, embeddedUser } from './change-request.js';
+import { ChangeRequestNode, changeRequestRef, embeddedUser } from './change-request.js';
 import { afterWrite, requestField, resolveTarget, targetFields, type RequestAfter } from './target.js';
 
 /** Reviews of a change request: the reviews given, the reviews asked for, who contributed, and the mutations. */
@@ -274,3 +278,39 @@ declareMutation('removeChangeRequestReviewer', {
   run: ({ spaceId, changeRequestId, userId }, ctx) =>
     removeRequestedReviewer(ctx.api, spaceId, changeRequestId, userId),
 });
+
+builder.subscriptionField('changeRequestUpdated', (t) =>
+  t.field({
+    type: ChangeRequestNode,
+    description:
+      'A change request: first as it is, then after each change of it or of its reviews (edited, submitted, reviewed, merged, closed, outdated by a newer revision of the space). Ends with NOT_FOUND when it or its space is gone or no longer visible to you.',
+    args: {
+      changeRequestId: t.arg.id({
+        required: true,
+        description: 'The change request: its global ID, or its platform id or number together with `spaceId`.',
+      }),
+      spaceId: t.arg.id({
+        description: 'Platform id or global ID of the space; required unless `changeRequestId` is a global ID.',
+      }),
+    },
+    extensions: upstream.free,
+    subscribe: (_root, args, ctx) => {
+      const ref = changeRequestRef(String(args.changeRequestId));
+      const spaceId = ref.spaceId ?? (args.spaceId == null ? undefined : platformKey(String(args.spaceId), 'Space'));
+      if (!spaceId)
+        throw new BadUserInputError('spaceId is required when changeRequestId is not a global ID', ['spaceId']);
+      return follow(ctx, `change-request ${spaceId} ${ref.id}`, async (api) => {
+        // Reviews are answers of their own: a review changes them, not the change request.
+        const [request, reviews] = await Promise.all([
+          getChangeRequest(api, spaceId, ref.id),
+          getReviewPage(api, spaceId, ref.id),
+        ]);
+        return { request, reviews: reviews.items };
+      });
+    },
+    resolve: ({ request }, _args, ctx) => {
+      prime(ChangeRequestNode, ctx, [request]);
+      return request;
+    },
+  }),
+);

@@ -16,6 +16,8 @@ import { builder } from '../kit/builder.js';
 import { brandAs, linkTo, loadableNode, prime } from '../kit/loaders.js';
 import { restEnum } from '../kit/enums.js';
 import { SpaceNode } from '../spaces.js';
+import { follow } from '../kit/live.js';
+import { getSpace } from '../../upstream/spaces.js';
 
 /**
  * Revisions of a space's content, as the gateway holds them. A revision never changes once
@@ -537,3 +539,31 @@ builder.objectFields(SpaceNode, (t) => ({
       revisionFor(ctx, info, space.id, revisionPartId(String(args.id), 'Revision', space.id), false),
   }),
 }));
+
+builder.subscriptionField('spaceContentUpdated', (t) =>
+  t.field({
+    type: RevisionNode,
+    description:
+      "A space's current revision: first as it is, then each new one (an edit of live content, a merged change request, a Git import). Its `changes` tell what each brought. Ends with NOT_FOUND when the space is deleted or no longer visible to you.",
+    args: { spaceId: t.arg.id({ required: true, description: 'Platform id or global ID of the space.' }) },
+    extensions: upstream.free,
+    subscribe: (_root, args, ctx) => {
+      const spaceId = platformKey(String(args.spaceId), 'Space');
+      return follow(
+        ctx,
+        `space-content ${spaceId}`,
+        async (api) => {
+          const space = await getSpace(api, spaceId);
+          // Its admins still read a deleted space (restorable for 7 days): its content is gone all the same.
+          if (space.deletedAt) throw new GatewayError('NOT_FOUND', `The space ${spaceId} was deleted`);
+          return space;
+        },
+        (space) => space.revision,
+      );
+    },
+    resolve: (space, _args, ctx, info) => {
+      prime(SpaceNode, ctx, [space]);
+      return revisionFor(ctx, info, space.id, space.revision, true);
+    },
+  }),
+);

@@ -69,6 +69,10 @@ export type SchemaTypesOf =
 
 builder.queryType({ description: 'Everything you can read through the gateway.' });
 builder.mutationType({ description: 'Every change you can make through the gateway, one per platform operation.' });
+builder.subscriptionType({
+  description:
+    'What you can follow as it changes: each field sends the object as it is, then each new version. The platform has no push: the gateway polls it (`SUBSCRIPTION_POLL_MS`), once per resource and token however many subscribe. Over SSE: `Accept: text/event-stream`.',
+});
 
 builder.scalarType('DateTime', {
   description: 'A date and time in ISO 8601 (for example `2026-01-31T09:30:00.000Z`).',

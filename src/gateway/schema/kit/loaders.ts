@@ -153,6 +153,16 @@ export function clearLoaders(ctx: GatewayContext): void {
 }
 
 /**
+ * Ties a context's API to its loaders: a write through it clears them (the answer of a mutation
+ * reflects the write), and its usage counts the loads asked of them from now on.
+ */
+export function attachLoaders(ctx: GatewayContext): void {
+  ctx.api.onInvalidate(() => clearLoaders(ctx));
+  const before = countLoads(ctx);
+  ctx.api.usage.loads = () => countLoads(ctx) - before;
+}
+
+/**
  * Puts nodes that arrived inside other answers (list items, write answers) into the loader of
  * `ref`, so that a link to one of them costs no request. A list item has the shape the by-key
  * GET answers for the same caller, so it stands in for that request.

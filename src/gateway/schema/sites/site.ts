@@ -6,7 +6,8 @@ import { BadUserInputError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../kit/ids.js';
 import { selectsOnlyKeys } from '../kit/links.js';
 import type { SITE_TYPES, SITE_VISIBILITIES, Site } from '../../upstream/shapes/sites.js';
-import { getSite, listSites as listSitesUpstream } from '../../upstream/sites.js';
+import { getSite, getSiteStructure, listSites as listSitesUpstream } from '../../upstream/sites.js';
+import { follow, ownedTarget } from '../kit/live.js';
 import type { Space } from '../../upstream/shapes/spaces.js';
 import { builder } from '../kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from '../kit/loaders.js';
@@ -336,3 +337,34 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+builder.subscriptionField('siteUpdated', (t) =>
+  t.field({
+    type: SiteRef,
+    description:
+      'A docs site: first as it is, then after each change of its settings, its publishing state or its structure (site spaces, sections, their order). Ends with NOT_FOUND when it is deleted or no longer visible to you.',
+    args: {
+      organizationId: t.arg.id({
+        description: 'Platform id or global ID of the organization; required when `siteId` is not a global ID.',
+      }),
+      siteId: t.arg.id({
+        required: true,
+        description: 'The site: its global ID, or its platform id with `organizationId`.',
+      }),
+    },
+    extensions: upstream.free,
+    subscribe: (_root, args, ctx) => {
+      const at = ownedTarget(String(args.siteId), 'Site', 'siteId', args.organizationId);
+      const address = { organizationId: at.organizationId, siteId: at.id };
+      return follow(ctx, `site ${at.organizationId} ${at.id}`, async (api) => {
+        // The structure is an answer of its own: a new site space changes it, not the site.
+        const [site, structure] = await Promise.all([getSite(api, address), getSiteStructure(api, address)]);
+        return { site: { ...site, organizationId: at.organizationId }, structure };
+      });
+    },
+    resolve: ({ site }, _args, ctx) => {
+      primeInOrganization(SiteRef, ctx, site.organizationId, [site]);
+      return site;
+    },
+  }),
+);

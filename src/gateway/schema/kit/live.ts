@@ -1,0 +1,60 @@
+import { mapAsyncIterator } from 'graphql-yoga';
+import type { GatewayContext } from '../../context.js';
+import { BadUserInputError, GatewayError } from '../../errors.js';
+import { platformKey, readOwnedId } from './ids.js';
+import type { ReadApi } from '../../upstream/request.js';
+import { attachLoaders, clearLoaders } from './loaders.js';
+
+/**
+ * The events of a subscription field: each version of what `read` makes of the upstream, as the
+ * caller reads it (see `LiveHub.watch`: one poll per resource and caller, however many
+ * subscribers). Before each event resolves, the context starts over (new per-request caches, counts
+ * and byte budget), so that its links read the upstream as it is now and its `extensions.cost`
+ * counts its own requests.
+ */
+export function follow<T>(
+  ctx: GatewayContext,
+  resource: string,
+  read: (api: ReadApi) => Promise<T>,
+  version?: (value: T) => unknown,
+): AsyncIterable<T> {
+  if (!ctx.live) throw new GatewayError('INTERNAL_SERVER_ERROR', 'This gateway serves no subscriptions.');
+  const versions = ctx.live.watch(resource, ctx.api.authorization, read, version);
+  return mapAsyncIterator(versions, (value: T) => {
+    startOver(ctx);
+    return value;
+  });
+}
+
+function startOver(ctx: GatewayContext): void {
+  clearLoaders(ctx);
+  ctx.api = ctx.api.renewed();
+  ctx.responseBudget = ctx.api.budget;
+  attachLoaders(ctx);
+}
+
+/**
+ * The organization and own id of a followed node that lives in an organization: from its global
+ * ID, or from its platform id and `organizationId`; BAD_USER_INPUT naming the argument otherwise.
+ */
+export function ownedTarget(
+  value: string,
+  typename: string,
+  idArgument: string,
+  organizationId: string | null | undefined,
+): { organizationId: string; id: string } {
+  const read = readOwnedId(value, typename);
+  if (!read)
+    throw new BadUserInputError(`${idArgument} is not a valid id of ${article(typename)} ${typename}`, [idArgument]);
+  const given = organizationId == null ? undefined : platformKey(organizationId, 'Organization');
+  if (read.organizationId && given && read.organizationId !== given)
+    throw new BadUserInputError(`${idArgument} is ${article(typename)} ${typename} of another organization`, [
+      idArgument,
+    ]);
+  const organization = read.organizationId ?? given;
+  if (!organization)
+    throw new BadUserInputError(`organizationId is required when ${idArgument} is not a global ID`, ['organizationId']);
+  return { organizationId: organization, id: read.id };
+}
+
+const article = (word: string) => (/^[AEIOU]/.test(word) ? 'an' : 'a');

@@ -1,0 +1,296 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { postGraphQL } from '../fixtures/gateway.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { subscribe, type Subscription } from '../fixtures/subscriptions.js';
+
+/**
+ * Subscriptions over SSE, against a real platform polled every 100 ms: one poll per resource and
+ * token however many subscribe, counted at the platform.
+ */
+const POLL_MS = 100;
+let platform: TestPlatform;
+let gateway: Gateway;
+let server: Server;
+let url: string;
+
+/** Serves `gateway` on a loopback port, as `npm start` does. */
+async function listen(served: Gateway): Promise<{ server: Server; url: string }> {
+  const http = createServer(served.handle);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return { server: http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+}
+
+async function stop(http: Server): Promise<void> {
+  http.closeAllConnections();
+  await new Promise((resolve) => http.close(resolve));
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  gateway = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    subscriptions: { pollMs: POLL_MS },
+  });
+  ({ server, url } = await listen(gateway));
+});
+afterAll(async () => {
+  await stop(server);
+  await gateway.close();
+  await platform.destroy();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Requests the platform received for `path` (query strings aside) since its stats were reset. */
+const requestsTo = (path: string) =>
+  platform.app.stats.requests.filter((line) => line.split('?')[0] === `GET /v1${path}`).length;
+
+async function gql(query: string, variables: Record<string, unknown> = {}) {
+  const answer = await postGraphQL(gateway, platform, { query, variables });
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data;
+}
+
+const CONTENT = `subscription ($id: ID!) {
+  spaceContentUpdated(spaceId: $id) { platformId space { title } changes { changes { ... on PageCreatedChange { page { title } } } } }
+}`;
+
+/** A fresh space whose merge rules let anyone merge, and a change request on it that adds a page. */
+async function spaceWithChange(title: string) {
+  const { createSpace } = await gql(
+    `mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { id platformId } } }`,
+    { title },
+  );
+  const spaceId = createSpace.space.platformId as string;
+  await gql(
+    `mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } } }`,
+    {
+      id: spaceId,
+    },
+  );
+  const { createChangeRequest } = await gql(
+    `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Add a page" }) { changeRequest { id platformId } } }`,
+    { id: spaceId },
+  );
+  const changeRequestId = createChangeRequest.changeRequest.id as string;
+  const changeRequestPlatformId = createChangeRequest.changeRequest.platformId as string;
+  await gql(
+    `mutation ($id: ID!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: "# Welcome\\n\\nHello." } }] }) { edits { pageId } } }`,
+    { id: changeRequestId },
+  );
+  const merge = () =>
+    gql(
+      `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result revision { platformId } } }`,
+      {
+        id: changeRequestId,
+      },
+    );
+  return { spaceId, changeRequestId, changeRequestPlatformId, merge };
+}
+
+/** The hub's counts once they reach `expected` (a closed stream reaches the server shortly after), or after 2 s. */
+async function settled(expected: { subscriptions: number; polled: number }) {
+  const counts = () => ({ subscriptions: gateway.live.subscriptions, polled: gateway.live.polled });
+  for (let waited = 0; waited < 2000 && JSON.stringify(counts()) !== JSON.stringify(expected); waited += 10)
+    await sleep(10);
+  return counts();
+}
+
+describe('spaceContentUpdated', () => {
+  it('sends the current revision, then the one a merge makes, found by the next poll', async () => {
+    const { spaceId, merge } = await spaceWithChange('Followed');
+    const before = (await platform.api('GET', `/spaces/${spaceId}`)).body.revision;
+    const sub = await subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    const first = await sub.next();
+    expect(first.data.spaceContentUpdated).toMatchObject({ platformId: before, space: { title: 'Followed' } });
+    expect(first.extensions.cost).toMatchObject({ subscriptions: 1 });
+
+    const merged = await merge();
+    platform.app.stats.reset();
+    const second = await sub.next();
+    expect(second.data.spaceContentUpdated.platformId).toBe(merged.mergeChangeRequest.revision.platformId);
+    expect(second.data.spaceContentUpdated.changes.changes).toEqual([{ page: { title: 'Welcome' } }]);
+    // Found by the first poll after the merge, or the next one when a poll was under way meanwhile.
+    expect(requestsTo(`/spaces/${spaceId}`)).toBeLessThanOrEqual(2);
+    // The event's own requests are in its cost: its revision's changes, read for it.
+    expect(second.extensions.cost.upstreamRequests).toBeGreaterThan(0);
+    sub.close();
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+
+  it('polls once per interval for 100 subscribers with one token, and not at all once they are gone', async () => {
+    const spaceId = platform.spaceId('Getting started');
+    const subs: Subscription[] = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } }),
+      ),
+    );
+    await Promise.all(subs.map((sub) => sub.next()));
+    expect({ subscriptions: gateway.live.subscriptions, polled: gateway.live.polled }).toEqual({
+      subscriptions: 100,
+      polled: 1,
+    });
+    platform.app.stats.reset();
+    const window = 10 * POLL_MS;
+    await sleep(window);
+    const polls = requestsTo(`/spaces/${spaceId}`);
+    expect(polls).toBeGreaterThanOrEqual(3);
+    expect(polls).toBeLessThanOrEqual(window / POLL_MS + 1);
+    // Nothing changed: every poll after the first was answered 304, with nothing read or sent.
+    expect(platform.app.stats.answers.filter((answer) => answer.status === 304).length).toBe(polls);
+
+    for (const sub of subs) sub.close();
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+    platform.app.stats.reset();
+    await sleep(3 * POLL_MS);
+    expect(platform.app.stats.count).toBe(0);
+  });
+
+  it('never shares a poll between tokens: each sees what it may read, a reader without access gets NOT_FOUND', async () => {
+    const secret = (
+      await platform.api('POST', '/orgs/acme/spaces', { body: { title: 'Admins only', visibility: 'private' } })
+    ).body.id as string;
+    const outsider = platform.token('gus@partner.test');
+    const admin = await subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: secret } });
+    const other = await subscribe(url, CONTENT, { token: outsider, variables: { id: secret } });
+    expect((await admin.next()).data.spaceContentUpdated.space.title).toBe('Admins only');
+    const refused = await other.next();
+    expect(refused.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    await other.completed;
+    expect(await settled({ subscriptions: 1, polled: 1 })).toEqual({ subscriptions: 1, polled: 1 });
+    admin.close();
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+
+  it('ends with NOT_FOUND when the space is deleted, and with UNAUTHENTICATED when the token is revoked', async () => {
+    const spaceId = (await platform.api('POST', '/orgs/acme/spaces', { body: { title: 'Doomed' } })).body.id as string;
+    const sub = await subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    await sub.next();
+    await platform.api('DELETE', `/spaces/${spaceId}`);
+    expect((await sub.next()).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    await sub.completed;
+
+    const token = platform.token('finn@acme.test');
+    const reader = await subscribe(url, CONTENT, { token, variables: { id: platform.spaceId('Getting started') } });
+    await reader.next();
+    platform.db.prepare('DELETE FROM api_tokens WHERE token = ?').run(token);
+    expect((await reader.next()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    await reader.completed;
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+
+  it('leaves nothing behind after 1,000 subscriptions opened and closed', async () => {
+    const spaceId = platform.spaceId('Getting started');
+    for (let round = 0; round < 100; round += 1) {
+      const subs = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          subscribe(url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } }),
+        ),
+      );
+      await Promise.all(subs.map((sub) => sub.next()));
+      for (const sub of subs) sub.close();
+    }
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+});
+
+describe('changeRequestUpdated', () => {
+  it('sends the change request, then each change of it: a review, the merge', async () => {
+    const { spaceId, changeRequestId, changeRequestPlatformId, merge } = await spaceWithChange('Reviewed');
+    await gql(
+      `mutation ($id: ID!) { updateChangeRequest(input: { changeRequestId: $id, status: OPEN }) { changeRequest { id } } }`,
+      {
+        id: changeRequestId,
+      },
+    ).catch(() => undefined);
+    const sub = await subscribe(
+      url,
+      `subscription ($id: ID!) { changeRequestUpdated(changeRequestId: $id) { status reviews { totalCount nodes { status } } } }`,
+      { token: platform.adminToken, variables: { id: changeRequestId } },
+    );
+    const first = (await sub.next()).data.changeRequestUpdated;
+    expect(first.reviews.totalCount).toBe(0);
+    // A review changes the reviews, not the change request: followed all the same.
+    const review = await platform.api('POST', `/spaces/${spaceId}/change-requests/${changeRequestPlatformId}/reviews`, {
+      token: platform.token('ben@acme.test'),
+      body: { status: 'approved' },
+    });
+    expect(review.status).toBe(201);
+    const reviewed = (await sub.next()).data.changeRequestUpdated;
+    expect(reviewed.reviews).toEqual({ totalCount: 1, nodes: [{ status: 'APPROVED' }] });
+    await merge();
+    const merged = (await sub.next()).data.changeRequestUpdated;
+    expect(merged.status).toBe('MERGED');
+    sub.close();
+  });
+});
+
+describe('the other followed resources', () => {
+  it('each sends its object as it is first', async () => {
+    const first = async (path: string) => (await platform.api('GET', path, { query: { limit: 1 } })).body.items[0];
+    const translation = await first('/orgs/acme/translations');
+    const spec = await first('/orgs/acme/openapi');
+    const site = await first('/orgs/acme/sites');
+    const cases = [
+      {
+        query: `subscription ($id: ID!) { translationUpdated(translationId: $id, organizationId: "acme") { platformId } }`,
+        variables: { id: translation.id },
+        expected: { translationUpdated: { platformId: translation.id } },
+      },
+      {
+        query: `subscription ($slug: String!) { openApiSpecUpdated(organizationId: "acme", slug: $slug) { slug } }`,
+        variables: { slug: spec.slug },
+        expected: { openApiSpecUpdated: { slug: spec.slug } },
+      },
+      {
+        query: `subscription ($id: ID!) { siteUpdated(organizationId: "acme", siteId: $id) { platformId title } }`,
+        variables: { id: site.id },
+        expected: { siteUpdated: { platformId: site.id, title: site.title } },
+      },
+    ];
+    for (const { query, variables, expected } of cases) {
+      const sub = await subscribe(url, query, { token: platform.adminToken, variables });
+      const event = await sub.next();
+      expect(event).toMatchObject({ data: expected });
+      sub.close();
+    }
+    // A space that Git Sync does not follow has no state to follow.
+    const unsynced = await subscribe(url, `subscription ($id: ID!) { gitSyncUpdated(spaceId: $id) { url } }`, {
+      token: platform.adminToken,
+      variables: { id: platform.spaceId('Getting started') },
+    });
+    expect((await unsynced.next()).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+});
+
+describe('limits', () => {
+  it('refuses a subscription past MAX_SUBSCRIPTIONS with RATE_LIMITED, naming the limit', async () => {
+    const small = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: POLL_MS, maxSubscriptions: 2 },
+    });
+    const served = await listen(small);
+    try {
+      const variables = { id: platform.spaceId('Getting started') };
+      const open = [await subscribe(served.url, CONTENT, { token: platform.adminToken, variables })];
+      open.push(await subscribe(served.url, CONTENT, { token: platform.adminToken, variables }));
+      await Promise.all(open.map((sub) => sub.next()));
+      const third = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables });
+      const refused = await third.next();
+      expect(refused.errors?.[0]?.extensions).toMatchObject({
+        code: 'RATE_LIMITED',
+        limit: 'subscriptions',
+        max: 2,
+      });
+      for (const sub of open) sub.close();
+    } finally {
+      await stop(served.server);
+      await small.close();
+    }
+  });
+});
