@@ -174,6 +174,8 @@ export const configSchema = z.object({
   SUBSCRIPTION_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2000),
   /** Most subscriptions open at once in this gateway; past it, a new one is refused with RATE_LIMITED. @default 10000 */
   MAX_SUBSCRIPTIONS: z.coerce.number().int().positive().default(10_000),
+  /** Most operations one WebSocket connection runs at once; past it, one more is refused with RATE_LIMITED. @default 100 */
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(100),
   /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.

@@ -47,7 +47,11 @@ const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: str
 
 // Loading the gateway's modules (the schema is built as they load) takes about half a second: it
 // happens while the embedded platform's process starts, on the other core.
-const gatewayModules = Promise.all([import('./gateway/http/server.js'), import('pino')]);
+const gatewayModules = Promise.all([
+  import('./gateway/http/server.js'),
+  import('./gateway/http/websocket.js'),
+  import('pino'),
+]);
 
 /** What to do each time the platform's process is ready (set once the gateway exists). */
 let onPlatformReady: () => void = () => {};
@@ -86,7 +90,7 @@ if (!upstreamUrl) {
 }
 
 const supervisor = platform;
-const [{ createGateway }, { pino }] = await gatewayModules;
+const [{ createGateway }, { serveWebSockets }, { pino }] = await gatewayModules;
 const tracing =
   config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
     ? await startTracing()
@@ -126,6 +130,8 @@ const gateway = createGateway({
 onPlatformReady = () => gateway.client.resetBreaker();
 
 const server = createServer(gateway.handle);
+// GraphQL over WebSocket (graphql-transport-ws) on the same port and path.
+const webSockets = serveWebSockets(server, gateway, { maxPerConnection: config.MAX_SUBSCRIPTIONS_PER_CONNECTION });
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.PORT, config.HOST, resolve);
@@ -157,7 +163,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     server.close();
     server.closeAllConnections();
     metricsServer?.close();
-    void Promise.all([gateway.close(), platform?.stop(), tracing?.shutdown()]).then(() => process.exit(0));
+    void Promise.all([webSockets.close(), gateway.close(), platform?.stop(), tracing?.shutdown()]).then(() =>
+      process.exit(0),
+    );
   });
 }
 

@@ -38,6 +38,7 @@ describe('configuration', () => {
       MAX_UPSTREAM_REQUESTS: 1000,
       SUBSCRIPTION_POLL_MS: 2000,
       MAX_SUBSCRIPTIONS: 10000,
+      MAX_SUBSCRIPTIONS_PER_CONNECTION: 100,
       MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);

@@ -1,7 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient } from 'graphql-ws';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { serveWebSockets } from '../../src/gateway/http/websocket.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { subscribe, type Subscription } from '../fixtures/subscriptions.js';
@@ -28,6 +32,8 @@ async function stop(http: Server): Promise<void> {
   await new Promise((resolve) => http.close(resolve));
 }
 
+let webSockets: { close(): Promise<void> };
+
 beforeAll(async () => {
   platform = await startTestPlatform();
   gateway = createGateway({
@@ -36,8 +42,10 @@ beforeAll(async () => {
     subscriptions: { pollMs: POLL_MS },
   });
   ({ server, url } = await listen(gateway));
+  webSockets = serveWebSockets(server, gateway, { maxPerConnection: 3 });
 });
 afterAll(async () => {
+  await webSockets.close();
   await stop(server);
   await gateway.close();
   await platform.destroy();
@@ -144,6 +152,8 @@ describe('spaceContentUpdated', () => {
 
     for (const sub of subs) sub.close();
     expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+    // A poll sent just before the last subscriber left may still be on its way.
+    await sleep(POLL_MS);
     platform.app.stats.reset();
     await sleep(3 * POLL_MS);
     expect(platform.app.stats.count).toBe(0);
@@ -264,6 +274,92 @@ describe('the other followed resources', () => {
     });
     expect((await unsynced.next()).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+});
+
+describe('over WebSocket (graphql-transport-ws)', () => {
+  /** A graphql-ws client of the test gateway, with `token` in its connection_init payload. */
+  const client = (token = platform.adminToken) =>
+    createClient({
+      url: `${url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+
+  it('runs subscriptions and queries through the same chain as HTTP, and stops polling when completed', async () => {
+    const ws = client();
+    try {
+      const spaceId = platform.spaceId('Getting started');
+      const events = ws.iterate<any>({ query: CONTENT, variables: { id: spaceId } });
+      const first = await events.next();
+      expect(first.value.data.spaceContentUpdated.space.title).toBe('Getting started');
+      expect(first.value.extensions.cost).toMatchObject({ subscriptions: 1 });
+      expect(await settled({ subscriptions: 1, polled: 1 })).toEqual({ subscriptions: 1, polled: 1 });
+      await events.return?.(undefined);
+      expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+
+      const query = ws.iterate<any>({ query: '{ viewer { email } }' });
+      const answer = await query.next();
+      expect(answer.value.data.viewer.email).toBe('ada@acme.test');
+      expect(answer.value.extensions.cost.upstreamRequests).toBe(1);
+    } finally {
+      await ws.dispose();
+    }
+  });
+
+  it('refuses one operation past MAX_SUBSCRIPTIONS_PER_CONNECTION, and ends all with the socket', async () => {
+    const ws = client();
+    const variables = { id: platform.spaceId('Getting started') };
+    const open = Array.from({ length: 3 }, () => ws.iterate<any>({ query: CONTENT, variables }));
+    await Promise.all(open.map((events) => events.next()));
+    const fourth = ws.iterate<any>({ query: CONTENT, variables });
+    await expect(fourth.next()).rejects.toMatchObject([
+      { extensions: { code: 'RATE_LIMITED', limit: 'subscriptionsPerConnection', max: 3 } },
+    ]);
+    expect(gateway.live.subscriptions).toBe(3);
+    await ws.dispose();
+    expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+  });
+
+  it('reads the token of the connection: another token sees only what it may', async () => {
+    const ws = client(platform.token('gus@partner.test'));
+    try {
+      const secret = (
+        await platform.api('POST', '/orgs/acme/spaces', { body: { title: 'Private to acme', visibility: 'private' } })
+      ).body.id as string;
+      const events = ws.iterate<any>({ query: CONTENT, variables: { id: secret } });
+      const refused = await events.next();
+      expect(refused.value.errors[0].extensions.code).toBe('NOT_FOUND');
+    } finally {
+      await ws.dispose();
+    }
+  });
+});
+
+describe("over GraphQL over SSE's single-connection mode", () => {
+  it('runs several subscriptions over one event stream, and stops polling when they complete', async () => {
+    const sse = createSseClient({
+      url: `${url}/graphql/stream`,
+      singleConnection: true,
+      headers: { authorization: `Bearer ${platform.adminToken}` },
+      retryAttempts: 0,
+    });
+    try {
+      const events = [platform.spaceId('Getting started'), platform.spaceId('Tutorials')].map((id) =>
+        sse.iterate<any>({ query: CONTENT, variables: { id } }),
+      );
+      const firsts = await Promise.all(events.map((iterator) => iterator.next()));
+      expect(firsts.map((first) => first.value.data.spaceContentUpdated.space.title)).toEqual([
+        'Getting started',
+        'Tutorials',
+      ]);
+      expect(await settled({ subscriptions: 2, polled: 2 })).toEqual({ subscriptions: 2, polled: 2 });
+      await Promise.all(events.map((iterator) => iterator.return?.(undefined)));
+      expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });
+    } finally {
+      sse.dispose();
+    }
   });
 });
 

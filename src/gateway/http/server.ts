@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
@@ -171,6 +172,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       cost,
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
+      // GraphQL over SSE's single-connection mode at /graphql/stream (the distinct-connections mode
+      // is yoga's own, at /graphql): its operations run the envelop phases of the chain.
+      useGraphQLSSE(),
       useErrorPolicy(),
       useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
       ...(options.plugins ?? []),

@@ -103,17 +103,23 @@ export class LiveHub {
     read: (api: ReadApi) => Promise<T>,
     /** What makes a new version (the whole value by default): a change elsewhere is no event. */
     version: (value: T) => unknown = (value) => value,
+    /** The subscriber's client going away: its subscription ends at once, whatever its transport does. */
+    signal?: AbortSignal,
   ): AsyncIterableIterator<T> {
     this.admit();
     const caller = authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
     const key = `${resource}\u0000${caller}`;
     return new Repeater<T>(async (push, stop) => {
       const subscriber: Subscriber = { push, stop, current: false };
+      const leave = () => stop();
+      signal?.addEventListener('abort', leave, { once: true });
+      if (signal?.aborted) stop();
       const watch = this.join(key, read as Watch['read'], version as Watch['version'], authorization, subscriber);
       this.open += 1;
       try {
         await stop;
       } finally {
+        signal?.removeEventListener('abort', leave);
         this.open -= 1;
         this.leave(watch, subscriber);
       }

@@ -85,6 +85,11 @@ export class RequestApi {
     return this.#authorization;
   }
 
+  /** Aborted when the client of the GraphQL request goes away. */
+  get signal(): AbortSignal | undefined {
+    return this.origin.signal;
+  }
+
   /**
    * A new API for the same caller, with its own reads, counts and byte budget: what the next event
    * of a subscription resolves with, so that it reads fresh data and reports its own cost.

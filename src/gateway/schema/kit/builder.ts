@@ -71,7 +71,7 @@ builder.queryType({ description: 'Everything you can read through the gateway.' 
 builder.mutationType({ description: 'Every change you can make through the gateway, one per platform operation.' });
 builder.subscriptionType({
   description:
-    'What you can follow as it changes: each field sends the object as it is, then each new version. The platform has no push: the gateway polls it (`SUBSCRIPTION_POLL_MS`), once per resource and token however many subscribe. Over SSE: `Accept: text/event-stream`.',
+    'What you can follow as it changes: each field sends the object as it is, then each new version. The platform has no push: the gateway polls it (`SUBSCRIPTION_POLL_MS`), once per resource and token however many subscribe. Over SSE (`Accept: text/event-stream` at `/graphql`, or one stream for many at `/graphql/stream`) or WebSocket (`graphql-transport-ws` at `/graphql`).',
 });
 
 builder.scalarType('DateTime', {
