@@ -23,4 +23,14 @@ describe('the benchmark, smoke run', () => {
     },
     BUDGET_MS + 10_000,
   );
+
+  it(
+    'runs bench/live.ts to its end: @defer, subscriptions per minute, merge to event, memory',
+    async () => {
+      const { code, output } = await runBenchScript('bench/live.ts', { BENCH_SMOKE: '1' }, BUDGET_MS);
+      expect(code, output.slice(-4000)).toBe(0);
+      expect(output).toMatch(/^bench\/live\.ts done\.$/m);
+    },
+    BUDGET_MS + 10_000,
+  );
 });

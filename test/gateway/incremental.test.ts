@@ -146,6 +146,30 @@ describe('misplaced directives', () => {
   });
 });
 
+describe('subscriptions and the response cache', () => {
+  it('never serve a subscription from the cache nor keep its events', async () => {
+    const query = `subscription Follow($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }`;
+    const variables = { id: g.platform.spaceId('Getting started') };
+    // The cache marks every answer it looks at (`extensions.responseCache`): twice, neither event is marked.
+    for (let round = 0; round < 2; round += 1) {
+      const response = await cached.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${g.platform.adminToken}`,
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      for await (const payload of payloadsOf(response)) {
+        expect(payload.extensions?.responseCache).toBeUndefined();
+        expect(payload.data.spaceContentUpdated.platformId).toBeTruthy();
+        break;
+      }
+    }
+  });
+});
+
 describe('@stream', () => {
   it('sends the first items with the first payload and each other one after, adding up to the whole list', async () => {
     const streamed = `{ organization(id: "acme") { spaces(first: 4) { nodes @stream(initialCount: 1) { title } } } }`;

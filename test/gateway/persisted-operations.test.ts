@@ -50,26 +50,34 @@ describe('persisted operations', () => {
       Dashboard: {},
       SpaceOverview: { spaceId: platform.spaceId('Getting started') },
       SearchOrganization: { organizationId: 'acme', query: 'install' },
+      FollowSpaceContent: { spaceId: platform.spaceId('Getting started') },
     };
     for (const { document } of EXAMPLE_OPERATIONS) {
-      const name = /^query (\w+)/.exec(document)![1]!;
+      const [, type, name] = /^(query|subscription) (\w+)/.exec(document)!;
       platform.app.stats.reset();
-      // The deferred example answers in parts, as GraphiQL asks for them.
+      // The deferred example answers in parts, as GraphiQL asks for them; the subscription over
+      // SSE, whose first event is enough.
+      const abort = new AbortController();
       const response = await open.fetch('http://gateway.test/graphql', {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          accept: 'multipart/mixed, application/graphql-response+json',
+          accept: type === 'subscription' ? 'text/event-stream' : 'multipart/mixed, application/graphql-response+json',
           authorization: `Bearer ${platform.adminToken}`,
         },
-        body: JSON.stringify({ documentId: documentHash(document), variables: variables[name] }),
+        body: JSON.stringify({ documentId: documentHash(document), variables: variables[name!] }),
+        signal: abort.signal,
       });
       const payloads: Payload[] = [];
-      if (response.headers.get('content-type')?.startsWith('multipart/mixed')) {
-        for await (const payload of payloadsOf(response)) payloads.push(payload);
-      } else {
+      if (!response.headers.get('content-type')?.match(/^(multipart\/mixed|text\/event-stream)/)) {
         payloads.push((await response.json()) as Payload);
+      } else {
+        for await (const payload of payloadsOf(response)) {
+          payloads.push(payload);
+          if (type === 'subscription') break;
+        }
       }
+      abort.abort();
       expect({ name, errors: assemble(payloads).errors }).toEqual({ name, errors: [] });
       expect(platform.app.stats.count).toBeGreaterThan(0);
     }

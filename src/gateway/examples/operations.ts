@@ -62,4 +62,22 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   }
 }`,
   },
+  {
+    description:
+      'Follow a space: its current revision at once, then each new one with what it changed (run it, then merge a change request of the space in another tab). Over SSE or WebSocket; the gateway polls the platform once per interval for all who follow the same space with the same token.',
+    document: /* GraphQL */ `subscription FollowSpaceContent($spaceId: ID!) {
+  spaceContentUpdated(spaceId: $spaceId) {
+    platformId
+    createdAt
+    space { title }
+    changes {
+      changes {
+        __typename
+        ... on PageCreatedChange { page { title } }
+        ... on PageEditedChange { page { title } }
+      }
+    }
+  }
+}`,
+  },
 ];

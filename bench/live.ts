@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createGateway, type Gateway } from '../src/gateway/http/server.js';
+import { startPlatform, type RunningPlatform } from '../src/platform/server.js';
+import { percentile } from '../test/fixtures/stats.js';
+import { payloadsOf } from '../test/fixtures/incremental.js';
+import { subscribe, type Subscription } from '../test/fixtures/subscriptions.js';
+
+/**
+ * Live and incremental delivery (issue 21), the gateway and the embedded platform in this process,
+ * over loopback sockets:
+ *
+ * - `@defer`: with 20 ms per upstream request, when a dashboard's first payload and its deferred
+ *   part arrive, against the time its levels of upstream requests take (target: the first payload
+ *   within 10 ms of its own requests).
+ * - subscriptions: upstream requests per minute for 1, 100 and 1,000 subscribers of one space with
+ *   one token (`SUBSCRIPTION_POLL_MS` 2000); the time from a merge through the gateway to its event at
+ *   each of 100 subscribers; the heap after 1,000 subscriptions opened and closed.
+ *
+ *   npx tsx bench/live.ts          (BENCH_SMOKE=1: a few rounds, a 100 ms interval, answers checked)
+ */
+
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const POLL_MS = SMOKE ? 100 : 2000;
+
+interface Served {
+  platform: RunningPlatform;
+  gateway: Gateway;
+  url: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+async function serve(delayMs: number): Promise<Served> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-live-'));
+  const platform = await startPlatform({ dataDir, port: 0, delayMs });
+  const gateway = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    subscriptions: { pollMs: POLL_MS },
+  });
+  const server: Server = createServer(gateway.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    platform,
+    gateway,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    token: Object.values(platform.tokens)[0]!,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await gateway.close();
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function gql(served: Served, query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`${served.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${served.token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const answer = (await response.json()) as { data?: any; errors?: unknown };
+  assert.equal(answer.errors, undefined, JSON.stringify(answer.errors));
+  return answer.data;
+}
+
+const ms = (value: number) => value.toFixed(1);
+const sleep = (duration: number) => new Promise((resolve) => setTimeout(resolve, duration));
+
+async function deferred(): Promise<void> {
+  const delay = 20;
+  const served = await serve(delay);
+  try {
+    const teams = `teams(first: 5) { nodes { title members(first: 5) { nodes { role member { user { displayName } } } } } }`;
+    const query = `{ organization(id: "acme") { title spaces(first: 3) { nodes { title } } ... @defer { ${teams} } } }`;
+    const rounds = SMOKE ? 2 : 20;
+    const first: number[] = [];
+    const last: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const started = performance.now();
+      const response = await fetch(`${served.url}/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'multipart/mixed',
+          authorization: `Bearer ${served.token}`,
+        },
+        body: JSON.stringify({ query }),
+      });
+      let count = 0;
+      for await (const payload of payloadsOf(response as unknown as globalThis.Response)) {
+        assert.equal(payload.errors, undefined);
+        if (count === 0) first.push(performance.now() - started);
+        count += 1;
+        if (payload.hasNext === false) last.push(performance.now() - started);
+      }
+      assert.ok(count >= 2, 'the deferred part came in a payload of its own');
+    }
+    // The first payload needs two levels of requests (the organization, then its spaces); the
+    // deferred part three (its teams, then each team's members).
+    console.log(
+      `\n## @defer: a dashboard with its teams deferred, ${delay} ms per upstream request, ${rounds} rounds\n`,
+    );
+    console.log('| payload | levels of requests | their time | median ms | p90 ms | median over its requests |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log(
+      `| first | 2 | ${2 * delay} ms | ${ms(percentile(first, 50))} | ${ms(percentile(first, 90))} | ${ms(percentile(first, 50) - 2 * delay)} ms |`,
+    );
+    console.log(
+      `| last (deferred) | 3 | ${3 * delay} ms | ${ms(percentile(last, 50))} | ${ms(percentile(last, 90))} | ${ms(percentile(last, 50) - 3 * delay)} ms |`,
+    );
+    console.log('| target (issue 21), first payload | | | | | ≤ 10 ms |');
+  } finally {
+    await served.close();
+  }
+}
+
+const CONTENT = `subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }`;
+
+/** Upstream requests the platform receives per minute for `count` subscribers of one space. */
+async function requestsPerMinute(served: Served, spaceId: string, count: number): Promise<number> {
+  const subs: Subscription[] = [];
+  for (let opened = 0; opened < count; opened += 100) {
+    const batch = Math.min(100, count - opened);
+    subs.push(
+      ...(await Promise.all(
+        Array.from({ length: batch }, () =>
+          subscribe(served.url, CONTENT, { token: served.token, variables: { id: spaceId } }),
+        ),
+      )),
+    );
+  }
+  await Promise.all(subs.map((sub) => sub.next(30_000)));
+  assert.equal(served.gateway.live.subscriptions, count);
+  assert.equal(served.gateway.live.polled, 1);
+  const window = SMOKE ? 5 * POLL_MS : 20_000;
+  served.platform.app.stats.reset();
+  await sleep(window);
+  const received = served.platform.app.stats.count;
+  for (const sub of subs) sub.close();
+  return (received * 60_000) / window;
+}
+
+async function subscriptions(): Promise<void> {
+  const served = await serve(0);
+  try {
+    const spaceId = (
+      await served.platform.app.inject({
+        method: 'GET',
+        url: '/v1/orgs/acme/spaces?limit=1',
+        headers: { authorization: `Bearer ${served.token}` },
+      })
+    ).json().items[0].id as string;
+    console.log(`\n## Subscriptions: one space, one token, SUBSCRIPTION_POLL_MS ${POLL_MS}\n`);
+    console.log('| subscribers | upstream requests per minute | per subscriber |');
+    console.log('|---:|---:|---:|');
+    for (const count of SMOKE ? [1, 100] : [1, 100, 1000]) {
+      const perMinute = await requestsPerMinute(served, spaceId, count);
+      console.log(`| ${count} | ${perMinute.toFixed(1)} | ${(perMinute / count).toFixed(3)} |`);
+      for (let wait = 0; wait < 200 && served.gateway.live.subscriptions > 0; wait += 1) await sleep(10);
+    }
+
+    // A merge through the gateway, then the time until each of 100 subscribers has its event.
+    const { createSpace } = await gql(
+      served,
+      `mutation { createSpace(input: { organizationId: "acme", title: "Followed" }) { space { platformId } } }`,
+    );
+    const followed = createSpace.space.platformId as string;
+    await gql(
+      served,
+      `mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } } }`,
+      { id: followed },
+    );
+    const subs = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        subscribe(served.url, CONTENT, { token: served.token, variables: { id: followed } }),
+      ),
+    );
+    await Promise.all(subs.map((sub) => sub.next()));
+    const merges = SMOKE ? 2 : 10;
+    const latencies: number[] = [];
+    const slowest: number[] = [];
+    for (let merge = 0; merge < merges; merge += 1) {
+      const { createChangeRequest } = await gql(
+        served,
+        `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Bench" }) { changeRequest { id } } }`,
+        { id: followed },
+      );
+      const id = createChangeRequest.changeRequest.id as string;
+      await gql(
+        served,
+        `mutation ($id: ID!, $md: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $md } }] }) { edits { pageId } } }`,
+        { id, md: `# Page ${merge}\n\nText.` },
+      );
+      // Merges land anywhere in the poll's interval, as in use.
+      await sleep(Math.random() * POLL_MS);
+      const { mergeChangeRequest } = await gql(
+        served,
+        `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { revision { platformId } } }`,
+        { id },
+      );
+      const merged = performance.now();
+      const arrivals = await Promise.all(
+        subs.map(async (sub) => {
+          const event = await sub.next(POLL_MS * 3);
+          assert.equal(event.data.spaceContentUpdated.platformId, mergeChangeRequest.revision.platformId);
+          return performance.now() - merged;
+        }),
+      );
+      latencies.push(...arrivals);
+      slowest.push(Math.max(...arrivals));
+    }
+    for (const sub of subs) sub.close();
+    console.log(
+      `\n| merge through the gateway → event, 100 subscribers, ${merges} merges | median ms | p99 ms | max ms |`,
+    );
+    console.log('|---|---:|---:|---:|');
+    console.log(
+      `| each subscriber | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${ms(Math.max(...latencies))} |`,
+    );
+    console.log(
+      `| the last of the 100, per merge | ${ms(percentile(slowest, 50))} | ${ms(percentile(slowest, 99))} | ${ms(Math.max(...slowest))} |`,
+    );
+    console.log(`| target (issue 21) | | | ≤ ${POLL_MS + 100} |`);
+
+    // Memory: 1,000 subscriptions opened and closed, 10 at a time.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      return process.memoryUsage().heapUsed / 2 ** 20;
+    };
+    for (let wait = 0; wait < 200 && served.gateway.live.subscriptions > 0; wait += 1) await sleep(10);
+    const before = heap();
+    const cycles = SMOKE ? 20 : 1000;
+    for (let opened = 0; opened < cycles; opened += 10) {
+      const batch = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          subscribe(served.url, CONTENT, { token: served.token, variables: { id: spaceId } }),
+        ),
+      );
+      await Promise.all(batch.map((sub) => sub.next()));
+      for (const sub of batch) sub.close();
+    }
+    for (let wait = 0; wait < 200 && served.gateway.live.subscriptions > 0; wait += 1) await sleep(10);
+    assert.equal(served.gateway.live.subscriptions, 0);
+    const after = heap();
+    console.log(
+      `\nHeap after ${cycles} subscriptions opened and closed: ${before.toFixed(1)} MiB before, ${after.toFixed(1)} MiB after (${(after - before).toFixed(1)} MiB).`,
+    );
+  } finally {
+    await served.close();
+  }
+}
+
+console.log(`# bench/live.ts, Node ${process.version}, ${cpus().length} CPUs${SMOKE ? ', smoke run' : ''}`);
+await deferred();
+await subscriptions();
+console.log('\nbench/live.ts done.');
