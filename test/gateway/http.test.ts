@@ -238,6 +238,19 @@ describe('the gateway over HTTP (the listener `npm start` serves)', () => {
     expect(answer.json.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'PAYLOAD_TOO_LARGE' });
   });
 
+  it('answers a body that is not JSON, and a POST without a body, with 400 whatever the Accept header', async () => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      for (const body of ['{"query": ', '']) {
+        const answer = await post(body, { accept });
+        expect({ accept, body, status: answer.status }).toEqual({ accept, body, status: 400 });
+        expect(answer.json.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' });
+      }
+    }
+    // A document that does not parse is a GraphQL error: 200 for a client that accepts only application/json.
+    const legacy = await post(JSON.stringify({ query: '{ space(' }), { accept: 'application/json' });
+    expect(legacy.status).toBe(200);
+  });
+
   it('answers a syntax error with 400', async () => {
     const answer = await post(JSON.stringify({ query: '{ space(' }), { accept: 'application/graphql-response+json' });
     expect(answer.status).toBe(400);

@@ -108,11 +108,21 @@ function normalizeError(error: GraphQLError): GraphQLError {
   return asCode(error, typeof code === 'string' && KNOWN.has(code) ? (code as ErrorCode) : 'BAD_USER_INPUT');
 }
 
+/** Whether yoga refused the request itself as malformed: its error holds an original error that is no GraphQL error. */
+function malformedRequest(error: GraphQLError): boolean {
+  const original = error.extensions?.originalError as { name?: unknown } | undefined;
+  return typeof original === 'object' && original !== null && original.name !== 'GraphQLError';
+}
+
 function asCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
   const extensions: Record<string, unknown> = { code };
   const reason = error.extensions?.code;
   if (typeof reason === 'string' && reason !== code) extensions.reason = reason;
-  if (error.extensions?.http) extensions.http = error.extensions.http;
+  const http = error.extensions?.http as { spec?: boolean; status?: number } | undefined;
+  // yoga marks its refusals of a malformed request (a body that is not JSON, or none) as it marks
+  // GraphQL errors (\`spec\`), and tells them apart by their original error, which is not passed on:
+  // without the mark, a malformed request keeps its 400 whatever the Accept header says.
+  if (http) extensions.http = malformedRequest(error) ? { status: http.status } : http;
   for (const key of ['field', 'upstreamStatus'])
     if (key in (error.extensions ?? {})) extensions[key] = error.extensions[key];
   return new GraphQLError(boundMessage(message), {
