@@ -727,6 +727,35 @@ describe('search and PDF', () => {
     expect(answer.requests.filter((request) => request.includes('/revisions/'))).toEqual(['/spaces/S/revisions/R']);
   });
 
+  it("pages an organization's search by space: each space once, none lost, whatever the page size", async () => {
+    const SEARCH = `query ($first: Int!, $after: String) {
+      organization(id: "acme") { search(query: "install", first: $first, after: $after) {
+        totalCount pageInfo { hasNextPage endCursor } nodes { space { platformId } pages { rank } }
+      } }
+    }`;
+    const whole = (await g.gql(SEARCH, { first: 100 })).data.organization.search;
+    const spaces = whole.nodes.map((node: any) => node.space.platformId);
+    expect(whole.totalCount).toBe(spaces.length);
+    expect(new Set(spaces).size).toBe(spaces.length);
+    // Every matching page is in one space's list, each rank once.
+    const ranks = whole.nodes
+      .flatMap((node: any) => node.pages.map((page: any) => page.rank))
+      .sort((a: number, b: number) => a - b);
+    expect(new Set(ranks).size).toBe(ranks.length);
+    for (const first of [1, 2, 5]) {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (let page = 0; page < 50; page += 1) {
+        const search: any = (await g.gql(SEARCH, { first, after })).data.organization.search;
+        expect(search.totalCount).toBe(spaces.length);
+        seen.push(...search.nodes.map((node: any) => node.space.platformId));
+        if (!search.pageInfo.hasNextPage) break;
+        after = search.pageInfo.endCursor;
+      }
+      expect({ first, seen }).toEqual({ first, seen: spaces });
+    }
+  });
+
   it('refuses an empty query before asking the platform', async () => {
     const answer = await run(`query EmptySearch($id: ID!) { space(id: $id) { search(query: "  ") { totalCount } } }`, {
       id: spaceId,

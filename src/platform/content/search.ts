@@ -125,6 +125,9 @@ export interface SearchSpaceHit {
   pages: SearchPageHit[];
 }
 
+/** Most matching pages an organization search gives per space (its best). */
+export const MAX_PAGES_PER_SPACE = 10;
+
 /** Terms kept from a query; the rest is ignored. */
 export const MAX_QUERY_TERMS = 32;
 /** Pages ranked per query, best first; matching pages beyond them are neither counted nor returned. */
@@ -678,7 +681,14 @@ const detailByRowSql = `
   FROM search_rows r WHERE r.rowid IN (SELECT value FROM json_each(?))`;
 
 /** Reads the sections, titles, paths and excerpts of the pages of one window. */
-function describe(db: Db, query: SearchQuery, any: boolean, pages: RankedPage[], firstRank: number): SearchPageHit[] {
+/** The hits of `pages`, each with its rank in the whole result (`rankOf`, 1 for the best). */
+function describe(
+  db: Db,
+  query: SearchQuery,
+  any: boolean,
+  pages: RankedPage[],
+  rankOf: (index: number) => number,
+): SearchPageHit[] {
   const rowsByPage = [...pageRows(db, query, any, pages).values()];
   const shown = rowsByPage.map(shownRows);
   const wanted = new Map<Index, number[]>(INDEXES.map((index) => [index, []]));
@@ -716,7 +726,7 @@ function describe(db: Db, query: SearchQuery, any: boolean, pages: RankedPage[],
       description: info?.pageDescription ?? '',
       path: info?.pagePath ?? '',
       score: page.score,
-      rank: firstRank + i,
+      rank: rankOf(i),
       resultType: pageRows.some((row) => row.pageScore > 0) ? 'page' : 'section',
       sections: rows.map(({ row, resultType }) => {
         const section = stored.get(row.rowid)!;
@@ -770,7 +780,7 @@ export function searchSpace(db: Db, spaceId: string, query: string, window: Page
   const parsed = parseSearchQuery(query);
   const { pages: ranked, any } = rankPages(db, [spaceId], parsed);
   const slice = ranked.slice(offset, offset + limit);
-  const items = slice.length ? describe(db, parsed, any, slice, offset + 1) : [];
+  const items = slice.length ? describe(db, parsed, any, slice, (index) => offset + 1 + index) : [];
   const end = offset + items.length;
   return end < ranked.length
     ? { next: { page: pageToken(end) }, count: ranked.length, items }
@@ -792,22 +802,35 @@ export function searchSpaces(
   const { offset, limit } = safeWindow(window);
   const parsed = parseSearchQuery(query);
   const { pages: ranked, any } = rankPages(db, Array.isArray(spaceIds) ? spaceIds : [], parsed);
-  const best = new Map<string, number>();
-  for (const page of ranked) if (!best.has(page.spaceId)) best.set(page.spaceId, page.score);
-  const slice = ranked.slice(offset, offset + limit);
-  const hits = slice.length ? describe(db, parsed, any, slice, offset + 1) : [];
-  const groups = new Map<string, SearchSpaceHit>();
-  slice.forEach((page, i) => {
-    let group = groups.get(page.spaceId);
+  // Paged by space, best first: a space is one item whichever of its hits a page would hold, so
+  // that pages hold each space once, count spaces, and follow each other without gaps.
+  const bySpace = new Map<string, { score: number; pages: Array<{ page: RankedPage; rank: number }> }>();
+  ranked.forEach((page, index) => {
+    let group = bySpace.get(page.spaceId);
     if (!group) {
-      group = { spaceId: page.spaceId, score: best.get(page.spaceId)!, pages: [] };
-      groups.set(page.spaceId, group);
+      group = { score: page.score, pages: [] };
+      bySpace.set(page.spaceId, group);
     }
-    group.pages.push(hits[i]!);
+    if (group.pages.length < MAX_PAGES_PER_SPACE) group.pages.push({ page, rank: index + 1 });
   });
-  const items = [...groups.values()];
-  const end = offset + slice.length;
-  return end < ranked.length
-    ? { next: { page: pageToken(end) }, count: ranked.length, items }
-    : { count: ranked.length, items };
+  const groups = [...bySpace].slice(offset, offset + limit);
+  const shown = groups.flatMap(([, group]) => group.pages);
+  const hits = shown.length
+    ? describe(
+        db,
+        parsed,
+        any,
+        shown.map((hit) => hit.page),
+        (index) => shown[index]!.rank,
+      )
+    : [];
+  let next = 0;
+  const items = groups.map(([spaceId, group]) => ({
+    spaceId,
+    score: group.score,
+    pages: group.pages.map(() => hits[next++]!),
+  }));
+  const end = offset + groups.length;
+  const count = bySpace.size;
+  return end < count ? { next: { page: pageToken(end) }, count, items } : { count, items };
 }
