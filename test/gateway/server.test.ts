@@ -1,4 +1,6 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
 import { createGateway } from '../../src/gateway/http/server.js';
 
 describe('GraphiQL', () => {
@@ -16,6 +18,40 @@ describe('GraphiQL', () => {
     expect(html).toContain('Bearer demo-token-123');
     expect(html).not.toMatch(/<script[^>]+src=["']?https?:/);
     expect(html).not.toMatch(/<link[^>]+href=["']?https?:/);
+  });
+
+  it('opens a tab per example, and sends its page compressed to a browser that accepts it', async () => {
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9/v1', graphiql: { enabled: true } });
+    try {
+      const plain = await gateway.fetch('http://gateway.test/graphql', { headers: { accept: 'text/html' } });
+      const html = await plain.text();
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      for (const { document } of EXAMPLE_OPERATIONS) {
+        const name = /^(?:query|subscription) (\w+)/.exec(document)![1]!;
+        expect(html).toContain(name);
+      }
+      for (const [accepted, encoding, decode] of [
+        ['gzip, deflate, br', 'br', brotliDecompressSync],
+        ['gzip;q=1.0, br;q=0', 'gzip', gunzipSync],
+      ] as const) {
+        const response = await gateway.fetch('http://gateway.test/graphql', {
+          headers: { accept: 'text/html', 'accept-encoding': accepted },
+        });
+        const bytes = Buffer.from(await response.arrayBuffer());
+        expect(response.headers.get('content-encoding')).toBe(encoding);
+        expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
+        expect(bytes.length).toBeLessThan(Buffer.byteLength(html) / 3);
+        expect(decode(bytes).toString()).toBe(html);
+      }
+      // GraphQL answers are left as they are.
+      const answer = await gateway.fetch('http://gateway.test/graphql?query=%7B__typename%7D', {
+        headers: { accept: 'application/json', 'accept-encoding': 'br' },
+      });
+      expect(answer.headers.get('content-encoding')).toBeNull();
+      expect(await answer.json()).toMatchObject({ data: { __typename: 'Query' } });
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('can be turned off', async () => {

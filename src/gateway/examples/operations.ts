@@ -8,6 +8,8 @@ export interface ExampleOperation {
   /** What it shows, for people reading GraphiQL. */
   description: string;
   document: string;
+  /** Variables GraphiQL opens it with. */
+  variables?: Record<string, unknown>;
 }
 
 export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
@@ -56,6 +58,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description: 'Full-text search across an organization.',
+    variables: { organizationId: 'acme', query: 'install' },
     document: /* GraphQL */ `query SearchOrganization($organizationId: ID!, $query: String!) {
   organization(id: $organizationId) {
     search(query: $query, first: 10) { totalCount nodes { title } }

@@ -8,6 +8,7 @@ import { createContext, type GatewayContext } from '../context.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
+import { useCompressedPages } from './compression.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
@@ -148,7 +149,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           headers: graphiql.defaultToken
             ? JSON.stringify({ Authorization: `Bearer ${graphiql.defaultToken}` }, null, 2)
             : undefined,
-          defaultQuery: defaultQuery(persistedOnly),
+          defaultTabs: exampleTabs(persistedOnly),
         }
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
@@ -176,6 +177,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // is yoga's own, at /graphql): its operations run the envelop phases of the chain.
       useGraphQLSSE(),
       useErrorPolicy(),
+      useCompressedPages(),
       useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
       ...(options.plugins ?? []),
     ],
@@ -208,12 +210,13 @@ function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) =>
   };
 }
 
-/** The operation GraphiQL opens on: the first example, and how to run any other when only persisted ones run. */
-function defaultQuery(persistedOnly: boolean): string {
-  const [first] = EXAMPLE_OPERATIONS;
-  const intro = `# ${first!.description}\n# Every example: src/gateway/examples/operations.ts\n`;
+/** The tabs GraphiQL opens with: one per example, and how to run any other when only persisted ones run. */
+function exampleTabs(persistedOnly: boolean): Array<{ query: string; variables?: string }> {
   const note = persistedOnly
     ? '# This gateway runs persisted operations only (PERSISTED_ONLY=1): documents typed here are refused.\n# In development, start it without PERSISTED_ONLY (or with PERSISTED_ONLY=0) to run any.\n'
     : '';
-  return `${note}${intro}${first!.document}\n`;
+  return EXAMPLE_OPERATIONS.map((example) => ({
+    query: `${note}# ${example.description}\n# Every example: src/gateway/examples/operations.ts\n${example.document}\n`,
+    ...(example.variables ? { variables: JSON.stringify(example.variables, null, 2) } : {}),
+  }));
 }
