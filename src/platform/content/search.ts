@@ -774,11 +774,17 @@ function safeWindow(window: PageWindow): PageWindow {
 /**
  * Searches one space: its matching pages, best first, in one window of the ranked result.
  * `count` is the number of matching pages; `next` is there when more follow. The caller adds `urls`.
+ * Several indexed ids (the parts of a visitor's view of one space) are ranked as one list.
  */
-export function searchSpace(db: Db, spaceId: string, query: string, window: PageWindow): PageOfResults<SearchPageHit> {
+export function searchSpace(
+  db: Db,
+  spaceId: string | readonly string[],
+  query: string,
+  window: PageWindow,
+): PageOfResults<SearchPageHit> {
   const { offset, limit } = safeWindow(window);
   const parsed = parseSearchQuery(query);
-  const { pages: ranked, any } = rankPages(db, [spaceId], parsed);
+  const { pages: ranked, any } = rankPages(db, typeof spaceId === 'string' ? [spaceId] : [...spaceId], parsed);
   const slice = ranked.slice(offset, offset + limit);
   const items = slice.length ? describe(db, parsed, any, slice, (index) => offset + 1 + index) : [];
   const end = offset + items.length;
@@ -788,10 +794,10 @@ export function searchSpace(db: Db, spaceId: string, query: string, window: Page
 }
 
 /**
- * Searches several spaces (only those given: the caller passes the spaces the user may read).
- * The window cuts the ranked list of pages, as in `searchSpace` (`count` is the number of
- * matching pages, `rank` stays global); the pages of the window are then grouped by space, the
- * spaces in the order of their first page. The caller adds each space's `title` and `type`.
+ * Searches several spaces (only those given: the caller passes the spaces the user may read), and
+ * pages by space: each item a space with its best pages (`rank` global over the pages of every
+ * space), in the order of their best page; `count` is the number of spaces. The caller adds each
+ * space's `title` and `type`.
  */
 export function searchSpaces(
   db: Db,

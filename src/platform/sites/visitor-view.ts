@@ -17,7 +17,7 @@ import {
   type RevisionContent,
   type Variables,
 } from '../content/revisions.js';
-import { replaceSpaceIndex, searchSpace, searchSpaces } from '../content/search.js';
+import { replaceSpaceIndex, searchSpace } from '../content/search.js';
 import { documentSections } from '../../document/text.js';
 import type { Db } from '../store/db.js';
 import { SEARCH_SCHEMA, SEARCH_UPDATE_TRIGGER } from '../store/migrations.js';
@@ -348,9 +348,8 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
       const seen = view(space.id, space.revision);
       if (!seen) return { count: 0, items: [] };
       if (!seen.hidesIndexedText) return searchSpace(db, space.id, query, window);
-      // The parts are searched together and ranked as one space; their groups are undone.
-      const found = searchSpaces(await viewIndex(db, seen, claims), partIds(space.id), query, window);
-      return { ...found, items: found.items.flatMap((part) => part.pages).sort((a, b) => a.rank - b.rank) };
+      // The parts are searched together and ranked as one space.
+      return searchSpace(await viewIndex(db, seen, claims), partIds(space.id), query, window);
     },
     signedView: Buffer.from(canonicalJson(claims)).toString('base64url'),
   };
