@@ -870,10 +870,11 @@ describe('writing sites', () => {
     expect(unpublished.unpublishSite.site).toEqual({ isPublished: false, urls: { published: null } });
 
     const deleted = await g.gql(
-      `mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted userErrors { code } } }`,
+      `mutation ($site: ID!) { deleteSite(input: { siteId: $site }) { deleted deletedId userErrors { code } } }`,
       { site },
     );
-    expect(deleted.data.deleteSite).toEqual({ deleted: true, userErrors: [] });
+    // The site's own global ID: the one its queries returned, which a normalized cache holds.
+    expect(deleted.data.deleteSite).toEqual({ deleted: true, deletedId: site, userErrors: [] });
     expect(deleted.upstream).toBe(1);
     expect(
       (

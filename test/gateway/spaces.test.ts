@@ -715,21 +715,22 @@ describe('space mutations', () => {
 
   it('deleteSpace answers deleted true, then false; restoreSpace brings the space back', async () => {
     const id = await restSpace({ title: 'Short-lived' });
-    const remove = `mutation DeleteSpace($input: DeleteSpaceInput!) { deleteSpace(input: $input) { deleted userErrors { code } } }`;
+    const remove = `mutation DeleteSpace($input: DeleteSpaceInput!) { deleteSpace(input: $input) { deleted deletedId userErrors { code } } }`;
+    // The global ID of what was deleted, for clients' caches, also when nothing was left to delete.
     expect(await run(remove, { input: { spaceId: gid(id) } })).toEqual({
-      data: { deleteSpace: { deleted: true, userErrors: [] } },
+      data: { deleteSpace: { deleted: true, deletedId: gid(id), userErrors: [] } },
       upstream: 1,
     });
     expect(await run(remove, { input: { spaceId: id } })).toEqual({
-      data: { deleteSpace: { deleted: false, userErrors: [] } },
+      data: { deleteSpace: { deleted: false, deletedId: gid(id), userErrors: [] } },
       upstream: 1,
     });
     expect(await run(remove, { input: { spaceId: spaceId(S.userGrant) } }, as(U.finn))).toEqual({
-      data: { deleteSpace: { deleted: false, userErrors: [{ code: 'FORBIDDEN' }] } },
+      data: { deleteSpace: { deleted: false, deletedId: null, userErrors: [{ code: 'FORBIDDEN' }] } },
       upstream: 1,
     });
     expect(await run(remove, { input: { spaceId: '' } })).toEqual({
-      data: { deleteSpace: { deleted: false, userErrors: [{ code: 'BAD_USER_INPUT' }] } },
+      data: { deleteSpace: { deleted: false, deletedId: null, userErrors: [{ code: 'BAD_USER_INPUT' }] } },
       upstream: 0,
     });
     const restore = `mutation RestoreSpace($input: RestoreSpaceInput!) { restoreSpace(input: $input) { space { platformId title deletedAt } userErrors { message code field upstreamStatus } } }`;

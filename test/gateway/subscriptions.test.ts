@@ -210,12 +210,6 @@ describe('spaceContentUpdated', () => {
 describe('changeRequestUpdated', () => {
   it('sends the change request, then each change of it: a review, the merge', async () => {
     const { spaceId, changeRequestId, changeRequestPlatformId, merge } = await spaceWithChange('Reviewed');
-    await gql(
-      `mutation ($id: ID!) { updateChangeRequest(input: { changeRequestId: $id, status: OPEN }) { changeRequest { id } } }`,
-      {
-        id: changeRequestId,
-      },
-    ).catch(() => undefined);
     const sub = await subscribe(
       url,
       `subscription ($id: ID!) { changeRequestUpdated(changeRequestId: $id) { status reviews { totalCount nodes { status } } } }`,

@@ -25,7 +25,7 @@ import { linkTo, loadableNode, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
 import { DefaultLevelEnum, RoleEnum } from './kit/enums.js';
-import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
 import { idInput, readTeamId } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
 import { permissionsType } from './kit/permissions.js';
@@ -322,7 +322,7 @@ declareMutation('deleteCollection', {
   input: 'The collection to delete.',
   fields: { collectionId },
   payload: (name) => deletedPayload(name, 'True when the collection was deleted, false when it did not exist.'),
-  run: (i, ctx) => deleteCollection(ctx.api, i.collectionId),
+  run: (i, ctx) => deletionOf('Collection', i.collectionId, deleteCollection(ctx.api, i.collectionId)),
 });
 
 declareMutation('moveCollection', {

@@ -8,10 +8,11 @@ import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
 import { noNull } from './kit/mutations.js';
 import { restEnum } from './kit/enums.js';
 import { organizationTarget } from './targets.js';
+import { compositeKey } from './kit/ids.js';
 
 /**
  * Custom fonts of an organization (for its sites' customization) and the storage uploads their
@@ -222,7 +223,8 @@ declareMutation('deleteCustomFont', {
   fields: fontTarget,
   check: (input) => input.transform(resolveFont),
   payload: (name) => deletedPayload(name, 'True when the font was deleted, false when it did not exist.'),
-  run: (i, ctx) => deleteFont(ctx.api, i.organizationId, i.fontId),
+  run: (i, ctx) =>
+    deletionOf('CustomFont', compositeKey(i.organizationId, i.fontId), deleteFont(ctx.api, i.organizationId, i.fontId)),
 });
 
 // --- Uploads -----------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ import { builder, type SchemaTypesOf } from './kit/builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
 import { idInput, ownedIdInput } from './kit/ids.js';
 import { restBody } from './kit/mutations.js';
 import { restEnum } from './kit/enums.js';
@@ -898,7 +898,7 @@ declareMutation('unpublishIntegration', {
   input: 'The integration to unpublish.',
   fields: { name: inputField('String', 'Its name (or Integration global ID).', integrationName) },
   payload: (name) => deletedPayload(name, 'True when it was unpublished, false when there was none.'),
-  run: (i, ctx) => unpublishIntegration(ctx.api, i.name),
+  run: (i, ctx) => deletionOf('Integration', i.name, unpublishIntegration(ctx.api, i.name)),
 });
 
 const InstallationPayload = (name: string, description = 'The installation after the change.') =>
@@ -1025,7 +1025,12 @@ declareMutation('uninstallIntegration', {
   fields: installationTarget,
   check: (input) => input.transform(resolveInstallation),
   payload: (name) => deletedPayload(name, 'True when it was uninstalled, false when there was no such installation.'),
-  run: (i, ctx) => uninstallIntegration(ctx.api, i.integrationName, i.installationId),
+  run: (i, ctx) =>
+    deletionOf(
+      'IntegrationInstallation',
+      compositeKey(i.integrationName, i.installationId),
+      uninstallIntegration(ctx.api, i.integrationName, i.installationId),
+    ),
 });
 
 /** A site named by a client: its platform id, or a Site global ID (organization and site). */

@@ -33,7 +33,7 @@ import { ComputedPageNode, DocumentPageNode } from './content/page.js';
 import { linkTo, loadableNode, loadOrThrow, prime, type InOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
 import { DocumentType } from './kit/document.js';
 import { permissionsType } from './kit/permissions.js';
 import { restEnum } from './kit/enums.js';
@@ -860,7 +860,7 @@ declareMutation('deleteOpenApiSpec', {
   fields: specTarget,
   check: (input) => input.transform(resolveSpec),
   payload: (name) => deletedPayload(name, 'True when the specification was deleted, false when it did not exist.'),
-  run: (i, ctx) => deleteSpec(ctx.api, i),
+  run: (i, ctx) => deletionOf('OpenApiSpec', compositeKey(i.organizationId, i.slug), deleteSpec(ctx.api, i)),
 });
 
 builder.subscriptionField('openApiSpecUpdated', (t) =>

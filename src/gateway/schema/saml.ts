@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from '../policy/cost.js';
-import { decodeKnownGlobalId, platformKey, readingId, splitKey } from './kit/ids.js';
+import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from './kit/ids.js';
 import { organizationTarget } from './targets.js';
 import { ROLES } from '../upstream/shapes/common.js';
 import {
@@ -18,7 +18,7 @@ import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
 import { noNull, restBody } from './kit/mutations.js';
 import { restEnum, RoleEnum } from './kit/enums.js';
 import { naming } from './sites/mutations.js';
@@ -300,5 +300,10 @@ declareMutation('deleteSamlProvider', {
   fields: providerTarget,
   check: (input) => input.transform(resolveProvider),
   payload: (name) => deletedPayload(name, 'True when the provider was removed, false when it did not exist.'),
-  run: (i, ctx) => deleteSamlProvider(ctx.api, i.organizationId, i.providerId),
+  run: (i, ctx) =>
+    deletionOf(
+      'SamlProvider',
+      compositeKey(i.organizationId, i.providerId),
+      deleteSamlProvider(ctx.api, i.organizationId, i.providerId),
+    ),
 });

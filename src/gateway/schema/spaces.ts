@@ -29,7 +29,7 @@ import {
   OrganizationNode,
 } from './organizations.js';
 import { DefaultLevelEnum, restEnum } from './kit/enums.js';
-import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
 import { idInput } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
 import { permissionsType } from './kit/permissions.js';
@@ -392,7 +392,7 @@ declareMutation('deleteSpace', {
   fields: { spaceId },
   payload: (name) =>
     deletedPayload(name, 'True when the space was deleted, false when it did not exist or was already deleted.'),
-  run: (i, ctx) => deleteSpace(ctx.api, i.spaceId),
+  run: (i, ctx) => deletionOf('Space', i.spaceId, deleteSpace(ctx.api, i.spaceId)),
 });
 
 declareMutation('restoreSpace', {

@@ -22,7 +22,7 @@ import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
 import { idInput, readTeamId } from './kit/ids.js';
 import { permissionsType } from './kit/permissions.js';
 import { TeamRoleEnum } from './kit/enums.js';
@@ -264,7 +264,8 @@ declareMutation('deleteTeam', {
   fields: teamTargetFields,
   check: (input) => input.transform(resolveTeam),
   payload: (name) => deletedPayload(name, 'True when the team was deleted, false when it did not exist.'),
-  run: (i, ctx) => deleteTeam(ctx.api, i.organizationId, i.teamId),
+  run: (i, ctx) =>
+    deletionOf('Team', compositeKey(i.organizationId, i.teamId), deleteTeam(ctx.api, i.organizationId, i.teamId)),
 });
 
 declareMutation('updateTeamMembers', {

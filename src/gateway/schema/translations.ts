@@ -18,7 +18,7 @@ import { linkTo, organizationNode, prime, primeInOrganization, type InOrganizati
 import { follow, ownedTarget } from './kit/live.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, objectPayload } from './kit/payloads.js';
+import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
 import { DocumentInput, documentInput, DocumentType } from './kit/document.js';
 import { idInput } from './kit/ids.js';
 import { permissionsType } from './kit/permissions.js';
@@ -321,7 +321,12 @@ declareMutation('deleteTranslation', {
   fields: translationTarget,
   check: (input) => input.transform(resolveTranslation),
   payload: (name) => deletedPayload(name, 'True when the translation was deleted, false when it did not exist.'),
-  run: (i, ctx) => deleteTranslation(ctx.api, i.organizationId, i.translationId),
+  run: (i, ctx) =>
+    deletionOf(
+      'Translation',
+      compositeKey(i.organizationId, i.translationId),
+      deleteTranslation(ctx.api, i.organizationId, i.translationId),
+    ),
 });
 
 builder.subscriptionField('translationUpdated', (t) =>

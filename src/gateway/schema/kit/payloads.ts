@@ -1,4 +1,5 @@
 import type { FieldMap, ObjectParam, OutputShape } from '@pothos/core';
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { upstream } from '../../policy/cost.js';
 import { builder, type SchemaTypesOf } from './builder.js';
 import { UserError, type UserErrorShape } from './user-errors.js';
@@ -56,15 +57,36 @@ export function objectPayload<F extends string, Type extends ObjectParam<SchemaT
 
 /**
  * Payload of a delete: `deleted: Boolean!` (as `sendDelete` of `upstream/operation.ts` answers it), whose meaning
- * `description` spells out, plus any `fields` of `T`.
+ * `description` spells out, `deletedId` (see `deletionOf`), plus any `fields` of `T`.
  */
 export function deletedPayload<T extends object = object>(
   mutation: string,
   description: string,
-  fields?: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T & { deleted: boolean }>>) => FieldMap,
+  fields?: (t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, Payload<T & Deletion>>) => FieldMap,
 ) {
-  return payloadType<T & { deleted: boolean }>(mutation, (t) => ({
+  return payloadType<T & Deletion>(mutation, (t) => ({
     deleted: t.boolean({ description, resolve: (payload) => payload.deleted ?? false }),
+    deletedId: t.id({
+      nullable: true,
+      description:
+        "Global ID of the object deleted (also when there was nothing left to delete), for clients' caches: Relay's `@deleteRecord`, Apollo's `cache.evict`. Null when the mutation failed, or when what it removed is no object of the graph (a membership, a grant).",
+      resolve: (payload) => payload.deletedId ?? null,
+    }),
     ...fields?.(t),
   }));
+}
+
+/** What a delete answers: whether something was deleted, and the global ID of what it named. */
+export interface Deletion {
+  deleted: boolean;
+  deletedId?: string | undefined;
+}
+
+/** The answer of `deleting` the node `typename` whose loader key is `key`, with its global ID. */
+export async function deletionOf(
+  typename: string,
+  key: string,
+  deleting: Promise<{ deleted: boolean }>,
+): Promise<Deletion> {
+  return { ...(await deleting), deletedId: encodeGlobalID(typename, key) };
 }

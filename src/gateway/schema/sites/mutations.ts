@@ -38,8 +38,8 @@ import { revisionPartId } from '../content/revision.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { organizationIdField } from '../organizations.js';
 import { DefaultLevelEnum, restEnum } from '../kit/enums.js';
-import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
-import { idInput, readingId } from '../kit/ids.js';
+import { deletedPayload, deletionOf, objectPayload, payloadType } from '../kit/payloads.js';
+import { compositeKey, idInput, readingId } from '../kit/ids.js';
 import { noNull, restBody } from '../kit/mutations.js';
 import {
   primeSites,
@@ -445,7 +445,7 @@ declareMutation('deleteSite', {
   fields: siteTarget,
   check: (input) => input.transform(inSite),
   payload: (name) => deletedPayload(name, 'True when the site was deleted, false when it did not exist.'),
-  run: (i, ctx) => deleteSite(ctx.api, i),
+  run: (i, ctx) => deletionOf('Site', compositeKey(i.organizationId, i.siteId), deleteSite(ctx.api, i)),
 });
 
 declareMutation('publishSite', {
