@@ -103,64 +103,79 @@ CollectionNode.implement({
       extensions: upstream.link,
       resolve: (c, _args, _ctx, info) => linkTo(CollectionNode, c.parent, info),
     }),
-    users: t.connection({
-      type: CollectionUserPermission,
-      description: 'Users granted access directly on this collection, with their role (by display name).',
-      resolve: async (c, args, ctx) => {
-        const connection = await listConnection(args, listCollectionUsers(ctx.api, c.id));
-        prime(
-          UserNode,
-          ctx,
-          connection.edges.map((edge) => edge.node.user),
-        );
-        return connection;
+    users: t.connection(
+      {
+        type: CollectionUserPermission,
+        description: 'Users granted access directly on this collection, with their role (by display name).',
+        resolve: async (c, args, ctx) => {
+          const connection = await listConnection(args, listCollectionUsers(ctx.api, c.id));
+          prime(
+            UserNode,
+            ctx,
+            connection.edges.map((edge) => edge.node.user),
+          );
+          return connection;
+        },
       },
-    }),
-    accessibleBy: t.connection({
-      type: CollectionUserPermission,
-      description:
-        'Every member of the organization who can access this collection, with their effective role, however it was obtained (by display name).',
-      args: {
-        role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
+      {},
+      { name: 'CollectionUsersEdge', description: 'An item of a connection with its cursor.' },
+    ),
+    accessibleBy: t.connection(
+      {
+        type: CollectionUserPermission,
+        description:
+          'Every member of the organization who can access this collection, with their effective role, however it was obtained (by display name).',
+        args: {
+          role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
+        },
+        resolve: async (c, args, ctx) => {
+          const connection = await listConnection(
+            args,
+            listCollectionAccess(ctx.api, c.id, { role: args.role ?? undefined }),
+          );
+          prime(
+            UserNode,
+            ctx,
+            connection.edges.map((edge) => edge.node.user),
+          );
+          return connection;
+        },
       },
-      resolve: async (c, args, ctx) => {
-        const connection = await listConnection(
-          args,
-          listCollectionAccess(ctx.api, c.id, { role: args.role ?? undefined }),
-        );
-        prime(
-          UserNode,
-          ctx,
-          connection.edges.map((edge) => edge.node.user),
-        );
-        return connection;
-      },
-    }),
+      {},
+      { name: 'CollectionAccessibleByEdge', description: 'An item of a connection with its cursor.' },
+    ),
   }),
 });
 
 builder.objectFields(OrganizationNode, (t) => ({
-  collections: t.connection({
-    type: CollectionNode,
-    nullable: true,
-    description:
-      'Collections of the organization visible to you, in tree order (each followed by its nested ones); null with NOT_FOUND when you are not a member.',
-    args: {
-      nested: t.arg.boolean({
-        defaultValue: true,
-        description: 'True lists nested collections too; false only those at the top level.',
-      }),
+  collections: t.connection(
+    {
+      type: CollectionNode,
+      nullable: true,
+      description:
+        'Collections of the organization visible to you, in tree order (each followed by its nested ones); null with NOT_FOUND when you are not a member.',
+      args: {
+        nested: t.arg.boolean({
+          defaultValue: true,
+          description: 'True lists nested collections too; false only those at the top level.',
+        }),
+      },
+      resolve: async (org, args, ctx) => {
+        const connection = await listConnection(
+          args,
+          listCollections(ctx.api, org.id, { nested: args.nested ?? true }),
+        );
+        prime(
+          CollectionNode,
+          ctx,
+          connection.edges.map((edge) => edge.node),
+        );
+        return connection;
+      },
     },
-    resolve: async (org, args, ctx) => {
-      const connection = await listConnection(args, listCollections(ctx.api, org.id, { nested: args.nested ?? true }));
-      prime(
-        CollectionNode,
-        ctx,
-        connection.edges.map((edge) => edge.node),
-      );
-      return connection;
-    },
-  }),
+    {},
+    { name: 'OrganizationCollectionsEdge', description: 'An item of a connection with its cursor.' },
+  ),
 }));
 
 builder.queryFields((t) => ({

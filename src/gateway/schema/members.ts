@@ -150,52 +150,60 @@ const MemberSpacePermission = builder.objectRef<MemberSpacePermissionModel>('Mem
 });
 
 builder.objectFields(MemberNode, (t) => ({
-  spaces: t.connection({
-    type: MemberSpacePermission,
-    nullable: true,
-    description:
-      'Spaces of the organization the member can access, by creation date (admins, or yourself; otherwise FORBIDDEN).',
-    args: {
-      order: t.arg({
-        type: OrderEnum,
-        description: 'Direction of the ordering by creation date (default DESC: newest first).',
-      }),
-    },
-    resolve: async (member, args, ctx) => {
-      const connection = await listConnection(
-        args,
-        listMemberSpaces(ctx.api, member.organizationId, member.id, { order: args.order ?? undefined }),
-      );
-      prime(
-        SpaceNode,
-        ctx,
-        connection.edges.map((edge) => edge.node.space),
-      );
-      return connection;
-    },
-  }),
-  teams: t.connection({
-    type: MemberTeamMembership,
-    nullable: true,
-    description: 'Teams of the organization the member belongs to, by title (guests may not list them: FORBIDDEN).',
-    args: {
-      title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
-    },
-    resolve: async (member, args, ctx) => {
-      const connection = await listConnection(
-        args,
-        listMemberTeams(ctx.api, member.organizationId, member.id, { title: args.title ?? undefined }),
-      );
-      return mapNodes(connection, (nodes) => {
-        const teams = primeTeams(
-          ctx,
-          member.organizationId,
-          nodes.map((node) => node.team),
+  spaces: t.connection(
+    {
+      type: MemberSpacePermission,
+      nullable: true,
+      description:
+        'Spaces of the organization the member can access, by creation date (admins, or yourself; otherwise FORBIDDEN).',
+      args: {
+        order: t.arg({
+          type: OrderEnum,
+          description: 'Direction of the ordering by creation date (default DESC: newest first).',
+        }),
+      },
+      resolve: async (member, args, ctx) => {
+        const connection = await listConnection(
+          args,
+          listMemberSpaces(ctx.api, member.organizationId, member.id, { order: args.order ?? undefined }),
         );
-        return nodes.map((node, index) => ({ role: node.member.role, team: teams[index]! }));
-      });
+        prime(
+          SpaceNode,
+          ctx,
+          connection.edges.map((edge) => edge.node.space),
+        );
+        return connection;
+      },
     },
-  }),
+    {},
+    { name: 'MemberSpacesEdge', description: 'An item of a connection with its cursor.' },
+  ),
+  teams: t.connection(
+    {
+      type: MemberTeamMembership,
+      nullable: true,
+      description: 'Teams of the organization the member belongs to, by title (guests may not list them: FORBIDDEN).',
+      args: {
+        title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
+      },
+      resolve: async (member, args, ctx) => {
+        const connection = await listConnection(
+          args,
+          listMemberTeams(ctx.api, member.organizationId, member.id, { title: args.title ?? undefined }),
+        );
+        return mapNodes(connection, (nodes) => {
+          const teams = primeTeams(
+            ctx,
+            member.organizationId,
+            nodes.map((node) => node.team),
+          );
+          return nodes.map((node, index) => ({ role: node.member.role, team: teams[index]! }));
+        });
+      },
+    },
+    {},
+    { name: 'MemberTeamsEdge', description: 'An item of a connection with its cursor.' },
+  ),
 }));
 
 type TeamMembershipModel = { role: TeamRole; member: MemberModel; permissions: TeamMember['permissions'] };
@@ -220,62 +228,70 @@ const TeamMembership = builder.objectRef<TeamMembershipModel>('TeamMembership').
 });
 
 builder.objectFields(TeamNode, (t) => ({
-  members: t.connection({
-    type: TeamMembership,
-    nullable: true,
-    description: 'Members of the team, by display name.',
-    resolve: async (team, args, ctx) => {
-      const connection = await listConnection(args, listTeamMembers(ctx.api, team.organizationId, team.id));
-      return mapNodes(connection, (nodes) => {
-        const members = primeMembers(
-          ctx,
-          team.organizationId,
-          nodes.map((node) => node.organization),
-        );
-        return nodes.map((node, index) => ({
-          role: node.team.role,
-          member: members[index]!,
-          permissions: node.permissions,
-        }));
-      });
+  members: t.connection(
+    {
+      type: TeamMembership,
+      nullable: true,
+      description: 'Members of the team, by display name.',
+      resolve: async (team, args, ctx) => {
+        const connection = await listConnection(args, listTeamMembers(ctx.api, team.organizationId, team.id));
+        return mapNodes(connection, (nodes) => {
+          const members = primeMembers(
+            ctx,
+            team.organizationId,
+            nodes.map((node) => node.organization),
+          );
+          return nodes.map((node, index) => ({
+            role: node.team.role,
+            member: members[index]!,
+            permissions: node.permissions,
+          }));
+        });
+      },
     },
-  }),
+    {},
+    { name: 'TeamMembersEdge', description: 'An item of a connection with its cursor.' },
+  ),
 }));
 
 const MAX_SEARCH = 512;
 
 builder.objectFields(OrganizationNode, (t) => ({
-  members: t.connection({
-    type: MemberNode,
-    nullable: true,
-    description: 'Members of the organization, guests included (guests may not list them: FORBIDDEN).',
-    args: {
-      role: t.arg({ type: MemberRoleFilterEnum, description: 'Only members with this role (GUEST: only guests).' }),
-      search: t.arg.string({
-        description: `Only members whose display name or e-mail contains this text (case-insensitive, at most ${MAX_SEARCH} characters).`,
-      }),
-      sort: t.arg({
-        type: MemberSortEnum,
-        description: 'What to order by (default JOINED_AT). LAST_SEEN_AT leaves out members never seen.',
-      }),
-      order: t.arg({ type: OrderEnum, description: 'Direction of the ordering (default DESC).' }),
-    },
-    resolve: async (org, args, ctx) => {
-      if (args.search != null && args.search.length > MAX_SEARCH) {
-        throw new BadUserInputError(`\`search\` must be at most ${MAX_SEARCH} characters`, ['search']);
-      }
-      const connection = await listConnection(
-        args,
-        listMembers(ctx.api, org.id, {
-          role: args.role ?? undefined,
-          search: args.search ?? undefined,
-          sort: args.sort ?? undefined,
-          order: args.order ?? undefined,
+  members: t.connection(
+    {
+      type: MemberNode,
+      nullable: true,
+      description: 'Members of the organization, guests included (guests may not list them: FORBIDDEN).',
+      args: {
+        role: t.arg({ type: MemberRoleFilterEnum, description: 'Only members with this role (GUEST: only guests).' }),
+        search: t.arg.string({
+          description: `Only members whose display name or e-mail contains this text (case-insensitive, at most ${MAX_SEARCH} characters).`,
         }),
-      );
-      return mapNodes(connection, (members) => primeMembers(ctx, org.id, members));
+        sort: t.arg({
+          type: MemberSortEnum,
+          description: 'What to order by (default JOINED_AT). LAST_SEEN_AT leaves out members never seen.',
+        }),
+        order: t.arg({ type: OrderEnum, description: 'Direction of the ordering (default DESC).' }),
+      },
+      resolve: async (org, args, ctx) => {
+        if (args.search != null && args.search.length > MAX_SEARCH) {
+          throw new BadUserInputError(`\`search\` must be at most ${MAX_SEARCH} characters`, ['search']);
+        }
+        const connection = await listConnection(
+          args,
+          listMembers(ctx.api, org.id, {
+            role: args.role ?? undefined,
+            search: args.search ?? undefined,
+            sort: args.sort ?? undefined,
+            order: args.order ?? undefined,
+          }),
+        );
+        return mapNodes(connection, (members) => primeMembers(ctx, org.id, members));
+      },
     },
-  }),
+    {},
+    { name: 'OrganizationMembersEdge', description: 'An item of a connection with its cursor.' },
+  ),
   viewerMembership: t.field({
     type: MemberNode,
     nullable: true,

@@ -430,19 +430,23 @@ OrganizationNode.implement({
 });
 
 builder.queryFields((t) => ({
-  organizations: t.connection({
-    type: OrganizationNode,
-    description: 'The organizations you are a member of.',
-    resolve: async (_root, args, ctx) => {
-      const connection = await listConnection(args, listOrganizations(ctx.api));
-      prime(
-        OrganizationNode,
-        ctx,
-        connection.edges.map((edge) => edge.node),
-      );
-      return connection;
+  organizations: t.connection(
+    {
+      type: OrganizationNode,
+      description: 'The organizations you are a member of.',
+      resolve: async (_root, args, ctx) => {
+        const connection = await listConnection(args, listOrganizations(ctx.api));
+        prime(
+          OrganizationNode,
+          ctx,
+          connection.edges.map((edge) => edge.node),
+        );
+        return connection;
+      },
     },
-  }),
+    {},
+    { name: 'QueryOrganizationsEdge', description: 'An item of a connection with its cursor.' },
+  ),
   organization: t.field({
     type: OrganizationNode,
     nullable: true,

@@ -153,26 +153,30 @@ TeamNode.implement({
 });
 
 builder.objectFields(OrganizationNode, (t) => ({
-  teams: t.connection({
-    type: TeamNode,
-    nullable: true,
-    description: 'Teams of the organization, by title (guests may not list them: FORBIDDEN).',
-    args: {
-      owner: t.arg.id({
-        description:
-          'Only the teams this member can manage (user id or User global ID): all of them for an organization admin, the teams they own otherwise.',
-      }),
-      title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
+  teams: t.connection(
+    {
+      type: TeamNode,
+      nullable: true,
+      description: 'Teams of the organization, by title (guests may not list them: FORBIDDEN).',
+      args: {
+        owner: t.arg.id({
+          description:
+            'Only the teams this member can manage (user id or User global ID): all of them for an organization admin, the teams they own otherwise.',
+        }),
+        title: t.arg.string({ description: 'Only teams whose title contains this text (case-insensitive).' }),
+      },
+      resolve: async (org, args, ctx) => {
+        const owner = args.owner == null ? undefined : platformKey(String(args.owner), 'User');
+        const connection = await listConnection(
+          args,
+          listTeams(ctx.api, org.id, { owner, title: args.title ?? undefined }),
+        );
+        return mapNodes(connection, (teams) => primeTeams(ctx, org.id, teams));
+      },
     },
-    resolve: async (org, args, ctx) => {
-      const owner = args.owner == null ? undefined : platformKey(String(args.owner), 'User');
-      const connection = await listConnection(
-        args,
-        listTeams(ctx.api, org.id, { owner, title: args.title ?? undefined }),
-      );
-      return mapNodes(connection, (teams) => primeTeams(ctx, org.id, teams));
-    },
-  }),
+    {},
+    { name: 'OrganizationTeamsEdge', description: 'An item of a connection with its cursor.' },
+  ),
 }));
 
 builder.queryFields((t) => ({
