@@ -38,7 +38,7 @@ const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, opt
 describe('integrations', () => {
   it('reads an integration with its installations, the spaces and sites they cover, and its events', async () => {
     const result = await g.gql<any>(`{ integration(name: "video-embeds") {
-      id name title version visibility target canAdmin owner { platformId } blocks { id title urlUnfurl }
+      id name title version visibility target canAdmin owner { platformId } blocks { id blockId title urlUnfurl }
       installations { totalCount nodes { status organization { platformId } spaceInstallations { nodes { status space { title } } } } }
       spaceInstallations { totalCount nodes { status spaceId space { title } installation { platformId } } }
       events(first: 5) { totalCount nodes { type status createdAt payload installation { platformId } } }
@@ -52,6 +52,10 @@ describe('integrations', () => {
       owner: { platformId: 'acme' },
     });
     expect(integration.blocks.length).toBeGreaterThan(0);
+    // A block's id is unique across integrations (block ids are only within one), its own id apart.
+    for (const block of integration.blocks) {
+      expect(Buffer.from(block.id, 'base64').toString()).toBe(`IntegrationBlock:video-embeds/${block.blockId}`);
+    }
     expect(
       integration.installations.nodes.map((node: any) => [node.organization.platformId, node.status]).sort(),
     ).toEqual([

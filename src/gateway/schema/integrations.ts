@@ -1,3 +1,4 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { ArgBuilder } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
@@ -159,10 +160,18 @@ const EventTypeEnum = builder.enumType('IntegrationEventType', {
   ) as Record<string, { value: (typeof EVENT_TYPES)[number]; description: string }>,
 });
 
-const IntegrationBlock = builder.objectRef<NonNullable<Integration['blocks']>[number]>('IntegrationBlock').implement({
+/** A block with the integration it belongs to: block ids are unique within one integration only. */
+type BlockHeld = NonNullable<Integration['blocks']>[number] & { integration: string };
+
+const IntegrationBlock = builder.objectRef<BlockHeld>('IntegrationBlock').implement({
   description: 'A block an integration adds to the editor.',
   fields: (t) => ({
-    id: t.string({ description: 'Id of the block in the integration.', resolve: (b) => b.id }),
+    id: t.id({
+      description:
+        "Unique across every integration (its integration's name with the block's id), for normalized caches; no `node(id:)` reads it: reach a block through its integration.",
+      resolve: (b) => encodeGlobalID('IntegrationBlock', compositeKey(b.integration, b.id)),
+    }),
+    blockId: t.string({ description: 'Id of the block within its integration.', resolve: (b) => b.id }),
     title: t.string({ description: 'Title shown in the editor.', resolve: (b) => b.title }),
     description: t.string({ nullable: true, description: 'What it does.', resolve: (b) => b.description ?? null }),
     icon: t.string({ nullable: true, description: 'Its icon.', resolve: (b) => b.icon ?? null }),
@@ -289,7 +298,7 @@ IntegrationNode.implement({
     blocks: t.field({
       type: [IntegrationBlock],
       description: 'Blocks it adds to the editor.',
-      resolve: (i) => i.blocks ?? [],
+      resolve: (i) => (i.blocks ?? []).map((block) => ({ ...block, integration: i.name })),
     }),
     contentSources: t.field({
       type: 'JSON',
