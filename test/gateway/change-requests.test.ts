@@ -245,6 +245,20 @@ describe('change requests through the graph', () => {
     expect(await live()).toBe('Alpha paragraph.\nBeta by both.\nGamma paragraph.');
   });
 
+  it('names the input in its user errors as the client wrote it', async () => {
+    const answer = await g.gql(
+      `mutation { mergeChangeRequest(input: { changeRequestId: "999" }) { result userErrors { message code field } } }`,
+    );
+    expect(answer.data.mergeChangeRequest.userErrors).toEqual([
+      {
+        message: 'spaceId: is required when changeRequestId is not a global ID',
+        code: 'BAD_USER_INPUT',
+        field: ['spaceId'],
+      },
+    ]);
+    expect(answer.upstream).toBe(0);
+  });
+
   it('answers a broken merge rule with a PRECONDITION_FAILED user error naming it', async () => {
     const { spaceGlobalId } = await freshSpace('GraphQL rules');
     const cy = await ok(`query { viewer { platformId } }`, {}, as(U.cy));

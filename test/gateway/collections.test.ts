@@ -577,7 +577,12 @@ describe('collection mutations', () => {
         createCollection: {
           collection: null,
           userErrors: [
-            { message: 'must be 1 to 50 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
+            {
+              message: 'title: must be 1 to 50 characters',
+              code: 'BAD_USER_INPUT',
+              field: ['title'],
+              upstreamStatus: null,
+            },
           ],
         },
       },
@@ -649,14 +654,24 @@ describe('collection mutations', () => {
         updateCollection: {
           collection: null,
           userErrors: [
-            { message: 'must be 1 to 50 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
             {
-              message: 'must be at most 100 characters',
+              message: 'title: must be 1 to 50 characters',
+              code: 'BAD_USER_INPUT',
+              field: ['title'],
+              upstreamStatus: null,
+            },
+            {
+              message: 'description: must be at most 100 characters',
               code: 'BAD_USER_INPUT',
               field: ['description'],
               upstreamStatus: null,
             },
-            { message: 'cannot be null', code: 'BAD_USER_INPUT', field: ['defaultLevel'], upstreamStatus: null },
+            {
+              message: 'defaultLevel: cannot be null',
+              code: 'BAD_USER_INPUT',
+              field: ['defaultLevel'],
+              upstreamStatus: null,
+            },
           ],
         },
       },
@@ -784,9 +799,9 @@ describe('collection mutations', () => {
     );
     expect(
       await run(mutation, { input: { collectionId: a, position: { before: C.product, after: C.internal } } }),
-    ).toEqual(failure('give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0));
+    ).toEqual(failure('position: give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0));
     expect(await run(mutation, { input: { collectionId: a, position: {} } })).toEqual(
-      failure('give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0),
+      failure('position: give exactly one of before or after', 'BAD_USER_INPUT', ['position'], null, 0),
     );
     expect(await run(mutation, { input: { collectionId: a } })).toEqual(
       failure('Give parentId, position or both', 'BAD_USER_INPUT', null, null, 0),
@@ -942,7 +957,7 @@ describe('collection permissions', () => {
           collection: null,
           userErrors: [
             {
-              message: 'is required: a role, or null to remove the direct grants',
+              message: 'role: is required: a role, or null to remove the direct grants',
               code: 'BAD_USER_INPUT',
               field: ['role'],
               upstreamStatus: null,
@@ -967,7 +982,7 @@ describe('collection permissions', () => {
           collection: null,
           userErrors: [
             {
-              message: 'is not the id of a team',
+              message: 'teamIds.0: is not the id of a team',
               code: 'BAD_USER_INPUT',
               field: ['teamIds', '0'],
               upstreamStatus: null,
@@ -983,7 +998,7 @@ describe('collection permissions', () => {
           collection: null,
           userErrors: [
             {
-              message: 'give at least one user or team',
+              message: 'userIds: give at least one user or team',
               code: 'BAD_USER_INPUT',
               field: ['userIds'],
               upstreamStatus: null,

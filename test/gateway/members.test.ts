@@ -427,7 +427,7 @@ describe('member mutations', () => {
         member: null,
         userErrors: [
           {
-            message: 'must be given: a role, or null to make the member a guest',
+            message: 'role: must be given: a role, or null to make the member a guest',
             code: 'BAD_USER_INPUT',
             field: ['role'],
             upstreamStatus: null,
@@ -522,7 +522,7 @@ describe('member mutations', () => {
     });
     const empty = await g.gql(removeMember, { input: { organizationId: 'acme', userId: '  ' } });
     expect(empty.data.removeMember.userErrors).toEqual([
-      { message: 'must be the id of a User', code: 'BAD_USER_INPUT', upstreamStatus: null },
+      { message: 'userId: must be the id of a User', code: 'BAD_USER_INPUT', upstreamStatus: null },
     ]);
     expect(empty.upstream).toBe(0);
   });

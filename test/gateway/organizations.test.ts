@@ -133,8 +133,12 @@ describe('organization mutations', () => {
     expect(bad.data.updateOrganization).toEqual({
       organization: null,
       userErrors: [
-        { code: 'BAD_USER_INPUT', field: ['title'], message: 'must be 2 to 255 characters' },
-        { code: 'BAD_USER_INPUT', field: ['emailDomains', '0'], message: 'must be a domain such as example.com' },
+        { code: 'BAD_USER_INPUT', field: ['title'], message: 'title: must be 2 to 255 characters' },
+        {
+          code: 'BAD_USER_INPUT',
+          field: ['emailDomains', '0'],
+          message: 'emailDomains.0: must be a domain such as example.com',
+        },
       ],
     });
     expect(bad.upstream).toBe(0);
@@ -143,7 +147,7 @@ describe('organization mutations', () => {
       `mutation { updateOrganization(input: { organizationId: "acme", logo: "javascript:alert(1)" }) { userErrors { code field message } } }`,
     );
     expect(script.data.updateOrganization.userErrors).toEqual([
-      { code: 'BAD_USER_INPUT', field: ['logo'], message: 'must be an http(s) URL' },
+      { code: 'BAD_USER_INPUT', field: ['logo'], message: 'logo: must be an http(s) URL' },
     ]);
     expect(script.upstream).toBe(0);
 
@@ -209,7 +213,7 @@ describe('organization mutations', () => {
       `mutation { updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "a", json: {} } }) { userErrors { code field message } } }`,
     );
     expect(both.data.updateAgentInstructions.userErrors).toEqual([
-      { code: 'BAD_USER_INPUT', field: ['instructions'], message: 'give exactly one of text or json' },
+      { code: 'BAD_USER_INPUT', field: ['instructions'], message: 'instructions: give exactly one of text or json' },
     ]);
     expect(both.upstream).toBe(0);
   });

@@ -550,7 +550,7 @@ describe('space mutations', () => {
         createSpace: {
           space: null,
           userErrors: [
-            userError('must be 1 to 50 characters', 'BAD_USER_INPUT', ['title']),
+            userError('title: must be 1 to 50 characters', 'BAD_USER_INPUT', ['title']),
             userError('IN_COLLECTION needs a parentId', 'BAD_USER_INPUT', ['visibility']),
           ],
         },
@@ -686,8 +686,8 @@ describe('space mutations', () => {
         updateSpace: {
           space: null,
           userErrors: [
-            userError('must be 1 to 50 characters', 'BAD_USER_INPUT', ['title']),
-            userError('cannot be null', 'BAD_USER_INPUT', ['editMode']),
+            userError('title: must be 1 to 50 characters', 'BAD_USER_INPUT', ['title']),
+            userError('editMode: cannot be null', 'BAD_USER_INPUT', ['editMode']),
           ],
         },
       },
@@ -860,7 +860,7 @@ describe('space mutations', () => {
     );
     expect(
       await run(mutation, { input: { spaceId: id, position: { before: gid(statusPage), after: gid(statusPage) } } }),
-    ).toEqual(failure(userError('give exactly one of before or after', 'BAD_USER_INPUT', ['position']), 0));
+    ).toEqual(failure(userError('position: give exactly one of before or after', 'BAD_USER_INPUT', ['position']), 0));
     expect(await run(mutation, { input: { spaceId: id } })).toEqual(
       failure(userError('Give parentId, position or both', 'BAD_USER_INPUT'), 0),
     );

@@ -256,7 +256,12 @@ describe('team mutations', () => {
       createTeam: {
         team: null,
         userErrors: [
-          { message: 'must be 1 to 64 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
+          {
+            message: 'title: must be 1 to 64 characters',
+            code: 'BAD_USER_INPUT',
+            field: ['title'],
+            upstreamStatus: null,
+          },
         ],
       },
     });
@@ -349,7 +354,12 @@ describe('team mutations', () => {
         updateTeam: {
           team: null,
           userErrors: [
-            { message: 'must be 1 to 64 characters', code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null },
+            {
+              message: 'title: must be 1 to 64 characters',
+              code: 'BAD_USER_INPUT',
+              field: ['title'],
+              upstreamStatus: null,
+            },
           ],
         },
       },
@@ -462,7 +472,7 @@ describe('team mutations', () => {
           team: null,
           userErrors: [
             {
-              message: 'is listed twice',
+              message: 'memberships.1.user: is listed twice',
               code: 'BAD_USER_INPUT',
               field: ['memberships', '1', 'user'],
               upstreamStatus: null,

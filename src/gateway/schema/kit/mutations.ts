@@ -182,6 +182,19 @@ const EXPECTED: ReadonlySet<ErrorCode> = new Set(USER_ERROR_CODES);
  * before any upstream call), then `run`; expected upstream failures (400, 403, 404, 409, 412)
  * become userErrors too. Other failures (auth, upstream down) are thrown as GraphQL errors.
  */
+/**
+ * A check's message as a sentence that names the input as the client wrote it: the checks say what
+ * is wrong (`must be 1 to 50 characters`), the path says of what (`title`, `changes.0.updatePage.pageId`).
+ */
+function inputMessage(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String);
+  // A message that names its field already (or is a sentence of its own) is one as it is.
+  if (path.length === 0 || /^[A-Z`]/.test(issue.message) || issue.message.startsWith(`${path.at(-1)} `)) {
+    return issue.message;
+  }
+  return `${path.join('.')}: ${issue.message}`;
+}
+
 async function mutate<S extends z.ZodType, R extends object>(
   schema: S,
   input: unknown,
@@ -193,7 +206,7 @@ async function mutate<S extends z.ZodType, R extends object>(
     if (!parsed.success) {
       return {
         userErrors: parsed.error.issues.map((issue) => ({
-          message: issue.message,
+          message: inputMessage(issue),
           code: 'BAD_USER_INPUT' as const,
           field: issue.path.map(String),
           upstreamStatus: null,
