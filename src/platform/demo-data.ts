@@ -8,7 +8,7 @@ import { seedDemoTranslations } from './translations/run.js';
 import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
 import { seedDemoConversations } from './conversations/demo.js';
 import { DEMO_INTEGRATIONS, seedDemoIntegrations } from './integrations/demo.js';
-import { newId } from './http.js';
+import { newId, stableId } from './http.js';
 import type { Db } from './store/db.js';
 
 /** `{ "<email>": "<token>" }`, the first entry an admin of every demo organization. */
@@ -464,7 +464,7 @@ function insertDemoData(db: Db): DemoTokens {
   for (const key of Object.keys(DEMO.users) as UserKey[]) {
     const email = DEMO.users[key];
     const person = people[key];
-    const id = newId();
+    const id = stableId(`demo-user:${key}`);
     const token = newId(40);
     insertUser.run(
       id,
@@ -595,7 +595,8 @@ function insertDemoData(db: Db): DemoTokens {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   for (const space of SPACES) {
-    const id = newId();
+    // The same on every install, so that the documentation and bookmarks can name demo spaces.
+    const id = stableId(`demo-space:${space.org}:${space.title}`);
     const revision = newId();
     spaceIds.set(space.title, id);
     const mergeRules =

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { MarkdownTooDeepError } from '../document/markdown.js';
@@ -60,6 +60,17 @@ export function newId(length = 20): string {
   const bytes = randomBytes(length);
   let id = '';
   for (const byte of bytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
+  return id;
+}
+
+/**
+ * An id like `newId`'s, the same for the same `name` on every install: for demo data that the
+ * documentation names (a demo space has one id everywhere). Never for secrets.
+ */
+export function stableId(name: string, length = 20): string {
+  const bytes = createHash('sha256').update(name).digest();
+  let id = '';
+  for (let index = 0; index < length; index += 1) id += ID_ALPHABET[bytes[index % bytes.length]! % ID_ALPHABET.length];
   return id;
 }
 
