@@ -286,10 +286,14 @@ describe('change requests through the graph', () => {
       changes: [{ updatePage: { pageId, title: 'Renamed' } }, { deletePage: { pageId: 'no-such-page' } }],
     });
     expect(result.errors).toBeUndefined();
+    // Named as the client wrote it: the second change's deletePage.pageId, not the REST body's changes.1.page.
     expect(result.data.editChangeRequestContent).toMatchObject({
       changeRequest: null,
-      userErrors: [{ code: 'BAD_USER_INPUT', field: ['changes', '1', 'page'] }],
+      userErrors: [{ code: 'BAD_USER_INPUT', field: ['changes', '1', 'deletePage', 'pageId'] }],
     });
+    expect(result.data.editChangeRequestContent.userErrors[0].message).toContain(
+      'input field "changes.1.deletePage.pageId"',
+    );
     const twoKinds = await g.gql(EDIT, { id: cr.id, changes: [{ deletePage: { pageId }, updatePage: { pageId } }] });
     expect(twoKinds.errors?.[0]?.message).toMatch(/exactly one/i);
     const page = await ok(

@@ -566,6 +566,11 @@ describe('space mutations', () => {
       },
       upstream: 1,
     });
+    // An organization the platform does not know is named as the input field it came from.
+    const unknown = await run(mutation, { input: { organizationId: 'no-such-organization', title: 'Mine' } });
+    expect(unknown.data.createSpace.userErrors).toEqual([
+      expect.objectContaining({ code: 'NOT_FOUND', field: ['organizationId'], upstreamStatus: 404 }),
+    ]);
   });
 
   it('updateSpace changes settings; a null emoji removes it', async () => {

@@ -343,6 +343,8 @@ declareMutation('createSpace', {
       }
     }),
   payload: (name) => SpacePayload(name, 'The new space.'),
+  // POST /orgs/{organizationId}/spaces: a NOT_FOUND naming no body field is about the organization.
+  inputPath: (restField, code) => (restField === null && code === 'NOT_FOUND' ? ['organizationId'] : undefined),
   run: ({ organizationId, parentId, ...fields }, ctx) =>
     spacePayload(ctx, createSpace(ctx.api, organizationId, restBody({ ...fields, parent: parentId }))),
 });

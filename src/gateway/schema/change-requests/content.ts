@@ -312,6 +312,20 @@ const ContentEdit = builder.objectRef<ContentEditHeld>('ContentEdit').implement(
   }),
 });
 
+/**
+ * The input path of a change the platform refused: its REST body holds `changes.<i>.<field>`, the
+ * input `changes.<i>.<kind>.<field>`, with ids named `…Id` (`page` → `updatePage.pageId`).
+ */
+function changePath(restField: string[] | null, _code: unknown, input: Record<string, unknown>): string[] | undefined {
+  if (!restField || restField[0] !== 'changes' || restField.length < 3) return undefined;
+  const [, index, field, ...rest] = restField as [string, string, string, ...string[]];
+  const change = (input.changes as Array<Record<string, Record<string, unknown>>> | undefined)?.[Number(index)];
+  const kind = change && Object.keys(change).find((key) => change[key] != null);
+  if (!kind) return undefined;
+  const named = `${field}Id` in (change[kind] ?? {}) ? `${field}Id` : field;
+  return ['changes', index, kind, named, ...rest];
+}
+
 declareMutation('editChangeRequestContent', {
   description:
     'Applies 1 to 50 changes to the content of a change request, in order, as one new revision: all of them, or none when one is invalid (the error names it). Edit role.',
@@ -325,6 +339,7 @@ declareMutation('editChangeRequestContent', {
     ),
   },
   check: (input) => input.transform(resolveTarget),
+  inputPath: changePath,
   payload: (name) =>
     payloadType<{ changeRequest: ChangeRequest; edits: ContentEditHeld[]; insertedFiles: FileHeld[] }>(name, (t) => ({
       changeRequest: t.field({

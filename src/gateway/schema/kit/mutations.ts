@@ -131,6 +131,13 @@ export interface MutationOptions<F extends InputFields, S extends z.ZodType, P e
   run: (input: z.output<S>, ctx: GatewayContext) => Promise<PayloadData<P>>;
   /** Extensions of the mutation field, such as its upstream cost (`upstream.fetch(2)`). */
   extensions?: Record<string, unknown>;
+  /**
+   * The input path a refusal of the platform is about, when the REST body names it otherwise than
+   * the input (`changes.0.page` for `changes.0.updatePage.pageId`), or names none (a NOT_FOUND of
+   * a path parameter): given the REST field (null when the refusal names none), the refusal's
+   * code and the input as the client wrote it. Undefined leaves it to the default mapping.
+   */
+  inputPath?: (restField: string[] | null, code: ErrorCode, input: Record<string, unknown>) => string[] | undefined;
 }
 
 /**
@@ -170,7 +177,8 @@ export function declareMutation<
         input: t.arg({ type: input.type, required: true, description: options.argument ?? options.input }),
       },
       // Pothos cannot follow the generic payload type; `mutate` answers exactly its shape.
-      resolve: (_root, args, ctx) => mutate(input.schema as S, args.input, options.run, ctx) as never,
+      resolve: (_root, args, ctx) =>
+        mutate(input.schema as S, args.input, options.run, ctx, options.inputPath) as never,
     }),
   );
 }
@@ -200,6 +208,7 @@ async function mutate<S extends z.ZodType, R extends object>(
   input: unknown,
   run: (input: z.infer<S>, ctx: GatewayContext) => Promise<R>,
   ctx: GatewayContext,
+  toInputPath?: MutationOptions<InputFields, S, never>['inputPath'],
 ): Promise<Payload<R>> {
   try {
     const parsed = schema.safeParse(input);
@@ -216,12 +225,18 @@ async function mutate<S extends z.ZodType, R extends object>(
     return { ...(await run(parsed.data, ctx)), userErrors: [] };
   } catch (error) {
     if (isGatewayError(error) && EXPECTED.has(error.code)) {
+      const restField = /(?:body|query) field "([^"]+)"/.exec(error.message)?.[1];
+      const given = toInputPath?.(restField?.split('.') ?? null, error.code, input as Record<string, unknown>);
       return {
         userErrors: [
           {
-            message: error.message,
+            // The platform's words, with its field named as the client wrote it.
+            message:
+              given && restField
+                ? error.message.replace(`field "${restField}"`, `input field "${given.join('.')}"`)
+                : error.message,
             code: error.code as UserErrorCode,
-            field: error.field ?? inputPathOf(error.message, input),
+            field: given ?? error.field ?? inputPathOf(error.message, input),
             upstreamStatus: error.upstreamStatus ?? null,
             budget: error.budget ?? null,
           },
