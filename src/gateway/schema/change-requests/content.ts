@@ -317,7 +317,7 @@ const ContentEdit = builder.objectRef<ContentEditHeld>('ContentEdit').implement(
  * input `changes.<i>.<kind>.<field>`, with ids named `…Id` (`page` → `updatePage.pageId`).
  */
 function changePath(restField: string[] | null, _code: unknown, input: Record<string, unknown>): string[] | undefined {
-  if (!restField || restField[0] !== 'changes' || restField.length < 3) return undefined;
+  if (restField?.[0] !== 'changes' || restField.length < 3) return undefined;
   const [, index, field, ...rest] = restField as [string, string, string, ...string[]];
   const change = (input.changes as Array<Record<string, Record<string, unknown>>> | undefined)?.[Number(index)];
   const kind = change && Object.keys(change).find((key) => change[key] != null);
