@@ -55,7 +55,7 @@ const IN_ORGANIZATION: Record<string, string> = {
  * subscriptions are never served from the cache nor kept in it.
  */
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[] {
-  const cache = options.cache ?? createInMemoryCache();
+  const cache = awaitingInvalidations(options.cache ?? createInMemoryCache());
   const ttlPerSchemaCoordinate = Object.fromEntries(
     Object.entries(TTL_SHARE).map(([type, share]) => [type, share * options.ttlMs]),
   );
@@ -89,8 +89,31 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
         },
       };
     },
+    // A mutation's answer leaves once what it invalidated is gone from the cache (Redis is
+    // asynchronous): a read that follows it, through any replica, is fresh.
+    onResultProcess: () => cache.settled(),
   };
   return [markInParts, responseCache, forgetWrittenParents];
+}
+
+/**
+ * `cache` with its invalidations followed: `settled()` resolves once every one under way ended
+ * (the response cache plugin does not wait for them).
+ */
+function awaitingInvalidations(cache: Cache): Cache & { settled(): Promise<void> | undefined } {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    get: (id) => cache.get(id),
+    set: (...args) => cache.set(...args),
+    invalidate(entities) {
+      // A failed invalidation is the store's to report (the Redis store counts it): nobody waits on an error.
+      const invalidation = Promise.resolve(cache.invalidate(entities)).catch(() => undefined);
+      pending.add(invalidation);
+      void invalidation.then(() => pending.delete(invalidation));
+      return invalidation;
+    },
+    settled: () => (pending.size === 0 ? undefined : Promise.all(pending).then(() => undefined)),
+  };
 }
 
 /** A document that may ask for an answer in parts, or a subscription. */
