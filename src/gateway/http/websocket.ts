@@ -34,6 +34,8 @@ const RELAYED = parse('{ __typename }');
  */
 export function serveWebSockets(server: Server, gateway: Gateway, options: WebSocketOptions = {}) {
   const maxPerConnection = options.maxPerConnection ?? 100;
+  // What graphql-ws validates its placeholder document against; the relayed operation meets the schema in the chain.
+  const { schema } = gateway.yoga.getEnveloped();
   const sockets = new WebSocketServer({ server, path: '/graphql' });
   const connections = new WeakMap<object, Connection>();
   const connectionOf = (ctx: Context<Record<string, unknown> | undefined, { request: IncomingMessage }>) => {
@@ -63,7 +65,7 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
         }
         const abort = new AbortController();
         connection.running.set(id, abort);
-        return { schema: gateway.yoga.getEnveloped().schema, document: RELAYED, rootValue: { payload, abort } };
+        return { schema, document: RELAYED, rootValue: { payload, abort } };
       },
       execute: (args) => relay(gateway, connections.get(args.contextValue as object), args.rootValue as Relayed),
       subscribe: (args) => relay(gateway, connections.get(args.contextValue as object), args.rootValue as Relayed),

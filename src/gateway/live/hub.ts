@@ -11,8 +11,6 @@ export interface LiveHubOptions {
   intervalMs?: number;
   /** Most subscriptions open at once in this gateway (`MAX_SUBSCRIPTIONS`). @default 10000 */
   maxSubscriptions?: number;
-  /** Hears of each poll sent (metrics, tests). */
-  onPoll?: (path: string) => void;
 }
 
 /** Upstream refusals that end a subscription: the resource is gone, or the caller may no longer read it. */
@@ -38,7 +36,6 @@ interface Watch {
   /** What the read last came to, and a hash of it (an upstream without entity tags is compared by it). */
   last?: { value: unknown; hash: string };
   timer?: NodeJS.Timeout;
-  polling: boolean;
 }
 
 /**
@@ -54,7 +51,6 @@ export class LiveHub {
   private readonly watches = new Map<string, Watch>();
   private readonly intervalMs: number;
   private readonly maxSubscriptions: number;
-  private readonly onPoll: ((path: string) => void) | undefined;
   private open = 0;
   private closed = false;
 
@@ -64,7 +60,6 @@ export class LiveHub {
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
     this.maxSubscriptions = options.maxSubscriptions ?? 10_000;
-    this.onPoll = options.onPoll;
   }
 
   /** Subscriptions open now. */
@@ -77,16 +72,13 @@ export class LiveHub {
     return this.watches.size;
   }
 
-  /**
-   * Refuses a new subscription past `maxSubscriptions`, with a coded error naming the limit; call
-   * before `watch`, when the operation is validated, so that nothing runs for it.
-   */
-  admit(count = 1): void {
-    if (this.open + count > this.maxSubscriptions) {
+  /** Refuses a new subscription past `maxSubscriptions`, with a coded error naming the limit. */
+  private admit(): void {
+    if (this.open + 1 > this.maxSubscriptions) {
       throw new GatewayError(
         'RATE_LIMITED',
         `This gateway holds its most subscriptions (${this.maxSubscriptions}): close one, or try again later`,
-        { budget: { limit: 'subscriptions', value: this.open + count, max: this.maxSubscriptions } },
+        { budget: { limit: 'subscriptions', value: this.open + 1, max: this.maxSubscriptions } },
       );
     }
   }
@@ -145,16 +137,17 @@ export class LiveHub {
   ): Watch {
     let watch = this.watches.get(key);
     if (!watch) {
-      watch = { key, read, version, authorization, subscribers: new Set(), answers: new Map(), polling: false };
+      watch = { key, read, version, authorization, subscribers: new Set([subscriber]), answers: new Map() };
       this.watches.set(key, watch);
+      // A new watch reads the resource at once: its subscribers' first event.
+      void this.poll(watch);
+      return watch;
     }
     watch.subscribers.add(subscriber);
+    // Else the poll under way (or the next, after a failed first one) brings it.
     if (watch.last) {
       subscriber.current = true;
       void subscriber.push(watch.last.value);
-    } else if (!watch.polling && watch.timer === undefined) {
-      // A new watch reads the resource at once: its subscribers' first event.
-      void this.poll(watch);
     }
     return watch;
   }
@@ -168,15 +161,12 @@ export class LiveHub {
 
   private async poll(watch: Watch): Promise<void> {
     watch.timer = undefined;
-    watch.polling = true;
     try {
       this.observe(watch, await watch.read(this.conditionalApi(watch)));
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : undefined;
       if (code && ENDING_CODES.has(code)) return this.end(watch, error);
       // A failure of the upstream (down, slow, invalid answer) ends nothing: the next poll tries again.
-    } finally {
-      watch.polling = false;
     }
     if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closed) {
       watch.timer = setTimeout(() => void this.poll(watch), this.intervalMs);
@@ -192,7 +182,6 @@ export class LiveHub {
       get: async <S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> => {
         const key = path + queryString(query);
         const known = watch.answers.get(key);
-        this.onPoll?.(path);
         const answer = await this.client.request({
           method: 'GET',
           path,
