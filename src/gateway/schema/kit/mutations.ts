@@ -225,7 +225,7 @@ async function mutate<S extends z.ZodType, R extends object>(
     return { ...(await run(parsed.data, ctx)), userErrors: [] };
   } catch (error) {
     if (isGatewayError(error) && EXPECTED.has(error.code)) {
-      const restField = /(?:body|query) field "([^"]+)"/.exec(error.message)?.[1];
+      const restField = REST_FIELD.exec(error.message)?.[1];
       const given = toInputPath?.(restField?.split('.') ?? null, error.code, input as Record<string, unknown>);
       return {
         userErrors: [
@@ -236,7 +236,7 @@ async function mutate<S extends z.ZodType, R extends object>(
                 ? error.message.replace(`field "${restField}"`, `input field "${given.join('.')}"`)
                 : error.message,
             code: error.code as UserErrorCode,
-            field: given ?? error.field ?? inputPathOf(error.message, input),
+            field: given ?? error.field ?? inputPathOf(restField, input),
             upstreamStatus: error.upstreamStatus ?? null,
             budget: error.budget ?? null,
           },
@@ -247,15 +247,17 @@ async function mutate<S extends z.ZodType, R extends object>(
   }
 }
 
+/** How a refusal of the platform names the REST field it is about: `body field "position.before"`. */
+const REST_FIELD = /(?:body|query) field "([^"]+)"/;
+
 /**
  * The input field a platform refusal is about. The platform names REST fields
  * (`Invalid body field "position.before"`, `Team not found: body field "teams.0"`); the input
  * names them the GraphQL way: the same name, or `parent` → `parentId`, `teams` → `teamIds`.
  */
-function inputPathOf(message: string, input: unknown): string[] | null {
-  const match = /(?:body|query) field "([^"]+)"/.exec(message);
-  if (!match || !input || typeof input !== 'object') return null;
-  const [head, ...rest] = match[1]!.split('.');
+function inputPathOf(restField: string | undefined, input: unknown): string[] | null {
+  if (!restField || !input || typeof input !== 'object') return null;
+  const [head, ...rest] = restField.split('.');
   const keys = new Set(Object.keys(input));
   if (keys.has(head!)) return [head!, ...rest];
   for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`])
