@@ -5,7 +5,8 @@ import {
   type ExecutionResult,
   type GraphQLError,
 } from 'graphql';
-import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
 import { requestIdOf } from './request-id.js';
 
@@ -41,8 +42,6 @@ interface Pending {
   cacheHit: boolean | null;
   /** The operation as its text names it, for an answer that ran nothing (a hit of the response cache). */
   fromText?: { type: string | null; name: string | null };
-  /** Set for an answer in parts (@defer, @stream, a subscription): reported when its last part left. */
-  streamed?: { status: number };
 }
 
 const MAX_NAME = 100;
@@ -92,6 +91,8 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     for (const sink of sinks) sink(report);
   }
 
+  const ends = answerEnds(finish);
+
   /** What the document tells of the operation a request runs, once it is about to run. */
   function named(args: ExecutionArgs): void {
     const context = args.contextValue as unknown as Pending['context'] & { request: Request };
@@ -130,33 +131,25 @@ export function useOperationReports(sinks: readonly OperationSink[]): Plugin {
     },
     onExecute: ({ args }) => named(args),
     onSubscribe: ({ args }) => named(args),
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess(process) {
+      const { request, result } = process;
       const entry = pending.get(request);
       if (!entry) return;
-      if (isAsyncIterable(result)) {
-        const streamed = { status: 200 };
-        entry.streamed = streamed;
-        const codes = new Set<string>();
-        const each = <P extends ExecutionResult & { incremental?: readonly ExecutionResult[] }>(payload: P): P => {
-          for (const part of [payload, ...(payload.incremental ?? [])])
-            for (const error of part.errors ?? []) codes.add(codeOf(error));
-          entry.errorCodes = [...codes];
-          return payload;
-        };
-        setResult(mapAsyncIterator(result, each, undefined, () => finish(request, streamed.status)));
-        return;
-      }
+      const codes = new Set<string>();
+      const each = <P>(payload: P): P => {
+        const whole = payload as ExecutionResult & { incremental?: readonly ExecutionResult[] };
+        for (const part of [whole, ...(whole.incremental ?? [])])
+          for (const error of part.errors ?? []) codes.add(codeOf(error));
+        entry.errorCodes = [...codes];
+        return payload;
+      };
+      if (ends.follow(process, each)) return;
       const results = (Array.isArray(result) ? result : [result]) as ExecutionResult[];
       entry.errorCodes = [...new Set(results.flatMap((one) => (one.errors ?? []).map(codeOf)))];
       const cached = (results[0]?.extensions as { responseCache?: { hit?: boolean } } | undefined)?.responseCache;
       if (cached) entry.cacheHit = cached.hit === true;
     },
-    onResponse({ request, response }) {
-      const streamed = pending.get(request)?.streamed;
-      // The headers of an answer in parts leave with its first part: its report waits for the last.
-      if (streamed) streamed.status = response.status;
-      else finish(request, response.status);
-    },
+    onResponse: ({ request, response }) => ends.responded(request, response.status),
   };
 }
 

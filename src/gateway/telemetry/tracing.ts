@@ -11,7 +11,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { answerEnds } from './answer-end.js';
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../upstream/client.js';
 import { isOperationPath, operationOf } from './operations.js';
@@ -23,8 +24,6 @@ const propagator = new W3CTraceContextPropagator();
 interface Traced {
   span: Span;
   context: Context;
-  /** Set for an answer in parts: its span ends with the last part, with the status sent first. */
-  streamed?: { status: number };
 }
 
 /**
@@ -35,6 +34,7 @@ interface Traced {
  */
 export function useTracing(tracer: Tracer): Plugin {
   const traced = new WeakMap<Request, Traced>();
+  const ends = answerEnds(finish);
 
   function child(request: Request | undefined, name: string): Span | undefined {
     const parent = request && traced.get(request);
@@ -90,7 +90,8 @@ export function useTracing(tracer: Tracer): Plugin {
       const ctx = args.contextValue as unknown as { request: Request };
       nameRoot(traced.get(ctx.request), args);
     },
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess(process) {
+      const { request, result } = process;
       const root = traced.get(request);
       if (!root) return;
       const failed = (payload: unknown) => {
@@ -99,22 +100,11 @@ export function useTracing(tracer: Tracer): Plugin {
           root.span.setStatus({ code: SpanStatusCode.ERROR, message: String(first.extensions?.code ?? 'error') });
         return payload;
       };
-      if (!isAsyncIterable(result)) {
-        for (const one of Array.isArray(result) ? result : [result]) failed(one);
-        return;
-      }
-      // An answer in parts (@defer, @stream): the operation's span lasts until its last part.
-      const streamed = { status: 200 };
-      root.streamed = streamed;
-      setResult(
-        mapAsyncIterator(result, failed as <P>(payload: P) => P, undefined, () => finish(request, streamed.status)),
-      );
+      // An answer in parts (@defer, @stream, a subscription): the operation's span lasts until its last part.
+      if (ends.follow(process, failed as <P>(payload: P) => P)) return;
+      for (const one of Array.isArray(result) ? result : [result]) failed(one);
     },
-    onResponse({ request, response }) {
-      const streamed = traced.get(request)?.streamed;
-      if (streamed) streamed.status = response.status;
-      else finish(request, response.status);
-    },
+    onResponse: ({ request, response }) => ends.responded(request, response.status),
   };
 
   function finish(request: Request, status: number): void {
