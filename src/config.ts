@@ -7,11 +7,11 @@ const port = z.coerce
   .min(0, 'must be a port number from 0 to 65535')
   .max(65535, 'must be a port number from 0 to 65535');
 const host = z.string().min(1);
-/** A switch, off unless set to `1` or `true`. */
-const flag = () =>
+/** A switch: `1` or `true` is on, `0` or `false` off; unset, `byDefault`. */
+const flag = (byDefault: '0' | '1' = '0') =>
   z
     .enum(['0', '1', 'false', 'true'])
-    .default('0')
+    .default(byDefault)
     .transform((value) => value === '1' || value === 'true');
 
 /**
@@ -155,7 +155,8 @@ export const configSchema = z.object({
     .default(8 * 1024 * 1024),
   /**
    * Redis for the state gateway replicas share (`redis://[user:password@]host:port[/db]`): the
-   * response cache and registered persisted operations. Unset, they stay in the process's memory.
+   * response cache, registered persisted operations, rate-limit budgets and the election of
+   * subscription pollers with their events. Unset, all of it stays in the process's memory.
    */
   REDIS_URL: z
     .url({ message: 'REDIS_URL must be a redis:// or rediss:// URL' })
@@ -176,6 +177,16 @@ export const configSchema = z.object({
   MAX_SUBSCRIPTIONS: z.coerce.number().int().positive().default(10_000),
   /** Most operations one WebSocket connection runs at once; past it, one more is refused with RATE_LIMITED. @default 100 */
   MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(100),
+  /**
+   * Points per token and window: an operation reserves its `maxUpstreamRequests` and is settled at
+   * the upstream requests it sent; past the budget, RATE_LIMITED with Retry-After. 0 turns rate
+   * limits off. @default 5000
+   */
+  RATE_LIMIT_POINTS: z.coerce.number().int().min(0).default(5000),
+  /** Seconds of a rate-limit window, from a token's first operation in it. @default 3600 */
+  RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().max(86_400).default(3600),
+  /** `1`: while the budgets cannot be read (Redis down), operations run unmetered; `0`: refused with RATE_LIMITED. @default 1 */
+  RATE_LIMIT_FAIL_OPEN: flag('1'),
   /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.

@@ -111,6 +111,11 @@ const gateway = createGateway({
   ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
   subscriptions: { pollMs: config.SUBSCRIPTION_POLL_MS, maxSubscriptions: config.MAX_SUBSCRIPTIONS },
+  rateLimits: {
+    points: config.RATE_LIMIT_POINTS,
+    windowMs: config.RATE_LIMIT_WINDOW_S * 1000,
+    failOpen: config.RATE_LIMIT_FAIL_OPEN,
+  },
   persistedOperations: {
     persistedOnly: config.PERSISTED_ONLY,
     ...(persistedManifest ? { manifest: persistedManifest } : {}),

@@ -39,6 +39,9 @@ describe('configuration', () => {
       SUBSCRIPTION_POLL_MS: 2000,
       MAX_SUBSCRIPTIONS: 10000,
       MAX_SUBSCRIPTIONS_PER_CONNECTION: 100,
+      RATE_LIMIT_POINTS: 5000,
+      RATE_LIMIT_WINDOW_S: 3600,
+      RATE_LIMIT_FAIL_OPEN: true,
       MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);

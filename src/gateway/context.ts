@@ -23,6 +23,23 @@ export interface GatewayContext {
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
   live?: LiveHub | undefined;
+  /** The caller's budget after this operation's reservation, when rate limits are on. */
+  rateLimit?: RateLimitStatus | undefined;
+}
+
+/** A caller's budget as the graph shows it: `rateLimit` and `extensions.rateLimit`. */
+export interface RateLimitStatus {
+  /** Points per window. */
+  limit: number;
+  /**
+   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`); in
+   * `extensions.rateLimit`, what it spent (its `upstreamRequests`).
+   */
+  cost: number;
+  /** Points left in the window. */
+  remaining: number;
+  /** When the budget is whole again (ISO 8601). */
+  resetAt: string;
 }
 
 /** Options of `createContext`. */

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { type Cache, createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
+import { callerKey } from '../state/caller.js';
 
 /** Options of `useGatewayResponseCache`. */
 export interface ResponseCacheOptions {
@@ -71,10 +71,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     cache,
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate,
-    session: (request) => {
-      const authorization = request.headers.get('authorization');
-      return authorization ? createHash('sha256').update(authorization).digest('hex') : null;
-    },
+    session: (request) => callerKey(request.headers.get('authorization')),
     enabled: (request) => request.headers.get('x-explain') !== '1' && !inParts.has(request),
     includeExtensionMetadata: true,
     shouldCacheResult: ({ result }) => !result.errors?.length,

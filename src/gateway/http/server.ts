@@ -19,11 +19,13 @@ import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import { usePersistedDocuments } from '../policy/persisted-operations.js';
-import { memoryStore, type KeyValueStore } from '../state/store.js';
+import type { KeyValueStore, SharedState } from '../state/store.js';
+import { memoryState } from '../state/memory.js';
 import { exampleManifest } from '../examples/manifest.js';
 import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
 import { useGatewayResponseCache } from '../cache/response-cache.js';
-import { connectRedis } from '../state/redis.js';
+import { redisState } from '../state/redis.js';
+import { useRateLimits, type RateLimitOptions } from '../policy/rate-limit.js';
 import { LiveHub } from '../live/hub.js';
 
 export interface GatewayOptions {
@@ -57,10 +59,13 @@ export interface GatewayOptions {
    */
   persistedOperations?: { manifest?: ReadonlyMap<string, string>; persistedOnly?: boolean; store?: KeyValueStore };
   /**
-   * Redis (`REDIS_URL`) for the state replicas share: the response cache and registered persisted
-   * operations. Left out, both stay in this process's memory.
+   * Redis (`REDIS_URL`) for the state replicas share: the response cache, registered persisted
+   * operations, rate-limit budgets and the election of subscription pollers. Left out, all of it
+   * stays in this process's memory.
    */
   redisUrl?: string;
+  /** Cost-based rate limits per caller (`RATE_LIMIT_*`); none when left out. */
+  rateLimits?: RateLimitOptions;
   /** Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`); off when left out. */
   responseCache?: { ttlMs: number };
   /**
@@ -103,14 +108,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiql = options.graphiql ?? { enabled: true };
   const cost = useOperationCost(limits);
   const metrics = createMetrics(client);
-  const shared =
+  const state: SharedState =
     options.redisUrl === undefined
-      ? undefined
-      : connectRedis(options.redisUrl, {
+      ? memoryState()
+      : redisState(options.redisUrl, {
           onStatus: (up, message) => (up ? logger.info(message) : logger.error(message)),
           onError: metrics.sharedStateFailed,
         });
-  if (shared) metrics.watchSharedState(shared.connected);
+  if (state.replicated) metrics.watchSharedState(state.connected);
   const live = new LiveHub(client, {
     intervalMs: options.subscriptions?.pollMs,
     maxSubscriptions: options.subscriptions?.maxSubscriptions,
@@ -159,18 +164,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...usePersistedDocuments({
         manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
         persistedOnly,
-        store: persisted.store ?? shared?.store('apq:') ?? memoryStore(1000),
+        store: persisted.store ?? state.store('apq:'),
       }),
       // After the persisted operations (which fill in the document) and before the cache (which may answer).
       useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
       useInputLimits(limits),
       ...(options.responseCache
-        ? useGatewayResponseCache({
-            ...options.responseCache,
-            ...(shared ? { cache: shared.responseCache('response-cache:') } : {}),
-          })
+        ? useGatewayResponseCache({ ...options.responseCache, cache: state.responseCache('response-cache:') })
         : []),
+      // The cost's bound, computed by the plugin before, is what the rate limits reserve.
       cost,
+      ...(options.rateLimits && options.rateLimits.points > 0
+        ? [useRateLimits(state.budgets, options.rateLimits)]
+        : []),
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
       // GraphQL over SSE's single-connection mode at /graphql/stream (the distinct-connections mode
@@ -192,7 +198,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
     close: async () => {
       live.close();
-      await Promise.all([client.close(), shared?.close()]);
+      await Promise.all([client.close(), state.close()]);
     },
   };
 }

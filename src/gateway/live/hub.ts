@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Repeater } from 'graphql-yoga';
 import type { z } from 'zod';
 import { GatewayError } from '../errors.js';
+import { callerKey } from '../state/caller.js';
 import { queryString, type Query, type RestClient } from '../upstream/client.js';
 import type { ReadApi } from '../upstream/request.js';
 
@@ -99,8 +100,7 @@ export class LiveHub {
     signal?: AbortSignal,
   ): AsyncIterableIterator<T> {
     this.admit();
-    const caller = authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
-    const key = `${resource}\u0000${caller}`;
+    const key = `${resource}\u0000${callerKey(authorization)}`;
     return new Repeater<T>(async (push, stop) => {
       const subscriber: Subscriber = { push, stop, current: false };
       const leave = () => stop();

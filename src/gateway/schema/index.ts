@@ -22,6 +22,7 @@ import './conversations.js';
 import './integrations.js';
 import './teams.js';
 import './members.js';
+import './rate-limit.js';
 import './kit/nodes.js';
 
 /** The whole schema, built from every domain module. */

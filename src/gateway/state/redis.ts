@@ -2,40 +2,85 @@ import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
 import { Redis } from 'ioredis';
 import { redactSecrets } from '../errors.js';
-import type { KeyValueStore } from './store.js';
+import type { BudgetState, Channels, SharedState } from './store.js';
 
-/** What the gateway keeps in Redis, and how it fares with it. */
-export interface SharedState {
-  /** A key-value store under `prefix` (automatic persisted queries). */
-  store(prefix: string): KeyValueStore;
-  /** The response cache's entries and their entities. */
-  responseCache(prefix: string): Cache;
-  /** Whether Redis answers now. */
-  connected(): boolean;
-  close(): Promise<void>;
-}
+/** Commands to Redis, by kind, as failures are counted (`graphql_gateway_shared_state_errors_total`). */
+export type StateOperation = 'get' | 'set' | 'invalidate' | 'budget' | 'lease' | 'publish';
 
-/** Options of `connectRedis`. */
+/** Options of `redisState`. */
 export interface RedisOptions {
   /** Called when Redis goes away or comes back (logs), with a message free of credentials. */
   onStatus?: (up: boolean, message: string) => void;
   /** Called on each command that failed (metrics), with its kind. */
-  onError?: (operation: 'get' | 'set' | 'invalidate') => void;
+  onError?: (operation: StateOperation) => void;
+}
+
+/**
+ * Takes points of a budget, all or none, in the window that Redis's clock says is current (every
+ * replica agrees on it, whatever their own clocks say). KEYS[1]: the budget; ARGV: points, limit,
+ * window in milliseconds. Answers { admitted (1/0), used, resetAt }.
+ */
+const TAKE_POINTS = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local points, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local used = tonumber(redis.call('HGET', KEYS[1], 'used')) or 0
+local reset = tonumber(redis.call('HGET', KEYS[1], 'reset'))
+if not reset or reset <= now then used = 0; reset = now + tonumber(ARGV[3]) end
+local admitted = 0
+if used + points <= limit then used = used + points; admitted = 1 end
+redis.call('HSET', KEYS[1], 'used', used, 'reset', reset)
+redis.call('PEXPIREAT', KEYS[1], reset)
+return { admitted, used, reset }`;
+
+/** Adds ARGV[1] points (negative: gives back) to the budget KEYS[1] if its window still ends at ARGV[2]. */
+const ADJUST_POINTS = `
+local used = tonumber(redis.call('HGET', KEYS[1], 'used')) or 0
+local reset = tonumber(redis.call('HGET', KEYS[1], 'reset'))
+if reset and reset == tonumber(ARGV[2]) then
+  used = math.max(0, used + tonumber(ARGV[1]))
+  redis.call('HSET', KEYS[1], 'used', used)
+end
+return { 1, used, reset or tonumber(ARGV[2]) }`;
+
+/** Takes the lease KEYS[1] for ARGV[1] (or extends it when ARGV[1] has it) for ARGV[2] ms: 1 if held. */
+const HOLD_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0`;
+
+/** Deletes the lease KEYS[1] if ARGV[1] holds it. */
+const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+interface ScriptedRedis extends Redis {
+  takePoints(key: string, points: number, limit: number, windowMs: number): Promise<[number, number, number]>;
+  adjustPoints(key: string, points: number, resetAt: number): Promise<[number, number, number]>;
+  holdLease(key: string, holder: string, ttlMs: number): Promise<number>;
+  releaseLease(key: string, holder: string): Promise<number>;
 }
 
 /**
  * Shared state in Redis (`REDIS_URL`), for replicas of the gateway. Redis being down never fails a
- * request: a read is a miss, a write is skipped (commands fail at once rather than queue), and
- * the client reconnects on its own. An invalidation lost while Redis was down leaves entries that
- * end with their TTL.
+ * request: a read is a miss, a write is skipped (commands fail at once rather than queue), budgets
+ * and leases answer `undefined` for their caller to decide, and the client reconnects on its own.
+ * An invalidation lost while Redis was down leaves entries that end with their TTL.
  */
-export function connectRedis(url: string, options: RedisOptions = {}): SharedState {
+export function redisState(url: string, options: RedisOptions = {}): SharedState {
   const redis = new Redis(url, {
     // Fail at once while disconnected: a request must not wait for Redis.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
+  }) as ScriptedRedis;
+  redis.defineCommand('takePoints', { numberOfKeys: 1, lua: TAKE_POINTS });
+  redis.defineCommand('adjustPoints', { numberOfKeys: 1, lua: ADJUST_POINTS });
+  redis.defineCommand('holdLease', { numberOfKeys: 1, lua: HOLD_LEASE });
+  redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
   let up = false;
   redis.on('ready', () => {
     if (!up) options.onStatus?.(true, 'Redis is connected');
@@ -48,10 +93,11 @@ export function connectRedis(url: string, options: RedisOptions = {}): SharedSta
   redis.on('end', () => {
     up = false;
   });
-  const failed = (operation: 'get' | 'set' | 'invalidate') => () => {
+  const failed = (operation: StateOperation) => () => {
     options.onError?.(operation);
     return undefined;
   };
+  const channels = redisChannels(redis, failed('publish'));
   return {
     store: (prefix) => ({
       get: (key) => redis.get(prefix + key).then((value) => value ?? undefined, failed('get')),
@@ -62,10 +108,70 @@ export function connectRedis(url: string, options: RedisOptions = {}): SharedSta
         ),
     }),
     responseCache: (prefix) => redisResponseCache(redis, prefix, failed),
+    budgets: {
+      take: (key, points, limit, windowMs) =>
+        redis.takePoints(`budget:${key}`, points, limit, windowMs).then(budgetState, failed('budget')),
+      adjust: (key, points, resetAt) =>
+        redis.adjustPoints(`budget:${key}`, points, resetAt).then(budgetState, failed('budget')),
+    },
+    leases: {
+      hold: (name, holder, ttlMs) =>
+        redis
+          .holdLease(`lease:${name}`, holder, Math.max(1, Math.round(ttlMs)))
+          .then((held) => held === 1, failed('lease')),
+      release: (name, holder) => redis.releaseLease(`lease:${name}`, holder).then(() => undefined, failed('lease')),
+    },
+    channels,
+    replicated: true,
     connected: () => up,
     close: async () => {
+      channels.close();
       redis.disconnect();
     },
+  };
+}
+
+function budgetState([admitted, used, resetAt]: [number, number, number]): BudgetState {
+  return { admitted: admitted === 1, used, resetAt };
+}
+
+/**
+ * Pub/sub over a second connection (a subscribed connection serves nothing else), opened with the
+ * first subscription. It queues while disconnected and subscribes again to every channel when it
+ * reconnects: a replica misses the events sent while Redis was away, never the ones after.
+ */
+function redisChannels(redis: Redis, failed: () => undefined): Channels & { close(): void } {
+  let subscriber: Redis | undefined;
+  const listeners = new Map<string, Set<(message: string) => void>>();
+  const connection = (): Redis => {
+    if (subscriber) return subscriber;
+    subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    subscriber.on('error', () => {}); // Told by the main connection's status.
+    subscriber.on('message', (channel: string, message: string) => {
+      for (const listener of listeners.get(channel) ?? []) listener(message);
+    });
+    return subscriber;
+  };
+  return {
+    publish: (channel, message) => redis.publish(channel, message).then(() => undefined, failed),
+    subscribe(channel, listener) {
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        void connection()
+          .subscribe(channel)
+          .catch(() => {});
+      }
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size > 0 || listeners.get(channel) !== set) return;
+        listeners.delete(channel);
+        void subscriber?.unsubscribe(channel).catch(() => {});
+      };
+    },
+    close: () => subscriber?.disconnect(),
   };
 }
 
@@ -80,7 +186,7 @@ type EntityRecord = { typename: string; id?: number | string };
 function redisResponseCache(
   redis: Redis,
   prefix: string,
-  failed: (operation: 'get' | 'set' | 'invalidate') => () => undefined,
+  failed: (operation: StateOperation) => () => undefined,
 ): Cache {
   const entryKey = (id: string) => `${prefix}entry:${id}`;
   const holdersKey = ({ typename, id }: EntityRecord) =>

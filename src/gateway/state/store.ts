@@ -1,33 +1,76 @@
+import type { Cache } from '@graphql-yoga/plugin-response-cache';
+
 /**
- * Shared state of the gateway (automatic persisted queries today; the response cache, the
- * subscription fan-out and rate limits are meant to sit here too) behind one small interface:
- * in memory for one process, and the same interface over Redis for replicas.
+ * The state of the gateway that replicas share, behind one small interface: in this process's
+ * memory for one gateway (`memoryState`), in Redis for replicas (`redisState`, `REDIS_URL`). The
+ * gateway is otherwise stateless. Each part fails soft: when the store cannot be reached, a read
+ * is a miss, a write is skipped, and the parts that must decide (rate limits, leases) answer
+ * `undefined` so that their caller chooses.
  */
+export interface SharedState {
+  /** A key-value store under `prefix` (automatic persisted queries). */
+  store(prefix: string): KeyValueStore;
+  /** The response cache's entries and their entities. */
+  responseCache(prefix: string): Cache;
+  /** Budgets of points per caller and window (cost-based rate limits). */
+  readonly budgets: Budgets;
+  /** Leases that elect one holder among replicas (one poller per followed resource). */
+  readonly leases: Leases;
+  /** Messages to every replica (subscription events). */
+  readonly channels: Channels;
+  /** Whether other processes may share this state (Redis): leases and channels then matter. */
+  readonly replicated: boolean;
+  /** Whether the store answers now. */
+  connected(): boolean;
+  close(): Promise<void>;
+}
+
 export interface KeyValueStore {
   get(key: string): Promise<string | undefined>;
   /** Keeps `value` under `key`, for `ttlMs` when given. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
 }
 
-/**
- * A store in this process's memory, bounded: past `maxEntries`, the entry used least recently
- * goes first, and an entry past its time is gone when next read.
- */
-export function memoryStore(maxEntries: number): KeyValueStore {
-  const entries = new Map<string, { value: string; expiresAt: number }>();
-  return {
-    async get(key) {
-      const entry = entries.get(key);
-      if (!entry) return undefined;
-      entries.delete(key);
-      if (entry.expiresAt <= Date.now()) return undefined;
-      entries.set(key, entry);
-      return entry.value;
-    },
-    async set(key, value, ttlMs) {
-      entries.delete(key);
-      entries.set(key, { value, expiresAt: ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-    },
-  };
+/** A caller's budget in its current window, after a take or a refund. */
+export interface BudgetState {
+  /** Whether the points asked for were taken (always true for an adjustment). */
+  admitted: boolean;
+  /** Points spent in the window, the ones just taken included. */
+  used: number;
+  /** When the window ends and the budget is whole again (milliseconds since the epoch). */
+  resetAt: number;
+}
+
+export interface Budgets {
+  /**
+   * Takes `points` of `key`'s budget of `limit` per `windowMs`, atomically: all of them, or none
+   * when fewer are left (`admitted: false`). A window starts with the first take after the last
+   * one ended. `undefined` when the store cannot be reached.
+   */
+  take(key: string, points: number, limit: number, windowMs: number): Promise<BudgetState | undefined>;
+  /**
+   * Settles a take made in the window ending at `resetAt`: adds `points` to what was spent in it
+   * (negative gives back what an operation reserved and did not spend), never below 0. Nothing
+   * changes when that window is over. Answers the caller's budget as it is then, or `undefined`
+   * when the store cannot be reached.
+   */
+  adjust(key: string, points: number, resetAt: number): Promise<BudgetState | undefined>;
+}
+
+export interface Leases {
+  /**
+   * Takes the lease `name` for `holder`, or extends it when `holder` has it, for `ttlMs`: true when
+   * `holder` holds it now, false when another does, `undefined` when the store cannot be reached.
+   * A holder that dies stops extending it, and the lease moves on once its time is over.
+   */
+  hold(name: string, holder: string, ttlMs: number): Promise<boolean | undefined>;
+  /** Gives the lease up when `holder` has it, so that another may take it at once. */
+  release(name: string, holder: string): Promise<void>;
+}
+
+export interface Channels {
+  /** Sends `message` to every subscriber of `channel`, in every replica. */
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `listener` with each message of `channel`; the returned function unsubscribes. */
+  subscribe(channel: string, listener: (message: string) => void): () => void;
 }

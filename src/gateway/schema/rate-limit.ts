@@ -1,0 +1,32 @@
+import type { RateLimitStatus } from '../context.js';
+import { upstream } from '../policy/cost.js';
+import { builder } from './kit/builder.js';
+
+const RateLimit = builder.objectRef<RateLimitStatus>('RateLimit').implement({
+  description:
+    "The caller's budget of points (cost-based rate limits, as in docs/cost-and-explain.md): each operation takes its `maxUpstreamRequests` before it runs and is settled at the upstream requests it sent; an answer from the response cache costs nothing. Budgets are per token (a hash of it), shared by every replica of the gateway.",
+  fields: (t) => ({
+    limit: t.exposeInt('limit', { description: 'Points per window (`RATE_LIMIT_POINTS`).' }),
+    cost: t.exposeInt('cost', {
+      description:
+        "Points this operation reserved: its `maxUpstreamRequests`. What it spent in the end is in the answer's `extensions.rateLimit.cost`.",
+    }),
+    remaining: t.exposeInt('remaining', { description: 'Points left in the window, after this reservation.' }),
+    resetAt: t.field({
+      type: 'DateTime',
+      description: 'When the window ends and the budget is whole again.',
+      resolve: (status) => status.resetAt,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  rateLimit: t.field({
+    type: RateLimit,
+    nullable: true,
+    description:
+      "Your budget of points, after this operation's reservation; costs no upstream request. Null when the gateway has no rate limits (`RATE_LIMIT_POINTS=0`) or cannot read the budgets right now.",
+    extensions: upstream.free,
+    resolve: (_root, _args, ctx) => ctx.rateLimit ?? null,
+  }),
+}));

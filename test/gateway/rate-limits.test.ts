@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+
+let platform: TestPlatform;
+let redis: TestRedis;
+const gateways: Gateway[] = [];
+const quiet = { error: () => {}, info: () => {} };
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  [platform, redis] = await Promise.all([startTestPlatform(), startTestRedis()]);
+});
+
+afterAll(async () => {
+  await Promise.all(gateways.map((gateway) => gateway.close()));
+  await redis.stop();
+  await platform.destroy();
+});
+
+/** A gateway in front of the test platform with rate limits of `points` per hour (and more options). */
+function gatewayWith(points: number, options: Partial<GatewayOptions> = {}): Gateway {
+  const gateway = createGateway({
+    upstreamUrl: platform.url,
+    graphiql: { enabled: false },
+    logger: quiet,
+    rateLimits: { points, windowMs: HOUR, failOpen: true },
+    ...options,
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+async function post(gateway: Gateway, query: string, token = platform.adminToken, variables = {}) {
+  platform.app.stats.reset();
+  const response = await gateway.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { response, body: (await response.json()) as any, upstream: platform.app.stats.count };
+}
+
+/** Bound 1 + 5 (a page of spaces, then up to 5 organizations): spends 1 + the organizations seen. */
+const DASHBOARD = '{ organizations(first: 5) { nodes { title spaces(first: 2) { totalCount } } } }';
+const BUDGET = '{ rateLimit { limit cost remaining resetAt } }';
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('cost-based rate limits', () => {
+  it('reserves the bound, settles at what was spent, and reports both', async () => {
+    const gateway = gatewayWith(100);
+    const first = await post(gateway, `{ ${BUDGET.slice(2, -2)} ${DASHBOARD.slice(2, -2)} }`);
+    expect(first.body.errors).toBeUndefined();
+    const { maxUpstreamRequests, upstreamRequests } = first.body.extensions.cost;
+    expect(maxUpstreamRequests).toBeGreaterThan(upstreamRequests);
+    // The field sees the reservation; the extension the settlement.
+    expect(first.body.data.rateLimit).toMatchObject({
+      limit: 100,
+      cost: maxUpstreamRequests,
+      remaining: 100 - maxUpstreamRequests,
+    });
+    expect(first.body.extensions.rateLimit).toEqual({
+      limit: 100,
+      cost: upstreamRequests,
+      remaining: 100 - upstreamRequests,
+      resetAt: first.body.data.rateLimit.resetAt,
+    });
+    const resetIn = Date.parse(first.body.data.rateLimit.resetAt) - Date.now();
+    expect(resetIn).toBeGreaterThan(HOUR - 60_000);
+    expect(resetIn).toBeLessThanOrEqual(HOUR);
+    // The next operation starts from the settled budget.
+    const second = await post(gateway, BUDGET);
+    expect(second.upstream).toBe(0);
+    expect(second.body.data.rateLimit).toMatchObject({ cost: 0, remaining: 100 - upstreamRequests });
+  });
+
+  it('refuses past the budget before any upstream request, with 429, Retry-After and retryAfter', async () => {
+    const gateway = gatewayWith(8);
+    const dashboard = await post(gateway, DASHBOARD);
+    const { maxUpstreamRequests, upstreamRequests } = dashboard.body.extensions.cost;
+    expect(dashboard.body.extensions.rateLimit.remaining).toBe(8 - upstreamRequests);
+    // What is left is less than the bound: refused, with nothing asked of the platform.
+    expect(8 - upstreamRequests).toBeLessThan(maxUpstreamRequests);
+    const refused = await post(gateway, DASHBOARD);
+    expect(refused.upstream).toBe(0);
+    expect(refused.response.status).toBe(429);
+    const retryAfter = Number(refused.response.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(3_500);
+    expect(retryAfter).toBeLessThanOrEqual(3_600);
+    expect(refused.body.data).toBeUndefined();
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/needs up to \d+ points and \d+ of 8 are left/),
+        extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter, limit: 'rateLimitPoints', max: 8 }),
+      }),
+    ]);
+    expect(refused.body.errors[0].extensions.http).toBeUndefined();
+    expect(refused.body.extensions.rateLimit).toMatchObject({ cost: 0, remaining: 8 - upstreamRequests });
+    // An operation within what is left still runs.
+    const small = await post(gateway, '{ viewer { displayName } }');
+    expect(small.body.errors).toBeUndefined();
+    expect(small.body.extensions.rateLimit.remaining).toBe(8 - upstreamRequests - 1);
+  });
+
+  it('names an operation larger than a whole budget as such', async () => {
+    const refused = await post(gatewayWith(3), DASHBOARD);
+    expect(refused.body.errors[0].message).toMatch(/more than a whole budget of 3 points: ask for fewer objects/);
+    expect(refused.upstream).toBe(0);
+  });
+
+  it('keeps one budget per token, keyed by a hash of it', async () => {
+    const gateway = gatewayWith(10);
+    await post(gateway, DASHBOARD);
+    const other = await post(gateway, BUDGET, platform.token(DEMO.users.ben));
+    expect(other.body.data.rateLimit.remaining).toBe(10);
+  });
+
+  it('charges nothing for an answer of the response cache', async () => {
+    const gateway = gatewayWith(100, { responseCache: { ttlMs: 60_000 } });
+    const miss = await post(gateway, DASHBOARD);
+    const spent = miss.body.extensions.cost.upstreamRequests;
+    const hit = await post(gateway, DASHBOARD);
+    expect(hit.body.extensions.responseCache).toEqual({ hit: true });
+    expect(hit.upstream).toBe(0);
+    expect(hit.body.extensions.rateLimit).toMatchObject({ cost: 0, remaining: 100 - spent });
+  });
+
+  it('gives subscriptions and answers in parts their report too', async () => {
+    const gateway = gatewayWith(100);
+    const response = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'multipart/mixed',
+        authorization: `Bearer ${platform.adminToken}`,
+      },
+      body: JSON.stringify({
+        query: '{ viewer { displayName } ... @defer { organizations(first: 2) { totalCount } } }',
+      }),
+    });
+    const text = await response.text();
+    const parts = [...text.matchAll(/\{"[^\r\n]*\}/g)].map((match) => JSON.parse(match[0]));
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    for (const part of parts) expect(part.extensions.rateLimit.limit).toBe(100);
+    expect(parts.at(-1).extensions.rateLimit).toMatchObject({ cost: 2, remaining: 98 });
+  });
+
+  describe('across replicas sharing Redis', () => {
+    it('never admits more than the budget, however three replicas race for it', async () => {
+      const replicas = [0, 1, 2].map(() => gatewayWith(40, { redisUrl: redis.url }));
+      await until(async () => {
+        const up = await Promise.all(replicas.map((gateway) => gateway.metrics.registry.metrics()));
+        return up.every((text) => /^graphql_gateway_shared_state_up 1$/m.test(text));
+      });
+      const token = platform.token(DEMO.users.cy);
+      // 90 operations of 1 point each, 30 per replica at once.
+      const answers = await Promise.all(
+        Array.from({ length: 90 }, (_, i) => post(replicas[i % 3]!, '{ viewer { displayName } }', token)),
+      );
+      const admitted = answers.filter((answer) => answer.response.status === 200);
+      const refused = answers.filter((answer) => answer.response.status === 429);
+      expect(admitted).toHaveLength(40);
+      expect(refused).toHaveLength(50);
+      for (const answer of refused) expect(answer.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      const budget = await post(replicas[2]!, BUDGET, token);
+      expect(budget.body.data.rateLimit.remaining).toBe(0);
+    });
+
+    it('stores budgets under a hash of the token, never the token', async () => {
+      const keys = await redisKeys();
+      expect(keys.some((key) => key.startsWith('budget:'))).toBe(true);
+      for (const token of [platform.adminToken, platform.token(DEMO.users.cy)])
+        expect(keys.join('\n')).not.toContain(token);
+    });
+
+    it('runs unmetered while Redis is down when failing open, and refuses when failing closed', async () => {
+      const open = gatewayWith(5, { redisUrl: redis.url });
+      const closed = createGateway({
+        upstreamUrl: platform.url,
+        graphiql: { enabled: false },
+        logger: quiet,
+        redisUrl: redis.url,
+        rateLimits: { points: 5, windowMs: HOUR, failOpen: false },
+      });
+      gateways.push(closed);
+      await redis.stop();
+      try {
+        const served = await post(open, '{ viewer { displayName } }');
+        expect(served.response.status).toBe(200);
+        expect(served.body.errors).toBeUndefined();
+        expect(served.body.extensions.rateLimit).toBeUndefined();
+        const refused = await post(closed, '{ viewer { displayName } }');
+        expect(refused.response.status).toBe(429);
+        expect(refused.upstream).toBe(0);
+        expect(refused.body.errors[0]).toMatchObject({
+          message: expect.stringContaining('cannot be checked'),
+          extensions: { code: 'RATE_LIMITED', retryAfter: 1 },
+        });
+        expect(await open.metrics.registry.metrics()).toMatch(
+          /^graphql_gateway_shared_state_errors_total\{operation="budget"\} [1-9]/m,
+        );
+      } finally {
+        await redis.start();
+      }
+      await until(async () => (await post(closed, BUDGET)).response.status === 200);
+    });
+  });
+});
+
+/** Every key in the test Redis, read over its own connection. */
+async function redisKeys(): Promise<string[]> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(redis.url);
+  try {
+    return await client.keys('*');
+  } finally {
+    client.disconnect();
+  }
+}
