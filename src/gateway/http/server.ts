@@ -119,6 +119,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const live = new LiveHub(client, {
     intervalMs: options.subscriptions?.pollMs,
     maxSubscriptions: options.subscriptions?.maxSubscriptions,
+    shared: state,
   });
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Repeater } from 'graphql-yoga';
 import type { z } from 'zod';
-import { GatewayError } from '../errors.js';
+import { GatewayError, type ErrorCode } from '../errors.js';
 import { callerKey } from '../state/caller.js';
+import type { SharedState } from '../state/store.js';
 import { queryString, type Query, type RestClient } from '../upstream/client.js';
 import type { ReadApi } from '../upstream/request.js';
 
@@ -12,7 +13,18 @@ export interface LiveHubOptions {
   intervalMs?: number;
   /** Most subscriptions open at once in this gateway (`MAX_SUBSCRIPTIONS`). @default 10000 */
   maxSubscriptions?: number;
+  /**
+   * State shared with the other replicas (Redis): one of them polls each resource and caller, the
+   * holder of its lease, and sends what it reads to the others. Left out, this gateway polls alone.
+   */
+  shared?: Pick<SharedState, 'leases' | 'channels' | 'replicated'>;
 }
+
+/** Polls a holder may miss before its lease moves to another replica. */
+const LEASE_INTERVALS = 3;
+
+/** What the replica polling a resource sends to the others: a new version, or the end of the resource. */
+type LiveMessage = { from: string; value: unknown } | { from: string; end: { code: ErrorCode; message: string } };
 
 /** Upstream refusals that end a subscription: the resource is gone, or the caller may no longer read it. */
 const ENDING_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN']);
@@ -28,6 +40,12 @@ interface Subscriber {
 /** One resource as one caller reads it, polled once per interval for all its subscribers. */
 interface Watch {
   key: string;
+  /** Its name among replicas (lease and channel): a hash of `key`. */
+  name: string;
+  /** Stops listening to the other replicas' polls of it. */
+  unlisten?: () => void;
+  /** Whether this replica held its lease at the last poll. */
+  polling?: boolean;
   read: (api: ReadApi) => Promise<unknown>;
   version: (value: unknown) => unknown;
   authorization: string | undefined;
@@ -47,11 +65,21 @@ interface Watch {
  * subscriber gets the resource as it is, then every new version; a resource that is gone, or that
  * the caller may no longer read, ends its subscriptions with that coded error. The poll stops with
  * its last subscriber.
+ *
+ * Replicas sharing Redis elect one poller per resource and caller: the holder of its lease, which
+ * it extends at each poll and gives up with its last subscriber; if it dies, the lease runs out
+ * after `LEASE_INTERVALS` polls and another replica with subscribers takes it. The poller sends
+ * each new version (or the resource's end) on the resource's channel, and every replica hands it
+ * to its own subscribers. A replica whose subscriber is the first it has reads the resource once
+ * itself, for that first event. While Redis is down, each replica polls for its own subscribers.
  */
 export class LiveHub {
   private readonly watches = new Map<string, Watch>();
   private readonly intervalMs: number;
   private readonly maxSubscriptions: number;
+  private readonly shared: LiveHubOptions['shared'];
+  /** This replica's name in leases and messages. */
+  private readonly replica = randomUUID();
   private open = 0;
   private closed = false;
 
@@ -61,6 +89,7 @@ export class LiveHub {
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
     this.maxSubscriptions = options.maxSubscriptions ?? 10_000;
+    this.shared = options.shared?.replicated ? options.shared : undefined;
   }
 
   /** Subscriptions open now. */
@@ -122,7 +151,7 @@ export class LiveHub {
   close(): void {
     this.closed = true;
     for (const watch of this.watches.values()) {
-      clearTimeout(watch.timer);
+      this.forget(watch);
       for (const subscriber of watch.subscribers) subscriber.stop();
     }
     this.watches.clear();
@@ -137,10 +166,12 @@ export class LiveHub {
   ): Watch {
     let watch = this.watches.get(key);
     if (!watch) {
-      watch = { key, read, version, authorization, subscribers: new Set([subscriber]), answers: new Map() };
+      const name = createHash('sha256').update(key).digest('base64url');
+      watch = { key, name, read, version, authorization, subscribers: new Set([subscriber]), answers: new Map() };
       this.watches.set(key, watch);
+      this.listen(watch);
       // A new watch reads the resource at once: its subscribers' first event.
-      void this.poll(watch);
+      void this.poll(watch, true);
       return watch;
     }
     watch.subscribers.add(subscriber);
@@ -155,22 +186,60 @@ export class LiveHub {
   private leave(watch: Watch, subscriber: Subscriber): void {
     watch.subscribers.delete(subscriber);
     if (watch.subscribers.size > 0 || this.watches.get(watch.key) !== watch) return;
-    clearTimeout(watch.timer);
+    this.forget(watch);
     this.watches.delete(watch.key);
   }
 
-  private async poll(watch: Watch): Promise<void> {
+  /** Stops polling `watch` and listening for it, and gives its lease up for another replica to take. */
+  private forget(watch: Watch): void {
+    clearTimeout(watch.timer);
+    watch.unlisten?.();
+    if (watch.polling) void this.shared?.leases.release(watch.name, this.replica);
+  }
+
+  /** Hands the versions other replicas poll of `watch` to its subscribers here. */
+  private listen(watch: Watch): void {
+    if (!this.shared) return;
+    watch.unlisten = this.shared.channels.subscribe(`live:${watch.name}`, (text) => {
+      const message = JSON.parse(text) as LiveMessage;
+      if (message.from === this.replica || this.watches.get(watch.key) !== watch) return;
+      if ('end' in message) this.end(watch, new GatewayError(message.end.code, message.end.message));
+      else this.observe(watch, message.value);
+    });
+  }
+
+  /**
+   * Whether this replica polls `watch` now: alone, always; among replicas, when it holds its lease
+   * (taken or extended for `LEASE_INTERVALS` polls), or when the lease cannot be read (Redis down).
+   */
+  private async mayPoll(watch: Watch): Promise<boolean> {
+    if (!this.shared) return true;
+    const held = await this.shared.leases.hold(watch.name, this.replica, LEASE_INTERVALS * this.intervalMs);
+    watch.polling = held !== false;
+    return watch.polling;
+  }
+
+  private async poll(watch: Watch, first = false): Promise<void> {
     watch.timer = undefined;
     try {
-      this.observe(watch, await watch.read(this.conditionalApi(watch)));
+      // The first read of a watch is this replica's own: its subscribers' first event.
+      if (first || (await this.mayPoll(watch))) this.observe(watch, await watch.read(this.conditionalApi(watch)), true);
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : undefined;
-      if (code && ENDING_CODES.has(code)) return this.end(watch, error);
+      if (code && ENDING_CODES.has(code)) {
+        this.tell(watch, { from: this.replica, end: { code, message: (error as GatewayError).message } });
+        return this.end(watch, error);
+      }
       // A failure of the upstream (down, slow, invalid answer) ends nothing: the next poll tries again.
     }
     if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closed) {
       watch.timer = setTimeout(() => void this.poll(watch), this.intervalMs);
     }
+  }
+
+  /** Sends `message` to the other replicas' subscribers of `watch`. */
+  private tell(watch: Watch, message: LiveMessage): void {
+    if (this.shared) void this.shared.channels.publish(`live:${watch.name}`, JSON.stringify(message));
   }
 
   /**
@@ -197,13 +266,17 @@ export class LiveHub {
     };
   }
 
-  /** Hands what a poll read to the subscribers that lack it: all when it changed, the new ones otherwise. */
-  private observe(watch: Watch, value: unknown): void {
+  /**
+   * Hands what a poll read to the subscribers that lack it: all when it changed, the new ones
+   * otherwise; a new version this replica `read` goes to the other replicas too.
+   */
+  private observe(watch: Watch, value: unknown, read = false): void {
     const hash = createHash('sha256')
       .update(JSON.stringify(watch.version(value)) ?? '')
       .digest('base64url');
     const changed = watch.last?.hash !== hash;
     watch.last = { value, hash };
+    if (changed && read && watch.polling) this.tell(watch, { from: this.replica, value });
     for (const subscriber of watch.subscribers) {
       if (!changed && subscriber.current) continue;
       subscriber.current = true;
@@ -212,6 +285,7 @@ export class LiveHub {
   }
 
   private end(watch: Watch, error: unknown): void {
+    this.forget(watch);
     this.watches.delete(watch.key);
     for (const subscriber of watch.subscribers) subscriber.stop(error);
   }

@@ -1,0 +1,156 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { postGraphQL } from '../fixtures/gateway.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { subscribe } from '../fixtures/subscriptions.js';
+
+/**
+ * Two replicas sharing a real redis-server follow one space for one token: one of them polls the
+ * platform (the holder of the lease), and the other's subscriber gets the events of its polls.
+ */
+const POLL_MS = 200;
+let platform: TestPlatform;
+let redis: TestRedis;
+const replicas: Array<{ gateway: Gateway; server: Server; url: string }> = [];
+
+beforeAll(async () => {
+  [platform, redis] = await Promise.all([startTestPlatform(), startTestRedis()]);
+  for (let i = 0; i < 2; i += 1) {
+    const gateway = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      redisUrl: redis.url,
+      subscriptions: { pollMs: POLL_MS },
+      logger: { error: () => {}, info: () => {} },
+    });
+    const server = createServer(gateway.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    replicas.push({ gateway, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  }
+  await until(async () => {
+    const texts = await Promise.all(replicas.map(({ gateway }) => gateway.metrics.registry.metrics()));
+    return texts.every((text) => /^graphql_gateway_shared_state_up 1$/m.test(text));
+  });
+});
+
+afterAll(async () => {
+  for (const { gateway, server } of replicas) {
+    server.closeAllConnections();
+    server.close();
+    await gateway.close();
+  }
+  await redis.stop();
+  await platform.destroy();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+async function gql(query: string, variables: Record<string, unknown> = {}) {
+  const answer = await postGraphQL(replicas[0]!.gateway, platform, { query, variables });
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data;
+}
+
+/** A new space anyone may merge into, and a function that merges one more page into it. */
+async function mergeableSpace(title: string) {
+  const { createSpace } = await gql(
+    'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId } } }',
+    { title },
+  );
+  const spaceId = createSpace.space.platformId as string;
+  await gql(
+    'mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } } }',
+    {
+      id: spaceId,
+    },
+  );
+  const mergePage = async (page: string) => {
+    const { createChangeRequest } = await gql(
+      'mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "A page" }) { changeRequest { id } } }',
+      { id: spaceId },
+    );
+    const id = createChangeRequest.changeRequest.id as string;
+    await gql(
+      'mutation ($id: ID!, $markdown: String!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: $markdown } }] }) { edits { pageId } } }',
+      { id, markdown: `# ${page}\n\nText.` },
+    );
+    const { mergeChangeRequest } = await gql(
+      'mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { revision { platformId } } }',
+      { id },
+    );
+    return mergeChangeRequest.revision.platformId as string;
+  };
+  return { spaceId, mergePage };
+}
+
+const CONTENT = 'subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }';
+const polls = (spaceId: string) =>
+  platform.app.stats.requests.filter((line) => line.split('?')[0] === `GET /v1/spaces/${spaceId}`).length;
+
+describe('subscriptions across replicas', () => {
+  it('polls once per interval for both replicas, and brings a poll of one to the subscribers of the other', async () => {
+    const { spaceId, mergePage } = await mergeableSpace('Followed by two replicas');
+    const [a, b] = replicas;
+    const onA = await subscribe(a!.url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    const first = (await onA.next()).data.spaceContentUpdated.platformId;
+    // A's second poll takes the lease; B's first read is its own, then it polls no more.
+    await sleep(2 * POLL_MS);
+    const onB = await subscribe(b!.url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    expect((await onB.next()).data.spaceContentUpdated.platformId).toBe(first);
+    await sleep(POLL_MS);
+
+    platform.app.stats.reset();
+    const window = 10 * POLL_MS;
+    await sleep(window);
+    const seen = polls(spaceId);
+    expect(seen).toBeGreaterThanOrEqual(window / POLL_MS - 2);
+    expect(seen).toBeLessThanOrEqual(window / POLL_MS + 1);
+
+    const merged = await mergePage('Seen everywhere');
+    expect((await onA.next()).data.spaceContentUpdated.platformId).toBe(merged);
+    expect((await onB.next()).data.spaceContentUpdated.platformId).toBe(merged);
+    onA.close();
+    onB.close();
+    await until(() => replicas.every(({ gateway }) => gateway.live.polled === 0));
+  });
+
+  it('moves the lease when its holder stops extending it, and when it leaves', async () => {
+    const { spaceId, mergePage } = await mergeableSpace('Holder goes away');
+    const [a, b] = replicas;
+    const onA = await subscribe(a!.url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    await onA.next();
+    await sleep(2 * POLL_MS);
+    const onB = await subscribe(b!.url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    await onB.next();
+
+    // A holder that died leaves its lease until it runs out: three polls at most.
+    const client = new Redis(redis.url);
+    const [lease] = await client.keys('lease:*');
+    expect(lease).toBeDefined();
+    await client.set(lease!, 'a replica that died', 'PX', 3 * POLL_MS);
+    const merged = await mergePage('After a holder died');
+    expect((await onB.next(3 * POLL_MS + 2_000)).data.spaceContentUpdated.platformId).toBe(merged);
+    expect((await onA.next()).data.spaceContentUpdated.platformId).toBe(merged);
+
+    // The holder's last subscriber leaves: it gives the lease up, and the other replica polls.
+    const holder = await client.get(lease!);
+    client.disconnect();
+    onA.close();
+    await until(() => a!.gateway.live.polled === 0);
+    const again = await mergePage('After the holder left');
+    expect((await onB.next(3 * POLL_MS + 2_000)).data.spaceContentUpdated.platformId).toBe(again);
+    expect(holder).not.toBe('a replica that died');
+    onB.close();
+  });
+});
