@@ -188,6 +188,11 @@ export const configSchema = z.object({
   /** `1`: while the budgets cannot be read (Redis down), operations run unmetered; `0`: refused with RATE_LIMITED. @default 1 */
   RATE_LIMIT_FAIL_OPEN: flag('1'),
   /**
+   * Milliseconds a stopping gateway (SIGTERM, SIGINT) gives its operations in flight to finish
+   * before it closes what is left and exits. @default 10000
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.
    */

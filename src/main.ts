@@ -50,6 +50,7 @@ const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: str
 const gatewayModules = Promise.all([
   import('./gateway/http/server.js'),
   import('./gateway/http/websocket.js'),
+  import('./gateway/http/drain.js'),
   import('pino'),
 ]);
 
@@ -90,7 +91,7 @@ if (!upstreamUrl) {
 }
 
 const supervisor = platform;
-const [{ createGateway }, { serveWebSockets }, { pino }] = await gatewayModules;
+const [{ createGateway }, { serveWebSockets }, { trackInFlight }, { pino }] = await gatewayModules;
 const tracing =
   config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
     ? await startTracing()
@@ -160,18 +161,35 @@ if (!quiet) {
     console.log(`Demo tokens (the first is an admin of every demo organization): ${ready.demoTokensFile}`);
 }
 
-let closing = false;
+const inFlight = trackInFlight(server);
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (closing) return;
-    closing = true;
-    server.close();
-    server.closeAllConnections();
-    metricsServer?.close();
-    void Promise.all([webSockets.close(), gateway.close(), platform?.stop(), tracing?.shutdown()]).then(() =>
-      process.exit(0),
-    );
+  process.on(signal, () => {
+    // A second signal while stopping (Ctrl+C again) stops at once.
+    if (stopping) process.exit(1);
+    stopping = true;
+    void stop();
   });
+}
+
+/**
+ * Stops as a replica behind a balancer should: `/ready` answers 503, the port accepts no more
+ * connections (a balancer's retry sends those elsewhere), subscriptions end with a SHUTTING_DOWN
+ * event, and the operations under way get `SHUTDOWN_TIMEOUT_MS` to finish before what is left is
+ * closed. Then the platform's process stops, and this one exits 0.
+ */
+async function stop(): Promise<void> {
+  if (!quiet) console.log(`Stopping: finishing ${inFlight.count} request(s) in flight…`);
+  gateway.drain();
+  server.close();
+  await webSockets.close();
+  const finished = await inFlight.idle(config.SHUTDOWN_TIMEOUT_MS);
+  if (!finished && !quiet)
+    console.error(`Stopped after SHUTDOWN_TIMEOUT_MS (${config.SHUTDOWN_TIMEOUT_MS} ms) with requests unfinished`);
+  server.closeAllConnections();
+  metricsServer?.close();
+  await Promise.all([gateway.close(), platform?.stop(), tracing?.shutdown()]);
+  process.exit(0);
 }
 
 /** `GET /metrics` on a port of its own (`METRICS_PORT`), so that scrapes need not reach the public port. */

@@ -42,6 +42,7 @@ describe('configuration', () => {
       RATE_LIMIT_POINTS: 5000,
       RATE_LIMIT_WINDOW_S: 3600,
       RATE_LIMIT_FAIL_OPEN: true,
+      SHUTDOWN_TIMEOUT_MS: 10_000,
       MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);

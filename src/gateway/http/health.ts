@@ -16,6 +16,8 @@ export interface HealthOptions {
    * without a ping.
    */
   upstreamProcess?: () => UpstreamProcessStatus;
+  /** Whether the gateway is stopping: `/ready` then answers 503 at once, for balancers to send no more. */
+  draining?: () => boolean;
 }
 
 /** The upstream's process as its supervisor sees it (shown in `/ready` as `process`). */
@@ -41,12 +43,14 @@ export interface Readiness {
  *   its base URL below 500 within a short timeout and the circuit breaker is closed; otherwise
  *   503 `{"status":"unavailable", reason, upstream, breaker}`. The upstream's URL is never shown.
  *   With a supervised upstream process (`upstreamProcess`), the body also has `process`, and a
- *   process that is not running makes it 503 without a ping.
+ *   process that is not running makes it 503 without a ping. A stopping gateway (`draining`)
+ *   answers 503 `{"status":"unavailable", reason}` at once.
  */
 export function useHealth(client: RestClient, options: HealthOptions = {}): Plugin {
   return {
     onRequest({ url, request, endResponse, fetchAPI }) {
       if (url.pathname !== '/ready' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
+      if (options.draining?.()) return endResponse(json(fetchAPI, DRAINING, 503));
       return readiness(client, options.readyTimeoutMs, options.upstreamProcess?.()).then((body) =>
         endResponse(json(fetchAPI, body, body.status === 'ready' ? 200 : 503)),
       );
@@ -59,6 +63,11 @@ export function useHealth(client: RestClient, options: HealthOptions = {}): Plug
     },
   };
 }
+
+const DRAINING = {
+  status: 'unavailable',
+  reason: 'The gateway is shutting down: it finishes the operations under way and accepts no more',
+};
 
 /**
  * Pings the upstream (which also serves as the breaker's probe once its cool-down is over),

@@ -8,6 +8,7 @@ import { createContext, type GatewayContext } from '../context.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
+import { GatewayError } from '../errors.js';
 import { useCompressedPages } from './compression.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
@@ -92,6 +93,11 @@ export interface Gateway {
   live: LiveHub;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
+  /**
+   * Starts stopping: `/ready` answers 503, answers close their connection, and every subscription
+   * ends with a last `SHUTTING_DOWN` event. Operations under way go on.
+   */
+  drain(): void;
   /** Closes the upstream connections. */
   close(): Promise<void>;
 }
@@ -121,6 +127,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxSubscriptions: options.subscriptions?.maxSubscriptions,
     shared: state,
   });
+  let draining = false;
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -185,7 +192,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       useGraphQLSSE(),
       useErrorPolicy(),
       useCompressedPages(),
-      useHealth(client, { ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}) }),
+      useHealth(client, {
+        draining: () => draining,
+        ...(options.upstreamProcess ? { upstreamProcess: options.upstreamProcess } : {}),
+      }),
+      // A stopping gateway's answers close their connection: the client's next request goes elsewhere.
+      { onResponse: ({ response }) => void (draining && response.headers.set('connection', 'close')) },
       ...(options.plugins ?? []),
     ],
     logging: false,
@@ -197,6 +209,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     client,
     live,
     metrics,
+    drain() {
+      draining = true;
+      live.close(
+        new GatewayError('SHUTTING_DOWN', 'This gateway is shutting down: subscribe again, another replica serves it'),
+      );
+    },
     close: async () => {
       live.close();
       await Promise.all([client.close(), state.close()]);

@@ -147,12 +147,12 @@ export class LiveHub {
     });
   }
 
-  /** Stops every poll and ends every subscription. */
-  close(): void {
+  /** Stops every poll and ends every subscription, with `reason` as its last event when given. */
+  close(reason?: GatewayError): void {
     this.closed = true;
     for (const watch of this.watches.values()) {
       this.forget(watch);
-      for (const subscriber of watch.subscribers) subscriber.stop();
+      for (const subscriber of watch.subscribers) subscriber.stop(reason);
     }
     this.watches.clear();
   }

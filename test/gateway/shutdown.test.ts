@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/http/server.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { freePort } from '../fixtures/ports.js';
+import { subscribe } from '../fixtures/subscriptions.js';
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+/** Every platform request takes this long: an operation of two levels is in flight for twice it. */
+const DELAY_MS = 300;
+let platform: TestPlatform;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ delayMs: DELAY_MS });
+});
+afterAll(async () => {
+  await platform.destroy();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `npm start`'s entry in front of the test platform, with `env` added. */
+async function startGatewayProcess(env: Record<string, string>) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: String(port), UPSTREAM_URL: platform.url, LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  for (let waited = 0; ; waited += 50) {
+    const up = await fetch(`${url}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
+    if (waited > 20_000) throw new Error(`the gateway did not start: ${stderr}`);
+    await sleep(50);
+  }
+  return { child, url, exited, stderr: () => stderr };
+}
+
+function query(url: string, document: string) {
+  return fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+    body: JSON.stringify({ query: document }),
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('answers /ready 503 once draining, and closes the connections of its answers', async () => {
+    const gateway = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false } });
+    const ready = await gateway.fetch('http://gateway.test/ready');
+    expect(ready.status).toBe(200);
+    gateway.drain();
+    const draining = await gateway.fetch('http://gateway.test/ready');
+    expect(draining.status).toBe(503);
+    expect(await draining.json()).toEqual({ status: 'unavailable', reason: expect.stringMatching(/shutting down/) });
+    const answer = await gateway.fetch('http://gateway.test/health');
+    expect(answer.headers.get('connection')).toBe('close');
+    await gateway.close();
+  });
+
+  it('on SIGTERM finishes what is in flight, ends subscriptions with a message, refuses new connections, exits 0', async () => {
+    const gateway = await startGatewayProcess({ SHUTDOWN_TIMEOUT_MS: '10000', SUBSCRIPTION_POLL_MS: '200' });
+    const subscription = await subscribe(
+      gateway.url,
+      'subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }',
+      { token: platform.adminToken, variables: { id: platform.spaceId('Getting started') } },
+    );
+    expect((await subscription.next()).data.spaceContentUpdated.platformId).toBeTruthy();
+
+    // Two levels of platform requests: in flight for at least 2 × DELAY_MS.
+    const started = Date.now();
+    const inFlight = query(gateway.url, '{ organizations(first: 2) { nodes { spaces(first: 2) { totalCount } } } }');
+    await sleep(DELAY_MS / 2);
+    gateway.child.kill('SIGTERM');
+
+    const last = await subscription.next();
+    expect(last.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/shutting down/),
+      extensions: { code: 'SHUTTING_DOWN' },
+    });
+    await subscription.completed;
+    await sleep(50);
+    // A new connection is refused (a client's pooled one would be answered, with `connection: close`).
+    await expect(fetch(`${gateway.url}/health`, { dispatcher: new Agent() } as RequestInit)).rejects.toThrow();
+
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { data: any; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(body.data.organizations.nodes.length).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2 * DELAY_MS);
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    expect(gateway.stderr()).toBe('');
+  });
+
+  it('exits 0 after SHUTDOWN_TIMEOUT_MS when an operation takes longer, and at once on a second signal', async () => {
+    const gateway = await startGatewayProcess({ SHUTDOWN_TIMEOUT_MS: '100' });
+    const slow = query(gateway.url, '{ organizations(first: 2) { nodes { spaces(first: 2) { totalCount } } } }').catch(
+      (error: Error) => error,
+    );
+    await sleep(DELAY_MS / 2);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toEqual({ code: 0, signal: null });
+    expect(gateway.stderr()).toMatch(/Stopped after SHUTDOWN_TIMEOUT_MS \(100 ms\) with requests unfinished/);
+    expect(await slow).toBeInstanceOf(Error);
+
+    const again = await startGatewayProcess({ SHUTDOWN_TIMEOUT_MS: '10000' });
+    const held = query(again.url, '{ organizations(first: 2) { nodes { spaces(first: 2) { totalCount } } } }').catch(
+      (error: Error) => error,
+    );
+    await sleep(DELAY_MS / 2);
+    again.child.kill('SIGTERM');
+    await sleep(20);
+    again.child.kill('SIGINT');
+    expect((await again.exited).code).toBe(1);
+    await held;
+  });
+});
