@@ -192,6 +192,8 @@ export const configSchema = z.object({
    * before it closes what is left and exits. @default 10000
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** Gateways `npm run cluster` starts behind HAProxy. @default 3 */
+  CLUSTER_REPLICAS: z.coerce.number().int().min(1).max(16).default(3),
   /**
    * A manifest of persisted operations (`{ "<hash>": "<document>" }`, as graphql-codegen's client
    * preset writes it): clients may send a document's id (`documentId`) instead of its text.

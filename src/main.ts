@@ -1,11 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { limitsFromConfig, loadConfig, type Config } from './config.js';
+import { limitsFromConfig, loadConfig } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
 import { readManifest } from './gateway/policy/manifest.js';
-import { Supervisor, type ReadyMessage } from './supervisor.js';
+import { superviseEmbeddedPlatform, type ChildMessage, type ReadyMessage, type Supervisor } from './supervisor.js';
 
 /**
  * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform,
@@ -37,7 +35,9 @@ function failStart(port: number, error: unknown, setting = 'PORT'): never {
   console.error(`Cannot start the gateway: ${reason}. Choose another port with ${setting}.`);
   process.exit(1);
 }
-const quiet = config.LOG_LEVEL === 'silent';
+// A replica of `npm run cluster` (an IPC channel to its supervisor) leaves the start-up lines to the cluster.
+const supervised = typeof process.send === 'function';
+const quiet = config.LOG_LEVEL === 'silent' || supervised;
 // Read before anything starts: a bad manifest stops the start with a message naming it.
 const persistedManifest = config.PERSISTED_OPERATIONS_FILE
   ? readManifestOrExit(config.PERSISTED_OPERATIONS_FILE)
@@ -57,32 +57,11 @@ const gatewayModules = Promise.all([
 /** What to do each time the platform's process is ready (set once the gateway exists). */
 let onPlatformReady: () => void = () => {};
 
-/**
- * Supervises the embedded platform's process. It picks its port as `PLATFORM_PORT` says; a
- * restart takes the port the first start got (so `PLATFORM_PORT=0` keeps one upstream URL).
- */
-function superviseEmbeddedPlatform(settings: Config): Supervisor {
-  let port = String(settings.PLATFORM_PORT);
-  // Under tsx (`npm run dev`) this file is TypeScript, and so is the platform's entry beside it.
-  const entry = new URL(`./platform/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-  return new Supervisor({
-    name: 'embedded platform',
-    entry,
-    env: () => ({ ...process.env, PLATFORM_PORT: port }),
-    heapMb: settings.PLATFORM_HEAP_MB,
-    log: logRestart,
-    onReady: (ready) => {
-      port = new URL(ready.url).port;
-      onPlatformReady();
-    },
-  });
-}
-
 let platform: Supervisor | undefined;
 let ready: ReadyMessage | undefined;
 let upstreamUrl = config.UPSTREAM_URL;
 if (!upstreamUrl) {
-  platform = superviseEmbeddedPlatform(config);
+  platform = superviseEmbeddedPlatform(config, logRestart, () => onPlatformReady());
   ready = await platform.start().catch((error: unknown) => {
     console.error(redactSecrets((error as Error).message));
     process.exit(1);
@@ -108,6 +87,11 @@ const gateway = createGateway({
     logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
   },
   limits: limitsFromConfig(config),
+  // Unexpected errors and the shared state's comings and goings, as LOG_LEVEL says.
+  logger: {
+    error: ['fatal', 'silent'].includes(config.LOG_LEVEL) ? () => {} : console.error,
+    info: ['debug', 'info'].includes(config.LOG_LEVEL) ? console.info : () => {},
+  },
   metricsOnMainPort: config.METRICS_PORT === undefined,
   ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
@@ -147,18 +131,24 @@ await new Promise<void>((resolve, reject) => {
 });
 
 const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.METRICS_PORT);
+const { port: servedPort } = server.address() as AddressInfo;
 
 const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 if (!quiet) {
   // The port the server got (PORT=0 asks the system for a free one).
-  const { port } = server.address() as AddressInfo;
-  console.log(`GraphQL gateway: http://${host}:${port}/graphql (GraphiQL in a browser)`);
+  console.log(`GraphQL gateway: http://${host}:${servedPort}/graphql (GraphiQL in a browser)`);
   console.log(
     `Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ` (embedded platform, process ${platform.status().pid})` : ''}`,
   );
   // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
   if (ready?.demoTokensFile)
     console.log(`Demo tokens (the first is an admin of every demo organization): ${ready.demoTokensFile}`);
+}
+
+// Run as a replica of `npm run cluster`, whose supervisor waits for this message and ends with its channel.
+if (supervised) {
+  process.send!({ type: 'ready', url: `http://${host}:${servedPort}` } satisfies ChildMessage);
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
 const inFlight = trackInFlight(server);

@@ -1,11 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Config } from './config.js';
 
 /** What a supervised process sends its parent over IPC once it serves (or could not start). */
 export type ChildMessage =
   | {
       type: 'ready';
-      /** Base URL it serves, ending in `/v1`. */
+      /** Base URL it serves: the platform's ends in `/v1`, a gateway's is its origin. */
       url: string;
       /** The demo admin's token, when the demo data is seeded (prefills GraphiQL; never printed). */
       adminToken?: string;
@@ -47,12 +49,12 @@ export interface SupervisorOptions {
   maxRestartDelayMs?: number;
   /** A process that served this long ends a crash streak: the next restart waits `restartDelayMs` again. @default 30000 */
   stableAfterMs?: number;
+  /** How long a stopped process may take to end before it is killed, in milliseconds. @default 5000 */
+  stopGraceMs?: number;
 }
 
 /** Bytes of a process's standard error kept to tell why it ended. */
 const STDERR_TAIL = 4096;
-/** How long a stopped process may take to close before it is killed. */
-const STOP_GRACE_MS = 5_000;
 
 /**
  * Runs a Node module in a child process of its own and keeps it running: it is restarted with
@@ -75,6 +77,7 @@ export class Supervisor {
 
   /** Starts the process; resolves with its first ready message, rejects when it ends before sending one. */
   start(): Promise<ReadyMessage> {
+    this.stopping = false;
     process.once('exit', this.killOnExit);
     this.state = 'starting';
     return new Promise((resolve, reject) => this.spawn({ resolve, reject }));
@@ -91,7 +94,7 @@ export class Supervisor {
     };
   }
 
-  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and restarts it no more. */
+  /** Stops the process (SIGTERM, then SIGKILL after `stopGraceMs`) and restarts it no more. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.state = 'stopped';
@@ -101,7 +104,7 @@ export class Supervisor {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), this.options.stopGraceMs ?? 5_000);
     await exited;
     clearTimeout(timer);
   }
@@ -183,4 +186,30 @@ function childExecArgv(entry: string, heapMb: number): string[] {
 export function exitCause(code: number | null, signal: NodeJS.Signals | null, stderrTail = ''): string {
   const base = signal ? `killed by ${signal}` : `exit code ${code}`;
   return /heap limit|heap out of memory/i.test(stderrTail) ? `${base}, heap limit reached` : base;
+}
+
+/**
+ * Supervises the embedded platform's process (`src/platform/main.ts`). It picks its port as
+ * `PLATFORM_PORT` says; a restart takes the port the first start got (so `PLATFORM_PORT=0` keeps
+ * one upstream URL). `onReady` runs at every ready message.
+ */
+export function superviseEmbeddedPlatform(
+  settings: Config,
+  log: (line: string) => void,
+  onReady: () => void = () => {},
+): Supervisor {
+  let port = String(settings.PLATFORM_PORT);
+  // Under tsx (`npm run dev`, the tests) this file is TypeScript, and so is the platform's entry.
+  const entry = new URL(`./platform/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  return new Supervisor({
+    name: 'embedded platform',
+    entry,
+    env: () => ({ ...process.env, PLATFORM_PORT: port }),
+    heapMb: settings.PLATFORM_HEAP_MB,
+    log,
+    onReady: (ready) => {
+      port = new URL(ready.url).port;
+      onReady();
+    },
+  });
 }

@@ -43,6 +43,7 @@ describe('configuration', () => {
       RATE_LIMIT_WINDOW_S: 3600,
       RATE_LIMIT_FAIL_OPEN: true,
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      CLUSTER_REPLICAS: 3,
       MAX_RESPONSE_BYTES: 8_388_608,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);

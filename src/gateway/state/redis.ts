@@ -201,9 +201,16 @@ function redisResponseCache(
       const text = JSON.stringify(data);
       if (Number.isFinite(ttl)) batch.set(entryKey(id), text, 'PX', Math.max(1, Math.round(ttl)));
       else batch.set(entryKey(id), text);
-      for (const entity of entities) {
-        batch.sadd(holdersKey(entity), id);
-        batch.sadd(holdersKey({ typename: entity.typename }), id);
+      const holders = new Set(
+        [...entities].flatMap((entity) => [holdersKey(entity), holdersKey({ typename: entity.typename })]),
+      );
+      for (const key of holders) {
+        batch.sadd(key, id);
+        // A set of holders lives as long as its longest-lived entry (Redis 7: NX for a new set, GT after).
+        if (Number.isFinite(ttl)) {
+          batch.pexpire(key, Math.max(1, Math.round(ttl)), 'NX');
+          batch.pexpire(key, Math.max(1, Math.round(ttl)), 'GT');
+        }
       }
       return batch.exec().then(() => undefined, failed('set'));
     },

@@ -1,0 +1,167 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.js';
+import { superviseEmbeddedPlatform, Supervisor } from '../supervisor.js';
+import { balancerConfig, startBalancer, type Balancer, type ServerState } from './haproxy.js';
+import { freePort } from './ports.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+
+/** Options of `startCluster`. */
+export interface ClusterOptions {
+  /** Settings of the cluster and of its gateways (`PORT` is the balancer's). */
+  config: Config;
+  /** Where the cluster keeps its runtime files (HAProxy's configuration and socket). */
+  dir: string;
+  /** Lines about restarts and what the cluster does. */
+  log: (line: string) => void;
+  /** More environment for the gateways (tests: a poll interval, a log level). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** One gateway of the cluster. */
+export interface Replica {
+  /** Its name in HAProxy's backend (`gateway1`). */
+  name: string;
+  /** Its own port on 127.0.0.1 (kept across its restarts). */
+  port: number;
+  supervisor: Supervisor;
+}
+
+export interface Cluster {
+  /** The balancer's origin: `http://127.0.0.1:<PORT>`. */
+  url: string;
+  upstreamUrl: string;
+  redisUrl: string;
+  /** The redis-server the cluster started (none with `REDIS_URL`). */
+  redis: RedisServer | undefined;
+  /** The embedded platform's process (none with `UPSTREAM_URL`). */
+  platform: Supervisor | undefined;
+  /** Where the embedded platform wrote the demo users' tokens. */
+  demoTokensFile: string | undefined;
+  replicas: Replica[];
+  balancer: Balancer;
+  /** Waits until HAProxy has `names` (every replica by default) in rotation. */
+  inRotation(names?: string[], timeoutMs?: number): Promise<void>;
+  /** Stops one replica gracefully, starts it again on its port, and waits until HAProxy has it back. */
+  restart(replica: Replica): Promise<void>;
+  /** Stops the balancer, the gateways (gracefully), the platform and the redis-server it started. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Replicas of the gateway behind HAProxy on loopback, as a deployment runs them: a redis-server
+ * (unless `REDIS_URL`), the embedded platform (unless `UPSTREAM_URL`), `CLUSTER_REPLICAS`
+ * gateways (each its own process, restarted when it ends, on the port it first got) and HAProxy
+ * on `PORT`, configured from `deploy/haproxy.cfg`: health checks on `/ready`, retries and
+ * redispatch.
+ */
+export async function startCluster({ config, dir, log, env = {} }: ClusterOptions): Promise<Cluster> {
+  mkdirSync(dir, { recursive: true });
+  const started: Array<{ stop(): Promise<void> }> = [];
+  try {
+    const redis = config.REDIS_URL ? undefined : await startRedisServer(await freePort());
+    if (redis) started.push(redis);
+    const redisUrl = config.REDIS_URL ?? redis!.url;
+    let upstreamUrl = config.UPSTREAM_URL;
+    let platform: Supervisor | undefined;
+    let demoTokensFile: string | undefined;
+    if (!upstreamUrl) {
+      platform = superviseEmbeddedPlatform(config, log);
+      started.push(platform);
+      const ready = await platform.start();
+      upstreamUrl = ready.url;
+      demoTokensFile = ready.demoTokensFile;
+    }
+    const gatewayEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      // Operation logs of every replica would interleave on one terminal: warnings and errors only, unless set.
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...env,
+      HOST: '127.0.0.1',
+      UPSTREAM_URL: upstreamUrl,
+      REDIS_URL: redisUrl,
+    };
+    // Each replica serves its metrics on its own port.
+    delete gatewayEnv.METRICS_PORT;
+    const replicas = await Promise.all(
+      Array.from({ length: config.CLUSTER_REPLICAS }, (_, i) =>
+        startReplica(`gateway${i + 1}`, gatewayEnv, config, log),
+      ),
+    );
+    started.push(...replicas.map((replica) => replica.supervisor));
+    const socket = join(dir, 'haproxy.sock');
+    const configFile = join(dir, 'haproxy.cfg');
+    const template = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8');
+    writeFileSync(
+      configFile,
+      balancerConfig(template, { host: config.HOST, port: config.PORT, servers: replicas, socket }),
+    );
+    const balancer = await startBalancer(configFile, socket);
+    started.unshift(balancer);
+
+    const inRotation = async (names = replicas.map((replica) => replica.name), timeoutMs = 20_000) => {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const states = await balancer.servers();
+        if (names.every((name) => states.find((state) => state.name === name)?.status === 'UP')) return;
+        if (Date.now() > end)
+          throw new Error(`HAProxy has not put ${names.join(', ')} in rotation: ${describe(states)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await inRotation();
+    return {
+      url: `http://${config.HOST}:${config.PORT}`,
+      upstreamUrl,
+      redisUrl,
+      redis,
+      platform,
+      demoTokensFile,
+      replicas,
+      balancer,
+      inRotation,
+      async restart(replica) {
+        await replica.supervisor.stop();
+        await replica.supervisor.start();
+        await inRotation([replica.name]);
+      },
+      stop: () => stopAll(started),
+    };
+  } catch (error) {
+    await stopAll(started);
+    throw error;
+  }
+}
+
+/** Stops what was started, the balancer first and the gateways before what they use. */
+async function stopAll(started: Array<{ stop(): Promise<void> }>): Promise<void> {
+  const [balancer, ...rest] = started;
+  await balancer?.stop();
+  // Gateways (last started) before the platform and Redis they use.
+  for (const part of rest.reverse()) await part.stop();
+}
+
+/** Starts one gateway (`src/main.ts`) on a port of its own, which it keeps across restarts. */
+async function startReplica(name: string, env: NodeJS.ProcessEnv, config: Config, log: (line: string) => void) {
+  let port = '0';
+  const entry = new URL(`../main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+  const supervisor = new Supervisor({
+    name: `gateway ${name}`,
+    entry,
+    env: () => ({ ...env, PORT: port }),
+    heapMb: Number(process.env.GATEWAY_HEAP_MB ?? 192),
+    log,
+    // A stopping gateway has SHUTDOWN_TIMEOUT_MS for its operations in flight.
+    stopGraceMs: config.SHUTDOWN_TIMEOUT_MS + 2_000,
+    onReady: (ready) => {
+      port = new URL(ready.url).port;
+    },
+  });
+  await supervisor.start();
+  return { name, port: Number(port), supervisor };
+}
+
+function describe(states: ServerState[]): string {
+  return states.map((state) => `${state.name} ${state.status}`).join(', ');
+}
