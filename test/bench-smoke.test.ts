@@ -33,4 +33,14 @@ describe('the benchmark, smoke run', () => {
     },
     BUDGET_MS + 10_000,
   );
+
+  it(
+    "runs bench/cluster.ts to its end: replicas behind HAProxy, the balancer's latency, the shared cache",
+    async () => {
+      const { code, output } = await runBenchScript('bench/cluster.ts', { BENCH_SMOKE: '1' }, BUDGET_MS);
+      expect(code, output.slice(-4000)).toBe(0);
+      expect(output).toMatch(/^bench\/cluster\.ts done\.$/m);
+    },
+    BUDGET_MS + 10_000,
+  );
 });

@@ -52,6 +52,8 @@ export function balancerConfig(template: string, settings: BalancerSettings): st
 
 /** A running HAProxy. */
 export interface Balancer {
+  /** HAProxy's process id. */
+  pid: number;
   /** The backend's servers as HAProxy sees them now. */
   servers(): Promise<ServerState[]>;
   stop(): Promise<void>;
@@ -83,6 +85,7 @@ export async function startBalancer(configFile: string, socket: string): Promise
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
+    pid: child.pid!,
     servers: async () => parseStats(await runtime(socket, 'show stat')),
     async stop() {
       process.removeListener('exit', killOnExit);
