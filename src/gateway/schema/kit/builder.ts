@@ -37,7 +37,8 @@ export const builder = new SchemaBuilder<{
     },
     pageInfoTypeOptions: { description: 'Where a page of a connection stands in the whole list.' },
     hasNextPageFieldOptions: {
-      description: 'True when items follow this page: pass `endCursor` as `after` to get them.',
+      description:
+        'True when items follow this page: pass `endCursor` as `after` to get them. Always false for `first: 0`, which only counts (see `totalCount`), so that a `while (hasNextPage)` loop ends.',
     },
     hasPreviousPageFieldOptions: {
       description: 'True when this page was requested with `after`, so items precede it.',
@@ -47,7 +48,8 @@ export const builder = new SchemaBuilder<{
     cursorFieldOptions: { description: 'Opaque position of this item; pass it as `after` to continue right after it.' },
     pageInfoFieldOptions: { description: 'Paging information of this page.' },
     firstArgOptions: {
-      description: 'Number of items to return, 0 to 1000 (default 50). Maps to the REST `limit`.',
+      description:
+        'Number of items to return, 0 to 1000 (default 50). Maps to the REST `limit`. `first: 0` only counts: no edges, `totalCount` set, `hasNextPage` false (there is no cursor to resume from).',
     },
     afterArgOptions: { description: 'Returns the items right after the item with this cursor.' },
     lastArgOptions: {

@@ -70,7 +70,7 @@ export function pageSize(args: ConnectionArgs): number {
 /**
  * Resolves a relay connection over a REST list: fetches as few pages as `first`/`after`
  * need (following `next.page` when a page is short), and reports the REST `count` as
- * `totalCount`.
+ * `totalCount`. `first: 0` answers no edge and `hasNextPage: false`: it only counts.
  */
 export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFetcher<T>): Promise<ConnectionResult<T>> {
   const first = pageSize(args);
@@ -111,7 +111,9 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
     edges,
     totalCount,
     pageInfo: {
-      hasNextPage,
+      // `first: 0` only counts: with no edge there is no cursor to resume from, so a page that
+      // claimed more would send a `while (hasNextPage)` loop back to the start, forever.
+      hasNextPage: first > 0 && hasNextPage,
       hasPreviousPage: Boolean(args.after),
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,
