@@ -1,4 +1,15 @@
+import {
+  getNamedType,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  isInterfaceType,
+  isLeafType,
+  isNonNullType,
+  isObjectType,
+  isUnionType,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/gateway/schema/index.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 let g: TestGateway;
@@ -84,4 +95,207 @@ describe('first: 0', () => {
       pageInfo: { hasNextPage: false, hasPreviousPage: true, endCursor: null },
     });
   });
+});
+
+// --- Every connection of the graph with demo data -------------------------------------------------
+
+/** A connection type: a page with `edges` and `pageInfo`. */
+const isConnection = (type: GraphQLNamedType): type is GraphQLObjectType =>
+  isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+
+const isNode = (type: GraphQLNamedType): boolean =>
+  (isObjectType(type) || isInterfaceType(type)) &&
+  (type.name === 'Node' || type.getInterfaces().some((parent) => parent.name === 'Node'));
+
+/** Every connection field of the schema, `Owner.field`, read from the schema itself. */
+const CONNECTIONS = Object.values(schema.getTypeMap())
+  .filter((type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'))
+  .flatMap((owner) =>
+    Object.values(owner.getFields())
+      .filter((field) => isConnection(getNamedType(field.type)))
+      .map((field) => ({ owner: owner.name, field: field.name, name: `${owner.name}.${field.name}` })),
+  );
+
+/** Arguments a connection needs (its required ones), chosen so that the demo data answers many items. */
+const ARGUMENTS: Record<string, string> = {
+  'Organization.search': 'query: "space"',
+  'Space.search': 'query: "install"',
+};
+
+/**
+ * Fields that lead to objects holding connections without being connections themselves: a space's
+ * current revision, and a revision's page tree (pages hold backlinks and link reports).
+ */
+const HOPS: Record<string, string> = {
+  Space: 'content { __typename id }',
+  Revision: `pages { ${pageTree(4)} }`,
+};
+
+function pageTree(depth: number): string {
+  return depth === 0 ? '__typename id' : `__typename id children { ${pageTree(depth - 1)} }`;
+}
+
+/**
+ * What identifies an item of a list: a node by its global ID; anything else by its scalar fields
+ * and the global IDs of the nodes it links to (two levels down), so that a lost, repeated or
+ * misplaced item shows in a comparison.
+ */
+function itemSelection(type: GraphQLNamedType, depth = 0): string | null {
+  if (isLeafType(type)) return '';
+  if (isNode(type)) return '__typename id';
+  if (isUnionType(type)) {
+    const members = type.getTypes().map((member) => {
+      const selection = itemSelection(member, depth + 1);
+      return selection ? `... on ${member.name} { ${selection} }` : '';
+    });
+    return `__typename ${members.join(' ')}`;
+  }
+  if (depth >= 2 || !(isObjectType(type) || isInterfaceType(type))) return null;
+  const fields = Object.values(type.getFields())
+    .filter((field) => field.args.every((arg) => !isNonNullType(arg.type)))
+    .map((field) => {
+      const selection = itemSelection(getNamedType(field.type), depth + 1);
+      if (selection === null) return '';
+      return selection === '' ? field.name : `${field.name} { ${selection} }`;
+    });
+  return fields.join(' ');
+}
+
+const itemType = (connection: string) =>
+  getNamedType(
+    (
+      getNamedType((schema.getType(connection) as GraphQLObjectType).getFields().edges!.type) as GraphQLObjectType
+    ).getFields().node!.type,
+  );
+
+/** The selection of one page of `Owner.field`, aliased `page`. */
+function pageSelection({ owner, field }: { owner: string; field: string }, paging: string): string {
+  const connection = getNamedType((schema.getType(owner) as GraphQLObjectType).getFields()[field]!.type);
+  const args = [ARGUMENTS[`${owner}.${field}`], paging].filter(Boolean).join(', ');
+  return `page: ${field}(${args}) {
+    totalCount
+    pageInfo { hasNextPage hasPreviousPage endCursor }
+    edges { cursor node { ${itemSelection(itemType(connection.name))} } }
+  }`;
+}
+
+/** The query of a page of `Owner.field` of the object `$id` (or of the root). */
+function pageQuery(connection: { owner: string; field: string }): string {
+  const page = pageSelection(connection, 'first: $first, after: $after');
+  if (connection.owner === 'Query') return `query Page($first: Int, $after: String) { ${page} }`;
+  return `query Page($id: ID!, $first: Int, $after: String) { node(id: $id) { ... on ${connection.owner} { ${page} } } }`;
+}
+
+interface Page {
+  totalCount: number;
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null };
+  edges: Array<{ cursor: string; node: unknown }>;
+}
+
+async function readPage(
+  connection: { owner: string; field: string },
+  id: string | null,
+  first: number,
+  after: string | null,
+): Promise<Page> {
+  const result = await g.gql(pageQuery(connection), { ...(id ? { id } : {}), first, after });
+  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+  return connection.owner === 'Query' ? result.data.page : result.data.node.page;
+}
+
+/** For each connection field, the demo object whose list is longest, with that list's length. */
+const reached = new Map<string, { id: string | null; items: number }>();
+/**
+ * Walks the demo data from the root: reads every connection of every object it reaches (a page of
+ * 1000) and the `HOPS`, and follows the nodes they hold.
+ */
+async function reachEveryConnection(): Promise<void> {
+  const holders = new Set([...CONNECTIONS.map((c) => c.owner), ...Object.keys(HOPS)]);
+  const queue: Array<{ typename: string; id: string | null }> = [{ typename: 'Query', id: null }];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const { typename, id } = queue.shift()!;
+    const fields = CONNECTIONS.filter((c) => c.owner === typename);
+    const selections = [
+      ...fields.map((c, index) => pageSelection(c, 'first: 1000').replace(/^page:/, `c${index}:`)),
+      HOPS[typename] ?? '',
+    ].join('\n');
+    const query = id
+      ? `query Reach($id: ID!) { node(id: $id) { ... on ${typename} { ${selections} } } }`
+      : `query Reach { ${selections} }`;
+    const result = await g.gql(query, id ? { id } : {});
+    const data = id ? result.data?.node : result.data;
+    fields.forEach((c, index) => {
+      const page: Page | null | undefined = data?.[`c${index}`];
+      const best = reached.get(c.name);
+      if (page && (!best || page.edges.length > best.items)) reached.set(c.name, { id, items: page.edges.length });
+    });
+    for (const node of nodesIn(data)) {
+      if (holders.has(node.__typename) && !seen.has(node.id)) {
+        seen.add(node.id);
+        queue.push({ typename: node.__typename, id: node.id });
+      }
+    }
+  }
+}
+
+function nodesIn(value: unknown, found: Array<{ __typename: string; id: string }> = []) {
+  if (Array.isArray(value)) for (const item of value) nodesIn(item, found);
+  else if (value && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    if (typeof object.__typename === 'string' && typeof object.id === 'string') {
+      found.push({ __typename: object.__typename, id: object.id });
+    }
+    for (const child of Object.values(object)) nodesIn(child, found);
+  }
+  return found;
+}
+
+/** Connections no demo object fills, and why. */
+const UNREACHED: Record<string, string> = {};
+
+describe('every connection with demo data', () => {
+  beforeAll(reachEveryConnection, 180_000);
+
+  it('reaches every connection field of the schema from the root, but those listed with a reason', () => {
+    const empty = CONNECTIONS.filter((c) => !reached.get(c.name)?.items).map((c) => c.name);
+    expect(empty).toEqual(Object.keys(UNREACHED));
+  });
+
+  it.each(CONNECTIONS.filter((c) => !(c.name in UNREACHED)))(
+    '$name pages with first 1, 2 and 5 as one page of 1000 lists it, and counts with first 0',
+    async (connection) => {
+      const holder = reached.get(connection.name);
+      expect(holder?.items, 'items of the longest list the walk found').toBeGreaterThan(0);
+      if (!holder) return;
+      const whole = await readPage(connection, holder.id, 1000, null);
+      expect(whole.edges.length, 'the items found on the walk').toBe(holder.items);
+      expect(whole.pageInfo.hasNextPage).toBe(false);
+      expect(whole.totalCount).toBe(whole.edges.length);
+      const items = whole.edges.map((edge) => edge.node);
+      const keys = items.map((item) => JSON.stringify(item));
+      expect(new Set(keys).size, 'an item twice in one page').toBe(keys.length);
+      expect(await readPage(connection, holder.id, 0, null)).toEqual({
+        totalCount: items.length,
+        pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null },
+        edges: [],
+      });
+      for (const first of [1, 2, 5]) {
+        const paged: unknown[] = [];
+        let after: string | null = null;
+        for (let pages = 0; pages <= items.length; pages += 1) {
+          const page = await readPage(connection, holder.id, first, after);
+          expect(page.totalCount, `totalCount of a page of ${first}`).toBe(items.length);
+          expect(page.pageInfo.endCursor).toBe(page.edges.at(-1)?.cursor ?? null);
+          expect(page.pageInfo.hasPreviousPage).toBe(after !== null);
+          paged.push(...page.edges.map((edge) => edge.node));
+          if (!page.pageInfo.hasNextPage) break;
+          expect(page.edges.length, `a page of ${first} followed by more`).toBe(first);
+          after = page.pageInfo.endCursor;
+        }
+        expect(paged, `paged by ${first}`).toEqual(items);
+      }
+    },
+    60_000,
+  );
 });
