@@ -18,6 +18,7 @@ import {
 import { GatewayError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, type GatewayLimits } from './limits.js';
 import { onlyKeys } from '../schema/kit/links.js';
+import { isItemCursor } from '../schema/kit/connections.js';
 
 /**
  * What a field costs the upstream, declared on the field as `extensions: { upstream }` (see
@@ -77,7 +78,9 @@ export interface OperationCost {
   /**
    * True when `maxUpstreamRequests` counts a list whose length only the answer tells (a
    * revision's pages, a page's children, …) as `DEFAULT_LIST_ITEMS` items while its items make
-   * requests: the bound then holds for lists up to that length and is an estimate beyond.
+   * requests: the bound then holds for lists up to that length and is an estimate beyond. Also
+   * when a connection resumes after the cursor of a create's new edge, which names the item: its
+   * list is read from the start, and the bound holds while the item is among its first 1000.
    */
   estimated: boolean;
 }
@@ -307,6 +310,9 @@ function visitField(
 
   let requests = root ? 1 : 0;
   if (connection) requests = args.after ? 2 : 1;
+  // A cursor naming an item (a create's new edge) has its list read from the start, a page of 1000
+  // at a time, until that item: 2 requests hold while it is among the first 1000.
+  if (connection && isItemCursor(args.after)) cost.estimated = true;
   if (declared) {
     requests = declared.link && onlyKeys(node.selectionSet, walk.fragments) ? 0 : evaluate(declared.requests, args);
   }

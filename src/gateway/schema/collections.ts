@@ -147,6 +147,12 @@ CollectionNode.implement({
   }),
 });
 
+const OrganizationCollectionsEdge = builder.edgeObject({
+  type: CollectionNode,
+  name: 'OrganizationCollectionsEdge',
+  description: 'A collection of a list, with its cursor.',
+});
+
 builder.objectFields(OrganizationNode, (t) => ({
   collections: t.connection(
     {
@@ -174,7 +180,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       },
     },
     {},
-    { name: 'OrganizationCollectionsEdge', description: 'An item of a connection with its cursor.' },
+    OrganizationCollectionsEdge,
   ),
 }));
 
@@ -292,7 +298,12 @@ declareMutation('createCollection', {
       idInput('Collection').nullish(),
     ),
   },
-  payload: CollectionPayload,
+  payload: (name) =>
+    objectPayload(name, 'collection', CollectionNode, 'The new collection.', {
+      type: OrganizationCollectionsEdge,
+      what: 'collection',
+      lists: '`Organization.collections`',
+    }),
   run: (i, ctx) =>
     collectionPayload(
       ctx,

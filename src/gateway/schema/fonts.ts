@@ -85,13 +85,19 @@ CustomFontNode.implement({
   }),
 });
 
+const CustomFontEdge = builder.edgeObject({
+  type: CustomFontNode,
+  name: 'CustomFontEdge',
+  description: 'A custom font of a list, with its cursor.',
+});
+
 const CustomFontConnection = builder.connectionObject(
   {
     type: CustomFontNode,
     name: 'CustomFontConnection',
     description: 'A page of custom fonts, with the size of the whole list.',
   },
-  { name: 'CustomFontEdge', description: 'A custom font of a list, with its cursor.' },
+  CustomFontEdge,
 );
 
 builder.objectFields(OrganizationNode, (t) => ({
@@ -171,7 +177,12 @@ declareMutation('createCustomFont', {
         .refine(distinctWeights, 'must give each weight once'),
     ),
   },
-  payload: (name) => FontPayload(name, 'The new font.'),
+  payload: (name) =>
+    objectPayload(name, 'font', CustomFontNode, 'The new font.', {
+      type: CustomFontEdge,
+      what: 'font',
+      lists: '`Organization.fonts`',
+    }),
   run: (i, ctx) =>
     fontPayload(
       ctx,

@@ -51,7 +51,7 @@ import { builder, type SchemaTypesOf } from './kit/builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
-import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
+import { deletedPayload, deletionOf, edgeField, objectPayload, payloadType } from './kit/payloads.js';
 import { idInput, ownedIdInput } from './kit/ids.js';
 import { restBody } from './kit/mutations.js';
 import { restEnum } from './kit/enums.js';
@@ -191,13 +191,19 @@ const ExternalLink = builder.objectRef<Integration['externalLinks'][number]>('In
   }),
 });
 
+const IntegrationInstallationEdge = builder.edgeObject({
+  type: IntegrationInstallationNode,
+  name: 'IntegrationInstallationEdge',
+  description: 'An installation of a list, with its cursor.',
+});
+
 const InstallationConnection = builder.connectionObject(
   {
     type: IntegrationInstallationNode,
     name: 'IntegrationInstallationConnection',
     description: 'A page of installations, with the size of the whole list.',
   },
-  { name: 'IntegrationInstallationEdge', description: 'An installation of a list, with its cursor.' },
+  IntegrationInstallationEdge,
 );
 const EventConnection = builder.connectionObject(
   {
@@ -211,8 +217,20 @@ const EventConnection = builder.connectionObject(
 type SpaceItem = SpaceInstallation & { organizationId?: string | undefined };
 type SiteItem = SiteInstallation & { organizationId?: string | undefined };
 
+/** The key of an installation on a space or a site in its lists: the space's or the site's id (see `restConnection`). */
+const contentItemKey = (item: SpaceItem | SiteItem): string => {
+  const target = 'space' in item ? item.space : item.site;
+  return typeof target === 'string' ? target : target.id;
+};
+
 const SpaceInstallationType = builder.objectRef<SpaceItem>('IntegrationSpaceInstallation');
 const SiteInstallationType = builder.objectRef<SiteItem>('IntegrationSiteInstallation');
+
+const IntegrationSpaceInstallationEdge = builder.edgeObject({
+  type: SpaceInstallationType,
+  name: 'IntegrationSpaceInstallationEdge',
+  description: 'An installation on a space, with its cursor.',
+});
 
 const SpaceInstallationConnection = builder.connectionObject(
   {
@@ -220,20 +238,26 @@ const SpaceInstallationConnection = builder.connectionObject(
     name: 'IntegrationSpaceInstallationConnection',
     description: 'A page of installations on spaces, with the size of the whole list.',
   },
-  { name: 'IntegrationSpaceInstallationEdge', description: 'An installation on a space, with its cursor.' },
+  IntegrationSpaceInstallationEdge,
 );
+const IntegrationSiteInstallationEdge = builder.edgeObject({
+  type: SiteInstallationType,
+  name: 'IntegrationSiteInstallationEdge',
+  description: 'An installation on a site, with its cursor.',
+});
+
 const SiteInstallationConnection = builder.connectionObject(
   {
     type: SiteInstallationType,
     name: 'IntegrationSiteInstallationConnection',
     description: 'A page of installations on sites, with the size of the whole list.',
   },
-  { name: 'IntegrationSiteInstallationEdge', description: 'An installation on a site, with its cursor.' },
+  IntegrationSiteInstallationEdge,
 );
 
 /** Reads space installations (extended: the spaces come with them) and primes the spaces. */
 async function listSpaceItems(ctx: GatewayContext, args: ConnectionArgs, pages: RestPages<SpaceInstallation>) {
-  const connection = await listConnection(args, pages);
+  const connection = await listConnection(args, pages, contentItemKey);
   prime(
     SpaceNode,
     ctx,
@@ -248,7 +272,7 @@ async function listSiteItems(
   pages: RestPages<SiteInstallation>,
   organizationId?: string,
 ) {
-  const connection = await listConnection(args, pages);
+  const connection = await listConnection(args, pages, contentItemKey);
   for (const edge of connection.edges) {
     const site = edge.node.site;
     if (typeof site === 'string') continue;
@@ -921,7 +945,12 @@ declareMutation('installIntegration', {
     integrationName: inputField('String', 'Name of the integration (or Integration global ID).', integrationName),
     organizationId: organizationIdField,
   },
-  payload: (name) => InstallationPayload(name, 'The new installation.'),
+  payload: (name) =>
+    objectPayload(name, 'installation', IntegrationInstallationNode, 'The new installation.', {
+      type: IntegrationInstallationEdge,
+      what: 'installation',
+      lists: '`Integration.installations`',
+    }),
   run: async (i, ctx) => {
     const installation = await installIntegration(ctx.api, i.integrationName, i.organizationId);
     return { installation: primeInstallations(ctx, i.integrationName, [installation])[0]! };
@@ -1058,7 +1087,7 @@ for (const kind of ['space', 'site'] as const) {
   // A computed key widens to an index signature: the type names the one field it adds.
   const target = { ...installationTarget, [idField]: targetId } as typeof installationTarget &
     Record<typeof idField, typeof targetId>;
-  const payload = (name: string, description: string) =>
+  const payload = (name: string, description: string, made = false) =>
     payloadType<{ item: SpaceItem | SiteItem }>(name, (t) => ({
       [`${kind}Installation`]: t.field({
         type,
@@ -1066,6 +1095,20 @@ for (const kind of ['space', 'site'] as const) {
         description,
         resolve: (p) => p.item ?? null,
       }),
+      ...(made
+        ? {
+            [`${kind}InstallationEdge`]: edgeField(
+              t,
+              {
+                type: kind === 'space' ? IntegrationSpaceInstallationEdge : IntegrationSiteInstallationEdge,
+                what: `installation on the ${kind}`,
+                lists: `\`Integration.${kind}Installations\` and \`IntegrationInstallation.${kind}Installations\``,
+                key: contentItemKey,
+              },
+              (p) => p.item,
+            ),
+          }
+        : {}),
     }));
   const payloadOf = async (ctx: GatewayContext, written: Promise<SpaceInstallation | SiteInstallation>) => {
     const item: SpaceItem | SiteItem = await written;
@@ -1078,7 +1121,7 @@ for (const kind of ['space', 'site'] as const) {
     input: `The installation and the ${kind}.`,
     fields: target,
     check: (input) => input.transform(resolveInstallation),
-    payload: (name) => payload(name, `The installation on the ${kind}.`),
+    payload: (name) => payload(name, `The installation on the ${kind}.`, true),
     run: (input, ctx) => {
       return payloadOf(
         ctx,

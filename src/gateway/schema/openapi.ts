@@ -374,13 +374,19 @@ async function loaded(ctx: GatewayContext, version: VersionHeld): Promise<Versio
   ) as Promise<VersionHeld>;
 }
 
+const OpenApiSpecEdge = builder.edgeObject({
+  type: OpenApiSpecNode,
+  name: 'OpenApiSpecEdge',
+  description: 'An OpenAPI specification of a list, with its cursor.',
+});
+
 const SpecConnection = builder.connectionObject(
   {
     type: OpenApiSpecNode,
     name: 'OpenApiSpecConnection',
     description: 'A page of OpenAPI specifications, with the size of the whole list.',
   },
-  { name: 'OpenApiSpecEdge', description: 'An OpenAPI specification of a list, with its cursor.' },
+  OpenApiSpecEdge,
 );
 
 builder.objectFields(OrganizationNode, (t) => ({
@@ -802,7 +808,12 @@ declareMutation('createOpenApiSpec', {
     ),
     source: inputField(SpecSourceInput.type, 'Where the document comes from.', SpecSourceInput.schema),
   },
-  payload: (name) => SpecPayload(name, 'The new specification.'),
+  payload: (name) =>
+    objectPayload(name, 'spec', OpenApiSpecNode, 'The new specification.', {
+      type: OpenApiSpecEdge,
+      what: 'specification',
+      lists: '`Organization.openApiSpecs`',
+    }),
   run: async (i, ctx) => {
     const spec = await createSpec(ctx.api, i.organizationId, { slug: i.slug, source: restSource(i.source) });
     return { spec: primeSpecs(ctx, i.organizationId, [spec])[0]! };

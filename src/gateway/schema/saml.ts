@@ -111,13 +111,19 @@ const SsoLoginType = builder.objectRef<SsoLogin>('SsoLogin').implement({
   }),
 });
 
+const SamlProviderEdge = builder.edgeObject({
+  type: SamlProviderNode,
+  name: 'SamlProviderEdge',
+  description: 'A SAML provider of a list, with its cursor.',
+});
+
 const SamlProviderConnection = builder.connectionObject(
   {
     type: SamlProviderNode,
     name: 'SamlProviderConnection',
     description: 'A page of SAML providers, with the size of the whole list.',
   },
-  { name: 'SamlProviderEdge', description: 'A SAML provider of a list, with its cursor.' },
+  SamlProviderEdge,
 );
 
 builder.objectFields(OrganizationNode, (t) => ({
@@ -251,7 +257,12 @@ declareMutation('createSamlProvider', {
     ...providerFields,
   },
   check: (input) => input.superRefine(sameOrganization),
-  payload: (name) => ProviderPayload(name, 'The new provider.'),
+  payload: (name) =>
+    objectPayload(name, 'provider', SamlProviderNode, 'The new provider.', {
+      type: SamlProviderEdge,
+      what: 'provider',
+      lists: '`Organization.samlProviders`',
+    }),
   run: (i, ctx) =>
     providerPayload(ctx, i.organizationId, () =>
       createSamlProvider(

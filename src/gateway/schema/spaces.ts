@@ -218,10 +218,16 @@ SpaceNode.implement({
   }),
 });
 
+const SpaceEdge = builder.edgeObject({
+  type: SpaceNode,
+  name: 'SpaceEdge',
+  description: 'A space of a list, with its cursor.',
+});
+
 /** One connection type for every list of spaces, so clients can share fragments across them. */
 const SpaceConnection = builder.connectionObject(
   { type: SpaceNode, name: 'SpaceConnection', description: 'A page of spaces, with the size of the whole list.' },
-  { name: 'SpaceEdge', description: 'A space of a list, with its cursor.' },
+  SpaceEdge,
 );
 
 builder.objectFields(OrganizationNode, (t) => ({
@@ -291,6 +297,14 @@ builder.queryFields((t) => ({
 const SpacePayload = (mutation: string, description = 'The space after the change.') =>
   objectPayload(mutation, 'space', SpaceNode, description);
 
+/** The payload of a write that makes a space: the space, and its edge. */
+const NewSpacePayload = (mutation: string, description: string) =>
+  objectPayload(mutation, 'space', SpaceNode, description, {
+    type: SpaceEdge,
+    what: 'space',
+    lists: '`Organization.spaces` and `Collection.spaces` (of its collection)',
+  });
+
 /** The payload of a write that answered the space, the loader primed with it. */
 async function spacePayload(ctx: GatewayContext, written: Promise<Space>) {
   const space = await written;
@@ -342,7 +356,7 @@ declareMutation('createSpace', {
         ctx.addIssue({ code: 'custom', path: ['visibility'], message: 'IN_COLLECTION needs a parentId' });
       }
     }),
-  payload: (name) => SpacePayload(name, 'The new space.'),
+  payload: (name) => NewSpacePayload(name, 'The new space.'),
   // POST /orgs/{organizationId}/spaces: a NOT_FOUND naming no body field is about the organization.
   inputPath: (restField, code) => (restField === null && code === 'NOT_FOUND' ? ['organizationId'] : undefined),
   run: ({ organizationId, parentId, ...fields }, ctx) =>
@@ -409,7 +423,7 @@ declareMutation('duplicateSpace', {
   description: 'Copies a space, with its settings and direct grants, next to the original (create role).',
   input: 'The space to duplicate.',
   fields: { spaceId },
-  payload: (name) => SpacePayload(name, 'The copy, placed right after the original.'),
+  payload: (name) => NewSpacePayload(name, 'The copy, placed right after the original.'),
   run: (i, ctx) => spacePayload(ctx, duplicateSpace(ctx.api, i.spaceId)),
 });
 

@@ -152,6 +152,12 @@ TeamNode.implement({
   }),
 });
 
+const OrganizationTeamsEdge = builder.edgeObject({
+  type: TeamNode,
+  name: 'OrganizationTeamsEdge',
+  description: 'A team of a list, with its cursor.',
+});
+
 builder.objectFields(OrganizationNode, (t) => ({
   teams: t.connection(
     {
@@ -175,7 +181,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       },
     },
     {},
-    { name: 'OrganizationTeamsEdge', description: 'An item of a connection with its cursor.' },
+    OrganizationTeamsEdge,
   ),
 }));
 
@@ -244,7 +250,12 @@ declareMutation('createTeam', {
         .nullish(),
     ),
   },
-  payload: TeamPayload,
+  payload: (name) =>
+    objectPayload(name, 'team', TeamNode, 'The new team.', {
+      type: OrganizationTeamsEdge,
+      what: 'team',
+      lists: '`Organization.teams`',
+    }),
   run: async (i, ctx) => {
     const body: { title: string; members?: string[] } = { title: i.title };
     if (i.memberIds?.length) body.members = [...new Set(i.memberIds)];

@@ -186,13 +186,19 @@ TranslationNode.implement({
   }),
 });
 
+const TranslationEdge = builder.edgeObject({
+  type: TranslationNode,
+  name: 'TranslationEdge',
+  description: 'A translation of a list, with its cursor.',
+});
+
 const TranslationConnection = builder.connectionObject(
   {
     type: TranslationNode,
     name: 'TranslationConnection',
     description: 'A page of translations, with the size of the whole list.',
   },
-  { name: 'TranslationEdge', description: 'A translation of a list, with its cursor.' },
+  TranslationEdge,
 );
 
 builder.objectFields(OrganizationNode, (t) => ({
@@ -270,7 +276,12 @@ declareMutation('createTranslation', {
       message: 'must differ from the language of the source',
       path: ['language'],
     }),
-  payload: (name) => TranslationPayload(name, 'The new translation.'),
+  payload: (name) =>
+    objectPayload(name, 'translation', TranslationNode, 'The new translation.', {
+      type: TranslationEdge,
+      what: 'translation',
+      lists: '`Organization.translations`',
+    }),
   run: (i, ctx) =>
     translationPayload(
       ctx,

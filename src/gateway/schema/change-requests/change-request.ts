@@ -236,6 +236,12 @@ ChangeRequestNode.implement({
   }),
 });
 
+export const ChangeRequestEdge = builder.edgeObject({
+  type: ChangeRequestNode,
+  name: 'ChangeRequestEdge',
+  description: 'A change request of a list, with its cursor.',
+});
+
 /** One connection type for every list of change requests. */
 export const ChangeRequestConnection = builder.connectionObject(
   {
@@ -243,7 +249,7 @@ export const ChangeRequestConnection = builder.connectionObject(
     name: 'ChangeRequestConnection',
     description: 'A page of change requests, newest first, with the size of the whole list.',
   },
-  { name: 'ChangeRequestEdge', description: 'A change request of a list, with its cursor.' },
+  ChangeRequestEdge,
 );
 
 /** A user filter argument (platform id, e-mail or global ID) as a platform id. */

@@ -6,12 +6,12 @@ import { applyTemplate } from '../../upstream/content.js';
 import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
 import { specSlug } from '../../upstream/shapes/openapi.js';
 import type { GatewayContext } from '../../context.js';
-import { ChangeRequestNode, ChangeRequestStatusEnum, changeRequestRef } from './change-request.js';
+import { ChangeRequestEdge, ChangeRequestNode, ChangeRequestStatusEnum, changeRequestRef } from './change-request.js';
 import { linkTo, prime } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, documentInput } from '../kit/document.js';
 import { idInput, ownedIdInput } from '../kit/ids.js';
-import { payloadType } from '../kit/payloads.js';
+import { edgeField, payloadType } from '../kit/payloads.js';
 import { SpaceNode } from '../spaces.js';
 import {
   afterWrite,
@@ -34,10 +34,23 @@ async function primeWritten(ctx: GatewayContext, written: Promise<ChangeRequest>
   return request;
 }
 
-/** The payload of a mutation answering the change request it wrote. */
-const requestPayload = (name: string, description: string) =>
+/** The payload of a mutation answering the change request it wrote; `made` adds its edge. */
+const requestPayload = (name: string, description: string, made = false) =>
   payloadType<{ changeRequest: ChangeRequest }>(name, (t) => ({
     changeRequest: t.field({ ...ChangeRequestPayloadField(description), resolve: (p) => p.changeRequest ?? null }),
+    ...(made
+      ? {
+          changeRequestEdge: edgeField(
+            t,
+            {
+              type: ChangeRequestEdge,
+              what: 'change request',
+              lists: '`Space.changeRequests` and `Organization.changeRequests` (with `status: DRAFT`)',
+            },
+            (p) => p.changeRequest,
+          ),
+        }
+      : {}),
   }));
 
 /** The OpenAPI specification a template builds its reference from (`api-reference`). */
@@ -74,7 +87,7 @@ declareMutation('createChangeRequest', {
       message: 'goes with a templateId',
       path: ['openApiSpec'],
     }),
-  payload: (name) => requestPayload(name, 'The new change request.'),
+  payload: (name) => requestPayload(name, 'The new change request.', true),
   run: async (
     { spaceId, subject: title, description, templateId, openApiSpec, conversationsIssuesClusterId },
     ctx,

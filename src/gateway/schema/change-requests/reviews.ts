@@ -21,7 +21,7 @@ import { follow } from '../kit/live.js';
 import { BadUserInputError } from '../../errors.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { DocumentInput, DocumentType, documentInput } from '../kit/document.js';
-import { payloadType } from '../kit/payloads.js';
+import { edgeField, payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { UserNode } from '../users.js';
 import { ChangeRequestNode, changeRequestRef, embeddedUser } from './change-request.js';
@@ -139,13 +139,19 @@ const ContributorType = builder.objectRef<Contributor>('ChangeRequestContributor
   }),
 });
 
+const ChangeRequestReviewEdge = builder.edgeObject({
+  type: ChangeRequestReview,
+  name: 'ChangeRequestReviewEdge',
+  description: 'A review, with its cursor.',
+});
+
 const ReviewConnection = builder.connectionObject(
   {
     type: ChangeRequestReview,
     name: 'ChangeRequestReviewConnection',
     description: 'A page of reviews, oldest first, with their number.',
   },
-  { name: 'ChangeRequestReviewEdge', description: 'A review, with its cursor.' },
+  ChangeRequestReviewEdge,
 );
 const RequestedReviewerConnection = builder.connectionObject(
   {
@@ -217,6 +223,11 @@ declareMutation('submitChangeRequestReview', {
         description: 'The review.',
         resolve: (p) => p.review ?? null,
       }),
+      reviewEdge: edgeField(
+        t,
+        { type: ChangeRequestReviewEdge, what: 'review', lists: '`ChangeRequest.reviews`' },
+        (p) => p.review,
+      ),
       changeRequest: t.field(requestField('The change request reviewed.')),
     })),
   run: async ({ spaceId, changeRequestId, status, comment }, ctx) => {

@@ -25,18 +25,38 @@ export interface ConnectionResult<T> {
 // A cursor names the REST page an item came from (its token, null for the first page) and the
 // item's index in it. REST page tokens mark where a page starts, whatever its limit, so asking
 // for that page again with a larger limit and skipping index + 1 items resumes right after it.
-interface Cursor {
-  p: string | null;
-  i: number;
-}
+// An item that no page placed (the new edge a create answers) has a cursor naming the item
+// itself instead, by its key in the lists (`n`): it resumes right after the item in any list that
+// holds it, found by reading that list from its start.
+type Cursor = { p: string | null; i: number } | { n: string };
+
+/** Longest key an item cursor may name (ids are at most 512 characters). */
+const MAX_ITEM_KEY = 512;
 
 export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
 }
 
+/**
+ * The cursor of an item that no page placed, such as the new edge a create answers: it names the
+ * item by `key`, its key in the lists that hold it (see `restConnection`).
+ */
+export const itemCursor = (key: string): string => encodeCursor({ n: key });
+
+/** True when `value` is a cursor made by `itemCursor`: resuming from it reads its list from the start. */
+export function isItemCursor(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return 'n' in decodeCursor(value);
+  } catch {
+    return false;
+  }
+}
+
 export function decodeCursor(value: string): Cursor {
   try {
-    const cursor = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<Cursor>;
+    const cursor = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (typeof cursor.n === 'string' && cursor.n.length > 0 && cursor.n.length <= MAX_ITEM_KEY) return { n: cursor.n };
     if (
       (cursor.p === null || typeof cursor.p === 'string') &&
       typeof cursor.i === 'number' &&
@@ -67,30 +87,51 @@ export function pageSize(args: ConnectionArgs): number {
   return first;
 }
 
+/** The key of a REST item in its lists, which item cursors name: its `id`. */
+export type ItemKey<T> = (item: T) => unknown;
+
+const restId: ItemKey<unknown> = (item) => (item as { id?: unknown } | null)?.id;
+
+/** Where paging resumes: a REST page token, the index of the first item to take in that page, and that page when read already. */
+interface Resume<T> {
+  token: string | null;
+  skip: number;
+  page?: Page<T>;
+}
+
 /**
  * Resolves a relay connection over a REST list: fetches as few pages as `first`/`after`
  * need (following `next.page` when a page is short), and reports the REST `count` as
- * `totalCount`. `first: 0` answers no edge and `hasNextPage: false`: it only counts.
+ * `totalCount`. `first: 0` answers no edge and `hasNextPage: false`: it only counts. `keyOf`
+ * is the key item cursors name (see `itemCursor`).
  */
-export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFetcher<T>): Promise<ConnectionResult<T>> {
+export async function restConnection<T>(
+  args: ConnectionArgs,
+  fetchPage: PageFetcher<T>,
+  keyOf: ItemKey<T> = restId,
+): Promise<ConnectionResult<T>> {
   const first = pageSize(args);
-  const start = args.after ? decodeCursor(args.after) : { p: null, i: -1 };
+  const cursor = args.after ? decodeCursor(args.after) : { p: null, i: -1 };
+  const start: Resume<T> =
+    'n' in cursor ? await resumeAfterItem(cursor.n, fetchPage, keyOf) : { token: cursor.p, skip: cursor.i + 1 };
   const edges: ConnectionResult<T>['edges'] = [];
-  let token = start.p;
-  let skip = start.i + 1;
+  let { token, skip, page: read } = start;
   let totalCount = 0;
   let hasNextPage = false;
   let fetched = false;
   const seen = new Set<string | null>([token]);
   while (!fetched || edges.length < first) {
     const wanted = Math.min(MAX_PAGE_SIZE, skip + Math.max(1, first - edges.length));
-    const page = await fetchPage(token ?? undefined, wanted).catch((error: unknown) => {
-      // A page token the platform refuses can only have come from a forged or foreign cursor.
-      if (args.after && isGatewayError(error) && error.code === 'BAD_USER_INPUT' && /"page"/.test(error.message)) {
-        throw new BadUserInputError('`after` is not a cursor of this connection', ['after'], error.upstreamStatus);
-      }
-      throw error;
-    });
+    const page =
+      read ??
+      (await fetchPage(token ?? undefined, wanted).catch((error: unknown) => {
+        // A page token the platform refuses can only have come from a forged or foreign cursor.
+        if (args.after && isGatewayError(error) && error.code === 'BAD_USER_INPUT' && /"page"/.test(error.message)) {
+          throw new BadUserInputError('`after` is not a cursor of this connection', ['after'], error.upstreamStatus);
+        }
+        throw error;
+      }));
+    read = undefined;
     if (!fetched) totalCount = page.count;
     fetched = true;
     const items = page.items.slice(skip);
@@ -122,6 +163,25 @@ export async function restConnection<T>(args: ConnectionArgs, fetchPage: PageFet
 }
 
 /**
+ * Where the list resumes after the item `key` names: read from its start, a page of 1000 at a
+ * time, until that item; the page that holds it serves what follows it.
+ */
+async function resumeAfterItem<T>(key: string, fetchPage: PageFetcher<T>, keyOf: ItemKey<T>): Promise<Resume<T>> {
+  let token: string | null = null;
+  const seen = new Set<string | null>([token]);
+  for (;;) {
+    const page = await fetchPage(token ?? undefined, MAX_PAGE_SIZE);
+    const index = page.items.findIndex((item) => keyOf(item) === key);
+    if (index >= 0) return { token, skip: index + 1, page };
+    if (!page.next || page.items.length === 0 || seen.has(page.next.page)) {
+      throw new BadUserInputError('`after` names an item this list does not hold', ['after']);
+    }
+    seen.add(page.next.page);
+    token = page.next.page;
+  }
+}
+
+/**
  * The same page with its nodes replaced, in order, by what `map` makes of all of them at once
  * (so they can be primed together).
  */
@@ -135,9 +195,15 @@ export function mapNodes<T, U>(connection: ConnectionResult<T>, map: (nodes: T[]
  * as for a `totalCount`-only selection), it reads a page of one item, or shares a first page read
  * anyway.
  */
-export function listConnection<T>(args: ConnectionArgs, pages: RestPages<T>): Promise<ConnectionResult<T>> {
+export function listConnection<T>(
+  args: ConnectionArgs,
+  pages: RestPages<T>,
+  keyOf?: ItemKey<T>,
+): Promise<ConnectionResult<T>> {
   const countOnly = args.first === 0 && !args.after;
-  return restConnection(args, (pageToken, limit) =>
-    countOnly && pageToken === undefined ? pages.first() : pages.read(pageToken, limit),
+  return restConnection(
+    args,
+    (pageToken, limit) => (countOnly && pageToken === undefined ? pages.first() : pages.read(pageToken, limit)),
+    keyOf,
   );
 }

@@ -2,6 +2,7 @@ import type { FieldMap, ObjectParam, OutputShape } from '@pothos/core';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { upstream } from '../../policy/cost.js';
 import { builder, type SchemaTypesOf } from './builder.js';
+import { itemCursor } from './connections.js';
 import { UserError, type UserErrorShape } from './user-errors.js';
 
 /** The fields every payload has; `T` adds the affected objects. */
@@ -35,12 +36,16 @@ export function payloadType<T extends object>(
   return ref;
 }
 
-/** Payload of `mutation` with one affected object: the nullable field `field` of type `type`. */
+/**
+ * Payload of `mutation` with one affected object: the nullable field `field` of type `type`; for a
+ * create into lists, `edge` adds the field `<field>Edge` (see `edgeField`).
+ */
 export function objectPayload<F extends string, Type extends ObjectParam<SchemaTypesOf>>(
   mutation: string,
   field: F,
   type: Type,
   description: string,
+  edge?: NewEdge<OutputShape<SchemaTypesOf, Type>>,
 ) {
   return payloadType<Record<F, OutputShape<SchemaTypesOf, Type>>>(mutation, (t) => ({
     [field]: t.field({
@@ -52,7 +57,51 @@ export function objectPayload<F extends string, Type extends ObjectParam<SchemaT
       // Pothos cannot follow a generic field type; the payload holds exactly its shape.
       resolve: (payload) => (payload[field] ?? null) as never,
     }),
+    ...(edge ? { [`${field}Edge`]: edgeField(t, edge, (payload) => payload[field]) } : {}),
   }));
+}
+
+/** How a create's payload shows the object it made as an edge of the lists that hold it (see `edgeField`). */
+export interface NewEdge<N> {
+  /** The edge type of those lists (`SpaceEdge`): the one their connection declares. */
+  type: ObjectParam<SchemaTypesOf>;
+  /** What the object is, as the description names it (`space`). */
+  what: string;
+  /** The lists that hold it, as the description names them (`Organization.spaces and Collection.spaces`). */
+  lists: string;
+  /**
+   * Its key in those lists: the `id` of its REST object unless the list declares another (see
+   * `restConnection`).
+   * @default the object's `id`, or the object itself when the payload holds its platform id
+   */
+  key?: (node: N) => string;
+}
+
+const platformIdOf = (node: unknown): string =>
+  typeof node === 'string' ? node : String((node as { id: unknown }).id);
+
+/**
+ * The payload field `<thing>Edge` of a create: the object it made (`node`, null when the mutation
+ * failed) as an edge of the lists that hold it, for Relay's `@appendEdge`/`@prependEdge` and
+ * Apollo's cache updates. No page placed the object, so its cursor names the object itself
+ * (`itemCursor`): passed as `after` to a list that holds it, it resumes right after it, as any
+ * cursor does. Where it lands in a list depends on the list's order, which the client knows.
+ */
+export function edgeField<P, N>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypesOf, P>,
+  edge: NewEdge<N>,
+  node: (payload: P) => N | null | undefined,
+) {
+  return t.field({
+    type: edge.type,
+    nullable: true,
+    description: `The new ${edge.what} as an edge of ${edge.lists}, for Relay's \`@appendEdge\`/\`@prependEdge\` and Apollo's cache updates; null when the mutation failed. No page placed it, so its cursor names the ${edge.what} itself: passed as \`after\` to a list that holds it, it resumes right after it (that list is then read from its start, to find it); a list that does not hold it answers BAD_USER_INPUT.`,
+    resolve: (payload) => {
+      const made = node(payload);
+      // Pothos cannot follow a generic edge type; this is exactly an edge's shape.
+      return (made == null ? null : { cursor: itemCursor((edge.key ?? platformIdOf)(made)), node: made }) as never;
+    },
+  });
 }
 
 /**

@@ -120,13 +120,19 @@ SiteShareLinkRef.implement({
   }),
 });
 
+const SiteShareLinkEdge = builder.edgeObject({
+  type: SiteShareLinkRef,
+  name: 'SiteShareLinkEdge',
+  description: 'A share link of a list, with its cursor.',
+});
+
 const ShareLinkConnection = builder.connectionObject(
   {
     type: SiteShareLinkRef,
     name: 'SiteShareLinkConnection',
     description: 'A page of share links of a site, with the size of the whole list.',
   },
-  { name: 'SiteShareLinkEdge', description: 'A share link of a list, with its cursor.' },
+  SiteShareLinkEdge,
 );
 
 // --- Visitor authentication ---------------------------------------------------------------------
@@ -553,7 +559,12 @@ declareMutation('createSiteShareLink', {
     name: inputField('String', 'A name to tell links apart (at most 50 characters).', linkName),
   },
   check: (input) => input.transform(inSite),
-  payload: (name) => ShareLinkPayload(name, 'The new share link, with its URL.'),
+  payload: (name) =>
+    objectPayload(name, 'shareLink', SiteShareLinkRef, 'The new share link, with its URL.', {
+      type: SiteShareLinkEdge,
+      what: 'share link',
+      lists: '`Site.shareLinks`',
+    }),
   run: (i, ctx) => shareLinkPayload(ctx, i, createShareLink(ctx.api, i, { name: i.name })),
 });
 

@@ -44,6 +44,7 @@ import { noNull, restBody } from '../kit/mutations.js';
 import {
   primeSites,
   readSiteRef,
+  SiteEdge,
   SiteRef,
   SiteRefValue,
   siteKey,
@@ -58,8 +59,11 @@ import {
   placeSection,
   placeSiteSpace,
   primeSiteItems,
+  SiteSectionEdge,
+  SiteSectionGroupEdge,
   SiteSectionGroupRef,
   SiteSectionRef,
+  SiteSpaceEdge,
   SiteSpaceRef,
   type SiteSectionGroupHeld,
   type SiteSectionHeld,
@@ -357,7 +361,12 @@ declareMutation('createSite', {
       z.array(idInput('Space')).max(100, 'must list at most 100 spaces').nullish(),
     ),
   },
-  payload: (name) => SitePayload(name, 'The new site.'),
+  payload: (name) =>
+    objectPayload(name, 'site', SiteRef, 'The new site.', {
+      type: SiteEdge,
+      what: 'site',
+      lists: '`Organization.sites`',
+    }),
   run: ({ organizationId, spaceIds, ...fields }, ctx) =>
     sitePayload(ctx, organizationId, createSite(ctx.api, organizationId, restBody({ ...fields, spaces: spaceIds }))),
 });
@@ -534,7 +543,12 @@ declareMutation('addSpaceToSite', {
           });
       })
       .transform(inSite),
-  payload: (name) => SiteSpacePayload(name, 'The new site space.'),
+  payload: (name) =>
+    objectPayload(name, 'siteSpace', SiteSpaceRef, 'The new site space.', {
+      type: SiteSpaceEdge,
+      what: 'site space',
+      lists: '`Site.siteSpaces`',
+    }),
   run: (i, ctx) =>
     naming({ sectionId: 'siteSectionId' }, () =>
       siteSpacePayload(
@@ -675,7 +689,12 @@ declareMutation('createSiteSection', {
     ),
   },
   check: (input) => input.superRefine(noNewSpacePage).transform(inSite),
-  payload: (name) => SectionPayload(name, 'The new section.'),
+  payload: (name) =>
+    objectPayload(name, 'siteSection', SiteSectionRef, 'The new section.', {
+      type: SiteSectionEdge,
+      what: 'section',
+      lists: '`Site.sections`',
+    }),
   run: (i, ctx) =>
     sectionPayload(
       ctx,
@@ -832,7 +851,12 @@ declareMutation('createSiteSectionGroup', {
     draft: inputField('Boolean', 'Add it as a draft, not live.', z.boolean().nullish()),
   },
   check: (input) => input.transform(inSite),
-  payload: (name) => GroupPayload(name, 'The new section group.'),
+  payload: (name) =>
+    objectPayload(name, 'siteSectionGroup', SiteSectionGroupRef, 'The new section group.', {
+      type: SiteSectionGroupEdge,
+      what: 'section group',
+      lists: '`Site.sectionGroups`',
+    }),
   run: (i, ctx) =>
     naming({ sections: 'siteSectionIds' }, () =>
       groupPayload(

@@ -239,10 +239,16 @@ SiteRef.implement({
   }),
 });
 
+export const SiteEdge = builder.edgeObject({
+  type: SiteRef,
+  name: 'SiteEdge',
+  description: 'A docs site of a list, with its cursor.',
+});
+
 /** One connection type for every list of sites. */
 export const SiteConnection = builder.connectionObject(
   { type: SiteRef, name: 'SiteConnection', description: 'A page of docs sites, with the size of the whole list.' },
-  { name: 'SiteEdge', description: 'A docs site of a list, with its cursor.' },
+  SiteEdge,
 );
 
 interface SiteFilters {

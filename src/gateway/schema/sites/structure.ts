@@ -477,13 +477,29 @@ export const SiteStructureUnion = builder.unionType('SiteStructure', {
     (structure as SiteStructureHeld).type === 'sections' ? 'SiteSectionsStructure' : 'SiteSpacesStructure',
 });
 
+export const SiteSpaceEdge = builder.edgeObject({
+  type: SiteSpaceRef,
+  name: 'SiteSpaceEdge',
+  description: 'A site space of a list, with its cursor.',
+});
+export const SiteSectionEdge = builder.edgeObject({
+  type: SiteSectionRef,
+  name: 'SiteSectionEdge',
+  description: 'A section of a list, with its cursor.',
+});
+export const SiteSectionGroupEdge = builder.edgeObject({
+  type: SiteSectionGroupRef,
+  name: 'SiteSectionGroupEdge',
+  description: 'A section group of a list, with its cursor.',
+});
+
 const SiteSpaceConnection = builder.connectionObject(
   {
     type: SiteSpaceRef,
     name: 'SiteSpaceConnection',
     description: 'A page of site spaces, with the size of the whole list.',
   },
-  { name: 'SiteSpaceEdge', description: 'A site space of a list, with its cursor.' },
+  SiteSpaceEdge,
 );
 const SiteSectionConnection = builder.connectionObject(
   {
@@ -491,7 +507,7 @@ const SiteSectionConnection = builder.connectionObject(
     name: 'SiteSectionConnection',
     description: 'A page of sections, with the size of the whole list.',
   },
-  { name: 'SiteSectionEdge', description: 'A section of a list, with its cursor.' },
+  SiteSectionEdge,
 );
 const SiteSectionGroupConnection = builder.connectionObject(
   {
@@ -499,7 +515,7 @@ const SiteSectionGroupConnection = builder.connectionObject(
     name: 'SiteSectionGroupConnection',
     description: 'A page of section groups, with the size of the whole list.',
   },
-  { name: 'SiteSectionGroupEdge', description: 'A section group of a list, with its cursor.' },
+  SiteSectionGroupEdge,
 );
 
 builder.objectFields(SiteRef, (t) => ({
