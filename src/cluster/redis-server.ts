@@ -3,6 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 /** A redis-server (Debian's package) on a loopback port, kept in memory only. */
 export interface RedisServer {
   url: string;
+  /** Its process id while it runs. */
+  readonly pid: number | undefined;
   /** Stops it at once (SIGKILL, as if it went down). */
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
@@ -53,5 +55,12 @@ export async function startRedisServer(port: number): Promise<RedisServer> {
   }
 
   await start();
-  return { url: `redis://127.0.0.1:${port}`, stop, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    get pid() {
+      return child?.pid;
+    },
+    stop,
+    start,
+  };
 }
