@@ -8,15 +8,16 @@ import { seedDemoTranslations } from './translations/run.js';
 import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
 import { seedDemoConversations } from './conversations/demo.js';
 import { DEMO_INTEGRATIONS, seedDemoIntegrations } from './integrations/demo.js';
-import { newId, stableId } from './http.js';
+import { newId, newSecret, stableId, withStableIds } from './http.js';
 import type { Db } from './store/db.js';
 
 /** `{ "<email>": "<token>" }`, the first entry an admin of every demo organization. */
 export type DemoTokens = Record<string, string>;
 
 /**
- * The fixed identities of the demo data set, so tests, docs/demo-data.md and GraphiQL examples can
- * name them. Users and spaces get random ids: find users by e-mail and spaces by title.
+ * The names of the demo data set, so tests, docs/demo-data.md and GraphiQL examples can name its
+ * objects. Every demo object has the same id on every install (users and spaces from their names,
+ * the rest from the order of seeding: `withStableIds`); tests find users by e-mail and spaces by title.
  */
 export const DEMO = {
   orgs: {
@@ -415,7 +416,7 @@ const SPACES: DemoSpace[] = [
  */
 export function seedDemoData(db: Db): DemoTokens {
   // IMMEDIATE takes the write lock before the check, so two processes cannot both seed.
-  return db.transaction(() => storedTokens(db) ?? insertDemoData(db)).immediate();
+  return db.transaction(() => storedTokens(db) ?? withStableIds('demo', () => insertDemoData(db))).immediate();
 }
 
 /** True once the demo data was seeded in this database. */
@@ -465,7 +466,7 @@ function insertDemoData(db: Db): DemoTokens {
     const email = DEMO.users[key];
     const person = people[key];
     const id = stableId(`demo-user:${key}`);
-    const token = newId(40);
+    const token = newSecret(40);
     insertUser.run(
       id,
       person.name,
@@ -631,7 +632,7 @@ function insertDemoData(db: Db): DemoTokens {
       space.language ?? null,
       space.defaultLevel ?? 'inherit',
       revision,
-      newId(24),
+      newSecret(24),
       gitSync && JSON.stringify(gitSync),
       space.visitorAuth ? JSON.stringify({ backend: 'custom' }) : null,
       position(space.org, space.parent),
@@ -696,30 +697,32 @@ function insertDemoData(db: Db): DemoTokens {
     userIds.ada,
   );
 
+  // Each domain's ids come from a sequence of its own: adding to one leaves the others' as they were.
+  const domain = (name: string, seed: () => void) => withStableIds(`demo-${name}`, seed);
   // Real documentation in three spaces, with three revisions each.
-  seedDemoContent(db, spaceIds, ago);
+  domain('content', () => seedDemoContent(db, spaceIds, ago));
   // Support conversations of Acme over the last thirteen weeks, split into issues and clustered
   // (before change requests: one of them addresses the installer-errors cluster).
-  seedDemoConversations(db, acme, start);
+  domain('conversations', () => seedDemoConversations(db, acme, start));
   // Change requests in every state on top of it.
-  seedDemoChangeRequests(db, spaceIds, userIds);
+  domain('change-requests', () => seedDemoChangeRequests(db, spaceIds, userIds));
   // Docs sites publishing some of them.
-  seedDemoSites(db, { acme, globex }, spaceIds);
+  domain('sites', () => seedDemoSites(db, { acme, globex }, spaceIds));
   // SAML providers of Acme: one active, one pending.
-  seedDemoSaml(db, acme, ago(40));
-  seedDemoFonts(db, acme, ago(35));
+  domain('saml', () => seedDemoSaml(db, acme, ago(40)));
+  domain('fonts', () => seedDemoFonts(db, acme, ago(35)));
   // "Getting started" translated into French (pseudo-localized), one run completed: its result
   // is the space "Getting started (FR)".
-  seedDemoTranslations(db, acme, space('Getting started'), ago(4));
+  domain('translations', () => seedDemoTranslations(db, acme, space('Getting started'), ago(4)));
   // The OpenAPI specification of Acme (two versions) and the space computing its reference.
-  seedDemoOpenAPI(db, acme, space(S.openapi), ago(60));
+  domain('openapi', () => seedDemoOpenAPI(db, acme, space(S.openapi), ago(60)));
   // Two integrations of Acme, installed, with their events: "Video embeds" (public, enabled on
   // "Release notes") and "Acme analytics" (private, enabled on the Acme Docs site).
   const docsSite = db
     .prepare('SELECT id FROM sites WHERE org_id = ? AND title = ?')
     .pluck(true)
     .get(acme, DEMO_SITES.docs) as string;
-  seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite);
+  domain('integrations', () => seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
   return tokens;

@@ -55,12 +55,41 @@ export const preconditionFailed = (message: string) => new ApiError(412, message
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A new opaque identifier (20 random base62 characters). */
+/** While `withStableIds` runs: the name its ids derive from, and how many it made. */
+let stableIds: { name: string; made: number } | undefined;
+
+/**
+ * A new opaque identifier (20 base62 characters): random, or, inside `withStableIds`, the next of
+ * its sequence. Never for secrets (`newSecret`).
+ */
 export function newId(length = 20): string {
+  if (stableIds) return stableId(`${stableIds.name}#${stableIds.made++}`, length);
+  return newSecret(length);
+}
+
+/** A new random string of base62 characters, for tokens and keys: random even inside `withStableIds`. */
+export function newSecret(length = 20): string {
   const bytes = randomBytes(length);
   let id = '';
   for (const byte of bytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
   return id;
+}
+
+/**
+ * Runs `seed` (synchronous: nothing else runs meanwhile) with every `newId` it makes, however
+ * deep, derived from `name` and their order: seeding the same data twice gives the same ids, so
+ * the documentation and bookmarks can name demo objects. Secrets stay random (`newSecret`).
+ */
+export function withStableIds<T>(name: string, seed: () => T): T {
+  const outer = stableIds;
+  stableIds = { name, made: 0 };
+  try {
+    const seeded = seed();
+    if (seeded instanceof Promise) throw new Error('withStableIds runs synchronous seeds only');
+    return seeded;
+  } finally {
+    stableIds = outer;
+  }
 }
 
 /**

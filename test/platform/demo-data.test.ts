@@ -20,6 +20,26 @@ function rowCounts(db: Db): Record<string, number> {
   );
 }
 
+/**
+ * Every id of the database, by `table.column`, sorted: the columns named `id` or ending in `_id`,
+ * and those naming a revision or a space.
+ */
+function seededIds(db: Db): Record<string, string[]> {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as Array<{ name: string }>;
+  const ids: Record<string, string[]> = {};
+  for (const { name: table } of tables) {
+    const columns = db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>;
+    for (const { name } of columns.filter((column) => /^id$|_id$|^revision$|_space$|_revision$/.test(column.name))) {
+      ids[`${table}.${name}`] = (
+        db.prepare(`SELECT "${name}" FROM "${table}" ORDER BY 1`).pluck(true).all() as unknown[]
+      ).map(String);
+    }
+  }
+  return ids;
+}
+
 function userByEmail(db: Db, email: string): UserRow {
   return db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow;
 }
@@ -85,23 +105,40 @@ describe('seedDemoData', () => {
     }
   });
 
-  it('draws random tokens for each new database, and gives demo spaces and users the same ids on every install', () => {
+  it('draws random tokens and share keys for each new database, and gives every demo object the same id on every install', () => {
     const other = openDatabase({ file: ':memory:' });
-    const otherTokens = seedDemoData(other);
-    // A translation's result space ("Getting started (FR)") is made by its run, with a new id as any run's.
-    const ids = (d: Db, table: string) =>
-      (
-        d
-          .prepare(`SELECT id FROM ${table} WHERE ${table === 'spaces' ? "title NOT LIKE '% (__)'" : '1'} ORDER BY id`)
-          .all() as Array<{
-          id: string;
-        }>
-      ).map((r) => r.id);
-    expect(Object.values(otherTokens).some((token) => Object.values(tokens).includes(token))).toBe(false);
-    expect(ids(other, 'spaces')).toEqual(ids(db, 'spaces'));
-    expect(ids(other, 'users')).toEqual(ids(db, 'users'));
-    expect(new Set(ids(db, 'spaces')).size).toBe(ids(db, 'spaces').length);
-    other.close();
+    try {
+      const otherTokens = seedDemoData(other);
+      expect(Object.values(otherTokens).some((token) => Object.values(tokens).includes(token))).toBe(false);
+      const shareKeys = (d: Db) => d.prepare('SELECT share_key FROM spaces ORDER BY id').pluck(true).all() as string[];
+      expect(shareKeys(other).some((key, index) => key === shareKeys(db)[index])).toBe(false);
+
+      const ids = seededIds(db);
+      expect(seededIds(other)).toEqual(ids);
+      // Every kind of object a reader would paste is among them.
+      for (const column of [
+        'users.id',
+        'spaces.id',
+        'revisions.id',
+        'sites.id',
+        'site_spaces.id',
+        'site_sections.id',
+        'site_section_groups.id',
+        'site_share_links.id',
+        'change_requests.id',
+        'translations.id',
+        'openapi_specs.id',
+        'saml_providers.id',
+        'conversations.id',
+        'conversation_clusters.id',
+        'integration_installations.id',
+        'integration_events.id',
+      ])
+        expect(ids[column]?.length, column).toBeGreaterThan(0);
+      expect(new Set(ids['spaces.id']).size).toBe(ids['spaces.id']!.length);
+    } finally {
+      other.close();
+    }
   });
 
   it('has the demo users, two organizations and every role plus a guest in Acme', () => {

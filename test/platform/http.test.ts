@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { newId, newSecret, withStableIds } from '../../src/platform/http.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let p: TestPlatform;
@@ -16,6 +17,33 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.destroy();
+});
+
+describe('ids', () => {
+  const made = () => [newId(), newId(8), newSecret()];
+
+  it('are random, except inside withStableIds, which repeats its sequence and keeps secrets random', () => {
+    expect(newId()).not.toBe(newId());
+    const first = withStableIds('seed', made);
+    const second = withStableIds('seed', made);
+    expect(second.slice(0, 2)).toEqual(first.slice(0, 2));
+    expect(first[0]).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(first[1]).toMatch(/^[A-Za-z0-9]{8}$/);
+    expect(second[2]).not.toBe(first[2]);
+    expect(withStableIds('other seed', made)[0]).not.toBe(first[0]);
+  });
+
+  it('restore the outer sequence after a nested one, and refuse a seed that is not synchronous', () => {
+    const [outer, inner, after] = withStableIds('outer', () => [
+      newId(),
+      withStableIds('inner', () => newId()),
+      newId(),
+    ]);
+    expect(withStableIds('inner', () => newId())).toBe(inner);
+    expect(withStableIds('outer', () => [newId(), newId()])).toEqual([outer, after]);
+    expect(() => withStableIds('async', async () => newId())).toThrow('synchronous');
+    expect(newId()).not.toBe(newId());
+  });
 });
 
 const pageToken = (payload: unknown) => Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');

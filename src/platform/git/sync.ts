@@ -1,4 +1,4 @@
-import { newId } from '../http.js';
+import { newSecret } from '../http.js';
 import { PermanentJobError, type JobQueue } from '../jobs.js';
 import { timeSlices, writeInSlices } from '../slices.js';
 import type { SpaceRow } from '../rows.js';
@@ -128,7 +128,7 @@ export function queueOperation(db: Db, queue: JobQueue, job: Omit<GitJob, 'url' 
   const masked = maskUrl(job.url);
   let secret: string | undefined;
   if (masked !== job.url) {
-    secret = newId();
+    secret = newSecret();
     secrets.set(secret, job.url);
   }
   const at = new Date().toISOString();

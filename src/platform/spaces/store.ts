@@ -1,5 +1,5 @@
 import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
-import { laterThan, newId, now } from '../http.js';
+import { laterThan, newId, newSecret, now } from '../http.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { applyOrder, endPosition, planPlacement } from '../tree/positions.js';
@@ -39,7 +39,7 @@ export function insertSpace(db: Db, space: NewSpace): string {
       space.editMode ?? 'live',
       space.language ?? null,
       revision,
-      newId(24),
+      newSecret(24),
       endPosition(db, space.orgId, parentId),
       at,
       at,
@@ -83,7 +83,7 @@ export function duplicateSpace(db: Db, space: SpaceRow, title: string): string {
       space.language,
       space.default_level,
       copyRevision,
-      newId(24),
+      newSecret(24),
       space.visitor_auth,
       endPosition(db, space.org_id, space.parent_id),
       at,
