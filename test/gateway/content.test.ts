@@ -10,6 +10,9 @@ const U = DEMO.users;
 let g: TestGateway;
 let spaceId: string;
 let firstRevision: string;
+/** The top pages and the parents of the space's revision before the sample content, as seeded. */
+let firstPages: Array<{ title: string }>;
+let firstParents: string[];
 let revision: string;
 let ids: ReturnType<typeof sampleContent>['ids'];
 
@@ -17,6 +20,12 @@ beforeAll(async () => {
   g = await startTestGateway();
   spaceId = g.platform.spaceId(DEMO.spaces.userGrant);
   firstRevision = g.platform.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
+  const seeded = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body as {
+    pages: Array<{ title: string }>;
+    parents: string[];
+  };
+  firstPages = seeded.pages.map(({ title }) => ({ title }));
+  firstParents = seeded.parents;
   const sample = sampleContent(g.platform.db, spaceId, '', g.platform.url.replace(/\/v1$/, '/app'));
   ids = sample.ids;
   revision = commitContent(g.platform.db, spaceId, sample.content);
@@ -227,8 +236,12 @@ describe('revisions', () => {
     expect(answer).toEqual({
       data: {
         space: {
-          older: { platformId: firstRevision, parents: [], pages: [] },
-          content: { parents: [{ platformId: firstRevision, pages: [] }] },
+          older: {
+            platformId: firstRevision,
+            parents: firstParents.map((id) => ({ id: revisionGid(id) })),
+            pages: firstPages,
+          },
+          content: { parents: [{ platformId: firstRevision, pages: firstPages }] },
         },
       },
       errors: undefined,

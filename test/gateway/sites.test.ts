@@ -662,8 +662,7 @@ describe('reading sites', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data.site.structure.items[0].siteSpaces).toEqual([
       { pageId: null, homePage: { title: 'Welcome to Acme Docs' } },
-      // The French space has no pages yet.
-      { pageId: null, homePage: null },
+      { pageId: null, homePage: { title: 'Bienvenue' } },
     ]);
     // The site, its structure, then the page tree of the space of each site space of the two sections at the root.
     expect(result.upstream).toBe(2 + 3);

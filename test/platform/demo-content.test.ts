@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONDocument } from '../../src/document/model.js';
 import { documentText } from '../../src/document/text.js';
-import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
+import { DEMO_CONTENT, SEEDED_CONTENT } from '../../src/platform/demo-content/index.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-/** The demo documentation, as seeded: three spaces of real pages, with history. */
+/** The demo documentation, as seeded: three spaces of real pages, with history, and the other spaces sites publish. */
 let p: TestPlatform;
 
 beforeAll(async () => {
@@ -108,7 +108,7 @@ describe('the demo documentation as a whole', () => {
   it('has exactly one broken link, and links between its spaces', async () => {
     let broken = 0;
     let crossSpace = 0;
-    for (const { space } of DEMO_CONTENT) {
+    for (const { space } of SEEDED_CONTENT) {
       const report = (await p.api('GET', `/spaces/${p.spaceId(space)}/links`, { query: { limit: 1000 } })).body as {
         stats: { broken: { total: number } };
         items: Array<{ status: string; targetReference?: unknown }>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_CONTENT } from '../../src/platform/demo-content/index.js';
+import { SEEDED_CONTENT } from '../../src/platform/demo-content/index.js';
 import type { DemoPage } from '../../src/platform/demo-content/types.js';
 import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/document/model.js';
 import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/document/markdown.js';
@@ -18,7 +18,7 @@ const demoMarkdown = (): string[] => {
       walk(page.pages ?? []);
     }
   };
-  for (const space of DEMO_CONTENT) walk(space.pages);
+  for (const space of SEEDED_CONTENT) walk(space.pages);
   return bodies;
 };
 

@@ -243,7 +243,12 @@ describe('published URLs', () => {
     expect((await resolve(`${pub}/no-such-org/docs`)).status).toBe(404);
     expect((await resolve(`${pub}/globex/nothing-here`)).status).toBe(404);
     const labs = `${pub}/acme-docs/acme-labs/some-page`;
-    expect(await resolved(labs)).toMatchObject({ site: ids.labs, preview: true });
+    const preview = await resolved(labs);
+    expect(preview).toMatchObject({ site: ids.labs, preview: true });
+    // The API token of a member's preview reads the unpublished site, as any resolved URL's does.
+    const profile = await p.api('GET', `/orgs/${acme}/sites/${ids.labs}/published`, { token: preview.apiToken });
+    expect(profile.status, JSON.stringify(profile.body)).toBe(200);
+    expect(profile.body.site.id).toBe(ids.labs);
     // Outside the organization, an unpublished site's basename is only a path of the default site.
     expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).body).toMatchObject({
       site: ids.docs,

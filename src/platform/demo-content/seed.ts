@@ -5,17 +5,17 @@ import { pageIndex } from '../content/pages.js';
 import { relativeRefs } from '../content/page-markdown.js';
 import { putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import type { Db } from '../store/db.js';
-import { DEMO_CONTENT } from './index.js';
+import { SEEDED_CONTENT } from './index.js';
 import type { DemoPage, DemoSpaceContent } from './types.js';
 
 /**
- * Seeds the demo documentation: for each space of `DEMO_CONTENT`, three revisions (pages that
- * came later, a renamed page, changed variables), each stored as any content is, the last made
- * current (and indexed for search). Markdown is converted with the platform's converter, its
- * relative links resolved against the revision's own page tree.
+ * Seeds the demo documentation: for each space of `SEEDED_CONTENT`, its revisions (up to three:
+ * pages that came later, a renamed page, changed variables), each stored as any content is, the
+ * last made current (and indexed for search). Markdown is converted with the platform's
+ * converter, its relative links resolved against the revision's own page tree.
  */
 export function seedDemoContent(db: Db, spaceIds: ReadonlyMap<string, string>, ago: (days: number) => string): void {
-  for (const space of DEMO_CONTENT) {
+  for (const space of SEEDED_CONTENT) {
     const spaceId = spaceIds.get(space.space);
     if (!spaceId) throw new Error(`Demo content for "${space.space}", which is no demo space`);
     seedSpace(db, spaceId, space, spaceIds, ago);
@@ -41,12 +41,13 @@ function seedSpace(
       })
       .replace(/\{\{reusable:([^}]+)\}\}/g, (_, id: string) => `/reusable-content/${id}`);
   let parent = db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
-  for (const revision of [1, 2, 3] as const) {
+  const last = space.revisionDaysAgo.length;
+  for (let revision = 1; revision <= last; revision += 1) {
     const content: RevisionContent = {
-      pages: tree(space.pages, revision),
+      pages: tree(space.pages, revision, last),
       files,
       reusableContents: space.reusableContents.map((item) => ({ id: item.id, title: item.title })),
-      variables: revision < 3 && space.formerVariables ? space.formerVariables : space.variables,
+      variables: revision < last && space.formerVariables ? space.formerVariables : space.variables,
     };
     // Documents are converted once the tree is known, so that relative links resolve.
     const index = pageIndex(content);
@@ -75,14 +76,14 @@ function seedSpace(
   setCurrentRevision(db, spaceId, parent);
 }
 
-/** The pages of a revision: those there by then, with the titles they had. */
-function tree(pages: readonly DemoPage[], revision: 1 | 2 | 3): ContentPage[] {
+/** The pages of a revision (of `last`): those there by then, with the titles they had. */
+function tree(pages: readonly DemoPage[], revision: number, last: number): ContentPage[] {
   return pages
     .filter((page) => (page.since ?? 1) <= revision)
     .map((page) => {
-      const title = revision < 3 && page.formerTitle ? page.formerTitle : page.title;
+      const title = revision < last && page.formerTitle ? page.formerTitle : page.title;
       const kind = page.kind ?? 'document';
-      const base: ContentPage = { id: page.id, type: kind, title, pages: tree(page.pages ?? [], revision) };
+      const base: ContentPage = { id: page.id, type: kind, title, pages: tree(page.pages ?? [], revision, last) };
       if (kind === 'link')
         return { ...base, target: { kind: 'url', url: page.href ?? '' }, ...(page.href ? { href: page.href } : {}) };
       return {

@@ -31,7 +31,7 @@ export interface DemoPage {
   markdown?: string;
   /** The revision the page first appears in (2 or 3); absent: in the first one. */
   since?: 2 | 3;
-  /** The page's title in revisions before the last, when it was renamed in the third. */
+  /** The page's title in revisions before the last, when it was renamed in the last. */
   formerTitle?: string;
   pages?: DemoPage[];
 }
@@ -61,8 +61,8 @@ export interface DemoSpaceContent {
   reusableContents: DemoReusable[];
   /** Variables of the last revision. */
   variables: Record<string, string | number | boolean>;
-  /** Variables of the first two revisions, when they differ. */
+  /** Variables of the revisions before the last, when they differ. */
   formerVariables?: Record<string, string | number | boolean>;
-  /** Days ago of the three revisions, oldest first. */
-  revisionDaysAgo: [number, number, number];
+  /** Days ago of its revisions (one to three), oldest first. */
+  revisionDaysAgo: [number] | [number, number] | [number, number, number];
 }

@@ -235,8 +235,8 @@ export async function readSiteToken(db: Db, token: string): Promise<SiteTokenCla
 
 /**
  * Whether someone outside the site's organization may read it: a published public or unlisted
- * site, a published share-link site with the key of one of its active share links, or any
- * published site for a visitor holding its API token.
+ * site, a published share-link site with the key of one of its active share links, or the site
+ * for a visitor holding its API token (a published one, or a member's preview of an unpublished one).
  */
 export function readableWithoutMembership(
   db: Db,
@@ -244,9 +244,10 @@ export function readableWithoutMembership(
   shareKey: string | undefined,
   visitorOf?: string,
 ): boolean {
-  if (site.published !== 1) return false;
-  // The bearer of an API token the platform gave for this site (a resolved URL) is its reader.
+  // The bearer of an API token the platform gave for this site (a resolved URL) is its reader: the
+  // token holds (`siteTokenHolds`), so the site is published or the token was a member's preview.
   if (visitorOf === site.id) return true;
+  if (site.published !== 1) return false;
   if (site.visibility === 'public' || site.visibility === 'unlisted') return true;
   return site.visibility === 'share-link' && activeShareLink(db, site.id, shareKey) !== undefined;
 }
