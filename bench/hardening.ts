@@ -69,7 +69,8 @@ async function main(): Promise<number> {
     console.log(
       `platform pid ${pid} ready in ${((performance.now() - seeding) / 1000).toFixed(1)} s (first start: seeds the demo data)`,
     );
-    const context = await prepareCorpus(corpusClient(started.ready.url, started.ready.adminToken!));
+    const [adminToken] = Object.values(started.ready.demoTokens!);
+    const context = await prepareCorpus(corpusClient(started.ready.url, adminToken!));
     const before = memoryOf(pid);
     const lost: string[] = [];
     const { runs, failedReads } = await runCorpus(context, {

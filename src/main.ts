@@ -19,10 +19,6 @@ const config = (() => {
   }
 })();
 
-function isLoopback(host: string): boolean {
-  return /^127\./.test(host) || host === '::1' || host === 'localhost';
-}
-
 /** Ends the start with a readable line instead of a stack when a port is taken or refused. */
 function failStart(port: number, error: unknown, setting = 'PORT'): never {
   const code = (error as { code?: string }).code;
@@ -108,12 +104,9 @@ const gateway = createGateway({
   // One JSON line per operation on stdout, at LOG_LEVEL info and below.
   operationLog: pino({ level: config.LOG_LEVEL }),
   ...(supervisor ? { upstreamProcess: () => supervisor.status() } : {}),
-  // The page is served to anyone who can reach the gateway: prefill the admin token only when
-  // that is this machine alone.
-  graphiql: {
-    enabled: true,
-    ...(ready?.adminToken && isLoopback(config.HOST) ? { defaultToken: ready.adminToken } : {}),
-  },
+  // The demo users' tokens, only from the embedded platform (never with UPSTREAM_URL): the gateway
+  // offers them in GraphiQL to a browser on this machine only.
+  graphiql: { enabled: true, ...(ready?.demoTokens ? { demoTokens: ready.demoTokens } : {}) },
 });
 
 // A new process serves: requests need not wait for the breaker's cool-down to find it out.

@@ -9,8 +9,11 @@ export type ChildMessage =
       type: 'ready';
       /** Base URL it serves: the platform's ends in `/v1`, a gateway's is its origin. */
       url: string;
-      /** The demo admin's token, when the demo data is seeded (prefills GraphiQL; never printed). */
-      adminToken?: string;
+      /**
+       * The demo users' tokens, the first an admin of every demo organization, when the demo data is
+       * seeded: GraphiQL offers them to clients on this machine. Never printed.
+       */
+      demoTokens?: Record<string, string>;
       /** Where every demo user's token is written, when the demo data is seeded. */
       demoTokensFile?: string;
     }

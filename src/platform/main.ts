@@ -94,13 +94,13 @@ try {
   platform = await fail(startFailure(error));
 }
 
-const [adminToken] = Object.values(platform.tokens);
-const demoTokensFile = adminToken ? join(config.DATA_DIR, 'demo-tokens.json') : undefined;
+const seeded = Object.keys(platform.tokens).length > 0;
+const demoTokensFile = seeded ? join(config.DATA_DIR, 'demo-tokens.json') : undefined;
 if (supervised) {
   process.send!({
     type: 'ready',
     url: platform.url,
-    ...(adminToken ? { adminToken, demoTokensFile } : {}),
+    ...(seeded ? { demoTokens: platform.tokens, demoTokensFile } : {}),
   } satisfies ChildMessage);
 } else {
   console.log(`Platform API on ${platform.url}`);

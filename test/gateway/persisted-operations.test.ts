@@ -6,7 +6,6 @@ import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { documentHash, readManifest } from '../../src/gateway/policy/manifest.js';
 import { postGraphQL } from '../fixtures/gateway.js';
-import { assemble, payloadsOf, type Payload } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let platform: TestPlatform;
@@ -43,44 +42,6 @@ describe('persisted operations', () => {
     expect(byId.body.data).toEqual(byText.body.data);
     expect(byId.body.data.organizations.totalCount).toBeGreaterThan(0);
     expect(byId.upstream).toBe(byText.upstream);
-  });
-
-  it('runs every example by its id, without an error', async () => {
-    const variables: Record<string, Record<string, unknown>> = {
-      Dashboard: {},
-      SpaceOverview: { spaceId: platform.spaceId('Getting started') },
-      SearchOrganization: { organizationId: 'acme', query: 'install' },
-      FollowSpaceContent: { spaceId: platform.spaceId('Getting started') },
-    };
-    for (const { document } of EXAMPLE_OPERATIONS) {
-      const [, type, name] = /^(query|subscription) (\w+)/.exec(document)!;
-      platform.app.stats.reset();
-      // The deferred example answers in parts, as GraphiQL asks for them; the subscription over
-      // SSE, whose first event is enough.
-      const abort = new AbortController();
-      const response = await open.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: type === 'subscription' ? 'text/event-stream' : 'multipart/mixed, application/graphql-response+json',
-          authorization: `Bearer ${platform.adminToken}`,
-        },
-        body: JSON.stringify({ documentId: documentHash(document), variables: variables[name!] }),
-        signal: abort.signal,
-      });
-      const payloads: Payload[] = [];
-      if (!response.headers.get('content-type')?.match(/^(multipart\/mixed|text\/event-stream)/)) {
-        payloads.push((await response.json()) as Payload);
-      } else {
-        for await (const payload of payloadsOf(response)) {
-          payloads.push(payload);
-          if (type === 'subscription') break;
-        }
-      }
-      abort.abort();
-      expect({ name, errors: assemble(payloads).errors }).toEqual({ name, errors: [] });
-      expect(platform.app.stats.count).toBeGreaterThan(0);
-    }
   });
 
   it('takes documentId in a GET too', async () => {

@@ -66,8 +66,8 @@ describe('the hostile corpus against a running platform', () => {
     ready = await supervisor.start();
     pid = supervisor.status().pid!;
     const tokens = JSON.parse(readFileSync(ready.demoTokensFile!, 'utf8')) as Record<string, string>;
-    expect(Object.values(tokens)[0]).toBe(ready.adminToken);
-    context = await prepareCorpus(corpusClient(ready.url, ready.adminToken!));
+    expect(ready.demoTokens).toEqual(tokens);
+    context = await prepareCorpus(corpusClient(ready.url, Object.values(tokens)[0]!));
   }, 30_000);
 
   afterAll(async () => {

@@ -1,8 +1,10 @@
 /**
- * The operations the gateway ships as examples: GraphiQL opens on the first, and all of them make
- * the built-in manifest of persisted operations (`persisted-operations.json`, written by
- * `npm run persisted`), which a client may send by hash (`documentId`) without the document.
- * Each is a named operation, checked against the schema by codegen and by `npm test`.
+ * The operations the gateway ships as examples, one or more per domain of the graph: GraphiQL opens
+ * a tab per example, and all of them make the built-in manifest of persisted operations
+ * (`persisted-operations.json`, written by `npm run persisted`), which a client may send by hash
+ * (`documentId`) without the document. Each is a named operation, checked against the schema by
+ * codegen and by `npm test`, and runs against the demo data as it is seeded (docs/demo-data.md):
+ * their variables name demo objects by the ids every install gives them.
  */
 export interface ExampleOperation {
   /** What it shows, for people reading GraphiQL. */
@@ -10,7 +12,22 @@ export interface ExampleOperation {
   document: string;
   /** Variables GraphiQL opens it with. */
   variables?: Record<string, unknown>;
+  /** Headers its tab sends besides the caller's token (`x-explain`). */
+  headers?: Record<string, string>;
 }
+
+/** Demo objects the examples name (docs/demo-data.md lists them). */
+const DEMO = {
+  organization: 'acme',
+  gettingStarted: 'uGSO8WFtLyL1R4YKcr6B',
+  handbook: 'QNc31FqZiCrFE1psJuPc',
+  petstore: 'JFpBYGIx0e3ecjUGaKI7',
+  /** "Document the log level setting": open, outdated, merges cleanly. */
+  changeRequest: '2',
+  /** Signed for the site "Acme API", claims `betaAccess: true`: it opens the beta variant. */
+  visitorToken:
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJkZW1vLXZpc2l0b3IiLCJiZXRhQWNjZXNzIjp0cnVlLCJwbGFuIjoicHJvIiwiaWF0IjoxNzk1MDAwMDAwLCJleHAiOjQxMDI0NDQ4MDB9.FZq3enHVYoi7u43wF4rdG62RET-oF_bDqDGUZkDkWCU',
+} as const;
 
 export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   {
@@ -46,6 +63,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description: 'One space with its live pages and its open change requests.',
+    variables: { spaceId: DEMO.gettingStarted },
     document: /* GraphQL */ `query SpaceOverview($spaceId: ID!) {
   space(id: $spaceId) {
     title
@@ -57,17 +75,213 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
 }`,
   },
   {
-    description: 'Full-text search across an organization.',
-    variables: { organizationId: 'acme', query: 'install' },
+    description:
+      'The page tree of a space, two levels deep, and one page as markdown (the page and its markdown come in one upstream read).',
+    variables: { spaceId: DEMO.gettingStarted, pageId: 'pg-gs-quickstart' },
+    document: /* GraphQL */ `query PageTreeAndMarkdown($spaceId: ID!, $pageId: ID!) {
+  space(id: $spaceId) {
+    title
+    content {
+      pages {
+        title
+        ... on DocumentPage { path }
+        children { title ... on DocumentPage { path } }
+      }
+      page(id: $pageId) { title ... on DocumentPage { description markdown } }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'Full-text search across an organization: the spaces with hits, best first, and in each the pages and sections that matched.',
+    variables: { organizationId: DEMO.organization, query: 'install' },
     document: /* GraphQL */ `query SearchOrganization($organizationId: ID!, $query: String!) {
   organization(id: $organizationId) {
-    search(query: $query, first: 10) { totalCount nodes { title } }
+    search(query: $query, first: 10) {
+      totalCount
+      nodes {
+        title
+        pages { title path sections { title body } }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'Edit a change request and merge it, in one request (mutations run in order): change request #2 of "Getting started" gets a new description for a page, then merges cleanly. Run once: merged, it takes no more edits (try another change request of the space).',
+    variables: { spaceId: DEMO.gettingStarted, changeRequestId: DEMO.changeRequest },
+    document: /* GraphQL */ `mutation EditAndMergeChangeRequest($spaceId: ID!, $changeRequestId: ID!) {
+  editChangeRequestContent(input: {
+    spaceId: $spaceId
+    changeRequestId: $changeRequestId
+    changes: [{ updatePage: { pageId: "pg-gs-configuration", description: "Every setting, its default, and when to change it." } }]
+  }) {
+    edits { kind page { title } }
+    userErrors { code field message }
+  }
+  mergeChangeRequest(input: { spaceId: $spaceId, changeRequestId: $changeRequestId }) {
+    result
+    revision { platformId pages { title } }
+    conflicts { __typename }
+    userErrors { code field message }
+  }
+}`,
+  },
+  {
+    description:
+      'Git Sync: where the company handbook synchronizes with, its last operation, and the commit and file each page came from. With `GIT_ALLOW_LOCAL=1`, `importFromGit` and `exportToGit` run against the demo repository, and `gitSyncUpdated` follows them.',
+    variables: { spaceId: DEMO.handbook },
+    document: /* GraphQL */ `query GitSync($spaceId: ID!) {
+  space(id: $spaceId) {
+    title
+    gitSync { repoName url integration operation { direction state stage startedAt endedAt error } }
+    content {
+      git { oid message }
+      pages { title ... on DocumentPage { git { path oid } } }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'From a published URL to the page it shows, as a visitor: the site, the variant their claims open, the space and the page with its markdown. This visitor token (of the demo site "Acme API", `betaAccess: true`) opens the beta variant; without `visitor`, the URL is refused, as the site is `VISITOR_AUTH`. Try the URLs of docs/demo-data.md too.',
+    variables: { url: 'https://api.acme-docs.test/beta', visitor: { jwtToken: DEMO.visitorToken } },
+    document: /* GraphQL */ `query ResolveUrl($url: String!, $visitor: VisitorInput) {
+  resolveUrl(url: $url, visitor: $visitor) {
+    __typename
+    ... on PublishedContent {
+      site { title }
+      siteSpace { path condition }
+      space { title }
+      page { title ... on DocumentPage { markdown } }
+    }
+    ... on ContentRedirect { url target }
+  }
+}`,
+  },
+  {
+    description:
+      'The docs sites of an organization: who may read each, where it is published, its sections and variants and the space each shows, its share links.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query Sites($organizationId: ID!) {
+  organization(id: $organizationId) {
+    sites(first: 10) {
+      nodes {
+        title
+        visibility
+        isPublished
+        urls { published }
+        siteSpaces(first: 10) { nodes { path condition urls { published } space { title } section { title } } }
+        shareLinks(first: 5) { nodes { name url active } }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'Translations: which space is translated into which language, how far the last run got, and the space that holds the result.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query Translations($organizationId: ID!) {
+  organization(id: $organizationId) {
+    translations(first: 10) {
+      nodes {
+        language
+        status
+        source { language space { title } }
+        result { space { title content { pages { title } } } }
+        stats { runs latestPages latestWords }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'An OpenAPI specification, its versions, and the API reference a space computes from it (pages generated from the specification).',
+    variables: { organizationId: DEMO.organization, slug: 'acme-petstore', spaceId: DEMO.petstore },
+    document: /* GraphQL */ `query OpenApi($organizationId: ID!, $slug: String!, $spaceId: ID!) {
+  organization(id: $organizationId) {
+    openApiSpec(slug: $slug) {
+      slug
+      visibility
+      processingState
+      lastVersion { createdAt url }
+      versions(first: 5) { totalCount nodes { createdAt } }
+    }
+  }
+  space(id: $spaceId) {
+    title
+    content { pages { title children { title } } }
+  }
+}`,
+  },
+  {
+    description:
+      'Integrations: those an organization can install, where each is installed, and on which spaces and sites it is enabled.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query Integrations($organizationId: ID!) {
+  organization(id: $organizationId) {
+    integrations(first: 10) {
+      nodes {
+        name
+        title
+        target
+        visibility
+        installations(first: 5) {
+          nodes {
+            status
+            organization { title }
+            spaceInstallations(first: 5) { nodes { space { title } } }
+            siteInstallations(first: 5) { nodes { site { title } } }
+          }
+        }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'Conversations: the recurring problems support conversations raise, clustered, most frequent first, with the change requests that address them; and the latest conversations.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query Conversations($organizationId: ID!) {
+  organization(id: $organizationId) {
+    issuesClusters(first: 5, orderBy: CONVERSATIONS) {
+      nodes {
+        label
+        impact
+        muted
+        stats { conversations issues }
+        changeRequests(first: 3) { nodes { number subject } }
+      }
+    }
+    conversations(first: 3) { nodes { subject source createdAt } }
+  }
+}`,
+  },
+  {
+    description:
+      'Why a query costs what it costs: its tab sends the header `x-explain: 1`, so the answer carries `extensions.explain`, each upstream request the gateway made, when, how long it took, and the fields it served (docs/cost-and-explain.md).',
+    headers: { 'x-explain': '1' },
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query ExplainSpaces($organizationId: ID!) {
+  organization(id: $organizationId) {
+    spaces(first: 3) {
+      nodes {
+        title
+        changeRequests(first: 2) { nodes { subject createdBy { displayName } } }
+      }
+    }
   }
 }`,
   },
   {
     description:
       'Follow a space: its current revision at once, then each new one with what it changed (run it, then merge a change request of the space in another tab). Over SSE or WebSocket; the gateway polls the platform once per interval for all who follow the same space with the same token.',
+    variables: { spaceId: DEMO.gettingStarted },
     document: /* GraphQL */ `subscription FollowSpaceContent($spaceId: ID!) {
   spaceContentUpdated(spaceId: $spaceId) {
     platformId

@@ -10,6 +10,7 @@ import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { useCompressedPages } from './compression.js';
+import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
@@ -23,7 +24,6 @@ import { usePersistedDocuments } from '../policy/persisted-operations.js';
 import type { KeyValueStore, SharedState } from '../state/store.js';
 import { memoryState } from '../state/memory.js';
 import { exampleManifest } from '../examples/manifest.js';
-import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
 import { useGatewayResponseCache } from '../cache/response-cache.js';
 import { redisState } from '../state/redis.js';
 import { useRateLimits, type RateLimitOptions } from '../policy/rate-limit.js';
@@ -37,10 +37,12 @@ export interface GatewayOptions {
   /** Options of the REST client built from `upstreamUrl`. */
   clientOptions?: Omit<RestClientOptions, 'baseUrl'>;
   /**
-   * Serve GraphiQL at `/graphql`; `defaultToken` prefills its Authorization header.
+   * Serve GraphiQL at `/graphql`, a tab per example. `demoTokens` are the embedded demo platform's
+   * users' tokens, the first an admin: offered (a tab per user, the first user's token in every
+   * example) only to a client on this machine (`isLoopbackClient`); leave them out for any other upstream.
    * @default { enabled: true }
    */
-  graphiql?: { enabled: boolean; defaultToken?: string };
+  graphiql?: { enabled: boolean; demoTokens?: DemoTokens };
   /** Bounds on requests and operations; each left out takes its default (`DEFAULT_LIMITS`). */
   limits?: Partial<GatewayLimits>;
   /** What the supervisor of the upstream's process knows of it, for `/ready` (see `HealthOptions`). */
@@ -157,13 +159,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       return ctx;
     },
     graphiql: graphiql.enabled
-      ? {
-          title: 'Documentation platform GraphQL gateway',
-          headers: graphiql.defaultToken
-            ? JSON.stringify({ Authorization: `Bearer ${graphiql.defaultToken}` }, null, 2)
-            : undefined,
-          defaultTabs: exampleTabs(persistedOnly),
-        }
+      ? (request, serverContext) =>
+          graphiqlOptions({
+            persistedOnly,
+            ...(graphiql.demoTokens && isLoopbackClient(request, serverContext)
+              ? { demoTokens: graphiql.demoTokens }
+              : {}),
+          })
       : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
@@ -233,15 +235,4 @@ function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) =>
     }
     return page;
   };
-}
-
-/** The tabs GraphiQL opens with: one per example, and how to run any other when only persisted ones run. */
-function exampleTabs(persistedOnly: boolean): Array<{ query: string; variables?: string }> {
-  const note = persistedOnly
-    ? '# This gateway runs persisted operations only (PERSISTED_ONLY=1): documents typed here are refused.\n# In development, start it without PERSISTED_ONLY (or with PERSISTED_ONLY=0) to run any.\n'
-    : '';
-  return EXAMPLE_OPERATIONS.map((example) => ({
-    query: `${note}# ${example.description}\n# Every example: src/gateway/examples/operations.ts\n${example.document}\n`,
-    ...(example.variables ? { variables: JSON.stringify(example.variables, null, 2) } : {}),
-  }));
 }
