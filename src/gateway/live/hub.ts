@@ -44,6 +44,8 @@ interface Watch {
   name: string;
   /** Stops listening to the other replicas' polls of it. */
   unlisten?: () => void;
+  /** Settles once the other replicas' versions of it reach this one (its first read waits for it). */
+  listening?: Promise<void>;
   /** Whether this replica held its lease at the last poll. */
   polling?: boolean;
   read: (api: ReadApi) => Promise<unknown>;
@@ -200,12 +202,20 @@ export class LiveHub {
   /** Hands the versions other replicas poll of `watch` to its subscribers here. */
   private listen(watch: Watch): void {
     if (!this.shared) return;
-    watch.unlisten = this.shared.channels.subscribe(`live:${watch.name}`, (text) => {
+    const subscription = this.shared.channels.subscribe(`live:${watch.name}`, (text) => {
       const message = JSON.parse(text) as LiveMessage;
       if (message.from === this.replica || this.watches.get(watch.key) !== watch) return;
       if ('end' in message) this.end(watch, new GatewayError(message.end.code, message.end.message));
       else this.observe(watch, message.value);
     });
+    watch.unlisten = subscription.close;
+    // A version polled elsewhere between this replica's first read and its subscription would be
+    // missed until the next one: the first read waits for the subscription (one interval at most,
+    // Redis being down).
+    watch.listening = Promise.race([
+      subscription.ready,
+      new Promise<void>((resolve) => setTimeout(resolve, this.intervalMs).unref()),
+    ]);
   }
 
   /**
@@ -223,6 +233,7 @@ export class LiveHub {
     watch.timer = undefined;
     try {
       // The first read of a watch is this replica's own: its subscribers' first event.
+      if (first) await watch.listening;
       if (first || (await this.mayPoll(watch))) this.observe(watch, await watch.read(this.conditionalApi(watch)), true);
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : undefined;

@@ -93,7 +93,7 @@ function localChannels(emitter: EventEmitter): Channels {
     },
     subscribe(channel, listener) {
       emitter.on(channel, listener);
-      return () => emitter.off(channel, listener);
+      return { ready: Promise.resolve(), close: () => emitter.off(channel, listener) };
     },
   };
 }

@@ -142,33 +142,41 @@ function budgetState([admitted, used, resetAt]: [number, number, number]): Budge
  */
 function redisChannels(redis: Redis, failed: () => undefined): Channels & { close(): void } {
   let subscriber: Redis | undefined;
-  const listeners = new Map<string, Set<(message: string) => void>>();
+  /** Per channel: its listeners here, and when Redis confirmed the subscription (a failure settles it too). */
+  const channels = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
   const connection = (): Redis => {
     if (subscriber) return subscriber;
     subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     subscriber.on('error', () => {}); // Told by the main connection's status.
     subscriber.on('message', (channel: string, message: string) => {
-      for (const listener of listeners.get(channel) ?? []) listener(message);
+      for (const listener of channels.get(channel)?.listeners ?? []) listener(message);
     });
     return subscriber;
   };
   return {
     publish: (channel, message) => redis.publish(channel, message).then(() => undefined, failed),
     subscribe(channel, listener) {
-      let set = listeners.get(channel);
-      if (!set) {
-        set = new Set();
-        listeners.set(channel, set);
-        void connection()
+      let entry = channels.get(channel);
+      if (!entry) {
+        const ready = connection()
           .subscribe(channel)
-          .catch(() => {});
+          .then(
+            () => undefined,
+            () => undefined,
+          );
+        entry = { listeners: new Set(), ready };
+        channels.set(channel, entry);
       }
-      set.add(listener);
-      return () => {
-        set.delete(listener);
-        if (set.size > 0 || listeners.get(channel) !== set) return;
-        listeners.delete(channel);
-        void subscriber?.unsubscribe(channel).catch(() => {});
+      const current = entry;
+      current.listeners.add(listener);
+      return {
+        ready: current.ready,
+        close() {
+          current.listeners.delete(listener);
+          if (current.listeners.size > 0 || channels.get(channel) !== current) return;
+          channels.delete(channel);
+          void subscriber?.unsubscribe(channel).catch(() => {});
+        },
       };
     },
     close: () => subscriber?.disconnect(),

@@ -71,6 +71,12 @@ export interface Leases {
 export interface Channels {
   /** Sends `message` to every subscriber of `channel`, in every replica. */
   publish(channel: string, message: string): Promise<void>;
-  /** Calls `listener` with each message of `channel`; the returned function unsubscribes. */
-  subscribe(channel: string, listener: (message: string) => void): () => void;
+  /** Calls `listener` with each message of `channel` from the time its subscription is `ready`. */
+  subscribe(channel: string, listener: (message: string) => void): ChannelSubscription;
+}
+
+export interface ChannelSubscription {
+  /** Settles once messages sent from now on reach the listener (at once in memory; a round trip to Redis). */
+  ready: Promise<void>;
+  close(): void;
 }
