@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { limitsFromConfig, loadConfig } from './config.js';
+import { limitsFromConfig, loadConfigOrExit } from './config.js';
 import { redactSecrets } from './gateway/errors.js';
 import { readManifest } from './gateway/policy/manifest.js';
 import { superviseEmbeddedPlatform, type ChildMessage, type ReadyMessage, type Supervisor } from './supervisor.js';
@@ -10,14 +10,7 @@ import { superviseEmbeddedPlatform, type ChildMessage, type ReadyMessage, type S
  * run in a process of its own (`src/platform/main.ts`) that this one supervises: restarted when
  * it ends, stopped when this one ends.
  */
-const config = (() => {
-  try {
-    return loadConfig();
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(2);
-  }
-})();
+const config = loadConfigOrExit();
 
 /** Ends the start with a readable line instead of a stack when a port is taken or refused. */
 function failStart(port: number, error: unknown, setting = 'PORT'): never {

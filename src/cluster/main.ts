@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadConfig } from '../config.js';
+import { loadConfigOrExit } from '../config.js';
 import { redactSecrets } from '../gateway/errors.js';
 import { startCluster } from './cluster.js';
 
@@ -7,14 +7,7 @@ import { startCluster } from './cluster.js';
  * `npm run cluster`: replicas of the gateway behind HAProxy on `PORT`, sharing a redis-server,
  * in front of the embedded platform (or `UPSTREAM_URL`), all on loopback. Ctrl+C stops it all.
  */
-const config = (() => {
-  try {
-    return loadConfig();
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(2);
-  }
-})();
+const config = loadConfigOrExit();
 
 const cluster = await startCluster({
   config,
