@@ -21,14 +21,31 @@ const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, opt
 describe('SAML providers', () => {
   it('lists the providers of an organization and its SSO logins, in one request each', async () => {
     const result = await g.gql<any>(`{ organization(id: "acme") {
-      samlProviders { totalCount nodes { label status ssoUrl defaultRole defaultTeam { title } service { acsUrl startUrl entityId } } }
+      samlProviders { totalCount nodes { label status ssoUrl entityId certificate defaultRole defaultTeam { title } service { acsUrl startUrl entityId } } }
       ssoProviders { label startUrl }
     } }`);
     expect(result.errors).toBeUndefined();
     const { samlProviders, ssoProviders } = result.data.organization;
-    expect(samlProviders.nodes.map((node: any) => [node.label, node.status, node.ssoUrl, node.defaultRole])).toEqual([
-      ['Acme Login', 'ACTIVE', 'https://login.acme-docs.test/saml/sso', 'READ'],
-      ['Partner IdP', 'PENDING', null, null],
+    expect(
+      samlProviders.nodes.map((node: any) => [
+        node.label,
+        node.status,
+        node.ssoUrl,
+        node.entityId,
+        Boolean(node.certificate),
+        node.defaultRole,
+      ]),
+    ).toEqual([
+      [
+        'Acme Login',
+        'ACTIVE',
+        'https://login.acme-docs.test/saml/sso',
+        'https://login.acme-docs.test/saml',
+        true,
+        'READ',
+      ],
+      // The platform answers what is not set yet as the description's types allow ("", about:blank).
+      ['Partner IdP', 'PENDING', null, null, false, null],
     ]);
     expect(ssoProviders).toEqual([{ label: 'Acme Login', startUrl: samlProviders.nodes[0].service.startUrl }]);
     expect(result.upstreamRequests.sort()).toEqual(

@@ -5,6 +5,9 @@ import { teamJson } from '../teams/json.js';
 import { findTeam } from '../teams/store.js';
 import { providerStatus, type SamlProviderRow, serviceOf } from './store.js';
 
+/** The sign-on URL of a provider whose identity provider's is not set yet. */
+const UNSET_SSO_URL = 'about:blank';
+
 /** A SAML provider of an organization (`SAMLProvider`), with the service it signs in to. */
 export function providerJson(db: Db, row: SamlProviderRow, links: Links) {
   const team = row.default_team ? findTeam(db, row.org_id, row.default_team) : undefined;
@@ -12,10 +15,13 @@ export function providerJson(db: Db, row: SamlProviderRow, links: Links) {
     object: 'saml-provider' as const,
     id: row.id,
     label: row.label,
-    // A pending provider has none of these until they are set.
-    ...(row.sso_url ? { ssoURL: row.sso_url } : {}),
-    ...(row.entity_id ? { entityID: row.entity_id } : {}),
-    ...(row.certificate ? { certificate: row.certificate } : {}),
+    // The description requires all three of every provider, but a provider is created with its
+    // label alone: until set, the entity ID and certificate are "" (the description's strings for
+    // none, as a space's emoji) and the sign-on URL is `about:blank` (RFC 6694), a URI no write
+    // can set (writes take http(s) URLs) and no browser can be sent to for signing in.
+    ssoURL: row.sso_url ?? UNSET_SSO_URL,
+    entityID: row.entity_id ?? '',
+    certificate: row.certificate ?? '',
     ...(team ? { defaultTeam: teamJson(db, team, true) } : {}),
     defaultRole: row.default_role === 'guest' ? null : (row.default_role as Role),
     createdAt: row.created_at,

@@ -10,10 +10,20 @@ export const samlProvider = z.object({
   object: z.literal('saml-provider'),
   id: z.string(),
   label: z.string(),
-  /** Left out by a pending provider until set. */
-  ssoURL: z.string().nullish(),
-  entityID: z.string().nullish(),
-  certificate: z.string().nullish(),
+  /** Not set yet (a pending provider): left out, null, "" or a URL no browser signs in at (`about:blank`). */
+  ssoURL: z
+    .string()
+    .nullish()
+    .transform((value) => (value && /^https?:/i.test(value) ? value : null)),
+  /** Not set yet: left out, null or "". */
+  entityID: z
+    .string()
+    .nullish()
+    .transform((value) => value || null),
+  certificate: z
+    .string()
+    .nullish()
+    .transform((value) => value || null),
   defaultTeam: team.nullish(),
   /** `null`: people who sign in become guests. */
   defaultRole: role.nullable(),
