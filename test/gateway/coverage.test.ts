@@ -163,7 +163,7 @@ const CASES: Case[] = [
       await run(JOIN, undefined, g.platform.token(DEMO.users.ivy));
       const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as { id: string };
       await run(
-        graphql(`mutation CoverageOrganizationWrites($invite: String!) {
+        graphql(`mutation CoverageOrganizationWrites($invite: ID!) {
       updateOrganization(input: { organizationId: "acme", ai: true }) { userErrors { code } }
       deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $invite }) { deleted userErrors { code } }
       updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "Be kind." } }) { userErrors { code } }

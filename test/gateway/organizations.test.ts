@@ -180,6 +180,34 @@ describe('organization mutations', () => {
     expect(reread.data.organization).toEqual({ title: 'Acme Documentation', defaultRole: 'COMMENT' });
   });
 
+  it('sets the default site by its global ID or its platform id, and removes it with null', async () => {
+    const sites = await g.gql(
+      `{ organization(id: "acme") { defaultContent { siteId } sites(first: 2) { nodes { id platformId } } } }`,
+    );
+    const [first, second] = sites.data.organization.sites.nodes;
+    const set = `mutation ($site: ID) { updateOrganization(input: { organizationId: "acme", defaultContentSiteId: $site }) {
+      organization { defaultContent { siteId } } userErrors { code field message } } }`;
+    const byGlobalId = await g.gql(set, { site: second.id });
+    expect(byGlobalId.data.updateOrganization.organization.defaultContent).toEqual({ siteId: second.platformId });
+    const byPlatformId = await g.gql(set, { site: first.platformId });
+    expect(byPlatformId.data.updateOrganization.organization.defaultContent).toEqual({ siteId: first.platformId });
+    const space = encodeGlobalID('Space', 'any');
+    const wrongType = await g.gql(set, { site: space });
+    expect([wrongType.data.updateOrganization.userErrors, wrongType.upstream]).toEqual([
+      [
+        {
+          code: 'BAD_USER_INPUT',
+          field: ['defaultContentSiteId'],
+          message: 'Expected the id of a Site, got the global ID of a Space',
+        },
+      ],
+      0,
+    ]);
+    const removed = await g.gql(set, { site: null });
+    expect(removed.data.updateOrganization.organization.defaultContent).toBeNull();
+    await g.gql(set, { site: sites.data.organization.defaultContent.siteId });
+  });
+
   it('reports a read member changing settings as FORBIDDEN and a stranger as NOT_FOUND', async () => {
     const finn = await g.gql(
       `mutation { updateOrganization(input: { organizationId: "acme", ai: false }) { organization { ai } userErrors { code upstreamStatus } } }`,
@@ -241,7 +269,7 @@ describe('organization mutations', () => {
 
   it('revokes an invite link: deleted, then nothing to delete', async () => {
     const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as { id: string };
-    const query = `mutation ($id: String!) { deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $id }) { deleted userErrors { code } } }`;
+    const query = `mutation ($id: ID!) { deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $id }) { deleted userErrors { code } } }`;
     expect((await g.gql(query, { id: invite.id })).data.deleteOrganizationInvite).toEqual({
       deleted: true,
       userErrors: [],

@@ -227,7 +227,7 @@ describe('resolveUrl', () => {
       space: { title: DEMO.spaces.visitorAuth },
     });
     expect(data.resolveUrl.page.markdown.length).toBeGreaterThan(50);
-    const profile = `query($id: String!, $key: String) { publishedSite(organizationId: "acme", siteId: $id, shareKey: $key) { site { title } structure { ... on SiteSpacesStructure { siteSpaces { path } } } } }`;
+    const profile = `query($id: ID!, $key: String) { publishedSite(organizationId: "acme", siteId: $id, shareKey: $key) { site { title } structure { ... on SiteSpacesStructure { siteSpaces { path } } } } }`;
     const withKey = await ok(profile, { id: siteId(SITES.partners), key: DEMO_SITE_SECRETS.shareKey }, { token: hana });
     expect(withKey.publishedSite).toEqual({
       site: { title: SITES.partners },
@@ -236,6 +236,16 @@ describe('resolveUrl', () => {
     const withoutKey = await g.gql<any>(profile, { id: siteId(SITES.partners) }, { token: hana });
     expect(withoutKey.data.publishedSite).toBeNull();
     expect(withoutKey.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    // The site's global ID names it as well; one of another organization is refused before any request.
+    const global = encodeGlobalID('Site', `acme/${siteId(SITES.partners)}`);
+    const byGlobalId = await ok(profile, { id: global, key: DEMO_SITE_SECRETS.shareKey }, { token: hana });
+    expect(byGlobalId.publishedSite).toEqual(withKey.publishedSite);
+    const foreign = await g.gql<any>(profile, { id: encodeGlobalID('Site', 'globex/any') }, { token: hana });
+    expect([foreign.data.publishedSite, foreign.errors?.[0]?.extensions?.code, foreign.upstream]).toEqual([
+      null,
+      'BAD_USER_INPUT',
+      0,
+    ]);
   });
 
   it('answers a content redirect for a URL that names a default', async () => {
@@ -510,7 +520,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
   });
 
   it('reads the published profile, with a share key for someone outside the organization', async () => {
-    const query = `query($org: String!, $id: String!, $key: String) { site(organizationId: $org, id: $id) { published(shareKey: $key) {
+    const query = `query($org: ID!, $id: ID!, $key: String) { site(organizationId: $org, id: $id) { published(shareKey: $key) {
       site { title } structure { __typename ... on SiteSpacesStructure { siteSpaces { path } } }
       customization { title defaultTheme styling { theme font } pageActions }
       siteSpaceCustomizations { siteSpace { path } customization { locale } }

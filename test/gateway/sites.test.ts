@@ -360,7 +360,7 @@ describe('reading sites', () => {
 
   it('looks a site up by platform id or global ID, NOT_FOUND when missing, refusing a site of another organization', async () => {
     const result = await g.gql(
-      `query ($id: String!, $gid: String!, $globex: String!) {
+      `query ($id: ID!, $gid: ID!, $globex: ID!) {
         byId: site(organizationId: "acme", id: $id) { id title permissions { view admin } organization { platformId } }
         byGlobalId: site(organizationId: "acme", id: $gid) { title }
         missing: site(organizationId: "acme", id: "no-such-site") { title }
@@ -386,7 +386,7 @@ describe('reading sites', () => {
     // The same site twice is read once; the missing one once; the other organization's not at all.
     expect(result.upstream).toBe(2);
     const reader = await g.gql(
-      `query ($id: String!) { site(organizationId: "acme", id: $id) { permissions { view access edit create admin } } }`,
+      `query ($id: ID!) { site(organizationId: "acme", id: $id) { permissions { view access edit create admin } } }`,
       { id: siteId(SITES.api) },
       { token: g.platform.token(U.finn) },
     );
@@ -401,7 +401,7 @@ describe('reading sites', () => {
 
   it('lists site spaces (all, defaults, others), sections and section groups as connections', async () => {
     const result = await g.gql(
-      `query ($id: String!) {
+      `query ($id: ID!) {
         site(organizationId: "acme", id: $id) {
           all: siteSpaces { totalCount nodes { path default section { title } } }
           defaults: siteSpaces(default: true) { nodes { path } }
@@ -568,7 +568,7 @@ describe('reading sites', () => {
 
   it('answers the links of an item for free when only their keys are asked, and the space from the site’s answer', async () => {
     const result = await g.gql(
-      `query ($id: String!) {
+      `query ($id: ID!) {
         site(organizationId: "acme", id: $id) {
           structure { ... on SiteSectionsStructure { sections { platformId group { id platformId } site { id } siteSpaces { section { platformId } site { platformId } space { id platformId title visibility } } } } }
         }
@@ -590,7 +590,7 @@ describe('reading sites', () => {
 
   it('refetches every node by its global ID: items of one site read its structure once', async () => {
     const listed = await ok(
-      `query ($id: String!) {
+      `query ($id: ID!) {
       site(organizationId: "acme", id: $id) {
         id
         structure { ... on SiteSectionsStructure { items { ... on SiteSection { id siteSpaces { id } } ... on SiteSectionGroup { id } } } }
@@ -652,7 +652,7 @@ describe('reading sites', () => {
 
   it('gives a site space its home page: the first page of its space, read from its page tree', async () => {
     const result = await g.gql(
-      `query ($id: String!) {
+      `query ($id: ID!) {
         site(organizationId: "acme", id: $id) {
           structure { ... on SiteSectionsStructure { items { ... on SiteSection { siteSpaces { pageId homePage { title } } } } } }
         }
@@ -720,7 +720,7 @@ describe('reading sites', () => {
         },
       }
     `);
-    const foreign = await g.gql(`query ($id: String!) { site(organizationId: "globex", id: $id) { title } }`, {
+    const foreign = await g.gql(`query ($id: ID!) { site(organizationId: "globex", id: $id) { title } }`, {
       id: siteId(SITES.docs),
     });
     expect(foreign.errors![0]!.extensions!.code).toBe('NOT_FOUND');

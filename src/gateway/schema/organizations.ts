@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listConnection } from './kit/connections.js';
-import { platformKey, readingId, splitKey } from './kit/ids.js';
+import { ownedIdInput, platformKey } from './kit/ids.js';
 import { ROLES, type MergeRules } from '../upstream/shapes/common.js';
 import {
   deleteOrganizationInvite,
@@ -516,20 +516,10 @@ declareMutation('updateOrganization', {
     ),
     defaultRole: inputField(RoleEnum, 'Role of people who join; null makes them guests.', z.enum(ROLES).nullish()),
     defaultContentSiteId: inputField(
-      'String',
+      'ID',
       'Docs site shown on the organization hostname (platform id or Site global ID); null removes it.',
-      z
-        .string()
-        .trim()
-        .min(1)
-        .transform(
-          // A Site global ID carries its organization: the REST body wants the site's own id.
-          readingId((value) => {
-            const key = platformKey(value, 'Site');
-            return key === value ? value : splitKey(key, 2, 'Site')[1]!;
-          }),
-        )
-        .nullish(),
+      // A Site global ID carries its organization: the REST body wants the site's own id.
+      ownedIdInput('Site').nullish(),
     ),
     logo: inputField(
       'String',
@@ -567,7 +557,7 @@ declareMutation('deleteOrganizationInvite', {
   input: 'The invite link to revoke.',
   fields: {
     organizationId: organizationIdField,
-    inviteId: inputField('String', 'Id of the invite link.', z.string().trim().min(1, 'is required')),
+    inviteId: inputField('ID', 'Id of the invite link.', z.string().trim().min(1, 'is required')),
   },
   payload: (name) => deletedPayload(name, 'True when the invite link was deleted, false when it did not exist.'),
   run: (i, ctx) => deleteOrganizationInvite(ctx.api, i.organizationId, i.inviteId),

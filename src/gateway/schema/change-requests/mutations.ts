@@ -71,7 +71,7 @@ declareMutation('createChangeRequest', {
     subject: inputField('String', 'Its subject, at most 100 characters.', subject.nullish()),
     description: inputField(DocumentInput, 'What it changes and why.', documentInput.nullish()),
     templateId: inputField(
-      'String',
+      'ID',
       'A template whose pages it starts with: `getting-started`, `api-reference` or `changelog` on the embedded platform.',
       z.string().trim().min(1, 'must be a template id').nullish(),
     ),
@@ -193,7 +193,7 @@ declareMutation('applySpaceTemplate', {
   fields: {
     spaceId: inputField('ID', 'Platform id or global ID of the space.', idInput('Space')),
     templateId: inputField(
-      'String',
+      'ID',
       'The template: `getting-started`, `api-reference` or `changelog` on the embedded platform.',
       z.string().trim().min(1, 'must be a template id'),
     ),

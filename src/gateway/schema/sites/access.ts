@@ -34,7 +34,7 @@ import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
 import { restBody } from '../kit/mutations.js';
 import { restEnum } from '../kit/enums.js';
 import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
-import { SiteRef, primeSites, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
+import { SiteRef, primeSites, siteArgs, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
 import {
   placeStructure,
   siteItemStub,
@@ -480,13 +480,13 @@ builder.queryFields((t) => ({
     description:
       'A site as its readers get it, for readers outside its organization too: a published public or unlisted site, a share-link site with `shareKey`, any published site with the API token of one of its resolved URLs. Null with NOT_FOUND otherwise.',
     args: {
-      organizationId: t.arg.string({ required: true, description: 'Platform id of the organization.' }),
-      siteId: t.arg.string({ required: true, description: 'Platform id of the site.' }),
+      organizationId: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+      siteId: t.arg.id({ required: true, description: 'Platform id or global ID of the site.' }),
       shareKey: t.arg.string({ description: 'Key of an active share link of a share-link site.' }),
     },
     extensions: upstream.fetch(1),
     resolve: (_root, args, ctx) =>
-      readProfile(ctx, { organizationId: args.organizationId, siteId: args.siteId }, args.shareKey),
+      readProfile(ctx, siteArgs(args.organizationId, args.siteId, 'siteId'), args.shareKey),
   }),
 }));
 

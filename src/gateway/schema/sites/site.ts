@@ -93,6 +93,25 @@ export function readSiteRef(value: string, typenames: SiteTypename | readonly Si
   return new SiteRefValue(id, typename, organizationId, siteId);
 }
 
+/**
+ * The site that the arguments of a root field name: an organization and a site, each a platform id
+ * or a global ID (a Site's must be of that organization; `siteArg` names its argument).
+ */
+export function siteArgs(
+  organizationArg: string | number,
+  siteArg: string | number,
+  siteArgName: string,
+): { organizationId: string; siteId: string } {
+  const organizationId = platformKey(String(organizationArg), 'Organization');
+  const ref = readSiteRef(String(siteArg), 'Site');
+  if (ref.organizationId !== undefined && ref.organizationId !== organizationId) {
+    throw new BadUserInputError(`${JSON.stringify(String(siteArg).slice(0, 100))} is a site of another organization`, [
+      siteArgName,
+    ]);
+  }
+  return { organizationId, siteId: ref.id };
+}
+
 export const SiteVisibilityEnum = restEnum('SiteVisibility', 'Who can read a published site.', {
   public: 'Anyone; indexed by search engines.',
   unlisted: 'Anyone with the address; not indexed by search engines.',
@@ -328,18 +347,12 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A docs site of an organization; null with NOT_FOUND when there is none or you are not a member.',
     args: {
-      organizationId: t.arg.string({ required: true, description: 'Platform id or global ID of the organization.' }),
-      id: t.arg.string({ required: true, description: 'Platform id or global ID of the site.' }),
+      organizationId: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }),
+      id: t.arg.id({ required: true, description: 'Platform id or global ID of the site.' }),
     },
     resolve: (_root, args) => {
-      const organizationId = platformKey(args.organizationId, 'Organization');
-      const ref = readSiteRef(args.id, 'Site');
-      if (ref.organizationId !== undefined && ref.organizationId !== organizationId) {
-        throw new BadUserInputError(`${JSON.stringify(args.id.slice(0, 100))} is a site of another organization`, [
-          'id',
-        ]);
-      }
-      return siteKey(organizationId, ref.id);
+      const at = siteArgs(args.organizationId, args.id, 'id');
+      return siteKey(at.organizationId, at.siteId);
     },
   }),
 }));
