@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { pngImage } from '../fixtures/content.js';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { storeFile } from '../../src/platform/content/files.js';
+import { putDocument } from '../../src/platform/content/revisions.js';
+import { commitContent, commitToChangeRequest, pngImage, textDocument } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { createGateway } from '../../src/gateway/http/server.js';
 
@@ -195,6 +198,71 @@ describe('change requests through the graph', () => {
     expect(read.space.changeRequest.contributors.nodes.map((c: { kind: string }) => c.kind).sort()).toEqual([
       'COMMENT',
       'EDIT',
+    ]);
+  });
+
+  it('links the file and the reusable content of a conflict, free for their ids', async () => {
+    const { createSpace } = await ok(CREATE_SPACE, { title: 'GraphQL file conflict' });
+    await ok(SET_NO_RULES, { id: createSpace.space.id });
+    const { db } = g.platform;
+    const space = createSpace.space.platformId;
+    const documentId = putDocument(db, space, textDocument([[0, 'Shared words.']]));
+    const file = storeFile(db, {
+      id: 'file-terms',
+      name: 'terms.txt',
+      contentType: 'text/plain',
+      bytes: Buffer.from('Terms\n'),
+    });
+    const content = (fileName: string, title: string) => ({
+      pages: [],
+      files: [{ ...file, name: fileName }],
+      reusableContents: [{ id: 'rc-terms', title, documentId }],
+      variables: {},
+    });
+    commitContent(db, space, content('terms.txt', 'Terms'));
+    const request = (await ok(CREATE_CR, { spaceId: createSpace.space.id, subject: 'Rename' })).createChangeRequest
+      .changeRequest;
+    const requestRevision = commitToChangeRequest(db, request.platformId, content('request.txt', 'Request terms'));
+    commitContent(db, space, content('live.txt', 'Live terms'));
+
+    const keysOnly = await g.gql<any>(
+      `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) {
+        result conflicts { fileId file { id platformId } reusableContentId reusableContent { id } property } } }`,
+      { id: request.id },
+    );
+    expect(keysOnly.errors).toBeUndefined();
+    const key = `${space}/${requestRevision}`;
+    expect(keysOnly.data.mergeChangeRequest).toEqual({
+      result: 'CONFLICTS',
+      conflicts: [
+        {
+          fileId: 'file-terms',
+          file: { id: encodeGlobalID('File', `${key}/file-terms`), platformId: 'file-terms' },
+          reusableContentId: null,
+          reusableContent: null,
+          property: 'name',
+        },
+        {
+          fileId: null,
+          file: null,
+          reusableContentId: 'rc-terms',
+          reusableContent: { id: encodeGlobalID('ReusableContent', `${key}/rc-terms`) },
+          property: 'title',
+        },
+      ],
+    });
+    // The merge alone: the links' ids come from the conflict.
+    expect(keysOnly.upstreamRequests.filter((request) => request.startsWith('GET'))).toEqual([]);
+
+    const read = await ok(
+      `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) {
+        conflicts { file { name } reusableContent { title } } } }`,
+      { id: request.id },
+    );
+    // Both as the change request has them.
+    expect(read.mergeChangeRequest.conflicts).toEqual([
+      { file: { name: 'request.txt' }, reusableContent: null },
+      { file: null, reusableContent: { title: 'Request terms' } },
     ]);
   });
 

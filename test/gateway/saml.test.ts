@@ -21,8 +21,8 @@ const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, opt
 describe('SAML providers', () => {
   it('lists the providers of an organization and its SSO logins, in one request each', async () => {
     const result = await g.gql<any>(`{ organization(id: "acme") {
-      samlProviders { totalCount nodes { label status ssoUrl entityId certificate defaultRole defaultTeam { title } service { acsUrl startUrl entityId } } }
-      ssoProviders { label startUrl }
+      samlProviders { totalCount nodes { id label status ssoUrl entityId certificate defaultRole defaultTeam { title } service { acsUrl startUrl entityId } } }
+      ssoProviders { label startUrl provider { id } }
     } }`);
     expect(result.errors).toBeUndefined();
     const { samlProviders, ssoProviders } = result.data.organization;
@@ -47,7 +47,14 @@ describe('SAML providers', () => {
       // The platform answers what is not set yet as the description's types allow ("", about:blank).
       ['Partner IdP', 'PENDING', null, null, false, null],
     ]);
-    expect(ssoProviders).toEqual([{ label: 'Acme Login', startUrl: samlProviders.nodes[0].service.startUrl }]);
+    // The login links its provider; its id costs no request.
+    expect(ssoProviders).toEqual([
+      {
+        label: 'Acme Login',
+        startUrl: samlProviders.nodes[0].service.startUrl,
+        provider: { id: samlProviders.nodes[0].id },
+      },
+    ]);
     expect(result.upstreamRequests.sort()).toEqual(
       ['GET /v1/orgs/acme', 'GET /v1/orgs/acme/saml?limit=50', 'GET /v1/orgs/acme/sso'].sort(),
     );
@@ -134,5 +141,26 @@ describe('SAML providers', () => {
     );
     expect(hidden.data.organization).toEqual({ samlProviders: null, ssoProviders: [{ label: 'Acme Login' }] });
     expect(hidden.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    // Anyone reads the logins; their provider beyond its id is for admins.
+    const provider = await g.gql<any>(
+      `{ organization(id: "acme") { ssoProviders { provider { platformId } } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
+    expect(provider.errors).toBeUndefined();
+    const linked = await g.gql<any>(
+      `{ organization(id: "acme") { ssoProviders { provider { label } } } }`,
+      {},
+      { token: g.platform.token(U.ben) },
+    );
+    expect([linked.data.organization.ssoProviders, linked.errors?.map((e) => e.extensions?.code)]).toEqual([
+      [{ provider: null }],
+      ['FORBIDDEN'],
+    ]);
+    const asAdmin = await g.gql<any>(`{ organization(id: "acme") { ssoProviders { provider { label status } } } }`);
+    expect([asAdmin.data.organization.ssoProviders, asAdmin.upstream]).toEqual([
+      [{ provider: { label: 'Acme Login', status: 'ACTIVE' } }],
+      3,
+    ]);
   });
 });

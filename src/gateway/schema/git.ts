@@ -94,7 +94,8 @@ const GitSyncState = builder.objectRef<GitInfo>('GitSyncState').implement({
     }),
     installationId: t.string({
       nullable: true,
-      description: 'Id of the installation.',
+      description:
+        'Id of the installation with the Git provider (its state is `installationStatus`: no other object of the graph).',
       resolve: (g) => g.installationId ?? null,
     }),
     url: t.string({
@@ -131,7 +132,8 @@ builder.objectFields(SpaceGitSync, (t) => ({
   }),
   installationId: t.string({
     nullable: true,
-    description: 'Id of the installation.',
+    description:
+      'Id of the installation with the Git provider (its state is `installationStatus`: no other object of the graph).',
     resolve: (g) => g.installationId ?? null,
   }),
   operation: t.field({

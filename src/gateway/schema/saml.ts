@@ -15,7 +15,7 @@ import {
 } from '../upstream/saml.js';
 import type { SamlProvider, SsoLogin } from '../upstream/shapes/saml.js';
 import { builder } from './kit/builder.js';
-import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
+import { type InOrganization, linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
@@ -102,10 +102,24 @@ SamlProviderNode.implement({
   }),
 });
 
-const SsoLoginType = builder.objectRef<SsoLogin>('SsoLogin').implement({
+const SsoLoginType = builder.objectRef<InOrganization<SsoLogin>>('SsoLogin').implement({
   description: 'A way to sign in to an organization, for its login page.',
   fields: (t) => ({
     providerId: t.exposeString('id', { description: 'Platform id of the SAML provider.' }),
+    provider: t.field({
+      type: SamlProviderNode,
+      nullable: true,
+      description:
+        'The SAML provider. Its `id` costs nothing; reading more of it needs the admin role (null with FORBIDDEN otherwise).',
+      extensions: upstream.link,
+      resolve: (l, _args, _ctx, info) =>
+        linkTo(
+          SamlProviderNode,
+          compositeKey(l.organizationId, l.id),
+          info,
+          () => ({ id: l.id, organizationId: l.organizationId }) as InOrganization<SamlProvider>,
+        ),
+    }),
     label: t.exposeString('label', { description: 'Name to show.' }),
     startUrl: t.exposeString('startURL', { description: 'Where the sign-in starts.' }),
   }),
@@ -143,7 +157,8 @@ builder.objectFields(OrganizationNode, (t) => ({
     type: [SsoLoginType],
     description: 'The active SAML providers to sign in with, for a login page (anyone signed in may read them).',
     extensions: upstream.fetch(1),
-    resolve: async (org, _args, ctx) => (await listSsoLogins(ctx.api, org.id)).items,
+    resolve: async (org, _args, ctx) =>
+      (await listSsoLogins(ctx.api, org.id)).items.map((login) => ({ ...login, organizationId: org.id })),
   }),
 }));
 

@@ -289,7 +289,8 @@ const ContentRedirectType = builder.objectRef<RedirectHeld>('ContentRedirect').i
     url: t.exposeString('redirect', { description: 'Where to go.' }),
     siteId: t.string({
       nullable: true,
-      description: 'Platform id of the site, for an external redirect.',
+      description:
+        'Platform id of the site, for an external redirect. Not a link: the answer does not name the site’s organization, which addresses a site, and the visitor redirected is seldom a member who may read it.',
       resolve: (r) => r.site ?? null,
     }),
   }),

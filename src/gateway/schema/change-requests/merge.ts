@@ -4,6 +4,7 @@ import { compositeKey } from '../kit/ids.js';
 import { mergeChangeRequest } from '../../upstream/change-requests.js';
 import type { MergeConflict } from '../../upstream/shapes/change-requests.js';
 import { builder } from '../kit/builder.js';
+import { FileNode, ReusableContentNode } from '../content/file.js';
 import { PageInterface } from '../content/page.js';
 import { lightRevision, RevisionNode, revisionStub, treeIndex } from '../content/revision.js';
 import { linkTo } from '../kit/loaders.js';
@@ -36,55 +37,81 @@ const UpdateResultEnum = builder.enumType('UpdateFromMainResult', {
   },
 });
 
-const MergeConflictType = builder
-  .objectRef<MergeConflict & { spaceId: string; revisionId: string }>('MergeConflict')
-  .implement({
-    description:
-      'Something both sides changed differently: a page (deleted and edited), one of its properties, one of its blocks, a file, a reusable content or a variable.',
-    fields: (t) => ({
-      pageId: t.string({
-        nullable: true,
-        description: 'Platform id of the page in conflict.',
-        resolve: (c) => c.page ?? null,
-      }),
-      page: t.field({
-        type: PageInterface,
-        nullable: true,
-        description:
-          'The page in conflict, as the change request has it (null when it has no such page). Reads its tree once.',
-        extensions: upstream.fetch(1),
-        resolve: async (c, _a, ctx) =>
-          c.page
-            ? ((await treeIndex(ctx, lightRevision(c.spaceId, c.revisionId, false))).byId.get(c.page) ?? null)
-            : null,
-      }),
-      blockKey: t.string({
-        nullable: true,
-        description: 'Key of the block in conflict, in the page or reusable content.',
-        resolve: (c) => c.block ?? null,
-      }),
-      property: t.string({
-        nullable: true,
-        description: 'The page property in conflict (`title`, `parent`, `document`, …).',
-        resolve: (c) => c.property ?? null,
-      }),
-      fileId: t.string({
-        nullable: true,
-        description: 'Platform id of the file in conflict.',
-        resolve: (c) => c.file ?? null,
-      }),
-      reusableContentId: t.string({
-        nullable: true,
-        description: 'Platform id of the reusable content in conflict.',
-        resolve: (c) => c.reusableContent ?? null,
-      }),
-      variable: t.string({
-        nullable: true,
-        description: 'Name of the variable in conflict.',
-        resolve: (c) => c.variable ?? null,
-      }),
+type ConflictHeld = MergeConflict & { spaceId: string; revisionId: string };
+
+/** The key of a part (a file, a reusable content) of the revision a conflict is found in. */
+const partKey = (c: ConflictHeld, id: string | undefined) => (id ? compositeKey(c.spaceId, c.revisionId, id) : null);
+
+/** A part of that revision as far as its keys go, for a link asked for nothing else. */
+const partStub =
+  <Shape>(c: ConflictHeld, id: string | undefined) =>
+  () =>
+    ({ id, spaceId: c.spaceId, revisionId: c.revisionId }) as Shape;
+
+const MergeConflictType = builder.objectRef<ConflictHeld>('MergeConflict').implement({
+  description:
+    'Something both sides changed differently: a page (deleted and edited), one of its properties, one of its blocks, a file, a reusable content or a variable.',
+  fields: (t) => ({
+    pageId: t.string({
+      nullable: true,
+      description: 'Platform id of the page in conflict.',
+      resolve: (c) => c.page ?? null,
     }),
-  });
+    page: t.field({
+      type: PageInterface,
+      nullable: true,
+      description:
+        'The page in conflict, as the change request has it (null when it has no such page). Reads its tree once.',
+      extensions: upstream.fetch(1),
+      resolve: async (c, _a, ctx) =>
+        c.page
+          ? ((await treeIndex(ctx, lightRevision(c.spaceId, c.revisionId, false))).byId.get(c.page) ?? null)
+          : null,
+    }),
+    blockKey: t.string({
+      nullable: true,
+      description: 'Key of the block in conflict, in the page or reusable content.',
+      resolve: (c) => c.block ?? null,
+    }),
+    property: t.string({
+      nullable: true,
+      description: 'The page property in conflict (`title`, `parent`, `document`, …).',
+      resolve: (c) => c.property ?? null,
+    }),
+    fileId: t.string({
+      nullable: true,
+      description: 'Platform id of the file in conflict.',
+      resolve: (c) => c.file ?? null,
+    }),
+    file: t.field({
+      type: FileNode,
+      nullable: true,
+      description:
+        'The file in conflict, as the change request has it; null with NOT_FOUND when it has no such file. Its `id` costs nothing.',
+      extensions: upstream.link,
+      resolve: (c, _a, _ctx, info) => linkTo(FileNode, partKey(c, c.file), info, partStub(c, c.file)),
+    }),
+    reusableContentId: t.string({
+      nullable: true,
+      description: 'Platform id of the reusable content in conflict.',
+      resolve: (c) => c.reusableContent ?? null,
+    }),
+    reusableContent: t.field({
+      type: ReusableContentNode,
+      nullable: true,
+      description:
+        'The reusable content in conflict, as the change request has it; null with NOT_FOUND when it has none such. Its `id` costs nothing.',
+      extensions: upstream.link,
+      resolve: (c, _a, _ctx, info) =>
+        linkTo(ReusableContentNode, partKey(c, c.reusableContent), info, partStub(c, c.reusableContent)),
+    }),
+    variable: t.string({
+      nullable: true,
+      description: 'Name of the variable in conflict.',
+      resolve: (c) => c.variable ?? null,
+    }),
+  }),
+});
 
 interface MergeHeld {
   result: 'merge' | 'update' | 'conflicts';
