@@ -58,7 +58,7 @@ describe('conversations and issue clusters', () => {
   it('links clusters, issues, conversations and change requests both ways', async () => {
     const data = await ok(`{ organization(id: "acme") { issuesCluster(id: "cluster-install-errors") {
       id label
-      issues(first: 2) { totalCount nodes { id title cluster { platformId } conversation { platformId source parts { role body } metadata { attributes } } } }
+      issues(first: 2) { totalCount nodes { id title cluster { platformId } conversation { platformId source parts { type role body } metadata { attributes } } } }
       changeRequests { nodes { number subject conversationsIssuesClusterId conversationsIssuesCluster { label } } }
     } } }`);
     const cluster = data.organization.issuesCluster;
@@ -66,6 +66,7 @@ describe('conversations and issue clusters', () => {
     const [issue] = cluster.issues.nodes;
     expect(issue.cluster.platformId).toBe('cluster-install-errors');
     expect(issue.conversation.parts.some((part: any) => part.role === 'user')).toBe(true);
+    expect(new Set(issue.conversation.parts.map((part: any) => part.type))).toEqual(new Set(['MESSAGE']));
     expect(cluster.changeRequests.nodes).toEqual([
       {
         number: 4,

@@ -774,7 +774,7 @@ const CASES: Case[] = [
     async drive() {
       const translations = await run(
         graphql(`mutation CoverageCreateTranslation($space: ID!) {
-      createTranslation(input: { organizationId: "acme", language: "es", source: { spaceId: $space, language: "en" } }) { translation { id } userErrors { code } }
+      createTranslation(input: { organizationId: "acme", language: ES, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code } }
     }`),
         { space: g.platform.spaceId('Getting started') },
       );

@@ -168,7 +168,7 @@ const CREATES: Record<string, Create> = {
     at: (data) => data.organization.samlProviders,
   },
   createTranslation: {
-    mutation: `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "es", source: { spaceId: $space, language: "en" } }) {
+    mutation: `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: ES, source: { spaceId: $space, language: EN } }) {
       made: translation { id } edge: translationEdge { cursor node { id } } userErrors { code message } } }`,
     variables: () => ({ space: demo.gettingStarted }),
     list: `query ($first: Int, $after: String) { organization(id: "acme") { translations(first: $first, after: $after) { ${ID} } } }`,

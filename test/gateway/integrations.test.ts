@@ -136,9 +136,9 @@ describe('integrations', () => {
     expect(next.upstreamRequests).toHaveLength(2);
 
     const filtered = await g.gql<any>(`{ organization(id: "acme") {
-      analytics: integrations(category: "analytics", target: SITE, owner: "acme") { nodes { name } }
+      analytics: integrations(category: ANALYTICS, target: SITE, owner: "acme") { nodes { name } }
       blocks: integrations(blocks: true, blockDomain: "videos.acme.test", search: "video") { nodes { name } }
-      none: integrations(contentSources: true, scope: "openapi:read") { totalCount }
+      none: integrations(contentSources: true, scope: OPENAPI_READ) { totalCount }
     } }`);
     expect(filtered.errors).toBeUndefined();
     expect(filtered.data.organization).toEqual({
@@ -202,14 +202,19 @@ describe('integrations', () => {
     const published = await ok(
       `mutation ($endpoint: String!) {
       publishIntegration(input: { name: "gw-hooks", organizationId: "acme", title: "Hooks", description: "Receives events.", script: "export default {}",
-        scopes: ["space:content:read"], visibility: PUBLIC, target: ALL, endpoint: $endpoint,
+        scopes: [SPACE_CONTENT_READ, SITE_SCRIPT_INJECT], categories: [VISITOR_AUTH], runtime: V2, visibility: PUBLIC, target: ALL, endpoint: $endpoint,
         configurations: { account: { properties: { team: { type: "string" } }, required: ["team"] } } }) {
-        integration { name version } userErrors { code field message }
+        integration { name version scopes categories } userErrors { code field message }
       }
     }`,
       { endpoint },
     );
-    expect(published.publishIntegration.integration).toEqual({ name: 'gw-hooks', version: 1 });
+    expect(published.publishIntegration.integration).toEqual({
+      name: 'gw-hooks',
+      version: 1,
+      scopes: ['SPACE_CONTENT_READ', 'SITE_SCRIPT_INJECT'],
+      categories: ['VISITOR_AUTH'],
+    });
 
     const installed = await ok(
       `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { installation { id platformId status } userErrors { code } } }`,
@@ -340,6 +345,8 @@ describe('integrations', () => {
     const [event] = events.integration.events.nodes;
     expect(event).toMatchObject({ type: 'INSTALLATION_SETUP', status: 'FAILED' });
     expect(event.trace.filter((line: any) => /500/.test(line.message))).toHaveLength(3);
+    expect(event.trace.at(0).level).toBe('DEBUG');
+    expect(event.trace.at(-1)).toEqual({ message: 'Delivery failed: the event was not delivered', level: 'ERROR' });
     await ok(`mutation { unpublishIntegration(input: { name: "gw-failing" }) { deleted userErrors { code } } }`);
   });
 

@@ -297,6 +297,14 @@ describe('computed API references', () => {
     } }`;
     const before = (await ok(query, { space })).space;
     expect(before.computedRevision.map((page: any) => page.title)).toEqual(['orders', 'Models']);
+    // One operation, by its path and method.
+    const operation = await ok(
+      `query ($space: ID!) { space(id: $space) { computedDocument(source: { openApi: { spec: "shop", doc: OPERATION, page: "/orders", method: GET } }, seed: "op") { json } } }`,
+      { space },
+    );
+    expect(JSON.stringify(operation.space.computedDocument.json)).toMatch(
+      /"path":"\/orders".*"method":"get"|"method":"get".*"path":"\/orders"/,
+    );
     // Its operations as openapi-operation blocks naming the specification.
     expect(JSON.stringify(before.computedRevision[0].document.json)).toMatch(
       /openapi-operation.*\/orders|\/orders.*openapi-operation/,

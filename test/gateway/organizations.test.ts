@@ -61,6 +61,23 @@ describe('organizations', () => {
     expect(result.upstream).toBe(3);
   });
 
+  it('answers the closed sets of the platform as enums', async () => {
+    const result = await g.gql(`{ organization(id: "acme") {
+      type useCase communityType plan billing { interval } trial { status decision } blocked { source } defaultContent { type }
+    } }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.organization).toEqual({
+      type: 'BUSINESS',
+      useCase: 'PRODUCT_DOCS',
+      communityType: null,
+      plan: 'PRO',
+      billing: { interval: 'MONTHLY' },
+      trial: { status: 'NONE', decision: null },
+      blocked: null,
+      defaultContent: { type: 'SITE' },
+    });
+  });
+
   it('makes each distinct GET once across aliases and reuses objects from lists', async () => {
     const result = await g.gql(`{
       a: organization(id: "acme") { title }

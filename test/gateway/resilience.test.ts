@@ -197,6 +197,24 @@ describe('invalid answers', () => {
     expect(JSON.stringify([first, second, warnings])).not.toContain('sensitive-value');
     expect(warnings).toEqual([`Invalid upstream answer (logged once per operation and field): ${expected}`]);
   });
+  it('refuses a value outside the set of an enum as UPSTREAM_INVALID_RESPONSE, the rest of the answer intact', async () => {
+    const gateway = gatewayThroughProxy();
+    proxy.inject({
+      method: 'GET',
+      path: ORG,
+      fault: { kind: 'rewrite', edit: (org) => ({ ...org, plan: 'galactic' }) },
+    });
+    const result = await gql(gateway, '{ organization(id: "acme") { plan } viewer { displayName } }');
+    expect(result.data).toEqual({ organization: null, viewer: { displayName: 'Ada Lovelace' } });
+    expect(result.errors?.map((e) => [e.path, e.message, e.extensions])).toEqual([
+      [
+        ['organization'],
+        expect.stringMatching(/^GET \/orgs\/acme answered a body that does not match the API at plan: /),
+        { code: 'UPSTREAM_INVALID_RESPONSE' },
+      ],
+    ]);
+    expect(JSON.stringify(result.errors)).not.toContain('galactic');
+  });
 });
 
 describe('writes', () => {

@@ -522,7 +522,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
   it('reads the published profile, with a share key for someone outside the organization', async () => {
     const query = `query($org: ID!, $id: ID!, $key: String) { site(organizationId: $org, id: $id) { published(shareKey: $key) {
       site { title } structure { __typename ... on SiteSpacesStructure { siteSpaces { path } } }
-      customization { title defaultTheme styling { theme font } pageActions }
+      customization { title defaultTheme styling { theme corners icons search font } aiMode externalLinksTarget pageActions }
       siteSpaceCustomizations { siteSpace { path } customization { locale } }
       scripts { url }
     } } }`;
@@ -532,13 +532,15 @@ describe('share links, visitor authentication, adaptive schema, published profil
       structure: { __typename: 'SiteSpacesStructure', siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },
       customization: {
         title: SITES.partners,
-        defaultTheme: 'light',
-        styling: { theme: 'clean', font: 'Inter' },
-        pageActions: ['markdown', 'pdf'],
+        defaultTheme: 'LIGHT',
+        styling: { theme: 'CLEAN', corners: 'ROUNDED', icons: 'REGULAR', search: 'SUBTLE', font: 'Inter' },
+        aiMode: 'SEARCH',
+        externalLinksTarget: 'SELF',
+        pageActions: ['MARKDOWN', 'PDF'],
       },
       siteSpaceCustomizations: [
-        { siteSpace: { path: 'pricing-faq' }, customization: { locale: 'en' } },
-        { siteSpace: { path: 'de' }, customization: { locale: 'de' } },
+        { siteSpace: { path: 'pricing-faq' }, customization: { locale: 'EN' } },
+        { siteSpace: { path: 'de' }, customization: { locale: 'DE' } },
       ],
       scripts: [],
     });

@@ -300,7 +300,7 @@ describe('reading sites', () => {
     const keys = await g.gql(`{ organization(id: "acme") { defaultContent { type siteId site { id platformId } } } }`);
     expect(keys.errors).toBeUndefined();
     expect(keys.data.organization.defaultContent).toEqual({
-      type: 'site',
+      type: 'SITE',
       siteId: siteId(SITES.docs),
       site: { id: siteGid(SITES.docs), platformId: siteId(SITES.docs) },
     });

@@ -225,7 +225,7 @@ describe('space(id:)', () => {
           },
           gitSync: {
             repoName: 'acme/handbook',
-            installationProvider: 'github',
+            installationProvider: 'GITHUB',
             integration: 'github',
             url: 'https://***@github.test/acme/handbook.git',
             updatedAt: handbook.updated_at,
@@ -274,7 +274,7 @@ describe('space(id:)', () => {
             type: 'RULES',
             rules: [{ rule: 'REQUIRE_SPECIFIC_REVIEWERS', reviewers: [{ platformId: userId(U.cy) }] }],
           },
-          visitorAuth: { backend: 'custom' },
+          visitorAuth: { backend: 'CUSTOM' },
         },
         notes: { visibility: 'PUBLIC', urls: { public: `${base}/published/${notes}` } },
       },

@@ -59,9 +59,9 @@ describe('translations', () => {
     expect(result.data.organization.translations.totalCount).toBe(1);
     expect(demo).toMatchObject({
       status: 'COMPLETED',
-      language: 'fr',
-      source: { language: 'en', space: { title: 'Getting started' } },
-      result: { language: 'fr', space: { language: 'fr' }, revision: { platformId: expect.any(String) } },
+      language: 'FR',
+      source: { language: 'EN', space: { title: 'Getting started' } },
+      result: { language: 'FR', space: { language: 'fr' }, revision: { platformId: expect.any(String) } },
       stats: { runs: 1 },
       organization: { platformId: 'acme' },
     });
@@ -87,7 +87,7 @@ describe('translations', () => {
 
     const created = await ok(
       `mutation ($space: ID!) {
-      createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" }, instructions: { text: "Keep the word agent." } }) {
+      createTranslation(input: { organizationId: "acme", language: FR, source: { spaceId: $space, language: EN }, instructions: { text: "Keep the word agent." } }) {
         translation { ${TRANSLATION} } userErrors { code }
       }
     }`,
@@ -114,7 +114,7 @@ describe('translations', () => {
     ).node;
     expect(first).toMatchObject({
       status: 'COMPLETED',
-      result: { language: 'fr', space: { language: 'fr' } },
+      result: { language: 'FR', space: { language: 'fr' } },
       stats: { runs: 1, latestPages: 2, totalPages: 2 },
     });
     expect(first.result.space.title).toContain('Field guide');
@@ -145,30 +145,31 @@ describe('translations', () => {
   it('refuses duplicates, the source language, non-admins, and changes and deletes', async () => {
     const gettingStarted = g.platform.spaceId('Getting started');
     const duplicate = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "fr", source: { spaceId: $space, language: "en" } }) { translation { id } userErrors { code upstreamStatus } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: FR, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code upstreamStatus } } }`,
       { space: gettingStarted },
     );
     expect(duplicate.data.createTranslation.userErrors).toEqual([{ code: 'CONFLICT', upstreamStatus: 409 }]);
     const same = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "en", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: EN, source: { spaceId: $space, language: EN } }) { userErrors { code field } } }`,
       { space: gettingStarted },
     );
     expect(same.upstream).toBe(0);
     expect(same.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
     const unknown = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "xx", source: { spaceId: $space, language: "en" } }) { userErrors { code field } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: XX, source: { spaceId: $space, language: EN } }) { userErrors { code field } } }`,
       { space: gettingStarted },
     );
-    expect(unknown.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
+    // Not a language the enum has: refused by GraphQL validation, before any request.
+    expect([unknown.errors?.[0]?.extensions?.code, unknown.upstream]).toEqual(['BAD_USER_INPUT', 0]);
     const member = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { userErrors { code } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: DE, source: { spaceId: $space, language: EN } }) { userErrors { code } } }`,
       { space: gettingStarted },
       { token: g.platform.token(U.ben) },
     );
     expect(member.data.createTranslation.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
 
     const created = await ok(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: "de", source: { spaceId: $space, language: "en" } }) { translation { id platformId } userErrors { code } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: DE, source: { spaceId: $space, language: EN } }) { translation { id platformId } userErrors { code } } }`,
       { space: gettingStarted },
     );
     const { id, platformId } = created.createTranslation.translation;

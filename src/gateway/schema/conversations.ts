@@ -17,6 +17,7 @@ import {
 } from '../upstream/conversations.js';
 import type {
   CLUSTER_ORDER_BY,
+  CONVERSATION_PART_TYPES,
   Conversation,
   ConversationDetail,
   ConversationIssue,
@@ -99,10 +100,14 @@ const ImpactEnum = restEnum('IssueImpact', 'How badly an issue hurts the people 
   high: 'Losing data, or blocking someone again and again.',
 });
 
+const PartTypeEnum = restEnum('ConversationPartType', 'The kind of a part of a conversation.', {
+  message: 'A message.',
+} satisfies Record<(typeof CONVERSATION_PART_TYPES)[number], string>);
+
 const ConversationPart = builder.objectRef<ConversationDetail['parts'][number]>('ConversationPart').implement({
   description: 'A message of a conversation.',
   fields: (t) => ({
-    type: t.exposeString('type', { description: 'Kind of part (`message`).' }),
+    type: t.field({ type: PartTypeEnum, description: 'Kind of part.', resolve: (part) => part.type }),
     role: t.exposeString('role', {
       description:
         'Who wrote it: `user` for the person asking, anything else for the other side (`assistant`, `agent`).',

@@ -12,7 +12,7 @@ import { declareMutation, inputField } from './kit/mutations.js';
 import { deletedPayload, payloadType } from './kit/payloads.js';
 import { idInput } from './kit/ids.js';
 import { restEnum } from './kit/enums.js';
-import { SpaceGitSync, SpaceNode } from './spaces.js';
+import { GitProviderEnum, SpaceGitSync, SpaceNode } from './spaces.js';
 
 /**
  * Git Sync of a space: its state (`git/info`), and the import, export and removal of the
@@ -87,9 +87,10 @@ const GitSyncState = builder.objectRef<GitInfo>('GitSyncState').implement({
       description: 'State of the installation.',
       resolve: (g) => g.installationStatus ?? null,
     }),
-    installationProvider: t.string({
+    installationProvider: t.field({
+      type: GitProviderEnum,
       nullable: true,
-      description: 'Git provider (`github`, `gitlab`).',
+      description: 'Git provider.',
       resolve: (g) => g.installationProvider ?? null,
     }),
     installationId: t.string({

@@ -35,7 +35,10 @@ import type { RestPages } from '../upstream/shapes/common.js';
 import {
   EVENT_TYPES,
   INTEGRATION_CATEGORIES,
+  INTEGRATION_RUNTIMES,
   INTEGRATION_SCOPES,
+  type LOG_LEVELS,
+  type traceLog,
   INTEGRATION_TARGETS,
   INTEGRATION_VISIBILITIES,
   type Installation,
@@ -67,7 +70,7 @@ import { SpaceNode } from './spaces.js';
 type InstallationHeld = Installation & { integrationName: string };
 type EventHeld = IntegrationEvent & {
   integrationName: string;
-  trace?: Array<{ message: string; timestamp?: string | undefined; level?: string | undefined }>;
+  trace?: Array<z.infer<typeof traceLog>>;
 };
 
 export const IntegrationNode = loadableNode<Integration & { id: string }>('Integration', {
@@ -152,6 +155,47 @@ const EventStatusEnum = restEnum('IntegrationEventStatus', 'Where the delivery o
   success: 'Delivered: the integration answered with a success status.',
   failed: 'Not delivered after every try (or the integration has no endpoint to deliver to).',
 });
+
+const ScopeEnum = restEnum('IntegrationScope', 'What an integration may access.', {
+  'space:content:read': 'Reads the content of spaces.',
+  'space:content:write': 'Writes the content of spaces.',
+  'space:metadata:read': 'Reads the settings of spaces.',
+  'space:metadata:write': 'Changes the settings of spaces.',
+  'space:git:sync': 'Synchronizes spaces with Git.',
+  'page:feedback:read': 'Reads the feedback readers give on pages.',
+  'site:metadata:read': 'Reads the settings of sites.',
+  'site:views:read': 'Reads the page views of sites.',
+  'site:script:inject': 'Adds a script to published sites.',
+  'site:script:cookies': 'Lets its script on published sites use cookies.',
+  'site:visitor:auth': 'Authenticates the visitors of sites.',
+  'site:visitor:claims': 'Gives claims to the visitors of sites (adaptive content).',
+  'site:adaptive:read': 'Reads the adaptive schema of sites.',
+  'site:adaptive:write': 'Changes the adaptive schema of sites.',
+  'conversations:ingest': 'Ingests support conversations.',
+  'openapi:read': 'Reads OpenAPI specifications.',
+  'openapi:write': 'Writes OpenAPI specifications.',
+} satisfies Record<(typeof INTEGRATION_SCOPES)[number], string>);
+
+const CategoryEnum = restEnum('IntegrationCategory', 'A marketplace category of integrations.', {
+  analytics: 'Analytics.',
+  collaboration: 'Collaboration.',
+  content: 'Content.',
+  marketing: 'Marketing.',
+  'visitor-auth': 'Visitor authentication.',
+  other: 'Anything else.',
+} satisfies Record<(typeof INTEGRATION_CATEGORIES)[number], string>);
+
+const RuntimeEnum = restEnum('IntegrationRuntime', 'The runtime an integration’s script runs in.', {
+  v1: 'The first runtime (the default).',
+  v2: 'The second runtime.',
+} satisfies Record<(typeof INTEGRATION_RUNTIMES)[number], string>);
+
+const LogLevelEnum = restEnum('IntegrationEventLogLevel', 'How much a line of an event’s trace matters.', {
+  debug: 'Detail, for debugging.',
+  info: 'Something that went as expected.',
+  warn: 'Something to look at.',
+  error: 'A failure.',
+} satisfies Record<(typeof LOG_LEVELS)[number], string>);
 
 const EventTypeEnum = builder.enumType('IntegrationEventType', {
   description: 'What happened, as an event an integration receives.',
@@ -313,12 +357,12 @@ IntegrationNode.implement({
       resolve: (i) => i.visibility,
     }),
     verified: t.exposeBoolean('verified', { description: 'Whether the platform verified it.' }),
-    scopes: t.field({
-      type: ['String'],
-      description: 'What it may access (`space:content:read`, …).',
-      resolve: (i) => i.scopes,
+    scopes: t.field({ type: [ScopeEnum], description: 'What it may access.', resolve: (i) => i.scopes }),
+    categories: t.field({
+      type: [CategoryEnum],
+      description: 'Its marketplace categories.',
+      resolve: (i) => i.categories,
     }),
-    categories: t.field({ type: ['String'], description: 'Its marketplace categories.', resolve: (i) => i.categories }),
     blocks: t.field({
       type: [IntegrationBlock],
       description: 'Blocks it adds to the editor.',
@@ -586,7 +630,12 @@ const TraceLog = builder.objectRef<NonNullable<EventHeld['trace']>[number]>('Int
   description: 'A line of the trace of an event: an attempt to deliver it, say.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'What happened (a status and a duration, or an error).' }),
-    level: t.string({ nullable: true, description: 'Its level (`info`, `error`).', resolve: (l) => l.level ?? null }),
+    level: t.field({
+      type: LogLevelEnum,
+      nullable: true,
+      description: 'Its level.',
+      resolve: (l) => l.level ?? null,
+    }),
     timestamp: t.field({ type: 'DateTime', nullable: true, description: 'When.', resolve: (l) => l.timestamp ?? null }),
   }),
 });
@@ -658,12 +707,12 @@ const IntegrationConnection = builder.connectionObject(
 /** The search filters of an integration list, as arguments of its connection field. */
 const filterArgs = (arg: ArgBuilder<SchemaTypesOf>) => ({
   search: arg.string({ description: 'Only those whose name or title contains this text (any case).' }),
-  category: arg.string({ description: 'Only those of this category (`analytics`, `content`, …).' }),
+  category: arg({ type: CategoryEnum, description: 'Only those of this category.' }),
   blockDomain: arg.string({ description: 'Only those with a block unfurling links of this domain.' }),
   blocks: arg.boolean({ description: 'Only those with blocks (true) or without (false).' }),
   contentSources: arg.boolean({ description: 'Only those with content sources (true) or without (false).' }),
   owner: arg.id({ description: 'Only those published by this organization (platform id or global ID).' }),
-  scope: arg.string({ description: 'Only those with this scope (`space:content:read`, …).' }),
+  scope: arg({ type: ScopeEnum, description: 'Only those with this scope.' }),
   target: arg({ type: TargetEnum, description: 'Only those that can be installed on this.' }),
 });
 
@@ -827,19 +876,14 @@ declareMutation('publishIntegration', {
         .max(5 * 1024 * 1024, 'must be at most 5 MiB'),
     ),
     scopes: inputField(
-      ['String'],
-      `What it may access: ${INTEGRATION_SCOPES.join(', ')}.`,
-      z
-        .array(z.enum(INTEGRATION_SCOPES, { message: `must be one of ${INTEGRATION_SCOPES.join(', ')}` }))
-        .max(INTEGRATION_SCOPES.length),
+      [ScopeEnum],
+      'What it may access.',
+      z.array(z.enum(INTEGRATION_SCOPES)).max(INTEGRATION_SCOPES.length),
     ),
     categories: inputField(
-      ['String'],
-      `Its marketplace categories: ${INTEGRATION_CATEGORIES.join(', ')}.`,
-      z
-        .array(z.enum(INTEGRATION_CATEGORIES, { message: `must be one of ${INTEGRATION_CATEGORIES.join(', ')}` }))
-        .max(INTEGRATION_CATEGORIES.length)
-        .nullish(),
+      [CategoryEnum],
+      'Its marketplace categories.',
+      z.array(z.enum(INTEGRATION_CATEGORIES)).max(INTEGRATION_CATEGORIES.length).nullish(),
     ),
     visibility: inputField(
       VisibilityEnum,
@@ -847,11 +891,7 @@ declareMutation('publishIntegration', {
       z.enum(VISIBILITY_VALUES).nullish(),
     ),
     target: inputField(TargetEnum, 'What it can be installed on (default ALL).', z.enum(TARGET_VALUES).nullish()),
-    runtime: inputField(
-      'String',
-      'Runtime of its script: `v1` (default) or `v2`.',
-      z.enum(['v1', 'v2'], { message: 'must be v1 or v2' }).nullish(),
-    ),
+    runtime: inputField(RuntimeEnum, 'Runtime of its script (default V1).', z.enum(INTEGRATION_RUNTIMES).nullish()),
     icon: inputField(
       'String',
       'Its icon: a base64 PNG, JPEG, GIF or WebP image, at most 250 KB.',

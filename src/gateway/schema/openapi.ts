@@ -516,6 +516,20 @@ const DocumentKindEnum = builder.enumType('OpenApiDocumentKind', {
   },
 });
 
+const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'hook'] as const;
+
+const OperationMethodEnum = restEnum('OpenApiOperationMethod', 'The HTTP method of an operation of a specification.', {
+  get: 'GET.',
+  put: 'PUT.',
+  post: 'POST.',
+  delete: 'DELETE.',
+  options: 'OPTIONS.',
+  head: 'HEAD.',
+  patch: 'PATCH.',
+  trace: 'TRACE.',
+  hook: 'A webhook (under `webhooks`), named by `page`.',
+} satisfies Record<(typeof OPERATION_METHODS)[number], string>);
+
 const OpenApiDocumentInput = inputObject('OpenApiDocumentSourceInput', {
   description: 'A document generated from an OpenAPI specification of the organization.',
   fields: {
@@ -531,13 +545,9 @@ const OpenApiDocumentInput = inputObject('OpenApiDocumentSourceInput', {
       z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').nullish(),
     ),
     method: inputField(
-      'String',
-      'HTTP method of the operation (OPERATION only): get, put, post, delete, options, head, patch, trace, or hook for a webhook.',
-      z
-        .enum(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'hook'], {
-          message: 'must be get, put, post, delete, options, head, patch, trace or hook',
-        })
-        .nullish(),
+      OperationMethodEnum,
+      'HTTP method of the operation (OPERATION only), or HOOK for a webhook.',
+      z.enum(OPERATION_METHODS).nullish(),
     ),
   },
   check: (object) =>

@@ -12,7 +12,19 @@ import {
   updateAgentInstructions,
   updateOrganization,
 } from '../upstream/organizations.js';
-import type { AgentInstructions, Organization } from '../upstream/shapes/organizations.js';
+import type {
+  BILLING_INTERVALS,
+  BLOCK_SOURCES,
+  COMMUNITY_TYPES,
+  DEFAULT_CONTENT_TYPES,
+  ORGANIZATION_TYPES,
+  PLANS,
+  TRIAL_DECISIONS,
+  TRIAL_STATUSES,
+  USE_CASES,
+  AgentInstructions,
+  Organization,
+} from '../upstream/shapes/organizations.js';
 import { DEFAULT_LIST_ITEMS, upstream } from '../policy/cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, loadableNode, prime } from './kit/loaders.js';
@@ -22,7 +34,7 @@ import { DocumentInput, DocumentType, documentInput } from './kit/document.js';
 import { idInput } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
 import { permissionsType } from './kit/permissions.js';
-import { RoleEnum } from './kit/enums.js';
+import { restEnum, RoleEnum } from './kit/enums.js';
 import { UserNode } from './users.js';
 
 export const OrganizationNode = loadableNode<Organization>('Organization', {
@@ -216,6 +228,72 @@ const Urls = builder.objectRef<Organization['urls']>('OrganizationUrls').impleme
   }),
 });
 
+const OrganizationTypeEnum = restEnum('OrganizationType', 'The kind of an organization.', {
+  business: 'A business.',
+  community: 'A community (non-profit, open source, education).',
+} satisfies Record<(typeof ORGANIZATION_TYPES)[number], string>);
+
+const UseCaseEnum = restEnum('OrganizationUseCase', 'What an organization uses the platform for.', {
+  internalDocs: 'Internal documentation.',
+  docsSite: 'A public documentation site.',
+  audienceControlledSite: 'A site for a chosen audience.',
+  productDocs: 'Product documentation.',
+  teamKnowledgeBase: 'A knowledge base for a team.',
+  designSystem: 'A design system.',
+  openSourceDocs: 'Documentation of an open-source project.',
+  notes: 'Notes.',
+  other: 'Something else.',
+} satisfies Record<(typeof USE_CASES)[number], string>);
+
+const CommunityTypeEnum = restEnum('OrganizationCommunityType', 'The kind of a community organization.', {
+  nonProfit: 'A non-profit.',
+  openSource: 'An open-source project.',
+  education: 'An educational institution.',
+} satisfies Record<(typeof COMMUNITY_TYPES)[number], string>);
+
+const PlanEnum = restEnum('OrganizationPlan', 'The product plan of an organization (with the year of its pricing).', {
+  free_2024: 'Free (2024 pricing).',
+  plus_2024: 'Plus (2024 pricing).',
+  pro_2024: 'Pro (2024 pricing).',
+  enterprise_2024: 'Enterprise (2024 pricing).',
+  community_2024: 'Community (2024 pricing).',
+  free: 'Free (earlier pricing).',
+  plus: 'Plus (earlier pricing).',
+  pro: 'Pro (earlier pricing).',
+  internal: 'Internal to the platform.',
+} satisfies Record<(typeof PLANS)[number], string>);
+
+const BillingIntervalEnum = restEnum('BillingInterval', 'How often a subscription is billed.', {
+  monthly: 'Every month.',
+  yearly: 'Every year.',
+} satisfies Record<(typeof BILLING_INTERVALS)[number], string>);
+
+const TrialStatusEnum = restEnum('OrganizationTrialStatus', 'Where the trial of an organization stands.', {
+  notapplicable: 'No trial applies to its plan.',
+  none: 'No trial was started.',
+  active: 'A trial is running.',
+  ended: 'The trial ended.',
+  expired: 'The trial expired without a decision.',
+} satisfies Record<(typeof TRIAL_STATUSES)[number], string>);
+
+const TrialDecisionEnum = restEnum('OrganizationTrialDecision', 'What was decided at the end of a trial.', {
+  downgrade: 'Go back to the plan before the trial.',
+} satisfies Record<(typeof TRIAL_DECISIONS)[number], string>);
+
+const BlockSourceEnum = restEnum('OrganizationBlockSource', 'Who blocked an organization.', {
+  backoffice: 'The platform’s staff.',
+  external: 'An outside service (payments, say).',
+  internal: 'The platform itself.',
+} satisfies Record<(typeof BLOCK_SOURCES)[number], string>);
+
+const DefaultContentKindEnum = restEnum(
+  'OrganizationDefaultContentType',
+  'The kind of the default content of an organization.',
+  {
+    site: 'A docs site.',
+  } satisfies Record<(typeof DEFAULT_CONTENT_TYPES)[number], string>,
+);
+
 type Billing = NonNullable<Organization['billing']>;
 type Price = { monthly?: number | null | undefined; yearly?: number | null | undefined };
 
@@ -234,9 +312,10 @@ const prices = (record: Record<string, Price> | null | undefined) =>
 const BillingType = builder.objectRef<Billing>('OrganizationBilling').implement({
   description: 'Billing state of the organization (visible to admins).',
   fields: (t) => ({
-    interval: t.string({
+    interval: t.field({
+      type: BillingIntervalEnum,
       nullable: true,
-      description: 'Billing interval (for example `monthly`).',
+      description: 'Billing interval.',
       resolve: (b) => b.interval ?? null,
     }),
     endDate: t.field({
@@ -279,9 +358,10 @@ const BillingType = builder.objectRef<Billing>('OrganizationBilling').implement(
 const TrialType = builder.objectRef<NonNullable<Organization['trial']>>('OrganizationTrial').implement({
   description: 'Trial state of the organization.',
   fields: (t) => ({
-    status: t.string({
+    status: t.field({
+      type: TrialStatusEnum,
       nullable: true,
-      description: 'Trial status as the platform reports it.',
+      description: 'Where the trial stands.',
       resolve: (x) => x.status ?? null,
     }),
     count: t.int({ nullable: true, description: 'Number of trials taken.', resolve: (x) => x.count ?? null }),
@@ -291,7 +371,8 @@ const TrialType = builder.objectRef<NonNullable<Organization['trial']>>('Organiz
       description: 'End of the trial.',
       resolve: (x) => x.endDate ?? null,
     }),
-    decision: t.string({
+    decision: t.field({
+      type: TrialDecisionEnum,
       nullable: true,
       description: 'Decision taken at the end of the trial.',
       resolve: (x) => x.decision ?? null,
@@ -302,7 +383,12 @@ const TrialType = builder.objectRef<NonNullable<Organization['trial']>>('Organiz
 const BlockedType = builder.objectRef<NonNullable<Organization['blocked']>>('OrganizationBlock').implement({
   description: 'Why the organization is blocked.',
   fields: (t) => ({
-    source: t.string({ nullable: true, description: 'Who blocked it.', resolve: (x) => x.source ?? null }),
+    source: t.field({
+      type: BlockSourceEnum,
+      nullable: true,
+      description: 'Who blocked it.',
+      resolve: (x) => x.source ?? null,
+    }),
     reason: t.string({ nullable: true, description: 'Why it was blocked.', resolve: (x) => x.reason ?? null }),
   }),
 });
@@ -313,7 +399,7 @@ export type DefaultContent = NonNullable<Organization['defaultContent']> & { org
 export const DefaultContentType = builder.objectRef<DefaultContent>('OrganizationDefaultContent').implement({
   description: 'What visitors of the organization hostname see first.',
   fields: (t) => ({
-    type: t.exposeString('type', { description: 'Kind of content (`site`).' }),
+    type: t.field({ type: DefaultContentKindEnum, description: 'Kind of content.', resolve: (x) => x.type }),
     siteId: t.string({ nullable: true, description: 'Platform id of the docs site.', resolve: (x) => x.site ?? null }),
   }),
 });
@@ -355,17 +441,20 @@ OrganizationNode.implement({
       description: 'Default hostname of its public content.',
       resolve: (o) => o.hostname ?? null,
     }),
-    type: t.string({
+    type: t.field({
+      type: OrganizationTypeEnum,
       nullable: true,
-      description: 'Kind of organization, as the platform names it.',
+      description: 'Kind of organization.',
       resolve: (o) => o.type ?? null,
     }),
-    useCase: t.string({
+    useCase: t.field({
+      type: UseCaseEnum,
       nullable: true,
       description: 'What the organization uses the platform for.',
       resolve: (o) => o.useCase ?? null,
     }),
-    communityType: t.string({
+    communityType: t.field({
+      type: CommunityTypeEnum,
       nullable: true,
       description: 'Kind of community, for community organizations.',
       resolve: (o) => o.communityType ?? null,
@@ -388,7 +477,7 @@ OrganizationNode.implement({
       description: 'True when invite links are enabled.',
       resolve: (o) => o.inviteLinks ?? false,
     }),
-    plan: t.string({ nullable: true, description: 'Product plan.', resolve: (o) => o.plan ?? null }),
+    plan: t.field({ type: PlanEnum, nullable: true, description: 'Product plan.', resolve: (o) => o.plan ?? null }),
     billing: t.field({
       type: BillingType,
       nullable: true,

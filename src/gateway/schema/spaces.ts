@@ -3,7 +3,7 @@ import { listConnection } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from './kit/ids.js';
 import { EDIT_MODES, ROLES, VISIBILITIES } from '../upstream/shapes/common.js';
-import type { Space } from '../upstream/shapes/spaces.js';
+import type { GIT_PROVIDERS, Space } from '../upstream/shapes/spaces.js';
 import {
   createSpace,
   deleteSpace,
@@ -28,7 +28,7 @@ import {
   organizationIdField,
   OrganizationNode,
 } from './organizations.js';
-import { DefaultLevelEnum, restEnum } from './kit/enums.js';
+import { DefaultLevelEnum, restEnum, VisitorAuthBackendEnum } from './kit/enums.js';
 import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
 import { idInput } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
@@ -51,6 +51,12 @@ export const SpaceEditModeEnum = restEnum('SpaceEditMode', 'Whether the live con
   live: 'Members who can edit change the content directly.',
   locked: 'Every edit is locked.',
 } satisfies Record<(typeof EDIT_MODES)[number], string>);
+
+export const GitProviderEnum = restEnum('GitSyncProvider', 'A Git provider a space can be synchronized with.', {
+  github: 'GitHub.',
+  gitlab: 'GitLab.',
+  'github-legacy': 'GitHub, through the former installation (`removeLegacyGitInstallation` removes it).',
+} satisfies Record<(typeof GIT_PROVIDERS)[number], string>);
 
 const SpaceUrls = builder.objectRef<Space['urls']>('SpaceUrls').implement({
   description: 'Addresses of a space.',
@@ -79,9 +85,10 @@ export const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('Sp
       description: 'Name of the repository (`owner/name`).',
       resolve: (g) => g.repoName ?? null,
     }),
-    installationProvider: t.string({
+    installationProvider: t.field({
+      type: GitProviderEnum,
       nullable: true,
-      description: 'Git provider of the installation (for example `github`).',
+      description: 'Git provider of the installation.',
       resolve: (g) => g.installationProvider ?? null,
     }),
     integration: t.string({
@@ -106,9 +113,10 @@ export const SpaceGitSync = builder.objectRef<NonNullable<Space['gitSync']>>('Sp
 const SpaceVisitorAuth = builder.objectRef<NonNullable<Space['visitorAuth']>>('SpaceVisitorAuth').implement({
   description: 'How visitors of a `VISITOR_AUTH` space authenticate.',
   fields: (t) => ({
-    backend: t.string({
+    backend: t.field({
+      type: VisitorAuthBackendEnum,
       nullable: true,
-      description: 'Kind of backend issuing the JWT (for example `custom`).',
+      description: 'What issues the visitors’ tokens (JWT).',
       resolve: (v) => v.backend ?? null,
     }),
   }),

@@ -46,6 +46,48 @@ const TranslationStatusEnum = restEnum('TranslationStatus', 'Where a translation
   completed: 'The last run finished: the result space holds the translation of the source as it was then.',
 });
 
+const LanguageEnum = restEnum('TranslationLanguage', 'A language content can be translated from and into.', {
+  en: 'English.',
+  fr: 'French.',
+  de: 'German.',
+  es: 'Spanish.',
+  it: 'Italian.',
+  pt: 'Portuguese.',
+  'pt-br': 'Brazilian Portuguese.',
+  ru: 'Russian.',
+  ja: 'Japanese.',
+  zh: 'Chinese (simplified).',
+  'zh-tw': 'Chinese (traditional).',
+  yue: 'Cantonese.',
+  ko: 'Korean.',
+  ar: 'Arabic.',
+  hi: 'Hindi.',
+  nl: 'Dutch.',
+  pl: 'Polish.',
+  tr: 'Turkish.',
+  sv: 'Swedish.',
+  no: 'Norwegian.',
+  da: 'Danish.',
+  fi: 'Finnish.',
+  el: 'Greek.',
+  cs: 'Czech.',
+  hu: 'Hungarian.',
+  ro: 'Romanian.',
+  th: 'Thai.',
+  vi: 'Vietnamese.',
+  id: 'Indonesian.',
+  ms: 'Malay.',
+  he: 'Hebrew.',
+  uk: 'Ukrainian.',
+  sk: 'Slovak.',
+  bg: 'Bulgarian.',
+  hr: 'Croatian.',
+  lt: 'Lithuanian.',
+  lv: 'Latvian.',
+  et: 'Estonian.',
+  sl: 'Slovenian.',
+} satisfies Record<(typeof TRANSLATION_LANGUAGES)[number], string>);
+
 const TranslationSource = builder.objectRef<TranslationHeld['source']>('TranslationSource').implement({
   description: 'What a translation translates.',
   fields: (t) => ({
@@ -57,7 +99,11 @@ const TranslationSource = builder.objectRef<TranslationHeld['source']>('Translat
       extensions: upstream.link,
       resolve: (source, _args, _ctx, info) => linkTo(SpaceNode, source.space, info),
     }),
-    language: t.exposeString('language', { description: 'Language code of the source content (for example `en`).' }),
+    language: t.field({
+      type: LanguageEnum,
+      description: 'Language of the source content.',
+      resolve: (source) => source.language,
+    }),
   }),
 });
 
@@ -88,9 +134,10 @@ const TranslationResult = builder.objectRef<Result>('TranslationResult').impleme
           revisionStub(result.space, result.revision),
         ),
     }),
-    language: t.string({
+    language: t.field({
+      type: LanguageEnum,
       nullable: true,
-      description: 'Language code of the translated content.',
+      description: 'Language of the translated content.',
       resolve: (result) => result.language ?? null,
     }),
   }),
@@ -141,7 +188,11 @@ TranslationNode.implement({
       description: 'Where the translation stands.',
       resolve: (tr) => tr.status,
     }),
-    language: t.exposeString('language', { description: 'Language code it translates into (for example `fr`).' }),
+    language: t.field({
+      type: LanguageEnum,
+      description: 'Language it translates into.',
+      resolve: (tr) => tr.language,
+    }),
     source: t.field({
       type: TranslationSource,
       description: 'The space it translates and its language.',
@@ -218,7 +269,7 @@ builder.objectFields(OrganizationNode, (t) => ({
 
 // --- Mutations ---------------------------------------------------------------------------------
 
-const languageCode = z.enum(TRANSLATION_LANGUAGES, { message: `must be one of ${TRANSLATION_LANGUAGES.join(', ')}` });
+const languageCode = z.enum(TRANSLATION_LANGUAGES);
 
 const TranslationSourceInput = inputObject('TranslationSourceInput', {
   description: 'The space to translate and the language of its content.',
@@ -228,11 +279,7 @@ const TranslationSourceInput = inputObject('TranslationSourceInput', {
       'The source space: platform id or global ID (a space of the organization).',
       idInput('Space'),
     ),
-    language: inputField(
-      'String',
-      `Language code of the source content: ${TRANSLATION_LANGUAGES.join(', ')}.`,
-      languageCode,
-    ),
+    language: inputField(LanguageEnum, 'Language of the source content.', languageCode),
   },
 });
 
@@ -255,11 +302,7 @@ declareMutation('createTranslation', {
   input: 'The source, the language to translate into, and instructions for the translator.',
   fields: {
     organizationId: organizationIdField,
-    language: inputField(
-      'String',
-      `Language code to translate into: ${TRANSLATION_LANGUAGES.join(', ')}.`,
-      languageCode,
-    ),
+    language: inputField(LanguageEnum, 'Language to translate into.', languageCode),
     source: inputField(
       TranslationSourceInput.type,
       'The space to translate and its language.',

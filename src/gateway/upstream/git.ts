@@ -3,13 +3,13 @@ import type { ReadApi, RequestApi } from './request.js';
 import { route } from './client.js';
 import { sendDelete } from './operation.js';
 import { dateTime, url } from './shapes/common.js';
-import { gitSyncOperation } from './shapes/spaces.js';
+import { GIT_PROVIDERS, gitSyncOperation } from './shapes/spaces.js';
 
 /** The Git Sync state of a space (`GET /spaces/{spaceId}/git/info`). */
 export const gitInfo = z.object({
   repoName: z.string().nullish(),
   installationStatus: z.enum(['unauthenticated', 'active', 'pending']).nullish(),
-  installationProvider: z.string().nullish(),
+  installationProvider: z.enum(GIT_PROVIDERS).nullish(),
   installationId: z.string().nullish(),
   url: url.nullish(),
   operation: gitSyncOperation.nullish(),

@@ -1,12 +1,20 @@
+import type { VISITOR_AUTH_BACKENDS } from '../../upstream/shapes/common.js';
 import { builder } from './builder.js';
 
-/** Declares a GraphQL enum over REST values: `share-link` becomes `SHARE_LINK`. */
+/** The GraphQL name of a REST value: `share-link` and `docsSite` become `SHARE_LINK` and `DOCS_SITE`. */
+export const enumValueName = (value: string) =>
+  value
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_');
+
+/** Declares a GraphQL enum over REST values: `share-link` becomes `SHARE_LINK`, `docsSite` `DOCS_SITE`. */
 export function restEnum<const V extends string>(name: string, description: string, values: Record<V, string>) {
   return builder.enumType(name, {
     description,
     values: Object.fromEntries(
       Object.entries<string>(values).map(([value, valueDescription]) => [
-        value.toUpperCase().replace(/[^A-Z0-9]+/g, '_'),
+        enumValueName(value),
         { value, description: valueDescription },
       ]),
     ) as Record<string, { value: V; description: string }>,
@@ -47,3 +55,12 @@ export const OrderEnum = restEnum('SortOrder', 'Direction of an ordering.', {
   asc: 'Ascending: oldest or smallest first.',
   desc: 'Descending: newest or largest first.',
 });
+
+export const VisitorAuthBackendEnum = restEnum(
+  'VisitorAuthBackend',
+  'What signs the tokens (JWT) of the visitors of a site or space.',
+  {
+    custom: 'A backend of your own signs them with the site’s key.',
+    integration: 'A visitor-authentication integration installed on the site signs them.',
+  } satisfies Record<(typeof VISITOR_AUTH_BACKENDS)[number], string>,
+);

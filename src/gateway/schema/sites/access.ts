@@ -4,12 +4,21 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../policy/cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from '../kit/ids.js';
-import {
-  VISITOR_AUTH_BACKENDS,
-  type AdaptiveSchema,
-  type PublishedSite,
-  type PublishingAuth,
-  type ShareLink,
+import type {
+  SITE_AI_MODES,
+  SITE_CORNERS,
+  SITE_ICON_STYLES,
+  SITE_LINK_TARGETS,
+  SITE_LOCALES,
+  SITE_PAGE_ACTIONS,
+  SITE_SEARCH_STYLES,
+  SITE_THEME_MODES,
+  SITE_THEMES,
+  AdaptiveSchema,
+  Customization,
+  PublishedSite,
+  PublishingAuth,
+  ShareLink,
 } from '../../upstream/shapes/site-access.js';
 import {
   createShareLink,
@@ -32,7 +41,8 @@ import { linkTo, loadableNode, prime } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
 import { restBody } from '../kit/mutations.js';
-import { restEnum } from '../kit/enums.js';
+import { restEnum, VisitorAuthBackendEnum } from '../kit/enums.js';
+import { VISITOR_AUTH_BACKENDS } from '../../upstream/shapes/common.js';
 import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
 import { SiteRef, primeSites, siteArgs, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
 import {
@@ -137,11 +147,6 @@ const ShareLinkConnection = builder.connectionObject(
 
 // --- Visitor authentication ---------------------------------------------------------------------
 
-const VisitorAuthBackendEnum = restEnum('SiteVisitorAuthBackend', 'What signs the tokens of a site’s visitors.', {
-  custom: 'A backend of your own signs them with the site’s key.',
-  integration: 'A visitor-authentication integration installed on the site signs them.',
-});
-
 const SiteVisitorAuth = builder.objectRef<PublishingAuth>('SiteVisitorAuth').implement({
   description:
     'How visitors of a `VISITOR_AUTH` site (and the claims of adaptive content) are authenticated: tokens (JWT) signed HS256 with `signingKey`, or RS256 with the private key matching `publicKey`. Admins only: it holds a secret.',
@@ -210,10 +215,74 @@ const SiteAdaptiveSchema = builder.objectRef<AdaptiveHeld>('SiteAdaptiveSchema')
 
 // --- Published profile --------------------------------------------------------------------------
 
-type Customization = Record<string, unknown>;
 const record = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+const ThemeEnum = restEnum('SiteTheme', 'A theme preset of a published site.', {
+  clean: 'Modern, with translucency and lightly styled elements.',
+  muted: 'Sophisticated, with less contrast between elements.',
+  bold: 'High-impact, with prominent colors and strong contrasts.',
+  gradient: 'Colorful gradients and splashes of color.',
+} satisfies Record<(typeof SITE_THEMES)[number], string>);
+
+const CornersEnum = restEnum('SiteCorners', 'The corner style of a published site.', {
+  straight: 'Square corners.',
+  rounded: 'Slightly rounded corners.',
+  circular: 'Fully rounded corners.',
+} satisfies Record<(typeof SITE_CORNERS)[number], string>);
+
+const IconStyleEnum = restEnum('SiteIconStyle', 'The icon style of a published site.', {
+  regular: 'Regular icons.',
+  solid: 'Solid icons.',
+  duotone: 'Two-tone icons.',
+  light: 'Light icons.',
+  thin: 'Thin icons.',
+} satisfies Record<(typeof SITE_ICON_STYLES)[number], string>);
+
+const SearchStyleEnum = restEnum('SiteSearchStyle', 'The search button of a published site.', {
+  prominent: 'A large search bar in the middle of the header.',
+  subtle: 'A small search bar in the corner of the header.',
+} satisfies Record<(typeof SITE_SEARCH_STYLES)[number], string>);
+
+const ThemeModeEnum = restEnum('SiteThemeMode', 'The theme mode readers of a published site start with.', {
+  light: 'Light.',
+  dark: 'Dark.',
+  system: 'As the reader’s system is set.',
+} satisfies Record<(typeof SITE_THEME_MODES)[number], string>);
+
+const AiModeEnum = restEnum('SiteAiMode', 'The AI features of a published site.', {
+  none: 'None.',
+  search: 'AI answers in search.',
+  assistant: 'An AI assistant readers chat with.',
+} satisfies Record<(typeof SITE_AI_MODES)[number], string>);
+
+const LocaleEnum = restEnum('SiteLocale', 'A language of the interface of a published site.', {
+  en: 'English.',
+  fr: 'French.',
+  es: 'Spanish.',
+  zh: 'Chinese.',
+  ja: 'Japanese.',
+  de: 'German.',
+  nl: 'Dutch.',
+  no: 'Norwegian.',
+  'pt-br': 'Brazilian Portuguese.',
+  ru: 'Russian.',
+} satisfies Record<(typeof SITE_LOCALES)[number], string>);
+
+const PageActionEnum = restEnum('SitePageAction', 'An action of the page menu of a published site.', {
+  assistant: 'Ask the AI assistant about the page.',
+  'external-ai': 'Open the page in an external AI tool.',
+  markdown: 'Copy or view the page as markdown.',
+  mcp: 'Connect to the site’s MCP server.',
+  git: 'Open the page in its Git repository.',
+  pdf: 'Export the page as PDF.',
+} satisfies Record<(typeof SITE_PAGE_ACTIONS)[number], string>);
+
+const LinkTargetEnum = restEnum('SiteExternalLinksTarget', 'Where external links of a published site open.', {
+  self: 'In the current tab.',
+  blank: 'In a new tab.',
+} satisfies Record<(typeof SITE_LINK_TARGETS)[number], string>);
 
 const ThemedColor = builder.objectRef<Record<string, unknown>>('ThemedColor').implement({
   description: 'A color for the light and the dark theme.',
@@ -223,13 +292,16 @@ const ThemedColor = builder.objectRef<Record<string, unknown>>('ThemedColor').im
   }),
 });
 
-const SiteStyling = builder.objectRef<Record<string, unknown>>('SiteStyling').implement({
+type Styling = NonNullable<Customization['styling']>;
+
+const SiteStyling = builder.objectRef<Styling>('SiteStyling').implement({
   description: 'How the published site looks.',
   fields: (t) => ({
-    theme: t.string({
+    theme: t.field({
+      type: ThemeEnum,
       nullable: true,
-      description: 'Theme preset: `clean`, `muted`, `bold` or `gradient`.',
-      resolve: (s) => text(s.theme),
+      description: 'Theme preset.',
+      resolve: (s) => s.theme ?? null,
     }),
     primaryColor: t.field({
       type: ThemedColor,
@@ -237,10 +309,11 @@ const SiteStyling = builder.objectRef<Record<string, unknown>>('SiteStyling').im
       description: 'Main accent color.',
       resolve: (s) => (s.primaryColor ? record(s.primaryColor) : null),
     }),
-    corners: t.string({
+    corners: t.field({
+      type: CornersEnum,
       nullable: true,
-      description: 'Corner style: `straight`, `rounded` or `circular`.',
-      resolve: (s) => text(s.corners),
+      description: 'Corner style.',
+      resolve: (s) => s.corners ?? null,
     }),
     font: t.string({
       nullable: true,
@@ -252,15 +325,17 @@ const SiteStyling = builder.objectRef<Record<string, unknown>>('SiteStyling').im
       description: 'Code font.',
       resolve: (s) => text(s.monospaceFont) ?? text(record(s.monospaceFont).fontFamily),
     }),
-    icons: t.string({
+    icons: t.field({
+      type: IconStyleEnum,
       nullable: true,
-      description: 'Icon style: `regular`, `solid`, `duotone`, `light` or `thin`.',
-      resolve: (s) => text(s.icons),
+      description: 'Icon style.',
+      resolve: (s) => s.icons ?? null,
     }),
-    search: t.string({
+    search: t.field({
+      type: SearchStyleEnum,
       nullable: true,
-      description: 'Search button style: `prominent` or `subtle`.',
-      resolve: (s) => text(s.search),
+      description: 'Search button style.',
+      resolve: (s) => s.search ?? null,
     }),
   }),
 });
@@ -273,30 +348,34 @@ const SiteCustomization = builder.objectRef<Customization>('SiteCustomization').
     styling: t.field({
       type: SiteStyling,
       description: 'Look: theme, colors, fonts, icons.',
-      resolve: (c) => record(c.styling),
+      resolve: (c) => c.styling ?? {},
     }),
-    defaultTheme: t.string({
+    defaultTheme: t.field({
+      type: ThemeModeEnum,
       nullable: true,
-      description: 'Theme readers start with: `light`, `dark` or `system`.',
-      resolve: (c) => text(record(c.themes).default),
+      description: 'Theme mode readers start with.',
+      resolve: (c) => c.themes?.default ?? null,
     }),
     themeToggle: t.boolean({
       description: 'True when readers can switch between light and dark.',
-      resolve: (c) => record(c.themes).toggeable === true,
+      resolve: (c) => c.themes?.toggeable === true,
     }),
-    locale: t.string({
+    locale: t.field({
+      type: LocaleEnum,
       nullable: true,
       description: 'Language of the interface.',
-      resolve: (c) => text(record(c.internationalization).locale),
+      resolve: (c) => c.internationalization?.locale ?? null,
     }),
-    aiMode: t.string({
+    aiMode: t.field({
+      type: AiModeEnum,
       nullable: true,
-      description: 'AI features for readers: `none`, `search` or `assistant`.',
-      resolve: (c) => text(record(c.ai).mode),
+      description: 'AI features for readers.',
+      resolve: (c) => c.ai?.mode ?? null,
     }),
-    pageActions: t.stringList({
-      description: 'Actions of the page menu, in order (`markdown`, `pdf`, …).',
-      resolve: (c) => (record(c.pageActions).items as string[] | undefined) ?? [],
+    pageActions: t.field({
+      type: [PageActionEnum],
+      description: 'Actions of the page menu, in order; the first is the main button.',
+      resolve: (c) => c.pageActions?.items ?? [],
     }),
     pagination: t.boolean({
       description: 'True when pages show previous/next links.',
@@ -310,10 +389,11 @@ const SiteCustomization = builder.objectRef<Customization>('SiteCustomization').
       description: 'True when the platform’s trademark is shown.',
       resolve: (c) => record(c.trademark).enabled === true,
     }),
-    externalLinksTarget: t.string({
+    externalLinksTarget: t.field({
+      type: LinkTargetEnum,
       nullable: true,
-      description: 'Where external links open: `self` or `blank`.',
-      resolve: (c) => text(record(c.externalLinks).target),
+      description: 'Where external links open.',
+      resolve: (c) => c.externalLinks?.target ?? null,
     }),
     settings: t.field({
       type: 'JSON',

@@ -15,6 +15,9 @@ export type TeamRole = z.infer<typeof teamRole>;
 export const VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 export const visibility = z.enum(VISIBILITIES);
 
+/** What signs the tokens of visitors of a site or space (the API's `VisitorAuth` backends). */
+export const VISITOR_AUTH_BACKENDS = ['custom', 'integration'] as const;
+
 export const EDIT_MODES = ['live', 'locked'] as const;
 export const editMode = z.enum(EDIT_MODES);
 

@@ -18,7 +18,10 @@ export const conversation = z.object({
 });
 export type Conversation = z.infer<typeof conversation>;
 
-export const conversationPart = z.object({ type: z.string(), role: z.string(), body: z.string() });
+export const CONVERSATION_PART_TYPES = ['message'] as const;
+
+/** A part of a conversation; `role` is the source's own (`user` for the person asking, anything else for the other side). */
+export const conversationPart = z.object({ type: z.enum(CONVERSATION_PART_TYPES), role: z.string(), body: z.string() });
 
 export const conversationDetail = z.object({
   conversation,

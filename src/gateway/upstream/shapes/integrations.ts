@@ -32,6 +32,8 @@ export const INTEGRATION_CATEGORIES = [
   'visitor-auth',
   'other',
 ] as const;
+export const INTEGRATION_RUNTIMES = ['v1', 'v2'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export const INTEGRATION_TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 export const INSTALLATION_STATUSES = ['active', 'pending', 'paused'] as const;
@@ -70,8 +72,8 @@ export const integration = z.object({
   target: z.enum(INTEGRATION_TARGETS),
   verified: z.boolean().default(false),
   visibility: z.enum(INTEGRATION_VISIBILITIES),
-  scopes: z.array(z.string()).default([]),
-  categories: z.array(z.string()).default([]),
+  scopes: z.array(z.enum(INTEGRATION_SCOPES)).default([]),
+  categories: z.array(z.enum(INTEGRATION_CATEGORIES)).default([]),
   blocks: z
     .array(
       z
@@ -144,5 +146,9 @@ export const integrationEvent = z.object({
 });
 export type IntegrationEvent = z.infer<typeof integrationEvent>;
 
-export const traceLog = z.object({ message: z.string(), timestamp: dateTime.optional(), level: z.string().optional() });
+export const traceLog = z.object({
+  message: z.string(),
+  timestamp: dateTime.optional(),
+  level: z.enum(LOG_LEVELS).optional(),
+});
 export const eventWithTrace = z.object({ event: integrationEvent, trace: z.object({ logs: z.array(traceLog) }) });

@@ -3,6 +3,37 @@ import { dateTime, document, mergeRules, roleOrGuest, url } from './common.js';
 
 const pricePair = z.object({ monthly: z.number().nullish(), yearly: z.number().nullish() }).partial();
 
+export const ORGANIZATION_TYPES = ['business', 'community'] as const;
+export const USE_CASES = [
+  'internalDocs',
+  'docsSite',
+  'audienceControlledSite',
+  'productDocs',
+  'teamKnowledgeBase',
+  'designSystem',
+  'openSourceDocs',
+  'notes',
+  'other',
+] as const;
+export const COMMUNITY_TYPES = ['nonProfit', 'openSource', 'education'] as const;
+/** The API's `BillingProduct`. */
+export const PLANS = [
+  'free_2024',
+  'plus_2024',
+  'pro_2024',
+  'enterprise_2024',
+  'community_2024',
+  'free',
+  'plus',
+  'pro',
+  'internal',
+] as const;
+export const BILLING_INTERVALS = ['monthly', 'yearly'] as const;
+export const TRIAL_STATUSES = ['notapplicable', 'none', 'active', 'ended', 'expired'] as const;
+export const TRIAL_DECISIONS = ['downgrade'] as const;
+export const BLOCK_SOURCES = ['backoffice', 'external', 'internal'] as const;
+export const DEFAULT_CONTENT_TYPES = ['site'] as const;
+
 export const organization = z.object({
   object: z.literal('organization'),
   id: z.string(),
@@ -10,18 +41,18 @@ export const organization = z.object({
   createdAt: dateTime,
   emailDomains: z.array(z.string()).default([]),
   hostname: z.string().nullish(),
-  type: z.string().nullish(),
-  useCase: z.string().nullish(),
-  communityType: z.string().nullish(),
+  type: z.enum(ORGANIZATION_TYPES).nullish(),
+  useCase: z.enum(USE_CASES).nullish(),
+  communityType: z.enum(COMMUNITY_TYPES).nullish(),
   defaultRole: roleOrGuest.optional(),
-  defaultContent: z.object({ type: z.string(), site: z.string().optional() }).nullish(),
+  defaultContent: z.object({ type: z.enum(DEFAULT_CONTENT_TYPES), site: z.string().optional() }).nullish(),
   sso: z.boolean().nullish(),
   ai: z.boolean().nullish(),
   inviteLinks: z.boolean().nullish(),
-  plan: z.string().nullish(),
+  plan: z.enum(PLANS).nullish(),
   billing: z
     .object({
-      interval: z.string().nullish(),
+      interval: z.enum(BILLING_INTERVALS).nullish(),
       endDate: z.string().nullish(),
       hasPaymentFailed: z.boolean().nullish(),
       isScheduledToCancel: z.boolean().nullish(),
@@ -45,14 +76,14 @@ export const organization = z.object({
   }),
   trial: z
     .object({
-      status: z.string().nullish(),
+      status: z.enum(TRIAL_STATUSES).nullish(),
       count: z.number().nullish(),
       endDate: z.string().nullish(),
-      decision: z.string().nullish(),
+      decision: z.enum(TRIAL_DECISIONS).nullish(),
     })
     .nullish(),
   customHostname: z.string().nullish(),
-  blocked: z.object({ source: z.string().nullish(), reason: z.string().nullish() }).nullish(),
+  blocked: z.object({ source: z.enum(BLOCK_SOURCES).nullish(), reason: z.string().nullish() }).nullish(),
   permissions: z
     .object({
       view: z.boolean(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, url } from './common.js';
+import { dateTime, url, VISITOR_AUTH_BACKENDS } from './common.js';
 import { changeRequest } from './change-requests.js';
 import { collection } from './collections.js';
 import { revisionPage } from './content.js';
@@ -21,8 +21,6 @@ export const shareLink = z.object({
   urls: z.object({ published: url.nullish() }),
 });
 export type ShareLink = z.infer<typeof shareLink>;
-
-export const VISITOR_AUTH_BACKENDS = ['custom', 'integration'] as const;
 
 export const publishingAuth = z.object({
   object: z.literal('publishing-auth'),
@@ -47,13 +45,44 @@ export const templateConditions = z.object({
   items: z.array(z.object({ description: z.string(), condition: z.string() })),
 });
 
+export const SITE_THEMES = ['clean', 'muted', 'bold', 'gradient'] as const;
+export const SITE_CORNERS = ['straight', 'rounded', 'circular'] as const;
+export const SITE_ICON_STYLES = ['regular', 'solid', 'duotone', 'light', 'thin'] as const;
+export const SITE_SEARCH_STYLES = ['prominent', 'subtle'] as const;
+export const SITE_THEME_MODES = ['light', 'dark', 'system'] as const;
+export const SITE_AI_MODES = ['none', 'search', 'assistant'] as const;
+export const SITE_LOCALES = ['en', 'fr', 'es', 'zh', 'ja', 'de', 'nl', 'no', 'pt-br', 'ru'] as const;
+export const SITE_PAGE_ACTIONS = ['assistant', 'external-ai', 'markdown', 'mcp', 'git', 'pdf'] as const;
+export const SITE_LINK_TARGETS = ['self', 'blank'] as const;
+
+/**
+ * The customization settings of a site or site space (`SiteCustomizationSettings`): the closed
+ * sets the graph has enums for are checked, every other setting is kept as it is.
+ */
+const customization = z.looseObject({
+  styling: z
+    .looseObject({
+      theme: z.enum(SITE_THEMES).nullish(),
+      corners: z.enum(SITE_CORNERS).nullish(),
+      icons: z.enum(SITE_ICON_STYLES).nullish(),
+      search: z.enum(SITE_SEARCH_STYLES).nullish(),
+    })
+    .nullish(),
+  themes: z.looseObject({ default: z.enum(SITE_THEME_MODES).nullish() }).nullish(),
+  internationalization: z.looseObject({ locale: z.enum(SITE_LOCALES).nullish() }).nullish(),
+  ai: z.looseObject({ mode: z.enum(SITE_AI_MODES).nullish() }).nullish(),
+  pageActions: z.looseObject({ items: z.array(z.enum(SITE_PAGE_ACTIONS)).nullish() }).nullish(),
+  externalLinks: z.looseObject({ target: z.enum(SITE_LINK_TARGETS).nullish() }).nullish(),
+});
+export type Customization = z.infer<typeof customization>;
+
 export const publishedSite = z.object({
   object: z.literal('published-content-site'),
   site,
   structure: siteStructure,
   customizations: z.object({
-    site: z.record(z.string(), z.unknown()),
-    siteSpaces: z.record(z.string(), z.record(z.string(), z.unknown())),
+    site: customization,
+    siteSpaces: z.record(z.string(), customization),
   }),
   scripts: z.array(z.object({ script: url, contentSecurityPolicy: z.string().nullish(), cookies: z.boolean() })),
 });

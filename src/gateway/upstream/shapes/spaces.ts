@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { dateTime, editMode, mergeRules, role, visibility, url } from './common.js';
+import { dateTime, editMode, mergeRules, role, url, VISITOR_AUTH_BACKENDS, visibility } from './common.js';
+
+/** The Git providers a space can be synchronized with (the API's `GitSyncProvider`). */
+export const GIT_PROVIDERS = ['github', 'gitlab', 'github-legacy'] as const;
 
 /** The last import or export of a space's Git Sync. */
 export const gitSyncOperation = z.object({
@@ -35,7 +38,7 @@ export const space = z.object({
   gitSync: z
     .object({
       repoName: z.string().nullish(),
-      installationProvider: z.string().nullish(),
+      installationProvider: z.enum(GIT_PROVIDERS).nullish(),
       integration: z.string().nullish(),
       url: url.nullish(),
       updatedAt: dateTime.nullish(),
@@ -44,7 +47,7 @@ export const space = z.object({
       operation: gitSyncOperation.nullish(),
     })
     .nullish(),
-  visitorAuth: z.object({ backend: z.string().nullish() }).nullish(),
+  visitorAuth: z.object({ backend: z.enum(VISITOR_AUTH_BACKENDS).nullish() }).nullish(),
   revision: z.string(),
   defaultLevel: z.union([role, z.literal('inherit')]).nullish(),
   comments: z.number().int().default(0),

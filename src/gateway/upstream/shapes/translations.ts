@@ -52,11 +52,13 @@ export const translation = z.object({
   object: z.literal('translation'),
   id: z.string(),
   status: z.enum(TRANSLATION_STATUSES),
-  source: z.object({ space: z.string(), language: z.string() }),
-  language: z.string(),
+  source: z.object({ space: z.string(), language: z.enum(TRANSLATION_LANGUAGES) }),
+  language: z.enum(TRANSLATION_LANGUAGES),
   instructions: document.nullish(),
   /** Absent until the first run completed. */
-  result: z.object({ space: z.string(), revision: z.string(), language: z.string().nullish() }).nullish(),
+  result: z
+    .object({ space: z.string(), revision: z.string(), language: z.enum(TRANSLATION_LANGUAGES).nullish() })
+    .nullish(),
   createdAt: dateTime,
   updatedAt: dateTime,
   stats: z.object({
