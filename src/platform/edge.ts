@@ -1,7 +1,7 @@
 import { maxHeaderSize, type Server, STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
-import { ApiError } from './http.js';
+import { ApiError, missingParameter } from './http.js';
 
 /**
  * The HTTP edge of the platform: what it answers before any route runs (requests Node or the
@@ -164,7 +164,10 @@ export function guardEdge(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
       if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-      return reply.code(error.status).send({ error: { code: error.status, message: error.message, ...error.limit } });
+      const parameter = error.missing ? missingParameter(error.missing, request.params) : undefined;
+      return reply.code(error.status).send({
+        error: { code: error.status, message: error.message, ...error.limit, ...(parameter && { parameter }) },
+      });
     }
     const { statusCode: status, message, code } = error as { statusCode?: number; message?: string; code?: string };
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

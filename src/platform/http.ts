@@ -11,12 +11,17 @@ export interface LimitDetails {
   max: number;
 }
 
-/** An expected failure of a platform route; answered as `{ error: { code, message } }` (and `limit`, `value`, `max` when over a budget). */
+/**
+ * An expected failure of a platform route; answered as `{ error: { code, message } }` (and `limit`,
+ * `value`, `max` when over a budget; `parameter` when a path parameter names nothing: see `notFound`).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly limit?: LimitDetails,
+    /** What was not found (`Site section`), for a 404 of `notFound`. */
+    readonly missing?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -40,7 +45,33 @@ export const overContentLimit = (message: string, error: ContentLimitError) =>
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const forbidden = (message = 'You do not have permission to do this') => new ApiError(403, message);
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+/**
+ * A 404 for something the request names (`Space not found`). When a path parameter of the route
+ * names it, the answer says which (`parameter: "spaceId"`, see `missingParameter`), as a refusal of
+ * the body names its field.
+ */
+export const notFound = (what: string) => new ApiError(404, `${what} not found`, undefined, what);
+
+/** Path parameters named otherwise than after what they name (`Member` → `userId`). */
+const PARAMETER_OF: Readonly<Record<string, string>> = {
+  Member: 'userId',
+  'OpenAPI specification': 'specSlug',
+  'OpenAPI specification version': 'versionId',
+  Integration: 'integrationName',
+};
+
+/**
+ * The path parameter of `params` that names `what` (`Site section` → `siteSectionId`, `Integration
+ * installation` → `installationId`), or undefined when none does.
+ */
+export function missingParameter(what: string, params: unknown): string | undefined {
+  if (!params || typeof params !== 'object') return undefined;
+  const words = what.split(' ');
+  const camel = (parts: string[]) =>
+    parts.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1))).join('');
+  const candidates = [PARAMETER_OF[what], `${camel(words)}Id`, `${camel(words.slice(-1))}Id`];
+  return candidates.find((name) => name !== undefined && name in params);
+}
 /**
  * A 404 for a reference given in the request body, naming the field and, when given, the value:
  * `User not found: body field "users.0" ("u-123")`.

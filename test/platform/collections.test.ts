@@ -142,7 +142,8 @@ describe('GET /collections/{collectionId}', () => {
     expect((await p.api('GET', `/collections/${C.globexHandbook}`, as(U.hana))).status).toBe(200);
     const missing = await p.api('GET', '/collections/nope');
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: { code: 404, message: 'Collection not found' } });
+    // The answer names the path parameter that names nothing, as a refusal of the body names its field.
+    expect(missing.body).toEqual({ error: { code: 404, message: 'Collection not found', parameter: 'collectionId' } });
   });
 });
 

@@ -240,14 +240,18 @@ function check(answer: Answer, method: string, where: string, source: string): v
     Object.keys(body as object).length !== 1 ||
     !errorShapes.some((keys) => sameKeys(Object.keys(error), keys))
   ) {
-    fail("more than { error: { code, message } }, or a budget's { limit, value, max } besides");
+    fail("more than { error: { code, message } }, or a budget's { limit, value, max } or a 404's parameter besides");
   }
 }
 
-/** The keys of an error: any error's, or a refused budget's (which names it, the value and the maximum). */
+/**
+ * The keys of an error: any error's, a refused budget's (which names it, the value and the
+ * maximum), or a 404's that names the path parameter naming nothing.
+ */
 const errorShapes = [
   ['code', 'message'],
   ['code', 'message', 'limit', 'value', 'max'],
+  ['code', 'message', 'parameter'],
 ];
 const sameKeys = (keys: string[], expected: string[]) =>
   keys.length === expected.length && expected.every((key) => keys.includes(key));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingParameter } from '../../src/platform/http.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { newId, newSecret, withStableIds } from '../../src/platform/http.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -481,5 +482,23 @@ describe('guests', () => {
         })
       ).status,
     ).toBe(200);
+  });
+});
+
+describe('a 404 of a path parameter', () => {
+  it('names the parameter after what was not found, said in full or by its last word', () => {
+    const params = { organizationId: 'acme', samlProviderId: 'p', installationId: 'i', userId: 'u', specSlug: 's' };
+    expect(
+      ['Organization', 'SAML provider', 'Integration installation', 'Member', 'OpenAPI specification', 'Space'].map(
+        (what) => missingParameter(what, params),
+      ),
+    ).toEqual(['organizationId', 'samlProviderId', 'installationId', 'userId', 'specSlug', undefined]);
+  });
+
+  it('answers it beside the message, and nothing for a route without it', async () => {
+    const space = await p.api('GET', '/spaces/nope');
+    expect(space.body).toEqual({ error: { code: 404, message: 'Space not found', parameter: 'spaceId' } });
+    const route = await p.api('GET', '/no/such/route');
+    expect(route.body.error.parameter).toBeUndefined();
   });
 });

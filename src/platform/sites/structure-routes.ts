@@ -25,6 +25,7 @@ import {
   removeSiteSpace,
   requireGroup,
   requireHomePage,
+  requireItem,
   requireSection,
   requireSiteSpace,
   updateGroup,
@@ -206,6 +207,7 @@ export function siteStructureRoutes(app: FastifyInstance): void {
     if (body.item.type === 'site-external-link')
       return reply.code(404).send({ error: { code: 404, message: 'No matching item found' } });
     const item = body.item as ItemPointer;
+    requireItem(s, item, 'item');
     moveItem(request.ctx.db, s, item, {
       before: body.position?.before && known(body.position.before),
       after: body.position?.after && known(body.position.after),

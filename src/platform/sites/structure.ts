@@ -1,4 +1,4 @@
-import { badRequest, conflict, newId, notFound, now } from '../http.js';
+import { badRequest, conflict, newId, notFound, notFoundInBody, now } from '../http.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { slugify } from '../../document/model.js';
@@ -166,6 +166,18 @@ export function sectionSegments(s: Structure, row: SiteSectionRow): string[] {
 // ---------------------------------------------------------------------------------------------
 // Lookups
 // ---------------------------------------------------------------------------------------------
+
+const ITEM_NAMES = {
+  'site-space': 'Site space',
+  'site-section': 'Site section',
+  'site-section-group': 'Site section group',
+};
+
+/** Checks that the item a request body names (in its `field`) is in the structure: a 404 naming the field otherwise. */
+export function requireItem(s: Structure, item: ItemPointer, field: string): void {
+  const rows = item.type === 'site-space' ? s.siteSpaces : item.type === 'site-section' ? s.sections : s.groups;
+  if (!rows.some((row) => row.id === item.id)) throw notFoundInBody(ITEM_NAMES[item.type], field, item.id);
+}
 
 export function requireSiteSpace(s: Structure, id: string): SiteSpaceRow {
   const row = s.siteSpaces.find((item) => item.id === id);
