@@ -77,6 +77,11 @@ export class GatewayError extends GraphQLError {
   readonly field: string[] | undefined;
   readonly retryAfter: number | undefined;
   readonly budget: Budget | undefined;
+  /**
+   * What of the REST request an upstream refusal is about, as the platform names it: a body or
+   * query field (`position.before`) or a path parameter (`spaceId`). Mutations map it to their input.
+   */
+  readonly restField: RestField | undefined;
 
   constructor(
     code: ErrorCode,
@@ -86,6 +91,7 @@ export class GatewayError extends GraphQLError {
       field?: string[] | undefined;
       retryAfter?: number | undefined;
       budget?: Budget | undefined;
+      restField?: RestField | undefined;
       cause?: unknown;
     } = {},
   ) {
@@ -101,7 +107,21 @@ export class GatewayError extends GraphQLError {
     this.field = options.field;
     this.retryAfter = options.retryAfter;
     this.budget = options.budget;
+    this.restField = options.restField;
   }
+}
+
+/**
+ * The part of a REST request a refusal names: a field of the body or query (`position.before`,
+ * named in the message as `body field "position.before"`) or a path parameter (`spaceId`, named
+ * by the answer's `parameter`).
+ */
+export interface RestField {
+  kind: 'field' | 'parameter';
+  /** Its path: `['position', 'before']`, or `['spaceId']`. */
+  path: string[];
+  /** How the message names it (`body field "position.before"`), to name the input there instead. */
+  quoted?: string;
 }
 
 /**
@@ -219,7 +239,24 @@ export function errorFromResponse(
     code === 'RATE_LIMITED' && options.retryAfter !== undefined
       ? Math.max(0, Math.ceil(options.retryAfter))
       : undefined;
-  return new GatewayError(code, message, { upstreamStatus: status, retryAfter, budget: extractBudget(body) });
+  return new GatewayError(code, message, {
+    upstreamStatus: status,
+    retryAfter,
+    budget: extractBudget(body),
+    restField: extractRestField(body, upstreamMessage),
+  });
+}
+
+/** How a refusal of the platform names the REST field it is about: `body field "position.before"`. */
+const NAMED_FIELD = /(?:body|query) field "([^"]+)"/;
+
+/** The REST field or path parameter a refusal is about, if it names one. */
+function extractRestField(body: unknown, message: string | undefined): RestField | undefined {
+  const error = body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : undefined;
+  const parameter = error && typeof error === 'object' ? (error as { parameter?: unknown }).parameter : undefined;
+  if (typeof parameter === 'string' && parameter.length > 0) return { kind: 'parameter', path: [parameter] };
+  const named = message ? NAMED_FIELD.exec(message) : null;
+  return named ? { kind: 'field', path: named[1]!.split('.'), quoted: named[0] } : undefined;
 }
 
 /** The budget a platform refusal names (`{ error: { limit, value, max } }`), if it names one. */

@@ -692,7 +692,14 @@ describe('collection mutations', () => {
       data: {
         updateCollection: {
           collection: null,
-          userErrors: [{ message: 'Collection not found', code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+          userErrors: [
+            {
+              message: 'Collection not found: input field "collectionId"',
+              code: 'NOT_FOUND',
+              field: ['collectionId'],
+              upstreamStatus: 404,
+            },
+          ],
         },
       },
       upstream: 1,
@@ -790,7 +797,7 @@ describe('collection mutations', () => {
     // "Guides" is not at the top level, where A stays.
     expect(await run(mutation, { input: { collectionId: a, position: { before: C.guides } } })).toEqual(
       failure(
-        'Invalid body field "position.before": col-guides is not a space or collection of the target parent',
+        'Invalid input field "position.before": col-guides is not a space or collection of the target parent',
         'BAD_USER_INPUT',
         ['position', 'before'],
         400,
@@ -808,7 +815,7 @@ describe('collection mutations', () => {
     );
     expect(await run(mutation, { input: { collectionId: C.product, parentId: C.advanced } })).toEqual(
       failure(
-        'Invalid body field "parent": cannot move a collection into itself or one of its descendants',
+        'Invalid input field "parentId": cannot move a collection into itself or one of its descendants',
         'BAD_USER_INPUT',
         ['parentId'],
         400,
@@ -878,7 +885,7 @@ describe('collection mutations', () => {
           collection: null,
           userErrors: [
             {
-              message: 'Target organization not found: body field "organization" ("initech")',
+              message: 'Target organization not found: input field "organizationId" ("initech")',
               code: 'NOT_FOUND',
               field: ['organizationId'],
               upstreamStatus: 404,
@@ -1014,7 +1021,7 @@ describe('collection permissions', () => {
           collection: null,
           userErrors: [
             {
-              message: 'Team not found: body field "teams.0" ("team-nobody")',
+              message: 'Team not found: input field "teamIds.0" ("team-nobody")',
               code: 'NOT_FOUND',
               field: ['teamIds', '0'],
               upstreamStatus: 404,
@@ -1060,7 +1067,14 @@ describe('collection permissions', () => {
         updateCollectionUserPermission: {
           collection: null,
           user: null,
-          userErrors: [{ message: 'User not found', code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+          userErrors: [
+            {
+              message: 'User not found: input field "userId"',
+              code: 'NOT_FOUND',
+              field: ['userId'],
+              upstreamStatus: 404,
+            },
+          ],
         },
       },
       upstream: 1,

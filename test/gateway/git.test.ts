@@ -140,7 +140,7 @@ describe('Git Sync through the graph', () => {
     );
     expect(dotted.data.importFromGit.userErrors).toEqual([
       {
-        message: 'Invalid body field "ref": must not contain ".."',
+        message: 'Invalid input field "ref": must not contain ".."',
         code: 'BAD_USER_INPUT',
         field: ['ref'],
         upstreamStatus: 400,

@@ -488,7 +488,7 @@ describe('member mutations', () => {
   it('setMemberSso fails for an unknown user (NOT_FOUND) and for a non-admin (FORBIDDEN)', async () => {
     const unknown = await g.gql(setMemberSso, { input: { organizationId: 'acme', userId: 'no-such-user' } });
     expect(unknown.data).toEqual({
-      setMemberSso: { member: null, userErrors: [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }] },
+      setMemberSso: { member: null, userErrors: [{ code: 'NOT_FOUND', field: ['userId'], upstreamStatus: 404 }] },
     });
     const forbidden = await g.gql(
       setMemberSso,
@@ -565,7 +565,7 @@ describe('member mutations', () => {
       pingOrganization: {
         serviceVisitorClaims: null,
         member: null,
-        userErrors: [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        userErrors: [{ code: 'NOT_FOUND', field: ['organizationId'], upstreamStatus: 404 }],
       },
     });
     expect(result.upstream).toBe(1);

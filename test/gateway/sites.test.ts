@@ -963,7 +963,7 @@ describe('writing sites', () => {
       [
         `updateSite(input: { organizationId: "acme", siteId: "no-such-site", title: "Missing" })`,
         {},
-        [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        [{ code: 'NOT_FOUND', field: ['siteId'], upstreamStatus: 404 }],
         1,
       ],
       [
@@ -1166,7 +1166,7 @@ describe('writing sites', () => {
       [
         `updateSiteSpace(input: { siteId: $site, siteSpaceId: "nope", hidden: true })`,
         { site },
-        [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        [{ code: 'NOT_FOUND', field: ['siteSpaceId'], upstreamStatus: 404 }],
         1,
       ],
       [
@@ -1620,7 +1620,7 @@ describe('writing sites', () => {
       [
         `moveSiteSectionGroup(input: { siteId: $site, siteSectionGroupId: "nope" })`,
         { site },
-        [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }],
+        [{ code: 'NOT_FOUND', field: ['siteSectionGroupId'], upstreamStatus: 404 }],
         1,
       ],
       [

@@ -755,7 +755,12 @@ describe('space mutations', () => {
       { input: { spaceId: spaceId(S.expired) } },
     );
     expect(answer).toEqual({
-      data: { restoreSpace: { space: null, userErrors: [userError('Space not found', 'NOT_FOUND', null, 404)] } },
+      data: {
+        restoreSpace: {
+          space: null,
+          userErrors: [userError('Space not found: input field "spaceId"', 'NOT_FOUND', ['spaceId'], 404)],
+        },
+      },
       upstream: 1,
     });
   });
@@ -807,7 +812,12 @@ describe('space mutations', () => {
       { input: { spaceId: 'no-such-space' } },
     );
     expect(missing).toEqual({
-      data: { duplicateSpace: { space: null, userErrors: [userError('Space not found', 'NOT_FOUND', null, 404)] } },
+      data: {
+        duplicateSpace: {
+          space: null,
+          userErrors: [userError('Space not found: input field "spaceId"', 'NOT_FOUND', ['spaceId'], 404)],
+        },
+      },
       upstream: 1,
     });
   });
@@ -855,7 +865,7 @@ describe('space mutations', () => {
     expect(await run(mutation, { input: { spaceId: id, position: { after: gid(statusPage) } } })).toEqual(
       failure(
         userError(
-          `Invalid body field "position.after": ${statusPage} is not a space or collection of the target parent`,
+          `Invalid input field "position.after": ${statusPage} is not a space or collection of the target parent`,
           'BAD_USER_INPUT',
           ['position', 'after'],
           400,
@@ -877,7 +887,7 @@ describe('space mutations', () => {
     expect(await run(mutation, { input: { spaceId: spaceId('Roadmap'), parentId: null } })).toEqual(
       failure(
         userError(
-          'Invalid body field "parent": a space with in-collection visibility must stay in a collection',
+          'Invalid input field "parentId": a space with in-collection visibility must stay in a collection',
           'BAD_USER_INPUT',
           ['parentId'],
           400,

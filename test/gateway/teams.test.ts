@@ -491,7 +491,7 @@ describe('team mutations', () => {
         team: null,
         userErrors: [
           {
-            message: 'User not found: body field "add.0" ("nobody@nowhere.test")',
+            message: 'User not found: input field "add.0" ("nobody@nowhere.test")',
             code: 'NOT_FOUND',
             field: ['add', '0'],
             upstreamStatus: 404,
@@ -530,7 +530,7 @@ describe('team mutations', () => {
     const unknown = await g.gql(setTeamMember, { input: { teamId: created.id, userId: 'no-such-user' } });
     expect([outsider.data, unknown.data]).toEqual([
       { setTeamMember: { team: null, userErrors: [{ code: 'BAD_USER_INPUT', field: null, upstreamStatus: 400 }] } },
-      { setTeamMember: { team: null, userErrors: [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }] } },
+      { setTeamMember: { team: null, userErrors: [{ code: 'NOT_FOUND', field: ['userId'], upstreamStatus: 404 }] } },
     ]);
   });
 
@@ -558,7 +558,12 @@ describe('team mutations', () => {
       { token: token('finn') },
     );
     expect([missing.data, forbidden.data]).toEqual([
-      { removeTeamMember: { deleted: false, userErrors: [{ code: 'NOT_FOUND', field: null, upstreamStatus: 404 }] } },
+      {
+        removeTeamMember: {
+          deleted: false,
+          userErrors: [{ code: 'NOT_FOUND', field: ['teamId'], upstreamStatus: 404 }],
+        },
+      },
       { removeTeamMember: { deleted: false, userErrors: [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }] } },
     ]);
   });

@@ -762,6 +762,10 @@ const specTarget = {
   ),
 };
 
+/** A specification the platform does not find (its path parameter `specSlug`) is the one the input names. */
+const specInputPath = (restField: string[] | null, _code: unknown, input: Record<string, unknown>) =>
+  restField?.[0] === 'specSlug' ? [input.specId != null ? 'specId' : 'slug'] : undefined;
+
 function resolveSpec<T extends { organizationId?: string | null; slug?: string | null; specId?: string | null }>(
   value: T,
   ctx: z.RefinementCtx,
@@ -839,6 +843,7 @@ declareMutation('updateOpenApiSpec', {
     source: inputField(SpecSourceInput.type, 'Where the document comes from.', SpecSourceInput.schema),
   },
   check: (input) => input.transform(resolveSpec),
+  inputPath: specInputPath,
   payload: (name) =>
     payloadType<{ spec: SpecHeld; created: boolean }>(name, (t) => ({
       spec: t.field({
@@ -868,6 +873,7 @@ declareMutation('setOpenApiSpecVisibility', {
     visibility: inputField(SpecVisibilityEnum, 'Who can read it outside the organization.', z.enum(SPEC_VISIBILITIES)),
   },
   check: (input) => input.transform(resolveSpec),
+  inputPath: specInputPath,
   payload: SpecPayload,
   run: async (i, ctx) => {
     const spec = await updateSpec(ctx.api, i, { visibility: i.visibility });
@@ -880,6 +886,7 @@ declareMutation('deleteOpenApiSpec', {
   input: 'The specification to delete.',
   fields: specTarget,
   check: (input) => input.transform(resolveSpec),
+  inputPath: specInputPath,
   payload: (name) => deletedPayload(name, 'True when the specification was deleted, false when it did not exist.'),
   run: (i, ctx) => deletionOf('OpenApiSpec', compositeKey(i.organizationId, i.slug), deleteSpec(ctx.api, i)),
 });

@@ -365,8 +365,6 @@ declareMutation('createSpace', {
       }
     }),
   payload: (name) => NewSpacePayload(name, 'The new space.'),
-  // POST /orgs/{organizationId}/spaces: a NOT_FOUND naming no body field is about the organization.
-  inputPath: (restField, code) => (restField === null && code === 'NOT_FOUND' ? ['organizationId'] : undefined),
   run: ({ organizationId, parentId, ...fields }, ctx) =>
     spacePayload(ctx, createSpace(ctx.api, organizationId, restBody({ ...fields, parent: parentId }))),
 });

@@ -87,6 +87,8 @@ declareMutation('createChangeRequest', {
       message: 'goes with a templateId',
       path: ['openApiSpec'],
     }),
+  // The template is the body's `template.id`.
+  inputPath: (restField) => (restField?.[0] === 'template' ? ['templateId'] : undefined),
   payload: (name) => requestPayload(name, 'The new change request.', true),
   run: async (
     { spaceId, subject: title, description, templateId, openApiSpec, conversationsIssuesClusterId },
@@ -204,6 +206,8 @@ declareMutation('applySpaceTemplate', {
     ),
     openApiSpec: openApiSpecField,
   },
+  // The template is the body's `id`.
+  inputPath: (restField) => (restField?.[0] === 'id' ? ['templateId'] : undefined),
   payload: (name) =>
     payloadType<{ spaceId: string; changeRequest: RequestAfter | null }>(name, (t) => ({
       space: t.field({

@@ -1,7 +1,7 @@
 import type { InputObjectRef, InputTypeParam, ObjectParam, OutputShape } from '@pothos/core';
 import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
-import { BadUserInputError, isGatewayError, type ErrorCode } from '../../errors.js';
+import { BadUserInputError, isGatewayError, type ErrorCode, type RestField } from '../../errors.js';
 import { builder, type SchemaTypesOf } from './builder.js';
 import { mutationTypeName, type Payload } from './payloads.js';
 import { USER_ERROR_CODES, type UserErrorCode } from './user-errors.js';
@@ -225,18 +225,15 @@ async function mutate<S extends z.ZodType, R extends object>(
     return { ...(await run(parsed.data, ctx)), userErrors: [] };
   } catch (error) {
     if (isGatewayError(error) && EXPECTED.has(error.code)) {
-      const restField = REST_FIELD.exec(error.message)?.[1];
-      const given = toInputPath?.(restField?.split('.') ?? null, error.code, input as Record<string, unknown>);
+      const restField = error.restField;
+      const given = toInputPath?.(restField?.path ?? null, error.code, input as Record<string, unknown>);
+      const field = given ?? error.field ?? inputPathOf(restField?.path, input);
       return {
         userErrors: [
           {
-            // The platform's words, with its field named as the client wrote it.
-            message:
-              given && restField
-                ? error.message.replace(`field "${restField}"`, `input field "${given.join('.')}"`)
-                : error.message,
+            message: namingInput(error.message, restField, field),
             code: error.code as UserErrorCode,
-            field: given ?? error.field ?? inputPathOf(restField, input),
+            field,
             upstreamStatus: error.upstreamStatus ?? null,
             budget: error.budget ?? null,
           },
@@ -247,22 +244,49 @@ async function mutate<S extends z.ZodType, R extends object>(
   }
 }
 
-/** How a refusal of the platform names the REST field it is about: `body field "position.before"`. */
-const REST_FIELD = /(?:body|query) field "([^"]+)"/;
+/**
+ * The platform's words, with what they are about named as the client wrote it: its REST field
+ * becomes the input field (`Invalid input field "changes.0.updatePage.pageId"`), and a path
+ * parameter's not-found says which input named it (`Space not found: input field "spaceId"`).
+ */
+function namingInput(message: string, restField: RestField | undefined, field: string[] | null): string {
+  if (!restField || !field) return message;
+  const named = `input field "${field.join('.')}"`;
+  if (restField.quoted && message.includes(restField.quoted)) return message.replace(restField.quoted, named);
+  return `${message}: ${named}`;
+}
 
 /**
  * The input field a platform refusal is about. The platform names REST fields
- * (`Invalid body field "position.before"`, `Team not found: body field "teams.0"`); the input
- * names them the GraphQL way: the same name, or `parent` → `parentId`, `teams` → `teamIds`.
+ * (`Invalid body field "position.before"`, `Team not found: body field "teams.0"`) and path
+ * parameters (`spaceId`); the input names them the GraphQL way, level by level: the same name,
+ * or `parent` → `parentId`, `teams` → `teamIds`, a name said more fully → the input's
+ * (`samlProviderId` → `providerId`). Null when its first level has no counterpart in the input.
  */
-function inputPathOf(restField: string | undefined, input: unknown): string[] | null {
-  if (!restField || !input || typeof input !== 'object') return null;
-  const [head, ...rest] = restField.split('.');
-  const keys = new Set(Object.keys(input));
-  if (keys.has(head!)) return [head!, ...rest];
-  for (const candidate of [`${head}Id`, `${head!.replace(/s$/, '')}Ids`])
-    if (keys.has(candidate)) return [candidate, ...rest];
-  return null;
+function inputPathOf(restField: string[] | undefined, input: unknown): string[] | null {
+  if (!restField?.length) return null;
+  const path: string[] = [];
+  let at = input;
+  for (const [index, segment] of restField.entries()) {
+    const key = Array.isArray(at) ? segment : inputKey(segment, at);
+    if (key === undefined) return index === 0 ? null : [...path, ...restField.slice(index)];
+    path.push(key);
+    at = (at as Record<string, unknown>)[key];
+  }
+  return path;
+}
+
+/** The key of the input object `at` that holds what the REST field `segment` names, if any. */
+function inputKey(segment: string, at: unknown): string | undefined {
+  if (!at || typeof at !== 'object') return undefined;
+  const keys = Object.keys(at);
+  const exact = [segment, `${segment}Id`, `${segment.replace(/s$/, '')}Ids`].find((key) => keys.includes(key));
+  return (
+    exact ??
+    keys.find(
+      (key) => /Ids?$/.test(key) && segment.length > key.length && segment.toLowerCase().endsWith(key.toLowerCase()),
+    )
+  );
 }
 
 /** Zod refinement: each of `keys` may be left out but not given as null (nothing to clear). */

@@ -224,13 +224,13 @@ export async function naming<T>(names: Record<string, string>, write: () => Prom
   try {
     return await write();
   } catch (error) {
-    const match = isGatewayError(error) && !error.field ? /(?:body|query) field "([^"]+)"/.exec(error.message) : null;
-    const [head, ...rest] = match ? match[1]!.split('.') : [];
+    const [head, ...rest] = isGatewayError(error) && !error.field ? (error.restField?.path ?? []) : [];
     if (isGatewayError(error) && head && names[head]) {
       throw new GatewayError(error.code, error.message, {
         upstreamStatus: error.upstreamStatus,
         field: [names[head]!, ...rest],
         budget: error.budget,
+        restField: error.restField,
       });
     }
     throw error;

@@ -1,0 +1,320 @@
+/**
+ * Every mutation that takes an id, given a well-formed id of nothing, answers one user error
+ * (never a top-level error) whose `field` is the path of that id in the input and whose message
+ * names it as the client wrote it; a delete may instead answer that it deleted nothing. The
+ * mutations and their id inputs come from the schema, so a new mutation is covered as soon as it
+ * exists: its input is made from its required fields (and `EXTRA`), with valid ids of the demo
+ * data, and each id of it in turn is replaced by one of nothing (a global ID keeps its parents).
+ */
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
+import {
+  buildSchema,
+  getNamedType,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+} from 'graphql';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+
+/** A well-formed id that names nothing: a platform id's alphabet and length. */
+const UNKNOWN = 'Unknown0000000000000';
+
+/**
+ * Mutations, or id inputs of them, left out, each with why. Everything else with an id input is
+ * checked.
+ */
+const EXCEPTIONS: Record<string, string> = {
+  // Multipart only (a file part): made by the upload tests.
+  uploadFile: 'takes a file part, which a JSON request cannot send',
+  // The conversation ids are the client's own, given to name what it ingests: none is unknown.
+  'ingestConversations.conversations.0.id': 'a new conversation gets the id given',
+};
+
+let g: TestGateway;
+/** Valid values of id inputs, by input field name (or `mutation.field` where it differs). */
+let ids: Record<string, string>;
+
+beforeAll(async () => {
+  g = await startTestGateway();
+  ids = await demoIds();
+});
+afterAll(() => g.destroy());
+
+/** The ids of the demo data the inputs are made of: global IDs, found through the graph. */
+async function demoIds(): Promise<Record<string, string>> {
+  const result = await g.gql<any>(`{
+    organization(id: "acme") {
+      teams(first: 1) { nodes { id } }
+      collections(first: 1) { nodes { id } }
+      fonts(first: 1) { nodes { id } }
+      openApiSpecs(first: 1) { nodes { id } }
+      samlProviders(first: 1) { nodes { id } }
+      translations(first: 1) { nodes { id } }
+      issuesClusters(first: 1) { nodes { id } }
+      changeRequests(first: 1) { nodes { id space { id } content { pages { platformId } } } }
+      sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } } }
+    }
+    publicIntegration: integration(name: "${DEMO.integrations.public}") { installations(first: 1) { nodes { id } } }
+    siteIntegration: integration(name: "${DEMO.integrations.private}") { installations(first: 1) { nodes { id } } }
+  }`);
+  expect(result.errors).toBeUndefined();
+  const org = result.data.organization;
+  const first = (connection: { nodes: Array<{ id: string }> }) => connection.nodes[0]!.id;
+  const sites = org.sites.nodes as any[];
+  const docs = sites.find((site) => site.title === DEMO.sites.docs);
+  const partners = sites.find((site) => site.title === DEMO.sites.partners);
+  const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as
+    | { id: string }
+    | undefined;
+  const userId = g.platform.userId(DEMO.users.ben);
+  return {
+    organizationId: 'acme',
+    spaceId: org.changeRequests.nodes[0].space.id,
+    changeRequestId: first(org.changeRequests),
+    collectionId: first(org.collections),
+    teamId: first(org.teams),
+    userId: encodeGlobalID('User', userId),
+    fontId: first(org.fonts),
+    specId: first(org.openApiSpecs),
+    providerId: first(org.samlProviders),
+    translationId: first(org.translations),
+    clusterId: first(org.issuesClusters),
+    siteId: docs.id,
+    siteSpaceId: first(docs.siteSpaces),
+    siteSectionId: first(docs.sections),
+    siteSectionGroupId: first(docs.sectionGroups),
+    itemId: first(docs.sections),
+    shareLinkId: first(partners.shareLinks),
+    installationId: first(result.data.publicIntegration.installations),
+    'installIntegrationOnSite.installationId': first(result.data.siteIntegration.installations),
+    'uninstallIntegrationFromSite.installationId': first(result.data.siteIntegration.installations),
+    'updateIntegrationSiteInstallation.installationId': first(result.data.siteIntegration.installations),
+    templateId: 'changelog',
+    inviteId: invite?.id ?? UNKNOWN,
+    pageId: org.changeRequests.nodes[0].content.pages[0].platformId,
+  };
+}
+
+/** Values of required fields that are not ids, by name; otherwise one made from the type. */
+const SCALARS: Record<string, unknown> = {
+  title: 'Checked title',
+  label: 'Checked',
+  name: 'checked',
+  slug: 'checked-spec',
+  fontFamily: 'Checked',
+  weight: 400,
+  storageKey: 'checked-key',
+  body: 'Hello.',
+  role: 'user',
+  commitMessage: 'Checked',
+  ref: 'refs/heads/main',
+  url: 'https://github.test/acme/handbook.git',
+  description: 'Checked.',
+  script: 'export default {}',
+  integrationName: DEMO.integrations.public,
+  jsonSchema: { type: 'object', properties: {} },
+  muted: true,
+  markdown: '# Checked\n',
+};
+
+/** Stands for the valid id of the demo data that the field's name calls for. */
+const VALID_ID = Symbol('valid id');
+
+/**
+ * What some mutations need beside their required fields to get as far as the platform: a change
+ * to make (updates refuse an empty one), a value the schema cannot require, or ids when every id
+ * of the input is optional.
+ */
+const EXTRA: Record<string, Record<string, unknown>> = {
+  addSpaceToSite: { siteId: VALID_ID, spaceId: VALID_ID },
+  createSiteSection: { siteId: VALID_ID, spaceId: VALID_ID, title: 'Checked' },
+  createSiteSectionGroup: { siteId: VALID_ID },
+  createTranslation: { language: 'FR' },
+  deleteOpenApiSpec: { specId: VALID_ID },
+  editChangeRequestContent: { changes: [{ updatePage: { pageId: VALID_ID, markdown: '# Checked' } }] },
+  inviteToCollection: { role: 'READ', userIds: [VALID_ID] },
+  moveCollection: { parentId: null },
+  moveSpace: { parentId: null },
+  setOpenApiSpecVisibility: { specId: VALID_ID },
+  transferSpace: { organizationId: VALID_ID },
+  updateAgentInstructions: { instructions: { text: 'Be kind.' } },
+  updateChangeRequest: { subject: 'Checked' },
+  updateCollection: { title: 'Checked' },
+  updateCollectionUserPermission: { role: 'READ' },
+  updateCustomFont: { fontFamily: 'Checked' },
+  updateIntegrationInstallation: { externalIds: ['checked'] },
+  updateIntegrationSiteInstallation: { externalIds: ['checked'] },
+  updateIntegrationSpaceInstallation: { externalIds: ['checked'] },
+  updateMember: { role: 'READ' },
+  updateOpenApiSpec: { organizationId: VALID_ID, slug: 'checked-spec' },
+  updateOrganization: { title: 'Checked title' },
+  updateSamlProvider: { label: 'Checked' },
+  updateSite: { title: 'Checked title' },
+  updateSiteSection: { title: 'Checked' },
+  updateSiteSectionGroup: { title: 'Checked' },
+  updateSiteShareLink: { name: 'Checked' },
+  updateSiteSpace: { hidden: true },
+  updateSpace: { title: 'Checked title' },
+  updateTeamMembers: { add: [DEMO.users.ben] },
+  updateTranslation: { instructions: { text: 'Be kind.' } },
+};
+
+/** A value of `type` for the input field `name` of `mutation`, valid but for ids the test replaces. */
+function sampleOf(mutation: string, name: string, type: GraphQLInputType): unknown {
+  const nullable = isNonNullType(type) ? type.ofType : type;
+  // The items of a list of ids (`userIds`) are ids of one (`userId`).
+  if (isListType(nullable)) return [sampleOf(mutation, name.replace(/Ids$/, 'Id'), nullable.ofType)];
+  const named = getNamedType(nullable);
+  // Before the ids are read (collecting the cases), any id stands for them.
+  if (named.name === 'ID') return ids?.[`${mutation}.${name}`] ?? ids?.[name] ?? UNKNOWN;
+  if (isInputObjectType(named) && named.isOneOf) {
+    // Exactly one field: the first.
+    const [first] = Object.values(named.getFields());
+    return { [first!.name]: sampleOf(mutation, first!.name, first!.type) };
+  }
+  if (isInputObjectType(named)) return requiredFields(mutation, named);
+  if (isEnumType(named)) return named.getValues()[0]!.name;
+  if (name in SCALARS) return SCALARS[name];
+  if (named.name === 'Int' || named.name === 'Float') return 1;
+  if (named.name === 'Boolean') return true;
+  if (named.name === 'JSON') return {};
+  return 'checked';
+}
+
+/** The required fields of an input object, each with a sample value. */
+function requiredFields(mutation: string, type: GraphQLInputObjectType): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.values(type.getFields())
+      .filter((field) => isNonNullType(field.type))
+      .map((field) => [field.name, sampleOf(mutation, field.name, field.type)]),
+  );
+}
+
+/** The paths of the id leaves of `value`, an input of `type`. */
+function idPaths(value: unknown, type: GraphQLInputType, path: string[] = []): string[][] {
+  const nullable = isNonNullType(type) ? type.ofType : type;
+  if (isListType(nullable))
+    return (value as unknown[]).flatMap((item, index) => idPaths(item, nullable.ofType, [...path, String(index)]));
+  const named = getNamedType(nullable);
+  if (named.name === 'ID') return [path];
+  if (!isInputObjectType(named) || !value) return [];
+  const fields = named.getFields();
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
+    idPaths(item, fields[key]!.type, [...path, key]),
+  );
+}
+
+/** An id like `valid` that names nothing: a global ID with its own part replaced, or a platform id. */
+function unknownLike(valid: string): string {
+  try {
+    const { typename, id } = decodeGlobalID(valid);
+    if (/^[A-Z]\w+$/.test(typename) && encodeGlobalID(typename, id) === valid) {
+      const parts = id.split('/');
+      parts[parts.length - 1] = UNKNOWN;
+      return encodeGlobalID(typename, parts.join('/'));
+    }
+  } catch {
+    // Not a global ID: a platform id.
+  }
+  return UNKNOWN;
+}
+
+/** `input` with the value at `path` replaced by `value`. */
+function replaced(input: unknown, path: readonly string[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (Array.isArray(input))
+    return input.map((item, index) => (String(index) === head ? replaced(item, rest, value) : item));
+  const object = input as Record<string, unknown>;
+  return { ...object, [head]: replaced(object[head], rest, value) };
+}
+
+interface Case {
+  mutation: string;
+  /** Where the id is in the input. */
+  path: string[];
+}
+
+const inputTypeOf = (mutation: string) =>
+  getNamedType(
+    schema
+      .getMutationType()!
+      .getFields()
+      [mutation]!.args.find((arg) => arg.name === 'input')!.type,
+  ) as GraphQLInputObjectType;
+
+/** Every mutation with an id input, and each of its ids, from the schema. */
+function cases(): Case[] {
+  const all: Case[] = [];
+  for (const field of Object.values(schema.getMutationType()!.getFields())) {
+    if (EXCEPTIONS[field.name]) continue;
+    const inputType = inputTypeOf(field.name);
+    for (const path of idPaths(baseInput(field.name, inputType), inputType)) {
+      if (!EXCEPTIONS[`${field.name}.${path.join('.')}`]) all.push({ mutation: field.name, path });
+    }
+  }
+  return all;
+}
+
+/** The input of `mutation` with valid ids: its required fields and `EXTRA`. */
+function baseInput(mutation: string, type: GraphQLInputObjectType): Record<string, unknown> {
+  return withIds(mutation, { ...requiredFields(mutation, type), ...EXTRA[mutation] }) as Record<string, unknown>;
+}
+
+/** `value` with each `VALID_ID` replaced by the valid id its field calls for. */
+function withIds(mutation: string, value: unknown, name = ''): unknown {
+  if (value === VALID_ID) return ids?.[`${mutation}.${name}`] ?? ids?.[name] ?? UNKNOWN;
+  if (Array.isArray(value)) return value.map((item) => withIds(mutation, item, name.replace(/Ids$/, 'Id')));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withIds(mutation, item, key)]));
+  return value;
+}
+
+describe('user errors of an unknown id', () => {
+  const all = cases();
+
+  it('covers every mutation that takes an id, but the exceptions', () => {
+    const takesId = (type: GraphQLInputType, seen = new Set<string>()): boolean => {
+      const named = getNamedType(type);
+      if (named.name === 'ID') return true;
+      if (!isInputObjectType(named) || seen.has(named.name)) return false;
+      seen.add(named.name);
+      return Object.values(named.getFields()).some((field) => takesId(field.type, seen));
+    };
+    const expected = Object.values(schema.getMutationType()!.getFields())
+      .filter((field) => !EXCEPTIONS[field.name] && field.args.some((arg) => takesId(arg.type)))
+      .map((field) => field.name);
+    expect([...new Set(all.map((c) => c.mutation))]).toEqual(expected);
+  });
+
+  it.each(all.map((c) => [`${c.mutation}(${c.path.join('.')})`, c] as const))('%s', async (_, { mutation, path }) => {
+    const inputType = inputTypeOf(mutation);
+    const base = baseInput(mutation, inputType);
+    const valid = path.reduce<any>((value, key) => value[key], base) as string;
+    const input = replaced(base, path, unknownLike(valid));
+    const deletes = 'deleted' in (schema.getType(`${inputType.name.replace(/Input$/, 'Payload')}`) as any).getFields();
+    const result = await g.gql<any>(
+      `mutation ($input: ${inputType.name}!) { ${mutation}(input: $input) { ${deletes ? 'deleted' : ''} userErrors { code field message } } }`,
+      { input },
+    );
+    expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+    const payload = result.data[mutation];
+    // Nothing to delete is no failure: a delete may say so with `deleted: false` (the platform's 204).
+    if (deletes && payload.deleted === false && payload.userErrors.length === 0) return;
+    expect(payload.userErrors, JSON.stringify({ input, payload })).toEqual([
+      {
+        code: expect.stringMatching(/^(NOT_FOUND|BAD_USER_INPUT)$/),
+        field: path,
+        message: expect.stringContaining(path.join('.')),
+      },
+    ]);
+  });
+});
