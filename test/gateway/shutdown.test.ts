@@ -66,6 +66,17 @@ describe('graceful shutdown', () => {
     expect(await draining.json()).toEqual({ status: 'unavailable', reason: expect.stringMatching(/shutting down/) });
     const answer = await gateway.fetch('http://gateway.test/health');
     expect(answer.headers.get('connection')).toBe('close');
+    // A subscription asked for while draining is refused: no poll would ever bring it an event.
+    const refused = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+      body: JSON.stringify({
+        query: `subscription { spaceContentUpdated(spaceId: "${platform.spaceId('Getting started')}") { platformId } }`,
+      }),
+    });
+    const body = (await refused.json()) as { errors: Array<{ extensions: { code: string } }> };
+    expect(body.errors[0]!.extensions.code).toBe('SHUTTING_DOWN');
+    expect(gateway.live.subscriptions).toBe(0);
     await gateway.close();
   });
 

@@ -83,7 +83,8 @@ export class LiveHub {
   /** This replica's name in leases and messages. */
   private readonly replica = randomUUID();
   private open = 0;
-  private closed = false;
+  /** Set once the hub is closed: what a subscription asked for after that is refused with. */
+  private closedWith: GatewayError | undefined;
 
   constructor(
     private readonly client: RestClient,
@@ -106,6 +107,7 @@ export class LiveHub {
 
   /** Refuses a new subscription past `maxSubscriptions`, with a coded error naming the limit. */
   private admit(): void {
+    if (this.closedWith) throw this.closedWith;
     if (this.open + 1 > this.maxSubscriptions) {
       throw new GatewayError(
         'RATE_LIMITED',
@@ -151,7 +153,7 @@ export class LiveHub {
 
   /** Stops every poll and ends every subscription, with `reason` as its last event when given. */
   close(reason?: GatewayError): void {
-    this.closed = true;
+    this.closedWith = reason ?? new GatewayError('SHUTTING_DOWN', 'This gateway serves no more subscriptions');
     for (const watch of this.watches.values()) {
       this.forget(watch);
       for (const subscriber of watch.subscribers) subscriber.stop(reason);
@@ -243,7 +245,7 @@ export class LiveHub {
       }
       // A failure of the upstream (down, slow, invalid answer) ends nothing: the next poll tries again.
     }
-    if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closed) {
+    if (watch.subscribers.size > 0 && this.watches.get(watch.key) === watch && !this.closedWith) {
       watch.timer = setTimeout(() => void this.poll(watch), this.intervalMs);
     }
   }
