@@ -332,7 +332,7 @@ describe('over WebSocket (graphql-transport-ws)', () => {
 });
 
 describe("over GraphQL over SSE's single-connection mode", () => {
-  it('runs several subscriptions over one event stream, and stops polling when they complete', async () => {
+  it('runs several subscriptions over one event stream through the whole chain, and stops polling when they complete', async () => {
     const sse = createSseClient({
       url: `${url}/graphql/stream`,
       singleConnection: true,
@@ -348,6 +348,8 @@ describe("over GraphQL over SSE's single-connection mode", () => {
         'Getting started',
         'Tutorials',
       ]);
+      // Each operation ran through the whole chain, as one over HTTP: its events carry their cost.
+      for (const first of firsts) expect(first.value.extensions.cost).toMatchObject({ subscriptions: 1 });
       expect(await settled({ subscriptions: 2, polled: 2 })).toEqual({ subscriptions: 2, polled: 2 });
       await Promise.all(events.map((iterator) => iterator.return?.(undefined)));
       expect(await settled({ subscriptions: 0, polled: 0 })).toEqual({ subscriptions: 0, polled: 0 });

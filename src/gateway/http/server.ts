@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
@@ -10,6 +9,7 @@ import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { useCompressedPages } from './compression.js';
+import { useEventStreams } from './event-streams.js';
 import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
@@ -189,9 +189,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         : []),
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
-      // GraphQL over SSE's single-connection mode at /graphql/stream (the distinct-connections mode
-      // is yoga's own, at /graphql): its operations run the envelop phases of the chain.
-      useGraphQLSSE(),
+      // GraphQL over SSE's single-connection mode at /graphql/stream: each operation relayed through the chain.
+      useEventStreams(() => gateway),
       useErrorPolicy(),
       useCompressedPages(),
       useHealth(client, {
@@ -204,7 +203,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ],
     logging: false,
   });
-  return {
+  const gateway: Gateway = {
     handle: (req, res) => void yoga(req, res),
     fetch: yoga.fetch,
     yoga,
@@ -222,6 +221,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([client.close(), state.close()]);
     },
   };
+  return gateway;
 }
 
 function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) => Promise<string> {

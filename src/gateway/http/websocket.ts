@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type ExecutionResult, GraphQLError, parse } from 'graphql';
+import { GraphQLError, parse } from 'graphql';
 import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { Repeater } from 'graphql-yoga';
+import { relayOperation, type RelayedOperation } from './relay.js';
 import type { Gateway } from './server.js';
 
 /** Options of `serveWebSockets`. */
@@ -67,8 +67,8 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
         connection.running.set(id, abort);
         return { schema, document: RELAYED, rootValue: { payload, abort } };
       },
-      execute: (args) => relay(gateway, connections.get(args.contextValue as object), args.rootValue as Relayed),
-      subscribe: (args) => relay(gateway, connections.get(args.contextValue as object), args.rootValue as Relayed),
+      execute: (args) => relayed(gateway, connections.get(args.contextValue as object), args.rootValue as Relayed),
+      subscribe: (args) => relayed(gateway, connections.get(args.contextValue as object), args.rootValue as Relayed),
       context: (ctx) => ctx,
       // The results are the gateway's answers, already as clients read them: sent as they are.
       onNext: (_ctx, _id, _payload, _args, result) => result,
@@ -93,57 +93,10 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
 }
 
 interface Relayed {
-  payload: { query?: string; operationName?: string | null; variables?: unknown; extensions?: unknown };
+  payload: RelayedOperation;
   abort: AbortController;
 }
 
-/**
- * Runs one operation through the gateway's `fetch` over SSE, and yields its results as they come.
- * A repeater, not a generator: graphql-ws returns it when the client completes or the socket
- * closes, which must end the request at once, even while it waits for its next event.
- */
-function relay(gateway: Gateway, connection: Connection | undefined, { payload, abort }: Relayed) {
-  return new Repeater<ExecutionResult>(async (push, stop) => {
-    // However it ends, the request is over: its subscription stops and its upstream requests are abandoned.
-    void stop.then(() => abort.abort());
-    abort.signal.addEventListener('abort', () => stop(), { once: true });
-    const body = JSON.stringify(payload);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      accept: 'text/event-stream',
-    };
-    if (connection?.authorization) headers.authorization = connection.authorization;
-    // A Request of its own (the server's fetch ignores the signal of an init): its signal is the
-    // one the gateway's plugins and subscriptions hear.
-    const request = new Request('http://gateway.internal/graphql', {
-      method: 'POST',
-      headers,
-      body,
-      signal: abort.signal,
-    });
-    const response = await gateway.fetch(request);
-    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      await push((await response.json()) as ExecutionResult);
-      return stop();
-    }
-    const reader = response.body!.getReader();
-    void stop.then(() => reader.cancel().catch(() => undefined));
-    const decoder = new TextDecoder();
-    let buffered = '';
-    while (!abort.signal.aborted) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
-      if (done) break;
-      buffered += decoder.decode(value, { stream: true });
-      const events = buffered.split('\n\n');
-      buffered = events.pop()!;
-      for (const event of events) {
-        const name = /^event: (\w+)$/m.exec(event)?.[1];
-        if (name === 'complete') return stop();
-        const data = /^data: (.*)$/m.exec(event)?.[1];
-        if (name === 'next' && data !== undefined) await push(JSON.parse(data) as ExecutionResult);
-      }
-    }
-    stop();
-  });
+function relayed(gateway: Gateway, connection: Connection | undefined, { payload, abort }: Relayed) {
+  return relayOperation(gateway, payload, connection?.authorization, abort);
 }

@@ -1,0 +1,69 @@
+import type { ExecutionResult } from 'graphql';
+import { Repeater } from 'graphql-yoga';
+import type { Gateway } from './server.js';
+
+/** An operation as a GraphQL-over-HTTP body carries it. */
+export interface RelayedOperation {
+  query?: string;
+  operationName?: string | null;
+  variables?: unknown;
+  extensions?: unknown;
+}
+
+/**
+ * Runs one operation that came by another transport (a WebSocket, GraphQL over SSE's
+ * single-connection mode) through the gateway's own `fetch` as a request over SSE, with the
+ * caller's `authorization`, so that every plugin of the one chain runs for it; yields its results
+ * as they come. A repeater, not a generator: the transport returns it when the client completes
+ * or goes away, which must end the request at once, even while it waits for its next event.
+ */
+export function relayOperation(
+  gateway: Gateway,
+  payload: RelayedOperation,
+  authorization: string | undefined,
+  abort: AbortController = new AbortController(),
+) {
+  return new Repeater<ExecutionResult>(async (push, stop) => {
+    // However it ends, the request is over: its subscription stops and its upstream requests are abandoned.
+    void stop.then(() => abort.abort());
+    abort.signal.addEventListener('abort', () => stop(), { once: true });
+    const body = JSON.stringify(payload);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      accept: 'text/event-stream',
+    };
+    if (authorization) headers.authorization = authorization;
+    // A Request of its own (the server's fetch ignores the signal of an init): its signal is the
+    // one the gateway's plugins and subscriptions hear.
+    const request = new Request('http://gateway.internal/graphql', {
+      method: 'POST',
+      headers,
+      body,
+      signal: abort.signal,
+    });
+    const response = await gateway.fetch(request);
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await push((await response.json()) as ExecutionResult);
+      return stop();
+    }
+    const reader = response.body!.getReader();
+    void stop.then(() => reader.cancel().catch(() => undefined));
+    const decoder = new TextDecoder();
+    let buffered = '';
+    while (!abort.signal.aborted) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) break;
+      buffered += decoder.decode(value, { stream: true });
+      const events = buffered.split('\n\n');
+      buffered = events.pop()!;
+      for (const event of events) {
+        const name = /^event: (\w+)$/m.exec(event)?.[1];
+        if (name === 'complete') return stop();
+        const data = /^data: (.*)$/m.exec(event)?.[1];
+        if (name === 'next' && data !== undefined) await push(JSON.parse(data) as ExecutionResult);
+      }
+    }
+    stop();
+  });
+}
