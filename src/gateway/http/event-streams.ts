@@ -1,7 +1,6 @@
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { relayOperation } from './relay.js';
-import type { Gateway } from './server.js';
+import { relayOperation, type GatewayFetch } from './relay.js';
 
 /**
  * GraphQL over SSE's single-connection mode at `path` (one event stream for many operations, as
@@ -11,10 +10,9 @@ import type { Gateway } from './server.js';
  * its events carry `extensions`, its line is in the operation log. The stream's token lives in
  * the replica that gave it: behind a balancer, this mode needs sticky sessions.
  */
-export function useEventStreams(gateway: () => Gateway, path = '/graphql/stream'): Plugin {
+export function useEventStreams(fetch: GatewayFetch, path = '/graphql/stream'): Plugin {
   const handler = createHandler({
-    onSubscribe: (request, params) =>
-      relayOperation(gateway(), params, request.headers.get('authorization') ?? undefined),
+    onSubscribe: (request, params) => relayOperation(fetch, params, request.headers.get('authorization') ?? undefined),
   });
   return {
     onRequest({ url, request, endResponse }) {

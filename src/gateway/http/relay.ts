@@ -1,6 +1,8 @@
 import type { ExecutionResult } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import type { Gateway } from './server.js';
+
+/** The gateway's own request handling (`gateway.fetch`), where relayed operations go. */
+export type GatewayFetch = (request: Request) => Promise<Response> | Response;
 
 /** An operation as a GraphQL-over-HTTP body carries it. */
 export interface RelayedOperation {
@@ -18,7 +20,7 @@ export interface RelayedOperation {
  * or goes away, which must end the request at once, even while it waits for its next event.
  */
 export function relayOperation(
-  gateway: Gateway,
+  fetch: GatewayFetch,
   payload: RelayedOperation,
   authorization: string | undefined,
   abort: AbortController = new AbortController(),
@@ -42,7 +44,7 @@ export function relayOperation(
       body,
       signal: abort.signal,
     });
-    const response = await gateway.fetch(request);
+    const response = await fetch(request);
     if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
       await push((await response.json()) as ExecutionResult);
       return stop();

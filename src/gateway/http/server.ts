@@ -190,7 +190,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
       // GraphQL over SSE's single-connection mode at /graphql/stream: each operation relayed through the chain.
-      useEventStreams(() => gateway),
+      useEventStreams((request): Promise<Response> | Response => yoga.fetch(request)),
       useErrorPolicy(),
       useCompressedPages(),
       useHealth(client, {
@@ -203,7 +203,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ],
     logging: false,
   });
-  const gateway: Gateway = {
+  return {
     handle: (req, res) => void yoga(req, res),
     fetch: yoga.fetch,
     yoga,
@@ -221,7 +221,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([client.close(), state.close()]);
     },
   };
-  return gateway;
 }
 
 function memoized<O>(render: (options?: O) => Promise<string>): (options?: O) => Promise<string> {

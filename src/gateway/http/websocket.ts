@@ -98,5 +98,5 @@ interface Relayed {
 }
 
 function relayed(gateway: Gateway, connection: Connection | undefined, { payload, abort }: Relayed) {
-  return relayOperation(gateway, payload, connection?.authorization, abort);
+  return relayOperation((request) => gateway.fetch(request), payload, connection?.authorization, abort);
 }
