@@ -105,6 +105,10 @@ describe('cost-based rate limits', () => {
     ]);
     expect(refused.body.errors[0].extensions.http).toBeUndefined();
     expect(refused.body.extensions.rateLimit).toMatchObject({ cost: 0, remaining: 8 - upstreamRequests });
+    // Counted apart from other refusals, for alerts on spent budgets.
+    expect(await gateway.metrics.registry.metrics()).toMatch(
+      /^graphql_gateway_operations_total\{operation_name="\(anonymous\)",operation_type="query",outcome="rate_limited"\} 1$/m,
+    );
     // An operation within what is left still runs.
     const small = await post(gateway, '{ viewer { displayName } }');
     expect(small.body.errors).toBeUndefined();

@@ -32,7 +32,7 @@ export function createMetrics(client: RestClient): GatewayMetrics {
 
   const operations = new Counter({
     name: 'graphql_gateway_operations_total',
-    help: 'GraphQL operations answered, by operation name, type and outcome (success, error, refused, client_gone).',
+    help: 'GraphQL operations answered, by operation name, type and outcome (success, error, refused, rate_limited, client_gone).',
     labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
     registers,
   });
@@ -152,6 +152,8 @@ export function createMetrics(client: RestClient): GatewayMetrics {
 
 function outcomeOf(report: OperationReport): string {
   if (report.status === 499) return 'client_gone';
+  // Refused for the caller's budget (429): apart from other refusals, for alerts on spent budgets.
+  if (report.status === 429) return 'rate_limited';
   if (report.operationType === null || report.status >= 400) return 'refused';
   return report.errorCodes.length > 0 ? 'error' : 'success';
 }
