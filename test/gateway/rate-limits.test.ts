@@ -121,11 +121,20 @@ describe('cost-based rate limits', () => {
     expect(refused.upstream).toBe(0);
   });
 
-  it('keeps one budget per token, keyed by a hash of it', async () => {
+  it('keeps one budget per token, keyed by a hash of it, however its header is written', async () => {
     const gateway = gatewayWith(10);
-    await post(gateway, DASHBOARD);
+    const spent = (await post(gateway, DASHBOARD)).body.extensions.rateLimit.remaining;
     const other = await post(gateway, BUDGET, platform.token(DEMO.users.ben));
     expect(other.body.data.rateLimit.remaining).toBe(10);
+    // The platform reads the scheme in any case and any run of spaces: so do the budgets.
+    for (const written of [`bearer ${platform.adminToken}`, `Bearer   ${platform.adminToken} `]) {
+      const response = await gateway.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: written },
+        body: JSON.stringify({ query: BUDGET }),
+      });
+      expect(((await response.json()) as any).data.rateLimit.remaining).toBe(spent);
+    }
   });
 
   it('charges nothing for an answer of the response cache', async () => {
@@ -136,6 +145,10 @@ describe('cost-based rate limits', () => {
     expect(hit.body.extensions.responseCache).toEqual({ hit: true });
     expect(hit.upstream).toBe(0);
     expect(hit.body.extensions.rateLimit).toMatchObject({ cost: 0, remaining: 100 - spent });
+    // The budget itself is never kept: it changes with every operation.
+    await post(gateway, BUDGET);
+    const again = await post(gateway, BUDGET);
+    expect(again.body.extensions.responseCache).toEqual({ hit: false, didCache: false });
   });
 
   it('gives subscriptions and answers in parts their report too', async () => {
@@ -156,6 +169,36 @@ describe('cost-based rate limits', () => {
     expect(parts.length).toBeGreaterThanOrEqual(2);
     for (const part of parts) expect(part.extensions.rateLimit.limit).toBe(100);
     expect(parts.at(-1).extensions.rateLimit).toMatchObject({ cost: 2, remaining: 98 });
+  });
+
+  it('settles an answer in parts cut short at what it sent', async () => {
+    const gateway = gatewayWith(100);
+    const abort = new AbortController();
+    const response = await gateway.fetch(
+      new Request('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'multipart/mixed',
+          authorization: `Bearer ${platform.adminToken}`,
+        },
+        body: JSON.stringify({ query: `{ viewer { displayName } ... @defer { ${DASHBOARD.slice(2, -2)} } }` }),
+        signal: abort.signal,
+      }),
+    );
+    // The first part read, the client goes away before the deferred one.
+    const reader = response.body!.getReader();
+    await reader.read();
+    abort.abort();
+    await reader.cancel().catch(() => {});
+    let remaining = 0;
+    for (let waited = 0; waited < 2_000; waited += 20) {
+      remaining = (await post(gateway, BUDGET)).body.data.rateLimit.remaining;
+      if (remaining >= 100 - 6) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Not the whole bound (1 + 6) kept: only what was sent before it ended, at most the bound of its parts.
+    expect(remaining).toBeGreaterThanOrEqual(100 - 6);
   });
 
   describe('across replicas sharing Redis', () => {

@@ -15,8 +15,8 @@ export interface ResponseCacheOptions {
 
 /**
  * What changes faster or slower than the rest, as a share of the TTL: the state of background work
- * (Git Sync, translations, OpenAPI processing) and integration events are never kept, a revision
- * never changes once written.
+ * (Git Sync, translations, OpenAPI processing), integration events and the caller's rate-limit budget
+ * are never kept, a revision never changes once written.
  */
 const TTL_SHARE: Record<string, number> = {
   GitSyncState: 0,
@@ -24,6 +24,8 @@ const TTL_SHARE: Record<string, number> = {
   Translation: 0,
   OpenApiSpec: 0,
   IntegrationEvent: 0,
+  // The caller's budget changes with every operation.
+  'Query.rateLimit': 0,
   Revision: 10,
 };
 

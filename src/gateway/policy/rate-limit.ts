@@ -100,11 +100,20 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
       // Answers in parts settle with their last part; subscriptions with their first event.
       let events = 0;
       setResult(
-        mapAsyncIterator(result, async (payload: ExecutionResult & { hasNext?: boolean }) => {
-          events += 1;
-          const last = payload.hasNext === undefined ? events === 1 : !payload.hasNext;
-          return withReport(payload, await report(request, last));
-        }),
+        mapAsyncIterator(
+          result,
+          async (payload: ExecutionResult & { hasNext?: boolean }) => {
+            events += 1;
+            const last = payload.hasNext === undefined ? events === 1 : !payload.hasNext;
+            return withReport(payload, await report(request, last));
+          },
+          undefined,
+          // An answer cut short (the client went away before its last part or first event) is settled too.
+          () => {
+            const reservation = reservations.get(request);
+            if (reservation) void settle(reservation);
+          },
+        ),
       );
     },
   };

@@ -2,9 +2,14 @@ import { createHash } from 'node:crypto';
 
 /**
  * The key of a caller in the gateway's state (response cache entries, budgets, subscription polls):
- * a hash of its `Authorization` header, so that no token is ever stored, sent to Redis, or shown.
- * Callers without credentials share the key `anonymous`.
+ * a hash of its credentials, so that no token is ever stored, sent to Redis, or shown. The header
+ * is read as the platform reads it (the scheme in any case, any run of spaces before the token),
+ * so that `bearer  t` and `Bearer t` are one caller with one budget. Callers without credentials
+ * share the key `anonymous`.
  */
 export function callerKey(authorization: string | null | undefined): string {
-  return authorization ? createHash('sha256').update(authorization).digest('base64url') : 'anonymous';
+  const credentials = authorization?.trim();
+  if (!credentials) return 'anonymous';
+  const [, scheme, token] = /^(\S+)\s+(.*)$/.exec(credentials) ?? [undefined, credentials, ''];
+  return createHash('sha256').update(`${scheme!.toLowerCase()} ${token!.trim()}`).digest('base64url');
 }
