@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createClient } from 'graphql-ws';
 import { Agent } from 'undici';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/http/server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -89,6 +91,18 @@ describe('graceful shutdown', () => {
     );
     expect((await subscription.next()).data.spaceContentUpdated.platformId).toBeTruthy();
 
+    const webSocket = createClient({
+      url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${platform.adminToken}` },
+      retryAttempts: 0,
+    });
+    const overWebSocket = webSocket.iterate<any>({
+      query: 'subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }',
+      variables: { id: platform.spaceId('Getting started') },
+    });
+    expect((await overWebSocket.next()).value.data.spaceContentUpdated.platformId).toBeTruthy();
+
     // Two levels of platform requests: in flight for at least 2 × DELAY_MS.
     const started = Date.now();
     const inFlight = query(gateway.url, '{ organizations(first: 2) { nodes { spaces(first: 2) { totalCount } } } }');
@@ -101,6 +115,9 @@ describe('graceful shutdown', () => {
       extensions: { code: 'SHUTTING_DOWN' },
     });
     await subscription.completed;
+    // Over WebSocket too, before the socket closes.
+    expect((await overWebSocket.next()).value.errors[0].extensions.code).toBe('SHUTTING_DOWN');
+    await webSocket.dispose();
     await sleep(50);
     // A new connection is refused (a client's pooled one would be answered, with `connection: close`).
     await expect(fetch(`${gateway.url}/health`, { dispatcher: new Agent() } as RequestInit)).rejects.toThrow();

@@ -38,6 +38,8 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
   const { schema } = gateway.yoga.getEnveloped();
   const sockets = new WebSocketServer({ server, path: '/graphql' });
   const connections = new WeakMap<object, Connection>();
+  /** The connections open now, for `close` to wait on what they still run. */
+  const open = new Set<Connection>();
   const connectionOf = (ctx: Context<Record<string, unknown> | undefined, { request: IncomingMessage }>) => {
     let connection = connections.get(ctx);
     if (!connection) {
@@ -47,6 +49,7 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
         running: new Map(),
       };
       connections.set(ctx, connection);
+      open.add(connection);
     }
     return connection;
   };
@@ -78,14 +81,24 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
         connection.running.delete(id);
       },
       onClose(ctx) {
-        for (const abort of connectionOf(ctx).running.values()) abort.abort();
+        const connection = connectionOf(ctx);
+        for (const abort of connection.running.values()) abort.abort();
+        open.delete(connection);
       },
     },
     sockets,
   );
   return {
-    /** Closes every connection (their operations end) and stops accepting new ones. */
-    close: async () => {
+    /**
+     * Waits up to `graceMs` for the operations that are ending to send their last messages (a
+     * draining gateway's subscriptions: `SHUTTING_DOWN`), then closes every connection (1001, going
+     * away; what still runs ends) and stops accepting new ones.
+     */
+    close: async (graceMs = 1_000) => {
+      // A draining gateway ends its subscriptions with a last event: it goes out before the sockets close.
+      const end = Date.now() + graceMs;
+      while ([...open].some((connection) => connection.running.size > 0) && Date.now() < end)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       await disposable.dispose();
       await new Promise((resolve) => sockets.close(resolve));
     },
