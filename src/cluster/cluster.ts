@@ -84,12 +84,16 @@ export async function startCluster({ config, dir, log, env = {} }: ClusterOption
     };
     // Each replica serves its metrics on its own port.
     delete gatewayEnv.METRICS_PORT;
-    const replicas = await Promise.all(
+    const starts = await Promise.allSettled(
       Array.from({ length: config.CLUSTER_REPLICAS }, (_, i) =>
         startReplica(`gateway${i + 1}`, gatewayEnv, config, log),
       ),
     );
+    // Those that started are stopped with the rest when one did not.
+    const replicas = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
     started.push(...replicas.map((replica) => replica.supervisor));
+    const failed = starts.find((start) => start.status === 'rejected');
+    if (failed) throw failed.reason;
     const socket = join(dir, 'haproxy.sock');
     const configFile = join(dir, 'haproxy.cfg');
     const template = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8');

@@ -25,7 +25,7 @@ export async function startRedisServer(port: number): Promise<RedisServer> {
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
       {
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'ignore'],
       },
     );
     child = server;
@@ -35,10 +35,14 @@ export async function startRedisServer(port: number): Promise<RedisServer> {
         reject(new Error(`redis-server could not start (is the redis-server package installed?): ${error.message}`)),
       );
       server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`)));
-      server.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ready to accept connections')) resolve();
-      });
+      const read = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-2_000);
+        if (!output.includes('Ready to accept connections')) return;
+        // Its log is read no further once it serves (drained, so that it never blocks on a full pipe).
+        server.stdout!.off('data', read).resume();
+        resolve();
+      };
+      server.stdout!.on('data', read);
     });
     process.once('exit', killOnExit);
   }

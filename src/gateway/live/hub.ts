@@ -198,7 +198,9 @@ export class LiveHub {
   private forget(watch: Watch): void {
     clearTimeout(watch.timer);
     watch.unlisten?.();
-    if (watch.polling) void this.shared?.leases.release(watch.name, this.replica);
+    // Unless another replica held it at the last look: a hold still on its way to Redis goes before
+    // this release on the same connection, so a lease just taken is not left to run out.
+    if (watch.polling !== false) void this.shared?.leases.release(watch.name, this.replica);
   }
 
   /** Hands the versions other replicas poll of `watch` to its subscribers here. */
