@@ -222,8 +222,11 @@ describe('cost-based rate limits', () => {
       expect(budget.body.data.rateLimit.remaining).toBe(0);
     });
 
-    it('stores budgets under a hash of the token, never the token', async () => {
+    it('stores budgets under a hash of the token, never the token, and none for a caller who spends nothing', async () => {
+      const looker = gatewayWith(40, { redisUrl: redis.url });
+      await until(async () => (await post(looker, BUDGET, 'not-a-token-anyone-has')).response.status === 200);
       const keys = await redisKeys();
+      expect(keys.filter((key) => key.startsWith('budget:'))).toHaveLength(1);
       expect(keys.some((key) => key.startsWith('budget:'))).toBe(true);
       for (const token of [platform.adminToken, platform.token(DEMO.users.cy)])
         expect(keys.join('\n')).not.toContain(token);

@@ -5,6 +5,8 @@ import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { redisState } from '../../src/gateway/state/redis.js';
+import { Redis } from 'ioredis';
 
 /** Two gateways, as two replicas would be, sharing one real redis-server. */
 let platform: TestPlatform;
@@ -98,5 +100,28 @@ describe('state shared through Redis', () => {
     await until(async () => (await isUp(a)) && (await isUp(b)));
     expect((await run(a, { query: SPACE, variables: { id } })).upstream).toBe(1);
     expect((await run(b, { query: SPACE, variables: { id } })).upstream).toBe(0);
+  });
+
+  it('keeps the index of a busy type to the entries alive, and forgets thousands in one invalidation', async () => {
+    const state = redisState(redis.url);
+    const cache = state.responseCache('index-test:');
+    const client = new Redis(redis.url);
+    try {
+      await until(() => state.connected());
+      const space = (id: number) => [{ typename: 'Space', id }];
+      for (let i = 0; i < 20; i += 1) await cache.set(`short${i}`, { data: { i } }, space(i), 30);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      await cache.set('long', { data: {} }, space(99), 60_000);
+      // The 20 ended entries left the type's index with the next write.
+      expect(await client.zcard('index-test:type:Space')).toBe(1);
+
+      for (let i = 0; i < 1_200; i += 1) await cache.set(`many${i}`, { data: { i } }, space(i), 60_000);
+      await cache.invalidate([{ typename: 'Space' }]);
+      expect(await client.keys('index-test:entry:*')).toEqual([]);
+      expect(await client.exists('index-test:type:Space')).toBe(0);
+    } finally {
+      client.disconnect();
+      await state.close();
+    }
   });
 });

@@ -66,6 +66,8 @@ function memoryBudgets(maxBudgets: number): Budgets {
       const now = Date.now();
       const current = budgets.get(key);
       const budget = current && current.resetAt > now ? current : { used: 0, resetAt: now + windowMs };
+      // Taking nothing (a look at the budget) starts no window.
+      if (points === 0 && budget !== current) return { admitted: true, used: 0, resetAt: budget.resetAt };
       const admitted = budget.used + points <= limit;
       if (admitted) budget.used += points;
       touch(key, budget);

@@ -18,7 +18,7 @@ export interface RedisOptions {
 /**
  * Takes points of a budget, all or none, in the window that Redis's clock says is current (every
  * replica agrees on it, whatever their own clocks say). KEYS[1]: the budget; ARGV: points, limit,
- * window in milliseconds. Answers { admitted (1/0), used, resetAt }.
+ * window in milliseconds. Answers { admitted (1/0), used, resetAt }. Taking 0 points writes nothing.
  */
 const TAKE_POINTS = `
 local time = redis.call('TIME')
@@ -26,7 +26,11 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local points, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local used = tonumber(redis.call('HGET', KEYS[1], 'used')) or 0
 local reset = tonumber(redis.call('HGET', KEYS[1], 'reset'))
-if not reset or reset <= now then used = 0; reset = now + tonumber(ARGV[3]) end
+if not reset or reset <= now then
+  used = 0; reset = now + tonumber(ARGV[3])
+  -- Taking nothing (a look at the budget) starts no window: a caller who spends nothing costs no key.
+  if points == 0 then return { 1, 0, reset } end
+end
 local admitted = 0
 if used + points <= limit then used = used + points; admitted = 1 end
 redis.call('HSET', KEYS[1], 'used', used, 'reset', reset)
@@ -183,6 +187,9 @@ function redisChannels(redis: Redis, failed: () => undefined): Channels & { clos
   };
 }
 
+/** Entries forgotten per command when an invalidation forgets many. */
+const INVALIDATION_SLICE = 500;
+
 /** An object an answer holds, as the response cache names it: its type, and its id when it has one. */
 type EntityRecord = { typename: string; id?: number | string };
 
@@ -207,17 +214,22 @@ function redisResponseCache(
     set(id, data, entities, ttl) {
       const batch = redis.multi();
       const text = JSON.stringify(data);
-      if (Number.isFinite(ttl)) batch.set(entryKey(id), text, 'PX', Math.max(1, Math.round(ttl)));
-      else batch.set(entryKey(id), text);
+      const ms = Number.isFinite(ttl) ? Math.max(1, Math.round(ttl)) : undefined;
+      if (ms === undefined) batch.set(entryKey(id), text);
+      else batch.set(entryKey(id), text, 'PX', ms);
       const holders = new Set(
         [...entities].flatMap((entity) => [holdersKey(entity), holdersKey({ typename: entity.typename })]),
       );
+      const now = Date.now();
       for (const key of holders) {
-        batch.sadd(key, id);
-        // A set of holders lives as long as its longest-lived entry (Redis 7: NX for a new set, GT after).
-        if (Number.isFinite(ttl)) {
-          batch.pexpire(key, Math.max(1, Math.round(ttl)), 'NX');
-          batch.pexpire(key, Math.max(1, Math.round(ttl)), 'GT');
+        // Each holder is scored by when its entry ends, and the ended ones go at each write: a set
+        // written to forever (a busy type) stays the size of what still lives.
+        batch.zremrangebyscore(key, '-inf', now);
+        batch.zadd(key, ms === undefined ? '+inf' : now + ms, id);
+        // A set lives as long as its longest-lived entry (Redis 7: NX for a new set, GT after).
+        if (ms !== undefined) {
+          batch.pexpire(key, ms, 'NX');
+          batch.pexpire(key, ms, 'GT');
         }
       }
       return batch.exec().then(() => undefined, failed('set'));
@@ -226,8 +238,11 @@ function redisResponseCache(
       try {
         for (const entity of entities) {
           const key = holdersKey(entity);
-          const holders = await redis.smembers(key);
-          await redis.del(key, ...holders.map(entryKey));
+          const holders = await redis.zrange(key, 0, -1);
+          // In slices: one command for a large set would hold Redis, and overflow the arguments.
+          for (let start = 0; start < holders.length; start += INVALIDATION_SLICE)
+            await redis.unlink(...holders.slice(start, start + INVALIDATION_SLICE).map(entryKey));
+          await redis.unlink(key);
         }
       } catch {
         failed('invalidate')();

@@ -44,8 +44,8 @@ export interface BudgetState {
 export interface Budgets {
   /**
    * Takes `points` of `key`'s budget of `limit` per `windowMs`, atomically: all of them, or none
-   * when fewer are left (`admitted: false`). A window starts with the first take after the last
-   * one ended. `undefined` when the store cannot be reached.
+   * when fewer are left (`admitted: false`). A window starts with the first take of points after
+   * the last one ended (taking 0 only looks). `undefined` when the store cannot be reached.
    */
   take(key: string, points: number, limit: number, windowMs: number): Promise<BudgetState | undefined>;
   /**
