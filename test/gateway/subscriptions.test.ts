@@ -359,6 +359,50 @@ describe("over GraphQL over SSE's single-connection mode", () => {
   });
 });
 
+describe('reserved event streams nobody connects to', () => {
+  it('refuses a caller past its reservations, and drops one unconnected with its operations', async () => {
+    const small = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: POLL_MS },
+      eventStreams: { reservationMs: 300, maxReservedPerCaller: 2 },
+    });
+    const served = await listen(small);
+    const headers = { authorization: `Bearer ${platform.adminToken}` };
+    const reserve = () => fetch(`${served.url}/graphql/stream`, { method: 'PUT', headers });
+    try {
+      const tokens = await Promise.all([reserve(), reserve()].map(async (r) => (await r).text()));
+      const third = await reserve();
+      expect(third.status).toBe(429);
+      expect(((await third.json()) as any).errors[0].extensions).toEqual({
+        code: 'RATE_LIMITED',
+        limit: 'reservedEventStreams',
+        max: 2,
+      });
+      // An operation sent to a reserved stream runs, though nobody reads it…
+      const sent = await fetch(`${served.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'x-graphql-event-stream-token': tokens[0]! },
+        body: JSON.stringify({
+          query: CONTENT,
+          variables: { id: platform.spaceId('Getting started') },
+          extensions: { operationId: 'unread' },
+        }),
+      });
+      expect(sent.status).toBe(202);
+      for (let waited = 0; small.live.subscriptions === 0 && waited < 2_000; waited += 10) await sleep(10);
+      expect(small.live.subscriptions).toBe(1);
+      // …until its stream is dropped, unconnected: then it ends, and the caller may reserve again.
+      for (let waited = 0; small.live.subscriptions > 0 && waited < 3_000; waited += 20) await sleep(20);
+      expect(small.live.subscriptions).toBe(0);
+      expect((await reserve()).status).toBe(201);
+    } finally {
+      await stop(served.server);
+      await small.close();
+    }
+  });
+});
+
 describe('limits', () => {
   it('refuses a subscription past MAX_SUBSCRIPTIONS with RATE_LIMITED, naming the limit', async () => {
     const small = createGateway({

@@ -1,23 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { Response as SseResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
+import { callerKey } from '../state/caller.js';
 import { relayOperation, type GatewayFetch } from './relay.js';
+
+/** Options of `useEventStreams`. */
+export interface EventStreamOptions {
+  /** Where the single-connection mode is served. @default /graphql/stream */
+  path?: string;
+  /** Milliseconds a reserved stream waits for its client to connect before it is dropped. @default 10000 */
+  reservationMs?: number;
+  /** Streams one caller may hold reserved and not yet connected. @default 10 */
+  maxReservedPerCaller?: number;
+}
+
+/** A stream reserved (`PUT`) whose client has not connected yet. */
+interface Reservation {
+  caller: string;
+  timer: NodeJS.Timeout;
+}
 
 /**
  * GraphQL over SSE's single-connection mode at `path` (one event stream for many operations, as
  * `graphql-sse`'s client with `singleConnection: true` speaks it; its distinct-connections mode is
  * yoga's own, at `/graphql`). Each operation is relayed to the gateway's own `fetch` with the
  * caller's credentials, so that every plugin of the one chain runs for it, as for a WebSocket's:
- * its events carry `extensions`, its line is in the operation log. The stream's token lives in
- * the replica that gave it: behind a balancer, this mode needs sticky sessions.
+ * its events carry `extensions`, its line is in the operation log.
+ *
+ * A reserved stream whose client does not connect within `reservationMs` is dropped with the
+ * operations sent to it, and a caller holds at most `maxReservedPerCaller` such reservations: a
+ * client cannot grow the gateway's memory or its subscriptions with streams nobody reads. The
+ * stream's token lives in the replica that gave it: behind a balancer, this mode needs sticky
+ * sessions.
  */
-export function useEventStreams(fetch: GatewayFetch, path = '/graphql/stream'): Plugin {
+export function useEventStreams(fetch: GatewayFetch, options: EventStreamOptions = {}): Plugin {
+  const path = options.path ?? '/graphql/stream';
+  const reservationMs = options.reservationMs ?? 10_000;
+  const maxReserved = options.maxReservedPerCaller ?? 10;
+  const reservations = new Map<string, Reservation>();
+  const reservedBy = (caller: string) => [...reservations.values()].filter((r) => r.caller === caller).length;
+
   const handler = createHandler({
+    authenticate(request) {
+      const token =
+        request.headers.get('x-graphql-event-stream-token') ?? new URL(request.url).searchParams.get('token');
+      if (request.method === 'PUT' && reservedBy(callerKey(request.headers.get('authorization'))) >= maxReserved) {
+        return tooManyReservations(maxReserved);
+      }
+      return token ?? randomUUID();
+    },
+    onConnect(request) {
+      const token =
+        request.headers.get('x-graphql-event-stream-token') ?? new URL(request.url).searchParams.get('token');
+      const reservation = token === null ? undefined : reservations.get(token);
+      if (!reservation) return;
+      clearTimeout(reservation.timer);
+      reservations.delete(token!);
+    },
     onSubscribe: (request, params) => relayOperation(fetch, params, request.headers.get('authorization') ?? undefined),
   });
+
+  /** Drops a reservation nobody connected to: connecting to it and leaving at once ends it and its operations. */
+  async function drop(token: string): Promise<void> {
+    reservations.delete(token);
+    const url = `http://gateway.internal${path}?token=${encodeURIComponent(token)}`;
+    const response = await handler(new Request(url, { headers: { accept: 'text/event-stream' } }));
+    await response.body?.cancel().catch(() => {});
+  }
+
   return {
-    onRequest({ url, request, endResponse }) {
+    async onRequest({ url, request, endResponse }) {
       if (url.pathname !== path) return;
-      return handler(request).then(endResponse);
+      const response = await handler(request);
+      if (request.method === 'PUT' && response.status === 201) {
+        const token = await response.clone().text();
+        const timer = setTimeout(() => void drop(token), reservationMs);
+        timer.unref();
+        reservations.set(token, { caller: callerKey(request.headers.get('authorization')), timer });
+      }
+      endResponse(response);
     },
   };
+}
+
+/** The refusal of one more reservation, as graphql-sse's handler answers: `[body, init]`. */
+function tooManyReservations(max: number): SseResponse {
+  const body = {
+    errors: [
+      {
+        message: `This caller holds ${max} reserved event streams it has not connected to: connect to one, or wait for them to expire`,
+        extensions: { code: 'RATE_LIMITED', limit: 'reservedEventStreams', max },
+      },
+    ],
+  };
+  return [
+    JSON.stringify(body),
+    {
+      status: 429,
+      statusText: 'Too Many Requests',
+      headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '10' },
+    },
+  ];
 }

@@ -9,7 +9,7 @@ import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { useCompressedPages } from './compression.js';
-import { useEventStreams } from './event-streams.js';
+import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
@@ -76,6 +76,8 @@ export interface GatewayOptions {
    * and the most open at once (`MAX_SUBSCRIPTIONS`). @default { pollMs: 2000, maxSubscriptions: 10000 }
    */
   subscriptions?: { pollMs?: number; maxSubscriptions?: number };
+  /** GraphQL over SSE's single-connection mode: how long, and how many, streams may wait reserved. */
+  eventStreams?: EventStreamOptions;
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -190,7 +192,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
       // GraphQL over SSE's single-connection mode at /graphql/stream: each operation relayed through the chain.
-      useEventStreams((request): Promise<Response> | Response => yoga.fetch(request)),
+      useEventStreams((request): Promise<Response> | Response => yoga.fetch(request), options.eventStreams),
       useErrorPolicy(),
       useCompressedPages(),
       useHealth(client, {
