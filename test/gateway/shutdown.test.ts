@@ -4,6 +4,10 @@ import { createClient } from 'graphql-ws';
 import { Agent } from 'undici';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient as createSseClient } from 'graphql-sse';
+import { trackInFlight } from '../../src/gateway/http/drain.js';
 import { createGateway } from '../../src/gateway/http/server.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
@@ -58,6 +62,37 @@ function query(url: string, document: string) {
 }
 
 describe('graceful shutdown', () => {
+  it('ends the streams of the single-connection mode once their subscriptions sent SHUTTING_DOWN', async () => {
+    const gateway = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false } });
+    const server = createServer(gateway.handle);
+    const inFlight = trackInFlight(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const sse = createSseClient({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql/stream`,
+      singleConnection: true,
+      // A client that keeps its stream open between operations, as an app that subscribes again and again.
+      lazy: false,
+      headers: { authorization: `Bearer ${platform.adminToken}` },
+      retryAttempts: 0,
+    });
+    try {
+      const events = sse.iterate<any>({
+        query: 'subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }',
+        variables: { id: platform.spaceId('Getting started') },
+      });
+      expect((await events.next()).value.data.spaceContentUpdated.platformId).toBeTruthy();
+      gateway.drain();
+      expect((await events.next()).value.errors[0].extensions.code).toBe('SHUTTING_DOWN');
+      // The stream itself ends too: nothing keeps the gateway from exiting.
+      expect(await inFlight.idle(3_000)).toBe(true);
+    } finally {
+      sse.dispose();
+      server.closeAllConnections();
+      server.close();
+      await gateway.close();
+    }
+  });
+
   it('answers /ready 503 once draining, and closes the connections of its answers', async () => {
     const gateway = createGateway({ upstreamUrl: platform.url, graphiql: { enabled: false } });
     const ready = await gateway.fetch('http://gateway.test/ready');

@@ -34,11 +34,19 @@ interface Reservation {
  * stream's token lives in the replica that gave it: behind a balancer, this mode needs sticky
  * sessions.
  */
-export function useEventStreams(fetch: GatewayFetch, options: EventStreamOptions = {}): Plugin {
+export function useEventStreams(
+  fetch: GatewayFetch,
+  options: EventStreamOptions = {},
+): Plugin & {
+  /** Ends every connected stream (a draining gateway, once its subscriptions sent their last event). */
+  endStreams(): void;
+} {
   const path = options.path ?? '/graphql/stream';
   const reservationMs = options.reservationMs ?? 10_000;
   const maxReserved = options.maxReservedPerCaller ?? 10;
   const reservations = new Map<string, Reservation>();
+  /** How to end each stream connected now. */
+  const connected = new Set<() => void>();
   const reservedBy = (caller: string) => [...reservations.values()].filter((r) => r.caller === caller).length;
 
   const handler = createHandler({
@@ -69,10 +77,42 @@ export function useEventStreams(fetch: GatewayFetch, options: EventStreamOptions
     await response.body?.cancel().catch(() => {});
   }
 
+  /** The stream `response` carries, which `endStreams` can end (graphql-sse's never ends on its own). */
+  function endable(response: Response, Response_: typeof Response): Response {
+    const reader = response.body!.getReader();
+    let end = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        end = () => {
+          connected.delete(end);
+          void reader.cancel().catch(() => {});
+          controller.close();
+        };
+        connected.add(end);
+      },
+      async pull(controller) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+        if (!done) return controller.enqueue(value);
+        connected.delete(end);
+        controller.close();
+      },
+      cancel() {
+        connected.delete(end);
+        return reader.cancel();
+      },
+    });
+    return new Response_(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
   return {
-    async onRequest({ url, request, endResponse }) {
+    endStreams() {
+      for (const end of connected) end();
+    },
+    async onRequest({ url, request, endResponse, fetchAPI }) {
       if (url.pathname !== path) return;
-      const response = await handler(request);
+      let response = await handler(request);
+      if (request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream'))
+        response = endable(response, fetchAPI.Response);
       if (request.method === 'PUT' && response.status === 201) {
         const token = await response.clone().text();
         const timer = setTimeout(() => void drop(token), reservationMs);

@@ -132,6 +132,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     shared: state,
   });
   let draining = false;
+  const eventStreams = useEventStreams(
+    (request): Promise<Response> | Response => yoga.fetch(request),
+    options.eventStreams,
+  );
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -192,7 +196,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
       // GraphQL over SSE's single-connection mode at /graphql/stream: each operation relayed through the chain.
-      useEventStreams((request): Promise<Response> | Response => yoga.fetch(request), options.eventStreams),
+      eventStreams,
       useErrorPolicy(),
       useCompressedPages(),
       useHealth(client, {
@@ -217,6 +221,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       live.close(
         new GatewayError('SHUTTING_DOWN', 'This gateway is shutting down: subscribe again, another replica serves it'),
       );
+      // Streams of the single-connection mode stay open between operations: they end once their last events went.
+      setTimeout(() => eventStreams.endStreams(), 500).unref();
     },
     close: async () => {
       live.close();
