@@ -390,6 +390,25 @@ describe('reserved event streams nobody connects to', () => {
         }),
       });
       expect(sent.status).toBe(202);
+      // Another caller can neither post to that stream nor read it.
+      const other = {
+        authorization: `Bearer ${platform.token('ben@acme.test')}`,
+        'x-graphql-event-stream-token': tokens[0]!,
+      };
+      const intruding = await fetch(`${served.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { ...other, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: CONTENT,
+          variables: { id: platform.spaceId('Tutorials') },
+          extensions: { operationId: 'x' },
+        }),
+      });
+      expect(intruding.status).toBe(404);
+      const reading = await fetch(`${served.url}/graphql/stream`, {
+        headers: { ...other, accept: 'text/event-stream' },
+      });
+      expect(reading.status).toBe(404);
       for (let waited = 0; small.live.subscriptions === 0 && waited < 2_000; waited += 10) await sleep(10);
       expect(small.live.subscriptions).toBe(1);
       // …until its stream is dropped, unconnected: then it ends, and the caller may reserve again.

@@ -45,22 +45,23 @@ export function useEventStreams(
   const reservationMs = options.reservationMs ?? 10_000;
   const maxReserved = options.maxReservedPerCaller ?? 10;
   const reservations = new Map<string, Reservation>();
+  /** The caller of each stream reserved or connected: no other may connect to it or post to it. */
+  const owners = new Map<string, string>();
   /** How to end each stream connected now. */
   const connected = new Set<() => void>();
   const reservedBy = (caller: string) => [...reservations.values()].filter((r) => r.caller === caller).length;
 
   const handler = createHandler({
     authenticate(request) {
-      const token =
-        request.headers.get('x-graphql-event-stream-token') ?? new URL(request.url).searchParams.get('token');
-      if (request.method === 'PUT' && reservedBy(callerKey(request.headers.get('authorization'))) >= maxReserved) {
-        return tooManyReservations(maxReserved);
-      }
+      const token = tokenOf(request);
+      const caller = callerKey(request.headers.get('authorization'));
+      // Another caller's stream is as if it did not exist.
+      if (token !== null && owners.has(token) && owners.get(token) !== caller) return NOT_FOUND;
+      if (request.method === 'PUT' && reservedBy(caller) >= maxReserved) return tooManyReservations(maxReserved);
       return token ?? randomUUID();
     },
     onConnect(request) {
-      const token =
-        request.headers.get('x-graphql-event-stream-token') ?? new URL(request.url).searchParams.get('token');
+      const token = tokenOf(request);
       const reservation = token === null ? undefined : reservations.get(token);
       if (!reservation) return;
       clearTimeout(reservation.timer);
@@ -72,19 +73,24 @@ export function useEventStreams(
   /** Drops a reservation nobody connected to: connecting to it and leaving at once ends it and its operations. */
   async function drop(token: string): Promise<void> {
     reservations.delete(token);
+    owners.delete(token);
     const url = `http://gateway.internal${path}?token=${encodeURIComponent(token)}`;
     const response = await handler(new Request(url, { headers: { accept: 'text/event-stream' } }));
     await response.body?.cancel().catch(() => {});
   }
 
   /** The stream `response` carries, which `endStreams` can end (graphql-sse's never ends on its own). */
-  function endable(response: Response, Response_: typeof Response): Response {
+  function endable(response: Response, token: string | null, Response_: typeof Response): Response {
     const reader = response.body!.getReader();
     let end = () => {};
+    const ended = () => {
+      connected.delete(end);
+      if (token !== null) owners.delete(token);
+    };
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         end = () => {
-          connected.delete(end);
+          ended();
           void reader.cancel().catch(() => {});
           controller.close();
         };
@@ -93,11 +99,11 @@ export function useEventStreams(
       async pull(controller) {
         const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
         if (!done) return controller.enqueue(value);
-        connected.delete(end);
+        ended();
         controller.close();
       },
       cancel() {
-        connected.delete(end);
+        ended();
         return reader.cancel();
       },
     });
@@ -112,17 +118,26 @@ export function useEventStreams(
       if (url.pathname !== path) return;
       let response = await handler(request);
       if (request.method === 'GET' && response.headers.get('content-type')?.startsWith('text/event-stream'))
-        response = endable(response, fetchAPI.Response);
+        response = endable(response, tokenOf(request), fetchAPI.Response);
       if (request.method === 'PUT' && response.status === 201) {
         const token = await response.clone().text();
         const timer = setTimeout(() => void drop(token), reservationMs);
         timer.unref();
-        reservations.set(token, { caller: callerKey(request.headers.get('authorization')), timer });
+        const caller = callerKey(request.headers.get('authorization'));
+        reservations.set(token, { caller, timer });
+        owners.set(token, caller);
       }
       endResponse(response);
     },
   };
 }
+
+/** The stream a request names: its `x-graphql-event-stream-token` header or `token` parameter. */
+function tokenOf(request: { headers: { get(name: string): string | null | undefined }; url: string }): string | null {
+  return request.headers.get('x-graphql-event-stream-token') ?? new URL(request.url).searchParams.get('token');
+}
+
+const NOT_FOUND: SseResponse = [null, { status: 404, statusText: 'Not Found' }];
 
 /** The refusal of one more reservation, as graphql-sse's handler answers: `[body, init]`. */
 function tooManyReservations(max: number): SseResponse {
