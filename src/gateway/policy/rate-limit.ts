@@ -25,6 +25,9 @@ interface Reservation {
   points: number;
   state: BudgetState;
   context: GatewayContext;
+  /** Its settlement, once started: the last part and the end of a stream may both ask for it. */
+  settlement?: Promise<BudgetState>;
+  /** The budget once settled. */
   settled?: BudgetState;
 }
 
@@ -58,23 +61,26 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
   }
 
   /** Settles the operation at what it spent, once: the budget it leaves is what the answer reports. */
-  async function settle(reservation: Reservation): Promise<BudgetState> {
-    if (reservation.settled) return reservation.settled;
-    const spent = reservation.context.api.usage.sent;
-    const delta = spent - reservation.points;
-    const settled =
-      !reservation.state.admitted || delta === 0
-        ? reservation.state
-        : await budgets.adjust(reservation.key, delta, reservation.state.resetAt);
-    reservation.settled = settled ?? reservation.state;
-    return reservation.settled;
+  function settle(reservation: Reservation): Promise<BudgetState> {
+    reservation.settlement ??= (async () => {
+      const delta = reservation.context.api.usage.sent - reservation.points;
+      const settled =
+        !reservation.state.admitted || delta === 0
+          ? reservation.state
+          : await budgets.adjust(reservation.key, delta, reservation.state.resetAt);
+      reservation.settled = settled ?? reservation.state;
+      return reservation.settled;
+    })();
+    return reservation.settlement;
   }
 
   /** `extensions.rateLimit` of an answer: what it spent, and what is left. */
   async function report(request: Request, last: boolean): Promise<RateLimitStatus | undefined> {
     const reservation = reservations.get(request);
     if (reservation) {
-      if (!last) return status(options.points, reservation.context.api.usage.sent, reservation.state);
+      // A subscription's later events report the budget as it was settled at the first.
+      if (!last)
+        return status(options.points, reservation.context.api.usage.sent, reservation.settled ?? reservation.state);
       const settled = await settle(reservation);
       return status(options.points, reservation.state.admitted ? reservation.context.api.usage.sent : 0, settled);
     }
