@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
-import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
 import { subscribe } from '../fixtures/subscriptions.js';
 
 /**
@@ -31,10 +31,7 @@ beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     replicas.push({ gateway, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
   }
-  await until(async () => {
-    const texts = await Promise.all(replicas.map(({ gateway }) => gateway.metrics.registry.metrics()));
-    return texts.every((text) => /^graphql_gateway_shared_state_up 1$/m.test(text));
-  });
+  await until(async () => (await Promise.all(replicas.map(({ gateway }) => sharedStateUp(gateway)))).every(Boolean));
 });
 
 afterAll(async () => {
@@ -48,14 +45,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(20);
-  }
-}
-
 async function gql(query: string, variables: Record<string, unknown> = {}) {
   const answer = await postGraphQL(replicas[0]!.gateway, platform, { query, variables });
   expect(answer.body.errors).toBeUndefined();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
-import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
 
 let platform: TestPlatform;
 let redis: TestRedis;
@@ -46,14 +46,6 @@ async function post(gateway: Gateway, query: string, token = platform.adminToken
 /** Bound 1 + 5 (a page of spaces, then up to 5 organizations): spends 1 + the organizations seen. */
 const DASHBOARD = '{ organizations(first: 5) { nodes { title spaces(first: 2) { totalCount } } } }';
 const BUDGET = '{ rateLimit { limit cost remaining resetAt } }';
-
-async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('cost-based rate limits', () => {
   it('reserves the bound, settles at what was spent, and reports both', async () => {
@@ -204,10 +196,7 @@ describe('cost-based rate limits', () => {
   describe('across replicas sharing Redis', () => {
     it('never admits more than the budget, however three replicas race for it', async () => {
       const replicas = [0, 1, 2].map(() => gatewayWith(40, { redisUrl: redis.url }));
-      await until(async () => {
-        const up = await Promise.all(replicas.map((gateway) => gateway.metrics.registry.metrics()));
-        return up.every((text) => /^graphql_gateway_shared_state_up 1$/m.test(text));
-      });
+      await until(async () => (await Promise.all(replicas.map(sharedStateUp))).every(Boolean));
       const token = platform.token(DEMO.users.cy);
       // 90 operations of 1 point each, 30 per replica at once.
       const answers = await Promise.all(

@@ -4,7 +4,7 @@ import { DEMO } from '../../src/platform/demo-data.js';
 import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
-import { startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
 import { redisState } from '../../src/gateway/state/redis.js';
 import { Redis } from 'ioredis';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   };
   a = createGateway(options);
   b = createGateway(options);
-  await until(async () => (await isUp(a)) && (await isUp(b)));
+  await until(async () => (await sharedStateUp(a)) && (await sharedStateUp(b)));
 });
 
 afterAll(async () => {
@@ -36,18 +36,6 @@ afterAll(async () => {
   await redis.stop();
   await platform.destroy();
 });
-
-async function isUp(gateway: Gateway): Promise<boolean> {
-  return /^graphql_gateway_shared_state_up 1$/m.test(await gateway.metrics.registry.metrics());
-}
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const run = (gateway: Gateway, body: unknown) => postGraphQL(gateway, platform, body);
 
@@ -86,7 +74,7 @@ describe('state shared through Redis', () => {
   it('keeps answering while Redis is down, counts the failures, and shares again once it is back', async () => {
     const id = platform.spaceId(DEMO.spaces.userGrant);
     await redis.stop();
-    await until(async () => !(await isUp(a)));
+    await until(async () => !(await sharedStateUp(a)));
     for (const gateway of [a, b]) {
       const answer = await run(gateway, { query: SPACE, variables: { id } });
       expect(answer.status).toBe(200);
@@ -97,7 +85,7 @@ describe('state shared through Redis', () => {
       /^graphql_gateway_shared_state_errors_total\{operation="get"\} [1-9]/m,
     );
     await redis.start();
-    await until(async () => (await isUp(a)) && (await isUp(b)));
+    await until(async () => (await sharedStateUp(a)) && (await sharedStateUp(b)));
     expect((await run(a, { query: SPACE, variables: { id } })).upstream).toBe(1);
     expect((await run(b, { query: SPACE, variables: { id } })).upstream).toBe(0);
   });
