@@ -138,6 +138,8 @@ if (supervised) {
 }
 
 const inFlight = trackInFlight(server);
+/** How long a stopping gateway waits for a balancer to stop sending before it closes its port. */
+const QUIET_BEFORE_CLOSE_MS = 1_000;
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -156,10 +158,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  */
 async function stop(): Promise<void> {
   if (!quiet) console.log(`Stopping: finishing ${inFlight.count} request(s) in flight…`);
+  const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
   gateway.drain();
+  // A connection a balancer opened just as the port closed would be reset under its request, and a
+  // POST is not retried: the port closes once the balancer, seeing /ready 503, sent nothing for a
+  // second (its health checks every 500 ms, out after 2 failures), or at once without traffic.
+  await inFlight.quiet(QUIET_BEFORE_CLOSE_MS, Math.min(QUIET_BEFORE_CLOSE_MS * 3, config.SHUTDOWN_TIMEOUT_MS));
   server.close();
   await webSockets.close();
-  const finished = await inFlight.idle(config.SHUTDOWN_TIMEOUT_MS);
+  const finished = await inFlight.idle(Math.max(0, deadline - Date.now()));
   if (!finished && !quiet)
     console.error(`Stopped after SHUTDOWN_TIMEOUT_MS (${config.SHUTDOWN_TIMEOUT_MS} ms) with requests unfinished`);
   server.closeAllConnections();
