@@ -151,8 +151,10 @@ describe('replicas behind HAProxy', () => {
     await cluster.inRotation();
     expect(victim.supervisor.status()).toMatchObject({ state: 'running', restarts: 1 });
     expect(log.join('\n')).toMatch(/gateway gateway1 \(pid \d+\) ended: killed by SIGKILL/);
-  });
+  }, 60_000);
 
+  // Each restart waits on HAProxy's clock: 2 failed checks out, 1 s quiet, a start, 2 checks back
+  // in (about 5 s on a quiet machine, twice that beside the rest of the suite).
   it('fails no operation while every replica is restarted in turn under load', async () => {
     const pids = cluster.replicas.map((replica) => replica.supervisor.status().pid);
     const outcomes = await underLoad(['read', 'query', 'mutation'], async () => {
@@ -163,7 +165,7 @@ describe('replicas behind HAProxy', () => {
       expect(outcomes.filter((o) => o.kind === kind).length).toBeGreaterThan(10);
     const now = cluster.replicas.map((replica) => replica.supervisor.status().pid);
     for (const [index, pid] of now.entries()) expect(pid).not.toBe(pids[index]);
-  });
+  }, 90_000);
 
   it('answers no 5xx while Redis is stopped and started under load, and shares state again after', async () => {
     const redis = cluster.redis!;
@@ -189,5 +191,5 @@ describe('replicas behind HAProxy', () => {
       }).then((response) => response.json() as Promise<any>);
     await get(a!.port);
     expect((await get(b!.port)).extensions.responseCache).toEqual({ hit: true });
-  });
+  }, 60_000);
 });
