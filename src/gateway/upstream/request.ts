@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { ResponseBudget } from '../policy/answer-size.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
@@ -6,6 +7,9 @@ import { parseBody, queryString, type Exchange, type HttpMethod, type Query, typ
 import type { Trace, TracedRequest } from '../policy/trace.js';
 
 const ANY = z.unknown();
+
+/** Listeners of the client's signal other than the upstream calls': the plugins' (logs, traces, metrics…). */
+const SIGNAL_LISTENERS_BESIDE_CALLS = 10;
 
 /** Most upstream requests one GraphQL request makes by default; past it, each further one fails. */
 export const MAX_UPSTREAM_REQUESTS = DEFAULT_LIMITS.maxUpstreamRequests;
@@ -78,6 +82,9 @@ export class RequestApi {
     this.#authorization = caller.authorization;
     this.origin = { requestId: caller.requestId, signal: caller.signal, traceparent: caller.traceparent };
     this.observe = caller.onExchange;
+    // Each upstream call in flight listens to the client's signal until it ends, so a wide query
+    // holds more than Node's default 10 at once: that many is expected, never a leak.
+    if (caller.signal) setMaxListeners(maxRequests + SIGNAL_LISTENERS_BESIDE_CALLS, caller.signal);
   }
 
   /** The caller's `Authorization` header, forwarded on every call. */
