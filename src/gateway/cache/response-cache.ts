@@ -3,7 +3,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
-import { callerKey } from '../state/caller.js';
+import { callerKeyOf } from '../state/caller.js';
 
 /** Options of `useGatewayResponseCache`. */
 export interface ResponseCacheOptions {
@@ -73,7 +73,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     cache,
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate,
-    session: (request) => callerKey(request.headers.get('authorization')),
+    session: (request) => callerKeyOf(request),
     enabled: (request) => request.headers.get('x-explain') !== '1' && !inParts.has(request),
     includeExtensionMetadata: true,
     shouldCacheResult: ({ result }) => !result.errors?.length,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response as SseResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { callerKey } from '../state/caller.js';
+import { callerKey, callerKeyOf } from '../state/caller.js';
 import { relayOperation, type GatewayFetch } from './relay.js';
 
 /** Options of `useEventStreams`. */
@@ -123,7 +123,7 @@ export function useEventStreams(
         const token = await response.clone().text();
         const timer = setTimeout(() => void drop(token), reservationMs);
         timer.unref();
-        const caller = callerKey(request.headers.get('authorization'));
+        const caller = callerKeyOf(request);
         reservations.set(token, { caller, timer });
         owners.set(token, caller);
       }

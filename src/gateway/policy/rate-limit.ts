@@ -2,7 +2,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { callerKey } from '../state/caller.js';
+import { callerKeyOf } from '../state/caller.js';
 import type { BudgetState, Budgets } from '../state/store.js';
 import type { OperationCost } from './cost.js';
 
@@ -48,7 +48,7 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
     const context = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
-    const key = callerKey(context.request.headers.get('authorization'));
+    const key = callerKeyOf(context.request);
     const points = context.cost?.maxUpstreamRequests ?? 0;
     const state = await budgets.take(key, points, options.points, options.windowMs);
     if (!state) {
@@ -85,12 +85,7 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
       return status(options.points, reservation.state.admitted ? reservation.context.api.usage.sent : 0, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
-    const state = await budgets.take(
-      callerKey(request.headers.get('authorization')),
-      0,
-      options.points,
-      options.windowMs,
-    );
+    const state = await budgets.take(callerKeyOf(request), 0, options.points, options.windowMs);
     return state && status(options.points, 0, state);
   }
 

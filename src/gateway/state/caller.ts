@@ -13,3 +13,18 @@ export function callerKey(authorization: string | null | undefined): string {
   const [, scheme, token] = /^(\S+)\s+(.*)$/.exec(credentials) ?? [undefined, credentials, ''];
   return createHash('sha256').update(`${scheme!.toLowerCase()} ${token!.trim()}`).digest('base64url');
 }
+
+const keysOfRequests = new WeakMap<Request, string>();
+
+/**
+ * The caller key of one request, hashed once however many plugins ask (the response cache, the
+ * budget, its report): the memo lives as long as the request does.
+ */
+export function callerKeyOf(request: Request): string {
+  let key = keysOfRequests.get(request);
+  if (key === undefined) {
+    key = callerKey(request.headers.get('authorization'));
+    keysOfRequests.set(request, key);
+  }
+  return key;
+}
