@@ -30,17 +30,24 @@ export function useCompressedPages(): Plugin {
       if (!encoding) return;
       const bytes = Buffer.from(await response.arrayBuffer());
       const key = `${encoding}:${createHash('sha256').update(bytes).digest('base64url')}`;
-      let compressed = pages.get(key);
-      if (!compressed) {
+      let compressing = pages.get(key);
+      if (!compressing) {
         if (pages.size >= MAX_PAGES) pages.delete(pages.keys().next().value!);
-        compressed = compressWith[encoding](bytes);
-        pages.set(key, compressed);
+        compressing = compressWith[encoding](bytes);
+        pages.set(key, compressing);
       }
       const headers = new fetchAPI.Headers(response.headers);
-      headers.set('content-encoding', encoding);
-      headers.set('content-length', String((await compressed).length));
       headers.append('vary', 'accept-encoding');
-      setResponse(new fetchAPI.Response(new Uint8Array(await compressed), { status: 200, headers }));
+      let body: Buffer = bytes;
+      try {
+        body = await compressing;
+        headers.set('content-encoding', encoding);
+      } catch {
+        // Served as it is; the next request tries again rather than meeting the same failure.
+        if (pages.get(key) === compressing) pages.delete(key);
+      }
+      headers.set('content-length', String(body.length));
+      setResponse(new fetchAPI.Response(new Uint8Array(body), { status: 200, headers }));
     },
   };
 }
