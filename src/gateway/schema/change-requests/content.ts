@@ -4,7 +4,7 @@ import { updateChangeRequestContent } from '../../upstream/change-requests.js';
 import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
 import { builder } from '../kit/builder.js';
 import { FileNode } from '../content/file.js';
-import { PageInterface, PAGE_NODE_TYPENAMES } from '../content/page.js';
+import { PageInterface, PAGE_NODE_TYPENAMES, pageIdInput } from '../content/page.js';
 import {
   placeFile,
   lightRevision,
@@ -15,7 +15,7 @@ import {
 } from '../content/revision.js';
 import { prime } from '../kit/loaders.js';
 import { declareMutation, inputField, inputObject } from '../kit/mutations.js';
-import { idInput, readingId } from '../kit/ids.js';
+import { idInput } from '../kit/ids.js';
 import { payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { ChangeRequestNode } from './change-request.js';
@@ -25,13 +25,6 @@ import { ChangeRequestPayloadField, resolveTarget, targetFields } from './target
  * Content edits of a change request: pages inserted, updated, moved, reverted or deleted, and files
  * uploaded, in one batch (`editChangeRequestContent`).
  */
-
-/** A page id given by a client: a Page global ID or a platform id (a batch `ref` where `into` takes one). */
-const pageIdInput = z
-  .string()
-  .trim()
-  .min(1, 'must be the id of a page')
-  .transform(readingId((value) => revisionPartId(value, PAGE_NODE_TYPENAMES)));
 
 const pageMetadataFields = {
   title: inputField(

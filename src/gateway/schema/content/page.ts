@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../policy/cost.js';
 import { BadUserInputError } from '../../errors.js';
-import { compositeKey } from '../kit/ids.js';
+import { compositeKey, readingId } from '../kit/ids.js';
 import { getPage, getPageByPath } from '../../upstream/content.js';
 import type { ContentRef, PAGE_TYPES } from '../../upstream/shapes/content.js';
 import { builder } from '../kit/builder.js';
@@ -61,6 +62,13 @@ export const ComputedPageNode = pageNode('computed');
 
 /** The typenames a page's global ID may carry. */
 export const PAGE_NODE_TYPENAMES = Object.values(PAGE_TYPENAMES);
+
+/** A page id an input gives: a page's global ID (of any variant) or its platform id. */
+export const pageIdInput = z
+  .string()
+  .trim()
+  .min(1, 'must be the id of a page')
+  .transform(readingId((value) => revisionPartId(value, PAGE_NODE_TYPENAMES)));
 
 export const PageInterface = builder.interfaceRef<PageHeld>('Page');
 

@@ -33,8 +33,7 @@ import {
   updateSiteSectionGroup,
   updateSiteSpace,
 } from '../../upstream/sites.js';
-import { PAGE_NODE_TYPENAMES } from '../content/page.js';
-import { revisionPartId } from '../content/revision.js';
+import { pageIdInput } from '../content/page.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { organizationIdField } from '../organizations.js';
 import { DefaultLevelEnum, restEnum } from '../kit/enums.js';
@@ -269,11 +268,6 @@ const proxy = z
         'must be a host and one or more path segments, such as example.com/docs',
       ),
   );
-const pageId = z
-  .string()
-  .trim()
-  .min(1, 'must be the id of a page')
-  .transform(readingId((value) => revisionPartId(value, PAGE_NODE_TYPENAMES)));
 /** A space to add, or null for a new space: clients name it either way. */
 const spaceOrNew = idInput('Space', 'must be the id of a Space, or null to create a new space').nullable();
 
@@ -528,7 +522,7 @@ declareMutation('addSpaceToSite', {
     pageId: inputField(
       'ID',
       'A document page of the space to use as its home page (platform id or global ID).',
-      pageId.nullish(),
+      pageIdInput.nullish(),
     ),
   },
   check: (input) =>
@@ -586,7 +580,7 @@ declareMutation('updateSiteSpace', {
     pageId: inputField(
       'ID',
       'A document page of its space to use as its home page; null goes back to the first page.',
-      pageId.nullish(),
+      pageIdInput.nullish(),
     ),
     hidden: inputField('Boolean', 'Leave it out of the navigation (true) or show it (false).', z.boolean().nullish()),
     spaceId: inputField(
@@ -680,7 +674,7 @@ declareMutation('createSiteSection', {
     pageId: inputField(
       'ID',
       'A document page of the space to use as the home page of its site space.',
-      pageId.nullish(),
+      pageIdInput.nullish(),
     ),
     siteSectionGroupId: inputField(
       'ID',
