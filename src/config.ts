@@ -175,6 +175,11 @@ export const configSchema = z.object({
   SUBSCRIPTION_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(2000),
   /** Most subscriptions open at once in this gateway; past it, a new one is refused with RATE_LIMITED. @default 10000 */
   MAX_SUBSCRIPTIONS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Most subscriptions one caller (a token; without one, a client address) holds open at once in this
+   * gateway; past it, a new one is refused with RATE_LIMITED. @default 1000
+   */
+  MAX_SUBSCRIPTIONS_PER_CALLER: z.coerce.number().int().positive().default(1000),
   /** Most operations one WebSocket connection runs at once; past it, one more is refused with RATE_LIMITED. @default 100 */
   MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(100),
   /**
@@ -192,6 +197,13 @@ export const configSchema = z.object({
    * before it closes what is left and exits. @default 10000
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /**
+   * Proxies in front of the gateway, each appending the address it got a request from to
+   * `X-Forwarded-For` (HAProxy's `option forwardfor`): the client is the address the outermost saw.
+   * 0 trusts no header: the client is the connection's peer. Set it only when no client can reach
+   * the gateway but through them. @default 0
+   */
+  TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
   /** Gateways `npm run cluster` starts behind HAProxy. @default 3 */
   CLUSTER_REPLICAS: z.coerce.number().int().min(1).max(16).default(3),
   /**

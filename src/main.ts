@@ -84,7 +84,12 @@ const gateway = createGateway({
   metricsOnMainPort: config.METRICS_PORT === undefined,
   ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
   ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
-  subscriptions: { pollMs: config.SUBSCRIPTION_POLL_MS, maxSubscriptions: config.MAX_SUBSCRIPTIONS },
+  subscriptions: {
+    pollMs: config.SUBSCRIPTION_POLL_MS,
+    maxSubscriptions: config.MAX_SUBSCRIPTIONS,
+    maxPerCaller: config.MAX_SUBSCRIPTIONS_PER_CALLER,
+  },
+  trustedProxies: config.TRUSTED_PROXIES,
   rateLimits: {
     points: config.RATE_LIMIT_POINTS,
     windowMs: config.RATE_LIMIT_WINDOW_S * 1000,

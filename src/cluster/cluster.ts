@@ -81,6 +81,8 @@ export async function startCluster({ config, dir, log, env = {} }: ClusterOption
       HOST: '127.0.0.1',
       UPSTREAM_URL: upstreamUrl,
       REDIS_URL: redisUrl,
+      // HAProxy appends each client's address to X-Forwarded-For (`option forwardfor`).
+      TRUSTED_PROXIES: '1',
     };
     // Each replica serves its metrics on its own port.
     delete gatewayEnv.METRICS_PORT;

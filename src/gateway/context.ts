@@ -11,6 +11,7 @@ import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
 import { requestIdOf } from './telemetry/request-id.js';
 import { requestSpanOf } from './telemetry/request-span.js';
+import { budgetKeyOf } from './state/caller.js';
 
 /** Per-request context of every resolver. */
 export interface GatewayContext {
@@ -23,6 +24,8 @@ export interface GatewayContext {
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
   live?: LiveHub | undefined;
+  /** Whose budget the request spends: its caller's key (a hash of its token, or of its address without one). */
+  budgetKey: () => string;
   /** The caller's budget after this operation's reservation, when rate limits are on. */
   rateLimit?: RateLimitStatus | undefined;
 }
@@ -75,5 +78,13 @@ export function createContext(client: RestClient, request: Request, options: Con
   const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
-  return { ...initContextCache(), api, requestId, trace, responseBudget, live: options.live };
+  return {
+    ...initContextCache(),
+    api,
+    requestId,
+    trace,
+    responseBudget,
+    live: options.live,
+    budgetKey: () => budgetKeyOf(request),
+  };
 }

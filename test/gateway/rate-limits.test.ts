@@ -1,5 +1,10 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import { WebSocket } from 'ws';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
+import { serveWebSockets } from '../../src/gateway/http/websocket.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
@@ -41,6 +46,13 @@ async function post(gateway: Gateway, query: string, token = platform.adminToken
     body: JSON.stringify({ query, variables }),
   });
   return { response, body: (await response.json()) as any, upstream: platform.app.stats.count };
+}
+
+/** Serves `gateway` on a loopback port: what a client address needs, a connection. */
+async function listen(gateway: Gateway): Promise<{ server: Server; url: string }> {
+  const server = createServer(gateway.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 /** Bound 1 + 5 (a page of spaces, then up to 5 organizations): spends 1 + the organizations seen. */
@@ -127,6 +139,67 @@ describe('cost-based rate limits', () => {
       });
       expect(((await response.json()) as any).data.rateLimit.remaining).toBe(spent);
     }
+  });
+
+  it('budgets callers without a token by their address, read through trusted proxies only', async () => {
+    const ask = async (gateway: Gateway, forwardedFor?: string) => {
+      const served = await listen(gateway);
+      try {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (forwardedFor) headers['x-forwarded-for'] = forwardedFor;
+        const response = await fetch(`${served.url}/graphql`, {
+          method: 'POST',
+          headers,
+          // One point: the platform refuses it (no token), but it was sent.
+          body: JSON.stringify({ query: `{ space(id: "${platform.spaceId('Getting started')}") { title } }` }),
+        });
+        const body = (await response.json()) as any;
+        return body.errors?.some((error: any) => error.extensions.code === 'RATE_LIMITED') ? 'refused' : 'admitted';
+      } finally {
+        served.server.closeAllConnections();
+        await new Promise((resolve) => served.server.close(resolve));
+      }
+    };
+    // Behind one proxy: each client address has its budget.
+    const proxied = gatewayWith(2, { trustedProxies: 1 });
+    expect([await ask(proxied, '10.0.0.1'), await ask(proxied, '10.0.0.1'), await ask(proxied, '10.0.0.1')]).toEqual([
+      'admitted',
+      'admitted',
+      'refused',
+    ]);
+    expect(await ask(proxied, '10.0.0.2')).toBe('admitted');
+    // What the client wrote before the proxy's entry proves nothing.
+    expect(await ask(proxied, '10.0.0.9, 10.0.0.1')).toBe('refused');
+    // A WebSocket's operations spend the budget of the address its connection came from.
+    const served = await listen(proxied);
+    const sockets = serveWebSockets(served.server, proxied);
+    const ws = createClient({
+      url: `${served.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string, protocols?: string | string[]) {
+          super(address, protocols, { headers: { 'x-forwarded-for': '10.0.0.3' } });
+        }
+      },
+      retryAttempts: 0,
+    });
+    try {
+      const query = `{ space(id: "${platform.spaceId('Getting started')}") { title } }`;
+      await ws.iterate({ query }).next();
+      await ws.iterate({ query }).next();
+      expect(await ask(proxied, '10.0.0.3')).toBe('refused');
+    } finally {
+      await ws.dispose();
+      await sockets.close(0);
+      served.server.closeAllConnections();
+      await new Promise((resolve) => served.server.close(resolve));
+    }
+    // No proxy trusted: the header is the client's own, and every call from here is one caller.
+    const direct = gatewayWith(2);
+    expect([await ask(direct, '10.0.0.1'), await ask(direct, '10.0.0.2'), await ask(direct, '10.0.0.3')]).toEqual([
+      'admitted',
+      'admitted',
+      'refused',
+    ]);
   });
 
   it('charges nothing for an answer of the response cache', async () => {

@@ -423,6 +423,42 @@ describe('reserved event streams nobody connects to', () => {
 });
 
 describe('limits', () => {
+  it('refuses a caller past MAX_SUBSCRIPTIONS_PER_CALLER, and leaves the room to other callers', async () => {
+    const small = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: POLL_MS, maxPerCaller: 2 },
+    });
+    const served = await listen(small);
+    try {
+      const variables = { id: platform.spaceId('Getting started') };
+      const open = [
+        await subscribe(served.url, CONTENT, { token: platform.adminToken, variables }),
+        await subscribe(served.url, CONTENT, { token: platform.adminToken, variables }),
+      ];
+      for (const sub of open) expect((await sub.next()).errors).toBeUndefined();
+      const third = await (await subscribe(served.url, CONTENT, { token: platform.adminToken, variables })).next();
+      expect(third.errors?.[0]?.extensions).toMatchObject({
+        code: 'RATE_LIMITED',
+        limit: 'subscriptionsPerCaller',
+        max: 2,
+      });
+      // Another caller is not held back by the first.
+      const other = await subscribe(served.url, CONTENT, { token: platform.token('ben@acme.test'), variables });
+      expect((await other.next()).data?.spaceContentUpdated).toBeTruthy();
+      expect(small.live.subscriptions).toBe(3);
+      // A closed subscription gives its slot back.
+      open[0]!.close();
+      for (let waited = 0; small.live.subscriptions > 2 && waited < 2_000; waited += 20) await sleep(20);
+      const again = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables });
+      expect((await again.next()).errors).toBeUndefined();
+      for (const sub of [open[1]!, other, again]) sub.close();
+    } finally {
+      await stop(served.server);
+      await small.close();
+    }
+  });
+
   it('refuses a subscription past MAX_SUBSCRIPTIONS with RATE_LIMITED, naming the limit', async () => {
     const small = createGateway({
       upstreamUrl: platform.url,

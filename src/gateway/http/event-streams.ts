@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Response as SseResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { callerKey, callerKeyOf } from '../state/caller.js';
+import { callerKeyOf } from '../state/caller.js';
+import { clientAddressOf } from './client-address.js';
 import { relayOperation, type GatewayFetch } from './relay.js';
 
 /** Options of `useEventStreams`. */
@@ -54,7 +55,7 @@ export function useEventStreams(
   const handler = createHandler({
     authenticate(request) {
       const token = tokenOf(request);
-      const caller = callerKey(request.headers.get('authorization'));
+      const caller = callerKeyOf(request.raw);
       // Another caller's stream is as if it did not exist.
       if (token !== null && owners.has(token) && owners.get(token) !== caller) return NOT_FOUND;
       if (request.method === 'PUT' && reservedBy(caller) >= maxReserved) return tooManyReservations(maxReserved);
@@ -67,7 +68,11 @@ export function useEventStreams(
       clearTimeout(reservation.timer);
       reservations.delete(token!);
     },
-    onSubscribe: (request, params) => relayOperation(fetch, params, request.headers.get('authorization') ?? undefined),
+    onSubscribe: (request, params) =>
+      relayOperation(fetch, params, {
+        authorization: request.headers.get('authorization') ?? undefined,
+        clientAddress: clientAddressOf(request.raw),
+      }),
   });
 
   /** Drops a reservation nobody connected to: connecting to it and leaving at once ends it and its operations. */

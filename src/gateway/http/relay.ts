@@ -1,5 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { Repeater } from 'graphql-yoga';
+import { rememberClientAddress } from './client-address.js';
 
 /** The gateway's own request handling (`gateway.fetch`), where relayed operations go. */
 export type GatewayFetch = (request: Request) => Promise<Response> | Response;
@@ -12,6 +13,16 @@ export interface RelayedOperation {
   extensions?: unknown;
 }
 
+/** Who sent a relayed operation, as its transport knows it. */
+export interface RelayedCaller {
+  /** The caller's `Authorization` header. */
+  authorization: string | undefined;
+  /** Where the caller's connection came from (see `clientAddress`): a caller without credentials is budgeted by it. */
+  clientAddress: string | undefined;
+  /** Aborted when the caller is gone: the operation ends, and its upstream requests are abandoned. */
+  abort?: AbortController;
+}
+
 /**
  * Runs one operation that came by another transport (a WebSocket, GraphQL over SSE's
  * single-connection mode) through the gateway's own `fetch` as a request over SSE, with the
@@ -22,8 +33,7 @@ export interface RelayedOperation {
 export function relayOperation(
   fetch: GatewayFetch,
   payload: RelayedOperation,
-  authorization: string | undefined,
-  abort: AbortController = new AbortController(),
+  { authorization, clientAddress, abort = new AbortController() }: RelayedCaller,
 ) {
   return new Repeater<ExecutionResult>(async (push, stop) => {
     // However it ends, the request is over: its subscription stops and its upstream requests are abandoned.
@@ -44,6 +54,7 @@ export function relayOperation(
       body,
       signal: abort.signal,
     });
+    rememberClientAddress(request, clientAddress);
     const response = await fetch(request);
     if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
       await push((await response.json()) as ExecutionResult);

@@ -8,6 +8,7 @@ import { useOperationCost } from '../policy/cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
+import { clientAddress, useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
@@ -67,15 +68,21 @@ export interface GatewayOptions {
    * stays in this process's memory.
    */
   redisUrl?: string;
+  /**
+   * Proxies in front of the gateway that append the address they got each request from to
+   * `X-Forwarded-For` (`TRUSTED_PROXIES`): the client address is the one the outermost saw. @default 0
+   */
+  trustedProxies?: number;
   /** Cost-based rate limits per caller (`RATE_LIMIT_*`); none when left out. */
   rateLimits?: RateLimitOptions;
   /** Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`); off when left out. */
   responseCache?: { ttlMs: number };
   /**
    * Subscriptions: milliseconds between two polls of a followed resource (`SUBSCRIPTION_POLL_MS`),
-   * and the most open at once (`MAX_SUBSCRIPTIONS`). @default { pollMs: 2000, maxSubscriptions: 10000 }
+   * the most open at once (`MAX_SUBSCRIPTIONS`) and per caller (`MAX_SUBSCRIPTIONS_PER_CALLER`).
+   * @default { pollMs: 2000, maxSubscriptions: 10000, maxPerCaller: 1000 }
    */
-  subscriptions?: { pollMs?: number; maxSubscriptions?: number };
+  subscriptions?: { pollMs?: number; maxSubscriptions?: number; maxPerCaller?: number };
   /** GraphQL over SSE's single-connection mode: how long, and how many, streams may wait reserved. */
   eventStreams?: EventStreamOptions;
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
@@ -97,6 +104,8 @@ export interface Gateway {
   live: LiveHub;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
+  /** The client behind a connection, as `trustedProxies` says to read it (a transport of its own: WebSocket). */
+  clientAddress(peer: IncomingMessage): string | undefined;
   /**
    * Starts stopping: `/ready` answers 503, answers close their connection, and every subscription
    * ends with a last `SHUTTING_DOWN` event. Operations under way go on.
@@ -129,6 +138,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const live = new LiveHub(client, {
     intervalMs: options.subscriptions?.pollMs,
     maxSubscriptions: options.subscriptions?.maxSubscriptions,
+    maxPerCaller: options.subscriptions?.maxPerCaller,
     shared: state,
   });
   let draining = false;
@@ -136,6 +146,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     (request): Promise<Response> | Response => yoga.fetch(request),
     options.eventStreams,
   );
+  const trustedProxies = options.trustedProxies ?? 0;
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -176,6 +187,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
       useRequestId(),
+      useClientAddress(trustedProxies),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
       ...usePersistedDocuments({
         manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
@@ -216,6 +228,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     client,
     live,
     metrics,
+    clientAddress: (peer) => clientAddress(peer, trustedProxies),
     drain() {
       draining = true;
       live.close(

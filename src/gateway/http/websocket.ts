@@ -16,6 +16,8 @@ export interface WebSocketOptions {
 interface Connection {
   /** The caller's `Authorization`: from `connection_init` (`{ "Authorization": "Bearer …" }`), else the upgrade request. */
   authorization?: string | undefined;
+  /** Where the connection came from (see `clientAddress`): a caller without credentials is budgeted by it. */
+  clientAddress: string | undefined;
   /** Operations running, by the client's id, each abortable. */
   running: Map<string, AbortController>;
 }
@@ -46,6 +48,7 @@ export function serveWebSockets(server: Server, gateway: Gateway, options: WebSo
       const given = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
       connection = {
         authorization: typeof given === 'string' ? given : ctx.extra.request.headers.authorization,
+        clientAddress: gateway.clientAddress(ctx.extra.request),
         running: new Map(),
       };
       connections.set(ctx, connection);
@@ -111,5 +114,9 @@ interface Relayed {
 }
 
 function relayed(gateway: Gateway, connection: Connection | undefined, { payload, abort }: Relayed) {
-  return relayOperation((request) => gateway.fetch(request), payload, connection?.authorization, abort);
+  return relayOperation((request) => gateway.fetch(request), payload, {
+    authorization: connection?.authorization,
+    clientAddress: connection?.clientAddress,
+    abort,
+  });
 }

@@ -13,11 +13,29 @@ export interface LiveHubOptions {
   intervalMs?: number;
   /** Most subscriptions open at once in this gateway (`MAX_SUBSCRIPTIONS`). @default 10000 */
   maxSubscriptions?: number;
+  /** Most subscriptions one caller holds open at once in this gateway (`MAX_SUBSCRIPTIONS_PER_CALLER`). @default 1000 */
+  maxPerCaller?: number;
   /**
    * State shared with the other replicas (Redis): one of them polls each resource and caller, the
    * holder of its lease, and sends what it reads to the others. Left out, this gateway polls alone.
    */
   shared?: Pick<SharedState, 'leases' | 'channels' | 'replicated'>;
+}
+
+/** What `LiveHub.watch` follows, for whom. */
+export interface WatchRequest<T> {
+  /** What is read (`space <id>`): subscribers of one resource with one `authorization` share its polls. */
+  resource: string;
+  /** The caller's `Authorization`, sent with every poll. */
+  authorization: string | undefined;
+  /** Whose subscription it is (the caller's budget key): `maxPerCaller` counts by it. */
+  caller: string;
+  /** The reads of one version. */
+  read: (api: ReadApi) => Promise<T>;
+  /** What makes a new version (the whole value by default): a change elsewhere is no event. */
+  version?: ((value: T) => unknown) | undefined;
+  /** The subscriber's client going away: its subscription ends at once, whatever its transport does. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Polls a holder may miss before its lease moves to another replica. */
@@ -82,7 +100,10 @@ export class LiveHub {
   private readonly shared: LiveHubOptions['shared'];
   /** This replica's name in leases and messages. */
   private readonly replica = randomUUID();
+  private readonly maxPerCaller: number;
   private open = 0;
+  /** Subscriptions open now, per caller that holds any. */
+  private readonly openBy = new Map<string, number>();
   /** Set once the hub is closed: what a subscription asked for after that is refused with. */
   private closedWith: GatewayError | undefined;
 
@@ -92,6 +113,7 @@ export class LiveHub {
   ) {
     this.intervalMs = options.intervalMs ?? 2000;
     this.maxSubscriptions = options.maxSubscriptions ?? 10_000;
+    this.maxPerCaller = options.maxPerCaller ?? 1_000;
     this.shared = options.shared?.replicated ? options.shared : undefined;
   }
 
@@ -105,8 +127,11 @@ export class LiveHub {
     return this.watches.size;
   }
 
-  /** Refuses a new subscription past `maxSubscriptions`, with a coded error naming the limit. */
-  private admit(): void {
+  /**
+   * Refuses a new subscription past `maxSubscriptions`, or past `maxPerCaller` for its caller, with
+   * a coded error naming the limit: one caller cannot hold every slot of the gateway.
+   */
+  private admit(caller: string): void {
     if (this.closedWith) throw this.closedWith;
     if (this.open + 1 > this.maxSubscriptions) {
       throw new GatewayError(
@@ -115,6 +140,22 @@ export class LiveHub {
         { budget: { limit: 'subscriptions', value: this.open + 1, max: this.maxSubscriptions } },
       );
     }
+    const held = this.openBy.get(caller) ?? 0;
+    if (held + 1 > this.maxPerCaller) {
+      throw new GatewayError(
+        'RATE_LIMITED',
+        `This caller holds its most subscriptions in this gateway (${this.maxPerCaller}): close one first`,
+        { budget: { limit: 'subscriptionsPerCaller', value: held + 1, max: this.maxPerCaller } },
+      );
+    }
+  }
+
+  /** Counts a subscription of `caller` opened (+1) or closed (-1). */
+  private hold(caller: string, change: 1 | -1): void {
+    this.open += change;
+    const held = (this.openBy.get(caller) ?? 0) + change;
+    if (held > 0) this.openBy.set(caller, held);
+    else this.openBy.delete(caller);
   }
 
   /**
@@ -123,32 +164,43 @@ export class LiveHub {
    * the resource ends. `resource` names what is read (`space <id>`): subscribers of the same
    * resource with the same credentials share its polls.
    */
-  watch<T>(
-    resource: string,
-    authorization: string | undefined,
-    read: (api: ReadApi) => Promise<T>,
-    /** What makes a new version (the whole value by default): a change elsewhere is no event. */
-    version: (value: T) => unknown = (value) => value,
-    /** The subscriber's client going away: its subscription ends at once, whatever its transport does. */
-    signal?: AbortSignal,
-  ): AsyncIterableIterator<T> {
-    this.admit();
+  watch<T>({ resource, authorization, caller, read, version, signal }: WatchRequest<T>): AsyncIterableIterator<T> {
+    this.admit(caller);
     const key = `${resource}\u0000${callerKey(authorization)}`;
-    return new Repeater<T>(async (push, stop) => {
+    // Counted from now, not from the first pull: admitting the next one must see this one.
+    this.hold(caller, 1);
+    let held = true;
+    const release = () => {
+      if (held) this.hold(caller, -1);
+      held = false;
+    };
+    const versions = new Repeater<T>(async (push, stop) => {
       const subscriber: Subscriber = { push, stop, current: false };
       const leave = () => stop();
       signal?.addEventListener('abort', leave, { once: true });
       if (signal?.aborted) stop();
-      const watch = this.join(key, read as Watch['read'], version as Watch['version'], authorization, subscriber);
-      this.open += 1;
+      const watch = this.join(
+        key,
+        read as Watch['read'],
+        (version ?? ((value: T) => value)) as Watch['version'],
+        authorization,
+        subscriber,
+      );
       try {
         await stop;
       } finally {
         signal?.removeEventListener('abort', leave);
-        this.open -= 1;
+        release();
         this.leave(watch, subscriber);
       }
     });
+    // A subscription returned before its first pull never runs the repeater: its slot is freed here.
+    const returned = versions.return.bind(versions);
+    versions.return = (value?: unknown) => {
+      release();
+      return returned(value as T);
+    };
+    return versions;
   }
 
   /** Stops every poll and ends every subscription, with `reason` as its last event when given. */

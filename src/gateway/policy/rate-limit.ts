@@ -2,7 +2,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { callerKeyOf } from '../state/caller.js';
+import { budgetKeyOf } from '../state/caller.js';
 import type { BudgetState, Budgets } from '../state/store.js';
 import type { OperationCost } from './cost.js';
 
@@ -33,7 +33,7 @@ interface Reservation {
 
 /**
  * Cost-based rate limits per caller, as GitHub's GraphQL API has them: each caller (a hash of its
- * token) has `points` per window. Before an operation runs, its `maxUpstreamRequests` (the cost
+ * token; without one, of its client address) has `points` per window. Before an operation runs, its `maxUpstreamRequests` (the cost
  * plugin's bound, computed from the document) is taken from the budget, atomically across
  * replicas; once answered, it is settled at the upstream requests it actually sent. An answer of
  * the response cache runs nothing and costs nothing. Past the budget, the operation is refused
@@ -48,7 +48,7 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
     const context = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
-    const key = callerKeyOf(context.request);
+    const key = budgetKeyOf(context.request);
     const points = context.cost?.maxUpstreamRequests ?? 0;
     const state = await budgets.take(key, points, options.points, options.windowMs);
     if (!state) {
@@ -85,7 +85,7 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
       return status(options.points, reservation.state.admitted ? reservation.context.api.usage.sent : 0, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
-    const state = await budgets.take(callerKeyOf(request), 0, options.points, options.windowMs);
+    const state = await budgets.take(budgetKeyOf(request), 0, options.points, options.windowMs);
     return state && status(options.points, 0, state);
   }
 

@@ -19,7 +19,14 @@ export function follow<T>(
   version?: (value: T) => unknown,
 ): AsyncIterable<T> {
   if (!ctx.live) throw new GatewayError('INTERNAL_SERVER_ERROR', 'This gateway serves no subscriptions.');
-  const versions = ctx.live.watch(resource, ctx.api.authorization, read, version, ctx.api.signal);
+  const versions = ctx.live.watch({
+    resource,
+    authorization: ctx.api.authorization,
+    caller: ctx.budgetKey(),
+    read,
+    version,
+    signal: ctx.api.signal,
+  });
   return mapAsyncIterator(versions, (value: T) => {
     startOver(ctx);
     return value;

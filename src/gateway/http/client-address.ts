@@ -1,0 +1,47 @@
+import type { IncomingMessage } from 'node:http';
+import type { Plugin } from 'graphql-yoga';
+
+const addresses = new WeakMap<Request, string>();
+
+/**
+ * The address of the client behind a connection. With `trustedProxies` 0, the peer's own. Behind
+ * that many proxies, each appending the address it got the request from to `X-Forwarded-For`
+ * (HAProxy's `option forwardfor`), the one the outermost proxy saw: the entries further left were
+ * written by the client and prove nothing. A request that did not pass every proxy is known by its
+ * peer's address.
+ */
+export function clientAddress(peer: IncomingMessage | undefined, trustedProxies: number): string | undefined {
+  const own = peer?.socket?.remoteAddress;
+  if (!peer || trustedProxies === 0) return own;
+  const header = peer.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((hop) => hop.trim())
+    .filter(Boolean);
+  return hops.length >= trustedProxies ? hops[hops.length - trustedProxies] : own;
+}
+
+/** Records where a request came from: a transport that relays operations as requests of its own (WebSocket, SSE). */
+export function rememberClientAddress(request: Request, address: string | undefined): void {
+  if (address) addresses.set(request, address);
+}
+
+/** Where a request came from, when its transport could tell. */
+export function clientAddressOf(request: Request): string | undefined {
+  return addresses.get(request);
+}
+
+/**
+ * Records each request's client address (see `clientAddress`) for the plugins after it: the rate
+ * limits key the budget of a caller without credentials by it. A relayed request keeps the address
+ * its transport recorded.
+ */
+export function useClientAddress(trustedProxies: number): Plugin {
+  return {
+    onRequest({ request, serverContext }) {
+      if (addresses.has(request)) return;
+      const peer = (serverContext as { req?: IncomingMessage } | undefined)?.req;
+      rememberClientAddress(request, clientAddress(peer, trustedProxies));
+    },
+  };
+}
