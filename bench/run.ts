@@ -431,7 +431,7 @@ async function startGatewayProcess(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       // Rate limits on, as `npm start` has them, with a budget no run spends: their cost is measured, never a refusal.
-      RATE_LIMIT_POINTS: '1000000000',
+      RATE_LIMIT_POINTS: process.env.BENCH_RATE_LIMIT_POINTS ?? '1000000000',
       ...settings,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -116,9 +116,12 @@ describe('spaceContentUpdated', () => {
     expect(first.data.spaceContentUpdated).toMatchObject({ platformId: before, space: { title: 'Followed' } });
     expect(first.extensions.cost).toMatchObject({ subscriptions: 1 });
 
+    // A while later: the next event's duration is its own, not the time since the subscription began.
+    await sleep(500);
     const merged = await merge();
     platform.app.stats.reset();
     const second = await sub.next();
+    expect(second.extensions.cost.durationMs).toBeLessThan(500);
     expect(second.data.spaceContentUpdated.platformId).toBe(merged.mergeChangeRequest.revision.platformId);
     expect(second.data.spaceContentUpdated.changes.changes).toEqual([{ page: { title: 'Welcome' } }]);
     // Found by the first poll after the merge, or the next one when a poll was under way meanwhile.

@@ -18,7 +18,8 @@ export interface CostReport {
   estimated?: true;
   /**
    * Subscriptions the operation holds open (1 for a subscription), counted against
-   * `MAX_SUBSCRIPTIONS`. In each event of a subscription, the other figures are that event's.
+   * `MAX_SUBSCRIPTIONS`. In each event of a subscription, the other figures are that event's
+   * (its duration from the new version's arrival to its answer).
    */
   subscriptions?: number;
   /** Upstream requests actually sent. */
@@ -87,6 +88,12 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
     },
   };
 
+  /** Where an answer's time counts from: the request's arrival, or, in a subscription, its event's start. */
+  function startOf(request: Request, ctx: GatewayContext | undefined): number {
+    if (ctx && subscribing.has(request)) return ctx.api.startedAt;
+    return arrivals.get(request) ?? performance.now();
+  }
+
   function withCost<R extends IncrementalPayload>(request: Request, result: R): R {
     const ctx = contexts.get(request);
     const cost = ctx?.cost ?? NO_COST;
@@ -97,7 +104,7 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
       ...(subscribing.has(request) ? { subscriptions: 1 } : {}),
       upstreamRequests: ctx?.api.usage.sent ?? 0,
       dedupedRequests: ctx?.api.usage.deduped ?? 0,
-      durationMs: Math.round((performance.now() - (arrivals.get(request) ?? performance.now())) * 100) / 100,
+      durationMs: Math.round((performance.now() - startOf(request, ctx)) * 100) / 100,
     };
     const extensions: Record<string, unknown> = { ...result.extensions, cost: report };
     if (ctx?.trace && result.hasNext !== true) extensions.explain = ctx.trace.report();

@@ -64,6 +64,8 @@ export class RequestApi {
   private requests = 0;
   /** What this request asked of the upstream so far. */
   readonly usage = new UpstreamUsage();
+  /** When it began to serve: its request's start, or the start of a subscription event's resolution (see `renewed`). */
+  readonly startedAt = performance.now();
 
   readonly #authorization: string | undefined;
   /** What every upstream call of this request carries besides its credentials. */
