@@ -90,6 +90,68 @@ describe('state shared through Redis', () => {
     expect((await run(b, { query: SPACE, variables: { id } })).upstream).toBe(0);
   });
 
+  it('answers while Redis stalls, and forgets after it what a mutation changed meanwhile', async () => {
+    const id = platform.spaceId(DEMO.spaces.teamGrant);
+    const title = async (gateway: Gateway) => {
+      const answer = await run(gateway, { query: SPACE, variables: { id } });
+      return { title: answer.body.data.space.title, hit: answer.body.extensions.responseCache?.hit === true };
+    };
+    await title(a);
+    expect(await title(b)).toEqual({ title: DEMO.spaces.teamGrant, hit: true });
+    // A stalled server: its connections stay open, and nothing answers.
+    process.kill(redis.pid!, 'SIGSTOP');
+    try {
+      // Each command waits its timeout at most, never the whole request's.
+      const renamed = await run(b, {
+        query:
+          'mutation ($id: ID!) { updateSpace(input: { spaceId: $id, title: "Renamed while Redis stalled" }) { space { title } } }',
+        variables: { id },
+      });
+      expect(renamed.body.errors).toBeUndefined();
+      const read = await run(a, { query: '{ viewer { displayName } }' });
+      expect(read.body.errors).toBeUndefined();
+      expect(await b.metrics.registry.metrics()).toMatch(
+        /^graphql_gateway_shared_state_errors_total\{operation="invalidate"\} [1-9]/m,
+      );
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+    }
+    // The invalidation Redis did not take is owed, and done once it answers again: no replica
+    // serves the answer cached before the mutation.
+    await until(async () => (await title(a)).title === 'Renamed while Redis stalled');
+    // A stalled connection is dropped and made again: the replicas share again once it is ready.
+    await until(async () => (await sharedStateUp(a)) && (await sharedStateUp(b)));
+    expect((await title(b)).title).toBe('Renamed while Redis stalled');
+    expect(await title(a)).toEqual({ title: 'Renamed while Redis stalled', hit: true });
+  });
+
+  it('forgets every cached answer, and nothing else, when it owes more invalidations than it keeps', async () => {
+    const state = redisState(redis.url, { maxOwedInvalidations: 1 });
+    const cache = state.responseCache('owed-test:');
+    const client = new Redis(redis.url);
+    try {
+      await until(() => state.connected());
+      await cache.set('space1', { data: {} }, [{ typename: 'Space', id: 1 }], 60_000);
+      await cache.set('team5', { data: {} }, [{ typename: 'Team', id: 5 }], 60_000);
+      await client.set('elsewhere', 'kept');
+      process.kill(redis.pid!, 'SIGSTOP');
+      try {
+        await cache.invalidate([
+          { typename: 'Space', id: 1 },
+          { typename: 'Space', id: 2 },
+        ]);
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
+      // Two owed, one kept: once Redis answers, the whole cache goes, the unrelated entry too.
+      await until(async () => (await client.keys('owed-test:*')).length === 0);
+      expect(await client.get('elsewhere')).toBe('kept');
+    } finally {
+      client.disconnect();
+      await state.close();
+    }
+  });
+
   it('keeps the index of a busy type to the entries alive, and forgets thousands in one invalidation', async () => {
     const state = redisState(redis.url);
     const cache = state.responseCache('index-test:');

@@ -13,6 +13,8 @@ export interface RedisOptions {
   onStatus?: (up: boolean, message: string) => void;
   /** Called on each command that failed (metrics), with its kind. */
   onError?: (operation: StateOperation) => void;
+  /** Most invalidations owed: past it, every cached answer is forgotten instead, once Redis answers. @default 10000 */
+  maxOwedInvalidations?: number;
 }
 
 /**
@@ -61,6 +63,17 @@ const RELEASE_LEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/**
+ * Longest wait for one Redis command. Redis answers in well under a millisecond; a server that
+ * stopped answering (stalled, or a network that drops packets without a reset) costs the commands
+ * under way this much, and the connection is then dropped: later commands fail at once until a
+ * new one is ready.
+ */
+const COMMAND_TIMEOUT_MS = 1_000;
+
+/** How often invalidations owed since a failure are tried again. */
+const OWED_RETRY_MS = 1_000;
+
 interface ScriptedRedis extends Redis {
   takePoints(key: string, points: number, limit: number, windowMs: number): Promise<[number, number, number]>;
   adjustPoints(key: string, points: number, resetAt: number): Promise<[number, number, number]>;
@@ -72,13 +85,16 @@ interface ScriptedRedis extends Redis {
  * Shared state in Redis (`REDIS_URL`), for replicas of the gateway. Redis being down never fails a
  * request: a read is a miss, a write is skipped (commands fail at once rather than queue), budgets
  * and leases answer `undefined` for their caller to decide, and the client reconnects on its own.
- * An invalidation lost while Redis was down leaves entries that end with their TTL.
+ * A command Redis does not answer within `COMMAND_TIMEOUT_MS` fails the same way, and drops the
+ * connection: until a new one is ready, commands fail at once instead of each waiting. An invalidation
+ * that failed is owed, and tried again until Redis takes it (see `redisResponseCache`).
  */
 export function redisState(url: string, options: RedisOptions = {}): SharedState {
   const redis = new Redis(url, {
     // Fail at once while disconnected: a request must not wait for Redis.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    commandTimeout: COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   }) as ScriptedRedis;
   redis.defineCommand('takePoints', { numberOfKeys: 1, lua: TAKE_POINTS });
@@ -97,11 +113,17 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
   redis.on('end', () => {
     up = false;
   });
-  const failed = (operation: StateOperation) => () => {
+  const failed = (operation: StateOperation) => (error?: unknown) => {
     options.onError?.(operation);
+    if (up && error instanceof Error && error.message === 'Command timed out') {
+      up = false;
+      options.onStatus?.(false, `Redis did not answer within ${COMMAND_TIMEOUT_MS} ms: connecting again`);
+      redis.disconnect(true);
+    }
     return undefined;
   };
   const channels = redisChannels(redis, failed('publish'));
+  const caches: Array<{ close(): void }> = [];
   return {
     store: (prefix) => ({
       get: (key) => redis.get(prefix + key).then((value) => value ?? undefined, failed('get')),
@@ -111,7 +133,11 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
           failed('set'),
         ),
     }),
-    responseCache: (prefix) => redisResponseCache(redis, prefix, failed),
+    responseCache: (prefix) => {
+      const cache = redisResponseCache(redis, prefix, failed, options.maxOwedInvalidations ?? 10_000);
+      caches.push(cache);
+      return cache;
+    },
     budgets: {
       take: (key, points, limit, windowMs) =>
         redis.takePoints(`budget:${key}`, points, limit, windowMs).then(budgetState, failed('budget')),
@@ -129,6 +155,7 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
     replicated: true,
     connected: () => up,
     close: async () => {
+      for (const cache of caches) cache.close();
       channels.close();
       redis.disconnect();
     },
@@ -150,7 +177,8 @@ function redisChannels(redis: Redis, failed: () => undefined): Channels & { clos
   const channels = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
   const connection = (): Redis => {
     if (subscriber) return subscriber;
-    subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    // Its commands wait for Redis (no timeout): a subscription is made once Redis can take it.
+    subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
     subscriber.on('error', () => {}); // Told by the main connection's status.
     subscriber.on('message', (channel: string, message: string) => {
       for (const listener of channels.get(channel)?.listeners ?? []) listener(message);
@@ -197,20 +225,91 @@ type EntityRecord = { typename: string; id?: number | string };
  * The response cache's entries in Redis: each answer under its key with its TTL, and for each
  * entity (type and id) and each type, the set of the entries holding it, so that a mutation
  * forgets exactly those.
+ *
+ * An invalidation Redis did not take (down, or not answering) is owed: it is tried again as soon
+ * as the connection is ready, then every `OWED_RETRY_MS` until it is done, and meanwhile this
+ * replica reads no entry, so that an answer cached before a mutation is not served after Redis is
+ * back. Past `maxOwed` entities, every entry is forgotten instead. What a process owed
+ * when it ended is lost: those entries end with their TTL.
  */
 function redisResponseCache(
   redis: Redis,
   prefix: string,
-  failed: (operation: StateOperation) => () => undefined,
-): Cache {
+  failed: (operation: StateOperation) => (error?: unknown) => undefined,
+  maxOwed: number,
+): Cache & { close(): void } {
   const entryKey = (id: string) => `${prefix}entry:${id}`;
   const holdersKey = ({ typename, id }: EntityRecord) =>
     id === undefined ? `${prefix}type:${typename}` : `${prefix}entity:${typename}:${id}`;
+  /** Invalidations owed, by the key of their holders' set; `all` once there were too many. */
+  const owed = new Map<string, EntityRecord>();
+  let owedAll = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  /** Forgets every entry holding `entity`, and the set of them. */
+  async function forget(entity: EntityRecord): Promise<void> {
+    const key = holdersKey(entity);
+    const holders = await redis.zrange(key, 0, -1);
+    // In slices: one command for a large set would hold Redis, and overflow the arguments.
+    for (let start = 0; start < holders.length; start += INVALIDATION_SLICE)
+      await redis.unlink(...holders.slice(start, start + INVALIDATION_SLICE).map(entryKey));
+    await redis.unlink(key);
+  }
+
+  /** Forgets every entry and set of this cache (owed invalidations past `maxOwed`). */
+  async function forgetAll(): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', INVALIDATION_SLICE);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
+  function owe(entities: Iterable<EntityRecord>): void {
+    for (const entity of entities) owed.set(holdersKey(entity), entity);
+    if (owed.size > maxOwed) {
+      owedAll = true;
+      owed.clear();
+    }
+    retry ??= setInterval(() => void settleOwed(), OWED_RETRY_MS).unref();
+  }
+
+  /** Tries the owed invalidations again; what fails stays owed. */
+  async function settleOwed(): Promise<void> {
+    if (owedAll) {
+      try {
+        await forgetAll();
+        owedAll = false;
+      } catch {
+        return;
+      }
+    }
+    for (const [key, entity] of owed) {
+      try {
+        await forget(entity);
+        owed.delete(key);
+      } catch {
+        return;
+      }
+    }
+    if (owed.size === 0 && !owedAll) {
+      clearInterval(retry);
+      retry = undefined;
+    }
+  }
+
+  redis.on('ready', () => {
+    if (owedAll || owed.size > 0) void settleOwed();
+  });
+
   return {
     get: (id) =>
-      redis
-        .get(entryKey(id))
-        .then((text) => (text === null ? undefined : (JSON.parse(text) as ExecutionResult)), failed('get')),
+      owedAll || owed.size > 0
+        ? Promise.resolve(undefined)
+        : redis
+            .get(entryKey(id))
+            .then((text) => (text === null ? undefined : (JSON.parse(text) as ExecutionResult)), failed('get')),
     set(id, data, entities, ttl) {
       const batch = redis.multi();
       const text = JSON.stringify(data);
@@ -235,18 +334,19 @@ function redisResponseCache(
       return batch.exec().then(() => undefined, failed('set'));
     },
     async invalidate(entities) {
-      try {
-        for (const entity of entities) {
-          const key = holdersKey(entity);
-          const holders = await redis.zrange(key, 0, -1);
-          // In slices: one command for a large set would hold Redis, and overflow the arguments.
-          for (let start = 0; start < holders.length; start += INVALIDATION_SLICE)
-            await redis.unlink(...holders.slice(start, start + INVALIDATION_SLICE).map(entryKey));
-          await redis.unlink(key);
+      const pending = [...entities];
+      for (const [index, entity] of pending.entries()) {
+        try {
+          await forget(entity);
+        } catch (error) {
+          failed('invalidate')(error);
+          owe(pending.slice(index));
+          return;
         }
-      } catch {
-        failed('invalidate')();
       }
+    },
+    close() {
+      clearInterval(retry);
     },
   };
 }
