@@ -426,6 +426,39 @@ describe('reserved event streams nobody connects to', () => {
 });
 
 describe('limits', () => {
+  it('gives back the slot of a subscription answered 406 (a client that accepts no stream)', async () => {
+    const small = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: POLL_MS, maxSubscriptions: 2 },
+    });
+    const served = await listen(small);
+    try {
+      const variables = { id: platform.spaceId('Getting started') };
+      // Without a valid token (a fresh one is a fresh caller): the platform is never asked.
+      platform.app.stats.reset();
+      for (const [index, accept] of ['application/json', 'multipart/mixed'].entries()) {
+        const response = await fetch(`${served.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept, authorization: `Bearer not-a-token-${index}` },
+          body: JSON.stringify({ query: CONTENT, variables }),
+        });
+        expect(response.status).toBe(406);
+        await response.body?.cancel();
+      }
+      expect(platform.app.stats.requests).toEqual([]);
+      // Nothing is open: no slot of the gateway may stay held, or a valid caller is refused.
+      for (let waited = 0; small.live.subscriptions > 0 && waited < 2_000; waited += 20) await sleep(20);
+      expect(small.live.subscriptions).toBe(0);
+      const sub = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables });
+      expect((await sub.next()).errors).toBeUndefined();
+      sub.close();
+    } finally {
+      await stop(served.server);
+      await small.close();
+    }
+  });
+
   it('refuses a caller past MAX_SUBSCRIPTIONS_PER_CALLER, and leaves the room to other callers', async () => {
     const small = createGateway({
       upstreamUrl: platform.url,
@@ -456,6 +489,32 @@ describe('limits', () => {
       const again = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables });
       expect((await again.next()).errors).toBeUndefined();
       for (const sub of [open[1]!, other, again]) sub.close();
+    } finally {
+      await stop(served.server);
+      await small.close();
+    }
+  });
+
+  it('admits exactly MAX_SUBSCRIPTIONS_PER_CALLER of a burst sent at once', async () => {
+    const small = createGateway({
+      upstreamUrl: platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: POLL_MS, maxPerCaller: 3 },
+    });
+    const served = await listen(small);
+    try {
+      const variables = { id: platform.spaceId('Getting started') };
+      const subs = await Promise.all(
+        Array.from({ length: 8 }, () => subscribe(served.url, CONTENT, { token: platform.adminToken, variables })),
+      );
+      const firsts = await Promise.all(subs.map((sub) => sub.next()));
+      const refused = firsts.filter((first) => first.errors?.[0]?.extensions?.limit === 'subscriptionsPerCaller');
+      expect({ admitted: firsts.filter((first) => !first.errors).length, refused: refused.length }).toEqual({
+        admitted: 3,
+        refused: 5,
+      });
+      expect(small.live.subscriptions).toBe(3);
+      for (const sub of subs) sub.close();
     } finally {
       await stop(served.server);
       await small.close();

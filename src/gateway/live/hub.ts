@@ -165,42 +165,40 @@ export class LiveHub {
    * resource with the same credentials share its polls.
    */
   watch<T>({ resource, authorization, caller, read, version, signal }: WatchRequest<T>): AsyncIterableIterator<T> {
+    // Refused here, the request gets its error before any stream starts.
     this.admit(caller);
     const key = `${resource}\u0000${callerKey(authorization)}`;
-    // Counted from now, not from the first pull: admitting the next one must see this one.
-    this.hold(caller, 1);
-    let held = true;
-    const release = () => {
-      if (held) this.hold(caller, -1);
-      held = false;
-    };
-    const versions = new Repeater<T>(async (push, stop) => {
+    return new Repeater<T>(async (push, stop) => {
+      // A subscription holds its slot from its first pull to its end, never before: an iterator
+      // nobody reads (an answer that became a 406, a client gone first) holds nothing. Admitted
+      // again here, so that a burst started at once cannot pass the limits together.
+      try {
+        this.admit(caller);
+      } catch (error) {
+        stop(error);
+        return;
+      }
+      this.hold(caller, 1);
       const subscriber: Subscriber = { push, stop, current: false };
       const leave = () => stop();
       signal?.addEventListener('abort', leave, { once: true });
       if (signal?.aborted) stop();
-      const watch = this.join(
-        key,
-        read as Watch['read'],
-        (version ?? ((value: T) => value)) as Watch['version'],
-        authorization,
-        subscriber,
-      );
+      let watch: Watch | undefined;
       try {
+        watch = this.join(
+          key,
+          read as Watch['read'],
+          (version ?? ((value: T) => value)) as Watch['version'],
+          authorization,
+          subscriber,
+        );
         await stop;
       } finally {
         signal?.removeEventListener('abort', leave);
-        release();
-        this.leave(watch, subscriber);
+        this.hold(caller, -1);
+        if (watch) this.leave(watch, subscriber);
       }
     });
-    // A subscription returned before its first pull never runs the repeater: its slot is freed here.
-    const returned = versions.return.bind(versions);
-    versions.return = (value?: unknown) => {
-      release();
-      return returned(value as T);
-    };
-    return versions;
   }
 
   /** Stops every poll and ends every subscription, with `reason` as its last event when given. */
