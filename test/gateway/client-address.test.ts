@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from '../../src/gateway/http/client-address.js';
+import { addressGroup, clientAddress } from '../../src/gateway/http/client-address.js';
 
 /** A connection from `peer`, with the `X-Forwarded-For` lines given. */
 const from = (peer: string, ...forwardedFor: string[]) =>
@@ -34,5 +34,31 @@ describe('clientAddress', () => {
 
   it('is unknown without a connection (an in-process request)', () => {
     expect(clientAddress(undefined, 1)).toBeUndefined();
+  });
+});
+
+describe('addressGroup', () => {
+  it('counts an IPv4 client by its address, however it is written', () => {
+    expect(addressGroup('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressGroup('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressGroup('::FFFF:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('counts an IPv6 client by its /64, however it is written', () => {
+    const group = '2001:db8:85a3:42::/64';
+    for (const address of [
+      '2001:db8:85a3:42::1',
+      '2001:0db8:85a3:0042:ffff:ffff:ffff:fffe',
+      '2001:db8:85a3:42:0:0:0:7',
+      '2001:db8:85a3:42::9%eth0',
+    ])
+      expect(addressGroup(address)).toBe(group);
+    expect(addressGroup('2001:db8:85a3:43::1')).not.toBe(group);
+    expect(addressGroup('::1')).toBe('0:0:0:0::/64');
+    expect(addressGroup('64:ff9b::203.0.113.7')).toBe('64:ff9b:0:0::/64');
+  });
+
+  it('keeps anything else as it is', () => {
+    expect(addressGroup('not an address')).toBe('not an address');
   });
 });

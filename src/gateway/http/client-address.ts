@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 
 const addresses = new WeakMap<Request, string>();
@@ -44,4 +45,27 @@ export function useClientAddress(trustedProxies: number): Plugin {
       rememberClientAddress(request, clientAddress(peer, trustedProxies));
     },
   };
+}
+
+/**
+ * What a budget keyed by address counts as one client: an IPv4 address (also when written as
+ * IPv6, `::ffff:a.b.c.d`), or an IPv6 address's /64, the least a network is given, so that a
+ * client cannot spend a fresh budget from each of its 2^64 addresses.
+ */
+export function addressGroup(address: string): string {
+  const plain = address.replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(plain);
+  if (mapped) return mapped[1]!;
+  if (isIPv4(plain) || !isIPv6(plain)) return plain;
+  const [head = '', tail] = plain.split('::');
+  // A dotted IPv4 tail stands for two groups.
+  const groups = (part: string) =>
+    part ? part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])) : [];
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const full = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${full
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response as SseResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { callerKeyOf } from '../state/caller.js';
+import { budgetKeyOf, callerKeyOf } from '../state/caller.js';
 import { clientAddressOf } from './client-address.js';
 import { relayOperation, type GatewayFetch } from './relay.js';
 
@@ -18,6 +18,7 @@ export interface EventStreamOptions {
 
 /** A stream reserved (`PUT`) whose client has not connected yet. */
 interface Reservation {
+  /** Who reserved it, as budgets count callers: its token, or without one its address. */
   caller: string;
   timer: NodeJS.Timeout;
 }
@@ -58,7 +59,8 @@ export function useEventStreams(
       const caller = callerKeyOf(request.raw);
       // Another caller's stream is as if it did not exist.
       if (token !== null && owners.has(token) && owners.get(token) !== caller) return NOT_FOUND;
-      if (request.method === 'PUT' && reservedBy(caller) >= maxReserved) return tooManyReservations(maxReserved);
+      if (request.method === 'PUT' && reservedBy(budgetKeyOf(request.raw)) >= maxReserved)
+        return tooManyReservations(maxReserved);
       return token ?? randomUUID();
     },
     onConnect(request) {
@@ -128,9 +130,8 @@ export function useEventStreams(
         const token = await response.clone().text();
         const timer = setTimeout(() => void drop(token), reservationMs);
         timer.unref();
-        const caller = callerKeyOf(request);
-        reservations.set(token, { caller, timer });
-        owners.set(token, caller);
+        reservations.set(token, { caller: budgetKeyOf(request), timer });
+        owners.set(token, callerKeyOf(request));
       }
       endResponse(response);
     },

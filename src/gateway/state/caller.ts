@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { clientAddressOf } from '../http/client-address.js';
+import { addressGroup, clientAddressOf } from '../http/client-address.js';
 
 /**
  * The key of a caller in the gateway's state (response cache entries, budgets, subscription polls):
@@ -33,10 +33,11 @@ export function callerKeyOf(request: Request): string {
 /**
  * Whose budget a request spends (rate limits, the subscriptions a caller holds): its credentials',
  * or, for a caller without any, its client address's, so that one anonymous client cannot spend
- * every other's. The address is hashed like a token: no address is stored either.
+ * every other's (an IPv6 client by its /64, see `addressGroup`). The address is hashed like a
+ * token: no address is stored either.
  */
 export function budgetKeyOf(request: Request): string {
   const key = callerKeyOf(request);
   const address = key === 'anonymous' ? clientAddressOf(request) : undefined;
-  return address ? `anonymous:${createHash('sha256').update(address).digest('base64url')}` : key;
+  return address ? `anonymous:${createHash('sha256').update(addressGroup(address)).digest('base64url')}` : key;
 }
