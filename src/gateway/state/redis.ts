@@ -119,6 +119,8 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
       up = false;
       options.onStatus?.(false, `Redis did not answer within ${COMMAND_TIMEOUT_MS} ms: connecting again`);
       redis.disconnect(true);
+      // The pub/sub connection, which waits for its commands, went silent with it: made again too.
+      channels.reconnect();
     }
     return undefined;
   };
@@ -171,7 +173,7 @@ function budgetState([admitted, used, resetAt]: [number, number, number]): Budge
  * first subscription. It queues while disconnected and subscribes again to every channel when it
  * reconnects: a replica misses the events sent while Redis was away, never the ones after.
  */
-function redisChannels(redis: Redis, failed: () => undefined): Channels & { close(): void } {
+function redisChannels(redis: Redis, failed: () => undefined): Channels & { close(): void; reconnect(): void } {
   let subscriber: Redis | undefined;
   /** Per channel: its listeners here, and when Redis confirmed the subscription (a failure settles it too). */
   const channels = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
@@ -212,6 +214,8 @@ function redisChannels(redis: Redis, failed: () => undefined): Channels & { clos
       };
     },
     close: () => subscriber?.disconnect(),
+    // Its channels are subscribed to again once it is back (ioredis's autoResubscribe).
+    reconnect: () => subscriber?.disconnect(true),
   };
 }
 
@@ -275,13 +279,24 @@ function redisResponseCache(
     retry ??= setInterval(() => void settleOwed(), OWED_RETRY_MS).unref();
   }
 
-  /** Tries the owed invalidations again; what fails stays owed. */
-  async function settleOwed(): Promise<void> {
+  /** Tries the owed invalidations again, one run at a time; what fails stays owed. */
+  let settling: Promise<void> | undefined;
+  function settleOwed(): Promise<void> {
+    settling ??= settleOnce().finally(() => {
+      settling = undefined;
+    });
+    return settling;
+  }
+
+  async function settleOnce(): Promise<void> {
     if (owedAll) {
+      // Cleared first: a forget-all owed again while this one scans stays owed.
+      owedAll = false;
       try {
         await forgetAll();
-        owedAll = false;
-      } catch {
+      } catch (error) {
+        owedAll = true;
+        failed('invalidate')(error);
         return;
       }
     }
@@ -289,7 +304,8 @@ function redisResponseCache(
       try {
         await forget(entity);
         owed.delete(key);
-      } catch {
+      } catch (error) {
+        failed('invalidate')(error);
         return;
       }
     }
