@@ -1,32 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Where ports are drawn from when the system does not say where its ephemeral range starts. */
-const FALLBACK_EPHEMERAL_START = 32768;
+/** The ephemeral range when the system does not say (Linux's default). */
+const DEFAULT_EPHEMERAL: readonly [number, number] = [32768, 60999];
+/** Ports below it are left to services. */
 const LOWEST = 10_000;
+/** Smallest stretch of ports worth drawing from. */
+const ENOUGH = 1_000;
 
 /**
  * A TCP port free on loopback now, for a server started in another process (which cannot be
- * given port 0 and asked afterwards). It is drawn at random below the system's ephemeral range:
+ * given port 0 and asked afterwards). It is drawn at random outside the system's ephemeral range:
  * a port the kernel handed out for `listen(0)` goes back to the pool that outgoing connections
  * draw from, and one of them could take it before the other process binds it.
  */
 export async function freePort(): Promise<number> {
-  const end = ephemeralStart();
+  const [low, high] = stretchOutsideEphemeral();
   for (let attempt = 0; ; attempt += 1) {
-    const port = LOWEST + Math.floor(Math.random() * (end - LOWEST));
+    const port = low + Math.floor(Math.random() * (high - low));
     if (await bindable(port)) return port;
-    if (attempt === 50) throw new Error(`No free port on 127.0.0.1 between ${LOWEST} and ${end}`);
+    if (attempt === 50) throw new Error(`No free port on 127.0.0.1 between ${low} and ${high}`);
   }
 }
 
-function ephemeralStart(): number {
+/** Ports [low, high) below the ephemeral range, or above it when too few are below. */
+function stretchOutsideEphemeral(): [number, number] {
+  const [start, end] = ephemeralRange();
+  if (start - LOWEST >= ENOUGH) return [LOWEST, start];
+  if (65_535 - end >= ENOUGH) return [end + 1, 65_536];
+  // The whole space is ephemeral: nothing is safe, any port will do.
+  return [LOWEST, 65_536];
+}
+
+function ephemeralRange(): readonly [number, number] {
   try {
-    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
-    const value = Number(start);
-    return value > LOWEST + 1_000 ? value : FALLBACK_EPHEMERAL_START;
+    const [start, end] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return start! > 0 && end! >= start! ? [start!, end!] : DEFAULT_EPHEMERAL;
   } catch {
-    return FALLBACK_EPHEMERAL_START;
+    return DEFAULT_EPHEMERAL;
   }
 }
 
