@@ -167,6 +167,25 @@ describe('answers', () => {
   });
 });
 
+describe('answers in the order of the selection', () => {
+  const ask = async (query: string) => {
+    const response = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+      body: JSON.stringify({ query, variables: { id: spaceId } }),
+    });
+    return ((await response.json()) as { data: Record<string, any> }).data;
+  };
+
+  it('writes the keys of every object as they were selected, fields that waited on the platform included', async () => {
+    const data = await ask(
+      'query ($id: ID!) { space(id: $id) { title organization { title } __typename platformId } __typename viewer { displayName } a: __typename }',
+    );
+    expect(Object.keys(data)).toEqual(['space', '__typename', 'viewer', 'a']);
+    expect(Object.keys(data.space)).toEqual(['title', 'organization', '__typename', 'platformId']);
+  });
+});
+
 describe('the gateway over HTTP (the listener `npm start` serves)', () => {
   let server: Server;
   let url: string;

@@ -10,6 +10,7 @@ import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress, useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
+import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
@@ -197,6 +198,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       // After the persisted operations (which fill in the document) and before the cache (which may answer).
       useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
       useInputLimits(limits),
+      // Answers not in parts run on graphql-js's executor (keys in the order of the selection):
+      // chosen before the response cache, which wraps whatever executor it finds.
+      useOrderedExecution(),
       ...(options.responseCache
         ? useGatewayResponseCache({ ...options.responseCache, cache: state.responseCache('response-cache:') })
         : []),
