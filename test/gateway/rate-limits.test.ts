@@ -202,6 +202,43 @@ describe('cost-based rate limits', () => {
     ]);
   });
 
+  it("holds made-up tokens to their address's budget, never a token the platform accepted", async () => {
+    const gateway = gatewayWith(3, { trustedProxies: 1 });
+    const served = await listen(gateway);
+    const ask = async (token: string, forwardedFor: string) => {
+      const response = await fetch(`${served.url}/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          'x-forwarded-for': forwardedFor,
+        },
+        body: JSON.stringify({ query: `{ space(id: "${platform.spaceId('Getting started')}") { title } }` }),
+      });
+      const body = (await response.json()) as any;
+      const refused = body.errors?.find((error: any) => error.extensions.code === 'RATE_LIMITED');
+      return refused ? `refused: ${refused.extensions.limit}` : 'admitted';
+    };
+    try {
+      const admin = platform.adminToken;
+      const ben = platform.token(DEMO.users.ben);
+      // The admin's token is accepted once, from anywhere: from then on it spends its own budget only.
+      expect(await ask(admin, '10.0.1.1')).toBe('admitted');
+      // Each made-up token is a fresh budget of its own, and spends its address's too.
+      const minted = [];
+      for (let i = 0; i < 4; i += 1) minted.push(await ask(`made-up-${i}`, '10.0.1.2'));
+      expect(minted).toEqual(['admitted', 'admitted', 'admitted', 'refused: addressPoints']);
+      expect(await ask(admin, '10.0.1.2')).toBe('admitted');
+      // A valid token this replica has not seen accepted shares its address's fate, once.
+      expect(await ask(ben, '10.0.1.2')).toBe('refused: addressPoints');
+      expect(await ask(ben, '10.0.1.3')).toBe('admitted');
+      expect(await ask(ben, '10.0.1.2')).toBe('admitted');
+    } finally {
+      served.server.closeAllConnections();
+      await new Promise((resolve) => served.server.close(resolve));
+    }
+  });
+
   it('charges nothing for an answer of the response cache', async () => {
     const gateway = gatewayWith(100, { responseCache: { ttlMs: 60_000 } });
     const miss = await post(gateway, DASHBOARD);

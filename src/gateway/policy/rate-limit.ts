@@ -2,7 +2,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { budgetKeyOf } from '../state/caller.js';
+import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
 import type { BudgetState, Budgets } from '../state/store.js';
 import type { OperationCost } from './cost.js';
 
@@ -19,12 +19,19 @@ export interface RateLimitOptions {
   failOpen: boolean;
 }
 
+/** Tokens the platform accepted lately, kept per replica (hashes; the least recently accepted go first). */
+const MAX_KNOWN_TOKENS = 100_000;
+
 /** An operation's take of its caller's budget. */
 interface Reservation {
   key: string;
   points: number;
   state: BudgetState;
   context: GatewayContext;
+  /** Whether its caller sent a token (its budget key is the token's, not an address's). */
+  token: boolean;
+  /** The budget of its client address, charged too when its token is not known to be valid. */
+  address?: { key: string; resetAt: number };
   /** Its settlement, once started: the last part and the end of a stream may both ask for it. */
   settlement?: Promise<BudgetState>;
   /** The budget once settled. */
@@ -42,9 +49,21 @@ interface Reservation {
  *
  * Subscriptions take their bound when they start and settle at their first event: later events
  * come from the gateway's shared poll, not from the caller's requests.
+ *
+ * A made-up token would be a fresh budget: a token this replica has not yet seen the platform
+ * accept spends its client address's budget as well as its own, so that a client minting tokens
+ * is held to one budget per address. Once an operation of it succeeds upstream, it spends only
+ * its own.
  */
 export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plugin {
   const reservations = new WeakMap<Request, Reservation>();
+
+  const knownTokens = new Map<string, true>();
+  const remember = (key: string) => {
+    knownTokens.delete(key);
+    knownTokens.set(key, true);
+    if (knownTokens.size > MAX_KNOWN_TOKENS) knownTokens.delete(knownTokens.keys().next().value!);
+  };
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
     const context = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
@@ -55,19 +74,40 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
       if (!options.failOpen) refuse({ errors: [unreadableBudget()] });
       return;
     }
-    reservations.set(context.request, { key, points, state, context });
+    const token = callerKeyOf(context.request) !== 'anonymous';
+    const reservation: Reservation = { key, points, state, context, token };
+    reservations.set(context.request, reservation);
     context.rateLimit = status(options.points, points, state);
-    if (!state.admitted) refuse({ errors: [spentBudget(options, points, state)] });
+    if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
+    const address = token && !knownTokens.has(key) ? addressKeyOf(context.request) : undefined;
+    if (!address || points === 0) return;
+    const addressState = await budgets.take(address, points, options.points, options.windowMs);
+    // Unreadable, the token's own budget stands alone.
+    if (!addressState) return;
+    if (addressState.admitted) {
+      reservation.address = { key: address, resetAt: addressState.resetAt };
+      return;
+    }
+    // Refused: the points taken from the token's budget go back.
+    const given = await budgets.adjust(key, -points, state.resetAt);
+    reservation.state = { ...(given ?? state), admitted: false };
+    context.rateLimit = status(options.points, 0, reservation.state);
+    refuse({ errors: [spentAddressBudget(options, points, addressState)] });
   }
 
   /** Settles the operation at what it spent, once: the budget it leaves is what the answer reports. */
   function settle(reservation: Reservation): Promise<BudgetState> {
     reservation.settlement ??= (async () => {
-      const delta = reservation.context.api.usage.sent - reservation.points;
-      const settled =
+      const { usage } = reservation.context.api;
+      const delta = usage.sent - reservation.points;
+      if (reservation.token && reservation.state.admitted && usage.accepted) remember(reservation.key);
+      const { address } = reservation;
+      const [settled] = await Promise.all([
         !reservation.state.admitted || delta === 0
           ? reservation.state
-          : await budgets.adjust(reservation.key, delta, reservation.state.resetAt);
+          : budgets.adjust(reservation.key, delta, reservation.state.resetAt),
+        address && delta !== 0 ? budgets.adjust(address.key, delta, address.resetAt) : undefined,
+      ]);
       reservation.settled = settled ?? reservation.state;
       return reservation.settled;
     })();
@@ -146,6 +186,16 @@ function spentBudget(options: RateLimitOptions, points: number, state: BudgetSta
     value: state.used + points,
     max: options.points,
   });
+}
+
+/** The refusal of an operation of a token not yet accepted, from an address that spent its budget. */
+function spentAddressBudget(options: RateLimitOptions, points: number, state: BudgetState): GatewayError {
+  const resetAt = new Date(state.resetAt).toISOString();
+  return refusal(
+    `Rate limit: operations from this address with tokens the platform has not accepted yet have spent ${options.points} points until ${resetAt}; a token the platform accepted spends its own budget`,
+    Math.max(1, Math.ceil((state.resetAt - Date.now()) / 1000)),
+    { limit: 'addressPoints', value: state.used + points, max: options.points },
+  );
 }
 
 /** The refusal when the budgets cannot be read and `RATE_LIMIT_FAIL_OPEN` is off. */

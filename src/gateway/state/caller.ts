@@ -31,13 +31,21 @@ export function callerKeyOf(request: Request): string {
 }
 
 /**
+ * The budget key of where a request came from: a hash of its client address's group (an IPv6
+ * client by its /64, see `addressGroup`; no address is stored either), or undefined when its
+ * transport could not tell (an in-process request).
+ */
+export function addressKeyOf(request: Request): string | undefined {
+  const address = clientAddressOf(request);
+  return address && `anonymous:${createHash('sha256').update(addressGroup(address)).digest('base64url')}`;
+}
+
+/**
  * Whose budget a request spends (rate limits, the subscriptions a caller holds): its credentials',
  * or, for a caller without any, its client address's, so that one anonymous client cannot spend
- * every other's (an IPv6 client by its /64, see `addressGroup`). The address is hashed like a
- * token: no address is stored either.
+ * every other's.
  */
 export function budgetKeyOf(request: Request): string {
   const key = callerKeyOf(request);
-  const address = key === 'anonymous' ? clientAddressOf(request) : undefined;
-  return address ? `anonymous:${createHash('sha256').update(addressGroup(address)).digest('base64url')}` : key;
+  return key === 'anonymous' ? (addressKeyOf(request) ?? key) : key;
 }

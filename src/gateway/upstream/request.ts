@@ -22,6 +22,8 @@ export class UpstreamUsage {
   sharedReads = 0;
   /** Keys the per-request loaders had to fetch. */
   loaderFetches = 0;
+  /** Whether the platform answered one of its requests with success: it accepted the caller's credentials. */
+  accepted = false;
   /** Keys asked of the per-request loaders so far, cached or not (set by the loaders' owner). */
   loads: () => number = () => 0;
 
@@ -330,6 +332,7 @@ export class RequestApi {
 
   /** Counts the bytes of an upstream answer against the byte budget; refuses it past the budget. */
   private counted<R extends { bytes: number }>(response: R): R {
+    this.usage.accepted = true;
     this.budget.addUpstream(response.bytes);
     if (this.budget.exceeded) throw this.budget.exceeded;
     return response;
