@@ -186,6 +186,37 @@ describe('answers in the order of the selection', () => {
   });
 });
 
+describe('operations refused before they run', () => {
+  const ask = async (body: unknown) => {
+    const response = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        authorization: `Bearer ${platform.adminToken}`,
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  it('answers 400 without data, as GraphQL over HTTP asks: a variable that does not fit, an unknown operation', async () => {
+    const missing = await ask({ query: 'query ($id: ID!) { space(id: $id) { title } }', variables: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.data).toBeUndefined();
+    expect(missing.body.errors[0]).toMatchObject({
+      message: expect.stringMatching(/\$id/),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    const unknown = await ask({ query: 'query A { __typename } query B { __typename }', operationName: 'C' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'OPERATION_RESOLUTION_FAILURE',
+    });
+  });
+});
+
 describe('the gateway over HTTP (the listener `npm start` serves)', () => {
   let server: Server;
   let url: string;

@@ -25,12 +25,18 @@ function isIncremental(document: DocumentNode): boolean {
  * writes each object's keys in the order of its selection, as the GraphQL specification asks of
  * a serialized answer. yoga's executor (kept for answers in parts and subscriptions) writes the
  * fields that resolved at once before those that waited on the upstream, so `{ viewer { … }
- * __typename }` was answered with `__typename` first.
+ * __typename }` was answered with `__typename` first. An operation refused before it runs (a
+ * variable that does not fit its type, an unknown operation name) is answered by yoga's executor,
+ * which marks those errors as the request's (HTTP 400).
  */
 export function useOrderedExecution(): Plugin {
   return {
-    onExecute({ args, setExecuteFn }) {
-      if (!isIncremental(args.document)) setExecuteFn(execute);
+    onExecute({ args, executeFn, setExecuteFn }) {
+      if (isIncremental(args.document)) return;
+      setExecuteFn((executionArgs) => {
+        const result = execute(executionArgs);
+        return result instanceof Promise || 'data' in result ? result : executeFn(executionArgs);
+      });
     },
   };
 }
