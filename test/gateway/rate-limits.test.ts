@@ -239,6 +239,32 @@ describe('cost-based rate limits', () => {
     }
   });
 
+  it('gives a signed token one budget, however its signature is spelled', async () => {
+    // A visitor token, as any account gets one for a published URL.
+    const minted = await post(
+      gatewayWith(1000),
+      'query ($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { apiToken space { id } } } }',
+      platform.adminToken,
+      { url: `${new URL(platform.url).origin}/published/acme-docs` },
+    );
+    expect(minted.body.errors).toBeUndefined();
+    const { apiToken, space } = minted.body.data.resolveUrl;
+    // An HS256 signature's last character carries 2 unused bits, and padding is ignored: the
+    // platform accepts these spellings as one token.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(apiToken.at(-1));
+    const spellings = [0, 1, 2, 3].map((bits) => apiToken.slice(0, -1) + alphabet[(last & ~3) | bits]);
+    spellings.push(`${apiToken}=`);
+    const gateway = gatewayWith(2);
+    const outcomes: string[] = [];
+    for (const spelling of spellings) {
+      const answer = await post(gateway, 'query ($id: ID!) { space(id: $id) { title } }', spelling, { id: space.id });
+      outcomes.push(answer.body.errors?.[0]?.extensions?.code ?? 'admitted');
+    }
+    // One token, one budget of 2 points: 2 operations of 1 point.
+    expect(outcomes).toEqual(['admitted', 'admitted', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+  });
+
   it('charges nothing for an answer of the response cache', async () => {
     const gateway = gatewayWith(100, { responseCache: { ttlMs: 60_000 } });
     const miss = await post(gateway, DASHBOARD);

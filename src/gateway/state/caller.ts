@@ -5,14 +5,25 @@ import { addressGroup, clientAddressOf } from '../http/client-address.js';
  * The key of a caller in the gateway's state (response cache entries, budgets, subscription polls):
  * a hash of its credentials, so that no token is ever stored, sent to Redis, or shown. The header
  * is read as the platform reads it (the scheme in any case, any run of spaces before the token),
- * so that `bearer  t` and `Bearer t` are one caller with one budget. Callers without credentials
- * share the key `anonymous`.
+ * so that `bearer  t` and `Bearer t` are one caller with one budget, and a signed token (a JWT:
+ * the platform's visitor tokens) as its signature's bytes, whose base64url text has several
+ * spellings the platform accepts alike. Callers without credentials share the key `anonymous`.
  */
 export function callerKey(authorization: string | null | undefined): string {
   const credentials = authorization?.trim();
   if (!credentials) return 'anonymous';
   const [, scheme, token] = /^(\S+)\s+(.*)$/.exec(credentials) ?? [undefined, credentials, ''];
-  return createHash('sha256').update(`${scheme!.toLowerCase()} ${token!.trim()}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${scheme!.toLowerCase()} ${canonicalToken(token!.trim())}`)
+    .digest('base64url');
+}
+
+const SIGNED_TOKEN = /^([\w-]+\.[\w-]+)\.([\w-]+)=*$/;
+
+/** A JWT with its signature written one way (unused trailing bits dropped, no padding); any other token as it is. */
+function canonicalToken(token: string): string {
+  const signed = SIGNED_TOKEN.exec(token);
+  return signed ? `${signed[1]}.${Buffer.from(signed[2]!, 'base64url').toString('base64url')}` : token;
 }
 
 const keysOfRequests = new WeakMap<Request, string>();
