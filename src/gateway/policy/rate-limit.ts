@@ -82,17 +82,17 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
     const address = token && !knownTokens.has(key) ? addressKeyOf(context.request) : undefined;
     if (!address || points === 0) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
-    // Unreadable, the token's own budget stands alone.
-    if (!addressState) return;
-    if (addressState.admitted) {
+    if (addressState?.admitted) {
       reservation.address = { key: address, resetAt: addressState.resetAt };
       return;
     }
+    // Unreadable, the token's own budget stands alone when failing open.
+    if (!addressState && options.failOpen) return;
     // Refused: the points taken from the token's budget go back.
     const given = await budgets.adjust(key, -points, state.resetAt);
     reservation.state = { ...(given ?? state), admitted: false };
     context.rateLimit = status(options.points, 0, reservation.state);
-    refuse({ errors: [spentAddressBudget(options, points, addressState)] });
+    refuse({ errors: [addressState ? spentAddressBudget(options, points, addressState) : unreadableBudget()] });
   }
 
   /** Settles the operation at what it spent, once: the budget it leaves is what the answer reports. */
