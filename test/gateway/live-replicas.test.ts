@@ -114,6 +114,34 @@ describe('subscriptions across replicas', () => {
     await until(() => replicas.every(({ gateway }) => gateway.live.polled === 0));
   });
 
+  it('reads again what it follows when its channels come back: what was sent meanwhile is lost', async () => {
+    const { spaceId, mergePage } = await mergeableSpace('Followed through a lost channel');
+    const b = replicas[1]!;
+    const onB = await subscribe(b.url, CONTENT, { token: platform.adminToken, variables: { id: spaceId } });
+    const first = (await onB.next()).data.spaceContentUpdated.platformId;
+    const client = new Redis(redis.url);
+    let leases: string[] = [];
+    try {
+      // Another holder that never polls: B follows, and hears of changes only over its channel.
+      await until(async () => (await client.keys('lease:*')).length > 0);
+      leases = await client.keys('lease:*');
+      for (const lease of leases) await client.set(lease, 'a replica gone quiet', 'PX', 60_000);
+      await sleep(2 * POLL_MS);
+      // The channel's connection drops; a change made now reaches no channel.
+      await client.client('KILL', 'TYPE', 'pubsub');
+      const merged = await mergePage('Made while the channel was down');
+      expect(merged).not.toBe(first);
+      // Back, B reads it itself: its subscriber is told.
+      expect((await onB.next()).data.spaceContentUpdated.platformId).toBe(merged);
+    } finally {
+      onB.close();
+      // The next test finds its own lease.
+      if (leases.length > 0) await client.del(...leases);
+      client.disconnect();
+    }
+    await until(() => b.gateway.live.polled === 0);
+  });
+
   it('moves the lease when its holder stops extending it, and when it leaves', async () => {
     const { spaceId, mergePage } = await mergeableSpace('Holder goes away');
     const [a, b] = replicas;

@@ -106,6 +106,7 @@ export class LiveHub {
   private readonly openBy = new Map<string, number>();
   /** Set once the hub is closed: what a subscription asked for after that is refused with. */
   private closedWith: GatewayError | undefined;
+  private readonly stopCatchingUp: (() => void) | undefined;
 
   constructor(
     private readonly client: RestClient,
@@ -115,6 +116,7 @@ export class LiveHub {
     this.maxSubscriptions = options.maxSubscriptions ?? 10_000;
     this.maxPerCaller = options.maxPerCaller ?? 1_000;
     this.shared = options.shared?.replicated ? options.shared : undefined;
+    this.stopCatchingUp = this.shared?.channels.onReconnect(() => this.catchUp());
   }
 
   /** Subscriptions open now. */
@@ -204,6 +206,7 @@ export class LiveHub {
   /** Stops every poll and ends every subscription, with `reason` as its last event when given. */
   close(reason?: GatewayError): void {
     this.closedWith = reason ?? new GatewayError('SHUTTING_DOWN', 'This gateway serves no more subscriptions');
+    this.stopCatchingUp?.();
     for (const watch of this.watches.values()) {
       this.forget(watch);
       for (const subscriber of watch.subscribers) subscriber.stop(reason);
@@ -346,6 +349,23 @@ export class LiveHub {
       if (!changed && subscriber.current) continue;
       subscriber.current = true;
       void subscriber.push(value);
+    }
+  }
+
+  /**
+   * Reads every watch once more, itself: the versions other replicas sent while the channels were
+   * away never arrived, and a resource that changed then might not change again for long. Its
+   * subscribers get what changed; the polls go on as they were.
+   */
+  private catchUp(): void {
+    for (const watch of this.watches.values()) {
+      watch.read(this.conditionalApi(watch)).then(
+        (value) => {
+          if (this.watches.get(watch.key) === watch) this.observe(watch, value);
+        },
+        // The next poll, this replica's or the holder's, tells what became of it.
+        () => {},
+      );
     }
   }
 

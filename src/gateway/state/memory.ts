@@ -97,5 +97,7 @@ function localChannels(emitter: EventEmitter): Channels {
       emitter.on(channel, listener);
       return { ready: Promise.resolve(), close: () => emitter.off(channel, listener) };
     },
+    // Messages in one process are never lost.
+    onReconnect: () => () => {},
   };
 }

@@ -171,17 +171,24 @@ function budgetState([admitted, used, resetAt]: [number, number, number]): Budge
 /**
  * Pub/sub over a second connection (a subscribed connection serves nothing else), opened with the
  * first subscription. It queues while disconnected and subscribes again to every channel when it
- * reconnects: a replica misses the events sent while Redis was away, never the ones after.
+ * reconnects; the messages sent while it was away are lost, and `onReconnect` tells whoever
+ * must catch up.
  */
 function redisChannels(redis: Redis, failed: () => undefined): Channels & { close(): void; reconnect(): void } {
   let subscriber: Redis | undefined;
   /** Per channel: its listeners here, and when Redis confirmed the subscription (a failure settles it too). */
   const channels = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
+  const reconnected = new Set<() => void>();
   const connection = (): Redis => {
     if (subscriber) return subscriber;
     // Its commands wait for Redis (no timeout): a subscription is made once Redis can take it.
     subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
     subscriber.on('error', () => {}); // Told by the main connection's status.
+    let connectedBefore = false;
+    subscriber.on('ready', () => {
+      if (connectedBefore) for (const listener of reconnected) listener();
+      connectedBefore = true;
+    });
     subscriber.on('message', (channel: string, message: string) => {
       for (const listener of channels.get(channel)?.listeners ?? []) listener(message);
     });
@@ -212,6 +219,10 @@ function redisChannels(redis: Redis, failed: () => undefined): Channels & { clos
           void subscriber?.unsubscribe(channel).catch(() => {});
         },
       };
+    },
+    onReconnect(listener) {
+      reconnected.add(listener);
+      return () => reconnected.delete(listener);
     },
     close: () => subscriber?.disconnect(),
     // Its channels are subscribed to again once it is back (ioredis's autoResubscribe).

@@ -73,6 +73,11 @@ export interface Channels {
   publish(channel: string, message: string): Promise<void>;
   /** Calls `listener` with each message of `channel` from the time its subscription is `ready`. */
   subscribe(channel: string, listener: (message: string) => void): ChannelSubscription;
+  /**
+   * Calls `listener` each time the channels are back after their connection was lost: messages
+   * sent meanwhile never arrived (never, in one process). Answers how to stop.
+   */
+  onReconnect(listener: () => void): () => void;
 }
 
 export interface ChannelSubscription {
