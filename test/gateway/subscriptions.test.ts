@@ -426,14 +426,27 @@ describe('reserved event streams nobody connects to', () => {
 });
 
 describe('limits', () => {
-  it('gives back the slot of a subscription answered 406 (a client that accepts no stream)', async () => {
+  /** Runs `test` against a gateway of its own with these subscription limits, served on a loopback port. */
+  async function withGateway(
+    limits: { maxSubscriptions?: number; maxPerCaller?: number },
+    test: (small: Gateway, served: { url: string }) => Promise<void>,
+  ): Promise<void> {
     const small = createGateway({
       upstreamUrl: platform.url,
       graphiql: { enabled: false },
-      subscriptions: { pollMs: POLL_MS, maxSubscriptions: 2 },
+      subscriptions: { pollMs: POLL_MS, ...limits },
     });
     const served = await listen(small);
     try {
+      await test(small, served);
+    } finally {
+      await stop(served.server);
+      await small.close();
+    }
+  }
+
+  it('gives back the slot of a subscription answered 406 (a client that accepts no stream)', async () => {
+    await withGateway({ maxSubscriptions: 2 }, async (small, served) => {
       const variables = { id: platform.spaceId('Getting started') };
       // Without a valid token (a fresh one is a fresh caller): the platform is never asked.
       platform.app.stats.reset();
@@ -453,20 +466,11 @@ describe('limits', () => {
       const sub = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables });
       expect((await sub.next()).errors).toBeUndefined();
       sub.close();
-    } finally {
-      await stop(served.server);
-      await small.close();
-    }
+    });
   });
 
   it('refuses a caller past MAX_SUBSCRIPTIONS_PER_CALLER, and leaves the room to other callers', async () => {
-    const small = createGateway({
-      upstreamUrl: platform.url,
-      graphiql: { enabled: false },
-      subscriptions: { pollMs: POLL_MS, maxPerCaller: 2 },
-    });
-    const served = await listen(small);
-    try {
+    await withGateway({ maxPerCaller: 2 }, async (small, served) => {
       const variables = { id: platform.spaceId('Getting started') };
       const open = [
         await subscribe(served.url, CONTENT, { token: platform.adminToken, variables }),
@@ -489,20 +493,11 @@ describe('limits', () => {
       const again = await subscribe(served.url, CONTENT, { token: platform.adminToken, variables });
       expect((await again.next()).errors).toBeUndefined();
       for (const sub of [open[1]!, other, again]) sub.close();
-    } finally {
-      await stop(served.server);
-      await small.close();
-    }
+    });
   });
 
   it('admits exactly MAX_SUBSCRIPTIONS_PER_CALLER of a burst sent at once', async () => {
-    const small = createGateway({
-      upstreamUrl: platform.url,
-      graphiql: { enabled: false },
-      subscriptions: { pollMs: POLL_MS, maxPerCaller: 3 },
-    });
-    const served = await listen(small);
-    try {
+    await withGateway({ maxPerCaller: 3 }, async (small, served) => {
       const variables = { id: platform.spaceId('Getting started') };
       const subs = await Promise.all(
         Array.from({ length: 8 }, () => subscribe(served.url, CONTENT, { token: platform.adminToken, variables })),
@@ -515,20 +510,11 @@ describe('limits', () => {
       });
       expect(small.live.subscriptions).toBe(3);
       for (const sub of subs) sub.close();
-    } finally {
-      await stop(served.server);
-      await small.close();
-    }
+    });
   });
 
   it('refuses a subscription past MAX_SUBSCRIPTIONS with RATE_LIMITED, naming the limit', async () => {
-    const small = createGateway({
-      upstreamUrl: platform.url,
-      graphiql: { enabled: false },
-      subscriptions: { pollMs: POLL_MS, maxSubscriptions: 2 },
-    });
-    const served = await listen(small);
-    try {
+    await withGateway({ maxSubscriptions: 2 }, async (_small, served) => {
       const variables = { id: platform.spaceId('Getting started') };
       const open = [await subscribe(served.url, CONTENT, { token: platform.adminToken, variables })];
       open.push(await subscribe(served.url, CONTENT, { token: platform.adminToken, variables }));
@@ -541,9 +527,6 @@ describe('limits', () => {
         max: 2,
       });
       for (const sub of open) sub.close();
-    } finally {
-      await stop(served.server);
-      await small.close();
-    }
+    });
   });
 });
