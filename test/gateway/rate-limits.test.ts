@@ -55,6 +55,21 @@ async function listen(gateway: Gateway): Promise<{ server: Server; url: string }
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/**
+ * One one-point operation with `token`, from the client `forwardedFor` behind one proxy:
+ * `admitted`, or the limit that refused it.
+ */
+async function askAs(url: string, token: string, forwardedFor: string): Promise<string> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor },
+    body: JSON.stringify({ query: `{ space(id: "${platform.spaceId('Getting started')}") { title } }` }),
+  });
+  const body = (await response.json()) as any;
+  const refused = body.errors?.find((error: any) => error.extensions.code === 'RATE_LIMITED');
+  return refused ? `refused: ${refused.extensions.limit}` : 'admitted';
+}
+
 /** Bound 1 + 5 (a page of spaces, then up to 5 organizations): spends 1 + the organizations seen. */
 const DASHBOARD = '{ organizations(first: 5) { nodes { title spaces(first: 2) { totalCount } } } }';
 const BUDGET = '{ rateLimit { limit cost remaining resetAt } }';
@@ -205,20 +220,7 @@ describe('cost-based rate limits', () => {
   it("holds made-up tokens to their address's budget, never a token the platform accepted", async () => {
     const gateway = gatewayWith(3, { trustedProxies: 1 });
     const served = await listen(gateway);
-    const ask = async (token: string, forwardedFor: string) => {
-      const response = await fetch(`${served.url}/graphql`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${token}`,
-          'x-forwarded-for': forwardedFor,
-        },
-        body: JSON.stringify({ query: `{ space(id: "${platform.spaceId('Getting started')}") { title } }` }),
-      });
-      const body = (await response.json()) as any;
-      const refused = body.errors?.find((error: any) => error.extensions.code === 'RATE_LIMITED');
-      return refused ? `refused: ${refused.extensions.limit}` : 'admitted';
-    };
+    const ask = (token: string, forwardedFor: string) => askAs(served.url, token, forwardedFor);
     try {
       const admin = platform.adminToken;
       const ben = platform.token(DEMO.users.ben);
@@ -355,6 +357,27 @@ describe('cost-based rate limits', () => {
       expect(keys.some((key) => key.startsWith('budget:'))).toBe(true);
       for (const token of [platform.adminToken, platform.token(DEMO.users.cy)])
         expect(keys.join('\n')).not.toContain(token);
+    });
+
+    it('tells every replica of a token the platform accepted: it spends no address budget anywhere', async () => {
+      const [a, b] = [0, 1].map(() => gatewayWith(3, { redisUrl: redis.url, trustedProxies: 1 }));
+      await until(async () => (await sharedStateUp(a!)) && (await sharedStateUp(b!)));
+      const [onA, onB] = [await listen(a!), await listen(b!)];
+      try {
+        const token = platform.token(DEMO.users.finn);
+        // Made-up tokens spend the budget of 10.0.2.2 on B.
+        for (let i = 0; i < 3; i += 1) expect(await askAs(onB.url, `made-up-shared-${i}`, '10.0.2.2')).toBe('admitted');
+        expect(await askAs(onB.url, 'made-up-shared-3', '10.0.2.2')).toBe('refused: addressPoints');
+        // Finn's token is accepted through A, from elsewhere: B learns it, and admits it from 10.0.2.2.
+        expect(await askAs(onA.url, token, '10.0.2.1')).toBe('admitted');
+        await until(async () => (await redisKeys()).some((key) => key.startsWith('accepted-token:')));
+        expect(await askAs(onB.url, token, '10.0.2.2')).toBe('admitted');
+      } finally {
+        for (const served of [onA, onB]) {
+          served.server.closeAllConnections();
+          await new Promise((resolve) => served.server.close(resolve));
+        }
+      }
     });
 
     it('runs unmetered while Redis is down when failing open, and refuses when failing closed', async () => {

@@ -3,7 +3,7 @@ import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
-import type { BudgetState, Budgets } from '../state/store.js';
+import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
 import type { OperationCost } from './cost.js';
 
 /** Options of `useRateLimits`. */
@@ -53,9 +53,14 @@ interface Reservation {
  * A made-up token would be a fresh budget: a token this replica has not yet seen the platform
  * accept spends its client address's budget as well as its own, so that a client minting tokens
  * is held to one budget per address. Once an operation of it succeeds upstream, it spends only
- * its own.
+ * its own, on every replica: the others learn it from `accepted`.
  */
-export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plugin {
+export function useRateLimits(
+  budgets: Budgets,
+  options: RateLimitOptions,
+  /** Where replicas tell each other of the tokens the platform accepted (hashes, for a window). */
+  accepted?: KeyValueStore,
+): Plugin {
   const reservations = new WeakMap<Request, Reservation>();
 
   const knownTokens = new Map<string, true>();
@@ -64,6 +69,14 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
     knownTokens.set(key, true);
     if (knownTokens.size > MAX_KNOWN_TOKENS) knownTokens.delete(knownTokens.keys().next().value!);
   };
+
+  /** Whether the platform accepted the token of `key`: here, or, as another replica wrote down, elsewhere. */
+  async function isKnown(key: string): Promise<boolean> {
+    if (knownTokens.has(key)) return true;
+    if ((await accepted?.get(key)) !== '1') return false;
+    remember(key);
+    return true;
+  }
 
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
     const context = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
@@ -79,8 +92,9 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
     reservations.set(context.request, reservation);
     context.rateLimit = status(options.points, points, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
-    const address = token && !knownTokens.has(key) ? addressKeyOf(context.request) : undefined;
-    if (!address || points === 0) return;
+    if (!token || points === 0) return;
+    const address = addressKeyOf(context.request);
+    if (!address || (await isKnown(key))) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
     if (addressState?.admitted) {
       reservation.address = { key: address, resetAt: addressState.resetAt };
@@ -100,7 +114,10 @@ export function useRateLimits(budgets: Budgets, options: RateLimitOptions): Plug
     reservation.settlement ??= (async () => {
       const { usage } = reservation.context.api;
       const delta = usage.sent - reservation.points;
-      if (reservation.token && reservation.state.admitted && usage.accepted) remember(reservation.key);
+      if (reservation.token && reservation.state.admitted && usage.accepted && !knownTokens.has(reservation.key)) {
+        remember(reservation.key);
+        void accepted?.set(reservation.key, '1', options.windowMs);
+      }
       const { address } = reservation;
       const [settled] = await Promise.all([
         !reservation.state.admitted || delta === 0
