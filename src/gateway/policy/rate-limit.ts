@@ -3,6 +3,7 @@ import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext, RateLimitStatus } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
+import { keepRecent } from '../state/memory.js';
 import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
 import type { OperationCost } from './cost.js';
 
@@ -19,7 +20,7 @@ export interface RateLimitOptions {
   failOpen: boolean;
 }
 
-/** Tokens the platform accepted lately, kept per replica (hashes; the least recently accepted go first). */
+/** Tokens the platform accepted lately, kept in each replica's memory too (hashes; the least recent go first). */
 const MAX_KNOWN_TOKENS = 100_000;
 
 /** An operation's take of its caller's budget. */
@@ -40,18 +41,18 @@ interface Reservation {
 
 /**
  * Cost-based rate limits per caller, as GitHub's GraphQL API has them: each caller (a hash of its
- * token; without one, of its client address) has `points` per window. Before an operation runs, its `maxUpstreamRequests` (the cost
- * plugin's bound, computed from the document) is taken from the budget, atomically across
- * replicas; once answered, it is settled at the upstream requests it actually sent. An answer of
- * the response cache runs nothing and costs nothing. Past the budget, the operation is refused
+ * token; without one, of its client address) has `points` per window. Before an operation runs,
+ * its `maxUpstreamRequests` (the cost plugin's bound, computed from the document) is taken from
+ * the budget, atomically across replicas; once answered, it is settled at the upstream requests
+ * it actually sent. An answer of the response cache runs nothing and costs nothing. Past the budget, the operation is refused
  * before any upstream request (RATE_LIMITED, `retryAfter`, HTTP 429 and `Retry-After`). Every
  * answer carries `extensions.rateLimit`.
  *
  * Subscriptions take their bound when they start and settle at their first event: later events
  * come from the gateway's shared poll, not from the caller's requests.
  *
- * A made-up token would be a fresh budget: a token this replica has not yet seen the platform
- * accept spends its client address's budget as well as its own, so that a client minting tokens
+ * A made-up token would be a fresh budget: a token not yet seen accepted by the platform spends
+ * its client address's budget as well as its own, so that a client minting tokens
  * is held to one budget per address. Once an operation of it succeeds upstream, it spends only
  * its own, on every replica: the others learn it from `accepted`.
  */
@@ -64,11 +65,7 @@ export function useRateLimits(
   const reservations = new WeakMap<Request, Reservation>();
 
   const knownTokens = new Map<string, true>();
-  const remember = (key: string) => {
-    knownTokens.delete(key);
-    knownTokens.set(key, true);
-    if (knownTokens.size > MAX_KNOWN_TOKENS) knownTokens.delete(knownTokens.keys().next().value!);
-  };
+  const remember = (key: string) => keepRecent(knownTokens, key, true, MAX_KNOWN_TOKENS);
 
   /** Whether the platform accepted the token of `key`: here, or, as another replica wrote down, elsewhere. */
   async function isKnown(key: string): Promise<boolean> {

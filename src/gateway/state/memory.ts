@@ -28,6 +28,16 @@ export function memoryState(options: MemoryStateOptions = {}): SharedState {
 }
 
 /**
+ * Puts `key` at the most recent end of `map`, and forgets the least recent entry past `max`: the
+ * bound of every map of this process's state (a caller minting keys ages out the oldest).
+ */
+export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value!);
+}
+
+/**
  * A store in this process's memory, bounded: past `maxEntries`, the entry used least recently
  * goes first, and an entry past its time is gone when next read.
  */
@@ -37,15 +47,16 @@ export function memoryStore(maxEntries: number): KeyValueStore {
     async get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
-      entries.delete(key);
-      if (entry.expiresAt <= Date.now()) return undefined;
-      entries.set(key, entry);
+      if (entry.expiresAt <= Date.now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      keepRecent(entries, key, entry, maxEntries);
       return entry.value;
     },
     async set(key, value, ttlMs) {
-      entries.delete(key);
-      entries.set(key, { value, expiresAt: ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs;
+      keepRecent(entries, key, { value, expiresAt }, maxEntries);
     },
   };
 }
@@ -56,11 +67,6 @@ export function memoryStore(maxEntries: number): KeyValueStore {
  */
 function memoryBudgets(maxBudgets: number): Budgets {
   const budgets = new Map<string, { used: number; resetAt: number }>();
-  const touch = (key: string, budget: { used: number; resetAt: number }) => {
-    budgets.delete(key);
-    budgets.set(key, budget);
-    if (budgets.size > maxBudgets) budgets.delete(budgets.keys().next().value!);
-  };
   return {
     async take(key, points, limit, windowMs): Promise<BudgetState> {
       const now = Date.now();
@@ -70,7 +76,7 @@ function memoryBudgets(maxBudgets: number): Budgets {
       if (points === 0 && budget !== current) return { admitted: true, used: 0, resetAt: budget.resetAt };
       const admitted = budget.used + points <= limit;
       if (admitted) budget.used += points;
-      touch(key, budget);
+      keepRecent(budgets, key, budget, maxBudgets);
       return { admitted, used: budget.used, resetAt: budget.resetAt };
     },
     async adjust(key, points, resetAt): Promise<BudgetState> {
