@@ -290,8 +290,9 @@ function redisResponseCache(
     retry ??= setInterval(() => void settleOwed(), OWED_RETRY_MS).unref();
   }
 
-  /** Tries the owed invalidations again, one run at a time; what fails stays owed. */
+  /** The run of `settleOwed` under way, if any. */
   let settling: Promise<void> | undefined;
+  /** Tries the owed invalidations again, one run at a time; what fails stays owed. */
   function settleOwed(): Promise<void> {
     settling ??= settleOnce().finally(() => {
       settling = undefined;
