@@ -4,6 +4,7 @@
 // into it.
 import { initContextCache } from '@pothos/core';
 import { ResponseBudget } from './policy/answer-size.js';
+import { GatewayWork } from './policy/gateway-work.js';
 import { DEFAULT_LIMITS } from './policy/limits.js';
 import { Trace } from './policy/trace.js';
 import type { LiveHub } from './live/hub.js';
@@ -20,6 +21,8 @@ export interface GatewayContext {
   requestId: string;
   /** The request's byte budget (its answer and the upstream bodies read for it). */
   responseBudget: ResponseBudget;
+  /** What the gateway works on by itself for the request (conversions, introspection, registrations), in points. */
+  work: GatewayWork;
   /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
@@ -36,7 +39,7 @@ export interface RateLimitStatus {
   limit: number;
   /**
    * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`); in
-   * `extensions.rateLimit`, what it spent (its `upstreamRequests`).
+   * `extensions.rateLimit`, what it spent (its `upstreamRequests` and its `gatewayPoints`).
    */
   cost: number;
   /** Points left in the window. */
@@ -84,6 +87,7 @@ export function createContext(client: RestClient, request: Request, options: Con
     requestId,
     trace,
     responseBudget,
+    work: new GatewayWork(),
     live: options.live,
     budgetKey: () => budgetKeyOf(request),
   };

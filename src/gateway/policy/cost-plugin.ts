@@ -24,6 +24,12 @@ export interface CostReport {
   subscriptions?: number;
   /** Upstream requests actually sent. */
   upstreamRequests: number;
+  /**
+   * Points of the work the gateway did by itself (see `GatewayWork`): introspection, conversions,
+   * registered documents, a point per started 64 KiB of each. Present when not 0; rate limits
+   * charge it beside `upstreamRequests`.
+   */
+  gatewayPoints?: number;
   /** Requests the per-request caches saved (repeated reads, loads of objects already at hand). */
   dedupedRequests: number;
   /** Time the gateway spent on the request, from its arrival to its answer, in milliseconds. */
@@ -103,6 +109,7 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
       ...(cost.estimated ? { estimated: true as const } : {}),
       ...(subscribing.has(request) ? { subscriptions: 1 } : {}),
       upstreamRequests: ctx?.api.usage.sent ?? 0,
+      ...(ctx && ctx.work.points > 0 ? { gatewayPoints: ctx.work.points } : {}),
       dedupedRequests: ctx?.api.usage.deduped ?? 0,
       durationMs: Math.round((performance.now() - startOf(request, ctx)) * 100) / 100,
     };

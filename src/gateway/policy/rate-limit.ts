@@ -110,7 +110,7 @@ export function useRateLimits(
   function settle(reservation: Reservation): Promise<BudgetState> {
     reservation.settlement ??= (async () => {
       const { usage } = reservation.context.api;
-      const delta = usage.sent - reservation.points;
+      const delta = spent(reservation.context) - reservation.points;
       if (reservation.token && reservation.state.admitted && usage.accepted && !knownTokens.has(reservation.key)) {
         remember(reservation.key);
         void accepted?.set(reservation.key, '1', options.windowMs);
@@ -133,10 +133,9 @@ export function useRateLimits(
     const reservation = reservations.get(request);
     if (reservation) {
       // A subscription's later events report the budget as it was settled at the first.
-      if (!last)
-        return status(options.points, reservation.context.api.usage.sent, reservation.settled ?? reservation.state);
+      if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
       const settled = await settle(reservation);
-      return status(options.points, reservation.state.admitted ? reservation.context.api.usage.sent : 0, settled);
+      return status(options.points, reservation.state.admitted ? spent(reservation.context) : 0, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
     const state = await budgets.take(budgetKeyOf(request), 0, options.points, options.windowMs);
@@ -172,6 +171,11 @@ export function useRateLimits(
       );
     },
   };
+}
+
+/** Points an operation spent: its upstream requests and the gateway's own work. */
+function spent(context: GatewayContext): number {
+  return context.api.usage.sent + context.work.points;
 }
 
 function withReport<R extends ExecutionResult>(result: R, rateLimit: RateLimitStatus | undefined): R {
