@@ -369,8 +369,13 @@ describe.each(STORES)('tokens the platform has not accepted yet, budgets in %s',
       ] as const) {
         platform.app.stats.reset();
         const outcomes: string[] = [];
-        for (let i = 0; i < 10; i += 1)
-          outcomes.push((await askAs(served.url, `made-up-${kind}-${i}`, address, kind)).outcome);
+        const charges: number[] = [];
+        for (let i = 0; i < 10; i += 1) {
+          const { outcome, payload } = await askAs(served.url, `made-up-${kind}-${i}`, address, kind);
+          outcomes.push(outcome);
+          expect(payload.extensions.rateLimit.cost, kind).toBe(charged(payload));
+          charges.push(charged(payload));
+        }
         // Each made-up token is a fresh budget of its own: its address's budget for new tokens holds them.
         expect(outcomes, kind).toEqual([
           'UNAUTHENTICATED',
@@ -379,6 +384,7 @@ describe.each(STORES)('tokens the platform has not accepted yet, budgets in %s',
           ...Array(7).fill('refused: addressPoints'),
         ]);
         // Three operations of one request each, then two checks with the platform, then nothing.
+        expect(charges, kind).toEqual([1, 1, 1, 1, 1, 0, 0, 0, 0, 0]);
         expect(platform.app.stats.count, kind).toBe(3 + 2);
         expect(
           platform.app.stats.requests.filter((line) => line === 'GET /v1/user'),

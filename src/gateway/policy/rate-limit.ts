@@ -37,7 +37,7 @@ export interface RateLimitOptions {
 const MAX_KNOWN_TOKENS = 100_000;
 
 /** Checks of new tokens per client address and minute, once its budget for them is spent. */
-export const TOKEN_CHECKS = { checks: 10, windowMs: 60_000 };
+const TOKEN_CHECKS = { checks: 10, windowMs: 60_000 };
 
 /** What the holds of operations under way tell a refused caller to wait: they settle within moments. */
 const HELD_RETRY_S = 1;
@@ -52,6 +52,8 @@ interface Reservation {
   token: boolean;
   /** The budget of its client address for unverified tokens, charged too when its token is not known to be valid. */
   address?: { key: string; taken: number; resetAt: number };
+  /** What it was charged though refused: the check of its token it sent. */
+  chargedWhenRefused?: number;
   /** Its settlement, once started: the last part and the end of a stream may both ask for it. */
   settlement?: Promise<BudgetState>;
   /** The budget once settled. */
@@ -142,7 +144,8 @@ export function useRateLimits(
     const refusal = addressState ? await check(context, key, addressState) : unreadableBudget();
     if (!refusal) return;
     // Refused: what the token's budget reserved goes back, but for what its check sent.
-    const given = await budgets.adjust(key, spent(context) - state.taken, state.resetAt, state.taken);
+    reservation.chargedWhenRefused = spent(context);
+    const given = await budgets.adjust(key, reservation.chargedWhenRefused - state.taken, state.resetAt, state.taken);
     reservation.state = { ...(given ?? state), admitted: false, taken: 0 };
     context.rateLimit = status(options.points, 0, reservation.state);
     refuse({ errors: [refusal] });
@@ -154,7 +157,11 @@ export function useRateLimits(
    * token is known from then on), the refusal otherwise. The check is a request of the operation
    * (counted in its cost and bound, and shared with the `viewer` it may read).
    */
-  async function check(context: RequestContext, key: string, spentAddress: BudgetState) {
+  async function check(
+    context: RequestContext,
+    key: string,
+    spentAddress: BudgetState,
+  ): Promise<GatewayError | undefined> {
     const checksKey = addressKeyOf(context.request, 'token-checks')!;
     const checks = await budgets.take(checksKey, 1, tokenChecks.checks, tokenChecks.windowMs);
     if (!checks) return options.failOpen ? undefined : unreadableBudget();
@@ -197,7 +204,8 @@ export function useRateLimits(
       // A subscription's later events report the budget as it was settled at the first.
       if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
       const settled = await settle(reservation);
-      return status(options.points, reservation.state.admitted ? spent(reservation.context) : 0, settled);
+      const cost = reservation.state.admitted ? spent(reservation.context) : (reservation.chargedWhenRefused ?? 0);
+      return status(options.points, cost, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
     const state = await budgets.take(budgetKeyOf(request), 0, options.points, options.windowMs);
