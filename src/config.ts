@@ -183,8 +183,9 @@ export const configSchema = z.object({
   /** Most operations one WebSocket connection runs at once; past it, one more is refused with RATE_LIMITED. @default 100 */
   MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(100),
   /**
-   * Points per token and window: an operation reserves its `maxUpstreamRequests` and is settled at
-   * the upstream requests it sent; past the budget, RATE_LIMITED with Retry-After. 0 turns rate
+   * Points per token and window, spent in upstream requests and the gateway's own work: an operation
+   * is admitted while something is left, reserves its `maxUpstreamRequests` (at most what is left)
+   * and is charged what it spent; while nothing is left, RATE_LIMITED with Retry-After. 0 turns rate
    * limits off. @default 5000
    */
   RATE_LIMIT_POINTS: z.coerce.number().int().min(0).default(5000),

@@ -38,11 +38,12 @@ export interface RateLimitStatus {
   /** Points per window. */
   limit: number;
   /**
-   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`); in
-   * `extensions.rateLimit`, what it spent (its `upstreamRequests` and its `gatewayPoints`).
+   * Points of this operation: in `rateLimit`, what it reserved (its `maxUpstreamRequests`, at most
+   * what was left); in `extensions.rateLimit`, what it was charged (its `upstreamRequests` and its
+   * `gatewayPoints`).
    */
   cost: number;
-  /** Points left in the window. */
+  /** Points left in the window (0 when nothing is, the budget below zero included). */
   remaining: number;
   /** When the budget is whole again (ISO 8601). */
   resetAt: string;

@@ -207,7 +207,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       // The cost's bound, computed by the plugin before, is what the rate limits reserve.
       cost,
       ...(options.rateLimits && options.rateLimits.points > 0
-        ? [useRateLimits(state.budgets, options.rateLimits, state.store('accepted-token:'))]
+        ? [
+            useRateLimits(
+              state.budgets,
+              { maxUpstreamRequests: limits.maxUpstreamRequests, ...options.rateLimits },
+              state.store('accepted-token:'),
+            ),
+          ]
         : []),
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),

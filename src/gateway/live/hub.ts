@@ -5,7 +5,7 @@ import { GatewayError, type ErrorCode } from '../errors.js';
 import { callerKey } from '../state/caller.js';
 import type { SharedState } from '../state/store.js';
 import { queryString, type Query, type RestClient } from '../upstream/client.js';
-import type { ReadApi } from '../upstream/request.js';
+import type { ReadApi, UpstreamUsage } from '../upstream/request.js';
 
 /** Options of `LiveHub`. */
 export interface LiveHubOptions {
@@ -36,6 +36,11 @@ export interface WatchRequest<T> {
   version?: ((value: T) => unknown) | undefined;
   /** The subscriber's client going away: its subscription ends at once, whatever its transport does. */
   signal?: AbortSignal | undefined;
+  /**
+   * Counts the requests of the first read when this subscription starts the watch (and whether the
+   * platform accepted the credentials): what its first event cost. Joining a watch costs nothing.
+   */
+  usage?: Pick<UpstreamUsage, 'sent' | 'accepted'> | undefined;
 }
 
 /** Polls a holder may miss before its lease moves to another replica. */
@@ -166,7 +171,15 @@ export class LiveHub {
    * the resource ends. `resource` names what is read (`space <id>`): subscribers of the same
    * resource with the same credentials share its polls.
    */
-  watch<T>({ resource, authorization, caller, read, version, signal }: WatchRequest<T>): AsyncIterableIterator<T> {
+  watch<T>({
+    resource,
+    authorization,
+    caller,
+    read,
+    version,
+    signal,
+    usage,
+  }: WatchRequest<T>): AsyncIterableIterator<T> {
     // Refused here, the request gets its error before any stream starts.
     this.admit(caller);
     const key = `${resource}\u0000${callerKey(authorization)}`;
@@ -193,6 +206,7 @@ export class LiveHub {
           (version ?? ((value: T) => value)) as Watch['version'],
           authorization,
           subscriber,
+          usage,
         );
         await stop;
       } finally {
@@ -220,6 +234,7 @@ export class LiveHub {
     version: Watch['version'],
     authorization: string | undefined,
     subscriber: Subscriber,
+    usage: WatchRequest<unknown>['usage'],
   ): Watch {
     let watch = this.watches.get(key);
     if (!watch) {
@@ -227,8 +242,8 @@ export class LiveHub {
       watch = { key, name, read, version, authorization, subscribers: new Set([subscriber]), answers: new Map() };
       this.watches.set(key, watch);
       this.listen(watch);
-      // A new watch reads the resource at once: its subscribers' first event.
-      void this.poll(watch, true);
+      // A new watch reads the resource at once: its subscribers' first event, counted as its first subscriber's.
+      void this.poll(watch, true, usage);
       return watch;
     }
     watch.subscribers.add(subscriber);
@@ -286,12 +301,13 @@ export class LiveHub {
     return watch.polling;
   }
 
-  private async poll(watch: Watch, first = false): Promise<void> {
+  private async poll(watch: Watch, first = false, usage?: WatchRequest<unknown>['usage']): Promise<void> {
     watch.timer = undefined;
     try {
       // The first read of a watch is this replica's own: its subscribers' first event.
       if (first) await watch.listening;
-      if (first || (await this.mayPoll(watch))) this.observe(watch, await watch.read(this.conditionalApi(watch)), true);
+      if (first || (await this.mayPoll(watch)))
+        this.observe(watch, await watch.read(this.conditionalApi(watch, usage)), true);
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : undefined;
       if (code && ENDING_CODES.has(code)) {
@@ -312,13 +328,15 @@ export class LiveHub {
 
   /**
    * The reads of one poll: each GET is conditional on the entity tag of its last answer, and a 304
-   * gives the data of that answer again, which nothing parsed or sent anew.
+   * gives the data of that answer again, which nothing parsed or sent anew. Counted in `usage`
+   * when given.
    */
-  private conditionalApi(watch: Watch): ReadApi {
+  private conditionalApi(watch: Watch, usage?: WatchRequest<unknown>['usage']): ReadApi {
     return {
       get: async <S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> => {
         const key = path + queryString(query);
         const known = watch.answers.get(key);
+        if (usage) usage.sent += 1;
         const answer = await this.client.request({
           method: 'GET',
           path,
@@ -327,6 +345,7 @@ export class LiveHub {
           authorization: watch.authorization,
           ifNoneMatch: known?.etag,
         });
+        if (usage) usage.accepted = true;
         if (answer.status === 304 && known) return known.data as z.infer<S>;
         watch.answers.set(key, { etag: answer.etag, data: answer.data });
         return answer.data as z.infer<S>;

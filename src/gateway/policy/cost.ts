@@ -54,6 +54,11 @@ export const upstream = {
   fetch: (requests: number) => ({ upstream: { requests } }) satisfies CostExtensions,
   /** A field that makes no upstream request (a root field served without the platform). */
   free: { upstream: { requests: 0 } } satisfies CostExtensions,
+  /**
+   * A subscription field whose first read of what it follows makes `requests` requests: what its
+   * first event may cost (later events come from the shared poll and cost their subscribers nothing).
+   */
+  follow: (requests: number) => ({ upstream: { requests } }) satisfies CostExtensions,
 };
 
 /**

@@ -5,6 +5,8 @@ import { GatewayError } from '../errors.js';
 import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
 import { keepRecent } from '../state/memory.js';
 import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
+import { MAX_UPSTREAM_REQUESTS } from '../upstream/request.js';
+import { getCurrentUser } from '../upstream/users.js';
 import type { OperationCost } from './cost.js';
 
 /** Options of `useRateLimits`. */
@@ -18,43 +20,74 @@ export interface RateLimitOptions {
    * them with RATE_LIMITED (false) (`RATE_LIMIT_FAIL_OPEN`).
    */
   failOpen: boolean;
+  /**
+   * Most upstream requests one operation sends (`MAX_UPSTREAM_REQUESTS`): the most it reserves,
+   * whatever its `maxUpstreamRequests`. @default 1000
+   */
+  maxUpstreamRequests?: number;
+  /**
+   * Checks with the platform (`GET /user`) of tokens it has not accepted yet, per client address
+   * and window of their own, once that address spent its budget for such tokens: how a valid token
+   * gets in from an address that a flood of made-up ones spent. @default { checks: 10, windowMs: 60000 }
+   */
+  tokenChecks?: { checks: number; windowMs: number };
 }
 
 /** Tokens the platform accepted lately, kept in each replica's memory too (hashes; the least recent go first). */
 const MAX_KNOWN_TOKENS = 100_000;
 
+/** Checks of new tokens per client address and minute, once its budget for them is spent. */
+const TOKEN_CHECKS = { checks: 10, windowMs: 60_000 };
+
+/** What the holds of operations under way tell a refused caller to wait: they settle within moments. */
+const HELD_RETRY_S = 1;
+
 /** An operation's take of its caller's budget. */
 interface Reservation {
   key: string;
-  points: number;
+  /** Its caller's budget as it admitted it: `taken` is what it reserved. */
   state: BudgetState;
   context: GatewayContext;
   /** Whether its caller sent a token (its budget key is the token's, not an address's). */
   token: boolean;
-  /** The budget of its client address, charged too when its token is not known to be valid. */
-  address?: { key: string; resetAt: number };
+  /** The budget of its client address for unverified tokens, charged too when its token is not known to be valid. */
+  address?: { key: string; taken: number; resetAt: number };
+  /** What it was charged though refused: the check of its token it sent. */
+  chargedWhenRefused?: number;
   /** Its settlement, once started: the last part and the end of a stream may both ask for it. */
   settlement?: Promise<BudgetState>;
   /** The budget once settled. */
   settled?: BudgetState;
 }
 
+type RequestContext = GatewayContext & { request: Request; cost?: OperationCost };
+
 /**
- * Cost-based rate limits per caller, as GitHub's GraphQL API has them: each caller (a hash of its
- * token; without one, of its client address) has `points` per window. Before an operation runs,
- * its `maxUpstreamRequests` (the cost plugin's bound, computed from the document) is taken from
- * the budget, atomically across replicas; once answered, it is settled at the upstream requests
- * it actually sent. An answer of the response cache runs nothing and costs nothing. Past the budget, the operation is refused
- * before any upstream request (RATE_LIMITED, `retryAfter`, HTTP 429 and `Retry-After`). Every
- * answer carries `extensions.rateLimit`.
+ * Cost-based rate limits per caller: each caller (a hash of its token; without one, of its client
+ * address) has `points` per window, spent in upstream requests and the gateway's own work.
  *
- * Subscriptions take their bound when they start and settle at their first event: later events
- * come from the gateway's shared poll, not from the caller's requests.
+ * An operation is admitted while its caller's budget has something left, on any replica
+ * atomically. It reserves its `maxUpstreamRequests` (at most `maxUpstreamRequests` of the
+ * options, what one operation can send), or what is left when that is less; once answered, it is
+ * settled at what it actually spent, and the rest of its reservation goes back. The one admitted
+ * with less left than it spends takes the budget below zero, by at most that one operation: its
+ * reservation held all that was left, so nothing else was admitted meanwhile. While nothing is
+ * left, operations are refused before any upstream request (RATE_LIMITED, `retryAfter`, HTTP 429
+ * and `Retry-After`): until the window ends, or for a moment when only the reservations of
+ * operations under way hold the rest. An answer of the response cache runs nothing and costs
+ * nothing. Every answer carries `extensions.rateLimit`.
  *
- * A made-up token would be a fresh budget: a token not yet seen accepted by the platform spends
- * its client address's budget as well as its own, so that a client minting tokens
- * is held to one budget per address. Once an operation of it succeeds upstream, it spends only
- * its own, on every replica: the others learn it from `accepted`.
+ * Subscriptions reserve their bound when they start (their first read included) and settle at
+ * their first event: later events come from the gateway's shared poll, not from the caller's
+ * requests.
+ *
+ * A made-up token would be a fresh budget: a token not yet seen accepted by the platform also
+ * spends a budget of its client address for such tokens, so that a client minting tokens is held
+ * to one budget per address (apart from the address's callers without a token). Once that is
+ * spent, a new token is checked with the platform (`GET /user`, one request of its operation)
+ * under a small allowance of checks per address and minute: accepted, it runs; otherwise it is
+ * refused. Once an operation of a token succeeds upstream, the token spends only its own budget,
+ * on every replica: the others learn it from `accepted`.
  */
 export function useRateLimits(
   budgets: Budgets,
@@ -63,6 +96,8 @@ export function useRateLimits(
   accepted?: KeyValueStore,
 ): Plugin {
   const reservations = new WeakMap<Request, Reservation>();
+  const maxPoints = options.maxUpstreamRequests ?? MAX_UPSTREAM_REQUESTS;
+  const tokenChecks = options.tokenChecks ?? TOKEN_CHECKS;
 
   const knownTokens = new Map<string, true>();
   const remember = (key: string) => keepRecent(knownTokens, key, true, MAX_KNOWN_TOKENS);
@@ -75,54 +110,88 @@ export function useRateLimits(
     return true;
   }
 
+  /** Writes down that the platform accepted the token of `key`, here and for the other replicas. */
+  function accept(key: string): void {
+    if (knownTokens.has(key)) return;
+    remember(key);
+    void accepted?.set(key, '1', options.windowMs);
+  }
+
   async function reserve(args: ExecutionArgs, refuse: (result: ExecutionResult) => void): Promise<void> {
-    const context = args.contextValue as unknown as GatewayContext & { request: Request; cost?: OperationCost };
+    const context = args.contextValue as unknown as RequestContext;
     const key = budgetKeyOf(context.request);
-    const points = context.cost?.maxUpstreamRequests ?? 0;
+    const points = Math.min(context.cost?.maxUpstreamRequests ?? 0, maxPoints);
     const state = await budgets.take(key, points, options.points, options.windowMs);
     if (!state) {
       if (!options.failOpen) refuse({ errors: [unreadableBudget()] });
       return;
     }
     const token = callerKeyOf(context.request) !== 'anonymous';
-    const reservation: Reservation = { key, points, state, context, token };
+    const reservation: Reservation = { key, state, context, token };
     reservations.set(context.request, reservation);
-    context.rateLimit = status(options.points, points, state);
+    context.rateLimit = status(options.points, state.taken, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
-    if (!token || points === 0) return;
-    const address = addressKeyOf(context.request);
+    if (!token) return;
+    const address = addressKeyOf(context.request, 'unverified');
     if (!address || (await isKnown(key))) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
     if (addressState?.admitted) {
-      reservation.address = { key: address, resetAt: addressState.resetAt };
+      reservation.address = { key: address, taken: addressState.taken, resetAt: addressState.resetAt };
       return;
     }
     // Unreadable, the token's own budget stands alone when failing open.
     if (!addressState && options.failOpen) return;
-    // Refused: the points taken from the token's budget go back.
-    const given = await budgets.adjust(key, -points, state.resetAt);
-    reservation.state = { ...(given ?? state), admitted: false };
+    const refusal = addressState ? await check(context, key, addressState) : unreadableBudget();
+    if (!refusal) return;
+    // Refused: what the token's budget reserved goes back, but for what its check sent.
+    reservation.chargedWhenRefused = spent(context);
+    const given = await budgets.adjust(key, reservation.chargedWhenRefused - state.taken, state.resetAt, state.taken);
+    reservation.state = { ...(given ?? state), admitted: false, taken: 0 };
     context.rateLimit = status(options.points, 0, reservation.state);
-    refuse({ errors: [addressState ? spentAddressBudget(options, points, addressState) : unreadableBudget()] });
+    refuse({ errors: [refusal] });
+  }
+
+  /**
+   * Asks the platform whether it accepts the token of an operation from an address that spent its
+   * budget for new tokens, under the address's allowance of checks: undefined when it does (the
+   * token is known from then on), the refusal otherwise. The check is a request of the operation
+   * (counted in its cost and bound, and shared with the `viewer` it may read).
+   */
+  async function check(
+    context: RequestContext,
+    key: string,
+    spentAddress: BudgetState,
+  ): Promise<GatewayError | undefined> {
+    const checksKey = addressKeyOf(context.request, 'token-checks')!;
+    const checks = await budgets.take(checksKey, 1, tokenChecks.checks, tokenChecks.windowMs);
+    if (!checks) return options.failOpen ? undefined : unreadableBudget();
+    if (!checks.admitted) return spentAddressBudget(options, spentAddress, checks, false);
+    // The cost is shared by every run of the document: this run's bound is a copy.
+    if (context.cost) context.cost = { ...context.cost, maxUpstreamRequests: context.cost.maxUpstreamRequests + 1 };
+    await getCurrentUser(context.api).catch(() => undefined);
+    const { accepted: valid } = context.api.usage;
+    // A check the platform passed costs the address's allowance nothing: only made-up tokens spend it.
+    void budgets.adjust(checksKey, valid ? -1 : 0, checks.resetAt, 1);
+    if (!valid) return spentAddressBudget(options, spentAddress, checks, true);
+    accept(key);
+    return undefined;
   }
 
   /** Settles the operation at what it spent, once: the budget it leaves is what the answer reports. */
   function settle(reservation: Reservation): Promise<BudgetState> {
     reservation.settlement ??= (async () => {
-      const { usage } = reservation.context.api;
-      const delta = spent(reservation.context) - reservation.points;
-      if (reservation.token && reservation.state.admitted && usage.accepted && !knownTokens.has(reservation.key)) {
-        remember(reservation.key);
-        void accepted?.set(reservation.key, '1', options.windowMs);
-      }
-      const { address } = reservation;
+      const points = spent(reservation.context);
+      const { state, address } = reservation;
+      if (reservation.token && state.admitted && reservation.context.api.usage.accepted) accept(reservation.key);
       const [settled] = await Promise.all([
-        !reservation.state.admitted || delta === 0
-          ? reservation.state
-          : budgets.adjust(reservation.key, delta, reservation.state.resetAt),
-        address && delta !== 0 ? budgets.adjust(address.key, delta, address.resetAt) : undefined,
+        !state.admitted || (state.taken === 0 && points === 0)
+          ? state
+          : budgets.adjust(reservation.key, points - state.taken, state.resetAt, state.taken),
+        address && (address.taken > 0 || points > 0)
+          ? budgets.adjust(address.key, points - address.taken, address.resetAt, address.taken)
+          : undefined,
       ]);
-      reservation.settled = settled ?? reservation.state;
+      reservation.settled = settled ?? state;
       return reservation.settled;
     })();
     return reservation.settlement;
@@ -135,7 +204,8 @@ export function useRateLimits(
       // A subscription's later events report the budget as it was settled at the first.
       if (!last) return status(options.points, spent(reservation.context), reservation.settled ?? reservation.state);
       const settled = await settle(reservation);
-      return status(options.points, reservation.state.admitted ? spent(reservation.context) : 0, settled);
+      const cost = reservation.state.admitted ? spent(reservation.context) : (reservation.chargedWhenRefused ?? 0);
+      return status(options.points, cost, settled);
     }
     // Nothing ran (an answer of the cache, a refusal before execution): no point spent; the budget as it is.
     const state = await budgets.take(budgetKeyOf(request), 0, options.points, options.windowMs);
@@ -191,29 +261,52 @@ function status(limit: number, cost: number, state: BudgetState): RateLimitStatu
   };
 }
 
-/** The refusal of an operation whose bound is more than what is left of its caller's budget. */
+/**
+ * The refusal of an operation when its caller's budget has nothing left: spent until the window
+ * ends, or held for a moment by the reservations of its operations under way.
+ */
 function spentBudget(options: RateLimitOptions, points: number, state: BudgetState): GatewayError {
-  const remaining = Math.max(0, options.points - state.used);
-  const resetAt = new Date(state.resetAt).toISOString();
-  const message =
-    points > options.points
-      ? `This operation may make up to ${points} upstream requests, more than a whole budget of ${options.points} points: ask for fewer objects (smaller first arguments, fewer nested connections)`
-      : `Rate limit: this operation needs up to ${points} points and ${remaining} of ${options.points} are left until ${resetAt}`;
-  return refusal(message, Math.max(1, Math.ceil((state.resetAt - Date.now()) / 1000)), {
-    limit: 'rateLimitPoints',
-    value: state.used + points,
-    max: options.points,
-  });
-}
-
-/** The refusal of an operation of a token not yet accepted, from an address that spent its budget. */
-function spentAddressBudget(options: RateLimitOptions, points: number, state: BudgetState): GatewayError {
+  const value = state.used + Math.min(points, 1);
+  const budget = { limit: 'rateLimitPoints', value, max: options.points };
+  if (value - state.held <= options.points) {
+    return refusal(
+      `Rate limit: your operations under way hold what is left of your ${options.points} points until they are answered: try again in a moment`,
+      HELD_RETRY_S,
+      budget,
+    );
+  }
   const resetAt = new Date(state.resetAt).toISOString();
   return refusal(
-    `Rate limit: operations from this address with tokens the platform has not accepted yet have spent ${options.points} points until ${resetAt}; a token the platform accepted spends its own budget`,
-    Math.max(1, Math.ceil((state.resetAt - Date.now()) / 1000)),
-    { limit: 'addressPoints', value: state.used + points, max: options.points },
+    `Rate limit: your ${options.points} points are spent (${state.used - state.held} so far in this window) until ${resetAt}`,
+    secondsUntil(state.resetAt),
+    budget,
   );
+}
+
+/**
+ * The refusal of an operation of a token not yet accepted, from an address that spent its budget
+ * for such tokens: the platform did not accept it when checked (`checked`), or the address has no
+ * check left until `checks` is whole again.
+ */
+function spentAddressBudget(
+  options: RateLimitOptions,
+  address: BudgetState,
+  checks: BudgetState,
+  checked: boolean,
+): GatewayError {
+  const resetAt = new Date(address.resetAt).toISOString();
+  const why = checked
+    ? 'the platform did not accept this token when asked'
+    : `no more of them are checked with the platform until ${new Date(checks.resetAt).toISOString()}`;
+  return refusal(
+    `Rate limit: operations from this address with tokens the platform has not accepted yet have spent ${options.points} points until ${resetAt}, and ${why}; a token the platform accepted spends its own budget`,
+    secondsUntil(checks.resetAt),
+    { limit: 'addressPoints', value: address.used + 1, max: options.points },
+  );
+}
+
+function secondsUntil(time: number): number {
+  return Math.max(1, Math.ceil((time - Date.now()) / 1000));
 }
 
 /** The refusal when the budgets cannot be read and `RATE_LIMIT_FAIL_OPEN` is off. */

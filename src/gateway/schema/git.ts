@@ -285,7 +285,7 @@ builder.subscriptionField('gitSyncUpdated', (t) =>
     description:
       "A space's Git Sync: first as it is, then after each change, its imports and exports included (queued, running, done or failed). Ends with NOT_FOUND when the space is gone, no longer visible to you, or no longer synchronized.",
     args: { spaceId: t.arg.id({ required: true, description: 'Platform id or global ID of the space.' }) },
-    extensions: upstream.free,
+    extensions: upstream.follow(1),
     subscribe: (_root, args, ctx) => {
       const spaceId = platformKey(String(args.spaceId), 'Space');
       return follow(ctx, `git ${spaceId}`, (api) => getGitInfo(api, spaceId));

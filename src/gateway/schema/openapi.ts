@@ -900,7 +900,7 @@ builder.subscriptionField('openApiSpecUpdated', (t) =>
       organizationId: t.arg.id({ required: true, description: 'Platform id or global ID of the organization.' }),
       slug: t.arg.string({ required: true, description: 'The slug of the specification.' }),
     },
-    extensions: upstream.free,
+    extensions: upstream.follow(1),
     subscribe: (_root, args, ctx) => {
       const organizationId = platformKey(String(args.organizationId), 'Organization');
       const slug = args.slug.trim();

@@ -4,14 +4,16 @@ import { builder } from './kit/builder.js';
 
 const RateLimit = builder.objectRef<RateLimitStatus>('RateLimit').implement({
   description:
-    "The caller's budget of points (cost-based rate limits, as in docs/cost-and-explain.md): each operation takes its `maxUpstreamRequests` before it runs and is settled at the upstream requests it sent; an answer from the response cache costs nothing. Budgets are per token (a hash of it), shared by every replica of the gateway.",
+    "The caller's budget of points (cost-based rate limits, as in docs/cost-and-explain.md): an operation is admitted while something is left, reserves its `maxUpstreamRequests` (at most what is left, and what one operation can send) and is charged what it actually spent: its upstream requests and the gateway's own work. The operation admitted last may take the budget below zero by at most itself; while nothing is left, operations are refused with RATE_LIMITED. An answer from the response cache costs nothing. Budgets are per token (a hash of it), shared by every replica of the gateway.",
   fields: (t) => ({
     limit: t.exposeInt('limit', { description: 'Points per window (`RATE_LIMIT_POINTS`).' }),
     cost: t.exposeInt('cost', {
       description:
-        "Points this operation reserved: its `maxUpstreamRequests`. What it spent in the end is in the answer's `extensions.rateLimit.cost`.",
+        "Points this operation reserved: its `maxUpstreamRequests`, or what was left (or what one operation can send) when that is less. What it was charged in the end is in the answer's `extensions.rateLimit.cost`.",
     }),
-    remaining: t.exposeInt('remaining', { description: 'Points left in the window, after this reservation.' }),
+    remaining: t.exposeInt('remaining', {
+      description: 'Points left in the window, after this reservation; 0 when nothing is left.',
+    }),
     resetAt: t.field({
       type: 'DateTime',
       description: 'When the window ends and the budget is whole again.',

@@ -397,7 +397,7 @@ builder.subscriptionField('translationUpdated', (t) =>
         description: 'Platform id or global ID of the organization; required when `translationId` is not a global ID.',
       }),
     },
-    extensions: upstream.free,
+    extensions: upstream.follow(1),
     subscribe: (_root, args, ctx) => {
       const at = ownedTarget(String(args.translationId), 'Translation', 'translationId', args.organizationId);
       return follow(ctx, `translation ${at.organizationId} ${at.id}`, async (api) => ({

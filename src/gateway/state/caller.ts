@@ -42,13 +42,21 @@ export function callerKeyOf(request: Request): string {
 }
 
 /**
- * The budget key of where a request came from: a hash of its client address's group (an IPv6
- * client by its /64, see `addressGroup`; no address is stored either), or undefined when its
- * transport could not tell (an in-process request).
+ * The budgets of a client address, each apart so that spending one locks no other out: what its
+ * callers without a token spend (`anonymous`), what its tokens the platform has not accepted yet
+ * spend (`unverified`), and the checks of such tokens with the platform it may still ask for
+ * (`token-checks`).
  */
-export function addressKeyOf(request: Request): string | undefined {
+export type AddressBudget = 'anonymous' | 'unverified' | 'token-checks';
+
+/**
+ * The budget key of where a request came from: `budget` and a hash of its client address's group
+ * (an IPv6 client by its /64, see `addressGroup`; no address is stored either), or undefined when
+ * its transport could not tell (an in-process request).
+ */
+export function addressKeyOf(request: Request, budget: AddressBudget = 'anonymous'): string | undefined {
   const address = clientAddressOf(request);
-  return address && `anonymous:${createHash('sha256').update(addressGroup(address)).digest('base64url')}`;
+  return address && `${budget}:${createHash('sha256').update(addressGroup(address)).digest('base64url')}`;
 }
 
 /**

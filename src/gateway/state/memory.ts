@@ -66,24 +66,31 @@ export function memoryStore(maxEntries: number): KeyValueStore {
  * a forgotten caller starts a whole budget, which is the worst an attacker minting callers gets.
  */
 function memoryBudgets(maxBudgets: number): Budgets {
-  const budgets = new Map<string, { used: number; resetAt: number }>();
+  const budgets = new Map<string, { used: number; held: number; resetAt: number }>();
   return {
     async take(key, points, limit, windowMs): Promise<BudgetState> {
       const now = Date.now();
       const current = budgets.get(key);
-      const budget = current && current.resetAt > now ? current : { used: 0, resetAt: now + windowMs };
+      const budget = current && current.resetAt > now ? current : { used: 0, held: 0, resetAt: now + windowMs };
       // Taking nothing (a look at the budget) starts no window.
-      if (points === 0 && budget !== current) return { admitted: true, used: 0, resetAt: budget.resetAt };
-      const admitted = budget.used + points <= limit;
-      if (admitted) budget.used += points;
+      if (points === 0 && budget !== current)
+        return { admitted: true, used: 0, held: 0, taken: 0, resetAt: budget.resetAt };
+      const left = limit - budget.used;
+      const admitted = left >= Math.min(points, 1);
+      const taken = admitted ? Math.min(points, left) : 0;
+      budget.used += taken;
+      budget.held += taken;
       keepRecent(budgets, key, budget, maxBudgets);
-      return { admitted, used: budget.used, resetAt: budget.resetAt };
+      return { admitted, used: budget.used, held: budget.held, taken, resetAt: budget.resetAt };
     },
-    async adjust(key, points, resetAt): Promise<BudgetState> {
+    async adjust(key, points, resetAt, released = 0): Promise<BudgetState> {
       const budget = budgets.get(key);
-      if (!budget) return { admitted: true, used: 0, resetAt };
-      if (budget.resetAt === resetAt) budget.used = Math.max(0, budget.used + points);
-      return { admitted: true, used: budget.used, resetAt: budget.resetAt };
+      if (!budget) return { admitted: true, used: 0, held: 0, taken: 0, resetAt };
+      if (budget.resetAt === resetAt) {
+        budget.used = Math.max(0, budget.used + points);
+        budget.held = Math.max(0, budget.held - released);
+      }
+      return { admitted: true, used: budget.used, held: budget.held, taken: 0, resetAt: budget.resetAt };
     },
   };
 }

@@ -18,36 +18,46 @@ export interface RedisOptions {
 }
 
 /**
- * Takes points of a budget, all or none, in the window that Redis's clock says is current (every
- * replica agrees on it, whatever their own clocks say). KEYS[1]: the budget; ARGV: points, limit,
- * window in milliseconds. Answers { admitted (1/0), used, resetAt }. Taking 0 points writes nothing.
+ * Admits an operation that may spend up to ARGV[1] points of a budget, in the window that Redis's
+ * clock says is current (every replica agrees on it, whatever their own clocks say). KEYS[1]: the
+ * budget; ARGV: points, limit, window in milliseconds. While something is left (for 0 points,
+ * while the budget is not overspent), reserves as much of the points as is left and holds it;
+ * otherwise takes nothing. Answers { admitted (1/0), used, held, taken, resetAt }. Taking 0 points
+ * writes nothing.
  */
 const TAKE_POINTS = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local points, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
-local used = tonumber(redis.call('HGET', KEYS[1], 'used')) or 0
-local reset = tonumber(redis.call('HGET', KEYS[1], 'reset'))
+local budget = redis.call('HMGET', KEYS[1], 'used', 'held', 'reset')
+local used, held, reset = tonumber(budget[1]) or 0, tonumber(budget[2]) or 0, tonumber(budget[3])
 if not reset or reset <= now then
-  used = 0; reset = now + tonumber(ARGV[3])
+  used = 0; held = 0; reset = now + tonumber(ARGV[3])
   -- Taking nothing (a look at the budget) starts no window: a caller who spends nothing costs no key.
-  if points == 0 then return { 1, 0, reset } end
+  if points == 0 then return { 1, 0, 0, 0, reset } end
 end
-local admitted = 0
-if used + points <= limit then used = used + points; admitted = 1 end
-redis.call('HSET', KEYS[1], 'used', used, 'reset', reset)
+local left = limit - used
+if left < math.min(points, 1) then return { 0, used, held, 0, reset } end
+local taken = math.min(points, left)
+if taken == 0 then return { 1, used, held, 0, reset } end
+used = used + taken; held = held + taken
+redis.call('HSET', KEYS[1], 'used', used, 'held', held, 'reset', reset)
 redis.call('PEXPIREAT', KEYS[1], reset)
-return { admitted, used, reset }`;
+return { 1, used, held, taken, reset }`;
 
-/** Adds ARGV[1] points (negative: gives back) to the budget KEYS[1] if its window still ends at ARGV[2]. */
+/**
+ * Settles a take of the budget KEYS[1] if its window still ends at ARGV[2]: adds ARGV[1] points
+ * (negative: gives back) and releases the ARGV[3] points it held.
+ */
 const ADJUST_POINTS = `
-local used = tonumber(redis.call('HGET', KEYS[1], 'used')) or 0
-local reset = tonumber(redis.call('HGET', KEYS[1], 'reset'))
+local budget = redis.call('HMGET', KEYS[1], 'used', 'held', 'reset')
+local used, held, reset = tonumber(budget[1]) or 0, tonumber(budget[2]) or 0, tonumber(budget[3])
 if reset and reset == tonumber(ARGV[2]) then
   used = math.max(0, used + tonumber(ARGV[1]))
-  redis.call('HSET', KEYS[1], 'used', used)
+  held = math.max(0, held - tonumber(ARGV[3]))
+  redis.call('HSET', KEYS[1], 'used', used, 'held', held)
 end
-return { 1, used, reset or tonumber(ARGV[2]) }`;
+return { 1, used, held, 0, reset or tonumber(ARGV[2]) }`;
 
 /** Takes the lease KEYS[1] for ARGV[1] (or extends it when ARGV[1] has it) for ARGV[2] ms: 1 if held. */
 const HOLD_LEASE = `
@@ -75,8 +85,8 @@ const COMMAND_TIMEOUT_MS = 1_000;
 const OWED_RETRY_MS = 1_000;
 
 interface ScriptedRedis extends Redis {
-  takePoints(key: string, points: number, limit: number, windowMs: number): Promise<[number, number, number]>;
-  adjustPoints(key: string, points: number, resetAt: number): Promise<[number, number, number]>;
+  takePoints(key: string, points: number, limit: number, windowMs: number): Promise<BudgetReply>;
+  adjustPoints(key: string, points: number, resetAt: number, released: number): Promise<BudgetReply>;
   holdLease(key: string, holder: string, ttlMs: number): Promise<number>;
   releaseLease(key: string, holder: string): Promise<number>;
 }
@@ -143,8 +153,8 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
     budgets: {
       take: (key, points, limit, windowMs) =>
         redis.takePoints(`budget:${key}`, points, limit, windowMs).then(budgetState, failed('budget')),
-      adjust: (key, points, resetAt) =>
-        redis.adjustPoints(`budget:${key}`, points, resetAt).then(budgetState, failed('budget')),
+      adjust: (key, points, resetAt, released = 0) =>
+        redis.adjustPoints(`budget:${key}`, points, resetAt, released).then(budgetState, failed('budget')),
     },
     leases: {
       hold: (name, holder, ttlMs) =>
@@ -164,8 +174,11 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
   };
 }
 
-function budgetState([admitted, used, resetAt]: [number, number, number]): BudgetState {
-  return { admitted: admitted === 1, used, resetAt };
+/** What the budget scripts answer: admitted (1/0), used, held, taken, resetAt. */
+type BudgetReply = [number, number, number, number, number];
+
+function budgetState([admitted, used, held, taken, resetAt]: BudgetReply): BudgetState {
+  return { admitted: admitted === 1, used, held, taken, resetAt };
 }
 
 /**

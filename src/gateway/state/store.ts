@@ -31,30 +31,40 @@ export interface KeyValueStore {
   set(key: string, value: string, ttlMs?: number): Promise<void>;
 }
 
-/** A caller's budget in its current window, after a take or a refund. */
+/** A caller's budget in its current window, after a take or a settlement. */
 export interface BudgetState {
-  /** Whether the points asked for were taken (always true for an adjustment). */
+  /** Whether the operation was admitted (always true for a settlement). */
   admitted: boolean;
-  /** Points spent in the window, the ones just taken included. */
+  /**
+   * Points spent in the window, the reservations of operations under way included: more than the
+   * limit once an operation spent more than was left when it was admitted.
+   */
   used: number;
+  /** Points that operations under way reserved and have not settled yet: part of `used`. */
+  held: number;
+  /** Points this take reserved (0 for a refusal, a look at the budget, or a settlement). */
+  taken: number;
   /** When the window ends and the budget is whole again (milliseconds since the epoch). */
   resetAt: number;
 }
 
 export interface Budgets {
   /**
-   * Takes `points` of `key`'s budget of `limit` per `windowMs`, atomically: all of them, or none
-   * when fewer are left (`admitted: false`). A window starts with the first take of points after
-   * the last one ended (taking 0 only looks). `undefined` when the store cannot be reached.
+   * Admits an operation that may spend up to `points` of `key`'s budget of `limit` per
+   * `windowMs`, atomically: while something is left (`used < limit`; for `points` 0, while the
+   * budget is not overspent), it reserves as much of `points` as is left and holds it until
+   * `adjust` settles it; otherwise it takes nothing (`admitted: false`). A window starts with the
+   * first take of points after the last one ended (taking 0 only looks). `undefined` when the store
+   * cannot be reached.
    */
   take(key: string, points: number, limit: number, windowMs: number): Promise<BudgetState | undefined>;
   /**
    * Settles a take made in the window ending at `resetAt`: adds `points` to what was spent in it
-   * (negative gives back what an operation reserved and did not spend), never below 0. Nothing
-   * changes when that window is over. Answers the caller's budget as it is then, or `undefined`
-   * when the store cannot be reached.
+   * (negative gives back what an operation reserved and did not spend; `used` never goes below 0),
+   * and releases the `released` points it held. Nothing changes when that window is over. Answers
+   * the caller's budget as it is then, or `undefined` when the store cannot be reached.
    */
-  adjust(key: string, points: number, resetAt: number): Promise<BudgetState | undefined>;
+  adjust(key: string, points: number, resetAt: number, released?: number): Promise<BudgetState | undefined>;
 }
 
 export interface Leases {

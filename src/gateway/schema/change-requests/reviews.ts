@@ -304,7 +304,7 @@ builder.subscriptionField('changeRequestUpdated', (t) =>
         description: 'Platform id or global ID of the space; required unless `changeRequestId` is a global ID.',
       }),
     },
-    extensions: upstream.free,
+    extensions: upstream.follow(2),
     subscribe: (_root, args, ctx) => {
       const ref = changeRequestRef(String(args.changeRequestId));
       const spaceId = ref.spaceId ?? (args.spaceId == null ? undefined : platformKey(String(args.spaceId), 'Space'));

@@ -8,9 +8,11 @@ import { attachLoaders, clearLoaders } from './loaders.js';
 /**
  * The events of a subscription field: each version of what `read` makes of the upstream, as the
  * caller reads it (see `LiveHub.watch`: one poll per resource and caller, however many
- * subscribers). Before each event resolves, the context starts over (new per-request caches, counts
- * and byte budget), so that its links read the upstream as it is now and its `extensions.cost`
- * counts its own requests.
+ * subscribers). The first event resolves with the subscription's own context, whose counts hold
+ * the read that started its watch, if it did (its first event's cost, which rate limits charge).
+ * Before each later event resolves, the context starts over (new per-request caches, counts and
+ * byte budget), so that its links read the upstream as it is now and its `extensions.cost` counts
+ * its own requests.
  */
 export function follow<T>(
   ctx: GatewayContext,
@@ -26,9 +28,12 @@ export function follow<T>(
     read,
     version,
     signal: ctx.api.signal,
+    usage: ctx.api.usage,
   });
+  let first = true;
   return mapAsyncIterator(versions, (value: T) => {
-    startOver(ctx);
+    if (first) first = false;
+    else startOver(ctx);
     return value;
   });
 }

@@ -371,7 +371,7 @@ builder.subscriptionField('siteUpdated', (t) =>
         description: 'The site: its global ID, or its platform id with `organizationId`.',
       }),
     },
-    extensions: upstream.free,
+    extensions: upstream.follow(2),
     subscribe: (_root, args, ctx) => {
       const at = ownedTarget(String(args.siteId), 'Site', 'siteId', args.organizationId);
       const address = { organizationId: at.organizationId, siteId: at.id };
