@@ -428,13 +428,11 @@ describe('persisted-only on /graphql/stream', () => {
         const expected = (await overHttp.json()) as ExecutionResult;
         expect(overHttp.status).toBe(400);
         // The same answer, but for the time it took.
-        expect({
-          ...answer,
-          extensions: { ...answer.extensions, cost: { ...(answer.extensions!.cost as object), durationMs: 0 } },
-        }).toEqual({
-          ...expected,
-          extensions: { ...expected.extensions, cost: { ...(expected.extensions!.cost as object), durationMs: 0 } },
+        const timeless = (result: ExecutionResult) => ({
+          ...result,
+          extensions: { ...result.extensions, cost: { ...(result.extensions?.cost as object), durationMs: 0 } },
         });
+        expect(timeless(answer)).toEqual(timeless(expected));
         expect(answer.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'PERSISTED_QUERY_ONLY' });
 
         // The refused operation left nothing behind: its id serves the next one.
