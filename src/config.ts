@@ -120,7 +120,10 @@ export const configSchema = z.object({
     .default(2_000),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
-  /** Largest GraphQL request body in bytes; larger ones are answered 413. @default 1048576 */
+  /**
+   * Largest GraphQL request body in bytes, on every transport; larger ones are answered 413, and a
+   * larger WebSocket message closes its connection (1009). @default 1048576
+   */
   MAX_REQUEST_BYTES: z.coerce
     .number()
     .int()
@@ -182,6 +185,23 @@ export const configSchema = z.object({
   MAX_SUBSCRIPTIONS_PER_CALLER: z.coerce.number().int().positive().default(1000),
   /** Most operations one WebSocket connection runs at once; past it, one more is refused with RATE_LIMITED. @default 100 */
   MAX_SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().positive().default(100),
+  /**
+   * Most connections one client address (an IPv6 client's /64) holds open at once: WebSockets and
+   * event streams of `/graphql/stream` together; one more is refused with 429 RATE_LIMITED. @default 100
+   */
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().max(1_000_000).default(100),
+  /**
+   * Milliseconds a WebSocket or an event stream of `/graphql/stream` may run no operation before it
+   * is closed; one that runs a subscription never is. 0: never. @default 60000
+   */
+  CONNECTION_IDLE_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** Milliseconds a WebSocket has after its upgrade to send `connection_init`; then it is closed (4408). @default 3000 */
+  WEBSOCKET_INIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
+  /**
+   * Milliseconds between two pings of each WebSocket; a peer that has not answered one by the next
+   * is dropped. 0: no pings. @default 12000
+   */
+  WEBSOCKET_PING_MS: z.coerce.number().int().min(0).max(3_600_000).default(12_000),
   /**
    * Points per token and window, spent in upstream requests and the gateway's own work: an operation
    * is admitted while something is left, reserves its `maxUpstreamRequests` (at most what is left)

@@ -89,6 +89,7 @@ const gateway = createGateway({
     maxSubscriptions: config.MAX_SUBSCRIPTIONS,
     maxPerCaller: config.MAX_SUBSCRIPTIONS_PER_CALLER,
   },
+  connections: { maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS, idleMs: config.CONNECTION_IDLE_TIMEOUT_MS },
   trustedProxies: config.TRUSTED_PROXIES,
   rateLimits: {
     points: config.RATE_LIMIT_POINTS,
@@ -112,7 +113,11 @@ onPlatformReady = () => gateway.client.resetBreaker();
 
 const server = createServer(gateway.handle);
 // GraphQL over WebSocket (graphql-transport-ws) on the same port and path.
-const webSockets = serveWebSockets(server, gateway, { maxPerConnection: config.MAX_SUBSCRIPTIONS_PER_CONNECTION });
+const webSockets = serveWebSockets(server, gateway, {
+  maxPerConnection: config.MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  initTimeoutMs: config.WEBSOCKET_INIT_TIMEOUT_MS,
+  pingMs: config.WEBSOCKET_PING_MS,
+});
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.PORT, config.HOST, resolve);

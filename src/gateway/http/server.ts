@@ -12,6 +12,7 @@ import { clientAddress, useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
 import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
+import { OpenConnections, type ConnectionLimits } from './connections.js';
 import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
@@ -86,6 +87,12 @@ export interface GatewayOptions {
   subscriptions?: { pollMs?: number; maxSubscriptions?: number; maxPerCaller?: number };
   /** GraphQL over SSE's single-connection mode: how long, and how many, streams may wait reserved. */
   eventStreams?: EventStreamOptions;
+  /**
+   * Connections that stay open (WebSockets, the event streams of `/graphql/stream`): how many one
+   * client address holds (`MAX_CONNECTIONS_PER_ADDRESS`) and how long one may run no operation
+   * (`CONNECTION_IDLE_TIMEOUT_MS`). @default { maxPerAddress: 100, idleMs: 60000 }
+   */
+  connections?: Partial<ConnectionLimits>;
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -107,6 +114,10 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** The client behind a connection, as `trustedProxies` says to read it (a transport of its own: WebSocket). */
   clientAddress(peer: IncomingMessage): string | undefined;
+  /** The bounds on requests and operations, which every transport applies (a WebSocket's messages too). */
+  limits: GatewayLimits;
+  /** The connections open per client address, shared by every transport that keeps one open (see `OpenConnections`). */
+  connections: OpenConnections;
   /**
    * Starts stopping: `/ready` answers 503, answers close their connection, and every subscription
    * ends with a last `SHUTTING_DOWN` event. Operations under way go on.
@@ -143,9 +154,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     shared: state,
   });
   let draining = false;
+  const connections = new OpenConnections(options.connections);
   const eventStreams = useEventStreams(
     (request): Promise<Response> | Response => yoga.fetch(request),
-    options.eventStreams,
+    options.eventStreams ?? {},
+    { maxRequestBytes: limits.maxRequestBytes, connections },
   );
   const trustedProxies = options.trustedProxies ?? 0;
   const persisted = options.persistedOperations ?? {};
@@ -239,6 +252,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     live,
     metrics,
     clientAddress: (peer) => clientAddress(peer, trustedProxies),
+    limits,
+    connections,
     drain() {
       draining = true;
       live.close(

@@ -62,7 +62,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
 
 /** The answer to a body over the limit: a GraphQL error with a code, status 413. */
-function tooLarge(
+export function tooLarge(
   limit: number,
   message = `The request body is larger than ${limit} bytes: send a smaller query or fewer variables`,
 ): Response {
@@ -107,7 +107,7 @@ function invalidParameterJson(): GatewayError {
  * Reads a request body up to `limit` bytes; undefined when it is larger (reading stops there,
  * so a huge body costs no more than the limit).
  */
-async function readBounded(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+export async function readBounded(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
