@@ -90,6 +90,8 @@ const gateway = createGateway({
     maxPerCaller: config.MAX_SUBSCRIPTIONS_PER_CALLER,
   },
   trustedProxies: config.TRUSTED_PROXIES,
+  corsOrigins: config.CORS_ORIGINS ?? [],
+  csrfPrevention: config.CSRF_PREVENTION,
   rateLimits: {
     points: config.RATE_LIMIT_POINTS,
     windowMs: config.RATE_LIMIT_WINDOW_S * 1000,
