@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
@@ -120,8 +121,17 @@ describe('the demo users’ tokens in GraphiQL', () => {
   it('the page opens with the tabs it is given, with its own when refused, and asks at a loopback address only', async () => {
     const html = await pageAt(port);
     const base = graphiqlOptionsOf(html);
+    // The page's whole script, yoga's bundle and what asks for the tabs, still compiles.
+    const whole = html.slice(
+      html.indexOf('<script>', html.indexOf('<div id="root">')) + 8,
+      html.lastIndexOf('</script>'),
+    );
+    expect(() => new Script(whole)).not.toThrow();
     // The page's last script past yoga's bundle, run with what a browser would give it.
-    const script = html.slice(html.indexOf('const graphiqlOptions ='), html.lastIndexOf('</script>'));
+    const script = html.slice(
+      html.lastIndexOf('{', html.indexOf('const graphiqlOptions =')),
+      html.lastIndexOf('</script>'),
+    );
     const open = async (hostname: string, answer: () => Promise<Response>) => {
       const rendered: unknown[] = [];
       const asked: unknown[][] = [];

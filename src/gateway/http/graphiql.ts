@@ -11,11 +11,11 @@ export const DEMO_TABS_PATH = '/graphiql/demo-tabs';
 /** The demo users' tokens, `{ "<email>": "<token>" }`, the first an admin of every demo organization. */
 export type DemoTokens = Readonly<Record<string, string>>;
 
-/** What GraphiQL's page is made of: the gateway's settings, and the demo tokens when this client may have them. */
+/** What GraphiQL's options are made of: the gateway's settings, and the demo tokens for the page opened on this machine. */
 export interface GraphiQLPage {
   /** Only persisted operations run (`PERSISTED_ONLY`): the tabs say so. */
   persistedOnly: boolean;
-  /** Offered to this client: a tab per demo user, the first user's token in every example's headers. */
+  /** A tab per demo user, the first user's token in every example's headers. */
   demoTokens?: DemoTokens;
 }
 
@@ -62,7 +62,9 @@ export function withDemoTabs(page: string, options: GraphiQLOptions): string {
   if (end < 0) return page;
   // `<` escaped: no text of the options can end the script.
   const base = JSON.stringify(options).replace(/</g, '\\u003c');
-  const script = `const graphiqlOptions = ${base};
+  // A block: its names stay out of the page's global scope, which yoga's bundle shares.
+  const script = `{
+        const graphiqlOptions = ${base};
         const render = (demo) =>
           YogaGraphiQL.renderYogaGraphiQL(window.document.querySelector('#root'), { ...graphiqlOptions, ...demo });
         if (/^(localhost|127(\\.\\d{1,3}){3}|\\[::1\\])$/.test(window.location.hostname)) {
@@ -73,6 +75,7 @@ export function withDemoTabs(page: string, options: GraphiQLOptions): string {
         } else {
           render({});
         }
+      }
       `;
   return page.slice(0, call) + script + page.slice(end);
 }
@@ -134,7 +137,7 @@ export function isFromOwnPage(request: Request): boolean {
 }
 
 /**
- * Whether a request for GraphiQL's page comes from this machine, as a browser on it sends one: from a
+ * Whether a request comes from this machine, as a browser on it sends one: from a
  * loopback address, through no proxy (a proxy on this machine relays others' requests), to a loopback
  * host name (a page of another site whose name resolves to this machine, DNS rebinding, cannot read
  * the answer). `serverContext` is what Node's server gives yoga (`{ req, res }`).
