@@ -72,7 +72,7 @@ async function graphql(pool: Pool, token: string, query: string, variables: Reco
   const response = await pool.request({
     method: 'GET',
     path: `/graphql?${params}`,
-    headers: { authorization: `Bearer ${token}` },
+    headers: { authorization: `Bearer ${token}`, 'x-graphql-csrf': '1' },
   });
   const body = (await response.body.json()) as { data?: unknown; errors?: unknown; extensions?: any };
   assert.equal(response.statusCode, 200, JSON.stringify(body));

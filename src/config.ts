@@ -15,6 +15,24 @@ const flag = (byDefault: '0' | '1' = '0') =>
     .transform((value) => value === '1' || value === 'true');
 
 /**
+ * The origin an entry of `CORS_ORIGINS` names, as browsers write it in `Origin` (`https://app.example.com`;
+ * a trailing slash allowed); undefined for anything else: a path, a wildcard, credentials, another scheme.
+ */
+function originOf(entry: string): string | undefined {
+  if (entry.includes('*')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return bare && (url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[^/]+\/?$/i.test(entry)
+    ? url.origin
+    : undefined;
+}
+
+/**
  * Every setting the project reads from the environment, parsed in one place.
  * The README's settings table lists the same names and defaults.
  */
@@ -225,6 +243,37 @@ export const configSchema = z.object({
    * the gateway but through them. @default 0
    */
   TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Origins (`scheme://host[:port]`, comma-separated) whose pages may read the gateway's answers:
+   * CORS headers, preflights included, for these exactly, never with credentials (clients send
+   * their token as `Authorization`). Unset, no CORS header at all: only same-origin pages and
+   * clients that are not browsers read the answers.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .transform((value, ctx) => {
+      const origins: string[] = [];
+      for (const entry of value.split(',').map((item) => item.trim())) {
+        const origin = originOf(entry);
+        if (origin === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${entry.slice(0, 100).replace(/\/\/[^/]*@/, '//***@')}" is not an origin: write each as scheme://host[:port], such as https://app.example.com`,
+          });
+          return z.NEVER;
+        }
+        if (!origins.includes(origin)) origins.push(origin);
+      }
+      return origins;
+    })
+    .optional(),
+  /**
+   * Refuse a GraphQL request a browser may send from any site without a preflight (a GET, or a
+   * POST of `text/plain`, a form or multipart) unless it carries a header that shows it was
+   * preflighted (`x-graphql-csrf`, `apollo-require-preflight`, …). `0` only for a deployment whose
+   * browser clients cannot send one and that no browser credentials (cookies) authenticate. @default 1
+   */
+  CSRF_PREVENTION: flag('1'),
   /** Gateways `npm run cluster` starts behind HAProxy. @default 3 */
   CLUSTER_REPLICAS: z.coerce.number().int().min(1).max(16).default(3),
   /**

@@ -91,6 +91,8 @@ const gateway = createGateway({
   },
   connections: { maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS, idleMs: config.CONNECTION_IDLE_TIMEOUT_MS },
   trustedProxies: config.TRUSTED_PROXIES,
+  corsOrigins: config.CORS_ORIGINS ?? [],
+  csrfPrevention: config.CSRF_PREVENTION,
   rateLimits: {
     points: config.RATE_LIMIT_POINTS,
     windowMs: config.RATE_LIMIT_WINDOW_S * 1000,

@@ -54,7 +54,7 @@ interface Outcome {
 }
 
 async function send(origin: string, kind: 'read' | 'query' | 'mutation', spaceId: string): Promise<Outcome> {
-  const headers = { authorization: authorization(), 'content-type': 'application/json' };
+  const headers = { authorization: authorization(), 'content-type': 'application/json', 'x-graphql-csrf': '1' };
   const request =
     kind === 'read'
       ? fetch(`${origin}/graphql?query=${encodeURIComponent('{ viewer { displayName } }')}`, { headers })
@@ -116,7 +116,7 @@ describe('replicas behind HAProxy', () => {
     const ask = async (port: number) => {
       platform.app.stats.reset();
       const response = await fetch(`http://127.0.0.1:${port}/graphql?query=${encodeURIComponent(query)}`, {
-        headers: { authorization: authorization() },
+        headers: { authorization: authorization(), 'x-graphql-csrf': '1' },
       });
       const body = (await response.json()) as any;
       // HAProxy's health checks of /ready ping the platform's base URL meanwhile: not this query's.
@@ -187,7 +187,7 @@ describe('replicas behind HAProxy', () => {
     const [a, b] = cluster.replicas;
     const get = (port: number) =>
       fetch(`http://127.0.0.1:${port}/graphql?query=${encodeURIComponent(query)}`, {
-        headers: { authorization: authorization() },
+        headers: { authorization: authorization(), 'x-graphql-csrf': '1' },
       }).then((response) => response.json() as Promise<any>);
     await get(a!.port);
     expect((await get(b!.port)).extensions.responseCache).toEqual({ hit: true });

@@ -49,6 +49,7 @@ describe('configuration', () => {
       RATE_LIMIT_FAIL_OPEN: true,
       SHUTDOWN_TIMEOUT_MS: 10_000,
       TRUSTED_PROXIES: 0,
+      CSRF_PREVENTION: true,
       CLUSTER_REPLICAS: 3,
       MAX_RESPONSE_BYTES: 8_388_608,
     });
@@ -62,6 +63,7 @@ describe('configuration', () => {
       LOG_LEVEL: 'debug',
       HOST: '',
       OPENAPI_REFRESH_HOURS: '0.5',
+      CORS_ORIGINS: 'https://App.example.test/, http://localhost:3000,https://app.example.test',
     });
     expect(config).toMatchObject({
       PORT: 8080,
@@ -69,6 +71,8 @@ describe('configuration', () => {
       LOG_LEVEL: 'debug',
       HOST: '127.0.0.1',
       OPENAPI_REFRESH_HOURS: 0.5,
+      // Origins as browsers write them, once each.
+      CORS_ORIGINS: ['https://app.example.test', 'http://localhost:3000'],
     });
   });
 
@@ -76,6 +80,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'abc', UPSTREAM_URL: 'ftp://x/v2', LOG_LEVEL: 'loud' })).toThrow(
       /PORT: must be a port number from 0 to 65535[\s\S]*UPSTREAM_URL: UPSTREAM_URL must be an absolute http\(s\) URL ending in \/v1[\s\S]*LOG_LEVEL/,
     );
+    // An origin is all CORS_ORIGINS takes: no wildcard, path or credentials (never repeated).
+    for (const [value, shown] of [
+      ['*', '*'],
+      ['https://app.example.test/api', 'https://app.example.test/api'],
+      ['https://app.example.test,null', 'null'],
+      ['https://user:secret@app.example.test', 'https://***@app.example.test'],
+    ])
+      expect(() => loadConfig({ CORS_ORIGINS: value }), value).toThrow(
+        `CORS_ORIGINS: "${shown}" is not an origin: write each as scheme://host[:port], such as https://app.example.com`,
+      );
   });
 });
 

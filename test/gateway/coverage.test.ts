@@ -738,7 +738,7 @@ const CASES: Case[] = [
       const uploaded = (await (
         await g.gateway.fetch('http://gateway.test/graphql', {
           method: 'POST',
-          headers: { authorization: `Bearer ${g.platform.adminToken}` },
+          headers: { authorization: `Bearer ${g.platform.adminToken}`, 'apollo-require-preflight': 'true' },
           body: form,
         })
       ).json()) as any;

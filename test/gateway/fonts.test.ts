@@ -49,7 +49,7 @@ async function multipart(
   g.platform.app.stats.reset();
   const response = await (options.fetch ?? g.gateway.fetch)('http://gateway.test/graphql', {
     method: 'POST',
-    headers: { authorization: `Bearer ${options.token ?? g.platform.adminToken}` },
+    headers: { authorization: `Bearer ${options.token ?? g.platform.adminToken}`, 'apollo-require-preflight': 'true' },
     body: form,
   });
   return {
@@ -254,7 +254,7 @@ describe('custom fonts', () => {
       form.append('0', new Blob([new Uint8Array(minimalWoff2('Big', 400))], { type: 'font/woff2' }), 'big.woff2');
       const response = await small.fetch('http://gateway.test/graphql', {
         method: 'POST',
-        headers: { authorization: `Bearer ${g.platform.adminToken}` },
+        headers: { authorization: `Bearer ${g.platform.adminToken}`, 'apollo-require-preflight': 'true' },
         body: form,
       });
       expect(response.status).toBe(413);

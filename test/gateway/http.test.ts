@@ -17,6 +17,7 @@ beforeAll(async () => {
     upstreamUrl: platform.url,
     graphiql: { enabled: false },
     limits: { maxRequestBytes: 4096 },
+    corsOrigins: ['https://docs.example.test'],
   });
   const answer = await platform.api('GET', '/orgs/acme/spaces?limit=1');
   spaceId = (answer.body as { items: Array<{ id: string }> }).items[0]!.id;
@@ -108,6 +109,7 @@ describe('one plugin chain for every request', () => {
 
   it('runs every hook of every plugin once per request: JSON POSTs and GETs, by socket or fetch', async () => {
     const getPath = `/graphql?query=${encodeURIComponent(SPACE)}&variables=${encodeURIComponent(JSON.stringify({ id: spaceId }))}`;
+    const csrf = { 'x-graphql-csrf': '1' };
     const kinds: Record<string, () => Promise<number>> = {
       'post-socket': () => send('post-socket', 'socket', { method: 'POST', headers: json, body: read() }),
       'post-fetch': () => send('post-fetch', 'fetch', { method: 'POST', headers: json, body: read() }),
@@ -117,8 +119,8 @@ describe('one plugin chain for every request', () => {
           headers: { ...json, accept: 'application/graphql-response+json' },
           body: read(),
         }),
-      'get-socket': () => send('get-socket', 'socket', { method: 'GET', path: getPath }),
-      'get-fetch': () => send('get-fetch', 'fetch', { method: 'GET', path: getPath }),
+      'get-socket': () => send('get-socket', 'socket', { method: 'GET', path: getPath, headers: csrf }),
+      'get-fetch': () => send('get-fetch', 'fetch', { method: 'GET', path: getPath, headers: csrf }),
     };
     for (const [probe, run] of Object.entries(kinds)) {
       expect({ probe, status: await run() }).toEqual({ probe, status: 200 });
@@ -325,7 +327,7 @@ describe('the gateway over HTTP (the listener `npm start` serves)', () => {
     expect(await health.body.json()).toEqual({ status: 'ok' });
 
     const get = await request(`${url}/graphql?query=${encodeURIComponent('{ viewer { email } }')}`, {
-      headers: { authorization: `Bearer ${platform.adminToken}`, accept: 'application/json' },
+      headers: { authorization: `Bearer ${platform.adminToken}`, accept: 'application/json', 'x-graphql-csrf': '1' },
     });
     const body = (await get.body.json()) as { data: { viewer: { email: string } } };
     expect(body.data.viewer.email).toMatch(/@/);

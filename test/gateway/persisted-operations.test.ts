@@ -46,7 +46,7 @@ describe('persisted operations', () => {
 
   it('takes documentId in a GET too', async () => {
     const response = await open.fetch(`http://gateway.test/graphql?documentId=${documentHash(DASHBOARD)}`, {
-      headers: { authorization: `Bearer ${platform.adminToken}`, accept: 'application/json' },
+      headers: { authorization: `Bearer ${platform.adminToken}`, accept: 'application/json', 'x-graphql-csrf': '1' },
     });
     const body = (await response.json()) as any;
     expect(body.errors).toBeUndefined();

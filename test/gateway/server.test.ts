@@ -47,7 +47,7 @@ describe('GraphiQL', () => {
       }
       // GraphQL answers are left as they are.
       const answer = await gateway.fetch('http://gateway.test/graphql?query=%7B__typename%7D', {
-        headers: { accept: 'application/json', 'accept-encoding': 'br' },
+        headers: { accept: 'application/json', 'accept-encoding': 'br', 'x-graphql-csrf': '1' },
       });
       expect(answer.headers.get('content-encoding')).toBeNull();
       expect(await answer.json()).toMatchObject({ data: { __typename: 'Query' } });

@@ -1,15 +1,21 @@
 import type { IncomingMessage } from 'node:http';
-import type { GraphiQLOptions } from 'graphql-yoga';
+import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { EXAMPLE_OPERATIONS } from '../examples/operations.js';
+
+/**
+ * Where GraphiQL's page asks for the demo users' tabs (a POST from the page itself): the page never
+ * holds a token, so that what decides is a request whose `Origin` a browser sets.
+ */
+export const DEMO_TABS_PATH = '/graphiql/demo-tabs';
 
 /** The demo users' tokens, `{ "<email>": "<token>" }`, the first an admin of every demo organization. */
 export type DemoTokens = Readonly<Record<string, string>>;
 
-/** What GraphiQL's page is made of: the gateway's settings, and the demo tokens when this client may have them. */
+/** What GraphiQL's options are made of: the gateway's settings, and the demo tokens for the page opened on this machine. */
 export interface GraphiQLPage {
   /** Only persisted operations run (`PERSISTED_ONLY`): the tabs say so. */
   persistedOnly: boolean;
-  /** Offered to this client: a tab per demo user, the first user's token in every example's headers. */
+  /** A tab per demo user, the first user's token in every example's headers. */
   demoTokens?: DemoTokens;
 }
 
@@ -38,11 +44,100 @@ export function graphiqlOptions({ persistedOnly, demoTokens = {} }: GraphiQLPage
     title: 'Documentation platform GraphQL gateway',
     defaultTabs: [...examples, ...asEachUser],
     ...(users.length > 0 ? { defaultHeaders: json(asFirstUser) } : {}),
+    // GraphiQL sends subscriptions as GETs: CSRF prevention refuses a GET without one of its headers.
+    additionalHeaders: { 'x-graphql-csrf': '1' },
   };
 }
 
 /**
- * Whether a request for GraphiQL's page comes from this machine, as a browser on it sends one: from a
+ * GraphiQL's page `page` (as yoga renders it with `options`) that, opened on this machine, asks
+ * the gateway for the demo users' tabs (`DEMO_TABS_PATH`) and opens with them; with any other
+ * answer, or none, it opens with `options` alone. A page served elsewhere does not ask. Yoga's
+ * page ends with its call of `renderYogaGraphiQL`, which this one replaces; a page without it is
+ * left as it is, without the demo tabs.
+ */
+export function withDemoTabs(page: string, options: GraphiQLOptions): string {
+  const call = page.lastIndexOf('YogaGraphiQL.renderYogaGraphiQL(');
+  const end = call < 0 ? -1 : page.indexOf('</script>', call);
+  if (end < 0) return page;
+  // `<` escaped: no text of the options can end the script.
+  const base = JSON.stringify(options).replace(/</g, '\\u003c');
+  // A block: its names stay out of the page's global scope, which yoga's bundle shares.
+  const script = `{
+        const graphiqlOptions = ${base};
+        const render = (demo) =>
+          YogaGraphiQL.renderYogaGraphiQL(window.document.querySelector('#root'), { ...graphiqlOptions, ...demo });
+        if (/^(localhost|127(\\.\\d{1,3}){3}|\\[::1\\])$/.test(window.location.hostname)) {
+          fetch(${JSON.stringify(DEMO_TABS_PATH)}, { method: 'POST', headers: { accept: 'application/json' } })
+            .then((response) => (response.ok ? response.json() : {}))
+            .catch(() => ({}))
+            .then(render);
+        } else {
+          render({});
+        }
+      }
+      `;
+  return page.slice(0, call) + script + page.slice(end);
+}
+
+/**
+ * Answers `POST /graphiql/demo-tabs` (`DEMO_TABS_PATH`): GraphiQL's options with a tab per demo
+ * user and the first user's token in every example, to the page opened on this machine only (see
+ * `mayReceiveDemoTokens`); 403 to any other request.
+ */
+export function useDemoTabs(page: Required<GraphiQLPage>): Plugin {
+  return {
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      if (url.pathname !== DEMO_TABS_PATH) return;
+      const answer = (status: number, body: unknown) =>
+        endResponse(
+          new fetchAPI.Response(JSON.stringify(body), {
+            status,
+            headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+          }),
+        );
+      if (request.method !== 'POST') return answer(405, refusal('Send a POST, as GraphiQL’s page does'));
+      if (!mayReceiveDemoTokens(request, serverContext))
+        return answer(
+          403,
+          refusal(
+            'The demo users’ tokens go to GraphiQL’s page opened on this machine only (http://localhost:<port>/graphql); they are in demo-tokens.json',
+          ),
+        );
+      return answer(200, graphiqlOptions(page));
+    },
+  };
+}
+
+function refusal(message: string) {
+  return { errors: [{ message, extensions: { code: 'FORBIDDEN' } }] };
+}
+
+/**
+ * Whether a request may receive the demo users' tokens: one a browser on this machine sends from
+ * GraphiQL's page at a loopback address (`isLoopbackClient`, `isFromOwnPage`).
+ */
+export function mayReceiveDemoTokens(request: Request, serverContext: unknown): boolean {
+  return isLoopbackClient(request, serverContext) && isFromOwnPage(request);
+}
+
+/**
+ * Whether a browser sent `request` from a page of the origin it is addressed to, or as a
+ * navigation its user typed: an `Origin`, if any, that is the request's own (a page of another
+ * site, of another port, or a sandboxed one's `null` is not), and a `Sec-Fetch-Site`, if any, of
+ * `same-origin` or `none`. Browsers set both on every request a page makes to another origin, and
+ * a page cannot forge them. Behind a proxy on this machine that rewrites `Host` to a loopback
+ * name, a browser elsewhere sends the proxy's public origin, which is not the request's own.
+ */
+export function isFromOwnPage(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (origin !== null && origin !== new URL(request.url).origin) return false;
+  const site = request.headers.get('sec-fetch-site');
+  return site === null || site === 'same-origin' || site === 'none';
+}
+
+/**
+ * Whether a request comes from this machine, as a browser on it sends one: from a
  * loopback address, through no proxy (a proxy on this machine relays others' requests), to a loopback
  * host name (a page of another site whose name resolves to this machine, DNS rebinding, cannot read
  * the answer). `serverContext` is what Node's server gives yoga (`{ req, res }`).

@@ -13,7 +13,9 @@ import { useCompressedPages } from './compression.js';
 import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
-import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
+import { type DemoTokens, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
+import { corsOptions } from './cors.js';
+import { useCsrfPrevention } from './csrf.js';
 import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
@@ -41,11 +43,23 @@ export interface GatewayOptions {
   clientOptions?: Omit<RestClientOptions, 'baseUrl'>;
   /**
    * Serve GraphiQL at `/graphql`, a tab per example. `demoTokens` are the embedded demo platform's
-   * users' tokens, the first an admin: offered (a tab per user, the first user's token in every
-   * example) only to a client on this machine (`isLoopbackClient`); leave them out for any other upstream.
+   * users' tokens, the first an admin: never in the page, they are offered (a tab per user, the
+   * first user's token in every example) to the page opened in a browser on this machine only,
+   * which asks for them (`useDemoTabs`); leave them out for any other upstream.
    * @default { enabled: true }
    */
   graphiql?: { enabled: boolean; demoTokens?: DemoTokens };
+  /**
+   * Origins (`https://app.example.com`) whose pages may read the gateway's answers (`CORS_ORIGINS`),
+   * never with credentials; none by default: no CORS header at all (see `corsOptions`).
+   * @default []
+   */
+  corsOrigins?: readonly string[];
+  /**
+   * Refuse GraphQL requests a browser may send from any site without a preflight unless they carry
+   * a CSRF header (`CSRF_PREVENTION`, see `useCsrfPrevention`). @default true
+   */
+  csrfPrevention?: boolean;
   /** Bounds on requests and operations; each left out takes its default (`DEFAULT_LIMITS`). */
   limits?: Partial<GatewayLimits>;
   /** What the supervisor of the upstream's process knows of it, for `/ready` (see `HealthOptions`). */
@@ -176,9 +190,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
     // memory, loaded with the first page asked for.
-    renderGraphiQL: memoized(async (graphiqlOptions) =>
-      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
-    ),
+    renderGraphiQL: memoized(async (pageOptions = {}) => {
+      const page = (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(pageOptions);
+      return graphiql.demoTokens ? withDemoTabs(page, pageOptions) : page;
+    }),
+    // yoga's default would let every origin read every answer, with credentials.
+    cors: corsOptions(options.corsOrigins ?? []),
     context: ({ request }) => {
       const ctx = createContext(client, request, {
         maxUpstreamRequests: limits.maxUpstreamRequests,
@@ -189,20 +206,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       attachLoaders(ctx);
       return ctx;
     },
-    graphiql: graphiql.enabled
-      ? (request, serverContext) =>
-          graphiqlOptions({
-            persistedOnly,
-            ...(graphiql.demoTokens && isLoopbackClient(request, serverContext)
-              ? { demoTokens: graphiql.demoTokens }
-              : {}),
-          })
-      : false,
+    graphiql: graphiql.enabled ? graphiqlOptions({ persistedOnly }) : false,
     maskedErrors: { maskError: (error) => maskExecutionError(error, (message) => logger.error(message)) },
     plugins: [
       useRequestId(),
       useClientAddress(trustedProxies),
       metrics.plugin({ exposed: options.metricsOnMainPort ?? true }),
+      ...(graphiql.enabled && graphiql.demoTokens
+        ? [useDemoTabs({ persistedOnly, demoTokens: graphiql.demoTokens })]
+        : []),
       ...usePersistedDocuments({
         manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
         persistedOnly,
@@ -210,6 +222,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
       // After the persisted operations (which fill in the document) and before the cache (which may answer).
       useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
+      // Before any lane reads the request (the SSE lane's included); its refusals are in the operation log.
+      ...(options.csrfPrevention === false ? [] : [useCsrfPrevention()]),
       useInputLimits(limits),
       // Answers not in parts run on graphql-js's executor (keys in the order of the selection):
       // chosen before the response cache, which wraps whatever executor it finds.
