@@ -127,7 +127,7 @@ describe('state shared through Redis', () => {
 
   it('forgets every cached answer, and nothing else, when it owes more invalidations than it keeps', async () => {
     const state = redisState(redis.url, { maxOwedInvalidations: 1 });
-    const cache = state.responseCache('owed-test:');
+    const cache = state.responseCache('owed-test:', { maxBytes: 1024 * 1024 });
     const client = new Redis(redis.url);
     try {
       await until(() => state.connected());
@@ -154,7 +154,7 @@ describe('state shared through Redis', () => {
 
   it('keeps the index of a busy type to the entries alive, and forgets thousands in one invalidation', async () => {
     const state = redisState(redis.url);
-    const cache = state.responseCache('index-test:');
+    const cache = state.responseCache('index-test:', { maxBytes: 64 * 1024 * 1024 });
     const client = new Redis(redis.url);
     try {
       await until(() => state.connected());

@@ -1,10 +1,20 @@
 import { EventEmitter } from 'node:events';
-import { createInMemoryCache } from '@graphql-yoga/plugin-response-cache';
-import type { BudgetState, Budgets, Channels, KeyValueStore, Leases, SharedState } from './store.js';
+import type { ExecutionResult } from 'graphql';
+import {
+  type BudgetState,
+  type Budgets,
+  type Channels,
+  ENTRY_OVERHEAD_BYTES,
+  type KeyValueStore,
+  type Leases,
+  type ResponseCacheStore,
+  type SharedState,
+  type StoreBounds,
+} from './store.js';
 
 /** Options of `memoryState`. */
 export interface MemoryStateOptions {
-  /** Most entries of each key-value store (persisted queries). @default 1000 */
+  /** Most entries of each key-value store given no bounds in bytes (accepted tokens). @default 1000 */
   maxEntries?: number;
   /** Most budgets kept (callers seen in their window). @default 100000 */
   maxBudgets?: number;
@@ -14,8 +24,8 @@ export interface MemoryStateOptions {
 export function memoryState(options: MemoryStateOptions = {}): SharedState {
   const emitter = new EventEmitter().setMaxListeners(0);
   return {
-    store: () => memoryStore(options.maxEntries ?? 1000),
-    responseCache: () => createInMemoryCache(),
+    store: (_prefix, bounds) => memoryStore(bounds ?? { maxEntries: options.maxEntries ?? 1000 }),
+    responseCache: (_prefix, bounds) => memoryResponseCache(bounds),
     budgets: memoryBudgets(options.maxBudgets ?? 100_000),
     leases: LOCAL_LEASES,
     channels: localChannels(emitter),
@@ -37,26 +47,139 @@ export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number):
   if (map.size > max) map.delete(map.keys().next().value!);
 }
 
+/** How much a store in memory keeps: entries, bytes (see `StoreBounds`), or both. */
+export interface MemoryStoreBounds extends Partial<StoreBounds> {
+  /** Most entries. @default no bound */
+  maxEntries?: number;
+}
+
+/** A store in memory, and what it holds now. */
+export interface MemoryStore extends KeyValueStore {
+  /** Bytes of its entries (keys, values and `ENTRY_OVERHEAD_BYTES` each). */
+  readonly bytes: number;
+}
+
 /**
- * A store in this process's memory, bounded: past `maxEntries`, the entry used least recently
- * goes first, and an entry past its time is gone when next read.
+ * A store in this process's memory, bounded: past `maxEntries` or `maxBytes`, the entries used
+ * least recently go first; an entry over `maxEntryBytes` is not kept; an entry past its time is
+ * gone when next read.
  */
-export function memoryStore(maxEntries: number): KeyValueStore {
-  const entries = new Map<string, { value: string; expiresAt: number }>();
+export function memoryStore(bounds: MemoryStoreBounds): MemoryStore {
+  const maxEntries = bounds.maxEntries ?? Number.POSITIVE_INFINITY;
+  const maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxEntryBytes = bounds.maxEntryBytes ?? maxBytes;
+  const entries = new Map<string, { value: string; expiresAt: number; bytes: number }>();
+  let bytes = 0;
+  const forget = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    bytes -= entry.bytes;
+  };
   return {
+    get bytes() {
+      return bytes;
+    },
     async get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
       if (entry.expiresAt <= Date.now()) {
-        entries.delete(key);
+        forget(key);
         return undefined;
       }
-      keepRecent(entries, key, entry, maxEntries);
+      // The most recently used end.
+      entries.delete(key);
+      entries.set(key, entry);
       return entry.value;
     },
     async set(key, value, ttlMs) {
+      forget(key);
+      const size = Buffer.byteLength(key) + Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES;
+      if (size > maxEntryBytes) return;
       const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs;
-      keepRecent(entries, key, { value, expiresAt }, maxEntries);
+      entries.set(key, { value, expiresAt, bytes: size });
+      bytes += size;
+      while (bytes > maxBytes || entries.size > maxEntries) forget(entries.keys().next().value!);
+    },
+  };
+}
+
+/** The response cache in memory, and what it holds now. */
+export interface MemoryResponseCache extends ResponseCacheStore {
+  /** Bytes of its entries: their JSON, ids and index (see `memoryResponseCache`). */
+  readonly bytes: number;
+}
+
+/**
+ * The response cache in this process's memory, within `bounds`: each answer kept as its JSON (what
+ * it weighs is then what it holds, and a hit hands out a copy of its own), with an index of the
+ * entries holding each object and type, so that an invalidation forgets exactly those. An entry
+ * counts its id, its JSON, `ENTRY_OVERHEAD_BYTES`, and its id again for each object or type it is
+ * indexed under, with that object's name; past `maxBytes` the least recently used go first, and
+ * an answer over `maxEntryBytes` is not kept.
+ */
+export function memoryResponseCache(bounds: StoreBounds): MemoryResponseCache {
+  const maxEntryBytes = bounds.maxEntryBytes ?? bounds.maxBytes;
+  const entries = new Map<string, { text: string; bytes: number; expiresAt: number; holders: string[] }>();
+  /** The entries holding each object (`Type:id`) and type (`Type`). */
+  const holders = new Map<string, Set<string>>();
+  let bytes = 0;
+  function forget(id: string): void {
+    const entry = entries.get(id);
+    if (!entry) return;
+    entries.delete(id);
+    bytes -= entry.bytes;
+    for (const holder of entry.holders) {
+      const ids = holders.get(holder);
+      ids?.delete(id);
+      if (ids?.size === 0) holders.delete(holder);
+    }
+  }
+  return {
+    get bytes() {
+      return bytes;
+    },
+    get(id) {
+      const entry = entries.get(id);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= Date.now()) {
+        forget(id);
+        return undefined;
+      }
+      entries.delete(id);
+      entries.set(id, entry);
+      return JSON.parse(entry.text) as ExecutionResult;
+    },
+    set(id, data, entities, ttl) {
+      forget(id);
+      const text = JSON.stringify(data);
+      const names = new Set<string>();
+      for (const entity of entities) {
+        names.add(entity.typename);
+        if (entity.id !== undefined) names.add(`${entity.typename}:${entity.id}`);
+      }
+      let size = Buffer.byteLength(id) + Buffer.byteLength(text) + ENTRY_OVERHEAD_BYTES;
+      for (const name of names) size += Buffer.byteLength(name) + id.length;
+      if (size > maxEntryBytes) return;
+      const expiresAt = Number.isFinite(ttl) ? Date.now() + ttl : Number.POSITIVE_INFINITY;
+      entries.set(id, { text, bytes: size, expiresAt, holders: [...names] });
+      bytes += size;
+      for (const name of names) {
+        const ids = holders.get(name);
+        if (ids) ids.add(id);
+        else holders.set(name, new Set([id]));
+      }
+      while (bytes > bounds.maxBytes) forget(entries.keys().next().value!);
+    },
+    invalidate(entities) {
+      for (const { typename, id } of entities) {
+        for (const entry of [...(holders.get(id === undefined ? typename : `${typename}:${id}`) ?? [])]) forget(entry);
+      }
+    },
+    async clear() {
+      entries.clear();
+      holders.clear();
+      bytes = 0;
     },
   };
 }
