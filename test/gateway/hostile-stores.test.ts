@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesAccess } from '../../src/gateway/cache/response-cache.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
 import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
+import { parsedDocumentCache } from '../../src/gateway/policy/limits.js';
 import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { memoryResponseCache, memoryStore } from '../../src/gateway/state/memory.js';
 import { ENTRY_OVERHEAD_BYTES } from '../../src/gateway/state/store.js';
@@ -40,6 +44,15 @@ const post = (gateway: Gateway, body: unknown, headers: Record<string, string> =
 const apq = (document: string) => ({ persistedQuery: { version: 1, sha256Hash: documentHash(document) } });
 /** A unique document of about `bytes` bytes that asks for nothing upstream. */
 const padded = (bytes: number) => `# ${randomBytes(bytes / 2).toString('hex')}\n{ __typename }`;
+/** Megabytes of heap in use once the garbage is collected. */
+const heapMiB = (() => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  return () => {
+    gc();
+    return process.memoryUsage().heapUsed / 1024 / 1024;
+  };
+})();
 /** Whether the gateway knows `document` by its hash alone. */
 const known = async (gateway: Gateway, document: string) => {
   const answer = await post(gateway, { extensions: apq(document) });
@@ -147,6 +160,33 @@ describe('registered persisted queries', () => {
     expect(registering.upstream).toBe(1);
     expect(registering.body.extensions.responseCache).toBeUndefined();
     expect(await known(gateway, document)).toBe(true);
+  });
+});
+
+describe('parsed documents', () => {
+  it('keeps the documents it parsed within their heap: a flood of unique 9,000-token documents', async () => {
+    const gateway = gatewayWith();
+    // Each parses (9,000 tokens, under the limit) and fails validation: about 4 MB of heap as a parsed document.
+    const documents = Array.from({ length: 40 }, (_, i) => `# ${i}\n{ ${'a '.repeat(9000)}}`);
+    const before = heapMiB();
+    for (const query of documents) {
+      const answer = await post(gateway, { query });
+      expect(answer.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(answer.upstream).toBe(0);
+    }
+    // Without a bound, all 40 stay: some 170 MB.
+    expect(heapMiB() - before).toBeLessThan(48);
+  });
+
+  it('weighs a parsed document by its tokens, and keeps no more than its bytes', () => {
+    const cache = parsedDocumentCache(1024 * KiB);
+    const large = `{ ${'a '.repeat(9000)}}`;
+    cache.documentCache.set(large, parse(large));
+    expect(cache.documentCache.get(large)).toBeUndefined();
+    const small = Array.from({ length: 400 }, (_, i) => `query Q${i} { viewer { id email displayName } }`);
+    for (const source of small) cache.documentCache.set(source, parse(source));
+    expect(cache.documentCache.get(small.at(-1)!)).toBeDefined();
+    expect(cache.documentCache.get(small[0]!)).toBeUndefined();
   });
 });
 

@@ -13,7 +13,13 @@ import { useCompressedPages } from './compression.js';
 import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { type DemoTokens, graphiqlOptions, isLoopbackClient } from './graphiql.js';
-import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
+import {
+  DEFAULT_LIMITS,
+  PARSED_DOCUMENTS_BYTES,
+  parsedDocumentCache,
+  useInputLimits,
+  type GatewayLimits,
+} from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
@@ -177,6 +183,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     // GraphQL over HTTP's persisted documents: `{ "documentId": "<hash>" }` instead of the query.
     extraParamNames: ['documentId'],
+    // Bounded by the heap the documents take, not by their number (see `parsedDocumentCache`).
+    parserAndValidationCache: parsedDocumentCache(PARSED_DOCUMENTS_BYTES),
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
     // memory, loaded with the first page asked for.

@@ -47,6 +47,67 @@ export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number):
   if (map.size > max) map.delete(map.keys().next().value!);
 }
 
+/**
+ * A map of this process bounded in bytes (and, if asked, in entries), each entry weighing what its
+ * writer says: past a bound, the entries used least recently go first (`onForget` hears of each
+ * entry that goes, however it goes). The bound of every store and cache that grows with what
+ * clients send.
+ */
+export class RecentBytes<K, V> {
+  readonly #entries = new Map<K, { value: V; bytes: number }>();
+  #bytes = 0;
+
+  constructor(
+    /** Most bytes of all entries. */
+    readonly maxBytes: number,
+    readonly options: {
+      /** Largest entry kept. @default maxBytes */
+      maxEntryBytes?: number;
+      /** Most entries. @default no bound */
+      maxEntries?: number;
+      onForget?: (key: K, value: V) => void;
+    } = {},
+  ) {}
+
+  /** Bytes of the entries kept. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The value of `key`, which becomes the most recently used. */
+  get(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps `value` under `key`, weighing `bytes`; false (and nothing kept) when it is over the largest entry. */
+  set(key: K, value: V, bytes: number): boolean {
+    this.delete(key);
+    if (bytes > Math.min(this.options.maxEntryBytes ?? this.maxBytes, this.maxBytes)) return false;
+    this.#entries.set(key, { value, bytes });
+    this.#bytes += bytes;
+    const maxEntries = this.options.maxEntries ?? Number.POSITIVE_INFINITY;
+    while (this.#bytes > this.maxBytes || this.#entries.size > maxEntries)
+      this.delete(this.#entries.keys().next().value!);
+    return true;
+  }
+
+  delete(key: K): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+    this.options.onForget?.(key, entry.value);
+  }
+
+  clear(): void {
+    for (const key of [...this.#entries.keys()]) this.delete(key);
+  }
+}
+
 /** How much a store in memory keeps: entries, bytes (see `StoreBounds`), or both. */
 export interface MemoryStoreBounds extends Partial<StoreBounds> {
   /** Most entries. @default no bound */
@@ -65,41 +126,29 @@ export interface MemoryStore extends KeyValueStore {
  * gone when next read.
  */
 export function memoryStore(bounds: MemoryStoreBounds): MemoryStore {
-  const maxEntries = bounds.maxEntries ?? Number.POSITIVE_INFINITY;
-  const maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
-  const maxEntryBytes = bounds.maxEntryBytes ?? maxBytes;
-  const entries = new Map<string, { value: string; expiresAt: number; bytes: number }>();
-  let bytes = 0;
-  const forget = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return;
-    entries.delete(key);
-    bytes -= entry.bytes;
-  };
+  const entries = new RecentBytes<string, { value: string; expiresAt: number }>(
+    bounds.maxBytes ?? Number.POSITIVE_INFINITY,
+    {
+      ...(bounds.maxEntryBytes === undefined ? {} : { maxEntryBytes: bounds.maxEntryBytes }),
+      ...(bounds.maxEntries === undefined ? {} : { maxEntries: bounds.maxEntries }),
+    },
+  );
   return {
     get bytes() {
-      return bytes;
+      return entries.bytes;
     },
     async get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
       if (entry.expiresAt <= Date.now()) {
-        forget(key);
+        entries.delete(key);
         return undefined;
       }
-      // The most recently used end.
-      entries.delete(key);
-      entries.set(key, entry);
       return entry.value;
     },
     async set(key, value, ttlMs) {
-      forget(key);
-      const size = Buffer.byteLength(key) + Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES;
-      if (size > maxEntryBytes) return;
       const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs;
-      entries.set(key, { value, expiresAt, bytes: size });
-      bytes += size;
-      while (bytes > maxBytes || entries.size > maxEntries) forget(entries.keys().next().value!);
+      entries.set(key, { value, expiresAt }, Buffer.byteLength(key) + Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES);
     },
   };
 }
@@ -119,67 +168,57 @@ export interface MemoryResponseCache extends ResponseCacheStore {
  * an answer over `maxEntryBytes` is not kept.
  */
 export function memoryResponseCache(bounds: StoreBounds): MemoryResponseCache {
-  const maxEntryBytes = bounds.maxEntryBytes ?? bounds.maxBytes;
-  const entries = new Map<string, { text: string; bytes: number; expiresAt: number; holders: string[] }>();
   /** The entries holding each object (`Type:id`) and type (`Type`). */
   const holders = new Map<string, Set<string>>();
-  let bytes = 0;
-  function forget(id: string): void {
-    const entry = entries.get(id);
-    if (!entry) return;
-    entries.delete(id);
-    bytes -= entry.bytes;
-    for (const holder of entry.holders) {
-      const ids = holders.get(holder);
-      ids?.delete(id);
-      if (ids?.size === 0) holders.delete(holder);
-    }
-  }
+  const entries = new RecentBytes<string, { text: string; expiresAt: number; holders: string[] }>(bounds.maxBytes, {
+    ...(bounds.maxEntryBytes === undefined ? {} : { maxEntryBytes: bounds.maxEntryBytes }),
+    onForget(id, entry) {
+      for (const holder of entry.holders) {
+        const ids = holders.get(holder);
+        ids?.delete(id);
+        if (ids?.size === 0) holders.delete(holder);
+      }
+    },
+  });
   return {
     get bytes() {
-      return bytes;
+      return entries.bytes;
     },
     get(id) {
       const entry = entries.get(id);
       if (!entry) return undefined;
       if (entry.expiresAt <= Date.now()) {
-        forget(id);
+        entries.delete(id);
         return undefined;
       }
-      entries.delete(id);
-      entries.set(id, entry);
       return JSON.parse(entry.text) as ExecutionResult;
     },
     set(id, data, entities, ttl) {
-      forget(id);
       const text = JSON.stringify(data);
       const names = new Set<string>();
       for (const entity of entities) {
         names.add(entity.typename);
         if (entity.id !== undefined) names.add(`${entity.typename}:${entity.id}`);
       }
-      let size = Buffer.byteLength(id) + Buffer.byteLength(text) + ENTRY_OVERHEAD_BYTES;
-      for (const name of names) size += Buffer.byteLength(name) + id.length;
-      if (size > maxEntryBytes) return;
+      let bytes = Buffer.byteLength(id) + Buffer.byteLength(text) + ENTRY_OVERHEAD_BYTES;
+      for (const name of names) bytes += Buffer.byteLength(name) + id.length;
       const expiresAt = Number.isFinite(ttl) ? Date.now() + ttl : Number.POSITIVE_INFINITY;
-      entries.set(id, { text, bytes: size, expiresAt, holders: [...names] });
-      bytes += size;
+      if (!entries.set(id, { text, expiresAt, holders: [...names] }, bytes)) return;
       for (const name of names) {
         const ids = holders.get(name);
         if (ids) ids.add(id);
         else holders.set(name, new Set([id]));
       }
-      while (bytes > bounds.maxBytes) forget(entries.keys().next().value!);
     },
     invalidate(entities) {
       for (const { typename, id } of entities) {
-        for (const entry of [...(holders.get(id === undefined ? typename : `${typename}:${id}`) ?? [])]) forget(entry);
+        for (const entry of [...(holders.get(id === undefined ? typename : `${typename}:${id}`) ?? [])]) {
+          entries.delete(entry);
+        }
       }
     },
     async clear() {
       entries.clear();
-      holders.clear();
-      bytes = 0;
     },
   };
 }
