@@ -190,6 +190,17 @@ export const configSchema = z.object({
    */
   RESPONSE_CACHE_TTL_MS: z.coerce.number().int().positive().max(86_400_000).optional(),
   /**
+   * MiB of answers the response cache keeps at most, in this process (or in Redis, for every replica
+   * together): past it, the least recently used go first (in Redis, those ending soonest); an answer
+   * over a sixteenth of it is not kept. @default 32
+   */
+  RESPONSE_CACHE_MB: z.coerce
+    .number({ message: 'must be a number of MiB' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(65_536, 'must be at most 65536')
+    .default(32),
+  /**
    * Milliseconds between two polls of a resource a subscription follows; subscribers of one resource
    * with one token share each poll. @default 2000
    */
@@ -283,6 +294,26 @@ export const configSchema = z.object({
   PERSISTED_OPERATIONS_FILE: z.string().min(1).optional(),
   /** `1`: run only the persisted operations (the manifest and the built-in examples); any other document is refused. @default 0 */
   PERSISTED_ONLY: flag(),
+  /**
+   * MiB of documents registered as automatic persisted queries kept at most, in this process (or in
+   * Redis, for every replica together); past it, the least recently used go first. @default 8
+   */
+  PERSISTED_QUERIES_MB: z.coerce
+    .number({ message: 'must be a number of MiB' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(65_536, 'must be at most 65536')
+    .default(8),
+  /**
+   * Largest document a client may register as an automatic persisted query, in bytes; a larger one
+   * is refused with a coded error (it still runs sent as text alone). @default 131072
+   */
+  MAX_PERSISTED_QUERY_BYTES: z.coerce
+    .number({ message: 'must be a number of bytes' })
+    .int('must be a whole number')
+    .min(1024, 'must be at least 1024')
+    .max(16 * 1024 * 1024, 'must be at most 16777216')
+    .default(128 * 1024),
   /**
    * Export traces over OTLP/HTTP to this collector (`http://collector:4318`); the other standard
    * variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`) apply too. Unset,

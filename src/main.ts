@@ -83,7 +83,9 @@ const gateway = createGateway({
   },
   metricsOnMainPort: config.METRICS_PORT === undefined,
   ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
-  ...(config.RESPONSE_CACHE_TTL_MS ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS } } : {}),
+  ...(config.RESPONSE_CACHE_TTL_MS
+    ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 } }
+    : {}),
   subscriptions: {
     pollMs: config.SUBSCRIPTION_POLL_MS,
     maxSubscriptions: config.MAX_SUBSCRIPTIONS,
@@ -100,6 +102,8 @@ const gateway = createGateway({
   },
   persistedOperations: {
     persistedOnly: config.PERSISTED_ONLY,
+    maxBytes: config.PERSISTED_QUERIES_MB * 1024 * 1024,
+    maxDocumentBytes: config.MAX_PERSISTED_QUERY_BYTES,
     ...(persistedManifest ? { manifest: persistedManifest } : {}),
   },
   // One JSON line per operation on stdout, at LOG_LEVEL info and below.

@@ -52,6 +52,9 @@ describe('configuration', () => {
       CSRF_PREVENTION: true,
       CLUSTER_REPLICAS: 3,
       MAX_RESPONSE_BYTES: 8_388_608,
+      RESPONSE_CACHE_MB: 32,
+      PERSISTED_QUERIES_MB: 8,
+      MAX_PERSISTED_QUERY_BYTES: 131_072,
     });
     expect(limitsFromConfig(loadConfig({}))).toEqual(DEFAULT_LIMITS);
   });

@@ -31,6 +31,12 @@ export interface GatewayContext {
   budgetKey: () => string;
   /** The caller's budget after this operation's reservation, when rate limits are on. */
   rateLimit?: RateLimitStatus | undefined;
+  /**
+   * A document the client sent with its APQ hash, registered once it is about to run (see
+   * `usePersistedDocuments`). Set on the context before `createContext` extends it, which must
+   * then leave this field out.
+   */
+  registration?: { hash: string; document: string } | undefined;
 }
 
 /** A caller's budget as the graph shows it: `rateLimit` and `extensions.rateLimit`. */

@@ -6,6 +6,7 @@ import { postGraphQL } from '../fixtures/gateway.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
 import { redisState } from '../../src/gateway/state/redis.js';
+import { ENTRY_OVERHEAD_BYTES } from '../../src/gateway/state/store.js';
 import { Redis } from 'ioredis';
 
 /** Two gateways, as two replicas would be, sharing one real redis-server. */
@@ -23,6 +24,7 @@ beforeAll(async () => {
     graphiql: { enabled: false },
     redisUrl: redis.url,
     responseCache: { ttlMs: 60_000 },
+    persistedOperations: { maxBytes: 64 * 1024 },
     logger: quiet,
   };
   a = createGateway(options);
@@ -127,7 +129,7 @@ describe('state shared through Redis', () => {
 
   it('forgets every cached answer, and nothing else, when it owes more invalidations than it keeps', async () => {
     const state = redisState(redis.url, { maxOwedInvalidations: 1 });
-    const cache = state.responseCache('owed-test:');
+    const cache = state.responseCache('owed-test:', { maxBytes: 1024 * 1024 });
     const client = new Redis(redis.url);
     try {
       await until(() => state.connected());
@@ -154,7 +156,7 @@ describe('state shared through Redis', () => {
 
   it('keeps the index of a busy type to the entries alive, and forgets thousands in one invalidation', async () => {
     const state = redisState(redis.url);
-    const cache = state.responseCache('index-test:');
+    const cache = state.responseCache('index-test:', { maxBytes: 64 * 1024 * 1024 });
     const client = new Redis(redis.url);
     try {
       await until(() => state.connected());
@@ -173,5 +175,85 @@ describe('state shared through Redis', () => {
       client.disconnect();
       await state.close();
     }
+  });
+  it('keeps a flood of registered documents within their bytes in Redis, for every replica together', async () => {
+    const client = new Redis(redis.url);
+    try {
+      const documents = Array.from(
+        { length: 40 },
+        (_, i) => `# ${i} ${'x'.repeat(4 * 1024)}\nquery Flood${i} { __typename }`,
+      );
+      for (const [index, query] of documents.entries()) {
+        const extensions = { persistedQuery: { version: 1, sha256Hash: documentHash(query) } };
+        const registered = await run(index % 2 === 0 ? a : b, { query, extensions });
+        expect(registered.body.data).toEqual({ __typename: 'Query' });
+      }
+      // The documents Redis holds, whatever their keys: some 4 KiB each, within 64 KiB.
+      const entries = [];
+      for (const key of await client.keys('apq:*'))
+        if (key !== 'apq:bytes' && (await client.type(key)) === 'string') entries.push(key);
+      expect(entries.length).toBeLessThan(16);
+      const bytes = Number(await client.get('apq:bytes'));
+      expect(bytes).toBeLessThanOrEqual(64 * 1024);
+      let held = 0;
+      for (const key of entries) held += (await client.strlen(key)) + key.length - 'apq:entry:'.length;
+      expect(held + entries.length * ENTRY_OVERHEAD_BYTES).toBe(bytes);
+      expect(entries.length).toBe(await client.zcard('apq:used'));
+      expect(entries.length).toBeGreaterThan(5);
+      const byHash = (query: string) =>
+        run(b, { extensions: { persistedQuery: { version: 1, sha256Hash: documentHash(query) } } });
+      expect((await byHash(documents.at(-1)!)).body.data).toEqual({ __typename: 'Query' });
+      expect((await byHash(documents[0]!)).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('keeps the response cache within its bytes in Redis, the entries ending soonest going first', async () => {
+    const state = redisState(redis.url);
+    const cache = state.responseCache('bytes-test:', { maxBytes: 16 * 1024, maxEntryBytes: 4 * 1024 });
+    const client = new Redis(redis.url);
+    try {
+      await until(() => state.connected());
+      for (let i = 0; i < 100; i += 1) {
+        const data = { data: { text: 'x'.repeat((i * 53) % 3000) } };
+        await cache.set(`entry${i}`, data, [{ typename: 'Space', id: i % 5 }], 60_000 + i);
+        expect(Number(await client.get('bytes-test:bytes'))).toBeLessThanOrEqual(16 * 1024);
+      }
+      const entries = await client.keys('bytes-test:entry:*');
+      expect(entries.length).toBe(await client.zcard('bytes-test:ends'));
+      expect(entries).toContain('bytes-test:entry:entry99');
+      expect(await client.exists('bytes-test:entry:entry0')).toBe(0);
+      // What went left no trace in the index of the objects that held it.
+      const held = new Set(entries.map((key) => key.slice('bytes-test:entry:'.length)));
+      for (let id = 0; id < 5; id += 1) {
+        for (const entry of await client.zrange(`bytes-test:entity:Space:${id}`, 0, -1)) expect(held).toContain(entry);
+      }
+      expect(await cache.get('entry99')).toEqual({ data: { text: 'x'.repeat((99 * 53) % 3000) } });
+      // An answer over the size of an entry is not kept.
+      await cache.set('too-large', { data: { text: 'x'.repeat(4 * 1024) } }, [], 60_000);
+      expect(await cache.get('too-large')).toBeUndefined();
+      // Forgetting all of it leaves nothing, its count included.
+      await cache.clear();
+      expect(await client.keys('bytes-test:*')).toEqual([]);
+    } finally {
+      client.disconnect();
+      await state.close();
+    }
+  });
+
+  it("forgets through every replica what a removed member read, once the removal's answer is out", async () => {
+    const finn = { authorization: `Bearer ${platform.token(DEMO.users.finn)}` };
+    const variables = { id: platform.spaceId(DEMO.spaces.userGrant) };
+    const read = (gateway: Gateway) => postGraphQL(gateway, platform, { query: SPACE, variables }, finn);
+    expect((await read(a)).body.errors).toBeUndefined();
+    expect((await read(b)).upstream).toBe(0);
+    const removed = await run(b, {
+      query: `mutation { removeMember(input: { organizationId: "acme", userId: "${platform.userId(DEMO.users.finn)}" }) { deleted } }`,
+    });
+    expect(removed.body.data.removeMember.deleted).toBe(true);
+    const again = await read(a);
+    expect(again.upstream).toBe(1);
+    expect(again.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });

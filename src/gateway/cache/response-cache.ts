@@ -1,22 +1,42 @@
-import { type Cache, createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
+import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
 import { callerKeyOf } from '../state/caller.js';
+import { memoryResponseCache } from '../state/memory.js';
+import type { ResponseCacheStore, StoreBounds } from '../state/store.js';
 
 /** Options of `useGatewayResponseCache`. */
 export interface ResponseCacheOptions {
   /** How long an answer is kept, in milliseconds (`RESPONSE_CACHE_TTL_MS`). */
   ttlMs: number;
-  /** Where answers are kept. @default in this process's memory */
-  cache?: Cache;
+  /** Most bytes of answers kept (`RESPONSE_CACHE_MB`), in memory or in Redis. @default 33554432 (32 MiB) */
+  maxBytes?: number;
+  /** Largest answer kept. @default maxBytes / 16 */
+  maxEntryBytes?: number;
+  /** Where answers are kept. @default in this process's memory, within `maxBytes` */
+  cache?: ResponseCacheStore;
+}
+
+/** Bytes of answers the response cache keeps by default (`RESPONSE_CACHE_MB`). */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** The share of the cache's bytes one answer may take at most. */
+const ENTRY_SHARE = 1 / 16;
+
+/** The bounds of the response cache as `options` give them, defaults filled in. */
+export function responseCacheBounds(options: Pick<ResponseCacheOptions, 'maxBytes' | 'maxEntryBytes'>): StoreBounds {
+  const maxBytes = options.maxBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
+  return { maxBytes, maxEntryBytes: options.maxEntryBytes ?? Math.floor(maxBytes * ENTRY_SHARE) };
 }
 
 /**
- * What changes faster or slower than the rest, as a share of the TTL: the state of background work
- * (Git Sync, translations, OpenAPI processing), integration events and the caller's rate-limit budget
- * are never kept, a revision never changes once written.
+ * What is never kept (a TTL of 0): the state of background work (Git Sync, translations, OpenAPI
+ * processing), integration events and the caller's rate-limit budget. Nothing is kept longer than
+ * the TTL: a revision never changes, but an answer holding one reached it through what does
+ * (`Space.content` is another revision after each merge, a change request's revision after each
+ * edit), and links from it (`Revision.space`) lead to what changes too.
  */
 const TTL_SHARE: Record<string, number> = {
   GitSyncState: 0,
@@ -26,8 +46,30 @@ const TTL_SHARE: Record<string, number> = {
   IntegrationEvent: 0,
   // The caller's budget changes with every operation.
   'Query.rateLimit': 0,
-  Revision: 10,
 };
+
+/**
+ * REST paths whose writes change who may read what: an organization's settings (default role),
+ * members, teams, joins, invites and SAML; a collection's or a space's visibility, place (move,
+ * transfer), permissions, deletion and restoring; a site's visibility, publishing, visitor
+ * authentication, share links, adaptive schema and the spaces and sections it publishes; an OpenAPI
+ * specification (its visibility); integrations and their installations (what their tokens read).
+ * Read on the path alone: a write there drops the cache whatever it changed.
+ */
+const CHANGES_ACCESS: RegExp[] = [
+  /^\/orgs\/[^/]+$/,
+  /^\/orgs\/[^/]+\/(members|teams|join|link-invites|invites|saml)(\/|$)/,
+  /^\/orgs\/[^/]+\/sites\/[^/]+(?!\/structure\/sort$)(\/|$)/,
+  /^\/orgs\/[^/]+\/openapi\/[^/]+$/,
+  /^\/spaces\/[^/]+(\/(move|transfer|restore|permissions)(\/.*)?)?$/,
+  /^\/collections\/[^/]+(\/(move|transfer|permissions)(\/.*)?)?$/,
+  /^\/integrations\/[^/]+(\/installations(\/.*)?)?$/,
+];
+
+/** Whether a write to the REST `path` may change who may read what (see `CHANGES_ACCESS`). */
+export function changesAccess(path: string): boolean {
+  return CHANGES_ACCESS.some((pattern) => pattern.test(path));
+}
 
 /** REST collections whose next segment is an object's key, with the node it names. */
 const TOP_LEVEL: Record<string, string> = {
@@ -53,11 +95,18 @@ const IN_ORGANIZATION: Record<string, string> = {
  * says 0) and says so in `extensions.responseCache`. Every mutation through the gateway forgets the
  * answers holding an object it returned, and those holding an object whose REST path it wrote
  * under (the parents whose lists it changed: `POST /orgs/acme/spaces` forgets what holds the
- * organization). Explained requests (`x-explain: 1`), answers in parts (`@defer`, `@stream`) and
- * subscriptions are never served from the cache nor kept in it.
+ * organization). A write that changes who may read what (`changesAccess`) forgets every answer, of
+ * every caller: the gateway cannot tell which tokens belong to the users it concerns, and the
+ * answers it makes wrong need not hold the organization, space or collection it names (a page read
+ * by its id holds the page alone). Explained requests (`x-explain: 1`), answers in parts (`@defer`,
+ * `@stream`), subscriptions and requests registering a persisted query (which must run to be
+ * registered) are never served from the cache nor kept in it. The cache is bounded in bytes
+ * (`maxBytes`); an answer over `maxEntryBytes` is not kept.
  */
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[] {
-  const cache = awaitingInvalidations(options.cache ?? createInMemoryCache());
+  const bounds = responseCacheBounds(options);
+  const maxEntryBytes = bounds.maxEntryBytes ?? bounds.maxBytes;
+  const cache = awaitingInvalidations(options.cache ?? memoryResponseCache(bounds));
   const ttlPerSchemaCoordinate = Object.fromEntries(
     Object.entries(TTL_SHARE).map(([type, share]) => [type, share * options.ttlMs]),
   );
@@ -74,15 +123,25 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
     ttl: options.ttlMs,
     ttlPerSchemaCoordinate,
     session: (request) => callerKeyOf(request),
-    enabled: (request) => request.headers.get('x-explain') !== '1' && !inParts.has(request),
+    enabled: (request, context) =>
+      request.headers.get('x-explain') !== '1' &&
+      !inParts.has(request) &&
+      (context as Partial<GatewayContext>).registration === undefined,
     includeExtensionMetadata: true,
     shouldCacheResult: ({ result }) => !result.errors?.length,
+    // An answer whose size, counted as its fields resolved, is over the bound is not even serialized.
+    onTtl: ({ ttl, context }) =>
+      ((context as Partial<GatewayContext>).responseBudget?.answerBytes ?? 0) > maxEntryBytes ? 0 : ttl,
   });
   const forgetWrittenParents: Plugin = {
     onExecute({ args }) {
       const ctx = args.contextValue as unknown as GatewayContext;
       return {
         onExecuteDone() {
+          if (ctx.api.written.some(changesAccess)) {
+            void cache.clear();
+            return;
+          }
           const entities = ctx.api.written.flatMap(entitiesOnPath);
           if (entities.length > 0) void cache.invalidate(entities);
         },
@@ -99,18 +158,25 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
  * `cache` with its invalidations followed: `settled()` resolves once every one under way ended
  * (the response cache plugin does not wait for them).
  */
-function awaitingInvalidations(cache: Cache): Cache & { settled(): Promise<void> | undefined } {
+function awaitingInvalidations(
+  cache: ResponseCacheStore,
+): ResponseCacheStore & { settled(): Promise<void> | undefined } {
   const pending = new Set<Promise<unknown>>();
+  const follow = (work: unknown): Promise<void> => {
+    // A failed invalidation is the store's to report (the Redis store counts it): nobody waits on an error.
+    const invalidation = Promise.resolve(work).then(
+      () => undefined,
+      () => undefined,
+    );
+    pending.add(invalidation);
+    void invalidation.then(() => pending.delete(invalidation));
+    return invalidation;
+  };
   return {
     get: (id) => cache.get(id),
     set: (...args) => cache.set(...args),
-    invalidate(entities) {
-      // A failed invalidation is the store's to report (the Redis store counts it): nobody waits on an error.
-      const invalidation = Promise.resolve(cache.invalidate(entities)).catch(() => undefined);
-      pending.add(invalidation);
-      void invalidation.then(() => pending.delete(invalidation));
-      return invalidation;
-    },
+    invalidate: (entities) => follow(cache.invalidate(entities)),
+    clear: () => follow(cache.clear()),
     settled: () => (pending.size === 0 ? undefined : Promise.all(pending).then(() => undefined)),
   };
 }

@@ -16,7 +16,13 @@ import { OpenConnections, type ConnectionLimits } from './connections.js';
 import { type DemoTokens, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
 import { corsOptions } from './cors.js';
 import { useCsrfPrevention } from './csrf.js';
-import { DEFAULT_LIMITS, useInputLimits, type GatewayLimits } from '../policy/limits.js';
+import {
+  DEFAULT_LIMITS,
+  PARSED_DOCUMENTS_BYTES,
+  parsedDocumentCache,
+  useInputLimits,
+  type GatewayLimits,
+} from '../policy/limits.js';
 import { RestClient, type RestClientOptions } from '../upstream/client.js';
 import { schema } from '../schema/index.js';
 import { attachLoaders } from '../schema/kit/loaders.js';
@@ -25,11 +31,11 @@ import { useRequestId } from '../telemetry/request-id.js';
 import { operationLog } from '../telemetry/log.js';
 import { useOperationReports } from '../telemetry/operations.js';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
-import { usePersistedDocuments } from '../policy/persisted-operations.js';
+import { DEFAULT_PERSISTED_QUERIES_BYTES, usePersistedDocuments } from '../policy/persisted-operations.js';
 import type { KeyValueStore, SharedState } from '../state/store.js';
 import { memoryState } from '../state/memory.js';
 import { exampleManifest } from '../examples/manifest.js';
-import { useGatewayResponseCache } from '../cache/response-cache.js';
+import { type ResponseCacheOptions, responseCacheBounds, useGatewayResponseCache } from '../cache/response-cache.js';
 import { redisState } from '../state/redis.js';
 import { useRateLimits, type RateLimitOptions } from '../policy/rate-limit.js';
 import { LiveHub } from '../live/hub.js';
@@ -77,7 +83,15 @@ export interface GatewayOptions {
    * Persisted operations: the manifest's documents (besides the built-in examples), whether only
    * they run (`PERSISTED_ONLY`), and where registered ones are kept (in memory by default).
    */
-  persistedOperations?: { manifest?: ReadonlyMap<string, string>; persistedOnly?: boolean; store?: KeyValueStore };
+  persistedOperations?: {
+    manifest?: ReadonlyMap<string, string>;
+    persistedOnly?: boolean;
+    store?: KeyValueStore;
+    /** Most bytes of registered documents kept, in memory or in Redis (`PERSISTED_QUERIES_MB`). @default 8388608 */
+    maxBytes?: number;
+    /** Largest document a client may register (`MAX_PERSISTED_QUERY_BYTES`). @default 131072 */
+    maxDocumentBytes?: number;
+  };
   /**
    * Redis (`REDIS_URL`) for the state replicas share: the response cache, registered persisted
    * operations, rate-limit budgets and the election of subscription pollers. Left out, all of it
@@ -91,8 +105,11 @@ export interface GatewayOptions {
   trustedProxies?: number;
   /** Cost-based rate limits per caller (`RATE_LIMIT_*`); none when left out. */
   rateLimits?: RateLimitOptions;
-  /** Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`); off when left out. */
-  responseCache?: { ttlMs: number };
+  /**
+   * Keep answers for `ttlMs` (`RESPONSE_CACHE_TTL_MS`), `maxBytes` of them at most (`RESPONSE_CACHE_MB`),
+   * none over `maxEntryBytes` (a sixteenth of `maxBytes` by default); off when left out.
+   */
+  responseCache?: Pick<ResponseCacheOptions, 'ttlMs' | 'maxBytes' | 'maxEntryBytes'>;
   /**
    * Subscriptions: milliseconds between two polls of a followed resource (`SUBSCRIPTION_POLL_MS`),
    * the most open at once (`MAX_SUBSCRIPTIONS`) and per caller (`MAX_SUBSCRIPTIONS_PER_CALLER`).
@@ -177,6 +194,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const trustedProxies = options.trustedProxies ?? 0;
   const persisted = options.persistedOperations ?? {};
   const persistedOnly = persisted.persistedOnly ?? false;
+  const persistedDocuments = usePersistedDocuments({
+    manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
+    persistedOnly,
+    store: persisted.store ?? state.store('apq:', { maxBytes: persisted.maxBytes ?? DEFAULT_PERSISTED_QUERIES_BYTES }),
+    ...(persisted.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: persisted.maxDocumentBytes }),
+  });
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     // Budgeted last: its wrapper counts what every field (traced or not) adds to the answer.
     schema: budgetAnswers(instrumentSchema(schema)),
@@ -187,6 +210,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     // GraphQL over HTTP's persisted documents: `{ "documentId": "<hash>" }` instead of the query.
     extraParamNames: ['documentId'],
+    // Bounded by the heap the documents take, not by their number (see `parsedDocumentCache`).
+    parserAndValidationCache: parsedDocumentCache(PARSED_DOCUMENTS_BYTES),
     landingPage: false,
     // GraphiQL's assets are bundled, so it works without network; they weigh some 40 MB in
     // memory, loaded with the first page asked for.
@@ -215,11 +240,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(graphiql.enabled && graphiql.demoTokens
         ? [useDemoTabs({ persistedOnly, demoTokens: graphiql.demoTokens })]
         : []),
-      ...usePersistedDocuments({
-        manifest: new Map([...exampleManifest(), ...(persisted.manifest ?? [])]),
-        persistedOnly,
-        store: persisted.store ?? state.store('apq:'),
-      }),
+      ...persistedDocuments.serve,
       // After the persisted operations (which fill in the document) and before the cache (which may answer).
       useOperationReports([operationLog(options.operationLog ?? pino({ level: 'silent' })), metrics.record]),
       // Before any lane reads the request (the SSE lane's included); its refusals are in the operation log.
@@ -229,7 +250,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       // chosen before the response cache, which wraps whatever executor it finds.
       useOrderedExecution(),
       ...(options.responseCache
-        ? useGatewayResponseCache({ ...options.responseCache, cache: state.responseCache('response-cache:') })
+        ? useGatewayResponseCache({
+            ...options.responseCache,
+            cache: state.responseCache('response-cache:', responseCacheBounds(options.responseCache)),
+          })
         : []),
       // The cost's bound, computed by the plugin before, is what the rate limits reserve.
       cost,
@@ -242,6 +266,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             ),
           ]
         : []),
+      // Once the operation is admitted (parsed, validated, within its cost and its caller's budget).
+      persistedDocuments.register,
       // @defer and @stream (declared with the schema): the answer comes in parts, over multipart/mixed or SSE.
       useDeferStream(),
       // GraphQL over SSE's single-connection mode at /graphql/stream: each operation relayed through the chain.

@@ -8,11 +8,13 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type SelectionSetNode,
+  type Token,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { GatewayError } from '../errors.js';
+import { RecentBytes } from '../state/memory.js';
 
 /** The bounds the gateway puts on every request, before and while it runs. */
 export interface GatewayLimits {
@@ -310,4 +312,46 @@ export function useInputLimits(
       addValidationRule(expandedFields);
     },
   };
+}
+
+/** Bytes of heap the parsed documents kept for reuse take at most, as `parsedDocumentCache` estimates them. */
+export const PARSED_DOCUMENTS_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Heap a parsed document takes per token: its token, with its location, and its share of the
+ * nodes (measured at 300 to 480 bytes; a 5 KB operation of 1,000 tokens weighs some 300 KB).
+ */
+const HEAP_BYTES_PER_TOKEN = 400;
+
+/**
+ * yoga's cache of parsed documents and parse errors (`parserAndValidationCache`), bounded by the
+ * heap they take rather than by their number: a document keeps its source and every token, so
+ * 1,024 documents of 10,000 tokens (what yoga's own cache keeps) would hold 4 GB. Each document
+ * weighs its source and `HEAP_BYTES_PER_TOKEN` per token, a parse error its source; past
+ * `maxBytes` (a quarter of it for errors) the least recently used go first, and are parsed again
+ * if they come back. Validation results are kept by document, so they go with it.
+ */
+export function parsedDocumentCache(maxBytes: number) {
+  const documents = new RecentBytes<string, DocumentNode>(maxBytes);
+  const errors = new RecentBytes<string, unknown>(maxBytes / 4);
+  return {
+    documentCache: {
+      get: (source: string) => documents.get(source),
+      set: (source: string, document: DocumentNode) =>
+        void documents.set(source, document, Buffer.byteLength(source) + HEAP_BYTES_PER_TOKEN * tokensOf(document)),
+    },
+    errorCache: {
+      get: (source: string) => errors.get(source),
+      set: (source: string, error: unknown) => void errors.set(source, error, Buffer.byteLength(source)),
+    },
+  };
+}
+
+/** Tokens a parsed document keeps (all of them, with its locations), or an estimate from its source without. */
+function tokensOf(document: DocumentNode): number {
+  const first = document.loc?.startToken;
+  if (!first) return Math.ceil((document.loc?.source.body.length ?? 0) / 4);
+  let count = 0;
+  for (let token: Token | null = first; token; token = token.next) count += 1;
+  return count;
 }

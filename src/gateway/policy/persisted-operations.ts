@@ -1,5 +1,8 @@
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import type { ExecutionArgs } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import { GatewayError } from '../errors.js';
 import type { KeyValueStore } from '../state/store.js';
 import { documentHash, MAX_ID_LENGTH } from './manifest.js';
 
@@ -9,34 +12,65 @@ export interface PersistedOperationsOptions {
   manifest: ReadonlyMap<string, string>;
   /** Run only the documents of the manifest; any other is refused before it is parsed. */
   persistedOnly: boolean;
-  /** Where the documents clients register (automatic persisted queries) are kept. */
+  /** Where the documents clients register (automatic persisted queries) are kept: a store bounded in bytes. */
   store: KeyValueStore;
+  /** Largest document a client may register, in bytes (`MAX_PERSISTED_QUERY_BYTES`). @default 131072 */
+  maxDocumentBytes?: number;
 }
 
-/** How long a registered document is kept without use. */
+/** The plugins of persisted operations, placed apart in the chain (see `usePersistedDocuments`). */
+export interface PersistedDocuments {
+  /** First in the chain: checks a registration, and runs a document given by its id. */
+  serve: Plugin[];
+  /** After the cost's and the rate limits' admission: registers the document of an operation that runs. */
+  register: Plugin;
+}
+
+/** How long a registered document is kept. */
 const REGISTERED_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Bytes of registered documents kept by default (`PERSISTED_QUERIES_MB`), in memory or in Redis. */
+export const DEFAULT_PERSISTED_QUERIES_BYTES = 8 * 1024 * 1024;
+
+/** The largest document registered by default (`MAX_PERSISTED_QUERY_BYTES`): generated documents with fragments take tens of KB. */
+export const DEFAULT_MAX_PERSISTED_QUERY_BYTES = 128 * 1024;
 
 /**
  * Persisted operations, two ways: a client sends the id of a document of the manifest as
  * `documentId` (GraphQL over HTTP) or as `extensions.persistedQuery.sha256Hash` (Apollo's
  * automatic persisted queries), without the document. With APQ, an unknown hash is answered
- * `PERSISTED_QUERY_NOT_FOUND`; the client then sends the document with its hash, which registers
- * it (the hash must be the document's), and later requests send the hash alone. With
- * `persistedOnly`, only the manifest's documents run: a document sent as text, or registered, is
- * refused before it is parsed.
+ * `PERSISTED_QUERY_NOT_FOUND`; the client then sends the document with its hash (the hash must be
+ * the document's, and the document at most `maxDocumentBytes`), and later requests send the hash
+ * alone. The document is registered only once its operation is about to run: parsed, validated,
+ * within the cost limits and admitted by the rate limits (`register`, placed after them), and its
+ * bytes count as the gateway's work (`registration`) in what the operation costs its caller. Such a
+ * request is never answered from the response cache: it runs. With `persistedOnly`, only the
+ * manifest's documents run: a document sent as text, or registered, is refused before it is parsed.
  */
-export function usePersistedDocuments(options: PersistedOperationsOptions): Plugin[] {
+export function usePersistedDocuments(options: PersistedOperationsOptions): PersistedDocuments {
   const { manifest, persistedOnly, store } = options;
-  const register: Plugin = {
-    async onParams({ params }) {
+  const maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_PERSISTED_QUERY_BYTES;
+  const check: Plugin = {
+    onParams({ params, context }) {
       const hash = apqHash(params);
       if (persistedOnly || hash === undefined || typeof params.query !== 'string') return;
+      const bytes = Buffer.byteLength(params.query);
+      if (bytes > maxDocumentBytes) throw tooLarge(bytes, maxDocumentBytes);
       if (documentHash(params.query) !== hash) {
         throw refusal('provided sha does not match query', 'PERSISTED_QUERY_HASH_MISMATCH', 400);
       }
-      if (!manifest.has(hash)) await store.set(hash, params.query, REGISTERED_TTL_MS);
+      // Noted on the context (which yoga extends into the operation's): registered if it runs.
+      if (!manifest.has(hash)) (context as Partial<GatewayContext>).registration = { hash, document: params.query };
     },
   };
+  const registerRunning = async ({ args }: { args: ExecutionArgs }) => {
+    const ctx = args.contextValue as GatewayContext;
+    const registration = ctx.registration;
+    if (!registration) return;
+    ctx.work.add('registration', Buffer.byteLength(registration.document));
+    await store.set(registration.hash, registration.document, REGISTERED_TTL_MS);
+  };
+  const register: Plugin = { onExecute: registerRunning, onSubscribe: registerRunning };
   const serve = usePersistedOperations({
     allowArbitraryOperations: !persistedOnly,
     extractPersistedOperationId: (params, request) => {
@@ -66,13 +100,24 @@ export function usePersistedDocuments(options: PersistedOperationsOptions): Plug
         ),
     },
   });
-  return [register, serve];
+  return { serve: [check, serve], register };
 }
 
 function apqHash(params: GraphQLParams): string | undefined {
   const persisted = (params.extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
     ?.persistedQuery;
   return persisted?.version === 1 && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+}
+
+/** The refusal of a document too large to register: the limit, its size and the most allowed. */
+function tooLarge(bytes: number, max: number): GatewayError {
+  const error = new GatewayError(
+    'BAD_USER_INPUT',
+    `Persisted query too large to register: ${bytes} bytes, the limit is ${max}; send this document without extensions.persistedQuery, or make it smaller`,
+    { budget: { limit: 'persistedQueryBytes', value: bytes, max } },
+  );
+  Object.assign(error.extensions, { reason: 'PERSISTED_QUERY_TOO_LARGE', http: { status: 400 } });
+  return error;
 }
 
 function refusal(message: string, reason: string, status: number) {

@@ -1,10 +1,20 @@
 import { EventEmitter } from 'node:events';
-import { createInMemoryCache } from '@graphql-yoga/plugin-response-cache';
-import type { BudgetState, Budgets, Channels, KeyValueStore, Leases, SharedState } from './store.js';
+import type { ExecutionResult } from 'graphql';
+import {
+  type BudgetState,
+  type Budgets,
+  type Channels,
+  ENTRY_OVERHEAD_BYTES,
+  type KeyValueStore,
+  type Leases,
+  type ResponseCacheStore,
+  type SharedState,
+  type StoreBounds,
+} from './store.js';
 
 /** Options of `memoryState`. */
 export interface MemoryStateOptions {
-  /** Most entries of each key-value store (persisted queries). @default 1000 */
+  /** Most entries of each key-value store given no bounds in bytes (accepted tokens). @default 1000 */
   maxEntries?: number;
   /** Most budgets kept (callers seen in their window). @default 100000 */
   maxBudgets?: number;
@@ -14,8 +24,8 @@ export interface MemoryStateOptions {
 export function memoryState(options: MemoryStateOptions = {}): SharedState {
   const emitter = new EventEmitter().setMaxListeners(0);
   return {
-    store: () => memoryStore(options.maxEntries ?? 1000),
-    responseCache: () => createInMemoryCache(),
+    store: (_prefix, bounds) => memoryStore(bounds ?? { maxEntries: options.maxEntries ?? 1000 }),
+    responseCache: (_prefix, bounds) => memoryResponseCache(bounds),
     budgets: memoryBudgets(options.maxBudgets ?? 100_000),
     leases: LOCAL_LEASES,
     channels: localChannels(emitter),
@@ -38,12 +48,95 @@ export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number):
 }
 
 /**
- * A store in this process's memory, bounded: past `maxEntries`, the entry used least recently
- * goes first, and an entry past its time is gone when next read.
+ * A map of this process bounded in bytes (and, if asked, in entries), each entry weighing what its
+ * writer says: past a bound, the entries used least recently go first (`onForget` hears of each
+ * entry that goes, however it goes). The bound of every store and cache that grows with what
+ * clients send.
  */
-export function memoryStore(maxEntries: number): KeyValueStore {
-  const entries = new Map<string, { value: string; expiresAt: number }>();
+export class RecentBytes<K, V> {
+  readonly #entries = new Map<K, { value: V; bytes: number }>();
+  #bytes = 0;
+
+  constructor(
+    /** Most bytes of all entries. */
+    readonly maxBytes: number,
+    readonly options: {
+      /** Largest entry kept. @default maxBytes */
+      maxEntryBytes?: number;
+      /** Most entries. @default no bound */
+      maxEntries?: number;
+      onForget?: (key: K, value: V) => void;
+    } = {},
+  ) {}
+
+  /** Bytes of the entries kept. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The value of `key`, which becomes the most recently used. */
+  get(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps `value` under `key`, weighing `bytes`; false (and nothing kept) when it is over the largest entry. */
+  set(key: K, value: V, bytes: number): boolean {
+    this.delete(key);
+    if (bytes > Math.min(this.options.maxEntryBytes ?? this.maxBytes, this.maxBytes)) return false;
+    this.#entries.set(key, { value, bytes });
+    this.#bytes += bytes;
+    const maxEntries = this.options.maxEntries ?? Number.POSITIVE_INFINITY;
+    while (this.#bytes > this.maxBytes || this.#entries.size > maxEntries)
+      this.delete(this.#entries.keys().next().value!);
+    return true;
+  }
+
+  delete(key: K): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+    this.options.onForget?.(key, entry.value);
+  }
+
+  clear(): void {
+    for (const key of [...this.#entries.keys()]) this.delete(key);
+  }
+}
+
+/** How much a store in memory keeps: entries, bytes (see `StoreBounds`), or both. */
+export interface MemoryStoreBounds extends Partial<StoreBounds> {
+  /** Most entries. @default no bound */
+  maxEntries?: number;
+}
+
+/** A store in memory, and what it holds now. */
+export interface MemoryStore extends KeyValueStore {
+  /** Bytes of its entries (keys, values and `ENTRY_OVERHEAD_BYTES` each). */
+  readonly bytes: number;
+}
+
+/**
+ * A store in this process's memory, bounded: past `maxEntries` or `maxBytes`, the entries used
+ * least recently go first; an entry over `maxEntryBytes` is not kept; an entry past its time is
+ * gone when next read.
+ */
+export function memoryStore(bounds: MemoryStoreBounds): MemoryStore {
+  const entries = new RecentBytes<string, { value: string; expiresAt: number }>(
+    bounds.maxBytes ?? Number.POSITIVE_INFINITY,
+    {
+      ...(bounds.maxEntryBytes === undefined ? {} : { maxEntryBytes: bounds.maxEntryBytes }),
+      ...(bounds.maxEntries === undefined ? {} : { maxEntries: bounds.maxEntries }),
+    },
+  );
   return {
+    get bytes() {
+      return entries.bytes;
+    },
     async get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
@@ -51,12 +144,81 @@ export function memoryStore(maxEntries: number): KeyValueStore {
         entries.delete(key);
         return undefined;
       }
-      keepRecent(entries, key, entry, maxEntries);
       return entry.value;
     },
     async set(key, value, ttlMs) {
       const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + ttlMs;
-      keepRecent(entries, key, { value, expiresAt }, maxEntries);
+      entries.set(key, { value, expiresAt }, Buffer.byteLength(key) + Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES);
+    },
+  };
+}
+
+/** The response cache in memory, and what it holds now. */
+export interface MemoryResponseCache extends ResponseCacheStore {
+  /** Bytes of its entries: their JSON, ids and index (see `memoryResponseCache`). */
+  readonly bytes: number;
+}
+
+/**
+ * The response cache in this process's memory, within `bounds`: each answer kept as its JSON (what
+ * it weighs is then what it holds, and a hit hands out a copy of its own), with an index of the
+ * entries holding each object and type, so that an invalidation forgets exactly those. An entry
+ * counts its id, its JSON, `ENTRY_OVERHEAD_BYTES`, and its id again for each object or type it is
+ * indexed under, with that object's name; past `maxBytes` the least recently used go first, and
+ * an answer over `maxEntryBytes` is not kept.
+ */
+export function memoryResponseCache(bounds: StoreBounds): MemoryResponseCache {
+  /** The entries holding each object (`Type:id`) and type (`Type`). */
+  const holders = new Map<string, Set<string>>();
+  const entries = new RecentBytes<string, { text: string; expiresAt: number; holders: string[] }>(bounds.maxBytes, {
+    ...(bounds.maxEntryBytes === undefined ? {} : { maxEntryBytes: bounds.maxEntryBytes }),
+    onForget(id, entry) {
+      for (const holder of entry.holders) {
+        const ids = holders.get(holder);
+        ids?.delete(id);
+        if (ids?.size === 0) holders.delete(holder);
+      }
+    },
+  });
+  return {
+    get bytes() {
+      return entries.bytes;
+    },
+    get(id) {
+      const entry = entries.get(id);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= Date.now()) {
+        entries.delete(id);
+        return undefined;
+      }
+      return JSON.parse(entry.text) as ExecutionResult;
+    },
+    set(id, data, entities, ttl) {
+      const text = JSON.stringify(data);
+      const names = new Set<string>();
+      for (const entity of entities) {
+        names.add(entity.typename);
+        if (entity.id !== undefined) names.add(`${entity.typename}:${entity.id}`);
+      }
+      let bytes = Buffer.byteLength(id) + Buffer.byteLength(text) + ENTRY_OVERHEAD_BYTES;
+      for (const name of names) bytes += Buffer.byteLength(name) + id.length;
+      const expiresAt = Number.isFinite(ttl) ? Date.now() + ttl : Number.POSITIVE_INFINITY;
+      if (!entries.set(id, { text, expiresAt, holders: [...names] }, bytes)) return;
+      for (const name of names) {
+        const ids = holders.get(name);
+        if (ids) ids.add(id);
+        else holders.set(name, new Set([id]));
+      }
+    },
+    invalidate(entities) {
+      for (const { typename, id } of entities) {
+        for (const entry of [...(holders.get(id === undefined ? typename : `${typename}:${id}`) ?? [])]) {
+          entries.delete(entry);
+        }
+      }
+    },
+    async clear() {
+      entries.clear();
     },
   };
 }

@@ -1,8 +1,15 @@
-import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
 import { Redis } from 'ioredis';
 import { redactSecrets } from '../errors.js';
-import type { BudgetState, Channels, SharedState } from './store.js';
+import {
+  type BudgetState,
+  type Channels,
+  ENTRY_OVERHEAD_BYTES,
+  type KeyValueStore,
+  type ResponseCacheStore,
+  type SharedState,
+  type StoreBounds,
+} from './store.js';
 
 /** Commands to Redis, by kind, as failures are counted (`graphql_gateway_shared_state_errors_total`). */
 export type StateOperation = 'get' | 'set' | 'invalidate' | 'budget' | 'lease' | 'publish';
@@ -73,6 +80,150 @@ const RELEASE_LEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** Redis's clock in milliseconds, for the scripts below (every replica agrees on it). */
+const NOW = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
+
+/**
+ * A bounded store's entries: each value at `<prefix>entry:<key>` (with its time, when it has one),
+ * and the index that bounds them: `<prefix>used` (a sorted set of keys by last use), `<prefix>ends`
+ * (by end of their time), `<prefix>sizes` (a hash of their bytes) and `<prefix>bytes` (their sum).
+ * KEYS: used, ends, sizes, bytes; ARGV[1]: the prefix of entries. `forget` drops one entry and its
+ * index; entries past their time (whose value Redis dropped already) leave the count at each write.
+ */
+const BOUNDED_STORE = `${NOW}
+local used, ends, sizes, total, entries = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1]
+local function forget(key)
+  local size = tonumber(redis.call('HGET', sizes, key))
+  if size then
+    redis.call('DECRBY', total, size)
+    redis.call('HDEL', sizes, key)
+  end
+  redis.call('ZREM', used, key)
+  redis.call('ZREM', ends, key)
+  redis.call('DEL', entries .. key)
+end
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', ends, '-inf', now, 'LIMIT', 0, 100)) do forget(key) end`;
+
+/**
+ * Writes ARGV[3] under the key ARGV[2] of a bounded store (see `BOUNDED_STORE`), for ARGV[4] ms (0:
+ * no end), then forgets the entries used least recently while the store holds more than ARGV[5]
+ * bytes. An entry of more than ARGV[6] bytes (key, value and ARGV[7] of index) is not written: 0.
+ */
+const BOUNDED_SET = `${BOUNDED_STORE}
+local key, value, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local max, maxEntry = tonumber(ARGV[5]), tonumber(ARGV[6])
+forget(key)
+local size = #key + #value + tonumber(ARGV[7])
+if size > maxEntry then return 0 end
+local held = tonumber(redis.call('GET', total)) or 0
+while held + size > max do
+  local oldest = redis.call('ZRANGE', used, 0, 0)[1]
+  -- Nothing left to forget: whatever the count says, the store is empty.
+  if not oldest then redis.call('SET', total, 0); held = 0; break end
+  forget(oldest)
+  held = tonumber(redis.call('GET', total)) or 0
+end
+if ttl > 0 then
+  redis.call('SET', entries .. key, value, 'PX', ttl)
+  redis.call('ZADD', ends, now + ttl, key)
+else
+  redis.call('SET', entries .. key, value)
+end
+redis.call('ZADD', used, now, key)
+redis.call('HSET', sizes, key, size)
+redis.call('INCRBY', total, size)
+return 1`;
+
+/** Reads the key ARGV[2] of a bounded store (see `BOUNDED_STORE`), which makes it the last used. */
+const BOUNDED_GET = `${NOW}
+local value = redis.call('GET', ARGV[1] .. ARGV[2])
+if value then redis.call('ZADD', KEYS[1], 'XX', now, ARGV[2]) end
+return value`;
+
+/**
+ * The response cache's entries: each answer at `<prefix>entry:<id>` with its time, the objects and
+ * types that hold it at `<prefix>holders:<id>`, and for each of those the sorted set of the entries
+ * holding it (`<prefix>entity:<Type>:<id>`, `<prefix>type:<Type>`, scored by when each entry ends);
+ * the index that bounds them: `<prefix>ends` (the entries by end of their time), `<prefix>sizes` and
+ * `<prefix>bytes`. KEYS: ends, sizes, bytes; ARGV[1]: the prefix. `forget` drops one entry and
+ * every trace of it; entries past their time leave the index and the count at each write.
+ */
+const CACHE_INDEX = `${NOW}
+local ends, sizes, total, prefix = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local function forget(id)
+  local size = tonumber(redis.call('HGET', sizes, id))
+  if size then
+    redis.call('DECRBY', total, size)
+    redis.call('HDEL', sizes, id)
+  end
+  redis.call('ZREM', ends, id)
+  local holders = prefix .. 'holders:' .. id
+  for _, holder in ipairs(redis.call('SMEMBERS', holders)) do redis.call('ZREM', holder, id) end
+  redis.call('DEL', prefix .. 'entry:' .. id, holders)
+end`;
+
+/**
+ * Keeps the answer ARGV[3] under the id ARGV[2] for ARGV[4] ms (0: no end), held by the objects and
+ * types ARGV[8…] (keys of their sets), then forgets the entries ending soonest while the cache
+ * holds more than ARGV[5] bytes. An entry counts its id, its JSON, ARGV[7] of index, and its id
+ * again with each holder's name; one of more than ARGV[6] bytes is not written: 0.
+ */
+const CACHE_SET = `${CACHE_INDEX}
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', ends, '-inf', now, 'LIMIT', 0, 100)) do forget(id) end
+local id, text, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local max, maxEntry = tonumber(ARGV[5]), tonumber(ARGV[6])
+forget(id)
+local size = #id + #text + tonumber(ARGV[7])
+for i = 8, #ARGV do size = size + #ARGV[i] + #id end
+if size > maxEntry then return 0 end
+local held = tonumber(redis.call('GET', total)) or 0
+while held + size > max do
+  local soonest = redis.call('ZRANGE', ends, 0, 0)[1]
+  if not soonest then redis.call('SET', total, 0); held = 0; break end
+  forget(soonest)
+  held = tonumber(redis.call('GET', total)) or 0
+end
+local score = '+inf'
+if ttl > 0 then score = now + ttl end
+local holders = prefix .. 'holders:' .. id
+if ttl > 0 then redis.call('SET', prefix .. 'entry:' .. id, text, 'PX', ttl) else redis.call('SET', prefix .. 'entry:' .. id, text) end
+for i = 8, #ARGV do
+  local holder = ARGV[i]
+  -- The ended entries go at each write: a set written to forever (a busy type) stays the size of what lives.
+  redis.call('ZREMRANGEBYSCORE', holder, '-inf', now)
+  redis.call('ZADD', holder, score, id)
+  redis.call('SADD', holders, holder)
+  -- A set lives as long as its longest-lived entry (NX for a new set, GT after).
+  if ttl > 0 then
+    redis.call('PEXPIRE', holder, ttl, 'NX')
+    redis.call('PEXPIRE', holder, ttl, 'GT')
+  else
+    redis.call('PERSIST', holder)
+  end
+end
+if ttl > 0 then redis.call('PEXPIRE', holders, ttl) end
+redis.call('ZADD', ends, score, id)
+redis.call('HSET', sizes, id, size)
+redis.call('INCRBY', total, size)
+return 1`;
+
+/** Forgets the entries ARGV[2…] of the response cache (see `CACHE_INDEX`). */
+const CACHE_FORGET = `${CACHE_INDEX}
+for i = 2, #ARGV do forget(ARGV[i]) end
+return 1`;
+
+/**
+ * Forgets the ARGV[2] entries of the response cache ending soonest, and the count once none is
+ * left: answers how many are left.
+ */
+const CACHE_FORGET_SOONEST = `${CACHE_INDEX}
+for _, id in ipairs(redis.call('ZRANGE', ends, 0, tonumber(ARGV[2]) - 1)) do forget(id) end
+local left = redis.call('ZCARD', ends)
+if left == 0 then redis.call('DEL', sizes, total) end
+return left`;
+
 /**
  * Longest wait for one Redis command. Redis answers in well under a millisecond; a server that
  * stopped answering (stalled, or a network that drops packets without a reset) costs the commands
@@ -89,6 +240,11 @@ interface ScriptedRedis extends Redis {
   adjustPoints(key: string, points: number, resetAt: number, released: number): Promise<BudgetReply>;
   holdLease(key: string, holder: string, ttlMs: number): Promise<number>;
   releaseLease(key: string, holder: string): Promise<number>;
+  boundedSet(...keysAndArgs: Array<string | number>): Promise<number>;
+  boundedGet(used: string, entries: string, key: string): Promise<string | null>;
+  cacheSet(...keysAndArgs: Array<string | number>): Promise<number>;
+  cacheForget(...keysAndArgs: string[]): Promise<number>;
+  cacheForgetSoonest(ends: string, sizes: string, bytes: string, prefix: string, count: number): Promise<number>;
 }
 
 /**
@@ -111,6 +267,11 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
   redis.defineCommand('adjustPoints', { numberOfKeys: 1, lua: ADJUST_POINTS });
   redis.defineCommand('holdLease', { numberOfKeys: 1, lua: HOLD_LEASE });
   redis.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE_LEASE });
+  redis.defineCommand('boundedSet', { numberOfKeys: 4, lua: BOUNDED_SET });
+  redis.defineCommand('boundedGet', { numberOfKeys: 1, lua: BOUNDED_GET });
+  redis.defineCommand('cacheSet', { numberOfKeys: 3, lua: CACHE_SET });
+  redis.defineCommand('cacheForget', { numberOfKeys: 3, lua: CACHE_FORGET });
+  redis.defineCommand('cacheForgetSoonest', { numberOfKeys: 3, lua: CACHE_FORGET_SOONEST });
   let up = false;
   redis.on('ready', () => {
     if (!up) options.onStatus?.(true, 'Redis is connected');
@@ -137,16 +298,19 @@ export function redisState(url: string, options: RedisOptions = {}): SharedState
   const channels = redisChannels(redis, failed('publish'));
   const caches: Array<{ close(): void }> = [];
   return {
-    store: (prefix) => ({
-      get: (key) => redis.get(prefix + key).then((value) => value ?? undefined, failed('get')),
-      set: (key, value, ttlMs) =>
-        (ttlMs === undefined ? redis.set(prefix + key, value) : redis.set(prefix + key, value, 'PX', ttlMs)).then(
-          () => undefined,
-          failed('set'),
-        ),
-    }),
-    responseCache: (prefix) => {
-      const cache = redisResponseCache(redis, prefix, failed, options.maxOwedInvalidations ?? 10_000);
+    store: (prefix, bounds) =>
+      bounds
+        ? redisBoundedStore(redis, prefix, bounds, failed)
+        : {
+            get: (key) => redis.get(prefix + key).then((value) => value ?? undefined, failed('get')),
+            set: (key, value, ttlMs) =>
+              (ttlMs === undefined ? redis.set(prefix + key, value) : redis.set(prefix + key, value, 'PX', ttlMs)).then(
+                () => undefined,
+                failed('set'),
+              ),
+          },
+    responseCache: (prefix, bounds) => {
+      const cache = redisResponseCache(redis, prefix, bounds, failed, options.maxOwedInvalidations ?? 10_000);
       caches.push(cache);
       return cache;
     },
@@ -243,6 +407,40 @@ function redisChannels(redis: Redis, failed: () => undefined): Channels & { clos
   };
 }
 
+/**
+ * A store in Redis within `bounds`, for every replica together (see `BOUNDED_STORE`): a write
+ * forgets the entries used least recently while the store holds more than `maxBytes`, and a read
+ * makes its entry the last used, both in one script each (atomic, on Redis's clock). An entry past
+ * its time goes as Redis would drop it; until the next write, it still counts (the store then
+ * holds less than its bound, never more).
+ */
+function redisBoundedStore(
+  redis: ScriptedRedis,
+  prefix: string,
+  bounds: StoreBounds,
+  failed: (operation: StateOperation) => (error?: unknown) => undefined,
+): KeyValueStore {
+  const index = [`${prefix}used`, `${prefix}ends`, `${prefix}sizes`, `${prefix}bytes`];
+  const entries = `${prefix}entry:`;
+  const maxEntryBytes = bounds.maxEntryBytes ?? bounds.maxBytes;
+  return {
+    get: (key) => redis.boundedGet(index[0]!, entries, key).then((value) => value ?? undefined, failed('get')),
+    set: (key, value, ttlMs) =>
+      redis
+        .boundedSet(
+          ...index,
+          entries,
+          key,
+          value,
+          ttlMs === undefined ? 0 : Math.max(1, Math.round(ttlMs)),
+          bounds.maxBytes,
+          maxEntryBytes,
+          ENTRY_OVERHEAD_BYTES,
+        )
+        .then(() => undefined, failed('set')),
+  };
+}
+
 /** Entries forgotten per command when an invalidation forgets many. */
 const INVALIDATION_SLICE = 500;
 
@@ -250,9 +448,11 @@ const INVALIDATION_SLICE = 500;
 type EntityRecord = { typename: string; id?: number | string };
 
 /**
- * The response cache's entries in Redis: each answer under its key with its TTL, and for each
+ * The response cache's entries in Redis (see `CACHE_INDEX`): each answer with its TTL, and for each
  * entity (type and id) and each type, the set of the entries holding it, so that a mutation
- * forgets exactly those.
+ * forgets exactly those. Within `bounds` for every replica together: a write forgets the entries
+ * ending soonest while the cache holds more than `maxBytes` (with one TTL, the oldest), and an
+ * answer over `maxEntryBytes` is not kept.
  *
  * An invalidation Redis did not take (down, or not answering) is owed: it is tried again as soon
  * as the connection is ready, then every `OWED_RETRY_MS` until it is done, and meanwhile this
@@ -261,11 +461,14 @@ type EntityRecord = { typename: string; id?: number | string };
  * when it ended is lost: those entries end with their TTL.
  */
 function redisResponseCache(
-  redis: Redis,
+  redis: ScriptedRedis,
   prefix: string,
+  bounds: StoreBounds,
   failed: (operation: StateOperation) => (error?: unknown) => undefined,
   maxOwed: number,
-): Cache & { close(): void } {
+): ResponseCacheStore & { close(): void } {
+  const indexKeys = [`${prefix}ends`, `${prefix}sizes`, `${prefix}bytes`] as const;
+  const maxEntryBytes = bounds.maxEntryBytes ?? bounds.maxBytes;
   const entryKey = (id: string) => `${prefix}entry:${id}`;
   const holdersKey = ({ typename, id }: EntityRecord) =>
     id === undefined ? `${prefix}type:${typename}` : `${prefix}entity:${typename}:${id}`;
@@ -280,26 +483,27 @@ function redisResponseCache(
     const holders = await redis.zrange(key, 0, -1);
     // In slices: one command for a large set would hold Redis, and overflow the arguments.
     for (let start = 0; start < holders.length; start += INVALIDATION_SLICE)
-      await redis.unlink(...holders.slice(start, start + INVALIDATION_SLICE).map(entryKey));
+      await redis.cacheForget(...indexKeys, prefix, ...holders.slice(start, start + INVALIDATION_SLICE));
     await redis.unlink(key);
   }
 
-  /** Forgets every entry and set of this cache (owed invalidations past `maxOwed`). */
+  /** Forgets every entry of this cache, a slice at a time (those written meanwhile may go too). */
   async function forgetAll(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', INVALIDATION_SLICE);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    let left = await redis.cacheForgetSoonest(...indexKeys, prefix, INVALIDATION_SLICE);
+    // Bounded: entries written while it runs cannot keep it going.
+    for (let rounds = Math.ceil(left / INVALIDATION_SLICE); left > 0 && rounds > 0; rounds -= 1)
+      left = await redis.cacheForgetSoonest(...indexKeys, prefix, INVALIDATION_SLICE);
   }
 
   function owe(entities: Iterable<EntityRecord>): void {
     for (const entity of entities) owed.set(holdersKey(entity), entity);
-    if (owed.size > maxOwed) {
-      owedAll = true;
-      owed.clear();
-    }
+    if (owed.size > maxOwed) oweAll();
+    retry ??= setInterval(() => void settleOwed(), OWED_RETRY_MS).unref();
+  }
+
+  function oweAll(): void {
+    owedAll = true;
+    owed.clear();
     retry ??= setInterval(() => void settleOwed(), OWED_RETRY_MS).unref();
   }
 
@@ -315,7 +519,7 @@ function redisResponseCache(
 
   async function settleOnce(): Promise<void> {
     if (owedAll) {
-      // Cleared first: a forget-all owed again while this one scans stays owed.
+      // Cleared first: a forget-all owed again while this one runs stays owed.
       owedAll = false;
       try {
         await forgetAll();
@@ -352,27 +556,24 @@ function redisResponseCache(
             .get(entryKey(id))
             .then((text) => (text === null ? undefined : (JSON.parse(text) as ExecutionResult)), failed('get')),
     set(id, data, entities, ttl) {
-      const batch = redis.multi();
       const text = JSON.stringify(data);
-      const ms = Number.isFinite(ttl) ? Math.max(1, Math.round(ttl)) : undefined;
-      if (ms === undefined) batch.set(entryKey(id), text);
-      else batch.set(entryKey(id), text, 'PX', ms);
+      // Not even sent when it is too large: its JSON and id alone are over the bound.
+      if (Buffer.byteLength(text) + id.length > maxEntryBytes) return;
       const holders = new Set(
         [...entities].flatMap((entity) => [holdersKey(entity), holdersKey({ typename: entity.typename })]),
       );
-      const now = Date.now();
-      for (const key of holders) {
-        // Each holder is scored by when its entry ends, and the ended ones go at each write: a set
-        // written to forever (a busy type) stays the size of what still lives.
-        batch.zremrangebyscore(key, '-inf', now);
-        batch.zadd(key, ms === undefined ? '+inf' : now + ms, id);
-        // A set lives as long as its longest-lived entry (Redis 7: NX for a new set, GT after).
-        if (ms !== undefined) {
-          batch.pexpire(key, ms, 'NX');
-          batch.pexpire(key, ms, 'GT');
-        }
+      const ms = Number.isFinite(ttl) ? Math.max(1, Math.round(ttl)) : 0;
+      return redis
+        .cacheSet(...indexKeys, prefix, id, text, ms, bounds.maxBytes, maxEntryBytes, ENTRY_OVERHEAD_BYTES, ...holders)
+        .then(() => undefined, failed('set'));
+    },
+    async clear() {
+      try {
+        await forgetAll();
+      } catch (error) {
+        failed('invalidate')(error);
+        oweAll();
       }
-      return batch.exec().then(() => undefined, failed('set'));
     },
     async invalidate(entities) {
       const pending = [...entities];

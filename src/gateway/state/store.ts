@@ -8,10 +8,13 @@ import type { Cache } from '@graphql-yoga/plugin-response-cache';
  * `undefined` so that their caller chooses.
  */
 export interface SharedState {
-  /** A key-value store under `prefix` (automatic persisted queries). */
-  store(prefix: string): KeyValueStore;
-  /** The response cache's entries and their entities. */
-  responseCache(prefix: string): Cache;
+  /**
+   * A key-value store under `prefix`: within `bounds` when given (automatic persisted queries);
+   * without, bounded in entries in memory, and by its entries' times in Redis (accepted tokens).
+   */
+  store(prefix: string, bounds?: StoreBounds): KeyValueStore;
+  /** The response cache's entries and their entities, within `bounds`. */
+  responseCache(prefix: string, bounds: StoreBounds): ResponseCacheStore;
   /** Budgets of points per caller and window (cost-based rate limits). */
   readonly budgets: Budgets;
   /** Leases that elect one holder among replicas (one poller per followed resource). */
@@ -23,6 +26,26 @@ export interface SharedState {
   /** Whether the store answers now. */
   connected(): boolean;
   close(): Promise<void>;
+}
+
+/**
+ * What a store keeps at most, in bytes of its entries: a key, its value and `ENTRY_OVERHEAD_BYTES`
+ * (the index that finds and ages it), so that many small entries are bounded as few large ones are.
+ */
+export interface StoreBounds {
+  /** Most bytes of all entries: past it, the entries used least recently go first. */
+  maxBytes: number;
+  /** Largest entry kept; a larger one is not written. @default maxBytes */
+  maxEntryBytes?: number;
+}
+
+/** Bytes an entry costs beyond its key and value: the index entries that find it, age it and count it. */
+export const ENTRY_OVERHEAD_BYTES = 128;
+
+/** The response cache's store: the plugin's `Cache`, and forgetting all of it at once. */
+export interface ResponseCacheStore extends Cache {
+  /** Forgets every entry (a change of who may read what: see `useGatewayResponseCache`). */
+  clear(): Promise<void>;
 }
 
 export interface KeyValueStore {
