@@ -61,6 +61,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 /** The gateway first (it drains for up to `SHUTDOWN_TIMEOUT_MS`), then the platform it uses. */
 async function stopAll(): Promise<never> {
+  // A signal to the whole process group (a terminal's Ctrl-C, `kill -- -<pgid>`, a service manager)
+  // reaches the children too: one that ends of itself now is not restarted.
+  platform?.endRestarts();
   await gateway.stop();
   await platform?.stop();
   process.exit(exitCode);

@@ -140,6 +140,15 @@ export class Supervisor {
     clearTimeout(timer);
   }
 
+  /**
+   * Restarts the process no more once it ends, and leaves it running: the first step of stopping
+   * processes one after the other, when a signal to a whole process group may end one early.
+   */
+  endRestarts(): void {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+  }
+
   /** Sends `message` to the process over IPC, if one is running; otherwise it is dropped. */
   send(message: UpstreamMessage): void {
     const child = this.child;

@@ -21,8 +21,13 @@ let stop: () => Promise<void> = async () => process.exit(0);
 // A Ctrl-C reaches every process of the terminal: a supervised gateway waits for its supervisor's SIGTERM.
 for (const signal of supervised ? (['SIGTERM'] as const) : (['SIGINT', 'SIGTERM'] as const)) {
   process.on(signal, () => {
-    // A second signal while stopping (Ctrl+C again) stops at once.
-    if (stopping) process.exit(1);
+    if (stopping) {
+      // A second signal while stopping (Ctrl+C again) stops at once. A supervised gateway leaves
+      // that to its supervisor (which kills it): its second SIGTERM is that of the supervisor
+      // stopping it, after a signal to the whole process group.
+      if (!supervised) process.exit(1);
+      return;
+    }
     stopping = true;
     void stop();
   });
