@@ -13,6 +13,7 @@ import { seedDemoData } from '../../src/platform/demo-data.js';
 import { openDatabase } from '../../src/platform/store/db.js';
 import { seededTemplate } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
+import { supervisedProcess } from '../fixtures/processes.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -90,15 +91,6 @@ async function startNpmStart(env: Record<string, string>): Promise<Started> {
     ended,
   };
   return started;
-}
-
-/** The node processes a process started (not tsx's esbuild service), from Linux's /proc. */
-function nodeChildren(pid: number): number[] {
-  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number)
-    .filter((child) => /\/(gateway|platform)\/main\.ts/.test(readFileSync(`/proc/${child}/cmdline`, 'utf8')));
 }
 
 async function readiness(url: string): Promise<{ status: number; body: Readiness }> {
@@ -260,8 +252,8 @@ describe('npm start supervises the embedded platform in a process of its own', (
 
   it('takes the gateway and the platform down with it, even when killed', async () => {
     await waitReadyHere(30_000);
-    const children = nodeChildren(started.child.pid!);
-    expect(children).toHaveLength(2);
+    const children = (['gateway', 'platform'] as const).map((part) => supervisedProcess(started.child.pid!, part)!.pid);
+    expect(children[0]).toBe(started.gatewayPid);
     started.child.kill('SIGKILL');
     await started.ended;
     // Both see their IPC channel close, and exit.
@@ -313,7 +305,7 @@ describe('npm start restarts a gateway that dies', () => {
 
     expect(started.exited).toBeUndefined();
     expect(alive(gatewayPid)).toBe(false);
-    const [restarted] = nodeChildren(started.child.pid!).filter((pid) => pid !== platformPid);
+    const restarted = supervisedProcess(started.child.pid!, 'gateway')?.pid;
     expect(restarted).toEqual(expect.any(Number));
     expect(restarted).not.toBe(gatewayPid);
     // One line, naming the cause; the platform was neither restarted nor told anything bad.
@@ -327,8 +319,8 @@ describe('npm start restarts a gateway that dies', () => {
   });
 
   it('stops the gateway, then the platform, and exits 0 on SIGTERM', async () => {
-    const children = nodeChildren(started.child.pid!);
-    expect(children).toHaveLength(2);
+    const children = (['gateway', 'platform'] as const).map((part) => supervisedProcess(started.child.pid!, part)!.pid);
+    expect(children[1]).toBe(started.platformPid);
     started.child.kill('SIGTERM');
     expect(await started.ended).toEqual({ code: 0, signal: null });
     // It waited for both before it exited.
