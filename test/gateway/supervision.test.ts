@@ -49,9 +49,11 @@ interface Started {
 }
 
 /** Spawns `src/main.ts` on a port of its own; resolves once it printed its start-up lines (the gateway listens). */
-async function startNpmStart(env: Record<string, string>): Promise<Started> {
+async function startNpmStart(env: Record<string, string>, { detached = false } = {}): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
+    // A process group of its own, for a signal to all of it.
+    detached,
     env: { ...process.env, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -248,7 +250,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
         found.set(space.platformId, space.title);
     }
     expect(acknowledged.filter((write) => found.get(write.id) !== write.title)).toEqual([]);
-  });
+  }, 60_000); // waits for a restart
 
   it('takes the gateway and the platform down with it, even when killed', async () => {
     await waitReadyHere(30_000);
@@ -316,7 +318,7 @@ describe('npm start restarts a gateway that dies', () => {
     expect(read.body.data).toEqual({ space: { title: 'Written before the crash' } });
     // The start-up lines were printed once, by the supervisor.
     expect(started.stdout().match(/GraphQL gateway:/g)).toHaveLength(1);
-  });
+  }, 60_000); // waits for a restart
 
   it('stops the gateway, then the platform, and exits 0 on SIGTERM', async () => {
     const children = (['gateway', 'platform'] as const).map((part) => supervisedProcess(started.child.pid!, part)!.pid);
@@ -326,6 +328,27 @@ describe('npm start restarts a gateway that dies', () => {
     // It waited for both before it exited.
     expect(children.filter(alive)).toEqual([]);
   });
+});
+
+describe('npm start signalled as a whole process group (a terminal, a service manager)', () => {
+  it('stops the gateway, then the platform, restarting neither, and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-group-'));
+    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
+    try {
+      const started = await startNpmStart(
+        { PORT: String(await freePort()), PLATFORM_PORT: '0', DATA_DIR: dataDir },
+        { detached: true },
+      );
+      await waitReady(started.url, 30_000, undefined, started.stderr);
+      // Every process of the group gets it, the supervisor's children too.
+      process.kill(-started.child.pid!, 'SIGTERM');
+      expect(await started.ended).toEqual({ code: 0, signal: null });
+      expect(started.stderr()).toBe('');
+      expect([started.gatewayPid, started.platformPid].filter(alive)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000); // a start of its own
 });
 
 describe('npm start on a busy PORT', () => {
@@ -353,7 +376,7 @@ describe('npm start on a busy PORT', () => {
       taken.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 60_000); // a start of its own
 });
 
 describe('/ready with a supervised upstream process', () => {
