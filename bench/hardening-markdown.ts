@@ -40,8 +40,9 @@ interface Service {
 }
 
 /**
- * `src/main.ts` as `npm start` runs it: the gateway, supervising the embedded platform in a process
- * of its own (a checkout from before that split runs both in one process).
+ * `src/main.ts` as `npm start` runs it: a supervisor running the gateway and the embedded platform
+ * each in a process of its own (in a checkout from before, the gateway is that process, and
+ * supervises the platform; before that, both ran in one process).
  */
 async function startService(dataDir: string): Promise<Service> {
   // A port picked free here can be taken by the time the service listens, while tests run beside it.
@@ -57,6 +58,7 @@ async function startService(dataDir: string): Promise<Service> {
 async function startServiceOn(dataDir: string, port: number, platformPort: number): Promise<Service> {
   const child = spawn(
     process.execPath,
+    // The heap is the gateway's: its supervisor gives it GATEWAY_HEAP_MB (a checkout from before takes the flag).
     [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(ROOT, 'src/main.ts')],
     {
       cwd: ROOT,

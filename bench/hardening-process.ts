@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catchUpSearchIndex } from '../src/platform/content/current.js';
@@ -10,10 +10,11 @@ import { seedDemoData } from '../src/platform/demo-data.js';
 import { openDatabase, type Db } from '../src/platform/store/db.js';
 import { commitContent, textDocument } from '../test/fixtures/content.js';
 import { freePort } from '../test/fixtures/ports.js';
+import { supervisedProcess } from '../test/fixtures/processes.js';
 
 /**
- * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js` with a
- * 192 MiB heap, the platform in its own process), measured on:
+ * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js`: the
+ * gateway in a process of its own with a 192 MiB heap, the platform in another), measured on:
  *
  * 1. The page tree of a 4,000-page space, and every page's markdown of a 2,000-page space (the
  *    largest answers the limits admit), then 3 concurrent requests for 100 aliases of that tree
@@ -84,24 +85,23 @@ interface Gateway {
 
 async function startGateway(dataDir: string): Promise<Gateway> {
   const [port, platformPort] = [await freePort(), await freePort()];
-  const child = spawn(
-    process.execPath,
-    ['--enable-source-maps', `--max-old-space-size=${GATEWAY_HEAP_MB}`, 'dist/main.js'],
-    {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        PLATFORM_PORT: String(platformPort),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PLATFORM_PORT: String(platformPort),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      GATEWAY_HEAP_MB: String(GATEWAY_HEAP_MB),
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const gateway = { url: `http://127.0.0.1:${port}`, pid: child.pid!, child, stderr: () => stderr };
+  const gateway = { url: `http://127.0.0.1:${port}`, pid: 0, child, stderr: () => stderr };
   await waitReady(gateway, 30_000);
+  // What is measured is the gateway's process, not its supervisor's.
+  gateway.pid = supervisedProcess(child.pid!, 'gateway')!.pid;
   return gateway;
 }
 
@@ -141,6 +141,11 @@ function rss(pid: number): { now: number; peak: number } {
   return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
+/** Whether a process still runs. */
+function alive(pid: number): boolean {
+  return existsSync(`/proc/${pid}`);
+}
+
 /** Resets a process's peak RSS (`VmHWM`) to its current RSS. */
 function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -176,8 +181,7 @@ async function measure<T>(gateway: Gateway, token: string, operation: () => Prom
   const ms = performance.now() - started;
   done = true;
   await reader;
-  const { peak } =
-    gateway.child.exitCode === null && gateway.child.signalCode === null ? rss(gateway.pid) : { peak: Number.NaN };
+  const { peak } = alive(gateway.pid) ? rss(gateway.pid) : { peak: Number.NaN };
   return {
     result,
     figures: {
@@ -268,8 +272,9 @@ async function main(): Promise<void> {
       report[name] = {
         ...aliased.figures,
         peakRssMiB: null,
-        gatewayDied: gateway.child.exitCode !== null || gateway.child.signalCode !== null,
-        exit: gateway.child.signalCode ?? gateway.child.exitCode,
+        // Its supervisor restarts it, and says how it ended.
+        gatewayDied: !alive(gateway.pid),
+        exit: /The gateway \(pid \d+\) ended: ([^;]+)/.exec(gateway.stderr())?.[1] ?? null,
         stderrTail: gateway
           .stderr()
           .split('\n')

@@ -32,7 +32,7 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
-/** Starts `dist/platform/main.js` as the gateway's supervisor does under `npm start`; resolves at its ready message. */
+/** Starts `dist/platform/main.js` as `npm start`'s supervisor does; resolves at its ready message. */
 function startPlatform(dataDir: string): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
   const child = fork(join(root, 'dist/platform/main.js'), [], {
     env: {
@@ -49,7 +49,7 @@ function startPlatform(dataDir: string): Promise<{ child: ChildProcess; ready: R
   return new Promise((resolve, reject) => {
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'ready') resolve({ child, ready: message });
-      else reject(new Error(message.reason));
+      else if (message.type === 'failed') reject(new Error(message.reason));
     });
     child.once('exit', (code, signal) =>
       reject(new Error(`the platform ended before it was ready (${signal ?? code})`)),

@@ -8,6 +8,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'graphql';
 import { MockAgent, request } from 'undici';
+import { loadConfig } from '../src/config.js';
 import { operationCost } from '../src/gateway/policy/cost.js';
 import { schema } from '../src/gateway/schema/index.js';
 import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
@@ -15,6 +16,7 @@ import { createGateway } from '../src/gateway/http/server.js';
 import { RestClient, type Exchange } from '../src/gateway/upstream/client.js';
 import { criticalPath } from '../src/gateway/upstream/critical-path.js';
 import { freePort } from '../test/fixtures/ports.js';
+import { supervisedProcess } from '../test/fixtures/processes.js';
 import { percentile } from '../test/fixtures/stats.js';
 
 /**
@@ -403,20 +405,25 @@ function cpuMs(pid: number): number {
 }
 
 /**
- * The node flags `npm start` gives (package.json `scripts.start`, `${VAR:-default}` expanded),
- * or BENCH_GATEWAY_NODE_OPTIONS instead when set.
+ * The node flags `npm start` gives its process (package.json `scripts.start`), or
+ * BENCH_GATEWAY_NODE_OPTIONS instead when set: its supervisor passes them on to the gateway's
+ * process, with the heap limit `GATEWAY_HEAP_MB` gives it (in place of any other).
  */
 function startFlags(): string[] {
   if (process.env.BENCH_GATEWAY_NODE_OPTIONS) return process.env.BENCH_GATEWAY_NODE_OPTIONS.split(' ').filter(Boolean);
   const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const expanded = start.replace(
-    /\$\{(\w+):-([^}]*)\}/g,
-    (_, name: string, fallback: string) => process.env[name] || fallback,
-  );
-  return expanded.split(/\s+/).filter((word) => word.startsWith('--'));
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
-/** The compiled gateway (`npm start` without the platform) in a process of its own, in front of `upstreamUrl`. */
+/** The node flags of the gateway's process under `npm start`. */
+function gatewayFlags(): string[] {
+  return [
+    ...startFlags().filter((flag) => !flag.startsWith('--max-old-space-size')),
+    `--max-old-space-size=${loadConfig().GATEWAY_HEAP_MB}`,
+  ];
+}
+
+/** The compiled gateway as `npm start` runs it in front of `upstreamUrl` (`UPSTREAM_URL`): in a process of its own, under its supervisor. */
 async function startGatewayProcess(
   upstreamUrl: string,
   settings: Record<string, string> = {},
@@ -451,7 +458,8 @@ async function startGatewayProcess(
   }
   return {
     url: `${url}/graphql`,
-    pid: child.pid!,
+    // Memory and CPU are the gateway's process's, not its supervisor's.
+    pid: supervisedProcess(child.pid!, 'gateway')!.pid,
     readyMs: performance.now() - started,
     stop: () =>
       new Promise((resolve) => {
@@ -600,7 +608,7 @@ async function startFloorProcess(
   { yoga = false } = {},
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   // The floor is not compiled with the project: tsx loads it (its cost is at load, none per request).
-  const args = [...startFlags(), '--import', 'tsx', 'bench/floor.ts', ...(yoga ? ['--yoga'] : [])];
+  const args = [...gatewayFlags(), '--import', 'tsx', 'bench/floor.ts', ...(yoga ? ['--yoga'] : [])];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -73,6 +73,16 @@ export const configSchema = z.object({
     .min(64, 'must be at least 64')
     .max(65_536, 'must be at most 65536')
     .default(256),
+  /**
+   * V8 old-space limit of the gateway's process, in MiB (`npm start`'s and each replica of
+   * `npm run cluster`): past it, that process dies alone and its supervisor restarts it. @default 192
+   */
+  GATEWAY_HEAP_MB: z.coerce
+    .number({ message: 'must be a number of MiB' })
+    .int('must be a whole number')
+    .min(64, 'must be at least 64')
+    .max(65_536, 'must be at most 65536')
+    .default(192),
   /** Milliseconds the embedded platform waits before handling each request, to imitate a remote API. @default 0 */
   PLATFORM_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /**

@@ -1,231 +1,100 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { limitsFromConfig, loadConfigOrExit } from './config.js';
-import { redactSecrets } from './gateway/errors.js';
-import { readManifest } from './gateway/policy/manifest.js';
-import { superviseEmbeddedPlatform, type ChildMessage, type ReadyMessage, type Supervisor } from './supervisor.js';
+import { loadConfigOrExit } from './config.js';
+import { superviseEmbeddedPlatform, superviseGateway, type ReadyMessage } from './supervisor.js';
 
 /**
- * `npm start`: the gateway on `UPSTREAM_URL`, or, when it is unset, on the embedded platform,
- * run in a process of its own (`src/platform/main.ts`) that this one supervises: restarted when
- * it ends, stopped when this one ends.
+ * `npm start`: a small supervisor that does no request work. It runs the gateway
+ * (`src/gateway/main.ts`, heap `GATEWAY_HEAP_MB`) and, unless `UPSTREAM_URL` is set, the embedded
+ * platform (`src/platform/main.ts`, heap `PLATFORM_HEAP_MB`), each in a process of its own, each
+ * restarted with backoff when it dies (the gateway on the port it first got, the platform too). It
+ * tells the gateway over IPC where the platform is and how its process is doing (for `/ready`), and
+ * prints the start-up lines once. On SIGINT or SIGTERM the gateway drains, then the platform stops;
+ * when this process dies, both see their IPC channel close and end.
  */
 const config = loadConfigOrExit();
-
-/** Ends the start with a readable line instead of a stack when a port is taken or refused. */
-function failStart(port: number, error: unknown, setting = 'PORT'): never {
-  const code = (error as { code?: string }).code;
-  const reason =
-    code === 'EADDRINUSE'
-      ? `port ${port} is already in use`
-      : code === 'EACCES'
-        ? `port ${port} is not allowed`
-        : redactSecrets(String(error));
-  console.error(`Cannot start the gateway: ${reason}. Choose another port with ${setting}.`);
-  process.exit(1);
-}
-// A replica of `npm run cluster` (an IPC channel to its supervisor) leaves the start-up lines to the cluster.
-const supervised = typeof process.send === 'function';
-const quiet = config.LOG_LEVEL === 'silent' || supervised;
-// Read before anything starts: a bad manifest stops the start with a message naming it.
-const persistedManifest = config.PERSISTED_OPERATIONS_FILE
-  ? readManifestOrExit(config.PERSISTED_OPERATIONS_FILE)
-  : undefined;
-// Restarts of the platform are errors: shown at every level but fatal and silent.
+const quiet = config.LOG_LEVEL === 'silent';
+// Restarts are errors: shown at every level but fatal and silent.
 const logRestart = quiet || config.LOG_LEVEL === 'fatal' ? () => {} : (line: string) => console.error(line);
 
-// Loading the gateway's modules (the schema is built as they load) takes about half a second: it
-// happens while the embedded platform's process starts, on the other core.
-const gatewayModules = Promise.all([
-  import('./gateway/http/server.js'),
-  import('./gateway/http/websocket.js'),
-  import('./gateway/http/drain.js'),
-  import('pino'),
-]);
+/** The embedded platform's last ready message: its URL and the demo users' tokens. */
+let platformReady: ReadyMessage | undefined;
 
-/** What to do each time the platform's process is ready (set once the gateway exists). */
-let onPlatformReady: () => void = () => {};
+const gateway = superviseGateway(config, {
+  port: config.PORT,
+  log: logRestart,
+  // A gateway process (the first, or one restarted) asks where the platform is once it started loading.
+  onMessage: (message) => {
+    if (message.type === 'waiting') tellGateway();
+  },
+});
+const platform = config.UPSTREAM_URL
+  ? undefined
+  : superviseEmbeddedPlatform(config, logRestart, {
+      onReady: (ready) => {
+        platformReady = ready;
+        // The first time, the gateway's start waits for it; later, a new platform process serves.
+        tellGateway();
+      },
+      onStatus: (status) => gateway.send({ type: 'upstream-status', process: status }),
+    });
 
-let platform: Supervisor | undefined;
-let ready: ReadyMessage | undefined;
-let upstreamUrl = config.UPSTREAM_URL;
-if (!upstreamUrl) {
-  platform = superviseEmbeddedPlatform(config, logRestart, () => onPlatformReady());
-  ready = await platform.start().catch((error: unknown) => {
-    console.error(redactSecrets((error as Error).message));
-    process.exit(1);
-  });
-  upstreamUrl = ready.url;
+/** Tells the gateway's process where the embedded platform is, once it is known. */
+function tellGateway(): void {
+  if (!platform || !platformReady) return;
+  const { url, demoTokens } = platformReady;
+  gateway.send({ type: 'upstream', url, ...(demoTokens ? { demoTokens } : {}), process: platform.status() });
 }
 
-const supervisor = platform;
-const [{ createGateway }, { serveWebSockets }, { trackInFlight }, { pino }] = await gatewayModules;
-const tracing =
-  config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-    ? await startTracing()
-    : undefined;
-const gateway = createGateway({
-  ...(tracing ? { plugins: [tracing.plugin] } : {}),
-  upstreamUrl,
-  clientOptions: {
-    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    connections: config.UPSTREAM_CONNECTIONS,
-    breakerThreshold: config.UPSTREAM_BREAKER_THRESHOLD,
-    breakerCooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
-    // Invalid upstream answers are warnings: shown at LOG_LEVEL warn and below.
-    logger: ['debug', 'info', 'warn'].includes(config.LOG_LEVEL) ? console : { warn: () => {} },
-  },
-  limits: limitsFromConfig(config),
-  // Unexpected errors and the shared state's comings and goings, as LOG_LEVEL says.
-  logger: {
-    error: ['fatal', 'silent'].includes(config.LOG_LEVEL) ? () => {} : console.error,
-    info: ['debug', 'info'].includes(config.LOG_LEVEL) ? console.info : () => {},
-  },
-  metricsOnMainPort: config.METRICS_PORT === undefined,
-  ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
-  ...(config.RESPONSE_CACHE_TTL_MS
-    ? { responseCache: { ttlMs: config.RESPONSE_CACHE_TTL_MS, maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024 } }
-    : {}),
-  subscriptions: {
-    pollMs: config.SUBSCRIPTION_POLL_MS,
-    maxSubscriptions: config.MAX_SUBSCRIPTIONS,
-    maxPerCaller: config.MAX_SUBSCRIPTIONS_PER_CALLER,
-  },
-  connections: { maxPerAddress: config.MAX_CONNECTIONS_PER_ADDRESS, idleMs: config.CONNECTION_IDLE_TIMEOUT_MS },
-  trustedProxies: config.TRUSTED_PROXIES,
-  corsOrigins: config.CORS_ORIGINS ?? [],
-  csrfPrevention: config.CSRF_PREVENTION,
-  rateLimits: {
-    points: config.RATE_LIMIT_POINTS,
-    windowMs: config.RATE_LIMIT_WINDOW_S * 1000,
-    failOpen: config.RATE_LIMIT_FAIL_OPEN,
-  },
-  persistedOperations: {
-    persistedOnly: config.PERSISTED_ONLY,
-    maxBytes: config.PERSISTED_QUERIES_MB * 1024 * 1024,
-    maxDocumentBytes: config.MAX_PERSISTED_QUERY_BYTES,
-    ...(persistedManifest ? { manifest: persistedManifest } : {}),
-  },
-  // One JSON line per operation on stdout, at LOG_LEVEL info and below.
-  operationLog: pino({ level: config.LOG_LEVEL }),
-  ...(supervisor ? { upstreamProcess: () => supervisor.status() } : {}),
-  // The demo users' tokens, only from the embedded platform (never with UPSTREAM_URL): the gateway
-  // offers them in GraphiQL to a browser on this machine only.
-  graphiql: { enabled: true, ...(ready?.demoTokens ? { demoTokens: ready.demoTokens } : {}) },
-});
-
-// A new process serves: requests need not wait for the breaker's cool-down to find it out.
-onPlatformReady = () => gateway.client.resetBreaker();
-
-const server = createServer(gateway.handle);
-// GraphQL over WebSocket (graphql-transport-ws) on the same port and path.
-const webSockets = serveWebSockets(server, gateway, {
-  maxPerConnection: config.MAX_SUBSCRIPTIONS_PER_CONNECTION,
-  initTimeoutMs: config.WEBSOCKET_INIT_TIMEOUT_MS,
-  pingMs: config.WEBSOCKET_PING_MS,
-});
-await new Promise<void>((resolve, reject) => {
-  server.once('error', reject);
-  server.listen(config.PORT, config.HOST, resolve);
-}).catch(async (error: unknown) => {
-  await platform?.stop();
-  failStart(config.PORT, error);
-});
-
-const metricsServer = config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.METRICS_PORT);
-const { port: servedPort } = server.address() as AddressInfo;
-
-const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-if (!quiet) {
-  // The port the server got (PORT=0 asks the system for a free one).
-  console.log(`GraphQL gateway: http://${host}:${servedPort}/graphql (GraphiQL in a browser)`);
-  console.log(
-    `Upstream REST API: ${redactSecrets(upstreamUrl)}${platform ? ` (embedded platform, process ${platform.status().pid})` : ''}`,
-  );
-  // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
-  if (ready?.demoTokensFile)
-    console.log(`Demo tokens (the first is an admin of every demo organization): ${ready.demoTokensFile}`);
-}
-
-// Run as a replica of `npm run cluster`, whose supervisor waits for this message and ends with its channel.
-if (supervised) {
-  process.send!({ type: 'ready', url: `http://${host}:${servedPort}` } satisfies ChildMessage);
-  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
-}
-
-const inFlight = trackInFlight(server);
-/** How long a stopping gateway waits for a balancer to stop sending before it closes its port. */
-const QUIET_BEFORE_CLOSE_MS = 1_000;
 let stopping = false;
+let exitCode = 0;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    // A second signal while stopping (Ctrl+C again) stops at once.
-    if (stopping) process.exit(1);
-    stopping = true;
-    void stop();
-  });
-}
-
-/**
- * Stops as a replica behind a balancer should: `/ready` answers 503, the port accepts no more
- * connections (a balancer's retry sends those elsewhere), subscriptions end with a SHUTTING_DOWN
- * event, and the operations under way get `SHUTDOWN_TIMEOUT_MS` to finish before what is left is
- * closed. Then the platform's process stops, and this one exits 0.
- */
-async function stop(): Promise<void> {
-  if (!quiet) console.log(`Stopping: finishing ${inFlight.count} request(s) in flight…`);
-  const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
-  gateway.drain();
-  // A connection a balancer opened just as the port closed would be reset under its request, and a
-  // POST is not retried: the port closes once the balancer, seeing /ready 503, sent nothing for a
-  // second (its health checks every 500 ms, out after 2 failures), or at once without traffic.
-  await inFlight.quiet(QUIET_BEFORE_CLOSE_MS, Math.min(QUIET_BEFORE_CLOSE_MS * 3, config.SHUTDOWN_TIMEOUT_MS));
-  server.close();
-  await webSockets.close();
-  const finished = await inFlight.idle(Math.max(0, deadline - Date.now()));
-  if (!finished && !quiet)
-    console.error(`Stopped after SHUTDOWN_TIMEOUT_MS (${config.SHUTDOWN_TIMEOUT_MS} ms) with requests unfinished`);
-  server.closeAllConnections();
-  metricsServer?.close();
-  await Promise.all([gateway.close(), platform?.stop(), tracing?.shutdown()]);
-  process.exit(0);
-}
-
-/** `GET /metrics` on a port of its own (`METRICS_PORT`), so that scrapes need not reach the public port. */
-async function serveMetrics(port: number) {
-  const { registry } = gateway.metrics;
-  const metrics = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404).end();
+    // A second signal while stopping (Ctrl+C again) ends the gateway at once.
+    if (stopping) {
+      exitCode = 1;
+      void gateway.stop(0);
       return;
     }
-    void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text));
+    stopping = true;
+    void stopAll();
   });
-  await new Promise<void>((resolve, reject) => {
-    metrics.once('error', reject);
-    metrics.listen(port, config.HOST, resolve);
-  }).catch(async (error: unknown) => {
-    await platform?.stop();
-    failStart(port, error, 'METRICS_PORT');
-  });
-  return metrics;
 }
 
-function readManifestOrExit(file: string): Map<string, string> {
-  try {
-    return readManifest(file);
-  } catch (error) {
-    console.error(`Cannot start the gateway: ${(error as Error).message}`);
-    process.exit(1);
-  }
+/** The gateway first (it drains for up to `SHUTDOWN_TIMEOUT_MS`), then the platform it uses. */
+async function stopAll(): Promise<never> {
+  // A signal to the whole process group (a terminal's Ctrl-C, `kill -- -<pgid>`, a service manager)
+  // reaches the children too: one that ends of itself now is not restarted.
+  platform?.endRestarts();
+  await gateway.stop();
+  await platform?.stop();
+  process.exit(exitCode);
 }
 
-/** OpenTelemetry, loaded only when traces are exported. */
-async function startTracing() {
-  const [{ startOtlpTracing }, { useTracing }] = await Promise.all([
-    import('./gateway/telemetry/otlp.js'),
-    import('./gateway/telemetry/tracing.js'),
-  ]);
-  const { tracer, shutdown } = startOtlpTracing();
-  return { plugin: useTracing(tracer), shutdown };
+// Both start at once: the gateway's process loads its modules (about half a second) while the
+// platform's opens its database, each on a core; the gateway listens once it knows the platform.
+const started = await Promise.all([gateway.start(), platform?.start()]).catch(async (error: unknown) => {
+  // A stop under way ends the process.
+  if (stopping) return new Promise<never>(() => {});
+  // A gateway that could not start (a busy PORT) said why in its own words; so did the platform.
+  const { redactSecrets } = await import('./gateway/errors.js');
+  console.error(redactSecrets((error as Error).message));
+  await Promise.all([gateway.stop(), platform?.stop()]);
+  process.exit(1);
+});
+const [gatewayReady] = started;
+
+if (!quiet) {
+  // The port the gateway got (PORT=0 asks the system for a free one).
+  console.log(`GraphQL gateway: ${gatewayReady.url}/graphql (GraphiQL in a browser; process ${gateway.status().pid})`);
+  console.log(
+    `Upstream REST API: ${platformReady ? `${platformReady.url} (embedded platform, process ${platform!.status().pid})` : withoutSecrets(config.UPSTREAM_URL!)}`,
+  );
+  // The tokens stay in their file: a start's output ends up in terminals' scrollback and logs.
+  if (platformReady?.demoTokensFile)
+    console.log(`Demo tokens (the first is an admin of every demo organization): ${platformReady.demoTokensFile}`);
+}
+
+/** A URL as it may be printed: no user info, query or fragment, where credentials go. */
+function withoutSecrets(url: string): string {
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname}`;
 }

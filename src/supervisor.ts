@@ -17,9 +17,28 @@ export type ChildMessage =
       /** Where every demo user's token is written, when the demo data is seeded. */
       demoTokensFile?: string;
     }
-  | { type: 'failed'; reason: string };
+  | { type: 'failed'; reason: string }
+  /**
+   * A gateway without `UPSTREAM_URL` asks `npm start`'s supervisor for the embedded platform's URL
+   * (answered with an `upstream` message once the platform is ready).
+   */
+  | { type: 'waiting' };
 
 export type ReadyMessage = Extract<ChildMessage, { type: 'ready' }>;
+
+/** What `npm start`'s supervisor tells its gateway of the embedded platform, over IPC. */
+export type UpstreamMessage =
+  | {
+      /** Sent when the gateway asks (`waiting`) and each time a platform process is ready. */
+      type: 'upstream';
+      /** The platform's base URL, ending in `/v1` (the same across its restarts). */
+      url: string;
+      /** The demo users' tokens, for GraphiQL (never printed). */
+      demoTokens?: Record<string, string>;
+      process: ProcessStatus;
+    }
+  /** Sent whenever the platform's process changes state (it ended, it restarts). */
+  | { type: 'upstream-status'; process: ProcessStatus };
 
 /** The supervised process as health checks show it. */
 export interface ProcessStatus {
@@ -46,6 +65,10 @@ export interface SupervisorOptions {
   log: (line: string) => void;
   /** Called at every ready message: the first start and each restart. */
   onReady?: (ready: ReadyMessage) => void;
+  /** Called with every other message of the process (`waiting`). */
+  onMessage?: (message: ChildMessage) => void;
+  /** Called whenever `status()` changes: a process started, became ready, ended, or was stopped. */
+  onStatus?: (status: ProcessStatus) => void;
   /** Wait before the first restart after a crash, in milliseconds; it doubles with each crash in a row. @default 100 */
   restartDelayMs?: number;
   /** Longest wait before a restart. @default 10000 */
@@ -97,19 +120,45 @@ export class Supervisor {
     };
   }
 
-  /** Stops the process (SIGTERM, then SIGKILL after `stopGraceMs`) and restarts it no more. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the process (SIGTERM, then SIGKILL after `graceMs`) and restarts it no more. Called again
+   * while a stop is under way (a second Ctrl-C), with 0, it kills the process at once.
+   */
+  async stop(graceMs = this.options.stopGraceMs ?? 5_000): Promise<void> {
+    const wasStopped = this.state === 'stopped';
     this.stopping = true;
     this.state = 'stopped';
     clearTimeout(this.restartTimer);
     process.removeListener('exit', this.killOnExit);
+    if (!wasStopped) this.changed();
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), this.options.stopGraceMs ?? 5_000);
+    child.kill(graceMs > 0 ? 'SIGTERM' : 'SIGKILL');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exited;
     clearTimeout(timer);
+  }
+
+  /**
+   * Restarts the process no more once it ends, and leaves it running: the first step of stopping
+   * processes one after the other, when a signal to a whole process group may end one early.
+   */
+  endRestarts(): void {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+  }
+
+  /** Sends `message` to the process over IPC, if one is running; otherwise it is dropped. */
+  send(message: UpstreamMessage): void {
+    const child = this.child;
+    // A process ending meanwhile misses it (the callback keeps that from being an error): its
+    // successor asks again.
+    if (child?.connected) child.send(message, () => {});
+  }
+
+  private changed(): void {
+    this.options.onStatus?.(this.status());
   }
 
   private spawn(first?: { resolve: (ready: ReadyMessage) => void; reject: (error: Error) => void }): void {
@@ -120,6 +169,7 @@ export class Supervisor {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
     this.child = child;
+    this.changed();
     let stderrTail = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       process.stderr.write(chunk);
@@ -128,9 +178,13 @@ export class Supervisor {
     let failure: string | undefined;
     child.on('message', (message: ChildMessage) => {
       if (message?.type === 'failed') failure = message.reason;
-      if (message?.type !== 'ready') return;
+      if (message?.type !== 'ready') {
+        this.options.onMessage?.(message);
+        return;
+      }
       this.state = 'running';
       this.readySince = Date.now();
+      this.changed();
       this.options.onReady?.(message);
       first?.resolve(message);
       first = undefined;
@@ -153,16 +207,21 @@ export class Supervisor {
     if (first) {
       this.state = 'stopped';
       process.removeListener('exit', this.killOnExit);
+      this.changed();
       first.reject(new Error(told ? cause : `The ${this.options.name} ended before it was ready: ${cause}`));
       return;
     }
-    if (this.stopping) return;
+    if (this.stopping) {
+      this.changed();
+      return;
+    }
     const stable =
       this.readySince !== undefined && Date.now() - this.readySince >= (this.options.stableAfterMs ?? 30_000);
     this.crashStreak = stable ? 1 : this.crashStreak + 1;
     this.readySince = undefined;
     this.restarts += 1;
     this.state = 'restarting';
+    this.changed();
     const delay = Math.min(
       this.options.maxRestartDelayMs ?? 10_000,
       (this.options.restartDelayMs ?? 100) * 2 ** (this.crashStreak - 1),
@@ -191,28 +250,72 @@ export function exitCause(code: number | null, signal: NodeJS.Signals | null, st
   return /heap limit|heap out of memory/i.test(stderrTail) ? `${base}, heap limit reached` : base;
 }
 
+/** What a caller of `superviseEmbeddedPlatform` or `superviseGateway` hears of the process. */
+export type SupervisorEvents = Pick<SupervisorOptions, 'onReady' | 'onMessage' | 'onStatus'>;
+
+/** Under tsx (`npm run dev`, the tests) this file is TypeScript, and so are the entries it runs. */
+function entryBeside(path: string): URL {
+  return new URL(`${path}${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+}
+
 /**
  * Supervises the embedded platform's process (`src/platform/main.ts`). It picks its port as
  * `PLATFORM_PORT` says; a restart takes the port the first start got (so `PLATFORM_PORT=0` keeps
- * one upstream URL). `onReady` runs at every ready message.
+ * one upstream URL).
  */
 export function superviseEmbeddedPlatform(
   settings: Config,
   log: (line: string) => void,
-  onReady: () => void = () => {},
+  events: SupervisorEvents = {},
 ): Supervisor {
   let port = String(settings.PLATFORM_PORT);
-  // Under tsx (`npm run dev`, the tests) this file is TypeScript, and so is the platform's entry.
-  const entry = new URL(`./platform/main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
   return new Supervisor({
     name: 'embedded platform',
-    entry,
+    entry: entryBeside('./platform/main'),
     env: () => ({ ...process.env, PLATFORM_PORT: port }),
     heapMb: settings.PLATFORM_HEAP_MB,
     log,
+    ...events,
     onReady: (ready) => {
       port = new URL(ready.url).port;
-      onReady();
+      events.onReady?.(ready);
+    },
+  });
+}
+
+/** Options of `superviseGateway`. */
+export interface GatewaySupervision extends SupervisorEvents {
+  /** What the log lines call it. @default gateway */
+  name?: string;
+  /** Port of its first start (0: one the system picks); its restarts keep the port it got. */
+  port: number;
+  /** Its environment, `PORT` aside. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+}
+
+/**
+ * Supervises a gateway's process (`src/gateway/main.ts`: `npm start`'s gateway and each replica of
+ * `npm run cluster`), with the heap `GATEWAY_HEAP_MB` gives it. A restart takes the port the first
+ * start got, so clients and balancers find it where it was. Stopping it leaves it
+ * `SHUTDOWN_TIMEOUT_MS` for its operations in flight before it is killed.
+ */
+export function superviseGateway(settings: Config, options: GatewaySupervision): Supervisor {
+  const { name = 'gateway', env = process.env, log, onReady, onMessage, onStatus } = options;
+  let port = String(options.port);
+  return new Supervisor({
+    name,
+    entry: entryBeside('./gateway/main'),
+    env: () => ({ ...env, PORT: port }),
+    heapMb: settings.GATEWAY_HEAP_MB,
+    log,
+    // Its drain ends within SHUTDOWN_TIMEOUT_MS; the rest (closing Redis, the exporter) within 2 s.
+    stopGraceMs: settings.SHUTDOWN_TIMEOUT_MS + 2_000,
+    onMessage,
+    onStatus,
+    onReady: (ready) => {
+      port = new URL(ready.url).port;
+      onReady?.(ready);
     },
   });
 }

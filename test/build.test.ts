@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { childProcesses } from './fixtures/processes.js';
 
 /**
  * `npm run build` (`src/build.mjs`, which `npm start`, `npm run platform` and `npm ci` run first): `dist/` is
@@ -134,7 +135,15 @@ describe('npm start on the compiled tree', () => {
     // As the `start` script runs it.
     gateway = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
       cwd: projectRoot,
-      env: { ...process.env, PORT: '0', PLATFORM_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        PLATFORM_PORT: '0',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'error',
+        GATEWAY_HEAP_MB: '160',
+        PLATFORM_HEAP_MB: '200',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let printed = '';
@@ -159,5 +168,12 @@ describe('npm start on the compiled tree', () => {
     const { data, errors } = (await answer.json()) as { data?: { viewer: { platformId: string } }; errors?: unknown };
     expect(errors).toBeUndefined();
     expect(data?.viewer.platformId).toMatch(/\S/);
+
+    // `npm start`'s process supervises two of its own, each compiled, each with its heap limit.
+    const children = childProcesses(gateway.pid!).map((child) => child.argv.slice(1));
+    expect(children.sort()).toEqual([
+      ['--enable-source-maps', '--max-old-space-size=160', join(projectRoot, 'dist/gateway/main.js')],
+      ['--enable-source-maps', '--max-old-space-size=200', join(projectRoot, 'dist/platform/main.js')],
+    ]);
   }, 60_000); // the first start seeds the demo data
 });

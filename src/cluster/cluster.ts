@@ -1,8 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { superviseEmbeddedPlatform, Supervisor } from '../supervisor.js';
+import { superviseEmbeddedPlatform, superviseGateway, type Supervisor } from '../supervisor.js';
 import { balancerConfig, startBalancer, type Balancer, type ServerState } from './haproxy.js';
 import { freePort } from './ports.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
@@ -148,24 +147,11 @@ async function stopAll(started: Array<{ stop(): Promise<void> }>): Promise<void>
   for (const part of rest.reverse()) await part.stop();
 }
 
-/** Starts one gateway (`src/main.ts`) on a port of its own, which it keeps across restarts. */
+/** Starts one gateway (`src/gateway/main.ts`) on a port of its own, which it keeps across restarts. */
 async function startReplica(name: string, env: NodeJS.ProcessEnv, config: Config, log: (line: string) => void) {
-  let port = '0';
-  const entry = new URL(`../main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-  const supervisor = new Supervisor({
-    name: `gateway ${name}`,
-    entry,
-    env: () => ({ ...env, PORT: port }),
-    heapMb: Number(process.env.GATEWAY_HEAP_MB ?? 192),
-    log,
-    // A stopping gateway has SHUTDOWN_TIMEOUT_MS for its operations in flight.
-    stopGraceMs: config.SHUTDOWN_TIMEOUT_MS + 2_000,
-    onReady: (ready) => {
-      port = new URL(ready.url).port;
-    },
-  });
-  await supervisor.start();
-  return { name, port: Number(port), supervisor };
+  const supervisor = superviseGateway(config, { name: `gateway ${name}`, port: 0, env, log });
+  const ready = await supervisor.start();
+  return { name, port: Number(new URL(ready.url).port), supervisor };
 }
 
 function describe(states: ServerState[]): string {
