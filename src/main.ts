@@ -95,6 +95,7 @@ const gateway = createGateway({
     windowMs: config.RATE_LIMIT_WINDOW_S * 1000,
     failOpen: config.RATE_LIMIT_FAIL_OPEN,
   },
+  introspectionRequiresToken: config.INTROSPECTION_REQUIRES_TOKEN,
   persistedOperations: {
     persistedOnly: config.PERSISTED_ONLY,
     ...(persistedManifest ? { manifest: persistedManifest } : {}),

@@ -86,6 +86,12 @@ export interface GatewayOptions {
   subscriptions?: { pollMs?: number; maxSubscriptions?: number; maxPerCaller?: number };
   /** GraphQL over SSE's single-connection mode: how long, and how many, streams may wait reserved. */
   eventStreams?: EventStreamOptions;
+  /**
+   * Refuse introspection (`__schema`, `__type`) to callers without a token, with UNAUTHENTICATED
+   * (`INTROSPECTION_REQUIRES_TOKEN`). GraphiQL and code generators introspect: with it on, they
+   * send a token. @default false
+   */
+  introspectionRequiresToken?: boolean;
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -126,7 +132,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
-  const cost = useOperationCost(limits);
+  const cost = useOperationCost(limits, { introspectionRequiresToken: options.introspectionRequiresToken ?? false });
   const metrics = createMetrics(client);
   const state: SharedState =
     options.redisUrl === undefined

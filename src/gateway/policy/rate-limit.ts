@@ -89,7 +89,8 @@ export function useRateLimits(
     reservations.set(context.request, reservation);
     context.rateLimit = status(options.points, points, state);
     if (!state.admitted) return refuse({ errors: [spentBudget(options, points, state)] });
-    if (!token || points === 0) return;
+    // Even an operation that reserves nothing (introspection) may spend the gateway's own work.
+    if (!token) return;
     const address = addressKeyOf(context.request);
     if (!address || (await isKnown(key))) return;
     const addressState = await budgets.take(address, points, options.points, options.windowMs);
@@ -116,11 +117,17 @@ export function useRateLimits(
         void accepted?.set(reservation.key, '1', options.windowMs);
       }
       const { address } = reservation;
+      // A take of nothing started no window: what such an operation spent (the gateway's own work)
+      // starts one, whatever is left, instead of adjusting a window that does not exist.
+      const charge = (key: string, resetAt: number) =>
+        reservation.points === 0 && delta > 0
+          ? budgets.take(key, delta, Number.MAX_SAFE_INTEGER, options.windowMs)
+          : budgets.adjust(key, delta, resetAt);
       const [settled] = await Promise.all([
         !reservation.state.admitted || delta === 0
           ? reservation.state
-          : budgets.adjust(reservation.key, delta, reservation.state.resetAt),
-        address && delta !== 0 ? budgets.adjust(address.key, delta, address.resetAt) : undefined,
+          : charge(reservation.key, reservation.state.resetAt),
+        address && delta !== 0 ? charge(address.key, address.resetAt) : undefined,
       ]);
       reservation.settled = settled ?? reservation.state;
       return reservation.settled;
