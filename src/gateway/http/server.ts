@@ -4,6 +4,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
 import { createContext, type GatewayContext } from '../context.js';
+import { DocumentConverter, type ConverterOptions } from '../conversion/converter.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
@@ -92,6 +93,11 @@ export interface GatewayOptions {
    * send a token. @default false
    */
   introspectionRequiresToken?: boolean;
+  /**
+   * The gateway's conversions of documents to markdown and text: worker threads for large ones,
+   * the byte budget of the cache of immutable ones (see `ConverterOptions`).
+   */
+  conversions?: ConverterOptions;
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -111,6 +117,8 @@ export interface Gateway {
   live: LiveHub;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
+  /** Its converter of documents to markdown and text (worker threads, cache, counts). */
+  converter: DocumentConverter;
   /** The client behind a connection, as `trustedProxies` says to read it (a transport of its own: WebSocket). */
   clientAddress(peer: IncomingMessage): string | undefined;
   /**
@@ -132,6 +140,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
+  const converter = new DocumentConverter(options.conversions);
   const cost = useOperationCost(limits, { introspectionRequiresToken: options.introspectionRequiresToken ?? false });
   const metrics = createMetrics(client);
   const state: SharedState =
@@ -178,6 +187,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxResponseBytes: limits.maxResponseBytes,
         startedAt: cost.startedAt(request),
         live,
+        converter,
       });
       attachLoaders(ctx);
       return ctx;
@@ -238,6 +248,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     client,
     live,
     metrics,
+    converter,
     clientAddress: (peer) => clientAddress(peer, trustedProxies),
     drain() {
       draining = true;
@@ -249,7 +260,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     close: async () => {
       live.close();
-      await Promise.all([client.close(), state.close()]);
+      await Promise.all([client.close(), state.close(), converter.close()]);
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { ResponseTooLargeError } from '../errors.js';
+import { bodySource } from '../upstream/bodies.js';
 import type { GatewayWork } from './gateway-work.js';
 
 /**
@@ -148,6 +149,8 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  */
 export function jsonBytes(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;
+  const body = bodySource(value);
+  if (body) return body.bytes;
   if (value === null || value === undefined) return 4;
   if (typeof value !== 'object') return 8;
   if (value instanceof Date) return 26;
