@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { documentLines } from '../../document/lines.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { jsonBytes, type ResponseBudget } from '../policy/answer-size.js';
 import type { GatewayWork } from '../policy/gateway-work.js';
@@ -106,8 +107,12 @@ export class DocumentConverter {
       return this.pool.run({ kind, body, maxChars }, signal);
     }
     this.counts.inline += 1;
-    // Loaded with the first document converted: the converter and its emoji table stay out of
-    // the gateway's start and idle memory.
+    if (kind === 'text') {
+      const output = documentLines(document);
+      return output.length > maxChars ? { tooLarge: output.length } : { output };
+    }
+    // Loaded with the first document converted to markdown on this thread: the converter and its
+    // emoji table stay out of the gateway's start and idle memory.
     const { convertDocument } = await import('./convert.js');
     return convertDocument(kind, document, maxChars);
   }
