@@ -124,6 +124,8 @@ export const getReusableContentDocument = (
   api.get(
     route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`,
     jsonDocument,
+    undefined,
+    { keepText: true },
   );
 
 // --- Links -------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { builder } from '../kit/builder.js';
 import { DocumentType } from '../kit/document.js';
 import { SpaceNode } from '../spaces.js';
 import { DocumentPageNode } from './page.js';
-import { readOnce, type PageHeld } from './revision.js';
+import { readDocumentOnce, readOnce, type PageHeld } from './revision.js';
 
 /**
  * Bodies of pages: the JSON document (one request per page, by document id); its text and its
@@ -22,15 +22,9 @@ import { readOnce, type PageHeld } from './revision.js';
  * document, and its conversions are kept across requests.
  */
 export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<JsonDocument> {
-  const key = `document:${compositeKey(spaceId, documentId)}`;
-  return readOnce(ctx, key, () => immutable(ctx, key, getDocument(ctx.api, spaceId, documentId)));
-}
-
-/** A document read under a key naming it for good: its conversions may be kept across requests. */
-async function immutable(ctx: GatewayContext, key: string, read: Promise<JsonDocument>): Promise<JsonDocument> {
-  const document = await read;
-  ctx.conversions.immutable(document, key);
-  return document;
+  return readDocumentOnce(ctx, `document:${compositeKey(spaceId, documentId)}`, () =>
+    getDocument(ctx.api, spaceId, documentId),
+  );
 }
 
 /**
@@ -56,8 +50,9 @@ function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument
   const documentId = (page.page as RevisionPage).documentId;
   if (documentId) return readDocument(ctx, page.spaceId, documentId);
   // Read under its revision's id: it never changes.
-  const key = `page-document:${compositeKey(page.spaceId, page.revisionId, page.id)}`;
-  return readOnce(ctx, key, () => immutable(ctx, key, getPageDocument(ctx.api, page)));
+  return readDocumentOnce(ctx, `page-document:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
+    getPageDocument(ctx.api, page),
+  );
 }
 
 builder.objectFields(DocumentType, (t) => ({
