@@ -194,13 +194,14 @@ export class RequestConversions {
     if (kept !== undefined) return kept;
     if (responseBudget.exceeded) throw responseBudget.exceeded;
     const maxChars = Math.max(0, responseBudget.max - responseBudget.answerBytes);
+    // Charged once started, whatever its end: a client that goes away mid-conversion pays for it too.
+    work.add('conversion', bytes);
     let outcome: ConversionOutcome;
     try {
       outcome = await this.converter.convert(kind, document, { bytes, text: body?.text }, maxChars, signal);
     } catch (error) {
       throw conversionError(error, kind, bytes);
     }
-    work.add('conversion', bytes);
     if ('invalid' in outcome) {
       throw new GatewayError(
         'UPSTREAM_INVALID_RESPONSE',
