@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { catchUpSearchIndex } from '../src/platform/content/current.js';
 import type { ContentPage } from '../src/platform/content/revisions.js';
 import { putDocument } from '../src/platform/content/revisions.js';
@@ -11,10 +11,11 @@ import { openDatabase, type Db } from '../src/platform/store/db.js';
 import { commitContent, textDocument } from '../test/fixtures/content.js';
 import { freePort } from '../test/fixtures/ports.js';
 import { supervisedProcess } from '../test/fixtures/processes.js';
+import { getIntrospectionQuery } from 'graphql';
 
 /**
- * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js`: the
- * gateway in a process of its own with a 192 MiB heap, the platform in another), measured on:
+ * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js` with a
+ * 192 MiB heap, the platform in its own process), measured on:
  *
  * 1. The page tree of a 4,000-page space, and every page's markdown of a 2,000-page space (the
  *    largest answers the limits admit), then 3 concurrent requests for 100 aliases of that tree
@@ -24,9 +25,18 @@ import { supervisedProcess } from '../test/fixtures/processes.js';
  *    answers (no 5xx), the time until `/ready` is 200 again, every acknowledged write present.
  * 3. A page of 50,000 short paragraphs inserted in a change request (`BENCH_PARAGRAPHS`): the
  *    gateway's answer, whether the platform's process was restarted, and how it ended.
+ * 4. The work the gateway does without the platform (`BENCH_ONLY=work` runs these alone), each with
+ *    its time, the gateway's peak RSS and a concurrent `{ viewer { id } }`'s latency:
+ *    - introspection: 50 aliases of a deep `__schema` (types, their fields' types' fields), 40
+ *      aliases of a plain one, and GraphiQL's introspection query (its `gatewayPoints`);
+ *    - conversions: 10 aliases of every page's `document { markdown }` over six pages of 6,000
+ *      paragraphs (about 1 MB of JSON each), the same again (documents read by id are immutable),
+ *      and once with `text`;
+ *    - document bodies: four concurrent reads of those 1 MB documents (`document(id:) { json }`).
  *
  * `npm run build && npx tsx bench/hardening-process.ts` (MAX_RESPONSE_BYTES=1099511627776 runs
- * the gateway without a byte budget, for comparison). Every answer is checked.
+ * the gateway without a byte budget, for comparison; `BENCH_ONLY=process` or `work` runs a part;
+ * BENCH_ROOT runs another checkout's `dist/`, to measure before a change). Every answer is checked.
  */
 const GATEWAY_HEAP_MB = Number(process.env.GATEWAY_HEAP_MB ?? 192);
 /** Aliases of the 4,000-page tree in the third operation (the limits admit 100). */
@@ -35,6 +45,12 @@ const ALIASES = Number(process.env.BENCH_ALIASES ?? 100);
 const PARAGRAPHS = Number(process.env.BENCH_PARAGRAPHS ?? 50_000);
 /** How many of those run at once (`BENCH_PARALLEL`). */
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
+/** Parts to run (`BENCH_ONLY`: `process`, `work`, or both, comma-separated). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'process,work').split(','));
+/** The checkout whose compiled gateway runs (`BENCH_ROOT`). */
+const ROOT = resolve(process.env.BENCH_ROOT ?? '.');
+/** Paragraphs of each big page of the work cases. */
+const BIG_PARAGRAPHS = 6_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -85,23 +101,28 @@ interface Gateway {
 
 async function startGateway(dataDir: string): Promise<Gateway> {
   const [port, platformPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PLATFORM_PORT: String(platformPort),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'error',
-      GATEWAY_HEAP_MB: String(GATEWAY_HEAP_MB),
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', `--max-old-space-size=${GATEWAY_HEAP_MB}`, join(ROOT, 'dist/main.js')],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PLATFORM_PORT: String(platformPort),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'error',
+        GATEWAY_HEAP_MB: String(GATEWAY_HEAP_MB),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const gateway = { url: `http://127.0.0.1:${port}`, pid: 0, child, stderr: () => stderr };
+  const gateway = { url: `http://127.0.0.1:${port}`, pid: child.pid!, child, stderr: () => stderr };
   await waitReady(gateway, 30_000);
-  // What is measured is the gateway's process, not its supervisor's.
-  gateway.pid = supervisedProcess(child.pid!, 'gateway')!.pid;
+  // What is measured is the gateway's process, not its supervisor's (a checkout from before the
+  // supervisor, `BENCH_ROOT`, runs the gateway in the process it started).
+  gateway.pid = supervisedProcess(child.pid!, 'gateway')?.pid ?? child.pid!;
   return gateway;
 }
 
@@ -141,11 +162,6 @@ function rss(pid: number): { now: number; peak: number } {
   return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
-/** Whether a process still runs. */
-function alive(pid: number): boolean {
-  return existsSync(`/proc/${pid}`);
-}
-
 /** Resets a process's peak RSS (`VmHWM`) to its current RSS. */
 function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -181,7 +197,7 @@ async function measure<T>(gateway: Gateway, token: string, operation: () => Prom
   const ms = performance.now() - started;
   done = true;
   await reader;
-  const { peak } = alive(gateway.pid) ? rss(gateway.pid) : { peak: Number.NaN };
+  const { peak } = isRunning(gateway.pid) ? rss(gateway.pid) : { peak: Number.NaN };
   return {
     result,
     figures: {
@@ -208,108 +224,255 @@ async function main(): Promise<void> {
   const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
   const token = Object.values(seedDemoData(db))[0]!;
   const spaces = db
-    .prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL ORDER BY id LIMIT 2")
+    .prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL ORDER BY id LIMIT 3")
     .pluck(true)
     .all() as string[];
-  const [treeSpace, markdownSpace] = spaces as [string, string];
+  const [treeSpace, markdownSpace, workSpace] = spaces as [string, string, string];
   const seeding = performance.now();
-  bigSpace(db, treeSpace, 4_000, 'Short text.');
-  bigSpace(
-    db,
-    markdownSpace,
-    2_000,
-    'A paragraph of ordinary documentation text, about a hundred and fifty characters long, the size of most paragraphs of a guide, repeated on every page.',
-  );
+  if (ONLY.has('process')) {
+    bigSpace(db, treeSpace, 4_000, 'Short text.');
+    bigSpace(
+      db,
+      markdownSpace,
+      2_000,
+      'A paragraph of ordinary documentation text, about a hundred and fifty characters long, the size of most paragraphs of a guide, repeated on every page.',
+    );
+  }
+  const bigDocuments = ONLY.has('work') ? bigPages(db, workSpace, 6) : [];
   catchUpSearchIndex(db);
   db.close();
-  console.log(`seeded a 4,000-page and a 2,000-page space in ${Math.round(performance.now() - seeding)} ms`);
+  console.log(`seeded in ${Math.round(performance.now() - seeding)} ms`);
 
-  const gateway = await startGateway(dataDir);
+  let gateway = await startGateway(dataDir);
   const report: Record<string, unknown> = {};
   try {
-    const tree = await measure(gateway, token, () => graphql(gateway, token, TREE, { id: treeSpace }));
-    assert.equal(tree.result.status, 200);
-    assert.equal(tree.result.body.errors, undefined, JSON.stringify(tree.result.body.errors?.[0]));
-    assert.equal(countPages(tree.result.body.data.space.content.pages), 4_000);
-    report.pageTree4000 = { ...tree.figures, answerBytes: tree.result.bytes };
-
-    const markdown = await measure(gateway, token, () => graphql(gateway, token, MARKDOWN, { id: markdownSpace }));
-    assert.equal(markdown.result.status, 200);
-    const pages = (markdown.result.body.data?.space?.content?.pages ?? []) as Array<{
-      markdown?: string | null;
-      children: Array<{ markdown?: string | null }>;
-    }>;
-    const texts = pages
-      .flatMap((page) => [page.markdown, ...page.children.map((child) => child.markdown)])
-      .filter((text): text is string => typeof text === 'string');
-    const codes = new Map<string, number>();
-    for (const error of markdown.result.body.errors ?? [])
-      codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
-    // The limits admit 1,000 upstream requests: the further pages fail alone, with a coded error.
-    assert.equal(texts.length + (codes.get('BAD_USER_INPUT') ?? 0), 2_000);
-    report.markdown2000 = {
-      ...markdown.figures,
-      answerBytes: markdown.result.bytes,
-      pagesWithMarkdown: texts.length,
-      refusedFields: Object.fromEntries(codes),
-    };
-
-    const aliases = Array.from(
-      { length: ALIASES },
-      (_, i) =>
-        `t${i}: content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } }`,
-    );
-    const aliasedQuery = `query ($id: ID!) { space(id: $id) { ${aliases.join(' ')} } }`;
-    const aliased = await measure(gateway, token, () =>
-      Promise.all(
-        Array.from({ length: PARALLEL }, () => graphql(gateway, token, aliasedQuery, { id: treeSpace })),
-      ).catch((error: unknown) => error as Error),
-    );
-    const name = `pageTree4000x${ALIASES}Aliases${PARALLEL > 1 ? `x${PARALLEL}Concurrent` : ''}`;
-    if (aliased.result instanceof Error) {
-      // Without a byte budget, the gateway can run out of memory: report it and stop there.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      report[name] = {
-        ...aliased.figures,
-        peakRssMiB: null,
-        // Its supervisor restarts it, and says how it ended.
-        gatewayDied: !alive(gateway.pid),
-        exit: /The gateway \(pid \d+\) ended: ([^;]+)/.exec(gateway.stderr())?.[1] ?? null,
-        stderrTail: gateway
-          .stderr()
-          .split('\n')
-          .filter((line) => /FATAL|heap/.test(line))
-          .slice(0, 2),
-      };
-      console.log(JSON.stringify(report, null, 2));
-      return;
-    }
-    for (const answer of aliased.result) {
-      assert.equal(answer.status, 200);
-      const refused = answer.body.errors?.[0]?.extensions;
-      if (refused) assert.equal(refused.limit, 'responseBytes');
-      else assert.equal(countPages(answer.body.data.space.t0.pages), 4_000);
-    }
-    const first = aliased.result[0]!;
-    report[name] = {
-      ...aliased.figures,
-      answerBytes: first.bytes,
-      refused: first.body.errors?.[0]?.extensions ?? false,
-    };
-
-    report.killPlatform = await killDuringStream(gateway, token);
-    report.hostilePage = await hostilePage(gateway, token);
+    if (ONLY.has('process')) await processCases(gateway, token, treeSpace, markdownSpace, report);
+    if (ONLY.has('work')) gateway = await workCases(gateway, dataDir, token, workSpace, bigDocuments, report);
     assert.ok(rss(gateway.pid).now > 0, 'the gateway is alive');
   } finally {
-    if (gateway.child.exitCode === null && gateway.child.signalCode === null) {
-      const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
-      gateway.child.kill('SIGTERM');
-      await exited;
-    }
+    await stopGateway(gateway);
     if (process.env.BENCH_KEEP_DATA) console.log(`data kept in ${dataDir}`);
     else rmSync(dataDir, { recursive: true, force: true });
   }
   console.log(JSON.stringify(report, null, 2));
+}
+
+async function stopGateway(gateway: Gateway): Promise<void> {
+  if (gateway.child.exitCode === null && gateway.child.signalCode === null) {
+    const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+    gateway.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const alive = (gateway: Gateway) => isRunning(gateway.pid);
+
+/** Whether a process still runs. */
+function isRunning(pid: number): boolean {
+  return existsSync(`/proc/${pid}`);
+}
+
+/** What a gateway that ran out of memory left behind. */
+async function death(gateway: Gateway) {
+  await sleep(500);
+  return {
+    gatewayDied: !alive(gateway),
+    // Its supervisor restarts it, and says how it ended.
+    exit:
+      /The gateway \(pid \d+\) ended: ([^;]+)/.exec(gateway.stderr())?.[1] ??
+      gateway.child.signalCode ??
+      gateway.child.exitCode,
+    stderrTail: gateway
+      .stderr()
+      .split('\n')
+      .filter((line) => /FATAL|heap/.test(line))
+      .slice(0, 2),
+  };
+}
+
+async function processCases(
+  gateway: Gateway,
+  token: string,
+  treeSpace: string,
+  markdownSpace: string,
+  report: Record<string, unknown>,
+): Promise<void> {
+  const tree = await measure(gateway, token, () => graphql(gateway, token, TREE, { id: treeSpace }));
+  assert.equal(tree.result.status, 200);
+  assert.equal(tree.result.body.errors, undefined, JSON.stringify(tree.result.body.errors?.[0]));
+  assert.equal(countPages(tree.result.body.data.space.content.pages), 4_000);
+  report.pageTree4000 = { ...tree.figures, answerBytes: tree.result.bytes };
+
+  const markdown = await measure(gateway, token, () => graphql(gateway, token, MARKDOWN, { id: markdownSpace }));
+  assert.equal(markdown.result.status, 200);
+  const pages = (markdown.result.body.data?.space?.content?.pages ?? []) as Array<{
+    markdown?: string | null;
+    children: Array<{ markdown?: string | null }>;
+  }>;
+  const texts = pages
+    .flatMap((page) => [page.markdown, ...page.children.map((child) => child.markdown)])
+    .filter((text): text is string => typeof text === 'string');
+  const codes = new Map<string, number>();
+  for (const error of markdown.result.body.errors ?? [])
+    codes.set(String(error.extensions?.code), (codes.get(String(error.extensions?.code)) ?? 0) + 1);
+  // The limits admit 1,000 upstream requests: the further pages fail alone, with a coded error.
+  assert.equal(texts.length + (codes.get('BAD_USER_INPUT') ?? 0), 2_000);
+  report.markdown2000 = {
+    ...markdown.figures,
+    answerBytes: markdown.result.bytes,
+    pagesWithMarkdown: texts.length,
+    refusedFields: Object.fromEntries(codes),
+  };
+
+  const aliases = Array.from(
+    { length: ALIASES },
+    (_, i) =>
+      `t${i}: content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } }`,
+  );
+  const aliasedQuery = `query ($id: ID!) { space(id: $id) { ${aliases.join(' ')} } }`;
+  const aliased = await measure(gateway, token, () =>
+    Promise.all(Array.from({ length: PARALLEL }, () => graphql(gateway, token, aliasedQuery, { id: treeSpace }))).catch(
+      (error: unknown) => error as Error,
+    ),
+  );
+  const name = `pageTree4000x${ALIASES}Aliases${PARALLEL > 1 ? `x${PARALLEL}Concurrent` : ''}`;
+  if (aliased.result instanceof Error) {
+    // Without a byte budget, the gateway can run out of memory: report it and stop there.
+    report[name] = { ...aliased.figures, peakRssMiB: null, ...(await death(gateway)) };
+    console.log(JSON.stringify(report, null, 2));
+    process.exit(0);
+  }
+  for (const answer of aliased.result) {
+    assert.equal(answer.status, 200);
+    const refused = answer.body.errors?.[0]?.extensions;
+    if (refused) assert.equal(refused.limit, 'responseBytes');
+    else assert.equal(countPages(answer.body.data.space.t0.pages), 4_000);
+  }
+  const first = aliased.result[0]!;
+  report[name] = {
+    ...aliased.figures,
+    answerBytes: first.bytes,
+    refused: first.body.errors?.[0]?.extensions ?? false,
+  };
+
+  report.killPlatform = await killDuringStream(gateway, token);
+  report.hostilePage = await hostilePage(gateway, token);
+}
+
+/** Six pages of `BIG_PARAGRAPHS` one-letter paragraphs (about 1 MB of JSON each); answers their document ids. */
+function bigPages(db: Db, spaceId: string, count: number): string[] {
+  const documents: string[] = [];
+  const pages: ContentPage[] = [];
+  db.transaction(() => {
+    for (let n = 0; n < count; n += 1) {
+      const documentId = putDocument(
+        db,
+        spaceId,
+        textDocument(Array.from({ length: BIG_PARAGRAPHS }, (_, i) => [0, i === 0 ? `Big ${n}` : 'a'] as [0, string])),
+      );
+      documents.push(documentId);
+      pages.push({ id: `big${n}`, type: 'document', title: `Big ${n}`, slug: `big-${n}`, pages: [], documentId });
+    }
+  })();
+  commitContent(db, spaceId, { pages, files: [], reusableContents: [], variables: {} });
+  return documents;
+}
+
+/** A deep introspection (types, their fields' types and those types' fields), as the hostile tester sent it. */
+const DEEP_SCHEMA =
+  '__schema { types { name fields { name description type { name fields { name description type { name description } } } } } }';
+const PLAIN_SCHEMA =
+  '__schema { types { name description fields { name description args { name description } type { name } } } }';
+
+async function workCases(
+  started: Gateway,
+  dataDir: string,
+  token: string,
+  space: string,
+  documents: string[],
+  report: Record<string, unknown>,
+): Promise<Gateway> {
+  let gateway = started;
+  const failures: string[] = [];
+  /** Runs one case; a gateway that died in it is reported, and a new one started for the next. */
+  const run = async (name: string, operation: () => Promise<Record<string, unknown>>) => {
+    let outcome: Record<string, unknown>;
+    try {
+      outcome = await operation();
+    } catch (error) {
+      // A gateway out of memory closes its connections as it dies: give it the time to end.
+      await Promise.race([new Promise((resolve) => gateway.child.once('exit', resolve)), sleep(5_000)]);
+      // A wrong answer is reported with the others, and fails the run at the end.
+      if (alive(gateway)) failures.push(name);
+      outcome = { error: String(error).split('\n')[0]!.slice(0, 300), ...(alive(gateway) ? {} : await death(gateway)) };
+    }
+    report[name] = outcome;
+    console.log(name, JSON.stringify(outcome));
+    if (!alive(gateway)) {
+      await stopGateway(gateway);
+      gateway = await startGateway(dataDir);
+    }
+  };
+  const outcomeOf = (answer: Awaited<ReturnType<typeof graphql>>) => ({
+    status: answer.status,
+    answerBytes: answer.bytes,
+    refused: answer.body.errors?.[0]?.extensions?.limit ?? answer.body.errors?.[0]?.extensions?.code ?? false,
+    gatewayPoints: (answer.body as { extensions?: { cost?: { gatewayPoints?: number } } }).extensions?.cost
+      ?.gatewayPoints,
+  });
+  const aliased = (count: number, selection: string) =>
+    `{ ${Array.from({ length: count }, (_, i) => `a${i}: ${selection}`).join(' ')} }`;
+
+  await run('introspectionDeepx50', async () => {
+    const answer = await measure(gateway, token, () => graphql(gateway, token, aliased(50, DEEP_SCHEMA)));
+    return { ...answer.figures, ...outcomeOf(answer.result) };
+  });
+  await run('introspectionPlainx40', async () => {
+    const answer = await measure(gateway, token, () => graphql(gateway, token, aliased(40, PLAIN_SCHEMA)));
+    return { ...answer.figures, ...outcomeOf(answer.result) };
+  });
+  await run('introspectionGraphiQL', async () => {
+    const answer = await measure(gateway, token, () =>
+      graphql(gateway, token, getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true })),
+    );
+    assert.equal(answer.result.body.errors, undefined);
+    return { ...answer.figures, ...outcomeOf(answer.result) };
+  });
+
+  const pagesOf = (field: string) => `content { pages { ... on DocumentPage { document { ${field} } } } }`;
+  const converted = async (field: 'markdown' | 'text') => {
+    const query = `query ($id: ID!) { space(id: $id) { ${Array.from({ length: 10 }, (_, i) => `c${i}: ${pagesOf(field)}`).join(' ')} } }`;
+    const answer = await measure(gateway, token, () => graphql(gateway, token, query, { id: space }));
+    assert.equal(answer.result.body.errors, undefined, JSON.stringify(answer.result.body.errors?.[0]));
+    const pages = answer.result.body.data.space.c9.pages as Array<{ document: Record<string, string> }>;
+    assert.equal(pages.length, documents.length);
+    for (const page of pages) assert.ok(page.document[field]!.startsWith('Big '));
+    const cost = (answer.result.body as { extensions?: { cost?: Record<string, number> } }).extensions?.cost;
+    return { ...answer.figures, ...outcomeOf(answer.result), upstreamRequests: cost?.upstreamRequests };
+  };
+  await run('markdown6x6000Paragraphsx10Aliases', () => converted('markdown'));
+  await run('markdown6x6000Paragraphsx10AliasesAgain', () => converted('markdown'));
+  await run('text6x6000Paragraphsx10Aliases', () => converted('text'));
+
+  await run('documentJson1MBx4Concurrent', async () => {
+    const read = (id: string) =>
+      graphql(gateway, token, 'query ($space: ID!, $id: ID!) { space(id: $space) { document(id: $id) { json } } }', {
+        space,
+        id,
+      });
+    const answer = await measure(gateway, token, () => Promise.all(documents.slice(0, 4).map(read)));
+    for (const one of answer.result) {
+      assert.equal(one.body.errors, undefined, JSON.stringify(one.body.errors?.[0]));
+      assert.equal(one.body.data.space.document.json.nodes.length, BIG_PARAGRAPHS);
+    }
+    return { ...answer.figures, answerBytes: answer.result[0]!.bytes };
+  });
+  if (failures.length > 0) {
+    console.log(JSON.stringify(report, null, 2));
+    await stopGateway(gateway);
+    throw new Error(`wrong answers: ${failures.join(', ')}`);
+  }
+  return gateway;
 }
 
 /**
@@ -363,7 +526,7 @@ async function hostilePage(gateway: Gateway, token: string) {
         : 'inserted',
     platformRestarted: after.process.pid !== before.process.pid,
     lastExit: after.process.lastExit,
-    gatewayAlive: gateway.child.exitCode === null && gateway.child.signalCode === null,
+    gatewayAlive: alive(gateway),
   };
 }
 

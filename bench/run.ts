@@ -360,6 +360,7 @@ async function costModel(): Promise<void> {
     aliases: 0,
     rootFields: 1,
     estimated: false,
+    introspection: false,
   });
   const iterations = scaled(20_000, 200);
   for (let index = 0; index < scaled(2000, 20); index += 1) operationCost(schema, document, undefined, {});

@@ -325,6 +325,13 @@ export const configSchema = z.object({
     .max(16 * 1024 * 1024, 'must be at most 16777216')
     .default(128 * 1024),
   /**
+   * `1`: answer introspection (`__schema`, `__type`) only to callers with a token; without one,
+   * UNAUTHENTICATED. GraphiQL and code generators introspect, so they must send one then. Either
+   * way introspection counts in the answer's byte budget and is charged in points by its size.
+   * @default 0
+   */
+  INTROSPECTION_REQUIRES_TOKEN: flag(),
+  /**
    * Export traces over OTLP/HTTP to this collector (`http://collector:4318`); the other standard
    * variables (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`) apply too. Unset,
    * nothing of OpenTelemetry is loaded.

@@ -20,6 +20,7 @@ describe('configuration', () => {
       PLATFORM_CACHE_MB: 48,
       OTEL_SERVICE_NAME: 'docs-graphql-gateway',
       PERSISTED_ONLY: false,
+      INTROSPECTION_REQUIRES_TOKEN: false,
       PLATFORM_ALLOW_PRIVATE_URLS: false,
       GIT_ALLOW_LOCAL: false,
       GIT_AUTHOR_NAME: 'Docs platform',

@@ -3,6 +3,7 @@
 // the upstream layer hangs off it (`api`). Under any one of those folders the others would reach
 // into it.
 import { initContextCache } from '@pothos/core';
+import { DocumentConverter, RequestConversions } from './conversion/converter.js';
 import { ResponseBudget } from './policy/answer-size.js';
 import { GatewayWork } from './policy/gateway-work.js';
 import { DEFAULT_LIMITS } from './policy/limits.js';
@@ -23,6 +24,8 @@ export interface GatewayContext {
   responseBudget: ResponseBudget;
   /** What the gateway works on by itself for the request (conversions, introspection, registrations), in points. */
   work: GatewayWork;
+  /** The request's conversions of documents to markdown and text: each once, counted in `work`. */
+  conversions: RequestConversions;
   /** Set when the request asked for `extensions.explain` (header `x-explain: 1`). */
   trace?: Trace | undefined;
   /** The gateway's subscriptions: one poller per resource and caller. */
@@ -65,6 +68,16 @@ export interface ContextOptions {
   startedAt?: number;
   /** The gateway's subscriptions, for the subscription fields. */
   live?: LiveHub;
+  /** The gateway's converter of documents (its worker threads and cache). @default one shared by the process */
+  converter?: DocumentConverter;
+}
+
+let sharedConverter: DocumentConverter | undefined;
+
+/** The converter of contexts made without one: made with the first, with the default options. */
+function defaultConverter(): DocumentConverter {
+  sharedConverter ??= new DocumentConverter();
+  return sharedConverter;
 }
 
 /**
@@ -86,6 +99,12 @@ export function createContext(client: RestClient, request: Request, options: Con
     onExchange: span?.onUpstream,
   };
   const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
+  const work = new GatewayWork();
+  const conversions = new RequestConversions(options.converter ?? defaultConverter(), {
+    work,
+    responseBudget,
+    signal: request.signal,
+  });
   // The cache key of the per-request loaders: yoga hands resolvers a copy of this object, and
   // the loaders must be the same whichever copy asks (clearing them after a write included).
   return {
@@ -94,7 +113,8 @@ export function createContext(client: RestClient, request: Request, options: Con
     requestId,
     trace,
     responseBudget,
-    work: new GatewayWork(),
+    work,
+    conversions,
     live: options.live,
     budgetKey: () => budgetKeyOf(request),
   };

@@ -142,6 +142,7 @@ const gateway = createGateway({
   trustedProxies: config.TRUSTED_PROXIES,
   corsOrigins: config.CORS_ORIGINS ?? [],
   csrfPrevention: config.CSRF_PREVENTION,
+  introspectionRequiresToken: config.INTROSPECTION_REQUIRES_TOKEN,
   rateLimits: {
     points: config.RATE_LIMIT_POINTS,
     windowMs: config.RATE_LIMIT_WINDOW_S * 1000,

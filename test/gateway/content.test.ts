@@ -460,6 +460,32 @@ describe('reusable contents', () => {
     // global ID, which runs before the revision is read and so reads the reusable content alone.
     expect(answer.upstream).toBe(4);
   });
+
+  it("charges a document's conversions once however many fields ask, and keeps them for the next request", async () => {
+    const space = g.platform.spaceId(DEMO.spaces.guestComment);
+    const { content } = sampleContent(g.platform.db, space);
+    const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Converted once, kept after.']]));
+    commitContent(g.platform.db, space, {
+      ...content,
+      reusableContents: [{ id: 'rc-kept', title: 'Kept', documentId }],
+    });
+    const query = `query Kept($id: ID!) { space(id: $id) { content { reusableContent(id: "rc-kept") {
+      a: document { markdown text } b: document { markdown } c: document { text }
+    } } } }`;
+    const first = await g.gql(query, { id: space });
+    expect(first.data.space.content.reusableContent).toEqual({
+      a: { markdown: 'Converted once, kept after.\n', text: 'Converted once, kept after.' },
+      b: { markdown: 'Converted once, kept after.\n' },
+      c: { text: 'Converted once, kept after.' },
+    });
+    // Two conversions (markdown, text) of a document of a few hundred bytes: one point.
+    expect(first.extensions?.cost).toMatchObject({ gatewayPoints: 1 });
+    // Read under its revision's id, the document never changes: read again, not converted again.
+    const second = await g.gql(query, { id: space });
+    expect(second.data).toEqual(first.data);
+    expect(second.upstream).toBe(first.upstream);
+    expect(second.extensions?.cost).not.toHaveProperty('gatewayPoints');
+  });
 });
 
 describe('node(id:)', () => {

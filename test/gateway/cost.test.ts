@@ -1,3 +1,4 @@
+import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/http/server.js';
 import { COST_DASHBOARD } from '../fixtures/dashboards.js';
@@ -293,6 +294,38 @@ describe('the byte budget of an answer', () => {
       expect(spaces.body.data).toBeNull();
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('introspection under the limits', () => {
+  it('counts the nesting and the aliases of introspection like any field, at no upstream request', async () => {
+    // graphql-js refuses `fields` nested past 3 levels itself; type references nest as deep as asked.
+    const ofType = (levels: number): string => (levels === 0 ? 'name' : `ofType { ${ofType(levels - 1)} }`);
+    const deep = await g.gql(`{ __schema { types { fields { type { ${ofType(12)} } } } } }`);
+    expect(deep.data).toBeUndefined();
+    expect(deep.errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT', limit: 'depth', value: 17, max: 15 } }),
+    ]);
+    const names = Array.from({ length: 101 }, (_, i) => `n${i}: name`).join(' ');
+    const aliased = await g.gql(`{ __schema { queryType { ${names} } } }`);
+    expect(aliased.errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT', limit: 'aliases', value: 101, max: 100 } }),
+    ]);
+    expect(deep.upstream + aliased.upstream).toBe(0);
+  });
+
+  it("admits the introspection query of graphql-js and GraphiQL's (15 levels deep, its type references 9)", async () => {
+    const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true });
+    const ofType = (levels: number): string => (levels === 0 ? '' : ` ofType { name kind${ofType(levels - 1)} }`);
+    const graphiql = query.replace(
+      /fragment TypeRef on __Type \{[\s\S]*$/,
+      `fragment TypeRef on __Type { kind name${ofType(9)} }`,
+    );
+    for (const document of [query, graphiql]) {
+      const result = await g.gql(document);
+      expect(result.errors).toBeUndefined();
+      expect(costOf(result)).toMatchObject({ maxUpstreamRequests: 0, upstreamRequests: 0 });
     }
   });
 });

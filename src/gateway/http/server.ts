@@ -4,6 +4,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
 import { createContext, type GatewayContext } from '../context.js';
+import { DocumentConverter, type ConverterOptions } from '../conversion/converter.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
@@ -124,6 +125,17 @@ export interface GatewayOptions {
    * (`CONNECTION_IDLE_TIMEOUT_MS`). @default { maxPerAddress: 100, idleMs: 60000 }
    */
   connections?: Partial<ConnectionLimits>;
+  /**
+   * Refuse introspection (`__schema`, `__type`) to callers without a token, with UNAUTHENTICATED
+   * (`INTROSPECTION_REQUIRES_TOKEN`). GraphiQL and code generators introspect: with it on, they
+   * send a token. @default false
+   */
+  introspectionRequiresToken?: boolean;
+  /**
+   * The gateway's conversions of documents to markdown and text: worker threads for large ones,
+   * the byte budget of the cache of immutable ones (see `ConverterOptions`).
+   */
+  conversions?: ConverterOptions;
   /** More yoga or envelop plugins, run after the gateway's own for every request. */
   plugins?: Plugin[];
 }
@@ -143,6 +155,8 @@ export interface Gateway {
   live: LiveHub;
   /** Its Prometheus metrics. */
   metrics: GatewayMetrics;
+  /** Its converter of documents to markdown and text (worker threads, cache, counts). */
+  converter: DocumentConverter;
   /** The client behind a connection, as `trustedProxies` says to read it (a transport of its own: WebSocket). */
   clientAddress(peer: IncomingMessage): string | undefined;
   /** The bounds on requests and operations, which every transport applies (a WebSocket's messages too). */
@@ -168,7 +182,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     new RestClient({ baseUrl: options.upstreamUrl!, maxBodyBytes: limits.maxResponseBytes, ...options.clientOptions });
   const logger = options.logger ?? console;
   const graphiql = options.graphiql ?? { enabled: true };
-  const cost = useOperationCost(limits);
+  const converter = new DocumentConverter(options.conversions);
+  const cost = useOperationCost(limits, { introspectionRequiresToken: options.introspectionRequiresToken ?? false });
   const metrics = createMetrics(client);
   const state: SharedState =
     options.redisUrl === undefined
@@ -227,6 +242,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxResponseBytes: limits.maxResponseBytes,
         startedAt: cost.startedAt(request),
         live,
+        converter,
       });
       attachLoaders(ctx);
       return ctx;
@@ -291,6 +307,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     client,
     live,
     metrics,
+    converter,
     clientAddress: (peer) => clientAddress(peer, trustedProxies),
     limits,
     connections,
@@ -304,7 +321,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     close: async () => {
       live.close();
-      await Promise.all([client.close(), state.close()]);
+      await Promise.all([client.close(), state.close(), converter.close()]);
     },
   };
 }

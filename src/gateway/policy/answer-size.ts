@@ -5,11 +5,16 @@ import {
   isLeafType,
   isListType,
   isObjectType,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
   type GraphQLField,
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
 import { ResponseTooLargeError } from '../errors.js';
+import { bodySource } from '../upstream/bodies.js';
+import type { GatewayWork } from './gateway-work.js';
 
 /**
  * The byte budget of one GraphQL request (`MAX_RESPONSE_BYTES`), kept like its cost: the bodies
@@ -54,30 +59,58 @@ export class ResponseBudget {
   }
 }
 
-/** A context that may carry a response budget. */
+/** A context that may carry a response budget, and the count of the gateway's own work. */
 interface BudgetedContext {
   responseBudget?: ResponseBudget;
+  work?: GatewayWork;
 }
 
 const budgeted = new WeakSet<GraphQLSchema>();
+
+/**
+ * The fields graphql-js answers from the schema itself: the meta fields and those of the `__`
+ * types. They are graphql-js's own objects, shared by every schema of the process, so their
+ * resolvers are wrapped once (contexts without a budget, other schemas' included, are not counted).
+ */
+const wrappedIntrospection = new WeakSet<GraphQLField<unknown, unknown>>();
 
 /**
  * Wraps every field's resolver so that what it adds to the answer is counted against the
  * request's `ResponseBudget` (contexts without one are not counted): for a leaf, its key and its
  * value as JSON (estimated, without serializing); for an object or a list, its key and brackets
  * (the fields inside count themselves). Once the budget is spent, fields fail without running.
+ * Introspection (`__schema`, `__type` and the fields of the `__` types) is counted the same way,
+ * and its bytes are also the gateway's own work (`work.add('introspection', …)`): it makes no
+ * upstream request, and is charged in points by what it answers. `__typename` counts in the
+ * answer only.
  */
 export function budgetAnswers(schema: GraphQLSchema): GraphQLSchema {
   if (budgeted.has(schema)) return schema;
   budgeted.add(schema);
   for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) field.resolve = budgetedResolver(field);
+    if (!isObjectType(type)) continue;
+    const introspection = type.name.startsWith('__');
+    for (const field of Object.values(type.getFields())) {
+      if (!introspection) field.resolve = budgetedResolver(field, false);
+      else wrapIntrospection(field, true);
+    }
   }
+  wrapIntrospection(SchemaMetaFieldDef, true);
+  wrapIntrospection(TypeMetaFieldDef, true);
+  wrapIntrospection(TypeNameMetaFieldDef, false);
   return schema;
 }
 
-function budgetedResolver(field: GraphQLField<unknown, unknown>): GraphQLFieldResolver<unknown, BudgetedContext> {
+function wrapIntrospection(field: GraphQLField<unknown, unknown>, work: boolean): void {
+  if (wrappedIntrospection.has(field)) return;
+  wrappedIntrospection.add(field);
+  field.resolve = budgetedResolver(field, work) as GraphQLFieldResolver<unknown, unknown>;
+}
+
+function budgetedResolver(
+  field: GraphQLField<unknown, unknown>,
+  introspection: boolean,
+): GraphQLFieldResolver<unknown, BudgetedContext> {
   const resolve: GraphQLFieldResolver<unknown, BudgetedContext> = field.resolve ?? defaultFieldResolver;
   const leaf = isLeafType(getNamedType(field.type));
   const list = isListType(getNullableType(field.type));
@@ -88,14 +121,19 @@ function budgetedResolver(field: GraphQLField<unknown, unknown>): GraphQLFieldRe
     if (!budget) return resolve(parent, args, ctx, info);
     if (budget.exceeded) throw budget.exceeded;
     const key = 4 + String(info.path.key).length;
+    const count = (resolved: unknown) => {
+      const bytes = key + size(resolved);
+      if (introspection) ctx.work?.add('introspection', bytes);
+      budget.addAnswer(bytes);
+    };
     const value = resolve(parent, args, ctx, info);
     if (isPromiseLike(value)) {
       return Promise.resolve(value).then((resolved) => {
-        budget.addAnswer(key + size(resolved));
+        count(resolved);
         return resolved;
       });
     }
-    budget.addAnswer(key + size(value));
+    count(value);
     return value;
   };
 }
@@ -106,10 +144,13 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Bytes of `value` as JSON, estimated without serializing it (strings by their length, numbers
- * as 8), walking objects and arrays (the `JSON` scalar). The walk stops past 2^31 bytes.
+ * as 8), walking objects and arrays (the `JSON` scalar). An upstream body returned whole (a
+ * document's `json`) is its body's size, known without a walk. The walk stops past 2^31 bytes.
  */
 export function jsonBytes(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;
+  const body = bodySource(value);
+  if (body) return body.bytes;
   if (value === null || value === undefined) return 4;
   if (typeof value !== 'object') return 8;
   if (value instanceof Date) return 26;

@@ -1,6 +1,8 @@
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { callerKeyOf } from '../state/caller.js';
 import { exceededLimit, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
 
@@ -43,7 +45,18 @@ const NO_COST: OperationCost = {
   aliases: 0,
   rootFields: 0,
   estimated: false,
+  introspection: false,
 };
+
+/** Options of `useOperationCost` besides the limits. */
+export interface OperationCostOptions {
+  /**
+   * Refuse operations that read the schema (`__schema`, `__type`) from callers without a token
+   * (no `Authorization` header), with UNAUTHENTICATED (`INTROSPECTION_REQUIRES_TOKEN`). `__typename`
+   * stays open. @default false
+   */
+  introspectionRequiresToken?: boolean;
+}
 
 /**
  * The cost model of the gateway, as a yoga plugin: before an operation runs, its cost is computed
@@ -52,7 +65,10 @@ const NO_COST: OperationCost = {
  * `ResponseBudget`) is answered with that error alone; every answer then carries `extensions.cost`, and a request with
  * `x-explain: 1` also `extensions.explain` (each upstream request and the fields it served).
  */
-export function useOperationCost(limits: GatewayLimits): Plugin & {
+export function useOperationCost(
+  limits: GatewayLimits,
+  options: OperationCostOptions = {},
+): Plugin & {
   /** When `request` arrived (now when it was not recorded). */
   startedAt(request: Request): number;
 } {
@@ -72,7 +88,10 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
     );
     if (!cost) return;
     ctx.cost = cost;
-    const refused = exceededLimit(cost, limits);
+    const refused =
+      options.introspectionRequiresToken && cost.introspection && callerKeyOf(ctx.request) === 'anonymous'
+        ? anonymousIntrospection()
+        : exceededLimit(cost, limits);
     if (refused) refuse({ errors: [refused] });
   }
   return {
@@ -124,6 +143,16 @@ export function useOperationCost(limits: GatewayLimits): Plugin & {
     }
     return { ...result, extensions };
   }
+}
+
+/** The refusal of an operation reading the schema without a token, when introspection needs one. */
+function anonymousIntrospection(): GatewayError {
+  const error = new GatewayError(
+    'UNAUTHENTICATED',
+    'This gateway answers introspection (__schema, __type) to callers with a token only: send `Authorization: Bearer <token>` (in GraphiQL, in the Headers pane, then re-fetch the schema with Shift-Ctrl-R)',
+  );
+  error.extensions.reason = 'INTROSPECTION_REQUIRES_TOKEN';
+  return error;
 }
 
 /** One payload of an answer: the whole answer, or a part of an incremental one (`hasNext` set). */

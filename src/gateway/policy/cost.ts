@@ -4,6 +4,8 @@ import {
   isListType,
   isObjectType,
   Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
@@ -88,6 +90,11 @@ export interface OperationCost {
    * list is read from the start, and the bound holds while the item is among its first 1000.
    */
   estimated: boolean;
+  /**
+   * True when the operation reads the schema (`__schema` or `__type`): answered by the gateway
+   * alone, without an upstream request, its size counted as it resolves (see `budgetAnswers`).
+   */
+  introspection: boolean;
 }
 
 interface Walk {
@@ -186,7 +193,15 @@ function walkOperation(
     schema,
     fragments,
     variable,
-    cost: { nodes: 0, maxUpstreamRequests: 0, depth: 0, aliases: 0, rootFields: 0, estimated: false },
+    cost: {
+      nodes: 0,
+      maxUpstreamRequests: 0,
+      depth: 0,
+      aliases: 0,
+      rootFields: 0,
+      estimated: false,
+      introspection: false,
+    },
   };
   walk.cost.rootFields = countFields(operation.selectionSet, walk, new Set());
   visit(operation.selectionSet, root, 1, 1, true, walk, new Set());
@@ -305,7 +320,23 @@ function visitField(
   const { cost } = walk;
   if (node.alias && node.alias.value !== node.name.value) cost.aliases += 1;
   cost.depth = Math.max(cost.depth, depth);
-  if (node.name.value.startsWith('__')) return;
+  if (node.name.value.startsWith('__')) {
+    // The schema's own fields make no upstream request, but their nesting and aliases count like
+    // any field's: a deep introspection is as deep as any other query.
+    const meta = INTROSPECTION_FIELDS.get(node.name.value);
+    if (!meta || !node.selectionSet) return;
+    cost.introspection = true;
+    visit(
+      node.selectionSet,
+      getNamedType(meta.type) as GraphQLCompositeType,
+      multiplier,
+      depth + 1,
+      false,
+      walk,
+      new Set(),
+    );
+    return;
+  }
   const field = 'getFields' in parent ? parent.getFields()[node.name.value] : undefined;
   if (!field) return;
   const args = argumentValues(field, node, walk.variable);
@@ -343,6 +374,12 @@ function visitField(
     cost.maxUpstreamRequests > beforeItems || (declared?.perItem && cost.maxUpstreamRequests > before);
   if (list && !sized && itemsRequest) cost.estimated = true;
 }
+
+/** The root fields that read the schema (`__typename` reads nothing). */
+const INTROSPECTION_FIELDS: ReadonlyMap<string, GraphQLField<unknown, unknown>> = new Map([
+  [SchemaMetaFieldDef.name, SchemaMetaFieldDef],
+  [TypeMetaFieldDef.name, TypeMetaFieldDef],
+]);
 
 /**
  * A connection's own fields: `edges` and `nodes` hold `first` objects (counted once, whichever

@@ -247,7 +247,13 @@ function memoryBudgets(maxBudgets: number): Budgets {
     },
     async adjust(key, points, resetAt, released = 0): Promise<BudgetState> {
       const budget = budgets.get(key);
-      if (!budget) return { admitted: true, used: 0, held: 0, taken: 0, resetAt };
+      const now = Date.now();
+      if (!budget || budget.resetAt <= now) {
+        // A look started no window: what the operation spent starts the one the look answered.
+        if (points <= 0 || resetAt <= now) return { admitted: true, used: 0, held: 0, taken: 0, resetAt };
+        keepRecent(budgets, key, { used: points, held: 0, resetAt }, maxBudgets);
+        return { admitted: true, used: points, held: 0, taken: 0, resetAt };
+      }
       if (budget.resetAt === resetAt) {
         budget.used = Math.max(0, budget.used + points);
         budget.held = Math.max(0, budget.held - released);

@@ -54,17 +54,26 @@ return { 1, used, held, taken, reset }`;
 
 /**
  * Settles a take of the budget KEYS[1] if its window still ends at ARGV[2]: adds ARGV[1] points
- * (negative: gives back) and releases the ARGV[3] points it held.
+ * (negative: gives back) and releases the ARGV[3] points it held. A take of nothing (a look)
+ * started no window: points spent after one start the window it answered, while that is not over.
  */
 const ADJUST_POINTS = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local points, window = tonumber(ARGV[1]), tonumber(ARGV[2])
 local budget = redis.call('HMGET', KEYS[1], 'used', 'held', 'reset')
 local used, held, reset = tonumber(budget[1]) or 0, tonumber(budget[2]) or 0, tonumber(budget[3])
-if reset and reset == tonumber(ARGV[2]) then
-  used = math.max(0, used + tonumber(ARGV[1]))
+if reset and reset == window then
+  used = math.max(0, used + points)
   held = math.max(0, held - tonumber(ARGV[3]))
   redis.call('HSET', KEYS[1], 'used', used, 'held', held)
+elseif points > 0 and (not reset or reset <= now) and window > now then
+  -- A look started no window: what the operation spent starts the one the look answered.
+  used = points; held = 0; reset = window
+  redis.call('HSET', KEYS[1], 'used', used, 'held', held, 'reset', reset)
+  redis.call('PEXPIREAT', KEYS[1], reset)
 end
-return { 1, used, held, 0, reset or tonumber(ARGV[2]) }`;
+return { 1, used, held, 0, reset or window }`;
 
 /** Takes the lease KEYS[1] for ARGV[1] (or extends it when ARGV[1] has it) for ARGV[2] ms: 1 if held. */
 const HOLD_LEASE = `

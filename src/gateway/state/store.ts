@@ -84,7 +84,8 @@ export interface Budgets {
   /**
    * Settles a take made in the window ending at `resetAt`: adds `points` to what was spent in it
    * (negative gives back what an operation reserved and did not spend; `used` never goes below 0),
-   * and releases the `released` points it held. Nothing changes when that window is over. Answers
+   * and releases the `released` points it held. Nothing changes when that window is over. After a
+   * look (a take of nothing, which starts no window), points spent start the window it answered. Answers
    * the caller's budget as it is then, or `undefined` when the store cannot be reached.
    */
   adjust(key: string, points: number, resetAt: number, released?: number): Promise<BudgetState | undefined>;

@@ -131,6 +131,8 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   signal?: AbortSignal | undefined;
   /** Sent as `If-None-Match`: an upstream that still holds this entity tag answers 304, with no body to read. */
   ifNoneMatch?: string | undefined;
+  /** Answer the body's text too (`RestResponse.text`), besides the data parsed from it. */
+  keepText?: boolean | undefined;
 }
 
 /** The data of an answer read with `schema`: nothing without one. */
@@ -144,6 +146,8 @@ export interface RestResponse<T> {
   bytes: number;
   /** The entity tag the upstream answered (`ETag`), for a conditional request later. */
   etag?: string | undefined;
+  /** The body as it came, when the request asked to keep it (`keepText`). */
+  text?: string | undefined;
 }
 
 /** Largest upstream body a client reads by default (`RestClientOptions.maxBodyBytes`). */
@@ -349,6 +353,7 @@ export class RestClient {
               data: this.parseSuccess(schema, outcome.text, method, path),
               bytes: outcome.bytes,
               etag,
+              ...(request.keepText ? { text: outcome.text } : {}),
             };
           }
           const retryAfter = status === 429 ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;

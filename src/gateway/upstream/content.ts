@@ -90,14 +90,17 @@ export const getPageMarkdown = (api: RequestApi, at: ContentAddress, pageId: str
 
 /** `GET /spaces/{spaceId}/documents/{documentId}`: documents are stored by content, so one id names one document. */
 export const getDocument = (api: RequestApi, spaceId: string, documentId: string) =>
-  api.get(route`/spaces/${spaceId}/documents/${documentId}`, jsonDocument);
+  api.get(route`/spaces/${spaceId}/documents/${documentId}`, jsonDocument, undefined, { keepText: true });
 
 /** `GET /spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document`, its expressions evaluated when asked. */
 export const getPageDocument = (
   api: RequestApi,
   page: { spaceId: string; revisionId: string; id: string },
   query?: Filters<'evaluated'>,
-) => api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument, query);
+) =>
+  api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument, query, {
+    keepText: true,
+  });
 
 // --- Files and reusable contents ---------------------------------------------------------------
 
@@ -121,6 +124,8 @@ export const getReusableContentDocument = (
   api.get(
     route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`,
     jsonDocument,
+    undefined,
+    { keepText: true },
   );
 
 // --- Links -------------------------------------------------------------------------------------

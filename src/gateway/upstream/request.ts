@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ResponseBudget } from '../policy/answer-size.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { DEFAULT_LIMITS } from '../policy/limits.js';
+import { rememberBody, type BodySource } from './bodies.js';
 import { parseBody, queryString, type Exchange, type HttpMethod, type Query, type RestClient } from './client.js';
 import type { Trace, TracedRequest } from '../policy/trace.js';
 
@@ -110,9 +111,18 @@ export class RequestApi {
     return new RequestApi(this.client, caller, this.maxRequests, this.trace, new ResponseBudget(this.budget.max));
   }
 
-  /** GETs `path` and parses the body with `schema`; repeated calls share one request. */
-  get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> {
-    return this.read(path, schema, query, this.#authorization);
+  /**
+   * GETs `path` and parses the body with `schema`; repeated calls share one request. With
+   * `keepText`, the body's text stays beside the value parsed from it (see `bodySource`): for
+   * documents, which a worker thread converts from their text.
+   */
+  get<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    query?: Query,
+    options: { keepText?: boolean } = {},
+  ): Promise<z.infer<S>> {
+    return this.read(path, schema, query, this.#authorization, options.keepText);
   }
 
   /**
@@ -137,10 +147,11 @@ export class RequestApi {
     schema: S,
     query: Query | undefined,
     authorization: string | undefined,
+    keepText?: boolean,
   ): Promise<z.infer<S>> {
     const key =
       (authorization === this.#authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
-    return this.shared(key, { method: 'GET', path, query, authorization }, schema, () => {
+    return this.shared(key, { method: 'GET', path, query, authorization, keepText }, schema, () => {
       if (authorization === this.#authorization && query && query.page == null && query.limit != null) {
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
       }
@@ -159,6 +170,7 @@ export class RequestApi {
       query?: Query | undefined;
       body?: unknown;
       authorization: string | undefined;
+      keepText?: boolean | undefined;
     },
     schema: S,
     onFirst?: () => void,
@@ -182,7 +194,10 @@ export class RequestApi {
             onExchange: this.observer(traced),
           })
           .then(
-            (response) => this.counted(response).data,
+            (response) => {
+              this.counted(response);
+              return { json: response.data, source: { bytes: response.bytes, text: response.text } };
+            },
             (error: unknown) => this.budgetError(error),
           ),
         parsed: new WeakMap(),
@@ -193,7 +208,11 @@ export class RequestApi {
     }
     let parsed = read.parsed.get(schema);
     if (!parsed) {
-      parsed = read.raw.then((json) => parseBody(schema, json, method, path));
+      parsed = read.raw.then(({ json, source }) => {
+        const data = parseBody(schema, json, method, path);
+        rememberBody(data, source);
+        return data;
+      });
       read.parsed.set(schema, parsed);
     }
     return parsed as Promise<z.infer<S>>;
@@ -376,7 +395,8 @@ export class RequestApi {
 }
 
 interface Read {
-  raw: Promise<unknown>;
+  /** The body, parsed as JSON, and what is known of it. */
+  raw: Promise<{ json: unknown; source: BodySource }>;
   parsed: WeakMap<z.ZodType, Promise<unknown>>;
   traced: ReturnType<Trace['start']> | undefined;
 }

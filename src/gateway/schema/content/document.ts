@@ -1,6 +1,5 @@
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../../policy/cost.js';
-import { GatewayError } from '../../errors.js';
 import { compositeKey } from '../kit/ids.js';
 import { getDocument, getPageDocument, getPageMarkdown } from '../../upstream/content.js';
 import type { RevisionPage } from '../../upstream/shapes/content.js';
@@ -9,17 +8,21 @@ import { builder } from '../kit/builder.js';
 import { DocumentType } from '../kit/document.js';
 import { SpaceNode } from '../spaces.js';
 import { DocumentPageNode } from './page.js';
-import { readOnce, type PageHeld } from './revision.js';
+import { readDocumentOnce, readOnce, type PageHeld } from './revision.js';
 
 /**
  * Bodies of pages: the JSON document (one request per page, by document id); its text and its
- * markdown are computed here from the JSON, at no cost; the page's own markdown (title, front
- * matter, relative links) is the page read with `format=markdown`.
+ * markdown are converted here from the JSON, without an upstream request, each once per request
+ * and charged as the gateway's own work (see `RequestConversions`); the page's own markdown
+ * (title, front matter, relative links) is the page read with `format=markdown`.
  */
 
-/** A document of a space by id: documents are stored by content, so one id always names the same document. */
+/**
+ * A document of a space by id: documents are stored by content, so one id always names the same
+ * document, and its conversions are kept across requests.
+ */
 export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<JsonDocument> {
-  return readOnce(ctx, `document:${compositeKey(spaceId, documentId)}`, () =>
+  return readDocumentOnce(ctx, `document:${compositeKey(spaceId, documentId)}`, () =>
     getDocument(ctx.api, spaceId, documentId),
   );
 }
@@ -46,7 +49,8 @@ export function readPageMarkdown(
 function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument> {
   const documentId = (page.page as RevisionPage).documentId;
   if (documentId) return readDocument(ctx, page.spaceId, documentId);
-  return readOnce(ctx, `page-document:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
+  // Read under its revision's id: it never changes.
+  return readDocumentOnce(ctx, `page-document:${compositeKey(page.spaceId, page.revisionId, page.id)}`, () =>
     getPageDocument(ctx.api, page),
   );
 }
@@ -54,26 +58,9 @@ function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument
 builder.objectFields(DocumentType, (t) => ({
   markdown: t.string({
     description:
-      "The document in the platform's markdown (GFM with its block tags: hints, tabs, code titles, files, embeds, content references), references written as stable ids (`/pages/<id>`, `/files/<id>`). Converted here, at no upstream cost; a page's own markdown, with its title, front matter and relative links, is `DocumentPage.markdown`.",
+      "The document in the platform's markdown (GFM with its block tags: hints, tabs, code titles, files, embeds, content references), references written as stable ids (`/pages/<id>`, `/files/<id>`). Converted here, without an upstream request: once per document however many fields ask, charged in `gatewayPoints` by the document's size (a point per started 64 KiB of JSON), and free when this document's markdown was converted before (documents read by id or under a revision never change). A page's own markdown, with its title, front matter and relative links, is `DocumentPage.markdown`.",
     extensions: upstream.free,
-    resolve: async (document) => {
-      // Loaded with the first document converted: the converter and its emoji table stay out of
-      // the gateway's start and idle memory.
-      const [{ documentToMarkdown }, { parseDocument }] = await Promise.all([
-        import('../../../document/markdown.js'),
-        import('../../../document/model.js'),
-      ]);
-      let parsed: ReturnType<typeof parseDocument>;
-      try {
-        parsed = parseDocument(document);
-      } catch (error) {
-        throw new GatewayError(
-          'UPSTREAM_INVALID_RESPONSE',
-          `The platform answered a document that cannot be converted to markdown: ${(error as Error).message}`,
-        );
-      }
-      return documentToMarkdown(parsed);
-    },
+    resolve: (document, _args, ctx) => ctx.conversions.convert('markdown', document),
   }),
 }));
 

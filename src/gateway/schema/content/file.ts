@@ -20,7 +20,7 @@ import {
   lightRevision,
   notFound,
   placeFile,
-  readOnce,
+  readDocumentOnce,
   revisionIndex,
   revisionOfPart,
   RevisionNode,
@@ -167,7 +167,7 @@ ReusableContentNode.implement({
       extensions: upstream.fetch(1),
       resolve: (item, _args, ctx) =>
         item.document
-          ? readOnce(ctx, `reusable-document:${compositeKey(item.spaceId, item.revisionId, item.id)}`, () =>
+          ? readDocumentOnce(ctx, `reusable-document:${compositeKey(item.spaceId, item.revisionId, item.id)}`, () =>
               getReusableContentDocument(ctx.api, item),
             )
           : null,

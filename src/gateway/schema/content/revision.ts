@@ -210,6 +210,23 @@ export function readOnce<T>(ctx: GatewayContext, key: string, read: () => Promis
 }
 
 /**
+ * A document read once per request under `key`, a key that names it for good (its id, or a
+ * revision's id with a page's or a reusable content's): its conversions to markdown and text may
+ * be kept across requests (see `RequestConversions.immutable`).
+ */
+export function readDocumentOnce<T extends object>(
+  ctx: GatewayContext,
+  key: string,
+  read: () => Promise<T>,
+): Promise<T> {
+  return readOnce(ctx, key, async () => {
+    const document = await read();
+    ctx.conversions.immutable(document, key);
+    return document;
+  });
+}
+
+/**
  * Keeps a revision of `spaceId` that arrived inside another answer (`raw`, not parsed yet), as if
  * it had been read by id; true when the request holds that revision (kept now or read before).
  */

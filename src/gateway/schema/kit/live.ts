@@ -42,6 +42,11 @@ function startOver(ctx: GatewayContext): void {
   clearLoaders(ctx);
   ctx.api = ctx.api.renewed();
   ctx.responseBudget = ctx.api.budget;
+  ctx.conversions = ctx.conversions.renewed({
+    work: ctx.work,
+    responseBudget: ctx.responseBudget,
+    signal: ctx.api.signal,
+  });
   attachLoaders(ctx);
 }
 

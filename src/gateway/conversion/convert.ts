@@ -1,0 +1,55 @@
+import { documentLines } from '../../document/lines.js';
+import { documentToMarkdown } from '../../document/markdown.js';
+import { parseDocument } from '../../document/model.js';
+
+/**
+ * The gateway's own conversions of a platform document, as a pure function run on the request's
+ * thread for small documents and in a worker thread (`worker.ts`) for the others. It imports the
+ * markdown converter, so callers on the request's thread load it on first use.
+ */
+
+/** What a document is converted to: `Document.markdown` or `Document.text`. */
+export type ConversionKind = 'markdown' | 'text';
+
+/** A conversion, as a worker thread receives it. */
+export interface ConversionJob {
+  kind: ConversionKind;
+  /** The document's JSON text (the upstream body it came in, or the document serialized). */
+  body: string;
+  /** Longest output wanted: a longer one is answered as `tooLarge` rather than sent back. */
+  maxChars: number;
+}
+
+/**
+ * Its outcome: the output, or why there is none: the document cannot be read (`invalid`, the
+ * platform's fault), or its output is longer than `maxChars` (`tooLarge`, its length).
+ */
+export type ConversionOutcome = { output: string } | { invalid: string } | { tooLarge: number };
+
+/** Converts a document (parsed JSON) to markdown or text, within `maxChars` of output. */
+export function convertDocument(kind: ConversionKind, document: unknown, maxChars: number): ConversionOutcome {
+  let output: string;
+  if (kind === 'text') {
+    output = documentLines(document);
+  } else {
+    let parsed: ReturnType<typeof parseDocument>;
+    try {
+      parsed = parseDocument(document);
+    } catch (error) {
+      return { invalid: (error as Error).message };
+    }
+    output = documentToMarkdown(parsed);
+  }
+  return output.length > maxChars ? { tooLarge: output.length } : { output };
+}
+
+/** Converts a document given as JSON text: what a worker thread does with a job. */
+export function convertJob(job: ConversionJob): ConversionOutcome {
+  let document: unknown;
+  try {
+    document = JSON.parse(job.body);
+  } catch {
+    return { invalid: 'the document is not JSON' };
+  }
+  return convertDocument(job.kind, document, job.maxChars);
+}

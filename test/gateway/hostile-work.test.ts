@@ -1,0 +1,256 @@
+import { once } from 'node:events';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { getIntrospectionQuery } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConversionPool, ConversionPoolError } from '../../src/gateway/conversion/pool.js';
+import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
+import { DEMO } from '../../src/platform/demo-data.js';
+import { putDocument } from '../../src/platform/content/revisions.js';
+import { commitContent, textDocument } from '../fixtures/content.js';
+import { postGraphQL, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+
+/**
+ * Work the gateway does without the platform, which the upstream requests do not count, sent as a
+ * hostile caller would: introspection many times over in one request, and conversions of large
+ * documents under many aliases. Each is bounded (the answer's byte budget, the limits), charged
+ * in points, done once, and kept off the event loop.
+ */
+
+let g: TestGateway;
+let spaceId: string;
+let revision: string;
+/** Page ids and the documents they name, with the size in bytes the platform answers for each. */
+const pages = { big: 'pg-big', huge: 'pg-huge', small: 'pg-small', cached: 'pg-cached' } as const;
+const bodyBytes: Record<string, number> = {};
+
+/** A document of `count` one-letter paragraphs, the first naming it: about 150 bytes of JSON each. */
+const paragraphs = (name: string, count: number) =>
+  textDocument(Array.from({ length: count }, (_, i) => [0, i === 0 ? name : 'a'] as [0, string]));
+
+beforeAll(async () => {
+  g = await startTestGateway();
+  spaceId = g.platform.spaceId(DEMO.spaces.teamGrant);
+  const documents = {
+    [pages.big]: paragraphs('Big', 6_000),
+    [pages.huge]: paragraphs('Huge', 12_000),
+    [pages.small]: paragraphs('Small', 3),
+    [pages.cached]: paragraphs('Cached', 2_000),
+  };
+  const content = Object.entries(documents).map(([id, document]) => ({
+    id,
+    type: 'document' as const,
+    title: id,
+    slug: id,
+    pages: [],
+    documentId: putDocument(g.platform.db, spaceId, document),
+  }));
+  revision = commitContent(g.platform.db, spaceId, { pages: content, files: [], reusableContents: [], variables: {} });
+  for (const page of content) {
+    const response = await fetch(`${g.platform.url}/spaces/${spaceId}/documents/${page.documentId}`, {
+      headers: { authorization: `Bearer ${g.platform.adminToken}` },
+    });
+    bodyBytes[page.id] = (await response.arrayBuffer()).byteLength;
+  }
+});
+afterAll(() => g?.destroy());
+
+const pageGid = (pageId: string) =>
+  encodeGlobalID('DocumentPage', [spaceId, revision, pageId].map(encodeURIComponent).join('/'));
+const pointsOf = (bytes: number) => Math.ceil(bytes / BYTES_PER_POINT);
+const costOf = (result: { extensions?: Record<string, unknown> }) =>
+  result.extensions?.cost as { upstreamRequests: number; gatewayPoints?: number };
+
+/** A deep introspection, as the hostile caller sent it: every type's fields' types' fields. */
+const DEEP_SCHEMA =
+  '__schema { types { name fields { name description type { name fields { name description type { name description } } } } } }';
+
+describe('introspection', () => {
+  it('refuses 50 aliases of a deep __schema with the byte budget, as one coded error', async () => {
+    const aliases = Array.from({ length: 50 }, (_, i) => `s${i}: ${DEEP_SCHEMA}`).join(' ');
+    const result = await g.gql(`{ ${aliases} }`);
+    expect(result.data).toBeNull();
+    expect(result.errors).toEqual([
+      {
+        message: expect.stringMatching(/^Answer too large: it reached \d+ bytes, the limit is 8388608; /),
+        extensions: { code: 'BAD_USER_INPUT', limit: 'responseBytes', value: expect.any(Number), max: 8388608 },
+      },
+    ]);
+    expect(result.upstream).toBe(0);
+  });
+
+  it("answers GraphiQL's introspection, charged in gatewayPoints by its size, and by the rate limits", async () => {
+    const limited = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      rateLimits: { points: 1000, windowMs: 60_000, failOpen: false },
+    });
+    try {
+      const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true });
+      // Without a token: the caller's budget is its address's.
+      const first = await postGraphQL(limited, g.platform, { query }, { authorization: '' });
+      expect(first.body.errors).toBeUndefined();
+      expect(first.upstream).toBe(0);
+      const answerBytes = JSON.stringify(first.body.data).length;
+      const points = first.body.extensions.cost.gatewayPoints;
+      // The estimate counts at least what the answer holds, and not much more.
+      expect(points).toBeGreaterThanOrEqual(pointsOf(answerBytes));
+      expect(points).toBeLessThanOrEqual(pointsOf(answerBytes * 1.25));
+      expect(first.body.extensions.rateLimit).toMatchObject({ limit: 1000, cost: points, remaining: 1000 - points });
+      const second = await postGraphQL(limited, g.platform, { query }, { authorization: '' });
+      expect(second.body.extensions.rateLimit).toMatchObject({ cost: points, remaining: 1000 - 2 * points });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('refuses introspection without a token when INTROSPECTION_REQUIRES_TOKEN is on', async () => {
+    const strict = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      introspectionRequiresToken: true,
+    });
+    try {
+      const anonymous = { authorization: '' };
+      for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "Query") { name } }']) {
+        const refused = await postGraphQL(strict, g.platform, { query }, anonymous);
+        expect(refused.body.data).toBeUndefined();
+        expect(refused.body.errors).toEqual([
+          {
+            message: expect.stringMatching(/^This gateway answers introspection .* to callers with a token only/),
+            extensions: { code: 'UNAUTHENTICATED', reason: 'INTROSPECTION_REQUIRES_TOKEN' },
+          },
+        ]);
+        expect(refused.upstream).toBe(0);
+      }
+      // `__typename` reads nothing of the schema; a caller with a token introspects.
+      expect((await postGraphQL(strict, g.platform, { query: '{ __typename }' }, anonymous)).body.data).toEqual({
+        __typename: 'Query',
+      });
+      const signedIn = await postGraphQL(strict, g.platform, { query: '{ __schema { queryType { name } } }' });
+      expect(signedIn.body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('conversions of documents', () => {
+  let gateway: Gateway;
+  beforeAll(() => {
+    gateway = createGateway({ upstreamUrl: g.platform.url, graphiql: { enabled: false } });
+  });
+  afterAll(() => gateway.close());
+
+  const ask = (query: string, variables: Record<string, unknown>) =>
+    postGraphQL(gateway, g.platform, { query, variables });
+
+  it('converts a document once however many aliases ask, and charges it by its size', async () => {
+    const before = { ...gateway.converter.counts };
+    const fields = Array.from({ length: 10 }, (_, i) => `m${i}: document { markdown } t${i}: document { text }`);
+    const answer = await ask(`query ($id: ID!) { node(id: $id) { ... on DocumentPage { ${fields.join(' ')} } } }`, {
+      id: pageGid(pages.big),
+    });
+    expect(answer.body.errors).toBeUndefined();
+    const node = answer.body.data.node;
+    const markdown = `Big\n\n${'a\n\n'.repeat(5_999)}`.replace(/\n\n$/, '\n');
+    for (let i = 0; i < 10; i += 1) {
+      expect(node[`m${i}`].markdown).toBe(markdown);
+      expect(node[`t${i}`].text).toBe(['Big', ...Array.from({ length: 5_999 }, () => 'a')].join('\n'));
+    }
+    // The revision and the document, read once; one conversion of each kind, both in a worker.
+    expect(answer.upstream).toBe(2);
+    expect(gateway.converter.counts).toEqual({ ...before, inWorker: before.inWorker + 2 });
+    expect(answer.body.extensions.cost.gatewayPoints).toBe(pointsOf(2 * bodyBytes[pages.big]!));
+  });
+
+  it('converts a small document on the request thread, charged a point', async () => {
+    const before = { ...gateway.converter.counts };
+    const answer = await ask('query ($id: ID!) { node(id: $id) { ... on DocumentPage { document { markdown } } } }', {
+      id: pageGid(pages.small),
+    });
+    expect(answer.body.data.node.document.markdown).toBe('Small\n\na\n\na\n');
+    expect(gateway.converter.counts).toEqual({ ...before, inline: before.inline + 1 });
+    expect(costOf(answer.body).gatewayPoints).toBe(1);
+  });
+
+  it('converts a large document off the event loop: another request is answered meanwhile', async () => {
+    const order: string[] = [];
+    const started = once(gateway.converter.pool, 'start');
+    const big = ask('query ($id: ID!) { node(id: $id) { ... on DocumentPage { document { markdown } } } }', {
+      id: pageGid(pages.huge),
+    }).then((answer) => {
+      order.push('conversion');
+      return answer;
+    });
+    await Promise.race([
+      started,
+      big.then(() => {
+        throw new Error('the document was converted without a worker, on the event loop');
+      }),
+    ]);
+    // The conversion is under way in a worker: the event loop is free to answer this one.
+    const light = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    order.push('light');
+    expect(await light.json()).toMatchObject({ data: { __typename: 'Query' } });
+    const answer = await big;
+    expect(answer.body.data.node.document.markdown).toMatch(/^Huge\n\na\n\n/);
+    expect(order).toEqual(['light', 'conversion']);
+  });
+
+  it("keeps the conversion of a revision's document across requests, at no cost", async () => {
+    const query = 'query ($id: ID!) { node(id: $id) { ... on DocumentPage { document { markdown } } } }';
+    const first = await ask(query, { id: pageGid(pages.cached) });
+    expect(costOf(first.body).gatewayPoints).toBe(pointsOf(bodyBytes[pages.cached]!));
+    const before = { ...gateway.converter.counts };
+    const second = await ask(query, { id: pageGid(pages.cached) });
+    expect(second.body.data).toEqual(first.body.data);
+    // The document is read again (the caller's permission is the platform's to check), not converted.
+    expect(second.upstream).toBe(first.upstream);
+    expect(gateway.converter.counts).toEqual({ ...before, cached: before.cached + 1 });
+    expect(costOf(second.body).gatewayPoints).toBeUndefined();
+  });
+});
+
+describe('the conversion pool', () => {
+  const job = (paragraphCount: number) => ({
+    kind: 'markdown' as const,
+    body: JSON.stringify(paragraphs('Pooled', paragraphCount)),
+    maxChars: 1 << 30,
+  });
+
+  it('abandons a job whose client went away, and converts the next one in a new worker', async () => {
+    const pool = new ConversionPool({ threads: 1, timeoutMs: 60_000, maxHeapMb: 128 });
+    try {
+      const controller = new AbortController();
+      const started = once(pool, 'start');
+      const abandoned = pool.run(job(12_000), controller.signal);
+      // Queued behind it, then abandoned before it starts.
+      const queued = new AbortController();
+      const neverStarted = pool.run(job(10), queued.signal);
+      queued.abort();
+      await expect(neverStarted).rejects.toMatchObject({ reason: 'aborted' });
+      await started;
+      controller.abort();
+      await expect(abandoned).rejects.toBeInstanceOf(ConversionPoolError);
+      await expect(abandoned).rejects.toMatchObject({ reason: 'aborted' });
+      expect(await pool.run(job(2))).toEqual({ output: 'Pooled\n\na\n' });
+      expect(pool.started).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('answers an output longer than asked for by its length, without sending it back', async () => {
+    const pool = new ConversionPool({ threads: 1, timeoutMs: 60_000, maxHeapMb: 128 });
+    try {
+      expect(await pool.run({ ...job(100), maxChars: 50 })).toEqual({ tooLarge: 'Pooled\n\n'.length + 99 * 3 - 1 });
+    } finally {
+      await pool.close();
+    }
+  });
+});
