@@ -12,6 +12,9 @@ import { commitContent, textDocument } from '../test/fixtures/content.js';
 import { freePort } from '../test/fixtures/ports.js';
 import { supervisedProcess } from '../test/fixtures/processes.js';
 import { getIntrospectionQuery } from 'graphql';
+import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import WebSocket from 'ws';
 
 /**
  * The gateway and the embedded platform as `npm start` runs them (`node dist/main.js` with a
@@ -33,6 +36,12 @@ import { getIntrospectionQuery } from 'graphql';
  *      paragraphs (about 1 MB of JSON each), the same again (documents read by id are immutable),
  *      and once with `text`;
  *    - document bodies: four concurrent reads of those 1 MB documents (`document(id:) { json }`).
+ * 5. The doors of the other transports, the stores, browsers and rate limits (`BENCH_ONLY=doors`):
+ *    four WebSocket `connection_init` of 60 MB at once, 2,000 WebSockets from one address, a 100 MB
+ *    POST to `/graphql/stream`, 157 registrations of 1 MB documents, 1,000 of unique 100 KB ones,
+ *    200 made-up tokens then a valid one from the same address, the README's dashboard and a
+ *    search of 1,000 results 100 times each on a fresh default budget, and GraphiQL asked from
+ *    another site's page: each refused or answered as it must be.
  *
  * `npm run build && npx tsx bench/hardening-process.ts` (MAX_RESPONSE_BYTES=1099511627776 runs
  * the gateway without a byte budget, for comparison; `BENCH_ONLY=process` or `work` runs a part;
@@ -45,8 +54,8 @@ const ALIASES = Number(process.env.BENCH_ALIASES ?? 100);
 const PARAGRAPHS = Number(process.env.BENCH_PARAGRAPHS ?? 50_000);
 /** How many of those run at once (`BENCH_PARALLEL`). */
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
-/** Parts to run (`BENCH_ONLY`: `process`, `work`, or both, comma-separated). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'process,work').split(','));
+/** Parts to run (`BENCH_ONLY`: `process`, `work`, `doors`, comma-separated). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'process,work,doors').split(','));
 /** The checkout whose compiled gateway runs (`BENCH_ROOT`). */
 const ROOT = resolve(process.env.BENCH_ROOT ?? '.');
 /** Paragraphs of each big page of the work cases. */
@@ -141,10 +150,10 @@ async function waitReady(gateway: Gateway, withinMs: number, unlikePid?: number)
   throw new Error(`not ready within ${withinMs} ms\n${gateway.stderr()}`);
 }
 
-async function graphql(gateway: Gateway, token: string, query: string, variables: Record<string, unknown> = {}) {
+async function graphql(gateway: Gateway, token: string | null, query: string, variables: Record<string, unknown> = {}) {
   const response = await fetch(`${gateway.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query, variables }),
   });
   const text = await response.text();
@@ -222,7 +231,8 @@ function countPages(pages: Array<{ children?: unknown[] }>): number {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-process-'));
   const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
-  const token = Object.values(seedDemoData(db))[0]!;
+  const tokens = Object.values(seedDemoData(db));
+  const token = tokens[0]!;
   const spaces = db
     .prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL ORDER BY id LIMIT 3")
     .pluck(true)
@@ -243,11 +253,12 @@ async function main(): Promise<void> {
   db.close();
   console.log(`seeded in ${Math.round(performance.now() - seeding)} ms`);
 
-  let gateway = await startGateway(dataDir);
+  const gateway = await startGateway(dataDir);
   const report: Record<string, unknown> = {};
   try {
     if (ONLY.has('process')) await processCases(gateway, token, treeSpace, markdownSpace, report);
-    if (ONLY.has('work')) gateway = await workCases(gateway, dataDir, token, workSpace, bigDocuments, report);
+    if (ONLY.has('work')) await workCases(gateway, dataDir, token, workSpace, bigDocuments, report);
+    if (ONLY.has('doors')) await doorCases(gateway, dataDir, tokens, report);
     assert.ok(rss(gateway.pid).now > 0, 'the gateway is alive');
   } finally {
     await stopGateway(gateway);
@@ -392,27 +403,8 @@ async function workCases(
   documents: string[],
   report: Record<string, unknown>,
 ): Promise<Gateway> {
-  let gateway = started;
-  const failures: string[] = [];
-  /** Runs one case; a gateway that died in it is reported, and a new one started for the next. */
-  const run = async (name: string, operation: () => Promise<Record<string, unknown>>) => {
-    let outcome: Record<string, unknown>;
-    try {
-      outcome = await operation();
-    } catch (error) {
-      // A gateway out of memory closes its connections as it dies: give it the time to end.
-      await Promise.race([new Promise((resolve) => gateway.child.once('exit', resolve)), sleep(5_000)]);
-      // A wrong answer is reported with the others, and fails the run at the end.
-      if (alive(gateway)) failures.push(name);
-      outcome = { error: String(error).split('\n')[0]!.slice(0, 300), ...(alive(gateway) ? {} : await death(gateway)) };
-    }
-    report[name] = outcome;
-    console.log(name, JSON.stringify(outcome));
-    if (!alive(gateway)) {
-      await stopGateway(gateway);
-      gateway = await startGateway(dataDir);
-    }
-  };
+  const gateway = started;
+  const { run, finish } = caseRunner(gateway, dataDir, report);
   const outcomeOf = (answer: Awaited<ReturnType<typeof graphql>>) => ({
     status: answer.status,
     answerBytes: answer.bytes,
@@ -467,12 +459,55 @@ async function workCases(
     }
     return { ...answer.figures, answerBytes: answer.result[0]!.bytes };
   });
-  if (failures.length > 0) {
-    console.log(JSON.stringify(report, null, 2));
-    await stopGateway(gateway);
-    throw new Error(`wrong answers: ${failures.join(', ')}`);
-  }
+  finish();
   return gateway;
+}
+
+/**
+ * Runs cases one after another against `gateway`, each reported under its name: one whose answer
+ * is wrong fails the run at the end (`finish`); one the gateway died in is reported with how it
+ * died, and the gateway serves again for the next.
+ */
+function caseRunner(gateway: Gateway, dataDir: string, report: Record<string, unknown>) {
+  const failures: string[] = [];
+  return {
+    async run(name: string, operation: () => Promise<Record<string, unknown>>): Promise<void> {
+      let outcome: Record<string, unknown>;
+      try {
+        outcome = await operation();
+      } catch (error) {
+        // A gateway out of memory closes its connections as it dies: give it the time to end.
+        for (let waited = 0; waited < 5_000 && alive(gateway); waited += 100) await sleep(100);
+        if (alive(gateway)) failures.push(name);
+        outcome = {
+          error: String(error).split('\n')[0]!.slice(0, 300),
+          ...(alive(gateway) ? {} : await death(gateway)),
+        };
+      }
+      report[name] = outcome;
+      console.log(name, JSON.stringify(outcome));
+      if (!alive(gateway)) await revive(gateway, dataDir);
+    },
+    finish(): void {
+      if (failures.length === 0) return;
+      console.log(JSON.stringify(report, null, 2));
+      throw new Error(`wrong answers: ${failures.join(', ')}`);
+    },
+  };
+}
+
+/**
+ * Makes `gateway` serve again after its process died: its supervisor restarts it; a checkout from
+ * before the supervisor (`BENCH_ROOT`) is started anew.
+ */
+async function revive(gateway: Gateway, dataDir: string): Promise<void> {
+  if (gateway.pid !== gateway.child.pid && isRunning(gateway.child.pid!)) {
+    await waitReady(gateway, 30_000);
+    gateway.pid = supervisedProcess(gateway.child.pid!, 'gateway')!.pid;
+    return;
+  }
+  await stopGateway(gateway);
+  Object.assign(gateway, await startGateway(dataDir));
 }
 
 /**
@@ -592,3 +627,182 @@ async function killDuringStream(gateway: Gateway, token: string) {
 }
 
 await main();
+
+/** The README's dashboard (bound 10,101 upstream requests) and a search of 1,000 results (bound 20,002). */
+const DASHBOARD = `{ organizations(first: 50) { nodes { title
+  spaces(first: 100) { nodes { title parent { __typename ... on Collection { title } } organization { title } } }
+  members(first: 20) { nodes { user { displayName } } } } } }`;
+const SEARCH = `{ organization(id: "acme") { search(query: "install", first: 1000) {
+  totalCount nodes { title pages { title path page { title } sections { title body } } } } } }`;
+
+/** Sends `body` to `path` by `method`, as a hostile client would, until the gateway answers or closes. */
+function send(gateway: Gateway, path: string, body: Buffer, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; body: any; sentBytes: number }>((resolve, reject) => {
+    const request = httpRequest(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-graphql-csrf': '1', ...headers },
+    });
+    let sentBytes = 0;
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: response.statusCode!, body: text ? JSON.parse(text) : null, sentBytes });
+        request.destroy();
+      });
+    });
+    request.on('error', reject);
+    // In 1 MiB writes, stopping once the gateway answered: what it read is what it was sent.
+    const chunk = 1024 * 1024;
+    const write = (offset: number): void => {
+      if (request.destroyed) return;
+      if (offset >= body.length) return void request.end();
+      sentBytes = offset + Math.min(chunk, body.length - offset);
+      if (request.write(body.subarray(offset, offset + chunk))) setImmediate(() => write(offset + chunk));
+      else request.once('drain', () => write(offset + chunk));
+    };
+    write(0);
+  });
+}
+
+/** Opens a WebSocket (`graphql-transport-ws`) to the gateway: how it ended, once it did or was refused. */
+function webSocket(gateway: Gateway, init?: string) {
+  return new Promise<{ opened: boolean; status?: number; close?: number; socket: WebSocket }>((resolve) => {
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    socket.on('unexpected-response', (_request, response) =>
+      resolve({ opened: false, status: response.statusCode, socket }),
+    );
+    socket.on('error', () => resolve({ opened: false, socket }));
+    socket.on('open', () => {
+      if (init === undefined) return resolve({ opened: true, socket });
+      socket.send(init);
+    });
+    socket.on('close', (code) => resolve({ opened: true, close: code, socket }));
+  });
+}
+
+/**
+ * The doors of the issue "Hardening II" (transports, stores, browsers, rate limits), each with its
+ * expected refusal or answer, its time, the gateway's peak RSS and a concurrent read's latency.
+ */
+async function doorCases(gateway: Gateway, dataDir: string, tokens: string[], report: Record<string, unknown>) {
+  const [admin, ...others] = tokens as [string, ...string[]];
+  const { run, finish } = caseRunner(gateway, dataDir, report);
+
+  await run('webSocketInit60MBx4', async () => {
+    const init = JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(60 * 1024 * 1024) } });
+    const answer = await measure(gateway, admin, () => Promise.all([0, 1, 2, 3].map(() => webSocket(gateway, init))));
+    const closes = answer.result.map((one) => one.close);
+    // Past the message limit (`MAX_REQUEST_BYTES`), ws closes with 1009: too big.
+    assert.deepEqual(closes, [1009, 1009, 1009, 1009]);
+    return { ...answer.figures, closes };
+  });
+  await run('webSocketConnections2000', async () => {
+    const answer = await measure(gateway, admin, () =>
+      Promise.all(Array.from({ length: 2_000 }, () => webSocket(gateway))),
+    );
+    const opened = answer.result.filter((one) => one.opened).length;
+    const refused = answer.result.filter((one) => one.status === 429).length;
+    for (const one of answer.result) one.socket.terminate();
+    assert.equal(opened, 100, 'MAX_CONNECTIONS_PER_ADDRESS');
+    assert.equal(refused, 1_900);
+    return { ...answer.figures, opened, refused };
+  });
+  await run('streamPost100MB', async () => {
+    const body = Buffer.alloc(100 * 1024 * 1024, 0x20);
+    const answer = await measure(gateway, admin, () => send(gateway, '/graphql/stream', body));
+    assert.equal(answer.result.status, 413);
+    return { ...answer.figures, status: answer.result.status, sentMiB: answer.result.sentBytes / 1024 / 1024 };
+  });
+  const registration = (document: string) =>
+    Buffer.from(
+      JSON.stringify({
+        query: document,
+        extensions: {
+          persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(document).digest('hex') },
+        },
+      }),
+    );
+  const unique = (bytes: number, n: number) => `# ${n} ${'x'.repeat(bytes)}\n{ __typename }`;
+  await run('persistedQuery1MBx157', async () => {
+    const answer = await measure(gateway, admin, async () => {
+      const codes = new Map<string, number>();
+      for (let n = 0; n < 157; n += 1) {
+        const one = await send(gateway, '/graphql', registration(unique(1_000_000, n)));
+        const reason = String(one.body?.errors?.[0]?.extensions?.reason ?? one.status);
+        codes.set(reason, (codes.get(reason) ?? 0) + 1);
+      }
+      return Object.fromEntries(codes);
+    });
+    assert.deepEqual(answer.result, { PERSISTED_QUERY_TOO_LARGE: 157 });
+    return { ...answer.figures, answers: answer.result };
+  });
+  await run('persistedQuery100KBx1000Unique', async () => {
+    const answer = await measure(gateway, admin, async () => {
+      let registered = 0;
+      for (let n = 0; n < 1_000; n += 1) {
+        const one = await send(gateway, '/graphql', registration(unique(100_000, n)), {
+          authorization: `Bearer ${others[0]}`,
+        });
+        if (one.status === 200 && one.body.data?.__typename === 'Query') registered += 1;
+      }
+      return registered;
+    });
+    assert.equal(answer.result, 1_000);
+    return { ...answer.figures, registered: answer.result };
+  });
+  await run('madeUpTokensx200ThenAValidOne', async () => {
+    const answer = await measure(gateway, admin, async () => {
+      const refused = new Map<string, number>();
+      for (let n = 0; n < 200; n += 1) {
+        const one = await graphql(gateway, `made-up-${n}`, '{ viewer { id } }');
+        const code = String(one.body.errors?.[0]?.extensions?.code ?? one.status);
+        refused.set(code, (refused.get(code) ?? 0) + 1);
+      }
+      const valid = await graphql(gateway, others[1]!, '{ viewer { id } }');
+      const anonymous = await graphql(gateway, null, '{ __typename }');
+      return { madeUp: Object.fromEntries(refused), valid, anonymous };
+    });
+    assert.equal(answer.result.valid.body.errors, undefined, JSON.stringify(answer.result.valid.body.errors));
+    assert.equal(answer.result.anonymous.body.errors, undefined);
+    return { ...answer.figures, madeUp: answer.result.madeUp };
+  });
+  for (const [name, query] of [
+    ['dashboardx100', DASHBOARD],
+    ['searchFirst1000x100', SEARCH],
+  ] as const) {
+    await run(name, async () => {
+      const answer = await measure(gateway, admin, async () => {
+        let points = 0;
+        for (let n = 0; n < 100; n += 1) {
+          const one = await graphql(gateway, others[2]!, query);
+          assert.equal(one.body.errors, undefined, JSON.stringify(one.body.errors?.[0]));
+          points += (one.body as { extensions: { rateLimit: { cost: number } } }).extensions.rateLimit.cost;
+        }
+        return points;
+      });
+      return { ...answer.figures, pointsFor100: answer.result };
+    });
+    // Each on a fresh budget of its own.
+    others.splice(2, 1);
+  }
+  await run('graphiqlFromAnotherSite', async () => {
+    const answer = await measure(gateway, admin, async () => {
+      const page = await fetch(`${gateway.url}/graphql`, {
+        headers: { accept: 'text/html', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+      });
+      const html = await page.text();
+      const tabs = await fetch(`${gateway.url}/graphiql/demo-tabs`, {
+        method: 'POST',
+        headers: { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+      });
+      return { html, allowOrigin: page.headers.get('access-control-allow-origin'), tabs: tabs.status };
+    });
+    assert.ok(!answer.result.html.includes(admin), 'no token in the page');
+    assert.equal(answer.result.allowOrigin, null);
+    assert.equal(answer.result.tabs, 403);
+    return { ...answer.figures, allowOrigin: answer.result.allowOrigin, demoTabs: answer.result.tabs };
+  });
+  finish();
+}
