@@ -99,6 +99,13 @@ describe('the demo users’ tokens in GraphiQL', () => {
   });
 });
 
+/** Every process started here: one whose start outlived its test is killed with the file's end. */
+const spawned = new Set<ChildProcess>();
+afterAll(() => {
+  // `npm start`'s children see their IPC channel close, and end.
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** `npm run dev` as a process, with `env`; resolves once it answers on `port`. */
 async function startGatewayProcess(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -106,6 +113,7 @@ async function startGatewayProcess(port: number, env: Record<string, string>): P
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  spawned.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 30_000;
@@ -155,7 +163,7 @@ describe('npm start offers the demo users’ tokens', () => {
     const html = await pageAt(port);
     expect(offers(html, tokens).every(Boolean)).toBe(true);
     expect(offers(await pageAt(port, { 'x-forwarded-for': '203.0.113.9' }), tokens).some(Boolean)).toBe(false);
-  });
+  }, 60_000); // a start of its own, slower on a busy machine
 
   it('never with UPSTREAM_URL, even to a browser on this machine', async () => {
     const port = await freePort();
@@ -164,5 +172,5 @@ describe('npm start offers the demo users’ tokens', () => {
     expect(graphiqlOptionsOf(html).defaultTabs).toHaveLength(EXAMPLE_OPERATIONS.length);
     expect(offers(html, platform.tokens).some(Boolean)).toBe(false);
     expect(html).not.toContain('Bearer');
-  });
+  }, 60_000); // a start of its own, slower on a busy machine
 });
