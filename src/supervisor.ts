@@ -3,7 +3,10 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 
-/** What a supervised process sends its parent over IPC once it serves (or could not start). */
+/**
+ * What a supervised process sends its parent over IPC: it serves, it could not start, or (a
+ * gateway) it waits to know its upstream.
+ */
 export type ChildMessage =
   | {
       type: 'ready';

@@ -46,6 +46,39 @@ describe('the supervisor', () => {
     expect(supervisor.status().pid).not.toBe(firstPid);
   });
 
+  it('reports each change of its status, and a stop with no grace kills at once', async () => {
+    const statuses: string[] = [];
+    let readies = 0;
+    let restarted!: () => void;
+    const second = new Promise<void>((resolve) => (restarted = resolve));
+    supervisor = new Supervisor({
+      name: 'test process',
+      entry,
+      // The first ends as soon as it is ready; the second ignores SIGTERM.
+      env: () => ({ ...process.env, CHILD_MODE: readies === 0 ? 'exit' : 'stubborn' }),
+      heapMb: 64,
+      log: () => {},
+      onStatus: (status) => statuses.push(`${status.state}${status.pid === undefined ? ' (no process)' : ''}`),
+      onReady: () => {
+        readies += 1;
+        if (readies === 2) restarted();
+      },
+    });
+    await supervisor.start();
+    await second;
+    await supervisor.stop(0);
+    expect(statuses).toEqual([
+      'starting',
+      'running',
+      'restarting (no process)',
+      'restarting',
+      'running',
+      'stopped',
+      'stopped (no process)',
+    ]);
+    expect(supervisor.status()).toEqual({ state: 'stopped', restarts: 1, lastExit: 'killed by SIGKILL' });
+  });
+
   it('names how a process ended', () => {
     expect(exitCause(1, null)).toBe('exit code 1');
     expect(exitCause(null, 'SIGKILL')).toBe('killed by SIGKILL');

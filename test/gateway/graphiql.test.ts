@@ -248,6 +248,13 @@ describe('the demo users’ tokens in GraphiQL', () => {
   });
 });
 
+/** Every process started here: one whose start outlived its test is killed with the file's end. */
+const spawned = new Set<ChildProcess>();
+afterAll(() => {
+  // `npm start`'s children see their IPC channel close, and end.
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** `npm run dev` as a process, with `env`; resolves once it answers on `port`. */
 async function startGatewayProcess(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -255,6 +262,7 @@ async function startGatewayProcess(port: number, env: Record<string, string>): P
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  spawned.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 30_000;
@@ -306,7 +314,7 @@ describe('npm start offers the demo users’ tokens', () => {
     expect(offers((await demoTabsAt(port, `http://127.0.0.1:${port}`)).body, tokens).every(Boolean)).toBe(true);
     const proxied = await demoTabsAt(port, `http://127.0.0.1:${port}`, { 'x-forwarded-for': '203.0.113.9' });
     expect(offers(proxied.body, tokens).some(Boolean)).toBe(false);
-  });
+  }, 60_000); // a start of its own, slower on a busy machine
 
   it('never with UPSTREAM_URL, even to a browser on this machine', async () => {
     const port = await freePort();
@@ -318,5 +326,5 @@ describe('npm start offers the demo users’ tokens', () => {
     // The page does not ask for tabs, and nothing answers there.
     expect(html.includes(DEMO_TABS_PATH)).toBe(false);
     expect((await demoTabsAt(port, `http://127.0.0.1:${port}`)).status).toBe(404);
-  });
+  }, 60_000); // a start of its own, slower on a busy machine
 });

@@ -21,7 +21,11 @@ let platform: TestPlatform;
 beforeAll(async () => {
   platform = await startTestPlatform({ delayMs: DELAY_MS });
 });
+/** Every process started here: one whose start outlived its test is killed with the file's end. */
+const spawned = new Set<ChildProcess>();
 afterAll(async () => {
+  // `npm start`'s children see their IPC channel close, and end.
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await platform.destroy();
 });
 
@@ -36,6 +40,7 @@ async function startGatewayProcess(env: Record<string, string>) {
     env: { ...process.env, PORT: String(port), UPSTREAM_URL: platform.url, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  spawned.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
@@ -176,7 +181,7 @@ describe('graceful shutdown', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2 * DELAY_MS);
     expect(await gateway.exited).toEqual({ code: 0, signal: null });
     expect(gateway.stderr()).toBe('');
-  });
+  }, 60_000); // a start of its own, slower on a busy machine
 
   it('exits 0 after SHUTDOWN_TIMEOUT_MS when an operation takes longer, and at once on a second signal', async () => {
     const gateway = await startGatewayProcess({ SHUTDOWN_TIMEOUT_MS: '100' });
@@ -199,5 +204,5 @@ describe('graceful shutdown', () => {
     again.child.kill('SIGINT');
     expect((await again.exited).code).toBe(1);
     await held;
-  });
+  }, 60_000); // two starts of their own
 });

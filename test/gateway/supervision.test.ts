@@ -48,6 +48,13 @@ interface Started {
   ended: Promise<{ code: number | null; signal: string | null }>;
 }
 
+/** Every `npm start` spawned here: one whose start outlived its test is killed with the file's end. */
+const spawned = new Set<ChildProcess>();
+afterAll(() => {
+  // Its children see their IPC channel close, and end.
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** Spawns `src/main.ts` on a port of its own; resolves once it printed its start-up lines (the gateway listens). */
 async function startNpmStart(env: Record<string, string>, { detached = false } = {}): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -57,6 +64,7 @@ async function startNpmStart(env: Record<string, string>, { detached = false } =
     env: { ...process.env, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  spawned.add(child);
   let stdout = '';
   let stderr = '';
   let exited: Started['exited'];
@@ -164,7 +172,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
     });
     gatewayUrl = started.url;
     await waitReadyHere(20_000);
-  });
+  }, 90_000); // a seed and a start, slower on a busy machine
 
   afterAll(async () => {
     if (started && !started.exited) {
@@ -276,7 +284,7 @@ describe('npm start restarts a gateway that dies', () => {
     token = Object.values(
       JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
     )[0]!;
-  });
+  }, 90_000); // a start, slower on a busy machine
 
   afterAll(async () => {
     if (started && !started.exited) {
@@ -364,6 +372,7 @@ describe('npm start on a busy PORT', () => {
         env: { ...process.env, PORT: String(port), PLATFORM_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      spawned.add(child);
       let output = '';
       child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
