@@ -585,10 +585,16 @@ export type DocumentNode = Block | Inline | Text | Fragment;
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Encodes bytes as a base-62 string of `length` characters. */
-export function base62(bytes: Uint8Array, length: number): string {
+/**
+ * Encodes bytes as a base-62 string of `length` characters; a string stands for its bytes as
+ * latin1 (one byte per character, as `crypto.hash(…, 'binary')` gives a digest without a Buffer).
+ */
+export function base62(bytes: Uint8Array | string, length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += KEY_ALPHABET[(bytes[i % bytes.length] ?? 0) % 62];
+  for (let i = 0; i < length; i++) {
+    const at = i % bytes.length;
+    out += KEY_ALPHABET[(typeof bytes === 'string' ? bytes.charCodeAt(at) : (bytes[at] ?? 0)) % 62];
+  }
   return out;
 }
 

@@ -448,9 +448,14 @@ function group(pieces: Piece[]): InlineContent[] {
     if (last && sameMarks(last.marks, piece.marks)) last.text += piece.text;
     else current.leaves.push({ ...piece });
   }
+  // Exactly sized arrays: one grown by `push` keeps room for 17 elements, and a large page has
+  // thousands of one-leaf texts.
   for (const node of out)
-    if (node.object === 'text' && node.leaves.length > 1) node.leaves = node.leaves.filter((l) => l.text !== '');
-  return out.filter((node) => node.object !== 'text' || node.leaves.some((l) => l.text !== '') || out.length === 1);
+    if (node.object === 'text')
+      node.leaves = node.leaves.length > 1 ? node.leaves.filter((l) => l.text !== '') : node.leaves.slice();
+  return out
+    .filter((node) => node.object !== 'text' || node.leaves.some((l) => l.text !== '') || out.length === 1)
+    .slice();
 }
 
 /** Reads HTML inline content (a `<summary>`, a `<figcaption>` paragraph) into texts and inlines. */

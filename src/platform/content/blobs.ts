@@ -31,17 +31,22 @@ export function getBlob(db: Db, hash: string): Buffer | undefined {
  * order their keys were written in. `undefined` properties are left out, as JSON does.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return JSON.stringify(value, sortedKeys);
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
+/**
+ * `JSON.stringify`'s replacer giving each object with its keys sorted: a copy of one object at a
+ * time, written at once and dropped (a sorted copy of the whole value would double what a large
+ * document holds in memory while it is written), and none of an object whose keys are in order.
+ */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  let inOrder = true;
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1]! < keys[i]!;
+  if (inOrder) return value;
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const item = (value as Record<string, unknown>)[key];
-    if (item !== undefined) sorted[key] = sortKeys(item);
-  }
+  for (const key of keys.sort()) sorted[key] = (value as Record<string, unknown>)[key];
   return sorted;
 }
 
