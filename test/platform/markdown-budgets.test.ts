@@ -195,6 +195,22 @@ describe('documents the converter reads', () => {
   });
 });
 
+describe('canonical JSON', () => {
+  it('sorts the keys of every object, leaves out undefined properties, and changes nothing of its input', () => {
+    const value = {
+      b: 1,
+      a: [{ z: undefined, y: 2, 10: 'x', 9: 'y', ab: { d: 1, c: [3, { f: 1, e: 2 }, undefined] } }],
+      c: null,
+      d: { a: 1, b: { d: 2, c: 1 } },
+    };
+    const before = JSON.stringify(value);
+    expect(canonicalJson(value)).toBe(
+      '{"a":[{"9":"y","10":"x","ab":{"c":[3,{"e":2,"f":1},null],"d":1},"y":2}],"b":1,"c":null,"d":{"a":1,"b":{"c":1,"d":2}}}',
+    );
+    expect(JSON.stringify(value)).toBe(before);
+  });
+});
+
 describe('markdown budgets', () => {
   const refusal = (markdown: string) => {
     try {

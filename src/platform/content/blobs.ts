@@ -31,23 +31,44 @@ export function getBlob(db: Db, hash: string): Buffer | undefined {
  * order their keys were written in. `undefined` properties are left out, as JSON does.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, sortedKeys);
+  return JSON.stringify(sortedKeys(value));
 }
 
 /**
- * `JSON.stringify`'s replacer giving each object with its keys sorted: a copy of one object at a
- * time, written at once and dropped (a sorted copy of the whole value would double what a large
- * document holds in memory while it is written), and none of an object whose keys are in order.
+ * `value` with every object's keys in sorted order, for `JSON.stringify` to write as it is: an
+ * object whose keys are in order already is used as it is (so is an array whose items are), and
+ * only the others are copied, one level at a time. A large document holds hundreds of thousands
+ * of objects: a sorted copy of all of them would double what it holds in memory while it is
+ * written. (`JSON.stringify` leaves out `undefined` properties itself.)
  */
-function sortedKeys(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const keys = Object.keys(value);
+function sortedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = sortedKeys(value[i]);
+      if (item === value[i]) continue;
+      copy ??= value.slice();
+      copy[i] = item;
+    }
+    return copy ?? value;
+  }
+  const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
   let inOrder = true;
   for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1]! < keys[i]!;
-  if (inOrder) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of keys.sort()) sorted[key] = (value as Record<string, unknown>)[key];
-  return sorted;
+  if (!inOrder) keys.sort();
+  let copy: Record<string, unknown> | undefined = inOrder ? undefined : {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = sortedKeys(source[key]);
+    if (copy === undefined && item !== source[key]) {
+      copy = {};
+      for (const before of keys.slice(0, i)) copy[before] = source[before];
+    }
+    if (copy !== undefined) copy[key] = item;
+  }
+  return copy ?? source;
 }
 
 /** Stores a JSON value (canonical form) and returns its hash. */
