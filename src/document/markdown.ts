@@ -228,10 +228,16 @@ export function parseMarkdown(
           );
         }
         const text = markdown.slice(stretch.start, stretch.end);
-        parsed =
-          to === from + 1 && segments[from]!.plain
-            ? plainParagraphs(text)
-            : fromMarkdown(text, { ...parseOptions, extensions: [...parseOptions.extensions, ...extensions] }).children;
+        if (to === from + 1 && segments[from]!.plain) {
+          // Plain paragraphs end before the blank lines after them, and define nothing: read in place.
+          parsed = plainParagraphs(text, stretch);
+          nodes += 2 * parsed.length;
+          break;
+        }
+        parsed = fromMarkdown(text, {
+          ...parseOptions,
+          extensions: [...parseOptions.extensions, ...extensions],
+        }).children;
         const next = segments[to];
         if (
           !next ||

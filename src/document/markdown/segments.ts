@@ -48,11 +48,16 @@ interface Point {
 
 /**
  * The mdast nodes of plain text (`isPlainText`), as micromark and mdast-util-from-markdown give
- * them, positions included: a paragraph per run of lines, with the lines as one text node. What a
- * page of thousands of short paragraphs costs micromark (a tokenizer per paragraph and per text,
- * and the events of each) is the bulk of its parse; this costs a pass over the text.
+ * them: a paragraph per run of lines, with the lines as one text node, both at the same position
+ * (one object, shared), in the whole text of which `text` starts at line `at.line` (0-based) and
+ * offset `at.start`. What a page of thousands of short paragraphs costs micromark (a tokenizer per
+ * paragraph and per text, and the events of each) is the bulk of its parse; this costs a pass over
+ * the text.
  */
-export function plainParagraphs(text: string): Array<{
+export function plainParagraphs(
+  text: string,
+  at: { line: number; start: number } = { line: 0, start: 0 },
+): Array<{
   type: 'paragraph';
   children: [{ type: 'text'; value: string; position: { start: Point; end: Point } }];
   position: { start: Point; end: Point };
@@ -78,14 +83,14 @@ export function plainParagraphs(text: string): Array<{
       lineStart = newline + 1;
       line += 1;
     }
-    const position = () => ({
-      start: { line: startLine, column: 1, offset: startOffset },
-      end: { line, column: end - lineStart + 1, offset: end },
-    });
+    const position = {
+      start: { line: startLine + at.line, column: 1, offset: startOffset + at.start },
+      end: { line: line + at.line, column: end - lineStart + 1, offset: end + at.start },
+    };
     paragraphs.push({
       type: 'paragraph',
-      children: [{ type: 'text', value: text.slice(startOffset, end), position: position() }],
-      position: position(),
+      children: [{ type: 'text', value: text.slice(startOffset, end), position }],
+      position,
     });
   }
   return paragraphs;
