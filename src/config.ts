@@ -91,8 +91,10 @@ export const configSchema = z.object({
    */
   PLATFORM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(48),
   /**
-   * Let the embedded platform fetch files from private and loopback addresses (`1`): for local
-   * demos whose files are served on this machine. @default 0
+   * Let the embedded platform fetch files and OpenAPI sources from private and loopback addresses,
+   * and deliver integration events there (`1`): for local demos whose servers run on this machine.
+   * Otherwise such URLs are refused, OpenAPI sources and integration endpoints when they are
+   * saved. @default 0
    */
   PLATFORM_ALLOW_PRIVATE_URLS: flag(),
   /**

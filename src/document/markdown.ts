@@ -46,7 +46,13 @@ import { headingContent, readFlow } from './markdown/read.js';
 import { stableRefs, type RefResolver } from './markdown/refs.js';
 import { gitbookSyntax, gitbookToMarkdown } from './markdown/syntax.js';
 import { joinTags, writeFlow } from './markdown/write.js';
-import { blocksAtLeast, markdownSegments, type Segment } from './markdown/segments.js';
+import {
+  blocksAtLeast,
+  markdownSegments,
+  plainAwareSegments,
+  plainParagraphs,
+  type Segment,
+} from './markdown/segments.js';
 import type { Construct, Extension, TokenizeContext } from 'micromark-util-types';
 
 export { stableRefs, type RefResolver } from './markdown/refs.js';
@@ -115,6 +121,8 @@ export class MarkdownLimitError extends ContentLimitError {
 
 /** Characters of markdown parsed at a time (see markdown/segments.ts). */
 const SEGMENT_CHARS = 8 * 1024;
+/** Shortest run of plain paragraphs read without the parser when other blocks surround it (see `plainAwareSegments`). */
+const PLAIN_RUN_CHARS = 1024;
 
 /**
  * A micromark extension declaring the link and footnote definitions of the other segments of a
@@ -182,11 +190,20 @@ function endsCleanly(children: readonly RootContent[], stretch: Segment, next: S
  * Parses markdown to mdast a segment at a time (markdown/segments.ts), within `MARKDOWN_LIMITS`
  * (nodes, block length, definitions): the parser's memory is one segment's, and the work stops
  * at the first budget passed. The tree is the one a parse of the whole text gives (lists cut
- * between items aside, which are one list again with `spread` of either half).
+ * between items aside, which are one list again with `spread` of either half). Runs of plain
+ * paragraphs of at least `plainRunChars` characters (`Infinity`: none) are read without the parser,
+ * into the nodes it would give.
  */
-export function parseMarkdown(markdown: string, { head = false, segmentChars = SEGMENT_CHARS } = {}): Root {
+export function parseMarkdown(
+  markdown: string,
+  { head = false, segmentChars = SEGMENT_CHARS, plainRunChars = PLAIN_RUN_CHARS } = {},
+): Root {
   // The head of a page (front matter and title) is in its first segment.
-  const segments = markdownSegments(markdown, segmentChars, head ? 1 : Infinity);
+  const segments = head
+    ? markdownSegments(markdown, segmentChars, 1)
+    : plainRunChars === Infinity
+      ? markdownSegments(markdown, segmentChars)
+      : plainAwareSegments(markdown, segmentChars, plainRunChars);
   const parse = (extensions: Extension[]): { root: Root; definitions: Definitions } => {
     const children: RootContent[] = [];
     const definitions: Definitions = { links: [], footnotes: [] };
@@ -210,7 +227,14 @@ export function parseMarkdown(markdown: string, { head = false, segmentChars = S
             `the markdown holds a block that is read as one piece (a code block, table, list or paragraph) of ${length} characters or more, the limit is ${MARKDOWN_LIMITS.blockChars}`,
           );
         }
-        parsed = fromMarkdown(markdown.slice(stretch.start, stretch.end), {
+        const text = markdown.slice(stretch.start, stretch.end);
+        if (to === from + 1 && segments[from]!.plain) {
+          // Plain paragraphs end before the blank lines after them, and define nothing: read in place.
+          parsed = plainParagraphs(text, stretch);
+          nodes += 2 * parsed.length;
+          break;
+        }
+        parsed = fromMarkdown(text, {
           ...parseOptions,
           extensions: [...parseOptions.extensions, ...extensions],
         }).children;

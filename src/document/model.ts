@@ -585,10 +585,16 @@ export type DocumentNode = Block | Inline | Text | Fragment;
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Encodes bytes as a base-62 string of `length` characters. */
-export function base62(bytes: Uint8Array, length: number): string {
+/**
+ * Encodes bytes as a base-62 string of `length` characters; a string stands for its bytes as
+ * latin1 (one byte per character, as `crypto.hash(…, 'binary')` gives a digest without a Buffer).
+ */
+export function base62(bytes: Uint8Array | string, length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += KEY_ALPHABET[(bytes[i % bytes.length] ?? 0) % 62];
+  for (let i = 0; i < length; i++) {
+    const at = i % bytes.length;
+    out += KEY_ALPHABET[(typeof bytes === 'string' ? bytes.charCodeAt(at) : (bytes[at] ?? 0)) % 62];
+  }
   return out;
 }
 
@@ -617,7 +623,8 @@ export function sortMarks(marks: Mark[]): Mark[] {
 
 /** A leaf: `text` with marks given as types (or marks), in canonical order. */
 export function leaf(text: string, ...marks: Array<PlainMark['type'] | Mark>): Leaf {
-  return { object: 'leaf', text, marks: sortMarks(marks.map((m) => (typeof m === 'string' ? mark(m) : m))) };
+  // Keys in sorted order, as stored documents have them (`canonicalJson` then copies nothing).
+  return { marks: sortMarks(marks.map((m) => (typeof m === 'string' ? mark(m) : m))), object: 'leaf', text };
 }
 
 /** A text node of leaves; a string is one unmarked leaf. */
@@ -981,7 +988,8 @@ export function withMetaIds(document: JSONDocument): JSONDocument {
       } else if (block.type === 'tabs-item' || block.type === 'expandable') {
         block.meta = { id: block.key };
       }
-      if ('nodes' in block && block.nodes) visit(block.nodes.filter(isBlock));
+      // Filtered only when it holds blocks: a paragraph's texts need no copy.
+      if ('nodes' in block && block.nodes && block.nodes.some(isBlock)) visit(block.nodes.filter(isBlock));
       if ('fragments' in block && block.fragments) for (const fragment of block.fragments) visit(fragment.nodes);
     }
   };

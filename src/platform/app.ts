@@ -239,7 +239,7 @@ export function createPlatform({
       samlRoutes(v1);
       fontRoutes(v1);
       translationRoutes(v1, { queue: jobs });
-      openAPIRoutes(v1, { queue: jobs });
+      openAPIRoutes(v1, { queue: jobs, allowPrivateUrls });
       computedRoutes(v1);
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });

@@ -195,6 +195,32 @@ export async function outboundUrlProblem(
   return check.ofAddress ? `must be on a public address (${check.problem})` : check.problem;
 }
 
+/** Why `raw` is not a URL `fetchUrl` and `postUrl` connect to (a valid `http:` or `https:` URL), or undefined. */
+function httpTargetProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a valid URL';
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http or https URL';
+}
+
+/**
+ * The save-time check of a URL the platform will GET later (`fetchUrl`): the guard's rules for
+ * such a URL (http or https) and, unless private targets are allowed, for its host
+ * (`publicAddresses`: an address in any spelling the URL parser reads, a loopback name, a name and
+ * every address it resolves to). The words of a validation error of the URL, never repeating it,
+ * or undefined when it may be stored. Each fetch checks again, on the address it connects to.
+ */
+export function storedHttpUrlProblem(
+  raw: string,
+  allowPrivate: boolean,
+  resolve?: Resolver,
+): Promise<string | undefined> {
+  return outboundUrlProblem(raw, httpTargetProblem(raw), allowPrivate, resolve);
+}
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** `dns.lookup` for undici's connections: only public addresses, checked by `publicAddresses`. */
@@ -253,13 +279,9 @@ export interface FetchOptions {
  * http(s) URL, not a private or reserved address unless `allowPrivate`; an `OutboundError` otherwise.
  */
 function outboundTarget(raw: string, allowPrivate: boolean | undefined): { url: URL; shown: string } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new OutboundError('is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('must be an http or https URL');
+  const problem = httpTargetProblem(raw);
+  if (problem) throw new OutboundError(problem);
+  const url = new URL(raw);
   const shown = displayUrl(url);
   const host = hostOf(url);
   // A name is checked where it is resolved, at connection time (`publicLookup`, loopback names included).

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { DEMO_SPEC_SLUG } from '../../src/platform/openapi/demo.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { PRIVATE_URLS, privateMachineName } from '../fixtures/private-urls.js';
 
 const U = DEMO.users;
 
@@ -259,6 +261,48 @@ describe('OpenAPI specifications', () => {
     const gone = await g.gql<any>(`{ organization(id: "acme") { openApiSpec(slug: "inventory") { id } } }`);
     expect(gone.data.organization.openApiSpec).toBeNull();
     expect(gone.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)', () => {
+  let guarded: TestGateway;
+  beforeAll(async () => {
+    guarded = await startTestGateway({ allowPrivateUrls: false });
+  });
+  afterAll(async () => {
+    await guarded?.destroy();
+  });
+
+  it('answers a userError on source.url for every private form, whether the gateway or the platform refuses it', async () => {
+    const machine = await privateMachineName();
+    const corpus = [
+      ...PRIVATE_URLS,
+      ...(machine ? [[`https://${machine}:8443/spec.yaml`, "the machine's own name", 'name'] as const] : []),
+    ];
+    const create = `mutation ($url: String!) { createOpenApiSpec(input: { organizationId: "acme", slug: "private-source", source: { url: $url } }) { spec { id } userErrors { code field message } } }`;
+    const update = `mutation ($url: String!, $slug: String!) { updateOpenApiSpec(input: { organizationId: "acme", slug: $slug, source: { url: $url } }) { spec { id } userErrors { code field message } } }`;
+    for (const [url, form, guard] of corpus) {
+      // Other schemes stop at the gateway's own check; the rest reach the platform once, which refuses them.
+      const upstream = guard === 'scheme' ? 0 : 1;
+      const message =
+        guard === 'scheme'
+          ? expect.any(String)
+          : expect.stringMatching(/^Invalid input field "source\.url": must be on a public address \(/);
+      const refused = { spec: null, userErrors: [{ code: 'BAD_USER_INPUT', field: ['source', 'url'], message }] };
+      const created = await guarded.gql<any>(create, { url });
+      expect([form, created.upstream, created.data?.createOpenApiSpec]).toEqual([form, upstream, refused]);
+      for (const slug of ['private-source', DEMO_SPEC_SLUG]) {
+        const updated = await guarded.gql<any>(update, { url, slug });
+        expect([form, slug, updated.upstream, updated.data?.updateOpenApiSpec]).toEqual([
+          form,
+          slug,
+          upstream,
+          refused,
+        ]);
+      }
+    }
+    const listed = await guarded.gql<any>(`{ organization(id: "acme") { openApiSpecs { nodes { slug sourceUrl } } } }`);
+    expect(listed.data.organization.openApiSpecs.nodes).toEqual([{ slug: DEMO_SPEC_SLUG, sourceUrl: null }]);
   });
 });
 

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { SEEDED_CONTENT } from '../../src/platform/demo-content/index.js';
 import type { DemoPage } from '../../src/platform/demo-content/types.js';
-import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS } from '../../src/document/model.js';
+import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS, documentSchema } from '../../src/document/model.js';
+import { canonicalJson } from '../../src/platform/content/blobs.js';
 import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/document/markdown.js';
-import { blocksAtLeast } from '../../src/document/markdown/segments.js';
+import {
+  blocksAtLeast,
+  isPlainText,
+  plainAwareSegments,
+  plainParagraphs,
+} from '../../src/document/markdown/segments.js';
 import { overContentLimit } from '../../src/platform/http.js';
 
 /** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
@@ -57,6 +63,151 @@ describe('markdown read a segment at a time', () => {
     const long = `---\ndescription: Long\n---\n\n# The title\n\n${'Paragraph.\n\n'.repeat(5000)}`;
     expect(markdownMetadata(long)).toEqual({ title: 'The title', frontMatter: { description: 'Long' } });
     expect(markdownMetadata(`# [Linked][t]\n\nText\n\n${'b\n\n'.repeat(4000)}[t]: /x\n`).title).toBe('Linked');
+  });
+});
+
+describe('plain paragraphs read without the parser', () => {
+  /** A deterministic stream of numbers in [0, 1). */
+  const random = (seed: number) => () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  /** micromark's tree, with every extension of the platform's markdown and no plain runs apart. */
+  const parsed = (markdown: string) =>
+    plain(parseMarkdown(markdown, { segmentChars: Infinity, plainRunChars: Infinity })) as { children: unknown[] };
+
+  it('gives the tree the parser gives for every line it takes as plain', () => {
+    const next = random(7);
+    const alphabet = [...'aZéw𝐀10 ,.;?!\'"()/%+=-', 'www.', '  ', '\n', '\n\n'];
+    let plainOnes = 0;
+    for (let n = 0; n < 3000; n += 1) {
+      const text = Array.from(
+        { length: 1 + Math.floor(next() * 12) },
+        () => alphabet[Math.floor(next() * alphabet.length)],
+      ).join('');
+      if (!isPlainText(text)) continue;
+      plainOnes += 1;
+      expect([text, plain(plainParagraphs(text))]).toEqual([text, parsed(text).children]);
+    }
+    expect(plainOnes).toBeGreaterThan(300);
+  });
+
+  it('takes as plain no line that starts or holds a construct', () => {
+    for (const line of [
+      '1. item',
+      '1 two',
+      '- item',
+      '* item',
+      '+ item',
+      '# Title',
+      '> quote',
+      '    code',
+      ' indented',
+      '===',
+      '---',
+      'a *b*',
+      'a _b_',
+      'a `b`',
+      'a ~b~',
+      'a [b](c)',
+      'a ![b](c)',
+      'a <b>',
+      'a &amp;',
+      'a \\*',
+      'a :tada:',
+      '{% hint %}',
+      'a $$x$$',
+      'a | b',
+      'a b@c.de',
+      'a http://b.c',
+      'see www.example.com',
+      'see WWW.example.com',
+      'a ',
+      'a\tb',
+      'a\r',
+    ]) {
+      expect([line, isPlainText(line)]).toEqual([line, false]);
+    }
+  });
+
+  it('reads texts mixing plain runs with other blocks into the tree of a whole parse', () => {
+    const next = random(11);
+    const blocks = [
+      'Plain words, and more.',
+      'Two lines\nof one paragraph',
+      'a',
+      'Caf\u00e9 (open) 24/7, 100% sure!',
+      '*Emphasis* here',
+      '* item\n* item',
+      '1. first\n2. second',
+      '```\ncode\n\nstill code\n```',
+      '<!--\nhidden\n\nplain looking\n-->',
+      '> quote',
+      '# Heading',
+      'Text with [a link][ref]',
+      '[ref]: https://example.com',
+      'Look at www.example.com',
+      '    indented code',
+      'Setext\n===',
+      '{% hint style="info" %}\nInside\n\nplain too\n{% endhint %}',
+    ];
+    for (let n = 0; n < 25; n += 1) {
+      const markdown = Array.from({ length: 2 + Math.floor(next() * 24) }, () => {
+        const block = next() < 0.6 ? blocks[Math.floor(next() * 4)]! : blocks[Math.floor(next() * blocks.length)]!;
+        return `${block}${next() < 0.2 ? '\n\n\n' : '\n\n'}`;
+      }).join('');
+      const whole = parsed(markdown);
+      for (const [segmentChars, plainRunChars] of [
+        [16, 1],
+        [200, 30],
+        [8192, 1024],
+      ] as const) {
+        expect(plain(parseMarkdown(markdown, { segmentChars, plainRunChars }))).toEqual(whole);
+      }
+    }
+  });
+
+  it('keeps a page of plain paragraphs apart from the parser, in segments of the usual length', () => {
+    const markdown = 'a\n\n'.repeat(25_000);
+    const segments = plainAwareSegments(markdown, 8192, 1024);
+    expect(segments.every((segment) => segment.plain)).toBe(true);
+    expect(segments).toHaveLength(Math.ceil(markdown.length / 8193));
+    const shorter = 'a\n\n'.repeat(2_000);
+    expect(plain(parseMarkdown(shorter))).toEqual(plain(parseMarkdown(shorter, { plainRunChars: Infinity })));
+    // A short plain run between other blocks stays with them; a long one is apart.
+    const mixed = `*a*\n\n${'b\n\n'.repeat(10)}*c*\n\n${'d\n\n'.repeat(400)}*e*\n`;
+    expect(plainAwareSegments(mixed, 8192, 1024).map((segment) => Boolean(segment.plain))).toEqual([
+      false,
+      true,
+      false,
+    ]);
+  });
+});
+
+describe('documents the converter reads', () => {
+  it('are valid and complete as they are: validating them again changes nothing (the edits store them unvalidated)', () => {
+    for (const markdown of [...demoMarkdown(), ...TRICKY, TRICKY.join('') + DEFINITIONS, 'a\n\n'.repeat(500)]) {
+      const { document } = markdownToDocument(markdown);
+      expect(canonicalJson(documentSchema.parse(structuredClone(document))), markdown.slice(0, 60)).toBe(
+        canonicalJson(document),
+      );
+    }
+  });
+});
+
+describe('canonical JSON', () => {
+  it('sorts the keys of every object, leaves out undefined properties, and changes nothing of its input', () => {
+    const value = {
+      b: 1,
+      a: [{ z: undefined, y: 2, 10: 'x', 9: 'y', ab: { d: 1, c: [3, { f: 1, e: 2 }, undefined] } }],
+      c: null,
+      d: { a: 1, b: { d: 2, c: 1 } },
+    };
+    const before = JSON.stringify(value);
+    expect(canonicalJson(value)).toBe(
+      '{"a":[{"9":"y","10":"x","ab":{"c":[3,{"e":2,"f":1},null],"d":1},"y":2}],"b":1,"c":null,"d":{"a":1,"b":{"c":1,"d":2}}}',
+    );
+    expect(JSON.stringify(value)).toBe(before);
   });
 });
 

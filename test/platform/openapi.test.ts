@@ -11,6 +11,7 @@ import { hasDocument } from '../../src/platform/openapi/documents.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
 import { doublingRefs } from '../fixtures/hostile-corpus.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { PRIVATE_URLS, privateMachineName } from '../fixtures/private-urls.js';
 
 const { acme, globex } = DEMO.orgs;
 const U = DEMO.users;
@@ -510,6 +511,63 @@ describe('specifications from a URL', () => {
     await expect(fetchUrl(`${origin}/acme.yaml`, { allowPrivate: false, maxBytes: 1000 })).rejects.toBeInstanceOf(
       OutboundError,
     );
+  });
+});
+
+describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)', () => {
+  let guarded: TestPlatform;
+  beforeAll(async () => {
+    guarded = await startTestPlatform({ allowPrivateUrls: false });
+  });
+  afterAll(async () => {
+    await guarded?.destroy();
+  });
+
+  it('refuses every private form of a URL when a specification is created or updated, naming the field, and stores nothing', async () => {
+    const machine = await privateMachineName();
+    const corpus = [
+      ...PRIVATE_URLS,
+      ...(machine
+        ? [
+            [
+              `https://${machine}:8443/spec.yaml`,
+              "the machine's own name",
+              `${machine} does not resolve to public addresses only`,
+            ] as const,
+          ]
+        : []),
+    ];
+    const row = () =>
+      guarded.db
+        .prepare('SELECT source_url, source_text, generation, updated_at FROM openapi_specs WHERE slug = ?')
+        .get(DEMO_SPEC_SLUG);
+    const jobs = () => guarded.db.prepare("SELECT count(*) FROM jobs WHERE kind = 'openapi-process'").pluck().get();
+    const [demoBefore, jobsBefore] = [row(), jobs()];
+    const answers: unknown[] = [];
+    for (const [url, form, guard] of corpus) {
+      const reason =
+        guard === 'scheme'
+          ? 'must be an http or https URL of at most 2048 characters'
+          : `must be on a public address (${guard})`;
+      const refused = { error: { code: 400, message: `Invalid body field "source.url": ${reason}` } };
+      const body = { source: { url } };
+      for (const [method, path, sent] of [
+        ['POST', specs, { slug: 'private-source', ...body }],
+        ['PUT', `${specs}/private-source`, body],
+        ['PUT', `${specs}/${DEMO_SPEC_SLUG}`, body],
+      ] as const) {
+        const answer = await guarded.api(method, path, { body: sent });
+        answers.push(answer.body);
+        expect([form, method, path, answer.status, answer.body]).toEqual([form, method, path, 400, refused]);
+      }
+    }
+    expect(corpus.length).toBeGreaterThanOrEqual(55);
+    await guarded.app.jobs.drain();
+    expect([row(), jobs()]).toEqual([demoBefore, jobsBefore]);
+    expect(guarded.db.prepare("SELECT count(*) FROM openapi_specs WHERE slug = 'private-source'").pluck().get()).toBe(
+      0,
+    );
+    expect(JSON.stringify(answers)).not.toContain('s3cret');
   });
 });
 

@@ -17,7 +17,9 @@ import {
   publicAddresses,
   RESOLVE_TIMEOUT_MS,
   type Resolver,
+  storedHttpUrlProblem,
 } from '../../src/platform/outbound.js';
+import { PRIVATE_URLS } from '../fixtures/private-urls.js';
 
 /** A resolver answering from a table, counting the names it was asked. */
 function table(answers: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -137,6 +139,41 @@ describe('the address guard', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('URLs checked when they are stored', () => {
+  it('says why of every private form, in the words of the fetch-time guard, without asking a resolver for an address', async () => {
+    const resolve = table({});
+    for (const [url, form, guard] of PRIVATE_URLS) {
+      const expected = guard === 'scheme' ? expect.any(String) : `must be on a public address (${guard})`;
+      expect([form, await storedHttpUrlProblem(url, false, resolve)]).toEqual([form, expected]);
+    }
+    for (const url of ['file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO', 'jar:http://127.0.0.1/a.jar!/b']) {
+      expect(await storedHttpUrlProblem(url, false, resolve)).toBe('must be an http or https URL');
+    }
+    expect(resolve.asked).toEqual(['no-such-host.invalid']);
+  });
+
+  it('resolves a name and checks every address, takes http and https only, and takes anything well formed when private targets are allowed', async () => {
+    const resolve = table({
+      'public.example': ['93.184.216.34', '2606:2800:220:1::1'],
+      'internal.example': ['10.0.0.5'],
+      'mixed.example': ['93.184.216.34', '127.0.0.1'],
+      'mapped.example': ['::ffff:169.254.169.254'],
+    });
+    expect(await storedHttpUrlProblem('https://user:pw@public.example/spec.yaml', false, resolve)).toBeUndefined();
+    for (const host of ['internal.example', 'mixed.example', 'mapped.example']) {
+      expect(await storedHttpUrlProblem(`https://${host}/spec.yaml`, false, resolve)).toBe(
+        `must be on a public address (${host} does not resolve to public addresses only)`,
+      );
+    }
+    expect(await storedHttpUrlProblem('ftp://public.example/spec.yaml', false, resolve)).toBe(
+      'must be an http or https URL',
+    );
+    expect(await storedHttpUrlProblem('not a url', true, resolve)).toBe('is not a valid URL');
+    expect(await storedHttpUrlProblem('http://127.0.0.1:4010/spec.yaml', true, resolve)).toBeUndefined();
+    expect(resolve.asked).toEqual(['public.example', 'internal.example', 'mixed.example', 'mapped.example']);
   });
 });
 

@@ -36,12 +36,20 @@ type Piece = Leaf | Exclude<InlineContent, Text>;
 
 /** Reads phrasing content into texts and inlines (adjacent leaves of the same marks merged). */
 export function readInlines(nodes: PhrasingContent[], ctx: ReadContext, marks: Mark[] = []): InlineContent[] {
+  // One text without emoji, most paragraphs of a long page: its text of one leaf, as `group` would
+  // make it, without the maps and closures of the general reading.
+  const only = nodes.length === 1 ? nodes[0] : undefined;
+  if (only?.type === 'text' && only.value !== '') {
+    const parts = splitEmoji(only.value);
+    if (parts.length === 1 && parts[0] === only.value)
+      return [{ key: '', leaves: [leaf(only.value, ...marks)], object: 'text' }];
+  }
   return group(readPieces(nodes, ctx, marks, false));
 }
 
-/** A paragraph of phrasing content. */
+/** A paragraph of phrasing content (keys in sorted order, as stored documents have them). */
 export function readParagraph(nodes: PhrasingContent[], ctx: ReadContext): Paragraph {
-  return { object: 'block', type: 'paragraph', key: '', data: {}, nodes: readInlines(nodes, ctx) };
+  return { data: {}, key: '', nodes: readInlines(nodes, ctx), object: 'block', type: 'paragraph' };
 }
 
 /** A paragraph of one literal text (markdown the converter keeps as it was written). */
@@ -441,16 +449,21 @@ function group(pieces: Piece[]): InlineContent[] {
       continue;
     }
     if (!current) {
-      current = { object: 'text', key: '', leaves: [] };
+      current = { key: '', leaves: [], object: 'text' };
       out.push(current);
     }
     const last = current.leaves[current.leaves.length - 1];
     if (last && sameMarks(last.marks, piece.marks)) last.text += piece.text;
     else current.leaves.push({ ...piece });
   }
+  // Exactly sized arrays: one grown by `push` keeps room for 17 elements, and a large page has
+  // thousands of one-leaf texts.
   for (const node of out)
-    if (node.object === 'text' && node.leaves.length > 1) node.leaves = node.leaves.filter((l) => l.text !== '');
-  return out.filter((node) => node.object !== 'text' || node.leaves.some((l) => l.text !== '') || out.length === 1);
+    if (node.object === 'text')
+      node.leaves = node.leaves.length > 1 ? node.leaves.filter((l) => l.text !== '') : node.leaves.slice();
+  return out
+    .filter((node) => node.object !== 'text' || node.leaves.some((l) => l.text !== '') || out.length === 1)
+    .slice();
 }
 
 /** Reads HTML inline content (a `<summary>`, a `<figcaption>` paragraph) into texts and inlines. */

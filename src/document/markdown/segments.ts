@@ -15,6 +15,87 @@
  * the margin with the same marker (`item`), the two lists parsed apart are joined into one.
  */
 
+/**
+ * A line of a plain paragraph: a letter first, no space last, and between them letters, digits,
+ * spaces and the punctuation `, . ; ? ! ' " ( ) / % + = -`, none of which starts or takes part in
+ * a construct of the platform's markdown without characters this line cannot hold (emphasis,
+ * code, links, HTML, references, escapes, tags, shortcodes, math, tables, autolinks by scheme or
+ * e-mail; `www.` is checked apart). Past a blank line such a line can only start a paragraph, and
+ * after a line of a paragraph it continues it as it is.
+ */
+const PLAIN_LINE = String.raw`\p{L}(?:[\p{L}\p{N} ,.;?!'"()/%+=-]*[\p{L}\p{N},.;?!'"()/%+=-])?`;
+/** `PLAIN_LINE` in ASCII: the same test, several times quicker (no Unicode classes). */
+const ASCII_LINE = `[A-Za-z](?:[A-Za-z0-9 ,.;?!'"()/%+=-]*[A-Za-z0-9,.;?!'"()/%+=-])?`;
+/** Lines as `PLAIN_LINE` says and empty lines (one test over the text: nothing is allocated per line). */
+const PLAIN_TEXT = new RegExp(`^(?:${PLAIN_LINE}\\n|\\n)*(?:${PLAIN_LINE})?$`, 'u');
+const PLAIN_ASCII = new RegExp(`^(?:${ASCII_LINE}\\n|\\n)*(?:${ASCII_LINE})?$`);
+
+/**
+ * Whether `text` is plain paragraphs only: lines as `PLAIN_LINE` says and empty lines, without the
+ * `www.` that starts a GFM autolink. Such text parses into one paragraph per run of lines, each
+ * holding one text node of those lines (`plainParagraphs`).
+ */
+export function isPlainText(text: string): boolean {
+  return (PLAIN_ASCII.test(text) || PLAIN_TEXT.test(text)) && !/www\./i.test(text);
+}
+
+/** A point of an mdast position (1-based line and column, 0-based offset, in UTF-16 code units). */
+interface Point {
+  line: number;
+  column: number;
+  offset: number;
+}
+
+/**
+ * The mdast nodes of plain text (`isPlainText`), as micromark and mdast-util-from-markdown give
+ * them: a paragraph per run of lines, with the lines as one text node, both at the same position
+ * (one object, shared), in the whole text of which `text` starts at line `at.line` (0-based) and
+ * offset `at.start`. What a page of thousands of short paragraphs costs micromark (a tokenizer per
+ * paragraph and per text, and the events of each) is the bulk of its parse; this costs a pass over
+ * the text.
+ */
+export function plainParagraphs(
+  text: string,
+  at: { line: number; start: number } = { line: 0, start: 0 },
+): Array<{
+  type: 'paragraph';
+  children: [{ type: 'text'; value: string; position: { start: Point; end: Point } }];
+  position: { start: Point; end: Point };
+}> {
+  const paragraphs: ReturnType<typeof plainParagraphs> = [];
+  let offset = 0;
+  let line = 1;
+  while (offset < text.length) {
+    if (text.charCodeAt(offset) === 10) {
+      offset += 1;
+      line += 1;
+      continue;
+    }
+    const startOffset = offset;
+    const startLine = line;
+    let lineStart = offset;
+    let end = offset;
+    for (;;) {
+      const newline = text.indexOf('\n', lineStart);
+      end = newline < 0 ? text.length : newline;
+      offset = end;
+      if (newline < 0 || newline + 1 >= text.length || text.charCodeAt(newline + 1) === 10) break;
+      lineStart = newline + 1;
+      line += 1;
+    }
+    const position = {
+      start: { line: startLine + at.line, column: 1, offset: startOffset + at.start },
+      end: { line: line + at.line, column: end - lineStart + 1, offset: end + at.start },
+    };
+    paragraphs.push({
+      type: 'paragraph',
+      children: [{ type: 'text', value: text.slice(startOffset, end), position }],
+      position,
+    });
+  }
+  return paragraphs;
+}
+
 /** How a segment is separated from the one before it. */
 export type SegmentJoin = 'start' | 'blank' | 'item';
 
@@ -27,6 +108,8 @@ export interface Segment {
   /** End of the segment's last non-blank line: a node reaching past it spans a blank line. */
   contentEnd: number;
   join: SegmentJoin;
+  /** Plain paragraphs only (`isPlainText`), read without the parser (`plainParagraphs`). */
+  plain?: boolean;
 }
 
 /** Characters that may start a line continuing a container or a list after a blank line. */
@@ -95,6 +178,45 @@ export function markdownSegments(markdown: string, target: number, limit = Infin
     line += 1;
   }
   segments.push({ ...segment, end: markdown.length });
+  return segments;
+}
+
+/**
+ * `markdownSegments(markdown, target)`, with runs of plain paragraphs (`isPlainText`) in
+ * segments of their own, marked `plain`, cut as the others are: a run of at least `plainRun`
+ * characters, or one that starts or ends the text (one that cuts no other segment in two). A
+ * shorter run stays in the segment around it: the parser pays for each call, and a text that
+ * alternates short plain runs with other blocks is parsed in as few calls as before.
+ */
+export function plainAwareSegments(markdown: string, target: number, plainRun: number): Segment[] {
+  // The whole text plain (a page of short paragraphs): its segments as they are, without cutting it finer.
+  if (isPlainText(markdown)) return markdownSegments(markdown, target).map((segment) => ({ ...segment, plain: true }));
+  const fine = markdownSegments(markdown, 0);
+  const plain = fine.map((segment) => isPlainText(markdown.slice(segment.start, segment.end)));
+  const segments: Segment[] = [];
+  let current: Segment | undefined;
+  /** Adds a fine segment to `current`, starting a new one once `current` reached `target`. */
+  const add = (segment: Segment, isPlain: boolean) => {
+    if (current && (current.end - current.start >= target || Boolean(current.plain) !== isPlain)) {
+      segments.push(current);
+      current = undefined;
+    }
+    if (current) {
+      current.end = segment.end;
+      current.contentEnd = Math.max(current.contentEnd, segment.contentEnd);
+    } else {
+      current = isPlain ? { ...segment, plain: true } : segment;
+    }
+  };
+  for (let i = 0; i < fine.length; ) {
+    let j = i;
+    while (j < fine.length && plain[j]) j += 1;
+    const run = j > i ? fine[j - 1]!.end - fine[i]!.start : 0;
+    const apart = j > i && (run >= plainRun || i === 0 || j === fine.length);
+    for (let k = i; k < Math.max(j, i + 1); k += 1) add(fine[k]!, apart);
+    i = Math.max(j, i + 1);
+  }
+  if (current) segments.push(current);
   return segments;
 }
 

@@ -24,6 +24,7 @@ import {
   loadRevision,
   putDocument,
   storeRevision,
+  validDocument,
   type ContentFile,
   type ContentPage,
   type RevisionContent,
@@ -238,8 +239,12 @@ export async function prepareFiles(
   return prepared;
 }
 
-/** The markdown of a batch parsed ahead, by the `document` object of its change. */
-export type PreparedMarkdown = ReadonlyMap<object, Root>;
+/**
+ * The markdown of a batch parsed ahead, by the `document` object of its change. Applying the
+ * batch takes each tree out as it converts it: a large page's tree is garbage as soon as its
+ * document is read, not once the whole batch is stored.
+ */
+export type PreparedMarkdown = Map<object, Root>;
 
 /**
  * Parses the markdown of every change of the batch in the parse worker, before the batch is
@@ -409,11 +414,21 @@ function dropUnresolved(document: JSONDocument): JSONDocument {
     const value = ref as { kind?: string; url?: string } | undefined;
     return value?.kind === 'url' && typeof value.url === 'string' && value.url.startsWith(UNRESOLVED);
   };
-  const visit = (node: DocumentNode): DocumentNode[] => {
-    const data = (node as { data?: { ref?: unknown } }).data;
-    if (node.object === 'inline' && node.type === 'link' && unresolved(data?.ref)) {
-      return node.nodes;
+  const unresolvedLink = (node: DocumentNode) =>
+    node.object === 'inline' && node.type === 'link' && unresolved((node as { data?: { ref?: unknown } }).data?.ref);
+  // Arrays are rebuilt only where a link is unwrapped: a large page has thousands of nodes and none to unwrap.
+  const visitChildren = (children: DocumentNode[]): DocumentNode[] => {
+    let unwrapping = false;
+    for (const child of children) {
+      if (unresolvedLink(child)) unwrapping = true;
+      else visit(child);
     }
+    return unwrapping
+      ? children.flatMap((child) => (unresolvedLink(child) ? (child as { nodes: DocumentNode[] }).nodes : [child]))
+      : children;
+  };
+  const visit = (node: DocumentNode): void => {
+    const data = (node as { data?: { ref?: unknown } }).data;
     if (data && unresolved(data.ref)) {
       const ref = data.ref as { url: string };
       (node as { data: { ref: unknown } }).data = {
@@ -422,13 +437,13 @@ function dropUnresolved(document: JSONDocument): JSONDocument {
       };
     }
     if ('nodes' in node && Array.isArray(node.nodes)) {
-      (node as { nodes: DocumentNode[] }).nodes = (node.nodes as DocumentNode[]).flatMap(visit);
+      const children = visitChildren(node.nodes as DocumentNode[]);
+      if (children !== node.nodes) (node as { nodes: DocumentNode[] }).nodes = children;
     }
     if ('fragments' in node && Array.isArray(node.fragments))
       for (const fragment of node.fragments) visit(fragment as DocumentNode);
-    return [node];
   };
-  document.nodes = document.nodes.flatMap((node) => visit(node)) as Block[];
+  document.nodes = visitChildren(document.nodes) as Block[];
   return mergeTexts(document);
 }
 
@@ -436,12 +451,18 @@ function dropUnresolved(document: JSONDocument): JSONDocument {
 function mergeTexts(document: JSONDocument): JSONDocument {
   const visit = (node: DocumentNode) => {
     if (!('nodes' in node) || !Array.isArray(node.nodes)) return;
+    const children = node.nodes as DocumentNode[];
+    let neighbours = false;
+    children.forEach((child, i) => {
+      if (i > 0 && child.object === 'text' && children[i - 1]!.object === 'text') neighbours = true;
+      visit(child);
+    });
+    if (!neighbours) return;
     const merged: DocumentNode[] = [];
-    for (const child of node.nodes as DocumentNode[]) {
+    for (const child of children) {
       const last = merged.at(-1);
       if (last?.object === 'text' && child.object === 'text') last.leaves = [...last.leaves, ...child.leaves];
       else merged.push(child);
-      visit(child);
     }
     (node as { nodes: DocumentNode[] }).nodes = merged;
   };
@@ -567,6 +588,12 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
     return { title: fromFront ?? title, fields: frontMatterFields(frontMatter, field) };
   };
 
+  const takeTree = (input: object) => {
+    const tree = options.trees?.get(input);
+    options.trees?.delete(input);
+    return tree;
+  };
+
   const pendingOf = (
     input: z.infer<typeof documentInput>,
     field: string,
@@ -578,7 +605,7 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
         markdown: input.markdown,
         field: `${field}.markdown`,
         previous,
-        tree: options.trees?.get(input),
+        tree: takeTree(input),
       };
     if ('document' in input) return { kind: 'json', document: input.document, field: `${field}.document` };
     return { kind: 'empty' };
@@ -781,11 +808,13 @@ export function applyContentChanges(changes: readonly ContentChange[], options: 
         ...(previous ? { previous } : {}),
         ...(document.tree ? { tree: document.tree } : {}),
       };
+      document.tree = undefined;
       parsed = dropUnresolved(readMarkdown(document.markdown, document.field, options).document);
     } else {
       parsed = readJsonDocument(document.document, document.field);
     }
-    page.documentId = parsed.nodes.length ? putDocument(db, spaceId, parsed) : undefined;
+    // Validated (JSON) or read by the converter (markdown): nothing to validate again.
+    page.documentId = parsed.nodes.length ? putDocument(db, spaceId, validDocument(parsed)) : undefined;
     if (!page.documentId) delete page.documentId;
   }
 

@@ -31,18 +31,44 @@ export function getBlob(db: Db, hash: string): Buffer | undefined {
  * order their keys were written in. `undefined` properties are left out, as JSON does.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return JSON.stringify(sortedKeys(value));
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+/**
+ * `value` with every object's keys in sorted order, for `JSON.stringify` to write as it is: an
+ * object whose keys are in order already is used as it is (so is an array whose items are), and
+ * only the others are copied, one level at a time. A large document holds hundreds of thousands
+ * of objects: a sorted copy of all of them would double what it holds in memory while it is
+ * written. (`JSON.stringify` leaves out `undefined` properties itself.)
+ */
+function sortedKeys(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const item = (value as Record<string, unknown>)[key];
-    if (item !== undefined) sorted[key] = sortKeys(item);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = sortedKeys(value[i]);
+      if (item === value[i]) continue;
+      copy ??= value.slice();
+      copy[i] = item;
+    }
+    return copy ?? value;
   }
-  return sorted;
+  const source = value as Record<string, unknown>;
+  const keys = Object.keys(source);
+  let inOrder = true;
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1]! < keys[i]!;
+  if (!inOrder) keys.sort();
+  let copy: Record<string, unknown> | undefined = inOrder ? undefined : {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = sortedKeys(source[key]);
+    if (copy === undefined && item !== source[key]) {
+      copy = {};
+      for (const before of keys.slice(0, i)) copy[before] = source[before];
+    }
+    if (copy !== undefined) copy[key] = item;
+  }
+  return copy ?? source;
 }
 
 /** Stores a JSON value (canonical form) and returns its hash. */

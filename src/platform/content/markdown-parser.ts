@@ -11,6 +11,7 @@ import {
   MAX_MARKDOWN_NESTING,
   parseMarkdown,
 } from '../../document/markdown.js';
+import { isPlainText } from '../../document/markdown/segments.js';
 import { TaskWorker, TaskWorkerError } from '../task-worker.js';
 
 /**
@@ -50,16 +51,20 @@ const parser = new TaskWorker<string, ParsedMarkdown>({
 
 /**
  * Parses a page's markdown in the parse worker (the seconds a large page takes leave the event
- * loop free), for `markdownToDocument(markdown, { tree })`. Throws a `MarkdownLimitError` for a
- * budget passed, and for a parse that took longer than `MARKDOWN_PARSE_LIMITS.timeoutMs`
- * (`markdownParseMs`) or more heap than `maxHeapMb` (`markdownParseHeapMb`).
+ * loop free; plain paragraphs only, a pass over the text, are read here), for
+ * `markdownToDocument(markdown, { tree })`. Throws a `MarkdownLimitError` for a budget passed, and
+ * for a parse that took longer than `MARKDOWN_PARSE_LIMITS.timeoutMs` (`markdownParseMs`) or more
+ * heap than `maxHeapMb` (`markdownParseHeapMb`).
  */
 export async function parseMarkdownOffThread(markdown: string): Promise<Root> {
   // Linear and quick, and done here only: a text over these budgets never goes to the worker.
   checkMarkdownBeforeParsing(markdown);
   let parsed: ParsedMarkdown;
   try {
-    parsed = await parser.run(markdown);
+    // Plain paragraphs only are read without the parser, in a pass over the text (see
+    // `plainParagraphs`): here, rather than in the worker, whose start and the copy of the tree
+    // back would cost more than the read.
+    parsed = isPlainText(markdown) ? parseMarkdownTree(markdown) : await parser.run(markdown);
   } catch (error) {
     if (!(error instanceof TaskWorkerError) || error.reason === 'closed') throw error;
     const [limit, max] =

@@ -391,15 +391,29 @@ export class PreparedDocument {
   /** The document's id in any space it is stored in. */
   readonly id: string;
 
-  /** Prepares `document`; `completed` is given the document as it will be stored (not kept here: it weighs). */
-  constructor(document: unknown, completed?: (document: JSONDocument) => void) {
+  /**
+   * Prepares `document`; `completed` is given the document as it will be stored (not kept here: it
+   * weighs). With `valid`, the caller vouches that the document is valid and complete already.
+   */
+  constructor(document: unknown, completed?: (document: JSONDocument) => void, { valid = false } = {}) {
     // Stored documents are valid and complete (keys, data, meta ids): readers may rely on it.
-    const parsed = parseDocument(document);
+    const parsed = valid ? (document as JSONDocument) : parseDocument(document);
     completed?.(parsed);
     this.text = canonicalJson(parsed);
     this.hash = hashOf(this.text);
     this.id = documentIdOf(this.hash);
   }
+}
+
+/**
+ * A document that is valid and complete already, prepared without validating it again: one that
+ * `parseDocument` (or `parseDocumentInput`) returned, or one `markdownToDocument` read (the
+ * converter's tests hold its output to `documentSchema`), changed since only in ways the schema
+ * allows. Validating such a document again copies it whole, the costliest step of storing a large
+ * page after its parse.
+ */
+export function validDocument(document: JSONDocument): PreparedDocument {
+  return new PreparedDocument(document, undefined, { valid: true });
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
+import { badRequest, pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import type { JobQueue } from '../jobs.js';
+import { storedHttpUrlProblem } from '../outbound.js';
 import {
   createSpec,
   deleteSpec,
@@ -62,13 +63,28 @@ function sourceOf<T extends { source: SpecSource }>(schema: z.ZodType<T>, body: 
   return parseBody(schema, body);
 }
 
+/** Options of the OpenAPI routes. */
+export interface OpenAPIRouteOptions {
+  queue: JobQueue;
+  /** Accept URL sources on private and loopback addresses (demo and test runs). */
+  allowPrivateUrls: boolean;
+}
+
 /**
  * OpenAPI specifications of an organization and their versions. Members read them; the
  * `create` role (and admins) create, update and delete them, as `permissions.createOpenAPISpec`
- * of the organization says.
+ * of the organization says. A URL source is checked by the outbound guard when it is given, as
+ * well as each time it is fetched.
  */
-export function openAPIRoutes(app: FastifyInstance, options: { queue: JobQueue }): void {
+export function openAPIRoutes(app: FastifyInstance, options: OpenAPIRouteOptions): void {
   const { queue } = options;
+
+  /** Refuses a URL source the platform may not fetch, naming the field (after the permission check: only writers make the platform resolve a host). */
+  const checkSource = async (source: SpecSource) => {
+    if (!('url' in source)) return;
+    const problem = await storedHttpUrlProblem(source.url, options.allowPrivateUrls);
+    if (problem) throw badRequest(`Invalid body field "source.url": ${problem}`);
+  };
 
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/openapi', async (request) => {
     const query = parseQuery(pageQuery, request.query);
@@ -82,6 +98,7 @@ export function openAPIRoutes(app: FastifyInstance, options: { queue: JobQueue }
     const body = sourceOf(createBody, request.body);
     const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId, 'create');
+    await checkSource(body.source);
     const json = specJson(createSpec(db, queue, org.id, body.slug, body.source), access.orgRole(org.id), links);
     return reply.code(201).header('location', json.urls.location).send(json);
   });
@@ -98,6 +115,7 @@ export function openAPIRoutes(app: FastifyInstance, options: { queue: JobQueue }
     const org = access.requireOrg(request.params.organizationId, 'create');
     // A new specification takes its slug from the path, which must be a valid slug.
     const slug = parseBody(z.object({ slug: slugSchema }), { slug: request.params.specSlug }).slug;
+    await checkSource(body.source);
     const { row, created } = putSpec(db, queue, org.id, slug, body.source);
     const json = specJson(row, access.orgRole(org.id), links);
     if (created) reply.header('location', json.urls.location);
