@@ -3,7 +3,7 @@ import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { callerKeyOf } from '../state/caller.js';
-import { exceededLimit, operationCost, type OperationCost } from './cost.js';
+import { exceededLimit, NO_COST, operationCost, type OperationCost } from './cost.js';
 import type { GatewayLimits } from './limits.js';
 
 /** `extensions.cost` of every answer. */
@@ -37,16 +37,6 @@ export interface CostReport {
   /** Time the gateway spent on the request, from its arrival to its answer, in milliseconds. */
   durationMs: number;
 }
-
-const NO_COST: OperationCost = {
-  nodes: 0,
-  maxUpstreamRequests: 0,
-  depth: 0,
-  aliases: 0,
-  rootFields: 0,
-  estimated: false,
-  introspection: false,
-};
 
 /** Options of `useOperationCost` besides the limits. */
 export interface OperationCostOptions {

@@ -97,6 +97,17 @@ export interface OperationCost {
   introspection: boolean;
 }
 
+/** The cost of an operation that selects nothing: where a walk starts, and what an answer without one reports. */
+export const NO_COST: Readonly<OperationCost> = {
+  nodes: 0,
+  maxUpstreamRequests: 0,
+  depth: 0,
+  aliases: 0,
+  rootFields: 0,
+  estimated: false,
+  introspection: false,
+};
+
 interface Walk {
   schema: GraphQLSchema;
   fragments: Record<string, FragmentDefinitionNode>;
@@ -193,15 +204,7 @@ function walkOperation(
     schema,
     fragments,
     variable,
-    cost: {
-      nodes: 0,
-      maxUpstreamRequests: 0,
-      depth: 0,
-      aliases: 0,
-      rootFields: 0,
-      estimated: false,
-      introspection: false,
-    },
+    cost: { ...NO_COST },
   };
   walk.cost.rootFields = countFields(operation.selectionSet, walk, new Set());
   visit(operation.selectionSet, root, 1, 1, true, walk, new Set());
