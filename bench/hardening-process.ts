@@ -626,8 +626,6 @@ async function killDuringStream(gateway: Gateway, token: string) {
   };
 }
 
-await main();
-
 /** The README's dashboard (bound 10,101 upstream requests) and a search of 1,000 results (bound 20,002). */
 const DASHBOARD = `{ organizations(first: 50) { nodes { title
   spaces(first: 100) { nodes { title parent { __typename ... on Collection { title } } organization { title } } }
@@ -806,3 +804,5 @@ async function doorCases(gateway: Gateway, dataDir: string, tokens: string[], re
   });
   finish();
 }
+
+await main();
