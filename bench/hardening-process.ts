@@ -10,6 +10,7 @@ import { seedDemoData } from '../src/platform/demo-data.js';
 import { openDatabase, type Db } from '../src/platform/store/db.js';
 import { commitContent, textDocument } from '../test/fixtures/content.js';
 import { freePort } from '../test/fixtures/ports.js';
+import { now, startReader } from '../test/fixtures/hostile-corpus.js';
 import { supervisedProcess } from '../test/fixtures/processes.js';
 import { getIntrospectionQuery } from 'graphql';
 import { createHash } from 'node:crypto';
@@ -188,37 +189,34 @@ async function measure<T>(gateway: Gateway, token: string, operation: () => Prom
   (globalThis as { gc?: () => void }).gc?.();
   const idle = rss(gateway.pid).now;
   resetPeak(gateway.pid);
-  let done = false;
-  const latencies: number[] = [];
-  const readErrors: string[] = [];
-  const reader = (async () => {
-    while (!done) {
-      const started = performance.now();
-      const answer = await graphql(gateway, token, '{ viewer { id } }').catch(() => undefined);
-      // The gateway is gone (the operation measured reports it).
-      if (!answer) return;
-      latencies.push(performance.now() - started);
-      for (const error of answer.body.errors ?? []) readErrors.push(String(error.extensions?.code));
-    }
-  })();
-  const started = performance.now();
-  const result = await operation();
-  const ms = performance.now() - started;
-  done = true;
-  await reader;
-  const { peak } = isRunning(gateway.pid) ? rss(gateway.pid) : { peak: Number.NaN };
-  return {
-    result,
-    figures: {
-      ms: Math.round(ms),
-      idleRssMiB: round(idle),
-      peakRssMiB: round(peak),
-      concurrentReads: latencies.length,
-      readP50Ms: round(percentile(latencies, 50)),
-      readP99Ms: round(percentile(latencies, 99)),
-      ...(readErrors.length ? { readErrors } : {}),
-    },
-  };
+  // In a thread of its own, so that what this process does to send a case does not delay it.
+  const reader = startReader(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: '{ viewer { id } }' }),
+  });
+  const started = now();
+  try {
+    const result = await operation();
+    const ended = now();
+    const latencies = await reader.between(started, ended);
+    const failedReads = reader.failures();
+    const { peak } = isRunning(gateway.pid) ? rss(gateway.pid) : { peak: Number.NaN };
+    return {
+      result,
+      figures: {
+        ms: Math.round(ended - started),
+        idleRssMiB: round(idle),
+        peakRssMiB: round(peak),
+        concurrentReads: latencies.length,
+        readP50Ms: round(percentile(latencies, 50)),
+        readP99Ms: round(percentile(latencies, 99)),
+        ...(failedReads ? { failedReads } : {}),
+      },
+    };
+  } finally {
+    await reader.stop();
+  }
 }
 
 const TREE = `query ($id: ID!) { space(id: $id) { content { pages { title ... on DocumentPage { path } children { title ... on DocumentPage { path } } } } } }`;
