@@ -45,8 +45,8 @@ import WebSocket from 'ws';
  *    another site's page: each refused or answered as it must be.
  *
  * `npm run build && npx tsx bench/hardening-process.ts` (MAX_RESPONSE_BYTES=1099511627776 runs
- * the gateway without a byte budget, for comparison; `BENCH_ONLY=process` or `work` runs a part;
- * BENCH_ROOT runs another checkout's `dist/`, to measure before a change). Every answer is checked.
+ * the gateway without a byte budget, for comparison; `BENCH_ONLY=process` or `work` runs a part,
+ * `BENCH_CASES` some of its cases by name; `BENCH_PROF` a directory for the gateway's CPU profile; BENCH_ROOT runs another checkout's `dist/`, to measure before a change). Every answer is checked.
  */
 const GATEWAY_HEAP_MB = Number(process.env.GATEWAY_HEAP_MB ?? 192);
 /** Aliases of the 4,000-page tree in the third operation (the limits admit 100). */
@@ -57,6 +57,8 @@ const PARAGRAPHS = Number(process.env.BENCH_PARAGRAPHS ?? 50_000);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 3);
 /** Parts to run (`BENCH_ONLY`: `process`, `work`, `doors`, comma-separated). */
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'process,work,doors').split(','));
+/** Cases to run of those parts (`BENCH_CASES`: names, comma-separated; all when unset). */
+const CASES = process.env.BENCH_CASES ? new Set(process.env.BENCH_CASES.split(',')) : undefined;
 /** The checkout whose compiled gateway runs (`BENCH_ROOT`). */
 const ROOT = resolve(process.env.BENCH_ROOT ?? '.');
 /** Paragraphs of each big page of the work cases. */
@@ -113,7 +115,12 @@ async function startGateway(dataDir: string): Promise<Gateway> {
   const [port, platformPort] = [await freePort(), await freePort()];
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', `--max-old-space-size=${GATEWAY_HEAP_MB}`, join(ROOT, 'dist/main.js')],
+    [
+      ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
+      '--enable-source-maps',
+      `--max-old-space-size=${GATEWAY_HEAP_MB}`,
+      join(ROOT, 'dist/main.js'),
+    ],
     {
       env: {
         ...process.env,
@@ -470,6 +477,7 @@ function caseRunner(gateway: Gateway, dataDir: string, report: Record<string, un
   const failures: string[] = [];
   return {
     async run(name: string, operation: () => Promise<Record<string, unknown>>): Promise<void> {
+      if (CASES && !CASES.has(name)) return;
       let outcome: Record<string, unknown>;
       try {
         outcome = await operation();

@@ -170,19 +170,24 @@ export class UpstreamTimeoutError extends GatewayError {
  */
 export class ResponseTooLargeError extends GatewayError {
   constructor(
-    readonly what: 'answer' | 'upstream',
+    readonly what: 'answer' | 'upstream' | 'introspection',
     readonly value: number,
     readonly max: number,
   ) {
-    super(
-      'BAD_USER_INPUT',
-      what === 'answer'
-        ? `Answer too large: it reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`
-        : `Answer too large: the platform's answers this operation needs reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`,
-      { budget: { limit: 'responseBytes', value, max } },
-    );
+    super('BAD_USER_INPUT', TOO_LARGE[what](value, max), {
+      budget: { limit: what === 'introspection' ? 'introspectionBytes' : 'responseBytes', value, max },
+    });
   }
 }
+
+const TOO_LARGE = {
+  answer: (value: number, max: number) =>
+    `Answer too large: it reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`,
+  upstream: (value: number, max: number) =>
+    `Answer too large: the platform's answers this operation needs reached ${value} bytes, the limit is ${max}; ask for fewer items or fields, or page through them`,
+  introspection: (value: number, max: number) =>
+    `Introspection too large: it reached ${value} bytes, the limit is ${max} (a quarter more than the whole schema's introspection); ask for the schema once`,
+};
 
 /**
  * The upstream answered a success whose body is not the documented shape (malformed JSON, or a

@@ -66,17 +66,34 @@ const DEEP_SCHEMA =
   '__schema { types { name fields { name description type { name fields { name description type { name description } } } } } }';
 
 describe('introspection', () => {
-  it('refuses 50 aliases of a deep __schema with the byte budget, as one coded error', async () => {
+  it("refuses 50 aliases of a deep __schema past a quarter more than the whole schema's introspection", async () => {
+    const whole = await g.gql(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
+    expect(whole.errors).toBeUndefined();
+    const wholeBytes = JSON.stringify(whole.data).length;
     const aliases = Array.from({ length: 50 }, (_, i) => `s${i}: ${DEEP_SCHEMA}`).join(' ');
     const result = await g.gql(`{ ${aliases} }`);
     expect(result.data).toBeNull();
     expect(result.errors).toEqual([
       {
-        message: expect.stringMatching(/^Answer too large: it reached \d+ bytes, the limit is 8388608; /),
-        extensions: { code: 'BAD_USER_INPUT', limit: 'responseBytes', value: expect.any(Number), max: 8388608 },
+        message: expect.stringMatching(/^Introspection too large: it reached \d+ bytes, the limit is \d+ /),
+        extensions: {
+          code: 'BAD_USER_INPUT',
+          limit: 'introspectionBytes',
+          value: expect.any(Number),
+          max: expect.any(Number),
+        },
       },
     ]);
+    const { max } = result.errors![0]!.extensions as { max: number };
+    // The bound follows the schema: above its whole introspection, far below the 8 MiB answer budget.
+    expect(max).toBeGreaterThan(wholeBytes * 1.25);
+    expect(max).toBeLessThan(wholeBytes * 2);
     expect(result.upstream).toBe(0);
+    // A few plain ones in one operation are past it too; the whole introspection alone is answered (above).
+    const plain =
+      '__schema { types { name description fields { name description args { name description } type { name } } } }';
+    const twice = await g.gql(`{ ${Array.from({ length: 4 }, (_, i) => `p${i}: ${plain}`).join(' ')} }`);
+    expect(twice.errors?.[0]?.extensions).toMatchObject({ limit: 'introspectionBytes' });
   });
 
   it("answers GraphiQL's introspection, charged in gatewayPoints by its size, and by the rate limits", async () => {

@@ -11,6 +11,7 @@ import { useHealth, type HealthOptions } from './health.js';
 import { GatewayError } from '../errors.js';
 import { clientAddress, useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
+import { useFairTurns } from '../policy/turns.js';
 import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
@@ -296,6 +297,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
       // A stopping gateway's answers close their connection: the client's next request goes elsewhere.
       { onResponse: ({ response }) => void (draining && response.headers.set('connection', 'close')) },
+      // A large answer's serialization in a loop turn of its own: after the other execution hooks.
+      useFairTurns(),
       ...(options.plugins ?? []),
     ],
     logging: false,

@@ -1,5 +1,8 @@
 import {
   defaultFieldResolver,
+  executeSync,
+  getIntrospectionQuery,
+  parse,
   getNamedType,
   getNullableType,
   isLeafType,
@@ -43,6 +46,21 @@ export class ResponseBudget {
   addUpstream(bytes: number): void {
     this.upstreamBytes += bytes;
     if (this.upstreamBytes > this.max) this.exceed(new ResponseTooLargeError('upstream', this.upstreamBytes, this.max));
+  }
+
+  /** Bytes of the answer that introspection gave (counted in `answerBytes` too). */
+  introspectionBytes = 0;
+
+  /**
+   * Counts bytes of introspection (after `addAnswer`); throws past `max`. Introspection makes no
+   * upstream request and runs without a pause, so its own bound is far below the answer's: a
+   * refusal costs the thread about what the whole schema's introspection does.
+   */
+  addIntrospection(bytes: number, max: number): void {
+    this.introspectionBytes += bytes;
+    if (this.introspectionBytes > max) {
+      throw this.exceed(new ResponseTooLargeError('introspection', this.introspectionBytes, max));
+    }
   }
 
   /** Counts bytes of the answer; throws once the budget is spent. */
@@ -123,8 +141,11 @@ function budgetedResolver(
     const key = 4 + String(info.path.key).length;
     const count = (resolved: unknown) => {
       const bytes = key + size(resolved);
-      if (introspection) ctx.work?.add('introspection', bytes);
       budget.addAnswer(bytes);
+      if (introspection) {
+        ctx.work?.add('introspection', bytes);
+        budget.addIntrospection(bytes, introspectionAllowance(info.schema));
+      }
     };
     const value = resolve(parent, args, ctx, info);
     if (isPromiseLike(value)) {
@@ -137,6 +158,35 @@ function budgetedResolver(
     return value;
   };
 }
+
+const allowances = new WeakMap<GraphQLSchema, number>();
+
+/**
+ * The bytes of introspection one operation may have: a quarter more than the answer to the whole
+ * schema's introspection as GraphiQL and codegen ask it (descriptions and all), counted the same
+ * way, once per schema. The schema grows with the API, and the bound with it.
+ */
+export function introspectionAllowance(schema: GraphQLSchema): number {
+  let allowance = allowances.get(schema);
+  if (allowance === undefined) {
+    const budget = new ResponseBudget(Number.POSITIVE_INFINITY);
+    allowances.set(schema, Number.POSITIVE_INFINITY);
+    executeSync({ schema, document: WHOLE_INTROSPECTION, contextValue: { responseBudget: budget } });
+    allowance = Math.ceil(budget.answerBytes * 1.25);
+    allowances.set(schema, allowance);
+  }
+  return allowance;
+}
+
+const WHOLE_INTROSPECTION = parse(
+  getIntrospectionQuery({
+    descriptions: true,
+    specifiedByUrl: true,
+    directiveIsRepeatable: true,
+    schemaDescription: true,
+    inputValueDeprecation: true,
+  }),
+);
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';

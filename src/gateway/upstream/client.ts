@@ -12,6 +12,7 @@ import {
   redactSecrets,
 } from '../errors.js';
 import { encodePart } from './encode.js';
+import { HEAVY_BYTES, ownTurn } from '../policy/turns.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
@@ -348,6 +349,8 @@ export class RestClient {
           if (status < 400) {
             const etag = headerValue(outcome.headers, 'etag');
             if (!schema || status === 304) return { status, data: undefined, bytes: outcome.bytes, etag };
+            // A large body's parse is a heavy step: one per loop turn (see policy/turns.ts).
+            if (outcome.text.length >= HEAVY_BYTES) await ownTurn();
             return {
               status,
               data: this.parseSuccess(schema, outcome.text, method, path),
