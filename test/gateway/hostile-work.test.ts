@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { getIntrospectionQuery } from 'graphql';
+import { execute, getIntrospectionQuery, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversionPool, ConversionPoolError } from '../../src/gateway/conversion/pool.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
@@ -119,6 +119,32 @@ describe('introspection', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('answers introspection in a worker thread, the same answer as on the request thread', async () => {
+    const pool = g.gateway.converter.pool;
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
+    const started = pool.started;
+    const answered = await g.gql(query);
+    expect(pool.started).toBe(started + 1);
+    // What graphql-js answers for the schema itself, without the gateway's plugins.
+    const here = await execute({ schema: g.gateway.yoga.getEnveloped().schema, document: parse(query) });
+    expect(answered.data).toEqual(JSON.parse(JSON.stringify(here.data)));
+    // Fragments and variables go with it; an operation with data, or __typename alone, stays here.
+    const typed = await g.gql('query ($name: String!) { ...T } fragment T on Query { __type(name: $name) { name } }', {
+      name: 'Space',
+    });
+    expect(typed.data).toEqual({ __type: { name: 'Space' } });
+    expect(pool.started).toBe(started + 2);
+    await g.gql('{ __typename viewer { id } }');
+    await g.gql('{ __typename }');
+    expect(pool.started).toBe(started + 2);
   });
 
   it('refuses introspection without a token when INTROSPECTION_REQUIRES_TOKEN is on', async () => {

@@ -3,6 +3,16 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ConversionJob, ConversionOutcome } from './convert.js';
+import type { IntrospectionJob, IntrospectionOutcome } from './introspect.js';
+
+/** What the pool's workers do: convert a document, or answer an introspection. */
+export type PoolJob = ConversionJob | IntrospectionJob;
+/** The outcome of a job (`invalid` also when a job of any kind threw). */
+export type PoolOutcome = ConversionOutcome | IntrospectionOutcome;
+/** The outcome of a job of the type `J`. */
+export type OutcomeOf<J extends PoolJob> = J extends IntrospectionJob
+  ? IntrospectionOutcome | { invalid: string }
+  : ConversionOutcome;
 
 /**
  * Why a conversion in the pool has no outcome: `timeout` (it ran longer than `timeoutMs`),
@@ -38,8 +48,8 @@ export interface ConversionPoolOptions {
 
 interface Task {
   id: number;
-  job: ConversionJob;
-  resolve(outcome: ConversionOutcome): void;
+  job: PoolJob;
+  resolve(outcome: PoolOutcome): void;
   reject(error: ConversionPoolError): void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -82,9 +92,9 @@ import(workerData.tsx).then(({ register }) => { register(); return import(worker
 }
 
 /**
- * A bounded pool of worker threads converting documents (`worker.ts`), so that the hundreds of
- * milliseconds a large document takes, and its garbage, stay off the gateway's event loop and
- * heap. Jobs wait their turn in order; a job whose signal is aborted (its client went away) leaves
+ * A bounded pool of worker threads converting documents and answering introspection
+ * (`worker.ts`), so that the hundreds of milliseconds a large document or a large introspection
+ * takes, and its garbage, stay off the gateway's event loop and heap. Jobs wait their turn in order; a job whose signal is aborted (its client went away) leaves
  * the queue, or, running, stops its worker (the next job starts a new one). A worker that runs
  * out of time or heap, or stops, fails its job alone. Workers start with the first jobs and stop
  * after `idleMs` without work; an idle worker does not keep the process alive.
@@ -116,11 +126,18 @@ export class ConversionPool extends EventEmitter {
   }
 
   /** Runs a job in a worker; rejects with a `ConversionPoolError` when it could not. */
-  run(job: ConversionJob, signal?: AbortSignal): Promise<ConversionOutcome> {
+  run<J extends PoolJob>(job: J, signal?: AbortSignal): Promise<OutcomeOf<J>> {
     if (this.closed || !this.entry) return Promise.reject(new ConversionPoolError('closed', 'The pool is closed'));
     if (signal?.aborted) return Promise.reject(aborted());
-    return new Promise<ConversionOutcome>((resolve, reject) => {
-      const task: Task = { id: this.nextId++, job, resolve, reject, signal, onAbort: undefined };
+    return new Promise<OutcomeOf<J>>((resolve, reject) => {
+      const task: Task = {
+        id: this.nextId++,
+        job,
+        resolve: resolve as (outcome: PoolOutcome) => void,
+        reject,
+        signal,
+        onAbort: undefined,
+      };
       if (signal) {
         task.onAbort = () => this.abort(task);
         signal.addEventListener('abort', task.onAbort, { once: true });
@@ -186,7 +203,7 @@ export class ConversionPool extends EventEmitter {
       resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb },
       ...(entry.workerData ? { workerData: entry.workerData } : {}),
     });
-    worker.on('message', (message: { id: number; outcome: ConversionOutcome }) => {
+    worker.on('message', (message: { id: number; outcome: PoolOutcome }) => {
       const task = slot.task;
       if (worker !== slot.worker || !task || message.id !== task.id) return;
       this.finish(slot, () => task.resolve(message.outcome));

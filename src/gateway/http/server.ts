@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { budgetAnswers } from '../policy/answer-size.js';
 import { createContext, type GatewayContext } from '../context.js';
 import { DocumentConverter, type ConverterOptions } from '../conversion/converter.js';
+import { useIntrospectionInWorkers } from '../conversion/introspection.js';
 import { useOperationCost } from '../policy/cost-plugin.js';
 import { maskExecutionError, useErrorPolicy } from '../policy/error-policy.js';
 import { useHealth, type HealthOptions } from './health.js';
@@ -266,6 +267,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Answers not in parts run on graphql-js's executor (keys in the order of the selection):
       // chosen before the response cache, which wraps whatever executor it finds.
       useOrderedExecution(),
+      // Operations that only introspect run in the conversion pool's threads (also wrapped by the cache).
+      useIntrospectionInWorkers(converter.pool),
       ...(options.responseCache
         ? useGatewayResponseCache({
             ...options.responseCache,

@@ -1,7 +1,7 @@
 import type { PageOfResults, PageWindow } from '../http.js';
 import type { Db } from '../store/db.js';
 import type { JSONDocument } from '../../document/model.js';
-import { getDocument, loadRevision, type ContentPage, type Revision } from './revisions.js';
+import { getDocument, getDocumentText, loadRevision, type ContentPage, type Revision } from './revisions.js';
 import { searchSpace, type SearchPageHit } from './search.js';
 
 /**
@@ -19,6 +19,12 @@ export interface ContentReader {
    * `page` it is the body of, if given); undefined when the caller cannot read it.
    */
   document(revision: Revision, documentId: string, page?: ContentPage): JSONDocument | undefined;
+  /**
+   * The stored JSON text of a document of a revision the caller got from `revision`, when they
+   * read documents as they are stored (a view that changes them has none): sent as it is, a
+   * large document costs no parse and no serialization.
+   */
+  storedText(revision: Revision, documentId: string): Buffer | undefined;
   /** A document made rather than stored (a computed page's body), as the caller sees it. */
   shown(revision: Revision, document: JSONDocument, page?: ContentPage): JSONDocument;
   /** Full-text search of the space's current revision, over what the caller can read. */
@@ -39,6 +45,7 @@ export function storedContentReader(db: Db): ContentReader {
   return {
     revision: (spaceId, revisionId) => loadRevision(db, spaceId, revisionId),
     document: (revision, documentId) => getDocument<JSONDocument>(db, revision.spaceId, documentId),
+    storedText: (revision, documentId) => getDocumentText(db, revision.spaceId, documentId),
     shown: (_revision, document) => document,
     search: async (space, query, window) => searchSpace(db, space.id, query, window),
     signedView: undefined,

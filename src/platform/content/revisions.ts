@@ -2,7 +2,7 @@ import { newId } from '../http.js';
 import type { Db } from '../store/db.js';
 import { cacheNamespace, jsonHeapBytes } from '../cache.js';
 import { writeInSlices } from '../slices.js';
-import { canonicalJson, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
+import { canonicalJson, getBlob, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
 import { parseDocument, type JSONDocument } from '../../document/model.js';
 
 /**
@@ -434,11 +434,20 @@ export function putDocument(db: Db, spaceId: string, document: unknown): string 
 
 /** A document of a space by id (frozen), or undefined. */
 export function getDocument<T = unknown>(db: Db, spaceId: string, documentId: string): T | undefined {
-  const hash = db
-    .prepare('SELECT hash FROM documents WHERE space_id = ? AND id = ?')
-    .pluck(true)
-    .get(spaceId, documentId) as string | undefined;
+  const hash = documentHash(db, spaceId, documentId);
   return hash ? getJson<T>(db, hash) : undefined;
+}
+
+/** The stored JSON text of a document of a space by id (what `getDocument` decodes), or undefined. */
+export function getDocumentText(db: Db, spaceId: string, documentId: string): Buffer | undefined {
+  const hash = documentHash(db, spaceId, documentId);
+  return hash ? getBlob(db, hash) : undefined;
+}
+
+function documentHash(db: Db, spaceId: string, documentId: string): string | undefined {
+  return db.prepare('SELECT hash FROM documents WHERE space_id = ? AND id = ?').pluck(true).get(spaceId, documentId) as
+    | string
+    | undefined;
 }
 
 /** A document id: 20 characters of the hash of its bytes (base62-like, URL-safe). */

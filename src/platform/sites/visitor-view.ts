@@ -341,6 +341,8 @@ export function visitorContentReader(db: Db, claims: Claims): ContentReader {
       const raw = getDocument<JSONDocument>(db, revision.spaceId, documentId);
       return raw && evaluateForVisitor(raw, context(revision, page?.variables ?? vars)).document;
     },
+    // A visitor's documents are evaluated for their claims: never the stored text.
+    storedText: () => undefined,
     shown(revision, document, page?: ContentPage) {
       return evaluateForVisitor(document, context(revision, page?.variables ?? {})).document;
     },
