@@ -1,13 +1,15 @@
 import { once } from 'node:events';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { execute, getIntrospectionQuery, parse } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConversionPool, ConversionPoolError } from '../../src/gateway/conversion/pool.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
+import { UnparsedBody } from '../../src/gateway/upstream/bodies.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, textDocument } from '../fixtures/content.js';
+import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { postGraphQL, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 
 /**
@@ -23,6 +25,8 @@ let revision: string;
 /** Page ids and the documents they name, with the size in bytes the platform answers for each. */
 const pages = { big: 'pg-big', huge: 'pg-huge', small: 'pg-small', cached: 'pg-cached' } as const;
 const bodyBytes: Record<string, number> = {};
+/** The id of each page's document. */
+const documentIds: Record<string, string> = {};
 
 /** A document of `count` one-letter paragraphs, the first naming it: about 150 bytes of JSON each. */
 const paragraphs = (name: string, count: number) =>
@@ -45,6 +49,7 @@ beforeAll(async () => {
     pages: [],
     documentId: putDocument(g.platform.db, spaceId, document),
   }));
+  for (const page of content) documentIds[page.id] = page.documentId;
   revision = commitContent(g.platform.db, spaceId, { pages: content, files: [], reusableContents: [], variables: {} });
   for (const page of content) {
     const response = await fetch(`${g.platform.url}/spaces/${spaceId}/documents/${page.documentId}`, {
@@ -295,5 +300,77 @@ describe('the conversion pool', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('large document bodies', () => {
+  let faulty: FaultyUpstream;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    faulty = await startFaultyUpstream(g.platform.url);
+    gateway = createGateway({ upstreamUrl: faulty.url, graphiql: { enabled: false } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await faulty.close();
+  });
+  afterEach(() => faulty.reset());
+
+  const JSON_OF =
+    'query ($space: ID!, $id: ID!) { space(id: $space) { a: document(id: $id) { json } b: document(id: $id) { json } } }';
+  const read = (id: string) => postGraphQL(gateway, g.platform, { query: JSON_OF, variables: { space: spaceId, id } });
+  const stored = async (id: string) => {
+    const response = await fetch(`${g.platform.url}/spaces/${spaceId}/documents/${id}`, {
+      headers: { authorization: `Bearer ${g.platform.adminToken}` },
+    });
+    return (await response.json()) as Record<string, unknown>;
+  };
+
+  it("answers a large document's json as the platform sent it, checked once in a worker thread", async () => {
+    const started = gateway.converter.pool.started;
+    const parsedHere = vi.spyOn(UnparsedBody.prototype, 'value');
+    const answer = await read(documentIds[pages.big]!);
+    // Never parsed on the request's thread: its text went into the answer's as it came.
+    expect(parsedHere).not.toHaveBeenCalled();
+    parsedHere.mockRestore();
+    expect(answer.body.errors).toBeUndefined();
+    const expected = await stored(documentIds[pages.big]!);
+    expect(answer.body.data.space.a.json).toEqual(expected);
+    expect(answer.body.data.space.b.json).toEqual(expected);
+    // The space and one read of the document, one check, whatever the aliases.
+    expect(answer.upstream).toBe(2);
+    expect(gateway.converter.pool.started).toBe(started + 1);
+    // A small one is parsed on arrival, as any body: no check.
+    const small = await read(documentIds[pages.small]!);
+    expect(small.body.data.space.a.json).toEqual(await stored(documentIds[pages.small]!));
+    expect(gateway.converter.pool.started).toBe(started + 1);
+  });
+
+  it('answers a body with a key the API does not have as the gateway reads it, without the key', async () => {
+    faulty.inject({ path: /\/documents\//, fault: { kind: 'rewrite', edit: (body) => ({ ...body, injected: 'x' }) } });
+    const answer = await read(documentIds[pages.big]!);
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data.space.a.json).toEqual(await stored(documentIds[pages.big]!));
+    expect(JSON.stringify(answer.body)).not.toContain('injected');
+  });
+
+  it("refuses a large body that is not a document, as the platform's fault", async () => {
+    const notADocument = { object: 'document', data: {}, nodes: 'x'.repeat(300_000) };
+    faulty.inject({ path: /\/documents\//, fault: { kind: 'status', status: 200, body: notADocument } });
+    const answer = await read(documentIds[pages.big]!);
+    expect(answer.body.data.space.a).toBeNull();
+    expect(answer.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_INVALID_RESPONSE');
+  });
+
+  it('writes a placeholder-like string of a caller as the string it is', async () => {
+    // Text in a document that looks like the answer's placeholders stays text: the nonce is the request's own.
+    const tricky = {
+      object: 'document',
+      data: { note: '\u0000not-a-nonce:0' },
+      nodes: [{ text: 'y'.repeat(300_000) }],
+    };
+    faulty.inject({ path: /\/documents\//, fault: { kind: 'status', status: 200, body: tricky } });
+    const answer = await read(documentIds[pages.big]!);
+    expect(answer.body.data.space.a.json).toEqual(tricky);
   });
 });

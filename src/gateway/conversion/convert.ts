@@ -1,6 +1,7 @@
 import { documentLines } from '../../document/lines.js';
 import { documentToMarkdown } from '../../document/markdown.js';
 import { parseDocument } from '../../document/model.js';
+import { document as documentShape } from '../upstream/shapes/common.js';
 
 /**
  * The gateway's own conversions of a platform document, as a pure function run on the request's
@@ -52,4 +53,33 @@ export function convertJob(job: ConversionJob): ConversionOutcome {
     return { invalid: 'the document is not JSON' };
   }
   return convertDocument(job.kind, document, job.maxChars);
+}
+
+/** A document's body to check, as a worker thread receives it: may it be answered as it is? */
+export interface DocumentCheckJob {
+  kind: 'check';
+  /** The document's JSON text (the upstream body it came in). */
+  body: string;
+}
+
+/**
+ * Its outcome: `asIs` when the text is a document of the API's shape with nothing the gateway
+ * would leave out (a parse here gives the same JSON); false when it must be parsed to be answered;
+ * `invalid` when it is not a document at all (the platform's fault).
+ */
+export type DocumentCheckOutcome = { asIs: boolean } | { invalid: string };
+
+const DOCUMENT_KEYS = new Set(Object.keys(documentShape.shape));
+
+/** Checks a document's text: what a worker thread does with a check job. */
+export function checkDocument(job: DocumentCheckJob): DocumentCheckOutcome {
+  let json: unknown;
+  try {
+    json = JSON.parse(job.body);
+  } catch {
+    return { invalid: 'the document is not JSON' };
+  }
+  const parsed = documentShape.safeParse(json);
+  if (!parsed.success) return { invalid: 'the document does not have the shape of a document' };
+  return { asIs: Object.keys(json as object).every((key) => DOCUMENT_KEYS.has(key)) };
 }

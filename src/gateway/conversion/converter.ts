@@ -4,7 +4,7 @@ import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { jsonBytes, type ResponseBudget } from '../policy/answer-size.js';
 import type { GatewayWork } from '../policy/gateway-work.js';
 import { keepRecent } from '../state/memory.js';
-import { bodySource } from '../upstream/bodies.js';
+import { bodySource, UnparsedBody } from '../upstream/bodies.js';
 import type { ConversionKind, ConversionOutcome } from './convert.js';
 import { ConversionPool, ConversionPoolError } from './pool.js';
 
@@ -107,6 +107,7 @@ export class DocumentConverter {
       return this.pool.run({ kind, body, maxChars }, signal);
     }
     this.counts.inline += 1;
+    if (document instanceof UnparsedBody) document = document.value();
     if (kind === 'text') {
       const output = documentLines(document);
       return output.length > maxChars ? { tooLarge: output.length } : { output };
@@ -144,6 +145,8 @@ export class RequestConversions {
   // Weak: a subscription's context lives for many events, each with documents of its own.
   /** Conversions of this request by document, then kind. */
   readonly #done = new WeakMap<object, Map<ConversionKind, Promise<string>>>();
+  /** Unparsed documents of this request made ready to be answered as they are (`answerable`). */
+  readonly #checked = new WeakMap<object, Promise<unknown>>();
   /** Documents of this request that never change, with the key that names them across requests. */
   readonly #immutable = new WeakMap<object, string>();
 
@@ -165,6 +168,40 @@ export class RequestConversions {
    */
   immutable(document: object, key: string): void {
     this.#immutable.set(document, key);
+  }
+
+  /**
+   * A document read unparsed (`UnparsedBody`), made ready to be answered as JSON, once per
+   * request: its text checked in a worker thread, so that the answer takes it as it is; parsed
+   * here when it must be (a key the gateway would leave out), or when no worker can check it.
+   */
+  answerable<T>(body: UnparsedBody<T>): Promise<UnparsedBody<T>> {
+    let checked = this.#checked.get(body);
+    if (!checked) {
+      checked = this.check(body);
+      this.#checked.set(body, checked);
+    }
+    return checked as Promise<UnparsedBody<T>>;
+  }
+
+  private async check<T>(body: UnparsedBody<T>): Promise<UnparsedBody<T>> {
+    const { pool } = this.converter;
+    const outcome = pool.available
+      ? await pool.run({ kind: 'check', body: body.source.text }, this.budget.signal).catch((error: unknown) => {
+          if (error instanceof ConversionPoolError && error.reason === 'aborted')
+            throw conversionError(error, 'json', body.source.bytes);
+          return { asIs: false };
+        })
+      : { asIs: false };
+    if ('invalid' in outcome) {
+      throw new GatewayError(
+        'UPSTREAM_INVALID_RESPONSE',
+        `The platform answered a document that cannot be read: ${outcome.invalid}`,
+      );
+    }
+    if (outcome.asIs) body.checked = true;
+    else body.value();
+    return body;
   }
 
   /** `document` converted to `kind`, once per request. */
@@ -219,7 +256,7 @@ export class RequestConversions {
 }
 
 /** The coded error of a conversion the pool could not do. */
-function conversionError(error: unknown, kind: ConversionKind, bytes: number): unknown {
+function conversionError(error: unknown, kind: ConversionKind | 'json', bytes: number): unknown {
   if (!(error instanceof ConversionPoolError)) return error;
   switch (error.reason) {
     case 'timeout':

@@ -2,17 +2,19 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ConversionJob, ConversionOutcome } from './convert.js';
+import type { ConversionJob, ConversionOutcome, DocumentCheckJob, DocumentCheckOutcome } from './convert.js';
 import type { IntrospectionJob, IntrospectionOutcome } from './introspect.js';
 
-/** What the pool's workers do: convert a document, or answer an introspection. */
-export type PoolJob = ConversionJob | IntrospectionJob;
+/** What the pool's workers do: convert or check a document, or answer an introspection. */
+export type PoolJob = ConversionJob | DocumentCheckJob | IntrospectionJob;
 /** The outcome of a job (`invalid` also when a job of any kind threw). */
-export type PoolOutcome = ConversionOutcome | IntrospectionOutcome;
+export type PoolOutcome = ConversionOutcome | DocumentCheckOutcome | IntrospectionOutcome;
 /** The outcome of a job of the type `J`. */
 export type OutcomeOf<J extends PoolJob> = J extends IntrospectionJob
   ? IntrospectionOutcome | { invalid: string }
-  : ConversionOutcome;
+  : J extends DocumentCheckJob
+    ? DocumentCheckOutcome
+    : ConversionOutcome;
 
 /**
  * Why a conversion in the pool has no outcome: `timeout` (it ran longer than `timeoutMs`),

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { convertJob } from './convert.js';
+import { checkDocument, convertJob } from './convert.js';
 import { introspect } from './introspect.js';
 import type { PoolJob, PoolOutcome } from './pool.js';
 
@@ -15,7 +15,9 @@ if (!port) throw new Error('the conversion worker runs as a worker thread');
 port.on('message', ({ id, job }: { id: number; job: PoolJob }) => {
   let outcome: PoolOutcome;
   try {
-    outcome = job.kind === 'introspection' ? introspect(job) : convertJob(job);
+    if (job.kind === 'introspection') outcome = introspect(job);
+    else if (job.kind === 'check') outcome = checkDocument(job);
+    else outcome = convertJob(job);
   } catch (error) {
     outcome = { invalid: error instanceof Error ? error.message : String(error) };
   }

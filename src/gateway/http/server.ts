@@ -13,6 +13,7 @@ import { GatewayError } from '../errors.js';
 import { clientAddress, useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
 import { useFairTurns } from '../policy/turns.js';
+import { useAnswerText } from './answer-text.js';
 import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
@@ -302,6 +303,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       { onResponse: ({ response }) => void (draining && response.headers.set('connection', 'close')) },
       // A large answer's serialization in a loop turn of its own: after the other execution hooks.
       useFairTurns(),
+      // Bodies passed on as they came are written as they came: after every hook that replaces the result.
+      useAnswerText(),
       ...(options.plugins ?? []),
     ],
     logging: false,

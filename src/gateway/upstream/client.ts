@@ -134,6 +134,11 @@ export interface RestRequest<S extends z.ZodType | undefined> {
   ifNoneMatch?: string | undefined;
   /** Answer the body's text too (`RestResponse.text`), besides the data parsed from it. */
   keepText?: boolean | undefined;
+  /**
+   * Bytes from which a body (kept as text, `keepText`) is not parsed on arrival: the answer's
+   * `parse` does it when something needs the value, which a body sent on as it is never does.
+   */
+  unparsedFrom?: number | undefined;
 }
 
 /** The data of an answer read with `schema`: nothing without one. */
@@ -149,6 +154,8 @@ export interface RestResponse<T> {
   etag?: string | undefined;
   /** The body as it came, when the request asked to keep it (`keepText`). */
   text?: string | undefined;
+  /** A body left unparsed (`unparsedFrom`): parses it (`data` is undefined until then). */
+  parse?: (() => unknown) | undefined;
 }
 
 /** Largest upstream body a client reads by default (`RestClientOptions.maxBodyBytes`). */
@@ -349,8 +356,19 @@ export class RestClient {
           if (status < 400) {
             const etag = headerValue(outcome.headers, 'etag');
             if (!schema || status === 304) return { status, data: undefined, bytes: outcome.bytes, etag };
+            const { text } = outcome;
+            if (request.keepText && request.unparsedFrom !== undefined && text.length >= request.unparsedFrom) {
+              return {
+                status,
+                data: undefined,
+                bytes: outcome.bytes,
+                etag,
+                text,
+                parse: () => this.parseSuccess(schema, text, method, path),
+              };
+            }
             // A large body's parse is a heavy step: one per loop turn (see policy/turns.ts).
-            if (outcome.text.length >= HEAVY_BYTES) await ownTurn();
+            if (text.length >= HEAVY_BYTES) await ownTurn();
             return {
               status,
               data: this.parseSuccess(schema, outcome.text, method, path),

@@ -88,9 +88,12 @@ export const getShownPage = (
 export const getPageMarkdown = (api: RequestApi, at: ContentAddress, pageId: string) =>
   api.get(contentPath(at, route`/page/${pageId}`), markdownPage, { format: 'markdown' });
 
-/** `GET /spaces/{spaceId}/documents/{documentId}`: documents are stored by content, so one id names one document. */
+/**
+ * `GET /spaces/{spaceId}/documents/{documentId}`: documents are stored by content, so one id names
+ * one document. Read as text, a large one left unparsed (see `UnparsedBody`).
+ */
 export const getDocument = (api: RequestApi, spaceId: string, documentId: string) =>
-  api.get(route`/spaces/${spaceId}/documents/${documentId}`, jsonDocument, undefined, { keepText: true });
+  api.getText(route`/spaces/${spaceId}/documents/${documentId}`, jsonDocument);
 
 /** `GET /spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document`, its expressions evaluated when asked. */
 export const getPageDocument = (

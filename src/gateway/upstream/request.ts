@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { ResponseBudget } from '../policy/answer-size.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
 import { DEFAULT_LIMITS } from '../policy/limits.js';
-import { rememberBody, type BodySource } from './bodies.js';
+import { HEAVY_BYTES } from '../policy/turns.js';
+import { rememberBody, UnparsedBody, type BodySource } from './bodies.js';
 import { parseBody, queryString, type Exchange, type HttpMethod, type Query, type RestClient } from './client.js';
 import type { Trace, TracedRequest } from '../policy/trace.js';
 
@@ -126,6 +127,15 @@ export class RequestApi {
   }
 
   /**
+   * `get` with the body kept as text, and, from `HEAVY_BYTES`, not parsed here until something
+   * asks for its value (see `UnparsedBody`): for documents, which are mostly passed on or
+   * converted in a worker thread.
+   */
+  getText<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S> | UnparsedBody<z.infer<S>>> {
+    return this.read(path, schema, query, this.#authorization, true, HEAVY_BYTES);
+  }
+
+  /**
    * GETs `path` with another bearer token than the caller's (the short-lived token a resolved
    * URL gave its visitor, to read what that visitor sees). Shared like `get`, apart from the
    * caller's reads; the token itself is kept out of traces.
@@ -148,10 +158,11 @@ export class RequestApi {
     query: Query | undefined,
     authorization: string | undefined,
     keepText?: boolean,
+    unparsedFrom?: number,
   ): Promise<z.infer<S>> {
     const key =
       (authorization === this.#authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
-    return this.shared(key, { method: 'GET', path, query, authorization, keepText }, schema, () => {
+    return this.shared(key, { method: 'GET', path, query, authorization, keepText, unparsedFrom }, schema, () => {
       if (authorization === this.#authorization && query && query.page == null && query.limit != null) {
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
       }
@@ -171,6 +182,7 @@ export class RequestApi {
       body?: unknown;
       authorization: string | undefined;
       keepText?: boolean | undefined;
+      unparsedFrom?: number | undefined;
     },
     schema: S,
     onFirst?: () => void,
@@ -196,7 +208,11 @@ export class RequestApi {
           .then(
             (response) => {
               this.counted(response);
-              return { json: response.data, source: { bytes: response.bytes, text: response.text } };
+              return {
+                json: response.data,
+                source: { bytes: response.bytes, text: response.text },
+                parse: response.parse,
+              };
             },
             (error: unknown) => this.budgetError(error),
           ),
@@ -208,10 +224,15 @@ export class RequestApi {
     }
     let parsed = read.parsed.get(schema);
     if (!parsed) {
-      parsed = read.raw.then(({ json, source }) => {
-        const data = parseBody(schema, json, method, path);
-        rememberBody(data, source);
-        return data;
+      parsed = read.raw.then(({ json, source, parse }) => {
+        const parsedWith = (value: unknown) => {
+          const data = parseBody(schema, value, method, path);
+          rememberBody(data, source);
+          return data;
+        };
+        return parse
+          ? new UnparsedBody({ bytes: source.bytes, text: source.text! }, () => parsedWith(parse()))
+          : parsedWith(json);
       });
       read.parsed.set(schema, parsed);
     }
@@ -395,8 +416,8 @@ export class RequestApi {
 }
 
 interface Read {
-  /** The body, parsed as JSON, and what is known of it. */
-  raw: Promise<{ json: unknown; source: BodySource }>;
+  /** The body, parsed as JSON (or left to `parse`, see `UnparsedBody`), and what is known of it. */
+  raw: Promise<{ json: unknown; source: BodySource; parse?: (() => unknown) | undefined }>;
   parsed: WeakMap<z.ZodType, Promise<unknown>>;
   traced: ReturnType<Trace['start']> | undefined;
 }

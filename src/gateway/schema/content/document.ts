@@ -3,9 +3,8 @@ import { upstream } from '../../policy/cost.js';
 import { compositeKey } from '../kit/ids.js';
 import { getDocument, getPageDocument, getPageMarkdown } from '../../upstream/content.js';
 import type { RevisionPage } from '../../upstream/shapes/content.js';
-import type { JsonDocument } from '../../upstream/shapes/common.js';
 import { builder } from '../kit/builder.js';
-import { DocumentType } from '../kit/document.js';
+import { DocumentType, type DocumentValue } from '../kit/document.js';
 import { SpaceNode } from '../spaces.js';
 import { DocumentPageNode } from './page.js';
 import { readDocumentOnce, readOnce, type PageHeld } from './revision.js';
@@ -21,7 +20,7 @@ import { readDocumentOnce, readOnce, type PageHeld } from './revision.js';
  * A document of a space by id: documents are stored by content, so one id always names the same
  * document, and its conversions are kept across requests.
  */
-export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<JsonDocument> {
+export function readDocument(ctx: GatewayContext, spaceId: string, documentId: string): Promise<DocumentValue> {
   return readDocumentOnce(ctx, `document:${compositeKey(spaceId, documentId)}`, () =>
     getDocument(ctx.api, spaceId, documentId),
   );
@@ -46,7 +45,7 @@ export function readPageMarkdown(
  * The document of a page: by its id (documents are shared between revisions, so one id is read
  * once), or, for a page that names none, by the page (`…/page/{pageId}/document`).
  */
-function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<JsonDocument> {
+function pageDocument(ctx: GatewayContext, page: PageHeld): Promise<DocumentValue> {
   const documentId = (page.page as RevisionPage).documentId;
   if (documentId) return readDocument(ctx, page.spaceId, documentId);
   // Read under its revision's id: it never changes.
