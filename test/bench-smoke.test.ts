@@ -7,8 +7,12 @@ import { runBenchScript } from './fixtures/bench.js';
  * of the next full run. The figures of a smoke run mean nothing and are not looked at.
  */
 
-/** The budget of a smoke run on the project's 2-core machine. */
-const BUDGET_MS = 120_000;
+/**
+ * How long a smoke run may take before it counts as hung: a guard against a run that never ends,
+ * not a speed check (that is the benchmarks' own figures). Alone on the project's 2-core machine
+ * the longest takes about 80 s; beside the rest of the suite, several times that.
+ */
+const BUDGET_MS = 600_000;
 
 describe('the benchmark, smoke run', () => {
   it(
