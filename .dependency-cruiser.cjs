@@ -44,6 +44,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     // Type-only imports count: a cycle of types is still a cycle to read.
     tsPreCompilationDeps: true,
+    // TypeScript 7.0 has no JavaScript API for dependency-cruiser to parse with (7.1 will): swc parses the sources.
+    parser: 'swc',
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],

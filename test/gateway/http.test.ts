@@ -5,7 +5,9 @@ import { request } from 'undici';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { type Payload, payloadsOf } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { subscribe } from '../fixtures/subscriptions.js';
 
 let platform: TestPlatform;
 let gateway: Gateway;
@@ -185,6 +187,45 @@ describe('answers in the order of the selection', () => {
     );
     expect(Object.keys(data)).toEqual(['space', '__typename', 'viewer', 'a']);
     expect(Object.keys(data.space)).toEqual(['title', 'organization', '__typename', 'platformId']);
+  });
+
+  it('writes the parts of an answer (@defer) and the events of a subscription in the order of their selection', async () => {
+    const response = await gateway.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'multipart/mixed',
+        authorization: `Bearer ${platform.adminToken}`,
+      },
+      body: JSON.stringify({
+        query:
+          'query ($id: ID!) { __typename space(id: $id) { organization { title } __typename platformId } ... @defer { viewer { displayName } a: __typename } }',
+        variables: { id: spaceId },
+      }),
+    });
+    const payloads: Payload[] = [];
+    for await (const payload of payloadsOf(response as unknown as Response)) payloads.push(payload);
+    expect(Object.keys(payloads[0]!.data)).toEqual(['__typename', 'space']);
+    expect(Object.keys(payloads[0]!.data.space)).toEqual(['organization', '__typename', 'platformId']);
+    const deferred = payloads.flatMap((payload) => payload.incremental ?? []);
+    expect(Object.keys(deferred[0]!.data)).toEqual(['viewer', 'a']);
+
+    const server = createServer(gateway.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const events = await subscribe(
+      `http://127.0.0.1:${port}`,
+      'subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { __typename space { title } platformId } }',
+      { token: platform.adminToken, variables: { id: spaceId } },
+    );
+    try {
+      const first = await events.next();
+      expect(Object.keys(first.data.spaceContentUpdated)).toEqual(['__typename', 'space', 'platformId']);
+    } finally {
+      events.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

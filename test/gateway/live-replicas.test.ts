@@ -128,7 +128,7 @@ describe('subscriptions across replicas', () => {
       for (const lease of leases) await client.set(lease, 'a replica gone quiet', 'PX', 60_000);
       await sleep(2 * POLL_MS);
       // The channel's connection drops; a change made now reaches no channel.
-      await client.client('KILL', 'TYPE', 'pubsub');
+      await client.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
       const merged = await mergePage('Made while the channel was down');
       expect(merged).not.toBe(first);
       // Back, B reads it itself: its subscriber is told.

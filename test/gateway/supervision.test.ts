@@ -157,7 +157,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
 
   const ready = () => readiness(gatewayUrl);
   const waitReadyHere = (withinMs: number, unlike?: number) => waitReady(gatewayUrl, withinMs, unlike, started.stderr);
-  const graphql = (query: string, variables: Record<string, unknown> = {}) =>
+  const ask = (query: string, variables: Record<string, unknown> = {}) =>
     graphqlAt(gatewayUrl, token, query, variables);
 
   beforeAll(async () => {
@@ -193,7 +193,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
     let writes = 0;
     let running = true;
     /** Notes an answer; after a failed one, waits a little, as a client would before trying again. */
-    const record = async (answer: Awaited<ReturnType<typeof graphql>>) => {
+    const record = async (answer: Awaited<ReturnType<typeof ask>>) => {
       statuses.push(answer.status);
       for (const error of answer.body.errors ?? []) codes.add(error.extensions?.code ?? 'none');
       if (answer.body.errors) await sleep(50);
@@ -202,7 +202,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
       while (running) {
         writes += 1;
         const title = `Survivor ${writes}`;
-        const answer = await graphql(
+        const answer = await ask(
           'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId title } userErrors { code } } }',
           { title },
         );
@@ -213,7 +213,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
       }
     };
     const reader = async () => {
-      while (running) await record(await graphql('{ viewer { id } organization(id: "acme") { title } }'));
+      while (running) await record(await ask('{ viewer { id } organization(id: "acme") { title } }'));
     };
     const stream = [writer(), writer(), reader(), reader()];
 
@@ -252,7 +252,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
       const fields = batch.map(
         (write, index) => `s${index}: space(id: ${JSON.stringify(write.id)}) { platformId title }`,
       );
-      const stored = await graphql(`{ ${fields.join(' ')} }`);
+      const stored = await ask(`{ ${fields.join(' ')} }`);
       expect(stored.body.errors).toBeUndefined();
       for (const space of Object.values(stored.body.data) as Array<{ platformId: string; title: string }>)
         found.set(space.platformId, space.title);

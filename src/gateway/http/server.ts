@@ -14,7 +14,6 @@ import { clientAddress, useClientAddress } from './client-address.js';
 import { useCompressedPages } from './compression.js';
 import { useFairTurns } from '../policy/turns.js';
 import { useAnswerText } from './answer-text.js';
-import { useOrderedExecution } from './ordered-execution.js';
 import { useEventStreams, type EventStreamOptions } from './event-streams.js';
 import { OpenConnections, type ConnectionLimits } from './connections.js';
 import { type DemoTokens, graphiqlOptions, useDemoTabs, withDemoTabs } from './graphiql.js';
@@ -265,9 +264,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Before any lane reads the request (the SSE lane's included); its refusals are in the operation log.
       ...(options.csrfPrevention === false ? [] : [useCsrfPrevention()]),
       useInputLimits(limits),
-      // Answers not in parts run on graphql-js's executor (keys in the order of the selection):
-      // chosen before the response cache, which wraps whatever executor it finds.
-      useOrderedExecution(),
       // Operations that only introspect run in the conversion pool's threads (also wrapped by the cache).
       useIntrospectionInWorkers(converter.pool),
       ...(options.responseCache
