@@ -21,7 +21,6 @@ import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 // Fixed, so every run sends the same cases; FUZZ_SEED explores others locally.
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
 const MUTATED_CASES = 1500;
-const SLOW_MS = 1000;
 const ENDPOINT = 'http://gateway.test/graphql';
 const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 const LIMIT = 1024 * 1024;
@@ -106,7 +105,7 @@ async function send(request: Sent): Promise<Answer> {
   if (status >= 500) fail(`status ${status}`);
   if (logged.length > loggedBefore)
     fail(`the gateway logged an unexpected error: ${logged[loggedBefore]!.split('\n')[0]}`);
-  if (ms > SLOW_MS) fail(`took ${Math.round(ms)} ms`);
+  // How long a case takes is not checked here (a loaded machine would fail it): bench/hardening*.ts measures it.
   const leak = findLeak(text, source + url);
   if (leak) fail(`leaks a ${leak}`);
   // A CORS preflight is answered 204, which never has a body.

@@ -1,9 +1,12 @@
 import { once } from 'node:events';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { execute, getIntrospectionQuery, parse } from 'graphql';
+import { getIntrospectionQuery, parse } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { introspect } from '../../src/gateway/conversion/introspect.js';
+import { describeSchema } from '../../src/gateway/conversion/introspection.js';
 import { ConversionPool, ConversionPoolError } from '../../src/gateway/conversion/pool.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
+import { executeWhole } from '../../src/gateway/policy/answer-size.js';
 import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
 import { UnparsedBody } from '../../src/gateway/upstream/bodies.js';
 import { DEMO } from '../../src/platform/demo-data.js';
@@ -139,8 +142,13 @@ describe('introspection', () => {
     const answered = await g.gql(query);
     expect(pool.started).toBe(started + 1);
     // What graphql-js answers for the schema itself, without the gateway's plugins.
-    const here = await execute({ schema: g.gateway.yoga.getEnveloped().schema, document: parse(query) });
+    const here = executeWhole({ schema: g.gateway.yoga.getEnveloped().schema, document: parse(query) });
     expect(answered.data).toEqual(JSON.parse(JSON.stringify(here.data)));
+    // What a worker does with it (a worker that fails leaves the operation to this thread, unseen above).
+    const schema = g.gateway.yoga.getEnveloped().schema;
+    const job = { kind: 'introspection' as const, schema: describeSchema(schema), query, variables: undefined };
+    const outcome = introspect({ ...job, operationName: undefined, maxBytes: 8 * 1024 * 1024 });
+    expect('output' in outcome && JSON.parse(outcome.output).data).toEqual(answered.data);
     // Fragments and variables go with it; an operation with data, or __typename alone, stays here.
     const typed = await g.gql('query ($name: String!) { ...T } fragment T on Query { __type(name: $name) { name } }', {
       name: 'Space',

@@ -56,7 +56,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const requestsTo = (path: string) =>
   platform.app.stats.requests.filter((line) => line.split('?')[0] === `GET /v1${path}`).length;
 
-async function gql(query: string, variables: Record<string, unknown> = {}) {
+async function send(query: string, variables: Record<string, unknown> = {}) {
   const answer = await postGraphQL(gateway, platform, { query, variables });
   expect(answer.body.errors).toBeUndefined();
   return answer.body.data;
@@ -68,29 +68,29 @@ const CONTENT = `subscription ($id: ID!) {
 
 /** A fresh space whose merge rules let anyone merge, and a change request on it that adds a page. */
 async function spaceWithChange(title: string) {
-  const { createSpace } = await gql(
+  const { createSpace } = await send(
     `mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { id platformId } } }`,
     { title },
   );
   const spaceId = createSpace.space.platformId as string;
-  await gql(
+  await send(
     `mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } } }`,
     {
       id: spaceId,
     },
   );
-  const { createChangeRequest } = await gql(
+  const { createChangeRequest } = await send(
     `mutation ($id: ID!) { createChangeRequest(input: { spaceId: $id, subject: "Add a page" }) { changeRequest { id platformId } } }`,
     { id: spaceId },
   );
   const changeRequestId = createChangeRequest.changeRequest.id as string;
   const changeRequestPlatformId = createChangeRequest.changeRequest.platformId as string;
-  await gql(
+  await send(
     `mutation ($id: ID!) { editChangeRequestContent(input: { changeRequestId: $id, changes: [{ insertPage: { markdown: "# Welcome\\n\\nHello." } }] }) { edits { pageId } } }`,
     { id: changeRequestId },
   );
   const merge = () =>
-    gql(
+    send(
       `mutation ($id: ID!) { mergeChangeRequest(input: { changeRequestId: $id }) { result revision { platformId } } }`,
       {
         id: changeRequestId,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { startOtlpTracing } from '../../src/gateway/telemetry/otlp.js';
@@ -39,7 +39,7 @@ async function run(gateway: Gateway, headers: Record<string, string> = {}) {
 describe('traces', () => {
   it("makes a span per operation, step and upstream request, in the client's trace, and sends it upstream", async () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
     const gateway = createGateway({
       upstreamUrl: proxy.url,
       graphiql: { enabled: false },

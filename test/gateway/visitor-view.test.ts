@@ -15,19 +15,19 @@ async function pdfText(url: string): Promise<string> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const pdf = await getDocument({
+  const loading = getDocument({
     data: new Uint8Array(await response.arrayBuffer()),
     disableFontFace: true,
     useSystemFonts: false,
-    isEvalSupported: false,
     verbosity: 0,
-  }).promise;
+  });
+  const pdf = await loading.promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
     pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' '));
   }
-  await pdf.destroy();
+  await loading.destroy();
   return pages.join('\n').toLowerCase();
 }
 

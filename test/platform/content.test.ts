@@ -542,13 +542,13 @@ describe('markdown', () => {
 /** The text of a PDF, page by page (pdf.js, as a reader would extract it). */
 async function pdfText(bytes: Uint8Array): Promise<string[]> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const pdf = await getDocument({
+  const loading = getDocument({
     data: bytes,
     disableFontFace: true,
     useSystemFonts: false,
-    isEvalSupported: false,
     verbosity: 0,
-  }).promise;
+  });
+  const pdf = await loading.promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
@@ -559,7 +559,7 @@ async function pdfText(bytes: Uint8Array): Promise<string[]> {
         .replace(/\s+/g, ' '),
     );
   }
-  await pdf.destroy();
+  await loading.destroy();
   return pages;
 }
 

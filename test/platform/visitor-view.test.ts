@@ -58,19 +58,19 @@ function ownUrls(body: unknown, found: Set<string> = new Set()): Set<string> {
 /** The text of a PDF (pdf.js, as a reader would extract it). */
 async function pdfText(bytes: Uint8Array): Promise<string> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const pdf = await getDocument({
+  const loading = getDocument({
     data: bytes,
     disableFontFace: true,
     useSystemFonts: false,
-    isEvalSupported: false,
     verbosity: 0,
-  }).promise;
+  });
+  const pdf = await loading.promise;
   const pages: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();
     pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' '));
   }
-  await pdf.destroy();
+  await loading.destroy();
   return pages.join('\n');
 }
 

@@ -1,5 +1,5 @@
-import { buildSchema, type DirectiveLocation, executeSync, GraphQLDirective, GraphQLSchema, parse } from 'graphql';
-import { budgetAnswers, ResponseBudget } from '../policy/answer-size.js';
+import { buildSchema, type DirectiveLocation, GraphQLDirective, GraphQLSchema, parse } from 'graphql';
+import { budgetAnswers, executeWhole, ResponseBudget } from '../policy/answer-size.js';
 
 /**
  * Introspection as a worker thread of the pool answers it. The answer to an introspection
@@ -61,7 +61,7 @@ function inOrder<T extends { name: string }>(items: readonly T[], names: Array<s
 /** Answers an introspection job: what a worker thread does with one. */
 export function introspect(job: IntrospectionJob): IntrospectionOutcome {
   const budget = new ResponseBudget(job.maxBytes);
-  const result = executeSync({
+  const result = executeWhole({
     schema: schemaOf(job.schema),
     document: parse(job.query),
     variableValues: job.variables,

@@ -36,7 +36,7 @@ async function inWorker(pool: ConversionPool, execution: ExecutionArgs): Promise
   const budget = ctx.responseBudget;
   const job = {
     kind: 'introspection' as const,
-    schema: describe(execution.schema),
+    schema: describeSchema(execution.schema),
     query: print(execution.document),
     variables: (execution.variableValues ?? undefined) as Record<string, unknown> | undefined,
     operationName: execution.operationName ?? undefined,
@@ -86,7 +86,7 @@ function onlyIntrospection(document: DocumentNode, operationName: string | null 
 const described = new WeakMap<GraphQLSchema, IntrospectionJob['schema']>();
 
 /** The schema as the workers build theirs: its SDL and its types' order, made once. */
-function describe(schema: GraphQLSchema): IntrospectionJob['schema'] {
+export function describeSchema(schema: GraphQLSchema): IntrospectionJob['schema'] {
   let description = described.get(schema);
   if (description === undefined) {
     description = {

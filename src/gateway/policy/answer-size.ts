@@ -1,6 +1,8 @@
 import {
   defaultFieldResolver,
-  executeSync,
+  experimentalExecuteIncrementally,
+  type ExecutionArgs,
+  type ExecutionResult,
   getIntrospectionQuery,
   parse,
   getNamedType,
@@ -171,11 +173,24 @@ export function introspectionAllowance(schema: GraphQLSchema): number {
   if (allowance === undefined) {
     const budget = new ResponseBudget(Number.POSITIVE_INFINITY);
     allowances.set(schema, Number.POSITIVE_INFINITY);
-    executeSync({ schema, document: WHOLE_INTROSPECTION, contextValue: { responseBudget: budget } });
+    executeWhole({ schema, document: WHOLE_INTROSPECTION, contextValue: { responseBudget: budget } });
     allowance = Math.ceil(budget.answerBytes * 1.25);
     allowances.set(schema, allowance);
   }
   return allowance;
+}
+
+/**
+ * Runs an operation without `@defer` or `@stream` whose resolvers do not wait (introspection) to its
+ * whole answer. graphql-js's `execute` refuses a schema that declares those directives (ours does,
+ * for yoga's executor); its incremental entry point runs it and answers in one part.
+ */
+export function executeWhole(args: ExecutionArgs): ExecutionResult {
+  const result = experimentalExecuteIncrementally(args);
+  if (isPromiseLike(result) || !('data' in result || 'errors' in result)) {
+    throw new Error('an operation expected to answer at once answered later or in parts');
+  }
+  return result as ExecutionResult;
 }
 
 const WHOLE_INTROSPECTION = parse(

@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
 /**
  * Exports the gateway's traces over OTLP/HTTP, as the standard variables say
@@ -9,9 +9,9 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
  * `OTEL_SERVICE_NAME`). Loaded only when an endpoint is set.
  */
 export function startOtlpTracing(): { tracer: Tracer; shutdown(): Promise<void> } {
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME || 'docs-graphql-gateway' }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })],
   });
   return { tracer: provider.getTracer('docs-graphql-gateway'), shutdown: () => provider.shutdown() };
 }
