@@ -244,8 +244,16 @@ export class Supervisor {
 function childExecArgv(entry: string, heapMb: number): string[] {
   const inherited = process.execArgv.filter((arg) => !/^--(max-old-space-size|inspect)/.test(arg));
   const tsx = entry.endsWith('.ts') && !inherited.some((arg) => arg.includes('tsx')) ? ['--import', 'tsx'] : [];
-  return [...inherited, ...tsx, `--max-old-space-size=${heapMb}`];
+  const young = inherited.some((arg) => arg.startsWith('--max-semi-space-size')) ? [] : [YOUNG_GENERATION];
+  return [...inherited, ...tsx, ...young, `--max-old-space-size=${heapMb}`];
 }
+
+/**
+ * The young generation's bound, as Node 20's V8 had it: Node 24's grows it further under a burst of
+ * allocations, and a 25,000-paragraph page then took the platform's RSS up by about 90 MB instead
+ * of 45-50 (`BENCH_ONLY=rest-25k npx tsx bench/hardening-markdown.ts`), for no gain in time.
+ */
+const YOUNG_GENERATION = '--max-semi-space-size=16';
 
 /** How a process ended, as a log line tells it; V8 says on standard error when the heap limit was reached. */
 export function exitCause(code: number | null, signal: NodeJS.Signals | null, stderrTail = ''): string {

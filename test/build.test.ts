@@ -169,11 +169,16 @@ describe('npm start on the compiled tree', () => {
     expect(errors).toBeUndefined();
     expect(data?.viewer.platformId).toMatch(/\S/);
 
-    // `npm start`'s process supervises two of its own, each compiled, each with its heap limit.
+    // `npm start`'s process supervises two of its own, each compiled, each with its heap limits.
     const children = childProcesses(gateway.pid!).map((child) => child.argv.slice(1));
+    const limits = (heapMb: number) => [
+      '--enable-source-maps',
+      '--max-semi-space-size=16',
+      `--max-old-space-size=${heapMb}`,
+    ];
     expect(children.sort()).toEqual([
-      ['--enable-source-maps', '--max-old-space-size=160', join(projectRoot, 'dist/gateway/main.js')],
-      ['--enable-source-maps', '--max-old-space-size=200', join(projectRoot, 'dist/platform/main.js')],
+      [...limits(160), join(projectRoot, 'dist/gateway/main.js')],
+      [...limits(200), join(projectRoot, 'dist/platform/main.js')],
     ]);
   }, 60_000); // the first start seeds the demo data
 });
