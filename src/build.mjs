@@ -50,7 +50,7 @@ async function compile(files) {
     outbase: SOURCES,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     tsconfig: 'tsconfig.json',
     // `node --enable-source-maps` points stack traces at the TypeScript, read from `src/`.
     sourcemap: 'linked',
