@@ -5,7 +5,7 @@ import { request } from 'undici';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
-import { type Payload, payloadsOf } from '../fixtures/incremental.js';
+import { askInParts, type Payload, payloadsOf } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { subscribe } from '../fixtures/subscriptions.js';
 
@@ -190,21 +190,13 @@ describe('answers in the order of the selection', () => {
   });
 
   it('writes the parts of an answer (@defer) and the events of a subscription in the order of their selection', async () => {
-    const response = await gateway.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'multipart/mixed',
-        authorization: `Bearer ${platform.adminToken}`,
-      },
-      body: JSON.stringify({
-        query:
-          'query ($id: ID!) { __typename space(id: $id) { organization { title } __typename platformId } ... @defer { viewer { displayName } a: __typename } }',
-        variables: { id: spaceId },
-      }),
+    const response = await askInParts(gateway, platform.adminToken, {
+      query:
+        'query ($id: ID!) { __typename space(id: $id) { organization { title } __typename platformId } ... @defer { viewer { displayName } a: __typename } }',
+      variables: { id: spaceId },
     });
     const payloads: Payload[] = [];
-    for await (const payload of payloadsOf(response as unknown as Response)) payloads.push(payload);
+    for await (const payload of payloadsOf(response)) payloads.push(payload);
     expect(Object.keys(payloads[0]!.data)).toEqual(['__typename', 'space']);
     expect(Object.keys(payloads[0]!.data.space)).toEqual(['organization', '__typename', 'platformId']);
     const deferred = payloads.flatMap((payload) => payload.incremental ?? []);

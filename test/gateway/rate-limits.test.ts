@@ -6,6 +6,7 @@ import { WebSocket } from 'ws';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
 import { serveWebSockets } from '../../src/gateway/http/websocket.js';
 import { DEMO } from '../../src/platform/demo-data.js';
+import { askInParts } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
 
@@ -244,16 +245,8 @@ describe('cost-based rate limits', () => {
 
   it('gives subscriptions and answers in parts their report too', async () => {
     const gateway = gatewayWith(100);
-    const response = await gateway.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'multipart/mixed',
-        authorization: `Bearer ${platform.adminToken}`,
-      },
-      body: JSON.stringify({
-        query: '{ viewer { displayName } ... @defer { organizations(first: 2) { totalCount } } }',
-      }),
+    const response = await askInParts(gateway, platform.adminToken, {
+      query: '{ viewer { displayName } ... @defer { organizations(first: 2) { totalCount } } }',
     });
     const text = await response.text();
     const parts = [...text.matchAll(/\{"[^\r\n]*\}/g)].map((match) => JSON.parse(match[0]));
@@ -265,17 +258,11 @@ describe('cost-based rate limits', () => {
   it('settles an answer in parts cut short at what it sent', async () => {
     const gateway = gatewayWith(100);
     const abort = new AbortController();
-    const response = await gateway.fetch(
-      new Request('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'multipart/mixed',
-          authorization: `Bearer ${platform.adminToken}`,
-        },
-        body: JSON.stringify({ query: `{ viewer { displayName } ... @defer { ${DASHBOARD.slice(2, -2)} } }` }),
-        signal: abort.signal,
-      }),
+    const response = await askInParts(
+      gateway,
+      platform.adminToken,
+      { query: `{ viewer { displayName } ... @defer { ${DASHBOARD.slice(2, -2)} } }` },
+      abort.signal,
     );
     // The first part read, the client goes away before the deferred one.
     const reader = response.body!.getReader();
