@@ -66,6 +66,23 @@ describe('npm run build, in a project of its own', () => {
     expect(JSON.parse(readFileSync(output('answer.js.map'), 'utf8')).sources).toEqual(['../src/answer.ts']);
   });
 
+  it('bundles a process entry, whose modules still see their own place in dist/', async () => {
+    // `main` is one of the entries the product starts as a process: bundled with what it imports.
+    writeFileSync(source('deep/where.ts'), 'export const where: string = import.meta.url;\n');
+    writeFileSync(
+      source('main.ts'),
+      "export { answer } from './answer.js';\nexport { where } from './deep/where.js';\n",
+    );
+    await build(root);
+    expect(readFileSync(output('main.js'), 'utf8')).toBe("export * from './bundle/main.js';\n");
+    expect(await load(output('main.js'))).toEqual({
+      answer: 'answer 1',
+      where: pathToFileURL(output('deep/where.js')).href,
+    });
+    // The modules it bundled are compiled one by one too, for whatever imports them from dist/.
+    expect(existsSync(output('deep/where.js'))).toBe(true);
+  });
+
   it('leaves dist/ as it is when nothing it was built from changed', async () => {
     await build(root);
     markDist();

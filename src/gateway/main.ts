@@ -106,7 +106,8 @@ const ready = config.UPSTREAM_URL ? undefined : await embeddedPlatform();
 const upstreamUrl = config.UPSTREAM_URL ?? ready!.url;
 const supervisor = ready ? { status: () => platformStatus! } : undefined;
 
-const [{ createGateway }, { serveWebSockets }, { trackInFlight }, { pino }] = await gatewayModules;
+// pino is CommonJS: its `default` is the function, however the module is loaded (bundled or not).
+const [{ createGateway }, { serveWebSockets }, { trackInFlight }, { default: pino }] = await gatewayModules;
 const tracing =
   config.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
     ? await startTracing()
