@@ -121,14 +121,15 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
   });
 }
 
-/** A scratch repository, removed when disposed (`using scratch = await scratchRepository()`). */
-export interface Scratch extends Disposable {
+/** A scratch repository, removed by `dispose`. */
+export interface Scratch {
   dir: string;
+  dispose(): void;
 }
 
 /** An empty repository in a temporary folder. */
 export async function scratchRepository(): Promise<Scratch> {
   const dir = mkdtempSync(join(tmpdir(), 'git-sync-'));
   await git(['init', '--quiet', '--initial-branch=main', dir], { cwd: dir });
-  return { dir, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }

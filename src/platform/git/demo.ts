@@ -36,33 +36,37 @@ export async function seedDemoRepository(
       "SELECT id, created_at FROM revisions WHERE space_id = ? AND root IS NOT NULL AND type = 'edits' ORDER BY created_at, rowid",
     )
     .all(space.id) as Array<{ id: string; created_at: string }>;
-  using scratch = await scratchRepository();
+  const scratch = await scratchRepository();
   let commit = '';
-  for (const [index, row] of revisions.entries()) {
-    const revision = loadRevision(db, space.id, row.id)!;
-    const files = contentFiles(revision.content, {
-      document: (id) => getDocument<JSONDocument>(db, space.id, id),
-      file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
-    });
-    await git(['rm', '-r', '-q', '--ignore-unmatch', '.'], { cwd: scratch.dir });
-    for (const [path, bytes] of files) {
-      mkdirSync(dirname(join(scratch.dir, path)), { recursive: true });
-      writeFileSync(join(scratch.dir, path), bytes);
+  try {
+    for (const [index, row] of revisions.entries()) {
+      const revision = loadRevision(db, space.id, row.id)!;
+      const files = contentFiles(revision.content, {
+        document: (id) => getDocument<JSONDocument>(db, space.id, id),
+        file: (file) => getBlob(db, file.hash) ?? Buffer.alloc(0),
+      });
+      await git(['rm', '-r', '-q', '--ignore-unmatch', '.'], { cwd: scratch.dir });
+      for (const [path, bytes] of files) {
+        mkdirSync(dirname(join(scratch.dir, path)), { recursive: true });
+        writeFileSync(join(scratch.dir, path), bytes);
+      }
+      await git(['add', '--all'], { cwd: scratch.dir });
+      const message = index === 0 ? 'Handbook: first version' : `Handbook: revision ${index + 1}`;
+      await git(['commit', '--quiet', '--allow-empty', '-m', message], {
+        cwd: scratch.dir,
+        author,
+        date: row.created_at,
+      });
+      commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
+      db.prepare('UPDATE revisions SET git = ? WHERE id = ?').run(
+        JSON.stringify({ oid: commit, message, createdByGitBook: true, url: `file://${bare}`, ref: 'refs/heads/main' }),
+        row.id,
+      );
     }
-    await git(['add', '--all'], { cwd: scratch.dir });
-    const message = index === 0 ? 'Handbook: first version' : `Handbook: revision ${index + 1}`;
-    await git(['commit', '--quiet', '--allow-empty', '-m', message], {
-      cwd: scratch.dir,
-      author,
-      date: row.created_at,
-    });
-    commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
-    db.prepare('UPDATE revisions SET git = ? WHERE id = ?').run(
-      JSON.stringify({ oid: commit, message, createdByGitBook: true, url: `file://${bare}`, ref: 'refs/heads/main' }),
-      row.id,
-    );
+    await git(['push', '--quiet', `file://${bare}`, 'HEAD:refs/heads/main'], { cwd: scratch.dir });
+  } finally {
+    scratch.dispose();
   }
-  await git(['push', '--quiet', `file://${bare}`, 'HEAD:refs/heads/main'], { cwd: scratch.dir });
   const state: GitSyncStored = {
     repoName: 'acme/handbook',
     installationProvider: 'github',

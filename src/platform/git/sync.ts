@@ -200,7 +200,7 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
       operation: { ...current.operation!, stage: next, updatedAt: at },
     }));
   };
-  using scratch = await scratchRepository();
+  const scratch = await scratchRepository();
   try {
     // Checked again now, and pinned: the name may resolve elsewhere than when it was asked for.
     const remote = await openRemote(url, options.allowLocal);
@@ -236,6 +236,7 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
     if (error instanceof GitError || error instanceof LayoutError) throw new PermanentJobError(error.message);
     throw error;
   } finally {
+    scratch.dispose();
     if (job.secret) secrets.delete(job.secret);
   }
 }
