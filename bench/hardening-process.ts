@@ -15,6 +15,7 @@ import { supervisedProcess } from '../test/fixtures/processes.js';
 import { getIntrospectionQuery } from 'graphql';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+// `ws`: the standard `WebSocket` hides a refused upgrade's status (429 here) and cannot drop a socket at once.
 import WebSocket from 'ws';
 
 /**

@@ -20,12 +20,8 @@ const flag = (byDefault: '0' | '1' = '0') =>
  */
 function originOf(entry: string): string | undefined {
   if (entry.includes('*')) return undefined;
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return undefined;
-  }
+  const url = URL.parse(entry);
+  if (!url) return undefined;
   const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
   return bare && (url.protocol === 'http:' || url.protocol === 'https:') && /^https?:\/\/[^/]+\/?$/i.test(entry)
     ? url.origin

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, globSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,16 +7,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** README.md and every page under docs/, as paths from the repository's root. */
 function pages(): string[] {
-  const found = ['README.md'];
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.md')) found.push(path);
-    }
-  };
-  walk('docs');
-  return found.sort();
+  return ['README.md', ...globSync('docs/**/*.md', { cwd: root })].sort();
 }
 
 /** The text of a page without its fenced code blocks, whose brackets are code, not links. */

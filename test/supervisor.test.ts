@@ -13,8 +13,7 @@ describe('the supervisor', () => {
   it('tells a heap-limit death and restarts the process, one log line per restart', async () => {
     const lines: string[] = [];
     const ready: ReadyMessage[] = [];
-    let restarted!: () => void;
-    const second = new Promise<void>((resolve) => (restarted = resolve));
+    const { promise: second, resolve: restarted } = Promise.withResolvers<void>();
     supervisor = new Supervisor({
       name: 'test process',
       entry,
@@ -49,8 +48,7 @@ describe('the supervisor', () => {
   it('reports each change of its status, and a stop with no grace kills at once', async () => {
     const statuses: string[] = [];
     let readies = 0;
-    let restarted!: () => void;
-    const second = new Promise<void>((resolve) => (restarted = resolve));
+    const { promise: second, resolve: restarted } = Promise.withResolvers<void>();
     supervisor = new Supervisor({
       name: 'test process',
       entry,

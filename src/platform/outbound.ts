@@ -197,12 +197,8 @@ export async function outboundUrlProblem(
 
 /** Why `raw` is not a URL `fetchUrl` and `postUrl` connect to (a valid `http:` or `https:` URL), or undefined. */
 function httpTargetProblem(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'is not a valid URL';
-  }
+  const url = URL.parse(raw);
+  if (!url) return 'is not a valid URL';
   return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http or https URL';
 }
 

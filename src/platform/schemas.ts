@@ -25,12 +25,8 @@ function isHttpUrl(value: string): boolean {
   // The URL parser forgives what the stored text must not hold: whitespace and control characters
   // (dropped or trimmed), and backslashes or extra slashes after the scheme (`https:///x`, `https:\\x`).
   if (/[\s\p{Cc}]/u.test(value) || !/^https?:\/\/[^/\\]/i.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  const url = URL.parse(value);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
 
 // One emoji: a flag (pair of regional indicators), a keycap, or a pictographic character with an

@@ -6,6 +6,8 @@ import type { ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
 import { pino } from 'pino';
+// `ws` for the raw protocol (request headers, pongs, the masks, a refused upgrade's status and body), which
+// the standard `WebSocket` does not expose; graphql-ws's clients use the standard one, as browsers do.
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
@@ -494,7 +496,7 @@ describe('connections per address', () => {
       const clients = Array.from({ length: 3 }, () =>
         createClient({
           url: `${url.replace('http', 'ws')}/graphql`,
-          webSocketImpl: WebSocket,
+          webSocketImpl: globalThis.WebSocket,
           connectionParams: { Authorization: `Bearer ${platform.adminToken}` },
           retryAttempts: 0,
           lazy: true,

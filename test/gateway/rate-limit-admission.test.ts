@@ -257,14 +257,8 @@ describe.each(STORES)('admission, budgets in %s', (store) => {
   });
 
   it('refuses for a moment, not for the window, while operations under way hold what is left', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
+    const { promise: held, resolve: holding } = Promise.withResolvers<void>();
     // Runs after the rate limits' reservation: the operation sent with `x-hold` waits there, reserved.
     const gate: Plugin = {
       async onExecute({ args }) {

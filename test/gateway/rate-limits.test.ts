@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
+// `ws`: the standard `WebSocket` sends no request headers of the caller's (`x-forwarded-for` here).
 import { WebSocket } from 'ws';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
 import { serveWebSockets } from '../../src/gateway/http/websocket.js';

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
-import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { serveWebSockets } from '../../src/gateway/http/websocket.js';

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { globSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { route, routeTemplate } from '../../src/gateway/upstream/client.js';
@@ -6,17 +6,9 @@ import { route, routeTemplate } from '../../src/gateway/upstream/client.js';
 const root = join(import.meta.dirname, '../..');
 const schemaDir = join(root, 'src/gateway/schema');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 /** Lines of the schema's files that match `pattern`, as `file:line: text`. */
 function schemaLinesMatching(pattern: RegExp): string[] {
-  return sourceFiles(schemaDir).flatMap((file) =>
+  return globSync(join(schemaDir, '**/*.ts')).flatMap((file) =>
     readFileSync(file, 'utf8')
       .split('\n')
       .flatMap((line, index) => (pattern.test(line) ? [`${relative(root, file)}:${index + 1}: ${line.trim()}`] : [])),

@@ -52,7 +52,7 @@ describe('private URLs outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS a
           form,
           path,
           400,
-          expect.stringMatching(new RegExp(`^Invalid body field "${field.replace(/\./g, '\\.')}": `)),
+          expect.stringMatching(new RegExp(`^Invalid body field "${RegExp.escape(field)}": `)),
         ]);
       }
     }

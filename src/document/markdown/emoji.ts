@@ -22,7 +22,7 @@ for (const entry of gemoji) {
 const CHARS = new RegExp(
   [...codeByChar.keys()]
     .sort((a, b) => b.length - a.length)
-    .map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .map((c) => RegExp.escape(c))
     .join('|'),
   'gu',
 );

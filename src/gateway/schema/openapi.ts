@@ -355,15 +355,11 @@ const latestContent = (ctx: GatewayContext, s: SpecHeld) => getSpecVersionConten
 
 /** A URL with any `user:password@` removed (a signed query is kept: it is the URL's permission). */
 function withoutUserInfo(value: string): string {
-  try {
-    const url = new URL(value);
-    if (!url.username && !url.password) return value;
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return value;
-  }
+  const url = URL.parse(value);
+  if (!url || (!url.username && !url.password)) return value;
+  url.username = '';
+  url.password = '';
+  return url.toString();
 }
 
 /** A version in full: a link stub holds its keys only. */

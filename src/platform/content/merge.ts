@@ -1046,21 +1046,15 @@ function mergePages(
   }
 
   // Order among siblings.
-  const groups = new Map<string | null, string[]>();
-  for (const page of plans.values()) {
-    const siblings = groups.get(page.parent) ?? [];
-    siblings.push(page.id);
-    groups.set(page.parent, siblings);
-  }
   const children = new Map<string | null, string[]>();
-  for (const [parent, ids] of groups) {
+  for (const [parent, siblings] of Map.groupBy(plans.values(), (page) => page.parent)) {
     children.set(
       parent,
       mergeSequence(
         base.children.get(parent) ?? [],
         live.children.get(parent) ?? [],
         request.children.get(parent) ?? [],
-        ids,
+        siblings.map((page) => page.id),
       ),
     );
   }

@@ -442,11 +442,7 @@ function inputOf(conversation: DemoConversation, now: number): ConversationInput
  * cluster `DEMO_CLUSTER_ID` and mutes the double-charges cluster.
  */
 export function seedDemoConversations(db: Db, orgId: string, now = Date.now()): void {
-  const byWeek = new Map<number, DemoConversation[]>();
-  for (const conversation of CONVERSATIONS) {
-    const week = Math.floor(conversation.daysAgo / 7);
-    byWeek.set(week, [...(byWeek.get(week) ?? []), conversation]);
-  }
+  const byWeek = Map.groupBy(CONVERSATIONS, (conversation) => Math.floor(conversation.daysAgo / 7));
   for (const week of [...byWeek.keys()].sort((a, b) => b - a)) {
     const at = new Date(now - Math.max(0, week * 7 - 1) * DAY).toISOString();
     ingestConversations(

@@ -67,12 +67,8 @@ function isLoopbackHost(host: string): boolean {
  * and https on private addresses. The reason never repeats the URL.
  */
 export function endpointProblem(raw: string, allowPrivate: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an absolute https URL';
-  }
+  const url = URL.parse(raw);
+  if (!url) return 'must be an absolute https URL';
   const host = hostOf(url);
   if (url.username || url.password) return 'must not contain credentials: the platform signs every delivery instead';
   if (url.hash) return 'must not contain a fragment';

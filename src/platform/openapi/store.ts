@@ -102,15 +102,12 @@ export function requireSpec(db: Db, orgId: string, slug: string): OpenAPISpecRow
 
 /** A URL as `sourceURL` shows it: without user name and password. */
 export function shownUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    url.username = '';
-    url.password = '';
-    return url.href;
-  } catch {
-    // Stored URLs were checked when given; nothing of an unreadable one is shown.
-    return '';
-  }
+  const url = URL.parse(raw);
+  // Stored URLs were checked when given; nothing of an unreadable one is shown.
+  if (!url) return '';
+  url.username = '';
+  url.password = '';
+  return url.href;
 }
 
 /** Versions of a specification, newest first. */

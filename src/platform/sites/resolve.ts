@@ -111,12 +111,8 @@ export function urlSegments(url: URL): string[] {
 
 export function parseUrl(raw: string, where: 'query' | 'body' = 'query'): URL {
   if (raw.length > MAX_URL_LENGTH) throw badRequest(`URL is too long (more than ${MAX_URL_LENGTH} characters)`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw badRequest(`Invalid ${where} field "url": is not an absolute URL`);
-  }
+  const url = URL.parse(raw);
+  if (!url) throw badRequest(`Invalid ${where} field "url": is not an absolute URL`);
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw badRequest(`Invalid ${where} field "url": must be an http or https URL`);
   return url;
