@@ -32,7 +32,8 @@ import { percentile } from '../test/fixtures/stats.js';
  * 3. The gateway alone: the same query with upstream answers served from memory (undici
  *    MockAgent), one request at a time, so only the gateway's own work is measured.
  * 4. The cost model: the time to compute `extensions.cost` of the dashboard query, next to
- *    the gateway's CPU time for the whole request (it must stay under 5 %).
+ *    the gateway's CPU time for the whole request (it must stay under 5 %); and the time to
+ *    refuse a 1 MB query at the byte budget (413), which must stay under 100 ms (median).
  *
  * Every answer is checked, so a fast wrong answer fails the run.
  */
@@ -346,9 +347,40 @@ async function gatewayAlone(): Promise<void> {
 }
 
 /**
+ * The time a 1 MB query takes to be refused at the byte budget (413, `PAYLOAD_TOO_LARGE`) through
+ * the gateway's `fetch`, median of `rounds`: the refusal reads the limit and nothing parses it, so
+ * its time must not grow with the query (it took 20.7 s for 100 KB before the secret redaction of
+ * errors was made linear). Tests check that the refusal comes from the bound; its time is here.
+ */
+async function oneMegabyteRefusal(rounds: number): Promise<number> {
+  // Nothing listens there: a refusal never reaches the upstream.
+  const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9/v1', graphiql: { enabled: false } });
+  const limit = 1024 * 1024;
+  const body = JSON.stringify({ query: 'x'.repeat(limit) });
+  const times: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      const started = performance.now();
+      const response = await gateway.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await response.json()) as { errors: Array<{ extensions: Record<string, unknown> }> };
+      times.push(performance.now() - started);
+      assert.equal(response.status, 413);
+      assert.deepEqual(answer.errors[0]!.extensions, { code: 'BAD_USER_INPUT', reason: 'PAYLOAD_TOO_LARGE', limit });
+    }
+  } finally {
+    await gateway.close();
+  }
+  return percentile(times, 50);
+}
+
+/**
  * The share of the gateway's time spent computing the cost of an operation: the analysis alone
  * (on the parsed document, as the gateway runs it), against the CPU time of the gateway process
- * per dashboard request (platform in its own process, no delay).
+ * per dashboard request (platform in its own process, no delay); and the time to refuse a 1 MB query.
  */
 async function costModel(): Promise<void> {
   const document = parse(COST_DASHBOARD);
@@ -381,13 +413,20 @@ async function costModel(): Promise<void> {
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000 / requests;
     const share = (analysisMs / cpuMs) * 100;
+    const refusalRounds = scaled(100, 3);
+    const refusalMs = await oneMegabyteRefusal(refusalRounds);
     console.log(`\n## The cost model on the dashboard (orgs 50 → spaces 100 with 2 links, members 20)\n`);
     console.log('| measure | value |');
     console.log('|---|---:|');
     console.log(`| computing nodes and maxUpstreamRequests, per request | ${(analysisMs * 1000).toFixed(1)} µs |`);
     console.log(`| gateway process CPU per dashboard request | ${ms(cpuMs)} ms |`);
     console.log(`| share of the cost model | ${share.toFixed(2)} % (target < 5 %) |`);
+    console.log(
+      `| refusing a 1 MB query at the byte budget (413), median of ${refusalRounds} | ${ms(refusalMs)} ms (target < 100 ms) |`,
+    );
     assert.ok(share < 5, `the cost model takes ${share.toFixed(2)} % of the gateway's time`);
+    // A smoke run checks the answers only: its times are those of a machine busy with the whole suite.
+    if (!SMOKE) assert.ok(refusalMs < 100, `a 1 MB query took ${ms(refusalMs)} ms (median) to be refused`);
   } finally {
     await run.close();
   }

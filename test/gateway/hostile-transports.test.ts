@@ -14,6 +14,7 @@ import { documentHash } from '../../src/gateway/policy/manifest.js';
 import type { OperationReport } from '../../src/gateway/telemetry/operations.js';
 import { type Payload, payloadsOf } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { until } from '../fixtures/wait.js';
 
 /**
  * Every transport under the budgets of `/graphql`, against a real listening server: WebSocket
@@ -260,11 +261,6 @@ function post(url: string, token: string, body: unknown) {
     },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-}
-
-/** Waits until `condition` holds: each test's own timeout is the bound. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 const CONTENT = `subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }`;

@@ -8,7 +8,8 @@ import { serveWebSockets } from '../../src/gateway/http/websocket.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { askInParts } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
-import { sharedStateUp, startTestRedis, type TestRedis, until } from '../fixtures/redis.js';
+import { sharedStateUp, startTestRedis, type TestRedis } from '../fixtures/redis.js';
+import { until } from '../fixtures/wait.js';
 
 let platform: TestPlatform;
 let redis: TestRedis;
