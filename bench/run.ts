@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -1727,6 +1727,81 @@ async function orgResources(): Promise<void> {
   }
 }
 
+/**
+ * The embedded platform (in this process) under the random route cases of its fuzz test
+ * (`test/fixtures/platform-fuzz.ts`, with the test's seed, so the same requests): the time of
+ * each answer, one request at a time over one keep-alive connection, as the test sends them.
+ * Every answer must come, below 500 (the test checks the rest of each answer); the run fails when
+ * one takes a second or more (a hostile input that stalls the platform), outside smoke runs.
+ */
+async function platformFuzz(): Promise<void> {
+  const { startPlatform } = await import('../src/platform/server.js');
+  const { DEMO } = await import('../src/platform/demo-data.js');
+  const { servedOperations } = await import('../test/fixtures/operations.js');
+  const { createRng } = await import('../test/fixtures/fuzz.js');
+  const { demoIds, routeCases } = await import('../test/fixtures/platform-fuzz.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-fuzz-'));
+  const platform = await startPlatform({ dataDir, port: 0 });
+  const { hostname, port } = new URL(platform.url);
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const routes = [
+      ...servedOperations(platform.app.registeredRoutes).map(({ method, path }) => ({ method, path })),
+      { method: 'GET', path: '/health' },
+      { method: 'GET', path: '/ready' },
+      { method: 'PUT', path: '/storage/upload' },
+    ];
+    const tokens = [DEMO.users.ada, DEMO.users.gus, DEMO.users.ivy].map((email) => platform.tokens[email]!);
+    const idOf = (sql: string, value: string) => (platform.db.prepare(sql).get(value) as { id: string }).id;
+    const cases = scaled(1500, 50);
+    const times: Array<{ label: string; ms: number }> = [];
+    for (const fuzz of routeCases(createRng(20240611), cases, { routes, tokens, real: demoIds(idOf) })) {
+      // As the test sends it: a body always gets its length (see test/platform/fuzz.test.ts).
+      const headers =
+        fuzz.body === undefined
+          ? fuzz.headers
+          : { 'content-length': String(Buffer.byteLength(fuzz.body)), ...fuzz.headers };
+      const started = performance.now();
+      const status = await new Promise<number | string>((resolve) => {
+        let outgoing: ReturnType<typeof httpRequest>;
+        try {
+          outgoing = httpRequest(
+            { host: hostname, port, method: fuzz.method, path: fuzz.path, headers, agent },
+            (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode ?? 0));
+              response.on('error', (error) => resolve(error.message));
+            },
+          );
+        } catch (error) {
+          resolve(String(error));
+          return;
+        }
+        outgoing.on('error', (error) => resolve(error.message));
+        outgoing.end(fuzz.body);
+      });
+      times.push({
+        label: `${fuzz.label} (${fuzz.method} ${fuzz.path.slice(0, 80)})`,
+        ms: performance.now() - started,
+      });
+      assert.ok(typeof status === 'number' && status < 500, `${fuzz.label}: ${status}`);
+    }
+    const ordered = [...times].sort((a, b) => b.ms - a.ms);
+    const all = times.map((time) => time.ms);
+    console.log(`\n## The platform under its fuzz test's route cases, ${cases} requests one at a time\n`);
+    console.log('| p50 ms | p99 ms | max ms | slowest case | target |');
+    console.log('|---:|---:|---:|---|---|');
+    console.log(
+      `| ${ms(percentile(all, 50))} | ${ms(percentile(all, 99))} | ${ms(ordered[0]!.ms)} | ${ordered[0]!.label.replaceAll('|', '\\|')} | every answer < 1000 ms |`,
+    );
+    if (!SMOKE) assert.ok(ordered[0]!.ms < 1000, `${ordered[0]!.label} took ${ms(ordered[0]!.ms)} ms`);
+  } finally {
+    agent.destroy();
+    await platform.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const only = process.env.BENCH_ONLY?.split(',');
 const sections: Record<string, () => Promise<void>> = {
   nestedQueries,
@@ -1739,6 +1814,7 @@ const sections: Record<string, () => Promise<void>> = {
   gitSync,
   sites,
   orgResources,
+  platformFuzz,
 };
 const chosen = Object.entries(sections).filter(([name]) => !only || only.includes(name));
 console.log(

@@ -16,82 +16,78 @@ describe('the supervisor', () => {
     supervisor = undefined;
   });
 
-  it(
-    'tells a heap-limit death and restarts the process, one log line per restart',
-    async () => {
-      const lines: string[] = [];
-      const ready: ReadyMessage[] = [];
-      let restarted!: () => void;
-      const second = new Promise<void>((resolve) => (restarted = resolve));
-      supervisor = new Supervisor({
-        name: 'test process',
-        entry,
-        env: () => ({ ...process.env, CHILD_MODE: ready.length === 0 ? 'leak' : 'wait' }),
-        heapMb: 64,
-        log: (line) => lines.push(line),
-        onReady: (message) => {
-          ready.push(message);
-          if (ready.length === 2) restarted();
-        },
-      });
-      const first = await supervisor.start();
-      const firstPid = supervisor.status().pid;
-      expect(first.url).toBe(`http://127.0.0.1:1/v1?pid=${firstPid}`);
-      await second;
-      expect(lines).toEqual([
-        expect.stringMatching(
-          new RegExp(
-            `^The test process \\(pid ${firstPid}\\) ended: killed by SIGABRT, heap limit reached; restart 1 in 0\\.1 s$`,
-          ),
+  it('tells a heap-limit death and restarts the process, one log line per restart', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
+    const lines: string[] = [];
+    const ready: ReadyMessage[] = [];
+    let restarted!: () => void;
+    const second = new Promise<void>((resolve) => (restarted = resolve));
+    supervisor = new Supervisor({
+      name: 'test process',
+      entry,
+      env: () => ({ ...process.env, CHILD_MODE: ready.length === 0 ? 'leak' : 'wait' }),
+      heapMb: 64,
+      log: (line) => lines.push(line),
+      onReady: (message) => {
+        ready.push(message);
+        if (ready.length === 2) restarted();
+      },
+    });
+    const first = await supervisor.start();
+    const firstPid = supervisor.status().pid;
+    expect(first.url).toBe(`http://127.0.0.1:1/v1?pid=${firstPid}`);
+    await second;
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^The test process \\(pid ${firstPid}\\) ended: killed by SIGABRT, heap limit reached; restart 1 in 0\\.1 s$`,
         ),
-      ]);
-      expect(supervisor.status()).toEqual({
-        state: 'running',
-        pid: expect.any(Number),
-        restarts: 1,
-        lastExit: 'killed by SIGABRT, heap limit reached',
-      });
-      expect(supervisor.status().pid).not.toBe(firstPid);
-    },
-    PROCESS_GUARD_MS,
-  );
+      ),
+    ]);
+    expect(supervisor.status()).toEqual({
+      state: 'running',
+      pid: expect.any(Number),
+      restarts: 1,
+      lastExit: 'killed by SIGABRT, heap limit reached',
+    });
+    expect(supervisor.status().pid).not.toBe(firstPid);
+  });
 
-  it(
-    'reports each change of its status, and a stop with no grace kills at once',
-    async () => {
-      const statuses: string[] = [];
-      let readies = 0;
-      let restarted!: () => void;
-      const second = new Promise<void>((resolve) => (restarted = resolve));
-      supervisor = new Supervisor({
-        name: 'test process',
-        entry,
-        // The first ends as soon as it is ready; the second ignores SIGTERM.
-        env: () => ({ ...process.env, CHILD_MODE: readies === 0 ? 'exit' : 'stubborn' }),
-        heapMb: 64,
-        log: () => {},
-        onStatus: (status) => statuses.push(`${status.state}${status.pid === undefined ? ' (no process)' : ''}`),
-        onReady: () => {
-          readies += 1;
-          if (readies === 2) restarted();
-        },
-      });
-      await supervisor.start();
-      await second;
-      await supervisor.stop(0);
-      expect(statuses).toEqual([
-        'starting',
-        'running',
-        'restarting (no process)',
-        'restarting',
-        'running',
-        'stopped',
-        'stopped (no process)',
-      ]);
-      expect(supervisor.status()).toEqual({ state: 'stopped', restarts: 1, lastExit: 'killed by SIGKILL' });
-    },
-    PROCESS_GUARD_MS,
-  );
+  it('reports each change of its status, and a stop with no grace kills at once', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
+    const statuses: string[] = [];
+    let readies = 0;
+    let restarted!: () => void;
+    const second = new Promise<void>((resolve) => (restarted = resolve));
+    supervisor = new Supervisor({
+      name: 'test process',
+      entry,
+      // The first ends as soon as it is ready; the second ignores SIGTERM.
+      env: () => ({ ...process.env, CHILD_MODE: readies === 0 ? 'exit' : 'stubborn' }),
+      heapMb: 64,
+      log: () => {},
+      onStatus: (status) => statuses.push(`${status.state}${status.pid === undefined ? ' (no process)' : ''}`),
+      onReady: () => {
+        readies += 1;
+        if (readies === 2) restarted();
+      },
+    });
+    await supervisor.start();
+    await second;
+    await supervisor.stop(0);
+    expect(statuses).toEqual([
+      'starting',
+      'running',
+      'restarting (no process)',
+      'restarting',
+      'running',
+      'stopped',
+      'stopped (no process)',
+    ]);
+    expect(supervisor.status()).toEqual({ state: 'stopped', restarts: 1, lastExit: 'killed by SIGKILL' });
+  });
 
   it('names how a process ended', () => {
     expect(exitCause(1, null)).toBe('exit code 1');

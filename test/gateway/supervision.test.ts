@@ -192,104 +192,94 @@ describe('npm start supervises the embedded platform in a process of its own', (
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(
-    'stays up through kill -9 of the platform, answers no 5xx, restarts it and keeps every acknowledged write',
-    async () => {
-      const before = await waitReadyHere();
-      const platformPid = before.process!.pid!;
-      expect(before.process).toEqual({ state: 'running', pid: platformPid, restarts: 0 });
+  it('stays up through kill -9 of the platform, answers no 5xx, restarts it and keeps every acknowledged write', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
+    const before = await waitReadyHere();
+    const platformPid = before.process!.pid!;
+    expect(before.process).toEqual({ state: 'running', pid: platformPid, restarts: 0 });
 
-      const statuses: number[] = [];
-      const codes = new Set<string>();
-      const acknowledged: Array<{ id: string; title: string }> = [];
-      let writes = 0;
-      let running = true;
-      /** Notes an answer; after a failed one, waits a little, as a client would before trying again. */
-      const record = async (answer: Awaited<ReturnType<typeof ask>>) => {
-        statuses.push(answer.status);
-        for (const error of answer.body.errors ?? []) codes.add(error.extensions?.code ?? 'none');
-        if (answer.body.errors) await sleep(50);
-      };
-      const writer = async () => {
-        while (running) {
-          writes += 1;
-          const title = `Survivor ${writes}`;
-          const answer = await ask(
-            'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId title } userErrors { code } } }',
-            { title },
-          );
-          await record(answer);
-          const created = answer.body.data?.createSpace;
-          if (created?.space && created.userErrors.length === 0)
-            acknowledged.push({ id: created.space.platformId, title });
-        }
-      };
-      const reader = async () => {
-        while (running) await record(await ask('{ viewer { id } organization(id: "acme") { title } }'));
-      };
-      const stream = [writer(), writer(), reader(), reader()];
-
-      while (acknowledged.length < 10) await sleep(10);
-      const beforeKill = acknowledged.length;
-      process.kill(platformPid, 'SIGKILL');
-      const during = await ready();
-      const after = await waitReadyHere(platformPid);
-      const ackedAtRestart = acknowledged.length;
-      while (acknowledged.length < ackedAtRestart + 5) await sleep(10);
-      running = false;
-      await Promise.all(stream);
-
-      expect(started.exited).toBeUndefined();
-      expect(alive(platformPid)).toBe(false);
-      expect(statuses.filter((status) => status >= 500)).toEqual([]);
-      // Fields that needed the platform while it was down failed with the one code for it.
-      expect([...codes].filter((code) => code !== 'UPSTREAM_UNAVAILABLE')).toEqual([]);
-      expect(beforeKill).toBeGreaterThanOrEqual(10);
-      if (during.status === 503)
-        expect(during.body.reason).toMatch(/^The platform is (not running|not reachable|failing)/);
-      expect(after.process).toEqual({
-        state: 'running',
-        pid: expect.any(Number),
-        restarts: 1,
-        lastExit: 'killed by SIGKILL',
-      });
-      expect(started.stderr()).toMatch(
-        new RegExp(
-          `The embedded platform \\(pid ${platformPid}\\) ended: killed by SIGKILL; restart 1 in \\d+\\.\\d s`,
-        ),
-      );
-
-      const found = new Map<string, string>();
-      for (let start = 0; start < acknowledged.length; start += 40) {
-        const batch = acknowledged.slice(start, start + 40);
-        const fields = batch.map(
-          (write, index) => `s${index}: space(id: ${JSON.stringify(write.id)}) { platformId title }`,
+    const statuses: number[] = [];
+    const codes = new Set<string>();
+    const acknowledged: Array<{ id: string; title: string }> = [];
+    let writes = 0;
+    let running = true;
+    /** Notes an answer; after a failed one, waits a little, as a client would before trying again. */
+    const record = async (answer: Awaited<ReturnType<typeof ask>>) => {
+      statuses.push(answer.status);
+      for (const error of answer.body.errors ?? []) codes.add(error.extensions?.code ?? 'none');
+      if (answer.body.errors) await sleep(50);
+    };
+    const writer = async () => {
+      while (running) {
+        writes += 1;
+        const title = `Survivor ${writes}`;
+        const answer = await ask(
+          'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId title } userErrors { code } } }',
+          { title },
         );
-        const stored = await ask(`{ ${fields.join(' ')} }`);
-        expect(stored.body.errors).toBeUndefined();
-        for (const space of Object.values(stored.body.data) as Array<{ platformId: string; title: string }>)
-          found.set(space.platformId, space.title);
+        await record(answer);
+        const created = answer.body.data?.createSpace;
+        if (created?.space && created.userErrors.length === 0)
+          acknowledged.push({ id: created.space.platformId, title });
       }
-      expect(acknowledged.filter((write) => found.get(write.id) !== write.title)).toEqual([]);
-    },
-    PROCESS_GUARD_MS,
-  );
+    };
+    const reader = async () => {
+      while (running) await record(await ask('{ viewer { id } organization(id: "acme") { title } }'));
+    };
+    const stream = [writer(), writer(), reader(), reader()];
 
-  it(
-    'takes the gateway and the platform down with it, even when killed',
-    async () => {
-      await waitReadyHere();
-      const children = (['gateway', 'platform'] as const).map(
-        (part) => supervisedProcess(started.child.pid!, part)!.pid,
+    while (acknowledged.length < 10) await sleep(10);
+    const beforeKill = acknowledged.length;
+    process.kill(platformPid, 'SIGKILL');
+    const during = await ready();
+    const after = await waitReadyHere(platformPid);
+    const ackedAtRestart = acknowledged.length;
+    while (acknowledged.length < ackedAtRestart + 5) await sleep(10);
+    running = false;
+    await Promise.all(stream);
+
+    expect(started.exited).toBeUndefined();
+    expect(alive(platformPid)).toBe(false);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    // Fields that needed the platform while it was down failed with the one code for it.
+    expect([...codes].filter((code) => code !== 'UPSTREAM_UNAVAILABLE')).toEqual([]);
+    expect(beforeKill).toBeGreaterThanOrEqual(10);
+    if (during.status === 503)
+      expect(during.body.reason).toMatch(/^The platform is (not running|not reachable|failing)/);
+    expect(after.process).toEqual({
+      state: 'running',
+      pid: expect.any(Number),
+      restarts: 1,
+      lastExit: 'killed by SIGKILL',
+    });
+    expect(started.stderr()).toMatch(
+      new RegExp(`The embedded platform \\(pid ${platformPid}\\) ended: killed by SIGKILL; restart 1 in \\d+\\.\\d s`),
+    );
+
+    const found = new Map<string, string>();
+    for (let start = 0; start < acknowledged.length; start += 40) {
+      const batch = acknowledged.slice(start, start + 40);
+      const fields = batch.map(
+        (write, index) => `s${index}: space(id: ${JSON.stringify(write.id)}) { platformId title }`,
       );
-      expect(children[0]).toBe(started.gatewayPid);
-      started.child.kill('SIGKILL');
-      await started.ended;
-      // Both see their IPC channel close, and exit.
-      await ended(children);
-    },
-    PROCESS_GUARD_MS,
-  );
+      const stored = await ask(`{ ${fields.join(' ')} }`);
+      expect(stored.body.errors).toBeUndefined();
+      for (const space of Object.values(stored.body.data) as Array<{ platformId: string; title: string }>)
+        found.set(space.platformId, space.title);
+    }
+    expect(acknowledged.filter((write) => found.get(write.id) !== write.title)).toEqual([]);
+  });
+
+  it('takes the gateway and the platform down with it, even when killed', { timeout: PROCESS_GUARD_MS }, async () => {
+    await waitReadyHere();
+    const children = (['gateway', 'platform'] as const).map((part) => supervisedProcess(started.child.pid!, part)!.pid);
+    expect(children[0]).toBe(started.gatewayPid);
+    started.child.kill('SIGKILL');
+    await started.ended;
+    // Both see their IPC channel close, and exit.
+    await ended(children);
+  });
 });
 
 describe('npm start restarts a gateway that dies', () => {
@@ -314,43 +304,41 @@ describe('npm start restarts a gateway that dies', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(
-    'starts it again on its port after kill -9; the platform is the same process and kept what was written',
-    async () => {
-      const { url, gatewayPid, platformPid } = started;
-      expect(gatewayPid).not.toBe(started.child.pid);
-      expect((await waitReady(url)).process).toEqual({
-        state: 'running',
-        pid: platformPid,
-        restarts: 0,
-      });
-      const written = await graphqlAt(
-        url,
-        token,
-        'mutation { createSpace(input: { organizationId: "acme", title: "Written before the crash" }) { space { platformId } userErrors { code } } }',
-      );
-      expect(written.body.data?.createSpace.userErrors).toEqual([]);
-      const spaceId: string = written.body.data!.createSpace.space.platformId;
+  it('starts it again on its port after kill -9; the platform is the same process and kept what was written', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
+    const { url, gatewayPid, platformPid } = started;
+    expect(gatewayPid).not.toBe(started.child.pid);
+    expect((await waitReady(url)).process).toEqual({
+      state: 'running',
+      pid: platformPid,
+      restarts: 0,
+    });
+    const written = await graphqlAt(
+      url,
+      token,
+      'mutation { createSpace(input: { organizationId: "acme", title: "Written before the crash" }) { space { platformId } userErrors { code } } }',
+    );
+    expect(written.body.data?.createSpace.userErrors).toEqual([]);
+    const spaceId: string = written.body.data!.createSpace.space.platformId;
 
-      process.kill(gatewayPid, 'SIGKILL');
-      const after = await waitReady(url);
+    process.kill(gatewayPid, 'SIGKILL');
+    const after = await waitReady(url);
 
-      expect(started.exited).toBeUndefined();
-      expect(alive(gatewayPid)).toBe(false);
-      const restarted = supervisedProcess(started.child.pid!, 'gateway')?.pid;
-      expect(restarted).toEqual(expect.any(Number));
-      expect(restarted).not.toBe(gatewayPid);
-      // One line, naming the cause; the platform was neither restarted nor told anything bad.
-      expect(started.stderr()).toBe(`The gateway (pid ${gatewayPid}) ended: killed by SIGKILL; restart 1 in 0.1 s\n`);
-      expect(after.process).toEqual({ state: 'running', pid: platformPid, restarts: 0 });
-      const read = await graphqlAt(url, token, `{ space(id: ${JSON.stringify(spaceId)}) { title } }`);
-      expect(read.body.errors).toBeUndefined();
-      expect(read.body.data).toEqual({ space: { title: 'Written before the crash' } });
-      // The start-up lines were printed once, by the supervisor.
-      expect(started.stdout().match(/GraphQL gateway:/g)).toHaveLength(1);
-    },
-    PROCESS_GUARD_MS,
-  );
+    expect(started.exited).toBeUndefined();
+    expect(alive(gatewayPid)).toBe(false);
+    const restarted = supervisedProcess(started.child.pid!, 'gateway')?.pid;
+    expect(restarted).toEqual(expect.any(Number));
+    expect(restarted).not.toBe(gatewayPid);
+    // One line, naming the cause; the platform was neither restarted nor told anything bad.
+    expect(started.stderr()).toBe(`The gateway (pid ${gatewayPid}) ended: killed by SIGKILL; restart 1 in 0.1 s\n`);
+    expect(after.process).toEqual({ state: 'running', pid: platformPid, restarts: 0 });
+    const read = await graphqlAt(url, token, `{ space(id: ${JSON.stringify(spaceId)}) { title } }`);
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data).toEqual({ space: { title: 'Written before the crash' } });
+    // The start-up lines were printed once, by the supervisor.
+    expect(started.stdout().match(/GraphQL gateway:/g)).toHaveLength(1);
+  });
 
   it('stops the gateway, then the platform, and exits 0 on SIGTERM', async () => {
     const children = (['gateway', 'platform'] as const).map((part) => supervisedProcess(started.child.pid!, part)!.pid);
@@ -363,61 +351,55 @@ describe('npm start restarts a gateway that dies', () => {
 });
 
 describe('npm start signalled as a whole process group (a terminal, a service manager)', () => {
-  it(
-    'stops the gateway, then the platform, restarting neither, and exits 0',
-    async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'gateway-group-'));
-      copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
-      try {
-        const started = await startNpmStart(
-          { PORT: String(await freePort()), PLATFORM_PORT: '0', DATA_DIR: dataDir },
-          { detached: true },
-        );
-        await waitReady(started.url);
-        // Every process of the group gets it, the supervisor's children too.
-        process.kill(-started.child.pid!, 'SIGTERM');
-        expect(await started.ended).toEqual({ code: 0, signal: null });
-        expect(started.stderr()).toBe('');
-        expect([started.gatewayPid, started.platformPid].filter(alive)).toEqual([]);
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
-    PROCESS_GUARD_MS,
-  );
+  it('stops the gateway, then the platform, restarting neither, and exits 0', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-group-'));
+    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
+    try {
+      const started = await startNpmStart(
+        { PORT: String(await freePort()), PLATFORM_PORT: '0', DATA_DIR: dataDir },
+        { detached: true },
+      );
+      await waitReady(started.url);
+      // Every process of the group gets it, the supervisor's children too.
+      process.kill(-started.child.pid!, 'SIGTERM');
+      expect(await started.ended).toEqual({ code: 0, signal: null });
+      expect(started.stderr()).toBe('');
+      expect([started.gatewayPid, started.platformPid].filter(alive)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('npm start on a busy PORT', () => {
-  it(
-    'ends the start with one line naming the port, restarting nothing',
-    async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'gateway-busy-'));
-      copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
-      const taken = createServer();
-      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-      const { port } = taken.address() as AddressInfo;
-      try {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-          cwd: projectRoot,
-          env: { ...process.env, PORT: String(port), PLATFORM_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        spawned.add(child);
-        let output = '';
-        child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        const ended = await new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-        expect({ ended, output }).toEqual({
-          ended: { code: 1, signal: null },
-          output: `Cannot start the gateway: port ${port} is already in use. Choose another port with PORT.\n`,
-        });
-      } finally {
-        taken.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
-    PROCESS_GUARD_MS,
-  );
+  it('ends the start with one line naming the port, restarting nothing', { timeout: PROCESS_GUARD_MS }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-busy-'));
+    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: projectRoot,
+        env: { ...process.env, PORT: String(port), PLATFORM_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      spawned.add(child);
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const ended = await new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      expect({ ended, output }).toEqual({
+        ended: { code: 1, signal: null },
+        output: `Cannot start the gateway: port ${port} is already in use. Choose another port with PORT.\n`,
+      });
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('/ready with a supervised upstream process', () => {

@@ -123,64 +123,56 @@ describe('durability of the platform process', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(
-    'keeps every answered write after kill -9, without seeding twice',
-    async () => {
-      const first = await launch(dataDir);
-      tokens = readTokens(dataDir);
-      expect(Object.keys(tokens)[0]).toBe(DEMO.users.ada);
-      admin = tokens[DEMO.users.ada]!;
-      ivy = tokens[DEMO.users.ivy]!;
+  it('keeps every answered write after kill -9, without seeding twice', { timeout: START_GUARD_MS }, async () => {
+    const first = await launch(dataDir);
+    tokens = readTokens(dataDir);
+    expect(Object.keys(tokens)[0]).toBe(DEMO.users.ada);
+    admin = tokens[DEMO.users.ada]!;
+    ivy = tokens[DEMO.users.ivy]!;
 
-      const answers = await Promise.all([
-        call(first, 'PATCH', '/orgs/acme', admin, { title: 'Acme Docs after kill' }),
-        call(first, 'PUT', '/orgs/acme/agent-instructions', admin, { instructions: instructions('Survive kill -9.') }),
-        call(first, 'POST', '/orgs/acme/join', ivy),
-      ]);
-      const exit = await stop(first, 'SIGKILL');
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 204]);
-      expect(exit.signal).toBe('SIGKILL');
+    const answers = await Promise.all([
+      call(first, 'PATCH', '/orgs/acme', admin, { title: 'Acme Docs after kill' }),
+      call(first, 'PUT', '/orgs/acme/agent-instructions', admin, { instructions: instructions('Survive kill -9.') }),
+      call(first, 'POST', '/orgs/acme/join', ivy),
+    ]);
+    const exit = await stop(first, 'SIGKILL');
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 204]);
+    expect(exit.signal).toBe('SIGKILL');
 
-      const second = await launch(dataDir);
-      expect(readTokens(dataDir)).toEqual(tokens);
-      const org = await call(second, 'GET', '/orgs/acme', admin);
-      expect(org.status).toBe(200);
-      expect(org.body.title).toBe('Acme Docs after kill');
-      const agent = await call(second, 'GET', '/orgs/acme/agent-instructions', admin);
-      expect(agent.body.instructions).toEqual(instructions('Survive kill -9.'));
-      const ivyOrgs = await call(second, 'GET', '/orgs', ivy);
-      expect(ivyOrgs.body.items).toEqual([expect.objectContaining({ id: 'acme', defaultRole: 'read' })]);
-      expect((await call(second, 'GET', '/user', tokens[DEMO.users.hana]!)).body.email).toBe(DEMO.users.hana);
-    },
-    START_GUARD_MS,
-  );
+    const second = await launch(dataDir);
+    expect(readTokens(dataDir)).toEqual(tokens);
+    const org = await call(second, 'GET', '/orgs/acme', admin);
+    expect(org.status).toBe(200);
+    expect(org.body.title).toBe('Acme Docs after kill');
+    const agent = await call(second, 'GET', '/orgs/acme/agent-instructions', admin);
+    expect(agent.body.instructions).toEqual(instructions('Survive kill -9.'));
+    const ivyOrgs = await call(second, 'GET', '/orgs', ivy);
+    expect(ivyOrgs.body.items).toEqual([expect.objectContaining({ id: 'acme', defaultRole: 'read' })]);
+    expect((await call(second, 'GET', '/user', tokens[DEMO.users.hana]!)).body.email).toBe(DEMO.users.hana);
+  });
 
-  it(
-    'keeps every write across a graceful restart (SIGTERM)',
-    async () => {
-      const [current] = running;
-      const server = current ?? (await launch(dataDir));
-      const answers = await Promise.all([
-        call(server, 'PATCH', '/orgs/acme', admin, { title: 'Acme Docs after restart' }),
-        call(server, 'PATCH', '/orgs/globex', admin, { defaultRole: 'comment' }),
-        call(server, 'PUT', '/orgs/acme/agent-instructions', admin, { instructions: instructions('Survive SIGTERM.') }),
-      ]);
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-      const exit = await stop(server, 'SIGTERM');
-      expect(exit).toEqual({ code: 0, signal: null });
+  it('keeps every write across a graceful restart (SIGTERM)', { timeout: START_GUARD_MS }, async () => {
+    const [current] = running;
+    const server = current ?? (await launch(dataDir));
+    const answers = await Promise.all([
+      call(server, 'PATCH', '/orgs/acme', admin, { title: 'Acme Docs after restart' }),
+      call(server, 'PATCH', '/orgs/globex', admin, { defaultRole: 'comment' }),
+      call(server, 'PUT', '/orgs/acme/agent-instructions', admin, { instructions: instructions('Survive SIGTERM.') }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const exit = await stop(server, 'SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
 
-      const next = await launch(dataDir);
-      expect(readTokens(dataDir)).toEqual(tokens);
-      expect((await call(next, 'GET', '/orgs/acme', admin)).body.title).toBe('Acme Docs after restart');
-      expect((await call(next, 'GET', '/orgs/globex', admin)).body.defaultRole).toBe('comment');
-      expect((await call(next, 'GET', '/orgs/acme/agent-instructions', admin)).body.instructions).toEqual(
-        instructions('Survive SIGTERM.'),
-      );
-      expect((await call(next, 'GET', '/orgs/acme', ivy)).status).toBe(200);
-      await stop(next, 'SIGKILL');
-    },
-    START_GUARD_MS,
-  );
+    const next = await launch(dataDir);
+    expect(readTokens(dataDir)).toEqual(tokens);
+    expect((await call(next, 'GET', '/orgs/acme', admin)).body.title).toBe('Acme Docs after restart');
+    expect((await call(next, 'GET', '/orgs/globex', admin)).body.defaultRole).toBe('comment');
+    expect((await call(next, 'GET', '/orgs/acme/agent-instructions', admin)).body.instructions).toEqual(
+      instructions('Survive SIGTERM.'),
+    );
+    expect((await call(next, 'GET', '/orgs/acme', ivy)).status).toBe(200);
+    await stop(next, 'SIGKILL');
+  });
 
   it('holds the demo data exactly once after the restarts', () => {
     const fresh = openDatabase({ file: ':memory:' });
