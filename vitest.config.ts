@@ -16,7 +16,9 @@ export default defineConfig({
     // Each file starts its own platform on a temporary SQLite file; two workers fit two cores.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Guards against a hang, not bounds: on a loaded machine a test takes several times what it
+    // takes alone (some take 10-15 s beside the rest of the suite and two busy loops).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });

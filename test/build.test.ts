@@ -197,5 +197,5 @@ describe('npm start on the compiled tree', () => {
       [...limits(160), join(projectRoot, 'dist/gateway/main.js')],
       [...limits(200), join(projectRoot, 'dist/platform/main.js')],
     ]);
-  }, 60_000); // the first start seeds the demo data
+  }, 180_000); // a guard: a build of the repository and a first start (which seeds the demo data) take seconds, several times that on a busy machine
 });

@@ -3,6 +3,12 @@ import { Supervisor, exitCause, type ReadyMessage } from '../src/supervisor.js';
 
 const entry = new URL('./fixtures/supervised-child.ts', import.meta.url);
 
+/**
+ * How long a test that starts processes may take before it counts as hung: a guard, not a bound.
+ * Two starts through tsx and a heap filled to its limit take seconds alone, several times that on a busy machine.
+ */
+const PROCESS_GUARD_MS = 120_000;
+
 describe('the supervisor', () => {
   let supervisor: Supervisor | undefined;
   afterEach(async () => {
@@ -10,7 +16,9 @@ describe('the supervisor', () => {
     supervisor = undefined;
   });
 
-  it('tells a heap-limit death and restarts the process, one log line per restart', async () => {
+  it('tells a heap-limit death and restarts the process, one log line per restart', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
     const lines: string[] = [];
     const ready: ReadyMessage[] = [];
     const { promise: second, resolve: restarted } = Promise.withResolvers<void>();
@@ -45,7 +53,9 @@ describe('the supervisor', () => {
     expect(supervisor.status().pid).not.toBe(firstPid);
   });
 
-  it('reports each change of its status, and a stop with no grace kills at once', async () => {
+  it('reports each change of its status, and a stop with no grace kills at once', {
+    timeout: PROCESS_GUARD_MS,
+  }, async () => {
     const statuses: string[] = [];
     let readies = 0;
     const { promise: second, resolve: restarted } = Promise.withResolvers<void>();

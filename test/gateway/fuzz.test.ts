@@ -285,8 +285,9 @@ function mutateVariables(rng: Rng, variables: Record<string, unknown> | undefine
   return copy;
 }
 
-describe('the gateway under hostile input', () => {
-  it('answers every mutation of real operations with coded errors, quickly, without leaks', async () => {
+// A guard, not a bound: a test of many cases takes seconds alone, several times that on a busy machine.
+describe('the gateway under hostile input', { timeout: 300_000 }, () => {
+  it('answers every mutation of real operations with coded errors, without leaks', async () => {
     problems = [];
     logged.length = 0;
     const before = sent;
@@ -864,23 +865,55 @@ describe('the gateway under hostile input', () => {
     expect(logged).toEqual([]);
   });
 
-  it('refuses a 1 MB query in under 100 ms', async () => {
-    const body = JSON.stringify({ query: 'x'.repeat(LIMIT) });
-    const times: number[] = [];
-    for (let i = 0; i < 5; i += 1) {
-      const started = performance.now();
-      const response = await gateway.fetch(ENDPOINT, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      const answer = (await response.json()) as { errors: Array<{ extensions: { code: string } }> };
-      times.push(performance.now() - started);
-      expect(response.status).toBe(413);
-      expect(answer.errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
-    }
-    const median = times.sort((a, b) => a - b)[2]!;
-    expect(median, `median of ${times.map((t) => t.toFixed(1)).join(', ')} ms`).toBeLessThan(100);
+  // How fast the refusal is, is measured in bench/run.ts (section costModel); here, that it comes
+  // from the byte budget: with the limit read, before anything is parsed or asked of the platform.
+  it('refuses a 1 MB query at the byte budget, having read no more than the limit', async () => {
+    platform.app.stats.reset();
+    const response = await gateway.fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+      body: JSON.stringify({ query: 'x'.repeat(LIMIT) }),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { errors: Array<{ extensions: unknown }> }).errors[0]!.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'PAYLOAD_TOO_LARGE',
+      limit: LIMIT,
+    });
+
+    // A body that never ends, read chunk by chunk: the answer can only come from the bound, since
+    // the end the parser would wait for never comes; the rest is never asked for.
+    const CHUNK = 64 * 1024;
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled += CHUNK;
+          controller.enqueue(new Uint8Array(CHUNK).fill(0x78));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const endlessAnswer = await gateway.fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
+      body: endless,
+      duplex: 'half',
+    } as RequestInit);
+    expect(endlessAnswer.status).toBe(413);
+    expect(((await endlessAnswer.json()) as { errors: Array<{ extensions: unknown }> }).errors[0]!.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'PAYLOAD_TOO_LARGE',
+      limit: LIMIT,
+    });
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeGreaterThan(LIMIT);
+    expect(pulled).toBeLessThanOrEqual(LIMIT + 2 * CHUNK);
+    expect(platform.app.stats.count).toBe(0);
   });
 
   it('still answers a normal query correctly afterwards', async () => {

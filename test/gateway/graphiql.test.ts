@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_OPERATIONS } from '../../src/gateway/examples/operations.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { DEMO_TABS_PATH } from '../../src/gateway/http/graphiql.js';
 import { type GraphiQLPageOptions, graphiqlOptionsOf } from '../fixtures/graphiql.js';
 import { seededTemplate, startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
+import { until } from '../fixtures/wait.js';
 
 const TOKENS = { 'ada@acme.test': 'token-of-ada', 'ben@acme.test': 'token-of-ben' };
 
@@ -142,7 +143,8 @@ describe('the demo users’ tokens in GraphiQL', () => {
       };
       const YogaGraphiQL = { renderYogaGraphiQL: (root: string, options: unknown) => rendered.push([root, options]) };
       new Function('window', 'fetch', 'YogaGraphiQL', script)(window, fetch, YogaGraphiQL);
-      await vi.waitFor(() => expect(rendered).toHaveLength(1));
+      await until(() => rendered.length > 0);
+      expect(rendered).toHaveLength(1);
       return { rendered: rendered[0], asked };
     };
     const tabs = { defaultTabs: [{ query: '{ viewer { email } }' }], defaultHeaders: '{}' };
@@ -255,27 +257,25 @@ afterAll(() => {
   for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** `npm run dev` as a process, with `env`; resolves once it answers on `port`. */
+/** `npm run dev` as a process, with `env`; resolves once it printed the line it prints when it listens. */
 async function startGatewayProcess(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   spawned.add(child);
+  let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the gateway ended: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`the gateway did not answer: ${stderr}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('GraphQL gateway: ')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`the gateway ended: ${stderr}`)));
+  });
+  return child;
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
@@ -314,7 +314,7 @@ describe('npm start offers the demo users’ tokens', () => {
     expect(offers((await demoTabsAt(port, `http://127.0.0.1:${port}`)).body, tokens).every(Boolean)).toBe(true);
     const proxied = await demoTabsAt(port, `http://127.0.0.1:${port}`, { 'x-forwarded-for': '203.0.113.9' });
     expect(offers(proxied.body, tokens).some(Boolean)).toBe(false);
-  }, 60_000); // a start of its own, slower on a busy machine
+  }, 180_000); // a guard: a start of its own takes seconds, several times that on a busy machine
 
   it('never with UPSTREAM_URL, even to a browser on this machine', async () => {
     const port = await freePort();
@@ -326,5 +326,5 @@ describe('npm start offers the demo users’ tokens', () => {
     // The page does not ask for tabs, and nothing answers there.
     expect(html.includes(DEMO_TABS_PATH)).toBe(false);
     expect((await demoTabsAt(port, `http://127.0.0.1:${port}`)).status).toBe(404);
-  }, 60_000); // a start of its own, slower on a busy machine
+  }, 180_000); // a guard: a start of its own takes seconds, several times that on a busy machine
 });

@@ -16,6 +16,7 @@ import { documentHash } from '../../src/gateway/policy/manifest.js';
 import type { OperationReport } from '../../src/gateway/telemetry/operations.js';
 import { type Payload, payloadsOf } from '../fixtures/incremental.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { until } from '../fixtures/wait.js';
 
 /**
  * Every transport under the budgets of `/graphql`, against a real listening server: WebSocket
@@ -262,11 +263,6 @@ function post(url: string, token: string, body: unknown) {
     },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-}
-
-/** Waits until `condition` holds: each test's own timeout is the bound. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 const CONTENT = `subscription ($id: ID!) { spaceContentUpdated(spaceId: $id) { platformId } }`;
@@ -528,6 +524,15 @@ describe('connections per address', () => {
   });
 });
 
+/**
+ * The idle timeout and the ping interval of these tests: short, yet long enough that a busy
+ * machine never takes them for a connection that does nothing (the one between an
+ * acknowledgement and the operation that follows it, a pong to a ping), so that only the silent
+ * peers run into them.
+ */
+const IDLE_MS = 1_000;
+const PING_MS = 1_000;
+
 describe('connections that do nothing', () => {
   it('closes a WebSocket that sends no connection_init within WEBSOCKET_INIT_TIMEOUT_MS with 4408', async () => {
     await withServer({}, { initTimeoutMs: 200 }, async ({ gateway, url }) => {
@@ -539,7 +544,7 @@ describe('connections that do nothing', () => {
   });
 
   it('closes a WebSocket that runs no operation for the idle timeout, never one running a subscription', async () => {
-    await withServer({ connections: { idleMs: 300 }, subscriptions: { pollMs: 100 } }, {}, async ({ url }) => {
+    await withServer({ connections: { idleMs: IDLE_MS }, subscriptions: { pollMs: 100 } }, {}, async ({ url }) => {
       const busy = connect(url);
       await busy.init();
       busy.send({
@@ -554,7 +559,7 @@ describe('connections that do nothing', () => {
         await quiet.init();
         expect(await quiet.closed).toEqual({
           code: 1000,
-          reason: 'Idle: no operation for 300 ms, connect again to run one',
+          reason: `Idle: no operation for ${IDLE_MS} ms, connect again to run one`,
         });
       }
       expect(busy.socket.readyState).toBe(WebSocket.OPEN);
@@ -565,7 +570,7 @@ describe('connections that do nothing', () => {
   });
 
   it('drops a peer that stops answering pings, and keeps one that answers', async () => {
-    await withServer({ connections: { idleMs: 0 } }, { pingMs: 100 }, async ({ gateway, url }) => {
+    await withServer({ connections: { idleMs: 0 } }, { pingMs: PING_MS }, async ({ gateway, url }) => {
       const answering = connect(url);
       await answering.init();
       const gone = connect(url, { autoPong: false });
@@ -578,32 +583,36 @@ describe('connections that do nothing', () => {
   });
 
   it('ends a connected stream of /graphql/stream that runs no operation for the idle timeout, never one running a subscription', async () => {
-    await withServer({ connections: { idleMs: 300 }, subscriptions: { pollMs: 100 } }, {}, async ({ gateway, url }) => {
-      const token = await reserve(url);
-      const busy = await connectStream(url, token);
-      const operation = {
-        query: CONTENT,
-        variables: { id: platform.spaceId('Getting started') },
-        extensions: { operationId: 'live' },
-      };
-      expect((await post(url, token, operation)).status).toBe(202);
-      expect((await busy.next('live')).data.spaceContentUpdated.platformId).toBeTruthy();
-      // Idle streams connected after it end, one after the other, while it runs its subscription.
-      for (let idle = 0; idle < 3; idle += 1) {
-        const quiet = await connectStream(url, await reserve(url));
-        await quiet.ended;
-      }
-      expect(busy.over).toBe(false);
-      // Once its subscription is complete, it is idle too, and its slot is given back.
-      const completed = await fetch(`${url}/graphql/stream?operationId=live`, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${platform.adminToken}`, 'x-graphql-event-stream-token': token },
-      });
-      expect(completed.status).toBe(200);
-      await busy.ended;
-      await until(() => gateway.connections.heldBy('127.0.0.1') === 0);
-      expect(gateway.live.subscriptions).toBe(0);
-    });
+    await withServer(
+      { connections: { idleMs: IDLE_MS }, subscriptions: { pollMs: 100 } },
+      {},
+      async ({ gateway, url }) => {
+        const token = await reserve(url);
+        const busy = await connectStream(url, token);
+        const operation = {
+          query: CONTENT,
+          variables: { id: platform.spaceId('Getting started') },
+          extensions: { operationId: 'live' },
+        };
+        expect((await post(url, token, operation)).status).toBe(202);
+        expect((await busy.next('live')).data.spaceContentUpdated.platformId).toBeTruthy();
+        // Idle streams connected after it end, one after the other, while it runs its subscription.
+        for (let idle = 0; idle < 3; idle += 1) {
+          const quiet = await connectStream(url, await reserve(url));
+          await quiet.ended;
+        }
+        expect(busy.over).toBe(false);
+        // Once its subscription is complete, it is idle too, and its slot is given back.
+        const completed = await fetch(`${url}/graphql/stream?operationId=live`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${platform.adminToken}`, 'x-graphql-event-stream-token': token },
+        });
+        expect(completed.status).toBe(200);
+        await busy.ended;
+        await until(() => gateway.connections.heldBy('127.0.0.1') === 0);
+        expect(gateway.live.subscriptions).toBe(0);
+      },
+    );
   });
 });
 

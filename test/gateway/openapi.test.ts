@@ -17,8 +17,9 @@ let server: Server;
 let origin: string;
 
 beforeAll(async () => {
-  // A short fetch timeout: the hanging route never answers.
-  g = await startTestGateway({ openapiFetchTimeoutMs: 300 });
+  // A fetch timeout of its own: the hanging route never answers, and the others answer well within
+  // it however busy the machine.
+  g = await startTestGateway({ openapiFetchTimeoutMs: 2_000 });
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const entry = served[(request.url ?? '').split('?')[0]!];
     if (!entry) return response.writeHead(404).end();

@@ -1,4 +1,5 @@
-import { MockAgent } from 'undici';
+import { Readable } from 'node:stream';
+import { type Dispatcher, MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { GatewayError, redactSecrets } from '../../src/gateway/errors.js';
@@ -27,7 +28,9 @@ beforeEach(() => {
   client = new RestClient({
     baseUrl: `${ORIGIN}/v1`,
     dispatcher: agent,
-    timeoutMs: 200,
+    // The default budget: an answer meant to come is never cut off on a busy machine. The tests of
+    // the timeout give a hang far past a small budget of their own, so that only it can hit it.
+    timeoutMs: 10_000,
     // Waits below 1, 2 ms: retried tests do not depend on the draw.
     retryBaseDelayMs: 1,
     onExchange: (exchange) => exchanges.push(exchange),
@@ -193,8 +196,15 @@ describe('RestClient', () => {
   });
 
   it('gives up after the timeout with UPSTREAM_TIMEOUT', async () => {
+    // The answer's timer is set after the budget's: the budget always runs out first.
     agent.get(ORIGIN).intercept({ path: '/v1/slow', method: 'GET' }).reply(200, { id: 'x', count: 1 }).delay(1000);
-    const error = await failure(client.request({ method: 'GET', path: '/slow', schema: item }));
+    const hurried = new RestClient({
+      baseUrl: `${ORIGIN}/v1`,
+      dispatcher: agent,
+      timeoutMs: 200,
+      onExchange: (exchange) => exchanges.push(exchange),
+    });
+    const error = await failure(hurried.request({ method: 'GET', path: '/slow', schema: item }));
     expect(error.code).toBe('UPSTREAM_TIMEOUT');
     expect(exchanges[0]?.status).toBeUndefined();
   });
@@ -311,17 +321,69 @@ describe('RestClient retries', () => {
     expect(exchanges[0]?.retries).toBe(1);
   });
 
-  it('keeps every try and wait within timeoutMs, and starts no try it has no time for', async () => {
-    // Each answer takes 120 ms of the 200 ms budget: the second try has 80 ms left and times out.
-    agent.get(ORIGIN).intercept({ path: '/v1/slow', method: 'GET' }).reply(503, '').delay(120).persist();
-    const started = performance.now();
-    const error = await failure(client.request({ method: 'GET', path: '/slow' }));
-    const elapsed = performance.now() - started;
+  /**
+   * A client on a clock the test moves (`performance.now` and the timers of each try's budget), over
+   * a dispatcher that answers each try as `answer` says: time passes only when the test says so.
+   */
+  function onTestClock(answer: (attempt: number, signal: AbortSignal) => Promise<Dispatcher.ResponseData>) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const tries: AbortSignal[] = [];
+    const dispatcher = {
+      request: (options: Dispatcher.RequestOptions) => {
+        tries.push(options.signal as AbortSignal);
+        return answer(tries.length, options.signal as AbortSignal);
+      },
+    } as unknown as Dispatcher;
+    const timed = new RestClient({
+      baseUrl: `${ORIGIN}/v1`,
+      dispatcher,
+      timeoutMs: 200,
+      // A wait below 1 ms between tries (a real one: node:timers/promises is not faked).
+      retryBaseDelayMs: 1,
+      onExchange: (exchange) => exchanges.push(exchange),
+    });
+    return { timed, tries };
+  }
+  const status503 = () => Promise.resolve({ statusCode: 503, headers: {}, body: Readable.from([]) } as never);
+  /** A try that never answers: it ends when its budget aborts it. */
+  const hang = (signal: AbortSignal) =>
+    new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+
+  it('keeps every try and wait within timeoutMs: a try gets what is left of it, not a budget of its own', async () => {
+    // The first try takes 120 ms of the 200 ms budget and is answered 503; the second hangs.
+    let secondTry!: () => void;
+    const second = new Promise<void>((resolve) => (secondTry = resolve));
+    const { timed, tries } = onTestClock((attempt, signal) => {
+      if (attempt > 1) {
+        secondTry();
+        return hang(signal);
+      }
+      vi.advanceTimersByTime(120);
+      return status503();
+    });
+    const outcome = failure(timed.request({ method: 'GET', path: '/slow' }));
+    await second;
+    // The second try is cut off once the 80 ms left are spent, not 200 ms after it began.
+    vi.advanceTimersByTime(79);
+    expect(tries[1]!.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(tries[1]!.aborted).toBe(true);
+    const error = await outcome;
     expect(error.code).toBe('UPSTREAM_TIMEOUT');
     expect(error.message).toBe('GET /slow did not answer within 200 ms (2 tries)');
-    expect(elapsed).toBeGreaterThanOrEqual(195);
-    expect(elapsed).toBeLessThan(450);
+    expect(tries).toHaveLength(2);
     expect(exchanges).toEqual([expect.objectContaining({ status: undefined, retries: 1 })]);
+  });
+
+  it('starts no try it has no time for: a 503 at the end of the budget is the answer', async () => {
+    const { timed, tries } = onTestClock(() => {
+      vi.advanceTimersByTime(200);
+      return status503();
+    });
+    const error = await failure(timed.request({ method: 'GET', path: '/slow' }));
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', upstreamStatus: 503 });
+    expect(tries).toHaveLength(1);
+    expect(exchanges).toEqual([expect.objectContaining({ status: 503, retries: 0 })]);
   });
 });
 
@@ -368,9 +430,11 @@ describe('RestClient and 429', () => {
     const a = await failure(client.request({ method: 'GET', path: '/a' }));
     expect(a.message).toBe('slow down');
     expect(a.extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 120 });
+    const asked = Date.now();
     const b = await failure(client.request({ method: 'GET', path: '/b' }));
-    expect(b.extensions.retryAfter).toBeGreaterThanOrEqual(29);
-    expect(b.extensions.retryAfter).toBeLessThanOrEqual(30);
+    // The whole seconds from when it was read to the date (29 or 30: the date drops milliseconds).
+    expect(b.extensions.retryAfter).toBeGreaterThanOrEqual(Math.ceil((Date.parse(inThirty) - Date.now()) / 1000));
+    expect(b.extensions.retryAfter).toBeLessThanOrEqual(Math.ceil((Date.parse(inThirty) - asked) / 1000));
     // A write is never sent twice, whatever the upstream says.
     expect((await failure(client.request({ method: 'POST', path: '/c' }))).extensions).toEqual({
       code: 'RATE_LIMITED',
@@ -406,7 +470,6 @@ describe('RestClient circuit breaker', () => {
     breaking = new RestClient({
       baseUrl: `${ORIGIN}/v1`,
       dispatcher: agent,
-      timeoutMs: 200,
       maxRetries: 0,
       breakerThreshold: 2,
       breakerCooldownMs: 1000,
@@ -466,15 +529,25 @@ describe('RestClient circuit breaker', () => {
 
   it('counts timeouts and lets the base URL ping be its probe', async () => {
     const pool = agent.get(ORIGIN);
+    // Answers whose timers are set after the 200 ms budget's: only the budget can end these tries.
     pool.intercept({ path: '/v1/a', method: 'GET' }).reply(200, {}).delay(1000).times(2);
-    await failure(breaking.request({ method: 'GET', path: '/a' }));
-    await failure(breaking.request({ method: 'GET', path: '/a' }));
-    expect(breaking.breakerStatus().state).toBe('open');
-    expect(await breaking.ping()).toEqual({ reachable: false, durationMs: 0, reason: 'the circuit breaker is open' });
+    const hurried = new RestClient({
+      baseUrl: `${ORIGIN}/v1`,
+      dispatcher: agent,
+      timeoutMs: 200,
+      maxRetries: 0,
+      breakerThreshold: 2,
+      breakerCooldownMs: 1000,
+    });
+    await failure(hurried.request({ method: 'GET', path: '/a' }));
+    await failure(hurried.request({ method: 'GET', path: '/a' }));
+    expect(hurried.breakerStatus().state).toBe('open');
+    expect(await hurried.ping()).toEqual({ reachable: false, durationMs: 0, reason: 'the circuit breaker is open' });
     vi.setSystemTime(T0 + 1000);
     pool.intercept({ path: '/v1', method: 'GET' }).reply(404, '');
-    expect(await breaking.ping()).toEqual({ reachable: true, status: 404, durationMs: expect.any(Number) });
-    expect(breaking.breakerStatus().state).toBe('closed');
+    // The probe, with a budget a busy machine cannot spend on an answer that is there.
+    expect(await hurried.ping(10_000)).toEqual({ reachable: true, status: 404, durationMs: expect.any(Number) });
+    expect(hurried.breakerStatus().state).toBe('closed');
   });
 });
 

@@ -7,6 +7,7 @@ import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import type { OperationReport } from '../../src/gateway/telemetry/operations.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { until } from '../fixtures/wait.js';
 
 /**
  * Request ids and the operation log, through a gateway whose upstream calls pass a recording
@@ -195,12 +196,17 @@ describe('a client that goes away', () => {
       body: JSON.stringify({ query: SPACE, variables: { id } }),
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 100);
+    // Gone while the space's read is out (the platform has it, and answers 300 ms later).
+    await until(() => slowPlatform.app.stats.requests.length > 0);
+    controller.abort();
     await expect(asked).rejects.toThrow();
-    // Without the abort, the space's answer (at 300 ms) would start the organization's read.
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    expect(slowPlatform.app.stats.requests.map((line) => line.split('?')[0])).toEqual([`GET /v1/spaces/${id}`]);
+    await until(() => slowLines.length > 0);
     expect(slowLines).toMatchObject([{ requestId: 'gone', status: 499, operationName: 'SpaceWithOrganization' }]);
+    // Without the abort, the space's answer would start the organization's read: once the
+    // platform answered, a while for that read to show (a busy machine only makes it show later).
+    await until(() => slowPlatform.app.stats.answers.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(slowPlatform.app.stats.requests.map((line) => line.split('?')[0])).toEqual([`GET /v1/spaces/${id}`]);
   });
 });
 

@@ -13,24 +13,22 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { startPlatform, type RunningPlatform } from '../../src/platform/server.js';
-import {
-  createRng,
-  findLeak,
-  nestedArrays,
-  nestedObjects,
-  ODD_VALUES,
-  percentEncode,
-  randomJson,
-  randomText,
-  type Rng,
-} from '../fixtures/fuzz.js';
+import { createRng, findLeak, nestedArrays, nestedObjects, randomText } from '../fixtures/fuzz.js';
 import { servedOperations } from '../fixtures/operations.js';
+import { demoIds, type FuzzRequest, routeCases } from '../fixtures/platform-fuzz.js';
 
 // Fixed, so every run sends the same cases; FUZZ_SEED explores others locally.
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
 const ROUTE_CASES = 1500;
 const RAW_CASES = 200;
-const SLOW_MS = 1000;
+/**
+ * How long one request may go unanswered before it counts as hung, naming its case: a guard, far
+ * past what a busy machine takes. How fast the answers come is measured in `bench/run.ts`
+ * (section platformFuzz), never asserted here.
+ */
+const HUNG_MS = 60_000;
+/** How long a test of many cases may take before it counts as hung: seconds alone, several times that on a busy machine. */
+const FUZZ_GUARD_MS = 300_000;
 
 let platform: RunningPlatform;
 let dataDir: string;
@@ -60,29 +58,17 @@ afterAll(async () => {
 /** The demo token of the user with that e-mail. */
 const tokenOf = (email: string) => platform.tokens[email]!;
 const idOf = (sql: string, value: string) => (platform.db.prepare(sql).get(value) as { id: string }).id;
-const userId = (email: string) => idOf('SELECT id FROM users WHERE email = ?', email);
 const spaceId = (title: string) => idOf('SELECT id FROM spaces WHERE title = ? ORDER BY created_at, id LIMIT 1', title);
 
 interface Answer {
   status: number;
   headers: IncomingHttpHeaders | Record<string, string>;
   text: string;
-  ms: number;
-}
-
-interface Sent {
-  label: string;
-  method: string;
-  /** Path and query, as sent on the request line. */
-  path: string;
-  headers?: Record<string, string | string[]>;
-  body?: string | Buffer;
 }
 
 /** Sends a well-formed request with `node:http` (over one keep-alive connection) and checks the answer. */
-async function send(request: Sent): Promise<Answer | undefined> {
+async function send(request: FuzzRequest): Promise<Answer | undefined> {
   sent += 1;
-  const started = performance.now();
   // node:http sends the body of a GET, HEAD, DELETE or OPTIONS without framing it, and the
   // platform then rightly reads it as the next request: a body always gets its length.
   const headers =
@@ -100,7 +86,6 @@ async function send(request: Sent): Promise<Answer | undefined> {
             status: response.statusCode ?? 0,
             headers: response.headers,
             text: Buffer.concat(chunks).toString('utf8'),
-            ms: performance.now() - started,
           }),
         );
         response.on('error', (error) => resolve(`the answer broke off: ${error.message}`));
@@ -108,7 +93,7 @@ async function send(request: Sent): Promise<Answer | undefined> {
     );
     if (typeof outgoing === 'string') return resolve(`could not be sent (fix the generator): ${outgoing}`);
     outgoing.on('error', (error) => resolve(`no answer: ${error.message}`));
-    outgoing.setTimeout(5000, () => outgoing.destroy(new Error('timed out')));
+    outgoing.setTimeout(HUNG_MS, () => outgoing.destroy(new Error(`no answer in ${HUNG_MS / 1000} s`)));
     outgoing.end(request.body);
   });
   const source = `${request.path} ${request.body ?? ''} ${JSON.stringify(request.headers ?? {})}`;
@@ -135,14 +120,13 @@ function requestOrError(
 /** Writes bytes on a fresh connection (for what `node:http` refuses to send), reads until it closes, and checks the answer. */
 async function sendRaw(label: string, bytes: string | Buffer, method = 'GET'): Promise<Answer | undefined> {
   sent += 1;
-  const started = performance.now();
   const received = await new Promise<Buffer | string>((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      resolve('no answer within 5 s');
-    }, 5000);
+      resolve(`no answer in ${HUNG_MS / 1000} s`);
+    }, HUNG_MS);
     socket.on('data', (chunk) => chunks.push(chunk));
     // The server may reset a connection it refused while bytes were still arriving.
     socket.on('error', () => undefined);
@@ -157,7 +141,7 @@ async function sendRaw(label: string, bytes: string | Buffer, method = 'GET'): P
     problems.push(`${where}: ${received}`);
     return undefined;
   }
-  const answer = parseRawAnswer(received, performance.now() - started);
+  const answer = parseRawAnswer(received);
   if (!answer) {
     problems.push(`${where}: no HTTP answer, got ${JSON.stringify(received.toString('latin1').slice(0, 200))}`);
     return undefined;
@@ -167,7 +151,7 @@ async function sendRaw(label: string, bytes: string | Buffer, method = 'GET'): P
 }
 
 /** The last final (non-1xx) answer of a raw HTTP/1.1 exchange, its chunked body decoded. */
-function parseRawAnswer(bytes: Buffer, ms: number): Answer | undefined {
+function parseRawAnswer(bytes: Buffer): Answer | undefined {
   let text = bytes.toString('latin1');
   for (;;) {
     const end = text.indexOf('\r\n\r\n');
@@ -198,11 +182,11 @@ function parseRawAnswer(bytes: Buffer, ms: number): Answer | undefined {
     } else if (headers['content-length'] !== undefined) {
       rest = rest.slice(0, Number(headers['content-length']));
     }
-    return { status, headers, text: Buffer.from(rest, 'latin1').toString('utf8'), ms };
+    return { status, headers, text: Buffer.from(rest, 'latin1').toString('utf8') };
   }
 }
 
-function summarize(request: Sent): string {
+function summarize(request: FuzzRequest): string {
   const path =
     request.path.length > 120 ? `${request.path.slice(0, 120)}… (${request.path.length} chars)` : request.path;
   const body = request.body === undefined ? '' : ` ${JSON.stringify(String(request.body).slice(0, 100))}`;
@@ -210,15 +194,14 @@ function summarize(request: Sent): string {
 }
 
 /**
- * The rules of every answer: no 5xx, nothing slow, no stack or internal path, and every error in
- * the platform's shape `{ error: { code, message } }` with `code` equal to the status.
+ * The rules of every answer: no 5xx, no stack or internal path, and every error in the
+ * platform's shape `{ error: { code, message } }` with `code` equal to the status.
  */
 function check(answer: Answer, method: string, where: string, source: string): void {
   const fail = (what: string): void => {
     problems.push(`${where}: ${what}; answer ${answer.status} ${JSON.stringify(answer.text.slice(0, 300))}`);
   };
   if (answer.status >= 500) fail(`status ${answer.status}`);
-  if (answer.ms > SLOW_MS) fail(`took ${Math.round(answer.ms)} ms`);
   const leak = findLeak(answer.text, source);
   if (leak) fail(`leaks a ${leak}`);
   if (method === 'HEAD' || answer.status === 204 || answer.status === 205) {
@@ -256,154 +239,15 @@ const errorShapes = [
 const sameKeys = (keys: string[], expected: string[]) =>
   keys.length === expected.length && expected.every((key) => keys.includes(key));
 
-function expectNoProblems(minimumSent: number, before: number): void {
+function expectNoProblems(minimumFuzzRequest: number, before: number): void {
   expect(problems.slice(0, 15), `${problems.length} problems (seed ${SEED}), first ones listed`).toEqual([]);
-  expect(sent - before).toBeGreaterThanOrEqual(minimumSent);
-}
-
-/** Path parameter values: real ids of the demo data, and the hostile kinds. */
-function parameterValue(rng: Rng, name: string): string {
-  const real: Record<string, () => string[]> = {
-    organizationId: () => [DEMO.orgs.acme, DEMO.orgs.globex],
-    userId: () => [userId(DEMO.users.finn), userId(DEMO.users.ivy), userId(DEMO.users.ada)],
-    teamId: () => [DEMO.teams.writers, DEMO.teams.platform],
-    collectionId: () => [DEMO.collections.guides, DEMO.collections.engineering],
-    spaceId: () => [spaceId(DEMO.spaces.public), spaceId(DEMO.spaces.deleted)],
-    emailDomain: () => ['acme.test', 'globex.test'],
-    inviteId: () => ['invite-1'],
-  };
-  if (rng.chance(0.6)) return rng.pick(real[name]?.() ?? ['x']);
-  return rng.pick([
-    () => 'x'.repeat(rng.pick([499, 500, 501, 2000])),
-    () =>
-      rng.pick([
-        '%',
-        '%zz',
-        '%E0%A4%A',
-        '%00',
-        '%2F',
-        '%2e%2e',
-        '..',
-        '.',
-        '%C0%AF',
-        '%FF%FE',
-        '%F0%9F%98%80',
-        '%u0000',
-      ]),
-    () => percentEncode(randomText(rng, rng.between(1, 40))),
-    () =>
-      rng.pick(['null', 'undefined', '0', '-1', '1e400', 'NaN', '[]', '{}', "'%20OR%201=1--", '%22%3E%3Cscript%3E']),
-    () => `${rng.pick(real[name]?.() ?? ['x'])}${rng.pick(['/', '//', '/..', '/x', '%20', '.json', ';x', '?'])}`,
-  ])();
-}
-
-/** A query string: known parameters and unknown ones, repeated keys, arrays, odd and long values. */
-function queryString(rng: Rng): string {
-  if (rng.chance(0.3)) return '';
-  const keys = [
-    'limit',
-    'page',
-    'nested',
-    'shareKey',
-    'order',
-    'title',
-    'owner',
-    'role',
-    'q',
-    '__proto__',
-    'limit[]',
-    'a[b][c]',
-    '',
-  ];
-  const values = () =>
-    rng.pick([
-      () => percentEncode(String(rng.pick(ODD_VALUES))),
-      () =>
-        rng.pick([
-          '1',
-          '50',
-          '1000',
-          '1001',
-          '0',
-          '-1',
-          '1e21',
-          '2.5',
-          'true',
-          'maybe',
-          Buffer.from('{"o":1e20}').toString('base64url'),
-        ]),
-      () => percentEncode(randomText(rng, rng.between(0, 30))),
-      () => 'v'.repeat(rng.chance(0.3) ? rng.pick([15_000, 17_000]) : rng.pick([100, 1_000, 8_000])),
-      () => rng.pick(['%', '%zz', '%00', '&&', '==', '%26']),
-    ])();
-  const pairs = Array.from({ length: rng.between(1, 6) }, () => `${rng.pick(keys)}=${values()}`);
-  if (rng.chance(0.2)) pairs.push(...Array.from({ length: rng.between(2, 200) }, () => pairs[0]!));
-  return `?${pairs.join('&')}`;
-}
-
-const BODY_FIELDS = [
-  'title',
-  'role',
-  'emoji',
-  'visibility',
-  'parentId',
-  'parent',
-  'organizationId',
-  'organization',
-  'users',
-  'teams',
-  'userIds',
-  'defaultLevel',
-  'editMode',
-  'language',
-  'memberships',
-  'instructions',
-  'position',
-  'mergeRules',
-  'defaultRole',
-  'emailDomains',
-  'logo',
-  'hostname',
-  'unknownField',
-];
-
-/** A request body: random objects over the real field names, odd JSON, invalid JSON, huge or deep values. */
-function body(rng: Rng): string | undefined {
-  return rng.pick<() => string | undefined>([
-    () => undefined,
-    () =>
-      JSON.stringify(
-        Object.fromEntries(
-          Array.from({ length: rng.between(0, 4) }, () => [
-            rng.pick(BODY_FIELDS),
-            rng.chance(0.5) ? rng.pick(ODD_VALUES) : randomJson(rng),
-          ]),
-        ),
-      ),
-    () => JSON.stringify(randomJson(rng, 4)),
-    () =>
-      rng.pick([
-        '',
-        ' ',
-        '{',
-        '{"title":',
-        '[1,',
-        'nul',
-        '{"a":1}}',
-        '\u0000',
-        '{"title":"\ud800"}',
-        "{'title':'x'}",
-        '{"title":1e999}',
-      ]),
-    () => randomText(rng, rng.between(1, 500)),
-    () => JSON.stringify({ [rng.pick(BODY_FIELDS)]: 't'.repeat(rng.pick([1_000, 100_000, 1_000_000])) }),
-    () =>
-      `{"${rng.pick(BODY_FIELDS)}":${rng.chance(0.5) ? nestedArrays(rng.between(100, 50_000)) : nestedObjects(rng.between(100, 50_000))}}`,
-  ])();
+  expect(sent - before).toBeGreaterThanOrEqual(minimumFuzzRequest);
 }
 
 describe('the platform under hostile input', () => {
-  it('answers random requests to every route: odd ids, query strings, bodies, headers', async () => {
+  it('answers random requests to every route: odd ids, query strings, bodies, headers', {
+    timeout: FUZZ_GUARD_MS,
+  }, async () => {
     problems = [];
     const before = sent;
     const rng = createRng(SEED);
@@ -414,71 +258,17 @@ describe('the platform under hostile input', () => {
       { method: 'PUT', path: '/storage/upload' },
     ];
     const tokens = [adminToken, tokenOf(DEMO.users.gus), tokenOf(DEMO.users.ivy)];
-    for (let i = 0; i < ROUTE_CASES; i += 1) {
-      const route = rng.pick(routes);
-      let path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => parameterValue(rng, name));
-      if (rng.chance(0.05))
-        path = rng.pick([
-          `${path}/`,
-          `${path}//`,
-          path.toUpperCase(),
-          path.replace('/v1', '/v2'),
-          `/v1/..${path}`,
-          `${path}/extra`,
-        ]);
-      const method = rng.chance(0.85)
-        ? route.method
-        : rng.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'TRACE']);
-      const headers: Record<string, string> = {};
-      const authorization = rng.pick<() => string | undefined>([
-        () => `Bearer ${rng.pick(tokens)}`,
-        () => `Bearer ${rng.pick(tokens)}`,
-        () => `Bearer ${rng.pick(tokens)}`,
-        () => undefined,
-        () =>
-          rng.pick([
-            'Bearer',
-            'Bearer ',
-            'bearer x',
-            'Basic YWRhOnB3',
-            'Bearer a b',
-            'Token x',
-            `Bearer ${'t'.repeat(8000)}`,
-            'Bearer %00',
-            `Bearer ${adminToken}x`,
-          ]),
-      ])();
-      if (authorization !== undefined) headers.authorization = authorization;
-      const text = ['GET', 'HEAD'].includes(method) && rng.chance(0.8) ? undefined : body(rng);
-      if (text !== undefined || rng.chance(0.1)) {
-        headers['content-type'] = rng.pick([
-          'application/json',
-          'application/json',
-          'application/json',
-          'application/json; charset=latin1',
-          'text/plain',
-          'application/x-www-form-urlencoded',
-          'multipart/form-data; boundary=x',
-          'application/xml',
-          ';;;',
-          'application/json, text/plain',
-        ]);
-      }
-      if (rng.chance(0.05)) headers.accept = rng.pick(['image/png', '*/*;q=0', 'application/xml', '']);
-      if (rng.chance(0.05))
-        headers[`x-${randomText(rng, 6).replace(/[^a-z]/gi, 'a')}`] = 'h'.repeat(rng.pick([10, 4000]));
-      await send({ label: `route #${i}`, method, path: path + queryString(rng), headers, body: text });
-    }
+    for (const request of routeCases(rng, ROUTE_CASES, { routes, tokens, real: demoIds(idOf) })) await send(request);
     expectNoProblems(ROUTE_CASES, before);
   });
 
-  it('answers hostile paths, query strings, bodies and headers', async () => {
+  it('answers hostile paths, query strings, bodies and headers', { timeout: FUZZ_GUARD_MS }, async () => {
     problems = [];
     const before = sent;
     const auth = { authorization: `Bearer ${adminToken}` };
     const json = { ...auth, 'content-type': 'application/json' };
     const space = spaceId(DEMO.spaces.public);
-    const cases: Sent[] = [
+    const cases: FuzzRequest[] = [
       { label: 'path of 10 KB', method: 'GET', path: `/v1/orgs/${'a'.repeat(10_000)}`, headers: auth },
       { label: 'path of 15 KB', method: 'GET', path: `/v1/${'a/'.repeat(7_500)}`, headers: auth },
       { label: 'id of 500', method: 'GET', path: `/v1/spaces/${'s'.repeat(500)}`, headers: auth },
@@ -711,7 +501,12 @@ describe('the platform under hostile input', () => {
           ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-h${i}`, 'h'.repeat(100)])),
         },
       },
-      { label: 'header of 20 KB', method: 'GET', path: '/v1/user', headers: { ...auth, 'x-big': 'h'.repeat(20_000) } },
+      {
+        label: 'header of 20 KB',
+        method: 'GET',
+        path: '/v1/user',
+        headers: { ...auth, 'x-big': 'h'.repeat(20_000) },
+      },
       {
         label: 'headers of 64 KB',
         method: 'GET',
@@ -738,7 +533,9 @@ describe('the platform under hostile input', () => {
     expectNoProblems(cases.length, before);
   });
 
-  it('answers what node:http would not send: malformed request lines, headers and framing, in the error shape', async () => {
+  it('answers what node:http would not send: malformed request lines, headers and framing, in the error shape', {
+    timeout: FUZZ_GUARD_MS,
+  }, async () => {
     problems = [];
     const before = sent;
     const rng = createRng(SEED + 1);

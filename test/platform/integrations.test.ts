@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { isPrivateAddress } from '../../src/platform/outbound.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { until } from '../fixtures/wait.js';
 
 const { acme, globex } = DEMO.orgs;
 const U = DEMO.users;
@@ -723,12 +724,14 @@ describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)
 
 describe('delivery across a restart', () => {
   it('delivers what was pending when the platform stopped, once', async () => {
+    const RETRY_MS = 2_000;
     const hooks = await receiver();
     const dataDir = mkdtempSync(join(tmpdir(), 'integration-restart-'));
     try {
-      // A long wait before retries: the first attempt fails, and the platform stops while the
-      // retry and the events after it wait in the queue.
-      const before = await startTestPlatform({ dataDir, deliveryRetryBaseMs: 300 });
+      // A long wait before retries (long enough that a busy machine counts the queue before the
+      // retry is due): the first attempt fails, and the platform stops while the retry and the
+      // events after it wait in the queue.
+      const before = await startTestPlatform({ dataDir, deliveryRetryBaseMs: RETRY_MS });
       await before.api('POST', '/integrations/restarted', { body: publication({ endpoint: hooks.url }) });
       hooks.statuses.push(500);
       const installed = await before.api('POST', '/integrations/restarted/installations', {
@@ -737,7 +740,8 @@ describe('delivery across a restart', () => {
       const installation = `/integrations/restarted/installations/${installed.body.id}`;
       await before.api('PATCH', installation, { body: { externalIds: ['a'] } });
       await before.api('PATCH', installation, { body: { externalIds: ['b'] } });
-      await expect.poll(() => hooks.requests.length).toBe(1);
+      await until(() => hooks.requests.length > 0);
+      expect(hooks.requests).toHaveLength(1);
       const waiting = before.db
         .prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'integration-delivery' AND state = 'queued'")
         .pluck(true)
@@ -745,7 +749,7 @@ describe('delivery across a restart', () => {
       expect(waiting).toBe(3);
       await before.destroy();
 
-      const after = await startTestPlatform({ dataDir, deliveryRetryBaseMs: 300 });
+      const after = await startTestPlatform({ dataDir, deliveryRetryBaseMs: RETRY_MS });
       try {
         await after.app.jobs.drain();
         // One failed attempt, then each of the three events once, in their order.
