@@ -155,6 +155,9 @@ if (built !== wanted) {
 // `npm ci` (`prepare`) also seeds the demo data into a template, so that the first `npm start` does not wait for
 // a seed (src/platform/demo-template.ts). A compile empties `dist/`, so the template is always of this build.
 if (process.argv.includes('--demo-template') && !existsSync(join(OUTPUT, 'demo-template', 'platform.sqlite'))) {
-  const { writeDemoTemplate } = await import(pathToFileURL(join(OUTPUT, 'platform', 'demo-template.js')).href);
-  writeDemoTemplate();
+  const template = await import(pathToFileURL(join(OUTPUT, 'platform', 'demo-template.js')).href);
+  const { DEFAULT_GIT_AUTHOR } = await import(pathToFileURL(join(OUTPUT, 'platform', 'app.js')).href);
+  template.writeDemoTemplate();
+  // Without git, each first start tries to make the repository itself.
+  await template.writeDemoRepository(template.DEMO_TEMPLATE_FILE, DEFAULT_GIT_AUTHOR).catch(() => {});
 }

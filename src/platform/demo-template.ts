@@ -1,10 +1,28 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catchUpSearchIndex } from './content/current.js';
 import { seedDemoData } from './demo-data.js';
-import { openDatabase } from './store/db.js';
+import {
+  applyDemoRepository,
+  type DemoRepositoryRecord,
+  demoRepositoryIn,
+  recordDemoRepository,
+  seedDemoRepository,
+} from './git/demo.js';
+import { openDatabase, type Db } from './store/db.js';
 
 /**
  * Seeding the demo data set takes most of a second (its markdown converted, its search index
@@ -31,6 +49,49 @@ export function writeDemoTemplate(file = DEMO_TEMPLATE_FILE): void {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** The template's record of its demo repository, beside the repository. */
+const recordFile = (template: string) => `${demoRepositoryIn(dirname(template))}.json`;
+
+/**
+ * Commits the demo handbook to a repository beside the template (`demo-repos/handbook.git`, by
+ * `author`), with a record of the links the database gets to it: a start from the template copies
+ * both (`placeDemoRepository`) instead of running git for every revision (a quarter of a second).
+ * The template's database itself is left as a seed leaves it.
+ */
+export async function writeDemoRepository(template: string, author: { name: string; email: string }): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'demo-repository-'));
+  try {
+    copyFileSync(template, join(scratch, 'platform.sqlite'));
+    const db = openDatabase({ file: join(scratch, 'platform.sqlite') });
+    try {
+      const bare = await seedDemoRepository(db, scratch, author);
+      const placed = demoRepositoryIn(dirname(template));
+      rmSync(placed, { recursive: true, force: true });
+      cpSync(bare, placed, { recursive: true });
+      writeFileSync(recordFile(template), JSON.stringify(recordDemoRepository(db, bare)));
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Copies the template's demo repository into `dataDir` and links the handbook in `db` (a copy of
+ * the template) to it; false when the template has none, and the caller makes one.
+ */
+export function placeDemoRepository(db: Db, dataDir: string, template = DEMO_TEMPLATE_FILE): boolean {
+  const repository = demoRepositoryIn(dirname(template));
+  if (!existsSync(recordFile(template)) || !existsSync(repository)) return false;
+  const record = JSON.parse(readFileSync(recordFile(template), 'utf8')) as DemoRepositoryRecord;
+  const placed = demoRepositoryIn(dataDir);
+  rmSync(placed, { recursive: true, force: true });
+  cpSync(repository, placed, { recursive: true });
+  applyDemoRepository(db, record, placed);
+  return true;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { seedDemoRepository } from './git/demo.js';
 import { createPlatform, DEFAULT_GIT_AUTHOR, type CreatePlatformOptions } from './app.js';
 import { isSeeded, seedDemoData, type DemoTokens } from './demo-data.js';
-import { placeDemoTemplate } from './demo-template.js';
+import { placeDemoRepository, placeDemoTemplate } from './demo-template.js';
 import { openDatabase, type Db } from './store/db.js';
 
 export interface StartPlatformOptions {
@@ -81,9 +81,15 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   if (Object.keys(tokens).length > 0) {
     writeFileSync(join(options.dataDir, 'demo-tokens.json'), `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
   }
-  if (freshSeed) {
-    // The demo handbook lives in a local repository too; without git, it keeps its example remote.
-    await seedDemoRepository(db, options.dataDir, options.gitAuthor ?? DEFAULT_GIT_AUTHOR).catch((error: unknown) => {
+  // The demo handbook lives in a local repository too: a copy of the template's, when its commits have this
+  // platform's author; otherwise made here. Without git, it keeps its example remote.
+  const author = options.gitAuthor ?? DEFAULT_GIT_AUTHOR;
+  const templateAuthor = author.name === DEFAULT_GIT_AUTHOR.name && author.email === DEFAULT_GIT_AUTHOR.email;
+  if (
+    freshSeed &&
+    !(fromTemplate && templateAuthor && placeDemoRepository(db, options.dataDir, options.demoTemplate))
+  ) {
+    await seedDemoRepository(db, options.dataDir, author).catch((error: unknown) => {
       process.emitWarning(`The demo Git repository was not created: ${(error as Error).message}`);
     });
   }

@@ -1,20 +1,33 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { placeDemoTemplate, writeDemoTemplate } from '../../src/platform/demo-template.js';
+import { execFileSync } from 'node:child_process';
+import { DEFAULT_GIT_AUTHOR } from '../../src/platform/app.js';
+import { placeDemoTemplate, writeDemoRepository, writeDemoTemplate } from '../../src/platform/demo-template.js';
 import { startPlatform } from '../../src/platform/server.js';
 import { openDatabase } from '../../src/platform/store/db.js';
 
 let work: string;
 let template: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'demo-template-test-'));
   template = join(work, 'template', 'platform.sqlite');
   writeDemoTemplate(template);
+  await writeDemoRepository(template, DEFAULT_GIT_AUTHOR);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A template with no repository beside it (git was missing when it was made): a start makes one. */
+function bareTemplate(): string {
+  const file = join(work, 'bare-template', 'platform.sqlite');
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    copyFileSync(template, file);
+  }
+  return file;
+}
 
 /** The demo tokens a database holds, by e-mail. */
 function tokensIn(file: string): Record<string, string> {
@@ -35,28 +48,51 @@ describe('the demo template', () => {
     expect(Object.keys(tokensIn(join(work, 'template', 'platform.sqlite')))).toContain('ada@acme.test');
   });
 
-  it('starts an empty data folder as a seed would: its tokens, their file and the demo repository', async () => {
-    const dataDir = join(work, 'fresh');
-    const platform = await startPlatform({ dataDir, port: 0, demoTemplate: template });
-    try {
-      const written = JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
-      expect(written).toEqual(platform.tokens);
-      const [email, token] = Object.entries(platform.tokens)[0]!;
-      const answer = await fetch(`${platform.url}/user`, { headers: { authorization: `Bearer ${token}` } });
-      expect(answer.status).toBe(200);
-      expect(((await answer.json()) as { email: string }).email).toBe(email);
-      // The repository is made for this folder, and the handbook linked to it.
-      const handbook = platform.db
-        .prepare("SELECT git_sync FROM spaces WHERE title = 'Company handbook'")
-        .pluck(true)
-        .get();
-      const bare = join(dataDir, 'demo-repos', 'handbook.git');
-      expect(existsSync(join(bare, 'HEAD'))).toBe(true);
-      expect(JSON.parse(handbook as string)).toMatchObject({ url: `file://${bare}` });
-    } finally {
-      await platform.close();
-    }
-  });
+  it.each([
+    ['with the repository beside it', () => template],
+    ['without', () => bareTemplate()],
+  ])(
+    'starts an empty data folder as a seed would, %s: its tokens, their file and the demo repository',
+    async (_, made) => {
+      const dataDir = mkdtempSync(join(work, 'fresh-'));
+      const platform = await startPlatform({ dataDir, port: 0, demoTemplate: made() });
+      try {
+        const written = JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
+        expect(written).toEqual(platform.tokens);
+        const [email, token] = Object.entries(platform.tokens)[0]!;
+        const answer = await fetch(`${platform.url}/user`, { headers: { authorization: `Bearer ${token}` } });
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { email: string }).email).toBe(email);
+        // The repository is made for this folder, and the handbook linked to it.
+        const handbook = platform.db
+          .prepare("SELECT git_sync FROM spaces WHERE title = 'Company handbook'")
+          .pluck(true)
+          .get();
+        const bare = join(dataDir, 'demo-repos', 'handbook.git');
+        expect(existsSync(join(bare, 'HEAD'))).toBe(true);
+        const sync = JSON.parse(handbook as string) as { url: string; lastCommit: string };
+        expect(sync).toMatchObject({ url: `file://${bare}` });
+        const git = (...args: string[]) =>
+          execFileSync('git', ['--git-dir', bare, ...args], { encoding: 'utf8' }).trim();
+        expect(git('rev-parse', 'refs/heads/main')).toBe(sync.lastCommit);
+        // Every revision links its commit, in this folder's repository.
+        const links = platform.db
+          .prepare(
+            "SELECT git FROM revisions WHERE git IS NOT NULL AND space_id = (SELECT id FROM spaces WHERE title = 'Company handbook')",
+          )
+          .pluck(true)
+          .all()
+          .map((json) => JSON.parse(json as string) as { oid: string; url: string });
+        expect(links.length).toBeGreaterThan(1);
+        for (const link of links) {
+          expect(link.url).toBe(`file://${bare}`);
+          expect(git('cat-file', '-t', link.oid)).toBe('commit');
+        }
+      } finally {
+        await platform.close();
+      }
+    },
+  );
 
   it('never replaces a database that is there, and is skipped when there is no template', () => {
     const dataDir = mkdtempSync(join(work, 'kept-'));

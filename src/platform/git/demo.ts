@@ -27,7 +27,7 @@ export async function seedDemoRepository(
     .get(DEMO_REPOSITORY_SPACE) as SpaceRow | undefined;
   if (!space) throw new Error(`No demo space "${DEMO_REPOSITORY_SPACE}"`);
   // Absolute: git runs in `dataDir`, where a relative path (the default `.data`) would be taken twice.
-  const bare = resolve(dataDir, 'demo-repos', 'handbook.git');
+  const bare = demoRepositoryIn(dataDir);
   rmSync(bare, { recursive: true, force: true });
   mkdirSync(dirname(bare), { recursive: true });
   await git(['init', '--quiet', '--bare', '--initial-branch=main', bare], { cwd: dataDir });
@@ -79,4 +79,45 @@ export async function seedDemoRepository(
   };
   db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(state), space.id);
   return bare;
+}
+
+/** Where a data folder keeps the demo repository. */
+export function demoRepositoryIn(dataDir: string): string {
+  return resolve(dataDir, 'demo-repos', 'handbook.git');
+}
+
+/**
+ * What `seedDemoRepository` wrote to the database, to be written again to a copy of the database
+ * it started from, with a copy of the repository elsewhere: `url` is where the repository was.
+ */
+export interface DemoRepositoryRecord {
+  url: string;
+  spaceId: string;
+  gitSync: string;
+  revisions: Array<{ id: string; git: string }>;
+}
+
+/** Reads what `seedDemoRepository` wrote to `db`, for `applyDemoRepository`. */
+export function recordDemoRepository(db: Db, bare: string): DemoRepositoryRecord {
+  const space = db
+    .prepare('SELECT id, git_sync FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1')
+    .get(DEMO_REPOSITORY_SPACE) as { id: string; git_sync: string };
+  const revisions = db
+    .prepare('SELECT id, git FROM revisions WHERE space_id = ? AND git IS NOT NULL ORDER BY rowid')
+    .all(space.id) as Array<{ id: string; git: string }>;
+  return { url: `file://${bare}`, spaceId: space.id, gitSync: space.git_sync, revisions };
+}
+
+/**
+ * Writes a recorded demo repository's links into `db`, for its copy at `bare` (the commits are the
+ * same wherever the repository is; only its URL changes).
+ */
+export function applyDemoRepository(db: Db, record: DemoRepositoryRecord, bare: string): void {
+  // Replaced as JSON strings, so that only the whole URL is.
+  const moved = (json: string) => json.replaceAll(JSON.stringify(record.url), JSON.stringify(`file://${bare}`));
+  db.transaction(() => {
+    const revision = db.prepare('UPDATE revisions SET git = ? WHERE id = ? AND space_id = ?');
+    for (const { id, git } of record.revisions) revision.run(moved(git), id, record.spaceId);
+    db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(moved(record.gitSync), record.spaceId);
+  })();
 }
