@@ -1,7 +1,26 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * Files that take a minute or more (the benchmarks' smoke runs, the cluster), started first: vitest orders a run by
+ * the durations it cached, and a fresh clone has none, so they ran last, one of them alone on the two workers for
+ * the last minute of the run.
+ */
+const LONGEST = ['test/bench-smoke.test.ts', 'test/bench-hardening-smoke.test.ts', 'test/cluster.test.ts'];
+
+/** Vitest's own order, with `LONGEST` first. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
+      return index < 0 ? LONGEST.length : index;
+    };
+    return (await super.sort(files)).toSorted((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   resolve: {
@@ -16,6 +35,7 @@ export default defineConfig({
     // Each file starts its own platform on a temporary SQLite file; two workers fit two cores.
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     // Guards against a hang, not bounds: on a loaded machine a test takes several times what it
     // takes alone (some take 10-15 s beside the rest of the suite and two busy loops).
     testTimeout: 60_000,
