@@ -65,9 +65,10 @@ async function compile(files) {
   const { build } = await import('esbuild');
   // Emptied first, so that a source file deleted or renamed leaves no module behind in `dist/`.
   rmSync(OUTPUT, { recursive: true, force: true });
-  const entries = new Set(PROCESS_ENTRIES.map((entry) => join(SOURCES, `${entry}.ts`)));
+  const entries = PROCESS_ENTRIES.filter((entry) => files.includes(entrySource(entry)));
+  const bundled = new Set(entries.map(entrySource));
   await build({
-    entryPoints: files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !entries.has(file)),
+    entryPoints: files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !bundled.has(file)),
     outdir: OUTPUT,
     outbase: SOURCES,
     platform: 'node',
@@ -79,11 +80,11 @@ async function compile(files) {
     sourcesContent: false,
     logLevel: 'warning',
   });
-  await bundle(
-    build,
-    PROCESS_ENTRIES.filter((entry) => files.includes(join(SOURCES, `${entry}.ts`))),
-  );
+  await bundle(build, entries);
 }
+
+/** The source file of a process entry: `gateway/main` → `src/gateway/main.ts`. */
+const entrySource = (entry) => join(SOURCES, `${entry}.ts`);
 
 /** The bundle's name of an entry: `gateway/main` → `gateway-main`. */
 const bundleName = (entry) => entry.replaceAll('/', '-');
@@ -95,9 +96,7 @@ const bundleName = (entry) => entry.replaceAll('/', '-');
 async function bundle(build, entries) {
   if (entries.length === 0) return;
   await build({
-    entryPoints: Object.fromEntries(
-      entries.map((entry) => [join(BUNDLES, bundleName(entry)), join(SOURCES, `${entry}.ts`)]),
-    ),
+    entryPoints: Object.fromEntries(entries.map((entry) => [join(BUNDLES, bundleName(entry)), entrySource(entry)])),
     outdir: OUTPUT,
     chunkNames: join(BUNDLES, '[name]-[hash]'),
     bundle: true,

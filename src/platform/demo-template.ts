@@ -70,7 +70,7 @@ export async function writeDemoRepository(template: string, author: { name: stri
       const placed = demoRepositoryIn(dirname(template));
       rmSync(placed, { recursive: true, force: true });
       cpSync(bare, placed, { recursive: true });
-      writeFileSync(recordFile(template), JSON.stringify(recordDemoRepository(db, bare)));
+      writeFileSync(recordFile(template), JSON.stringify(recordDemoRepository(db, bare, author)));
     } finally {
       db.close();
     }
@@ -81,12 +81,19 @@ export async function writeDemoRepository(template: string, author: { name: stri
 
 /**
  * Copies the template's demo repository into `dataDir` and links the handbook in `db` (a copy of
- * the template) to it; false when the template has none, and the caller makes one.
+ * the template) to it; false when the template has none, or one committed by another author than
+ * `author`, and the caller makes one.
  */
-export function placeDemoRepository(db: Db, dataDir: string, template = DEMO_TEMPLATE_FILE): boolean {
+export function placeDemoRepository(
+  db: Db,
+  dataDir: string,
+  author: DemoRepositoryRecord['author'],
+  template = DEMO_TEMPLATE_FILE,
+): boolean {
   const repository = demoRepositoryIn(dirname(template));
   if (!existsSync(recordFile(template)) || !existsSync(repository)) return false;
   const record = JSON.parse(readFileSync(recordFile(template), 'utf8')) as DemoRepositoryRecord;
+  if (record.author.name !== author.name || record.author.email !== author.email) return false;
   const placed = demoRepositoryIn(dataDir);
   rmSync(placed, { recursive: true, force: true });
   cpSync(repository, placed, { recursive: true });

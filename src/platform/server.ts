@@ -84,11 +84,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   // The demo handbook lives in a local repository too: a copy of the template's, when its commits have this
   // platform's author; otherwise made here. Without git, it keeps its example remote.
   const author = options.gitAuthor ?? DEFAULT_GIT_AUTHOR;
-  const templateAuthor = author.name === DEFAULT_GIT_AUTHOR.name && author.email === DEFAULT_GIT_AUTHOR.email;
-  if (
-    freshSeed &&
-    !(fromTemplate && templateAuthor && placeDemoRepository(db, options.dataDir, options.demoTemplate))
-  ) {
+  if (freshSeed && !(fromTemplate && placeDemoRepository(db, options.dataDir, author, options.demoTemplate))) {
     await seedDemoRepository(db, options.dataDir, author).catch((error: unknown) => {
       process.emitWarning(`The demo Git repository was not created: ${(error as Error).message}`);
     });

@@ -94,6 +94,19 @@ describe('the demo template', () => {
     },
   );
 
+  it('makes its own repository when the platform signs commits with another author than the template', async () => {
+    const dataDir = mkdtempSync(join(work, 'author-'));
+    const gitAuthor = { name: 'Release bot', email: 'release-bot@acme.test' };
+    const platform = await startPlatform({ dataDir, port: 0, demoTemplate: template, gitAuthor });
+    try {
+      const bare = join(dataDir, 'demo-repos', 'handbook.git');
+      const log = execFileSync('git', ['--git-dir', bare, 'log', '--format=%an <%ae>'], { encoding: 'utf8' });
+      expect(new Set(log.trim().split('\n'))).toEqual(new Set([`${gitAuthor.name} <${gitAuthor.email}>`]));
+    } finally {
+      await platform.close();
+    }
+  });
+
   it('never replaces a database that is there, and is skipped when there is no template', () => {
     const dataDir = mkdtempSync(join(work, 'kept-'));
     const database = join(dataDir, 'platform.sqlite');

@@ -22,9 +22,7 @@ export async function seedDemoRepository(
   dataDir: string,
   author: { name: string; email: string },
 ): Promise<string> {
-  const space = db
-    .prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1')
-    .get(DEMO_REPOSITORY_SPACE) as SpaceRow | undefined;
+  const space = demoSpace(db);
   if (!space) throw new Error(`No demo space "${DEMO_REPOSITORY_SPACE}"`);
   // Absolute: git runs in `dataDir`, where a relative path (the default `.data`) would be taken twice.
   const bare = demoRepositoryIn(dataDir);
@@ -81,6 +79,13 @@ export async function seedDemoRepository(
   return bare;
 }
 
+/** The demo space kept in the repository: the first of that title. */
+function demoSpace(db: Db): SpaceRow | undefined {
+  return db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(DEMO_REPOSITORY_SPACE) as
+    | SpaceRow
+    | undefined;
+}
+
 /** Where a data folder keeps the demo repository. */
 export function demoRepositoryIn(dataDir: string): string {
   return resolve(dataDir, 'demo-repos', 'handbook.git');
@@ -92,20 +97,24 @@ export function demoRepositoryIn(dataDir: string): string {
  */
 export interface DemoRepositoryRecord {
   url: string;
+  /** Who its commits are by: a platform with another author makes its own. */
+  author: { name: string; email: string };
   spaceId: string;
   gitSync: string;
   revisions: Array<{ id: string; git: string }>;
 }
 
 /** Reads what `seedDemoRepository` wrote to `db`, for `applyDemoRepository`. */
-export function recordDemoRepository(db: Db, bare: string): DemoRepositoryRecord {
-  const space = db
-    .prepare('SELECT id, git_sync FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1')
-    .get(DEMO_REPOSITORY_SPACE) as { id: string; git_sync: string };
+export function recordDemoRepository(
+  db: Db,
+  bare: string,
+  author: DemoRepositoryRecord['author'],
+): DemoRepositoryRecord {
+  const space = demoSpace(db)!;
   const revisions = db
     .prepare('SELECT id, git FROM revisions WHERE space_id = ? AND git IS NOT NULL ORDER BY rowid')
     .all(space.id) as Array<{ id: string; git: string }>;
-  return { url: `file://${bare}`, spaceId: space.id, gitSync: space.git_sync, revisions };
+  return { url: `file://${bare}`, author, spaceId: space.id, gitSync: space.git_sync!, revisions };
 }
 
 /**
