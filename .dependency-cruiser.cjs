@@ -33,6 +33,21 @@ module.exports = {
       to: { path: '^src/(gateway|platform)' },
     },
     {
+      name: 'contract-generator-apart',
+      severity: 'error',
+      comment:
+        'The contract generator (src/contract) runs at development time; each side reads only the files it generated for it.',
+      from: { path: '^src/(gateway|platform|document)' },
+      to: { path: '^src/contract' },
+    },
+    {
+      name: 'contract-generator-stands-alone',
+      severity: 'error',
+      comment: 'The generator reads the description and its overlay, never the code it writes for.',
+      from: { path: '^src/contract' },
+      to: { path: '^src/(gateway|platform|document)' },
+    },
+    {
       name: 'migrations-hold-their-sql',
       severity: 'error',
       comment: 'A shipped migration never changes: it holds its own SQL text and imports no domain code.',

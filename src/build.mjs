@@ -68,7 +68,8 @@ async function compile(files) {
   const entries = PROCESS_ENTRIES.filter((entry) => files.includes(entrySource(entry)));
   const bundled = new Set(entries.map(entrySource));
   await build({
-    entryPoints: files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !bundled.has(file)),
+    // Plain `.js` modules are generated code (the REST contract): copied through as they are.
+    entryPoints: files.filter((file) => isModule(file) && !bundled.has(file)),
     outdir: OUTPUT,
     outbase: SOURCES,
     platform: 'node',
@@ -82,6 +83,9 @@ async function compile(files) {
   });
   await bundle(build, entries);
 }
+
+/** A module of the build: TypeScript (not a declaration) or plain JavaScript. */
+const isModule = (file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.endsWith('.js');
 
 /** The source file of a process entry: `gateway/main` → `src/gateway/main.ts`. */
 const entrySource = (entry) => join(SOURCES, `${entry}.ts`);
