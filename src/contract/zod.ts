@@ -138,7 +138,7 @@ class ZodWriter {
       const doc = jsdoc(`\`${op.method} ${op.path}\`${op.summary ? `: ${op.summary}` : ''}`);
       return `${doc}export declare const ${op.operationId}: Operation<${path}, ${query}, ${body}, { ${answers.join('; ')} }>;\n`;
     });
-    return `${banner}import type { Operation } from '../operation.js';\nimport type * as T from './types.js';\n\n${records.join('')}\n/** Every operation of the description, in the order of its paths. */\nexport declare const OPERATIONS: ReadonlyArray<Operation>;\n`;
+    return `${banner}import type { Operation } from '../record.js';\nimport type * as T from './types.js';\n\n${records.join('')}\n/** Every operation of the description, in the order of its paths. */\nexport declare const OPERATIONS: ReadonlyArray<Operation>;\n`;
   }
 
   // --- schema → zod ------------------------------------------------------------------------------

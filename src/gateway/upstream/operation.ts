@@ -38,25 +38,3 @@ export async function sendFor<S extends z.ZodType>(
 /** Query filters of a list or a read, by name (undefined ones are not sent). */
 export type Filters<K extends string> = { [P in K]?: QueryValue };
 
-/**
- * One operation of the API as the generated contract records it (`contract/operations.js`, from the
- * description and its overlay): what every reader of an upstream call (metrics, traces, logs, the
- * response cache, explain) names it by. Its schemas are built on first use.
- */
-export interface Operation<
-  PathParam extends string = string,
-  QueryShape = unknown,
-  Body = unknown,
-  Answers extends Record<number, unknown> = Record<number, unknown>,
-> {
-  readonly operationId: string;
-  readonly method: HttpMethod;
-  /** The path template below the API's base (`/spaces/{spaceId}`). */
-  readonly path: string;
-  readonly pathParams: readonly PathParam[];
-  readonly queryParams: readonly string[];
-  readonly query: z.ZodType<QueryShape> | undefined;
-  readonly body: z.ZodType<Body> | undefined;
-  /** The schema of each successful answer by status; undefined for an answer without a body. */
-  readonly answers: { readonly [Status in keyof Answers]: z.ZodType<Answers[Status]> | undefined };
-}
