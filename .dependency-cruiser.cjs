@@ -59,7 +59,7 @@ module.exports = {
       name: 'policy-not-schema',
       severity: 'error',
       comment:
-        'The cost model defines what a field declares of its upstream cost and the schema kit uses it, not the reverse: policy reads the schema only through that contract.',
+        'The cost model defines what it reads of the schema (the upstream cost a field declares, the keys of a link, the cursors of a connection) and the schema kit uses it, not the reverse.',
       from: { path: '^src/gateway/policy/' },
       to: { path: '^src/gateway/schema/' },
     },
