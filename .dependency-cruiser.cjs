@@ -54,6 +54,30 @@ module.exports = {
       from: { path: '^src/platform/store/migrations' },
       to: { path: '^src/platform/(?!store/)' },
     },
+    {
+      name: 'upstream-below-policy-schema-http',
+      severity: 'error',
+      comment:
+        'The REST client and the operation records are the bottom of the gateway: policy, schema and HTTP build on them, so what they need lives in or below upstream.',
+      from: { path: '^src/gateway/upstream/' },
+      to: { path: '^src/gateway/(policy|schema|http)/' },
+    },
+    {
+      name: 'state-not-http',
+      severity: 'error',
+      comment:
+        'The shared state serves every replica role, the HTTP front among them: what it needs of a request is plain data, not the HTTP framework.',
+      from: { path: '^src/gateway/state/' },
+      to: { path: '^src/gateway/http/' },
+    },
+    {
+      name: 'policy-not-schema',
+      severity: 'error',
+      comment:
+        'The cost model defines what it reads of the schema (the upstream cost a field declares, the keys of a link, the cursors of a connection) and the schema kit uses it, not the reverse.',
+      from: { path: '^src/gateway/policy/' },
+      to: { path: '^src/gateway/schema/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -4,10 +4,10 @@
 // into it.
 import { initContextCache } from '@pothos/core';
 import { DocumentConverter, RequestConversions } from './conversion/converter.js';
-import { ResponseBudget } from './policy/answer-size.js';
+import { ResponseBudget } from './upstream/response-budget.js';
 import { GatewayWork } from './policy/gateway-work.js';
 import { DEFAULT_LIMITS } from './policy/limits.js';
-import { Trace } from './policy/trace.js';
+import { Trace } from './upstream/trace.js';
 import type { LiveHub } from './live/hub.js';
 import type { RestClient } from './upstream/client.js';
 import { RequestApi } from './upstream/request.js';
@@ -98,7 +98,13 @@ export function createContext(client: RestClient, request: Request, options: Con
     traceparent: span?.traceparent,
     onExchange: span?.onUpstream,
   };
-  const api = new RequestApi(client, caller, options.maxUpstreamRequests, trace, responseBudget);
+  const api = new RequestApi(
+    client,
+    caller,
+    options.maxUpstreamRequests ?? DEFAULT_LIMITS.maxUpstreamRequests,
+    trace,
+    responseBudget,
+  );
   const work = new GatewayWork();
   const conversions = new RequestConversions(options.converter ?? defaultConverter(), {
     work,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { addressGroup, clientAddress } from '../../src/gateway/http/client-address.js';
+import { addressGroup, clientAddress } from '../../src/gateway/state/client-address.js';
 
 /** A connection from `peer`, with the `X-Forwarded-For` lines given. */
 const from = (peer: string, ...forwardedFor: string[]) =>

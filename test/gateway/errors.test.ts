@@ -2,7 +2,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restConnection } from '../../src/gateway/schema/kit/connections.js';
-import { MAX_UPSTREAM_REQUESTS } from '../../src/gateway/upstream/request.js';
+import { DEFAULT_LIMITS } from '../../src/gateway/policy/limits.js';
 import { RestClient } from '../../src/gateway/upstream/client.js';
 import { createGateway } from '../../src/gateway/http/server.js';
 import { DEMO } from '../../src/platform/demo-data.js';
@@ -269,7 +269,7 @@ describe('what the platform answers', () => {
     });
   });
 
-  it(`stops one operation at ${MAX_UPSTREAM_REQUESTS} upstream requests`, async () => {
+  it(`stops one operation at ${DEFAULT_LIMITS.maxUpstreamRequests} upstream requests`, async () => {
     const mock = await mockGateway((path) => ({ ...organization, id: path.split('/').pop() }));
     const aliases = Array.from({ length: 11 }, (_, a) => {
       const ids = Array.from({ length: 100 }, (_, i) => `"${encodeGlobalID('Organization', `o${a}-${i}`)}"`).join(', ');
@@ -278,7 +278,7 @@ describe('what the platform answers', () => {
     const result = await mock.run(`{ ${aliases.join('\n')} }`);
     await mock.close();
     const refused = (result.errors ?? []).filter((e) => e.extensions?.code === 'BAD_USER_INPUT');
-    expect(refused.length).toBe(11 * 100 - MAX_UPSTREAM_REQUESTS);
+    expect(refused.length).toBe(11 * 100 - DEFAULT_LIMITS.maxUpstreamRequests);
     expect(result.errors?.length).toBe(refused.length);
   });
 });

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { documentLines } from '../../document/lines.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
-import { jsonBytes, type ResponseBudget } from '../policy/answer-size.js';
+import { jsonBytes } from '../policy/answer-size.js';
+import type { ResponseBudget } from '../upstream/response-budget.js';
 import type { GatewayWork } from '../policy/gateway-work.js';
 import { keepRecent } from '../state/memory.js';
 import { bodySource, UnparsedBody } from '../upstream/bodies.js';

@@ -1,5 +1,6 @@
 import { buildSchema, type DirectiveLocation, GraphQLDirective, GraphQLSchema, parse } from 'graphql';
-import { budgetAnswers, executeWhole, ResponseBudget } from '../policy/answer-size.js';
+import { budgetAnswers, executeWhole } from '../policy/answer-size.js';
+import { ResponseBudget } from '../upstream/response-budget.js';
 
 /**
  * Introspection as a worker thread of the pool answers it. The answer to an introspection

@@ -1,4 +1,4 @@
-import { addressGroup } from './client-address.js';
+import { addressGroup } from '../state/client-address.js';
 
 /** Bounds on the connections that stay open between operations: WebSockets and the event streams of `/graphql/stream`. */
 export interface ConnectionLimits {

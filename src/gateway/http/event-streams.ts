@@ -4,7 +4,7 @@ import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
 import { readBounded, tooLarge } from '../policy/limits.js';
 import { budgetKeyOf, callerKeyOf } from '../state/caller.js';
-import { clientAddressOf, rememberClientAddress } from './client-address.js';
+import { clientAddressOf, rememberClientAddress } from '../state/client-address.js';
 import { IdleTimer, type OpenConnections } from './connections.js';
 import {
   isEventStream,

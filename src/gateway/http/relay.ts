@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { Repeater } from 'graphql-yoga';
-import { rememberClientAddress } from './client-address.js';
+import { rememberClientAddress } from '../state/client-address.js';
 
 /** The gateway's own request handling (`gateway.fetch`), where relayed operations go. */
 export type GatewayFetch = (request: Request) => Promise<Response> | Response;

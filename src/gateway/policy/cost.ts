@@ -19,12 +19,11 @@ import {
 } from 'graphql';
 import { GatewayError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, type GatewayLimits } from './limits.js';
-import { onlyKeys } from '../schema/kit/links.js';
-import { isItemCursor } from '../schema/kit/connections.js';
+import { isItemCursor } from './connection-cursors.js';
 
 /**
- * What a field costs the upstream, declared on the field as `extensions: { upstream }` (see
- * `upstream`). Fields without it cost nothing (they read their parent's body), except
+ * What a field costs the upstream, declared on the field as `extensions: { upstream }` (with the
+ * schema kit's `upstream`, see schema/kit/upstream-cost.ts). Fields without it cost nothing (they read their parent's body), except
  * connections (one page per parent object) and root fields (one request).
  */
 export interface UpstreamCost {
@@ -41,27 +40,44 @@ export interface UpstreamCost {
   items?: number | ((args: Record<string, unknown>) => number);
 }
 
+/** Fields of a node that need nothing but its key: all a `link` may be asked for and stay free. */
+const KEY_FIELDS: ReadonlySet<string> = new Set(['id', 'platformId', '__typename']);
+
+/**
+ * True when `selectionSet` selects nothing but key fields (`id`, `platformId`, `__typename`
+ * unless told), looking through fragments: the cost model then counts a `link` as free, and its
+ * resolver answers from the key (see `selectsOnlyKeys`).
+ */
+export function onlyKeys(
+  selectionSet: SelectionSetNode | undefined,
+  fragments: Record<string, FragmentDefinitionNode>,
+  keyFields: ReadonlySet<string> = KEY_FIELDS,
+  seen: Set<string> = new Set(),
+): boolean {
+  if (!selectionSet) return true;
+  return selectionSet.selections.every((selection) => {
+    switch (selection.kind) {
+      case 'Field':
+        return keyFields.has((selection as FieldNode).name.value);
+      case 'InlineFragment':
+        return onlyKeys(selection.selectionSet, fragments, keyFields, seen);
+      case 'FragmentSpread': {
+        const name = selection.name.value;
+        if (seen.has(name)) return true;
+        seen.add(name);
+        const fragment = fragments[name];
+        return fragment ? onlyKeys(fragment.selectionSet, fragments, keyFields, seen) : false;
+      }
+      default:
+        return false;
+    }
+  });
+}
+
 /** The `extensions` of a field, as the cost analysis reads them. */
 export interface CostExtensions {
   upstream?: UpstreamCost;
 }
-
-/** Field `extensions` declaring the upstream cost of a field. */
-export const upstream = {
-  /** A link to another node by id: at most one request per parent, none for keys only. */
-  link: { upstream: { requests: 1, link: true } } satisfies CostExtensions,
-  /** A list of links by id, each like `link`. */
-  links: (items: number) => ({ upstream: { requests: 1, link: true, perItem: true, items } }) satisfies CostExtensions,
-  /** A field that makes `requests` requests per parent object. */
-  fetch: (requests: number) => ({ upstream: { requests } }) satisfies CostExtensions,
-  /** A field that makes no upstream request (a root field served without the platform). */
-  free: { upstream: { requests: 0 } } satisfies CostExtensions,
-  /**
-   * A subscription field whose first read of what it follows makes `requests` requests: what its
-   * first event may cost (later events come from the shared poll and cost their subscribers nothing).
-   */
-  follow: (requests: number) => ({ upstream: { requests } }) satisfies CostExtensions,
-};
 
 /**
  * Items assumed for a list field that is neither a connection nor declares `items`: such lists

@@ -5,9 +5,9 @@ import { GatewayError } from '../errors.js';
 import { addressKeyOf, budgetKeyOf, callerKeyOf } from '../state/caller.js';
 import { keepRecent } from '../state/memory.js';
 import type { BudgetState, Budgets, KeyValueStore } from '../state/store.js';
-import { MAX_UPSTREAM_REQUESTS } from '../upstream/request.js';
 import { getCurrentUser } from '../upstream/users.js';
 import type { OperationCost } from './cost.js';
+import { DEFAULT_LIMITS } from './limits.js';
 
 /** Options of `useRateLimits`. */
 export interface RateLimitOptions {
@@ -96,7 +96,7 @@ export function useRateLimits(
   accepted?: KeyValueStore,
 ): Plugin {
   const reservations = new WeakMap<Request, Reservation>();
-  const maxPoints = options.maxUpstreamRequests ?? MAX_UPSTREAM_REQUESTS;
+  const maxPoints = options.maxUpstreamRequests ?? DEFAULT_LIMITS.maxUpstreamRequests;
   const tokenChecks = options.tokenChecks ?? TOKEN_CHECKS;
 
   const knownTokens = new Map<string, true>();

@@ -19,7 +19,7 @@ import {
 } from '../upstream/collections.js';
 import type { Collection, UserPermission } from '../upstream/shapes/collections.js';
 import { ROLES } from '../upstream/shapes/common.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, loadableNode, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';

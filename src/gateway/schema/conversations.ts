@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey } from './kit/ids.js';
 import { listOrganizationChangeRequests } from '../upstream/change-requests.js';

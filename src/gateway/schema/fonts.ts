@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { createFont, createStorageUpload, deleteFont, getFont, listFonts, updateFont } from '../upstream/fonts.js';
 import { FONT_FORMATS, STORAGE_KINDS, type CustomFont } from '../upstream/shapes/fonts.js';
 import { builder } from './kit/builder.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { isGatewayError } from '../errors.js';
 import { getGitInfo, type GitInfo, queueGitSync, removeLegacyGitInstallation } from '../upstream/git.js';
 import type { gitSyncOperation, Space } from '../upstream/shapes/spaces.js';

@@ -4,7 +4,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import { type ConnectionArgs, listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from './kit/ids.js';
 import {
   disableInstallation,

@@ -22,7 +22,7 @@ import type {
 } from '../upstream/shapes/members.js';
 import { getCurrentUser } from '../upstream/users.js';
 import type { TeamRole } from '../upstream/shapes/common.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';

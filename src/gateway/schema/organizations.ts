@@ -25,7 +25,8 @@ import type {
   AgentInstructions,
   Organization,
 } from '../upstream/shapes/organizations.js';
-import { DEFAULT_LIST_ITEMS, upstream } from '../policy/cost.js';
+import { DEFAULT_LIST_ITEMS } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, loadableNode, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';

@@ -1,5 +1,5 @@
 import type { RateLimitStatus } from '../context.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 
 const RateLimit = builder.objectRef<RateLimitStatus>('RateLimit').implement({

@@ -16,7 +16,7 @@ import {
   transferSpace,
   updateSpace,
 } from '../upstream/spaces.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { CollectionNode, moveBody, moveTarget } from './collections.js';
 import { linkTo, loadableNode, prime } from './kit/loaders.js';

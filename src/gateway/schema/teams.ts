@@ -17,7 +17,7 @@ import {
   updateTeam,
   updateTeamMembers,
 } from '../upstream/teams.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { compositeKey } from './kit/ids.js';
 import { TRANSLATION_LANGUAGES, type Translation } from '../upstream/shapes/translations.js';
 import {

@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import type { ReadApi } from '../upstream/request.js';
-import { upstream } from '../policy/cost.js';
+import { upstream } from './kit/upstream-cost.js';
 import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from './kit/ids.js';
 import { selectedFieldNames, selectsOnlyKeys } from './kit/links.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { addressGroup, clientAddressOf } from '../http/client-address.js';
+import { addressGroup, clientAddressOf } from './client-address.js';
 
 /**
  * The key of a caller in the gateway's state (response cache entries, budgets, subscription polls):

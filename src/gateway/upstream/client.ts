@@ -12,7 +12,7 @@ import {
   redactSecrets,
 } from '../errors.js';
 import { encodePart } from './encode.js';
-import { HEAVY_BYTES, ownTurn } from '../policy/turns.js';
+import { HEAVY_BYTES, ownTurn } from './turns.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
@@ -367,7 +367,7 @@ export class RestClient {
                 parse: () => this.parseSuccess(schema, text, method, path),
               };
             }
-            // A large body's parse is a heavy step: one per loop turn (see policy/turns.ts).
+            // A large body's parse is a heavy step: one per loop turn (see turns.ts).
             if (text.length >= HEAVY_BYTES) await ownTurn();
             return {
               status,

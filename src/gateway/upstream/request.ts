@@ -1,20 +1,16 @@
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
-import { ResponseBudget } from '../policy/answer-size.js';
+import { ResponseBudget } from './response-budget.js';
 import { GatewayError, ResponseTooLargeError } from '../errors.js';
-import { DEFAULT_LIMITS } from '../policy/limits.js';
-import { HEAVY_BYTES } from '../policy/turns.js';
+import { HEAVY_BYTES } from './turns.js';
 import { rememberBody, UnparsedBody, type BodySource } from './bodies.js';
 import { parseBody, queryString, type Exchange, type HttpMethod, type Query, type RestClient } from './client.js';
-import type { Trace, TracedRequest } from '../policy/trace.js';
+import type { Trace, TracedRequest } from './trace.js';
 
 const ANY = z.unknown();
 
 /** Listeners of the client's signal other than the upstream calls': the plugins' (logs, traces, metrics…). */
 const SIGNAL_LISTENERS_BESIDE_CALLS = 10;
-
-/** Most upstream requests one GraphQL request makes by default; past it, each further one fails. */
-export const MAX_UPSTREAM_REQUESTS = DEFAULT_LIMITS.maxUpstreamRequests;
 
 /** What one GraphQL request asked of the upstream, for `extensions.cost`. */
 export class UpstreamUsage {
@@ -79,11 +75,12 @@ export class RequestApi {
   constructor(
     private readonly client: RestClient,
     caller: Caller,
-    private readonly maxRequests: number = MAX_UPSTREAM_REQUESTS,
+    /** Most upstream requests of the GraphQL request (`maxUpstreamRequests`); past it, each further one fails. */
+    private readonly maxRequests: number,
     /** Set when the request is explained (`x-explain: 1`). */
-    readonly trace?: Trace,
+    readonly trace: Trace | undefined,
     /** The request's byte budget: bodies are read within what is left of it, and counted. */
-    readonly budget: ResponseBudget = new ResponseBudget(DEFAULT_LIMITS.maxResponseBytes),
+    readonly budget: ResponseBudget,
   ) {
     this.#authorization = caller.authorization;
     this.origin = { requestId: caller.requestId, signal: caller.signal, traceparent: caller.traceparent };

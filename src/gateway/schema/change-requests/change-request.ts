@@ -1,9 +1,10 @@
 import { listConnection, type ConnectionArgs } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../kit/ids.js';
-import { onlyKeys, selectedFields } from '../kit/links.js';
+import { onlyKeys } from '../../policy/cost.js';
+import { selectedFields } from '../kit/links.js';
 import {
   type ChangeRequestFilters,
   getChangeRequest,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { updateChangeRequestContent } from '../../upstream/change-requests.js';
 import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
 import { builder } from '../kit/builder.js';

@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey } from '../kit/ids.js';
 import { mergeChangeRequest } from '../../upstream/change-requests.js';
 import type { MergeConflict } from '../../upstream/shapes/change-requests.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError } from '../../errors.js';
 import { createChangeRequest, updateChangeRequest } from '../../upstream/change-requests.js';
 import { applyTemplate } from '../../upstream/content.js';

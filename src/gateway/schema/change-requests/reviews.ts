@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from '../kit/connections.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey, idInput, platformKey, splitKey } from '../kit/ids.js';
 import {
   createReview,

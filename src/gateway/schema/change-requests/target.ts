@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey, idInput } from '../kit/ids.js';
 import { getChangeRequest } from '../../upstream/change-requests.js';
 import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';

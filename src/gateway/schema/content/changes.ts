@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../kit/ids.js';
 import { getRevisionChanges } from '../../upstream/content.js';

@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey } from '../kit/ids.js';
 import { getDocument, getPageDocument, getPageMarkdown } from '../../upstream/content.js';
 import type { RevisionPage } from '../../upstream/shapes/content.js';

@@ -6,7 +6,7 @@ import {
   type ConnectionResult,
 } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../kit/ids.js';
 import { getFile, getReusableContent, getReusableContentDocument, listFiles } from '../../upstream/content.js';

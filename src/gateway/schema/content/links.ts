@@ -1,6 +1,6 @@
 import { restConnection, type ConnectionArgs, type ConnectionResult } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey } from '../kit/ids.js';
 import { getPageMetaLinks, readBacklinks, readLinkReport, type ContentAddress } from '../../upstream/content.js';
 import type {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey, readingId } from '../kit/ids.js';
 import { getPage, getPageByPath } from '../../upstream/content.js';

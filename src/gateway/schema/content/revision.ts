@@ -1,7 +1,7 @@
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import { selectedFieldNames, selectedFields, selectsOnlyKeys } from '../kit/links.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../kit/ids.js';
 import { getPageTree, getRevision } from '../../upstream/content.js';

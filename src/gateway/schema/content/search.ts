@@ -1,6 +1,6 @@
 import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { getSpacePdf, searchOrganization, searchSpace } from '../../upstream/content.js';
 import type {

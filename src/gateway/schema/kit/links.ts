@@ -1,42 +1,13 @@
-import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
-
-/** Fields of a node that need nothing but its key. */
-const KEY_FIELDS = new Set(['id', 'platformId', '__typename']);
+import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import { onlyKeys } from '../../policy/cost.js';
 
 /**
  * True when the current field's selection asks only for key fields (`id`, `platformId`,
  * `__typename`), looking through fragments. A link resolver then returns a stub built from the
  * key instead of fetching the object.
  */
-export function selectsOnlyKeys(info: GraphQLResolveInfo, keyFields: ReadonlySet<string> = KEY_FIELDS): boolean {
+export function selectsOnlyKeys(info: GraphQLResolveInfo, keyFields?: ReadonlySet<string>): boolean {
   return info.fieldNodes.every((node) => onlyKeys(node.selectionSet, info.fragments, keyFields));
-}
-
-/** True when `selectionSet` selects nothing but key fields, looking through fragments. */
-export function onlyKeys(
-  selectionSet: SelectionSetNode | undefined,
-  fragments: Record<string, FragmentDefinitionNode>,
-  keyFields: ReadonlySet<string> = KEY_FIELDS,
-  seen: Set<string> = new Set(),
-): boolean {
-  if (!selectionSet) return true;
-  return selectionSet.selections.every((selection) => {
-    switch (selection.kind) {
-      case 'Field':
-        return keyFields.has((selection as FieldNode).name.value);
-      case 'InlineFragment':
-        return onlyKeys(selection.selectionSet, fragments, keyFields, seen);
-      case 'FragmentSpread': {
-        const name = selection.name.value;
-        if (seen.has(name)) return true;
-        seen.add(name);
-        const fragment = fragments[name];
-        return fragment ? onlyKeys(fragment.selectionSet, fragments, keyFields, seen) : false;
-      }
-      default:
-        return false;
-    }
-  });
 }
 
 /** The field nodes of the current field's selection, at its top level, looking through fragments. */

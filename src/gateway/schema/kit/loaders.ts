@@ -4,7 +4,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../../context.js';
 import { compositeKey, registerNodeType, splitKey } from './ids.js';
 import { selectsOnlyKeys } from './links.js';
-import { noteTracedLoad } from '../../policy/trace.js';
+import { noteTracedLoad } from '../../upstream/trace.js';
 import { builder } from './builder.js';
 
 /** A node with a per-request loader by key, as `loadableNode` declares it. */

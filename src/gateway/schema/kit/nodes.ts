@@ -1,7 +1,7 @@
 import { brandWithType, type OutputType } from '@pothos/core';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from './upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { MAX_ID_LENGTH } from './ids.js';
 import { builder, type SchemaTypesOf } from './builder.js';

@@ -1,8 +1,8 @@
 import type { FieldMap, ObjectParam, OutputShape } from '@pothos/core';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from './upstream-cost.js';
 import { builder, type SchemaTypesOf } from './builder.js';
-import { itemCursor } from './connections.js';
+import { itemCursor } from '../../policy/connection-cursors.js';
 import { UserError, type UserErrorShape } from './user-errors.js';
 
 /** The fields every payload has; `T` adds the affected objects. */

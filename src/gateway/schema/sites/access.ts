@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from '../kit/ids.js';
 import type {

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { ROLES } from '../../upstream/shapes/common.js';
 import {

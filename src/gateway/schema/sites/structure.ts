@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { listConnection, mapNodes } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
-import { upstream } from '../../policy/cost.js';
+import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, splitKey } from '../kit/ids.js';
 import type {
