@@ -306,6 +306,11 @@ export const OVERLAY: readonly OverlayEntry[] = [
 
   // --- What the API documentation says otherwise ---------------------------------------------------
   {
+    pointer: '/components/schemas/List/required',
+    value: ['count'],
+    reason: 'the API documentation (Page of results): every page carries its count (`count: number`)',
+  },
+  {
     pointer: '/components/schemas/Organization/properties/permissions/properties/ingestConversations',
     value: { type: 'boolean', description: 'Can the user ingest conversations.' },
     reason: 'the API documentation (Organization, permissions) has ingestConversations; the description does not',

@@ -251,8 +251,8 @@ describe('metrics', () => {
       }).toEqual({ success: 2, error: 1, anonymous: 1, invalid: 1 });
       const upstream = 'graphql_gateway_upstream_requests_total';
       expect({
-        spaces: sample(text, `${upstream}{method="GET",route="/spaces/{id}",status="200"}`),
-        missing: sample(text, `${upstream}{method="GET",route="/spaces/{id}",status="404"}`),
+        spaces: sample(text, `${upstream}{method="GET",route="/spaces/{spaceId}",status="200"}`),
+        missing: sample(text, `${upstream}{method="GET",route="/spaces/{spaceId}",status="404"}`),
         organizations: sample(text, `${upstream}{method="GET",route="/orgs/{id}",status="200"}`),
         viewer: sample(text, `${upstream}{method="GET",route="/user",status="200"}`),
       }).toEqual({ spaces: 2, missing: 1, organizations: 2, viewer: 1 });

@@ -64,15 +64,15 @@ describe('traces', () => {
       const children = spans.filter((span) => span !== root);
       expect(children.map((span) => span.name).sort()).toEqual([
         'GET /orgs/{id}',
-        'GET /spaces/{id}',
+        'GET /spaces/{spaceId}',
         'graphql.execute',
         'graphql.parse',
         'graphql.validate',
       ]);
       for (const span of spans) expect(span.spanContext().traceId).toBe(TRACE_ID);
       for (const span of children) expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
-      const upstream = children.find((span) => span.name === 'GET /spaces/{id}')!;
-      expect(upstream.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.template': '/spaces/{id}' });
+      const upstream = children.find((span) => span.name === 'GET /spaces/{spaceId}')!;
+      expect(upstream.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.template': '/spaces/{spaceId}' });
       // The platform's requests carry the operation's own trace context.
       expect(proxy.requests.map((one) => one.headers.traceparent)).toEqual([
         `00-${TRACE_ID}-${root.spanContext().spanId}-01`,
@@ -141,7 +141,7 @@ describe('OTLP export', () => {
       });
       const names = resourceSpans.scopeSpans.flatMap((scope: any) => scope.spans.map((span: any) => span.name));
       expect(names).toContain('query SpaceWithOrganization');
-      expect(names).toContain('GET /spaces/{id}');
+      expect(names).toContain('GET /spaces/{spaceId}');
     } finally {
       await gateway.close();
     }

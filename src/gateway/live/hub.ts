@@ -1,11 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Repeater } from 'graphql-yoga';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { GatewayError, type ErrorCode } from '../errors.js';
 import { callerKey } from '../state/caller.js';
 import type { SharedState } from '../state/store.js';
 import { queryString, type Query, type RestClient } from '../upstream/client.js';
+import { answerOf, pathOf, type CallName } from '../upstream/record.js';
 import type { ReadApi, UpstreamUsage } from '../upstream/request.js';
+
+const ANY = z.unknown();
 
 /** Options of `LiveHub`. */
 export interface LiveHubOptions {
@@ -332,24 +335,33 @@ export class LiveHub {
    * when given.
    */
   private conditionalApi(watch: Watch, usage?: WatchRequest<unknown>['usage']): ReadApi {
+    const get = async <S extends z.ZodType>(
+      path: string,
+      schema: S,
+      query?: Query,
+      operation?: CallName,
+    ): Promise<z.infer<S>> => {
+      const key = path + queryString(query);
+      const known = watch.answers.get(key);
+      if (usage) usage.sent += 1;
+      const answer = await this.client.request({
+        method: 'GET',
+        path,
+        query,
+        schema,
+        operation,
+        authorization: watch.authorization,
+        ifNoneMatch: known?.etag,
+      });
+      if (usage) usage.accepted = true;
+      if (answer.status === 304 && known) return known.data as z.infer<S>;
+      watch.answers.set(key, { etag: answer.etag, data: answer.data });
+      return answer.data as z.infer<S>;
+    };
     return {
-      get: async <S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S>> => {
-        const key = path + queryString(query);
-        const known = watch.answers.get(key);
-        if (usage) usage.sent += 1;
-        const answer = await this.client.request({
-          method: 'GET',
-          path,
-          query,
-          schema,
-          authorization: watch.authorization,
-          ifNoneMatch: known?.etag,
-        });
-        if (usage) usage.accepted = true;
-        if (answer.status === 304 && known) return known.data as z.infer<S>;
-        watch.answers.set(key, { etag: answer.etag, data: answer.data });
-        return answer.data as z.infer<S>;
-      },
+      get: (path, schema, query) => get(path, schema, query),
+      read: (operation, params, query) =>
+        get(pathOf(operation, params), answerOf(operation) ?? ANY, query as Query | undefined, operation) as never,
     };
   }
 

@@ -12,11 +12,12 @@ import {
   redactSecrets,
 } from '../errors.js';
 import { encodePart } from './encode.js';
+import type { CallName, HttpMethod } from './record.js';
 import { HEAVY_BYTES, ownTurn } from './turns.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { HttpMethod };
 
 /** One finished upstream exchange, reported to `onExchange` (used by benchmarks and logs). */
 export interface Exchange {
@@ -29,8 +30,10 @@ export interface Exchange {
   endedAt: number;
   /** Tries after the first one (retries of an idempotent read). */
   retries: number;
-  /** The path's route template (see `routeTemplate`). */
+  /** The path's route template: its operation's (`/spaces/{spaceId}`), else see `routeTemplate`. */
   route: string;
+  /** The operation it called, when it was called through its record (see `record.ts`). */
+  operationId?: string | undefined;
 }
 
 export interface RestClientOptions {
@@ -112,8 +115,10 @@ export interface PingResult {
 
 export interface RestRequest<S extends z.ZodType | undefined> {
   method: HttpMethod;
-  /** Path below the base URL, starting with `/` (build it with `route`). */
+  /** Path below the base URL, starting with `/` (from an operation's record: `pathOf`). */
   path: string;
+  /** The operation called: metrics, traces and logs name the request by it. */
+  operation?: CallName | undefined;
   query?: Query | undefined;
   body?: unknown;
   /** Value of the `Authorization` header to forward. */
@@ -355,8 +360,10 @@ export class RestClient {
           else this.breaker.succeeded(ticket);
           if (status < 400) {
             const etag = headerValue(outcome.headers, 'etag');
-            if (!schema || status === 304) return { status, data: undefined, bytes: outcome.bytes, etag };
+            // 204, 205 and 304 never carry a body (RFC 9110): nothing to parse, whatever the operation answers otherwise.
+            if (!schema || NO_BODY_STATUSES.has(status)) return { status, data: undefined, bytes: outcome.bytes, etag };
             const { text } = outcome;
+            const named = request.operation?.path;
             if (request.keepText && request.unparsedFrom !== undefined && text.length >= request.unparsedFrom) {
               return {
                 status,
@@ -364,14 +371,14 @@ export class RestClient {
                 bytes: outcome.bytes,
                 etag,
                 text,
-                parse: () => this.parseSuccess(schema, text, method, path),
+                parse: () => this.parseSuccess(schema, text, method, path, named),
               };
             }
             // A large body's parse is a heavy step: one per loop turn (see turns.ts).
             if (text.length >= HEAVY_BYTES) await ownTurn();
             return {
               status,
-              data: this.parseSuccess(schema, outcome.text, method, path),
+              data: this.parseSuccess(schema, outcome.text, method, path, named),
               bytes: outcome.bytes,
               etag,
               ...(request.keepText ? { text: outcome.text } : {}),
@@ -402,7 +409,8 @@ export class RestClient {
         startedAt: startedAt ?? now,
         endedAt: endedAt ?? now,
         retries: Math.max(0, tries - 1),
-        route: routeTemplate(path),
+        route: request.operation?.path ?? routeTemplate(path),
+        operationId: request.operation?.operationId,
       };
       this.onExchange?.(exchange);
       for (const listener of this.exchangeListeners) listener(exchange);
@@ -593,7 +601,7 @@ export class RestClient {
   }
 
   /** Parses a successful answer that should have a JSON body. */
-  private parseSuccess(schema: z.ZodType, text: string, method: HttpMethod, path: string): unknown {
+  private parseSuccess(schema: z.ZodType, text: string, method: HttpMethod, path: string, route?: string): unknown {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -601,22 +609,22 @@ export class RestClient {
       const error = new UpstreamContractError(
         `${method} ${path} answered ${text.length === 0 ? 'no body' : 'a body that is not JSON'}`,
       );
-      this.reportInvalid(error, method, path);
+      this.reportInvalid(error, method, route ?? operationOf(path));
       throw error;
     }
     if (typeof json !== 'object' || json === null) {
       // Every body of the API is a JSON object: callers that parse later (upstream/request.ts) could not log this one.
       const error = new UpstreamContractError(`${method} ${path} answered a body that is not a JSON object`);
-      this.reportInvalid(error, method, path);
+      this.reportInvalid(error, method, route ?? operationOf(path));
       throw error;
     }
-    receivers.set(json, (error) => this.reportInvalid(error, method, path));
+    receivers.set(json, (error) => this.reportInvalid(error, method, route ?? operationOf(path)));
     return parseBody(schema, json, method, path);
   }
 
-  /** Logs an invalid answer once per operation (ids left out) and field (list indexes left out). */
-  private reportInvalid(error: UpstreamContractError, method: string, path: string): void {
-    const key = `${method} ${operationOf(path)} ${error.bodyPath.replace(/(^|\.)\d+(?=\.|$)/g, '[]')}`;
+  /** Logs an invalid answer once per operation (its path template) and field (list indexes left out). */
+  private reportInvalid(error: UpstreamContractError, method: string, template: string): void {
+    const key = `${method} ${template} ${error.bodyPath.replace(/(^|\.)\d+(?=\.|$)/g, '[]')}`;
     if (this.reportedInvalid.has(key)) return;
     if (this.reportedInvalid.size >= MAX_REPORTED_INVALID) {
       const oldest = this.reportedInvalid.values().next().value;
@@ -734,6 +742,9 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** Statuses whose answers have no body. */
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** Statuses after which a GET is tried again: the upstream or a proxy in front of it failed. */
 const RETRIED_STATUSES = new Set([502, 503, 504]);

@@ -6,6 +6,16 @@ import { HEAVY_BYTES } from './turns.js';
 import { rememberBody, UnparsedBody, type BodySource } from './bodies.js';
 import { parseBody, queryString, type Exchange, type HttpMethod, type Query, type RestClient } from './client.js';
 import type { Trace, TracedRequest } from './trace.js';
+import {
+  answerOf,
+  pathOf,
+  type AnswerOf,
+  type BodyOf,
+  type CallName,
+  type Operation,
+  type ParamsOf,
+  type QueryOf,
+} from './record.js';
 
 const ANY = z.unknown();
 
@@ -46,7 +56,7 @@ export interface Caller {
 }
 
 /** What an upstream read needs of the API: a GET shared within the request (`RequestApi`, or `RequestApi.as`). */
-export type ReadApi = Pick<RequestApi, 'get'>;
+export type ReadApi = Pick<RequestApi, 'get' | 'read'>;
 
 /**
  * The REST API as one GraphQL request sees it: the caller's credentials forwarded on every
@@ -120,7 +130,18 @@ export class RequestApi {
     query?: Query,
     options: { keepText?: boolean } = {},
   ): Promise<z.infer<S>> {
-    return this.read(path, schema, query, this.#authorization, options.keepText);
+    return this.readOnce(path, schema, query, { authorization: this.#authorization, keepText: options.keepText });
+  }
+
+  /**
+   * GETs `operation` with its path filled from `params`, and parses the answer with the record's
+   * schema; shared like `get`. Metrics, traces and logs name the call by its operation.
+   */
+  read<O extends Operation>(operation: O, params: ParamsOf<O>, query?: QueryOf<O>): Promise<AnswerOf<O>> {
+    return this.readOnce(pathOf(operation, params), answerOf(operation) ?? ANY, query as Query | undefined, {
+      authorization: this.#authorization,
+      operation,
+    }) as Promise<AnswerOf<O>>;
   }
 
   /**
@@ -129,7 +150,11 @@ export class RequestApi {
    * converted in a worker thread.
    */
   getText<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S> | UnparsedBody<z.infer<S>>> {
-    return this.read(path, schema, query, this.#authorization, true, HEAVY_BYTES);
+    return this.readOnce(path, schema, query, {
+      authorization: this.#authorization,
+      keepText: true,
+      unparsedFrom: HEAVY_BYTES,
+    });
   }
 
   /**
@@ -138,7 +163,7 @@ export class RequestApi {
    * caller's reads; the token itself is kept out of traces.
    */
   getAs<S extends z.ZodType>(token: string, path: string, schema: S, query?: Query): Promise<z.infer<S>> {
-    return this.read(path, schema, query, `Bearer ${token}`);
+    return this.readOnce(path, schema, query, { authorization: `Bearer ${token}` });
   }
 
   /**
@@ -146,20 +171,26 @@ export class RequestApi {
    * operation that a visitor's token reads.
    */
   as(token: string): ReadApi {
-    return { get: (path, schema, query) => this.getAs(token, path, schema, query) };
+    return {
+      get: (path, schema, query) => this.getAs(token, path, schema, query),
+      read: (operation, params, query) =>
+        this.readOnce(pathOf(operation, params), answerOf(operation) ?? ANY, query as Query | undefined, {
+          authorization: `Bearer ${token}`,
+          operation,
+        }) as Promise<AnswerOf<typeof operation>>,
+    };
   }
 
-  private read<S extends z.ZodType>(
+  private readOnce<S extends z.ZodType>(
     path: string,
     schema: S,
     query: Query | undefined,
-    authorization: string | undefined,
-    keepText?: boolean,
-    unparsedFrom?: number,
+    how: { authorization: string | undefined; keepText?: boolean; unparsedFrom?: number; operation?: CallName },
   ): Promise<z.infer<S>> {
+    const { authorization } = how;
     const key =
       (authorization === this.#authorization ? '' : `${authorization ?? ''}\u0000`) + path + queryString(query);
-    return this.shared(key, { method: 'GET', path, query, authorization, keepText, unparsedFrom }, schema, () => {
+    return this.shared(key, { method: 'GET', path, query, ...how }, schema, () => {
       if (authorization === this.#authorization && query && query.page == null && query.limit != null) {
         this.firstPages.set(path + queryString({ ...query, limit: undefined }), { path, query });
       }
@@ -180,6 +211,7 @@ export class RequestApi {
       authorization: string | undefined;
       keepText?: boolean | undefined;
       unparsedFrom?: number | undefined;
+      operation?: CallName | undefined;
     },
     schema: S,
     onFirst?: () => void,
@@ -242,10 +274,34 @@ export class RequestApi {
    * `limit`, serves it; otherwise a page of one item is read. Sibling fields start their reads
    * first, whatever their order in the document.
    */
-  async getFirstPage<S extends z.ZodType>(path: string, schema: S, filters: Query): Promise<z.infer<S>> {
+  async getFirstPage<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    filters: Query,
+    operation?: CallName,
+  ): Promise<z.infer<S>> {
     await Promise.resolve();
     const known = this.firstPages.get(path + queryString(filters));
-    return known ? this.get(known.path, schema, known.query) : this.get(path, schema, { ...filters, limit: 1 });
+    const how = { authorization: this.#authorization, operation };
+    return known
+      ? this.readOnce(known.path, schema, known.query, how)
+      : this.readOnce(path, schema, { ...filters, limit: 1 }, how);
+  }
+
+  /**
+   * Sends a write of `operation` (see `send`), its path filled from `params`, and parses the answer
+   * with the record's schema for the status that came (no body for a status that has none).
+   */
+  async write<O extends Operation>(
+    operation: O,
+    params: ParamsOf<O>,
+    options: { body?: BodyOf<O> | object; query?: Query } = {},
+  ): Promise<{ status: number; data: AnswerOf<O> }> {
+    const path = pathOf(operation, params);
+    const method = operation.method as Exclude<HttpMethod, 'GET'>;
+    const { status, data } = await this.send(method, path, { ...options, schema: ANY, operation });
+    const schema = answerOf(operation, status);
+    return { status, data: (schema ? parseBody(schema, data, method, path) : undefined) as AnswerOf<O> };
   }
 
   /**
@@ -255,7 +311,7 @@ export class RequestApi {
   async send<S extends z.ZodType | undefined = undefined>(
     method: Exclude<HttpMethod, 'GET'>,
     path: string,
-    options: { body?: unknown; query?: Query; schema?: S } = {},
+    options: { body?: unknown; query?: Query; schema?: S; operation?: CallName } = {},
   ): Promise<{ status: number; data: S extends z.ZodType ? z.infer<S> : undefined }> {
     const refused = this.count();
     if (refused) throw refused;

@@ -1,43 +1,44 @@
 import type { ReadApi, RequestApi } from './request.js';
-import { route } from './client.js';
-import { restPages, sendDelete, sendFor } from './operation.js';
-import { space } from './shapes/spaces.js';
+import * as op from './contract/operations.js';
+import { listOf } from './operation.js';
 
 /** `GET /spaces/{spaceId}`; a share key lets people outside a `share-link` space read it. */
 export const getSpace = (api: ReadApi, spaceId: string, query?: { shareKey: string }) =>
-  api.get(route`/spaces/${spaceId}`, space, query);
+  api.read(op.getSpaceById, { spaceId }, query);
 
 /** `GET /orgs/{organizationId}/spaces`, in tree order. */
 export const listOrganizationSpaces = (api: RequestApi, organizationId: string) =>
-  restPages(api, route`/orgs/${organizationId}/spaces`, space);
+  listOf(api, op.listSpacesInOrganizationById, { organizationId });
 
 /** `GET /collections/{collectionId}/spaces`, in display order. */
 export const listCollectionSpaces = (api: RequestApi, collectionId: string) =>
-  restPages(api, route`/collections/${collectionId}/spaces`, space);
+  listOf(api, op.listSpacesInCollectionById, { collectionId });
 
 /** `POST /orgs/{organizationId}/spaces` */
-export const createSpace = (api: RequestApi, organizationId: string, body: object) =>
-  sendFor(api, 'POST', route`/orgs/${organizationId}/spaces`, space, { body });
+export const createSpace = async (api: RequestApi, organizationId: string, body: object) =>
+  (await api.write(op.createSpace, { organizationId }, { body })).data;
 
 /** `PATCH /spaces/{spaceId}` */
-export const updateSpace = (api: RequestApi, spaceId: string, body: object) =>
-  sendFor(api, 'PATCH', route`/spaces/${spaceId}`, space, { body });
+export const updateSpace = async (api: RequestApi, spaceId: string, body: object) =>
+  (await api.write(op.updateSpaceById, { spaceId }, { body })).data;
 
 /** `DELETE /spaces/{spaceId}`: restorable for 7 days. */
-export const deleteSpace = (api: RequestApi, spaceId: string) => sendDelete(api, route`/spaces/${spaceId}`);
+export const deleteSpace = async (api: RequestApi, spaceId: string) => ({
+  deleted: (await api.write(op.deleteSpaceById, { spaceId })).status === 205,
+});
 
 /** `POST /spaces/{spaceId}/restore` */
-export const restoreSpace = (api: RequestApi, spaceId: string) =>
-  sendFor(api, 'POST', route`/spaces/${spaceId}/restore`, space);
+export const restoreSpace = async (api: RequestApi, spaceId: string) =>
+  (await api.write(op.restoreSpace, { spaceId })).data;
 
 /** `POST /spaces/{spaceId}/duplicate`: answers the copy. */
-export const duplicateSpace = (api: RequestApi, spaceId: string) =>
-  sendFor(api, 'POST', route`/spaces/${spaceId}/duplicate`, space);
+export const duplicateSpace = async (api: RequestApi, spaceId: string) =>
+  (await api.write(op.duplicateSpace, { spaceId })).data;
 
 /** `POST /spaces/{spaceId}/move` */
-export const moveSpace = (api: RequestApi, spaceId: string, body: object) =>
-  sendFor(api, 'POST', route`/spaces/${spaceId}/move`, space, { body });
+export const moveSpace = async (api: RequestApi, spaceId: string, body: object) =>
+  (await api.write(op.moveSpace, { spaceId }, { body })).data;
 
 /** `POST /spaces/{spaceId}/transfer` */
-export const transferSpace = (api: RequestApi, spaceId: string, body: object) =>
-  sendFor(api, 'POST', route`/spaces/${spaceId}/transfer`, space, { body });
+export const transferSpace = async (api: RequestApi, spaceId: string, body: object) =>
+  (await api.write(op.transferSpace, { spaceId }, { body })).data;

@@ -55,7 +55,7 @@ export declare const searchSpaceContent: Operation<"spaceId", { query: string; p
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SearchPageResult>;
 } }>;
 /** `POST /spaces/{spaceId}/git/import`: Pull content into a space from a connected Git repository */
@@ -79,7 +79,7 @@ export declare const listUserPermissionsInSpace: Operation<"spaceId", { page?: s
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.UserContentPermission>;
 } }>;
 /** `PATCH /spaces/{spaceId}/permissions/users/{userId}`: Update space user permissions */
@@ -95,7 +95,7 @@ export declare const listTeamPermissionsInSpace: Operation<"spaceId", { page?: s
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<{
   permission: T.MemberRole;
   team: T.OrganizationTeam;
@@ -122,7 +122,7 @@ export declare const listFiles: Operation<"spaceId", { page?: string; limit?: nu
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.RevisionFile>;
 } }>;
 /** `GET /spaces/{spaceId}/content/files/{fileId}`: Get a specific uploaded file from a space by its ID */
@@ -160,7 +160,7 @@ export declare const listChangeRequestsForSpace: Operation<"spaceId", { page?: s
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ChangeRequest>;
 } }>;
 /** `POST /spaces/{spaceId}/change-requests`: Create a new change request in a space */
@@ -199,7 +199,7 @@ export declare const getReviewsByChangeRequestId: Operation<"spaceId" | "changeR
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ChangeRequestReview>;
 } }>;
 /** `POST /spaces/{spaceId}/change-requests/{changeRequestId}/reviews`: Submit an approve or request-changes review for a change request */
@@ -218,7 +218,7 @@ export declare const getRequestedReviewersByChangeRequestId: Operation<"spaceId"
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ChangeRequestRequestedReviewer>;
 } }>;
 /** `POST /spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers`: Send review requests to users for a change request */
@@ -242,7 +242,7 @@ export declare const listChangeRequestConversations: Operation<"spaceId" | "chan
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.AgentConversation>;
 } }>;
 /** `PATCH /spaces/{spaceId}/change-requests/{changeRequestId}/conversations/{conversationId}`: Update an AI agent conversation on a change request */
@@ -259,7 +259,7 @@ export declare const listCommentsInChangeRequest: Operation<"spaceId" | "changeR
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Comment>;
 } }>;
 /** `POST /spaces/{spaceId}/change-requests/{changeRequestId}/comments`: Post a new comment on a change request */
@@ -277,7 +277,7 @@ export declare const listCommentRepliesInChangeRequest: Operation<"spaceId" | "c
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.CommentReply>;
 } }>;
 /** `POST /spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies`: Post a reply to a change request comment */
@@ -295,7 +295,7 @@ export declare const getContributorsByChangeRequestId: Operation<"spaceId" | "ch
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ChangeRequestUserContributor>;
 } }>;
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/content`: Get the latest content revision of a change request */
@@ -315,7 +315,7 @@ export declare const listFilesInChangeRequestById: Operation<"spaceId" | "change
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.RevisionFile>;
 } }>;
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}`: Get a specific file in a change request by its ID */
@@ -348,7 +348,7 @@ export declare const listFilesInRevisionById: Operation<"spaceId" | "revisionId"
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.RevisionFile>;
 } }>;
 /** `GET /spaces/{spaceId}/revisions/{revisionId}/files/{fileId}`: Get a specific file from a space revision by its file ID */
@@ -374,7 +374,7 @@ export declare const listCommentsInSpace: Operation<"spaceId", { page?: string; 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Comment>;
 } }>;
 /** `POST /spaces/{spaceId}/comments`: Post a new comment on a space or a specific page */
@@ -392,7 +392,7 @@ export declare const listCommentRepliesInSpace: Operation<"spaceId" | "commentId
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.CommentReply>;
 } }>;
 /** `POST /spaces/{spaceId}/comments/{commentId}/replies`: Post a reply to an existing space comment */
@@ -410,7 +410,7 @@ export declare const listCommentersInSpace: Operation<"spaceId", { page?: string
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OrganizationMember>;
 } }>;
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/commenters`: List all users who have commented in a change request */
@@ -420,7 +420,7 @@ export declare const listCommentersInChangeRequest: Operation<"spaceId" | "chang
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OrganizationMember>;
 } }>;
 /** `GET /spaces/{spaceId}/permissions/aggregate`: List all space users permissions */
@@ -430,7 +430,7 @@ export declare const listPermissionsAggregateInSpace: Operation<"spaceId", { pag
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.UserContentPermission>;
 } }>;
 /** `GET /spaces/{spaceId}/integrations`: List all third-party integrations enabled on a space */
@@ -440,7 +440,7 @@ export declare const listSpaceIntegrations: Operation<"spaceId", { search?: stri
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Integration>;
 } }>;
 /** `GET /spaces/{spaceId}/integration-blocks`: List all custom content blocks provided by integrations in a space */
@@ -467,7 +467,7 @@ export declare const listSpacesInCollectionById: Operation<"collectionId", { pag
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Space>;
 } }>;
 /** `POST /collections/{collectionId}/move`: Move a collection to a new position. */
@@ -491,7 +491,7 @@ export declare const listTeamPermissionsInCollection: Operation<"collectionId", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<{
   permission: T.MemberRole;
   team: T.OrganizationTeam;
@@ -510,7 +510,7 @@ export declare const listUserPermissionsInCollection: Operation<"collectionId", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.UserContentPermission>;
 } }>;
 /** `PATCH /collections/{collectionId}/permissions/users/{userId}`: Update a collection user permission */
@@ -526,7 +526,7 @@ export declare const listPermissionsAggregateInCollection: Operation<"collection
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.UserContentPermission>;
 } }>;
 /** `GET /integrations`: List all public integrations */
@@ -536,7 +536,7 @@ export declare const listIntegrations: Operation<never, { page?: string; limit?:
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Integration>;
 } }>;
 /** `GET /integrations/{integrationName}`: Get an integration by its name */
@@ -552,7 +552,7 @@ export declare const listIntegrationInstallations: Operation<"integrationName", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IntegrationInstallation>;
 } }>;
 /** `POST /integrations/{integrationName}/installations`: Install an integration */
@@ -564,7 +564,7 @@ export declare const listIntegrationEvents: Operation<"integrationName", { page?
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IntegrationEvent>;
 } }>;
 /** `GET /integrations/{integrationName}/events/{eventId}`: Get an integration event by its ID */
@@ -579,7 +579,7 @@ export declare const listIntegrationSpaceInstallations: Operation<"integrationNa
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IntegrationSpaceInstallation>;
 } }>;
 /** `GET /integrations/{integrationName}/sites`: List all integration site installations */
@@ -589,7 +589,7 @@ export declare const listIntegrationSiteInstallations: Operation<"integrationNam
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IntegrationSiteInstallation>;
 } }>;
 /** `PUT /integrations/{integrationName}/dev`: Enable integration dev mode */
@@ -627,7 +627,7 @@ export declare const listIntegrationInstallationSpaces: Operation<"integrationNa
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IntegrationSpaceInstallation>;
 } }>;
 /** `POST /integrations/{integrationName}/installations/{installationId}/spaces`: Install an integration on a space */
@@ -648,7 +648,7 @@ export declare const listIntegrationInstallationSites: Operation<"integrationNam
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IntegrationSiteInstallation>;
 } }>;
 /** `POST /integrations/{integrationName}/installations/{installationId}/sites`: Install an integration on a site */
@@ -669,7 +669,7 @@ export declare const listOrganizationsForAuthenticatedUser: Operation<never, { p
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Organization>;
 } }>;
 /** `POST /orgs`: Create an organization */
@@ -700,7 +700,7 @@ export declare const listOrganizationAuditEvents: Operation<"organizationId", { 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.AuditEvent>;
 } }>;
 /** `GET /orgs/{organizationId}/audit-events/{auditEventId}`: Get an organization audit event */
@@ -716,7 +716,7 @@ export declare const listMembersInOrganizationById: Operation<"organizationId", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OrganizationMember>;
 } }>;
 /** `GET /orgs/{organizationId}/members/{userId}`: Get an organization member by its ID */
@@ -741,7 +741,7 @@ export declare const listSpacesForOrganizationMember: Operation<"organizationId"
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.MemberContentPermission>;
 } }>;
 /** `GET /orgs/{organizationId}/members/{userId}/teams`: List all organization member teams */
@@ -751,7 +751,7 @@ export declare const listTeamsForOrganizationMember: Operation<"organizationId" 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<{
   team: T.OrganizationTeam;
   member: T.TeamMember;
@@ -764,7 +764,7 @@ export declare const listTeamsInOrganizationById: Operation<"organizationId", { 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OrganizationTeam>;
 } }>;
 /** `PUT /orgs/{organizationId}/teams`: Create a team */
@@ -788,7 +788,7 @@ export declare const listTeamMembersInOrganizationById: Operation<"organizationI
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OrganizationTeamMember>;
 } }>;
 /** `PUT /orgs/{organizationId}/teams/{teamId}/members`: Updates members of a team */
@@ -815,7 +815,7 @@ export declare const listOrganizationInviteLinks: Operation<"organizationId", { 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.InviteLinkToOrganization>;
 } }>;
 /** `POST /orgs/{organizationId}/link-invites`: Create an organization invite */
@@ -841,7 +841,7 @@ export declare const searchOrganizationContent: Operation<"organizationId", { qu
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SearchSpaceResult>;
 } }>;
 /** `GET /orgs/{organizationId}/change-requests`: List all change requests across an entire organization */
@@ -851,7 +851,7 @@ export declare const listChangeRequestsForOrganization: Operation<"organizationI
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ChangeRequest>;
 } }>;
 /** `GET /orgs/{organizationId}/spaces`: List all spaces in an organization */
@@ -861,7 +861,7 @@ export declare const listSpacesInOrganizationById: Operation<"organizationId", {
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Space>;
 } }>;
 /** `POST /orgs/{organizationId}/spaces`: Create a new documentation space in an organization */
@@ -873,7 +873,7 @@ export declare const listCollectionsInOrganizationById: Operation<"organizationI
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Collection>;
 } }>;
 /** `POST /orgs/{organizationId}/collections`: Create a collection */
@@ -889,7 +889,7 @@ export declare const listOrganizationIntegrations: Operation<"organizationId", {
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Integration>;
 } }>;
 /** `GET /orgs/{organizationId}/integrations/{integrationName}/installation_status`: Get the status of an integration */
@@ -903,7 +903,7 @@ export declare const listOrganizationInstallations: Operation<"organizationId", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<{
   installation: T.IntegrationInstallation;
   integration: T.Integration;
@@ -916,7 +916,7 @@ export declare const listOrganizationIntegrationsStatus: Operation<"organization
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.InstalledIntegration>;
 } }>;
 /** `GET /orgs/{organizationId}/saml`: List all SAML providers */
@@ -926,7 +926,7 @@ export declare const listSAMLProvidersInOrganizationById: Operation<"organizatio
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OrganizationSAMLProvider>;
 } }>;
 /** `POST /orgs/{organizationId}/saml`: Create a new SAML provider */
@@ -972,7 +972,7 @@ export declare const listOpenAPISpecs: Operation<"organizationId", { page?: stri
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OpenAPISpec>;
 } }>;
 /** `POST /orgs/{organizationId}/openapi`: Create an OpenAPI spec */
@@ -999,7 +999,7 @@ export declare const listOpenAPISpecVersions: Operation<"organizationId" | "spec
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.OpenAPISpecVersion>;
 } }>;
 /** `GET /orgs/{organizationId}/openapi/{specSlug}/versions/latest`: Get the latest OpenAPI spec version */
@@ -1026,7 +1026,7 @@ export declare const listOrganizationAgentConversations: Operation<"organization
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.AgentConversation>;
 } }>;
 /** `PUT /orgs/{organizationId}/agent/conversations/{conversationId}`: Provision an AI agent conversation in an organization */
@@ -1045,7 +1045,7 @@ export declare const listTranslations: Operation<"organizationId", { page?: stri
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Translation>;
 } }>;
 /** `POST /orgs/{organizationId}/translations`: Create a translation */
@@ -1071,7 +1071,7 @@ export declare const listGlossaryEntries: Operation<"organizationId", { page?: s
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.GlossaryEntry>;
 } }>;
 /** `PUT /orgs/{organizationId}/translations-glossary`: Update glossary entries */
@@ -1092,7 +1092,7 @@ export declare const listCustomFonts: Operation<"organizationId", never, never, 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.CustomizationFontDefinition>;
 } }>;
 /** `PUT /orgs/{organizationId}/fonts`: Create a custom font */
@@ -1127,7 +1127,7 @@ export declare const listImportRuns: Operation<"organizationId", { space?: strin
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentImportRun>;
 } }>;
 /** `POST /org/{organizationId}/imports`: Import content into a space from a website */
@@ -1150,7 +1150,7 @@ export declare const listSites: Operation<"organizationId", { page?: string; lim
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Site>;
 } }>;
 /** `POST /orgs/{organizationId}/sites`: Create a new documentation site in an organization */
@@ -1221,7 +1221,7 @@ export declare const listSiteShareLinks: Operation<"organizationId" | "siteId", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ShareLink>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/share-links`: Create a private share link for a site */
@@ -1267,7 +1267,7 @@ export declare const listSiteIntegrations: Operation<"organizationId" | "siteId"
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Integration>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/site-spaces`: List all spaces linked to a site as content sources */
@@ -1277,7 +1277,7 @@ export declare const listSiteSpaces: Operation<"organizationId" | "siteId", { sh
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteSpace>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/site-spaces`: Add a space to a site as a content source */
@@ -1302,7 +1302,7 @@ export declare const listSiteSectionGroups: Operation<"organizationId" | "siteId
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteSectionGroup>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/section-groups`: Add a section group to a site's navigation structure */
@@ -1335,7 +1335,7 @@ export declare const listSiteSections: Operation<"organizationId" | "siteId", { 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteSection>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/sections`: Add a new navigation section to a site backed by a space */
@@ -1430,7 +1430,7 @@ export declare const searchSiteContent: Operation<"organizationId" | "siteId", {
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<(T.SearchSpaceResult) | (T.SearchRecordResult)>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/search/prewarm`: Prewarm a site's search cache */
@@ -1478,7 +1478,7 @@ export declare const listSiteContextRecords: Operation<"organizationId" | "siteI
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContextRecord>;
 } }>;
 /** `PUT /orgs/{organizationId}/sites/{siteId}/context-records`: Create or update context records */
@@ -1492,7 +1492,7 @@ export declare const listSiteScans: Operation<"organizationId" | "siteId", { pag
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteScan>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/scans/{siteScanId}`: Get a site scan by ID */
@@ -1504,7 +1504,7 @@ export declare const listSiteFindings: Operation<"organizationId" | "siteId", { 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteFinding>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}`: Get details of a single documentation issue */
@@ -1520,7 +1520,7 @@ export declare const listChangeRequestsForSiteFinding: Operation<"organizationId
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ChangeRequest>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/change-requests`: Fix a documentation issue by generating a change request */
@@ -1532,7 +1532,7 @@ export declare const listPagesForSiteFinding: Operation<"organizationId" | "site
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteFindingPage>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/questions`: List the Ask-AI questions evidencing a documentation issue */
@@ -1542,7 +1542,7 @@ export declare const listQuestionsForSiteFinding: Operation<"organizationId" | "
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteQuestion>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/records`: List the source content evidencing a documentation issue */
@@ -1552,7 +1552,7 @@ export declare const listRecordsForSiteFinding: Operation<"organizationId" | "si
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContextRecord>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/stats/findings`: Get a summary of documentation issues found on a site */
@@ -1564,7 +1564,7 @@ export declare const listSiteContextConnections: Operation<"organizationId" | "s
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContextConnection>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/context-connections`: Create a context connection */
@@ -1696,7 +1696,7 @@ export declare const listSiteQuestions: Operation<"organizationId" | "siteId", {
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteQuestion>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/questions/{siteQuestionId}`: Get a single Ask AI question by ID */
@@ -1708,7 +1708,7 @@ export declare const listSiteQuestionSources: Operation<"organizationId" | "site
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteQuestionAnswerSource>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/question-stats`: Get aggregate Ask AI question statistics for a site */
@@ -1720,7 +1720,7 @@ export declare const listSiteQuestionAnswers: Operation<"organizationId" | "site
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteQuestionAnswer>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/answers/{siteQuestionAnswerId}`: Get a single Ask AI answer by ID */
@@ -1734,7 +1734,7 @@ export declare const listSiteQuestionAnswerSources: Operation<"organizationId" |
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteQuestionAnswerSource>;
 } }>;
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}`: Update a space linked to a site */
@@ -1890,7 +1890,7 @@ export declare const listPermissionsAggregateInSite: Operation<"organizationId" 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.UserSitePermission>;
 } }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/permissions/users`: List site user permissions */
@@ -1900,7 +1900,7 @@ export declare const listUserPermissionsInSite: Operation<"organizationId" | "si
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.UserSitePermissionOverride>;
 } }>;
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}`: Update site user permissions */
@@ -1916,7 +1916,7 @@ export declare const listTeamPermissionsInSite: Operation<"organizationId" | "si
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.TeamSitePermissionOverride>;
 } }>;
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}`: Update an org team's permission in a site */
@@ -1959,7 +1959,7 @@ export declare const listSiteStyleguideRuns: Operation<"organizationId" | "siteI
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteStyleguideRun>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/styleguide/runs`: Start a style guide check run for a site */
@@ -1984,7 +1984,7 @@ export declare const listSiteVisitorSegments: Operation<"organizationId" | "site
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteInsightsVisitorSegment>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/ads`: Update the advertising settings for a site */
@@ -1999,7 +1999,7 @@ export declare const listSiteRedirects: Operation<"organizationId" | "siteId", {
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteRedirect>;
 } }>;
 /** `PUT /orgs/{organizationId}/sites/{siteId}/redirects`: Create, update, delete, or publish site redirect rules in bulk */
@@ -2101,7 +2101,7 @@ export declare const listSiteMcpServers: Operation<"organizationId" | "siteId", 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteMcpServer>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/mcp-servers`: Add a new MCP server configuration to a site */
@@ -2133,7 +2133,7 @@ export declare const listSiteChannels: Operation<"organizationId" | "siteId", { 
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.SiteChannel>;
 } }>;
 /** `POST /orgs/{organizationId}/sites/{siteId}/channels`: Create a new GitBook Agent channel for a site */
@@ -2191,7 +2191,7 @@ export declare const adsListSites: Operation<never, { page?: string; limit?: num
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<{
   id: string;
   url: string;
@@ -2304,7 +2304,7 @@ export declare const listSpaceLinks: Operation<"spaceId", { page?: string; limit
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentReferenceUsage>;
   stats: T.ContentLinkStats;
 } }>;
@@ -2315,7 +2315,7 @@ export declare const listPageLinks: Operation<"spaceId" | "pageId", { page?: str
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentReferenceUsage>;
   stats: T.ContentLinkStats;
 } }>;
@@ -2326,7 +2326,7 @@ export declare const listPageBacklinks: Operation<"spaceId" | "pageId", { page?:
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentLocation>;
 } }>;
 /** `GET /spaces/{spaceId}/content/files/{fileId}/backlinks`: List what links here */
@@ -2336,7 +2336,7 @@ export declare const listFileBacklinks: Operation<"spaceId" | "fileId", { page?:
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentLocation>;
 } }>;
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links`: List the links of a report, with its stats */
@@ -2346,7 +2346,7 @@ export declare const listPageLinksInChangeRequest: Operation<"spaceId" | "change
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentReferenceUsage>;
   stats: T.ContentLinkStats;
 } }>;
@@ -2357,7 +2357,7 @@ export declare const listPageBacklinksInChangeRequest: Operation<"spaceId" | "ch
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentLocation>;
 } }>;
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks`: List what links here */
@@ -2367,7 +2367,7 @@ export declare const listFileBacklinksInChangeRequest: Operation<"spaceId" | "ch
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ContentLocation>;
 } }>;
 /** `DELETE /spaces/{spaceId}/git/legacy-installation`: Remove the legacy Git installation of a space */
@@ -2379,7 +2379,7 @@ export declare const listConversations: Operation<"organizationId", { page?: str
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.Conversation>;
 } }>;
 /** `POST /orgs/{organizationId}/conversations`: Ingest one conversation or a batch of them */
@@ -2393,7 +2393,7 @@ export declare const listConversationIssues: Operation<"organizationId", { page?
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.ConversationIssueWithConversation>;
 } }>;
 /** `GET /orgs/{organizationId}/conversations-issues/{issueId}`: Get an issue with its conversation */
@@ -2405,7 +2405,7 @@ export declare const listIssuesClusters: Operation<"organizationId", { page?: st
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
   items: Array<T.IssuesCluster>;
 } }>;
 /** `GET /orgs/{organizationId}/conversations-clusters/{clusterId}`: Get a cluster of issues */

@@ -220,7 +220,7 @@ export const searchSpaceContent = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SearchPageResult) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SearchPageResult) }) });
   },
 };
 
@@ -339,7 +339,7 @@ export const listUserPermissionsInSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.UserContentPermission) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.UserContentPermission) }) });
   },
 };
 
@@ -390,7 +390,7 @@ export const listTeamPermissionsInSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(z.object({ permission: S.MemberRole, team: S.OrganizationTeam })) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(z.object({ permission: S.MemberRole, team: S.OrganizationTeam })) }) });
   },
 };
 
@@ -458,7 +458,7 @@ export const listFiles = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.RevisionFile) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.RevisionFile) }) });
   },
 };
 
@@ -611,7 +611,7 @@ export const listChangeRequestsForSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ChangeRequest) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ChangeRequest) }) });
   },
 };
 
@@ -713,7 +713,7 @@ export const getReviewsByChangeRequestId = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ChangeRequestReview) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ChangeRequestReview) }) });
   },
 };
 
@@ -764,7 +764,7 @@ export const getRequestedReviewersByChangeRequestId = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ChangeRequestRequestedReviewer) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ChangeRequestRequestedReviewer) }) });
   },
 };
 
@@ -815,7 +815,7 @@ export const listChangeRequestConversations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.AgentConversation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.AgentConversation) }) });
   },
 };
 
@@ -866,7 +866,7 @@ export const listCommentsInChangeRequest = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Comment) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Comment) }) });
   },
 };
 
@@ -951,7 +951,7 @@ export const listCommentRepliesInChangeRequest = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.CommentReply) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.CommentReply) }) });
   },
 };
 
@@ -1036,7 +1036,7 @@ export const getContributorsByChangeRequestId = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ChangeRequestUserContributor) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ChangeRequestUserContributor) }) });
   },
 };
 
@@ -1104,7 +1104,7 @@ export const listFilesInChangeRequestById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.RevisionFile) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.RevisionFile) }) });
   },
 };
 
@@ -1274,7 +1274,7 @@ export const listFilesInRevisionById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.RevisionFile) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.RevisionFile) }) });
   },
 };
 
@@ -1427,7 +1427,7 @@ export const listCommentsInSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Comment) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Comment) }) });
   },
 };
 
@@ -1512,7 +1512,7 @@ export const listCommentRepliesInSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.CommentReply) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.CommentReply) }) });
   },
 };
 
@@ -1597,7 +1597,7 @@ export const listCommentersInSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OrganizationMember) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OrganizationMember) }) });
   },
 };
 
@@ -1614,7 +1614,7 @@ export const listCommentersInChangeRequest = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OrganizationMember) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OrganizationMember) }) });
   },
 };
 
@@ -1631,7 +1631,7 @@ export const listPermissionsAggregateInSpace = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.UserContentPermission) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.UserContentPermission) }) });
   },
 };
 
@@ -1648,7 +1648,7 @@ export const listSpaceIntegrations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Integration) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Integration) }) });
   },
 };
 
@@ -1750,7 +1750,7 @@ export const listSpacesInCollectionById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Space) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Space) }) });
   },
 };
 
@@ -1818,7 +1818,7 @@ export const listTeamPermissionsInCollection = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(z.object({ permission: S.MemberRole, team: S.OrganizationTeam })) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(z.object({ permission: S.MemberRole, team: S.OrganizationTeam })) }) });
   },
 };
 
@@ -1869,7 +1869,7 @@ export const listUserPermissionsInCollection = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.UserContentPermission) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.UserContentPermission) }) });
   },
 };
 
@@ -1920,7 +1920,7 @@ export const listPermissionsAggregateInCollection = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.UserContentPermission) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.UserContentPermission) }) });
   },
 };
 
@@ -1937,7 +1937,7 @@ export const listIntegrations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Integration) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Integration) }) });
   },
 };
 
@@ -2005,7 +2005,7 @@ export const listIntegrationInstallations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IntegrationInstallation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IntegrationInstallation) }) });
   },
 };
 
@@ -2039,7 +2039,7 @@ export const listIntegrationEvents = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IntegrationEvent) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IntegrationEvent) }) });
   },
 };
 
@@ -2073,7 +2073,7 @@ export const listIntegrationSpaceInstallations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IntegrationSpaceInstallation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IntegrationSpaceInstallation) }) });
   },
 };
 
@@ -2090,7 +2090,7 @@ export const listIntegrationSiteInstallations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IntegrationSiteInstallation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IntegrationSiteInstallation) }) });
   },
 };
 
@@ -2260,7 +2260,7 @@ export const listIntegrationInstallationSpaces = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IntegrationSpaceInstallation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IntegrationSpaceInstallation) }) });
   },
 };
 
@@ -2345,7 +2345,7 @@ export const listIntegrationInstallationSites = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IntegrationSiteInstallation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IntegrationSiteInstallation) }) });
   },
 };
 
@@ -2430,7 +2430,7 @@ export const listOrganizationsForAuthenticatedUser = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Organization) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Organization) }) });
   },
 };
 
@@ -2515,7 +2515,7 @@ export const listOrganizationAuditEvents = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.AuditEvent) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.AuditEvent) }) });
   },
 };
 
@@ -2583,7 +2583,7 @@ export const listMembersInOrganizationById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OrganizationMember) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OrganizationMember) }) });
   },
 };
 
@@ -2685,7 +2685,7 @@ export const listSpacesForOrganizationMember = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.MemberContentPermission) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.MemberContentPermission) }) });
   },
 };
 
@@ -2702,7 +2702,7 @@ export const listTeamsForOrganizationMember = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(z.object({ team: S.OrganizationTeam, member: S.TeamMember })) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(z.object({ team: S.OrganizationTeam, member: S.TeamMember })) }) });
   },
 };
 
@@ -2719,7 +2719,7 @@ export const listTeamsInOrganizationById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OrganizationTeam) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OrganizationTeam) }) });
   },
 };
 
@@ -2804,7 +2804,7 @@ export const listTeamMembersInOrganizationById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OrganizationTeamMember) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OrganizationTeamMember) }) });
   },
 };
 
@@ -2906,7 +2906,7 @@ export const listOrganizationInviteLinks = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.InviteLinkToOrganization) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.InviteLinkToOrganization) }) });
   },
 };
 
@@ -3025,7 +3025,7 @@ export const searchOrganizationContent = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SearchSpaceResult) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SearchSpaceResult) }) });
   },
 };
 
@@ -3042,7 +3042,7 @@ export const listChangeRequestsForOrganization = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ChangeRequest) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ChangeRequest) }) });
   },
 };
 
@@ -3059,7 +3059,7 @@ export const listSpacesInOrganizationById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Space) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Space) }) });
   },
 };
 
@@ -3093,7 +3093,7 @@ export const listCollectionsInOrganizationById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Collection) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Collection) }) });
   },
 };
 
@@ -3127,7 +3127,7 @@ export const listOrganizationIntegrations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Integration) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Integration) }) });
   },
 };
 
@@ -3161,7 +3161,7 @@ export const listOrganizationInstallations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(z.object({ installation: S.IntegrationInstallation, integration: S.Integration })) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(z.object({ installation: S.IntegrationInstallation, integration: S.Integration })) }) });
   },
 };
 
@@ -3178,7 +3178,7 @@ export const listOrganizationIntegrationsStatus = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.InstalledIntegration) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.InstalledIntegration) }) });
   },
 };
 
@@ -3195,7 +3195,7 @@ export const listSAMLProvidersInOrganizationById = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OrganizationSAMLProvider) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OrganizationSAMLProvider) }) });
   },
 };
 
@@ -3365,7 +3365,7 @@ export const listOpenAPISpecs = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OpenAPISpec) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OpenAPISpec) }) });
   },
 };
 
@@ -3467,7 +3467,7 @@ export const listOpenAPISpecVersions = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.OpenAPISpecVersion) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.OpenAPISpecVersion) }) });
   },
 };
 
@@ -3603,7 +3603,7 @@ export const listOrganizationAgentConversations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.AgentConversation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.AgentConversation) }) });
   },
 };
 
@@ -3671,7 +3671,7 @@ export const listTranslations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Translation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Translation) }) });
   },
 };
 
@@ -3773,7 +3773,7 @@ export const listGlossaryEntries = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.GlossaryEntry) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.GlossaryEntry) }) });
   },
 };
 
@@ -3841,7 +3841,7 @@ export const listCustomFonts = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.CustomizationFontDefinition) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.CustomizationFontDefinition) }) });
   },
 };
 
@@ -3926,7 +3926,7 @@ export const listImportRuns = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentImportRun) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentImportRun) }) });
   },
 };
 
@@ -3994,7 +3994,7 @@ export const listSites = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Site) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Site) }) });
   },
 };
 
@@ -4198,7 +4198,7 @@ export const listSiteShareLinks = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ShareLink) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ShareLink) }) });
   },
 };
 
@@ -4419,7 +4419,7 @@ export const listSiteIntegrations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Integration) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Integration) }) });
   },
 };
 
@@ -4436,7 +4436,7 @@ export const listSiteSpaces = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteSpace) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteSpace) }) });
   },
 };
 
@@ -4470,7 +4470,7 @@ export const listSiteSectionGroups = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteSectionGroup) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteSectionGroup) }) });
   },
 };
 
@@ -4538,7 +4538,7 @@ export const listSiteSections = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteSection) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteSection) }) });
   },
 };
 
@@ -4657,7 +4657,7 @@ export const searchSiteContent = {
     return keep(this, 'body', z.intersection(z.object({ query: z.string() }), z.union([z.object({ scope: S.SiteSearchScope }), z.object({ mode: z.literal("specific").nullish(), siteSpaceIds: z.array(z.string()) }), z.object({ mode: z.literal("current"), siteSpaceId: z.string() }), z.object({ mode: z.literal("all") })])));
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(tagged("type", [S.SearchSpaceResult, S.SearchRecordResult])) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(tagged("type", [S.SearchSpaceResult, S.SearchRecordResult])) }) });
   },
 };
 
@@ -4759,7 +4759,7 @@ export const listSiteContextRecords = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContextRecord) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContextRecord) }) });
   },
 };
 
@@ -4810,7 +4810,7 @@ export const listSiteScans = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteScan) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteScan) }) });
   },
 };
 
@@ -4844,7 +4844,7 @@ export const listSiteFindings = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteFinding) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteFinding) }) });
   },
 };
 
@@ -4895,7 +4895,7 @@ export const listChangeRequestsForSiteFinding = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ChangeRequest) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ChangeRequest) }) });
   },
 };
 
@@ -4929,7 +4929,7 @@ export const listPagesForSiteFinding = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteFindingPage) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteFindingPage) }) });
   },
 };
 
@@ -4946,7 +4946,7 @@ export const listQuestionsForSiteFinding = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteQuestion) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteQuestion) }) });
   },
 };
 
@@ -4963,7 +4963,7 @@ export const listRecordsForSiteFinding = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContextRecord) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContextRecord) }) });
   },
 };
 
@@ -4997,7 +4997,7 @@ export const listSiteContextConnections = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContextConnection) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContextConnection) }) });
   },
 };
 
@@ -5184,7 +5184,7 @@ export const listSiteQuestions = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteQuestion) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteQuestion) }) });
   },
 };
 
@@ -5218,7 +5218,7 @@ export const listSiteQuestionSources = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteQuestionAnswerSource) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteQuestionAnswerSource) }) });
   },
 };
 
@@ -5252,7 +5252,7 @@ export const listSiteQuestionAnswers = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteQuestionAnswer) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteQuestionAnswer) }) });
   },
 };
 
@@ -5303,7 +5303,7 @@ export const listSiteQuestionAnswerSources = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteQuestionAnswerSource) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteQuestionAnswerSource) }) });
   },
 };
 
@@ -5490,7 +5490,7 @@ export const listPermissionsAggregateInSite = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.UserSitePermission) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.UserSitePermission) }) });
   },
 };
 
@@ -5507,7 +5507,7 @@ export const listUserPermissionsInSite = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.UserSitePermissionOverride) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.UserSitePermissionOverride) }) });
   },
 };
 
@@ -5558,7 +5558,7 @@ export const listTeamPermissionsInSite = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.TeamSitePermissionOverride) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.TeamSitePermissionOverride) }) });
   },
 };
 
@@ -5694,7 +5694,7 @@ export const listSiteStyleguideRuns = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteStyleguideRun) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteStyleguideRun) }) });
   },
 };
 
@@ -5762,7 +5762,7 @@ export const listSiteVisitorSegments = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteInsightsVisitorSegment) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteInsightsVisitorSegment) }) });
   },
 };
 
@@ -5796,7 +5796,7 @@ export const listSiteRedirects = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteRedirect) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteRedirect) }) });
   },
 };
 
@@ -5898,7 +5898,7 @@ export const listSiteMcpServers = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteMcpServer) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteMcpServer) }) });
   },
 };
 
@@ -5983,7 +5983,7 @@ export const listSiteChannels = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.SiteChannel) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.SiteChannel) }) });
   },
 };
 
@@ -6153,7 +6153,7 @@ export const adsListSites = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(z.intersection(z.object({ id: z.string(), url: z.string(), email: z.string(), topic: S.SiteAdsTopic }), tagged("status", [z.object({ status: z.literal("in-review") }), z.object({ status: z.literal("live"), zoneId: z.string() }), z.object({ status: z.literal("rejected"), reason: z.string().nullish() })]))) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(z.intersection(z.object({ id: z.string(), url: z.string(), email: z.string(), topic: S.SiteAdsTopic }), tagged("status", [z.object({ status: z.literal("in-review") }), z.object({ status: z.literal("live"), zoneId: z.string() }), z.object({ status: z.literal("rejected"), reason: z.string().nullish() })]))) }) });
   },
 };
 
@@ -6493,7 +6493,7 @@ export const listSpaceLinks = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentReferenceUsage), stats: S.ContentLinkStats }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentReferenceUsage), stats: S.ContentLinkStats }) });
   },
 };
 
@@ -6510,7 +6510,7 @@ export const listPageLinks = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentReferenceUsage), stats: S.ContentLinkStats }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentReferenceUsage), stats: S.ContentLinkStats }) });
   },
 };
 
@@ -6527,7 +6527,7 @@ export const listPageBacklinks = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentLocation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentLocation) }) });
   },
 };
 
@@ -6544,7 +6544,7 @@ export const listFileBacklinks = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentLocation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentLocation) }) });
   },
 };
 
@@ -6561,7 +6561,7 @@ export const listPageLinksInChangeRequest = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentReferenceUsage), stats: S.ContentLinkStats }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentReferenceUsage), stats: S.ContentLinkStats }) });
   },
 };
 
@@ -6578,7 +6578,7 @@ export const listPageBacklinksInChangeRequest = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentLocation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentLocation) }) });
   },
 };
 
@@ -6595,7 +6595,7 @@ export const listFileBacklinksInChangeRequest = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ContentLocation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ContentLocation) }) });
   },
 };
 
@@ -6629,7 +6629,7 @@ export const listConversations = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.Conversation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.Conversation) }) });
   },
 };
 
@@ -6680,7 +6680,7 @@ export const listConversationIssues = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.ConversationIssueWithConversation) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.ConversationIssueWithConversation) }) });
   },
 };
 
@@ -6714,7 +6714,7 @@ export const listIssuesClusters = {
     return keep(this, 'body', undefined);
   },
   get answers() {
-    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish(), items: z.array(S.IssuesCluster) }) });
+    return keep(this, 'answers', { 200: z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number(), items: z.array(S.IssuesCluster) }) });
   },
 };
 

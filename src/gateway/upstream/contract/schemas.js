@@ -1352,7 +1352,7 @@ export const S = {
     return keep(this, "Length", z.union([z.number(), z.object({ unit: z.string(), value: z.number() })]));
   },
   get List() {
-    return keep(this, "List", z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number().nullish() }));
+    return keep(this, "List", z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number() }));
   },
   get LocalizedString() {
     return keep(this, "LocalizedString", z.record(z.string(), z.string()));

@@ -3928,7 +3928,7 @@ export type List = {
   page: string;
 } | null;
   /** Total count of objects in the list */
-  count?: number | null;
+  count: number;
 };
 /** Localized string value, keyed by locale. Contains overrides for non-default languages only. */
 export type LocalizedString = { [key: string]: string };
