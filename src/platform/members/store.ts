@@ -1,5 +1,5 @@
 import type { Role } from '../access.js';
-import { removeReviewer } from '../change-requests/merge-rules.js';
+import { removeReviewer } from '../organizations/merge-rules.js';
 import { now, type PageWindow } from '../http.js';
 import type { MemberRow, SpaceRow, TeamRow, UserRow } from '../rows.js';
 import type { Db } from '../store/db.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { findMember } from '../access.js';
-import { requireReviewersInOrg } from '../change-requests/merge-rules.js';
+import { requireReviewersInOrg } from './merge-rules.js';
 import {
   badRequest,
   json,
