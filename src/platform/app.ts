@@ -19,6 +19,7 @@ import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
+import { activeProvider } from './sso/store.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './fonts/routes.js';
 import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './openapi/routes.js';
 import { computedRoutes } from './openapi/computed-routes.js';
@@ -223,7 +224,7 @@ export function createPlatform({
 
   app.register(
     async (v1) => {
-      organizationRoutes(v1);
+      organizationRoutes(v1, { canEnforceSso: (db, orgId) => activeProvider(db, orgId) !== undefined });
       memberRoutes(v1);
       teamRoutes(v1);
       collectionRoutes(v1);
