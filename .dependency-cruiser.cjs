@@ -1,4 +1,56 @@
 /**
+ * The platform's domain folders (`src/platform/<folder>/`), lowest first: a folder imports only folders ranked
+ * below it, so the platform is a core the other domains build on one way. Beneath them all: the shared modules
+ * (`src/platform/*.ts`) and `store/`; above them all: the wiring (`app.ts`, `server.ts`, `main.ts`, `demo-*.ts`,
+ * `demo-content/`). A new folder takes its place here.
+ */
+const PLATFORM_DOMAINS = [
+  // Who: people and the organizations they belong to.
+  'users',
+  'organizations',
+  // An organization's tree of collections and spaces (order, moves).
+  'tree',
+  // The content engine (revision store, pages, files, merge, search), then what reads documents.
+  'content',
+  'adaptive',
+  'openapi',
+  'fonts',
+  'conversations',
+  // What holds content.
+  'spaces',
+  'collections',
+  // Membership: members, the teams they form, the SSO that makes members.
+  'members',
+  'teams',
+  'sso',
+  // Work on a space's content.
+  'change-requests',
+  'translations',
+  // Publishing, then what reaches other systems.
+  'sites',
+  'integrations',
+  'git',
+  // Reads that compose the domains below: content as each reader sees it, URLs resolved to what they show.
+  'content-reads',
+  'urls',
+  'health',
+];
+
+/** The platform's wiring: the modules that assemble the domains into the server and seed its demo. */
+const PLATFORM_WIRING = '^src/platform/((app|server|main|demo-[^/]+)\\.ts$|demo-content/)';
+
+/** One rule per domain folder: it imports no folder ranked above it. */
+const domainOrder = PLATFORM_DOMAINS.slice(0, -1).map((folder, rank) => ({
+  name: 'platform-domain-order',
+  severity: 'error',
+  comment:
+    `${folder}/ is ranked below ${PLATFORM_DOMAINS.slice(rank + 1).join(', ')} (PLATFORM_DOMAINS): a lower ` +
+    'domain never reaches up; move what it needs down, or let the higher one pass it a callback.',
+  from: { path: `^src/platform/${folder}/` },
+  to: { path: `^src/platform/(${PLATFORM_DOMAINS.slice(rank + 1).join('|')})/` },
+}));
+
+/**
  * The import rules of the layout (see docs/architecture.md), checked by `npm run deps` inside `npm test`.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -77,6 +129,24 @@ module.exports = {
         'The cost model defines what it reads of the schema (the upstream cost a field declares, the keys of a link, the cursors of a connection) and the schema kit uses it, not the reverse.',
       from: { path: '^src/gateway/policy/' },
       to: { path: '^src/gateway/schema/' },
+    },
+    ...domainOrder,
+    {
+      name: 'platform-domains-ranked',
+      severity: 'error',
+      comment: 'Every domain folder of the platform has a rank in PLATFORM_DOMAINS, so the order covers it.',
+      from: {
+        path: '^src/platform/[^/]+/',
+        pathNot: `^src/platform/(${[...PLATFORM_DOMAINS, 'store', 'demo-content'].join('|')})/`,
+      },
+      to: {},
+    },
+    {
+      name: 'platform-wiring-on-top',
+      severity: 'error',
+      comment: 'Only the wiring assembles the domains: no domain nor shared module imports it.',
+      from: { path: '^src/platform/', pathNot: PLATFORM_WIRING },
+      to: { path: PLATFORM_WIRING },
     },
   ],
   options: {

@@ -271,3 +271,17 @@ export class Access {
 export function demand(role: Role | null | undefined, min: Role, what: string): void {
   if (!atLeast(role, min)) throw forbidden(`${what} needs the ${min} role`);
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route serves site visitors (the bearers of a resolved URL's API token): it reads
+     * content through `request.ctx.content`, which gives them their view. Every route without
+     * it refuses them, so a new route is closed to visitors until it says otherwise.
+     */
+    visitors?: boolean;
+  }
+}
+
+/** The options of a GET route site visitors may call (`app.get(path, OPEN_TO_VISITORS, handler)`). */
+export const OPEN_TO_VISITORS = { config: { visitors: true } } as const;

@@ -8,9 +8,9 @@ import { collectionRoutes } from './collections/routes.js';
 import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
-import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './content/routes.js';
-import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content/pdf-routes.js';
-import { searchRoutes } from './content/search-routes.js';
+import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './content-reads/routes.js';
+import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content-reads/pdf-routes.js';
+import { searchRoutes } from './content-reads/search-routes.js';
 import { changeRequestRoutes } from './change-requests/routes.js';
 import { changeRequestContentRoutes } from './change-requests/content-routes.js';
 import { gitRoutes } from './git/routes.js';
@@ -19,6 +19,7 @@ import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
+import { activeProvider } from './sso/store.js';
 import { fontRoutes, UPLOAD_ROUTE, uploadRoutes } from './fonts/routes.js';
 import { OPENAPI_DOWNLOAD_ROUTE, openAPIDownloadRoutes, openAPIRoutes } from './openapi/routes.js';
 import { computedRoutes } from './openapi/computed-routes.js';
@@ -223,7 +224,7 @@ export function createPlatform({
 
   app.register(
     async (v1) => {
-      organizationRoutes(v1);
+      organizationRoutes(v1, { canEnforceSso: (db, orgId) => activeProvider(db, orgId) !== undefined });
       memberRoutes(v1);
       teamRoutes(v1);
       collectionRoutes(v1);

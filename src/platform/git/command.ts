@@ -10,11 +10,6 @@ import { join, resolve } from 'node:path';
  * tests serves. Nothing it prints reaches a client without `redact`: URLs may carry credentials.
  */
 
-/** A repository URL as it may be stored, shown or logged: without user name or password. */
-export function maskUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@');
-}
-
 /** Removes credentials from any text git printed (URLs with user info). */
 export function redact(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1***@');

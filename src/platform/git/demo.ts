@@ -7,7 +7,7 @@ import type { JSONDocument } from '../../document/model.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
 import { git, scratchRepository } from './command.js';
 import { contentFiles } from './layout.js';
-import type { GitSyncStored } from './sync.js';
+import type { GitSyncStored } from '../spaces/git-sync.js';
 
 /** The demo space kept in a local repository. */
 export const DEMO_REPOSITORY_SPACE = 'Company handbook';

@@ -4,7 +4,8 @@ import { demand } from '../access.js';
 import { badRequest, notFound, parseBody, sendDeleted } from '../http.js';
 import type { JobQueue } from '../jobs.js';
 import { refProblem, repositoryProblem } from './remote.js';
-import { gitSyncState, queueOperation, type Direction } from './sync.js';
+import { gitSyncState, type Direction } from '../spaces/git-sync.js';
+import { queueOperation } from './sync.js';
 import { clearGitSync } from '../spaces/store.js';
 import { CONDITIONAL } from '../conditional.js';
 

@@ -18,7 +18,15 @@ import {
   type ContentPage,
 } from '../content/revisions.js';
 import { recordSpaceEvents } from '../integrations/events.js';
-import { git, GitError, maskUrl, scratchRepository, type Scratch } from './command.js';
+import {
+  type Direction,
+  type GitOperation,
+  type GitSyncStored,
+  maskUrl,
+  type Stage,
+  storedGitSync,
+} from '../spaces/git-sync.js';
+import { git, GitError, scratchRepository, type Scratch } from './command.js';
 import { commitWriter, readBlobs } from './objects.js';
 import { openRemote, remoteFailure, type Remote } from './remote.js';
 import { contentFiles, filesToContent, isExportedPath, LayoutError, type RepoFile } from './layout.js';
@@ -36,38 +44,6 @@ import { contentFiles, filesToContent, isExportedPath, LayoutError, type RepoFil
 export const GIT_JOB = 'git-sync';
 /** Largest file an import reads. */
 export const MAX_GIT_FILE_BYTES = 100 * 1024 * 1024;
-/** How long an operation may run. */
-export const OPERATION_TIMEOUT_MS = 10 * 60 * 1000;
-
-export type Direction = 'import' | 'export';
-export type Stage = 'repo_fetch' | 'config_check' | 'content_process' | 'finalize';
-
-export interface GitOperation {
-  state: 'running' | 'success' | 'failure' | 'timeout';
-  direction: Direction;
-  stage: Stage;
-  startedAt: string;
-  updatedAt: string;
-  completedAt?: string;
-  endedAt?: string;
-  error?: string;
-}
-
-/** What the space keeps of its Git Sync (the `git_sync` column). */
-export interface GitSyncStored {
-  repoName?: string;
-  installationProvider?: string;
-  url?: string;
-  ref?: string;
-  repoProjectDirectory?: string;
-  operation?: GitOperation;
-  /** The newest `timestamp` of an operation applied. */
-  lastTimestamp?: string;
-  /** The commit and revision of the last successful operation: what both sides last agreed on. */
-  lastCommit?: string;
-  lastRevision?: string;
-  updatedAt?: string;
-}
 
 export interface GitJob {
   spaceId: string;
@@ -97,15 +73,12 @@ export interface GitSyncOptions {
   allowLocal: boolean;
 }
 
-const stored = (space: Pick<SpaceRow, 'git_sync'>): GitSyncStored =>
-  space.git_sync ? (JSON.parse(space.git_sync) as GitSyncStored) : {};
-
 function writeState(db: Db, spaceId: string, change: (state: GitSyncStored) => GitSyncStored): void {
   const row = db.prepare('SELECT git_sync FROM spaces WHERE id = ?').get(spaceId) as
     | Pick<SpaceRow, 'git_sync'>
     | undefined;
   if (!row) return;
-  db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(change(stored(row))), spaceId);
+  db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(change(storedGitSync(row))), spaceId);
 }
 
 /** Provider and repository name shown for a URL. */
@@ -187,7 +160,7 @@ async function runOperation(db: Db, job: GitJob, options: GitSyncOptions): Promi
     );
   const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(job.spaceId) as SpaceRow | undefined;
   if (!space || space.deleted_at) throw new PermanentJobError('the space no longer exists');
-  const state = stored(space);
+  const state = storedGitSync(space);
   if (job.timestamp && state.lastTimestamp && job.timestamp < state.lastTimestamp) {
     throw new PermanentJobError(
       `skipped: its timestamp ${job.timestamp} is older than that of the last operation applied (${state.lastTimestamp})`,
@@ -477,38 +450,7 @@ async function sameTree(scratch: Scratch, a: string, b: string): Promise<boolean
   return treeA === treeB;
 }
 
-/** The GitSyncState of the API, from what the space keeps; undefined when it has no Git Sync. */
-export function gitSyncState(space: SpaceRow): Record<string, unknown> | undefined {
-  if (!space.git_sync) return undefined;
-  const state = stored(space);
-  return {
-    ...(state.repoName ? { repoName: state.repoName } : {}),
-    installationStatus: 'active',
-    installationProvider: state.installationProvider ?? 'github',
-    installationId: `git-${space.id}`,
-    ...((state as { integration?: string }).integration
-      ? { integration: (state as { integration?: string }).integration }
-      : {}),
-    // Stored without credentials; masked again in case an older release stored them.
-    ...(state.url ? { url: maskUrl(state.url) } : {}),
-    ...(state.operation
-      ? {
-          operation: {
-            state: state.operation.state,
-            direction: state.operation.direction,
-            stage: state.operation.stage,
-            startedAt: state.operation.startedAt,
-            ...(state.operation.endedAt ? { endedAt: state.operation.endedAt } : {}),
-            ...(state.operation.error ? { error: state.operation.error } : {}),
-          },
-        }
-      : {}),
-    operationTimeout: OPERATION_TIMEOUT_MS,
-    ...(state.updatedAt ? { updatedAt: state.updatedAt } : {}),
-  };
-}
-
 /** The last operation with its stage (`GitSyncSpaceOperation`), for the space's `gitSync`. */
 export function storedOperation(space: SpaceRow): GitOperation | undefined {
-  return stored(space).operation;
+  return storedGitSync(space).operation;
 }

@@ -5,7 +5,6 @@ import type { RequestContext } from '../context.js';
 import {
   conflict,
   forbidden,
-  notFound,
   pageFromArray,
   pageOf,
   pageParams,
@@ -17,26 +16,21 @@ import {
 import type { MemberRow } from '../rows.js';
 import { roleOrGuestSchema } from '../schemas.js';
 import { spaceJson } from '../spaces/json.js';
-import { activeProvider } from '../sso/store.js';
-import type { Db } from '../store/db.js';
-import { teamJson } from '../teams/json.js';
 import { findUserById } from '../users/store.js';
 import { memberJson } from './json.js';
 import {
   isLastAdmin,
-  joinThroughSso,
   listMembers,
   removeMember,
+  requireMember,
   setMemberRole,
   spacesOfOrganization,
-  teamsOfMember,
   touchMember,
 } from './store.js';
 
 const orderParam = z.enum(['asc', 'desc'], { message: 'must be asc or desc' }).default('desc');
 const memberRoleBody = z.strictObject({ role: roleOrGuestSchema });
 const userSpacesQuery = z.object({ ...pageParams, order: orderParam });
-const userTeamsQuery = z.object({ ...pageParams, title: z.string().optional() });
 
 const listMembersQuery = z.object({
   ...pageParams,
@@ -51,17 +45,11 @@ const listMembersQuery = z.object({
 type Params = { organizationId: string };
 type MemberParams = Params & { userId: string };
 
-function requireMember(db: Db, orgId: string, userId: string): MemberRow {
-  const member = findMember(db, orgId, userId);
-  if (!member) throw notFound('Member');
-  return member;
-}
-
 function memberAnswer(ctx: RequestContext, member: MemberRow) {
   return memberJson(ctx.db, member, findUserById(ctx.db, member.user_id)!, ctx.links);
 }
 
-/** Organization members group: list, get, remove, change role, ping, SSO membership, a member's spaces and teams. */
+/** Organization members group: list, get, remove, change role, ping, a member's spaces. */
 export function memberRoutes(app: FastifyInstance): void {
   app.get<{ Params: Params }>('/orgs/:organizationId/members', async (request) => {
     const { db, access, links } = request.ctx;
@@ -116,18 +104,6 @@ export function memberRoutes(app: FastifyInstance): void {
     return {};
   });
 
-  app.post<{ Params: MemberParams }>('/orgs/:organizationId/members/:userId/sso', async (request) => {
-    const { db, access, links } = request.ctx;
-    const org = access.requireOrg(request.params.organizationId, 'admin');
-    const target = findUserById(db, request.params.userId);
-    if (!target) throw notFound('User');
-    // A newcomer gets the role (and team) of the organization's active SAML provider, else its default role.
-    const provider = activeProvider(db, org.id);
-    const role = provider ? (provider.default_role === 'guest' ? null : provider.default_role) : org.default_role;
-    joinThroughSso(db, org.id, target.id, role, provider?.default_team);
-    return memberJson(db, findMember(db, org.id, target.id)!, target, links);
-  });
-
   app.get<{ Params: MemberParams }>('/orgs/:organizationId/members/:userId/spaces', async (request) => {
     const { db, access, user, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId);
@@ -146,19 +122,5 @@ export function memberRoutes(app: FastifyInstance): void {
       items.push({ permission, space: spaceJson(space, access.spaceRole(space), links) });
     }
     return pageFromArray(items, window);
-  });
-
-  app.get<{ Params: MemberParams }>('/orgs/:organizationId/members/:userId/teams', async (request) => {
-    const { db, access } = request.ctx;
-    const org = access.requireOrgMember(request.params.organizationId);
-    const query = parseQuery(userTeamsQuery, request.query);
-    const window = pageWindow(query);
-    const member = requireMember(db, org.id, request.params.userId);
-    const { rows, count } = teamsOfMember(db, org.id, member.user_id, query.title, window);
-    return pageOf(
-      rows.map(({ team, role }) => ({ team: teamJson(db, team, access.canManageTeam(team)), member: { role } })),
-      count,
-      window,
-    );
   });
 }

@@ -1,6 +1,6 @@
-import type { Role } from '../access.js';
-import { removeReviewer } from '../change-requests/merge-rules.js';
-import { now, type PageWindow } from '../http.js';
+import { findMember, type Role } from '../access.js';
+import { removeReviewer } from '../organizations/merge-rules.js';
+import { notFound, now, type PageWindow } from '../http.js';
 import type { MemberRow, SpaceRow, TeamRow, UserRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 
@@ -22,6 +22,13 @@ export interface MemberFilter {
 const SORT_COLUMNS = { joinedAt: 'm.joined_at', lastSeenAt: 'm.last_seen_at', name: 'u.display_name COLLATE NOCASE' };
 
 /** The live spaces, teams and (for members with a role) sites a member of an organization reaches. */
+/** The membership row of a user in an organization (disabled members included); a 404 without one. */
+export function requireMember(db: Db, orgId: string, userId: string): MemberRow {
+  const member = findMember(db, orgId, userId);
+  if (!member) throw notFound('Member');
+  return member;
+}
+
 export function memberCounts(db: Db, member: MemberRow): { spaces: number; teams: number; sites: number } {
   const spaces = db
     .prepare(

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { findMember } from '../access.js';
-import { requireReviewersInOrg } from '../change-requests/merge-rules.js';
+import { requireReviewersInOrg } from './merge-rules.js';
 import {
   badRequest,
   json,
@@ -22,7 +22,7 @@ import {
   organizationMergeRulesSchema,
   roleOrGuestSchema,
 } from '../schemas.js';
-import { activeProvider } from '../sso/store.js';
+import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { agentInstructionsJson, organizationJson } from './json.js';
 import {
@@ -57,8 +57,14 @@ const updateOrganizationBody = z
   .partial()
   .refine((body) => Object.keys(body).length > 0, 'must set at least one field');
 
+/** What the organization routes ask of the domains built on organizations, which app.ts wires in. */
+export interface OrganizationRouteOptions {
+  /** Whether the organization has an SSO provider its members can sign in with: enforcing SSO needs one. */
+  canEnforceSso: (db: Db, orgId: string) => boolean;
+}
+
 /** Organizations group: list, get, update, invites, join, agent instructions, e-mail domains. */
-export function organizationRoutes(app: FastifyInstance): void {
+export function organizationRoutes(app: FastifyInstance, { canEnforceSso }: OrganizationRouteOptions): void {
   app.get('/orgs', async (request) => {
     const { db, user, links } = request.ctx;
     const window = pageWindow(parseQuery(pageQuery, request.query));
@@ -83,7 +89,7 @@ export function organizationRoutes(app: FastifyInstance): void {
     if (body.defaultContent && !siteInOrganization(db, org.id, body.defaultContent.site)) {
       throw notFoundInBody('Site', 'defaultContent.site', body.defaultContent.site);
     }
-    if (body.sso === true && !activeProvider(db, org.id)) {
+    if (body.sso === true && !canEnforceSso(db, org.id)) {
       throw preconditionFailed(
         'Enforcing SSO needs an active SAML provider: set its sign-on URL, entity ID and certificate first',
       );

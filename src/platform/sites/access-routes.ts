@@ -18,7 +18,7 @@ import { authJson, shareLinkJson, siteJson, structureJson } from './json.js';
 import { findOrganization } from '../organizations/store.js';
 import { loadStructure, withoutDrafts } from './structure.js';
 import { readerView } from './resolve.js';
-import { OPEN_TO_VISITORS } from './visitor-access.js';
+import { OPEN_TO_VISITORS } from '../access.js';
 import {
   createShareLink,
   deleteShareLink,

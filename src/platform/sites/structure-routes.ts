@@ -35,7 +35,7 @@ import {
   type ItemPosition,
   type Structure,
 } from './structure.js';
-import { OPEN_TO_VISITORS } from './visitor-access.js';
+import { OPEN_TO_VISITORS } from '../access.js';
 import { CONDITIONAL } from '../conditional.js';
 import {
   type SiteParams,

@@ -34,17 +34,3 @@ export class SiteVisitorAccess extends Access {
 export function visitorUser(token: SiteTokenClaims, at: string): UserRow {
   return { id: `visitor-${token.site}`, display_name: 'Site visitor', email: '', photo_url: null, created_at: at };
 }
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * The route serves site visitors (the bearers of a resolved URL's API token): it reads
-     * content through `request.ctx.content`, which gives them their view. Every route without
-     * it refuses them, so a new route is closed to visitors until it says otherwise.
-     */
-    visitors?: boolean;
-  }
-}
-
-/** The options of a GET route site visitors may call (`app.get(path, OPEN_TO_VISITORS, handler)`). */
-export const OPEN_TO_VISITORS = { config: { visitors: true } } as const;

@@ -1,7 +1,7 @@
 import { atLeast, type Role } from '../access.js';
-import { gitSyncState } from '../git/sync.js';
 import type { Links } from '../links.js';
 import type { SpaceRow } from '../rows.js';
+import { gitSyncState } from './git-sync.js';
 
 /**
  * A space as seen by a user whose effective role on it is `role` (`null`: public reader). For

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Access, demand } from '../access.js';
+import { Access, demand, OPEN_TO_VISITORS } from '../access.js';
 import {
   badRequest,
   conflict,
@@ -21,7 +21,7 @@ import { spaceJson } from './json.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
-import { requireReviewersInOrg } from '../change-requests/merge-rules.js';
+import { requireReviewersInOrg } from '../organizations/merge-rules.js';
 import { moveItem, requireTargetCollection } from '../tree/positions.js';
 import { rowsById, treeOrder } from '../tree/order.js';
 import { duplicateSpace, insertSpace, loadSpace, restoreSpace, softDeleteSpace, transferSpace } from './store.js';
@@ -32,7 +32,6 @@ import {
   movePositionSchema,
   spaceMergeRulesSchema,
 } from '../schemas.js';
-import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
 import { CONDITIONAL } from '../conditional.js';
 
 const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { notFound, pageFromArray, pageQuery, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import {
+  activeProvider,
   createProvider,
   deleteProvider,
   providersOf,
@@ -12,6 +13,10 @@ import {
 } from './store.js';
 import { httpUrlSchema, roleOrGuestSchema } from '../schemas.js';
 import { findOrganization } from '../organizations/store.js';
+import { findMember } from '../access.js';
+import { memberJson } from '../members/json.js';
+import { joinThroughSso } from '../members/store.js';
+import { findUserById } from '../users/store.js';
 import { providerJson } from './json.js';
 
 const label = z.string().trim().min(1, 'must be 1 to 30 characters').max(30, 'must be 1 to 30 characters');
@@ -31,10 +36,11 @@ const updateBody = z
 
 type OrgParams = { organizationId: string };
 type ProviderParams = OrgParams & { samlProviderId: string };
+type MemberParams = OrgParams & { userId: string };
 
 /**
- * SAML providers (admins) and the SSO providers of an organization's login page (anyone
- * signed in, member or not: they are about to sign in to it).
+ * SAML providers (admins), the SSO providers of an organization's login page (anyone signed in,
+ * member or not: they are about to sign in to it), and a user's membership through SSO.
  */
 export function samlRoutes(app: FastifyInstance): void {
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/saml', async (request) => {
@@ -78,5 +84,17 @@ export function samlRoutes(app: FastifyInstance): void {
     if (!org) throw notFound('Organization');
     const active = providersOf(db, org.id).filter((row) => providerStatus(row) === 'active');
     return { items: active.map((row) => ({ id: row.id, label: row.label, startURL: serviceOf(row, links).startURL })) };
+  });
+
+  app.post<{ Params: MemberParams }>('/orgs/:organizationId/members/:userId/sso', async (request) => {
+    const { db, access, links } = request.ctx;
+    const org = access.requireOrg(request.params.organizationId, 'admin');
+    const target = findUserById(db, request.params.userId);
+    if (!target) throw notFound('User');
+    // A newcomer gets the role (and team) of the organization's active SAML provider, else its default role.
+    const provider = activeProvider(db, org.id);
+    const role = provider ? (provider.default_role === 'guest' ? null : provider.default_role) : org.default_role;
+    joinThroughSso(db, org.id, target.id, role, provider?.default_team);
+    return memberJson(db, findMember(db, org.id, target.id)!, target, links);
   });
 }

@@ -19,6 +19,7 @@ import {
   sendDeleted,
 } from '../http.js';
 import { memberJson } from '../members/json.js';
+import { requireMember, teamsOfMember } from '../members/store.js';
 import type { TeamRow } from '../rows.js';
 import { teamRoleSchema } from '../schemas.js';
 import type { Db } from '../store/db.js';
@@ -36,6 +37,8 @@ import {
   updateTeamMembers,
   userExists,
 } from './store.js';
+
+const userTeamsQuery = z.object({ ...pageParams, title: z.string().optional() });
 
 const teamTitle = z.string().trim().min(1, 'must be 1 to 64 characters').max(64, 'must be 1 to 64 characters');
 
@@ -66,6 +69,7 @@ const listTeamsQuery = z.object({ ...pageParams, owner: z.string().min(1).option
 
 type Params = { organizationId: string };
 type TeamParams = Params & { teamId: string };
+type MemberParams = Params & { userId: string };
 
 function requireTeam(db: Db, orgId: string, teamId: string): TeamRow {
   const team = findTeam(db, orgId, teamId);
@@ -98,7 +102,7 @@ function resolveMember(db: Db, orgId: string, ref: string, field: string): strin
   return user.id;
 }
 
-/** Teams group: list, create, get, rename, delete teams and manage their members. */
+/** Teams group: list, create, get, rename, delete teams and manage their members; a member's teams. */
 export function teamRoutes(app: FastifyInstance): void {
   app.get<{ Params: Params }>('/orgs/:organizationId/teams', async (request) => {
     const { db, access } = request.ctx;
@@ -210,4 +214,18 @@ export function teamRoutes(app: FastifyInstance): void {
       return sendDeleted(reply, user ? removeTeamMember(db, team.id, user.id) : false);
     },
   );
+
+  app.get<{ Params: MemberParams }>('/orgs/:organizationId/members/:userId/teams', async (request) => {
+    const { db, access } = request.ctx;
+    const org = access.requireOrgMember(request.params.organizationId);
+    const query = parseQuery(userTeamsQuery, request.query);
+    const window = pageWindow(query);
+    const member = requireMember(db, org.id, request.params.userId);
+    const { rows, count } = teamsOfMember(db, org.id, member.user_id, query.title, window);
+    return pageOf(
+      rows.map(({ team, role }) => ({ team: teamJson(db, team, access.canManageTeam(team)), member: { role } })),
+      count,
+      window,
+    );
+  });
 }

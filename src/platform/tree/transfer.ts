@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import { keepReviewersOfOrg } from '../change-requests/merge-rules.js';
+import { keepReviewersOfOrg } from '../organizations/merge-rules.js';
 
 /**
  * Settles content that moved to the organization `orgId`. Team grants on it go, since teams belong

@@ -11,7 +11,7 @@ import { pageJson } from '../content/json.js';
 import { pageByPath, pageIndex } from '../content/pages.js';
 import { parseUrl, resolvePublishedUrl, urlSegments, type ResolveInput } from '../sites/resolve.js';
 import { contentForVisitor } from '../adaptive/page-conditions.js';
-import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { OPEN_TO_VISITORS } from '../access.js';
 import { findCollectionOfOrganization } from '../collections/store.js';
 import { findSiteById, siteSpaceHomePage } from '../sites/store.js';
 import { findLiveSpace, loadSpace } from '../spaces/store.js';

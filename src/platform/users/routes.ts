@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../http.js';
-import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { OPEN_TO_VISITORS } from '../access.js';
 import { userJson } from './json.js';
 import { findVisibleUser } from './store.js';
 

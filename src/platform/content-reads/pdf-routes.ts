@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pageIndex, type PlacedPage } from './pages.js';
-import type { Revision } from './revisions.js';
+import { pageIndex, type PlacedPage } from '../content/pages.js';
+import type { Revision } from '../content/revisions.js';
 import type { ContentRef as DocumentRef } from '../../document/model.js';
-import { PdfTooLargeError, renderPdf } from './pdf.js';
-import { sign, verify } from './signing.js';
-import { getBlob } from './blobs.js';
+import { PdfTooLargeError, renderPdf } from '../content/pdf.js';
+import { sign, verify } from '../content/signing.js';
+import { getBlob } from '../content/blobs.js';
 import { booleanParam, notFound, overLimit, parseQuery } from '../http.js';
 import type { Db } from '../store/db.js';
 import { requireChangeRequest } from '../change-requests/store.js';
-import { storedContentReader } from './reader.js';
+import { storedContentReader } from '../content/reader.js';
 import { signedViewReader } from '../sites/visitor-view.js';
-import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { OPEN_TO_VISITORS } from '../access.js';
 import { spaceTitle } from '../spaces/store.js';
 
 type SpaceParams = { spaceId: string };

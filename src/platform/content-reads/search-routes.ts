@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { searchSpaces } from './search.js';
+import { searchSpaces } from '../content/search.js';
 import { pageParams, pageWindow, parseQuery } from '../http.js';
 import { treeOrder } from '../tree/order.js';
-import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
-import { pageHitJson } from './json.js';
+import { OPEN_TO_VISITORS } from '../access.js';
+import { pageHitJson } from '../content/json.js';
 import { spaceTitles } from '../spaces/store.js';
 
 const searchQuery = z.object({

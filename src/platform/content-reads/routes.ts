@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { pageIndex } from './pages.js';
-import { EMPTY_CONTENT } from './revisions.js';
-import { signedDownload } from './files.js';
+import { pageIndex } from '../content/pages.js';
+import { EMPTY_CONTENT } from '../content/revisions.js';
+import { signedDownload } from '../content/files.js';
 import { notFound, parseQuery } from '../http.js';
 import type { Db } from '../store/db.js';
 import { baseRevision, requireChangeRequest } from '../change-requests/store.js';
-import { OPEN_TO_VISITORS } from '../sites/visitor-access.js';
+import { OPEN_TO_VISITORS } from '../access.js';
 import {
   backlinkList,
   byId,
