@@ -115,6 +115,7 @@ class ZodWriter {
         `  path: ${lit(op.path)},`,
         `  pathParams: ${lit(op.pathParams.map((p) => p.name))},`,
         `  queryParams: ${lit(op.query.map((p) => p.name))},`,
+        `  tags: ${lit(op.tags)},`,
         `  get query() {\n    return keep(this, 'query', ${query});\n  },`,
         `  get body() {\n    return keep(this, 'body', ${op.body ? this.zod(op.body.schema) : 'undefined'});\n  },`,
         `  get answers() {\n    return keep(this, 'answers', { ${answers.join(', ')} });\n  },`,

@@ -21,6 +21,8 @@ export interface Operation<
   readonly path: string;
   readonly pathParams: readonly PathParam[];
   readonly queryParams: readonly string[];
+  /** The description's groups of the operation (`spaces`, `space-content` …), its own first. */
+  readonly tags: readonly string[];
   readonly query: z.ZodType<QueryShape> | undefined;
   readonly body: z.ZodType<Body> | undefined;
   /** The schema of each successful answer by status; undefined for an answer without a body. */

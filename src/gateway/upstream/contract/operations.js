@@ -9,6 +9,7 @@ export const getApiInformation = {
   path: "/",
   pathParams: [],
   queryParams: [],
+  tags: ["system"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -26,6 +27,7 @@ export const getAuthenticatedUser = {
   path: "/user",
   pathParams: [],
   queryParams: [],
+  tags: ["users","critical"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -43,6 +45,7 @@ export const createUserNotificationsToken = {
   path: "/user/notifications/token",
   pathParams: [],
   queryParams: [],
+  tags: ["users"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -60,6 +63,7 @@ export const getUserById = {
   path: "/users/{userId}",
   pathParams: ["userId"],
   queryParams: [],
+  tags: ["users","critical"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -77,6 +81,7 @@ export const updateUserById = {
   path: "/users/{userId}",
   pathParams: ["userId"],
   queryParams: [],
+  tags: ["users","critical"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -94,6 +99,7 @@ export const getSpaceById = {
   path: "/spaces/{spaceId}",
   pathParams: ["spaceId"],
   queryParams: ["shareKey"],
+  tags: ["spaces","critical"],
   get query() {
     return keep(this, 'query', z.object({ shareKey: z.string().optional() }));
   },
@@ -111,6 +117,7 @@ export const updateSpaceById = {
   path: "/spaces/{spaceId}",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -128,6 +135,7 @@ export const deleteSpaceById = {
   path: "/spaces/{spaceId}",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -145,6 +153,7 @@ export const duplicateSpace = {
   path: "/spaces/{spaceId}/duplicate",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -162,6 +171,7 @@ export const restoreSpace = {
   path: "/spaces/{spaceId}/restore",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -179,6 +189,7 @@ export const moveSpace = {
   path: "/spaces/{spaceId}/move",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -196,6 +207,7 @@ export const getEmbedByUrlInSpace = {
   path: "/spaces/{spaceId}/embed",
   pathParams: ["spaceId"],
   queryParams: ["url"],
+  tags: ["space-embeds"],
   get query() {
     return keep(this, 'query', z.object({ url: z.string() }));
   },
@@ -213,6 +225,7 @@ export const searchSpaceContent = {
   path: "/spaces/{spaceId}/search",
   pathParams: ["spaceId"],
   queryParams: ["query","page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ query: z.string(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -230,6 +243,7 @@ export const importGitRepository = {
   path: "/spaces/{spaceId}/git/import",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -247,6 +261,7 @@ export const exportToGitRepository = {
   path: "/spaces/{spaceId}/git/export",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -264,6 +279,7 @@ export const getSpaceGitInfo = {
   path: "/spaces/{spaceId}/git/info",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -281,6 +297,7 @@ export const inviteToSpace = {
   path: "/spaces/{spaceId}/permissions",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -298,6 +315,7 @@ export const updateTeamPermissionInSpace = {
   path: "/spaces/{spaceId}/permissions/teams/{teamId}",
   pathParams: ["spaceId","teamId"],
   queryParams: [],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -315,6 +333,7 @@ export const removeTeamFromSpace = {
   path: "/spaces/{spaceId}/permissions/teams/{teamId}",
   pathParams: ["spaceId","teamId"],
   queryParams: [],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -332,6 +351,7 @@ export const listUserPermissionsInSpace = {
   path: "/spaces/{spaceId}/permissions/users",
   pathParams: ["spaceId"],
   queryParams: ["page","limit"],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -349,6 +369,7 @@ export const updateUserPermissionInSpace = {
   path: "/spaces/{spaceId}/permissions/users/{userId}",
   pathParams: ["spaceId","userId"],
   queryParams: [],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -366,6 +387,7 @@ export const removeUserFromSpace = {
   path: "/spaces/{spaceId}/permissions/users/{userId}",
   pathParams: ["spaceId","userId"],
   queryParams: [],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -383,6 +405,7 @@ export const listTeamPermissionsInSpace = {
   path: "/spaces/{spaceId}/permissions/teams",
   pathParams: ["spaceId"],
   queryParams: ["page","limit"],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -400,6 +423,7 @@ export const getCurrentRevision = {
   path: "/spaces/{spaceId}/content",
   pathParams: ["spaceId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -417,6 +441,7 @@ export const applyTemplateToSpace = {
   path: "/spaces/{spaceId}/content/template",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -434,6 +459,7 @@ export const listPages = {
   path: "/spaces/{spaceId}/content/pages",
   pathParams: ["spaceId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -451,6 +477,7 @@ export const listFiles = {
   path: "/spaces/{spaceId}/content/files",
   pathParams: ["spaceId"],
   queryParams: ["page","limit","metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -468,6 +495,7 @@ export const getFileById = {
   path: "/spaces/{spaceId}/content/files/{fileId}",
   pathParams: ["spaceId","fileId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -485,6 +513,7 @@ export const getPageById = {
   path: "/spaces/{spaceId}/content/page/{pageId}",
   pathParams: ["spaceId","pageId"],
   queryParams: ["format","format.markdown.refs","evaluated","dereferenced","metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), "format.markdown.refs": z.enum(["relative","stable"]).default("relative").optional(), evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional(), metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -502,6 +531,7 @@ export const listSpacePageMetaLinks = {
   path: "/spaces/{spaceId}/content/page/{pageId}/meta-links",
   pathParams: ["spaceId","pageId"],
   queryParams: [],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -519,6 +549,7 @@ export const getPageByPath = {
   path: "/spaces/{spaceId}/content/path/{pagePath}",
   pathParams: ["spaceId","pagePath"],
   queryParams: ["format","format.markdown.refs","evaluated","dereferenced","metadata","cachedMetadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), "format.markdown.refs": z.enum(["relative","stable"]).default("relative").optional(), evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional(), metadata: z.boolean().default(true).optional(), cachedMetadata: z.boolean().default(false).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -536,6 +567,7 @@ export const getReusableContentById = {
   path: "/spaces/{spaceId}/content/reusable-contents/{reusableContentId}",
   pathParams: ["spaceId","reusableContentId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -553,6 +585,7 @@ export const getComputedDocument = {
   path: "/spaces/{spaceId}/content/computed/document",
   pathParams: ["spaceId"],
   queryParams: ["schema"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ schema: z.enum(["current","next"]).optional() }));
   },
@@ -570,6 +603,7 @@ export const getComputedRevision = {
   path: "/spaces/{spaceId}/content/computed/revision",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -587,6 +621,7 @@ export const getDocumentById = {
   path: "/spaces/{spaceId}/documents/{documentId}",
   pathParams: ["spaceId","documentId"],
   queryParams: ["schema"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ schema: z.enum(["current","next"]).optional() }));
   },
@@ -604,6 +639,7 @@ export const listChangeRequestsForSpace = {
   path: "/spaces/{spaceId}/change-requests",
   pathParams: ["spaceId"],
   queryParams: ["page","limit","status","creator","contributor","requestedReviewer","topic","orderBy","conversationsIssuesCluster"],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), status: S.ChangeRequestStatus.optional(), creator: z.string().optional(), contributor: z.string().optional(), requestedReviewer: z.string().optional(), topic: z.string().optional(), orderBy: S.ChangeRequestOrderBy.optional(), conversationsIssuesCluster: z.string().optional() }));
   },
@@ -621,6 +657,7 @@ export const createChangeRequest = {
   path: "/spaces/{spaceId}/change-requests",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -638,6 +675,7 @@ export const getChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -655,6 +693,7 @@ export const updateChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -672,6 +711,7 @@ export const mergeChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/merge",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -689,6 +729,7 @@ export const updateChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/update",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -706,6 +747,7 @@ export const getReviewsByChangeRequestId = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/reviews",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["format","outdated","page","limit"],
+  tags: ["change-requests-reviews"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), outdated: z.boolean().optional(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -723,6 +765,7 @@ export const submitChangeRequestReview = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/reviews",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-requests-reviews"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -740,6 +783,7 @@ export const getChangeRequestReviewById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}",
   pathParams: ["spaceId","changeRequestId","reviewId"],
   queryParams: ["format"],
+  tags: ["change-requests-reviews"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -757,6 +801,7 @@ export const getRequestedReviewersByChangeRequestId = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["page","limit"],
+  tags: ["change-request-reviewers"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -774,6 +819,7 @@ export const requestReviewersForChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-request-reviewers"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -791,6 +837,7 @@ export const removeRequestedReviewerFromChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}",
   pathParams: ["spaceId","changeRequestId","userId"],
   queryParams: [],
+  tags: ["change-request-reviewers"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -808,6 +855,7 @@ export const listChangeRequestConversations = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/conversations",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["page","limit"],
+  tags: ["change-request-conversations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -825,6 +873,7 @@ export const updateChangeRequestConversation = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/conversations/{conversationId}",
   pathParams: ["spaceId","changeRequestId","conversationId"],
   queryParams: [],
+  tags: ["change-request-conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -842,6 +891,7 @@ export const deleteChangeRequestConversation = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/conversations/{conversationId}",
   pathParams: ["spaceId","changeRequestId","conversationId"],
   queryParams: [],
+  tags: ["change-request-conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -859,6 +909,7 @@ export const listCommentsInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["page","limit","order","format","status","targetPage","authors"],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), order: z.enum(["asc","desc"]).default("desc").optional(), format: z.enum(["document","markdown"]).optional(), status: z.enum(["all","open","resolved"]).default("all").optional(), targetPage: z.string().optional(), authors: z.array(z.string()).optional() }));
   },
@@ -876,6 +927,7 @@ export const postCommentInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -893,6 +945,7 @@ export const getCommentInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}",
   pathParams: ["spaceId","changeRequestId","commentId"],
   queryParams: ["format"],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -910,6 +963,7 @@ export const updateCommentInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}",
   pathParams: ["spaceId","changeRequestId","commentId"],
   queryParams: [],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -927,6 +981,7 @@ export const deleteCommentInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}",
   pathParams: ["spaceId","changeRequestId","commentId"],
   queryParams: [],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -944,6 +999,7 @@ export const listCommentRepliesInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies",
   pathParams: ["spaceId","changeRequestId","commentId"],
   queryParams: ["page","limit","format"],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), format: z.enum(["document","markdown"]).optional() }));
   },
@@ -961,6 +1017,7 @@ export const postCommentReplyInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies",
   pathParams: ["spaceId","changeRequestId","commentId"],
   queryParams: ["format"],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -978,6 +1035,7 @@ export const getCommentReplyInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}",
   pathParams: ["spaceId","changeRequestId","commentId","commentReplyId"],
   queryParams: ["format"],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -995,6 +1053,7 @@ export const updateCommentReplyInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}",
   pathParams: ["spaceId","changeRequestId","commentId","commentReplyId"],
   queryParams: [],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1012,6 +1071,7 @@ export const deleteCommentReplyInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}",
   pathParams: ["spaceId","changeRequestId","commentId","commentReplyId"],
   queryParams: [],
+  tags: ["change-request-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1029,6 +1089,7 @@ export const getContributorsByChangeRequestId = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/contributors",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: [],
+  tags: ["change-request-contributors"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1046,6 +1107,7 @@ export const getRevisionOfChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["metadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1063,6 +1125,7 @@ export const updateChangeRequestContent = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["compat"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ compat: z.boolean().default(true).optional() }));
   },
@@ -1080,6 +1143,7 @@ export const listPagesInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["metadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1097,6 +1161,7 @@ export const listFilesInChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/files",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["page","limit","metadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1114,6 +1179,7 @@ export const getFileInChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}",
   pathParams: ["spaceId","changeRequestId","fileId"],
   queryParams: ["metadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1131,6 +1197,7 @@ export const getPageInChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}",
   pathParams: ["spaceId","changeRequestId","pageId"],
   queryParams: ["format","format.markdown.refs","evaluated","dereferenced","metadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), "format.markdown.refs": z.enum(["relative","stable"]).default("relative").optional(), evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional(), metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1148,6 +1215,7 @@ export const listChangeRequestPageMetaLinks = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/meta-links",
   pathParams: ["spaceId","changeRequestId","pageId"],
   queryParams: [],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1165,6 +1233,7 @@ export const getReusableContentInChangeRequestById = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/reusable-contents/{reusableContentId}",
   pathParams: ["spaceId","changeRequestId","reusableContentId"],
   queryParams: ["metadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1182,6 +1251,7 @@ export const getChangeRequestChanges = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/changes",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["limit"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ limit: z.number().default(10).optional() }));
   },
@@ -1199,6 +1269,7 @@ export const getChangeRequestPDF = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/pdf",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["only","page"],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', z.object({ only: z.boolean().optional(), page: z.string().optional() }));
   },
@@ -1216,6 +1287,7 @@ export const getRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}",
   pathParams: ["spaceId","revisionId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1233,6 +1305,7 @@ export const getRevisionSemanticChanges = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/changes",
   pathParams: ["spaceId","revisionId"],
   queryParams: ["metadata","computed","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional(), limit: z.number().default(10).optional() }));
   },
@@ -1250,6 +1323,7 @@ export const listPagesInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/pages",
   pathParams: ["spaceId","revisionId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1267,6 +1341,7 @@ export const listFilesInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/files",
   pathParams: ["spaceId","revisionId"],
   queryParams: ["page","limit","metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1284,6 +1359,7 @@ export const getFileInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}",
   pathParams: ["spaceId","revisionId","fileId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1301,6 +1377,7 @@ export const getPageInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}",
   pathParams: ["spaceId","revisionId","pageId"],
   queryParams: ["format","format.markdown.refs","evaluated","dereferenced","metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), "format.markdown.refs": z.enum(["relative","stable"]).default("relative").optional(), evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional(), metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1318,6 +1395,7 @@ export const getPageDocumentInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document",
   pathParams: ["spaceId","revisionId","pageId"],
   queryParams: ["evaluated","dereferenced"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional() }));
   },
@@ -1335,6 +1413,7 @@ export const getPageInRevisionByPath = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}",
   pathParams: ["spaceId","revisionId","pagePath"],
   queryParams: ["format","format.markdown.refs","evaluated","dereferenced","metadata","cachedMetadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), "format.markdown.refs": z.enum(["relative","stable"]).default("relative").optional(), evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional(), metadata: z.boolean().default(true).optional(), cachedMetadata: z.boolean().default(false).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1352,6 +1431,7 @@ export const listRevisionPageMetaLinks = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links",
   pathParams: ["spaceId","revisionId","pageId"],
   queryParams: [],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1369,6 +1449,7 @@ export const getPageInChangeRequestByPath = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/path/{pagePath}",
   pathParams: ["spaceId","changeRequestId","pagePath"],
   queryParams: ["format","format.markdown.refs","evaluated","dereferenced","metadata","cachedMetadata","computed"],
+  tags: ["change-request-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), "format.markdown.refs": z.enum(["relative","stable"]).default("relative").optional(), evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional(), metadata: z.boolean().default(true).optional(), cachedMetadata: z.boolean().default(false).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1386,6 +1467,7 @@ export const getReusableContentInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}",
   pathParams: ["spaceId","revisionId","reusableContentId"],
   queryParams: ["metadata","computed"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ metadata: z.boolean().default(true).optional(), computed: z.boolean().default(true).optional() }));
   },
@@ -1403,6 +1485,7 @@ export const getReusableContentDocumentInRevisionById = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document",
   pathParams: ["spaceId","revisionId","reusableContentId"],
   queryParams: ["evaluated","dereferenced"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ evaluated: z.union([z.boolean(), z.literal("deterministic-only")]).default(false).optional(), dereferenced: z.union([z.boolean(), z.literal("reusable-contents")]).default(false).optional() }));
   },
@@ -1420,6 +1503,7 @@ export const listCommentsInSpace = {
   path: "/spaces/{spaceId}/comments",
   pathParams: ["spaceId"],
   queryParams: ["page","limit","order","status","format","targetPage","authors"],
+  tags: ["space-comments","critical"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), order: z.enum(["asc","desc"]).default("desc").optional(), status: z.enum(["all","open","resolved"]).default("all").optional(), format: z.enum(["document","markdown"]).optional(), targetPage: z.string().optional(), authors: z.array(z.string()).optional() }));
   },
@@ -1437,6 +1521,7 @@ export const postCommentInSpace = {
   path: "/spaces/{spaceId}/comments",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1454,6 +1539,7 @@ export const getCommentInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}",
   pathParams: ["spaceId","commentId"],
   queryParams: ["format"],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -1471,6 +1557,7 @@ export const updateCommentInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}",
   pathParams: ["spaceId","commentId"],
   queryParams: [],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1488,6 +1575,7 @@ export const deleteCommentInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}",
   pathParams: ["spaceId","commentId"],
   queryParams: [],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1505,6 +1593,7 @@ export const listCommentRepliesInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}/replies",
   pathParams: ["spaceId","commentId"],
   queryParams: ["page","limit","format"],
+  tags: ["space-comment"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), format: z.enum(["document","markdown"]).optional() }));
   },
@@ -1522,6 +1611,7 @@ export const postCommentReplyInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}/replies",
   pathParams: ["spaceId","commentId"],
   queryParams: [],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1539,6 +1629,7 @@ export const getCommentReplyInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
   pathParams: ["spaceId","commentId","commentReplyId"],
   queryParams: ["format"],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -1556,6 +1647,7 @@ export const updateCommentReplyInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
   pathParams: ["spaceId","commentId","commentReplyId"],
   queryParams: [],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1573,6 +1665,7 @@ export const deleteCommentReplyInSpace = {
   path: "/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
   pathParams: ["spaceId","commentId","commentReplyId"],
   queryParams: [],
+  tags: ["space-comments"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1590,6 +1683,7 @@ export const listCommentersInSpace = {
   path: "/spaces/{spaceId}/commenters",
   pathParams: ["spaceId"],
   queryParams: ["page","limit"],
+  tags: ["space-comments","critical"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -1607,6 +1701,7 @@ export const listCommentersInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/commenters",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["page","limit"],
+  tags: ["change-request-comments","critical"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -1624,6 +1719,7 @@ export const listPermissionsAggregateInSpace = {
   path: "/spaces/{spaceId}/permissions/aggregate",
   pathParams: ["spaceId"],
   queryParams: ["page","limit","role"],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), role: S.MemberRole.optional() }));
   },
@@ -1641,6 +1737,7 @@ export const listSpaceIntegrations = {
   path: "/spaces/{spaceId}/integrations",
   pathParams: ["spaceId"],
   queryParams: ["search"],
+  tags: ["space-integrations"],
   get query() {
     return keep(this, 'query', z.object({ search: z.string().optional() }));
   },
@@ -1658,6 +1755,7 @@ export const listSpaceIntegrationsBlocks = {
   path: "/spaces/{spaceId}/integration-blocks",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["space-integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1675,6 +1773,7 @@ export const getSpacePDF = {
   path: "/spaces/{spaceId}/pdf",
   pathParams: ["spaceId"],
   queryParams: ["only","page"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ only: z.boolean().optional(), page: z.string().optional() }));
   },
@@ -1692,6 +1791,7 @@ export const getCollectionById = {
   path: "/collections/{collectionId}",
   pathParams: ["collectionId"],
   queryParams: [],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1709,6 +1809,7 @@ export const updateCollectionById = {
   path: "/collections/{collectionId}",
   pathParams: ["collectionId"],
   queryParams: [],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1726,6 +1827,7 @@ export const deleteCollectionById = {
   path: "/collections/{collectionId}",
   pathParams: ["collectionId"],
   queryParams: [],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1743,6 +1845,7 @@ export const listSpacesInCollectionById = {
   path: "/collections/{collectionId}/spaces",
   pathParams: ["collectionId"],
   queryParams: ["page","limit"],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -1760,6 +1863,7 @@ export const moveCollection = {
   path: "/collections/{collectionId}/move",
   pathParams: ["collectionId"],
   queryParams: [],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1777,6 +1881,7 @@ export const transferCollection = {
   path: "/collections/{collectionId}/transfer",
   pathParams: ["collectionId"],
   queryParams: [],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1794,6 +1899,7 @@ export const inviteToCollection = {
   path: "/collections/{collectionId}/permissions",
   pathParams: ["collectionId"],
   queryParams: [],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1811,6 +1917,7 @@ export const listTeamPermissionsInCollection = {
   path: "/collections/{collectionId}/permissions/teams",
   pathParams: ["collectionId"],
   queryParams: ["page","limit"],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -1828,6 +1935,7 @@ export const updateTeamPermissionInCollection = {
   path: "/collections/{collectionId}/permissions/teams/{teamId}",
   pathParams: ["collectionId","teamId"],
   queryParams: [],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1845,6 +1953,7 @@ export const removeTeamFromCollection = {
   path: "/collections/{collectionId}/permissions/teams/{teamId}",
   pathParams: ["collectionId","teamId"],
   queryParams: [],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1862,6 +1971,7 @@ export const listUserPermissionsInCollection = {
   path: "/collections/{collectionId}/permissions/users",
   pathParams: ["collectionId"],
   queryParams: ["page","limit"],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -1879,6 +1989,7 @@ export const updateUserPermissionInCollection = {
   path: "/collections/{collectionId}/permissions/users/{userId}",
   pathParams: ["collectionId","userId"],
   queryParams: [],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1896,6 +2007,7 @@ export const removeUserFromCollection = {
   path: "/collections/{collectionId}/permissions/users/{userId}",
   pathParams: ["collectionId","userId"],
   queryParams: [],
+  tags: ["collection-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1913,6 +2025,7 @@ export const listPermissionsAggregateInCollection = {
   path: "/collections/{collectionId}/permissions/aggregate",
   pathParams: ["collectionId"],
   queryParams: ["page","limit","role"],
+  tags: ["space-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), role: S.MemberRole.optional() }));
   },
@@ -1930,6 +2043,7 @@ export const listIntegrations = {
   path: "/integrations",
   pathParams: [],
   queryParams: ["page","limit","search","category","blockDomain","blocks","contentSources","owner","scope","target"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), search: z.string().optional(), category: S.IntegrationCategory.optional(), blockDomain: z.string().optional(), blocks: z.boolean().optional(), contentSources: z.boolean().optional(), owner: z.string().optional(), scope: S.IntegrationScope.optional(), target: S.IntegrationTarget.optional() }));
   },
@@ -1947,6 +2061,7 @@ export const getIntegrationByName = {
   path: "/integrations/{integrationName}",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1964,6 +2079,7 @@ export const publishIntegration = {
   path: "/integrations/{integrationName}",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1981,6 +2097,7 @@ export const unpublishIntegration = {
   path: "/integrations/{integrationName}",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -1998,6 +2115,7 @@ export const listIntegrationInstallations = {
   path: "/integrations/{integrationName}/installations",
   pathParams: ["integrationName"],
   queryParams: ["page","limit","externalId"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), externalId: z.string().optional() }));
   },
@@ -2015,6 +2133,7 @@ export const installIntegration = {
   path: "/integrations/{integrationName}/installations",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2032,6 +2151,7 @@ export const listIntegrationEvents = {
   path: "/integrations/{integrationName}/events",
   pathParams: ["integrationName"],
   queryParams: ["page","limit"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -2049,6 +2169,7 @@ export const getIntegrationEvent = {
   path: "/integrations/{integrationName}/events/{eventId}",
   pathParams: ["integrationName","eventId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2066,6 +2187,7 @@ export const listIntegrationSpaceInstallations = {
   path: "/integrations/{integrationName}/spaces",
   pathParams: ["integrationName"],
   queryParams: ["page","limit","externalId","extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), externalId: z.string().optional(), extended: z.boolean().default(false).optional() }));
   },
@@ -2083,6 +2205,7 @@ export const listIntegrationSiteInstallations = {
   path: "/integrations/{integrationName}/sites",
   pathParams: ["integrationName"],
   queryParams: ["page","limit","externalId","extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), externalId: z.string().optional(), extended: z.boolean().default(false).optional() }));
   },
@@ -2100,6 +2223,7 @@ export const setIntegrationDevelopmentMode = {
   path: "/integrations/{integrationName}/dev",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2117,6 +2241,7 @@ export const disableIntegrationDevelopmentMode = {
   path: "/integrations/{integrationName}/dev",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2134,6 +2259,7 @@ export const renderIntegrationUIWithGet = {
   path: "/integrations/{integrationName}/render",
   pathParams: ["integrationName"],
   queryParams: ["request"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ request: z.string() }));
   },
@@ -2151,6 +2277,7 @@ export const renderIntegrationUIWithPost = {
   path: "/integrations/{integrationName}/render",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2168,6 +2295,7 @@ export const queueIntegrationTask = {
   path: "/integrations/{integrationName}/tasks",
   pathParams: ["integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2185,6 +2313,7 @@ export const getIntegrationInstallationById = {
   path: "/integrations/{integrationName}/installations/{installationId}",
   pathParams: ["integrationName","installationId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2202,6 +2331,7 @@ export const updateIntegrationInstallation = {
   path: "/integrations/{integrationName}/installations/{installationId}",
   pathParams: ["integrationName","installationId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2219,6 +2349,7 @@ export const uninstallIntegration = {
   path: "/integrations/{integrationName}/installations/{installationId}",
   pathParams: ["integrationName","installationId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2236,6 +2367,7 @@ export const createIntegrationInstallationToken = {
   path: "/integrations/{integrationName}/installations/{installationId}/tokens",
   pathParams: ["integrationName","installationId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2253,6 +2385,7 @@ export const listIntegrationInstallationSpaces = {
   path: "/integrations/{integrationName}/installations/{installationId}/spaces",
   pathParams: ["integrationName","installationId"],
   queryParams: ["page","limit","extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), extended: z.boolean().default(false).optional() }));
   },
@@ -2270,6 +2403,7 @@ export const installIntegrationOnSpace = {
   path: "/integrations/{integrationName}/installations/{installationId}/spaces",
   pathParams: ["integrationName","installationId"],
   queryParams: ["extended"],
+  tags: [],
   get query() {
     return keep(this, 'query', z.object({ extended: z.boolean().default(false).optional() }));
   },
@@ -2287,6 +2421,7 @@ export const getIntegrationSpaceInstallation = {
   path: "/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}",
   pathParams: ["integrationName","installationId","spaceId"],
   queryParams: ["extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ extended: z.boolean().default(false).optional() }));
   },
@@ -2304,6 +2439,7 @@ export const updateIntegrationSpaceInstallation = {
   path: "/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}",
   pathParams: ["integrationName","installationId","spaceId"],
   queryParams: ["extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ extended: z.boolean().default(false).optional() }));
   },
@@ -2321,6 +2457,7 @@ export const uninstallIntegrationFromSpace = {
   path: "/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}",
   pathParams: ["integrationName","installationId","spaceId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2338,6 +2475,7 @@ export const listIntegrationInstallationSites = {
   path: "/integrations/{integrationName}/installations/{installationId}/sites",
   pathParams: ["integrationName","installationId"],
   queryParams: ["page","limit","extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), extended: z.boolean().default(false).optional() }));
   },
@@ -2355,6 +2493,7 @@ export const installIntegrationOnSite = {
   path: "/integrations/{integrationName}/installations/{installationId}/sites",
   pathParams: ["integrationName","installationId"],
   queryParams: ["extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ extended: z.boolean().default(false).optional() }));
   },
@@ -2372,6 +2511,7 @@ export const getIntegrationSiteInstallation = {
   path: "/integrations/{integrationName}/installations/{installationId}/sites/{siteId}",
   pathParams: ["integrationName","installationId","siteId"],
   queryParams: ["extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ extended: z.boolean().default(false).optional() }));
   },
@@ -2389,6 +2529,7 @@ export const updateIntegrationSiteInstallation = {
   path: "/integrations/{integrationName}/installations/{installationId}/sites/{siteId}",
   pathParams: ["integrationName","installationId","siteId"],
   queryParams: ["extended"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ extended: z.boolean().default(false).optional() }));
   },
@@ -2406,6 +2547,7 @@ export const uninstallIntegrationFromSite = {
   path: "/integrations/{integrationName}/installations/{installationId}/sites/{siteId}",
   pathParams: ["integrationName","installationId","siteId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2423,6 +2565,7 @@ export const listOrganizationsForAuthenticatedUser = {
   path: "/orgs",
   pathParams: [],
   queryParams: ["page","limit"],
+  tags: ["organizations","critical"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -2440,6 +2583,7 @@ export const createOrganization = {
   path: "/orgs",
   pathParams: [],
   queryParams: ["withDefaultSite","openapiUrl"],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', z.object({ withDefaultSite: z.boolean().optional(), openapiUrl: z.string().optional() }));
   },
@@ -2457,6 +2601,7 @@ export const getOrganizationById = {
   path: "/orgs/{organizationId}",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations","critical"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2474,6 +2619,7 @@ export const updateOrganizationById = {
   path: "/orgs/{organizationId}",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2491,6 +2637,7 @@ export const listOrganizationAuditEventActions = {
   path: "/orgs/{organizationId}/audit-event-actions",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2508,6 +2655,7 @@ export const listOrganizationAuditEvents = {
   path: "/orgs/{organizationId}/audit-events",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","from","to","action","actor","target"],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().int().default(20).optional(), from: z.string().optional(), to: z.string().optional(), action: z.string().optional(), actor: z.string().optional(), target: z.string().optional() }));
   },
@@ -2525,6 +2673,7 @@ export const getOrganizationAuditEvent = {
   path: "/orgs/{organizationId}/audit-events/{auditEventId}",
   pathParams: ["organizationId","auditEventId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2542,6 +2691,7 @@ export const listOrganizationStyleguides = {
   path: "/orgs/{organizationId}/styleguides",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2559,6 +2709,7 @@ export const listStyleguideTemplates = {
   path: "/orgs/{organizationId}/styleguide-templates",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2576,6 +2727,7 @@ export const listMembersInOrganizationById = {
   path: "/orgs/{organizationId}/members",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","order","role","search","sort"],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), order: z.enum(["asc","desc"]).default("desc").optional(), role: z.union([S.MemberRole, z.literal("guest")]).optional(), search: z.string().optional(), sort: z.enum(["joinedAt","lastSeenAt","name"]).default("joinedAt").optional() }));
   },
@@ -2593,6 +2745,7 @@ export const getMemberInOrganizationById = {
   path: "/orgs/{organizationId}/members/{userId}",
   pathParams: ["organizationId","userId"],
   queryParams: [],
+  tags: ["organization-members","critical"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2610,6 +2763,7 @@ export const updateMemberInOrganizationById = {
   path: "/orgs/{organizationId}/members/{userId}",
   pathParams: ["organizationId","userId"],
   queryParams: [],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2627,6 +2781,7 @@ export const removeMemberFromOrganizationById = {
   path: "/orgs/{organizationId}/members/{userId}",
   pathParams: ["organizationId","userId"],
   queryParams: [],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2644,6 +2799,7 @@ export const updateOrganizationMemberLastSeenAt = {
   path: "/orgs/{organizationId}/ping",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2661,6 +2817,7 @@ export const setUserAsSSOMemberForOrganization = {
   path: "/orgs/{organizationId}/members/{userId}/sso",
   pathParams: ["organizationId","userId"],
   queryParams: [],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2678,6 +2835,7 @@ export const listSpacesForOrganizationMember = {
   path: "/orgs/{organizationId}/members/{userId}/spaces",
   pathParams: ["organizationId","userId"],
   queryParams: ["page","limit","order"],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), order: z.enum(["asc","desc"]).default("desc").optional() }));
   },
@@ -2695,6 +2853,7 @@ export const listTeamsForOrganizationMember = {
   path: "/orgs/{organizationId}/members/{userId}/teams",
   pathParams: ["organizationId","userId"],
   queryParams: ["page","limit","title"],
+  tags: ["organization-members"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), title: z.string().optional() }));
   },
@@ -2712,6 +2871,7 @@ export const listTeamsInOrganizationById = {
   path: "/orgs/{organizationId}/teams",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","owner","title"],
+  tags: ["teams"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), owner: z.string().optional(), title: z.string().optional() }));
   },
@@ -2729,6 +2889,7 @@ export const createOrganizationTeam = {
   path: "/orgs/{organizationId}/teams",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["teams"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2746,6 +2907,7 @@ export const getTeamInOrganizationById = {
   path: "/orgs/{organizationId}/teams/{teamId}",
   pathParams: ["organizationId","teamId"],
   queryParams: [],
+  tags: ["teams"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2763,6 +2925,7 @@ export const updateTeamInOrganizationById = {
   path: "/orgs/{organizationId}/teams/{teamId}",
   pathParams: ["organizationId","teamId"],
   queryParams: [],
+  tags: ["teams"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2780,6 +2943,7 @@ export const removeTeamFromOrganizationById = {
   path: "/orgs/{organizationId}/teams/{teamId}",
   pathParams: ["organizationId","teamId"],
   queryParams: [],
+  tags: ["teams"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2797,6 +2961,7 @@ export const listTeamMembersInOrganizationById = {
   path: "/orgs/{organizationId}/teams/{teamId}/members",
   pathParams: ["organizationId","teamId"],
   queryParams: ["page","limit"],
+  tags: ["team-members"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -2814,6 +2979,7 @@ export const updateMembersInOrganizationTeam = {
   path: "/orgs/{organizationId}/teams/{teamId}/members",
   pathParams: ["organizationId","teamId"],
   queryParams: [],
+  tags: ["team-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2831,6 +2997,7 @@ export const addMemberToOrganizationTeamById = {
   path: "/orgs/{organizationId}/teams/{teamId}/members/{userId}",
   pathParams: ["organizationId","teamId","userId"],
   queryParams: [],
+  tags: ["team-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2848,6 +3015,7 @@ export const deleteMemberFromOrganizationTeamById = {
   path: "/orgs/{organizationId}/teams/{teamId}/members/{userId}",
   pathParams: ["organizationId","teamId","userId"],
   queryParams: [],
+  tags: ["team-members"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2865,6 +3033,7 @@ export const inviteUsersToOrganization = {
   path: "/orgs/{organizationId}/invites",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organization-invites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2882,6 +3051,7 @@ export const joinOrganizationWithInvite = {
   path: "/orgs/{organizationId}/invites/{inviteId}",
   pathParams: ["organizationId","inviteId"],
   queryParams: [],
+  tags: ["organization-invites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2899,6 +3069,7 @@ export const listOrganizationInviteLinks = {
   path: "/orgs/{organizationId}/link-invites",
   pathParams: ["organizationId"],
   queryParams: ["page","limit"],
+  tags: ["organization-invites"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -2916,6 +3087,7 @@ export const createOrganizationInvite = {
   path: "/orgs/{organizationId}/link-invites",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organization-invites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2933,6 +3105,7 @@ export const getOrganizationInviteLink = {
   path: "/orgs/{organizationId}/link-invites/{inviteId}",
   pathParams: ["organizationId","inviteId"],
   queryParams: [],
+  tags: ["organization-invites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2950,6 +3123,7 @@ export const updateOrganizationInviteById = {
   path: "/orgs/{organizationId}/link-invites/{inviteId}",
   pathParams: ["organizationId","inviteId"],
   queryParams: [],
+  tags: ["organization-invites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2967,6 +3141,7 @@ export const deleteOrganizationInviteById = {
   path: "/orgs/{organizationId}/link-invites/{inviteId}",
   pathParams: ["organizationId","inviteId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -2984,6 +3159,7 @@ export const joinOrganization = {
   path: "/orgs/{organizationId}/join",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3001,6 +3177,7 @@ export const getOrganizationAIUsage = {
   path: "/orgs/{organizationId}/billing/ai-usage",
   pathParams: ["organizationId"],
   queryParams: ["from","to","interval"],
+  tags: ["billing"],
   get query() {
     return keep(this, 'query', z.object({ from: z.string(), to: z.string(), interval: S.AIUsageInterval.optional() }));
   },
@@ -3018,6 +3195,7 @@ export const searchOrganizationContent = {
   path: "/orgs/{organizationId}/search",
   pathParams: ["organizationId"],
   queryParams: ["query","page","limit"],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', z.object({ query: z.string(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3035,6 +3213,7 @@ export const listChangeRequestsForOrganization = {
   path: "/orgs/{organizationId}/change-requests",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","status","creator","contributor","requestedReviewer","site","space","topic","styleguideRun","finding","orderBy","conversationsIssuesCluster"],
+  tags: ["change-requests"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), status: z.array(S.ChangeRequestStatus).default(["open"]).optional(), creator: z.string().optional(), contributor: z.string().optional(), requestedReviewer: z.string().optional(), site: z.string().optional(), space: z.string().optional(), topic: z.string().optional(), styleguideRun: z.string().optional(), finding: z.enum(["none","all"]).optional(), orderBy: S.ChangeRequestOrderBy.optional(), conversationsIssuesCluster: z.string().optional() }));
   },
@@ -3052,6 +3231,7 @@ export const listSpacesInOrganizationById = {
   path: "/orgs/{organizationId}/spaces",
   pathParams: ["organizationId"],
   queryParams: ["page","limit"],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3069,6 +3249,7 @@ export const createSpace = {
   path: "/orgs/{organizationId}/spaces",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3086,6 +3267,7 @@ export const listCollectionsInOrganizationById = {
   path: "/orgs/{organizationId}/collections",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","nested"],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), nested: z.boolean().default(true).optional() }));
   },
@@ -3103,6 +3285,7 @@ export const createCollection = {
   path: "/orgs/{organizationId}/collections",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["collections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3120,6 +3303,7 @@ export const listOrganizationIntegrations = {
   path: "/orgs/{organizationId}/integrations",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","search","category","blockDomain","blocks","contentSources","owner","scope","target"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), search: z.string().optional(), category: S.IntegrationCategory.optional(), blockDomain: z.string().optional(), blocks: z.boolean().optional(), contentSources: z.boolean().optional(), owner: z.string().optional(), scope: S.IntegrationScope.optional(), target: S.IntegrationTarget.optional() }));
   },
@@ -3137,6 +3321,7 @@ export const getOrganizationIntegrationStatus = {
   path: "/orgs/{organizationId}/integrations/{integrationName}/installation_status",
   pathParams: ["organizationId","integrationName"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3154,6 +3339,7 @@ export const listOrganizationInstallations = {
   path: "/orgs/{organizationId}/installations",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","search"],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), search: z.string().optional() }));
   },
@@ -3171,6 +3357,7 @@ export const listOrganizationIntegrationsStatus = {
   path: "/orgs/{organizationId}/integrations/installations-status",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","target","site","space"],
+  tags: ["integrations","critical"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), target: z.enum(["organization","space","site"]).default("organization").optional(), site: z.string().optional(), space: z.string().optional() }));
   },
@@ -3188,6 +3375,7 @@ export const listSAMLProvidersInOrganizationById = {
   path: "/orgs/{organizationId}/saml",
   pathParams: ["organizationId"],
   queryParams: ["page","limit"],
+  tags: ["sso"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3205,6 +3393,7 @@ export const createOrganizationSAMLProvider = {
   path: "/orgs/{organizationId}/saml",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["sso"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3222,6 +3411,7 @@ export const getOrganizationSAMLProviderById = {
   path: "/orgs/{organizationId}/saml/{samlProviderId}",
   pathParams: ["organizationId","samlProviderId"],
   queryParams: [],
+  tags: ["sso"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3239,6 +3429,7 @@ export const updateOrganizationSAMLProvider = {
   path: "/orgs/{organizationId}/saml/{samlProviderId}",
   pathParams: ["organizationId","samlProviderId"],
   queryParams: [],
+  tags: ["sso"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3256,6 +3447,7 @@ export const deleteOrganizationSAMLProvider = {
   path: "/orgs/{organizationId}/saml/{samlProviderId}",
   pathParams: ["organizationId","samlProviderId"],
   queryParams: [],
+  tags: ["sso"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3273,6 +3465,7 @@ export const listSSOProviderLoginsInOrganization = {
   path: "/orgs/{organizationId}/sso",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["sso"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3290,6 +3483,7 @@ export const askInOrganization = {
   path: "/orgs/{organizationId}/ask",
   pathParams: ["organizationId"],
   queryParams: ["format","details"],
+  tags: ["organization-ask"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional(), details: z.boolean().optional() }));
   },
@@ -3307,6 +3501,7 @@ export const getRecommendedQuestionsInOrganization = {
   path: "/orgs/{organizationId}/ask/questions",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organization-ask"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3324,6 +3519,7 @@ export const streamRecommendedQuestionsInOrganization = {
   path: "/orgs/{organizationId}/ask/questions/stream",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organization-ask"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3341,6 +3537,7 @@ export const streamAskInOrganization = {
   path: "/orgs/{organizationId}/ask/stream",
   pathParams: ["organizationId"],
   queryParams: ["query","format","details"],
+  tags: ["organization-ask"],
   get query() {
     return keep(this, 'query', z.object({ query: z.string(), format: z.enum(["document","markdown"]).optional(), details: z.boolean().optional() }));
   },
@@ -3358,6 +3555,7 @@ export const listOpenAPISpecs = {
   path: "/orgs/{organizationId}/openapi",
   pathParams: ["organizationId"],
   queryParams: ["page","limit"],
+  tags: ["openapi"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3375,6 +3573,7 @@ export const createOpenAPISpec = {
   path: "/orgs/{organizationId}/openapi",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["openapi"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3392,6 +3591,7 @@ export const getOpenAPISpecBySlug = {
   path: "/orgs/{organizationId}/openapi/{specSlug}",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3409,6 +3609,7 @@ export const createOrUpdateOpenAPISpecBySlug = {
   path: "/orgs/{organizationId}/openapi/{specSlug}",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3426,6 +3627,7 @@ export const updateOpenAPISpecBySlug = {
   path: "/orgs/{organizationId}/openapi/{specSlug}",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3443,6 +3645,7 @@ export const deleteOpenAPISpecBySlug = {
   path: "/orgs/{organizationId}/openapi/{specSlug}",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3460,6 +3663,7 @@ export const listOpenAPISpecVersions = {
   path: "/orgs/{organizationId}/openapi/{specSlug}/versions",
   pathParams: ["organizationId","specSlug"],
   queryParams: ["page","limit"],
+  tags: ["openapi-versions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3477,6 +3681,7 @@ export const getLatestOpenAPISpecVersion = {
   path: "/orgs/{organizationId}/openapi/{specSlug}/versions/latest",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi-versions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3494,6 +3699,7 @@ export const getLatestOpenAPISpecVersionContent = {
   path: "/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi-versions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3511,6 +3717,7 @@ export const getLatestOpenAPISpecVersionContentRaw = {
   path: "/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content/raw",
   pathParams: ["organizationId","specSlug"],
   queryParams: [],
+  tags: ["openapi-versions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3528,6 +3735,7 @@ export const getOpenAPISpecVersionById = {
   path: "/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}",
   pathParams: ["organizationId","specSlug","versionId"],
   queryParams: [],
+  tags: ["openapi-versions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3545,6 +3753,7 @@ export const getOpenAPISpecVersionContentById = {
   path: "/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content",
   pathParams: ["organizationId","specSlug","versionId"],
   queryParams: [],
+  tags: ["openapi-versions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3562,6 +3771,7 @@ export const getOrganizationAgentInstructions = {
   path: "/orgs/{organizationId}/agent-instructions",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations","agents"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3579,6 +3789,7 @@ export const updateOrganizationAgentInstructions = {
   path: "/orgs/{organizationId}/agent-instructions",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["organizations","agents"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3596,6 +3807,7 @@ export const listOrganizationAgentConversations = {
   path: "/orgs/{organizationId}/agent/conversations",
   pathParams: ["organizationId"],
   queryParams: ["page","limit"],
+  tags: ["organizations","agents"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3613,6 +3825,7 @@ export const provisionOrganizationAgentConversation = {
   path: "/orgs/{organizationId}/agent/conversations/{conversationId}",
   pathParams: ["organizationId","conversationId"],
   queryParams: [],
+  tags: ["organizations","agents"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3630,6 +3843,7 @@ export const updateOrganizationAgentConversation = {
   path: "/orgs/{organizationId}/agent/conversations/{conversationId}",
   pathParams: ["organizationId","conversationId"],
   queryParams: [],
+  tags: ["organizations","agents"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3647,6 +3861,7 @@ export const deleteOrganizationAgentConversation = {
   path: "/orgs/{organizationId}/agent/conversations/{conversationId}",
   pathParams: ["organizationId","conversationId"],
   queryParams: [],
+  tags: ["organizations","agents"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3664,6 +3879,7 @@ export const listTranslations = {
   path: "/orgs/{organizationId}/translations",
   pathParams: ["organizationId"],
   queryParams: ["page","limit"],
+  tags: ["translations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3681,6 +3897,7 @@ export const createTranslation = {
   path: "/orgs/{organizationId}/translations",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["translations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3698,6 +3915,7 @@ export const getTranslation = {
   path: "/orgs/{organizationId}/translations/{translationId}",
   pathParams: ["organizationId","translationId"],
   queryParams: [],
+  tags: ["translations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3715,6 +3933,7 @@ export const updateTranslation = {
   path: "/orgs/{organizationId}/translations/{translationId}",
   pathParams: ["organizationId","translationId"],
   queryParams: [],
+  tags: ["translations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3732,6 +3951,7 @@ export const deleteTranslation = {
   path: "/orgs/{organizationId}/translations/{translationId}",
   pathParams: ["organizationId","translationId"],
   queryParams: [],
+  tags: ["translations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3749,6 +3969,7 @@ export const runTranslation = {
   path: "/orgs/{organizationId}/translations/{translationId}/run",
   pathParams: ["organizationId","translationId"],
   queryParams: [],
+  tags: ["translations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3766,6 +3987,7 @@ export const listGlossaryEntries = {
   path: "/orgs/{organizationId}/translations-glossary",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","orderBy"],
+  tags: ["glossary"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), orderBy: S.TranslationLanguage.optional() }));
   },
@@ -3783,6 +4005,7 @@ export const updateGlossaryEntries = {
   path: "/orgs/{organizationId}/translations-glossary",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["glossary"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3800,6 +4023,7 @@ export const getGlossaryEntry = {
   path: "/orgs/{organizationId}/translations-glossary/{glossaryEntryId}",
   pathParams: ["organizationId","glossaryEntryId"],
   queryParams: [],
+  tags: ["glossary"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3817,6 +4041,7 @@ export const generateStorageUploadURL = {
   path: "/orgs/{organizationId}/storage/upload",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["storage"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3834,6 +4059,7 @@ export const listCustomFonts = {
   path: "/orgs/{organizationId}/fonts",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["custom-fonts"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3851,6 +4077,7 @@ export const createCustomFont = {
   path: "/orgs/{organizationId}/fonts",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["custom-fonts"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3868,6 +4095,7 @@ export const getCustomFont = {
   path: "/orgs/{organizationId}/fonts/{fontId}",
   pathParams: ["organizationId","fontId"],
   queryParams: [],
+  tags: ["custom-fonts"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3885,6 +4113,7 @@ export const updateCustomFont = {
   path: "/orgs/{organizationId}/fonts/{fontId}",
   pathParams: ["organizationId","fontId"],
   queryParams: [],
+  tags: ["custom-fonts"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3902,6 +4131,7 @@ export const deleteCustomFont = {
   path: "/orgs/{organizationId}/fonts/{fontId}",
   pathParams: ["organizationId","fontId"],
   queryParams: [],
+  tags: ["custom-fonts"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3919,6 +4149,7 @@ export const listImportRuns = {
   path: "/org/{organizationId}/imports",
   pathParams: ["organizationId"],
   queryParams: ["space","changeRequest","site","status","page","limit"],
+  tags: ["imports"],
   get query() {
     return keep(this, 'query', z.object({ space: z.string().optional(), changeRequest: z.string().optional(), site: z.string().optional(), status: z.enum(["active","pending","in-progress","completed","failed","cancelled"]).optional(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -3936,6 +4167,7 @@ export const startImportRun = {
   path: "/org/{organizationId}/imports",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["imports"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3953,6 +4185,7 @@ export const getImportRun = {
   path: "/org/{organizationId}/imports/{importRunId}",
   pathParams: ["organizationId","importRunId"],
   queryParams: [],
+  tags: ["imports"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3970,6 +4203,7 @@ export const cancelImportRun = {
   path: "/org/{organizationId}/imports/{importRunId}/cancel",
   pathParams: ["organizationId","importRunId"],
   queryParams: [],
+  tags: ["imports"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -3987,6 +4221,7 @@ export const listSites = {
   path: "/orgs/{organizationId}/sites",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","space","title","published","type"],
+  tags: ["sites","critical"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), space: z.string().optional(), title: z.string().optional(), published: z.boolean().optional(), type: z.array(S.SiteType).optional() }));
   },
@@ -4004,6 +4239,7 @@ export const createSite = {
   path: "/orgs/{organizationId}/sites",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4021,6 +4257,7 @@ export const getSiteById = {
   path: "/orgs/{organizationId}/sites/{siteId}",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4038,6 +4275,7 @@ export const updateSiteById = {
   path: "/orgs/{organizationId}/sites/{siteId}",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4055,6 +4293,7 @@ export const deleteSiteById = {
   path: "/orgs/{organizationId}/sites/{siteId}",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4072,6 +4311,7 @@ export const listSiteGitSyncInstallations = {
   path: "/orgs/{organizationId}/sites/{siteId}/spaces/git/installations",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4089,6 +4329,7 @@ export const getSiteAdaptiveSchema = {
   path: "/orgs/{organizationId}/sites/{siteId}/adaptive-schema",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4106,6 +4347,7 @@ export const updateSiteAdaptiveSchema = {
   path: "/orgs/{organizationId}/sites/{siteId}/adaptive-schema",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4123,6 +4365,7 @@ export const listSiteAdaptiveTemplateConditions = {
   path: "/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4140,6 +4383,7 @@ export const getPublishedContentSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/published",
   pathParams: ["organizationId","siteId"],
   queryParams: ["shareKey"],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', z.object({ shareKey: z.string().optional() }));
   },
@@ -4157,6 +4401,7 @@ export const publishSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/publish",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4174,6 +4419,7 @@ export const unpublishSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/unpublish",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4191,6 +4437,7 @@ export const listSiteShareLinks = {
   path: "/orgs/{organizationId}/sites/{siteId}/share-links",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit","search"],
+  tags: ["site-share-links"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), search: z.string().optional() }));
   },
@@ -4208,6 +4455,7 @@ export const createSiteShareLink = {
   path: "/orgs/{organizationId}/sites/{siteId}/share-links",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-share-links"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4225,6 +4473,7 @@ export const updateSiteShareLinkById = {
   path: "/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}",
   pathParams: ["organizationId","siteId","shareLinkId"],
   queryParams: [],
+  tags: ["site-share-links"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4242,6 +4491,7 @@ export const deleteSiteShareLinkById = {
   path: "/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}",
   pathParams: ["organizationId","siteId","shareLinkId"],
   queryParams: [],
+  tags: ["site-share-links"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4259,6 +4509,7 @@ export const getSiteStructure = {
   path: "/orgs/{organizationId}/sites/{siteId}/structure",
   pathParams: ["organizationId","siteId"],
   queryParams: ["shareKey"],
+  tags: ["site-structure"],
   get query() {
     return keep(this, 'query', z.object({ shareKey: z.string().optional() }));
   },
@@ -4276,6 +4527,7 @@ export const sortSiteStructure = {
   path: "/orgs/{organizationId}/sites/{siteId}/structure/sort",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4293,6 +4545,7 @@ export const getSitePublishingAuthById = {
   path: "/orgs/{organizationId}/sites/{siteId}/publishing/auth",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-publishing-auth"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4310,6 +4563,7 @@ export const updateSitePublishingAuthById = {
   path: "/orgs/{organizationId}/sites/{siteId}/publishing/auth",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-publishing-auth"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4327,6 +4581,7 @@ export const regenerateSitePublishingAuthById = {
   path: "/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-publishing-auth"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4344,6 +4599,7 @@ export const getSitePublishingPreviewById = {
   path: "/orgs/{organizationId}/sites/{siteId}/publishing/preview",
   pathParams: ["organizationId","siteId"],
   queryParams: ["siteSpace","claims","draft","target"],
+  tags: ["site-preview"],
   get query() {
     return keep(this, 'query', z.object({ siteSpace: z.string().optional(), claims: z.string().optional(), draft: z.boolean().default(true).optional(), target: z.string().optional() }));
   },
@@ -4361,6 +4617,7 @@ export const getSiteCustomizationById = {
   path: "/orgs/{organizationId}/sites/{siteId}/customization",
   pathParams: ["organizationId","siteId"],
   queryParams: ["unmasked"],
+  tags: ["site-customization"],
   get query() {
     return keep(this, 'query', z.object({ unmasked: z.boolean().default(false).optional() }));
   },
@@ -4378,6 +4635,7 @@ export const updateSiteCustomizationById = {
   path: "/orgs/{organizationId}/sites/{siteId}/customization",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-customization"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4395,6 +4653,7 @@ export const listSiteIntegrationScripts = {
   path: "/orgs/{organizationId}/sites/{siteId}/integration-scripts",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["integrations","sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4412,6 +4671,7 @@ export const listSiteIntegrations = {
   path: "/orgs/{organizationId}/sites/{siteId}/integrations",
   pathParams: ["organizationId","siteId"],
   queryParams: ["search"],
+  tags: ["integrations","sites"],
   get query() {
     return keep(this, 'query', z.object({ search: z.string().optional() }));
   },
@@ -4429,6 +4689,7 @@ export const listSiteSpaces = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces",
   pathParams: ["organizationId","siteId"],
   queryParams: ["shareKey","page","limit","default"],
+  tags: ["site-spaces","critical"],
   get query() {
     return keep(this, 'query', z.object({ shareKey: z.string().optional(), page: z.string().optional(), limit: z.number().optional(), default: z.boolean().optional() }));
   },
@@ -4446,6 +4707,7 @@ export const addSpaceToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4463,6 +4725,7 @@ export const listSiteSectionGroups = {
   path: "/orgs/{organizationId}/sites/{siteId}/section-groups",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["site-section-groups"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4480,6 +4743,7 @@ export const addSectionGroupToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/section-groups",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-section-groups"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4497,6 +4761,7 @@ export const updateSiteSectionGroupById = {
   path: "/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}",
   pathParams: ["organizationId","siteId","siteSectionGroupId"],
   queryParams: [],
+  tags: ["site-section-groups"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4514,6 +4779,7 @@ export const deleteSiteSectionGroupById = {
   path: "/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}",
   pathParams: ["organizationId","siteId","siteSectionGroupId"],
   queryParams: [],
+  tags: ["site-section-groups"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4531,6 +4797,7 @@ export const listSiteSections = {
   path: "/orgs/{organizationId}/sites/{siteId}/sections",
   pathParams: ["organizationId","siteId"],
   queryParams: ["shareKey","page","limit"],
+  tags: ["site-sections"],
   get query() {
     return keep(this, 'query', z.object({ shareKey: z.string().optional(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4548,6 +4815,7 @@ export const addSectionToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/sections",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-sections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4565,6 +4833,7 @@ export const updateSiteSectionById = {
   path: "/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}",
   pathParams: ["organizationId","siteId","siteSectionId"],
   queryParams: [],
+  tags: ["site-sections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4582,6 +4851,7 @@ export const deleteSiteSectionById = {
   path: "/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}",
   pathParams: ["organizationId","siteId","siteSectionId"],
   queryParams: [],
+  tags: ["site-sections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4599,6 +4869,7 @@ export const addExternalLinkToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/external-links",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-external-links"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4616,6 +4887,7 @@ export const updateSiteExternalLinkById = {
   path: "/orgs/{organizationId}/sites/{siteId}/external-links/{siteExternalLinkId}",
   pathParams: ["organizationId","siteId","siteExternalLinkId"],
   queryParams: [],
+  tags: ["site-external-links"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4633,6 +4905,7 @@ export const deleteSiteExternalLinkById = {
   path: "/orgs/{organizationId}/sites/{siteId}/external-links/{siteExternalLinkId}",
   pathParams: ["organizationId","siteId","siteExternalLinkId"],
   queryParams: [],
+  tags: ["site-external-links"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4650,6 +4923,7 @@ export const searchSiteContent = {
   path: "/orgs/{organizationId}/sites/{siteId}/search",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4667,6 +4941,7 @@ export const prewarmSiteSearch = {
   path: "/orgs/{organizationId}/sites/{siteId}/search/prewarm",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4684,6 +4959,7 @@ export const submitSiteAgentFeedback = {
   path: "/orgs/{organizationId}/sites/{siteId}/agent-feedback",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-insights"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4701,6 +4977,7 @@ export const submitAgentFeedbackToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/agents/feedback",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-agent-feedback"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4718,6 +4995,7 @@ export const streamAskInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/ask",
   pathParams: ["organizationId","siteId"],
   queryParams: ["format"],
+  tags: ["site-ask"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -4735,6 +5013,7 @@ export const streamRecommendedQuestionsInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/ask/questions",
   pathParams: ["organizationId","siteId"],
   queryParams: ["siteSpaceId","spaceId"],
+  tags: ["site-ask"],
   get query() {
     return keep(this, 'query', z.object({ siteSpaceId: z.string().optional(), spaceId: z.string().optional() }));
   },
@@ -4752,6 +5031,7 @@ export const listSiteContextRecords = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-records",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit","type","connector","connection","topic"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), type: S.ContextRecordType.optional(), connector: S.ContextConnector.optional(), connection: z.string().optional(), topic: z.string().optional() }));
   },
@@ -4769,6 +5049,7 @@ export const upsertSiteContextRecords = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-records",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4786,6 +5067,7 @@ export const getSiteContextRecordById = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-records/{siteContextRecordId}",
   pathParams: ["organizationId","siteId","siteContextRecordId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4803,6 +5085,7 @@ export const listSiteScans = {
   path: "/orgs/{organizationId}/sites/{siteId}/scans",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit","topic","status"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), topic: z.string().optional(), status: S.SiteScanStatus.optional() }));
   },
@@ -4820,6 +5103,7 @@ export const getSiteScanById = {
   path: "/orgs/{organizationId}/sites/{siteId}/scans/{siteScanId}",
   pathParams: ["organizationId","siteId","siteScanId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4837,6 +5121,7 @@ export const listSiteFindings = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit","topic","question","status","type","severity","hasChangeRequests","source","updatedAfter","updatedBefore","orderBy"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), topic: z.string().optional(), question: z.string().optional(), status: S.SiteFindingStatus.optional(), type: z.array(S.SiteFindingType).optional(), severity: S.SiteFindingSeverity.optional(), hasChangeRequests: z.boolean().optional(), source: z.array(z.union([S.SiteTriageFilterQuestions, S.SiteTriageFilterConnections])).optional(), updatedAfter: z.string().optional(), updatedBefore: z.string().optional(), orderBy: S.SiteFindingOrderBy.optional() }));
   },
@@ -4854,6 +5139,7 @@ export const getSiteFindingById = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4871,6 +5157,7 @@ export const updateSiteFindingById = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4888,6 +5175,7 @@ export const listChangeRequestsForSiteFinding = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/change-requests",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: ["page","limit"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4905,6 +5193,7 @@ export const triggerChangeRequestsForSiteFinding = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/change-requests",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -4922,6 +5211,7 @@ export const listPagesForSiteFinding = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/pages",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: ["page","limit"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4939,6 +5229,7 @@ export const listQuestionsForSiteFinding = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/questions",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: ["page","limit"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4956,6 +5247,7 @@ export const listRecordsForSiteFinding = {
   path: "/orgs/{organizationId}/sites/{siteId}/findings/{siteFindingId}/records",
   pathParams: ["organizationId","siteId","siteFindingId"],
   queryParams: ["page","limit"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -4973,6 +5265,7 @@ export const getSiteFindingStats = {
   path: "/orgs/{organizationId}/sites/{siteId}/stats/findings",
   pathParams: ["organizationId","siteId"],
   queryParams: ["topic","status","type","severity","hasChangeRequests","source"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ topic: z.string().optional(), status: S.SiteFindingStatus.optional(), type: z.array(S.SiteFindingType).optional(), severity: S.SiteFindingSeverity.optional(), hasChangeRequests: z.boolean().optional(), source: z.array(z.union([S.SiteTriageFilterQuestions, S.SiteTriageFilterConnections])).optional() }));
   },
@@ -4990,6 +5283,7 @@ export const listSiteContextConnections = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5007,6 +5301,7 @@ export const createSiteContextConnection = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5024,6 +5319,7 @@ export const getSiteContextConnectionById = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections/{siteContextConnectionId}",
   pathParams: ["organizationId","siteId","siteContextConnectionId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5041,6 +5337,7 @@ export const updateSiteContextConnectionById = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections/{siteContextConnectionId}",
   pathParams: ["organizationId","siteId","siteContextConnectionId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5058,6 +5355,7 @@ export const deleteSiteContextConnectionById = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections/{siteContextConnectionId}",
   pathParams: ["organizationId","siteId","siteContextConnectionId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5075,6 +5373,7 @@ export const syncSiteContextConnection = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections/{siteContextConnectionId}/sync",
   pathParams: ["organizationId","siteId","siteContextConnectionId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5092,6 +5391,7 @@ export const testSiteContextConnection = {
   path: "/orgs/{organizationId}/sites/{siteId}/context-connections/{siteContextConnectionId}/test",
   pathParams: ["organizationId","siteId","siteContextConnectionId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5109,6 +5409,7 @@ export const listSiteTopics = {
   path: "/orgs/{organizationId}/sites/{siteId}/topics",
   pathParams: ["organizationId","siteId"],
   queryParams: ["from","to"],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', z.object({ from: S.Timestamp.optional(), to: S.Timestamp.optional() }));
   },
@@ -5126,6 +5427,7 @@ export const getSiteTopicById = {
   path: "/orgs/{organizationId}/sites/{siteId}/topics/{siteTopicId}",
   pathParams: ["organizationId","siteId","siteTopicId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5143,6 +5445,7 @@ export const updateSiteTopicById = {
   path: "/orgs/{organizationId}/sites/{siteId}/topics/{siteTopicId}",
   pathParams: ["organizationId","siteId","siteTopicId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5160,6 +5463,7 @@ export const deleteSiteTopicFindings = {
   path: "/orgs/{organizationId}/sites/{siteId}/topics/{siteTopicId}/findings",
   pathParams: ["organizationId","siteId","siteTopicId"],
   queryParams: [],
+  tags: ["site-context"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5177,6 +5481,7 @@ export const listSiteQuestions = {
   path: "/orgs/{organizationId}/sites/{siteId}/questions",
   pathParams: ["organizationId","siteId"],
   queryParams: ["from","to","type","relevance","channelType","answered","topic","order","sort","page","limit"],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', z.object({ from: S.Timestamp.optional(), to: S.Timestamp.optional(), type: S.SiteQuestionType.optional(), relevance: z.array(S.SiteQuestionAnswerRelevance).optional(), channelType: z.array(S.SiteChannelType).optional(), answered: z.array(S.SiteQuestionAnswerResolution).optional(), topic: z.array(z.string()).optional(), order: z.enum(["asc","desc"]).default("desc").optional(), sort: z.enum(["askedAt","stats.answered","stats.feedback","stats.answers"]).optional(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5194,6 +5499,7 @@ export const getSiteQuestionById = {
   path: "/orgs/{organizationId}/sites/{siteId}/questions/{siteQuestionId}",
   pathParams: ["organizationId","siteId","siteQuestionId"],
   queryParams: ["from","to","relevance","channelType","answered"],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', z.object({ from: S.Timestamp.optional(), to: S.Timestamp.optional(), relevance: z.array(S.SiteQuestionAnswerRelevance).optional(), channelType: z.array(S.SiteChannelType).optional(), answered: z.array(S.SiteQuestionAnswerResolution).optional() }));
   },
@@ -5211,6 +5517,7 @@ export const listSiteQuestionSources = {
   path: "/orgs/{organizationId}/sites/{siteId}/questions/{siteQuestionId}/sources",
   pathParams: ["organizationId","siteId","siteQuestionId"],
   queryParams: ["page","limit","from","to","relevance","channelType","answered"],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), from: S.Timestamp.optional(), to: S.Timestamp.optional(), relevance: z.array(S.SiteQuestionAnswerRelevance).optional(), channelType: z.array(S.SiteChannelType).optional(), answered: z.array(S.SiteQuestionAnswerResolution).optional() }));
   },
@@ -5228,6 +5535,7 @@ export const getSiteQuestionStats = {
   path: "/orgs/{organizationId}/sites/{siteId}/question-stats",
   pathParams: ["organizationId","siteId"],
   queryParams: ["from","to","topic","relevance","channelType","answered"],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', z.object({ from: S.Timestamp.optional(), to: S.Timestamp.optional(), topic: z.array(z.string()).optional(), relevance: z.array(S.SiteQuestionAnswerRelevance).optional(), channelType: z.array(S.SiteChannelType).optional(), answered: z.array(S.SiteQuestionAnswerResolution).optional() }));
   },
@@ -5245,6 +5553,7 @@ export const listSiteQuestionAnswers = {
   path: "/orgs/{organizationId}/sites/{siteId}/answers",
   pathParams: ["organizationId","siteId"],
   queryParams: ["question","from","to","language","answered","helpfulness","relevance","channelType","question.type","topic","thread","page","limit"],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', z.object({ question: z.string().optional(), from: S.Timestamp.optional(), to: S.Timestamp.optional(), language: z.string().optional(), answered: z.array(S.SiteQuestionAnswerResolution).optional(), helpfulness: S.SiteQuestionAnswerHelpfulness.optional(), relevance: z.array(S.SiteQuestionAnswerRelevance).optional(), channelType: z.array(S.SiteChannelType).optional(), "question.type": S.SiteQuestionType.optional(), topic: z.string().optional(), thread: z.string().optional(), page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5262,6 +5571,7 @@ export const getSiteQuestionAnswerById = {
   path: "/orgs/{organizationId}/sites/{siteId}/answers/{siteQuestionAnswerId}",
   pathParams: ["organizationId","siteId","siteQuestionAnswerId"],
   queryParams: [],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5279,6 +5589,7 @@ export const getSiteQuestionAnswerThreadById = {
   path: "/orgs/{organizationId}/sites/{siteId}/answers/{siteQuestionAnswerId}/thread",
   pathParams: ["organizationId","siteId","siteQuestionAnswerId"],
   queryParams: [],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5296,6 +5607,7 @@ export const listSiteQuestionAnswerSources = {
   path: "/orgs/{organizationId}/sites/{siteId}/answers/{siteQuestionAnswerId}/sources",
   pathParams: ["organizationId","siteId","siteQuestionAnswerId"],
   queryParams: ["page","limit"],
+  tags: ["site-questions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5313,6 +5625,7 @@ export const updateSiteSpaceById = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: [],
+  tags: ["site-spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5330,6 +5643,7 @@ export const deleteSiteSpaceById = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: [],
+  tags: ["site-spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5347,6 +5661,7 @@ export const duplicateSiteSpace = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/duplicate",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: [],
+  tags: ["site-spaces","spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5364,6 +5679,7 @@ export const getSiteSpaceCustomizationById = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: ["unmasked"],
+  tags: ["site-customization"],
   get query() {
     return keep(this, 'query', z.object({ unmasked: z.boolean().default(false).optional() }));
   },
@@ -5381,6 +5697,7 @@ export const overrideSiteSpaceCustomizationById = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: [],
+  tags: ["site-customization"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5398,6 +5715,7 @@ export const deleteSiteSpaceCustomizationById = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: [],
+  tags: ["site-customization"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5415,6 +5733,7 @@ export const moveSiteSectionGroup = {
   path: "/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move",
   pathParams: ["organizationId","siteId","siteSectionGroupId"],
   queryParams: [],
+  tags: ["site-section-groups"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5432,6 +5751,7 @@ export const moveSiteSection = {
   path: "/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move",
   pathParams: ["organizationId","siteId","siteSectionId"],
   queryParams: [],
+  tags: ["site-sections"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5449,6 +5769,7 @@ export const moveSiteSpace = {
   path: "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move",
   pathParams: ["organizationId","siteId","siteSpaceId"],
   queryParams: [],
+  tags: ["site-spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5466,6 +5787,7 @@ export const inviteToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5483,6 +5805,7 @@ export const listPermissionsAggregateInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/aggregate",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit","order","role","search","sort","team"],
+  tags: ["site-users"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), order: z.enum(["asc","desc"]).default("desc").optional(), role: z.union([S.MemberRole, z.literal("guest")]).optional(), search: z.string().optional(), sort: z.enum(["joinedAt","lastSeenAt","name"]).default("joinedAt").optional(), team: z.string().optional() }));
   },
@@ -5500,6 +5823,7 @@ export const listUserPermissionsInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/users",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["site-users"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5517,6 +5841,7 @@ export const updateUserPermissionInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}",
   pathParams: ["organizationId","siteId","userId"],
   queryParams: [],
+  tags: ["site-users"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5534,6 +5859,7 @@ export const removeUserFromSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}",
   pathParams: ["organizationId","siteId","userId"],
   queryParams: [],
+  tags: ["site-users"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5551,6 +5877,7 @@ export const listTeamPermissionsInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/teams",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["site-permissions"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5568,6 +5895,7 @@ export const updateTeamPermissionInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}",
   pathParams: ["organizationId","siteId","teamId"],
   queryParams: [],
+  tags: ["site-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5585,6 +5913,7 @@ export const removeTeamFromSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}",
   pathParams: ["organizationId","siteId","teamId"],
   queryParams: [],
+  tags: ["site-permissions"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5602,6 +5931,7 @@ export const streamAIResponseInSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/ai/response",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-ai"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5619,6 +5949,7 @@ export const applyTemplateToSite = {
   path: "/orgs/{organizationId}/sites/{siteId}/template",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5636,6 +5967,7 @@ export const getSiteAgentSettingsById = {
   path: "/orgs/{organizationId}/sites/{siteId}/agent-settings",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-agent-settings"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5653,6 +5985,7 @@ export const updateSiteAgentSettingsById = {
   path: "/orgs/{organizationId}/sites/{siteId}/agent-settings",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-agent-settings"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5670,6 +6003,7 @@ export const createSiteStyleguideById = {
   path: "/orgs/{organizationId}/sites/{siteId}/styleguide",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5687,6 +6021,7 @@ export const listSiteStyleguideRuns = {
   path: "/orgs/{organizationId}/sites/{siteId}/styleguide/runs",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5704,6 +6039,7 @@ export const createSiteStyleguideRun = {
   path: "/orgs/{organizationId}/sites/{siteId}/styleguide/runs",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["sites"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5721,6 +6057,7 @@ export const trackEventsInSiteById = {
   path: "/orgs/{organizationId}/sites/{siteId}/insights/events",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-insights"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5738,6 +6075,7 @@ export const aggregateSiteEvents = {
   path: "/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-insights"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5755,6 +6093,7 @@ export const listSiteVisitorSegments = {
   path: "/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-insights"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5772,6 +6111,7 @@ export const updateSiteAdsById = {
   path: "/orgs/{organizationId}/sites/{siteId}/ads",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-ads"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5789,6 +6129,7 @@ export const listSiteRedirects = {
   path: "/orgs/{organizationId}/sites/{siteId}/redirects",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit","search","draft","orderBy"],
+  tags: ["site-redirects"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), search: z.string().optional(), draft: z.boolean().default(false).optional(), orderBy: S.SiteRedirectOrderBy.optional() }));
   },
@@ -5806,6 +6147,7 @@ export const bulkUpsertSiteRedirects = {
   path: "/orgs/{organizationId}/sites/{siteId}/redirects",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-redirects"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5823,6 +6165,7 @@ export const createSiteRedirect = {
   path: "/orgs/{organizationId}/sites/{siteId}/redirects",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-redirects"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5840,6 +6183,7 @@ export const updateSiteRedirectById = {
   path: "/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}",
   pathParams: ["organizationId","siteId","siteRedirectId"],
   queryParams: [],
+  tags: ["site-redirects"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5857,6 +6201,7 @@ export const deleteSiteRedirectById = {
   path: "/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}",
   pathParams: ["organizationId","siteId","siteRedirectId"],
   queryParams: [],
+  tags: ["site-redirects"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5874,6 +6219,7 @@ export const getSiteRedirectBySource = {
   path: "/orgs/{organizationId}/sites/{siteId}/redirect",
   pathParams: ["organizationId","siteId"],
   queryParams: ["shareKey","source"],
+  tags: ["site-redirects"],
   get query() {
     return keep(this, 'query', z.object({ shareKey: z.string().optional(), source: S.SiteRedirectSourcePath }));
   },
@@ -5891,6 +6237,7 @@ export const listSiteMcpServers = {
   path: "/orgs/{organizationId}/sites/{siteId}/mcp-servers",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["site-mcp-servers"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5908,6 +6255,7 @@ export const createSiteMcpServer = {
   path: "/orgs/{organizationId}/sites/{siteId}/mcp-servers",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-mcp-servers"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5925,6 +6273,7 @@ export const getSiteMcpServerById = {
   path: "/orgs/{organizationId}/sites/{siteId}/mcp-servers/{siteMcpServerId}",
   pathParams: ["organizationId","siteId","siteMcpServerId"],
   queryParams: [],
+  tags: ["site-mcp-servers"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5942,6 +6291,7 @@ export const updateSiteMcpServerById = {
   path: "/orgs/{organizationId}/sites/{siteId}/mcp-servers/{siteMcpServerId}",
   pathParams: ["organizationId","siteId","siteMcpServerId"],
   queryParams: [],
+  tags: ["site-mcp-servers"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5959,6 +6309,7 @@ export const deleteSiteMcpServerById = {
   path: "/orgs/{organizationId}/sites/{siteId}/mcp-servers/{siteMcpServerId}",
   pathParams: ["organizationId","siteId","siteMcpServerId"],
   queryParams: [],
+  tags: ["site-mcp-servers"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -5976,6 +6327,7 @@ export const listSiteChannels = {
   path: "/orgs/{organizationId}/sites/{siteId}/channels",
   pathParams: ["organizationId","siteId"],
   queryParams: ["page","limit"],
+  tags: ["site-channels"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -5993,6 +6345,7 @@ export const createSiteChannel = {
   path: "/orgs/{organizationId}/sites/{siteId}/channels",
   pathParams: ["organizationId","siteId"],
   queryParams: [],
+  tags: ["site-channels"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6010,6 +6363,7 @@ export const getSiteChannelById = {
   path: "/orgs/{organizationId}/sites/{siteId}/channels/{siteChannelId}",
   pathParams: ["organizationId","siteId","siteChannelId"],
   queryParams: [],
+  tags: ["site-channels"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6027,6 +6381,7 @@ export const updateSiteChannelById = {
   path: "/orgs/{organizationId}/sites/{siteId}/channels/{siteChannelId}",
   pathParams: ["organizationId","siteId","siteChannelId"],
   queryParams: [],
+  tags: ["site-channels"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6044,6 +6399,7 @@ export const deleteSiteChannelById = {
   path: "/orgs/{organizationId}/sites/{siteId}/channels/{siteChannelId}",
   pathParams: ["organizationId","siteId","siteChannelId"],
   queryParams: [],
+  tags: ["site-channels"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6061,6 +6417,7 @@ export const getSubdomain = {
   path: "/subdomains/{subdomain}",
   pathParams: ["subdomain"],
   queryParams: [],
+  tags: ["subdomains"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6078,6 +6435,7 @@ export const getCustomHostname = {
   path: "/custom-hostnames/{hostname}",
   pathParams: ["hostname"],
   queryParams: [],
+  tags: ["custom-hostnames"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6095,6 +6453,7 @@ export const dnsRevalidateCustomHostname = {
   path: "/custom-hostnames/{hostname}",
   pathParams: ["hostname"],
   queryParams: [],
+  tags: ["custom-hostnames"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6112,6 +6471,7 @@ export const removeCustomHostname = {
   path: "/custom-hostnames/{hostname}",
   pathParams: ["hostname"],
   queryParams: [],
+  tags: ["custom-hostnames"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6129,6 +6489,7 @@ export const getOrganizationsForEmailDomain = {
   path: "/email-domains/{emailDomain}/orgs",
   pathParams: ["emailDomain"],
   queryParams: [],
+  tags: ["organizations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6146,6 +6507,7 @@ export const adsListSites = {
   path: "/ads/sites",
   pathParams: [],
   queryParams: ["page","limit","status"],
+  tags: ["site-ads"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), status: z.enum(["in-review","live","rejected"]).default("in-review").optional() }));
   },
@@ -6163,6 +6525,7 @@ export const adsUpdateSite = {
   path: "/ads/sites/{siteId}",
   pathParams: ["siteId"],
   queryParams: [],
+  tags: ["site-ads"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6180,6 +6543,7 @@ export const getContentByUrl = {
   path: "/urls/content",
   pathParams: [],
   queryParams: ["url"],
+  tags: ["urls"],
   get query() {
     return keep(this, 'query', z.object({ url: z.string() }));
   },
@@ -6197,6 +6561,7 @@ export const getEmbedByUrl = {
   path: "/urls/embed",
   pathParams: [],
   queryParams: ["url"],
+  tags: ["urls"],
   get query() {
     return keep(this, 'query', z.object({ url: z.string() }));
   },
@@ -6214,6 +6579,7 @@ export const getPublishedContentByUrl = {
   path: "/urls/published",
   pathParams: [],
   queryParams: ["url","visitorAuthToken","redirectOnError"],
+  tags: ["urls"],
   get query() {
     return keep(this, 'query', z.object({ url: S.URL, visitorAuthToken: z.string().optional(), redirectOnError: z.boolean().default(false).optional() }));
   },
@@ -6231,6 +6597,7 @@ export const resolvePublishedContentByUrl = {
   path: "/urls/published",
   pathParams: [],
   queryParams: [],
+  tags: ["urls"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6248,6 +6615,7 @@ export const installGitSyncProviderOnTarget = {
   path: "/git/installations",
   pathParams: [],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6265,6 +6633,7 @@ export const getGitSyncInstallationById = {
   path: "/git/installations/{installationId}",
   pathParams: ["installationId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6282,6 +6651,7 @@ export const updateGitSyncInstallationById = {
   path: "/git/installations/{installationId}",
   pathParams: ["installationId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6299,6 +6669,7 @@ export const uninstallGitSyncInstallation = {
   path: "/git/installations/{installationId}",
   pathParams: ["installationId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6316,6 +6687,7 @@ export const listGitHubRepositoriesForGitSyncInstallation = {
   path: "/git/installations/{installationId}/github/repos",
   pathParams: ["installationId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6333,6 +6705,7 @@ export const listGitHubRepoBranchesForGitSyncInstallation = {
   path: "/git/installations/{installationId}/github/repos/{accountName}/{repositoryName}/branches",
   pathParams: ["installationId","accountName","repositoryName"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6350,6 +6723,7 @@ export const getGitHubRepoFileForGitSyncInstallation = {
   path: "/git/installations/{installationId}/github/repos/{accountName}/{repositoryName}/file",
   pathParams: ["installationId","accountName","repositoryName"],
   queryParams: ["path","ref"],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', z.object({ path: z.string(), ref: z.string() }));
   },
@@ -6367,6 +6741,7 @@ export const listGitLabProjectsForGitSyncInstallation = {
   path: "/git/installations/{installationId}/gitlab/projects",
   pathParams: ["installationId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6384,6 +6759,7 @@ export const listGitLabProjectBranchesForGitSyncInstallation = {
   path: "/git/installations/{installationId}/gitlab/projects/{projectId}/branches",
   pathParams: ["installationId","projectId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6401,6 +6777,7 @@ export const getGitLabProjectFileForGitSyncInstallation = {
   path: "/git/installations/{installationId}/gitlab/projects/{projectId}/file",
   pathParams: ["installationId","projectId"],
   queryParams: ["path","ref"],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', z.object({ path: z.string(), ref: z.string() }));
   },
@@ -6418,6 +6795,7 @@ export const transferSpace = {
   path: "/spaces/{spaceId}/transfer",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["spaces"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6435,6 +6813,7 @@ export const getLandingPage = {
   path: "/spaces/{spaceId}/content/path",
   pathParams: ["spaceId"],
   queryParams: ["format"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -6452,6 +6831,7 @@ export const getLandingPageInRevision = {
   path: "/spaces/{spaceId}/revisions/{revisionId}/path",
   pathParams: ["spaceId","revisionId"],
   queryParams: ["format"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -6469,6 +6849,7 @@ export const getLandingPageInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/path",
   pathParams: ["spaceId","changeRequestId"],
   queryParams: ["format"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ format: z.enum(["document","markdown"]).optional() }));
   },
@@ -6486,6 +6867,7 @@ export const listSpaceLinks = {
   path: "/spaces/{spaceId}/links",
   pathParams: ["spaceId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6503,6 +6885,7 @@ export const listPageLinks = {
   path: "/spaces/{spaceId}/content/page/{pageId}/links",
   pathParams: ["spaceId","pageId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6520,6 +6903,7 @@ export const listPageBacklinks = {
   path: "/spaces/{spaceId}/content/page/{pageId}/backlinks",
   pathParams: ["spaceId","pageId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6537,6 +6921,7 @@ export const listFileBacklinks = {
   path: "/spaces/{spaceId}/content/files/{fileId}/backlinks",
   pathParams: ["spaceId","fileId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6554,6 +6939,7 @@ export const listPageLinksInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links",
   pathParams: ["spaceId","changeRequestId","pageId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6571,6 +6957,7 @@ export const listPageBacklinksInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/backlinks",
   pathParams: ["spaceId","changeRequestId","pageId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6588,6 +6975,7 @@ export const listFileBacklinksInChangeRequest = {
   path: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks",
   pathParams: ["spaceId","changeRequestId","fileId"],
   queryParams: ["page","limit"],
+  tags: ["space-content"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
@@ -6605,6 +6993,7 @@ export const removeLegacyGitInstallation = {
   path: "/spaces/{spaceId}/git/legacy-installation",
   pathParams: ["spaceId"],
   queryParams: [],
+  tags: ["git"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6622,6 +7011,7 @@ export const listConversations = {
   path: "/orgs/{organizationId}/conversations",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","source"],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), source: z.string().optional() }));
   },
@@ -6639,6 +7029,7 @@ export const ingestConversations = {
   path: "/orgs/{organizationId}/conversations",
   pathParams: ["organizationId"],
   queryParams: [],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6656,6 +7047,7 @@ export const getConversation = {
   path: "/orgs/{organizationId}/conversations/{conversationId}",
   pathParams: ["organizationId","conversationId"],
   queryParams: [],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6673,6 +7065,7 @@ export const listConversationIssues = {
   path: "/orgs/{organizationId}/conversations-issues",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","cluster","conversation"],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), cluster: z.string().optional(), conversation: z.string().optional() }));
   },
@@ -6690,6 +7083,7 @@ export const getConversationIssue = {
   path: "/orgs/{organizationId}/conversations-issues/{issueId}",
   pathParams: ["organizationId","issueId"],
   queryParams: [],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6707,6 +7101,7 @@ export const listIssuesClusters = {
   path: "/orgs/{organizationId}/conversations-clusters",
   pathParams: ["organizationId"],
   queryParams: ["page","limit","order","orderBy","muted"],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional(), order: z.enum(["asc","desc"]).default("desc").optional(), orderBy: z.enum(["updatedAt","createdAt","issues","conversations","impact"]).default("updatedAt").optional(), muted: z.boolean().optional() }));
   },
@@ -6724,6 +7119,7 @@ export const getIssuesCluster = {
   path: "/orgs/{organizationId}/conversations-clusters/{clusterId}",
   pathParams: ["organizationId","clusterId"],
   queryParams: [],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6741,6 +7137,7 @@ export const updateIssuesCluster = {
   path: "/orgs/{organizationId}/conversations-clusters/{clusterId}",
   pathParams: ["organizationId","clusterId"],
   queryParams: [],
+  tags: ["conversations"],
   get query() {
     return keep(this, 'query', undefined);
   },
@@ -6758,6 +7155,7 @@ export const getIntegrationInstallationSigningSecret = {
   path: "/integrations/{integrationName}/installations/{installationId}/signing-secret",
   pathParams: ["integrationName","installationId"],
   queryParams: [],
+  tags: ["integrations"],
   get query() {
     return keep(this, 'query', undefined);
   },
