@@ -1,6 +1,8 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesOnPath } from '../../src/gateway/cache/response-cache.js';
+import { changesAccess, entitiesOfWrite, entitiesOnPath } from '../../src/gateway/cache/response-cache.js';
+import * as op from '../../src/gateway/upstream/contract/operations.js';
+import type { Write } from '../../src/gateway/upstream/request.js';
 import { DEMO } from '../../src/platform/demo-data.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { postGraphQL } from '../fixtures/gateway.js';
@@ -123,5 +125,25 @@ describe('what a write forgets', () => {
     expect(names('/spaces/sp-1/change-requests/cr-2/merge')).toEqual(['Space sp-1', 'ChangeRequest sp-1/cr-2']);
     expect(names('/collections/c%2F1')).toEqual(['Collection c/1']);
     expect(names('/user')).toEqual([]);
+  });
+
+  it('names the nodes of a write sent through its operation record, from its path parameters', () => {
+    const names = (write: Write) =>
+      entitiesOfWrite(write).map(({ typename, id }) => `${typename} ${decodeGlobalID(id).id}`);
+    const merge = { path: '/spaces/sp-1/change-requests/cr-2/merge', operation: op.mergeChangeRequest };
+    expect(names({ ...merge, params: { spaceId: 'sp-1', changeRequestId: 'cr-2' } })).toEqual([
+      'Space sp-1',
+      'ChangeRequest sp-1/cr-2',
+    ]);
+    const publish = { path: '/orgs/acme/sites/site-1/publish', operation: op.publishSite };
+    expect(names({ ...publish, params: { organizationId: 'acme', siteId: 'site-1' } })).toEqual([
+      'Organization acme',
+      'Site acme/site-1',
+    ]);
+    // Whether it changes who may read what is read on the operation's template.
+    expect(changesAccess({ path: '/spaces/sp-1/move', operation: op.moveSpace, params: { spaceId: 'sp-1' } })).toBe(
+      true,
+    );
+    expect(changesAccess({ ...merge, params: {} })).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Plugin } from 'graphql-yoga';
+import type { Write } from '../upstream/request.js';
 import type { GatewayContext } from '../context.js';
 import { compositeKey } from '../schema/kit/ids.js';
 import { callerKeyOf } from '../state/caller.js';
@@ -66,8 +67,12 @@ const CHANGES_ACCESS: RegExp[] = [
   /^\/integrations\/[^/]+(\/installations(\/.*)?)?$/,
 ];
 
-/** Whether a write to the REST `path` may change who may read what (see `CHANGES_ACCESS`). */
-export function changesAccess(path: string): boolean {
+/**
+ * Whether a write may change who may read what (see `CHANGES_ACCESS`): read on its operation's path
+ * template (`/spaces/{spaceId}/move`), or on a path.
+ */
+export function changesAccess(write: Write | string): boolean {
+  const path = typeof write === 'string' ? write : (write.operation?.path ?? write.path);
   return CHANGES_ACCESS.some((pattern) => pattern.test(path));
 }
 
@@ -142,7 +147,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin[]
             void cache.clear();
             return;
           }
-          const entities = ctx.api.written.flatMap(entitiesOnPath);
+          const entities = ctx.api.written.flatMap(entitiesOfWrite);
           if (entities.length > 0) void cache.invalidate(entities);
         },
       };
@@ -183,6 +188,53 @@ function awaitingInvalidations(
 
 /** A document that may ask for an answer in parts, or a subscription. */
 const IN_PARTS = /@defer\b|@stream\b|\bsubscription\b/;
+
+/**
+ * The nodes a path parameter of an operation names, parents first, as the cache records them: the
+ * typename and the key of the global ID (`organization/id` for what lives in an organization).
+ */
+const NODES_OF_PARAMS: ReadonlyArray<{
+  typename: string;
+  key: (params: Readonly<Record<string, string>>) => string | undefined;
+}> = [
+  { typename: 'Organization', key: (params) => params.organizationId },
+  { typename: 'Space', key: (params) => params.spaceId },
+  { typename: 'Collection', key: (params) => params.collectionId },
+  { typename: 'Integration', key: (params) => params.integrationName },
+  ...(
+    [
+      ['Site', 'siteId'],
+      ['Translation', 'translationId'],
+      ['CustomFont', 'fontId'],
+      ['SamlProvider', 'samlProviderId'],
+      ['IssuesCluster', 'clusterId'],
+      ['OpenApiSpec', 'specSlug'],
+    ] as const
+  ).map(([typename, param]) => ({
+    typename,
+    key: (params: Readonly<Record<string, string>>) =>
+      params.organizationId !== undefined && params[param] !== undefined
+        ? compositeKey(params.organizationId, params[param])
+        : undefined,
+  })),
+  {
+    typename: 'ChangeRequest',
+    key: (params) =>
+      params.spaceId !== undefined && params.changeRequestId !== undefined
+        ? compositeKey(params.spaceId, params.changeRequestId)
+        : undefined,
+  },
+];
+
+/** The nodes a write names, as the cache records them: from its operation's path parameters, or its path. */
+export function entitiesOfWrite(write: Write): Array<{ typename: string; id: string }> {
+  if (!write.operation || !write.params) return entitiesOnPath(write.path);
+  const params = write.params;
+  return NODES_OF_PARAMS.flatMap(({ typename, key }) => {
+    const value = key(params);
+    return value === undefined ? [] : [{ typename, id: encodeGlobalID(typename, value) }];
+  });
+}
 
 /** The nodes a REST path names, as the cache records them (typename and global ID). */
 export function entitiesOnPath(path: string): Array<{ typename: string; id: string }> {

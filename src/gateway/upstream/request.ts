@@ -69,8 +69,8 @@ export class RequestApi {
   /** Key of a read of the first page of a list, by the list's path and filters (any `limit`). */
   private readonly firstPages = new Map<string, { path: string; query: Query }>();
   private readonly onWrite: Array<() => void> = [];
-  /** The paths this request wrote to, in order: what a response cache forgets after a mutation. */
-  readonly written: string[] = [];
+  /** The writes this request sent, in order: what a response cache forgets after a mutation. */
+  readonly written: Write[] = [];
   private requests = 0;
   /** What this request asked of the upstream so far. */
   readonly usage = new UpstreamUsage();
@@ -299,7 +299,7 @@ export class RequestApi {
   ): Promise<{ status: number; data: AnswerOf<O> }> {
     const path = pathOf(operation, params);
     const method = operation.method as Exclude<HttpMethod, 'GET'>;
-    const { status, data } = await this.send(method, path, { ...options, schema: ANY, operation });
+    const { status, data } = await this.send(method, path, { ...options, schema: ANY, operation, params });
     const schema = answerOf(operation, status);
     return { status, data: (schema ? parseBody(schema, data, method, path) : undefined) as AnswerOf<O> };
   }
@@ -311,12 +311,18 @@ export class RequestApi {
   async send<S extends z.ZodType | undefined = undefined>(
     method: Exclude<HttpMethod, 'GET'>,
     path: string,
-    options: { body?: unknown; query?: Query; schema?: S; operation?: CallName } = {},
+    options: {
+      body?: unknown;
+      query?: Query;
+      schema?: S;
+      operation?: CallName;
+      params?: Readonly<Record<string, string>>;
+    } = {},
   ): Promise<{ status: number; data: S extends z.ZodType ? z.infer<S> : undefined }> {
     const refused = this.count();
     if (refused) throw refused;
     const traced = this.trace?.start(method, path + queryString(options.query));
-    this.written.push(path);
+    this.written.push({ path, operation: options.operation, params: options.params });
     try {
       return this.counted(
         await this.client
@@ -466,6 +472,13 @@ export class RequestApi {
     this.firstPages.clear();
     for (const clear of this.onWrite) clear();
   }
+}
+
+/** A write a request sent: its path, and its operation and path parameters when it was sent through its record. */
+export interface Write {
+  path: string;
+  operation?: CallName | undefined;
+  params?: Readonly<Record<string, string>> | undefined;
 }
 
 interface Read {
