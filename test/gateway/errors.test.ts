@@ -175,7 +175,9 @@ describe('ids from clients', () => {
   });
 
   it('takes a Member global ID where a user id is expected', async () => {
-    const members = await g.gql(`{ organization(id: "north") { members(search: "finn") { nodes { id platformId } } } }`);
+    const members = await g.gql(
+      `{ organization(id: "north") { members(search: "finn") { nodes { id platformId } } } }`,
+    );
     const finn = members.data.organization.members.nodes[0];
     const result = await g.gql(
       `query ($id: ID!) { member(organizationId: "north", userId: $id) { platformId } user(id: $id) { displayName } }`,
