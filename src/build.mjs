@@ -5,14 +5,17 @@
 // benchmarks import, and where the `import.meta.url` paths of the code point). Then the processes and worker threads
 // the product starts (`PROCESS_ENTRIES`) are bundled with their packages into `dist/bundle/`: a gateway's own
 // modules and its packages are about 1,300 files, whose resolving and loading took over half of its start; bundled,
-// a few. Each such entry's module in `dist/` only loads its bundle. The type check is `tsc --noEmit` in `npm test`;
-// `tsconfig.json`'s `isolatedModules` and `verbatimModuleSyntax` keep every file compilable on its own.
+// a few. Each such entry's module in `dist/` only loads its bundle. The data files of `src/` (everything but code:
+// the demo data set's JSON, markdown and images) are copied to the same place in `dist/`, where the modules that
+// read them beside themselves (`new URL('./…', import.meta.url)`, bundled or not) find them; they count in the
+// fingerprint like the code. The type check is `tsc --noEmit` in `npm test`; `tsconfig.json`'s `isolatedModules`
+// and `verbatimModuleSyntax` keep every file compilable on its own.
 //
 // Plain JavaScript so that it runs before anything is compiled. Run from the package's root (npm scripts are).
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const SOURCES = 'src';
@@ -82,10 +85,14 @@ async function compile(files) {
     logLevel: 'warning',
   });
   await bundle(build, entries);
+  for (const file of files.filter(isData)) cpSync(file, join(OUTPUT, relative(SOURCES, file)));
 }
 
 /** A module of the build: TypeScript (not a declaration) or plain JavaScript. */
 const isModule = (file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.endsWith('.js');
+
+/** A source file that is data, not code: copied to `dist/` as it is. */
+const isData = (file) => !/\.(ts|mjs|js)$/.test(file);
 
 /** The source file of a process entry: `gateway/main` → `src/gateway/main.ts`. */
 const entrySource = (entry) => join(SOURCES, `${entry}.ts`);

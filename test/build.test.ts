@@ -83,6 +83,29 @@ describe('npm run build, in a project of its own', () => {
     expect(existsSync(output('deep/where.js'))).toBe(true);
   });
 
+  it('copies the data files of src/ beside their modules, which find them there bundled or not', async () => {
+    writeFileSync(source('deep/data.json'), '{ "n": 1 }\n');
+    writeFileSync(
+      source('deep/reader.ts'),
+      "import { readFileSync } from 'node:fs';\nexport const data = JSON.parse(readFileSync(new URL('./data.json', import.meta.url), 'utf8'));\n",
+    );
+    // `main` is bundled: its copy of the reader must still look beside `dist/deep/reader.js`.
+    writeFileSync(source('main.ts'), "export { data } from './deep/reader.js';\n");
+    await build(root);
+    expect(readFileSync(output('deep/data.json'), 'utf8')).toBe('{ "n": 1 }\n');
+    expect(await load(output('deep/reader.js'))).toEqual({ data: { n: 1 } });
+    expect(await load(output('main.js'))).toEqual({ data: { n: 1 } });
+
+    // A changed data file is a change of the sources, even with its old modification time.
+    markDist();
+    const { atime, mtime } = statSync(source('deep/data.json'));
+    writeFileSync(source('deep/data.json'), '{ "n": 2 }\n');
+    utimesSync(source('deep/data.json'), atime, mtime);
+    await build(root);
+    expect(existsSync(output(MARKER))).toBe(false);
+    expect(await load(output('main.js'))).toEqual({ data: { n: 2 } });
+  });
+
   it('leaves dist/ as it is when nothing it was built from changed', async () => {
     await build(root);
     markDist();

@@ -1,4 +1,5 @@
 import { storeFirstRevision } from './content/revisions.js';
+import { type DemoData, loadDemoContent, loadDemoData } from './demo-content/load.js';
 import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
@@ -112,302 +113,8 @@ const SEEDED_KEY = 'demo_seeded';
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 
-type Visibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
-type UserKey = keyof typeof DEMO.users;
-
-interface DemoSpace {
-  title: string;
-  org: string;
-  parent?: string;
-  emoji?: string;
-  visibility: Visibility;
-  locked?: boolean;
-  language?: 'en' | 'fr' | 'de';
-  defaultLevel?: string;
-  mergeRules?: 'none' | { reviewers: UserKey[] };
-  gitSync?: true;
-  visitorAuth?: true;
-  deletedDaysAgo?: number;
-  createdDaysAgo: number;
-  updatedDaysAgo: number;
-}
-
 const { acme, globex } = DEMO.orgs;
-const C = DEMO.collections;
 const S = DEMO.spaces;
-
-const SPACES: DemoSpace[] = [
-  {
-    title: S.gitSynced,
-    org: acme,
-    emoji: '📘',
-    visibility: 'private',
-    language: 'en',
-    gitSync: true,
-    createdDaysAgo: 390,
-    updatedDaysAgo: 3,
-  },
-  {
-    title: 'Status page',
-    org: acme,
-    emoji: '🟢',
-    visibility: 'public',
-    language: 'en',
-    createdDaysAgo: 350,
-    updatedDaysAgo: 1,
-  },
-  {
-    title: 'Brand guidelines',
-    org: acme,
-    emoji: '🎨',
-    visibility: 'unlisted',
-    locked: true,
-    createdDaysAgo: 300,
-    updatedDaysAgo: 120,
-  },
-  {
-    title: 'Product overview',
-    org: acme,
-    parent: C.product,
-    emoji: '🚀',
-    visibility: 'public',
-    language: 'en',
-    createdDaysAgo: 380,
-    updatedDaysAgo: 12,
-  },
-  {
-    title: S.public,
-    org: acme,
-    parent: C.product,
-    emoji: '📣',
-    visibility: 'public',
-    language: 'en',
-    createdDaysAgo: 370,
-    updatedDaysAgo: 0.2,
-  },
-  {
-    title: 'Roadmap',
-    org: acme,
-    parent: C.product,
-    emoji: '🗺️',
-    visibility: 'in-collection',
-    createdDaysAgo: 200,
-    updatedDaysAgo: 9,
-  },
-  {
-    title: 'Pricing FAQ',
-    org: acme,
-    parent: C.product,
-    visibility: 'share-link',
-    language: 'en',
-    createdDaysAgo: 150,
-    updatedDaysAgo: 40,
-  },
-  {
-    title: 'Getting started',
-    org: acme,
-    parent: C.guides,
-    emoji: '👋',
-    visibility: 'public',
-    language: 'en',
-    createdDaysAgo: 360,
-    updatedDaysAgo: 5,
-  },
-  {
-    title: S.guestComment,
-    org: acme,
-    parent: C.guides,
-    emoji: '🧭',
-    visibility: 'in-collection',
-    language: 'en',
-    createdDaysAgo: 340,
-    updatedDaysAgo: 21,
-  },
-  {
-    title: 'Guide de démarrage',
-    org: acme,
-    parent: C.guides,
-    emoji: '🇫🇷',
-    visibility: 'unlisted',
-    language: 'fr',
-    createdDaysAgo: 180,
-    updatedDaysAgo: 30,
-  },
-  {
-    title: S.shareLink,
-    org: acme,
-    parent: C.guides,
-    emoji: '🇩🇪',
-    visibility: 'share-link',
-    language: 'de',
-    createdDaysAgo: 170,
-    updatedDaysAgo: 31,
-  },
-  {
-    title: 'Performance tuning',
-    org: acme,
-    parent: C.advanced,
-    emoji: '⚡',
-    visibility: 'in-collection',
-    language: 'en',
-    createdDaysAgo: 250,
-    updatedDaysAgo: 60,
-  },
-  {
-    title: S.locked,
-    org: acme,
-    parent: C.advanced,
-    emoji: '🔒',
-    visibility: 'private',
-    locked: true,
-    language: 'en',
-    createdDaysAgo: 240,
-    updatedDaysAgo: 90,
-  },
-  {
-    title: S.visitorAuth,
-    org: acme,
-    parent: C.engineering,
-    emoji: '🔌',
-    visibility: 'visitor-auth',
-    visitorAuth: true,
-    language: 'en',
-    mergeRules: { reviewers: ['cy'] },
-    createdDaysAgo: 330,
-    updatedDaysAgo: 2,
-  },
-  {
-    title: S.teamGrant,
-    org: acme,
-    parent: C.engineering,
-    emoji: '🏛️',
-    visibility: 'private',
-    mergeRules: 'none',
-    createdDaysAgo: 280,
-    updatedDaysAgo: 14,
-  },
-  {
-    title: S.userGrant,
-    org: acme,
-    parent: C.engineering,
-    emoji: '🛠️',
-    visibility: 'private',
-    language: 'en',
-    createdDaysAgo: 220,
-    updatedDaysAgo: 7,
-  },
-  {
-    title: S.deleted,
-    org: acme,
-    parent: C.engineering,
-    emoji: '🧾',
-    visibility: 'private',
-    language: 'en',
-    deletedDaysAgo: 2,
-    createdDaysAgo: 160,
-    updatedDaysAgo: 2,
-  },
-  {
-    title: 'Onboarding checklist',
-    org: acme,
-    parent: C.internal,
-    emoji: '✅',
-    visibility: 'in-collection',
-    defaultLevel: 'comment',
-    createdDaysAgo: 310,
-    updatedDaysAgo: 45,
-  },
-  {
-    title: 'Incident postmortems',
-    org: acme,
-    parent: C.internal,
-    emoji: '🚒',
-    visibility: 'private',
-    locked: true,
-    mergeRules: { reviewers: ['cy', 'dee'] },
-    createdDaysAgo: 230,
-    updatedDaysAgo: 11,
-  },
-  {
-    title: S.expired,
-    org: acme,
-    parent: C.internal,
-    emoji: '🗒️',
-    visibility: 'private',
-    deletedDaysAgo: 10,
-    createdDaysAgo: 400,
-    updatedDaysAgo: 10,
-  },
-  {
-    title: S.openapi,
-    org: acme,
-    emoji: '🐾',
-    visibility: 'public',
-    language: 'en',
-    createdDaysAgo: 60,
-    updatedDaysAgo: 40,
-  },
-  {
-    title: 'Employee handbook',
-    org: globex,
-    parent: C.globexHandbook,
-    emoji: '📗',
-    visibility: 'in-collection',
-    language: 'en',
-    createdDaysAgo: 190,
-    updatedDaysAgo: 6,
-  },
-  {
-    title: 'Benefits',
-    org: globex,
-    parent: C.globexHandbook,
-    emoji: '🎁',
-    visibility: 'private',
-    language: 'en',
-    createdDaysAgo: 185,
-    updatedDaysAgo: 50,
-  },
-  {
-    title: 'Travel policy',
-    org: globex,
-    parent: C.globexHandbook,
-    emoji: '✈️',
-    visibility: 'private',
-    locked: true,
-    createdDaysAgo: 170,
-    updatedDaysAgo: 75,
-  },
-  {
-    title: 'Developer portal',
-    org: globex,
-    emoji: '💻',
-    visibility: 'public',
-    language: 'en',
-    createdDaysAgo: 180,
-    updatedDaysAgo: 4,
-  },
-  {
-    title: 'Partner API',
-    org: globex,
-    emoji: '🤝',
-    visibility: 'visitor-auth',
-    visitorAuth: true,
-    language: 'en',
-    mergeRules: 'none',
-    createdDaysAgo: 160,
-    updatedDaysAgo: 8,
-  },
-  {
-    title: 'Guide utilisateur',
-    org: globex,
-    emoji: '📙',
-    visibility: 'unlisted',
-    language: 'fr',
-    createdDaysAgo: 120,
-    updatedDaysAgo: 19,
-  },
-  { title: 'Handbuch', org: globex, visibility: 'share-link', language: 'de', createdDaysAgo: 100, updatedDaysAgo: 33 },
-];
 
 /**
  * Seeds the demo data set (see `DEMO`) the first time it runs on a database, in one
@@ -442,104 +149,79 @@ function storedTokens(db: Db): DemoTokens | undefined {
 }
 
 function insertDemoData(db: Db): DemoTokens {
+  const data = loadDemoData();
+  checkNames(data);
   const start = Date.now();
   const ago = (days: number) => new Date(start - days * DAY).toISOString();
 
-  const userIds = {} as Record<UserKey, string>;
+  const userIds: Record<string, string> = {};
   const tokens: DemoTokens = {};
   const insertUser = db.prepare(
     'INSERT INTO users (id, display_name, email, photo_url, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const insertToken = db.prepare('INSERT INTO api_tokens (token, user_id, created_at) VALUES (?, ?, ?)');
-  const people: Record<UserKey, { name: string; photo?: boolean; since: number }> = {
-    ada: { name: 'Ada Lovelace', photo: true, since: 420 },
-    ben: { name: 'Ben Okafor', photo: true, since: 400 },
-    cy: { name: 'Cy Tanaka', since: 320 },
-    dee: { name: 'Dee Alvarez', photo: true, since: 300 },
-    eve: { name: 'Eve Martin', since: 260 },
-    finn: { name: 'Finn Larsen', since: 140 },
-    gus: { name: 'Gus Partner', since: 35 },
-    hana: { name: 'Hana Kowalski', photo: true, since: 210 },
-    ivy: { name: 'Ivy Chen', since: 3 },
-  };
-  for (const key of Object.keys(DEMO.users) as UserKey[]) {
-    const email = DEMO.users[key];
-    const person = people[key];
+  for (const [key, person] of Object.entries(data.users)) {
     const id = stableId(`demo-user:${key}`);
     const token = newSecret(40);
     insertUser.run(
       id,
       person.name,
-      email,
+      person.email,
       person.photo ? `https://avatars.example.test/${key}.png` : null,
-      ago(person.since),
+      ago(person.sinceDaysAgo),
     );
-    insertToken.run(token, id, ago(person.since));
+    insertToken.run(token, id, ago(person.sinceDaysAgo));
     userIds[key] = id;
-    tokens[email] = token;
+    tokens[person.email] = token;
   }
+  const user = (key: string) => {
+    const id = userIds[key];
+    if (!id) throw new Error(`Demo data names the user "${key}", who is not in its users`);
+    return id;
+  };
 
   const insertOrg = db.prepare(
     `INSERT INTO organizations (id, title, created_at, email_domains, hostname, type, use_case, default_role, plan, created_by)
      VALUES (?, ?, ?, ?, ?, 'business', ?, ?, ?, ?)`,
   );
-  insertOrg.run(
-    acme,
-    'Acme Docs',
-    ago(420),
-    JSON.stringify(['acme.test']),
-    'acme-docs',
-    'productDocs',
-    'read',
-    'pro',
-    userIds.ada,
-  );
-  insertOrg.run(
-    globex,
-    'Globex',
-    ago(210),
-    JSON.stringify(['globex.test']),
-    'globex',
-    'internalDocs',
-    null,
-    'free',
-    userIds.ada,
-  );
+  for (const org of data.organizations) {
+    insertOrg.run(
+      org.id,
+      org.title,
+      ago(org.createdDaysAgo),
+      JSON.stringify(org.emailDomains),
+      org.hostname,
+      org.useCase,
+      org.defaultRole,
+      org.plan,
+      user(org.createdBy),
+    );
+  }
 
   const insertMember = db.prepare(
     'INSERT INTO members (org_id, user_id, role, sso, joined_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const memberships: Array<
-    [org: string, user: UserKey, role: string | null, joinedDaysAgo: number, seenDaysAgo: number | null, sso?: 1]
-  > = [
-    [acme, 'ada', 'admin', 420, 0.05],
-    [acme, 'ben', 'create', 400, 1],
-    [acme, 'cy', 'review', 320, null],
-    [acme, 'dee', 'edit', 300, 0.5, 1],
-    [acme, 'eve', 'comment', 260, 16],
-    [acme, 'finn', 'read', 140, null],
-    [acme, 'gus', null, 35, 4],
-    [globex, 'ada', 'admin', 210, 2],
-    [globex, 'hana', 'edit', 205, 0.3],
-  ];
-  for (const [org, user, role, joined, seen, sso] of memberships) {
-    insertMember.run(org, userIds[user], role, sso ?? 0, ago(joined), seen === null ? null : ago(seen));
+  for (const member of data.members) {
+    insertMember.run(
+      member.org,
+      user(member.user),
+      member.role,
+      member.sso ? 1 : 0,
+      ago(member.joinedDaysAgo),
+      member.lastSeenDaysAgo === null ? null : ago(member.lastSeenDaysAgo),
+    );
   }
 
   const insertTeam = db.prepare('INSERT INTO teams (id, org_id, title, created_at) VALUES (?, ?, ?, ?)');
   const insertTeamMember = db.prepare(
     'INSERT INTO team_members (team_id, user_id, role, added_at) VALUES (?, ?, ?, ?)',
   );
-  const teams: Array<[id: string, title: string, createdDaysAgo: number, owner: UserKey, members: UserKey[]]> = [
-    [DEMO.teams.writers, 'Writers', 380, 'ben', ['dee', 'eve']],
-    [DEMO.teams.reviewers, 'Reviewers', 310, 'cy', ['finn']],
-    [DEMO.teams.platform, 'Platform', 290, 'dee', []],
-  ];
-  for (const [id, title, created, owner, members] of teams) {
-    insertTeam.run(id, acme, title, ago(created));
-    insertTeamMember.run(id, userIds[owner], 'owner', ago(created));
-    members.forEach((member, index) => {
-      insertTeamMember.run(id, userIds[member], 'member', ago(created - 1 - index * 7));
+  for (const team of data.teams) {
+    insertTeam.run(team.id, team.org, team.title, ago(team.createdDaysAgo));
+    insertTeamMember.run(team.id, user(team.owner), 'owner', ago(team.createdDaysAgo));
+    // Members joined a day after the team was made, a week apart.
+    team.members.forEach((member, index) => {
+      insertTeamMember.run(team.id, user(member), 'member', ago(team.createdDaysAgo - 1 - index * 7));
     });
   }
 
@@ -556,36 +238,17 @@ function insertDemoData(db: Db): DemoTokens {
     `INSERT INTO collections (id, org_id, parent_id, title, description, default_level, position, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const collections: Array<
-    [
-      id: string,
-      org: string,
-      parent: string | undefined,
-      title: string,
-      description: string | null,
-      level: string,
-      created: number,
-      updated: number,
-    ]
-  > = [
-    [C.product, acme, undefined, 'Product', 'Everything customers read about the product', 'inherit', 400, 20],
-    [C.guides, acme, C.product, 'Guides', 'Step-by-step guides for new and returning users', 'inherit', 365, 25],
-    [C.advanced, acme, C.guides, 'Advanced', null, 'inherit', 250, 60],
-    [C.engineering, acme, undefined, 'Engineering', 'APIs, SDKs and how the platform is built', 'read', 335, 7],
-    [C.internal, acme, undefined, 'Internal', null, 'inherit', 315, 45],
-    [C.globexHandbook, globex, undefined, 'Handbook', 'How we work at Globex', 'inherit', 195, 6],
-  ];
-  for (const [id, org, parent, title, description, level, created, updated] of collections) {
+  for (const collection of data.collections) {
     insertCollection.run(
-      id,
-      org,
-      parent ?? null,
-      title,
-      description,
-      level,
-      position(org, parent),
-      ago(created),
-      ago(updated),
+      collection.id,
+      collection.org,
+      collection.parent ?? null,
+      collection.title,
+      collection.description,
+      collection.defaultLevel,
+      position(collection.org, collection.parent),
+      ago(collection.createdDaysAgo),
+      ago(collection.updatedDaysAgo),
     );
   }
 
@@ -595,7 +258,7 @@ function insertDemoData(db: Db): DemoTokens {
        revision, share_key, git_sync, visitor_auth, position, created_at, updated_at, deleted_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const space of SPACES) {
+  for (const space of data.spaces) {
     // The same on every install, so that the documentation and bookmarks can name demo spaces.
     const id = stableId(`demo-space:${space.org}:${space.title}`);
     const revision = newId();
@@ -607,19 +270,9 @@ function insertDemoData(db: Db): DemoTokens {
           ? { type: 'none' }
           : {
               type: 'rules',
-              rules: [
-                { rule: 'require_specific_reviewers', users: space.mergeRules.reviewers.map((key) => userIds[key]) },
-              ],
+              rules: [{ rule: 'require_specific_reviewers', users: space.mergeRules.reviewers.map(user) }],
             };
-    const gitSync = space.gitSync
-      ? {
-          repoName: 'acme/handbook',
-          installationProvider: 'github',
-          integration: 'github',
-          url: 'https://github.test/acme/handbook',
-          updatedAt: ago(space.updatedDaysAgo),
-        }
-      : null;
+    const gitSync = space.gitSync ? { ...space.gitSync, updatedAt: ago(space.updatedDaysAgo) } : null;
     insertSpace.run(
       id,
       space.org,
@@ -647,60 +300,32 @@ function insertDemoData(db: Db): DemoTokens {
     `INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
-  const space = (title: string) => spaceIds.get(title)!;
-  const grants: Array<
-    [
-      type: 'collection' | 'space',
-      id: string,
-      principal: 'user' | 'team',
-      principalId: string,
-      role: string,
-      created: number,
-    ]
-  > = [
-    ['collection', C.engineering, 'team', DEMO.teams.writers, 'edit', 330],
-    ['collection', C.internal, 'team', DEMO.teams.reviewers, 'review', 300],
-    ['collection', C.guides, 'user', userIds.gus, 'read', 34],
-    ['space', space(S.guestComment), 'user', userIds.gus, 'comment', 30],
-    ['space', space(S.userGrant), 'user', userIds.finn, 'edit', 100],
-    ['space', space(S.teamGrant), 'team', DEMO.teams.platform, 'edit', 270],
-  ];
-  for (const [type, id, principal, principalId, role, created] of grants) {
-    insertGrant.run(type, id, principal, principalId, role, ago(created));
+  const space = (title: string) => {
+    const id = spaceIds.get(title);
+    if (!id) throw new Error(`Demo data names the space "${title}", which is not in its spaces`);
+    return id;
+  };
+  for (const grant of data.grants) {
+    const [type, id] =
+      grant.collection !== undefined ? ['collection', grant.collection] : ['space', space(grant.space!)];
+    const [principal, principalId] = grant.team !== undefined ? ['team', grant.team] : ['user', user(grant.user!)];
+    insertGrant.run(type, id, principal, principalId, grant.role, ago(grant.createdDaysAgo));
   }
 
-  db.prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)').run(
-    newId(),
-    acme,
-    'comment',
-    ago(12),
-  );
+  const insertInvite = db.prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)');
+  for (const invite of data.linkInvites) insertInvite.run(newId(), invite.org, invite.role, ago(invite.createdDaysAgo));
 
-  const instructions = {
-    object: 'document',
-    data: { schemaVersion: 1 },
-    nodes: [
-      {
-        object: 'block',
-        type: 'paragraph',
-        key: 'p1',
-        isVoid: false,
-        data: { align: 'start' },
-        nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Answer in a friendly tone.', marks: [] }] }],
-      },
-    ],
-  };
-  db.prepare('INSERT INTO agent_instructions (org_id, instructions, updated_at, updated_by) VALUES (?, ?, ?, ?)').run(
-    acme,
-    JSON.stringify(instructions),
-    ago(15),
-    userIds.ada,
+  const insertInstructions = db.prepare(
+    'INSERT INTO agent_instructions (org_id, instructions, updated_at, updated_by) VALUES (?, ?, ?, ?)',
   );
+  for (const item of data.agentInstructions) {
+    insertInstructions.run(item.org, JSON.stringify(item.document), ago(item.updatedDaysAgo), user(item.updatedBy));
+  }
 
   // Each domain's ids come from a sequence of its own: adding to one leaves the others' as they were.
   const domain = (name: string, seed: () => void) => withStableIds(`demo-${name}`, seed);
   // Real documentation in three spaces, with three revisions each.
-  domain('content', () => seedDemoContent(db, spaceIds, ago));
+  domain('content', () => seedDemoContent(db, spaceIds, ago, loadDemoContent(data.content)));
   // Support conversations of Acme over the last thirteen weeks, split into issues and clustered
   // (before change requests: one of them addresses the installer-errors cluster).
   domain('conversations', () => seedDemoConversations(db, acme, start));
@@ -724,6 +349,20 @@ function insertDemoData(db: Db): DemoTokens {
     .get(acme, DEMO_SITES.docs) as string;
   domain('integrations', () => seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite));
 
-  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(SEEDED_KEY, JSON.stringify(Object.values(DEMO.users)));
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(
+    SEEDED_KEY,
+    JSON.stringify(Object.values(data.users).map((person) => person.email)),
+  );
   return tokens;
+}
+
+/** The names `DEMO` gives must be those of the data, in the same order (tokens are returned in it). */
+function checkNames(data: DemoData): void {
+  const named = JSON.stringify(Object.entries(DEMO.users));
+  const seeded = JSON.stringify(Object.entries(data.users).map(([key, person]) => [key, person.email]));
+  if (named !== seeded) throw new Error(`DEMO.users (${named}) and the demo data's users (${seeded}) differ`);
+  const titles = new Set(data.spaces.map((space) => space.title));
+  for (const title of Object.values(DEMO.spaces)) {
+    if (!titles.has(title)) throw new Error(`DEMO.spaces names "${title}", which is not in the demo data`);
+  }
 }

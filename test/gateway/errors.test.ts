@@ -5,15 +5,26 @@ import { restConnection } from '../../src/gateway/schema/kit/connections.js';
 import { DEFAULT_LIMITS } from '../../src/gateway/policy/limits.js';
 import { RestClient } from '../../src/gateway/upstream/client.js';
 import { createGateway } from '../../src/gateway/http/server.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 
 let g: TestGateway;
-let spaceIds: Record<string, string>;
+/** "North Docs" (domain north.test): admin alice, finn (`read`), gus a guest; a public space. */
+let north: TestOrg;
+/** Of North's e-mail domain, a member of nothing. */
+let ivy: TestUser;
+/** The public space's id. */
+let announcements: string;
 beforeAll(async () => {
-  g = await startTestGateway();
-  const rows = g.platform.db.prepare('SELECT id, title FROM spaces').all() as Array<{ id: string; title: string }>;
-  spaceIds = Object.fromEntries(rows.map((row) => [row.title, row.id]));
+  g = await startTestGateway({ seed: false });
+  north = addOrg(g.platform, {
+    id: 'north',
+    title: 'North Docs',
+    emailDomains: ['north.test'],
+    members: { alice: 'admin', finn: 'read', gus: null },
+  });
+  ivy = addUser(g.platform, 'ivy', { email: 'ivy@north.test' });
+  announcements = await north.space('Announcements', { visibility: 'public' });
 });
 afterAll(() => g.destroy());
 
@@ -69,34 +80,32 @@ describe('partial answers', () => {
     const result = await g.gql(
       `{ organizations { nodes { platformId agentInstructions { updatedAt } } } }`,
       {},
-      { token: g.platform.token(DEMO.users.gus) },
+      { token: north.token('gus') },
     );
-    expect(result.data).toEqual({ organizations: { nodes: [{ platformId: 'acme', agentInstructions: null }] } });
+    expect(result.data).toEqual({ organizations: { nodes: [{ platformId: 'north', agentInstructions: null }] } });
     expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['organizations', 'nodes', 0, 'agentInstructions'], 'FORBIDDEN'],
     ]);
   });
 
   it('an outsider reading a public space gets it, with its organization null', async () => {
-    const ivy = g.platform.token(DEMO.users.ivy);
     const result = await g.gql(
       `query ($id: ID!) { space(id: $id) { title organization { title } } }`,
-      { id: spaceIds[DEMO.spaces.public] },
-      { token: ivy },
+      { id: announcements },
+      { token: ivy.token },
     );
-    expect(result.data).toEqual({ space: { title: DEMO.spaces.public, organization: null } });
+    expect(result.data).toEqual({ space: { title: 'Announcements', organization: null } });
     expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 
   it('organizations found by e-mail domain do not stand in for the ones the caller may read', async () => {
-    const ivy = g.platform.token(DEMO.users.ivy);
     const result = await g.gql(
-      `query ($id: ID!) { organizationsByEmailDomain(domain: "acme.test") { title } space(id: $id) { organization { title } } }`,
-      { id: spaceIds[DEMO.spaces.public] },
-      { token: ivy },
+      `query ($id: ID!) { organizationsByEmailDomain(domain: "north.test") { title } space(id: $id) { organization { title } } }`,
+      { id: announcements },
+      { token: ivy.token },
     );
     expect(result.data).toEqual({
-      organizationsByEmailDomain: [{ title: 'Acme Docs' }],
+      organizationsByEmailDomain: [{ title: 'North Docs' }],
       space: { organization: null },
     });
   });
@@ -126,15 +135,15 @@ describe('ids from clients', () => {
   it('nodes(ids:) answers each id on its own, and a bad one does not take the rest down', async () => {
     const result = await g.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } viewer { displayName } }`, {
       ids: [
-        encodeGlobalID('Organization', 'acme'),
+        encodeGlobalID('Organization', 'north'),
         'bad',
         encodeGlobalID('Nope', 'x'),
         encodeGlobalID('Organization', 'missing'),
       ],
     });
     expect(result.data).toEqual({
-      nodes: [{ __typename: 'Organization', id: encodeGlobalID('Organization', 'acme') }, null, null, null],
-      viewer: { displayName: 'Ada Lovelace' },
+      nodes: [{ __typename: 'Organization', id: encodeGlobalID('Organization', 'north') }, null, null, null],
+      viewer: { displayName: 'Alice' },
     });
     expect(result.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
       [['nodes', 1], 'BAD_USER_INPUT'],
@@ -144,7 +153,7 @@ describe('ids from clients', () => {
   });
 
   it('refuses the global ID of another type, names the field, and calls nothing upstream', async () => {
-    const spaceGlobalId = encodeGlobalID('Space', spaceIds[DEMO.spaces.public]!);
+    const spaceGlobalId = encodeGlobalID('Space', announcements);
     const result = await g.gql(
       `mutation ($id: ID!) { deleteCollection(input: { collectionId: $id }) { deleted userErrors { code field message } } }`,
       { id: spaceGlobalId },
@@ -166,13 +175,15 @@ describe('ids from clients', () => {
   });
 
   it('takes a Member global ID where a user id is expected', async () => {
-    const members = await g.gql(`{ organization(id: "acme") { members(search: "finn") { nodes { id platformId } } } }`);
+    const members = await g.gql(
+      `{ organization(id: "north") { members(search: "finn") { nodes { id platformId } } } }`,
+    );
     const finn = members.data.organization.members.nodes[0];
     const result = await g.gql(
-      `query ($id: ID!) { member(organizationId: "acme", userId: $id) { platformId } user(id: $id) { displayName } }`,
+      `query ($id: ID!) { member(organizationId: "north", userId: $id) { platformId } user(id: $id) { displayName } }`,
       { id: finn.id },
     );
-    expect(result.data).toEqual({ member: { platformId: finn.platformId }, user: { displayName: 'Finn Larsen' } });
+    expect(result.data).toEqual({ member: { platformId: finn.platformId }, user: { displayName: 'Finn' } });
   });
 
   it('refuses ids too long to be ids before calling upstream', async () => {
@@ -197,13 +208,13 @@ describe('ids from clients', () => {
 
   it('keeps the answer of an outsider who lists the content of organizations found by e-mail domain', async () => {
     const result = await g.gql(
-      `{ viewer { displayName } organizationsByEmailDomain(domain: "acme.test") { title spaces { totalCount } collections { totalCount } } }`,
+      `{ viewer { displayName } organizationsByEmailDomain(domain: "north.test") { title spaces { totalCount } collections { totalCount } } }`,
       {},
-      { token: g.platform.token(DEMO.users.ivy) },
+      { token: ivy.token },
     );
     expect(result.data).toEqual({
       viewer: { displayName: expect.any(String) },
-      organizationsByEmailDomain: [{ title: 'Acme Docs', spaces: null, collections: null }],
+      organizationsByEmailDomain: [{ title: 'North Docs', spaces: null, collections: null }],
     });
   });
 });

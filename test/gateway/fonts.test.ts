@@ -1,15 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { checkFontFile, minimalWoff2 } from '../../src/platform/fonts/woff.js';
 import { createGateway } from '../../src/gateway/http/server.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
-
-const U = DEMO.users;
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 
 let g: TestGateway;
+/** North: admin alice, bob (`create`), dana (`edit`); two fonts of two weights each. South: alice, no font. */
+let north: TestOrg;
 
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  north = addOrg(g.platform, { id: 'north', members: { alice: 'admin', bob: 'create', dana: 'edit' } });
+  addOrg(g.platform, { id: 'south', members: { alice: 'admin' }, users: { alice: north.user('alice') } });
+  for (const family of ['North Sans', 'North Serif']) {
+    const fontFaces = [];
+    for (const weight of [400, 700]) {
+      const bytes = minimalWoff2(family, weight);
+      const file = { name: `${weight}.woff2`, type: 'font/woff2', size: bytes.length };
+      const reserved = await g.platform.api('POST', '/orgs/north/storage/upload', {
+        body: { file, kind: 'customization_font' },
+      });
+      const put = await fetch(reserved.body.url, {
+        method: 'PUT',
+        headers: { 'content-type': 'font/woff2' },
+        body: new Uint8Array(bytes),
+      });
+      expect(put.status).toBe(200);
+      fontFaces.push({ weight, storageKey: reserved.body.key });
+    }
+    const created = await g.platform.api('PUT', '/orgs/north/fonts', { body: { fontFamily: family, fontFaces } });
+    expect(created.status).toBe(201);
+  }
 });
 afterAll(() => g.destroy());
 
@@ -37,7 +58,7 @@ async function multipart(
     'operations',
     JSON.stringify({
       query: UPLOAD,
-      variables: { org: options.org ?? 'globex', kind: options.kind ?? 'CUSTOMIZATION_FONT', file: null },
+      variables: { org: options.org ?? 'south', kind: options.kind ?? 'CUSTOMIZATION_FONT', file: null },
     }),
   );
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
@@ -69,16 +90,16 @@ async function uploadKey(bytes: Uint8Array, options: Parameters<typeof multipart
 describe('custom fonts', () => {
   it('lists the fonts of an organization with their files, in one request', async () => {
     const result = await g.gql<any>(
-      `{ organization(id: "acme") { fonts { totalCount nodes { id fontFamily weights canEdit fontFaces { weight sources { url format } } organization { platformId } } } } }`,
+      `{ organization(id: "north") { fonts { totalCount nodes { id fontFamily weights canEdit fontFaces { weight sources { url format } } organization { platformId } } } } }`,
     );
     expect(result.errors).toBeUndefined();
     const { fonts } = result.data.organization;
     expect(fonts.totalCount).toBe(2);
     expect(fonts.nodes.map((font: any) => [font.fontFamily, font.weights, font.canEdit])).toEqual([
-      ['Acme Sans', [400, 700], true],
-      ['Acme Serif', [400, 700], true],
+      ['North Sans', [400, 700], true],
+      ['North Serif', [400, 700], true],
     ]);
-    expect(result.upstreamRequests.sort()).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs/acme/fonts?limit=50'].sort());
+    expect(result.upstreamRequests.sort()).toEqual(['GET /v1/orgs/north', 'GET /v1/orgs/north/fonts?limit=50'].sort());
     const regular = fonts.nodes[0].fontFaces[0].sources[0];
     expect(regular.format).toBe('WOFF2');
     const file = await fetch(regular.url);
@@ -88,9 +109,9 @@ describe('custom fonts', () => {
     const member = await ok(
       `{ node(id: "${fonts.nodes[1].id}") { ... on CustomFont { fontFamily canEdit } } }`,
       {},
-      { token: g.platform.token(U.ben) },
+      { token: north.token('bob') },
     );
-    expect(member.node).toEqual({ fontFamily: 'Acme Serif', canEdit: false });
+    expect(member.node).toEqual({ fontFamily: 'North Serif', canEdit: false });
   });
 
   it('uploads WOFF2 files as multipart requests, then creates, changes and deletes a font', async () => {
@@ -103,7 +124,7 @@ describe('custom fonts', () => {
     });
     // One request for the upload URL, one for the bytes (outside the API, with no token).
     expect(upload.upstream).toEqual([
-      'POST /v1/orgs/globex/storage/upload',
+      'POST /v1/orgs/south/storage/upload',
       expect.stringMatching(/^PUT \/storage\/upload\?key=/),
     ]);
     const regular = upload.body.data.uploadFile.file.key;
@@ -111,7 +132,7 @@ describe('custom fonts', () => {
 
     const created = await ok(
       `mutation($regular: String!, $bold: String!) {
-      createCustomFont(input: { organizationId: "globex", fontFamily: "Studio", fontFaces: [{ weight: 400, storageKey: $regular }, { weight: 700, storageKey: $bold }] }) {
+      createCustomFont(input: { organizationId: "south", fontFamily: "Studio", fontFaces: [{ weight: 400, storageKey: $regular }, { weight: 700, storageKey: $bold }] }) {
         font { id platformId fontFamily weights fontFaces { sources { url } } } userErrors { code }
       }
     }`,
@@ -133,7 +154,7 @@ describe('custom fonts', () => {
     });
     const removeBold = await ok(
       `mutation($org: ID!, $id: ID!) { updateCustomFont(input: { organizationId: $org, fontId: $id, fontFaces: [{ weight: 700, storageKey: null }] }) { font { fontFamily weights } userErrors { code } } }`,
-      { org: 'globex', id: font.platformId },
+      { org: 'south', id: font.platformId },
     );
     expect(removeBold.updateCustomFont.font).toEqual({ fontFamily: 'Studio', weights: [400] });
 
@@ -152,7 +173,7 @@ describe('custom fonts', () => {
   it('answers what is wrong as user errors naming the field', async () => {
     const bold = await uploadKey(minimalWoff2('Bold', 700));
     const noRegular = await g.gql<any>(
-      `mutation($key: String!) { createCustomFont(input: { organizationId: "globex", fontFamily: "Bold only", fontFaces: [{ weight: 700, storageKey: $key }] }) { font { id } userErrors { code field } } }`,
+      `mutation($key: String!) { createCustomFont(input: { organizationId: "south", fontFamily: "Bold only", fontFaces: [{ weight: 700, storageKey: $key }] }) { font { id } userErrors { code field } } }`,
       { key: bold },
     );
     expect(noRegular.data.createCustomFont.userErrors).toEqual([{ code: 'PRECONDITION_FAILED', field: null }]);
@@ -161,7 +182,7 @@ describe('custom fonts', () => {
       name: 'page.woff2',
     });
     const notFont = await g.gql<any>(
-      `mutation($key: String!) { createCustomFont(input: { organizationId: "globex", fontFamily: "Page", fontFaces: [{ weight: 400, storageKey: $key }] }) { font { id } userErrors { code field message } } }`,
+      `mutation($key: String!) { createCustomFont(input: { organizationId: "south", fontFamily: "Page", fontFaces: [{ weight: 400, storageKey: $key }] }) { font { id } userErrors { code field message } } }`,
       { key: page },
     );
     expect(notFont.data.createCustomFont.userErrors).toEqual([
@@ -174,7 +195,7 @@ describe('custom fonts', () => {
 
     // Checked before any request: weights, duplicates, the family.
     const checked = await g.gql<any>(
-      `mutation { createCustomFont(input: { organizationId: "globex", fontFamily: "", fontFaces: [{ weight: 0, storageKey: "k" }, { weight: 0, storageKey: "k" }] }) { userErrors { field } } }`,
+      `mutation { createCustomFont(input: { organizationId: "south", fontFamily: "", fontFaces: [{ weight: 0, storageKey: "k" }, { weight: 0, storageKey: "k" }] }) { userErrors { field } } }`,
     );
     expect(checked.upstream).toBe(0);
     expect(checked.data.createCustomFont.userErrors.map((error: any) => error.field.join('.'))).toEqual([
@@ -184,7 +205,7 @@ describe('custom fonts', () => {
       'fontFaces',
     ]);
     const nothing = await g.gql<any>(
-      `mutation { updateCustomFont(input: { organizationId: "globex", fontId: "x" }) { userErrors { field message } } }`,
+      `mutation { updateCustomFont(input: { organizationId: "south", fontId: "x" }) { userErrors { field message } } }`,
     );
     expect(nothing.data.updateCustomFont.userErrors).toEqual([
       { field: ['fontFamily'], message: 'Give fontFamily or fontFaces to change' },
@@ -192,12 +213,12 @@ describe('custom fonts', () => {
   });
 
   it('refuses uploads that are not multipart files, and font uploads by non-admins', async () => {
-    const asJson = await g.gql<any>(UPLOAD, { org: 'globex', kind: 'CUSTOMIZATION_FONT', file: 'not a file' });
+    const asJson = await g.gql<any>(UPLOAD, { org: 'south', kind: 'CUSTOMIZATION_FONT', file: 'not a file' });
     expect(asJson.upstream).toBe(0);
     expect(asJson.data.uploadFile.userErrors).toEqual([
       { code: 'BAD_USER_INPUT', field: ['file'], message: expect.stringMatching(/multipart upload/) },
     ]);
-    const member = await multipart(minimalWoff2('No', 400), { org: 'acme', token: g.platform.token(U.ben) });
+    const member = await multipart(minimalWoff2('No', 400), { org: 'north', token: north.token('bob') });
     expect(member.body.data.uploadFile).toEqual({
       file: null,
       userErrors: [{ code: 'FORBIDDEN', field: null, message: expect.any(String) }],
@@ -210,11 +231,11 @@ describe('custom fonts', () => {
     ]);
     // An editor may store other files.
     const other = await multipart(new TextEncoder().encode('notes'), {
-      org: 'acme',
+      org: 'north',
       kind: 'ORGANIZATION_FILE',
       name: 'notes.txt',
       type: 'text/plain',
-      token: g.platform.token(U.dee),
+      token: north.token('dana'),
     });
     expect(other.body.data.uploadFile.file).toMatchObject({ name: 'notes.txt', contentType: 'text/plain', size: 5 });
   });
@@ -248,7 +269,7 @@ describe('custom fonts', () => {
     });
     try {
       const form = new FormData();
-      const variables = { org: 'globex', kind: 'CUSTOMIZATION_FONT', file: null, padding: 'x'.repeat(4000) };
+      const variables = { org: 'south', kind: 'CUSTOMIZATION_FONT', file: null, padding: 'x'.repeat(4000) };
       form.append('operations', JSON.stringify({ query: UPLOAD, variables }));
       form.append('map', JSON.stringify({ 0: ['variables.file'] }));
       form.append('0', new Blob([new Uint8Array(minimalWoff2('Big', 400))], { type: 'font/woff2' }), 'big.woff2');

@@ -4,15 +4,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { commitContent, sampleContent } from '../fixtures/content.js';
 import { gitHttpServer } from '../fixtures/git-server.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 
 let g: TestGateway;
 let work: string;
+/** Admin alice, finn (`read`). */
+let org: TestOrg;
+
+/** A space of the organization with the sample documentation tree (pages, a link, files) as its content. */
+async function documentedSpace(title: string): Promise<string> {
+  const id = await org.space(title);
+  commitContent(g.platform.db, id, sampleContent(g.platform.db, id).content);
+  return id;
+}
 
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  org = addOrg(g.platform, { id: 'gitorg', members: { alice: 'admin', finn: 'read' } });
   work = mkdtempSync(join(tmpdir(), 'gateway-git-'));
 });
 afterAll(async () => {
@@ -48,7 +59,7 @@ const INFO = `query ($space: ID!) {
 
 describe('Git Sync through the graph', () => {
   it('exports a space, imports it into another, and reports each operation', async () => {
-    const source = g.platform.spaceId('Getting started');
+    const source = await documentedSpace('Guide');
     const bare = bareRepository();
     const before = await g.gql(INFO, { space: source });
     expect(before.data.space.gitInfo).toBeNull();
@@ -75,7 +86,7 @@ describe('Git Sync through the graph', () => {
     });
 
     const created = await g.gql(
-      `mutation { createSpace(input: { organizationId: "acme", title: "From Git" }) { space { id } } }`,
+      `mutation { createSpace(input: { organizationId: "gitorg", title: "From Git" }) { space { id } } }`,
     );
     const target = created.data.createSpace.space.id;
     const imported = await g.gql(IMPORT, { space: target, url: bare });
@@ -91,10 +102,11 @@ describe('Git Sync through the graph', () => {
       afterExport.data.space.content.pages.map((page: { title: string }) => page.title),
     );
     const pageGit = await g.gql(
-      `query ($space: ID!) { space(id: $space) { content { pages { ... on DocumentPage { git { path } } } files { nodes { name git { path } } } } } }`,
+      `query ($space: ID!) { space(id: $space) { content { pages { title ... on DocumentPage { git { path } } } files { nodes { name git { path } } } } } }`,
       { space: target },
     );
-    expect(pageGit.data.space.content.pages[0].git).toEqual({ path: 'welcome.md' });
+    const api = pageGit.data.space.content.pages.find((page: { title: string }) => page.title === 'API reference');
+    expect(api.git).toEqual({ path: 'api.md' });
     expect(pageGit.data.space.content.files.nodes[0].git.path).toMatch(/^\.gitbook\/assets\//);
 
     const removed = await g.gql(
@@ -107,7 +119,7 @@ describe('Git Sync through the graph', () => {
 
   it('reports a failure readably, refuses bad input as user errors, and never shows credentials', async () => {
     const created = await g.gql(
-      `mutation { createSpace(input: { organizationId: "acme", title: "Git failures" }) { space { id } } }`,
+      `mutation { createSpace(input: { organizationId: "gitorg", title: "Git failures" }) { space { id } } }`,
     );
     const space = created.data.createSpace.space.id;
     const secret = 'ghp_v3ryS3cretT0ken';
@@ -149,7 +161,7 @@ describe('Git Sync through the graph', () => {
     const reader = await g.gql(
       EXPORT,
       { space, url: `https://bot:${secret}@x.test/r.git` },
-      { token: g.platform.token(DEMO.users.finn) },
+      { token: org.token('finn') },
     );
     expect(reader.data.exportToGit.userErrors[0]).toMatchObject({ code: 'FORBIDDEN' });
     // A variable of the wrong type is echoed in the error: without its credentials.
@@ -170,11 +182,11 @@ describe('Git Sync through the graph', () => {
     const server = await gitHttpServer(work, 'deploy', secret);
     const url = `https://deploy:${secret}@127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').at(-1)}`;
     try {
-      const source = g.platform.spaceId('API reference');
+      const source = await documentedSpace('Reference');
       const exported = await g.gql(EXPORT, { space: source, url });
       await g.platform.app.jobs.drain();
       const created = await g.gql(
-        `mutation { createSpace(input: { organizationId: "acme", title: "Over https" }) { space { id } } }`,
+        `mutation { createSpace(input: { organizationId: "gitorg", title: "Over https" }) { space { id } } }`,
       );
       const target = created.data.createSpace.space.id;
       const imported = await g.gql(IMPORT, { space: target, url });

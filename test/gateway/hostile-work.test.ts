@@ -9,11 +9,11 @@ import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { executeWhole } from '../../src/gateway/policy/answer-size.js';
 import { BYTES_PER_POINT } from '../../src/gateway/policy/gateway-work.js';
 import { UnparsedBody } from '../../src/gateway/upstream/bodies.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, textDocument } from '../fixtures/content.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fixtures/faulty-upstream.js';
 import { postGraphQL, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg } from '../fixtures/org.js';
 
 /**
  * Work the gateway does without the platform, which the upstream requests do not count, sent as a
@@ -36,8 +36,8 @@ const paragraphs = (name: string, count: number) =>
   textDocument(Array.from({ length: count }, (_, i) => [0, i === 0 ? name : 'a'] as [0, string]));
 
 beforeAll(async () => {
-  g = await startTestGateway();
-  spaceId = g.platform.spaceId(DEMO.spaces.teamGrant);
+  g = await startTestGateway({ seed: false });
+  spaceId = await addOrg(g.platform, { id: 'works', members: { alice: 'admin' } }).space('Large pages');
   const documents = {
     [pages.big]: paragraphs('Big', 6_000),
     [pages.huge]: paragraphs('Huge', 12_000),

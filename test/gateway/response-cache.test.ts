@@ -3,16 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesAccess, entitiesOfWrite, entitiesOnPath } from '../../src/gateway/cache/response-cache.js';
 import * as op from '../../src/gateway/upstream/contract/operations.js';
 import type { Write } from '../../src/gateway/upstream/request.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
 import { postGraphQL } from '../fixtures/gateway.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let platform: TestPlatform;
 let gateway: Gateway;
+/** Admin alice (the default caller) and finn (`read`), with the spaces Guide and Runbooks. */
+let org: TestOrg;
+const spaceIds: Record<string, string> = {};
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({ seed: false });
+  org = addOrg(platform, { id: 'cached', members: { alice: 'admin', finn: 'read' } });
+  for (const title of ['Guide', 'Runbooks']) spaceIds[title] = await org.space(title);
   gateway = createGateway({
     upstreamUrl: platform.url,
     graphiql: { enabled: false },
@@ -33,7 +38,7 @@ const SPACE = 'query CachedSpace($id: ID!) { space(id: $id) { title visibility }
 
 describe('the response cache', () => {
   it('answers a repeated operation from the cache: no upstream request, and says so', async () => {
-    const id = platform.spaceId('Getting started');
+    const id = spaceIds.Guide!;
     const first = await run(SPACE, { id });
     const second = await run(SPACE, { id });
     expect(first.upstream).toBe(1);
@@ -47,12 +52,13 @@ describe('the response cache', () => {
   it('never shares an entry between two tokens: each is answered as the platform sees it', async () => {
     const query = '{ viewer { email } }';
     const admin = await run(query);
-    const other = await run(query, {}, { authorization: `Bearer ${platform.token(DEMO.users.finn)}` });
+    const finn = org.user('finn');
+    const other = await run(query, {}, { authorization: `Bearer ${finn.token}` });
     expect(other.upstream).toBe(1);
-    expect(other.body.data.viewer.email).toBe(DEMO.users.finn);
-    expect(admin.body.data.viewer.email).not.toBe(DEMO.users.finn);
-    const again = await run(query, {}, { authorization: `Bearer ${platform.token(DEMO.users.finn)}` });
-    expect(again).toMatchObject({ upstream: 0, body: { data: { viewer: { email: DEMO.users.finn } } } });
+    expect(other.body.data.viewer.email).toBe(finn.email);
+    expect(admin.body.data.viewer.email).toBe(org.user('alice').email);
+    const again = await run(query, {}, { authorization: `Bearer ${finn.token}` });
+    expect(again).toMatchObject({ upstream: 0, body: { data: { viewer: { email: finn.email } } } });
   });
 
   it('never keeps an error answer: a missing object, a refused token', async () => {
@@ -67,24 +73,24 @@ describe('the response cache', () => {
   });
 
   it('answers fresh after a mutation through the gateway changes what it holds', async () => {
-    const id = platform.spaceId('Getting started');
+    const id = spaceIds.Guide!;
     await run(SPACE, { id });
     const renamed = await run(
-      'mutation Rename($id: ID!) { updateSpace(input: { spaceId: $id, title: "Getting started, renamed" }) { space { id title } } }',
+      'mutation Rename($id: ID!) { updateSpace(input: { spaceId: $id, title: "Guide, renamed" }) { space { id title } } }',
       { id },
     );
-    expect(renamed.body.data.updateSpace.space.title).toBe('Getting started, renamed');
+    expect(renamed.body.data.updateSpace.space.title).toBe('Guide, renamed');
     const read = await run(SPACE, { id });
     expect(read.upstream).toBe(1);
-    expect(read.body.data.space.title).toBe('Getting started, renamed');
+    expect(read.body.data.space.title).toBe('Guide, renamed');
   });
 
   it("answers fresh after a mutation adds to a parent's list", async () => {
-    const LIST = 'query Spaces { organization(id: "acme") { spaces(first: 100) { totalCount nodes { title } } } }';
+    const LIST = 'query Spaces { organization(id: "cached") { spaces(first: 100) { totalCount nodes { title } } } }';
     const before = await run(LIST);
     expect((await run(LIST)).upstream).toBe(0);
     await run(
-      'mutation { createSpace(input: { organizationId: "acme", title: "Cache-fresh space" }) { space { title } } }',
+      'mutation { createSpace(input: { organizationId: "cached", title: "Cache-fresh space" }) { space { title } } }',
     );
     const after = await run(LIST);
     expect(after.upstream).toBeGreaterThan(0);
@@ -95,7 +101,7 @@ describe('the response cache', () => {
   });
 
   it('never answers an explained request from the cache', async () => {
-    const id = platform.spaceId(DEMO.spaces.userGrant);
+    const id = spaceIds.Runbooks!;
     await run(SPACE, { id });
     const explained = await run(SPACE, { id }, { 'x-explain': '1' });
     expect(explained.upstream).toBe(1);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { postGraphQL } from '../fixtures/gateway.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { sharedStateUp, startTestRedis, type TestRedis } from '../fixtures/redis.js';
 import { until } from '../fixtures/wait.js';
@@ -16,9 +16,17 @@ let redis: TestRedis;
 let a: Gateway;
 let b: Gateway;
 const quiet = { error: () => {}, info: () => {} };
+/** Admin alice, finn (`read`, with a direct `edit` grant on the private space Runbooks), a team. */
+let org: TestOrg;
+const spaceIds: Record<string, string> = {};
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({ seed: false });
+  org = addOrg(platform, { id: 'shared', members: { alice: 'admin', finn: 'read' } });
+  for (const title of ['Guide', 'Decisions']) spaceIds[title] = await org.space(title);
+  spaceIds.Runbooks = await org.space('Runbooks', { visibility: 'private' });
+  await org.grant({ space: spaceIds.Runbooks }, 'edit', { users: ['finn'] });
+  await org.team('Writers', ['finn']);
   redis = await startTestRedis();
   const options = {
     upstreamUrl: platform.url,
@@ -46,7 +54,7 @@ const SPACE = 'query SharedSpace($id: ID!) { space(id: $id) { title } }';
 
 describe('state shared through Redis', () => {
   it('serves through one replica what another cached, and forgets it after a mutation through either', async () => {
-    const id = platform.spaceId('Getting started');
+    const id = spaceIds.Guide!;
     const cached = await run(a, { query: SPACE, variables: { id } });
     expect(cached.upstream).toBe(1);
     const hit = await run(b, { query: SPACE, variables: { id } });
@@ -65,7 +73,7 @@ describe('state shared through Redis', () => {
   });
 
   it('knows on one replica the persisted query registered on another', async () => {
-    const query = 'query SharedTeams { organization(id: "acme") { teams { totalCount } } }';
+    const query = 'query SharedTeams { organization(id: "shared") { teams { totalCount } } }';
     const extensions = { persistedQuery: { version: 1, sha256Hash: documentHash(query) } };
     expect((await run(b, { extensions })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     await run(a, { query, extensions });
@@ -75,7 +83,7 @@ describe('state shared through Redis', () => {
   });
 
   it('keeps answering while Redis is down, counts the failures, and shares again once it is back', async () => {
-    const id = platform.spaceId(DEMO.spaces.userGrant);
+    const id = spaceIds.Runbooks!;
     await redis.stop();
     await until(async () => !(await sharedStateUp(a)));
     for (const gateway of [a, b]) {
@@ -94,13 +102,13 @@ describe('state shared through Redis', () => {
   });
 
   it('answers while Redis stalls, and forgets after it what a mutation changed meanwhile', async () => {
-    const id = platform.spaceId(DEMO.spaces.teamGrant);
+    const id = spaceIds.Decisions!;
     const title = async (gateway: Gateway) => {
       const answer = await run(gateway, { query: SPACE, variables: { id } });
       return { title: answer.body.data.space.title, hit: answer.body.extensions.responseCache?.hit === true };
     };
     await title(a);
-    expect(await title(b)).toEqual({ title: DEMO.spaces.teamGrant, hit: true });
+    expect(await title(b)).toEqual({ title: 'Decisions', hit: true });
     // A stalled server: its connections stay open, and nothing answers.
     process.kill(redis.pid!, 'SIGSTOP');
     try {
@@ -244,13 +252,13 @@ describe('state shared through Redis', () => {
   });
 
   it("forgets through every replica what a removed member read, once the removal's answer is out", async () => {
-    const finn = { authorization: `Bearer ${platform.token(DEMO.users.finn)}` };
-    const variables = { id: platform.spaceId(DEMO.spaces.userGrant) };
+    const finn = { authorization: `Bearer ${org.token('finn')}` };
+    const variables = { id: spaceIds.Runbooks };
     const read = (gateway: Gateway) => postGraphQL(gateway, platform, { query: SPACE, variables }, finn);
     expect((await read(a)).body.errors).toBeUndefined();
     expect((await read(b)).upstream).toBe(0);
     const removed = await run(b, {
-      query: `mutation { removeMember(input: { organizationId: "acme", userId: "${platform.userId(DEMO.users.finn)}" }) { deleted } }`,
+      query: `mutation { removeMember(input: { organizationId: "shared", userId: "${org.user('finn').id}" }) { deleted } }`,
     });
     expect(removed.body.data.removeMember.deleted).toBe(true);
     const again = await read(a);

@@ -385,6 +385,29 @@ describe('demo data through the API', () => {
     expect(body.updatedBy).toBe(userByEmail(p.db, DEMO.users.ada).id);
   });
 
+  it('has an active and a pending SAML provider for Acme, the active one on its login page', async () => {
+    const { body } = await p.api('GET', '/orgs/acme/saml');
+    expect(body.items.map((item: { label: string; status: string }) => [item.label, item.status])).toEqual([
+      ['Acme Login', 'active'],
+      ['Partner IdP', 'pending'],
+    ]);
+    const login = await p.api('GET', '/orgs/acme/sso', { token: p.token(DEMO.users.ivy) });
+    expect(login.body.items.map((item: { label: string }) => item.label)).toEqual(['Acme Login']);
+  });
+
+  it('has two custom fonts of two weights for Acme', async () => {
+    const { body } = await p.api('GET', '/orgs/acme/fonts');
+    expect(
+      body.items.map((font: { fontFamily: string; fontFaces: Array<{ weight: number }> }) => [
+        font.fontFamily,
+        font.fontFaces.map((face) => face.weight),
+      ]),
+    ).toEqual([
+      ['Acme Sans', [400, 700]],
+      ['Acme Serif', [400, 700]],
+    ]);
+  });
+
   it('lets ivy join Acme by e-mail domain with its default role, but not hana', async () => {
     const ivy = p.token(DEMO.users.ivy);
     expect((await p.api('GET', '/orgs/acme', { token: ivy })).status).toBe(404);

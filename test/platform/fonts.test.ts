@@ -1,6 +1,5 @@
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import {
   checkFontFile,
   FontFileError,
@@ -9,15 +8,30 @@ import {
   minimalWoff2,
 } from '../../src/platform/fonts/woff.js';
 import { BOMB_BYTES, woff1Bomb, woff2Bomb } from '../fixtures/hostile-corpus.js';
+import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
+const NORTH = 'north';
+const SOUTH = 'south';
 
 let p: TestPlatform;
+/** North: admin alice, bob (`create`), with two fonts of two weights each. South: alice, no font. */
+let north: TestOrg;
+/** A member of no organization. */
+let ivy: TestUser;
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  north = addOrg(p, { id: NORTH, members: { alice: 'admin', bob: 'create' } });
+  addOrg(p, { id: SOUTH, members: { alice: 'admin' }, users: { alice: north.user('alice') } });
+  ivy = addUser(p, 'ivy');
+  for (const family of ['North Sans', 'North Serif']) {
+    const fontFaces = [];
+    for (const weight of [400, 700]) {
+      fontFaces.push({ weight, storageKey: await upload(minimalWoff2(family, weight), { org: NORTH }) });
+    }
+    expect((await p.api('PUT', `/orgs/${NORTH}/fonts`, { body: { fontFamily: family, fontFaces } })).status).toBe(201);
+  }
 });
 
 afterAll(async () => {
@@ -47,7 +61,7 @@ async function upload(
   bytes: Buffer,
   options: { org?: string; name?: string; type?: string; token?: string } = {},
 ): Promise<string> {
-  const reserved = await p.api('POST', `/orgs/${options.org ?? globex}/storage/upload`, {
+  const reserved = await p.api('POST', `/orgs/${options.org ?? SOUTH}/storage/upload`, {
     token: options.token,
     body: {
       file: { name: options.name ?? 'font.woff2', type: options.type ?? 'font/woff2', size: bytes.length },
@@ -94,7 +108,7 @@ describe('decompression bombs', () => {
   it('refuses fonts that inflate past their budgets before decompressing more than they declare', async () => {
     const refusal = async (bytes: Buffer, name: string) => {
       const key = await upload(bytes, { name, type: name.endsWith('.woff') ? 'font/woff' : 'font/woff2' });
-      const answer = await p.api('PUT', `/orgs/${globex}/fonts`, {
+      const answer = await p.api('PUT', `/orgs/${SOUTH}/fonts`, {
         body: { fontFamily: 'Bomb', fontFaces: [{ weight: 400, storageKey: key }] },
       });
       expect(answer.status).toBe(400);
@@ -123,7 +137,7 @@ describe('decompression bombs', () => {
       'Invalid body field "fontFaces.0.storageKey": the file has a table "name" larger than the 200000 bytes declared once decompressed',
     );
     expect(
-      (await p.api('GET', `/orgs/${globex}/fonts`)).body.items.map((font: { fontFamily: string }) => font.fontFamily),
+      (await p.api('GET', `/orgs/${SOUTH}/fonts`)).body.items.map((font: { fontFamily: string }) => font.fontFamily),
     ).not.toContain('Bomb');
   });
 });
@@ -131,7 +145,7 @@ describe('decompression bombs', () => {
 describe('storage uploads', () => {
   it('takes the announced bytes once, with the signed URL only', async () => {
     const bytes = minimalWoff2('Once', 400);
-    const reserved = await p.api('POST', `/orgs/${globex}/storage/upload`, {
+    const reserved = await p.api('POST', `/orgs/${SOUTH}/storage/upload`, {
       body: { file: { name: 'once.woff2', type: 'font/woff2', size: bytes.length }, kind: 'customization_font' },
     });
     expect(reserved.body).toMatchObject({ object: 'storage-signed-url', key: expect.stringContaining('once.woff2') });
@@ -160,27 +174,30 @@ describe('storage uploads', () => {
     const file = { name: 'a.woff2', type: 'font/woff2', size: 100 };
     expect(
       (
-        await p.api('POST', `/orgs/${acme}/storage/upload`, {
-          token: p.token(U.ben),
+        await p.api('POST', `/orgs/${NORTH}/storage/upload`, {
+          token: north.token('bob'),
           body: { file, kind: 'customization_font' },
         })
       ).status,
     ).toBe(403);
-    const tooBig = await p.api('POST', `/orgs/${acme}/storage/upload`, {
+    const tooBig = await p.api('POST', `/orgs/${NORTH}/storage/upload`, {
       body: { file: { ...file, size: 11 * 1024 * 1024 }, kind: 'customization_font' },
     });
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.error.message).toMatch(/file\.size/);
-    const kind = await p.api('POST', `/orgs/${acme}/storage/upload`, { body: { file, kind: 'video' } });
+    const kind = await p.api('POST', `/orgs/${NORTH}/storage/upload`, { body: { file, kind: 'video' } });
     expect(kind.body.error.message).toMatch(/kind/);
   });
 });
 
 describe('custom fonts', () => {
-  it('serves the demo fonts as real WOFF2 files, with CORS, to every member', async () => {
-    const list = await p.api('GET', `/orgs/${acme}/fonts`, { token: p.token(U.ben) });
+  it('serves the fonts as real WOFF2 files, with CORS, to every member', async () => {
+    const list = await p.api('GET', `/orgs/${NORTH}/fonts`, { token: north.token('bob') });
     expect(list.status).toBe(200);
-    expect(list.body.items.map((font: { fontFamily: string }) => font.fontFamily)).toEqual(['Acme Sans', 'Acme Serif']);
+    expect(list.body.items.map((font: { fontFamily: string }) => font.fontFamily)).toEqual([
+      'North Sans',
+      'North Serif',
+    ]);
     const [sans] = list.body.items;
     expect(sans.permissions).toEqual({ edit: false });
     expect(sans.fontFaces.map((face: { weight: number }) => face.weight)).toEqual([400, 700]);
@@ -193,13 +210,13 @@ describe('custom fonts', () => {
     const bytes = Buffer.from(await file.arrayBuffer());
     expect(checkFontFile(bytes)).toBe('woff2');
     // The bold face says it is bold (OS/2 usWeightClass), the file is the one uploaded.
-    expect(bytes.equals(minimalWoff2('Acme Sans', 700))).toBe(true);
+    expect(bytes.equals(minimalWoff2('North Sans', 700))).toBe(true);
   });
 
   it('creates a font from uploaded WOFF and WOFF2 files, changes and removes weights, and keeps the regular one', async () => {
     const regular = await upload(minimalWoff2('Brand', 400));
     const bold = await upload(woff1(), { name: 'brand-700.woff', type: 'font/woff' });
-    const created = await p.api('PUT', `/orgs/${globex}/fonts`, {
+    const created = await p.api('PUT', `/orgs/${SOUTH}/fonts`, {
       body: {
         fontFamily: 'Brand',
         fontFaces: [
@@ -218,16 +235,16 @@ describe('custom fonts', () => {
 
     const id = created.body.id;
     // Removing the regular weight would leave a font without it: 412, and nothing changes.
-    const without = await p.api('POST', `/orgs/${globex}/fonts/${id}`, {
+    const without = await p.api('POST', `/orgs/${SOUTH}/fonts/${id}`, {
       body: { fontFamily: 'Renamed', fontFaces: [{ weight: 400, storageKey: null }] },
     });
     expect(without.status).toBe(412);
     expect(without.body.error.message).toMatch(/400/);
-    const unchanged = await p.api('GET', `/orgs/${globex}/fonts/${id}`);
+    const unchanged = await p.api('GET', `/orgs/${SOUTH}/fonts/${id}`);
     expect(unchanged.body.fontFamily).toBe('Brand');
     expect(unchanged.body.fontFaces).toHaveLength(2);
 
-    const removed = await p.api('POST', `/orgs/${globex}/fonts/${id}`, {
+    const removed = await p.api('POST', `/orgs/${SOUTH}/fonts/${id}`, {
       body: { fontFaces: [{ weight: 700, storageKey: null }] },
     });
     expect(removed.status).toBe(201);
@@ -238,15 +255,15 @@ describe('custom fonts', () => {
     const notFont = await upload(Buffer.from('<html>not a font but announced as one, long enough</html>'), {
       name: 'evil.woff2',
     });
-    const refused = await p.api('PUT', `/orgs/${globex}/fonts`, {
+    const refused = await p.api('PUT', `/orgs/${SOUTH}/fonts`, {
       body: { fontFamily: 'Evil', fontFaces: [{ weight: 400, storageKey: notFont }] },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/fontFaces\.0\.storageKey.*not a WOFF or WOFF2 font/);
 
-    const acmeKey = await upload(minimalWoff2('Acme', 400), { org: acme });
-    const foreign = await p.api('PUT', `/orgs/${globex}/fonts`, {
-      body: { fontFamily: 'Foreign', fontFaces: [{ weight: 400, storageKey: acmeKey }] },
+    const northKey = await upload(minimalWoff2('Acme', 400), { org: NORTH });
+    const foreign = await p.api('PUT', `/orgs/${SOUTH}/fonts`, {
+      body: { fontFamily: 'Foreign', fontFaces: [{ weight: 400, storageKey: northKey }] },
     });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error.message).toMatch(/no file/);
@@ -269,30 +286,30 @@ describe('custom fonts', () => {
       ],
     ];
     for (const [body, message] of cases) {
-      const answer = await p.api('PUT', `/orgs/${globex}/fonts`, { body });
+      const answer = await p.api('PUT', `/orgs/${SOUTH}/fonts`, { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.error.message).toMatch(message);
     }
   });
 
   it('is written by admins only, and deleted once', async () => {
-    const key = await upload(minimalWoff2('Temp', 400), { org: acme });
+    const key = await upload(minimalWoff2('Temp', 400), { org: NORTH });
     expect(
       (
-        await p.api('PUT', `/orgs/${acme}/fonts`, {
-          token: p.token(U.ben),
+        await p.api('PUT', `/orgs/${NORTH}/fonts`, {
+          token: north.token('bob'),
           body: { fontFamily: 'Temp', fontFaces: [{ weight: 400, storageKey: key }] },
         })
       ).status,
     ).toBe(403);
-    const created = await p.api('PUT', `/orgs/${acme}/fonts`, {
+    const created = await p.api('PUT', `/orgs/${NORTH}/fonts`, {
       body: { fontFamily: 'Temp', fontFaces: [{ weight: 400, storageKey: key }] },
     });
-    expect((await p.api('DELETE', `/orgs/${acme}/fonts/${created.body.id}`, { token: p.token(U.ben) })).status).toBe(
-      403,
-    );
-    expect((await p.api('DELETE', `/orgs/${acme}/fonts/${created.body.id}`)).status).toBe(205);
-    expect((await p.api('GET', `/orgs/${acme}/fonts/${created.body.id}`)).status).toBe(404);
-    expect((await p.api('GET', `/orgs/${acme}/fonts/${created.body.id}`, { token: p.token(U.ivy) })).status).toBe(404);
+    expect(
+      (await p.api('DELETE', `/orgs/${NORTH}/fonts/${created.body.id}`, { token: north.token('bob') })).status,
+    ).toBe(403);
+    expect((await p.api('DELETE', `/orgs/${NORTH}/fonts/${created.body.id}`)).status).toBe(205);
+    expect((await p.api('GET', `/orgs/${NORTH}/fonts/${created.body.id}`)).status).toBe(404);
+    expect((await p.api('GET', `/orgs/${NORTH}/fonts/${created.body.id}`, { token: ivy.token })).status).toBe(404);
   });
 });

@@ -1,6 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SEEDED_CONTENT } from '../../src/platform/demo-content/index.js';
-import type { DemoPage } from '../../src/platform/demo-content/types.js';
 import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS, documentSchema } from '../../src/document/model.js';
 import { canonicalJson } from '../../src/platform/content/blobs.js';
 import { MARKDOWN_LIMITS, markdownMetadata, markdownToDocument, parseMarkdown } from '../../src/document/markdown.js';
@@ -16,16 +17,13 @@ import { overContentLimit } from '../../src/platform/http.js';
 const plain = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value, (key, inner) => (key === 'spread' ? undefined : inner)));
 
+/** Real documentation to convert: every markdown file of the demo content (pages and reusable contents). */
 const demoMarkdown = (): string[] => {
-  const bodies: string[] = [];
-  const walk = (pages: readonly DemoPage[]) => {
-    for (const page of pages) {
-      if (page.markdown) bodies.push(page.markdown);
-      walk(page.pages ?? []);
-    }
-  };
-  for (const space of SEEDED_CONTENT) walk(space.pages);
-  return bodies;
+  const root = fileURLToPath(new URL('../../src/platform/demo-content/spaces/', import.meta.url));
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.md'))
+    .sort()
+    .map((path) => readFileSync(join(root, path), 'utf8'));
 };
 
 /** Constructs that span blank lines, definitions used before they are defined, lists cut between items. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { PRIVATE_URLS } from '../fixtures/private-urls.js';
 
@@ -11,18 +11,20 @@ import { PRIVATE_URLS } from '../fixtures/private-urls.js';
  */
 describe('private URLs outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS and GIT_ALLOW_LOCAL off)', () => {
   let p: TestPlatform;
+  let org: TestOrg;
   beforeAll(async () => {
-    p = await startTestPlatform({ allowPrivateUrls: false, gitAllowLocal: false });
+    p = await startTestPlatform({ seed: false, allowPrivateUrls: false, gitAllowLocal: false });
+    org = addOrg(p, { id: 'guarded', members: { owner: 'admin' } });
   });
   afterAll(async () => {
     await p?.destroy();
   });
 
   it('refuses every form as an integration endpoint, a Git remote and a file to insert, naming the field, and keeps nothing', async () => {
-    const spaceId = p.spaceId('Company handbook');
+    const spaceId = await org.space('Handbook');
     const request = (await p.api('POST', `/spaces/${spaceId}/change-requests`, { body: { subject: 'Files' } })).body;
     const publication = (endpoint: string) => ({
-      organization: DEMO.orgs.acme,
+      organization: org.id,
       title: 'Guarded hooks',
       description: 'Receives events',
       script: 'export default {};',

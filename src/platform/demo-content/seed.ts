@@ -5,17 +5,21 @@ import { pageIndex } from '../content/pages.js';
 import { relativeRefs } from '../content/page-markdown.js';
 import { putDocument, storeRevision, type ContentPage, type RevisionContent } from '../content/revisions.js';
 import type { Db } from '../store/db.js';
-import { SEEDED_CONTENT } from './index.js';
-import type { DemoPage, DemoSpaceContent } from './types.js';
+import { type DemoPage, type DemoSpaceContent, loadDemoContent, slugOf } from './load.js';
 
 /**
- * Seeds the demo documentation: for each space of `SEEDED_CONTENT`, its revisions (up to three:
+ * Seeds the demo documentation (`content`, read from the data files by `load.ts`): for each space, its revisions (up to three:
  * pages that came later, a renamed page, changed variables), each stored as any content is, the
  * last made current (and indexed for search). Markdown is converted with the platform's
  * converter, its relative links resolved against the revision's own page tree.
  */
-export function seedDemoContent(db: Db, spaceIds: ReadonlyMap<string, string>, ago: (days: number) => string): void {
-  for (const space of SEEDED_CONTENT) {
+export function seedDemoContent(
+  db: Db,
+  spaceIds: ReadonlyMap<string, string>,
+  ago: (days: number) => string,
+  content: readonly DemoSpaceContent[] = loadDemoContent(),
+): void {
+  for (const space of content) {
     const spaceId = spaceIds.get(space.space);
     if (!spaceId) throw new Error(`Demo content for "${space.space}", which is no demo space`);
     seedSpace(db, spaceId, space, spaceIds, ago);
@@ -30,7 +34,7 @@ function seedSpace(
   ago: (days: number) => string,
 ): void {
   const files = space.files.map((file) =>
-    storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: file.bytes() }),
+    storeFile(db, { id: file.id, name: file.name, contentType: file.contentType, bytes: file.bytes }),
   );
   const expand = (markdown: string) =>
     markdown
@@ -83,7 +87,7 @@ function tree(pages: readonly DemoPage[], revision: number, last: number): Conte
     .map((page) => {
       const title = revision < last && page.formerTitle ? page.formerTitle : page.title;
       const kind = page.kind ?? 'document';
-      const base: ContentPage = { id: page.id, type: kind, title, pages: tree(page.pages ?? [], revision, last) };
+      const base: ContentPage = { id: page.id, type: kind, title, pages: tree(page.pages, revision, last) };
       if (kind === 'link')
         return { ...base, target: { kind: 'url', url: page.href ?? '' }, ...(page.href ? { href: page.href } : {}) };
       return {
@@ -105,15 +109,5 @@ function attach(pages: readonly ContentPage[], documents: ReadonlyMap<string, st
 }
 
 function flatten(pages: readonly DemoPage[]): DemoPage[] {
-  return pages.flatMap((page) => [page, ...flatten(page.pages ?? [])]);
-}
-
-/** A slug from a title: lowercase words of letters and digits joined by `-`. */
-export function slugOf(title: string): string {
-  return title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  return pages.flatMap((page) => [page, ...flatten(page.pages)]);
 }

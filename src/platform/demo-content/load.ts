@@ -1,0 +1,257 @@
+/**
+ * Reads the demo data set from the files beside this module: `demo.json` (users, organizations,
+ * members, teams, collections, spaces, grants) and, under `spaces/<folder>/`, each documented
+ * space laid out as Git Sync lays out a repository: `space.json` (page tree, files, reusable
+ * contents, variables, revisions), a page's markdown at `<path>.md` or `<path>/README.md`, files
+ * in `.gitbook/assets/`, reusable contents in `.gitbook/includes/<id>.md`. Everything is checked
+ * with zod as it is read, so a mistake in the data names its file and field.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { pageFile } from '../content/page-markdown.js';
+import { pageIndex } from '../content/pages.js';
+import type { ContentPage } from '../content/revisions.js';
+
+/** The folder of the data: beside this module, in `src/` as in `dist/` (the build copies it). */
+const DATA = new URL('./', import.meta.url);
+
+const daysAgo = z.number().nonnegative();
+const role = z.enum(['admin', 'create', 'edit', 'review', 'comment', 'read']);
+const level = z.enum(['inherit', 'admin', 'create', 'edit', 'review', 'comment', 'read']);
+
+const UserSchema = z.strictObject({
+  email: z.string(),
+  name: z.string(),
+  photo: z.boolean().optional(),
+  sinceDaysAgo: daysAgo,
+});
+
+const SpaceSchema = z.strictObject({
+  title: z.string(),
+  org: z.string(),
+  /** Collection id. */
+  parent: z.string().optional(),
+  emoji: z.string().optional(),
+  visibility: z.enum(['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private']),
+  locked: z.boolean().optional(),
+  language: z.enum(['en', 'fr', 'de']).optional(),
+  defaultLevel: level.optional(),
+  /** `none`, or reviewers (user keys) every change request needs. */
+  mergeRules: z.union([z.literal('none'), z.strictObject({ reviewers: z.array(z.string()).min(1) })]).optional(),
+  gitSync: z
+    .strictObject({ repoName: z.string(), installationProvider: z.string(), integration: z.string(), url: z.string() })
+    .optional(),
+  visitorAuth: z.boolean().optional(),
+  deletedDaysAgo: daysAgo.optional(),
+  createdDaysAgo: daysAgo,
+  updatedDaysAgo: daysAgo,
+});
+
+const DemoSchema = z.strictObject({
+  /** By key: a user's id is derived from it. In seeding order, the first the admin of every organization. */
+  users: z.record(z.string(), UserSchema),
+  organizations: z.array(
+    z.strictObject({
+      id: z.string(),
+      title: z.string(),
+      createdDaysAgo: daysAgo,
+      emailDomains: z.array(z.string()),
+      hostname: z.string(),
+      useCase: z.string(),
+      defaultRole: role.nullable(),
+      plan: z.string(),
+      createdBy: z.string(),
+    }),
+  ),
+  members: z.array(
+    z.strictObject({
+      org: z.string(),
+      user: z.string(),
+      /** null: a guest. */
+      role: role.nullable(),
+      joinedDaysAgo: daysAgo,
+      lastSeenDaysAgo: daysAgo.nullable(),
+      sso: z.boolean().optional(),
+    }),
+  ),
+  teams: z.array(
+    z.strictObject({
+      id: z.string(),
+      org: z.string(),
+      title: z.string(),
+      createdDaysAgo: daysAgo,
+      owner: z.string(),
+      members: z.array(z.string()),
+    }),
+  ),
+  /** Parents before their children. */
+  collections: z.array(
+    z.strictObject({
+      id: z.string(),
+      org: z.string(),
+      parent: z.string().optional(),
+      title: z.string(),
+      description: z.string().nullable(),
+      defaultLevel: level,
+      createdDaysAgo: daysAgo,
+      updatedDaysAgo: daysAgo,
+    }),
+  ),
+  spaces: z.array(SpaceSchema),
+  /** On a collection (id) or a space (title), to a user (key) or a team (id). */
+  grants: z.array(
+    z.strictObject({
+      collection: z.string().optional(),
+      space: z.string().optional(),
+      user: z.string().optional(),
+      team: z.string().optional(),
+      role,
+      createdDaysAgo: daysAgo,
+    }),
+  ),
+  linkInvites: z.array(z.strictObject({ org: z.string(), role, createdDaysAgo: daysAgo })),
+  agentInstructions: z.array(
+    z.strictObject({
+      org: z.string(),
+      updatedDaysAgo: daysAgo,
+      updatedBy: z.string(),
+      /** A JSON document: kept as the platform stores it (markdown would give other keys). */
+      document: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  /** The folders under `spaces/` with content, in seeding order (ids are made in that order). */
+  content: z.array(z.string()),
+});
+
+/** The demo data set's structure, as `demo.json` holds it. */
+export type DemoData = z.infer<typeof DemoSchema>;
+/** One space of `demo.json`. */
+export type DemoSpace = z.infer<typeof SpaceSchema>;
+
+interface ManifestPage {
+  id: string;
+  title: string;
+  slug?: string | undefined;
+  kind?: 'group' | 'link' | undefined;
+  href?: string | undefined;
+  description?: string | undefined;
+  emoji?: string | undefined;
+  hidden?: boolean | undefined;
+  noIndex?: boolean | undefined;
+  since?: 2 | 3 | undefined;
+  formerTitle?: string | undefined;
+  pages?: ManifestPage[] | undefined;
+}
+
+const PageSchema: z.ZodType<ManifestPage> = z.lazy(() =>
+  z.strictObject({
+    /** Stable across seeds: `pg-<space>-<name>`. */
+    id: z.string().regex(/^[a-z0-9-]+$/),
+    title: z.string(),
+    /** Among siblings; derived from the title when left out. */
+    slug: z.string().optional(),
+    /** `group` (top level only), `link` (with `href`), or a document page (the default). */
+    kind: z.enum(['group', 'link']).optional(),
+    href: z.string().optional(),
+    description: z.string().optional(),
+    emoji: z.string().optional(),
+    hidden: z.boolean().optional(),
+    noIndex: z.boolean().optional(),
+    /** The revision the page first appears in; absent: the first. */
+    since: z.union([z.literal(2), z.literal(3)]).optional(),
+    /** The page's title in revisions before the last, when it was renamed in the last. */
+    formerTitle: z.string().optional(),
+    pages: z.array(PageSchema).optional(),
+  }),
+);
+
+const variables = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+const ManifestSchema = z.strictObject({
+  /** Title of the demo space that holds it. */
+  space: z.string(),
+  /** Days ago of its revisions (one to three), oldest first. */
+  revisionDaysAgo: z.array(daysAgo).min(1).max(3),
+  /** Variables of the last revision. */
+  variables,
+  /** Variables of the revisions before the last, when they differ. */
+  formerVariables: variables.optional(),
+  files: z.array(z.strictObject({ id: z.string(), name: z.string(), contentType: z.string() })),
+  reusableContents: z.array(z.strictObject({ id: z.string(), title: z.string() })),
+  pages: z.array(PageSchema),
+});
+
+/** A page of the demo content, with the markdown of a document page. */
+export type DemoPage = Omit<ManifestPage, 'pages'> & { markdown?: string; pages: DemoPage[] };
+
+/**
+ * The content of one demo space. Markdown is the platform's, as Git Sync writes it: links to
+ * other pages and files are relative to the page's file; pages of other demo spaces are written
+ * `{{space:<title>}}/pages/<page id>` and reusable contents `{% include "{{reusable:<id>}}" %}`.
+ */
+export interface DemoSpaceContent extends Omit<z.infer<typeof ManifestSchema>, 'pages' | 'files'> {
+  pages: DemoPage[];
+  files: Array<{ id: string; name: string; contentType: string; bytes: Buffer }>;
+  reusableContents: Array<{ id: string; title: string; markdown: string }>;
+}
+
+function readJson<T>(path: string, schema: z.ZodType<T>): T {
+  const url = new URL(path, DATA);
+  const parsed = schema.safeParse(JSON.parse(readFileSync(url, 'utf8')));
+  if (!parsed.success) throw new Error(`Demo data ${path}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The demo data set's structure (`demo.json`). */
+export function loadDemoData(): DemoData {
+  return readJson('demo.json', DemoSchema);
+}
+
+/** Every demo space with content, in seeding order (`content` of `demo.json`). */
+export function loadDemoContent(folders: readonly string[] = loadDemoData().content): DemoSpaceContent[] {
+  return folders.map(loadSpaceContent);
+}
+
+/** A slug from a title: lowercase words of letters and digits joined by `-`. */
+export function slugOf(title: string): string {
+  return title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function loadSpaceContent(folder: string): DemoSpaceContent {
+  const manifest = readJson(`spaces/${folder}/space.json`, ManifestSchema);
+  const read = (path: string) => readFileSync(new URL(`spaces/${folder}/${path}`, DATA));
+  // A page's file is its place in the whole tree (every revision's pages, as last titled).
+  const whole = (pages: readonly ManifestPage[]): ContentPage[] =>
+    pages.map((page) => ({
+      id: page.id,
+      type: page.kind ?? 'document',
+      title: page.title,
+      slug: page.slug ?? slugOf(page.title),
+      pages: whole(page.pages ?? []),
+    }));
+  const index = pageIndex({ pages: whole(manifest.pages), files: [], reusableContents: [], variables: {} });
+  const withMarkdown = (pages: readonly ManifestPage[]): DemoPage[] =>
+    pages.map(({ pages: children, ...page }) => {
+      const placed = index.byId.get(page.id)!;
+      const document = (page.kind ?? 'document') === 'document';
+      return {
+        ...page,
+        ...(document ? { markdown: read(pageFile(placed)).toString('utf8') } : {}),
+        pages: withMarkdown(children ?? []),
+      };
+    });
+  return {
+    ...manifest,
+    pages: withMarkdown(manifest.pages),
+    files: manifest.files.map((file) => ({ ...file, bytes: read(`.gitbook/assets/${file.name}`) })),
+    reusableContents: manifest.reusableContents.map((item) => ({
+      ...item,
+      markdown: read(`.gitbook/includes/${item.id}.md`).toString('utf8'),
+    })),
+  };
+}
