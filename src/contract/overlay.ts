@@ -344,6 +344,18 @@ export const OVERLAY: readonly OverlayEntry[] = [
     reason:
       'the API documentation lists the conversationsIssuesCluster filter; the description has a site topic instead',
   })),
+  // Content, change requests, Git, OpenAPI and conversations (the gateway's records of those domains).
+  {
+    pointer: '/components/schemas/GitSyncState/required',
+    value: ['installationProvider'],
+    reason:
+      'the API documentation (Git, git/info) answers { repoName, installationProvider, integration, url, updatedAt }: no installation status or id is promised',
+  },
+  {
+    pointer: '/components/schemas/ChangeRequest/properties/conversationsIssuesCluster',
+    value: { type: 'string', description: 'The id of the issue cluster the change request addresses.' },
+    reason: 'the API documentation (Change request) has conversationsIssuesCluster; the description does not',
+  },
   {
     pointer: `${operationAt('post', '/orgs/{organizationId}/sites')}/requestBody/content/application~1json/schema/properties/type/default`,
     value: 'basic',

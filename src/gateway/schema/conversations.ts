@@ -16,14 +16,15 @@ import {
   setIssuesClusterMuted,
 } from '../upstream/conversations.js';
 import type {
-  CLUSTER_ORDER_BY,
-  CONVERSATION_PART_TYPES,
   Conversation,
   ConversationDetail,
   ConversationIssue,
-  IssueItem,
+  ConversationIssueWithConversation,
+  ConversationPart as RestConversationPart,
   IssuesCluster,
-} from '../upstream/shapes/conversations.js';
+} from '../upstream/contract/types.js';
+import type { listIssuesClusters as listClustersRecord } from '../upstream/contract/operations.js';
+import type { QueryOf } from '../upstream/record.js';
 import { builder } from './kit/builder.js';
 import {
   ChangeRequestConnection,
@@ -78,7 +79,11 @@ async function detailOf(ctx: GatewayContext, held: ConversationHeld) {
 }
 
 /** Primes the issues of a list (and the conversations that come with them); answers the issues. */
-function primeIssues(ctx: GatewayContext, organizationId: string, items: Iterable<IssueItem>): IssueHeld[] {
+function primeIssues(
+  ctx: GatewayContext,
+  organizationId: string,
+  items: Iterable<ConversationIssueWithConversation>,
+): IssueHeld[] {
   const list = [...items];
   primeInOrganization(
     ConversationNode,
@@ -102,7 +107,7 @@ const ImpactEnum = restEnum('IssueImpact', 'How badly an issue hurts the people 
 
 const PartTypeEnum = restEnum('ConversationPartType', 'The kind of a part of a conversation.', {
   message: 'A message.',
-} satisfies Record<(typeof CONVERSATION_PART_TYPES)[number], string>);
+} satisfies Record<RestConversationPart['type'], string>);
 
 const ConversationPart = builder.objectRef<ConversationDetail['parts'][number]>('ConversationPart').implement({
   description: 'A message of a conversation.',
@@ -411,6 +416,9 @@ const ClusterConnection = builder.connectionObject(
   { name: 'IssuesClusterEdge', description: 'A cluster of a list, with its cursor.' },
 );
 
+/** What the platform sorts clusters by. */
+type ClusterOrderBy = NonNullable<NonNullable<QueryOf<typeof listClustersRecord>>['orderBy']>;
+
 const ClusterOrderByEnum = builder.enumType('IssuesClusterOrderBy', {
   description: 'What issue clusters are sorted by.',
   values: {
@@ -419,7 +427,7 @@ const ClusterOrderByEnum = builder.enumType('IssuesClusterOrderBy', {
     ISSUES: { value: 'issues', description: 'Their number of issues.' },
     CONVERSATIONS: { value: 'conversations', description: 'Their number of conversations.' },
     IMPACT: { value: 'impact', description: 'Their impact.' },
-  } satisfies Record<string, { value: (typeof CLUSTER_ORDER_BY)[number]; description: string }>,
+  } satisfies Record<string, { value: ClusterOrderBy; description: string }>,
 });
 
 /**
@@ -639,7 +647,7 @@ function restConversation(c: z.output<typeof ConversationInput.schema>) {
     ...(c.subject != null && { subject: c.subject }),
     ...(c.source != null && { source: c.source }),
     ...(metadata && { metadata }),
-    parts: c.parts.map((part) => ({ type: 'message', role: part.role, body: part.body })),
+    parts: c.parts.map((part) => ({ type: 'message' as const, role: part.role, body: part.body })),
   };
 }
 

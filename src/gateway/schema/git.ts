@@ -2,8 +2,14 @@ import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { upstream } from './kit/upstream-cost.js';
 import { isGatewayError } from '../errors.js';
-import { getGitInfo, type GitInfo, queueGitSync, removeLegacyGitInstallation } from '../upstream/git.js';
-import type { gitSyncOperation, Space } from '../upstream/shapes/spaces.js';
+import {
+  getGitInfo,
+  type GitInfo,
+  type GitOperation,
+  queueGitSync,
+  removeLegacyGitInstallation,
+} from '../upstream/git.js';
+import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';
 import { follow } from './kit/live.js';
 import { platformKey } from './kit/ids.js';
@@ -19,8 +25,6 @@ import { GitProviderEnum, SpaceGitSync, SpaceNode } from './spaces.js';
  * installation. Import and export run in the background on the platform: the mutations answer
  * the operation as `git/info` reports it right after it was queued; `Space.gitInfo` follows it.
  */
-
-type GitOperation = z.infer<typeof gitSyncOperation>;
 
 const OperationStateEnum = restEnum('GitSyncOperationState', 'Where a Git Sync operation is.', {
   running: 'Queued or running.',

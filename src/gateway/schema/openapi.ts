@@ -13,20 +13,20 @@ import {
   getSpec,
   getSpecVersion,
   getSpecVersionContent,
-  getSpecVersionRaw,
+  getLatestSpecVersionRaw,
   listSpecs,
   listSpecVersions,
   putSpec,
+  specSlug,
   updateSpec,
 } from '../upstream/openapi.js';
+import type {
+  OpenAPISpec as OpenApiSpec,
+  OpenAPISpecProcessingErrorCode,
+  OpenAPISpecVersion as OpenApiSpecVersion,
+} from '../upstream/contract/types.js';
 import type { RevisionPage } from '../upstream/shapes/content.js';
-import {
-  type PROCESS_ERROR_CODES,
-  SPEC_VISIBILITIES,
-  specSlug,
-  type OpenApiSpec,
-  type OpenApiSpecVersion,
-} from '../upstream/shapes/openapi.js';
+import { S } from '../upstream/contract/schemas.js';
 import { builder } from './kit/builder.js';
 import { follow } from './kit/live.js';
 import { ComputedPageNode, DocumentPageNode } from './content/page.js';
@@ -114,7 +114,7 @@ const ProcessErrorCodeEnum = builder.enumType('OpenApiProcessErrorCode', {
       value: 'PARSE_ERROR',
       description: 'The document is not a valid Swagger 2.0 or OpenAPI 3.x description.',
     },
-  } satisfies Record<(typeof PROCESS_ERROR_CODES)[number], unknown>,
+  } satisfies Record<OpenAPISpecProcessingErrorCode, unknown>,
 });
 
 const ProcessingError = builder
@@ -350,7 +350,7 @@ const SpecFormatEnum = restEnum('OpenApiSpecFormat', 'Format of the text of a sp
   yaml: 'YAML.',
 });
 
-const latestRaw = (ctx: GatewayContext, s: SpecHeld) => getSpecVersionRaw(ctx.api, s, 'latest');
+const latestRaw = (ctx: GatewayContext, s: SpecHeld) => getLatestSpecVersionRaw(ctx.api, s);
 const latestContent = (ctx: GatewayContext, s: SpecHeld) => getSpecVersionContent(ctx.api, s, 'latest');
 
 /** A URL with any `user:password@` removed (a signed query is kept: it is the URL's permission). */
@@ -679,7 +679,8 @@ builder.objectFields(SpaceNode, (t) => ({
       const source = revisionSource(parseArgument(ComputedRevisionSourceInput.schema, args.source, 'source'));
       const seed = parseArgument(seedCheck, args.seed, 'seed');
       const answer = await computeRevision(ctx.api, space.id, { source, seed });
-      return answer.pages.map((page) => ({ spaceId: space.id, page }));
+      // Content's hand-written page type until content reads its records: the same object, its absent fields null.
+      return answer.pages.map((page) => ({ spaceId: space.id, page: page as unknown as RevisionPage }));
     },
   }),
   computedDocument: t.field({
@@ -866,7 +867,7 @@ declareMutation('setOpenApiSpecVisibility', {
   input: 'The specification and its visibility.',
   fields: {
     ...specTarget,
-    visibility: inputField(SpecVisibilityEnum, 'Who can read it outside the organization.', z.enum(SPEC_VISIBILITIES)),
+    visibility: inputField(SpecVisibilityEnum, 'Who can read it outside the organization.', S.OpenAPISpecVisibility),
   },
   check: (input) => input.transform(resolveSpec),
   inputPath: specInputPath,

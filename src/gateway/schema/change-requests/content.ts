@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { upstream } from '../kit/upstream-cost.js';
 import { updateChangeRequestContent } from '../../upstream/change-requests.js';
-import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
+import type { ChangeRequest } from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { FileNode } from '../content/file.js';
 import { PageInterface, PAGE_NODE_TYPENAMES, pageIdInput } from '../content/page.js';
@@ -361,11 +361,14 @@ declareMutation('editChangeRequestContent', {
       edits: data.changes.map((change) => ({
         kind: change.object,
         pageId: typeof change.page === 'string' ? change.page : change.page.id,
-        ref: 'ref' in change ? change.ref : undefined,
+        ref: 'ref' in change ? (change.ref ?? undefined) : undefined,
         spaceId,
         revisionId: changeRequest.revision,
       })),
-      insertedFiles: data.insertedFiles.map((file) => placeFile(file, spaceId, changeRequest.revision, undefined)),
+      insertedFiles: (data.insertedFiles ?? []).map((file) =>
+        // Content's hand-written file type until content reads its records: the same object, its absent fields null.
+        placeFile(file as Parameters<typeof placeFile>[0], spaceId, changeRequest.revision, undefined),
+      ),
     };
   },
 });

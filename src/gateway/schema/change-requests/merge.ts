@@ -1,8 +1,7 @@
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey } from '../kit/ids.js';
-import { mergeChangeRequest } from '../../upstream/change-requests.js';
-import type { MergeConflict } from '../../upstream/shapes/change-requests.js';
+import { type MergeConflict, mergeChangeRequest } from '../../upstream/change-requests.js';
 import { builder } from '../kit/builder.js';
 import { FileNode, ReusableContentNode } from '../content/file.js';
 import { PageInterface } from '../content/page.js';
@@ -40,11 +39,12 @@ const UpdateResultEnum = builder.enumType('UpdateFromMainResult', {
 type ConflictHeld = MergeConflict & { spaceId: string; revisionId: string };
 
 /** The key of a part (a file, a reusable content) of the revision a conflict is found in. */
-const partKey = (c: ConflictHeld, id: string | undefined) => (id ? compositeKey(c.spaceId, c.revisionId, id) : null);
+const partKey = (c: ConflictHeld, id: string | null | undefined) =>
+  id ? compositeKey(c.spaceId, c.revisionId, id) : null;
 
 /** A part of that revision as far as its keys go, for a link asked for nothing else. */
 const partStub =
-  <Shape>(c: ConflictHeld, id: string | undefined) =>
+  <Shape>(c: ConflictHeld, id: string | null | undefined) =>
   () =>
     ({ id, spaceId: c.spaceId, revisionId: c.revisionId }) as Shape;
 

@@ -13,14 +13,19 @@ import {
   removeRequestedReviewer,
   requestReviewers,
 } from '../../upstream/change-requests.js';
-import type { ChangeRequest, Contributor, RequestedReviewer, Review } from '../../upstream/shapes/change-requests.js';
+import type {
+  ChangeRequest,
+  ChangeRequestRequestedReviewer as RequestedReviewer,
+  ChangeRequestReview as Review,
+  ChangeRequestUserContributor as Contributor,
+} from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { RevisionNode, revisionStub } from '../content/revision.js';
 import { linkTo, loadableNode, prime } from '../kit/loaders.js';
 import { follow } from '../kit/live.js';
 import { BadUserInputError } from '../../errors.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
-import { DocumentInput, DocumentType, documentInput } from '../kit/document.js';
+import { DocumentInput, DocumentType, type DocumentValue, documentInput } from '../kit/document.js';
 import { edgeField, payloadType } from '../kit/payloads.js';
 import { restEnum } from '../kit/enums.js';
 import { UserNode } from '../users.js';
@@ -91,7 +96,8 @@ ChangeRequestReview.implement({
       type: DocumentType,
       nullable: true,
       description: 'The comment given with the review; null without one.',
-      resolve: (r) => r.comment?.body ?? null,
+      // Read without `format`, a comment's body is its JSON document.
+      resolve: (r) => (r.comment?.body as DocumentValue | undefined) ?? null,
     }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was given.', resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (r) => r.updatedAt }),
@@ -107,7 +113,7 @@ const RequestedReviewerType = builder
         type: UserNode,
         nullable: true,
         description: 'Who is asked to review; null for a request to a team.',
-        resolve: (r, _a, ctx) => (r.user ? embeddedUser(ctx, r.user) : null),
+        resolve: (r, _a, ctx) => (r.kind === 'user' ? embeddedUser(ctx, r.user) : null),
       }),
       requestedBy: t.field({
         type: UserNode,
@@ -265,7 +271,7 @@ declareMutation('requestChangeRequestReviewers', {
   run: async ({ spaceId, changeRequestId, userIds }, ctx) => {
     const data = await requestReviewers(ctx.api, spaceId, changeRequestId, userIds);
     return {
-      requestedReviewers: data.users.map((item) => ({ ...item, space: spaceId })),
+      requestedReviewers: (data.users ?? []).map((item) => ({ ...item, space: spaceId })),
       changeRequest: afterWrite(spaceId, changeRequestId),
     };
   },

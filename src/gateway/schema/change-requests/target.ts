@@ -3,7 +3,7 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey, idInput } from '../kit/ids.js';
 import { getChangeRequest } from '../../upstream/change-requests.js';
-import type { ChangeRequest } from '../../upstream/shapes/change-requests.js';
+import type { ChangeRequest } from '../../upstream/contract/types.js';
 import { linkTo, prime } from '../kit/loaders.js';
 import { inputField } from '../kit/mutations.js';
 import { ChangeRequestNode, changeRequestRef } from './change-request.js';

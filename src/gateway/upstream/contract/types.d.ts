@@ -766,6 +766,8 @@ export type ChangeRequest = {
   /** URL of the user in the API */
   location: string;
 };
+  /** The id of the issue cluster the change request addresses. */
+  conversationsIssuesCluster?: string | null;
 };
 export type ChangeRequestContentChange = (ChangeRequestContentChangeUpdatePage) | (ChangeRequestContentChangeInsertPage) | (ChangeRequestContentChangeDeletePage) | (ChangeRequestContentChangeRevertPage) | (ChangeRequestContentChangeInsertFiles);
 /** Delete an existing page (and its subpages) from the change request. */
@@ -3396,12 +3398,12 @@ export type GitSyncRoot = {
 export type GitSyncState = {
   /** Repository name. */
   repoName?: string | null;
-  installationStatus: GitSyncInstallationStatus;
+  installationStatus?: GitSyncInstallationStatus | null;
   installationProvider: GitSyncProvider;
   /** The integration name providing the Git Sync. */
   integration?: string | null;
   /** The ID of the Git Sync installation. */
-  installationId: string;
+  installationId?: string | null;
   /** The ID of the parent Git Sync installation, if any. */
   parentInstallationId?: string | null;
   /** The URL to the repository tree, used when rendering public content. */
