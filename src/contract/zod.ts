@@ -16,10 +16,25 @@ import type { Description, OperationSpec, Schema } from './description.js';
  * the platform's to validate, and parsing them field by field would cost every read.
  */
 export const OPAQUE: Record<string, string> = {
-  DocumentBlock: 'document nodes are converted or passed on whole (markdown, text), never read field by field',
-  DocumentInline: 'as DocumentBlock',
-  DocumentText: 'as DocumentBlock',
-  DocumentFragment: 'as DocumentBlock',
+  DocumentBlocksTopLevels:
+    'document nodes are converted or passed on whole (markdown, text), never read field by field',
+  DocumentBlocksEssentials: 'as DocumentBlocksTopLevels',
+  DocumentBlock: 'as DocumentBlocksTopLevels',
+  DocumentInline: 'as DocumentBlocksTopLevels',
+  DocumentText: 'as DocumentBlocksTopLevels',
+  DocumentFragment: 'as DocumentBlocksTopLevels',
+};
+
+/**
+ * Properties the gateway reads only a part of (`Component.property`): that part is checked, the rest
+ * is kept as it came, unparsed. Each with why.
+ */
+export const PARTIAL: Record<string, { zod: string; ts: string; reason: string }> = {
+  'ContentLocationRevisionContext.revision': {
+    zod: 'z.looseObject({ id: z.string() })',
+    ts: '{ id: string; [key: string]: unknown }',
+    reason: 'every location of a link report repeats the whole revision; the gateway reads its id',
+  },
 };
 
 const ANNOTATIONS = new Set(['description', 'title', 'deprecated', 'example', 'examples', 'readOnly', 'writeOnly']);
@@ -48,12 +63,16 @@ interface Flat {
   /** Unions found among the parts, intersected with the object. */
   unions: Schema[];
   additional: unknown;
+  /** The component each property was declared in, when it was one (for `PARTIAL`). */
+  owners: Map<string, string>;
 }
 
 class ZodWriter {
   private readonly schemas: Record<string, Schema>;
   /** Component names in reach of the operations, sorted. */
   private readonly names: string[];
+  /** Each component schema's name, by the schema object (for `PARTIAL`). */
+  private readonly nameOf = new Map<Schema, string>();
   /** Each component's strongly connected component: a reference inside one goes through `z.lazy`. */
   private readonly cycleOf = new Map<string, string>();
 
@@ -62,6 +81,7 @@ class ZodWriter {
     private readonly operations: OperationSpec[],
   ) {
     this.schemas = description.components.schemas;
+    for (const [name, schema] of Object.entries(this.schemas)) this.nameOf.set(schema, name);
     const reached = new Set<string>();
     const todo = operations.flatMap((op) => [
       ...refsIn([op.pathParams, op.query, op.body?.schema, op.answers.map((answer) => answer.schema)]),
@@ -213,7 +233,8 @@ class ZodWriter {
     if (entries.length === 0 && extra) return `z.record(z.string(), ${extra})`;
     const fields = entries.map(([name, property]) => {
       const optional = flat.required.has(name) || property.default !== undefined ? '' : '.nullish()';
-      return `${key(name)}: ${this.zod(property, from)}${optional}`;
+      const partial = PARTIAL[`${flat.owners.get(name)}.${name}`];
+      return `${key(name)}: ${partial ? partial.zod : this.zod(property, from)}${optional}`;
     });
     const catchall = extra && extra !== 'z.unknown()' ? `.catchall(${extra})` : '';
     return `z.object({ ${fields.join(', ')} })${catchall}`;
@@ -278,7 +299,9 @@ class ZodWriter {
     const fields = entries.map(([name, property]) => {
       const doc = typeof property.description === 'string' ? jsdoc(property.description, '  ') : '';
       const required = flat.required.has(name) || property.default !== undefined;
-      return `${doc}  ${key(name)}${required ? '' : '?'}: ${this.ts(property, prefix)}${required ? '' : ' | null'};\n`;
+      const partial = PARTIAL[`${flat.owners.get(name)}.${name}`];
+      const type = partial ? partial.ts : this.ts(property, prefix);
+      return `${doc}  ${key(name)}${required ? '' : '?'}: ${type}${required ? '' : ' | null'};\n`;
     });
     const object = `{\n${fields.join('')}}`;
     return extra && extra !== 'unknown' ? `${object} & { [key: string]: ${extra} }` : object;
@@ -293,11 +316,13 @@ class ZodWriter {
   /** An object's properties and required keys, gathered through its `allOf` parts. */
   private flatten(
     schema: Schema,
-    flat: Flat = { properties: {}, required: new Set(), unions: [], additional: undefined },
+    flat: Flat = { properties: {}, required: new Set(), unions: [], additional: undefined, owners: new Map() },
   ): Flat {
     const resolved = this.resolve(schema);
     for (const part of (resolved.allOf as Schema[] | undefined) ?? []) this.flatten(part, flat);
     Object.assign(flat.properties, resolved.properties ?? {});
+    const owner = this.nameOf.get(resolved);
+    if (owner) for (const name of Object.keys(resolved.properties ?? {})) flat.owners.set(name, owner);
     for (const name of (resolved.required as string[] | undefined) ?? []) flat.required.add(name);
     const union = resolved.oneOf ?? resolved.anyOf;
     if (union) flat.unions.push(resolved.properties ? { oneOf: union, discriminator: resolved.discriminator } : schema);

@@ -128,9 +128,9 @@ export class RequestApi {
     path: string,
     schema: S,
     query?: Query,
-    options: { keepText?: boolean } = {},
+    options: { keepText?: boolean; operation?: CallName } = {},
   ): Promise<z.infer<S>> {
-    return this.readOnce(path, schema, query, { authorization: this.#authorization, keepText: options.keepText });
+    return this.readOnce(path, schema, query, { authorization: this.#authorization, ...options });
   }
 
   /**
@@ -149,8 +149,14 @@ export class RequestApi {
    * asks for its value (see `UnparsedBody`): for documents, which are mostly passed on or
    * converted in a worker thread.
    */
-  getText<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.infer<S> | UnparsedBody<z.infer<S>>> {
+  getText<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    query?: Query,
+    operation?: CallName,
+  ): Promise<z.infer<S> | UnparsedBody<z.infer<S>>> {
     return this.readOnce(path, schema, query, {
+      operation,
       authorization: this.#authorization,
       keepText: true,
       unparsedFrom: HEAVY_BYTES,
@@ -346,10 +352,10 @@ export class RequestApi {
    * POSTs a request that only reads (computed content): shared like `get` by path and body
    * within the request, and nothing read before is forgotten.
    */
-  postRead<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>> {
+  postRead<S extends z.ZodType>(path: string, body: unknown, schema: S, operation?: CallName): Promise<z.infer<S>> {
     return this.shared(
       `POST\u0000${path}\u0000${JSON.stringify(body)}`,
-      { method: 'POST', path, body, authorization: this.#authorization },
+      { method: 'POST', path, body, authorization: this.#authorization, operation },
       schema,
     );
   }

@@ -247,9 +247,6 @@ export const S = {
   get BlockSource() {
     return keep(this, "BlockSource", z.enum(["backoffice","external","internal"]));
   },
-  get CardsImageObjectFit() {
-    return keep(this, "CardsImageObjectFit", z.enum(["contain","fill","cover"]));
-  },
   get ChangeAttributeContentReference() {
     return keep(this, "ChangeAttributeContentReference", z.object({ before: S.ContentRef.nullish(), after: S.ContentRef.nullish() }));
   },
@@ -611,7 +608,7 @@ export const S = {
     return keep(this, "ContentLocationReusableContent", z.object({ kind: z.literal("reusable-content"), organization: S.Organization, space: S.Space, versionContext: tagged("type", [S.ContentLocationRevisionContext, S.ContentLocationChangeRequestContext]).nullish(), reusableContent: S.RevisionReusableContent }));
   },
   get ContentLocationRevisionContext() {
-    return keep(this, "ContentLocationRevisionContext", z.object({ type: z.literal("revision"), revision: S.Revision }));
+    return keep(this, "ContentLocationRevisionContext", z.object({ type: z.literal("revision"), revision: z.looseObject({ id: z.string() }) }));
   },
   get ContentLocationSpace() {
     return keep(this, "ContentLocationSpace", z.object({ kind: z.literal("space"), organization: S.Organization, space: S.Space }));
@@ -879,180 +876,6 @@ export const S = {
   },
   get Document() {
     return keep(this, "Document", z.union([S.MarkdownDocument, z.object({ document: S.JSONDocument }), z.record(z.string(), z.unknown())]));
-  },
-  get DocumentBlockCode() {
-    return keep(this, "DocumentBlockCode", z.object({ object: z.literal("block"), type: z.literal("code"), key: z.string().nullish(), data: z.object({ syntax: z.string().nullish(), title: z.string().nullish(), overflow: z.enum(["scroll","wrap"]).default("scroll"), lineNumbers: z.boolean().nullish(), fullWidth: z.boolean().nullish(), expandable: z.boolean().nullish(), collapsedLineCount: z.number().int().default(10) }), nodes: z.array(z.lazy(() => S.DocumentBlockCodeLine)), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockCodeLine() {
-    return keep(this, "DocumentBlockCodeLine", z.object({ object: z.literal("block"), type: z.literal("code-line"), key: z.string().nullish(), nodes: z.array(z.union([z.unknown(), z.lazy(() => S.DocumentInlineAnnotation), S.DocumentInlineExpression])), data: z.object({ highlighted: z.boolean().nullish() }), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockColumn() {
-    return keep(this, "DocumentBlockColumn", z.object({ object: z.literal("block"), type: z.literal("column"), key: z.string().nullish(), nodes: z.array(z.union([S.DocumentBlocksEssentials, S.DocumentBlockImages, S.DocumentBlockCode, S.DocumentBlockHint, S.DocumentBlockPrompt, S.DocumentBlockContentRef, S.DocumentBlockDrawing, S.DocumentBlockEmbed, S.DocumentBlockFile, S.DocumentBlockIntegration, S.DocumentBlockMath, S.DocumentBlockQuote, S.DocumentBlockTable, S.DocumentBlockExpandable, S.DocumentBlockStepper])), isVoid: z.literal(false).nullish(), data: z.object({ width: S.Length.nullish(), verticalAlignment: S.VerticalAlignment.nullish() }) }));
-  },
-  get DocumentBlockColumns() {
-    return keep(this, "DocumentBlockColumns", z.object({ object: z.literal("block"), type: z.literal("columns"), key: z.string().nullish(), data: z.object({ fullWidth: z.boolean().nullish() }), nodes: z.array(S.DocumentBlockColumn), isVoid: z.literal(false) }));
-  },
-  get DocumentBlockContentRef() {
-    return keep(this, "DocumentBlockContentRef", z.object({ object: z.literal("block"), type: z.literal("content-ref"), key: z.string().nullish(), data: z.object({ ref: S.ContentRef }), isVoid: z.literal(true) }));
-  },
-  get DocumentBlockDivider() {
-    return keep(this, "DocumentBlockDivider", z.object({ object: z.literal("block"), type: z.literal("divider"), key: z.string().nullish(), isVoid: z.literal(true), data: z.object({  }) }));
-  },
-  get DocumentBlockDrawing() {
-    return keep(this, "DocumentBlockDrawing", z.object({ object: z.literal("block"), type: z.literal("drawing"), key: z.string().nullish(), data: z.object({ ref: S.ContentRefFile.nullish() }), isVoid: z.literal(true) }));
-  },
-  get DocumentBlockEmbed() {
-    return keep(this, "DocumentBlockEmbed", z.object({ object: z.literal("block"), type: z.literal("embed"), key: z.string().nullish(), data: z.object({ url: z.string(), fullWidth: z.boolean().nullish() }), isVoid: z.literal(true) }));
-  },
-  get DocumentBlockExpandable() {
-    return keep(this, "DocumentBlockExpandable", z.object({ object: z.literal("block"), type: z.literal("expandable"), key: z.string().nullish(), isVoid: z.literal(true), data: z.object({ defaultExpanded: z.boolean().nullish() }), fragments: z.array(tagged("fragment", [z.object({ object: z.literal("fragment"), key: z.string().nullish(), fragment: z.literal("expandable-title"), type: z.literal("expandable-title"), nodes: z.array(S.DocumentBlockParagraph) }), z.object({ object: z.literal("fragment"), key: z.string().nullish(), fragment: z.literal("expandable-body"), type: z.literal("expandable-body"), nodes: z.array(z.union([S.DocumentBlocksEssentials, S.DocumentBlockFile, S.DocumentBlockImages, S.DocumentBlockCode, S.DocumentBlockTable, S.DocumentBlockHint, S.DocumentBlockPrompt, S.DocumentBlockQuote, S.DocumentBlockReusableContent, S.DocumentBlockIntegration])) })])), meta: z.object({ id: z.string() }).nullish() }));
-  },
-  get DocumentBlockFile() {
-    return keep(this, "DocumentBlockFile", z.object({ object: z.literal("block"), type: z.literal("file"), key: z.string().nullish(), data: z.object({ ref: S.ContentRefFile }), isVoid: z.literal(true) }));
-  },
-  get DocumentBlockHeading() {
-    return keep(this, "DocumentBlockHeading", z.object({ object: z.literal("block"), type: z.enum(["heading-1","heading-2","heading-3"]), key: z.string().nullish(), nodes: z.array(z.union([z.unknown(), z.unknown()])), data: z.object({ id: z.string().nullish(), align: S.TextAlignment.nullish() }), meta: z.object({ id: z.string() }).nullish(), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockHint() {
-    return keep(this, "DocumentBlockHint", z.object({ object: z.literal("block"), type: z.literal("hint"), key: z.string().nullish(), data: z.object({ style: z.enum(["info","warning","danger","success"]), icon: S.Icon.nullish() }), nodes: z.array(z.union([z.lazy(() => S.DocumentBlocksEssentials), S.DocumentBlockEmbed, S.DocumentBlockIntegration, S.DocumentBlockTable])), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockIf() {
-    return keep(this, "DocumentBlockIf", z.object({ object: z.literal("block"), type: z.literal("if"), key: z.string().nullish(), nodes: z.array(z.lazy(() => S.DocumentBlocksTopLevels)), isVoid: z.literal(false).nullish(), data: z.object({ expression: z.string() }) }));
-  },
-  get DocumentBlockImage() {
-    return keep(this, "DocumentBlockImage", z.object({ object: z.literal("block"), type: z.literal("image"), key: z.string().nullish(), data: z.object({ ref: tagged("kind", [S.ContentRefURL, S.ContentRefFile]), refDark: tagged("kind", [S.ContentRefURL, S.ContentRefFile]).nullish(), width: S.Length.nullish(), height: S.Length.nullish(), alt: z.string().nullish() }), fragments: z.array(z.object({ object: z.literal("fragment"), key: z.string().nullish(), fragment: z.literal("caption"), type: z.string().nullish(), nodes: z.array(S.DocumentBlockParagraph) })), isVoid: z.literal(true) }));
-  },
-  get DocumentBlockImages() {
-    return keep(this, "DocumentBlockImages", z.object({ object: z.literal("block"), type: z.literal("images"), key: z.string().nullish(), data: z.object({ align: z.enum(["center","left","right"]).nullish(), fullWidth: z.boolean().nullish(), withFrame: z.boolean().nullish() }), nodes: z.array(S.DocumentBlockImage), isVoid: z.literal(false) }));
-  },
-  get DocumentBlockIntegration() {
-    return keep(this, "DocumentBlockIntegration", z.object({ object: z.literal("block"), type: z.literal("integration"), key: z.string().nullish(), data: z.object({ integration: z.string(), block: z.string(), props: S.PlainObject, action: S.ContentKitAction.nullish(), url: z.string().nullish(), fullWidth: z.boolean().nullish() }), isVoid: z.literal(true), meta: z.object({ token: z.string().nullish(), spaceId: z.string().nullish() }).nullish() }));
-  },
-  get DocumentBlockListItem() {
-    return keep(this, "DocumentBlockListItem", z.object({ object: z.literal("block"), type: z.literal("list-item"), key: z.string().nullish(), nodes: z.array(z.union([z.lazy(() => S.DocumentBlocksEssentials), z.lazy(() => S.DocumentBlockCode), z.lazy(() => S.DocumentBlockHint), z.lazy(() => S.DocumentBlockQuote), S.DocumentBlockMath, S.DocumentBlockTable])), isVoid: z.literal(false).nullish(), data: z.object({ checked: z.boolean().nullish() }).nullish() }));
-  },
-  get DocumentBlockListOrdered() {
-    return keep(this, "DocumentBlockListOrdered", z.object({ object: z.literal("block"), type: z.literal("list-ordered"), key: z.string().nullish(), data: z.object({ start: z.number().nullish() }), nodes: z.array(z.lazy(() => S.DocumentBlockListItem)), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockListTasks() {
-    return keep(this, "DocumentBlockListTasks", z.object({ object: z.literal("block"), type: z.literal("list-tasks"), key: z.string().nullish(), nodes: z.array(z.lazy(() => S.DocumentBlockListItem)), isVoid: z.literal(false).nullish(), data: z.object({  }).nullish() }));
-  },
-  get DocumentBlockListUnordered() {
-    return keep(this, "DocumentBlockListUnordered", z.object({ object: z.literal("block"), type: z.literal("list-unordered"), key: z.string().nullish(), nodes: z.array(z.lazy(() => S.DocumentBlockListItem)), data: z.object({  }).nullish(), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockMath() {
-    return keep(this, "DocumentBlockMath", z.object({ object: z.literal("block"), type: z.literal("math"), key: z.string().nullish(), data: z.object({ formula: z.string() }), isVoid: z.literal(true) }));
-  },
-  get DocumentBlockOpenAPI() {
-    return keep(this, "DocumentBlockOpenAPI", z.object({ object: z.literal("block"), type: z.literal("swagger"), key: z.string().nullish(), data: z.object({ path: z.string(), method: z.string(), ref: tagged("kind", [S.ContentRefFile, S.ContentRefURL]), expanded: z.boolean().nullish(), fullWidth: z.boolean().nullish() }), isVoid: z.literal(true), meta: z.object({ id: z.string() }).nullish() }));
-  },
-  get DocumentBlockOpenAPIOperation() {
-    return keep(this, "DocumentBlockOpenAPIOperation", z.object({ object: z.literal("block"), type: z.literal("openapi-operation"), key: z.string().nullish(), data: z.object({ path: z.string(), method: z.string(), ref: S.ContentRefOpenAPI, headless: z.boolean().nullish() }), isVoid: z.literal(true), meta: z.object({ id: z.string() }).nullish() }));
-  },
-  get DocumentBlockOpenAPISchemas() {
-    return keep(this, "DocumentBlockOpenAPISchemas", z.object({ object: z.literal("block"), type: z.literal("openapi-schemas"), key: z.string().nullish(), data: z.object({ grouped: z.boolean().default(true), schemas: z.array(z.string()), title: z.string().nullish(), ref: S.ContentRefOpenAPI }), isVoid: z.literal(true), meta: z.object({ id: z.string() }).nullish() }));
-  },
-  get DocumentBlockOpenAPIWebhook() {
-    return keep(this, "DocumentBlockOpenAPIWebhook", z.object({ object: z.literal("block"), type: z.literal("openapi-webhook"), key: z.string().nullish(), data: z.object({ name: z.string(), method: z.string(), ref: S.ContentRefOpenAPI, headless: z.boolean().nullish() }), isVoid: z.literal(true), meta: z.object({ id: z.string() }).nullish() }));
-  },
-  get DocumentBlockParagraph() {
-    return keep(this, "DocumentBlockParagraph", z.object({ object: z.literal("block"), type: z.literal("paragraph"), key: z.string().nullish(), nodes: z.array(z.union([z.unknown(), z.unknown()])), isVoid: z.literal(false).nullish(), data: z.object({ align: S.TextAlignment.nullish() }).nullish() }));
-  },
-  get DocumentBlockPrompt() {
-    return keep(this, "DocumentBlockPrompt", z.object({ object: z.literal("block"), type: z.literal("prompt"), key: z.string().nullish(), data: z.object({ description: z.string(), icon: S.Icon.nullish(), openInAIProviders: z.boolean().nullish(), defaultExpanded: z.enum(["hidden","partial","full"]).default("hidden") }), nodes: z.array(S.DocumentBlockCode), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockQuote() {
-    return keep(this, "DocumentBlockQuote", z.object({ object: z.literal("block"), type: z.literal("blockquote"), key: z.string().nullish(), nodes: z.array(z.union([z.lazy(() => S.DocumentBlocksEssentials), z.lazy(() => S.DocumentBlockQuote)])), isVoid: z.literal(false).nullish(), data: z.object({  }).nullish() }));
-  },
-  get DocumentBlockReusableContent() {
-    return keep(this, "DocumentBlockReusableContent", z.object({ object: z.literal("block"), type: z.literal("reusable-content"), key: z.string().nullish(), data: z.object({ ref: S.ContentRefReusableContent }), isVoid: z.literal(true), meta: z.object({ token: z.string().nullish() }).nullish() }));
-  },
-  get DocumentBlockStepper() {
-    return keep(this, "DocumentBlockStepper", z.object({ object: z.literal("block"), type: z.literal("stepper"), key: z.string().nullish(), nodes: z.array(S.DocumentBlockStepperStep), isVoid: z.literal(false).nullish(), data: z.object({  }).nullish() }));
-  },
-  get DocumentBlockStepperStep() {
-    return keep(this, "DocumentBlockStepperStep", z.object({ object: z.literal("block"), type: z.literal("stepper-step"), key: z.string().nullish(), nodes: z.array(z.union([S.DocumentBlocksEssentials, S.DocumentBlockContentRef, S.DocumentBlockCode, S.DocumentBlockEmbed, S.DocumentBlockFile, S.DocumentBlockImages, S.DocumentBlockDrawing, S.DocumentBlockHint, S.DocumentBlockPrompt, S.DocumentBlockQuote, S.DocumentBlockMath, S.DocumentBlockIntegration, S.DocumentBlockExpandable])), data: z.object({ icon: z.string().nullish() }), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockTable() {
-    return keep(this, "DocumentBlockTable", z.object({ object: z.literal("block"), type: z.literal("table"), key: z.string().nullish(), isVoid: z.literal(true), data: z.object({ view: tagged("type", [S.DocumentTableViewGrid, S.DocumentTableViewCards]), records: z.record(z.string(), S.DocumentTableRecord), definition: z.record(z.string(), S.DocumentTableDefinition), cellMerges: z.array(S.DocumentTableCellMerge).nullish(), fullWidth: z.boolean().nullish(), search: z.boolean().nullish() }), fragments: z.array(z.unknown()) }));
-  },
-  get DocumentBlockTabs() {
-    return keep(this, "DocumentBlockTabs", z.object({ object: z.literal("block"), type: z.literal("tabs"), key: z.string().nullish(), nodes: z.array(S.DocumentBlockTabsItem), isVoid: z.literal(false).nullish(), data: z.object({ fullWidth: z.boolean().nullish() }).nullish() }));
-  },
-  get DocumentBlockTabsItem() {
-    return keep(this, "DocumentBlockTabsItem", z.object({ object: z.literal("block"), type: z.literal("tabs-item"), key: z.string().nullish(), nodes: z.array(z.union([S.DocumentBlocksEssentials, S.DocumentBlockContentRef, S.DocumentBlockCode, S.DocumentBlockEmbed, S.DocumentBlockFile, S.DocumentBlockImages, S.DocumentBlockDrawing, S.DocumentBlockHint, S.DocumentBlockPrompt, S.DocumentBlockQuote, S.DocumentBlockMath, S.DocumentBlockIntegration])), data: z.object({ title: z.string().nullish(), icon: S.Icon.nullish(), slug: z.string().nullish() }), meta: z.object({ id: z.string() }).nullish(), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockUpdate() {
-    return keep(this, "DocumentBlockUpdate", z.object({ object: z.literal("block"), type: z.literal("update"), key: z.string().nullish(), nodes: z.array(z.union([S.DocumentBlocksEssentials, S.DocumentBlockContentRef, S.DocumentBlockCode, S.DocumentBlockEmbed, S.DocumentBlockFile, S.DocumentBlockImages, S.DocumentBlockDrawing, S.DocumentBlockHint, S.DocumentBlockPrompt, S.DocumentBlockQuote, S.DocumentBlockMath, S.DocumentBlockIntegration, S.DocumentBlockTabs, S.DocumentBlockExpandable])), data: z.object({ date: S.Timestamp, tags: z.array(S.ContentRefTag).nullish() }), isVoid: z.literal(false).nullish() }));
-  },
-  get DocumentBlockUpdates() {
-    return keep(this, "DocumentBlockUpdates", z.object({ object: z.literal("block"), type: z.literal("updates"), key: z.string().nullish(), nodes: z.array(S.DocumentBlockUpdate), isVoid: z.literal(false).nullish(), data: z.object({ format: z.enum(["numeric","full","short"]).default("full") }) }));
-  },
-  get DocumentBlocksEssentials() {
-    return keep(this, "DocumentBlocksEssentials", tagged("type", [S.DocumentBlockParagraph, S.DocumentBlockHeading, z.lazy(() => S.DocumentBlockListOrdered), z.lazy(() => S.DocumentBlockListUnordered), z.lazy(() => S.DocumentBlockListTasks), S.DocumentBlockDivider]));
-  },
-  get DocumentBlocksTopLevels() {
-    return keep(this, "DocumentBlocksTopLevels", z.union([S.DocumentBlocksEssentials, S.DocumentBlockQuote, S.DocumentBlockHint, S.DocumentBlockPrompt, S.DocumentBlockImages, S.DocumentBlockFile, S.DocumentBlockDrawing, S.DocumentBlockEmbed, S.DocumentBlockCode, S.DocumentBlockMath, S.DocumentBlockExpandable, S.DocumentBlockTabs, S.DocumentBlockTable, S.DocumentBlockOpenAPI, S.DocumentBlockOpenAPIOperation, S.DocumentBlockOpenAPISchemas, S.DocumentBlockOpenAPIWebhook, S.DocumentBlockContentRef, S.DocumentBlockIntegration, S.DocumentBlockReusableContent, S.DocumentBlockStepper, z.lazy(() => S.DocumentBlockIf), S.DocumentBlockColumns, S.DocumentBlockUpdates]));
-  },
-  get DocumentInlineAnnotation() {
-    return keep(this, "DocumentInlineAnnotation", z.object({ object: z.literal("inline"), type: z.literal("annotation"), key: z.string().nullish(), fragments: z.array(z.object({ object: z.literal("fragment"), key: z.string().nullish(), fragment: z.string().nullish(), type: z.literal("annotation-body"), nodes: z.array(z.union([z.lazy(() => S.DocumentBlocksEssentials), z.lazy(() => S.DocumentBlockCode)])) })), isVoid: z.literal(false), nodes: z.array(z.unknown()), data: z.object({  }).nullish() }));
-  },
-  get DocumentInlineExpression() {
-    return keep(this, "DocumentInlineExpression", z.object({ object: z.literal("inline"), type: z.literal("expression"), key: z.string().nullish(), data: z.object({ expression: z.string() }), isVoid: z.literal(true) }));
-  },
-  get DocumentTableCellMerge() {
-    return keep(this, "DocumentTableCellMerge", z.object({ anchor: z.object({ record: z.string(), column: z.string() }), rowSpan: S.DocumentTableCellSpan, colSpan: S.DocumentTableCellSpan }));
-  },
-  get DocumentTableCellSpan() {
-    return keep(this, "DocumentTableCellSpan", z.number().int());
-  },
-  get DocumentTableDefinition() {
-    return keep(this, "DocumentTableDefinition", tagged("type", [S.DocumentTableDefinitionText, S.DocumentTableDefinitionNumber, S.DocumentTableDefinitionCheckbox, S.DocumentTableDefinitionFiles, S.DocumentTableDefinitionUsers, S.DocumentTableDefinitionRating, S.DocumentTableDefinitionSelect, S.DocumentTableDefinitionContentRef, S.DocumentTableDefinitionImage]));
-  },
-  get DocumentTableDefinitionBase() {
-    return keep(this, "DocumentTableDefinitionBase", z.object({ id: z.string(), title: z.string() }));
-  },
-  get DocumentTableDefinitionCheckbox() {
-    return keep(this, "DocumentTableDefinitionCheckbox", z.object({ id: z.string(), title: z.string(), type: z.literal("checkbox") }));
-  },
-  get DocumentTableDefinitionContentRef() {
-    return keep(this, "DocumentTableDefinitionContentRef", z.object({ id: z.string(), title: z.string(), type: z.literal("content-ref") }));
-  },
-  get DocumentTableDefinitionFiles() {
-    return keep(this, "DocumentTableDefinitionFiles", z.object({ id: z.string(), title: z.string(), type: z.literal("files") }));
-  },
-  get DocumentTableDefinitionImage() {
-    return keep(this, "DocumentTableDefinitionImage", z.object({ id: z.string(), title: z.string(), type: z.literal("image") }));
-  },
-  get DocumentTableDefinitionNumber() {
-    return keep(this, "DocumentTableDefinitionNumber", z.object({ id: z.string(), title: z.string(), type: z.literal("number") }));
-  },
-  get DocumentTableDefinitionRating() {
-    return keep(this, "DocumentTableDefinitionRating", z.object({ id: z.string(), title: z.string(), type: z.literal("rating"), max: z.number() }));
-  },
-  get DocumentTableDefinitionSelect() {
-    return keep(this, "DocumentTableDefinitionSelect", z.object({ id: z.string(), title: z.string(), type: z.literal("select"), multiple: z.boolean(), options: z.array(S.DocumentTableSelectOption) }));
-  },
-  get DocumentTableDefinitionText() {
-    return keep(this, "DocumentTableDefinitionText", z.object({ id: z.string(), title: z.string(), type: z.literal("text"), textAlignment: z.enum(["center","right","left"]), verticalAlignment: S.VerticalAlignment.nullish() }));
-  },
-  get DocumentTableDefinitionUsers() {
-    return keep(this, "DocumentTableDefinitionUsers", z.object({ id: z.string(), title: z.string(), type: z.literal("users"), multiple: z.boolean() }));
-  },
-  get DocumentTableImageRecord() {
-    return keep(this, "DocumentTableImageRecord", z.union([S.ContentRefFile, S.ContentRefURL, z.object({ ref: tagged("kind", [S.ContentRefFile, S.ContentRefURL]), objectFit: S.CardsImageObjectFit.nullish(), alt: z.string().nullish() })]));
-  },
-  get DocumentTableRecord() {
-    return keep(this, "DocumentTableRecord", z.object({ orderIndex: z.string(), values: z.record(z.string(), z.union([z.number(), z.string().nullable(), z.boolean(), z.array(z.string()), S.ContentRef, S.DocumentTableImageRecord])) }));
-  },
-  get DocumentTableSelectOption() {
-    return keep(this, "DocumentTableSelectOption", z.object({ value: z.string(), label: z.string(), color: z.string() }));
-  },
-  get DocumentTableViewCards() {
-    return keep(this, "DocumentTableViewCards", z.object({ type: z.literal("cards"), cardSize: z.enum(["medium","large"]), columns: z.array(z.string()), targetDefinition: z.string().nullish(), coverDefinition: z.string().nullish(), coverDefinitionDark: z.string().nullish(), hideColumnTitle: z.boolean().nullish(), wrap: z.boolean().nullish() }));
-  },
-  get DocumentTableViewGrid() {
-    return keep(this, "DocumentTableViewGrid", z.object({ type: z.literal("grid"), columns: z.array(z.string()), columnWidths: z.record(z.string(), z.number()).nullish(), hideHeader: z.boolean(), stickyHeader: z.boolean().nullish(), stickyFirstColumn: z.boolean().nullish(), useNewSizing: z.boolean().nullish() }));
   },
   get DocumentTextColor() {
     return keep(this, "DocumentTextColor", z.enum(["default","green","blue","red","orange","yellow","purple","pink","violet","cyan","$primary","$info","$success","$warning","$danger","$tint"]));
@@ -1346,10 +1169,7 @@ export const S = {
     return keep(this, "IssuesCluster", z.object({ object: z.literal("issues-cluster"), id: z.string(), label: z.string(), createdAt: S.Timestamp, updatedAt: S.Timestamp, icon: z.string().nullish(), summary: S.JSONDocument.nullish(), muted: z.boolean(), impact: S.ConversationImpact, weeklyPulse: z.array(z.number()), sources: z.record(z.string(), z.number()).default({}), stats: z.object({ issues: z.number(), conversations: z.number() }), urls: z.object({ location: url }) }));
   },
   get JSONDocument() {
-    return keep(this, "JSONDocument", z.object({ object: z.literal("document"), data: z.object({ schemaVersion: z.number().int().nullish() }), nodes: z.array(S.DocumentBlocksTopLevels), meta: z.object({ token: z.string().nullish() }).nullish() }));
-  },
-  get Length() {
-    return keep(this, "Length", z.union([z.number(), z.object({ unit: z.string(), value: z.number() })]));
+    return keep(this, "JSONDocument", z.object({ object: z.literal("document"), data: z.object({ schemaVersion: z.number().int().nullish() }), nodes: z.array(z.unknown()), meta: z.object({ token: z.string().nullish() }).nullish() }));
   },
   get List() {
     return keep(this, "List", z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number() }));
@@ -1402,9 +1222,6 @@ export const S = {
   get OpenAPIOperationPointer() {
     return keep(this, "OpenAPIOperationPointer", z.object({ path: z.string(), method: z.string() }));
   },
-  get OpenAPISchemasPointer() {
-    return keep(this, "OpenAPISchemasPointer", z.object({ grouped: z.boolean().default(true), schemas: z.array(z.string()), title: z.string().nullish() }));
-  },
   get OpenAPISpec() {
     return keep(this, "OpenAPISpec", z.object({ object: z.literal("openapi-spec"), id: z.string(), createdAt: S.Timestamp, updatedAt: S.Timestamp, slug: S.OpenAPISpecSlug, sourceURL: S.URL.nullish(), processingState: S.OpenAPISpecProcessingState, visibility: S.OpenAPISpecVisibility.nullish(), lastVersion: z.string().nullish(), lastProcessedAt: S.Timestamp.nullish(), lastProcessErrorCode: S.OpenAPISpecProcessingErrorCode.nullish(), lastProcessedErrors: z.array(S.OpenAPIErrorObject).nullish(), lastProcessedErrorCount: z.number().int(), permissions: z.object({ view: z.boolean(), edit: z.boolean() }), urls: z.object({ location: S.URL, app: S.URL, published: url.nullish() }) }));
   },
@@ -1431,9 +1248,6 @@ export const S = {
   },
   get OpenAPISpecVisibility() {
     return keep(this, "OpenAPISpecVisibility", z.enum(["private","public"]));
-  },
-  get OpenAPIWebhookPointer() {
-    return keep(this, "OpenAPIWebhookPointer", z.object({ name: z.string(), method: z.string() }));
   },
   get Organization() {
     return keep(this, "Organization", z.object({ object: z.literal("organization"), id: z.string(), title: S.OrganizationTitle, createdAt: S.Timestamp, emailDomains: S.OrganizationEmailDomains, hostname: S.OrganizationHostname.nullish(), type: S.OrganizationType, useCase: S.OrganizationUseCase.nullish(), communityType: S.OrganizationCommunityType.nullish(), defaultRole: S.MemberRoleOrGuest.nullish(), defaultContent: S.OrganizationDefaultContent.nullish(), sso: z.boolean().nullish(), ai: z.boolean().nullish(), inviteLinks: z.boolean(), auditLogs: z.boolean().nullish(), plan: S.BillingProduct, billing: S.OrganizationBilling.nullish(), mergeRules: S.MergeRulesStandaloneConfiguration, urls: z.object({ location: url, app: url, logo: S.URL.nullish() }), trial: z.object({ status: S.BillingTrialStatus, count: z.number().int(), endDate: S.Timestamp.nullish(), decision: z.literal("downgrade").nullish() }), customHostname: z.string().nullish(), blocked: z.object({ source: S.BlockSource.nullish(), reason: S.BlockReason }).nullish(), internal_billingMigration: z.object({ deadline: S.Timestamp.nullish(), discountPercent: z.number().nullish(), discountEndDate: S.Timestamp.nullish() }).nullish(), permissions: z.object({ view: z.boolean(), access: z.boolean(), admin: z.boolean(), ownTeam: z.boolean(), createContent: z.boolean(), createOpenAPISpec: z.boolean(), viewBilling: z.boolean(), listMembers: z.boolean(), listTeams: z.boolean(), listIntegrations: z.boolean(), listInstallations: z.boolean(), installIntegration: z.boolean(), ingestConversations: z.boolean().nullish() }) }));
@@ -2350,9 +2164,6 @@ export const S = {
   get TeamSitePermissionOverride() {
     return keep(this, "TeamSitePermissionOverride", z.object({ permission: S.MemberRoleOrGuest, team: S.OrganizationTeam }));
   },
-  get TextAlignment() {
-    return keep(this, "TextAlignment", z.enum(["start","center","end"]));
-  },
   get Timerange() {
     return keep(this, "Timerange", z.object({ start: S.Timestamp, end: S.Timestamp }));
   },
@@ -2430,9 +2241,6 @@ export const S = {
   },
   get Variables() {
     return keep(this, "Variables", z.record(z.string(), S.VariableValue));
-  },
-  get VerticalAlignment() {
-    return keep(this, "VerticalAlignment", z.enum(["top","middle","bottom"]));
   },
   get VisitorAuth() {
     return keep(this, "VisitorAuth", tagged("backend", [S.VisitorAuthCustomBackend, z.object({ backend: z.literal("integration"), integration: z.string() })]));
