@@ -590,4 +590,16 @@ export const OVERLAY: readonly OverlayEntry[] = [
     },
     "the secret that signs deliveries to an integration's own endpoint, for its developers: the description has no such delivery (its runtime gets `signingSecrets` in its environment)",
   ),
+  // What the platform's request gate (src/platform/validation.ts) needs: requests the API documentation
+  // accepts and the description refuses.
+  {
+    pointer: `${operationAt('post', '/orgs/{organizationId}/translations')}/requestBody/content/application~1json/schema/properties/source`,
+    value: {
+      type: 'object',
+      properties: { space: { type: 'string' }, language: { $ref: '#/components/schemas/TranslationLanguage' } },
+      required: ['space'],
+    },
+    reason:
+      "the API documentation marks only `language` of a new translation required: the source's language may be left out (the source space's own is used), which the description's TranslationSource requires",
+  },
 ];
