@@ -1050,7 +1050,10 @@ export declare const listTranslations: Operation<"organizationId", { page?: stri
 } }>;
 /** `POST /orgs/{organizationId}/translations`: Create a translation */
 export declare const createTranslation: Operation<"organizationId", never, {
-  source: T.TranslationSource;
+  source: {
+  space: string;
+  language?: T.TranslationLanguage | null;
+};
   language: T.TranslationLanguage;
   instructions?: T.JSONDocument | null;
 }, { 201: T.Translation }>;

@@ -3685,7 +3685,7 @@ export const createTranslation = {
     return keep(this, 'query', undefined);
   },
   get body() {
-    return keep(this, 'body', z.object({ source: S.TranslationSource, language: S.TranslationLanguage, instructions: S.JSONDocument.nullish() }));
+    return keep(this, 'body', z.object({ source: z.object({ space: z.string(), language: S.TranslationLanguage.nullish() }), language: S.TranslationLanguage, instructions: S.JSONDocument.nullish() }));
   },
   get answers() {
     return keep(this, 'answers', { 201: S.Translation });
