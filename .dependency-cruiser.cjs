@@ -5,6 +5,8 @@
  * `demo-content/`). A new folder takes its place here.
  */
 const PLATFORM_DOMAINS = [
+  // The generated REST contract (npm run contract): every domain may read it, it reads nothing.
+  'contract',
   // Who: people and the organizations they belong to.
   'users',
   'organizations',
@@ -129,6 +131,13 @@ module.exports = {
         'The cost model defines what it reads of the schema (the upstream cost a field declares, the keys of a link, the cursors of a connection) and the schema kit uses it, not the reverse.',
       from: { path: '^src/gateway/policy/' },
       to: { path: '^src/gateway/schema/' },
+    },
+    {
+      name: 'platform-contract-imports-nothing',
+      severity: 'error',
+      comment: 'The platform\'s generated contract (src/platform/contract) is the bottom of the platform: it imports no module of the product.',
+      from: { path: '^src/platform/contract/' },
+      to: { path: '^src/', pathNot: '^src/platform/contract/' },
     },
     ...domainOrder,
     {

@@ -7,10 +7,11 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { descriptionVersion, loadDescription, operationsOf } from './description.js';
 import { OVERLAY } from './overlay.js';
+import { platformContract } from './json-schema.js';
 import { gatewayContract } from './zod.js';
 
 /** Where each side's generated files live; nothing else is kept in these folders. */
-export const OUTPUTS = { gateway: 'src/gateway/upstream/contract' } as const;
+export const OUTPUTS = { gateway: 'src/gateway/upstream/contract', platform: 'src/platform/contract' } as const;
 
 /** Every generated file, by its path from the package's root. */
 export function contractFiles(): Map<string, string> {
@@ -20,6 +21,8 @@ export function contractFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const [name, text] of gatewayContract(description, operations, banner))
     files.set(join(OUTPUTS.gateway, name), text);
+  for (const [name, text] of platformContract(description, operations, banner))
+    files.set(join(OUTPUTS.platform, name), text);
   return files;
 }
 

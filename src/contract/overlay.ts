@@ -306,6 +306,42 @@ export const OVERLAY: readonly OverlayEntry[] = [
 
   // --- What the API documentation says otherwise ---------------------------------------------------
   {
+    pointer: `${operationAt('patch', '/collections/{collectionId}')}/requestBody/content/application~1json/schema/properties/description`,
+    value: {
+      anyOf: [ref('CollectionDescription'), { type: 'null' }],
+      description: 'The new description; null removes it.',
+    },
+    reason:
+      "a collection's description is optional (the API documentation, Collection); the description gives no way to remove one, null does",
+  },
+  {
+    pointer: `${operationAt('patch', '/orgs/{organizationId}/sites/{siteId}/structure/sort')}/requestBody/content/application~1json/schema/required`,
+    value: ['item'],
+    reason:
+      'the description says that without a position the item moves to the end of the structure, yet lists position as required',
+  },
+  ...(
+    [
+      ['ssoURL', 'URL'],
+      ['entityID', 'SAMLProviderEntityID'],
+      ['certificate', 'SAMLProviderCertificate'],
+    ] as const
+  ).map(([field, schema]) => ({
+    pointer: `${operationAt('patch', '/orgs/{organizationId}/saml/{samlProviderId}')}/requestBody/content/application~1json/schema/properties/${field}`,
+    value: {
+      anyOf: [ref(schema), { type: 'null' }],
+      description: 'The new value; null removes it (the provider is pending again).',
+    },
+    reason:
+      'a SAML provider is pending until configured (the API documentation, SAML provider status); null removes a setting, which the description has no way to do',
+  })),
+  {
+    pointer: `${operationAt('patch', '/orgs/{organizationId}/saml/{samlProviderId}')}/requestBody/content/application~1json/schema/properties/defaultTeam`,
+    value: { type: ['string', 'null'], description: 'The id of the team SSO members join; null for none.' },
+    reason:
+      'a provider may stop giving its members a team: null removes the default team, which the description has no way to do',
+  },
+  {
     pointer: '/components/schemas/List/required',
     value: ['count'],
     reason: 'the API documentation (Page of results): every page carries its count (`count: number`)',
@@ -602,4 +638,16 @@ export const OVERLAY: readonly OverlayEntry[] = [
     },
     "the secret that signs deliveries to an integration's own endpoint, for its developers: the description has no such delivery (its runtime gets `signingSecrets` in its environment)",
   ),
+  // What the platform's request gate (src/platform/validation.ts) needs: requests the API documentation
+  // accepts and the description refuses.
+  {
+    pointer: `${operationAt('post', '/orgs/{organizationId}/translations')}/requestBody/content/application~1json/schema/properties/source`,
+    value: {
+      type: 'object',
+      properties: { space: { type: 'string' }, language: { $ref: '#/components/schemas/TranslationLanguage' } },
+      required: ['space'],
+    },
+    reason:
+      "the API documentation marks only `language` of a new translation required: the source's language may be left out (the source space's own is used), which the description's TranslationSource requires",
+  },
 ];

@@ -2,8 +2,10 @@ import type { Db } from './store/db.js';
 import { treeOrder } from './tree/order.js';
 import { forbidden, notFound } from './http.js';
 import type { CollectionRow, MemberRow, OrganizationRow, SpaceRow, TeamRow, UserRow } from './rows.js';
+import { MEMBER_ROLES } from './contract/enums.js';
 
-export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+/** The roles of a member, as the API description lists them (`MemberRole`). */
+export const ROLES = MEMBER_ROLES;
 export type Role = (typeof ROLES)[number];
 
 const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };

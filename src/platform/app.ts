@@ -49,6 +49,7 @@ import { SpecReader } from './openapi/reader.js';
 import { spaceRoutes } from './spaces/routes.js';
 import { teamRoutes } from './teams/routes.js';
 import { userRoutes } from './users/routes.js';
+import { validateRequests } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -224,6 +225,8 @@ export function createPlatform({
 
   app.register(
     async (v1) => {
+      // Before the routes: it checks each route as it is registered, and every request of it.
+      validateRequests(v1);
       organizationRoutes(v1, { canEnforceSso: (db, orgId) => activeProvider(db, orgId) !== undefined });
       memberRoutes(v1);
       teamRoutes(v1);

@@ -1,6 +1,7 @@
 import { ExpressionError, parseExpression } from './adaptive/expression.js';
 import { z } from 'zod';
 import { ROLES } from './access.js';
+import { LANGUAGES } from './contract/enums.js';
 
 /** Request-body pieces shared by several route groups. */
 
@@ -120,47 +121,7 @@ export function normalizedDocument(stored: unknown): unknown {
   return parsed.success ? parsed.data : stored;
 }
 
-export const LANGUAGES = [
-  'en',
-  'fr',
-  'de',
-  'es',
-  'it',
-  'pt',
-  'pt-br',
-  'ru',
-  'ja',
-  'zh',
-  'zh-tw',
-  'yue',
-  'ko',
-  'ar',
-  'hi',
-  'nl',
-  'pl',
-  'tr',
-  'sv',
-  'no',
-  'da',
-  'fi',
-  'el',
-  'cs',
-  'hu',
-  'ro',
-  'th',
-  'vi',
-  'id',
-  'ms',
-  'he',
-  'uk',
-  'sk',
-  'bg',
-  'hr',
-  'lt',
-  'lv',
-  'et',
-  'sl',
-] as const;
+export { LANGUAGES };
 export const languageSchema = z.enum(LANGUAGES, { message: 'must be a supported language code such as en or fr' });
 
 /** Merge rules that name users: who must review, one of whom must review, who may bypass. */

@@ -430,7 +430,7 @@ describe('clusters', () => {
     expect(mutedOnes).toContain(target.id);
     expect((await p.api('PATCH', path, { body: { muted: false } })).body.muted).toBe(false);
     expect((await p.api('PATCH', path, { body: { muted: 'yes' } })).body.error.message).toBe(
-      'Invalid body field "muted": is required: true or false',
+      'Invalid body field "muted": must be true or false',
     );
     expect((await p.api('PATCH', path, { body: {} })).status).toBe(400);
     expect(

@@ -2,6 +2,7 @@ import type { Access } from '../access.js';
 import { conflict, json, laterThan, newId, notFound, now } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import type { Db } from '../store/db.js';
+import { CHANGE_REQUEST_STATUSES } from '../contract/enums.js';
 
 /**
  * Change requests as stored: a branch of a space's content with its lifecycle, reviews,
@@ -9,7 +10,7 @@ import type { Db } from '../store/db.js';
  * authorize and call them.
  */
 
-export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'archived', 'merged'] as const;
+export { CHANGE_REQUEST_STATUSES };
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 
 export interface ChangeRequestRow {

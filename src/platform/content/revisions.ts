@@ -4,6 +4,7 @@ import { cacheNamespace, jsonHeapBytes } from '../cache.js';
 import { writeInSlices } from '../slices.js';
 import { canonicalJson, getBlob, getJson, getSizedJson, hashOf, putBlob, putJson } from './blobs.js';
 import { parseDocument, type JSONDocument } from '../../document/model.js';
+import { PAGE_TYPES } from '../contract/enums.js';
 
 /**
  * The revision store. A revision is immutable: its content is a tree of nodes stored by hash
@@ -16,7 +17,7 @@ import { parseDocument, type JSONDocument } from '../../document/model.js';
 export const REVISION_TYPES = ['edits', 'merge', 'update', 'rollback', 'computed'] as const;
 export type RevisionType = (typeof REVISION_TYPES)[number];
 
-export const PAGE_TYPES = ['document', 'group', 'link', 'computed'] as const;
+export { PAGE_TYPES };
 export type PageType = (typeof PAGE_TYPES)[number];
 
 /** A variable's value: text, a number or a boolean. */

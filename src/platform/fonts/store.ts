@@ -3,6 +3,7 @@ import { getBlob, putBlob } from '../content/blobs.js';
 import { sign, verify } from '../content/signing.js';
 import type { Db } from '../store/db.js';
 import { checkFontFile, FontFileError, minimalWoff2, type FontFormat } from './woff.js';
+import { STORAGE_KINDS } from '../contract/enums.js';
 
 /**
  * Storage uploads and custom fonts. A client asks for an upload URL (a signed, short-lived URL
@@ -10,7 +11,7 @@ import { checkFontFile, FontFileError, minimalWoff2, type FontFormat } from './w
  * font's faces name such files, which must be real WOFF or WOFF2 fonts.
  */
 
-export const STORAGE_KINDS = ['customization_font', 'import_file', 'organization_file'] as const;
+export { STORAGE_KINDS };
 /** Largest file an upload URL takes. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** How long an upload URL works. */

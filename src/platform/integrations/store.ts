@@ -6,6 +6,12 @@ import type { OrganizationRow } from '../rows.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { decryptValue, encryptValue } from './secrets.js';
+import {
+  INTEGRATION_CATEGORIES,
+  INTEGRATION_SCOPES,
+  INTEGRATION_TARGETS,
+  INTEGRATION_VISIBILITIES,
+} from '../contract/enums.js';
 
 /**
  * Published integrations. An integration has a unique name and belongs to the organization that
@@ -17,35 +23,7 @@ import { decryptValue, encryptValue } from './secrets.js';
  * Unpublishing deletes the integration with its installations and events.
  */
 
-export const INTEGRATION_SCOPES = [
-  'space:content:read',
-  'space:content:write',
-  'space:metadata:read',
-  'space:metadata:write',
-  'space:git:sync',
-  'page:feedback:read',
-  'site:metadata:read',
-  'site:views:read',
-  'site:script:inject',
-  'site:script:cookies',
-  'site:visitor:auth',
-  'site:visitor:claims',
-  'site:adaptive:read',
-  'site:adaptive:write',
-  'conversations:ingest',
-  'openapi:read',
-  'openapi:write',
-] as const;
-export const INTEGRATION_CATEGORIES = [
-  'analytics',
-  'collaboration',
-  'content',
-  'marketing',
-  'visitor-auth',
-  'other',
-] as const;
-export const INTEGRATION_TARGETS = ['all', 'site', 'space', 'organization'] as const;
-export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
+export { INTEGRATION_CATEGORIES, INTEGRATION_SCOPES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES };
 export const INTEGRATION_RUNTIMES = ['v1', 'v2'] as const;
 /** Directives a `contentSecurityPolicy` object may set. */
 export const CSP_DIRECTIVES = [

@@ -7,6 +7,7 @@ import type { Db } from '../store/db.js';
 import { rememberDocument } from './documents.js';
 import { MAX_PROBLEMS, textHash, type SpecFormat, type SpecProblem, type SpecReading } from './parse.js';
 import { SpecReaderError, type SpecReader } from './reader.js';
+import { OPENAPI_VISIBILITIES } from '../contract/enums.js';
 
 /**
  * OpenAPI specifications of an organization. A specification has a slug (unique in its
@@ -32,7 +33,7 @@ export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
 /** Time between two checks of a URL source, unless configured. */
 export const DEFAULT_REFRESH_HOURS = 6;
 
-export const VISIBILITIES = ['private', 'public'] as const;
+export const VISIBILITIES = OPENAPI_VISIBILITIES;
 export type SpecVisibility = (typeof VISIBILITIES)[number];
 export type ProcessingState = 'pending' | 'progress' | 'complete';
 export type ProcessingErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';

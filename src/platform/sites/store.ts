@@ -4,6 +4,7 @@ import type { OrganizationRow, SpaceRow } from '../rows.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { slugify } from '../../document/model.js';
+import { SITE_TYPES, SITE_VISIBILITIES } from '../contract/enums.js';
 
 /**
  * Docs sites as stored. A site is created unpublished, of type `basic`, with a basename derived
@@ -11,8 +12,7 @@ import { slugify } from '../../document/model.js';
  * groups) lives in `structure.ts`.
  */
 
-export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
-export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
+export { SITE_TYPES, SITE_VISIBILITIES };
 
 export interface SiteRow {
   id: string;

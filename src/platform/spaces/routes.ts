@@ -33,8 +33,9 @@ import {
   spaceMergeRulesSchema,
 } from '../schemas.js';
 import { CONDITIONAL } from '../conditional.js';
+import { CONTENT_VISIBILITIES } from '../contract/enums.js';
 
-const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
+const SPACE_VISIBILITIES = CONTENT_VISIBILITIES;
 
 const spaceTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 const editMode = z.enum(['live', 'locked'], { message: 'must be live or locked' });

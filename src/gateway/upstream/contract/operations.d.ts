@@ -455,7 +455,8 @@ export declare const getCollectionById: Operation<"collectionId", never, never, 
 /** `PATCH /collections/{collectionId}`: Update a collection */
 export declare const updateCollectionById: Operation<"collectionId", never, {
   title?: T.CollectionTitle | null;
-  description?: T.CollectionDescription | null;
+  /** The new description; null removes it. */
+  description?: (T.CollectionDescription) | (null) | null;
   defaultLevel?: T.DefaultLevel | null;
 }, { 200: T.Collection }>;
 /** `DELETE /collections/{collectionId}`: Delete a collection */
@@ -943,10 +944,14 @@ export declare const getOrganizationSAMLProviderById: Operation<"organizationId"
 /** `PATCH /orgs/{organizationId}/saml/{samlProviderId}`: Update a SAML provider */
 export declare const updateOrganizationSAMLProvider: Operation<"organizationId" | "samlProviderId", never, {
   label?: T.SAMLProviderLabel | null;
-  entityID?: T.SAMLProviderEntityID | null;
-  certificate?: T.SAMLProviderCertificate | null;
-  ssoURL?: T.URL | null;
-  defaultTeam?: string | null;
+  /** The new value; null removes it (the provider is pending again). */
+  entityID?: (T.SAMLProviderEntityID) | (null) | null;
+  /** The new value; null removes it (the provider is pending again). */
+  certificate?: (T.SAMLProviderCertificate) | (null) | null;
+  /** The new value; null removes it (the provider is pending again). */
+  ssoURL?: (T.URL) | (null) | null;
+  /** The id of the team SSO members join; null for none. */
+  defaultTeam?: string | null | null;
   defaultRole?: T.MemberRoleOrGuest | null;
 }, { 200: T.OrganizationSAMLProvider }>;
 /** `DELETE /orgs/{organizationId}/saml/{samlProviderId}`: Delete a SAML provider */
@@ -1050,7 +1055,10 @@ export declare const listTranslations: Operation<"organizationId", { page?: stri
 } }>;
 /** `POST /orgs/{organizationId}/translations`: Create a translation */
 export declare const createTranslation: Operation<"organizationId", never, {
-  source: T.TranslationSource;
+  source: {
+  space: string;
+  language?: T.TranslationLanguage | null;
+};
   language: T.TranslationLanguage;
   instructions?: T.JSONDocument | null;
 }, { 201: T.Translation }>;
@@ -1242,7 +1250,7 @@ export declare const sortSiteStructure: Operation<"organizationId" | "siteId", n
   /** Pointer to the site space, section, section group, or external link being moved. */
   item: T.SiteStructureItemPointer;
   /** The position to move the item to. When not provided the item is moved to the end of the site structure. */
-  position: T.SiteStructureItemMovePosition;
+  position?: T.SiteStructureItemMovePosition | null;
 }, { 200: T.SiteStructureItem; 204: undefined }>;
 /** `GET /orgs/{organizationId}/sites/{siteId}/publishing/auth`: Get the published content authentication configuration for a site */
 export declare const getSitePublishingAuthById: Operation<"organizationId" | "siteId", never, never, { 200: T.SitePublishingAuth }>;

@@ -1814,7 +1814,7 @@ export const updateCollectionById = {
     return keep(this, 'query', undefined);
   },
   get body() {
-    return keep(this, 'body', z.object({ title: S.CollectionTitle.nullish(), description: S.CollectionDescription.nullish(), defaultLevel: S.DefaultLevel.nullish() }));
+    return keep(this, 'body', z.object({ title: S.CollectionTitle.nullish(), description: S.CollectionDescription.nullable().nullish(), defaultLevel: S.DefaultLevel.nullish() }));
   },
   get answers() {
     return keep(this, 'answers', { 200: S.Collection });
@@ -3434,7 +3434,7 @@ export const updateOrganizationSAMLProvider = {
     return keep(this, 'query', undefined);
   },
   get body() {
-    return keep(this, 'body', z.object({ label: S.SAMLProviderLabel.nullish(), entityID: S.SAMLProviderEntityID.nullish(), certificate: S.SAMLProviderCertificate.nullish(), ssoURL: S.URL.nullish(), defaultTeam: z.string().nullish(), defaultRole: S.MemberRoleOrGuest.nullish() }));
+    return keep(this, 'body', z.object({ label: S.SAMLProviderLabel.nullish(), entityID: S.SAMLProviderEntityID.nullable().nullish(), certificate: S.SAMLProviderCertificate.nullable().nullish(), ssoURL: S.URL.nullable().nullish(), defaultTeam: z.string().nullable().nullish(), defaultRole: S.MemberRoleOrGuest.nullish() }));
   },
   get answers() {
     return keep(this, 'answers', { 200: S.OrganizationSAMLProvider });
@@ -3902,7 +3902,7 @@ export const createTranslation = {
     return keep(this, 'query', undefined);
   },
   get body() {
-    return keep(this, 'body', z.object({ source: S.TranslationSource, language: S.TranslationLanguage, instructions: S.JSONDocument.nullish() }));
+    return keep(this, 'body', z.object({ source: z.object({ space: z.string(), language: S.TranslationLanguage.nullish() }), language: S.TranslationLanguage, instructions: S.JSONDocument.nullish() }));
   },
   get answers() {
     return keep(this, 'answers', { 201: S.Translation });
@@ -4532,7 +4532,7 @@ export const sortSiteStructure = {
     return keep(this, 'query', undefined);
   },
   get body() {
-    return keep(this, 'body', z.object({ item: S.SiteStructureItemPointer, position: S.SiteStructureItemMovePosition }));
+    return keep(this, 'body', z.object({ item: S.SiteStructureItemPointer, position: S.SiteStructureItemMovePosition.nullish() }));
   },
   get answers() {
     return keep(this, 'answers', { 200: S.SiteStructureItem, 204: undefined });

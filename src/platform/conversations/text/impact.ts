@@ -1,4 +1,5 @@
 import { fold } from './terms.js';
+import { CONVERSATION_IMPACTS } from '../../contract/enums.js';
 
 /**
  * The estimated end-user impact of an issue, from signals in the user's own words (the levels of
@@ -12,7 +13,7 @@ import { fold } from './terms.js';
  * Knows neither HTTP nor SQL.
  */
 
-export const IMPACTS = ['low', 'medium', 'high'] as const;
+export const IMPACTS = CONVERSATION_IMPACTS;
 export type Impact = (typeof IMPACTS)[number];
 
 export interface ImpactSignals {
