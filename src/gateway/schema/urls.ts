@@ -12,7 +12,7 @@ import { getPublishedSite } from '../upstream/site-access.js';
 import { getSpace } from '../upstream/spaces.js';
 import { getEmbed, resolveContentUrl, resolvePublishedUrl, resolvePublishedUrlFor } from '../upstream/urls.js';
 import type { ChangeRequest } from '../upstream/shapes/change-requests.js';
-import type { Collection } from '../upstream/shapes/collections.js';
+import type { Collection } from '../upstream/contract/types.js';
 import type { RevisionPage } from '../upstream/shapes/content.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';

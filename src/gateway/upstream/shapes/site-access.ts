@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dateTime, url, VISITOR_AUTH_BACKENDS } from './common.js';
 import { changeRequest } from './change-requests.js';
-import { collection } from './collections.js';
+import { S } from '../contract/schemas.js';
 import { revisionPage } from './content.js';
 import { space } from './spaces.js';
 import { site, siteStructure } from './sites.js';
@@ -122,7 +122,7 @@ export const publishedLookup = z.union([contentRedirect, publishedContent]);
 
 /** `GET /urls/content`: a collection, or a space with a change request and a page. */
 export const contentLookup = z.union([
-  z.object({ collection }),
+  z.object({ collection: S.Collection }),
   z.object({ space, changeRequest: changeRequest.nullish(), page: revisionPage.nullish() }),
 ]);
 
