@@ -3833,9 +3833,9 @@ export const listCustomFonts = {
   method: "GET",
   path: "/orgs/{organizationId}/fonts",
   pathParams: ["organizationId"],
-  queryParams: [],
+  queryParams: ["page","limit"],
   get query() {
-    return keep(this, 'query', undefined);
+    return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
   get body() {
     return keep(this, 'body', undefined);
