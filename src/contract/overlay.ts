@@ -398,6 +398,14 @@ export const OVERLAY: readonly OverlayEntry[] = [
     reason: 'the API documentation (Sites) gives basic as the default type of a new site',
   },
 
+  // Organizations, members, teams, users, collections, SAML, fonts, translations.
+  ...listParameters.map((parameter) => ({
+    pointer: `${operationAt('get', '/orgs/{organizationId}/fonts')}/parameters/-`,
+    value: parameter,
+    reason:
+      'the API documentation (Custom fonts) answers a page of fonts, and page and limit apply to every page of results; the description takes neither',
+  })),
+
   // --- Operations the API documentation lists and the description does not ----------------------------
   operation(
     'post',

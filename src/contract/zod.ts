@@ -37,6 +37,16 @@ export const PARTIAL: Record<string, { zod: string; ts: string; reason: string }
   },
 };
 
+/**
+ * URLs the platform signs, by component and property: whoever holds one may use it without a token,
+ * so its signature is what it is for. They are read whole, where every other URL loses the
+ * credentials its query or user info carries. Each says where the URL goes.
+ */
+export const SIGNED_URLS: Record<string, string> = {
+  'FontSource.url': 'a font file that browsers load from sites, answered to clients as it is',
+  'StorageUploadURL.url': 'where the gateway sends an uploaded file, at once; never answered to clients',
+};
+
 const ANNOTATIONS = new Set(['description', 'title', 'deprecated', 'example', 'examples', 'readOnly', 'writeOnly']);
 const COMPONENT = '#/components/schemas/';
 
@@ -75,6 +85,8 @@ class ZodWriter {
   private readonly nameOf = new Map<Schema, string>();
   /** Each component's strongly connected component: a reference inside one goes through `z.lazy`. */
   private readonly cycleOf = new Map<string, string>();
+  /** The places of `SIGNED_URLS` met while writing the schemas (each must be). */
+  private readonly signedUsed = new Set<string>();
 
   constructor(
     description: Description,
@@ -102,6 +114,8 @@ class ZodWriter {
       (name) =>
         `  get ${ident(name)}() {\n    return keep(this, ${lit(ident(name))}, ${this.zod(this.schemas[name]!, name)});\n  },\n`,
     );
+    const unused = Object.keys(SIGNED_URLS).filter((place) => !this.signedUsed.has(place));
+    if (unused.length > 0) throw new Error(`SIGNED_URLS names no URL of the description at ${unused.join(', ')}`);
     return `${banner}import { z } from 'zod';\nimport { keep, tagged, url } from '../formats.js';\n\n/** Every component schema the operations reach, built on first use. */\nexport const S = {\n${getters.join('')}};\n`;
   }
 
@@ -233,11 +247,23 @@ class ZodWriter {
     if (entries.length === 0 && extra) return `z.record(z.string(), ${extra})`;
     const fields = entries.map(([name, property]) => {
       const optional = flat.required.has(name) || property.default !== undefined ? '' : '.nullish()';
-      const partial = PARTIAL[`${flat.owners.get(name)}.${name}`];
-      return `${key(name)}: ${partial ? partial.zod : this.zod(property, from)}${optional}`;
+      const owner = flat.owners.get(name);
+      const partial = PARTIAL[`${owner}.${name}`];
+      const read = partial ? partial.zod : (this.signed(owner, name, property) ?? this.zod(property, from));
+      return `${key(name)}: ${read}${optional}`;
     });
     const catchall = extra && extra !== 'z.unknown()' ? `.catchall(${extra})` : '';
     return `z.object({ ${fields.join(', ')} })${catchall}`;
+  }
+
+  /** `z.string()` for a property `SIGNED_URLS` names (a URL read whole); undefined for any other. */
+  private signed(owner: string | undefined, name: string, property: Schema): string | undefined {
+    const place = `${owner}.${name}`;
+    if (owner === undefined || !SIGNED_URLS[place]) return undefined;
+    const target = typeof property.$ref === 'string' ? this.resolve(property) : property;
+    if (target.type !== 'string' || target.format !== 'uri') throw new Error(`SIGNED_URLS: ${place} is not a URL`);
+    this.signedUsed.add(place);
+    return 'z.string()';
   }
 
   private objectOf(fields: Array<[name: string, schema: Schema, required: boolean]>): string {

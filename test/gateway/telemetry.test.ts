@@ -253,7 +253,7 @@ describe('metrics', () => {
       expect({
         spaces: sample(text, `${upstream}{method="GET",route="/spaces/{spaceId}",status="200"}`),
         missing: sample(text, `${upstream}{method="GET",route="/spaces/{spaceId}",status="404"}`),
-        organizations: sample(text, `${upstream}{method="GET",route="/orgs/{id}",status="200"}`),
+        organizations: sample(text, `${upstream}{method="GET",route="/orgs/{organizationId}",status="200"}`),
         viewer: sample(text, `${upstream}{method="GET",route="/user",status="200"}`),
       }).toEqual({ spaces: 2, missing: 1, organizations: 2, viewer: 1 });
       // Route templates, never raw paths: no id becomes a label.

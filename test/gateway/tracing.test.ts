@@ -63,7 +63,7 @@ describe('traces', () => {
       });
       const children = spans.filter((span) => span !== root);
       expect(children.map((span) => span.name).sort()).toEqual([
-        'GET /orgs/{id}',
+        'GET /orgs/{organizationId}',
         'GET /spaces/{spaceId}',
         'graphql.execute',
         'graphql.parse',

@@ -194,4 +194,33 @@ describe('translations', () => {
     );
     expect(again.deleteTranslation.deleted).toBe(false);
   });
+
+  it('passes on why the last run failed, read, listed and written, where the platform says', async () => {
+    const db = g.platform.db;
+    db.prepare("UPDATE translations SET last_error = ?, last_error_at = ? WHERE org_id = 'acme'").run(
+      'The translator answered 500',
+      '2026-01-02T03:04:05.000Z',
+    );
+    try {
+      const error = { message: 'The translator answered 500', failedAt: '2026-01-02T03:04:05.000Z' };
+      const listed = await ok(
+        `{ organization(id: "acme") { translations { nodes { id lastRunError { message failedAt } } } } }`,
+      );
+      const nodes = listed.organization.translations.nodes;
+      expect(nodes.length).toBeGreaterThan(0);
+      for (const one of nodes) expect(one.lastRunError).toEqual(error);
+      const [node] = nodes;
+      const read = await ok(`query ($id: ID!) { node(id: $id) { ... on Translation { lastRunError { message } } } }`, {
+        id: node.id,
+      });
+      expect(read.node.lastRunError).toEqual({ message: error.message });
+      const written = await ok(
+        `mutation ($id: ID!) { updateTranslation(input: { translationId: $id, instructions: { text: "Plain words." } }) { translation { lastRunError { failedAt } } userErrors { code } } }`,
+        { id: node.id },
+      );
+      expect(written.updateTranslation.translation.lastRunError).toEqual({ failedAt: error.failedAt });
+    } finally {
+      db.prepare("UPDATE translations SET last_error = NULL, last_error_at = NULL WHERE org_id = 'acme'").run();
+    }
+  });
 });

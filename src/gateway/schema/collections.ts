@@ -17,14 +17,14 @@ import {
   updateCollection,
   updateCollectionUserPermission,
 } from '../upstream/collections.js';
-import type { Collection, UserPermission } from '../upstream/shapes/collections.js';
-import { ROLES } from '../upstream/shapes/common.js';
+import type { Collection, UserContentPermission as UserPermission } from '../upstream/contract/types.js';
+import { S } from '../upstream/contract/schemas.js';
 import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, loadableNode, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import { DefaultLevelEnum, RoleEnum } from './kit/enums.js';
+import { DefaultLevelEnum, enumValues, RoleEnum } from './kit/enums.js';
 import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
 import { idInput, readTeamId } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
@@ -326,7 +326,7 @@ declareMutation('updateCollection', {
     defaultLevel: inputField(
       DefaultLevelEnum,
       'Level of access every member gets on it (INHERIT follows the parent).',
-      z.enum(['inherit', ...ROLES]).nullish(),
+      z.enum(['inherit', ...enumValues(S.MemberRole)]).nullish(),
     ),
   },
   check: (input) => input.superRefine(noNull(['title', 'defaultLevel'])),
@@ -387,7 +387,9 @@ declareMutation('inviteToCollection', {
     role: inputField(
       RoleEnum,
       'Role to grant; required, null removes the direct grants of the listed users and teams.',
-      z.enum(ROLES, { message: 'is required: a role, or null to remove the direct grants' }).nullable(),
+      z
+        .enum(enumValues(S.MemberRole), { message: 'is required: a role, or null to remove the direct grants' })
+        .nullable(),
     ),
     userIds: inputField(
       ['ID'],
@@ -426,7 +428,9 @@ declareMutation('updateCollectionUserPermission', {
     role: inputField(
       RoleEnum,
       'The role to grant; required, null removes the direct grant.',
-      z.enum(ROLES, { message: 'is required: a role, or null to remove the direct grant' }).nullable(),
+      z
+        .enum(enumValues(S.MemberRole), { message: 'is required: a role, or null to remove the direct grant' })
+        .nullable(),
     ),
   },
   payload: (name) =>

@@ -3,7 +3,12 @@ import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from './kit/upstream-cost.js';
 import { createFont, createStorageUpload, deleteFont, getFont, listFonts, updateFont } from '../upstream/fonts.js';
-import { FONT_FORMATS, STORAGE_KINDS, type CustomFont } from '../upstream/shapes/fonts.js';
+import { S } from '../upstream/contract/schemas.js';
+import type {
+  CustomizationFontDefinition as CustomFont,
+  FontSource as FontSourceModel,
+  StorageUploadKind,
+} from '../upstream/contract/types.js';
 import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
@@ -26,14 +31,17 @@ export const CustomFontNode = organizationNode<CustomFont>('CustomFont', (organi
 const primeFonts = (ctx: GatewayContext, organizationId: string, fonts: Iterable<CustomFont>) =>
   primeInOrganization(CustomFontNode, ctx, organizationId, fonts);
 
-const FontFormatEnum = restEnum('FontFormat', 'Format of a web font file.', {
+/** The formats of a font file, with what each is. */
+const FONT_FORMATS = {
   woff: 'WOFF 1.0 (`font/woff`).',
   woff2: 'WOFF 2.0 (`font/woff2`).',
-});
+} satisfies Record<NonNullable<FontSourceModel['format']>, string>;
+
+const FontFormatEnum = restEnum('FontFormat', 'Format of a web font file.', FONT_FORMATS);
 
 type Face = CustomFont['fontFaces'][number];
 
-const FontSource = builder.objectRef<Face['sources'][number]>('FontSource').implement({
+const FontSource = builder.objectRef<FontSourceModel>('FontSource').implement({
   description: 'A file of a font face.',
   fields: (t) => ({
     url: t.exposeString('url', {
@@ -278,7 +286,7 @@ const StorageKindEnum = restEnum('StorageUploadKind', 'What an uploaded file is 
   customization_font: 'A font file (WOFF or WOFF2) for a custom font; admins only.',
   import_file: 'A file to import content from; needs the create role.',
   organization_file: 'Any other file of the organization; needs the edit role.',
-});
+} satisfies Record<StorageUploadKind, string>);
 
 interface UploadedModel {
   key: string;
@@ -303,7 +311,7 @@ declareMutation('uploadFile', {
   input: 'The file and what it is for.',
   fields: {
     organizationId: organizationIdField,
-    kind: inputField(StorageKindEnum, 'What the file is for (decides who may upload it).', z.enum(STORAGE_KINDS)),
+    kind: inputField(StorageKindEnum, 'What the file is for (decides who may upload it).', S.StorageUploadKind),
     file: inputField('Upload', 'The file, as a part of the multipart request.', uploadedFile),
     contentType: inputField(
       'String',
@@ -340,6 +348,6 @@ declareMutation('uploadFile', {
 /** A media type for a file sent without one, from its extension. */
 function fontTypeOf(name: string): string {
   const extension = name.toLowerCase().split('.').pop();
-  const format = FONT_FORMATS.find((known) => known === extension);
+  const format = Object.keys(FONT_FORMATS).find((known) => known === extension);
   return format ? `font/${format}` : 'application/octet-stream';
 }

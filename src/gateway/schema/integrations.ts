@@ -47,7 +47,7 @@ import {
   type SiteInstallation,
   type SpaceInstallation,
 } from '../upstream/shapes/integrations.js';
-import { organization as organizationShape } from '../upstream/shapes/organizations.js';
+import { S } from '../upstream/contract/schemas.js';
 import { organizationOfSite } from '../upstream/sites.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import { builder, type SchemaTypesOf } from './kit/builder.js';
@@ -114,7 +114,7 @@ const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) =>
     OrganizationNode,
     ctx,
     held.flatMap((item) => {
-      const owner = organizationShape.safeParse(item.owner);
+      const owner = S.Organization.safeParse(item.owner);
       return owner.success ? [owner.data] : [];
     }),
   );

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../context.js';
 import { listConnection, mapNodes } from './kit/connections.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, platformKey } from './kit/ids.js';
-import { ROLES } from '../upstream/shapes/common.js';
+import { S } from '../upstream/contract/schemas.js';
 import {
   getMember,
   listMembers,
@@ -16,12 +16,12 @@ import {
   updateMember,
 } from '../upstream/members.js';
 import type {
-  Member,
-  MemberSpacePermission as MemberSpacePermissionModel,
-  TeamMember,
-} from '../upstream/shapes/members.js';
+  OrganizationMember as Member,
+  MemberContentPermission as MemberSpacePermissionModel,
+  OrganizationTeamMember as TeamMember,
+  TeamMemberRole as TeamRole,
+} from '../upstream/contract/types.js';
 import { getCurrentUser } from '../upstream/users.js';
-import type { TeamRole } from '../upstream/shapes/common.js';
 import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, organizationNode, prime, primeInOrganization, type InOrganization } from './kit/loaders.js';
@@ -29,7 +29,7 @@ import { declareMutation, inputField } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
 import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
 import { idInput } from './kit/ids.js';
-import { OrderEnum, restEnum, ROLE_DESCRIPTIONS, RoleEnum, TeamRoleEnum } from './kit/enums.js';
+import { enumValues, OrderEnum, restEnum, ROLE_DESCRIPTIONS, RoleEnum, TeamRoleEnum } from './kit/enums.js';
 import { permissionsType } from './kit/permissions.js';
 import { primeTeams, TeamNode, type TeamModel } from './teams.js';
 import { SpaceNode } from './spaces.js';
@@ -340,7 +340,9 @@ declareMutation('updateMember', {
     role: inputField(
       RoleEnum,
       'The new role; must be given: null explicitly makes the member a guest.',
-      z.enum(ROLES, { error: 'must be given: a role, or null to make the member a guest' }).nullable(),
+      z
+        .enum(enumValues(S.MemberRole), { error: 'must be given: a role, or null to make the member a guest' })
+        .nullable(),
     ),
   },
   payload: MemberPayload,
@@ -392,9 +394,8 @@ declareMutation('pingOrganization', {
     })),
   run: async (i, ctx) => {
     const data = await pingOrganization(ctx.api, i.organizationId);
-    // The user's document names the field `serviceVisitorClaims`, the official spec `gitbookVisitorClaims`.
     return {
-      serviceVisitorClaims: data?.serviceVisitorClaims ?? data?.gitbookVisitorClaims ?? null,
+      serviceVisitorClaims: data?.serviceVisitorClaims ?? null,
       organizationId: i.organizationId,
     };
   },

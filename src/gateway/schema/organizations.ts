@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { listConnection } from './kit/connections.js';
 import { ownedIdInput, platformKey } from './kit/ids.js';
-import { ROLES, type MergeRules } from '../upstream/shapes/common.js';
+import type { MergeRules } from '../upstream/shapes/common.js';
+import { S } from '../upstream/contract/schemas.js';
 import {
   deleteOrganizationInvite,
   getAgentInstructions,
@@ -13,18 +14,16 @@ import {
   updateOrganization,
 } from '../upstream/organizations.js';
 import type {
-  BILLING_INTERVALS,
-  BLOCK_SOURCES,
-  COMMUNITY_TYPES,
-  DEFAULT_CONTENT_TYPES,
-  ORGANIZATION_TYPES,
-  PLANS,
-  TRIAL_DECISIONS,
-  TRIAL_STATUSES,
-  USE_CASES,
-  AgentInstructions,
+  BillingInterval,
+  BillingProduct,
+  BillingTrialStatus,
+  BlockSource,
+  OrganizationAgentInstructions as AgentInstructions,
   Organization,
-} from '../upstream/shapes/organizations.js';
+  OrganizationCommunityType,
+  OrganizationType,
+  OrganizationUseCase,
+} from '../upstream/contract/types.js';
 import { DEFAULT_LIST_ITEMS } from '../policy/cost.js';
 import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
@@ -232,7 +231,7 @@ const Urls = builder.objectRef<Organization['urls']>('OrganizationUrls').impleme
 const OrganizationTypeEnum = restEnum('OrganizationType', 'The kind of an organization.', {
   business: 'A business.',
   community: 'A community (non-profit, open source, education).',
-} satisfies Record<(typeof ORGANIZATION_TYPES)[number], string>);
+} satisfies Record<OrganizationType, string>);
 
 const UseCaseEnum = restEnum('OrganizationUseCase', 'What an organization uses the platform for.', {
   internalDocs: 'Internal documentation.',
@@ -244,13 +243,13 @@ const UseCaseEnum = restEnum('OrganizationUseCase', 'What an organization uses t
   openSourceDocs: 'Documentation of an open-source project.',
   notes: 'Notes.',
   other: 'Something else.',
-} satisfies Record<(typeof USE_CASES)[number], string>);
+} satisfies Record<OrganizationUseCase, string>);
 
 const CommunityTypeEnum = restEnum('OrganizationCommunityType', 'The kind of a community organization.', {
   nonProfit: 'A non-profit.',
   openSource: 'An open-source project.',
   education: 'An educational institution.',
-} satisfies Record<(typeof COMMUNITY_TYPES)[number], string>);
+} satisfies Record<OrganizationCommunityType, string>);
 
 const PlanEnum = restEnum('OrganizationPlan', 'The product plan of an organization (with the year of its pricing).', {
   free_2024: 'Free (2024 pricing).',
@@ -262,12 +261,12 @@ const PlanEnum = restEnum('OrganizationPlan', 'The product plan of an organizati
   plus: 'Plus (earlier pricing).',
   pro: 'Pro (earlier pricing).',
   internal: 'Internal to the platform.',
-} satisfies Record<(typeof PLANS)[number], string>);
+} satisfies Record<BillingProduct, string>);
 
 const BillingIntervalEnum = restEnum('BillingInterval', 'How often a subscription is billed.', {
   monthly: 'Every month.',
   yearly: 'Every year.',
-} satisfies Record<(typeof BILLING_INTERVALS)[number], string>);
+} satisfies Record<BillingInterval, string>);
 
 const TrialStatusEnum = restEnum('OrganizationTrialStatus', 'Where the trial of an organization stands.', {
   notapplicable: 'No trial applies to its plan.',
@@ -275,24 +274,24 @@ const TrialStatusEnum = restEnum('OrganizationTrialStatus', 'Where the trial of 
   active: 'A trial is running.',
   ended: 'The trial ended.',
   expired: 'The trial expired without a decision.',
-} satisfies Record<(typeof TRIAL_STATUSES)[number], string>);
+} satisfies Record<BillingTrialStatus, string>);
 
 const TrialDecisionEnum = restEnum('OrganizationTrialDecision', 'What was decided at the end of a trial.', {
   downgrade: 'Go back to the plan before the trial.',
-} satisfies Record<(typeof TRIAL_DECISIONS)[number], string>);
+} satisfies Record<NonNullable<Organization['trial']['decision']>, string>);
 
 const BlockSourceEnum = restEnum('OrganizationBlockSource', 'Who blocked an organization.', {
   backoffice: 'The platform’s staff.',
   external: 'An outside service (payments, say).',
   internal: 'The platform itself.',
-} satisfies Record<(typeof BLOCK_SOURCES)[number], string>);
+} satisfies Record<BlockSource, string>);
 
 const DefaultContentKindEnum = restEnum(
   'OrganizationDefaultContentType',
   'The kind of the default content of an organization.',
   {
     site: 'A docs site.',
-  } satisfies Record<(typeof DEFAULT_CONTENT_TYPES)[number], string>,
+  } satisfies Record<NonNullable<Organization['defaultContent']>['type'], string>,
 );
 
 type Billing = NonNullable<Organization['billing']>;
@@ -604,7 +603,7 @@ declareMutation('updateOrganization', {
         .regex(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, 'must be 3 to 32 lowercase letters, digits or dashes')
         .nullish(),
     ),
-    defaultRole: inputField(RoleEnum, 'Role of people who join; null makes them guests.', z.enum(ROLES).nullish()),
+    defaultRole: inputField(RoleEnum, 'Role of people who join; null makes them guests.', S.MemberRole.nullish()),
     defaultContentSiteId: inputField(
       'ID',
       'Docs site shown on the organization hostname (platform id or Site global ID); null removes it.',

@@ -4,16 +4,18 @@ import type { GatewayContext } from '../context.js';
 import { upstream } from './kit/upstream-cost.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from './kit/ids.js';
 import { organizationTarget } from './targets.js';
-import { ROLES } from '../upstream/shapes/common.js';
+import { S } from '../upstream/contract/schemas.js';
+import type { SAMLProviderStatus } from '../upstream/contract/types.js';
 import {
   createSamlProvider,
   deleteSamlProvider,
   getSamlProvider,
   listSamlProviders,
   listSsoLogins,
+  type SamlProvider,
+  type SsoLogin,
   updateSamlProvider,
 } from '../upstream/saml.js';
-import type { SamlProvider, SsoLogin } from '../upstream/shapes/saml.js';
 import { builder } from './kit/builder.js';
 import { type InOrganization, linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField } from './kit/mutations.js';
@@ -39,7 +41,7 @@ const primeProviders = (ctx: GatewayContext, organizationId: string, providers: 
 const SamlStatusEnum = restEnum('SamlProviderStatus', 'Whether people can sign in with a SAML provider.', {
   active: 'Configured (sign-on URL, entity ID and a valid certificate): people can sign in with it.',
   pending: 'Not fully configured yet: nobody can sign in with it.',
-});
+} satisfies Record<SAMLProviderStatus, string>);
 
 const SamlService = builder.objectRef<SamlProvider['service']>('SamlServiceProvider').implement({
   description: 'What to give the identity provider about the platform, made for one provider.',
@@ -217,7 +219,7 @@ const providerFields = {
   defaultRole: inputField(
     RoleEnum,
     'Role people get when they first sign in; null makes them guests (default READ).',
-    z.enum(ROLES).nullish(),
+    S.MemberRole.nullish(),
   ),
 };
 

@@ -4,8 +4,8 @@ import type { GatewayContext } from '../context.js';
 import { listConnection, mapNodes } from './kit/connections.js';
 import { BadUserInputError } from '../errors.js';
 import { compositeKey, platformKey } from './kit/ids.js';
-import { TEAM_ROLES } from '../upstream/shapes/common.js';
-import type { Team } from '../upstream/shapes/teams.js';
+import { S } from '../upstream/contract/schemas.js';
+import type { OrganizationTeam as Team } from '../upstream/contract/types.js';
 import {
   createTeam,
   deleteTeam,
@@ -226,7 +226,7 @@ const teamMembership = inputObject('TeamMembershipInput', {
   description: 'A user and the role to give them in a team.',
   fields: {
     user: inputField('String', 'User id, e-mail address or User global ID of a member of the organization.', userRef),
-    role: inputField(TeamRoleEnum, 'Role to give them in the team.', z.enum(TEAM_ROLES)),
+    role: inputField(TeamRoleEnum, 'Role to give them in the team.', S.TeamMemberRole),
   },
 });
 
@@ -347,7 +347,7 @@ declareMutation('setTeamMember', {
     role: inputField(
       TeamRoleEnum,
       'Role in the team; left out, a new member joins as MEMBER and an existing one keeps their role.',
-      z.enum(TEAM_ROLES).nullish(),
+      S.TeamMemberRole.nullish(),
     ),
   },
   check: (input) => input.transform(resolveTeam),

@@ -1,15 +1,16 @@
-import { z } from 'zod';
 import { listConnection, mapNodes } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { upstream } from './kit/upstream-cost.js';
 import { compositeKey } from './kit/ids.js';
-import { TRANSLATION_LANGUAGES, type Translation } from '../upstream/shapes/translations.js';
+import { S } from '../upstream/contract/schemas.js';
+import type { TranslationLanguage, TranslationStatus } from '../upstream/contract/types.js';
 import {
   createTranslation,
   deleteTranslation,
   getTranslation,
   listTranslations,
   runTranslation,
+  type Translation,
   updateTranslation,
 } from '../upstream/translations.js';
 import { builder } from './kit/builder.js';
@@ -44,7 +45,7 @@ const TranslationStatusEnum = restEnum('TranslationStatus', 'Where a translation
   pending: 'Never run, or a run is queued.',
   running: 'A run is translating the source now.',
   completed: 'The last run finished: the result space holds the translation of the source as it was then.',
-});
+} satisfies Record<TranslationStatus, string>);
 
 const LanguageEnum = restEnum('TranslationLanguage', 'A language content can be translated from and into.', {
   en: 'English.',
@@ -86,7 +87,7 @@ const LanguageEnum = restEnum('TranslationLanguage', 'A language content can be 
   lv: 'Latvian.',
   et: 'Estonian.',
   sl: 'Slovenian.',
-} satisfies Record<(typeof TRANSLATION_LANGUAGES)[number], string>);
+} satisfies Record<TranslationLanguage, string>);
 
 const TranslationSource = builder.objectRef<TranslationHeld['source']>('TranslationSource').implement({
   description: 'What a translation translates.',
@@ -269,7 +270,7 @@ builder.objectFields(OrganizationNode, (t) => ({
 
 // --- Mutations ---------------------------------------------------------------------------------
 
-const languageCode = z.enum(TRANSLATION_LANGUAGES);
+const languageCode = S.TranslationLanguage;
 
 const TranslationSourceInput = inputObject('TranslationSourceInput', {
   description: 'The space to translate and the language of its content.',

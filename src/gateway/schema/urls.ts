@@ -11,8 +11,7 @@ import type { ContentRedirect, Embed, PublishedContent } from '../upstream/shape
 import { getPublishedSite } from '../upstream/site-access.js';
 import { getSpace } from '../upstream/spaces.js';
 import { getEmbed, resolveContentUrl, resolvePublishedUrl, resolvePublishedUrlFor } from '../upstream/urls.js';
-import type { ChangeRequest } from '../upstream/contract/types.js';
-import type { Collection } from '../upstream/shapes/collections.js';
+import type { ChangeRequest, Collection } from '../upstream/contract/types.js';
 import type { RevisionPage } from '../upstream/shapes/content.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';

@@ -1,10 +1,16 @@
-import type { User } from '../upstream/shapes/users.js';
+import type { User } from '../upstream/contract/types.js';
 import { getCurrentUser, getUser } from '../upstream/users.js';
 import { platformKey } from './kit/ids.js';
 import { builder } from './kit/builder.js';
 import { loadableNode, prime } from './kit/loaders.js';
 
-export const UserNode = loadableNode<User>('User', {
+/**
+ * A user as the node reads it: the description's `User` with `object` and `urls` optional, as the
+ * users embedded in answers still parsed with a hand-written shape (`shapes/common.ts`) are.
+ */
+type UserItem = Omit<User, 'object' | 'urls'> & { urls?: { location?: string | null | undefined } | null | undefined };
+
+export const UserNode = loadableNode<UserItem>('User', {
   load: (id, ctx) => getUser(ctx.api, id),
 });
 

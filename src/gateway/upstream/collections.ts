@@ -1,64 +1,65 @@
 import type { RequestApi } from './request.js';
-import { route } from './client.js';
-import { type Filters, restPages, sendDelete, sendFor } from './operation.js';
-import { collection, userPermission } from './shapes/collections.js';
-import type { Role } from './shapes/common.js';
+import * as op from './contract/operations.js';
+import type { MemberRoleOrGuest } from './contract/types.js';
+import { type Filters, listOf } from './operation.js';
 
 /** `GET /collections/{collectionId}` */
 export const getCollection = (api: RequestApi, collectionId: string) =>
-  api.get(route`/collections/${collectionId}`, collection);
+  api.read(op.getCollectionById, { collectionId });
 
 /** `GET /orgs/{organizationId}/collections`, in tree order; `nested: false` keeps the top level only. */
 export const listCollections = (api: RequestApi, organizationId: string, filters: Filters<'nested'>) =>
-  restPages(api, route`/orgs/${organizationId}/collections`, collection, filters);
+  listOf(api, op.listCollectionsInOrganizationById, { organizationId }, filters);
 
 /** `POST /orgs/{organizationId}/collections` */
-export const createCollection = (api: RequestApi, organizationId: string, body: object) =>
-  sendFor(api, 'POST', route`/orgs/${organizationId}/collections`, collection, { body });
+export const createCollection = async (api: RequestApi, organizationId: string, body: object) =>
+  (await api.write(op.createCollection, { organizationId }, { body })).data;
 
 /** `PATCH /collections/{collectionId}` */
-export const updateCollection = (api: RequestApi, collectionId: string, body: object) =>
-  sendFor(api, 'PATCH', route`/collections/${collectionId}`, collection, { body });
+export const updateCollection = async (api: RequestApi, collectionId: string, body: object) =>
+  (await api.write(op.updateCollectionById, { collectionId }, { body })).data;
 
 /** `DELETE /collections/{collectionId}` */
-export const deleteCollection = (api: RequestApi, collectionId: string) =>
-  sendDelete(api, route`/collections/${collectionId}`);
+export const deleteCollection = async (api: RequestApi, collectionId: string) => ({
+  deleted: (await api.write(op.deleteCollectionById, { collectionId })).status === 205,
+});
 
 /** `POST /collections/{collectionId}/move` */
-export const moveCollection = (api: RequestApi, collectionId: string, body: object) =>
-  sendFor(api, 'POST', route`/collections/${collectionId}/move`, collection, { body });
+export const moveCollection = async (api: RequestApi, collectionId: string, body: object) =>
+  (await api.write(op.moveCollection, { collectionId }, { body })).data;
 
 /** `POST /collections/{collectionId}/transfer` */
-export const transferCollection = (api: RequestApi, collectionId: string, body: { organization: string }) =>
-  sendFor(api, 'POST', route`/collections/${collectionId}/transfer`, collection, { body });
+export const transferCollection = async (api: RequestApi, collectionId: string, body: { organization: string }) =>
+  (await api.write(op.transferCollection, { collectionId }, { body })).data;
 
 /** `GET /collections/{collectionId}/permissions/users`: users granted a role directly on the collection. */
 export const listCollectionUsers = (api: RequestApi, collectionId: string) =>
-  restPages(api, route`/collections/${collectionId}/permissions/users`, userPermission);
+  listOf(api, op.listUserPermissionsInCollection, { collectionId });
 
 /** `GET /collections/{collectionId}/permissions/aggregate`: every member who can access it, however. */
 export const listCollectionAccess = (api: RequestApi, collectionId: string, filters: Filters<'role'>) =>
-  restPages(api, route`/collections/${collectionId}/permissions/aggregate`, userPermission, filters);
+  listOf(api, op.listPermissionsAggregateInCollection, { collectionId }, filters);
 
 /** Users and teams to grant a role directly on a collection; a null role removes their direct grants. */
 export interface CollectionInvite {
-  role: Role | null;
+  role: MemberRoleOrGuest;
   users?: string[];
   teams?: string[];
 }
 
 /** `POST /collections/{collectionId}/permissions` (no body answered): grants users and teams a role. */
 export const inviteToCollection = (api: RequestApi, collectionId: string, body: CollectionInvite) =>
-  api.send('POST', route`/collections/${collectionId}/permissions`, { body });
+  api.write(op.inviteToCollection, { collectionId }, { body });
 
 /** `PATCH /collections/{collectionId}/permissions/users/{userId}` (no body answered) */
 export const updateCollectionUserPermission = (
   api: RequestApi,
   collectionId: string,
   userId: string,
-  body: { role: Role | null },
-) => api.send('PATCH', route`/collections/${collectionId}/permissions/users/${userId}`, { body });
+  body: { role: MemberRoleOrGuest },
+) => api.write(op.updateUserPermissionInCollection, { collectionId, userId }, { body });
 
 /** `DELETE /collections/{collectionId}/permissions/users/{userId}` */
-export const removeCollectionUser = (api: RequestApi, collectionId: string, userId: string) =>
-  sendDelete(api, route`/collections/${collectionId}/permissions/users/${userId}`);
+export const removeCollectionUser = async (api: RequestApi, collectionId: string, userId: string) => ({
+  deleted: (await api.write(op.removeUserFromCollection, { collectionId, userId })).status === 205,
+});

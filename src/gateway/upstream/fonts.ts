@@ -1,31 +1,32 @@
 import type { RequestApi } from './request.js';
-import { route } from './client.js';
-import { restPages, sendDelete, sendFor } from './operation.js';
-import { customFont, storageUploadUrl } from './shapes/fonts.js';
+import * as op from './contract/operations.js';
+import type { StorageUploadKind } from './contract/types.js';
+import { listOf } from './operation.js';
 
 /** `GET /orgs/{organizationId}/fonts/{fontId}` */
 export const getFont = (api: RequestApi, organizationId: string, fontId: string) =>
-  api.get(route`/orgs/${organizationId}/fonts/${fontId}`, customFont);
+  api.read(op.getCustomFont, { organizationId, fontId });
 
 /** `GET /orgs/{organizationId}/fonts`, oldest first. */
 export const listFonts = (api: RequestApi, organizationId: string) =>
-  restPages(api, route`/orgs/${organizationId}/fonts`, customFont);
+  listOf(api, op.listCustomFonts, { organizationId });
 
 /** `PUT /orgs/{organizationId}/fonts` */
-export const createFont = (api: RequestApi, organizationId: string, body: object) =>
-  sendFor(api, 'PUT', route`/orgs/${organizationId}/fonts`, customFont, { body });
+export const createFont = async (api: RequestApi, organizationId: string, body: object) =>
+  (await api.write(op.createCustomFont, { organizationId }, { body })).data;
 
 /** `POST /orgs/{organizationId}/fonts/{fontId}`: renames a font, sets and removes its weights. */
-export const updateFont = (api: RequestApi, organizationId: string, fontId: string, body: object) =>
-  sendFor(api, 'POST', route`/orgs/${organizationId}/fonts/${fontId}`, customFont, { body });
+export const updateFont = async (api: RequestApi, organizationId: string, fontId: string, body: object) =>
+  (await api.write(op.updateCustomFont, { organizationId, fontId }, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/fonts/{fontId}` */
-export const deleteFont = (api: RequestApi, organizationId: string, fontId: string) =>
-  sendDelete(api, route`/orgs/${organizationId}/fonts/${fontId}`);
+export const deleteFont = async (api: RequestApi, organizationId: string, fontId: string) => ({
+  deleted: (await api.write(op.deleteCustomFont, { organizationId, fontId })).status === 205,
+});
 
 /** `POST /orgs/{organizationId}/storage/upload`: a signed URL to PUT one file to, and the key it is stored under. */
-export const createStorageUpload = (
+export const createStorageUpload = async (
   api: RequestApi,
   organizationId: string,
-  body: { file: { name: string; type: string; size: number }; kind: string },
-) => sendFor(api, 'POST', route`/orgs/${organizationId}/storage/upload`, storageUploadUrl, { body });
+  body: { file: { name: string; type: string; size: number }; kind: StorageUploadKind },
+) => (await api.write(op.generateStorageUploadURL, { organizationId }, { body })).data;

@@ -1,38 +1,35 @@
 import type { RequestApi } from './request.js';
-import { route } from './client.js';
-import { restPages, sendDelete, sendFor } from './operation.js';
-import type { JsonDocument } from './shapes/common.js';
-import { agentInstructions, organization, organizationsByEmailDomain } from './shapes/organizations.js';
+import * as op from './contract/operations.js';
+import { listOf } from './operation.js';
 
 /** `GET /orgs`: the organizations the caller is a member of. */
-export const listOrganizations = (api: RequestApi) => restPages(api, '/orgs', organization);
+export const listOrganizations = (api: RequestApi) => listOf(api, op.listOrganizationsForAuthenticatedUser, {});
 
 /** `GET /orgs/{organizationId}` */
 export const getOrganization = (api: RequestApi, organizationId: string) =>
-  api.get(route`/orgs/${organizationId}`, organization);
+  api.read(op.getOrganizationById, { organizationId });
 
 /** `PATCH /orgs/{organizationId}` */
-export const updateOrganization = (api: RequestApi, organizationId: string, body: object) =>
-  sendFor(api, 'PATCH', route`/orgs/${organizationId}`, organization, { body });
+export const updateOrganization = async (api: RequestApi, organizationId: string, body: object) =>
+  (await api.write(op.updateOrganizationById, { organizationId }, { body })).data;
 
 /** `GET /email-domains/{domain}/orgs`: organizations people with an e-mail address in `domain` may join. */
 export const listOrganizationsByEmailDomain = (api: RequestApi, domain: string) =>
-  api.get(route`/email-domains/${domain}/orgs`, organizationsByEmailDomain);
+  api.read(op.getOrganizationsForEmailDomain, { emailDomain: domain });
 
 /** `POST /orgs/{organizationId}/join` (no body answered) */
 export const joinOrganization = (api: RequestApi, organizationId: string) =>
-  api.send('POST', route`/orgs/${organizationId}/join`);
+  api.write(op.joinOrganization, { organizationId });
 
 /** `DELETE /orgs/{organizationId}/link-invites/{inviteId}` */
-export const deleteOrganizationInvite = (api: RequestApi, organizationId: string, inviteId: string) =>
-  sendDelete(api, route`/orgs/${organizationId}/link-invites/${inviteId}`);
+export const deleteOrganizationInvite = async (api: RequestApi, organizationId: string, inviteId: string) => ({
+  deleted: (await api.write(op.deleteOrganizationInviteById, { organizationId, inviteId })).status === 205,
+});
 
 /** `GET /orgs/{organizationId}/agent-instructions` */
 export const getAgentInstructions = (api: RequestApi, organizationId: string) =>
-  api.get(route`/orgs/${organizationId}/agent-instructions`, agentInstructions);
+  api.read(op.getOrganizationAgentInstructions, { organizationId });
 
-/** `PUT /orgs/{organizationId}/agent-instructions` */
-export const updateAgentInstructions = (api: RequestApi, organizationId: string, instructions: JsonDocument) =>
-  sendFor(api, 'PUT', route`/orgs/${organizationId}/agent-instructions`, agentInstructions, {
-    body: { instructions },
-  });
+/** `PUT /orgs/{organizationId}/agent-instructions`: `instructions` is a document (checked where it is given). */
+export const updateAgentInstructions = async (api: RequestApi, organizationId: string, instructions: object) =>
+  (await api.write(op.updateOrganizationAgentInstructions, { organizationId }, { body: { instructions } })).data;

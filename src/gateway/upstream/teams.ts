@@ -1,42 +1,45 @@
 import type { RequestApi } from './request.js';
-import { route } from './client.js';
-import { restPages, sendDelete, sendFor } from './operation.js';
-import type { TeamRole } from './shapes/common.js';
-import { team } from './shapes/teams.js';
+import * as op from './contract/operations.js';
+import type { TeamMemberRole } from './contract/types.js';
+import { listOf } from './operation.js';
 
 /** `GET /orgs/{organizationId}/teams/{teamId}` */
 export const getTeam = (api: RequestApi, organizationId: string, teamId: string) =>
-  api.get(route`/orgs/${organizationId}/teams/${teamId}`, team);
+  api.read(op.getTeamInOrganizationById, { organizationId, teamId });
 
 /** `GET /orgs/{organizationId}/teams`: `owner` keeps the teams a member can manage, `title` filters by name. */
 export const listTeams = (
   api: RequestApi,
   organizationId: string,
   filters: { owner?: string | undefined; title?: string | undefined },
-) => restPages(api, route`/orgs/${organizationId}/teams`, team, filters);
+) => listOf(api, op.listTeamsInOrganizationById, { organizationId }, filters);
 
 /** `PUT /orgs/{organizationId}/teams` */
-export const createTeam = (api: RequestApi, organizationId: string, body: { title: string; members?: string[] }) =>
-  sendFor(api, 'PUT', route`/orgs/${organizationId}/teams`, team, { body });
+export const createTeam = async (
+  api: RequestApi,
+  organizationId: string,
+  body: { title: string; members?: string[] },
+) => (await api.write(op.createOrganizationTeam, { organizationId }, { body })).data;
 
 /** `PATCH /orgs/{organizationId}/teams/{teamId}` */
-export const updateTeam = (api: RequestApi, organizationId: string, teamId: string, body: { title: string }) =>
-  sendFor(api, 'PATCH', route`/orgs/${organizationId}/teams/${teamId}`, team, { body });
+export const updateTeam = async (api: RequestApi, organizationId: string, teamId: string, body: { title: string }) =>
+  (await api.write(op.updateTeamInOrganizationById, { organizationId, teamId }, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/teams/{teamId}` */
-export const deleteTeam = (api: RequestApi, organizationId: string, teamId: string) =>
-  sendDelete(api, route`/orgs/${organizationId}/teams/${teamId}`);
+export const deleteTeam = async (api: RequestApi, organizationId: string, teamId: string) => ({
+  deleted: (await api.write(op.removeTeamFromOrganizationById, { organizationId, teamId })).status === 205,
+});
 
 /** Changes to several members of a team at once (`PUT /orgs/{organizationId}/teams/{teamId}/members`). */
 export interface TeamMembersChange {
   add?: string[];
   remove?: string[];
-  memberships?: Record<string, { role: TeamRole }>;
+  memberships?: Record<string, { role: TeamMemberRole }>;
 }
 
 /** `PUT /orgs/{organizationId}/teams/{teamId}/members` (no body answered) */
 export const updateTeamMembers = (api: RequestApi, organizationId: string, teamId: string, body: TeamMembersChange) =>
-  api.send('PUT', route`/orgs/${organizationId}/teams/${teamId}/members`, { body });
+  api.write(op.updateMembersInOrganizationTeam, { organizationId, teamId }, { body });
 
 /** `PUT /orgs/{organizationId}/teams/{teamId}/members/{userId}` (no body answered) */
 export const setTeamMember = (
@@ -44,9 +47,11 @@ export const setTeamMember = (
   organizationId: string,
   teamId: string,
   userId: string,
-  body: { role?: TeamRole },
-) => api.send('PUT', route`/orgs/${organizationId}/teams/${teamId}/members/${userId}`, { body });
+  body: { role?: TeamMemberRole },
+) => api.write(op.addMemberToOrganizationTeamById, { organizationId, teamId, userId }, { body });
 
 /** `DELETE /orgs/{organizationId}/teams/{teamId}/members/{userId}` */
-export const removeTeamMember = (api: RequestApi, organizationId: string, teamId: string, userId: string) =>
-  sendDelete(api, route`/orgs/${organizationId}/teams/${teamId}/members/${userId}`);
+export const removeTeamMember = async (api: RequestApi, organizationId: string, teamId: string, userId: string) => ({
+  deleted:
+    (await api.write(op.deleteMemberFromOrganizationTeamById, { organizationId, teamId, userId })).status === 205,
+});

@@ -1,9 +1,8 @@
 import type { RequestApi } from './request.js';
-import { route } from './client.js';
-import { user } from './shapes/users.js';
+import * as op from './contract/operations.js';
 
 /** `GET /user`: the caller. */
-export const getCurrentUser = (api: RequestApi) => api.get('/user', user);
+export const getCurrentUser = (api: RequestApi) => api.read(op.getAuthenticatedUser, {});
 
 /** `GET /users/{userId}` */
-export const getUser = (api: RequestApi, userId: string) => api.get(route`/users/${userId}`, user);
+export const getUser = (api: RequestApi, userId: string) => api.read(op.getUserById, { userId });

@@ -1,4 +1,5 @@
 import type { VISITOR_AUTH_BACKENDS } from '../../upstream/shapes/common.js';
+import { z } from 'zod';
 import { builder } from './builder.js';
 
 /** The GraphQL name of a REST value: `share-link` and `docsSite` become `SHARE_LINK` and `DOCS_SITE`. */
@@ -7,6 +8,16 @@ export const enumValueName = (value: string) =>
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toUpperCase()
     .replace(/[^A-Z0-9]+/g, '_');
+
+/**
+ * The values of an enum of the generated contract (`S.MemberRole`), typed by its union: for a zod
+ * check of an input that carries its own messages. The contract types its schemas by what they
+ * parse, so the enum's `options` are read here once.
+ */
+export function enumValues<V extends string>(schema: z.ZodType<V>): [V, ...V[]] {
+  if (!(schema instanceof z.ZodEnum)) throw new Error('enumValues takes an enum of the contract');
+  return schema.options as [V, ...V[]];
+}
 
 /** Declares a GraphQL enum over REST values: `share-link` becomes `SHARE_LINK`, `docsSite` `DOCS_SITE`. */
 export function restEnum<const V extends string>(name: string, description: string, values: Record<V, string>) {

@@ -2,9 +2,9 @@ import { builder } from './builder.js';
 
 /**
  * Declares an object of permission flags: a `Boolean!` field per entry of `flags` (flag name →
- * description), false when the platform leaves the flag out.
+ * description), false when the platform leaves the flag out (or, for an optional one, answers null).
  */
-export function permissionsType<P extends Partial<Record<string, boolean>>>(
+export function permissionsType<P extends Partial<Record<string, boolean | null>>>(
   name: string,
   description: string,
   flags: { [K in keyof P & string]?: string },

@@ -1094,7 +1094,7 @@ export declare const generateStorageUploadURL: Operation<"organizationId", never
   kind: T.StorageUploadKind;
 }, { 201: T.StorageUploadURL }>;
 /** `GET /orgs/{organizationId}/fonts`: List all custom fonts */
-export declare const listCustomFonts: Operation<"organizationId", never, never, { 200: {
+export declare const listCustomFonts: Operation<"organizationId", { page?: string; limit?: number }, never, { 200: {
   next?: {
   /** Unique identifier to query the next results page */
   page: string;

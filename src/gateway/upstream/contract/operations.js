@@ -4058,10 +4058,10 @@ export const listCustomFonts = {
   method: "GET",
   path: "/orgs/{organizationId}/fonts",
   pathParams: ["organizationId"],
-  queryParams: [],
+  queryParams: ["page","limit"],
   tags: ["custom-fonts"],
   get query() {
-    return keep(this, 'query', undefined);
+    return keep(this, 'query', z.object({ page: z.string().optional(), limit: z.number().optional() }));
   },
   get body() {
     return keep(this, 'body', undefined);

@@ -929,7 +929,7 @@ export const S = {
     return keep(this, "FontFamily", z.string());
   },
   get FontSource() {
-    return keep(this, "FontSource", z.object({ url: S.URL, format: z.enum(["woff2","woff"]).nullish() }));
+    return keep(this, "FontSource", z.object({ url: z.string(), format: z.enum(["woff2","woff"]).nullish() }));
   },
   get FontWeight() {
     return keep(this, "FontWeight", z.number().int());
@@ -2135,7 +2135,7 @@ export const S = {
     return keep(this, "StorageUploadKind", z.enum(["customization_font","import_file","organization_file"]));
   },
   get StorageUploadURL() {
-    return keep(this, "StorageUploadURL", z.object({ object: z.literal("storage-signed-url"), url: S.URL, key: z.string() }));
+    return keep(this, "StorageUploadURL", z.object({ object: z.literal("storage-signed-url"), url: z.string(), key: z.string() }));
   },
   get StyleguideTemplate() {
     return keep(this, "StyleguideTemplate", z.object({ id: z.string(), title: z.string(), subtitle: z.string().nullish(), emoji: z.string().nullish(), markdown: z.string() }));

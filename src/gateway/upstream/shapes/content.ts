@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dateTime, document, page, url } from './common.js';
-import { organization } from './organizations.js';
+import { S } from '../contract/schemas.js';
 import { space } from './spaces.js';
 
 /**
@@ -190,7 +190,7 @@ export const semanticChanges = z.object({
 export const contentLocation = z.object({
   kind: z.string(),
   url: z.string().optional(),
-  organization: organization.optional(),
+  organization: S.Organization.optional(),
   space: space.optional(),
   page: revisionPage.optional(),
   file: revisionFile.optional(),

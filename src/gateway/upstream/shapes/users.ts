@@ -1,1 +1,0 @@
-export { user, type User } from './common.js';
