@@ -367,7 +367,7 @@ IntegrationNode.implement({
     iconUrl: t.string({
       nullable: true,
       description: 'Its icon (a signed URL).',
-      resolve: (i) => (i.urls.icon as string | undefined) ?? null,
+      resolve: (i) => i.urls.icon ?? null,
     }),
     previewImages: t.field({
       type: ['String'],
@@ -407,7 +407,7 @@ IntegrationNode.implement({
     appUrl: t.string({
       nullable: true,
       description: 'Its page in the app.',
-      resolve: (i) => (i.urls.app as string | undefined) ?? null,
+      resolve: (i) => i.urls.app,
     }),
     canAdmin: t.boolean({
       description: 'Whether you may publish new versions, unpublish it and read its events (admins of its owner).',
