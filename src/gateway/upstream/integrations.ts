@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
-import type { IntegrationEvent as RecordedEvent } from './contract/types.js';
+import type { Integration, IntegrationEvent as RecordedEvent } from './contract/types.js';
 import { readingAnswer } from './answers.js';
 import { type Filters, listOf } from './operation.js';
-import type { AnswerOf } from './record.js';
+import type { AnswerOf, Operation } from './record.js';
 
 /**
  * An integration event as the gateway reads it: its payload kept whole, whatever its type. The
@@ -34,11 +34,37 @@ const getEvent = readingAnswer(
   (answer) => (answer as z.ZodObject).extend({ event: event() }) as z.ZodType as z.ZodType<EventRead>,
 );
 
+/**
+ * An integration's icon URL kept whole. The platform signs it (`sig`), and a URL read as the
+ * contract reads URLs loses its token-like parameters: the icon would no longer load. Those who
+ * may read the integration may load its icon.
+ */
+const integration = (): z.ZodType<Integration> => {
+  const recorded = S.Integration as z.ZodType as z.ZodObject;
+  return recorded.extend({
+    urls: (recorded.shape.urls as z.ZodObject).extend({ icon: z.string().nullish() }),
+  }) as z.ZodType as z.ZodType<Integration>;
+};
+/** A page of integrations, each with its icon URL whole. */
+type IntegrationPage = AnswerOf<typeof op.listIntegrations>;
+const integrationPage = <P extends string, Q>(operation: Operation<P, Q, never, { 200: IntegrationPage }>) =>
+  readingAnswer(
+    operation,
+    200,
+    (page) =>
+      (page as z.ZodObject).extend({ items: z.array(integration()) }) as z.ZodType as z.ZodType<IntegrationPage>,
+  );
+
+const readIntegration = readingAnswer(op.getIntegrationByName, 200, integration);
+const writeIntegration = readingAnswer(op.publishIntegration, 200, integration);
+const listAllIntegrations = integrationPage(op.listIntegrations);
+const listIntegrationsOfOrganization = integrationPage(op.listOrganizationIntegrations);
+const listIntegrationsOfSpace = integrationPage(op.listSpaceIntegrations);
+
 // --- Integrations ------------------------------------------------------------------------------
 
 /** `GET /integrations/{integrationName}` */
-export const getIntegration = (api: RequestApi, name: string) =>
-  api.read(op.getIntegrationByName, { integrationName: name });
+export const getIntegration = (api: RequestApi, name: string) => api.read(readIntegration, { integrationName: name });
 
 /** The search filters of an integration list. */
 export type IntegrationFilters = Filters<
@@ -47,19 +73,19 @@ export type IntegrationFilters = Filters<
 
 /** `GET /integrations`: the integrations the caller can see. */
 export const listIntegrations = (api: RequestApi, filters: IntegrationFilters) =>
-  listOf(api, op.listIntegrations, {}, filters);
+  listOf(api, listAllIntegrations, {}, filters);
 
 /** `GET /orgs/{organizationId}/integrations`: the public ones, and those the organization owns or installed. */
 export const listOrganizationIntegrations = (api: RequestApi, organizationId: string, filters: IntegrationFilters) =>
-  listOf(api, op.listOrganizationIntegrations, { organizationId }, filters);
+  listOf(api, listIntegrationsOfOrganization, { organizationId }, filters);
 
 /** `GET /spaces/{spaceId}/integrations`: those installed on the space (the description filters by `search` alone). */
 export const listSpaceIntegrations = (api: RequestApi, spaceId: string, filters: Pick<IntegrationFilters, 'search'>) =>
-  listOf(api, op.listSpaceIntegrations, { spaceId }, filters);
+  listOf(api, listIntegrationsOfSpace, { spaceId }, filters);
 
 /** `POST /integrations/{integrationName}`: publishes the integration, or a new version of it. */
 export const publishIntegration = async (api: RequestApi, name: string, body: object) =>
-  (await api.write(op.publishIntegration, { integrationName: name }, { body })).data;
+  (await api.write(writeIntegration, { integrationName: name }, { body })).data;
 
 /** `DELETE /integrations/{integrationName}`: with its installations and events. */
 export const unpublishIntegration = async (api: RequestApi, name: string) => ({
