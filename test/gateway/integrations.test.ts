@@ -198,6 +198,24 @@ describe('integrations', () => {
     expect(other.space.integrations).toEqual({ totalCount: 0, nodes: [] });
   });
 
+  it('answers the icon as the signed URL the platform serves it at', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const published = await ok(
+      `mutation ($icon: String!) {
+      publishIntegration(input: { name: "gw-icon", organizationId: "acme", title: "Icon", description: "Has an icon.", script: "export default {}", scopes: [], icon: $icon }) {
+        integration { iconUrl } userErrors { code }
+      }
+    }`,
+      { icon: png },
+    );
+    const iconUrl: string = published.publishIntegration.integration.iconUrl;
+    const read = await ok(`{ integration(name: "gw-icon") { iconUrl } }`);
+    expect(read.integration.iconUrl).toBe(iconUrl);
+    const icon = await fetch(iconUrl);
+    expect(icon.status).toBe(200);
+    expect(Buffer.from(await icon.arrayBuffer()).toString('base64')).toBe(png);
+  });
+
   it('publishes, installs on an organization, a space and a site, and delivers each event signed', async () => {
     const published = await ok(
       `mutation ($endpoint: String!) {

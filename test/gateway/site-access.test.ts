@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -467,6 +468,26 @@ describe('share links, visitor authentication, adaptive schema, published profil
     expect(badUrl.data.updateSiteVisitorAuth.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['fallbackUrl'] }]);
     expect(badUrl.upstream).toBe(0);
 
+    // The RS256 key is the embedded platform's addition: outside the contract, still read back.
+    const publicKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    }) as string;
+    const withKey = await ok(
+      `mutation($site: ID!, $key: String) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, publicKey: $key }) { visitorAuth { publicKey } userErrors { code } } }`,
+      { site, key: publicKey },
+    );
+    expect(withKey.updateSiteVisitorAuth.visitorAuth.publicKey).toBe(publicKey);
+    const keyRead = await ok(`query($id: ID!) { node(id: $id) { ... on Site { visitorAuth { publicKey } } } }`, {
+      id: site,
+    });
+    expect(keyRead.node.visitorAuth.publicKey).toBe(publicKey);
+    const keyRemoved = await ok(
+      `mutation($site: ID!) { updateSiteVisitorAuth(input: { siteId: $site, backend: CUSTOM, publicKey: null }) { visitorAuth { publicKey } userErrors { code } } }`,
+      { site },
+    );
+    expect(keyRemoved.updateSiteVisitorAuth.visitorAuth.publicKey).toBeNull();
+
     const regenerated = await ok(
       `mutation($site: ID!) { regenerateSiteVisitorAuthKey(input: { siteId: $site }) { visitorAuth { signingKey } userErrors { code } } }`,
       { site },
@@ -516,7 +537,10 @@ describe('share links, visitor authentication, adaptive schema, published profil
       `mutation($site: ID!) { updateSiteAdaptiveSchema(input: { siteId: $site, jsonSchema: { type: "array" } }) { userErrors { code field } } }`,
       { site },
     );
-    expect(bad.data.updateSiteAdaptiveSchema.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['jsonSchema'] }]);
+    // The description's gate names the field at fault inside the schema.
+    expect(bad.data.updateSiteAdaptiveSchema.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', field: ['jsonSchema', 'properties'] },
+    ]);
   });
 
   it('reads the published profile, with a share key for someone outside the organization', async () => {

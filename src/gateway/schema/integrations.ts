@@ -19,6 +19,7 @@ import {
   listInstallationSites,
   listInstallationSpaces,
   listIntegrationEvents,
+  type IntegrationEvent,
   type IntegrationFilters,
   listIntegrations,
   listIntegrationSites,
@@ -32,24 +33,22 @@ import {
   updateTargetInstallation,
 } from '../upstream/integrations.js';
 import type { RestPages } from '../upstream/shapes/common.js';
-import {
-  EVENT_TYPES,
-  INTEGRATION_CATEGORIES,
-  INTEGRATION_RUNTIMES,
-  INTEGRATION_SCOPES,
-  type LOG_LEVELS,
-  type traceLog,
-  INTEGRATION_TARGETS,
-  INTEGRATION_VISIBILITIES,
-  type Installation,
-  type Integration,
-  type IntegrationEvent,
-  type SiteInstallation,
-  type SpaceInstallation,
-} from '../upstream/shapes/integrations.js';
+import type {
+  Event,
+  IntegrationCategory,
+  IntegrationEventLog,
+  IntegrationInstallation as Installation,
+  Integration,
+  IntegrationScope,
+  IntegrationSiteInstallation as SiteInstallation,
+  IntegrationSpaceInstallation as SpaceInstallation,
+  IntegrationTarget,
+  IntegrationVisibility,
+  IntegrationInstallationStatus,
+  PublishIntegration,
+} from '../upstream/contract/types.js';
 import { S } from '../upstream/contract/schemas.js';
 import { organizationOfSite } from '../upstream/sites.js';
-import type { Space } from '../upstream/shapes/spaces.js';
 import { builder, type SchemaTypesOf } from './kit/builder.js';
 import { linkTo, loadableNode, loadOrThrow, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
@@ -70,7 +69,7 @@ import { SpaceNode } from './spaces.js';
 type InstallationHeld = Installation & { integrationName: string };
 type EventHeld = IntegrationEvent & {
   integrationName: string;
-  trace?: Array<z.infer<typeof traceLog>>;
+  trace?: IntegrationEventLog[];
 };
 
 export const IntegrationNode = loadableNode<Integration & { id: string }>('Integration', {
@@ -94,7 +93,7 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
   load: async (key, ctx) => {
     const [integrationName, id] = splitKey(key, 2, 'IntegrationEvent') as [string, string];
     const answer = await getIntegrationEvent(ctx.api, integrationName, id);
-    return { ...answer.event, integrationName, trace: answer.trace.logs };
+    return { ...answer.event, integrationName, trace: answer.trace?.logs ?? [] };
   },
 });
 
@@ -113,10 +112,8 @@ const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) =>
   prime(
     OrganizationNode,
     ctx,
-    held.flatMap((item) => {
-      const owner = S.Organization.safeParse(item.owner);
-      return owner.success ? [owner.data] : [];
-    }),
+    // The owner is the organization its own domain reads, embedded whole.
+    held.map((item) => item.owner as Exclude<typeof OrganizationNode.$inferType, string>),
   );
   return held;
 };
@@ -131,19 +128,19 @@ const TargetEnum = restEnum('IntegrationTarget', 'What an integration can be ins
   site: 'Sites.',
   space: 'Spaces.',
   organization: 'Organizations alone.',
-});
+} satisfies Record<IntegrationTarget, string>);
 
 const VisibilityEnum = restEnum('IntegrationVisibility', 'Who can find and install an integration.', {
   public: 'Anyone, listed in the marketplace.',
   unlisted: 'Anyone who knows its name; not listed.',
   private: 'Members of the organization that publishes it.',
-});
+} satisfies Record<IntegrationVisibility, string>);
 
 const InstallationStatusEnum = restEnum('IntegrationInstallationStatus', 'Whether an installation works.', {
   active: 'Configured and working.',
   pending: 'Waiting for configuration the integration requires.',
   paused: 'Paused.',
-});
+} satisfies Record<IntegrationInstallationStatus, string>);
 
 const SelectionEnum = restEnum('IntegrationContentSelection', 'Which spaces or sites an installation covers.', {
   all: 'Every one of the organization.',
@@ -154,9 +151,9 @@ const EventStatusEnum = restEnum('IntegrationEventStatus', 'Where the delivery o
   pending: 'Not delivered yet (waiting, or between two tries).',
   success: 'Delivered: the integration answered with a success status.',
   failed: 'Not delivered after every try (or the integration has no endpoint to deliver to).',
-});
+} satisfies Record<IntegrationEvent['status'], string>);
 
-const ScopeEnum = restEnum('IntegrationScope', 'What an integration may access.', {
+const SCOPES = {
   'space:content:read': 'Reads the content of spaces.',
   'space:content:write': 'Writes the content of spaces.',
   'space:metadata:read': 'Reads the settings of spaces.',
@@ -174,34 +171,61 @@ const ScopeEnum = restEnum('IntegrationScope', 'What an integration may access.'
   'conversations:ingest': 'Ingests support conversations.',
   'openapi:read': 'Reads OpenAPI specifications.',
   'openapi:write': 'Writes OpenAPI specifications.',
-} satisfies Record<(typeof INTEGRATION_SCOPES)[number], string>);
+} satisfies Record<IntegrationScope, string>;
+const ScopeEnum = restEnum('IntegrationScope', 'What an integration may access.', SCOPES);
 
-const CategoryEnum = restEnum('IntegrationCategory', 'A marketplace category of integrations.', {
+const CATEGORIES = {
   analytics: 'Analytics.',
   collaboration: 'Collaboration.',
   content: 'Content.',
   marketing: 'Marketing.',
   'visitor-auth': 'Visitor authentication.',
   other: 'Anything else.',
-} satisfies Record<(typeof INTEGRATION_CATEGORIES)[number], string>);
+} satisfies Record<IntegrationCategory, string>;
+const CategoryEnum = restEnum('IntegrationCategory', 'A marketplace category of integrations.', CATEGORIES);
 
-const RuntimeEnum = restEnum('IntegrationRuntime', 'The runtime an integration’s script runs in.', {
+type Runtime = PublishIntegration['runtime'];
+const RUNTIMES = {
   v1: 'The first runtime (the default).',
   v2: 'The second runtime.',
-} satisfies Record<(typeof INTEGRATION_RUNTIMES)[number], string>);
+} satisfies Record<Runtime, string>;
+const RuntimeEnum = restEnum('IntegrationRuntime', 'The runtime an integration’s script runs in.', RUNTIMES);
 
 const LogLevelEnum = restEnum('IntegrationEventLogLevel', 'How much a line of an event’s trace matters.', {
   debug: 'Detail, for debugging.',
   info: 'Something that went as expected.',
   warn: 'Something to look at.',
   error: 'A failure.',
-} satisfies Record<(typeof LOG_LEVELS)[number], string>);
+} satisfies Record<NonNullable<IntegrationEventLog['level']>, string>);
+
+/** The event types the description names (`Event`): the tag of each kind of payload. */
+const EVENT_TYPES = Object.keys({
+  installation_setup: true,
+  installation_deleted: true,
+  space_installation_setup: true,
+  space_installation_deleted: true,
+  site_installation_setup: true,
+  site_installation_deleted: true,
+  site_view: true,
+  space_content_updated: true,
+  space_gitsync_completed: true,
+  space_gitsync_started: true,
+  space_visibility_updated: true,
+  task: true,
+  fetch: true,
+  fetch_published_script: true,
+  fetch_visitor_authentication: true,
+  ui_render: true,
+  content_compute_document: true,
+  content_compute_revision: true,
+  page_feedback: true,
+} satisfies Record<Event['type'], true>) as Array<Event['type']>;
 
 const EventTypeEnum = builder.enumType('IntegrationEventType', {
   description: 'What happened, as an event an integration receives.',
   values: Object.fromEntries(
     EVENT_TYPES.map((type) => [type.toUpperCase(), { value: type, description: `The \`${type}\` event.` }]),
-  ) as Record<string, { value: (typeof EVENT_TYPES)[number]; description: string }>,
+  ) as Record<string, { value: Event['type']; description: string }>,
 });
 
 /** A block with the integration it belongs to: block ids are unique within one integration only. */
@@ -305,7 +329,7 @@ async function listSpaceItems(ctx: GatewayContext, args: ConnectionArgs, pages: 
   prime(
     SpaceNode,
     ctx,
-    connection.edges.flatMap((edge) => (typeof edge.node.space === 'string' ? [] : [edge.node.space as Space])),
+    connection.edges.flatMap((edge) => (typeof edge.node.space === 'string' ? [] : [edge.node.space])),
   );
   return connection;
 }
@@ -334,7 +358,7 @@ IntegrationNode.implement({
       description: 'Number of its current version: each publication makes a new one.',
     }),
     title: t.exposeString('title', { description: 'Its title.' }),
-    description: t.exposeString('description', { description: 'What it does, in a sentence.' }),
+    description: t.string({ description: 'What it does, in a sentence.', resolve: (i) => i.description ?? '' }),
     summary: t.string({
       nullable: true,
       description: 'A longer presentation (markdown).',
@@ -343,7 +367,7 @@ IntegrationNode.implement({
     iconUrl: t.string({
       nullable: true,
       description: 'Its icon (a signed URL).',
-      resolve: (i) => (i.urls.icon as string | undefined) ?? null,
+      resolve: (i) => i.urls.icon ?? null,
     }),
     previewImages: t.field({
       type: ['String'],
@@ -383,7 +407,7 @@ IntegrationNode.implement({
     appUrl: t.string({
       nullable: true,
       description: 'Its page in the app.',
-      resolve: (i) => (i.urls.app as string | undefined) ?? null,
+      resolve: (i) => i.urls.app,
     }),
     canAdmin: t.boolean({
       description: 'Whether you may publish new versions, unpublish it and read its events (admins of its owner).',
@@ -512,7 +536,7 @@ IntegrationInstallationNode.implement({
       resolve: async (i, args, ctx) => {
         const spaceId = platformKey(String(args.spaceId), 'Space');
         const item = await getSpaceInstallation(ctx.api, i.integrationName, i.id, spaceId);
-        if (typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
+        if (typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space]);
         return item;
       },
     }),
@@ -596,8 +620,7 @@ SpaceInstallationType.implement({
       nullable: true,
       description: 'The space (comes with the installation when you may read it).',
       extensions: upstream.link,
-      resolve: (i, _args, _ctx, info) =>
-        typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : (i.space as Space),
+      resolve: (i, _args, _ctx, info) => (typeof i.space === 'string' ? linkTo(SpaceNode, i.space, info) : i.space),
     }),
   }),
 });
@@ -629,7 +652,10 @@ SiteInstallationType.implement({
 const TraceLog = builder.objectRef<NonNullable<EventHeld['trace']>[number]>('IntegrationEventLog').implement({
   description: 'A line of the trace of an event: an attempt to deliver it, say.',
   fields: (t) => ({
-    message: t.exposeString('message', { description: 'What happened (a status and a duration, or an error).' }),
+    message: t.string({
+      description: 'What happened (a status and a duration, or an error).',
+      resolve: (l) => l.message ?? '',
+    }),
     level: t.field({
       type: LogLevelEnum,
       nullable: true,
@@ -650,9 +676,7 @@ IntegrationEventNode.implement({
       nullable: true,
       description: 'What happened (the payload’s `type`); null for a type this gateway does not know.',
       resolve: (e) =>
-        (EVENT_TYPES as readonly string[]).includes(e.payload.type)
-          ? (e.payload.type as (typeof EVENT_TYPES)[number])
-          : null,
+        (EVENT_TYPES as readonly string[]).includes(e.payload.type) ? (e.payload.type as Event['type']) : null,
     }),
     status: t.field({
       type: EventStatusEnum,
@@ -669,7 +693,7 @@ IntegrationEventNode.implement({
         'The log of its delivery, an entry per attempt (read with the event: one request for an event of a list).',
       extensions: upstream.fetch(1),
       resolve: async (e, _args, ctx) =>
-        e.trace ?? (await getIntegrationEvent(ctx.api, e.integrationName, e.id)).trace.logs,
+        e.trace ?? (await getIntegrationEvent(ctx.api, e.integrationName, e.id)).trace?.logs ?? [],
     }),
     installation: t.field({
       type: IntegrationInstallationNode,
@@ -838,9 +862,6 @@ const ExternalLinkInput = inputObject('IntegrationExternalLinkInput', {
   },
 });
 
-const VISIBILITY_VALUES = INTEGRATION_VISIBILITIES;
-const TARGET_VALUES = INTEGRATION_TARGETS;
-
 declareMutation('publishIntegration', {
   description:
     'Publishes an integration, or a new version of it (admins of the owner organization). Secrets are stored encrypted and never answered; left out on a new version, the stored ones stay.',
@@ -875,23 +896,23 @@ declareMutation('publishIntegration', {
         .min(1, 'must not be empty')
         .max(5 * 1024 * 1024, 'must be at most 5 MiB'),
     ),
-    scopes: inputField(
-      [ScopeEnum],
-      'What it may access.',
-      z.array(z.enum(INTEGRATION_SCOPES)).max(INTEGRATION_SCOPES.length),
-    ),
+    scopes: inputField([ScopeEnum], 'What it may access.', z.array(S.IntegrationScope).max(Object.keys(SCOPES).length)),
     categories: inputField(
       [CategoryEnum],
       'Its marketplace categories.',
-      z.array(z.enum(INTEGRATION_CATEGORIES)).max(INTEGRATION_CATEGORIES.length).nullish(),
+      z.array(S.IntegrationCategory).max(Object.keys(CATEGORIES).length).nullish(),
     ),
     visibility: inputField(
       VisibilityEnum,
       'Who can find and install it (default PRIVATE).',
-      z.enum(VISIBILITY_VALUES).nullish(),
+      S.IntegrationVisibility.nullish(),
     ),
-    target: inputField(TargetEnum, 'What it can be installed on (default ALL).', z.enum(TARGET_VALUES).nullish()),
-    runtime: inputField(RuntimeEnum, 'Runtime of its script (default V1).', z.enum(INTEGRATION_RUNTIMES).nullish()),
+    target: inputField(TargetEnum, 'What it can be installed on (default ALL).', S.IntegrationTarget.nullish()),
+    runtime: inputField(
+      RuntimeEnum,
+      'Runtime of its script (default V1).',
+      z.enum(Object.keys(RUNTIMES) as [Runtime]).nullish(),
+    ),
     icon: inputField(
       'String',
       'Its icon: a base64 PNG, JPEG, GIF or WebP image, at most 250 KB.',
@@ -1152,7 +1173,7 @@ for (const kind of ['space', 'site'] as const) {
     }));
   const payloadOf = async (ctx: GatewayContext, written: Promise<SpaceInstallation | SiteInstallation>) => {
     const item: SpaceItem | SiteItem = await written;
-    if ('space' in item && typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space as Space]);
+    if ('space' in item && typeof item.space !== 'string') prime(SpaceNode, ctx, [item.space]);
     return { item };
   };
 

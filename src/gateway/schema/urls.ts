@@ -7,13 +7,18 @@ import { BadUserInputError, GatewayError, isGatewayError } from '../errors.js';
 import { compositeKey } from './kit/ids.js';
 import { selectedFieldNames, selectsOnlyKeys } from './kit/links.js';
 import { type ContentAddress, getShownPage } from '../upstream/content.js';
-import type { ContentRedirect, Embed, PublishedContent } from '../upstream/shapes/site-access.js';
 import { getPublishedSite } from '../upstream/site-access.js';
 import { getSpace } from '../upstream/spaces.js';
 import { getEmbed, resolveContentUrl, resolvePublishedUrl, resolvePublishedUrlFor } from '../upstream/urls.js';
-import type { ChangeRequest, Collection } from '../upstream/contract/types.js';
+import type {
+  ChangeRequest,
+  Collection,
+  Embed,
+  PublishedContentRedirect as ContentRedirect,
+  PublishedSiteContent as PublishedContent,
+  Space,
+} from '../upstream/contract/types.js';
 import type { RevisionPage } from '../upstream/shapes/content.js';
-import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';
 import { ChangeRequestNode } from './change-requests/index.js';
 import { CollectionNode } from './collections.js';
@@ -78,11 +83,14 @@ const urlArg = z.string().trim().min(1, 'is required').max(2048, 'must be at mos
 
 type PublishedHeld = PublishedContent & { __typename: 'PublishedContent' };
 type RedirectHeld = ContentRedirect & { __typename: 'ContentRedirect' };
+// The change request and the page as their nodes take them: the lookup answers the same objects
+// their own reads do, whose shapes those nodes' domains decide.
+type ChangeRequestHeld = Exclude<typeof ChangeRequestNode.$inferType, string>;
 type SpaceContentHeld = {
   __typename: 'SpaceContent';
   space: Space;
-  changeRequest?: ChangeRequest | null | undefined;
-  page?: RevisionPage | null | undefined;
+  changeRequest?: ChangeRequestHeld | null | undefined;
+  page?: Parameters<typeof detachedPage>[0] | null | undefined;
 };
 type CollectionContentHeld = { __typename: 'CollectionContent'; collection: Collection };
 type ResolutionHeld = PublishedHeld | RedirectHeld | SpaceContentHeld | CollectionContentHeld;
@@ -119,7 +127,10 @@ async function publishedPage(
     : found.changeRequest
       ? ChangeRequestNode.getDataloader(ctx)
           .load(compositeKey(found.space, found.changeRequest))
-          .then((request) => ({ revisionId: (request as ChangeRequest).revision, current: false }))
+          .then((request) => ({
+            revisionId: (request as ChangeRequestHeld).revision,
+            current: false,
+          }))
       : getSpace(readerOf(ctx, found), found.space).then((space) => ({
           revisionId: space.revision,
           current: true,
@@ -216,7 +227,7 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
           ChangeRequestNode,
           compositeKey(c.space, id),
           info,
-          () => ({ id, space: c.space }) as ChangeRequest,
+          () => ({ id, space: c.space }) as ChangeRequestHeld,
         );
       },
     }),
@@ -274,7 +285,7 @@ const RedirectTargetEnum = restEnum('ContentRedirectTarget', 'Where a redirect o
   content: 'Another URL of the same content: its canonical URL.',
   application: 'The platform’s app (sign in to preview).',
   external: 'Outside the platform: the site’s sign-in or fallback URL.',
-});
+} satisfies Record<ContentRedirect['target'], string>);
 
 const ContentRedirectType = builder.objectRef<RedirectHeld>('ContentRedirect').implement({
   description:
@@ -290,7 +301,7 @@ const ContentRedirectType = builder.objectRef<RedirectHeld>('ContentRedirect').i
       nullable: true,
       description:
         'Platform id of the site, for an external redirect. Not a link: the answer does not name the site’s organization, which addresses a site, and the visitor redirected is seldom a member who may read it.',
-      resolve: (r) => r.site ?? null,
+      resolve: (r) => ('site' in r ? r.site : null),
     }),
   }),
 });
@@ -353,7 +364,7 @@ const EmbedTypeEnum = restEnum('EmbedType', 'How an embed is shown.', {
   link: 'A link card: title, site, icon.',
   rich: 'HTML to insert.',
   integration: 'A block an integration renders.',
-});
+} satisfies Record<Embed['type'], string>);
 
 const EmbedType = builder.objectRef<Embed>('Embed').implement({
   description: 'How to embed a published page elsewhere.',
@@ -366,7 +377,11 @@ const EmbedType = builder.objectRef<Embed>('Embed').implement({
       description: 'Icon (an emoji) of the page or its space.',
       resolve: (e) => e.icon ?? null,
     }),
-    html: t.string({ nullable: true, description: 'HTML to insert, for RICH embeds.', resolve: (e) => e.html ?? null }),
+    html: t.string({
+      nullable: true,
+      description: 'HTML to insert, for RICH embeds.',
+      resolve: (e) => ('html' in e ? e.html : null),
+    }),
   }),
 });
 
@@ -435,7 +450,7 @@ builder.queryFields((t) => ({
       const found = await resolveContentUrl(ctx.api, url.data);
       return 'collection' in found
         ? { collection: found.collection, __typename: 'CollectionContent' }
-        : { ...found, __typename: 'SpaceContent' };
+        : ({ ...found, __typename: 'SpaceContent' } as SpaceContentHeld);
     },
   }),
   embedUrl: t.field({

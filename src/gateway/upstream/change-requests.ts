@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
-import { answering } from './leniency.js';
+import { answering } from './answers.js';
 import { type Filters, listOf } from './operation.js';
 
 /** Filters of the change request lists of a space and of an organization. */

@@ -3,7 +3,7 @@ import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
 import type { GitSyncState } from './contract/types.js';
-import { answering } from './leniency.js';
+import { answering } from './answers.js';
 
 /** The steps of a Git Sync operation, from the first to the last. */
 export const GIT_SYNC_STAGES = ['repo_fetch', 'config_check', 'content_process', 'finalize'] as const;

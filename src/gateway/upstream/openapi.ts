@@ -4,7 +4,7 @@ import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
 import type { OpenAPISpecVersion } from './contract/types.js';
 import { listOf } from './operation.js';
-import { answering } from './leniency.js';
+import { answering } from './answers.js';
 import { answerOf, type AnswerOf, pathOf } from './record.js';
 
 /** An OpenAPI specification as REST paths name it: its organization and its slug. */

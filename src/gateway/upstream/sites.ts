@@ -1,25 +1,14 @@
 import type { ReadApi, RequestApi } from './request.js';
-import { route } from './client.js';
-import { type Filters, restPages, sendDelete, sendFor } from './operation.js';
-import {
-  publishResult,
-  site,
-  siteSection,
-  siteSectionGroup,
-  siteSpace,
-  siteStructure,
-  sortedItem,
-  type Site,
-} from './shapes/sites.js';
+import * as op from './contract/operations.js';
+import type { Site } from './contract/types.js';
+import { writtenObject } from './answers.js';
+import { type Filters, listOf } from './operation.js';
 
 /** A site as REST paths name it: its organization and its own id. */
 export interface SiteAddress {
   organizationId: string;
   siteId: string;
 }
-
-/** The REST path of a site, or of something under it (`suffix`, starting with `/`). */
-export const sitePath = (at: SiteAddress, suffix = '') => route`/orgs/${at.organizationId}/sites/${at.siteId}` + suffix;
 
 /** The organization a site of an answer belongs to: its API location names it (`…/orgs/{org}/sites/{id}`). */
 export function organizationOfSite(site: Site): string | undefined {
@@ -30,96 +19,109 @@ export function organizationOfSite(site: Site): string | undefined {
 // --- Sites -------------------------------------------------------------------------------------
 
 /** `GET /orgs/{organizationId}/sites/{siteId}` */
-export const getSite = (api: ReadApi, at: SiteAddress) => api.get(sitePath(at), site);
+export const getSite = (api: ReadApi, at: SiteAddress) => api.read(op.getSiteById, at);
 
 /** `GET /orgs/{organizationId}/sites`: `space` keeps the sites publishing it. */
 export const listSites = (api: RequestApi, organizationId: string, filters: Filters<'space' | 'title' | 'published'>) =>
-  restPages(api, route`/orgs/${organizationId}/sites`, site, filters);
+  listOf(api, op.listSites, { organizationId }, filters);
 
 /** `POST /orgs/{organizationId}/sites`: a new site, unpublished. */
-export const createSite = (api: RequestApi, organizationId: string, body: object) =>
-  sendFor(api, 'POST', route`/orgs/${organizationId}/sites`, site, { body });
+export const createSite = async (api: RequestApi, organizationId: string, body: object) =>
+  (await api.write(op.createSite, { organizationId }, { body })).data;
 
 /** `PATCH /orgs/{organizationId}/sites/{siteId}` */
-export const updateSite = (api: RequestApi, at: SiteAddress, body: object) =>
-  sendFor(api, 'PATCH', sitePath(at), site, { body });
+export const updateSite = async (api: RequestApi, at: SiteAddress, body: object) =>
+  (await api.write(op.updateSiteById, at, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}` */
-export const deleteSite = (api: RequestApi, at: SiteAddress) => sendDelete(api, sitePath(at));
+export const deleteSite = async (api: RequestApi, at: SiteAddress) => ({
+  deleted: (await api.write(op.deleteSiteById, at)).status === 205,
+});
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/publish`: the site, or a checkout session when the plan must change first. */
-export const publishSite = (api: RequestApi, at: SiteAddress) =>
-  sendFor(api, 'POST', sitePath(at, '/publish'), publishResult);
+export const publishSite = async (api: RequestApi, at: SiteAddress) => (await api.write(op.publishSite, at)).data;
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/unpublish` */
-export const unpublishSite = (api: RequestApi, at: SiteAddress) =>
-  sendFor(api, 'POST', sitePath(at, '/unpublish'), site);
+export const unpublishSite = async (api: RequestApi, at: SiteAddress) => (await api.write(op.unpublishSite, at)).data;
 
 // --- Structure ---------------------------------------------------------------------------------
 
 /** `GET /orgs/{organizationId}/sites/{siteId}/structure`: its sections and groups, or its site spaces. */
-export const getSiteStructure = (api: ReadApi, at: SiteAddress) => api.get(sitePath(at, '/structure'), siteStructure);
+export const getSiteStructure = (api: ReadApi, at: SiteAddress) => api.read(op.getSiteStructure, at);
 
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/structure/sort`: moves one item of the structure. */
 export const sortSiteStructure = (api: RequestApi, at: SiteAddress, body: { item: object; position: object }) =>
-  sendFor(api, 'PATCH', sitePath(at, '/structure/sort'), sortedItem, { body });
+  writtenObject(api.write(op.sortSiteStructure, at, { body }));
 
 /** `GET /orgs/{organizationId}/sites/{siteId}/site-spaces` */
 export const listSiteSpaces = (api: RequestApi, at: SiteAddress, filters: Filters<'default'>) =>
-  restPages(api, sitePath(at, '/site-spaces'), siteSpace, filters);
+  listOf(api, op.listSiteSpaces, at, filters);
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/site-spaces` */
 export const addSiteSpace = (api: RequestApi, at: SiteAddress, body: object) =>
-  sendFor(api, 'POST', sitePath(at, '/site-spaces'), siteSpace, { body });
+  writtenObject(api.write(op.addSpaceToSite, at, { body }));
 
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}` */
 export const updateSiteSpace = (api: RequestApi, at: SiteAddress, siteSpaceId: string, body: object) =>
-  sendFor(api, 'PATCH', sitePath(at, route`/site-spaces/${siteSpaceId}`), siteSpace, { body });
+  writtenObject(api.write(op.updateSiteSpaceById, { ...at, siteSpaceId }, { body }));
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}` */
-export const deleteSiteSpace = (api: RequestApi, at: SiteAddress, siteSpaceId: string) =>
-  sendDelete(api, sitePath(at, route`/site-spaces/${siteSpaceId}`));
+export const deleteSiteSpace = async (api: RequestApi, at: SiteAddress, siteSpaceId: string) => ({
+  deleted: (await api.write(op.deleteSiteSpaceById, { ...at, siteSpaceId })).status === 205,
+});
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move` */
-export const moveSiteSpace = (api: RequestApi, at: SiteAddress, siteSpaceId: string, body: { position: object }) =>
-  sendFor(api, 'POST', sitePath(at, route`/site-spaces/${siteSpaceId}/move`), siteSpace, { body });
+export const moveSiteSpace = async (
+  api: RequestApi,
+  at: SiteAddress,
+  siteSpaceId: string,
+  body: { position: object },
+) => (await api.write(op.moveSiteSpace, { ...at, siteSpaceId }, { body })).data;
 
 /** `GET /orgs/{organizationId}/sites/{siteId}/sections`, groups entered, in display order. */
-export const listSiteSections = (api: RequestApi, at: SiteAddress) =>
-  restPages(api, sitePath(at, '/sections'), siteSection);
+export const listSiteSections = (api: RequestApi, at: SiteAddress) => listOf(api, op.listSiteSections, at);
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/sections` */
-export const createSiteSection = (api: RequestApi, at: SiteAddress, body: object) =>
-  sendFor(api, 'POST', sitePath(at, '/sections'), siteSection, { body });
+export const createSiteSection = async (api: RequestApi, at: SiteAddress, body: object) =>
+  (await api.write(op.addSectionToSite, at, { body })).data;
 
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/sections/{sectionId}` */
 export const updateSiteSection = (api: RequestApi, at: SiteAddress, sectionId: string, body: object) =>
-  sendFor(api, 'PATCH', sitePath(at, route`/sections/${sectionId}`), siteSection, { body });
+  writtenObject(api.write(op.updateSiteSectionById, { ...at, siteSectionId: sectionId }, { body }));
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/sections/{sectionId}` */
-export const deleteSiteSection = (api: RequestApi, at: SiteAddress, sectionId: string) =>
-  sendDelete(api, sitePath(at, route`/sections/${sectionId}`));
+export const deleteSiteSection = async (api: RequestApi, at: SiteAddress, sectionId: string) => ({
+  deleted: (await api.write(op.deleteSiteSectionById, { ...at, siteSectionId: sectionId })).status === 205,
+});
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/sections/{sectionId}/move` */
-export const moveSiteSection = (api: RequestApi, at: SiteAddress, sectionId: string, body: { position: object }) =>
-  sendFor(api, 'POST', sitePath(at, route`/sections/${sectionId}/move`), siteSection, { body });
+export const moveSiteSection = async (
+  api: RequestApi,
+  at: SiteAddress,
+  sectionId: string,
+  body: { position: object },
+) => (await api.write(op.moveSiteSection, { ...at, siteSectionId: sectionId }, { body })).data;
 
 /** `GET /orgs/{organizationId}/sites/{siteId}/section-groups`, depth first in display order. */
-export const listSiteSectionGroups = (api: RequestApi, at: SiteAddress) =>
-  restPages(api, sitePath(at, '/section-groups'), siteSectionGroup);
+export const listSiteSectionGroups = (api: RequestApi, at: SiteAddress) => listOf(api, op.listSiteSectionGroups, at);
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/section-groups` */
-export const createSiteSectionGroup = (api: RequestApi, at: SiteAddress, body: object) =>
-  sendFor(api, 'POST', sitePath(at, '/section-groups'), siteSectionGroup, { body });
+export const createSiteSectionGroup = async (api: RequestApi, at: SiteAddress, body: object) =>
+  (await api.write(op.addSectionGroupToSite, at, { body })).data;
 
 /** `PATCH /orgs/{organizationId}/sites/{siteId}/section-groups/{groupId}` */
 export const updateSiteSectionGroup = (api: RequestApi, at: SiteAddress, groupId: string, body: object) =>
-  sendFor(api, 'PATCH', sitePath(at, route`/section-groups/${groupId}`), siteSectionGroup, { body });
+  writtenObject(api.write(op.updateSiteSectionGroupById, { ...at, siteSectionGroupId: groupId }, { body }));
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/section-groups/{groupId}` */
-export const deleteSiteSectionGroup = (api: RequestApi, at: SiteAddress, groupId: string) =>
-  sendDelete(api, sitePath(at, route`/section-groups/${groupId}`));
+export const deleteSiteSectionGroup = async (api: RequestApi, at: SiteAddress, groupId: string) => ({
+  deleted: (await api.write(op.deleteSiteSectionGroupById, { ...at, siteSectionGroupId: groupId })).status === 205,
+});
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/section-groups/{groupId}/move` */
-export const moveSiteSectionGroup = (api: RequestApi, at: SiteAddress, groupId: string, body: { position: object }) =>
-  sendFor(api, 'POST', sitePath(at, route`/section-groups/${groupId}/move`), siteSectionGroup, { body });
+export const moveSiteSectionGroup = async (
+  api: RequestApi,
+  at: SiteAddress,
+  groupId: string,
+  body: { position: object },
+) => (await api.write(op.moveSiteSectionGroup, { ...at, siteSectionGroupId: groupId }, { body })).data;

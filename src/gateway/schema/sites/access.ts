@@ -5,21 +5,20 @@ import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, readingId, splitKey } from '../kit/ids.js';
 import type {
-  SITE_AI_MODES,
-  SITE_CORNERS,
-  SITE_ICON_STYLES,
-  SITE_LINK_TARGETS,
-  SITE_LOCALES,
-  SITE_PAGE_ACTIONS,
-  SITE_SEARCH_STYLES,
-  SITE_THEME_MODES,
-  SITE_THEMES,
-  AdaptiveSchema,
-  Customization,
-  PublishedSite,
-  PublishingAuth,
+  CustomizationAIMode,
+  CustomizationCorners,
+  CustomizationDefaultThemeMode,
+  CustomizationIconsStyle,
+  CustomizationLocale,
+  CustomizationPageActionType,
+  CustomizationSearchStyle,
+  CustomizationTheme,
+  PublishedContentSite as PublishedSite,
   ShareLink,
-} from '../../upstream/shapes/site-access.js';
+  SiteAdaptiveSchema as AdaptiveSchema,
+  SiteCustomizationSettings as Customization,
+  SiteExternalLinksTarget,
+} from '../../upstream/contract/types.js';
 import {
   createShareLink,
   deleteShareLink,
@@ -33,6 +32,7 @@ import {
   updateAdaptiveSchema,
   updateShareLink,
   updateVisitorAuth,
+  type VisitorAuth as PublishingAuth,
 } from '../../upstream/site-access.js';
 import type { SiteAddress } from '../../upstream/sites.js';
 import { readOnce } from '../content/revision.js';
@@ -42,6 +42,7 @@ import { declareMutation, inputField } from '../kit/mutations.js';
 import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
 import { restBody } from '../kit/mutations.js';
 import { restEnum, VisitorAuthBackendEnum } from '../kit/enums.js';
+// The description has no enum of backends (each is the tag of a variant of `SitePublishingAuth`).
 import { VISITOR_AUTH_BACKENDS } from '../../upstream/shapes/common.js';
 import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
 import { SiteRef, primeSites, siteArgs, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
@@ -224,13 +225,13 @@ const ThemeEnum = restEnum('SiteTheme', 'A theme preset of a published site.', {
   muted: 'Sophisticated, with less contrast between elements.',
   bold: 'High-impact, with prominent colors and strong contrasts.',
   gradient: 'Colorful gradients and splashes of color.',
-} satisfies Record<(typeof SITE_THEMES)[number], string>);
+} satisfies Record<CustomizationTheme, string>);
 
 const CornersEnum = restEnum('SiteCorners', 'The corner style of a published site.', {
   straight: 'Square corners.',
   rounded: 'Slightly rounded corners.',
   circular: 'Fully rounded corners.',
-} satisfies Record<(typeof SITE_CORNERS)[number], string>);
+} satisfies Record<CustomizationCorners, string>);
 
 const IconStyleEnum = restEnum('SiteIconStyle', 'The icon style of a published site.', {
   regular: 'Regular icons.',
@@ -238,24 +239,24 @@ const IconStyleEnum = restEnum('SiteIconStyle', 'The icon style of a published s
   duotone: 'Two-tone icons.',
   light: 'Light icons.',
   thin: 'Thin icons.',
-} satisfies Record<(typeof SITE_ICON_STYLES)[number], string>);
+} satisfies Record<CustomizationIconsStyle, string>);
 
 const SearchStyleEnum = restEnum('SiteSearchStyle', 'The search button of a published site.', {
   prominent: 'A large search bar in the middle of the header.',
   subtle: 'A small search bar in the corner of the header.',
-} satisfies Record<(typeof SITE_SEARCH_STYLES)[number], string>);
+} satisfies Record<CustomizationSearchStyle, string>);
 
 const ThemeModeEnum = restEnum('SiteThemeMode', 'The theme mode readers of a published site start with.', {
   light: 'Light.',
   dark: 'Dark.',
   system: 'As the reader’s system is set.',
-} satisfies Record<(typeof SITE_THEME_MODES)[number], string>);
+} satisfies Record<CustomizationDefaultThemeMode, string>);
 
 const AiModeEnum = restEnum('SiteAiMode', 'The AI features of a published site.', {
   none: 'None.',
   search: 'AI answers in search.',
   assistant: 'An AI assistant readers chat with.',
-} satisfies Record<(typeof SITE_AI_MODES)[number], string>);
+} satisfies Record<CustomizationAIMode, string>);
 
 const LocaleEnum = restEnum('SiteLocale', 'A language of the interface of a published site.', {
   en: 'English.',
@@ -268,7 +269,7 @@ const LocaleEnum = restEnum('SiteLocale', 'A language of the interface of a publ
   no: 'Norwegian.',
   'pt-br': 'Brazilian Portuguese.',
   ru: 'Russian.',
-} satisfies Record<(typeof SITE_LOCALES)[number], string>);
+} satisfies Record<CustomizationLocale, string>);
 
 const PageActionEnum = restEnum('SitePageAction', 'An action of the page menu of a published site.', {
   assistant: 'Ask the AI assistant about the page.',
@@ -277,12 +278,12 @@ const PageActionEnum = restEnum('SitePageAction', 'An action of the page menu of
   mcp: 'Connect to the site’s MCP server.',
   git: 'Open the page in its Git repository.',
   pdf: 'Export the page as PDF.',
-} satisfies Record<(typeof SITE_PAGE_ACTIONS)[number], string>);
+} satisfies Record<CustomizationPageActionType, string>);
 
 const LinkTargetEnum = restEnum('SiteExternalLinksTarget', 'Where external links of a published site open.', {
   self: 'In the current tab.',
   blank: 'In a new tab.',
-} satisfies Record<(typeof SITE_LINK_TARGETS)[number], string>);
+} satisfies Record<SiteExternalLinksTarget, string>);
 
 const ThemedColor = builder.objectRef<Record<string, unknown>>('ThemedColor').implement({
   description: 'A color for the light and the dark theme.',

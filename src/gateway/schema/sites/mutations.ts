@@ -3,15 +3,8 @@ import { z } from 'zod';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
-import { ROLES } from '../../upstream/shapes/common.js';
-import {
-  SITE_TYPES,
-  SITE_VISIBILITIES,
-  type Site,
-  type SiteSection,
-  type SiteSectionGroup,
-  type SiteSpace,
-} from '../../upstream/shapes/sites.js';
+import { S } from '../../upstream/contract/schemas.js';
+import type { Site, SiteSection, SiteSectionGroup, SiteSpace } from '../../upstream/contract/types.js';
 import {
   addSiteSpace,
   createSite,
@@ -343,11 +336,11 @@ declareMutation('createSite', {
   fields: {
     organizationId: organizationIdField,
     title: inputField('String', 'Its title, 2 to 128 characters (default `Untitled site`).', siteTitle.nullish()),
-    type: inputField(SiteTypeEnum, 'Its plan (the platform’s default when left out).', z.enum(SITE_TYPES).nullish()),
+    type: inputField(SiteTypeEnum, 'Its plan (the platform’s default when left out).', S.SiteType.nullish()),
     visibility: inputField(
       SiteVisibilityEnum,
       'Who can read it once published (default PUBLIC).',
-      z.enum(SITE_VISIBILITIES).nullish(),
+      S.SiteVisibility.nullish(),
     ),
     spaceIds: inputField(
       ['ID'],
@@ -373,7 +366,7 @@ declareMutation('updateSite', {
   fields: {
     ...siteTarget,
     title: inputField('String', 'New title, 2 to 128 characters.', siteTitle.nullish()),
-    visibility: inputField(SiteVisibilityEnum, 'Who can read it once published.', z.enum(SITE_VISIBILITIES).nullish()),
+    visibility: inputField(SiteVisibilityEnum, 'Who can read it once published.', S.SiteVisibility.nullish()),
     basename: inputField(
       'String',
       'Its path under the organization address: one segment of 1 to 100 characters, unique in the organization.',
@@ -401,7 +394,7 @@ declareMutation('updateSite', {
     defaultLevel: inputField(
       DefaultLevelEnum,
       'Level of access every member of the organization gets on it; null gives them guest access.',
-      z.enum(['inherit', ...ROLES]).nullish(),
+      S.DefaultLevel.nullish(),
     ),
     defaultSiteSpaceId: inputField(
       'ID',
@@ -1041,11 +1034,14 @@ declareMutation('sortSiteStructure', {
         primeSiteItems(ctx, [siteSection]);
         return { at, siteSection };
       }
-      default: {
+      case 'site-section-group': {
         const siteSectionGroup = placeGroup(data, at.organizationId, at.siteId);
         primeSiteItems(ctx, [siteSectionGroup]);
         return { at, siteSectionGroup };
       }
+      default:
+        // An external link, which the API may answer for a move of one: the gateway moves none.
+        return { at };
     }
   },
 });

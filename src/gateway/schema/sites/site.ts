@@ -5,10 +5,9 @@ import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey, decodeKnownGlobalId, platformKey, splitKey } from '../kit/ids.js';
 import { selectsOnlyKeys } from '../kit/links.js';
-import type { SITE_TYPES, SITE_VISIBILITIES, Site } from '../../upstream/shapes/sites.js';
+import type { Site, SiteType, SiteVisibility } from '../../upstream/contract/types.js';
 import { getSite, getSiteStructure, listSites as listSitesUpstream } from '../../upstream/sites.js';
 import { follow, ownedTarget } from '../kit/live.js';
-import type { Space } from '../../upstream/shapes/spaces.js';
 import { builder } from '../kit/builder.js';
 import { linkTo, organizationNode, primeInOrganization, type InOrganization } from '../kit/loaders.js';
 import { DefaultContentType, OrganizationNode } from '../organizations.js';
@@ -117,7 +116,7 @@ export const SiteVisibilityEnum = restEnum('SiteVisibility', 'Who can read a pub
   unlisted: 'Anyone with the address; not indexed by search engines.',
   'share-link': 'Anyone with a share link holding a secret key.',
   'visitor-auth': 'Visitors authenticated with a JWT from your own backend.',
-} satisfies Record<(typeof SITE_VISIBILITIES)[number], string>);
+} satisfies Record<SiteVisibility, string>);
 
 export const SiteTypeEnum = restEnum('SiteType', 'The plan of a site, which decides the features it has.', {
   basic: 'Basic site.',
@@ -126,7 +125,7 @@ export const SiteTypeEnum = restEnum('SiteType', 'The plan of a site, which deci
   sponsored: 'Sponsored site (community organizations).',
   'legacy-basic': 'Basic site of a former plan.',
   'legacy-premium': 'Premium site of a former plan.',
-} satisfies Record<(typeof SITE_TYPES)[number], string>);
+} satisfies Record<SiteType, string>);
 
 const SitePermissions = permissionsType<Site['permissions']>('SitePermissions', 'What you may do with a site.', {
   view: 'Can read the site.',
@@ -323,7 +322,7 @@ builder.objectFields(SpaceNode, (t) => ({
         title: t.arg.string({ description: 'Only the sites whose title contains this text (case-insensitive).' }),
         published: t.arg.boolean({ description: 'Only the published sites (true) or the unpublished ones (false).' }),
       },
-      resolve: (space: Space, args, ctx) =>
+      resolve: (space, args, ctx) =>
         listSites(ctx, space.organization, args, { space: space.id, title: args.title, published: args.published }),
     },
     SiteConnection,

@@ -5,13 +5,12 @@ import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, splitKey } from '../kit/ids.js';
 import type {
-  SectionLevelItem,
   SiteExternalLink,
   SiteSection,
   SiteSectionGroup,
   SiteSpace,
   SiteStructure,
-} from '../../upstream/shapes/sites.js';
+} from '../../upstream/contract/types.js';
 import { getSiteStructure, listSiteSectionGroups, listSiteSections, listSiteSpaces } from '../../upstream/sites.js';
 import { builder } from '../kit/builder.js';
 import { PageInterface } from '../content/page.js';
@@ -33,8 +32,13 @@ export type InSite<T> = T & { organizationId: string; siteId: string };
 
 export type SiteSpaceHeld = InSite<SiteSpace>;
 export type SiteSectionHeld = InSite<Omit<SiteSection, 'siteSpaces'>> & { siteSpaces: SiteSpaceHeld[] };
-export type SiteSectionGroupHeld = InSite<Omit<SiteSectionGroup, 'children'>> & { children: SectionLevelHeld[] };
+// A group's `sections` are its sections among `children`, which is what is read.
+export type SiteSectionGroupHeld = InSite<Omit<SiteSectionGroup, 'children' | 'sections'>> & {
+  children: SectionLevelHeld[];
+};
 export type SiteExternalLinkHeld = InSite<SiteExternalLink>;
+/** An item of a sections structure, at its root or in a group: a section, a group of them, or an external link. */
+type SectionLevelItem = SiteSectionGroup['children'][number];
 /** An item of a sections structure, at its root or in a group. */
 export type SectionLevelHeld = SiteSectionHeld | SiteSectionGroupHeld | SiteExternalLinkHeld;
 
