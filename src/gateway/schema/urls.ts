@@ -13,7 +13,7 @@ import { getSpace } from '../upstream/spaces.js';
 import { getEmbed, resolveContentUrl, resolvePublishedUrl, resolvePublishedUrlFor } from '../upstream/urls.js';
 import type { ChangeRequest } from '../upstream/contract/types.js';
 import type { Collection } from '../upstream/shapes/collections.js';
-import type { RevisionPage } from '../upstream/shapes/content.js';
+import type { PageOfAnyType as RevisionPage } from '../upstream/content.js';
 import type { Space } from '../upstream/shapes/spaces.js';
 import { builder } from './kit/builder.js';
 import { ChangeRequestNode } from './change-requests/index.js';

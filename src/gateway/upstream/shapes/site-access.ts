@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { S } from '../contract/schemas.js';
 import { dateTime, url, VISITOR_AUTH_BACKENDS } from './common.js';
 import { collection } from './collections.js';
-import { revisionPage } from './content.js';
 import { space } from './spaces.js';
 import { site, siteStructure } from './sites.js';
 
@@ -123,7 +122,11 @@ export const publishedLookup = z.union([contentRedirect, publishedContent]);
 /** `GET /urls/content`: a collection, or a space with a change request and a page. */
 export const contentLookup = z.union([
   z.object({ collection }),
-  z.object({ space, changeRequest: z.lazy(() => S.ChangeRequest).nullish(), page: revisionPage.nullish() }),
+  z.object({
+    space,
+    changeRequest: z.lazy(() => S.ChangeRequest).nullish(),
+    page: z.lazy(() => S.RevisionPage).nullish(),
+  }),
 ]);
 
 export const EMBED_TYPES = ['link', 'rich', 'integration'] as const;
