@@ -35,6 +35,12 @@ export const PARTIAL: Record<string, { zod: string; ts: string; reason: string }
     ts: '{ id: string; [key: string]: unknown }',
     reason: 'every location of a link report repeats the whole revision; the gateway reads its id',
   },
+  // Content: the description allows other keys in a document's data, which dropping unknown keys would lose.
+  'JSONDocument.data': {
+    zod: 'z.looseObject({ schemaVersion: z.number().int().nullish() })',
+    ts: '{ schemaVersion?: number | null; [key: string]: unknown }',
+    reason: "a document's data holds other keys beside its schema version (platform-api.md, Document); kept",
+  },
 };
 
 /**

@@ -362,6 +362,31 @@ describe('large document bodies', () => {
     expect(JSON.stringify(answer.body)).not.toContain('injected');
   });
 
+  it("keeps every key of a document's data and only the token of its meta, large or small", async () => {
+    faulty.inject({
+      path: /\/documents\//,
+      times: 2,
+      fault: {
+        kind: 'rewrite',
+        edit: (body) => ({
+          ...body,
+          data: { ...(body.data as object), theme: 'dark' },
+          meta: { token: 't', injected: 1 },
+        }),
+      },
+    });
+    for (const page of [pages.big, pages.small]) {
+      const answer = await read(documentIds[page]!);
+      expect(answer.body.errors).toBeUndefined();
+      const original = await stored(documentIds[page]!);
+      expect(answer.body.data.space.a.json).toEqual({
+        ...original,
+        data: { ...(original.data as object), theme: 'dark' },
+        meta: { token: 't' },
+      });
+    }
+  });
+
   it("refuses a large body that is not a document, as the platform's fault", async () => {
     const notADocument = { object: 'document', data: {}, nodes: 'x'.repeat(300_000) };
     faulty.inject({ path: /\/documents\//, fault: { kind: 'status', status: 200, body: notADocument } });

@@ -1,7 +1,7 @@
 import { documentLines } from '../../document/lines.js';
 import { documentToMarkdown } from '../../document/markdown.js';
 import { parseDocument } from '../../document/model.js';
-import { document as documentShape } from '../upstream/shapes/common.js';
+import { S } from '../upstream/contract/schemas.js';
 
 /**
  * The gateway's own conversions of a platform document, as a pure function run on the request's
@@ -69,8 +69,6 @@ export interface DocumentCheckJob {
  */
 export type DocumentCheckOutcome = { asIs: boolean } | { invalid: string };
 
-const DOCUMENT_KEYS = new Set(Object.keys(documentShape.shape));
-
 /** Checks a document's text: what a worker thread does with a check job. */
 export function checkDocument(job: DocumentCheckJob): DocumentCheckOutcome {
   let json: unknown;
@@ -79,7 +77,25 @@ export function checkDocument(job: DocumentCheckJob): DocumentCheckOutcome {
   } catch {
     return { invalid: 'the document is not JSON' };
   }
-  const parsed = documentShape.safeParse(json);
+  const parsed = S.JSONDocument.safeParse(json);
   if (!parsed.success) return { invalid: 'the document does not have the shape of a document' };
-  return { asIs: Object.keys(json as object).every((key) => DOCUMENT_KEYS.has(key)) };
+  return { asIs: sameJson(json, parsed.data) };
+}
+
+/**
+ * Whether a parse left `json` as it was: no key dropped, no value changed. Nodes are kept whole by
+ * the parse (the same objects), so only the document's own fields are walked.
+ */
+function sameJson(json: unknown, parsed: unknown): boolean {
+  if (json === parsed) return true;
+  if (Array.isArray(json))
+    return Array.isArray(parsed) && json.length === parsed.length && json.every((item, i) => sameJson(item, parsed[i]));
+  if (typeof json !== 'object' || json === null || typeof parsed !== 'object' || parsed === null) return false;
+  const keys = Object.keys(json);
+  if (keys.length !== Object.keys(parsed).length) return false;
+  return keys.every(
+    (key) =>
+      Object.hasOwn(parsed, key) &&
+      sameJson((json as Record<string, unknown>)[key], (parsed as Record<string, unknown>)[key]),
+  );
 }

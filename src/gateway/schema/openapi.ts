@@ -25,7 +25,7 @@ import type {
   OpenAPISpecProcessingErrorCode,
   OpenAPISpecVersion as OpenApiSpecVersion,
 } from '../upstream/contract/types.js';
-import type { RevisionPage } from '../upstream/shapes/content.js';
+import type { PageOfAnyType as RevisionPage } from '../upstream/content.js';
 import { S } from '../upstream/contract/schemas.js';
 import { builder } from './kit/builder.js';
 import { follow } from './kit/live.js';
@@ -679,8 +679,7 @@ builder.objectFields(SpaceNode, (t) => ({
       const source = revisionSource(parseArgument(ComputedRevisionSourceInput.schema, args.source, 'source'));
       const seed = parseArgument(seedCheck, args.seed, 'seed');
       const answer = await computeRevision(ctx.api, space.id, { source, seed });
-      // Content's hand-written page type until content reads its records: the same object, its absent fields null.
-      return answer.pages.map((page) => ({ spaceId: space.id, page: page as unknown as RevisionPage }));
+      return answer.pages.map((page) => ({ spaceId: space.id, page }));
     },
   }),
   computedDocument: t.field({

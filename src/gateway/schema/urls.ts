@@ -18,7 +18,7 @@ import type {
   PublishedSiteContent as PublishedContent,
   Space,
 } from '../upstream/contract/types.js';
-import type { RevisionPage } from '../upstream/shapes/content.js';
+import type { PageOfAnyType as RevisionPage } from '../upstream/content.js';
 import { builder } from './kit/builder.js';
 import { ChangeRequestNode } from './change-requests/index.js';
 import { CollectionNode } from './collections.js';

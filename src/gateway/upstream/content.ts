@@ -1,23 +1,60 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ReadApi, RequestApi } from './request.js';
-import { route } from './client.js';
-import { type Filters, restPages } from './operation.js';
-import {
-  backlinksPage,
-  jsonDocument,
-  linkReportPage,
-  markdownPage,
-  pageMetaLinks,
-  pdfExport,
-  reusableContent,
-  revision,
-  revisionFile,
-  revisionPage,
-  revisionPages,
-  searchPageResult,
-  searchSpaceResult,
-  semanticChanges,
-} from './shapes/content.js';
+import type { Query } from './client.js';
+import * as op from './contract/operations.js';
+import { answering } from './answers.js';
+import { type Filters, listOf } from './operation.js';
+import { type AnswerOf, answerOf, type Operation, type ParamsOf, pathOf } from './record.js';
+import { signedPdf } from './change-requests.js';
+import { UpstreamContractError } from '../errors.js';
+import type {
+  JSONDocument,
+  RevisionPageBase,
+  RevisionPageComputed,
+  RevisionPageDocument,
+  RevisionPageGroup,
+  RevisionPageLink,
+} from './contract/types.js';
+
+/** The fields of every member of a union, each optional unless all members have it. */
+type Flat<U> = Pick<U, keyof U> & {
+  [K in U extends unknown ? keyof U : never]?: U extends unknown ? (K extends keyof U ? U[K] : never) : never;
+};
+
+/**
+ * A page of any type (`RevisionPage` is a union by `type`), read as one object: what the schema
+ * modules resolve fields from, a field of another type being absent.
+ */
+export type PageOfAnyType = Flat<
+  | Pick<
+      RevisionPageDocument,
+      | keyof RevisionPageBase
+      | 'type'
+      | 'urls'
+      | 'slug'
+      | 'path'
+      | 'description'
+      | 'git'
+      | 'layout'
+      | 'cover'
+      | 'variables'
+      | 'hidden'
+      | 'noIndex'
+      | 'noRobotsIndex'
+      | 'metaLinks'
+    >
+  | Omit<RevisionPageGroup, 'pages' | 'kind'>
+  | Omit<RevisionPageLink, 'kind'>
+  | Omit<RevisionPageComputed, 'computed'>
+> & {
+  pages?: PageOfAnyType[] | undefined;
+  /** A document page's markdown, when it was read with `format: markdown`. */
+  markdown?: string | undefined;
+  documentId?: string | null | undefined;
+  /** The source of a computed page's pages, or of a generated document page's document. */
+  computed?: Record<string, unknown> | undefined;
+  computedSeed?: string | undefined;
+};
 
 /**
  * Where content is read: the content of a change request, the current content of a space, or a
@@ -30,43 +67,111 @@ export interface ContentAddress {
   changeRequest?: string | null | undefined;
 }
 
-/** The REST path of some content, or of something in it (`suffix`, starting with `/`). */
-function contentPath(at: ContentAddress, suffix = ''): string {
-  if (at.changeRequest) return route`/spaces/${at.spaceId}/change-requests/${at.changeRequest}/content` + suffix;
-  if (at.current) return route`/spaces/${at.spaceId}/content` + suffix;
-  if (at.id === undefined) throw new Error('A revision is read by its id');
-  return route`/spaces/${at.spaceId}/revisions/${at.id}` + suffix;
+/** The records of one read in each place content is read (`inRevision` missing where the API has none). */
+interface Places<C extends Operation, S extends Operation, R extends Operation> {
+  inChangeRequest: C;
+  current: S;
+  inRevision?: R;
 }
 
-/** The path of a page by its path in the content (`getting-started/install`; empty for the landing page). */
-function pagePath(pathname: string): string {
-  return pathname === '' ? '/path' : `/path/${pathname.split('/').map(encodeURIComponent).join('/')}`;
+/** The record of a read at `at`, and its path parameters with `params` beside those of the place. */
+function placed<C extends Operation, S extends Operation, R extends Operation = never>(
+  at: ContentAddress,
+  places: Places<C, S, R>,
+  params: Record<string, string> = {},
+): { operation: C | S | R; params: never } {
+  if (at.changeRequest)
+    return {
+      operation: places.inChangeRequest,
+      params: { spaceId: at.spaceId, changeRequestId: at.changeRequest, ...params } as never,
+    };
+  if (at.current) return { operation: places.current, params: { spaceId: at.spaceId, ...params } as never };
+  if (at.id === undefined) throw new Error('A revision is read by its id');
+  if (!places.inRevision) throw new Error(`${places.current.operationId} is not read in a revision`);
+  return { operation: places.inRevision, params: { spaceId: at.spaceId, revisionId: at.id, ...params } as never };
 }
+
+/** Reads the record of `places` that fits `at`. */
+function readAt<C extends Operation, S extends Operation, R extends Operation = never>(
+  api: ReadApi,
+  at: ContentAddress,
+  places: Places<C, S, R>,
+  params?: Record<string, string>,
+  query?: Query,
+): Promise<AnswerOf<C> | AnswerOf<S> | AnswerOf<R>> {
+  const { operation, params: filled } = placed(at, places, params);
+  return api.read(operation, filled, query as never) as Promise<never>;
+}
+
+const PAGE_BY_ID = {
+  inChangeRequest: op.getPageInChangeRequestById,
+  current: op.getPageById,
+  inRevision: op.getPageInRevisionById,
+};
+const PAGE_BY_PATH = {
+  inChangeRequest: op.getPageInChangeRequestByPath,
+  current: op.getPageByPath,
+  inRevision: op.getPageInRevisionByPath,
+};
+// The landing page has the empty path: no {pagePath} segment is left (see the overlay).
+const LANDING_PAGE = {
+  inChangeRequest: op.getLandingPageInChangeRequest,
+  current: op.getLandingPage,
+  inRevision: op.getLandingPageInRevision,
+};
+
+/** A page by its id or by its path in the content (`getting-started/install`; empty for the landing page). */
+const readPage = (
+  api: ReadApi,
+  at: ContentAddress,
+  page: { pageId: string } | { pathname: string },
+  query?: Query,
+): Promise<PageOfAnyType> =>
+  'pageId' in page
+    ? readAt(api, at, PAGE_BY_ID, { pageId: page.pageId }, query)
+    : page.pathname === ''
+      ? readAt(api, at, LANDING_PAGE, {}, query)
+      : readAt(api, at, PAGE_BY_PATH, { pagePath: page.pathname }, query);
+
+/**
+ * A document read with its text kept beside it (see `bodySource`): a worker thread converts it
+ * from its text, and its nodes are passed on whole (the contract reads them opaquely).
+ */
+const readDocument = <O extends Operation>(api: RequestApi, operation: O, params: ParamsOf<O>, query?: Query) =>
+  api.get(pathOf(operation, params), answerOf(operation)!, query, {
+    keepText: true,
+    operation,
+  }) as Promise<JSONDocument>;
 
 // --- Revisions ---------------------------------------------------------------------------------
 
 /** `GET /spaces/{spaceId}/revisions/{revisionId}`, or the content of a change request, or the current content. */
-export const getRevision = (api: RequestApi, at: ContentAddress) => api.get(contentPath(at), revision);
+export const getRevision = (api: RequestApi, at: ContentAddress) =>
+  readAt(api, at, {
+    inChangeRequest: op.getRevisionOfChangeRequestById,
+    current: op.getCurrentRevision,
+    inRevision: op.getRevisionById,
+  });
 
 /** `GET …/pages`: the page tree of some content, without its files and reusable contents. */
-export const getPageTree = (api: RequestApi, at: ContentAddress) => api.get(contentPath(at, '/pages'), revisionPages);
+export const getPageTree = (api: RequestApi, at: ContentAddress) =>
+  readAt(api, at, {
+    inChangeRequest: op.listPagesInChangeRequest,
+    current: op.listPages,
+    inRevision: op.listPagesInRevisionById,
+  });
 
 /** `GET /spaces/{spaceId}/revisions/{revisionId}/changes`: what a revision changed, at most `limit` items. */
 export const getRevisionChanges = (api: RequestApi, spaceId: string, revisionId: string, limit: number) =>
-  api.get(route`/spaces/${spaceId}/revisions/${revisionId}/changes`, semanticChanges, { limit });
+  api.read(op.getRevisionSemanticChanges, { spaceId, revisionId }, { limit });
 
 // --- Pages and documents -----------------------------------------------------------------------
 
-/** A page with its markdown, when it was read with `format: 'markdown'`. */
-const pageWithMarkdown = revisionPage.and(z.object({ markdown: z.string().optional() }));
-
 /** `GET …/page/{pageId}` */
-export const getPage = (api: RequestApi, at: ContentAddress, pageId: string) =>
-  api.get(contentPath(at, route`/page/${pageId}`), revisionPage);
+export const getPage = (api: RequestApi, at: ContentAddress, pageId: string) => readPage(api, at, { pageId });
 
 /** `GET …/path/{pagePath}` */
-export const getPageByPath = (api: RequestApi, at: ContentAddress, pathname: string) =>
-  api.get(contentPath(at, pagePath(pathname)), revisionPage);
+export const getPageByPath = (api: RequestApi, at: ContentAddress, pathname: string) => readPage(api, at, { pathname });
 
 /**
  * A page as a published URL shows it, by id or by path (`{ pageId }` or `{ pathname }`), with its
@@ -77,23 +182,28 @@ export const getShownPage = (
   at: ContentAddress,
   page: { pageId: string } | { pathname: string },
   query: { format: 'markdown' } | undefined,
-) =>
-  api.get(
-    contentPath(at, 'pageId' in page ? route`/page/${page.pageId}` : pagePath(page.pathname)),
-    pageWithMarkdown,
-    query,
-  );
+) => readPage(api, at, page, query);
 
 /** `GET …/page/{pageId}?format=markdown`: the page's own markdown (title, front matter, relative links). */
-export const getPageMarkdown = (api: RequestApi, at: ContentAddress, pageId: string) =>
-  api.get(contentPath(at, route`/page/${pageId}`), markdownPage, { format: 'markdown' });
+export const getPageMarkdown = async (api: RequestApi, at: ContentAddress, pageId: string) => {
+  const page = await readPage(api, at, { pageId }, { format: 'markdown' });
+  // The record's page may come without a body; asked for its markdown, a page must answer it.
+  if (typeof page.markdown !== 'string')
+    throw new UpstreamContractError(`${op.getPageById.operationId} answered a page without its markdown`, 'markdown');
+  return { id: page.id, markdown: page.markdown };
+};
 
 /**
  * `GET /spaces/{spaceId}/documents/{documentId}`: documents are stored by content, so one id names
  * one document. Read as text, a large one left unparsed (see `UnparsedBody`).
  */
 export const getDocument = (api: RequestApi, spaceId: string, documentId: string) =>
-  api.getText(route`/spaces/${spaceId}/documents/${documentId}`, jsonDocument);
+  api.getText(
+    pathOf(op.getDocumentById, { spaceId, documentId }),
+    answerOf(op.getDocumentById) as z.ZodType<JSONDocument>,
+    undefined,
+    op.getDocumentById,
+  );
 
 /** `GET /spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document`, its expressions evaluated when asked. */
 export const getPageDocument = (
@@ -101,55 +211,80 @@ export const getPageDocument = (
   page: { spaceId: string; revisionId: string; id: string },
   query?: Filters<'evaluated'>,
 ) =>
-  api.get(route`/spaces/${page.spaceId}/revisions/${page.revisionId}/page/${page.id}/document`, jsonDocument, query, {
-    keepText: true,
-  });
+  readDocument(
+    api,
+    op.getPageDocumentInRevisionById,
+    { spaceId: page.spaceId, revisionId: page.revisionId, pageId: page.id },
+    query,
+  );
 
 // --- Files and reusable contents ---------------------------------------------------------------
 
 /** `GET …/files`, in order. */
-export const listFiles = (api: RequestApi, at: ContentAddress) =>
-  restPages(api, contentPath(at, '/files'), revisionFile);
+export const listFiles = (api: RequestApi, at: ContentAddress) => {
+  const { operation, params } = placed(at, {
+    inChangeRequest: op.listFilesInChangeRequestById,
+    current: op.listFiles,
+    inRevision: op.listFilesInRevisionById,
+  });
+  return listOf(api, operation, params);
+};
 
 /** `GET …/files/{fileId}` */
 export const getFile = (api: RequestApi, at: ContentAddress, fileId: string) =>
-  api.get(contentPath(at, route`/files/${fileId}`), revisionFile);
+  readAt(
+    api,
+    at,
+    { inChangeRequest: op.getFileInChangeRequestById, current: op.getFileById, inRevision: op.getFileInRevisionById },
+    { fileId },
+  );
 
 /** `GET …/reusable-contents/{reusableContentId}` */
 export const getReusableContent = (api: RequestApi, at: ContentAddress, reusableContentId: string) =>
-  api.get(contentPath(at, route`/reusable-contents/${reusableContentId}`), reusableContent);
+  readAt(
+    api,
+    at,
+    {
+      inChangeRequest: op.getReusableContentInChangeRequestById,
+      current: op.getReusableContentById,
+      inRevision: op.getReusableContentInRevisionById,
+    },
+    { reusableContentId },
+  );
 
 /** `GET /spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document` */
 export const getReusableContentDocument = (
   api: RequestApi,
   item: { spaceId: string; revisionId: string; id: string },
 ) =>
-  api.get(
-    route`/spaces/${item.spaceId}/revisions/${item.revisionId}/reusable-contents/${item.id}/document`,
-    jsonDocument,
-    undefined,
-    { keepText: true },
-  );
+  readDocument(api, op.getReusableContentDocumentInRevisionById, {
+    spaceId: item.spaceId,
+    revisionId: item.revisionId,
+    reusableContentId: item.id,
+  });
 
 // --- Links -------------------------------------------------------------------------------------
 
 /** What a link report or a list of backlinks is about: a whole space, a page or a file. */
 export type LinkSubject = { space: true } | { pageId: string } | { fileId: string };
 
-/** The path of a link report (`links`) or of backlinks in the current content or a change request's. */
-function linksPath(at: ContentAddress, subject: LinkSubject, list: 'links' | 'backlinks'): string {
-  if ('space' in subject) return route`/spaces/${at.spaceId}/links`;
-  const of = 'pageId' in subject ? route`/page/${subject.pageId}` : route`/files/${subject.fileId}`;
-  return contentPath(at, `${of}/${list}`);
-}
-
 /** `GET /spaces/{spaceId}/links` or `GET …/page/{pageId}/links`: one page of a link report, with its stats. */
 export const readLinkReport = (
   api: RequestApi,
   at: ContentAddress,
   subject: { space: true } | { pageId: string },
+  // `status` is the platform's filter of a report; neither the description nor the API documentation lists it.
   query: { status: string | undefined; page: string | undefined; limit: number },
-) => api.get(linksPath(at, subject, 'links'), linkReportPage, query);
+) =>
+  'space' in subject
+    ? api.read(op.listSpaceLinks, { spaceId: at.spaceId }, query as never)
+    : readAt(
+        api,
+        at,
+        { inChangeRequest: op.listPageLinksInChangeRequest, current: op.listPageLinks },
+        { pageId: subject.pageId },
+        query,
+      );
 
 /** `GET …/page/{pageId}/backlinks` or `…/files/{fileId}/backlinks`: one page of the pages linking to it. */
 export const readBacklinks = (
@@ -157,26 +292,60 @@ export const readBacklinks = (
   at: ContentAddress,
   subject: { pageId: string } | { fileId: string },
   query: { page: string | undefined; limit: number },
-) => api.get(linksPath(at, subject, 'backlinks'), backlinksPage, query);
+) =>
+  'pageId' in subject
+    ? readAt(
+        api,
+        at,
+        { inChangeRequest: op.listPageBacklinksInChangeRequest, current: op.listPageBacklinks },
+        { pageId: subject.pageId },
+        query,
+      )
+    : readAt(
+        api,
+        at,
+        { inChangeRequest: op.listFileBacklinksInChangeRequest, current: op.listFileBacklinks },
+        { fileId: subject.fileId },
+        query,
+      );
 
 /** `GET …/page/{pageId}/meta-links`: the canonical and alternate links of a page. */
 export const getPageMetaLinks = (api: RequestApi, at: ContentAddress, pageId: string) =>
-  api.get(contentPath(at, route`/page/${pageId}/meta-links`), pageMetaLinks);
+  readAt(
+    api,
+    at,
+    {
+      inChangeRequest: op.listChangeRequestPageMetaLinks,
+      current: op.listSpacePageMetaLinks,
+      inRevision: op.listRevisionPageMetaLinks,
+    },
+    { pageId },
+  );
 
 // --- Search, PDF, templates --------------------------------------------------------------------
 
 /** `GET /spaces/{spaceId}/search`: pages of the current content, ranked, with excerpts. */
 export const searchSpace = (api: RequestApi, spaceId: string, query: string) =>
-  restPages(api, route`/spaces/${spaceId}/search`, searchPageResult, { query });
+  listOf(api, op.searchSpaceContent, { spaceId }, { query });
 
 /** `GET /orgs/{organizationId}/search`: spaces of the organization, best first, with their matching pages. */
 export const searchOrganization = (api: RequestApi, organizationId: string, query: string) =>
-  restPages(api, route`/orgs/${organizationId}/search`, searchSpaceResult, { query });
+  listOf(api, op.searchOrganizationContent, { organizationId }, { query });
+
+const getPdf = answering(op.getSpacePDF, signedPdf);
 
 /** `GET /spaces/{spaceId}/pdf`: a URL of a PDF of the current content or of one page. */
 export const getSpacePdf = (api: RequestApi, spaceId: string, query: Filters<'page' | 'only'>) =>
-  api.get(route`/spaces/${spaceId}/pdf`, pdfExport, query);
+  api.read(getPdf, { spaceId }, query as never) as Promise<{ url: string }>;
 
 /** `POST /spaces/{spaceId}/content/template` (no body answered): applies a template, live or to a change request. */
-export const applyTemplate = (api: RequestApi, spaceId: string, body: object) =>
-  api.send('POST', route`/spaces/${spaceId}/content/template`, { body });
+export const applyTemplate = (api: RequestApi, spaceId: string, body: object) => {
+  const params = { spaceId };
+  // Sent without a schema: `write` reads a body for every status but 204 and 205, and this one
+  // answers 201 without any (as its record and the API documentation say).
+  return api.send('POST', pathOf(op.applyTemplateToSpace, params), {
+    body,
+    operation: op.applyTemplateToSpace,
+    params,
+  });
+};

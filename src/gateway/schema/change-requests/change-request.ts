@@ -16,7 +16,7 @@ import {
 import type { RestPages } from '../../upstream/shapes/common.js';
 import type { ChangeRequest } from '../../upstream/contract/types.js';
 import { builder, type SchemaTypesOf } from '../kit/builder.js';
-import { RevisionChanges, type RevisionChangesHeld } from '../content/changes.js';
+import { changesHeld, RevisionChanges } from '../content/changes.js';
 import { PdfExport, pdfExportOf, pdfPage } from '../content/search.js';
 import { lightRevision, readOnce, revisionFor, RevisionNode, revisionStub, treeIndex } from '../content/revision.js';
 import { linkTo, loadableNode, prime } from '../kit/loaders.js';
@@ -213,9 +213,7 @@ ChangeRequestNode.implement({
           ),
           tree,
         ]);
-        // Content's hand-written change type until content reads its records: the same objects, absent fields null.
-        const changes = answer.changes.map((change) => ({ ...change, revision }));
-        return { changes: changes as unknown as RevisionChangesHeld['changes'], more: answer.more ?? 0 };
+        return changesHeld(answer, revision);
       },
     }),
     pdf: t.field({

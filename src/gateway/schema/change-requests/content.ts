@@ -366,8 +366,7 @@ declareMutation('editChangeRequestContent', {
         revisionId: changeRequest.revision,
       })),
       insertedFiles: (data.insertedFiles ?? []).map((file) =>
-        // Content's hand-written file type until content reads its records: the same object, its absent fields null.
-        placeFile(file as Parameters<typeof placeFile>[0], spaceId, changeRequest.revision, undefined),
+        placeFile(file, spaceId, changeRequest.revision, undefined),
       ),
     };
   },

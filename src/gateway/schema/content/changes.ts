@@ -3,7 +3,7 @@ import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../kit/ids.js';
 import { getRevisionChanges } from '../../upstream/content.js';
-import type { SemanticChange } from '../../upstream/shapes/content.js';
+import type { RevisionSemanticChange as SemanticChange } from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { brandAs } from '../kit/loaders.js';
 import { FileNode, ReusableContentNode, type ReusableContentHeld } from './file.js';
@@ -42,7 +42,7 @@ async function treeOf(ctx: GatewayContext, change: { revision: RevisionHeld }, b
 async function changedPage(
   ctx: GatewayContext,
   change: { revision: RevisionHeld },
-  page: { id: string; type: PageHeld['page']['type']; title: string; path?: string | undefined },
+  page: { id: string; type: PageHeld['page']['type']; title: string; path?: string | null | undefined },
   before: boolean,
 ): Promise<PageHeld> {
   const index = await treeOf(ctx, change, before);
@@ -50,7 +50,7 @@ async function changedPage(
   if (found) return found;
   const { revision } = change;
   const held = placePage(
-    { ...page, pages: [] },
+    { id: page.id, type: page.type, title: page.title, path: page.path ?? undefined, pages: [] },
     revision.spaceId,
     before ? (revision.parents[0] ?? revision.id) : revision.id,
     undefined,
@@ -80,7 +80,7 @@ async function changedFile(
 async function changedReusable(
   ctx: GatewayContext,
   change: { revision: RevisionHeld },
-  item: { id: string; title: string; document?: string | undefined },
+  item: { id: string; title: string; document?: string | null | undefined },
   before: boolean,
 ): Promise<ReusableContentHeld> {
   const parent = change.revision.parents[0];
@@ -122,8 +122,12 @@ const AttributeChangeType = builder.objectRef<AttributeChange>('AttributeChange'
   }),
 });
 
-const attributeList = (attributes: Record<string, { before?: unknown; after?: unknown }>): AttributeChange[] =>
-  Object.entries(attributes).map(([name, value]) => ({ name, before: value.before, after: value.after }));
+const attributeList = (attributes: {
+  [name: string]: { before?: unknown; after?: unknown } | null | undefined;
+}): AttributeChange[] =>
+  Object.entries(attributes).flatMap(([name, value]) =>
+    value ? [{ name, before: value.before, after: value.after }] : [],
+  );
 
 const pageField = (before: boolean, description: string) => ({
   type: PageInterface,
@@ -296,7 +300,7 @@ const CHANGE_TYPENAMES = {
   reusable_content_deleted: 'ReusableContentDeletedChange',
   reusable_content_edited: 'ReusableContentEditedChange',
   variables_edited: 'VariablesEditedChange',
-} as const satisfies Record<SemanticChange['type'], string>;
+} as const satisfies Partial<Record<SemanticChange['type'], string>>;
 
 const RevisionChange = builder.unionType('RevisionChange', {
   description: 'One change a revision made to the content, by kind.',
@@ -316,9 +320,27 @@ const RevisionChange = builder.unionType('RevisionChange', {
   resolveType: (change) => CHANGE_TYPENAMES[change.type],
 });
 
+/** The kinds of change the graph shows. */
+type ShownKind = keyof typeof CHANGE_TYPENAMES;
+
 export interface RevisionChangesHeld {
-  changes: Array<SemanticChange & { revision: RevisionHeld }>;
+  changes: Array<Change<ShownKind>>;
   more: number;
+}
+
+/**
+ * What an answer of changes holds, as the graph shows it: each change with the revision it is
+ * read in. Changes to tags (in the description, never answered by the platform: the graph has no
+ * tags) are left out rather than failing the answer.
+ */
+export function changesHeld(
+  answer: { changes: readonly SemanticChange[]; more?: number | null | undefined },
+  revision: RevisionHeld,
+): RevisionChangesHeld {
+  const shown = answer.changes.filter((change): change is Extract<SemanticChange, { type: ShownKind }> =>
+    Object.hasOwn(CHANGE_TYPENAMES, change.type),
+  );
+  return { changes: shown.map((change) => ({ ...change, revision })), more: answer.more ?? 0 };
 }
 
 export const RevisionChanges = builder.objectRef<RevisionChangesHeld>('RevisionChanges').implement({
@@ -353,7 +375,7 @@ builder.objectFields(RevisionNode, (t) => ({
       const answer = await readOnce(ctx, `changes:${compositeKey(revision.spaceId, revision.id)}:${limit}`, () =>
         getRevisionChanges(ctx.api, revision.spaceId, revision.id, limit),
       );
-      return { changes: answer.changes.map((change) => ({ ...change, revision })), more: answer.more ?? 0 };
+      return changesHeld(answer, revision);
     },
   }),
 }));

@@ -2,7 +2,7 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey } from '../kit/ids.js';
 import { getDocument, getPageDocument, getPageMarkdown } from '../../upstream/content.js';
-import type { RevisionPage } from '../../upstream/shapes/content.js';
+import type { PageOfAnyType as RevisionPage } from '../../upstream/content.js';
 import { builder } from '../kit/builder.js';
 import { DocumentType, type DocumentValue } from '../kit/document.js';
 import { SpaceNode } from '../spaces.js';

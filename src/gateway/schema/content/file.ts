@@ -10,7 +10,7 @@ import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey } from '../kit/ids.js';
 import { getFile, getReusableContent, getReusableContentDocument, listFiles } from '../../upstream/content.js';
-import type { ReusableContent, RevisionFile } from '../../upstream/shapes/content.js';
+import type { RevisionReusableContent as ReusableContent, RevisionFile } from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { brandAs, linkTo, loadableNode } from '../kit/loaders.js';
 import { DocumentType } from '../kit/document.js';
@@ -166,7 +166,7 @@ ReusableContentNode.implement({
       description: 'Its body as a JSON document; null when it is empty. One request per reusable content.',
       extensions: upstream.fetch(1),
       resolve: (item, _args, ctx) =>
-        item.document
+        'document' in item && item.document
           ? readDocumentOnce(ctx, `reusable-document:${compositeKey(item.spaceId, item.revisionId, item.id)}`, () =>
               getReusableContentDocument(ctx.api, item),
             )

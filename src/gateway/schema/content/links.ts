@@ -4,14 +4,14 @@ import { upstream } from '../kit/upstream-cost.js';
 import { compositeKey } from '../kit/ids.js';
 import { getPageMetaLinks, readBacklinks, readLinkReport, type ContentAddress } from '../../upstream/content.js';
 import type {
-  LINK_STATUSES,
+  ContentLinkStats as LinkStats,
+  ContentLinkStatus,
   ContentLocation,
-  PageMetaLinksAnswer,
   ContentRef,
   ContentReferenceUsage,
-  LinkStats,
-} from '../../upstream/shapes/content.js';
-import type { Space } from '../../upstream/shapes/spaces.js';
+  RevisionPageMetaLinks as PageMetaLinksAnswer,
+  Space,
+} from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { brandAs, linkTo, prime } from '../kit/loaders.js';
 import { restEnum } from '../kit/enums.js';
@@ -42,7 +42,7 @@ export const LinkStatusEnum = restEnum('LinkStatus', 'Health of a link target.',
   ok: 'The target exists.',
   broken: 'The target does not exist in the revision (or in the space it names).',
   'in-app': 'A URL into the app itself, which should be a content reference instead.',
-} satisfies Record<(typeof LINK_STATUSES)[number], string>);
+} satisfies Record<ContentLinkStatus, string>);
 
 const LinkRelationEnum = builder.enumType('LinkRelation', {
   description: 'How the content depends on a link target.',
@@ -74,36 +74,51 @@ const LinkTargetUnion = builder.unionType('LinkTarget', {
 
 /** The locations of an answer resolved against the revisions they carry. */
 interface Resolver {
-  location(location: ContentLocation | undefined): Promise<Target | null>;
+  location(location: ContentLocation | undefined | null): Promise<Target | null>;
   page(location: ContentLocation): Promise<PageHeld | null>;
+}
+
+/** The space a location is in and the revision it names (a change request's, for one in a change request). */
+function placeOf(location: ContentLocation): { space: Space; revision: { id: string } | undefined } | undefined {
+  if (!('space' in location)) return undefined;
+  const context = 'versionContext' in location ? location.versionContext : undefined;
+  const revision =
+    context?.type === 'revision'
+      ? context.revision
+      : context?.type === 'changeRequest'
+        ? { id: context.changeRequest.revision }
+        : undefined;
+  return { space: location.space, revision };
 }
 
 /**
  * Keeps the revisions and spaces that `locations` carry (each revision is parsed once per
  * request), and resolves each location to what it names.
  */
-function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentLocation | undefined>): Resolver {
+function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentLocation | undefined | null>): Resolver {
   const kept = new Set<string>();
   for (const location of locations) {
-    if (!location?.space) continue;
-    const revision = location.versionContext?.revision;
-    if (revision && keepRevision(ctx, location.space.id, revision))
-      kept.add(compositeKey(location.space.id, revision.id));
-    prime(SpaceNode, ctx, [location.space]);
+    const place = location && placeOf(location);
+    if (!place) continue;
+    const { space, revision } = place;
+    if (revision && keepRevision(ctx, space.id, revision)) kept.add(compositeKey(space.id, revision.id));
+    prime(SpaceNode, ctx, [space]);
   }
-  const indexFor = (location: ContentLocation) => {
-    const revisionId = location.versionContext?.revision?.id;
-    if (!location.space || !revisionId || !kept.has(compositeKey(location.space.id, revisionId))) return undefined;
-    return indexOf(ctx, location.space.id, revisionId);
+  const indexFor = (place: { space: Space; revision: { id: string } | undefined }) => {
+    const revisionId = place.revision?.id;
+    if (!revisionId || !kept.has(compositeKey(place.space.id, revisionId))) return undefined;
+    return indexOf(ctx, place.space.id, revisionId);
   };
+  // Outside a revision the request holds: the revision the location names (else the space's current one).
+  const revisionIdOf = (place: { space: Space; revision: { id: string } | undefined }) =>
+    place.revision?.id ?? place.space.revision;
   const page = async (location: ContentLocation): Promise<PageHeld | null> => {
-    if (!location.page || !location.space) return null;
-    const index = await indexFor(location);
-    // Outside a revision the request holds: the revision the location names (else the space's current one).
-    const revisionId = location.versionContext?.revision?.id ?? location.space.revision;
+    const place = placeOf(location);
+    if (location.kind !== 'page' || !place) return null;
+    const index = await indexFor(place);
     const known = index?.byId.get(location.page.id);
     if (known) return known;
-    const held = detachedPage(location.page, location.space.id, revisionId);
+    const held = detachedPage(location.page, place.space.id, revisionIdOf(place));
     held.childrenUnknown = true;
     return held;
   };
@@ -115,21 +130,18 @@ function resolveLocations(ctx: GatewayContext, locations: ReadonlyArray<ContentL
         case 'page':
           return page(location);
         case 'file': {
-          if (!location.file || !location.space) return null;
-          const index = await indexFor(location);
+          const place = placeOf(location)!;
+          const index = await indexFor(place);
           const known = index?.files.get(location.file.id);
           if (known) return known;
-          const revisionId = location.versionContext?.revision?.id ?? location.space.revision;
-          return placeFile(location.file, location.space.id, revisionId, undefined);
+          return placeFile(location.file, place.space.id, revisionIdOf(place), undefined);
         }
         case 'space': {
-          if (!location.space) return null;
           const space = { ...location.space };
           brandAs(space, 'Space');
           return space;
         }
         case 'url': {
-          if (location.url === undefined) return null;
           const target = { url: location.url };
           brandAs(target, 'UrlLinkTarget');
           return target;

@@ -4,7 +4,7 @@ import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { compositeKey, readingId } from '../kit/ids.js';
 import { getPage, getPageByPath } from '../../upstream/content.js';
-import type { ContentRef, PAGE_TYPES } from '../../upstream/shapes/content.js';
+import type { ContentRef, RevisionPageType } from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { linkTo, loadableNode } from '../kit/loaders.js';
 import { restEnum } from '../kit/enums.js';
@@ -37,7 +37,7 @@ export const PageTypeEnum = restEnum('PageType', 'Kind of a page of the content.
   group: 'A group of pages at the top level of the content, without a body.',
   link: 'An entry of the table of contents pointing elsewhere (a URL or other content).',
   computed: 'Pages generated from a source (for example an OpenAPI description).',
-} satisfies Record<(typeof PAGE_TYPES)[number], string>);
+} satisfies Record<RevisionPageType, string>);
 
 /** The global ID key of a page: `spaceId/revisionId/pageId`. */
 export const pageKey = (page: Pick<PageHeld, 'spaceId' | 'revisionId' | 'id'>) =>

@@ -5,13 +5,9 @@ import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError } from '../../errors.js';
 import { compositeKey, platformKey, splitKey } from '../kit/ids.js';
 import { getPageTree, getRevision } from '../../upstream/content.js';
-import {
-  type REVISION_TYPES,
-  revision as revisionShape,
-  type Revision,
-  type RevisionFile,
-  type RevisionPage,
-} from '../../upstream/shapes/content.js';
+import type { PageOfAnyType as RevisionPage } from '../../upstream/content.js';
+import { S } from '../../upstream/contract/schemas.js';
+import type { Revision, RevisionFile } from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { brandAs, linkTo, loadableNode, prime } from '../kit/loaders.js';
 import { restEnum } from '../kit/enums.js';
@@ -234,7 +230,7 @@ export function keepRevision(ctx: GatewayContext, spaceId: string, raw: { id: st
   const reads = readsOf(ctx);
   const key = `revision:${compositeKey(spaceId, raw.id)}`;
   if (reads.has(key)) return true;
-  const parsed = revisionShape.safeParse(raw);
+  const parsed = S.Revision.safeParse(raw);
   if (!parsed.success) return false;
   const revision: RevisionHeld = { ...parsed.data, spaceId };
   reads.set(key, Promise.resolve(revision));
@@ -451,7 +447,7 @@ export const RevisionTypeEnum = restEnum('RevisionType', 'How a revision came to
   rollback: 'Created by rolling back to a previous revision.',
   update: 'Created by updating a change request with changes of the main content.',
   computed: 'Virtual: computed from a source revision.',
-} satisfies Record<(typeof REVISION_TYPES)[number], string>);
+} satisfies Record<Revision['type'], string>);
 
 const GitCommit = builder.objectRef<NonNullable<Revision['git']>>('GitCommit').implement({
   description: 'The Git commit a revision was synchronized from or exported to.',

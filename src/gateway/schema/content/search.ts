@@ -3,12 +3,7 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { BadUserInputError } from '../../errors.js';
 import { getSpacePdf, searchOrganization, searchSpace } from '../../upstream/content.js';
-import type {
-  PdfExport as PdfExportAnswer,
-  SEARCH_RESULT_TYPES,
-  SearchPageResult,
-  SearchSpaceResult,
-} from '../../upstream/shapes/content.js';
+import type { SearchPageResult, SearchSpaceResult } from '../../upstream/contract/types.js';
 import { builder } from '../kit/builder.js';
 import { linkTo } from '../kit/loaders.js';
 import { OrganizationNode } from '../organizations.js';
@@ -16,6 +11,9 @@ import { restEnum } from '../kit/enums.js';
 import { SpaceNode } from '../spaces.js';
 import { PageInterface, PAGE_NODE_TYPENAMES } from './page.js';
 import { indexOf, notFound, revisionPartId } from './revision.js';
+
+/** A PDF export as the platform answers it: its signed URL, kept whole. */
+type PdfExportAnswer = Awaited<ReturnType<typeof getSpacePdf>>;
 
 /**
  * Full-text search of the current content (of a space, or of every space of an organization you
@@ -35,7 +33,7 @@ function searchQuery(query: string): string {
 const SearchResultTypeEnum = restEnum('SearchResultType', 'What a search result matched.', {
   page: 'The page’s own fields (title, description).',
   section: 'The content of one of its sections.',
-} satisfies Record<(typeof SEARCH_RESULT_TYPES)[number], string>);
+} satisfies Record<NonNullable<SearchPageResult['resultType']>, string>);
 
 /** A page found by a search, with the space it is in (and the revision searched, when known). */
 type SearchPageHeld = SearchPageResult & { spaceId: string; revisionId: string | undefined };

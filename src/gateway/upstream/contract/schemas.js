@@ -1169,7 +1169,7 @@ export const S = {
     return keep(this, "IssuesCluster", z.object({ object: z.literal("issues-cluster"), id: z.string(), label: z.string(), createdAt: S.Timestamp, updatedAt: S.Timestamp, icon: z.string().nullish(), summary: S.JSONDocument.nullish(), muted: z.boolean(), impact: S.ConversationImpact, weeklyPulse: z.array(z.number()), sources: z.record(z.string(), z.number()).default({}), stats: z.object({ issues: z.number(), conversations: z.number() }), urls: z.object({ location: url }) }));
   },
   get JSONDocument() {
-    return keep(this, "JSONDocument", z.object({ object: z.literal("document"), data: z.object({ schemaVersion: z.number().int().nullish() }), nodes: z.array(z.unknown()), meta: z.object({ token: z.string().nullish() }).nullish() }));
+    return keep(this, "JSONDocument", z.object({ object: z.literal("document"), data: z.looseObject({ schemaVersion: z.number().int().nullish() }), nodes: z.array(z.unknown()), meta: z.object({ token: z.string().nullish() }).nullish() }));
   },
   get List() {
     return keep(this, "List", z.object({ next: z.object({ page: z.string() }).nullish(), count: z.number() }));

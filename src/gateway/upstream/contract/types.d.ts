@@ -3269,10 +3269,7 @@ export type IssuesCluster = {
 };
 export type JSONDocument = {
   object: "document";
-  data: {
-  /** The schema version of the document. If undefined, the document is considered to be of the latest schema version. */
-  schemaVersion?: number | null;
-};
+  data: { schemaVersion?: number | null; [key: string]: unknown };
   nodes: Array<DocumentBlocksTopLevels>;
   meta?: {
   /** A content token that can be used to fetch the content referenced in this document from the API. */
