@@ -457,6 +457,41 @@ describe('upsertSiteRedirects', () => {
 });
 
 describe('the published-URL resolution', () => {
+  it('redirects only readers the site lets in: under the share key, after the visitor token', async () => {
+    const { DEMO_SITE_SECRETS } = await import('../../src/platform/sites/demo.js');
+    await ok(
+      `mutation($partners: ID!, $de: ID!, $api: ID!) {
+        a: createSiteRedirect(input: { siteId: $partners, source: "/faq-de", destination: { siteSpace: $de } }) { userErrors { code } }
+        b: createSiteRedirect(input: { siteId: $api, source: "/old", destination: { url: "https://example.com/new" } }) { userErrors { code } }
+      }`,
+      {
+        partners: siteGid(SITES.partners),
+        de: siteSpaceId(SITES.partners, 'Erste Schritte'),
+        api: siteGid(SITES.api),
+      },
+    );
+    const key = DEMO_SITE_SECRETS.shareKey;
+    const hana = g.platform.token(U.hana);
+    expect(await resolve(`${pub}/acme-docs/acme-partner-portal/${key}/faq-de`, hana)).toEqual({
+      __typename: 'ContentRedirect',
+      target: 'CONTENT',
+      url: `${pub}/acme-docs/acme-partner-portal/${key}/de`,
+    });
+    const withoutKey = await g.gql(RESOLVE, { url: `${pub}/acme-docs/acme-partner-portal/faq-de` }, { token: hana });
+    expect(withoutKey.data?.resolveUrl).toBeNull();
+    expect(withoutKey.errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 403 });
+    // A visitor-auth site checks the visitor first: no token, no redirect.
+    const anonymous = await g.gql(RESOLVE, { url: 'https://api.acme-docs.test/old' }, { token: hana });
+    expect(anonymous.data?.resolveUrl).toBeNull();
+    expect(anonymous.errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 401 });
+    const visitor = await g.gql(
+      `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on ContentRedirect { target url } } }`,
+      { url: 'https://api.acme-docs.test/old', token: DEMO_SITE_SECRETS.visitorToken },
+      { token: hana },
+    );
+    expect(visitor.data?.resolveUrl).toEqual({ target: 'EXTERNAL', url: 'https://example.com/new' });
+  });
+
   it('redirects an exact path and a wildcard prefix of a published site, for anyone', async () => {
     const hana = g.platform.token(U.hana);
     expect(await resolve(`${pub}/acme-docs/docs/guides/setup/install`, hana)).toEqual({
