@@ -457,6 +457,46 @@ describe('upsertSiteRedirects', () => {
 });
 
 describe('the published-URL resolution', () => {
+  it('matches a bare wildcard and escaped sources, and never redirects a path to itself', async () => {
+    const docs = siteId(SITES.docs);
+    const product = sectionId(SITES.docs, 'Product');
+    const answer = await g.platform.api('PUT', `/orgs/acme/sites/${docs}/redirects`, {
+      body: {
+        redirects: [
+          { source: '/rel*', captureWildcard: true, destination: { kind: 'external', url: 'https://acme.test/rel' } },
+          { source: '/caf%c3%a9', destination: { kind: 'external', url: 'https://acme.test/coffee' } },
+          { source: '/product/*', destination: { kind: 'site-section', siteSectionId: product } },
+        ],
+      },
+    });
+    expect(
+      answer.body.results.map((result: { status: string; source: string }) => [result.status, result.source]),
+    ).toEqual([
+      ['created', '/rel*'],
+      ['created', '/caf%C3%A9'],
+      ['created', '/product/*'],
+    ]);
+    const published = async (path: string) =>
+      (await g.platform.api('GET', '/urls/published', { query: { url: `${pub}/acme-docs/docs/${path}` } })).body;
+    expect(await published('release/v2')).toEqual({
+      target: 'external',
+      site: docs,
+      redirect: 'https://acme.test/release/v2',
+    });
+    expect(await published('caf%C3%A9')).toEqual({
+      target: 'external',
+      site: docs,
+      redirect: 'https://acme.test/coffee',
+    });
+    // `/product/*` leads `/product/x` to the section, and `/product` (the section itself) nowhere.
+    expect(await published('product/x')).toEqual({ target: 'content', redirect: `${pub}/acme-docs/docs/product` });
+    expect(await published('product')).toMatchObject({ siteSection: product, pathname: '' });
+    const removed = await g.platform.api('PUT', `/orgs/acme/sites/${docs}/redirects`, {
+      body: { redirects: [{ source: '/product/*', destination: null }] },
+    });
+    expect(removed.body.results).toEqual([{ status: 'deleted', source: '/product/*', draft: false }]);
+  });
+
   it('redirects only readers the site lets in: under the share key, after the visitor token', async () => {
     const { DEMO_SITE_SECRETS } = await import('../../src/platform/sites/demo.js');
     await ok(
