@@ -17,6 +17,7 @@ import { gitRoutes } from './git/routes.js';
 import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
+import { siteRedirectRoutes } from './sites/redirects.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -239,6 +240,7 @@ export function createPlatform({
       siteRoutes(v1);
       siteStructureRoutes(v1);
       siteAccessRoutes(v1);
+      siteRedirectRoutes(v1);
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);

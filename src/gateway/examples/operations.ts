@@ -163,7 +163,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
-      'The docs sites of an organization: who may read each, where it is published, its sections and variants and the space each shows, its share links.',
+      'The docs sites of an organization: who may read each, where it is published, its sections and variants and the space each shows, its share links, the redirects of old paths.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Sites($organizationId: ID!) {
   organization(id: $organizationId) {
@@ -175,6 +175,14 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
         urls { published }
         siteSpaces(first: 10) { nodes { path condition urls { published } space { title } section { title } } }
         shareLinks(first: 5) { nodes { name url active } }
+        redirects(first: 5) {
+          totalCount
+          nodes {
+            source
+            permanent
+            destination { ... on SiteRedirectSectionDestination { section { title } } ... on SiteRedirectExternalDestination { url } }
+          }
+        }
       }
     }
   }

@@ -282,14 +282,14 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
 });
 
 const RedirectTargetEnum = restEnum('ContentRedirectTarget', 'Where a redirect of a published URL goes.', {
-  content: 'Another URL of the same content: its canonical URL.',
+  content: 'Another URL of the site: its canonical URL, or where one of its redirects leads.',
   application: 'The platform’s app (sign in to preview).',
-  external: 'Outside the platform: the site’s sign-in or fallback URL.',
+  external: 'Outside the platform: the site’s sign-in or fallback URL, or an external redirect of the site.',
 } satisfies Record<ContentRedirect['target'], string>);
 
 const ContentRedirectType = builder.objectRef<RedirectHeld>('ContentRedirect').implement({
   description:
-    'A published URL that leads elsewhere: the canonical URL, or sign-in for a visitor without a valid token (with `redirectOnError`).',
+    'A published URL that leads elsewhere: the canonical URL, one of the site’s redirects (`Site.redirects`), or sign-in for a visitor without a valid token (with `redirectOnError`).',
   fields: (t) => ({
     target: t.field({
       type: RedirectTargetEnum,

@@ -2,6 +2,7 @@ import { newId } from '../http.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { insertSite, reloadSite, type SiteRow } from './store.js';
+import { insertRedirect } from './redirects.js';
 import {
   addGroup,
   addSection,
@@ -16,7 +17,10 @@ import {
 
 /** The demo sites, by title. */
 export const DEMO_SITES = {
-  /** Acme, public, published, Acme's default content: sections, a group, an English and a French variant. */
+  /**
+   * Acme, public, published, Acme's default content: sections, a group, an English and a French variant;
+   * redirects `/changelog` (to the release notes) and `/guides/*` (to the product section, suffix kept).
+   */
   docs: 'Acme Docs',
   /** Acme, share-link, published. */
   partners: 'Acme Partner Portal',
@@ -75,7 +79,7 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   updateSiteSpace(db, s, english!, { path: 'en' });
   updateSection(db, s, requireSection(s, start), { localizedTitle: { fr: 'Premiers pas' } });
   s = reloadStructure(db, s);
-  addSection(db, s, { space: space('Product overview'), title: 'Product', icon: 'box' });
+  const product = addSection(db, s, { space: space('Product overview'), title: 'Product', icon: 'box' });
   s = reloadStructure(db, s);
   const notes = addSection(db, s, { space: space('Release notes'), title: 'Release notes', icon: 'megaphone' });
   s = reloadStructure(db, s);
@@ -121,5 +125,22 @@ export function seedDemoSites(db: Db, orgs: { acme: string; globex: string }, sp
   [docs, partners, api, draft, globex].forEach((site, index) => {
     const at = new Date(Date.now() - (60 - index * 10) * DAY).toISOString();
     db.prepare('UPDATE sites SET created_at = ?, updated_at = ? WHERE id = ?').run(at, at, site.id);
+  });
+
+  // Redirects (last: the ids made before them stay as they were): an old path to the release
+  // notes, and an old prefix (what follows it kept) to the product docs.
+  insertRedirect(db, docs.id, {
+    source: '/changelog',
+    draft: false,
+    captureWildcard: false,
+    permanent: true,
+    destination: { kind: 'site-section', siteSectionId: notes },
+  });
+  insertRedirect(db, docs.id, {
+    source: '/guides/*',
+    draft: false,
+    captureWildcard: true,
+    permanent: false,
+    destination: { kind: 'site-section', siteSectionId: product },
   });
 }

@@ -19,6 +19,7 @@ import {
   type Structure,
 } from './structure.js';
 import { activeShareLink, keyFingerprint, signSiteToken, verifyVisitorToken, VisitorTokenError } from './visitors.js';
+import { siteRedirectOf } from './redirects.js';
 
 /**
  * Published URL → (site, section, site space, space) for a visitor, step by step:
@@ -33,11 +34,14 @@ import { activeShareLink, keyFingerprint, signSiteToken, verifyVisitorToken, Vis
  *    `visitor-auth` site needs a visitor token signed for it. Without them: a 401 (403 for a
  *    share key), or with `redirectOnError` a redirect to the site's fallback URL (`external`) or
  *    to the app's sign-in (`application`). Unsigned claims must fit the adaptive schema.
- * 4. Site path: segments before a `~` segment select a section (by path, else the default) and a
+ * 4. Redirects: a path under the site that one of its redirects names (live ones; in a preview,
+ *    drafts first) is a `content` redirect to the section, site space or page, or an `external`
+ *    one (`redirects.ts`).
+ * 5. Site path: segments before a `~` segment select a section (by path, else the default) and a
  *    site space of it (by path, else the default), skipping drafts (except in a preview) and
  *    those whose condition is false for the visitor. `~/revisions/<id>` and `~/changes/<id or
  *    number>` preview that revision or change request of the space. The rest is `pathname`.
- * 5. A URL that names a default section or variant the canonical URL leaves out is a `content`
+ * 6. A URL that names a default section or variant the canonical URL leaves out is a `content`
  *    redirect to the canonical URL (query kept).
  */
 
@@ -289,6 +293,13 @@ export async function resolvePublishedUrl(
     const problem = unsignedClaimsProblem(schema, unsigned);
     if (problem) throw badRequest(`Invalid body field "visitor.unsignedClaims": ${problem}`);
     claims = { ...claims, unsigned };
+  }
+
+  // The site's redirects, before its structure: live ones, and drafts in a preview.
+  if (!rest.some((segment) => segment.startsWith('~'))) {
+    const redirect = siteRedirectOf(db, links, { site, org, rest, preview, shareKey }, url);
+    if (redirect?.external) return { target: 'external', site: site.id, redirect: redirect.url };
+    if (redirect) return { target: 'content', redirect: redirect.url };
   }
 
   // Segments before a `~` segment address the site; `~/revisions/<id>` and `~/changes/<id>` a preview.

@@ -708,4 +708,25 @@ export const migrations: string[] = [
   );
   CREATE INDEX integration_events_by_integration ON integration_events(integration_id, seq);
   `,
+  // Version 17: redirects of docs sites (sites/redirects.ts): a source path of the site (exact, or a
+  // prefix with a trailing wildcard) to a section, site space, page or external URL. A source has at
+  // most one live and one draft redirect; `match_key` is the source as URLs are compared (decoded,
+  // lowercase) and is what is unique, so that two spellings of one path cannot both be stored.
+  `
+  CREATE TABLE site_redirects (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    match_key TEXT NOT NULL,
+    wildcard INTEGER NOT NULL CHECK (wildcard IN (0, 1)),
+    draft INTEGER NOT NULL CHECK (draft IN (0, 1)),
+    capture_wildcard INTEGER NOT NULL DEFAULT 0,
+    permanent INTEGER NOT NULL DEFAULT 0,
+    destination TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT,
+    UNIQUE (site_id, match_key, draft)
+  );
+  CREATE INDEX site_redirects_by_site ON site_redirects(site_id, draft, wildcard);
+  `,
 ];

@@ -1,12 +1,14 @@
 /**
  * Docs sites in the graph: the `Site` node and its fields (`site.ts`), its structure of site
- * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`).
+ * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`); who
+ * reads a published site (`access.ts`); its redirects (`redirects.ts`).
  * Other modules add fields to these types with `builder.objectFields(SiteRef, …)`.
  */
 import './site.js';
 import './structure.js';
 import './mutations.js';
 import './access.js';
+import './redirects.js';
 
 export {
   primeSites,
