@@ -72,7 +72,10 @@ describe('traces', () => {
       for (const span of spans) expect(span.spanContext().traceId).toBe(TRACE_ID);
       for (const span of children) expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
       const upstream = children.find((span) => span.name === 'GET /spaces/{spaceId}')!;
-      expect(upstream.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.template': '/spaces/{spaceId}' });
+      expect(upstream.attributes).toMatchObject({
+        'http.response.status_code': 200,
+        'url.template': '/spaces/{spaceId}',
+      });
       // The platform's requests carry the operation's own trace context.
       expect(proxy.requests.map((one) => one.headers.traceparent)).toEqual([
         `00-${TRACE_ID}-${root.spanContext().spanId}-01`,

@@ -9,7 +9,7 @@ import {
   queueGitSync,
   removeLegacyGitInstallation,
 } from '../upstream/git.js';
-import type { Space } from '../upstream/shapes/spaces.js';
+import type { Space } from '../upstream/contract/types.js';
 import { builder } from './kit/builder.js';
 import { follow } from './kit/live.js';
 import { platformKey } from './kit/ids.js';

@@ -32,7 +32,7 @@ import {
   updateInstallation,
   updateTargetInstallation,
 } from '../upstream/integrations.js';
-import type { RestPages } from '../upstream/shapes/common.js';
+import type { RestPages } from '../upstream/operation.js';
 import type {
   Event,
   IntegrationCategory,

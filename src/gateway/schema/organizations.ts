@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listConnection } from './kit/connections.js';
 import { ownedIdInput, platformKey } from './kit/ids.js';
-import type { MergeRules } from '../upstream/shapes/common.js';
+import type { MergeRulesSpaceConfiguration as MergeRules } from '../upstream/contract/types.js';
 import { S } from '../upstream/contract/schemas.js';
 import {
   deleteOrganizationInvite,
@@ -168,6 +168,9 @@ const mergeRules = inputObject('MergeRulesInput', {
 
 export const MergeRulesInput = mergeRules.type;
 
+/** Merge rules as a write sends them: each rule's kind is checked by the input's own enum. */
+type MergeRulesBody = { type: 'inherit' | 'none' } | { type: 'rules'; rules: MergeRuleShape[] };
+
 /** Zod for MergeRulesInput; `allowInherit` is false for organizations, which have nothing to inherit from. */
 export function mergeRulesInput(allowInherit: boolean) {
   return mergeRules.schema
@@ -183,7 +186,7 @@ export function mergeRulesInput(allowInherit: boolean) {
       }
     })
     .transform(
-      (value): MergeRules =>
+      (value): MergeRulesBody =>
         value.type === 'rules'
           ? {
               type: 'rules',

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { listConnection } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from './kit/ids.js';
-import { EDIT_MODES, ROLES, VISIBILITIES } from '../upstream/shapes/common.js';
-import type { GIT_PROVIDERS, Space } from '../upstream/shapes/spaces.js';
+import { S } from '../upstream/contract/schemas.js';
+import type { ContentVisibility, GitSyncProvider, Space, SpaceEditMode } from '../upstream/contract/types.js';
 import {
   createSpace,
   deleteSpace,
@@ -28,7 +28,7 @@ import {
   organizationIdField,
   OrganizationNode,
 } from './organizations.js';
-import { DefaultLevelEnum, restEnum, VisitorAuthBackendEnum } from './kit/enums.js';
+import { DefaultLevelEnum, enumValues, restEnum, VisitorAuthBackendEnum } from './kit/enums.js';
 import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
 import { idInput } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
@@ -45,18 +45,18 @@ export const SpaceVisibilityEnum = restEnum('SpaceVisibility', 'Who can read a s
   'visitor-auth': 'Visitors authenticated through a JWT from your own backend.',
   'in-collection': 'Anyone who can access the parent collection (only for spaces in a collection).',
   private: 'Only the members you authorize.',
-} satisfies Record<(typeof VISIBILITIES)[number], string>);
+} satisfies Record<ContentVisibility, string>);
 
 export const SpaceEditModeEnum = restEnum('SpaceEditMode', 'Whether the live content of a space can be edited.', {
   live: 'Members who can edit change the content directly.',
   locked: 'Every edit is locked.',
-} satisfies Record<(typeof EDIT_MODES)[number], string>);
+} satisfies Record<SpaceEditMode, string>);
 
 export const GitProviderEnum = restEnum('GitSyncProvider', 'A Git provider a space can be synchronized with.', {
   github: 'GitHub.',
   gitlab: 'GitLab.',
   'github-legacy': 'GitHub, through the former installation (`removeLegacyGitInstallation` removes it).',
-} satisfies Record<(typeof GIT_PROVIDERS)[number], string>);
+} satisfies Record<GitSyncProvider, string>);
 
 const SpaceUrls = builder.objectRef<Space['urls']>('SpaceUrls').implement({
   description: 'Addresses of a space.',
@@ -350,12 +350,12 @@ declareMutation('createSpace', {
     editMode: inputField(
       SpaceEditModeEnum,
       'Whether the live content can be edited (default LIVE).',
-      z.enum(EDIT_MODES).nullish(),
+      z.enum(enumValues(S.SpaceEditMode)).nullish(),
     ),
     visibility: inputField(
       SpaceVisibilityEnum,
       'Who can read it (default PRIVATE; IN_COLLECTION needs a parentId).',
-      z.enum(VISIBILITIES).nullish(),
+      z.enum(enumValues(S.ContentVisibility)).nullish(),
     ),
   },
   check: (input) =>
@@ -379,13 +379,13 @@ declareMutation('updateSpace', {
     editMode: inputField(
       SpaceEditModeEnum,
       'LOCKED locks every edit; LIVE allows them again.',
-      z.enum(EDIT_MODES).nullish(),
+      z.enum(enumValues(S.SpaceEditMode)).nullish(),
     ),
     title: inputField('String', 'New title, 1 to 50 characters.', spaceTitle.nullish()),
     defaultLevel: inputField(
       DefaultLevelEnum,
       'Level of access every member gets on it (INHERIT follows the parent).',
-      z.enum(['inherit', ...ROLES]).nullish(),
+      z.enum(['inherit', ...enumValues(S.MemberRole)]).nullish(),
     ),
     language: inputField('String', 'Language code of its content (for example `en`).', language.nullish()),
     mergeRules: inputField(

@@ -11,14 +11,12 @@ import { getPublishedSite } from '../upstream/site-access.js';
 import { getSpace } from '../upstream/spaces.js';
 import { getEmbed, resolveContentUrl, resolvePublishedUrl, resolvePublishedUrlFor } from '../upstream/urls.js';
 import type {
-  ChangeRequest,
   Collection,
   Embed,
   PublishedContentRedirect as ContentRedirect,
   PublishedSiteContent as PublishedContent,
   Space,
 } from '../upstream/contract/types.js';
-import type { PageOfAnyType as RevisionPage } from '../upstream/content.js';
 import { builder } from './kit/builder.js';
 import { ChangeRequestNode } from './change-requests/index.js';
 import { CollectionNode } from './collections.js';

@@ -11,7 +11,6 @@ import {
   errorFromResponse,
   redactSecrets,
 } from '../errors.js';
-import { encodePart } from './encode.js';
 import type { CallName, HttpMethod } from './record.js';
 import { HEAVY_BYTES, ownTurn } from './turns.js';
 
@@ -30,7 +29,7 @@ export interface Exchange {
   endedAt: number;
   /** Tries after the first one (retries of an idempotent read). */
   retries: number;
-  /** The path's route template: its operation's (`/spaces/{spaceId}`), else see `routeTemplate`. */
+  /** The route template of its operation (`/spaces/{spaceId}`), never the path with its ids: `(other)` without one. */
   route: string;
   /** The operation it called, when it was called through its record (see `record.ts`). */
   operationId?: string | undefined;
@@ -168,60 +167,6 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** How the gateway names itself to the platform: operators tell its requests apart in their logs. */
 export const USER_AGENT = 'docs-graphql-gateway/1';
-
-/**
- * Builds a path with every interpolated value URI-encoded, so ids can never change the route:
- * route`/orgs/${id}/members` → `/orgs/a%2Fb/members`. A value with no encoding is BAD_USER_INPUT.
- */
-export function route(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  const path = strings.reduce(
-    (built, part, index) => built + part + (index < values.length ? encodePart(String(values[index])) : ''),
-    '',
-  );
-  rememberTemplate(path, strings);
-  return path;
-}
-
-/** Paths `route` built lately, with their templates: what metrics name an upstream request by. */
-const templates = new Map<string, string>();
-const MAX_TEMPLATES = 10_000;
-/** A call site's template strings are one object for all its calls: joined once. */
-const joined = new WeakMap<TemplateStringsArray, string>();
-
-function rememberTemplate(path: string, strings: TemplateStringsArray): void {
-  let template = joined.get(strings);
-  if (template === undefined) {
-    template = strings.join('{id}');
-    joined.set(strings, template);
-  }
-  if (templates.has(path)) return;
-  if (templates.size >= MAX_TEMPLATES) templates.delete(templates.keys().next().value!);
-  templates.set(path, template);
-}
-
-/** A literal path of the API, with no id in it (`/user`, `/urls/published`). */
-const LITERAL = /^(\/[a-z][a-z-]*){1,3}$/;
-const MAX_SUFFIX_SEGMENTS = 6;
-
-/**
- * The route template of a path (`/orgs/{id}/spaces` for `/orgs/acme/spaces`): never the raw path,
- * which holds ids and would make every request a label of its own. A path `route` built has its
- * template; one built from such a path and a literal suffix (`…/content` + `/pages`) has the
- * prefix's template and the suffix, a page path in it collapsed to `/path/{path}`; a literal path
- * is its own template; anything else is `(other)`.
- */
-export function routeTemplate(path: string): string {
-  const known = templates.get(path);
-  if (known !== undefined) return known;
-  let cut = path.length;
-  for (let step = 0; step < MAX_SUFFIX_SEGMENTS; step += 1) {
-    cut = path.lastIndexOf('/', cut - 1);
-    if (cut <= 0) break;
-    const prefix = templates.get(path.slice(0, cut));
-    if (prefix !== undefined) return prefix + path.slice(cut).replace(/^(\/(?:[^/]+\/)*?path)\/.*$/, '$1/{path}');
-  }
-  return LITERAL.test(path) ? path : '(other)';
-}
 
 /** Serializes a query with keys sorted, so equal queries give equal cache keys. */
 export function queryString(query: Query | undefined): string {
@@ -409,7 +354,7 @@ export class RestClient {
         startedAt: startedAt ?? now,
         endedAt: endedAt ?? now,
         retries: Math.max(0, tries - 1),
-        route: request.operation?.path ?? routeTemplate(path),
+        route: request.operation?.path ?? UNNAMED_ROUTE,
         operationId: request.operation?.operationId,
       };
       this.onExchange?.(exchange);
@@ -609,16 +554,16 @@ export class RestClient {
       const error = new UpstreamContractError(
         `${method} ${path} answered ${text.length === 0 ? 'no body' : 'a body that is not JSON'}`,
       );
-      this.reportInvalid(error, method, route ?? operationOf(path));
+      this.reportInvalid(error, method, route ?? UNNAMED_ROUTE);
       throw error;
     }
     if (typeof json !== 'object' || json === null) {
       // Every body of the API is a JSON object: callers that parse later (upstream/request.ts) could not log this one.
       const error = new UpstreamContractError(`${method} ${path} answered a body that is not a JSON object`);
-      this.reportInvalid(error, method, route ?? operationOf(path));
+      this.reportInvalid(error, method, route ?? UNNAMED_ROUTE);
       throw error;
     }
-    receivers.set(json, (error) => this.reportInvalid(error, method, route ?? operationOf(path)));
+    receivers.set(json, (error) => this.reportInvalid(error, method, route ?? UNNAMED_ROUTE));
     return parseBody(schema, json, method, path);
   }
 
@@ -687,34 +632,6 @@ const receivers = new WeakMap<object, (error: UpstreamContractError) => void>();
 /** Most distinct operation and field pairs a client remembers having logged. */
 const MAX_REPORTED_INVALID = 1000;
 
-/** Path segments that are always followed by an id. */
-const COLLECTIONS = new Set([
-  'orgs',
-  'spaces',
-  'collections',
-  'users',
-  'teams',
-  'members',
-  'link-invites',
-  'email-domains',
-]);
-
-/**
- * The operation a path belongs to, ids replaced by `{id}` (`/spaces/{id}`), so that a broken
- * answer read for many ids is logged once. A segment is an id when it follows a collection name
- * or does not look like a word (the platform's ids are random base62).
- */
-function operationOf(path: string): string {
-  const segments = (path.split('?')[0] ?? '').split('/');
-  return segments
-    .map((segment, index) =>
-      index > 0 && segment && (COLLECTIONS.has(segments[index - 1] ?? '') || !/^[a-z]+(?:-[a-z]+)*$/.test(segment))
-        ? '{id}'
-        : segment,
-    )
-    .join('/');
-}
-
 function parseJson(text: string): unknown {
   if (text.length === 0) return undefined;
   try {
@@ -742,6 +659,9 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** The route of a request sent without its operation: one label for all, never a path holding ids. */
+const UNNAMED_ROUTE = '(other)';
 
 /** Statuses whose answers have no body. */
 const NO_BODY_STATUSES = new Set([204, 205, 304]);

@@ -339,13 +339,5 @@ export const getSpacePdf = (api: RequestApi, spaceId: string, query: Filters<'pa
   api.read(getPdf, { spaceId }, query as never) as Promise<{ url: string }>;
 
 /** `POST /spaces/{spaceId}/content/template` (no body answered): applies a template, live or to a change request. */
-export const applyTemplate = (api: RequestApi, spaceId: string, body: object) => {
-  const params = { spaceId };
-  // Sent without a schema: `write` reads a body for every status but 204 and 205, and this one
-  // answers 201 without any (as its record and the API documentation say).
-  return api.send('POST', pathOf(op.applyTemplateToSpace, params), {
-    body,
-    operation: op.applyTemplateToSpace,
-    params,
-  });
-};
+export const applyTemplate = (api: RequestApi, spaceId: string, body: object) =>
+  api.write(op.applyTemplateToSpace, { spaceId }, { body });

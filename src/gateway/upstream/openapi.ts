@@ -91,12 +91,18 @@ export const getLatestSpecVersionRaw = (api: RequestApi, at: SpecAddress) =>
 
 /** `POST /spaces/{spaceId}/content/computed/revision`: the pages a computed source generates (a read). */
 export const computeRevision = (api: RequestApi, spaceId: string, body: { source: unknown; seed: string }) =>
-  api.postRead(pathOf(op.getComputedRevision, { spaceId }), body, answerOf(op.getComputedRevision)!) as Promise<
-    AnswerOf<typeof op.getComputedRevision>
-  >;
+  api.postRead(
+    pathOf(op.getComputedRevision, { spaceId }),
+    body,
+    answerOf(op.getComputedRevision)!,
+    op.getComputedRevision,
+  ) as Promise<AnswerOf<typeof op.getComputedRevision>>;
 
 /** `POST /spaces/{spaceId}/content/computed/document`: the document a computed source generates (a read). */
 export const computeDocument = (api: RequestApi, spaceId: string, body: { source: unknown; seed: unknown }) =>
-  api.postRead(pathOf(op.getComputedDocument, { spaceId }), body, answerOf(op.getComputedDocument)!) as Promise<
-    AnswerOf<typeof op.getComputedDocument>
-  >;
+  api.postRead(
+    pathOf(op.getComputedDocument, { spaceId }),
+    body,
+    answerOf(op.getComputedDocument)!,
+    op.getComputedDocument,
+  ) as Promise<AnswerOf<typeof op.getComputedDocument>>;

@@ -2,7 +2,7 @@ import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { OrganizationSAMLProvider, OrganizationSSOProviderLogin } from './contract/types.js';
 import { listOf } from './operation.js';
-import type { RestPages } from './shapes/common.js';
+import type { RestPages } from './operation.js';
 
 /**
  * A SAML provider with what is not set yet as null. The description requires the sign-on URL,

@@ -13,7 +13,7 @@ import {
   listOrganizationChangeRequests,
   listSpaceChangeRequests,
 } from '../../upstream/change-requests.js';
-import type { RestPages } from '../../upstream/shapes/common.js';
+import type { RestPages } from '../../upstream/operation.js';
 import type { ChangeRequest } from '../../upstream/contract/types.js';
 import { builder, type SchemaTypesOf } from '../kit/builder.js';
 import { changesHeld, RevisionChanges } from '../content/changes.js';

@@ -1,7 +1,7 @@
 import { BadUserInputError, isGatewayError } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../policy/connection-cursors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../policy/limits.js';
-import type { Page, RestPages } from '../../upstream/shapes/common.js';
+import type { Page, RestPages } from '../../upstream/operation.js';
 
 /** Arguments every connection field takes. */
 export interface ConnectionArgs {
@@ -142,7 +142,7 @@ export function mapNodes<T, U>(connection: ConnectionResult<T>, map: (nodes: T[]
 }
 
 /**
- * A connection over a REST list declared upstream (`restPages`). Asked for no item (`first: 0`,
+ * A connection over a REST list declared upstream (`listOf`). Asked for no item (`first: 0`,
  * as for a `totalCount`-only selection), it reads a page of one item, or shares a first page read
  * anyway.
  */

@@ -1,4 +1,3 @@
-import type { VISITOR_AUTH_BACKENDS } from '../../upstream/shapes/common.js';
 import { z } from 'zod';
 import { builder } from './builder.js';
 
@@ -66,6 +65,12 @@ export const OrderEnum = restEnum('SortOrder', 'Direction of an ordering.', {
   asc: 'Ascending: oldest or smallest first.',
   desc: 'Descending: newest or largest first.',
 });
+
+/**
+ * What signs the tokens of visitors of a site or space: the tags of the description's `VisitorAuth`
+ * variants (it names no enum of them).
+ */
+export const VISITOR_AUTH_BACKENDS = ['custom', 'integration'] as const;
 
 export const VisitorAuthBackendEnum = restEnum(
   'VisitorAuthBackend',

@@ -105,7 +105,7 @@ export function edgeField<P, N>(
 }
 
 /**
- * Payload of a delete: `deleted: Boolean!` (as `sendDelete` of `upstream/operation.ts` answers it), whose meaning
+ * Payload of a delete: `deleted: Boolean!` (205 → true, 204 → false), whose meaning
  * `description` spells out, `deletedId` (see `deletionOf`), plus any `fields` of `T`.
  */
 export function deletedPayload<T extends object = object>(

@@ -41,9 +41,8 @@ import { linkTo, loadableNode, prime } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { deletedPayload, objectPayload, payloadType } from '../kit/payloads.js';
 import { restBody } from '../kit/mutations.js';
-import { restEnum, VisitorAuthBackendEnum } from '../kit/enums.js';
+import { restEnum, VISITOR_AUTH_BACKENDS, VisitorAuthBackendEnum } from '../kit/enums.js';
 // The description has no enum of backends (each is the tag of a variant of `SitePublishingAuth`).
-import { VISITOR_AUTH_BACKENDS } from '../../upstream/shapes/common.js';
 import { inSite, naming, siteAfter, siteRefInput, siteTarget } from './mutations.js';
 import { SiteRef, primeSites, siteArgs, siteKey, type SiteHeld, type SiteRefValue } from './site.js';
 import {
