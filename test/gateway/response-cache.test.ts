@@ -1,6 +1,6 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changesAccess, entitiesOfWrite, entitiesOnPath } from '../../src/gateway/cache/response-cache.js';
+import { changesAccess, entitiesOfWrite } from '../../src/gateway/cache/response-cache.js';
 import * as op from '../../src/gateway/upstream/contract/operations.js';
 import type { Write } from '../../src/gateway/upstream/request.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
@@ -123,16 +123,6 @@ describe('the response cache', () => {
 });
 
 describe('what a write forgets', () => {
-  it('names the nodes of a written REST path, parents first', () => {
-    const names = (path: string) =>
-      entitiesOnPath(path).map(({ typename, id }) => `${typename} ${decodeGlobalID(id).id}`);
-    expect(names('/orgs/acme/spaces')).toEqual(['Organization acme']);
-    expect(names('/orgs/acme/sites/site-1/publish')).toEqual(['Organization acme', 'Site acme/site-1']);
-    expect(names('/spaces/sp-1/change-requests/cr-2/merge')).toEqual(['Space sp-1', 'ChangeRequest sp-1/cr-2']);
-    expect(names('/collections/c%2F1')).toEqual(['Collection c/1']);
-    expect(names('/user')).toEqual([]);
-  });
-
   it('names the nodes of a write sent through its operation record, from its path parameters', () => {
     const names = (write: Write) =>
       entitiesOfWrite(write).map(({ typename, id }) => `${typename} ${decodeGlobalID(id).id}`);

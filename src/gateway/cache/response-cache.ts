@@ -76,23 +76,6 @@ export function changesAccess(write: Write | string): boolean {
   return CHANGES_ACCESS.some((pattern) => pattern.test(path));
 }
 
-/** REST collections whose next segment is an object's key, with the node it names. */
-const TOP_LEVEL: Record<string, string> = {
-  orgs: 'Organization',
-  spaces: 'Space',
-  collections: 'Collection',
-  integrations: 'Integration',
-};
-/** Collections under an organization whose objects are nodes keyed `organization/id`. */
-const IN_ORGANIZATION: Record<string, string> = {
-  sites: 'Site',
-  translations: 'Translation',
-  fonts: 'CustomFont',
-  saml: 'SamlProvider',
-  'conversations-clusters': 'IssuesCluster',
-  openapi: 'OpenApiSpec',
-};
-
 /**
  * The response cache (`@graphql-yoga/plugin-response-cache`): answers without errors kept per
  * operation, variables and caller. The caller is a hash of the `Authorization` header, never the
@@ -226,31 +209,15 @@ const NODES_OF_PARAMS: ReadonlyArray<{
   },
 ];
 
-/** The nodes a write names, as the cache records them: from its operation's path parameters, or its path. */
+/**
+ * The nodes a write names, as the cache records them: from its operation's path parameters (every
+ * upstream module sends its writes through their records; one sent without names none).
+ */
 export function entitiesOfWrite(write: Write): Array<{ typename: string; id: string }> {
-  if (!write.operation || !write.params) return entitiesOnPath(write.path);
   const params = write.params;
+  if (!write.operation || !params) return [];
   return NODES_OF_PARAMS.flatMap(({ typename, key }) => {
     const value = key(params);
     return value === undefined ? [] : [{ typename, id: encodeGlobalID(typename, value) }];
   });
-}
-
-/** The nodes a REST path names, as the cache records them (typename and global ID). */
-export function entitiesOnPath(path: string): Array<{ typename: string; id: string }> {
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  const found: Array<{ typename: string; id: string }> = [];
-  const add = (typename: string, key: string) => found.push({ typename, id: encodeGlobalID(typename, key) });
-  for (let index = 0; index + 1 < parts.length; index += 2) {
-    const [collection = '', key = ''] = [parts[index], parts[index + 1]];
-    const top = TOP_LEVEL[collection];
-    if (index === 0 && top) add(top, key);
-    if (index === 2 && parts[0] === 'orgs' && IN_ORGANIZATION[collection]) {
-      add(IN_ORGANIZATION[collection], compositeKey(parts[1]!, key));
-    }
-    if (index === 2 && parts[0] === 'spaces' && collection === 'change-requests') {
-      add('ChangeRequest', compositeKey(parts[1]!, key));
-    }
-  }
-  return found;
 }
