@@ -412,13 +412,15 @@ export const OVERLAY: readonly OverlayEntry[] = [
     '/spaces/{spaceId}/transfer',
     {
       operationId: 'transferSpace',
-      summary: 'Transfer a space to another organization',
+      summary: 'Transfer a space to another organization, a collection, or both',
       tags: ['spaces'],
       parameters: [spaceId],
       body: {
         type: 'object',
-        properties: { organization: { type: 'string', description: 'The id of the organization to move it to.' } },
-        required: ['organization'],
+        properties: {
+          organization: { type: 'string', description: 'The id of the organization to move it to.' },
+          parent: { type: 'string', description: 'The id of the collection to move it into.' },
+        },
       },
       responses: { '200': json(ref('Space')) },
     },

@@ -2294,10 +2294,12 @@ export declare const listGitLabProjectBranchesForGitSyncInstallation: Operation<
 } }>;
 /** `GET /git/installations/{installationId}/gitlab/projects/{projectId}/file`: Get a file from a GitLab project for a Git Sync installation */
 export declare const getGitLabProjectFileForGitSyncInstallation: Operation<"installationId" | "projectId", { path: string; ref: string }, never, { 200: T.GitSyncRepositoryFile }>;
-/** `POST /spaces/{spaceId}/transfer`: Transfer a space to another organization */
+/** `POST /spaces/{spaceId}/transfer`: Transfer a space to another organization, a collection, or both */
 export declare const transferSpace: Operation<"spaceId", never, {
   /** The id of the organization to move it to. */
-  organization: string;
+  organization?: string | null;
+  /** The id of the collection to move it into. */
+  parent?: string | null;
 }, { 200: T.Space }>;
 /** `GET /spaces/{spaceId}/content/path`: Get the landing page (the page at the empty path) */
 export declare const getLandingPage: Operation<"spaceId", { format?: "document" | "markdown" }, never, { 200: T.RevisionPage }>;

@@ -6800,7 +6800,7 @@ export const transferSpace = {
     return keep(this, 'query', undefined);
   },
   get body() {
-    return keep(this, 'body', z.object({ organization: z.string() }));
+    return keep(this, 'body', z.object({ organization: z.string().nullish(), parent: z.string().nullish() }));
   },
   get answers() {
     return keep(this, 'answers', { 200: S.Space });
