@@ -338,6 +338,7 @@ describe('x-explain: 1', () => {
       requests: Array<{
         method: string;
         path: string;
+        operation: string | null;
         status: number;
         startMs: number;
         durationMs: number;
@@ -359,6 +360,10 @@ describe('x-explain: 1', () => {
       expect(request.shared).toBe(request.fields.length);
     }
     const byPath = new Map(explain.requests.map((request) => [request.path, request]));
+    // Each names the operation of the API it called, from its record.
+    expect(byPath.get('/orgs?limit=50')?.operation).toBe('listOrganizationsForAuthenticatedUser');
+    expect(byPath.get('/orgs/acme/spaces?limit=100')?.operation).toBe('listSpacesInOrganizationById');
+    expect(explain.requests.every((request) => request.operation !== null)).toBe(true);
     expect(byPath.get('/orgs?limit=50')?.fields).toEqual(['organizations']);
     expect(byPath.get('/orgs/acme/spaces?limit=100')?.fields).toEqual(['organizations.nodes.0.spaces']);
     expect(byPath.get('/orgs/globex/members?limit=20')?.fields).toEqual(['organizations.nodes.1.members']);

@@ -31,6 +31,8 @@ export interface ExplainedRequest {
   method: HttpMethod;
   /** Path below the API's base, with its query string; secret values masked. */
   path: string;
+  /** The operation of the API it called (`getSpaceById`); null for a signed URL (a download or an upload). */
+  operation: string | null;
   status: number | null;
   /** Milliseconds from the start of the GraphQL request to the first try. */
   startMs: number;
@@ -117,6 +119,7 @@ export class Trace {
       return {
         method: record.method,
         path: redactSecrets(record.path),
+        operation: exchange?.operationId ?? null,
         status: exchange?.status ?? null,
         startMs: round(exchange ? exchange.startedAt - this.startedAt : 0),
         durationMs: round(exchange ? exchange.endedAt - exchange.startedAt : 0),
