@@ -1,14 +1,18 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { guardEdge } from '../../src/platform/edge.js';
 import { validateRequests } from '../../src/platform/validation.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 let p: TestPlatform;
+/** An organization with more spaces than the page of two the query test asks for. */
+let org: TestOrg;
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  org = addOrg(p, { id: 'gated', members: { admin: 'admin' } });
+  for (const title of ['Handbook', 'Runbooks', 'Reference']) await org.space(title);
 });
 
 afterAll(async () => {
@@ -18,12 +22,12 @@ afterAll(async () => {
 describe("the API description's gate in front of the routes", () => {
   it('refuses a body the description refuses, naming the field, before the route reads it', async () => {
     // `hostname` is typed by the description alone: the route's own check knows no such field.
-    const answer = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body: { hostname: 42 } });
+    const answer = await p.api('PATCH', `/orgs/${org.id}`, { body: { hostname: 42 } });
     expect(answer).toEqual({
       status: 400,
       body: { error: { code: 400, message: 'Invalid body field "hostname": must be a string' } },
     });
-    const role = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body: { defaultRole: 'owner' } });
+    const role = await p.api('PATCH', `/orgs/${org.id}`, { body: { defaultRole: 'owner' } });
     expect(role.body.error).toEqual({
       code: 400,
       message: 'Invalid body field "defaultRole": must be one of admin, create, edit, review, comment, read or null',
@@ -31,9 +35,9 @@ describe("the API description's gate in front of the routes", () => {
   });
 
   it('refuses a query the description refuses, coercing text as its types say', async () => {
-    const spaces = `/orgs/${DEMO.orgs.acme}/spaces`;
+    const spaces = `/orgs/${org.id}/spaces`;
     expect((await p.api('GET', spaces, { query: { limit: '2' } })).body.items).toHaveLength(2);
-    const answer = await p.api('GET', `/orgs/${DEMO.orgs.acme}/members`, { query: { role: 'owner' } });
+    const answer = await p.api('GET', `/orgs/${org.id}/members`, { query: { role: 'owner' } });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toEqual({
       code: 400,
