@@ -6,8 +6,8 @@ import { createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/http/server.js';
 import { serveWebSockets } from '../../src/gateway/http/websocket.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { askInParts } from '../fixtures/incremental.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { sharedStateUp, startTestRedis, type TestRedis } from '../fixtures/redis.js';
 import { until } from '../fixtures/wait.js';
@@ -17,9 +17,19 @@ let redis: TestRedis;
 const gateways: Gateway[] = [];
 const quiet = { error: () => {}, info: () => {} };
 const HOUR = 3_600_000;
+/** Admin `admin`, and members `ben`, `cy` and `finn`, each a budget of their own. */
+let org: TestOrg;
+/** A space every member reads, asked for by the one-point operations. */
+let spaceId: string;
+/** A published site showing that space. */
+let siteUrl: string;
 
 beforeAll(async () => {
-  [platform, redis] = await Promise.all([startTestPlatform(), startTestRedis()]);
+  [platform, redis] = await Promise.all([startTestPlatform({ seed: false }), startTestRedis()]);
+  org = addOrg(platform, { id: 'metered', members: { admin: 'admin', ben: 'create', cy: 'review', finn: 'read' } });
+  spaceId = await org.space('Getting started');
+  await org.site('Docs', { spaces: [spaceId] });
+  siteUrl = `${new URL(platform.url).origin}/published/${org.id}/docs`;
 });
 
 afterAll(async () => {
@@ -66,7 +76,7 @@ async function askAs(url: string, token: string, forwardedFor: string): Promise<
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor },
-    body: JSON.stringify({ query: `{ space(id: "${platform.spaceId('Getting started')}") { title } }` }),
+    body: JSON.stringify({ query: `{ space(id: "${spaceId}") { title } }` }),
   });
   const body = (await response.json()) as any;
   const refused = body.errors?.find((error: any) => error.extensions.code === 'RATE_LIMITED');
@@ -108,7 +118,7 @@ describe('cost-based rate limits', () => {
   it('keeps one budget per token, keyed by a hash of it, however its header is written', async () => {
     const gateway = gatewayWith(10);
     const spent = (await post(gateway, DASHBOARD)).body.extensions.rateLimit.remaining;
-    const other = await post(gateway, BUDGET, platform.token(DEMO.users.ben));
+    const other = await post(gateway, BUDGET, org.token('ben'));
     expect(other.body.data.rateLimit.remaining).toBe(10);
     // The platform reads the scheme in any case and any run of spaces: so do the budgets.
     for (const written of [`bearer ${platform.adminToken}`, `Bearer   ${platform.adminToken} `]) {
@@ -131,7 +141,7 @@ describe('cost-based rate limits', () => {
           method: 'POST',
           headers,
           // One point: the platform refuses it (no token), but it was sent.
-          body: JSON.stringify({ query: `{ space(id: "${platform.spaceId('Getting started')}") { title } }` }),
+          body: JSON.stringify({ query: `{ space(id: "${spaceId}") { title } }` }),
         });
         const body = (await response.json()) as any;
         return body.errors?.some((error: any) => error.extensions.code === 'RATE_LIMITED') ? 'refused' : 'admitted';
@@ -163,7 +173,7 @@ describe('cost-based rate limits', () => {
       retryAttempts: 0,
     });
     try {
-      const query = `{ space(id: "${platform.spaceId('Getting started')}") { title } }`;
+      const query = `{ space(id: "${spaceId}") { title } }`;
       await ws.iterate({ query }).next();
       await ws.iterate({ query }).next();
       expect(await ask(proxied, '10.0.0.3')).toBe('refused');
@@ -188,7 +198,7 @@ describe('cost-based rate limits', () => {
     const ask = (token: string, forwardedFor: string) => askAs(served.url, token, forwardedFor);
     try {
       const admin = platform.adminToken;
-      const ben = platform.token(DEMO.users.ben);
+      const ben = org.token('ben');
       // The admin's token is accepted once, from anywhere: from then on it spends its own budget only.
       expect(await ask(admin, '10.0.1.1')).toBe('admitted');
       // Each made-up token is a fresh budget of its own, and spends its address's too.
@@ -211,7 +221,7 @@ describe('cost-based rate limits', () => {
       gatewayWith(1000),
       'query ($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { apiToken space { id } } } }',
       platform.adminToken,
-      { url: `${new URL(platform.url).origin}/published/acme-docs` },
+      { url: siteUrl },
     );
     expect(minted.body.errors).toBeUndefined();
     const { apiToken, space } = minted.body.data.resolveUrl;
@@ -280,7 +290,7 @@ describe('cost-based rate limits', () => {
     it('never admits more than the budget, however three replicas race for it', async () => {
       const replicas = [0, 1, 2].map(() => gatewayWith(40, { redisUrl: redis.url }));
       await until(async () => (await Promise.all(replicas.map(sharedStateUp))).every(Boolean));
-      const token = platform.token(DEMO.users.cy);
+      const token = org.token('cy');
       // 90 operations of 1 point each, 30 per replica at once.
       const answers = await Promise.all(
         Array.from({ length: 90 }, (_, i) => post(replicas[i % 3]!, '{ viewer { displayName } }', token)),
@@ -300,8 +310,7 @@ describe('cost-based rate limits', () => {
       const keys = await redisKeys();
       expect(keys.filter((key) => key.startsWith('budget:'))).toHaveLength(1);
       expect(keys.some((key) => key.startsWith('budget:'))).toBe(true);
-      for (const token of [platform.adminToken, platform.token(DEMO.users.cy)])
-        expect(keys.join('\n')).not.toContain(token);
+      for (const token of [platform.adminToken, org.token('cy')]) expect(keys.join('\n')).not.toContain(token);
     });
 
     it('tells every replica of a token the platform accepted: it spends no address budget anywhere', async () => {
@@ -309,7 +318,7 @@ describe('cost-based rate limits', () => {
       await until(async () => (await sharedStateUp(a!)) && (await sharedStateUp(b!)));
       const [onA, onB] = [await listen(a!), await listen(b!)];
       try {
-        const token = platform.token(DEMO.users.finn);
+        const token = org.token('finn');
         // Made-up tokens spend the budget of 10.0.2.2 on B.
         for (let i = 0; i < 3; i += 1) expect(await askAs(onB.url, `made-up-shared-${i}`, '10.0.2.2')).toBe('admitted');
         expect(await askAs(onB.url, 'made-up-shared-3', '10.0.2.2')).toBe('refused: addressPoints');
