@@ -3,14 +3,16 @@ import { catchUpSearchIndex } from '../../src/platform/content/current.js';
 import { parseDocument } from '../../src/document/model.js';
 import { putDocument, storedBytes } from '../../src/platform/content/revisions.js';
 import { sign } from '../../src/platform/content/signing.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { commitContent, pngImage, sampleContent, textDocument } from '../fixtures/content.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const U = DEMO.users;
-const S = DEMO.spaces;
-
 let p: TestPlatform;
+/** Admin `admin`, `finn` (read, `edit` on Runbooks), `gus` (a guest with no grant); `hana` is in another one. */
+let org: TestOrg;
+let elsewhere: TestOrg;
+/** Private spaces: Runbooks (the sample content's), Architecture decisions; and a `share-link` one. */
+const S = { userGrant: 'Runbooks', teamGrant: 'Architecture decisions', shareLink: 'Erste Schritte' };
 let spaceId: string;
 let firstRevision: string;
 /** The pages of the space's first revision, as served before the sample content was committed on it. */
@@ -26,7 +28,23 @@ const spaceRow = (title: string) =>
   };
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  org = addOrg(p, { id: 'handbook', members: { admin: 'admin', finn: 'read', gus: null } });
+  elsewhere = addOrg(p, { id: 'elsewhere', members: { hana: 'admin' } });
+  const runbooks = await org.space(S.userGrant);
+  await org.grant({ space: runbooks }, 'edit', { users: ['finn'] });
+  await org.space(S.teamGrant);
+  await org.space(S.shareLink, { visibility: 'share-link' });
+  // A first revision with a page of its own, which the sample content replaces.
+  const oldPage = {
+    id: 'pg-old-runbook',
+    type: 'document' as const,
+    title: 'Old runbook',
+    slug: 'old-runbook',
+    documentId: putDocument(p.db, runbooks, textDocument([[0, 'Restart the service by hand.']])),
+    pages: [],
+  };
+  commitContent(p.db, runbooks, { pages: [oldPage], files: [], reusableContents: [], variables: {} });
   const space = spaceRow(S.userGrant);
   spaceId = space.id;
   firstRevision = space.revision;
@@ -47,7 +65,7 @@ const get = (path: string, options: Parameters<TestPlatform['api']>[2] = {}) => 
 
 describe('revisions', () => {
   it('gives every space a first revision, empty, under the id the space names', async () => {
-    const created = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Fresh space' } });
+    const created = await p.api('POST', `/orgs/${org.id}/spaces`, { body: { title: 'Fresh space' } });
     const answer = await get(`/spaces/${(created.body as { id: string }).id}/content`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
@@ -189,16 +207,18 @@ describe('pages', () => {
 
 describe('access', () => {
   it('lets readers of the space read its content, and nobody else', async () => {
-    expect((await get(`/spaces/${spaceId}/content`, { token: p.token(U.finn) })).status).toBe(200);
-    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}`, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await get(`/spaces/${spaceId}/content`, { token: org.token('finn') })).status).toBe(200);
+    expect((await get(`/spaces/${spaceId}/content/page/${ids.api}`, { token: elsewhere.token('hana') })).status).toBe(
+      404,
+    );
     expect((await get(`/spaces/${spaceId}/content`, { token: null })).status).toBe(401);
   });
 
   it('opens a share-link space with its share key', async () => {
     const shared = spaceRow(S.shareLink);
-    expect((await get(`/spaces/${shared.id}/content`, { token: p.token(U.hana) })).status).toBe(404);
+    expect((await get(`/spaces/${shared.id}/content`, { token: elsewhere.token('hana') })).status).toBe(404);
     const opened = await get(`/spaces/${shared.id}/content`, {
-      token: p.token(U.hana),
+      token: elsewhere.token('hana'),
       query: { shareKey: shared.share_key },
     });
     expect(opened.status).toBe(200);
@@ -207,7 +227,7 @@ describe('access', () => {
 
 describe('storage', () => {
   it('shares what did not change: a one-paragraph edit of a 200-page space stores a tiny part of it', async () => {
-    const created = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Big space' } });
+    const created = await p.api('POST', `/orgs/${org.id}/spaces`, { body: { title: 'Big space' } });
     const big = (created.body as { id: string }).id;
     const before = storedBytes(p.db);
     const chapters = Array.from({ length: 20 }, (_, chapter) => ({
@@ -406,7 +426,7 @@ describe('links', () => {
     const location = body.items[0].locationReferences[0];
     expect(location).toMatchObject({
       kind: 'page',
-      organization: { id: 'acme' },
+      organization: { id: org.id },
       space: { id: spaceId },
       versionContext: { type: 'revision', revision: { id: revision } },
     });
@@ -482,9 +502,9 @@ describe('search', () => {
     });
     expect((await get(`/spaces/${space}/search`, { query: { query: 'zeppelin' } })).body).toMatchObject({ count: 1 });
 
-    const org = await get('/orgs/acme/search', { query: { query: 'zeppelin' } });
-    expect(org.status).toBe(200);
-    expect((org.body as any).items).toEqual([
+    const found = await get(`/orgs/${org.id}/search`, { query: { query: 'zeppelin' } });
+    expect(found.status).toBe(200);
+    expect((found.body as any).items).toEqual([
       expect.objectContaining({
         type: 'space',
         id: space,
@@ -494,7 +514,7 @@ describe('search', () => {
     ]);
     // A member who cannot read the space finds nothing of it.
     expect(
-      (await get('/orgs/acme/search', { token: p.token(U.gus), query: { query: 'zeppelin' } })).body,
+      (await get(`/orgs/${org.id}/search`, { token: org.token('gus'), query: { query: 'zeppelin' } })).body,
     ).toMatchObject({ count: 0 });
 
     commitContent(p.db, space, content);
