@@ -1,13 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
-
-const U = DEMO.users;
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 
 let g: TestGateway;
+/** Admin `admin` and `ben` (create); "Getting started" (six pages) already translated into French once. */
+let org: TestOrg;
 
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  org = addOrg(g.platform, { id: 'polyglot', members: { admin: 'admin', ben: 'create' } });
+  const { createSpace } = await ok(CREATE_SPACE, { title: 'Getting started' });
+  await ok(SET_NO_RULES, { id: createSpace.space.id });
+  await mergeEdit(
+    createSpace.space.id,
+    ['Welcome', 'Install', 'Configure', 'First steps', 'Upgrade', 'Troubleshooting'].map((title) => ({
+      insertPage: { markdown: `# ${title}\n\n${title} the agent, step by step.\n` },
+    })),
+  );
+  const created = await ok(
+    `mutation ($space: ID!) { createTranslation(input: { organizationId: "polyglot", language: FR, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code } } }`,
+    { space: createSpace.space.id },
+  );
+  await ok(`mutation ($id: ID!) { runTranslation(input: { translationId: $id }) { userErrors { code } } }`, {
+    id: created.createTranslation.translation.id,
+  });
+  await g.platform.app.jobs.drain();
 });
 afterAll(() => g.destroy());
 
@@ -15,7 +32,7 @@ const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, opt
   expectOk<T>(g, query, variables, options);
 
 const CREATE_SPACE = `mutation ($title: String!) {
-  createSpace(input: { organizationId: "acme", title: $title, language: "en" }) { space { id platformId } userErrors { message } }
+  createSpace(input: { organizationId: "polyglot", title: $title, language: "en" }) { space { id platformId } userErrors { message } }
 }`;
 const SET_NO_RULES = `mutation ($id: ID!) { updateSpace(input: { spaceId: $id, mergeRules: { type: NONE } }) { space { id } userErrors { message } } }`;
 const CREATE_CR = `mutation ($spaceId: ID!) { createChangeRequest(input: { spaceId: $spaceId, subject: "Edit" }) { changeRequest { id } userErrors { message } } }`;
@@ -50,9 +67,9 @@ async function pagesOf(spaceId: string): Promise<Array<{ title: string; markdown
 }
 
 describe('translations', () => {
-  it('lists the demo translation with its source and result, linked', async () => {
+  it('lists a translation that ran with its source and result, linked', async () => {
     const result = await g.gql<any>(
-      `{ organization(id: "acme") { translations { totalCount nodes { ${TRANSLATION} organization { platformId } } } } }`,
+      `{ organization(id: "polyglot") { translations { totalCount nodes { ${TRANSLATION} organization { platformId } } } } }`,
     );
     expect(result.errors).toBeUndefined();
     const [demo] = result.data.organization.translations.nodes;
@@ -63,14 +80,14 @@ describe('translations', () => {
       source: { language: 'EN', space: { title: 'Getting started' } },
       result: { language: 'FR', space: { language: 'fr' }, revision: { platformId: expect.any(String) } },
       stats: { runs: 1 },
-      organization: { platformId: 'acme' },
+      organization: { platformId: 'polyglot' },
     });
     expect(demo.stats.totalPages).toBeGreaterThan(5);
     // Non-admins cannot see translations.
     const member = await g.gql<any>(
-      `{ organization(id: "acme") { translations { totalCount } } }`,
+      `{ organization(id: "polyglot") { translations { totalCount } } }`,
       {},
-      { token: g.platform.token(U.ben) },
+      { token: org.token('ben') },
     );
     expect(member.data.organization.translations).toBeNull();
     expect(member.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
@@ -87,7 +104,7 @@ describe('translations', () => {
 
     const created = await ok(
       `mutation ($space: ID!) {
-      createTranslation(input: { organizationId: "acme", language: FR, source: { spaceId: $space, language: EN }, instructions: { text: "Keep the word agent." } }) {
+      createTranslation(input: { organizationId: "polyglot", language: FR, source: { spaceId: $space, language: EN }, instructions: { text: "Keep the word agent." } }) {
         translation { ${TRANSLATION} } userErrors { code }
       }
     }`,
@@ -145,37 +162,37 @@ describe('translations', () => {
   it('refuses duplicates, the source language, non-admins, and changes and deletes', async () => {
     const gettingStarted = g.platform.spaceId('Getting started');
     const duplicate = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: FR, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code upstreamStatus } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "polyglot", language: FR, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code upstreamStatus } } }`,
       { space: gettingStarted },
     );
     expect(duplicate.data.createTranslation.userErrors).toEqual([{ code: 'CONFLICT', upstreamStatus: 409 }]);
     const same = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: EN, source: { spaceId: $space, language: EN } }) { userErrors { code field } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "polyglot", language: EN, source: { spaceId: $space, language: EN } }) { userErrors { code field } } }`,
       { space: gettingStarted },
     );
     expect(same.upstream).toBe(0);
     expect(same.data.createTranslation.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['language'] }]);
     const unknown = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: XX, source: { spaceId: $space, language: EN } }) { userErrors { code field } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "polyglot", language: XX, source: { spaceId: $space, language: EN } }) { userErrors { code field } } }`,
       { space: gettingStarted },
     );
     // Not a language the enum has: refused by GraphQL validation, before any request.
     expect([unknown.errors?.[0]?.extensions?.code, unknown.upstream]).toEqual(['BAD_USER_INPUT', 0]);
     const member = await g.gql<any>(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: DE, source: { spaceId: $space, language: EN } }) { userErrors { code } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "polyglot", language: DE, source: { spaceId: $space, language: EN } }) { userErrors { code } } }`,
       { space: gettingStarted },
-      { token: g.platform.token(U.ben) },
+      { token: org.token('ben') },
     );
     expect(member.data.createTranslation.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
 
     const created = await ok(
-      `mutation ($space: ID!) { createTranslation(input: { organizationId: "acme", language: DE, source: { spaceId: $space, language: EN } }) { translation { id platformId } userErrors { code } } }`,
+      `mutation ($space: ID!) { createTranslation(input: { organizationId: "polyglot", language: DE, source: { spaceId: $space, language: EN } }) { translation { id platformId } userErrors { code } } }`,
       { space: gettingStarted },
     );
     const { id, platformId } = created.createTranslation.translation;
     const updated = await ok(
       `mutation ($org: ID!, $id: ID!) { updateTranslation(input: { organizationId: $org, translationId: $id, instructions: { text: "Formal tone." } }) { translation { instructions { text } } userErrors { code } } }`,
-      { org: 'acme', id: platformId },
+      { org: 'polyglot', id: platformId },
     );
     expect(updated.updateTranslation.translation.instructions.text).toBe('Formal tone.');
     const noOrg = await g.gql<any>(
@@ -197,14 +214,14 @@ describe('translations', () => {
 
   it('passes on why the last run failed, read, listed and written, where the platform says', async () => {
     const db = g.platform.db;
-    db.prepare("UPDATE translations SET last_error = ?, last_error_at = ? WHERE org_id = 'acme'").run(
+    db.prepare("UPDATE translations SET last_error = ?, last_error_at = ? WHERE org_id = 'polyglot'").run(
       'The translator answered 500',
       '2026-01-02T03:04:05.000Z',
     );
     try {
       const error = { message: 'The translator answered 500', failedAt: '2026-01-02T03:04:05.000Z' };
       const listed = await ok(
-        `{ organization(id: "acme") { translations { nodes { id lastRunError { message failedAt } } } } }`,
+        `{ organization(id: "polyglot") { translations { nodes { id lastRunError { message failedAt } } } } }`,
       );
       const nodes = listed.organization.translations.nodes;
       expect(nodes.length).toBeGreaterThan(0);
@@ -220,7 +237,7 @@ describe('translations', () => {
       );
       expect(written.updateTranslation.translation.lastRunError).toEqual({ failedAt: error.failedAt });
     } finally {
-      db.prepare("UPDATE translations SET last_error = NULL, last_error_at = NULL WHERE org_id = 'acme'").run();
+      db.prepare("UPDATE translations SET last_error = NULL, last_error_at = NULL WHERE org_id = 'polyglot'").run();
     }
   });
 });
