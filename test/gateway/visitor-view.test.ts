@@ -1,8 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg } from '../fixtures/org.js';
 import { addVisitorContent, MARKERS, VISITOR_CLAIMS, type VisitorContent } from '../fixtures/visitor-content.js';
 
 let g: TestGateway;
@@ -32,17 +31,24 @@ async function pdfText(url: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  g = await startTestGateway();
-  spaceId = g.platform.spaceId(DEMO.spaces.visitorAuth);
+  g = await startTestGateway({ seed: false });
+  const org = addOrg(g.platform, { id: 'gated', members: { admin: 'admin' } });
+  spaceId = await org.space('API reference');
   seeded = addVisitorContent(g.platform.db, spaceId);
+  // A visitor-auth site of that space, with adaptive content: visitors see what their claims allow.
+  const site = await org.site('API', { spaces: [spaceId], visibility: 'visitor-auth' });
+  const sitePath = `/orgs/${org.id}/sites/${site}`;
+  await g.platform.api('PATCH', sitePath, { body: { adaptiveContent: { enabled: true } } });
+  const { privateKey } = (await g.platform.api('GET', `${sitePath}/publishing/auth`)).body;
+  const { urls } = (await g.platform.api('GET', sitePath)).body;
   const jwtToken = await new SignJWT({ ...VISITOR_CLAIMS })
     .setProtectedHeader({ alg: 'HS256' })
     .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+    .sign(new TextEncoder().encode(privateKey));
   const resolved = await g.gql<any>(
     `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken space { platformId } } } }`,
     {
-      url: `https://api.acme-docs.test/${seeded.visible.path}`,
+      url: `${urls.published}${seeded.visible.path}`,
       token: jwtToken,
     },
   );
