@@ -1,13 +1,19 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
+import { putDocument } from '../../src/platform/content/revisions.js';
+import { commitContent, textDocument } from '../fixtures/content.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { addVisitorContent, MARKERS, VISITOR_CLAIMS, type VisitorContent } from '../fixtures/visitor-content.js';
 
-const S = DEMO.spaces;
-
 let p: TestPlatform;
+/** Its admin's space "API reference" holds the visitor content, in a visitor-auth site with adaptive content. */
+let org: TestOrg;
+let site: string;
+/** The site's signing key for visitor tokens. */
+let signingKey: string;
+/** The site's published address, ending in `/`. */
+let published: string;
 let origin: string;
 let space: string;
 let seeded: VisitorContent;
@@ -103,17 +109,35 @@ async function read(route: string, url: string, token: string): Promise<Answer> 
 const hiddenMarkers = [MARKERS.hiddenPage, MARKERS.hiddenBlock];
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
   origin = p.url.replace(/\/v1$/, '');
-  space = p.spaceId(S.visitorAuth);
+  org = addOrg(p, { id: 'gated', members: { admin: 'admin' } });
+  space = await org.space('API reference');
+  // Reference pages every reader sees, which a search for "token" finds beside the visitor content.
+  const pages = ['Authentication', 'Tokens', 'Scopes', 'Errors', 'Rate limits'].map((title, index) => ({
+    id: `pg-reference-${index}`,
+    type: 'document' as const,
+    title,
+    slug: title.toLowerCase().replace(' ', '-'),
+    documentId: putDocument(p.db, space, textDocument([[0, `${title}: send the API token with every request.`]])),
+    pages: [],
+  }));
+  commitContent(p.db, space, { pages, files: [], reusableContents: [], variables: {} });
   seeded = addVisitorContent(p.db, space);
+  // A change request of the space, for the routes that read one.
+  expect((await p.api('POST', `/spaces/${space}/change-requests`, { body: { subject: 'Draft' } })).status).toBe(201);
+  site = await org.site('API', { spaces: [space], visibility: 'visitor-auth' });
+  const sitePath = `/orgs/${org.id}/sites/${site}`;
+  expect((await p.api('PATCH', sitePath, { body: { adaptiveContent: { enabled: true } } })).status).toBe(200);
+  signingKey = (await p.api('GET', `${sitePath}/publishing/auth`)).body.privateKey;
+  published = (await p.api('GET', sitePath)).body.urls.published;
   const jwtToken = await new SignJWT({ ...VISITOR_CLAIMS })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuedAt()
     .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+    .sign(new TextEncoder().encode(signingKey));
   const resolved = await p.api('POST', '/urls/published', {
-    body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } },
+    body: { url: `${published}${seeded.visible.path}`, visitor: { jwtToken } },
   });
   expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
   expect(resolved.body.space).toBe(space);
@@ -135,15 +159,11 @@ describe('what a site visitor reads', () => {
   });
 
   it('shows none of what the claims hide on any GET route the token opens, and still shows the rest', async () => {
-    const acme = DEMO.orgs.acme;
-    const site = (await p.api('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).body.items.find(
-      (item: { title: string }) => item.title === DEMO.sites.api,
-    ).id;
     const changeRequest = (await p.api('GET', `/spaces/${space}/change-requests`)).body.items[0]?.id ?? 'unknown-id';
     const { hidden, visible } = seeded;
     const values: Record<string, string[]> = {
       spaceId: [space],
-      organizationId: [acme],
+      organizationId: [org.id],
       siteId: [site],
       revisionId: [seeded.revision],
       changeRequestId: [changeRequest],
@@ -153,7 +173,7 @@ describe('what a site visitor reads', () => {
       documentId: [hidden.document, visible.document],
       '*': [hidden.path, visible.path],
     };
-    const siteUrl = (path: string) => `https://api.acme-docs.test/${path}`;
+    const siteUrl = (path: string) => `${published}${path}`;
     // Every parameter a route might read, in four mixes (routes ignore those they do not read).
     const variants: Array<Record<string, string>> = [
       { query: MARKERS.hiddenPage, url: siteUrl(hidden.path), page: hidden.page },
@@ -269,10 +289,10 @@ describe('what a site visitor reads', () => {
       const jwtToken = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'HS256' })
         .setExpirationTime('1h')
-        .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+        .sign(new TextEncoder().encode(signingKey));
       return (
         await p.api('POST', '/urls/published', {
-          body: { url: `https://api.acme-docs.test/${seeded.visible.path}`, visitor: { jwtToken } },
+          body: { url: `${published}${seeded.visible.path}`, visitor: { jwtToken } },
         })
       ).body.apiToken as string;
     };
