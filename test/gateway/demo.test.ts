@@ -38,6 +38,7 @@ const RESOLVE = `query ($url: String!, $visitor: VisitorInput) {
   resolveUrl(url: $url, visitor: $visitor) {
     __typename
     ... on PublishedContent { preview site { title } siteSpace { platformId } space { title } page { title } }
+    ... on ContentRedirect { url }
   }
 }`;
 
@@ -79,10 +80,16 @@ describe('the demo, as docs/demo-data.md gives it', () => {
     await g?.destroy();
   });
 
-  /** Resolves a published URL through the gateway; answers what it shows, failing on any error. */
-  const resolve = async (url: string, visitor?: { jwtToken: string }) => {
+  /** Resolves a published URL through the gateway, failing on any error: what it is, as the graph answers it. */
+  const resolveAny = async (url: string, visitor?: { jwtToken: string }) => {
     const result = await g.gql(RESOLVE, { url, visitor });
     expect(result.errors, `${url}: ${JSON.stringify(result.errors)}`).toBeUndefined();
+    return result.data.resolveUrl as { __typename: string; url?: string };
+  };
+
+  /** Resolves a published URL through the gateway; answers what it shows, failing on any error. */
+  const resolve = async (url: string, visitor?: { jwtToken: string }) => {
+    const result = { data: { resolveUrl: await resolveAny(url, visitor) } };
     expect(result.data.resolveUrl.__typename, url).toBe('PublishedContent');
     return result.data.resolveUrl as {
       preview: boolean;
@@ -129,6 +136,14 @@ describe('the demo, as docs/demo-data.md gives it', () => {
       const url = written.startsWith(DOC_PLATFORM) ? origin + written.slice(DOC_PLATFORM.length) : written;
       const visitor = row.as === 'the demo visitor token' ? { jwtToken: DEMO_SITE_SECRETS.visitorToken } : undefined;
       if (!visitor) expect(['anyone', 'a member'], written).toContain(row.as);
+      // A row that shows a redirect names where it leads: the graph answers a redirect there.
+      const leadsTo = /redirect .*to `…(\/[^`]+)`/.exec(row.shows ?? '')?.[1];
+      if (leadsTo) {
+        const redirect = await resolveAny(url, visitor);
+        expect(redirect.__typename, written).toBe('ContentRedirect');
+        expect(redirect.url, written).toMatch(new RegExp(`${leadsTo.replaceAll('/', '\\/')}$`));
+        continue;
+      }
       const shown = await resolve(url, visitor);
       expect(shown.page, written).not.toBeNull();
       expect(shown.preview, written).toBe(row.as === 'a member');

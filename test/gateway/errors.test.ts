@@ -230,8 +230,24 @@ describe('what the platform answers', () => {
     inviteLinks: true,
     plan: 'free',
     mergeRules: { type: 'none' },
-    trial: {},
-    permissions: { view: true },
+    trial: { status: 'none', count: 0 },
+    // A whole organization of the description: the gateway reads answers with the contract's records.
+    permissions: Object.fromEntries(
+      [
+        'view',
+        'access',
+        'admin',
+        'ownTeam',
+        'createContent',
+        'createOpenAPISpec',
+        'viewBilling',
+        'listMembers',
+        'listTeams',
+        'listIntegrations',
+        'listInstallations',
+        'installIntegration',
+      ].map((flag) => [flag, flag === 'view' || flag === 'access']),
+    ),
     urls: {
       location: 'http://upstream.test/v1/orgs/o1',
       app: 'http://app.test/o/o1',

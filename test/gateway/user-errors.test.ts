@@ -60,7 +60,7 @@ async function demoIds(): Promise<Record<string, string>> {
       translations(first: 1) { nodes { id } }
       issuesClusters(first: 1) { nodes { id } }
       changeRequests(first: 1) { nodes { id space { id } content { pages { platformId } } } }
-      sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } } }
+      sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } redirects(first: 1) { nodes { id } } } }
     }
     publicIntegration: integration(name: "${DEMO.integrations.public}") { installations(first: 1) { nodes { id } } }
     siteIntegration: integration(name: "${DEMO.integrations.private}") { installations(first: 1) { nodes { id } } }
@@ -93,6 +93,7 @@ async function demoIds(): Promise<Record<string, string>> {
     siteSectionGroupId: first(docs.sectionGroups),
     itemId: first(docs.sections),
     shareLinkId: first(partners.shareLinks),
+    redirectId: first(docs.redirects),
     installationId: first(result.data.publicIntegration.installations),
     'installIntegrationOnSite.installationId': first(result.data.siteIntegration.installations),
     'uninstallIntegrationFromSite.installationId': first(result.data.siteIntegration.installations),
@@ -120,7 +121,8 @@ const SCALARS: Record<string, unknown> = {
   description: 'Checked.',
   script: 'export default {}',
   integrationName: DEMO.integrations.public,
-  jsonSchema: { type: 'object', properties: {} },
+  jsonSchema: { type: 'object', properties: {}, additionalProperties: false },
+  source: '/checked',
   muted: true,
   markdown: '# Checked\n',
 };
@@ -137,6 +139,9 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   addSpaceToSite: { siteId: VALID_ID, spaceId: VALID_ID },
   createSiteSection: { siteId: VALID_ID, spaceId: VALID_ID, title: 'Checked' },
   createSiteSectionGroup: { siteId: VALID_ID },
+  createSiteRedirect: { destination: { url: 'https://example.test/checked' } },
+  updateSiteRedirect: { permanent: true },
+  upsertSiteRedirects: { redirects: [{ source: '/checked', destination: { url: 'https://example.test/checked' } }] },
   createTranslation: { language: 'FR' },
   deleteOpenApiSpec: { specId: VALID_ID },
   editChangeRequestContent: { changes: [{ updatePage: { pageId: VALID_ID, markdown: '# Checked' } }] },
