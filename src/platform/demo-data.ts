@@ -2,13 +2,16 @@ import { storeFirstRevision } from './content/revisions.js';
 import { type DemoData, loadDemoContent, loadDemoData } from './demo-content/load.js';
 import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
-import { DEMO_SITES, seedDemoSites } from './sites/demo.js';
+import { seedDemoConversations } from './demo-content/conversations.js';
+import { seedDemoIntegrations } from './demo-content/integrations.js';
+import { loadDemoFonts, loadDemoIntegrations, loadDemoSaml, loadDemoTranslations } from './demo-content/load.js';
+import { seedDemoOpenAPI } from './demo-content/openapi.js';
+import { seedDemoSites } from './demo-content/sites.js';
+import { DEMO_SITES } from './sites/demo.js';
 import { seedDemoSaml } from './sso/store.js';
 import { seedDemoFonts } from './fonts/store.js';
-import { seedDemoTranslations } from './translations/run.js';
-import { DEMO_SPEC_SPACE, seedDemoOpenAPI } from './openapi/demo.js';
-import { seedDemoConversations } from './conversations/demo.js';
-import { DEMO_INTEGRATIONS, seedDemoIntegrations } from './integrations/demo.js';
+import { seedDemoTranslation } from './translations/run.js';
+import { DEMO_SPEC_SPACE } from './openapi/demo.js';
 import { newId, newSecret, stableId, withStableIds } from './http.js';
 import type { Db } from './store/db.js';
 
@@ -105,16 +108,18 @@ export const DEMO = {
   },
   /** Docs sites by title (see `sites/demo.ts`). */
   sites: DEMO_SITES,
-  /** Integrations by name (see `integrations/demo.ts`). */
-  integrations: DEMO_INTEGRATIONS,
+  /** Integrations by name (see `demo-content/integrations/integrations.json`). */
+  integrations: {
+    /** Public, with a block and configurations; installed on Acme (enabled on "Release notes") and on Globex. */
+    public: 'video-embeds',
+    /** Private to Acme, target `site`; installed on Acme and enabled on the Acme Docs site. */
+    private: 'acme-analytics',
+  },
 } as const;
 
 const SEEDED_KEY = 'demo_seeded';
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
-
-const { acme, globex } = DEMO.orgs;
-const S = DEMO.spaces;
 
 /**
  * Seeds the demo data set (see `DEMO`) the first time it runs on a database, in one
@@ -328,26 +333,36 @@ function insertDemoData(db: Db): DemoTokens {
   domain('content', () => seedDemoContent(db, spaceIds, ago, loadDemoContent(data.content)));
   // Support conversations of Acme over the last thirteen weeks, split into issues and clustered
   // (before change requests: one of them addresses the installer-errors cluster).
-  domain('conversations', () => seedDemoConversations(db, acme, start));
+  domain('conversations', () => seedDemoConversations(db, start));
   // Change requests in every state on top of it.
   domain('change-requests', () => seedDemoChangeRequests(db, spaceIds, userIds));
   // Docs sites publishing some of them.
-  domain('sites', () => seedDemoSites(db, { acme, globex }, spaceIds));
+  domain('sites', () => seedDemoSites(db, spaceIds, ago));
   // SAML providers of Acme: one active, one pending.
-  domain('saml', () => seedDemoSaml(db, acme, ago(40)));
-  domain('fonts', () => seedDemoFonts(db, acme, ago(35)));
+  const saml = loadDemoSaml();
+  domain('saml', () => seedDemoSaml(db, saml.org, saml.providers, ago(saml.createdDaysAgo)));
+  const fonts = loadDemoFonts();
+  domain('fonts', () => seedDemoFonts(db, fonts.org, fonts.families, ago(fonts.createdDaysAgo)));
   // "Getting started" translated into French (pseudo-localized), one run completed: its result
   // is the space "Getting started (FR)".
-  domain('translations', () => seedDemoTranslations(db, acme, space('Getting started'), ago(4)));
+  const translations = loadDemoTranslations();
+  domain('translations', () => {
+    for (const { space: title, ...translation } of translations.translations) {
+      seedDemoTranslation(
+        db,
+        translations.org,
+        { ...translation, sourceSpaceId: space(title) },
+        ago(translations.createdDaysAgo),
+      );
+    }
+  });
   // The OpenAPI specification of Acme (two versions) and the space computing its reference.
-  domain('openapi', () => seedDemoOpenAPI(db, acme, space(S.openapi), ago(60)));
+  domain('openapi', () => seedDemoOpenAPI(db, spaceIds, ago));
   // Two integrations of Acme, installed, with their events: "Video embeds" (public, enabled on
   // "Release notes") and "Acme analytics" (private, enabled on the Acme Docs site).
-  const docsSite = db
-    .prepare('SELECT id FROM sites WHERE org_id = ? AND title = ?')
-    .pluck(true)
-    .get(acme, DEMO_SITES.docs) as string;
-  domain('integrations', () => seedDemoIntegrations(db, { acme, globex }, space(S.public), docsSite));
+  const integrations = loadDemoIntegrations();
+  checkIntegrationNames(integrations.integrations.map((item) => item.name));
+  domain('integrations', () => seedDemoIntegrations(db, spaceIds, integrations));
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(
     SEEDED_KEY,
@@ -364,5 +379,12 @@ function checkNames(data: DemoData): void {
   const titles = new Set(data.spaces.map((space) => space.title));
   for (const title of Object.values(DEMO.spaces)) {
     if (!titles.has(title)) throw new Error(`DEMO.spaces names "${title}", which is not in the demo data`);
+  }
+}
+
+/** The integrations `DEMO` names must be in the data. */
+function checkIntegrationNames(names: readonly string[]): void {
+  for (const name of Object.values(DEMO.integrations)) {
+    if (!names.includes(name)) throw new Error(`DEMO.integrations names "${name}", which is not in the demo data`);
   }
 }

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_SPEC_SLUG, DEMO_SPEC_V1, DEMO_SPEC_V2 } from '../../src/platform/openapi/demo.js';
+import { loadDemoOpenAPI } from '../../src/platform/demo-content/load.js';
+import { DEMO_SPEC_SLUG } from '../../src/platform/openapi/demo.js';
+
+const [DEMO_SPEC_V1, DEMO_SPEC_V2] = loadDemoOpenAPI().versions.map((version) => version.text) as [string, string];
 import { hasDocument } from '../../src/platform/openapi/documents.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
 import { doublingRefs } from '../fixtures/hostile-corpus.js';

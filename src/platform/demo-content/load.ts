@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { pageFile } from '../content/page-markdown.js';
 import { pageIndex } from '../content/pages.js';
 import type { ContentPage } from '../content/revisions.js';
+import { INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, SITE_TYPES, SITE_VISIBILITIES } from '../contract/enums.js';
 
 /** The folder of the data: beside this module, in `src/` as in `dist/` (the build copies it). */
 const DATA = new URL('./', import.meta.url);
@@ -254,4 +255,253 @@ function loadSpaceContent(folder: string): DemoSpaceContent {
       markdown: read(`.gitbook/includes/${item.id}.md`).toString('utf8'),
     })),
   };
+}
+
+// --- The domains' demo data: one file each, read and checked here, applied by `demo-content/<domain>.ts` or the
+// domain's own seeding function. Spaces, sites and users are named as in `demo.json` (space titles, site titles,
+// organization ids); JSON values the platform stores as given (definitions, schemas, configurations) stay open.
+
+const json = z.record(z.string(), z.unknown());
+
+const ConversationsSchema = z.strictObject({
+  org: z.string(),
+  /** Clusters named after seeding, each by one of its conversations: a fixed id, muted. */
+  clusters: z.array(
+    z.strictObject({ conversation: z.string(), id: z.string().optional(), muted: z.boolean().optional() }),
+  ),
+  /** Ingested week by week (weeks of `daysAgo`), as they would have arrived. */
+  conversations: z.array(
+    z.strictObject({
+      id: z.string(),
+      source: z.enum(['intercom', 'slack', 'email', 'docs-feedback']),
+      daysAgo,
+      subject: z.string().optional(),
+      url: z.string().optional(),
+      attributes: z.record(z.string(), z.string()).optional(),
+      /** A user's message, or `{ "agent": … }` for a support agent's answer. */
+      messages: z.array(z.union([z.string(), z.strictObject({ agent: z.string() })])).min(1),
+    }),
+  ),
+});
+
+const OpenAPISchema = z.strictObject({
+  slug: z.string(),
+  org: z.string(),
+  /** The space computing the reference. */
+  space: z.string(),
+  visibility: z.enum(['public', 'private']),
+  createdDaysAgo: daysAgo,
+  /** Oldest first; `source`: a YAML file beside the manifest. */
+  versions: z.array(z.strictObject({ source: z.string(), daysAfterFirst: daysAgo })).min(1),
+  /** The space's pages: a document (`markdown`: a file beside the manifest) or a computed page. */
+  pages: z.array(
+    z.union([
+      z.strictObject({ title: z.string(), slug: z.string(), markdown: z.string() }),
+      z.strictObject({ title: z.string(), computed: json }),
+    ]),
+  ),
+});
+
+const SiteSpaceSchema = z.strictObject({
+  space: z.string(),
+  path: z.string().optional(),
+  condition: z.string().optional(),
+});
+
+const SitesSchema = z.strictObject({
+  /** In creation order. */
+  sites: z.array(
+    z.strictObject({
+      title: z.string(),
+      org: z.string(),
+      type: z.enum(SITE_TYPES).optional(),
+      visibility: z.enum(SITE_VISIBILITIES).optional(),
+      basename: z.string().optional(),
+      createdDaysAgo: daysAgo,
+      published: z.boolean().optional(),
+      hostname: z.string().optional(),
+      /** The organization's default content. */
+      defaultContent: z.boolean().optional(),
+      /** Sections (by title), each with its default site space and other variants. */
+      sections: z
+        .array(
+          z.strictObject({
+            title: z.string(),
+            icon: z.string(),
+            space: z.string(),
+            /** The default variant's path. */
+            path: z.string().optional(),
+            localizedTitle: z.record(z.string(), z.string()).optional(),
+            variants: z.array(SiteSpaceSchema).optional(),
+          }),
+        )
+        .optional(),
+      groups: z
+        .array(z.strictObject({ title: z.string(), icon: z.string(), sections: z.array(z.string()).min(1) }))
+        .optional(),
+      /** Site spaces of a site without sections. */
+      siteSpaces: z.array(SiteSpaceSchema).optional(),
+      shareLinks: z.array(z.strictObject({ name: z.string(), key: z.string() })).optional(),
+      /** Adaptive content: the claims' schema and the key visitor tokens are signed with. */
+      adaptive: z.strictObject({ signingKey: z.string(), schema: json }).optional(),
+      /** To a section (by title). */
+      redirects: z
+        .array(
+          z.strictObject({
+            source: z.string(),
+            draft: z.boolean(),
+            captureWildcard: z.boolean(),
+            permanent: z.boolean(),
+            section: z.string(),
+          }),
+        )
+        .optional(),
+    }),
+  ),
+});
+
+const IntegrationsSchema = z.strictObject({
+  /** In publishing order. */
+  integrations: z.array(
+    z.strictObject({
+      name: z.string(),
+      /** The publishing organization. */
+      org: z.string(),
+      runtime: z.string(),
+      visibility: z.enum(INTEGRATION_VISIBILITIES),
+      target: z.enum(INTEGRATION_TARGETS),
+      definition: json,
+      script: z.string(),
+      /** `file`: beside the manifest, in `integrations/`. */
+      icon: z.strictObject({ file: z.string(), contentType: z.string() }).optional(),
+      secrets: z.record(z.string(), z.string()).optional(),
+      installations: z.array(
+        z.strictObject({
+          org: z.string(),
+          configuration: json.optional(),
+          externalIds: z.array(z.string()).optional(),
+          /** Where it is enabled: a space or a site (by title), configured; events recorded after. */
+          on: z
+            .array(
+              z.strictObject({
+                space: z.string().optional(),
+                site: z.string().optional(),
+                configuration: json.optional(),
+                events: z.array(z.literal('space_content_updated')).optional(),
+              }),
+            )
+            .optional(),
+        }),
+      ),
+    }),
+  ),
+});
+
+const SamlSchema = z.strictObject({
+  org: z.string(),
+  /** Of the first provider; each next one a moment later. */
+  createdDaysAgo: daysAgo,
+  providers: z.array(
+    z.strictObject({
+      label: z.string(),
+      ssoUrl: z.string().optional(),
+      entityId: z.string().optional(),
+      /** A PEM file beside the manifest; without the three, the provider is pending. */
+      certificate: z.string().optional(),
+      defaultRole: z.enum(['admin', 'create', 'edit', 'review', 'comment', 'read', 'guest']),
+    }),
+  ),
+});
+
+const FontsSchema = z.strictObject({
+  org: z.string(),
+  /** Of the first family; each next one a minute later. */
+  createdDaysAgo: daysAgo,
+  families: z.array(
+    z.strictObject({ family: z.string(), weights: z.array(z.number().int().min(100).max(900)).min(1) }),
+  ),
+});
+
+const TranslationsSchema = z.strictObject({
+  org: z.string(),
+  createdDaysAgo: daysAgo,
+  /** Each with one completed run, pseudo-localized at seeding. */
+  translations: z.array(
+    z.strictObject({ space: z.string(), sourceLanguage: z.string(), language: z.string(), instructions: json }),
+  ),
+});
+
+/** The demo's support conversations and the clusters it names (`conversations.json`). */
+export type DemoConversations = z.infer<typeof ConversationsSchema>;
+/** The demo's docs sites (`sites.json`). */
+export type DemoSites = z.infer<typeof SitesSchema>;
+/** The demo's integrations and their installations (`integrations/integrations.json`). */
+export type DemoIntegrations = z.infer<typeof IntegrationsSchema>;
+/** The demo's OpenAPI specification, its versions' texts and the space computing its reference. */
+export type DemoOpenAPI = Omit<z.infer<typeof OpenAPISchema>, 'versions' | 'pages'> & {
+  versions: Array<{ text: string; daysAfterFirst: number }>;
+  pages: Array<
+    { title: string; slug: string; markdown: string } | { title: string; computed: Record<string, unknown> }
+  >;
+};
+/** The demo's SAML providers, certificates read. */
+export type DemoSaml = z.infer<typeof SamlSchema>;
+/** The demo's custom fonts. */
+export type DemoFonts = z.infer<typeof FontsSchema>;
+/** The demo's translations. */
+export type DemoTranslations = z.infer<typeof TranslationsSchema>;
+
+const text = (path: string) => readFileSync(new URL(path, DATA), 'utf8');
+
+/** `conversations.json`. */
+export function loadDemoConversations(): DemoConversations {
+  return readJson('conversations.json', ConversationsSchema);
+}
+
+/** `sites.json`. */
+export function loadDemoSites(): DemoSites {
+  return readJson('sites.json', SitesSchema);
+}
+
+/** `integrations/integrations.json`, with each icon's bytes. */
+export function loadDemoIntegrations(): DemoIntegrations & { icons: Map<string, Buffer> } {
+  const data = readJson('integrations/integrations.json', IntegrationsSchema);
+  const icons = new Map<string, Buffer>();
+  for (const item of data.integrations) {
+    if (item.icon) icons.set(item.name, readFileSync(new URL(`integrations/${item.icon.file}`, DATA)));
+  }
+  return { ...data, icons };
+}
+
+/** `openapi/acme-petstore.json`, with its versions' YAML and its pages' markdown read. */
+export function loadDemoOpenAPI(): DemoOpenAPI {
+  const data = readJson('openapi/acme-petstore.json', OpenAPISchema);
+  return {
+    ...data,
+    versions: data.versions.map(({ source, daysAfterFirst }) => ({ text: text(`openapi/${source}`), daysAfterFirst })),
+    pages: data.pages.map((page) =>
+      'markdown' in page ? { ...page, markdown: text(`openapi/${page.markdown}`) } : page,
+    ),
+  };
+}
+
+/** `saml.json`, certificates read (PEM, without the file's last newline). */
+export function loadDemoSaml(): DemoSaml {
+  const data = readJson('saml.json', SamlSchema);
+  return {
+    ...data,
+    providers: data.providers.map((provider) =>
+      provider.certificate ? { ...provider, certificate: text(provider.certificate).trimEnd() } : provider,
+    ),
+  };
+}
+
+/** `fonts.json`. */
+export function loadDemoFonts(): DemoFonts {
+  return readJson('fonts.json', FontsSchema);
+}
+
+/** `translations.json`. */
+export function loadDemoTranslations(): DemoTranslations {
+  return readJson('translations.json', TranslationsSchema);
 }

@@ -221,10 +221,17 @@ export function deleteFont(db: Db, orgId: string, id: string): boolean {
   return db.prepare('DELETE FROM custom_fonts WHERE id = ? AND org_id = ?').run(id, orgId).changes > 0;
 }
 
-/** The demo fonts of an organization: two families, each with a regular and a bold WOFF2 file. */
-export function seedDemoFonts(db: Db, orgId: string, createdAt: string): void {
-  const families = ['Acme Sans', 'Acme Serif'];
-  families.forEach((family, index) => {
+/**
+ * Stores the demo's fonts of an organization (`demo-content/fonts.json`), each family a minute after the one
+ * before, with a generated WOFF2 file per weight.
+ */
+export function seedDemoFonts(
+  db: Db,
+  orgId: string,
+  families: ReadonlyArray<{ family: string; weights: readonly number[] }>,
+  createdAt: string,
+): void {
+  families.forEach(({ family, weights }, index) => {
     const id = newId();
     const at = new Date(Date.parse(createdAt) + index * 60_000).toISOString();
     db.prepare('INSERT INTO custom_fonts (id, org_id, font_family, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
@@ -234,7 +241,7 @@ export function seedDemoFonts(db: Db, orgId: string, createdAt: string): void {
       at,
       at,
     );
-    for (const weight of [400, 700]) {
+    for (const weight of weights) {
       const key = storeUploaded(
         db,
         orgId,

@@ -159,40 +159,30 @@ export function settleSso(db: Db, orgId: string): void {
   if (!activeProvider(db, orgId)) db.prepare('UPDATE organizations SET sso = 0 WHERE id = ? AND sso = 1').run(orgId);
 }
 
-/** A demo certificate (a self-signed X.509 certificate of `login.acme-docs.test`, valid until 2126). */
-export const DEMO_IDP_CERTIFICATE = `-----BEGIN CERTIFICATE-----
-MIICzDCCAbSgAwIBAgIUQCBlAwOJWmO5hajX3HSJkuLMNnMwDQYJKoZIhvcNAQEL
-BQAwHzEdMBsGA1UEAwwUbG9naW4uYWNtZS1kb2NzLnRlc3QwIBcNMjYwMTAxMDAw
-MDAwWhgPMjEyNjAxMDEwMDAwMDBaMB8xHTAbBgNVBAMMFGxvZ2luLmFjbWUtZG9j
-cy50ZXN0MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvirSsPUIFbzy
-nOwvyEMeygME5pB6OiBiPxoDDJqrTq8o/A2F9qnkD4NCW8Ij9bLEcC4U+/ngOKTF
-jfHpsGnXHdT6GgIas9GTRquHQI3NEnllE3n/dgvmCbNjlpPlFkWpttBC1bNwmlXa
-bRr3LrjeNHos1EMkP23gri1YHKpVzfRPWLSnl2BsBLko9q0rClTSy5zpaxe07PKY
-6N+ujDIeNS+k5En2kySPjAuIfiqsuymQVZ4lr5KnY3VlsEO9wQ6GUgvvk7ELk5W1
-lmi9any5t9gNAU1oylwVCWfw2h29XCRWsgcvm/WHiz0AA8NAEmCMLt15jwm4qAOX
-97F6wxkmLwIDAQABMA0GCSqGSIb3DQEBCwUAA4IBAQBuyseH2ah4Lk38OtQw6w0m
-YyUZuVtcyZPszudO8O4u7RPpD/8YmUpG60M9n6K5ugnCMJHVRL5JjjYZ+tsMLesi
-aIO5QOAVmNNaXjPHZYgdzFKvaDGkUKDe+htSQXzc57ykm5hQOlnaE3UzVp40JRAV
-oXHyhlQFn4jGSusZJwMaJWnKa748fhqrQoQXs8iP7gjft14Iy+ULKB1aKVdr+Z7/
-n86/250IMwi9s5x1LQ0LpTndnGqC3RTeaJ71ENqR/5Oj5E7QY1viDtUASSMhWdax
-sMrQGPoI3KPtBtumrjEYoP9HaX6GUIbk3sKbPWLXPqO1TbtpTjq7JRXAZjFfwDOq
------END CERTIFICATE-----`;
-
-/** The demo providers of an organization: one active (members joining by SSO read), one pending. */
-export function seedDemoSaml(db: Db, orgId: string, createdAt: string): void {
+/**
+ * Stores the demo's providers of an organization as given (`demo-content/saml.json`): one with a sign-on URL, an
+ * entity id and a certificate is active, one without is pending. Each is made a moment after the one before.
+ */
+export function seedDemoSaml(
+  db: Db,
+  orgId: string,
+  providers: ReadonlyArray<{
+    label: string;
+    ssoUrl?: string | undefined;
+    entityId?: string | undefined;
+    certificate?: string | undefined;
+    defaultRole: string;
+  }>,
+  createdAt: string,
+): void {
   const insert = db.prepare(
     `INSERT INTO saml_providers (id, org_id, label, sso_url, entity_id, certificate, default_team, default_role, created_at)
      VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
   );
-  insert.run(
-    newId(),
-    orgId,
-    'Acme Login',
-    'https://login.acme-docs.test/saml/sso',
-    'https://login.acme-docs.test/saml',
-    DEMO_IDP_CERTIFICATE,
-    'read',
-    createdAt,
-  );
-  insert.run(newId(), orgId, 'Partner IdP', null, null, null, 'guest', laterThan(createdAt));
+  let at = createdAt;
+  providers.forEach((provider, index) => {
+    if (index > 0) at = laterThan(at);
+    const { label, ssoUrl, entityId, certificate, defaultRole } = provider;
+    insert.run(newId(), orgId, label, ssoUrl ?? null, entityId ?? null, certificate ?? null, defaultRole, at);
+  });
 }

@@ -19,7 +19,7 @@ import { applyOrder, planPlacement } from '../tree/positions.js';
 import { insertSpace } from '../spaces/store.js';
 import type { Db } from '../store/db.js';
 import { documentSlots, TextSlots, wordCount } from './extract.js';
-import { EMPTY_INSTRUCTIONS, findTranslation, TRANSLATION_JOB, type TranslationRow } from './store.js';
+import { findTranslation, TRANSLATION_JOB, type TranslationRow } from './store.js';
 import { pseudoLocalize, pseudoTranslator, TranslatorError, type Translator } from './translator.js';
 
 /**
@@ -446,39 +446,29 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
 }
 
 /**
- * The demo translation: Acme's "Getting started" (English) into French, with one completed run,
- * made at seed time, synchronously, with pseudo-localization.
+ * Stores a demo translation (`demo-content/translations.json`) with one completed run, made at seed time,
+ * synchronously, with pseudo-localization.
  */
-export function seedDemoTranslations(db: Db, orgId: string, sourceSpaceId: string, createdAt: string): void {
+export function seedDemoTranslation(
+  db: Db,
+  orgId: string,
+  translation: { sourceSpaceId: string; sourceLanguage: string; language: string; instructions: unknown },
+  createdAt: string,
+): void {
   const id = newId();
-  const instructions = {
-    ...EMPTY_INSTRUCTIONS,
-    nodes: [
-      {
-        object: 'block',
-        type: 'paragraph',
-        key: 'tr-instructions',
-        data: {},
-        nodes: [
-          {
-            object: 'text',
-            key: 'tr-instructions-text',
-            leaves: [
-              {
-                object: 'leaf',
-                text: 'Keep product names in English and address readers formally ("vous").',
-                marks: [],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
   db.prepare(
     `INSERT INTO translations (id, org_id, source_space, source_language, language, instructions, created_at, updated_at)
-     VALUES (?, ?, ?, 'en', 'fr', ?, ?, ?)`,
-  ).run(id, orgId, sourceSpaceId, JSON.stringify(instructions), createdAt, createdAt);
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    orgId,
+    translation.sourceSpaceId,
+    translation.sourceLanguage,
+    translation.language,
+    JSON.stringify(translation.instructions),
+    createdAt,
+    createdAt,
+  );
   const plan = prepareRun(db, id, pseudoTranslator)!;
   applyRun(db, plan, plan.slots.texts.map(pseudoLocalize));
 }
