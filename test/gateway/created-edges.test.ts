@@ -147,6 +147,14 @@ const CREATES: Record<string, Create> = {
     listVariables: () => ({ site: demo.docs }),
     at: (data) => data.node.sectionGroups,
   },
+  createSiteRedirect: {
+    mutation: `mutation ($site: ID!) { createSiteRedirect(input: { siteId: $site, source: "/edge-probe", destination: { url: "https://example.test/edge" } }) {
+      made: redirect { id } edge: redirectEdge { cursor node { id } } userErrors { code message } } }`,
+    variables: () => ({ site: demo.docs }),
+    list: `query ($site: ID!, $first: Int, $after: String) { node(id: $site) { ... on Site { redirects(first: $first, after: $after) { ${ID} } } } }`,
+    listVariables: () => ({ site: demo.docs }),
+    at: (data) => data.node.redirects,
+  },
   createSiteShareLink: {
     mutation: `mutation ($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "Edge probe" }) {
       made: shareLink { id } edge: shareLinkEdge { cursor node { id } } userErrors { code message } } }`,
