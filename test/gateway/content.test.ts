@@ -845,6 +845,14 @@ describe('narrow reads', () => {
     });
     expect(landing.data!.space.content.page).toEqual({ title: 'Introduction' });
     expect(landing.requests).toEqual(['/spaces/S', '/spaces/S/content/path']);
+
+    // The landing page of a revision read by its id: its own operation (the empty page path).
+    const inRevision = await run(
+      `query ($id: ID!, $revision: ID!) { space(id: $id) { revision(id: $revision) { page(path: "") { title } } } }`,
+      { id: spaceId, revision },
+    );
+    expect(inRevision.data!.space.revision.page).toEqual({ title: 'Introduction' });
+    expect(inRevision.requests).toEqual(['/spaces/S', '/spaces/S/revisions/R/path']);
   });
 
   it('reads the files alone, or one file, and the whole revision once when more is asked', async () => {
