@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catchUpSearchIndex } from './content/current.js';
 import { seedDemoData } from './demo-data.js';
+import { loadDemoRepository } from './demo-content/load.js';
 import {
   applyDemoRepository,
   type DemoRepositoryRecord,
@@ -66,11 +67,12 @@ export async function writeDemoRepository(template: string, author: { name: stri
     copyFileSync(template, join(scratch, 'platform.sqlite'));
     const db = openDatabase({ file: join(scratch, 'platform.sqlite') });
     try {
-      const bare = await seedDemoRepository(db, scratch, author);
+      const repository = loadDemoRepository();
+      const bare = await seedDemoRepository(db, scratch, author, repository);
       const placed = demoRepositoryIn(dirname(template));
       rmSync(placed, { recursive: true, force: true });
       cpSync(bare, placed, { recursive: true });
-      writeFileSync(recordFile(template), JSON.stringify(recordDemoRepository(db, bare, author)));
+      writeFileSync(recordFile(template), JSON.stringify(recordDemoRepository(db, bare, author, repository)));
     } finally {
       db.close();
     }

@@ -4,6 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { seedDemoRepository } from './git/demo.js';
+import { loadDemoRepository } from './demo-content/load.js';
 import { createPlatform, DEFAULT_GIT_AUTHOR, type CreatePlatformOptions } from './app.js';
 import { isSeeded, seedDemoData, type DemoTokens } from './demo-data.js';
 import { placeDemoRepository, placeDemoTemplate } from './demo-template.js';
@@ -85,7 +86,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
   // platform's author; otherwise made here. Without git, it keeps its example remote.
   const author = options.gitAuthor ?? DEFAULT_GIT_AUTHOR;
   if (freshSeed && !(fromTemplate && placeDemoRepository(db, options.dataDir, author, options.demoTemplate))) {
-    await seedDemoRepository(db, options.dataDir, author).catch((error: unknown) => {
+    await seedDemoRepository(db, options.dataDir, author, loadDemoRepository()).catch((error: unknown) => {
       process.emitWarning(`The demo Git repository was not created: ${(error as Error).message}`);
     });
   }

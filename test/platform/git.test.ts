@@ -773,11 +773,14 @@ describe('Git Sync outside demo and test runs (GIT_ALLOW_LOCAL off)', () => {
 describe('demo repository', () => {
   it('keeps the demo handbook in a local repository with its history, linked to the space, and imports from it', async () => {
     const { seedDemoRepository } = await import('../../src/platform/git/demo.js');
+    const { loadDemoRepository } = await import('../../src/platform/demo-content/load.js');
     // A data folder given relative to the working directory (the default `.data` is) places it once.
-    const bare = await seedDemoRepository(p.db, relative(process.cwd(), work), {
-      name: 'Docs platform',
-      email: 'docs-platform@localhost',
-    });
+    const bare = await seedDemoRepository(
+      p.db,
+      relative(process.cwd(), work),
+      { name: 'Docs platform', email: 'docs-platform@localhost' },
+      loadDemoRepository(),
+    );
     expect(bare).toBe(join(work, 'demo-repos', 'handbook.git'));
     const history = run(['--git-dir', bare, 'log', '--format=%s', 'main']).trim().split('\n');
     expect(history).toEqual(['Handbook: revision 3', 'Handbook: revision 2', 'Handbook: first version']);

@@ -453,6 +453,19 @@ export type DemoTranslations = z.infer<typeof TranslationsSchema>;
 
 const text = (path: string) => readFileSync(new URL(path, DATA), 'utf8');
 
+const RepositorySchema = z.strictObject({
+  space: z.string(),
+  repoName: z.string(),
+  provider: z.enum(['github', 'gitlab']),
+  branch: z.string(),
+  messages: z.strictObject({ first: z.string(), next: z.string().includes('{n}') }),
+});
+
+/** `git.json`: the demo space kept in a local Git repository, and how its history reads. */
+export function loadDemoRepository(): z.infer<typeof RepositorySchema> {
+  return readJson('git.json', RepositorySchema);
+}
+
 /** `conversations.json`. */
 export function loadDemoConversations(): DemoConversations {
   return readJson('conversations.json', ConversationsSchema);

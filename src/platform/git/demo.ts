@@ -9,8 +9,17 @@ import { git, scratchRepository } from './command.js';
 import { contentFiles } from './layout.js';
 import type { GitSyncStored } from '../spaces/git-sync.js';
 
-/** The demo space kept in a local repository. */
-export const DEMO_REPOSITORY_SPACE = 'Company handbook';
+/** The demo space kept in a local repository, as the demo data describes it (`demo-content/git.json`). */
+export interface DemoRepository {
+  /** The title of the space (the first of that title). */
+  space: string;
+  /** The repository's name on its provider, as Git Sync shows it (`acme/handbook`). */
+  repoName: string;
+  provider: 'github' | 'gitlab';
+  branch: string;
+  /** The message of the first commit, and of the later ones (`{n}`: the revision's number). */
+  messages: { first: string; next: string };
+}
 
 /**
  * Creates the demo repository under `dataDir` (`demo-repos/handbook.git`, a bare repository): one
@@ -21,14 +30,16 @@ export async function seedDemoRepository(
   db: Db,
   dataDir: string,
   author: { name: string; email: string },
+  repository: DemoRepository,
 ): Promise<string> {
-  const space = demoSpace(db);
-  if (!space) throw new Error(`No demo space "${DEMO_REPOSITORY_SPACE}"`);
+  const space = demoSpace(db, repository);
+  if (!space) throw new Error(`No demo space "${repository.space}"`);
+  const ref = `refs/heads/${repository.branch}`;
   // Absolute: git runs in `dataDir`, where a relative path (the default `.data`) would be taken twice.
   const bare = demoRepositoryIn(dataDir);
   rmSync(bare, { recursive: true, force: true });
   mkdirSync(dirname(bare), { recursive: true });
-  await git(['init', '--quiet', '--bare', '--initial-branch=main', bare], { cwd: dataDir });
+  await git(['init', '--quiet', '--bare', `--initial-branch=${repository.branch}`, bare], { cwd: dataDir });
   const revisions = db
     .prepare(
       "SELECT id, created_at FROM revisions WHERE space_id = ? AND root IS NOT NULL AND type = 'edits' ORDER BY created_at, rowid",
@@ -49,7 +60,8 @@ export async function seedDemoRepository(
         writeFileSync(join(scratch.dir, path), bytes);
       }
       await git(['add', '--all'], { cwd: scratch.dir });
-      const message = index === 0 ? 'Handbook: first version' : `Handbook: revision ${index + 1}`;
+      const message =
+        index === 0 ? repository.messages.first : repository.messages.next.replaceAll('{n}', String(index + 1));
       await git(['commit', '--quiet', '--allow-empty', '-m', message], {
         cwd: scratch.dir,
         author,
@@ -57,19 +69,19 @@ export async function seedDemoRepository(
       });
       commit = (await git(['rev-parse', 'HEAD'], { cwd: scratch.dir })).trim();
       db.prepare('UPDATE revisions SET git = ? WHERE id = ?').run(
-        JSON.stringify({ oid: commit, message, createdByGitBook: true, url: `file://${bare}`, ref: 'refs/heads/main' }),
+        JSON.stringify({ oid: commit, message, createdByGitBook: true, url: `file://${bare}`, ref }),
         row.id,
       );
     }
-    await git(['push', '--quiet', `file://${bare}`, 'HEAD:refs/heads/main'], { cwd: scratch.dir });
+    await git(['push', '--quiet', `file://${bare}`, `HEAD:${ref}`], { cwd: scratch.dir });
   } finally {
     scratch.dispose();
   }
   const state: GitSyncStored = {
-    repoName: 'acme/handbook',
-    installationProvider: 'github',
+    repoName: repository.repoName,
+    installationProvider: repository.provider,
     url: `file://${bare}`,
-    ref: 'refs/heads/main',
+    ref,
     repoProjectDirectory: '',
     lastCommit: commit,
     lastRevision: space.revision,
@@ -79,9 +91,9 @@ export async function seedDemoRepository(
   return bare;
 }
 
-/** The demo space kept in the repository: the first of that title. */
-function demoSpace(db: Db): SpaceRow | undefined {
-  return db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(DEMO_REPOSITORY_SPACE) as
+/** The demo space kept in the repository: the first of its title. */
+function demoSpace(db: Db, repository: DemoRepository): SpaceRow | undefined {
+  return db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(repository.space) as
     | SpaceRow
     | undefined;
 }
@@ -109,8 +121,9 @@ export function recordDemoRepository(
   db: Db,
   bare: string,
   author: DemoRepositoryRecord['author'],
+  repository: DemoRepository,
 ): DemoRepositoryRecord {
-  const space = demoSpace(db)!;
+  const space = demoSpace(db, repository)!;
   const revisions = db
     .prepare('SELECT id, git FROM revisions WHERE space_id = ? AND git IS NOT NULL ORDER BY rowid')
     .all(space.id) as Array<{ id: string; git: string }>;
