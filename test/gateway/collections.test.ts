@@ -1,17 +1,97 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 
-const C = DEMO.collections;
-const U = DEMO.users;
+const NAMES = {
+  ada: 'Ada Lovelace',
+  ben: 'Ben Okafor',
+  cy: 'Cy Tanaka',
+  dee: 'Dee Alvarez',
+  eve: 'Eve Martin',
+  finn: 'Finn Larsen',
+  gus: 'Gus Partner',
+  hana: 'Hana Kowalski',
+};
+type Key = keyof typeof NAMES;
+/** The users' e-mails. */
+const U = {} as Record<Key, string>;
+const users = {} as Record<Key, TestUser>;
+/**
+ * Northwind's collections in tree order: Product > Guides (gus has `read`) > Advanced, Engineering (`defaultLevel:
+ * read`; team Writers has `edit`), Internal (team Reviewers has `review`).
+ */
+const C = {} as Record<'product' | 'guides' | 'advanced' | 'engineering' | 'internal', string>;
+/** Northwind's teams: Writers (owner ben; dee, eve), Reviewers (owner cy; finn), Platform (owner dee). */
+const T = {} as Record<'writers' | 'reviewers' | 'platform', string>;
 
 let g: TestGateway;
 let base: string;
 
+/**
+ * Northwind Docs: ada admin, ben `create`, cy `review`, dee `edit`, eve `comment`, finn `read`, gus a guest; the
+ * spaces of its collections (a deleted one in each of Product and Engineering) and a root space after them.
+ * Southwind: ada admin, hana `edit`.
+ */
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
   base = g.platform.url.replace(/\/v1$/, '');
+  const p = g.platform;
+  for (const [key, name] of Object.entries(NAMES) as Array<[Key, string]>) {
+    users[key] = addUser(p, key, { name });
+    U[key] = users[key].email;
+  }
+  const org = addOrg(p, {
+    id: 'northwind',
+    title: 'Northwind Docs',
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+    users,
+  });
+  addOrg(p, { id: 'southwind', title: 'Southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  C.product = await org.collection('Product', { description: 'Everything customers read about the product' });
+  C.guides = await org.collection('Guides', {
+    parent: C.product,
+    description: 'Step-by-step guides for new and returning users',
+  });
+  C.advanced = await org.collection('Advanced', { parent: C.guides });
+  C.engineering = await org.collection('Engineering', {
+    description: 'APIs, SDKs and how the platform is built',
+    defaultLevel: 'read',
+  });
+  C.internal = await org.collection('Internal');
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.reviewers = await org.team('Reviewers', ['finn'], { owners: ['cy'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ collection: C.engineering }, 'edit', { teams: [T.writers] });
+  await org.grant({ collection: C.internal }, 'review', { teams: [T.reviewers] });
+  await org.grant({ collection: C.guides }, 'read', { users: ['gus'] });
+  const spaces: Array<[string, string | undefined, string?]> = [
+    ['Product overview', C.product, 'public'],
+    ['Release notes', C.product, 'public'],
+    ['Old pricing', C.product],
+    ['Roadmap', C.product, 'in-collection'],
+    ['Pricing FAQ', C.product, 'share-link'],
+    ['Getting started', C.guides, 'public'],
+    ['Getting started (FR)', C.guides],
+    ['Tutorials', C.guides, 'in-collection'],
+    ['Guide de démarrage', C.guides, 'unlisted'],
+    ['Erste Schritte', C.guides, 'share-link'],
+    ['Performance tuning', C.advanced, 'in-collection'],
+    ['Security hardening', C.advanced],
+    ['API reference', C.engineering, 'visitor-auth'],
+    ['Architecture decisions', C.engineering],
+    ['Runbooks', C.engineering],
+    ['SDK changelog', C.engineering],
+    ['Onboarding checklist', C.internal, 'in-collection'],
+    ['Incident postmortems', C.internal],
+    ['Company handbook', undefined],
+  ];
+  for (const [title, parent, visibility] of spaces) {
+    const id = await org.space(title, { ...(parent ? { parent } : {}), ...(visibility ? { visibility } : {}) });
+    if (title === 'Old pricing' || title === 'SDK changelog') {
+      expect((await p.api('DELETE', `/spaces/${id}`)).status).toBe(205);
+    }
+  }
 });
 
 afterAll(() => g?.destroy());
@@ -19,7 +99,7 @@ afterAll(() => g?.destroy());
 const userId = (email: string) => g.platform.userId(email);
 const spaceId = (title: string) => g.platform.spaceId(title);
 const collectionIdByTitle = (title: string) => g.platform.collectionId(title);
-const as = (email: string) => ({ token: g.platform.token(email) });
+const as = (email: string) => ({ token: Object.values(users).find((user) => user.email === email)!.token });
 
 /** The parts of an answer a test asserts as a whole: data, errors without locations, upstream count. */
 async function run(query: string, variables?: Record<string, unknown>, options?: { token?: string }) {
@@ -33,7 +113,7 @@ async function run(query: string, variables?: Record<string, unknown>, options?:
 
 /** Creates a collection through the REST API (test setup, not under test). */
 async function restCollection(title: string, parent?: string): Promise<string> {
-  const answer = await g.platform.api('POST', '/orgs/acme/collections', {
+  const answer = await g.platform.api('POST', '/orgs/northwind/collections', {
     body: { title, ...(parent ? { parent } : {}) },
   });
   expect(answer.status).toBe(201);
@@ -50,7 +130,7 @@ describe('Organization.collections', () => {
   it('lists the collections in tree order, nested ones included by default', async () => {
     const answer = await run(`
       query CollectionsTree {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           collections {
             totalCount
             pageInfo { hasNextPage hasPreviousPage }
@@ -68,7 +148,7 @@ describe('Organization.collections', () => {
       }
     `);
     const all = { view: true, admin: true, create: true, viewInviteLinks: true };
-    const acme = { platformId: 'acme' };
+    const northwind = { platformId: 'northwind' };
     expect(answer).toEqual({
       data: {
         organization: {
@@ -82,7 +162,7 @@ describe('Organization.collections', () => {
                 description: 'Everything customers read about the product',
                 defaultLevel: 'INHERIT',
                 parent: null,
-                organization: acme,
+                organization: northwind,
                 permissions: all,
               },
               {
@@ -91,7 +171,7 @@ describe('Organization.collections', () => {
                 description: 'Step-by-step guides for new and returning users',
                 defaultLevel: 'INHERIT',
                 parent: { platformId: C.product },
-                organization: acme,
+                organization: northwind,
                 permissions: all,
               },
               {
@@ -100,7 +180,7 @@ describe('Organization.collections', () => {
                 description: null,
                 defaultLevel: 'INHERIT',
                 parent: { platformId: C.guides },
-                organization: acme,
+                organization: northwind,
                 permissions: all,
               },
               {
@@ -109,7 +189,7 @@ describe('Organization.collections', () => {
                 description: 'APIs, SDKs and how the platform is built',
                 defaultLevel: 'READ',
                 parent: null,
-                organization: acme,
+                organization: northwind,
                 permissions: all,
               },
               {
@@ -118,7 +198,7 @@ describe('Organization.collections', () => {
                 description: null,
                 defaultLevel: 'INHERIT',
                 parent: null,
-                organization: acme,
+                organization: northwind,
                 permissions: all,
               },
             ],
@@ -132,7 +212,7 @@ describe('Organization.collections', () => {
   it('lists only the top level with nested: false', async () => {
     const answer = await run(`
       query CollectionsTopLevel {
-        organization(id: "acme") { collections(nested: false) { totalCount nodes { title } } }
+        organization(id: "northwind") { collections(nested: false) { totalCount nodes { title } } }
       }
     `);
     expect(answer).toEqual({
@@ -151,7 +231,7 @@ describe('Organization.collections', () => {
   it('costs one request per list: parent ids come free and the spaces of each collection cost one call', async () => {
     const result = await g.gql(`
       query CollectionsWithSpaces {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           collections {
             nodes { id title parent { id } spaces { nodes { id parent { id } } } }
           }
@@ -162,7 +242,6 @@ describe('Organization.collections', () => {
     const nodes = result.data.organization.collections.nodes as any[];
     expect(nodes.map((node) => [node.title, node.parent?.id ?? null, node.spaces.nodes.length])).toEqual([
       ['Product', null, 4],
-      // Guides holds the demo translation's result space too.
       ['Guides', encodeGlobalID('Collection', C.product), 5],
       ['Advanced', encodeGlobalID('Collection', C.guides), 2],
       ['Engineering', null, 3],
@@ -172,25 +251,27 @@ describe('Organization.collections', () => {
       for (const space of node.spaces.nodes) expect(space.parent).toEqual({ id: node.id });
     }
     expect(nodes[0].spaces.nodes[1]).toEqual({
-      id: encodeGlobalID('Space', spaceId(DEMO.spaces.public)),
+      id: encodeGlobalID('Space', spaceId('Release notes')),
       parent: { id: encodeGlobalID('Collection', C.product) },
     });
     expect(result.upstream).toBe(7);
-    expect([...result.upstreamRequests].sort()).toEqual([
-      'GET /v1/collections/col-advanced/spaces?limit=50',
-      'GET /v1/collections/col-engineering/spaces?limit=50',
-      'GET /v1/collections/col-guides/spaces?limit=50',
-      'GET /v1/collections/col-internal/spaces?limit=50',
-      'GET /v1/collections/col-product/spaces?limit=50',
-      'GET /v1/orgs/acme',
-      'GET /v1/orgs/acme/collections?limit=50&nested=true',
-    ]);
+    expect([...result.upstreamRequests].sort()).toEqual(
+      [
+        `GET /v1/collections/${C.advanced}/spaces?limit=50`,
+        `GET /v1/collections/${C.engineering}/spaces?limit=50`,
+        `GET /v1/collections/${C.guides}/spaces?limit=50`,
+        `GET /v1/collections/${C.internal}/spaces?limit=50`,
+        `GET /v1/collections/${C.product}/spaces?limit=50`,
+        'GET /v1/orgs/northwind',
+        'GET /v1/orgs/northwind/collections?limit=50&nested=true',
+      ].sort(),
+    );
   });
 
   it('serves a parent that arrived in the same list from the list: no extra request', async () => {
     const answer = await run(`
       query CollectionsParents {
-        organization(id: "acme") { collections(first: 20) { nodes { title parent { title description } } } }
+        organization(id: "northwind") { collections(first: 20) { nodes { title parent { title description } } } }
       }
     `);
     expect(answer).toEqual({
@@ -220,7 +301,7 @@ describe('Organization.collections', () => {
   it('pages with first/after, reporting totalCount on every page', async () => {
     const query = `
       query CollectionsPage($after: String) {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           collections(first: 2, after: $after) {
             totalCount
             pageInfo { hasNextPage hasPreviousPage endCursor }
@@ -257,7 +338,7 @@ describe('Organization.collections', () => {
 
   it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
     const tooMany = await run(
-      `query CollectionsTooMany { organization(id: "acme") { collections(first: 1001) { totalCount } } }`,
+      `query CollectionsTooMany { organization(id: "northwind") { collections(first: 1001) { totalCount } } }`,
     );
     expect(tooMany).toEqual({
       data: { organization: { collections: null } },
@@ -271,7 +352,7 @@ describe('Organization.collections', () => {
       upstream: 1,
     });
     const spaces = await run(
-      `query CollectionSpacesTooMany { collection(id: "col-guides") { title spaces(first: 1001) { totalCount } } }`,
+      `query CollectionSpacesTooMany { collection(id: "${C.guides}") { title spaces(first: 1001) { totalCount } } }`,
     );
     expect(spaces).toEqual({
       data: { collection: null },
@@ -285,7 +366,7 @@ describe('Organization.collections', () => {
       upstream: 1,
     });
     const aggregate = await run(
-      `query CollectionAccessTooMany { collection(id: "col-guides") { accessibleBy(role: READ, first: 1001) { totalCount } } }`,
+      `query CollectionAccessTooMany { collection(id: "${C.guides}") { accessibleBy(role: READ, first: 1001) { totalCount } } }`,
     );
     expect(aggregate).toEqual({
       data: { collection: null },
@@ -299,7 +380,7 @@ describe('Organization.collections', () => {
       upstream: 1,
     });
     const backwards = await run(
-      `query CollectionsBackwards { collection(id: "col-guides") { users(last: 1) { totalCount } } }`,
+      `query CollectionsBackwards { collection(id: "${C.guides}") { users(last: 1) { totalCount } } }`,
     );
     expect(backwards).toEqual({
       data: { collection: null },
@@ -320,7 +401,7 @@ describe('collection(id:)', () => {
   it('answers every field of a collection in one request', async () => {
     const answer = await run(`
       query CollectionFields {
-        collection(id: "col-engineering") {
+        collection(id: "${C.engineering}") {
           id
           platformId
           title
@@ -341,9 +422,12 @@ describe('collection(id:)', () => {
           title: 'Engineering',
           description: 'APIs, SDKs and how the platform is built',
           defaultLevel: 'READ',
-          urls: { location: `${base}/v1/collections/col-engineering`, app: `${base}/app/o/acme/c/col-engineering` },
+          urls: {
+            location: `${base}/v1/collections/${C.engineering}`,
+            app: `${base}/app/o/northwind/c/${C.engineering}`,
+          },
           permissions: { view: true, admin: true, viewInviteLinks: true, create: true },
-          organization: { id: encodeGlobalID('Organization', 'acme'), platformId: 'acme' },
+          organization: { id: encodeGlobalID('Organization', 'northwind'), platformId: 'northwind' },
           parent: null,
         },
       },
@@ -353,14 +437,14 @@ describe('collection(id:)', () => {
 
   it('follows organization and parent links with one request each', async () => {
     const answer = await run(`
-      query CollectionLinks { collection(id: "col-advanced") { title parent { title parent { title } } organization { title } } }
+      query CollectionLinks { collection(id: "${C.advanced}") { title parent { title parent { title } } organization { title } } }
     `);
     expect(answer).toEqual({
       data: {
         collection: {
           title: 'Advanced',
           parent: { title: 'Guides', parent: { title: 'Product' } },
-          organization: { title: 'Acme Docs' },
+          organization: { title: 'Northwind Docs' },
         },
       },
       upstream: 4,
@@ -371,8 +455,8 @@ describe('collection(id:)', () => {
     const answer = await run(
       `
       query CollectionAsGuest {
-        guides: collection(id: "col-guides") { title permissions { view admin create } }
-        engineering: collection(id: "col-engineering") { title }
+        guides: collection(id: "${C.guides}") { title permissions { view admin create } }
+        engineering: collection(id: "${C.engineering}") { title }
         missing: collection(id: "no-such-collection") { title }
       }
     `,
@@ -413,7 +497,7 @@ describe('collection(id:)', () => {
   it('lists the spaces of a collection page by page', async () => {
     const query = `
       query CollectionSpaces($after: String) {
-        collection(id: "col-product") {
+        collection(id: "${C.product}") {
           spaces(first: 3, after: $after) {
             totalCount
             pageInfo { hasNextPage }
@@ -442,7 +526,7 @@ describe('collection(id:)', () => {
     });
     const cursor = (
       await g.gql(
-        `query CollectionSpacesCursor { collection(id: "col-product") { spaces(first: 3) { pageInfo { endCursor } } } }`,
+        `query CollectionSpacesCursor { collection(id: "${C.product}") { spaces(first: 3) { pageInfo { endCursor } } } }`,
       )
     ).data.collection.spaces.pageInfo.endCursor;
     const second = await run(query, { after: cursor });
@@ -463,10 +547,10 @@ describe('collection(id:)', () => {
   it('lists direct user grants (users) and everyone with access (accessibleBy, with a role filter)', async () => {
     const answer = await run(`
       query CollectionPermissionLists {
-        guides: collection(id: "col-guides") {
+        guides: collection(id: "${C.guides}") {
           users { totalCount nodes { role user { displayName email } } }
         }
-        engineering: collection(id: "col-engineering") {
+        engineering: collection(id: "${C.engineering}") {
           users { totalCount }
           editors: accessibleBy(role: EDIT) { totalCount nodes { role user { displayName } } }
           everyone: accessibleBy { totalCount nodes { role user { email } } }
@@ -507,7 +591,7 @@ describe('collection(id:)', () => {
 
   it('answers users of a collection the caller cannot see with null and NOT_FOUND', async () => {
     const answer = await run(
-      `query CollectionUsersHidden { collection(id: "col-internal") { users { totalCount } accessibleBy { totalCount } spaces { totalCount } } viewer { email } }`,
+      `query CollectionUsersHidden { collection(id: "${C.internal}") { users { totalCount } accessibleBy { totalCount } spaces { totalCount } } viewer { email } }`,
       undefined,
       as(U.gus),
     );
@@ -526,7 +610,7 @@ describe('collection mutations', () => {
   it('createCollection creates at the top level or inside a collection given by global ID', async () => {
     const top = await run(
       `mutation CreateTop($input: CreateCollectionInput!) { createCollection(input: $input) { ${payload} } }`,
-      { input: { organizationId: encodeGlobalID('Organization', 'acme'), title: '  Top level  ' } },
+      { input: { organizationId: encodeGlobalID('Organization', 'northwind'), title: '  Top level  ' } },
     );
     const topId = collectionIdByTitle('Top level');
     expect(top).toEqual({
@@ -538,7 +622,7 @@ describe('collection mutations', () => {
             description: null,
             defaultLevel: 'INHERIT',
             parent: null,
-            organization: { platformId: 'acme' },
+            organization: { platformId: 'northwind' },
           },
           userErrors: [],
         },
@@ -547,7 +631,7 @@ describe('collection mutations', () => {
     });
     const nested = await run(
       `mutation CreateNested($input: CreateCollectionInput!) { createCollection(input: $input) { ${payload} } }`,
-      { input: { organizationId: 'acme', title: 'Nested', parentId: encodeGlobalID('Collection', topId) } },
+      { input: { organizationId: 'northwind', title: 'Nested', parentId: encodeGlobalID('Collection', topId) } },
     );
     expect(nested).toEqual({
       data: {
@@ -558,7 +642,7 @@ describe('collection mutations', () => {
             description: null,
             defaultLevel: 'INHERIT',
             parent: { platformId: topId },
-            organization: { platformId: 'acme' },
+            organization: { platformId: 'northwind' },
           },
           userErrors: [],
         },
@@ -570,7 +654,7 @@ describe('collection mutations', () => {
   it('createCollection rejects a title over 50 characters before any request, and a reader with FORBIDDEN', async () => {
     const long = await run(
       `mutation CreateLong($input: CreateCollectionInput!) { createCollection(input: $input) { ${payload} } }`,
-      { input: { organizationId: 'acme', title: 'x'.repeat(51) } },
+      { input: { organizationId: 'northwind', title: 'x'.repeat(51) } },
     );
     expect(long).toEqual({
       data: {
@@ -590,7 +674,7 @@ describe('collection mutations', () => {
     });
     const reader = await run(
       `mutation CreateAsReader($input: CreateCollectionInput!) { createCollection(input: $input) { ${payload} } }`,
-      { input: { organizationId: 'acme', title: 'Not allowed' } },
+      { input: { organizationId: 'northwind', title: 'Not allowed' } },
       as(U.finn),
     );
     expect(reader).toEqual({
@@ -626,7 +710,7 @@ describe('collection mutations', () => {
             description: 'Short text',
             defaultLevel: 'EDIT',
             parent: null,
-            organization: { platformId: 'acme' },
+            organization: { platformId: 'northwind' },
           },
           userErrors: [],
         },
@@ -764,7 +848,7 @@ describe('collection mutations', () => {
       upstream: 1,
     });
     const top = await g.gql(
-      `query MovedOrder { organization(id: "acme") { collections(nested: false) { nodes { title } } } }`,
+      `query MovedOrder { organization(id: "northwind") { collections(nested: false) { nodes { title } } } }`,
     );
     const order = (top.data.organization.collections.nodes as Array<{ title: string }>).map((node) => node.title);
     expect(order.filter((title) => ['Move A', 'Move B', 'Product', 'Engineering', 'Internal'].includes(title))).toEqual(
@@ -773,7 +857,7 @@ describe('collection mutations', () => {
     // A space is a sibling like any collection: put A right after the "Company handbook" space.
     expect(
       await run(mutation, {
-        input: { collectionId: a, position: { after: encodeGlobalID('Space', spaceId(DEMO.spaces.gitSynced)) } },
+        input: { collectionId: a, position: { after: encodeGlobalID('Space', spaceId('Company handbook')) } },
       }),
     ).toEqual({
       data: { moveCollection: { collection: { platformId: a, parent: null }, userErrors: [] } },
@@ -797,7 +881,7 @@ describe('collection mutations', () => {
     // "Guides" is not at the top level, where A stays.
     expect(await run(mutation, { input: { collectionId: a, position: { before: C.guides } } })).toEqual(
       failure(
-        'Invalid input field "position.before": col-guides is not a space or collection of the target parent',
+        `Invalid input field "position.before": ${C.guides} is not a space or collection of the target parent`,
         'BAD_USER_INPUT',
         ['position', 'before'],
         400,
@@ -829,7 +913,9 @@ describe('collection mutations', () => {
 
   it('transferCollection moves a collection with its spaces to another organization', async () => {
     const id = await restCollection('To transfer');
-    const space = await g.platform.api('POST', '/orgs/acme/spaces', { body: { title: 'Travels along', parent: id } });
+    const space = await g.platform.api('POST', '/orgs/northwind/spaces', {
+      body: { title: 'Travels along', parent: id },
+    });
     expect(space.status).toBe(201);
     const answer = await run(
       `mutation TransferCollection($input: TransferCollectionInput!) {
@@ -841,7 +927,7 @@ describe('collection mutations', () => {
       {
         input: {
           collectionId: encodeGlobalID('Collection', id),
-          organizationId: encodeGlobalID('Organization', 'globex'),
+          organizationId: encodeGlobalID('Organization', 'southwind'),
         },
       },
     );
@@ -851,8 +937,8 @@ describe('collection mutations', () => {
           collection: {
             platformId: id,
             parent: null,
-            organization: { title: 'Globex' },
-            spaces: { nodes: [{ title: 'Travels along', organization: { platformId: 'globex' } }] },
+            organization: { title: 'Southwind' },
+            spaces: { nodes: [{ title: 'Travels along', organization: { platformId: 'southwind' } }] },
           },
           userErrors: [],
         },
@@ -863,7 +949,7 @@ describe('collection mutations', () => {
 
   it('transferCollection to its own organization is a CONFLICT, to an unknown one NOT_FOUND', async () => {
     const mutation = `mutation TransferCollectionFails($input: TransferCollectionInput!) { transferCollection(input: $input) { collection { platformId } userErrors { message code field upstreamStatus } } }`;
-    expect(await run(mutation, { input: { collectionId: C.internal, organizationId: 'acme' } })).toEqual({
+    expect(await run(mutation, { input: { collectionId: C.internal, organizationId: 'northwind' } })).toEqual({
       data: {
         transferCollection: {
           collection: null,
@@ -910,7 +996,7 @@ describe('collection permissions', () => {
           collectionId: encodeGlobalID('Collection', id),
           role: 'COMMENT',
           userIds: [encodeGlobalID('User', userId(U.finn)), userId(U.eve)],
-          teamIds: [encodeGlobalID('Team', `acme/${DEMO.teams.reviewers}`), DEMO.teams.platform],
+          teamIds: [encodeGlobalID('Team', `northwind/${T.reviewers}`), T.platform],
         },
       },
     );
@@ -936,10 +1022,12 @@ describe('collection permissions', () => {
          WHERE content_type = 'collection' AND content_id = ? AND principal_type = 'team' ORDER BY principal_id`,
       )
       .all(id);
-    expect(teams).toEqual([
-      { team: DEMO.teams.platform, role: 'comment' },
-      { team: DEMO.teams.reviewers, role: 'comment' },
-    ]);
+    expect(teams).toEqual(
+      [
+        { team: T.platform, role: 'comment' },
+        { team: T.reviewers, role: 'comment' },
+      ].sort((a, b) => (a.team < b.team ? -1 : 1)),
+    );
 
     const removed = await run(
       `mutation InviteNull($input: InviteToCollectionInput!) { inviteToCollection(input: $input) { ${usersOf} userErrors { code } } }`,

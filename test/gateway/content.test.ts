@@ -1,24 +1,56 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, sampleContent, textDocument } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 
-const U = DEMO.users;
+/** Spaces the tests use: Runbooks holds the sample content; the others are spaces of the same organization. */
+const S = {
+  userGrant: 'Runbooks',
+  teamGrant: 'Architecture decisions',
+  gitSynced: 'Company handbook',
+  guestComment: 'Tutorials',
+  locked: 'Security hardening',
+};
+/** ada admin and finn (`read`, `edit` on Runbooks) of Northwind; ivy is in no organization. */
+const users = {} as Record<'ada' | 'finn' | 'ivy', TestUser>;
+const U = {} as Record<keyof typeof users, string>;
 
 let g: TestGateway;
 let spaceId: string;
 let firstRevision: string;
-/** The top pages and the parents of the space's revision before the sample content, as seeded. */
+/** The top pages and the parents of the space's revision before the sample content. */
 let firstPages: Array<{ title: string }>;
 let firstParents: string[];
 let revision: string;
 let ids: ReturnType<typeof sampleContent>['ids'];
 
 beforeAll(async () => {
-  g = await startTestGateway();
-  spaceId = g.platform.spaceId(DEMO.spaces.userGrant);
+  g = await startTestGateway({ seed: false });
+  for (const key of ['ada', 'finn', 'ivy'] as const) {
+    users[key] = addUser(g.platform, key);
+    U[key] = users[key].email;
+  }
+  const org = addOrg(g.platform, { id: 'northwind', members: { ada: 'admin', finn: 'read' }, users });
+  spaceId = await org.space(S.userGrant);
+  await org.grant({ space: spaceId }, 'edit', { users: ['finn'] });
+  for (const title of [S.teamGrant, S.gitSynced, S.guestComment, S.locked]) await org.space(title);
+  // Two more spaces whose pages mention installing, so that the organization's search spans several spaces.
+  for (const title of ['Getting started', 'Release notes']) {
+    const other = await org.space(title);
+    commitContent(g.platform.db, other, sampleContent(g.platform.db, other).content);
+  }
+  // A first revision with a page of its own, which the sample content replaces.
+  const oldPage = {
+    id: 'pg-old-runbook',
+    type: 'document' as const,
+    title: 'Old runbook',
+    slug: 'old-runbook',
+    documentId: putDocument(g.platform.db, spaceId, textDocument([[0, 'Restart the service by hand.']])),
+    pages: [],
+  };
+  commitContent(g.platform.db, spaceId, { pages: [oldPage], files: [], reusableContents: [], variables: {} });
   firstRevision = g.platform.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
   const seeded = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body as {
     pages: Array<{ title: string }>;
@@ -32,7 +64,7 @@ beforeAll(async () => {
 });
 afterAll(() => g?.destroy());
 
-const as = (email: string) => ({ token: g.platform.token(email) });
+const as = (email: string) => ({ token: Object.values(users).find((user) => user.email === email)!.token });
 const key = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 const revisionGid = (id = revision) => encodeGlobalID('Revision', key(spaceId, id));
 const pageGid = (typename: string, pageId: string) => encodeGlobalID(typename, key(spaceId, revision, pageId));
@@ -255,7 +287,7 @@ describe('revisions', () => {
       `query NoRevision($id: ID!) { space(id: $id) { title revision(id: "nope") { platformId } } }`,
       { id: spaceId },
     );
-    expect(answer.data).toEqual({ space: { title: DEMO.spaces.userGrant, revision: null } });
+    expect(answer.data).toEqual({ space: { title: S.userGrant, revision: null } });
     expect(answer.errors).toEqual([
       expect.objectContaining({ path: ['space', 'revision'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }),
     ]);
@@ -328,7 +360,7 @@ describe('revisions', () => {
   });
 
   it('resolves deleted pages from the parent revision, read once', async () => {
-    const space = g.platform.spaceId(DEMO.spaces.teamGrant);
+    const space = g.platform.spaceId(S.teamGrant);
     const { content } = sampleContent(g.platform.db, space);
     commitContent(g.platform.db, space, content);
     commitContent(g.platform.db, space, { ...content, pages: content.pages.slice(1) });
@@ -416,7 +448,7 @@ describe('documents', () => {
 
 describe('reusable contents', () => {
   it('lists them with the revision, finds one by id or global ID, and reads its document', async () => {
-    const space = g.platform.spaceId(DEMO.spaces.gitSynced);
+    const space = g.platform.spaceId(S.gitSynced);
     const { content } = sampleContent(g.platform.db, space);
     const documentId = putDocument(
       g.platform.db,
@@ -462,7 +494,7 @@ describe('reusable contents', () => {
   });
 
   it("charges a document's conversions once however many fields ask, and keeps them for the next request", async () => {
-    const space = g.platform.spaceId(DEMO.spaces.guestComment);
+    const space = g.platform.spaceId(S.guestComment);
     const { content } = sampleContent(g.platform.db, space);
     const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Converted once, kept after.']]));
     commitContent(g.platform.db, space, {
@@ -733,7 +765,7 @@ describe('search and PDF', () => {
         space(id: $id) {
           search(query: "installer") { totalCount nodes { title path rank ancestors sections { body } page { __typename platformId } } }
         }
-        organization(id: "acme") { search(query: "installer", first: 5) { nodes { title space { platformId } pages { title } } } }
+        organization(id: "northwind") { search(query: "installer", first: 5) { nodes { title space { platformId } pages { title } } } }
       }`,
       { id: spaceId },
     );
@@ -750,15 +782,15 @@ describe('search and PDF', () => {
     expect(hit.sections[0].body).toContain('<mark>installer</mark>');
     const inSpace = answer.data!.organization.search.nodes.find((node: any) => node.space.platformId === spaceId);
     expect(inSpace).toMatchObject({
-      title: DEMO.spaces.userGrant,
+      title: S.userGrant,
       pages: expect.arrayContaining([{ title: 'Install' }]),
     });
     // The pages of the results resolve from one read of the current revision.
     expect(answer.requests).toEqual(
       expect.arrayContaining([
         '/spaces/S',
-        '/orgs/acme',
-        '/orgs/acme/search?limit=5&query=installer',
+        '/orgs/northwind',
+        '/orgs/northwind/search?limit=5&query=installer',
         '/spaces/S/search?limit=50&query=installer',
         '/spaces/S/revisions/R',
       ]),
@@ -768,7 +800,7 @@ describe('search and PDF', () => {
 
   it("pages an organization's search by space: each space once, none lost, whatever the page size", async () => {
     const SEARCH = `query ($first: Int!, $after: String) {
-      organization(id: "acme") { search(query: "install", first: $first, after: $after) {
+      organization(id: "northwind") { search(query: "install", first: $first, after: $after) {
         totalCount pageInfo { hasNextPage endCursor } nodes { space { platformId } pages { rank } }
       } }
     }`;
@@ -916,7 +948,7 @@ describe('narrow reads', () => {
 
 describe('ids of pages, files and reusable contents', () => {
   it('refuses, as bad input, the global ID of something of another space', async () => {
-    const other = g.platform.spaceId(DEMO.spaces.teamGrant);
+    const other = g.platform.spaceId(S.teamGrant);
     const answer = await run(
       `query ($id: ID!, $page: ID!) { space(id: $id) { content { page(id: $page) { title } } } }`,
       {
@@ -932,7 +964,7 @@ describe('ids of pages, files and reusable contents', () => {
 
 describe('changes of reusable contents', () => {
   it('gives a deleted reusable content as it was, from the revision before', async () => {
-    const space = g.platform.spaceId(DEMO.spaces.locked);
+    const space = g.platform.spaceId(S.locked);
     const { content } = sampleContent(g.platform.db, space);
     const documentId = putDocument(g.platform.db, space, textDocument([[0, 'Old snippet text.']]));
     commitContent(g.platform.db, space, {
@@ -958,7 +990,7 @@ describe('evaluated documents through the graph', () => {
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const created = await g.gql(
-      `mutation { createSpace(input: { organizationId: "acme", title: "Evaluated in the graph" }) { space { platformId } } }`,
+      `mutation { createSpace(input: { organizationId: "northwind", title: "Evaluated in the graph" }) { space { platformId } } }`,
     );
     const spaceId = created.data.createSpace.space.platformId;
     const documentId = putDocument(

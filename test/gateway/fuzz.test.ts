@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/gateway/errors.js';
 import { MAX_NESTING } from '../../src/gateway/policy/limits.js';
 import { createGateway, type Gateway } from '../../src/gateway/http/server.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import {
   createRng,
   describeBody,
@@ -16,6 +15,7 @@ import {
   randomText,
   type Rng,
 } from '../fixtures/fuzz.js';
+import { addOrg, addUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 // Fixed, so every run sends the same cases; FUZZ_SEED explores others locally.
@@ -33,8 +33,25 @@ const logged: string[] = [];
 let problems: string[] = [];
 let sent = 0;
 
+/** Team Writers of Northwind. */
+let writers: string;
+
+/**
+ * Northwind (e-mail domain northwind.test): ada admin, finn `read`, ben `edit`; a public space, a Guides collection
+ * with a space, team Writers. Southwind: ada admin.
+ */
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({ seed: false });
+  const org = addOrg(platform, {
+    id: 'northwind',
+    members: { ada: 'admin', finn: 'read', ben: 'edit' },
+    users: { ada: addUser(platform, 'ada', { name: 'Ada Lovelace' }) },
+    emailDomains: ['northwind.test'],
+  });
+  addOrg(platform, { id: 'southwind', members: { ada: 'admin' }, users: { ada: org.user('ada') } });
+  await org.space('Release notes', { visibility: 'public' });
+  await org.space('Getting started', { parent: await org.collection('Guides') });
+  writers = await org.team('Writers', ['ben', 'finn']);
   gateway = createGateway({
     upstreamUrl: platform.url,
     graphiql: { enabled: false },
@@ -164,11 +181,11 @@ interface Operation {
   variables?: Record<string, unknown>;
 }
 
-/** Real operations (queries and mutations, fragments, directives) over the demo data, the seeds of every mutation. */
+/** Real operations (queries and mutations, fragments, directives) over the test's organizations, the seeds of every mutation. */
 function corpus(): Operation[] {
-  const space = platform.spaceId(DEMO.spaces.public);
+  const space = platform.spaceId('Release notes');
   const guides = platform.collectionId('Guides');
-  const finn = platform.userId(DEMO.users.finn);
+  const finn = platform.userId('finn@example.test');
   return [
     { query: '{ viewer { platformId displayName email } }' },
     {
@@ -179,7 +196,7 @@ function corpus(): Operation[] {
     {
       query:
         'query Org($id: ID!) { organization(id: $id) { title plan defaultRole emailDomains spaces(first: 5) { totalCount nodes { title visibility parent { title } } } collections(first: 5) { nodes { title parent { id } } } teams(first: 5) { nodes { title memberCount } } } }',
-      variables: { id: DEMO.orgs.acme },
+      variables: { id: 'northwind' },
     },
     {
       query:
@@ -203,16 +220,16 @@ function corpus(): Operation[] {
     {
       query:
         'query Team($org: ID, $id: ID!) { team(organizationId: $org, id: $id) { title memberCount members(first: 5) { nodes { role member { user { email } } } } } }',
-      variables: { org: DEMO.orgs.acme, id: DEMO.teams.writers },
+      variables: { org: 'northwind', id: writers },
     },
     {
       query:
         'query Member($org: ID!, $user: ID!) { member(organizationId: $org, userId: $user) { role isGuest user { displayName } spaces(first: 2) { totalCount } } }',
-      variables: { org: DEMO.orgs.acme, user: finn },
+      variables: { org: 'northwind', user: finn },
     },
     {
       query: 'query ByDomain($domain: String!) { organizationsByEmailDomain(domain: $domain) { title } }',
-      variables: { domain: 'acme.test' },
+      variables: { domain: 'northwind.test' },
     },
     {
       query:
@@ -225,7 +242,7 @@ function corpus(): Operation[] {
     {
       query:
         'mutation CreateTeam($input: CreateTeamInput!) { createTeam(input: $input) { team { id title } userErrors { message code field } } }',
-      variables: { input: { organizationId: DEMO.orgs.acme, title: 'Fuzz team' } },
+      variables: { input: { organizationId: 'northwind', title: 'Fuzz team' } },
     },
     {
       query:
@@ -235,7 +252,7 @@ function corpus(): Operation[] {
     {
       query:
         'mutation CreateCollection($input: CreateCollectionInput!) { createCollection(input: $input) { collection { title } userErrors { message code field } } }',
-      variables: { input: { organizationId: DEMO.orgs.acme, title: 'Fuzz collection', parentId: guides } },
+      variables: { input: { organizationId: 'northwind', title: 'Fuzz collection', parentId: guides } },
     },
     {
       query:
@@ -243,7 +260,7 @@ function corpus(): Operation[] {
       variables: { input: { collectionId: guides, role: 'READ', userIds: [finn] } },
     },
     {
-      query: `mutation { updateOrganization(input: { organizationId: "${DEMO.orgs.globex}", inviteLinks: true }) { organization { title inviteLinks } userErrors { code message } } }`,
+      query: `mutation { updateOrganization(input: { organizationId: "${'southwind'}", inviteLinks: true }) { organization { title inviteLinks } userErrors { code message } } }`,
     },
   ];
 }
@@ -322,7 +339,7 @@ describe('the gateway under hostile input', { timeout: 300_000 }, () => {
     logged.length = 0;
     const before = sent;
     const rng = createRng(SEED + 1);
-    const space = platform.spaceId(DEMO.spaces.public);
+    const space = platform.spaceId('Release notes');
     const big = (n: number) => 'n'.repeat(n);
     // A string is the body as sent: JSON.stringify cannot write values nested 10,000 deep.
     const documents: Array<[string, Operation | string]> = [
@@ -331,14 +348,14 @@ describe('the gateway under hostile input', { timeout: 300_000 }, () => {
         '100 KB name',
         {
           query:
-            'mutation ($t: String!) { createTeam(input: { organizationId: "acme", title: $t }) { userErrors { code message } } }',
+            'mutation ($t: String!) { createTeam(input: { organizationId: "northwind", title: $t }) { userErrors { code message } } }',
           variables: { t: big(100_000) },
         },
       ],
       [
         '100 KB inline string',
         {
-          query: `mutation { createTeam(input: { organizationId: "acme", title: "${big(100_000)}" }) { userErrors { code } } }`,
+          query: `mutation { createTeam(input: { organizationId: "northwind", title: "${big(100_000)}" }) { userErrors { code } } }`,
         },
       ],
       ['100 KB id', { query: `{ space(id: "${big(100_000)}") { id } }` }],
@@ -654,7 +671,7 @@ describe('the gateway under hostile input', { timeout: 300_000 }, () => {
       {
         label: 'GET mutation',
         method: 'GET',
-        url: `${ENDPOINT}?query=${encodeURIComponent('mutation { pingOrganization(input: { organizationId: "acme" }) { userErrors { code } } }')}`,
+        url: `${ENDPOINT}?query=${encodeURIComponent('mutation { pingOrganization(input: { organizationId: "northwind" }) { userErrors { code } } }')}`,
       },
       { label: 'GET 100 KB query', method: 'GET', url: `${ENDPOINT}?query=${'x'.repeat(100_000)}` },
       { label: 'GET 1 MB query', method: 'GET', url: `${ENDPOINT}?query=${'x'.repeat(LIMIT)}` },
@@ -851,7 +868,7 @@ describe('the gateway under hostile input', { timeout: 300_000 }, () => {
     logged.length = 0;
     for (const query of [
       'query ($id: ID!) { space(id: $id) { id } }',
-      'query ($id: ID!) { team(id: $id, organizationId: "acme") { id } }',
+      'query ($id: ID!) { team(id: $id, organizationId: "northwind") { id } }',
     ]) {
       const answer = await send({
         label: 'lone surrogate',
@@ -920,11 +937,11 @@ describe('the gateway under hostile input', { timeout: 300_000 }, () => {
     const response = await gateway.fetch(ENDPOINT, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${platform.adminToken}` },
-      body: JSON.stringify({ query: '{ viewer { displayName } organization(id: "acme") { platformId } }' }),
+      body: JSON.stringify({ query: '{ viewer { displayName } organization(id: "northwind") { platformId } }' }),
     });
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { data: unknown; errors?: unknown };
     expect(answer.errors).toBeUndefined();
-    expect(answer.data).toEqual({ viewer: { displayName: 'Ada Lovelace' }, organization: { platformId: 'acme' } });
+    expect(answer.data).toEqual({ viewer: { displayName: 'Ada Lovelace' }, organization: { platformId: 'northwind' } });
   });
 });

@@ -10,8 +10,8 @@ import { parsedDocumentCache } from '../../src/gateway/policy/limits.js';
 import { documentHash } from '../../src/gateway/policy/manifest.js';
 import { memoryResponseCache, memoryStore } from '../../src/gateway/state/memory.js';
 import { ENTRY_OVERHEAD_BYTES } from '../../src/gateway/state/store.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { postGraphQL } from '../fixtures/gateway.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 /*
@@ -23,9 +23,54 @@ import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 let platform: TestPlatform;
 const gateways: Gateway[] = [];
 const KiB = 1024;
+/**
+ * Northwind: ada admin, ben `create`, cy `review`, dee `edit` (in team Writers), eve `comment`, finn `read`
+ * (`edit` on Runbooks, in Engineering), gus a guest (`read` on Guides); team Platform of dee; a public space.
+ */
+let org: TestOrg;
+const ids = {} as Record<
+  'guides' | 'internal' | 'engineering' | 'runbooks' | 'public' | 'writers' | 'platform',
+  string
+>;
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({ seed: false });
+  org = addOrg(platform, {
+    id: 'northwind',
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+  });
+  ids.guides = await org.collection('Guides');
+  ids.internal = await org.collection('Internal');
+  ids.engineering = await org.collection('Engineering', { defaultLevel: 'read' });
+  ids.runbooks = await org.space('Runbooks', { parent: ids.engineering });
+  ids.public = await org.space('Release notes', { visibility: 'public' });
+  ids.writers = await org.team('Writers', ['dee'], { owners: ['ben'] });
+  ids.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ space: ids.runbooks }, 'edit', { users: ['finn'] });
+  await org.grant({ collection: ids.guides }, 'read', { users: ['gus'] });
+  // Twenty spaces in all, as a documentation site has: their list is some 5 KiB, 1.5 KiB for 8.
+  for (const [i, emoji] of [
+    '👋',
+    '🧭',
+    '⚡',
+    '🔒',
+    '🚀',
+    '📣',
+    '🗺️',
+    '📘',
+    '🟢',
+    '🎨',
+    '🔌',
+    '🏛️',
+    '✅',
+    '🚒',
+    '🐾',
+    '🧾',
+    '🗒️',
+    '📗',
+  ].entries()) {
+    await org.space(i === 0 ? 'Getting started' : `Guide ${i}`, { emoji });
+  }
 });
 
 afterAll(async () => {
@@ -191,9 +236,9 @@ describe('parsed documents', () => {
 });
 
 describe("the response cache's bytes", () => {
-  /** A list of `first` spaces of Acme: about 5 KiB for all of them, 1.5 KiB for 8. */
+  /** A list of `first` spaces of the organization: about 5 KiB for all of them, 1.5 KiB for 8. */
   const spaces = (first: number, name: string) =>
-    `query ${name} { organization(id: "acme") { spaces(first: ${first}) { nodes { id platformId title emoji visibility createdAt urls { app } } } } }`;
+    `query ${name} { organization(id: "northwind") { spaces(first: ${first}) { nodes { id platformId title emoji visibility createdAt urls { app } } } } }`;
 
   it('keeps under its bytes, the least recently used going first, and not an answer over its size', async () => {
     const gateway = gatewayWith({ responseCache: { ttlMs: 60_000, maxBytes: 16 * KiB, maxEntryBytes: 4 * KiB } });
@@ -256,13 +301,13 @@ describe('the response cache follows permissions', () => {
 
   it("answers a removed member's identical query fresh: no cached answer outlives the membership", async () => {
     const gateway = gatewayWith({ responseCache: { ttlMs: 60_000 } });
-    const finn = { authorization: `Bearer ${platform.token(DEMO.users.finn)}` };
-    const variables = { id: platform.spaceId(DEMO.spaces.userGrant) };
+    const finn = { authorization: `Bearer ${org.token('finn')}` };
+    const variables = { id: ids.runbooks };
     const read = await post(gateway, { query: RUNBOOKS, variables }, finn);
     expect(read.body.errors).toBeUndefined();
     expect((await post(gateway, { query: RUNBOOKS, variables }, finn)).upstream).toBe(0);
     const removed = await post(gateway, {
-      query: `mutation { removeMember(input: { organizationId: "acme", userId: "${platform.userId(DEMO.users.finn)}" }) { deleted userErrors { message } } }`,
+      query: `mutation { removeMember(input: { organizationId: "northwind", userId: "${org.user('finn').id}" }) { deleted userErrors { message } } }`,
     });
     expect(removed.body.data.removeMember).toEqual({ deleted: true, userErrors: [] });
     const again = await post(gateway, { query: RUNBOOKS, variables }, finn);
@@ -273,17 +318,17 @@ describe('the response cache follows permissions', () => {
 
   it('forgets every cached answer after each change of who may read what, and keeps them after other writes', async () => {
     const gateway = gatewayWith({ responseCache: { ttlMs: 60_000 } });
-    const eve = { authorization: `Bearer ${platform.token(DEMO.users.eve)}` };
-    const variables = { id: platform.spaceId(DEMO.spaces.public) };
-    const user = (email: string) => platform.userId(email);
-    const runbooks = platform.spaceId(DEMO.spaces.userGrant);
+    const eve = { authorization: `Bearer ${org.token('eve')}` };
+    const variables = { id: ids.public };
+    const user = (key: string) => org.user(key).id;
+    const runbooks = ids.runbooks;
     const changes: Record<string, string> = {
-      updateMember: `updateMember(input: { organizationId: "acme", userId: "${user(DEMO.users.cy)}", role: COMMENT })`,
-      setTeamMember: `setTeamMember(input: { organizationId: "acme", teamId: "${DEMO.teams.platform}", userId: "${user(DEMO.users.eve)}" })`,
-      removeTeamMember: `removeTeamMember(input: { organizationId: "acme", teamId: "${DEMO.teams.writers}", userId: "${user(DEMO.users.dee)}" })`,
-      inviteToCollection: `inviteToCollection(input: { collectionId: "${DEMO.collections.internal}", role: READ, userIds: ["${user(DEMO.users.ben)}"] })`,
-      removeCollectionUser: `removeCollectionUser(input: { collectionId: "${DEMO.collections.guides}", userId: "${user(DEMO.users.gus)}" })`,
-      updateCollection: `updateCollection(input: { collectionId: "${DEMO.collections.engineering}", defaultLevel: INHERIT })`,
+      updateMember: `updateMember(input: { organizationId: "northwind", userId: "${user('cy')}", role: COMMENT })`,
+      setTeamMember: `setTeamMember(input: { organizationId: "northwind", teamId: "${ids.platform}", userId: "${user('eve')}" })`,
+      removeTeamMember: `removeTeamMember(input: { organizationId: "northwind", teamId: "${ids.writers}", userId: "${user('dee')}" })`,
+      inviteToCollection: `inviteToCollection(input: { collectionId: "${ids.internal}", role: READ, userIds: ["${user('ben')}"] })`,
+      removeCollectionUser: `removeCollectionUser(input: { collectionId: "${ids.guides}", userId: "${user('gus')}" })`,
+      updateCollection: `updateCollection(input: { collectionId: "${ids.engineering}", defaultLevel: INHERIT })`,
       updateSpace: `updateSpace(input: { spaceId: "${runbooks}", defaultLevel: READ })`,
       moveSpace: `moveSpace(input: { spaceId: "${runbooks}", parentId: null })`,
     };

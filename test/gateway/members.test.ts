@@ -1,28 +1,9 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 
-const U = DEMO.users;
-type UserKey = keyof typeof U;
-
-let g: TestGateway;
-const ids = {} as Record<UserKey, string>;
-const token = (key: UserKey) => g.platform.token(U[key]);
-const memberGlobalId = (org: string, user: UserKey) => encodeGlobalID('Member', `${org}/${ids[user]}`);
-
-beforeAll(async () => {
-  g = await startTestGateway();
-  for (const [key, email] of Object.entries(U)) {
-    ids[key as UserKey] = g.platform.userId(email);
-  }
-});
-
-afterAll(async () => {
-  await g?.destroy();
-});
-
-const NAMES: Record<UserKey, string> = {
+const NAMES = {
   ada: 'Ada Lovelace',
   ben: 'Ben Okafor',
   cy: 'Cy Tanaka',
@@ -33,13 +14,93 @@ const NAMES: Record<UserKey, string> = {
   hana: 'Hana Kowalski',
   ivy: 'Ivy Chen',
 };
+type UserKey = keyof typeof NAMES;
+
+let g: TestGateway;
+const users = {} as Record<UserKey, TestUser>;
+/** The users' e-mails. */
+const U = {} as Record<UserKey, string>;
+const ids = {} as Record<UserKey, string>;
+/** Northwind's teams: Writers (owner ben; dee, eve) and Platform (owner dee). */
+const T = {} as Record<'writers' | 'platform', string>;
+const token = (key: UserKey) => users[key].token;
+const memberGlobalId = (org: string, user: UserKey) => encodeGlobalID('Member', `${org}/${ids[user]}`);
+const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+/**
+ * Northwind Docs (default role `read`): ada admin, ben `create`, cy `review`, dee `edit` (SSO), eve `comment`,
+ * finn `read` (`edit` on Runbooks), gus a guest from partner.test (`read` on the Guides collection, `comment` on its Tutorials
+ * space); they joined in that order, and cy and finn were never seen. Southwind: ada its only admin, hana.
+ * ivy is in no organization.
+ */
+beforeAll(async () => {
+  g = await startTestGateway({ seed: false });
+  for (const [key, name] of Object.entries(NAMES) as Array<[UserKey, string]>) {
+    // gus is found by his e-mail's domain.
+    users[key] = addUser(g.platform, key, { name, ...(key === 'gus' ? { email: 'gus@partner.test' } : {}) });
+    U[key] = users[key].email;
+    ids[key] = users[key].id;
+  }
+  const roles = {
+    ada: 'admin',
+    ben: 'create',
+    cy: 'review',
+    dee: 'edit',
+    eve: 'comment',
+    finn: 'read',
+    gus: null,
+  } as const;
+  const seen: Partial<Record<UserKey, number>> = { ada: 1, dee: 2, ben: 3, gus: 4, eve: 5 };
+  const org = addOrg(g.platform, {
+    id: 'northwind',
+    title: 'Northwind Docs',
+    members: roles,
+    users,
+    defaultRole: 'read',
+    memberships: Object.fromEntries(
+      Object.keys(roles).map((key, i) => [
+        key,
+        {
+          joinedAt: ago(24 * (10 - i)),
+          ...(seen[key as UserKey] ? { lastSeenAt: ago(seen[key as UserKey]!) } : {}),
+          sso: key === 'dee',
+        },
+      ]),
+    ),
+  });
+  addOrg(g.platform, { id: 'southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ space: await org.space('Runbooks') }, 'edit', { users: ['finn'] });
+  const guides = await org.collection('Guides');
+  await org.grant({ collection: guides }, 'read', { users: ['gus'] });
+  const titles = [
+    'Getting started',
+    'Tutorials',
+    'Performance tuning',
+    'Security hardening',
+    'Guide de démarrage',
+    'Erste Schritte',
+    'Getting started (FR)',
+  ];
+  for (const [i, title] of titles.entries()) {
+    const space = await org.space(title, { parent: guides });
+    // Distinct creation times: members' spaces are listed by them.
+    g.platform.db.prepare('UPDATE spaces SET created_at = ? WHERE id = ?').run(ago(100 - i), space);
+    if (title === 'Tutorials') await org.grant({ space }, 'comment', { users: ['gus'] });
+  }
+});
+
+afterAll(async () => {
+  await g?.destroy();
+});
 
 const names = (...keys: UserKey[]) => keys.map((key) => NAMES[key]);
 
 describe('Organization.members', () => {
   it('lists members with their users in 2 requests (the user comes with the member)', async () => {
     const result = await g.gql(`{
-      organization(id: "acme") {
+      organization(id: "northwind") {
         members(first: 50) { totalCount nodes { role user { displayName } } }
       }
     }`);
@@ -61,12 +122,12 @@ describe('Organization.members', () => {
       },
     });
     expect(result.upstream).toBe(2);
-    expect(result.upstreamRequests).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs/acme/members?limit=50']);
+    expect(result.upstreamRequests).toEqual(['GET /v1/orgs/northwind', 'GET /v1/orgs/northwind/members?limit=50']);
   });
 
   it('passes role, search, sort and order to the REST query', async () => {
     const result = await g.gql(`{
-      organization(id: "acme") {
+      organization(id: "northwind") {
         guests: members(role: GUEST) { totalCount nodes { role isGuest user { displayName } } }
         admins: members(role: ADMIN) { nodes { user { displayName } } }
         search: members(search: "LARS") { nodes { user { displayName } } }
@@ -91,20 +152,20 @@ describe('Organization.members', () => {
       },
     });
     expect([...result.upstreamRequests].sort()).toEqual([
-      'GET /v1/orgs/acme',
-      'GET /v1/orgs/acme/members?limit=2&order=asc',
-      'GET /v1/orgs/acme/members?limit=50&order=asc&sort=name',
-      'GET /v1/orgs/acme/members?limit=50&role=admin',
-      'GET /v1/orgs/acme/members?limit=50&role=guest',
-      'GET /v1/orgs/acme/members?limit=50&search=LARS',
-      'GET /v1/orgs/acme/members?limit=50&search=partner.test',
-      'GET /v1/orgs/acme/members?limit=50&sort=lastSeenAt',
+      'GET /v1/orgs/northwind',
+      'GET /v1/orgs/northwind/members?limit=2&order=asc',
+      'GET /v1/orgs/northwind/members?limit=50&order=asc&sort=name',
+      'GET /v1/orgs/northwind/members?limit=50&role=admin',
+      'GET /v1/orgs/northwind/members?limit=50&role=guest',
+      'GET /v1/orgs/northwind/members?limit=50&search=LARS',
+      'GET /v1/orgs/northwind/members?limit=50&search=partner.test',
+      'GET /v1/orgs/northwind/members?limit=50&sort=lastSeenAt',
     ]);
   });
 
   it('pages forward with first/after; a cursor from any edge resumes right after it', async () => {
     const query = `query ($after: String, $first: Int) {
-      organization(id: "acme") {
+      organization(id: "northwind") {
         members(first: $first, after: $after) {
           totalCount
           edges { cursor node { user { displayName } } }
@@ -139,25 +200,25 @@ describe('Organization.members', () => {
   it('rejects a too long search before any members request', async () => {
     const result = await g.gql(
       `query ($search: String) {
-      organization(id: "acme") { title members(search: $search) { totalCount } }
+      organization(id: "northwind") { title members(search: $search) { totalCount } }
     }`,
       { search: 'x'.repeat(513) },
     );
-    expect(result.data).toEqual({ organization: { title: 'Acme Docs', members: null } });
+    expect(result.data).toEqual({ organization: { title: 'Northwind Docs', members: null } });
     expect(result.errors).toMatchObject([
       { path: ['organization', 'members'], extensions: { code: 'BAD_USER_INPUT', field: ['search'] } },
     ]);
-    expect(result.upstreamRequests).toEqual(['GET /v1/orgs/acme']);
+    expect(result.upstreamRequests).toEqual(['GET /v1/orgs/northwind']);
   });
 
   it('gives a guest FORBIDDEN on the member list while the rest resolves', async () => {
     const result = await g.gql(
-      `{ organization(id: "acme") { title members { totalCount } viewerMembership { role isGuest } } }`,
+      `{ organization(id: "northwind") { title members { totalCount } viewerMembership { role isGuest } } }`,
       {},
       { token: token('gus') },
     );
     expect(result.data).toEqual({
-      organization: { title: 'Acme Docs', members: null, viewerMembership: { role: null, isGuest: true } },
+      organization: { title: 'Northwind Docs', members: null, viewerMembership: { role: null, isGuest: true } },
     });
     expect(result.errors).toMatchObject([
       { path: ['organization', 'members'], extensions: { code: 'FORBIDDEN', upstreamStatus: 403 } },
@@ -169,7 +230,7 @@ describe('member and node lookups', () => {
   it('reads a member in 1 request: the user is embedded and the organization is a stub', async () => {
     const result = await g.gql(
       `query ($userId: ID!) {
-        member(organizationId: "acme", userId: $userId) {
+        member(organizationId: "northwind", userId: $userId) {
           id platformId role isGuest disabled joinedAt lastSeenAt sso spaceCount teamCount
           user { id platformId displayName email }
           organization { id platformId }
@@ -180,7 +241,7 @@ describe('member and node lookups', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
       member: {
-        id: memberGlobalId('acme', 'dee'),
+        id: memberGlobalId('northwind', 'dee'),
         platformId: ids.dee,
         role: 'EDIT',
         isGuest: false,
@@ -191,15 +252,15 @@ describe('member and node lookups', () => {
         spaceCount: 0,
         teamCount: 2,
         user: { id: encodeGlobalID('User', ids.dee), platformId: ids.dee, displayName: 'Dee Alvarez', email: U.dee },
-        organization: { id: encodeGlobalID('Organization', 'acme'), platformId: 'acme' },
+        organization: { id: encodeGlobalID('Organization', 'northwind'), platformId: 'northwind' },
       },
     });
-    expect(result.upstreamRequests).toEqual([`GET /v1/orgs/acme/members/${ids.dee}`]);
+    expect(result.upstreamRequests).toEqual([`GET /v1/orgs/northwind/members/${ids.dee}`]);
   });
 
   it('accepts a User global ID and a never-seen member has a null lastSeenAt', async () => {
     const result = await g.gql(
-      `query ($userId: ID!) { member(organizationId: "acme", userId: $userId) { role lastSeenAt user { displayName } } }`,
+      `query ($userId: ID!) { member(organizationId: "northwind", userId: $userId) { role lastSeenAt user { displayName } } }`,
       {
         userId: encodeGlobalID('User', ids.finn),
       },
@@ -210,7 +271,7 @@ describe('member and node lookups', () => {
 
   it('is null with NOT_FOUND for a user who is not a member, while the rest resolves', async () => {
     const result = await g.gql(
-      `query ($userId: ID!) { viewer { displayName } member(organizationId: "acme", userId: $userId) { role } }`,
+      `query ($userId: ID!) { viewer { displayName } member(organizationId: "northwind", userId: $userId) { role } }`,
       { userId: ids.hana },
     );
     expect(result.data).toEqual({ viewer: { displayName: 'Ada Lovelace' }, member: null });
@@ -218,9 +279,9 @@ describe('member and node lookups', () => {
   });
 
   it('round-trips a Member through node(id:)', async () => {
-    const listed = await g.gql(`{ organization(id: "acme") { members(role: REVIEW) { nodes { id } } } }`);
+    const listed = await g.gql(`{ organization(id: "northwind") { members(role: REVIEW) { nodes { id } } } }`);
     const id = listed.data.organization.members.nodes[0].id;
-    expect(id).toBe(memberGlobalId('acme', 'cy'));
+    expect(id).toBe(memberGlobalId('northwind', 'cy'));
     const result = await g.gql(
       `query ($id: ID!) { node(id: $id) { __typename id ... on Member { role user { displayName } } } }`,
       { id },
@@ -228,22 +289,28 @@ describe('member and node lookups', () => {
     expect(result.data).toEqual({
       node: { __typename: 'Member', id, role: 'REVIEW', user: { displayName: 'Cy Tanaka' } },
     });
-    expect(result.upstreamRequests).toEqual([`GET /v1/orgs/acme/members/${ids.cy}`]);
+    expect(result.upstreamRequests).toEqual([`GET /v1/orgs/northwind/members/${ids.cy}`]);
 
-    const missing = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: memberGlobalId('acme', 'hana') });
+    const missing = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, {
+      id: memberGlobalId('northwind', 'hana'),
+    });
     expect(missing.data).toEqual({ node: null });
     expect(missing.errors).toMatchObject([{ extensions: { code: 'NOT_FOUND' } }]);
   });
 
   it('gives your own membership as viewerMembership', async () => {
     const result = await g.gql(
-      `{ organization(id: "acme") { viewerMembership { role user { displayName } organization { title } } } }`,
+      `{ organization(id: "northwind") { viewerMembership { role user { displayName } organization { title } } } }`,
       {},
       { token: token('finn') },
     );
     expect(result.data).toEqual({
       organization: {
-        viewerMembership: { role: 'READ', user: { displayName: 'Finn Larsen' }, organization: { title: 'Acme Docs' } },
+        viewerMembership: {
+          role: 'READ',
+          user: { displayName: 'Finn Larsen' },
+          organization: { title: 'Northwind Docs' },
+        },
       },
     });
     // organization, viewer, member: the organization link reuses the loaded organization.
@@ -255,7 +322,7 @@ describe('Member.teams', () => {
   it('lists the teams of a member with their role, filtered by title', async () => {
     const result = await g.gql(
       `query ($userId: ID!) {
-        member(organizationId: "acme", userId: $userId) {
+        member(organizationId: "northwind", userId: $userId) {
           teams { totalCount nodes { role team { platformId title memberCount organization { platformId } } } }
           writers: teams(title: "WRIT") { nodes { role team { title } } }
         }
@@ -271,19 +338,19 @@ describe('Member.teams', () => {
             {
               role: 'OWNER',
               team: {
-                platformId: 'team-platform',
+                platformId: T.platform,
                 title: 'Platform',
                 memberCount: 1,
-                organization: { platformId: 'acme' },
+                organization: { platformId: 'northwind' },
               },
             },
             {
               role: 'MEMBER',
               team: {
-                platformId: 'team-writers',
+                platformId: T.writers,
                 title: 'Writers',
                 memberCount: 3,
-                organization: { platformId: 'acme' },
+                organization: { platformId: 'northwind' },
               },
             },
           ],
@@ -293,12 +360,12 @@ describe('Member.teams', () => {
     });
     // The member, then its two team lists; the listed teams are not fetched again.
     expect(result.upstream).toBe(3);
-    expect(result.upstreamRequests).toContain(`GET /v1/orgs/acme/members/${ids.dee}/teams?limit=50&title=WRIT`);
+    expect(result.upstreamRequests).toContain(`GET /v1/orgs/northwind/members/${ids.dee}/teams?limit=50&title=WRIT`);
   });
 
   it('gives a guest FORBIDDEN on their team list while the member resolves', async () => {
     const result = await g.gql(
-      `query ($userId: ID!) { member(organizationId: "acme", userId: $userId) { role teams { totalCount } } }`,
+      `query ($userId: ID!) { member(organizationId: "northwind", userId: $userId) { role teams { totalCount } } }`,
       { userId: ids.gus },
       { token: token('gus') },
     );
@@ -311,7 +378,7 @@ describe('Member.spaces', () => {
   it('lists the spaces a member can access with their effective role; spaces come primed', async () => {
     const result = await g.gql(
       `query ($userId: ID!) {
-        member(organizationId: "acme", userId: $userId) {
+        member(organizationId: "northwind", userId: $userId) {
           spaceCount
           spaces { totalCount nodes { role space { title } } }
           oldestFirst: spaces(order: ASC, first: 2) { pageInfo { hasNextPage } nodes { role space { id title } } }
@@ -327,7 +394,6 @@ describe('Member.spaces', () => {
         spaces: {
           totalCount: 7,
           nodes: [
-            // The demo translation's result space (in Guides), made when the demo was seeded.
             space('READ', 'Getting started (FR)'),
             space('READ', 'Erste Schritte'),
             space('READ', 'Guide de démarrage'),
@@ -347,15 +413,15 @@ describe('Member.spaces', () => {
       },
     });
     expect(result.upstreamRequests).toEqual([
-      `GET /v1/orgs/acme/members/${ids.gus}`,
-      `GET /v1/orgs/acme/members/${ids.gus}/spaces?limit=50`,
-      `GET /v1/orgs/acme/members/${ids.gus}/spaces?limit=2&order=asc`,
+      `GET /v1/orgs/northwind/members/${ids.gus}`,
+      `GET /v1/orgs/northwind/members/${ids.gus}/spaces?limit=50`,
+      `GET /v1/orgs/northwind/members/${ids.gus}/spaces?limit=2&order=asc`,
     ]);
   });
 
   it("lets a member list their own spaces but not another member's (FORBIDDEN on the field)", async () => {
     const query = `query ($userId: ID!) {
-      member(organizationId: "acme", userId: $userId) { user { displayName } spaces(first: 1000) { nodes { role space { title } } } }
+      member(organizationId: "northwind", userId: $userId) { user { displayName } spaces(first: 1000) { nodes { role space { title } } } }
     }`;
     const own = await g.gql(query, { userId: ids.finn }, { token: token('finn') });
     expect(own.errors).toBeUndefined();
@@ -378,15 +444,17 @@ describe('member mutations', () => {
   }`;
 
   it('updateMember changes a role, makes a guest with null, and the change is visible', async () => {
-    const promoted = await g.gql(updateMember, { input: { organizationId: 'acme', userId: ids.finn, role: 'EDIT' } });
+    const promoted = await g.gql(updateMember, {
+      input: { organizationId: 'northwind', userId: ids.finn, role: 'EDIT' },
+    });
     expect(promoted.data).toEqual({
       updateMember: { member: { role: 'EDIT', isGuest: false, user: { displayName: 'Finn Larsen' } }, userErrors: [] },
     });
-    expect(promoted.upstreamRequests).toEqual([`PATCH /v1/orgs/acme/members/${ids.finn}`]);
+    expect(promoted.upstreamRequests).toEqual([`PATCH /v1/orgs/northwind/members/${ids.finn}`]);
 
     const guest = await g.gql(updateMember, {
       input: {
-        organizationId: encodeGlobalID('Organization', 'acme'),
+        organizationId: encodeGlobalID('Organization', 'northwind'),
         userId: encodeGlobalID('User', ids.finn),
         role: null,
       },
@@ -394,17 +462,19 @@ describe('member mutations', () => {
     expect(guest.data).toEqual({
       updateMember: { member: { role: null, isGuest: true, user: { displayName: 'Finn Larsen' } }, userErrors: [] },
     });
-    const read = await g.gql(`query ($u: ID!) { member(organizationId: "acme", userId: $u) { role } }`, {
+    const read = await g.gql(`query ($u: ID!) { member(organizationId: "northwind", userId: $u) { role } }`, {
       u: ids.finn,
     });
     expect(read.data).toEqual({ member: { role: null } });
 
-    const restored = await g.gql(updateMember, { input: { organizationId: 'acme', userId: ids.finn, role: 'READ' } });
+    const restored = await g.gql(updateMember, {
+      input: { organizationId: 'northwind', userId: ids.finn, role: 'READ' },
+    });
     expect(restored.data.updateMember.member.role).toBe('READ');
   });
 
   it('updateMember refuses to demote the last admin (CONFLICT)', async () => {
-    const result = await g.gql(updateMember, { input: { organizationId: 'acme', userId: ids.ada, role: 'READ' } });
+    const result = await g.gql(updateMember, { input: { organizationId: 'northwind', userId: ids.ada, role: 'READ' } });
     expect(result.data).toEqual({
       updateMember: {
         member: null,
@@ -421,7 +491,7 @@ describe('member mutations', () => {
   });
 
   it('updateMember needs the role to be given, checked before any request', async () => {
-    const result = await g.gql(updateMember, { input: { organizationId: 'acme', userId: ids.finn } });
+    const result = await g.gql(updateMember, { input: { organizationId: 'northwind', userId: ids.finn } });
     expect(result.data).toEqual({
       updateMember: {
         member: null,
@@ -441,7 +511,7 @@ describe('member mutations', () => {
   it('updateMember by a non-admin is FORBIDDEN', async () => {
     const result = await g.gql(
       updateMember,
-      { input: { organizationId: 'acme', userId: ids.finn, role: 'ADMIN' } },
+      { input: { organizationId: 'northwind', userId: ids.finn, role: 'ADMIN' } },
       { token: token('ben') },
     );
     expect(result.data.updateMember).toMatchObject({
@@ -461,7 +531,7 @@ describe('member mutations', () => {
   }`;
 
   it('setMemberSso adds a user as an SSO member with the default role; removeMember removes them', async () => {
-    const added = await g.gql(setMemberSso, { input: { organizationId: 'acme', userId: ids.ivy } });
+    const added = await g.gql(setMemberSso, { input: { organizationId: 'northwind', userId: ids.ivy } });
     expect(added.data).toEqual({
       setMemberSso: {
         member: {
@@ -469,30 +539,35 @@ describe('member mutations', () => {
           role: 'READ',
           sso: true,
           user: { displayName: 'Ivy Chen' },
-          organization: { title: 'Acme Docs' },
+          organization: { title: 'Northwind Docs' },
         },
         userErrors: [],
       },
     });
-    expect(added.upstreamRequests).toEqual([`POST /v1/orgs/acme/members/${ids.ivy}/sso`, 'GET /v1/orgs/acme']);
+    expect(added.upstreamRequests).toEqual([
+      `POST /v1/orgs/northwind/members/${ids.ivy}/sso`,
+      'GET /v1/orgs/northwind',
+    ]);
 
-    const removed = await g.gql(removeMember, { input: { organizationId: 'acme', userId: ids.ivy } });
+    const removed = await g.gql(removeMember, { input: { organizationId: 'northwind', userId: ids.ivy } });
     expect(removed.data).toEqual({ removeMember: { deleted: true, removalRequested: false, userErrors: [] } });
-    const again = await g.gql(removeMember, { input: { organizationId: 'acme', userId: ids.ivy } });
+    const again = await g.gql(removeMember, { input: { organizationId: 'northwind', userId: ids.ivy } });
     expect(again.data).toEqual({ removeMember: { deleted: false, removalRequested: false, userErrors: [] } });
 
-    const gone = await g.gql(`query ($u: ID!) { member(organizationId: "acme", userId: $u) { role } }`, { u: ids.ivy });
+    const gone = await g.gql(`query ($u: ID!) { member(organizationId: "northwind", userId: $u) { role } }`, {
+      u: ids.ivy,
+    });
     expect(gone.data).toEqual({ member: null });
   });
 
   it('setMemberSso fails for an unknown user (NOT_FOUND) and for a non-admin (FORBIDDEN)', async () => {
-    const unknown = await g.gql(setMemberSso, { input: { organizationId: 'acme', userId: 'no-such-user' } });
+    const unknown = await g.gql(setMemberSso, { input: { organizationId: 'northwind', userId: 'no-such-user' } });
     expect(unknown.data).toEqual({
       setMemberSso: { member: null, userErrors: [{ code: 'NOT_FOUND', field: ['userId'], upstreamStatus: 404 }] },
     });
     const forbidden = await g.gql(
       setMemberSso,
-      { input: { organizationId: 'acme', userId: ids.ivy } },
+      { input: { organizationId: 'northwind', userId: ids.ivy } },
       { token: token('dee') },
     );
     expect(forbidden.data).toEqual({
@@ -501,7 +576,7 @@ describe('member mutations', () => {
   });
 
   it('removeMember refuses the last admin and needs admin rights for others', async () => {
-    const lastAdmin = await g.gql(removeMember, { input: { organizationId: 'globex', userId: ids.ada } });
+    const lastAdmin = await g.gql(removeMember, { input: { organizationId: 'southwind', userId: ids.ada } });
     expect(lastAdmin.data).toEqual({
       removeMember: {
         deleted: false,
@@ -513,14 +588,14 @@ describe('member mutations', () => {
     });
     const forbidden = await g.gql(
       removeMember,
-      { input: { organizationId: 'acme', userId: ids.eve } },
+      { input: { organizationId: 'northwind', userId: ids.eve } },
       { token: token('ben') },
     );
     expect(forbidden.data.removeMember).toMatchObject({
       deleted: false,
       userErrors: [{ code: 'FORBIDDEN', upstreamStatus: 403 }],
     });
-    const empty = await g.gql(removeMember, { input: { organizationId: 'acme', userId: '  ' } });
+    const empty = await g.gql(removeMember, { input: { organizationId: 'northwind', userId: '  ' } });
     expect(empty.data.removeMember.userErrors).toEqual([
       { message: 'userId: must be the id of a User', code: 'BAD_USER_INPUT', upstreamStatus: null },
     ]);
@@ -536,7 +611,7 @@ describe('member mutations', () => {
   }`;
 
   it('pingOrganization records activity: a never-seen member gets a lastSeenAt', async () => {
-    const result = await g.gql(ping, { input: { organizationId: 'acme' } }, { token: token('cy') });
+    const result = await g.gql(ping, { input: { organizationId: 'northwind' } }, { token: token('cy') });
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
       pingOrganization: {
@@ -547,13 +622,13 @@ describe('member mutations', () => {
     });
     expect(Date.now() - Date.parse(result.data.pingOrganization.member.lastSeenAt)).toBeLessThan(60_000);
     expect(result.upstreamRequests).toEqual([
-      'POST /v1/orgs/acme/ping',
+      'POST /v1/orgs/northwind/ping',
       'GET /v1/user',
-      `GET /v1/orgs/acme/members/${ids.cy}`,
+      `GET /v1/orgs/northwind/members/${ids.cy}`,
     ]);
 
     const claimsOnly = await g.gql(
-      `mutation { pingOrganization(input: { organizationId: "acme" }) { serviceVisitorClaims userErrors { code } } }`,
+      `mutation { pingOrganization(input: { organizationId: "northwind" }) { serviceVisitorClaims userErrors { code } } }`,
     );
     expect(claimsOnly.data).toEqual({ pingOrganization: { serviceVisitorClaims: null, userErrors: [] } });
     expect(claimsOnly.upstream).toBe(1);

@@ -4,20 +4,146 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/gateway/context.js';
 import { schema } from '../../src/gateway/schema/index.js';
 import { clearLoaders } from '../../src/gateway/schema/kit/loaders.js';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { ACME_SPACES_IN_TREE_ORDER } from '../fixtures/demo-order.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 
-const C = DEMO.collections;
-const S = DEMO.spaces;
-const U = DEMO.users;
+const NAMES = {
+  ada: 'Ada Lovelace',
+  cy: 'Cy Tanaka',
+  dee: 'Dee Alvarez',
+  finn: 'Finn Larsen',
+  gus: 'Gus Partner',
+  hana: 'Hana Kowalski',
+};
+type Key = keyof typeof NAMES;
+/** The users' e-mails. */
+const U = {} as Record<Key, string>;
+const users = {} as Record<Key, TestUser>;
+/** Northwind's collections (Product > Guides > Advanced, Engineering, Internal) and Southwind's Handbook. */
+const C = {} as Record<'product' | 'guides' | 'advanced' | 'engineering' | 'internal' | 'southHandbook', string>;
+/** Spaces the tests single out, by their role in them. */
+const S = {
+  /** Root, private, emoji 📘, English; the oldest. */
+  gitSynced: 'Company handbook',
+  /** In Product, public. */
+  public: 'Release notes',
+  /** In Engineering, visitor-auth (custom backend), merge rules requiring cy's review. */
+  visitorAuth: 'API reference',
+  /** In Engineering, private, 🛠️; finn has a direct `edit` grant. */
+  userGrant: 'Runbooks',
+  /** In Engineering, private, 🏛️; team Platform has `edit`. */
+  teamGrant: 'Architecture decisions',
+  /** In Advanced, private and locked. */
+  locked: 'Security hardening',
+  /** In Guides, share-link, German. */
+  shareLink: 'Erste Schritte',
+  /** In Engineering, deleted two days ago. */
+  deleted: 'SDK changelog',
+  /** In Internal, deleted ten days ago: past restoring. */
+  expired: 'Meeting notes 2023',
+};
+/** Northwind's live spaces in tree order (each collection's contents right after it, by position). */
+const TREE_SPACES = [
+  'Performance tuning',
+  'Security hardening',
+  'Getting started',
+  'Getting started (FR)',
+  'Tutorials',
+  'Guide de démarrage',
+  'Erste Schritte',
+  'Product overview',
+  'Release notes',
+  'Roadmap',
+  'Pricing FAQ',
+  'API reference',
+  'Architecture decisions',
+  'Runbooks',
+  'Onboarding checklist',
+  'Incident postmortems',
+  'Company handbook',
+  'Status page',
+  'Brand guidelines',
+  'Petstore API',
+];
 
 let g: TestGateway;
 let base: string;
 
+/**
+ * Northwind Docs: ada admin, cy `review`, dee `edit`, finn `read`, gus a guest (`read` on Guides, `comment` on
+ * Tutorials); its collections and spaces (`S`, `TREE_SPACES`, two deleted). Southwind: ada admin, hana, Handbook.
+ */
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
   base = g.platform.url.replace(/\/v1$/, '');
+  const p = g.platform;
+  for (const [key, name] of Object.entries(NAMES) as Array<[Key, string]>) {
+    users[key] = addUser(p, key, { name });
+    U[key] = users[key].email;
+  }
+  const org = addOrg(p, {
+    id: 'northwind',
+    title: 'Northwind Docs',
+    members: { ada: 'admin', cy: 'review', dee: 'edit', finn: 'read', gus: null },
+    users,
+  });
+  const south = addOrg(p, { id: 'southwind', title: 'Southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  C.southHandbook = await south.collection('Handbook');
+  C.product = await org.collection('Product');
+  C.guides = await org.collection('Guides', { parent: C.product });
+  C.advanced = await org.collection('Advanced', { parent: C.guides });
+  C.engineering = await org.collection('Engineering', { defaultLevel: 'read' });
+  C.internal = await org.collection('Internal');
+  const platformTeam = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ collection: C.guides }, 'read', { users: ['gus'] });
+  const spaces: Array<[string, string | undefined, Record<string, string>?]> = [
+    ['Performance tuning', C.advanced, { visibility: 'in-collection' }],
+    ['Security hardening', C.advanced],
+    ['Getting started', C.guides, { visibility: 'public' }],
+    ['Getting started (FR)', C.guides, { language: 'fr' }],
+    ['Tutorials', C.guides, { visibility: 'in-collection' }],
+    ['Guide de démarrage', C.guides, { visibility: 'unlisted', language: 'fr' }],
+    ['Erste Schritte', C.guides, { visibility: 'share-link', language: 'de' }],
+    ['Product overview', C.product, { visibility: 'public' }],
+    ['Release notes', C.product, { visibility: 'public' }],
+    ['Roadmap', C.product, { visibility: 'in-collection' }],
+    ['Pricing FAQ', C.product, { visibility: 'share-link' }],
+    ['API reference', C.engineering, { visibility: 'visitor-auth' }],
+    ['Architecture decisions', C.engineering, { emoji: '🏛️' }],
+    ['Runbooks', C.engineering, { emoji: '🛠️' }],
+    ['SDK changelog', C.engineering],
+    ['Onboarding checklist', C.internal, { visibility: 'in-collection' }],
+    ['Incident postmortems', C.internal],
+    ['Meeting notes 2023', C.internal],
+    ['Company handbook', undefined, { emoji: '📘', language: 'en' }],
+    ['Status page', undefined, { visibility: 'public' }],
+    ['Brand guidelines', undefined, { visibility: 'unlisted' }],
+    ['Petstore API', undefined, { visibility: 'public', language: 'en' }],
+  ];
+  const ids: Record<string, string> = {};
+  for (const [title, parent, settings] of spaces) {
+    ids[title] = await org.space(title, { ...(parent ? { parent } : {}), ...settings });
+  }
+  const patch = async (title: string, body: unknown) =>
+    expect((await p.api('PATCH', `/spaces/${ids[title]}`, { body })).status).toBe(200);
+  await patch(S.locked, { editMode: 'locked' });
+  await patch(S.visitorAuth, {
+    mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [users.cy.id] }] },
+  });
+  // The API has no way to set a space's visitor authentication backend: it is a setting of the platform's store.
+  p.db.prepare('UPDATE spaces SET visitor_auth = ? WHERE id = ?').run('{"backend":"custom"}', ids[S.visitorAuth]);
+  await org.grant({ space: ids[S.userGrant]! }, 'edit', { users: ['finn'] });
+  await org.grant({ space: ids[S.teamGrant]! }, 'edit', { teams: [platformTeam] });
+  await org.grant({ space: ids.Tutorials! }, 'comment', { users: ['gus'] });
+  for (const [title, days] of [
+    [S.deleted, 2],
+    [S.expired, 10],
+  ] as const) {
+    expect((await p.api('DELETE', `/spaces/${ids[title]}`)).status).toBe(205);
+    p.db
+      .prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?')
+      .run(new Date(Date.now() - days * 86_400_000).toISOString(), ids[title]);
+  }
 });
 
 afterAll(() => g?.destroy());
@@ -33,7 +159,7 @@ const row = (title: string) =>
   };
 const spaceId = (title: string) => row(title).id;
 const userId = (email: string) => g.platform.userId(email);
-const as = (email: string) => ({ token: g.platform.token(email) });
+const as = (email: string) => ({ token: Object.values(users).find((user) => user.email === email)!.token });
 const gid = (id: string) => encodeGlobalID('Space', id);
 
 /** The parts of an answer a test asserts as a whole: data, errors without locations, upstream count. */
@@ -47,7 +173,7 @@ async function run(query: string, variables?: Record<string, unknown>, options?:
 }
 
 /** Creates a space through the REST API (test setup, not under test). */
-async function restSpace(body: Record<string, unknown>, org = 'acme'): Promise<string> {
+async function restSpace(body: Record<string, unknown>, org = 'northwind'): Promise<string> {
   const answer = await g.platform.api('POST', `/orgs/${org}/spaces`, { body });
   expect(answer.status).toBe(201);
   return answer.body.id as string;
@@ -65,16 +191,14 @@ const userError = (
   upstreamStatus,
 });
 
-const ACME_SPACES = ACME_SPACES_IN_TREE_ORDER;
-
 describe('Organization.spaces', () => {
   it('lists the live spaces in tree order', async () => {
     const answer = await run(`
-      query SpacesOfAcme { organization(id: "acme") { spaces { totalCount nodes { title } } } }
+      query SpacesOfOrganization { organization(id: "northwind") { spaces { totalCount nodes { title } } } }
     `);
     expect(answer).toEqual({
       data: {
-        organization: { spaces: { totalCount: ACME_SPACES.length, nodes: ACME_SPACES.map((title) => ({ title })) } },
+        organization: { spaces: { totalCount: TREE_SPACES.length, nodes: TREE_SPACES.map((title) => ({ title })) } },
       },
       upstream: 2,
     });
@@ -83,7 +207,7 @@ describe('Organization.spaces', () => {
   it('pages with first/after through totalCount', async () => {
     const query = `
       query SpacesPage($after: String) {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           spaces(first: 7, after: $after) {
             totalCount
             pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
@@ -110,17 +234,17 @@ describe('Organization.spaces', () => {
       after = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
     } while (after);
     expect(pages).toEqual([
-      { totalCount: ACME_SPACES.length, hasNextPage: true, hasPreviousPage: false, titles: ACME_SPACES.slice(0, 7) },
-      { totalCount: ACME_SPACES.length, hasNextPage: true, hasPreviousPage: true, titles: ACME_SPACES.slice(7, 14) },
-      { totalCount: ACME_SPACES.length, hasNextPage: false, hasPreviousPage: true, titles: ACME_SPACES.slice(14) },
+      { totalCount: TREE_SPACES.length, hasNextPage: true, hasPreviousPage: false, titles: TREE_SPACES.slice(0, 7) },
+      { totalCount: TREE_SPACES.length, hasNextPage: true, hasPreviousPage: true, titles: TREE_SPACES.slice(7, 14) },
+      { totalCount: TREE_SPACES.length, hasNextPage: false, hasPreviousPage: true, titles: TREE_SPACES.slice(14) },
     ]);
   });
 
   it('refuses first: 1001 and last: 1 with BAD_USER_INPUT', async () => {
     expect(
-      await run(`query SpacesTooMany { organization(id: "acme") { title spaces(first: 1001) { totalCount } } }`),
+      await run(`query SpacesTooMany { organization(id: "northwind") { title spaces(first: 1001) { totalCount } } }`),
     ).toEqual({
-      data: { organization: { title: 'Acme Docs', spaces: null } },
+      data: { organization: { title: 'Northwind Docs', spaces: null } },
       errors: [
         {
           message: '`first` must be between 0 and 1000',
@@ -130,7 +254,9 @@ describe('Organization.spaces', () => {
       ],
       upstream: 1,
     });
-    expect(await run(`query SpacesBackwards { organization(id: "acme") { spaces(last: 1) { totalCount } } }`)).toEqual({
+    expect(
+      await run(`query SpacesBackwards { organization(id: "northwind") { spaces(last: 1) { totalCount } } }`),
+    ).toEqual({
       data: { organization: { spaces: null } },
       errors: [
         {
@@ -146,7 +272,7 @@ describe('Organization.spaces', () => {
 
   it('shows each member only the spaces they can see', async () => {
     const answer = await run(
-      `query SpacesAsGuest { organization(id: "acme") { spaces { totalCount nodes { title permissions { comment edit } } } } }`,
+      `query SpacesAsGuest { organization(id: "northwind") { spaces { totalCount nodes { title permissions { comment edit } } } } }`,
       undefined,
       as(U.gus),
     );
@@ -159,7 +285,6 @@ describe('Organization.spaces', () => {
               { title: 'Performance tuning', permissions: { comment: false, edit: false } },
               { title: 'Security hardening', permissions: { comment: false, edit: false } },
               { title: 'Getting started', permissions: { comment: false, edit: false } },
-              // The demo translation's result space, in Guides too.
               { title: 'Getting started (FR)', permissions: { comment: false, edit: false } },
               { title: 'Tutorials', permissions: { comment: true, edit: false } },
               { title: 'Guide de démarrage', permissions: { comment: false, edit: false } },
@@ -178,10 +303,10 @@ describe('space(id:)', () => {
     const handbook = row(S.gitSynced);
     // A Git URL with a token in it, as providers hand out for HTTPS clones.
     const gitSync = {
-      repoName: 'acme/handbook',
+      repoName: 'northwind/handbook',
       installationProvider: 'github',
       integration: 'github',
-      url: 'https://x-access-token:ghs_s3cr3tT0k3n@github.test/acme/handbook.git',
+      url: 'https://x-access-token:ghs_s3cr3tT0k3n@github.test/northwind/handbook.git',
       updatedAt: handbook.updated_at,
     };
     g.platform.db.prepare('UPDATE spaces SET git_sync = ? WHERE id = ?').run(JSON.stringify(gitSync), handbook.id);
@@ -224,10 +349,10 @@ describe('space(id:)', () => {
             icon: null,
           },
           gitSync: {
-            repoName: 'acme/handbook',
+            repoName: 'northwind/handbook',
             installationProvider: 'GITHUB',
             integration: 'github',
-            url: 'https://***@github.test/acme/handbook.git',
+            url: 'https://***@github.test/northwind/handbook.git',
             updatedAt: handbook.updated_at,
           },
           visitorAuth: null,
@@ -247,7 +372,7 @@ describe('space(id:)', () => {
           createdAt: handbook.created_at,
           updatedAt: handbook.updated_at,
           deletedAt: null,
-          organization: { id: encodeGlobalID('Organization', 'acme'), platformId: 'acme' },
+          organization: { id: encodeGlobalID('Organization', 'northwind'), platformId: 'northwind' },
           parent: null,
         },
       },
@@ -291,7 +416,7 @@ describe('space(id:)', () => {
     expect(answer).toEqual({
       data: {
         space: {
-          organization: { id: encodeGlobalID('Organization', 'acme'), platformId: 'acme' },
+          organization: { id: encodeGlobalID('Organization', 'northwind'), platformId: 'northwind' },
           parent: { id: encodeGlobalID('Collection', C.engineering) },
         },
       },
@@ -306,14 +431,14 @@ describe('space(id:)', () => {
       { id },
     );
     expect({ data: result.data, errors: result.errors, upstream: result.upstream }).toEqual({
-      data: { space: { organization: { title: 'Acme Docs' }, parent: { title: 'Engineering' } } },
+      data: { space: { organization: { title: 'Northwind Docs' }, parent: { title: 'Engineering' } } },
       errors: undefined,
       upstream: 3,
     });
     expect(result.upstreamRequests[0]).toBe(`GET /v1/spaces/${id}`);
     expect(result.upstreamRequests.slice(1).sort()).toEqual([
-      'GET /v1/collections/col-engineering',
-      'GET /v1/orgs/acme',
+      `GET /v1/collections/${C.engineering}`,
+      'GET /v1/orgs/northwind',
     ]);
   });
 
@@ -333,7 +458,7 @@ describe('space(id:)', () => {
     // The spaces of Engineering name Engineering as parent: it is read from the collection list.
     const answer = await run(`
       query SpacesFromLists {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           collections(nested: false) { nodes { title spaces(first: 5) { nodes { title parent { title } } } } }
         }
       }
@@ -395,7 +520,7 @@ describe('space(id:)', () => {
         document: parse(source),
         ...(variableValues ? { variableValues } : {}),
       })) as ExecutionResult;
-    const list = await run(`query SpacesList { organization(id: "acme") { spaces { nodes { id title } } } }`);
+    const list = await run(`query SpacesList { organization(id: "northwind") { spaces { nodes { id title } } } }`);
     expect(list.errors).toBeUndefined();
     expect(g.platform.app.stats.count).toBe(2);
     g.platform.app.stats.reset();
@@ -418,7 +543,7 @@ describe('space(id:)', () => {
   it('fetches a root space(id:) beside a list in the same operation: root fields start together', async () => {
     const id = spaceId(S.userGrant);
     const result = await g.gql(
-      `query SpacesListBesideById($id: ID!) { organization(id: "acme") { spaces { nodes { id title } } } space(id: $id) { title } }`,
+      `query SpacesListBesideById($id: ID!) { organization(id: "northwind") { spaces { nodes { id title } } } space(id: $id) { title } }`,
       { id },
     );
     expect(result.errors).toBeUndefined();
@@ -426,8 +551,8 @@ describe('space(id:)', () => {
     expect(result.data.organization.spaces.nodes).toContainEqual({ id: gid(id), title: 'Runbooks' });
     // The lookup leaves before the list has answered, so the list cannot serve it.
     expect(result.upstream).toBe(3);
-    expect(result.upstreamRequests.slice(0, 2).sort()).toEqual([`GET /v1/orgs/acme`, `GET /v1/spaces/${id}`]);
-    expect(result.upstreamRequests[2]).toBe('GET /v1/orgs/acme/spaces?limit=50');
+    expect(result.upstreamRequests.slice(0, 2).sort()).toEqual([`GET /v1/orgs/northwind`, `GET /v1/spaces/${id}`]);
+    expect(result.upstreamRequests[2]).toBe('GET /v1/orgs/northwind/spaces?limit=50');
   });
 
   it('answers null with NOT_FOUND for a missing space while the rest resolves', async () => {
@@ -512,7 +637,7 @@ describe('space mutations', () => {
       `mutation CreateSpace($input: CreateSpaceInput!) { createSpace(input: $input) { space { ${fields} permissions { admin } } userErrors { code } } }`,
       {
         input: {
-          organizationId: encodeGlobalID('Organization', 'acme'),
+          organizationId: encodeGlobalID('Organization', 'northwind'),
           title: 'Field notes',
           emoji: '📝',
           parentId: encodeGlobalID('Collection', C.guides),
@@ -533,7 +658,7 @@ describe('space mutations', () => {
             editMode: 'LOCKED',
             language: 'fr',
             parent: { platformId: C.guides },
-            organization: { platformId: 'acme' },
+            organization: { platformId: 'northwind' },
             permissions: { admin: true },
           },
           userErrors: [],
@@ -546,7 +671,9 @@ describe('space mutations', () => {
   it('createSpace checks its input before any request and reports refusals', async () => {
     const mutation = `mutation CreateSpaceFails($input: CreateSpaceInput!) { createSpace(input: $input) { space { title } userErrors { message code field upstreamStatus } } }`;
     expect(
-      await run(mutation, { input: { organizationId: 'acme', title: 'y'.repeat(51), visibility: 'IN_COLLECTION' } }),
+      await run(mutation, {
+        input: { organizationId: 'northwind', title: 'y'.repeat(51), visibility: 'IN_COLLECTION' },
+      }),
     ).toEqual({
       data: {
         createSpace: {
@@ -559,7 +686,7 @@ describe('space mutations', () => {
       },
       upstream: 0,
     });
-    expect(await run(mutation, { input: { organizationId: 'acme', title: 'Mine' } }, as(U.finn))).toEqual({
+    expect(await run(mutation, { input: { organizationId: 'northwind', title: 'Mine' } }, as(U.finn))).toEqual({
       data: {
         createSpace: {
           space: null,
@@ -767,7 +894,7 @@ describe('space mutations', () => {
     });
   });
 
-  it('restoreSpace restores the demo space deleted two days ago', async () => {
+  it('restoreSpace restores a space deleted two days ago', async () => {
     const answer = await run(
       `mutation RestoreDemo($input: RestoreSpaceInput!) { restoreSpace(input: $input) { space { title deletedAt parent { title } } userErrors { code } } }`,
       { input: { spaceId: spaceId(S.deleted) } },
@@ -801,7 +928,7 @@ describe('space mutations', () => {
             editMode: 'LIVE',
             language: null,
             parent: { platformId: C.engineering },
-            organization: { platformId: 'acme' },
+            organization: { platformId: 'northwind' },
           },
           userErrors: [],
         },
@@ -839,7 +966,9 @@ describe('space mutations', () => {
       data: { moveSpace: { space: { title: 'Wanderer', parent: { platformId: C.internal } }, userErrors: [] } },
       upstream: 1,
     });
-    const internal = await g.gql(`query MovedSpaces { collection(id: "col-internal") { spaces { nodes { title } } } }`);
+    const internal = await g.gql(
+      `query MovedSpaces { collection(id: "${C.internal}") { spaces { nodes { title } } } }`,
+    );
     expect(internal.data.collection.spaces.nodes).toEqual([
       { title: 'Onboarding checklist' },
       { title: 'Wanderer' },
@@ -908,15 +1037,15 @@ describe('space mutations', () => {
       {
         input: {
           spaceId: gid(id),
-          organizationId: encodeGlobalID('Organization', 'globex'),
-          parentId: C.globexHandbook,
+          organizationId: encodeGlobalID('Organization', 'southwind'),
+          parentId: C.southHandbook,
         },
       },
     );
     expect(answer).toEqual({
       data: {
         transferSpace: {
-          space: { title: 'Emigrant', organization: { title: 'Globex' }, parent: { title: 'Handbook' } },
+          space: { title: 'Emigrant', organization: { title: 'Southwind' }, parent: { title: 'Handbook' } },
           userErrors: [],
         },
       },
@@ -926,7 +1055,7 @@ describe('space mutations', () => {
 
   it('transferSpace to where the space already is is a CONFLICT', async () => {
     const mutation = `mutation TransferSpaceFails($input: TransferSpaceInput!) { transferSpace(input: $input) { space { title } userErrors { message code field upstreamStatus } } }`;
-    expect(await run(mutation, { input: { spaceId: spaceId(S.userGrant), organizationId: 'acme' } })).toEqual({
+    expect(await run(mutation, { input: { spaceId: spaceId(S.userGrant), organizationId: 'northwind' } })).toEqual({
       data: {
         transferSpace: {
           space: null,
@@ -951,16 +1080,16 @@ describe('space mutations', () => {
       },
       upstream: 0,
     });
-    expect(await run(mutation, { input: { spaceId: spaceId(S.public), organizationId: 'globex' } }, as(U.dee))).toEqual(
-      {
-        data: {
-          transferSpace: {
-            space: null,
-            userErrors: [userError('Transferring a space needs the admin role', 'FORBIDDEN', null, 403)],
-          },
+    expect(
+      await run(mutation, { input: { spaceId: spaceId(S.public), organizationId: 'southwind' } }, as(U.dee)),
+    ).toEqual({
+      data: {
+        transferSpace: {
+          space: null,
+          userErrors: [userError('Transferring a space needs the admin role', 'FORBIDDEN', null, 403)],
         },
-        upstream: 1,
       },
-    );
+      upstream: 1,
+    });
   });
 });

@@ -1,22 +1,55 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 
-const U = DEMO.users;
-const T = DEMO.teams;
-type UserKey = keyof typeof U;
+/**
+ * Northwind Docs: ada admin, ben `create`, cy `review`, dee `edit`, eve `comment`, finn `read`, gus a guest.
+ * Southwind: ada admin, hana `edit` (an outsider to Northwind).
+ */
+const names = {
+  ada: 'Ada Lovelace',
+  ben: 'Ben Okafor',
+  cy: 'Cy Tanaka',
+  dee: 'Dee Alvarez',
+  eve: 'Eve Martin',
+  finn: 'Finn Larsen',
+  gus: 'Gus Partner',
+  hana: 'Hana Kowalski',
+};
+type UserKey = keyof typeof names;
+/** The users' e-mails. */
+const U = {} as Record<UserKey, string>;
+/**
+ * Northwind's teams: Writers (owner ben; dee, eve), Reviewers (owner cy; finn), Platform (owner dee; `edit` on a
+ * space).
+ */
+const T = {} as Record<'writers' | 'reviewers' | 'platform', string>;
 
 let g: TestGateway;
+const users = {} as Record<UserKey, TestUser>;
 const ids = {} as Record<UserKey, string>;
-const token = (key: UserKey) => g.platform.token(U[key]);
-const teamGlobalId = (teamId: string, org = 'acme') => encodeGlobalID('Team', `${org}/${teamId}`);
+const token = (key: UserKey) => users[key].token;
+const teamGlobalId = (teamId: string, org = 'northwind') => encodeGlobalID('Team', `${org}/${teamId}`);
 
 beforeAll(async () => {
-  g = await startTestGateway();
-  for (const [key, email] of Object.entries(U)) {
-    ids[key as UserKey] = g.platform.userId(email);
+  g = await startTestGateway({ seed: false });
+  for (const [key, name] of Object.entries(names) as Array<[UserKey, string]>) {
+    users[key] = addUser(g.platform, key, { name });
+    U[key] = users[key].email;
+    ids[key] = users[key].id;
   }
+  const org = addOrg(g.platform, {
+    id: 'northwind',
+    title: 'Northwind Docs',
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+    users,
+  });
+  addOrg(g.platform, { id: 'southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.reviewers = await org.team('Reviewers', ['finn'], { owners: ['cy'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ space: await org.space('Architecture decisions') }, 'edit', { teams: [T.platform] });
 });
 
 afterAll(async () => {
@@ -26,7 +59,7 @@ afterAll(async () => {
 /** Team members as `[displayName, role]`, read straight from the gateway. */
 async function teamMembers(teamId: string): Promise<Array<[string, string]>> {
   const result = await g.gql(
-    `query ($id: ID!) { team(organizationId: "acme", id: $id) { members { nodes { role member { user { displayName } } } } } }`,
+    `query ($id: ID!) { team(organizationId: "northwind", id: $id) { members { nodes { role member { user { displayName } } } } } }`,
     { id: teamId },
   );
   expect(result.errors).toBeUndefined();
@@ -36,7 +69,7 @@ async function teamMembers(teamId: string): Promise<Array<[string, string]>> {
 describe('Organization.teams', () => {
   it('lists teams with their members in 2 + one request per team', async () => {
     const result = await g.gql(`{
-      organization(id: "acme") {
+      organization(id: "northwind") {
         teams { totalCount nodes { title members { totalCount nodes { role member { user { displayName } } } } } }
       }
     }`);
@@ -64,19 +97,21 @@ describe('Organization.teams', () => {
       },
     });
     expect(result.upstream).toBe(2 + 3);
-    expect([...result.upstreamRequests].sort()).toEqual([
-      'GET /v1/orgs/acme',
-      'GET /v1/orgs/acme/teams/team-platform/members?limit=50',
-      'GET /v1/orgs/acme/teams/team-reviewers/members?limit=50',
-      'GET /v1/orgs/acme/teams/team-writers/members?limit=50',
-      'GET /v1/orgs/acme/teams?limit=50',
-    ]);
+    expect([...result.upstreamRequests].sort()).toEqual(
+      [
+        'GET /v1/orgs/northwind',
+        `GET /v1/orgs/northwind/teams/${T.platform}/members?limit=50`,
+        `GET /v1/orgs/northwind/teams/${T.reviewers}/members?limit=50`,
+        `GET /v1/orgs/northwind/teams/${T.writers}/members?limit=50`,
+        'GET /v1/orgs/northwind/teams?limit=50',
+      ].sort(),
+    );
   });
 
   it('filters by title and by owner (user id or User global ID) in the REST query', async () => {
     const result = await g.gql(
       `query ($dee: ID!, $ada: ID!) {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           byTitle: teams(title: "REV") { nodes { title } }
           ownedByDee: teams(owner: $dee) { nodes { title } }
           managedByAda: teams(owner: $ada) { totalCount }
@@ -96,19 +131,19 @@ describe('Organization.teams', () => {
     });
     expect([...result.upstreamRequests].sort()).toEqual(
       [
-        'GET /v1/orgs/acme',
+        'GET /v1/orgs/northwind',
         // Only its totalCount is asked: a page of one item is enough.
-        `GET /v1/orgs/acme/teams?limit=1&owner=${ids.ada}`,
-        `GET /v1/orgs/acme/teams?limit=50&owner=${ids.dee}`,
-        'GET /v1/orgs/acme/teams?limit=50&owner=no-such-user',
-        'GET /v1/orgs/acme/teams?limit=50&title=REV',
+        `GET /v1/orgs/northwind/teams?limit=1&owner=${ids.ada}`,
+        `GET /v1/orgs/northwind/teams?limit=50&owner=${ids.dee}`,
+        'GET /v1/orgs/northwind/teams?limit=50&owner=no-such-user',
+        'GET /v1/orgs/northwind/teams?limit=50&title=REV',
       ].sort(),
     );
   });
 
   it('pages forward with first/after', async () => {
     const query = `query ($after: String) {
-      organization(id: "acme") { teams(first: 2, after: $after) { nodes { title } pageInfo { hasNextPage endCursor } } }
+      organization(id: "northwind") { teams(first: 2, after: $after) { nodes { title } pageInfo { hasNextPage endCursor } } }
     }`;
     const first = await g.gql(query);
     expect(first.data.organization.teams).toEqual({
@@ -129,11 +164,11 @@ describe('Organization.teams', () => {
 
   it('gives a guest FORBIDDEN on the team list while the rest resolves', async () => {
     const result = await g.gql(
-      `{ organization(id: "acme") { title teams { totalCount } } }`,
+      `{ organization(id: "northwind") { title teams { totalCount } } }`,
       {},
       { token: token('gus') },
     );
-    expect(result.data).toEqual({ organization: { title: 'Acme Docs', teams: null } });
+    expect(result.data).toEqual({ organization: { title: 'Northwind Docs', teams: null } });
     expect(result.errors).toMatchObject([
       { path: ['organization', 'teams'], extensions: { code: 'FORBIDDEN', upstreamStatus: 403 } },
     ]);
@@ -143,7 +178,7 @@ describe('Organization.teams', () => {
 describe('team and node lookups', () => {
   it('reads a team in 1 request; its organization link is a stub', async () => {
     const result = await g.gql(`{
-      team(organizationId: "acme", id: "team-platform") {
+      team(organizationId: "northwind", id: "${T.platform}") {
         id platformId title memberCount spaceCount createdAt permissions { view admin } organization { id platformId }
       }
     }`);
@@ -151,26 +186,26 @@ describe('team and node lookups', () => {
     expect(result.data).toEqual({
       team: {
         id: teamGlobalId(T.platform),
-        platformId: 'team-platform',
+        platformId: T.platform,
         title: 'Platform',
         memberCount: 1,
         spaceCount: 1,
         createdAt: expect.any(String),
         permissions: { view: true, admin: true },
-        organization: { id: encodeGlobalID('Organization', 'acme'), platformId: 'acme' },
+        organization: { id: encodeGlobalID('Organization', 'northwind'), platformId: 'northwind' },
       },
     });
-    expect(result.upstreamRequests).toEqual(['GET /v1/orgs/acme/teams/team-platform']);
+    expect(result.upstreamRequests).toEqual([`GET /v1/orgs/northwind/teams/${T.platform}`]);
   });
 
   it('shows what a plain member may do, and loads the organization only when asked', async () => {
     const result = await g.gql(
-      `{ team(organizationId: "acme", id: "team-writers") { permissions { view admin } organization { title } } }`,
+      `{ team(organizationId: "northwind", id: "${T.writers}") { permissions { view admin } organization { title } } }`,
       {},
       { token: token('finn') },
     );
     expect(result.data).toEqual({
-      team: { permissions: { view: true, admin: false }, organization: { title: 'Acme Docs' } },
+      team: { permissions: { view: true, admin: false }, organization: { title: 'Northwind Docs' } },
     });
     expect(result.upstream).toBe(2);
   });
@@ -179,7 +214,7 @@ describe('team and node lookups', () => {
     const byGlobal = await g.gql(`query ($id: ID!) { team(id: $id) { title } }`, { id: teamGlobalId(T.reviewers) });
     expect(byGlobal.data).toEqual({ team: { title: 'Reviewers' } });
 
-    const bare = await g.gql(`{ viewer { displayName } team(id: "team-reviewers") { title } }`);
+    const bare = await g.gql(`{ viewer { displayName } team(id: "${T.reviewers}") { title } }`);
     expect(bare.data).toEqual({ viewer: { displayName: 'Ada Lovelace' }, team: null });
     expect(bare.errors).toMatchObject([
       { path: ['team'], extensions: { code: 'BAD_USER_INPUT', field: ['organizationId'] } },
@@ -189,14 +224,14 @@ describe('team and node lookups', () => {
 
   it('is null with NOT_FOUND for a missing team, while the rest resolves', async () => {
     const result = await g.gql(
-      `{ organization(id: "acme") { title } team(organizationId: "acme", id: "team-nope") { title } }`,
+      `{ organization(id: "northwind") { title } team(organizationId: "northwind", id: "team-nope") { title } }`,
     );
-    expect(result.data).toEqual({ organization: { title: 'Acme Docs' }, team: null });
+    expect(result.data).toEqual({ organization: { title: 'Northwind Docs' }, team: null });
     expect(result.errors).toMatchObject([{ path: ['team'], extensions: { code: 'NOT_FOUND', upstreamStatus: 404 } }]);
   });
 
   it('round-trips a Team through node(id:)', async () => {
-    const listed = await g.gql(`{ organization(id: "acme") { teams(title: "Writers") { nodes { id } } } }`);
+    const listed = await g.gql(`{ organization(id: "northwind") { teams(title: "Writers") { nodes { id } } } }`);
     const id = listed.data.organization.teams.nodes[0].id;
     expect(id).toBe(teamGlobalId(T.writers));
     const result = await g.gql(
@@ -204,7 +239,7 @@ describe('team and node lookups', () => {
       { id },
     );
     expect(result.data).toEqual({ node: { __typename: 'Team', id, title: 'Writers', memberCount: 3 } });
-    expect(result.upstreamRequests).toEqual(['GET /v1/orgs/acme/teams/team-writers']);
+    expect(result.upstreamRequests).toEqual([`GET /v1/orgs/northwind/teams/${T.writers}`]);
 
     const malformed = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, {
       id: encodeGlobalID('Team', 'no-slash'),
@@ -216,7 +251,7 @@ describe('team and node lookups', () => {
 
   it('Team.members carries the permissions of each membership and primes the members', async () => {
     const result = await g.gql(`{
-      team(organizationId: "acme", id: "team-reviewers") {
+      team(organizationId: "northwind", id: "${T.reviewers}") {
         members(first: 1) { totalCount pageInfo { hasNextPage } nodes { role permissions { view } member { role teamCount organization { platformId } } } }
       }
     }`);
@@ -229,15 +264,15 @@ describe('team and node lookups', () => {
             {
               role: 'OWNER',
               permissions: { view: true },
-              member: { role: 'REVIEW', teamCount: 1, organization: { platformId: 'acme' } },
+              member: { role: 'REVIEW', teamCount: 1, organization: { platformId: 'northwind' } },
             },
           ],
         },
       },
     });
     expect(result.upstreamRequests).toEqual([
-      'GET /v1/orgs/acme/teams/team-reviewers',
-      'GET /v1/orgs/acme/teams/team-reviewers/members?limit=1',
+      `GET /v1/orgs/northwind/teams/${T.reviewers}`,
+      `GET /v1/orgs/northwind/teams/${T.reviewers}/members?limit=1`,
     ]);
   });
 });
@@ -251,7 +286,7 @@ describe('team mutations', () => {
   }`;
 
   it('createTeam rejects an empty title before any request', async () => {
-    const result = await g.gql(createTeam, { input: { organizationId: 'acme', title: '   ' } });
+    const result = await g.gql(createTeam, { input: { organizationId: 'northwind', title: '   ' } });
     expect(result.data).toEqual({
       createTeam: {
         team: null,
@@ -271,7 +306,7 @@ describe('team mutations', () => {
   it('createTeam by a read-only member is FORBIDDEN', async () => {
     const result = await g.gql(
       createTeam,
-      { input: { organizationId: 'acme', title: 'Finn crew' } },
+      { input: { organizationId: 'northwind', title: 'Finn crew' } },
       { token: token('finn') },
     );
     expect(result.data).toEqual({
@@ -291,7 +326,7 @@ describe('team mutations', () => {
 
   it('createTeam refuses members who are not in the organization (upstream 400)', async () => {
     const result = await g.gql(createTeam, {
-      input: { organizationId: 'acme', title: 'Mixed', memberIds: [ids.hana] },
+      input: { organizationId: 'northwind', title: 'Mixed', memberIds: [ids.hana] },
     });
     expect(result.data.createTeam).toMatchObject({
       team: null,
@@ -303,7 +338,11 @@ describe('team mutations', () => {
 
   it('createTeam creates a trimmed team with members (ids or User global IDs)', async () => {
     const result = await g.gql(createTeam, {
-      input: { organizationId: 'acme', title: '  Docs crew  ', memberIds: [ids.ben, encodeGlobalID('User', ids.eve)] },
+      input: {
+        organizationId: 'northwind',
+        title: '  Docs crew  ',
+        memberIds: [ids.ben, encodeGlobalID('User', ids.eve)],
+      },
     });
     expect(result.errors).toBeUndefined();
     const team = result.data.createTeam.team;
@@ -316,12 +355,12 @@ describe('team mutations', () => {
           title: 'Docs crew',
           memberCount: 2,
           permissions: { admin: true },
-          organization: { platformId: 'acme' },
+          organization: { platformId: 'northwind' },
         },
         userErrors: [],
       },
     });
-    expect(result.upstreamRequests).toEqual(['PUT /v1/orgs/acme/teams']);
+    expect(result.upstreamRequests).toEqual(['PUT /v1/orgs/northwind/teams']);
     expect(await teamMembers(created.platformId)).toEqual([
       ['Ben Okafor', 'MEMBER'],
       ['Eve Martin', 'MEMBER'],
@@ -335,19 +374,19 @@ describe('team mutations', () => {
   it('updateTeam renames a team given by global ID or by platform id with organizationId', async () => {
     const byGlobal = await g.gql(updateTeam, { input: { teamId: created.id, title: 'Docs squad' } });
     expect(byGlobal.data).toEqual({ updateTeam: { team: { id: created.id, title: 'Docs squad' }, userErrors: [] } });
-    expect(byGlobal.upstreamRequests).toEqual([`PATCH /v1/orgs/acme/teams/${created.platformId}`]);
+    expect(byGlobal.upstreamRequests).toEqual([`PATCH /v1/orgs/northwind/teams/${created.platformId}`]);
 
     const byPlatformId = await g.gql(updateTeam, {
-      input: { organizationId: 'acme', teamId: created.platformId, title: 'Docs crew' },
+      input: { organizationId: 'northwind', teamId: created.platformId, title: 'Docs crew' },
     });
     expect(byPlatformId.data).toEqual({ updateTeam: { team: { id: created.id, title: 'Docs crew' }, userErrors: [] } });
   });
 
   it('updateTeam validates the title and the team reference before any request', async () => {
     const tooLong = await g.gql(updateTeam, { input: { teamId: created.id, title: 'x'.repeat(65) } });
-    const noOrg = await g.gql(updateTeam, { input: { teamId: 'team-writers', title: 'Writers' } });
+    const noOrg = await g.gql(updateTeam, { input: { teamId: T.writers, title: 'Writers' } });
     const otherOrg = await g.gql(updateTeam, {
-      input: { organizationId: 'globex', teamId: created.id, title: 'Writers' },
+      input: { organizationId: 'southwind', teamId: created.id, title: 'Writers' },
     });
     expect([tooLong.data, noOrg.data, otherOrg.data]).toEqual([
       {
@@ -432,8 +471,8 @@ describe('team mutations', () => {
       updateTeamMembers: { team: { title: 'Docs crew', memberCount: 3 }, userErrors: [] },
     });
     expect(result.upstreamRequests).toEqual([
-      `PUT /v1/orgs/acme/teams/${created.platformId}/members`,
-      `GET /v1/orgs/acme/teams/${created.platformId}`,
+      `PUT /v1/orgs/northwind/teams/${created.platformId}/members`,
+      `GET /v1/orgs/northwind/teams/${created.platformId}`,
     ]);
     expect(await teamMembers(created.platformId)).toEqual([
       ['Cy Tanaka', 'MEMBER'],
@@ -511,7 +550,7 @@ describe('team mutations', () => {
     expect(added.data).toEqual({ setTeamMember: { team: { memberCount: 4 }, userErrors: [] } });
     const promoted = await g.gql(setTeamMember, {
       input: {
-        organizationId: 'acme',
+        organizationId: 'northwind',
         teamId: created.platformId,
         userId: encodeGlobalID('User', ids.dee),
         role: 'OWNER',
@@ -519,8 +558,8 @@ describe('team mutations', () => {
     });
     expect(promoted.data).toEqual({ setTeamMember: { team: { memberCount: 4 }, userErrors: [] } });
     expect(promoted.upstreamRequests).toEqual([
-      `PUT /v1/orgs/acme/teams/${created.platformId}/members/${ids.dee}`,
-      `GET /v1/orgs/acme/teams/${created.platformId}`,
+      `PUT /v1/orgs/northwind/teams/${created.platformId}/members/${ids.dee}`,
+      `GET /v1/orgs/northwind/teams/${created.platformId}`,
     ]);
     expect(await teamMembers(created.platformId)).toContainEqual(['Dee Alvarez', 'OWNER']);
   });
@@ -544,17 +583,17 @@ describe('team mutations', () => {
     const again = await g.gql(removeTeamMember, { input: { teamId: created.id, userId: U.finn } });
     expect(again.data).toEqual({ removeTeamMember: { deleted: false, userErrors: [] } });
     expect(again.upstreamRequests).toEqual([
-      `DELETE /v1/orgs/acme/teams/${created.platformId}/members/${encodeURIComponent(U.finn)}`,
+      `DELETE /v1/orgs/northwind/teams/${created.platformId}/members/${encodeURIComponent(U.finn)}`,
     ]);
   });
 
   it('removeTeamMember fails for a missing team (NOT_FOUND) and for a non-owner (FORBIDDEN)', async () => {
     const missing = await g.gql(removeTeamMember, {
-      input: { organizationId: 'acme', teamId: 'team-nope', userId: ids.finn },
+      input: { organizationId: 'northwind', teamId: 'team-nope', userId: ids.finn },
     });
     const forbidden = await g.gql(
       removeTeamMember,
-      { input: { organizationId: 'acme', teamId: T.reviewers, userId: ids.finn } },
+      { input: { organizationId: 'northwind', teamId: T.reviewers, userId: ids.finn } },
       { token: token('finn') },
     );
     expect([missing.data, forbidden.data]).toEqual([
@@ -582,7 +621,7 @@ describe('team mutations', () => {
   it('deleteTeam deletes once, then reports nothing to delete; the team is gone', async () => {
     const deleted = await g.gql(deleteTeam, { input: { teamId: created.id } });
     expect(deleted.data).toEqual({ deleteTeam: { deleted: true, userErrors: [] } });
-    const again = await g.gql(deleteTeam, { input: { organizationId: 'acme', teamId: created.platformId } });
+    const again = await g.gql(deleteTeam, { input: { organizationId: 'northwind', teamId: created.platformId } });
     expect(again.data).toEqual({ deleteTeam: { deleted: false, userErrors: [] } });
     const gone = await g.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: created.id });
     expect(gone.data).toEqual({ node: null });

@@ -1,28 +1,105 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type ApiAnswer, type TestPlatform } from '../fixtures/platform.js';
 
-const C = DEMO.collections;
-const U = DEMO.users;
+const ORG = 'northwind';
+const NAMES = {
+  ada: 'Ada Lovelace',
+  ben: 'Ben Okafor',
+  cy: 'Cy Tanaka',
+  dee: 'Dee Alvarez',
+  eve: 'Eve Martin',
+  finn: 'Finn Larsen',
+  gus: 'Gus Partner',
+  hana: 'Hana Kowalski',
+  ivy: 'Ivy Chen',
+};
+type Key = keyof typeof NAMES;
+/** The users' e-mails. */
+const U = {} as Record<Key, string>;
+const users = {} as Record<Key, TestUser>;
+/**
+ * Northwind's collections in tree order: Product > Guides (gus has `read`) > Advanced, Engineering (`defaultLevel:
+ * read`; team Writers has `edit`), Internal (team Reviewers has `review`); and Southwind's Handbook.
+ */
+const C = {} as Record<'product' | 'guides' | 'advanced' | 'engineering' | 'internal' | 'southHandbook', string>;
+/** Northwind's teams: Writers (owner ben; dee, eve), Reviewers (owner cy; finn), Platform (owner dee). */
+const T = {} as Record<'writers' | 'reviewers' | 'platform', string>;
 
 let p: TestPlatform;
 
+/**
+ * Northwind: ada admin, ben `create`, cy `review`, dee `edit`, eve `comment`, finn `read`, gus a guest; spaces in
+ * its collections (a deleted one in each of Product and Engineering), and two at the root after the collections.
+ * Southwind: ada admin, hana `edit`. ivy is in no organization.
+ */
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  for (const [key, name] of Object.entries(NAMES) as Array<[Key, string]>) {
+    users[key] = addUser(p, key, { name });
+    U[key] = users[key].email;
+  }
+  const org = addOrg(p, {
+    id: ORG,
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+    users,
+  });
+  const south = addOrg(p, { id: 'southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  C.southHandbook = await south.collection('Handbook');
+  C.product = await org.collection('Product', { description: 'Everything customers read about the product' });
+  C.guides = await org.collection('Guides', {
+    parent: C.product,
+    description: 'Step-by-step guides for new and returning users',
+  });
+  C.advanced = await org.collection('Advanced', { parent: C.guides });
+  C.engineering = await org.collection('Engineering', { defaultLevel: 'read' });
+  C.internal = await org.collection('Internal');
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.reviewers = await org.team('Reviewers', ['finn'], { owners: ['cy'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ collection: C.engineering }, 'edit', { teams: [T.writers] });
+  await org.grant({ collection: C.internal }, 'review', { teams: [T.reviewers] });
+  await org.grant({ collection: C.guides }, 'read', { users: ['gus'] });
+  const spaces: Array<[string, string | undefined, string?]> = [
+    ['Product overview', C.product, 'public'],
+    ['Release notes', C.product, 'public'],
+    ['Old pricing', C.product],
+    ['Roadmap', C.product, 'in-collection'],
+    ['Pricing FAQ', C.product, 'share-link'],
+    ['Getting started', C.guides, 'public'],
+    ['Getting started (FR)', C.guides],
+    ['Tutorials', C.guides, 'in-collection'],
+    ['Guide de démarrage', C.guides, 'unlisted'],
+    ['Erste Schritte', C.guides, 'share-link'],
+    ['Performance tuning', C.advanced, 'in-collection'],
+    ['API reference', C.engineering, 'visitor-auth'],
+    ['Architecture decisions', C.engineering],
+    ['Runbooks', C.engineering],
+    ['SDK changelog', C.engineering],
+    ['Onboarding checklist', C.internal, 'in-collection'],
+    ['Company handbook', undefined],
+    ['Status page', undefined, 'public'],
+  ];
+  for (const [title, parent, visibility] of spaces) {
+    const id = await org.space(title, { ...(parent ? { parent } : {}), ...(visibility ? { visibility } : {}) });
+    if (title === 'Old pricing' || title === 'SDK changelog') {
+      expect((await p.api('DELETE', `/spaces/${id}`)).status).toBe(205);
+    }
+  }
 });
 
 afterAll(async () => {
   await p?.destroy();
 });
 
-const as = (email: string) => ({ token: p.token(email) });
+const as = (email: string) => ({ token: Object.values(users).find((user) => user.email === email)!.token });
 const userId = (email: string) => p.userId(email);
 const spaceId = (title: string) =>
   (p.db.prepare('SELECT id FROM spaces WHERE title = ?').get(title) as { id: string }).id;
 const ids = (answer: ApiAnswer) => (answer.body.items as Array<{ id: string }>).map((item) => item.id);
 
 async function createCollection(body: Record<string, unknown> = {}, email: string = U.ada): Promise<any> {
-  const answer = await p.api('POST', '/orgs/acme/collections', { ...as(email), body });
+  const answer = await p.api('POST', `/orgs/${ORG}/collections`, { ...as(email), body });
   expect(answer.status).toBe(201);
   return answer.body;
 }
@@ -51,7 +128,7 @@ async function walk(path: string, limit: number, options: { token?: string; quer
 
 describe('GET /orgs/{organizationId}/collections', () => {
   it('lists the collections in tree order with their fields', async () => {
-    const answer = await p.api('GET', '/orgs/acme/collections');
+    const answer = await p.api('GET', `/orgs/${ORG}/collections`);
     expect(answer.status).toBe(200);
     expect(answer.body.count).toBe(5);
     expect(ids(answer)).toEqual([C.product, C.guides, C.advanced, C.engineering, C.internal]);
@@ -61,25 +138,25 @@ describe('GET /orgs/{organizationId}/collections', () => {
       id: C.guides,
       title: 'Guides',
       description: 'Step-by-step guides for new and returning users',
-      organization: 'acme',
+      organization: ORG,
       parent: C.product,
       defaultLevel: 'inherit',
       permissions: { view: true, admin: true, viewInviteLinks: true, create: true },
     });
-    expect(guides.urls.location).toMatch(/\/v1\/collections\/col-guides$/);
+    expect(guides.urls.location).toMatch(new RegExp(`/v1/collections/${C.guides}$`));
     expect(answer.body.items[0].parent).toBeUndefined();
   });
 
   it('lists only top-level collections with nested=false', async () => {
-    const answer = await p.api('GET', '/orgs/acme/collections', { query: { nested: false } });
+    const answer = await p.api('GET', `/orgs/${ORG}/collections`, { query: { nested: false } });
     expect(answer.status).toBe(200);
     expect(ids(answer)).toEqual([C.product, C.engineering, C.internal]);
     expect(answer.body.count).toBe(3);
   });
 
   it('walks the pages with limit=2', async () => {
-    const full = await p.api('GET', '/orgs/acme/collections');
-    const walked = await walk('/orgs/acme/collections', 2);
+    const full = await p.api('GET', `/orgs/${ORG}/collections`);
+    const walked = await walk(`/orgs/${ORG}/collections`, 2);
     expect(walked.pages).toBe(3);
     expect(walked.count).toBe(5);
     expect(walked.items.map((item) => item.id)).toEqual(ids(full));
@@ -94,18 +171,18 @@ describe('GET /orgs/{organizationId}/collections', () => {
       { nested: 'maybe' },
     ];
     for (const query of queries) {
-      const answer = await p.api('GET', '/orgs/acme/collections', { query });
+      const answer = await p.api('GET', `/orgs/${ORG}/collections`, { query });
       expect(answer.status, JSON.stringify(query)).toBe(400);
       expect(answer.body.error.code).toBe(400);
     }
-    const garbage = await p.api('GET', '/orgs/acme/collections', { query: { page: 'bm90LWpzb24' } });
+    const garbage = await p.api('GET', `/orgs/${ORG}/collections`, { query: { page: 'bm90LWpzb24' } });
     expect(garbage.status).toBe(400);
     expect(garbage.body.error.message).toContain('page');
-    expect((await p.api('GET', '/orgs/acme/collections', { query: { limit: 1000 } })).status).toBe(200);
+    expect((await p.api('GET', `/orgs/${ORG}/collections`, { query: { limit: 1000 } })).status).toBe(200);
   });
 
   it('shows a guest only the collections granted to them (and what they contain)', async () => {
-    const answer = await p.api('GET', '/orgs/acme/collections', as(U.gus));
+    const answer = await p.api('GET', `/orgs/${ORG}/collections`, as(U.gus));
     expect(answer.status).toBe(200);
     expect(ids(answer)).toEqual([C.guides, C.advanced]);
     expect(answer.body.items[0].permissions).toEqual({
@@ -117,7 +194,7 @@ describe('GET /orgs/{organizationId}/collections', () => {
   });
 
   it('is a 404 for a non-member and for an unknown organization', async () => {
-    expect((await p.api('GET', '/orgs/acme/collections', as(U.hana))).status).toBe(404);
+    expect((await p.api('GET', `/orgs/${ORG}/collections`, as(U.hana))).status).toBe(404);
     expect((await p.api('GET', '/orgs/nope/collections')).status).toBe(404);
   });
 });
@@ -139,7 +216,7 @@ describe('GET /collections/{collectionId}', () => {
 
   it('is a 404 for non-members and unknown ids', async () => {
     expect((await p.api('GET', `/collections/${C.product}`, as(U.hana))).status).toBe(404);
-    expect((await p.api('GET', `/collections/${C.globexHandbook}`, as(U.hana))).status).toBe(200);
+    expect((await p.api('GET', `/collections/${C.southHandbook}`, as(U.hana))).status).toBe(200);
     const missing = await p.api('GET', '/collections/nope');
     expect(missing.status).toBe(404);
     // The answer names the path parameter that names nothing, as a refusal of the body names its field.
@@ -153,12 +230,12 @@ describe('POST /orgs/{organizationId}/collections', () => {
     expect(created).toMatchObject({
       object: 'collection',
       title: 'Release process',
-      organization: 'acme',
+      organization: ORG,
       defaultLevel: 'inherit',
     });
     expect(created.parent).toBeUndefined();
     expect(created.id).toMatch(/^[A-Za-z0-9]{20}$/);
-    const root = await p.api('GET', '/orgs/acme/collections', { query: { nested: false } });
+    const root = await p.api('GET', `/orgs/${ORG}/collections`, { query: { nested: false } });
     expect(ids(root).at(-1)).toBe(created.id);
     expect((await p.api('GET', `/collections/${created.id}`)).body.title).toBe('Release process');
   });
@@ -169,23 +246,23 @@ describe('POST /orgs/{organizationId}/collections', () => {
     const nested = await createCollection({ title: 'x'.repeat(50), parent: C.guides });
     expect(nested.parent).toBe(C.guides);
     expect(nested.title).toHaveLength(50);
-    const all = ids(await p.api('GET', '/orgs/acme/collections'));
+    const all = ids(await p.api('GET', `/orgs/${ORG}/collections`));
     expect(all.indexOf(nested.id)).toBe(all.indexOf(C.advanced) + 1);
   });
 
   it('enforces the body limits', async () => {
-    const long = await p.api('POST', '/orgs/acme/collections', { body: { title: 'x'.repeat(51) } });
+    const long = await p.api('POST', `/orgs/${ORG}/collections`, { body: { title: 'x'.repeat(51) } });
     expect(long.status).toBe(400);
     expect(long.body.error.message).toContain('"title"');
-    const unknown = await p.api('POST', '/orgs/acme/collections', { body: { title: 'A', color: 'red' } });
+    const unknown = await p.api('POST', `/orgs/${ORG}/collections`, { body: { title: 'A', color: 'red' } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('color');
-    expect((await p.api('POST', '/orgs/acme/collections', { body: { title: 5 } })).status).toBe(400);
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { body: { title: 5 } })).status).toBe(400);
   });
 
   it('needs a title of 1 to 50 characters after trimming', async () => {
     for (const title of ['', ' ', '\t\n ', 'x'.repeat(51), ` ${'x'.repeat(51)} `]) {
-      const answer = await p.api('POST', '/orgs/acme/collections', { body: { title } });
+      const answer = await p.api('POST', `/orgs/${ORG}/collections`, { body: { title } });
       expect(answer.status, JSON.stringify(title)).toBe(400);
       expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
     }
@@ -194,14 +271,18 @@ describe('POST /orgs/{organizationId}/collections', () => {
   });
 
   it('needs the create role in the organization and on the parent', async () => {
-    expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.finn), body: { title: 'No' } })).status).toBe(403);
-    expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.dee), body: { title: 'No' } })).status).toBe(403);
-    expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.gus), body: { title: 'No' } })).status).toBe(403);
-    expect((await p.api('POST', '/orgs/acme/collections', { ...as(U.hana), body: { title: 'No' } })).status).toBe(404);
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { ...as(U.finn), body: { title: 'No' } })).status).toBe(
+      403,
+    );
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { ...as(U.dee), body: { title: 'No' } })).status).toBe(403);
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { ...as(U.gus), body: { title: 'No' } })).status).toBe(403);
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { ...as(U.hana), body: { title: 'No' } })).status).toBe(
+      404,
+    );
     const ben = await createCollection({ title: 'Ben at root' }, U.ben);
     expect(ben.permissions).toMatchObject({ view: true, admin: false, create: true });
     // Engineering's defaultLevel (read) replaces ben's create role there; his team only adds edit.
-    const underEngineering = await p.api('POST', '/orgs/acme/collections', {
+    const underEngineering = await p.api('POST', `/orgs/${ORG}/collections`, {
       ...as(U.ben),
       body: { title: 'No', parent: C.engineering },
     });
@@ -209,8 +290,8 @@ describe('POST /orgs/{organizationId}/collections', () => {
   });
 
   it('is a 404 for a parent that is missing or belongs to another organization', async () => {
-    expect((await p.api('POST', '/orgs/acme/collections', { body: { parent: 'nope' } })).status).toBe(404);
-    expect((await p.api('POST', '/orgs/acme/collections', { body: { parent: C.globexHandbook } })).status).toBe(404);
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { body: { parent: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', `/orgs/${ORG}/collections`, { body: { parent: C.southHandbook } })).status).toBe(404);
   });
 });
 
@@ -313,7 +394,7 @@ describe('DELETE /collections/{collectionId}', () => {
   it('deletes nested collections and soft-deletes the spaces inside (205, then 204)', async () => {
     const outer = await createCollection({ title: 'Outer' });
     const inner = await createCollection({ title: 'Inner', parent: outer.id });
-    const space = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Inside', parent: inner.id } });
+    const space = await p.api('POST', `/orgs/${ORG}/spaces`, { body: { title: 'Inside', parent: inner.id } });
     expect(space.status).toBe(201);
     await p.api('POST', `/collections/${outer.id}/permissions`, { body: { role: 'edit', users: [userId(U.finn)] } });
 
@@ -353,7 +434,7 @@ describe('GET /collections/{collectionId}/spaces', () => {
       'Roadmap',
       'Pricing FAQ',
     ]);
-    expect(product.body.items[0]).toMatchObject({ object: 'space', organization: 'acme', parent: C.product });
+    expect(product.body.items[0]).toMatchObject({ object: 'space', organization: ORG, parent: C.product });
     const engineering = await p.api('GET', `/collections/${C.engineering}/spaces`);
     expect(engineering.body.items.map((s: any) => s.title)).toEqual([
       'API reference',
@@ -386,7 +467,7 @@ describe('GET /collections/{collectionId}/spaces', () => {
 });
 
 describe('POST /collections/{collectionId}/move', () => {
-  const rootOrder = async () => ids(await p.api('GET', '/orgs/acme/collections', { query: { nested: false } }));
+  const rootOrder = async () => ids(await p.api('GET', `/orgs/${ORG}/collections`, { query: { nested: false } }));
 
   it('reorders siblings with before and after', async () => {
     const moving = await createCollection({ title: 'Mover' });
@@ -396,7 +477,7 @@ describe('POST /collections/{collectionId}/move', () => {
       body: { position: { before: { type: 'space', space: C.product } } },
     });
     expect(before.status).toBe(200);
-    expect(before.body).toMatchObject({ id: moving.id, organization: 'acme' });
+    expect(before.body).toMatchObject({ id: moving.id, organization: ORG });
     expect((await rootOrder())[0]).toBe(moving.id);
 
     const after = await p.api('POST', `/collections/${moving.id}/move`, {
@@ -435,7 +516,7 @@ describe('POST /collections/{collectionId}/move', () => {
     });
     expect(placed.status).toBe(200);
     expect(placed.body.parent).toBe(C.product);
-    const all = ids(await p.api('GET', '/orgs/acme/collections'));
+    const all = ids(await p.api('GET', `/orgs/${ORG}/collections`));
     expect(all.indexOf(moving.id)).toBe(all.indexOf(C.product) + 1);
     expect((await p.api('GET', `/collections/${moving.id}`, as(U.gus))).status).toBe(404);
 
@@ -488,9 +569,9 @@ describe('POST /collections/{collectionId}/move', () => {
   it('is a 404 for unknown collections and parents, 403 below admin', async () => {
     expect((await p.api('POST', '/collections/nope/move', { body: { parent: null } })).status).toBe(404);
     expect((await p.api('POST', `/collections/${C.internal}/move`, { body: { parent: 'nope' } })).status).toBe(404);
-    expect(
-      (await p.api('POST', `/collections/${C.internal}/move`, { body: { parent: C.globexHandbook } })).status,
-    ).toBe(404);
+    expect((await p.api('POST', `/collections/${C.internal}/move`, { body: { parent: C.southHandbook } })).status).toBe(
+      404,
+    );
     expect(
       (await p.api('POST', `/collections/${C.engineering}/move`, { ...as(U.gus), body: { parent: null } })).status,
     ).toBe(404);
@@ -504,12 +585,12 @@ describe('POST /collections/{collectionId}/transfer', () => {
   it('moves a collection with its content to the root of another organization', async () => {
     const outer = await createCollection({ title: 'Transferred' });
     const inner = await createCollection({ title: 'Transferred inner', parent: outer.id });
-    const space = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Travelling space', parent: inner.id } });
+    const space = await p.api('POST', `/orgs/${ORG}/spaces`, { body: { title: 'Travelling space', parent: inner.id } });
     expect(space.status).toBe(201);
     expect(
       (
         await p.api('POST', `/collections/${outer.id}/permissions`, {
-          body: { role: 'edit', teams: [DEMO.teams.writers] },
+          body: { role: 'edit', teams: [T.writers] },
         })
       ).status,
     ).toBe(204);
@@ -517,39 +598,39 @@ describe('POST /collections/{collectionId}/transfer', () => {
       .prepare(
         "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'team', ?, 'edit', ?)",
       )
-      .run(space.body.id, DEMO.teams.platform, new Date().toISOString());
+      .run(space.body.id, T.platform, new Date().toISOString());
 
-    const answer = await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } });
+    const answer = await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'southwind' } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: outer.id, organization: 'globex', title: 'Transferred' });
+    expect(answer.body).toMatchObject({ id: outer.id, organization: 'southwind', title: 'Transferred' });
     expect(answer.body.parent).toBeUndefined();
     expect((await p.api('GET', `/collections/${inner.id}`)).body).toMatchObject({
-      organization: 'globex',
+      organization: 'southwind',
       parent: outer.id,
     });
     expect((await p.api('GET', `/spaces/${space.body.id}`)).body).toMatchObject({
-      organization: 'globex',
+      organization: 'southwind',
       parent: inner.id,
     });
-    expect(ids(await p.api('GET', '/orgs/globex/collections', { query: { nested: false } })).at(-1)).toBe(outer.id);
-    expect(ids(await p.api('GET', '/orgs/acme/collections'))).not.toContain(outer.id);
+    expect(ids(await p.api('GET', '/orgs/southwind/collections', { query: { nested: false } })).at(-1)).toBe(outer.id);
+    expect(ids(await p.api('GET', `/orgs/${ORG}/collections`))).not.toContain(outer.id);
     const teamGrants = p.db
       .prepare("SELECT COUNT(*) AS n FROM content_permissions WHERE principal_type = 'team' AND content_id IN (?, ?)")
       .get(outer.id, space.body.id) as { n: number };
     expect(teamGrants.n).toBe(0);
-    // hana edits in Globex: she now reaches the transferred content.
+    // hana edits in Southwind: she now reaches the transferred content.
     expect((await p.api('GET', `/collections/${inner.id}`, as(U.hana))).status).toBe(200);
 
-    const again = await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } });
+    const again = await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'southwind' } });
     expect(again.status).toBe(409);
   });
 
   it('drops the user grants of people who are not members of the target organization', async () => {
     const outer = await createCollection({ title: 'Emigrant with guests' });
     const inner = await createCollection({ title: 'Emigrant inner', parent: outer.id });
-    const space = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Emigrant space', parent: inner.id } });
+    const space = await p.api('POST', `/orgs/${ORG}/spaces`, { body: { title: 'Emigrant space', parent: inner.id } });
     const [eve, hana, finn] = [userId(U.eve), userId(U.hana), userId(U.finn)];
-    // hana (Globex) joins Acme as a guest through her grant; eve and finn are only in Acme.
+    // hana (Southwind) joins Northwind as a guest through her grant; eve and finn are only in Northwind.
     await p.api('POST', `/collections/${outer.id}/permissions`, { body: { role: 'edit', users: [eve, hana] } });
     await p.api('POST', `/collections/${inner.id}/permissions`, { body: { role: 'admin', users: [finn, hana] } });
     p.db
@@ -559,7 +640,7 @@ describe('POST /collections/{collectionId}/transfer', () => {
       .run(space.body.id, eve, new Date().toISOString(), space.body.id, hana, new Date().toISOString());
 
     expect(
-      (await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'globex' } })).status,
+      (await p.api('POST', `/collections/${outer.id}/transfer`, { body: { organization: 'southwind' } })).status,
     ).toBe(200);
     const grants = p.db
       .prepare(
@@ -572,12 +653,12 @@ describe('POST /collections/{collectionId}/transfer', () => {
       { content_id: space.body.id, principal_id: hana },
     ].sort((a, b) => (a.content_id < b.content_id ? -1 : a.content_id > b.content_id ? 1 : 0));
     expect(grants).toEqual(expected);
-    // Joining Globex later does not bring the old grants back.
+    // Joining Southwind later does not bring the old grants back.
     p.db
-      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)")
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('southwind', ?, NULL, ?)")
       .run(finn, new Date().toISOString());
     expect((await p.api('GET', `/collections/${inner.id}`, as(U.finn))).status).toBe(404);
-    p.db.prepare("DELETE FROM members WHERE org_id = 'globex' AND user_id = ?").run(finn);
+    p.db.prepare("DELETE FROM members WHERE org_id = 'southwind' AND user_id = ?").run(finn);
   });
 
   it('answers 404, 409 and 412 as documented', async () => {
@@ -585,30 +666,36 @@ describe('POST /collections/{collectionId}/transfer', () => {
     expect(
       (await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: 'nope' } })).status,
     ).toBe(404);
-    expect((await p.api('POST', '/collections/nope/transfer', { body: { organization: 'globex' } })).status).toBe(404);
-    expect(
-      (await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: 'acme' } })).status,
-    ).toBe(409);
+    expect((await p.api('POST', '/collections/nope/transfer', { body: { organization: 'southwind' } })).status).toBe(
+      404,
+    );
+    expect((await p.api('POST', `/collections/${created.id}/transfer`, { body: { organization: ORG } })).status).toBe(
+      409,
+    );
     expect((await p.api('POST', `/collections/${created.id}/transfer`, { body: {} })).status).toBe(400);
 
-    // ben administrates this collection through a grant; he is not in Globex, then only edits there.
+    // ben administrates this collection through a grant; he is not in Southwind, then only edits there.
     await p.api('POST', `/collections/${created.id}/permissions`, { body: { role: 'admin', users: [userId(U.ben)] } });
     expect(
-      (await p.api('POST', `/collections/${created.id}/transfer`, { ...as(U.ben), body: { organization: 'globex' } }))
-        .status,
+      (
+        await p.api('POST', `/collections/${created.id}/transfer`, {
+          ...as(U.ben),
+          body: { organization: 'southwind' },
+        })
+      ).status,
     ).toBe(404);
     p.db
-      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, 'edit', ?)")
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('southwind', ?, 'edit', ?)")
       .run(userId(U.ben), new Date().toISOString());
     const refused = await p.api('POST', `/collections/${created.id}/transfer`, {
       ...as(U.ben),
-      body: { organization: 'globex' },
+      body: { organization: 'southwind' },
     });
     expect(refused.status).toBe(412);
     expect(refused.body.error.message).toContain('cannot be moved');
-    expect((await p.api('GET', `/collections/${created.id}`)).body.organization).toBe('acme');
+    expect((await p.api('GET', `/collections/${created.id}`)).body.organization).toBe(ORG);
     expect(
-      (await p.api('POST', `/collections/${C.product}/transfer`, { ...as(U.ben), body: { organization: 'globex' } }))
+      (await p.api('POST', `/collections/${C.product}/transfer`, { ...as(U.ben), body: { organization: 'southwind' } }))
         .status,
     ).toBe(403);
   });
@@ -660,7 +747,7 @@ describe('collection permissions', () => {
       )?.permission;
     expect(await aggregate(U.dee)).toBe('edit');
     const invite = await p.api('POST', `/collections/${target.id}/permissions`, {
-      body: { role: 'admin', teams: [DEMO.teams.platform] },
+      body: { role: 'admin', teams: [T.platform] },
     });
     expect(invite.status).toBe(204);
     expect(await aggregate(U.dee)).toBe('admin');
@@ -675,15 +762,15 @@ describe('collection permissions', () => {
     const target = await createCollection({ title: 'For ivy' });
     const child = await createCollection({ title: 'For ivy, nested', parent: target.id });
     const ivy = userId(U.ivy);
-    expect((await p.api('GET', '/orgs/acme/collections', as(U.ivy))).status).toBe(404);
+    expect((await p.api('GET', `/orgs/${ORG}/collections`, as(U.ivy))).status).toBe(404);
     expect(
       (await p.api('POST', `/collections/${target.id}/permissions`, { body: { role: 'read', users: [ivy] } })).status,
     ).toBe(204);
-    const member = p.db.prepare("SELECT role FROM members WHERE org_id = 'acme' AND user_id = ?").get(ivy) as {
+    const member = p.db.prepare("SELECT role FROM members WHERE org_id = 'northwind' AND user_id = ?").get(ivy) as {
       role: string | null;
     };
     expect(member).toEqual({ role: null });
-    const seen = await p.api('GET', '/orgs/acme/collections', as(U.ivy));
+    const seen = await p.api('GET', `/orgs/${ORG}/collections`, as(U.ivy));
     expect(seen.status).toBe(200);
     expect(ids(seen)).toEqual([target.id, child.id]);
   });
@@ -713,7 +800,7 @@ describe('collection permissions', () => {
     expect((await p.api('GET', `${path}/users`, { query: { limit: 1001 } })).status).toBe(400);
   });
 
-  it('lists the demo guest grant on Guides', async () => {
+  it('lists the guest grant on Guides', async () => {
     const answer = await p.api('GET', `/collections/${C.guides}/permissions/users`);
     expect(answer.body.items).toEqual([{ permission: 'read', user: expect.objectContaining({ email: U.gus }) }]);
   });

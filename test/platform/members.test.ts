@@ -1,14 +1,49 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { ACME_SPACES_IN_TREE_ORDER } from '../fixtures/demo-order.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
+const acme = 'northwind';
+const globex = 'southwind';
+const NAMES = {
+  ada: 'Ada Lovelace',
+  ben: 'Ben Okafor',
+  cy: 'Cy Tanaka',
+  dee: 'Dee Alvarez',
+  eve: 'Eve Martin',
+  finn: 'Finn Larsen',
+  gus: 'Gus Partner',
+  hana: 'Hana Kowalski',
+  ivy: 'Ivy Chen',
+};
+type UserKey = keyof typeof NAMES;
+/** Northwind's spaces that are not deleted, oldest first ("Company handbook" the oldest). */
+const LIVE_SPACES = [
+  'Company handbook',
+  'Runbooks',
+  'Status page',
+  'Architecture decisions',
+  'Onboarding checklist',
+  'Incident postmortems',
+  'Getting started',
+  'Tutorials',
+  'Performance tuning',
+  'Security hardening',
+  'Guide de démarrage',
+  'Erste Schritte',
+  'Getting started (FR)',
+];
+/** Northwind's deleted spaces. */
+const DELETED_SPACES = ['Meeting notes 2023', 'Old drafts'];
 
 let p: TestPlatform;
-const ids = {} as Record<keyof typeof U, string>;
-const token = (key: keyof typeof U) => p.token(U[key]);
+const users = {} as Record<UserKey, TestUser>;
+/** The users' e-mails. */
+const U = {} as Record<UserKey, string>;
+const ids = {} as Record<UserKey, string>;
+/** Northwind's teams: Writers (owner ben; dee, eve), Reviewers (owner cy; finn), Platform (owner dee). */
+const T = {} as Record<'writers' | 'reviewers' | 'platform', string>;
+const token = (key: UserKey) => users[key].token;
+const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
 /** Follows `next.page` with the given limit until the last page; returns every page. */
 async function walk(path: string, query: Record<string, string | number>, as = p.adminToken) {
@@ -24,10 +59,69 @@ async function walk(path: string, query: Record<string, string | number>, as = p
   throw new Error('pagination did not end');
 }
 
+/**
+ * Northwind (default role `read`, e-mails at example.test): ada admin, ben `create`, cy `review`, dee `edit` (SSO),
+ * eve `comment`, finn `read` (`edit` on Runbooks; `review` on the Internal collection through Reviewers), gus a
+ * guest from partner.test (`read` on the Guides collection, `comment` on its Tutorials space); they joined in that
+ * order, and cy and finn were never seen. Incident postmortems needs cy's and dee's review. Southwind: ada its only
+ * admin, hana, and a space of its own. ivy is in no organization.
+ */
 beforeAll(async () => {
-  p = await startTestPlatform();
-  for (const [key, email] of Object.entries(U)) {
-    ids[key as keyof typeof U] = p.userId(email);
+  p = await startTestPlatform({ seed: false });
+  for (const [key, name] of Object.entries(NAMES) as Array<[UserKey, string]>) {
+    users[key] = addUser(p, key, { name, ...(key === 'gus' ? { email: 'gus@partner.test' } : {}) });
+    U[key] = users[key].email;
+    ids[key] = users[key].id;
+  }
+  const roles = {
+    ada: 'admin',
+    ben: 'create',
+    cy: 'review',
+    dee: 'edit',
+    eve: 'comment',
+    finn: 'read',
+    gus: null,
+  } as const;
+  const seen: Partial<Record<UserKey, number>> = { ada: 1, dee: 2, ben: 3, gus: 4, eve: 5 };
+  const org = addOrg(p, {
+    id: acme,
+    members: roles,
+    users,
+    defaultRole: 'read',
+    memberships: Object.fromEntries(
+      Object.keys(roles).map((key, i) => [
+        key,
+        {
+          joinedAt: ago(24 * (10 - i)),
+          ...(seen[key as UserKey] ? { lastSeenAt: ago(seen[key as UserKey]!) } : {}),
+          sso: key === 'dee',
+        },
+      ]),
+    ),
+  });
+  const south = addOrg(p, { id: globex, members: { ada: 'admin', hana: 'edit' }, users });
+  await south.space('Partner API');
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.reviewers = await org.team('Reviewers', ['finn'], { owners: ['cy'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  const internal = await org.collection('Internal');
+  await org.grant({ collection: internal }, 'review', { teams: [T.reviewers] });
+  const guides = await org.collection('Guides');
+  await org.grant({ collection: guides }, 'read', { users: ['gus'] });
+  const parents: Record<string, string> = { 'Onboarding checklist': internal, 'Incident postmortems': internal };
+  for (const title of LIVE_SPACES.slice(LIVE_SPACES.indexOf('Getting started'))) parents[title] = guides;
+  for (const [i, title] of [...LIVE_SPACES, ...DELETED_SPACES].entries()) {
+    const space = await org.space(title, parents[title] ? { parent: parents[title] } : {});
+    // Distinct creation times: members' spaces are listed by them.
+    p.db.prepare('UPDATE spaces SET created_at = ? WHERE id = ?').run(ago(100 - i), space);
+    if (title === 'Runbooks') await org.grant({ space }, 'edit', { users: ['finn'] });
+    if (title === 'Architecture decisions') await org.grant({ space }, 'edit', { teams: [T.platform] });
+    if (title === 'Tutorials') await org.grant({ space }, 'comment', { users: ['gus'] });
+    if (title === 'Incident postmortems') {
+      const mergeRules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [ids.cy, ids.dee] }] };
+      expect((await p.api('PATCH', `/spaces/${space}`, { body: { mergeRules } })).status).toBe(200);
+    }
+    if (DELETED_SPACES.includes(title)) expect((await p.api('DELETE', `/spaces/${space}`)).status).toBe(205);
   }
 });
 
@@ -110,7 +204,7 @@ describe('GET /orgs/{organizationId}/members', () => {
     expect(several.body.items.map((m: any) => m.id)).toEqual([ids.dee, ids.eve, ids.finn, ids.gus]);
     const none = await p.api('GET', path, { query: { search: 'nobody-here' } });
     expect(none.body).toEqual({ count: 0, items: [] });
-    const combined = await p.api('GET', path, { query: { search: 'acme.test', role: 'create' } });
+    const combined = await p.api('GET', path, { query: { search: 'example.test', role: 'create' } });
     expect(combined.body.items.map((m: any) => m.id)).toEqual([ids.ben]);
   });
 
@@ -173,7 +267,7 @@ describe('GET /orgs/{organizationId}/members/{userId}', () => {
 });
 
 describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
-  const path = (key: keyof typeof U) => `/orgs/${acme}/members/${ids[key]}/spaces`;
+  const path = (key: UserKey) => `/orgs/${acme}/members/${ids[key]}/spaces`;
 
   it("lists the target member's spaces with the target's role, not the caller's", async () => {
     const { status, body } = await p.api('GET', path('gus'));
@@ -182,7 +276,6 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
     const byTitle = Object.fromEntries(body.items.map((item: any) => [item.space.title, item.permission]));
     expect(byTitle).toEqual({
       'Getting started': 'read',
-      // The demo translation's result space, in Guides too.
       'Getting started (FR)': 'read',
       Tutorials: 'comment',
       'Guide de démarrage': 'read',
@@ -196,13 +289,12 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
   it('lets a member list their own spaces, deleted ones excluded', async () => {
     const { status, body } = await p.api('GET', path('finn'), { token: token('finn') });
     expect(status).toBe(200);
-    // Every live space of Acme: finn reads them all.
-    expect(body.count).toBe(ACME_SPACES_IN_TREE_ORDER.length);
+    // Every live space of the organization: finn reads them all.
+    expect(body.count).toBe(LIVE_SPACES.length);
     const titles = body.items.map((item: any) => item.space.title);
-    expect(titles).not.toContain(DEMO.spaces.deleted);
-    expect(titles).not.toContain(DEMO.spaces.expired);
+    for (const title of DELETED_SPACES) expect(titles).not.toContain(title);
     const byTitle = Object.fromEntries(body.items.map((item: any) => [item.space.title, item.permission]));
-    expect(byTitle[DEMO.spaces.userGrant]).toBe('edit');
+    expect(byTitle.Runbooks).toBe('edit');
     expect(byTitle['Onboarding checklist']).toBe('review');
     expect(byTitle['Status page']).toBe('read');
     const own = await p.api('GET', path('gus'), { token: token('gus') });
@@ -213,14 +305,14 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
   it('orders by creation date, newest first by default', async () => {
     const desc = await p.api('GET', path('ada'));
     const asc = await p.api('GET', path('ada'), { query: { order: 'asc' } });
-    expect(desc.body.count).toBe(ACME_SPACES_IN_TREE_ORDER.length);
+    expect(desc.body.count).toBe(LIVE_SPACES.length);
     expect(desc.body.items.every((item: any) => item.permission === 'admin')).toBe(true);
     const created = desc.body.items.map((item: any) => item.space.createdAt);
     expect(created).toEqual([...created].sort().reverse());
     expect(asc.body.items.map((item: any) => item.space.id)).toEqual(
       desc.body.items.map((item: any) => item.space.id).reverse(),
     );
-    expect(asc.body.items[0].space.title).toBe(DEMO.spaces.gitSynced);
+    expect(asc.body.items[0].space.title).toBe('Company handbook');
   });
 
   it('walks pages of 2 until exhausted', async () => {
@@ -252,7 +344,7 @@ describe('GET /orgs/{organizationId}/members/{userId}/spaces', () => {
 });
 
 describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
-  const path = (key: keyof typeof U) => `/orgs/${acme}/members/${ids[key]}/teams`;
+  const path = (key: UserKey) => `/orgs/${acme}/members/${ids[key]}/teams`;
 
   it("lists a member's teams with their team role", async () => {
     const { status, body } = await p.api('GET', path('dee'));
@@ -262,7 +354,7 @@ describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
       {
         team: {
           object: 'team',
-          id: DEMO.teams.platform,
+          id: T.platform,
           title: 'Platform',
           members: 1,
           spaces: 1,
@@ -270,7 +362,7 @@ describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
         },
         member: { role: 'owner' },
       },
-      { team: { id: DEMO.teams.writers, title: 'Writers', members: 3, spaces: 0 }, member: { role: 'member' } },
+      { team: { id: T.writers, title: 'Writers', members: 3, spaces: 0 }, member: { role: 'member' } },
     ]);
     expect(typeof body.items[0].team.createdAt).toBe('string');
   });
@@ -284,13 +376,13 @@ describe('GET /orgs/{organizationId}/members/{userId}/teams', () => {
 
   it('filters by title, case-insensitively', async () => {
     const { body } = await p.api('GET', path('dee'), { query: { title: 'WRIT' } });
-    expect(body).toMatchObject({ count: 1, items: [{ team: { id: DEMO.teams.writers } }] });
+    expect(body).toMatchObject({ count: 1, items: [{ team: { id: T.writers } }] });
     expect((await p.api('GET', path('dee'), { query: { title: 'zzz' } })).body).toEqual({ count: 0, items: [] });
   });
 
   it('walks pages until exhausted', async () => {
     const pages = await walk(path('dee'), { limit: 1 });
-    expect(pages.map((page) => page.items[0].team.id)).toEqual([DEMO.teams.platform, DEMO.teams.writers]);
+    expect(pages.map((page) => page.items[0].team.id)).toEqual([T.platform, T.writers]);
     const none = await p.api('GET', path('ada'));
     expect(none.body).toEqual({ count: 0, items: [] });
     for (const query of <Array<Record<string, string | number>>>[
@@ -333,7 +425,7 @@ describe('POST /orgs/{organizationId}/ping', () => {
 });
 
 describe('PATCH /orgs/{organizationId}/members/{userId}', () => {
-  const path = (key: keyof typeof U, org: string = acme) => `/orgs/${org}/members/${ids[key]}`;
+  const path = (key: UserKey, org: string = acme) => `/orgs/${org}/members/${ids[key]}`;
 
   it('changes a role, to guest too', async () => {
     const { status, body } = await p.api('PATCH', path('cy'), { body: { role: 'edit' } });
@@ -404,7 +496,7 @@ describe('POST /orgs/{organizationId}/members/{userId}/sso', () => {
 });
 
 describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
-  const path = (key: keyof typeof U) => `/orgs/${acme}/members/${ids[key]}`;
+  const path = (key: UserKey) => `/orgs/${acme}/members/${ids[key]}`;
 
   it('is a 403 when a non-admin removes someone else', async () => {
     expect((await p.api('DELETE', path('eve'), { token: token('finn') })).status).toBe(403);
@@ -418,7 +510,7 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
     expect(left.status).toBe(205);
     expect(left.body).toBeUndefined();
     expect((await p.api('GET', path('eve'))).status).toBe(404);
-    expect((await p.api('GET', `/orgs/${acme}/teams/${DEMO.teams.writers}`)).body.members).toBe(2);
+    expect((await p.api('GET', `/orgs/${acme}/teams/${T.writers}`)).body.members).toBe(2);
     expect((await p.api('GET', `/orgs/${globex}/members/${ids.eve}`)).status).toBe(200);
     const again = await p.api('DELETE', path('eve'));
     expect(again.status).toBe(204);
@@ -431,7 +523,7 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
       .prepare("SELECT COUNT(*) AS n FROM content_permissions WHERE principal_type = 'user' AND principal_id = ?")
       .get(ids.finn) as { n: number };
     expect(grants.n).toBe(0);
-    expect((await p.api('GET', `/orgs/${acme}/teams/${DEMO.teams.reviewers}`)).body.members).toBe(1);
+    expect((await p.api('GET', `/orgs/${acme}/teams/${T.reviewers}`)).body.members).toBe(1);
     expect((await p.api('GET', `/orgs/${acme}`, { token: token('finn') })).status).toBe(404);
   });
 
@@ -448,7 +540,7 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
   });
 
   it('takes the removed member out of the merge rules of the organization and its spaces', async () => {
-    const reviewers = (...keys: Array<keyof typeof U>) => ({
+    const reviewers = (...keys: Array<UserKey>) => ({
       rule: 'require_specific_reviewers',
       users: keys.map((key) => ids[key]),
     });
@@ -469,7 +561,7 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
     }
     expect((await p.api('DELETE', `/spaces/${deleted}`)).status).toBe(205);
     const globexRules = JSON.stringify({ type: 'rules', rules: [reviewers('dee')] });
-    p.db.prepare("UPDATE organizations SET merge_rules = ? WHERE id = 'globex'").run(globexRules);
+    p.db.prepare("UPDATE organizations SET merge_rules = ? WHERE id = 'southwind'").run(globexRules);
     const untouched = p.db.prepare("SELECT merge_rules FROM spaces WHERE title = 'Partner API'").get() as {
       merge_rules: string;
     };
@@ -486,7 +578,7 @@ describe('DELETE /orgs/{organizationId}/members/{userId}', () => {
     };
     expect(JSON.parse(deletedRules.merge_rules)).toEqual({ type: 'rules', rules: [] });
     expect(
-      (p.db.prepare("SELECT merge_rules FROM organizations WHERE id = 'globex'").get() as { merge_rules: string })
+      (p.db.prepare("SELECT merge_rules FROM organizations WHERE id = 'southwind'").get() as { merge_rules: string })
         .merge_rules,
     ).toBe(globexRules);
     expect(

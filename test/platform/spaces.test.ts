@@ -1,24 +1,182 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { ACME_SPACES_IN_TREE_ORDER } from '../fixtures/demo-order.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const C = DEMO.collections;
-const U = DEMO.users;
-const S = DEMO.spaces;
 const DAY = 24 * 60 * 60 * 1000;
+const NAMES = {
+  ada: 'Ada Lovelace',
+  ben: 'Ben Okafor',
+  cy: 'Cy Tanaka',
+  dee: 'Dee Alvarez',
+  eve: 'Eve Martin',
+  finn: 'Finn Larsen',
+  gus: 'Gus Partner',
+  hana: 'Hana Kowalski',
+  ivy: 'Ivy Chen',
+};
+type Key = keyof typeof NAMES;
+/** The users' e-mails. */
+const U = {} as Record<Key, string>;
+const users = {} as Record<Key, TestUser>;
+/**
+ * Northwind's collections: Product > Guides (gus has `read`) > Advanced, Engineering (`defaultLevel: read`; team
+ * Writers has `edit`), Internal (team Reviewers has `review`); and Southwind's Handbook.
+ */
+const C = {} as Record<'product' | 'guides' | 'advanced' | 'engineering' | 'internal' | 'southHandbook', string>;
+/** Spaces the tests single out, by their role in them. */
+const S = {
+  /** Root, private, Git-synced. */
+  gitSynced: 'Company handbook',
+  /** In Product, public. */
+  public: 'Release notes',
+  /** In Engineering, visitor-auth, merge rules requiring cy's review. */
+  visitorAuth: 'API reference',
+  /** In Engineering, private; finn has a direct `edit` grant. */
+  userGrant: 'Runbooks',
+  /** In Engineering, private, no merge rules; team Platform has `edit`. */
+  teamGrant: 'Architecture decisions',
+  /** In Guides, in-collection; gus has a direct `comment` grant. */
+  guestComment: 'Tutorials',
+  /** In Advanced, private and locked. */
+  locked: 'Security hardening',
+  /** In Guides, share-link, German. */
+  shareLink: 'Erste Schritte',
+  /** In Engineering, deleted two days ago. */
+  deleted: 'SDK changelog',
+  /** In Internal, deleted ten days ago: past restoring. */
+  expired: 'Meeting notes 2023',
+};
+/** Northwind's live spaces in tree order (each collection's contents right after it, by position). */
+const ACME_TREE = [
+  'Performance tuning',
+  'Security hardening',
+  'Getting started',
+  'Getting started (FR)',
+  'Tutorials',
+  'Guide de démarrage',
+  'Erste Schritte',
+  'Product overview',
+  'Release notes',
+  'Roadmap',
+  'Pricing FAQ',
+  'API reference',
+  'Architecture decisions',
+  'Runbooks',
+  'Onboarding checklist',
+  'Incident postmortems',
+  'Company handbook',
+  'Status page',
+  'Brand guidelines',
+  'Petstore API',
+];
+
+/** Northwind's teams: Writers (owner ben; dee, eve), Reviewers (owner cy; finn), Platform (owner dee). */
+const T = {} as Record<'writers' | 'reviewers' | 'platform', string>;
 
 let p: TestPlatform;
 
+/**
+ * Northwind: ada admin, ben `create`, cy `review`, dee `edit`, eve `comment`, finn `read`, gus a guest; three
+ * teams, its collections and spaces (`S`, `ACME_TREE`, two deleted), each with its own emoji but one. Southwind:
+ * ada admin, hana `edit`, its Handbook and seven spaces. ivy is in no organization.
+ */
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  for (const [key, name] of Object.entries(NAMES) as Array<[Key, string]>) {
+    users[key] = addUser(p, key, { name });
+    U[key] = users[key].email;
+  }
+  const org = addOrg(p, {
+    id: 'northwind',
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+    users,
+  });
+  const south = addOrg(p, { id: 'southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  C.southHandbook = await south.collection('Handbook');
+  for (const [title, emoji, visibility] of [
+    ['Employee handbook', '📗', 'in-collection'],
+    ['Benefits', '🎁', 'private'],
+    ['Travel policy', '✈️', 'private'],
+    ['Developer portal', '💻', 'public'],
+    ['Partner API', '🤝', 'visitor-auth'],
+    ['Guide utilisateur', '📙', 'unlisted'],
+    ['Handbuch', undefined, 'share-link'],
+  ] as const) {
+    const inHandbook = title === 'Employee handbook' || title === 'Benefits' || title === 'Travel policy';
+    await south.space(title, {
+      visibility,
+      ...(emoji ? { emoji } : {}),
+      ...(inHandbook ? { parent: C.southHandbook } : {}),
+    });
+  }
+  C.product = await org.collection('Product');
+  C.guides = await org.collection('Guides', { parent: C.product });
+  C.advanced = await org.collection('Advanced', { parent: C.guides });
+  C.engineering = await org.collection('Engineering', { defaultLevel: 'read' });
+  C.internal = await org.collection('Internal');
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.reviewers = await org.team('Reviewers', ['finn'], { owners: ['cy'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ collection: C.engineering }, 'edit', { teams: [T.writers] });
+  await org.grant({ collection: C.internal }, 'review', { teams: [T.reviewers] });
+  await org.grant({ collection: C.guides }, 'read', { users: ['gus'] });
+  const spaces: Array<[string, string | undefined, Record<string, string>]> = [
+    ['Performance tuning', C.advanced, { emoji: '⚡', visibility: 'in-collection', language: 'en' }],
+    ['Security hardening', C.advanced, { emoji: '🔒', language: 'en', editMode: 'locked' }],
+    ['Getting started', C.guides, { emoji: '👋', visibility: 'public', language: 'en' }],
+    ['Getting started (FR)', C.guides, { language: 'fr' }],
+    ['Tutorials', C.guides, { emoji: '🧭', visibility: 'in-collection', language: 'en' }],
+    ['Guide de démarrage', C.guides, { emoji: '🇫🇷', visibility: 'unlisted', language: 'fr' }],
+    ['Erste Schritte', C.guides, { emoji: '🇩🇪', visibility: 'share-link', language: 'de' }],
+    ['Product overview', C.product, { emoji: '🚀', visibility: 'public', language: 'en' }],
+    ['Release notes', C.product, { emoji: '📣', visibility: 'public', language: 'en' }],
+    ['Roadmap', C.product, { emoji: '🗺️', visibility: 'in-collection' }],
+    ['Pricing FAQ', C.product, { visibility: 'share-link', language: 'en' }],
+    ['API reference', C.engineering, { emoji: '🔌', visibility: 'visitor-auth', language: 'en' }],
+    ['Architecture decisions', C.engineering, { emoji: '🏛️' }],
+    ['Runbooks', C.engineering, { emoji: '🛠️', language: 'en' }],
+    ['SDK changelog', C.engineering, { emoji: '🧾', language: 'en' }],
+    ['Onboarding checklist', C.internal, { emoji: '✅', visibility: 'in-collection' }],
+    ['Incident postmortems', C.internal, { emoji: '🚒', editMode: 'locked' }],
+    ['Meeting notes 2023', C.internal, { emoji: '🗒️' }],
+    ['Company handbook', undefined, { emoji: '📘', language: 'en' }],
+    ['Status page', undefined, { emoji: '🟢', visibility: 'public', language: 'en' }],
+    ['Brand guidelines', undefined, { emoji: '🎨', visibility: 'unlisted', editMode: 'locked' }],
+    ['Petstore API', undefined, { emoji: '🐾', visibility: 'public', language: 'en' }],
+  ];
+  const ids: Record<string, string> = {};
+  for (const [title, parent, { editMode, ...settings }] of spaces) {
+    ids[title] = await org.space(title, { ...(parent ? { parent } : {}), ...settings });
+    if (editMode) expect((await p.api('PATCH', `/spaces/${ids[title]}`, { body: { editMode } })).status).toBe(200);
+  }
+  const mergeRules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [users.cy.id] }] };
+  expect((await p.api('PATCH', `/spaces/${ids[S.visitorAuth]}`, { body: { mergeRules } })).status).toBe(200);
+  const none = { mergeRules: { type: 'none' } };
+  expect((await p.api('PATCH', `/spaces/${ids[S.teamGrant]}`, { body: none })).status).toBe(200);
+  // The API has no way to connect a Git repository: it is a setting of the platform's store.
+  const gitSync = { repoName: 'northwind/handbook', installationProvider: 'github', integration: 'github' };
+  p.db
+    .prepare('UPDATE spaces SET git_sync = ? WHERE id = ?')
+    .run(JSON.stringify({ ...gitSync, url: 'https://github.test/northwind/handbook' }), ids[S.gitSynced]);
+  await org.grant({ space: ids[S.userGrant]! }, 'edit', { users: ['finn'] });
+  await org.grant({ space: ids[S.teamGrant]! }, 'edit', { teams: [T.platform] });
+  await org.grant({ space: ids[S.guestComment]! }, 'comment', { users: ['gus'] });
+  for (const [title, days] of [
+    [S.deleted, 2],
+    [S.expired, 10],
+  ] as const) {
+    expect((await p.api('DELETE', `/spaces/${ids[title]}`)).status).toBe(205);
+    p.db
+      .prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?')
+      .run(new Date(Date.now() - days * DAY).toISOString(), ids[title]);
+  }
 });
 
 afterAll(async () => {
   await p?.destroy();
 });
 
-const as = (email: string) => ({ token: p.token(email) });
+const as = (email: string) => ({ token: Object.values(users).find((user) => user.email === email)!.token });
 const userId = (email: string) => p.userId(email);
 const spaceRow = (title: string) =>
   p.db.prepare('SELECT * FROM spaces WHERE title = ? ORDER BY created_at LIMIT 1').get(title) as {
@@ -36,7 +194,7 @@ const setDeletedAt = (id: string, msAgo: number | null) =>
     .run(msAgo === null ? null : new Date(Date.now() - msAgo).toISOString(), id);
 
 async function createSpace(body: Record<string, unknown> = {}, email: string = U.ada): Promise<any> {
-  const answer = await p.api('POST', '/orgs/acme/spaces', { ...as(email), body });
+  const answer = await p.api('POST', '/orgs/northwind/spaces', { ...as(email), body });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body;
 }
@@ -44,20 +202,18 @@ async function createSpace(body: Record<string, unknown> = {}, email: string = U
 const collectionSpaces = async (collectionId: string) =>
   titles((await p.api('GET', `/collections/${collectionId}/spaces`)).body.items);
 
-const ACME_TREE = ACME_SPACES_IN_TREE_ORDER;
-
 describe('GET /orgs/{organizationId}/spaces', () => {
   it('lists the non-deleted spaces in tree order', async () => {
-    const answer = await p.api('GET', '/orgs/acme/spaces');
+    const answer = await p.api('GET', '/orgs/northwind/spaces');
     expect(answer.status).toBe(200);
     expect(answer.body.count).toBe(ACME_TREE.length);
     expect(titles(answer.body.items)).toEqual(ACME_TREE);
     expect(answer.body.items.find((s: any) => s.title === S.gitSynced)).toMatchObject({
       object: 'space',
-      organization: 'acme',
+      organization: 'northwind',
       visibility: 'private',
       editMode: 'live',
-      gitSync: { repoName: 'acme/handbook', url: 'https://github.test/acme/handbook' },
+      gitSync: { repoName: 'northwind/handbook', url: 'https://github.test/northwind/handbook' },
       permissions: { view: true, access: true, admin: true, edit: true },
     });
   });
@@ -67,7 +223,7 @@ describe('GET /orgs/{organizationId}/spaces', () => {
     let page: string | undefined;
     let pages = 0;
     do {
-      const answer = await p.api('GET', '/orgs/acme/spaces', { query: { limit: 2, ...(page ? { page } : {}) } });
+      const answer = await p.api('GET', '/orgs/northwind/spaces', { query: { limit: 2, ...(page ? { page } : {}) } });
       expect(answer.status).toBe(200);
       expect(answer.body.count).toBe(ACME_TREE.length);
       // Two at a time; the last page holds what is left.
@@ -88,18 +244,17 @@ describe('GET /orgs/{organizationId}/spaces', () => {
       { page: '***' },
     ];
     for (const query of queries) {
-      expect((await p.api('GET', '/orgs/acme/spaces', { query })).status, JSON.stringify(query)).toBe(400);
+      expect((await p.api('GET', '/orgs/northwind/spaces', { query })).status, JSON.stringify(query)).toBe(400);
     }
   });
 
   it('shows a guest only what was granted, and is a 404 outside the organization', async () => {
-    const gus = await p.api('GET', '/orgs/acme/spaces', as(U.gus));
+    const gus = await p.api('GET', '/orgs/northwind/spaces', as(U.gus));
     expect(gus.status).toBe(200);
-    // Guides (read) holds the demo translation's result space too.
     expect(titles(gus.body.items)).toEqual(ACME_TREE.slice(0, 7));
-    expect((await p.api('GET', '/orgs/acme/spaces', as(U.hana))).status).toBe(404);
-    expect((await p.api('GET', '/orgs/acme/spaces', as(U.ivy))).status).toBe(404);
-    expect((await p.api('GET', '/orgs/globex/spaces', as(U.hana))).body.count).toBe(7);
+    expect((await p.api('GET', '/orgs/northwind/spaces', as(U.hana))).status).toBe(404);
+    expect((await p.api('GET', '/orgs/northwind/spaces', as(U.ivy))).status).toBe(404);
+    expect((await p.api('GET', '/orgs/southwind/spaces', as(U.hana))).body.count).toBe(7);
   });
 });
 
@@ -111,7 +266,7 @@ describe('POST /orgs/{organizationId}/spaces', () => {
       title: 'Fresh space',
       visibility: 'private',
       editMode: 'live',
-      organization: 'acme',
+      organization: 'northwind',
       defaultLevel: 'inherit',
       mergeRules: { type: 'inherit' },
     });
@@ -120,7 +275,7 @@ describe('POST /orgs/{organizationId}/spaces', () => {
     expect(created.revision).toMatch(/^[A-Za-z0-9]{20}$/);
     const row = spaceRow('Fresh space');
     expect(row.share_key).toMatch(/^[A-Za-z0-9]{24}$/);
-    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items).at(-1)).toBe('Fresh space');
+    expect(titles((await p.api('GET', '/orgs/northwind/spaces')).body.items).at(-1)).toBe('Fresh space');
   });
 
   it('accepts every documented field and defaults the title', async () => {
@@ -155,7 +310,7 @@ describe('POST /orgs/{organizationId}/spaces', () => {
       [{ title: 'A', template: 'x' }, 'template'],
     ];
     for (const [body, field] of cases) {
-      const answer = await p.api('POST', '/orgs/acme/spaces', { body });
+      const answer = await p.api('POST', '/orgs/northwind/spaces', { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.error.message).toContain(field);
     }
@@ -163,7 +318,7 @@ describe('POST /orgs/{organizationId}/spaces', () => {
 
   it('needs a title of 1 to 50 characters after trimming', async () => {
     for (const title of ['', ' ', '\t\n ', 'x'.repeat(51), ` ${'x'.repeat(51)} `]) {
-      const answer = await p.api('POST', '/orgs/acme/spaces', { body: { title } });
+      const answer = await p.api('POST', '/orgs/northwind/spaces', { body: { title } });
       expect(answer.status, JSON.stringify(title)).toBe(400);
       expect(answer.body.error.message).toBe('Invalid body field "title": must be 1 to 50 characters');
     }
@@ -172,14 +327,16 @@ describe('POST /orgs/{organizationId}/spaces', () => {
   });
 
   it('needs create in the organization and on the parent', async () => {
-    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.finn), body: {} })).status).toBe(403);
-    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.gus), body: { parent: C.guides } })).status).toBe(403);
-    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.hana), body: {} })).status).toBe(404);
-    expect((await p.api('POST', '/orgs/acme/spaces', { ...as(U.ben), body: { parent: C.engineering } })).status).toBe(
+    expect((await p.api('POST', '/orgs/northwind/spaces', { ...as(U.finn), body: {} })).status).toBe(403);
+    expect((await p.api('POST', '/orgs/northwind/spaces', { ...as(U.gus), body: { parent: C.guides } })).status).toBe(
       403,
     );
-    expect((await p.api('POST', '/orgs/acme/spaces', { body: { parent: 'nope' } })).status).toBe(404);
-    expect((await p.api('POST', '/orgs/acme/spaces', { body: { parent: C.globexHandbook } })).status).toBe(404);
+    expect((await p.api('POST', '/orgs/northwind/spaces', { ...as(U.hana), body: {} })).status).toBe(404);
+    expect(
+      (await p.api('POST', '/orgs/northwind/spaces', { ...as(U.ben), body: { parent: C.engineering } })).status,
+    ).toBe(403);
+    expect((await p.api('POST', '/orgs/northwind/spaces', { body: { parent: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', '/orgs/northwind/spaces', { body: { parent: C.southHandbook } })).status).toBe(404);
     const ben = await createSpace({ title: 'By ben', parent: C.product }, U.ben);
     expect(ben.permissions).toMatchObject({ access: true, admin: false, edit: true, review: true });
   });
@@ -240,7 +397,7 @@ describe('GET /spaces/{spaceId}', () => {
     expect(`${published.origin}${published.pathname}`).toBe(`${base}/${row.id}`);
     expect(published.searchParams.get('shareKey')).toBe(row.share_key);
     expect(admin.body.urls.public).toBeUndefined();
-    const listed = (await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.items.find(
+    const listed = (await p.api('GET', '/orgs/northwind/spaces', { query: { limit: 1000 } })).body.items.find(
       (space: { id: string }) => space.id === row.id,
     );
     expect(listed.urls.published).toBe(admin.body.urls.published);
@@ -442,14 +599,14 @@ describe('DELETE /spaces/{spaceId} and POST /spaces/{spaceId}/restore', () => {
   });
 
   it('puts an in-collection space whose collection is gone back as private', async () => {
-    const holder = await p.api('POST', '/orgs/acme/collections', { body: { title: 'Holder' } });
+    const holder = await p.api('POST', '/orgs/northwind/collections', { body: { title: 'Holder' } });
     const space = await createSpace({ title: 'Orphan', parent: holder.body.id, visibility: 'in-collection' });
     expect((await p.api('DELETE', `/collections/${holder.body.id}`)).status).toBe(205);
     const restored = await p.api('POST', `/spaces/${space.id}/restore`);
     expect(restored.status).toBe(200);
     expect(restored.body.parent).toBeUndefined();
     expect(restored.body.visibility).toBe('private');
-    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items).at(-1)).toBe('Orphan');
+    expect(titles((await p.api('GET', '/orgs/northwind/spaces')).body.items).at(-1)).toBe('Orphan');
   });
 });
 
@@ -465,7 +622,7 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
       emoji: '📣',
       language: 'en',
       editMode: 'live',
-      organization: 'acme',
+      organization: 'northwind',
     });
     expect(answer.body.id).not.toBe(original.id);
     expect(answer.body.revision).not.toBe(original.revision);
@@ -485,7 +642,7 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
         "SELECT principal_type, principal_id, role FROM content_permissions WHERE content_type = 'space' AND content_id = ?",
       )
       .all(answer.body.id);
-    expect(grants).toEqual([{ principal_type: 'team', principal_id: DEMO.teams.platform, role: 'edit' }]);
+    expect(grants).toEqual([{ principal_type: 'team', principal_id: T.platform, role: 'edit' }]);
 
     const runbooksCopy = await p.api('POST', `/spaces/${spaceId(S.userGrant)}/duplicate`);
     const finnSees = await p.api('GET', `/spaces/${runbooksCopy.body.id}`, as(U.finn));
@@ -524,7 +681,7 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
       expect(answer.status, `${title} ${email}`).toBe(403);
       expect(answer.body.error.message, `${title} ${email}`).toBe(inOrg);
     }
-    const shelf = (await p.api('POST', '/orgs/acme/collections', { body: { title: 'Read-only shelf' } })).body
+    const shelf = (await p.api('POST', '/orgs/northwind/collections', { body: { title: 'Read-only shelf' } })).body
       .id as string;
     expect((await p.api('PATCH', `/collections/${shelf}`, { body: { defaultLevel: 'read' } })).status).toBe(200);
     const inShelf = await createSpace({ title: 'On the shelf', parent: shelf });
@@ -536,7 +693,7 @@ describe('POST /spaces/{spaceId}/duplicate', () => {
 });
 
 describe('space emoji', () => {
-  const demoEmojis = () =>
+  const storedEmojis = () =>
     (p.db.prepare('SELECT DISTINCT emoji FROM spaces WHERE emoji IS NOT NULL').all() as Array<{ emoji: string }>).map(
       (row) => row.emoji,
     );
@@ -577,13 +734,14 @@ describe('space emoji', () => {
     '😀'.repeat(51),
   ];
 
-  it('accepts the demo emojis, emoji sequences and hex code points, on create and update', async () => {
-    const emojis = demoEmojis();
+  it('accepts the emojis of the stored spaces, emoji sequences and hex code points, on create and update', async () => {
+    const emojis = storedEmojis();
     expect(emojis.length).toBeGreaterThan(15);
-    const box = (await p.api('POST', '/orgs/acme/collections', { body: { title: 'Emoji box' } })).body.id as string;
+    const box = (await p.api('POST', '/orgs/northwind/collections', { body: { title: 'Emoji box' } })).body
+      .id as string;
     const target = await createSpace({ title: 'Emoji target', parent: box });
     for (const emoji of [...emojis, ...accepted]) {
-      const created = await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Emoji', emoji, parent: box } });
+      const created = await p.api('POST', '/orgs/northwind/spaces', { body: { title: 'Emoji', emoji, parent: box } });
       expect(created.status, emoji).toBe(201);
       expect(created.body.emoji).toBe(emoji);
       const patched = await p.api('PATCH', `/spaces/${target.id}`, { body: { emoji } });
@@ -596,10 +754,10 @@ describe('space emoji', () => {
 
   it('refuses anything else with a 400 naming emoji, on create and update', async () => {
     const target = await createSpace({ title: 'Emoji kept', emoji: '🧪' });
-    const before = (await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.count;
+    const before = (await p.api('GET', '/orgs/northwind/spaces', { query: { limit: 1000 } })).body.count;
     for (const emoji of [...refused, 42]) {
       for (const [method, path] of [
-        ['POST', '/orgs/acme/spaces'],
+        ['POST', '/orgs/northwind/spaces'],
         ['PATCH', `/spaces/${target.id}`],
       ] as const) {
         const answer = await p.api(method, path, { body: { emoji } });
@@ -608,16 +766,16 @@ describe('space emoji', () => {
       }
     }
     expect(
-      (await p.api('POST', '/orgs/acme/spaces', { body: { emoji: 'not an emoji at all' } })).body.error.message,
+      (await p.api('POST', '/orgs/northwind/spaces', { body: { emoji: 'not an emoji at all' } })).body.error.message,
     ).toBe('Invalid body field "emoji": must be an emoji such as 😀 or its code point in hex such as 1f600');
     expect((await p.api('GET', `/spaces/${target.id}`)).body.emoji).toBe('🧪');
-    expect((await p.api('GET', '/orgs/acme/spaces', { query: { limit: 1000 } })).body.count).toBe(before);
+    expect((await p.api('GET', '/orgs/northwind/spaces', { query: { limit: 1000 } })).body.count).toBe(before);
   });
 });
 
 describe('POST /spaces/{spaceId}/move', () => {
   it('reorders spaces inside a collection', async () => {
-    const holder = await p.api('POST', '/orgs/acme/collections', { body: { title: 'Shelf' } });
+    const holder = await p.api('POST', '/orgs/northwind/collections', { body: { title: 'Shelf' } });
     const shelf = holder.body.id as string;
     const a = await createSpace({ title: 'Shelf A', parent: shelf });
     const b = await createSpace({ title: 'Shelf B', parent: shelf });
@@ -659,13 +817,13 @@ describe('POST /spaces/{spaceId}/move', () => {
     const toRoot = await p.api('POST', `/spaces/${created.id}/move`, { body: { parent: null } });
     expect(toRoot.status).toBe(200);
     expect(toRoot.body.parent).toBeUndefined();
-    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items).at(-1)).toBe('Wanderer');
+    expect(titles((await p.api('GET', '/orgs/northwind/spaces')).body.items).at(-1)).toBe('Wanderer');
 
     const beforeCollection = await p.api('POST', `/spaces/${created.id}/move`, {
       body: { position: { before: { type: 'space', space: C.product } } },
     });
     expect(beforeCollection.status).toBe(200);
-    expect(titles((await p.api('GET', '/orgs/acme/spaces')).body.items)[0]).toBe('Wanderer');
+    expect(titles((await p.api('GET', '/orgs/northwind/spaces')).body.items)[0]).toBe('Wanderer');
   });
 
   it('rejects invalid positions and moves (400)', async () => {
@@ -691,7 +849,7 @@ describe('POST /spaces/{spaceId}/move', () => {
     const overview = spaceId('Product overview');
     expect((await p.api('POST', '/spaces/nope/move', { body: { parent: null } })).status).toBe(404);
     expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: 'nope' } })).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: C.globexHandbook } })).status).toBe(404);
+    expect((await p.api('POST', `/spaces/${overview}/move`, { body: { parent: C.southHandbook } })).status).toBe(404);
     expect(
       (await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/move`, { ...as(U.hana), body: { parent: null } })).status,
     ).toBe(404);
@@ -711,28 +869,21 @@ describe('POST /spaces/{spaceId}/transfer', () => {
       .prepare(
         "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'team', ?, 'admin', ?), ('space', ?, 'user', ?, 'edit', ?)",
       )
-      .run(
-        created.id,
-        DEMO.teams.writers,
-        new Date().toISOString(),
-        created.id,
-        userId(U.hana),
-        new Date().toISOString(),
-      );
-    const answer = await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } });
+      .run(created.id, T.writers, new Date().toISOString(), created.id, userId(U.hana), new Date().toISOString());
+    const answer = await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'southwind' } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: created.id, organization: 'globex', title: 'Emigrant' });
+    expect(answer.body).toMatchObject({ id: created.id, organization: 'southwind', title: 'Emigrant' });
     expect(answer.body.parent).toBeUndefined();
     const grants = p.db
       .prepare("SELECT principal_type FROM content_permissions WHERE content_type = 'space' AND content_id = ?")
       .all(created.id);
     expect(grants).toEqual([{ principal_type: 'user' }]);
-    expect(titles((await p.api('GET', '/orgs/globex/spaces')).body.items).at(-1)).toBe('Emigrant');
+    expect(titles((await p.api('GET', '/orgs/southwind/spaces')).body.items).at(-1)).toBe('Emigrant');
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.hana))).status).toBe(200);
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).status).toBe(404);
-    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(
-      409,
-    );
+    expect(
+      (await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'southwind' } })).status,
+    ).toBe(409);
   });
 
   it('drops the user grants and reviewers who are not members of the target organization', async () => {
@@ -749,11 +900,11 @@ describe('POST /spaces/{spaceId}/transfer', () => {
       .run(JSON.stringify({ type: 'rules', rules: [reviewers(cy), reviewers(ada, cy)] }), created.id);
     // dee is a Globex member too (a guest): her grant keeps its effect.
     p.db
-      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)")
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('southwind', ?, NULL, ?)")
       .run(dee, new Date().toISOString());
-    expect((await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'globex' } })).status).toBe(
-      200,
-    );
+    expect(
+      (await p.api('POST', `/spaces/${created.id}/transfer`, { body: { organization: 'southwind' } })).status,
+    ).toBe(200);
     const grantees = p.db
       .prepare(
         "SELECT principal_id FROM content_permissions WHERE content_type = 'space' AND content_id = ? AND principal_type = 'user'",
@@ -770,27 +921,27 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.dee))).body.permissions.edit).toBe(true);
     // eve joining Globex later does not bring her old grant back.
     p.db
-      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, NULL, ?)")
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('southwind', ?, NULL, ?)")
       .run(eve, new Date().toISOString());
     expect((await p.api('GET', `/spaces/${created.id}`, as(U.eve))).status).toBe(404);
-    p.db.prepare("DELETE FROM members WHERE org_id = 'globex' AND user_id IN (?, ?)").run(eve, dee);
+    p.db.prepare("DELETE FROM members WHERE org_id = 'southwind' AND user_id IN (?, ?)").run(eve, dee);
   });
 
   it('transfers into a collection of the target, or within the organization', async () => {
     const created = await createSpace({ title: 'Into handbook' });
     const answer = await p.api('POST', `/spaces/${created.id}/transfer`, {
-      body: { organization: 'globex', parent: C.globexHandbook },
+      body: { organization: 'southwind', parent: C.southHandbook },
     });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ organization: 'globex', parent: C.globexHandbook });
-    expect((await collectionSpaces(C.globexHandbook)).at(-1)).toBe('Into handbook');
+    expect(answer.body).toMatchObject({ organization: 'southwind', parent: C.southHandbook });
+    expect((await collectionSpaces(C.southHandbook)).at(-1)).toBe('Into handbook');
 
     const local = await createSpace({ title: 'Local move' });
     const inOrg = await p.api('POST', `/spaces/${local.id}/transfer`, { body: { parent: C.internal } });
     expect(inOrg.status).toBe(200);
-    expect(inOrg.body).toMatchObject({ organization: 'acme', parent: C.internal });
+    expect(inOrg.body).toMatchObject({ organization: 'northwind', parent: C.internal });
     expect(
-      (await p.api('POST', `/spaces/${local.id}/transfer`, { body: { organization: 'acme', parent: C.internal } }))
+      (await p.api('POST', `/spaces/${local.id}/transfer`, { body: { organization: 'northwind', parent: C.internal } }))
         .status,
     ).toBe(409);
     expect((await p.api('POST', `/spaces/${local.id}/transfer`, { body: { parent: C.internal } })).status).toBe(409);
@@ -800,13 +951,13 @@ describe('POST /spaces/{spaceId}/transfer', () => {
     const created = await createSpace({ title: 'Picky' });
     const path = `/spaces/${created.id}/transfer`;
     expect((await p.api('POST', path, { body: {} })).status).toBe(400);
-    expect((await p.api('POST', path, { body: { organization: 'globex', extra: true } })).status).toBe(400);
+    expect((await p.api('POST', path, { body: { organization: 'southwind', extra: true } })).status).toBe(400);
     expect((await p.api('POST', path, { body: { organization: 'nope' } })).status).toBe(404);
-    expect((await p.api('POST', path, { body: { organization: 'globex', parent: C.product } })).status).toBe(404);
-    expect((await p.api('POST', path, { body: { organization: 'globex', parent: 'nope' } })).status).toBe(404);
-    expect((await p.api('POST', '/spaces/nope/transfer', { body: { organization: 'globex' } })).status).toBe(404);
+    expect((await p.api('POST', path, { body: { organization: 'southwind', parent: C.product } })).status).toBe(404);
+    expect((await p.api('POST', path, { body: { organization: 'southwind', parent: 'nope' } })).status).toBe(404);
+    expect((await p.api('POST', '/spaces/nope/transfer', { body: { organization: 'southwind' } })).status).toBe(404);
     expect(
-      (await p.api('POST', `/spaces/${spaceId('Roadmap')}/transfer`, { body: { organization: 'globex' } })).status,
+      (await p.api('POST', `/spaces/${spaceId('Roadmap')}/transfer`, { body: { organization: 'southwind' } })).status,
     ).toBe(400);
 
     p.db
@@ -814,27 +965,27 @@ describe('POST /spaces/{spaceId}/transfer', () => {
         "INSERT INTO content_permissions (content_type, content_id, principal_type, principal_id, role, created_at) VALUES ('space', ?, 'user', ?, 'admin', ?)",
       )
       .run(created.id, userId(U.ben), new Date().toISOString());
-    expect((await p.api('POST', path, { ...as(U.ben), body: { organization: 'globex' } })).status).toBe(404);
+    expect((await p.api('POST', path, { ...as(U.ben), body: { organization: 'southwind' } })).status).toBe(404);
     p.db
-      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('globex', ?, 'create', ?)")
+      .prepare("INSERT INTO members (org_id, user_id, role, joined_at) VALUES ('southwind', ?, 'create', ?)")
       .run(userId(U.ben), new Date().toISOString());
-    const notAdmin = await p.api('POST', path, { ...as(U.ben), body: { organization: 'globex' } });
+    const notAdmin = await p.api('POST', path, { ...as(U.ben), body: { organization: 'southwind' } });
     expect(notAdmin.status).toBe(412);
     expect(notAdmin.body.error.message).toContain('cannot be moved');
     expect(
       (
         await p.api('POST', `/spaces/${spaceId(S.gitSynced)}/transfer`, {
           ...as(U.dee),
-          body: { organization: 'globex' },
+          body: { organization: 'southwind' },
         })
       ).status,
     ).toBe(403);
 
     const trashed = await createSpace({ title: 'Trashed' });
     await p.api('DELETE', `/spaces/${trashed.id}`);
-    const deleted = await p.api('POST', `/spaces/${trashed.id}/transfer`, { body: { organization: 'globex' } });
+    const deleted = await p.api('POST', `/spaces/${trashed.id}/transfer`, { body: { organization: 'southwind' } });
     expect(deleted.status).toBe(412);
     expect(deleted.body.error.message).toContain('cannot be moved');
-    expect((await p.api('GET', `/spaces/${created.id}`)).body.organization).toBe('acme');
+    expect((await p.api('GET', `/spaces/${created.id}`)).body.organization).toBe('northwind');
   });
 });

@@ -1,14 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
-const T = DEMO.teams;
+const acme = 'northwind';
+const globex = 'southwind';
+/**
+ * Northwind: ada admin, ben `create`, cy `review`, dee `edit`, eve `comment`, finn `read`, gus a guest.
+ * Southwind: ada admin, hana `edit` (an outsider to Northwind).
+ */
+const keys = ['ada', 'ben', 'cy', 'dee', 'eve', 'finn', 'gus', 'hana'] as const;
+type Key = (typeof keys)[number];
+const users = {} as Record<Key, TestUser>;
+/** The users' e-mails. */
+const U = {} as Record<Key, string>;
+/**
+ * Northwind's teams: Writers (owner ben; dee, eve; `edit` on a collection), Reviewers (owner cy; finn; `review` on
+ * a collection), Platform (owner dee; `edit` on a space).
+ */
+const T = {} as Record<'writers' | 'reviewers' | 'platform', string>;
 
 let p: TestPlatform;
-const ids = {} as Record<keyof typeof U, string>;
-const token = (key: keyof typeof U) => p.token(U[key]);
+const ids = {} as Record<Key, string>;
+const token = (key: Key) => users[key].token;
 const teamsPath = `/orgs/${acme}/teams`;
 const teamPath = (teamId: string) => `/orgs/${acme}/teams/${teamId}`;
 const membersPath = (teamId: string) => `/orgs/${acme}/teams/${teamId}/members`;
@@ -37,10 +50,24 @@ function teamRoles(teamId: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  p = await startTestPlatform();
-  for (const [key, email] of Object.entries(U)) {
-    ids[key as keyof typeof U] = p.userId(email);
+  p = await startTestPlatform({ seed: false });
+  for (const key of keys) {
+    users[key] = addUser(p, key);
+    U[key] = users[key].email;
+    ids[key] = users[key].id;
   }
+  const org = addOrg(p, {
+    id: acme,
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+    users,
+  });
+  addOrg(p, { id: globex, members: { ada: 'admin', hana: 'edit' }, users });
+  T.writers = await org.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  T.reviewers = await org.team('Reviewers', ['finn'], { owners: ['cy'] });
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ collection: await org.collection('Engineering') }, 'edit', { teams: [T.writers] });
+  await org.grant({ collection: await org.collection('Internal') }, 'review', { teams: [T.reviewers] });
+  await org.grant({ space: await org.space('Architecture decisions') }, 'edit', { teams: [T.platform] });
 });
 
 afterAll(async () => {
@@ -316,7 +343,7 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members', () => {
   it('adds by id or e-mail, sets roles and removes, in one call (204)', async () => {
     const { status, body } = await p.api('PUT', membersPath(T.platform), {
       token: token('dee'),
-      body: { add: [ids.finn, 'CY@acme.test'], memberships: { [U.ben]: { role: 'owner' } } },
+      body: { add: [ids.finn, U.cy.toUpperCase()], memberships: { [U.ben]: { role: 'owner' } } },
     });
     expect(status).toBe(204);
     expect(body).toBeUndefined();
@@ -352,10 +379,10 @@ describe('PUT /orgs/{organizationId}/teams/{teamId}/members', () => {
   it('refuses unknown users (404) and non-members (400), naming the entry, and changes nothing', async () => {
     const before = teamRoles(T.platform);
     const unknown = await p.api('PUT', membersPath(T.platform), {
-      body: { add: [ids.finn], remove: ['nobody@acme.test'] },
+      body: { add: [ids.finn], remove: ['nobody@example.test'] },
     });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toBe('User not found: body field "remove.0" ("nobody@acme.test")');
+    expect(unknown.body.error.message).toBe('User not found: body field "remove.0" ("nobody@example.test")');
     const unknownAdd = await p.api('PUT', membersPath(T.platform), { body: { add: [ids.finn, 'ghost'] } });
     expect(unknownAdd.status).toBe(404);
     expect(unknownAdd.body.error.message).toBe('User not found: body field "add.1" ("ghost")');
