@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import { answering } from './answers.js';
-import { type Filters, listOf } from './operation.js';
+import { type Filters, listOf, deleteOf } from './operation.js';
 
 /** Filters of the change request lists of a space and of an organization. */
 export type ChangeRequestFilters = Filters<
@@ -149,15 +149,8 @@ export const requestReviewers = async (api: RequestApi, spaceId: string, changeR
   (await api.write(op.requestReviewersForChangeRequest, { spaceId, changeRequestId }, { body: { users } })).data;
 
 /** `DELETE /spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}` */
-export const removeRequestedReviewer = async (
-  api: RequestApi,
-  spaceId: string,
-  changeRequestId: string,
-  userId: string,
-) => ({
-  deleted:
-    (await api.write(op.removeRequestedReviewerFromChangeRequest, { spaceId, changeRequestId, userId })).status === 205,
-});
+export const removeRequestedReviewer = (api: RequestApi, spaceId: string, changeRequestId: string, userId: string) =>
+  deleteOf(api, op.removeRequestedReviewerFromChangeRequest, { spaceId, changeRequestId, userId });
 
 /** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/contributors` */
 export const listContributors = (api: RequestApi, spaceId: string, changeRequestId: string) =>

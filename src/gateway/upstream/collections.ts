@@ -1,7 +1,7 @@
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { MemberRoleOrGuest } from './contract/types.js';
-import { type Filters, listOf } from './operation.js';
+import { type Filters, listOf, deleteOf } from './operation.js';
 
 /** `GET /collections/{collectionId}` */
 export const getCollection = (api: RequestApi, collectionId: string) =>
@@ -20,9 +20,8 @@ export const updateCollection = async (api: RequestApi, collectionId: string, bo
   (await api.write(op.updateCollectionById, { collectionId }, { body })).data;
 
 /** `DELETE /collections/{collectionId}` */
-export const deleteCollection = async (api: RequestApi, collectionId: string) => ({
-  deleted: (await api.write(op.deleteCollectionById, { collectionId })).status === 205,
-});
+export const deleteCollection = (api: RequestApi, collectionId: string) =>
+  deleteOf(api, op.deleteCollectionById, { collectionId });
 
 /** `POST /collections/{collectionId}/move` */
 export const moveCollection = async (api: RequestApi, collectionId: string, body: object) =>
@@ -60,6 +59,5 @@ export const updateCollectionUserPermission = (
 ) => api.write(op.updateUserPermissionInCollection, { collectionId, userId }, { body });
 
 /** `DELETE /collections/{collectionId}/permissions/users/{userId}` */
-export const removeCollectionUser = async (api: RequestApi, collectionId: string, userId: string) => ({
-  deleted: (await api.write(op.removeUserFromCollection, { collectionId, userId })).status === 205,
-});
+export const removeCollectionUser = (api: RequestApi, collectionId: string, userId: string) =>
+  deleteOf(api, op.removeUserFromCollection, { collectionId, userId });

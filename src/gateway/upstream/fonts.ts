@@ -1,7 +1,7 @@
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { StorageUploadKind } from './contract/types.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 
 /** `GET /orgs/{organizationId}/fonts/{fontId}` */
 export const getFont = (api: RequestApi, organizationId: string, fontId: string) =>
@@ -20,9 +20,8 @@ export const updateFont = async (api: RequestApi, organizationId: string, fontId
   (await api.write(op.updateCustomFont, { organizationId, fontId }, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/fonts/{fontId}` */
-export const deleteFont = async (api: RequestApi, organizationId: string, fontId: string) => ({
-  deleted: (await api.write(op.deleteCustomFont, { organizationId, fontId })).status === 205,
-});
+export const deleteFont = (api: RequestApi, organizationId: string, fontId: string) =>
+  deleteOf(api, op.deleteCustomFont, { organizationId, fontId });
 
 /** `POST /orgs/{organizationId}/storage/upload`: a signed URL to PUT one file to, and the key it is stored under. */
 export const createStorageUpload = async (

@@ -4,6 +4,7 @@ import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
 import type { GitSyncState } from './contract/types.js';
 import { answering } from './answers.js';
+import { deleteOf } from './operation.js';
 
 /** The steps of a Git Sync operation, from the first to the last. */
 export const GIT_SYNC_STAGES = ['repo_fetch', 'config_check', 'content_process', 'finalize'] as const;
@@ -42,6 +43,5 @@ export const queueGitSync = (api: RequestApi, spaceId: string, direction: 'impor
   api.write(direction === 'import' ? op.importGitRepository : op.exportToGitRepository, { spaceId }, { body });
 
 /** `DELETE /spaces/{spaceId}/git/legacy-installation` */
-export const removeLegacyGitInstallation = async (api: RequestApi, spaceId: string) => ({
-  deleted: (await api.write(op.removeLegacyGitInstallation, { spaceId })).status === 205,
-});
+export const removeLegacyGitInstallation = (api: RequestApi, spaceId: string) =>
+  deleteOf(api, op.removeLegacyGitInstallation, { spaceId });

@@ -4,7 +4,7 @@ import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
 import type { Integration, IntegrationEvent as RecordedEvent } from './contract/types.js';
 import { readingAnswer } from './answers.js';
-import { type Filters, listOf } from './operation.js';
+import { type Filters, listOf, deleteOf } from './operation.js';
 import type { AnswerOf, Operation } from './record.js';
 
 /**
@@ -88,9 +88,8 @@ export const publishIntegration = async (api: RequestApi, name: string, body: ob
   (await api.write(writeIntegration, { integrationName: name }, { body })).data;
 
 /** `DELETE /integrations/{integrationName}`: with its installations and events. */
-export const unpublishIntegration = async (api: RequestApi, name: string) => ({
-  deleted: (await api.write(op.unpublishIntegration, { integrationName: name })).status === 205,
-});
+export const unpublishIntegration = (api: RequestApi, name: string) =>
+  deleteOf(api, op.unpublishIntegration, { integrationName: name });
 
 // --- Events ------------------------------------------------------------------------------------
 
@@ -121,9 +120,8 @@ export const updateInstallation = async (api: RequestApi, name: string, installa
   (await api.write(op.updateIntegrationInstallation, { integrationName: name, installationId }, { body })).data;
 
 /** `DELETE /integrations/{integrationName}/installations/{installationId}` */
-export const uninstallIntegration = async (api: RequestApi, name: string, installationId: string) => ({
-  deleted: (await api.write(op.uninstallIntegration, { integrationName: name, installationId })).status === 205,
-});
+export const uninstallIntegration = (api: RequestApi, name: string, installationId: string) =>
+  deleteOf(api, op.uninstallIntegration, { integrationName: name, installationId });
 
 // --- Installations on spaces and sites (read `extended`: the space or site comes with each) ----
 
@@ -186,7 +184,7 @@ export const updateTargetInstallation = async (
 };
 
 /** `DELETE /integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}` (or `/sites/{siteId}`) */
-export const disableInstallation = async (
+export const disableInstallation = (
   api: RequestApi,
   name: string,
   installationId: string,
@@ -194,9 +192,7 @@ export const disableInstallation = async (
   targetId: string,
 ) => {
   const at = { integrationName: name, installationId };
-  const { status } =
-    target === 'space'
-      ? await api.write(op.uninstallIntegrationFromSpace, { ...at, spaceId: targetId })
-      : await api.write(op.uninstallIntegrationFromSite, { ...at, siteId: targetId });
-  return { deleted: status === 205 };
+  return target === 'space'
+    ? deleteOf(api, op.uninstallIntegrationFromSpace, { ...at, spaceId: targetId })
+    : deleteOf(api, op.uninstallIntegrationFromSite, { ...at, siteId: targetId });
 };

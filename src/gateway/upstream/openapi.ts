@@ -3,7 +3,7 @@ import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
 import type { OpenAPISpecVersion } from './contract/types.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 import { answering } from './answers.js';
 import { answerOf, type AnswerOf, pathOf } from './record.js';
 
@@ -62,9 +62,8 @@ export const updateSpec = async (api: RequestApi, at: SpecAddress, body: { visib
   (await api.write(op.updateOpenAPISpecBySlug, specParams(at), { body })).data;
 
 /** `DELETE /orgs/{organizationId}/openapi/{specSlug}` */
-export const deleteSpec = async (api: RequestApi, at: SpecAddress) => ({
-  deleted: (await api.write(op.deleteOpenAPISpecBySlug, specParams(at))).status === 205,
-});
+export const deleteSpec = (api: RequestApi, at: SpecAddress) =>
+  deleteOf(api, op.deleteOpenAPISpecBySlug, specParams(at));
 
 // --- Versions ----------------------------------------------------------------------------------
 

@@ -39,5 +39,14 @@ export function listOf<O extends Operation>(
   };
 }
 
+/** Sends a DELETE of `operation`: `deleted` is true when the platform answered 205 (it deleted something), false for 204. */
+export async function deleteOf<O extends Operation>(
+  api: RequestApi,
+  operation: O,
+  params: ParamsOf<O>,
+): Promise<{ deleted: boolean }> {
+  return { deleted: (await api.write(operation, params)).status === 205 };
+}
+
 /** Query filters of a list or a read, by name (undefined ones are not sent). */
 export type Filters<K extends string> = { [P in K]?: QueryValue };

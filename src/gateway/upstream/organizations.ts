@@ -1,6 +1,6 @@
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 
 /** `GET /orgs`: the organizations the caller is a member of. */
 export const listOrganizations = (api: RequestApi) => listOf(api, op.listOrganizationsForAuthenticatedUser, {});
@@ -22,9 +22,8 @@ export const joinOrganization = (api: RequestApi, organizationId: string) =>
   api.write(op.joinOrganization, { organizationId });
 
 /** `DELETE /orgs/{organizationId}/link-invites/{inviteId}` */
-export const deleteOrganizationInvite = async (api: RequestApi, organizationId: string, inviteId: string) => ({
-  deleted: (await api.write(op.deleteOrganizationInviteById, { organizationId, inviteId })).status === 205,
-});
+export const deleteOrganizationInvite = (api: RequestApi, organizationId: string, inviteId: string) =>
+  deleteOf(api, op.deleteOrganizationInviteById, { organizationId, inviteId });
 
 /** `GET /orgs/{organizationId}/agent-instructions` */
 export const getAgentInstructions = (api: RequestApi, organizationId: string) =>

@@ -138,10 +138,7 @@ export class RequestApi {
    * schema; shared like `get`. Metrics, traces and logs name the call by its operation.
    */
   read<O extends Operation>(operation: O, params: ParamsOf<O>, query?: QueryOf<O>): Promise<AnswerOf<O>> {
-    return this.readOnce(pathOf(operation, params), answerOf(operation) ?? ANY, query as Query | undefined, {
-      authorization: this.#authorization,
-      operation,
-    }) as Promise<AnswerOf<O>>;
+    return this.readRecord(operation, params, query, this.#authorization);
   }
 
   /**
@@ -179,12 +176,22 @@ export class RequestApi {
   as(token: string): ReadApi {
     return {
       get: (path, schema, query) => this.getAs(token, path, schema, query),
-      read: (operation, params, query) =>
-        this.readOnce(pathOf(operation, params), answerOf(operation) ?? ANY, query as Query | undefined, {
-          authorization: `Bearer ${token}`,
-          operation,
-        }) as Promise<AnswerOf<typeof operation>>,
+      read: (operation, params, query) => this.readRecord(operation, params, query, `Bearer ${token}`),
     };
+  }
+
+  /** A GET of `operation` (see `read`) with the credentials `authorization` gives. */
+  private readRecord<O extends Operation>(
+    operation: O,
+    params: ParamsOf<O>,
+    query: QueryOf<O> | undefined,
+    authorization: string | undefined,
+  ): Promise<AnswerOf<O>> {
+    const schema = answerOf(operation) ?? ANY;
+    return this.readOnce(pathOf(operation, params), schema, query as Query | undefined, {
+      authorization,
+      operation,
+    }) as Promise<AnswerOf<O>>;
   }
 
   private readOnce<S extends z.ZodType>(

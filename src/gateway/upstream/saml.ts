@@ -1,7 +1,7 @@
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { OrganizationSAMLProvider, OrganizationSSOProviderLogin } from './contract/types.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 import type { RestPages } from './operation.js';
 
 /**
@@ -56,10 +56,8 @@ export const updateSamlProvider = async (api: RequestApi, organizationId: string
   );
 
 /** `DELETE /orgs/{organizationId}/saml/{providerId}` */
-export const deleteSamlProvider = async (api: RequestApi, organizationId: string, providerId: string) => ({
-  deleted:
-    (await api.write(op.deleteOrganizationSAMLProvider, { organizationId, samlProviderId: providerId })).status === 205,
-});
+export const deleteSamlProvider = (api: RequestApi, organizationId: string, providerId: string) =>
+  deleteOf(api, op.deleteOrganizationSAMLProvider, { organizationId, samlProviderId: providerId });
 
 /** `GET /orgs/{organizationId}/sso`: the active providers to sign in with, for a login page. */
 export const listSsoLogins = (api: RequestApi, organizationId: string) =>

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { SitePublishingAuth } from './contract/types.js';
-import { type Filters, listOf } from './operation.js';
+import { type Filters, listOf, deleteOf } from './operation.js';
 import type { Operation } from './record.js';
 import { readingAnswer } from './answers.js';
 import type { SiteAddress } from './sites.js';
@@ -45,9 +45,8 @@ export const updateShareLink = async (api: RequestApi, at: SiteAddress, shareLin
   (await api.write(op.updateSiteShareLinkById, { ...at, shareLinkId }, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}` */
-export const deleteShareLink = async (api: RequestApi, at: SiteAddress, shareLinkId: string) => ({
-  deleted: (await api.write(op.deleteSiteShareLinkById, { ...at, shareLinkId })).status === 205,
-});
+export const deleteShareLink = (api: RequestApi, at: SiteAddress, shareLinkId: string) =>
+  deleteOf(api, op.deleteSiteShareLinkById, { ...at, shareLinkId });
 
 /** `GET /orgs/{organizationId}/sites/{siteId}/publishing/auth`: how visitors are authenticated (admins). */
 export const getVisitorAuth = (api: RequestApi, at: SiteAddress) => api.read(getPublishingAuth, at);

@@ -2,7 +2,7 @@ import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { Site } from './contract/types.js';
 import { writtenObject } from './answers.js';
-import { type Filters, listOf } from './operation.js';
+import { type Filters, listOf, deleteOf } from './operation.js';
 
 /** A site as REST paths name it: its organization and its own id. */
 export interface SiteAddress {
@@ -34,9 +34,7 @@ export const updateSite = async (api: RequestApi, at: SiteAddress, body: object)
   (await api.write(op.updateSiteById, at, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}` */
-export const deleteSite = async (api: RequestApi, at: SiteAddress) => ({
-  deleted: (await api.write(op.deleteSiteById, at)).status === 205,
-});
+export const deleteSite = (api: RequestApi, at: SiteAddress) => deleteOf(api, op.deleteSiteById, at);
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/publish`: the site, or a checkout session when the plan must change first. */
 export const publishSite = async (api: RequestApi, at: SiteAddress) => (await api.write(op.publishSite, at)).data;
@@ -66,9 +64,8 @@ export const updateSiteSpace = (api: RequestApi, at: SiteAddress, siteSpaceId: s
   writtenObject(api.write(op.updateSiteSpaceById, { ...at, siteSpaceId }, { body }));
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}` */
-export const deleteSiteSpace = async (api: RequestApi, at: SiteAddress, siteSpaceId: string) => ({
-  deleted: (await api.write(op.deleteSiteSpaceById, { ...at, siteSpaceId })).status === 205,
-});
+export const deleteSiteSpace = (api: RequestApi, at: SiteAddress, siteSpaceId: string) =>
+  deleteOf(api, op.deleteSiteSpaceById, { ...at, siteSpaceId });
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move` */
 export const moveSiteSpace = async (
@@ -90,9 +87,8 @@ export const updateSiteSection = (api: RequestApi, at: SiteAddress, sectionId: s
   writtenObject(api.write(op.updateSiteSectionById, { ...at, siteSectionId: sectionId }, { body }));
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/sections/{sectionId}` */
-export const deleteSiteSection = async (api: RequestApi, at: SiteAddress, sectionId: string) => ({
-  deleted: (await api.write(op.deleteSiteSectionById, { ...at, siteSectionId: sectionId })).status === 205,
-});
+export const deleteSiteSection = (api: RequestApi, at: SiteAddress, sectionId: string) =>
+  deleteOf(api, op.deleteSiteSectionById, { ...at, siteSectionId: sectionId });
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/sections/{sectionId}/move` */
 export const moveSiteSection = async (
@@ -114,9 +110,8 @@ export const updateSiteSectionGroup = (api: RequestApi, at: SiteAddress, groupId
   writtenObject(api.write(op.updateSiteSectionGroupById, { ...at, siteSectionGroupId: groupId }, { body }));
 
 /** `DELETE /orgs/{organizationId}/sites/{siteId}/section-groups/{groupId}` */
-export const deleteSiteSectionGroup = async (api: RequestApi, at: SiteAddress, groupId: string) => ({
-  deleted: (await api.write(op.deleteSiteSectionGroupById, { ...at, siteSectionGroupId: groupId })).status === 205,
-});
+export const deleteSiteSectionGroup = (api: RequestApi, at: SiteAddress, groupId: string) =>
+  deleteOf(api, op.deleteSiteSectionGroupById, { ...at, siteSectionGroupId: groupId });
 
 /** `POST /orgs/{organizationId}/sites/{siteId}/section-groups/{groupId}/move` */
 export const moveSiteSectionGroup = async (

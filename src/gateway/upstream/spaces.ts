@@ -1,6 +1,6 @@
 import type { ReadApi, RequestApi } from './request.js';
 import * as op from './contract/operations.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 
 /** `GET /spaces/{spaceId}`; a share key lets people outside a `share-link` space read it. */
 export const getSpace = (api: ReadApi, spaceId: string, query?: { shareKey: string }) =>
@@ -23,9 +23,7 @@ export const updateSpace = async (api: RequestApi, spaceId: string, body: object
   (await api.write(op.updateSpaceById, { spaceId }, { body })).data;
 
 /** `DELETE /spaces/{spaceId}`: restorable for 7 days. */
-export const deleteSpace = async (api: RequestApi, spaceId: string) => ({
-  deleted: (await api.write(op.deleteSpaceById, { spaceId })).status === 205,
-});
+export const deleteSpace = (api: RequestApi, spaceId: string) => deleteOf(api, op.deleteSpaceById, { spaceId });
 
 /** `POST /spaces/{spaceId}/restore` */
 export const restoreSpace = async (api: RequestApi, spaceId: string) =>

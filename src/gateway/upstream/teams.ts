@@ -1,7 +1,7 @@
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
 import type { TeamMemberRole } from './contract/types.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 
 /** `GET /orgs/{organizationId}/teams/{teamId}` */
 export const getTeam = (api: RequestApi, organizationId: string, teamId: string) =>
@@ -26,9 +26,8 @@ export const updateTeam = async (api: RequestApi, organizationId: string, teamId
   (await api.write(op.updateTeamInOrganizationById, { organizationId, teamId }, { body })).data;
 
 /** `DELETE /orgs/{organizationId}/teams/{teamId}` */
-export const deleteTeam = async (api: RequestApi, organizationId: string, teamId: string) => ({
-  deleted: (await api.write(op.removeTeamFromOrganizationById, { organizationId, teamId })).status === 205,
-});
+export const deleteTeam = (api: RequestApi, organizationId: string, teamId: string) =>
+  deleteOf(api, op.removeTeamFromOrganizationById, { organizationId, teamId });
 
 /** Changes to several members of a team at once (`PUT /orgs/{organizationId}/teams/{teamId}/members`). */
 export interface TeamMembersChange {
@@ -51,7 +50,5 @@ export const setTeamMember = (
 ) => api.write(op.addMemberToOrganizationTeamById, { organizationId, teamId, userId }, { body });
 
 /** `DELETE /orgs/{organizationId}/teams/{teamId}/members/{userId}` */
-export const removeTeamMember = async (api: RequestApi, organizationId: string, teamId: string, userId: string) => ({
-  deleted:
-    (await api.write(op.deleteMemberFromOrganizationTeamById, { organizationId, teamId, userId })).status === 205,
-});
+export const removeTeamMember = (api: RequestApi, organizationId: string, teamId: string, userId: string) =>
+  deleteOf(api, op.deleteMemberFromOrganizationTeamById, { organizationId, teamId, userId });

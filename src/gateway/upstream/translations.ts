@@ -4,7 +4,7 @@ import * as op from './contract/operations.js';
 import { S } from './contract/schemas.js';
 import type { Translation as DescribedTranslation } from './contract/types.js';
 import { answerOf, type Operation } from './record.js';
-import { listOf } from './operation.js';
+import { listOf, deleteOf } from './operation.js';
 
 /**
  * A translation, with why its last run failed when the platform says. `lastRunError` is neither in
@@ -74,6 +74,5 @@ export const runTranslation = (api: RequestApi, organizationId: string, translat
   api.write(op.runTranslation, { organizationId, translationId });
 
 /** `DELETE /orgs/{organizationId}/translations/{translationId}` */
-export const deleteTranslation = async (api: RequestApi, organizationId: string, translationId: string) => ({
-  deleted: (await api.write(op.deleteTranslation, { organizationId, translationId })).status === 205,
-});
+export const deleteTranslation = (api: RequestApi, organizationId: string, translationId: string) =>
+  deleteOf(api, op.deleteTranslation, { organizationId, translationId });

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors.js';
 import * as op from '../../upstream/contract/operations.js';
 import type { SiteRedirect, SiteRedirectDestination } from '../../upstream/contract/types.js';
-import { listOf } from '../../upstream/operation.js';
+import { listOf, deleteOf } from '../../upstream/operation.js';
 import type { SiteAddress } from '../../upstream/sites.js';
 import { PageInterface } from '../content/page.js';
 import { lightRevision, readOnce, treeIndex, type PageHeld } from '../content/revision.js';
@@ -535,9 +535,7 @@ declareMutation('deleteSiteRedirect', {
     ...(await deletionOf(
       'SiteRedirect',
       compositeKey(i.organizationId, i.siteId, i.redirectId.id),
-      ctx.api
-        .write(op.deleteSiteRedirectById, { ...i, siteRedirectId: i.redirectId.id })
-        .then(({ status }) => ({ deleted: status === 205 })),
+      deleteOf(ctx.api, op.deleteSiteRedirectById, { ...i, siteRedirectId: i.redirectId.id }),
     )),
     at: { organizationId: i.organizationId, siteId: i.siteId },
   }),
