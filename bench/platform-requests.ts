@@ -7,7 +7,9 @@
  * Start: spawn of `dist/platform/main.js` to its "Platform API on" line, over a data folder seeded by a first start
  * (not counted), RUNS times (default 5): minimum, median and maximum, and the process's CPU at that point. CPU per
  * page: `GET /v1/orgs/acme/spaces?limit=100` read by a member whose role is computed per space (as bench/run.ts),
- * 100 to warm up, then ROUNDS rounds (default 4) of 500, CPU read from /proc.
+ * 100 to warm up, then ROUNDS rounds (default 4) of 500, CPU read from /proc; then the same page read right after a
+ * write (which builds every item again: kept items last until the next write), as rounds of a write and a read less
+ * rounds of the write alone.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -120,6 +122,42 @@ async function main(): Promise<void> {
       }
       console.log(
         `platform CPU per page of 100 spaces (a reader), ms, ${rounds} rounds of 500: ${perPage.map((value) => value.toFixed(2)).join(', ')}`,
+      );
+
+      // The first read after a write builds every item again: rounds of a write then a read, less rounds of the
+      // write alone, give that read's CPU.
+      const spaceId = (
+        (await (
+          await request(`${platform.url}/orgs/acme/spaces?limit=1`, {
+            headers: { authorization: `Bearer ${admin}` },
+          })
+        ).body.json()) as { items: Array<{ id: string }> }
+      ).items[0]!.id;
+      let edits = 0;
+      const write = async () => {
+        const updated = await request(`${platform.url}/spaces/${spaceId}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ emoji: edits++ % 2 === 0 ? '1f4d8' : '1f4d7' }),
+        });
+        assert.equal(updated.statusCode, 200);
+        await updated.body.dump();
+      };
+      const cpuOf = async (step: () => Promise<void>) => {
+        const before = cpuMs(platform.pid);
+        for (let index = 0; index < 200; index += 1) await step();
+        return (cpuMs(platform.pid) - before) / 200;
+      };
+      const afterWrite: number[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        const writeAndRead = await cpuOf(async () => {
+          await write();
+          await list();
+        });
+        afterWrite.push(writeAndRead - (await cpuOf(write)));
+      }
+      console.log(
+        `platform CPU per page of 100 spaces right after a write, ms, ${rounds} rounds of 200: ${afterWrite.map((value) => value.toFixed(2)).join(', ')}`,
       );
     } finally {
       await platform.stop();

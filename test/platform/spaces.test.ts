@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -255,6 +256,31 @@ describe('GET /orgs/{organizationId}/spaces', () => {
     expect((await p.api('GET', '/orgs/northwind/spaces', as(U.hana))).status).toBe(404);
     expect((await p.api('GET', '/orgs/northwind/spaces', as(U.ivy))).status).toBe(404);
     expect((await p.api('GET', '/orgs/southwind/spaces', as(U.hana))).body.count).toBe(7);
+  });
+
+  it('answers each reader the role and origin of their own request from kept items, and a write at once', async () => {
+    const shareLink = (answer: { body: { items: any[] } }) => answer.body.items.find((s) => s.title === S.shareLink);
+    // Read first by the admin, then (no write between) by a reader and through another host name.
+    const admin = shareLink(await p.api('GET', '/orgs/northwind/spaces'));
+    const reader = shareLink(await p.api('GET', '/orgs/northwind/spaces', as(U.finn)));
+    // fetch sends the URL's host whatever the headers say: undici's request sends the one given.
+    const other = await request(`${p.url}/orgs/northwind/spaces`, {
+      headers: { host: 'docs.example', authorization: `Bearer ${p.adminToken}` },
+    });
+    const elsewhere = shareLink({ body: (await other.body.json()) as { items: any[] } });
+    expect(admin.permissions.admin).toBe(true);
+    expect(admin.urls.published).toContain('shareKey=');
+    expect(reader.permissions).toMatchObject({ admin: false, edit: false });
+    expect(reader.urls.published).not.toContain('shareKey=');
+    expect(elsewhere.urls.location).toBe(`http://docs.example/v1/spaces/${admin.id}`);
+
+    const renamed = await p.api('PATCH', `/spaces/${admin.id}`, { body: { title: 'Erste Schritte (neu)' } });
+    expect(renamed.status).toBe(200);
+    const after = await p.api('GET', '/orgs/northwind/spaces', as(U.finn));
+    expect(after.body.items.find((s: any) => s.id === admin.id).title).toBe('Erste Schritte (neu)');
+    const inCollection = await p.api('GET', `/collections/${C.guides}/spaces`, as(U.finn));
+    expect(inCollection.body.items.find((s: any) => s.id === admin.id).title).toBe('Erste Schritte (neu)');
+    await p.api('PATCH', `/spaces/${admin.id}`, { body: { title: S.shareLink } });
   });
 });
 

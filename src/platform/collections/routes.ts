@@ -17,6 +17,7 @@ import {
   parseQuery,
   preconditionFailed,
   sendDeleted,
+  sendKeptPage,
 } from '../http.js';
 import type { CollectionRow, UserRow } from '../rows.js';
 import { findOrganization } from '../organizations/store.js';
@@ -97,7 +98,7 @@ type CollectionUserParams = { Params: { collectionId: string; userId: string } }
  * list spaces, move, transfer, and the direct user/team grants on a collection.
  */
 export function collectionRoutes(app: FastifyInstance): void {
-  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request) => {
+  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {
     const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId);
     const query = parseQuery(listCollectionsQuery, request.query);
@@ -113,10 +114,11 @@ export function collectionRoutes(app: FastifyInstance): void {
       'collections',
       page.items.map((entry) => entry.collection.id),
     );
-    return {
-      ...page,
-      items: page.items.map(({ collection, role }) => collectionJson(rows.get(collection.id)!, role, links)),
-    };
+    return sendKeptPage(reply, db, page, {
+      kind: 'collection',
+      keyOf: ({ collection, role }) => `${collection.id} ${role} ${links.api}`,
+      json: ({ collection, role }) => collectionJson(rows.get(collection.id)!, role, links),
+    });
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {
@@ -165,14 +167,18 @@ export function collectionRoutes(app: FastifyInstance): void {
     return collectionAnswer(db, user, collection.id, links);
   });
 
-  app.get<CollectionParams>('/collections/:collectionId/spaces', async (request) => {
+  app.get<CollectionParams>('/collections/:collectionId/spaces', async (request, reply) => {
     const { db, access, links } = request.ctx;
     const { collection } = access.requireCollection(request.params.collectionId);
     const window = pageWindow(parseQuery(pageQuery, request.query));
     const visible = spacesInCollection(db, collection.id)
       .map((space) => ({ space, role: access.spaceRole(space) }))
       .filter(({ space, role }) => access.canViewSpace(space, role));
-    return pageFromArray(visible, window, ({ space, role }) => spaceJson(space, role, links));
+    return sendKeptPage(reply, db, pageFromArray(visible, window), {
+      kind: 'space',
+      keyOf: ({ space, role }) => `${space.id} ${role} ${links.api}`,
+      json: ({ space, role }) => spaceJson(space, role, links),
+    });
   });
 
   app.post<CollectionParams>('/collections/:collectionId/move', async (request) => {

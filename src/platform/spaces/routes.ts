@@ -14,6 +14,7 @@ import {
   parseQuery,
   preconditionFailed,
   sendDeleted,
+  sendKeptPage,
 } from '../http.js';
 import type { SpaceRow, UserRow } from '../rows.js';
 import { findOrganization } from '../organizations/store.js';
@@ -82,7 +83,7 @@ type SpaceParams = { Params: { spaceId: string } };
  * and transfer.
  */
 export function spaceRoutes(app: FastifyInstance): void {
-  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/spaces', async (request) => {
+  app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/spaces', async (request, reply) => {
     const { db, access, links } = request.ctx;
     const org = access.requireOrg(request.params.organizationId);
     const window = pageWindow(parseQuery(pageQuery, request.query));
@@ -95,7 +96,11 @@ export function spaceRoutes(app: FastifyInstance): void {
       'spaces',
       page.items.map((entry) => entry.space.id),
     );
-    return { ...page, items: page.items.map(({ space, role }) => spaceJson(rows.get(space.id)!, role, links)) };
+    return sendKeptPage(reply, db, page, {
+      kind: 'space',
+      keyOf: ({ space, role }) => `${space.id} ${role} ${links.api}`,
+      json: ({ space, role }) => spaceJson(rows.get(space.id)!, role, links),
+    });
   });
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/spaces', async (request, reply) => {

@@ -37,6 +37,28 @@ export function writeVersion(db: Db): string {
   return `${changes}:${others}`;
 }
 
+/**
+ * A map of what is derived from the database under `name` (tree orders, rows, answers' JSON), empty
+ * again after the next write (`writeVersion`) or once it holds more than `limit` entries: read it,
+ * derive what is missing, keep it. What it holds is shared by every request until then: read-only.
+ */
+export function keptUntilWrite<V>(db: Db, name: string, limit: number): Map<string, V> {
+  let maps = keptMaps.get(db);
+  if (!maps) {
+    maps = new Map();
+    keptMaps.set(db, maps);
+  }
+  const version = writeVersion(db);
+  let kept = maps.get(name);
+  if (kept?.version !== version || kept.values.size > limit) {
+    kept = { version, values: new Map() };
+    maps.set(name, kept);
+  }
+  return kept.values as Map<string, V>;
+}
+
+const keptMaps = new WeakMap<Db, Map<string, { version: string; values: Map<string, unknown> }>>();
+
 /** Most compiled statements kept (texts with `IN (?, ?, …)` lists vary with the list's length). */
 const MAX_CACHED_STATEMENTS = 1000;
 

@@ -1,5 +1,5 @@
 import type { CollectionRow, SpaceRow } from '../rows.js';
-import { writeVersion, type Db } from '../store/db.js';
+import { keptUntilWrite, type Db } from '../store/db.js';
 
 /**
  * The content tree of an organization: its collections and spaces in display order, and the
@@ -24,17 +24,12 @@ export function byPosition<T extends { position: number; created_at: string; id:
 export function treeOrder(db: Db, orgId: string): Tree {
   // Every list of spaces or collections and every role computation starts here: the order is
   // kept until the next write to the database.
-  let cached = trees.get(db);
-  if (!cached) {
-    cached = new Map();
-    trees.set(db, cached);
+  const kept = keptUntilWrite<Tree>(db, 'tree order', MAX_CACHED_TREES);
+  let tree = kept.get(orgId);
+  if (!tree) {
+    tree = computeTreeOrder(db, orgId);
+    kept.set(orgId, tree);
   }
-  const version = writeVersion(db);
-  const hit = cached.get(orgId);
-  if (hit?.version === version) return hit.tree;
-  const tree = computeTreeOrder(db, orgId);
-  if (cached.size >= MAX_CACHED_TREES) cached.clear();
-  cached.set(orgId, { version, tree });
   return tree;
 }
 
@@ -46,7 +41,6 @@ export interface Tree {
 
 /** Organizations whose tree is kept at once (per database). */
 const MAX_CACHED_TREES = 200;
-const trees = new WeakMap<Db, Map<string, { version: string; tree: Tree }>>();
 
 function computeTreeOrder(db: Db, orgId: string): Tree {
   // Only what ordering and the access rules read: whole rows cost several times as much, and a
@@ -99,21 +93,11 @@ export function rowsById<R extends { id: string }>(
   table: 'collections' | 'spaces',
   ids: readonly string[],
 ): Map<string, R> {
-  let tables = rowCaches.get(db);
-  if (!tables) {
-    tables = new Map();
-    rowCaches.set(db, tables);
-  }
-  const version = writeVersion(db);
-  let cache = tables.get(table);
-  if (cache?.version !== version || cache.rows.size > MAX_CACHED_ROWS) {
-    cache = { version, rows: new Map() };
-    tables.set(table, cache);
-  }
+  const cache = keptUntilWrite<Readonly<Record<string, unknown>>>(db, `rows of ${table}`, MAX_CACHED_ROWS);
   const found = new Map<string, R>();
   const missing: string[] = [];
   for (const id of ids) {
-    const row = cache.rows.get(id);
+    const row = cache.get(id);
     if (row) found.set(id, row as R);
     else missing.push(id);
   }
@@ -130,7 +114,7 @@ export function rowsById<R extends { id: string }>(
     const row: Record<string, unknown> = {};
     for (let index = 0; index < names.length; index += 1) row[names[index]!] = values[index];
     Object.freeze(row);
-    cache.rows.set(row.id as string, row);
+    cache.set(row.id as string, row);
     found.set(row.id as string, row as R);
   }
   return found;
@@ -138,8 +122,4 @@ export function rowsById<R extends { id: string }>(
 
 /** Rows kept per table and database before the cache starts over. */
 const MAX_CACHED_ROWS = 20_000;
-const rowCaches = new WeakMap<
-  Db,
-  Map<string, { version: string; rows: Map<string, Readonly<Record<string, unknown>>> }>
->();
 const columnNames = new WeakMap<object, string[]>();
