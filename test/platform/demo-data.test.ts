@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
 import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
 import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
+import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { openDatabase, type Db } from '../../src/platform/store/db.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -480,4 +482,20 @@ describe('demo data through the API', () => {
     ]);
   });
 
+  it('resolves the documented demo examples: the partner portal’s share key and the demo visitor token', async () => {
+    const readme = readFileSync(new URL('../../docs/demo-data.md', import.meta.url), 'utf8');
+    expect(readme).toContain(DEMO_SITE_SECRETS.visitorToken);
+    expect(readme).toContain(DEMO_SITE_SECRETS.shareKey);
+    const pub = `${p.url.replace(/\/v1$/, '')}/published`;
+    const resolved = async (url: string, visitor?: Record<string, unknown>) => {
+      const answer = await p.api('POST', '/urls/published', { body: { url, ...(visitor ? { visitor } : {}) } });
+      expect(answer.status, `${url}: ${JSON.stringify(answer.body)}`).toBe(200);
+      return answer.body;
+    };
+    const partners = await resolved(`${pub}/acme-docs/acme-partner-portal/${DEMO_SITE_SECRETS.shareKey}/de`);
+    expect(partners).toMatchObject({ space: p.spaceId(DEMO.spaces.shareLink), shareKey: DEMO_SITE_SECRETS.shareKey });
+    const beta = await resolved('https://api.acme-docs.test/beta', { jwtToken: DEMO_SITE_SECRETS.visitorToken });
+    expect(beta.space).toBe(p.spaceId(DEMO.spaces.userGrant));
+    expect(decodeJwt(beta.apiToken).claims).toEqual({ sub: 'demo-visitor', betaAccess: true, plan: 'pro' });
+  });
 });
