@@ -1,27 +1,120 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
+import { buildSite, type TestSite, visitorToken, writePages } from '../fixtures/sites.js';
 
-const U = DEMO.users;
-const SITES = DEMO.sites;
+const ORG = 'northwind';
+const SITES = {
+  /** Public, published, the organization's default content, basename `docs`: sections Getting started (variants
+   * `en`, `fr`), Product, and Release notes in a group Resources. */
+  docs: 'Northwind Docs',
+  /** Share-link, published: Pricing FAQ and Erste Schritte (`de`), a share link Partners. */
+  partners: 'Partner Portal',
+  /** Visitor-auth, published on `api.northwind.test` with an adaptive schema: API reference (`reference`) and
+   * Runbooks (`beta`, for visitors with `betaAccess`). */
+  api: 'Northwind API',
+};
+/** Spaces the cases name by role. */
+const S = { visitorAuth: 'API reference', userGrant: 'Runbooks' };
+/** The adaptive schema of the API site: a signed `betaAccess` and `plan`, an unsigned `newsletter`. */
+const ADAPTIVE_SCHEMA = {
+  type: 'object',
+  properties: {
+    betaAccess: { type: 'boolean', description: 'Has access to beta features' },
+    plan: { type: 'string', enum: ['free', 'pro', 'enterprise'], description: 'Subscription plan' },
+    unsigned: {
+      type: 'object',
+      description: 'Unsigned claims of the site visitor.',
+      properties: { newsletter: { type: 'boolean', description: 'Reads the newsletter' } },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+};
+/** A paragraph long enough for the markdown of a page to be more than a title. */
+const PROSE =
+  'Install the command-line tool, sign in with your account and create a first project: each step takes a minute.\n';
 
 let g: TestGateway;
 /** The platform's published address. */
 let pub: string;
+const users = {} as Record<'ada' | 'ben' | 'hana' | 'ivy', TestUser>;
+const spaceIds: Record<string, string> = {};
+const built: Record<string, TestSite> = {};
+/** Northwind's collection Product. */
+let product: string;
+/** The API site's signing key, and a visitor token signed with it (`betaAccess: true`, `plan: "pro"`). */
+let signingKey: string;
+let betaToken: string;
 
+/** Northwind: ada admin, ben `create`; hana and ivy belong to no organization. */
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
   pub = `${new URL(g.platform.url).origin}/published`;
+  for (const key of ['ada', 'ben', 'hana', 'ivy'] as const) users[key] = addUser(g.platform, key);
+  const org = addOrg(g.platform, { id: ORG, members: { ada: 'admin', ben: 'create' }, users });
+  product = await org.collection('Product');
+  for (const [title, settings] of [
+    ['Getting started', { parent: product }],
+    ['Guide de démarrage', { language: 'fr' }],
+    ['Product overview', {}],
+    ['Release notes', {}],
+    ['Pricing FAQ', {}],
+    ['Erste Schritte', { language: 'de' }],
+    [S.visitorAuth, {}],
+    [S.userGrant, {}],
+  ] as const) {
+    spaceIds[title] = await org.space(title, settings);
+  }
+  await writePages(org, idOf('Getting started'), [
+    { title: 'Welcome', markdown: PROSE },
+    { title: 'Install', markdown: PROSE },
+  ]);
+  await writePages(org, idOf('Getting started'), [{ title: 'Upgrade', markdown: PROSE }], { open: true });
+  await writePages(org, idOf(S.visitorAuth), [{ title: 'Authentication', markdown: PROSE }]);
+  built[SITES.docs] = await buildSite(org, {
+    title: SITES.docs,
+    basename: 'docs',
+    defaultContent: true,
+    sections: [
+      {
+        title: 'Getting started',
+        space: idOf('Getting started'),
+        variantPath: 'en',
+        variants: [{ space: idOf('Guide de démarrage'), path: 'fr' }],
+      },
+      { title: 'Product', space: idOf('Product overview') },
+      { title: 'Release notes', space: idOf('Release notes') },
+    ],
+    groups: [{ title: 'Resources', sections: ['Release notes'] }],
+  });
+  built[SITES.partners] = await buildSite(org, {
+    title: SITES.partners,
+    visibility: 'share-link',
+    siteSpaces: [{ space: idOf('Pricing FAQ') }, { space: idOf('Erste Schritte'), path: 'de' }],
+    shareLinks: ['Partners'],
+  });
+  built[SITES.api] = await buildSite(org, {
+    title: SITES.api,
+    visibility: 'visitor-auth',
+    hostname: 'api.northwind.test',
+    adaptiveSchema: ADAPTIVE_SCHEMA,
+    siteSpaces: [
+      { space: idOf(S.visitorAuth), path: 'reference' },
+      { space: idOf(S.userGrant), path: 'beta', condition: 'visitor.claims.betaAccess == true' },
+    ],
+  });
+  signingKey = built[SITES.api]!.signingKey!;
+  betaToken = await visitorTokenOf({ betaAccess: true, plan: 'pro' });
 });
 afterAll(() => g.destroy());
 
-const siteId = (title: string) =>
-  (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
-const siteGid = (title: string) => encodeGlobalID('Site', `acme/${siteId(title)}`);
+const idOf = (title: string) => spaceIds[title]!;
+const siteId = (title: string) => built[title]!.id;
+const siteGid = (title: string) => encodeGlobalID('Site', `${ORG}/${siteId(title)}`);
+const shareKey = () => built[SITES.partners]!.shareKeys.Partners!;
 
 async function ok<T = any>(
   query: string,
@@ -37,12 +130,9 @@ async function ok<T = any>(
   return result.data as T;
 }
 
-/** A visitor token of the demo "Acme API" site, signed with its demo key. */
-const visitorToken = (claims: Record<string, unknown>, expiresIn = '1h') =>
-  new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime(expiresIn)
-    .sign(new TextEncoder().encode(DEMO_SITE_SECRETS.visitorSigningKey));
+/** A visitor token of the API site, signed with its key. */
+const visitorTokenOf = (claims: Record<string, unknown>, expiresIn = '1h') =>
+  visitorToken(signingKey, claims, expiresIn);
 
 const RESOLVE = `query Resolve($url: String!, $visitor: VisitorInput, $redirectOnError: Boolean) {
   resolveUrl(url: $url, visitor: $visitor, redirectOnError: $redirectOnError) {
@@ -59,10 +149,10 @@ const RESOLVE = `query Resolve($url: String!, $visitor: VisitorInput, $redirectO
 
 describe('resolveUrl', () => {
   it("goes from a published URL to the page's markdown: the lookup, the space and the page with its markdown, each once", async () => {
-    const spaceId = g.platform.spaceId('Getting started');
+    const spaceId = idOf('Getting started');
     const landing = await g.platform.api('GET', `/spaces/${spaceId}/content/path`, { query: { format: 'markdown' } });
     expect(landing.body.markdown.length).toBeGreaterThan(100);
-    const url = `${pub}/acme-docs`;
+    const url = `${pub}/northwind`;
     const result = await g.gql<any>(
       `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname page { title ... on DocumentPage { markdown } } } } }`,
       { url },
@@ -77,7 +167,7 @@ describe('resolveUrl', () => {
       [
         `GET /v1/urls/published?url=${encodeURIComponent(url)}`,
         `GET /v1/spaces/${spaceId}`,
-        `GET /v1/orgs/acme/sites/${siteId(SITES.docs)}/published`,
+        `GET /v1/orgs/northwind/sites/${siteId(SITES.docs)}/published`,
         `GET /v1/spaces/${spaceId}/content/path?format=markdown`,
       ].sort(),
     );
@@ -86,7 +176,7 @@ describe('resolveUrl', () => {
     const page = await g.gql<any>(
       `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { title ... on DocumentPage { markdown } } } } }`,
       {
-        url: `${pub}/acme-docs/${second.path}`,
+        url: `${pub}/northwind/${second.path}`,
       },
     );
     expect(page.errors).toBeUndefined();
@@ -101,14 +191,14 @@ describe('resolveUrl', () => {
   });
 
   it('reads the page of a change request a URL previews, in its content', async () => {
-    const spaceId = g.platform.spaceId('Getting started');
+    const spaceId = idOf('Getting started');
     const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`, { query: { status: 'open' } }))
       .body.items[0];
     const landing = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests/${request.id}/content/path`)).body;
     const data = await ok(
       `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { changeRequest { number } page { id title } } } }`,
       {
-        url: `${pub}/acme-docs/~/changes/${request.number}`,
+        url: `${pub}/northwind/~/changes/${request.number}`,
       },
     );
     expect(data.resolveUrl).toEqual({
@@ -118,37 +208,37 @@ describe('resolveUrl', () => {
   });
 
   it("shows a site space's custom home page at its root", async () => {
-    const spaceId = g.platform.spaceId('Getting started');
+    const spaceId = idOf('Getting started');
     const tree = (await g.platform.api('GET', `/spaces/${spaceId}/content`)).body;
     const second = tree.pages.filter((item: { type: string }) => item.type === 'document')[1];
-    const variant = (await g.platform.api('GET', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces`)).body.items.find(
-      (item: { path: string }) => item.path === 'en',
-    );
-    await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, {
+    const variant = (
+      await g.platform.api('GET', `/orgs/northwind/sites/${siteId(SITES.docs)}/site-spaces`)
+    ).body.items.find((item: { path: string }) => item.path === 'en');
+    await g.platform.api('PATCH', `/orgs/northwind/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, {
       body: { pageId: second.id },
     });
     try {
       const data = await ok(
         `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { page { id title } } } }`,
-        { url: `${pub}/acme-docs` },
+        { url: `${pub}/northwind` },
       );
       expect(data.resolveUrl.page.title).toBe(second.title);
     } finally {
-      await g.platform.api('PATCH', `/orgs/acme/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, {
+      await g.platform.api('PATCH', `/orgs/northwind/sites/${siteId(SITES.docs)}/site-spaces/${variant.id}`, {
         body: { pageId: null },
       });
     }
   });
 
   it('resolves the site, section, site space and space of a published URL, as objects', async () => {
-    const result = await g.gql<any>(RESOLVE, { url: `${pub}/acme-docs/product` });
+    const result = await g.gql<any>(RESOLVE, { url: `${pub}/northwind/product` });
     expect(result.errors).toBeUndefined();
     expect(result.data.resolveUrl).toMatchObject({
       __typename: 'PublishedContent',
       pathname: '',
-      basePath: '/published/acme-docs/product/',
-      siteBasePath: '/published/acme-docs/',
-      canonicalUrl: `${pub}/acme-docs/docs/product`,
+      basePath: '/published/northwind/product/',
+      siteBasePath: '/published/northwind/',
+      canonicalUrl: `${pub}/northwind/docs/product`,
       complete: true,
       shareKey: null,
       preview: false,
@@ -162,7 +252,7 @@ describe('resolveUrl', () => {
     const result = await g.gql<any>(
       `query($url: String!) { resolveUrl(url: $url) { ... on PublishedContent { pathname space { title } page { title } } } }`,
       {
-        url: `${pub}/acme-docs/no-such-page`,
+        url: `${pub}/northwind/no-such-page`,
       },
     );
     expect(result.data.resolveUrl).toEqual({
@@ -176,21 +266,21 @@ describe('resolveUrl', () => {
   });
 
   it('resolves the same URL to different site spaces for two visitors, and refuses a bad token on visitor.jwtToken', async () => {
-    const url = 'https://api.acme-docs.test/beta/overview';
-    const beta = await ok(RESOLVE, { url, visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken } });
-    const regular = await ok(RESOLVE, { url, visitor: { jwtToken: await visitorToken({ betaAccess: false }) } });
+    const url = 'https://api.northwind.test/beta/overview';
+    const beta = await ok(RESOLVE, { url, visitor: { jwtToken: betaToken } });
+    const regular = await ok(RESOLVE, { url, visitor: { jwtToken: await visitorTokenOf({ betaAccess: false }) } });
     expect(beta.resolveUrl).toMatchObject({
       siteSpace: { path: 'beta' },
       pathname: 'overview',
-      space: { title: DEMO.spaces.userGrant },
+      space: { title: S.userGrant },
     });
     expect(regular.resolveUrl).toMatchObject({
       siteSpace: { path: 'reference' },
       pathname: 'beta/overview',
-      space: { title: DEMO.spaces.visitorAuth },
+      space: { title: S.visitorAuth },
     });
 
-    const expired = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: await visitorToken({}, '-5m') } });
+    const expired = await g.gql<any>(RESOLVE, { url, visitor: { jwtToken: await visitorTokenOf({}, '-5m') } });
     expect(expired.data.resolveUrl).toBeNull();
     expect(expired.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
@@ -202,11 +292,11 @@ describe('resolveUrl', () => {
     expect(redirected.resolveUrl).toMatchObject({
       __typename: 'ContentRedirect',
       target: 'EXTERNAL',
-      url: expect.stringContaining('https://api.acme-docs.test/~gitbook/auth/login?location='),
+      url: expect.stringContaining('https://api.northwind.test/~gitbook/auth/login?location='),
     });
     const claims = await g.gql<any>(RESOLVE, {
       url,
-      visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken, unsignedClaims: { newsletter: 'yes' } },
+      visitor: { jwtToken: betaToken, unsignedClaims: { newsletter: 'yes' } },
     });
     expect(claims.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
@@ -215,21 +305,21 @@ describe('resolveUrl', () => {
   });
 
   it('serves readers outside the organization: a visitor-auth page to its markdown, and a share-link site’s profile', async () => {
-    const hana = g.platform.token(U.hana);
+    const hana = users.hana.token;
     const data = await ok(
       `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent {
         site { title } siteSpace { path } space { title } page { title ... on DocumentPage { markdown } } } } }`,
-      { url: 'https://api.acme-docs.test/', token: DEMO_SITE_SECRETS.visitorToken },
+      { url: 'https://api.northwind.test/', token: betaToken },
       { token: hana },
     );
     expect(data.resolveUrl).toMatchObject({
       site: { title: SITES.api },
       siteSpace: { path: 'reference' },
-      space: { title: DEMO.spaces.visitorAuth },
+      space: { title: S.visitorAuth },
     });
     expect(data.resolveUrl.page.markdown.length).toBeGreaterThan(50);
-    const profile = `query($id: ID!, $key: String) { publishedSite(organizationId: "acme", siteId: $id, shareKey: $key) { site { title } structure { ... on SiteSpacesStructure { siteSpaces { path } } } } }`;
-    const withKey = await ok(profile, { id: siteId(SITES.partners), key: DEMO_SITE_SECRETS.shareKey }, { token: hana });
+    const profile = `query($id: ID!, $key: String) { publishedSite(organizationId: "northwind", siteId: $id, shareKey: $key) { site { title } structure { ... on SiteSpacesStructure { siteSpaces { path } } } } }`;
+    const withKey = await ok(profile, { id: siteId(SITES.partners), key: shareKey() }, { token: hana });
     expect(withKey.publishedSite).toEqual({
       site: { title: SITES.partners },
       structure: { siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },
@@ -238,8 +328,8 @@ describe('resolveUrl', () => {
     expect(withoutKey.data.publishedSite).toBeNull();
     expect(withoutKey.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     // The site's global ID names it as well; one of another organization is refused before any request.
-    const global = encodeGlobalID('Site', `acme/${siteId(SITES.partners)}`);
-    const byGlobalId = await ok(profile, { id: global, key: DEMO_SITE_SECRETS.shareKey }, { token: hana });
+    const global = encodeGlobalID('Site', `${ORG}/${siteId(SITES.partners)}`);
+    const byGlobalId = await ok(profile, { id: global, key: shareKey() }, { token: hana });
     expect(byGlobalId.publishedSite).toEqual(withKey.publishedSite);
     const foreign = await g.gql<any>(profile, { id: encodeGlobalID('Site', 'globex/any') }, { token: hana });
     expect([foreign.data.publishedSite, foreign.errors?.[0]?.extensions?.code, foreign.upstream]).toEqual([
@@ -250,20 +340,20 @@ describe('resolveUrl', () => {
   });
 
   it('answers a content redirect for a URL that names a default', async () => {
-    const data = await ok(RESOLVE, { url: `${pub}/acme-docs/docs/getting-started/en/install` });
+    const data = await ok(RESOLVE, { url: `${pub}/northwind/docs/getting-started/en/install` });
     expect(data.resolveUrl).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/docs/install`,
+      url: `${pub}/northwind/docs/install`,
       siteId: null,
     });
   });
 
   it('resolves app URLs of spaces, pages, change requests and collections as the caller', async () => {
-    const spaceId = g.platform.spaceId('Getting started');
+    const spaceId = idOf('Getting started');
     const space = (await g.platform.api('GET', `/spaces/${spaceId}`)).body;
     const request = (await g.platform.api('GET', `/spaces/${spaceId}/change-requests`)).body.items[0];
-    const collection = (await g.platform.api('GET', `/collections/${DEMO.collections.product}`)).body;
+    const collection = (await g.platform.api('GET', `/collections/${product}`)).body;
     const bySpace = await g.gql<any>(RESOLVE, { url: space.urls.app });
     expect(bySpace.data.resolveUrl).toMatchObject({
       __typename: 'SpaceContent',
@@ -283,7 +373,7 @@ describe('resolveUrl', () => {
       __typename: 'CollectionContent',
       collection: { title: collection.title },
     });
-    const outsider = await g.gql<any>(RESOLVE, { url: collection.urls.app }, { token: g.platform.token(U.ivy) });
+    const outsider = await g.gql<any>(RESOLVE, { url: collection.urls.app }, { token: users.ivy.token });
     expect(outsider.data.resolveUrl).toBeNull();
     expect(outsider.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
@@ -299,19 +389,22 @@ describe('resolveUrl', () => {
   it('resolves a site on the custom hostname updateSite gives it; a taken hostname is a CONFLICT', async () => {
     const site = siteGid(SITES.docs);
     const set = await ok(
-      `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "Docs.Acme.test" }) { site { hostname urls { published } } userErrors { code } } }`,
+      `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "Docs.Northwind.test" }) { site { hostname urls { published } } userErrors { code } } }`,
       { site },
     );
-    expect(set.updateSite.site).toEqual({ hostname: 'docs.acme.test', urls: { published: 'https://docs.acme.test/' } });
+    expect(set.updateSite.site).toEqual({
+      hostname: 'docs.northwind.test',
+      urls: { published: 'https://docs.northwind.test/' },
+    });
     try {
-      const data = await ok(RESOLVE, { url: 'https://docs.acme.test/product' });
+      const data = await ok(RESOLVE, { url: 'https://docs.northwind.test/product' });
       expect(data.resolveUrl).toMatchObject({
         site: { title: SITES.docs },
         section: { path: 'product' },
-        canonicalUrl: 'https://docs.acme.test/product',
+        canonicalUrl: 'https://docs.northwind.test/product',
       });
       const taken = await g.gql<any>(
-        `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "api.acme-docs.test" }) { userErrors { code field } } }`,
+        `mutation($site: ID!) { updateSite(input: { siteId: $site, hostname: "api.northwind.test" }) { userErrors { code field } } }`,
         { site },
       );
       expect(taken.data.updateSite.userErrors).toEqual([{ code: 'CONFLICT', field: null }]);
@@ -331,7 +424,7 @@ describe('resolveUrl', () => {
 
   it('embeds a published page', async () => {
     const data = await ok(`query($url: String!) { embedUrl(url: $url) { type title site icon } }`, {
-      url: `${pub}/acme-docs`,
+      url: `${pub}/northwind`,
     });
     expect(data.embedUrl).toMatchObject({ type: 'LINK', site: SITES.docs, title: expect.any(String) });
   });
@@ -342,7 +435,7 @@ describe('the API token of a resolved URL', () => {
     const { markdownToDocument } = await import('../../src/document/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
-    const spaceId = g.platform.spaceId(DEMO.spaces.userGrant);
+    const spaceId = idOf(S.userGrant);
     const markdown = [
       'Everyone sees this.',
       '',
@@ -361,8 +454,8 @@ describe('the API token of a resolved URL', () => {
     const resolved = await ok(
       `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken pathname space { id } } } }`,
       {
-        url: 'https://api.acme-docs.test/beta/overview',
-        token: DEMO_SITE_SECRETS.visitorToken,
+        url: 'https://api.northwind.test/beta/overview',
+        token: betaToken,
       },
     );
     const { apiToken, pathname, space } = resolved.resolveUrl;
@@ -391,7 +484,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
     expect(listed.node.shareLinks.nodes[0]).toMatchObject({
       name: 'Partners',
       active: true,
-      url: expect.stringContaining(DEMO_SITE_SECRETS.shareKey),
+      url: expect.stringContaining(shareKey()),
     });
 
     const created = await ok(
@@ -423,7 +516,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
     const denied = await g.gql<any>(
       `mutation($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "x" }) { userErrors { code } } }`,
       { site },
-      { token: g.platform.token(U.ben) },
+      { token: users.ben.token },
     );
     expect(denied.data.createSiteShareLink.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
   });
@@ -438,7 +531,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
       visibility: 'VISITOR_AUTH',
       visitorAuth: {
         backend: 'CUSTOM',
-        signingKey: DEMO_SITE_SECRETS.visitorSigningKey,
+        signingKey: signingKey,
         fallbackUrl: null,
         publicKey: null,
       },
@@ -446,7 +539,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
     const other = await g.gql<any>(
       `query($id: ID!) { node(id: $id) { ... on Site { title visitorAuth { signingKey } } } }`,
       { id: site },
-      { token: g.platform.token(U.ben) },
+      { token: users.ben.token },
     );
     expect(other.data.node).toEqual({ title: SITES.api, visitorAuth: null });
     expect(other.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -492,18 +585,14 @@ describe('share links, visitor authentication, adaptive schema, published profil
       `mutation($site: ID!) { regenerateSiteVisitorAuthKey(input: { siteId: $site }) { visitorAuth { signingKey } userErrors { code } } }`,
       { site },
     );
-    expect(regenerated.regenerateSiteVisitorAuthKey.visitorAuth.signingKey).not.toBe(
-      DEMO_SITE_SECRETS.visitorSigningKey,
-    );
-    // The demo token no longer opens the site; give the demo key back for the other tests.
+    expect(regenerated.regenerateSiteVisitorAuthKey.visitorAuth.signingKey).not.toBe(signingKey);
+    // The beta token no longer opens the site; give the key back for the other tests.
     const refused = await g.gql<any>(RESOLVE, {
-      url: 'https://api.acme-docs.test/',
-      visitor: { jwtToken: DEMO_SITE_SECRETS.visitorToken },
+      url: 'https://api.northwind.test/',
+      visitor: { jwtToken: betaToken },
     });
     expect(refused.errors?.[0]?.extensions?.field).toEqual(['visitor', 'jwtToken']);
-    g.platform.db
-      .prepare('UPDATE sites SET auth_private_key = ? WHERE id = ?')
-      .run(DEMO_SITE_SECRETS.visitorSigningKey, siteId(SITES.api));
+    g.platform.db.prepare('UPDATE sites SET auth_private_key = ? WHERE id = ?').run(signingKey, siteId(SITES.api));
   });
 
   it('reads and replaces the adaptive schema with its template conditions; a bad schema is a user error on jsonSchema', async () => {
@@ -550,7 +639,7 @@ describe('share links, visitor authentication, adaptive schema, published profil
       siteSpaceCustomizations { siteSpace { path } customization { locale } }
       scripts { url }
     } } }`;
-    const member = await ok(query, { org: 'acme', id: siteId(SITES.partners) });
+    const member = await ok(query, { org: ORG, id: siteId(SITES.partners) });
     expect(member.site.published).toEqual({
       site: { title: SITES.partners },
       structure: { __typename: 'SiteSpacesStructure', siteSpaces: [{ path: 'pricing-faq' }, { path: 'de' }] },

@@ -1,7 +1,8 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
+import { buildSite, type TestSite, visitorToken, writePages } from '../fixtures/sites.js';
 
 /**
  * Site redirects end to end: the six REST operations through the graph (`Site.redirects`,
@@ -9,43 +10,105 @@ import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
  * published site, drafts in a preview, exact before the longest wildcard, `captureWildcard`).
  */
 
-const U = DEMO.users;
-const SITES = DEMO.sites;
+const ORG = 'northwind';
+const SITES = {
+  /** Public, published, the organization's default content, basename `docs`: sections Getting started (variants
+   * `en`, `fr`), Product, and Release notes and Status in a group Resources; redirects `/changelog` (permanent, to
+   * Release notes) and `/guides/*` (to Product, the rest of the path kept). */
+  docs: 'Northwind Docs',
+  /** Share-link, published: Pricing FAQ and Erste Schritte (`de`), a share link Partners. */
+  partners: 'Partner Portal',
+  /** Visitor-auth, published on `api.northwind.test`: API reference (`reference`) and Runbooks (`beta`). */
+  api: 'Northwind API',
+  /** Unpublished: Roadmap. */
+  draft: 'Northwind Labs',
+};
+const SPACES = [
+  'Getting started',
+  'Guide de démarrage',
+  'Product overview',
+  'Release notes',
+  'Status page',
+  'Pricing FAQ',
+  'Erste Schritte',
+  'API reference',
+  'Runbooks',
+  'Roadmap',
+];
 
 let g: TestGateway;
 /** The platform's published address. */
 let pub: string;
+const users = {} as Record<'ada' | 'dee' | 'finn' | 'hana', TestUser>;
+const spaceIds: Record<string, string> = {};
+const built: Record<string, TestSite> = {};
 
+/** Northwind: ada admin, dee `edit`, finn `read`; hana belongs to no organization. */
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
   pub = `${new URL(g.platform.url).origin}/published`;
+  for (const key of ['ada', 'dee', 'finn', 'hana'] as const) users[key] = addUser(g.platform, key);
+  const org = addOrg(g.platform, { id: ORG, members: { ada: 'admin', dee: 'edit', finn: 'read' }, users });
+  for (const title of SPACES) spaceIds[title] = await org.space(title);
+  await writePages(org, spaceId('Getting started'), [{ title: 'Welcome' }, { title: 'Install' }]);
+  built[SITES.docs] = await buildSite(org, {
+    title: SITES.docs,
+    basename: 'docs',
+    defaultContent: true,
+    sections: [
+      {
+        title: 'Getting started',
+        space: spaceId('Getting started'),
+        variantPath: 'en',
+        variants: [{ space: spaceId('Guide de démarrage'), path: 'fr' }],
+      },
+      { title: 'Product', space: spaceId('Product overview') },
+      { title: 'Release notes', space: spaceId('Release notes') },
+      { title: 'Status', space: spaceId('Status page') },
+    ],
+    groups: [{ title: 'Resources', sections: ['Release notes', 'Status'] }],
+    redirects: [
+      { source: '/changelog', to: { section: 'Release notes' }, permanent: true },
+      { source: '/guides/*', to: { section: 'Product' }, captureWildcard: true },
+    ],
+  });
+  built[SITES.partners] = await buildSite(org, {
+    title: SITES.partners,
+    visibility: 'share-link',
+    siteSpaces: [{ space: spaceId('Pricing FAQ') }, { space: spaceId('Erste Schritte'), path: 'de' }],
+    shareLinks: ['Partners'],
+  });
+  built[SITES.api] = await buildSite(org, {
+    title: SITES.api,
+    visibility: 'visitor-auth',
+    hostname: 'api.northwind.test',
+    siteSpaces: [
+      { space: spaceId('API reference'), path: 'reference' },
+      { space: spaceId('Runbooks'), path: 'beta' },
+    ],
+  });
+  built[SITES.draft] = await buildSite(org, {
+    title: SITES.draft,
+    siteSpaces: [{ space: spaceId('Roadmap') }],
+    publish: false,
+  });
 });
 afterAll(() => g.destroy());
 
-const siteId = (title: string) =>
-  (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
-const basename = (title: string) =>
-  (g.platform.db.prepare('SELECT basename FROM sites WHERE title = ?').get(title) as { basename: string }).basename;
-const siteGid = (title: string) => encodeGlobalID('Site', `acme/${siteId(title)}`);
-const sectionId = (site: string, title: string) =>
-  (
-    g.platform.db.prepare('SELECT id FROM site_sections WHERE site_id = ? AND title = ?').get(siteId(site), title) as {
-      id: string;
-    }
-  ).id;
+const spaceId = (title: string) => spaceIds[title]!;
+const siteId = (title: string) => built[title]!.id;
+const basename = (title: string) => built[title]!.basename;
+const siteGid = (title: string) => encodeGlobalID('Site', `${ORG}/${siteId(title)}`);
+const sectionId = (site: string, title: string) => built[site]!.sections[title]!;
 const siteSpaceId = (site: string, space: string) =>
-  (
-    g.platform.db
-      .prepare('SELECT id FROM site_spaces WHERE site_id = ? AND space_id = ?')
-      .get(siteId(site), g.platform.spaceId(space)) as { id: string }
-  ).id;
+  built[site]!.siteSpaces.find((item) => item.space === spaceId(space))!.id;
 const redirectId = (site: string, source: string, draft = false) =>
   (
     g.platform.db
       .prepare('SELECT id FROM site_redirects WHERE site_id = ? AND source = ? AND draft = ?')
       .get(siteId(site), source, Number(draft)) as { id: string } | undefined
   )?.id;
-const redirectGid = (site: string, id: string) => encodeGlobalID('SiteRedirect', `acme/${siteId(site)}/${id}`);
+const redirectGid = (site: string, id: string) => encodeGlobalID('SiteRedirect', `${ORG}/${siteId(site)}/${id}`);
 /** Requests with the site ids as the titles of their sites. */
 const named = (requests: string[]) =>
   requests.map((request) =>
@@ -111,9 +174,9 @@ describe('reading the redirects of a site', () => {
       ],
     });
     expect(named(result.upstreamRequests).sort()).toEqual([
-      'GET /v1/orgs/acme/sites/<Acme Docs>',
-      'GET /v1/orgs/acme/sites/<Acme Docs>/redirects?limit=50&orderBy=source',
-      'GET /v1/orgs/acme/sites/<Acme Docs>/structure',
+      'GET /v1/orgs/northwind/sites/<Northwind Docs>',
+      'GET /v1/orgs/northwind/sites/<Northwind Docs>/redirects?limit=50&orderBy=source',
+      'GET /v1/orgs/northwind/sites/<Northwind Docs>/structure',
     ]);
   });
 
@@ -122,16 +185,16 @@ describe('reading the redirects of a site', () => {
       redirect(source: $source) { targetUrl redirect { source } } } } }`;
     const guides = await ok(query, { id: siteGid(SITES.docs), source: '/guides/setup/install' });
     expect(guides.data.node.redirect).toEqual({
-      targetUrl: `${pub}/acme-docs/docs/product/setup/install`,
+      targetUrl: `${pub}/northwind/docs/product/setup/install`,
       redirect: { source: '/guides/*' },
     });
     expect(named(guides.upstreamRequests)).toEqual([
-      'GET /v1/orgs/acme/sites/<Acme Docs>',
-      `GET /v1/orgs/acme/sites/<Acme Docs>/redirect?source=${encodeURIComponent('/guides/setup/install')}`,
+      'GET /v1/orgs/northwind/sites/<Northwind Docs>',
+      `GET /v1/orgs/northwind/sites/<Northwind Docs>/redirect?source=${encodeURIComponent('/guides/setup/install')}`,
     ]);
     const changelog = await ok(query, { id: siteGid(SITES.docs), source: '/changelog' });
     expect(changelog.data.node.redirect).toEqual({
-      targetUrl: `${pub}/acme-docs/docs/release-notes`,
+      targetUrl: `${pub}/northwind/docs/release-notes`,
       redirect: { source: '/changelog' },
     });
 
@@ -147,36 +210,36 @@ describe('reading the redirects of a site', () => {
     });
     expect(result.data.node).toEqual({ source: '/changelog', permanent: true });
     expect(named(result.upstreamRequests)).toEqual([
-      'GET /v1/orgs/acme/sites/<Acme Docs>/redirects?draft=false&limit=1000',
+      'GET /v1/orgs/northwind/sites/<Northwind Docs>/redirects?draft=false&limit=1000',
     ]);
   });
 
   it('lets readers of a published site look a path up, members only list them', async () => {
     const docs = siteId(SITES.docs);
     // Not a member of Acme: the published public site's redirects by source, not the list.
-    const hana = g.platform.token(U.hana);
-    const found = await g.platform.api('GET', `/orgs/acme/sites/${docs}/redirect`, {
+    const hana = users.hana.token;
+    const found = await g.platform.api('GET', `/orgs/northwind/sites/${docs}/redirect`, {
       token: hana,
       query: { source: '/changelog' },
     });
     expect(found.status).toBe(200);
-    expect(found.body.target).toBe(`${pub}/acme-docs/docs/release-notes`);
-    expect((await g.platform.api('GET', `/orgs/acme/sites/${docs}/redirects`, { token: hana })).status).toBe(404);
+    expect(found.body.target).toBe(`${pub}/northwind/docs/release-notes`);
+    expect((await g.platform.api('GET', `/orgs/northwind/sites/${docs}/redirects`, { token: hana })).status).toBe(404);
     // An unpublished site is no one's to look up but its members'.
     const labs = siteId(SITES.draft);
     expect(
-      (await g.platform.api('GET', `/orgs/acme/sites/${labs}/redirect`, { token: hana, query: { source: '/a' } }))
+      (await g.platform.api('GET', `/orgs/northwind/sites/${labs}/redirect`, { token: hana, query: { source: '/a' } }))
         .status,
     ).toBe(404);
     // A reader may list; writing needs the create role.
     expect(
-      (await g.platform.api('GET', `/orgs/acme/sites/${docs}/redirects`, { token: g.platform.token(U.finn) })).status,
+      (await g.platform.api('GET', `/orgs/northwind/sites/${docs}/redirects`, { token: users.finn.token })).status,
     ).toBe(200);
     const refused = await g.gql(
       `mutation($site: ID!) { createSiteRedirect(input: { siteId: $site, source: "/x", destination: { url: "https://example.com" } }) {
         redirect { source } userErrors { code field } } }`,
       { site: siteGid(SITES.docs) },
-      { token: g.platform.token(U.dee) },
+      { token: users.dee.token },
     );
     expect(refused.data?.createSiteRedirect).toEqual({
       redirect: null,
@@ -195,11 +258,11 @@ describe('writing redirects', () => {
       input: {
         siteId: siteGid(SITES.docs),
         source: '//welcome-old/',
-        destination: { pagePath: { spaceId: g.platform.spaceId('Getting started'), path: '' } },
+        destination: { pagePath: { spaceId: spaceId('Getting started'), path: '' } },
         permanent: true,
       },
     });
-    const landing = await g.platform.api('GET', `/spaces/${g.platform.spaceId('Getting started')}/content/path`);
+    const landing = await g.platform.api('GET', `/spaces/${spaceId('Getting started')}/content/path`);
     expect(result.data.createSiteRedirect.redirect).toEqual({
       platformId: redirectId(SITES.docs, '/welcome-old'),
       source: '/welcome-old',
@@ -215,15 +278,15 @@ describe('writing redirects', () => {
     });
     expect(result.data.createSiteRedirect.redirectEdge).toEqual({ node: { source: '/welcome-old' } });
     expect(named(result.upstreamRequests).sort()).toEqual([
-      'GET /v1/orgs/acme/sites/<Acme Docs>/structure',
-      `GET /v1/spaces/${g.platform.spaceId('Getting started')}/content/pages`,
-      'POST /v1/orgs/acme/sites/<Acme Docs>/redirects',
+      'GET /v1/orgs/northwind/sites/<Northwind Docs>/structure',
+      `GET /v1/spaces/${spaceId('Getting started')}/content/pages`,
+      'POST /v1/orgs/northwind/sites/<Northwind Docs>/redirects',
     ]);
     // The site's default section's default variant is its root: the page's path alone.
-    expect(await resolve(`${pub}/acme-docs/docs/welcome-old`)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/welcome-old`)).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/docs/${landing.body.path}`,
+      url: `${pub}/northwind/docs/${landing.body.path}`,
     });
   });
 
@@ -258,7 +321,7 @@ describe('writing redirects', () => {
       input: {
         siteId: siteGid(SITES.draft),
         source: '/x',
-        destination: { section: encodeGlobalID('SiteSection', `acme/${siteId(SITES.docs)}/${product}`) },
+        destination: { section: encodeGlobalID('SiteSection', `${ORG}/${siteId(SITES.docs)}/${product}`) },
       },
     });
     expect(global.data.createSiteRedirect.userErrors).toMatchObject([
@@ -305,10 +368,10 @@ describe('writing redirects', () => {
     });
     const draftId = created.data.createSiteRedirect.redirect.platformId;
     // The published site keeps the live one.
-    expect(await resolve(`${pub}/acme-docs/docs/changelog`)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/changelog`)).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/docs/release-notes`,
+      url: `${pub}/northwind/docs/release-notes`,
     });
     const drafts = await ok(
       `query($id: ID!) { node(id: $id) { ... on Site { redirects(draft: true) { nodes { source draft } } } } }`,
@@ -327,8 +390,10 @@ describe('writing redirects', () => {
       draft: false,
       captureWildcard: true,
     });
-    expect(named(published.upstreamRequests)).toEqual([`PATCH /v1/orgs/acme/sites/<Acme Docs>/redirects/${draftId}`]);
-    expect(await resolve(`${pub}/acme-docs/docs/changelog`)).toEqual({
+    expect(named(published.upstreamRequests)).toEqual([
+      `PATCH /v1/orgs/northwind/sites/<Northwind Docs>/redirects/${draftId}`,
+    ]);
+    expect(await resolve(`${pub}/northwind/docs/changelog`)).toEqual({
       __typename: 'ContentRedirect',
       target: 'EXTERNAL',
       url: 'https://status.acme.test/',
@@ -344,7 +409,7 @@ describe('writing redirects', () => {
     });
     expect((await ok(DELETE, { id: redirectGid(SITES.docs, draftId) })).data.deleteSiteRedirect.deleted).toBe(false);
     // Nothing redirects the path any more: the site resolves it as a page path.
-    expect(await resolve(`${pub}/acme-docs/docs/changelog`)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/changelog`)).toEqual({
       __typename: 'PublishedContent',
       pathname: 'changelog',
       section: { title: 'Getting started' },
@@ -410,13 +475,13 @@ describe('upsertSiteRedirects', () => {
     });
     // The write, then the live and draft lists once each for the redirects the results name.
     expect(named(result.upstreamRequests)).toEqual([
-      'PUT /v1/orgs/acme/sites/<Acme Labs>/redirects',
-      'GET /v1/orgs/acme/sites/<Acme Labs>/redirects?draft=false&limit=1000',
-      'GET /v1/orgs/acme/sites/<Acme Labs>/redirects?draft=true&limit=1000',
+      'PUT /v1/orgs/northwind/sites/<Northwind Labs>/redirects',
+      'GET /v1/orgs/northwind/sites/<Northwind Labs>/redirects?draft=false&limit=1000',
+      'GET /v1/orgs/northwind/sites/<Northwind Labs>/redirects?draft=true&limit=1000',
     ]);
 
     // The unpublished site, previewed by a member: the draft redirect comes first, with the suffix.
-    expect(await resolve(`${pub}/acme-docs/${basename(SITES.draft)}/old/a/b`)).toEqual({
+    expect(await resolve(`${pub}/northwind/${basename(SITES.draft)}/old/a/b`)).toEqual({
       __typename: 'ContentRedirect',
       target: 'EXTERNAL',
       url: 'https://next.acme.test/a/b',
@@ -431,7 +496,7 @@ describe('upsertSiteRedirects', () => {
     // Deleting a live one; the unpublished site without its redirect is the site space again.
     const removed = await ok(UPSERT, { input: { siteId: labs, redirects: [{ source: '/old/*', destination: null }] } });
     expect(removed.data.upsertSiteRedirects.results).toMatchObject([{ status: 'DELETED', source: '/old/*' }]);
-    expect(await resolve(`${pub}/acme-docs/${basename(SITES.draft)}/old/a/b`)).toMatchObject({
+    expect(await resolve(`${pub}/northwind/${basename(SITES.draft)}/old/a/b`)).toMatchObject({
       __typename: 'PublishedContent',
     });
   });
@@ -446,7 +511,7 @@ describe('upsertSiteRedirects', () => {
       { message: 'redirects: must hold at most 500 redirects', code: 'BAD_USER_INPUT', field: ['redirects'] },
     ]);
     expect(result.upstream).toBe(0);
-    const direct = await g.platform.api('PUT', `/orgs/acme/sites/${siteId(SITES.draft)}/redirects`, {
+    const direct = await g.platform.api('PUT', `/orgs/northwind/sites/${siteId(SITES.draft)}/redirects`, {
       body: {
         redirects: redirects.map((item) => ({ ...item, destination: { kind: 'external', url: item.destination.url } })),
       },
@@ -460,7 +525,7 @@ describe('the published-URL resolution', () => {
   it('matches a bare wildcard and escaped sources, and never redirects a path to itself', async () => {
     const docs = siteId(SITES.docs);
     const product = sectionId(SITES.docs, 'Product');
-    const answer = await g.platform.api('PUT', `/orgs/acme/sites/${docs}/redirects`, {
+    const answer = await g.platform.api('PUT', `/orgs/northwind/sites/${docs}/redirects`, {
       body: {
         redirects: [
           { source: '/rel*', captureWildcard: true, destination: { kind: 'external', url: 'https://acme.test/rel' } },
@@ -477,7 +542,7 @@ describe('the published-URL resolution', () => {
       ['created', '/product/*'],
     ]);
     const published = async (path: string) =>
-      (await g.platform.api('GET', '/urls/published', { query: { url: `${pub}/acme-docs/docs/${path}` } })).body;
+      (await g.platform.api('GET', '/urls/published', { query: { url: `${pub}/northwind/docs/${path}` } })).body;
     expect(await published('release/v2')).toEqual({
       target: 'external',
       site: docs,
@@ -489,16 +554,15 @@ describe('the published-URL resolution', () => {
       redirect: 'https://acme.test/coffee',
     });
     // `/product/*` leads `/product/x` to the section, and `/product` (the section itself) nowhere.
-    expect(await published('product/x')).toEqual({ target: 'content', redirect: `${pub}/acme-docs/docs/product` });
+    expect(await published('product/x')).toEqual({ target: 'content', redirect: `${pub}/northwind/docs/product` });
     expect(await published('product')).toMatchObject({ siteSection: product, pathname: '' });
-    const removed = await g.platform.api('PUT', `/orgs/acme/sites/${docs}/redirects`, {
+    const removed = await g.platform.api('PUT', `/orgs/northwind/sites/${docs}/redirects`, {
       body: { redirects: [{ source: '/product/*', destination: null }] },
     });
     expect(removed.body.results).toEqual([{ status: 'deleted', source: '/product/*', draft: false }]);
   });
 
   it('redirects only readers the site lets in: under the share key, after the visitor token', async () => {
-    const { DEMO_SITE_SECRETS } = await import('../../src/platform/sites/demo.js');
     await ok(
       `mutation($partners: ID!, $de: ID!, $api: ID!) {
         a: createSiteRedirect(input: { siteId: $partners, source: "/faq-de", destination: { siteSpace: $de } }) { userErrors { code } }
@@ -510,40 +574,44 @@ describe('the published-URL resolution', () => {
         api: siteGid(SITES.api),
       },
     );
-    const key = DEMO_SITE_SECRETS.shareKey;
-    const hana = g.platform.token(U.hana);
-    expect(await resolve(`${pub}/acme-docs/acme-partner-portal/${key}/faq-de`, hana)).toEqual({
+    const key = built[SITES.partners]!.shareKeys.Partners!;
+    const hana = users.hana.token;
+    expect(await resolve(`${pub}/northwind/${basename(SITES.partners)}/${key}/faq-de`, hana)).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/acme-partner-portal/${key}/de`,
+      url: `${pub}/northwind/${basename(SITES.partners)}/${key}/de`,
     });
-    const withoutKey = await g.gql(RESOLVE, { url: `${pub}/acme-docs/acme-partner-portal/faq-de` }, { token: hana });
+    const withoutKey = await g.gql(
+      RESOLVE,
+      { url: `${pub}/northwind/${basename(SITES.partners)}/faq-de` },
+      { token: hana },
+    );
     expect(withoutKey.data?.resolveUrl).toBeNull();
     expect(withoutKey.errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 403 });
     // A visitor-auth site checks the visitor first: no token, no redirect.
-    const anonymous = await g.gql(RESOLVE, { url: 'https://api.acme-docs.test/old' }, { token: hana });
+    const anonymous = await g.gql(RESOLVE, { url: 'https://api.northwind.test/old' }, { token: hana });
     expect(anonymous.data?.resolveUrl).toBeNull();
     expect(anonymous.errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 401 });
     const visitor = await g.gql(
       `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on ContentRedirect { target url } } }`,
-      { url: 'https://api.acme-docs.test/old', token: DEMO_SITE_SECRETS.visitorToken },
+      { url: 'https://api.northwind.test/old', token: await visitorToken(built[SITES.api]!.signingKey!, {}) },
       { token: hana },
     );
     expect(visitor.data?.resolveUrl).toEqual({ target: 'EXTERNAL', url: 'https://example.com/new' });
   });
 
   it('redirects an exact path and a wildcard prefix of a published site, for anyone', async () => {
-    const hana = g.platform.token(U.hana);
-    expect(await resolve(`${pub}/acme-docs/docs/guides/setup/install`, hana)).toEqual({
+    const hana = users.hana.token;
+    expect(await resolve(`${pub}/northwind/docs/guides/setup/install`, hana)).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/docs/product/setup/install`,
+      url: `${pub}/northwind/docs/product/setup/install`,
     });
     // `/guides/*` also takes `/guides` itself, with nothing to append.
-    expect(await resolve(`${pub}/acme-docs/docs/guides`, hana)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/guides`, hana)).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/docs/product`,
+      url: `${pub}/northwind/docs/product`,
     });
     // A longer wildcard wins over a shorter one; an exact source over both.
     const docs = siteGid(SITES.docs);
@@ -554,18 +622,18 @@ describe('the published-URL resolution', () => {
       ] }) { userErrors { code } } }`,
       { site: docs, space: siteSpaceId(SITES.docs, 'Guide de démarrage') },
     );
-    expect(await resolve(`${pub}/acme-docs/docs/guides/api/errors`, hana)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/guides/api/errors`, hana)).toEqual({
       __typename: 'ContentRedirect',
       target: 'CONTENT',
-      url: `${pub}/acme-docs/docs/getting-started/fr`,
+      url: `${pub}/northwind/docs/getting-started/fr`,
     });
-    expect(await resolve(`${pub}/acme-docs/docs/GUIDES/API/KEYS`, hana)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/GUIDES/API/KEYS`, hana)).toEqual({
       __typename: 'ContentRedirect',
       target: 'EXTERNAL',
       url: 'https://keys.acme.test',
     });
     // A path no redirect names is the site's as before.
-    expect(await resolve(`${pub}/acme-docs/docs/product/overview`, hana)).toEqual({
+    expect(await resolve(`${pub}/northwind/docs/product/overview`, hana)).toEqual({
       __typename: 'PublishedContent',
       pathname: 'overview',
       section: { title: 'Product' },

@@ -1,25 +1,111 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
+import { buildSite, writePages } from '../fixtures/sites.js';
 
-const U = DEMO.users;
-const SITES = DEMO.sites;
+const SITES = {
+  /** Premium, public, published, Northwind's default content, basename `docs`: sections Getting started (variants
+   * `en`, `fr`), Product, and Release notes and Status in a group Resources. */
+  docs: 'Northwind Docs',
+  /** Share-link, published: Pricing FAQ and Erste Schritte (`de`). */
+  partners: 'Partner Portal',
+  /** Ultimate, visitor-auth, adaptive, published on `api.northwind.test`: API reference (`reference`) and Runbooks
+   * (`beta`, for visitors with `betaAccess`). */
+  api: 'Northwind API',
+  /** Unpublished: Roadmap. */
+  draft: 'Northwind Labs',
+  /** Southwind's, published on `developers.southwind.test`. */
+  globex: 'Southwind Developers',
+};
 
 let g: TestGateway;
+/** Northwind: ada admin, finn `read`. Southwind: ada admin. */
+const users = {} as Record<'ada' | 'finn', TestUser>;
+const spaceIds: Record<string, string> = {};
+const idOf = (title: string) => spaceIds[title]!;
 
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  for (const key of ['ada', 'finn'] as const) users[key] = addUser(g.platform, key);
+  const org = addOrg(g.platform, { id: 'northwind', members: { ada: 'admin', finn: 'read' }, users });
+  const south = addOrg(g.platform, { id: 'southwind', members: { ada: 'admin' }, users });
+  for (const title of [
+    'Getting started',
+    'Guide de démarrage',
+    'Product overview',
+    'Release notes',
+    'Status page',
+    'Pricing FAQ',
+    'Erste Schritte',
+    'API reference',
+    'Runbooks',
+    'Roadmap',
+    'Architecture decisions',
+    'Company handbook',
+    'Tutorials',
+  ]) {
+    spaceIds[title] = await org.space(title);
+  }
+  // Home pages: the first page of each space.
+  await writePages(org, idOf('Getting started'), [{ title: 'Welcome' }, { title: 'Install' }]);
+  await writePages(org, idOf('Guide de démarrage'), [{ title: 'Bienvenue' }]);
+  await buildSite(org, {
+    title: SITES.docs,
+    type: 'premium',
+    basename: 'docs',
+    defaultContent: true,
+    sections: [
+      {
+        title: 'Getting started',
+        icon: 'rocket',
+        space: idOf('Getting started'),
+        variantPath: 'en',
+        localizedTitle: { fr: 'Premiers pas' },
+        variants: [{ space: idOf('Guide de démarrage'), path: 'fr' }],
+      },
+      { title: 'Product', icon: 'box', space: idOf('Product overview') },
+      { title: 'Release notes', icon: 'megaphone', space: idOf('Release notes') },
+      { title: 'Status', icon: 'signal', space: idOf('Status page') },
+    ],
+    groups: [{ title: 'Resources', icon: 'folder', sections: ['Release notes', 'Status'] }],
+  });
+  await buildSite(org, {
+    title: SITES.partners,
+    visibility: 'share-link',
+    siteSpaces: [{ space: idOf('Pricing FAQ') }, { space: idOf('Erste Schritte'), path: 'de' }],
+  });
+  await buildSite(org, {
+    title: SITES.api,
+    type: 'ultimate',
+    visibility: 'visitor-auth',
+    hostname: 'api.northwind.test',
+    adaptiveSchema: {
+      type: 'object',
+      properties: { betaAccess: { type: 'boolean', description: 'Has access to beta features' } },
+      additionalProperties: false,
+    },
+    siteSpaces: [
+      { space: idOf('API reference'), path: 'reference' },
+      { space: idOf('Runbooks'), path: 'beta', condition: 'visitor.claims.betaAccess == true' },
+    ],
+  });
+  await buildSite(org, { title: SITES.draft, siteSpaces: [{ space: idOf('Roadmap') }], publish: false });
+  await buildSite(south, {
+    title: SITES.globex,
+    hostname: 'developers.southwind.test',
+    siteSpaces: [{ space: await south.space('Developer portal') }],
+  });
 });
 afterAll(() => g.destroy());
 
 /** Platform id of the site with that title. */
 const siteId = (title: string) =>
   (g.platform.db.prepare('SELECT id FROM sites WHERE title = ?').get(title) as { id: string }).id;
-const siteGid = (title: string, org = 'acme') => encodeGlobalID('Site', `${org}/${siteId(title)}`);
-const itemGid = (typename: string, site: string, id: string, org = 'acme') =>
+const siteGid = (title: string, org = 'northwind') => encodeGlobalID('Site', `${org}/${siteId(title)}`);
+const itemGid = (typename: string, site: string, id: string, org = 'northwind') =>
   encodeGlobalID(typename, `${org}/${siteId(site)}/${id}`);
-const spaceGid = (title: string) => encodeGlobalID('Space', g.platform.spaceId(title));
+const spaceGid = (title: string) => encodeGlobalID('Space', idOf(title));
 
 /** A whole answer with the platform's address, which changes from run to run, as `http://platform`. */
 const stable = (value: unknown) =>
@@ -61,7 +147,7 @@ const STRUCTURE = `
 describe('reading sites', () => {
   it("lists an organization's sites with their structures: one request per structure, the spaces inside them", async () => {
     const result = await g.gql(`{
-      organization(id: "acme") {
+      organization(id: "northwind") {
         sites {
           totalCount
           nodes { title type visibility isPublished hostname basename siteSpaceCount defaultLevel adaptiveContent { enabled } urls { published } ${STRUCTURE} }
@@ -69,15 +155,15 @@ describe('reading sites', () => {
       }
     }`);
     expect(result.errors).toBeUndefined();
-    // The demo sites are created in the same millisecond: the platform lists them in an order of their random ids.
+    // The platform lists sites in an order of its own: compared sorted.
     expect(requestsOf(result).sort()).toEqual(
       [
-        'GET /v1/orgs/acme',
-        'GET /v1/orgs/acme/sites?limit=50',
-        `GET /v1/orgs/acme/sites/<${SITES.api}>/structure`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/structure`,
-        `GET /v1/orgs/acme/sites/<${SITES.partners}>/structure`,
-        `GET /v1/orgs/acme/sites/<${SITES.draft}>/structure`,
+        'GET /v1/orgs/northwind',
+        'GET /v1/orgs/northwind/sites?limit=50',
+        `GET /v1/orgs/northwind/sites/<${SITES.api}>/structure`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/structure`,
+        `GET /v1/orgs/northwind/sites/<${SITES.partners}>/structure`,
+        `GET /v1/orgs/northwind/sites/<${SITES.draft}>/structure`,
       ].sort(),
     );
     result.data.organization.sites.nodes.sort((a: { title: string }, b: { title: string }) =>
@@ -92,9 +178,9 @@ describe('reading sites', () => {
                 "adaptiveContent": {
                   "enabled": true,
                 },
-                "basename": "acme-api",
+                "basename": "northwind-api",
                 "defaultLevel": "INHERIT",
-                "hostname": "api.acme-docs.test",
+                "hostname": "api.northwind.test",
                 "isPublished": true,
                 "siteSpaceCount": 2,
                 "structure": {
@@ -118,10 +204,10 @@ describe('reading sites', () => {
                     },
                   ],
                 },
-                "title": "Acme API",
+                "title": "Northwind API",
                 "type": "ULTIMATE",
                 "urls": {
-                  "published": "https://api.acme-docs.test/",
+                  "published": "https://api.northwind.test/",
                 },
                 "visibility": "VISITOR_AUTH",
               },
@@ -215,10 +301,10 @@ describe('reading sites', () => {
                     },
                   ],
                 },
-                "title": "Acme Docs",
+                "title": "Northwind Docs",
                 "type": "PREMIUM",
                 "urls": {
-                  "published": "http://platform/published/acme-docs/docs/",
+                  "published": "http://platform/published/northwind/docs/",
                 },
                 "visibility": "PUBLIC",
               },
@@ -226,7 +312,7 @@ describe('reading sites', () => {
                 "adaptiveContent": {
                   "enabled": false,
                 },
-                "basename": "acme-labs",
+                "basename": "northwind-labs",
                 "defaultLevel": "INHERIT",
                 "hostname": null,
                 "isPublished": false,
@@ -244,7 +330,7 @@ describe('reading sites', () => {
                     },
                   ],
                 },
-                "title": "Acme Labs",
+                "title": "Northwind Labs",
                 "type": "BASIC",
                 "urls": {
                   "published": null,
@@ -255,7 +341,7 @@ describe('reading sites', () => {
                 "adaptiveContent": {
                   "enabled": false,
                 },
-                "basename": "acme-partner-portal",
+                "basename": "partner-portal",
                 "defaultLevel": "INHERIT",
                 "hostname": null,
                 "isPublished": true,
@@ -281,10 +367,10 @@ describe('reading sites', () => {
                     },
                   ],
                 },
-                "title": "Acme Partner Portal",
+                "title": "Partner Portal",
                 "type": "BASIC",
                 "urls": {
-                  "published": "http://platform/published/acme-docs/acme-partner-portal/",
+                  "published": "http://platform/published/northwind/partner-portal/",
                 },
                 "visibility": "SHARE_LINK",
               },
@@ -297,7 +383,9 @@ describe('reading sites', () => {
   });
 
   it('leads from the organization’s default content to its site, for free when only its keys are asked', async () => {
-    const keys = await g.gql(`{ organization(id: "acme") { defaultContent { type siteId site { id platformId } } } }`);
+    const keys = await g.gql(
+      `{ organization(id: "northwind") { defaultContent { type siteId site { id platformId } } } }`,
+    );
     expect(keys.errors).toBeUndefined();
     expect(keys.data.organization.defaultContent).toEqual({
       type: 'SITE',
@@ -306,12 +394,12 @@ describe('reading sites', () => {
     });
     expect(keys.upstream).toBe(1);
     const full = await g.gql(
-      `{ organization(id: "acme") { defaultContent { site { title isPublished organization { id } } } } }`,
+      `{ organization(id: "northwind") { defaultContent { site { title isPublished organization { id } } } } }`,
     );
     expect(full.data.organization.defaultContent.site).toEqual({
       title: SITES.docs,
       isPublished: true,
-      organization: { id: encodeGlobalID('Organization', 'acme') },
+      organization: { id: encodeGlobalID('Organization', 'northwind') },
     });
     expect(full.upstream).toBe(2);
   });
@@ -319,7 +407,7 @@ describe('reading sites', () => {
   it('filters sites by space, title and published state, and pages through them', async () => {
     const result = await g.gql(
       `query ($space: ID!) {
-        organization(id: "acme") {
+        organization(id: "northwind") {
           bySpace: sites(spaceId: $space) { totalCount nodes { title } }
           byTitle: sites(title: "PARTNER") { nodes { title } }
           drafts: sites(published: false) { nodes { title } }
@@ -336,20 +424,20 @@ describe('reading sites', () => {
     expect(org.first.nodes).toHaveLength(2);
     expect(result.upstream).toBe(5);
     const next = await g.gql(
-      `query ($after: String!) { organization(id: "acme") { sites(first: 5, after: $after) { pageInfo { hasNextPage } nodes { title } } } }`,
+      `query ($after: String!) { organization(id: "northwind") { sites(first: 5, after: $after) { pageInfo { hasNextPage } nodes { title } } } }`,
       {
         after: org.first.pageInfo.endCursor,
       },
     );
     expect(next.data.organization.sites.pageInfo).toEqual({ hasNextPage: false });
-    const all = await ok(`{ organization(id: "acme") { sites { nodes { title } } } }`);
+    const all = await ok(`{ organization(id: "northwind") { sites { nodes { title } } } }`);
     expect([...org.first.nodes, ...next.data.organization.sites.nodes]).toEqual(all.organization.sites.nodes);
   });
 
   it('lists the sites that publish a space', async () => {
     const result = await g.gql(
       `query ($id: ID!) { space(id: $id) { title sites { totalCount nodes { title isPublished } } } }`,
-      { id: g.platform.spaceId('Getting started') },
+      { id: idOf('Getting started') },
     );
     expect(result.data.space).toEqual({
       title: 'Getting started',
@@ -361,19 +449,19 @@ describe('reading sites', () => {
   it('looks a site up by platform id or global ID, NOT_FOUND when missing, refusing a site of another organization', async () => {
     const result = await g.gql(
       `query ($id: ID!, $gid: ID!, $globex: ID!) {
-        byId: site(organizationId: "acme", id: $id) { id title permissions { view admin } organization { platformId } }
-        byGlobalId: site(organizationId: "acme", id: $gid) { title }
-        missing: site(organizationId: "acme", id: "no-such-site") { title }
-        elsewhere: site(organizationId: "acme", id: $globex) { title }
+        byId: site(organizationId: "northwind", id: $id) { id title permissions { view admin } organization { platformId } }
+        byGlobalId: site(organizationId: "northwind", id: $gid) { title }
+        missing: site(organizationId: "northwind", id: "no-such-site") { title }
+        elsewhere: site(organizationId: "northwind", id: $globex) { title }
       }`,
-      { id: siteId(SITES.api), gid: siteGid(SITES.api), globex: siteGid(SITES.globex, 'globex') },
+      { id: siteId(SITES.api), gid: siteGid(SITES.api), globex: siteGid(SITES.globex, 'southwind') },
     );
     expect(result.data).toEqual({
       byId: {
         id: siteGid(SITES.api),
         title: SITES.api,
         permissions: { view: true, admin: true },
-        organization: { platformId: 'acme' },
+        organization: { platformId: 'northwind' },
       },
       byGlobalId: { title: SITES.api },
       missing: null,
@@ -386,9 +474,9 @@ describe('reading sites', () => {
     // The same site twice is read once; the missing one once; the other organization's not at all.
     expect(result.upstream).toBe(2);
     const reader = await g.gql(
-      `query ($id: ID!) { site(organizationId: "acme", id: $id) { permissions { view access edit create admin } } }`,
+      `query ($id: ID!) { site(organizationId: "northwind", id: $id) { permissions { view access edit create admin } } }`,
       { id: siteId(SITES.api) },
-      { token: g.platform.token(U.finn) },
+      { token: users.finn.token },
     );
     expect(reader.data.site.permissions).toEqual({
       view: true,
@@ -402,7 +490,7 @@ describe('reading sites', () => {
   it('lists site spaces (all, defaults, others), sections and section groups as connections', async () => {
     const result = await g.gql(
       `query ($id: ID!) {
-        site(organizationId: "acme", id: $id) {
+        site(organizationId: "northwind", id: $id) {
           all: siteSpaces { totalCount nodes { path default section { title } } }
           defaults: siteSpaces(default: true) { nodes { path } }
           others: siteSpaces(default: false) { nodes { path } }
@@ -505,7 +593,7 @@ describe('reading sites', () => {
                 "path": "getting-started",
                 "title": "Getting started",
                 "urls": {
-                  "published": "http://platform/published/acme-docs/docs/",
+                  "published": "http://platform/published/northwind/docs/",
                 },
               },
               {
@@ -516,7 +604,7 @@ describe('reading sites', () => {
                 "path": "product",
                 "title": "Product",
                 "urls": {
-                  "published": "http://platform/published/acme-docs/docs/product",
+                  "published": "http://platform/published/northwind/docs/product",
                 },
               },
               {
@@ -529,7 +617,7 @@ describe('reading sites', () => {
                 "path": "release-notes",
                 "title": "Release notes",
                 "urls": {
-                  "published": "http://platform/published/acme-docs/docs/release-notes",
+                  "published": "http://platform/published/northwind/docs/release-notes",
                 },
               },
               {
@@ -542,7 +630,7 @@ describe('reading sites', () => {
                 "path": "status",
                 "title": "Status",
                 "urls": {
-                  "published": "http://platform/published/acme-docs/docs/status",
+                  "published": "http://platform/published/northwind/docs/status",
                 },
               },
             ],
@@ -555,13 +643,13 @@ describe('reading sites', () => {
     // sections of the site spaces and the groups of the sections.
     expect(requestsOf(result).sort()).toEqual(
       [
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/site-spaces?limit=50`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/site-spaces?default=true&limit=50`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/site-spaces?default=false&limit=50`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/sections?limit=50`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/section-groups?limit=50`,
-        `GET /v1/orgs/acme/sites/<${SITES.docs}>/structure`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/site-spaces?limit=50`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/site-spaces?default=true&limit=50`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/site-spaces?default=false&limit=50`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/sections?limit=50`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/section-groups?limit=50`,
+        `GET /v1/orgs/northwind/sites/<${SITES.docs}>/structure`,
       ].sort(),
     );
   });
@@ -569,7 +657,7 @@ describe('reading sites', () => {
   it('answers the links of an item for free when only their keys are asked, and the space from the site’s answer', async () => {
     const result = await g.gql(
       `query ($id: ID!) {
-        site(organizationId: "acme", id: $id) {
+        site(organizationId: "northwind", id: $id) {
           structure { ... on SiteSectionsStructure { sections { platformId group { id platformId } site { id } siteSpaces { section { platformId } site { platformId } space { id platformId title visibility } } } } }
         }
       }`,
@@ -591,7 +679,7 @@ describe('reading sites', () => {
   it('refetches every node by its global ID: items of one site read its structure once', async () => {
     const listed = await ok(
       `query ($id: ID!) {
-      site(organizationId: "acme", id: $id) {
+      site(organizationId: "northwind", id: $id) {
         id
         structure { ... on SiteSectionsStructure { items { ... on SiteSection { id siteSpaces { id } } ... on SiteSectionGroup { id } } } }
       }
@@ -630,7 +718,7 @@ describe('reading sites', () => {
         { id },
       );
       expect(node.data.node).toEqual(expected);
-      expect(requestsOf(node)).toEqual([`GET /v1/orgs/acme/sites/<${SITES.docs}>/structure`]);
+      expect(requestsOf(node)).toEqual([`GET /v1/orgs/northwind/sites/<${SITES.docs}>/structure`]);
     }
     const together = await g.gql(
       `query ($ids: [ID!]!) { nodes(ids: $ids) { id ... on SiteSpace { section { title site { title } } } ... on SiteSection { path } ... on SiteSectionGroup { parent { title } } } }`,
@@ -653,7 +741,7 @@ describe('reading sites', () => {
   it('gives a site space its home page: the first page of its space, read from its page tree', async () => {
     const result = await g.gql(
       `query ($id: ID!) {
-        site(organizationId: "acme", id: $id) {
+        site(organizationId: "northwind", id: $id) {
           structure { ... on SiteSectionsStructure { items { ... on SiteSection { siteSpaces { pageId homePage { title } } } } } }
         }
       }`,
@@ -661,7 +749,7 @@ describe('reading sites', () => {
     );
     expect(result.errors).toBeUndefined();
     expect(result.data.site.structure.items[0].siteSpaces).toEqual([
-      { pageId: null, homePage: { title: 'Welcome to Acme Docs' } },
+      { pageId: null, homePage: { title: 'Welcome' } },
       { pageId: null, homePage: { title: 'Bienvenue' } },
     ]);
     // The site, its structure, then the page tree of the space of each site space of the two sections at the root.
@@ -670,7 +758,7 @@ describe('reading sites', () => {
 
   it('costs sites like every connection: their `first` times their parent, a page and a structure per site', async () => {
     const result = await g.gql(`{
-      organization(id: "acme") {
+      organization(id: "northwind") {
         sites(first: 10) { nodes { structure { __typename } siteSpaces(first: 5) { nodes { path space { title } section { title } site { id } } } } }
       }
     }`);
@@ -687,7 +775,7 @@ describe('reading sites', () => {
 
   it('shows members the sites of their organization only', async () => {
     const result = await g.gql(
-      `{ organization(id: "globex") { sites { nodes { title hostname urls { published } ${STRUCTURE} } } } }`,
+      `{ organization(id: "southwind") { sites { nodes { title hostname urls { published } ${STRUCTURE} } } } }`,
     );
     expect(result.errors).toBeUndefined();
     expect(stable(result.data)).toMatchInlineSnapshot(`
@@ -696,7 +784,7 @@ describe('reading sites', () => {
           "sites": {
             "nodes": [
               {
-                "hostname": "developers.globex.test",
+                "hostname": "developers.southwind.test",
                 "structure": {
                   "__typename": "SiteSpacesStructure",
                   "siteSpaces": [
@@ -710,9 +798,9 @@ describe('reading sites', () => {
                     },
                   ],
                 },
-                "title": "Globex Developers",
+                "title": "Southwind Developers",
                 "urls": {
-                  "published": "https://developers.globex.test/",
+                  "published": "https://developers.southwind.test/",
                 },
               },
             ],
@@ -720,7 +808,7 @@ describe('reading sites', () => {
         },
       }
     `);
-    const foreign = await g.gql(`query ($id: ID!) { site(organizationId: "globex", id: $id) { title } }`, {
+    const foreign = await g.gql(`query ($id: ID!) { site(organizationId: "southwind", id: $id) { title } }`, {
       id: siteId(SITES.docs),
     });
     expect(foreign.errors![0]!.extensions!.code).toBe('NOT_FOUND');
@@ -761,10 +849,10 @@ async function outlineOf(site: string): Promise<unknown> {
   return outline(data.node.structure);
 }
 
-/** A new site of Acme with these spaces at its root; its global ID. */
+/** A new site of Northwind with these spaces at its root; its global ID. */
 async function newSite(title: string, spaces: string[] = []): Promise<string> {
   const data = await ok(
-    `mutation ($title: String!, $spaces: [ID!]) { createSite(input: { organizationId: "acme", title: $title, spaceIds: $spaces }) { site { id } userErrors { code } } }`,
+    `mutation ($title: String!, $spaces: [ID!]) { createSite(input: { organizationId: "northwind", title: $title, spaceIds: $spaces }) { site { id } userErrors { code } } }`,
     {
       title,
       spaces: spaces.map(spaceGid),
@@ -794,12 +882,12 @@ describe('writing sites', () => {
   it('creates a site with spaces, configures, publishes, unpublishes and deletes it', async () => {
     const created = await g.gql(
       `mutation ($spaces: [ID!]) {
-        createSite(input: { organizationId: "acme", title: "Handbook", visibility: UNLISTED, spaceIds: $spaces }) {
+        createSite(input: { organizationId: "northwind", title: "Handbook", visibility: UNLISTED, spaceIds: $spaces }) {
           site { title type visibility isPublished basename siteSpaceCount urls { published } ${OUTLINE} }
           userErrors { code }
         }
       } ${ITEM}`,
-      { spaces: [spaceGid('Release notes'), g.platform.spaceId('Architecture decisions')] },
+      { spaces: [spaceGid('Release notes'), idOf('Architecture decisions')] },
     );
     expect(created.errors).toBeUndefined();
     expect({
@@ -843,7 +931,7 @@ describe('writing sites', () => {
     });
     expect(updated.upstream).toBe(1);
     const cleared = await ok(
-      `mutation ($site: ID!) { updateSite(input: { organizationId: "acme", siteId: $site, proxy: null, defaultLevel: null }) { site { proxy { origin } defaultLevel } userErrors { code } } }`,
+      `mutation ($site: ID!) { updateSite(input: { organizationId: "northwind", siteId: $site, proxy: null, defaultLevel: null }) { site { proxy { origin } defaultLevel } userErrors { code } } }`,
       { site: siteId('Handbook site') },
     );
     expect(cleared.updateSite.site).toEqual({ proxy: null, defaultLevel: null });
@@ -853,13 +941,13 @@ describe('writing sites', () => {
       { site },
     );
     expect(stable(published.data.publishSite)).toEqual({
-      site: { isPublished: true, urls: { published: 'http://platform/published/acme-docs/handbook-site/' } },
+      site: { isPublished: true, urls: { published: 'http://platform/published/northwind/handbook-site/' } },
       checkoutSessionId: null,
       userErrors: [],
     });
     expect(published.upstream).toBe(1);
     const listed = await ok(
-      `{ organization(id: "acme") { sites(title: "handbook", published: true) { nodes { id } } } }`,
+      `{ organization(id: "northwind") { sites(title: "handbook", published: true) { nodes { id } } } }`,
     );
     expect(listed.organization.sites.nodes).toEqual([{ id: site }]);
     const unpublished = await ok(
@@ -895,13 +983,13 @@ describe('writing sites', () => {
     ).node.siteSpaces.nodes[0].id;
     const cases: Array<[string, Record<string, unknown>, unknown, number, string?]> = [
       [
-        `createSite(input: { organizationId: "acme", title: "x" })`,
+        `createSite(input: { organizationId: "northwind", title: "x" })`,
         {},
         [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
         0,
       ],
       [
-        `createSite(input: { organizationId: "acme", spaceIds: ["nope"] })`,
+        `createSite(input: { organizationId: "northwind", spaceIds: ["nope"] })`,
         {},
         [{ code: 'BAD_USER_INPUT', field: ['spaceIds', '0'], upstreamStatus: 400 }],
         1,
@@ -937,7 +1025,7 @@ describe('writing sites', () => {
         0,
       ],
       [
-        `updateSite(input: { organizationId: "globex", siteId: $site, title: "Refused" })`,
+        `updateSite(input: { organizationId: "southwind", siteId: $site, title: "Refused" })`,
         { site },
         [{ code: 'BAD_USER_INPUT', field: ['siteId'], upstreamStatus: null }],
         0,
@@ -961,7 +1049,7 @@ describe('writing sites', () => {
         1,
       ],
       [
-        `updateSite(input: { organizationId: "acme", siteId: "no-such-site", title: "Missing" })`,
+        `updateSite(input: { organizationId: "northwind", siteId: "no-such-site", title: "Missing" })`,
         {},
         [{ code: 'NOT_FOUND', field: ['siteId'], upstreamStatus: 404 }],
         1,
@@ -971,7 +1059,7 @@ describe('writing sites', () => {
         { site },
         [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }],
         1,
-        U.finn,
+        users.finn.token,
       ],
     ];
     for (const [call, variables, expected, requests, user] of cases) {
@@ -981,7 +1069,7 @@ describe('writing sites', () => {
       const answer = await refused(
         `mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`,
         variables,
-        user ? { token: g.platform.token(user) } : {},
+        user ? { token: user } : {},
       );
       expect(answer, call).toEqual({ userErrors: expected, upstream: requests });
     }
@@ -991,7 +1079,7 @@ describe('writing sites', () => {
     const site = await newSite('Site spaces', ['Getting started', 'Architecture decisions']);
     const added = await g.gql(
       `mutation ($site: ID!, $space: ID!) { addSpaceToSite(input: { siteId: $site, spaceId: $space, draft: true }) { siteSpace { path default draft title site { siteSpaceCount } } userErrors { code } } }`,
-      { site, space: g.platform.spaceId('Runbooks') },
+      { site, space: idOf('Runbooks') },
     );
     expect(added.data.addSpaceToSite).toEqual({
       siteSpace: { path: 'runbooks', default: false, draft: true, title: 'Runbooks', site: { siteSpaceCount: 3 } },
@@ -1005,7 +1093,7 @@ describe('writing sites', () => {
     );
     expect(fresh.data.addSpaceToSite.siteSpace).toEqual({
       path: 'brand-new-docs',
-      space: { title: 'Brand new docs', organization: { platformId: 'acme' } },
+      space: { title: 'Brand new docs', organization: { platformId: 'northwind' } },
     });
     expect(fresh.upstream).toBe(1);
     const [first, second, third, fourth] = await rootSiteSpaces(site);
@@ -1026,12 +1114,12 @@ describe('writing sites', () => {
     expect(unconditioned.updateSiteSpace.siteSpace).toEqual({ path: 'adr', condition: null });
 
     const pages = await ok(`query ($id: ID!) { space(id: $id) { content { pages { __typename id title } } } }`, {
-      id: g.platform.spaceId('Getting started'),
+      id: idOf('Getting started'),
     });
     const page = pages.space.content.pages.findLast(
       (item: { __typename: string }) => item.__typename === 'DocumentPage',
     );
-    expect(page.title).not.toBe('Welcome to Acme Docs');
+    expect(page.title).not.toBe('Welcome');
     const home = await g.gql(
       `mutation ($item: ID!, $page: ID!) { updateSiteSpace(input: { siteSpaceId: $item, pageId: $page }) { siteSpace { homePage { id title } } userErrors { code } } }`,
       {
@@ -1061,7 +1149,7 @@ describe('writing sites', () => {
       ids.node.siteSpaces.nodes.find((item: { id: string }) => item.id === gid).platformId;
     // Platform ids, with the site's.
     await ok(
-      `mutation ($site: ID!, $item: ID!, $anchor: ID!) { moveSiteSpace(input: { organizationId: "acme", siteId: $site, siteSpaceId: $item, after: $anchor }) { siteSpace { path } userErrors { code } } }`,
+      `mutation ($site: ID!, $item: ID!, $anchor: ID!) { moveSiteSpace(input: { organizationId: "northwind", siteId: $site, siteSpaceId: $item, after: $anchor }) { siteSpace { path } userErrors { code } } }`,
       {
         site: ids.node.platformId,
         item: platformIdOf(first!),
@@ -1116,13 +1204,13 @@ describe('writing sites', () => {
         0,
       ],
       [
-        `addSpaceToSite(input: { siteId: $site, spaceId: "${g.platform.spaceId('Runbooks')}", title: "Named" })`,
+        `addSpaceToSite(input: { siteId: $site, spaceId: "${idOf('Runbooks')}", title: "Named" })`,
         { site },
         [{ code: 'BAD_USER_INPUT', field: ['title'], upstreamStatus: null }],
         0,
       ],
       [
-        `addSpaceToSite(input: { siteId: $site, spaceId: "${g.platform.spaceId('Runbooks')}", siteSectionId: "nope" })`,
+        `addSpaceToSite(input: { siteId: $site, spaceId: "${idOf('Runbooks')}", siteSectionId: "nope" })`,
         { site },
         [{ code: 'BAD_USER_INPUT', field: ['siteSectionId'], upstreamStatus: 400 }],
         1,
@@ -1268,11 +1356,11 @@ describe('writing sites', () => {
     // The write, then the structure for its section.
     expect(variant.upstream).toBe(2);
     await ok(
-      `mutation ($site: ID!, $section: ID!, $space: ID!) { addSpaceToSite(input: { organizationId: "acme", siteId: $site, siteSectionId: $section, spaceId: $space }) { siteSpace { path } userErrors { code } } }`,
+      `mutation ($site: ID!, $section: ID!, $space: ID!) { addSpaceToSite(input: { organizationId: "northwind", siteId: $site, siteSectionId: $section, spaceId: $space }) { siteSpace { path } userErrors { code } } }`,
       {
         site: ids.node.platformId,
         section: handbook.platformId,
-        space: g.platform.spaceId('Tutorials'),
+        space: idOf('Tutorials'),
       },
     );
 
@@ -1415,7 +1503,7 @@ describe('writing sites', () => {
     expect(sorted.upstream).toBe(2);
     // The item by its platform id and kind, next to a section named by its global ID.
     const byPlatformId = await ok(
-      `mutation ($site: ID!, $item: ID!, $anchor: ID!) { sortSiteStructure(input: { organizationId: "acme", siteId: $site, itemId: $item, itemKind: SITE_SECTION_GROUP, after: $anchor }) { siteSectionGroup { title } userErrors { code } } }`,
+      `mutation ($site: ID!, $item: ID!, $anchor: ID!) { sortSiteStructure(input: { organizationId: "northwind", siteId: $site, itemId: $item, itemKind: SITE_SECTION_GROUP, after: $anchor }) { siteSectionGroup { title } userErrors { code } } }`,
       {
         site: ids.node.platformId,
         item: (await ok(`query ($id: ID!) { node(id: $id) { ... on SiteSectionGroup { platformId } } }`, { id: outer }))
@@ -1425,7 +1513,7 @@ describe('writing sites', () => {
     );
     expect(byPlatformId.sortSiteStructure.siteSectionGroup).toEqual({ title: 'Internal' });
     const kindless = await refused(
-      `mutation ($site: ID!) { sortSiteStructure(input: { organizationId: "acme", siteId: $site, itemId: "x" }) { userErrors { code field } } }`,
+      `mutation ($site: ID!) { sortSiteStructure(input: { organizationId: "northwind", siteId: $site, itemId: "x" }) { userErrors { code field } } }`,
       { site: ids.node.platformId },
     );
     expect(kindless).toEqual({ userErrors: [{ code: 'BAD_USER_INPUT', field: ['itemKind'] }], upstream: 0 });
@@ -1549,7 +1637,7 @@ describe('writing sites', () => {
         { site },
         [{ code: 'FORBIDDEN', field: null, upstreamStatus: 403 }],
         1,
-        U.finn,
+        users.finn.token,
       ],
       [
         `updateSiteSection(input: { siteSectionId: $section, localizedTitle: "Titre" })`,
@@ -1637,7 +1725,7 @@ describe('writing sites', () => {
       const answer = await refused(
         `mutation ${declared ? `(${declared})` : ''} { ${call} { userErrors { code field upstreamStatus } } }`,
         variables,
-        user ? { token: g.platform.token(user) } : {},
+        user ? { token: user } : {},
       );
       expect(answer, call).toEqual({ userErrors: expected, upstream: requests });
     }

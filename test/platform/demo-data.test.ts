@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
 import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
 import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
+import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { openDatabase, type Db } from '../../src/platform/store/db.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -428,5 +430,72 @@ describe('demo data through the API', () => {
     expect(hana.status).toBe(400);
     expect(hana.body.error.code).toBe(400);
     expect((await p.api('GET', '/orgs/acme', { token: p.token(DEMO.users.hana) })).status).toBe(404);
+  });
+
+  it('seeds a sectioned site as Acme’s default content, a share-link site, a visitor-auth site on a custom hostname and a draft', async () => {
+    const sites = `/orgs/${DEMO.orgs.acme}/sites`;
+    const ok = async (path: string, query?: Record<string, number>) => {
+      const answer = await p.api('GET', path, query ? { query } : {});
+      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200);
+      return answer.body;
+    };
+    /** `[type, title or path, default, children…]` of a site's structure. */
+    const outline = async (siteId: string): Promise<unknown> => {
+      const structure = await ok(`${sites}/${siteId}/structure`);
+      const item = (node: any): unknown => {
+        if (node.object === 'site-space') return `${node.path}${node.default ? '*' : ''}`;
+        if (node.object === 'site-section')
+          return { [`${node.path}${node.default ? '*' : ''}`]: node.siteSpaces.map(item) };
+        return { [`group:${node.title}`]: node.children.map(item) };
+      };
+      return { [structure.type]: structure.structure.map(item) };
+    };
+    const list = await ok(sites, { limit: 1000 });
+    const byTitle = new Map(list.items.map((item: any) => [item.title, item]));
+    const docs: any = byTitle.get(DEMO.sites.docs);
+    expect(docs).toMatchObject({ published: true, visibility: 'public', basename: 'docs' });
+    expect((await ok(`/orgs/${DEMO.orgs.acme}`)).defaultContent).toEqual({ type: 'site', site: docs.id });
+    expect(await outline(docs.id)).toEqual({
+      sections: [
+        { 'getting-started*': ['en*', 'fr'] },
+        { product: ['product-overview*'] },
+        { 'group:Resources': [{ 'release-notes': ['release-notes*'] }, { status: ['status-page*'] }] },
+      ],
+    });
+    expect(byTitle.get(DEMO.sites.partners)).toMatchObject({ visibility: 'share-link', published: true });
+    const api: any = byTitle.get(DEMO.sites.api);
+    expect(api).toMatchObject({
+      visibility: 'visitor-auth',
+      hostname: 'api.acme-docs.test',
+      adaptiveContent: { enabled: true },
+    });
+    expect(api.urls.published).toBe('https://api.acme-docs.test/');
+    const variants = (await ok(`${sites}/${api.id}/site-spaces`)).items;
+    expect(variants.map((item: any) => [item.path, item.condition ?? null])).toEqual([
+      ['reference', null],
+      ['beta', 'visitor.claims.betaAccess == true'],
+    ]);
+    expect(byTitle.get(DEMO.sites.draft)).toMatchObject({ published: false });
+    const globexSites = await ok(`/orgs/${DEMO.orgs.globex}/sites`);
+    expect(globexSites.items.map((item: any) => [item.title, item.hostname])).toEqual([
+      [DEMO.sites.globex, 'developers.globex.test'],
+    ]);
+  });
+
+  it('resolves the documented demo examples: the partner portal’s share key and the demo visitor token', async () => {
+    const readme = readFileSync(new URL('../../docs/demo-data.md', import.meta.url), 'utf8');
+    expect(readme).toContain(DEMO_SITE_SECRETS.visitorToken);
+    expect(readme).toContain(DEMO_SITE_SECRETS.shareKey);
+    const pub = `${p.url.replace(/\/v1$/, '')}/published`;
+    const resolved = async (url: string, visitor?: Record<string, unknown>) => {
+      const answer = await p.api('POST', '/urls/published', { body: { url, ...(visitor ? { visitor } : {}) } });
+      expect(answer.status, `${url}: ${JSON.stringify(answer.body)}`).toBe(200);
+      return answer.body;
+    };
+    const partners = await resolved(`${pub}/acme-docs/acme-partner-portal/${DEMO_SITE_SECRETS.shareKey}/de`);
+    expect(partners).toMatchObject({ space: p.spaceId(DEMO.spaces.shareLink), shareKey: DEMO_SITE_SECRETS.shareKey });
+    const beta = await resolved('https://api.acme-docs.test/beta', { jwtToken: DEMO_SITE_SECRETS.visitorToken });
+    expect(beta.space).toBe(p.spaceId(DEMO.spaces.userGrant));
+    expect(decodeJwt(beta.apiToken).claims).toEqual({ sub: 'demo-visitor', betaAccess: true, plan: 'pro' });
   });
 });

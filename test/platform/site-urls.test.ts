@@ -1,12 +1,38 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { buildSite, writePages } from '../fixtures/sites.js';
 
-const { acme } = DEMO.orgs;
-const U = DEMO.users;
-const S = DEMO.spaces;
+const acme = 'northwind';
+/** Spaces the cases name by role. */
+const S = {
+  public: 'Release notes',
+  userGrant: 'Runbooks',
+  gitSynced: 'Company handbook',
+  teamGrant: 'Architecture decisions',
+  visitorAuth: 'API reference',
+};
+/** Titles of the sites the platform has before the cases run. */
+const SITES = {
+  /** Public, published, Northwind's default content, basename `docs`: sections Getting started (variants `en`,
+   * `fr`), Product, and Release notes and Status in a group Resources. */
+  docs: 'Northwind Docs',
+  /** Visitor-auth, published on `api.northwind.test`: API reference (`reference`) and Runbooks (`beta`, for
+   * visitors with `betaAccess`). */
+  api: 'Northwind API',
+  /** Unpublished: Roadmap. */
+  draft: 'Northwind Labs',
+};
+const spaceIds: Record<string, string> = {};
+const idOf = (title: string) => spaceIds[title]!;
+/** Northwind: ada admin, ben `create`, dee `edit`; ivy belongs to no organization. */
+const users = {} as Record<'ada' | 'ben' | 'dee' | 'ivy', TestUser>;
+/** Northwind's collection Product. */
+let product: string;
+/** The basename of the unpublished site. */
+let labsBasename: string;
 
 let p: TestPlatform;
 /** The platform's published address: `<pub>/<organization hostname>/<basename>/…`. */
@@ -40,9 +66,6 @@ async function resolved(url: string, visitor?: Record<string, unknown>) {
   return answer.body;
 }
 
-const siteByTitle = async (title: string) =>
-  (await ok('GET', `/orgs/${acme}/sites`, { query: { limit: 1000 } })).items.find((item: any) => item.title === title);
-
 /** A visitor token for the site, signed with its key (HS256) unless another key is given. */
 async function visitorToken(
   siteId: string,
@@ -58,14 +81,62 @@ async function visitorToken(
 }
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
   pub = `${p.url.replace(/\/v1$/, '')}/published`;
+  for (const key of ['ada', 'ben', 'dee', 'ivy'] as const) users[key] = addUser(p, key);
+  const org = addOrg(p, { id: acme, members: { ada: 'admin', ben: 'create', dee: 'edit' }, users });
+  // An organization without a default site: its address answers nothing.
+  addOrg(p, { id: 'southwind', members: { ada: 'admin' }, users });
+  product = await org.collection('Product');
+  for (const [title, settings] of [
+    ['Getting started', { parent: product, visibility: 'public', emoji: '🚀' }],
+    ['Guide de démarrage', { language: 'fr' }],
+    ['Product overview', {}],
+    ['Status page', {}],
+    ['Roadmap', {}],
+    ...Object.values(S).map((title) => [title, {}] as const),
+  ] as const) {
+    spaceIds[title] = await org.space(title, settings);
+  }
+  await writePages(org, idOf('Getting started'), [{ title: 'Welcome' }, { title: 'Install', slug: 'install' }]);
+  await writePages(org, idOf('Getting started'), [{ title: 'Upgrade' }], { open: true });
+  const docs = await buildSite(org, {
+    title: SITES.docs,
+    basename: 'docs',
+    defaultContent: true,
+    sections: [
+      {
+        title: 'Getting started',
+        space: idOf('Getting started'),
+        variantPath: 'en',
+        variants: [{ space: idOf('Guide de démarrage'), path: 'fr' }],
+      },
+      { title: 'Product', space: idOf('Product overview') },
+      { title: 'Release notes', space: idOf(S.public) },
+      { title: 'Status', space: idOf('Status page') },
+    ],
+    groups: [{ title: 'Resources', sections: ['Release notes', 'Status'] }],
+  });
+  const apiSite = await buildSite(org, {
+    title: SITES.api,
+    visibility: 'visitor-auth',
+    hostname: 'api.northwind.test',
+    siteSpaces: [
+      { space: idOf(S.visitorAuth), path: 'reference' },
+      { space: idOf(S.userGrant), path: 'beta', condition: 'visitor.claims.betaAccess == true' },
+    ],
+  });
+  const labs = await buildSite(org, { title: SITES.draft, siteSpaces: [{ space: idOf('Roadmap') }], publish: false });
+  ids.docs = docs.id;
+  ids.api = apiSite.id;
+  ids.labs = labs.id;
+  labsBasename = labs.basename;
   // The worked example: a share-link site with a default section and an `api` section whose
   // non-default variant `v2` shows a space.
   const portal = await ok(
     'POST',
     `/orgs/${acme}/sites`,
-    { body: { title: 'Portal', visibility: 'share-link', spaces: [p.spaceId(S.public)] } },
+    { body: { title: 'Portal', visibility: 'share-link', spaces: [idOf(S.public)] } },
     201,
   );
   ids.portal = portal.id;
@@ -73,7 +144,7 @@ beforeAll(async () => {
   const api = await ok(
     'POST',
     `/orgs/${acme}/sites/${portal.id}/sections`,
-    { body: { spaceId: p.spaceId(S.userGrant), title: 'API' } },
+    { body: { spaceId: idOf(S.userGrant), title: 'API' } },
     201,
   );
   ids.apiSection = api.id;
@@ -82,7 +153,7 @@ beforeAll(async () => {
   const v2 = await ok(
     'POST',
     `/orgs/${acme}/sites/${portal.id}/site-spaces`,
-    { body: { spaceId: p.spaceId(S.gitSynced), sectionId: api.id, path: 'v2' } },
+    { body: { spaceId: idOf(S.gitSynced), sectionId: api.id, path: 'v2' } },
     201,
   );
   ids.v2 = v2.id;
@@ -93,43 +164,25 @@ beforeAll(async () => {
   const link = await ok('POST', `/orgs/${acme}/sites/${portal.id}/share-links`, { body: { name: 'Partners' } }, 201);
   ids.shareLink = link.id;
   ids.key = new URL(link.urls.published).pathname.split('/').filter(Boolean).pop()!;
-  ids.docs = (await siteByTitle(DEMO.sites.docs)).id;
-  ids.api = (await siteByTitle(DEMO.sites.api)).id;
-  ids.labs = (await siteByTitle(DEMO.sites.draft)).id;
 });
 
 afterAll(async () => {
   await p?.destroy();
 });
 
-describe('demo sites', () => {
-  it('resolves the documented demo examples: the partner portal’s share key and the demo visitor token', async () => {
-    const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../docs/demo-data.md', import.meta.url), 'utf8');
-    const { DEMO_SITE_SECRETS } = await import('../../src/platform/sites/demo.js');
-    expect(readme).toContain(DEMO_SITE_SECRETS.visitorToken);
-    expect(readme).toContain(DEMO_SITE_SECRETS.shareKey);
-    const partners = await resolved(`${pub}/acme-docs/acme-partner-portal/${DEMO_SITE_SECRETS.shareKey}/de`);
-    expect(partners).toMatchObject({ space: p.spaceId(S.shareLink), shareKey: DEMO_SITE_SECRETS.shareKey });
-    const beta = await resolved('https://api.acme-docs.test/beta', { jwtToken: DEMO_SITE_SECRETS.visitorToken });
-    expect(beta.space).toBe(p.spaceId(S.userGrant));
-    expect(decodeJwt(beta.apiToken).claims).toEqual({ sub: 'demo-visitor', betaAccess: true, plan: 'pro' });
-  });
-});
-
 describe('published URLs', () => {
   it('resolves the worked example: share key, section, variant, page path', async () => {
-    const url = `${pub}/acme-docs/portal/${ids.key}/api/v2/guides/intro`;
+    const url = `${pub}/northwind/portal/${ids.key}/api/v2/guides/intro`;
     const body = await resolved(url);
     expect(body).toMatchObject({
       site: ids.portal,
       siteSection: ids.apiSection,
       siteSpace: ids.v2,
-      space: p.spaceId(S.gitSynced),
+      space: idOf(S.gitSynced),
       organization: acme,
       shareKey: ids.key,
-      siteBasePath: `/published/acme-docs/portal/${ids.key}/`,
-      basePath: `/published/acme-docs/portal/${ids.key}/api/v2/`,
+      siteBasePath: `/published/northwind/portal/${ids.key}/`,
+      basePath: `/published/northwind/portal/${ids.key}/api/v2/`,
       pathname: 'guides/intro',
       complete: true,
       canonicalUrl: url,
@@ -141,8 +194,8 @@ describe('published URLs', () => {
       site: ids.portal,
       siteSection: ids.apiSection,
       siteSpace: ids.v2,
-      space: p.spaceId(S.gitSynced),
-      spaces: [p.spaceId(S.gitSynced)],
+      space: idOf(S.gitSynced),
+      spaces: [idOf(S.gitSynced)],
       organization: acme,
       claims: {},
     });
@@ -150,46 +203,46 @@ describe('published URLs', () => {
   });
 
   it('falls back to the default section and variant, and says when more site segments could follow', async () => {
-    const intro = await resolved(`${pub}/acme-docs/portal/${ids.key}/guides-page/intro`);
+    const intro = await resolved(`${pub}/northwind/portal/${ids.key}/guides-page/intro`);
     expect(intro).toMatchObject({
       siteSection: ids.guidesSection,
-      space: p.spaceId(S.public),
+      space: idOf(S.public),
       pathname: 'guides-page/intro',
       complete: true,
-      basePath: `/published/acme-docs/portal/${ids.key}/`,
+      basePath: `/published/northwind/portal/${ids.key}/`,
     });
-    const root = await resolved(`${pub}/acme-docs/portal/${ids.key}`);
+    const root = await resolved(`${pub}/northwind/portal/${ids.key}`);
     expect(root).toMatchObject({ siteSection: ids.guidesSection, pathname: '', complete: false });
-    const section = await resolved(`${pub}/acme-docs/portal/${ids.key}/api`);
+    const section = await resolved(`${pub}/northwind/portal/${ids.key}/api`);
     expect(section).toMatchObject({
       siteSection: ids.apiSection,
       siteSpace: ids.v1,
       pathname: '',
       complete: false,
-      canonicalUrl: `${pub}/acme-docs/portal/${ids.key}/api`,
+      canonicalUrl: `${pub}/northwind/portal/${ids.key}/api`,
     });
-    const variant = await resolved(`${pub}/acme-docs/portal/${ids.key}/api/v2`);
+    const variant = await resolved(`${pub}/northwind/portal/${ids.key}/api/v2`);
     expect(variant).toMatchObject({ siteSpace: ids.v2, pathname: '', complete: true });
   });
 
   it('redirects a URL that names a default the canonical URL leaves out, keeping its query', async () => {
-    const defaults = await resolve(`${pub}/acme-docs/portal/${ids.key}/guides/intro?tab=2`);
-    expect(defaults.body).toEqual({ target: 'content', redirect: `${pub}/acme-docs/portal/${ids.key}/intro?tab=2` });
-    const defaultVariant = await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v1/reference`);
+    const defaults = await resolve(`${pub}/northwind/portal/${ids.key}/guides/intro?tab=2`);
+    expect(defaults.body).toEqual({ target: 'content', redirect: `${pub}/northwind/portal/${ids.key}/intro?tab=2` });
+    const defaultVariant = await resolve(`${pub}/northwind/portal/${ids.key}/api/v1/reference`);
     expect(defaultVariant.body).toEqual({
       target: 'content',
-      redirect: `${pub}/acme-docs/portal/${ids.key}/api/reference`,
+      redirect: `${pub}/northwind/portal/${ids.key}/api/reference`,
     });
   });
 
   it('normalizes: repeated and trailing slashes, case, percent-encoding; refuses malformed and overlong URLs', async () => {
-    const body = await resolved(`${pub}//acme-docs/PORTAL/${ids.key}//API/v2/guides%2Fmore//`);
+    const body = await resolved(`${pub}//northwind/PORTAL/${ids.key}//API/v2/guides%2Fmore//`);
     expect(body).toMatchObject({ siteSpace: ids.v2, pathname: 'guides/more' });
-    const encoded = await resolved(`${pub}/acme-docs/portal/${ids.key}/%61pi/v2`);
+    const encoded = await resolved(`${pub}/northwind/portal/${ids.key}/%61pi/v2`);
     expect(encoded.siteSpace).toBe(ids.v2);
     for (const url of [
-      `${pub}/acme-docs/portal/%E0%A4%A`,
-      `${pub}/acme-docs/portal/${'a'.repeat(2050)}`,
+      `${pub}/northwind/portal/%E0%A4%A`,
+      `${pub}/northwind/portal/${'a'.repeat(2050)}`,
       'not a url',
       'ftp://example.com/docs',
     ]) {
@@ -199,50 +252,50 @@ describe('published URLs', () => {
   });
 
   it('resolves the organization’s default site under its hostname, sections by path, and language variants', async () => {
-    const landing = await resolved(`${pub}/acme-docs`);
-    expect(landing).toMatchObject({ site: ids.docs, siteBasePath: '/published/acme-docs/', pathname: '' });
-    const product = await resolved(`${pub}/acme-docs/product/overview`);
-    expect(product).toMatchObject({ site: ids.docs, space: p.spaceId('Product overview'), pathname: 'overview' });
-    const french = await resolved(`${pub}/acme-docs/docs/getting-started/fr/installation`);
+    const landing = await resolved(`${pub}/northwind`);
+    expect(landing).toMatchObject({ site: ids.docs, siteBasePath: '/published/northwind/', pathname: '' });
+    const product = await resolved(`${pub}/northwind/product/overview`);
+    expect(product).toMatchObject({ site: ids.docs, space: idOf('Product overview'), pathname: 'overview' });
+    const french = await resolved(`${pub}/northwind/docs/getting-started/fr/installation`);
     expect(french).toMatchObject({
       site: ids.docs,
-      space: p.spaceId('Guide de démarrage'),
+      space: idOf('Guide de démarrage'),
       pathname: 'installation',
-      canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr/installation`,
+      canonicalUrl: `${pub}/northwind/docs/getting-started/fr/installation`,
     });
     // The French variant without its section's path still resolves, to its canonical URL.
-    const short = await resolved(`${pub}/acme-docs/docs/fr`);
+    const short = await resolved(`${pub}/northwind/docs/fr`);
     expect(short).toMatchObject({
-      space: p.spaceId('Guide de démarrage'),
-      canonicalUrl: `${pub}/acme-docs/docs/getting-started/fr`,
+      space: idOf('Guide de démarrage'),
+      canonicalUrl: `${pub}/northwind/docs/getting-started/fr`,
     });
     // Sections inside groups resolve like the others.
-    const grouped = await resolved(`${pub}/acme-docs/docs/status`);
-    expect(grouped.space).toBe(p.spaceId('Status page'));
+    const grouped = await resolved(`${pub}/northwind/docs/status`);
+    expect(grouped.space).toBe(idOf('Status page'));
   });
 
   it('previews change requests and revisions of the resolved space', async () => {
-    const space = p.spaceId('Getting started');
+    const space = idOf('Getting started');
     const request = (await ok('GET', `/spaces/${space}/change-requests`, { query: { status: 'open' } })).items[0];
-    const byNumber = await resolved(`${pub}/acme-docs/docs/~/changes/${request.number}/install`);
+    const byNumber = await resolved(`${pub}/northwind/docs/~/changes/${request.number}/install`);
     expect(byNumber).toMatchObject({
       space,
       changeRequest: request.id,
-      basePath: `/published/acme-docs/docs/~/changes/${request.number}/`,
+      basePath: `/published/northwind/docs/~/changes/${request.number}/`,
       pathname: 'install',
     });
-    expect((await resolved(`${pub}/acme-docs/docs/~/changes/${request.id}`)).changeRequest).toBe(request.id);
+    expect((await resolved(`${pub}/northwind/docs/~/changes/${request.id}`)).changeRequest).toBe(request.id);
     const revision = (await ok('GET', `/spaces/${space}`)).revision;
-    expect((await resolved(`${pub}/acme-docs/docs/~/revisions/${revision}/install`)).revision).toBe(revision);
-    expect((await resolve(`${pub}/acme-docs/docs/~/changes/99999`)).status).toBe(404);
-    expect((await resolve(`${pub}/acme-docs/docs/~/revisions/nope`)).status).toBe(404);
+    expect((await resolved(`${pub}/northwind/docs/~/revisions/${revision}/install`)).revision).toBe(revision);
+    expect((await resolve(`${pub}/northwind/docs/~/changes/99999`)).status).toBe(404);
+    expect((await resolve(`${pub}/northwind/docs/~/revisions/nope`)).status).toBe(404);
   });
 
   it('answers 404 for unknown hosts and organizations, and for unpublished sites to people outside the organization', async () => {
     expect((await resolve('https://unknown.example.com/docs')).status).toBe(404);
     expect((await resolve(`${pub}/no-such-org/docs`)).status).toBe(404);
-    expect((await resolve(`${pub}/globex/nothing-here`)).status).toBe(404);
-    const labs = `${pub}/acme-docs/acme-labs/some-page`;
+    expect((await resolve(`${pub}/southwind/nothing-here`)).status).toBe(404);
+    const labs = `${pub}/northwind/${labsBasename}/some-page`;
     const preview = await resolved(labs);
     expect(preview).toMatchObject({ site: ids.labs, preview: true });
     // The API token of a member's preview reads the unpublished site, as any resolved URL's does.
@@ -250,49 +303,49 @@ describe('published URLs', () => {
     expect(profile.status, JSON.stringify(profile.body)).toBe(200);
     expect(profile.body.site.id).toBe(ids.labs);
     // Outside the organization, an unpublished site's basename is only a path of the default site.
-    expect((await resolve(labs, undefined, { token: p.token(U.ivy) })).body).toMatchObject({
+    expect((await resolve(labs, undefined, { token: users.ivy.token })).body).toMatchObject({
       site: ids.docs,
-      pathname: 'acme-labs/some-page',
+      pathname: `${labsBasename}/some-page`,
     });
     await ok('POST', `/orgs/${acme}/sites/${ids.api}/unpublish`);
     try {
-      expect((await resolve('https://api.acme-docs.test/reference', undefined, { token: p.token(U.ivy) })).status).toBe(
-        404,
-      );
+      expect(
+        (await resolve('https://api.northwind.test/reference', undefined, { token: users.ivy.token })).status,
+      ).toBe(404);
     } finally {
       await ok('POST', `/orgs/${acme}/sites/${ids.api}/publish`);
     }
     // Published, it resolves for anyone with the key.
-    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}`, undefined, { token: p.token(U.ivy) })).status).toBe(
+    expect((await resolve(`${pub}/northwind/portal/${ids.key}`, undefined, { token: users.ivy.token })).status).toBe(
       200,
     );
   });
 
   it('needs an active share key for a share-link site', async () => {
-    const missing = await resolve(`${pub}/acme-docs/portal/api/v2`);
+    const missing = await resolve(`${pub}/northwind/portal/api/v2`);
     expect(missing.status).toBe(403);
     expect(missing.body.error.message).toBe('Authentication missing to access this content');
     await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: false } });
-    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v2`)).status).toBe(403);
+    expect((await resolve(`${pub}/northwind/portal/${ids.key}/api/v2`)).status).toBe(403);
     await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: true } });
-    expect((await resolve(`${pub}/acme-docs/portal/${ids.key}/api/v2`)).status).toBe(200);
+    expect((await resolve(`${pub}/northwind/portal/${ids.key}/api/v2`)).status).toBe(200);
   });
 
   it('resolves the GET form like the POST one', async () => {
-    const url = `${pub}/acme-docs/portal/${ids.key}/api/v2/x`;
+    const url = `${pub}/northwind/portal/${ids.key}/api/v2/x`;
     const answer = await ok('GET', '/urls/published', { query: { url } });
     expect(answer).toMatchObject({ siteSpace: ids.v2, pathname: 'x' });
   });
 });
 
 describe('visitor authentication', () => {
-  const apiUrl = 'https://api.acme-docs.test/getting-started/authentication';
+  const apiUrl = 'https://api.northwind.test/getting-started/authentication';
 
   it('resolves a custom hostname with a token signed with the site’s key', async () => {
     const body = await resolved(apiUrl, { jwtToken: await visitorToken(ids.api, { email: 'reader@partner.test' }) });
     expect(body).toMatchObject({
       site: ids.api,
-      space: p.spaceId(S.visitorAuth),
+      space: idOf(S.visitorAuth),
       siteBasePath: '/',
       basePath: '/',
       pathname: 'getting-started/authentication',
@@ -320,7 +373,7 @@ describe('visitor authentication', () => {
     expect(toLogin.body).toEqual({
       target: 'external',
       site: ids.api,
-      redirect: 'https://api.acme-docs.test/~gitbook/auth/login?location=%2Fgetting-started%2Fauthentication',
+      redirect: 'https://api.northwind.test/~gitbook/auth/login?location=%2Fgetting-started%2Fauthentication',
     });
     await ok('PATCH', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, {
       body: { backend: 'custom', fallbackURL: 'https://login.partner.test/oauth2' },
@@ -359,7 +412,7 @@ describe('visitor authentication', () => {
 
   it('keeps the signing key from everyone but admins', async () => {
     expect(
-      (await p.api('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { token: p.token(U.ben) })).status,
+      (await p.api('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`, { token: users.ben.token })).status,
     ).toBe(403);
     const settings = await ok('GET', `/orgs/${acme}/sites/${ids.api}/publishing/auth`);
     expect(settings).toMatchObject({ object: 'publishing-auth', backend: 'custom', privateKey: expect.any(String) });
@@ -415,12 +468,12 @@ describe('adaptive content', () => {
     const stored = await ok('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { body: { jsonSchema: schema } });
     expect(stored).toMatchObject({ object: 'site-adaptive-schema', jsonSchema: schema });
     expect(
-      (await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: p.token(U.dee) })).jsonSchema,
+      (await ok('GET', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, { token: users.dee.token })).jsonSchema,
     ).toEqual(schema);
     expect(
       (
         await p.api('PUT', `/orgs/${acme}/sites/${ids.api}/adaptive-schema`, {
-          token: p.token(U.dee),
+          token: users.dee.token,
           body: { jsonSchema: schema },
         })
       ).status,
@@ -435,11 +488,11 @@ describe('adaptive content', () => {
   });
 
   it('resolves the same URL to different site spaces for two visitors’ claims', async () => {
-    const url = 'https://api.acme-docs.test/beta/overview';
+    const url = 'https://api.northwind.test/beta/overview';
     const beta = await resolved(url, { jwtToken: await visitorToken(ids.api, { betaAccess: true }) });
     const regular = await resolved(url, { jwtToken: await visitorToken(ids.api, { betaAccess: false }) });
-    expect(beta).toMatchObject({ space: p.spaceId(S.userGrant), pathname: 'overview' });
-    expect(regular).toMatchObject({ space: p.spaceId(S.visitorAuth), pathname: 'beta/overview' });
+    expect(beta).toMatchObject({ space: idOf(S.userGrant), pathname: 'overview' });
+    expect(regular).toMatchObject({ space: idOf(S.visitorAuth), pathname: 'beta/overview' });
     expect(beta.siteSpace).not.toBe(regular.siteSpace);
   });
 
@@ -447,7 +500,7 @@ describe('adaptive content', () => {
     const section = `/orgs/${acme}/sites/${ids.portal}/sections/${ids.apiSection}`;
     await ok('PATCH', section, { body: { condition: 'visitor.claims.partner == true' } });
     try {
-      const url = `${pub}/acme-docs/portal/${ids.key}/api/v2`;
+      const url = `${pub}/northwind/portal/${ids.key}/api/v2`;
       const anonymous = await resolved(url);
       expect(anonymous).toMatchObject({ siteSection: ids.guidesSection, pathname: 'api/v2' });
       const partner = await resolved(url, { jwtToken: await visitorToken(ids.portal, { partner: true }) });
@@ -464,7 +517,7 @@ describe('adaptive content', () => {
       body: { condition: 'visitor.claims.betaAccess == true || visitor.claims.unsigned.newsletter' },
     });
     const jwtToken = await visitorToken(ids.api, {});
-    const url = 'https://api.acme-docs.test/beta';
+    const url = 'https://api.northwind.test/beta';
     expect((await resolved(url, { jwtToken, unsignedClaims: { newsletter: true } })).siteSpace).toBe(beta.id);
     expect((await resolved(url, { jwtToken, unsignedClaims: { newsletter: false } })).siteSpace).not.toBe(beta.id);
     for (const unsignedClaims of [{ newsletter: 'yes' }, { other: true }]) {
@@ -489,14 +542,14 @@ describe('share links', () => {
     ]);
     expect((await ok('PATCH', `${base}/${created.id}`, { body: { name: 'Press kit' } })).name).toBe('Press kit');
     expect((await p.api('PATCH', `${base}/${created.id}`, { body: {} })).status).toBe(400);
-    expect((await p.api('POST', base, { token: p.token(U.ben), body: { name: 'x' } })).status).toBe(403);
+    expect((await p.api('POST', base, { token: users.ben.token, body: { name: 'x' } })).status).toBe(403);
     expect((await p.api('DELETE', `${base}/${created.id}`)).status).toBe(205);
     expect((await p.api('DELETE', `${base}/${created.id}`)).status).toBe(204);
-    expect((await resolve(`${pub}/acme-docs/portal/${key}`)).status).toBe(403);
+    expect((await resolve(`${pub}/northwind/portal/${key}`)).status).toBe(403);
   });
 
   it('lets anyone with a key read the structure and profile of a share-link site', async () => {
-    const outsider = p.token(U.ivy);
+    const outsider = users.ivy.token;
     const structure = `/orgs/${acme}/sites/${ids.portal}/structure`;
     expect((await p.api('GET', structure, { token: outsider })).status).toBe(404);
     expect((await p.api('GET', structure, { token: outsider, query: { shareKey: ids.key } })).status).toBe(200);
@@ -525,15 +578,15 @@ describe('published profile', () => {
     const draft = await ok(
       'POST',
       `/orgs/${acme}/sites/${ids.docs}/site-spaces`,
-      { body: { spaceId: p.spaceId(S.teamGrant), draft: true } },
+      { body: { spaceId: idOf(S.teamGrant), draft: true } },
       201,
     );
-    const profile = await ok('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token: p.token(U.ivy) });
+    const profile = await ok('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token: users.ivy.token });
     expect(profile.object).toBe('published-content-site');
     expect(profile.site).toMatchObject({ id: ids.docs, published: true });
     expect(profile.structure.type).toBe('sections');
     expect(profile.customizations.site).toMatchObject({
-      title: DEMO.sites.docs,
+      title: SITES.docs,
       themes: { default: 'light', toggeable: true },
     });
     const variants = (await ok('GET', `/orgs/${acme}/sites/${ids.docs}/site-spaces`)).items.filter(
@@ -549,8 +602,8 @@ describe('published profile', () => {
 
 describe('content and embed URLs', () => {
   it('resolves app URLs of collections, spaces, change requests and pages', async () => {
-    const space = await ok('GET', `/spaces/${p.spaceId('Getting started')}`);
-    const collection = await ok('GET', `/collections/${DEMO.collections.product}`);
+    const space = await ok('GET', `/spaces/${idOf('Getting started')}`);
+    const collection = await ok('GET', `/collections/${product}`);
     expect(await ok('GET', '/urls/content', { query: { url: collection.urls.app } })).toEqual({ collection });
     const bySpace = await ok('GET', '/urls/content', { query: { url: space.urls.app } });
     expect(bySpace.space.id).toBe(space.id);
@@ -567,21 +620,21 @@ describe('content and embed URLs', () => {
       (await p.api('GET', '/urls/content', { query: { url: `${space.urls.app.replace(space.id, 'nope')}` } })).status,
     ).toBe(404);
     expect(
-      (await p.api('GET', '/urls/content', { token: p.token(U.ivy), query: { url: collection.urls.app } })).status,
+      (await p.api('GET', '/urls/content', { token: users.ivy.token, query: { url: collection.urls.app } })).status,
     ).toBe(404);
   });
 
   it('resolves a published URL to its space and page, and embeds a published page', async () => {
-    const url = `${pub}/acme-docs/docs/getting-started/fr`;
+    const url = `${pub}/northwind/docs/getting-started/fr`;
     const content = await ok('GET', '/urls/content', { query: { url } });
-    expect(content.space.id).toBe(p.spaceId('Guide de démarrage'));
-    const gettingStarted = `${pub}/acme-docs`;
-    const landing = await ok('GET', `/spaces/${p.spaceId('Getting started')}/content/path`);
+    expect(content.space.id).toBe(idOf('Guide de démarrage'));
+    const gettingStarted = `${pub}/northwind`;
+    const landing = await ok('GET', `/spaces/${idOf('Getting started')}/content/path`);
     const embed = await ok('GET', '/urls/embed', { query: { url: gettingStarted } });
     expect(embed).toEqual({
       type: 'link',
       title: landing.title,
-      site: DEMO.sites.docs,
+      site: SITES.docs,
       ...(landing.emoji ? { icon: landing.emoji } : { icon: expect.any(String) }),
     });
     expect((await p.api('GET', '/urls/embed', { query: { url: `${gettingStarted}/no-such-page` } })).status).toBe(404);
@@ -593,7 +646,7 @@ describe('the API token of a resolved URL', () => {
     const { markdownToDocument } = await import('../../src/document/markdown.js');
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
-    const spaceId = p.spaceId(S.userGrant);
+    const spaceId = idOf(S.userGrant);
     const markdown = [
       'Everyone sees this.',
       '',
@@ -609,7 +662,7 @@ describe('the API token of a resolved URL', () => {
       reusableContents: [],
       variables: {},
     });
-    const { apiToken, space, pathname } = await resolved('https://api.acme-docs.test/beta/overview', {
+    const { apiToken, space, pathname } = await resolved('https://api.northwind.test/beta/overview', {
       jwtToken: await visitorToken(ids.api, { betaAccess: true }),
     });
     const token = apiToken as string;
@@ -628,7 +681,7 @@ describe('the API token of a resolved URL', () => {
     // The visitor reads the profile of the site, not another space, not the organization, and writes nothing.
     expect((await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token })).status).toBe(200);
     expect((await p.api('GET', `/orgs/${acme}/sites/${ids.docs}/published`, { token })).status).toBe(200);
-    expect((await p.api('GET', `/spaces/${p.spaceId(S.teamGrant)}`, { token })).status).toBe(404);
+    expect((await p.api('GET', `/spaces/${idOf(S.teamGrant)}`, { token })).status).toBe(404);
     expect((await p.api('GET', `/spaces/${space}`, { token })).status).toBe(200);
     // The site's structure, sections and site spaces, as their claims show them.
     for (const part of ['structure', 'sections', 'site-spaces']) {
@@ -648,12 +701,7 @@ describe('the API token of a resolved URL', () => {
 
 describe('review cases', () => {
   it('resolves a proxied site by its origin and by the proxy target, compares hosts exactly, and keeps origins unique', async () => {
-    const site = await ok(
-      'POST',
-      `/orgs/${acme}/sites`,
-      { body: { title: 'Proxied', spaces: [p.spaceId(S.public)] } },
-      201,
-    );
+    const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Proxied', spaces: [idOf(S.public)] } }, 201);
     await ok('PATCH', `/orgs/${acme}/sites/${site.id}`, { body: { proxy: 'example.com/docs' } });
     await ok('POST', `/orgs/${acme}/sites/${site.id}/publish`);
     const viaOrigin = await resolved('https://EXAMPLE.com/Docs/intro');
@@ -672,7 +720,7 @@ describe('review cases', () => {
       (await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'Example.com/Docs' } })).status,
     ).toBe(409);
     expect(
-      (await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'api.acme-docs.test/docs' } })).status,
+      (await p.api('PATCH', `/orgs/${acme}/sites/${other.id}`, { body: { proxy: 'api.northwind.test/docs' } })).status,
     ).toBe(409);
     await ok('DELETE', `/orgs/${acme}/sites/${other.id}`, {}, 205);
     await ok('DELETE', `/orgs/${acme}/sites/${site.id}`, {}, 205);
@@ -682,23 +730,23 @@ describe('review cases', () => {
     const site = await ok('POST', `/orgs/${acme}/sites`, { body: { title: 'Shadow' } }, 201);
     const answer = await p.api('PATCH', `/orgs/${acme}/sites/${site.id}`, { body: { basename: 'Product' } });
     expect(answer.status).toBe(409);
-    expect(answer.body.error.message).toContain(DEMO.sites.docs);
+    expect(answer.body.error.message).toContain(SITES.docs);
     await ok('DELETE', `/orgs/${acme}/sites/${site.id}`, {}, 205);
   });
 
   it('shows previews of change requests to members only', async () => {
-    const space = p.spaceId('Getting started');
+    const space = idOf('Getting started');
     const request = (await ok('GET', `/spaces/${space}/change-requests`, { query: { status: 'open' } })).items[0];
-    const url = `${pub}/acme-docs/docs/~/changes/${request.number}/install`;
-    expect((await resolve(url, undefined, { token: p.token(U.ivy) })).status).toBe(404);
-    const redirect = await resolve(url, undefined, { token: p.token(U.ivy), redirectOnError: true });
+    const url = `${pub}/northwind/docs/~/changes/${request.number}/install`;
+    expect((await resolve(url, undefined, { token: users.ivy.token })).status).toBe(404);
+    const redirect = await resolve(url, undefined, { token: users.ivy.token, redirectOnError: true });
     expect(redirect.body.target).toBe('application');
     expect((await resolved(url)).changeRequest).toBe(request.id);
   });
 
   it('ends an API token when what it was given for no longer holds', async () => {
-    const space = p.spaceId(S.userGrant);
-    const first = await resolved(`${pub}/acme-docs/portal/${ids.key}/api/v2`);
+    const space = idOf(S.userGrant);
+    const first = await resolved(`${pub}/northwind/portal/${ids.key}/api/v2`);
     expect((await p.api('GET', `/spaces/${first.space}`, { token: first.apiToken })).status).toBe(200);
     await ok('PATCH', `/orgs/${acme}/sites/${ids.portal}/share-links/${ids.shareLink}`, { body: { active: false } });
     try {
@@ -715,7 +763,7 @@ describe('review cases', () => {
     expect((await p.api('GET', `/spaces/${first.space}`, { token: first.apiToken })).status).toBe(200);
 
     const short = await visitorToken(ids.api, { betaAccess: true }, { expiresIn: '2m' });
-    const visitor = await resolved('https://api.acme-docs.test/beta', { jwtToken: short });
+    const visitor = await resolved('https://api.northwind.test/beta', { jwtToken: short });
     const token = decodeJwt(visitor.apiToken);
     expect(token.exp).toBe(decodeJwt(short).exp);
     expect(visitor.space).toBe(space);
@@ -727,7 +775,7 @@ describe('review cases', () => {
     const { putDocument } = await import('../../src/platform/content/revisions.js');
     const { commitContent } = await import('../fixtures/content.js');
     const { markdownToDocument } = await import('../../src/document/markdown.js');
-    const space = p.spaceId(S.visitorAuth);
+    const space = idOf(S.visitorAuth);
     const documentId = putDocument(p.db, space, markdownToDocument('Text.\n').document);
     commitContent(p.db, space, {
       pages: [
@@ -746,10 +794,10 @@ describe('review cases', () => {
       reusableContents: [],
       variables: {},
     });
-    const free = await resolved('https://api.acme-docs.test/pro', {
+    const free = await resolved('https://api.northwind.test/pro', {
       jwtToken: await visitorToken(ids.api, { plan: 'free' }),
     });
-    const pro = await resolved('https://api.acme-docs.test/pro', {
+    const pro = await resolved('https://api.northwind.test/pro', {
       jwtToken: await visitorToken(ids.api, { plan: 'pro' }),
     });
     expect((await p.api('GET', `/spaces/${space}/content/path/pro`, { token: free.apiToken })).status).toBe(404);
@@ -757,13 +805,13 @@ describe('review cases', () => {
     const tree = await p.api('GET', `/spaces/${space}/content`, { token: free.apiToken });
     expect(tree.body.pages.map((page: any) => page.title)).toEqual(['Open']);
     expect(
-      (await p.api('GET', '/urls/content', { token: free.apiToken, query: { url: 'https://api.acme-docs.test/pro' } }))
+      (await p.api('GET', '/urls/content', { token: free.apiToken, query: { url: 'https://api.northwind.test/pro' } }))
         .body.page,
     ).toBeUndefined();
     // The profile, read with the API token, shows the beta variant only to beta visitors.
     const profile = await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: free.apiToken });
     expect(profile.body.structure.structure.map((item: any) => item.path)).toEqual(['reference']);
-    const beta = await resolved('https://api.acme-docs.test/', {
+    const beta = await resolved('https://api.northwind.test/', {
       jwtToken: await visitorToken(ids.api, { betaAccess: true }),
     });
     const betaProfile = await p.api('GET', `/orgs/${acme}/sites/${ids.api}/published`, { token: beta.apiToken });
@@ -771,8 +819,8 @@ describe('review cases', () => {
   });
 
   it('reads the content of a public space at its app URL for someone outside the organization', async () => {
-    const space = await ok('GET', `/spaces/${p.spaceId('Getting started')}`);
-    const answer = await p.api('GET', '/urls/content', { token: p.token(U.ivy), query: { url: space.urls.app } });
+    const space = await ok('GET', `/spaces/${idOf('Getting started')}`);
+    const answer = await p.api('GET', '/urls/content', { token: users.ivy.token, query: { url: space.urls.app } });
     expect(answer.status).toBe(200);
     expect(answer.body.space.id).toBe(space.id);
   });
@@ -788,21 +836,21 @@ describe('review cases', () => {
     await ok(
       'POST',
       `/orgs/${acme}/sites/${site.id}/sections`,
-      { body: { spaceId: p.spaceId(S.public), title: 'Notes' } },
+      { body: { spaceId: idOf(S.public), title: 'Notes' } },
       201,
     );
     await ok('POST', `/orgs/${acme}/sites/${site.id}/publish`);
     await ok('DELETE', `/spaces/${created.id}`, {}, 205);
-    const root = await resolved(`${pub}/acme-docs/fallback`);
-    expect(root.space).toBe(p.spaceId(S.public));
-    const structure = await p.api('GET', `/orgs/${acme}/sites/${site.id}/structure`, { token: p.token(U.ivy) });
+    const root = await resolved(`${pub}/northwind/fallback`);
+    expect(root.space).toBe(idOf(S.public));
+    const structure = await p.api('GET', `/orgs/${acme}/sites/${site.id}/structure`, { token: users.ivy.token });
     expect(structure.body.structure.map((item: any) => item.path)).toEqual(['notes']);
   });
 
   it('gives visitor-auth sites their sign-in and sign-out addresses', async () => {
     const site = await ok('GET', `/orgs/${acme}/sites/${ids.api}`);
     expect(site.urls).toMatchObject({
-      login: 'https://api.acme-docs.test/~gitbook/auth/login',
+      login: 'https://api.northwind.test/~gitbook/auth/login',
       logout: expect.any(String),
     });
   });

@@ -1,14 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { addOrg, addUser, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { writePages } from '../fixtures/sites.js';
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
-const S = DEMO.spaces;
+const acme = 'northwind';
+const globex = 'southwind';
+/** The spaces the sites show, by role; their titles give the site spaces' paths. */
+const S = {
+  public: 'Release notes',
+  teamGrant: 'Architecture decisions',
+  gitSynced: 'Company handbook',
+  locked: 'Security hardening',
+  userGrant: 'Runbooks',
+};
+const spaceIds: Record<string, string> = {};
+const idOf = (title: string) => spaceIds[title]!;
 
 let p: TestPlatform;
 const sites = `/orgs/${acme}/sites`;
 const site = (id: string) => `${sites}/${id}`;
+/** ada admin of both organizations; in Northwind ben `create`, dee `edit`, finn `read`. */
+const users = {} as Record<'ada' | 'ben' | 'dee' | 'finn', TestUser>;
 
 async function ok(
   method: string,
@@ -24,7 +36,7 @@ async function ok(
 }
 
 async function newSite(title: string, spaces: string[] = []) {
-  return ok('POST', sites, { body: { title, spaces: spaces.map((name) => p.spaceId(name)) } });
+  return ok('POST', sites, { body: { title, spaces: spaces.map(idOf) } });
 }
 
 /** `[type, title or path, default, children…]` of a site's structure, for whole-shape assertions. */
@@ -40,46 +52,17 @@ async function outline(siteId: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  for (const key of ['ada', 'ben', 'dee', 'finn'] as const) users[key] = addUser(p, key);
+  const org = addOrg(p, { id: acme, members: { ada: 'admin', ben: 'create', dee: 'edit', finn: 'read' }, users });
+  addOrg(p, { id: globex, members: { ada: 'admin' }, users });
+  for (const title of Object.values(S)) spaceIds[title] = await org.space(title);
+  // A site space's home page is one of its space's pages.
+  await writePages(org, idOf(S.gitSynced), [{ title: 'Welcome' }, { title: 'Policies' }]);
 });
 
 afterAll(async () => {
   await p?.destroy();
-});
-
-describe('demo sites', () => {
-  it('seeds a sectioned site as Acme’s default content, a share-link site, a visitor-auth site on a custom hostname and a draft', async () => {
-    const list = await ok('GET', sites, { query: { limit: 1000 } });
-    const byTitle = new Map(list.items.map((item: any) => [item.title, item]));
-    const docs: any = byTitle.get(DEMO.sites.docs);
-    expect(docs).toMatchObject({ published: true, visibility: 'public', basename: 'docs' });
-    expect((await ok('GET', `/orgs/${acme}`)).defaultContent).toEqual({ type: 'site', site: docs.id });
-    expect(await outline(docs.id)).toEqual({
-      sections: [
-        { 'getting-started*': ['en*', 'fr'] },
-        { product: ['product-overview*'] },
-        { 'group:Resources': [{ 'release-notes': ['release-notes*'] }, { status: ['status-page*'] }] },
-      ],
-    });
-    expect(byTitle.get(DEMO.sites.partners)).toMatchObject({ visibility: 'share-link', published: true });
-    const api: any = byTitle.get(DEMO.sites.api);
-    expect(api).toMatchObject({
-      visibility: 'visitor-auth',
-      hostname: 'api.acme-docs.test',
-      adaptiveContent: { enabled: true },
-    });
-    expect(api.urls.published).toBe('https://api.acme-docs.test/');
-    const variants = (await ok('GET', `${site(api.id)}/site-spaces`)).items;
-    expect(variants.map((item: any) => [item.path, item.condition ?? null])).toEqual([
-      ['reference', null],
-      ['beta', 'visitor.claims.betaAccess == true'],
-    ]);
-    expect(byTitle.get(DEMO.sites.draft)).toMatchObject({ published: false });
-    const globexSites = await ok('GET', `/orgs/${globex}/sites`);
-    expect(globexSites.items.map((item: any) => [item.title, item.hostname])).toEqual([
-      [DEMO.sites.globex, 'developers.globex.test'],
-    ]);
-  });
 });
 
 describe('sites', () => {
@@ -118,7 +101,7 @@ describe('sites', () => {
     const withSpace = await newSite('Filter by space', [S.teamGrant]);
     const published = await newSite('Filter published');
     await ok('POST', `${site(published.id)}/publish`);
-    const bySpace = await ok('GET', sites, { query: { space: p.spaceId(S.teamGrant) } });
+    const bySpace = await ok('GET', sites, { query: { space: idOf(S.teamGrant) } });
     expect(bySpace.items.map((item: any) => item.id)).toEqual([withSpace.id]);
     const byTitle = await ok('GET', sites, { query: { title: 'filter' } });
     expect(byTitle.items.map((item: any) => item.title)).toEqual(['Filter by space', 'Filter published']);
@@ -181,15 +164,15 @@ describe('sites', () => {
 
   it('lets members read sites, and only admins create, change, publish and delete them', async () => {
     const created = await newSite('Permissions site', [S.public]);
-    const reader = p.token(U.finn);
+    const reader = users.finn.token;
     expect((await p.api('GET', site(created.id), { token: reader })).body.permissions).toMatchObject({
       view: true,
       edit: false,
       admin: false,
     });
     expect((await p.api('GET', sites, { token: reader })).status).toBe(200);
-    expect((await p.api('POST', sites, { token: p.token(U.ben), body: {} })).status).toBe(403);
-    expect((await p.api('PATCH', site(created.id), { token: p.token(U.ben), body: { title: 'Nope' } })).status).toBe(
+    expect((await p.api('POST', sites, { token: users.ben.token, body: {} })).status).toBe(403);
+    expect((await p.api('PATCH', site(created.id), { token: users.ben.token, body: { title: 'Nope' } })).status).toBe(
       403,
     );
     expect((await p.api('POST', `${site(created.id)}/publish`, { token: reader })).status).toBe(403);
@@ -198,16 +181,16 @@ describe('sites', () => {
     expect(
       (
         await p.api('POST', `${site(created.id)}/site-spaces`, {
-          token: p.token(U.ben),
-          body: { spaceId: p.spaceId(S.teamGrant) },
+          token: users.ben.token,
+          body: { spaceId: idOf(S.teamGrant) },
         })
       ).status,
     ).toBe(201);
     expect(
       (
         await p.api('POST', `${site(created.id)}/site-spaces`, {
-          token: p.token(U.dee),
-          body: { spaceId: p.spaceId(S.teamGrant) },
+          token: users.dee.token,
+          body: { spaceId: idOf(S.teamGrant) },
         })
       ).status,
     ).toBe(403);
@@ -238,14 +221,14 @@ describe('site spaces', () => {
       ['release-notes', true, S.public],
       ['architecture-decisions', false, S.teamGrant],
     ]);
-    const again = await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.public) } });
+    const again = await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: idOf(S.public) } });
     expect(again.path).toBe('release-notes-2');
     const clash = await p.api('POST', `${site(created.id)}/site-spaces`, {
-      body: { spaceId: p.spaceId(S.public), path: 'Release-Notes' },
+      body: { spaceId: idOf(S.public), path: 'Release-Notes' },
     });
     expect(clash.status).toBe(409);
     const bad = await p.api('POST', `${site(created.id)}/site-spaces`, {
-      body: { spaceId: p.spaceId(S.public), path: '~changes' },
+      body: { spaceId: idOf(S.public), path: '~changes' },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('path');
@@ -294,7 +277,7 @@ describe('site spaces', () => {
     }
     expect((await p.api('PATCH', url, { body: { path: 'release-notes' } })).status).toBe(409);
 
-    const spaceId = p.spaceId(S.gitSynced);
+    const spaceId = idOf(S.gitSynced);
     const tree = await ok('GET', `/spaces/${spaceId}/content`);
     const page = tree.pages.find((item: any) => item.type === 'document');
     const moved = await ok('PATCH', url, { body: { spaceId, pageId: page.id } });
@@ -304,13 +287,13 @@ describe('site spaces', () => {
     expect(wrongPage.status).toBe(400);
     expect(wrongPage.body.error.message).toContain('pageId');
     // A new space without a home page forgets the old one's.
-    expect((await ok('PATCH', url, { body: { spaceId: p.spaceId(S.teamGrant) } })).pageId).toBeNull();
+    expect((await ok('PATCH', url, { body: { spaceId: idOf(S.teamGrant) } })).pageId).toBeNull();
   });
 
   it('moves the default to the next site space when it is deleted, and leaves out site spaces of deleted spaces', async () => {
     const spaceToDelete = await ok('POST', `/orgs/${acme}/spaces`, { body: { title: 'Short-lived' } });
     const created = await ok('POST', sites, {
-      body: { title: 'Delete site', spaces: [p.spaceId(S.public), spaceToDelete.id, p.spaceId(S.teamGrant)] },
+      body: { title: 'Delete site', spaces: [idOf(S.public), spaceToDelete.id, idOf(S.teamGrant)] },
     });
     const [first] = (await ok('GET', `${site(created.id)}/site-spaces`)).items;
     expect((await p.api('DELETE', `${site(created.id)}/site-spaces/${first.id}`)).status).toBe(205);
@@ -340,7 +323,7 @@ describe('sections and section groups', () => {
   it('wraps root site spaces into a first section when a section is added, so a site never mixes both', async () => {
     const created = await newSite('Product docs', [S.public, S.teamGrant]);
     const section = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.gitSynced), title: 'Handbook', icon: 'book' },
+      body: { spaceId: idOf(S.gitSynced), title: 'Handbook', icon: 'book' },
     });
     expect(section).toMatchObject({
       object: 'site-section',
@@ -359,9 +342,9 @@ describe('sections and section groups', () => {
       ],
     });
     // New site spaces go to the default section unless another is named.
-    await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: p.spaceId(S.locked) } });
+    await ok('POST', `${site(created.id)}/site-spaces`, { body: { spaceId: idOf(S.locked) } });
     await ok('POST', `${site(created.id)}/site-spaces`, {
-      body: { spaceId: p.spaceId(S.userGrant), sectionId: section.id, path: 'v2' },
+      body: { spaceId: idOf(S.userGrant), sectionId: section.id, path: 'v2' },
     });
     expect(await outline(created.id)).toEqual({
       sections: [
@@ -370,7 +353,7 @@ describe('sections and section groups', () => {
       ],
     });
     const unknown = await p.api('POST', `${site(created.id)}/site-spaces`, {
-      body: { spaceId: p.spaceId(S.userGrant), sectionId: 'nope' },
+      body: { spaceId: idOf(S.userGrant), sectionId: 'nope' },
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('sectionId');
@@ -380,10 +363,10 @@ describe('sections and section groups', () => {
   it('builds published URLs of sections and variants from the defaults', async () => {
     const created = await newSite('URL layout', [S.public, S.teamGrant]);
     const api = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.gitSynced), title: 'API' },
+      body: { spaceId: idOf(S.gitSynced), title: 'API' },
     });
     await ok('POST', `${site(created.id)}/site-spaces`, {
-      body: { spaceId: p.spaceId(S.userGrant), sectionId: api.id, path: 'v2' },
+      body: { spaceId: idOf(S.userGrant), sectionId: api.id, path: 'v2' },
     });
     const root = (await ok('POST', `${site(created.id)}/publish`)).urls.published;
     const urls = (await ok('GET', `${site(created.id)}/site-spaces`)).items.map((item: any) =>
@@ -399,10 +382,10 @@ describe('sections and section groups', () => {
   it('updates a section, its default variant, its group; refuses taken paths and unknown ids', async () => {
     const created = await newSite('Section updates', [S.public]);
     const second = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.teamGrant), title: 'Second' },
+      body: { spaceId: idOf(S.teamGrant), title: 'Second' },
     });
     await ok('POST', `${site(created.id)}/site-spaces`, {
-      body: { spaceId: p.spaceId(S.userGrant), sectionId: second.id },
+      body: { spaceId: idOf(S.userGrant), sectionId: second.id },
     });
     const variants = (await ok('GET', `${site(created.id)}/sections`)).items[1].siteSpaces;
     const url = `${site(created.id)}/sections/${second.id}`;
@@ -448,10 +431,10 @@ describe('sections and section groups', () => {
   it('groups sections, nests groups, refuses cycles, and gives a deleted group’s children its place', async () => {
     const created = await newSite('Grouped', [S.public]);
     const b = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.teamGrant), title: 'Beta' },
+      body: { spaceId: idOf(S.teamGrant), title: 'Beta' },
     });
     const c = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.userGrant), title: 'Gamma' },
+      body: { spaceId: idOf(S.userGrant), title: 'Gamma' },
     });
     const outer = await ok('POST', `${site(created.id)}/section-groups`, {
       body: { title: 'Outer', sections: [c.id, b.id] },
@@ -540,11 +523,11 @@ describe('order', () => {
   it('sorts sections and groups among each other, not across levels', async () => {
     const created = await newSite('Sections order', [S.public]);
     const b = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.teamGrant), title: 'Beta' },
+      body: { spaceId: idOf(S.teamGrant), title: 'Beta' },
     });
     const group = await ok('POST', `${site(created.id)}/section-groups`, { body: { title: 'Group' } });
     const c = await ok('POST', `${site(created.id)}/sections`, {
-      body: { spaceId: p.spaceId(S.userGrant), title: 'Gamma', siteSectionGroupId: group.id },
+      body: { spaceId: idOf(S.userGrant), title: 'Gamma', siteSectionGroupId: group.id },
     });
     const first = (await ok('GET', `${site(created.id)}/sections`)).items[0];
     await ok('PATCH', `${site(created.id)}/structure/sort`, {
