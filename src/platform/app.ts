@@ -3,7 +3,7 @@ import { authenticate, type RequestContext } from './context.js';
 import { conditionalReads } from './conditional.js';
 import { edgeOptions, encodeAnswersOnce, guardEdge, listeningOrigin } from './edge.js';
 import { type PlatformAnswer, recordRoutes, recordStats } from './stats.js';
-import type { Db } from './store/db.js';
+import { migrateModules, type Db } from './store/db.js';
 import { collectionRoutes } from './collections/routes.js';
 import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
 import { memberRoutes } from './members/routes.js';
@@ -149,6 +149,8 @@ export function createPlatform({
   deliveryRetryBaseMs = DEFAULT_DELIVERY_RETRY_BASE_MS,
   onAnswer,
 }: CreatePlatformOptions): FastifyInstance {
+  // For a database opened before a module that owns tables was imported (`declareTables`).
+  migrateModules(db);
   const app = Fastify(edgeOptions(logger));
   guardEdge(app);
   recordStats(app, { skip: HEALTH_PATHS, onAnswer });

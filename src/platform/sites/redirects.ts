@@ -21,7 +21,7 @@ import {
 } from '../http.js';
 import type { Links } from '../links.js';
 import type { OrganizationRow } from '../rows.js';
-import type { Db } from '../store/db.js';
+import { declareTables, type Db } from '../store/db.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageByPath, pageIndex } from '../content/pages.js';
 import { requireSite, siteRootUrl, touchSite, type SiteRow } from './store.js';
@@ -36,6 +36,29 @@ import { activeShareLink, readableWithoutMembership } from './visitors.js';
  * A path finds its redirect exactly first, then by the longest wildcard prefix; with
  * `captureWildcard`, what the wildcard matched is appended to the destination.
  */
+
+// A source has at most one live and one draft redirect; `match_key` is the source as URLs are
+// compared (decoded, lowercase) and is what is unique, so that two spellings of one path cannot both
+// be stored. The first migration leaves the table of a database that had it from the core's list.
+declareTables('site-redirects', [
+  `
+  CREATE TABLE IF NOT EXISTS site_redirects (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    match_key TEXT NOT NULL,
+    wildcard INTEGER NOT NULL CHECK (wildcard IN (0, 1)),
+    draft INTEGER NOT NULL CHECK (draft IN (0, 1)),
+    capture_wildcard INTEGER NOT NULL DEFAULT 0,
+    permanent INTEGER NOT NULL DEFAULT 0,
+    destination TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT,
+    UNIQUE (site_id, match_key, draft)
+  );
+  CREATE INDEX IF NOT EXISTS site_redirects_by_site ON site_redirects(site_id, draft, wildcard);
+  `,
+]);
 
 // ---------------------------------------------------------------------------------------------
 // Sources

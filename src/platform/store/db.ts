@@ -12,7 +12,8 @@ export interface OpenDatabaseOptions {
 
 /**
  * Opens the platform's database: WAL journal, foreign keys on, `synchronous = FULL` so a
- * committed write survives a crash or `kill -9`, and every pending migration applied.
+ * committed write survives a crash or `kill -9`, and every pending migration applied: the core's,
+ * then those of every module that declared its tables.
  */
 export function openDatabase({ file }: OpenDatabaseOptions): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -22,6 +23,7 @@ export function openDatabase({ file }: OpenDatabaseOptions): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  migrateModules(db);
   cacheStatements(db);
   return db;
 }
@@ -94,3 +96,40 @@ function migrate(db: Db): void {
     apply();
   }
 }
+
+/**
+ * Declares the tables a module of the platform owns (a group added after the core, such as a
+ * site's redirects): its migrations in order, beside the code that reads them, so that a new group
+ * is its own file and the line that registers its routes. Called as the module is imported, as
+ * the gateway's schema modules add their types: the code that reads a table imports its module,
+ * so every open database has it (`openDatabase`, or `migrateModules` for one opened before).
+ * Migration N moves the module from version N to N + 1 (`module_schema`); never edit one that has
+ * shipped: append.
+ */
+export function declareTables(module: string, migrations: readonly string[]): void {
+  if (moduleTables.has(module)) throw new Error(`Tables of module ${module} are declared twice`);
+  moduleTables.set(module, migrations);
+}
+
+/**
+ * Applies the pending migrations of every module that declared its tables, each in a transaction
+ * with its new version: a crash between two leaves the module at the last one applied.
+ */
+export function migrateModules(db: Db): void {
+  const applied = db.prepare('SELECT version FROM module_schema WHERE module = ?').pluck(true);
+  const record = db.prepare(
+    `INSERT INTO module_schema (module, version) VALUES (?, ?)
+     ON CONFLICT (module) DO UPDATE SET version = excluded.version`,
+  );
+  for (const [module, migrations] of moduleTables) {
+    const current = (applied.get(module) as number | undefined) ?? 0;
+    for (let version = current; version < migrations.length; version += 1) {
+      db.transaction(() => {
+        db.exec(migrations[version]!);
+        record.run(module, version + 1);
+      })();
+    }
+  }
+}
+
+const moduleTables = new Map<string, readonly string[]>();

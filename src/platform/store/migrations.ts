@@ -77,8 +77,9 @@ export const SEARCH_UPDATE_TRIGGER = `
 `;
 
 /**
- * Schema migrations, applied in order at start. Entry N moves the database from
- * `user_version` N to N + 1. Never edit an entry that has shipped: append a new one.
+ * Schema migrations of the platform's core, applied in order at start. Entry N moves the database
+ * from `user_version` N to N + 1. Never edit an entry that has shipped: append a new one. A group
+ * added since owns its tables beside its code instead (`declareTables`).
  */
 export const migrations: string[] = [
   `
@@ -708,25 +709,15 @@ export const migrations: string[] = [
   );
   CREATE INDEX integration_events_by_integration ON integration_events(integration_id, seq);
   `,
-  // Version 17: redirects of docs sites (sites/redirects.ts): a source path of the site (exact, or a
-  // prefix with a trailing wildcard) to a section, site space, page or external URL. A source has at
-  // most one live and one draft redirect; `match_key` is the source as URLs are compared (decoded,
-  // lowercase) and is what is unique, so that two spellings of one path cannot both be stored.
+  // Version 17 created the table of a site's redirects, now a module's own (`sites/redirects.ts`,
+  // `declareTables`): a database that applied it keeps the table, which the module's first
+  // migration leaves as it is.
+  '-- moved to sites/redirects.ts',
+  // Version 18: the migrations applied of each module that owns its tables (`declareTables`).
   `
-  CREATE TABLE site_redirects (
-    id TEXT PRIMARY KEY,
-    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
-    source TEXT NOT NULL,
-    match_key TEXT NOT NULL,
-    wildcard INTEGER NOT NULL CHECK (wildcard IN (0, 1)),
-    draft INTEGER NOT NULL CHECK (draft IN (0, 1)),
-    capture_wildcard INTEGER NOT NULL DEFAULT 0,
-    permanent INTEGER NOT NULL DEFAULT 0,
-    destination TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT,
-    UNIQUE (site_id, match_key, draft)
+  CREATE TABLE module_schema (
+    module TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
   );
-  CREATE INDEX site_redirects_by_site ON site_redirects(site_id, draft, wildcard);
   `,
 ];
