@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
 import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
 import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
 import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
@@ -428,5 +429,41 @@ describe('demo data through the API', () => {
     expect(hana.status).toBe(400);
     expect(hana.body.error.code).toBe(400);
     expect((await p.api('GET', '/orgs/acme', { token: p.token(DEMO.users.hana) })).status).toBe(404);
+  });
+
+  it('has 40+ conversations from four sources, the installer errors linked to a change request, one cluster muted', async () => {
+    const { acme } = DEMO.orgs;
+    const conversations = (await p.api('GET', `/orgs/${acme}/conversations`, { query: { limit: 1000 } })).body;
+    expect(conversations.items.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(conversations.items.map((item: { source: string }) => item.source))).toEqual(
+      new Set(['intercom', 'slack', 'email', 'docs-feedback']),
+    );
+    const clusters = (
+      await p.api('GET', `/orgs/${acme}/conversations-clusters`, { query: { orderBy: 'issues', limit: 6 } })
+    ).body.items;
+    expect(clusters.every((cluster: { stats: { issues: number } }) => cluster.stats.issues >= 3)).toBe(true);
+    expect(
+      clusters.filter((cluster: { muted: boolean }) => cluster.muted).map((cluster: { icon: string }) => cluster.icon),
+    ).toEqual(['credit-card']);
+    const install = (await p.api('GET', `/orgs/${acme}/conversations-clusters/${DEMO_CLUSTER_ID}`)).body;
+    expect(install).toMatchObject({
+      id: DEMO_CLUSTER_ID,
+      label: 'Install, permission denied',
+      icon: 'download',
+      muted: false,
+      impact: 'high',
+      stats: { issues: 11, conversations: 11 },
+    });
+    expect(Object.keys(install.sources).sort()).toEqual(['docs-feedback', 'email', 'intercom', 'slack']);
+    const two = (
+      await p.api('GET', `/orgs/${acme}/conversations-issues`, { query: { conversation: 'email-2024-0425' } })
+    ).body.items;
+    expect(new Set(two.map((item: { issue: { cluster: string } }) => item.issue.cluster)).size).toBe(2);
+    const linked = await p.api('GET', `/spaces/${p.spaceId('Getting started')}/change-requests`, {
+      query: { conversationsIssuesCluster: DEMO_CLUSTER_ID },
+    });
+    expect(linked.body.items.map((item: { subject: string }) => item.subject)).toEqual([
+      'Explain the most common install errors',
+    ]);
   });
 });
