@@ -466,4 +466,27 @@ describe('demo data through the API', () => {
       'Explain the most common install errors',
     ]);
   });
+
+  it('seeds the demo translation: Getting started into French, one run completed', async () => {
+    const list = await p.api('GET', '/orgs/acme/translations');
+    expect(list.body.count).toBe(1);
+    const demo = list.body.items[0];
+    expect(demo).toMatchObject({
+      object: 'translation',
+      status: 'completed',
+      source: { space: p.spaceId('Getting started'), language: 'en' },
+      language: 'fr',
+      result: { language: 'fr' },
+      stats: { runs: 1 },
+    });
+    expect(demo.stats.totalPages).toBe(demo.stats.latestPages);
+    expect(demo.stats.totalPages).toBeGreaterThan(5);
+    expect(demo.stats.totalWords).toBeGreaterThan(1000);
+    expect((await p.api('GET', `/spaces/${demo.result.space}`)).body).toMatchObject({
+      title: 'Getting started (FR)',
+      language: 'fr',
+      parent: DEMO.collections.guides,
+      revision: demo.result.revision,
+    });
+  });
 });
