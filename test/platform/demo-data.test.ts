@@ -489,4 +489,22 @@ describe('demo data through the API', () => {
       revision: demo.result.revision,
     });
   });
+
+  it('seeds change requests in every state on "Getting started": merged, outdated, conflicting, reviewed, draft, archived', async () => {
+    const spaceId = p.spaceId('Getting started');
+    const [drafts, open, archived, merged] = await Promise.all(
+      (['draft', 'open', 'archived', 'merged'] as const).map(
+        async (status) =>
+          (await p.api('GET', `/spaces/${spaceId}/change-requests`, { query: { status } })).body.items as Array<{
+            outdated: boolean;
+            conversationsIssuesCluster?: string;
+          }>,
+      ),
+    );
+    expect(drafts!.length).toBeGreaterThanOrEqual(1);
+    expect(archived!.length).toBeGreaterThanOrEqual(1);
+    expect(merged!.length).toBeGreaterThanOrEqual(1);
+    expect(open!.filter((item) => item.outdated).length).toBeGreaterThanOrEqual(2);
+    expect(open!.some((item) => item.conversationsIssuesCluster === DEMO_CLUSTER_ID)).toBe(true);
+  });
 });
