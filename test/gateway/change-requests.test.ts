@@ -1,22 +1,49 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { storeFile } from '../../src/platform/content/files.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, commitToChangeRequest, pngImage, textDocument } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { createGateway } from '../../src/gateway/http/server.js';
-
-const U = DEMO.users;
+import {
+  changeRequestsInEveryState,
+  clusterOf,
+  ingestConversations,
+  type SpaceOfChangeRequests,
+} from '../fixtures/change-requests.js';
+import { addOrg, addUser, type TestOrg } from '../fixtures/org.js';
 
 let g: TestGateway;
+/** Acme: ada its admin; ben creates, cy reviews, dee (Dee Alvarez) edits, finn reads. */
+let acme: TestOrg;
+/** Acme's public "Getting started", with a change request in every state (the reviewed one is #5). */
+let gettingStarted: SpaceOfChangeRequests;
+/** The issue cluster the reviewed change request of "Getting started" addresses. */
+let installErrors: string;
 
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  acme = addOrg(g.platform, {
+    id: 'acme',
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', finn: 'read' },
+    users: { dee: addUser(g.platform, 'dee', { name: 'Dee Alvarez' }) },
+  });
+  await ingestConversations(acme, [
+    { id: 'install-1', messages: ['The installer fails with permission denied, I cannot install the CLI.'] },
+  ]);
+  installErrors = await clusterOf(acme, 'install-1');
+  gettingStarted = await changeRequestsInEveryState(acme, {
+    authors: ['ben', 'dee'],
+    reviewer: 'finn',
+    approver: 'cy',
+    cluster: installErrors,
+  });
 });
 afterAll(() => g.destroy());
 
-const as = (email: string) => ({ token: g.platform.token(email) });
+const as = (key: string) => ({ token: acme.token(key) });
+/** The e-mail of a member of Acme by key. */
+const email = (key: string) => acme.user(key).email;
 
 /** Runs an operation that must succeed with no errors and no user errors; returns its data. */
 async function ok<T = any>(
@@ -79,7 +106,7 @@ const rewrite = (pageId: string, beta: string) => [
 describe('change requests through the graph', () => {
   it('runs the whole cycle: create, edit with markdown, request a review, approve, merge; the page is live and found by search', async () => {
     const { spaceId, spaceGlobalId } = await freshSpace('GraphQL cycle');
-    const created = await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Add the glossary' }, as(U.dee));
+    const created = await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Add the glossary' }, as('dee'));
     const cr = created.createChangeRequest.changeRequest;
     expect(cr).toMatchObject({ number: 2, status: 'DRAFT' });
 
@@ -96,13 +123,13 @@ describe('change requests through the graph', () => {
           },
         ],
       },
-      as(U.dee),
+      as('dee'),
     );
     expect(edited.editChangeRequestContent.edits).toEqual([
       { kind: 'CREATED_PAGE', pageId: expect.any(String), ref: 'glossary', page: { title: 'Glossary' } },
     ]);
 
-    const cy = await ok(`query { viewer { platformId } }`, {}, as(U.cy));
+    const cy = await ok(`query { viewer { platformId } }`, {}, as('cy'));
     const requested = await ok(
       `mutation ($id: ID!, $users: [ID!]!) {
         requestChangeRequestReviewers(input: { changeRequestId: $id, userIds: $users }) {
@@ -112,7 +139,7 @@ describe('change requests through the graph', () => {
         }
       }`,
       { id: cr.id, users: [cy.viewer.platformId] },
-      as(U.dee),
+      as('dee'),
     );
     expect(requested.requestChangeRequestReviewers.changeRequest.status).toBe('OPEN');
     const reviewed = await ok(
@@ -123,7 +150,7 @@ describe('change requests through the graph', () => {
         }
       }`,
       { id: cr.id },
-      as(U.cy),
+      as('cy'),
     );
     const review = reviewed.submitChangeRequestReview.review;
     expect(review).toEqual({
@@ -158,7 +185,7 @@ describe('change requests through the graph', () => {
         }
       }`,
       { id: cr.id, space: spaceGlobalId },
-      as(U.cy),
+      as('cy'),
     );
     expect(merged.mergeChangeRequest).toMatchObject({
       result: 'MERGED',
@@ -191,7 +218,7 @@ describe('change requests through the graph', () => {
       subject: 'Add the glossary',
       status: 'MERGED',
       outdated: false,
-      createdBy: { email: U.dee },
+      createdBy: { email: email('dee') },
       reviews: { totalCount: 1, nodes: [{ status: 'APPROVED' }] },
       changes: { changes: [{ __typename: 'PageCreatedChange', page: { title: 'Glossary' } }] },
     });
@@ -329,16 +356,16 @@ describe('change requests through the graph', () => {
 
   it('answers a broken merge rule with a PRECONDITION_FAILED user error naming it', async () => {
     const { spaceGlobalId } = await freshSpace('GraphQL rules');
-    const cy = await ok(`query { viewer { platformId } }`, {}, as(U.cy));
+    const cy = await ok(`query { viewer { platformId } }`, {}, as('cy'));
     await ok(
       `mutation ($id: ID!, $cy: ID!) {
       updateSpace(input: { spaceId: $id, mergeRules: { type: RULES, requiredReviewers: [$cy] } }) { space { id } }
     }`,
       { id: spaceGlobalId, cy: cy.viewer.platformId },
     );
-    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Needs review' }, as(U.dee))).createChangeRequest
+    const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Needs review' }, as('dee'))).createChangeRequest
       .changeRequest;
-    const refused = await g.gql(MERGE, { id: cr.id }, as(U.cy));
+    const refused = await g.gql(MERGE, { id: cr.id }, as('cy'));
     expect(refused.errors).toBeUndefined();
     expect(refused.data!.mergeChangeRequest).toMatchObject({
       result: null,
@@ -429,7 +456,7 @@ describe('change requests through the graph', () => {
   }, 120_000);
 
   it('lists change requests of a space and of an organization with one connection type and filters', async () => {
-    const spaceId = g.platform.spaceId('Getting started');
+    const spaceId = gettingStarted.spaceId;
     const data = await ok(
       `query ($id: ID!) {
         space(id: $id) {
@@ -441,8 +468,10 @@ describe('change requests through the graph', () => {
       }`,
       { id: spaceId },
     );
-    expect(data.space.open.totalCount).toBeGreaterThanOrEqual(3);
-    expect(data.space.drafts.totalCount).toBeGreaterThanOrEqual(1);
+    // The outdated, the conflicting and the reviewed one are open; one is a draft.
+    expect(data.space.open.totalCount).toBe(3);
+    expect(data.space.open.nodes.filter((node: { outdated: boolean }) => node.outdated)).toHaveLength(2);
+    expect(data.space.drafts.totalCount).toBe(1);
     expect(data.space.merged.nodes[0].revisionMerged.platformId).toEqual(expect.any(String));
     expect(data.organization.changeRequests.totalCount).toBeGreaterThanOrEqual(data.space.open.totalCount);
   });
@@ -453,32 +482,30 @@ const pathsOf = (result: { upstreamRequests: string[] }, spaceId: string) =>
   result.upstreamRequests.map((request) => request.split(spaceId).join('S'));
 
 describe('upstream requests of change request reads', () => {
-  const GETTING_STARTED = 'Getting started';
-
   it('lists the change requests of a space in two requests: createdBy is embedded, the space id free', async () => {
-    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const spaceId = gettingStarted.spaceId;
     const result = await g.gql(
       `query ($id: ID!) { space(id: $id) { id changeRequests { nodes { number subject createdBy { displayName } space { id } } } } }`,
       { id: spaceId },
     );
     expect(result.errors).toBeUndefined();
     const { space } = result.data;
-    // The open ones of the demo: the outdated one, the conflicting one, the reviewed one (newest first).
+    // The open ones: the outdated one, the conflicting one, the reviewed one (newest first).
     expect(space.changeRequests.nodes).toEqual([
       {
-        number: 4,
+        number: 5,
         subject: 'Explain the most common install errors',
         createdBy: { displayName: 'Dee Alvarez' },
         space: { id: space.id },
       },
       {
-        number: 3,
+        number: 4,
         subject: 'Shorter quickstart introduction',
         createdBy: { displayName: 'Dee Alvarez' },
         space: { id: space.id },
       },
       {
-        number: 2,
+        number: 3,
         subject: 'Document the log level setting',
         createdBy: { displayName: 'Dee Alvarez' },
         space: { id: space.id },
@@ -491,7 +518,7 @@ describe('upstream requests of change request reads', () => {
   });
 
   it("reads a change request's page titles in three requests: the space, the change request, its content's tree", async () => {
-    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const spaceId = gettingStarted.spaceId;
     const result = await g.gql(
       `query ($id: ID!) { space(id: $id) { changeRequest(id: "1") { content { pages { title } } } } }`,
       { id: spaceId },
@@ -514,7 +541,7 @@ describe('upstream requests of change request reads', () => {
   });
 
   it('hands out the revisions of a change request as links: asked only their keys, they cost nothing', async () => {
-    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const spaceId = gettingStarted.spaceId;
     const listed = await ok(
       `query ($id: ID!) { space(id: $id) { changeRequests(status: MERGED) { nodes { id platformId } } } }`,
       { id: spaceId },
@@ -545,8 +572,8 @@ describe('upstream requests of change request reads', () => {
   });
 
   it('refetches a change request by its global ID in one request', async () => {
-    const spaceId = g.platform.spaceId(GETTING_STARTED);
-    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId } } }`, {
+    const spaceId = gettingStarted.spaceId;
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { changeRequest(id: "5") { id platformId } } }`, {
       id: spaceId,
     });
     const result = await g.gql(`query ($id: ID!) { node(id: $id) { ... on ChangeRequest { subject } } }`, {
@@ -562,9 +589,9 @@ describe('upstream requests of change request reads', () => {
   });
 
   it('reads the changes of a change request in two requests more: the changes and its page tree', async () => {
-    const spaceId = g.platform.spaceId(GETTING_STARTED);
+    const spaceId = gettingStarted.spaceId;
     const listed = await ok(
-      `query ($id: ID!) { space(id: $id) { changeRequest(id: "4") { id platformId revision { platformId } } } }`,
+      `query ($id: ID!) { space(id: $id) { changeRequest(id: "5") { id platformId revision { platformId } } } }`,
       { id: spaceId },
     );
     const { id, platformId, revision } = listed.space.changeRequest;
@@ -613,7 +640,7 @@ describe('upstream requests of change request reads', () => {
     const { spaceGlobalId, spaceId } = await freshSpace('Counted requests');
     const N = 4;
     for (let index = 1; index <= N; index++)
-      await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: `Request ${index}` }, as(U.dee));
+      await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: `Request ${index}` }, as('dee'));
     const node = { createdBy: { displayName: 'Dee Alvarez' }, space: { title: 'Counted requests' } };
 
     const ofSpace = await g.gql(
@@ -735,7 +762,7 @@ describe('more change request behaviour through the graph', () => {
   it('withdraws a review request: deleted, then nothing left to delete', async () => {
     const { spaceGlobalId } = await freshSpace('GraphQL reviewers');
     const cr = (await ok(CREATE_CR, { spaceId: spaceGlobalId, subject: 'Reviewed' })).createChangeRequest.changeRequest;
-    const cy = g.platform.userId(U.cy);
+    const cy = acme.user('cy').id;
     const requested = await ok(
       `mutation ($id: ID!, $cy: ID!) {
         requestChangeRequestReviewers(input: { changeRequestId: $id, userIds: [$cy] }) {
@@ -747,7 +774,7 @@ describe('more change request behaviour through the graph', () => {
     );
     expect(requested.requestChangeRequestReviewers.changeRequest).toEqual({
       status: 'OPEN',
-      requestedReviewers: { totalCount: 1, nodes: [{ user: { email: U.cy } }] },
+      requestedReviewers: { totalCount: 1, nodes: [{ user: { email: email('cy') } }] },
     });
     const REMOVE = `mutation ($id: ID!, $cy: ID!) {
       removeChangeRequestReviewer(input: { changeRequestId: $id, userId: $cy }) { deleted userErrors { message code field } }
@@ -908,8 +935,8 @@ describe('more change request behaviour through the graph', () => {
   });
 
   it('reads a change request by its global ID through node(id:)', async () => {
-    const spaceId = g.platform.spaceId('Getting started');
-    const listed = await ok(`query ($id: ID!) { space(id: $id) { id changeRequest(id: "#4") { id } } }`, {
+    const spaceId = gettingStarted.spaceId;
+    const listed = await ok(`query ($id: ID!) { space(id: $id) { id changeRequest(id: "#5") { id } } }`, {
       id: spaceId,
     });
     const data = await ok(
@@ -924,13 +951,13 @@ describe('more change request behaviour through the graph', () => {
     expect(data.node).toEqual({
       __typename: 'ChangeRequest',
       id: listed.space.changeRequest.id,
-      number: 4,
+      number: 5,
       subject: 'Explain the most common install errors',
       status: 'OPEN',
-      conversationsIssuesClusterId: 'cluster-install-errors',
-      createdBy: { email: U.dee },
+      conversationsIssuesClusterId: installErrors,
+      createdBy: { email: email('dee') },
       space: { id: listed.space.id, title: 'Getting started' },
-      reviews: { nodes: [{ status: 'APPROVED', reviewer: { email: U.cy } }] },
+      reviews: { nodes: [{ status: 'APPROVED', reviewer: { email: email('cy') } }] },
     });
   });
 
@@ -944,7 +971,7 @@ describe('more change request behaviour through the graph', () => {
     });
     expect(own.space.changeRequest).toEqual({ id: cr.id, subject: 'Elsewhere' });
 
-    const other = g.platform.spaceId('Getting started');
+    const other = gettingStarted.spaceId;
     const result = await g.gql(
       `query ($s: ID!, $cr: ID!) { space(id: $s) { title changeRequest(id: $cr) { id subject } } }`,
       { s: other, cr: cr.id },

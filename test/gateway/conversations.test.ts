@@ -1,13 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
+import { changeRequest, type SupportClusters, supportInbox } from '../fixtures/change-requests.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
-
-const U = DEMO.users;
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 
 let g: TestGateway;
+/** Holds the support inbox (`supportInbox`); ben creates, he is no admin. */
+let north: TestOrg;
+/** North's clusters: installer errors (7 issues, linked to an open change request), card charges (muted), search. */
+let inboxClusters: SupportClusters;
+/** North's space whose change request addresses the installer errors. */
+let space: string;
 
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  north = addOrg(g.platform, { id: 'north', members: { admin: 'admin', ben: 'create' } });
+  inboxClusters = await supportInbox(north);
+  space = await north.space('Getting started');
+  await changeRequest(north, space, {
+    subject: 'Explain the most common install errors',
+    cluster: inboxClusters.install,
+    status: 'open',
+  });
 });
 afterAll(() => g.destroy());
 
@@ -15,7 +28,7 @@ const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, opt
   expectOk<T>(g, query, variables, options);
 
 const INGEST = `mutation ($conversations: [ConversationInput!]!) {
-  ingestConversations(input: { organizationId: "acme", conversations: $conversations }) {
+  ingestConversations(input: { organizationId: "north", conversations: $conversations }) {
     ingested
     conversations { platformId subject source impact issues { totalCount nodes { title impact cluster { label } } } }
     userErrors { code field message }
@@ -23,8 +36,8 @@ const INGEST = `mutation ($conversations: [ConversationInput!]!) {
 }`;
 
 describe('conversations and issue clusters', () => {
-  it('lists the clusters of the demo conversations, ordered, with their pulse and sources, in one request', async () => {
-    const result = await g.gql<any>(`{ organization(id: "acme") {
+  it('lists the clusters of the support inbox, ordered, with their pulse and sources, in one request', async () => {
+    const result = await g.gql<any>(`{ organization(id: "north") {
       issuesClusters(orderBy: ISSUES, order: DESC, first: 3) { totalCount nodes { platformId label icon muted impact weeklyPulse stats { issues conversations } sources { source count } summary { text } } }
       muted: issuesClusters(muted: true) { nodes { label muted } }
     } }`);
@@ -32,15 +45,15 @@ describe('conversations and issue clusters', () => {
     const { issuesClusters, muted } = result.data.organization;
     const [install] = issuesClusters.nodes;
     expect(install).toMatchObject({
-      platformId: 'cluster-install-errors',
+      platformId: inboxClusters.install,
       label: 'Install, permission denied',
       muted: false,
       impact: 'HIGH',
-      stats: { issues: 11, conversations: 11 },
+      stats: { issues: 7, conversations: 7 },
     });
     expect(install.weeklyPulse).toHaveLength(13);
-    expect(install.weeklyPulse.reduce((sum: number, count: number) => sum + count, 0)).toBeLessThanOrEqual(11);
-    expect(install.sources.reduce((sum: number, s: any) => sum + s.count, 0)).toBe(11);
+    expect(install.weeklyPulse.reduce((sum: number, count: number) => sum + count, 0)).toBeLessThanOrEqual(7);
+    expect(install.sources.reduce((sum: number, s: any) => sum + s.count, 0)).toBe(7);
     expect(install.summary.text.length).toBeGreaterThan(10);
     expect(issuesClusters.nodes.map((node: any) => node.stats.issues)).toEqual(
       [...issuesClusters.nodes.map((node: any) => node.stats.issues)].sort((a, b) => b - a),
@@ -48,30 +61,33 @@ describe('conversations and issue clusters', () => {
     expect(muted.nodes).toEqual([{ label: expect.any(String), muted: true }]);
     expect(result.upstreamRequests.sort()).toEqual(
       [
-        'GET /v1/orgs/acme',
-        'GET /v1/orgs/acme/conversations-clusters?limit=3&order=desc&orderBy=issues',
-        'GET /v1/orgs/acme/conversations-clusters?limit=50&muted=true',
+        'GET /v1/orgs/north',
+        'GET /v1/orgs/north/conversations-clusters?limit=3&order=desc&orderBy=issues',
+        'GET /v1/orgs/north/conversations-clusters?limit=50&muted=true',
       ].sort(),
     );
   });
 
   it('links clusters, issues, conversations and change requests both ways', async () => {
-    const data = await ok(`{ organization(id: "acme") { issuesCluster(id: "cluster-install-errors") {
+    const data = await ok(
+      `query ($install: ID!) { organization(id: "north") { issuesCluster(id: $install) {
       id label
       issues(first: 2) { totalCount nodes { id title cluster { platformId } conversation { platformId source parts { type role body } metadata { attributes } } } }
       changeRequests { nodes { number subject conversationsIssuesClusterId conversationsIssuesCluster { label } } }
-    } } }`);
+    } } }`,
+      { install: inboxClusters.install },
+    );
     const cluster = data.organization.issuesCluster;
-    expect(cluster.issues.totalCount).toBe(11);
+    expect(cluster.issues.totalCount).toBe(7);
     const [issue] = cluster.issues.nodes;
-    expect(issue.cluster.platformId).toBe('cluster-install-errors');
+    expect(issue.cluster.platformId).toBe(inboxClusters.install);
     expect(issue.conversation.parts.some((part: any) => part.role === 'user')).toBe(true);
     expect(new Set(issue.conversation.parts.map((part: any) => part.type))).toEqual(new Set(['MESSAGE']));
     expect(cluster.changeRequests.nodes).toEqual([
       {
-        number: 4,
+        number: 1,
         subject: 'Explain the most common install errors',
-        conversationsIssuesClusterId: 'cluster-install-errors',
+        conversationsIssuesClusterId: inboxClusters.install,
         conversationsIssuesCluster: { label: cluster.label },
       },
     ]);
@@ -83,7 +99,7 @@ describe('conversations and issue clusters', () => {
     }`,
       { c: cluster.id, i: issue.id },
     );
-    expect(again).toMatchObject({ cluster: { platformId: 'cluster-install-errors' }, issue: { title: issue.title } });
+    expect(again).toMatchObject({ cluster: { platformId: inboxClusters.install }, issue: { title: issue.title } });
     const conversation = await ok(
       `query ($id: ID!) { node(id: $id) { ... on Conversation { platformId issues { totalCount } } } }`,
       { id: again.issue.conversation.id },
@@ -92,27 +108,27 @@ describe('conversations and issue clusters', () => {
     expect(conversation.node.issues.totalCount).toBeGreaterThanOrEqual(1);
     // Lookups by id: the real ids even when only they are asked, NOT_FOUND for none.
     const byId = await ok(
-      `query ($c: ID!) { organization(id: "acme") { a: issuesCluster(id: "cluster-install-errors") { id platformId } b: issuesCluster(id: $c) { platformId } } }`,
-      { c: cluster.id },
+      `query ($c: ID!, $install: ID!) { organization(id: "north") { a: issuesCluster(id: $install) { id platformId } b: issuesCluster(id: $c) { platformId } } }`,
+      { c: cluster.id, install: inboxClusters.install },
     );
     expect(byId.organization).toEqual({
-      a: { id: cluster.id, platformId: 'cluster-install-errors' },
-      b: { platformId: 'cluster-install-errors' },
+      a: { id: cluster.id, platformId: inboxClusters.install },
+      b: { platformId: inboxClusters.install },
     });
-    const none = await g.gql<any>(`{ organization(id: "acme") { issuesCluster(id: "no-such-cluster") { id } } }`);
+    const none = await g.gql<any>(`{ organization(id: "north") { issuesCluster(id: "no-such-cluster") { id } } }`);
     expect(none.data.organization.issuesCluster).toBeNull();
     expect(none.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
     const open = await ok(
-      `query ($c: ID!) { organization(id: "acme") { issuesCluster(id: $c) { changeRequests(status: OPEN) { totalCount } } } }`,
+      `query ($c: ID!) { organization(id: "north") { issuesCluster(id: $c) { changeRequests(status: OPEN) { totalCount } } } }`,
       { c: cluster.id },
     );
     expect(open.organization.issuesCluster.changeRequests.totalCount).toBe(1);
     // The issues of a cluster are the issues of the organization filtered by it.
     const filtered = await ok(
-      `query ($c: ID!) { organization(id: "acme") { conversationIssues(clusterId: $c) { totalCount } } }`,
+      `query ($c: ID!) { organization(id: "north") { conversationIssues(clusterId: $c) { totalCount } } }`,
       { c: cluster.id },
     );
-    expect(filtered.organization.conversationIssues.totalCount).toBe(11);
+    expect(filtered.organization.conversationIssues.totalCount).toBe(7);
   });
 
   it('ingests conversations into issues and clusters; the same conversation twice is one conversation', async () => {
@@ -163,12 +179,12 @@ describe('conversations and issue clusters', () => {
     });
     const oddId = (
       await ok(
-        `{ organization(id: "acme") { conversations(source: "gateway-test", first: 1) { nodes { id platformId } } } }`,
+        `{ organization(id: "north") { conversations(source: "gateway-test", first: 1) { nodes { id platformId } } } }`,
       )
     ).organization.conversations.nodes[0];
     expect(oddId.platformId).toBe('ticket#1:é');
     const byGlobalId = await ok(
-      `query ($id: ID!) { organization(id: "acme") { conversation(id: $id) { platformId } conversationIssues(conversationId: $id) { totalCount } } }`,
+      `query ($id: ID!) { organization(id: "north") { conversation(id: $id) { platformId } conversationIssues(conversationId: $id) { totalCount } } }`,
       { id: oddId.id },
     );
     expect(byGlobalId.organization).toEqual({
@@ -177,7 +193,7 @@ describe('conversations and issue clusters', () => {
     });
     expect(odd.ingestConversations.ingested).toBe(1);
     const listed = await ok(
-      `{ organization(id: "acme") { conversations(source: "gateway-test") { totalCount nodes { platformId subject } } } }`,
+      `{ organization(id: "north") { conversations(source: "gateway-test") { totalCount nodes { platformId subject } } } }`,
     );
     expect(listed.organization.conversations.totalCount).toBe(3);
     expect(listed.organization.conversations.nodes.find((c: any) => c.platformId === 'gw-ticket-1').subject).toBe(
@@ -202,7 +218,7 @@ describe('conversations and issue clusters', () => {
     const member = await g.gql<any>(
       INGEST,
       { conversations: [{ id: 'nope', parts: [{ role: 'user', body: 'hi' }] }] },
-      { token: g.platform.token(U.ben) },
+      { token: north.token('ben') },
     );
     expect(member.data.ingestConversations.userErrors).toEqual([
       { code: 'FORBIDDEN', field: null, message: expect.any(String) },
@@ -211,17 +227,16 @@ describe('conversations and issue clusters', () => {
 
   it('mutes a cluster: no new change request may address it until it is unmuted', async () => {
     const { organization } = await ok(
-      `{ organization(id: "acme") { issuesClusters(orderBy: ISSUES) { nodes { id platformId label muted } } } }`,
+      `{ organization(id: "north") { issuesClusters(orderBy: ISSUES) { nodes { id platformId label muted } } } }`,
     );
     const target = organization.issuesClusters.nodes.find(
-      (node: any) => !node.muted && node.platformId !== 'cluster-install-errors',
+      (node: any) => !node.muted && node.platformId !== inboxClusters.install,
     );
     const muted = await ok(
       `mutation ($id: ID!) { setIssuesClusterMuted(input: { clusterId: $id, muted: true }) { cluster { muted } userErrors { code } } }`,
       { id: target.id },
     );
     expect(muted.setIssuesClusterMuted.cluster.muted).toBe(true);
-    const space = g.platform.spaceId('Getting started');
     const refused = await g.gql<any>(
       `mutation ($space: ID!, $cluster: ID!) { createChangeRequest(input: { spaceId: $space, subject: "Fix it", conversationsIssuesClusterId: $cluster }) { userErrors { code field } } }`,
       { space, cluster: target.id },
@@ -231,7 +246,7 @@ describe('conversations and issue clusters', () => {
     ]);
     await ok(
       `mutation ($org: ID!, $id: ID!) { setIssuesClusterMuted(input: { organizationId: $org, clusterId: $id, muted: false }) { cluster { muted } userErrors { code } } }`,
-      { org: 'acme', id: target.platformId },
+      { org: 'north', id: target.platformId },
     );
     const created = await ok(
       `mutation ($space: ID!, $cluster: ID!) { createChangeRequest(input: { spaceId: $space, subject: "Fix it", conversationsIssuesClusterId: $cluster }) { changeRequest { id conversationsIssuesCluster { platformId } } userErrors { code } } }`,

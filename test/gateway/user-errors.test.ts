@@ -3,8 +3,9 @@
  * (never a top-level error) whose `field` is the path of that id in the input and whose message
  * names it as the client wrote it; a delete may instead answer that it deleted nothing. The
  * mutations and their id inputs come from the schema, so a new mutation is covered as soon as it
- * exists: its input is made from its required fields (and `EXTRA`), with valid ids of the demo
- * data, and each id of it in turn is replaced by one of nothing (a global ID keeps its parents).
+ * exists: its input is made from its required fields (and `EXTRA`), with valid ids of an
+ * organization the test builds (one of each kind of thing an id names), and each id of it in turn
+ * is replaced by one of nothing (a global ID keeps its parents).
  */
 import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import {
@@ -19,13 +20,20 @@ import {
 } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { minimalWoff2 } from '../../src/platform/fonts/woff.js';
+import { changeRequest, ingestConversations } from '../fixtures/change-requests.js';
+import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 
 const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 
 /** A well-formed id that names nothing: a platform id's alphabet and length. */
 const UNKNOWN = 'Unknown0000000000000';
+
+/** The organization the inputs' ids come from, and the names of its integrations (public, and private to sites). */
+const ORG = 'checked';
+const INTEGRATIONS = { public: 'checked-embeds', private: 'checked-analytics' };
+const SITES = { docs: 'Checked docs', partners: 'Checked partner portal' };
 
 /**
  * Mutations, or id inputs of them, left out, each with why. Everything else with an id input is
@@ -43,15 +51,101 @@ let g: TestGateway;
 let ids: Record<string, string>;
 
 beforeAll(async () => {
-  g = await startTestGateway();
-  ids = await demoIds();
+  g = await startTestGateway({ seed: false });
+  await buildOrganization(addOrg(g.platform, { id: ORG, members: { admin: 'admin', ben: 'edit' } }));
+  ids = await organizationIds();
 });
 afterAll(() => g.destroy());
 
-/** The ids of the demo data the inputs are made of: global IDs, found through the graph. */
-async function demoIds(): Promise<Record<string, string>> {
+const ok = (query: string, variables: Record<string, unknown> = {}) => expectOk<any>(g, query, variables);
+
+/**
+ * One of each thing an input's id names: a team, a collection, a font, an OpenAPI specification, a SAML
+ * provider, a translation, an issue cluster, a change request with a page, a site with a space, a section, a
+ * section group and a redirect, a share-link site with a share link, an installation of a public integration
+ * and one of a site integration, and a link invite.
+ */
+async function buildOrganization(org: TestOrg): Promise<void> {
+  const handbook = await org.space('Handbook');
+  const partners = await org.space('Partner guide');
+  await org.collection('Guides');
+  await org.team('Writers', ['ben']);
+  await ingestConversations(org, [
+    { id: 'chat-1', messages: ['The installer fails with permission denied on macOS.'] },
+  ]);
+  await changeRequest(org, handbook, { status: 'open', pages: ['# Welcome\n\nWhere to start.\n'] });
+
+  const bytes = minimalWoff2('Checked Sans', 400);
+  const reserved = await g.platform.api('POST', `/orgs/${ORG}/storage/upload`, {
+    body: { file: { name: '400.woff2', type: 'font/woff2', size: bytes.length }, kind: 'customization_font' },
+  });
+  const put = await fetch(reserved.body.url, {
+    method: 'PUT',
+    headers: { 'content-type': 'font/woff2' },
+    body: new Uint8Array(bytes),
+  });
+  expect(put.status).toBe(200);
+  const font = await g.platform.api('PUT', `/orgs/${ORG}/fonts`, {
+    body: { fontFamily: 'Checked Sans', fontFaces: [{ weight: 400, storageKey: reserved.body.key }] },
+  });
+  expect(font.status).toBe(201);
+  expect((await g.platform.api('POST', `/orgs/${ORG}/saml`, { body: { label: 'Partner IdP' } })).status).toBe(201);
+
+  const spaces = await ok(`{ handbook: space(id: "${handbook}") { id } partners: space(id: "${partners}") { id } }`);
+  await ok(
+    `mutation ($space: ID!) { createTranslation(input: { organizationId: "${ORG}", language: FR, source: { spaceId: $space, language: EN } }) { userErrors { code message } } }`,
+    { space: spaces.handbook.id },
+  );
+  await ok(
+    `mutation { createOpenApiSpec(input: { organizationId: "${ORG}", slug: "checked-spec", source: { text: "openapi: 3.1.0\\ninfo:\\n  title: Checked\\n  version: '1'\\npaths: {}\\n" } }) { userErrors { code message } } }`,
+  );
+
+  const docs = await ok(
+    `mutation { createSite(input: { organizationId: "${ORG}", title: "${SITES.docs}" }) { site { id } userErrors { code message } } }`,
+  );
+  const docsId = docs.createSite.site.id;
+  await ok(
+    `mutation ($site: ID!, $space: ID!) {
+      addSpaceToSite(input: { siteId: $site, spaceId: $space }) { userErrors { code message } }
+    }`,
+    { site: docsId, space: spaces.handbook.id },
+  );
+  await ok(
+    `mutation ($site: ID!, $space: ID!) {
+      createSiteSection(input: { siteId: $site, spaceId: $space, title: "Partners" }) { userErrors { code message } }
+      createSiteSectionGroup(input: { siteId: $site, title: "Guides" }) { userErrors { code message } }
+      createSiteRedirect(input: { siteId: $site, source: "/old", destination: { url: "https://example.test/new" } }) { userErrors { code message } }
+    }`,
+    { site: docsId, space: spaces.partners.id },
+  );
+  const portal = await ok(
+    `mutation { createSite(input: { organizationId: "${ORG}", title: "${SITES.partners}" }) { site { id } userErrors { code message } } }`,
+  );
+  await ok(
+    `mutation ($site: ID!) { createSiteShareLink(input: { siteId: $site, name: "Partners" }) { userErrors { code message } } }`,
+    { site: portal.createSite.site.id },
+  );
+
+  for (const [name, visibility, target] of [
+    [INTEGRATIONS.public, 'PUBLIC', 'ALL'],
+    [INTEGRATIONS.private, 'PRIVATE', 'SITE'],
+  ] as const) {
+    await ok(`mutation {
+      publishIntegration(input: { name: "${name}", organizationId: "${ORG}", title: "${name}", description: "Checked.",
+        script: "export default {}", scopes: [], visibility: ${visibility}, target: ${target} }) { userErrors { code message } }
+      installIntegration(input: { integrationName: "${name}", organizationId: "${ORG}" }) { userErrors { code message } }
+    }`);
+  }
+  // The API makes no link invite (an invitation link comes from the app): the store holds one.
+  g.platform.db
+    .prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)')
+    .run('invite-checked', ORG, 'read', new Date().toISOString());
+}
+
+/** The ids of the organization the inputs are made of: global IDs, found through the graph. */
+async function organizationIds(): Promise<Record<string, string>> {
   const result = await g.gql<any>(`{
-    organization(id: "acme") {
+    organization(id: "${ORG}") {
       teams(first: 1) { nodes { id } }
       collections(first: 1) { nodes { id } }
       fonts(first: 1) { nodes { id } }
@@ -62,21 +156,19 @@ async function demoIds(): Promise<Record<string, string>> {
       changeRequests(first: 1) { nodes { id space { id } content { pages { platformId } } } }
       sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } redirects(first: 1) { nodes { id } } } }
     }
-    publicIntegration: integration(name: "${DEMO.integrations.public}") { installations(first: 1) { nodes { id } } }
-    siteIntegration: integration(name: "${DEMO.integrations.private}") { installations(first: 1) { nodes { id } } }
+    publicIntegration: integration(name: "${INTEGRATIONS.public}") { installations(first: 1) { nodes { id } } }
+    siteIntegration: integration(name: "${INTEGRATIONS.private}") { installations(first: 1) { nodes { id } } }
   }`);
   expect(result.errors).toBeUndefined();
   const org = result.data.organization;
   const first = (connection: { nodes: Array<{ id: string }> }) => connection.nodes[0]!.id;
   const sites = org.sites.nodes as any[];
-  const docs = sites.find((site) => site.title === DEMO.sites.docs);
-  const partners = sites.find((site) => site.title === DEMO.sites.partners);
-  const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as
-    | { id: string }
-    | undefined;
-  const userId = g.platform.userId(DEMO.users.ben);
+  const docs = sites.find((site) => site.title === SITES.docs);
+  const partners = sites.find((site) => site.title === SITES.partners);
+  const invite = g.platform.db.prepare('SELECT id FROM link_invites WHERE org_id = ?').get(ORG) as { id: string };
+  const userId = g.platform.userId('ben@example.test');
   return {
-    organizationId: 'acme',
+    organizationId: ORG,
     spaceId: org.changeRequests.nodes[0].space.id,
     changeRequestId: first(org.changeRequests),
     collectionId: first(org.collections),
@@ -99,7 +191,7 @@ async function demoIds(): Promise<Record<string, string>> {
     'uninstallIntegrationFromSite.installationId': first(result.data.siteIntegration.installations),
     'updateIntegrationSiteInstallation.installationId': first(result.data.siteIntegration.installations),
     templateId: 'changelog',
-    inviteId: invite?.id ?? UNKNOWN,
+    inviteId: invite.id,
     pageId: org.changeRequests.nodes[0].content.pages[0].platformId,
   };
 }
@@ -120,14 +212,14 @@ const SCALARS: Record<string, unknown> = {
   url: 'https://github.test/acme/handbook.git',
   description: 'Checked.',
   script: 'export default {}',
-  integrationName: DEMO.integrations.public,
+  integrationName: INTEGRATIONS.public,
   jsonSchema: { type: 'object', properties: {}, additionalProperties: false },
   source: '/checked',
   muted: true,
   markdown: '# Checked\n',
 };
 
-/** Stands for the valid id of the demo data that the field's name calls for. */
+/** Stands for the valid id of the organization that the field's name calls for. */
 const VALID_ID = Symbol('valid id');
 
 /**
@@ -168,7 +260,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   updateSiteShareLink: { name: 'Checked' },
   updateSiteSpace: { hidden: true },
   updateSpace: { title: 'Checked title' },
-  updateTeamMembers: { add: [DEMO.users.ben] },
+  updateTeamMembers: { add: ['ben@example.test'] },
   updateTranslation: { instructions: { text: 'Be kind.' } },
 };
 

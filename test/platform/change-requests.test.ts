@@ -1,19 +1,43 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { fetchUrl, OutboundError } from '../../src/platform/outbound.js';
+import {
+  changeRequestsInEveryState,
+  clusterOf,
+  ingestConversations,
+  type SpaceOfChangeRequests,
+} from '../fixtures/change-requests.js';
 import { pngImage } from '../fixtures/content.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const U = DEMO.users;
-
 let p: TestPlatform;
+/** Acme: ada its admin; ben creates, cy reviews, dee edits, eve comments, finn reads. */
+let acme: TestOrg;
+/** Globex: ada its admin, hana edits (she is in no other organization). */
+let globex: TestOrg;
+/** Acme's public "Getting started", with a change request in every state. */
+let gettingStarted: SpaceOfChangeRequests;
 let files: Server;
 let filesUrl: string;
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  acme = addOrg(p, {
+    id: 'acme',
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read' },
+  });
+  globex = addOrg(p, { id: 'globex', members: { ada: 'admin', hana: 'edit' }, users: { ada: acme.user('ada') } });
+  await ingestConversations(acme, [
+    { id: 'install-1', messages: ['The installer fails with permission denied, I cannot install the CLI.'] },
+  ]);
+  gettingStarted = await changeRequestsInEveryState(acme, {
+    authors: ['ben', 'dee'],
+    reviewer: 'finn',
+    approver: 'cy',
+    cluster: await clusterOf(acme, 'install-1'),
+  });
   files = createServer((request, response) => {
     if (request.url === '/logo.png') {
       response.writeHead(200, { 'content-type': 'image/png' });
@@ -31,17 +55,19 @@ afterAll(async () => {
   await p?.destroy();
 });
 
-const as = (email: string) => ({
+/** The API token of a member by key (hana's of Globex, the others' of Acme). */
+const tokenOf = (key: string) => (key === 'hana' ? globex : acme).token(key);
+const as = (key: string) => ({
   get: (path: string, query?: Record<string, string | number | boolean>) =>
-    p.api('GET', path, { token: p.token(email), ...(query ? { query } : {}) }),
+    p.api('GET', path, { token: tokenOf(key), ...(query ? { query } : {}) }),
   post: (path: string, body?: unknown, query?: Record<string, string | number | boolean>) =>
-    p.api('POST', path, { token: p.token(email), body: body ?? {}, ...(query ? { query } : {}) }),
-  patch: (path: string, body: unknown) => p.api('PATCH', path, { token: p.token(email), body }),
-  delete: (path: string) => p.api('DELETE', path, { token: p.token(email) }),
+    p.api('POST', path, { token: tokenOf(key), body: body ?? {}, ...(query ? { query } : {}) }),
+  patch: (path: string, body: unknown) => p.api('PATCH', path, { token: tokenOf(key), body }),
+  delete: (path: string) => p.api('DELETE', path, { token: tokenOf(key) }),
 });
-const ada = as(U.ada);
-const dee = as(U.dee);
-const cy = as(U.cy);
+const ada = as('ada');
+const dee = as('dee');
+const cy = as('cy');
 
 /** A fresh space of Acme with one page ("Guide", three paragraphs), merge rules `none`. */
 async function freshSpace(title: string): Promise<{ spaceId: string; pageId: string; keys: string[] }> {
@@ -107,7 +133,7 @@ describe('change request lifecycle', () => {
       revision: space.revision,
       revisionInitial: space.revision,
       outdated: false,
-      createdBy: { id: p.userId(U.dee) },
+      createdBy: { id: acme.user('dee').id },
     });
     expect(second.body.number).toBe(2);
     expect((await ada.get(`/spaces/${space.id}/change-requests/2`)).body.id).toBe(second.body.id);
@@ -124,7 +150,10 @@ describe('change request lifecycle', () => {
     // The list shows open requests unless asked otherwise.
     const open = await ada.get(`/spaces/${space.id}/change-requests`);
     expect(open.body.items.map((item: { number: number }) => item.number)).toEqual([2]);
-    const drafts = await ada.get(`/spaces/${space.id}/change-requests`, { status: 'draft', creator: p.userId(U.dee) });
+    const drafts = await ada.get(`/spaces/${space.id}/change-requests`, {
+      status: 'draft',
+      creator: acme.user('dee').id,
+    });
     expect(drafts.body.items.map((item: { number: number }) => item.number)).toEqual([1]);
     const org = await ada.get('/orgs/acme/change-requests', { status: 'open' });
     expect(org.body.items.some((item: { id: string }) => item.id === second.body.id)).toBe(true);
@@ -141,12 +170,12 @@ describe('change request lifecycle', () => {
   });
 
   it('lets only editors create change requests, and shows them to members only', async () => {
-    const spaceId = p.spaceId('Getting started');
-    expect((await as(U.eve).post(`/spaces/${spaceId}/change-requests`, { subject: 'No' })).status).toBe(403);
+    const { spaceId } = gettingStarted;
+    expect((await as('eve').post(`/spaces/${spaceId}/change-requests`, { subject: 'No' })).status).toBe(403);
     // A public space is readable by anyone; its change requests are not.
-    expect((await as(U.hana).get(`/spaces/${spaceId}`)).status).toBe(200);
-    expect((await as(U.hana).get(`/spaces/${spaceId}/change-requests`)).status).toBe(404);
-    expect((await as(U.hana).get(`/spaces/${spaceId}/change-requests/1/content`)).status).toBe(404);
+    expect((await as('hana').get(`/spaces/${spaceId}`)).status).toBe(200);
+    expect((await as('hana').get(`/spaces/${spaceId}/change-requests`)).status).toBe(404);
+    expect((await as('hana').get(`/spaces/${spaceId}/change-requests/1/content`)).status).toBe(404);
   });
 });
 
@@ -222,7 +251,7 @@ describe('change request content', () => {
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/pages`)).body.pages).toHaveLength(2);
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/content/path/guide/faq`)).body.id).toBe(faqId);
     const contributors = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}/contributors`)).body.items;
-    expect(contributors).toMatchObject([{ user: { id: p.userId(U.dee) }, actionType: 'edit', count: 1 }]);
+    expect(contributors).toMatchObject([{ user: { id: acme.user('dee').id }, actionType: 'edit', count: 1 }]);
   });
 
   it('rejects a whole batch with one bad change, naming the change and field, and writes nothing', async () => {
@@ -382,14 +411,14 @@ describe('reviews and merges', () => {
       ['page_created', 'Index'],
     ]);
     const requested = await dee.post(`/spaces/${spaceId}/change-requests/${cr}/requested-reviewers`, {
-      users: [p.userId(U.cy)],
+      users: [acme.user('cy').id],
     });
     expect(requested.status).toBe(200);
     expect(requested.body.users).toMatchObject([
-      { object: 'change-request-requested-reviewer', kind: 'user', user: { id: p.userId(U.cy) } },
+      { object: 'change-request-requested-reviewer', kind: 'user', user: { id: acme.user('cy').id } },
     ]);
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.status).toBe('open');
-    const inbox = await ada.get(`/spaces/${spaceId}/change-requests`, { requestedReviewer: p.userId(U.cy) });
+    const inbox = await ada.get(`/spaces/${spaceId}/change-requests`, { requestedReviewer: acme.user('cy').id });
     expect(inbox.body.items.map((item: { id: string }) => item.id)).toEqual([cr]);
 
     expect((await dee.post(`/spaces/${spaceId}/change-requests/${cr}/reviews`, { status: 'approved' })).status).toBe(
@@ -402,8 +431,8 @@ describe('reviews and merges', () => {
     expect(review.status).toBe(201);
     expect(review.body).toMatchObject({
       status: 'approved',
-      reviewer: { id: p.userId(U.cy) },
-      requestedBy: { id: p.userId(U.dee) },
+      reviewer: { id: acme.user('cy').id },
+      requestedBy: { id: acme.user('dee').id },
       outdated: false,
     });
     expect((await ada.get(`/spaces/${spaceId}/change-requests/${cr}/reviews`)).body.items).toHaveLength(1);
@@ -420,7 +449,7 @@ describe('reviews and merges', () => {
     expect(request).toMatchObject({
       status: 'merged',
       revisionMerged: merged.body.revision,
-      mergedBy: { id: p.userId(U.cy) },
+      mergedBy: { id: acme.user('cy').id },
       outdated: false,
     });
     const revision = (await ada.get(`/spaces/${spaceId}/revisions/${merged.body.revision}`)).body;
@@ -557,8 +586,8 @@ describe('reviews and merges', () => {
         type: 'rules',
         rules: [
           { rule: 'require_change_request_subject' },
-          { rule: 'require_specific_reviewers', users: [p.userId(U.cy)] },
-          { rule: 'allow_bypass', users: [p.userId(U.ada)] },
+          { rule: 'require_specific_reviewers', users: [acme.user('cy').id] },
+          { rule: 'allow_bypass', users: [acme.user('ada').id] },
         ],
       },
     });
@@ -639,9 +668,9 @@ describe('templates and PDF', () => {
   });
 });
 
-describe('demo change requests', () => {
+describe('a space with change requests in every state', () => {
   it('shows change requests in every state on "Getting started": merged, outdated, conflicting, reviewed, draft, archived', async () => {
-    const spaceId = p.spaceId('Getting started');
+    const { spaceId } = gettingStarted;
     const all = await Promise.all(
       (['draft', 'open', 'archived', 'merged'] as const).map(
         async (status) => (await ada.get(`/spaces/${spaceId}/change-requests`, { status })).body.items,
@@ -650,10 +679,12 @@ describe('demo change requests', () => {
     const [drafts, open, archived, merged] = all as Array<
       Array<{ id: string; subject: string; outdated: boolean; conversationsIssuesCluster?: string }>
     >;
-    expect(drafts!.length).toBeGreaterThanOrEqual(1);
-    expect(archived!.length).toBeGreaterThanOrEqual(1);
-    expect(merged!.length).toBeGreaterThanOrEqual(1);
-    expect(open!.filter((item) => item.outdated).length).toBeGreaterThanOrEqual(2);
+    const { requests } = gettingStarted;
+    const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort();
+    expect(ids(drafts!)).toEqual([requests.draft]);
+    expect(ids(archived!)).toEqual([requests.archived]);
+    expect(ids(merged!)).toEqual([requests.seed, requests.merged].sort());
+    expect(ids(open!.filter((item) => item.outdated))).toEqual([requests.outdated, requests.conflicting].sort());
     expect(open!.some((item) => item.conversationsIssuesCluster)).toBe(true);
     const space = (await ada.get(`/spaces/${spaceId}`)).body;
     expect(space.changeRequests).toBe(drafts!.length + open!.length + archived!.length + merged!.length);
@@ -848,7 +879,7 @@ describe('hostile and awkward input', () => {
       changes: [{ operation: 'insert_page', document: { markdown: '# Draft\n' } }],
     });
     const draft = (await ada.get(`/spaces/${spaceId}/change-requests/${cr}`)).body.revision;
-    const outsider = as(U.hana);
+    const outsider = as('hana');
     expect((await outsider.get(`/spaces/${spaceId}/revisions/${draft}`)).status).toBe(404);
     expect((await ada.get(`/spaces/${spaceId}/revisions/${draft}`)).status).toBe(200);
     await ada.post(`/spaces/${spaceId}/change-requests/${cr}/merge`);

@@ -1,30 +1,58 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
 import { CLUSTER_PENDING_JOB, queuePendingClustering } from '../../src/platform/conversations/resume.js';
+import { changeRequest, type SupportClusters, supportInbox } from '../fixtures/change-requests.js';
 import { largeBatch } from '../fixtures/hostile-corpus.js';
-import { seededTemplate, startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { addOrg, addUser, type TestOrg } from '../fixtures/org.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 // Conversations over HTTP: ingest (one or many, idempotent by id), issues, clusters, muting,
-// who may do what, bad input, the demo data and change requests linked to clusters.
+// who may do what, bad input, a support inbox and change requests linked to clusters.
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
+/** North holds the support inbox (`supportInbox`); South starts with no conversation. */
+const acme = 'north';
+const globex = 'south';
 
 let p: TestPlatform;
+let north: TestOrg;
+/** North's clusters: installer errors (linked to an open change request), card charges (muted), search. */
+let inboxClusters: SupportClusters;
+/** North's space whose open change request addresses the installer errors. */
+let spaceId: string;
+/** Member keys: admin of both; ben creates, dee edits, finn reads and gus is a guest in North; hana edits in South. */
+const U = { ben: 'ben', dee: 'dee', finn: 'finn', gus: 'gus', hana: 'hana', ivy: 'ivy' };
+const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  north = addOrg(p, {
+    id: acme,
+    members: { admin: 'admin', ben: 'create', dee: 'edit', finn: 'read', gus: null },
+  });
+  const south = addOrg(p, {
+    id: globex,
+    members: { admin: 'admin', hana: 'edit' },
+    users: { admin: north.user('admin') },
+  });
+  for (const key of ['ben', 'dee', 'finn', 'gus']) tokens[key] = north.token(key);
+  tokens.hana = south.token('hana');
+  tokens.ivy = addUser(p, 'ivy').token;
+  inboxClusters = await supportInbox(north);
+  spaceId = await north.space('Getting started');
+  await changeRequest(north, spaceId, {
+    subject: 'Explain the most common install errors',
+    cluster: inboxClusters.install,
+    status: 'open',
+  });
 });
 
 afterAll(async () => {
   await p?.destroy();
 });
 
-const as = (email: string) => ({ token: p.token(email) });
+const as = (key: string) => ({ token: tokens[key] });
 
 /** A support chat: the user's messages, each answered by an agent. */
 function chat(id: string, messages: string[], extra: Record<string, unknown> = {}) {
@@ -308,8 +336,8 @@ describe('large ingests', () => {
 describe('an ingest a restart interrupted', () => {
   it('has the issues it left without a cluster clustered at the next start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'conversations-restart-'));
-    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
-    const first = await startTestPlatform({ dataDir });
+    const first = await startTestPlatform({ dataDir, seed: false });
+    addOrg(first, { id: globex, members: { admin: 'admin' } });
     const count = (platform: TestPlatform, sql: string) => platform.db.prepare(sql).pluck(true).get(globex) as number;
     try {
       expect(
@@ -332,7 +360,7 @@ describe('an ingest a restart interrupted', () => {
     } finally {
       await first.destroy();
     }
-    const second = await startTestPlatform({ dataDir });
+    const second = await startTestPlatform({ dataDir, seed: false });
     try {
       await second.app.jobs.drain();
       expect(count(second, 'SELECT COUNT(*) FROM conversation_issues WHERE org_id = ? AND cluster_id IS NULL')).toBe(0);
@@ -349,8 +377,8 @@ describe('an ingest a restart interrupted', () => {
 describe('the clustering resumed at start', () => {
   it('runs once per organization when the restart interrupted one: the resumed job is not queued again', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'conversations-resume-'));
-    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
-    const first = await startTestPlatform({ dataDir });
+    const first = await startTestPlatform({ dataDir, seed: false });
+    addOrg(first, { id: globex, members: { admin: 'admin' } });
     try {
       expect((await first.api('POST', `/orgs/${globex}/conversations`, { body: largeBatch('resume', 3) })).status).toBe(
         204,
@@ -370,7 +398,7 @@ describe('the clustering resumed at start', () => {
     } finally {
       await first.destroy();
     }
-    const second = await startTestPlatform({ dataDir });
+    const second = await startTestPlatform({ dataDir, seed: false });
     try {
       queuePendingClustering(second.db, second.app.jobs);
       await second.app.jobs.drain();
@@ -395,8 +423,8 @@ describe('the clustering resumed at start', () => {
 describe('who may do what', () => {
   it('lets admins ingest, editors mute, members read; guests and outsiders see nothing', async () => {
     const conversation = chat('rights-1', ['The search page shows no results for any word.']);
-    expect((await ingest(acme, conversation, p.token(U.ben))).status).toBe(403);
-    expect((await ingest(globex, conversation, p.token(U.hana))).status).toBe(403);
+    expect((await ingest(acme, conversation, tokens.ben)).status).toBe(403);
+    expect((await ingest(globex, conversation, tokens.hana)).status).toBe(403);
     expect((await ingest(acme, conversation)).status).toBe(204);
     const clusters = await p.api('GET', `/orgs/${acme}/conversations-clusters`, as(U.finn));
     expect(clusters.status).toBe(200);
@@ -418,9 +446,11 @@ describe('who may do what', () => {
 describe('clusters', () => {
   it('mutes and unmutes a cluster, filters and orders the list', async () => {
     const all = (await p.api('GET', `/orgs/${acme}/conversations-clusters`, { query: { limit: 1000 } })).body;
-    const target = all.items.find((item: { muted: boolean; id: string }) => !item.muted && item.id !== DEMO_CLUSTER_ID);
+    const target = all.items.find(
+      (item: { muted: boolean; id: string }) => !item.muted && item.id !== inboxClusters.install,
+    );
     const path = `/orgs/${acme}/conversations-clusters/${target.id}`;
-    const muted = await p.api('PATCH', path, { token: p.token(U.dee), body: { muted: true } });
+    const muted = await p.api('PATCH', path, { token: tokens.dee, body: { muted: true } });
     expect(muted.status).toBe(200);
     expect(muted.body).toMatchObject({ id: target.id, muted: true });
     expect(muted.body.updatedAt > target.updatedAt).toBe(true);
@@ -468,60 +498,63 @@ describe('clusters', () => {
   });
 });
 
-describe('demo conversations', () => {
-  it('has 40+ conversations from several sources forming a handful of clusters, one muted', async () => {
+describe('a support inbox', () => {
+  it('has its 13 conversations from four sources forming three clusters, one muted', async () => {
     const conversations = (await p.api('GET', `/orgs/${acme}/conversations`, { query: { limit: 1000 } })).body;
-    const demo = conversations.items.filter((item: { id: string }) => !item.id.startsWith('rights-'));
-    expect(demo.length).toBeGreaterThanOrEqual(40);
-    expect(new Set(demo.map((item: { source: string }) => item.source))).toEqual(
+    const inbox = conversations.items.filter((item: { id: string }) => !item.id.startsWith('rights-'));
+    expect(inbox).toHaveLength(13);
+    expect(new Set(inbox.map((item: { source: string }) => item.source))).toEqual(
       new Set(['intercom', 'slack', 'email', 'docs-feedback']),
     );
-    expect(
-      (await p.api('GET', `/orgs/${acme}/conversations`, { query: { source: 'slack' } })).body.items.every(
-        (item: { source: string }) => item.source === 'slack',
-      ),
-    ).toBe(true);
+    const slack = (await p.api('GET', `/orgs/${acme}/conversations`, { query: { source: 'slack' } })).body.items;
+    expect(slack.filter((item: { id: string }) => !item.id.startsWith('rights-'))).toHaveLength(3);
+    expect(slack.every((item: { source: string }) => item.source === 'slack')).toBe(true);
 
-    const clusters = (
-      await p.api('GET', `/orgs/${acme}/conversations-clusters`, { query: { orderBy: 'issues', limit: 6 } })
+    const listed = (
+      await p.api('GET', `/orgs/${acme}/conversations-clusters`, { query: { orderBy: 'issues', limit: 3 } })
     ).body.items;
-    expect(clusters.every((cluster: { stats: { issues: number } }) => cluster.stats.issues >= 3)).toBe(true);
+    // The installer errors first; then card charges (4 issues) and search (3, 4 once `rights-1` joined it).
+    expect(listed[0].id).toBe(inboxClusters.install);
+    expect(new Set(listed.map((cluster: { id: string }) => cluster.id))).toEqual(
+      new Set([inboxClusters.install, inboxClusters.billing, inboxClusters.search]),
+    );
+    expect(listed.every((cluster: { stats: { issues: number } }) => cluster.stats.issues >= 3)).toBe(true);
     expect(
-      clusters.filter((cluster: { muted: boolean }) => cluster.muted).map((cluster: { icon: string }) => cluster.icon),
+      listed.filter((cluster: { muted: boolean }) => cluster.muted).map((cluster: { icon: string }) => cluster.icon),
     ).toEqual(['credit-card']);
-    const install = (await p.api('GET', `/orgs/${acme}/conversations-clusters/${DEMO_CLUSTER_ID}`)).body;
+    const install = (await p.api('GET', `/orgs/${acme}/conversations-clusters/${inboxClusters.install}`)).body;
     expect(install).toMatchObject({
-      id: DEMO_CLUSTER_ID,
+      id: inboxClusters.install,
       label: 'Install, permission denied',
       icon: 'download',
       muted: false,
       impact: 'high',
-      stats: { issues: 11, conversations: 11 },
+      stats: { issues: 7, conversations: 7 },
     });
     expect(install.weeklyPulse).toHaveLength(13);
-    expect(install.weeklyPulse.reduce((sum: number, count: number) => sum + count, 0)).toBe(11);
-    expect(Object.keys(install.sources).sort()).toEqual(['docs-feedback', 'email', 'intercom', 'slack']);
+    expect(install.weeklyPulse.reduce((sum: number, count: number) => sum + count, 0)).toBe(7);
+    expect(install.sources).toEqual({ 'docs-feedback': 1, email: 2, intercom: 2, slack: 2 });
 
     // A conversation raising two problems has two issues, in two clusters.
-    const two = (
-      await p.api('GET', `/orgs/${acme}/conversations-issues`, { query: { conversation: 'email-2024-0425' } })
-    ).body.items;
+    const two = (await p.api('GET', `/orgs/${acme}/conversations-issues`, { query: { conversation: 'two-problems' } }))
+      .body.items;
     expect(two).toHaveLength(2);
-    expect(new Set(two.map((item: { issue: { cluster: string } }) => item.issue.cluster)).size).toBe(2);
+    expect(new Set(two.map((item: { issue: { cluster: string } }) => item.issue.cluster))).toEqual(
+      new Set([inboxClusters.install, inboxClusters.billing]),
+    );
   });
 });
 
 describe('change requests and clusters', () => {
-  it('links the demo change request to the real installer-errors cluster, and filters by cluster', async () => {
-    const spaceId = p.spaceId('Getting started');
+  it('links a change request to the installer-errors cluster, and filters by cluster', async () => {
     const linked = await p.api('GET', `/spaces/${spaceId}/change-requests`, {
-      query: { conversationsIssuesCluster: DEMO_CLUSTER_ID },
+      query: { conversationsIssuesCluster: inboxClusters.install },
     });
     expect(linked.body.items.map((item: { subject: string }) => item.subject)).toEqual([
       'Explain the most common install errors',
     ]);
     const org = await p.api('GET', `/orgs/${acme}/change-requests`, {
-      query: { conversationsIssuesCluster: DEMO_CLUSTER_ID },
+      query: { conversationsIssuesCluster: inboxClusters.install },
     });
     expect(org.body.count).toBe(1);
     expect(
@@ -534,11 +567,10 @@ describe('change requests and clusters', () => {
   });
 
   it('checks the cluster a change request is created or updated with', async () => {
-    const spaceId = p.spaceId('Getting started');
     const clusters = (await p.api('GET', `/orgs/${acme}/conversations-clusters`, { query: { limit: 1000 } })).body
       .items;
     const open = clusters.find(
-      (cluster: { muted: boolean; id: string }) => !cluster.muted && cluster.id !== DEMO_CLUSTER_ID,
+      (cluster: { muted: boolean; id: string }) => !cluster.muted && cluster.id !== inboxClusters.install,
     );
     const muted = clusters.find((cluster: { muted: boolean }) => cluster.muted);
 
@@ -573,10 +605,10 @@ describe('change requests and clusters', () => {
     expect(created.body.conversationsIssuesCluster).toBe(open.id);
     const path = `/spaces/${spaceId}/change-requests/${created.body.id}`;
     expect((await p.api('PATCH', path, { body: { conversationsIssuesCluster: 'nope' } })).status).toBe(404);
-    const moved = await p.api('PATCH', path, { body: { conversationsIssuesCluster: DEMO_CLUSTER_ID } });
-    expect(moved.body.conversationsIssuesCluster).toBe(DEMO_CLUSTER_ID);
+    const moved = await p.api('PATCH', path, { body: { conversationsIssuesCluster: inboxClusters.install } });
+    expect(moved.body.conversationsIssuesCluster).toBe(inboxClusters.install);
     const drafts = await p.api('GET', `/spaces/${spaceId}/change-requests`, {
-      query: { status: 'draft', conversationsIssuesCluster: DEMO_CLUSTER_ID },
+      query: { status: 'draft', conversationsIssuesCluster: inboxClusters.install },
     });
     expect(drafts.body.items.map((item: { id: string }) => item.id)).toEqual([created.body.id]);
     const unlinked = await p.api('PATCH', path, { body: { conversationsIssuesCluster: null } });

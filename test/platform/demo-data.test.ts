@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
 import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
 import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
 import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
@@ -497,5 +498,82 @@ describe('demo data through the API', () => {
     const beta = await resolved('https://api.acme-docs.test/beta', { jwtToken: DEMO_SITE_SECRETS.visitorToken });
     expect(beta.space).toBe(p.spaceId(DEMO.spaces.userGrant));
     expect(decodeJwt(beta.apiToken).claims).toEqual({ sub: 'demo-visitor', betaAccess: true, plan: 'pro' });
+  });
+
+  it('has 40+ conversations from four sources, the installer errors linked to a change request, one cluster muted', async () => {
+    const { acme } = DEMO.orgs;
+    const conversations = (await p.api('GET', `/orgs/${acme}/conversations`, { query: { limit: 1000 } })).body;
+    expect(conversations.items.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(conversations.items.map((item: { source: string }) => item.source))).toEqual(
+      new Set(['intercom', 'slack', 'email', 'docs-feedback']),
+    );
+    const clusters = (
+      await p.api('GET', `/orgs/${acme}/conversations-clusters`, { query: { orderBy: 'issues', limit: 6 } })
+    ).body.items;
+    expect(clusters.every((cluster: { stats: { issues: number } }) => cluster.stats.issues >= 3)).toBe(true);
+    expect(
+      clusters.filter((cluster: { muted: boolean }) => cluster.muted).map((cluster: { icon: string }) => cluster.icon),
+    ).toEqual(['credit-card']);
+    const install = (await p.api('GET', `/orgs/${acme}/conversations-clusters/${DEMO_CLUSTER_ID}`)).body;
+    expect(install).toMatchObject({
+      id: DEMO_CLUSTER_ID,
+      label: 'Install, permission denied',
+      icon: 'download',
+      muted: false,
+      impact: 'high',
+      stats: { issues: 11, conversations: 11 },
+    });
+    expect(Object.keys(install.sources).sort()).toEqual(['docs-feedback', 'email', 'intercom', 'slack']);
+    const two = (
+      await p.api('GET', `/orgs/${acme}/conversations-issues`, { query: { conversation: 'email-2024-0425' } })
+    ).body.items;
+    expect(new Set(two.map((item: { issue: { cluster: string } }) => item.issue.cluster)).size).toBe(2);
+    const linked = await p.api('GET', `/spaces/${p.spaceId('Getting started')}/change-requests`, {
+      query: { conversationsIssuesCluster: DEMO_CLUSTER_ID },
+    });
+    expect(linked.body.items.map((item: { subject: string }) => item.subject)).toEqual([
+      'Explain the most common install errors',
+    ]);
+  });
+
+  it('seeds the demo translation: Getting started into French, one run completed', async () => {
+    const list = await p.api('GET', '/orgs/acme/translations');
+    expect(list.body.count).toBe(1);
+    const demo = list.body.items[0];
+    expect(demo).toMatchObject({
+      object: 'translation',
+      status: 'completed',
+      source: { space: p.spaceId('Getting started'), language: 'en' },
+      language: 'fr',
+      result: { language: 'fr' },
+      stats: { runs: 1 },
+    });
+    expect(demo.stats.totalPages).toBe(demo.stats.latestPages);
+    expect(demo.stats.totalPages).toBeGreaterThan(5);
+    expect(demo.stats.totalWords).toBeGreaterThan(1000);
+    expect((await p.api('GET', `/spaces/${demo.result.space}`)).body).toMatchObject({
+      title: 'Getting started (FR)',
+      language: 'fr',
+      parent: DEMO.collections.guides,
+      revision: demo.result.revision,
+    });
+  });
+
+  it('seeds change requests in every state on "Getting started": merged, outdated, conflicting, reviewed, draft, archived', async () => {
+    const spaceId = p.spaceId('Getting started');
+    const [drafts, open, archived, merged] = await Promise.all(
+      (['draft', 'open', 'archived', 'merged'] as const).map(
+        async (status) =>
+          (await p.api('GET', `/spaces/${spaceId}/change-requests`, { query: { status } })).body.items as Array<{
+            outdated: boolean;
+            conversationsIssuesCluster?: string;
+          }>,
+      ),
+    );
+    expect(drafts!.length).toBeGreaterThanOrEqual(1);
+    expect(archived!.length).toBeGreaterThanOrEqual(1);
+    expect(merged!.length).toBeGreaterThanOrEqual(1);
+    expect(open!.filter((item) => item.outdated).length).toBeGreaterThanOrEqual(2);
+    expect(open!.some((item) => item.conversationsIssuesCluster === DEMO_CLUSTER_ID)).toBe(true);
   });
 });

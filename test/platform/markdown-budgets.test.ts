@@ -1,6 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkDocumentLimits, ContentLimitError, DOCUMENT_LIMITS, documentSchema } from '../../src/document/model.js';
 import { canonicalJson } from '../../src/platform/content/blobs.js';
@@ -12,19 +9,14 @@ import {
   plainParagraphs,
 } from '../../src/document/markdown/segments.js';
 import { overContentLimit } from '../../src/platform/http.js';
+import { markdownCorpus } from '../fixtures/change-requests.js';
 
 /** The tree without positions' `_index`/`_bufferIndex` noise and list `spread` (which the converter does not read). */
 const plain = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value, (key, inner) => (key === 'spread' ? undefined : inner)));
 
-/** Real documentation to convert: every markdown file of the demo content (pages and reusable contents). */
-const demoMarkdown = (): string[] => {
-  const root = fileURLToPath(new URL('../../src/platform/demo-content/spaces/', import.meta.url));
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.md'))
-    .sort()
-    .map((path) => readFileSync(join(root, path), 'utf8'));
-};
+/** Real documentation to convert: the pages of the test corpus. */
+const corpus = (): string[] => markdownCorpus().map(({ markdown }) => markdown);
 
 /** Constructs that span blank lines, definitions used before they are defined, lists cut between items. */
 const TRICKY = [
@@ -43,9 +35,48 @@ const TRICKY = [
 ];
 const DEFINITIONS = '[docs]: https://example.com/docs "Docs"\n\n[^note]: A footnote\n\n    continued.\n';
 
+describe('the corpus of real documentation', () => {
+  it('holds every kind of block and inline the converter makes, so the checks below read each of them', () => {
+    const kinds = new Set<string>();
+    const walk = (node: { object?: string; type?: string; nodes?: unknown[]; fragments?: unknown[] }) => {
+      if (node.type) kinds.add(`${node.object}:${node.type}`);
+      for (const child of [...(node.nodes ?? []), ...(node.fragments ?? [])]) walk(child as typeof node);
+    };
+    for (const markdown of corpus()) walk(markdownToDocument(markdown).document as Parameters<typeof walk>[0]);
+    expect([...kinds].sort()).toEqual([
+      'block:blockquote',
+      'block:code',
+      'block:code-line',
+      'block:content-ref',
+      'block:divider',
+      'block:embed',
+      'block:expandable',
+      'block:heading-1',
+      'block:heading-2',
+      'block:hint',
+      'block:image',
+      'block:images',
+      'block:list-item',
+      'block:list-ordered',
+      'block:list-tasks',
+      'block:list-unordered',
+      'block:math',
+      'block:paragraph',
+      'block:table',
+      'block:tabs',
+      'block:tabs-item',
+      'fragment:expandable-body',
+      'fragment:expandable-title',
+      'inline:emoji',
+      'inline:inline-image',
+      'inline:link',
+    ]);
+  });
+});
+
 describe('markdown read a segment at a time', () => {
   const cases = [
-    ...demoMarkdown(),
+    ...corpus(),
     TRICKY.join('') + DEFINITIONS,
     TRICKY.slice(0, -1).join('').repeat(3) + DEFINITIONS,
     ...TRICKY,
@@ -184,7 +215,7 @@ describe('plain paragraphs read without the parser', () => {
 
 describe('documents the converter reads', () => {
   it('are valid and complete as they are: validating them again changes nothing (the edits store them unvalidated)', () => {
-    for (const markdown of [...demoMarkdown(), ...TRICKY, TRICKY.join('') + DEFINITIONS, 'a\n\n'.repeat(500)]) {
+    for (const markdown of [...corpus(), ...TRICKY, TRICKY.join('') + DEFINITIONS, 'a\n\n'.repeat(500)]) {
       const { document } = markdownToDocument(markdown);
       expect(canonicalJson(documentSchema.parse(structuredClone(document))), markdown.slice(0, 60)).toBe(
         canonicalJson(document),
@@ -254,7 +285,7 @@ describe('markdown budgets', () => {
   it('never counts more blocks than the markdown parses into nodes', () => {
     const count = (node: { children?: unknown[] }): number =>
       (node.children ?? []).reduce<number>((sum, child) => sum + 1 + count(child as { children?: unknown[] }), 0);
-    for (const markdown of [...demoMarkdown(), ...TRICKY, TRICKY.join('') + DEFINITIONS]) {
+    for (const markdown of [...corpus(), ...TRICKY, TRICKY.join('') + DEFINITIONS]) {
       expect(blocksAtLeast(markdown), markdown.slice(0, 80)).toBeLessThanOrEqual(count(parseMarkdown(markdown)));
     }
   });

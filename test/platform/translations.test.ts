@@ -4,13 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { TextSlots, documentSlots, wordCount } from '../../src/platform/translations/extract.js';
 import { libreTranslator, pseudoLocalize, TranslatorError } from '../../src/platform/translations/translator.js';
 import type { JSONDocument } from '../../src/document/model.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-const U = DEMO.users;
+/**
+ * Acme (ada its admin; ben creates, dee edits, finn reads) and Globex (ada its admin, hana edits, a space
+ * "Benefits"), on an unseeded platform.
+ */
+async function organizations(p: TestPlatform): Promise<{ acme: TestOrg; globex: TestOrg }> {
+  const acme = addOrg(p, { id: 'acme', members: { ada: 'admin', ben: 'create', dee: 'edit', finn: 'read' } });
+  const globex = addOrg(p, { id: 'globex', members: { ada: 'admin', hana: 'edit' }, users: { ada: acme.user('ada') } });
+  await globex.space('Benefits');
+  return { acme, globex };
+}
 
 /** Plain text of a document's blocks (texts and inline texts joined), one entry per block. */
 function blockTexts(document: { nodes: unknown[] }): string[] {
@@ -30,9 +39,8 @@ function keysOf(node: any): string[] {
   ];
 }
 
-/** Caller helpers on a platform. */
-function client(p: TestPlatform, email: string) {
-  const token = p.token(email);
+/** Caller helpers on a platform, calling with `token` (default the first admin's). */
+function client(p: TestPlatform, token = p.adminToken) {
   return {
     get: (path: string, query?: Record<string, string | number | boolean>) =>
       p.api('GET', path, { token, ...(query ? { query } : {}) }),
@@ -60,12 +68,12 @@ Keep reading.
 `;
 
 /**
- * A fresh Acme space (merge rules `none`, English) with pages "Guide" (with a child "Setup") and
- * "FAQ", made through a merged change request. Returns the space and page ids.
+ * A fresh Acme space (merge rules `none`, English; in the collection `parent` when given) with pages "Guide"
+ * (with a child "Setup") and "FAQ", made through a merged change request. Returns the space and page ids.
  */
-async function sourceSpace(p: TestPlatform, title: string) {
-  const ada = client(p, U.ada);
-  const space = (await ada.post('/orgs/acme/spaces', { title, language: 'en' })).body as { id: string };
+async function sourceSpace(p: TestPlatform, title: string, parent?: string) {
+  const ada = client(p);
+  const space = (await ada.post('/orgs/acme/spaces', { title, language: 'en', parent })).body as { id: string };
   await ada.patch(`/spaces/${space.id}`, { mergeRules: { type: 'none' } });
   const cr = (await ada.post(`/spaces/${space.id}/change-requests`, { subject: 'Seed' })).body.id as string;
   const edit = await p.api('POST', `/spaces/${space.id}/change-requests/${cr}/content`, {
@@ -99,7 +107,7 @@ async function sourceSpace(p: TestPlatform, title: string) {
 
 /** Edits a page of the space through a change request, and merges it. */
 async function mergeEdit(p: TestPlatform, spaceId: string, changes: unknown[]) {
-  const ada = client(p, U.ada);
+  const ada = client(p);
   const cr = (await ada.post(`/spaces/${spaceId}/change-requests`, { subject: 'Edit' })).body.id as string;
   const edit = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/content`, {
     query: { compat: false },
@@ -185,48 +193,58 @@ describe('translation text extraction', () => {
 
 describe('translations (pseudo-localization)', () => {
   let p: TestPlatform;
+  let acme: TestOrg;
+  let globex: TestOrg;
   let ada: ReturnType<typeof client>;
+  /** Acme's spaces: Tutorials (English) and Erste Schritte (German). */
+  const S = { tutorials: '', german: '' };
 
   beforeAll(async () => {
-    p = await startTestPlatform();
-    ada = client(p, U.ada);
+    p = await startTestPlatform({ seed: false });
+    ({ acme, globex } = await organizations(p));
+    ada = client(p);
+    S.tutorials = await acme.space('Tutorials', { language: 'en' });
+    S.german = await acme.space('Erste Schritte', { language: 'de' });
   });
   afterAll(async () => {
     await p?.destroy();
   });
 
-  it('seeds the demo translation: Getting started into French, one run completed, pseudo-localized', async () => {
+  it('translates a space of a collection into French in one run: a result space beside it, pseudo-localized', async () => {
+    const guides = await acme.collection('Guides');
+    const { spaceId } = await sourceSpace(p, 'Getting started', guides);
+    const id = (await ada.post('/orgs/acme/translations', { language: 'fr', source: { space: spaceId } })).body.id;
+    await ada.post(`/orgs/acme/translations/${id}/run`);
+    await p.app.jobs.drain();
     const list = await ada.get('/orgs/acme/translations');
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(1);
-    const demo = list.body.items[0];
-    expect(demo).toMatchObject({
+    const translation = list.body.items[0];
+    expect(translation).toMatchObject({
       object: 'translation',
       status: 'completed',
-      source: { space: p.spaceId('Getting started'), language: 'en' },
+      source: { space: spaceId, language: 'en' },
       language: 'fr',
       result: { language: 'fr' },
-      stats: { runs: 1 },
+      stats: { runs: 1, totalPages: 3, latestPages: 3 },
     });
-    expect(demo.stats.totalPages).toBe(demo.stats.latestPages);
-    expect(demo.stats.totalPages).toBeGreaterThan(5);
-    expect(demo.stats.totalWords).toBe(demo.stats.latestWords);
-    expect(demo.stats.totalWords).toBeGreaterThan(1000);
-    const result = (await ada.get(`/spaces/${demo.result.space}`)).body;
+    expect(translation.stats.totalWords).toBe(translation.stats.latestWords);
+    expect(translation.stats.totalWords).toBeGreaterThan(10);
+    const result = (await ada.get(`/spaces/${translation.result.space}`)).body;
     expect(result).toMatchObject({
       title: 'Getting started (FR)',
       language: 'fr',
-      parent: DEMO.collections.guides,
-      revision: demo.result.revision,
+      parent: guides,
+      revision: translation.result.revision,
     });
-    const pages = (await ada.get(`/spaces/${demo.result.space}/content/pages`)).body.pages;
-    const source = (await ada.get(`/spaces/${demo.source.space}/content/pages`)).body.pages;
+    const pages = (await ada.get(`/spaces/${translation.result.space}/content/pages`)).body.pages;
+    const source = (await ada.get(`/spaces/${translation.source.space}/content/pages`)).body.pages;
     expect(pages.map((page: { id: string }) => page.id)).toEqual(source.map((page: { id: string }) => page.id));
     expect(pages[0].title).toBe(pseudoLocalize(source[0].title));
   });
 
   it('creates a translation and nothing else; refuses bad input (400 naming the field), a second one (409) and the source language', async () => {
-    const spaceId = p.spaceId('Tutorials');
+    const spaceId = S.tutorials;
     const spacesBefore = (await ada.get('/orgs/acme/spaces', { limit: 1000 })).body.count;
     const created = await ada.post('/orgs/acme/translations', {
       language: 'de',
@@ -287,20 +305,19 @@ describe('translations (pseudo-localization)', () => {
     // The space's own language is the source language when none is given.
     const german = await ada.post('/orgs/acme/translations', {
       language: 'fr',
-      source: { space: p.spaceId(DEMO.spaces.shareLink) },
+      source: { space: S.german },
     });
     expect(german.body.source.language).toBe('de');
   });
 
   it('is for admins only: other members 403, outsiders 404; a translation of another organization is 404', async () => {
     const id = (await ada.get('/orgs/acme/translations')).body.items[0].id as string;
-    for (const email of [U.ben, U.dee, U.finn]) {
-      const member = client(p, email);
+    for (const key of ['ben', 'dee', 'finn']) {
+      const member = client(p, acme.token(key));
       expect((await member.get('/orgs/acme/translations')).status).toBe(403);
       expect((await member.get(`/orgs/acme/translations/${id}`)).status).toBe(403);
       expect(
-        (await member.post('/orgs/acme/translations', { language: 'it', source: { space: p.spaceId('Tutorials') } }))
-          .status,
+        (await member.post('/orgs/acme/translations', { language: 'it', source: { space: S.tutorials } })).status,
       ).toBe(403);
       expect(
         (
@@ -312,7 +329,7 @@ describe('translations (pseudo-localization)', () => {
       expect((await member.post(`/orgs/acme/translations/${id}/run`)).status).toBe(403);
       expect((await member.delete(`/orgs/acme/translations/${id}`)).status).toBe(403);
     }
-    const hana = client(p, U.hana);
+    const hana = client(p, globex.token('hana'));
     expect((await hana.get('/orgs/acme/translations')).status).toBe(404);
     expect((await hana.post(`/orgs/acme/translations/${id}/run`)).status).toBe(404);
     expect((await ada.get(`/orgs/globex/translations/${id}`)).status).toBe(404);
@@ -587,8 +604,9 @@ describe('translations (LibreTranslate-compatible service)', () => {
 
   beforeAll(async () => {
     fake = await fakeTranslator();
-    p = await startTestPlatform({ translatorUrl: fake.url, translatorApiKey: API_KEY });
-    ada = client(p, U.ada);
+    p = await startTestPlatform({ seed: false, translatorUrl: fake.url, translatorApiKey: API_KEY });
+    await organizations(p);
+    ada = client(p);
   });
   afterAll(async () => {
     fake?.release();
@@ -733,10 +751,15 @@ describe('translations (LibreTranslate-compatible service)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'translation-restart-'));
     p.db.exec(`VACUUM INTO '${join(dataDir, 'platform.sqlite')}'`);
     fake.mode = 'ok';
-    const restarted = await startTestPlatform({ dataDir, translatorUrl: fake.url, translatorApiKey: API_KEY });
+    const restarted = await startTestPlatform({
+      dataDir,
+      seed: false,
+      translatorUrl: fake.url,
+      translatorApiKey: API_KEY,
+    });
     try {
       await restarted.app.jobs.drain();
-      const after = (await restarted.api('GET', `/orgs/acme/translations/${id}`)).body;
+      const after = (await restarted.api('GET', `/orgs/acme/translations/${id}`, { token: p.adminToken })).body;
       expect(after).toMatchObject({ status: 'completed', stats: { runs: 1, latestPages: 3 } });
       const states = restarted.db.prepare('SELECT state, attempts FROM jobs WHERE key = ?').all(id);
       expect(states).toEqual([{ state: 'done', attempts: 2 }]);
