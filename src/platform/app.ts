@@ -5,7 +5,7 @@ import { edgeOptions, encodeAnswersOnce, guardEdge, listeningOrigin } from './ed
 import { type PlatformAnswer, recordRoutes, recordStats } from './stats.js';
 import { migrateModules, type Db } from './store/db.js';
 import { collectionRoutes } from './collections/routes.js';
-import { HEALTH_PATHS, healthRoutes } from './health/routes.js';
+import { apiInformationRoutes, HEALTH_PATHS, healthRoutes } from './health/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
 import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './content-reads/routes.js';
@@ -230,6 +230,7 @@ export function createPlatform({
     async (v1) => {
       // Before the routes: it checks each route as it is registered, and every request of it.
       validateRequests(v1);
+      apiInformationRoutes(v1);
       organizationRoutes(v1, { canEnforceSso: (db, orgId) => activeProvider(db, orgId) !== undefined });
       memberRoutes(v1);
       teamRoutes(v1);

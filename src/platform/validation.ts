@@ -30,7 +30,8 @@ export function validateRequests(v1: FastifyInstance): void {
     const checks = new Map<string, (request: FastifyRequest) => void>();
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       if (method === 'HEAD') continue;
-      const operation = operations.get(`${method} ${shape(route.url.replace(/^\/v1/, ''))}`);
+      // The API's root (`getApiInformation`) is registered as `/v1` and `/v1/`.
+      const operation = operations.get(`${method} ${shape(route.url.replace(/^\/v1/, '') || '/')}`);
       if (!operation)
         throw new Error(
           `The route ${method} ${route.url} is no operation of the API description: add the operation to the overlay (src/contract/overlay.ts)`,

@@ -23,6 +23,7 @@ import './integrations.js';
 import './teams.js';
 import './members.js';
 import './rate-limit.js';
+import './system.js';
 import './kit/nodes.js';
 
 /** The whole schema, built from every domain module. */

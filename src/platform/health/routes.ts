@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Db } from '../store/db.js';
 
 /** Route paths of the health checks: served without a token, outside `/v1`, and left out of `app.stats`. */
@@ -27,4 +30,30 @@ export function healthRoutes(app: FastifyInstance, db: Db): void {
         .send({ error: { code: 503, message: `Not ready: the database does not answer (${reason})` } });
     }
   });
+}
+
+/**
+ * `GET /v1/` (`getApiInformation`): the platform's release (its package's version) and when the
+ * code that answers was built (its file's time: the bundle's in production, the source's when run
+ * from source). Read once: neither changes while the process runs.
+ */
+export function apiInformationRoutes(app: FastifyInstance): void {
+  const information = apiInformation();
+  app.get('/', async () => information);
+}
+
+function apiInformation(): { version: string; build: string } {
+  const code = fileURLToPath(import.meta.url);
+  return { version: packageVersion(dirname(code)), build: statSync(code).mtime.toISOString() };
+}
+
+/** The version of the nearest `package.json` above `from` (the code runs from `src/` or `dist/`). */
+function packageVersion(from: string): string {
+  for (let folder = from; ; folder = dirname(folder)) {
+    try {
+      return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(folder) === folder) throw error;
+    }
+  }
 }
