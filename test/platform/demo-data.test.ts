@@ -429,4 +429,40 @@ describe('demo data through the API', () => {
     expect(hana.body.error.code).toBe(400);
     expect((await p.api('GET', '/orgs/acme', { token: p.token(DEMO.users.hana) })).status).toBe(404);
   });
+
+  it('has two integrations of Acme, published, installed, with events and traces', async () => {
+    const video = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
+    expect(video.body).toMatchObject({
+      visibility: 'public',
+      blocks: [{ id: 'video' }],
+      configurations: { account: { required: ['channel'] } },
+    });
+    const installations = (await p.api('GET', `/integrations/${DEMO.integrations.public}/installations`)).body.items;
+    expect(
+      installations.map((item: { target: { organization: string }; status: string }) => [
+        item.target.organization,
+        item.status,
+      ]),
+    ).toEqual([
+      [DEMO.orgs.acme, 'active'],
+      [DEMO.orgs.globex, 'pending'],
+    ]);
+    const spaces = (
+      await p.api('GET', `/integrations/${DEMO.integrations.public}/spaces`, { query: { extended: true } })
+    ).body.items;
+    expect(spaces).toMatchObject([{ configuration: { quality: 'hd' }, space: { title: DEMO.spaces.public } }]);
+    const events = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events`)).body.items;
+    expect(events.map((event: { payload: { type: string } }) => event.payload.type)).toEqual([
+      'installation_setup',
+      'space_content_updated',
+      'space_installation_setup',
+      'space_installation_setup',
+      'installation_setup',
+      'installation_setup',
+    ]);
+    const trace = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events/${events[0].id}`)).body.trace;
+    expect(trace.logs.length).toBeGreaterThan(0);
+    const sites = (await p.api('GET', `/integrations/${DEMO.integrations.private}/sites`)).body.items;
+    expect(sites).toMatchObject([{ status: 'active', configuration: { trackingId: 'ACME-0001' } }]);
+  });
 });
