@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
 import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
+import { loadDemoOpenAPI } from '../../src/platform/demo-content/load.js';
+import { DEMO_SPEC_SLUG } from '../../src/platform/openapi/demo.js';
+import { readSpec } from '../../src/platform/openapi/parse.js';
 import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
 import { openDatabase, type Db } from '../../src/platform/store/db.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -464,5 +467,27 @@ describe('demo data through the API', () => {
     expect(trace.logs.length).toBeGreaterThan(0);
     const sites = (await p.api('GET', `/integrations/${DEMO.integrations.private}/sites`)).body.items;
     expect(sites).toMatchObject([{ status: 'active', configuration: { trackingId: 'ACME-0001' } }]);
+  });
+
+  it('has the OpenAPI specification of Acme processed, public, with two valid versions, the newest last', async () => {
+    const [v1, v2] = loadDemoOpenAPI().versions.map((version) => version.text) as [string, string];
+    const specs = `/orgs/${DEMO.orgs.acme}/openapi`;
+    const list = await p.api('GET', specs);
+    expect(list.status).toBe(200);
+    const demo = list.body.items.find((item: any) => item.slug === DEMO_SPEC_SLUG);
+    expect(demo).toMatchObject({
+      object: 'openapi-spec',
+      processingState: 'complete',
+      visibility: 'public',
+      lastProcessedErrorCount: 0,
+      permissions: { view: true, edit: true },
+    });
+    const versions = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions`);
+    expect(versions.body.count).toBe(2);
+    expect(versions.body.items[0].id).toBe(demo.lastVersion);
+    const raw = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions/latest/content/raw`);
+    expect(raw.body).toEqual({ text: v2, format: 'yaml' });
+    // Seeded without processing: the parser must accept both texts.
+    for (const text of [v1, v2]) expect((await readSpec(text)).ok).toBe(true);
   });
 });
