@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import type { ChildMessage, ReadyMessage } from '../src/supervisor.js';
+import { DEMO } from '../src/platform/demo-data.js';
 import { corpusClient, formatRuns, prepareCorpus, runCorpus } from '../test/fixtures/hostile-corpus.js';
 
 /** The most a case's concurrent reads may take at the 99th percentile (issue 18). */
@@ -70,7 +71,12 @@ async function main(): Promise<number> {
       `platform pid ${pid} ready in ${((performance.now() - seeding) / 1000).toFixed(1)} s (first start: seeds the demo data)`,
     );
     const [adminToken] = Object.values(started.ready.demoTokens!);
-    const context = await prepareCorpus(corpusClient(started.ready.url, adminToken!));
+    // The demo data's organizations, and its site behind visitor authentication.
+    const context = await prepareCorpus(corpusClient(started.ready.url, adminToken!), {
+      org: DEMO.orgs.acme,
+      secondOrg: DEMO.orgs.globex,
+      visitorPageUrl: 'https://api.acme-docs.test/getting-started/authentication',
+    });
     const before = memoryOf(pid);
     const lost: string[] = [];
     const { runs, failedReads } = await runCorpus(context, {

@@ -87,6 +87,12 @@ export const configSchema = z.object({
    */
   PLATFORM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(48),
   /**
+   * Seed the demo data set into the embedded platform's database at its first start (`1`), or start it with what
+   * its database holds (`0`: empty in a new `DATA_DIR`, no demo tokens), for a platform run for real and for
+   * tests that build their own data. @default 1
+   */
+  PLATFORM_DEMO_DATA: flag('1'),
+  /**
    * Let the embedded platform fetch files and OpenAPI sources from private and loopback addresses,
    * and deliver integration events there (`1`): for local demos whose servers run on this machine.
    * Otherwise such URLs are refused, OpenAPI sources and integration endpoints when they are

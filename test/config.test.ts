@@ -18,6 +18,7 @@ describe('configuration', () => {
       GATEWAY_HEAP_MB: 192,
       PLATFORM_DELAY_MS: 0,
       PLATFORM_CACHE_MB: 48,
+      PLATFORM_DEMO_DATA: true,
       OTEL_SERVICE_NAME: 'docs-graphql-gateway',
       PERSISTED_ONLY: false,
       INTROSPECTION_REQUIRES_TOKEN: false,

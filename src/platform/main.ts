@@ -24,6 +24,7 @@ function platformOptions(config: Config): StartPlatformOptions {
   const requestLogs = supervised ? config.LOG_LEVEL === 'debug' : config.LOG_LEVEL !== 'silent';
   return {
     dataDir: config.DATA_DIR,
+    seed: config.PLATFORM_DEMO_DATA,
     demoTemplate: DEMO_TEMPLATE_FILE,
     host: config.PLATFORM_HOST,
     port: config.PLATFORM_PORT,

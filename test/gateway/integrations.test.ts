@@ -2,18 +2,58 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import {
+  enableIntegration,
+  installIntegration,
+  publishSiteAnalytics,
+  publishVideoBlock,
+} from '../fixtures/integrations.js';
+import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 
-const U = DEMO.users;
+const ORG = 'northwind';
+const SOUTH = 'southwind';
+/** The public integration with a video block, installed on both organizations, enabled on Release notes. */
+const VIDEO = 'video-embeds';
+/** The private integration of Northwind for its sites, installed on its site. */
+const ANALYTICS = 'site-analytics';
+/** The domain of VIDEO's block. */
+const VIDEO_DOMAIN = 'videos.example.test';
 
 let g: TestGateway;
+let org: TestOrg;
+/** In no organization. */
+let ivy: TestUser;
+/** Northwind's spaces. */
+const S = {} as Record<'releaseNotes' | 'runbooks' | 'gettingStarted', string>;
 let receiver: Server;
 let endpoint: string;
 const deliveries: Array<{ headers: IncomingHttpHeaders; body: Buffer }> = [];
 
+/**
+ * Northwind Docs: ada admin, ben `create`, gus a guest; spaces Release notes, Runbooks and Getting started, and a
+ * site of Release notes. Southwind: ada admin. ivy in no organization. VIDEO, public: installed on Northwind
+ * (active) and enabled on Release notes alone, installed on Southwind (pending: no channel). ANALYTICS, private to
+ * Northwind: installed there, on its site.
+ */
 beforeAll(async () => {
-  g = await startTestGateway({ deliveryRetryBaseMs: 10 });
+  g = await startTestGateway({ seed: false, deliveryRetryBaseMs: 10 });
+  const p = g.platform;
+  const users = { ada: addUser(p, 'ada') };
+  org = addOrg(p, { id: ORG, title: 'Northwind Docs', members: { ada: 'admin', ben: 'create', gus: null }, users });
+  const south = addOrg(p, { id: SOUTH, title: 'Southwind', members: { ada: 'admin' }, users });
+  ivy = addUser(p, 'ivy');
+  S.releaseNotes = await org.space('Release notes', { visibility: 'public' });
+  S.runbooks = await org.space('Runbooks');
+  S.gettingStarted = await org.space('Getting started');
+  const site = await org.site('Northwind Docs', { spaces: [S.releaseNotes] });
+  await publishVideoBlock(org, VIDEO, { domain: VIDEO_DOMAIN });
+  const video = await installIntegration(org, VIDEO, { configuration: { channel: 'northwind' } });
+  await enableIntegration(org, VIDEO, video, { space: S.releaseNotes }, { configuration: { quality: 'hd' } });
+  await installIntegration(south, VIDEO);
+  await publishSiteAnalytics(org, ANALYTICS);
+  const analytics = await installIntegration(org, ANALYTICS);
+  await enableIntegration(org, ANALYTICS, analytics, { site }, { configuration: { trackingId: 'NW-0001' } });
   receiver = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -37,7 +77,7 @@ const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, opt
 
 describe('integrations', () => {
   it('reads an integration with its installations, the spaces and sites they cover, and its events', async () => {
-    const result = await g.gql<any>(`{ integration(name: "video-embeds") {
+    const result = await g.gql<any>(`{ integration(name: "${VIDEO}") {
       id name title version visibility target canAdmin owner { platformId } blocks { id blockId title urlUnfurl }
       installations { totalCount nodes { status organization { platformId } spaceInstallations { nodes { status space { title } } } } }
       spaceInstallations { totalCount nodes { status spaceId space { title } installation { platformId } } }
@@ -46,21 +86,21 @@ describe('integrations', () => {
     expect(result.errors).toBeUndefined();
     const integration = result.data.integration;
     expect(integration).toMatchObject({
-      name: 'video-embeds',
+      name: VIDEO,
       visibility: 'PUBLIC',
       canAdmin: true,
-      owner: { platformId: 'acme' },
+      owner: { platformId: ORG },
     });
     expect(integration.blocks.length).toBeGreaterThan(0);
     // A block's id is unique across integrations (block ids are only within one), its own id apart.
     for (const block of integration.blocks) {
-      expect(Buffer.from(block.id, 'base64').toString()).toBe(`IntegrationBlock:video-embeds/${block.blockId}`);
+      expect(Buffer.from(block.id, 'base64').toString()).toBe(`IntegrationBlock:${VIDEO}/${block.blockId}`);
     }
     expect(
       integration.installations.nodes.map((node: any) => [node.organization.platformId, node.status]).sort(),
     ).toEqual([
-      ['acme', 'ACTIVE'],
-      ['globex', 'PENDING'],
+      [ORG, 'ACTIVE'],
+      [SOUTH, 'PENDING'],
     ]);
     expect(integration.spaceInstallations.nodes).toEqual([
       expect.objectContaining({ space: { title: 'Release notes' } }),
@@ -74,101 +114,97 @@ describe('integrations', () => {
     const event = await ok(
       `query ($id: ID!) { node(id: $id) { ... on IntegrationEvent { type trace { message } integration { name } } } }`,
       {
-        id: (await ok(`{ integration(name: "video-embeds") { events(first: 1) { nodes { id } } } }`)).integration.events
+        id: (await ok(`{ integration(name: "${VIDEO}") { events(first: 1) { nodes { id } } } }`)).integration.events
           .nodes[0].id,
       },
     );
-    expect(event.node.integration.name).toBe('video-embeds');
+    expect(event.node.integration.name).toBe(VIDEO);
     expect(Array.isArray(event.node.trace)).toBe(true);
 
     // A private integration is for the members of its owner.
     const sites = await ok(
-      `{ integration(name: "acme-analytics") { visibility siteInstallations { nodes { site { title } } } } }`,
+      `{ integration(name: "${ANALYTICS}") { visibility siteInstallations { nodes { site { title } } } } }`,
     );
     expect(sites.integration).toMatchObject({
       visibility: 'PRIVATE',
-      siteInstallations: { nodes: [{ site: { title: 'Acme Docs' } }] },
+      siteInstallations: { nodes: [{ site: { title: 'Northwind Docs' } }] },
     });
-    const outsider = await g.gql<any>(
-      `{ integration(name: "acme-analytics") { name } }`,
-      {},
-      { token: g.platform.token(U.ivy) },
-    );
+    const outsider = await g.gql<any>(`{ integration(name: "${ANALYTICS}") { name } }`, {}, { token: ivy.token });
     expect(outsider.data.integration).toBeNull();
     expect(outsider.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
     const listed = await g.gql<any>(
       `{ integrations(search: "video") { totalCount nodes { name owner { title } } } }`,
       {},
-      { token: g.platform.token(U.ivy) },
+      { token: ivy.token },
     );
-    expect(listed.data.integrations.nodes).toEqual([{ name: 'video-embeds', owner: { title: expect.any(String) } }]);
+    expect(listed.data.integrations.nodes).toEqual([{ name: VIDEO, owner: { title: expect.any(String) } }]);
     // The owner comes with the integration.
     expect(listed.upstreamRequests).toEqual(['GET /v1/integrations?limit=50&search=video']);
     const byExternalId = await ok(
-      `{ integration(name: "video-embeds") { spaceInstallations(externalId: "no-such-id") { totalCount } } }`,
+      `{ integration(name: "${VIDEO}") { spaceInstallations(externalId: "no-such-id") { totalCount } } }`,
     );
     expect(byExternalId.integration.spaceInstallations.totalCount).toBe(0);
   });
 
   it('lists the integrations available to an organization, with filters and pages, one request a page', async () => {
-    const first = await g.gql<any>(`{ organization(id: "acme") {
+    const first = await g.gql<any>(`{ organization(id: "${ORG}") {
       integrations(first: 1) { totalCount pageInfo { hasNextPage endCursor } nodes { name visibility owner { title } } }
     } }`);
     expect(first.errors).toBeUndefined();
     expect(first.data.organization.integrations).toEqual({
       totalCount: 2,
       pageInfo: { hasNextPage: true, endCursor: expect.any(String) },
-      nodes: [{ name: 'acme-analytics', visibility: 'PRIVATE', owner: { title: 'Acme Docs' } }],
+      nodes: [{ name: ANALYTICS, visibility: 'PRIVATE', owner: { title: 'Northwind Docs' } }],
     });
     // The owner comes with each integration: no request for it.
-    expect(first.upstreamRequests).toEqual(['GET /v1/orgs/acme', 'GET /v1/orgs/acme/integrations?limit=1']);
+    expect(first.upstreamRequests).toEqual([`GET /v1/orgs/${ORG}`, `GET /v1/orgs/${ORG}/integrations?limit=1`]);
 
     const next = await g.gql<any>(
-      `query ($after: String) { organization(id: "acme") { integrations(first: 1, after: $after) {
+      `query ($after: String) { organization(id: "${ORG}") { integrations(first: 1, after: $after) {
         pageInfo { hasNextPage } nodes { name }
       } } }`,
       { after: first.data.organization.integrations.pageInfo.endCursor },
     );
     expect(next.data.organization.integrations).toEqual({
       pageInfo: { hasNextPage: false },
-      nodes: [{ name: 'video-embeds' }],
+      nodes: [{ name: VIDEO }],
     });
     expect(next.upstreamRequests).toHaveLength(2);
 
-    const filtered = await g.gql<any>(`{ organization(id: "acme") {
-      analytics: integrations(category: ANALYTICS, target: SITE, owner: "acme") { nodes { name } }
-      blocks: integrations(blocks: true, blockDomain: "videos.acme.test", search: "video") { nodes { name } }
+    const filtered = await g.gql<any>(`{ organization(id: "${ORG}") {
+      analytics: integrations(category: ANALYTICS, target: SITE, owner: "${ORG}") { nodes { name } }
+      blocks: integrations(blocks: true, blockDomain: "${VIDEO_DOMAIN}", search: "video") { nodes { name } }
       none: integrations(contentSources: true, scope: OPENAPI_READ) { totalCount }
     } }`);
     expect(filtered.errors).toBeUndefined();
     expect(filtered.data.organization).toEqual({
-      analytics: { nodes: [{ name: 'acme-analytics' }] },
-      blocks: { nodes: [{ name: 'video-embeds' }] },
+      analytics: { nodes: [{ name: ANALYTICS }] },
+      blocks: { nodes: [{ name: VIDEO }] },
       none: { totalCount: 0 },
     });
     expect([...filtered.upstreamRequests].sort()).toEqual([
-      'GET /v1/orgs/acme',
-      'GET /v1/orgs/acme/integrations?blockDomain=videos.acme.test&blocks=true&limit=50&search=video',
-      'GET /v1/orgs/acme/integrations?category=analytics&limit=50&owner=acme&target=site',
+      `GET /v1/orgs/${ORG}`,
+      `GET /v1/orgs/${ORG}/integrations?blockDomain=${VIDEO_DOMAIN}&blocks=true&limit=50&search=video`,
+      `GET /v1/orgs/${ORG}/integrations?category=analytics&limit=50&owner=${ORG}&target=site`,
       // Only the count is asked for: one item is enough.
-      'GET /v1/orgs/acme/integrations?contentSources=true&limit=1&scope=openapi%3Aread',
+      `GET /v1/orgs/${ORG}/integrations?contentSources=true&limit=1&scope=openapi%3Aread`,
     ]);
 
-    // Acme's private integration is not available to Globex.
-    const globex = await ok(`{ organization(id: "globex") { integrations { nodes { name } } } }`);
-    expect(globex.organization.integrations.nodes).toEqual([{ name: 'video-embeds' }]);
-    // A guest of Acme may read the organization, not its integrations.
+    // Northwind's private integration is not available to Southwind.
+    const south = await ok(`{ organization(id: "${SOUTH}") { integrations { nodes { name } } } }`);
+    expect(south.organization.integrations.nodes).toEqual([{ name: VIDEO }]);
+    // A guest of Northwind may read the organization, not its integrations.
     const guest = await g.gql<any>(
-      `{ organization(id: "acme") { title integrations { totalCount } } }`,
+      `{ organization(id: "${ORG}") { title integrations { totalCount } } }`,
       {},
-      { token: g.platform.token(U.gus) },
+      { token: org.token('gus') },
     );
-    expect(guest.data.organization).toEqual({ title: 'Acme Docs', integrations: null });
+    expect(guest.data.organization).toEqual({ title: 'Northwind Docs', integrations: null });
     expect(guest.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('lists the integrations installed on a space, searched by name, one request a page', async () => {
-    const spaceId = g.platform.spaceId('Release notes');
+    const spaceId = S.releaseNotes;
     const result = await g.gql<any>(
       `query ($id: ID!) { space(id: $id) { title
         integrations(first: 1) { totalCount pageInfo { hasNextPage } nodes { name owner { title } } }
@@ -182,7 +218,7 @@ describe('integrations', () => {
       integrations: {
         totalCount: 1,
         pageInfo: { hasNextPage: false },
-        nodes: [{ name: 'video-embeds', owner: { title: 'Acme Docs' } }],
+        nodes: [{ name: VIDEO, owner: { title: 'Northwind Docs' } }],
       },
       none: { totalCount: 0 },
     });
@@ -191,9 +227,9 @@ describe('integrations', () => {
       `GET /v1/spaces/${spaceId}/integrations?limit=1`,
       `GET /v1/spaces/${spaceId}/integrations?limit=1&search=nothing+like+it`,
     ]);
-    // Not enabled on another space of Acme.
+    // Not enabled on another space of Northwind.
     const other = await ok(`query ($id: ID!) { space(id: $id) { integrations { totalCount nodes { name } } } }`, {
-      id: g.platform.spaceId('Runbooks'),
+      id: S.runbooks,
     });
     expect(other.space.integrations).toEqual({ totalCount: 0, nodes: [] });
   });
@@ -202,7 +238,7 @@ describe('integrations', () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     const published = await ok(
       `mutation ($icon: String!) {
-      publishIntegration(input: { name: "gw-icon", organizationId: "acme", title: "Icon", description: "Has an icon.", script: "export default {}", scopes: [], icon: $icon }) {
+      publishIntegration(input: { name: "gw-icon", organizationId: "${ORG}", title: "Icon", description: "Has an icon.", script: "export default {}", scopes: [], icon: $icon }) {
         integration { iconUrl } userErrors { code }
       }
     }`,
@@ -219,7 +255,7 @@ describe('integrations', () => {
   it('publishes, installs on an organization, a space and a site, and delivers each event signed', async () => {
     const published = await ok(
       `mutation ($endpoint: String!) {
-      publishIntegration(input: { name: "gw-hooks", organizationId: "acme", title: "Hooks", description: "Receives events.", script: "export default {}",
+      publishIntegration(input: { name: "gw-hooks", organizationId: "${ORG}", title: "Hooks", description: "Receives events.", script: "export default {}",
         scopes: [SPACE_CONTENT_READ, SITE_SCRIPT_INJECT], categories: [VISITOR_AUTH], runtime: V2, visibility: PUBLIC, target: ALL, endpoint: $endpoint,
         configurations: { account: { properties: { team: { type: "string" } }, required: ["team"] } } }) {
         integration { name version scopes categories } userErrors { code field message }
@@ -235,12 +271,12 @@ describe('integrations', () => {
     });
 
     const installed = await ok(
-      `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { installation { id platformId status } userErrors { code } } }`,
+      `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "${ORG}" }) { installation { id platformId status } userErrors { code } } }`,
     );
     const installation = installed.installIntegration.installation;
     expect(installation.status).toBe('PENDING');
     const again = await g.gql<any>(
-      `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "acme" }) { userErrors { code } } }`,
+      `mutation { installIntegration(input: { integrationName: "gw-hooks", organizationId: "${ORG}" }) { userErrors { code } } }`,
     );
     expect(again.data.installIntegration.userErrors).toEqual([{ code: 'CONFLICT' }]);
 
@@ -254,7 +290,7 @@ describe('integrations', () => {
       externalIds: ['t-1'],
     });
 
-    const space = g.platform.spaceId('Getting started');
+    const space = S.gettingStarted;
     const onSpace = await ok(
       `mutation ($id: ID!, $space: ID!) { installIntegrationOnSpace(input: { installationId: $id, spaceId: $space }) { spaceInstallation { status space { title } } userErrors { code } } }`,
       { id: installation.id, space },
@@ -273,7 +309,7 @@ describe('integrations', () => {
       integration: { name: 'gw-hooks' },
       spaceInstallation: { externalIds: ['s-1'], space: { title: 'Getting started' } },
     });
-    const sites = await ok(`{ organization(id: "acme") { sites(first: 1) { nodes { id title } } } }`);
+    const sites = await ok(`{ organization(id: "${ORG}") { sites(first: 1) { nodes { id title } } } }`);
     const site = sites.organization.sites.nodes[0];
     const onSite = await ok(
       `mutation ($id: ID!, $site: ID!) { installIntegrationOnSite(input: { installationId: $id, siteId: $site }) { siteInstallation { status site { title } } userErrors { code } } }`,
@@ -349,12 +385,12 @@ describe('integrations', () => {
     const failing = endpoint.replace(/\/events$/, '/failing');
     await ok(
       `mutation ($endpoint: String!) {
-      publishIntegration(input: { name: "gw-failing", organizationId: "globex", title: "Failing", description: "Never up.", script: "export default {}", scopes: [], endpoint: $endpoint }) { integration { name } userErrors { code } }
+      publishIntegration(input: { name: "gw-failing", organizationId: "${SOUTH}", title: "Failing", description: "Never up.", script: "export default {}", scopes: [], endpoint: $endpoint }) { integration { name } userErrors { code } }
     }`,
       { endpoint: failing },
     );
     await ok(
-      `mutation { installIntegration(input: { integrationName: "gw-failing", organizationId: "globex" }) { installation { id } userErrors { code } } }`,
+      `mutation { installIntegration(input: { integrationName: "gw-failing", organizationId: "${SOUTH}" }) { installation { id } userErrors { code } } }`,
     );
     await g.platform.app.jobs.drain();
     const events = await ok(
@@ -370,7 +406,7 @@ describe('integrations', () => {
 
   it('checks what it can before any request, and leaves the rest to the platform', async () => {
     const bad = await g.gql<any>(
-      `mutation { publishIntegration(input: { name: "bad name", organizationId: "acme", title: "x", description: "d", script: "s", scopes: [] }) { userErrors { field } } }`,
+      `mutation { publishIntegration(input: { name: "bad name", organizationId: "${ORG}", title: "x", description: "d", script: "s", scopes: [] }) { userErrors { field } } }`,
     );
     expect(bad.upstream).toBe(0);
     expect(bad.data.publishIntegration.userErrors.map((error: any) => error.field.join('.'))).toEqual([
@@ -378,9 +414,9 @@ describe('integrations', () => {
       'title',
     ]);
     const member = await g.gql<any>(
-      `mutation { publishIntegration(input: { name: "by-ben", organizationId: "acme", title: "By Ben", description: "d", script: "s", scopes: [] }) { userErrors { code } } }`,
+      `mutation { publishIntegration(input: { name: "by-ben", organizationId: "${ORG}", title: "By Ben", description: "d", script: "s", scopes: [] }) { userErrors { code } } }`,
       {},
-      { token: g.platform.token(U.ben) },
+      { token: org.token('ben') },
     );
     expect(member.data.publishIntegration.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
     const noName = await g.gql<any>(

@@ -1,14 +1,29 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_SPEC_SLUG } from '../../src/platform/openapi/demo.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { apiReferencePages, petStore, uploadSpec } from '../fixtures/openapi-specs.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { PRIVATE_URLS, privateMachineName } from '../fixtures/private-urls.js';
 
-const U = DEMO.users;
+const ORG = 'northwind';
+/** Northwind's public specification of two versions (the second adds Remove a pet). */
+const SPEC = 'petstore';
+/** The title of SPEC's documents. */
+const SPEC_TITLE = 'Test Petstore';
 
 let g: TestGateway;
+let org: TestOrg;
+/** The space computing SPEC's reference: an Overview page, then the computed API reference. */
+let petstoreSpace: string;
+
+/** Northwind: ada admin, dee `edit`; SPEC, public, of two versions. */
+async function northwind(gateway: TestGateway): Promise<TestOrg> {
+  const built = addOrg(gateway.platform, { id: ORG, members: { ada: 'admin', dee: 'edit' } });
+  const versions = [petStore({ title: SPEC_TITLE, removePet: false }), petStore({ title: SPEC_TITLE })];
+  await uploadSpec(built, SPEC, versions, { visibility: 'public' });
+  return built;
+}
 
 /** What a tiny HTTP server answers, by path; the tests change it as they go. */
 const served: Record<string, { body: string; hang?: boolean }> = {};
@@ -19,7 +34,10 @@ let origin: string;
 beforeAll(async () => {
   // A fetch timeout of its own: the hanging route never answers, and the others answer well within
   // it however busy the machine.
-  g = await startTestGateway({ openapiFetchTimeoutMs: 2_000 });
+  g = await startTestGateway({ seed: false, openapiFetchTimeoutMs: 2_000 });
+  org = await northwind(g);
+  petstoreSpace = await org.space('Petstore API');
+  apiReferencePages(org, petstoreSpace, SPEC, `# Overview\n\nThe reference below is generated from \`${SPEC}\`.\n`);
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const entry = served[(request.url ?? '').split('?')[0]!];
     if (!entry) return response.writeHead(404).end();
@@ -70,36 +88,36 @@ const SPEC_FIELDS = `id slug sourceUrl processingState visibility lastProcessErr
 
 async function readSpec(slug: string) {
   return (
-    await ok(`query ($slug: String!) { organization(id: "acme") { openApiSpec(slug: $slug) { ${SPEC_FIELDS} } } }`, {
+    await ok(`query ($slug: String!) { organization(id: "${ORG}") { openApiSpec(slug: $slug) { ${SPEC_FIELDS} } } }`, {
       slug,
     })
   ).organization.openApiSpec;
 }
 
 describe('OpenAPI specifications', () => {
-  it('lists the demo specification with its versions and the text of each', async () => {
-    const result = await g.gql<any>(`{ organization(id: "acme") { openApiSpecs { totalCount nodes {
+  it('lists a specification with its versions and the text of each', async () => {
+    const result = await g.gql<any>(`{ organization(id: "${ORG}") { openApiSpecs { totalCount nodes {
       slug visibility processingState lastProcessErrorCode permissions { edit } organization { platformId }
       lastVersion { platformId createdAt }
       document format publicDocumentUrl
       versions { totalCount nodes { id platformId format document content spec { slug } } }
     } } } }`);
     expect(result.errors).toBeUndefined();
-    const [demo] = result.data.organization.openApiSpecs.nodes;
-    expect(demo).toMatchObject({
-      slug: 'acme-petstore',
+    const [petstore] = result.data.organization.openApiSpecs.nodes;
+    expect(petstore).toMatchObject({
+      slug: SPEC,
       visibility: 'PUBLIC',
       processingState: 'COMPLETE',
       lastProcessErrorCode: null,
       permissions: { edit: true },
-      organization: { platformId: 'acme' },
+      organization: { platformId: ORG },
     });
-    const [newest, oldest] = demo.versions.nodes;
-    expect(demo.versions.totalCount).toBe(2);
-    expect(demo.lastVersion.platformId).toBe(newest.platformId);
-    expect(newest).toMatchObject({ format: 'YAML', spec: { slug: 'acme-petstore' } });
+    const [newest, oldest] = petstore.versions.nodes;
+    expect(petstore.versions.totalCount).toBe(2);
+    expect(petstore.lastVersion.platformId).toBe(newest.platformId);
+    expect(newest).toMatchObject({ format: 'YAML', spec: { slug: SPEC } });
     // The specification's own text is its latest version's, and public.
-    expect(demo).toMatchObject({
+    expect(petstore).toMatchObject({
       document: newest.document,
       format: 'YAML',
       publicDocumentUrl: expect.stringMatching(/^http/),
@@ -108,12 +126,12 @@ describe('OpenAPI specifications', () => {
     expect(newest.document).toMatch(/delete:/);
     expect(oldest.document).not.toMatch(/delete:/);
     expect(newest.document).toMatch(/^openapi: 3\.1/);
-    expect(JSON.stringify(newest.content)).toContain('Acme Petstore');
+    expect(JSON.stringify(newest.content)).toContain(SPEC_TITLE);
     const again = await ok(
       `query ($id: ID!) { node(id: $id) { ... on OpenApiSpecVersion { platformId spec { slug } } } }`,
       { id: newest.id },
     );
-    expect(again.node).toEqual({ platformId: newest.platformId, spec: { slug: 'acme-petstore' } });
+    expect(again.node).toEqual({ platformId: newest.platformId, spec: { slug: SPEC } });
     // One request per version text (signed URLs, no token), the content read once per version.
     expect(result.upstreamRequests.filter((request) => request.startsWith('GET /openapi/'))).toHaveLength(2);
   });
@@ -121,7 +139,7 @@ describe('OpenAPI specifications', () => {
   it('creates a specification from text: pending, then complete with a version; a parse failure keeps the last good one', async () => {
     const created = await ok(
       `mutation ($text: String!) {
-      createOpenApiSpec(input: { organizationId: "acme", slug: "inventory", source: { text: $text } }) { spec { slug processingState lastVersion { platformId } } userErrors { code } }
+      createOpenApiSpec(input: { organizationId: "${ORG}", slug: "inventory", source: { text: $text } }) { spec { slug processingState lastVersion { platformId } } userErrors { code } }
     }`,
       { text: spec('Inventory', [['/items', 'items']]) },
     );
@@ -140,7 +158,7 @@ describe('OpenAPI specifications', () => {
     });
 
     const broken = await ok(
-      `mutation { updateOpenApiSpec(input: { organizationId: "acme", slug: "inventory", source: { text: "openapi: 3.1.0\\ninfo: {}\\npaths: 12\\n" } }) { created spec { processingState } userErrors { code } } }`,
+      `mutation { updateOpenApiSpec(input: { organizationId: "${ORG}", slug: "inventory", source: { text: "openapi: 3.1.0\\ninfo: {}\\npaths: 12\\n" } }) { created spec { processingState } userErrors { code } } }`,
     );
     expect(broken.updateOpenApiSpec.created).toBe(false);
     await g.platform.app.jobs.drain();
@@ -156,7 +174,7 @@ describe('OpenAPI specifications', () => {
 
     // Checked before any request: the slug and the one source.
     const bad = await g.gql<any>(
-      `mutation { createOpenApiSpec(input: { organizationId: "acme", slug: "not a slug", source: { url: "ftp://example.com/x" } }) { userErrors { field } } }`,
+      `mutation { createOpenApiSpec(input: { organizationId: "${ORG}", slug: "not a slug", source: { url: "ftp://example.com/x" } }) { userErrors { field } } }`,
     );
     expect(bad.upstream).toBe(0);
     expect(bad.data.createOpenApiSpec.userErrors.map((error: any) => error.field.join('.'))).toEqual([
@@ -164,7 +182,7 @@ describe('OpenAPI specifications', () => {
       'source.url',
     ]);
     const taken = await g.gql<any>(
-      `mutation ($text: String!) { createOpenApiSpec(input: { organizationId: "acme", slug: "inventory", source: { text: $text } }) { userErrors { code } } }`,
+      `mutation ($text: String!) { createOpenApiSpec(input: { organizationId: "${ORG}", slug: "inventory", source: { text: $text } }) { userErrors { code } } }`,
       { text: spec('Again', [['/x', 'x']]) },
     );
     expect(taken.data.createOpenApiSpec.userErrors).toEqual([{ code: 'CONFLICT' }]);
@@ -174,7 +192,7 @@ describe('OpenAPI specifications', () => {
     served['/api.yaml'] = { body: spec('Remote', [['/a', 'alpha']]) };
     const url = `${origin}/api.yaml`;
     const created = await ok(
-      `mutation ($url: String!) { updateOpenApiSpec(input: { organizationId: "acme", slug: "remote", source: { url: $url } }) { created spec { id sourceUrl } userErrors { code } } }`,
+      `mutation ($url: String!) { updateOpenApiSpec(input: { organizationId: "${ORG}", slug: "remote", source: { url: $url } }) { created spec { id sourceUrl } userErrors { code } } }`,
       { url },
     );
     expect(created.updateOpenApiSpec).toMatchObject({ created: true, spec: { sourceUrl: url } });
@@ -228,12 +246,12 @@ describe('OpenAPI specifications', () => {
     served['/private.yaml'] = { body: spec('Private', [['/p', 'p']]) };
     const url = `http://reader:s3cret-pass@127.0.0.1:${new URL(origin).port}/private.yaml`;
     const result = await g.gql<any>(
-      `mutation ($url: String!) { createOpenApiSpec(input: { organizationId: "acme", slug: "with-credentials", source: { url: $url } }) { spec { sourceUrl } userErrors { message } } }`,
+      `mutation ($url: String!) { createOpenApiSpec(input: { organizationId: "${ORG}", slug: "with-credentials", source: { url: $url } }) { spec { sourceUrl } userErrors { message } } }`,
       { url },
     );
     await g.platform.app.jobs.drain();
     const read = await g.gql<any>(
-      `{ organization(id: "acme") { openApiSpec(slug: "with-credentials") { sourceUrl lastProcessedErrors { message } } } }`,
+      `{ organization(id: "${ORG}") { openApiSpec(slug: "with-credentials") { sourceUrl lastProcessedErrors { message } } } }`,
     );
     expect(JSON.stringify([result, read])).not.toContain('s3cret-pass');
     expect(read.data.organization.openApiSpec.sourceUrl).toBe(`${origin}/private.yaml`);
@@ -241,25 +259,25 @@ describe('OpenAPI specifications', () => {
 
   it('changes visibility and deletes, for the create role only', async () => {
     const member = await g.gql<any>(
-      `mutation { setOpenApiSpecVisibility(input: { organizationId: "acme", slug: "inventory", visibility: PUBLIC }) { userErrors { code } } }`,
+      `mutation { setOpenApiSpecVisibility(input: { organizationId: "${ORG}", slug: "inventory", visibility: PUBLIC }) { userErrors { code } } }`,
       {},
-      { token: g.platform.token(U.dee) },
+      { token: org.token('dee') },
     );
     expect(member.data.setOpenApiSpecVisibility.userErrors).toEqual([{ code: 'FORBIDDEN' }]);
     const made = await ok(
-      `mutation { setOpenApiSpecVisibility(input: { organizationId: "acme", slug: "inventory", visibility: PUBLIC }) { spec { visibility versions { nodes { publicUrl } } } userErrors { code } } }`,
+      `mutation { setOpenApiSpecVisibility(input: { organizationId: "${ORG}", slug: "inventory", visibility: PUBLIC }) { spec { visibility versions { nodes { publicUrl } } } userErrors { code } } }`,
     );
     expect(made.setOpenApiSpecVisibility.spec.visibility).toBe('PUBLIC');
     expect(made.setOpenApiSpecVisibility.spec.versions.nodes[0].publicUrl).toEqual(expect.stringMatching(/^http/));
     const deleted = await ok(
-      `mutation { deleteOpenApiSpec(input: { organizationId: "acme", slug: "inventory" }) { deleted userErrors { code } } }`,
+      `mutation { deleteOpenApiSpec(input: { organizationId: "${ORG}", slug: "inventory" }) { deleted userErrors { code } } }`,
     );
     expect(deleted.deleteOpenApiSpec.deleted).toBe(true);
     const again = await ok(
-      `mutation { deleteOpenApiSpec(input: { organizationId: "acme", slug: "inventory" }) { deleted userErrors { code } } }`,
+      `mutation { deleteOpenApiSpec(input: { organizationId: "${ORG}", slug: "inventory" }) { deleted userErrors { code } } }`,
     );
     expect(again.deleteOpenApiSpec.deleted).toBe(false);
-    const gone = await g.gql<any>(`{ organization(id: "acme") { openApiSpec(slug: "inventory") { id } } }`);
+    const gone = await g.gql<any>(`{ organization(id: "${ORG}") { openApiSpec(slug: "inventory") { id } } }`);
     expect(gone.data.organization.openApiSpec).toBeNull();
     expect(gone.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -268,7 +286,8 @@ describe('OpenAPI specifications', () => {
 describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)', () => {
   let guarded: TestGateway;
   beforeAll(async () => {
-    guarded = await startTestGateway({ allowPrivateUrls: false });
+    guarded = await startTestGateway({ seed: false, allowPrivateUrls: false });
+    await northwind(guarded);
   });
   afterAll(async () => {
     await guarded?.destroy();
@@ -280,8 +299,8 @@ describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS of
       ...PRIVATE_URLS,
       ...(machine ? [[`https://${machine}:8443/spec.yaml`, "the machine's own name", 'name'] as const] : []),
     ];
-    const create = `mutation ($url: String!) { createOpenApiSpec(input: { organizationId: "acme", slug: "private-source", source: { url: $url } }) { spec { id } userErrors { code field message } } }`;
-    const update = `mutation ($url: String!, $slug: String!) { updateOpenApiSpec(input: { organizationId: "acme", slug: $slug, source: { url: $url } }) { spec { id } userErrors { code field message } } }`;
+    const create = `mutation ($url: String!) { createOpenApiSpec(input: { organizationId: "${ORG}", slug: "private-source", source: { url: $url } }) { spec { id } userErrors { code field message } } }`;
+    const update = `mutation ($url: String!, $slug: String!) { updateOpenApiSpec(input: { organizationId: "${ORG}", slug: $slug, source: { url: $url } }) { spec { id } userErrors { code field message } } }`;
     for (const [url, form, guard] of corpus) {
       // Other schemes stop at the gateway's own check; the rest reach the platform once, which refuses them.
       const upstream = guard === 'scheme' ? 0 : 1;
@@ -292,7 +311,7 @@ describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS of
       const refused = { spec: null, userErrors: [{ code: 'BAD_USER_INPUT', field: ['source', 'url'], message }] };
       const created = await guarded.gql<any>(create, { url });
       expect([form, created.upstream, created.data?.createOpenApiSpec]).toEqual([form, upstream, refused]);
-      for (const slug of ['private-source', DEMO_SPEC_SLUG]) {
+      for (const slug of ['private-source', SPEC]) {
         const updated = await guarded.gql<any>(update, { url, slug });
         expect([form, slug, updated.upstream, updated.data?.updateOpenApiSpec]).toEqual([
           form,
@@ -302,18 +321,20 @@ describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS of
         ]);
       }
     }
-    const listed = await guarded.gql<any>(`{ organization(id: "acme") { openApiSpecs { nodes { slug sourceUrl } } } }`);
-    expect(listed.data.organization.openApiSpecs.nodes).toEqual([{ slug: DEMO_SPEC_SLUG, sourceUrl: null }]);
+    const listed = await guarded.gql<any>(
+      `{ organization(id: "${ORG}") { openApiSpecs { nodes { slug sourceUrl } } } }`,
+    );
+    expect(listed.data.organization.openApiSpecs.nodes).toEqual([{ slug: SPEC, sourceUrl: null }]);
   });
 });
 
 describe('lookups', () => {
   it('reads a specification by slug, its real ids even when only they are asked', async () => {
     const keys = await ok(
-      `{ organization(id: "acme") { openApiSpec(slug: "acme-petstore") { id platformId lastVersion { id platformId } } } }`,
+      `{ organization(id: "${ORG}") { openApiSpec(slug: "${SPEC}") { id platformId lastVersion { id platformId } } } }`,
     );
-    const full = await ok(`{ organization(id: "acme") { openApiSpecs { nodes { id platformId slug } } } }`);
-    const listed = full.organization.openApiSpecs.nodes.find((node: any) => node.slug === 'acme-petstore');
+    const full = await ok(`{ organization(id: "${ORG}") { openApiSpecs { nodes { id platformId slug } } } }`);
+    const listed = full.organization.openApiSpecs.nodes.find((node: any) => node.slug === SPEC);
     expect(keys.organization.openApiSpec).toMatchObject({ id: listed.id, platformId: listed.platformId });
     const version = await ok(
       `query ($id: ID!) { node(id: $id) { ... on OpenApiSpecVersion { platformId spec { platformId } } } }`,
@@ -329,13 +350,13 @@ describe('lookups', () => {
 describe('computed API references', () => {
   it('generates pages and documents from a specification, and they follow its new versions', async () => {
     await ok(
-      `mutation ($text: String!) { createOpenApiSpec(input: { organizationId: "acme", slug: "shop", source: { text: $text } }) { userErrors { code } } }`,
+      `mutation ($text: String!) { createOpenApiSpec(input: { organizationId: "${ORG}", slug: "shop", source: { text: $text } }) { userErrors { code } } }`,
       {
         text: spec('Shop', [['/orders', 'orders']]),
       },
     );
     await g.platform.app.jobs.drain();
-    const space = g.platform.spaceId('Petstore API');
+    const space = petstoreSpace;
     const query = `query ($space: ID!) { space(id: $space) {
       computedRevision(source: { openApi: { spec: "shop" } }, seed: "ref") { title children { title } document { json } }
       computedDocument(source: { openApi: { spec: "shop", doc: MODELS } }, seed: "models") { json }
@@ -356,7 +377,7 @@ describe('computed API references', () => {
     );
 
     await ok(
-      `mutation ($text: String!) { updateOpenApiSpec(input: { organizationId: "acme", slug: "shop", source: { text: $text } }) { userErrors { code } } }`,
+      `mutation ($text: String!) { updateOpenApiSpec(input: { organizationId: "${ORG}", slug: "shop", source: { text: $text } }) { userErrors { code } } }`,
       {
         text: spec('Shop', [
           ['/orders', 'orders'],
@@ -389,11 +410,11 @@ describe('computed API references', () => {
 
   it('builds the api-reference template of a new space from a specification', async () => {
     const { createSpace } = await ok(
-      `mutation { createSpace(input: { organizationId: "acme", title: "Pet API docs" }) { space { id } userErrors { code } } }`,
+      `mutation { createSpace(input: { organizationId: "${ORG}", title: "Pet API docs" }) { space { id } userErrors { code } } }`,
     );
     const space = createSpace.space.id;
     await ok(
-      `mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "acme-petstore" }) { space { id } userErrors { code } } }`,
+      `mutation ($space: ID!) { applySpaceTemplate(input: { spaceId: $space, templateId: "api-reference", openApiSpec: "${SPEC}" }) { space { id } userErrors { code } } }`,
       { space },
     );
     const content = await ok(
@@ -415,14 +436,14 @@ describe('computed API references', () => {
       { code: 'NOT_FOUND', field: ['openApiSpec'] },
     ]);
     const alone = await g.gql<any>(
-      `mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, openApiSpec: "acme-petstore" }) { userErrors { code field } } }`,
+      `mutation ($space: ID!) { createChangeRequest(input: { spaceId: $space, openApiSpec: "${SPEC}" }) { userErrors { code field } } }`,
       { space },
     );
     expect(alone.data.createChangeRequest.userErrors).toEqual([{ code: 'BAD_USER_INPUT', field: ['openApiSpec'] }]);
   });
 
-  it('expands the computed page of the demo space into the reference of its specification', async () => {
-    const space = g.platform.spaceId('Petstore API');
+  it('expands the computed page of a space into the reference of its specification', async () => {
+    const space = petstoreSpace;
     const result = await ok(
       `query ($space: ID!) { space(id: $space) { content { pages { __typename title ... on DocumentPage { markdown computedSource openApiSpec { slug } } } } } }`,
       { space },
@@ -431,7 +452,7 @@ describe('computed API references', () => {
     expect(titles).toEqual(expect.arrayContaining(['Overview', 'Pets', 'Models']));
     const pets = result.space.content.pages.find((page: any) => page.title === 'Pets');
     expect(pets.__typename).toBe('DocumentPage');
-    expect(pets.openApiSpec).toEqual({ slug: 'acme-petstore' });
+    expect(pets.openApiSpec).toEqual({ slug: SPEC });
     expect(pets.computedSource).toMatchObject({ type: 'builtin:openapi' });
     const overview = result.space.content.pages.find((page: any) => page.title === 'Overview');
     expect(overview).toMatchObject({ computedSource: null, openApiSpec: null });

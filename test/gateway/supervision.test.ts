@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,14 +8,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/http/server.js';
 import type { UpstreamProcessStatus } from '../../src/gateway/http/health.js';
-import { catchUpSearchIndex } from '../../src/platform/content/current.js';
-import { seedDemoData } from '../../src/platform/demo-data.js';
-import { openDatabase } from '../../src/platform/store/db.js';
-import { seededTemplate } from '../fixtures/platform.js';
+import { addOrg } from '../fixtures/org.js';
+import { startTestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
 import { supervisedProcess } from '../fixtures/processes.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+/** The organization the tests write to. */
+const ORG = 'northwind';
+/** The embedded platform without the demo data: it starts on what its data folder holds. */
+const NO_DEMO = { PLATFORM_DEMO_DATA: '0' };
 
 function alive(pid: number): boolean {
   try {
@@ -147,14 +149,15 @@ async function graphqlAt(url: string, token: string, query: string, variables: R
   };
 }
 
-/** A data folder holding the seeded demo database (as `npm ci` leaves it), and the admin's token. */
-function seededDataDir(prefix: string): { dataDir: string; token: string } {
+/**
+ * A data folder whose database holds Northwind with its admin, built through a test platform over it, and the
+ * admin's token.
+ */
+async function builtDataDir(prefix: string): Promise<{ dataDir: string; token: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
-  // Seeded here, as the first start would: these tests are about processes, not about seeding.
-  const db = openDatabase({ file: join(dataDir, 'platform.sqlite') });
-  const token = Object.values(seedDemoData(db))[0]!;
-  catchUpSearchIndex(db);
-  db.close();
+  const builder = await startTestPlatform({ dataDir, seed: false });
+  const token = addOrg(builder, { id: ORG, title: 'Northwind Docs', members: { ada: 'admin' } }).token('ada');
+  await builder.destroy();
   return { dataDir, token };
 }
 
@@ -171,7 +174,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
     graphqlAt(gatewayUrl, token, query, variables);
 
   beforeAll(async () => {
-    ({ dataDir, token } = seededDataDir('gateway-supervision-'));
+    ({ dataDir, token } = await builtDataDir('gateway-supervision-'));
     const port = await freePort();
     started = await startNpmStart({
       PORT: String(port),
@@ -179,6 +182,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
       // listens, while other tests run beside this one. Its restarts keep the port it got.
       PLATFORM_PORT: '0',
       DATA_DIR: dataDir,
+      ...NO_DEMO,
     });
     gatewayUrl = started.url;
     await waitReadyHere();
@@ -215,7 +219,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
         writes += 1;
         const title = `Survivor ${writes}`;
         const answer = await ask(
-          'mutation ($title: String!) { createSpace(input: { organizationId: "acme", title: $title }) { space { platformId title } userErrors { code } } }',
+          `mutation ($title: String!) { createSpace(input: { organizationId: "${ORG}", title: $title }) { space { platformId title } userErrors { code } } }`,
           { title },
         );
         await record(answer);
@@ -225,7 +229,7 @@ describe('npm start supervises the embedded platform in a process of its own', (
       }
     };
     const reader = async () => {
-      while (running) await record(await ask('{ viewer { id } organization(id: "acme") { title } }'));
+      while (running) await record(await ask(`{ viewer { id } organization(id: "${ORG}") { title } }`));
     };
     const stream = [writer(), writer(), reader(), reader()];
 
@@ -288,12 +292,13 @@ describe('npm start restarts a gateway that dies', () => {
   let token: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'gateway-restart-'));
-    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
-    started = await startNpmStart({ PORT: String(await freePort()), PLATFORM_PORT: '0', DATA_DIR: dataDir });
-    token = Object.values(
-      JSON.parse(readFileSync(join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>,
-    )[0]!;
+    ({ dataDir, token } = await builtDataDir('gateway-restart-'));
+    started = await startNpmStart({
+      PORT: String(await freePort()),
+      PLATFORM_PORT: '0',
+      DATA_DIR: dataDir,
+      ...NO_DEMO,
+    });
   }, PROCESS_GUARD_MS);
 
   afterAll(async () => {
@@ -317,7 +322,7 @@ describe('npm start restarts a gateway that dies', () => {
     const written = await graphqlAt(
       url,
       token,
-      'mutation { createSpace(input: { organizationId: "acme", title: "Written before the crash" }) { space { platformId } userErrors { code } } }',
+      `mutation { createSpace(input: { organizationId: "${ORG}", title: "Written before the crash" }) { space { platformId } userErrors { code } } }`,
     );
     expect(written.body.data?.createSpace.userErrors).toEqual([]);
     const spaceId: string = written.body.data!.createSpace.space.platformId;
@@ -355,10 +360,9 @@ describe('npm start signalled as a whole process group (a terminal, a service ma
     timeout: PROCESS_GUARD_MS,
   }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-group-'));
-    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
     try {
       const started = await startNpmStart(
-        { PORT: String(await freePort()), PLATFORM_PORT: '0', DATA_DIR: dataDir },
+        { PORT: String(await freePort()), PLATFORM_PORT: '0', DATA_DIR: dataDir, ...NO_DEMO },
         { detached: true },
       );
       await waitReady(started.url);
@@ -376,14 +380,20 @@ describe('npm start signalled as a whole process group (a terminal, a service ma
 describe('npm start on a busy PORT', () => {
   it('ends the start with one line naming the port, restarting nothing', { timeout: PROCESS_GUARD_MS }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-busy-'));
-    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
         cwd: projectRoot,
-        env: { ...process.env, PORT: String(port), PLATFORM_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+        env: {
+          ...process.env,
+          PORT: String(port),
+          PLATFORM_PORT: '0',
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'error',
+          ...NO_DEMO,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       spawned.add(child);

@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLUSTER_ID } from '../../src/platform/conversations/demo.js';
 import { Access, isExpired, RESTORE_WINDOW_MS, ROLES, type Role } from '../../src/platform/access.js';
 import { DEMO, seedDemoData } from '../../src/platform/demo-data.js';
+import { loadDemoOpenAPI } from '../../src/platform/demo-content/load.js';
+import { DEMO_SPEC_SLUG } from '../../src/platform/openapi/demo.js';
+import { readSpec } from '../../src/platform/openapi/parse.js';
 import type { CollectionRow, SpaceRow, UserRow } from '../../src/platform/rows.js';
 import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { openDatabase, type Db } from '../../src/platform/store/db.js';
@@ -575,5 +578,63 @@ describe('demo data through the API', () => {
     expect(merged!.length).toBeGreaterThanOrEqual(1);
     expect(open!.filter((item) => item.outdated).length).toBeGreaterThanOrEqual(2);
     expect(open!.some((item) => item.conversationsIssuesCluster === DEMO_CLUSTER_ID)).toBe(true);
+  });
+
+  it('has two integrations of Acme, published, installed, with events and traces', async () => {
+    const video = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
+    expect(video.body).toMatchObject({
+      visibility: 'public',
+      blocks: [{ id: 'video' }],
+      configurations: { account: { required: ['channel'] } },
+    });
+    const installations = (await p.api('GET', `/integrations/${DEMO.integrations.public}/installations`)).body.items;
+    expect(
+      installations.map((item: { target: { organization: string }; status: string }) => [
+        item.target.organization,
+        item.status,
+      ]),
+    ).toEqual([
+      [DEMO.orgs.acme, 'active'],
+      [DEMO.orgs.globex, 'pending'],
+    ]);
+    const spaces = (
+      await p.api('GET', `/integrations/${DEMO.integrations.public}/spaces`, { query: { extended: true } })
+    ).body.items;
+    expect(spaces).toMatchObject([{ configuration: { quality: 'hd' }, space: { title: DEMO.spaces.public } }]);
+    const events = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events`)).body.items;
+    expect(events.map((event: { payload: { type: string } }) => event.payload.type)).toEqual([
+      'installation_setup',
+      'space_content_updated',
+      'space_installation_setup',
+      'space_installation_setup',
+      'installation_setup',
+      'installation_setup',
+    ]);
+    const trace = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events/${events[0].id}`)).body.trace;
+    expect(trace.logs.length).toBeGreaterThan(0);
+    const sites = (await p.api('GET', `/integrations/${DEMO.integrations.private}/sites`)).body.items;
+    expect(sites).toMatchObject([{ status: 'active', configuration: { trackingId: 'ACME-0001' } }]);
+  });
+
+  it('has the OpenAPI specification of Acme processed, public, with two valid versions, the newest last', async () => {
+    const [v1, v2] = loadDemoOpenAPI().versions.map((version) => version.text) as [string, string];
+    const specs = `/orgs/${DEMO.orgs.acme}/openapi`;
+    const list = await p.api('GET', specs);
+    expect(list.status).toBe(200);
+    const demo = list.body.items.find((item: any) => item.slug === DEMO_SPEC_SLUG);
+    expect(demo).toMatchObject({
+      object: 'openapi-spec',
+      processingState: 'complete',
+      visibility: 'public',
+      lastProcessedErrorCount: 0,
+      permissions: { view: true, edit: true },
+    });
+    const versions = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions`);
+    expect(versions.body.count).toBe(2);
+    expect(versions.body.items[0].id).toBe(demo.lastVersion);
+    const raw = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions/latest/content/raw`);
+    expect(raw.body).toEqual({ text: v2, format: 'yaml' });
+    // Seeded without processing: the parser must accept both texts.
+    for (const text of [v1, v2]) expect((await readSpec(text)).ok).toBe(true);
   });
 });

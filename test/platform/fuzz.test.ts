@@ -11,11 +11,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { startPlatform, type RunningPlatform } from '../../src/platform/server.js';
 import { createRng, findLeak, nestedArrays, nestedObjects, randomText } from '../fixtures/fuzz.js';
 import { servedOperations } from '../fixtures/operations.js';
-import { demoIds, type FuzzRequest, routeCases } from '../fixtures/platform-fuzz.js';
+import { buildFuzzTargets, type FuzzRequest, type FuzzTargets, routeCases } from '../fixtures/platform-fuzz.js';
+import { startTestPlatform } from '../fixtures/platform.js';
 
 // Fixed, so every run sends the same cases; FUZZ_SEED explores others locally.
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
@@ -35,30 +35,30 @@ let dataDir: string;
 let port: number;
 let agent: Agent;
 let adminToken: string;
+let targets: FuzzTargets;
 /** Problems found, per test; each test ends by expecting none. */
 let problems: string[] = [];
 let sent = 0;
 
-// The platform alone, without the test fixture's check of every answer against the API
-// description: that check runs inside the platform's answer path, so it would count in the time
-// of each answer, and it judges requests of the API, not deliberately broken ones.
+// The organizations are built through the test platform, then the fuzzing runs on the platform alone over the
+// same database, without the test fixture's check of every answer against the API description: that check runs
+// inside the platform's answer path, so it would count in the time of each answer, and it judges requests of
+// the API, not deliberately broken ones.
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'platform-fuzz-'));
-  platform = await startPlatform({ dataDir, port: 0 });
+  const builder = await startTestPlatform({ seed: false, dataDir });
+  targets = await buildFuzzTargets(builder);
+  await builder.destroy();
+  platform = await startPlatform({ dataDir, port: 0, seed: false });
   port = Number(new URL(platform.url).port);
   agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  adminToken = platform.tokens[DEMO.users.ada]!;
+  adminToken = targets.tokens[0]!;
 });
 afterAll(async () => {
   agent?.destroy();
   await platform?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** The demo token of the user with that e-mail. */
-const tokenOf = (email: string) => platform.tokens[email]!;
-const idOf = (sql: string, value: string) => (platform.db.prepare(sql).get(value) as { id: string }).id;
-const spaceId = (title: string) => idOf('SELECT id FROM spaces WHERE title = ? ORDER BY created_at, id LIMIT 1', title);
 
 interface Answer {
   status: number;
@@ -257,8 +257,7 @@ describe('the platform under hostile input', () => {
       { method: 'GET', path: '/ready' },
       { method: 'PUT', path: '/storage/upload' },
     ];
-    const tokens = [adminToken, tokenOf(DEMO.users.gus), tokenOf(DEMO.users.ivy)];
-    for (const request of routeCases(rng, ROUTE_CASES, { routes, tokens, real: demoIds(idOf) })) await send(request);
+    for (const request of routeCases(rng, ROUTE_CASES, { routes, ...targets })) await send(request);
     expectNoProblems(ROUTE_CASES, before);
   });
 
@@ -267,7 +266,8 @@ describe('the platform under hostile input', () => {
     const before = sent;
     const auth = { authorization: `Bearer ${adminToken}` };
     const json = { ...auth, 'content-type': 'application/json' };
-    const space = spaceId(DEMO.spaces.public);
+    const space = targets.publicSpace;
+    const org = targets.org;
     const cases: FuzzRequest[] = [
       { label: 'path of 10 KB', method: 'GET', path: `/v1/orgs/${'a'.repeat(10_000)}`, headers: auth },
       { label: 'path of 15 KB', method: 'GET', path: `/v1/${'a/'.repeat(7_500)}`, headers: auth },
@@ -275,12 +275,12 @@ describe('the platform under hostile input', () => {
       { label: 'id of 501', method: 'GET', path: `/v1/spaces/${'s'.repeat(501)}`, headers: auth },
       { label: 'percent garbage', method: 'GET', path: '/v1/orgs/%E0%A4%A/members', headers: auth },
       { label: 'lone percent', method: 'GET', path: '/v1/%', headers: auth },
-      { label: 'encoded null', method: 'GET', path: '/v1/orgs/acme%00', headers: auth },
+      { label: 'encoded null', method: 'GET', path: `/v1/orgs/${org}%00`, headers: auth },
       { label: 'overlong UTF-8', method: 'GET', path: '/v1/orgs/%C0%AE%C0%AE/x', headers: auth },
       { label: 'dot segments', method: 'GET', path: '/v1/orgs/../../../etc/passwd', headers: auth },
       { label: 'encoded dot segments', method: 'GET', path: '/v1/orgs/%2e%2e/%2e%2e/etc/passwd', headers: auth },
-      { label: 'encoded slash in an id', method: 'GET', path: '/v1/orgs/acme%2Fmembers', headers: auth },
-      { label: 'double slashes', method: 'GET', path: '//v1//orgs//acme', headers: auth },
+      { label: 'encoded slash in an id', method: 'GET', path: `/v1/orgs/${org}%2Fmembers`, headers: auth },
+      { label: 'double slashes', method: 'GET', path: `//v1//orgs//${org}`, headers: auth },
       { label: 'root', method: 'GET', path: '/', headers: auth },
       { label: 'api root', method: 'GET', path: '/v1', headers: auth },
       { label: 'no route, no token', method: 'GET', path: '/v1/nothing-here' },
@@ -377,21 +377,21 @@ describe('the platform under hostile input', () => {
       {
         label: 'a document nested 10000 deep',
         method: 'PUT',
-        path: `/v1/orgs/${DEMO.orgs.acme}/agent-instructions`,
+        path: `/v1/orgs/${org}/agent-instructions`,
         headers: json,
         body: `{"instructions":{"object":"document","data":{},"nodes":[${'{"object":"block","type":"paragraph","nodes":['.repeat(10_000)}${']}'.repeat(10_000)}]}}`,
       },
       {
         label: 'a document nested 1000 deep',
         method: 'PUT',
-        path: `/v1/orgs/${DEMO.orgs.acme}/agent-instructions`,
+        path: `/v1/orgs/${org}/agent-instructions`,
         headers: json,
         body: `{"instructions":{"object":"document","data":{},"nodes":[${'{"object":"block","type":"paragraph","nodes":['.repeat(1_000)}${']}'.repeat(1_000)}]}}`,
       },
       {
         label: 'a document with 20000 nodes',
         method: 'PUT',
-        path: `/v1/orgs/${DEMO.orgs.acme}/agent-instructions`,
+        path: `/v1/orgs/${org}/agent-instructions`,
         headers: json,
         body: JSON.stringify({
           instructions: {
@@ -404,7 +404,7 @@ describe('the platform under hostile input', () => {
       {
         label: 'memberships with 50000 keys',
         method: 'PUT',
-        path: `/v1/orgs/${DEMO.orgs.acme}/teams`,
+        path: `/v1/orgs/${org}/teams`,
         headers: json,
         body: JSON.stringify({
           title: 'Fuzz',
@@ -414,7 +414,7 @@ describe('the platform under hostile input', () => {
       {
         label: '10000 users invited',
         method: 'POST',
-        path: `/v1/collections/${DEMO.collections.guides}/permissions`,
+        path: `/v1/collections/${targets.guides}/permissions`,
         headers: json,
         body: JSON.stringify({ role: 'read', users: Array.from({ length: 10_000 }, (_, i) => `u${i}`) }),
       },
@@ -422,56 +422,56 @@ describe('the platform under hostile input', () => {
       {
         label: 'body on DELETE',
         method: 'DELETE',
-        path: `/v1/orgs/${DEMO.orgs.acme}/link-invites/none`,
+        path: `/v1/orgs/${org}/link-invites/none`,
         headers: json,
         body: '{"x":1}',
       },
       {
         label: 'text/plain body',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/ping`,
+        path: `/v1/orgs/${org}/ping`,
         headers: { ...auth, 'content-type': 'text/plain' },
         body: 'hello',
       },
       {
         label: 'form body',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        path: `/v1/orgs/${org}/collections`,
         headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
         body: 'title=x',
       },
       {
         label: 'multipart body',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        path: `/v1/orgs/${org}/collections`,
         headers: { ...auth, 'content-type': 'multipart/form-data; boundary=b' },
         body: '--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nx\r\n--b--',
       },
       {
         label: 'no content type',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        path: `/v1/orgs/${org}/collections`,
         headers: auth,
         body: '{"title":"x"}',
       },
       {
         label: 'content type garbage',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        path: `/v1/orgs/${org}/collections`,
         headers: { ...auth, 'content-type': 'application/json; charset=klingon' },
         body: '{"title":"x"}',
       },
       {
         label: 'json subtype',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        path: `/v1/orgs/${org}/collections`,
         headers: { ...auth, 'content-type': 'application/merge-patch+json' },
         body: '{"title":"x"}',
       },
       {
         label: 'gzip we cannot read',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/collections`,
+        path: `/v1/orgs/${org}/collections`,
         headers: { ...json, 'content-encoding': 'gzip' },
         body: '{"title":"x"}',
       },
@@ -520,7 +520,7 @@ describe('the platform under hostile input', () => {
       {
         label: 'unsupported expectation',
         method: 'POST',
-        path: `/v1/orgs/${DEMO.orgs.acme}/ping`,
+        path: `/v1/orgs/${org}/ping`,
         headers: { ...json, expect: '100-banana' },
         body: '{}',
       },
@@ -540,6 +540,7 @@ describe('the platform under hostile input', () => {
     const before = sent;
     const rng = createRng(SEED + 1);
     const token = adminToken;
+    const org = targets.org;
     const valid = `GET /v1/user HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
     const fixed: Array<[string, string | Buffer, number?]> = [
       ['valid', valid, 200],
@@ -579,47 +580,47 @@ describe('the platform under hostile input', () => {
       ['obsolete line folding', `GET /v1/user HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\nConnection: close\r\n\r\n`],
       [
         'Content-Length and Transfer-Encoding',
-        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
         400,
       ],
       [
         'two Content-Lengths',
-        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
         400,
       ],
       [
         'Content-Length not a number',
-        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`,
         400,
       ],
-      ['negative Content-Length', 'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400],
+      ['negative Content-Length', `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n`, 400],
       [
         'huge Content-Length',
-        `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{}`,
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{}`,
         413,
       ],
       [
         'invalid chunk size',
-        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n`,
         400,
       ],
       [
         'unknown transfer coding',
-        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: banana\r\n\r\n{}',
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: banana\r\n\r\n{}`,
         400,
       ],
       [
         'body shorter than declared',
-        `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}`,
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}`,
       ],
       [
         'unsupported expectation',
-        'POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nExpect: 100-banana\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nExpect: 100-banana\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
         417,
       ],
       [
         '100-continue',
-        `POST /v1/orgs/acme/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+        `POST /v1/orgs/${org}/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
       ],
       [
         'absolute-form target',
@@ -665,7 +666,7 @@ describe('the platform under hostile input', () => {
   it('still answers afterwards', async () => {
     const user = await fetch(`${platform.url}/user`, { headers: { authorization: `Bearer ${adminToken}` } });
     expect(user.status).toBe(200);
-    expect(((await user.json()) as { email: string }).email).toBe(DEMO.users.ada);
+    expect(((await user.json()) as { email: string }).email).toBe(targets.adminEmail);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
   });

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,10 @@ import {
   prepareCorpus,
   runCorpus,
   type CorpusContext,
+  type CorpusTargets,
 } from '../fixtures/hostile-corpus.js';
-import { seededTemplate } from '../fixtures/platform.js';
+import { addOrg, addUser } from '../fixtures/org.js';
+import { startTestPlatform } from '../fixtures/platform.js';
 
 /**
  * Peak RSS growth allowed over the process's RSS before the corpus, in MiB. Measured on a
@@ -32,6 +34,34 @@ function memory(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
+/** The hostname of Northwind's site behind visitor authentication. */
+const VISITOR_HOSTNAME = 'docs.northwind.test';
+
+/**
+ * What the corpus acts on, built in the database of `dataDir` through a test platform over it: Northwind and
+ * Southwind, ada admin of both, and Northwind's published site behind visitor authentication, on its own
+ * hostname. Answers the targets and ada's token.
+ */
+async function buildTargets(dataDir: string): Promise<{ targets: CorpusTargets; token: string }> {
+  const builder = await startTestPlatform({ dataDir, seed: false });
+  const users = { ada: addUser(builder, 'ada') };
+  const org = addOrg(builder, { id: 'northwind', members: { ada: 'admin' }, users });
+  addOrg(builder, { id: 'southwind', members: { ada: 'admin' }, users });
+  const space = await org.space('Guides');
+  const site = await org.site('Visitor docs', { spaces: [space], visibility: 'visitor-auth' });
+  const named = await builder.api('PATCH', `/orgs/${org.id}/sites/${site}`, { body: { hostname: VISITOR_HOSTNAME } });
+  expect(named.status).toBe(200);
+  await builder.destroy();
+  return {
+    targets: {
+      org: org.id,
+      secondOrg: 'southwind',
+      visitorPageUrl: `https://${VISITOR_HOSTNAME}/getting-started/authentication`,
+    },
+    token: users.ada.token,
+  };
+}
+
 /**
  * The hostile corpus against the platform as `npm start` runs it: a process of its own under
  * the supervisor, with the default heap and the outbound guards on (no private URLs, no local
@@ -48,7 +78,7 @@ describe('the hostile corpus against a running platform', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'hostile-corpus-'));
-    copyFileSync(seededTemplate(), join(dataDir, 'platform.sqlite'));
+    const { targets, token } = await buildTargets(dataDir);
     const defaults = loadConfig({});
     supervisor = new Supervisor({
       name: 'embedded platform',
@@ -60,15 +90,15 @@ describe('the hostile corpus against a running platform', () => {
         PLATFORM_ALLOW_PRIVATE_URLS: '0',
         GIT_ALLOW_LOCAL: '0',
         LOG_LEVEL: 'error',
+        PLATFORM_DEMO_DATA: '0',
       }),
       heapMb: defaults.PLATFORM_HEAP_MB,
       log: (line) => restarts.push(line),
     });
     ready = await supervisor.start();
     pid = supervisor.status().pid!;
-    const tokens = JSON.parse(readFileSync(ready.demoTokensFile!, 'utf8')) as Record<string, string>;
-    expect(ready.demoTokens).toEqual(tokens);
-    context = await prepareCorpus(corpusClient(ready.url, Object.values(tokens)[0]!));
+    expect(ready.demoTokens).toBeUndefined();
+    context = await prepareCorpus(corpusClient(ready.url, token), targets);
   }, 120_000); // a guard: a start and the corpus's setup take seconds, several times that on a busy machine
 
   afterAll(async () => {

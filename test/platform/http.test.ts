@@ -1,19 +1,45 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingParameter } from '../../src/platform/http.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { newId, newSecret, withStableIds } from '../../src/platform/http.js';
+import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
+const ORG = 'northwind';
+const SOUTH = 'southwind';
+/** Southwind's hostname, which no other organization may take. */
+const SOUTH_HOSTNAME = 'southwind-docs';
 let p: TestPlatform;
+let org: TestOrg;
 let ada: string;
+let hana: TestUser;
+/** Northwind's "Status page" space. */
 let spaceId: string;
+/** Northwind's collections: Product > Guides (gus has `read`) > Advanced, and Internal; Southwind's Handbook. */
+const C = {} as Record<'product' | 'guides' | 'advanced' | 'internal' | 'southHandbook', string>;
+/** Northwind's teams: Writers (dee) and Platform (owner dee). */
+const T = {} as Record<'writers' | 'platform', string>;
 
+/**
+ * Northwind: ada admin, dee `edit`, finn `read`, gus a guest with `read` on Guides. Southwind (its own hostname):
+ * ada admin, hana `edit`, who is not in Northwind.
+ */
 beforeAll(async () => {
-  p = await startTestPlatform();
-  ada = p.userId(DEMO.users.ada);
-  spaceId = (
-    p.db.prepare("SELECT id FROM spaces WHERE org_id = 'acme' AND deleted_at IS NULL LIMIT 1").get() as { id: string }
-  ).id;
+  p = await startTestPlatform({ seed: false });
+  const users = { ada: addUser(p, 'ada') };
+  org = addOrg(p, { id: ORG, members: { ada: 'admin', dee: 'edit', finn: 'read', gus: null }, users });
+  const south = addOrg(p, { id: SOUTH, members: { ada: 'admin', hana: 'edit' }, users });
+  ada = org.user('ada').id;
+  hana = south.user('hana');
+  expect((await p.api('PATCH', `/orgs/${SOUTH}`, { body: { hostname: SOUTH_HOSTNAME } })).status).toBe(200);
+  C.southHandbook = await south.collection('Handbook');
+  C.product = await org.collection('Product');
+  C.guides = await org.collection('Guides', { parent: C.product });
+  C.advanced = await org.collection('Advanced', { parent: C.guides });
+  C.internal = await org.collection('Internal');
+  T.writers = await org.team('Writers', ['dee']);
+  T.platform = await org.team('Platform', [], { owners: ['dee'] });
+  await org.grant({ collection: C.guides }, 'read', { users: ['gus'] });
+  spaceId = await org.space('Status page');
 });
 
 afterAll(async () => {
@@ -52,16 +78,16 @@ const pageToken = (payload: unknown) => Buffer.from(JSON.stringify(payload), 'ut
 /** Every paginated list of the platform, with SQL (LIMIT/OFFSET) and in-memory windows alike. */
 const LISTS = () => [
   '/orgs',
-  `/orgs/${DEMO.orgs.acme}/members`,
-  `/orgs/${DEMO.orgs.acme}/members/${ada}/spaces`,
-  `/orgs/${DEMO.orgs.acme}/members/${ada}/teams`,
-  `/orgs/${DEMO.orgs.acme}/teams`,
-  `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.writers}/members`,
-  `/orgs/${DEMO.orgs.acme}/collections`,
-  `/orgs/${DEMO.orgs.acme}/spaces`,
-  `/collections/${DEMO.collections.product}/spaces`,
-  `/collections/${DEMO.collections.guides}/permissions/users`,
-  `/collections/${DEMO.collections.guides}/permissions/aggregate`,
+  `/orgs/${ORG}/members`,
+  `/orgs/${ORG}/members/${ada}/spaces`,
+  `/orgs/${ORG}/members/${ada}/teams`,
+  `/orgs/${ORG}/teams`,
+  `/orgs/${ORG}/teams/${T.writers}/members`,
+  `/orgs/${ORG}/collections`,
+  `/orgs/${ORG}/spaces`,
+  `/collections/${C.product}/spaces`,
+  `/collections/${C.guides}/permissions/users`,
+  `/collections/${C.guides}/permissions/aggregate`,
 ];
 
 describe('page tokens', () => {
@@ -115,8 +141,8 @@ describe('query values', () => {
         `/orgs/${id}`,
         `/collections/${id}`,
         `/spaces/${id}`,
-        `/orgs/${DEMO.orgs.acme}/members/${id}`,
-        `/orgs/${DEMO.orgs.acme}/teams/${id}`,
+        `/orgs/${ORG}/members/${id}`,
+        `/orgs/${ORG}/teams/${id}`,
       ]) {
         const answer = await p.api('GET', path);
         expect(answer.status, path).toBe(404);
@@ -131,12 +157,12 @@ describe('repeated query parameters', () => {
     const cases: Array<[string, string]> = [
       ['/orgs?limit=2&limit=3', 'limit'],
       ['/orgs?limit=2&limit=2', 'limit'],
-      [`/orgs/${DEMO.orgs.acme}/members?page=a&page=b`, 'page'],
-      [`/orgs/${DEMO.orgs.acme}/members?role=read&role=edit`, 'role'],
-      [`/orgs/${DEMO.orgs.acme}/members?search=a&search=b`, 'search'],
-      [`/orgs/${DEMO.orgs.acme}/members?sort=name&sort=name`, 'sort'],
-      [`/orgs/${DEMO.orgs.acme}/teams?title=a&title=b`, 'title'],
-      [`/orgs/${DEMO.orgs.acme}/collections?nested=true&nested=false`, 'nested'],
+      [`/orgs/${ORG}/members?page=a&page=b`, 'page'],
+      [`/orgs/${ORG}/members?role=read&role=edit`, 'role'],
+      [`/orgs/${ORG}/members?search=a&search=b`, 'search'],
+      [`/orgs/${ORG}/members?sort=name&sort=name`, 'sort'],
+      [`/orgs/${ORG}/teams?title=a&title=b`, 'title'],
+      [`/orgs/${ORG}/collections?nested=true&nested=false`, 'nested'],
     ];
     for (const [path, name] of cases) {
       const answer = await p.api('GET', path);
@@ -203,21 +229,21 @@ describe('field errors', () => {
   const FIELD_ERROR = /^Invalid (body|query) field "([^"]+)": \S.*$/s;
 
   it('names the field of every 400 about a body or query field as `Invalid body|query field "<path>": <reason>`', async () => {
-    const space = p.spaceId('Status page');
+    const space = spaceId;
     const cases: Array<[method: string, path: string, body: unknown, where: 'body' | 'query', field: string]> = [
-      ['PUT', `/orgs/${DEMO.orgs.acme}/teams`, { title: 'A', extra: true }, 'body', 'extra'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { title: 'Acme', a: 1, b: 2 }, 'body', 'a'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'none', x: 1 } }, 'body', 'mergeRules.x'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { mergeRules: { type: 'weird' } }, 'body', 'mergeRules.type'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { hostname: 'globex' }, 'body', 'hostname'],
-      ['PATCH', `/orgs/${DEMO.orgs.acme}`, { logo: 'javascript:alert(1)' }, 'body', 'logo'],
+      ['PUT', `/orgs/${ORG}/teams`, { title: 'A', extra: true }, 'body', 'extra'],
+      ['PATCH', `/orgs/${ORG}`, { title: 'Acme', a: 1, b: 2 }, 'body', 'a'],
+      ['PATCH', `/orgs/${ORG}`, { mergeRules: { type: 'none', x: 1 } }, 'body', 'mergeRules.x'],
+      ['PATCH', `/orgs/${ORG}`, { mergeRules: { type: 'weird' } }, 'body', 'mergeRules.type'],
+      ['PATCH', `/orgs/${ORG}`, { hostname: SOUTH_HOSTNAME }, 'body', 'hostname'],
+      ['PATCH', `/orgs/${ORG}`, { logo: 'javascript:alert(1)' }, 'body', 'logo'],
       [
         'PATCH',
-        `/orgs/${DEMO.orgs.acme}`,
+        `/orgs/${ORG}`,
         {
           mergeRules: {
             type: 'rules',
-            rules: [{ rule: 'require_specific_reviewers', users: [p.userId(DEMO.users.hana)] }],
+            rules: [{ rule: 'require_specific_reviewers', users: [hana.id] }],
           },
         },
         'body',
@@ -239,39 +265,15 @@ describe('field errors', () => {
         'position.after',
       ],
       ['POST', `/spaces/${space}/move`, { position: {} }, 'body', 'position'],
-      ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { visibility: 'in-collection' }, 'body', 'visibility'],
-      ['POST', `/orgs/${DEMO.orgs.acme}/spaces`, { emoji: 'not an emoji at all' }, 'body', 'emoji'],
-      [
-        'POST',
-        `/collections/${DEMO.collections.product}/move`,
-        { parent: DEMO.collections.advanced },
-        'body',
-        'parent',
-      ],
-      [
-        'POST',
-        `/collections/${DEMO.collections.product}/permissions`,
-        { role: 'read', users: [''] },
-        'body',
-        'users.0',
-      ],
-      [
-        'PUT',
-        `/orgs/${DEMO.orgs.acme}/teams`,
-        { title: 'A', members: [ada, p.userId(DEMO.users.hana)] },
-        'body',
-        'members.1',
-      ],
-      [
-        'PUT',
-        `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`,
-        { remove: [p.userId(DEMO.users.hana)] },
-        'body',
-        'remove.0',
-      ],
-      ['GET', `/orgs/${DEMO.orgs.acme}/members?role=owner`, undefined, 'query', 'role'],
-      ['GET', `/orgs/${DEMO.orgs.acme}/members?limit=0`, undefined, 'query', 'limit'],
-      ['GET', `/orgs/${DEMO.orgs.acme}/collections?nested=maybe`, undefined, 'query', 'nested'],
+      ['POST', `/orgs/${ORG}/spaces`, { visibility: 'in-collection' }, 'body', 'visibility'],
+      ['POST', `/orgs/${ORG}/spaces`, { emoji: 'not an emoji at all' }, 'body', 'emoji'],
+      ['POST', `/collections/${C.product}/move`, { parent: C.advanced }, 'body', 'parent'],
+      ['POST', `/collections/${C.product}/permissions`, { role: 'read', users: [''] }, 'body', 'users.0'],
+      ['PUT', `/orgs/${ORG}/teams`, { title: 'A', members: [ada, hana.id] }, 'body', 'members.1'],
+      ['PUT', `/orgs/${ORG}/teams/${T.platform}/members`, { remove: [hana.id] }, 'body', 'remove.0'],
+      ['GET', `/orgs/${ORG}/members?role=owner`, undefined, 'query', 'role'],
+      ['GET', `/orgs/${ORG}/members?limit=0`, undefined, 'query', 'limit'],
+      ['GET', `/orgs/${ORG}/collections?nested=maybe`, undefined, 'query', 'nested'],
     ];
     for (const [method, path, body, where, field] of cases) {
       const answer = await p.api(method, path, { body });
@@ -284,19 +286,19 @@ describe('field errors', () => {
   });
 
   it('names every unknown field, nested ones by their dotted path', async () => {
-    const answer = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body: { title: 'Acme', a: 1, b: 2 } });
+    const answer = await p.api('PATCH', `/orgs/${ORG}`, { body: { title: 'Acme', a: 1, b: 2 } });
     expect(answer.body.error.message).toBe('Invalid body field "a": is not a known field (nor "b")');
-    const nested = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body: { mergeRules: { type: 'none', x: 1 } } });
+    const nested = await p.api('PATCH', `/orgs/${ORG}`, { body: { mergeRules: { type: 'none', x: 1 } } });
     expect(nested.body.error.message).toBe('Invalid body field "mergeRules.x": is not a known field');
   });
 
   it('keeps `Invalid body: <reason>` for problems of the body as a whole', async () => {
     for (const body of [{}, [1], 'text']) {
-      const answer = await p.api('PATCH', `/orgs/${DEMO.orgs.acme}`, { body });
+      const answer = await p.api('PATCH', `/orgs/${ORG}`, { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.error.message, JSON.stringify(body)).toMatch(/^Invalid body: /);
     }
-    const broken = await fetch(`${p.url}/orgs/${DEMO.orgs.acme}`, {
+    const broken = await fetch(`${p.url}/orgs/${ORG}`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${p.adminToken}`, 'content-type': 'application/json' },
       body: '{"title":',
@@ -308,7 +310,7 @@ describe('field errors', () => {
   it('names the body limit, the size and the maximum of a body over it', async () => {
     const max = 5 * 1024 * 1024;
     const body = JSON.stringify({ title: 'x'.repeat(max) });
-    const answer = await fetch(`${p.url}/orgs/${DEMO.orgs.acme}`, {
+    const answer = await fetch(`${p.url}/orgs/${ORG}`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${p.adminToken}`, 'content-type': 'application/json' },
       body,
@@ -328,23 +330,23 @@ describe('field errors', () => {
 
 describe('references in a body that do not exist', () => {
   it('answer 404 `<What> not found: body field "<path>"`, naming the value', async () => {
-    const space = p.spaceId('Status page');
+    const space = spaceId;
     const cases: Array<[method: string, path: string, body: unknown, message: string]> = [
       [
         'POST',
-        `/orgs/${DEMO.orgs.acme}/collections`,
+        `/orgs/${ORG}/collections`,
         { parent: 'nope' },
         'Parent collection not found: body field "parent" ("nope")',
       ],
       [
         'POST',
-        `/orgs/${DEMO.orgs.acme}/spaces`,
-        { parent: DEMO.collections.globexHandbook },
-        `Parent collection not found: body field "parent" ("${DEMO.collections.globexHandbook}")`,
+        `/orgs/${ORG}/spaces`,
+        { parent: C.southHandbook },
+        `Parent collection not found: body field "parent" ("${C.southHandbook}")`,
       ],
       [
         'POST',
-        `/collections/${DEMO.collections.internal}/move`,
+        `/collections/${C.internal}/move`,
         { parent: 'nope' },
         'Parent collection not found: body field "parent" ("nope")',
       ],
@@ -363,48 +365,48 @@ describe('references in a body that do not exist', () => {
       [
         'POST',
         `/spaces/${space}/transfer`,
-        { organization: DEMO.orgs.globex, parent: 'nope' },
+        { organization: SOUTH, parent: 'nope' },
         'Parent collection not found: body field "parent" ("nope")',
       ],
       [
         'POST',
-        `/collections/${DEMO.collections.internal}/transfer`,
+        `/collections/${C.internal}/transfer`,
         { organization: 'nope' },
         'Target organization not found: body field "organization" ("nope")',
       ],
       [
         'POST',
-        `/collections/${DEMO.collections.internal}/permissions`,
+        `/collections/${C.internal}/permissions`,
         { role: 'read', users: [ada, 'ghost'] },
         'User not found: body field "users.1" ("ghost")',
       ],
       [
         'POST',
-        `/collections/${DEMO.collections.internal}/permissions`,
+        `/collections/${C.internal}/permissions`,
         { role: 'read', teams: ['team-nobody'] },
         'Team not found: body field "teams.0" ("team-nobody")',
       ],
       [
         'PUT',
-        `/orgs/${DEMO.orgs.acme}/teams`,
+        `/orgs/${ORG}/teams`,
         { title: 'Ghosts', members: ['ghost'] },
         'User not found: body field "members.0" ("ghost")',
       ],
       [
         'PUT',
-        `/orgs/${DEMO.orgs.acme}/teams/${DEMO.teams.platform}/members`,
+        `/orgs/${ORG}/teams/${T.platform}/members`,
         { add: ['ghost@acme.test'] },
         'User not found: body field "add.0" ("ghost@acme.test")',
       ],
       [
         'PATCH',
-        `/orgs/${DEMO.orgs.acme}`,
+        `/orgs/${ORG}`,
         { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['ghost'] }] } },
         'User not found: body field "mergeRules.rules.0.users.0" ("ghost")',
       ],
       [
         'PATCH',
-        `/orgs/${DEMO.orgs.acme}`,
+        `/orgs/${ORG}`,
         { defaultContent: { type: 'site', site: 'nope' } },
         'Site not found: body field "defaultContent.site" ("nope")',
       ],
@@ -415,8 +417,8 @@ describe('references in a body that do not exist', () => {
       expect(answer.status, label).toBe(404);
       expect(answer.body.error, label).toEqual({ code: 404, message });
     }
-    expect((await p.api('GET', `/spaces/${space}`)).body.organization).toBe(DEMO.orgs.acme);
-    expect((await p.api('GET', `/orgs/${DEMO.orgs.acme}/teams`, { query: { title: 'Ghosts' } })).body.count).toBe(0);
+    expect((await p.api('GET', `/spaces/${space}`)).body.organization).toBe(ORG);
+    expect((await p.api('GET', `/orgs/${ORG}/teams`, { query: { title: 'Ghosts' } })).body.count).toBe(0);
   });
 });
 
@@ -448,7 +450,7 @@ describe('request statistics', () => {
     for (let index = 0; index < 2100; index += 1) {
       const response = await app.inject({
         method: 'GET',
-        url: `/v1/orgs/${DEMO.orgs.acme}?n=${index}`,
+        url: `/v1/orgs/${ORG}?n=${index}`,
         headers: { authorization: `Bearer ${p.adminToken}` },
       });
       expect(response.statusCode).toBe(200);
@@ -458,18 +460,18 @@ describe('request statistics', () => {
     expect(stats.count).toBe(2100);
     expect(stats.requests.length).toBeGreaterThanOrEqual(1000);
     expect(stats.requests.length).toBeLessThanOrEqual(2000);
-    expect(stats.requests.at(-1)).toBe(`GET /v1/orgs/${DEMO.orgs.acme}?n=2099`);
+    expect(stats.requests.at(-1)).toBe(`GET /v1/orgs/${ORG}?n=2099`);
     expect(stats.answers.length).toBeLessThanOrEqual(2000);
-    expect(stats.answers.at(-1)).toEqual({ method: 'GET', url: `/v1/orgs/${DEMO.orgs.acme}?n=2099`, status: 200 });
+    expect(stats.answers.at(-1)).toEqual({ method: 'GET', url: `/v1/orgs/${ORG}?n=2099`, status: 200 });
   });
 });
 
 describe('guests', () => {
   it('cannot list who has access to a collection shared with them', async () => {
-    const gus = { token: p.token(DEMO.users.gus) };
-    expect((await p.api('GET', `/collections/${DEMO.collections.guides}`, gus)).status).toBe(200);
+    const gus = { token: org.token('gus') };
+    expect((await p.api('GET', `/collections/${C.guides}`, gus)).status).toBe(200);
     for (const path of ['permissions/users', 'permissions/aggregate']) {
-      const answer = await p.api('GET', `/collections/${DEMO.collections.guides}/${path}`, gus);
+      const answer = await p.api('GET', `/collections/${C.guides}/${path}`, gus);
       expect(answer).toEqual({
         status: 403,
         body: { error: { code: 403, message: 'Guests cannot list who has access to a collection' } },
@@ -477,8 +479,8 @@ describe('guests', () => {
     }
     expect(
       (
-        await p.api('GET', `/collections/${DEMO.collections.guides}/permissions/aggregate`, {
-          token: p.token(DEMO.users.finn),
+        await p.api('GET', `/collections/${C.guides}/permissions/aggregate`, {
+          token: org.token('finn'),
         })
       ).status,
     ).toBe(200);

@@ -7,27 +7,85 @@ import type { AddressInfo } from 'node:net';
 import { hostname as osHostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { isPrivateAddress } from '../../src/platform/outbound.js';
+import {
+  enableIntegration,
+  ICON_PNG as PNG,
+  installIntegration,
+  publication as publicationOf,
+  publishSiteAnalytics,
+  publishVideoBlock,
+} from '../fixtures/integrations.js';
+import { addOrg, addUser, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { until } from '../fixtures/wait.js';
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
-
-/** A 1×1 PNG, base64. */
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const ORG = 'northwind';
+const SOUTH = 'southwind';
+/** Northwind's hostname, by which a publication may name it. */
+const ORG_HOSTNAME = 'northwind-docs';
 const SECRET_VALUE = 'super-secret-value-1234';
+/** The public integration with a video block, installed on both organizations, enabled on Release notes. */
+const VIDEO = 'video-embeds';
+/** The private integration of Northwind for its sites, installed on its site. */
+const ANALYTICS = 'site-analytics';
+/** The domain of VIDEO's block. */
+const VIDEO_DOMAIN = 'videos.example.test';
 
-/** A publish body with every required field; `extra` adds or replaces fields. */
-const publication = (extra: Record<string, unknown> = {}) => ({
-  organization: acme,
-  title: 'Test hooks',
-  description: 'Receives events',
-  script: 'export default {};',
-  scopes: ['space:content:read'],
-  ...extra,
-});
+/** A publish body of Northwind with every required field; `extra` adds or replaces fields. */
+const publication = (extra: Record<string, unknown> = {}) => publicationOf(ORG, extra);
+
+/** The organizations of a platform made by `organizations`. */
+interface Orgs {
+  org: TestOrg;
+  south: TestOrg;
+  /** Northwind's public space. */
+  releaseNotes: string;
+  /** Northwind's private space, where finn has an `edit` grant. */
+  runbooks: string;
+  /** Northwind's site, of Release notes. */
+  site: string;
+  /** Southwind's space. */
+  developerPortal: string;
+}
+
+/**
+ * Northwind (hostname `northwind-docs`): ada admin, ben `create`, finn `read` (with `edit` on the private
+ * Runbooks), gus a guest; a public space Release notes and a site of it. Southwind: ada admin, hana `edit`; a
+ * space Developer portal and a site of it. Everyone's token: `org.token(key)` (hana's: `south.token('hana')`).
+ */
+async function organizations(p: TestPlatform): Promise<Orgs> {
+  const users = { ada: addUser(p, 'ada') };
+  const org = addOrg(p, {
+    id: ORG,
+    title: 'Northwind Docs',
+    members: { ada: 'admin', ben: 'create', finn: 'read', gus: null },
+    users,
+  });
+  const south = addOrg(p, { id: SOUTH, title: 'Southwind', members: { ada: 'admin', hana: 'edit' }, users });
+  expect((await p.api('PATCH', `/orgs/${ORG}`, { body: { hostname: ORG_HOSTNAME } })).status).toBe(200);
+  const releaseNotes = await org.space('Release notes', { visibility: 'public' });
+  const runbooks = await org.space('Runbooks', { visibility: 'private' });
+  await org.grant({ space: runbooks }, 'edit', { users: ['finn'] });
+  const site = await org.site('Northwind Docs', { spaces: [releaseNotes] });
+  const developerPortal = await south.space('Developer portal');
+  await south.site('Southwind developers', { spaces: [developerPortal] });
+  return { org, south, releaseNotes, runbooks, site, developerPortal };
+}
+
+/**
+ * VIDEO, public: installed on Northwind (active, a channel configured) and enabled on Release notes alone, and
+ * installed on Southwind (pending: no channel). ANALYTICS, private to Northwind: installed there, on its site alone.
+ */
+async function integrations({ org, south, releaseNotes, site }: Orgs): Promise<void> {
+  await publishVideoBlock(org, VIDEO, { domain: VIDEO_DOMAIN });
+  const video = await installIntegration(org, VIDEO, { configuration: { channel: 'northwind' } });
+  await enableIntegration(org, VIDEO, video, { space: releaseNotes }, { configuration: { quality: 'hd' } });
+  await installIntegration(south, VIDEO);
+  await publishSiteAnalytics(org, ANALYTICS);
+  const analytics = await installIntegration(org, ANALYTICS);
+  await enableIntegration(org, ANALYTICS, analytics, { site }, { configuration: { trackingId: 'NW-0001' } });
+}
 
 /** A receiver of deliveries on loopback: records each request, answers the statuses queued (200 once they run out). */
 interface Receiver {
@@ -80,8 +138,11 @@ function signatureHolds(delivery: { headers: IncomingHttpHeaders; body: Buffer }
 
 describe('publishing and reading integrations', () => {
   let p: TestPlatform;
+  let o: Orgs;
   beforeAll(async () => {
-    p = await startTestPlatform();
+    p = await startTestPlatform({ seed: false });
+    o = await organizations(p);
+    await integrations(o);
   });
   afterAll(async () => {
     await p?.destroy();
@@ -89,7 +150,7 @@ describe('publishing and reading integrations', () => {
 
   it('publishes an integration, then new versions of it, owned by the organization, for its admins only', async () => {
     const first = await p.api('POST', '/integrations/test-hooks', {
-      body: publication({ organization: 'acme-docs', icon: PNG, previewImages: [PNG, PNG] }),
+      body: publication({ organization: ORG_HOSTNAME, icon: PNG, previewImages: [PNG, PNG] }),
     });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toMatchObject({
@@ -103,7 +164,7 @@ describe('publishing and reading integrations', () => {
       scopes: ['space:content:read'],
       categories: [],
       externalLinks: [],
-      owner: { id: acme },
+      owner: { id: ORG },
       permissions: { admin: true },
     });
     expect(first.body.previewImages).toHaveLength(2);
@@ -113,14 +174,14 @@ describe('publishing and reading integrations', () => {
     expect(second.body).toMatchObject({ version: 2, title: 'Test hooks v2', visibility: 'public', previewImages: [] });
     // Another organization cannot take the name; a member who is not an admin cannot publish.
     expect(
-      (await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: globex }) })).status,
+      (await p.api('POST', '/integrations/test-hooks', { body: publication({ organization: SOUTH }) })).status,
     ).toBe(409);
-    expect((await p.api('POST', '/integrations/other', { token: p.token(U.ben), body: publication() })).status).toBe(
-      403,
-    );
-    expect((await p.api('POST', '/integrations/other', { token: p.token(U.hana), body: publication() })).status).toBe(
-      404,
-    );
+    expect(
+      (await p.api('POST', '/integrations/other', { token: o.org.token('ben'), body: publication() })).status,
+    ).toBe(403);
+    expect(
+      (await p.api('POST', '/integrations/other', { token: o.south.token('hana'), body: publication() })).status,
+    ).toBe(404);
     expect((await p.api('POST', '/integrations/other', { body: publication({ organization: 'nope' }) })).status).toBe(
       404,
     );
@@ -171,32 +232,28 @@ describe('publishing and reading integrations', () => {
   });
 
   it('lets visibility decide who reads, and lists with filters', async () => {
-    // acme-analytics is private to Acme: hana (Globex only) does not find it.
-    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.hana) })).status).toBe(
-      404,
-    );
-    expect((await p.api('GET', `/integrations/${DEMO.integrations.private}`, { token: p.token(U.finn) })).status).toBe(
-      200,
-    );
+    // The analytics are private to Northwind: hana (Southwind only) does not find them.
+    expect((await p.api('GET', `/integrations/${ANALYTICS}`, { token: o.south.token('hana') })).status).toBe(404);
+    expect((await p.api('GET', `/integrations/${ANALYTICS}`, { token: o.org.token('finn') })).status).toBe(200);
     const names = async (query: Record<string, string | number | boolean>, token = p.adminToken) =>
       ((await p.api('GET', '/integrations', { token, query })).body.items as Array<{ name: string }>).map(
         (item) => item.name,
       );
-    expect(await names({}, p.token(U.hana))).not.toContain(DEMO.integrations.private);
-    expect(await names({})).toEqual(expect.arrayContaining([DEMO.integrations.public, DEMO.integrations.private]));
-    expect(await names({ blocks: true })).toEqual([DEMO.integrations.public]);
-    expect(await names({ blockDomain: 'videos.acme.test' })).toEqual([DEMO.integrations.public]);
-    expect(await names({ category: 'analytics' })).toEqual([DEMO.integrations.private]);
-    expect(await names({ scope: 'site:views:read' })).toEqual([DEMO.integrations.private]);
-    expect(await names({ target: 'site' })).toContain(DEMO.integrations.private);
-    expect(await names({ target: 'space' })).not.toContain(DEMO.integrations.private);
-    expect(await names({ search: 'VIDEO' })).toEqual([DEMO.integrations.public]);
-    expect(await names({ owner: globex })).toEqual([]);
+    expect(await names({}, o.south.token('hana'))).not.toContain(ANALYTICS);
+    expect(await names({})).toEqual(expect.arrayContaining([VIDEO, ANALYTICS]));
+    expect(await names({ blocks: true })).toEqual([VIDEO]);
+    expect(await names({ blockDomain: VIDEO_DOMAIN })).toEqual([VIDEO]);
+    expect(await names({ category: 'analytics' })).toEqual([ANALYTICS]);
+    expect(await names({ scope: 'site:views:read' })).toEqual([ANALYTICS]);
+    expect(await names({ target: 'site' })).toContain(ANALYTICS);
+    expect(await names({ target: 'space' })).not.toContain(ANALYTICS);
+    expect(await names({ search: 'VIDEO' })).toEqual([VIDEO]);
+    expect(await names({ owner: SOUTH })).toEqual([]);
     expect((await p.api('GET', '/integrations', { query: { category: 'games' } })).status).toBe(400);
   });
 
   it('serves the icon at a signed URL', async () => {
-    const { body } = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
+    const { body } = await p.api('GET', `/integrations/${VIDEO}`);
     const icon = await fetch(body.urls.icon);
     expect(icon.status).toBe(200);
     expect(icon.headers.get('content-type')).toBe('image/png');
@@ -210,8 +267,8 @@ describe('publishing and reading integrations', () => {
 
   it('unpublishes: the integration goes, with its installations and events', async () => {
     await p.api('POST', '/integrations/short-lived', { body: publication({ visibility: 'public' }) });
-    await p.api('POST', '/integrations/short-lived/installations', { body: { organization: acme } });
-    expect((await p.api('DELETE', '/integrations/short-lived', { token: p.token(U.ben) })).status).toBe(403);
+    await p.api('POST', '/integrations/short-lived/installations', { body: { organization: ORG } });
+    expect((await p.api('DELETE', '/integrations/short-lived', { token: o.org.token('ben') })).status).toBe(403);
     expect((await p.api('DELETE', '/integrations/short-lived')).status).toBe(205);
     expect((await p.api('DELETE', '/integrations/short-lived')).status).toBe(204);
     expect((await p.api('GET', '/integrations/short-lived')).status).toBe(404);
@@ -228,8 +285,11 @@ describe('publishing and reading integrations', () => {
 
 describe('the integrations of an organization and of a space', () => {
   let p: TestPlatform;
+  let o: Orgs;
   beforeAll(async () => {
-    p = await startTestPlatform();
+    p = await startTestPlatform({ seed: false });
+    o = await organizations(p);
+    await integrations(o);
   });
   afterAll(async () => {
     await p?.destroy();
@@ -242,49 +302,49 @@ describe('the integrations of an organization and of a space', () => {
   };
 
   it('lists the public integrations with those the organization owns or installed, with filters', async () => {
-    const { public: video, private: analytics } = DEMO.integrations;
-    expect(await names(`/orgs/${acme}/integrations`)).toEqual([analytics, video]);
-    // Private to Acme: not available to Globex, even for ada, who is an admin of both.
-    expect(await names(`/orgs/${globex}/integrations`)).toEqual([video]);
+    const [video, analytics] = [VIDEO, ANALYTICS];
+    expect(await names(`/orgs/${ORG}/integrations`)).toEqual([analytics, video]);
+    // Private to Northwind: not available to Southwind, even for ada, who is an admin of both.
+    expect(await names(`/orgs/${SOUTH}/integrations`)).toEqual([video]);
     // An unlisted integration is available where it is installed, and to its owner.
     await p.api('POST', '/integrations/unlisted-tool', { body: publication({ visibility: 'unlisted' }) });
-    expect(await names(`/orgs/${globex}/integrations`)).toEqual([video]);
-    expect(await names(`/orgs/${acme}/integrations`)).toEqual([analytics, 'unlisted-tool', video]);
+    expect(await names(`/orgs/${SOUTH}/integrations`)).toEqual([video]);
+    expect(await names(`/orgs/${ORG}/integrations`)).toEqual([analytics, 'unlisted-tool', video]);
     const installed = await p.api('POST', '/integrations/unlisted-tool/installations', {
-      body: { organization: globex },
+      body: { organization: SOUTH },
     });
     expect(installed.status).toBe(201);
-    expect(await names(`/orgs/${globex}/integrations`)).toEqual(['unlisted-tool', video]);
+    expect(await names(`/orgs/${SOUTH}/integrations`)).toEqual(['unlisted-tool', video]);
 
-    const acmeWith = (query: Record<string, string | boolean>) => names(`/orgs/${acme}/integrations`, query);
-    expect(await acmeWith({ search: 'VIDEO' })).toEqual([video]);
-    expect(await acmeWith({ category: 'analytics' })).toEqual([analytics]);
-    expect(await acmeWith({ blockDomain: 'videos.acme.test' })).toEqual([video]);
-    expect(await acmeWith({ blocks: true })).toEqual([video]);
-    expect(await acmeWith({ blocks: false })).toEqual([analytics, 'unlisted-tool']);
-    expect(await acmeWith({ contentSources: true })).toEqual([]);
-    expect(await acmeWith({ owner: globex })).toEqual([]);
-    expect(await acmeWith({ scope: 'site:views:read' })).toEqual([analytics]);
-    expect(await acmeWith({ target: 'space' })).toEqual(['unlisted-tool', video]);
-    expect((await p.api('GET', `/orgs/${acme}/integrations`, { query: { scope: 'nope' } })).status).toBe(400);
+    const northwindWith = (query: Record<string, string | boolean>) => names(`/orgs/${ORG}/integrations`, query);
+    expect(await northwindWith({ search: 'VIDEO' })).toEqual([video]);
+    expect(await northwindWith({ category: 'analytics' })).toEqual([analytics]);
+    expect(await northwindWith({ blockDomain: VIDEO_DOMAIN })).toEqual([video]);
+    expect(await northwindWith({ blocks: true })).toEqual([video]);
+    expect(await northwindWith({ blocks: false })).toEqual([analytics, 'unlisted-tool']);
+    expect(await northwindWith({ contentSources: true })).toEqual([]);
+    expect(await northwindWith({ owner: SOUTH })).toEqual([]);
+    expect(await northwindWith({ scope: 'site:views:read' })).toEqual([analytics]);
+    expect(await northwindWith({ target: 'space' })).toEqual(['unlisted-tool', video]);
+    expect((await p.api('GET', `/orgs/${ORG}/integrations`, { query: { scope: 'nope' } })).status).toBe(400);
   });
 
   it('pages the integrations of an organization', async () => {
-    // A third one of Acme, so that the list takes three pages of one.
+    // A third one of Northwind, so that the list takes three pages of one.
     await p.api('POST', '/integrations/paged-tool', { body: publication() });
-    const all = await names(`/orgs/${acme}/integrations`);
+    const all = await names(`/orgs/${ORG}/integrations`);
     expect(all.length).toBeGreaterThanOrEqual(3);
-    const first = await p.api('GET', `/orgs/${acme}/integrations`, { query: { limit: 1 } });
+    const first = await p.api('GET', `/orgs/${ORG}/integrations`, { query: { limit: 1 } });
     expect(first.body).toMatchObject({
       count: all.length,
       next: { page: expect.any(String) },
       items: [{ name: all[0] }],
     });
-    const second = await p.api('GET', `/orgs/${acme}/integrations`, {
+    const second = await p.api('GET', `/orgs/${ORG}/integrations`, {
       query: { limit: 1, page: first.body.next.page },
     });
     expect(second.body.items.map((item: { name: string }) => item.name)).toEqual([all[1]]);
-    const last = await p.api('GET', `/orgs/${acme}/integrations`, {
+    const last = await p.api('GET', `/orgs/${ORG}/integrations`, {
       query: { limit: 1000, page: second.body.next.page },
     });
     expect(last.body.next).toBeUndefined();
@@ -292,23 +352,23 @@ describe('the integrations of an organization and of a space', () => {
   });
 
   it('answers the integrations of an organization to its members only', async () => {
-    expect(await names(`/orgs/${acme}/integrations`, {}, p.token(U.finn))).toContain(DEMO.integrations.private);
-    // A guest of Acme has no organization role; Globex's hana is no member of Acme.
-    expect((await p.api('GET', `/orgs/${acme}/integrations`, { token: p.token(U.gus) })).status).toBe(403);
-    expect((await p.api('GET', `/orgs/${acme}/integrations`, { token: p.token(U.hana) })).status).toBe(404);
+    expect(await names(`/orgs/${ORG}/integrations`, {}, o.org.token('finn'))).toContain(ANALYTICS);
+    // A guest of Northwind has no organization role; Southwind's hana is no member of Northwind.
+    expect((await p.api('GET', `/orgs/${ORG}/integrations`, { token: o.org.token('gus') })).status).toBe(403);
+    expect((await p.api('GET', `/orgs/${ORG}/integrations`, { token: o.south.token('hana') })).status).toBe(404);
     expect((await p.api('GET', '/orgs/no-such-org/integrations')).status).toBe(404);
   });
 
   it('lists the integrations installed on a space, searched by name', async () => {
-    const { public: video, private: analytics } = DEMO.integrations;
-    const releaseNotes = `/spaces/${p.spaceId(DEMO.spaces.public)}/integrations`;
-    const runbooks = `/spaces/${p.spaceId(DEMO.spaces.userGrant)}/integrations`;
+    const [video, analytics] = [VIDEO, ANALYTICS];
+    const releaseNotes = `/spaces/${o.releaseNotes}/integrations`;
+    const runbooks = `/spaces/${o.runbooks}/integrations`;
     // Video embeds is enabled on Release notes alone.
     expect(await names(releaseNotes)).toEqual([video]);
     expect(await names(runbooks)).toEqual([]);
     // An installation covering every space lists its integration on each; one for sites only does not.
     await p.api('POST', '/integrations/space-tool', { body: publication({ visibility: 'unlisted' }) });
-    const tool = await p.api('POST', '/integrations/space-tool/installations', { body: { organization: acme } });
+    const tool = await p.api('POST', '/integrations/space-tool/installations', { body: { organization: ORG } });
     expect(tool.status).toBe(201);
     const everySpace = { body: { space_selection: 'all' } };
     expect((await p.api('PATCH', `/integrations/space-tool/installations/${tool.body.id}`, everySpace)).status).toBe(
@@ -335,19 +395,21 @@ describe('the integrations of an organization and of a space', () => {
   });
 
   it('answers the integrations of a space to those who can read the space', async () => {
-    const runbooks = `/spaces/${p.spaceId(DEMO.spaces.userGrant)}/integrations`;
-    // Runbooks is private: finn reads it by a direct grant; hana (Globex) and gus (a guest of Acme) cannot.
-    expect((await p.api('GET', runbooks, { token: p.token(U.finn) })).status).toBe(200);
-    expect((await p.api('GET', runbooks, { token: p.token(U.hana) })).status).toBe(404);
-    expect((await p.api('GET', runbooks, { token: p.token(U.gus) })).status).toBe(404);
+    const runbooks = `/spaces/${o.runbooks}/integrations`;
+    // Runbooks is private: finn reads it by a direct grant; hana (Southwind) and gus (a guest of Northwind) cannot.
+    expect((await p.api('GET', runbooks, { token: o.org.token('finn') })).status).toBe(200);
+    expect((await p.api('GET', runbooks, { token: o.south.token('hana') })).status).toBe(404);
+    expect((await p.api('GET', runbooks, { token: o.org.token('gus') })).status).toBe(404);
     expect((await p.api('GET', '/spaces/no-such-space/integrations')).status).toBe(404);
   });
 });
 
 describe('installations and their events', () => {
   let p: TestPlatform;
+  let o: Orgs;
   beforeAll(async () => {
-    p = await startTestPlatform();
+    p = await startTestPlatform({ seed: false });
+    o = await organizations(p);
   });
   afterAll(async () => {
     await p?.destroy();
@@ -365,7 +427,7 @@ describe('installations and their events', () => {
   it('installs, configures, enables on a space and a site, and uninstalls, each with its event', async () => {
     await p.api('POST', '/integrations/lifecycle', { body: publication({ configurations, visibility: 'public' }) });
     const base = '/integrations/lifecycle/installations';
-    const installed = await p.api('POST', base, { body: { organization: globex } });
+    const installed = await p.api('POST', base, { body: { organization: SOUTH } });
     expect(installed.status).toBe(201);
     expect(installed.headers?.get('location')).toBe(installed.body.urls.location);
     // The account configuration requires a token: pending until it has one.
@@ -375,11 +437,11 @@ describe('installations and their events', () => {
       site_selection: 'selected',
       spaces: 0,
       configuration: {},
-      target: { organization: globex },
+      target: { organization: SOUTH },
     });
     const installation = `${base}/${installed.body.id}`;
-    expect((await p.api('POST', base, { body: { organization: globex } })).status).toBe(409);
-    expect((await p.api('POST', base, { token: p.token(U.hana), body: { organization: acme } })).status).toBe(404);
+    expect((await p.api('POST', base, { body: { organization: SOUTH } })).status).toBe(409);
+    expect((await p.api('POST', base, { token: o.south.token('hana'), body: { organization: ORG } })).status).toBe(404);
 
     const refused = await p.api('PATCH', installation, { body: { configuration: { token: 3 } } });
     expect(refused.body.error.message).toContain('"configuration.token"');
@@ -396,12 +458,12 @@ describe('installations and their events', () => {
     expect(configured.body).toMatchObject({ status: 'active', configuration: { token: 't' }, externalIds: ['ext-1'] });
     expect((await p.api('GET', base, { query: { externalId: 'ext-1' } })).body.items).toHaveLength(1);
     expect((await p.api('GET', base, { query: { externalId: 'nope' } })).body.items).toHaveLength(0);
-    // hana edits in Globex but is no admin there.
-    expect((await p.api('PATCH', installation, { token: p.token(U.hana), body: { externalIds: [] } })).status).toBe(
-      404,
-    );
+    // hana edits in Southwind but is no admin there.
+    expect(
+      (await p.api('PATCH', installation, { token: o.south.token('hana'), body: { externalIds: [] } })).status,
+    ).toBe(404);
 
-    const spaceId = p.spaceId('Developer portal');
+    const spaceId = o.developerPortal;
     const onSpace = await p.api('POST', `${installation}/spaces`, {
       body: { space: spaceId },
       query: { extended: true },
@@ -414,9 +476,7 @@ describe('installations and their events', () => {
       configuration: {},
       space: { id: spaceId, object: 'space' },
     });
-    expect(
-      (await p.api('POST', `${installation}/spaces`, { body: { space: p.spaceId('Release notes') } })).status,
-    ).toBe(404);
+    expect((await p.api('POST', `${installation}/spaces`, { body: { space: o.releaseNotes } })).status).toBe(404);
     const spaceItem = await p.api('PATCH', `${installation}/spaces/${spaceId}`, {
       body: { configuration: { notify: true } },
     });
@@ -424,7 +484,7 @@ describe('installations and their events', () => {
     expect((await p.api('GET', '/integrations/lifecycle/spaces')).body.items).toHaveLength(1);
     expect((await p.api('GET', installation)).body.spaces).toBe(1);
 
-    const siteId = p.db.prepare("SELECT id FROM sites WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as string;
+    const siteId = p.db.prepare('SELECT id FROM sites WHERE org_id = ? LIMIT 1').pluck(true).get(SOUTH) as string;
     const onSite = await p.api('POST', `${installation}/sites`, { body: { siteId } });
     expect(onSite.body).toMatchObject({ status: 'pending', site: siteId });
     await p.api('PATCH', `${installation}/sites/${siteId}`, { body: { configuration: { code: 'G-1' } } });
@@ -435,13 +495,13 @@ describe('installations and their events', () => {
     expect((await p.api('DELETE', `${installation}/sites/${siteId}`)).status).toBe(205);
     expect((await p.api('DELETE', `${installation}/sites/${siteId}`)).status).toBe(204);
 
-    // With every space selected, the installation covers every space of Globex.
+    // With every space selected, the installation covers every space of Southwind.
     const all = await p.api('PATCH', installation, { body: { space_selection: 'all' } });
-    const globexSpaces = p.db
-      .prepare("SELECT COUNT(*) FROM spaces WHERE org_id = 'globex' AND deleted_at IS NULL")
+    const southSpaces = p.db
+      .prepare('SELECT COUNT(*) FROM spaces WHERE org_id = ? AND deleted_at IS NULL')
       .pluck(true)
-      .get();
-    expect(all.body.spaces).toBe(globexSpaces);
+      .get(SOUTH);
+    expect(all.body.spaces).toBe(southSpaces);
 
     expect((await p.api('DELETE', installation)).status).toBe(205);
     expect((await p.api('DELETE', installation)).status).toBe(204);
@@ -484,31 +544,31 @@ describe('installations and their events', () => {
     expect(one.body.event).toEqual(events[0]);
     expect(one.body.trace.logs.map((entry: { level: string }) => entry.level)).toEqual(['debug', 'info']);
     // Events are for the developers of the integration.
-    expect((await p.api('GET', '/integrations/lifecycle/events', { token: p.token(U.hana) })).status).toBe(403);
+    expect((await p.api('GET', '/integrations/lifecycle/events', { token: o.south.token('hana') })).status).toBe(403);
     expect((await p.api('GET', '/integrations/lifecycle/events/nope')).status).toBe(404);
   });
 
   it('refuses to install on a target the integration does not serve', async () => {
     await p.api('POST', '/integrations/sites-only', { body: publication({ target: 'site' }) });
-    const installed = await p.api('POST', '/integrations/sites-only/installations', { body: { organization: acme } });
+    const installed = await p.api('POST', '/integrations/sites-only/installations', { body: { organization: ORG } });
     const onSpace = await p.api('POST', `/integrations/sites-only/installations/${installed.body.id}/spaces`, {
-      body: { space: p.spaceId('Release notes') },
+      body: { space: o.releaseNotes },
     });
     expect(onSpace.status).toBe(400);
     expect(onSpace.body.error.message).toContain('target is site');
   });
 
   it('records space_content_updated when a change request is merged into a space where it is installed', async () => {
-    const spaceId = p.spaceId('Runbooks');
+    const spaceId = o.runbooks;
     await p.api('POST', '/integrations/watcher', { body: publication() });
-    const installed = await p.api('POST', '/integrations/watcher/installations', { body: { organization: acme } });
+    const installed = await p.api('POST', '/integrations/watcher/installations', { body: { organization: ORG } });
     await p.api('POST', `/integrations/watcher/installations/${installed.body.id}/spaces`, {
       body: { space: spaceId },
     });
     // dee edits in Engineering (finn has an edit grant on Runbooks): dee opens and edits, ada merges.
     const cr = (await p.api('POST', `/spaces/${spaceId}/change-requests`, { body: { subject: 'Watched' } })).body.id;
     const edit = await p.api('POST', `/spaces/${spaceId}/change-requests/${cr}/content`, {
-      token: p.token(U.finn),
+      token: o.org.token('finn'),
       body: { changes: [{ operation: 'insert_page', document: { markdown: '# Watched page\n\nText.\n' } }] },
     });
     expect(edit.status, JSON.stringify(edit.body)).toBe(200);
@@ -522,7 +582,7 @@ describe('installations and their events', () => {
       spaceId,
       revisionId: revision,
     });
-    expect(latest.payload.updatedBy.map((user: { email: string }) => user.email)).toEqual([U.finn]);
+    expect(latest.payload.updatedBy.map((user: { email: string }) => user.email)).toEqual([o.org.user('finn').email]);
   });
 
   it('records the start and end of a Git Sync of a space where it is installed', async () => {
@@ -552,10 +612,10 @@ describe('installations and their events', () => {
       git(['push', '--quiet', bare, 'main'], tree);
       const commit = git(['rev-parse', 'HEAD'], tree).trim();
 
-      const space = (await p.api('POST', '/orgs/acme/spaces', { body: { title: 'Synced space' } })).body.id as string;
+      const space = (await p.api('POST', `/orgs/${ORG}/spaces`, { body: { title: 'Synced space' } })).body.id as string;
       await p.api('POST', '/integrations/git-watcher', { body: publication() });
       const installed = await p.api('POST', '/integrations/git-watcher/installations', {
-        body: { organization: acme },
+        body: { organization: ORG },
       });
       await p.api('POST', `/integrations/git-watcher/installations/${installed.body.id}/spaces`, { body: { space } });
       expect(
@@ -579,9 +639,11 @@ describe('installations and their events', () => {
 
 describe('delivery to an endpoint', () => {
   let p: TestPlatform;
+  let o: Orgs;
   let hooks: Receiver;
   beforeAll(async () => {
-    p = await startTestPlatform({ deliveryRetryBaseMs: 20, deliveryTimeoutMs: 2000 });
+    p = await startTestPlatform({ seed: false, deliveryRetryBaseMs: 20, deliveryTimeoutMs: 2000 });
+    o = await organizations(p);
     hooks = await receiver();
   });
   afterAll(async () => {
@@ -594,7 +656,7 @@ describe('delivery to an endpoint', () => {
       body: publication({ endpoint: hooks.url, secrets: { API_KEY: SECRET_VALUE } }),
     });
     expect(published.body.urls.publicEndpoint).toBe(hooks.url);
-    const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: acme } });
+    const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: ORG } });
     await p.app.jobs.drain();
     expect(hooks.requests).toHaveLength(1);
     const [delivery] = hooks.requests;
@@ -615,7 +677,7 @@ describe('delivery to an endpoint', () => {
     expect(
       (
         await p.api('GET', `/integrations/delivered/installations/${installed.body.id}/signing-secret`, {
-          token: p.token(U.ben),
+          token: o.org.token('ben'),
         })
       ).status,
     ).toBe(403);
@@ -633,7 +695,7 @@ describe('delivery to an endpoint', () => {
   it('retries a failing endpoint with a growing wait, then records the event as failed', async () => {
     hooks.requests.length = 0;
     hooks.statuses.push(500, 502, 503);
-    const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: globex } });
+    const installed = await p.api('POST', '/integrations/delivered/installations', { body: { organization: SOUTH } });
     await p.app.jobs.drain();
     expect(hooks.requests).toHaveLength(3);
     const [latest] = (await p.api('GET', '/integrations/delivered/events')).body.items;
@@ -664,7 +726,7 @@ describe('delivery to an endpoint', () => {
     const closed = await receiver();
     await closed.close();
     await p.api('POST', '/integrations/unreachable', { body: publication({ endpoint: closed.url }) });
-    await p.api('POST', '/integrations/unreachable/installations', { body: { organization: acme } });
+    await p.api('POST', '/integrations/unreachable/installations', { body: { organization: ORG } });
     await p.app.jobs.drain();
     const [event] = (await p.api('GET', '/integrations/unreachable/events')).body.items;
     expect(event.status).toBe('failed');
@@ -676,7 +738,8 @@ describe('delivery to an endpoint', () => {
 describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)', () => {
   let p: TestPlatform;
   beforeAll(async () => {
-    p = await startTestPlatform({ allowPrivateUrls: false });
+    p = await startTestPlatform({ seed: false, allowPrivateUrls: false });
+    addOrg(p, { id: ORG, members: { ada: 'admin' } });
   });
   afterAll(async () => {
     await p?.destroy();
@@ -731,11 +794,12 @@ describe('delivery across a restart', () => {
       // A long wait before retries (long enough that a busy machine counts the queue before the
       // retry is due): the first attempt fails, and the platform stops while the retry and the
       // events after it wait in the queue.
-      const before = await startTestPlatform({ dataDir, deliveryRetryBaseMs: RETRY_MS });
+      const before = await startTestPlatform({ dataDir, seed: false, deliveryRetryBaseMs: RETRY_MS });
+      const token = addOrg(before, { id: ORG, members: { ada: 'admin' } }).token('ada');
       await before.api('POST', '/integrations/restarted', { body: publication({ endpoint: hooks.url }) });
       hooks.statuses.push(500);
       const installed = await before.api('POST', '/integrations/restarted/installations', {
-        body: { organization: acme },
+        body: { organization: ORG },
       });
       const installation = `/integrations/restarted/installations/${installed.body.id}`;
       await before.api('PATCH', installation, { body: { externalIds: ['a'] } });
@@ -749,7 +813,7 @@ describe('delivery across a restart', () => {
       expect(waiting).toBe(3);
       await before.destroy();
 
-      const after = await startTestPlatform({ dataDir, deliveryRetryBaseMs: RETRY_MS });
+      const after = await startTestPlatform({ dataDir, seed: false, deliveryRetryBaseMs: RETRY_MS });
       try {
         await after.app.jobs.drain();
         // One failed attempt, then each of the three events once, in their order.
@@ -763,7 +827,7 @@ describe('delivery across a restart', () => {
         const ids = delivered.slice(1).map(({ event }) => event.eventId);
         expect(new Set(ids).size).toBe(3);
         expect(delivered[0]!.event.eventId).toBe(ids[0]);
-        const events = (await after.api('GET', '/integrations/restarted/events')).body.items as Array<{
+        const events = (await after.api('GET', '/integrations/restarted/events', { token })).body.items as Array<{
           status: string;
         }>;
         expect(events.map((event) => event.status)).toEqual(['success', 'success', 'success']);
@@ -774,51 +838,5 @@ describe('delivery across a restart', () => {
       await hooks.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('demo integrations', () => {
-  let p: TestPlatform;
-  beforeAll(async () => {
-    p = await startTestPlatform();
-  });
-  afterAll(async () => {
-    await p?.destroy();
-  });
-
-  it('are published, installed, and have events with traces', async () => {
-    const video = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
-    expect(video.body).toMatchObject({
-      visibility: 'public',
-      blocks: [{ id: 'video' }],
-      configurations: { account: { required: ['channel'] } },
-    });
-    const installations = (await p.api('GET', `/integrations/${DEMO.integrations.public}/installations`)).body.items;
-    expect(
-      installations.map((item: { target: { organization: string }; status: string }) => [
-        item.target.organization,
-        item.status,
-      ]),
-    ).toEqual([
-      [acme, 'active'],
-      [globex, 'pending'],
-    ]);
-    const spaces = (
-      await p.api('GET', `/integrations/${DEMO.integrations.public}/spaces`, { query: { extended: true } })
-    ).body.items;
-    expect(spaces).toMatchObject([{ configuration: { quality: 'hd' }, space: { title: DEMO.spaces.public } }]);
-    const events = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events`)).body.items;
-    expect(events.map((event: { payload: { type: string } }) => event.payload.type)).toEqual([
-      'installation_setup',
-      'space_content_updated',
-      'space_installation_setup',
-      'space_installation_setup',
-      'installation_setup',
-      'installation_setup',
-    ]);
-    const trace = (await p.api('GET', `/integrations/${DEMO.integrations.public}/events/${events[0].id}`)).body.trace;
-    expect(trace.logs.length).toBeGreaterThan(0);
-    const sites = (await p.api('GET', `/integrations/${DEMO.integrations.private}/sites`)).body.items;
-    expect(sites).toMatchObject([{ status: 'active', configuration: { trackingId: 'ACME-0001' } }]);
   });
 });

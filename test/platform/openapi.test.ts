@@ -5,23 +5,40 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { loadDemoOpenAPI } from '../../src/platform/demo-content/load.js';
-import { DEMO_SPEC_SLUG } from '../../src/platform/openapi/demo.js';
-
-const [DEMO_SPEC_V1, DEMO_SPEC_V2] = loadDemoOpenAPI().versions.map((version) => version.text) as [string, string];
 import { hasDocument } from '../../src/platform/openapi/documents.js';
 import { readSpec } from '../../src/platform/openapi/parse.js';
 import { doublingRefs } from '../fixtures/hostile-corpus.js';
+import { apiReferencePages, petStore, uploadSpec } from '../fixtures/openapi-specs.js';
+import { addOrg, addUser, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { PRIVATE_URLS, privateMachineName } from '../fixtures/private-urls.js';
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
+const ORG = 'northwind';
+const SOUTH = 'southwind';
+/** Northwind's public specification of two versions, whose reference the Petstore API space computes. */
+const SPEC = 'petstore';
+/** Its versions: the second adds Remove a pet. */
+const [SPEC_V1, SPEC_V2] = [petStore({ removePet: false }), petStore()];
 
 let p: TestPlatform;
-const as = (email: string) => ({ token: p.token(email) });
-const specs = `/orgs/${acme}/openapi`;
+let org: TestOrg;
+/** The space computing the reference of SPEC: an Overview page, then the computed API reference. */
+let petstoreSpace: string;
+const as = (key: string) => ({ token: org.token(key) });
+const specs = `/orgs/${ORG}/openapi`;
+
+/** Northwind: ada admin, ben `create`, cy `review`, dee `edit`, finn `read`, gus a guest; SPEC. Southwind: ada admin. */
+async function northwind(platform: TestPlatform): Promise<TestOrg> {
+  const users = { ada: addUser(platform, 'ada') };
+  const built = addOrg(platform, {
+    id: ORG,
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', finn: 'read', gus: null },
+    users,
+  });
+  addOrg(platform, { id: SOUTH, members: { ada: 'admin' }, users });
+  await uploadSpec(built, SPEC, [SPEC_V1, SPEC_V2], { visibility: 'public' });
+  return built;
+}
 
 const yaml31 = (title: string, extra = '') => `openapi: 3.1.0
 info:
@@ -76,7 +93,15 @@ const hanging: ServerResponse[] = [];
 beforeAll(async () => {
   // A timeout of its own: the hanging route never answers, and the others answer well within it
   // however busy the machine.
-  p = await startTestPlatform({ openapiFetchTimeoutMs: 2_000 });
+  p = await startTestPlatform({ seed: false, openapiFetchTimeoutMs: 2_000 });
+  org = await northwind(p);
+  petstoreSpace = await org.space('Petstore API', { visibility: 'public' });
+  apiReferencePages(
+    org,
+    petstoreSpace,
+    SPEC,
+    `# Overview\n\nThe reference below is generated from the specification \`${SPEC}\`.\n`,
+  );
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const entry = served[(request.url ?? '').split('?')[0]!];
     if (!entry) return response.writeHead(404).end();
@@ -100,24 +125,24 @@ afterAll(async () => {
   await p?.destroy();
 });
 
-describe('the demo specification', () => {
+describe('a specification of two versions', () => {
   it('is processed, public, with two valid versions, the newest last', async () => {
     const list = await p.api('GET', specs);
     expect(list.status).toBe(200);
-    const demo = list.body.items.find((item: any) => item.slug === DEMO_SPEC_SLUG);
-    expect(demo).toMatchObject({
+    const spec = list.body.items.find((item: any) => item.slug === SPEC);
+    expect(spec).toMatchObject({
       object: 'openapi-spec',
       processingState: 'complete',
       visibility: 'public',
       lastProcessedErrorCount: 0,
       permissions: { view: true, edit: true },
     });
-    const versions = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions`);
+    const versions = await p.api('GET', `${specs}/${SPEC}/versions`);
     expect(versions.body.count).toBe(2);
-    expect(versions.body.items[0].id).toBe(demo.lastVersion);
-    const raw = await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}/versions/latest/content/raw`);
-    expect(raw.body).toEqual({ text: DEMO_SPEC_V2, format: 'yaml' });
-    for (const text of [DEMO_SPEC_V1, DEMO_SPEC_V2]) expect((await readSpec(text)).ok).toBe(true);
+    expect(versions.body.items[0].id).toBe(spec.lastVersion);
+    const raw = await p.api('GET', `${specs}/${SPEC}/versions/latest/content/raw`);
+    expect(raw.body).toEqual({ text: SPEC_V2, format: 'yaml' });
+    for (const text of [SPEC_V1, SPEC_V2]) expect((await readSpec(text)).ok).toBe(true);
   });
 });
 
@@ -378,7 +403,7 @@ describe('processing in a worker thread', () => {
     expect(created.status).toBe(201);
     // The worker has the text: a read made now is answered before the reading ends.
     await started;
-    const read = p.api('GET', `/orgs/${acme}`).then((answer) => {
+    const read = p.api('GET', `/orgs/${ORG}`).then((answer) => {
       expect(answer.status).toBe(200);
       order.push('read answered');
     });
@@ -396,11 +421,11 @@ describe('processing in a worker thread', () => {
 
 describe('specifications from a URL', () => {
   it('fetches, then checks again on schedule: an unchanged document makes no version, a changed one does', async () => {
-    served['/acme.yaml'] = { body: yaml31('From a URL') };
-    const spec = await processed('from-url', { url: `${origin}/acme.yaml` });
+    served['/northwind.yaml'] = { body: yaml31('From a URL') };
+    const spec = await processed('from-url', { url: `${origin}/northwind.yaml` });
     expect(spec).toMatchObject({
       processingState: 'complete',
-      sourceURL: `${origin}/acme.yaml`,
+      sourceURL: `${origin}/northwind.yaml`,
       lastProcessedErrorCount: 0,
     });
     const row = () =>
@@ -423,7 +448,7 @@ describe('specifications from a URL', () => {
     expect((await p.api('GET', `${specs}/from-url/versions`)).body.count).toBe(1);
 
     // Then the document changes.
-    served['/acme.yaml'] = { body: yaml31('From a URL, changed') };
+    served['/northwind.yaml'] = { body: yaml31('From a URL, changed') };
     p.app.openapiRefresher.checkDue(Date.now() + 7 * 3600_000);
     await p.app.jobs.drain();
     const changed = (await p.api('GET', `${specs}/from-url`)).body;
@@ -512,7 +537,7 @@ describe('specifications from a URL', () => {
 
   it('refuses private and loopback targets outside demo and test runs', async () => {
     const { OutboundError, fetchUrl } = await import('../../src/platform/outbound.js');
-    await expect(fetchUrl(`${origin}/acme.yaml`, { allowPrivate: false, maxBytes: 1000 })).rejects.toBeInstanceOf(
+    await expect(fetchUrl(`${origin}/northwind.yaml`, { allowPrivate: false, maxBytes: 1000 })).rejects.toBeInstanceOf(
       OutboundError,
     );
   });
@@ -521,7 +546,8 @@ describe('specifications from a URL', () => {
 describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)', () => {
   let guarded: TestPlatform;
   beforeAll(async () => {
-    guarded = await startTestPlatform({ allowPrivateUrls: false });
+    guarded = await startTestPlatform({ seed: false, allowPrivateUrls: false });
+    await northwind(guarded);
   });
   afterAll(async () => {
     await guarded?.destroy();
@@ -544,9 +570,9 @@ describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS of
     const row = () =>
       guarded.db
         .prepare('SELECT source_url, source_text, generation, updated_at FROM openapi_specs WHERE slug = ?')
-        .get(DEMO_SPEC_SLUG);
+        .get(SPEC);
     const jobs = () => guarded.db.prepare("SELECT count(*) FROM jobs WHERE kind = 'openapi-process'").pluck().get();
-    const [demoBefore, jobsBefore] = [row(), jobs()];
+    const [specBefore, jobsBefore] = [row(), jobs()];
     const answers: unknown[] = [];
     for (const [url, form, guard] of corpus) {
       const reason =
@@ -558,7 +584,7 @@ describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS of
       for (const [method, path, sent] of [
         ['POST', specs, { slug: 'private-source', ...body }],
         ['PUT', `${specs}/private-source`, body],
-        ['PUT', `${specs}/${DEMO_SPEC_SLUG}`, body],
+        ['PUT', `${specs}/${SPEC}`, body],
       ] as const) {
         const answer = await guarded.api(method, path, { body: sent });
         answers.push(answer.body);
@@ -567,7 +593,7 @@ describe('URL sources outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS of
     }
     expect(corpus.length).toBeGreaterThanOrEqual(55);
     await guarded.app.jobs.drain();
-    expect([row(), jobs()]).toEqual([demoBefore, jobsBefore]);
+    expect([row(), jobs()]).toEqual([specBefore, jobsBefore]);
     expect(guarded.db.prepare("SELECT count(*) FROM openapi_specs WHERE slug = 'private-source'").pluck().get()).toBe(
       0,
     );
@@ -601,7 +627,7 @@ describe('writes', () => {
     expect(duplicate.status).toBe(409);
     // The same slug in another organization is another specification.
     expect(
-      (await p.api('POST', `/orgs/${globex}/openapi`, { body: { slug: 'Upper-Case-9', source: { text: json30 } } }))
+      (await p.api('POST', `/orgs/${SOUTH}/openapi`, { body: { slug: 'Upper-Case-9', source: { text: json30 } } }))
         .status,
     ).toBe(201);
     expect((await post({ slug: 'ok', source: { url: 'not a url' } })).body.error.message).toMatch(
@@ -620,9 +646,9 @@ describe('writes', () => {
     expect(
       (await p.api('PUT', `${specs}/bad%20slug`, { body: { source: { text: json30 } } })).body.error.message,
     ).toMatch(/^Invalid body field "slug"/);
-    expect(
-      (await p.api('PATCH', `${specs}/${DEMO_SPEC_SLUG}`, { body: { visibility: 'secret' } })).body.error.message,
-    ).toBe('Invalid body field "visibility": must be private or public');
+    expect((await p.api('PATCH', `${specs}/${SPEC}`, { body: { visibility: 'secret' } })).body.error.message).toBe(
+      'Invalid body field "visibility": must be private or public',
+    );
   });
 
   it('sets the visibility: a public specification has a public URL for its content', async () => {
@@ -648,23 +674,23 @@ describe('writes', () => {
   });
 
   it('lets members read and the create role write; guests and outsiders get nothing', async () => {
-    expect((await p.api('GET', specs, as(U.finn))).status).toBe(200);
-    expect((await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}`, as(U.finn))).body.permissions).toEqual({
+    expect((await p.api('GET', specs, as('finn'))).status).toBe(200);
+    expect((await p.api('GET', `${specs}/${SPEC}`, as('finn'))).body.permissions).toEqual({
       view: true,
       edit: false,
     });
     expect(
-      (await p.api('POST', specs, { ...as(U.finn), body: { slug: 'by-finn', source: { text: json30 } } })).status,
+      (await p.api('POST', specs, { ...as('finn'), body: { slug: 'by-finn', source: { text: json30 } } })).status,
     ).toBe(403);
-    expect(
-      (await p.api('PUT', `${specs}/${DEMO_SPEC_SLUG}`, { ...as(U.dee), body: { source: { text: json30 } } })).status,
-    ).toBe(403);
-    expect((await p.api('DELETE', `${specs}/${DEMO_SPEC_SLUG}`, as(U.cy))).status).toBe(403);
-    const byBen = await p.api('POST', specs, { ...as(U.ben), body: { slug: 'by-ben', source: { text: json30 } } });
+    expect((await p.api('PUT', `${specs}/${SPEC}`, { ...as('dee'), body: { source: { text: json30 } } })).status).toBe(
+      403,
+    );
+    expect((await p.api('DELETE', `${specs}/${SPEC}`, as('cy'))).status).toBe(403);
+    const byBen = await p.api('POST', specs, { ...as('ben'), body: { slug: 'by-ben', source: { text: json30 } } });
     expect(byBen.status).toBe(201);
     expect(byBen.body.permissions).toEqual({ view: true, edit: true });
-    expect((await p.api('GET', specs, as(U.gus))).status).toBe(403);
-    expect((await p.api('GET', `/orgs/${globex}/openapi`, as(U.ben))).status).toBe(404);
+    expect((await p.api('GET', specs, as('gus'))).status).toBe(403);
+    expect((await p.api('GET', `/orgs/${SOUTH}/openapi`, as('ben'))).status).toBe(404);
   });
 });
 
@@ -710,7 +736,7 @@ describe('versions', () => {
 });
 
 describe('computed content', () => {
-  const spaceId = () => p.spaceId(DEMO.spaces.openapi);
+  const spaceId = () => petstoreSpace;
   const source = (slug: string, props: Record<string, unknown> = { models: true }) => ({
     type: 'builtin:openapi',
     props,
@@ -721,7 +747,7 @@ describe('computed content', () => {
 
   it('computes a revision: a page per tag, untagged operations apart, and the models', async () => {
     const answer = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
-      body: { source: source(DEMO_SPEC_SLUG), seed: 'seed-1' },
+      body: { source: source(SPEC), seed: 'seed-1' },
     });
     expect(answer.status).toBe(200);
     expect(answer.body.files).toEqual([]);
@@ -740,24 +766,24 @@ describe('computed content', () => {
       props: { doc: 'operations', page: 'pets' },
       dependencies: {
         spec: {
-          ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG },
-          value: { object: 'openapi-spec', slug: DEMO_SPEC_SLUG },
+          ref: { kind: 'openapi', spec: SPEC },
+          value: { object: 'openapi-spec', slug: SPEC },
         },
       },
     });
     // The same source and seed give the same pages; another seed other ids.
     const again = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
-      body: { source: source(DEMO_SPEC_SLUG), seed: 'seed-1' },
+      body: { source: source(SPEC), seed: 'seed-1' },
     });
     expect(again.body).toEqual(answer.body);
     const other = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
-      body: { source: source(DEMO_SPEC_SLUG, { models: false }), seed: 'seed-2' },
+      body: { source: source(SPEC, { models: false }), seed: 'seed-2' },
     });
     expect(titles(other.body.pages)).toEqual(['Pets', 'Store', 'Other operations']);
     expect(other.body.pages[0].id).not.toBe(pets.id);
 
     const byOperation = await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
-      body: { source: source(DEMO_SPEC_SLUG, { models: false, grouping: 'by-operation' }), seed: 's' },
+      body: { source: source(SPEC, { models: false, grouping: 'by-operation' }), seed: 's' },
     });
     expect(titles(byOperation.body.pages)).toEqual([
       ['Pets', ['List pets', 'Add a pet', 'Get a pet', 'Remove a pet']],
@@ -769,7 +795,7 @@ describe('computed content', () => {
   it('computes documents: operations of a tag, one operation, the models', async () => {
     const document = (props: Record<string, unknown>) =>
       p.api('POST', `/spaces/${spaceId()}/content/computed/document`, {
-        body: { source: source(DEMO_SPEC_SLUG, props), seed: 'doc-seed' },
+        body: { source: source(SPEC, props), seed: 'doc-seed' },
       });
     const operations = await document({ doc: 'operations', page: 'pets' });
     expect(operations.status).toBe(200);
@@ -783,7 +809,7 @@ describe('computed content', () => {
     expect(operations.body.nodes[0]).toMatchObject({
       object: 'block',
       isVoid: true,
-      data: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } },
+      data: { ref: { kind: 'openapi', spec: SPEC } },
       meta: { id: 'get-pets' },
     });
     const one = await document({ doc: 'operation', page: '/store/orders', method: 'post' });
@@ -792,7 +818,7 @@ describe('computed content', () => {
     expect(models.body.nodes).toEqual([
       expect.objectContaining({
         type: 'openapi-schemas',
-        data: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG }, schemas: ['NewPet', 'Pet', 'Order'], grouped: true },
+        data: { ref: { kind: 'openapi', spec: SPEC }, schemas: ['NewPet', 'Pet', 'Order'], grouped: true },
       }),
     ]);
     const info = await document({ doc: 'info', page: 'info' });
@@ -810,7 +836,7 @@ describe('computed content', () => {
     expect(
       (
         await p.api('POST', `/spaces/${spaceId()}/content/computed/revision`, {
-          body: { source: source(DEMO_SPEC_SLUG) },
+          body: { source: source(SPEC) },
         })
       ).body.error.message,
     ).toMatch(/^Invalid body field "seed"/);
@@ -824,7 +850,7 @@ describe('computed content', () => {
       ['document', 'Overview'],
       ['computed', 'API reference'],
     ]);
-    expect(raw.body.pages[1].computed).toEqual(source(DEMO_SPEC_SLUG, { models: true, downloadLink: true }));
+    expect(raw.body.pages[1].computed).toEqual(source(SPEC, { models: true, downloadLink: true }));
     const revision = await p.api('GET', `/spaces/${spaceId()}/content`);
     expect(titles(revision.body.pages)).toEqual(titles(expanded.body.pages));
     expect(
@@ -853,9 +879,7 @@ describe('computed content', () => {
     const markdown = await p.api('GET', `/spaces/${spaceId()}/content/page/${pets.body.id}`, {
       query: { format: 'markdown' },
     });
-    expect(markdown.body.markdown).toContain(
-      `{% openapi-operation spec="${DEMO_SPEC_SLUG}" path="/pets" method="get" %}`,
-    );
+    expect(markdown.body.markdown).toContain(`{% openapi-operation spec="${SPEC}" path="/pets" method="get" %}`);
     // With computed=false, the generated page is not there.
     expect(
       (await p.api('GET', `/spaces/${spaceId()}/content/page/${pets.body.id}`, { query: { computed: false } })).status,
@@ -864,10 +888,10 @@ describe('computed content', () => {
 
   it('generates other pages after a new version of the specification', async () => {
     const before = (await p.api('GET', `/spaces/${spaceId()}/content/pages`)).body.pages;
-    const text = `${DEMO_SPEC_V2.replace('  - name: store\n', '  - name: owners\n    x-displayName: Owners\n  - name: store\n').replace('paths:\n', "paths:\n  /owners:\n    get:\n      tags: [owners]\n      summary: List owners\n      responses:\n        '200':\n          description: The owners.\n")}`;
-    await p.api('PUT', `${specs}/${DEMO_SPEC_SLUG}`, { body: { source: { text } } });
+    const text = `${SPEC_V2.replace('  - name: store\n', '  - name: owners\n    x-displayName: Owners\n  - name: store\n').replace('paths:\n', "paths:\n  /owners:\n    get:\n      tags: [owners]\n      summary: List owners\n      responses:\n        '200':\n          description: The owners.\n")}`;
+    await p.api('PUT', `${specs}/${SPEC}`, { body: { source: { text } } });
     await p.app.jobs.drain();
-    expect((await p.api('GET', `${specs}/${DEMO_SPEC_SLUG}`)).body.lastProcessErrorCode).toBeUndefined();
+    expect((await p.api('GET', `${specs}/${SPEC}`)).body.lastProcessErrorCode).toBeUndefined();
     const after = (await p.api('GET', `/spaces/${spaceId()}/content/pages`)).body.pages;
     expect(titles(after)).toEqual(['Overview', 'Pets', 'Owners', 'Store', 'Other operations', 'Models']);
     // Pages of the same tag keep their ids; their source names the new version.
@@ -887,8 +911,8 @@ describe('computed content', () => {
 
 describe('templates', () => {
   it('makes the reference of the api-reference template a computed page of the specification its params name', async () => {
-    const space = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Template with a spec' } })).body;
-    const params = { contentRefs: { spec: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } };
+    const space = (await p.api('POST', `/orgs/${ORG}/spaces`, { body: { title: 'Template with a spec' } })).body;
+    const params = { contentRefs: { spec: { kind: 'openapi', spec: SPEC } } };
     expect(
       (await p.api('POST', `/spaces/${space.id}/content/template`, { body: { id: 'api-reference', params } })).status,
     ).toBe(201);
@@ -902,7 +926,7 @@ describe('templates', () => {
     expect(raw[3].computed).toEqual({
       type: 'builtin:openapi',
       props: { models: true },
-      dependencies: { spec: { ref: { kind: 'openapi', spec: DEMO_SPEC_SLUG } } },
+      dependencies: { spec: { ref: { kind: 'openapi', spec: SPEC } } },
     });
     const expanded = (await p.api('GET', `/spaces/${space.id}/content/pages`)).body.pages;
     expect(expanded.map((page: any) => page.title).slice(3)).toContain('Pets');
@@ -918,7 +942,7 @@ describe('templates', () => {
       })
     ).body.pages;
     expect(inRequest.filter((page: any) => page.type === 'computed')).toHaveLength(2);
-    const plain = (await p.api('POST', `/orgs/${acme}/spaces`, { body: { title: 'Template without a spec' } })).body;
+    const plain = (await p.api('POST', `/orgs/${ORG}/spaces`, { body: { title: 'Template without a spec' } })).body;
     await p.api('POST', `/spaces/${plain.id}/content/template`, { body: { id: 'api-reference' } });
     const skeleton = (await p.api('GET', `/spaces/${plain.id}/content/pages`)).body.pages;
     expect(skeleton.map((page: any) => page.title)).toEqual(['API overview', 'Authentication', 'Errors', 'Resources']);
@@ -937,13 +961,14 @@ describe('restarts', () => {
   it('resumes a processing that a restart interrupted or that was still queued', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'openapi-restart-'));
     try {
-      const first = await startTestPlatform({ dataDir });
+      const first = await startTestPlatform({ dataDir, seed: false });
+      addOrg(first, { id: ORG, members: { ada: 'admin' } });
       // The worker stops: what is accepted now waits in the queue.
       await first.app.jobs.stop();
-      const queued = await first.api('POST', `/orgs/${acme}/openapi`, {
+      const queued = await first.api('POST', `/orgs/${ORG}/openapi`, {
         body: { slug: 'queued', source: { text: json30 } },
       });
-      const running = await first.api('POST', `/orgs/${acme}/openapi`, {
+      const running = await first.api('POST', `/orgs/${ORG}/openapi`, {
         body: { slug: 'running', source: { text: swagger2 } },
       });
       expect([queued.status, running.status]).toEqual([201, 201]);
@@ -954,11 +979,13 @@ describe('restarts', () => {
       first.db.prepare("UPDATE openapi_specs SET processing_state = 'progress' WHERE slug = 'running'").run();
       await first.destroy();
 
-      const second = await startTestPlatform({ dataDir });
+      // A platform over the same database: its default caller is Northwind's admin again.
+      const second = await startTestPlatform({ dataDir, seed: false });
+      second.adminToken = first.adminToken;
       try {
         await second.app.jobs.drain();
         for (const slug of ['queued', 'running']) {
-          const spec = (await second.api('GET', `/orgs/${acme}/openapi/${slug}`)).body;
+          const spec = (await second.api('GET', `/orgs/${ORG}/openapi/${slug}`)).body;
           expect(spec, slug).toMatchObject({
             processingState: 'complete',
             lastProcessedErrorCount: 0,
