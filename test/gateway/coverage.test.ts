@@ -1,11 +1,12 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '../../src/platform/demo-data.js';
-import { DEMO_SITE_SECRETS } from '../../src/platform/sites/demo.js';
 import { minimalWoff2 } from '../../src/platform/fonts/woff.js';
 import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, sampleContent, textDocument } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
+import { buildSite, visitorToken, writePages } from '../fixtures/sites.js';
+import { addLinkInvite } from '../fixtures/wide.js';
 import { graphOperations, NOT_IN_GRAPH, servedOperations, type Operation } from '../fixtures/operations.js';
 import { graphql } from '../graphql/index.js';
 
@@ -21,8 +22,83 @@ let g: TestGateway;
 /** What the platform answered during the current case. */
 const answered: Array<{ method: string; url: string; status: number }> = [];
 
+/** Northwind (ada admin, ben `create`, cy `review`, finn `read`; e-mail domain `northwind.test`) and Southwind. */
+let north: TestOrg;
+/** Ivy: in no organization, of Northwind's e-mail domain, so she may join it. */
+let ivyUser: TestUser;
+/** Northwind's team Writers. */
+let writers: string;
+/** Northwind's collection Product. */
+let product: string;
+/** Northwind's spaces by title. */
+const spaces: Record<string, string> = {};
+/** The slug of Northwind's OpenAPI specification. */
+const PETSTORE = 'petstore';
+/** A visitor token that Northwind's visitor-auth site (on api.northwind.test) accepts. */
+let apiVisitorToken: string;
+
+/** Northwind's specification `PETSTORE`, made through the REST API, processed. */
+async function petstoreSpec(org: TestOrg): Promise<void> {
+  const text = [
+    'openapi: 3.1.0',
+    'info: { title: Petstore, version: "1.0.0" }',
+    'paths:',
+    '  /pets:',
+    '    get:',
+    '      tags: [pets]',
+    '      responses:',
+    '        "200":',
+    '          description: The pets',
+    '          content:',
+    '            application/json:',
+    '              schema: { type: array, items: { $ref: "#/components/schemas/Pet" } }',
+    'components:',
+    '  schemas:',
+    '    Pet:',
+    '      type: object',
+    '      properties: { id: { type: integer }, name: { type: string } }',
+    '',
+  ].join('\n');
+  const created = await g.platform.api('POST', `/orgs/${org.id}/openapi`, {
+    body: { slug: PETSTORE, source: { text } },
+  });
+  expect(created.status).toBe(201);
+  await g.platform.app.jobs.drain();
+}
+
 beforeAll(async () => {
-  g = await startTestGateway();
+  g = await startTestGateway({ seed: false });
+  const users: Record<string, TestUser> = {};
+  for (const key of ['ada', 'ben', 'cy', 'finn', 'ivy'])
+    users[key] = addUser(g.platform, key, { email: `${key}@northwind.test` });
+  ivyUser = users.ivy!;
+  north = addOrg(g.platform, {
+    id: 'northwind',
+    title: 'Northwind Docs',
+    users,
+    emailDomains: ['northwind.test'],
+    members: { ada: 'admin', ben: 'create', cy: 'review', finn: 'read' },
+  });
+  addOrg(g.platform, { id: 'southwind', title: 'Southwind', users, members: { ada: 'admin' } });
+  addLinkInvite(north);
+  writers = await north.team('Writers', ['finn'], { owners: ['ben'] });
+  product = await north.collection('Product');
+  for (const title of ['Getting started', 'Release notes', 'Runbooks', 'Company handbook', 'Petstore API'])
+    spaces[title] = await north.space(title, { language: 'en' });
+  await petstoreSpec(north);
+  await writePages(north, spaces['Getting started']!, [{ title: 'Introduction' }]);
+  await buildSite(north, {
+    title: 'Northwind Docs',
+    siteSpaces: [{ space: spaces['Getting started']! }],
+    defaultContent: true,
+  });
+  const api = await buildSite(north, {
+    title: 'Northwind API',
+    visibility: 'visitor-auth',
+    hostname: 'api.northwind.test',
+    siteSpaces: [{ space: spaces['Getting started']! }],
+  });
+  apiVisitorToken = await visitorToken(api.signingKey!, { sub: 'visitor', plan: 'pro' });
 });
 afterAll(() => g.destroy());
 
@@ -62,29 +138,29 @@ function inventory(): Operation[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What several cases need: platform ids of members, Ivy as a member of acme, content to read.
+// What several cases need: platform ids of members, Ivy as a member of Northwind, content to read.
 
 async function memberId(email: string): Promise<string> {
   const people = await run(
     graphql(`query CoverageMemberIds {
-      organization(id: "acme") { members(first: 50) { nodes { platformId user { email } } } }
+      organization(id: "northwind") { members(first: 50) { nodes { platformId user { email } } } }
     }`),
   );
   return people.organization!.members!.nodes.find((m) => m.user.email === email)!.platformId;
 }
 
 const JOIN = graphql(
-  `mutation CoverageJoin { joinOrganization(input: { organizationId: "acme" }) { organization { platformId } userErrors { code } } }`,
+  `mutation CoverageJoin { joinOrganization(input: { organizationId: "northwind" }) { organization { platformId } userErrors { code } } }`,
 );
 
-/** Ivy's member id in acme; she joins it first when she is not a member (the demo leaves her out). */
+/** Ivy's member id in Northwind; she joins it first when she is not a member (she starts outside it). */
 async function ivyMember(): Promise<string> {
   const joined = graphql(
-    `query CoverageJoined { organization(id: "acme") { members(search: "ivy") { nodes { platformId } } } }`,
+    `query CoverageJoined { organization(id: "northwind") { members(search: "ivy") { nodes { platformId } } } }`,
   );
   const found = (await run(joined)).organization!.members!.nodes[0];
   if (found) return found.platformId;
-  await run(JOIN, undefined, g.platform.token(DEMO.users.ivy));
+  await run(JOIN, undefined, ivyUser.token);
   return (await run(joined)).organization!.members!.nodes[0]!.platformId;
 }
 
@@ -96,9 +172,9 @@ let narrow: Promise<{ space: string; revision: string }> | undefined;
  */
 function narrowContent(): Promise<{ space: string; revision: string }> {
   narrow ??= (async () => {
-    const space = g.platform.spaceId(DEMO.spaces.userGrant);
+    const space = spaces.Runbooks!;
     const base = sampleContent(g.platform.db, space, ' (narrow)');
-    const snippet = putDocument(g.platform.db, space, textDocument([[0, 'Reach support at support@acme.test.']]));
+    const snippet = putDocument(g.platform.db, space, textDocument([[0, 'Reach support at support@northwind.test.']]));
     const bodiless = { id: 'pg-empty', type: 'document' as const, title: 'Empty page', slug: 'empty', pages: [] };
     const revision = commitContent(g.platform.db, space, {
       ...base.content,
@@ -111,10 +187,10 @@ function narrowContent(): Promise<{ space: string; revision: string }> {
 }
 
 const CREATE_SPACE = graphql(`mutation CoverageCreateOwnSpace($title: String!) {
-  createSpace(input: { organizationId: "acme", title: $title }) { space { id platformId } userErrors { code } }
+  createSpace(input: { organizationId: "northwind", title: $title }) { space { id platformId } userErrors { code } }
 }`);
 
-/** A new space of acme without merge rules, so change requests on it merge without reviews. */
+/** A new space of Northwind without merge rules, so change requests on it merge without reviews. */
 async function spaceWithoutRules(title: string): Promise<string> {
   const created = await run(CREATE_SPACE, { title });
   const id = created.createSpace.space!.id;
@@ -145,7 +221,7 @@ const CASES: Case[] = [
     async drive() {
       await run(graphql(`query CoverageViewer { viewer { platformId } }`));
       await run(graphql(`query CoverageUser($id: ID!) { user(id: $id) { displayName } }`), {
-        id: await memberId(DEMO.users.ben),
+        id: await memberId(north.user('ben').email),
       });
     },
   },
@@ -156,17 +232,19 @@ const CASES: Case[] = [
       await run(
         graphql(`query CoverageOrganizations {
       organizations { nodes { platformId } }
-      organizationsByEmailDomain(domain: "acme.test") { platformId }
-      organization(id: "acme") { agentInstructions { updatedAt } search(query: "installer") { totalCount } }
+      organizationsByEmailDomain(domain: "northwind.test") { platformId }
+      organization(id: "northwind") { agentInstructions { updatedAt } search(query: "installer") { totalCount } }
     }`),
       );
-      await run(JOIN, undefined, g.platform.token(DEMO.users.ivy));
-      const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'acme'").get() as { id: string };
+      await run(JOIN, undefined, ivyUser.token);
+      const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'northwind'").get() as {
+        id: string;
+      };
       await run(
         graphql(`mutation CoverageOrganizationWrites($invite: ID!) {
-      updateOrganization(input: { organizationId: "acme", ai: true }) { userErrors { code } }
-      deleteOrganizationInvite(input: { organizationId: "acme", inviteId: $invite }) { deleted userErrors { code } }
-      updateAgentInstructions(input: { organizationId: "acme", instructions: { text: "Be kind." } }) { userErrors { code } }
+      updateOrganization(input: { organizationId: "northwind", ai: true }) { userErrors { code } }
+      deleteOrganizationInvite(input: { organizationId: "northwind", inviteId: $invite }) { deleted userErrors { code } }
+      updateAgentInstructions(input: { organizationId: "northwind", instructions: { text: "Be kind." } }) { userErrors { code } }
     }`),
         { invite: invite.id },
       );
@@ -179,28 +257,28 @@ const CASES: Case[] = [
       const ivy = await ivyMember();
       await run(
         graphql(`query CoverageMemberReads($ben: ID!) {
-      organization(id: "acme") { members(first: 2) { nodes { spaces(first: 2) { totalCount } teams { totalCount } } } }
-      member(organizationId: "acme", userId: $ben) { role }
+      organization(id: "northwind") { members(first: 2) { nodes { spaces(first: 2) { totalCount } teams { totalCount } } } }
+      member(organizationId: "northwind", userId: $ben) { role }
     }`),
-        { ben: await memberId(DEMO.users.ben) },
+        { ben: await memberId(north.user('ben').email) },
       );
       await run(
         graphql(
-          `mutation CoveragePing { pingOrganization(input: { organizationId: "acme" }) { userErrors { code } } }`,
+          `mutation CoveragePing { pingOrganization(input: { organizationId: "northwind" }) { userErrors { code } } }`,
         ),
         undefined,
-        g.platform.token(DEMO.users.ivy),
+        ivyUser.token,
       );
       await run(
         graphql(`mutation CoverageMemberWrites($ivy: ID!) {
-      setMemberSso(input: { organizationId: "acme", userId: $ivy }) { userErrors { code } }
-      updateMember(input: { organizationId: "acme", userId: $ivy, role: EDIT }) { userErrors { code } }
+      setMemberSso(input: { organizationId: "northwind", userId: $ivy }) { userErrors { code } }
+      updateMember(input: { organizationId: "northwind", userId: $ivy, role: EDIT }) { userErrors { code } }
     }`),
         { ivy },
       );
       await run(
         graphql(
-          `mutation CoverageRemoveMember($ivy: ID!) { removeMember(input: { organizationId: "acme", userId: $ivy }) { deleted userErrors { code } } }`,
+          `mutation CoverageRemoveMember($ivy: ID!) { removeMember(input: { organizationId: "northwind", userId: $ivy }) { deleted userErrors { code } } }`,
         ),
         { ivy },
       );
@@ -213,14 +291,14 @@ const CASES: Case[] = [
       const ivy = await ivyMember();
       await run(
         graphql(`query CoverageTeamReads($team: ID!) {
-      organization(id: "acme") { teams { nodes { platformId members { totalCount } } } }
-      team(organizationId: "acme", id: $team) { title }
+      organization(id: "northwind") { teams { nodes { platformId members { totalCount } } } }
+      team(organizationId: "northwind", id: $team) { title }
     }`),
-        { team: DEMO.teams.writers },
+        { team: writers },
       );
       const team = await run(
         graphql(
-          `mutation CoverageCreateTeam($ivy: ID!) { createTeam(input: { organizationId: "acme", title: "Coverage", memberIds: [$ivy] }) { team { id } userErrors { code } } }`,
+          `mutation CoverageCreateTeam($ivy: ID!) { createTeam(input: { organizationId: "northwind", title: "Coverage", memberIds: [$ivy] }) { team { id } userErrors { code } } }`,
         ),
         { ivy },
       );
@@ -232,7 +310,7 @@ const CASES: Case[] = [
       removeTeamMember(input: { teamId: $team, userId: $ivy }) { deleted userErrors { code } }
       deleteTeam(input: { teamId: $team }) { deleted userErrors { code } }
     }`),
-        { team: team.createTeam.team!.id, ivy, finn: DEMO.users.finn },
+        { team: team.createTeam.team!.id, ivy, finn: north.user('finn').email },
       );
     },
   },
@@ -243,15 +321,15 @@ const CASES: Case[] = [
       const ivy = await ivyMember();
       await run(
         graphql(`query CoverageCollectionReads($collection: ID!) {
-      organization(id: "acme") { collections { nodes { platformId users { totalCount } accessibleBy { totalCount } spaces { totalCount } } } }
+      organization(id: "northwind") { collections { nodes { platformId users { totalCount } accessibleBy { totalCount } spaces { totalCount } } } }
       collection(id: $collection) { title }
     }`),
-        { collection: DEMO.collections.product },
+        { collection: product },
       );
       const collections = await run(
         graphql(`mutation CoverageCreateCollections {
-      a: createCollection(input: { organizationId: "acme", title: "Coverage A" }) { collection { platformId } userErrors { code } }
-      b: createCollection(input: { organizationId: "acme", title: "Coverage B" }) { collection { platformId } userErrors { code } }
+      a: createCollection(input: { organizationId: "northwind", title: "Coverage A" }) { collection { platformId } userErrors { code } }
+      b: createCollection(input: { organizationId: "northwind", title: "Coverage B" }) { collection { platformId } userErrors { code } }
     }`),
       );
       const a = collections.a.collection!.platformId;
@@ -268,7 +346,7 @@ const CASES: Case[] = [
       );
       await run(
         graphql(`mutation CoverageCollectionTransfers($a: ID!) {
-      transferCollection(input: { collectionId: $a, organizationId: "globex" }) { userErrors { code } }
+      transferCollection(input: { collectionId: $a, organizationId: "southwind" }) { userErrors { code } }
       deleteCollection(input: { collectionId: $a }) { deleted userErrors { code } }
     }`),
         { a },
@@ -281,7 +359,7 @@ const CASES: Case[] = [
     async drive() {
       const reads = await run(
         graphql(
-          `query CoverageSpaces { organization(id: "acme") { spaces(first: 50) { nodes { platformId title } } } }`,
+          `query CoverageSpaces { organization(id: "northwind") { spaces(first: 50) { nodes { platformId title } } } }`,
         ),
       );
       await run(graphql(`query CoverageSpace($id: ID!) { space(id: $id) { title links(first: 1) { totalCount } } }`), {
@@ -289,12 +367,12 @@ const CASES: Case[] = [
       });
       const parent = await run(
         graphql(`mutation CoverageSpaceParent {
-      createCollection(input: { organizationId: "acme", title: "Coverage spaces" }) { collection { platformId } userErrors { code } }
+      createCollection(input: { organizationId: "northwind", title: "Coverage spaces" }) { collection { platformId } userErrors { code } }
     }`),
       );
       const space = await run(
         graphql(
-          `mutation CoverageCreateSpace($a: ID!) { createSpace(input: { organizationId: "acme", title: "Coverage space", parentId: $a }) { space { platformId } userErrors { code } } }`,
+          `mutation CoverageCreateSpace($a: ID!) { createSpace(input: { organizationId: "northwind", title: "Coverage space", parentId: $a }) { space { platformId } userErrors { code } } }`,
         ),
         { a: parent.createCollection.collection!.platformId },
       );
@@ -309,7 +387,7 @@ const CASES: Case[] = [
       );
       await run(
         graphql(`mutation CoverageTransfers($s: ID!, $copy: ID!) {
-      transferSpace(input: { spaceId: $copy, organizationId: "globex" }) { userErrors { code } }
+      transferSpace(input: { spaceId: $copy, organizationId: "southwind" }) { userErrors { code } }
       deleteSpace(input: { spaceId: $s }) { deleted userErrors { code } }
       restoreSpace(input: { spaceId: $s }) { space { platformId } userErrors { code } }
     }`),
@@ -321,7 +399,7 @@ const CASES: Case[] = [
     name: 'space content',
     groups: ['space-content'],
     async drive() {
-      const contentSpace = g.platform.spaceId(DEMO.spaces.userGrant);
+      const contentSpace = spaces.Runbooks!;
       commitContent(g.platform.db, contentSpace, sampleContent(g.platform.db, contentSpace, ' (coverage)').content);
       await run(
         graphql(`query CoverageContent($id: ID!) {
@@ -370,10 +448,10 @@ const CASES: Case[] = [
       );
       await run(
         graphql(`query CoverageComputed($space: ID!) { space(id: $space) {
-      computedRevision(source: { openApi: { spec: "acme-petstore" } }, seed: "c") { title }
-      computedDocument(source: { openApi: { spec: "acme-petstore", doc: MODELS } }, seed: "c") { json }
+      computedRevision(source: { openApi: { spec: "petstore" } }, seed: "c") { title }
+      computedDocument(source: { openApi: { spec: "petstore", doc: MODELS } }, seed: "c") { json }
     } }`),
-        { space: g.platform.spaceId('Petstore API') },
+        { space: spaces['Petstore API']! },
       );
       const templated = await spaceWithoutRules('Coverage template');
       await run(
@@ -454,7 +532,12 @@ const CASES: Case[] = [
       removeChangeRequestReviewer(input: { changeRequestId: $cr, userId: $finn }) { deleted userErrors { code } }
       updateChangeRequestFromMain(input: { changeRequestId: $cr }) { result userErrors { code } }
     }`),
-        { s: crSpaceId, cr, cy: await memberId(DEMO.users.cy), finn: await memberId(DEMO.users.finn) },
+        {
+          s: crSpaceId,
+          cr,
+          cy: await memberId(north.user('cy').email),
+          finn: await memberId(north.user('finn').email),
+        },
       );
       expect(crWrites).toMatchObject({
         updateChangeRequest: { changeRequest: { subject: 'Coverage request' } },
@@ -468,7 +551,7 @@ const CASES: Case[] = [
       submitChangeRequestReview(input: { changeRequestId: $cr, status: APPROVED }) { review { status } userErrors { code } }
     }`),
         { cr },
-        g.platform.token(DEMO.users.cy),
+        north.token('cy'),
       );
       const crReads = await run(
         graphql(`query CoverageChangeRequestReads($s: ID!, $cr: ID!) {
@@ -482,7 +565,7 @@ const CASES: Case[] = [
           contributors { totalCount }
         }
       }
-      organization(id: "acme") { changeRequests { totalCount } }
+      organization(id: "northwind") { changeRequests { totalCount } }
     }`),
         { s: crSpaceId, cr },
       );
@@ -556,14 +639,14 @@ const CASES: Case[] = [
     async drive() {
       const createdSite = await run(
         graphql(`mutation CoverageCreateSite($space: ID!) {
-      createSite(input: { organizationId: "acme", title: "Coverage site", spaceIds: [$space] }) { site { id } userErrors { code } }
+      createSite(input: { organizationId: "northwind", title: "Coverage site", spaceIds: [$space] }) { site { id } userErrors { code } }
     }`),
-        { space: g.platform.spaceId('Release notes') },
+        { space: spaces['Release notes']! },
       );
       const site = createdSite.createSite.site!.id;
       const siteReads = await run(
         graphql(`query CoverageSiteReads($site: ID!) {
-      organization(id: "acme") { sites(title: "coverage") { totalCount } }
+      organization(id: "northwind") { sites(title: "coverage") { totalCount } }
       node(id: $site) {
         ... on Site { siteSpaces { totalCount } sections { totalCount } sectionGroups { totalCount } structure { __typename } }
       }
@@ -583,7 +666,7 @@ const CASES: Case[] = [
         graphql(`mutation CoverageAddSpaceToSite($site: ID!, $space: ID!) {
       addSpaceToSite(input: { siteId: $site, spaceId: $space }) { siteSpace { id } userErrors { code } }
     }`),
-        { site, space: g.platform.spaceId('Runbooks') },
+        { site, space: spaces.Runbooks! },
       );
       const siteSpace = addedSpace.addSpaceToSite.siteSpace!.id;
       await run(
@@ -597,7 +680,7 @@ const CASES: Case[] = [
         graphql(`mutation CoverageCreateSiteSection($site: ID!, $space: ID!) {
       createSiteSection(input: { siteId: $site, spaceId: $space }) { siteSection { id } userErrors { code } }
     }`),
-        { site, space: g.platform.spaceId('Company handbook') },
+        { site, space: spaces['Company handbook']! },
       );
       const section = addedSection.createSiteSection.siteSection!.id;
       const addedGroup = await run(
@@ -675,18 +758,18 @@ const CASES: Case[] = [
     name: 'URLs',
     groups: ['urls'],
     async drive() {
-      const published = `${new URL(g.platform.url).origin}/published/acme-docs`;
+      const published = `${new URL(g.platform.url).origin}/published/northwind`;
       await run(
         graphql(`query CoverageUrls($published: String!, $app: String!, $token: String!) {
       anonymous: resolveUrl(url: $published) { __typename }
-      visitor: resolveUrl(url: "https://api.acme-docs.test/", visitor: { jwtToken: $token }) { __typename }
+      visitor: resolveUrl(url: "https://api.northwind.test/", visitor: { jwtToken: $token }) { __typename }
       app: resolveUrl(url: $app) { __typename }
       embedUrl(url: $published) { title }
     }`),
         {
           published,
-          app: `${new URL(g.platform.url).origin}/app/s/${g.platform.spaceId('Release notes')}`,
-          token: DEMO_SITE_SECRETS.visitorToken,
+          app: `${new URL(g.platform.url).origin}/app/s/${spaces['Release notes']!}`,
+          token: apiVisitorToken,
         },
       );
     },
@@ -698,13 +781,13 @@ const CASES: Case[] = [
     async drive() {
       const saml = await run(
         graphql(
-          `mutation CoverageCreateSaml { createSamlProvider(input: { organizationId: "globex", label: "Coverage" }) { provider { id } userErrors { code } } }`,
+          `mutation CoverageCreateSaml { createSamlProvider(input: { organizationId: "southwind", label: "Coverage" }) { provider { id } userErrors { code } } }`,
         ),
       );
       const provider = saml.createSamlProvider.provider!.id;
       await run(
         graphql(`query CoverageSamlReads($id: ID!) {
-      organization(id: "globex") { samlProviders { totalCount } ssoProviders { label } }
+      organization(id: "southwind") { samlProviders { totalCount } ssoProviders { label } }
       node(id: $id) { ... on SamlProvider { label } }
     }`),
         { id: provider },
@@ -726,7 +809,7 @@ const CASES: Case[] = [
     async drive() {
       const form = new FormData();
       const upload =
-        'mutation CoverageUpload($file: Upload!) { uploadFile(input: { organizationId: "globex", kind: CUSTOMIZATION_FONT, file: $file }) { file { key } userErrors { code } } }';
+        'mutation CoverageUpload($file: Upload!) { uploadFile(input: { organizationId: "southwind", kind: CUSTOMIZATION_FONT, file: $file }) { file { key } userErrors { code } } }';
       form.append('operations', JSON.stringify({ query: upload, variables: { file: null } }));
       form.append('map', JSON.stringify({ 0: ['variables.file'] }));
       form.append(
@@ -746,14 +829,14 @@ const CASES: Case[] = [
       expect(uploaded.data.uploadFile.userErrors).toEqual([]);
       const fonts = await run(
         graphql(`mutation CoverageCreateFont($key: String!) {
-      createCustomFont(input: { organizationId: "globex", fontFamily: "Coverage", fontFaces: [{ weight: 400, storageKey: $key }] }) { font { id } userErrors { code } }
+      createCustomFont(input: { organizationId: "southwind", fontFamily: "Coverage", fontFaces: [{ weight: 400, storageKey: $key }] }) { font { id } userErrors { code } }
     }`),
         { key: uploaded.data.uploadFile.file.key },
       );
       const font = fonts.createCustomFont.font!.id;
       await run(
         graphql(`query CoverageFontReads($id: ID!) {
-      organization(id: "globex") { fonts { totalCount } }
+      organization(id: "southwind") { fonts { totalCount } }
       node(id: $id) { ... on CustomFont { fontFamily } }
     }`),
         { id: font },
@@ -774,14 +857,14 @@ const CASES: Case[] = [
     async drive() {
       const translations = await run(
         graphql(`mutation CoverageCreateTranslation($space: ID!) {
-      createTranslation(input: { organizationId: "acme", language: ES, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code } }
+      createTranslation(input: { organizationId: "northwind", language: ES, source: { spaceId: $space, language: EN } }) { translation { id } userErrors { code } }
     }`),
-        { space: g.platform.spaceId('Getting started') },
+        { space: spaces['Getting started']! },
       );
       const translation = translations.createTranslation.translation!.id;
       await run(
         graphql(`query CoverageTranslationReads($id: ID!) {
-      organization(id: "acme") { translations { totalCount } }
+      organization(id: "northwind") { translations { totalCount } }
       node(id: $id) { ... on Translation { status } }
     }`),
         { id: translation },
@@ -809,7 +892,7 @@ const CASES: Case[] = [
     async drive() {
       await run(
         graphql(`mutation CoverageCreateSpec($text: String!) {
-      createOpenApiSpec(input: { organizationId: "acme", slug: "coverage", source: { text: $text } }) { spec { id } userErrors { code } }
+      createOpenApiSpec(input: { organizationId: "northwind", slug: "coverage", source: { text: $text } }) { spec { id } userErrors { code } }
     }`),
         {
           text: 'openapi: 3.1.0\ninfo:\n  title: Coverage\n  version: "1"\npaths:\n  /a:\n    get:\n      tags: [a]\n      responses:\n        "200":\n          description: OK\n',
@@ -818,7 +901,7 @@ const CASES: Case[] = [
       await g.platform.app.jobs.drain();
       const specReads = await run(
         graphql(`query CoverageSpecReads {
-      organization(id: "acme") {
+      organization(id: "northwind") {
         openApiSpecs { totalCount }
         openApiSpec(slug: "coverage") { document content lastVersion { platformId createdAt } versions { nodes { platformId content } } }
       }
@@ -827,15 +910,15 @@ const CASES: Case[] = [
       const versionId = specReads.organization!.openApiSpec!.versions.nodes[0]!.platformId;
       await run(
         graphql(
-          `query CoverageSpecVersion($id: ID!) { organization(id: "acme") { openApiSpec(slug: "coverage") { version(id: $id) { createdAt } } } }`,
+          `query CoverageSpecVersion($id: ID!) { organization(id: "northwind") { openApiSpec(slug: "coverage") { version(id: $id) { createdAt } } } }`,
         ),
         { id: versionId },
       );
       await run(
         graphql(`mutation CoverageSpecWrites($text: String!) {
-      updateOpenApiSpec(input: { organizationId: "acme", slug: "coverage", source: { text: $text } }) { created userErrors { code } }
-      setOpenApiSpecVisibility(input: { organizationId: "acme", slug: "coverage", visibility: PUBLIC }) { spec { visibility } userErrors { code } }
-      deleteOpenApiSpec(input: { organizationId: "acme", slug: "coverage" }) { deleted userErrors { code } }
+      updateOpenApiSpec(input: { organizationId: "northwind", slug: "coverage", source: { text: $text } }) { created userErrors { code } }
+      setOpenApiSpecVisibility(input: { organizationId: "northwind", slug: "coverage", visibility: PUBLIC }) { spec { visibility } userErrors { code } }
+      deleteOpenApiSpec(input: { organizationId: "northwind", slug: "coverage" }) { deleted userErrors { code } }
     }`),
         { text: 'openapi: 3.1.0\ninfo: { title: C, version: "2" }\npaths: {}\n' },
       );
@@ -849,12 +932,12 @@ const CASES: Case[] = [
     async drive() {
       await run(
         graphql(`mutation CoverageIngest {
-      ingestConversations(input: { organizationId: "acme", conversations: [{ id: "coverage-1", source: "coverage", parts: [{ role: "user", body: "The installer fails with permission denied." }] }] }) { ingested userErrors { code } }
+      ingestConversations(input: { organizationId: "northwind", conversations: [{ id: "coverage-1", source: "coverage", parts: [{ role: "user", body: "The installer fails with permission denied." }] }] }) { ingested userErrors { code } }
     }`),
       );
       const conversations = await run(
         graphql(`query CoverageConversations {
-      organization(id: "acme") {
+      organization(id: "northwind") {
         conversations(source: "coverage") { nodes { id parts { body } } }
         conversationIssues(first: 1) { nodes { id title } }
         issuesClusters(first: 1) { nodes { id platformId } }
@@ -894,20 +977,22 @@ const CASES: Case[] = [
     // Published, installed on the organization, a space and a site, changed, read with their
     // events, and removed.
     async drive() {
-      const integrationSpace = g.platform.spaceId('Getting started');
+      const integrationSpace = spaces['Getting started']!;
       const coverageSite = (
         await run(
-          graphql(`query CoverageIntegrationSite { organization(id: "acme") { sites(first: 1) { nodes { id } } } }`),
+          graphql(
+            `query CoverageIntegrationSite { organization(id: "northwind") { sites(first: 1) { nodes { id } } } }`,
+          ),
         )
       ).organization!.sites!.nodes[0]!.id;
       await run(
         graphql(`mutation CoveragePublish {
-      publishIntegration(input: { name: "coverage", organizationId: "acme", title: "Coverage", description: "Covers.", script: "export default {}", scopes: [], visibility: PUBLIC }) { integration { name } userErrors { code } }
+      publishIntegration(input: { name: "coverage", organizationId: "northwind", title: "Coverage", description: "Covers.", script: "export default {}", scopes: [], visibility: PUBLIC }) { integration { name } userErrors { code } }
     }`),
       );
       const installed = await run(
         graphql(
-          `mutation CoverageInstall { installIntegration(input: { integrationName: "coverage", organizationId: "acme" }) { installation { id } userErrors { code } } }`,
+          `mutation CoverageInstall { installIntegration(input: { integrationName: "coverage", organizationId: "northwind" }) { installation { id } userErrors { code } } }`,
         ),
       );
       const installationId = installed.installIntegration.installation!.id;

@@ -1,23 +1,50 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform } from '../../src/platform/app.js';
-import { DEMO } from '../../src/platform/demo-data.js';
 import { openDatabase } from '../../src/platform/store/db.js';
 import { conformance, PENDING, type Answer } from '../fixtures/conformance.js';
 import { loadRevision, putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, sampleContent, textDocument, type SampleContent } from '../fixtures/content.js';
+import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type ApiAnswer, type TestPlatform } from '../fixtures/platform.js';
+import { buildSite, type TestSite, writePages } from '../fixtures/sites.js';
+import { addLinkInvite, syncToGit } from '../fixtures/wide.js';
 
 // Every operation of the served groups, driven once with a success status and with the error
 // statuses of the API, through the test platform: its fixture checks each answer against the
 // official API description (test/fixtures/conformance.ts), and this file fails on any
 // violation, naming the test.
 
-const { acme, globex } = DEMO.orgs;
-const U = DEMO.users;
-const C = DEMO.collections;
+/** Northwind (every role, a guest, e-mail domain `northwind.test`) and Southwind (ada admin, hana edits). */
+const NORTH = 'northwind';
+const SOUTH = 'southwind';
+const KEYS = ['ada', 'ben', 'cy', 'dee', 'eve', 'finn', 'gus', 'hana', 'ivy'] as const;
+type Key = (typeof KEYS)[number];
+/** The users' e-mails: Northwind's domain for its members and for ivy (who may join), others elsewhere. */
+const U = Object.fromEntries(
+  KEYS.map((key) => [
+    key,
+    key === 'gus' ? 'gus@partner.test' : key === 'hana' ? 'hana@southwind.test' : `${key}@northwind.test`,
+  ]),
+) as Record<Key, string>;
+/** Northwind's Product > Guides and Engineering, Southwind's Handbook. */
+const C = {} as Record<'product' | 'guides' | 'engineering' | 'southHandbook', string>;
+/** Spaces by their part in the tests. */
+const S = {} as Record<
+  'gitSynced' | 'public' | 'userGrant' | 'teamGrant' | 'gettingStarted' | 'openapi' | 'benefits' | 'developerPortal',
+  string
+>;
+/** The slug of Northwind's OpenAPI specification that the Petstore space computes its reference from. */
+const PETSTORE = 'petstore';
 
 let p: TestPlatform;
-const as = (email: string) => ({ token: p.token(email) });
+let north: TestOrg;
+let south: TestOrg;
+/** Northwind's default site (basename `docs`): a "Getting started" section with an English and a French variant. */
+let docs: TestSite;
+/** Southwind's one site. */
+let southSite: string;
+const users = {} as Record<Key, TestUser>;
+const as = (email: string) => ({ token: Object.values(users).find((user) => user.email === email)!.token });
 
 /** Calls the operation `route` (`GET /v1/orgs/:organizationId`) with `params` filled in and expects `status`. */
 async function call(
@@ -39,8 +66,97 @@ async function call(
   return answer;
 }
 
+/** Northwind's specification `PETSTORE` (through the API) and the reference a space computes from it. */
+async function petstoreSpace(org: TestOrg): Promise<string> {
+  const spec = [
+    'openapi: 3.1.0',
+    'info: { title: Petstore, version: "1.0.0" }',
+    'paths:',
+    '  /pets:',
+    '    get:',
+    '      tags: [pets]',
+    '      summary: List the pets',
+    '      responses:',
+    '        "200":',
+    '          description: The pets',
+    '          content:',
+    '            application/json:',
+    '              schema: { type: array, items: { $ref: "#/components/schemas/Pet" } }',
+    'components:',
+    '  schemas:',
+    '    Pet:',
+    '      type: object',
+    '      properties: { id: { type: integer }, name: { type: string } }',
+    '',
+  ].join('\n');
+  const created = await p.api('POST', `/orgs/${org.id}/openapi`, {
+    body: { slug: PETSTORE, source: { text: spec } },
+  });
+  expect(created.status).toBe(201);
+  await p.app.jobs.drain();
+  const spaceId = await org.space('Petstore API', { visibility: 'public' });
+  // The API reference template with a specification: an overview and other pages, then a computed reference.
+  const applied = await p.api('POST', `/spaces/${spaceId}/content/template`, {
+    body: { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: PETSTORE } } } },
+  });
+  expect(applied.status).toBe(201);
+  return spaceId;
+}
+
 beforeAll(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({ seed: false });
+  for (const key of KEYS) users[key] = addUser(p, key, { email: U[key] });
+  north = addOrg(p, {
+    id: NORTH,
+    title: 'Northwind Docs',
+    users,
+    emailDomains: ['northwind.test'],
+    members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
+  });
+  south = addOrg(p, { id: SOUTH, title: 'Southwind', users, members: { ada: 'admin', hana: 'edit' } });
+  addLinkInvite(north);
+
+  C.product = await north.collection('Product');
+  C.guides = await north.collection('Guides', { parent: C.product });
+  C.engineering = await north.collection('Engineering', { defaultLevel: 'read' });
+  C.southHandbook = await south.collection('Handbook');
+  const writers = await north.team('Writers', ['dee', 'eve'], { owners: ['ben'] });
+  await north.grant({ collection: C.engineering }, 'edit', { teams: [writers] });
+
+  S.gitSynced = await north.space('Company handbook');
+  await syncToGit(north, S.gitSynced, 'ada');
+  // After Guides in Product: a move of Guides into Product puts it after this one.
+  S.public = await north.space('Release notes', { parent: C.product, visibility: 'public' });
+  S.teamGrant = await north.space('Architecture decisions', { parent: C.engineering });
+  // Last in Engineering: a move there changes nothing.
+  S.userGrant = await north.space('Runbooks', { parent: C.engineering });
+  await north.grant({ space: S.userGrant }, 'edit', { users: ['finn'] });
+  S.gettingStarted = await north.space('Getting started', { visibility: 'public', language: 'en' });
+  const french = await north.space('Guide de démarrage', { visibility: 'public', language: 'fr' });
+  // The site's root shows the first page of its default variant.
+  await writePages(north, S.gettingStarted, [{ title: 'Introduction' }]);
+  await writePages(north, french, [{ title: 'Introduction', slug: 'introduction' }]);
+  S.openapi = await petstoreSpace(north);
+  S.benefits = await south.space('Benefits');
+  S.developerPortal = await south.space('Developer portal', { visibility: 'public', language: 'en' });
+
+  // Two sites every member reads: the default, published one, and a draft.
+  docs = await buildSite(north, {
+    title: 'Northwind Docs',
+    basename: 'docs',
+    defaultContent: true,
+    sections: [
+      {
+        title: 'Getting started',
+        space: S.gettingStarted,
+        variantPath: 'en',
+        variants: [{ space: french, path: 'fr' }],
+      },
+      { title: 'Product', space: S.public },
+    ],
+  });
+  await north.site('Northwind Labs', { spaces: [S.teamGrant], publish: false });
+  southSite = await south.site('Southwind Developers', { spaces: [S.developerPortal] });
 });
 
 afterEach(() => {
@@ -56,9 +172,9 @@ afterAll(async () => {
 describe('Organizations', () => {
   it('lists, reads and updates organizations', async () => {
     await call('GET /v1/orgs', {}, 200);
-    await call('GET /v1/orgs/:organizationId', { organizationId: acme }, 200);
-    const { body } = await call('PATCH /v1/orgs/:organizationId', { organizationId: globex }, 200, {
-      body: { title: 'Globex Corp' },
+    await call('GET /v1/orgs/:organizationId', { organizationId: NORTH }, 200);
+    const { body } = await call('PATCH /v1/orgs/:organizationId', { organizationId: SOUTH }, 200, {
+      body: { title: 'Southwind Corp' },
     });
     expect(body).toMatchObject({
       trial: { status: 'none', count: 0 },
@@ -67,13 +183,13 @@ describe('Organizations', () => {
   });
 
   it('deletes a link invite, then answers 204', async () => {
-    const { id } = p.db.prepare('SELECT id FROM link_invites WHERE org_id = ?').get(acme) as { id: string };
-    await call('DELETE /v1/orgs/:organizationId/link-invites/:inviteId', { organizationId: acme, inviteId: id }, 205);
-    await call('DELETE /v1/orgs/:organizationId/link-invites/:inviteId', { organizationId: acme, inviteId: id }, 204);
+    const { id } = p.db.prepare('SELECT id FROM link_invites WHERE org_id = ?').get(NORTH) as { id: string };
+    await call('DELETE /v1/orgs/:organizationId/link-invites/:inviteId', { organizationId: NORTH, inviteId: id }, 205);
+    await call('DELETE /v1/orgs/:organizationId/link-invites/:inviteId', { organizationId: NORTH, inviteId: id }, 204);
   });
 
   it('reads and writes agent instructions, with their author even before anyone wrote them', async () => {
-    const never = await call('GET /v1/orgs/:organizationId/agent-instructions', { organizationId: globex }, 200);
+    const never = await call('GET /v1/orgs/:organizationId/agent-instructions', { organizationId: SOUTH }, 200);
     expect(never.body.updatedBy).toBe(p.userId(U.ada));
     const instructions = {
       object: 'document',
@@ -86,19 +202,19 @@ describe('Organizations', () => {
         },
       ],
     };
-    const written = await call('PUT /v1/orgs/:organizationId/agent-instructions', { organizationId: acme }, 200, {
+    const written = await call('PUT /v1/orgs/:organizationId/agent-instructions', { organizationId: NORTH }, 200, {
       body: { instructions },
     });
     expect(written.body.instructions.nodes[0].nodes[0].leaves).toEqual([
       { object: 'leaf', text: 'Be brief.', marks: [{ object: 'mark', type: 'bold' }] },
     ]);
-    await call('GET /v1/orgs/:organizationId/agent-instructions', { organizationId: acme }, 200);
+    await call('GET /v1/orgs/:organizationId/agent-instructions', { organizationId: NORTH }, 200);
   });
 
   it('finds organizations by e-mail domain for someone outside them', async () => {
     const { body } = await call(
       'GET /v1/email-domains/:emailDomain/orgs',
-      { emailDomain: 'acme.test' },
+      { emailDomain: 'northwind.test' },
       200,
       as(U.ivy),
     );
@@ -106,33 +222,33 @@ describe('Organizations', () => {
   });
 
   it('lets someone of an allowed domain join', async () => {
-    await call('POST /v1/orgs/:organizationId/join', { organizationId: acme }, 204, as(U.ivy));
+    await call('POST /v1/orgs/:organizationId/join', { organizationId: NORTH }, 204, as(U.ivy));
   });
 });
 
 describe('Organization members', () => {
   it('lists and reads members, with every count', async () => {
-    await call('GET /v1/orgs/:organizationId/members', { organizationId: acme }, 200);
+    await call('GET /v1/orgs/:organizationId/members', { organizationId: NORTH }, 200);
     const { body } = await call(
       'GET /v1/orgs/:organizationId/members/:userId',
-      { organizationId: acme, userId: p.userId(U.ben) },
+      { organizationId: NORTH, userId: p.userId(U.ben) },
       200,
     );
-    // Every member reads the four demo sites of Acme.
-    expect(body).toMatchObject({ spaces: expect.any(Number), teams: 1, sites: 4 });
+    // Every member reads every site of the organization, the draft too.
+    expect(body).toMatchObject({ spaces: expect.any(Number), teams: 1, sites: 2 });
   });
 
   it('changes a role, pings, and adds an SSO member', async () => {
     await call(
       'PATCH /v1/orgs/:organizationId/members/:userId',
-      { organizationId: acme, userId: p.userId(U.finn) },
+      { organizationId: NORTH, userId: p.userId(U.finn) },
       200,
       { body: { role: 'comment' } },
     );
-    await call('POST /v1/orgs/:organizationId/ping', { organizationId: acme }, 200, as(U.ben));
+    await call('POST /v1/orgs/:organizationId/ping', { organizationId: NORTH }, 200, as(U.ben));
     await call(
       'POST /v1/orgs/:organizationId/members/:userId/sso',
-      { organizationId: acme, userId: p.userId(U.hana) },
+      { organizationId: NORTH, userId: p.userId(U.hana) },
       200,
     );
   });
@@ -140,18 +256,18 @@ describe('Organization members', () => {
   it("lists a member's spaces and teams", async () => {
     await call(
       'GET /v1/orgs/:organizationId/members/:userId/spaces',
-      { organizationId: acme, userId: p.userId(U.finn) },
+      { organizationId: NORTH, userId: p.userId(U.finn) },
       200,
     );
     await call(
       'GET /v1/orgs/:organizationId/members/:userId/teams',
-      { organizationId: acme, userId: p.userId(U.dee) },
+      { organizationId: NORTH, userId: p.userId(U.dee) },
       200,
     );
   });
 
   it('removes a member (205), then answers 204', async () => {
-    const params = { organizationId: acme, userId: p.userId(U.eve) };
+    const params = { organizationId: NORTH, userId: p.userId(U.eve) };
     await call('DELETE /v1/orgs/:organizationId/members/:userId', params, 205);
     await call('DELETE /v1/orgs/:organizationId/members/:userId', params, 204);
   });
@@ -161,19 +277,19 @@ describe('Teams', () => {
   let teamId: string;
 
   it('lists, creates, reads and renames teams', async () => {
-    await call('GET /v1/orgs/:organizationId/teams', { organizationId: acme }, 200);
-    const created = await call('PUT /v1/orgs/:organizationId/teams', { organizationId: acme }, 201, {
+    await call('GET /v1/orgs/:organizationId/teams', { organizationId: NORTH }, 200);
+    const created = await call('PUT /v1/orgs/:organizationId/teams', { organizationId: NORTH }, 201, {
       body: { title: 'Conformance', members: [p.userId(U.ben)] },
     });
     teamId = created.body.id;
-    await call('GET /v1/orgs/:organizationId/teams/:teamId', { organizationId: acme, teamId }, 200);
-    await call('PATCH /v1/orgs/:organizationId/teams/:teamId', { organizationId: acme, teamId }, 200, {
+    await call('GET /v1/orgs/:organizationId/teams/:teamId', { organizationId: NORTH, teamId }, 200);
+    await call('PATCH /v1/orgs/:organizationId/teams/:teamId', { organizationId: NORTH, teamId }, 200, {
       body: { title: 'Conformance team' },
     });
   });
 
   it('manages team members', async () => {
-    const team = { organizationId: acme, teamId };
+    const team = { organizationId: NORTH, teamId };
     await call('GET /v1/orgs/:organizationId/teams/:teamId/members', team, 200);
     await call('PUT /v1/orgs/:organizationId/teams/:teamId/members', team, 204, { body: { add: [U.cy] } });
     const dee = { ...team, userId: p.userId(U.dee) };
@@ -183,8 +299,8 @@ describe('Teams', () => {
   });
 
   it('deletes a team (205), then answers 204', async () => {
-    await call('DELETE /v1/orgs/:organizationId/teams/:teamId', { organizationId: acme, teamId }, 205);
-    await call('DELETE /v1/orgs/:organizationId/teams/:teamId', { organizationId: acme, teamId }, 204);
+    await call('DELETE /v1/orgs/:organizationId/teams/:teamId', { organizationId: NORTH, teamId }, 205);
+    await call('DELETE /v1/orgs/:organizationId/teams/:teamId', { organizationId: NORTH, teamId }, 204);
   });
 });
 
@@ -192,8 +308,8 @@ describe('Collections', () => {
   let collectionId: string;
 
   it('lists, creates, reads, updates, moves and transfers collections', async () => {
-    await call('GET /v1/orgs/:organizationId/collections', { organizationId: acme }, 200);
-    const created = await call('POST /v1/orgs/:organizationId/collections', { organizationId: acme }, 201, {
+    await call('GET /v1/orgs/:organizationId/collections', { organizationId: NORTH }, 200);
+    const created = await call('POST /v1/orgs/:organizationId/collections', { organizationId: NORTH }, 201, {
       body: { title: 'Conformance' },
     });
     collectionId = created.body.id;
@@ -204,7 +320,7 @@ describe('Collections', () => {
     });
     await call('GET /v1/collections/:collectionId/spaces', { collectionId: C.product }, 200);
     await call('POST /v1/collections/:collectionId/move', collection, 200, { body: { parent: C.product } });
-    await call('POST /v1/collections/:collectionId/transfer', collection, 200, { body: { organization: globex } });
+    await call('POST /v1/collections/:collectionId/transfer', collection, 200, { body: { organization: SOUTH } });
   });
 
   it('manages who can access a collection', async () => {
@@ -230,12 +346,12 @@ describe('Spaces', () => {
   let spaceId: string;
 
   it('lists, creates, reads and updates spaces', async () => {
-    await call('GET /v1/orgs/:organizationId/spaces', { organizationId: acme }, 200);
-    const created = await call('POST /v1/orgs/:organizationId/spaces', { organizationId: acme }, 201, {
+    await call('GET /v1/orgs/:organizationId/spaces', { organizationId: NORTH }, 200);
+    const created = await call('POST /v1/orgs/:organizationId/spaces', { organizationId: NORTH }, 201, {
       body: { title: 'Conformance' },
     });
     spaceId = created.body.id;
-    const synced = await call('GET /v1/spaces/:spaceId', { spaceId: p.spaceId(DEMO.spaces.gitSynced) }, 200);
+    const synced = await call('GET /v1/spaces/:spaceId', { spaceId: S.gitSynced }, 200);
     expect(synced.body.gitSync).toMatchObject({
       installationId: expect.any(String),
       installationStatus: 'active',
@@ -247,7 +363,7 @@ describe('Spaces', () => {
   it('duplicates, moves and transfers a space', async () => {
     const copy = await call('POST /v1/spaces/:spaceId/duplicate', { spaceId }, 201);
     await call('POST /v1/spaces/:spaceId/move', { spaceId }, 200, { body: { parent: C.product } });
-    await call('POST /v1/spaces/:spaceId/transfer', { spaceId: copy.body.id }, 200, { body: { organization: globex } });
+    await call('POST /v1/spaces/:spaceId/transfer', { spaceId: copy.body.id }, 200, { body: { organization: SOUTH } });
   });
 
   it('deletes (205, then 204) and restores a space', async () => {
@@ -264,7 +380,7 @@ describe('Space content', () => {
   let ids: SampleContent['ids'];
 
   beforeAll(() => {
-    spaceId = p.spaceId(DEMO.spaces.userGrant);
+    spaceId = S.userGrant;
     firstRevision = p.db.prepare('SELECT revision FROM spaces WHERE id = ?').pluck(true).get(spaceId) as string;
     const sample = sampleContent(p.db, spaceId);
     ids = sample.ids;
@@ -360,7 +476,7 @@ describe('Space content', () => {
   it('searches a space and an organization', async () => {
     await call('GET /v1/spaces/:spaceId/search', { spaceId }, 200, { query: { query: 'installer' } });
     await call('GET /v1/spaces/:spaceId/search', { spaceId }, 400, { query: { query: '' } });
-    await call('GET /v1/orgs/:organizationId/search', { organizationId: acme }, 200, {
+    await call('GET /v1/orgs/:organizationId/search', { organizationId: NORTH }, 200, {
       query: { query: 'install', limit: 1 },
     });
   });
@@ -413,7 +529,7 @@ describe('Change requests', () => {
   const R = '/v1/spaces/:spaceId/change-requests/:changeRequestId';
 
   beforeAll(async () => {
-    spaceId = p.spaceId(DEMO.spaces.teamGrant);
+    spaceId = S.teamGrant;
   });
 
   it('creates, lists, reads and updates change requests', async () => {
@@ -427,7 +543,7 @@ describe('Change requests', () => {
     await call('GET /v1/spaces/:spaceId/change-requests', { spaceId }, 200, {
       query: { status: 'draft', orderBy: 'createdAt' },
     });
-    await call('GET /v1/orgs/:organizationId/change-requests', { organizationId: acme }, 200, {
+    await call('GET /v1/orgs/:organizationId/change-requests', { organizationId: NORTH }, 200, {
       query: { status: 'draft' },
     });
     await call(`GET ${R}`, { spaceId, changeRequestId: String(created.body.number) }, 200);
@@ -517,7 +633,7 @@ describe('Git', () => {
     const { execFileSync } = await import('node:child_process');
     const bare = join(mkdtempSync(join(tmpdir(), 'conformance-git-')), 'repo.git');
     execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
-    const spaceId = p.spaceId(DEMO.spaces.teamGrant);
+    const spaceId = S.teamGrant;
     await call('GET /v1/spaces/:spaceId/git/info', { spaceId }, 404);
     await call('POST /v1/spaces/:spaceId/git/export', { spaceId }, 204, {
       body: { url: bare, ref: 'refs/heads/main', commitMessage: 'Export' },
@@ -537,9 +653,9 @@ describe('Git', () => {
 
 describe('Docs sites', () => {
   it('creates, lists, reads, updates, publishes, unpublishes and deletes sites', async () => {
-    const org = { organizationId: acme };
+    const org = { organizationId: NORTH };
     const created = await call('POST /v1/orgs/:organizationId/sites', org, 201, {
-      body: { title: 'Conformance site', spaces: [p.spaceId(DEMO.spaces.public)] },
+      body: { title: 'Conformance site', spaces: [S.public] },
     });
     const site = { ...org, siteId: created.body.id };
     await call('GET /v1/orgs/:organizationId/sites', org, 200, { query: { published: false } });
@@ -555,14 +671,14 @@ describe('Docs sites', () => {
   });
 
   it('manages site spaces, sections, section groups and their order', async () => {
-    const org = { organizationId: acme };
+    const org = { organizationId: NORTH };
     const created = await call('POST /v1/orgs/:organizationId/sites', org, 201, {
-      body: { title: 'Structure site', spaces: [p.spaceId(DEMO.spaces.public)] },
+      body: { title: 'Structure site', spaces: [S.public] },
     });
     const site = { ...org, siteId: created.body.id };
     await call('POST /v1/orgs/:organizationId/sites/:siteId/publish', site, 200);
     const added = await call('POST /v1/orgs/:organizationId/sites/:siteId/site-spaces', site, 201, {
-      body: { spaceId: p.spaceId(DEMO.spaces.teamGrant), path: 'adr' },
+      body: { spaceId: S.teamGrant, path: 'adr' },
     });
     const siteSpace = { ...site, siteSpaceId: added.body.id };
     await call('GET /v1/orgs/:organizationId/sites/:siteId/site-spaces', site, 200);
@@ -574,7 +690,7 @@ describe('Docs sites', () => {
     });
     await call('GET /v1/orgs/:organizationId/sites/:siteId/structure', site, 200);
     const section = await call('POST /v1/orgs/:organizationId/sites/:siteId/sections', site, 201, {
-      body: { spaceId: p.spaceId(DEMO.spaces.userGrant), title: 'Runbooks', icon: 'book' },
+      body: { spaceId: S.userGrant, title: 'Runbooks', icon: 'book' },
     });
     const siteSection = { ...site, siteSectionId: section.body.id };
     await call('GET /v1/orgs/:organizationId/sites/:siteId/sections', site, 200);
@@ -650,9 +766,9 @@ describe('Docs sites', () => {
 
 describe('Docs site access and URLs', () => {
   it('manages share links, visitor authentication and the adaptive schema, and reads the published profile', async () => {
-    const org = { organizationId: acme };
+    const org = { organizationId: NORTH };
     const created = await call('POST /v1/orgs/:organizationId/sites', org, 201, {
-      body: { title: 'Access site', visibility: 'share-link', spaces: [p.spaceId(DEMO.spaces.public)] },
+      body: { title: 'Access site', visibility: 'share-link', spaces: [S.public] },
     });
     const site = { ...org, siteId: created.body.id };
     const link = await call('POST /v1/orgs/:organizationId/sites/:siteId/share-links', site, 201, {
@@ -687,12 +803,14 @@ describe('Docs site access and URLs', () => {
   });
 
   it('resolves published, content and embed URLs', async () => {
-    const published = `${p.url.replace(/\/v1$/, '')}/published/acme-docs`;
-    await call('POST /v1/urls/published', {}, 200, { body: { url: `${published}/docs/getting-started/fr` } });
+    const published = `${p.url.replace(/\/v1$/, '')}/published/${NORTH}`;
+    await call('POST /v1/urls/published', {}, 200, {
+      body: { url: `${published}/${docs.basename}/getting-started/fr` },
+    });
     await call('GET /v1/urls/published', {}, 200, { query: { url: `${published}/product` } });
     await call('POST /v1/urls/published', {}, 404, { body: { url: 'https://nothing.example.com/' } });
     await call('POST /v1/urls/published', {}, 400, { body: { url: 'not a url' } });
-    const space = await call('GET /v1/spaces/:spaceId', { spaceId: p.spaceId('Getting started') }, 200);
+    const space = await call('GET /v1/spaces/:spaceId', { spaceId: S.gettingStarted }, 200);
     await call('GET /v1/urls/content', {}, 200, { query: { url: space.body.urls.app } });
     await call('GET /v1/urls/embed', {}, 200, { query: { url: published } });
   });
@@ -702,7 +820,7 @@ describe('SAML and SSO', () => {
   it('creates, lists, reads, updates and deletes SAML providers, and lists the SSO logins', async () => {
     const { readFileSync } = await import('node:fs');
     const certificate = readFileSync(new URL('../fixtures/saml/idp.pem', import.meta.url), 'utf8');
-    const org = { organizationId: globex };
+    const org = { organizationId: SOUTH };
     const created = await call('POST /v1/orgs/:organizationId/saml', org, 201, { body: { label: 'Conformance' } });
     const provider = { ...org, samlProviderId: created.body.id };
     await call('GET /v1/orgs/:organizationId/saml', org, 200);
@@ -721,7 +839,7 @@ describe('SAML and SSO', () => {
 describe('Custom fonts', () => {
   it('uploads font files, then creates, lists, reads, updates and deletes a font', async () => {
     const { minimalWoff2 } = await import('../../src/platform/fonts/woff.js');
-    const org = { organizationId: globex };
+    const org = { organizationId: SOUTH };
     const upload = async (weight: number) => {
       const bytes = minimalWoff2('Conformance', weight);
       const { body } = await call('POST /v1/orgs/:organizationId/storage/upload', org, 201, {
@@ -766,8 +884,8 @@ describe('Custom fonts', () => {
 
 describe('Translations', () => {
   it('creates, lists, reads, updates, runs and deletes a translation', async () => {
-    const org = { organizationId: globex };
-    const source = p.spaceId('Developer portal');
+    const org = { organizationId: SOUTH };
+    const source = S.developerPortal;
     const created = await call('POST /v1/orgs/:organizationId/translations', org, 201, {
       body: { language: 'de', source: { space: source, language: 'en' } },
     });
@@ -806,7 +924,7 @@ describe('Translations', () => {
       { ...org, translationId: 'missing' },
       404,
     );
-    await call('GET /v1/orgs/:organizationId/translations', { organizationId: acme }, 403, as(U.ben));
+    await call('GET /v1/orgs/:organizationId/translations', { organizationId: NORTH }, 403, as(U.ben));
     await call('DELETE /v1/orgs/:organizationId/translations/:translationId', translation, 205);
     await call('DELETE /v1/orgs/:organizationId/translations/:translationId', translation, 204);
   });
@@ -814,7 +932,7 @@ describe('Translations', () => {
 
 describe('OpenAPI specifications', () => {
   it('creates, lists, reads, updates, publishes and deletes a specification and reads its versions', async () => {
-    const org = { organizationId: acme };
+    const org = { organizationId: NORTH };
     const text = (title: string) =>
       `openapi: 3.1.0\ninfo:\n  title: ${title}\n  version: '1'\npaths:\n  /things:\n    get:\n      tags: [things]\n      responses:\n        '200':\n          description: ok\n`;
     const created = await call('POST /v1/orgs/:organizationId/openapi', org, 201, {
@@ -863,11 +981,11 @@ describe('OpenAPI specifications', () => {
   });
 
   it('computes documents and revisions of builtin:openapi sources, and expands computed pages', async () => {
-    const spaceId = p.spaceId(DEMO.spaces.openapi);
+    const spaceId = S.openapi;
     const source = (props: Record<string, unknown>) => ({
       type: 'builtin:openapi',
       props,
-      dependencies: { spec: { ref: { kind: 'openapi', spec: 'acme-petstore' } } },
+      dependencies: { spec: { ref: { kind: 'openapi', spec: PETSTORE } } },
     });
     await call('POST /v1/spaces/:spaceId/content/computed/revision', { spaceId }, 200, {
       body: { source: source({ models: true }), seed: 'conformance' },
@@ -886,10 +1004,16 @@ describe('OpenAPI specifications', () => {
       body: { source: source({ doc: 'models' }) },
     });
     const pages = await call('GET /v1/spaces/:spaceId/content/pages', { spaceId }, 200);
-    await call('GET /v1/spaces/:spaceId/content/pages', { spaceId }, 200, { query: { computed: false } });
+    const stored = await call('GET /v1/spaces/:spaceId/content/pages', { spaceId }, 200, {
+      query: { computed: false },
+    });
     await call('GET /v1/spaces/:spaceId/content', { spaceId }, 200);
     await call('GET /v1/spaces/:spaceId/content', { spaceId }, 200, { query: { computed: false } });
-    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: pages.body.pages[1].id }, 200, {
+    // A page the specification generated: in the expanded tree, not among the stored pages.
+    const storedIds = new Set(stored.body.pages.map((page: { id: string }) => page.id));
+    const generated = pages.body.pages.find((page: { id: string }) => !storedIds.has(page.id));
+    expect(generated).toBeDefined();
+    await call('GET /v1/spaces/:spaceId/content/page/:pageId', { spaceId, pageId: generated.id }, 200, {
       query: { format: 'document' },
     });
   });
@@ -897,7 +1021,7 @@ describe('OpenAPI specifications', () => {
 
 describe('Conversations', () => {
   it('ingests conversations, lists and reads them, their issues and clusters, and mutes a cluster', async () => {
-    const org = { organizationId: globex };
+    const org = { organizationId: SOUTH };
     const conversation = {
       id: 'conformance-1',
       subject: 'Search finds nothing',
@@ -920,7 +1044,7 @@ describe('Conversations', () => {
       body: [conversation, { ...conversation, id: 'conformance-2' }],
     });
     await call('POST /v1/orgs/:organizationId/conversations', org, 400, { body: { id: 'conformance-3', parts: [] } });
-    await call('POST /v1/orgs/:organizationId/conversations', { organizationId: acme }, 403, {
+    await call('POST /v1/orgs/:organizationId/conversations', { organizationId: NORTH }, 403, {
       ...as(U.ben),
       body: conversation,
     });
@@ -964,7 +1088,7 @@ describe('Integrations', () => {
     const named = { integrationName: 'conformance-hooks' };
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
     const publication = {
-      organization: acme,
+      organization: NORTH,
       title: 'Conformance hooks',
       description: 'Every field of a publication',
       summary: '# Hooks',
@@ -1015,7 +1139,7 @@ describe('Integrations', () => {
       body: { ...publication, organization: 'nope' },
     });
     await call('POST /v1/integrations/:integrationName', named, 409, {
-      body: { ...publication, organization: globex },
+      body: { ...publication, organization: SOUTH },
     });
     await call('GET /v1/integrations', {}, 200);
     await call('GET /v1/integrations', {}, 200, {
@@ -1026,7 +1150,7 @@ describe('Integrations', () => {
         category: 'other',
         scope: 'site:views:read',
         target: 'space',
-        owner: acme,
+        owner: NORTH,
         search: 'conformance',
       },
     });
@@ -1036,12 +1160,12 @@ describe('Integrations', () => {
     await call('GET /v1/integrations/:integrationName', { integrationName: 'missing' }, 404);
 
     const installed = await call('POST /v1/integrations/:integrationName/installations', named, 201, {
-      body: { organization: globex },
+      body: { organization: SOUTH },
     });
-    await call('POST /v1/integrations/:integrationName/installations', named, 409, { body: { organization: globex } });
+    await call('POST /v1/integrations/:integrationName/installations', named, 409, { body: { organization: SOUTH } });
     await call('POST /v1/integrations/:integrationName/installations', named, 403, {
       ...as(U.hana),
-      body: { organization: globex },
+      body: { organization: SOUTH },
     });
     const installation = { ...named, installationId: installed.body.id };
     await call('GET /v1/integrations/:integrationName/installations', named, 200);
@@ -1059,7 +1183,7 @@ describe('Integrations', () => {
     });
     await call('GET /v1/integrations/:integrationName/installations/:installationId/signing-secret', installation, 200);
 
-    const spaceId = p.spaceId('Developer portal');
+    const spaceId = S.developerPortal;
     const onSpace = { ...installation, spaceId };
     await call('POST /v1/integrations/:integrationName/installations/:installationId/spaces', installation, 201, {
       body: { space: spaceId },
@@ -1086,7 +1210,7 @@ describe('Integrations', () => {
       query: { extended: true, externalId: 'none' },
     });
 
-    const siteId = p.db.prepare("SELECT id FROM sites WHERE org_id = 'globex' LIMIT 1").pluck(true).get() as string;
+    const siteId = southSite;
     const onSite = { ...installation, siteId };
     await call('POST /v1/integrations/:integrationName/installations/:installationId/sites', installation, 201, {
       body: { siteId },
@@ -1137,13 +1261,13 @@ describe('Users', () => {
 
 describe('error answers', () => {
   it('400: invalid bodies, queries and positions, and a domain that may not join', async () => {
-    await call('PATCH /v1/orgs/:organizationId', { organizationId: acme }, 400, { body: { title: 'x' } });
+    await call('PATCH /v1/orgs/:organizationId', { organizationId: NORTH }, 400, { body: { title: 'x' } });
     await call('GET /v1/orgs', {}, 400, { query: { limit: 0 } });
-    await call('POST /v1/orgs/:organizationId/join', { organizationId: globex }, 400, as(U.ben));
+    await call('POST /v1/orgs/:organizationId/join', { organizationId: SOUTH }, 400, as(U.ben));
     await call('POST /v1/collections/:collectionId/move', { collectionId: C.guides }, 400, {
       body: { position: { before: { type: 'space', space: C.guides } } },
     });
-    await call('PUT /v1/orgs/:organizationId/agent-instructions', { organizationId: acme }, 400, {
+    await call('PUT /v1/orgs/:organizationId/agent-instructions', { organizationId: NORTH }, 400, {
       body: { instructions: { object: 'document', data: {}, nodes: [{ object: 'block', nodes: [] }] } },
     });
   });
@@ -1154,9 +1278,9 @@ describe('error answers', () => {
   });
 
   it('403: a role too low', async () => {
-    await call('PATCH /v1/orgs/:organizationId', { organizationId: acme }, 403, {
+    await call('PATCH /v1/orgs/:organizationId', { organizationId: NORTH }, 403, {
       ...as(U.ben),
-      body: { title: 'Acme' },
+      body: { title: 'Northwind' },
     });
     await call('PATCH /v1/collections/:collectionId', { collectionId: C.product }, 403, {
       ...as(U.finn),
@@ -1171,7 +1295,7 @@ describe('error answers', () => {
     await call('POST /v1/collections/:collectionId/permissions', { collectionId: C.guides }, 404, {
       body: { role: 'read', teams: ['nope'] },
     });
-    await call('GET /v1/spaces/:spaceId', { spaceId: p.spaceId('Benefits') }, 404, as(U.ben));
+    await call('GET /v1/spaces/:spaceId', { spaceId: S.benefits }, 404, as(U.ben));
     await call('GET /v1/nothing/here', {}, 404);
   });
 
@@ -1184,36 +1308,36 @@ describe('error answers', () => {
       body: { parent: C.product },
     });
     await call('POST /v1/collections/:collectionId/transfer', { collectionId: C.guides }, 409, {
-      body: { organization: acme },
+      body: { organization: NORTH },
     });
-    await call('POST /v1/spaces/:spaceId/move', { spaceId: p.spaceId(DEMO.spaces.userGrant) }, 409, {
+    await call('POST /v1/spaces/:spaceId/move', { spaceId: S.userGrant }, 409, {
       body: { parent: C.engineering },
     });
     await call(
       'PATCH /v1/orgs/:organizationId/members/:userId',
-      { organizationId: globex, userId: p.userId(U.ada) },
+      { organizationId: SOUTH, userId: p.userId(U.ada) },
       409,
       { body: { role: 'read' } },
     );
-    await call('POST /v1/spaces/:spaceId/restore', { spaceId: p.spaceId(DEMO.spaces.userGrant) }, 409);
+    await call('POST /v1/spaces/:spaceId/restore', { spaceId: S.userGrant }, 409);
   });
 
   it('412: a transfer to an organization where the caller is not an admin', async () => {
-    // hana: admin of Globex, a read-only member of Acme.
+    // hana: admin of Southwind, a member of Northwind (added as an SSO member) but not its admin.
     await call(
       'PATCH /v1/orgs/:organizationId/members/:userId',
-      { organizationId: globex, userId: p.userId(U.hana) },
+      { organizationId: SOUTH, userId: p.userId(U.hana) },
       200,
       { body: { role: 'admin' } },
     );
     await call(
       'POST /v1/orgs/:organizationId/members/:userId/sso',
-      { organizationId: acme, userId: p.userId(U.hana) },
+      { organizationId: NORTH, userId: p.userId(U.hana) },
       200,
     );
-    await call('POST /v1/collections/:collectionId/transfer', { collectionId: C.globexHandbook }, 412, {
+    await call('POST /v1/collections/:collectionId/transfer', { collectionId: C.southHandbook }, 412, {
       ...as(U.hana),
-      body: { organization: acme },
+      body: { organization: NORTH },
     });
   });
 });
