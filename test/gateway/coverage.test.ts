@@ -5,6 +5,7 @@ import { putDocument } from '../../src/platform/content/revisions.js';
 import { commitContent, sampleContent, textDocument } from '../fixtures/content.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
+import { petStore, uploadSpec } from '../fixtures/openapi-specs.js';
 import { buildSite, visitorToken, writePages } from '../fixtures/sites.js';
 import { addLinkInvite } from '../fixtures/wide.js';
 import { graphOperations, NOT_IN_GRAPH, servedOperations, type Operation } from '../fixtures/operations.js';
@@ -37,35 +38,6 @@ const PETSTORE = 'petstore';
 /** A visitor token that Northwind's visitor-auth site (on api.northwind.test) accepts. */
 let apiVisitorToken: string;
 
-/** Northwind's specification `PETSTORE`, made through the REST API, processed. */
-async function petstoreSpec(org: TestOrg): Promise<void> {
-  const text = [
-    'openapi: 3.1.0',
-    'info: { title: Petstore, version: "1.0.0" }',
-    'paths:',
-    '  /pets:',
-    '    get:',
-    '      tags: [pets]',
-    '      responses:',
-    '        "200":',
-    '          description: The pets',
-    '          content:',
-    '            application/json:',
-    '              schema: { type: array, items: { $ref: "#/components/schemas/Pet" } }',
-    'components:',
-    '  schemas:',
-    '    Pet:',
-    '      type: object',
-    '      properties: { id: { type: integer }, name: { type: string } }',
-    '',
-  ].join('\n');
-  const created = await g.platform.api('POST', `/orgs/${org.id}/openapi`, {
-    body: { slug: PETSTORE, source: { text } },
-  });
-  expect(created.status).toBe(201);
-  await g.platform.app.jobs.drain();
-}
-
 beforeAll(async () => {
   g = await startTestGateway({ seed: false });
   const users: Record<string, TestUser> = {};
@@ -85,7 +57,7 @@ beforeAll(async () => {
   product = await north.collection('Product');
   for (const title of ['Getting started', 'Release notes', 'Runbooks', 'Company handbook', 'Petstore API'])
     spaces[title] = await north.space(title, { language: 'en' });
-  await petstoreSpec(north);
+  await uploadSpec(north, PETSTORE, [petStore()]);
   await writePages(north, spaces['Getting started']!, [{ title: 'Introduction' }]);
   await buildSite(north, {
     title: 'Northwind Docs',

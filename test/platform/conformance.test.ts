@@ -6,6 +6,7 @@ import { loadRevision, putDocument } from '../../src/platform/content/revisions.
 import { commitContent, sampleContent, textDocument, type SampleContent } from '../fixtures/content.js';
 import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 import { startTestPlatform, type ApiAnswer, type TestPlatform } from '../fixtures/platform.js';
+import { petStore, uploadSpec } from '../fixtures/openapi-specs.js';
 import { buildSite, type TestSite, writePages } from '../fixtures/sites.js';
 import { addLinkInvite, syncToGit } from '../fixtures/wide.js';
 
@@ -68,32 +69,7 @@ async function call(
 
 /** Northwind's specification `PETSTORE` (through the API) and the reference a space computes from it. */
 async function petstoreSpace(org: TestOrg): Promise<string> {
-  const spec = [
-    'openapi: 3.1.0',
-    'info: { title: Petstore, version: "1.0.0" }',
-    'paths:',
-    '  /pets:',
-    '    get:',
-    '      tags: [pets]',
-    '      summary: List the pets',
-    '      responses:',
-    '        "200":',
-    '          description: The pets',
-    '          content:',
-    '            application/json:',
-    '              schema: { type: array, items: { $ref: "#/components/schemas/Pet" } }',
-    'components:',
-    '  schemas:',
-    '    Pet:',
-    '      type: object',
-    '      properties: { id: { type: integer }, name: { type: string } }',
-    '',
-  ].join('\n');
-  const created = await p.api('POST', `/orgs/${org.id}/openapi`, {
-    body: { slug: PETSTORE, source: { text: spec } },
-  });
-  expect(created.status).toBe(201);
-  await p.app.jobs.drain();
+  await uploadSpec(org, PETSTORE, [petStore()]);
   const spaceId = await org.space('Petstore API', { visibility: 'public' });
   // The API reference template with a specification: an overview and other pages, then a computed reference.
   const applied = await p.api('POST', `/spaces/${spaceId}/content/template`, {
