@@ -6,7 +6,7 @@ import { seedDemoConversations } from './demo-content/conversations.js';
 import { seedDemoIntegrations } from './demo-content/integrations.js';
 import { loadDemoFonts, loadDemoIntegrations, loadDemoSaml, loadDemoTranslations } from './demo-content/load.js';
 import { seedDemoOpenAPI } from './demo-content/openapi.js';
-import { seedDemoSites } from './demo-content/sites.js';
+import { seedDemoCustomizations, seedDemoSites } from './demo-content/sites.js';
 import { DEMO_SITES } from './sites/demo.js';
 import { seedDemoSaml } from './sso/store.js';
 import { seedDemoFonts } from './fonts/store.js';
@@ -343,6 +343,8 @@ function insertDemoData(db: Db): DemoTokens {
   domain('saml', () => seedDemoSaml(db, saml.org, saml.providers, ago(saml.createdDaysAgo)));
   const fonts = loadDemoFonts();
   domain('fonts', () => seedDemoFonts(db, fonts.org, fonts.families, ago(fonts.createdDaysAgo)));
+  // The customization of Acme's docs site, which names those fonts.
+  domain('site-customization', () => seedDemoCustomizations(db, spaceIds));
   // "Getting started" translated into French (pseudo-localized), one run completed: its result
   // is the space "Getting started (FR)".
   const translations = loadDemoTranslations();

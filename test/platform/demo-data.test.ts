@@ -486,6 +486,34 @@ describe('demo data through the API', () => {
     ]);
   });
 
+  it('customizes Acme’s docs site with its custom fonts, links to its spaces, and an override of its French variant', async () => {
+    const sites = `/orgs/${DEMO.orgs.acme}/sites`;
+    const list = await p.api('GET', sites, { query: { limit: 1000 } });
+    const docs = list.body.items.find((item: any) => item.title === DEMO.sites.docs);
+    const site = await p.api('GET', `${sites}/${docs.id}/customization`);
+    expect(site.status).toBe(200);
+    expect(site.body).toMatchObject({
+      title: DEMO.sites.docs,
+      styling: {
+        theme: 'muted',
+        font: { custom: true, fontFamily: 'Acme Sans' },
+        headingFont: { fontFamily: 'Acme Serif' },
+      },
+      header: { links: [{ to: { kind: 'space', space: p.spaceId('Release notes') } }, { to: { kind: 'page' } }] },
+      ai: { mode: 'assistant', instructions: 'Answer in two sentences.' },
+      updatedAt: expect.any(String),
+    });
+    const french = (await p.api('GET', `${sites}/${docs.id}/site-spaces`, { query: { limit: 100 } })).body.items.find(
+      (item: any) => item.path === 'fr',
+    );
+    const variant = await p.api('GET', `${sites}/${docs.id}/site-spaces/${french.id}/customization`);
+    expect(variant.body).toMatchObject({
+      title: 'Documentation Acme',
+      styling: { theme: 'muted', primaryColor: { light: '#0090FF' } },
+      announcement: { message: 'Acme 4.0 est disponible' },
+    });
+  });
+
   it('resolves the documented demo examples: the partner portal’s share key and the demo visitor token', async () => {
     const readme = readFileSync(new URL('../../docs/demo-data.md', import.meta.url), 'utf8');
     expect(readme).toContain(DEMO_SITE_SECRETS.visitorToken);

@@ -42,6 +42,7 @@ import {
   type SiteSectionHeld,
   type SiteSpaceHeld,
 } from './sites/index.js';
+import { SiteCustomization } from './sites/access.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -272,6 +273,16 @@ const PublishedContentType = builder.objectRef<PublishedHeld>('PublishedContent'
       nullable: true,
       description: 'Changes when the verified visitor’s claims change (for caches).',
       resolve: (c) => c.contextId ?? null,
+    }),
+    customization: t.field({
+      type: SiteCustomization,
+      description:
+        'The customization the visitor sees there: the site space’s (its overrides over the site’s settings), from the site’s published profile.',
+      extensions: upstream.fetch(1),
+      resolve: async (c, _args, ctx) => {
+        const { profile } = await profileOf(ctx, c);
+        return profile.customizations.siteSpaces[c.siteSpace] ?? profile.customizations.site;
+      },
     }),
     apiToken: t.exposeString('apiToken', {
       description: 'Short-lived token (one hour) the platform signs for this visitor and content, with their claims.',

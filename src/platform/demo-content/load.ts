@@ -356,6 +356,12 @@ const SitesSchema = z.strictObject({
           }),
         )
         .optional(),
+      /**
+       * Settings over the defaults (`SiteCustomizationSettings`, a top-level object merged one level deep), and
+       * overrides of site spaces (by the title of their space). A content reference names a space by its title;
+       * a font `{ customFont }` is a custom font of the organization, by family.
+       */
+      customization: z.strictObject({ settings: json, siteSpaces: z.record(z.string(), json).optional() }).optional(),
     }),
   ),
 });

@@ -1,7 +1,8 @@
 import type { SpaceRow } from '../rows.js';
+import { defaultCustomization, writeSiteCustomization, writeSiteSpaceOverrides } from '../sites/customization.js';
 import { insertRedirect } from '../sites/redirects.js';
 import { DEMO_SITE_SECRETS, DEMO_SITES } from '../sites/demo.js';
-import { insertSite, reloadSite } from '../sites/store.js';
+import { insertSite, reloadSite, type SiteRow } from '../sites/store.js';
 import {
   addGroup,
   addSection,
@@ -119,4 +120,60 @@ function checkNames(data: DemoSites): void {
     throw new Error('DEMO_SITE_SECRETS.shareKey is the key of no demo share link');
   if (!data.sites.some((site) => site.adaptive?.signingKey === DEMO_SITE_SECRETS.visitorSigningKey))
     throw new Error('DEMO_SITE_SECRETS.visitorSigningKey signs for no demo site');
+}
+
+/**
+ * Seeds the customization of the demo sites that have one (`sites.json`), after the custom fonts it names: the
+ * site's settings over the defaults, and its site spaces' overrides. Spaces are named by title, fonts by family.
+ */
+export function seedDemoCustomizations(
+  db: Db,
+  spaceIds: ReadonlyMap<string, string>,
+  data: DemoSites = loadDemoSites(),
+): void {
+  for (const site of data.sites) {
+    if (!site.customization) continue;
+    const row = db.prepare('SELECT * FROM sites WHERE org_id = ? AND title = ?').get(site.org, site.title) as
+      | SiteRow
+      | undefined;
+    if (!row) throw new Error(`No demo site "${site.title}"`);
+    const resolve = (value: unknown, key?: string): unknown => {
+      if (Array.isArray(value)) return value.map((item) => resolve(item));
+      if (!value || typeof value !== 'object') return value;
+      const object = value as Record<string, unknown>;
+      if (typeof object.customFont === 'string') {
+        const id = db
+          .prepare('SELECT id FROM custom_fonts WHERE org_id = ? AND font_family = ?')
+          .pluck(true)
+          .get(site.org, object.customFont) as string | undefined;
+        if (!id)
+          throw new Error(`Demo site "${site.title}" names the font "${object.customFont}", which is no demo font`);
+        return { id, custom: true, fontFamily: object.customFont, fontFaces: [] };
+      }
+      const out = Object.fromEntries(Object.entries(object).map(([k, v]) => [k, resolve(v, k)]));
+      if (key === 'to' && typeof out.space === 'string') {
+        const id = spaceIds.get(out.space);
+        if (!id) throw new Error(`Demo site "${site.title}" names the space "${out.space}", which is no demo space`);
+        out.space = id;
+      }
+      return out;
+    };
+    const { title: _, ...defaults } = defaultCustomization(row);
+    const given = resolve(site.customization.settings) as Record<string, Record<string, unknown>>;
+    const settings: Record<string, unknown> = { ...defaults };
+    for (const [key, value] of Object.entries(given)) {
+      const before = defaults[key];
+      settings[key] =
+        before && typeof before === 'object' && !Array.isArray(before) && !Array.isArray(value)
+          ? { ...before, ...value }
+          : value;
+    }
+    writeSiteCustomization(db, row.id, settings, row.created_at);
+    const s = loadStructure(db, row);
+    for (const [title, overrides] of Object.entries(site.customization.siteSpaces ?? {})) {
+      const siteSpace = s.siteSpaces.find((item) => item.space_id === spaceIds.get(title));
+      if (!siteSpace) throw new Error(`Demo site "${site.title}" has no site space of "${title}"`);
+      writeSiteSpaceOverrides(db, row.id, siteSpace.id, resolve(overrides) as Record<string, unknown>, row.created_at);
+    }
+  }
 }

@@ -12,7 +12,7 @@ import {
   sendDeleted,
 } from '../http.js';
 import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type AdaptiveSchema } from './adaptive.js';
-import { defaultCustomization } from './customization.js';
+import { publishedCustomizations } from './customization.js';
 import { findSite, reloadSite, requireSite, touchSite, type SiteRow, updateSiteColumns } from './store.js';
 import { authJson, shareLinkJson, siteJson, structureJson } from './json.js';
 import { findOrganization } from '../organizations/store.js';
@@ -220,20 +220,11 @@ export function siteAccessRoutes(app: FastifyInstance): void {
       const s = member
         ? withoutDrafts(loadStructure(db, site))
         : readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {});
-      const customization = defaultCustomization(site);
       return {
         object: 'published-content-site' as const,
         site: siteJson(db, site, org, member ? role : null, links),
         structure: structureJson(s, { access, org, links }),
-        customizations: {
-          site: customization,
-          siteSpaces: Object.fromEntries(
-            s.siteSpaces.map((row) => [
-              row.id,
-              defaultCustomization(site, s.spaces.get(row.space_id)?.language ?? 'en'),
-            ]),
-          ),
-        },
+        customizations: publishedCustomizations(db, links, s),
         scripts: [],
       };
     },

@@ -340,7 +340,7 @@ const SiteStyling = builder.objectRef<Styling>('SiteStyling').implement({
   }),
 });
 
-const SiteCustomization = builder.objectRef<Customization>('SiteCustomization').implement({
+export const SiteCustomization = builder.objectRef<Customization>('SiteCustomization').implement({
   description:
     'The effective customization of a published site or site space: the platform’s defaults where nothing was set.',
   fields: (t) => ({

@@ -483,7 +483,7 @@ declareMutation('unpublishSite', {
 
 // --- Site spaces -------------------------------------------------------------------------------
 
-const siteSpaceTarget = itemTarget('siteSpaceId', 'SiteSpace', 'site space');
+export const siteSpaceTarget = itemTarget('siteSpaceId', 'SiteSpace', 'site space');
 
 declareMutation('addSpaceToSite', {
   description:
