@@ -163,7 +163,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
-      'The docs sites of an organization: who may read each, where it is published, its sections and variants and the space each shows, its share links, the redirects of old paths.',
+      'The docs sites of an organization: who may read each, where it is published, its sections and variants and the space each shows (and what each variant customizes otherwise), its share links, the redirects of old paths, its customization with the fonts and pages it names.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Sites($organizationId: ID!) {
   organization(id: $organizationId) {
@@ -173,8 +173,16 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
         visibility
         isPublished
         urls { published }
-        siteSpaces(first: 10) { nodes { path condition urls { published } space { title } section { title } } }
+        siteSpaces(first: 10) {
+          nodes { path condition urls { published } space { title } section { title } customization { overridden } }
+        }
         shareLinks(first: 5) { nodes { name url active } }
+        customization {
+          updatedAt
+          settings { title themeToggle styling { primaryColor { light dark } } }
+          fonts { fontFamily }
+          links { place title url space { title } page { title } }
+        }
         redirects(first: 5) {
           totalCount
           nodes {
