@@ -19,6 +19,7 @@ import {
   isNonNullType,
 } from 'graphql';
 import { readFileSync } from 'node:fs';
+import { defaultCustomization } from '../../src/platform/sites/customization.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalWoff2 } from '../../src/platform/fonts/woff.js';
 import { changeRequest, ingestConversations } from '../fixtures/change-requests.js';
@@ -244,6 +245,9 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   transferSpace: { organizationId: VALID_ID },
   updateAgentInstructions: { instructions: { text: 'Be kind.' } },
   updateChangeRequest: { subject: 'Checked' },
+  updateGlossary: { operations: [{ action: 'INSERT', terms: [{ language: 'EN', term: 'Checked' }] }] },
+  overrideSiteSpaceCustomization: { overrides: { title: 'Checked' } },
+  updateSiteCustomization: { settings: defaultCustomization({ title: 'Checked' }) },
   updateCollection: { title: 'Checked' },
   updateCollectionUserPermission: { role: 'READ' },
   updateCustomFont: { fontFamily: 'Checked' },

@@ -266,7 +266,9 @@ builder.objectFields(SiteSpaceRef, (t) => ({
 const settingsObject = (what: string) => z.record(z.string(), z.unknown(), { message: `must be an object of ${what}` });
 
 /** The platform's refusals of a body field, named in the input's JSON field. */
-const under = (field: string) => (restField: string[] | null) => (restField ? [field, ...restField] : undefined);
+/** A refusal of the body names a setting under `field`; others (a path parameter not found) keep their mapping. */
+const under = (field: string) => (restField: string[] | null, code: string) =>
+  restField && code === 'BAD_USER_INPUT' ? [field, ...restField] : undefined;
 
 declareMutation('updateSiteCustomization', {
   description:
@@ -306,6 +308,8 @@ declareMutation('overrideSiteSpaceCustomization', {
   check: (input) => input.transform(inSite),
   payload: (name) =>
     objectPayload(name, 'customization', SiteCustomizationState, 'The site space’s customization after the change.'),
+  // The write, and the site's own settings it is merged over (read meanwhile).
+  extensions: upstream.fetch(2),
   inputPath: under('overrides'),
   run: async (i, ctx) => {
     const at = { organizationId: i.organizationId, siteId: i.siteId };
