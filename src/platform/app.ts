@@ -35,6 +35,7 @@ import {
 } from './openapi/store.js';
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './translations/routes.js';
+import { glossaryRoutes } from './translations/glossary.js';
 import { installationRoutes } from './integrations/installation-routes.js';
 import { integrationAssetRoutes, integrationRoutes } from './integrations/routes.js';
 import { ASSET_ROUTE } from './integrations/store.js';
@@ -250,6 +251,7 @@ export function createPlatform({
       samlRoutes(v1);
       fontRoutes(v1);
       translationRoutes(v1, { queue: jobs });
+      glossaryRoutes(v1);
       openAPIRoutes(v1, { queue: jobs, allowPrivateUrls });
       computedRoutes(v1);
       conversationRoutes(v1);

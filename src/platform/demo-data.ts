@@ -11,6 +11,7 @@ import { DEMO_SITES } from './sites/demo.js';
 import { seedDemoSaml } from './sso/store.js';
 import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslation } from './translations/run.js';
+import { insertGlossaryEntries } from './translations/glossary.js';
 import { DEMO_SPEC_SPACE } from './openapi/demo.js';
 import { newId, newSecret, stableId, withStableIds } from './http.js';
 import type { Db } from './store/db.js';
@@ -348,6 +349,10 @@ function insertDemoData(db: Db): DemoTokens {
   // "Getting started" translated into French (pseudo-localized), one run completed: its result
   // is the space "Getting started (FR)".
   const translations = loadDemoTranslations();
+  // Its glossary first (ids of their own, so the translation's stay as documented): the run keeps its terms.
+  domain('glossary', () =>
+    insertGlossaryEntries(db, translations.org, translations.glossary, ago(translations.createdDaysAgo)),
+  );
   domain('translations', () => {
     for (const { space: title, ...translation } of translations.translations) {
       seedDemoTranslation(

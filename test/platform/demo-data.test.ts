@@ -590,6 +590,30 @@ describe('demo data through the API', () => {
     });
   });
 
+  it('seeds Acme’s translation glossary, whose terms the demo translation kept', async () => {
+    const glossary = (await p.api('GET', '/orgs/acme/translations-glossary', { query: { orderBy: 'en' } })).body;
+    expect(glossary.items.map((entry: any) => entry.translations.en)).toEqual([
+      'Acme',
+      'change request',
+      'published site',
+      'self-hosted',
+    ]);
+    const result = (await p.api('GET', '/orgs/acme/translations')).body.items[0].result.space;
+    const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages ?? [])]);
+    const pages = flat((await p.api('GET', `/spaces/${result}/content/pages`)).body.pages);
+    const texts = await Promise.all(
+      pages.map(async (page) =>
+        JSON.stringify(
+          (await p.api('GET', `/spaces/${result}/content/page/${page.id}`, { query: { format: 'document' } })).body,
+        ),
+      ),
+    );
+    const all = texts.join('\n');
+    expect(all).toContain('auto-hébergé');
+    expect(all).toContain('demande de modification');
+    expect(all).not.toMatch(/⟪\d+⟫/);
+  });
+
   it('seeds change requests in every state on "Getting started": merged, outdated, conflicting, reviewed, draft, archived', async () => {
     const spaceId = p.spaceId('Getting started');
     const [drafts, open, archived, merged] = await Promise.all(

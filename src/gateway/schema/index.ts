@@ -17,6 +17,7 @@ import './urls.js';
 import './saml.js';
 import './fonts.js';
 import './translations.js';
+import './glossary.js';
 import './openapi.js';
 import './conversations.js';
 import './integrations.js';

@@ -47,7 +47,7 @@ const TranslationStatusEnum = restEnum('TranslationStatus', 'Where a translation
   completed: 'The last run finished: the result space holds the translation of the source as it was then.',
 } satisfies Record<TranslationStatus, string>);
 
-const LanguageEnum = restEnum('TranslationLanguage', 'A language content can be translated from and into.', {
+export const LanguageEnum = restEnum('TranslationLanguage', 'A language content can be translated from and into.', {
   en: 'English.',
   fr: 'French.',
   de: 'German.',

@@ -435,6 +435,8 @@ const TranslationsSchema = z.strictObject({
   translations: z.array(
     z.strictObject({ space: z.string(), sourceLanguage: z.string(), language: z.string(), instructions: json }),
   ),
+  /** Entries of the organization's translation glossary (language → term), which the runs keep. */
+  glossary: z.array(z.record(z.string(), z.string())),
 });
 
 /** The demo's support conversations and the clusters it names (`conversations.json`). */

@@ -21,6 +21,7 @@ import type { Db } from '../store/db.js';
 import { documentSlots, TextSlots, wordCount } from './extract.js';
 import { findTranslation, TRANSLATION_JOB, type TranslationRow } from './store.js';
 import { pseudoLocalize, pseudoTranslator, TranslatorError, type Translator } from './translator.js';
+import { glossaryPairs, termKeeper, translateKeepingTerms, type TermPair } from './glossary.js';
 
 /**
  * A translation run: the source space's current content, translated, becomes a new revision of
@@ -78,6 +79,8 @@ export interface RunPlan {
   /** Every text to translate, in one list for the translator. */
   slots: TextSlots;
   instructions: JSONDocument;
+  /** The glossary's terms from the source's language into the translation's, kept by the translator. */
+  glossary: TermPair[];
   startedAt: number;
   /** Where `writeAhead` wrote the run's documents, content nodes and search rows, and the content. */
   writtenAhead?: { spaceId: string; content: RevisionContent };
@@ -116,6 +119,7 @@ function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'i
   const revision = loadRevision(db, source.id, source.revision);
   if (!revision) throw new Error(`Revision ${source.revision} of space ${source.id} is missing`);
   const instructions = JSON.parse(translation.instructions) as JSONDocument;
+  const glossary = glossaryPairs(db, translation.org_id, translation.source_language, translation.language);
   // What decides a translation beyond the source texts: changing any translates everything again.
   const settings = hashOf(
     canonicalJson({
@@ -123,6 +127,8 @@ function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'i
       from: translation.source_language,
       to: translation.language,
       instructions,
+      // Absent without terms, so that translations made before the glossary keep their pages.
+      ...(glossary.length > 0 ? { glossary } : {}),
     }),
   );
   const target = liveResultSpace(db, translation)?.id;
@@ -190,6 +196,7 @@ function* planRun(db: Db, translationId: string, translator: Pick<Translator, 'i
     items,
     slots,
     instructions,
+    glossary,
     startedAt,
   };
 }
@@ -421,12 +428,16 @@ export function registerTranslations(queue: JobQueue, translator: Translator): v
       let translated: string[] = [];
       if (plan.slots.texts.length > 0) {
         try {
-          translated = await translator.translate({
-            texts: plan.slots.texts,
-            source: plan.translation.source_language,
-            target: plan.translation.language,
-            instructions: plan.instructions,
-          });
+          translated = await translateKeepingTerms(
+            translator,
+            {
+              texts: plan.slots.texts,
+              source: plan.translation.source_language,
+              target: plan.translation.language,
+              instructions: plan.instructions,
+            },
+            plan.glossary,
+          );
         } catch (error) {
           if (error instanceof TranslatorError && !error.retryable) throw new PermanentJobError(error.message);
           throw error;
@@ -470,5 +481,6 @@ export function seedDemoTranslation(
     createdAt,
   );
   const plan = prepareRun(db, id, pseudoTranslator)!;
-  applyRun(db, plan, plan.slots.texts.map(pseudoLocalize));
+  const keeper = termKeeper(plan.glossary);
+  applyRun(db, plan, keeper.restore(keeper.protect(plan.slots.texts).map(pseudoLocalize)));
 }
