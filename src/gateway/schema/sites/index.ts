@@ -1,7 +1,8 @@
 /**
  * Docs sites in the graph: the `Site` node and its fields (`site.ts`), its structure of site
  * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`); who
- * reads a published site (`access.ts`); its redirects (`redirects.ts`).
+ * reads a published site (`access.ts`); its redirects (`redirects.ts`); the writes of its external links
+ * (`external-links.ts`).
  * Other modules add fields to these types with `builder.objectFields(SiteRef, …)`.
  */
 import './site.js';
@@ -9,6 +10,7 @@ import './structure.js';
 import './mutations.js';
 import './access.js';
 import './redirects.js';
+import './external-links.js';
 
 export {
   primeSites,
@@ -33,6 +35,7 @@ export {
   readSiteStructure,
   siteItemKey,
   siteItemStub,
+  SiteExternalLinkRef,
   SiteSectionGroupRef,
   SiteSectionRef,
   SiteSpaceRef,
