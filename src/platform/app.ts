@@ -36,6 +36,7 @@ import {
 import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './translations/routes.js';
 import { installationRoutes } from './integrations/installation-routes.js';
+import { siteIntegrationRoutes, siteScripts } from './integrations/site-integrations.js';
 import { integrationAssetRoutes, integrationRoutes } from './integrations/routes.js';
 import { ASSET_ROUTE } from './integrations/store.js';
 import {
@@ -243,7 +244,7 @@ export function createPlatform({
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
       siteStructureRoutes(v1);
-      siteAccessRoutes(v1);
+      siteAccessRoutes(v1, { scripts: siteScripts });
       siteRedirectRoutes(v1);
       siteExternalLinkRoutes(v1);
       urlRoutes(v1);
@@ -255,6 +256,7 @@ export function createPlatform({
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });
       installationRoutes(v1);
+      siteIntegrationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);
