@@ -777,9 +777,10 @@ export function setSiteDefaults(
 }
 
 /**
- * Ends every write (exported for the structure's other modules, which call it in their transactions): a level whose stored default is gone gets its first item as the default, so
- * the default stays put when siblings are sorted. Site spaces of deleted spaces keep their place
- * as the stored default (they come back with their space); readers skip them meanwhile.
+ * Ends every write of the structure, here and in its other modules (inside their transactions):
+ * a level whose stored default is gone gets its first item as the default, so the default stays
+ * put when siblings are sorted. Site spaces of deleted spaces keep their place as the stored
+ * default (they come back with their space); readers skip them meanwhile.
  */
 export function written(db: Db, siteId: string): void {
   const firstOf = (sql: string, ...params: unknown[]) =>
