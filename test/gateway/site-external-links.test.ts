@@ -264,6 +264,42 @@ describe('adding and changing external links', () => {
   });
 });
 
+describe('the REST operations', () => {
+  it('answers a created link with its location, an update with 204 when asked, and sorts links by type', async () => {
+    const base = `/orgs/${ORG}/sites/${docs.id}`;
+    const created = await g.platform.api('POST', `${base}/external-links`, {
+      body: { title: 'Blog', url: 'https://blog.contoso.test/', condition: 'visitor.claims.beta == true' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers?.get('location')).toBe(`${g.platform.url}${base}/external-links/${created.body.id}`);
+    expect(created.body).toEqual({
+      object: 'site-external-link',
+      id: created.body.id,
+      title: 'Blog',
+      url: 'https://blog.contoso.test/',
+      draft: false,
+      condition: 'visitor.claims.beta == true',
+    });
+    const minimal = await g.platform.api('PATCH', `${base}/external-links/${created.body.id}`, {
+      body: { condition: null, description: 'News' },
+      headers: { prefer: 'return=minimal' },
+    });
+    expect(minimal.status).toBe(204);
+    expect(minimal.headers?.get('preference-applied')).toBe('return=minimal');
+    const sorted = await g.platform.api('PATCH', `${base}/structure/sort`, {
+      body: {
+        item: { type: 'site-external-link', id: created.body.id },
+        position: { before: { type: 'site-section', id: docs.sections.Guides } },
+      },
+    });
+    expect(sorted.status).toBe(200);
+    expect(sorted.body).toMatchObject({ object: 'site-external-link', title: 'Blog', description: 'News' });
+    expect(sorted.body.condition).toBeUndefined();
+    expect((await structureOf(docs))[0]).toBe('Blog -> https://blog.contoso.test/');
+    expect((await g.platform.api('DELETE', `${base}/external-links/${created.body.id}`)).status).toBe(205);
+  });
+});
+
 describe('refusals', () => {
   it('refuses an address that is not http(s) before any upstream call, and the platform refuses it too', async () => {
     for (const url of ['javascript:alert(1)', 'data:text/html,hi', '/relative', 'ftp://files.test/']) {
