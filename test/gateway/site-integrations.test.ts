@@ -120,6 +120,32 @@ describe('a site’s integrations and scripts', () => {
     });
   });
 
+  it('links each script to its integration, read only when asked more than its id', async () => {
+    const names = await g.gql(
+      `query($id: ID!) { node(id: $id) { ... on Site { integrationScripts { integration { id } } } } }`,
+      { id: siteGid(docs) },
+    );
+    expect(names.errors).toBeUndefined();
+    expect(names.data.node.integrationScripts).toEqual([
+      { integration: { id: encodeGlobalID('Integration', 'chat-widget') } },
+      { integration: { id: encodeGlobalID('Integration', 'fab-analytics') } },
+    ]);
+    // The site, its scripts.
+    expect(names.upstream).toBe(2);
+    const titles = await g.gql(
+      `query($id: ID!) { node(id: $id) { ... on Site { integrationScripts { integration { title } } } } }`,
+      { id: siteGid(docs) },
+    );
+    expect(titles.data.node.integrationScripts).toEqual([
+      { integration: { title: 'Chat widget' } },
+      { integration: { title: 'Site analytics' } },
+    ]);
+    expect(titles.upstreamRequests.filter((request) => request.startsWith('GET /v1/integrations/')).sort()).toEqual([
+      'GET /v1/integrations/chat-widget',
+      'GET /v1/integrations/fab-analytics',
+    ]);
+  });
+
   it('gives readers of the published site the same scripts in its profile', async () => {
     const result = await g.gql(
       `query($org: ID!, $site: ID!) { publishedSite(organizationId: $org, siteId: $site) { scripts { url cookies contentSecurityPolicy } } }`,

@@ -211,7 +211,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
           }
         }
         integrations(first: 5) { totalCount nodes { name title } }
-        integrationScripts { url cookies contentSecurityPolicy }
+        integrationScripts { url cookies contentSecurityPolicy integration { title } }
       }
     }
   }

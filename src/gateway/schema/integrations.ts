@@ -822,6 +822,29 @@ builder.objectFields(SpaceNode, (t) => ({
   ),
 }));
 
+/**
+ * The integration a script's address names: `…/integrations/{name}/installations/…`, as the
+ * embedded platform and the API's own integration service write them; undefined for another one.
+ */
+function integrationOfScript(url: string): string | undefined {
+  const match = /\/integrations\/([^/]+)\/installations\//.exec(URL.parse(url)?.pathname ?? '');
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+builder.objectFields(SiteScript, (t) => ({
+  integration: t.field({
+    type: IntegrationNode,
+    nullable: true,
+    description:
+      'The integration that adds it, read from its address (`…/integrations/{name}/installations/…`); null when the address names none. A private integration is NOT_FOUND to readers outside its organization.',
+    extensions: upstream.link,
+    resolve: (script, _args, _ctx, info) => {
+      const name = integrationOfScript(script.script);
+      return name ? integrationLink(name, info) : null;
+    },
+  }),
+}));
+
 builder.objectFields(SiteRef, (t) => ({
   integrations: t.connection(
     {
