@@ -19,6 +19,7 @@ import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
 import { siteCustomizationRoutes } from './sites/customization.js';
+import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -37,6 +38,7 @@ import { registerGitSync } from './git/sync.js';
 import { translationRoutes } from './translations/routes.js';
 import { glossaryRoutes } from './translations/glossary.js';
 import { installationRoutes } from './integrations/installation-routes.js';
+import { siteIntegrationRoutes, siteScripts } from './integrations/site-integrations.js';
 import { integrationAssetRoutes, integrationRoutes } from './integrations/routes.js';
 import { ASSET_ROUTE } from './integrations/store.js';
 import {
@@ -244,9 +246,10 @@ export function createPlatform({
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
       siteStructureRoutes(v1);
-      siteAccessRoutes(v1);
+      siteAccessRoutes(v1, { scripts: siteScripts });
       siteRedirectRoutes(v1);
       siteCustomizationRoutes(v1);
+      siteExternalLinkRoutes(v1);
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);
@@ -257,6 +260,7 @@ export function createPlatform({
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });
       installationRoutes(v1);
+      siteIntegrationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

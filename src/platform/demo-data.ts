@@ -115,6 +115,8 @@ export const DEMO = {
     public: 'video-embeds',
     /** Private to Acme, target `site`; installed on Acme and enabled on the Acme Docs site. */
     private: 'acme-analytics',
+    /** Private to Acme, target `site`, a script that may use cookies; enabled on the Acme Docs site. */
+    chat: 'acme-support-chat',
   },
 } as const;
 

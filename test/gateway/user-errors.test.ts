@@ -116,6 +116,7 @@ async function buildOrganization(org: TestOrg): Promise<void> {
       createSiteSection(input: { siteId: $site, spaceId: $space, title: "Partners" }) { userErrors { code message } }
       createSiteSectionGroup(input: { siteId: $site, title: "Guides" }) { userErrors { code message } }
       createSiteRedirect(input: { siteId: $site, source: "/old", destination: { url: "https://example.test/new" } }) { userErrors { code message } }
+      addExternalLinkToSite(input: { siteId: $site, title: "Status", url: "https://status.example.test" }) { userErrors { code message } }
     }`,
     { site: docsId, space: spaces.partners.id },
   );
@@ -155,7 +156,8 @@ async function organizationIds(): Promise<Record<string, string>> {
       translations(first: 1) { nodes { id } }
       issuesClusters(first: 1) { nodes { id } }
       changeRequests(first: 1) { nodes { id space { id } content { pages { platformId } } } }
-      sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } redirects(first: 1) { nodes { id } } } }
+      sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } redirects(first: 1) { nodes { id } }
+        structure { ... on SiteSectionsStructure { items { ... on SiteExternalLink { id } } } } } }
     }
     publicIntegration: integration(name: "${INTEGRATIONS.public}") { installations(first: 1) { nodes { id } } }
     siteIntegration: integration(name: "${INTEGRATIONS.private}") { installations(first: 1) { nodes { id } } }
@@ -187,6 +189,7 @@ async function organizationIds(): Promise<Record<string, string>> {
     itemId: first(docs.sections),
     shareLinkId: first(partners.shareLinks),
     redirectId: first(docs.redirects),
+    siteExternalLinkId: docs.structure.items.find((item: { id?: string }) => item.id).id,
     installationId: first(result.data.publicIntegration.installations),
     'installIntegrationOnSite.installationId': first(result.data.siteIntegration.installations),
     'uninstallIntegrationFromSite.installationId': first(result.data.siteIntegration.installations),
@@ -229,6 +232,7 @@ const VALID_ID = Symbol('valid id');
  * of the input is optional.
  */
 const EXTRA: Record<string, Record<string, unknown>> = {
+  addExternalLinkToSite: { siteId: VALID_ID },
   addSpaceToSite: { siteId: VALID_ID, spaceId: VALID_ID },
   createSiteSection: { siteId: VALID_ID, spaceId: VALID_ID, title: 'Checked' },
   createSiteSectionGroup: { siteId: VALID_ID },
@@ -259,6 +263,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   updateOrganization: { title: 'Checked title' },
   updateSamlProvider: { label: 'Checked' },
   updateSite: { title: 'Checked title' },
+  updateSiteExternalLink: { title: 'Checked' },
   updateSiteSection: { title: 'Checked' },
   updateSiteSectionGroup: { title: 'Checked' },
   updateSiteShareLink: { name: 'Checked' },

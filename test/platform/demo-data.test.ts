@@ -443,13 +443,14 @@ describe('demo data through the API', () => {
       expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200);
       return answer.body;
     };
-    /** `[type, title or path, default, children…]` of a site's structure. */
+    /** `[type, title or path, default, children…]` of a site's structure; an external link by its address. */
     const outline = async (siteId: string): Promise<unknown> => {
       const structure = await ok(`${sites}/${siteId}/structure`);
       const item = (node: any): unknown => {
         if (node.object === 'site-space') return `${node.path}${node.default ? '*' : ''}`;
         if (node.object === 'site-section')
           return { [`${node.path}${node.default ? '*' : ''}`]: node.siteSpaces.map(item) };
+        if (node.object === 'site-external-link') return `link:${node.url}`;
         return { [`group:${node.title}`]: node.children.map(item) };
       };
       return { [structure.type]: structure.structure.map(item) };
@@ -463,7 +464,14 @@ describe('demo data through the API', () => {
       sections: [
         { 'getting-started*': ['en*', 'fr'] },
         { product: ['product-overview*'] },
-        { 'group:Resources': [{ 'release-notes': ['release-notes*'] }, { status: ['status-page*'] }] },
+        {
+          'group:Resources': [
+            { 'release-notes': ['release-notes*'] },
+            { status: ['status-page*'] },
+            'link:https://community.acme.test/',
+          ],
+        },
+        'link:https://support.acme.test/',
       ],
     });
     expect(byTitle.get(DEMO.sites.partners)).toMatchObject({ visibility: 'share-link', published: true });
@@ -632,7 +640,7 @@ describe('demo data through the API', () => {
     expect(open!.some((item) => item.conversationsIssuesCluster === DEMO_CLUSTER_ID)).toBe(true);
   });
 
-  it('has two integrations of Acme, published, installed, with events and traces', async () => {
+  it('has the integrations of Acme, published, installed, with events, traces and site scripts', async () => {
     const video = await p.api('GET', `/integrations/${DEMO.integrations.public}`);
     expect(video.body).toMatchObject({
       visibility: 'public',
@@ -666,6 +674,17 @@ describe('demo data through the API', () => {
     expect(trace.logs.length).toBeGreaterThan(0);
     const sites = (await p.api('GET', `/integrations/${DEMO.integrations.private}/sites`)).body.items;
     expect(sites).toMatchObject([{ status: 'active', configuration: { trackingId: 'ACME-0001' } }]);
+    // Both site integrations add a script to Acme Docs; the support chat's may use cookies.
+    const docs = (await p.api('GET', `/orgs/${DEMO.orgs.acme}/sites`)).body.items.find(
+      (site: { title: string }) => site.title === DEMO.sites.docs,
+    );
+    const onDocs = (await p.api('GET', `/orgs/${DEMO.orgs.acme}/sites/${docs.id}/integrations`)).body.items;
+    expect(onDocs.map((item: { name: string }) => item.name)).toEqual([
+      DEMO.integrations.private,
+      DEMO.integrations.chat,
+    ]);
+    const scripts = (await p.api('GET', `/orgs/${DEMO.orgs.acme}/sites/${docs.id}/integration-scripts`)).body;
+    expect(scripts.map((script: { cookies: boolean }) => script.cookies)).toEqual([false, true]);
   });
 
   it('has the OpenAPI specification of Acme processed, public, with two valid versions, the newest last', async () => {

@@ -198,6 +198,35 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'What readers of a site find around its content: its navigation (sections, groups and the external links among them, in order), the integrations installed on it and the scripts they add to its published pages.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query SiteNavigation($organizationId: ID!) {
+  organization(id: $organizationId) {
+    sites(first: 10) {
+      nodes {
+        title
+        structure {
+          ... on SiteSectionsStructure {
+            items {
+              __typename
+              ... on SiteSection { title path }
+              ... on SiteExternalLink { title url icon }
+              ... on SiteSectionGroup {
+                title
+                children { __typename ... on SiteSection { title } ... on SiteExternalLink { title url } }
+              }
+            }
+          }
+        }
+        integrations(first: 5) { totalCount nodes { name title } }
+        integrationScripts { url cookies contentSecurityPolicy integration { title } }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
       'Translations: which space is translated into which language, how far the last run got, and the space that holds the result.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Translations($organizationId: ID!) {

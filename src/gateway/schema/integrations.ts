@@ -25,6 +25,8 @@ import {
   listIntegrationSites,
   listIntegrationSpaces,
   listOrganizationIntegrations,
+  listSiteIntegrations,
+  listSiteIntegrationScripts,
   listSpaceIntegrations,
   publishIntegration,
   uninstallIntegration,
@@ -58,6 +60,7 @@ import { idInput, ownedIdInput } from './kit/ids.js';
 import { restBody } from './kit/mutations.js';
 import { restEnum } from './kit/enums.js';
 import { primeSites, SiteRef, siteLink, type SiteHeld } from './sites/site.js';
+import { SiteScript } from './sites/access.js';
 import { SpaceNode } from './spaces.js';
 
 /**
@@ -817,6 +820,61 @@ builder.objectFields(SpaceNode, (t) => ({
     },
     IntegrationConnection,
   ),
+}));
+
+/**
+ * The integration a script's address names: `…/integrations/{name}/installations/…`, as the
+ * embedded platform and the API's own integration service write them; undefined for another one.
+ */
+function integrationOfScript(url: string): string | undefined {
+  const match = /\/integrations\/([^/]+)\/installations\//.exec(URL.parse(url)?.pathname ?? '');
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+builder.objectFields(SiteScript, (t) => ({
+  integration: t.field({
+    type: IntegrationNode,
+    nullable: true,
+    description:
+      'The integration that adds it, read from its address (`…/integrations/{name}/installations/…`); null when the address names none. A private integration is NOT_FOUND to readers outside its organization.',
+    extensions: upstream.link,
+    resolve: (script, _args, _ctx, info) => {
+      const name = integrationOfScript(script.script);
+      return name ? integrationLink(name, info) : null;
+    },
+  }),
+}));
+
+builder.objectFields(SiteRef, (t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationNode,
+      nullable: true,
+      description:
+        'Integrations installed on the site: enabled on it, or installed on its organization for every site (members). Null with NOT_FOUND for others.',
+      args: { search: filterArgs(t.arg).search },
+      resolve: (site: SiteHeld, args, ctx) =>
+        listIntegrationItems(
+          ctx,
+          args,
+          listSiteIntegrations(
+            ctx.api,
+            { organizationId: site.organizationId, siteId: site.id },
+            { search: args.search ?? undefined },
+          ),
+        ),
+    },
+    IntegrationConnection,
+  ),
+  integrationScripts: t.field({
+    type: [SiteScript],
+    nullable: true,
+    description:
+      'Scripts its integrations add to its published pages: those installed and active on it with the `SITE_SCRIPT_INJECT` scope (members). Null with NOT_FOUND for others.',
+    extensions: upstream.fetch(1),
+    resolve: (site: SiteHeld, _args, ctx) =>
+      listSiteIntegrationScripts(ctx.api, { organizationId: site.organizationId, siteId: site.id }),
+  }),
 }));
 
 // --- Mutations ---------------------------------------------------------------------------------

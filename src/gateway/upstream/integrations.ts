@@ -60,6 +60,7 @@ const writeIntegration = readingAnswer(op.publishIntegration, 200, integration);
 const listAllIntegrations = integrationPage(op.listIntegrations);
 const listIntegrationsOfOrganization = integrationPage(op.listOrganizationIntegrations);
 const listIntegrationsOfSpace = integrationPage(op.listSpaceIntegrations);
+const listIntegrationsOfSite = integrationPage(op.listSiteIntegrations);
 
 // --- Integrations ------------------------------------------------------------------------------
 
@@ -82,6 +83,17 @@ export const listOrganizationIntegrations = (api: RequestApi, organizationId: st
 /** `GET /spaces/{spaceId}/integrations`: those installed on the space (the description filters by `search` alone). */
 export const listSpaceIntegrations = (api: RequestApi, spaceId: string, filters: Pick<IntegrationFilters, 'search'>) =>
   listOf(api, listIntegrationsOfSpace, { spaceId }, filters);
+
+/** `GET /orgs/{organizationId}/sites/{siteId}/integrations`: those installed on the site (filtered by `search` alone). */
+export const listSiteIntegrations = (
+  api: RequestApi,
+  at: { organizationId: string; siteId: string },
+  filters: Pick<IntegrationFilters, 'search'>,
+) => listOf(api, listIntegrationsOfSite, at, filters);
+
+/** `GET /orgs/{organizationId}/sites/{siteId}/integration-scripts`: what they add to its published pages. */
+export const listSiteIntegrationScripts = (api: RequestApi, at: { organizationId: string; siteId: string }) =>
+  api.read(op.listSiteIntegrationScripts, at);
 
 /** `POST /integrations/{integrationName}`: publishes the integration, or a new version of it. */
 export const publishIntegration = async (api: RequestApi, name: string, body: object) =>

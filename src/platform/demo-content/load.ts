@@ -339,6 +339,17 @@ const SitesSchema = z.strictObject({
       groups: z
         .array(z.strictObject({ title: z.string(), icon: z.string(), sections: z.array(z.string()).min(1) }))
         .optional(),
+      /** External links among the sections, after the groups: at the root, or in a group (by title). */
+      externalLinks: z
+        .array(
+          z.strictObject({
+            title: z.string(),
+            url: z.string(),
+            icon: z.string().optional(),
+            group: z.string().optional(),
+          }),
+        )
+        .optional(),
       /** Site spaces of a site without sections. */
       siteSpaces: z.array(SiteSpaceSchema).optional(),
       shareLinks: z.array(z.strictObject({ name: z.string(), key: z.string() })).optional(),

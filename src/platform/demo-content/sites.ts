@@ -1,6 +1,7 @@
 import type { SpaceRow } from '../rows.js';
 import { defaultCustomization, writeSiteCustomization, writeSiteSpaceOverrides } from '../sites/customization.js';
 import { insertRedirect } from '../sites/redirects.js';
+import { addExternalLink } from '../sites/external-links.js';
 import { DEMO_SITE_SECRETS, DEMO_SITES } from '../sites/demo.js';
 import { insertSite, reloadSite, type SiteRow } from '../sites/store.js';
 import {
@@ -14,7 +15,7 @@ import {
   updateSiteSpace,
   variantsOf,
 } from '../sites/structure.js';
-import { newId } from '../http.js';
+import { newId, withStableIds } from '../http.js';
 import type { Db } from '../store/db.js';
 import { type DemoSites, loadDemoSites } from './load.js';
 
@@ -67,10 +68,24 @@ export function seedDemoSites(
       if (!id) throw new Error(`Demo site "${site.title}" names the section "${title}", which it has not`);
       return id;
     };
+    const groups = new Map<string, string>();
     for (const group of site.groups ?? []) {
-      addGroup(db, s, { title: group.title, icon: group.icon, sections: group.sections.map(section) });
+      groups.set(
+        group.title,
+        addGroup(db, s, { title: group.title, icon: group.icon, sections: group.sections.map(section) }),
+      );
       s = reloadStructure(db, s);
     }
+    // Ids of a sequence of their own: the links leave the ids of what is seeded after them as they were.
+    withStableIds(`demo-site-links-${site.title}`, () => {
+      for (const link of site.externalLinks ?? []) {
+        const parent = link.group === undefined ? undefined : groups.get(link.group);
+        if (link.group !== undefined && !parent)
+          throw new Error(`Demo site "${site.title}" names the group "${link.group}", which it has not`);
+        addExternalLink(db, s, { title: link.title, url: link.url, icon: link.icon, parent });
+        s = reloadStructure(db, s);
+      }
+    });
     for (const siteSpace of site.siteSpaces ?? []) {
       addSiteSpace(db, s, { space: space(siteSpace.space), ...(siteSpace.path ? { path: siteSpace.path } : {}) });
       s = reloadStructure(db, s);

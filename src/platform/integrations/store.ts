@@ -258,6 +258,28 @@ export function spaceIntegrations(
   return rows.filter((row) => matches(row, filters));
 }
 
+/**
+ * The integrations installed on a site, by name: those whose installation on the site's
+ * organization covers it (enabled on it, or on all sites) and that can be installed on sites;
+ * then the filters.
+ */
+export function siteIntegrations(
+  db: Db,
+  site: { id: string; org_id: string },
+  filters: IntegrationFilters,
+): IntegrationRow[] {
+  const rows = db
+    .prepare(
+      `SELECT i.* FROM integrations i WHERE i.target IN ('all', 'site') AND EXISTS (
+         SELECT 1 FROM integration_installations n WHERE n.integration_id = i.id AND n.org_id = ? AND (
+           n.site_selection = 'all' OR EXISTS (
+             SELECT 1 FROM integration_site_installations s WHERE s.installation_id = n.id AND s.site_id = ?)))
+       ORDER BY i.name`,
+    )
+    .all(site.org_id, site.id) as IntegrationRow[];
+  return rows.filter((row) => matches(row, filters));
+}
+
 /** Whether an integration passes the search filters of a listing (filters left out pass everything). */
 function matches(row: IntegrationRow, filters: IntegrationFilters): boolean {
   const definition = definitionOf(row);

@@ -13,6 +13,8 @@ import {
 } from '../http.js';
 import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type AdaptiveSchema } from './adaptive.js';
 import { publishedCustomizations } from './customization.js';
+import type { Db } from '../store/db.js';
+import type { Links } from '../links.js';
 import { findSite, reloadSite, requireSite, touchSite, type SiteRow, updateSiteColumns } from './store.js';
 import { authJson, shareLinkJson, siteJson, structureJson } from './json.js';
 import { findOrganization } from '../organizations/store.js';
@@ -56,12 +58,22 @@ const updateAuthBody = z.strictObject({
 const adaptiveBody = z.strictObject({ jsonSchema: z.unknown().refine((value) => value !== undefined, 'is required') });
 const publishedQuery = z.object({ shareKey: z.string().max(100).optional() });
 
+/** What the published profile needs of domains above the sites'. */
+export interface SiteAccessOptions {
+  /**
+   * The scripts integrations add to a site's published pages (the integrations domain's).
+   * @default none
+   */
+  scripts?: (db: Db, site: SiteRow, links: Links) => unknown[];
+}
+
 /**
  * Who may read a published site and as whom: share links, the visitor-authentication settings
  * (admins only: they hold the signing key), the adaptive schema (editors read it, admins change
  * it), and the published profile of a site.
  */
-export function siteAccessRoutes(app: FastifyInstance): void {
+export function siteAccessRoutes(app: FastifyInstance, options: SiteAccessOptions = {}): void {
+  const scriptsOf = options.scripts ?? (() => []);
   const siteOf = (request: FastifyRequest, params: SiteParams, min: 'read' | 'edit' | 'admin') => {
     const org = request.ctx.access.requireOrg(params.organizationId, min);
     return { org, site: requireSite(request.ctx.db, org.id, params.siteId) };
@@ -225,7 +237,7 @@ export function siteAccessRoutes(app: FastifyInstance): void {
         site: siteJson(db, site, org, member ? role : null, links),
         structure: structureJson(s, { access, org, links }),
         customizations: publishedCustomizations(db, links, s),
-        scripts: [],
+        scripts: scriptsOf(db, site, links),
       };
     },
   );

@@ -9,11 +9,13 @@ import {
   defaultSection,
   defaultVariant,
   type ItemPointer,
+  requireExternalLink,
   requireGroup,
   requireSection,
   requireSiteSpace,
   type SectionLevelItem,
   sectionSegments,
+  type SiteExternalLinkRow,
   type SiteSectionGroupRow,
   type SiteSectionRow,
   type SiteSpaceRow,
@@ -103,7 +105,7 @@ export function authJson(db: Db, site: SiteRow) {
   };
 }
 
-// The structure of a site: its site spaces, sections and section groups.
+// The structure of a site: its site spaces, sections, section groups and external links.
 
 export interface JsonContext {
   access: Access;
@@ -159,6 +161,26 @@ export function sectionJson(s: Structure, row: SiteSectionRow, context: JsonCont
 }
 
 export type SectionJson = ReturnType<typeof sectionJson>;
+
+/** An external link of a site's structure (`SiteExternalLink`). */
+export function externalLinkJson(row: SiteExternalLinkRow) {
+  return {
+    object: 'site-external-link' as const,
+    id: row.id,
+    title: row.title,
+    ...localized(row.localized_title),
+    ...(row.description ? { description: row.description } : {}),
+    ...(row.localized_description
+      ? { localizedDescription: JSON.parse(row.localized_description) as Record<string, string> }
+      : {}),
+    ...(row.icon ? { icon: row.icon } : {}),
+    url: row.url,
+    ...(row.group_id ? { sectionGroup: row.group_id } : {}),
+    draft: row.draft === 1,
+    ...(row.condition ? { condition: row.condition } : {}),
+  };
+}
+export type ExternalLinkJson = ReturnType<typeof externalLinkJson>;
 export interface GroupJson {
   object: 'site-section-group';
   id: string;
@@ -168,7 +190,7 @@ export interface GroupJson {
   sectionGroup?: string;
   draft: boolean;
   icon?: string;
-  children: Array<SectionJson | GroupJson>;
+  children: Array<SectionJson | GroupJson | ExternalLinkJson>;
 }
 
 export function groupJson(s: Structure, row: SiteSectionGroupRow, context: JsonContext): GroupJson {
@@ -186,8 +208,19 @@ export function groupJson(s: Structure, row: SiteSectionGroupRow, context: JsonC
   };
 }
 
-function itemJson(s: Structure, item: SectionLevelItem, context: JsonContext): SectionJson | GroupJson {
-  return item.type === 'site-section' ? sectionJson(s, item.row, context) : groupJson(s, item.row, context);
+function itemJson(
+  s: Structure,
+  item: SectionLevelItem,
+  context: JsonContext,
+): SectionJson | GroupJson | ExternalLinkJson {
+  switch (item.type) {
+    case 'site-section':
+      return sectionJson(s, item.row, context);
+    case 'site-section-group':
+      return groupJson(s, item.row, context);
+    case 'site-external-link':
+      return externalLinkJson(item.row);
+  }
 }
 
 export function structureJson(s: Structure, context: JsonContext) {
@@ -200,5 +233,6 @@ export function structureJson(s: Structure, context: JsonContext) {
 export function structureItemJson(s: Structure, pointer: ItemPointer, context: JsonContext) {
   if (pointer.type === 'site-space') return siteSpaceJson(s, requireSiteSpace(s, pointer.id), context);
   if (pointer.type === 'site-section') return sectionJson(s, requireSection(s, pointer.id), context);
+  if (pointer.type === 'site-external-link') return externalLinkJson(requireExternalLink(s, pointer.id));
   return groupJson(s, requireGroup(s, pointer.id), context);
 }

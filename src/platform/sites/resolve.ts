@@ -194,13 +194,13 @@ function visibleTo(s: Structure, claims: Record<string, unknown>, preview: boole
   const sections = orderedSections(s).filter(
     (row) => shown(row) && groupShown(row.group_id) && variants(row.id).length > 0,
   );
-  return { sections, variants, groupShown };
+  return { sections, variants, groupShown, shown };
 }
 
 /**
- * The structure as one reader sees it: without drafts (unless `preview`), without sections and
- * site spaces whose condition is false for their claims, without sections left empty, and
- * without groups left with nothing in them.
+ * The structure as one reader sees it: without drafts (unless `preview`), without sections,
+ * site spaces and external links whose condition is false for their claims, without sections
+ * left empty, and without groups left with nothing in them.
  */
 export function readerView(s: Structure, claims: Record<string, unknown>, preview = false): Structure {
   const visible = visibleTo(s, claims, preview);
@@ -209,9 +209,10 @@ export function readerView(s: Structure, claims: Record<string, unknown>, previe
     ...(sections.length || s.groups.length ? [] : visible.variants(null)),
     ...sections.flatMap((row) => visible.variants(row.id)),
   ];
+  const links = s.links.filter((row) => visible.shown(row) && visible.groupShown(row.group_id));
   const keptGroups = new Set<string>();
-  for (const section of sections) {
-    for (let at = section.group_id; at; at = s.groups.find((group) => group.id === at)?.parent_id ?? null)
+  for (const item of [...sections, ...links]) {
+    for (let at = item.group_id; at; at = s.groups.find((group) => group.id === at)?.parent_id ?? null)
       keptGroups.add(at);
   }
   const groups = s.groups.filter((row) => keptGroups.has(row.id) && visible.groupShown(row.id));
@@ -219,6 +220,7 @@ export function readerView(s: Structure, claims: Record<string, unknown>, previe
     ...s,
     sections,
     groups,
+    links,
     siteSpaces: s.siteSpaces.filter((row) => siteSpaces.some((shown) => shown.id === row.id)),
   };
 }

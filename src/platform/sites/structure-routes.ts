@@ -1,15 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import {
-  badRequest,
-  booleanParam,
-  pageFromArray,
-  pageParams,
-  pageWindow,
-  parseBody,
-  parseQuery,
-  sendDeleted,
-} from '../http.js';
+import { booleanParam, pageFromArray, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import { conditionSchema } from '../schemas.js';
 import { insertSpace } from '../spaces/store.js';
 import { requireOrgSpace } from './store.js';
@@ -49,8 +40,10 @@ import {
   reread,
 } from './requests.js';
 
-const icon = z.string().min(1, 'must be an icon name').max(50, 'must be at most 50 characters');
-const localizedString = (max: number) =>
+/** The name of an icon of a structure item. */
+export const icon = z.string().min(1, 'must be an icon name').max(50, 'must be at most 50 characters');
+/** Texts by language code, each at most `max` characters. */
+export const localizedString = (max: number) =>
   z.record(
     z.string().regex(/^[a-z]{2}(-[a-z]{2})?$/, 'must be keyed by language codes such as en or pt-br'),
     z.string().max(max, `must be at most ${max} characters`),
@@ -179,7 +172,8 @@ function moveAndAnswer(request: FastifyRequest<{ Params: SiteParams }>, item: It
 }
 
 /**
- * The structure of docs sites: site spaces, sections, section groups and their order. Members of
+ * The structure of docs sites: site spaces, sections, section groups and their order (external
+ * links are written by `external-links.ts`, and sorted here with the rest). Members of
  * the organization read it (published sites' readers too, as visitors see it); creators change it.
  */
 export function siteStructureRoutes(app: FastifyInstance): void {
@@ -198,20 +192,9 @@ export function siteStructureRoutes(app: FastifyInstance): void {
   app.patch<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/structure/sort', async (request, reply) => {
     const body = parseBody(sortBody, request.body);
     const { org, s } = siteOf(request, request.params, 'create');
-    const known = (p: { type: string; id: string }): ItemPointer => {
-      // The platform keeps no external links: no such item can exist.
-      if (p.type === 'site-external-link')
-        throw badRequest(`Invalid move position: no external link ${p.id} in the site`);
-      return p as ItemPointer;
-    };
-    if (body.item.type === 'site-external-link')
-      return reply.code(404).send({ error: { code: 404, message: 'No matching item found' } });
-    const item = body.item as ItemPointer;
+    const item: ItemPointer = body.item;
     requireItem(s, item, 'item');
-    moveItem(request.ctx.db, s, item, {
-      before: body.position?.before && known(body.position.before),
-      after: body.position?.after && known(body.position.after),
-    });
+    moveItem(request.ctx.db, s, item, body.position ?? {});
     if (minimal(request, reply)) return reply.send();
     return structureItemJson(reread(request, s), item, contextOf(request, org));
   });

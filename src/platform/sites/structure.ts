@@ -1,6 +1,6 @@
 import { badRequest, conflict, newId, notFound, notFoundInBody, now } from '../http.js';
 import type { SpaceRow } from '../rows.js';
-import type { Db } from '../store/db.js';
+import { declareTables, type Db } from '../store/db.js';
 import { slugify } from '../../document/model.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageIndex } from '../content/pages.js';
@@ -14,7 +14,33 @@ import { reloadSite, touchSite, type SiteRow } from './store.js';
  * exists, else the first in order, so deleting a default always leaves a valid one.
  *
  * Site spaces whose space is deleted drop out of the structure and come back with it.
+ *
+ * External links (a title and an http(s) address) sit among the sections and groups of a
+ * sectioned site, at its root or in a group, in the same order; they hold nothing.
  */
+
+// A link's group is moved out by `removeGroup` before the group goes; `SET NULL` only covers a
+// group deleted otherwise (with its site, when the link goes too).
+declareTables('site-external-links', [
+  `
+  CREATE TABLE IF NOT EXISTS site_external_links (
+    id TEXT PRIMARY KEY,
+    site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+    group_id TEXT REFERENCES site_section_groups(id) ON DELETE SET NULL,
+    title TEXT NOT NULL,
+    localized_title TEXT,
+    description TEXT,
+    localized_description TEXT,
+    icon TEXT,
+    url TEXT NOT NULL,
+    condition TEXT,
+    draft INTEGER NOT NULL DEFAULT 0 CHECK (draft IN (0, 1)),
+    position INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS site_external_links_by_site ON site_external_links(site_id, group_id);
+  `,
+]);
 
 export interface SiteSpaceRow {
   id: string;
@@ -59,18 +85,36 @@ export interface SiteSectionGroupRow {
   created_at: string;
 }
 
-export type StructureItemType = 'site-space' | 'site-section' | 'site-section-group';
+export interface SiteExternalLinkRow {
+  id: string;
+  site_id: string;
+  group_id: string | null;
+  title: string;
+  localized_title: string | null;
+  description: string | null;
+  localized_description: string | null;
+  icon: string | null;
+  url: string;
+  condition: string | null;
+  draft: number;
+  position: number;
+  created_at: string;
+}
+
+export type StructureItemType = 'site-space' | 'site-section' | 'site-section-group' | 'site-external-link';
 
 /** A child of the site's root or of a section group, in a sections structure. */
 export type SectionLevelItem =
   | { type: 'site-section'; row: SiteSectionRow }
-  | { type: 'site-section-group'; row: SiteSectionGroupRow };
+  | { type: 'site-section-group'; row: SiteSectionGroupRow }
+  | { type: 'site-external-link'; row: SiteExternalLinkRow };
 
 /** Everything of one site's structure, read at once. */
 export interface Structure {
   site: SiteRow;
   sections: SiteSectionRow[];
   groups: SiteSectionGroupRow[];
+  links: SiteExternalLinkRow[];
   /** Site spaces whose space is not deleted. */
   siteSpaces: SiteSpaceRow[];
   spaces: Map<string, SpaceRow>;
@@ -88,6 +132,9 @@ export function loadStructure(db: Db, site: SiteRow): Structure {
   const groups = (
     db.prepare('SELECT * FROM site_section_groups WHERE site_id = ?').all(site.id) as SiteSectionGroupRow[]
   ).sort(byOrder);
+  const links = (
+    db.prepare('SELECT * FROM site_external_links WHERE site_id = ?').all(site.id) as SiteExternalLinkRow[]
+  ).sort(byOrder);
   const spaceRows = db
     .prepare(
       'SELECT s.* FROM spaces s WHERE s.deleted_at IS NULL AND s.id IN (SELECT space_id FROM site_spaces WHERE site_id = ?)',
@@ -97,20 +144,23 @@ export function loadStructure(db: Db, site: SiteRow): Structure {
   const siteSpaces = (db.prepare('SELECT * FROM site_spaces WHERE site_id = ?').all(site.id) as SiteSpaceRow[])
     .filter((row) => spaces.has(row.space_id))
     .sort(byOrder);
-  return { site, sections, groups, siteSpaces, spaces };
+  return { site, sections, groups, links, siteSpaces, spaces };
 }
 
-export const usesSections = (s: Structure) => s.sections.length > 0 || s.groups.length > 0;
+export const usesSections = (s: Structure) => s.sections.length > 0 || s.groups.length > 0 || s.links.length > 0;
 
-/** The sections and groups directly under a group (`null`: the root), in order. */
+/** The sections, groups and external links directly under a group (`null`: the root), in order. */
 export function childrenOf(s: Structure, groupId: string | null): SectionLevelItem[] {
-  const items: Array<SectionLevelItem & { order: SiteSectionRow | SiteSectionGroupRow }> = [
+  const items: Array<SectionLevelItem & { order: SectionLevelItem['row'] }> = [
     ...s.sections
       .filter((row) => row.group_id === groupId)
       .map((row) => ({ type: 'site-section' as const, row, order: row })),
     ...s.groups
       .filter((row) => row.parent_id === groupId)
       .map((row) => ({ type: 'site-section-group' as const, row, order: row })),
+    ...s.links
+      .filter((row) => row.group_id === groupId)
+      .map((row) => ({ type: 'site-external-link' as const, row, order: row })),
   ];
   return items.sort((a, b) => byOrder(a.order, b.order)).map(({ type, row }) => ({ type, row }) as SectionLevelItem);
 }
@@ -121,7 +171,7 @@ export function orderedSections(s: Structure): SiteSectionRow[] {
   const walk = (groupId: string | null) => {
     for (const item of childrenOf(s, groupId)) {
       if (item.type === 'site-section') out.push(item.row);
-      else walk(item.row.id);
+      else if (item.type === 'site-section-group') walk(item.row.id);
     }
   };
   walk(null);
@@ -171,12 +221,26 @@ const ITEM_NAMES = {
   'site-space': 'Site space',
   'site-section': 'Site section',
   'site-section-group': 'Site section group',
+  'site-external-link': 'Site external link',
 };
+
+function rowsOf(s: Structure, type: StructureItemType): ReadonlyArray<{ id: string }> {
+  switch (type) {
+    case 'site-space':
+      return s.siteSpaces;
+    case 'site-section':
+      return s.sections;
+    case 'site-section-group':
+      return s.groups;
+    case 'site-external-link':
+      return s.links;
+  }
+}
 
 /** Checks that the item a request body names (in its `field`) is in the structure: a 404 naming the field otherwise. */
 export function requireItem(s: Structure, item: ItemPointer, field: string): void {
-  const rows = item.type === 'site-space' ? s.siteSpaces : item.type === 'site-section' ? s.sections : s.groups;
-  if (!rows.some((row) => row.id === item.id)) throw notFoundInBody(ITEM_NAMES[item.type], field, item.id);
+  if (!rowsOf(s, item.type).some((row) => row.id === item.id))
+    throw notFoundInBody(ITEM_NAMES[item.type], field, item.id);
 }
 
 export function requireSiteSpace(s: Structure, id: string): SiteSpaceRow {
@@ -197,6 +261,12 @@ export function requireGroup(s: Structure, id: string): SiteSectionGroupRow {
   return row;
 }
 
+export function requireExternalLink(s: Structure, id: string): SiteExternalLinkRow {
+  const row = s.links.find((item) => item.id === id);
+  if (!row) throw notFound('Site external link');
+  return row;
+}
+
 /** A section or group named in a body, or a 400 naming `field`. */
 function sectionInBody(s: Structure, id: string, field: string): SiteSectionRow {
   const row = s.sections.find((item) => item.id === id);
@@ -204,7 +274,7 @@ function sectionInBody(s: Structure, id: string, field: string): SiteSectionRow 
   return row;
 }
 
-function groupInBody(s: Structure, id: string, field: string): SiteSectionGroupRow {
+export function groupInBody(s: Structure, id: string, field: string): SiteSectionGroupRow {
   const row = s.groups.find((item) => item.id === id);
   if (!row) throw badRequest(`Invalid body field "${field}": no section group ${id} in the site`);
   return row;
@@ -247,12 +317,7 @@ function freePath(taken: Set<string>, wanted: string, fallback: string): string 
   return path;
 }
 
-function endOf(
-  db: Db,
-  table: 'site_spaces' | 'site_sections' | 'site_section_groups',
-  where: string,
-  ...params: unknown[]
-): number {
+function endOf(db: Db, table: (typeof TABLES)[StructureItemType], where: string, ...params: unknown[]): number {
   const max = db
     .prepare(`SELECT MAX(position) FROM ${table} WHERE ${where}`)
     .pluck(true)
@@ -260,11 +325,12 @@ function endOf(
   return max === null ? 0 : max + 1;
 }
 
-/** The next position among the sections and groups under `groupId` (`null`: the root). */
-function endOfSectionLevel(db: Db, siteId: string, groupId: string | null): number {
+/** The next position among the sections, groups and links under `groupId` (`null`: the root). */
+export function endOfSectionLevel(db: Db, siteId: string, groupId: string | null): number {
   return Math.max(
     endOf(db, 'site_sections', 'site_id = ? AND group_id IS ?', siteId, groupId),
     endOf(db, 'site_section_groups', 'site_id = ? AND parent_id IS ?', siteId, groupId),
+    endOf(db, 'site_external_links', 'site_id = ? AND group_id IS ?', siteId, groupId),
   );
 }
 
@@ -591,9 +657,8 @@ export function removeGroup(db: Db, s: Structure, id: string): boolean {
       item.type === 'site-section-group' && item.row.id === row.id ? children : [item],
     );
     for (const item of children) {
-      const table = item.type === 'site-section' ? 'site_sections' : 'site_section_groups';
-      const column = item.type === 'site-section' ? 'group_id' : 'parent_id';
-      db.prepare(`UPDATE ${table} SET ${column} = ? WHERE id = ?`).run(row.parent_id, item.row.id);
+      const column = item.type === 'site-section-group' ? 'parent_id' : 'group_id';
+      db.prepare(`UPDATE ${TABLES[item.type]} SET ${column} = ? WHERE id = ?`).run(row.parent_id, item.row.id);
     }
     db.prepare('DELETE FROM site_section_groups WHERE id = ?').run(row.id);
     renumber(
@@ -619,11 +684,12 @@ export interface ItemPosition {
   after?: ItemPointer;
 }
 
-const TABLES: Record<StructureItemType, 'site_spaces' | 'site_sections' | 'site_section_groups'> = {
+const TABLES = {
   'site-space': 'site_spaces',
   'site-section': 'site_sections',
   'site-section-group': 'site_section_groups',
-};
+  'site-external-link': 'site_external_links',
+} as const satisfies Record<StructureItemType, string>;
 
 function renumber(db: Db, order: ItemPointer[]): void {
   order.forEach((item, index) => {
@@ -638,7 +704,11 @@ function siblingsOf(s: Structure, item: ItemPointer): ItemPointer[] {
     return variantsOf(s, row.section_id).map((variant) => ({ type: 'site-space', id: variant.id }));
   }
   const parent =
-    item.type === 'site-section' ? requireSection(s, item.id).group_id : requireGroup(s, item.id).parent_id;
+    item.type === 'site-section'
+      ? requireSection(s, item.id).group_id
+      : item.type === 'site-external-link'
+        ? requireExternalLink(s, item.id).group_id
+        : requireGroup(s, item.id).parent_id;
   return childrenOf(s, parent).map((child) => ({ type: child.type, id: child.row.id }));
 }
 
@@ -707,11 +777,12 @@ export function setSiteDefaults(
 }
 
 /**
- * Ends every write: a level whose stored default is gone gets its first item as the default, so
- * the default stays put when siblings are sorted. Site spaces of deleted spaces keep their place
- * as the stored default (they come back with their space); readers skip them meanwhile.
+ * Ends every write of the structure, here and in its other modules (inside their transactions):
+ * a level whose stored default is gone gets its first item as the default, so the default stays
+ * put when siblings are sorted. Site spaces of deleted spaces keep their place as the stored
+ * default (they come back with their space); readers skip them meanwhile.
  */
-function written(db: Db, siteId: string): void {
+export function written(db: Db, siteId: string): void {
   const firstOf = (sql: string, ...params: unknown[]) =>
     (db
       .prepare(sql)
@@ -753,7 +824,8 @@ export function reloadStructure(db: Db, s: Structure): Structure {
   return loadStructure(db, reloadSite(db, s.site.id));
 }
 
-function setColumns(db: Db, table: string, id: string, columns: Record<string, unknown>): void {
+/** Sets the columns whose value is not undefined. */
+export function setColumns(db: Db, table: string, id: string, columns: Record<string, unknown>): void {
   const entries = Object.entries(columns).filter(([, value]) => value !== undefined);
   if (entries.length === 0) return;
   db.prepare(`UPDATE ${table} SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`).run(
@@ -773,5 +845,6 @@ export function withoutDrafts(s: Structure): Structure {
   const siteSpaces = s.siteSpaces.filter(
     (row) => row.draft === 0 && (row.section_id === null || sectionIds.has(row.section_id)),
   );
-  return { ...s, groups: groups.filter((row) => groupShown(row.id)), sections, siteSpaces };
+  const links = s.links.filter((row) => row.draft === 0 && groupShown(row.group_id));
+  return { ...s, groups: groups.filter((row) => groupShown(row.id)), sections, links, siteSpaces };
 }

@@ -427,7 +427,8 @@ const SiteSpaceCustomization = builder
     }),
   });
 
-const SiteScript = builder.objectRef<PublishedSite['scripts'][number]>('SiteScript').implement({
+/** A script an integration adds to a published site (`SiteIntegrationScript`). */
+export const SiteScript = builder.objectRef<PublishedSite['scripts'][number]>('SiteScript').implement({
   description: 'A script an integration adds to the published site.',
   fields: (t) => ({
     url: t.exposeString('script', { description: 'Address of the script.' }),

@@ -1,7 +1,8 @@
 /**
  * Docs sites in the graph: the `Site` node and its fields (`site.ts`), its structure of site
  * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`); who
- * reads a published site (`access.ts`); its redirects (`redirects.ts`); its customization (`customization.ts`).
+ * reads a published site (`access.ts`); its redirects (`redirects.ts`); its customization (`customization.ts`); the
+ * writes of its external links (`external-links.ts`).
  * Other modules add fields to these types with `builder.objectFields(SiteRef, …)`.
  */
 import './site.js';
@@ -10,6 +11,7 @@ import './mutations.js';
 import './access.js';
 import './redirects.js';
 import './customization.js';
+import './external-links.js';
 
 export {
   primeSites,
@@ -34,6 +36,7 @@ export {
   readSiteStructure,
   siteItemKey,
   siteItemStub,
+  SiteExternalLinkRef,
   SiteSectionGroupRef,
   SiteSectionRef,
   SiteSpaceRef,

@@ -4,7 +4,13 @@ import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
 import { GatewayError, isGatewayError } from '../../errors.js';
 import { S } from '../../upstream/contract/schemas.js';
-import type { Site, SiteSection, SiteSectionGroup, SiteSpace } from '../../upstream/contract/types.js';
+import type {
+  Site,
+  SiteExternalLink,
+  SiteSection,
+  SiteSectionGroup,
+  SiteSpace,
+} from '../../upstream/contract/types.js';
 import {
   addSiteSpace,
   createSite,
@@ -51,12 +57,14 @@ import {
   placeSection,
   placeSiteSpace,
   primeSiteItems,
+  SiteExternalLinkRef,
   SiteSectionEdge,
   SiteSectionGroupEdge,
   SiteSectionGroupRef,
   SiteSectionRef,
   SiteSpaceEdge,
   SiteSpaceRef,
+  type SiteExternalLinkHeld,
   type SiteSectionGroupHeld,
   type SiteSectionHeld,
   type SiteSpaceHeld,
@@ -154,8 +162,8 @@ export const siteTarget = {
   ),
 };
 
-/** The fields naming a site space, section or group (`field`) of a site. */
-function itemTarget<K extends string>(field: K, typename: SiteTypename, what: string) {
+/** The fields naming a site space, section, group or external link (`field`) of a site. */
+export function itemTarget<K extends string>(field: K, typename: SiteTypename, what: string) {
   const item = inputField(
     'ID',
     `The ${what}: its global ID, or its platform id together with \`siteId\`.`,
@@ -177,6 +185,7 @@ const REST_TYPES = {
   SiteSpace: 'site-space',
   SiteSection: 'site-section',
   SiteSectionGroup: 'site-section-group',
+  SiteExternalLink: 'site-external-link',
 } as const;
 type StructureTypename = keyof typeof REST_TYPES;
 
@@ -276,6 +285,7 @@ const SiteStructureItemKindEnum = restEnum('SiteStructureItemKind', 'A kind of i
   'site-space': 'A site space.',
   'site-section': 'A section.',
   'site-section-group': 'A section group.',
+  'site-external-link': 'An external link.',
 });
 
 // --- Payloads ----------------------------------------------------------------------------------
@@ -324,6 +334,17 @@ async function groupPayload(ctx: GatewayContext, at: SiteAddress, written: Promi
   const siteSectionGroup = placeGroup(await written, at.organizationId, at.siteId);
   primeSiteItems(ctx, [siteSectionGroup]);
   return { siteSectionGroup };
+}
+
+/** The payload of a write answering an external link, kept for links and `node(id:)`. */
+export async function externalLinkPayload(ctx: GatewayContext, at: SiteAddress, written: Promise<SiteExternalLink>) {
+  const siteExternalLink: SiteExternalLinkHeld = {
+    ...(await written),
+    organizationId: at.organizationId,
+    siteId: at.siteId,
+  };
+  primeSiteItems(ctx, [siteExternalLink]);
+  return { siteExternalLink };
 }
 
 const CHANGES_REQUIRED = { required: 'Give at least one field to change' };
@@ -943,16 +964,17 @@ declareMutation('moveSiteSectionGroup', {
 
 // --- Order -------------------------------------------------------------------------------------
 
-const STRUCTURE_TYPENAMES = ['SiteSpace', 'SiteSection', 'SiteSectionGroup'] as const;
+const STRUCTURE_TYPENAMES = ['SiteSpace', 'SiteSection', 'SiteSectionGroup', 'SiteExternalLink'] as const;
 const TYPENAME_OF_KIND = {
   'site-space': 'SiteSpace',
   'site-section': 'SiteSection',
   'site-section-group': 'SiteSectionGroup',
+  'site-external-link': 'SiteExternalLink',
 } as const;
 
 declareMutation('sortSiteStructure', {
   description:
-    'Moves a site space, section or section group among its siblings: right before or after one of them, or last (create role). Sections and groups of one level are siblings of each other.',
+    'Moves a site space, section, section group or external link among its siblings: right before or after one of them, or last (create role). Sections, groups and external links of one level are siblings of each other.',
   input: 'The item and where to put it.',
   fields: {
     organizationId: organizationField,
@@ -963,13 +985,13 @@ declareMutation('sortSiteStructure', {
     ),
     itemId: inputField(
       'ID',
-      'The item to move: the global ID of a site space, section or group, or its platform id with `itemKind`.',
+      'The item to move: the global ID of a site space, section, group or external link, or its platform id with `itemKind`.',
       siteRefInput(STRUCTURE_TYPENAMES),
     ),
     itemKind: inputField(
       SiteStructureItemKindEnum,
       'What `itemId` names, when it is a platform id.',
-      z.enum(['site-space', 'site-section', 'site-section-group']).nullish(),
+      z.enum(['site-space', 'site-section', 'site-section-group', 'site-external-link']).nullish(),
     ),
     ...positionFields(STRUCTURE_TYPENAMES, 'sibling (a platform id names an item of the same kind as the moved one)'),
   },
@@ -995,6 +1017,7 @@ declareMutation('sortSiteStructure', {
       siteSpace: SiteSpaceHeld;
       siteSection: SiteSectionHeld;
       siteSectionGroup: SiteSectionGroupHeld;
+      siteExternalLink: SiteExternalLinkHeld;
     }>(name, (t) => ({
       site: t.field(siteAfter('The site after the move, with its structure.')),
       siteSpace: t.field({
@@ -1014,6 +1037,12 @@ declareMutation('sortSiteStructure', {
         nullable: true,
         description: 'The section group moved; null when another kind of item moved.',
         resolve: (p) => p.siteSectionGroup ?? null,
+      }),
+      siteExternalLink: t.field({
+        type: SiteExternalLinkRef,
+        nullable: true,
+        description: 'The external link moved; null when another kind of item moved.',
+        resolve: (p) => p.siteExternalLink ?? null,
       }),
     })),
   run: async (i, ctx) => {
@@ -1039,9 +1068,8 @@ declareMutation('sortSiteStructure', {
         primeSiteItems(ctx, [siteSectionGroup]);
         return { at, siteSectionGroup };
       }
-      default:
-        // An external link, which the API may answer for a move of one: the gateway moves none.
-        return { at };
+      case 'site-external-link':
+        return { at, ...(await externalLinkPayload(ctx, at, Promise.resolve(data))) };
     }
   },
 });

@@ -58,7 +58,7 @@ export function siteLink(organizationId: string, siteId: string, info: GraphQLRe
 }
 
 /** The node types of sites and their structure, whose global IDs carry the site's parents. */
-export const SITE_TYPENAMES = ['Site', 'SiteSpace', 'SiteSection', 'SiteSectionGroup'] as const;
+export const SITE_TYPENAMES = ['Site', 'SiteSpace', 'SiteSection', 'SiteSectionGroup', 'SiteExternalLink'] as const;
 export type SiteTypename = (typeof SITE_TYPENAMES)[number];
 
 /**

@@ -42,12 +42,12 @@ type SectionLevelItem = SiteSectionGroup['children'][number];
 /** An item of a sections structure, at its root or in a group. */
 export type SectionLevelHeld = SiteSectionHeld | SiteSectionGroupHeld | SiteExternalLinkHeld;
 
-/** A site's structure as held, with every site space, section and group by `object:id`. */
+/** A site's structure as held, with every site space, section, group and external link by `object:id`. */
 export type SiteStructureHeld = { organizationId: string; siteId: string; byKey: Map<string, StructureNodeHeld> } & (
   | { type: 'sections'; items: SectionLevelHeld[] }
   | { type: 'siteSpaces'; siteSpaces: SiteSpaceHeld[] }
 );
-type StructureNodeHeld = SiteSpaceHeld | SiteSectionHeld | SiteSectionGroupHeld;
+type StructureNodeHeld = SiteSpaceHeld | SiteSectionHeld | SiteSectionGroupHeld | SiteExternalLinkHeld;
 
 /** The loader key (and global ID payload) of a site space, section or group. */
 export const siteItemKey = (item: { organizationId: string; siteId: string; id: string }) =>
@@ -96,6 +96,11 @@ export const SiteSectionGroupRef = structureNode<SiteSectionGroupHeld>(
   'site-section-group',
   'section group',
 );
+export const SiteExternalLinkRef = structureNode<SiteExternalLinkHeld>(
+  'SiteExternalLink',
+  'site-external-link',
+  'external link',
+);
 
 // --- Holding what the platform answers ---------------------------------------------------------
 
@@ -130,10 +135,9 @@ export const placeGroup = (raw: SiteSectionGroup, organizationId: string, siteId
   children: raw.children.map((child) => placeSectionLevel(child, organizationId, siteId)),
 });
 
-/** Every site space, section and group held in `items`, depth first. */
+/** Every site space, section, group and external link held in `items`, depth first. */
 function* nodesOf(items: ReadonlyArray<SectionLevelHeld | SiteSpaceHeld>): Generator<StructureNodeHeld> {
   for (const item of items) {
-    if (item.object === 'site-external-link') continue;
     yield item;
     if (item.object === 'site-section') yield* item.siteSpaces;
     if (item.object === 'site-section-group') yield* nodesOf(item.children);
@@ -181,6 +185,11 @@ export function primeSiteItems(ctx: GatewayContext, items: ReadonlyArray<Section
     SiteSectionGroupRef,
     ctx,
     nodes.filter((node): node is SiteSectionGroupHeld => node.object === 'site-section-group'),
+  );
+  prime(
+    SiteExternalLinkRef,
+    ctx,
+    nodes.filter((node): node is SiteExternalLinkHeld => node.object === 'site-external-link'),
   );
   // A site lists spaces its readers may not read: those are not what `space(id:)` answers them.
   prime(
@@ -371,18 +380,29 @@ SiteSectionRef.implement({
   }),
 });
 
-const SiteExternalLinkType = builder.objectRef<SiteExternalLinkHeld>('SiteExternalLink').implement({
-  description: 'A link to another address among the sections of a site.',
+SiteExternalLinkRef.implement({
+  description:
+    'A link to another address (http or https) among the sections and groups of a site, in their order: at the root or in a group. Drafts and links whose condition is false for a visitor are left out of what readers get.',
   fields: (t) => ({
     platformId: t.exposeString('id', { description: 'Id of the link on the platform.' }),
-    title: t.exposeString('title', { description: 'Its title.' }),
+    title: t.exposeString('title', { description: 'Its title, 2 to 128 characters.' }),
     localizedTitle: t.field({
       type: 'JSON',
       nullable: true,
       description: 'Its title in other languages, by language code; null when it has none.',
       resolve: (l) => l.localizedTitle ?? null,
     }),
-    description: t.string({ nullable: true, description: 'Its description.', resolve: (l) => l.description ?? null }),
+    description: t.string({
+      nullable: true,
+      description: 'Its description, at most 256 characters.',
+      resolve: (l) => l.description ?? null,
+    }),
+    localizedDescription: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Its description in other languages, by language code; null when it has none.',
+      resolve: (l) => l.localizedDescription ?? null,
+    }),
     url: t.exposeString('url', { description: 'The address it opens.' }),
     icon: t.string({ nullable: true, description: 'Name of its icon.', resolve: (l) => l.icon ?? null }),
     condition: t.string({
@@ -398,6 +418,7 @@ const SiteExternalLinkType = builder.objectRef<SiteExternalLinkHeld>('SiteExtern
       extensions: upstream.link,
       resolve: (l, _args, _ctx, info) => itemLink(SiteSectionGroupRef, l, l.sectionGroup, info),
     }),
+    site: t.field(siteField('The site it belongs to.')),
   }),
 });
 
@@ -409,7 +430,7 @@ const SECTION_LEVEL_TYPENAMES = {
 
 export const SiteStructureItemUnion = builder.unionType('SiteStructureItem', {
   description: 'An item of the sections of a site: a section, a group of sections, or a link.',
-  types: [SiteSectionRef, SiteSectionGroupRef, SiteExternalLinkType],
+  types: [SiteSectionRef, SiteSectionGroupRef, SiteExternalLinkRef],
   resolveType: (item) => SECTION_LEVEL_TYPENAMES[(item as SectionLevelHeld).object],
 });
 
