@@ -18,6 +18,8 @@ import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
+import { siteDuplicationRoutes } from './sites/duplication.js';
+import { sitePreviewRoutes } from './sites/preview.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -244,6 +246,8 @@ export function createPlatform({
       siteStructureRoutes(v1);
       siteAccessRoutes(v1);
       siteRedirectRoutes(v1);
+      siteDuplicationRoutes(v1);
+      sitePreviewRoutes(v1);
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);

@@ -1,0 +1,104 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { reindexSpace } from '../content/current.js';
+import { parseBody } from '../http.js';
+import { duplicateSpace, loadSpace } from '../spaces/store.js';
+import type { SpaceRow } from '../rows.js';
+import type { Db } from '../store/db.js';
+import { siteSpaceJson } from './json.js';
+import { contextOf, reread, siteOf, type SiteParams } from './requests.js';
+import {
+  addSection,
+  addSiteSpace,
+  moveItem,
+  reloadStructure,
+  requireSiteSpace,
+  updateSiteSpace,
+  variantsOf,
+  type SiteSpaceRow,
+  type Structure,
+} from './structure.js';
+
+/**
+ * Duplicating a site space: the space it shows is copied (as `duplicateSpace` copies a space:
+ * settings, grants, content) and the copy placed in the site where the original is. The only
+ * variant of a section gets a new section right after its own (in the same group), holding the
+ * copy; a variant among others, or a site space at the root of a site without sections, gets a
+ * sibling right after it. The copy keeps the original's condition, home page and hidden flag
+ * (a copied space has the same pages); `draft` makes it, and a new section, a draft.
+ */
+
+/** The title of a copy, within the 50 characters of a space's title (as a duplicated space has). */
+const copyTitle = (title: string) => `${title.length > 43 ? title.slice(0, 43) : title} (copy)`;
+
+/** Copies a site space of `s` and its space; answers the new site space's id (in one transaction). */
+export function duplicateSiteSpace(db: Db, s: Structure, row: SiteSpaceRow, space: SpaceRow, draft: boolean): string {
+  return db.transaction(() => {
+    const copy = loadSpace(db, duplicateSpace(db, space, copyTitle(space.title)))!;
+    // The copy is searchable at once, as any space whose revision moved.
+    reindexSpace(db, copy.id, copy.revision);
+    const alone = row.section_id !== null && variantsOf(s, row.section_id).length === 1;
+    let id: string;
+    if (alone) {
+      const section = s.sections.find((item) => item.id === row.section_id)!;
+      const sectionId = addSection(db, s, {
+        space: copy,
+        title: copyTitle(section.title).slice(0, 128),
+        icon: section.icon,
+        draft,
+        ...(section.group_id ? { groupId: section.group_id } : {}),
+        ...(row.page_id ? { pageId: row.page_id } : {}),
+      });
+      moveItem(
+        db,
+        reloadStructure(db, s),
+        { type: 'site-section', id: sectionId },
+        {
+          after: { type: 'site-section', id: section.id },
+        },
+      );
+      id = variantsOf(reloadStructure(db, s), sectionId)[0]!.id;
+    } else {
+      id = addSiteSpace(db, s, {
+        space: copy,
+        draft,
+        ...(row.section_id ? { sectionId: row.section_id } : {}),
+        ...(row.page_id ? { pageId: row.page_id } : {}),
+      });
+      moveItem(db, reloadStructure(db, s), { type: 'site-space', id }, { after: { type: 'site-space', id: row.id } });
+    }
+    const after = reloadStructure(db, s);
+    if (row.condition || row.hidden === 1)
+      updateSiteSpace(db, after, requireSiteSpace(after, id), {
+        ...(row.condition ? { condition: row.condition } : {}),
+        ...(row.hidden === 1 ? { hidden: true } : {}),
+      });
+    return id;
+  })();
+}
+
+const duplicateBody = z.strictObject({ draft: z.boolean().optional() }).optional();
+
+/**
+ * `POST …/site-spaces/{siteSpaceId}/duplicate`: the create role in the organization (the site's
+ * structure), and the right to duplicate the space (`requireDuplicateTarget`).
+ */
+export function siteDuplicationRoutes(app: FastifyInstance): void {
+  app.post<{ Params: SiteParams & { siteSpaceId: string } }>(
+    '/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/duplicate',
+    async (request, reply) => {
+      const body = parseBody(duplicateBody, request.body ?? undefined);
+      const { org, s } = siteOf(request, request.params, 'create');
+      const { db, access, links } = request.ctx;
+      const row = requireSiteSpace(s, request.params.siteSpaceId);
+      const { space } = access.requireSpace(row.space_id);
+      access.requireDuplicateTarget(space);
+      const id = duplicateSiteSpace(db, s, row, space, body?.draft ?? false);
+      const after = reread(request, s);
+      return reply
+        .code(201)
+        .header('location', `${links.api}/orgs/${org.id}/sites/${s.site.id}/site-spaces/${id}`)
+        .send(siteSpaceJson(after, requireSiteSpace(after, id), contextOf(request, org)));
+    },
+  );
+}
