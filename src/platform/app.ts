@@ -20,6 +20,7 @@ import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
 import { sitePreviewRoutes } from './sites/preview.js';
+import { siteSearchRoutes } from './sites/search.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -248,6 +249,7 @@ export function createPlatform({
       siteRedirectRoutes(v1);
       siteDuplicationRoutes(v1);
       sitePreviewRoutes(v1);
+      siteSearchRoutes(v1, { queue: jobs });
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);

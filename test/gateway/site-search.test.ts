@@ -1,8 +1,9 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeSpaceIndex } from '../../src/platform/content/search.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
-import { buildSite, type TestSite, writePages } from '../fixtures/sites.js';
+import { buildSite, type TestSite, visitorToken, writePages } from '../fixtures/sites.js';
 
 /**
  * What a site offers beyond its structure, end to end: duplicating a site space, a publishing
@@ -31,7 +32,7 @@ beforeAll(async () => {
   g = await startTestGateway({ seed: false });
   for (const key of ['ada', 'finn', 'hana'] as const) users[key] = addUser(g.platform, key);
   org = addOrg(g.platform, { id: ORG, members: { ada: 'admin', finn: 'read' }, users });
-  for (const title of SPACES) spaceIds[title] = await org.space(title);
+  for (const title of SPACES) spaceIds[title] = await org.space(title, title === 'Guide FR' ? { language: 'fr' } : {});
   await writePages(org, spaceId('Guide'), [
     { title: 'Install the widget', markdown: 'Run the widget installer, then restart.' },
     { title: 'Configure', markdown: 'Settings of the widget live in a file.' },
@@ -221,5 +222,150 @@ describe('the publishing preview of a site', () => {
     ]);
     expect(await refusal({ claims: [1, 2] })).toEqual([['BAD_USER_INPUT', 'claims must be an object']]);
     expect(await refusal({}, users.hana.token)).toEqual([['NOT_FOUND', expect.any(String)]]);
+  });
+});
+
+describe('searching a site', () => {
+  const RESULTS = `totalCount nodes { title siteSpace { path } pages { title rank } }`;
+  const SITE_SEARCH = `query($id: ID!, $query: String!, $mode: SiteSearchMode, $current: ID, $restrictTo: SiteSearchRestriction, $ids: [ID!]) {
+    node(id: $id) { ... on Site { search(query: $query, mode: $mode, currentSiteSpaceId: $current, restrictTo: $restrictTo, siteSpaceIds: $ids) { ${RESULTS} } } } }`;
+  const PROFILE_SEARCH = `query($site: ID!, $query: String!) {
+    publishedSite(organizationId: "${ORG}", siteId: $site) { search(query: $query) { ${RESULTS} } } }`;
+  type Result = { title: string; siteSpace: { path: string } | null; pages: Array<{ title: string; rank: number }> };
+
+  /** The results by space, and a check that ranks number the pages across the site, spaces in the order of their best. */
+  function byTitle(connection: { totalCount: number; nodes: Result[] }) {
+    const ranks = connection.nodes.flatMap((node) => node.pages.map((page) => page.rank)).sort((a, b) => a - b);
+    expect(ranks).toEqual(ranks.map((_, index) => index + 1));
+    const best = connection.nodes.map((node) => Math.min(...node.pages.map((page) => page.rank)));
+    expect(best).toEqual([...best].sort((a, b) => a - b));
+    expect(connection.totalCount).toBe(connection.nodes.length);
+    return Object.fromEntries(
+      connection.nodes.map((node) => [
+        node.title,
+        { siteSpace: node.siteSpace?.path, pages: node.pages.map((p) => p.title).sort() },
+      ]),
+    );
+  }
+
+  async function visitor(claims: Record<string, unknown>) {
+    const jwt = await visitorToken(built[SITES.docs]!.signingKey!, claims);
+    const resolved = await ok(
+      `query($url: String!, $token: String!) { resolveUrl(url: $url, visitor: { jwtToken: $token }) { ... on PublishedContent { apiToken } } }`,
+      { url: 'https://docs.contoso.test/', token: jwt },
+    );
+    const token = resolved.data.resolveUrl.apiToken as string;
+    expect(token).toMatch(/^eyJ/);
+    return token;
+  }
+
+  it('finds, for members, the pages of every site space the site publishes, ranked across them', async () => {
+    const result = await ok(SITE_SEARCH, { id: siteGid(SITES.docs), query: 'widget' });
+    expect(byTitle(result.data.node.search)).toEqual({
+      Guide: { siteSpace: 'en', pages: ['Configure', 'Install the widget'] },
+      'Guide FR': { siteSpace: 'fr', pages: ['Installer le widget'] },
+      Reference: { siteSpace: 'reference', pages: ['Widget API', 'Widget internals'] },
+      'Beta notes': { siteSpace: 'beta-notes', pages: ['Widget beta'] },
+    });
+    expect(named(result.upstreamRequests)).toEqual([
+      'GET /v1/orgs/contoso/sites/<Contoso Docs>',
+      'POST /v1/orgs/contoso/sites/<Contoso Docs>/search?limit=50',
+      'GET /v1/orgs/contoso/sites/<Contoso Docs>/structure',
+    ]);
+  });
+
+  it('honours a visitor’s claims as resolveUrl does: sections, site spaces and pages they do not open are not found', async () => {
+    const plain = await ok(PROFILE_SEARCH, { site: siteId(SITES.docs), query: 'widget' }, { token: await visitor({}) });
+    expect(byTitle(plain.data.publishedSite.search)).toEqual({
+      Guide: { siteSpace: 'en', pages: ['Configure', 'Install the widget'] },
+      'Guide FR': { siteSpace: 'fr', pages: ['Installer le widget'] },
+      Reference: { siteSpace: 'reference', pages: ['Widget API'] },
+    });
+    const beta = await ok(
+      PROFILE_SEARCH,
+      { site: siteId(SITES.docs), query: 'widget' },
+      { token: await visitor({ beta: true }) },
+    );
+    expect(byTitle(beta.data.publishedSite.search)).toEqual({
+      Guide: { siteSpace: 'en', pages: ['Configure', 'Install the widget'] },
+      'Guide FR': { siteSpace: 'fr', pages: ['Installer le widget'] },
+      Reference: { siteSpace: 'reference', pages: ['Widget API', 'Widget internals'] },
+      'Beta notes': { siteSpace: 'beta-notes', pages: ['Widget beta'] },
+    });
+    // Hidden text is not found either: nothing but the hidden page has "inside".
+    const inside = await ok(
+      PROFILE_SEARCH,
+      { site: siteId(SITES.docs), query: 'inside' },
+      { token: await visitor({}) },
+    );
+    expect(inside.data.publishedSite.search).toEqual({ totalCount: 0, nodes: [] });
+  });
+
+  it('searches a public site for readers outside its organization, and nothing of a visitor-auth site', async () => {
+    const open = await ok(PROFILE_SEARCH, { site: siteId(SITES.open), query: 'widget' }, { token: users.hana.token });
+    expect(byTitle(open.data.publishedSite.search)).toEqual({
+      Changelog: { siteSpace: 'changelog', pages: ['Widget 2.0'] },
+    });
+    const closed = await g.gql<any>(
+      PROFILE_SEARCH,
+      { site: siteId(SITES.docs), query: 'widget' },
+      { token: users.hana.token },
+    );
+    expect(closed.errors?.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
+  });
+
+  it('narrows the scope: the default site spaces in the current one’s language, the others, specific ones', async () => {
+    const fr = siteSpaceOf(SITES.docs, 'Guide FR');
+    const scoped = async (variables: Record<string, unknown>) =>
+      Object.keys(
+        byTitle((await ok(SITE_SEARCH, { id: siteGid(SITES.docs), query: 'widget', ...variables })).data.node.search),
+      ).sort();
+    expect(await scoped({ mode: 'DEFAULT' })).toEqual(['Beta notes', 'Guide', 'Reference']);
+    expect(await scoped({ mode: 'DEFAULT', current: siteSpaceGid(SITES.docs, fr) })).toEqual([
+      'Beta notes',
+      'Guide FR',
+      'Reference',
+    ]);
+    expect(await scoped({ mode: 'DEFAULT', current: fr, restrictTo: 'OTHER_SITE_SPACES' })).toEqual([
+      'Beta notes',
+      'Reference',
+    ]);
+    expect(await scoped({ mode: 'SPECIFIC', ids: [fr, siteSpaceOf(SITES.docs, 'Reference')] })).toEqual([
+      'Guide FR',
+      'Reference',
+    ]);
+    const other = await g.gql<any>(SITE_SEARCH, {
+      id: siteGid(SITES.docs),
+      query: 'widget',
+      mode: 'SPECIFIC',
+      ids: [siteSpaceOf(SITES.open, 'Changelog')],
+    });
+    expect(other.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
+      ['BAD_USER_INPUT', expect.stringContaining(`no site space ${siteSpaceOf(SITES.open, 'Changelog')} in the site`)],
+    ]);
+  });
+
+  it('prewarms: a space whose index is behind is indexed by a job', async () => {
+    removeSpaceIndex(g.platform.db, spaceId('Changelog'));
+    const search = () => ok(PROFILE_SEARCH, { site: siteId(SITES.open), query: 'widget' }, { token: users.hana.token });
+    expect((await search()).data.publishedSite.search.totalCount).toBe(0);
+    const prewarm = await ok(
+      `mutation($id: ID!) { prewarmSiteSearch(input: { siteId: $id }) { accepted userErrors { code } } }`,
+      { id: siteGid(SITES.open) },
+      { token: users.hana.token },
+    );
+    expect(prewarm.data.prewarmSiteSearch.accepted).toBe(true);
+    expect(named(prewarm.upstreamRequests)).toEqual(['POST /v1/orgs/contoso/sites/<Contoso Open>/search/prewarm']);
+    await g.platform.app.jobs.drain();
+    // A site visitor may prewarm too: their views of the site's spaces are indexed ahead.
+    const asVisitor = await ok(
+      `mutation($id: ID!) { prewarmSiteSearch(input: { siteId: $id }) { accepted userErrors { code } } }`,
+      { id: siteGid(SITES.docs) },
+      { token: await visitor({ beta: true }) },
+    );
+    expect(asVisitor.data.prewarmSiteSearch.accepted).toBe(true);
+    expect(byTitle((await search()).data.publishedSite.search)).toEqual({
+      Changelog: { siteSpace: 'changelog', pages: ['Widget 2.0'] },
+    });
   });
 });

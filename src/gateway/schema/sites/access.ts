@@ -440,7 +440,7 @@ const SiteScript = builder.objectRef<PublishedSite['scripts'][number]>('SiteScri
   }),
 });
 
-const PublishedSiteProfile = builder.objectRef<ProfileHeld>('PublishedSiteProfile').implement({
+export const PublishedSiteProfile = builder.objectRef<ProfileHeld>('PublishedSiteProfile').implement({
   description: 'A site as its readers get it: its structure without drafts, its customization, its scripts.',
   fields: (t) => ({
     site: t.field({
