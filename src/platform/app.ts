@@ -51,6 +51,7 @@ import { createTranslator } from './translations/translator.js';
 import { JobQueue } from './jobs.js';
 import { SpecReader } from './openapi/reader.js';
 import { spaceRoutes } from './spaces/routes.js';
+import { spaceEmbedRoutes } from './spaces/embeds.js';
 import { teamRoutes } from './teams/routes.js';
 import { userRoutes } from './users/routes.js';
 import { validateRequests } from './validation.js';
@@ -239,6 +240,7 @@ export function createPlatform({
       teamRoutes(v1);
       collectionRoutes(v1);
       spaceRoutes(v1);
+      spaceEmbedRoutes(v1, { allowPrivateUrls });
       contentRoutes(v1);
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });

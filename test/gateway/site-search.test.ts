@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeSpaceIndex } from '../../src/platform/content/search.js';
@@ -367,5 +369,90 @@ describe('searching a site', () => {
     expect(byTitle((await search()).data.publishedSite.search)).toEqual({
       Changelog: { siteSpace: 'changelog', pages: ['Widget 2.0'] },
     });
+  });
+});
+
+describe('the oEmbed of a URL in a space', () => {
+  const EMBED = `query($id: ID!, $url: String!) { node(id: $id) { ... on Space { embed(url: $url) { type title site icon html } } } }`;
+  let server: Server;
+  let origin: string;
+  const hits: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      hits.push(request.url!);
+      if (request.url === '/article') {
+        response.setHeader('content-type', 'text/html; charset=utf-8');
+        response.end(
+          `<html><head><title>Fallback title</title><meta property="og:site_name" content="Loopback news">
+          <link rel="icon" href="/favicon.png">
+          <link rel="alternate" type="application/json+oembed" href="/oembed?url=article"></head><body>Hi</body></html>`,
+        );
+      } else if (request.url === '/oembed?url=article') {
+        response.setHeader('content-type', 'application/json');
+        response.end(
+          JSON.stringify({
+            type: 'rich',
+            title: 'The widget, explained',
+            provider_name: 'Loopback',
+            html: '<script>alert(1)</script>',
+          }),
+        );
+      } else if (request.url === '/plain') {
+        response.setHeader('content-type', 'text/html');
+        response.end('<html><head><title>  A plain\n page </title></head></html>');
+      } else {
+        response.statusCode = 404;
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const space = () => encodeGlobalID('Space', spaceId('Guide'));
+
+  it('answers known video providers from the URL alone, with an iframe it writes', async () => {
+    const result = await ok(EMBED, { id: space(), url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=3' });
+    expect(result.data.node.embed).toEqual({
+      type: 'RICH',
+      title: 'YouTube video',
+      site: 'YouTube',
+      icon: null,
+      html: expect.stringContaining('src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"'),
+    });
+    expect(result.upstreamRequests).toEqual([
+      `GET /v1/spaces/${spaceId('Guide')}`,
+      `GET /v1/spaces/${spaceId('Guide')}/embed?url=${encodeURIComponent('https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=3')}`,
+    ]);
+  });
+
+  it('reads a page through the outbound guard: its oEmbed title and provider as a link, never its HTML; kept for the next ask', async () => {
+    const url = `${origin}/article`;
+    const first = await ok(EMBED, { id: space(), url });
+    expect(first.data.node.embed).toEqual({
+      type: 'LINK',
+      title: 'The widget, explained',
+      site: 'Loopback',
+      icon: `${origin}/favicon.png`,
+      html: null,
+    });
+    expect(hits).toEqual(['/article', '/oembed?url=article']);
+    await ok(EMBED, { id: space(), url });
+    expect(hits).toHaveLength(2);
+    const plain = await ok(EMBED, { id: space(), url: `${origin}/plain` });
+    expect(plain.data.node.embed).toMatchObject({ type: 'LINK', title: 'A plain page', site: '127.0.0.1' });
+  });
+
+  it('answers a link titled with the URL when nothing can be read, and refuses what is no http URL or no reader', async () => {
+    const missing = await ok(EMBED, { id: space(), url: `${origin}/gone` });
+    expect(missing.data.node.embed).toMatchObject({ type: 'LINK', title: `${origin}/gone`, site: '127.0.0.1' });
+    const bad = await g.gql<any>(EMBED, { id: space(), url: 'ftp://example.test/file' });
+    expect(bad.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
+      ['BAD_USER_INPUT', 'Invalid query field "url": must be an absolute http or https URL'],
+    ]);
+    const stranger = await g.gql<any>(EMBED, { id: space(), url: `${origin}/plain` }, { token: users.hana.token });
+    expect(stranger.errors?.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 });

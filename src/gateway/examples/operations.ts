@@ -214,6 +214,18 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Embeds of URLs in a space’s pages: videos as iframes the platform writes from the URL alone, with no connection (any other page is a link card read through the outbound guard).',
+    variables: { spaceId: DEMO.gettingStarted },
+    document: /* GraphQL */ `query SpaceEmbeds($spaceId: ID!) {
+  space(id: $spaceId) {
+    title
+    video: embed(url: "https://youtu.be/dQw4w9WgXcQ") { type title site html }
+    recording: embed(url: "https://vimeo.com/76979871") { type title site html }
+  }
+}`,
+  },
+  {
+    description:
       'Translations: which space is translated into which language, how far the last run got, and the space that holds the result.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Translations($organizationId: ID!) {
