@@ -456,3 +456,38 @@ describe('the oEmbed of a URL in a space', () => {
     expect(stranger.errors?.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
   });
 });
+
+describe('the template of an empty site', () => {
+  const APPLY = `mutation($id: ID!) { applyTemplateToSite(input: { siteId: $id }) {
+    applied site { structure { ... on SiteSectionsStructure { sections { title icon siteSpaces { space { title content { pages { title } } } } } } } }
+    userErrors { code message } } }`;
+
+  it('fills an empty site with a section per new space, each with its template’s pages', async () => {
+    const empty = await org.site('Contoso Starter', { publish: false });
+    const site = encodeGlobalID('Site', `${ORG}/${empty}`);
+    const result = await ok(APPLY, { id: site });
+    const { sections } = result.data.applyTemplateToSite.site.structure;
+    expect(sections.map((section: any) => [section.title, section.icon, section.siteSpaces[0].space.title])).toEqual([
+      ['Getting started', 'rocket', 'Getting started'],
+      ['API reference', 'code', 'API reference'],
+      ['Changelog', 'megaphone', 'Changelog'],
+    ]);
+    expect(sections[0].siteSpaces[0].space.content.pages.length).toBeGreaterThan(1);
+    expect(result.upstreamRequests.filter((line: string) => !line.startsWith('GET'))).toEqual([
+      `POST /v1/orgs/${ORG}/sites/${empty}/template`,
+    ]);
+    // Applied once: the site has content now.
+    const again = await g.gql<any>(APPLY, { id: site });
+    expect(again.data.applyTemplateToSite).toMatchObject({
+      applied: false,
+      userErrors: [{ code: 'CONFLICT', message: expect.stringContaining('already has content') }],
+    });
+  });
+
+  it('refuses readers of the organization', async () => {
+    const result = await g.gql<any>(APPLY, { id: siteGid(SITES.open) }, { token: users.finn.token });
+    expect(result.data.applyTemplateToSite.userErrors.map((error: { code: string }) => error.code)).toEqual([
+      'FORBIDDEN',
+    ]);
+  });
+});

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { reindexSpace } from '../content/current.js';
-import { parseBody } from '../http.js';
-import { duplicateSpace, loadSpace } from '../spaces/store.js';
+import { reindexSpace, setCurrentRevision } from '../content/current.js';
+import { requireTemplate, templateRevision } from '../change-requests/templates.js';
+import { conflict, parseBody } from '../http.js';
+import { duplicateSpace, insertSpace, loadSpace } from '../spaces/store.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { siteSpaceJson } from './json.js';
@@ -20,6 +21,8 @@ import {
 } from './structure.js';
 
 /**
+ * Copies and templates inside a site.
+ *
  * Duplicating a site space: the space it shows is copied (as `duplicateSpace` copies a space:
  * settings, grants, content) and the copy placed in the site where the original is. The only
  * variant of a section gets a new section right after its own (in the same group), holding the
@@ -77,11 +80,42 @@ export function duplicateSiteSpace(db: Db, s: Structure, row: SiteSpaceRow, spac
   })();
 }
 
+/**
+ * The default documentation structure a template gives an empty site: a section per space, each
+ * space new and filled with the built-in space template of the same name (`templates.ts`).
+ */
+export const SITE_TEMPLATE = [
+  { title: 'Getting started', icon: 'rocket', emoji: '🚀', template: 'getting-started' },
+  { title: 'API reference', icon: 'code', emoji: '🧩', template: 'api-reference' },
+  { title: 'Changelog', icon: 'megaphone', emoji: '📣', template: 'changelog' },
+] as const;
+
+/**
+ * Fills an empty site (no site space, no section) with SITE_TEMPLATE, in one transaction: new
+ * spaces at the organization's root, each with its template's pages as its live content, and a
+ * section per space, the first the default. A site that has content is a 409.
+ */
+export function applySiteTemplate(db: Db, s: Structure): void {
+  if (s.siteSpaces.length > 0 || s.sections.length > 0 || s.groups.length > 0)
+    throw conflict('The site already has content: a template fills only an empty site');
+  db.transaction(() => {
+    let structure = s;
+    for (const part of SITE_TEMPLATE) {
+      const id = insertSpace(db, { orgId: s.site.org_id, title: part.title, emoji: part.emoji });
+      const space = loadSpace(db, id)!;
+      setCurrentRevision(db, id, templateRevision(db, space, requireTemplate(part.template, 'template')));
+      addSection(db, structure, { space: loadSpace(db, id)!, title: part.title, icon: part.icon });
+      structure = reloadStructure(db, structure);
+    }
+  })();
+}
+
 const duplicateBody = z.strictObject({ draft: z.boolean().optional() }).optional();
 
 /**
  * `POST …/site-spaces/{siteSpaceId}/duplicate`: the create role in the organization (the site's
- * structure), and the right to duplicate the space (`requireDuplicateTarget`).
+ * structure), and the right to duplicate the space (`requireDuplicateTarget`). `POST …/template`:
+ * the create role (it creates spaces and the site's structure); 200 without a body.
  */
 export function siteDuplicationRoutes(app: FastifyInstance): void {
   app.post<{ Params: SiteParams & { siteSpaceId: string } }>(
@@ -101,4 +135,11 @@ export function siteDuplicationRoutes(app: FastifyInstance): void {
         .send(siteSpaceJson(after, requireSiteSpace(after, id), contextOf(request, org)));
     },
   );
+
+  app.post<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/template', async (request, reply) => {
+    parseBody(z.strictObject({}).optional(), request.body ?? undefined);
+    const { s } = siteOf(request, request.params, 'create');
+    applySiteTemplate(request.ctx.db, s);
+    return reply.code(200).send();
+  });
 }

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import * as op from '../../upstream/contract/operations.js';
 import { declareMutation, inputField, restBody } from '../kit/mutations.js';
-import { objectPayload } from '../kit/payloads.js';
-import { inSite, siteRefInput, siteTarget } from './mutations.js';
+import type { SiteAddress } from '../../upstream/sites.js';
+import { objectPayload, payloadType } from '../kit/payloads.js';
+import { inSite, siteAfter, siteRefInput, siteTarget } from './mutations.js';
 import { placeSiteSpace, primeSiteItems, SiteSpaceEdge, SiteSpaceRef } from './structure.js';
 
 /**
- * Copies inside a site: `duplicateSiteSpace` copies the space a site space shows and places the
- * copy where the original is (a new section after a section's only variant, else a sibling variant).
+ * Copies and templates inside a site: `duplicateSiteSpace` copies the space a site space shows and
+ * places the copy where the original is (a new section after a section's only variant, else a
+ * sibling variant); `applyTemplateToSite` fills an empty site with the default documentation structure.
  */
 
 declareMutation('duplicateSiteSpace', {
@@ -48,5 +50,23 @@ declareMutation('duplicateSiteSpace', {
     const siteSpace = placeSiteSpace(data, i.organizationId, i.siteId);
     primeSiteItems(ctx, [siteSpace]);
     return { siteSpace };
+  },
+});
+
+declareMutation('applyTemplateToSite', {
+  description:
+    'Fills an empty site (no site space, no section) with the default documentation structure: three new spaces of the organization (Getting started, API reference, Changelog), each with the pages of the built-in space template of that name, in a section each. A site with content is a CONFLICT. Needs the create role.',
+  input: 'The site to fill.',
+  fields: siteTarget,
+  check: (input) => input.transform(inSite),
+  payload: (name) =>
+    payloadType<{ at: SiteAddress; applied: boolean }>(name, (t) => ({
+      applied: t.boolean({ description: 'True when the template was applied.', resolve: (p) => p.applied ?? false }),
+      site: t.field(siteAfter('The site, with its new structure.') as never),
+    })),
+  run: async (i, ctx) => {
+    const at = { organizationId: i.organizationId, siteId: i.siteId };
+    await ctx.api.write(op.applyTemplateToSite, at);
+    return { at, applied: true };
   },
 });
