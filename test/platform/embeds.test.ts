@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/platform/http.js';
 import { embedOf, knownProviderEmbed } from '../../src/platform/spaces/embeds.js';
+import { PRIVATE_URLS } from '../fixtures/private-urls.js';
 
 describe('embeds of URLs in a space', () => {
   it('recognizes YouTube, Vimeo and Loom URLs, and nothing that only looks like them', () => {
@@ -36,6 +38,21 @@ describe('embeds of URLs in a space', () => {
       expect(hits).toBe(1);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('answers every private form of the corpus without reading it: a 400 for another scheme, else the plain link', async () => {
+    for (const [url, form, guard] of PRIVATE_URLS) {
+      const answer = await embedOf(url, false).catch((error: unknown) => error);
+      if (guard === 'scheme' && !(URL.parse(url)?.protocol ?? '').startsWith('http')) {
+        expect(answer, form).toBeInstanceOf(ApiError);
+        expect((answer as ApiError).status, form).toBe(400);
+      } else {
+        const parsed = new URL(url);
+        parsed.username = '';
+        parsed.password = '';
+        expect(answer, form).toEqual({ type: 'link', title: parsed.toString(), site: parsed.hostname });
+      }
     }
   });
 });

@@ -92,7 +92,9 @@ function short(value: unknown): string | undefined {
 
 /** What an HTML page says of itself: title, site name, icon, oEmbed endpoint (absolute URLs). */
 function readHead(html: string, base: URL) {
-  const tree: Root = fromHtml(html);
+  // What a page says of itself is in its head: the body, most of the bytes, is not parsed.
+  const end = html.search(/<\/head\s*>|<body[\s>]/i);
+  const tree: Root = fromHtml(end >= 0 ? html.slice(0, end) : html);
   const found: { title?: string; ogTitle?: string; siteName?: string; icon?: string; oembed?: string } = {};
   const absolute = (href: unknown) => {
     const url = typeof href === 'string' ? URL.parse(href, base) : null;
