@@ -282,8 +282,13 @@ declare module 'fastify' {
      * it refuses them, so a new route is closed to visitors until it says otherwise.
      */
     visitors?: boolean;
+    /** A POST that only reads (a search): with `visitors`, site visitors may call it too. */
+    readsOnly?: boolean;
   }
 }
 
 /** The options of a GET route site visitors may call (`app.get(path, OPEN_TO_VISITORS, handler)`). */
 export const OPEN_TO_VISITORS = { config: { visitors: true } } as const;
+
+/** The options of a POST route that only reads (a search), which site visitors may call too. */
+export const READS_OPEN_TO_VISITORS = { config: { visitors: true, readsOnly: true } } as const;

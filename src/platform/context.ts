@@ -75,7 +75,9 @@ export function authenticate(db: Db, open: ReadonlySet<string>): (request: Fasti
     if (!siteTokenHolds(db, site))
       throw new ApiError(401, 'This site visitor token no longer holds: resolve the URL again');
     // Only the routes that read through the visitor's view serve them (see OPEN_TO_VISITORS).
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config.visitors !== true) {
+    const { config } = request.routeOptions;
+    const reads = request.method === 'GET' || request.method === 'HEAD' || config.readsOnly === true;
+    if (!reads || config.visitors !== true) {
       throw new ApiError(403, 'A site visitor token reads published content only');
     }
     const visitor = visitorUser(site, new Date().toISOString());

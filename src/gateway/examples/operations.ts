@@ -227,6 +227,42 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Search across a docs site: the spaces its site spaces show, best first, each with its best pages ranked across the whole site, the site space and section they are published in, and excerpts of the matching sections.',
+    variables: { organizationId: DEMO.organization, query: 'install' },
+    document: /* GraphQL */ `query SiteSearch($organizationId: ID!, $query: String!) {
+  organization(id: $organizationId) {
+    defaultContent {
+      site {
+        title
+        search(query: $query, first: 5) {
+          totalCount
+          nodes {
+            title
+            score
+            siteSpace { path section { title } }
+            pages { rank title path sections { title body } }
+          }
+        }
+        publishingPreview(claims: { betaAccess: true }) { url expiresAt }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'Embeds of URLs in a space’s pages: videos as iframes the platform writes from the URL alone, with no connection (any other page is a link card read through the outbound guard).',
+    variables: { spaceId: DEMO.gettingStarted },
+    document: /* GraphQL */ `query SpaceEmbeds($spaceId: ID!) {
+  space(id: $spaceId) {
+    title
+    video: embed(url: "https://youtu.be/dQw4w9WgXcQ") { type title site html }
+    recording: embed(url: "https://vimeo.com/76979871") { type title site html }
+  }
+}`,
+  },
+  {
+    description:
       'Translations: which space is translated into which language, how far the last run got, and the space that holds the result.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Translations($organizationId: ID!) {

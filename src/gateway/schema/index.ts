@@ -14,6 +14,7 @@ import './change-requests/index.js';
 import './git.js';
 import './sites/index.js';
 import './urls.js';
+import './embeds.js';
 import './saml.js';
 import './fonts.js';
 import './translations.js';

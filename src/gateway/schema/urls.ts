@@ -375,15 +375,17 @@ const EmbedTypeEnum = restEnum('EmbedType', 'How an embed is shown.', {
   integration: 'A block an integration renders.',
 } satisfies Record<Embed['type'], string>);
 
-const EmbedType = builder.objectRef<Embed>('Embed').implement({
-  description: 'How to embed a published page elsewhere.',
+export const EmbedType = builder.objectRef<Embed>('Embed').implement({
+  description: 'How to embed a published page elsewhere, or a URL in a space’s pages (`Space.embed`).',
   fields: (t) => ({
     type: t.field({ type: EmbedTypeEnum, description: 'How it is shown.', resolve: (e) => e.type }),
-    title: t.exposeString('title', { description: 'Title of the page.' }),
-    site: t.exposeString('site', { description: 'Title of the site.' }),
+    title: t.exposeString('title', { description: 'Title of the page (what the URL shows).' }),
+    site: t.exposeString('site', {
+      description: 'Title of the site (or the provider, or the host, for `Space.embed`).',
+    }),
     icon: t.string({
       nullable: true,
-      description: 'Icon (an emoji) of the page or its space.',
+      description: 'Icon (an emoji) of the page or its space; for `Space.embed`, the URL of the page’s icon.',
       resolve: (e) => e.icon ?? null,
     }),
     html: t.string({

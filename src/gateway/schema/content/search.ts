@@ -62,7 +62,7 @@ const SearchSection = builder
     }),
   });
 
-const SearchPage = builder.objectRef<SearchPageHeld>('SearchPageResult').implement({
+export const SearchPage = builder.objectRef<SearchPageHeld>('SearchPageResult').implement({
   description: 'A page that matched a search, with its best sections.',
   fields: (t) => ({
     title: t.exposeString('title', { description: 'Title of the page.' }),

@@ -441,7 +441,7 @@ export const SiteScript = builder.objectRef<PublishedSite['scripts'][number]>('S
   }),
 });
 
-const PublishedSiteProfile = builder.objectRef<ProfileHeld>('PublishedSiteProfile').implement({
+export const PublishedSiteProfile = builder.objectRef<ProfileHeld>('PublishedSiteProfile').implement({
   description: 'A site as its readers get it: its structure without drafts, its customization, its scripts.',
   fields: (t) => ({
     site: t.field({

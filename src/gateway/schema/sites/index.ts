@@ -2,7 +2,8 @@
  * Docs sites in the graph: the `Site` node and its fields (`site.ts`), its structure of site
  * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`); who
  * reads a published site (`access.ts`); its redirects (`redirects.ts`); its customization (`customization.ts`); the
- * writes of its external links (`external-links.ts`).
+ * writes of its external links (`external-links.ts`); copies of site spaces (`duplication.ts`); its publishing
+ * preview (`preview.ts`); its search (`search.ts`).
  * Other modules add fields to these types with `builder.objectFields(SiteRef, …)`.
  */
 import './site.js';
@@ -12,6 +13,9 @@ import './access.js';
 import './redirects.js';
 import './customization.js';
 import './external-links.js';
+import './duplication.js';
+import './preview.js';
+import './search.js';
 
 export {
   primeSites,
