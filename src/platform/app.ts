@@ -18,6 +18,7 @@ import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
+import { spaceCommentRoutes } from './comments/comments.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -237,6 +238,7 @@ export function createPlatform({
       collectionRoutes(v1);
       spaceRoutes(v1);
       contentRoutes(v1);
+      spaceCommentRoutes(v1);
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
