@@ -18,7 +18,7 @@ import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
-import { spaceCommentRoutes } from './comments/comments.js';
+import { changeRequestCommentRoutes, spaceCommentRoutes } from './comments/comments.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -241,6 +241,7 @@ export function createPlatform({
       spaceCommentRoutes(v1);
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });
+      changeRequestCommentRoutes(v1);
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
       siteStructureRoutes(v1);

@@ -354,3 +354,113 @@ describe('anchors across merges', () => {
     expect(lost.space.content.platformId).not.toBe(lost.revision.platformId);
   });
 });
+
+describe('comments of a change request', () => {
+  it('threads on a change request and its pages: counted, listed, refetched, replied to, resolved, merged', async () => {
+    const request = await changeRequest(org, spaceId, {
+      subject: 'Deployment page',
+      pages: ['# Deploy\n\nPush the image, then roll out.\n'],
+      status: 'open',
+      as: 'dee',
+    });
+    const requestGid = encodeGlobalID('ChangeRequest', `${spaceId}/${request.id}`);
+    const posted = await ok(
+      `mutation($r: ID!, $p: ID!) { postComment(input: { changeRequestId: $r, pageId: $p, body: { markdown: "Which registry?" } }) {
+        comment { id platformId changeRequest { subject } page { title } outdated } userErrors { code } } }`,
+      { r: requestGid, p: request.pages[0] },
+      'cole',
+    );
+    const comment = posted.data.postComment.comment;
+    expect(comment).toMatchObject({
+      changeRequest: { subject: 'Deployment page' },
+      page: { title: 'Deploy' },
+      outdated: false,
+    });
+    // The post, then the change request (is the anchor outdated?) and its revision's tree (the page), together.
+    expect(named(posted.upstreamRequests)).toHaveLength(3);
+    expect(named(posted.upstreamRequests)).toEqual(
+      expect.arrayContaining([
+        `POST /v1/spaces/<space>/change-requests/${request.id}/comments`,
+        `GET /v1/spaces/<space>/change-requests/${request.id}`,
+        expect.stringMatching(/^GET \/v1\/spaces\/<space>\/revisions\/\w+\/pages/),
+      ]),
+    );
+    await ok(
+      `mutation($c: ID!) { postCommentReply(input: { commentId: $c, body: { text: "Ours, on ghcr." } }) { reply { id } userErrors { code } } }`,
+      { c: comment.id },
+      'dee',
+    );
+    const read = await ok(
+      `query($r: ID!, $c: ID!) {
+        request: node(id: $r) { ... on ChangeRequest { openComments
+          comments { totalCount nodes { platformId replies { nodes { body { text } } } } }
+          commenters { nodes { user { displayName } } }
+          contributors { nodes { user { displayName } kind } }
+          content { page(id: "${request.pages[0]}") { ... on DocumentPage { comments { nodes { platformId } } } } } } }
+        comment: node(id: $c) { ... on Comment { platformId replyCount } }
+        space: space(id: "${spaceId}") { comments(first: 1000) { nodes { platformId } } }
+      }`,
+      { r: requestGid, c: comment.id },
+    );
+    expect(read.data.request).toEqual({
+      openComments: 1,
+      comments: {
+        totalCount: 1,
+        nodes: [{ platformId: comment.platformId, replies: { nodes: [{ body: { text: 'Ours, on ghcr.' } }] } }],
+      },
+      commenters: { nodes: [{ user: { displayName: 'Cole' } }, { user: { displayName: 'Dee' } }] },
+      contributors: { nodes: expect.arrayContaining([{ user: { displayName: 'Cole' }, kind: 'COMMENT' }]) },
+      content: { page: { comments: { nodes: [{ platformId: comment.platformId }] } } },
+    });
+    expect(read.data.comment).toEqual({ platformId: comment.platformId, replyCount: 1 });
+    // The space's own comments are apart.
+    expect(read.data.space.comments.nodes).not.toContainEqual({ platformId: comment.platformId });
+    expect(named(read.upstreamRequests)).toContain(
+      `GET /v1/spaces/<space>/change-requests/${request.id}/comments/${comment.platformId}`,
+    );
+
+    const resolved = await ok(
+      `mutation($c: ID!, $s: ID!, $r: ID!) { updateComment(input: { spaceId: $s, changeRequestId: $r, commentId: $c, resolved: true }) {
+        comment { status changeRequest { openComments } } userErrors { code } } }`,
+      { c: comment.platformId, s: spaceId, r: request.id },
+      'cole',
+    );
+    expect(resolved.data.updateComment.comment).toEqual({ status: 'RESOLVED', changeRequest: { openComments: 0 } });
+
+    await merge(request.id);
+    const after = await ok(`query($c: ID!) { node(id: $c) { ... on Comment { outdated page { title } } } }`, {
+      c: comment.id,
+    });
+    expect(after.data.node).toEqual({ outdated: false, page: { title: 'Deploy' } });
+
+    const replies = await ok(`query($c: ID!) { node(id: $c) { ... on Comment { replies { nodes { id } } } } }`, {
+      c: comment.id,
+    });
+    const replyId = replies.data.node.replies.nodes[0].id;
+    const edited = await ok(
+      `mutation($r: ID!) { updateCommentReply(input: { replyId: $r, body: { text: "Ours, on GHCR." } }) { reply { body { text } } comment { platformId } userErrors { code } } }`,
+      { r: replyId },
+      'dee',
+    );
+    expect(edited.data.updateCommentReply).toMatchObject({
+      reply: { body: { text: 'Ours, on GHCR.' } },
+      comment: { platformId: comment.platformId },
+    });
+    expect(
+      (await ok(`query($r: ID!) { node(id: $r) { ... on CommentReply { body { text } } } }`, { r: replyId })).data.node,
+    ).toEqual({
+      body: { text: 'Ours, on GHCR.' },
+    });
+    const deleted = await ok(
+      `mutation($r: ID!, $c: ID!) {
+        reply: deleteCommentReply(input: { replyId: $r }) { deleted userErrors { code } }
+        comment: deleteComment(input: { commentId: $c }) { deleted userErrors { code } } }`,
+      { r: replyId, c: comment.id },
+      'ada',
+    );
+    expect(deleted.data).toEqual({
+      reply: { deleted: true, userErrors: [] },
+      comment: { deleted: true, userErrors: [] },
+    });
+  });
+});

@@ -2,7 +2,7 @@ import type { ArgBuilder } from '@pothos/core';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import * as op from '../upstream/contract/operations.js';
-import type { Comment, CommentReply, EmojiReactions, User } from '../upstream/contract/types.js';
+import type { ChangeRequest, Comment, CommentReply, EmojiReactions, User } from '../upstream/contract/types.js';
 import { listOf, deleteOf, type RestPages } from '../upstream/operation.js';
 import type { Query } from '../upstream/client.js';
 import { builder, type SchemaTypesOf } from './kit/builder.js';
@@ -21,6 +21,7 @@ import { DocumentPageNode, PageInterface } from './content/page.js';
 import { lightRevision, RevisionNode, revisionStub, treeIndex } from './content/revision.js';
 import { MemberNode, primeMembers } from './members.js';
 import { SpaceNode } from './spaces.js';
+import { ChangeRequestNode, changeRequestRef } from './change-requests/change-request.js';
 import { UserNode } from './users.js';
 
 /**
@@ -31,26 +32,39 @@ import { UserNode } from './users.js';
  * documents: given as markdown, plain text or JSON, read as `Document` (JSON, text, markdown).
  */
 
-/** Where a comment lives: its space. */
+/** Where a comment lives: its space, and the change request it was posted in (none for the space's own). */
 export interface ThreadAddress {
   spaceId: string;
+  changeRequestId?: string | undefined;
 }
+
+const threadParts = (at: ThreadAddress) => (at.changeRequestId ? [at.spaceId, at.changeRequestId] : [at.spaceId]);
 
 type CommentHeld = Comment & ThreadAddress;
 type ReplyHeld = CommentReply & ThreadAddress & { commentId: string };
 
-const commentKey = (c: ThreadAddress & { id: string }) => compositeKey(c.spaceId, c.id);
-const replyKey = (r: ReplyHeld) => compositeKey(r.spaceId, r.commentId, r.id);
+const commentKey = (c: ThreadAddress & { id: string }) => compositeKey(...threadParts(c), c.id);
+const replyKey = (r: ReplyHeld) => compositeKey(...threadParts(r), r.commentId, r.id);
 
-/** A comment's address from its key: `spaceId/commentId`. */
-function splitCommentKey(key: string): ThreadAddress & { commentId: string } {
-  const [spaceId, commentId] = splitKey(key, 2, 'Comment') as [string, string];
-  return { spaceId, commentId };
+/** The parts of a key whose thread may be a change request's (one more part then). */
+function splitThreadKey(key: string, own: number, typename: string): { at: ThreadAddress; rest: string[] } {
+  const parts = splitKey(key, key.split('/').length === own + 2 ? own + 2 : own + 1, typename);
+  const [spaceId, ...rest] = parts as [string, ...string[]];
+  return rest.length > own
+    ? { at: { spaceId, changeRequestId: rest[0] }, rest: rest.slice(1) }
+    : { at: { spaceId }, rest };
 }
 
+/** A comment's address from its key: `spaceId/commentId`, or `spaceId/changeRequestId/commentId`. */
+function splitCommentKey(key: string): ThreadAddress & { commentId: string } {
+  const { at, rest } = splitThreadKey(key, 1, 'Comment');
+  return { ...at, commentId: rest[0]! };
+}
+
+/** A reply's address from its key: its comment's, then its own id. */
 function splitReplyKey(key: string): ThreadAddress & { commentId: string; replyId: string } {
-  const [spaceId, commentId, replyId] = splitKey(key, 3, 'CommentReply') as [string, string, string];
-  return { spaceId, commentId, replyId };
+  const { at, rest } = splitThreadKey(key, 2, 'CommentReply');
+  return { ...at, commentId: rest[0]!, replyId: rest[1]! };
 }
 
 /** Users embedded in a comment's answer go to the user loader: a link to them costs nothing. */
@@ -67,14 +81,19 @@ function primeUsers(ctx: GatewayContext, items: Array<Comment | CommentReply>): 
 
 function placeComments(ctx: GatewayContext, at: ThreadAddress, items: Comment[]): CommentHeld[] {
   primeUsers(ctx, items);
-  const held = items.map((item) => ({ ...item, ...at }));
+  const held = items.map((item) => ({ ...item, spaceId: at.spaceId, changeRequestId: at.changeRequestId }));
   prime(CommentNode, ctx, held);
   return held;
 }
 
 function placeReplies(ctx: GatewayContext, at: ThreadAddress & { commentId: string }, items: CommentReply[]) {
   primeUsers(ctx, items);
-  const held: ReplyHeld[] = items.map((item) => ({ ...item, ...at }));
+  const held: ReplyHeld[] = items.map((item) => ({
+    ...item,
+    spaceId: at.spaceId,
+    changeRequestId: at.changeRequestId,
+    commentId: at.commentId,
+  }));
   prime(CommentReplyNode, ctx, held);
   return held;
 }
@@ -82,18 +101,30 @@ function placeReplies(ctx: GatewayContext, at: ThreadAddress & { commentId: stri
 export const CommentNode = loadableNode<CommentHeld>('Comment', {
   key: commentKey,
   load: async (key, ctx) => {
-    const { spaceId, commentId } = splitCommentKey(key);
-    const comment = await ctx.api.read(op.getCommentInSpace, { spaceId, commentId });
-    return placeComments(ctx, { spaceId }, [comment])[0]!;
+    const { commentId, ...at } = splitCommentKey(key);
+    const comment = at.changeRequestId
+      ? await ctx.api.read(op.getCommentInChangeRequest, { ...at, changeRequestId: at.changeRequestId, commentId })
+      : await ctx.api.read(op.getCommentInSpace, { spaceId: at.spaceId, commentId });
+    return placeComments(ctx, at, [comment])[0]!;
   },
 });
 
 export const CommentReplyNode = loadableNode<ReplyHeld>('CommentReply', {
   key: replyKey,
   load: async (key, ctx) => {
-    const { spaceId, commentId, replyId } = splitReplyKey(key);
-    const reply = await ctx.api.read(op.getCommentReplyInSpace, { spaceId, commentId, commentReplyId: replyId });
-    return placeReplies(ctx, { spaceId, commentId }, [reply])[0]!;
+    const { replyId, ...at } = splitReplyKey(key);
+    const reply = at.changeRequestId
+      ? await ctx.api.read(op.getCommentReplyInChangeRequest, {
+          ...at,
+          changeRequestId: at.changeRequestId,
+          commentReplyId: replyId,
+        })
+      : await ctx.api.read(op.getCommentReplyInSpace, {
+          spaceId: at.spaceId,
+          commentId: at.commentId,
+          commentReplyId: replyId,
+        });
+    return placeReplies(ctx, at, [reply])[0]!;
   },
 });
 
@@ -203,14 +234,16 @@ const CommentReplyConnection = builder.connectionObject(
   CommentReplyEdge,
 );
 
-/** The current revision of a comment's thread: of its space. */
+/** The current content of a comment's thread: its change request's, else its space's. */
 async function threadRevision(ctx: GatewayContext, c: CommentHeld): Promise<string> {
+  if (c.changeRequestId)
+    return (await loadOrThrow(ChangeRequestNode, ctx, compositeKey(c.spaceId, c.changeRequestId))).revision;
   return (await loadOrThrow(SpaceNode, ctx, c.spaceId)).revision;
 }
 
 CommentNode.implement({
   description:
-    'A comment on the content of a space: on the space, on a page, or on a block of a page; with its replies and reactions, open or resolved.',
+    'A comment on the content of a space or of a change request: on the whole, on a page, or on a block of a page; with its replies and reactions, open or resolved.',
   fields: (t) => ({
     ...postedFields(t),
     status: t.field({ type: CommentStatusEnum, description: 'Open or resolved.', resolve: (c) => c.status }),
@@ -238,10 +271,25 @@ CommentNode.implement({
       extensions: upstream.link,
       resolve: (c, _a, _ctx, info) => linkTo(SpaceNode, c.spaceId, info),
     }),
+    changeRequest: t.field({
+      type: ChangeRequestNode,
+      nullable: true,
+      description: 'The change request it was posted in; null for a comment on the space’s own content.',
+      extensions: upstream.link,
+      resolve: (c, _a, _ctx, info) =>
+        c.changeRequestId
+          ? linkTo(
+              ChangeRequestNode,
+              compositeKey(c.spaceId, c.changeRequestId),
+              info,
+              () => ({ id: c.changeRequestId, space: c.spaceId }) as ChangeRequest,
+            )
+          : null,
+    }),
     revision: t.field({
       type: RevisionNode,
       description:
-        'The content its anchor is found in: the current content while its page (and block) is there, whatever was merged since; else the last content that held it (see `outdated`).',
+        'The content its anchor is found in: the current content of its space (or of its change request) while its page (and block) is there, whatever was merged since; else the last content that held it (see `outdated`).',
       extensions: upstream.link,
       resolve: (c, _a, _ctx, info) =>
         linkTo(
@@ -276,7 +324,7 @@ CommentNode.implement({
     }),
     outdated: t.boolean({
       description:
-        'True when the page (or block) it is anchored to is no longer in the current content: a merge removed it. Reads the space once per request.',
+        'True when the page (or block) it is anchored to is no longer in the current content of its space (or change request): a merge removed it. Reads the space (or the change request) once per request.',
       extensions: upstream.fetch(1),
       resolve: async (c, _a, ctx) => Boolean(c.target.page) && c.target.revision !== (await threadRevision(ctx, c)),
     }),
@@ -286,11 +334,15 @@ CommentNode.implement({
         description: 'Its replies, oldest first.',
         extensions: upstream.fetch(1),
         resolve: async (c, args, ctx) => {
-          const at = { spaceId: c.spaceId, commentId: c.id };
-          const list = await listConnection(
-            args,
-            listOf(ctx.api, op.listCommentRepliesInSpace, { spaceId: c.spaceId, commentId: c.id }),
-          );
+          const at = { spaceId: c.spaceId, changeRequestId: c.changeRequestId, commentId: c.id };
+          const pages: RestPages<CommentReply> = c.changeRequestId
+            ? listOf(ctx.api, op.listCommentRepliesInChangeRequest, {
+                spaceId: c.spaceId,
+                changeRequestId: c.changeRequestId,
+                commentId: c.id,
+              })
+            : listOf(ctx.api, op.listCommentRepliesInSpace, { spaceId: c.spaceId, commentId: c.id });
+          const list = await listConnection(args, pages);
           return mapNodes(list, (items) => placeReplies(ctx, at, items));
         },
       },
@@ -310,9 +362,9 @@ CommentReplyNode.implement({
       resolve: (r, _a, _ctx, info) =>
         linkTo(
           CommentNode,
-          commentKey({ spaceId: r.spaceId, id: r.commentId }),
+          commentKey({ spaceId: r.spaceId, changeRequestId: r.changeRequestId, id: r.commentId }),
           info,
-          () => ({ id: r.commentId, spaceId: r.spaceId }) as CommentHeld,
+          () => ({ id: r.commentId, spaceId: r.spaceId, changeRequestId: r.changeRequestId }) as CommentHeld,
         ),
     }),
   }),
@@ -361,10 +413,18 @@ function listFilters(args: ListArgs, page?: string) {
   return restBody({ status: args.status, order: args.order, targetPage: page, authors }) as Query;
 }
 
-/** One page of the comments of a space, on one page of its content when `page` is given. */
-async function commentsOf(ctx: GatewayContext, spaceId: string, args: ListArgs, page?: string) {
-  const pages: RestPages<Comment> = listOf(ctx.api, op.listCommentsInSpace, { spaceId }, listFilters(args, page));
-  return mapNodes(await listConnection(args, pages), (items) => placeComments(ctx, { spaceId }, items));
+/** One page of the comments of a thread, on one page of its content when `page` is given. */
+async function commentsOf(ctx: GatewayContext, at: ThreadAddress, args: ListArgs, page?: string) {
+  const filters = listFilters(args, page);
+  const pages: RestPages<Comment> = at.changeRequestId
+    ? listOf(
+        ctx.api,
+        op.listCommentsInChangeRequest,
+        { spaceId: at.spaceId, changeRequestId: at.changeRequestId },
+        filters,
+      )
+    : listOf(ctx.api, op.listCommentsInSpace, { spaceId: at.spaceId }, filters);
+  return mapNodes(await listConnection(args, pages), (items) => placeComments(ctx, at, items));
 }
 
 builder.objectFields(SpaceNode, (t) => ({
@@ -375,7 +435,7 @@ builder.objectFields(SpaceNode, (t) => ({
         'Its comments (not those of its change requests): top-level ones, each with its replies. Newest first unless `order` says otherwise.',
       args: listArgs(t.arg),
       extensions: upstream.fetch(1),
-      resolve: (s, args, ctx) => commentsOf(ctx, s.id, args),
+      resolve: (s, args, ctx) => commentsOf(ctx, { spaceId: s.id }, args),
     },
     CommentConnection,
   ),
@@ -398,12 +458,46 @@ builder.objectFields(DocumentPageNode, (t) => ({
     {
       type: CommentNode,
       description:
-        'The comments of its space anchored to it (to the page or to one of its blocks): a page with a body is what people comment on.',
+        'The comments anchored to it (to the page or to one of its blocks): those of its change request for a page of a change request’s content, else those of its space. A page with a body is what people comment on.',
       args: listArgs(t.arg),
       extensions: upstream.fetch(1),
-      resolve: (p, args, ctx) => commentsOf(ctx, p.spaceId, args, p.id),
+      resolve: (p, args, ctx) =>
+        commentsOf(ctx, { spaceId: p.spaceId, changeRequestId: p.revision?.changeRequest }, args, p.id),
     },
     CommentConnection,
+  ),
+}));
+
+builder.objectFields(ChangeRequestNode, (t) => ({
+  comments: t.connection(
+    {
+      type: CommentNode,
+      description:
+        'Its comments: on it, on pages of its content, or on their blocks; top-level ones, each with its replies. Newest first unless `order` says otherwise.',
+      args: listArgs(t.arg),
+      extensions: upstream.fetch(1),
+      resolve: (r, args, ctx) => commentsOf(ctx, { spaceId: r.space, changeRequestId: r.id }, args),
+    },
+    CommentConnection,
+  ),
+  commenters: t.connection(
+    {
+      type: MemberNode,
+      description:
+        'The members of the organization who posted a comment or a reply in it. Reads its space once per request (for its organization).',
+      extensions: upstream.fetch(2),
+      resolve: async (r, args, ctx) => {
+        const [list, space] = await Promise.all([
+          listConnection(
+            args,
+            listOf(ctx.api, op.listCommentersInChangeRequest, { spaceId: r.space, changeRequestId: r.id }),
+          ),
+          loadOrThrow(SpaceNode, ctx, r.space),
+        ]);
+        return mapNodes(list, (members) => primeMembers(ctx, space.organization, members));
+      },
+    },
+    CommenterConnection,
   ),
 }));
 
@@ -443,86 +537,99 @@ const reactionsInput = (what: string) =>
     .max(20, `must hold at most 20 ${what}`)
     .nullish();
 
-/** A comment named by its global ID, or by its platform id with `spaceId`. */
-const commentIdInput = z
-  .string()
-  .trim()
-  .min(1, 'must be the id of a comment')
-  .transform(
-    readingId((value): { id: string; spaceId?: string } => {
-      const global = decodeKnownGlobalId(value);
-      if (!global) return { id: value };
-      if (global.typename !== 'Comment') throw new Error(`must be the id of a Comment, not of a ${global.typename}`);
-      const { spaceId, commentId } = splitCommentKey(global.id);
-      return { id: commentId, spaceId };
-    }),
-  );
+/** What a global ID of a comment or a reply names: its thread, its comment, its own id. */
+type Named = { id: string; spaceId?: string; changeRequestId?: string; commentId?: string };
 
-const replyIdInput = z
-  .string()
-  .trim()
-  .min(1, 'must be the id of a comment reply')
-  .transform(
-    readingId((value): { id: string; spaceId?: string; commentId?: string } => {
-      const global = decodeKnownGlobalId(value);
-      if (!global) return { id: value };
-      if (global.typename !== 'CommentReply')
-        throw new Error(`must be the id of a CommentReply, not of a ${global.typename}`);
-      const { spaceId, commentId, replyId } = splitReplyKey(global.id);
-      return { id: replyId, spaceId, commentId };
-    }),
-  );
+/** A comment or a reply named by its global ID (which holds its thread), or by its platform id. */
+function namedInput(typename: 'Comment' | 'CommentReply') {
+  const message = `must be the id of a ${typename}`;
+  return z
+    .string()
+    .trim()
+    .min(1, message)
+    .transform(
+      readingId((value): Named => {
+        const global = decodeKnownGlobalId(value);
+        if (!global) return { id: value };
+        if (global.typename !== typename) throw new Error(`${message}, not of a ${global.typename}`);
+        if (typename === 'Comment') {
+          const { commentId, ...at } = splitCommentKey(global.id);
+          return { ...at, id: commentId } as Named;
+        }
+        const { replyId, ...at } = splitReplyKey(global.id);
+        return { ...at, id: replyId } as Named;
+      }),
+    );
+}
 
-const spaceField = inputField(
-  'ID',
-  'The space: its platform id or global ID; required unless the comment is named by its global ID.',
-  idInput('Space').nullish(),
-);
+/** The thread fields of an input: the space, and the change request when the comment is in one. */
+const threadFields = {
+  spaceId: inputField(
+    'ID',
+    'The space: its platform id or global ID; required unless the comment (or its change request) is named by its global ID.',
+    idInput('Space').nullish(),
+  ),
+  changeRequestId: inputField(
+    'ID',
+    'The change request the comment is in: its global ID, or its platform id or number with `spaceId`; none for a comment on the space’s own content (or one named by its global ID).',
+    z.string().trim().min(1, 'must be the id of a change request').transform(readingId(changeRequestRef)).nullish(),
+  ),
+};
 
-/** The space of the input, from `spaceId` or the global ID of what it names, which must agree. */
-function inSpace<T extends { spaceId?: string | null | undefined }>(
-  value: T,
-  ctx: z.core.$RefinementCtx,
-  named: { spaceId?: string | undefined },
-  field: string,
-): (T & { spaceId: string }) | typeof z.NEVER {
-  const spaceId = named.spaceId ?? value.spaceId ?? undefined;
+type ThreadInput = {
+  spaceId?: string | null | undefined;
+  changeRequestId?: { id: string; spaceId?: string } | null | undefined;
+};
+
+/** The thread of the input, from its fields and the global ID of what it names, which must agree. */
+function inThread<T extends ThreadInput>(value: T, ctx: z.core.$RefinementCtx, named: Named, field: string) {
+  const request = value.changeRequestId ?? undefined;
+  const spaceId = named.spaceId ?? request?.spaceId ?? value.spaceId ?? undefined;
   if (!spaceId) {
     ctx.addIssue({ code: 'custom', path: ['spaceId'], message: `is required when ${field} is not a global ID` });
     return z.NEVER;
   }
-  if (named.spaceId && value.spaceId && named.spaceId !== value.spaceId) {
-    ctx.addIssue({ code: 'custom', path: [field], message: 'is in another space than spaceId' });
+  const spaces = [named.spaceId, request?.spaceId, value.spaceId].filter((id) => id != null);
+  const changeRequestId = named.spaceId ? named.changeRequestId : request?.id;
+  if (spaces.some((id) => id !== spaceId) || (named.spaceId && request && request.id !== named.changeRequestId)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [field],
+      message: 'is in another space or change request than the input names',
+    });
     return z.NEVER;
   }
-  return { ...value, spaceId };
+  return { ...value, at: { spaceId, changeRequestId } as ThreadAddress };
 }
 
 const commentTarget = {
-  spaceId: spaceField,
-  commentId: inputField('ID', 'The comment: its global ID, or its platform id with `spaceId`.', commentIdInput),
+  ...threadFields,
+  commentId: inputField(
+    'ID',
+    'The comment: its global ID, or its platform id with `spaceId` (and `changeRequestId`).',
+    namedInput('Comment'),
+  ),
 };
-const resolveComment = <T extends { spaceId?: string | null; commentId: { id: string; spaceId?: string } }>(
-  value: T,
-  ctx: z.core.$RefinementCtx,
-) => inSpace(value, ctx, value.commentId, 'commentId');
+const resolveComment = <T extends ThreadInput & { commentId: Named }>(value: T, ctx: z.core.$RefinementCtx) =>
+  inThread(value, ctx, value.commentId, 'commentId');
 
 const replyTarget = {
-  spaceId: spaceField,
+  ...threadFields,
   commentId: inputField(
     'ID',
     'The comment replied to: its global ID, or its platform id with `spaceId`; required unless `replyId` is a global ID.',
-    commentIdInput.nullish(),
+    namedInput('Comment').nullish(),
   ),
-  replyId: inputField('ID', 'The reply: its global ID, or its platform id with `commentId`.', replyIdInput),
+  replyId: inputField(
+    'ID',
+    'The reply: its global ID, or its platform id with `commentId`.',
+    namedInput('CommentReply'),
+  ),
 };
-function resolveReply<
-  T extends {
-    spaceId?: string | null;
-    commentId?: { id: string; spaceId?: string } | null;
-    replyId: { id: string; spaceId?: string; commentId?: string };
-  },
->(value: T, ctx: z.core.$RefinementCtx) {
+function resolveReply<T extends ThreadInput & { commentId?: Named | null; replyId: Named }>(
+  value: T,
+  ctx: z.core.$RefinementCtx,
+) {
   const commentId = value.replyId.commentId ?? value.commentId?.id;
   if (!commentId) {
     ctx.addIssue({ code: 'custom', path: ['commentId'], message: 'is required when replyId is not a global ID' });
@@ -532,9 +639,23 @@ function resolveReply<
     ctx.addIssue({ code: 'custom', path: ['replyId'], message: 'replies to another comment than commentId' });
     return z.NEVER;
   }
-  const placed = inSpace(value, ctx, { spaceId: value.replyId.spaceId ?? value.commentId?.spaceId }, 'replyId');
+  const named = value.replyId.spaceId ? value.replyId : (value.commentId ?? value.replyId);
+  const placed = inThread(value, ctx, named, 'replyId');
   return placed === z.NEVER ? z.NEVER : { ...placed, thread: commentId };
 }
+
+/** The REST path parameters of a comment of a thread. */
+const commentParams = (
+  at: ThreadAddress,
+  commentId: string,
+): { spaceId: string; commentId: string; changeRequestId?: string } =>
+  at.changeRequestId
+    ? { spaceId: at.spaceId, changeRequestId: at.changeRequestId, commentId }
+    : { spaceId: at.spaceId, commentId };
+
+/** The parameters of a change request's thread, or undefined for the space's own. */
+const inRequest = <P extends { changeRequestId?: string | undefined }>(params: P) =>
+  params.changeRequestId === undefined ? undefined : (params as P & { changeRequestId: string });
 
 const commentPayloadFields = (name: string) =>
   payloadType<{ comment: CommentHeld }>(name, (t) => ({
@@ -548,7 +669,11 @@ const commentPayloadFields = (name: string) =>
       ? {
           commentEdge: edgeField(
             t,
-            { type: CommentEdge, what: 'comment', lists: '`Space.comments` and `DocumentPage.comments`' },
+            {
+              type: CommentEdge,
+              what: 'comment',
+              lists: '`Space.comments`, `ChangeRequest.comments` and `DocumentPage.comments`',
+            },
             (p) => p.comment,
           ),
         }
@@ -557,14 +682,14 @@ const commentPayloadFields = (name: string) =>
 
 declareMutation('postComment', {
   description:
-    'Posts a comment on a space, on one of its pages, or on a block of a page (the comment role on the space).',
+    'Posts a comment on a space or a change request, on one of the pages of its content, or on a block of a page (the comment role on the space).',
   input: 'Where to comment, and what to say.',
   fields: {
-    spaceId: inputField('ID', 'The space: its platform id or global ID.', idInput('Space')),
+    ...threadFields,
     pageId: inputField(
       'ID',
-      'The page to comment on, in the current content: its platform id or global ID; none comments on the whole space.',
-      z.string().trim().min(1, 'must be the id of a page').max(100, 'must be at most 100 characters').nullish(),
+      'The page to comment on, in the current content (of the change request, if given): its platform id or global ID; none comments on the whole.',
+      z.string().trim().min(1, 'must be the id of a page').max(512, 'must be at most 512 characters').nullish(),
     ),
     blockId: inputField(
       'String',
@@ -574,21 +699,28 @@ declareMutation('postComment', {
     body: inputField(CommentBodyInput.type, 'What the comment says.', CommentBodyInput.schema),
   },
   check: (input) =>
-    input.superRefine((value, ctx) => {
-      if (value.blockId && !value.pageId)
-        ctx.addIssue({ code: 'custom', path: ['blockId'], message: 'needs pageId: a block is in a page' });
-    }),
+    input
+      .superRefine((value, ctx) => {
+        if (value.blockId && !value.pageId)
+          ctx.addIssue({ code: 'custom', path: ['blockId'], message: 'needs pageId: a block is in a page' });
+      })
+      .transform((value, ctx) => inThread(value, ctx, { id: '' }, 'changeRequestId')),
   payload: commentPayloadFields,
   inputPath: (restField) =>
     restField?.[0] === 'page' ? ['pageId'] : restField?.[0] === 'node' ? ['blockId'] : undefined,
   run: async (i, ctx) => {
-    const pageId = i.pageId ? pagePlatformId(i.pageId) : undefined;
-    const { data } = await ctx.api.write(
-      op.postCommentInSpace,
-      { spaceId: i.spaceId },
-      { body: { body: i.body, ...restBody({ page: pageId, node: i.blockId }) } as never },
-    );
-    return { comment: placeComments(ctx, { spaceId: i.spaceId }, [data])[0]! };
+    const body = {
+      body: i.body,
+      ...restBody({ page: i.pageId ? pagePlatformId(i.pageId) : undefined, node: i.blockId }),
+    };
+    const { data } = i.at.changeRequestId
+      ? await ctx.api.write(
+          op.postCommentInChangeRequest,
+          { spaceId: i.at.spaceId, changeRequestId: i.at.changeRequestId },
+          { body: body as never },
+        )
+      : await ctx.api.write(op.postCommentInSpace, { spaceId: i.at.spaceId }, { body: body as never });
+    return { comment: placeComments(ctx, i.at, [data])[0]! };
   },
 });
 
@@ -622,12 +754,11 @@ declareMutation('updateComment', {
       },
       { required: 'Give at least one of body, resolved, addReactions or removeReactions' },
     );
-    const { data } = await ctx.api.write(
-      op.updateCommentInSpace,
-      { spaceId: i.spaceId, commentId: i.commentId.id },
-      { body },
-    );
-    return { comment: placeComments(ctx, { spaceId: i.spaceId }, [data])[0]! };
+    const params = commentParams(i.at, i.commentId.id);
+    const { data } = inRequest(params)
+      ? await ctx.api.write(op.updateCommentInChangeRequest, inRequest(params)!, { body })
+      : await ctx.api.write(op.updateCommentInSpace, params, { body });
+    return { comment: placeComments(ctx, i.at, [data])[0]! };
   },
 });
 
@@ -637,12 +768,16 @@ declareMutation('deleteComment', {
   fields: commentTarget,
   check: (input) => input.transform(resolveComment),
   payload: (name) => deletedPayload(name, 'True when the comment was deleted, false when it did not exist.'),
-  run: (i, ctx) =>
-    deletionOf(
+  run: (i, ctx) => {
+    const params = commentParams(i.at, i.commentId.id);
+    return deletionOf(
       'Comment',
-      commentKey({ spaceId: i.spaceId, id: i.commentId.id }),
-      deleteOf(ctx.api, op.deleteCommentInSpace, { spaceId: i.spaceId, commentId: i.commentId.id }),
-    ),
+      commentKey({ ...i.at, id: i.commentId.id }),
+      inRequest(params)
+        ? deleteOf(ctx.api, op.deleteCommentInChangeRequest, inRequest(params)!)
+        : deleteOf(ctx.api, op.deleteCommentInSpace, params),
+    );
+  },
 });
 
 const replyPayload = (name: string) =>
@@ -667,7 +802,15 @@ const replyPayload = (name: string) =>
       nullable: true,
       description: 'The comment replied to, after the write.',
       extensions: upstream.link,
-      resolve: (p) => (p.reply ? commentKey({ spaceId: p.reply.spaceId, id: p.reply.commentId }) : null),
+      resolve: (p, _a, _ctx, info) => {
+        const reply = p.reply;
+        if (!reply) return null;
+        const at = { spaceId: reply.spaceId, changeRequestId: reply.changeRequestId };
+        return linkTo(CommentNode, commentKey({ ...at, id: reply.commentId }), info, () => ({
+          ...(at as CommentHeld),
+          id: reply.commentId,
+        }));
+      },
     }),
   }));
 
@@ -681,9 +824,12 @@ declareMutation('postCommentReply', {
   check: (input) => input.transform(resolveComment),
   payload: replyPayload,
   run: async (i, ctx) => {
-    const at = { spaceId: i.spaceId, commentId: i.commentId.id };
-    const { data } = await ctx.api.write(op.postCommentReplyInSpace, at, { body: { body: i.body } as never });
-    return { reply: placeReplies(ctx, at, [data])[0]! };
+    const params = commentParams(i.at, i.commentId.id);
+    const body = { body: { body: i.body } as never };
+    const { data } = inRequest(params)
+      ? await ctx.api.write(op.postCommentReplyInChangeRequest, inRequest(params)!, body)
+      : await ctx.api.write(op.postCommentReplyInSpace, params, body);
+    return { reply: placeReplies(ctx, { ...i.at, commentId: i.commentId.id }, [data])[0]! };
   },
 });
 
@@ -700,17 +846,17 @@ declareMutation('updateCommentReply', {
   check: (input) => input.transform(resolveReply),
   payload: replyPayload,
   run: async (i, ctx) => {
-    const body = restBody(
-      { body: i.body, addedReactions: i.addReactions, removedReactions: i.removeReactions },
-      { required: 'Give at least one of body, addReactions or removeReactions' },
-    );
-    const at = { spaceId: i.spaceId, commentId: i.thread };
-    const { data } = await ctx.api.write(
-      op.updateCommentReplyInSpace,
-      { ...at, commentReplyId: i.replyId.id },
-      { body: body as never },
-    );
-    return { reply: placeReplies(ctx, at, [data])[0]! };
+    const body = {
+      body: restBody(
+        { body: i.body, addedReactions: i.addReactions, removedReactions: i.removeReactions },
+        { required: 'Give at least one of body, addReactions or removeReactions' },
+      ) as never,
+    };
+    const params = { ...commentParams(i.at, i.thread), commentReplyId: i.replyId.id };
+    const { data } = inRequest(params)
+      ? await ctx.api.write(op.updateCommentReplyInChangeRequest, inRequest(params)!, body)
+      : await ctx.api.write(op.updateCommentReplyInSpace, params, body);
+    return { reply: placeReplies(ctx, { ...i.at, commentId: i.thread }, [data])[0]! };
   },
 });
 
@@ -720,14 +866,14 @@ declareMutation('deleteCommentReply', {
   fields: replyTarget,
   check: (input) => input.transform(resolveReply),
   payload: (name) => deletedPayload(name, 'True when the reply was deleted, false when it did not exist.'),
-  run: (i, ctx) =>
-    deletionOf(
+  run: (i, ctx) => {
+    const params = { ...commentParams(i.at, i.thread), commentReplyId: i.replyId.id };
+    return deletionOf(
       'CommentReply',
-      compositeKey(i.spaceId, i.thread, i.replyId.id),
-      deleteOf(ctx.api, op.deleteCommentReplyInSpace, {
-        spaceId: i.spaceId,
-        commentId: i.thread,
-        commentReplyId: i.replyId.id,
-      }),
-    ),
+      compositeKey(...threadParts(i.at), i.thread, i.replyId.id),
+      inRequest(params)
+        ? deleteOf(ctx.api, op.deleteCommentReplyInChangeRequest, inRequest(params)!)
+        : deleteOf(ctx.api, op.deleteCommentReplyInSpace, params),
+    );
+  },
 });

@@ -28,6 +28,7 @@ import { parseMarkdownOffThread } from '../content/markdown-parser.js';
 import { userJson } from '../users/json.js';
 import { memberJson } from '../members/json.js';
 import { CONDITIONAL } from '../conditional.js';
+import { recordContribution, requireChangeRequest } from '../change-requests/store.js';
 import {
   ContentLimitError,
   DocumentValidationError,
@@ -841,5 +842,26 @@ export function spaceCommentRoutes(app: FastifyInstance): void {
     '/spaces/:spaceId',
     (request, params) => ({ ...spaceThread(request, params.spaceId), path: `/spaces/${params.spaceId}/comments` }),
     () => undefined,
+  );
+}
+
+/**
+ * The comments of change requests: `/spaces/{spaceId}/change-requests/{changeRequestId}/comments…` and
+ * `…/commenters`, anchored in the change request's content; commenting makes one of its contributors.
+ */
+export function changeRequestCommentRoutes(app: FastifyInstance): void {
+  threadRoutes(
+    app,
+    '/spaces/:spaceId/change-requests/:changeRequestId',
+    (request, params) => {
+      const thread = spaceThread(request, params.spaceId);
+      const changeRequest = requireChangeRequest(request.ctx.db, thread.space.id, params.changeRequestId ?? '');
+      return {
+        ...thread,
+        changeRequest: { id: changeRequest.id, revision: changeRequest.revision },
+        path: `/spaces/${thread.space.id}/change-requests/${changeRequest.id}/comments`,
+      };
+    },
+    (db, thread, userId) => recordContribution(db, thread.changeRequest!.id, userId, 'comment'),
   );
 }

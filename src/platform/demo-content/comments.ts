@@ -19,7 +19,12 @@ const CommentSchema = z.strictObject({
   resolvedBy: z.string().optional(),
   resolvedDaysAgo: z.number().optional(),
 });
-const CommentsSchema = z.strictObject({ space: z.string(), comments: z.array(CommentSchema) });
+const CommentsSchema = z.strictObject({
+  space: z.string(),
+  comments: z.array(CommentSchema),
+  /** Threads on change requests of that space, by subject. */
+  changeRequests: z.array(z.strictObject({ subject: z.string(), comments: z.array(CommentSchema) })).optional(),
+});
 
 /** Reads and checks `comments.json`: the demo's comment threads on one space. */
 export function loadDemoComments(): z.infer<typeof CommentsSchema> {
@@ -32,7 +37,7 @@ export function loadDemoComments(): z.infer<typeof CommentsSchema> {
 
 /**
  * Seeds the demo comments (see `loadDemoComments`) on the space of that title: threads on its pages and on the
- * space, with replies, one resolved; posted `daysAgo` before `now`, anchored in the space's current content.
+ * space and on one of its change requests, with replies, one resolved; posted `daysAgo` before `now`, anchored in the space's current content.
  */
 export function seedDemoComments(
   db: Db,
@@ -50,16 +55,28 @@ export function seedDemoComments(
   };
   const at = (daysAgo: number) => new Date(now - daysAgo * DAY).toISOString();
   const space = db.prepare('SELECT * FROM spaces WHERE id = ?').get(spaceId) as SpaceRow;
-  const thread: Thread = { space, role: 'admin', path: `/spaces/${spaceId}/comments` };
-  for (const comment of data.comments) {
-    const row = insertComment(db, thread, {
-      page: comment.page,
-      document: markdownToDocument(comment.markdown).document,
-      postedBy: user(comment.author),
-      at: at(comment.daysAgo),
-    });
-    for (const reply of comment.replies ?? [])
-      insertReply(db, row, markdownToDocument(reply.markdown).document, user(reply.author), at(reply.daysAgo));
-    if (comment.resolvedBy) resolveComment(db, thread, row, user(comment.resolvedBy), at(comment.resolvedDaysAgo ?? 0));
+  const seed = (thread: Thread, comments: Array<z.infer<typeof CommentSchema>>) => {
+    for (const comment of comments) {
+      const row = insertComment(db, thread, {
+        page: comment.page,
+        document: markdownToDocument(comment.markdown).document,
+        postedBy: user(comment.author),
+        at: at(comment.daysAgo),
+      });
+      for (const reply of comment.replies ?? [])
+        insertReply(db, row, markdownToDocument(reply.markdown).document, user(reply.author), at(reply.daysAgo));
+      if (comment.resolvedBy)
+        resolveComment(db, thread, row, user(comment.resolvedBy), at(comment.resolvedDaysAgo ?? 0));
+    }
+  };
+  seed({ space, role: 'admin', path: `/spaces/${spaceId}/comments` }, data.comments);
+  for (const request of data.changeRequests ?? []) {
+    const row = db
+      .prepare('SELECT id, revision FROM change_requests WHERE space_id = ? AND subject = ?')
+      .get(spaceId, request.subject) as { id: string; revision: string } | undefined;
+    if (!row)
+      throw new Error(`Demo comments name the change request "${request.subject}", which is not in the demo data`);
+    const path = `/spaces/${spaceId}/change-requests/${row.id}/comments`;
+    seed({ space, role: 'admin', changeRequest: row, path }, request.comments);
   }
 }
