@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { changeRequest } from '../fixtures/change-requests.js';
+import { subscribe } from '../fixtures/subscriptions.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { addOrg, addUser, type TestOrg, type TestUser } from '../fixtures/org.js';
 
@@ -462,5 +466,108 @@ describe('comments of a change request', () => {
       reply: { deleted: true, userErrors: [] },
       comment: { deleted: true, userErrors: [] },
     });
+  });
+});
+
+describe('following comments', () => {
+  it('sends the comments of a space, then each change: a comment posted, resolved, replied to; one poll for two subscribers of one token', async () => {
+    const live = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: 50 },
+    });
+    const server = createServer(live.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const query = `subscription ($s: ID!) { commentsUpdated(spaceId: $s) {
+        totalCount space { title } changeRequest { id } comments { platformId status replyCount } } }`;
+      const [first, second] = await Promise.all(
+        [0, 1].map(() => subscribe(url, query, { token: users.cole.token, variables: { s: spaceId } })),
+      );
+      const initial = (await first!.next()).data.commentsUpdated;
+      expect(initial).toMatchObject({ space: { title: 'Handbook' }, changeRequest: null });
+      expect((await second!.next()).data.commentsUpdated).toEqual(initial);
+
+      const posted = await g.platform.api('POST', `/spaces/${spaceId}/comments`, {
+        token: users.dee.token,
+        body: { body: { markdown: 'Followed?' } },
+      });
+      const added = (await first!.next()).data.commentsUpdated;
+      expect(added.totalCount).toBe(initial.totalCount + 1);
+      expect(added.comments[0]).toEqual({ platformId: posted.body.id, status: 'OPEN', replyCount: 0 });
+      expect((await second!.next()).data.commentsUpdated).toEqual(added);
+
+      const polls = () =>
+        g.platform.app.stats.requests.filter((line) => line.startsWith(`GET /v1/spaces/${spaceId}/comments?`)).length;
+      g.platform.app.stats.reset();
+      await g.platform.api('PUT', `/spaces/${spaceId}/comments/${posted.body.id}`, {
+        token: users.dee.token,
+        body: { resolved: true },
+      });
+      const resolved = (await first!.next()).data.commentsUpdated;
+      expect(resolved.comments[0]).toMatchObject({ platformId: posted.body.id, status: 'RESOLVED' });
+      expect((await second!.next()).data.commentsUpdated).toEqual(resolved);
+      // Two subscribers of one thread with one token: one watch, polled once per interval for both.
+      expect({ subscriptions: live.live.subscriptions, polled: live.live.polled }).toEqual({
+        subscriptions: 2,
+        polled: 1,
+      });
+      const pollsBefore = polls();
+      await g.platform.api('POST', `/spaces/${spaceId}/comments/${posted.body.id}/replies`, {
+        token: users.cole.token,
+        body: { body: { markdown: 'Yes.' } },
+      });
+      const replied = (await first!.next()).data.commentsUpdated;
+      expect(replied.comments[0]).toMatchObject({ replyCount: 1 });
+      await second!.next();
+      expect(polls() - pollsBefore).toBeGreaterThan(0);
+      first!.close();
+      second!.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await live.close();
+    }
+  });
+
+  it('follows the comments of a change request by its global ID, and refuses a call that names no thread', async () => {
+    const request = await changeRequest(org, spaceId, { subject: 'Followed request', status: 'open', as: 'dee' });
+    const requestGid = encodeGlobalID('ChangeRequest', `${spaceId}/${request.id}`);
+    const refused = await g.gql(`subscription { commentsUpdated { totalCount } }`, {}, { token: users.cole.token });
+    expect(JSON.stringify(refused)).toContain('BAD_USER_INPUT');
+    const live = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: 50 },
+    });
+    const server = createServer(live.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const sub = await subscribe(
+        url,
+        `subscription ($r: ID!) { commentsUpdated(changeRequestId: $r) { totalCount changeRequest { subject } comments { body { text } } } }`,
+        { token: users.cole.token, variables: { r: requestGid } },
+      );
+      expect((await sub.next()).data.commentsUpdated).toEqual({
+        totalCount: 0,
+        changeRequest: { subject: 'Followed request' },
+        comments: [],
+      });
+      await g.platform.api('POST', `/spaces/${spaceId}/change-requests/${request.id}/comments`, {
+        token: users.cole.token,
+        body: { body: { markdown: 'Ready for review?' } },
+      });
+      expect((await sub.next()).data.commentsUpdated).toMatchObject({
+        totalCount: 1,
+        comments: [{ body: { text: 'Ready for review?' } }],
+      });
+      sub.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await live.close();
+    }
   });
 });

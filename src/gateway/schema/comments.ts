@@ -17,6 +17,7 @@ import { declareMutation, inputField, inputObject, restBody } from './kit/mutati
 import { deletedPayload, deletionOf, edgeField, payloadType } from './kit/payloads.js';
 import { permissionsType } from './kit/permissions.js';
 import { upstream } from './kit/upstream-cost.js';
+import { follow } from './kit/live.js';
 import { DocumentPageNode, PageInterface } from './content/page.js';
 import { lightRevision, RevisionNode, revisionStub, treeIndex } from './content/revision.js';
 import { MemberNode, primeMembers } from './members.js';
@@ -81,7 +82,12 @@ function primeUsers(ctx: GatewayContext, items: Array<Comment | CommentReply>): 
 
 function placeComments(ctx: GatewayContext, at: ThreadAddress, items: Comment[]): CommentHeld[] {
   primeUsers(ctx, items);
-  const held = items.map((item) => ({ ...item, spaceId: at.spaceId, changeRequestId: at.changeRequestId }));
+  // The answer names its change request by id, where the input may have given its number.
+  const held = items.map((item) => ({
+    ...item,
+    spaceId: at.spaceId,
+    changeRequestId: item.target.changeRequest ?? at.changeRequestId,
+  }));
   prime(CommentNode, ctx, held);
   return held;
 }
@@ -877,3 +883,86 @@ declareMutation('deleteCommentReply', {
     );
   },
 });
+
+// --- Following comments -----------------------------------------------------------------------------------
+
+/** Comments a `commentsUpdated` event holds: the newest, each with its reply count and repliers. */
+const FOLLOWED_COMMENTS = 100;
+
+interface CommentsEvent {
+  at: ThreadAddress;
+  comments: Comment[];
+  count: number;
+}
+
+const CommentsUpdateType = builder.objectRef<CommentsEvent>('CommentsUpdate').implement({
+  description: 'The comments of a space or of a change request, as they are now.',
+  fields: (t) => ({
+    space: t.field({
+      type: SpaceNode,
+      description: 'The space followed (or the space of the change request followed).',
+      extensions: upstream.link,
+      resolve: (e, _a, _ctx, info) => linkTo(SpaceNode, e.at.spaceId, info),
+    }),
+    changeRequest: t.field({
+      type: ChangeRequestNode,
+      nullable: true,
+      description: 'The change request followed; null when it is the space’s own comments.',
+      extensions: upstream.link,
+      resolve: (e, _a, _ctx, info) =>
+        e.at.changeRequestId
+          ? linkTo(
+              ChangeRequestNode,
+              compositeKey(e.at.spaceId, e.at.changeRequestId),
+              info,
+              () => ({ id: e.at.changeRequestId, space: e.at.spaceId }) as ChangeRequest,
+            )
+          : null,
+    }),
+    totalCount: t.int({ description: 'How many top-level comments there are.', resolve: (e) => e.count }),
+    comments: t.field({
+      type: [CommentNode],
+      description: `The newest ${FOLLOWED_COMMENTS} top-level comments, newest first, each with its reply count and repliers (its \`replies\` list is read on demand).`,
+      resolve: (e, _a, ctx) => placeComments(ctx, e.at, e.comments),
+    }),
+  }),
+});
+
+builder.subscriptionField('commentsUpdated', (t) =>
+  t.field({
+    type: CommentsUpdateType,
+    description:
+      'The comments of a space (its own) or of a change request: first as they are, then after each change (a comment posted, edited, resolved, reopened, deleted or reacted to; a reply posted, edited or deleted). One poll per followed thread and token, shared by its subscribers. Ends with NOT_FOUND when the space or change request is gone or no longer visible to you.',
+    args: {
+      spaceId: t.arg.id({
+        description:
+          'The space whose own comments to follow, or the space of `changeRequestId` when it is a platform id or number.',
+      }),
+      changeRequestId: t.arg.id({
+        description:
+          'The change request whose comments to follow: its global ID, or its platform id or number with `spaceId`.',
+      }),
+    },
+    extensions: upstream.follow(1),
+    subscribe: (_root, args, ctx) => {
+      const request = args.changeRequestId == null ? undefined : changeRequestRef(String(args.changeRequestId));
+      const given = args.spaceId == null ? undefined : platformKey(String(args.spaceId), 'Space');
+      const spaceId = request?.spaceId ?? given;
+      if (!spaceId)
+        throw new BadUserInputError('Give spaceId, or changeRequestId as a global ID (or with spaceId)', ['spaceId']);
+      if (request?.spaceId && given && request.spaceId !== given)
+        throw new BadUserInputError('changeRequestId is a change request of another space than spaceId', [
+          'changeRequestId',
+        ]);
+      const at: ThreadAddress = { spaceId, changeRequestId: request?.id };
+      const query = { limit: FOLLOWED_COMMENTS };
+      return follow(ctx, `comments ${spaceId} ${request?.id ?? '-'}`, async (api): Promise<CommentsEvent> => {
+        const page = request
+          ? await api.read(op.listCommentsInChangeRequest, { spaceId, changeRequestId: request.id }, query)
+          : await api.read(op.listCommentsInSpace, { spaceId }, query);
+        return { at, comments: page.items, count: page.count };
+      });
+    },
+    resolve: (event) => event,
+  }),
+);
