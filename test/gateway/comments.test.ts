@@ -146,14 +146,25 @@ describe('threads', () => {
 
   it('lists the comments of the space newest first, filtered by page, author and status, with its count', async () => {
     const result = await ok(
-      `query($id: ID!, $setup: ID!, $cole: [ID!]) { node(id: $id) { ... on Space {
+      `query($id: ID!, $setup: ID!, $cole: [ID!], $both: [ID!]) { node(id: $id) { ... on Space {
         counts { comments }
         all: comments { totalCount nodes { platformId } }
         oldest: comments(order: ASC, first: 1) { nodes { platformId } pageInfo { hasNextPage } }
         byCole: comments(authors: $cole) { nodes { platformId body { text } } }
+        byBoth: comments(authors: $both) { totalCount }
         content { page(id: $setup) { ... on DocumentPage { comments { nodes { platformId page { title } } } } } }
       } } }`,
-      { id: spaceGid(), setup: pages.setup, cole: [users.cole.id] },
+      {
+        id: spaceGid(),
+        setup: pages.setup,
+        cole: [users.cole.id],
+        both: [
+          users.cole.id,
+          encodeGlobalID('User', users.dee.id),
+          // Ten more names than fit in 100 characters: the filter takes up to 100 authors.
+          ...Array.from({ length: 10 }, (_, n) => `user-nobody-${String(n).padStart(8, '0')}`),
+        ],
+      },
     );
     const space = result.data.node;
     expect(space.counts.comments).toBe(3);
@@ -164,6 +175,7 @@ describe('threads', () => {
     expect(space.byCole.nodes).toEqual([
       { platformId: general.platformId, body: { text: 'Who owns this space?\nAsking for the audit.' } },
     ]);
+    expect(space.byBoth.totalCount).toBe(3);
     expect(space.content.page.comments.nodes).toEqual([{ platformId: onSetup.platformId, page: { title: 'Setup' } }]);
   });
 

@@ -567,6 +567,10 @@ const updateReplyBody = z
   })
   .refine((value) => Object.values(value).some((field) => field !== undefined), 'must set at least one field');
 
+/** Authors one list of comments filters by, and the longest parameter that names them. */
+const MAX_AUTHORS = 100;
+const MAX_AUTHORS_CHARS = MAX_AUTHORS * 101;
+
 const formatQuery = z.object({
   format: z.enum(['document', 'markdown'], { message: 'must be document or markdown' }).optional(),
 });
@@ -577,8 +581,10 @@ const listQuery = z.object({
   status: z.enum(['all', 'open', 'resolved'], { message: 'must be all, open or resolved' }).optional(),
   targetPage: id.optional(),
   authors: z
-    .union([id, z.array(id).max(100, 'must name at most 100 authors')])
-    .transform((value) => (Array.isArray(value) ? value : value.split(',')))
+    .union([z.string().max(MAX_AUTHORS_CHARS), z.array(z.string().max(MAX_AUTHORS_CHARS)).max(MAX_AUTHORS)])
+    // One parameter of comma-separated ids (a parameter given twice is refused everywhere).
+    .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')))
+    .pipe(z.array(id).max(MAX_AUTHORS, `must name at most ${MAX_AUTHORS} authors`))
     .optional(),
 });
 const pageOnlyQuery = z.object({ ...pageParams, ...formatQuery.shape });
