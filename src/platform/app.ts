@@ -13,6 +13,7 @@ import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content-reads/pdf-rou
 import { searchRoutes } from './content-reads/search-routes.js';
 import { changeRequestRoutes } from './change-requests/routes.js';
 import { changeRequestContentRoutes } from './change-requests/content-routes.js';
+import { agentConversationRoutes } from './change-requests/agent-conversations.js';
 import { gitRoutes } from './git/routes.js';
 import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
@@ -242,6 +243,7 @@ export function createPlatform({
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });
       changeRequestCommentRoutes(v1);
+      agentConversationRoutes(v1);
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
       siteStructureRoutes(v1);
