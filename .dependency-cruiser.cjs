@@ -27,6 +27,8 @@ const PLATFORM_DOMAINS = [
   'sso',
   // Work on a space's content.
   'change-requests',
+  // Discussions of a space's content and of its change requests.
+  'comments',
   'translations',
   // Publishing, then what reaches other systems.
   'sites',

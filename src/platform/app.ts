@@ -13,6 +13,7 @@ import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content-reads/pdf-rou
 import { searchRoutes } from './content-reads/search-routes.js';
 import { changeRequestRoutes } from './change-requests/routes.js';
 import { changeRequestContentRoutes } from './change-requests/content-routes.js';
+import { agentConversationRoutes } from './change-requests/agent-conversations.js';
 import { gitRoutes } from './git/routes.js';
 import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
@@ -23,6 +24,7 @@ import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
 import { sitePreviewRoutes } from './sites/preview.js';
 import { siteSearchRoutes } from './sites/search.js';
+import { changeRequestCommentRoutes, spaceCommentRoutes } from './comments/comments.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
 import { activeProvider } from './sso/store.js';
@@ -246,8 +248,11 @@ export function createPlatform({
       spaceRoutes(v1);
       spaceEmbedRoutes(v1, { allowPrivateUrls });
       contentRoutes(v1);
+      spaceCommentRoutes(v1);
       changeRequestRoutes(v1);
       changeRequestContentRoutes(v1, { allowPrivateUrls });
+      changeRequestCommentRoutes(v1);
+      agentConversationRoutes(v1);
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
       siteRoutes(v1);
       siteStructureRoutes(v1);

@@ -2,6 +2,7 @@ import { storeFirstRevision } from './content/revisions.js';
 import { type DemoData, loadDemoContent, loadDemoData } from './demo-content/load.js';
 import { seedDemoContent } from './demo-content/seed.js';
 import { seedDemoChangeRequests } from './demo-content/change-requests.js';
+import { seedDemoComments } from './demo-content/comments.js';
 import { seedDemoConversations } from './demo-content/conversations.js';
 import { seedDemoIntegrations } from './demo-content/integrations.js';
 import { loadDemoFonts, loadDemoIntegrations, loadDemoSaml, loadDemoTranslations } from './demo-content/load.js';
@@ -339,6 +340,8 @@ function insertDemoData(db: Db): DemoTokens {
   domain('conversations', () => seedDemoConversations(db, start));
   // Change requests in every state on top of it.
   domain('change-requests', () => seedDemoChangeRequests(db, spaceIds, userIds));
+  // Comment threads on its pages, after the merges that wrote them.
+  domain('comments', () => seedDemoComments(db, spaceIds, userIds, start));
   // Docs sites publishing some of them.
   domain('sites', () => seedDemoSites(db, spaceIds, ago));
   // SAML providers of Acme: one active, one pending.

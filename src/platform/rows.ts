@@ -84,6 +84,8 @@ export interface SpaceRow {
   change_requests: number;
   change_requests_open: number;
   change_requests_draft: number;
+  /** Open comments on the space (not in change requests), kept by the comments module. */
+  comments_open?: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -131,6 +131,20 @@ describe('what a write forgets', () => {
       'Space sp-1',
       'ChangeRequest sp-1/cr-2',
     ]);
+    const reply = {
+      path: '/spaces/sp-1/change-requests/cr-2/comments/c-3/replies',
+      operation: op.postCommentReplyInChangeRequest,
+    };
+    expect(names({ ...reply, params: { spaceId: 'sp-1', changeRequestId: 'cr-2', commentId: 'c-3' } })).toEqual([
+      'Space sp-1',
+      'ChangeRequest sp-1/cr-2',
+      'Comment sp-1/cr-2/c-3',
+    ]);
+    const spaceReply = { path: '/spaces/sp-1/comments/c-3/replies', operation: op.postCommentReplyInSpace };
+    expect(names({ ...spaceReply, params: { spaceId: 'sp-1', commentId: 'c-3' } })).toEqual([
+      'Space sp-1',
+      'Comment sp-1/c-3',
+    ]);
     const publish = { path: '/orgs/acme/sites/site-1/publish', operation: op.publishSite };
     expect(names({ ...publish, params: { organizationId: 'acme', siteId: 'site-1' } })).toEqual([
       'Organization acme',

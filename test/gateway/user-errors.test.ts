@@ -138,6 +138,14 @@ async function buildOrganization(org: TestOrg): Promise<void> {
       installIntegration(input: { integrationName: "${name}", organizationId: "${ORG}" }) { userErrors { code message } }
     }`);
   }
+  const comment = await ok(
+    `mutation ($space: ID!) { postComment(input: { spaceId: $space, body: { text: "Checked." } }) { comment { id } userErrors { code message } } }`,
+    { space: spaces.handbook.id },
+  );
+  await ok(
+    `mutation ($comment: ID!) { postCommentReply(input: { commentId: $comment, body: { text: "Checked." } }) { userErrors { code message } } }`,
+    { comment: comment.postComment.comment.id },
+  );
   // The API makes no link invite (an invitation link comes from the app): the store holds one.
   g.platform.db
     .prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)')
@@ -155,7 +163,7 @@ async function organizationIds(): Promise<Record<string, string>> {
       samlProviders(first: 1) { nodes { id } }
       translations(first: 1) { nodes { id } }
       issuesClusters(first: 1) { nodes { id } }
-      changeRequests(first: 1) { nodes { id space { id } content { pages { platformId } } } }
+      changeRequests(first: 1) { nodes { id space { id comments(first: 1) { nodes { id replies(first: 1) { nodes { id } } } } } content { pages { platformId } } } }
       sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } redirects(first: 1) { nodes { id } }
         structure { ... on SiteSectionsStructure { items { ... on SiteExternalLink { id } } } } } }
     }
@@ -174,6 +182,8 @@ async function organizationIds(): Promise<Record<string, string>> {
     organizationId: ORG,
     spaceId: org.changeRequests.nodes[0].space.id,
     changeRequestId: first(org.changeRequests),
+    commentId: first(org.changeRequests.nodes[0].space.comments),
+    replyId: first(org.changeRequests.nodes[0].space.comments.nodes[0].replies),
     collectionId: first(org.collections),
     teamId: first(org.teams),
     userId: encodeGlobalID('User', userId),
@@ -249,6 +259,9 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   transferSpace: { organizationId: VALID_ID },
   updateAgentInstructions: { instructions: { text: 'Be kind.' } },
   updateChangeRequest: { subject: 'Checked' },
+  postComment: { spaceId: VALID_ID },
+  updateComment: { resolved: true },
+  updateCommentReply: { body: { text: 'Checked.' } },
   updateGlossary: { operations: [{ action: 'INSERT', terms: [{ language: 'EN', term: 'Checked' }] }] },
   overrideSiteSpaceCustomization: { overrides: { title: 'Checked' } },
   updateSiteCustomization: { settings: defaultCustomization({ title: 'Checked' }) },

@@ -207,6 +207,19 @@ const NODES_OF_PARAMS: ReadonlyArray<{
         ? compositeKey(params.spaceId, params.changeRequestId)
         : undefined,
   },
+  {
+    // A reply written forgets what holds its comment (its replies, its count); the key is the
+    // comment's global ID's: its space, its change request if any, its id.
+    typename: 'Comment',
+    key: (params) =>
+      params.spaceId !== undefined && params.commentId !== undefined
+        ? compositeKey(
+            params.spaceId,
+            ...(params.changeRequestId !== undefined ? [params.changeRequestId] : []),
+            params.commentId,
+          )
+        : undefined,
+  },
 ];
 
 /**

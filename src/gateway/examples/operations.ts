@@ -94,6 +94,54 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'The discussion of a space: its open comments with their page, author and replies (bodies as markdown), who commented, and the comments of one page.',
+    variables: { spaceId: DEMO.gettingStarted, pageId: 'pg-gs-quickstart' },
+    document: /* GraphQL */ `query SpaceComments($spaceId: ID!, $pageId: ID!) {
+  space(id: $spaceId) {
+    title
+    counts { comments }
+    comments(first: 10, status: OPEN) {
+      totalCount
+      nodes {
+        author { displayName }
+        postedAt
+        page { title }
+        outdated
+        body { markdown }
+        replies(first: 10) { totalCount nodes { author { displayName } body { text } } }
+      }
+    }
+    commenters(first: 10) { nodes { role user { displayName } } }
+    content { page(id: $pageId) { title ... on DocumentPage { comments(first: 10, status: ALL) { nodes { status replyCount body { text } } } } } }
+  }
+}`,
+  },
+  {
+    description:
+      'The discussion of a change request: its comments (on it and on pages of its content) with their replies, who commented, and the AI agent conversations held in its context.',
+    variables: { spaceId: DEMO.gettingStarted, changeRequestId: '4' },
+    document: /* GraphQL */ `query ChangeRequestDiscussion($spaceId: ID!, $changeRequestId: ID!) {
+  space(id: $spaceId) {
+    changeRequest(id: $changeRequestId) {
+      number
+      subject
+      openComments
+      comments(first: 10, order: ASC) {
+        nodes {
+          author { displayName }
+          page { title }
+          body { markdown }
+          replies(first: 10) { nodes { author { displayName } body { text } } }
+        }
+      }
+      commenters(first: 10) { nodes { user { displayName } } }
+      agentConversations(first: 10) { totalCount nodes { conversationId title shared updatedAt } }
+    }
+  }
+}`,
+  },
+  {
+    description:
       'Full-text search across an organization: the spaces with hits, best first, and in each the pages and sections that matched.',
     variables: { organizationId: DEMO.organization, query: 'install' },
     document: /* GraphQL */ `query SearchOrganization($organizationId: ID!, $query: String!) {

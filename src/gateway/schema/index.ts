@@ -11,6 +11,7 @@ import './collections.js';
 import './spaces.js';
 import './content/index.js';
 import './change-requests/index.js';
+import './comments.js';
 import './git.js';
 import './sites/index.js';
 import './urls.js';

@@ -42,7 +42,7 @@ export function changeRequestJson(db: Db, request: ChangeRequestRow, space: Spac
     revisionInitial: request.revision_initial,
     ...(request.revision_merged_ancestor ? { revisionMergedAncestor: request.revision_merged_ancestor } : {}),
     ...(request.revision_merged ? { revisionMerged: request.revision_merged } : {}),
-    comments: 0,
+    comments: request.comments_open ?? 0,
     outdated: isOutdated(request, space),
     ...(request.cluster_id ? { conversationsIssuesCluster: request.cluster_id } : {}),
     urls: { app: `${links.app}/s/${space.id}/~/changes/${request.number}`, location },

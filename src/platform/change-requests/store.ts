@@ -34,6 +34,8 @@ export interface ChangeRequestRow {
   /** The space's revision the merge wrote. */
   revision_merged: string | null;
   cluster_id: string | null;
+  /** Open comments on the change request, kept by the comments module. */
+  comments_open?: number;
 }
 
 export interface ReviewRow {

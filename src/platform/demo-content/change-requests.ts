@@ -5,6 +5,7 @@ import type { SpaceRow, UserRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { contentChangeSchema, editRequestContent, type ContentChange } from '../change-requests/edits.js';
 import { mergeChangeRequest } from '../change-requests/merging.js';
+import { insertAgentConversation } from '../change-requests/agent-conversations.js';
 import { createChangeRequest, updateChangeRequest, type ChangeRequestRow } from '../change-requests/store.js';
 import type { JSONDocument, Paragraph } from '../../document/model.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
@@ -35,6 +36,17 @@ const StepSchema = z.union([
     reviewers: z.array(z.string()).optional(),
     /** Users (by key) who approved it, at the author's request. */
     approvedBy: z.array(z.string()).optional(),
+    /** AI agent conversations held in its context: their id, title, creator (by key), private when `shared: false`. */
+    conversations: z
+      .array(
+        z.strictObject({
+          id: z.string(),
+          title: z.string().optional(),
+          by: z.string(),
+          shared: z.boolean().optional(),
+        }),
+      )
+      .optional(),
   }),
   z.strictObject({ merge: z.string(), by: z.string() }),
 ]);
@@ -119,6 +131,16 @@ export function seedDemoChangeRequests(
         at,
       );
     });
+    for (const conversation of step.conversations ?? []) {
+      insertAgentConversation(db, {
+        changeRequestId: request.id,
+        id: conversation.id,
+        ...(conversation.title ? { title: conversation.title } : {}),
+        ...(conversation.shared === false ? { shared: false } : {}),
+        createdBy: user(conversation.by).id,
+        at,
+      });
+    }
     made.set(step.create, request);
   }
 }

@@ -39,7 +39,7 @@ export function spaceJson(space: SpaceRow, role: Role | null, links: Links) {
     ...(space.visitor_auth ? { visitorAuth: JSON.parse(space.visitor_auth) } : {}),
     revision: space.revision,
     defaultLevel: space.default_level,
-    comments: 0,
+    comments: space.comments_open ?? 0,
     changeRequests: space.change_requests,
     changeRequestsOpen: space.change_requests_open,
     changeRequestsDraft: space.change_requests_draft,

@@ -114,7 +114,9 @@ ChangeRequestNode.implement({
       description:
         'True when the live content changed since it was based on it: update it from the main content to bring those changes in.',
     }),
-    comments: t.exposeInt('comments', { description: 'Open comments.' }),
+    openComments: t.exposeInt('comments', {
+      description: 'How many of its comments are open (`comments` lists them).',
+    }),
     createdBy: t.field({
       type: UserNode,
       description: 'Who created it.',

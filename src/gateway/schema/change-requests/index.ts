@@ -8,5 +8,6 @@ import './reviews.js';
 import './mutations.js';
 import './content.js';
 import './merge.js';
+import './agent-conversations.js';
 
 export { ChangeRequestConnection, ChangeRequestNode, ChangeRequestStatusEnum, listRequests } from './change-request.js';
