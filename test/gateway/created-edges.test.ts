@@ -14,7 +14,7 @@ beforeAll(async () => {
     organization(id: "acme") { sites(first: 100) { nodes { id title } } }
     integration(name: "video-embeds") { installations { nodes { id organization { platformId } } } }
     analytics: integration(name: "acme-analytics") { installations { nodes { id } } }
-    space(id: "${g.platform.spaceId('Getting started')}") { id changeRequest(id: "2") { id } }
+    space(id: "${g.platform.spaceId('Getting started')}") { id changeRequest(id: "2") { id } comments(first: 1) { nodes { id } } }
   }`);
   const site = (title: string) => read.organization.sites.nodes.find((node: any) => node.title === title).id;
   demo.docs = site('Acme Docs');
@@ -25,6 +25,14 @@ beforeAll(async () => {
   demo.analyticsInstallation = read.analytics.installations.nodes[0].id;
   demo.gettingStarted = read.space.id;
   demo.changeRequest2 = read.space.changeRequest.id;
+  demo.comment = read.space.comments.nodes[0].id;
+  const docsSpaces = await ok(
+    `query ($id: ID!) { node(id: $id) { ... on Site { siteSpaces(first: 1) { nodes { id } } } } }`,
+    {
+      id: demo.docs,
+    },
+  );
+  demo.docsSiteSpace = docsSpaces.node.siteSpaces.nodes[0].id;
   // An integration of its own to install, and a font file to make a font of.
   await ok(`mutation {
     publishIntegration(input: { name: "edge-probe", organizationId: "acme", title: "Edge probe", description: "Installed by a test.",
@@ -84,6 +92,30 @@ const PAGE = (identity: string) => `totalCount pageInfo { hasNextPage } edges { 
 const ID = PAGE('id');
 
 const CREATES: Record<string, Create> = {
+  duplicateSiteSpace: {
+    mutation: `mutation ($id: ID!) { duplicateSiteSpace(input: { siteSpaceId: $id }) {
+      made: siteSpace { id } edge: siteSpaceEdge { cursor node { id } } userErrors { code message } } }`,
+    variables: () => ({ id: demo.docsSiteSpace }),
+    list: `query ($site: ID!, $first: Int, $after: String) { node(id: $site) { ... on Site { siteSpaces(first: $first, after: $after) { ${ID} } } } }`,
+    listVariables: () => ({ site: demo.docs }),
+    at: (data) => data.node.siteSpaces,
+  },
+  postComment: {
+    mutation: `mutation ($id: ID!) { postComment(input: { spaceId: $id, body: { text: "Edge probe" } }) {
+      made: comment { id } edge: commentEdge { cursor node { id } } userErrors { code message } } }`,
+    variables: () => ({ id: demo.gettingStarted }),
+    list: `query ($id: ID!, $first: Int, $after: String) { space(id: $id) { comments(first: $first, after: $after) { ${ID} } } }`,
+    listVariables: () => ({ id: demo.gettingStarted }),
+    at: (data) => data.space.comments,
+  },
+  postCommentReply: {
+    mutation: `mutation ($id: ID!) { postCommentReply(input: { commentId: $id, body: { text: "Edge probe" } }) {
+      made: reply { id } edge: replyEdge { cursor node { id } } userErrors { code message } } }`,
+    variables: () => ({ id: demo.comment }),
+    list: `query ($id: ID!, $first: Int, $after: String) { node(id: $id) { ... on Comment { replies(first: $first, after: $after) { ${ID} } } } }`,
+    listVariables: () => ({ id: demo.comment }),
+    at: (data) => data.node.replies,
+  },
   createSpace: {
     mutation: `mutation { createSpace(input: { organizationId: "acme", title: "Edge probe", parentId: "col-product" }) {
       made: space { id } edge: spaceEdge { cursor node { id } } userErrors { code message } } }`,
