@@ -3,8 +3,7 @@ import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import * as op from '../upstream/contract/operations.js';
 import type { ChangeRequest, Comment, CommentReply, EmojiReactions, User } from '../upstream/contract/types.js';
-import { listOf, deleteOf, type RestPages } from '../upstream/operation.js';
-import type { Query } from '../upstream/client.js';
+import { listOf, deleteOf, type ListFilters, type RestPages } from '../upstream/operation.js';
 import { builder, type SchemaTypesOf } from './kit/builder.js';
 import { listConnection, mapNodes, type ConnectionArgs } from './kit/connections.js';
 import { DocumentType, type DocumentValue } from './kit/document.js';
@@ -416,7 +415,7 @@ function listFilters(args: ListArgs, page?: string) {
   if (args.authors && args.authors.length > 100)
     throw new BadUserInputError(`\`authors\` names at most 100 users, got ${args.authors.length}`, ['authors']);
   const authors = args.authors?.map((author) => platformKey(String(author), 'User'));
-  return restBody({ status: args.status, order: args.order, targetPage: page, authors }) as Query;
+  return restBody({ status: args.status, order: args.order, targetPage: page, authors }) as ListFilters;
 }
 
 /** One page of the comments of a thread, on one page of its content when `page` is given. */

@@ -22,6 +22,9 @@ export interface RestPages<T> {
 /** The items of a page an operation answers. */
 export type ItemOf<O> = AnswerOf<O> extends { items: Array<infer T> } ? T : never;
 
+/** The filters of a REST list, sent next to its `page` and `limit`. */
+export type ListFilters = Query;
+
 /**
  * Declares the REST list `operation` answers (a page of items, `next.page` to go on), its path filled
  * from `params`, `filters` sent next to `page` and `limit`.
@@ -30,7 +33,7 @@ export function listOf<O extends Operation>(
   api: RequestApi,
   operation: O,
   params: ParamsOf<O>,
-  filters: Query = {},
+  filters: ListFilters = {},
 ): RestPages<ItemOf<O>> {
   return {
     read: (token, limit) => api.read(operation, params, { ...filters, page: token, limit } as never) as Promise<never>,
