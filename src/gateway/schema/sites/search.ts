@@ -1,10 +1,11 @@
+import type { ArgBuilder } from '@pothos/core';
 import type { GatewayContext } from '../../context.js';
 import { BadUserInputError } from '../../errors.js';
 import * as op from '../../upstream/contract/operations.js';
 import type { SearchSpaceResult } from '../../upstream/contract/types.js';
 import type { SiteAddress } from '../../upstream/sites.js';
 import { SearchPage } from '../content/search.js';
-import { builder } from '../kit/builder.js';
+import { builder, type SchemaTypesOf } from '../kit/builder.js';
 import { listConnection, mapNodes } from '../kit/connections.js';
 import { restEnum } from '../kit/enums.js';
 import { linkTo } from '../kit/loaders.js';
@@ -148,6 +149,22 @@ async function searchConnection(
   );
 }
 
+/** The arguments of a site's search, on `Site.search` and `PublishedSiteProfile.search` alike. */
+const searchArgs = (arg: ArgBuilder<SchemaTypesOf>) => ({
+  query: arg.string({
+    required: true,
+    description: 'Words to find (at most 512 characters); quote a phrase to find it whole.',
+  }),
+  mode: arg({ type: ModeEnum, description: 'Which site spaces to search (default ALL).' }),
+  currentSiteSpaceId: arg.id({
+    description: 'With DEFAULT: the site space the search is made from (global ID or platform id).',
+  }),
+  restrictTo: arg({ type: RestrictionEnum, description: 'With DEFAULT and `currentSiteSpaceId`: a part.' }),
+  siteSpaceIds: arg.idList({
+    description: 'With SPECIFIC: 1 to 100 site spaces (global IDs or platform ids).',
+  }),
+});
+
 builder.objectFields(SiteRef, (t) => ({
   search: t.connection(
     {
@@ -155,20 +172,7 @@ builder.objectFields(SiteRef, (t) => ({
       nullable: true,
       description:
         'Searches the current content the site publishes, across its site spaces: spaces, best first, with their best pages ranked across the site. Members search the published structure (drafts too on an unpublished site) in the spaces they can read; readers of a published public or unlisted site what a visitor without claims sees. Null with NOT_FOUND for others.',
-      args: {
-        query: t.arg.string({
-          required: true,
-          description: 'Words to find (at most 512 characters); quote a phrase to find it whole.',
-        }),
-        mode: t.arg({ type: ModeEnum, description: 'Which site spaces to search (default ALL).' }),
-        currentSiteSpaceId: t.arg.id({
-          description: 'With DEFAULT: the site space the search is made from (global ID or platform id).',
-        }),
-        restrictTo: t.arg({ type: RestrictionEnum, description: 'With DEFAULT and `currentSiteSpaceId`: a part.' }),
-        siteSpaceIds: t.arg.idList({
-          description: 'With SPECIFIC: 1 to 100 site spaces (global IDs or platform ids).',
-        }),
-      },
+      args: searchArgs(t.arg),
       resolve: (s, args, ctx) => {
         const at = { organizationId: s.organizationId, siteId: s.id };
         return searchConnection(ctx, at, args, () => readSiteStructure(ctx, at.organizationId, at.siteId));
@@ -185,20 +189,7 @@ builder.objectFields(PublishedSiteProfile, (t) => ({
       nullable: true,
       description:
         'Searches the site as the reader of this profile reads it: a site visitor (with the API token of a resolved URL) finds only what the claims of their token open (site spaces, sections, pages and blocks); others as `Site.search`.',
-      args: {
-        query: t.arg.string({
-          required: true,
-          description: 'Words to find (at most 512 characters); quote a phrase to find it whole.',
-        }),
-        mode: t.arg({ type: ModeEnum, description: 'Which site spaces to search (default ALL).' }),
-        currentSiteSpaceId: t.arg.id({
-          description: 'With DEFAULT: the site space the search is made from (global ID or platform id).',
-        }),
-        restrictTo: t.arg({ type: RestrictionEnum, description: 'With DEFAULT and `currentSiteSpaceId`: a part.' }),
-        siteSpaceIds: t.arg.idList({
-          description: 'With SPECIFIC: 1 to 100 site spaces (global IDs or platform ids).',
-        }),
-      },
+      args: searchArgs(t.arg),
       resolve: (p, args, ctx) =>
         searchConnection(
           ctx,
