@@ -33,7 +33,7 @@ import {
   publishingOrganization,
   requireIntegration,
   signedAsset,
-  spaceIntegrations,
+  installedIntegrations,
   unpublishIntegration,
   type Configuration,
   type IntegrationRow,
@@ -266,7 +266,7 @@ export function integrationRoutes(app: FastifyInstance, options: { allowPrivateU
     const query = parseQuery(spaceListQuery, request.query);
     const { db, access, links } = request.ctx;
     const { space } = access.requireSpace(request.params.spaceId);
-    return pageFromArray(spaceIntegrations(db, space, query), pageWindow(query), (row) =>
+    return pageFromArray(installedIntegrations(db, { space }, query), pageWindow(query), (row) =>
       integrationJson(db, row, access, links),
     );
   });

@@ -6,7 +6,7 @@ import type { Db } from '../store/db.js';
 import { siteOf, type SiteParams } from '../sites/requests.js';
 import { integrationJson } from './json.js';
 import type { InstallationStatus } from './installations.js';
-import { definitionOf, integrationLocation, siteIntegrations, type IntegrationRow } from './store.js';
+import { definitionOf, integrationLocation, installedIntegrations, type IntegrationRow } from './store.js';
 
 /**
  * What integrations bring to a docs site: those installed on it (`GET …/sites/{id}/integrations`)
@@ -81,7 +81,7 @@ export function siteIntegrationRoutes(app: FastifyInstance): void {
     const query = parseQuery(listQuery, request.query);
     const { site } = siteOf(request, request.params);
     const { db, access, links } = request.ctx;
-    return pageFromArray(siteIntegrations(db, site, { search: query.search }), pageWindow(query), (row) =>
+    return pageFromArray(installedIntegrations(db, { site }, { search: query.search }), pageWindow(query), (row) =>
       integrationJson(db, row, access, links),
     );
   });

@@ -237,46 +237,25 @@ export function organizationIntegrations(db: Db, orgId: string, filters: Integra
 }
 
 /**
- * The integrations installed on a space, by name: those whose installation on the space's
- * organization covers it (enabled on it, or on all spaces) and that can be installed on spaces;
- * then the filters.
+ * The integrations installed on a space (or a site), by name: those whose installation on its
+ * organization covers it (enabled on it, or on all spaces or sites) and that can be installed on
+ * spaces (or sites); then the filters.
  */
-export function spaceIntegrations(
+export function installedIntegrations(
   db: Db,
-  space: { id: string; org_id: string },
+  on: { space: { id: string; org_id: string } } | { site: { id: string; org_id: string } },
   filters: IntegrationFilters,
 ): IntegrationRow[] {
+  const [kind, target] = 'space' in on ? (['space', on.space] as const) : (['site', on.site] as const);
   const rows = db
     .prepare(
-      `SELECT i.* FROM integrations i WHERE i.target IN ('all', 'space') AND EXISTS (
+      `SELECT i.* FROM integrations i WHERE i.target IN ('all', '${kind}') AND EXISTS (
          SELECT 1 FROM integration_installations n WHERE n.integration_id = i.id AND n.org_id = ? AND (
-           n.space_selection = 'all' OR EXISTS (
-             SELECT 1 FROM integration_space_installations s WHERE s.installation_id = n.id AND s.space_id = ?)))
+           n.${kind}_selection = 'all' OR EXISTS (
+             SELECT 1 FROM integration_${kind}_installations s WHERE s.installation_id = n.id AND s.${kind}_id = ?)))
        ORDER BY i.name`,
     )
-    .all(space.org_id, space.id) as IntegrationRow[];
-  return rows.filter((row) => matches(row, filters));
-}
-
-/**
- * The integrations installed on a site, by name: those whose installation on the site's
- * organization covers it (enabled on it, or on all sites) and that can be installed on sites;
- * then the filters.
- */
-export function siteIntegrations(
-  db: Db,
-  site: { id: string; org_id: string },
-  filters: IntegrationFilters,
-): IntegrationRow[] {
-  const rows = db
-    .prepare(
-      `SELECT i.* FROM integrations i WHERE i.target IN ('all', 'site') AND EXISTS (
-         SELECT 1 FROM integration_installations n WHERE n.integration_id = i.id AND n.org_id = ? AND (
-           n.site_selection = 'all' OR EXISTS (
-             SELECT 1 FROM integration_site_installations s WHERE s.installation_id = n.id AND s.site_id = ?)))
-       ORDER BY i.name`,
-    )
-    .all(site.org_id, site.id) as IntegrationRow[];
+    .all(target.org_id, target.id) as IntegrationRow[];
   return rows.filter((row) => matches(row, filters));
 }
 
