@@ -155,6 +155,11 @@ describe('invite links', () => {
     expect(far.userErrors).toEqual([
       expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringContaining('365 days') }),
     ]);
+    const roleless = await createInvite('maxUses: 2');
+    expect(roleless).toMatchObject({
+      userErrors: [{ code: 'BAD_USER_INPUT', field: ['role'], message: expect.stringContaining('is required') }],
+      upstream: 0,
+    });
     const many = await createInvite('role: READ, maxUses: 10001');
     expect(many).toMatchObject({
       userErrors: [{ code: 'BAD_USER_INPUT', field: ['maxUses'], message: expect.stringContaining('10000') }],

@@ -129,6 +129,19 @@ const InvitePayload = (mutation: string, description: string, edge: boolean) =>
     edge ? { type: OrganizationInviteEdge, what: 'invite link', lists: '`Organization.invites`' } : undefined,
   );
 
+const inviteRole = inputField(
+  RoleEnum,
+  'Organization role joining gives (required); null makes joiners guests.',
+  S.MemberRole.nullish(),
+);
+
+/** A link's role is required, though null (guests) is a value: GraphQL cannot require a nullable field. */
+const requireRole = <T extends z.ZodType<{ role?: unknown }>>(input: T) =>
+  input.superRefine((value, ctx) => {
+    if (value.role === undefined)
+      ctx.addIssue({ code: 'custom', path: ['role'], message: 'is required (null makes joiners guests)' });
+  });
+
 const maxUses = z
   .number()
   .int('must be a whole number')
@@ -141,7 +154,7 @@ declareMutation('createOrganizationInvite', {
   input: 'The organization, the role the link gives and its life.',
   fields: {
     organizationId: organizationIdField,
-    role: inputField(RoleEnum, 'Organization role joining gives; null makes joiners guests.', S.MemberRole.nullable()),
+    role: inviteRole,
     expiresAt: inputField(
       'DateTime',
       'When the link stops working (in the future, within 365 days).',
@@ -153,9 +166,10 @@ declareMutation('createOrganizationInvite', {
       maxUses.nullish(),
     ),
   },
+  check: requireRole,
   payload: (name) => InvitePayload(name, 'The new invite link.', true),
   run: async (i, ctx) => {
-    const body = { role: i.role, ...restBody({ expiresAt: i.expiresAt, maxUses: i.maxUses }) };
+    const body = { role: i.role ?? null, ...restBody({ expiresAt: i.expiresAt, maxUses: i.maxUses }) };
     const { data } = await ctx.api.write(
       op.createOrganizationInvite,
       { organizationId: i.organizationId },
@@ -175,12 +189,13 @@ declareMutation('updateOrganizationInvite', {
   fields: {
     organizationId: organizationIdField,
     inviteId: inviteIdField,
-    role: inputField(RoleEnum, 'Organization role joining gives; null makes joiners guests.', S.MemberRole.nullable()),
+    role: inviteRole,
   },
+  check: requireRole,
   payload: (name) => InvitePayload(name, 'The invite link after the change.', false),
   run: async (i, ctx) => {
     const at = inviteOf(i);
-    const { data } = await ctx.api.write(op.updateOrganizationInviteById, at, { body: { role: i.role } });
+    const { data } = await ctx.api.write(op.updateOrganizationInviteById, at, { body: { role: i.role ?? null } });
     const invite = place(data, at.organizationId);
     prime(OrganizationInviteRef, ctx, [invite]);
     return { invite };
