@@ -25,6 +25,8 @@ const PLATFORM_DOMAINS = [
   'members',
   'teams',
   'sso',
+  // Invitations and the administration of organizations and accounts.
+  'org-admin',
   // Work on a space's content.
   'change-requests',
   // Discussions of a space's content and of its change requests.

@@ -8,6 +8,8 @@ import { collectionRoutes } from './collections/routes.js';
 import { apiInformationRoutes, HEALTH_PATHS, healthRoutes } from './health/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
+import { organizationInviteRoutes } from './org-admin/invites.js';
+import { accountRoutes } from './org-admin/accounts.js';
 import { contentRoutes, DOWNLOAD_ROUTE, downloadRoutes } from './content-reads/routes.js';
 import { PDF_ROUTE, pdfDownloadRoutes, pdfRoutes } from './content-reads/pdf-routes.js';
 import { searchRoutes } from './content-reads/search-routes.js';
@@ -242,6 +244,8 @@ export function createPlatform({
       validateRequests(v1);
       apiInformationRoutes(v1);
       organizationRoutes(v1, { canEnforceSso: (db, orgId) => activeProvider(db, orgId) !== undefined });
+      organizationInviteRoutes(v1);
+      accountRoutes(v1);
       memberRoutes(v1);
       teamRoutes(v1);
       collectionRoutes(v1);

@@ -29,6 +29,8 @@ let north: TestOrg;
 let ivyUser: TestUser;
 /** Northwind's team Writers. */
 let writers: string;
+/** Northwind's invite link (deleted by the organizations case). */
+let linkInvite: string;
 /** Northwind's collection Product. */
 let product: string;
 /** Northwind's spaces by title. */
@@ -52,7 +54,7 @@ beforeAll(async () => {
     members: { ada: 'admin', ben: 'create', cy: 'review', finn: 'read' },
   });
   addOrg(g.platform, { id: 'southwind', title: 'Southwind', users, members: { ada: 'admin' } });
-  addLinkInvite(north);
+  linkInvite = await addLinkInvite(north, 'ada');
   writers = await north.team('Writers', ['finn'], { owners: ['ben'] });
   product = await north.collection('Product');
   for (const title of ['Getting started', 'Release notes', 'Runbooks', 'Company handbook', 'Petstore API'])
@@ -209,16 +211,40 @@ const CASES: Case[] = [
     }`),
       );
       await run(JOIN, undefined, ivyUser.token);
-      const invite = g.platform.db.prepare("SELECT id FROM link_invites WHERE org_id = 'northwind'").get() as {
-        id: string;
-      };
       await run(
         graphql(`mutation CoverageOrganizationWrites($invite: ID!) {
       updateOrganization(input: { organizationId: "northwind", ai: true }) { userErrors { code } }
       deleteOrganizationInvite(input: { organizationId: "northwind", inviteId: $invite }) { deleted userErrors { code } }
       updateAgentInstructions(input: { organizationId: "northwind", instructions: { text: "Be kind." } }) { userErrors { code } }
     }`),
-        { invite: invite.id },
+        { invite: linkInvite },
+      );
+    },
+  },
+  {
+    name: 'organization invites',
+    groups: ['organization-invites'],
+    async drive() {
+      const created = await run(
+        graphql(`mutation CoverageInviteWrites {
+      createOrganizationInvite(input: { organizationId: "northwind", role: READ, maxUses: 5 }) { invite { id } userErrors { code } }
+      inviteUsersToOrganization(input: { organizationId: "northwind", emails: ["new.reader@northwind.test"], role: READ }) { invited userErrors { code } }
+    }`),
+      );
+      const invite = created.createOrganizationInvite.invite!.id;
+      await run(
+        graphql(`mutation CoverageInviteJoin($invite: ID!) {
+      updateOrganizationInvite(input: { organizationId: "northwind", inviteId: $invite, role: COMMENT }) { invite { role } userErrors { code } }
+      joinOrganizationWithInvite(input: { organizationId: "northwind", inviteId: $invite }) { organization { platformId } userErrors { code } }
+    }`),
+        { invite },
+      );
+      await run(
+        graphql(`query CoverageInviteReads($invite: ID!) {
+      organization(id: "northwind") { invites(first: 5) { totalCount } }
+      node(id: $invite) { ... on OrganizationInvite { role } }
+    }`),
+        { invite },
       );
     },
   },

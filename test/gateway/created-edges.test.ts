@@ -202,6 +202,12 @@ const CREATES: Record<string, Create> = {
     list: `query ($first: Int, $after: String) { organization(id: "acme") { fonts(first: $first, after: $after) { ${ID} } } }`,
     at: (data) => data.organization.fonts,
   },
+  createOrganizationInvite: {
+    mutation: `mutation { createOrganizationInvite(input: { organizationId: "acme", role: READ }) {
+      made: invite { id } edge: inviteEdge { cursor node { id } } userErrors { code message } } }`,
+    list: `query ($first: Int, $after: String) { organization(id: "acme") { invites(first: $first, after: $after) { ${ID} } } }`,
+    at: (data) => data.organization.invites,
+  },
   createSamlProvider: {
     mutation: `mutation { createSamlProvider(input: { organizationId: "acme", label: "Edge probe" }) {
       made: provider { id } edge: providerEdge { cursor node { id } } userErrors { code message } } }`,

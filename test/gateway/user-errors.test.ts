@@ -25,6 +25,7 @@ import { minimalWoff2 } from '../../src/platform/fonts/woff.js';
 import { changeRequest, ingestConversations } from '../fixtures/change-requests.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
+import { addLinkInvite } from '../fixtures/wide.js';
 
 const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 
@@ -50,6 +51,8 @@ const EXCEPTIONS: Record<string, string> = {
 let g: TestGateway;
 /** Valid values of id inputs, by input field name (or `mutation.field` where it differs). */
 let ids: Record<string, string>;
+/** The organization's invite link. */
+let inviteId: string;
 
 beforeAll(async () => {
   g = await startTestGateway({ seed: false });
@@ -146,10 +149,7 @@ async function buildOrganization(org: TestOrg): Promise<void> {
     `mutation ($comment: ID!) { postCommentReply(input: { commentId: $comment, body: { text: "Checked." } }) { userErrors { code message } } }`,
     { comment: comment.postComment.comment.id },
   );
-  // The API makes no link invite (an invitation link comes from the app): the store holds one.
-  g.platform.db
-    .prepare('INSERT INTO link_invites (id, org_id, role, created_at) VALUES (?, ?, ?, ?)')
-    .run('invite-checked', ORG, 'read', new Date().toISOString());
+  inviteId = await addLinkInvite(org, 'admin');
 }
 
 /** The ids of the organization the inputs are made of: global IDs, found through the graph. */
@@ -176,7 +176,6 @@ async function organizationIds(): Promise<Record<string, string>> {
   const sites = org.sites.nodes as any[];
   const docs = sites.find((site) => site.title === SITES.docs);
   const partners = sites.find((site) => site.title === SITES.partners);
-  const invite = g.platform.db.prepare('SELECT id FROM link_invites WHERE org_id = ?').get(ORG) as { id: string };
   const userId = g.platform.userId('ben@example.test');
   return {
     organizationId: ORG,
@@ -205,7 +204,7 @@ async function organizationIds(): Promise<Record<string, string>> {
     'uninstallIntegrationFromSite.installationId': first(result.data.siteIntegration.installations),
     'updateIntegrationSiteInstallation.installationId': first(result.data.siteIntegration.installations),
     templateId: 'changelog',
-    inviteId: invite.id,
+    inviteId,
     pageId: org.changeRequests.nodes[0].content.pages[0].platformId,
   };
 }
@@ -249,6 +248,9 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   createSiteRedirect: { destination: { url: 'https://example.test/checked' } },
   updateSiteRedirect: { permanent: true },
   upsertSiteRedirects: { redirects: [{ source: '/checked', destination: { url: 'https://example.test/checked' } }] },
+  createOrganizationInvite: { role: 'READ' },
+  updateOrganizationInvite: { role: 'READ' },
+  inviteUsersToOrganization: { emails: ['checked@example.test'] },
   createTranslation: { language: 'FR' },
   deleteOpenApiSpec: { specId: VALID_ID },
   editChangeRequestContent: { changes: [{ updatePage: { pageId: VALID_ID, markdown: '# Checked' } }] },

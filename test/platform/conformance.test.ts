@@ -90,7 +90,7 @@ beforeAll(async () => {
     members: { ada: 'admin', ben: 'create', cy: 'review', dee: 'edit', eve: 'comment', finn: 'read', gus: null },
   });
   south = addOrg(p, { id: SOUTH, title: 'Southwind', users, members: { ada: 'admin', hana: 'edit' } });
-  addLinkInvite(north);
+  await addLinkInvite(north, 'ada');
 
   C.product = await north.collection('Product');
   C.guides = await north.collection('Guides', { parent: C.product });
@@ -158,8 +158,57 @@ describe('Organizations', () => {
     });
   });
 
+  it('creates, lists, reads, changes and joins with invite links; invites by e-mail', async () => {
+    // Newcomers of their own: the other tests count on who belongs to Northwind.
+    const [joiner, second] = [addUser(p, 'invite-joiner'), addUser(p, 'invite-second')];
+    const { body: invite } = await call('POST /v1/orgs/:organizationId/link-invites', { organizationId: NORTH }, 201, {
+      body: { role: 'comment', maxUses: 2 },
+    });
+    const at = { organizationId: NORTH, inviteId: invite.id };
+    await call('GET /v1/orgs/:organizationId/link-invites', { organizationId: NORTH }, 200);
+    await call('GET /v1/orgs/:organizationId/link-invites/:inviteId', at, 200, { token: joiner.token });
+    await call('PATCH /v1/orgs/:organizationId/link-invites/:inviteId', at, 200, { body: { role: 'read' } });
+    await call('POST /v1/orgs/:organizationId/invites/:inviteId', at, 200, { token: joiner.token });
+    await call('POST /v1/orgs/:organizationId/link-invites', { organizationId: NORTH }, 403, {
+      token: users.ben.token,
+      body: { role: 'read' },
+    });
+    await call('POST /v1/orgs/:organizationId/invites/:inviteId', { ...at, inviteId: 'Unknown0000000000000' }, 404);
+    const used = await call('POST /v1/orgs/:organizationId/link-invites', { organizationId: NORTH }, 201, {
+      body: { role: 'read', maxUses: 1 },
+    });
+    await call('POST /v1/orgs/:organizationId/invites/:inviteId', { ...at, inviteId: used.body.id }, 200, {
+      token: second.token,
+    });
+    await call('POST /v1/orgs/:organizationId/invites/:inviteId', { ...at, inviteId: used.body.id }, 412, {
+      token: users.ivy.token,
+    });
+    await call('POST /v1/orgs/:organizationId/invites', { organizationId: NORTH }, 200, {
+      body: { emails: ['invited@northwind.test', { email: 'other@northwind.test', role: 'read' }], role: 'comment' },
+    });
+    await call('POST /v1/orgs/:organizationId/invites', { organizationId: NORTH }, 400, { body: { emails: [] } });
+  });
+
+  it('creates an organization; a user changes their profile and gets a notifications token', async () => {
+    const self = addUser(p, 'profile-owner');
+    await call('POST /v1/orgs', {}, 201, { token: self.token, body: { title: 'Own Docs' } });
+    await call('POST /v1/orgs', {}, 400, { token: self.token, body: { title: 'X' } });
+    await call('PATCH /v1/users/:userId', { userId: self.id }, 200, {
+      token: self.token,
+      body: { displayName: 'Hana', photoURL: 'https://example.test/hana.png' },
+    });
+    await call('PATCH /v1/users/:userId', { userId: users.hana.id }, 403, {
+      token: users.ada.token,
+      body: { displayName: 'Not hers' },
+    });
+    await call('PATCH /v1/users/:userId', { userId: 'Unknown0000000000000' }, 404, { body: { displayName: 'None' } });
+    await call('POST /v1/user/notifications/token', {}, 200);
+  });
+
   it('deletes a link invite, then answers 204', async () => {
-    const { id } = p.db.prepare('SELECT id FROM link_invites WHERE org_id = ?').get(NORTH) as { id: string };
+    const { id } = p.db.prepare('SELECT id FROM link_invites WHERE org_id = ? AND revoked_at IS NULL').get(NORTH) as {
+      id: string;
+    };
     await call('DELETE /v1/orgs/:organizationId/link-invites/:inviteId', { organizationId: NORTH, inviteId: id }, 205);
     await call('DELETE /v1/orgs/:organizationId/link-invites/:inviteId', { organizationId: NORTH, inviteId: id }, 204);
   });

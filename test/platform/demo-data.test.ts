@@ -306,8 +306,11 @@ describe('seedDemoData', () => {
     expect(access(DEMO.users.hana).collectionRole(collection(db, C.globexHandbook))).toBe('edit');
   });
 
-  it('has a link invite and agent instructions for Acme', () => {
-    expect(db.prepare('SELECT org_id, role FROM link_invites').all()).toEqual([{ org_id: 'acme', role: 'comment' }]);
+  it('has link invites and agent instructions for Acme', () => {
+    expect(db.prepare('SELECT org_id, role FROM link_invites ORDER BY created_at').all()).toEqual([
+      { org_id: 'acme', role: 'comment' },
+      { org_id: 'acme', role: 'read' },
+    ]);
     const row = db.prepare('SELECT * FROM agent_instructions').get() as {
       org_id: string;
       instructions: string;

@@ -50,7 +50,7 @@ const TTL_SHARE: Record<string, number> = {
 };
 
 /**
- * REST paths whose writes change who may read what: an organization's settings (default role),
+ * REST paths whose writes change who may read what: a new organization; an organization's settings (default role),
  * members, teams, joins, invites and SAML; a collection's or a space's visibility, place (move,
  * transfer), permissions, deletion and restoring; a site's visibility, publishing, visitor
  * authentication, share links, adaptive schema and the spaces and sections it publishes; an OpenAPI
@@ -58,7 +58,7 @@ const TTL_SHARE: Record<string, number> = {
  * Read on the path alone: a write there drops the cache whatever it changed.
  */
 const CHANGES_ACCESS: RegExp[] = [
-  /^\/orgs\/[^/]+$/,
+  /^\/orgs(\/[^/]+)?$/,
   /^\/orgs\/[^/]+\/(members|teams|join|link-invites|invites|saml)(\/|$)/,
   /^\/orgs\/[^/]+\/sites\/[^/]+(?!\/structure\/sort$)(\/|$)/,
   /^\/orgs\/[^/]+\/openapi\/[^/]+$/,

@@ -25,6 +25,7 @@ import './conversations.js';
 import './integrations.js';
 import './teams.js';
 import './members.js';
+import './invites.js';
 import './rate-limit.js';
 import './system.js';
 import './kit/nodes.js';

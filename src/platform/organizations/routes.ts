@@ -13,7 +13,6 @@ import {
   parseBody,
   parseQuery,
   preconditionFailed,
-  sendDeleted,
 } from '../http.js';
 import {
   documentSchema,
@@ -26,7 +25,6 @@ import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { agentInstructionsJson, organizationJson } from './json.js';
 import {
-  deleteLinkInvite,
   findAgentInstructions,
   findOrganization,
   hostnameTaken,
@@ -63,7 +61,7 @@ export interface OrganizationRouteOptions {
   canEnforceSso: (db: Db, orgId: string) => boolean;
 }
 
-/** Organizations group: list, get, update, invites, join, agent instructions, e-mail domains. */
+/** Organizations group: list, get, update, join, agent instructions, e-mail domains. */
 export function organizationRoutes(app: FastifyInstance, { canEnforceSso }: OrganizationRouteOptions): void {
   app.get('/orgs', async (request) => {
     const { db, user, links } = request.ctx;
@@ -112,15 +110,6 @@ export function organizationRoutes(app: FastifyInstance, { canEnforceSso }: Orga
     });
     return organizationJson(db, findOrganization(db, org.id)!, 'admin', links);
   });
-
-  app.delete<{ Params: { organizationId: string; inviteId: string } }>(
-    '/orgs/:organizationId/link-invites/:inviteId',
-    async (request, reply) => {
-      const { db, access } = request.ctx;
-      const org = access.requireOrg(request.params.organizationId, 'admin');
-      return sendDeleted(reply, deleteLinkInvite(db, org.id, request.params.inviteId));
-    },
-  );
 
   app.post<{ Params: { organizationId: string } }>('/orgs/:organizationId/join', async (request, reply) => {
     const { db, user } = request.ctx;

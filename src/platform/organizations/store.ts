@@ -56,11 +56,6 @@ export function countPaidMembers(db: Db, orgId: string): number {
   return n;
 }
 
-/** Deletes an invite link of the organization; whether there was one. */
-export function deleteLinkInvite(db: Db, orgId: string, inviteId: string): boolean {
-  return db.prepare('DELETE FROM link_invites WHERE id = ? AND org_id = ?').run(inviteId, orgId).changes > 0;
-}
-
 /** Makes a user a member of the organization with `role`, or gives a guest that role. */
 export function joinOrganization(db: Db, org: OrganizationRow, userId: string, alreadyGuest: boolean): void {
   if (alreadyGuest) {
