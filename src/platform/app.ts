@@ -24,6 +24,8 @@ import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
 import { sitePreviewRoutes } from './sites/preview.js';
 import { siteSearchRoutes } from './sites/search.js';
+import { customHostnameRoutes, registerHostnameChecks } from './sites/hostnames.js';
+import { recordResolver } from './outbound.js';
 import { changeRequestCommentRoutes, spaceCommentRoutes } from './comments/comments.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
@@ -136,6 +138,13 @@ export interface CreatePlatformOptions {
    * included), for tests that check answers against the API description. Must not throw.
    */
   onAnswer?: (answer: PlatformAnswer) => void;
+  /**
+   * `host:port` of the DNS server the checks of custom hostnames ask, on a loopback address only (tests run
+   * their own); otherwise the system's servers.
+   */
+  dnsServer?: string | undefined;
+  /** The name a custom hostname's CNAME must point to. @default hosting.docs-platform.example */
+  hostingTarget?: string | undefined;
 }
 
 /** Author and committer of exported commits unless configured. */
@@ -158,6 +167,8 @@ export function createPlatform({
   deliveryTimeoutMs = DEFAULT_DELIVERY_TIMEOUT_MS,
   deliveryRetryBaseMs = DEFAULT_DELIVERY_RETRY_BASE_MS,
   onAnswer,
+  dnsServer,
+  hostingTarget,
 }: CreatePlatformOptions): FastifyInstance {
   // For a database opened before a module that owns tables was imported (`declareTables`).
   migrateModules(db);
@@ -213,6 +224,7 @@ export function createPlatform({
     retryBaseMs: deliveryRetryBaseMs,
     origin: () => listeningOrigin(app),
   });
+  registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
   app.decorate('openapiReader', openapiReader);
@@ -263,6 +275,7 @@ export function createPlatform({
       siteDuplicationRoutes(v1);
       sitePreviewRoutes(v1);
       siteSearchRoutes(v1, { queue: jobs });
+      customHostnameRoutes(v1, { queue: jobs });
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);
