@@ -24,7 +24,7 @@ import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
 import { sitePreviewRoutes } from './sites/preview.js';
 import { siteSearchRoutes } from './sites/search.js';
-import { customHostnameRoutes, registerHostnameChecks } from './sites/hostnames.js';
+import { customHostnameRoutes, queueHostnameCheck, registerHostnameChecks } from './sites/hostnames.js';
 import { recordResolver } from './outbound.js';
 import { changeRequestCommentRoutes, spaceCommentRoutes } from './comments/comments.js';
 import { urlRoutes } from './urls/routes.js';
@@ -266,7 +266,7 @@ export function createPlatform({
       changeRequestCommentRoutes(v1);
       agentConversationRoutes(v1);
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
-      siteRoutes(v1);
+      siteRoutes(v1, { onHostname: (db, hostname, siteId) => queueHostnameCheck(db, jobs, hostname, siteId) });
       siteStructureRoutes(v1);
       siteAccessRoutes(v1, { scripts: siteScripts });
       siteRedirectRoutes(v1);

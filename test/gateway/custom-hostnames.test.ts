@@ -29,7 +29,10 @@ beforeAll(async () => {
   north = addOrg(g.platform, { id: 'north', members: { ada: 'admin', dee: 'edit' } });
   south = addOrg(g.platform, { id: 'south', members: { sam: 'admin' } });
   const space = await north.space('Guide');
+  // Offline while the site gets its hostname, whose check starts at once.
+  dns.failing = true;
   siteId = (await buildSite(north, { title: 'North docs', hostname: HOST, siteSpaces: [{ space }] })).id;
+  await g.platform.app.jobs.drain();
 });
 afterAll(async () => {
   await g.destroy();
@@ -77,7 +80,9 @@ async function checked(): Promise<{ status: string; isActive: boolean }> {
 }
 
 describe('custom hostnames (getCustomHostname, dnsRevalidateCustomHostname, removeCustomHostname)', () => {
-  it('is PENDING until checked, then follows what DNS answers; offline it is PENDING again, never LIVE', async () => {
+  it('is checked when set, PENDING while DNS does not answer, then follows what DNS answers; offline it is PENDING again, never LIVE', async () => {
+    // The check made when the site got its hostname had no answer.
+    expect(dns.questions).toEqual([`CNAME ${HOST}`]);
     const before = await g.gql(STATE, { org: 'north', site: siteId });
     expect(before.data!.site.customHostname).toEqual({
       hostname: HOST,
@@ -87,7 +92,7 @@ describe('custom hostnames (getCustomHostname, dnsRevalidateCustomHostname, remo
     });
     expect(before.upstreamRequests).toEqual([`GET /v1/orgs/north/sites/${siteId}`, `GET /v1/custom-hostnames/${HOST}`]);
 
-    // The revalidation answers the hostname as its check finds it: pending, the check being a job.
+    // The revalidation answers the hostname pending, its check being a job; still offline, it stays so.
     const asked = await revalidate();
     expect(asked.payload).toEqual({
       customHostname: { hostname: HOST, status: 'PENDING', isActive: false },
@@ -99,9 +104,11 @@ describe('custom hostnames (getCustomHostname, dnsRevalidateCustomHostname, remo
       `GET /v1/custom-hostnames/${HOST}`,
     ]);
     await g.platform.app.jobs.drain();
-    // No record at all: the name does not exist.
-    expect(await state()).toMatchObject({ status: 'DNS_NO_CNAME', isActive: false });
-    expect(dns.questions).toEqual([`CNAME ${HOST}`]);
+    expect(await state()).toMatchObject({ status: 'PENDING', isActive: false });
+
+    // Online: no record at all, the name does not exist.
+    dns.failing = false;
+    expect(await checked()).toEqual({ status: 'DNS_NO_CNAME', isActive: false });
 
     dns.names.set(HOST, { cname: 'elsewhere.example.net' });
     expect(await checked()).toEqual({ status: 'DNS_WRONG_CNAME', isActive: false });
@@ -170,12 +177,13 @@ describe('custom hostnames (getCustomHostname, dnsRevalidateCustomHostname, remo
       status: 404,
     });
 
+    // Checked when set, without a question: a name that can never be public.
     const space = await north.space('Local');
     const local = await buildSite(north, { title: 'Local', hostname: 'docs.north.localhost', siteSpaces: [{ space }] });
-    const run = (site: string) => g.gql(REVALIDATE, { org: 'north', site });
-    expect((await run(local.id)).data!.revalidateCustomHostname.userErrors).toEqual([]);
     await g.platform.app.jobs.drain();
-    const refused = await run(local.id);
+    const localState = await g.gql(STATE, { org: 'north', site: local.id });
+    expect(localState.data!.site.customHostname).toMatchObject({ status: 'INVALID_DOMAIN', isActive: false });
+    const refused = await g.gql(REVALIDATE, { org: 'north', site: local.id });
     expect(refused.data!.revalidateCustomHostname).toEqual({
       customHostname: null,
       userErrors: [
@@ -196,6 +204,7 @@ describe('custom hostnames (getCustomHostname, dnsRevalidateCustomHostname, remo
       hostname: 'help.north-example.com',
       siteSpaces: [{ space }],
     });
+    await g.platform.app.jobs.drain();
     const denied = await g.gql(REMOVE, { org: 'north', site: site.id }, { token: north.token('dee') });
     expect(denied.data!.removeCustomHostname.userErrors).toMatchObject([{ code: 'FORBIDDEN' }]);
 

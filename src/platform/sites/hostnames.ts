@@ -8,8 +8,8 @@ import { touchSite, type SiteRow } from './store.js';
 
 /**
  * Custom hostnames and subdomains. A site's custom hostname (set with the site, `hostname`) has a
- * state: the description's `CustomHostnameStatus`, or none while it is pending (never checked, a
- * check queued or running, or a check that got no answer from DNS). A revalidation queues a check
+ * state: the description's `CustomHostnameStatus`, or none while it is pending (a check queued or
+ * running, or one that got no answer from DNS). A new hostname and a revalidation queue a check
  * (a job, `custom-hostname-check`) that reads the name's records through the outbound guard's
  * resolver: a CNAME to the platform's hosting target and CAA records that let its certificate
  * authority issue make it `live` (active); otherwise `dns_no_cname`, `dns_wrong_cname` or
@@ -130,6 +130,19 @@ export function registerHostnameChecks(queue: JobQueue, options: HostnameCheckOp
   });
 }
 
+/**
+ * Makes a site's custom hostname pending and queues its DNS check (call it in the transaction of the
+ * write that asks for it: a revalidation, a new hostname for the site): what was found before is not
+ * claimed while the check runs.
+ */
+export function queueHostnameCheck(db: Db, queue: JobQueue, hostname: string, siteId: string): void {
+  db.prepare(
+    `INSERT INTO custom_hostnames (hostname, site_id, status, checked_at) VALUES (?, ?, NULL, NULL)
+     ON CONFLICT (hostname) DO UPDATE SET site_id = excluded.site_id, status = NULL`,
+  ).run(hostname, siteId);
+  queue.enqueue(CHECK_JOB, { hostname, siteId } satisfies CheckPayload, { key: `hostname:${hostname}` });
+}
+
 /** The description's `CustomHostname` of a site's hostname; `status` left out while pending. */
 function customHostnameJson(db: Db, site: SiteRow, api: string) {
   const status = statusOf(db, site);
@@ -177,14 +190,7 @@ export function customHostnameRoutes(app: FastifyInstance, options: { queue: Job
       if (checkInFlight(db, hostname)) {
         throw conflict(`A DNS check of ${hostname} is already under way: its status cannot be revalidated yet`);
       }
-      // Pending until the check answers: what was found before is not claimed meanwhile.
-      db.prepare(
-        `INSERT INTO custom_hostnames (hostname, site_id, status, checked_at) VALUES (?, ?, NULL, NULL)
-         ON CONFLICT (hostname) DO UPDATE SET site_id = excluded.site_id, status = NULL`,
-      ).run(hostname, site.id);
-      options.queue.enqueue(CHECK_JOB, { hostname, siteId: site.id } satisfies CheckPayload, {
-        key: `hostname:${hostname}`,
-      });
+      queueHostnameCheck(db, options.queue, hostname, site.id);
     })();
     return reply.code(204).send();
   });
