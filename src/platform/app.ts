@@ -26,6 +26,8 @@ import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
 import { sitePreviewRoutes } from './sites/preview.js';
 import { siteSearchRoutes } from './sites/search.js';
+import { customHostnameRoutes, queueHostnameCheck, registerHostnameChecks } from './sites/hostnames.js';
+import { recordResolver } from './outbound.js';
 import { changeRequestCommentRoutes, spaceCommentRoutes } from './comments/comments.js';
 import { urlRoutes } from './urls/routes.js';
 import { samlRoutes } from './sso/routes.js';
@@ -138,6 +140,13 @@ export interface CreatePlatformOptions {
    * included), for tests that check answers against the API description. Must not throw.
    */
   onAnswer?: (answer: PlatformAnswer) => void;
+  /**
+   * `host:port` of the DNS server the checks of custom hostnames ask, on a loopback address only (tests run
+   * their own); otherwise the system's servers.
+   */
+  dnsServer?: string | undefined;
+  /** The name a custom hostname's CNAME must point to. @default hosting.docs-platform.example */
+  hostingTarget?: string | undefined;
 }
 
 /** Author and committer of exported commits unless configured. */
@@ -160,6 +169,8 @@ export function createPlatform({
   deliveryTimeoutMs = DEFAULT_DELIVERY_TIMEOUT_MS,
   deliveryRetryBaseMs = DEFAULT_DELIVERY_RETRY_BASE_MS,
   onAnswer,
+  dnsServer,
+  hostingTarget,
 }: CreatePlatformOptions): FastifyInstance {
   // For a database opened before a module that owns tables was imported (`declareTables`).
   migrateModules(db);
@@ -215,6 +226,7 @@ export function createPlatform({
     retryBaseMs: deliveryRetryBaseMs,
     origin: () => listeningOrigin(app),
   });
+  registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
   app.decorate('openapiReader', openapiReader);
@@ -258,7 +270,7 @@ export function createPlatform({
       changeRequestCommentRoutes(v1);
       agentConversationRoutes(v1);
       gitRoutes(v1, { queue: jobs, allowLocal: gitAllowLocal });
-      siteRoutes(v1);
+      siteRoutes(v1, { onHostname: (db, hostname, siteId) => queueHostnameCheck(db, jobs, hostname, siteId) });
       siteStructureRoutes(v1);
       siteAccessRoutes(v1, { scripts: siteScripts });
       siteRedirectRoutes(v1);
@@ -267,6 +279,7 @@ export function createPlatform({
       siteDuplicationRoutes(v1);
       sitePreviewRoutes(v1);
       siteSearchRoutes(v1, { queue: jobs });
+      customHostnameRoutes(v1, { queue: jobs });
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);

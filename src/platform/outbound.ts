@@ -395,3 +395,64 @@ export async function postUrl(raw: string, options: PostOptions): Promise<{ stat
     throw new OutboundError(`${shown} could not be reached`);
   }
 }
+
+/** A CAA record of a name: who may issue certificates for it (`issue`, `issuewild`) or where to report (`iodef`). */
+export interface CaaRecord {
+  critical: number;
+  issue?: string;
+  issuewild?: string;
+  iodef?: string;
+}
+
+/** What the records of one kind of a name are, as far as DNS told. */
+export type DnsAnswer<T> =
+  /** The records (none when the name or the kind of record does not exist). */
+  | { answered: true; records: T[] }
+  /** No answer: the resolver is unreachable, timed out or failed (SERVFAIL, REFUSED). */
+  | { answered: false; reason: string };
+
+/** Reads the DNS records the platform checks a custom hostname's configuration with. */
+export interface RecordResolver {
+  cname(host: string): Promise<DnsAnswer<string>>;
+  caa(host: string): Promise<DnsAnswer<CaaRecord>>;
+}
+
+/** Time one DNS question has to be answered, retries included. */
+export const DNS_TIMEOUT_MS = 3_000;
+
+/** `host:port` (or `[v6]:port`) of a DNS server on a loopback address; an `OutboundError` for anything else. */
+function loopbackServer(server: string): string {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(server);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  const loopback = host !== undefined && (host === '::1' || (isIP(host) === 4 && host.startsWith('127.')));
+  if (!loopback || !(port > 0 && port < 65_536)) {
+    throw new OutboundError(`The DNS server ${server} must be a loopback address and port, such as 127.0.0.1:5353`);
+  }
+  return server;
+}
+
+/**
+ * The outbound guard's DNS records resolver: the system's DNS servers, or `server` (`host:port` on
+ * a loopback address only: a server the platform's own tests run; the guard never lets a caller
+ * point the platform's questions elsewhere). A name that does not exist or has no record of the
+ * kind is an answer with no records; a server that does not answer in `DNS_TIMEOUT_MS` or fails
+ * is no answer, never an empty one, so that a check made offline cannot conclude anything.
+ */
+export function recordResolver(server?: string): RecordResolver {
+  const resolver = new dns.Resolver({ timeout: Math.floor(DNS_TIMEOUT_MS / 2), tries: 2 });
+  if (server !== undefined) resolver.setServers([loopbackServer(server)]);
+  const ask = async <T>(question: () => Promise<T[]>): Promise<DnsAnswer<T>> => {
+    try {
+      return { answered: true, records: await question() };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === dns.NOTFOUND || code === dns.NODATA) return { answered: true, records: [] };
+      return { answered: false, reason: code ?? 'no answer' };
+    }
+  };
+  return {
+    cname: (host) => ask(() => resolver.resolveCname(host)),
+    caa: (host) => ask(() => resolver.resolveCaa(host) as Promise<CaaRecord[]>),
+  };
+}

@@ -52,6 +52,10 @@ export interface StartPlatformOptions {
   deliveryRetryBaseMs?: number;
   /** See `CreatePlatformOptions.onAnswer`. */
   onAnswer?: CreatePlatformOptions['onAnswer'];
+  /** See `CreatePlatformOptions.dnsServer`. */
+  dnsServer?: string | undefined;
+  /** See `CreatePlatformOptions.hostingTarget`. */
+  hostingTarget?: string | undefined;
   /** MiB the platform's cache keeps (`cache.ts`). @default 48 */
   cacheMb?: number;
 }
@@ -106,6 +110,8 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     ...(options.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: options.deliveryTimeoutMs } : {}),
     ...(options.deliveryRetryBaseMs !== undefined ? { deliveryRetryBaseMs: options.deliveryRetryBaseMs } : {}),
     onAnswer: options.onAnswer,
+    dnsServer: options.dnsServer,
+    hostingTarget: options.hostingTarget,
   });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 4010 });

@@ -100,6 +100,22 @@ describe('the response cache', () => {
     );
   });
 
+  it('never keeps the state of a custom hostname: its DNS checks change it in the background', async () => {
+    const siteId = await org.site('Hosted', { spaces: [spaceIds.Guide!] });
+    const patched = await platform.api('PATCH', `/orgs/cached/sites/${siteId}`, {
+      body: { hostname: 'docs.cached-example.com' },
+    });
+    expect(patched.status).toBe(200);
+    await platform.app.jobs.drain();
+    const query =
+      'query Hosted($site: ID!) { site(organizationId: "cached", id: $site) { customHostname { status } } }';
+    const first = await run(query, { site: siteId });
+    expect(first.body.data.site.customHostname).toEqual({ status: 'PENDING' });
+    expect(first.body.extensions.responseCache).toMatchObject({ hit: false, didCache: false });
+    const second = await run(query, { site: siteId });
+    expect(second.upstream).toBe(2);
+  });
+
   it('never answers an explained request from the cache', async () => {
     const id = spaceIds.Runbooks!;
     await run(SPACE, { id });

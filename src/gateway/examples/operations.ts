@@ -393,6 +393,17 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Hostnames: the organization’s subdomain, and the custom hostname of each of its sites with the state of its DNS (PENDING until a check answers: the demo runs none, so offline nothing claims LIVE).',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query Hostnames($organizationId: ID!) {
+  organization(id: $organizationId) {
+    subdomain { subdomain isActive }
+    sites(first: 10) { nodes { title hostname customHostname { hostname status isActive } } }
+  }
+}`,
+  },
+  {
+    description:
       'Why a query costs what it costs: its tab sends the header `x-explain: 1`, so the answer carries `extensions.explain`, each upstream request the gateway made, when, how long it took, and the fields it served (docs/cost-and-explain.md).',
     headers: { 'x-explain': '1' },
     variables: { organizationId: DEMO.organization },

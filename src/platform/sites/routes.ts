@@ -19,6 +19,7 @@ import {
 } from './store.js';
 import { addSiteSpace, loadStructure, setSiteDefaults } from './structure.js';
 import { CONDITIONAL } from '../conditional.js';
+import type { Db } from '../store/db.js';
 import {
   type OrgParams,
   type SiteParams,
@@ -99,7 +100,13 @@ const listQuery = z.object({
  * structure (site spaces, sections, section groups, their order); admins create, configure,
  * publish and delete sites.
  */
-export function siteRoutes(app: FastifyInstance): void {
+export function siteRoutes(
+  app: FastifyInstance,
+  options: {
+    /** Called in the transaction of an update that gives a site a new custom hostname: its DNS check starts. */
+    onHostname?: (db: Db, hostname: string, siteId: string) => void;
+  } = {},
+): void {
   // --- Sites -----------------------------------------------------------------------------------
 
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/sites', async (request) => {
@@ -188,6 +195,7 @@ export function siteRoutes(app: FastifyInstance): void {
       };
       updateSiteColumns(db, site.id, columns);
       touchSite(db, site.id);
+      if (body.hostname && body.hostname !== site.hostname) options.onHostname?.(db, body.hostname, site.id);
     })();
     return answerSite(request, reloadSite(db, site.id), org, role);
   });
