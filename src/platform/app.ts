@@ -53,8 +53,10 @@ import { ASSET_ROUTE } from './integrations/store.js';
 import {
   DEFAULT_DELIVERY_RETRY_BASE_MS,
   DEFAULT_DELIVERY_TIMEOUT_MS,
+  publishedEndpointProblem,
   registerIntegrations,
 } from './integrations/delivery.js';
+import { integrationDevelopmentRoutes } from './integrations/development.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -290,6 +292,7 @@ export function createPlatform({
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });
       installationRoutes(v1);
+      integrationDevelopmentRoutes(v1, { urlProblem: (url) => publishedEndpointProblem(url, allowPrivateUrls) });
       siteIntegrationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);

@@ -23,6 +23,7 @@ import './glossary.js';
 import './openapi.js';
 import './conversations.js';
 import './integrations.js';
+import './integration-development.js';
 import './teams.js';
 import './members.js';
 import './invites.js';

@@ -105,7 +105,7 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
  * for the integration: the id resolves from `name` (its key) and no other field of the stub is
  * read, so the cast of the partial object is sound.
  */
-const integrationLink = (name: string, info: GraphQLResolveInfo) =>
+export const integrationLink = (name: string, info: GraphQLResolveInfo) =>
   linkTo(IntegrationNode, name, info, () => ({ id: name, name }) as Integration & { id: string });
 
 /** Primes integrations, and their owners when the answer embeds them whole. */
@@ -879,7 +879,8 @@ builder.objectFields(SiteRef, (t) => ({
 
 // --- Mutations ---------------------------------------------------------------------------------
 
-const integrationName = z
+/** An integration named by a client: its name, or its global ID. */
+export const integrationName = z
   .string()
   .trim()
   .min(1, 'must be 1 to 100 characters')
