@@ -57,6 +57,7 @@ import {
   registerIntegrations,
 } from './integrations/delivery.js';
 import { integrationDevelopmentRoutes } from './integrations/development.js';
+import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -294,6 +295,7 @@ export function createPlatform({
       installationRoutes(v1);
       integrationDevelopmentRoutes(v1, { urlProblem: (url) => publishedEndpointProblem(url, allowPrivateUrls) });
       siteIntegrationRoutes(v1);
+      spaceIntegrationBlockRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

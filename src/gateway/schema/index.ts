@@ -24,6 +24,7 @@ import './openapi.js';
 import './conversations.js';
 import './integrations.js';
 import './integration-development.js';
+import './integration-blocks.js';
 import './teams.js';
 import './members.js';
 import './invites.js';

@@ -232,9 +232,9 @@ const EventTypeEnum = builder.enumType('IntegrationEventType', {
 });
 
 /** A block with the integration it belongs to: block ids are unique within one integration only. */
-type BlockHeld = NonNullable<Integration['blocks']>[number] & { integration: string };
+export type BlockHeld = NonNullable<Integration['blocks']>[number] & { integration: string };
 
-const IntegrationBlock = builder.objectRef<BlockHeld>('IntegrationBlock').implement({
+export const IntegrationBlock = builder.objectRef<BlockHeld>('IntegrationBlock').implement({
   description: 'A block an integration adds to the editor.',
   fields: (t) => ({
     id: t.id({
