@@ -58,6 +58,7 @@ import {
 } from './integrations/delivery.js';
 import { integrationDevelopmentRoutes } from './integrations/development.js';
 import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
+import { installationTokenRoutes } from './integrations/installation-tokens.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -296,6 +297,7 @@ export function createPlatform({
       integrationDevelopmentRoutes(v1, { urlProblem: (url) => publishedEndpointProblem(url, allowPrivateUrls) });
       siteIntegrationRoutes(v1);
       spaceIntegrationBlockRoutes(v1);
+      installationTokenRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

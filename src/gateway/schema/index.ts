@@ -25,6 +25,7 @@ import './conversations.js';
 import './integrations.js';
 import './integration-development.js';
 import './integration-blocks.js';
+import './integration-tokens.js';
 import './teams.js';
 import './members.js';
 import './invites.js';

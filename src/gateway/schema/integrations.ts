@@ -1078,7 +1078,7 @@ declareMutation('installIntegration', {
 });
 
 /** The fields naming an installation: its global ID, or its platform id with `integrationName`. */
-const installationTarget = {
+export const installationTarget = {
   integrationName: inputField(
     'String',
     'Name of the integration; required when `installationId` is a platform id.',
@@ -1091,7 +1091,8 @@ const installationTarget = {
   ),
 };
 
-function resolveInstallation<T extends { integrationName?: string | null; installationId: string }>(
+/** The integration and platform id of an installation named by `installationTarget`, or the issue of a bad one. */
+export function resolveInstallation<T extends { integrationName?: string | null; installationId: string }>(
   value: T,
   ctx: z.RefinementCtx,
 ): Omit<T, 'integrationName' | 'installationId'> & { integrationName: string; installationId: string } {
