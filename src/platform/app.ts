@@ -53,8 +53,12 @@ import { ASSET_ROUTE } from './integrations/store.js';
 import {
   DEFAULT_DELIVERY_RETRY_BASE_MS,
   DEFAULT_DELIVERY_TIMEOUT_MS,
+  publishedEndpointProblem,
   registerIntegrations,
 } from './integrations/delivery.js';
+import { integrationDevelopmentRoutes } from './integrations/development.js';
+import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
+import { installationTokenRoutes } from './integrations/installation-tokens.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -290,7 +294,10 @@ export function createPlatform({
       conversationRoutes(v1);
       integrationRoutes(v1, { allowPrivateUrls });
       installationRoutes(v1);
+      integrationDevelopmentRoutes(v1, { urlProblem: (url) => publishedEndpointProblem(url, allowPrivateUrls) });
       siteIntegrationRoutes(v1);
+      spaceIntegrationBlockRoutes(v1);
+      installationTokenRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -9,6 +9,13 @@ import { visitorContentReader } from './sites/visitor-view.js';
 import { readSiteToken, siteTokenHolds } from './sites/visitors.js';
 import type { Db } from './store/db.js';
 import { storedContentReader } from './content/reader.js';
+import {
+  checkInstallationRoute,
+  InstallationAccess,
+  installationOfToken,
+  installationUser,
+  TOKEN_PREFIX,
+} from './integrations/installation-tokens.js';
 
 /** What a route handler knows about the caller. */
 export interface RequestContext {
@@ -53,7 +60,8 @@ export function bearerToken(header: string | string[] | undefined): string {
 
 /**
  * A `preHandler` hook that sets `request.ctx` from the bearer token: an API token's user, or the
- * visitor of a published site holding a site token. Routes whose pattern is in `open` (health
+ * visitor of a published site holding a site token, or an integration's installation holding an
+ * installation token (`integrations/installation-tokens.ts`). Routes whose pattern is in `open` (health
  * checks, signed downloads and uploads) need no token.
  */
 export function authenticate(db: Db, open: ReadonlySet<string>): (request: FastifyRequest) => Promise<void> {
@@ -67,6 +75,15 @@ export function authenticate(db: Db, open: ReadonlySet<string>): (request: Fasti
     const links = linksFor(origin);
     if (user) {
       request.ctx = { db, user, access: new Access(db, user), links, content: storedContent };
+      return;
+    }
+    // The short-lived token of an integration's installation: its reads alone.
+    if (token.startsWith(TOKEN_PREFIX)) {
+      const caller = installationOfToken(db, token);
+      if (!caller) throw new ApiError(401, 'Invalid or expired installation token');
+      checkInstallationRoute(request);
+      const user = installationUser(caller, new Date().toISOString());
+      request.ctx = { db, user, access: new InstallationAccess(db, user, caller), links, content: storedContent };
       return;
     }
     // Not an API token: perhaps the short-lived token of a site visitor (a JWT the platform signed).

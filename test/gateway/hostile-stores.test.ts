@@ -393,6 +393,8 @@ describe('the response cache follows permissions', () => {
       '/spaces/sp1/content/template',
       '/spaces/sp1/duplicate',
       '/spaces/sp1/git/import',
+      '/integrations/intg/installations/i1/tokens',
+      '/integrations/intg/dev',
     ];
     expect(access.filter((path) => !changesAccess(path))).toEqual([]);
     expect(content.filter(changesAccess)).toEqual([]);

@@ -66,7 +66,8 @@ const CHANGES_ACCESS: RegExp[] = [
   /^\/orgs\/[^/]+\/openapi\/[^/]+$/,
   /^\/spaces\/[^/]+(\/(move|transfer|restore|permissions)(\/.*)?)?$/,
   /^\/collections\/[^/]+(\/(move|transfer|permissions)(\/.*)?)?$/,
-  /^\/integrations\/[^/]+(\/installations(\/.*)?)?$/,
+  // A new installation token is a new caller: it changes what no one else reads.
+  /^\/integrations\/[^/]+(\/installations(?!\/[^/]+\/tokens$)(\/.*)?)?$/,
 ];
 
 /**

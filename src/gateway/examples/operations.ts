@@ -349,7 +349,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
-      'Integrations: those an organization can install, where each is installed, and on which spaces and sites it is enabled.',
+      'Integrations: those an organization can install, where each is installed, on which spaces and sites it is enabled, and the blocks the integrations installed on those spaces add to their editor.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Integrations($organizationId: ID!) {
   organization(id: $organizationId) {
@@ -363,7 +363,7 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
           nodes {
             status
             organization { title }
-            spaceInstallations(first: 5) { nodes { space { title } } }
+            spaceInstallations(first: 5) { nodes { space { title integrationBlocks { title integration { name } } } } }
             siteInstallations(first: 5) { nodes { site { title } } }
           }
         }

@@ -105,7 +105,7 @@ export const IntegrationEventNode = loadableNode<EventHeld>('IntegrationEvent', 
  * for the integration: the id resolves from `name` (its key) and no other field of the stub is
  * read, so the cast of the partial object is sound.
  */
-const integrationLink = (name: string, info: GraphQLResolveInfo) =>
+export const integrationLink = (name: string, info: GraphQLResolveInfo) =>
   linkTo(IntegrationNode, name, info, () => ({ id: name, name }) as Integration & { id: string });
 
 /** Primes integrations, and their owners when the answer embeds them whole. */
@@ -232,9 +232,9 @@ const EventTypeEnum = builder.enumType('IntegrationEventType', {
 });
 
 /** A block with the integration it belongs to: block ids are unique within one integration only. */
-type BlockHeld = NonNullable<Integration['blocks']>[number] & { integration: string };
+export type BlockHeld = NonNullable<Integration['blocks']>[number] & { integration: string };
 
-const IntegrationBlock = builder.objectRef<BlockHeld>('IntegrationBlock').implement({
+export const IntegrationBlock = builder.objectRef<BlockHeld>('IntegrationBlock').implement({
   description: 'A block an integration adds to the editor.',
   fields: (t) => ({
     id: t.id({
@@ -879,7 +879,8 @@ builder.objectFields(SiteRef, (t) => ({
 
 // --- Mutations ---------------------------------------------------------------------------------
 
-const integrationName = z
+/** An integration named by a client: its name, or its global ID. */
+export const integrationName = z
   .string()
   .trim()
   .min(1, 'must be 1 to 100 characters')
@@ -1077,7 +1078,7 @@ declareMutation('installIntegration', {
 });
 
 /** The fields naming an installation: its global ID, or its platform id with `integrationName`. */
-const installationTarget = {
+export const installationTarget = {
   integrationName: inputField(
     'String',
     'Name of the integration; required when `installationId` is a platform id.',
@@ -1090,7 +1091,8 @@ const installationTarget = {
   ),
 };
 
-function resolveInstallation<T extends { integrationName?: string | null; installationId: string }>(
+/** The integration and platform id of an installation named by `installationTarget`, or the issue of a bad one. */
+export function resolveInstallation<T extends { integrationName?: string | null; installationId: string }>(
   value: T,
   ctx: z.RefinementCtx,
 ): Omit<T, 'integrationName' | 'installationId'> & { integrationName: string; installationId: string } {

@@ -17,6 +17,7 @@ import { coveredTarget, findInstallation } from './installations.js';
 import { contentInstallationJson, installationJson, integrationJson, payloadJson } from './json.js';
 import { deliverySecret, signatureHeader } from './secrets.js';
 import { integrationById, secretsOf, type IntegrationRow } from './store.js';
+import { deliveryUrl } from './development.js';
 
 /**
  * Delivery of events to the endpoint an integration declares. Each event to deliver is a job
@@ -137,7 +138,9 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
   if (event?.status !== 'pending') return;
   const integration = integrationById(db, event.integration_id);
   if (!integration) return;
-  if (!integration.endpoint) {
+  // A tunnel of development mode, or the published endpoint.
+  const endpoint = deliveryUrl(db, integration, event.installation_id);
+  if (!endpoint) {
     appendTrace(
       db,
       event.id,
@@ -146,7 +149,7 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
     );
     return;
   }
-  const problem = endpointProblem(integration.endpoint, options.allowPrivateUrls);
+  const problem = endpointProblem(endpoint, options.allowPrivateUrls);
   if (problem) {
     appendTrace(db, event.id, [log('error', `Not delivered: the endpoint ${problem}`)]);
     throw new PermanentJobError('the endpoint is not allowed');
@@ -158,11 +161,11 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
     environment: environmentOf(db, integration, event, payload, links),
   });
   const secret = deliverySecret(db, event.installation_id ?? integration.id);
-  const shown = displayUrl(new URL(integration.endpoint));
+  const shown = displayUrl(new URL(endpoint));
   const started = Date.now();
   let outcome: string;
   try {
-    const { status } = await postUrl(integration.endpoint, {
+    const { status } = await postUrl(endpoint, {
       allowPrivate: options.allowPrivateUrls,
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
       body,

@@ -1,6 +1,7 @@
 import { onCurrentRevision } from '../content/current.js';
 import { newId, now, type PageWindow } from '../http.js';
 import type { Db } from '../store/db.js';
+import { deliveryUrl } from './development.js';
 import type { IntegrationRow } from './store.js';
 
 /**
@@ -62,12 +63,13 @@ export const log = (level: TraceLog['level'], message: string, timestamp = now()
  */
 export function recordEvent(
   db: Db,
-  integration: Pick<IntegrationRow, 'id' | 'endpoint'>,
+  integration: Pick<IntegrationRow, 'id' | 'owner_id' | 'endpoint'>,
   payload: EventPayload,
 ): string {
   const id = newId();
   const at = now();
-  const deliver = integration.endpoint !== null;
+  // A tunnel of development mode receives events without a published endpoint.
+  const deliver = deliveryUrl(db, integration, payload.installationId) !== null;
   const trace: TraceLog[] = [log('debug', `Event ${payload.type} recorded`, at)];
   if (!deliver) trace.push(log('info', 'The integration declares no endpoint: nothing to deliver', at));
   db.prepare(
