@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GatewayError } from '../errors.js';
+import { BadUserInputError, GatewayError } from '../errors.js';
 import * as op from '../upstream/contract/operations.js';
 import type { OrganizationInviteLink, User } from '../upstream/contract/types.js';
 import { listOf } from '../upstream/operation.js';
@@ -7,8 +7,8 @@ import { S } from '../upstream/contract/schemas.js';
 import { builder } from './kit/builder.js';
 import { listConnection, mapNodes } from './kit/connections.js';
 import { RoleEnum } from './kit/enums.js';
-import { compositeKey, platformKey, splitKey } from './kit/ids.js';
-import { linkTo, loadableNode, prime } from './kit/loaders.js';
+import { readOwnedId } from './kit/ids.js';
+import { linkTo, organizationNode, prime, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, restBody } from './kit/mutations.js';
 import { objectPayload, payloadType } from './kit/payloads.js';
 import { upstream } from './kit/upstream-cost.js';
@@ -22,17 +22,10 @@ import { UserNode } from './users.js';
  * profile and get a notifications token.
  */
 
-type InviteHeld = OrganizationInviteLink & { organizationId: string };
-
-const place = (raw: OrganizationInviteLink, organizationId: string): InviteHeld => ({ ...raw, organizationId });
-
-export const OrganizationInviteRef = loadableNode<InviteHeld>('OrganizationInvite', {
-  key: (invite) => compositeKey(invite.organizationId, invite.id),
-  load: async (key, ctx) => {
-    const [organizationId, inviteId] = splitKey(key, 2, 'OrganizationInvite') as [string, string];
-    return place(await ctx.api.read(op.getOrganizationInviteLink, { organizationId, inviteId }), organizationId);
-  },
-});
+export const OrganizationInviteRef = organizationNode<OrganizationInviteLink>(
+  'OrganizationInvite',
+  (organizationId, inviteId, ctx) => ctx.api.read(op.getOrganizationInviteLink, { organizationId, inviteId }),
+);
 
 /** The organization role an invite link gives (links to a space or a collection give a level there). */
 const roleOf = (invite: OrganizationInviteLink) => ('role' in invite ? invite.role : invite.level);
@@ -89,11 +82,7 @@ builder.objectFields(OrganizationNode, (t) => ({
           args,
           listOf(ctx.api, op.listOrganizationInviteLinks, { organizationId: o.id }, {}),
         );
-        return mapNodes(connection, (items) => {
-          const held = items.map((item) => place(item, o.id));
-          prime(OrganizationInviteRef, ctx, held);
-          return held;
-        });
+        return mapNodes(connection, (items) => primeInOrganization(OrganizationInviteRef, ctx, o.id, items));
       },
     },
     OrganizationInviteConnection,
@@ -110,9 +99,9 @@ const inviteIdField = inputField(
 
 /** The organization and invite platform ids of an input naming an invite by its global or platform id. */
 function inviteOf(input: { organizationId: string; inviteId: string }): { organizationId: string; inviteId: string } {
-  const key = platformKey(input.inviteId, 'OrganizationInvite');
-  if (key === input.inviteId.trim()) return { organizationId: input.organizationId, inviteId: key };
-  const [organizationId, inviteId] = splitKey(key, 2, 'OrganizationInvite') as [string, string];
+  const read = readOwnedId(input.inviteId, 'OrganizationInvite');
+  if (!read) throw new BadUserInputError('Not an id of a OrganizationInvite');
+  const { organizationId = input.organizationId, id: inviteId } = read;
   if (organizationId !== input.organizationId)
     throw new GatewayError('BAD_USER_INPUT', 'inviteId belongs to another organization than organizationId', {
       field: ['inviteId'],
@@ -177,8 +166,7 @@ declareMutation('createOrganizationInvite', {
         body: body as never,
       },
     );
-    const invite = place(data, i.organizationId);
-    prime(OrganizationInviteRef, ctx, [invite]);
+    const [invite] = primeInOrganization(OrganizationInviteRef, ctx, i.organizationId, [data]);
     return { invite };
   },
 });
@@ -196,8 +184,7 @@ declareMutation('updateOrganizationInvite', {
   run: async (i, ctx) => {
     const at = inviteOf(i);
     const { data } = await ctx.api.write(op.updateOrganizationInviteById, at, { body: { role: i.role ?? null } });
-    const invite = place(data, at.organizationId);
-    prime(OrganizationInviteRef, ctx, [invite]);
+    const [invite] = primeInOrganization(OrganizationInviteRef, ctx, at.organizationId, [data]);
     return { invite };
   },
 });
