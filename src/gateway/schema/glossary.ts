@@ -4,7 +4,7 @@ import type { GlossaryEntry, TranslationLanguage } from '../upstream/contract/ty
 import { listOf } from '../upstream/operation.js';
 import { builder } from './kit/builder.js';
 import { listConnection, mapNodes } from './kit/connections.js';
-import { readOwnedId } from './kit/ids.js';
+import { ownedIdInput } from './kit/ids.js';
 import { linkTo, organizationNode, primeInOrganization } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { payloadType } from './kit/payloads.js';
@@ -137,16 +137,7 @@ const OperationInput = inputObject('GlossaryOperationInput', {
     entryId: inputField(
       'ID',
       'The entry to update or remove: its platform id or global ID (not with INSERT).',
-      z
-        .string()
-        .trim()
-        .min(1, 'must be the id of a GlossaryEntry')
-        .transform((value, ctx) => {
-          const read = readOwnedId(value, 'GlossaryEntry');
-          if (!read) ctx.addIssue({ code: 'custom', message: 'must be the id of a GlossaryEntry' });
-          return read?.id ?? value;
-        })
-        .nullish(),
+      ownedIdInput('GlossaryEntry').nullish(),
     ),
     terms: inputField(
       [TermInput.type],
