@@ -2,11 +2,10 @@ import { z } from 'zod';
 import * as op from '../../upstream/contract/operations.js';
 import { writtenObject } from '../../upstream/answers.js';
 import { deleteOf } from '../../upstream/operation.js';
-import { compositeKey } from '../kit/ids.js';
 import { declareMutation, inputField, noNull, restBody } from '../kit/mutations.js';
-import { deletedPayload, deletionOf, objectPayload } from '../kit/payloads.js';
-import { externalLinkPayload, inSite, itemTarget, naming, siteAfter, siteRefInput } from './mutations.js';
-import { SiteExternalLinkRef } from './structure.js';
+import { deletionOf, objectPayload } from '../kit/payloads.js';
+import { deletedFromSite, externalLinkPayload, inSite, itemTarget, naming, siteRefInput } from './mutations.js';
+import { SiteExternalLinkRef, siteItemKey } from './structure.js';
 
 /**
  * External links of a docs site's structure: `addExternalLinkToSite`, `updateSiteExternalLink`
@@ -164,16 +163,11 @@ declareMutation('deleteSiteExternalLink', {
   input: 'The external link to delete.',
   fields: linkTarget,
   check: (input) => input.transform(inSite),
-  payload: (name) =>
-    deletedPayload<{ at: { organizationId: string; siteId: string } }>(
-      name,
-      'True when the link was deleted, false when it did not exist.',
-      (t) => ({ site: t.field(siteAfter('The site after the deletion, with its structure.')) }),
-    ),
+  payload: (name) => deletedFromSite(name, 'True when the link was deleted, false when it did not exist.'),
   run: async (i, ctx) => ({
     ...(await deletionOf(
       'SiteExternalLink',
-      compositeKey(i.organizationId, i.siteId, i.siteExternalLinkId.id),
+      siteItemKey({ ...i, id: i.siteExternalLinkId.id }),
       deleteOf(ctx.api, op.deleteSiteExternalLinkById, { ...i, siteExternalLinkId: i.siteExternalLinkId.id }),
     )),
     at: { organizationId: i.organizationId, siteId: i.siteId },

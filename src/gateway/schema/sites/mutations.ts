@@ -309,7 +309,8 @@ export const siteAfter = (description: string) => ({
     p.at ? siteLink(p.at.organizationId, p.at.siteId, info) : null,
 });
 
-const deletedFromSite = (name: string, description: string) =>
+/** The payload of a deletion under a site: `deleted`, and the site after it with its structure. */
+export const deletedFromSite = (name: string, description: string) =>
   deletedPayload<{ at: SiteAddress }>(name, description, (t) => ({
     site: t.field(siteAfter('The site after the deletion, with its structure.')),
   }));
