@@ -2,7 +2,7 @@ import type { ArgBuilder } from '@pothos/core';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import * as op from '../upstream/contract/operations.js';
-import type { ChangeRequest, Comment, CommentReply, EmojiReactions, User } from '../upstream/contract/types.js';
+import type { Comment, CommentReply, EmojiReactions, User } from '../upstream/contract/types.js';
 import { listOf, deleteOf, type ListFilters, type RestPages } from '../upstream/operation.js';
 import { builder, type SchemaTypesOf } from './kit/builder.js';
 import { listConnection, mapNodes, type ConnectionArgs } from './kit/connections.js';
@@ -21,7 +21,7 @@ import { DocumentPageNode, PageInterface } from './content/page.js';
 import { lightRevision, RevisionNode, revisionStub, treeIndex } from './content/revision.js';
 import { MemberNode, primeMembers } from './members.js';
 import { SpaceNode } from './spaces.js';
-import { ChangeRequestNode, changeRequestRef } from './change-requests/change-request.js';
+import { ChangeRequestNode, changeRequestLink, changeRequestRef } from './change-requests/change-request.js';
 import { UserNode } from './users.js';
 
 /**
@@ -282,14 +282,7 @@ CommentNode.implement({
       description: 'The change request it was posted in; null for a comment on the space’s own content.',
       extensions: upstream.link,
       resolve: (c, _a, _ctx, info) =>
-        c.changeRequestId
-          ? linkTo(
-              ChangeRequestNode,
-              compositeKey(c.spaceId, c.changeRequestId),
-              info,
-              () => ({ id: c.changeRequestId, space: c.spaceId }) as ChangeRequest,
-            )
-          : null,
+        c.changeRequestId ? changeRequestLink(c.spaceId, c.changeRequestId, info) : null,
     }),
     revision: t.field({
       type: RevisionNode,
@@ -909,14 +902,7 @@ const CommentsUpdateType = builder.objectRef<CommentsEvent>('CommentsUpdate').im
       description: 'The change request followed; null when it is the space’s own comments.',
       extensions: upstream.link,
       resolve: (e, _a, _ctx, info) =>
-        e.at.changeRequestId
-          ? linkTo(
-              ChangeRequestNode,
-              compositeKey(e.at.spaceId, e.at.changeRequestId),
-              info,
-              () => ({ id: e.at.changeRequestId, space: e.at.spaceId }) as ChangeRequest,
-            )
-          : null,
+        e.at.changeRequestId ? changeRequestLink(e.at.spaceId, e.at.changeRequestId, info) : null,
     }),
     totalCount: t.int({ description: 'How many top-level comments there are.', resolve: (e) => e.count }),
     comments: t.field({

@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import * as op from '../../upstream/contract/operations.js';
-import type { AgentConversation, ChangeRequest } from '../../upstream/contract/types.js';
+import type { AgentConversation } from '../../upstream/contract/types.js';
 import { deleteOf, listOf } from '../../upstream/operation.js';
 import { builder } from '../kit/builder.js';
 import { listConnection, mapNodes } from '../kit/connections.js';
-import { compositeKey } from '../kit/ids.js';
-import { linkTo } from '../kit/loaders.js';
 import { declareMutation, inputField } from '../kit/mutations.js';
 import { deletedPayload, payloadType } from '../kit/payloads.js';
 import { upstream } from '../kit/upstream-cost.js';
-import { ChangeRequestNode } from './change-request.js';
+import { ChangeRequestNode, changeRequestLink } from './change-request.js';
 import { afterWrite, requestField, resolveTarget, targetFields, type RequestAfter } from './target.js';
 
 /**
@@ -41,13 +39,7 @@ const AgentConversationType = builder.objectRef<ConversationHeld>('ChangeRequest
       type: ChangeRequestNode,
       description: 'The change request it was held in.',
       extensions: upstream.link,
-      resolve: (c, _a, _ctx, info) =>
-        linkTo(
-          ChangeRequestNode,
-          compositeKey(c.spaceId, c.changeRequestId),
-          info,
-          () => ({ id: c.changeRequestId, space: c.spaceId }) as ChangeRequest,
-        ),
+      resolve: (c, _a, _ctx, info) => changeRequestLink(c.spaceId, c.changeRequestId, info),
     }),
   }),
 });

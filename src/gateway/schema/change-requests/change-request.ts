@@ -1,3 +1,4 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { listConnection, type ConnectionArgs } from '../kit/connections.js';
 import type { GatewayContext } from '../../context.js';
 import { upstream } from '../kit/upstream-cost.js';
@@ -40,6 +41,10 @@ export const ChangeRequestNode = loadableNode<ChangeRequest>('ChangeRequest', {
     return getChangeRequest(ctx.api, spaceId, id);
   },
 });
+
+/** A link to the change request `id` of `spaceId`: its key, or a stub of both ids when nothing else is selected. */
+export const changeRequestLink = (spaceId: string, id: string, info: GraphQLResolveInfo) =>
+  linkTo(ChangeRequestNode, compositeKey(spaceId, id), info, () => ({ id, space: spaceId }) as ChangeRequest);
 
 export const ChangeRequestStatusEnum = restEnum('ChangeRequestStatus', 'Where a change request is in its life.', {
   draft: 'Being written; not yet submitted for review.',
