@@ -93,6 +93,29 @@ async function ok<T = any>(query: string, variables: Record<string, unknown> = {
 const STRUCTURE = `query($id: ID!) { node(id: $id) { ... on Site { structure { __typename
   ... on SiteSectionsStructure { sections { title siteSpaces { path draft space { title } } } } } } } }`;
 
+describe('duplicating a space', () => {
+  it('makes a copy its search finds at once, as any space whose revision moved', async () => {
+    const made = await ok(
+      `mutation($id: ID!) { duplicateSpace(input: { spaceId: $id }) { space { id title } userErrors { code } } }`,
+      { id: spaceId('Guide') },
+    );
+    const copy = made.data.duplicateSpace.space;
+    expect(copy.title).toBe('Guide (copy)');
+    const found = await ok(
+      `query($id: ID!) { node(id: $id) { ... on Space { search(query: "widget") { nodes { title } } } } }`,
+      {
+        id: copy.id,
+      },
+    );
+    // Both pages of Guide speak of the widget.
+    const titles = found.data.node.search.nodes.map((page: { title: string }) => page.title);
+    expect(titles.sort()).toEqual(['Configure', 'Install the widget']);
+    await ok(`mutation($id: ID!) { deleteSpace(input: { spaceId: $id }) { deleted userErrors { code } } }`, {
+      id: copy.id,
+    });
+  });
+});
+
 describe('duplicating a site space', () => {
   it('puts a copy of a variant right after it, in the same section, with its space copied', async () => {
     const original = siteSpaceOf(SITES.docs, 'Guide');

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { reindexSpace, setCurrentRevision } from '../content/current.js';
+import { setCurrentRevision } from '../content/current.js';
 import { requireTemplate, templateRevision } from '../change-requests/templates.js';
 import { conflict, parseBody } from '../http.js';
-import { duplicateSpace, insertSpace, loadSpace } from '../spaces/store.js';
+import { copyTitle, duplicateSpace, insertSpace, loadSpace } from '../spaces/store.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { siteSpaceJson } from './json.js';
@@ -31,15 +31,10 @@ import {
  * (a copied space has the same pages); `draft` makes it, and a new section, a draft.
  */
 
-/** The title of a copy, within the 50 characters of a space's title (as a duplicated space has). */
-const copyTitle = (title: string) => `${title.length > 43 ? title.slice(0, 43) : title} (copy)`;
-
 /** Copies a site space of `s` and its space; answers the new site space's id (in one transaction). */
 export function duplicateSiteSpace(db: Db, s: Structure, row: SiteSpaceRow, space: SpaceRow, draft: boolean): string {
   return db.transaction(() => {
     const copy = loadSpace(db, duplicateSpace(db, space, copyTitle(space.title)))!;
-    // The copy is searchable at once, as any space whose revision moved.
-    reindexSpace(db, copy.id, copy.revision);
     const alone = row.section_id !== null && variantsOf(s, row.section_id).length === 1;
     let id: string;
     if (alone) {

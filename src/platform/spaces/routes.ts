@@ -25,7 +25,15 @@ import { updateRow } from '../store/update.js';
 import { requireReviewersInOrg } from '../organizations/merge-rules.js';
 import { moveItem, requireTargetCollection } from '../tree/positions.js';
 import { rowsById, treeOrder } from '../tree/order.js';
-import { duplicateSpace, insertSpace, loadSpace, restoreSpace, softDeleteSpace, transferSpace } from './store.js';
+import {
+  copyTitle,
+  duplicateSpace,
+  insertSpace,
+  loadSpace,
+  restoreSpace,
+  softDeleteSpace,
+  transferSpace,
+} from './store.js';
 import {
   defaultLevelSchema,
   emojiSchema,
@@ -177,9 +185,7 @@ export function spaceRoutes(app: FastifyInstance): void {
     const { space } = access.requireSpace(request.params.spaceId);
     parseBody(emptyBody, request.body);
     access.requireDuplicateTarget(space);
-    // Keeps the copy within the 50-character title limit.
-    const title = `${space.title.length > 43 ? space.title.slice(0, 43) : space.title} (copy)`;
-    const id = duplicateSpace(db, space, title);
+    const id = duplicateSpace(db, space, copyTitle(space.title));
     const created = loadSpace(db, id)!;
     reply.code(201).header('location', `${links.api}/spaces/${id}`);
     return spaceJson(created, access.spaceRole(created), links);

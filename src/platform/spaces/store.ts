@@ -1,3 +1,4 @@
+import { reindexSpace } from '../content/current.js';
 import { revisionRoot, storeFirstRevision } from '../content/revisions.js';
 import { laterThan, newId, newSecret, now } from '../http.js';
 import type { SpaceRow } from '../rows.js';
@@ -109,9 +110,14 @@ export function duplicateSpace(db: Db, space: SpaceRow, title: string): string {
       id,
       space.id,
     );
+    // The copy is searchable at once, as any space whose revision moved.
+    reindexSpace(db, id, copyRevision);
   })();
   return id;
 }
+
+/** The title of a copy, within the 50 characters of a space's title. */
+export const copyTitle = (title: string) => `${title.length > 43 ? title.slice(0, 43) : title} (copy)`;
 
 /** Brings a deleted space back with `visibility`. */
 export function restoreSpace(db: Db, space: SpaceRow, visibility: string): void {
