@@ -1,3 +1,4 @@
+import { findOrganization } from '../organizations/store.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { atLeast, findMember, higher, type Role } from '../access.js';
@@ -329,9 +330,7 @@ export function organizationInviteRoutes(app: FastifyInstance): void {
 
   app.post<{ Params: InviteParams }>('/orgs/:organizationId/invites/:inviteId', async (request) => {
     const { db, user } = request.ctx;
-    const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(request.params.organizationId) as
-      | OrganizationRow
-      | undefined;
+    const org = findOrganization(db, request.params.organizationId);
     if (!org) throw notFound('Organization');
     joinWithInvite(db, org, request.params.inviteId, user);
     return {};

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, booleanParam, parseQuery } from '../http.js';
-import { findOrganization } from '../organizations/store.js';
 import { siteRootUrl } from './store.js';
 import { siteOf, type SiteParams } from './requests.js';
 import { parseRison, RisonError, MAX_RISON_LENGTH } from './rison.js';
@@ -64,7 +63,7 @@ export function sitePreviewRoutes(app: FastifyInstance): void {
     const draft = query.draft ?? true;
     const claims = claimsOf(query.claims);
     const { row, section } = previewedSiteSpace(s, query.siteSpace, draft);
-    const root = siteRootUrl(s.site, findOrganization(db, org.id)!, links);
+    const root = siteRootUrl(s.site, org, links);
     let url: URL;
     if (query.target !== undefined) {
       const target = URL.parse(query.target);
