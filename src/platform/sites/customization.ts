@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { atLeast, type Role } from '../access.js';
+import { atLeast } from '../access.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageIndex } from '../content/pages.js';
 import { LANGUAGES } from '../contract/enums.js';
@@ -9,8 +9,9 @@ import type { FontRow } from '../fonts/store.js';
 import { badRequest, now, overLimit, parseBody, sendDeleted } from '../http.js';
 import type { Links } from '../links.js';
 import { declareTables, type Db } from '../store/db.js';
-import { requireSite, touchSite, type SiteRow } from './store.js';
-import { loadStructure, requireSiteSpace, type SiteSpaceRow, type Structure } from './structure.js';
+import { siteOf, type SiteParams } from './requests.js';
+import { touchSite, type SiteRow } from './store.js';
+import { requireSiteSpace, type SiteSpaceRow, type Structure } from './structure.js';
 
 /**
  * The customization of a docs site (`SiteCustomizationSettings`): what its readers see of its
@@ -552,7 +553,6 @@ export function publishedCustomizations(db: Db, links: Links, s: Structure) {
 // Routes
 // ---------------------------------------------------------------------------------------------
 
-type SiteParams = { organizationId: string; siteId: string };
 type SiteSpaceParams = SiteParams & { siteSpaceId: string };
 
 /**
@@ -560,18 +560,10 @@ type SiteSpaceParams = SiteParams & { siteSpaceId: string };
  * AI instructions), site admins (the organization's admins) change it.
  */
 export function siteCustomizationRoutes(app: FastifyInstance): void {
-  const siteOf = (request: FastifyRequest, params: SiteParams, min: Role) => {
-    const { access, db } = request.ctx;
-    const org = access.requireOrg(params.organizationId, min);
-    const site = requireSite(db, org.id, params.siteId);
-    const admin = atLeast(access.orgRole(org.id) ?? null, 'admin');
-    return { site, s: loadStructure(db, site), admin };
-  };
-
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/customization', async (request) => {
-    const { site, admin } = siteOf(request, request.params, 'read');
+    const { site, role } = siteOf(request, request.params, 'read');
     const { db, links } = request.ctx;
-    return shown(db, links, site.org_id, siteSettings(db, site), admin);
+    return shown(db, links, site.org_id, siteSettings(db, site), atLeast(role, 'admin'));
   });
 
   app.put<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/customization', async (request) => {
@@ -589,10 +581,10 @@ export function siteCustomizationRoutes(app: FastifyInstance): void {
   const siteSpacePath = '/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/customization';
 
   app.get<{ Params: SiteSpaceParams }>(siteSpacePath, async (request) => {
-    const { site, s, admin } = siteOf(request, request.params, 'read');
+    const { site, s, role } = siteOf(request, request.params, 'read');
     const row = requireSiteSpace(s, request.params.siteSpaceId);
     const { db, links } = request.ctx;
-    return shown(db, links, site.org_id, siteSpaceSettings(db, s, row), admin);
+    return shown(db, links, site.org_id, siteSpaceSettings(db, s, row), atLeast(role, 'admin'));
   });
 
   app.patch<{ Params: SiteSpaceParams }>(siteSpacePath, async (request) => {
