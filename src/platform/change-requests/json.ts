@@ -1,24 +1,8 @@
 import type { Links } from '../links.js';
 import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
-import { userJson } from '../users/json.js';
-import { findUserById } from '../users/store.js';
+import { deletedUser, userById, userOrDeleted } from '../users/json.js';
 import { type ChangeRequestRow, isOutdated, type RequestedReviewerRow, type ReviewRow } from './store.js';
-
-/** A user's JSON by id, or undefined for a user that no longer exists. */
-function userById(db: Db, links: Links, userId: string | null): ReturnType<typeof userJson> | undefined {
-  if (!userId) return undefined;
-  const user = findUserById(db, userId);
-  return user ? userJson(user, links) : undefined;
-}
-
-/** A deleted user, where the API needs a user. */
-const ghost = (links: Links) => ({
-  object: 'user' as const,
-  id: 'deleted-user',
-  displayName: 'Deleted user',
-  urls: { location: `${links.api}/users/deleted-user` },
-});
 
 /** The API shape of a change request. */
 export function changeRequestJson(db: Db, request: ChangeRequestRow, space: SpaceRow, links: Links) {
@@ -31,11 +15,11 @@ export function changeRequestJson(db: Db, request: ChangeRequestRow, space: Spac
     status: request.status,
     subject: request.subject,
     ...(request.description ? { description: JSON.parse(request.description) as unknown } : {}),
-    createdBy: userById(db, links, request.created_by) ?? ghost(links),
+    createdBy: userOrDeleted(db, links, request.created_by),
     createdAt: request.created_at,
     updatedAt: request.updated_at,
     ...(request.status === 'merged' && request.merged_at
-      ? { mergedBy: mergedBy ?? ghost(links), mergedAt: request.merged_at }
+      ? { mergedBy: mergedBy ?? deletedUser(links), mergedAt: request.merged_at }
       : {}),
     space: space.id,
     revision: request.revision,
@@ -62,7 +46,7 @@ export function reviewJson(
     object: 'change-request-review' as const,
     id: review.id,
     revision: review.revision,
-    reviewer: userById(db, links, review.reviewer_id) ?? ghost(links),
+    reviewer: userOrDeleted(db, links, review.reviewer_id),
     ...(requestedBy ? { requestedBy } : {}),
     status: review.status,
     outdated: !current.has(review.id),
@@ -77,9 +61,9 @@ export function requestedReviewerJson(db: Db, row: RequestedReviewerRow, links: 
   return {
     object: 'change-request-requested-reviewer' as const,
     kind: 'user' as const,
-    user: userById(db, links, row.user_id) ?? ghost(links),
+    user: userOrDeleted(db, links, row.user_id),
     revision: row.revision,
-    requestedBy: userById(db, links, row.requested_by) ?? ghost(links),
+    requestedBy: userOrDeleted(db, links, row.requested_by),
     createdAt: row.created_at,
   };
 }
@@ -89,7 +73,7 @@ function reviewComment(db: Db, review: ReviewRow, request: ChangeRequestRow, spa
   return {
     object: 'comment' as const,
     id: `review-${review.id}`,
-    postedBy: userById(db, links, review.reviewer_id) ?? ghost(links),
+    postedBy: userOrDeleted(db, links, review.reviewer_id),
     postedAt: review.created_at,
     reactions: [],
     replies: 0,

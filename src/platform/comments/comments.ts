@@ -25,7 +25,7 @@ import { declareTables, type Db } from '../store/db.js';
 import { getDocument, loadRevision } from '../content/revisions.js';
 import { pageIndex } from '../content/pages.js';
 import { parseMarkdownOffThread } from '../content/markdown-parser.js';
-import { userJson } from '../users/json.js';
+import { userOrDeleted } from '../users/json.js';
 import { memberJson } from '../members/json.js';
 import { CONDITIONAL } from '../conditional.js';
 import { recordContribution, requireChangeRequest } from '../change-requests/store.js';
@@ -428,27 +428,14 @@ function targetRevision(db: Db, thread: Thread, row: CommentRow, seen: Map<strin
 // Serializers
 // ---------------------------------------------------------------------------------------------
 
-/** A user's JSON by id; a deleted user where the API needs one. */
-function userOf(db: Db, links: Links, userId: string | null) {
-  const user = userId ? (db.prepare('SELECT * FROM users WHERE id = ?').get(userId) as UserRow | undefined) : undefined;
-  return user
-    ? userJson(user, links)
-    : {
-        object: 'user' as const,
-        id: 'deleted-user',
-        displayName: 'Deleted user',
-        urls: { location: `${links.api}/users/deleted-user` },
-      };
-}
-
 function reactionsJson(db: Db, links: Links, subjectId: string) {
   const rows = db
     .prepare('SELECT * FROM comment_reactions WHERE subject_id = ? ORDER BY reacted_at, rowid')
     .all(subjectId) as Array<{ emoji: string; user_id: string; reacted_at: string }>;
-  const byEmoji = new Map<string, Array<{ user: ReturnType<typeof userOf>; reactedAt: string }>>();
+  const byEmoji = new Map<string, Array<{ user: ReturnType<typeof userOrDeleted>; reactedAt: string }>>();
   for (const row of rows) {
     const users = byEmoji.get(row.emoji) ?? [];
-    users.push({ user: userOf(db, links, row.user_id), reactedAt: row.reacted_at });
+    users.push({ user: userOrDeleted(db, links, row.user_id), reactedAt: row.reacted_at });
     byEmoji.set(row.emoji, users);
   }
   return [...byEmoji].map(([emoji, users]) => ({ emoji, count: users.length, users }));
@@ -486,7 +473,7 @@ export function commentJson(s: Serializing, thread: Thread, row: CommentRow) {
   return {
     object: 'comment' as const,
     id: row.id,
-    postedBy: userOf(db, links, row.posted_by),
+    postedBy: userOrDeleted(db, links, row.posted_by),
     postedAt: row.posted_at,
     ...(row.edited_at ? { editedAt: row.edited_at } : {}),
     reactions: reactionsJson(db, links, row.id),
@@ -494,7 +481,7 @@ export function commentJson(s: Serializing, thread: Thread, row: CommentRow) {
     repliers: [...repliers.values()].map((r) => ({
       updatedAt: r.updatedAt,
       count: r.count,
-      user: userOf(db, links, r.userId),
+      user: userOrDeleted(db, links, r.userId),
     })),
     body: bodyJson(row.body, s.format),
     target: {
@@ -506,7 +493,11 @@ export function commentJson(s: Serializing, thread: Thread, row: CommentRow) {
       ...(row.table_cell ? { tableCell: JSON.parse(row.table_cell) as { record: string; definition: string } } : {}),
     },
     ...(row.resolved_at
-      ? { status: 'resolved' as const, resolvedAt: row.resolved_at, resolvedBy: userOf(db, links, row.resolved_by) }
+      ? {
+          status: 'resolved' as const,
+          resolvedAt: row.resolved_at,
+          resolvedBy: userOrDeleted(db, links, row.resolved_by),
+        }
       : { status: 'open' as const }),
     urls: { location: `${links.api}${thread.path}/${row.id}` },
     permissions: permissionsOf(s, thread, row.posted_by),
@@ -518,7 +509,7 @@ export function replyJson(s: Serializing, thread: Thread, row: ReplyRow) {
   return {
     object: 'comment-reply' as const,
     id: row.id,
-    postedBy: userOf(db, links, row.posted_by),
+    postedBy: userOrDeleted(db, links, row.posted_by),
     postedAt: row.posted_at,
     ...(row.edited_at ? { editedAt: row.edited_at } : {}),
     reactions: reactionsJson(db, links, row.id),
