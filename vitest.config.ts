@@ -30,8 +30,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // Checks of the whole run: every operation answered and reached through the graph by some test.
-    globalSetup: ['test/suite-checks.ts'],
+    // The build the spawned processes run (a no-op when it is current), then the checks of the whole run: every
+    // operation answered and reached through the graph by some test.
+    globalSetup: ['test/global-build.ts', 'test/suite-checks.ts'],
     // Each file starts its own platform on a temporary SQLite file; two workers fit two cores.
     pool: 'forks',
     maxWorkers: 2,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { Cluster } from '../src/cluster/cluster.js';
 import { loadConfig } from '../src/config.js';
+import { buildDist, importBuilt } from '../test/fixtures/built.js';
 import { freePort } from '../test/fixtures/ports.js';
 import { percentile } from '../test/fixtures/stats.js';
 
@@ -18,16 +19,15 @@ import { percentile } from '../test/fixtures/stats.js';
  * - what the shared response cache saves on a dashboard repeated through the balancer, whichever
  *   replica serves it.
  *
- *   npm run build && npx tsx bench/cluster.ts     (BENCH_SMOKE=1: on the sources, a few requests)
+ *   npx tsx bench/cluster.ts     (builds `dist/` when it is stale; BENCH_SMOKE=1: a few requests)
  */
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const SECONDS = SMOKE ? 0.5 : Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SEQUENTIAL = SMOKE ? 20 : 1000;
 const REPLICAS = SMOKE ? [1, 2] : [1, 2, 3];
-const { startCluster } = (await import(
-  SMOKE ? '../src/cluster/cluster.js' : '../dist/cluster/cluster.js'
-)) as typeof import('../src/cluster/cluster.js');
+buildDist();
+const { startCluster } = await importBuilt<typeof import('../src/cluster/cluster.js')>('cluster/cluster.js');
 
 const READ = 'query BenchSpace($id: ID!) { space(id: $id) { title organization { title } } }';
 const DASHBOARD = `query BenchDashboard {

@@ -8,6 +8,7 @@ import { createBrotliCompress, createDeflate, constants } from 'node:zlib';
 import { freePort } from '../test/fixtures/ports.js';
 import { doublingRefs, woff1File, woff2File } from '../test/fixtures/hostile-corpus.js';
 import { percentile } from '../test/fixtures/stats.js';
+import { buildDist } from '../test/fixtures/built.js';
 
 /**
  * `npx tsx bench/hardening-inputs.ts`: small hostile inputs that cost the embedded platform far
@@ -29,6 +30,8 @@ import { percentile } from '../test/fixtures/stats.js';
  * `BENCH_OPENAPI_WAIT_S` (default 120) bounds the wait for a processing.
  */
 const SOURCE = resolve(process.env.BENCH_SOURCE ?? '.');
+// The platform's process runs the build of that checkout (a no-op when its `dist/` is current).
+buildDist(SOURCE);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const OPENAPI_WAIT_MS = Number(process.env.BENCH_OPENAPI_WAIT_S ?? 120) * 1000;
 const ORG = 'acme';
@@ -43,7 +46,7 @@ interface Platform {
 async function startPlatform(): Promise<Platform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hardening-bench-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/platform/main.js'], {
     cwd: SOURCE,
     env: {
       ...process.env,

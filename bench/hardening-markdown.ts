@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { buildDist } from '../test/fixtures/built.js';
 import { freePort } from '../test/fixtures/ports.js';
 import { percentile } from '../test/fixtures/stats.js';
 
 /**
  * `npx tsx bench/hardening-markdown.ts`: big page bodies against `npm start` (the compiled
- * `dist/main.js`, built first when the sources changed; a smoke run, `BENCH_SMOKE=1`, runs
- * `src/main.ts` without a build): the gateway with a 192 MB heap, the embedded platform in its
+ * `dist/main.js`, built first when the sources changed): the gateway with a 192 MB heap, the embedded platform in its
  * own process with its default heap, demo data (CPU and RSS are the platform process's), each
  * case while a client reads `{ viewer { id } }` through the gateway without pause:
  *
@@ -30,10 +30,8 @@ import { percentile } from '../test/fixtures/stats.js';
  * BENCH_ROOT runs another checkout of the project (to measure before a change).
  */
 const ROOT = resolve(process.env.BENCH_ROOT ?? '.');
-/** A smoke run (inside `npm test`) checks the answers from the TypeScript sources, with no build. */
-const SMOKE = process.env.BENCH_SMOKE === '1';
 // What `npm start` runs, with its demo data ready to copy (as `npm ci` leaves it); a no-op when `dist/` is up to date.
-if (!SMOKE) execFileSync(process.execPath, ['src/build.mjs', '--demo-template'], { cwd: ROOT, stdio: 'inherit' });
+buildDist(ROOT);
 /** Targets of the 25,000-paragraph page (`rest-25k`), printed beside what was measured. */
 const TARGET = { seconds: 1, rssMb: 50 };
 const HEAP_MB = Number(process.env.GATEWAY_HEAP_MB ?? 192);
@@ -69,9 +67,7 @@ async function startServiceOn(dataDir: string, port: number, platformPort: numbe
   const child = spawn(
     process.execPath,
     // The heap is the gateway's: its supervisor gives it GATEWAY_HEAP_MB (a checkout from before takes the flag).
-    SMOKE
-      ? [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(ROOT, 'src/main.ts')]
-      : ['--enable-source-maps', `--max-old-space-size=${HEAP_MB}`, join(ROOT, 'dist/main.js')],
+    ['--enable-source-maps', `--max-old-space-size=${HEAP_MB}`, join(ROOT, 'dist/main.js')],
     {
       cwd: ROOT,
       env: {

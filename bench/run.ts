@@ -15,6 +15,7 @@ import { COST_DASHBOARD } from '../test/fixtures/dashboards.js';
 import { createGateway } from '../src/gateway/http/server.js';
 import { RestClient, type Exchange } from '../src/gateway/upstream/client.js';
 import { criticalPath } from '../src/gateway/upstream/critical-path.js';
+import { buildDist } from '../test/fixtures/built.js';
 import { freePort } from '../test/fixtures/ports.js';
 import { supervisedProcess } from '../test/fixtures/processes.js';
 import { percentile } from '../test/fixtures/stats.js';
@@ -38,18 +39,16 @@ import { percentile } from '../test/fixtures/stats.js';
  * Every answer is checked, so a fast wrong answer fails the run.
  */
 /**
- * BENCH_SMOKE=1: every section with a few rounds, on the sources (no build), every answer still
- * checked; its figures mean nothing. `npm test` runs it (test/bench-smoke.test.ts) so the bench
- * cannot break unnoticed.
+ * BENCH_SMOKE=1: every section with a few rounds, every answer still checked; its figures mean
+ * nothing. `npm test` runs it (test/bench-smoke.test.ts) so the bench cannot break unnoticed.
  */
 const SMOKE = process.env.BENCH_SMOKE === '1';
 /** A number of rounds or requests: `full`, or `smoke` of them in a smoke run. */
 const scaled = (full: number, smoke = 2) => (SMOKE ? Math.min(full, smoke) : full);
 /** The upstream delays a section measures at: all of them, or the first alone in a smoke run (the same code runs at each). */
 const delays = (all: number[]) => (SMOKE ? all.slice(0, 1) : all);
-/** How node runs a compiled entry point (`dist/….js`): the compiled file, or its source in a smoke run. */
-const entry = (compiled: string) =>
-  SMOKE ? ['--import', 'tsx', compiled.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts')] : [compiled];
+// The processes it starts run the build, smoke runs too (a no-op when `dist/` is current).
+buildDist();
 
 const DELAY = Number(process.env.BENCH_DELAY_MS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? scaled(30));
@@ -71,7 +70,7 @@ async function startPlatformProcess(
   delayMs: number,
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--enable-source-maps', ...entry('dist/platform/main.js')], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/platform/main.js'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -489,7 +488,7 @@ async function startGatewayProcess(
 ): Promise<{ url: string; pid: number; readyMs: number; stop(): Promise<void> }> {
   const port = await freePort();
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...entry('dist/main.js')], {
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), 'dist/main.js'], {
     env: {
       ...process.env,
       UPSTREAM_URL: upstreamUrl,
@@ -1854,5 +1853,12 @@ const chosen = Object.entries(sections).filter(([name]) => !only || only.include
 console.log(
   `# bench/run.ts on ${revision()}, Node ${process.version}, ${cpus().length} CPUs${SMOKE ? ', smoke run' : ''}`,
 );
-for (const [, section] of chosen) await section();
+// Each section's wall time, so that a slow smoke run (inside `npm test`) says which section to shrink.
+const took: string[] = [];
+for (const [name, section] of chosen) {
+  const started = performance.now();
+  await section();
+  took.push(`${name} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+console.log(`\nSections took: ${took.join(', ')}.`);
 console.log(`\nSections run: ${chosen.map(([name]) => name).join(', ')}.`);

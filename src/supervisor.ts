@@ -239,13 +239,33 @@ export class Supervisor {
 /**
  * Node options of the child: this process's own (source maps, the tsx loader under `npm run
  * dev`) without its heap limit or debugger, then the child's heap limit; tsx is loaded for a
- * `.ts` entry when this process was not started through it.
+ * `.ts` entry when this process was not started through it, and left out for a compiled one (a
+ * script run through tsx starting `dist/`): tsx's loader would read the bundle again, with the
+ * child's heap (a platform of 256 MB ran out of it before it was ready).
  */
 function childExecArgv(entry: string, heapMb: number): string[] {
-  const inherited = process.execArgv.filter((arg) => !/^--(max-old-space-size|inspect)/.test(arg));
+  const own = process.execArgv.filter((arg) => !/^--(max-old-space-size|inspect)/.test(arg));
+  const inherited = entry.endsWith('.ts') ? own : withoutTsx(own);
   const tsx = entry.endsWith('.ts') && !inherited.some((arg) => arg.includes('tsx')) ? ['--import', 'tsx'] : [];
   const young = inherited.some((arg) => arg.startsWith('--max-semi-space-size')) ? [] : [YOUNG_GENERATION];
   return [...inherited, ...tsx, ...young, `--max-old-space-size=${heapMb}`];
+}
+
+/** Node options without those that load tsx: `--import tsx`, and tsx's own `--require`/`--import` of its files. */
+export function withoutTsx(args: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    const loads = /^--(import|require|loader|experimental-loader)(=|$)/.exec(arg);
+    if (!loads) {
+      kept.push(arg);
+      continue;
+    }
+    const value = loads[2] === '=' ? arg.slice(arg.indexOf('=') + 1) : args[index + 1];
+    if (loads[2] !== '=') index += 1;
+    if (!/(^|[/\\])tsx([/\\]|$)/.test(value ?? '')) kept.push(...(loads[2] === '=' ? [arg] : [arg, value!]));
+  }
+  return kept;
 }
 
 /**

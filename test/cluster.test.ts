@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type Cluster } from '../src/cluster/cluster.js';
+import type { Cluster } from '../src/cluster/cluster.js';
 import { loadConfig } from '../src/config.js';
 import { startTestPlatform, type TestPlatform } from './fixtures/platform.js';
+import { importBuilt } from './fixtures/built.js';
 import { freePort } from './fixtures/ports.js';
 import { until } from './fixtures/wait.js';
 
@@ -20,10 +21,14 @@ const log: string[] = [];
 
 /**
  * How long a start or a test of the cluster may take before it counts as hung: a guard, not a
- * bound. Each waits on HAProxy's checks and on gateways started through tsx: seconds alone,
- * several times that on a busy machine.
+ * bound. Each waits on HAProxy's checks and on gateways starting: seconds alone, several times
+ * that on a busy machine.
  */
 const CLUSTER_GUARD_MS = 300_000;
+
+// The compiled cluster, as `npm run cluster` runs it (the suite builds `dist/` first): its replicas
+// start from the bundles, not through tsx, each a second or more of compiling the sources.
+const { startCluster } = await importBuilt<typeof import('../src/cluster/cluster.js')>('cluster/cluster.js');
 
 beforeAll(async () => {
   platform = await startTestPlatform();

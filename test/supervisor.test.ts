@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Supervisor, exitCause, type ReadyMessage } from '../src/supervisor.js';
+import { Supervisor, exitCause, type ReadyMessage, withoutTsx } from '../src/supervisor.js';
 
 const entry = new URL('./fixtures/supervised-child.ts', import.meta.url);
 
@@ -97,5 +97,26 @@ describe('the supervisor', () => {
         '\n<--- Last few GCs --->\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n',
       ),
     ).toBe('killed by SIGABRT, heap limit reached');
+  });
+});
+
+describe("a compiled child's node options", () => {
+  it("leave out tsx's loader, however it was given, and keep every other option", () => {
+    // As `npx tsx script.ts` starts node, then as `node --import tsx` does.
+    const viaCli = [
+      '--require',
+      '/app/node_modules/tsx/dist/preflight.cjs',
+      '--import',
+      'file:///app/node_modules/tsx/dist/loader.mjs',
+      '--enable-source-maps',
+    ];
+    expect(withoutTsx(viaCli)).toEqual(['--enable-source-maps']);
+    expect(withoutTsx(['--import', 'tsx', '--import=tsx', '--cpu-prof'])).toEqual(['--cpu-prof']);
+    // A loader of something else stays.
+    expect(withoutTsx(['--import', './otel.mjs', '--require=./tsx-like.cjs'])).toEqual([
+      '--import',
+      './otel.mjs',
+      '--require=./tsx-like.cjs',
+    ]);
   });
 });

@@ -14,6 +14,7 @@ import { type GraphiQLPageOptions, graphiqlOptionsOf } from '../fixtures/graphiq
 import { seededTemplate, startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
 import { until } from '../fixtures/wait.js';
+import { NPM_START_ARGS } from '../fixtures/built.js';
 
 const TOKENS = { 'ada@acme.test': 'token-of-ada', 'ben@acme.test': 'token-of-ben' };
 
@@ -259,7 +260,7 @@ afterAll(() => {
 
 /** `npm run dev` as a process, with `env`; resolves once it printed the line it prints when it listens. */
 async function startGatewayProcess(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, NPM_START_ARGS, {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,6 +13,7 @@ import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
 import { subscribe } from '../fixtures/subscriptions.js';
 import { until } from '../fixtures/wait.js';
+import { NPM_START_ARGS } from '../fixtures/built.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** Every platform request takes this long: an operation of two levels is in flight for twice it. */
@@ -23,7 +24,7 @@ let proxy: FaultyUpstream;
 
 /**
  * How long a test that starts a gateway's process may take before it counts as hung: a guard,
- * not a bound. A start through tsx takes seconds alone, several times that on a busy machine.
+ * not a bound. A start takes a second or two alone, several times that on a busy machine.
  */
 const PROCESS_GUARD_MS = 180_000;
 
@@ -47,7 +48,7 @@ afterAll(async () => {
 async function startGatewayProcess(env: Record<string, string>) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, NPM_START_ARGS, {
     cwd: projectRoot,
     env: { ...process.env, PORT: String(port), UPSTREAM_URL: platform.url, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

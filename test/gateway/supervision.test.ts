@@ -12,6 +12,7 @@ import { addOrg } from '../fixtures/org.js';
 import { startTestPlatform } from '../fixtures/platform.js';
 import { freePort } from '../fixtures/ports.js';
 import { supervisedProcess } from '../fixtures/processes.js';
+import { NPM_START_ARGS } from '../fixtures/built.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** The organization the tests write to. */
@@ -36,7 +37,7 @@ interface Readiness {
   process?: { state: string; pid?: number; restarts: number; lastExit?: string };
 }
 
-/** `npm start`'s entry as `npm run dev` runs it (`src/main.ts` through tsx), and what it printed. */
+/** `npm start`'s entry as `npm start` runs it (the compiled `dist/main.js`), and what it printed. */
 interface Started {
   child: ChildProcess;
   url: string;
@@ -57,9 +58,9 @@ afterAll(() => {
   for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** Spawns `src/main.ts` on a port of its own; resolves once it printed its start-up lines (the gateway listens). */
+/** Spawns `dist/main.js` on a port of its own; resolves once it printed its start-up lines (the gateway listens). */
 async function startNpmStart(env: Record<string, string>, { detached = false } = {}): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, NPM_START_ARGS, {
     cwd: projectRoot,
     // A process group of its own, for a signal to all of it.
     detached,
@@ -133,7 +134,7 @@ async function ended(pids: number[]): Promise<void> {
 
 /**
  * How long a test that starts `npm start` may take before it counts as hung: a guard, not a bound.
- * A start (three processes through tsx) takes a few seconds alone, several times that on a busy machine.
+ * A start (three processes) takes a second or two alone, several times that on a busy machine.
  */
 const PROCESS_GUARD_MS = 180_000;
 
@@ -384,7 +385,7 @@ describe('npm start on a busy PORT', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      const child = spawn(process.execPath, NPM_START_ARGS, {
         cwd: projectRoot,
         env: {
           ...process.env,

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrg, addUser } from '../fixtures/org.js';
 import { startTestPlatform } from '../fixtures/platform.js';
+import { PLATFORM_START_ARGS } from '../fixtures/built.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,16 +27,16 @@ const running = new Set<PlatformProcess>();
 
 /**
  * How long a test with process starts may take before it counts as hung: a guard, not a bound.
- * Each start loads the platform through tsx: a few seconds quiet, several times that on a busy machine.
+ * Each start loads the compiled platform: a second quiet, several times that on a busy machine.
  */
 const START_GUARD_MS = 180_000;
 
 /**
- * Starts `src/platform/main.ts` as its own process without the demo data, on a port the system picks, and waits
+ * Starts `dist/platform/main.js` as its own process without the demo data, on a port the system picks, and waits
  * for the line it prints once it listens.
  */
 async function launch(dataDir: string): Promise<PlatformProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+  const child = spawn(process.execPath, PLATFORM_START_ARGS, {
     cwd: projectRoot,
     env: {
       ...process.env,
