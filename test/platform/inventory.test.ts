@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform } from '../../src/platform/app.js';
 import { openDatabase } from '../../src/platform/store/db.js';
 import { OPERATIONS } from '../../src/gateway/upstream/contract/operations.js';
-import { NOT_IN_GRAPH, servedOperations } from '../fixtures/operations.js';
+import { NOT_IN_GRAPH, servedOperations, underApi } from '../fixtures/operations.js';
 import type { LedgerPart } from '../fixtures/ledger.js';
 import { suiteProblems } from '../suite-checks.js';
 
@@ -75,7 +75,7 @@ describe('the suite checks (test/suite-checks.ts)', () => {
     );
     const answers = Object.fromEntries(
       app.registeredRoutes
-        .filter(({ method, url }) => method !== 'HEAD' && url.startsWith('/v1/'))
+        .filter(({ method, url }) => method !== 'HEAD' && underApi(url))
         .map(({ method, url }) => `${method} ${url}`)
         .filter((route) => route !== except.unanswered)
         .map((route) => [route, { succeeded: true, reachedByGateway: !left.has(route) && route !== except.unreached }]),
