@@ -44,8 +44,19 @@ afterAll(async () => {
 });
 
 /** Runs an operation through the cached gateway (as ada, or as `as`): its body and the platform's request count. */
-const run = (query: string, variables: Record<string, unknown> = {}, as?: keyof typeof users) =>
-  postGraphQL(gateway, platform, { query, variables }, as ? { authorization: `Bearer ${users[as].token}` } : {});
+async function run(query: string, variables: Record<string, unknown> = {}, as?: keyof typeof users) {
+  const answer = await postGraphQL(
+    gateway,
+    platform,
+    { query, variables },
+    as ? { authorization: `Bearer ${users[as].token}` } : {},
+  );
+  // The cost model counts what the platform received, within its static bound.
+  const cost = answer.body.extensions.cost;
+  expect(cost.upstreamRequests).toBe(answer.upstream);
+  if (!cost.estimated) expect(cost.upstreamRequests).toBeLessThanOrEqual(cost.maxUpstreamRequests);
+  return answer;
+}
 
 const teamGid = () => encodeGlobalID('Team', `oak/${writers}`);
 

@@ -128,6 +128,15 @@ describe('space grants', () => {
     expect((await p.api('GET', `/spaces/${S.top}/permissions/teams`)).body.count).toBe(0);
   });
 
+  it('refuses an invite of more ids than one write takes, naming the limit', async () => {
+    const many = Array.from({ length: 1001 }, (_, i) => `user-${i}`);
+    const answer = await p.api('POST', `/spaces/${S.top}/permissions`, { body: { role: 'read', users: many } });
+    expect([answer.status, answer.body.error.message]).toEqual([
+      400,
+      'Invalid body field "users": must list at most 1000 ids',
+    ]);
+  });
+
   it('gives a grant effect at once, and takes it back with its removal', async () => {
     expect((await p.api('GET', `/spaces/${S.guide}`, as('hana'))).status).toBe(404);
     await p.api('POST', `/spaces/${S.guide}/permissions`, { body: { role: 'edit', users: [users.hana.id] } });

@@ -280,6 +280,8 @@ function declarePermissions(spec: Kind<Space | Collection>): void {
         }
       }),
     payload: itemPayload,
+    // The write, then the item when the payload selects it (the platform answers 204).
+    extensions: upstream.fetch(2),
     run: async (i, ctx) => {
       const body: Invite = { role: i.role };
       if (i.userIds?.length) body.users = i.userIds;

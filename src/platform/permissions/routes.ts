@@ -31,7 +31,12 @@ import {
 } from './store.js';
 import { userExists } from '../teams/store.js';
 
-const idList = z.array(z.string().min(1, 'must not contain empty ids'));
+/** Ids one invite may list, of users and of teams each: one transaction writes them all. */
+const MAX_INVITED = 1000;
+
+const idList = z
+  .array(z.string().min(1, 'must not contain empty ids'))
+  .max(MAX_INVITED, `must list at most ${MAX_INVITED} ids`);
 
 const inviteBody = z
   .strictObject({
