@@ -208,6 +208,25 @@ describe('the lists', () => {
   });
 });
 
+describe('a user grant', () => {
+  it('is set, changed and removed (null role) with updateSpaceUserPermission', async () => {
+    const UPDATE = `mutation SetUser($input: UpdateSpaceUserPermissionInput!) {
+      updateSpaceUserPermission(input: $input) { space { title } user { displayName } userErrors { code } }
+    }`;
+    const set = await run(UPDATE, { input: { spaceId: top, userId: users.ben.id, role: 'REVIEW' } });
+    expect([set.body.data, set.upstream]).toEqual([
+      { updateSpaceUserPermission: { space: { title: 'Top' }, user: { displayName: 'Ben' }, userErrors: [] } },
+      3,
+    ]);
+    const USERS = `query TopUsers($id: ID!) { space(id: $id) { users { nodes { role user { platformId } } } } }`;
+    expect((await run(USERS, { id: top })).body.data.space.users.nodes).toEqual([
+      { role: 'REVIEW', user: { platformId: users.ben.id } },
+    ]);
+    await run(UPDATE, { input: { spaceId: top, userId: users.ben.id, role: null } });
+    expect((await run(USERS, { id: top })).body.data.space.users.nodes).toEqual([]);
+  });
+});
+
 describe('refusals', () => {
   it('answers userErrors: FORBIDDEN to a non-admin, NOT_FOUND for a team of nothing, BAD_USER_INPUT before any call', async () => {
     const forbidden = await run(
