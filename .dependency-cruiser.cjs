@@ -24,6 +24,8 @@ const PLATFORM_DOMAINS = [
   // Membership: members, the teams they form, the SSO that makes members.
   'members',
   'teams',
+  // Who may do what on spaces and collections: grants to users and teams, and where access comes from.
+  'permissions',
   'sso',
   // Invitations and the administration of organizations and accounts.
   'org-admin',

@@ -5,6 +5,7 @@ import { edgeOptions, encodeAnswersOnce, guardEdge, listeningOrigin } from './ed
 import { type PlatformAnswer, recordRoutes, recordStats } from './stats.js';
 import { migrateModules, type Db } from './store/db.js';
 import { collectionRoutes } from './collections/routes.js';
+import { permissionRoutes } from './permissions/routes.js';
 import { apiInformationRoutes, HEALTH_PATHS, healthRoutes } from './health/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
@@ -266,6 +267,7 @@ export function createPlatform({
       teamRoutes(v1);
       collectionRoutes(v1);
       spaceRoutes(v1);
+      permissionRoutes(v1);
       spaceEmbedRoutes(v1, { allowPrivateUrls });
       contentRoutes(v1);
       spaceCommentRoutes(v1);

@@ -22,6 +22,8 @@ const DEMO = {
   gettingStarted: 'uGSO8WFtLyL1R4YKcr6B',
   handbook: 'QNc31FqZiCrFE1psJuPc',
   petstore: 'JFpBYGIx0e3ecjUGaKI7',
+  /** "Runbooks": granted directly to two users and two teams, in a collection a team is granted on. */
+  runbooks: 'mkSKqycXwbxfp3mnxzgl',
   /** "Document the log level setting": open, outdated, merges cleanly. */
   changeRequest: '2',
   /** Signed for the site "Acme API", claims `betaAccess: true`: it opens the beta variant. */
@@ -413,6 +415,26 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
       nodes {
         title
         changeRequests(first: 2) { nodes { subject createdBy { displayName } } }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
+      'Who can see a space, and why: the users and teams granted on it, and every member with access with the sources of their role (organization role, default level, direct grant, team, collection), the one giving the role first.',
+    variables: { spaceId: DEMO.runbooks },
+    document: /* GraphQL */ `query WhoCanSeeThisSpace($spaceId: ID!) {
+  space(id: $spaceId) {
+    title
+    users(first: 10) { nodes { role user { displayName } } }
+    teams(first: 10) { nodes { role team { title } } }
+    accessibleBy(first: 20) {
+      totalCount
+      nodes {
+        role
+        user { displayName }
+        sources { type role team { title } collection { title } }
       }
     }
   }

@@ -3,33 +3,26 @@ import { listConnection } from './kit/connections.js';
 import type { GatewayContext } from '../context.js';
 import { platformKey } from './kit/ids.js';
 import {
-  type CollectionInvite,
   createCollection,
   deleteCollection,
   getCollection,
-  inviteToCollection,
-  listCollectionAccess,
   listCollections,
-  listCollectionUsers,
   moveCollection,
-  removeCollectionUser,
   transferCollection,
   updateCollection,
-  updateCollectionUserPermission,
 } from '../upstream/collections.js';
-import type { Collection, UserContentPermission as UserPermission } from '../upstream/contract/types.js';
+import type { Collection } from '../upstream/contract/types.js';
 import { S } from '../upstream/contract/schemas.js';
 import { upstream } from './kit/upstream-cost.js';
 import { builder } from './kit/builder.js';
 import { linkTo, loadableNode, prime } from './kit/loaders.js';
 import { declareMutation, inputField, inputObject } from './kit/mutations.js';
 import { organizationIdField, OrganizationNode } from './organizations.js';
-import { DefaultLevelEnum, enumValues, RoleEnum } from './kit/enums.js';
-import { deletedPayload, deletionOf, objectPayload, payloadType } from './kit/payloads.js';
-import { idInput, readTeamId } from './kit/ids.js';
+import { DefaultLevelEnum, enumValues } from './kit/enums.js';
+import { deletedPayload, deletionOf, objectPayload } from './kit/payloads.js';
+import { idInput } from './kit/ids.js';
 import { noNull, restBody } from './kit/mutations.js';
 import { permissionsType } from './kit/permissions.js';
-import { UserNode } from './users.js';
 
 export const CollectionNode = loadableNode<Collection>('Collection', {
   load: (id, ctx) => getCollection(ctx.api, id),
@@ -53,20 +46,6 @@ const CollectionPermissions = permissionsType<Collection['permissions']>(
     create: 'Can create spaces and collections inside it.',
   },
 );
-
-/** A `{ permission, user }` item of the collection permission lists. */
-export const CollectionUserPermission = builder.objectRef<UserPermission>('CollectionUserPermission').implement({
-  description: 'A user with their level of access to a collection.',
-  fields: (t) => ({
-    role: t.field({
-      type: RoleEnum,
-      nullable: true,
-      description: 'Level of access of the user on the collection; null for a guest without a role.',
-      resolve: (p) => p.permission,
-    }),
-    user: t.field({ type: UserNode, description: 'The user.', resolve: (p) => p.user }),
-  }),
-});
 
 CollectionNode.implement({
   description: 'A collection: groups spaces and nested collections of an organization, and grants access to them.',
@@ -103,47 +82,6 @@ CollectionNode.implement({
       extensions: upstream.link,
       resolve: (c, _args, _ctx, info) => linkTo(CollectionNode, c.parent, info),
     }),
-    users: t.connection(
-      {
-        type: CollectionUserPermission,
-        description: 'Users granted access directly on this collection, with their role (by display name).',
-        resolve: async (c, args, ctx) => {
-          const connection = await listConnection(args, listCollectionUsers(ctx.api, c.id));
-          prime(
-            UserNode,
-            ctx,
-            connection.edges.map((edge) => edge.node.user),
-          );
-          return connection;
-        },
-      },
-      {},
-      { name: 'CollectionUsersEdge', description: 'An item of a connection with its cursor.' },
-    ),
-    accessibleBy: t.connection(
-      {
-        type: CollectionUserPermission,
-        description:
-          'Every member of the organization who can access this collection, with their effective role, however it was obtained (by display name).',
-        args: {
-          role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
-        },
-        resolve: async (c, args, ctx) => {
-          const connection = await listConnection(
-            args,
-            listCollectionAccess(ctx.api, c.id, { role: args.role ?? undefined }),
-          );
-          prime(
-            UserNode,
-            ctx,
-            connection.edges.map((edge) => edge.node.user),
-          );
-          return connection;
-        },
-      },
-      {},
-      { name: 'CollectionAccessibleByEdge', description: 'An item of a connection with its cursor.' },
-    ),
   }),
 });
 
@@ -257,18 +195,6 @@ const collectionTitle = z
   .min(1, 'must be 1 to 50 characters')
   .max(50, 'must be 1 to 50 characters');
 
-const teamId = z
-  .string({ message: 'must be the id of a team' })
-  .trim()
-  .min(1, 'must be the id of a team')
-  .transform((value, ctx) => {
-    // The REST body wants the team id, whatever organization a Team global ID names.
-    const team = readTeamId(value);
-    if (team) return team.teamId;
-    ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
-    return z.NEVER;
-  });
-
 const CollectionPayload = (mutation: string) =>
   objectPayload(mutation, 'collection', CollectionNode, 'The collection after the change.');
 
@@ -280,11 +206,6 @@ async function collectionPayload(ctx: GatewayContext, written: Promise<Collectio
 }
 
 const collectionId = inputField('ID', 'Platform id or global ID of the collection.', idInput('Collection'));
-
-const collectionUser = {
-  collectionId,
-  userId: inputField('ID', 'Platform id or global ID of the user.', idInput('User')),
-};
 
 declareMutation('createCollection', {
   description: 'Creates a collection in an organization, at the top level or inside another collection (create role).',
@@ -375,93 +296,4 @@ declareMutation('transferCollection', {
   payload: CollectionPayload,
   run: (i, ctx) =>
     collectionPayload(ctx, transferCollection(ctx.api, i.collectionId, { organization: i.organizationId })),
-});
-
-declareMutation('inviteToCollection', {
-  description:
-    'Grants users and teams a role directly on a collection, or with a null role removes their direct grants (admins of the collection). Users outside the organization join it as guests.',
-  input: 'Who gets which role: at least one user or team.',
-  argument: 'Who gets which role.',
-  fields: {
-    collectionId,
-    role: inputField(
-      RoleEnum,
-      'Role to grant; required, null removes the direct grants of the listed users and teams.',
-      z
-        .enum(enumValues(S.MemberRole), { message: 'is required: a role, or null to remove the direct grants' })
-        .nullable(),
-    ),
-    userIds: inputField(
-      ['ID'],
-      'Users (platform ids or global IDs), at most 100.',
-      z.array(idInput('User')).max(100, 'at most 100 users at once').nullish(),
-    ),
-    teamIds: inputField(
-      ['ID'],
-      'Teams of the organization (platform ids or global IDs), at most 100.',
-      z.array(teamId).max(100, 'at most 100 teams at once').nullish(),
-    ),
-  },
-  check: (input) =>
-    input.superRefine((value, ctx) => {
-      if (!value.userIds?.length && !value.teamIds?.length) {
-        ctx.addIssue({ code: 'custom', path: ['userIds'], message: 'give at least one user or team' });
-      }
-    }),
-  payload: CollectionPayload,
-  run: async (i, ctx) => {
-    const body: CollectionInvite = { role: i.role };
-    if (i.userIds?.length) body.users = i.userIds;
-    if (i.teamIds?.length) body.teams = i.teamIds;
-    await inviteToCollection(ctx.api, i.collectionId, body);
-    // The platform answers 204: the collection is read again only when selected.
-    return { collection: i.collectionId };
-  },
-});
-
-declareMutation('updateCollectionUserPermission', {
-  description:
-    'Sets the role a user is granted directly on a collection; null removes the grant (admins of the collection).',
-  input: 'The user and their new role.',
-  fields: {
-    ...collectionUser,
-    role: inputField(
-      RoleEnum,
-      'The role to grant; required, null removes the direct grant.',
-      z
-        .enum(enumValues(S.MemberRole), { message: 'is required: a role, or null to remove the direct grant' })
-        .nullable(),
-    ),
-  },
-  payload: (name) =>
-    payloadType<{ collection: string; user: string }>(name, (p) => ({
-      collection: p.field({
-        type: CollectionNode,
-        nullable: true,
-        description: 'The collection.',
-        extensions: upstream.link,
-        resolve: (x) => x.collection ?? null,
-      }),
-      user: p.field({
-        type: UserNode,
-        nullable: true,
-        description: 'The user.',
-        extensions: upstream.link,
-        resolve: (x) => x.user ?? null,
-      }),
-    })),
-  run: async (i, ctx) => {
-    await updateCollectionUserPermission(ctx.api, i.collectionId, i.userId, { role: i.role });
-    return { collection: i.collectionId, user: i.userId };
-  },
-});
-
-declareMutation('removeCollectionUser', {
-  description:
-    'Removes the role a user is granted directly on a collection; they keep what they inherit (admins of the collection).',
-  input: 'The collection and the user.',
-  fields: collectionUser,
-  payload: (name) =>
-    deletedPayload(name, 'True when the direct grant was removed, false when the user had none on the collection.'),
-  run: (i, ctx) => removeCollectionUser(ctx.api, i.collectionId, i.userId),
 });

@@ -27,6 +27,7 @@ import './integration-development.js';
 import './integration-blocks.js';
 import './integration-tokens.js';
 import './teams.js';
+import './permissions.js';
 import './members.js';
 import './invites.js';
 import './rate-limit.js';

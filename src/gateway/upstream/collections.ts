@@ -1,6 +1,5 @@
 import type { RequestApi } from './request.js';
 import * as op from './contract/operations.js';
-import type { MemberRoleOrGuest } from './contract/types.js';
 import { type Filters, listOf, deleteOf } from './operation.js';
 
 /** `GET /collections/{collectionId}` */
@@ -30,34 +29,3 @@ export const moveCollection = async (api: RequestApi, collectionId: string, body
 /** `POST /collections/{collectionId}/transfer` */
 export const transferCollection = async (api: RequestApi, collectionId: string, body: { organization: string }) =>
   (await api.write(op.transferCollection, { collectionId }, { body })).data;
-
-/** `GET /collections/{collectionId}/permissions/users`: users granted a role directly on the collection. */
-export const listCollectionUsers = (api: RequestApi, collectionId: string) =>
-  listOf(api, op.listUserPermissionsInCollection, { collectionId });
-
-/** `GET /collections/{collectionId}/permissions/aggregate`: every member who can access it, however. */
-export const listCollectionAccess = (api: RequestApi, collectionId: string, filters: Filters<'role'>) =>
-  listOf(api, op.listPermissionsAggregateInCollection, { collectionId }, filters);
-
-/** Users and teams to grant a role directly on a collection; a null role removes their direct grants. */
-export interface CollectionInvite {
-  role: MemberRoleOrGuest;
-  users?: string[];
-  teams?: string[];
-}
-
-/** `POST /collections/{collectionId}/permissions` (no body answered): grants users and teams a role. */
-export const inviteToCollection = (api: RequestApi, collectionId: string, body: CollectionInvite) =>
-  api.write(op.inviteToCollection, { collectionId }, { body });
-
-/** `PATCH /collections/{collectionId}/permissions/users/{userId}` (no body answered) */
-export const updateCollectionUserPermission = (
-  api: RequestApi,
-  collectionId: string,
-  userId: string,
-  body: { role: MemberRoleOrGuest },
-) => api.write(op.updateUserPermissionInCollection, { collectionId, userId }, { body });
-
-/** `DELETE /collections/{collectionId}/permissions/users/{userId}` */
-export const removeCollectionUser = (api: RequestApi, collectionId: string, userId: string) =>
-  deleteOf(api, op.removeUserFromCollection, { collectionId, userId });

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Access, demand, type Role } from '../access.js';
+import { Access, demand } from '../access.js';
 import {
   badRequest,
   booleanParam,
   conflict,
   laterThan,
-  notFound,
   notFoundInBody,
   newId,
   pageFromArray,
@@ -23,27 +22,19 @@ import type { CollectionRow, UserRow } from '../rows.js';
 import { findOrganization } from '../organizations/store.js';
 import { collectionJson } from './json.js';
 import {
-  collectionUserGrants,
   deleteCollectionTree,
   insertCollection,
   loadCollection,
-  organizationUsers,
-  removeGrant,
-  setGrant,
-  setGrants,
   spacesInCollection,
-  teamInOrganization,
   transferCollection,
-  userExists,
 } from './store.js';
 import { spaceJson } from '../spaces/json.js';
-import { userJson } from '../users/json.js';
 import type { Links } from '../links.js';
 import type { Db } from '../store/db.js';
 import { updateRow } from '../store/update.js';
 import { collectionSubtree, moveItem, requireTargetCollection } from '../tree/positions.js';
 import { rowsById, treeOrder } from '../tree/order.js';
-import { defaultLevelSchema, movePositionSchema, roleOrGuestSchema, roleSchema } from '../schemas.js';
+import { defaultLevelSchema, movePositionSchema } from '../schemas.js';
 
 const collectionTitle = z.string().trim().min(1, 'must be 1 to 50 characters').max(50, 'must be 1 to 50 characters');
 
@@ -73,29 +64,13 @@ const transferCollectionBody = z.strictObject({
   organization: z.string({ message: 'is required: the id of the target organization' }).min(1),
 });
 
-const idList = z.array(z.string().min(1, 'must not contain empty ids'));
-
-const inviteBody = z
-  .strictObject({
-    role: roleOrGuestSchema,
-    users: idList.optional(),
-    teams: idList.optional(),
-  })
-  .refine((body) => (body.users?.length ?? 0) + (body.teams?.length ?? 0) > 0, 'must list at least one user or team');
-
-const updateUserPermissionBody = z.strictObject({
-  role: roleOrGuestSchema,
-});
-
 const listCollectionsQuery = z.object({ ...pageParams, nested: booleanParam.optional() });
-const aggregateQuery = z.object({ ...pageParams, role: roleSchema.optional() });
 
 type CollectionParams = { Params: { collectionId: string } };
-type CollectionUserParams = { Params: { collectionId: string; userId: string } };
 
 /**
  * Collections and collection users group: list/create in an organization, get, update, delete,
- * list spaces, move, transfer, and the direct user/team grants on a collection.
+ * list spaces, move, transfer (its permissions are `permissions/routes.ts`'s, shared with spaces).
  */
 export function collectionRoutes(app: FastifyInstance): void {
   app.get<{ Params: { organizationId: string } }>('/orgs/:organizationId/collections', async (request, reply) => {
@@ -220,69 +195,6 @@ export function collectionRoutes(app: FastifyInstance): void {
     }
     transferCollection(db, collection, target.id);
     return collectionAnswer(db, user, collection.id, links);
-  });
-
-  /**
-   * Invites users and teams with a role. A `null` role removes the direct grants of the listed
-   * users and teams (they keep what they inherit); it does not add anyone to the organization.
-   */
-  app.post<CollectionParams>('/collections/:collectionId/permissions', async (request, reply) => {
-    const { db, access } = request.ctx;
-    const { collection, role } = access.requireCollection(request.params.collectionId);
-    demand(role, 'admin', 'Managing collection permissions');
-    const body = parseBody(inviteBody, request.body);
-    const users = [...new Set(body.users ?? [])];
-    const teams = [...new Set(body.teams ?? [])];
-    (body.users ?? []).forEach((id, i) => {
-      if (!userExists(db, id)) throw notFoundInBody('User', `users.${i}`, id);
-    });
-    (body.teams ?? []).forEach((id, i) => {
-      if (!teamInOrganization(db, collection.org_id, id)) throw notFoundInBody('Team', `teams.${i}`, id);
-    });
-    setGrants(db, collection, { users, teams }, body.role);
-    return reply.code(204).send();
-  });
-
-  app.get<CollectionParams>('/collections/:collectionId/permissions/users', async (request) => {
-    const { db, access, links } = request.ctx;
-    const { collection } = access.requireCollection(request.params.collectionId);
-    access.requireNotGuest(collection.org_id, 'Guests cannot list who has access to a collection');
-    const window = pageWindow(parseQuery(pageQuery, request.query));
-    return pageFromArray(collectionUserGrants(db, collection.id), window, ({ user, role }) => ({
-      permission: role,
-      user: userJson(user, links),
-    }));
-  });
-
-  app.delete<CollectionUserParams>('/collections/:collectionId/permissions/users/:userId', async (request, reply) => {
-    const { db, access } = request.ctx;
-    const { collection, role } = access.requireCollection(request.params.collectionId);
-    demand(role, 'admin', 'Managing collection permissions');
-    return sendDeleted(reply, removeGrant(db, collection.id, 'user', request.params.userId));
-  });
-
-  /** Sets a user's direct grant on the collection; a `null` role removes it. */
-  app.patch<CollectionUserParams>('/collections/:collectionId/permissions/users/:userId', async (request, reply) => {
-    const { db, access } = request.ctx;
-    const { collection, role } = access.requireCollection(request.params.collectionId);
-    demand(role, 'admin', 'Managing collection permissions');
-    const body = parseBody(updateUserPermissionBody, request.body);
-    if (!userExists(db, request.params.userId)) throw notFound('User');
-    setGrant(db, collection, 'user', request.params.userId, body.role);
-    return reply.code(204).send();
-  });
-
-  app.get<CollectionParams>('/collections/:collectionId/permissions/aggregate', async (request) => {
-    const { db, access, links } = request.ctx;
-    const { collection } = access.requireCollection(request.params.collectionId);
-    access.requireNotGuest(collection.org_id, 'Guests cannot list who has access to a collection');
-    const query = parseQuery(aggregateQuery, request.query);
-    const window = pageWindow(query);
-    const entries = organizationUsers(db, collection.org_id)
-      .map((member) => ({ member, permission: new Access(db, member).collectionRole(collection) }))
-      .filter((entry): entry is { member: UserRow; permission: Role } => entry.permission !== null)
-      .filter((entry) => !query.role || entry.permission === query.role);
-    return pageFromArray(entries, window, ({ member, permission }) => ({ permission, user: userJson(member, links) }));
   });
 }
 

@@ -1,0 +1,394 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import type { Collection, Space, UserContentPermission } from '../upstream/contract/types.js';
+import { S } from '../upstream/contract/schemas.js';
+import {
+  type AccessSource,
+  type Grantable,
+  invite,
+  type Invite,
+  listAccess,
+  listTeamPermissions,
+  listUserPermissions,
+  removeTeam,
+  removeUser,
+  updateTeamPermission,
+  updateUserPermission,
+  type UserAccess,
+} from '../upstream/permissions.js';
+import { builder } from './kit/builder.js';
+import { listConnection } from './kit/connections.js';
+import { enumValues, restEnum, RoleEnum } from './kit/enums.js';
+import { idInput, readTeamId } from './kit/ids.js';
+import { linkTo, loadOrThrow, prime } from './kit/loaders.js';
+import { declareMutation, inputField } from './kit/mutations.js';
+import { deletedPayload, objectPayload, payloadType } from './kit/payloads.js';
+import { upstream } from './kit/upstream-cost.js';
+import { CollectionNode } from './collections.js';
+import { SpaceNode } from './spaces.js';
+import { primeTeams, TeamNode, type TeamModel, teamLink } from './teams.js';
+import { UserNode } from './users.js';
+
+/**
+ * Who has access to spaces and collections, the same way for both: `users` and `teams` (their
+ * direct grants), `accessibleBy` (every member who can access it, with the sources of their role),
+ * and the mutations that grant, change and remove access (admins of the item).
+ */
+
+const AccessSourceTypeEnum = restEnum('AccessSourceType', 'Where a role on a space or collection comes from.', {
+  organization:
+    "The member's organization role: an organization admin administrates everything; another member's role applies where no level up the chain is set.",
+  'default-level':
+    'The default level of the item, or of the collection named by `collection` that holds it: every member (not guests) gets it instead of their organization role.',
+  direct: 'A grant to the user on the item itself.',
+  team: 'A grant on the item itself to the team named by `team`, which the user is in.',
+  collection:
+    'A grant on the collection named by `collection`, which holds the item, to the user or (when `team` is set) to a team they are in.',
+});
+
+type SourceModel = AccessSource & { organizationId: string };
+
+const AccessSourceType = builder.objectRef<SourceModel>('AccessSource').implement({
+  description: 'One source of a role on a space or collection.',
+  fields: (t) => ({
+    type: t.field({ type: AccessSourceTypeEnum, description: 'What gives the role.', resolve: (s) => s.type }),
+    role: t.field({ type: RoleEnum, description: 'The role this source gives.', resolve: (s) => s.role }),
+    team: t.field({
+      type: TeamNode,
+      nullable: true,
+      description: 'The team granted the role (TEAM, and COLLECTION through a team); null otherwise.',
+      extensions: upstream.link,
+      resolve: (s, _args, _ctx, info) => (s.team ? teamLink(s.organizationId, s.team, info) : null),
+    }),
+    collection: t.field({
+      type: CollectionNode,
+      nullable: true,
+      description:
+        'The collection whose grant or default level passes the role down (COLLECTION, DEFAULT_LEVEL set up the chain); null otherwise.',
+      extensions: upstream.link,
+      resolve: (s, _args, _ctx, info) => linkTo(CollectionNode, s.collection, info),
+    }),
+  }),
+});
+
+/** An item of a list of users: a direct grant (`users`) or an effective access (`accessibleBy`, with sources). */
+type UserItem = (UserContentPermission | UserAccess) & { organizationId: string };
+
+/** The type of the user items of one kind of item's lists. */
+function userPermissionType(name: string, noun: string) {
+  return builder.objectRef<UserItem>(name).implement({
+    description: `A user with their level of access to a ${noun}.`,
+    fields: (t) => ({
+      role: t.field({
+        type: RoleEnum,
+        nullable: true,
+        description: `Level of access of the user on the ${noun}; null for a guest without a role.`,
+        resolve: (p) => p.permission,
+      }),
+      user: t.field({ type: UserNode, description: 'The user.', resolve: (p) => p.user }),
+      sources: t.field({
+        type: [AccessSourceType],
+        nullable: true,
+        description: `Where the role comes from, strongest first (the first gives the role): on \`accessibleBy\` only, null on \`users\` (which lists direct grants) and when the platform does not say.`,
+        resolve: (p) =>
+          'sources' in p && p.sources ? p.sources.map((s) => ({ ...s, organizationId: p.organizationId })) : null,
+      }),
+    }),
+  });
+}
+
+/** A `{ permission, team }` item of the team lists. */
+const TeamPermissionType = builder
+  .objectRef<{ permission: UserContentPermission['permission']; team: TeamModel }>('TeamPermission')
+  .implement({
+    description: 'A team with the level of access it is granted directly on a space or collection.',
+    fields: (t) => ({
+      role: t.field({
+        type: RoleEnum,
+        description: 'Level of access granted to the team.',
+        resolve: (p) => p.permission,
+      }),
+      team: t.field({ type: TeamNode, description: 'The team.', resolve: (p) => p.team }),
+    }),
+  });
+
+/** What differs between spaces and collections. */
+interface Kind<T extends Space | Collection> {
+  kind: Grantable['kind'];
+  /** The GraphQL type name. */
+  type: 'Space' | 'Collection';
+  noun: string;
+  node: typeof SpaceNode | typeof CollectionNode;
+  userPermission: ReturnType<typeof userPermissionType>;
+  /** The organization of a loaded item. */
+  organizationOf: (item: T) => string;
+}
+
+const KINDS = [
+  {
+    kind: 'space',
+    type: 'Space',
+    noun: 'space',
+    node: SpaceNode,
+    userPermission: userPermissionType('SpaceUserPermission', 'space'),
+    organizationOf: (space: Space) => space.organization,
+  } satisfies Kind<Space>,
+  {
+    kind: 'collection',
+    type: 'Collection',
+    noun: 'collection',
+    node: CollectionNode,
+    // The name the collection's lists had before spaces had theirs.
+    userPermission: userPermissionType('CollectionUserPermission', 'collection'),
+    organizationOf: (collection: Collection) => collection.organization,
+  } satisfies Kind<Collection>,
+] as const;
+
+const teamId = z
+  .string({ message: 'must be the id of a team' })
+  .trim()
+  .min(1, 'must be the id of a team')
+  .transform((value, ctx) => {
+    // The REST paths and bodies want the team id, whatever organization a Team global ID names.
+    const team = readTeamId(value);
+    if (team) return team.teamId;
+    ctx.addIssue({ code: 'custom', message: 'is not the id of a team' });
+    return z.NEVER;
+  });
+
+const roleOrRemove = (what: string) =>
+  z.enum(enumValues(S.MemberRole), { message: `is required: a role, or null to remove ${what}` }).nullable();
+
+for (const spec of KINDS) declarePermissions(spec as Kind<Space | Collection>);
+
+function declarePermissions(spec: Kind<Space | Collection>): void {
+  const { kind, type, noun } = spec;
+  const node = spec.node as typeof SpaceNode;
+  const field = kind;
+  const at = (id: string): Grantable => ({ kind, id });
+
+  builder.objectFields(node, (t) => ({
+    users: t.connection(
+      {
+        type: spec.userPermission,
+        description: `Users granted access directly on this ${noun}, with their role (by display name); members with a role on it (not guests) may list them.`,
+        resolve: async (item, args, ctx) => {
+          const connection = await listConnection(args, listUserPermissions(ctx.api, at(item.id)));
+          prime(
+            UserNode,
+            ctx,
+            connection.edges.map((edge) => edge.node.user),
+          );
+          const organizationId = spec.organizationOf(item);
+          return {
+            ...connection,
+            edges: connection.edges.map((edge) => ({ ...edge, node: { ...edge.node, organizationId } })),
+          };
+        },
+      },
+      {},
+      { name: `${type}UsersEdge`, description: 'An item of a connection with its cursor.' },
+    ),
+    teams: t.connection(
+      {
+        type: TeamPermissionType,
+        description: `Teams granted access directly on this ${noun}, with their role (by title); members with a role on it (not guests) may list them.`,
+        resolve: async (item, args, ctx) => {
+          const connection = await listConnection(args, listTeamPermissions(ctx.api, at(item.id)));
+          const teams = primeTeams(
+            ctx,
+            spec.organizationOf(item),
+            connection.edges.map((edge) => edge.node.team),
+          );
+          return {
+            ...connection,
+            edges: connection.edges.map((edge, i) => ({ ...edge, node: { ...edge.node, team: teams[i]! } })),
+          };
+        },
+      },
+      {},
+      { name: `${type}TeamsEdge`, description: 'An item of a connection with its cursor.' },
+    ),
+    accessibleBy: t.connection(
+      {
+        type: spec.userPermission,
+        description: `Every member of the organization who can access this ${noun}, with their effective role and where it comes from (\`sources\`), by display name.`,
+        args: {
+          role: t.arg({ type: RoleEnum, description: 'Only the users whose effective role is exactly this one.' }),
+        },
+        resolve: async (item, args, ctx) => {
+          const connection = await listConnection(
+            args,
+            listAccess(ctx.api, at(item.id), { role: args.role ?? undefined }),
+          );
+          prime(
+            UserNode,
+            ctx,
+            connection.edges.map((edge) => edge.node.user),
+          );
+          const organizationId = spec.organizationOf(item);
+          return {
+            ...connection,
+            edges: connection.edges.map((edge) => ({ ...edge, node: { ...edge.node, organizationId } })),
+          };
+        },
+      },
+      {},
+      { name: `${type}AccessibleByEdge`, description: 'An item of a connection with its cursor.' },
+    ),
+  }));
+
+  const itemId = inputField('ID', `Platform id or global ID of the ${noun}.`, idInput(type));
+  const idField = `${kind}Id` as const;
+  const userId = inputField('ID', 'Platform id or global ID of the user.', idInput('User'));
+  const teamIdField = inputField('ID', 'Team global ID, or the platform id of a team of the organization.', teamId);
+  // The id field is named for the kind (`spaceId`, `collectionId`): typed under one name here.
+  const keyed = { [idField]: itemId } as { item: typeof itemId };
+  const idOf = (input: object) => (input as Record<string, string>)[idField]!;
+  const itemOf = (input: object) => at(idOf(input));
+  const itemPayload = (name: string) =>
+    objectPayload(name, field, node, `The ${noun}.`) as ReturnType<typeof objectPayload<'space', typeof SpaceNode>>;
+  const admins = `admins of the ${noun}`;
+
+  declareMutation(`inviteTo${type}`, {
+    description: `Grants users and teams a role directly on a ${noun}, or with a null role removes their direct grants (${admins}). Users outside the organization join it as guests.`,
+    input: 'Who gets which role: at least one user or team.',
+    argument: 'Who gets which role.',
+    fields: {
+      ...keyed,
+      role: inputField(
+        RoleEnum,
+        'Role to grant; required, null removes the direct grants of the listed users and teams.',
+        roleOrRemove('the direct grants'),
+      ),
+      userIds: inputField(
+        ['ID'],
+        'Users (platform ids or global IDs), at most 100.',
+        z.array(idInput('User')).max(100, 'at most 100 users at once').nullish(),
+      ),
+      teamIds: inputField(
+        ['ID'],
+        'Teams of the organization (platform ids or global IDs), at most 100.',
+        z.array(teamId).max(100, 'at most 100 teams at once').nullish(),
+      ),
+    },
+    check: (input) =>
+      input.superRefine((value, ctx) => {
+        if (!value.userIds?.length && !value.teamIds?.length) {
+          ctx.addIssue({ code: 'custom', path: ['userIds'], message: 'give at least one user or team' });
+        }
+      }),
+    payload: itemPayload,
+    // The write, then the item when the payload selects it (the platform answers 204).
+    extensions: upstream.fetch(2),
+    run: async (i, ctx) => {
+      const body: Invite = { role: i.role };
+      if (i.userIds?.length) body.users = i.userIds;
+      if (i.teamIds?.length) body.teams = i.teamIds;
+      await invite(ctx.api, itemOf(i), body);
+      // The platform answers 204: the item is read again only when selected.
+      return { [field]: idOf(i) } as never;
+    },
+  });
+
+  declareMutation(`update${type}UserPermission`, {
+    description: `Sets the role a user is granted directly on a ${noun}; null removes the grant (${admins}).`,
+    input: 'The user and their new role.',
+    fields: {
+      ...keyed,
+      userId,
+      role: inputField(
+        RoleEnum,
+        'The role to grant; required, null removes the direct grant.',
+        roleOrRemove('the direct grant'),
+      ),
+    },
+    payload: (name) =>
+      payloadType<{ item: string; user: string }>(name, (p) => ({
+        [field]: p.field({
+          type: node,
+          nullable: true,
+          description: `The ${noun}.`,
+          extensions: upstream.link,
+          resolve: (x) => x.item ?? null,
+        }),
+        user: p.field({
+          type: UserNode,
+          nullable: true,
+          description: 'The user.',
+          extensions: upstream.link,
+          resolve: (x) => x.user ?? null,
+        }),
+      })),
+    run: async (i, ctx) => {
+      await updateUserPermission(ctx.api, itemOf(i), i.userId, i.role);
+      return { item: idOf(i), user: i.userId };
+    },
+  });
+
+  declareMutation(`remove${type}User`, {
+    description: `Removes the role a user is granted directly on a ${noun}; they keep what they inherit (${admins}).`,
+    input: `The ${noun} and the user.`,
+    fields: { ...keyed, userId },
+    payload: (name) =>
+      deletedPayload(name, `True when the direct grant was removed, false when the user had none on the ${noun}.`),
+    run: (i, ctx) => removeUser(ctx.api, itemOf(i), i.userId),
+  });
+
+  declareMutation(`update${type}TeamPermission`, {
+    description: `Sets the role a team of the organization is granted directly on a ${noun}; null removes the grant (${admins}).`,
+    input: 'The team and its new role.',
+    fields: {
+      ...keyed,
+      teamId: teamIdField,
+      role: inputField(
+        RoleEnum,
+        'The role to grant; required, null removes the direct grant.',
+        roleOrRemove('the direct grant'),
+      ),
+    },
+    payload: (name) =>
+      payloadType<{ item: string; team: string }>(name, (p) => ({
+        [field]: p.field({
+          type: node,
+          nullable: true,
+          description: `The ${noun}.`,
+          extensions: upstream.link,
+          resolve: (x) => x.item ?? null,
+        }),
+        team: p.field({
+          type: TeamNode,
+          nullable: true,
+          description: `The team, in the organization of the ${noun} (which is read for it).`,
+          extensions: upstream.fetch(2),
+          resolve: (x, _args, ctx, info) => (x.team && x.item ? teamOf(spec, x.item, x.team, ctx, info) : null),
+        }),
+      })),
+    run: async (i, ctx) => {
+      await updateTeamPermission(ctx.api, itemOf(i), i.teamId, i.role);
+      return { item: idOf(i), team: i.teamId };
+    },
+  });
+
+  declareMutation(`remove${type}Team`, {
+    description: `Removes the role a team is granted directly on a ${noun}; its members keep what they have otherwise (${admins}).`,
+    input: `The ${noun} and the team.`,
+    fields: { ...keyed, teamId: teamIdField },
+    payload: (name) =>
+      deletedPayload(name, `True when the direct grant was removed, false when the team had none on the ${noun}.`),
+    run: (i, ctx) => removeTeam(ctx.api, itemOf(i), i.teamId),
+  });
+}
+
+/** The team of a team write: its node in the organization of the item it was granted on. */
+async function teamOf(
+  spec: Kind<Space | Collection>,
+  itemId: string,
+  teamId: string,
+  ctx: GatewayContext,
+  info: GraphQLResolveInfo,
+) {
+  const item = await loadOrThrow(spec.node as typeof SpaceNode, ctx, itemId);
+  return teamLink(spec.organizationOf(item), teamId, info);
+}
