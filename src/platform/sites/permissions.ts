@@ -18,6 +18,7 @@ import type { OrganizationRow, TeamRow, UserRow } from '../rows.js';
 import { declareTables, type Db } from '../store/db.js';
 import { teamJson } from '../teams/json.js';
 import { userJson } from '../users/json.js';
+import { DEMO_SITES } from './demo.js';
 import { requireSite, touchSite, type SiteRow } from './store.js';
 
 /**
@@ -419,4 +420,35 @@ export function sitePermissionRoutes(app: FastifyInstance): void {
       ...(entry.lastSeenAt ? { lastSeenAt: entry.lastSeenAt } : {}),
     }));
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Demo data
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The demo's grants on Acme's docs site (`DEMO_SITES.docs`): finn (`read` in Acme) administrates
+ * it, the guest gus reads it, the team Writers may change its structure and Reviewers has `review`.
+ */
+export const DEMO_SITE_GRANTS = {
+  site: DEMO_SITES.docs,
+  users: { finn: 'admin', gus: 'read' },
+  teams: { 'team-writers': 'create', 'team-reviewers': 'review' },
+} as const satisfies { site: string; users: Record<string, Role>; teams: Record<string, Role> };
+
+/** Seeds `DEMO_SITE_GRANTS`, the users by their demo keys (`userIds`). */
+export function seedDemoSiteGrants(db: Db, userIds: Record<string, string>, at: string): void {
+  const site = db.prepare('SELECT id FROM sites WHERE title = ?').pluck(true).get(DEMO_SITE_GRANTS.site) as
+    | string
+    | undefined;
+  if (!site) throw new Error(`The demo data has no site "${DEMO_SITE_GRANTS.site}"`);
+  const insert = db.prepare(
+    'INSERT INTO site_permissions (site_id, user_id, team_id, role, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  for (const [key, role] of Object.entries(DEMO_SITE_GRANTS.users)) {
+    const userId = userIds[key];
+    if (!userId) throw new Error(`The demo site grants name the user "${key}", who is not in the demo data`);
+    insert.run(site, userId, null, role, at);
+  }
+  for (const [teamId, role] of Object.entries(DEMO_SITE_GRANTS.teams)) insert.run(site, null, teamId, role, at);
 }
