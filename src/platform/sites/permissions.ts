@@ -6,6 +6,7 @@ import {
   notFound,
   notFoundInBody,
   now,
+  overLimit,
   pageFromArray,
   pageParams,
   pageQuery,
@@ -281,6 +282,16 @@ export function sitePermissionRoutes(app: FastifyInstance): void {
   };
 
   app.post<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/permissions', async (request, reply) => {
+    for (const field of ['users', 'teams'] as const) {
+      const list = (request.body as Record<string, unknown> | null)?.[field];
+      if (Array.isArray(list) && list.length > MAX_INVITEES) {
+        throw overLimit(
+          `Invalid body field "${field}": at most ${MAX_INVITEES} per invite, got ${list.length}`,
+          { limit: field, value: list.length, max: MAX_INVITEES },
+          400,
+        );
+      }
+    }
     const body = parseBody(inviteBody, request.body);
     const { site } = siteOf(request, 'admin');
     const { db } = request.ctx;
