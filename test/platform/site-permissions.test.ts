@@ -68,6 +68,21 @@ describe('the role on a site', () => {
   });
 });
 
+describe('leaving the organization', () => {
+  it('takes the member’s grants with them: rejoining brings none back', async () => {
+    const eli = org.user('eli').id;
+    await p.api('PATCH', `${base()}/users/${eli}`, { body: { role: 'admin' } });
+    expect((await p.api('DELETE', `/orgs/${ORG}/members/${eli}`)).status).toBe(205);
+    p.db
+      .prepare(
+        "INSERT INTO members (org_id, user_id, role, sso, joined_at, last_seen_at) VALUES (?, ?, 'read', 0, ?, '2025-01-01T00:00:00.000Z')",
+      )
+      .run(ORG, eli, new Date().toISOString());
+    expect(siteAccessOf(p.db, { id: site, org_id: ORG }, eli, 'read').role).toBe('read');
+    expect((await p.api('GET', `${base()}/users`)).body.items).toEqual([]);
+  });
+});
+
 describe('refusals', () => {
   it('names the limit, the value and the maximum of an invite', async () => {
     const users = Array.from({ length: 101 }, (_, i) => `user-${i}`);

@@ -29,8 +29,8 @@ import { requireSite, touchSite, type SiteRow } from './store.js';
  */
 
 // A grant names a user or a team, each with its own foreign key: removing the team, or the user,
-// removes their grants. Someone who leaves the organization keeps their row but no access (the
-// role is read with the membership), and is listed nowhere.
+// removes their grants, and so does removing the member from the organization (`removeMember`), so
+// that a grant does not come back to life if they rejoin.
 declareTables('site-permissions', [
   `
   CREATE TABLE IF NOT EXISTS site_permissions (
