@@ -22,6 +22,7 @@ import { siteRoutes } from './sites/routes.js';
 import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
+import { sitePermissionRoutes } from './sites/permissions.js';
 import { siteCustomizationRoutes } from './sites/customization.js';
 import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
@@ -280,6 +281,7 @@ export function createPlatform({
       siteStructureRoutes(v1);
       siteAccessRoutes(v1, { scripts: siteScripts });
       siteRedirectRoutes(v1);
+      sitePermissionRoutes(v1);
       siteCustomizationRoutes(v1);
       siteExternalLinkRoutes(v1);
       siteDuplicationRoutes(v1);

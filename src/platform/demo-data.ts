@@ -9,6 +9,7 @@ import { loadDemoFonts, loadDemoIntegrations, loadDemoSaml, loadDemoTranslations
 import { seedDemoOpenAPI } from './demo-content/openapi.js';
 import { seedDemoCustomizations, seedDemoSites } from './demo-content/sites.js';
 import { DEMO_SITES } from './sites/demo.js';
+import { seedDemoSiteGrants } from './sites/permissions.js';
 import { seedDemoSaml } from './sso/store.js';
 import { seedDemoFonts } from './fonts/store.js';
 import { seedDemoTranslation } from './translations/run.js';
@@ -344,6 +345,8 @@ function insertDemoData(db: Db): DemoTokens {
   domain('comments', () => seedDemoComments(db, spaceIds, userIds, start));
   // Docs sites publishing some of them.
   domain('sites', () => seedDemoSites(db, spaceIds, ago));
+  // Grants on Acme's docs site, to users and teams (see `DEMO_SITE_GRANTS`).
+  domain('site-permissions', () => seedDemoSiteGrants(db, userIds, ago(30)));
   // SAML providers of Acme: one active, one pending.
   const saml = loadDemoSaml();
   domain('saml', () => seedDemoSaml(db, saml.org, saml.providers, ago(saml.createdDaysAgo)));

@@ -164,7 +164,7 @@ describe('custom hostnames (getCustomHostname, dnsRevalidateCustomHostname, remo
 
     const dee = await revalidate(north.token('dee'));
     expect(dee.payload.userErrors).toEqual([
-      { code: 'FORBIDDEN', message: 'This needs the admin role in the organization', field: null },
+      { code: 'FORBIDDEN', message: 'This needs the admin role on the site', field: null },
     ]);
     // A member reads the state; another organization's admin finds neither the site nor the hostname.
     expect((await state(north.token('dee'))).hostname).toBe(HOST);

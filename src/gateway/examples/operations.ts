@@ -277,6 +277,27 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Who has access to each docs site and through what: every member with their role on it and its source (their organization role, a team’s grant or their own), the roles granted on the site to users and teams, and your own access.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query SiteAccess($organizationId: ID!) {
+  organization(id: $organizationId) {
+    sites(first: 10) {
+      nodes {
+        title
+        effectiveAccess { role source }
+        accessibleBy(first: 20, sort: NAME, order: ASC) {
+          totalCount
+          nodes { role source user { displayName } team { title } }
+        }
+        userGrants(first: 10) { nodes { role user { displayName } } }
+        teamGrants(first: 10) { nodes { role team { title memberCount } } }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
       'Search across a docs site: the spaces its site spaces show, best first, each with its best pages ranked across the whole site, the site space and section they are published in, and excerpts of the matching sections.',
     variables: { organizationId: DEMO.organization, query: 'install' },
     document: /* GraphQL */ `query SiteSearch($organizationId: ID!, $query: String!) {

@@ -120,6 +120,9 @@ export function removeMember(db: Db, orgId: string, userId: string): void {
            (content_type = 'space' AND content_id IN (SELECT id FROM spaces WHERE org_id = ?))
            OR (content_type = 'collection' AND content_id IN (SELECT id FROM collections WHERE org_id = ?)))`,
     ).run(userId, orgId, orgId);
+    db.prepare(
+      'DELETE FROM site_permissions WHERE user_id = ? AND site_id IN (SELECT id FROM sites WHERE org_id = ?)',
+    ).run(userId, orgId);
     removeReviewer(db, orgId, userId);
     db.prepare('DELETE FROM members WHERE org_id = ? AND user_id = ?').run(orgId, userId);
   })();

@@ -15,7 +15,8 @@ import { AdaptiveSchemaError, checkAdaptiveSchema, templateConditions, type Adap
 import { publishedCustomizations } from './customization.js';
 import type { Db } from '../store/db.js';
 import type { Links } from '../links.js';
-import { findSite, reloadSite, requireSite, touchSite, type SiteRow, updateSiteColumns } from './store.js';
+import { findSite, reloadSite, touchSite, type SiteRow, updateSiteColumns } from './store.js';
+import { requireSiteRole, siteRole } from './permissions.js';
 import { authJson, shareLinkJson, siteJson, structureJson } from './json.js';
 import { findOrganization } from '../organizations/store.js';
 import { loadStructure, withoutDrafts } from './structure.js';
@@ -75,8 +76,8 @@ export interface SiteAccessOptions {
 export function siteAccessRoutes(app: FastifyInstance, options: SiteAccessOptions = {}): void {
   const scriptsOf = options.scripts ?? (() => []);
   const siteOf = (request: FastifyRequest, params: SiteParams, min: 'read' | 'edit' | 'admin') => {
-    const org = request.ctx.access.requireOrg(params.organizationId, min);
-    return { org, site: requireSite(request.ctx.db, org.id, params.siteId) };
+    const { org, site } = requireSiteRole(request.ctx.access, params.organizationId, params.siteId, min);
+    return { org, site };
   };
 
   // --- Share links -------------------------------------------------------------------------------
@@ -221,9 +222,9 @@ export function siteAccessRoutes(app: FastifyInstance, options: SiteAccessOption
     async (request) => {
       const query = parseQuery(publishedQuery, request.query);
       const { db, access, links } = request.ctx;
-      const role = access.orgRole(request.params.organizationId);
-      const member = role !== undefined && role !== null;
       const site = findSite(db, request.params.organizationId, request.params.siteId);
+      const role = site ? siteRole(access, site) : undefined;
+      const member = role !== undefined && role !== null;
       // Members see their sites' profiles even unpublished; others only what they could visit.
       if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey, request.ctx.visitor?.site)))
         throw notFound('Site');

@@ -5,7 +5,8 @@
 export const DEMO_SITES = {
   /**
    * Acme, public, published, Acme's default content: sections, a group, an English and a French variant;
-   * redirects `/changelog` (to the release notes) and `/guides/*` (to the product section, suffix kept).
+   * redirects `/changelog` (to the release notes) and `/guides/*` (to the product section, suffix kept); grants
+   * to finn (`admin`), the guest gus (`read`), the teams Writers (`create`) and Reviewers (`review`).
    */
   docs: 'Acme Docs',
   /** Acme, share-link, published. */

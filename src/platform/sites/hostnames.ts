@@ -5,6 +5,7 @@ import { isLoopbackName, type RecordResolver } from '../outbound.js';
 import type { OrganizationRow } from '../rows.js';
 import { declareTables, type Db } from '../store/db.js';
 import { touchSite, type SiteRow } from './store.js';
+import { requireSiteRole } from './permissions.js';
 
 /**
  * Custom hostnames and subdomains. A site's custom hostname (set with the site, `hostname`) has a
@@ -173,7 +174,7 @@ export function customHostnameRoutes(app: FastifyInstance, options: { queue: Job
     const { db, access, links } = request.ctx;
     const site = siteWithHostname(db, request.params.hostname);
     if (!site || access.orgRole(site.org_id) === undefined) throw notFound('Custom hostname');
-    access.requireOrg(site.org_id, 'read');
+    requireSiteRole(access, site.org_id, site.id, 'read');
     return customHostnameJson(db, site, links.api);
   });
 
@@ -181,7 +182,7 @@ export function customHostnameRoutes(app: FastifyInstance, options: { queue: Job
     const { db, access } = request.ctx;
     const site = siteWithHostname(db, request.params.hostname);
     if (!site || access.orgRole(site.org_id) === undefined) throw notFound('Custom hostname');
-    access.requireOrg(site.org_id, 'admin');
+    requireSiteRole(access, site.org_id, site.id, 'admin');
     const hostname = site.hostname!;
     db.transaction(() => {
       if (statusOf(db, site) === 'invalid_domain') {
@@ -199,7 +200,7 @@ export function customHostnameRoutes(app: FastifyInstance, options: { queue: Job
     const { db, access } = request.ctx;
     const site = siteWithHostname(db, request.params.hostname);
     if (!site || access.orgRole(site.org_id) === undefined) return sendDeleted(reply, false);
-    access.requireOrg(site.org_id, 'admin');
+    requireSiteRole(access, site.org_id, site.id, 'admin');
     db.transaction(() => {
       db.prepare('UPDATE sites SET hostname = NULL WHERE id = ?').run(site.id);
       db.prepare('DELETE FROM custom_hostnames WHERE hostname = ?').run(site.hostname);

@@ -24,9 +24,10 @@ import type { OrganizationRow } from '../rows.js';
 import { declareTables, type Db } from '../store/db.js';
 import { loadRevision } from '../content/revisions.js';
 import { pageByPath, pageIndex } from '../content/pages.js';
-import { requireSite, siteRootUrl, touchSite, type SiteRow } from './store.js';
+import { siteRootUrl, touchSite, type SiteRow } from './store.js';
 import { loadStructure, sectionSegments, siteSpaceSegments, type Structure } from './structure.js';
 import { activeShareLink, readableWithoutMembership } from './visitors.js';
+import { requireSiteRole, siteRole } from './permissions.js';
 
 /**
  * Redirects of a docs site: a source path under the site's root, exact or ending with a wildcard
@@ -555,8 +556,7 @@ const taken = (source: string, draft: boolean) =>
  */
 export function siteRedirectRoutes(app: FastifyInstance): void {
   const siteOf = (request: FastifyRequest, params: SiteParams, min: Role) => {
-    const org = request.ctx.access.requireOrg(params.organizationId, min);
-    const site = requireSite(request.ctx.db, org.id, params.siteId);
+    const { org, site } = requireSiteRole(request.ctx.access, params.organizationId, params.siteId, min);
     return { org, site, s: loadStructure(request.ctx.db, site) };
   };
 
@@ -654,13 +654,10 @@ export function siteRedirectRoutes(app: FastifyInstance): void {
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId/redirect', async (request) => {
     const query = parseQuery(bySourceQuery, request.query);
     const { db, access, links } = request.ctx;
-    const role = access.orgRole(request.params.organizationId);
-    const member = role !== undefined && role !== null;
-    const site = member
-      ? requireSite(db, request.params.organizationId, request.params.siteId)
-      : (db
-          .prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?')
-          .get(request.params.siteId, request.params.organizationId) as SiteRow | undefined);
+    const site = db
+      .prepare('SELECT * FROM sites WHERE id = ? AND org_id = ?')
+      .get(request.params.siteId, request.params.organizationId) as SiteRow | undefined;
+    const member = site !== undefined && Boolean(siteRole(access, site));
     if (!site || (!member && !readableWithoutMembership(db, site, query.shareKey))) throw notFound('Site');
     const org = db.prepare('SELECT * FROM organizations WHERE id = ?').get(site.org_id) as OrganizationRow;
     const shareKey = site.visibility === 'share-link' ? activeShareLink(db, site.id, query.shareKey)?.key : undefined;

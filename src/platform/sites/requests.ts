@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Role } from '../access.js';
 import { notFound } from '../http.js';
 import type { OrganizationRow } from '../rows.js';
-import { findSite, reloadSite, requireSite, type SiteRow } from './store.js';
+import { findSite, reloadSite, type SiteRow } from './store.js';
+import { requireSiteRole, siteRole } from './permissions.js';
 import { type JsonContext, siteJson } from './json.js';
 import { findOrganization } from '../organizations/store.js';
 import { loadStructure, type Structure } from './structure.js';
@@ -57,10 +58,12 @@ export function orgOf(
   return { org, role: access.orgRole(org.id) ?? null };
 }
 
-/** The site a request names, in an organization where the caller holds `min`, with its structure. */
+/**
+ * The site a request names, on which the caller holds `min` (their organization role, or a grant on
+ * the site: `requireSiteRole`), with its structure and the caller's role on it.
+ */
 export function siteOf(request: FastifyRequest, params: SiteParams, min: Role = 'read') {
-  const { org, role } = orgOf(request, params, min);
-  const site = requireSite(request.ctx.db, org.id, params.siteId);
+  const { org, site, role } = requireSiteRole(request.ctx.access, params.organizationId, params.siteId, min);
   return { org, role, site, s: loadStructure(request.ctx.db, site) };
 }
 
@@ -73,9 +76,8 @@ export function siteOf(request: FastifyRequest, params: SiteParams, min: Role = 
  */
 export function readerSiteOf(request: FastifyRequest, params: SiteParams, shareKey: string | undefined) {
   const { db, access } = request.ctx;
-  const role = access.orgRole(params.organizationId);
-  if (role !== undefined && role !== null) return siteOf(request, params);
   const site = findSite(db, params.organizationId, params.siteId);
+  if (site && siteRole(access, site)) return siteOf(request, params);
   if (!site || !readableWithoutMembership(db, site, shareKey, request.ctx.visitor?.site)) throw notFound('Site');
   const org = findOrganization(db, site.org_id)!;
   return { org, role: null, site, s: readerView(loadStructure(db, site), request.ctx.visitor?.claims ?? {}) };

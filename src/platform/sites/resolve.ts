@@ -20,6 +20,7 @@ import {
 } from './structure.js';
 import { activeShareLink, keyFingerprint, signSiteToken, verifyVisitorToken, VisitorTokenError } from './visitors.js';
 import { siteRedirectOf } from './redirects.js';
+import { siteRole } from './permissions.js';
 
 /**
  * Published URL → (site, section, site space, space) for a visitor, step by step:
@@ -254,7 +255,7 @@ export async function resolvePublishedUrl(
   const located = locate(db, links, url, isMember);
   if (!located) throw new ApiError(404, 'No content found for the URL.');
   const { site, org } = located;
-  const member = isMember(org.id);
+  const member = Boolean(siteRole(access, site));
   if (site.published !== 1 && !member) throw new ApiError(404, 'No content found for the URL.');
   const preview = site.published !== 1;
 

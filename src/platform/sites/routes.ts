@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { booleanParam, conflict, pageOf, pageParams, pageWindow, parseBody, parseQuery, sendDeleted } from '../http.js';
 import {
   deleteSite,
+  findSite,
   findSiteById,
   hostnameTakenBySite,
   insertSite,
@@ -11,13 +12,13 @@ import {
   reloadSite,
   requireFreeBasename,
   requireOrgSpace,
-  requireSite,
   SITE_TYPES,
   SITE_VISIBILITIES,
   touchSite,
   updateSiteColumns,
 } from './store.js';
 import { addSiteSpace, loadStructure, setSiteDefaults } from './structure.js';
+import { siteRole } from './permissions.js';
 import { CONDITIONAL } from '../conditional.js';
 import type { Db } from '../store/db.js';
 import {
@@ -111,11 +112,11 @@ export function siteRoutes(
 
   app.get<{ Params: OrgParams }>('/orgs/:organizationId/sites', async (request) => {
     const query = parseQuery(listQuery, request.query);
-    const { org, role } = orgOf(request, request.params);
+    const { org } = orgOf(request, request.params);
     const window = pageWindow(query);
     const { rows, count } = listSites(request.ctx.db, org.id, query, window);
     return pageOf(
-      rows.map((site) => answerSite(request, site, org, role)),
+      rows.map((site) => answerSite(request, site, org, siteRole(request.ctx.access, site) ?? null)),
       count,
       window,
     );
@@ -138,8 +139,8 @@ export function siteRoutes(
   });
 
   app.get<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId', CONDITIONAL, async (request) => {
-    const { org, role } = orgOf(request, request.params);
-    return answerSite(request, requireSite(request.ctx.db, org.id, request.params.siteId), org, role);
+    const { org, site, role } = siteOf(request, request.params);
+    return answerSite(request, site, org, role);
   });
 
   app.patch<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId', async (request) => {
@@ -201,7 +202,8 @@ export function siteRoutes(
   });
 
   app.delete<{ Params: SiteParams }>('/orgs/:organizationId/sites/:siteId', async (request, reply) => {
-    const { org } = orgOf(request, request.params, 'admin');
+    const exists = findSite(request.ctx.db, request.params.organizationId, request.params.siteId);
+    const { org } = exists ? siteOf(request, request.params, 'admin') : orgOf(request, request.params, 'admin');
     return sendDeleted(reply, deleteSite(request.ctx.db, org.id, request.params.siteId));
   });
 
@@ -210,9 +212,8 @@ export function siteRoutes(
     ['unpublish', 0],
   ] as const) {
     app.post<{ Params: SiteParams }>(`/orgs/:organizationId/sites/:siteId/${action}`, async (request) => {
-      const { org, role } = orgOf(request, request.params, 'admin');
+      const { org, role, site } = siteOf(request, request.params, 'admin');
       const { db } = request.ctx;
-      const site = requireSite(db, org.id, request.params.siteId);
       db.transaction(() => {
         updateSiteColumns(db, site.id, { published });
         touchSite(db, site.id);

@@ -11,6 +11,7 @@ import type { SpaceRow } from '../rows.js';
 import type { Db } from '../store/db.js';
 import { readerView } from './resolve.js';
 import { findSite, type SiteRow } from './store.js';
+import { siteRole } from './permissions.js';
 import {
   defaultVariant,
   loadStructure,
@@ -107,7 +108,7 @@ function siteForSearch(request: FastifyRequest, params: SiteParams): SiteReader 
   const site = findSite(db, params.organizationId, params.siteId);
   if (!site) throw notFound('Site');
   const stored = loadStructure(db, site);
-  const role = visitor ? undefined : access.orgRole(site.org_id);
+  const role = visitor ? undefined : siteRole(access, site);
   if (role !== undefined && role !== null) {
     const s = site.published === 1 ? withoutDrafts(stored) : stored;
     const readable = (row: SiteSpaceRow) => access.spaceRole(s.spaces.get(row.space_id)!) !== null;

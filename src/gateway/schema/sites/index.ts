@@ -3,7 +3,7 @@
  * spaces, sections and section groups (`structure.ts`), and their mutations (`mutations.ts`); who
  * reads a published site (`access.ts`); its redirects (`redirects.ts`); its customization (`customization.ts`); the
  * writes of its external links (`external-links.ts`); copies of site spaces (`duplication.ts`); its publishing
- * preview (`preview.ts`); its search (`search.ts`); its custom hostname and the organization’s subdomain (`hostnames.ts`).
+ * preview (`preview.ts`); its search (`search.ts`); its custom hostname and the organization’s subdomain (`hostnames.ts`); who may do what with it (`permissions.ts`).
  * Other modules add fields to these types with `builder.objectFields(SiteRef, …)`.
  */
 import './site.js';
@@ -17,6 +17,7 @@ import './duplication.js';
 import './preview.js';
 import './search.js';
 import './hostnames.js';
+import './permissions.js';
 
 export {
   primeSites,
