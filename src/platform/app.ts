@@ -59,6 +59,7 @@ import {
 import { integrationDevelopmentRoutes } from './integrations/development.js';
 import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
 import { installationTokenRoutes } from './integrations/installation-tokens.js';
+import { organizationInstallationRoutes } from './integrations/organization-installations.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -298,6 +299,7 @@ export function createPlatform({
       siteIntegrationRoutes(v1);
       spaceIntegrationBlockRoutes(v1);
       installationTokenRoutes(v1);
+      organizationInstallationRoutes(v1);
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -26,6 +26,7 @@ import './integrations.js';
 import './integration-development.js';
 import './integration-blocks.js';
 import './integration-tokens.js';
+import './integration-installations.js';
 import './teams.js';
 import './members.js';
 import './invites.js';
