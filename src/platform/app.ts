@@ -60,6 +60,7 @@ import { integrationDevelopmentRoutes } from './integrations/development.js';
 import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
 import { installationTokenRoutes } from './integrations/installation-tokens.js';
 import { organizationInstallationRoutes } from './integrations/organization-installations.js';
+import { integrationTaskRoutes, registerIntegrationTasks } from './integrations/tasks.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -231,6 +232,7 @@ export function createPlatform({
     retryBaseMs: deliveryRetryBaseMs,
     origin: () => listeningOrigin(app),
   });
+  registerIntegrationTasks(jobs);
   registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
@@ -300,6 +302,7 @@ export function createPlatform({
       spaceIntegrationBlockRoutes(v1);
       installationTokenRoutes(v1);
       organizationInstallationRoutes(v1);
+      integrationTaskRoutes(v1, { queue: jobs });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -27,6 +27,7 @@ import './integration-development.js';
 import './integration-blocks.js';
 import './integration-tokens.js';
 import './integration-installations.js';
+import './integration-tasks.js';
 import './teams.js';
 import './members.js';
 import './invites.js';
