@@ -61,6 +61,7 @@ import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
 import { installationTokenRoutes } from './integrations/installation-tokens.js';
 import { organizationInstallationRoutes } from './integrations/organization-installations.js';
 import { integrationTaskRoutes, registerIntegrationTasks } from './integrations/tasks.js';
+import { integrationRenderRoutes } from './integrations/render.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -303,6 +304,7 @@ export function createPlatform({
       installationTokenRoutes(v1);
       organizationInstallationRoutes(v1);
       integrationTaskRoutes(v1, { queue: jobs });
+      integrationRenderRoutes(v1, { allowPrivateUrls, timeoutMs: deliveryTimeoutMs });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -28,6 +28,7 @@ import './integration-blocks.js';
 import './integration-tokens.js';
 import './integration-installations.js';
 import './integration-tasks.js';
+import './integration-render.js';
 import './teams.js';
 import './members.js';
 import './invites.js';
