@@ -2,9 +2,10 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { compressToEncodedURIComponent } from '../../src/gateway/upstream/lz-string.js';
 import { decompressFromEncodedURIComponent } from '../../src/platform/integrations/lz-string.js';
-import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { postGraphQL, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { installIntegration, publishIntegration } from '../fixtures/integrations.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
 
@@ -116,6 +117,27 @@ describe('renderIntegrationUI', () => {
       state: { count: 0 },
       context,
     });
+  });
+
+  it('is never answered from the response cache', async () => {
+    mode = 'element';
+    const cached = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      responseCache: { ttlMs: 60_000 },
+    });
+    try {
+      const context = { type: 'configuration_account', organizationId: org.id, theme: 'light' };
+      const calls = received.length;
+      for (let i = 0; i < 2; i++) {
+        const answer = await postGraphQL(cached, g.platform, { query: RENDER, variables: { name: NAME, context } });
+        expect(answer.body.data.renderIntegrationUI.type).toBe('ELEMENT');
+        expect(answer.upstream).toBe(1);
+      }
+      expect(received.length).toBe(calls + 2);
+    } finally {
+      await cached.close();
+    }
   });
 
   it('sends an action as a write and answers the completed flow', async () => {

@@ -121,11 +121,13 @@ builder.queryFields((t) => ({
         const checked = schema.safeParse(value);
         if (!checked.success) throw new BadUserInputError(`${what}: ${checked.error.issues[0]?.message}`);
       }
-      const request = renderRequest(args);
+      const text = JSON.stringify(renderRequest(args));
+      // Compressing is the gateway's own work, counted by what it reads.
+      ctx.work.add('conversion', text.length);
       return ctx.api.read(
         op.renderIntegrationUIWithGet,
         { integrationName: name },
-        { request: compressToEncodedURIComponent(JSON.stringify(request)) },
+        { request: compressToEncodedURIComponent(text) },
       );
     },
   }),
