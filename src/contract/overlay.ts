@@ -303,6 +303,34 @@ export const OVERLAY: readonly OverlayEntry[] = [
     reason:
       'a oneOf of the computed page ({ computed, computedSeed } required) and the plain page ({ documentId }, nothing required and other properties allowed): every computed page matches both',
   },
+  {
+    pointer: '/components/schemas/PlainObject',
+    value: {
+      type: 'object',
+      properties: {},
+      additionalProperties: {
+        oneOf: [
+          { $ref: '#/components/schemas/PlainObject' },
+          { type: 'string' },
+          { type: 'boolean' },
+          { type: 'number' },
+          {
+            type: 'array',
+            items: {
+              oneOf: [
+                { type: 'string' },
+                { type: 'boolean' },
+                { type: 'number' },
+                { $ref: '#/components/schemas/PlainObject' },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    reason:
+      "an object without `type: object` whose values are a oneOf of PlainObject, string, boolean, number or array: every value that is no object matches PlainObject too, so only empty or nested-object props (a rendered UI's, an action's) could match",
+  },
 
   // --- What the API documentation says otherwise ---------------------------------------------------
   {

@@ -211,6 +211,8 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   409: 'CONFLICT',
   412: 'PRECONDITION_FAILED',
   422: 'BAD_USER_INPUT',
+  // Something the request depends on failed (the platform's answer when an integration it called did).
+  424: 'PRECONDITION_FAILED',
   429: 'RATE_LIMITED',
   504: 'UPSTREAM_TIMEOUT',
 };

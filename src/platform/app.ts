@@ -61,6 +61,9 @@ import {
 import { integrationDevelopmentRoutes } from './integrations/development.js';
 import { spaceIntegrationBlockRoutes } from './integrations/space-blocks.js';
 import { installationTokenRoutes } from './integrations/installation-tokens.js';
+import { organizationInstallationRoutes } from './integrations/organization-installations.js';
+import { integrationTaskRoutes, registerIntegrationTasks } from './integrations/tasks.js';
+import { integrationRenderRoutes } from './integrations/render.js';
 import { registerTranslations } from './translations/run.js';
 import { watchTranslationSources } from './translations/store.js';
 import { createTranslator } from './translations/translator.js';
@@ -232,6 +235,7 @@ export function createPlatform({
     retryBaseMs: deliveryRetryBaseMs,
     origin: () => listeningOrigin(app),
   });
+  registerIntegrationTasks(jobs);
   registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
@@ -302,6 +306,9 @@ export function createPlatform({
       siteIntegrationRoutes(v1);
       spaceIntegrationBlockRoutes(v1);
       installationTokenRoutes(v1);
+      organizationInstallationRoutes(v1);
+      integrationTaskRoutes(v1, { queue: jobs });
+      integrationRenderRoutes(v1, { allowPrivateUrls, timeoutMs: deliveryTimeoutMs });
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);

@@ -61,6 +61,8 @@ export interface EnqueueOptions {
   key: string;
   /** @default 1 */
   maxAttempts?: number;
+  /** When it may run first (epoch milliseconds). @default now */
+  runAfter?: number;
 }
 
 /** Backoff before attempt `n + 1`: 1 s, 2 s, 4 s, … capped at a minute. */
@@ -105,7 +107,14 @@ export class JobQueue {
         `INSERT INTO jobs (kind, key, payload, state, attempts, max_attempts, run_after, created_at)
          VALUES (?, ?, ?, 'queued', 0, ?, ?, ?)`,
       )
-      .run(kind, options.key, JSON.stringify(payload), options.maxAttempts ?? 1, Date.now(), new Date().toISOString());
+      .run(
+        kind,
+        options.key,
+        JSON.stringify(payload),
+        options.maxAttempts ?? 1,
+        options.runAfter ?? Date.now(),
+        new Date().toISOString(),
+      );
     // Picked up once the enqueuing transaction has committed.
     setImmediate(() => this.poke());
     return Number(lastInsertRowid);

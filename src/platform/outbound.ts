@@ -329,14 +329,25 @@ export async function fetchUrl(
     await response.body.dump().catch(() => undefined);
     throw new OutboundError(`${shown} is larger than ${options.maxBytes} bytes`);
   }
+  const bytes = await readBounded(response, { shown, maxBytes: options.maxBytes, signal, timeout });
+  const type = response.headers['content-type'];
+  return { bytes, contentType: typeof type === 'string' ? type.split(';')[0]!.trim() : undefined };
+}
+
+/** The body of an answer, read up to `maxBytes` (an `OutboundError` past them, or when cut off or late). */
+async function readBounded(
+  response: Dispatcher.ResponseData,
+  options: { shown: string; maxBytes: number; signal: AbortSignal; timeout: number },
+): Promise<Buffer> {
+  const { shown, maxBytes, signal, timeout } = options;
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of response.body) {
       size += (chunk as Buffer).length;
-      if (size > options.maxBytes) {
+      if (size > maxBytes) {
         response.body.destroy();
-        throw new OutboundError(`${shown} is larger than ${options.maxBytes} bytes`);
+        throw new OutboundError(`${shown} is larger than ${maxBytes} bytes`);
       }
       chunks.push(chunk as Buffer);
     }
@@ -347,11 +358,7 @@ export async function fetchUrl(
       ? new OutboundError(`${shown} did not answer within ${timeout} ms`, true)
       : new OutboundError(`${shown} broke off its answer`);
   }
-  const type = response.headers['content-type'];
-  return {
-    bytes: Buffer.concat(chunks),
-    contentType: typeof type === 'string' ? type.split(';')[0]!.trim() : undefined,
-  };
+  return Buffer.concat(chunks);
 }
 
 export interface PostOptions {
@@ -361,15 +368,17 @@ export interface PostOptions {
   timeoutMs?: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Read the answer's body, up to this many bytes (an `OutboundError` past them); else it is dropped. */
+  maxAnswerBytes?: number;
 }
 
 /**
  * POSTs a body to an http(s) URL and returns the status of the answer (its body is read and
- * dropped). Refuses other schemes and private targets (unless allowed) and does not follow
+ * dropped, or returned up to `maxAnswerBytes`). Refuses other schemes and private targets (unless allowed) and does not follow
  * redirects; a target that cannot be reached or does not answer in time is an `OutboundError`
  * naming the URL without its credentials. Answers of any status are returned, not thrown.
  */
-export async function postUrl(raw: string, options: PostOptions): Promise<{ status: number }> {
+export async function postUrl(raw: string, options: PostOptions): Promise<{ status: number; body?: Buffer }> {
   const { url, shown } = outboundTarget(raw, options.allowPrivate);
   const timeout = options.timeoutMs ?? 10_000;
   const signal = AbortSignal.timeout(timeout);
@@ -383,9 +392,14 @@ export async function postUrl(raw: string, options: PostOptions): Promise<{ stat
       headers: { 'user-agent': 'docs-platform/1 (+event delivery)', ...options.headers },
       body: options.body,
     });
+    if (options.maxAnswerBytes !== undefined) {
+      const body = await readBounded(response, { shown, maxBytes: options.maxAnswerBytes, signal, timeout });
+      return { status: response.statusCode, body };
+    }
     await response.body.dump().catch(() => undefined);
     return { status: response.statusCode };
   } catch (error) {
+    if (error instanceof OutboundError) throw error;
     const code =
       (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
     if (code === 'EPRIVATE') throw new OutboundError(`${shown} does not resolve to public addresses only`);

@@ -786,6 +786,36 @@ describe('endpoints outside demo and test runs (PLATFORM_ALLOW_PRIVATE_URLS off)
 });
 
 describe('delivery across a restart', () => {
+  it('runs a task queued before a restart once it comes due, as a task event', async () => {
+    const hooks = await receiver();
+    const dataDir = mkdtempSync(join(tmpdir(), 'integration-task-restart-'));
+    try {
+      const before = await startTestPlatform({ dataDir, seed: false });
+      addOrg(before, { id: ORG, members: { ada: 'admin' } });
+      await before.api('POST', '/integrations/later', { body: publication({ endpoint: hooks.url }) });
+      const queued = await before.api('POST', '/integrations/later/tasks', {
+        body: { task: { step: 'resume' }, schedule: 600 },
+      });
+      expect(queued.status).toBe(204);
+      await before.destroy();
+      expect(hooks.requests).toHaveLength(0);
+
+      const after = await startTestPlatform({ dataDir, seed: false });
+      try {
+        // Ten minutes later.
+        after.db.prepare("UPDATE jobs SET run_after = ? WHERE kind = 'integration-task'").run(Date.now());
+        await after.app.jobs.drain();
+        const delivered = await Promise.all(hooks.requests.map(fields));
+        expect(delivered.map(({ event }) => [event.type, event.task])).toEqual([['task', { step: 'resume' }]]);
+      } finally {
+        await after.destroy();
+      }
+    } finally {
+      await hooks.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('delivers what was pending when the platform stopped, once', async () => {
     const RETRY_MS = 2_000;
     const hooks = await receiver();

@@ -34,7 +34,7 @@ export function responseCacheBounds(options: Pick<ResponseCacheOptions, 'maxByte
 
 /**
  * What is never kept (a TTL of 0): the state of background work (Git Sync, translations, OpenAPI
- * processing, custom hostnames' DNS checks), integration events and the caller's rate-limit budget. Nothing is kept longer than
+ * processing, custom hostnames' DNS checks), integration events, integrations' rendered UIs and the caller's rate-limit budget. Nothing is kept longer than
  * the TTL: a revision never changes, but an answer holding one reached it through what does
  * (`Space.content` is another revision after each merge, a change request's revision after each
  * edit), and links from it (`Revision.space`) lead to what changes too.
@@ -47,6 +47,8 @@ const TTL_SHARE: Record<string, number> = {
   IntegrationEvent: 0,
   // Its DNS checks are background work too.
   CustomHostname: 0,
+  // What an integration renders is its own, at the moment it is asked.
+  IntegrationUIRender: 0,
   // The caller's budget changes with every operation.
   'Query.rateLimit': 0,
 };

@@ -397,6 +397,23 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Installed integrations: what an organization installed with each installation’s configuration (admins), and the status of every integration on the organization and on its spaces.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query InstalledIntegrations($organizationId: ID!) {
+  organization(id: $organizationId) {
+    installations(first: 10) {
+      totalCount
+      nodes { status spaceSelection configuration integration { name title } }
+    }
+    integrationStatuses(first: 10) { nodes { status integration { name } } }
+    onSpaces: integrationStatuses(first: 10, target: SPACE) {
+      nodes { status integration { name } space { title } }
+    }
+  }
+}`,
+  },
+  {
+    description:
       'Conversations: the recurring problems support conversations raise, clustered, most frequent first, with the change requests that address them; and the latest conversations.',
     variables: { organizationId: DEMO.organization },
     document: /* GraphQL */ `query Conversations($organizationId: ID!) {

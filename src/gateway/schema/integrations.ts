@@ -109,7 +109,7 @@ export const integrationLink = (name: string, info: GraphQLResolveInfo) =>
   linkTo(IntegrationNode, name, info, () => ({ id: name, name }) as Integration & { id: string });
 
 /** Primes integrations, and their owners when the answer embeds them whole. */
-const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
+export const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) => {
   const held = Array.from(items, (item) => ({ ...item, id: item.name }));
   prime(IntegrationNode, ctx, held);
   prime(
@@ -120,7 +120,7 @@ const primeIntegrations = (ctx: GatewayContext, items: Iterable<Integration>) =>
   );
   return held;
 };
-const primeInstallations = (ctx: GatewayContext, integrationName: string, items: Iterable<Installation>) => {
+export const primeInstallations = (ctx: GatewayContext, integrationName: string, items: Iterable<Installation>) => {
   const held = Array.from(items, (item) => ({ ...item, integrationName }));
   prime(IntegrationInstallationNode, ctx, held);
   return held;
@@ -139,7 +139,7 @@ const VisibilityEnum = restEnum('IntegrationVisibility', 'Who can find and insta
   private: 'Members of the organization that publishes it.',
 } satisfies Record<IntegrationVisibility, string>);
 
-const InstallationStatusEnum = restEnum('IntegrationInstallationStatus', 'Whether an installation works.', {
+export const InstallationStatusEnum = restEnum('IntegrationInstallationStatus', 'Whether an installation works.', {
   active: 'Configured and working.',
   pending: 'Waiting for configuration the integration requires.',
   paused: 'Paused.',
@@ -268,7 +268,7 @@ const IntegrationInstallationEdge = builder.edgeObject({
   description: 'An installation of a list, with its cursor.',
 });
 
-const InstallationConnection = builder.connectionObject(
+export const InstallationConnection = builder.connectionObject(
   {
     type: IntegrationInstallationNode,
     name: 'IntegrationInstallationConnection',

@@ -12,7 +12,7 @@ import {
 } from '../outbound.js';
 import { linksFor, type Links } from '../links.js';
 import type { Db } from '../store/db.js';
-import { appendTrace, findEvent, log, setDispatcher, watchSpaceContent, type EventRow } from './events.js';
+import { appendTrace, findEvent, log, setDispatcher, watchSpaceContent } from './events.js';
 import { coveredTarget, findInstallation } from './installations.js';
 import { contentInstallationJson, installationJson, integrationJson, payloadJson } from './json.js';
 import { deliverySecret, signatureHeader } from './secrets.js';
@@ -103,15 +103,18 @@ export function multipartBody(fields: Record<string, unknown>): { body: Buffer; 
   };
 }
 
-/** What the runtime gets beside the event: `IntegrationEnvironment`, as far as the platform has it. */
-function environmentOf(
+/**
+ * What the runtime gets beside an event of `installationId` (none for the integration's own):
+ * `IntegrationEnvironment`, as far as the platform has it.
+ */
+export function environmentOf(
   db: Db,
   integration: IntegrationRow,
-  event: EventRow,
+  installationId: string | null,
   payload: Record<string, unknown>,
   links: Links,
 ) {
-  const installation = event.installation_id ? findInstallation(db, integration, event.installation_id) : undefined;
+  const installation = installationId ? findInstallation(db, integration, installationId) : undefined;
   const on = (kind: 'space' | 'site', id: unknown) => {
     if (!installation || typeof id !== 'string') return undefined;
     const target = coveredTarget(db, installation, kind, id);
@@ -158,7 +161,7 @@ async function deliver(db: Db, job: DeliveryJob, attempt: number, options: Deliv
   const payload = payloadJson(db, event, links);
   const { body, contentType } = multipartBody({
     event: payload,
-    environment: environmentOf(db, integration, event, payload, links),
+    environment: environmentOf(db, integration, event.installation_id, payload, links),
   });
   const secret = deliverySecret(db, event.installation_id ?? integration.id);
   const shown = displayUrl(new URL(endpoint));

@@ -36,8 +36,11 @@ export interface EventRow {
   created_at: string;
 }
 
-/** A payload as recorded: its `type`, the installation, and what the type adds. */
-export type EventPayload = { type: string; installationId: string } & Record<string, unknown>;
+/**
+ * A payload as recorded: its `type`, the installation, and what the type adds. An event of the
+ * integration itself (a task its developers queued) has no installation.
+ */
+export type EventPayload = { type: string; installationId: string | null } & Record<string, unknown>;
 
 /** Whatever takes an event to deliver, per database: set by `registerIntegrations`. */
 const dispatchers = new WeakMap<Db, (eventId: string, key: string) => void>();
@@ -80,12 +83,12 @@ export function recordEvent(
     integration.id,
     payload.installationId,
     payload.type,
-    JSON.stringify({ eventId: id, ...payload }),
+    JSON.stringify({ eventId: id, ...payload, installationId: payload.installationId ?? undefined }),
     deliver ? 'pending' : 'success',
     JSON.stringify(trace),
     at,
   );
-  if (deliver) dispatchers.get(db)?.(id, payload.installationId);
+  if (deliver) dispatchers.get(db)?.(id, payload.installationId ?? '');
   return id;
 }
 

@@ -126,12 +126,19 @@ export class InstallationAccess extends Access {
   }
 }
 
-/** Refuses what an installation token may not call: every route but the reads of a space. */
+/** The route with which an integration queues its tasks (`tasks.ts`), open to its installation tokens. */
+const TASKS_ROUTE = '/v1/integrations/:integrationName/tasks';
+
+/** Refuses what an installation token may not call: every route but the reads of a space and queueing tasks. */
 export function checkInstallationRoute(request: FastifyRequest): void {
   const route = request.routeOptions.url ?? '';
   const reads = request.method === 'GET' || request.method === 'HEAD';
+  if (request.method === 'POST' && route === TASKS_ROUTE) return;
   if (!reads || !(route === '/v1/spaces/:spaceId' || route.startsWith('/v1/spaces/:spaceId/'))) {
-    throw new ApiError(403, 'An integration installation token reads the spaces its installation covers, nothing else');
+    throw new ApiError(
+      403,
+      'An integration installation token reads the spaces its installation covers and queues tasks, nothing else',
+    );
   }
 }
 
