@@ -6,7 +6,7 @@ import { pageIndex } from '../content/pages.js';
 import { loadRevision } from '../content/revisions.js';
 import { editRequestContent, prepareMarkdown, type ContentChange } from '../change-requests/edits.js';
 import { createChangeRequest, findChangeRequest, type ChangeRequestRow } from '../change-requests/store.js';
-import type { StorageFileRow } from '../fonts/store.js';
+import { storeUploaded, type StorageFileRow } from '../fonts/store.js';
 import {
   ApiError,
   badRequest,
@@ -322,15 +322,7 @@ async function runImport(db: Db, runId: string, options: ImportOptions): Promise
         ? await crawl(db, runId, source.url, options)
         : readFiles(db, run.org_id, source.files, options.budgets);
     if (pages.length === 0) throw new ImportFailure('nothing_to_import', 'the source holds no page to import');
-    changes = pages.map(
-      (page, index): ContentChange => ({
-        operation: 'insert_page',
-        ...(page.title ? { title: page.title } : {}),
-        ...(run.page_id ? { into: run.page_id } : {}),
-        ref: `import-${index}`,
-        document: { markdown: page.markdown },
-      }),
-    );
+    changes = insertions(run, pages);
     trees = await prepareMarkdown(changes);
   } catch (error) {
     if (error instanceof Cancelled) return;
@@ -348,32 +340,7 @@ async function runImport(db: Db, runId: string, options: ImportOptions): Promise
   }
   try {
     db.transaction(() => {
-      if (!isActive(db, runId)) return;
-      const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(run.space_id) as
-        | SpaceRow
-        | undefined;
-      const user = db.prepare('SELECT * FROM users WHERE id = ?').get(run.created_by) as UserRow | undefined;
-      if (!space || !user)
-        throw new ImportFailure('target_gone', 'the target space or the user who started the import is gone');
-      const request: ChangeRequestRow | undefined = run.change_request_id
-        ? findChangeRequest(db, space.id, run.change_request_id)
-        : createChangeRequest(db, space, user, {
-            subject: `Import from ${source.type === 'website' ? new URL(source.url).host : 'files'}`,
-            status: 'open',
-          });
-      if (!request || request.status === 'merged' || request.status === 'archived')
-        throw new ImportFailure('target_gone', 'the target change request is merged, archived or gone');
-      const { result } = editRequestContent(db, request, user.id, changes, new Map(), undefined, trees);
-      const byRef = new Map(
-        result.outcomes.flatMap((outcome) =>
-          outcome.object === 'created_page' && outcome.ref ? [[outcome.ref, outcome.page]] : [],
-        ),
-      );
-      const entries = pages.flatMap((page, index): PageEntry[] => {
-        const id = byRef.get(`import-${index}`);
-        return id ? [{ id, sourceURL: page.sourceURL, type: 'page', status: 'complete' }] : [];
-      });
-      moveRun(db, runId, 'completed', { pages: entries, changeRequest: request.id });
+      if (isActive(db, runId)) writePages(db, run, source, pages, changes, trees);
     })();
   } catch (error) {
     if (error instanceof ImportFailure) moveRun(db, runId, 'failed', { reason: error.message });
@@ -381,6 +348,114 @@ async function runImport(db: Db, runId: string, options: ImportOptions): Promise
     else throw error;
   }
 }
+
+/**
+ * Writes a run's pages into its change request (a new one unless the target names one) and
+ * completes it; call it in a transaction. `trees` holds the markdown parsed ahead (what is missing
+ * is parsed here).
+ */
+function writePages(
+  db: Db,
+  run: RunRow,
+  source: Source,
+  pages: readonly ReadPage[],
+  changes: readonly ContentChange[],
+  trees?: Awaited<ReturnType<typeof prepareMarkdown>>,
+): void {
+  const space = db.prepare('SELECT * FROM spaces WHERE id = ? AND deleted_at IS NULL').get(run.space_id) as
+    | SpaceRow
+    | undefined;
+  const user = db.prepare('SELECT * FROM users WHERE id = ?').get(run.created_by) as UserRow | undefined;
+  if (!space || !user)
+    throw new ImportFailure('target_gone', 'the target space or the user who started the import is gone');
+  const request: ChangeRequestRow | undefined = run.change_request_id
+    ? findChangeRequest(db, space.id, run.change_request_id)
+    : createChangeRequest(db, space, user, {
+        subject: `Import from ${source.type === 'website' ? new URL(source.url).host : 'files'}`,
+        status: 'open',
+      });
+  if (!request || request.status === 'merged' || request.status === 'archived')
+    throw new ImportFailure('target_gone', 'the target change request is merged, archived or gone');
+  const { result } = editRequestContent(db, request, user.id, changes, new Map(), undefined, trees);
+  const byRef = new Map(
+    result.outcomes.flatMap((outcome) =>
+      outcome.object === 'created_page' && outcome.ref ? [[outcome.ref, outcome.page]] : [],
+    ),
+  );
+  const entries = pages.flatMap((page, index): PageEntry[] => {
+    const id = byRef.get(`import-${index}`);
+    return id ? [{ id, sourceURL: page.sourceURL, type: 'page', status: 'complete' }] : [];
+  });
+  moveRun(db, run.id, 'completed', { pages: entries, changeRequest: request.id });
+}
+
+/** The changes that insert a run's pages (under its target page, if any). */
+function insertions(run: RunRow, pages: readonly ReadPage[]): ContentChange[] {
+  return pages.map(
+    (page, index): ContentChange => ({
+      operation: 'insert_page',
+      ...(page.title ? { title: page.title } : {}),
+      ...(run.page_id ? { into: run.page_id } : {}),
+      ref: `import-${index}`,
+      document: { markdown: page.markdown },
+    }),
+  );
+}
+
+/** A run of the demo data: files imported into a space (completed), or a run that failed. */
+export interface DemoImportRun {
+  orgId: string;
+  spaceId: string;
+  userId: string;
+  at: string;
+  source: { files: Array<{ name: string; contentType: string; text: string }> } | { website: string; failed: string };
+}
+
+/** Seeds a run of the demo data, synchronously, as the queue would have run it (files are stored as uploads). */
+export function seedImportRun(db: Db, demo: DemoImportRun): void {
+  const source: Source =
+    'files' in demo.source
+      ? {
+          type: 'file',
+          files: demo.source.files.map((file) =>
+            storeUploaded(db, demo.orgId, 'import_file', file.name, file.contentType, Buffer.from(file.text)),
+          ),
+        }
+      : { type: 'website', url: demo.source.website };
+  const row: RunRow = {
+    id: newId(),
+    org_id: demo.orgId,
+    space_id: demo.spaceId,
+    change_request_id: null,
+    page_id: null,
+    site_id: null,
+    source: JSON.stringify(source),
+    status: 'in-progress',
+    reason: null,
+    pages: '[]',
+    created_by: demo.userId,
+    created_at: demo.at,
+    updated_at: demo.at,
+    started_at: demo.at,
+    completed_at: null,
+  };
+  insertRun(db, row);
+  if ('failed' in demo.source) {
+    moveRun(db, row.id, 'failed', { reason: demo.source.failed });
+    return;
+  }
+  const pages = readFiles(db, demo.orgId, (source as { files: string[] }).files, DEFAULT_IMPORT_BUDGETS);
+  writePages(db, row, source, pages, insertions(row, pages));
+}
+
+const insertRun = (db: Db, row: RunRow) =>
+  db
+    .prepare(
+      `INSERT INTO import_runs (id, org_id, space_id, change_request_id, page_id, site_id, source, status, pages,
+         created_by, created_at, updated_at, started_at) VALUES (@id, @org_id, @space_id, @change_request_id, @page_id,
+         @site_id, @source, @status, @pages, @created_by, @created_at, @updated_at, @started_at)`,
+    )
+    .run(row);
 
 /** Declares the import runs on the job queue. */
 export function registerImports(queue: JobQueue, options: ImportOptions): void {
@@ -519,11 +594,7 @@ export function importRoutes(app: FastifyInstance, options: { queue: JobQueue; a
       completed_at: null,
     };
     db.transaction(() => {
-      db.prepare(
-        `INSERT INTO import_runs (id, org_id, space_id, change_request_id, page_id, site_id, source, status, pages,
-           created_by, created_at, updated_at) VALUES (@id, @org_id, @space_id, @change_request_id, @page_id, @site_id,
-           @source, @status, @pages, @created_by, @created_at, @updated_at)`,
-      ).run(row);
+      insertRun(db, row);
       options.queue.enqueue(JOB, { runId: row.id }, { key: `import-space:${space.id}` });
     })();
     const json = runJson(row, links);
