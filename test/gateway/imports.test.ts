@@ -1,9 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { storeUploaded } from '../../src/platform/fonts/store.js';
+import { DEFAULT_IMPORT_BUDGETS, registerImports } from '../../src/platform/imports/runs.js';
 import { readZip } from '../../src/platform/imports/zip.js';
+import { JobQueue } from '../../src/platform/jobs.js';
+import { payloadsOf } from '../fixtures/incremental.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
 
@@ -14,9 +19,9 @@ import { addOrg, type TestOrg } from '../fixtures/org.js';
  * coded reason, and a run cancelled while it reads, which writes nothing.
  */
 
-/** A ZIP archive of `entries` (deflated unless `stored`), written as the format says. */
+/** A ZIP archive of `entries` (deflated unless `stored`; sizes as declared, else true), written as the format says. */
 function zipOf(
-  entries: Array<{ path: string; bytes: Buffer | string; stored?: boolean }>,
+  entries: Array<{ path: string; bytes: Buffer | string; stored?: boolean; declaredSize?: number }>,
   countField?: number,
 ): Buffer {
   const locals: Buffer[] = [];
@@ -32,7 +37,7 @@ function zipOf(
     local.writeUInt16LE(entry.stored ? 0 : 8, 8);
     local.writeUInt32LE(crc32(raw), 14);
     local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt32LE(entry.declaredSize ?? raw.length, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -41,7 +46,7 @@ function zipOf(
     central.writeUInt16LE(entry.stored ? 0 : 8, 10);
     central.writeUInt32LE(crc32(raw), 16);
     central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(raw.length, 24);
+    central.writeUInt32LE(entry.declaredSize ?? raw.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, data);
@@ -248,6 +253,79 @@ describe('a website import', () => {
     expect(served).toEqual(['/']);
   });
 
+  it('follows a run on the live hub until it is cancelled', async () => {
+    const live = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: 20 },
+    });
+    hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const arrived = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    try {
+      const started = await expectOk(g, START, {
+        input: { organizationId: org.id, spaceId: space, url: `${origin}/` },
+      });
+      await arrived;
+      const response = await live.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${g.platform.adminToken}`,
+        },
+        body: JSON.stringify({
+          query: `subscription ($id: ID!) { importRunUpdated(importRunId: $id) { status pages { pageId } } }`,
+          variables: { id: started.startImportRun.importRun.id },
+        }),
+      });
+      const events = payloadsOf(response);
+      expect((await events.next()).value).toMatchObject({
+        data: { importRunUpdated: { status: 'IN_PROGRESS', pages: [] } },
+      });
+      await expectOk(
+        g,
+        `mutation ($id: ID!) { cancelImportRun(input: { importRunId: $id }) { userErrors { code } } }`,
+        {
+          id: started.startImportRun.importRun.id,
+        },
+      );
+      expect((await events.next()).value).toMatchObject({ data: { importRunUpdated: { status: 'CANCELLED' } } });
+      await events.return(undefined);
+    } finally {
+      hold = undefined;
+      release();
+      await g.platform.app.jobs.drain();
+      await live.close();
+    }
+  });
+
+  it('resumes a run a restart interrupted, from its source', async () => {
+    const key = upload('resumed.md', 'text/markdown', '# Resumed\n\nRead again after a restart.\n');
+    const { db } = g.platform;
+    const at = new Date().toISOString();
+    // What a restart leaves of a run that was reading its source: the run in progress, its job running.
+    db.prepare(
+      `INSERT INTO import_runs (id, org_id, space_id, source, status, pages, created_by, created_at, updated_at, started_at)
+       VALUES ('resumed-run', ?, ?, ?, 'in-progress', '[]', 'user-ada', ?, ?, ?)`,
+    ).run(org.id, space, JSON.stringify({ type: 'file', files: [key] }), at, at, at);
+    db.prepare(
+      `INSERT INTO jobs (kind, key, payload, state, attempts, max_attempts, run_after, created_at)
+       VALUES ('content-import', 'import-space:resumed', '{"runId":"resumed-run"}', 'running', 1, 1, 0, ?)`,
+    ).run(at);
+    // The worker of the platform that starts again on the same database.
+    const restarted = new JobQueue(db);
+    registerImports(restarted, { allowPrivateUrls: true, budgets: DEFAULT_IMPORT_BUDGETS });
+    restarted.start();
+    await restarted.drain();
+    await restarted.stop();
+    const node = (await g.gql(RUN, { id: encodeGlobalID('ImportRun', `${org.id}/resumed-run`) })).data.node;
+    expect(node).toMatchObject({ status: 'COMPLETED', pages: [{ sourceUrl: 'resumed.md' }] });
+  });
+
   it('refuses a source that is both or neither, before any request', async () => {
     const both = await g.gql(START, {
       input: { organizationId: org.id, spaceId: space, url: `${origin}/`, files: ['x'] },
@@ -283,6 +361,11 @@ describe('a file import', () => {
 
   const hostile: Array<[string, () => Buffer, string]> = [
     ['a zip bomb', () => zipOf([{ path: 'bomb.md', bytes: Buffer.alloc(64 * 1024 * 1024) }]), 'archive_too_large'],
+    [
+      'a zip bomb that declares a small size',
+      () => zipOf([{ path: 'bomb.md', bytes: Buffer.alloc(64 * 1024 * 1024), declaredSize: 10 }]),
+      'archive_too_large',
+    ],
     ['a path with ..', () => zipOf([{ path: '../escape.md', bytes: '# x' }]), 'archive_unsafe_path'],
     ['an absolute path', () => zipOf([{ path: '/etc/passwd.md', bytes: '# x' }]), 'archive_unsafe_path'],
     [
