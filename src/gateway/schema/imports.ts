@@ -53,7 +53,7 @@ const SourceTypeEnum = restEnum('ImportSourceType', 'Where an import run reads i
 
 type ImportedPage = NonNullable<ContentImportRun['pages']>[number];
 
-const ImportRunPage = builder.objectRef<ImportedPage & { spaceId: string }>('ImportRunPage').implement({
+const ImportRunPage = builder.objectRef<ImportedPage>('ImportRunPage').implement({
   description: 'A page an import run wrote into its change request.',
   fields: (t) => ({
     pageId: t.exposeString('id', { description: 'Id of the page in the change request’s content.' }),
@@ -131,7 +131,7 @@ ImportRunNode.implement({
     pages: t.field({
       type: [ImportRunPage],
       description: 'The pages it wrote (empty until it completes).',
-      resolve: (run) => (run.pages ?? []).map((page) => ({ ...page, spaceId: run.target?.space ?? '' })),
+      resolve: (run) => run.pages ?? [],
     }),
     createdAt: t.field({
       type: 'DateTime',
