@@ -405,6 +405,28 @@ describe('a file import', () => {
     );
   });
 
+  it('lists a run under the one site that publishes its space, and filters by it', async () => {
+    const published = await org.space('Published');
+    const siteId = await org.site('Acme site', { spaces: [published] });
+    const key = upload('site.md', 'text/markdown', '# For the site\n');
+    const started = await expectOk(g, START, { input: { organizationId: org.id, spaceId: published, files: [key] } });
+    await g.platform.app.jobs.drain();
+    const listed = await g.gql(
+      /* GraphQL */ `
+        query ($org: ID!, $site: ID!) {
+          organization(id: $org) { importRuns(first: 10, siteId: $site) { nodes { id site { platformId title } } } }
+        }
+      `,
+      { org: org.id, site: siteId },
+    );
+    expect(listed.errors).toBeUndefined();
+    // The organization, the list, the site.
+    expect(listed.upstream).toBe(3);
+    expect(listed.data.organization.importRuns.nodes).toEqual([
+      { id: started.startImportRun.importRun.id, site: { platformId: siteId, title: 'Acme site' } },
+    ]);
+  });
+
   it('refuses a file that is not markdown, HTML nor an archive, naming it', async () => {
     const key = upload('photo.png', 'image/png', 'png');
     const result = await g.gql(START, { input: { organizationId: org.id, spaceId: space, files: [key] } });
