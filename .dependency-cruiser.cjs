@@ -38,6 +38,8 @@ const PLATFORM_DOMAINS = [
   'sites',
   'integrations',
   'git',
+  // Content brought in from elsewhere: into change requests, from storage and the web.
+  'imports',
   // Reads that compose the domains below: content as each reader sees it, URLs resolved to what they show.
   'content-reads',
   'urls',

@@ -150,6 +150,30 @@ export const configSchema = z.object({
     .min(1, 'must be at least 1')
     .max(3_600_000, 'must be at most an hour')
     .default(2_000),
+  /** Pages one content import run of the embedded platform imports at most. @default 100 */
+  IMPORT_MAX_PAGES: z.coerce
+    .number({ message: 'must be a number of pages' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .default(100),
+  /**
+   * Bytes one content import run of the embedded platform reads at most: pages fetched, files, and
+   * what their archives inflate to. @default 20971520
+   */
+  IMPORT_MAX_BYTES: z.coerce
+    .number({ message: 'must be a number of bytes' })
+    .int('must be a whole number')
+    .min(1024, 'must be at least 1024')
+    .max(1024 * 1024 * 1024, 'must be at most 1073741824')
+    .default(20 * 1024 * 1024),
+  /** Milliseconds the crawl of a website by one content import run may take. @default 120000 */
+  IMPORT_TIMEOUT_MS: z.coerce
+    .number({ message: 'must be a number of milliseconds' })
+    .int('must be a whole number')
+    .min(1000, 'must be at least 1000')
+    .max(3_600_000, 'must be at most an hour')
+    .default(120_000),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /**

@@ -23,6 +23,7 @@ import { siteStructureRoutes } from './sites/structure-routes.js';
 import { siteAccessRoutes } from './sites/access-routes.js';
 import { siteRedirectRoutes } from './sites/redirects.js';
 import { sitePermissionRoutes } from './sites/permissions.js';
+import { DEFAULT_IMPORT_BUDGETS, importRoutes, registerImports, type ImportBudgets } from './imports/runs.js';
 import { siteCustomizationRoutes } from './sites/customization.js';
 import { siteExternalLinkRoutes } from './sites/external-links.js';
 import { siteDuplicationRoutes } from './sites/duplication.js';
@@ -156,6 +157,8 @@ export interface CreatePlatformOptions {
   dnsServer?: string | undefined;
   /** The name a custom hostname's CNAME must point to. @default hosting.docs-platform.example */
   hostingTarget?: string | undefined;
+  /** Budgets of each content import run (pages, bytes, time). @default DEFAULT_IMPORT_BUDGETS */
+  importBudgets?: Partial<ImportBudgets> | undefined;
 }
 
 /** Author and committer of exported commits unless configured. */
@@ -180,6 +183,7 @@ export function createPlatform({
   onAnswer,
   dnsServer,
   hostingTarget,
+  importBudgets,
 }: CreatePlatformOptions): FastifyInstance {
   // For a database opened before a module that owns tables was imported (`declareTables`).
   migrateModules(db);
@@ -237,6 +241,7 @@ export function createPlatform({
   });
   registerIntegrationTasks(jobs);
   registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
+  registerImports(jobs, { allowPrivateUrls, budgets: { ...DEFAULT_IMPORT_BUDGETS, ...importBudgets } });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
   app.decorate('openapiReader', openapiReader);
@@ -292,6 +297,7 @@ export function createPlatform({
       sitePreviewRoutes(v1);
       siteSearchRoutes(v1, { queue: jobs });
       customHostnameRoutes(v1, { queue: jobs });
+      importRoutes(v1, { queue: jobs, allowPrivateUrls });
       urlRoutes(v1);
       samlRoutes(v1);
       fontRoutes(v1);

@@ -5,7 +5,14 @@ import { seedDemoChangeRequests } from './demo-content/change-requests.js';
 import { seedDemoComments } from './demo-content/comments.js';
 import { seedDemoConversations } from './demo-content/conversations.js';
 import { seedDemoIntegrations } from './demo-content/integrations.js';
-import { loadDemoFonts, loadDemoIntegrations, loadDemoSaml, loadDemoTranslations } from './demo-content/load.js';
+import {
+  loadDemoFonts,
+  loadDemoImports,
+  loadDemoIntegrations,
+  loadDemoSaml,
+  loadDemoTranslations,
+} from './demo-content/load.js';
+import { seedImportRun } from './imports/runs.js';
 import { seedDemoOpenAPI } from './demo-content/openapi.js';
 import { seedDemoCustomizations, seedDemoSites } from './demo-content/sites.js';
 import { DEMO_SITES } from './sites/demo.js';
@@ -378,6 +385,20 @@ function insertDemoData(db: Db): DemoTokens {
   const integrations = loadDemoIntegrations();
   checkIntegrationNames(integrations.integrations.map((item) => item.name));
   domain('integrations', () => seedDemoIntegrations(db, spaceIds, integrations));
+  // Imports into "Tutorials": one that could not reach its website, one of two files, completed
+  // as an open change request.
+  const imports = loadDemoImports();
+  domain('imports', () => {
+    for (const run of imports.runs) {
+      seedImportRun(db, {
+        orgId: imports.org,
+        spaceId: space(run.space),
+        userId: user(run.by),
+        at: ago(run.createdDaysAgo),
+        source: 'files' in run ? { files: run.files } : { website: run.website, failed: run.failed },
+      });
+    }
+  });
 
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(
     SEEDED_KEY,

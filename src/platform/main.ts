@@ -39,6 +39,11 @@ function platformOptions(config: Config): StartPlatformOptions {
     openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
     deliveryTimeoutMs: config.INTEGRATION_DELIVERY_TIMEOUT_MS,
     deliveryRetryBaseMs: config.INTEGRATION_DELIVERY_RETRY_BASE_MS,
+    importBudgets: {
+      maxPages: config.IMPORT_MAX_PAGES,
+      maxBytes: config.IMPORT_MAX_BYTES,
+      timeoutMs: config.IMPORT_TIMEOUT_MS,
+    },
     logger: requestLogs ? { level: config.LOG_LEVEL } : false,
   };
 }

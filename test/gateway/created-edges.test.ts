@@ -39,6 +39,12 @@ beforeAll(async () => {
       script: "export default {}", scopes: [], visibility: PUBLIC, target: ALL }) { integration { name } userErrors { code message } }
   }`);
   demo.fontKey = await upload(minimalWoff2('Edge Sans', 400));
+  demo.markdownKey = await upload(
+    new TextEncoder().encode('# Edge probe\n'),
+    'IMPORT_FILE',
+    'edge.md',
+    'text/markdown',
+  );
 });
 
 afterAll(() => g?.destroy());
@@ -46,18 +52,23 @@ afterAll(() => g?.destroy());
 const ok = <T = any>(query: string, variables: Record<string, unknown> = {}, token?: string) =>
   expectOk<T>(g, query, variables, token ? { token } : {});
 
-/** Uploads a font file with `uploadFile` (a GraphQL multipart request) and answers its storage key. */
-async function upload(bytes: Uint8Array): Promise<string> {
+/** Uploads a file (a font unless told) with `uploadFile` (a GraphQL multipart request) and answers its storage key. */
+async function upload(
+  bytes: Uint8Array,
+  kind = 'CUSTOMIZATION_FONT',
+  name = 'edge.woff2',
+  type = 'font/woff2',
+): Promise<string> {
   const form = new FormData();
   form.append(
     'operations',
     JSON.stringify({
-      query: `mutation($file: Upload!) { uploadFile(input: { organizationId: "acme", kind: CUSTOMIZATION_FONT, file: $file }) { file { key } userErrors { message } } }`,
+      query: `mutation($file: Upload!) { uploadFile(input: { organizationId: "acme", kind: ${kind}, file: $file }) { file { key } userErrors { message } } }`,
       variables: { file: null },
     }),
   );
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([new Uint8Array(bytes)], { type: 'font/woff2' }), 'edge.woff2');
+  form.append('0', new Blob([new Uint8Array(bytes)], { type }), name);
   const response = await g.gateway.fetch('http://gateway.test/graphql', {
     method: 'POST',
     // A multipart request needs a CSRF header, as Apollo Client's upload link sends it.
@@ -207,6 +218,13 @@ const CREATES: Record<string, Create> = {
       made: invite { id } edge: inviteEdge { cursor node { id } } userErrors { code message } } }`,
     list: `query ($first: Int, $after: String) { organization(id: "acme") { invites(first: $first, after: $after) { ${ID} } } }`,
     at: (data) => data.organization.invites,
+  },
+  startImportRun: {
+    mutation: `mutation ($space: ID!, $key: String!) { startImportRun(input: { organizationId: "acme", spaceId: $space, files: [$key] }) {
+      made: importRun { id } edge: importRunEdge { cursor node { id } } userErrors { code message } } }`,
+    variables: () => ({ space: demo.gettingStarted, key: demo.markdownKey }),
+    list: `query ($first: Int, $after: String) { organization(id: "acme") { importRuns(first: $first, after: $after) { ${ID} } } }`,
+    at: (data) => data.organization.importRuns,
   },
   createSamlProvider: {
     mutation: `mutation { createSamlProvider(input: { organizationId: "acme", label: "Edge probe" }) {

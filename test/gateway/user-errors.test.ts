@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { defaultCustomization } from '../../src/platform/sites/customization.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalWoff2 } from '../../src/platform/fonts/woff.js';
+import { storeUploaded } from '../../src/platform/fonts/store.js';
 import { changeRequest, ingestConversations } from '../fixtures/change-requests.js';
 import { expectOk, startTestGateway, type TestGateway } from '../fixtures/gateway.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
@@ -150,6 +151,21 @@ async function buildOrganization(org: TestOrg): Promise<void> {
     { comment: comment.postComment.comment.id },
   );
   inviteId = await addLinkInvite(org, 'admin');
+  const file = storeUploaded(
+    g.platform.db,
+    ORG,
+    'import_file',
+    'checked.md',
+    'text/markdown',
+    Buffer.from('# Checked\n'),
+  );
+  await ok(
+    `mutation ($space: ID!, $file: String!) {
+      startImportRun(input: { organizationId: "${ORG}", spaceId: $space, files: [$file] }) { userErrors { code message } }
+    }`,
+    { space: handbook, file },
+  );
+  await g.platform.app.jobs.drain();
 }
 
 /** The ids of the organization the inputs are made of: global IDs, found through the graph. */
@@ -163,6 +179,7 @@ async function organizationIds(): Promise<Record<string, string>> {
       samlProviders(first: 1) { nodes { id } }
       translations(first: 1) { nodes { id } }
       issuesClusters(first: 1) { nodes { id } }
+      importRuns(first: 1) { nodes { id } }
       changeRequests(first: 1) { nodes { id space { id comments(first: 1) { nodes { id replies(first: 1) { nodes { id } } } } } content { pages { platformId } } } }
       sites(first: 10) { nodes { id title siteSpaces(first: 1) { nodes { id } } sections(first: 1) { nodes { id } } sectionGroups(first: 1) { nodes { id } } shareLinks(first: 1) { nodes { id } } redirects(first: 1) { nodes { id } }
         structure { ... on SiteSectionsStructure { items { ... on SiteExternalLink { id } } } } } }
@@ -205,6 +222,7 @@ async function organizationIds(): Promise<Record<string, string>> {
     'updateIntegrationSiteInstallation.installationId': first(result.data.siteIntegration.installations),
     templateId: 'changelog',
     inviteId,
+    importRunId: first(org.importRuns),
     pageId: org.changeRequests.nodes[0].content.pages[0].platformId,
   };
 }
@@ -268,6 +286,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   postComment: { spaceId: VALID_ID },
   updateComment: { resolved: true },
   updateCommentReply: { body: { text: 'Checked.' } },
+  startImportRun: { url: 'https://example.test/' },
   updateGlossary: { operations: [{ action: 'INSERT', terms: [{ language: 'EN', term: 'Checked' }] }] },
   overrideSiteSpaceCustomization: { overrides: { title: 'Checked' } },
   updateSiteCustomization: { settings: defaultCustomization({ title: 'Checked' }) },

@@ -444,6 +444,28 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Imports: the runs bringing content into the organization’s spaces, newest first: where from, what became of them (a failed one says why, with a code), and the change request and pages a completed one wrote.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query Imports($organizationId: ID!) {
+  organization(id: $organizationId) {
+    importRuns(first: 10) {
+      totalCount
+      nodes {
+        status
+        reason
+        sourceType
+        sourceUrl
+        space { title }
+        changeRequest { number subject }
+        pages { pageId sourceUrl }
+        createdBy { displayName }
+      }
+    }
+  }
+}`,
+  },
+  {
+    description:
       'Why a query costs what it costs: its tab sends the header `x-explain: 1`, so the answer carries `extensions.explain`, each upstream request the gateway made, when, how long it took, and the fields it served (docs/cost-and-explain.md).',
     headers: { 'x-explain': '1' },
     variables: { organizationId: DEMO.organization },

@@ -33,6 +33,7 @@ import './teams.js';
 import './permissions.js';
 import './members.js';
 import './invites.js';
+import './imports.js';
 import './rate-limit.js';
 import './system.js';
 import './kit/nodes.js';

@@ -439,6 +439,30 @@ const FontsSchema = z.strictObject({
   ),
 });
 
+const ImportsSchema = z.strictObject({
+  org: z.string(),
+  /** Oldest first: a run that failed reading a website, a run of two files, completed. */
+  runs: z.array(
+    z.union([
+      z.strictObject({
+        space: z.string(),
+        by: z.string(),
+        createdDaysAgo: daysAgo,
+        website: z.string(),
+        failed: z.string(),
+      }),
+      z.strictObject({
+        space: z.string(),
+        by: z.string(),
+        createdDaysAgo: daysAgo,
+        files: z.array(z.strictObject({ name: z.string(), contentType: z.string(), text: z.string() })).min(1),
+      }),
+    ]),
+  ),
+});
+
+export type DemoImports = z.infer<typeof ImportsSchema>;
+
 const TranslationsSchema = z.strictObject({
   org: z.string(),
   createdDaysAgo: daysAgo,
@@ -531,6 +555,11 @@ export function loadDemoSaml(): DemoSaml {
 /** `fonts.json`. */
 export function loadDemoFonts(): DemoFonts {
   return readJson('fonts.json', FontsSchema);
+}
+
+/** `imports.json`. */
+export function loadDemoImports(): DemoImports {
+  return readJson('imports.json', ImportsSchema);
 }
 
 /** `translations.json`. */
