@@ -108,7 +108,7 @@ afterAll(async () => {
 });
 
 const START = /* GraphQL */ `
-  mutation ($input: StartImportRunInput!) {
+  mutation StartImport($input: StartImportRunInput!) {
     startImportRun(input: $input) {
       importRun { id platformId status sourceType sourceUrl sourceFiles space { platformId } }
       importRunEdge { cursor }
@@ -118,7 +118,7 @@ const START = /* GraphQL */ `
 `;
 
 const RUN = /* GraphQL */ `
-  query ($id: ID!) {
+  query ImportRunState($id: ID!) {
     node(id: $id) {
       ... on ImportRun {
         status
@@ -196,7 +196,7 @@ describe('a website import', () => {
   it('lists runs newest first, filtered by status', async () => {
     const listed = await g.gql(
       /* GraphQL */ `
-        query ($org: ID!) {
+        query OrganizationImportRuns($org: ID!) {
           organization(id: $org) {
             all: importRuns(first: 10) { totalCount nodes { status sourceType } }
             failed: importRuns(first: 10, status: FAILED) { totalCount }
@@ -413,7 +413,7 @@ describe('a file import', () => {
     await g.platform.app.jobs.drain();
     const listed = await g.gql(
       /* GraphQL */ `
-        query ($org: ID!, $site: ID!) {
+        query SiteImportRuns($org: ID!, $site: ID!) {
           organization(id: $org) { importRuns(first: 10, siteId: $site) { nodes { id site { platformId title } } } }
         }
       `,
