@@ -69,6 +69,8 @@ import { spaceEmbedRoutes } from './spaces/embeds.js';
 import { teamRoutes } from './teams/routes.js';
 import { userRoutes } from './users/routes.js';
 import { validateRequests } from './validation.js';
+import { auditRequests } from './audit/context.js';
+import { auditEventRoutes, DEFAULT_AUDIT_RETENTION_DAYS, registerAuditPruning } from './audit/events.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -151,6 +153,8 @@ export interface CreatePlatformOptions {
   dnsServer?: string | undefined;
   /** The name a custom hostname's CNAME must point to. @default hosting.docs-platform.example */
   hostingTarget?: string | undefined;
+  /** Days audit events are kept before the pruning job deletes them. @default 365 */
+  auditRetentionDays?: number | undefined;
 }
 
 /** Author and committer of exported commits unless configured. */
@@ -175,6 +179,7 @@ export function createPlatform({
   onAnswer,
   dnsServer,
   hostingTarget,
+  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
 }: CreatePlatformOptions): FastifyInstance {
   // For a database opened before a module that owns tables was imported (`declareTables`).
   migrateModules(db);
@@ -191,6 +196,8 @@ export function createPlatform({
     });
   }
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  // Every write of a request is audited as its caller's (audit/).
+  auditRequests(app);
 
   // Health checks, signed downloads and signed uploads need no token.
   app.addHook(
@@ -231,6 +238,7 @@ export function createPlatform({
     origin: () => listeningOrigin(app),
   });
   registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
+  const auditPruning = registerAuditPruning(jobs, db, { retentionDays: auditRetentionDays });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
   app.decorate('openapiReader', openapiReader);
@@ -238,11 +246,13 @@ export function createPlatform({
     jobs.start();
     queuePendingClustering(db, jobs);
     openapiRefresher.start();
+    auditPruning.start();
   });
   app.addHook('onClose', async () => {
     stopWatching();
     stopIntegrations();
     openapiRefresher.stop();
+    auditPruning.stop();
     await jobs.stop();
     await openapiReader.close();
   });
@@ -301,6 +311,7 @@ export function createPlatform({
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);
+      auditEventRoutes(v1);
     },
     { prefix: '/v1' },
   );

@@ -29,6 +29,7 @@ import './integration-tokens.js';
 import './teams.js';
 import './members.js';
 import './invites.js';
+import './audit.js';
 import './rate-limit.js';
 import './system.js';
 import './kit/nodes.js';

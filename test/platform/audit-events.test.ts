@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneAuditEvents } from '../../src/platform/audit/events.js';
+import { addOrg, type TestOrg } from '../fixtures/org.js';
+import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+/**
+ * Audit events: every write through any route (a core table, a module table) and of a job is recorded once,
+ * with its actor and target, in the writing transaction; failed writes and reads record nothing; admins alone
+ * list them, with filters and pages.
+ */
+
+let p: TestPlatform;
+let org: TestOrg;
+
+const events = async (query: Record<string, string | number> = {}, token = org.token('ada')) =>
+  p.api('GET', `/orgs/${org.id}/audit-events`, { token, query });
+const eventCount = () =>
+  p.db.prepare('SELECT COUNT(*) FROM audit_events WHERE org_id = ?').pluck(true).get(org.id) as number;
+
+beforeAll(async () => {
+  p = await startTestPlatform({ seed: false });
+  org = addOrg(p, { id: 'ledgerly', title: 'Ledgerly', members: { ada: 'admin', ben: 'create', cy: 'read' } });
+});
+afterAll(() => p.destroy());
+
+describe('writes are recorded', () => {
+  it('records a space created through its route once, as its caller, with the request id as correlation', async () => {
+    const before = eventCount();
+    const created = await p.api('POST', `/orgs/${org.id}/spaces`, {
+      token: org.token('ben'),
+      body: { title: 'Handbook' },
+      headers: { 'x-request-id': 'req-handbook' },
+    });
+    expect(created.status).toBe(201);
+    expect(eventCount()).toBe(before + 1);
+    const page = await events({ limit: 1 });
+    expect(page.status).toBe(200);
+    const [event] = page.body.items;
+    expect(event).toMatchObject({
+      object: 'audit-event',
+      action: 'space.created',
+      actor: { type: 'user', id: org.user('ben').id, label: 'Ben' },
+      source: 'api',
+      target: { type: 'space', id: created.body.id, label: 'Handbook' },
+    });
+    const details = await p.api('GET', `/orgs/${org.id}/audit-events/${event.id}`, { token: org.token('ada') });
+    expect(details.body).toMatchObject({ correlationId: 'req-handbook', schemaVersion: 1, payload: {} });
+    expect(details.body.executionId).toEqual(expect.any(String));
+  });
+
+  it('records an update only for the columns it follows, with the fields changed', async () => {
+    const spaceId = await org.space('Notes');
+    const before = eventCount();
+    const patched = await p.api('PATCH', `/spaces/${spaceId}`, { token: org.token('ada'), body: { title: 'Notes 2' } });
+    expect(patched.status).toBe(200);
+    expect(eventCount()).toBe(before + 1);
+    const [event] = (await events({ limit: 1, action: 'space.updated' })).body.items;
+    expect(event.target).toEqual({ type: 'space', id: spaceId, label: 'Notes 2' });
+    const details = await p.api('GET', `/orgs/${org.id}/audit-events/${event.id}`, { token: org.token('ada') });
+    expect(details.body.payload).toEqual({ changed: ['title'] });
+  });
+
+  it('records a module table written through its route (the glossary)', async () => {
+    const before = eventCount();
+    const put = await p.api('PUT', `/orgs/${org.id}/translations-glossary`, {
+      token: org.token('ada'),
+      body: { operations: [{ type: 'insert', translations: { en: 'ledger', fr: 'grand livre' } }] },
+    });
+    expect(put.status).toBe(204);
+    expect(eventCount()).toBe(before + 1);
+    const [event] = (await events({ limit: 1 })).body.items;
+    expect(event).toMatchObject({ action: 'glossary_entry.created', actor: { id: org.user('ada').id } });
+  });
+
+  it('records a job’s writes as the system’s, from a workflow, even when a request queued it', async () => {
+    const teamId = await org.team('Finance');
+    p.app.jobs.register<{ teamId: string }>('test-rename-team', {
+      run: async ({ teamId: id }, { db }) => {
+        db.prepare('UPDATE teams SET title = ? WHERE id = ?').run('Finance ops', id);
+      },
+    });
+    // Queued from inside a request's handling: the job must not inherit the caller.
+    await new Promise<void>((resolve) => {
+      p.api('GET', `/orgs/${org.id}`, { token: org.token('ben') }).then(() => resolve());
+      p.app.jobs.enqueue('test-rename-team', { teamId }, { key: 'test' });
+    });
+    await p.app.jobs.drain();
+    const [event] = (await events({ limit: 1, action: 'team.updated' })).body.items;
+    expect(event).toMatchObject({
+      actor: { type: 'system', id: 'system' },
+      source: 'workflow',
+      target: { type: 'team', id: teamId, label: 'Finance ops' },
+    });
+  });
+});
+
+describe('failed writes and reads record nothing', () => {
+  it('records nothing for a refused body, a forbidden write, a rolled-back batch or a read', async () => {
+    const before = eventCount();
+    const invalid = await p.api('POST', `/orgs/${org.id}/spaces`, { token: org.token('ada'), body: { title: 42 } });
+    expect(invalid.status).toBe(400);
+    const forbidden = await p.api('PUT', `/orgs/${org.id}/teams`, { token: org.token('cy'), body: { title: 'X' } });
+    expect(forbidden.status).toBe(403);
+    // The first operation inserts, the second fails: the batch rolls back, and its event with it.
+    const rolledBack = await p.api('PUT', `/orgs/${org.id}/translations-glossary`, {
+      token: org.token('ada'),
+      body: {
+        operations: [
+          { type: 'insert', translations: { en: 'invoice' } },
+          { type: 'delete', id: 'no-such-entry' },
+        ],
+      },
+    });
+    expect(rolledBack.status).toBe(400);
+    expect(
+      p.db.prepare("SELECT COUNT(*) FROM glossary_entries WHERE translations LIKE '%invoice%'").pluck(true).get(),
+    ).toBe(0);
+    expect((await p.api('GET', `/orgs/${org.id}/spaces`, { token: org.token('ada') })).status).toBe(200);
+    expect((await events()).status).toBe(200);
+    expect(eventCount()).toBe(before);
+  });
+});
+
+describe('reading events', () => {
+  it('filters by actor, action, target and time, newest first, in pages', async () => {
+    const all = (await events({ limit: 100 })).body;
+    expect(all.count).toBe(eventCount());
+    const times = all.items.map((event: { occurredAt: string }) => event.occurredAt);
+    expect([...times].sort().reverse()).toEqual(times);
+
+    const ben = (await events({ actor: org.user('ben').id })).body;
+    expect(ben.items.map((event: { action: string }) => event.action)).toEqual(['space.created']);
+    const handbook = ben.items[0].target.id;
+    expect((await events({ target: handbook })).body.count).toBe(1);
+    expect((await events({ action: 'glossary_entry.created' })).body.count).toBe(1);
+    expect((await events({ from: '2999-01-01T00:00:00Z' })).body.count).toBe(0);
+    expect((await events({ to: '2000-01-01T00:00:00Z' })).body.count).toBe(0);
+
+    const first = (await events({ limit: 2 })).body;
+    expect(first.items).toHaveLength(2);
+    const second = (await events({ limit: 2, page: first.next.page })).body;
+    expect(second.items[0].id).toBe(all.items[2].id);
+  });
+
+  it('refuses a limit over 100 and a bad time, naming them', async () => {
+    const over = await events({ limit: 101 });
+    expect(over.status).toBe(400);
+    expect(over.body.error.message).toMatch(/limit/);
+    const bad = await events({ from: 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/from/);
+  });
+
+  it('lists the actions with their labels', async () => {
+    const answer = await p.api('GET', `/orgs/${org.id}/audit-event-actions`, { token: org.token('ada') });
+    expect(answer.body.items).toContainEqual({
+      object: 'audit-event-action',
+      id: 'member.role_updated',
+      label: 'Member role updated',
+    });
+    expect(answer.body.items).toContainEqual({
+      object: 'audit-event-action',
+      id: 'space.created',
+      label: 'Space created',
+    });
+  });
+
+  it('refuses everyone but admins', async () => {
+    expect((await events({}, org.token('ben'))).status).toBe(403);
+    expect((await p.api('GET', `/orgs/${org.id}/audit-event-actions`, { token: org.token('cy') })).status).toBe(403);
+    const outsider = addOrg(p, { id: 'other', members: { zed: 'admin' } });
+    expect((await events({}, outsider.token('zed'))).status).toBe(404);
+  });
+
+  it('answers 404 for an event of another organization', async () => {
+    const [event] = (await events({ limit: 1 })).body.items;
+    const outsider = addOrg(p, { id: 'third', members: { yan: 'admin' } });
+    const answer = await p.api('GET', `/orgs/${outsider.id}/audit-events/${event.id}`, {
+      token: outsider.token('yan'),
+    });
+    expect(answer.status).toBe(404);
+  });
+});
+
+describe('retention', () => {
+  it('prunes events older than the retention', () => {
+    expect(eventCount()).toBeGreaterThan(0);
+    pruneAuditEvents(p.db, 30, Date.now() + 31 * 24 * 60 * 60 * 1000);
+    expect(eventCount()).toBe(0);
+  });
+});
