@@ -29,6 +29,7 @@ describe('configuration', () => {
       OPENAPI_REFRESH_HOURS: 6,
       INTEGRATION_DELIVERY_TIMEOUT_MS: 10_000,
       INTEGRATION_DELIVERY_RETRY_BASE_MS: 2_000,
+      AUDIT_RETENTION_DAYS: 365,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
       MAX_REQUEST_BYTES: 1_048_576,
@@ -86,6 +87,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'abc', UPSTREAM_URL: 'ftp://x/v2', LOG_LEVEL: 'loud' })).toThrow(
       /PORT: must be a port number from 0 to 65535[\s\S]*UPSTREAM_URL: UPSTREAM_URL must be an absolute http\(s\) URL ending in \/v1[\s\S]*LOG_LEVEL/,
     );
+    expect(() => loadConfig({ AUDIT_RETENTION_DAYS: '0' })).toThrow(/AUDIT_RETENTION_DAYS: must be at least 1/);
     // An origin is all CORS_ORIGINS takes: no wildcard, path or credentials (never repeated).
     for (const [value, shown] of [
       ['*', '*'],

@@ -39,6 +39,7 @@ function platformOptions(config: Config): StartPlatformOptions {
     openapiRefreshHours: config.OPENAPI_REFRESH_HOURS,
     deliveryTimeoutMs: config.INTEGRATION_DELIVERY_TIMEOUT_MS,
     deliveryRetryBaseMs: config.INTEGRATION_DELIVERY_RETRY_BASE_MS,
+    auditRetentionDays: config.AUDIT_RETENTION_DAYS,
     logger: requestLogs ? { level: config.LOG_LEVEL } : false,
   };
 }

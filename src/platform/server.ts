@@ -56,6 +56,8 @@ export interface StartPlatformOptions {
   dnsServer?: string | undefined;
   /** See `CreatePlatformOptions.hostingTarget`. */
   hostingTarget?: string | undefined;
+  /** See `CreatePlatformOptions.auditRetentionDays`. @default 365 */
+  auditRetentionDays?: number;
   /** MiB the platform's cache keeps (`cache.ts`). @default 48 */
   cacheMb?: number;
 }
@@ -112,6 +114,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     onAnswer: options.onAnswer,
     dnsServer: options.dnsServer,
     hostingTarget: options.hostingTarget,
+    ...(options.auditRetentionDays !== undefined ? { auditRetentionDays: options.auditRetentionDays } : {}),
   });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 4010 });

@@ -18,7 +18,8 @@ const eventCount = () =>
   p.db.prepare('SELECT COUNT(*) FROM audit_events WHERE org_id = ?').pluck(true).get(org.id) as number;
 
 beforeAll(async () => {
-  p = await startTestPlatform({ seed: false });
+  // A retention shorter than the default: the pruning job must use the platform's setting.
+  p = await startTestPlatform({ seed: false, auditRetentionDays: 30 });
   org = addOrg(p, { id: 'ledgerly', title: 'Ledgerly', members: { ada: 'admin', ben: 'create', cy: 'read' } });
 });
 afterAll(() => p.destroy());
@@ -183,6 +184,23 @@ describe('reading events', () => {
 });
 
 describe('retention', () => {
+  it('prunes, in the job the platform queues, the events older than its configured retention', async () => {
+    const [kept] = (await events({ limit: 1 })).body.items;
+    const day = 24 * 60 * 60 * 1000;
+    p.db
+      .prepare(
+        `INSERT INTO audit_events (id, org_id, occurred_at, action, actor_type, actor_id, source, target_type,
+           target_id, correlation_id, execution_id, payload)
+         VALUES (?, ?, ?, 'team.created', 'system', 'system', 'script', 'team', 't', 'c', 'e', '{}')`,
+      )
+      .run('old-event', org.id, new Date(Date.now() - 31 * day).toISOString());
+    p.app.jobs.enqueue('audit-prune', {}, { key: 'audit-prune' });
+    await p.app.jobs.drain();
+    const ids = p.db.prepare('SELECT id FROM audit_events WHERE org_id = ?').pluck(true).all(org.id);
+    expect(ids).not.toContain('old-event');
+    expect(ids).toContain(kept.id);
+  });
+
   it('prunes events older than the retention', () => {
     expect(eventCount()).toBeGreaterThan(0);
     pruneAuditEvents(p.db, 30, Date.now() + 31 * 24 * 60 * 60 * 1000);
