@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/http/server.js';
 import { startTestGateway, type TestGateway } from '../fixtures/gateway.js';
+import { subscribe } from '../fixtures/subscriptions.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
 
 /**
@@ -125,5 +129,55 @@ describe('Organization.auditEvents', () => {
     );
     expect(result.data.organization).toEqual({ auditEvents: null, auditEventActions: null });
     expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['FORBIDDEN', 'FORBIDDEN']);
+  });
+});
+
+describe('auditEventsAdded', () => {
+  it('sends the newest events, then again after a write made since subscribing; refuses a non-admin', async () => {
+    // A live hub polling often: the test waits on the events it sends, never on time.
+    const live = createGateway({
+      upstreamUrl: g.platform.url,
+      graphiql: { enabled: false },
+      subscriptions: { pollMs: 50 },
+    });
+    const server = createServer(live.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const sub = await subscribe(
+        url,
+        `subscription ($org: ID!) { auditEventsAdded(organizationId: $org) {
+          totalCount organization { platformId } events { action actor { platformId } target { platformId label } } } }`,
+        { token: org.token('ada'), variables: { org: org.id } },
+      );
+      const initial = (await sub.next()).data.auditEventsAdded;
+      expect(initial.organization).toEqual({ platformId: org.id });
+      const renamed = await g.platform.api('PATCH', `/orgs/${org.id}/teams/${teamId}`, {
+        token: org.token('ada'),
+        body: { title: 'Finance and audit' },
+      });
+      expect(renamed.status).toBe(200);
+      const added = (await sub.next()).data.auditEventsAdded;
+      expect(added.totalCount).toBe(initial.totalCount + 1);
+      expect(added.events[0]).toEqual({
+        action: 'team.updated',
+        actor: { platformId: org.user('ada').id },
+        target: { platformId: teamId, label: 'Finance and audit' },
+      });
+      expect(added.events.slice(1)).toEqual(initial.events.slice(0, added.events.length - 1));
+      sub.close();
+      const refused = await subscribe(
+        url,
+        `subscription ($org: ID!) { auditEventsAdded(organizationId: $org) { totalCount } }`,
+        { token: org.token('ben'), variables: { org: org.id } },
+      );
+      const answer = await refused.next().catch((error: unknown) => ({ error: String(error) }));
+      expect(JSON.stringify(answer)).toContain('FORBIDDEN');
+      refused.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await live.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneAuditEvents } from '../../src/platform/audit/events.js';
+import { enableIntegration, installIntegration, publishIntegration } from '../fixtures/integrations.js';
 import { addOrg, type TestOrg } from '../fixtures/org.js';
 import { startTestPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -14,12 +15,24 @@ let org: TestOrg;
 
 const events = async (query: Record<string, string | number> = {}, token = org.token('ada')) =>
   p.api('GET', `/orgs/${org.id}/audit-events`, { token, query });
+/** Run inside the next answer of the platform to a request whose URL it matches (the request's own context). */
+let duringAnswer: { url: string; run: () => void } | undefined;
 const eventCount = () =>
   p.db.prepare('SELECT COUNT(*) FROM audit_events WHERE org_id = ?').pluck(true).get(org.id) as number;
 
 beforeAll(async () => {
   // A retention shorter than the default: the pruning job must use the platform's setting.
-  p = await startTestPlatform({ seed: false, auditRetentionDays: 30 });
+  p = await startTestPlatform({
+    seed: false,
+    auditRetentionDays: 30,
+    onAnswer: ({ url }) => {
+      if (duringAnswer && url.startsWith(duringAnswer.url)) {
+        const { run } = duringAnswer;
+        duringAnswer = undefined;
+        run();
+      }
+    },
+  });
   org = addOrg(p, { id: 'ledgerly', title: 'Ledgerly', members: { ada: 'admin', ben: 'create', cy: 'read' } });
 });
 afterAll(() => p.destroy());
@@ -95,6 +108,38 @@ describe('writes are recorded', () => {
   });
 });
 
+describe('the actor of an installation token', () => {
+  it('records a write made during a request of an installation token as the installation’s, from an integration', async () => {
+    const spaceId = await org.space('Integrated');
+    const teamId = await org.team('Integrators');
+    await publishIntegration(org, 'ledger-sync', { title: 'Ledger sync', scopes: ['space:content:read'] });
+    const installation = await installIntegration(org, 'ledger-sync');
+    await enableIntegration(org, 'ledger-sync', installation, { space: spaceId });
+    const made = await p.api('POST', `/integrations/ledger-sync/installations/${installation}/tokens`, {
+      token: org.token('ada'),
+    });
+    expect(made.body.token).toMatch(/^gbi_/);
+    // An installation token may only read spaces: no route writes for it yet. A write made inside its request
+    // (as a route of its would) stands for one.
+    duringAnswer = {
+      url: `/v1/spaces/${spaceId}`,
+      run: () => p.db.prepare('UPDATE teams SET title = ? WHERE id = ?').run('Integrators 2', teamId),
+    };
+    const before = eventCount();
+    const read = await p.api('GET', `/spaces/${spaceId}`, { token: made.body.token });
+    expect(read.status).toBe(200);
+    expect(duringAnswer).toBeUndefined();
+    expect(eventCount()).toBe(before + 1);
+    const [event] = (await events({ limit: 1 })).body.items;
+    expect(event).toMatchObject({
+      action: 'team.updated',
+      actor: { type: 'installation', id: installation, label: 'Ledger sync' },
+      source: 'integration',
+      target: { type: 'team', id: teamId, label: 'Integrators 2' },
+    });
+  });
+});
+
 describe('failed writes and reads record nothing', () => {
   it('records nothing for a refused body, a forbidden write, a rolled-back batch or a read', async () => {
     const before = eventCount();
@@ -119,6 +164,61 @@ describe('failed writes and reads record nothing', () => {
     expect((await p.api('GET', `/orgs/${org.id}/spaces`, { token: org.token('ada') })).status).toBe(200);
     expect((await events()).status).toBe(200);
     expect(eventCount()).toBe(before);
+  });
+});
+
+describe('cascades', () => {
+  /** The events a write recorded: action and target, in the order recorded. */
+  async function recorded(write: () => Promise<{ status: number }>) {
+    const before = p.db.prepare('SELECT max(seq) FROM audit_events').pluck(true).get() as number;
+    expect((await write()).status).toBe(205);
+    return p.db
+      .prepare('SELECT action, target_type, target_id, actor_id FROM audit_events WHERE seq > ? ORDER BY seq')
+      .all(before) as Array<{ action: string; target_type: string; target_id: string; actor_id: string }>;
+  }
+  const pair = (action: string, type: string, id: string) => ({ action, target_type: type, target_id: id });
+
+  it('records deleting a team with members once, as the team’s deletion, with the grants it held', async () => {
+    const teamId = await org.team('Auditors', ['ben', 'cy']);
+    const collection = await org.collection('Audit files');
+    await org.grant({ collection }, 'edit', { teams: [teamId] });
+    const events = await recorded(() =>
+      p.api('DELETE', `/orgs/${org.id}/teams/${teamId}`, { token: org.token('ada') }),
+    );
+    expect(events.map(({ actor_id, ...event }) => event)).toEqual([
+      pair('permission.revoked', 'permission', collection),
+      pair('team.deleted', 'team', teamId),
+    ]);
+    expect(new Set(events.map((event) => event.actor_id))).toEqual(new Set([org.user('ada').id]));
+  });
+
+  it('records deleting a collection with children: each collection removed, each space trashed, each grant', async () => {
+    const top = await org.collection('Archive');
+    const nested = await org.collection('Archive 2019', { parent: top });
+    const outer = await org.space('Archive index', { parent: top });
+    const inner = await org.space('Archive ledger', { parent: nested });
+    await org.grant({ collection: top }, 'read', { users: ['cy'] });
+    const events = await recorded(() => p.api('DELETE', `/collections/${top}`, { token: org.token('ada') }));
+    // Children go first (the cascade runs inside the parent's deletion); the spaces in the order SQLite visits them.
+    const byTarget = (a: { target_id: string }, b: { target_id: string }) => a.target_id.localeCompare(b.target_id);
+    expect(events.slice(0, 2).sort(byTarget)).toEqual(
+      [
+        { ...pair('space.trashed', 'space', outer), actor_id: org.user('ada').id },
+        { ...pair('space.trashed', 'space', inner), actor_id: org.user('ada').id },
+      ].sort(byTarget),
+    );
+    expect(events.slice(2).map(({ actor_id, ...event }) => event)).toEqual([
+      pair('permission.revoked', 'permission', top),
+      pair('collection.deleted', 'collection', nested),
+      pair('collection.deleted', 'collection', top),
+    ]);
+    // No event for the trashed spaces' move to the root, which only keeps them restorable.
+  });
+
+  it('records deleting a space as its move to the trash alone', async () => {
+    const spaceId = await org.space('Scratch');
+    const events = await recorded(() => p.api('DELETE', `/spaces/${spaceId}`, { token: org.token('ada') }));
+    expect(events.map(({ actor_id, ...event }) => event)).toEqual([pair('space.trashed', 'space', spaceId)]);
   });
 });
 

@@ -122,18 +122,23 @@ auditTables([
     label: '$.title',
     org: '$.org_id',
     updates: [
-      updated('space', 'Space updated', [
-        'title',
-        'emoji',
-        'visibility',
-        'edit_mode',
-        'merge_rules',
-        'language',
-        'default_level',
-        'parent_id',
-        'git_sync',
-        'visitor_auth',
-      ]),
+      {
+        ...updated('space', 'Space updated', [
+          'title',
+          'emoji',
+          'visibility',
+          'edit_mode',
+          'merge_rules',
+          'language',
+          'default_level',
+          'parent_id',
+          'git_sync',
+          'visitor_auth',
+        ]),
+        // A space in the trash is not edited: what moves it there (its collection deleted, which also takes it
+        // to the root) is recorded as `space.trashed` alone.
+        when: 'OLD.deleted_at IS NULL AND NEW.deleted_at IS NULL',
+      },
       { action: 'space.content_updated', label: 'Space content updated', columns: ['revision'] },
       {
         action: 'space.trashed',
