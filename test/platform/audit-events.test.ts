@@ -170,11 +170,13 @@ describe('failed writes and reads record nothing', () => {
 describe('cascades', () => {
   /** The events a write recorded: action and target, in the order recorded. */
   async function recorded(write: () => Promise<{ status: number }>) {
-    const before = p.db.prepare('SELECT max(seq) FROM audit_events').pluck(true).get() as number;
+    const before = p.db.prepare('SELECT max(seq) FROM audit_events WHERE org_id = ?').pluck(true).get(org.id);
     expect((await write()).status).toBe(205);
     return p.db
-      .prepare('SELECT action, target_type, target_id, actor_id FROM audit_events WHERE seq > ? ORDER BY seq')
-      .all(before) as Array<{ action: string; target_type: string; target_id: string; actor_id: string }>;
+      .prepare(
+        'SELECT action, target_type, target_id, actor_id FROM audit_events WHERE org_id = ? AND seq > ? ORDER BY seq',
+      )
+      .all(org.id, before) as Array<{ action: string; target_type: string; target_id: string; actor_id: string }>;
   }
   const pair = (action: string, type: string, id: string) => ({ action, target_type: type, target_id: id });
 
@@ -280,6 +282,11 @@ describe('reading events', () => {
       token: outsider.token('yan'),
     });
     expect(answer.status).toBe(404);
+    // An id this platform never made (no sequence number in it) is not found either.
+    const unknown = await p.api('GET', `/orgs/${org.id}/audit-events/${crypto.randomUUID()}`, {
+      token: org.token('ada'),
+    });
+    expect(unknown.status).toBe(404);
   });
 });
 
@@ -289,9 +296,9 @@ describe('retention', () => {
     const day = 24 * 60 * 60 * 1000;
     p.db
       .prepare(
-        `INSERT INTO audit_events (id, org_id, occurred_at, action, actor_type, actor_id, source, target_type,
+        `INSERT INTO audit_events (id, org_id, seq, occurred_at, action, actor_type, actor_id, source, target_type,
            target_id, correlation_id, execution_id, payload)
-         VALUES (?, ?, ?, 'team.created', 'system', 'system', 'script', 'team', 't', 'c', 'e', '{}')`,
+         VALUES (?, ?, 0, ?, 'team.created', 'system', 'system', 'script', 'team', 't', 'c', 'e', '{}')`,
       )
       .run('old-event', org.id, new Date(Date.now() - 31 * day).toISOString());
     p.app.jobs.enqueue('audit-prune', {}, { key: 'audit-prune' });

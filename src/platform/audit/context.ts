@@ -92,9 +92,24 @@ export function auditRequests(app: FastifyInstance): void {
 const registered = new WeakSet<Db>();
 
 /**
+ * An event's id: a UUID (version 8: its own layout) whose last 12 hex digits are the event's `seq`, so that it is
+ * found by its organization's primary key; the rest, from the first 18 hex digits of `hex`, make it unguessable.
+ */
+function auditEventId(hex: string, seq: number): string {
+  const tail = seq.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(12, 15)}-a${hex.slice(15, 18)}-${tail}`;
+}
+
+/** The `seq` an event id embeds, or undefined for an id this platform never made. */
+export function auditEventSeq(id: string): number | undefined {
+  const match = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-a[0-9a-f]{3}-([0-9a-f]{12})$/.exec(id);
+  return match ? Number.parseInt(match[1]!, 16) : undefined;
+}
+
+/**
  * Registers on a connection the SQL functions the audit triggers call: `audit_context()`, the
- * current context as JSON (read once per written row), and `audit_id(last)`, a new event id
- * (`last`: the table's last sequence number).
+ * current context as JSON (read once per written row), and `audit_id(org, seq)`, the id of the
+ * organization's event `seq`.
  */
 export function registerAuditFunctions(db: Db): void {
   if (registered.has(db)) return;
@@ -110,13 +125,16 @@ export function registerAuditFunctions(db: Db): void {
       e: context.executionId,
     });
   });
-  // The system's scripted writes (the demo seed) get ids derived from the event's sequence number, so that
-  // every install of the demo has the same ones; the rest are random.
-  db.function('audit_id', { deterministic: false }, (last: unknown) => {
-    if (currentAuditContext() !== SCRIPT_CONTEXT) return randomUUID();
-    const hex = createHash('sha256')
-      .update(`audit-event#${Number(last ?? 0) + 1}`)
-      .digest('hex');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  // The system's scripted writes (the demo seed) get ids derived from the organization and the sequence number,
+  // so that every install of the demo has the same ones; the rest are random. Either ends with the number.
+  db.function('audit_id', { deterministic: false }, (org: unknown, seq: unknown) => {
+    const hex =
+      currentAuditContext() === SCRIPT_CONTEXT
+        ? createHash('sha256')
+            .update(`audit-event#${String(org)}#${Number(seq)}`)
+            .digest('hex')
+        : // Node keeps a buffer of random bytes for UUIDs: an order of magnitude cheaper than randomBytes here.
+          randomUUID().replaceAll('-', '');
+    return auditEventId(hex, Number(seq));
   });
 }

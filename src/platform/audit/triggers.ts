@@ -69,20 +69,22 @@ function insertEvent(spec: AuditedTable, row: 'NEW' | 'OLD', action: string, cha
   const fields = [
     ...(changed
       ? [
-          `'changed', json((SELECT json_group_array(value) FROM json_each(json_array(${changed
-            .map((column) => `CASE WHEN OLD.${column} IS NOT NEW.${column} THEN ${quoted(column)} END`)
-            .join(', ')})) WHERE value IS NOT NULL))`,
+          // concat_ws skips the NULLs of the columns that did not change (no table-valued JSON function per row).
+          `'changed', json('[' || concat_ws(',', ${changed
+            .map((column) => `CASE WHEN OLD.${column} IS NOT NEW.${column} THEN '"${column}"' END`)
+            .join(', ')}) || ']')`,
         ]
       : []),
     ...(spec.payload ? [onRow(spec.payload, row)] : []),
   ];
-  return `INSERT INTO main.audit_events (id, org_id, occurred_at, action, actor_type, actor_id, actor_label, source,
-      target_type, target_id, target_label, correlation_id, execution_id, payload)
-    SELECT audit_id(max(ifnull((SELECT seq FROM main.sqlite_sequence WHERE name = 'audit_events'), 0),
-        ifnull((SELECT max(seq) FROM main.audit_events), 0))), o, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ${quoted(action)}, c ->> '$.t', c ->> '$.i',
+  // `n`: the organization's next number, read from the end of its primary key.
+  return `INSERT INTO main.audit_events (org_id, seq, id, occurred_at, action, actor_type, actor_id, actor_label,
+      source, target_type, target_id, target_label, correlation_id, execution_id, payload)
+    SELECT o, n, audit_id(o, n), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ${quoted(action)}, c ->> '$.t', c ->> '$.i',
       c ->> '$.l', c ->> '$.s', ${quoted(spec.target)}, ${onRow(spec.id ?? '$.id', row)},
       ${spec.label ? onRow(spec.label, row) : 'NULL'}, c ->> '$.c', c ->> '$.e', json_object(${fields.join(', ')})
-    FROM (SELECT audit_context() AS c, ${onRow(spec.org, row)} AS o) WHERE o IS NOT NULL;`;
+    FROM (SELECT c, o, (SELECT ifnull(max(seq), 0) + 1 FROM main.audit_events WHERE org_id = o) AS n
+      FROM (SELECT audit_context() AS c, ${onRow(spec.org, row)} AS o) WHERE o IS NOT NULL);`;
 }
 
 function triggersOf(spec: AuditedTable, columns: ReadonlySet<string>): string[] {
