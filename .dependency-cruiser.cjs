@@ -7,6 +7,8 @@
 const PLATFORM_DOMAINS = [
   // The generated REST contract (npm run contract): every domain may read it, it reads nothing.
   'contract',
+  // The record of every write (audit events): any domain's tables may join it, it reads no domain.
+  'audit',
   // Who: people and the organizations they belong to.
   'users',
   'organizations',

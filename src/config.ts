@@ -174,6 +174,16 @@ export const configSchema = z.object({
     .min(1000, 'must be at least 1000')
     .max(3_600_000, 'must be at most an hour')
     .default(120_000),
+  /**
+   * Days the embedded platform keeps an organization's audit events; older ones are deleted by an
+   * hourly job. @default 365
+   */
+  AUDIT_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a number of days' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(36_500, 'must be at most 36500')
+    .default(365),
   /** Folder holding the embedded platform's SQLite database and demo tokens. @default .data */
   DATA_DIR: z.string().min(1).default('.data'),
   /**

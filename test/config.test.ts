@@ -32,6 +32,7 @@ describe('configuration', () => {
       IMPORT_MAX_PAGES: 100,
       IMPORT_MAX_BYTES: 20_971_520,
       IMPORT_TIMEOUT_MS: 120_000,
+      AUDIT_RETENTION_DAYS: 365,
       DATA_DIR: '.data',
       LOG_LEVEL: 'info',
       MAX_REQUEST_BYTES: 1_048_576,
@@ -89,6 +90,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'abc', UPSTREAM_URL: 'ftp://x/v2', LOG_LEVEL: 'loud' })).toThrow(
       /PORT: must be a port number from 0 to 65535[\s\S]*UPSTREAM_URL: UPSTREAM_URL must be an absolute http\(s\) URL ending in \/v1[\s\S]*LOG_LEVEL/,
     );
+    expect(() => loadConfig({ AUDIT_RETENTION_DAYS: '0' })).toThrow(/AUDIT_RETENTION_DAYS: must be at least 1/);
     // An origin is all CORS_ORIGINS takes: no wildcard, path or credentials (never repeated).
     for (const [value, shown] of [
       ['*', '*'],

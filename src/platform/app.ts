@@ -75,6 +75,8 @@ import { spaceEmbedRoutes } from './spaces/embeds.js';
 import { teamRoutes } from './teams/routes.js';
 import { userRoutes } from './users/routes.js';
 import { validateRequests } from './validation.js';
+import { auditRequests } from './audit/context.js';
+import { auditEventRoutes, DEFAULT_AUDIT_RETENTION_DAYS, registerAuditPruning } from './audit/events.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -159,6 +161,8 @@ export interface CreatePlatformOptions {
   hostingTarget?: string | undefined;
   /** Budgets of each content import run (pages, bytes, time). @default DEFAULT_IMPORT_BUDGETS */
   importBudgets?: Partial<ImportBudgets> | undefined;
+  /** Days audit events are kept before the pruning job deletes them. @default 365 */
+  auditRetentionDays?: number | undefined;
 }
 
 /** Author and committer of exported commits unless configured. */
@@ -184,6 +188,7 @@ export function createPlatform({
   dnsServer,
   hostingTarget,
   importBudgets,
+  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
 }: CreatePlatformOptions): FastifyInstance {
   // For a database opened before a module that owns tables was imported (`declareTables`).
   migrateModules(db);
@@ -200,6 +205,8 @@ export function createPlatform({
     });
   }
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  // Every write of a request is audited as its caller's (audit/).
+  auditRequests(app);
 
   // Health checks, signed downloads and signed uploads need no token.
   app.addHook(
@@ -242,6 +249,7 @@ export function createPlatform({
   registerIntegrationTasks(jobs);
   registerHostnameChecks(jobs, { resolver: recordResolver(dnsServer), target: hostingTarget });
   registerImports(jobs, { allowPrivateUrls, budgets: { ...DEFAULT_IMPORT_BUDGETS, ...importBudgets } });
+  const auditPruning = registerAuditPruning(jobs, db, { retentionDays: auditRetentionDays });
   app.decorate('jobs', jobs);
   app.decorate('openapiRefresher', openapiRefresher);
   app.decorate('openapiReader', openapiReader);
@@ -249,11 +257,13 @@ export function createPlatform({
     jobs.start();
     queuePendingClustering(db, jobs);
     openapiRefresher.start();
+    auditPruning.start();
   });
   app.addHook('onClose', async () => {
     stopWatching();
     stopIntegrations();
     openapiRefresher.stop();
+    auditPruning.stop();
     await jobs.stop();
     await openapiReader.close();
   });
@@ -318,6 +328,7 @@ export function createPlatform({
       searchRoutes(v1);
       pdfRoutes(v1);
       userRoutes(v1);
+      auditEventRoutes(v1);
     },
     { prefix: '/v1' },
   );

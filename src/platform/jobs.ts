@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from './store/db.js';
+import { auditAs, jobAuditContext } from './audit/context.js';
 
 /**
  * The platform's one way to do background work (Git sync, and later translations, OpenAPI
@@ -213,7 +214,10 @@ export class JobQueue {
       return;
     }
     try {
-      await kind.run(JSON.parse(job.payload), { db: this.db, attempt: job.attempts, job });
+      // A job woken from a request would otherwise write as its caller.
+      await auditAs(jobAuditContext(job.id), () =>
+        kind.run(JSON.parse(job.payload), { db: this.db, attempt: job.attempts, job }),
+      );
       this.db
         .prepare("UPDATE jobs SET state = 'done', ended_at = ?, error = NULL WHERE id = ?")
         .run(new Date().toISOString(), job.id);
@@ -231,11 +235,12 @@ export class JobQueue {
 
   private fail(job: JobRow, reason: string): void {
     const kind = this.kinds.get(job.kind);
-    this.db.transaction(() => {
+    const failed = this.db.transaction(() => {
       this.db
         .prepare("UPDATE jobs SET state = 'failed', ended_at = ?, error = ? WHERE id = ?")
         .run(new Date().toISOString(), reason, job.id);
       kind?.failed?.(JSON.parse(job.payload), reason, { db: this.db, attempt: job.attempts, job });
-    })();
+    });
+    auditAs(jobAuditContext(job.id), failed);
   }
 }

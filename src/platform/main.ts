@@ -44,6 +44,7 @@ function platformOptions(config: Config): StartPlatformOptions {
       maxBytes: config.IMPORT_MAX_BYTES,
       timeoutMs: config.IMPORT_TIMEOUT_MS,
     },
+    auditRetentionDays: config.AUDIT_RETENTION_DAYS,
     logger: requestLogs ? { level: config.LOG_LEVEL } : false,
   };
 }

@@ -58,6 +58,8 @@ export interface StartPlatformOptions {
   hostingTarget?: string | undefined;
   /** See `CreatePlatformOptions.importBudgets`. */
   importBudgets?: CreatePlatformOptions['importBudgets'];
+  /** See `CreatePlatformOptions.auditRetentionDays`. @default 365 */
+  auditRetentionDays?: number;
   /** MiB the platform's cache keeps (`cache.ts`). @default 48 */
   cacheMb?: number;
 }
@@ -115,6 +117,7 @@ export async function startPlatform(options: StartPlatformOptions): Promise<Runn
     dnsServer: options.dnsServer,
     hostingTarget: options.hostingTarget,
     importBudgets: options.importBudgets,
+    ...(options.auditRetentionDays !== undefined ? { auditRetentionDays: options.auditRetentionDays } : {}),
   });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 4010 });

@@ -466,6 +466,26 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   },
   {
     description:
+      'Audit events (organization admins): who changed what, newest first, each linked to its actor and to its target’s node when the graph has its type; `action`, `actor`, `target`, `from` and `to` filter them. The demo’s own events were recorded by its seed, as the system from a script.',
+    variables: { organizationId: DEMO.organization },
+    document: /* GraphQL */ `query AuditEvents($organizationId: ID!) {
+  organization(id: $organizationId) {
+    auditEvents(first: 10) {
+      totalCount
+      nodes {
+        occurredAt
+        action
+        source
+        actor { type label user { displayName } }
+        target { type label node { __typename ... on Space { title } ... on Collection { title } } }
+      }
+    }
+    auditEventActions { action label }
+  }
+}`,
+  },
+  {
+    description:
       'Why a query costs what it costs: its tab sends the header `x-explain: 1`, so the answer carries `extensions.explain`, each upstream request the gateway made, when, how long it took, and the fields it served (docs/cost-and-explain.md).',
     headers: { 'x-explain': '1' },
     variables: { organizationId: DEMO.organization },

@@ -34,6 +34,7 @@ import './permissions.js';
 import './members.js';
 import './invites.js';
 import './imports.js';
+import './audit.js';
 import './rate-limit.js';
 import './system.js';
 import './kit/nodes.js';

@@ -130,6 +130,19 @@ export function migrateModules(db: Db): void {
       })();
     }
   }
+  for (const setup of connectionSetups.values()) setup(db);
 }
 
 const moduleTables = new Map<string, readonly string[]>();
+
+/**
+ * Declares what a module sets up on every connection once the tables are migrated (SQL functions,
+ * temporary triggers): run by `migrateModules`, so again for a connection that meets a module
+ * imported since; `setup` must be idempotent.
+ */
+export function declareConnectionSetup(module: string, setup: (db: Db) => void): void {
+  if (connectionSetups.has(module)) throw new Error(`Connection setup of module ${module} is declared twice`);
+  connectionSetups.set(module, setup);
+}
+
+const connectionSetups = new Map<string, (db: Db) => void>();
