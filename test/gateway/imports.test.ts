@@ -337,6 +337,66 @@ describe('a website import', () => {
   });
 });
 
+describe('into a new space', () => {
+  const spaces = () =>
+    g.platform.db
+      .prepare('SELECT title FROM spaces WHERE org_id = ? AND deleted_at IS NULL')
+      .pluck(true)
+      .all(org.id) as string[];
+
+  it('creates the space, then starts the run into it', async () => {
+    const key = upload('welcome.md', 'text/markdown', '# Welcome\n\nImported into a new space.\n');
+    const started = await g.gql(START, {
+      input: { organizationId: org.id, newSpaceTitle: 'Imported handbook', files: [key] },
+    });
+    expect(started.errors).toBeUndefined();
+    // The new space, then the run.
+    expect(started.upstream).toBe(2);
+    const { importRun, userErrors } = started.data.startImportRun;
+    expect(userErrors).toEqual([]);
+    const created = g.platform.db
+      .prepare('SELECT id FROM spaces WHERE org_id = ? AND title = ?')
+      .pluck(true)
+      .get(org.id, 'Imported handbook');
+    expect(importRun.space).toEqual({ platformId: created });
+    await g.platform.app.jobs.drain();
+    expect((await g.gql(RUN, { id: importRun.id })).data.node).toMatchObject({
+      status: 'COMPLETED',
+      pages: [{ sourceUrl: 'welcome.md' }],
+    });
+  });
+
+  it('deletes the new space again when the platform refuses the run', async () => {
+    const before = spaces();
+    const refused = await g.gql(START, {
+      input: { organizationId: org.id, newSpaceTitle: 'Never filled', files: ['no-such-file'] },
+    });
+    // The new space, the refused run, the new space deleted.
+    expect(refused.upstream).toBe(3);
+    expect(refused.data.startImportRun.userErrors).toEqual([
+      expect.objectContaining({ code: 'NOT_FOUND', field: ['files', '0'] }),
+    ]);
+    expect(spaces()).toEqual(before);
+  });
+
+  it('refuses both a space and a new space, or a change request with a new space, before any request', async () => {
+    const both = await g.gql(START, {
+      input: { organizationId: org.id, spaceId: space, newSpaceTitle: 'Twice', url: `${origin}/` },
+    });
+    expect(both.upstream).toBe(0);
+    expect(both.data.startImportRun.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', message: expect.stringContaining('exactly one of spaceId'), field: ['spaceId'] },
+    ]);
+    const withChangeRequest = await g.gql(START, {
+      input: { organizationId: org.id, newSpaceTitle: 'Fresh', changeRequestId: 'cr-1', url: `${origin}/` },
+    });
+    expect(withChangeRequest.upstream).toBe(0);
+    expect(withChangeRequest.data.startImportRun.userErrors).toEqual([
+      { code: 'BAD_USER_INPUT', message: expect.stringContaining('a new space'), field: ['changeRequestId'] },
+    ]);
+  });
+});
+
 describe('a file import', () => {
   it('imports markdown, HTML and the pages of a ZIP archive', async () => {
     const markdown = upload('guide.md', 'text/markdown', '# Guide\n\nRead **this**.\n');

@@ -15,7 +15,8 @@ import { BadUserInputError } from '../errors.js';
 import { ChangeRequestNode, changeRequestLink, changeRequestRef } from './change-requests/change-request.js';
 import { OrganizationNode, organizationIdField } from './organizations.js';
 import { siteLink, SiteRef } from './sites/site.js';
-import { SpaceNode } from './spaces.js';
+import { createSpace, deleteSpace } from '../upstream/spaces.js';
+import { SpaceNode, spaceTitle } from './spaces.js';
 import { UserNode } from './users.js';
 
 /**
@@ -227,8 +228,11 @@ const fileKey = z.string().trim().min(1, 'must not be empty').max(500, 'must be 
 
 declareMutation('startImportRun', {
   description:
-    'Starts importing content into a space you can edit, as a change request (the one given, or a new one): from a website (`url`: its pages on the same origin, followed from there) or from files uploaded to the organization’s storage (`files`: markdown, HTML, or ZIP archives of them). The run goes on in the background: follow it with `importRunUpdated`.',
-  input: 'The organization, the source (exactly one of `url` and `files`) and the target.',
+    'Starts importing content into a space you can edit (`spaceId`), or into a new one (`newSpaceTitle`, create role), as a change request (the one given, or a new one): from a website (`url`: its pages on the same origin, followed from there) or from files uploaded to the organization’s storage (`files`: markdown, HTML, or ZIP archives of them). The run goes on in the background: follow it with `importRunUpdated`. A new space the platform then refuses to import into is deleted again.',
+  input:
+    'The organization, the source (exactly one of `url` and `files`) and the target (exactly one of `spaceId` and `newSpaceTitle`).',
+  // A new space, the run; and the new space deleted again when the run is refused.
+  extensions: upstream.fetch(3),
   fields: {
     organizationId: organizationIdField,
     url: inputField('String', 'The website to import, from this page (http or https).', httpUrl.nullish()),
@@ -237,7 +241,12 @@ declareMutation('startImportRun', {
       'Storage keys of uploaded files: 1 to 50.',
       z.array(fileKey).min(1, 'must list at least one file').max(50, 'must list at most 50 files').nullish(),
     ),
-    spaceId: inputField('ID', 'The space to import into: platform id or global ID.', idInput('Space')),
+    spaceId: inputField('ID', 'The space to import into: platform id or global ID.', idInput('Space').nullish()),
+    newSpaceTitle: inputField(
+      'String',
+      'Title of a new space to import into, at the top level of the organization (1 to 50 characters).',
+      spaceTitle.nullish(),
+    ),
     changeRequestId: inputField(
       'ID',
       'A change request of the space to import into (global ID, or platform id); a new one when left out.',
@@ -258,6 +267,14 @@ declareMutation('startImportRun', {
     input.superRefine((value, ctx) => {
       if ((value.url == null) === (value.files == null))
         ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url and files' });
+      if ((value.spaceId == null) === (value.newSpaceTitle == null))
+        ctx.addIssue({ code: 'custom', path: ['spaceId'], message: 'give exactly one of spaceId and newSpaceTitle' });
+      if (value.newSpaceTitle != null && (value.changeRequestId != null || value.parentPageId != null))
+        ctx.addIssue({
+          code: 'custom',
+          path: [value.changeRequestId != null ? 'changeRequestId' : 'parentPageId'],
+          message: 'cannot be given with newSpaceTitle: a new space has no change request nor page yet',
+        });
       if (value.changeRequestId != null) {
         const ref = changeRequestRef(value.changeRequestId);
         if (ref.spaceId && ref.spaceId !== value.spaceId)
@@ -282,22 +299,44 @@ declareMutation('startImportRun', {
     return undefined;
   },
   run: async (i, ctx) => {
-    const target = {
-      space: i.spaceId,
-      ...(i.changeRequestId != null ? { changeRequest: changeRequestRef(i.changeRequestId).id } : {}),
-      ...(i.parentPageId != null ? { page: i.parentPageId } : {}),
-    };
-    const source =
-      i.url != null ? { type: 'website' as const, url: i.url } : { type: 'file' as const, files: i.files! };
-    const { data } = await ctx.api.write(
-      op.startImportRun,
-      { organizationId: i.organizationId },
-      { body: { source, target, ...(i.siteId != null ? { site: i.siteId } : {}) } as never },
-    );
-    const [importRun] = primeInOrganization(ImportRunNode, ctx, i.organizationId, [data]);
-    return { importRun };
+    if (i.newSpaceTitle == null) return startRun(i, i.spaceId!, ctx);
+    const space = await createSpace(ctx.api, i.organizationId, { title: i.newSpaceTitle });
+    try {
+      return await startRun(i, space.id, ctx);
+    } catch (refused) {
+      await deleteSpace(ctx.api, space.id).catch(() => undefined);
+      throw refused;
+    }
   },
 });
+
+/** Starts the run of `startImportRun` into the space `spaceId`. */
+async function startRun(
+  i: {
+    organizationId: string;
+    url?: string | null;
+    files?: string[] | null;
+    changeRequestId?: string | null;
+    parentPageId?: string | null;
+    siteId?: string | null;
+  },
+  spaceId: string,
+  ctx: Parameters<typeof primeInOrganization>[1],
+) {
+  const target = {
+    space: spaceId,
+    ...(i.changeRequestId != null ? { changeRequest: changeRequestRef(i.changeRequestId).id } : {}),
+    ...(i.parentPageId != null ? { page: i.parentPageId } : {}),
+  };
+  const source = i.url != null ? { type: 'website' as const, url: i.url } : { type: 'file' as const, files: i.files! };
+  const { data } = await ctx.api.write(
+    op.startImportRun,
+    { organizationId: i.organizationId },
+    { body: { source, target, ...(i.siteId != null ? { site: i.siteId } : {}) } as never },
+  );
+  const [importRun] = primeInOrganization(ImportRunNode, ctx, i.organizationId, [data]);
+  return { importRun };
+}
 
 declareMutation('cancelImportRun', {
   description:

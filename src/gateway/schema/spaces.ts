@@ -320,7 +320,8 @@ async function spacePayload(ctx: GatewayContext, written: Promise<Space>) {
   return { space };
 }
 
-const spaceTitle = z
+/** A space's title, as the platform takes it. */
+export const spaceTitle = z
   .string({ message: 'must be 1 to 50 characters' })
   .trim()
   .min(1, 'must be 1 to 50 characters')
