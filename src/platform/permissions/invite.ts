@@ -16,12 +16,11 @@ export const MAX_INVITED = 100;
 const ids = (what: string) =>
   z
     .array(z.string().min(1, `must be the id of a ${what}`).max(100, 'must be at most 100 characters'))
-    .min(1, `must name at least one ${what}`)
     .max(MAX_INVITED, `must name at most ${MAX_INVITED} ${what}s`);
 
 const inviteBody = z
   .strictObject({ role: roleOrGuestSchema, users: ids('user').optional(), teams: ids('team').optional() })
-  .refine((body) => body.users !== undefined || body.teams !== undefined, 'must name users or teams');
+  .refine((body) => (body.users?.length ?? 0) + (body.teams?.length ?? 0) > 0, 'must name at least one user or team');
 
 /** An invite: a role (null removes the grants) for users and teams, as listed (a repeated id is written once). */
 export interface Invite {
